@@ -1,0 +1,271 @@
+// Buffer walk. Input arrives in a staging area as a run of bytes of the file (any chunking);
+// `consume` takes the whole buffers it holds, copies (or decompresses) each one's records into the
+// arena, walks them, and leaves a partial buffer at the front of the staging area for the next call.
+
+import {
+  W_BAD_BUFFER_SIZE, W_SKIPPED_BYTES, W_TRUNCATED_BUFFER, W_BAD_FILL_OFFSET, W_DECOMPRESS_FAILED,
+  W_UNSUPPORTED_COMPRESSION, W_TRAILING_GARBAGE, W_CAPACITY, W_HEADER_BUFFER_TYPE, W_BUFFER0_COMPRESSED,
+  E_TOO_SHORT, E_BAD_FIRST_BUFFER, E_NO_LOGFILE_HEADER, BS_TRUNCATED, BS_SKIPPED, BS_COMPRESSED, BS_ABANDONED,
+  LH_NUMBER_OF_PROCESSORS, LH_LOG_FILE_MODE,
+} from "./codes";
+import {
+  addBuffer, bufCount, ensureRows, warn, arenaReserve, arenaCommit, rowCount, B_FILE_OFFSET, B_SEQUENCE, B_TIMESTAMP, B_FIRST_ROW, B_ROW_COUNT, B_DATA,
+  B_DATA_LENGTH, B_BUFFER_SIZE, B_SAVED_OFFSET, B_FILLED, B_PROCESSOR, B_LOGGER_ID, B_FLAGS, B_TYPE, B_STATUS,
+  B_RAW_PROCESSOR,
+} from "./tables";
+import { walkRecords, walkAbandoned } from "./records";
+import { xpressDecompress, xpressProduced } from "./xpress";
+import { parseLogfileHeader, logfileHeader } from "./logfile";
+
+const HDR: u32 = 0x48;
+// ntwmi.h caps ETW buffers at 16 MiB; anything past 64 MiB is corruption.
+export const MAX_BUFFER: u32 = 64 << 20;
+const FLAG_COMPRESSED: u32 = 0x40;
+const FLAG_PROC_INDEX: u32 = 0x20;
+const COMPRESSED_MODE: u32 = 0x04000000;
+
+export let staging: usize = 0;
+export let stagingCap: u32 = 0;
+export let wantBytes: u32 = 0; // bytes the next buffer needs at the front of the staging area
+export let done: bool = false;
+export let fatalCode: u32 = 0;
+export let fatalOffset: f64 = 0;
+
+let resyncing = false;
+let resyncFrom: f64 = 0;
+let resyncNonZero = false;
+let compressionFormat: u32 = 3;
+
+export function resetBuffers(cap: u32): void {
+  staging = heap.alloc(cap);
+  stagingCap = cap;
+  wantBytes = 0;
+  done = false;
+  fatalCode = 0;
+  fatalOffset = 0;
+  resyncing = false;
+  compressionFormat = 3;
+}
+
+/** Moves the staging area to `cap` bytes, keeping its first `keep` bytes. */
+export function growStaging(cap: u32, keep: u32): void {
+  let fresh = heap.alloc(cap);
+  memory.copy(fresh, staging, min<u32>(keep, cap));
+  heap.free(staging);
+  staging = fresh;
+  stagingCap = cap;
+}
+
+function fatal(code: u32, offset: f64): void {
+  fatalCode = code;
+  fatalOffset = offset;
+  done = true;
+}
+
+function stop(code: u32, offset: f64, detail: u32): void {
+  warn(code, offset, <i32>bufCount - 1, -1, detail);
+  done = true;
+}
+
+/** A buffer header worth trying while scanning for the next buffer after damage. */
+function plausible(b: usize, avail: u32): bool {
+  let bs = load<u32>(b);
+  if (bs < HDR || bs > MAX_BUFFER) return false;
+  let flags = <u32>load<u16>(b, 0x34);
+  if ((flags & 0xff80) != 0) return false;
+  if (<u32>load<u16>(b, 0x36) > 8) return false;
+  let saved = load<u32>(b, 4);
+  let filled = load<u32>(b, 0x30);
+  if ((flags & FLAG_COMPRESSED) != 0) {
+    return (filled >= HDR && filled <= MAX_BUFFER) || (saved >= HDR && saved <= MAX_BUFFER);
+  }
+  let end = filled >= HDR && filled <= bs ? filled : saved >= HDR && saved <= bs ? saved : 0;
+  if (end == 0) return false;
+  if (end == HDR) return true;
+  if (avail < HDR + 4) return false;
+  let m = load<u32>(b + HDR);
+  return (m >> 24) >= 0x80 && m != 0xffffffff;
+}
+
+function processorOf(raw: u32, flags: u32): u32 {
+  // Windows 7 writes 0x08nn (ProcessorNumber, Alignment = 8); newer systems a 16-bit ProcessorIndex.
+  let n = load<u32>(logfileHeader + LH_NUMBER_OF_PROCESSORS);
+  if ((flags & FLAG_PROC_INDEX) != 0 && (raw & 0x7ff) < n) return raw & 0x7ff;
+  return raw & 0xff;
+}
+
+/** The first record of the first buffer must be the EventTrace/Header record (SYSTEM32/64, HookId 0). */
+function isLogfileHeaderRecord(data: usize, len: u32): bool {
+  if (len < 0x20) return false;
+  let m = load<u32>(data);
+  let ht = (m >> 16) & 0xff;
+  if (((m >> 24) & 0xc0) != 0xc0 || (ht != 1 && ht != 2)) return false;
+  let size = <u32>load<u16>(data, 4);
+  return size >= 0x20 && size <= len && load<u16>(data, 6) == 0;
+}
+
+function processBuffer(b: usize, bs: u32, avail: u32, off: f64): void {
+  let bp = addBuffer();
+  if (bp == 0) { stop(W_CAPACITY, off, bs); return; }
+  let index = <i32>bufCount - 1;
+  let flags = <u32>load<u16>(b, 0x34);
+  let type = <u32>load<u16>(b, 0x36);
+  let saved = load<u32>(b, 4);
+  let filled = load<u32>(b, 0x30);
+  let ts = load<i64>(b, 0x10);
+  let rawProc = <u32>load<u16>(b, 0x28);
+  let truncated = avail < bs;
+  let status: u32 = truncated ? BS_TRUNCATED : 0;
+  store<f64>(bp + B_FILE_OFFSET, off);
+  store<i64>(bp + B_SEQUENCE, load<i64>(b, 0x18));
+  store<i64>(bp + B_TIMESTAMP, ts);
+  store<u32>(bp + B_BUFFER_SIZE, bs);
+  store<u32>(bp + B_SAVED_OFFSET, saved);
+  store<u32>(bp + B_FILLED, filled);
+  store<u16>(bp + B_LOGGER_ID, load<u16>(b, 0x2a));
+  store<u16>(bp + B_FLAGS, <u16>flags);
+  store<u16>(bp + B_TYPE, <u16>type);
+  store<u16>(bp + B_RAW_PROCESSOR, <u16>rawProc);
+  if (index == 0 && type != 4) warn(W_HEADER_BUFFER_TYPE, off, index, -1, type);
+  if (truncated) warn(W_TRUNCATED_BUFFER, off, index, -1, avail);
+
+  let data: usize = 0;
+  let dlen: u32 = 0;
+  if ((flags & FLAG_COMPRESSED) == 0) {
+    let end = filled >= HDR && filled <= bs ? filled : saved >= HDR && saved <= bs ? saved : 0;
+    if (end == 0) { warn(W_BAD_FILL_OFFSET, off, index, -1, filled); end = bs; }
+    if (end > avail) end = avail;
+    dlen = end - HDR;
+    data = arenaReserve(dlen);
+    if (data == 0) { done = true; return; }
+    memory.copy(data, b + HDR, dlen);
+  } else {
+    status |= BS_COMPRESSED;
+    if (index == 0) warn(W_BUFFER0_COMPRESSED, off, index, -1, 0);
+    let expected = filled >= HDR && filled <= MAX_BUFFER ? filled - HDR
+      : saved >= HDR && saved <= MAX_BUFFER ? saved - HDR : 0xffffffff;
+    if (compressionFormat != 3) {
+      warn(W_UNSUPPORTED_COMPRESSION, off, index, -1, compressionFormat);
+      status |= BS_SKIPPED;
+    } else if (expected == 0xffffffff) {
+      warn(W_BAD_FILL_OFFSET, off, index, -1, filled);
+      status |= BS_SKIPPED;
+    } else {
+      data = arenaReserve(expected);
+      if (data == 0) { done = true; return; }
+      if (xpressDecompress(b + HDR, avail - HDR, data, expected)) {
+        dlen = expected;
+      } else if (truncated) {
+        // The bytes we have are sound; keep the records they complete.
+        dlen = xpressProduced;
+      } else {
+        warn(W_DECOMPRESS_FAILED, off, index, -1, xpressProduced);
+        status |= BS_SKIPPED;
+      }
+    }
+  }
+  arenaCommit(dlen);
+  store<u32>(bp + B_DATA, <u32>data);
+  store<u32>(bp + B_DATA_LENGTH, dlen);
+
+  if (index == 0) {
+    if (!isLogfileHeaderRecord(data, dlen)) { fatal(E_NO_LOGFILE_HEADER, off + HDR); return; }
+    // Parse the logfile header first: the processor rule needs NumberOfProcessors.
+    let m = load<u32>(data);
+    let size = <u32>load<u16>(data, 4);
+    parseLogfileHeader(data + 0x20, size - 0x20, ((m >> 16) & 0xff) == 1 ? 4 : 8, load<i64>(data, 0x10), off);
+    // Compressed files name their format in the low 16 bits of buffer 0's State (3 = XPRESS).
+    if ((load<u32>(logfileHeader + LH_LOG_FILE_MODE) & COMPRESSED_MODE) != 0) {
+      let f = load<u32>(b, 0x2c) & 0xffff;
+      compressionFormat = f == 2 || f == 4 ? f : 3;
+    }
+  }
+  if (!ensureRows((dlen >> 3) + 1)) { stop(W_CAPACITY, off, dlen); return; }
+
+  let proc = processorOf(rawProc, flags);
+  store<u16>(bp + B_PROCESSOR, <u16>proc);
+  let first = rowCount;
+  store<u32>(bp + B_FIRST_ROW, first);
+  if (dlen > 0) walkRecords(data, dlen, proc, ts, off, index);
+  store<u32>(bp + B_ROW_COUNT, rowCount - first);
+  if (walkAbandoned) status |= BS_ABANDONED;
+  store<u16>(bp + B_STATUS, <u16>status);
+}
+
+function endResync(at: f64): void {
+  resyncing = false;
+  if (resyncNonZero) warn(W_SKIPPED_BYTES, resyncFrom, <i32>bufCount - 1, -1, <u32>(at - resyncFrom));
+}
+
+/**
+ * Takes the whole buffers among the first `len` staged bytes (file offset `fileOffset`). With
+ * `atEnd` the input is complete and a final partial buffer is decoded as far as it goes. Moves
+ * what is left to the front of the staging area and returns its length.
+ */
+export function consume(len: u32, fileOffset: f64, atEnd: bool): u32 {
+  let p: u32 = 0;
+  wantBytes = 0;
+  while (!done) {
+    let avail = len - p;
+    if (resyncing) {
+      let found = false;
+      while (avail >= HDR) {
+        let b = staging + p;
+        if (plausible(b, avail)) { found = true; break; }
+        if (load<u8>(b) != 0) resyncNonZero = true;
+        p++;
+        avail--;
+      }
+      if (found) { endResync(fileOffset + p); continue; }
+      if (!atEnd) break;
+      for (let i: u32 = p; i < len; i++) if (load<u8>(staging + i) != 0) resyncNonZero = true;
+      if (resyncNonZero) warn(W_TRAILING_GARBAGE, resyncFrom, <i32>bufCount - 1, -1, <u32>(fileOffset + len - resyncFrom));
+      resyncing = false;
+      p = len;
+      done = true;
+      break;
+    }
+    let off = fileOffset + p;
+    if (avail < HDR) {
+      if (!atEnd) { wantBytes = HDR; break; }
+      if (bufCount == 0) { fatal(E_TOO_SHORT, off); break; }
+      for (let i: u32 = p; i < len; i++) {
+        if (load<u8>(staging + i) != 0) { warn(W_TRAILING_GARBAGE, off, <i32>bufCount - 1, -1, avail); break; }
+      }
+      p = len;
+      done = true;
+      break;
+    }
+    let b = staging + p;
+    let bs = load<u32>(b);
+    if (bs == 0 && bufCount > 0) {
+      // Zero-filled tail (preallocated files) or a zeroed header: look for another buffer.
+      resyncing = true;
+      resyncFrom = off;
+      resyncNonZero = false;
+      continue;
+    }
+    if (bs < HDR || bs > MAX_BUFFER) {
+      if (bufCount == 0) { fatal(E_BAD_FIRST_BUFFER, off); break; }
+      warn(W_BAD_BUFFER_SIZE, off, <i32>bufCount - 1, -1, bs);
+      resyncing = true;
+      resyncFrom = off;
+      resyncNonZero = true;
+      p++;
+      continue;
+    }
+    if (bs > avail) {
+      if (!atEnd) { wantBytes = bs; break; }
+      processBuffer(b, bs, avail, off);
+      p = len;
+      done = true;
+      break;
+    }
+    processBuffer(b, bs, bs, off);
+    p += bs;
+  }
+  if (done) return 0;
+  let rest = len - p;
+  if (rest > 0 && p > 0) memory.copy(staging, staging + p, rest);
+  return rest;
+}

@@ -1,0 +1,226 @@
+// The one record-header dispatch: walks the records of one buffer's record area and writes a row
+// per record. Space for the buffer's worst case (one row per 8 bytes) is reserved by the caller,
+// so nothing here allocates.
+
+import {
+  W_RECORD_SIZE_ZERO, W_RECORD_TOO_SMALL, W_RECORD_OVERRUNS, W_OPAQUE_RECORD, W_CORRUPT_MARKER,
+  W_EXT_ITEMS_MALFORMED, W_MESSAGE_TRUNCATED, F_NO_PROCESS_INFO, F_TIMESTAMP_INHERITED, F_EXT_MALFORMED,
+  F_OPAQUE, F_HEADER_FLAGS_MASK, HT_MESSAGE, PK_GUID,
+} from "./codes";
+import {
+  rowCount, colTimestamp, colKeywords, colPid, colTid, colPayloadOffset, colPayloadLength, colHeaderLength,
+  colProvider, colEventId, colTask, colFlags, colProcessor, colVersion, colOpcode, colLevel, colHeaderType,
+  colChannel, extCount, colExtRow, colExtType, colExtSize, colExtOffset, ensureExt, warn,
+} from "./tables";
+import * as tables from "./tables";
+import { providerByGuid, providerByHook, providerNone } from "./providers";
+
+const MAX_EXT_ITEMS: u32 = 32;
+const NONE32: u32 = 0xffffffff;
+
+// context of the buffer being walked, for warnings
+let ctxFileOffset: f64 = 0;
+let ctxBuffer: i32 = 0;
+/** Set when the last walk stopped at a bad record. */
+export let walkAbandoned: bool = false;
+
+@inline function emit(
+  rec: usize, headerLength: u32, size: u32, ts: i64, keywords: u64, pid: u32, tid: u32, provider: i32,
+  eventId: u32, task: u32, flags: u32, processor: u32, version: u32, opcode: u32, level: u32, headerType: u32,
+  channel: u32,
+): void {
+  let r = <usize>rowCount;
+  store<i64>(colTimestamp + (r << 3), ts);
+  store<u64>(colKeywords + (r << 3), keywords);
+  store<u32>(colPid + (r << 2), pid);
+  store<u32>(colTid + (r << 2), tid);
+  store<u32>(colPayloadOffset + (r << 2), <u32>(rec + headerLength));
+  store<u16>(colPayloadLength + (r << 1), <u16>(size - headerLength));
+  store<u16>(colHeaderLength + (r << 1), <u16>headerLength);
+  store<u16>(colProvider + (r << 1), <u16>provider);
+  store<u16>(colEventId + (r << 1), <u16>eventId);
+  store<u16>(colTask + (r << 1), <u16>task);
+  store<u16>(colFlags + (r << 1), <u16>flags);
+  store<u16>(colProcessor + (r << 1), <u16>processor);
+  store<u16>(colVersion + (r << 1), <u16>version);
+  store<u8>(colOpcode + r, <u8>opcode);
+  store<u8>(colLevel + r, <u8>level);
+  store<u8>(colHeaderType + r, <u8>headerType);
+  store<u8>(colChannel + r, <u8>channel);
+  tables.rowCount = rowCount + 1;
+}
+
+function recordWarning(code: u32, pos: u32, detail: u32): void {
+  warn(code, ctxFileOffset, ctxBuffer, <i32>(pos + 0x48), detail);
+}
+
+/**
+ * Walks `len` bytes of records at `base` (buffer offset 0x48). Returns the timestamp of the last
+ * record, which records without a timestamp of their own inherit.
+ */
+export function walkRecords(
+  base: usize, len: u32, processor: u32, bufferTimestamp: i64, fileOffset: f64, bufferIndex: i32,
+): void {
+  ctxFileOffset = fileOffset;
+  ctxBuffer = bufferIndex;
+  walkAbandoned = false;
+  let lastTs = bufferTimestamp;
+  let pos: u32 = 0;
+  while (pos + 4 <= len) {
+    let rec = base + pos;
+    let marker = load<u32>(rec);
+    if (marker == 0xffffffff || marker == 0) break; // padding
+    let remaining = len - pos;
+    let b3 = marker >> 24;
+    let ht = (marker >> 16) & 0xff;
+    let size: u32 = 0;
+    let fixed: u32 = 0;
+
+    if ((b3 & 0xc0) == 0xc0 && ht != 0) {
+      // ---- fixed-layout trace headers ----
+      if (ht <= 4 || ht == 0x10 || ht == 0x11) {
+        // system family: SYSTEM (0x20), COMPACT (0x18), PERFINFO (0x10)
+        fixed = ht <= 2 ? 0x20 : ht <= 4 ? 0x18 : 0x10;
+        if (remaining < 8) { recordWarning(W_RECORD_OVERRUNS, pos, remaining); break; }
+        size = <u32>load<u16>(rec, 4);
+        let ver = marker & 0xffff;
+        // PEBS index and PMC counters sit between the fixed header and the payload.
+        let hl = fixed + ((ver & 0x8000) != 0 ? 8 : 0) + (((ver >> 8) & 7) << 3);
+        if (size == 0) { recordWarning(W_RECORD_SIZE_ZERO, pos, marker); break; }
+        if (size < hl) { recordWarning(W_RECORD_TOO_SMALL, pos, size); break; }
+        if (size > remaining) { recordWarning(W_RECORD_OVERRUNS, pos, size); break; }
+        let hook = <u32>load<u16>(rec, 6);
+        let prov = providerByHook(hook);
+        let ts: i64;
+        let pid = NONE32;
+        let tid = NONE32;
+        let flags: u32 = 0;
+        if (fixed == 0x10) {
+          ts = load<i64>(rec, 8);
+          flags = F_NO_PROCESS_INFO;
+        } else {
+          tid = load<u32>(rec, 8);
+          pid = load<u32>(rec, 12);
+          ts = load<i64>(rec, 16);
+        }
+        lastTs = ts;
+        emit(rec, hl, size, ts, 0, pid, tid, prov, 0, 0, flags, processor, ver & 0xff, hook & 0xff, 0, ht, 0);
+      } else if (ht == 0x12 || ht == 0x13) {
+        // EVENT_HEADER (0x50) with optional extended items
+        size = marker & 0xffff;
+        if (size == 0) { recordWarning(W_RECORD_SIZE_ZERO, pos, marker); break; }
+        if (size < 0x50) { recordWarning(W_RECORD_TOO_SMALL, pos, size); break; }
+        if (size > remaining) { recordWarning(W_RECORD_OVERRUNS, pos, size); break; }
+        let flags = <u32>load<u16>(rec, 4) & F_HEADER_FLAGS_MASK;
+        let hl: u32 = 0x50;
+        if ((flags & 1) != 0) {
+          // Items are inline: u16 item size, u16 type, u16 linkage bit, u16 data size, data, pad to 8.
+          let n: u32 = 0;
+          let firstExt = extCount;
+          if (!ensureExt(MAX_EXT_ITEMS)) { flags |= F_EXT_MALFORMED; }
+          else {
+            while (true) {
+              if (n >= MAX_EXT_ITEMS || hl + 8 > size) { flags |= F_EXT_MALFORMED; break; }
+              let item = rec + hl;
+              let extType = <u32>load<u16>(item, 2);
+              let link = <u32>load<u16>(item, 4);
+              let dataSize = <u32>load<u16>(item, 6);
+              if (hl + 8 + dataSize > size) { flags |= F_EXT_MALFORMED; break; }
+              let e = <usize>(firstExt + n);
+              store<u32>(colExtRow + (e << 2), rowCount);
+              store<u16>(colExtType + (e << 1), <u16>extType);
+              store<u16>(colExtSize + (e << 1), <u16>dataSize);
+              store<u32>(colExtOffset + (e << 2), <u32>(item + 8));
+              n++;
+              hl += (8 + dataSize + 7) & ~7;
+              if ((link & 1) == 0) break;
+            }
+            // The last stride may pad past the record end: user data is then empty.
+            if (hl > size) hl = size;
+            tables.extCount = firstExt + n;
+          }
+          if ((flags & F_EXT_MALFORMED) != 0) recordWarning(W_EXT_ITEMS_MALFORMED, pos, n);
+        }
+        let ts = load<i64>(rec, 0x10);
+        lastTs = ts;
+        let prov = providerByGuid(load<u64>(rec, 0x18), load<u64>(rec, 0x20), PK_GUID, 0xffff);
+        emit(
+          rec, hl, size, ts, load<u64>(rec, 0x30), load<u32>(rec, 0x0c), load<u32>(rec, 0x08), prov,
+          <u32>load<u16>(rec, 0x28), <u32>load<u16>(rec, 0x2e), flags, processor, <u32>load<u8>(rec, 0x2a),
+          <u32>load<u8>(rec, 0x2d), <u32>load<u8>(rec, 0x2c), ht, <u32>load<u8>(rec, 0x2b),
+        );
+      } else if (ht == 0x0a || ht == 0x14 || ht == 0x0b || ht == 0x15) {
+        // classic EVENT_TRACE_HEADER (0x30) and EVENT_INSTANCE_GUID_HEADER (0x48)
+        fixed = (ht == 0x0a || ht == 0x14) ? 0x30 : 0x48;
+        size = marker & 0xffff;
+        if (size == 0) { recordWarning(W_RECORD_SIZE_ZERO, pos, marker); break; }
+        if (size < fixed) { recordWarning(W_RECORD_TOO_SMALL, pos, size); break; }
+        if (size > remaining) { recordWarning(W_RECORD_OVERRUNS, pos, size); break; }
+        let ts = load<i64>(rec, 0x10);
+        lastTs = ts;
+        let prov = providerByGuid(load<u64>(rec, 0x18), load<u64>(rec, 0x20), PK_GUID, 0xffff);
+        emit(
+          rec, fixed, size, ts, 0, load<u32>(rec, 0x0c), load<u32>(rec, 0x08), prov, 0, 0, 0, processor,
+          <u32>load<u16>(rec, 6), <u32>load<u8>(rec, 4), <u32>load<u8>(rec, 5), ht, 0,
+        );
+      } else {
+        // TIMED, ERROR, WNODE and unknown layouts: Size at offset 0, kept whole as an opaque record.
+        size = marker & 0xffff;
+        if (size < 4) { recordWarning(W_RECORD_TOO_SMALL, pos, size); break; }
+        if (size > remaining) { recordWarning(W_RECORD_OVERRUNS, pos, size); break; }
+        recordWarning(W_OPAQUE_RECORD, pos, ht);
+        emit(rec, 0, size, lastTs, 0, NONE32, NONE32, providerNone(), 0, 0,
+          F_OPAQUE | F_NO_PROCESS_INFO | F_TIMESTAMP_INHERITED, processor, 0, 0, 0, ht, 0);
+      }
+    } else if ((b3 & 0xf0) == 0x90) {
+      // ---- WPP MESSAGE_TRACE_HEADER with optional fields in fixed order ----
+      size = marker & 0xffff;
+      if (size < 8) { recordWarning(size == 0 ? W_RECORD_SIZE_ZERO : W_RECORD_TOO_SMALL, pos, size); break; }
+      if (size > remaining) { recordWarning(W_RECORD_OVERRUNS, pos, size); break; }
+      let options = <u32>load<u16>(rec, 6);
+      let hl: u32 = 8;
+      let flags = options & F_HEADER_FLAGS_MASK;
+      let prov: i32 = -1;
+      let ts = lastTs;
+      let pid = NONE32;
+      let tid = NONE32;
+      let fits = true;
+      if ((options & 0x01) != 0) { if (hl + 4 <= size) hl += 4; else fits = false; }
+      if (fits && (options & 0x02) != 0) {
+        if (hl + 16 <= size) {
+          prov = providerByGuid(load<u64>(rec + hl), load<u64>(rec + hl, 8), PK_GUID, 0xffff);
+          hl += 16;
+        } else fits = false;
+      } else if (fits && (options & 0x04) != 0) {
+        if (hl + 4 <= size) hl += 4; else fits = false;
+      }
+      let hasTs = false;
+      if (fits && (options & 0x08) != 0) {
+        if (hl + 8 <= size) { ts = load<i64>(rec + hl); hl += 8; hasTs = true; } else fits = false;
+      }
+      let hasInfo = false;
+      if (fits && (options & 0x20) != 0) {
+        if (hl + 8 <= size) { tid = load<u32>(rec + hl); pid = load<u32>(rec + hl, 4); hl += 8; hasInfo = true; }
+        else fits = false;
+      }
+      if (!fits) recordWarning(W_MESSAGE_TRUNCATED, pos, options);
+      if (prov < 0) prov = providerNone();
+      if (hasTs) lastTs = ts; else flags |= F_TIMESTAMP_INHERITED;
+      if (!hasInfo) flags |= F_NO_PROCESS_INFO;
+      emit(rec, hl, size, ts, 0, pid, tid, prov, <u32>load<u16>(rec, 4), 0, flags, processor, 0, 0, 0, HT_MESSAGE, 0);
+    } else if ((b3 & 0x80) != 0) {
+      // Unknown trace header: skip it whole when its size is plausible.
+      size = marker & 0xffff;
+      if (size < 4) { recordWarning(W_RECORD_TOO_SMALL, pos, size); break; }
+      if (size > remaining) { recordWarning(W_RECORD_OVERRUNS, pos, size); break; }
+      recordWarning(W_OPAQUE_RECORD, pos, marker);
+      emit(rec, 0, size, lastTs, 0, NONE32, NONE32, providerNone(), 0, 0,
+        F_OPAQUE | F_NO_PROCESS_INFO | F_TIMESTAMP_INHERITED, processor, 0, 0, 0, ht, 0);
+    } else {
+      recordWarning(W_CORRUPT_MARKER, pos, marker);
+      break;
+    }
+    pos += (size + 7) & ~7;
+  }
+  walkAbandoned = pos + 4 <= len && load<u32>(base + pos) != 0xffffffff && load<u32>(base + pos) != 0;
+}

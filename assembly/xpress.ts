@@ -1,0 +1,94 @@
+// MS-XCA "Plain LZ77" (XPRESS, COMPRESSION_FORMAT_XPRESS = 3) decompression, as ETW uses for
+// compressed buffers. Every input read and output write is bounds-checked: a corrupt stream ends
+// decoding with a short result, never a read or write outside the two ranges.
+
+/** Bytes written by the last call (valid also when it failed). */
+export let xpressProduced: u32 = 0;
+
+/**
+ * Decompresses `srcLen` bytes at `src` into `dst`, stopping at `expected` output bytes.
+ * Returns true when exactly `expected` bytes were produced.
+ */
+export function xpressDecompress(src: usize, srcLen: u32, dst: usize, expected: u32): bool {
+  let ip: usize = src;
+  let iend: usize = src + srcLen;
+  let op: usize = dst;
+  let oend: usize = dst + expected;
+  let flags: u32 = 0;
+  let flagCount: u32 = 0;
+  let halfByte: usize = 0; // address of the shared length nibble byte, 0 when none pending
+  let ok = true;
+
+  while (op < oend) {
+    if (flagCount == 0) {
+      if (ip + 4 > iend) { ok = false; break; }
+      flags = load<u32>(ip);
+      ip += 4;
+      flagCount = 32;
+    }
+    flagCount--;
+    if (((flags >> flagCount) & 1) == 0) {
+      if (ip >= iend) { ok = false; break; }
+      store<u8>(op, load<u8>(ip));
+      ip++;
+      op++;
+      continue;
+    }
+    if (ip + 2 > iend) { ok = false; break; }
+    let token = <u32>load<u16>(ip);
+    ip += 2;
+    let length = token & 7;
+    let offset = <usize>(token >> 3) + 1;
+    if (length == 7) {
+      if (halfByte == 0) {
+        if (ip >= iend) { ok = false; break; }
+        halfByte = ip;
+        length = <u32>load<u8>(ip) & 0x0f;
+        ip++;
+      } else {
+        length = <u32>load<u8>(halfByte) >> 4;
+        halfByte = 0;
+      }
+      if (length == 15) {
+        if (ip >= iend) { ok = false; break; }
+        length = <u32>load<u8>(ip);
+        ip++;
+        if (length == 255) {
+          if (ip + 2 > iend) { ok = false; break; }
+          length = <u32>load<u16>(ip);
+          ip += 2;
+          if (length == 0) {
+            if (ip + 4 > iend) { ok = false; break; }
+            length = load<u32>(ip);
+            ip += 4;
+          }
+          if (length < 22) { ok = false; break; }
+          length -= 22;
+        }
+        length += 15;
+      }
+      length += 7;
+    }
+    length += 3;
+    if (offset > op - dst) { ok = false; break; }
+    // A match may run past the expected size only in a corrupt stream: clip and report.
+    let n = <usize>length;
+    if (n > oend - op) { n = oend - op; ok = false; }
+    let from = op - offset;
+    if (offset >= n) {
+      memory.copy(op, from, n);
+      op += n;
+    } else {
+      // Overlapping copy repeats the last `offset` bytes.
+      let stop = op + n;
+      while (op < stop) {
+        store<u8>(op, load<u8>(from));
+        op++;
+        from++;
+      }
+    }
+    if (!ok) break;
+  }
+  xpressProduced = <u32>(op - dst);
+  return ok && op == oend;
+}

@@ -1,0 +1,83 @@
+// Typed errors and warnings. Every one names the byte offset in the input where it arose.
+
+import * as C from "../assembly/codes.js";
+
+/** The input is not an ETL file (or not one this decoder can start on). */
+export class EtlFormatError extends Error {
+  override name = "EtlFormatError";
+  constructor(
+    readonly code: number,
+    /** Byte offset in the input. */
+    readonly offset: number,
+    message: string,
+  ) {
+    super(`${message} (at byte offset ${offset})`);
+  }
+}
+
+/** The decoder could not go on (for example out of memory); what was decoded before is kept in `partial`. */
+export class EtlDecodeError extends Error {
+  override name = "EtlDecodeError";
+  constructor(
+    readonly offset: number,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${message} (at byte offset ${offset})`, options);
+  }
+}
+
+export interface TraceWarning {
+  code: number;
+  /** Short identifier of the code, e.g. "record-overruns". */
+  kind: string;
+  /** File offset of the buffer concerned (of the damage, for skipped bytes). */
+  offset: number;
+  /** Buffer index, or -1. */
+  buffer: number;
+  /** Offset inside the (decompressed) buffer, or -1. */
+  recordOffset: number;
+  detail: number;
+  message: string;
+}
+
+const KINDS: Record<number, [string, string]> = {
+  [C.W_BAD_BUFFER_SIZE]: ["bad-buffer-size", "BufferSize outside [0x48, 64 MiB]; scanning for the next buffer"],
+  [C.W_SKIPPED_BYTES]: ["skipped-bytes", "bytes skipped to reach the next buffer"],
+  [C.W_TRUNCATED_BUFFER]: ["truncated-buffer", "input ends inside this buffer; its complete records are kept"],
+  [C.W_BAD_FILL_OFFSET]: ["bad-fill-offset", "Offset and SavedOffset are both outside the buffer"],
+  [C.W_DECOMPRESS_FAILED]: ["decompress-failed", "XPRESS stream is corrupt; buffer skipped"],
+  [C.W_UNSUPPORTED_COMPRESSION]: ["unsupported-compression", "compression format is not XPRESS; buffer skipped"],
+  [C.W_RECORD_SIZE_ZERO]: ["record-size-zero", "record Size is 0; rest of the buffer abandoned"],
+  [C.W_RECORD_TOO_SMALL]: ["record-too-small", "record is smaller than its header; rest of the buffer abandoned"],
+  [C.W_RECORD_OVERRUNS]: ["record-overruns", "record runs past the end of its buffer; rest of the buffer abandoned"],
+  [C.W_OPAQUE_RECORD]: ["opaque-record", "unknown record header type; kept as an opaque record"],
+  [C.W_CORRUPT_MARKER]: ["corrupt-marker", "record does not start with a trace header; rest of the buffer abandoned"],
+  [C.W_EXT_ITEMS_MALFORMED]: ["ext-items-malformed", "extended data items overrun the record; rest kept as user data"],
+  [C.W_MESSAGE_TRUNCATED]: ["message-truncated", "WPP message header fields do not fit the record"],
+  [C.W_TRAILING_GARBAGE]: ["trailing-garbage", "bytes after the last buffer hold no buffer"],
+  [C.W_CAPACITY]: ["capacity", "tables cannot grow any further; decoding stopped"],
+  [C.W_HEADER_BUFFER_TYPE]: ["header-buffer-type", "first buffer is not of type HEADER"],
+  [C.W_LOGFILE_HEADER_SHORT]: ["logfile-header-short", "logfile header is shorter than TRACE_LOGFILE_HEADER"],
+  [C.W_POINTER_SIZE_MISMATCH]: ["pointer-size-mismatch", "PointerSize disagrees with the header record type"],
+  [C.W_BUFFER0_COMPRESSED]: ["buffer0-compressed", "first buffer is compressed"],
+};
+
+export function warningKind(code: number): string {
+  return KINDS[code]?.[0] ?? `warning-${code}`;
+}
+
+export function describeWarning(code: number, detail: number): string {
+  const text = KINDS[code]?.[1] ?? `warning ${code}`;
+  return `${text} (${detail})`;
+}
+
+const FATAL: Record<number, string> = {
+  [C.E_TOO_SHORT]: "not an ETL file: too short for a buffer header",
+  [C.E_BAD_FIRST_BUFFER]: "not an ETL file: first BufferSize is implausible",
+  [C.E_NO_LOGFILE_HEADER]: "not an ETL file: first record is not the EventTrace/Header record",
+};
+
+export function formatError(code: number, offset: number): EtlFormatError {
+  return new EtlFormatError(code, offset, FATAL[code] ?? `not an ETL file (code ${code})`);
+}

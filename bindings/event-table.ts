@@ -1,0 +1,253 @@
+// The event table: typed-array columns, and rows as lazy views (table + index). Getters read the
+// columns, or the record bytes, only when called; strings and GUIDs are made on demand.
+
+import * as C from "../assembly/codes.js";
+import { formatGuid } from "./guid.js";
+import type { TraceClock } from "./info.js";
+import type { ProviderTable } from "./provider-table.js";
+import type { EventColumns, TraceData } from "./trace-data.js";
+
+export const HEADER_TYPE_NAMES: Readonly<Record<number, string>> = {
+  0x01: "SYSTEM32", 0x02: "SYSTEM64", 0x03: "COMPACT32", 0x04: "COMPACT64", 0x0a: "FULL_HEADER32",
+  0x0b: "INSTANCE32", 0x0c: "TIMED", 0x0d: "ERROR", 0x0e: "WNODE_HEADER", 0x0f: "MESSAGE", 0x10: "PERFINFO32",
+  0x11: "PERFINFO64", 0x12: "EVENT_HEADER32", 0x13: "EVENT_HEADER64", 0x14: "FULL_HEADER64", 0x15: "INSTANCE64",
+};
+
+const POINTER4 = new Set([0x01, 0x03, 0x0a, 0x0b, 0x10, 0x12]);
+const SYSTEM_FAMILY = new Set([0x01, 0x02, 0x03, 0x04, 0x10, 0x11]);
+
+export function isSystemFamily(headerType: number): boolean {
+  return SYSTEM_FAMILY.has(headerType);
+}
+
+export interface ExtendedItem {
+  type: number;
+  /** The item's data, a view into the trace's bytes. */
+  data: Uint8Array;
+}
+
+/** One JSON object per record, the form of `etw-wasm events --format jsonl`. */
+export interface EventJson {
+  headerType: number;
+  provider: string;
+  group?: number;
+  eventId: number;
+  version: number;
+  opcode: number;
+  level: number;
+  task: number;
+  keywords: string;
+  pid: number | null;
+  tid: number | null;
+  processor: number;
+  timestamp: string;
+  payloadLength: number;
+  extTypes: number[];
+}
+
+export class EventTable implements Iterable<EventRow> {
+  readonly length: number;
+  readonly columns: EventColumns;
+  private order?: Uint32Array;
+
+  constructor(
+    readonly data: TraceData,
+    readonly providers: ProviderTable,
+    readonly clock: TraceClock,
+    readonly defaultPointerSize: number,
+    private readonly computeOrder: () => Uint32Array,
+  ) {
+    this.length = data.eventCount;
+    this.columns = data.events;
+  }
+
+  get timestamp(): BigInt64Array { return this.columns.timestamp; }
+  get keywords(): BigUint64Array { return this.columns.keywords; }
+  get pid(): Uint32Array { return this.columns.pid; }
+  get tid(): Uint32Array { return this.columns.tid; }
+  get payloadOffset(): Uint32Array { return this.columns.payloadOffset; }
+  get payloadLength(): Uint16Array { return this.columns.payloadLength; }
+  get headerLength(): Uint16Array { return this.columns.headerLength; }
+  get provider(): Uint16Array { return this.columns.provider; }
+  get eventId(): Uint16Array { return this.columns.eventId; }
+  get task(): Uint16Array { return this.columns.task; }
+  get flags(): Uint16Array { return this.columns.flags; }
+  get processor(): Uint16Array { return this.columns.processor; }
+  get version(): Uint16Array { return this.columns.version; }
+  get opcode(): Uint8Array { return this.columns.opcode; }
+  get level(): Uint8Array { return this.columns.level; }
+  get headerType(): Uint8Array { return this.columns.headerType; }
+  get channel(): Uint8Array { return this.columns.channel; }
+
+  /** A row view that stays on `index`. */
+  row(index: number): EventRow {
+    if (!(index >= 0 && index < this.length)) throw new RangeError(`row ${index} out of range 0..${this.length - 1}`);
+    return new EventRow(this, index);
+  }
+
+  /** Rows in file order. The same cursor object is yielded each time, moved to the next row. */
+  [Symbol.iterator](): Iterator<EventRow> {
+    return this.cursor(null);
+  }
+
+  /** Row indices in time order (computed on first use, then kept). */
+  timeOrder(): Uint32Array {
+    return (this.order ??= this.computeOrder());
+  }
+
+  /** Rows in time order, as one moving cursor. */
+  byTime(): Iterable<EventRow> {
+    return { [Symbol.iterator]: () => this.cursor(this.timeOrder()) };
+  }
+
+  /** A moving cursor over `rows` (all rows in file order when null). */
+  cursor(rows: Uint32Array | null): Iterator<EventRow> {
+    const row = new EventRow(this, -1);
+    const n = rows ? rows.length : this.length;
+    let i = 0;
+    return {
+      next: (): IteratorResult<EventRow> => {
+        if (i >= n) return { done: true, value: undefined };
+        row.index = rows ? rows[i++] : i++;
+        return { done: false, value: row };
+      },
+    };
+  }
+
+  /** First extended item of a row, or -1 (items of one row are contiguous). */
+  firstExtendedItem(index: number): number {
+    const rows = this.data.ext.row;
+    let lo = 0, hi = this.data.extCount;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (rows[mid] < index) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < this.data.extCount && rows[lo] === index ? lo : -1;
+  }
+}
+
+export class EventRow {
+  constructor(
+    readonly table: EventTable,
+    public index: number,
+  ) {}
+
+  private get c(): EventColumns { return this.table.columns; }
+
+  get timestamp(): bigint { return this.c.timestamp[this.index]; }
+  get providerIndex(): number { return this.c.provider[this.index]; }
+  get providerGuid(): string { return this.table.providers.get(this.providerIndex).guid; }
+  get providerName(): string { return this.table.providers.get(this.providerIndex).name; }
+  get eventId(): number { return this.c.eventId[this.index]; }
+  get version(): number { return this.c.version[this.index]; }
+  get opcode(): number { return this.c.opcode[this.index]; }
+  get level(): number { return this.c.level[this.index]; }
+  get task(): number { return this.c.task[this.index]; }
+  get channel(): number { return this.c.channel[this.index]; }
+  get keywords(): bigint { return this.c.keywords[this.index]; }
+  get processor(): number { return this.c.processor[this.index]; }
+  get headerType(): number { return this.c.headerType[this.index]; }
+  get headerTypeName(): string { return HEADER_TYPE_NAMES[this.headerType] ?? `Unknown(0x${this.headerType.toString(16)})`; }
+  /** Flags as the record header stores them (EVENT_HEADER Flags, WPP OptionFlags). */
+  get headerFlags(): number { return this.c.flags[this.index] & C.F_HEADER_FLAGS_MASK; }
+  /** Decoder status bits (F_NO_PROCESS_INFO, F_TIMESTAMP_INHERITED, F_EXT_MALFORMED, F_OPAQUE). */
+  get status(): number { return this.c.flags[this.index] & ~C.F_HEADER_FLAGS_MASK & 0xffff; }
+  get pid(): number | null { return this.status & C.F_NO_PROCESS_INFO ? null : this.c.pid[this.index]; }
+  get tid(): number | null { return this.status & C.F_NO_PROCESS_INFO ? null : this.c.tid[this.index]; }
+  get payloadOffset(): number { return this.c.payloadOffset[this.index]; }
+  get payloadLength(): number { return this.c.payloadLength[this.index]; }
+  /** The user data, a view into the trace's bytes (no copy). */
+  get payload(): Uint8Array {
+    const o = this.payloadOffset;
+    return this.table.data.bytes.subarray(o, o + this.payloadLength);
+  }
+  get recordOffset(): number { return this.payloadOffset - this.c.headerLength[this.index]; }
+  /** The whole record, header included. */
+  get record(): Uint8Array {
+    return this.table.data.bytes.subarray(this.recordOffset, this.payloadOffset + this.payloadLength);
+  }
+  /** Size of pointers in the payload: from the header flavour (WPP: its POINTER32/64 option). */
+  get pointerSize(): 4 | 8 {
+    const ht = this.headerType;
+    if (ht === C.HT_MESSAGE) {
+      const f = this.headerFlags;
+      return f & 0x40 ? 4 : f & 0x80 ? 8 : (this.table.defaultPointerSize as 4 | 8);
+    }
+    return POINTER4.has(ht) ? 4 : 8;
+  }
+  /** Kernel group byte (HookId high byte) of system-family records, else undefined. */
+  get group(): number | undefined {
+    return isSystemFamily(this.headerType) ? this.table.data.bytes[this.recordOffset + 7] : undefined;
+  }
+  /** ActivityId of EVENT_HEADER records, else null. */
+  get activityId(): string | null {
+    const ht = this.headerType;
+    if (ht !== C.HT_EVENT_HEADER32 && ht !== C.HT_EVENT_HEADER64) return null;
+    return formatGuid(this.table.data.bytes, this.recordOffset + 0x40);
+  }
+  get relatedActivityId(): string | null {
+    const item = this.extendedItems.find((e) => e.type === 1 && e.data.length >= 16);
+    return item ? formatGuid(item.data, 0) : null;
+  }
+  get extendedItems(): ExtendedItem[] {
+    const t = this.table;
+    const out: ExtendedItem[] = [];
+    let e = t.firstExtendedItem(this.index);
+    if (e < 0) return out;
+    const ext = t.data.ext;
+    for (; e < t.data.extCount && ext.row[e] === this.index; e++) {
+      out.push({ type: ext.type[e], data: t.data.bytes.subarray(ext.offset[e], ext.offset[e] + ext.size[e]) });
+    }
+    return out;
+  }
+  get extTypes(): number[] {
+    const t = this.table;
+    const out: number[] = [];
+    let e = t.firstExtendedItem(this.index);
+    if (e < 0) return out;
+    for (; e < t.data.extCount && t.data.ext.row[e] === this.index; e++) out.push(t.data.ext.type[e]);
+    return out;
+  }
+  /** Return addresses of a STACK_TRACE32/64 extended item, or null. */
+  get stack(): bigint[] | null {
+    const item = this.extendedItems.find((e) => e.type === 5 || e.type === 6);
+    if (!item) return null;
+    const v = new DataView(item.data.buffer, item.data.byteOffset, item.data.length);
+    const width = item.type === 6 ? 8 : 4;
+    const out: bigint[] = [];
+    for (let o = 8; o + width <= item.data.length; o += width) {
+      out.push(width === 8 ? v.getBigUint64(o, true) : BigInt(v.getUint32(o, true)));
+    }
+    return out;
+  }
+  get relativeMSec(): number { return this.table.clock.relativeMSec(this.timestamp); }
+  get filetime(): bigint { return this.table.clock.toFiletime(this.timestamp); }
+  get time(): Date { return this.table.clock.toDate(this.timestamp); }
+
+  /** A row that stays here when a cursor moves on. */
+  clone(): EventRow { return new EventRow(this.table, this.index); }
+
+  toJSON(): EventJson {
+    const group = this.group;
+    const json: EventJson = {
+      headerType: this.headerType,
+      provider: this.providerGuid,
+      eventId: this.eventId,
+      version: this.version,
+      opcode: this.opcode,
+      level: this.level,
+      task: this.task,
+      keywords: "0x" + this.keywords.toString(16).padStart(16, "0"),
+      pid: this.pid,
+      tid: this.tid,
+      processor: this.processor,
+      timestamp: this.timestamp.toString(),
+      payloadLength: this.payloadLength,
+      extTypes: this.extTypes,
+    };
+    if (group === undefined) return json;
+    const { headerType, provider, ...rest } = json;
+    return { headerType, provider, group, ...rest };
+  }
+}

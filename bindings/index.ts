@@ -1,0 +1,13 @@
+// etw-wasm public API.
+
+export { openTrace, Trace, type OpenOptions, type BufferInfo } from "./trace.js";
+export { EventTable, EventRow, HEADER_TYPE_NAMES, isSystemFamily, type EventJson, type ExtendedItem } from "./event-table.js";
+export { ProviderTable, type ProviderInfo, type ProviderKind } from "./provider-table.js";
+export { TraceClock, filetimeToDate, type TraceInfo, type TimeZoneInfo } from "./info.js";
+export { QueryResult, type QueryFilter, type TimeBound } from "./query.js";
+export { EtlFormatError, EtlDecodeError, type TraceWarning } from "./errors.js";
+export { formatGuid, parseGuid } from "./guid.js";
+export { KNOWN_PROVIDERS } from "./known-providers.js";
+export type { Input, DecodeOptions } from "./wasm-engine.js";
+export type { TraceData, EventColumns, ExtendedItemColumns } from "./trace-data.js";
+export * as codes from "../assembly/codes.js";

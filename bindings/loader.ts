@@ -1,0 +1,63 @@
+// The one place that instantiates the WebAssembly core. The compiled module is cached; every trace
+// gets its own instance, so its memory is released with the trace.
+
+import { instantiate } from "@assemblyscript/loader";
+
+export interface CoreExports {
+  memory: WebAssembly.Memory;
+  init(stagingBytes: number): void;
+  stagingPtr(): number;
+  stagingCap(): number;
+  growStaging(cap: number, keep: number): void;
+  consume(len: number, fileOffset: number, atEnd: number): number;
+  wantBytes(): number;
+  isDone(): number;
+  fatalCode(): number;
+  fatalOffset(): number;
+  finish(): void;
+  directory(): number;
+  arenaBytes(): number;
+  decompress(src: number, srcLen: number, dst: number, expected: number): number;
+  alloc(size: number): number;
+  free(ptr: number): void;
+}
+
+export type WasmSource = WebAssembly.Module | ArrayBuffer | Uint8Array | URL | string;
+
+let compiled: Promise<WebAssembly.Module> | undefined;
+let defaultSource: (() => Promise<ArrayBuffer | Uint8Array>) | undefined;
+
+/** Lets a platform entry point say where the default `.wasm` comes from. */
+export function setDefaultWasmSource(source: () => Promise<ArrayBuffer | Uint8Array>): void {
+  defaultSource = source;
+}
+
+async function bytesOf(source: ArrayBuffer | Uint8Array | URL | string): Promise<BufferSource> {
+  if (source instanceof ArrayBuffer || source instanceof Uint8Array) return source as BufferSource;
+  const url = typeof source === "string" ? new URL(source, import.meta.url) : source;
+  if (url.protocol === "file:") {
+    const fs = await import(/* @vite-ignore */ "node:fs/promises");
+    return (await fs.readFile(url)) as BufferSource;
+  }
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`etw-wasm: cannot load ${url}: HTTP ${response.status}`);
+  return response.arrayBuffer();
+}
+
+async function defaultBytes(): Promise<BufferSource> {
+  if (defaultSource) return (await defaultSource()) as BufferSource;
+  return bytesOf(new URL("../etw.wasm", import.meta.url));
+}
+
+/** Compiles (once) and instantiates the core. */
+export async function instantiateCore(source?: WasmSource): Promise<CoreExports> {
+  let module: WebAssembly.Module;
+  if (source instanceof WebAssembly.Module) module = source;
+  else if (source !== undefined) module = await WebAssembly.compile(await bytesOf(source as ArrayBuffer | Uint8Array | URL | string));
+  else {
+    compiled ??= defaultBytes().then((b) => WebAssembly.compile(b));
+    module = await compiled;
+  }
+  const { exports } = await instantiate<Record<string, unknown>>(module, {});
+  return exports as unknown as CoreExports;
+}

@@ -1,0 +1,105 @@
+// Time order. Each processor's buffers, taken in sequence order, form a stream whose records are
+// already in time order; a k-way merge of those streams orders the trace. Ties go to the lower
+// processor, then to file order. A final check falls back to a stable sort if a stream was not
+// ordered (damaged or circular files).
+
+import type { TraceData } from "./trace-data.js";
+import { BUF_STRIDE } from "./trace-data.js";
+
+interface Stream {
+  processor: number;
+  ranges: number[]; // [first, end) pairs of rows, in sequence order
+  at: number; // position in ranges
+  row: number;
+  end: number;
+}
+
+export function timeOrder(data: TraceData): Uint32Array {
+  const n = data.eventCount;
+  const order = new Uint32Array(n);
+  const ts = new Uint32Array(data.events.timestamp.buffer, data.events.timestamp.byteOffset, n * 2);
+  const view = new DataView(data.bytes.buffer, data.bytes.byteOffset);
+  const byKey = new Map<string, { processor: number; bufs: { seq: bigint; first: number; count: number }[] }>();
+  for (let i = 0; i < data.bufferCount; i++) {
+    const at = data.buffersOffset + i * BUF_STRIDE;
+    const count = view.getUint32(at + 28, true);
+    if (count === 0) continue;
+    const processor = view.getUint16(at + 52, true);
+    const logger = view.getUint16(at + 54, true);
+    const key = `${logger}:${processor}`;
+    let s = byKey.get(key);
+    if (!s) byKey.set(key, (s = { processor, bufs: [] }));
+    s.bufs.push({ seq: view.getBigInt64(at + 8, true), first: view.getUint32(at + 24, true), count });
+  }
+  const streams: Stream[] = [];
+  for (const s of byKey.values()) {
+    s.bufs.sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : a.first - b.first));
+    const ranges: number[] = [];
+    for (const b of s.bufs) ranges.push(b.first, b.first + b.count);
+    streams.push({ processor: s.processor, ranges, at: 0, row: ranges[0], end: ranges[1] });
+  }
+  // a < b: earlier timestamp, then lower processor, then earlier row
+  const less = (a: Stream, b: Stream): boolean => {
+    const ha = ts[a.row * 2 + 1], hb = ts[b.row * 2 + 1];
+    if (ha !== hb) return (ha | 0) < (hb | 0);
+    const la = ts[a.row * 2], lb = ts[b.row * 2];
+    if (la !== lb) return la < lb;
+    if (a.processor !== b.processor) return a.processor < b.processor;
+    return a.row < b.row;
+  };
+  // binary heap of streams
+  const heap = streams.slice();
+  const down = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1, r = l + 1;
+      let m = i;
+      if (l < heap.length && less(heap[l], heap[m])) m = l;
+      if (r < heap.length && less(heap[r], heap[m])) m = r;
+      if (m === i) return;
+      [heap[i], heap[m]] = [heap[m], heap[i]];
+      i = m;
+    }
+  };
+  for (let i = (heap.length >> 1) - 1; i >= 0; i--) down(i);
+  let k = 0;
+  while (heap.length) {
+    const s = heap[0];
+    order[k++] = s.row;
+    if (++s.row === s.end) {
+      s.at += 2;
+      if (s.at < s.ranges.length) {
+        s.row = s.ranges[s.at];
+        s.end = s.ranges[s.at + 1];
+      } else {
+        heap[0] = heap[heap.length - 1];
+        heap.pop();
+      }
+    }
+    if (heap.length) down(0);
+  }
+  if (!isOrdered(order, ts)) stableSort(order, ts, data.events.processor);
+  return order;
+}
+
+function cmp(ts: Uint32Array, proc: Uint16Array, a: number, b: number): number {
+  const ha = ts[a * 2 + 1] | 0, hb = ts[b * 2 + 1] | 0;
+  if (ha !== hb) return ha < hb ? -1 : 1;
+  const la = ts[a * 2], lb = ts[b * 2];
+  if (la !== lb) return la < lb ? -1 : 1;
+  if (proc[a] !== proc[b]) return proc[a] - proc[b];
+  return a - b;
+}
+
+function isOrdered(order: Uint32Array, ts: Uint32Array): boolean {
+  for (let i = 1; i < order.length; i++) {
+    const a = order[i - 1], b = order[i];
+    const ha = ts[a * 2 + 1] | 0, hb = ts[b * 2 + 1] | 0;
+    if (ha > hb || (ha === hb && ts[a * 2] > ts[b * 2])) return false;
+  }
+  return true;
+}
+
+function stableSort(order: Uint32Array, ts: Uint32Array, proc: Uint16Array): void {
+  for (let i = 0; i < order.length; i++) order[i] = i;
+  order.sort((a, b) => cmp(ts, proc, a, b));
+}

@@ -1,0 +1,120 @@
+// Queries walk the columns and collect matching row indices; no object is made per event.
+
+import type { EventRow, EventTable } from "./event-table.js";
+import type { TraceClock } from "./info.js";
+import type { ProviderTable } from "./provider-table.js";
+
+type OneOrMany<T> = T | readonly T[];
+
+/** A time bound: relative milliseconds (number), a raw timestamp (bigint) or a Date. */
+export type TimeBound = number | bigint | Date;
+
+export interface QueryFilter {
+  /** Provider name, GUID or index (any of several). */
+  provider?: OneOrMany<string | number>;
+  eventId?: OneOrMany<number>;
+  opcode?: OneOrMany<number>;
+  task?: OneOrMany<number>;
+  pid?: OneOrMany<number>;
+  tid?: OneOrMany<number>;
+  processor?: OneOrMany<number>;
+  headerType?: OneOrMany<number>;
+  /** Events at this level or more severe (ETW semantics: level <= value). */
+  level?: number;
+  /** Events with any of these keyword bits. */
+  keywords?: bigint;
+  /** Inclusive bounds. */
+  from?: TimeBound;
+  to?: TimeBound;
+  /** Row order of the result (default "file"). */
+  order?: "file" | "time";
+}
+
+export class QueryResult implements Iterable<EventRow> {
+  constructor(
+    private readonly table: EventTable,
+    /** Matching row indices. */
+    readonly indices: Uint32Array,
+  ) {}
+
+  get length(): number {
+    return this.indices.length;
+  }
+
+  /** One moving cursor over the matching rows. */
+  [Symbol.iterator](): Iterator<EventRow> {
+    return this.table.cursor(this.indices);
+  }
+}
+
+function asArray<T>(v: OneOrMany<T>): readonly T[] {
+  return Array.isArray(v) ? (v as readonly T[]) : [v as T];
+}
+
+function toRaw(bound: TimeBound, clock: TraceClock): bigint {
+  if (typeof bound === "bigint") return bound;
+  if (bound instanceof Date) return clock.fromDate(bound);
+  return clock.fromRelativeMSec(bound);
+}
+
+function memberTest(values: readonly number[]): (v: number) => boolean {
+  if (values.length === 1) {
+    const x = values[0];
+    return (v) => v === x;
+  }
+  const set = new Set(values);
+  return (v) => set.has(v);
+}
+
+export function runQuery(table: EventTable, providers: ProviderTable, clock: TraceClock, q: QueryFilter): QueryResult {
+  const c = table.columns;
+  const n = table.length;
+  const tests: ((i: number) => boolean)[] = [];
+  if (q.provider !== undefined) {
+    const mask = new Uint8Array(Math.max(providers.length, 1));
+    for (const key of asArray(q.provider)) for (const i of providers.find(key)) mask[i] = 1;
+    const col = c.provider;
+    tests.push((i) => mask[col[i]] === 1);
+  }
+  const numeric: [OneOrMany<number> | undefined, ArrayLike<number>][] = [
+    [q.eventId, c.eventId], [q.opcode, c.opcode], [q.task, c.task], [q.pid, c.pid], [q.tid, c.tid],
+    [q.processor, c.processor], [q.headerType, c.headerType],
+  ];
+  for (const [values, col] of numeric) {
+    if (values === undefined) continue;
+    const test = memberTest(asArray(values));
+    tests.push((i) => test(col[i]));
+  }
+  if (q.level !== undefined) {
+    const max = q.level, col = c.level;
+    tests.push((i) => col[i] <= max);
+  }
+  if (q.keywords !== undefined) {
+    // Compare the two 32-bit halves: no BigInt per row.
+    const lo = Number(BigInt.asUintN(32, q.keywords)), hi = Number(BigInt.asUintN(32, q.keywords >> 32n));
+    const kw = new Uint32Array(c.keywords.buffer, c.keywords.byteOffset, n * 2);
+    tests.push((i) => ((kw[2 * i] & lo) | (kw[2 * i + 1] & hi)) !== 0);
+  }
+  if (q.from !== undefined || q.to !== undefined) {
+    const ts = new Uint32Array(c.timestamp.buffer, c.timestamp.byteOffset, n * 2);
+    const split = (b: bigint) => [Number(BigInt.asIntN(32, b >> 32n)), Number(BigInt.asUintN(32, b))];
+    if (q.from !== undefined) {
+      const [h, l] = split(toRaw(q.from, clock));
+      tests.push((i) => { const th = ts[2 * i + 1] | 0; return th > h || (th === h && ts[2 * i] >= l); });
+    }
+    if (q.to !== undefined) {
+      const [h, l] = split(toRaw(q.to, clock));
+      tests.push((i) => { const th = ts[2 * i + 1] | 0; return th < h || (th === h && ts[2 * i] <= l); });
+    }
+  }
+  const rows = q.order === "time" ? table.timeOrder() : null;
+  const out = new Uint32Array(n);
+  let k = 0;
+  for (let j = 0; j < n; j++) {
+    const i = rows ? rows[j] : j;
+    let ok = true;
+    for (let t = 0; t < tests.length; t++) if (!tests[t](i)) { ok = false; break; }
+    if (ok) out[k++] = i;
+  }
+  return new QueryResult(table, out.slice(0, k));
+}

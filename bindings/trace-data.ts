@@ -1,0 +1,66 @@
+// The decoded form of a trace, whichever engine produced it: typed-array columns over one byte
+// store. Offsets in the columns (payload, extended items, names) index `bytes`.
+
+export interface EventColumns {
+  /** Raw timestamp in the trace's clock (normally QPC ticks). */
+  timestamp: BigInt64Array;
+  keywords: BigUint64Array;
+  /** Process id; 0xFFFFFFFF where the header has none (see `flags` & F_NO_PROCESS_INFO). */
+  pid: Uint32Array;
+  tid: Uint32Array;
+  /** Offset of the user data in `bytes`. */
+  payloadOffset: Uint32Array;
+  payloadLength: Uint16Array;
+  /** Bytes from the start of the record to its user data (record start = payloadOffset - headerLength). */
+  headerLength: Uint16Array;
+  /** Index into the provider table. */
+  provider: Uint16Array;
+  eventId: Uint16Array;
+  task: Uint16Array;
+  /** Header flags (low 12 bits) and decoder status bits (high 4 bits, F_*). */
+  flags: Uint16Array;
+  processor: Uint16Array;
+  version: Uint16Array;
+  opcode: Uint8Array;
+  level: Uint8Array;
+  headerType: Uint8Array;
+  channel: Uint8Array;
+}
+
+export interface ExtendedItemColumns {
+  /** Event row of each item; ascending. */
+  row: Uint32Array;
+  type: Uint16Array;
+  size: Uint16Array;
+  /** Offset of the item data in `bytes`. */
+  offset: Uint32Array;
+}
+
+export interface TraceData {
+  /** Backing store of every offset in the tables (WASM linear memory for the wasm engine). */
+  bytes: Uint8Array;
+  events: EventColumns;
+  eventCount: number;
+  ext: ExtendedItemColumns;
+  extCount: number;
+  /** Buffer table: `bufferCount` structs of BUF_STRIDE bytes at `buffersOffset` in `bytes`. */
+  buffersOffset: number;
+  bufferCount: number;
+  /** Warning structs (WARN_STRIDE bytes) at `warningsOffset`; `warningTotal` counts those not kept too. */
+  warningsOffset: number;
+  warningCount: number;
+  warningTotal: number;
+  /** Provider structs (PROV_STRIDE bytes) at `providersOffset`. */
+  providersOffset: number;
+  providerCount: number;
+  /** Logfile header struct (LH_* offsets) at `logfileOffset`. */
+  logfileOffset: number;
+  /** Bytes of record data kept (the arena). */
+  arenaBytes: number;
+  /** Bytes of input consumed. */
+  inputBytes: number;
+}
+
+export const BUF_STRIDE = 64;
+export const WARN_STRIDE = 32;
+export const PROV_STRIDE = 32;

@@ -1,0 +1,172 @@
+// openTrace and the Trace object: the decoded tables plus names, time conversion and queries.
+
+import { decodeWasm, type DecodeOptions, type Input } from "./wasm-engine.js";
+import type { TraceData } from "./trace-data.js";
+import { BUF_STRIDE, WARN_STRIDE } from "./trace-data.js";
+import { EventTable } from "./event-table.js";
+import { ProviderTable } from "./provider-table.js";
+import { readInfo, type TraceClock, type TraceInfo } from "./info.js";
+import { timeOrder } from "./order.js";
+import { runQuery, type QueryFilter, type QueryResult } from "./query.js";
+import { describeWarning, warningKind, type EtlDecodeError, type TraceWarning } from "./errors.js";
+
+export interface OpenOptions extends DecodeOptions {
+  /** Decoder engine; only "wasm" so far. */
+  engine?: "wasm";
+}
+
+export interface BufferInfo {
+  index: number;
+  fileOffset: number;
+  sequence: bigint;
+  timestamp: bigint;
+  firstRow: number;
+  rowCount: number;
+  bufferSize: number;
+  savedOffset: number;
+  filledBytes: number;
+  dataLength: number;
+  processor: number;
+  loggerId: number;
+  flags: number;
+  type: number;
+  compressed: boolean;
+  truncated: boolean;
+  skipped: boolean;
+}
+
+/** Names TraceLogging providers carry in their provider-traits extended item (type 12). */
+function namesFromProviderTraits(data: TraceData): Map<number, string> {
+  const names = new Map<number, string>();
+  const { ext, bytes } = data;
+  const decoder = new TextDecoder();
+  for (let e = 0; e < data.extCount; e++) {
+    if (ext.type[e] !== 12 || ext.size[e] < 3) continue;
+    const p = data.events.provider[ext.row[e]];
+    if (names.has(p)) continue;
+    const start = ext.offset[e] + 2;
+    const end = ext.offset[e] + ext.size[e];
+    let z = start;
+    while (z < end && bytes[z] !== 0) z++;
+    if (z > start) names.set(p, decoder.decode(bytes.subarray(start, z)));
+  }
+  return names;
+}
+
+export class Trace {
+  readonly info: TraceInfo;
+  readonly clock: TraceClock;
+  readonly providers: ProviderTable;
+  readonly events: EventTable;
+  readonly warnings: readonly TraceWarning[];
+  /** Warnings seen, including any beyond the first 10,000 kept. */
+  readonly warningTotal: number;
+  /** Set when decoding stopped early (for example out of memory); rows before it are kept. */
+  readonly decodeError?: EtlDecodeError;
+  private data: TraceData | null;
+
+  constructor(data: TraceData & { decodeFailure?: EtlDecodeError }) {
+    this.data = data;
+    const { info, clock } = readInfo(data);
+    this.info = info;
+    this.clock = clock;
+    this.providers = new ProviderTable(data, namesFromProviderTraits(data));
+    const ptr = info.pointerSize === 4 || info.pointerSize === 8 ? info.pointerSize : info.headerPointerSize;
+    this.events = new EventTable(data, this.providers, clock, ptr, () => timeOrder(data));
+    this.warnings = readWarnings(data);
+    this.warningTotal = data.warningTotal;
+    this.decodeError = data.decodeFailure;
+  }
+
+  private get live(): TraceData {
+    if (!this.data) throw new Error("etw-wasm: trace disposed");
+    return this.data;
+  }
+
+  /** The decoded bytes every offset in the tables refers to. */
+  get bytes(): Uint8Array {
+    return this.live.bytes;
+  }
+
+  get extendedItems(): TraceData["ext"] & { length: number } {
+    return { ...this.live.ext, length: this.live.extCount };
+  }
+
+  get bufferCount(): number {
+    return this.live.bufferCount;
+  }
+
+  buffer(index: number): BufferInfo {
+    const d = this.live;
+    if (!(index >= 0 && index < d.bufferCount)) throw new RangeError(`no buffer ${index}`);
+    const v = new DataView(d.bytes.buffer, d.bytes.byteOffset + d.buffersOffset + index * BUF_STRIDE, BUF_STRIDE);
+    const status = v.getUint16(60, true);
+    return {
+      index,
+      fileOffset: v.getFloat64(0, true),
+      sequence: v.getBigInt64(8, true),
+      timestamp: v.getBigInt64(16, true),
+      firstRow: v.getUint32(24, true),
+      rowCount: v.getUint32(28, true),
+      dataLength: v.getUint32(36, true),
+      bufferSize: v.getUint32(40, true),
+      savedOffset: v.getUint32(44, true),
+      filledBytes: v.getUint32(48, true),
+      processor: v.getUint16(52, true),
+      loggerId: v.getUint16(54, true),
+      flags: v.getUint16(56, true),
+      type: v.getUint16(58, true),
+      compressed: (status & 4) !== 0,
+      truncated: (status & 1) !== 0,
+      skipped: (status & 2) !== 0,
+    };
+  }
+
+  /** Rows matching every given filter. */
+  query(filter: QueryFilter = {}): QueryResult {
+    return runQuery(this.events, this.providers, this.clock, filter);
+  }
+
+  toFiletime(raw: bigint): bigint {
+    return this.clock.toFiletime(raw);
+  }
+
+  toDate(raw: bigint): Date {
+    return this.clock.toDate(raw);
+  }
+
+  relativeMSec(raw: bigint): number {
+    return this.clock.relativeMSec(raw);
+  }
+
+  /** Drops the tables and the WebAssembly memory behind them. Views handed out become unusable. */
+  dispose(): void {
+    this.data = null;
+  }
+}
+
+function readWarnings(data: TraceData): TraceWarning[] {
+  const out: TraceWarning[] = [];
+  const v = new DataView(data.bytes.buffer, data.bytes.byteOffset);
+  for (let i = 0; i < data.warningCount; i++) {
+    const at = data.warningsOffset + i * WARN_STRIDE;
+    const code = v.getUint32(at + 8, true);
+    const detail = v.getUint32(at + 20, true);
+    out.push({
+      code,
+      kind: warningKind(code),
+      offset: v.getFloat64(at, true),
+      buffer: v.getInt32(at + 12, true),
+      recordOffset: v.getInt32(at + 16, true),
+      detail,
+      message: describeWarning(code, detail),
+    });
+  }
+  return out;
+}
+
+/** Decodes a whole trace: bytes, or chunks in file order (any sizes; e.g. a file stream). */
+export async function openTrace(input: Input, options: OpenOptions = {}): Promise<Trace> {
+  if (options.engine && options.engine !== "wasm") throw new TypeError(`unknown engine: ${options.engine}`);
+  return new Trace(await decodeWasm(input, options));
+}

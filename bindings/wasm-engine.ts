@@ -1,0 +1,157 @@
+// Decoding with the WebAssembly core: stream the input through the core's staging area in chunks
+// of whole buffers, then wrap its tables as typed-array views.
+
+import { instantiateCore, type CoreExports, type WasmSource } from "./loader.js";
+import type { TraceData } from "./trace-data.js";
+import { EtlDecodeError, formatError } from "./errors.js";
+import * as C from "../assembly/codes.js";
+
+export type Input = Uint8Array | ArrayBuffer | Iterable<Uint8Array> | AsyncIterable<Uint8Array>;
+
+export interface DecodeOptions {
+  /** Staging area size: how much input the core takes per call (default 16 MiB). */
+  chunkBytes?: number;
+  /** A compiled module, the `.wasm` bytes or its URL; default: the packaged `etw.wasm`. */
+  wasm?: WasmSource;
+  /** Called after each chunk with the input bytes consumed so far. */
+  onProgress?: (bytesRead: number) => void;
+}
+
+const DEFAULT_CHUNK = 16 << 20;
+
+class Feeder {
+  pending = 0;
+  fileOffset = 0;
+  constructor(readonly core: CoreExports) {}
+
+  /** Copies `chunk` into the staging area, letting the core take whole buffers as it fills. */
+  push(chunk: Uint8Array): void {
+    const core = this.core;
+    let pos = 0;
+    while (pos < chunk.length && !core.isDone()) {
+      const cap = core.stagingCap();
+      if (this.pending === cap) {
+        this.step(false);
+        if (this.pending === cap && !core.isDone()) core.growStaging(Math.max(cap * 2, core.wantBytes()), this.pending);
+        continue;
+      }
+      const n = Math.min(cap - this.pending, chunk.length - pos);
+      new Uint8Array(core.memory.buffer, core.stagingPtr() + this.pending, n).set(chunk.subarray(pos, pos + n));
+      this.pending += n;
+      pos += n;
+    }
+  }
+
+  step(atEnd: boolean): void {
+    const rest = this.core.consume(this.pending, this.fileOffset, atEnd ? 1 : 0);
+    this.fileOffset += this.pending - rest;
+    this.pending = rest;
+  }
+
+  end(): void {
+    if (!this.core.isDone()) this.step(true);
+  }
+}
+
+function asBytes(input: Uint8Array | ArrayBuffer): Uint8Array {
+  return input instanceof Uint8Array ? input : new Uint8Array(input);
+}
+
+function* slices(bytes: Uint8Array, size: number): Iterable<Uint8Array> {
+  for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, Math.min(bytes.length, i + size));
+}
+
+export async function decodeWasm(input: Input, options: DecodeOptions = {}): Promise<TraceData> {
+  const core = await instantiateCore(options.wasm);
+  const whole = input instanceof Uint8Array || input instanceof ArrayBuffer ? asBytes(input) : undefined;
+  const chunkBytes = options.chunkBytes ?? DEFAULT_CHUNK;
+  // Small inputs get a small staging area; a larger buffer grows it on demand.
+  core.init(whole ? Math.max(64 << 10, Math.min(chunkBytes, whole.length)) : chunkBytes);
+  const feeder = new Feeder(core);
+  let read = 0;
+  let failure: unknown;
+  try {
+    const source = whole ? slices(whole, core.stagingCap()) : (input as Iterable<Uint8Array> | AsyncIterable<Uint8Array>);
+    if (Symbol.asyncIterator in Object(source)) {
+      for await (const chunk of source as AsyncIterable<Uint8Array>) {
+        feeder.push(chunk);
+        read += chunk.length;
+        options.onProgress?.(read);
+        if (core.isDone()) break;
+      }
+    } else {
+      for (const chunk of source as Iterable<Uint8Array>) {
+        feeder.push(chunk);
+        read += chunk.length;
+        options.onProgress?.(read);
+        if (core.isDone()) break;
+      }
+    }
+    feeder.end();
+  } catch (error) {
+    // A trap (e.g. memory exhausted) leaves the rows written so far intact.
+    failure = error;
+  }
+  if (core.fatalCode()) throw formatError(core.fatalCode(), core.fatalOffset());
+  const data = collect(core, failure ? feeder.fileOffset : read);
+  if (failure) {
+    if (data.eventCount === 0) throw new EtlDecodeError(feeder.fileOffset, `decoding failed: ${String(failure)}`, { cause: failure });
+    data.decodeFailure = new EtlDecodeError(feeder.fileOffset, `decoding stopped: ${String(failure)}`, { cause: failure });
+  }
+  return data;
+}
+
+/** Wraps the core's tables. Called once decoding is over: the memory never grows after this. */
+function collect(core: CoreExports, inputBytes: number): TraceData & { decodeFailure?: EtlDecodeError } {
+  try {
+    core.finish();
+  } catch {
+    // finish only frees the staging area; a failure there loses nothing.
+  }
+  const buffer = core.memory.buffer;
+  const d = new Uint32Array(buffer, core.directory(), 31);
+  const n = d[0];
+  const nExt = d[18];
+  return {
+    bytes: new Uint8Array(buffer),
+    eventCount: n,
+    events: {
+      timestamp: new BigInt64Array(buffer, d[1], n),
+      keywords: new BigUint64Array(buffer, d[2], n),
+      pid: new Uint32Array(buffer, d[3], n),
+      tid: new Uint32Array(buffer, d[4], n),
+      payloadOffset: new Uint32Array(buffer, d[5], n),
+      payloadLength: new Uint16Array(buffer, d[6], n),
+      headerLength: new Uint16Array(buffer, d[7], n),
+      provider: new Uint16Array(buffer, d[8], n),
+      eventId: new Uint16Array(buffer, d[9], n),
+      task: new Uint16Array(buffer, d[10], n),
+      flags: new Uint16Array(buffer, d[11], n),
+      processor: new Uint16Array(buffer, d[12], n),
+      version: new Uint16Array(buffer, d[13], n),
+      opcode: new Uint8Array(buffer, d[14], n),
+      level: new Uint8Array(buffer, d[15], n),
+      headerType: new Uint8Array(buffer, d[16], n),
+      channel: new Uint8Array(buffer, d[17], n),
+    },
+    extCount: nExt,
+    ext: {
+      row: new Uint32Array(buffer, d[19], nExt),
+      type: new Uint16Array(buffer, d[20], nExt),
+      size: new Uint16Array(buffer, d[21], nExt),
+      offset: new Uint32Array(buffer, d[22], nExt),
+    },
+    bufferCount: d[23],
+    buffersOffset: d[24],
+    warningCount: d[25],
+    warningTotal: d[26],
+    warningsOffset: d[27],
+    providerCount: d[28],
+    providersOffset: d[29],
+    logfileOffset: d[30],
+    arenaBytes: core.arenaBytes(),
+    inputBytes,
+  };
+}
+
+export { C as codes };
