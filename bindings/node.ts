@@ -1,0 +1,15 @@
+// Node-only helpers (file paths and streams), kept out of the platform-neutral entry point.
+
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
+import { openTrace, type OpenOptions, type Trace } from "./trace.js";
+
+export * from "./index.js";
+
+/** Decodes a trace file, streaming it in chunks: the file is never held whole in JS memory. */
+export async function openTraceFile(path: string, options: OpenOptions = {}): Promise<Trace> {
+  const size = (await stat(path)).size;
+  const chunk = Math.max(64 << 10, Math.min(options.chunkBytes ?? 16 << 20, size));
+  const stream = createReadStream(path, { highWaterMark: chunk });
+  return openTrace(stream as AsyncIterable<Uint8Array>, { ...options, chunkBytes: chunk });
+}

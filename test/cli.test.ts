@@ -1,0 +1,83 @@
+// The command line, run as a user runs it.
+
+import { describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { writeFileSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { HAVE_CORPUS, etlPath, referencePath } from "./helpers/shared.js";
+import { readReference } from "./helpers/reference.js";
+
+const CLI = fileURLToPath(new URL("../dist/examples/cli/etw-wasm.js", import.meta.url));
+
+function run(...args: string[]) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", maxBuffer: 1 << 30 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe("etw-wasm command line", () => {
+  it("prints usage and exits 2 on bad arguments", () => {
+    const none = run();
+    expect(none.code).toBe(2);
+    expect(none.stdout).toContain("usage: etw-wasm");
+    const bad = run("frobnicate", "x.etl");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("unknown command: frobnicate");
+    expect(run("events").code).toBe(2);
+  });
+
+  it("exits 1 with a message on a missing file or a file that is not a trace", () => {
+    const missing = run("info", "/nonexistent/trace.etl");
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("no such file");
+    const dir = mkdtempSync(join(tmpdir(), "etw-wasm-"));
+    const junk = join(dir, "junk.etl");
+    writeFileSync(junk, Buffer.from("this is certainly not an event trace log file".repeat(10)));
+    const r = run("info", junk);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/not an ETL file.*byte offset 0/);
+  });
+
+  it.skipIf(!HAVE_CORPUS)("events --format jsonl equals the reference dump of net.4.5.2.x64.etl", async () => {
+    const r = run("events", etlPath("net.4.5.2.x64.etl"), "--format", "jsonl");
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split("\n");
+    const { events } = await readReference(referencePath("net.4.5.2.x64.etl"));
+    expect(lines.length).toBe(events.length);
+    let mismatches = 0;
+    for (let i = 0; i < events.length; i++) {
+      const got = JSON.parse(lines[i]);
+      const ref = events[i];
+      const want = {
+        headerType: ref.ht,
+        provider: ref.provider,
+        ...(ref.group !== undefined ? { group: ref.group } : {}),
+        eventId: ref.id ?? 0,
+        version: ref.version ?? 0,
+        opcode: ref.opcode ?? 0,
+        level: ref.level ?? 0,
+        task: ref.task ?? 0,
+        keywords: ref.keywords ?? "0x0000000000000000",
+        pid: ref.pid ?? null,
+        tid: ref.tid ?? null,
+        processor: ref.processor_number,
+        timestamp: String(ref.ts),
+        payloadLength: ref.payload_len,
+        extTypes: ((ref.ext as { type: number }[] | undefined) ?? []).map((e) => e.type),
+      };
+      if (JSON.stringify(got) !== JSON.stringify(want)) {
+        if (mismatches++ === 0) expect({ line: i + 1, ...got }).toEqual({ line: i + 1, ...want });
+      }
+    }
+    expect(mismatches).toBe(0);
+  }, 120_000);
+
+  it.skipIf(!HAVE_CORPUS)("summary and info describe a corpus trace", () => {
+    const r = run("summary", etlPath("gcevents.etl"));
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("logger:        PerfViewSession");
+    expect(r.stdout).toMatch(/\s69\s+Microsoft-Windows-DotNETRuntime\s/);
+    expect(r.stdout).toContain("records:       71");
+  });
+});
