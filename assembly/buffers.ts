@@ -104,10 +104,35 @@ function isLogfileHeaderRecord(data: usize, len: u32): bool {
   return size >= 0x20 && size <= len && load<u16>(data, 6) == 0;
 }
 
-function processBuffer(b: usize, bs: u32, avail: u32, off: f64): void {
-  let bp = addBuffer();
-  if (bp == 0) { stop(W_CAPACITY, off, bs); return; }
-  let index = <i32>bufCount - 1;
+/** Whether the bytes at `p` start with a whole, well-formed record (or are empty). */
+function firstRecordSound(p: usize, len: u32): bool {
+  if (len < 4) return true;
+  let m = load<u32>(p);
+  if (m == 0xffffffff) return true;
+  let b3 = m >> 24;
+  let ht = (m >> 16) & 0xff;
+  let size: u32 = 0;
+  let min: u32 = 0;
+  if ((b3 & 0xc0) == 0xc0) {
+    if (len < 8) return false;
+    if (ht == 1 || ht == 2) { size = <u32>load<u16>(p, 4); min = 0x20; }
+    else if (ht == 3 || ht == 4) { size = <u32>load<u16>(p, 4); min = 0x18; }
+    else if (ht == 0x10 || ht == 0x11) { size = <u32>load<u16>(p, 4); min = 0x10; }
+    else if (ht == 0x12 || ht == 0x13) { size = m & 0xffff; min = 0x50; }
+    else if (ht == 0x0a || ht == 0x14) { size = m & 0xffff; min = 0x30; }
+    else if (ht == 0x0b || ht == 0x15) { size = m & 0xffff; min = 0x48; }
+    else return false;
+  } else if ((b3 & 0xf0) == 0x90) { size = m & 0xffff; min = 8; }
+  else return false;
+  return size >= min && size <= len;
+}
+
+/**
+ * Decodes one buffer. A `tentative` buffer (found by scanning after damage) is taken only if its
+ * records look sound; otherwise nothing is recorded and false is returned.
+ */
+function processBuffer(b: usize, bs: u32, avail: u32, off: f64, tentative: bool): bool {
+  let index = <i32>bufCount;
   let flags = <u32>load<u16>(b, 0x34);
   let type = <u32>load<u16>(b, 0x36);
   let saved = load<u32>(b, 4);
@@ -115,7 +140,64 @@ function processBuffer(b: usize, bs: u32, avail: u32, off: f64): void {
   let ts = load<i64>(b, 0x10);
   let rawProc = <u32>load<u16>(b, 0x28);
   let truncated = avail < bs;
+  if (tentative && truncated) return false;
   let status: u32 = truncated ? BS_TRUNCATED : 0;
+  let problem: u32 = 0; // warning about the record area
+  let problemDetail: u32 = 0;
+
+  let data: usize = 0;
+  let dlen: u32 = 0;
+  if ((flags & FLAG_COMPRESSED) == 0) {
+    let end = filled >= HDR && filled <= bs ? filled : saved >= HDR && saved <= bs ? saved : 0;
+    if (end == 0) {
+      if (tentative) return false;
+      problem = W_BAD_FILL_OFFSET;
+      problemDetail = filled;
+      end = bs;
+    }
+    if (end > avail) end = avail;
+    dlen = end - HDR;
+    if (tentative && !firstRecordSound(b + HDR, dlen)) return false;
+    data = arenaReserve(dlen);
+    if (data == 0) { done = true; return true; }
+    memory.copy(data, b + HDR, dlen);
+  } else {
+    status |= BS_COMPRESSED;
+    let expected = filled >= HDR && filled <= MAX_BUFFER ? filled - HDR
+      : saved >= HDR && saved <= MAX_BUFFER ? saved - HDR : 0xffffffff;
+    if (compressionFormat != 3) {
+      if (tentative) return false;
+      problem = W_UNSUPPORTED_COMPRESSION;
+      problemDetail = compressionFormat;
+      status |= BS_SKIPPED;
+    } else if (expected == 0xffffffff) {
+      if (tentative) return false;
+      problem = W_BAD_FILL_OFFSET;
+      problemDetail = filled;
+      status |= BS_SKIPPED;
+    } else {
+      data = arenaReserve(expected);
+      if (data == 0) { done = true; return true; }
+      if (xpressDecompress(b + HDR, avail - HDR, data, expected)) {
+        dlen = expected;
+      } else if (tentative) {
+        return false;
+      } else if (truncated) {
+        // The bytes we have are sound; keep the records they complete.
+        dlen = xpressProduced;
+      } else {
+        problem = W_DECOMPRESS_FAILED;
+        problemDetail = xpressProduced;
+        status |= BS_SKIPPED;
+      }
+      if (tentative && !firstRecordSound(data, dlen)) return false;
+    }
+  }
+  if (index == 0 && !isLogfileHeaderRecord(data, dlen)) { fatal(E_NO_LOGFILE_HEADER, off + HDR); return true; }
+
+  let bp = addBuffer();
+  if (bp == 0) { stop(W_CAPACITY, off, bs); return true; }
+  arenaCommit(dlen);
   store<f64>(bp + B_FILE_OFFSET, off);
   store<i64>(bp + B_SEQUENCE, load<i64>(b, 0x18));
   store<i64>(bp + B_TIMESTAMP, ts);
@@ -126,50 +208,14 @@ function processBuffer(b: usize, bs: u32, avail: u32, off: f64): void {
   store<u16>(bp + B_FLAGS, <u16>flags);
   store<u16>(bp + B_TYPE, <u16>type);
   store<u16>(bp + B_RAW_PROCESSOR, <u16>rawProc);
-  if (index == 0 && type != 4) warn(W_HEADER_BUFFER_TYPE, off, index, -1, type);
-  if (truncated) warn(W_TRUNCATED_BUFFER, off, index, -1, avail);
-
-  let data: usize = 0;
-  let dlen: u32 = 0;
-  if ((flags & FLAG_COMPRESSED) == 0) {
-    let end = filled >= HDR && filled <= bs ? filled : saved >= HDR && saved <= bs ? saved : 0;
-    if (end == 0) { warn(W_BAD_FILL_OFFSET, off, index, -1, filled); end = bs; }
-    if (end > avail) end = avail;
-    dlen = end - HDR;
-    data = arenaReserve(dlen);
-    if (data == 0) { done = true; return; }
-    memory.copy(data, b + HDR, dlen);
-  } else {
-    status |= BS_COMPRESSED;
-    if (index == 0) warn(W_BUFFER0_COMPRESSED, off, index, -1, 0);
-    let expected = filled >= HDR && filled <= MAX_BUFFER ? filled - HDR
-      : saved >= HDR && saved <= MAX_BUFFER ? saved - HDR : 0xffffffff;
-    if (compressionFormat != 3) {
-      warn(W_UNSUPPORTED_COMPRESSION, off, index, -1, compressionFormat);
-      status |= BS_SKIPPED;
-    } else if (expected == 0xffffffff) {
-      warn(W_BAD_FILL_OFFSET, off, index, -1, filled);
-      status |= BS_SKIPPED;
-    } else {
-      data = arenaReserve(expected);
-      if (data == 0) { done = true; return; }
-      if (xpressDecompress(b + HDR, avail - HDR, data, expected)) {
-        dlen = expected;
-      } else if (truncated) {
-        // The bytes we have are sound; keep the records they complete.
-        dlen = xpressProduced;
-      } else {
-        warn(W_DECOMPRESS_FAILED, off, index, -1, xpressProduced);
-        status |= BS_SKIPPED;
-      }
-    }
-  }
-  arenaCommit(dlen);
   store<u32>(bp + B_DATA, <u32>data);
   store<u32>(bp + B_DATA_LENGTH, dlen);
+  if (index == 0 && type != 4) warn(W_HEADER_BUFFER_TYPE, off, index, -1, type);
+  if (index == 0 && (flags & FLAG_COMPRESSED) != 0) warn(W_BUFFER0_COMPRESSED, off, index, -1, 0);
+  if (truncated) warn(W_TRUNCATED_BUFFER, off, index, -1, avail);
+  if (problem != 0) warn(problem, off, index, -1, problemDetail);
 
   if (index == 0) {
-    if (!isLogfileHeaderRecord(data, dlen)) { fatal(E_NO_LOGFILE_HEADER, off + HDR); return; }
     // Parse the logfile header first: the processor rule needs NumberOfProcessors.
     let m = load<u32>(data);
     let size = <u32>load<u16>(data, 4);
@@ -180,7 +226,7 @@ function processBuffer(b: usize, bs: u32, avail: u32, off: f64): void {
       compressionFormat = f == 2 || f == 4 ? f : 3;
     }
   }
-  if (!ensureRows((dlen >> 3) + 1)) { stop(W_CAPACITY, off, dlen); return; }
+  if (!ensureRows((dlen >> 3) + 1)) { stop(W_CAPACITY, off, dlen); return true; }
 
   let proc = processorOf(rawProc, flags);
   store<u16>(bp + B_PROCESSOR, <u16>proc);
@@ -190,11 +236,7 @@ function processBuffer(b: usize, bs: u32, avail: u32, off: f64): void {
   store<u32>(bp + B_ROW_COUNT, rowCount - first);
   if (walkAbandoned) status |= BS_ABANDONED;
   store<u16>(bp + B_STATUS, <u16>status);
-}
-
-function endResync(at: f64): void {
-  resyncing = false;
-  if (resyncNonZero) warn(W_SKIPPED_BYTES, resyncFrom, <i32>bufCount - 1, -1, <u32>(at - resyncFrom));
+  return true;
 }
 
 /**
@@ -216,7 +258,21 @@ export function consume(len: u32, fileOffset: f64, atEnd: bool): u32 {
         p++;
         avail--;
       }
-      if (found) { endResync(fileOffset + p); continue; }
+      if (found) {
+        let bs = load<u32>(staging + p);
+        if (bs > avail && !atEnd) { wantBytes = bs; break; } // judge the candidate once it is whole
+        if (bs <= avail && processBuffer(staging + p, bs, bs, fileOffset + p, true)) {
+          resyncing = false;
+          if (resyncNonZero) {
+            warn(W_SKIPPED_BYTES, resyncFrom, <i32>bufCount - 2, -1, <u32>(fileOffset + p - resyncFrom));
+          }
+          p += bs;
+        } else {
+          resyncNonZero = true;
+          p++;
+        }
+        continue;
+      }
       if (!atEnd) break;
       for (let i: u32 = p; i < len; i++) if (load<u8>(staging + i) != 0) resyncNonZero = true;
       if (resyncNonZero) warn(W_TRAILING_GARBAGE, resyncFrom, <i32>bufCount - 1, -1, <u32>(fileOffset + len - resyncFrom));
@@ -256,12 +312,12 @@ export function consume(len: u32, fileOffset: f64, atEnd: bool): u32 {
     }
     if (bs > avail) {
       if (!atEnd) { wantBytes = bs; break; }
-      processBuffer(b, bs, avail, off);
+      processBuffer(b, bs, avail, off, false);
       p = len;
       done = true;
       break;
     }
-    processBuffer(b, bs, bs, off);
+    processBuffer(b, bs, bs, off, false);
     p += bs;
   }
   if (done) return 0;

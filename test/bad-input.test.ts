@@ -1,0 +1,283 @@
+// Damaged input: never a crash, a hang or an uncaught RuntimeError; a typed error with the byte
+// offset, or warnings and decoding resumes at the next good buffer; records before the damage kept.
+
+import { describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { openTrace, EtlFormatError, type Trace } from "../dist/bindings/index.js";
+import { HAVE_CORPUS, etlPath } from "./helpers/shared.js";
+
+/** Identity of a row, enough to tell records apart (for messages). */
+function keyOf(t: Trace, i: number): string {
+  const r = t.events.row(i);
+  return `${r.timestamp}|${r.providerGuid}|${r.eventId}|${r.opcode}|${r.payloadLength}|${Buffer.from(r.payload.subarray(0, 24)).toString("hex")}`;
+}
+
+/** Row indices of `full` in every buffer except `skip`. */
+function rowsWithout(t: Trace, skip: number): number[] {
+  const out: number[] = [];
+  for (let b = 0; b < t.bufferCount; b++) {
+    if (b === skip) continue;
+    const { firstRow, rowCount } = t.buffer(b);
+    for (let i = firstRow; i < firstRow + rowCount; i++) out.push(i);
+  }
+  return out;
+}
+
+const range = (from: number, to: number) => Array.from({ length: Math.max(0, to - from) }, (_, k) => from + k);
+
+/** Asserts that the rows of `t` are exactly rows `rows` of `full` (all columns, payload bytes). */
+function expectRows(t: Trace, full: Trace, rows: number[]): void {
+  expect(t.events.length).toBe(rows.length);
+  const a = t.events.columns, b = full.events.columns;
+  const guidA = [...t.providers].map((p) => p.guid), guidB = [...full.providers].map((p) => p.guid);
+  for (let i = 0; i < rows.length; i++) {
+    const j = rows[i];
+    const same =
+      a.timestamp[i] === b.timestamp[j] && a.eventId[i] === b.eventId[j] && a.opcode[i] === b.opcode[j] &&
+      a.version[i] === b.version[j] && a.pid[i] === b.pid[j] && a.tid[i] === b.tid[j] &&
+      a.headerType[i] === b.headerType[j] && a.payloadLength[i] === b.payloadLength[j] &&
+      a.processor[i] === b.processor[j] && guidA[a.provider[i]] === guidB[b.provider[j]] &&
+      Buffer.compare(t.events.row(i).payload, full.events.row(j).payload) === 0;
+    if (!same) expect({ row: i, key: keyOf(t, i) }).toEqual({ row: i, key: keyOf(full, j) });
+  }
+}
+
+/** Opens damaged bytes; only EtlFormatError may escape, and it must name an offset in the input. */
+async function openDamaged(bytes: Uint8Array): Promise<Trace | EtlFormatError> {
+  try {
+    return await openTrace(bytes);
+  } catch (error) {
+    expect(error).toBeInstanceOf(EtlFormatError);
+    const e = error as EtlFormatError;
+    expect(e.offset).toBeGreaterThanOrEqual(0);
+    expect(e.offset).toBeLessThanOrEqual(bytes.length);
+    expect(e.message).toContain(`byte offset ${e.offset}`);
+    return e;
+  }
+}
+
+function mulberry32(seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe("input that is not a trace", () => {
+  it("rejects empty, short and random input with EtlFormatError at offset 0", async () => {
+    const rand = mulberry32(7);
+    const inputs = [new Uint8Array(0), new Uint8Array(10), new Uint8Array(0x47).fill(0xff)];
+    for (const size of [0x48, 100, 4096, 65536, 300000]) {
+      const b = new Uint8Array(size);
+      for (let i = 0; i < size; i++) b[i] = (rand() * 256) | 0;
+      inputs.push(b);
+    }
+    for (const input of inputs) {
+      const r = await openDamaged(input);
+      expect(r).toBeInstanceOf(EtlFormatError);
+      expect((r as EtlFormatError).offset).toBe(0);
+    }
+  });
+
+  it("rejects a plausible buffer whose first record is not the logfile header", async () => {
+    const b = new Uint8Array(0x200).fill(0xff);
+    const v = new DataView(b.buffer);
+    v.setUint32(0, 0x200, true);
+    v.setUint32(4, 0x48 + 0x50, true);
+    v.setUint32(0x30, 0x48 + 0x50, true);
+    v.setUint16(0x34, 0, true);
+    v.setUint32(0x48, 0xc0130050, true); // an EVENT_HEADER64 record, not SYSTEM + HookId 0
+    const r = await openDamaged(b);
+    expect(r).toBeInstanceOf(EtlFormatError);
+    expect((r as EtlFormatError).offset).toBe(0x48);
+  });
+});
+
+describe.skipIf(!HAVE_CORPUS)("damaged corpus traces", () => {
+  const load = (name: string) => new Uint8Array(readFileSync(etlPath(name)));
+
+  for (const name of ["gcevents.etl", "smallEtlFile.etl", "net.4.5.2.x64.etl", "tx-CrossMachineHTTP.etl"]) {
+    it(`${name}: truncation at every buffer boundary keeps every earlier record`, async () => {
+      const bytes = load(name);
+      const full = await openTrace(bytes);
+      for (let b = 1; b <= full.bufferCount; b++) {
+        const cut = b < full.bufferCount ? full.buffer(b).fileOffset : bytes.length;
+        const t = (await openDamaged(bytes.subarray(0, cut))) as Trace;
+        const expected = b < full.bufferCount ? full.buffer(b).firstRow : full.events.length;
+        expectRows(t, full, range(0, expected));
+        expect(t.warnings).toEqual([]);
+      }
+    }, 120_000);
+  }
+
+  for (const name of ["gcevents.etl", "smallEtlFile.etl", "net.4.5.2.x64.etl"]) {
+    it(`${name}: truncation inside buffers and records keeps a prefix and warns`, async () => {
+      const bytes = load(name);
+      const full = await openTrace(bytes);
+      const rand = mulberry32(11);
+      const cuts = new Set<number>([1, 0x47, 0x48, 0x50, 0x100]);
+      for (let b = 0; b < full.bufferCount && cuts.size < 60; b++) {
+        const { fileOffset, bufferSize } = full.buffer(b);
+        cuts.add(fileOffset + 0x48 + Math.floor(rand() * (bufferSize - 0x48)));
+        cuts.add(fileOffset + 1);
+        cuts.add(fileOffset + 0x47);
+      }
+      for (const cut of [...cuts].filter((c) => c < bytes.length)) {
+        const r = await openDamaged(bytes.subarray(0, cut));
+        if (r instanceof EtlFormatError) {
+          // only a cut before the logfile header record completes may be refused
+          expect(cut).toBeLessThan(full.buffer(0).fileOffset + 0x48 + full.events.row(0).record.length);
+          continue;
+        }
+        const got = r.events.length;
+        expectRows(r, full, range(0, got));
+        // every buffer wholly before the cut is kept
+        let whole = 0;
+        for (let b = 0; b < full.bufferCount; b++) {
+          const buf = full.buffer(b);
+          if (buf.fileOffset + buf.bufferSize <= cut) whole = buf.firstRow + buf.rowCount;
+        }
+        expect(got).toBeGreaterThanOrEqual(whole);
+        // Losing records is always reported, except when the input ends in a few zero bytes
+        // (indistinguishable from a zero-filled tail).
+        const lastStart = [...Array(full.bufferCount).keys()].map((i) => full.buffer(i).fileOffset).filter((o) => o < cut).pop()!;
+        const tailIsZero = cut - lastStart < 0x48 && bytes.subarray(lastStart, cut).every((x) => x === 0);
+        if (got < full.events.length && !tailIsZero) expect(r.warnings.length).toBeGreaterThan(0);
+      }
+    }, 120_000);
+  }
+
+  it("a zeroed BufferSize skips that buffer with a warning and resumes at the next", async () => {
+    const bytes = load("gcevents.etl");
+    const full = await openTrace(bytes);
+    for (let b = 1; b < full.bufferCount; b++) {
+      const damaged = bytes.slice();
+      new DataView(damaged.buffer).setUint32(full.buffer(b).fileOffset, 0, true);
+      const t = (await openDamaged(damaged)) as Trace;
+      expectRows(t, full, rowsWithout(full, b));
+      // Inside the file the skipped buffer is reported as skipped bytes; at the end as trailing garbage.
+      const kind = b < full.bufferCount - 1 ? "skipped-bytes" : "trailing-garbage";
+      expect(t.warnings.map((w) => w.kind)).toEqual([kind]);
+      expect(t.warnings[0].offset).toBe(full.buffer(b).fileOffset);
+    }
+  });
+
+  it("an implausible BufferSize warns with its offset and resumes at the next buffer", async () => {
+    const bytes = load("net.4.5.2.x64.etl");
+    const full = await openTrace(bytes);
+    for (const b of [1, 7, 100, 359]) {
+      const damaged = bytes.slice();
+      const at = full.buffer(b).fileOffset;
+      new DataView(damaged.buffer).setUint32(at, 0x7fffffff, true);
+      const t = (await openDamaged(damaged)) as Trace;
+      expectRows(t, full, rowsWithout(full, b));
+      const w = t.warnings.find((x) => x.kind === "bad-buffer-size");
+      expect(w?.offset).toBe(at);
+    }
+  });
+
+  it("an oversized or zero record Size abandons only the rest of that buffer", async () => {
+    const bytes = load("gcevents.etl");
+    const full = await openTrace(bytes);
+    for (const [value, kind] of [[0xfff8, "record-overruns"], [0, "record-size-zero"], [0x20, "record-too-small"]] as const) {
+      const row = full.events.row(20);
+      const buf = [...Array(full.bufferCount).keys()].map((i) => full.buffer(i)).find((x) => x.firstRow <= 20 && 20 < x.firstRow + x.rowCount)!;
+      const recordAt = buf.fileOffset + 0x48 + (row.recordOffset - full.events.row(buf.firstRow).recordOffset);
+      const damaged = bytes.slice();
+      new DataView(damaged.buffer).setUint16(recordAt, value, true); // EVENT_HEADER: Size at offset 0
+      const t = (await openDamaged(damaged)) as Trace;
+      expectRows(t, full, [...range(0, 20), ...range(buf.firstRow + buf.rowCount, full.events.length)]);
+      const w = t.warnings.find((x) => x.kind === kind)!;
+      expect(w).toBeDefined();
+      expect(w.offset).toBe(buf.fileOffset);
+      expect(w.recordOffset).toBe(recordAt - buf.fileOffset);
+    }
+  });
+
+  it("an unknown header type becomes an opaque record and the walk goes on", async () => {
+    const bytes = load("gcevents.etl");
+    const full = await openTrace(bytes);
+    const buf = full.buffer(1);
+    const at = buf.fileOffset + 0x48;
+    const damaged = bytes.slice();
+    damaged[at + 2] = 0x3c; // header type byte of the buffer's first record
+    const t = (await openDamaged(damaged)) as Trace;
+    expect(t.events.length).toBe(full.events.length);
+    const r = t.events.row(buf.firstRow);
+    expect(r.headerType).toBe(0x3c);
+    expect(r.payloadLength).toBe(full.events.row(buf.firstRow).record.length);
+    expect(t.events.row(buf.firstRow + 1).timestamp).toBe(full.events.row(buf.firstRow + 1).timestamp);
+    expect(t.events.row(full.events.length - 1).timestamp).toBe(full.events.row(full.events.length - 1).timestamp);
+    expect(t.warnings.map((w) => w.kind)).toEqual(["opaque-record"]);
+  });
+
+  it("a corrupted XPRESS stream skips that buffer with a warning", async () => {
+    const bytes = load("net.4.5.2.x64.etl");
+    const full = await openTrace(bytes);
+    for (const b of [1, 50, 359]) {
+      const damaged = bytes.slice();
+      const at = full.buffer(b).fileOffset;
+      // First flag word all ones: the first token is a match with nothing before it.
+      new DataView(damaged.buffer).setUint32(at + 0x48, 0xffffffff, true);
+      const t = (await openDamaged(damaged)) as Trace;
+      expectRows(t, full, rowsWithout(full, b));
+      const w = t.warnings.find((x) => x.kind === "decompress-failed");
+      expect(w?.offset).toBe(at);
+      expect(t.buffer(b).skipped).toBe(true);
+    }
+  });
+
+  it("random garbage between buffers is skipped and reported", async () => {
+    const bytes = load("gcevents.etl");
+    const full = await openTrace(bytes);
+    const cut = full.buffer(2).fileOffset;
+    const rand = mulberry32(3);
+    const garbage = new Uint8Array(12345);
+    for (let i = 0; i < garbage.length; i++) garbage[i] = (rand() * 256) | 0;
+    const damaged = new Uint8Array(bytes.length + garbage.length);
+    damaged.set(bytes.subarray(0, cut));
+    damaged.set(garbage, cut);
+    damaged.set(bytes.subarray(cut), cut + garbage.length);
+    const t = (await openDamaged(damaged)) as Trace;
+    expectRows(t, full, range(0, full.events.length));
+    const w = t.warnings.find((x) => x.kind === "skipped-bytes")!;
+    expect(w.offset).toBe(cut);
+    expect(w.detail).toBe(garbage.length);
+  });
+
+  for (const name of ["smallEtlFile.etl", "gcevents.etl", "net.4.5.2.x64.etl"]) {
+    it(`${name}: random byte mutations never crash`, async () => {
+      const bytes = load(name);
+      const rand = mulberry32(name.length);
+      const rounds = name.startsWith("net") ? 40 : 300;
+      for (let round = 0; round < rounds; round++) {
+        const damaged = bytes.slice();
+        const flips = 1 + Math.floor(rand() * 16);
+        for (let k = 0; k < flips; k++) damaged[Math.floor(rand() * damaged.length)] = (rand() * 256) | 0;
+        const r = await openDamaged(damaged);
+        if (!(r instanceof EtlFormatError)) {
+          // the tables stay readable
+          for (let i = 0; i < r.events.length; i += Math.max(1, r.events.length >> 6)) keyOf(r, i);
+          r.events.timeOrder();
+        }
+      }
+    }, 120_000);
+  }
+
+  it("a trace fed in odd chunk sizes decodes as a whole one does", async () => {
+    const bytes = load("net.4.5.2.x64.etl");
+    const full = await openTrace(bytes);
+    function* pieces() {
+      const rand = mulberry32(5);
+      for (let i = 0; i < bytes.length; ) {
+        const n = 1 + Math.floor(rand() * 200000);
+        yield bytes.subarray(i, i + n);
+        i += n;
+      }
+    }
+    const t = await openTrace(pieces(), { chunkBytes: 100000 });
+    expectRows(t, full, range(0, full.events.length));
+  });
+});
