@@ -57,7 +57,7 @@ export class Trace {
   readonly info: TraceInfo;
   readonly clock: TraceClock;
   readonly providers: ProviderTable;
-  readonly events: EventTable;
+  private eventTable: EventTable | null;
   readonly warnings: readonly TraceWarning[];
   /** Warnings seen, including any beyond the first 10,000 kept. */
   readonly warningTotal: number;
@@ -72,10 +72,16 @@ export class Trace {
     this.clock = clock;
     this.providers = new ProviderTable(data, namesFromProviderTraits(data));
     const ptr = info.pointerSize === 4 || info.pointerSize === 8 ? info.pointerSize : info.headerPointerSize;
-    this.events = new EventTable(data, this.providers, clock, ptr, () => timeOrder(data));
+    this.eventTable = new EventTable(data, this.providers, clock, ptr, () => timeOrder(data));
     this.warnings = readWarnings(data);
     this.warningTotal = data.warningTotal;
     this.decodeError = data.decodeFailure;
+  }
+
+  /** The event table: one row per record, in file order. */
+  get events(): EventTable {
+    if (!this.eventTable) throw new Error("etw-wasm: trace disposed");
+    return this.eventTable;
   }
 
   private get live(): TraceData {
@@ -139,9 +145,13 @@ export class Trace {
     return this.clock.relativeMSec(raw);
   }
 
-  /** Drops the tables and the WebAssembly memory behind them. Views handed out become unusable. */
+  /**
+   * Drops the tables and the WebAssembly instance behind them; the memory is freed once no view
+   * handed out before is still referenced.
+   */
   dispose(): void {
     this.data = null;
+    this.eventTable = null;
   }
 }
 

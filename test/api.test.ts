@@ -1,0 +1,179 @@
+// The public API on real traces: info, clock, providers, rows, iteration, time order, queries.
+
+import { describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { openTrace, type Trace } from "../dist/bindings/index.js";
+import { openTraceFile } from "../dist/bindings/node.js";
+import { HAVE_CORPUS, etlPath } from "./helpers/shared.js";
+
+const open = (name: string) => openTrace(readFileSync(etlPath(name)));
+
+describe.skipIf(!HAVE_CORPUS)("public API on corpus traces", () => {
+  it("converts raw timestamps as the format spec's worked example does (AMSITrace)", async () => {
+    const t = await open("etl-parser-AMSITrace.etl");
+    expect(t.info.headerTimestamp).toBe(2745263251517n);
+    expect(t.info.startFiletime).toBe(132264173104203138n);
+    expect(t.info.startTime.toISOString()).toBe("2020-02-17T12:48:30.420Z");
+    expect(t.info.clockName).toBe("QPC");
+    const first = t.events.row(t.buffer(1).firstRow);
+    expect(first.timestamp).toBe(2745536567203n);
+    expect(first.filetime).toBe(132264173377518824n);
+    expect(first.time.toISOString()).toBe("2020-02-17T12:48:57.751Z");
+    expect(first.relativeMSec).toBeCloseTo(27331.5686, 4);
+    expect(t.events.row(0).relativeMSec).toBe(0);
+    expect(t.info.eventsLost).toBe(3);
+    expect(t.info.timeZone?.bias).toBe(-60);
+  });
+
+  it("reads the 32-bit logfile header and the rundown event of smallEtlFile", async () => {
+    const t = await open("smallEtlFile.etl");
+    expect(t.info.headerPointerSize).toBe(4);
+    expect(t.info.pointerSize).toBe(4);
+    expect(t.info.loggerName).toBe("PerfWatsonGCHeapETLSession688");
+    expect(t.info.compressedBuffers).toBe(1);
+    const r = t.events.row(1);
+    expect(r.providerName).toBe("Microsoft-Windows-DotNETRuntimeRundown");
+    expect(r.headerTypeName).toBe("EVENT_HEADER32");
+    expect(r.pointerSize).toBe(4);
+    expect(r.eventId).toBe(154);
+    // ModuleILPath (UTF-16) is in the payload, which stays addressable after decompression.
+    const text = Buffer.from(r.payload).toString("utf16le");
+    expect(text).toContain("Microsoft.VisualStudio.Services.Client.dll");
+  });
+
+  it("names providers: CLR, kernel groups, TraceLogging provider traits", async () => {
+    const t = await open("net.4.5.2.x64.etl");
+    const names = new Map([...t.providers].map((p) => [p.guid, p]));
+    expect(names.get("e13c0d23-ccbc-4e12-931b-d9cc2eee27e4")?.name).toBe("Microsoft-Windows-DotNETRuntime");
+    expect(names.get("ce1dbfb4-137e-4da6-87b0-3f59aa102cbc")).toMatchObject({ name: "Windows Kernel", group: "PerfInfo", kind: "kernel-group" });
+    const hw = await open("hw3d-trace.etl");
+    expect([...hw.providers].map((p) => p.name)).toContain("Atum-Hw3d");
+    expect(t.providers.find("Microsoft-Windows-DotNETRuntime")).toEqual([names.get("e13c0d23-ccbc-4e12-931b-d9cc2eee27e4")!.index]);
+    expect(t.providers.find("{E13C0D23-CCBC-4E12-931B-D9CC2EEE27E4}")).toHaveLength(1);
+  });
+
+  it("orders rows by time across processors", async () => {
+    const t = await open("net.4.5.x86.etl");
+    const order = t.events.timeOrder();
+    expect(order.length).toBe(t.events.length);
+    const seen = new Uint8Array(order.length);
+    for (const i of order) seen[i]++;
+    expect(seen.every((x) => x === 1)).toBe(true);
+    const ts = t.events.timestamp;
+    let inversions = 0;
+    for (let k = 1; k < order.length; k++) if (ts[order[k - 1]] > ts[order[k]]) inversions++;
+    expect(inversions).toBe(0);
+    // file order is not time order in this trace (buffers of 8 processors interleave)
+    let fileInversions = 0;
+    for (let i = 1; i < ts.length; i++) if (ts[i - 1] > ts[i]) fileInversions++;
+    expect(fileInversions).toBeGreaterThan(0);
+    let n = 0, prev = -1n;
+    for (const row of t.events.byTime()) {
+      expect(row.timestamp >= prev).toBe(true);
+      prev = row.timestamp;
+      n++;
+    }
+    expect(n).toBe(t.events.length);
+  });
+
+  it("queries match a brute-force filter", async () => {
+    const t = await open("net.4.5.2.x64.etl");
+    const clr = t.providers.find("Microsoft-Windows-DotNETRuntime")[0];
+    const brute = (pred: (i: number) => boolean) => {
+      const out: number[] = [];
+      for (let i = 0; i < t.events.length; i++) if (pred(i)) out.push(i);
+      return out;
+    };
+    const e = t.events;
+    expect([...t.query({ provider: "Microsoft-Windows-DotNETRuntime" }).indices]).toEqual(brute((i) => e.provider[i] === clr));
+    expect([...t.query({ provider: clr, eventId: [1, 2] }).indices]).toEqual(brute((i) => e.provider[i] === clr && (e.eventId[i] === 1 || e.eventId[i] === 2)));
+    const pid = e.pid[1000];
+    expect([...t.query({ pid, opcode: e.opcode[1000] }).indices]).toEqual(brute((i) => e.pid[i] === pid && e.opcode[i] === e.opcode[1000]));
+    expect([...t.query({ level: 3 }).indices]).toEqual(brute((i) => e.level[i] <= 3));
+    expect([...t.query({ keywords: 0x8000n }).indices]).toEqual(brute((i) => (e.keywords[i] & 0x8000n) !== 0n));
+    const from = 2000, to = 3000;
+    const inRange = t.query({ from, to });
+    expect(inRange.length).toBeGreaterThan(0);
+    expect([...inRange.indices]).toEqual(brute((i) => {
+      const ms = t.relativeMSec(e.timestamp[i]);
+      return ms >= from && ms <= to;
+    }));
+    const byTime = t.query({ provider: clr, order: "time" });
+    let last = -1n, count = 0;
+    for (const row of byTime) {
+      expect(row.providerIndex).toBe(clr);
+      expect(row.timestamp >= last).toBe(true);
+      last = row.timestamp;
+      count++;
+    }
+    expect(count).toBe(byTime.length);
+    expect(t.query({ provider: "no such provider" }).length).toBe(0);
+  });
+
+  it("rows are lazy views; iteration moves one cursor", async () => {
+    const t = await open("gcevents.etl");
+    const seen = new Set();
+    let k = 0;
+    for (const row of t.events) {
+      seen.add(row);
+      expect(row.index).toBe(k++);
+    }
+    expect(seen.size).toBe(1);
+    const r = t.events.row(5);
+    expect(r.clone().index).toBe(5);
+    expect(() => t.events.row(t.events.length)).toThrow(RangeError);
+    const json = r.toJSON();
+    expect(json.provider).toBe(r.providerGuid);
+    expect(json.timestamp).toBe(r.timestamp.toString());
+  });
+
+  it("column views stay valid after everything else the API does", async () => {
+    const t = await open("net.4.5.2.x64.etl");
+    const ts = t.events.timestamp;
+    const first = ts[0];
+    const other = await open("net.4.5.x86.etl"); // another trace: its own memory
+    t.events.timeOrder();
+    t.query({ provider: "Windows Kernel", order: "time" });
+    for (let i = 0; i < t.events.length; i += 1000) void t.events.row(i).activityId;
+    expect(ts.length).toBe(t.events.length);
+    expect(ts[0]).toBe(first);
+    expect(ts.buffer.byteLength).toBeGreaterThan(0);
+    expect(other.events.length).toBe(185961);
+  });
+
+  it("reads a file in streamed chunks with the node entry point", async () => {
+    const a = await openTraceFile(etlPath("net.4.5.x86.etl"), { chunkBytes: 1 << 20 });
+    const b = await open("net.4.5.x86.etl");
+    expect(a.events.length).toBe(b.events.length);
+    expect(Buffer.compare(Buffer.from(a.events.timestamp.buffer, a.events.timestamp.byteOffset, a.events.timestamp.byteLength),
+      Buffer.from(b.events.timestamp.buffer, b.events.timestamp.byteOffset, b.events.timestamp.byteLength))).toBe(0);
+  });
+
+  it("gives activity ids, related activity ids and stacks from the record bytes", async () => {
+    const t = await open("net.4.5.2.x64.etl");
+    let stacks = 0, related = 0, activities = 0;
+    for (const row of t.events) {
+      const types = row.extTypes;
+      if (types.includes(6)) {
+        const s = row.stack!;
+        expect(s.length).toBeGreaterThan(0);
+        stacks++;
+      }
+      if (types.includes(1)) {
+        expect(row.relatedActivityId).toMatch(/^[0-9a-f-]{36}$/);
+        related++;
+      }
+      const a = row.activityId;
+      if (a && a !== "00000000-0000-0000-0000-000000000000") activities++;
+    }
+    expect(stacks).toBeGreaterThan(0);
+    expect(related).toBeGreaterThan(0);
+    expect(activities).toBeGreaterThan(0);
+  });
+
+  it("dispose drops the tables", async () => {
+    const t: Trace = await open("gcevents.etl");
+    t.dispose();
+    expect(() => t.bytes).toThrow(/disposed/);
+  });
+});
