@@ -50,6 +50,13 @@ export let walkAbandoned: bool = false;
   tables.rowCount = rowCount + 1;
 }
 
+/** A record whose layout is unknown: kept whole as user data, with the previous timestamp. */
+function emitOpaque(rec: usize, pos: u32, size: u32, ts: i64, processor: u32, ht: u32, detail: u32): void {
+  recordWarning(W_OPAQUE_RECORD, pos, detail);
+  emit(rec, 0, size, ts, 0, NONE32, NONE32, providerNone(), 0, 0,
+    F_OPAQUE | F_NO_PROCESS_INFO | F_TIMESTAMP_INHERITED, processor, 0, 0, 0, ht, 0);
+}
+
 function recordWarning(code: u32, pos: u32, detail: u32): void {
   warn(code, ctxFileOffset, ctxBuffer, <i32>(pos + 0x48), detail);
 }
@@ -168,9 +175,7 @@ export function walkRecords(
         size = marker & 0xffff;
         if (size < 4) { recordWarning(W_RECORD_TOO_SMALL, pos, size); break; }
         if (size > remaining) { recordWarning(W_RECORD_OVERRUNS, pos, size); break; }
-        recordWarning(W_OPAQUE_RECORD, pos, ht);
-        emit(rec, 0, size, lastTs, 0, NONE32, NONE32, providerNone(), 0, 0,
-          F_OPAQUE | F_NO_PROCESS_INFO | F_TIMESTAMP_INHERITED, processor, 0, 0, 0, ht, 0);
+        emitOpaque(rec, pos, size, lastTs, processor, ht, ht);
       }
     } else if ((b3 & 0xf0) == 0x90) {
       // ---- WPP MESSAGE_TRACE_HEADER with optional fields in fixed order ----
@@ -213,9 +218,7 @@ export function walkRecords(
       size = marker & 0xffff;
       if (size < 4) { recordWarning(W_RECORD_TOO_SMALL, pos, size); break; }
       if (size > remaining) { recordWarning(W_RECORD_OVERRUNS, pos, size); break; }
-      recordWarning(W_OPAQUE_RECORD, pos, marker);
-      emit(rec, 0, size, lastTs, 0, NONE32, NONE32, providerNone(), 0, 0,
-        F_OPAQUE | F_NO_PROCESS_INFO | F_TIMESTAMP_INHERITED, processor, 0, 0, 0, ht, 0);
+      emitOpaque(rec, pos, size, lastTs, processor, ht, marker);
     } else {
       recordWarning(W_CORRUPT_MARKER, pos, marker);
       break;

@@ -2,6 +2,7 @@
 // the runtime's manifest layouts (fields packed, win:Pointer sized by the record's flavour).
 
 import { EtlWriter, PayloadBuilder } from "./etl-writer.js";
+import { mulberry32 } from "./random.js";
 
 export const CLR_PROVIDER = "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4";
 const PROCESS_GROUP_GUID_HOOK = 0x0300; // Process group; the opcode is the low byte
@@ -17,14 +18,6 @@ export interface GenerateOptions {
   bufferSize?: number;
 }
 
-function mulberry32(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const NAMESPACES = ["System", "System.Collections.Generic", "System.Linq", "System.Text.Json", "Contoso.Orders",
   "Contoso.Orders.Pricing", "Microsoft.Extensions.Logging", "System.Threading.Tasks", "System.IO", "System.Net.Http"];

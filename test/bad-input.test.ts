@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { openTrace, EtlFormatError, type Trace } from "../dist/bindings/index.js";
 import { HAVE_CORPUS, etlPath } from "./helpers/shared.js";
+import { mulberry32 } from "../bench/random.js";
 
 /** Identity of a row, enough to tell records apart (for messages). */
 function keyOf(t: Trace, i: number): string {
@@ -56,14 +57,6 @@ async function openDamaged(bytes: Uint8Array): Promise<Trace | EtlFormatError> {
   }
 }
 
-function mulberry32(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe("input that is not a trace", () => {
   it("rejects empty, short and random input with EtlFormatError at offset 0", async () => {

@@ -7,7 +7,7 @@ import { writeFileSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HAVE_CORPUS, etlPath, referencePath } from "./helpers/shared.js";
-import { readReference } from "./helpers/reference.js";
+import { readReference, referenceAsJson } from "./helpers/reference.js";
 
 const CLI = fileURLToPath(new URL("../dist/examples/cli/etw-wasm.js", import.meta.url));
 
@@ -49,23 +49,7 @@ describe("etw-wasm command line", () => {
     for (let i = 0; i < events.length; i++) {
       const got = JSON.parse(lines[i]);
       const ref = events[i];
-      const want = {
-        headerType: ref.ht,
-        provider: ref.provider,
-        ...(ref.group !== undefined ? { group: ref.group } : {}),
-        eventId: ref.id ?? 0,
-        version: ref.version ?? 0,
-        opcode: ref.opcode ?? 0,
-        level: ref.level ?? 0,
-        task: ref.task ?? 0,
-        keywords: ref.keywords ?? "0x0000000000000000",
-        pid: ref.pid ?? null,
-        tid: ref.tid ?? null,
-        processor: ref.processor_number,
-        timestamp: String(ref.ts),
-        payloadLength: ref.payload_len,
-        extTypes: ((ref.ext as { type: number }[] | undefined) ?? []).map((e) => e.type),
-      };
+      const want = referenceAsJson(ref);
       if (JSON.stringify(got) !== JSON.stringify(want)) {
         if (mismatches++ === 0) expect({ line: i + 1, ...got }).toEqual({ line: i + 1, ...want });
       }

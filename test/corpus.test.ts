@@ -7,52 +7,17 @@ import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { openTrace, type Trace } from "../dist/bindings/index.js";
 import { HAVE_CORPUS, corpusFiles, etlPath, referencePath } from "./helpers/shared.js";
-import { readReference, type ReferenceRecord } from "./helpers/reference.js";
+import { readReference, referenceAsJson, type ReferenceRecord } from "./helpers/reference.js";
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
 
-/** The fields of row `i` in the reference's vocabulary; absent header fields take the spec's defaults. */
-function expectedOf(r: ReferenceRecord) {
-  const ext = (r.ext as { type: number }[] | undefined) ?? [];
-  return {
-    ht: r.ht,
-    provider: r.provider,
-    id: r.id ?? 0,
-    version: r.version ?? 0,
-    opcode: r.opcode ?? 0,
-    level: r.level ?? 0,
-    task: r.task ?? 0,
-    keywords: r.keywords ?? "0x0000000000000000",
-    pid: r.pid ?? null,
-    tid: r.tid ?? null,
-    processor: r.processor_number,
-    ts: String(r.ts),
-    payloadLength: r.payload_len,
-    payloadHex: r.payload_hex,
-    extTypes: ext.map((e) => e.type),
-  };
-}
-
+/** Row `i` as the reference sees it: the jsonl form plus the first 64 payload bytes. */
 function actualOf(trace: Trace, i: number) {
   const row = trace.events.row(i);
-  return {
-    ht: row.headerType,
-    provider: row.providerGuid,
-    id: row.eventId,
-    version: row.version,
-    opcode: row.opcode,
-    level: row.level,
-    task: row.task,
-    keywords: "0x" + row.keywords.toString(16).padStart(16, "0"),
-    pid: row.pid,
-    tid: row.tid,
-    processor: row.processor,
-    ts: row.timestamp.toString(),
-    payloadLength: row.payloadLength,
-    payloadHex: hex(row.payload.subarray(0, 64)),
-    extTypes: row.extTypes,
-  };
+  return { ...row.toJSON(), payloadHex: hex(row.payload.subarray(0, 64)) };
 }
+
+const expectedOf = (r: ReferenceRecord) => ({ ...referenceAsJson(r), payloadHex: r.payload_hex });
 
 describe.skipIf(!HAVE_CORPUS)("corpus against reference dumps", () => {
   for (const name of corpusFiles()) {

@@ -4,6 +4,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { instantiateCore, type CoreExports } from "../dist/bindings/loader.js";
 import { xpressCompress } from "../bench/xpress-compress.js";
+import { mulberry32 } from "../bench/random.js";
 
 let core: CoreExports;
 beforeAll(async () => {
@@ -23,14 +24,6 @@ function decompress(src: Uint8Array, expected: number): Uint8Array | number {
   return out;
 }
 
-function mulberry32(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function roundTrip(input: Uint8Array) {
   const packed = xpressCompress(input);

@@ -23,3 +23,25 @@ export async function readReference(path: string): Promise<{ file: ReferenceReco
   if (!file) throw new Error(`${path}: no file record`);
   return { file, events };
 }
+
+/** A reference record in the vocabulary of `etw-wasm events --format jsonl` (absent fields: the spec's defaults). */
+export function referenceAsJson(r: ReferenceRecord) {
+  const ext = (r.ext as { type: number }[] | undefined) ?? [];
+  return {
+    headerType: r.ht,
+    provider: r.provider,
+    ...(r.group !== undefined ? { group: r.group } : {}),
+    eventId: r.id ?? 0,
+    version: r.version ?? 0,
+    opcode: r.opcode ?? 0,
+    level: r.level ?? 0,
+    task: r.task ?? 0,
+    keywords: r.keywords ?? "0x0000000000000000",
+    pid: r.pid ?? null,
+    tid: r.tid ?? null,
+    processor: r.processor_number,
+    timestamp: String(r.ts),
+    payloadLength: r.payload_len,
+    extTypes: ext.map((e) => e.type),
+  };
+}
