@@ -91,3 +91,24 @@ export const LH_LOGGER_NAME_CHARS = 112; // u32
 export const LH_LOG_FILE_NAME = 116;
 export const LH_LOG_FILE_NAME_CHARS = 120;
 export const LH_SIZE = 128;
+
+// ---- CLR payload field types (generated schema and payload walkers) ----
+export const T_U8 = 1;
+export const T_I8 = 2;
+export const T_U16 = 3;
+export const T_I16 = 4;
+export const T_U32 = 5;
+export const T_I32 = 6;
+export const T_U64 = 7;
+export const T_I64 = 8;
+export const T_F32 = 9;
+export const T_F64 = 10;
+export const T_BOOL = 11; // 4 bytes
+export const T_PTR = 12; // 4 or 8 bytes: the record's pointer size
+export const T_GUID = 13;
+export const T_FILETIME = 14;
+export const T_SYSTEMTIME = 15;
+export const T_USTR = 16; // UTF-16, NUL-terminated
+export const T_ASTR = 17; // 8-bit, NUL-terminated
+export const T_BINARY = 18; // `length` bytes
+export const T_STRUCT = 19; // `count` elements of nested fields

@@ -6,6 +6,9 @@ import { formatGuid } from "./guid.js";
 import type { TraceClock } from "./info.js";
 import type { ProviderTable } from "./provider-table.js";
 import type { EventColumns, TraceData } from "./trace-data.js";
+import type { ClrEventSchema } from "./clr-schema-types.js";
+import { clrProviderIndex, decodeClrPayload, findClrEvent, mapName, type DecodedPayload, type FieldValue } from "./clr-payload.js";
+import { eventName } from "./event-names.js";
 
 export const HEADER_TYPE_NAMES: Readonly<Record<number, string>> = {
   0x01: "SYSTEM32", 0x02: "SYSTEM64", 0x03: "COMPACT32", 0x04: "COMPACT64", 0x0a: "FULL_HEADER32",
@@ -49,6 +52,7 @@ export class EventTable implements Iterable<EventRow> {
   readonly length: number;
   readonly columns: EventColumns;
   private order?: Uint32Array;
+  private clrProviders?: Int16Array;
 
   constructor(
     readonly data: TraceData,
@@ -112,6 +116,24 @@ export class EventTable implements Iterable<EventRow> {
         return { done: false, value: row };
       },
     };
+  }
+
+  /** CLR provider index (into CLR_PROVIDERS) of each provider of the trace, or -1. */
+  clrProviderOf(provider: number): number {
+    if (!this.clrProviders) {
+      this.clrProviders = new Int16Array(this.providers.length);
+      for (let i = 0; i < this.providers.length; i++) this.clrProviders[i] = clrProviderIndex(this.providers.get(i).guid);
+    }
+    return this.clrProviders[provider];
+  }
+
+  /** Schema of a row's .NET runtime event, if it is one. */
+  clrSchema(index: number): ClrEventSchema | undefined {
+    const p = this.clrProviderOf(this.columns.provider[index]);
+    if (p < 0) return undefined;
+    const ht = this.columns.headerType[index];
+    if (ht !== C.HT_EVENT_HEADER32 && ht !== C.HT_EVENT_HEADER64) return undefined;
+    return findClrEvent(p, this.columns.eventId[index], this.columns.version[index]);
   }
 
   /** First extended item of a row, or -1 (items of one row are contiguous). */
@@ -224,6 +246,38 @@ export class EventRow {
   get relativeMSec(): number { return this.table.clock.relativeMSec(this.timestamp); }
   get filetime(): bigint { return this.table.clock.toFiletime(this.timestamp); }
   get time(): Date { return this.table.clock.toDate(this.timestamp); }
+
+  /** Event name as TraceEvent prints it, e.g. "Microsoft-Windows-DotNETRuntime/GC/Start". */
+  get name(): string { return eventName(this); }
+  /** Schema of the row's .NET runtime event (provider, id, version), if it is one. */
+  get clrSchema(): ClrEventSchema | undefined { return this.table.clrSchema(this.index); }
+  /** The payload decoded field by field (CLR events); null for events without a schema. */
+  decode(): DecodedPayload | null {
+    const schema = this.clrSchema;
+    return schema ? decodeClrPayload(schema, this.table.data.bytes, this.payloadOffset, this.payloadLength, this.pointerSize) : null;
+  }
+  /** Every decoded field by name. */
+  get fields(): Record<string, FieldValue> {
+    const d = this.decode();
+    const out: Record<string, FieldValue> = {};
+    if (d) d.names.forEach((n, i) => (out[n] = d.values[i]));
+    return out;
+  }
+  /** One field by name (undefined when absent or beyond a short payload). */
+  get(name: string): FieldValue | undefined {
+    const d = this.decode();
+    if (!d) return undefined;
+    const i = d.names.indexOf(name);
+    return i < 0 ? undefined : d.values[i];
+  }
+  /** A field's value-map or bit-map name (unknown values as the number), or the plain value. */
+  getDisplay(name: string): FieldValue | string | undefined {
+    const schema = this.clrSchema;
+    const value = this.get(name);
+    const f = schema?.fields.find((x) => x.name === name);
+    if (!schema || !f?.map || typeof value !== "number") return value;
+    return mapName(schema.provider, f.map, value) ?? String(value);
+  }
 
   /** A row that stays here when a cursor moves on. */
   clone(): EventRow { return new EventRow(this.table, this.index); }

@@ -1,0 +1,227 @@
+// .NET runtime payloads, decoded lazily from the record bytes with the generated schema. Fields
+// after the first variable-length one are found by walking; nothing is read past the payload.
+
+import * as C from "../assembly/codes.js";
+import { CLR_EVENTS, CLR_PROVIDERS } from "./generated/clr-schema.js";
+import type { ClrEventSchema, ClrFieldSchema } from "./clr-schema-types.js";
+import { formatGuid } from "./guid.js";
+
+export { CLR_EVENTS, CLR_PROVIDERS };
+
+const providerIndexByGuid = new Map(CLR_PROVIDERS.map((p, i) => [p.guid, i]));
+const byKey = new Map<string, ClrEventSchema>();
+const versionsById = new Map<string, number[]>();
+for (const e of CLR_EVENTS) {
+  byKey.set(`${e.provider}:${e.id}:${e.version}`, e);
+  const k = `${e.provider}:${e.id}`;
+  const list = versionsById.get(k) ?? [];
+  list.push(e.version);
+  versionsById.set(k, list.sort((a, b) => a - b));
+}
+const byName = new Map<string, ClrEventSchema[]>();
+for (const e of CLR_EVENTS) {
+  const list = byName.get(e.name) ?? [];
+  list.push(e);
+  byName.set(e.name, list);
+}
+
+export function clrProviderIndex(guid: string): number {
+  return providerIndexByGuid.get(guid) ?? -1;
+}
+
+/**
+ * The schema for (provider, id, version). A version newer than the manifest knows falls back to the
+ * newest known one (newer versions append fields; the extra bytes are ignored).
+ */
+export function findClrEvent(provider: number, id: number, version: number): ClrEventSchema | undefined {
+  const exact = byKey.get(`${provider}:${id}:${version}`);
+  if (exact || provider < 0) return exact;
+  const versions = versionsById.get(`${provider}:${id}`);
+  if (!versions) return undefined;
+  let best = -1;
+  for (const v of versions) if (v <= version) best = v;
+  return best >= 0 ? byKey.get(`${provider}:${id}:${best}`) : undefined;
+}
+
+/** Every schema version printed under a TraceEvent name, e.g. "Microsoft-Windows-DotNETRuntime/GC/Start". */
+export function clrEventsNamed(name: string): ClrEventSchema[] {
+  return byName.get(name) ?? [];
+}
+
+const FIXED: Record<number, number> = {
+  [C.T_U8]: 1, [C.T_I8]: 1, [C.T_U16]: 2, [C.T_I16]: 2, [C.T_U32]: 4, [C.T_I32]: 4, [C.T_U64]: 8, [C.T_I64]: 8,
+  [C.T_F32]: 4, [C.T_F64]: 8, [C.T_BOOL]: 4, [C.T_GUID]: 16, [C.T_FILETIME]: 8, [C.T_SYSTEMTIME]: 16,
+};
+
+export type FieldValue = number | bigint | boolean | string | Uint8Array | FieldValue[] | { [name: string]: FieldValue };
+
+export interface DecodedPayload {
+  names: string[];
+  values: FieldValue[];
+  /** The payload ended before the schema's last field; missing fields are absent from `names`. */
+  truncated: boolean;
+}
+
+class Reader {
+  truncated = false;
+  constructor(
+    readonly bytes: Uint8Array,
+    readonly view: DataView,
+    public pos: number,
+    readonly end: number,
+    readonly ptr: number,
+  ) {}
+
+  has(n: number): boolean {
+    if (this.pos + n <= this.end) return true;
+    this.truncated = true;
+    return false;
+  }
+
+  scalar(type: number): FieldValue | undefined {
+    const v = this.view;
+    const size = type === C.T_PTR ? this.ptr : FIXED[type];
+    if (!this.has(size)) return undefined;
+    const p = this.pos;
+    this.pos += size;
+    switch (type) {
+      case C.T_U8: return v.getUint8(p);
+      case C.T_I8: return v.getInt8(p);
+      case C.T_U16: return v.getUint16(p, true);
+      case C.T_I16: return v.getInt16(p, true);
+      case C.T_U32: return v.getUint32(p, true);
+      case C.T_I32: return v.getInt32(p, true);
+      case C.T_U64: case C.T_FILETIME: return v.getBigUint64(p, true);
+      case C.T_I64: return v.getBigInt64(p, true);
+      case C.T_F32: return v.getFloat32(p, true);
+      case C.T_F64: return v.getFloat64(p, true);
+      case C.T_BOOL: return v.getUint32(p, true) !== 0;
+      case C.T_PTR: return size === 4 ? BigInt(v.getUint32(p, true)) : v.getBigUint64(p, true);
+      case C.T_GUID: return formatGuid(this.bytes, p);
+      case C.T_SYSTEMTIME: return this.bytes.subarray(p, p + 16);
+    }
+    return undefined;
+  }
+
+  utf16(): string {
+    let s = "";
+    let p = this.pos;
+    while (p + 2 <= this.end) {
+      const c = this.bytes[p] | (this.bytes[p + 1] << 8);
+      p += 2;
+      if (c === 0) {
+        this.pos = p;
+        return s;
+      }
+      s += String.fromCharCode(c);
+    }
+    this.pos = this.end; // unterminated: the string runs to the payload end
+    this.truncated = true;
+    return s;
+  }
+
+  ansi(): string {
+    let s = "";
+    let p = this.pos;
+    while (p < this.end) {
+      const c = this.bytes[p++];
+      if (c === 0) {
+        this.pos = p;
+        return s;
+      }
+      s += String.fromCharCode(c);
+    }
+    this.pos = this.end;
+    this.truncated = true;
+    return s;
+  }
+}
+
+function countOf(f: ClrFieldSchema, ref: string | undefined, named: Map<string, FieldValue>): number {
+  if (ref === undefined) return 1;
+  const lit = Number(ref);
+  if (Number.isInteger(lit)) return lit;
+  const v = named.get(ref);
+  return typeof v === "number" ? v : typeof v === "bigint" ? Number(v) : 0;
+}
+
+function readField(r: Reader, f: ClrFieldSchema, named: Map<string, FieldValue>): FieldValue | undefined {
+  if (f.type === C.T_USTR) return r.pos < r.end || r.has(2) ? r.utf16() : undefined;
+  if (f.type === C.T_ASTR) return r.pos < r.end || r.has(1) ? r.ansi() : undefined;
+  if (f.type === C.T_BINARY) {
+    const n = countOf(f, f.length, named);
+    if (!r.has(n)) return undefined;
+    const b = r.bytes.subarray(r.pos, r.pos + n);
+    r.pos += n;
+    return b;
+  }
+  if (f.type === C.T_STRUCT) {
+    const n = countOf(f, f.count, named);
+    const out: FieldValue[] = [];
+    const padded = f.elementSize64 !== undefined;
+    for (let k = 0; k < n; k++) {
+      const start = r.pos;
+      const element: { [name: string]: FieldValue } = {};
+      const inner = new Map<string, FieldValue>();
+      for (let i = 0; i < f.fields!.length; i++) {
+        const sub = f.fields![i];
+        if (padded) r.pos = start + (r.ptr === 4 ? f.elementOffsets32![i] : f.elementOffsets64![i]);
+        const v = readField(r, sub, inner);
+        if (v === undefined) return out;
+        inner.set(sub.name, v);
+        element[sub.name] = v;
+      }
+      if (padded) {
+        const size = r.ptr === 4 ? f.elementSize32! : f.elementSize64!;
+        if (!r.has(start + size - r.pos)) return out;
+        r.pos = start + size;
+      }
+      out.push(element);
+    }
+    return out;
+  }
+  if (f.count !== undefined) {
+    const n = countOf(f, f.count, named);
+    const out: FieldValue[] = [];
+    for (let k = 0; k < n; k++) {
+      const v = r.scalar(f.type);
+      if (v === undefined) break;
+      out.push(v);
+    }
+    return out;
+  }
+  return r.scalar(f.type);
+}
+
+/** Decodes a payload with its schema; `pointerSize` is the record's (4 for EVENT_HEADER32). */
+export function decodeClrPayload(schema: ClrEventSchema, bytes: Uint8Array, offset: number, length: number, pointerSize: number): DecodedPayload {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const r = new Reader(bytes, view, offset, offset + length, pointerSize);
+  const names: string[] = [];
+  const values: FieldValue[] = [];
+  const named = new Map<string, FieldValue>();
+  for (const f of schema.fields) {
+    const v = readField(r, f, named);
+    if (v === undefined) {
+      r.truncated = true;
+      break;
+    }
+    names.push(f.name);
+    values.push(v);
+    named.set(f.name, v);
+    if (r.truncated) break; // an array or string cut short: nothing after it can be located
+  }
+  return { names, values, truncated: r.truncated };
+}
+
+/** The display string of a mapped value: value-map name, bit-map names joined, or the number. */
+export function mapName(provider: number, map: string, value: number): string | undefined {
+  const p = CLR_PROVIDERS[provider];
+  const vm = p?.valueMaps[map];
+  if (vm) return vm[value];
+  const bm = p?.bitMaps[map];
+  if (!bm) return undefined;
+  if (value === 0) return bm.find(([v]) => v === 0)?.[1];
+  const parts = bm.filter(([v]) => v !== 0 && (value & v) === v).map(([, t]) => t);
+  return parts.length ? parts.join(" | ") : undefined;
+}
