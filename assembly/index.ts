@@ -7,6 +7,7 @@ import { logfileHeader } from "./logfile";
 import { xpressDecompress, xpressProduced } from "./xpress";
 
 export { consume, growStaging } from "./buffers";
+export { decodeClr } from "./clr";
 
 /** Prepares an empty trace with a staging area of `stagingBytes`. */
 export function init(stagingBytes: u32): void {

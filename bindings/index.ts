@@ -11,3 +11,6 @@ export { KNOWN_PROVIDERS } from "./known-providers.js";
 export type { Input, DecodeOptions } from "./wasm-engine.js";
 export type { TraceData, EventColumns, ExtendedItemColumns } from "./trace-data.js";
 export * as codes from "../assembly/codes.js";
+export { ClrTable, type RefColumn, type NumberColumn } from "./clr-tables.js";
+export { CLR_EVENTS, CLR_PROVIDERS, findClrEvent, decodeClrPayload, mapName, type FieldValue, type DecodedPayload } from "./clr-payload.js";
+export type { ClrEventSchema, ClrFieldSchema, ClrProviderSchema } from "./clr-schema-types.js";

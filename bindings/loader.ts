@@ -18,6 +18,7 @@ export interface CoreExports {
   directory(): number;
   arenaBytes(): number;
   decompress(src: number, srcLen: number, dst: number, expected: number): number;
+  decodeClr(program: number, typeStarts: number, nTypes: number, lookup: number, provClr: number, nProv: number, dir: number): number;
   alloc(size: number): number;
   free(ptr: number): void;
 }

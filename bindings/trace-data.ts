@@ -55,6 +55,10 @@ export interface TraceData {
   providerCount: number;
   /** Logfile header struct (LH_* offsets) at `logfileOffset`. */
   logfileOffset: number;
+  /** Directory of the typed .NET runtime tables (12 bytes per schema event), 0 when not decoded. */
+  clrDirOffset: number;
+  /** Rows placed in typed tables. */
+  clrRows: number;
   /** Bytes of record data kept (the arena). */
   arenaBytes: number;
   /** Bytes of input consumed. */

@@ -8,6 +8,7 @@ import { ProviderTable } from "./provider-table.js";
 import { readInfo, type TraceClock, type TraceInfo } from "./info.js";
 import { timeOrder } from "./order.js";
 import { runQuery, type QueryFilter, type QueryResult } from "./query.js";
+import { ClrTables, type ClrTable } from "./clr-tables.js";
 import { describeWarning, warningKind, type EtlDecodeError, type TraceWarning } from "./errors.js";
 
 export interface OpenOptions extends DecodeOptions {
@@ -64,6 +65,7 @@ export class Trace {
   /** Set when decoding stopped early (for example out of memory); rows before it are kept. */
   readonly decodeError?: EtlDecodeError;
   private data: TraceData | null;
+  private clr: ClrTables | null;
 
   constructor(data: TraceData & { decodeFailure?: EtlDecodeError }) {
     this.data = data;
@@ -76,6 +78,23 @@ export class Trace {
     this.warnings = readWarnings(data);
     this.warningTotal = data.warningTotal;
     this.decodeError = data.decodeFailure;
+    this.clr = new ClrTables(data, (row, name) => this.events.row(row).get(name));
+  }
+
+  /**
+   * The typed table of a .NET runtime event: by TraceEvent name (e.g.
+   * "Microsoft-Windows-DotNETRuntime/GC/Start"; the newest version present) or by
+   * { provider, id, version }. Undefined when the trace has no such events.
+   */
+  table(key: string | { provider: string; id: number; version: number }): ClrTable | undefined {
+    if (!this.clr) throw new Error("etw-wasm: trace disposed");
+    return this.clr.table(key);
+  }
+
+  /** Every typed table the trace has. */
+  get tables(): ClrTable[] {
+    if (!this.clr) throw new Error("etw-wasm: trace disposed");
+    return this.clr.all;
   }
 
   /** The event table: one row per record, in file order. */
@@ -152,6 +171,7 @@ export class Trace {
   dispose(): void {
     this.data = null;
     this.eventTable = null;
+    this.clr = null;
   }
 }
 

@@ -5,6 +5,9 @@ import { instantiateCore, type CoreExports, type WasmSource } from "./loader.js"
 import type { TraceData } from "./trace-data.js";
 import { EtlDecodeError, formatError } from "./errors.js";
 import * as C from "../assembly/codes.js";
+import { clrProgram } from "./clr-tables.js";
+import { clrProviderIndex } from "./clr-payload.js";
+import { formatGuid } from "./guid.js";
 
 export type Input = Uint8Array | ArrayBuffer | Iterable<Uint8Array> | AsyncIterable<Uint8Array>;
 
@@ -13,6 +16,8 @@ export interface DecodeOptions {
   chunkBytes?: number;
   /** A compiled module, the `.wasm` bytes or its URL; default: the packaged `etw.wasm`. */
   wasm?: WasmSource;
+  /** Fill the typed tables of .NET runtime events while decoding (default true). */
+  clrTables?: boolean;
   /** Called after each chunk with the input bytes consumed so far. */
   onProgress?: (bytesRead: number) => void;
 }
@@ -93,7 +98,15 @@ export async function decodeWasm(input: Input, options: DecodeOptions = {}): Pro
     failure = error;
   }
   if (core.fatalCode()) throw formatError(core.fatalCode(), core.fatalOffset());
-  const data = collect(core, failure ? feeder.fileOffset : read);
+  let clr = { dir: 0, rows: 0 };
+  if (!failure && options.clrTables !== false) {
+    try {
+      clr = fillClrTables(core);
+    } catch (error) {
+      failure = error;
+    }
+  }
+  const data = collect(core, failure ? feeder.fileOffset : read, clr);
   if (failure) {
     if (data.eventCount === 0) throw new EtlDecodeError(feeder.fileOffset, `decoding failed: ${String(failure)}`, { cause: failure });
     data.decodeFailure = new EtlDecodeError(feeder.fileOffset, `decoding stopped: ${String(failure)}`, { cause: failure });
@@ -102,7 +115,34 @@ export async function decodeWasm(input: Input, options: DecodeOptions = {}): Pro
 }
 
 /** Wraps the core's tables. Called once decoding is over: the memory never grows after this. */
-function collect(core: CoreExports, inputBytes: number): TraceData & { decodeFailure?: EtlDecodeError } {
+/** Hands the field programs to the core and lets it fill the typed tables (memory may still grow here). */
+function fillClrTables(core: CoreExports): { dir: number; rows: number } {
+  const d = new Uint32Array(core.memory.buffer, core.directory(), 31);
+  const nProv = d[28];
+  const provBytes = new Uint8Array(core.memory.buffer, d[29], nProv * 32).slice();
+  const provClr = new Int8Array(nProv);
+  for (let i = 0; i < nProv; i++) provClr[i] = clrProviderIndex(formatGuid(provBytes, i * 32));
+  if (!provClr.some((x) => x >= 0)) return { dir: 0, rows: 0 };
+  const { words, typeStarts, lookup } = clrProgram();
+  const put = (src: ArrayBufferView) => {
+    const at = core.alloc(Math.max(8, src.byteLength));
+    new Uint8Array(core.memory.buffer, at, src.byteLength).set(new Uint8Array(src.buffer, src.byteOffset, src.byteLength));
+    return at;
+  };
+  const program = put(words);
+  const starts = put(typeStarts);
+  const table = put(lookup);
+  const prov = put(provClr);
+  const dir = core.alloc(typeStarts.length * 12);
+  const rows = core.decodeClr(program, starts, typeStarts.length, table, prov, nProv, dir);
+  core.free(program);
+  core.free(starts);
+  core.free(table);
+  core.free(prov);
+  return { dir, rows };
+}
+
+function collect(core: CoreExports, inputBytes: number, clr: { dir: number; rows: number }): TraceData & { decodeFailure?: EtlDecodeError } {
   try {
     core.finish();
   } catch {
@@ -150,6 +190,8 @@ function collect(core: CoreExports, inputBytes: number): TraceData & { decodeFai
     providersOffset: d[29],
     logfileOffset: d[30],
     arenaBytes: core.arenaBytes(),
+    clrDirOffset: clr.dir,
+    clrRows: clr.rows,
     inputBytes,
   };
 }

@@ -1,0 +1,202 @@
+// Typed tables for .NET runtime events: one struct-of-arrays block per (provider, id, version),
+// one column per top-level field. Numbers are stored by value; strings, GUIDs, binary blobs and
+// arrays as references (offset, length or count) into the record bytes. The field layouts come as
+// a program of u16 words built by the bindings from the generated schema (bindings/clr-tables.ts).
+//
+// Program of one type:  rowBytes, preRow, preStatus, nFields, field...
+// Field:                kind | flags << 8, preA, preB, ref, words, [struct: nSub, size32, size64, (off32, off64) * nSub, sub...]
+//   words = length of this field's program, sub-fields included
+//   pre*  = bytes per row of the columns before this one in the block (0xFFFF: not stored)
+//   flags = 1 count/length from field `ref` of the same scope, 2 literal count `ref`, 4 padded struct
+// Columns are ordered by width, widest first, so every column of a block is naturally aligned.
+
+import {
+  T_U8, T_I8, T_U16, T_I16, T_U32, T_I32, T_U64, T_I64, T_F32, T_F64, T_BOOL, T_PTR, T_GUID, T_FILETIME,
+  T_SYSTEMTIME, T_USTR, T_ASTR, T_BINARY, T_STRUCT, HT_EVENT_HEADER32, HT_EVENT_HEADER64,
+} from "./codes";
+import {
+  rowCount, colProvider, colHeaderType, colEventId, colVersion, colPayloadOffset, colPayloadLength,
+} from "./tables";
+
+const NONE: u32 = 0xffff;
+const MAX_ID: u32 = 512;
+const VERSIONS: u32 = 8;
+export const CLR_STATUS_TRUNCATED: u8 = 1;
+
+// values of the fields of the scope being walked, for count and length references (by depth)
+const scope: usize = memory.data(8 * 64 * 4);
+
+let truncated = false;
+
+@inline function fixedSize(kind: u32, ptr: u32): u32 {
+  if (kind == T_U8 || kind == T_I8) return 1;
+  if (kind == T_U16 || kind == T_I16) return 2;
+  if (kind == T_U32 || kind == T_I32 || kind == T_BOOL || kind == T_F32) return 4;
+  if (kind == T_U64 || kind == T_I64 || kind == T_F64 || kind == T_FILETIME) return 8;
+  if (kind == T_PTR) return ptr;
+  if (kind == T_GUID || kind == T_SYSTEMTIME) return 16;
+  return 0;
+}
+
+/**
+ * Walks `n` fields at program address `prog` over the payload from `pos` to `end`. With `base` != 0
+ * it stores the values of row `row` of a block of `count` rows. Returns the position after the fields.
+ */
+function walk(prog: usize, n: u32, pos: usize, end: usize, ptr: u32, base: usize, count: u32, row: u32, depth: u32): usize {
+  let vals = scope + (<usize>depth << 9);
+  let p = prog;
+  for (let f: u32 = 0; f < n; f++) {
+    let w0 = <u32>load<u16>(p);
+    let kind = w0 & 0xff;
+    let flags = w0 >> 8;
+    let preA = <u32>load<u16>(p, 2);
+    let preB = <u32>load<u16>(p, 4);
+    let ref = <u32>load<u16>(p, 6);
+    let words = <usize>load<u16>(p, 8);
+    let a: usize = 0;
+    let b: u64 = 0;
+    let value: u64 = 0;
+    let n_: u64 = 1;
+    if ((flags & 1) != 0) n_ = ref < 64 ? load<u64>(vals + (<usize>ref << 3)) : 0;
+    else if ((flags & 2) != 0) n_ = <u64>ref;
+    let isArray = (flags & 3) != 0 && kind != T_BINARY;
+
+    if (kind == T_USTR) {
+      a = pos;
+      let q = pos;
+      while (q + 2 <= end && load<u16>(q) != 0) q += 2;
+      b = <u64>(q - pos);
+      if (q + 2 <= end) pos = q + 2;
+      else { pos = end; truncated = true; }
+      if (b == 0 && a >= end) { truncated = true; return pos; }
+    } else if (kind == T_ASTR) {
+      a = pos;
+      let q = pos;
+      while (q < end && load<u8>(q) != 0) q++;
+      b = <u64>(q - pos);
+      if (q < end) pos = q + 1;
+      else { pos = end; truncated = true; }
+      if (b == 0 && a >= end) { truncated = true; return pos; }
+    } else if (kind == T_BINARY) {
+      if (<u64>pos + n_ > <u64>end) { truncated = true; return pos; }
+      a = pos;
+      b = n_;
+      pos += <usize>n_;
+    } else if (kind == T_STRUCT) {
+      let nSub = <u32>load<u16>(p, 10);
+      a = pos;
+      b = n_;
+      if ((flags & 4) != 0) {
+        let size = <u64>(ptr == 4 ? load<u16>(p, 12) : load<u16>(p, 14));
+        if (<u64>pos + size * n_ > <u64>end) { truncated = true; return pos; }
+        pos += <usize>(size * n_);
+      } else {
+        if (depth >= 3) { truncated = true; return pos; }
+        let sub = p + 16;
+        for (let k: u64 = 0; k < n_; k++) {
+          let before = pos;
+          pos = walk(sub, nSub, pos, end, ptr, 0, 0, 0, depth + 1);
+          if (truncated) return pos;
+          if (pos == before) break; // empty elements: nothing more to walk
+        }
+      }
+    } else {
+      let size = fixedSize(kind, ptr);
+      if (isArray) {
+        if (<u64>pos + <u64>size * n_ > <u64>end) { truncated = true; return pos; }
+        a = pos;
+        b = n_;
+        pos += <usize>(<u64>size * n_);
+      } else {
+        if (pos + size > end) { truncated = true; return pos; }
+        if (kind == T_GUID || kind == T_SYSTEMTIME) {
+          a = pos;
+        } else if (size == 1) value = kind == T_I8 ? <u64>load<i8>(pos) : <u64>load<u8>(pos);
+        else if (size == 2) value = kind == T_I16 ? <u64>load<i16>(pos) : <u64>load<u16>(pos);
+        else if (size == 4) value = kind == T_I32 ? <u64>load<i32>(pos) : <u64>load<u32>(pos);
+        else value = load<u64>(pos);
+        pos += size;
+      }
+    }
+    if (f < 64) store<u64>(vals + (<usize>f << 3), isArray || kind >= <u32>T_GUID ? b : value);
+
+    if (base != 0 && preA != NONE) {
+      let isRef = isArray || kind == T_GUID || kind == T_SYSTEMTIME || kind >= <u32>T_USTR;
+      if (isRef) {
+        store<u32>(base + <usize>count * preA + (<usize>row << 2), <u32>a);
+        if (preB != NONE) store<u32>(base + <usize>count * preB + (<usize>row << 2), <u32>b);
+      } else {
+        let width = kind == T_PTR ? 8 : fixedSize(kind, 8);
+        let at = base + <usize>count * preA + <usize>row * width;
+        if (width == 1) store<u8>(at, <u8>value);
+        else if (width == 2) store<u16>(at, <u16>value);
+        else if (width == 4) store<u32>(at, <u32>value);
+        else store<u64>(at, value);
+      }
+    }
+    p += words << 1;
+  }
+  return pos;
+}
+
+@inline function typeOf(r: usize, lookup: usize, provClr: usize, nProv: u32): i32 {
+  let prov = <u32>load<u16>(colProvider + (r << 1));
+  if (prov >= nProv) return -1;
+  let p = <i32>load<i8>(provClr + prov);
+  if (p < 0) return -1;
+  let ht = <u32>load<u8>(colHeaderType + r);
+  if (ht != HT_EVENT_HEADER32 && ht != HT_EVENT_HEADER64) return -1;
+  let id = <u32>load<u16>(colEventId + (r << 1));
+  if (id >= MAX_ID) return -1;
+  let v = min<u32>(<u32>load<u16>(colVersion + (r << 1)), VERSIONS - 1);
+  return <i32>load<i16>(lookup + ((((<usize>p * MAX_ID + id) * VERSIONS) + v) << 1));
+}
+
+/**
+ * Fills the typed tables. `dir` receives per type: u32 row count, u32 block address. Returns the
+ * number of rows placed in tables.
+ */
+export function decodeClr(
+  program: usize, typeStarts: usize, nTypes: u32, lookup: usize, provClr: usize, nProv: u32, dir: usize,
+): u32 {
+  // dir, per type (12 bytes): u32 row count, u32 block address, u32 fill cursor
+  let n = <usize>rowCount;
+  memory.fill(dir, 0, <usize>nTypes * 12);
+  for (let r: usize = 0; r < n; r++) {
+    let t = typeOf(r, lookup, provClr, nProv);
+    if (t >= 0) store<u32>(dir + <usize>t * 12, load<u32>(dir + <usize>t * 12) + 1);
+  }
+  let placed: u32 = 0;
+  for (let t: u32 = 0; t < nTypes; t++) {
+    let d = dir + <usize>t * 12;
+    let count = load<u32>(d);
+    if (count == 0) continue;
+    let prog = program + (<usize>load<u32>(typeStarts + (<usize>t << 2)) << 1);
+    let bytes = <usize>count * <usize>load<u16>(prog);
+    let block = heap.alloc(bytes);
+    memory.fill(block, 0, bytes);
+    store<u32>(d, <u32>block, 4);
+    placed += count;
+  }
+  for (let r: usize = 0; r < n; r++) {
+    let t = typeOf(r, lookup, provClr, nProv);
+    if (t < 0) continue;
+    let d = dir + <usize>t * 12;
+    let count = load<u32>(d);
+    let block = <usize>load<u32>(d, 4);
+    let i = load<u32>(d, 8);
+    store<u32>(d, i + 1, 8);
+    let prog = program + (<usize>load<u32>(typeStarts + (<usize>t << 2)) << 1);
+    let preRow = <usize>load<u16>(prog, 2);
+    let preStatus = <usize>load<u16>(prog, 4);
+    let nFields = <u32>load<u16>(prog, 6);
+    store<u32>(block + <usize>count * preRow + (<usize>i << 2), <u32>r);
+    let pos = <usize>load<u32>(colPayloadOffset + (r << 2));
+    let end = pos + <usize>load<u16>(colPayloadLength + (r << 1));
+    let ptr: u32 = load<u8>(colHeaderType + r) == HT_EVENT_HEADER32 ? 4 : 8;
+    truncated = false;
+    walk(prog + 8, nFields, pos, end, ptr, block, count, i, 0);
+    if (truncated) store<u8>(block + <usize>count * preStatus + <usize>i, CLR_STATUS_TRUNCATED);
+  }
+  return placed;
+}
