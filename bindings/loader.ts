@@ -3,8 +3,10 @@
 
 import { instantiate } from "@assemblyscript/loader";
 
+/** The decoder core's interface: the WebAssembly exports, or the pure TypeScript core. */
 export interface CoreExports {
-  memory: WebAssembly.Memory;
+  /** Linear memory; `buffer` is replaced when it grows. */
+  memory: { readonly buffer: ArrayBuffer };
   init(stagingBytes: number): void;
   stagingPtr(): number;
   stagingCap(): number;

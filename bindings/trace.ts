@@ -1,6 +1,6 @@
 // openTrace and the Trace object: the decoded tables plus names, time conversion and queries.
 
-import { decodeWasm, type DecodeOptions, type Input } from "./wasm-engine.js";
+import { decodeTrace, type DecodeOptions, type Input } from "./decode.js";
 import type { TraceData } from "./trace-data.js";
 import { BUF_STRIDE, WARN_STRIDE } from "./trace-data.js";
 import { EventTable } from "./event-table.js";
@@ -11,10 +11,7 @@ import { runQuery, type QueryFilter, type QueryResult } from "./query.js";
 import { ClrTables, type ClrTable } from "./clr-tables.js";
 import { describeWarning, warningKind, type EtlDecodeError, type TraceWarning } from "./errors.js";
 
-export interface OpenOptions extends DecodeOptions {
-  /** Decoder engine; only "wasm" so far. */
-  engine?: "wasm";
-}
+export type OpenOptions = DecodeOptions;
 
 export interface BufferInfo {
   index: number;
@@ -197,6 +194,5 @@ function readWarnings(data: TraceData): TraceWarning[] {
 
 /** Decodes a whole trace: bytes, or chunks in file order (any sizes; e.g. a file stream). */
 export async function openTrace(input: Input, options: OpenOptions = {}): Promise<Trace> {
-  if (options.engine && options.engine !== "wasm") throw new TypeError(`unknown engine: ${options.engine}`);
-  return new Trace(await decodeWasm(input, options));
+  return new Trace(await decodeTrace(input, options));
 }

@@ -1,7 +1,9 @@
-// Decoding with the WebAssembly core: stream the input through the core's staging area in chunks
-// of whole buffers, then wrap its tables as typed-array views.
+// Decoding: stream the input through a core's staging area in chunks of whole buffers, then wrap
+// its tables as typed-array views. Two cores share this driver and the table layout: the
+// WebAssembly one (assembly/) and its pure TypeScript counterpart (bindings/js-core.ts).
 
 import { instantiateCore, type CoreExports, type WasmSource } from "./loader.js";
+import { createJsCore } from "./js-core.js";
 import type { TraceData } from "./trace-data.js";
 import { EtlDecodeError, formatError } from "./errors.js";
 import * as C from "../assembly/codes.js";
@@ -12,6 +14,8 @@ import { formatGuid } from "./guid.js";
 export type Input = Uint8Array | ArrayBuffer | Iterable<Uint8Array> | AsyncIterable<Uint8Array>;
 
 export interface DecodeOptions {
+  /** "wasm" (default): the WebAssembly core; "js": the pure TypeScript core (same tables). */
+  engine?: "wasm" | "js";
   /** Staging area size: how much input the core takes per call (default 16 MiB). */
   chunkBytes?: number;
   /** A compiled module, the `.wasm` bytes or its URL; default: the packaged `etw.wasm`. */
@@ -66,8 +70,10 @@ function* slices(bytes: Uint8Array, size: number): Iterable<Uint8Array> {
   for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, Math.min(bytes.length, i + size));
 }
 
-export async function decodeWasm(input: Input, options: DecodeOptions = {}): Promise<TraceData> {
-  const core = await instantiateCore(options.wasm);
+export async function decodeTrace(input: Input, options: DecodeOptions = {}): Promise<TraceData> {
+  const engine = options.engine ?? "wasm";
+  if (engine !== "wasm" && engine !== "js") throw new TypeError(`unknown engine: ${String(engine)}`);
+  const core = engine === "js" ? createJsCore() : await instantiateCore(options.wasm);
   const whole = input instanceof Uint8Array || input instanceof ArrayBuffer ? asBytes(input) : undefined;
   const chunkBytes = options.chunkBytes ?? DEFAULT_CHUNK;
   // Small inputs get a small staging area; a larger buffer grows it on demand.
