@@ -71,6 +71,11 @@ export interface WriterOptions {
   eventsLost?: number;
   buffersLost?: number;
   timeZoneBias?: number;
+  /**
+   * Receives every buffer as it is flushed (file order, after the header buffer). With it, finish()
+   * returns only the header buffer, which belongs at file offset 0 (`headerBufferSize` bytes).
+   */
+  onBuffer?: (bytes: Uint8Array) => void;
 }
 
 export interface SystemRecord {
@@ -256,7 +261,9 @@ export class EtlWriter {
 
   private flush(proc: number, b: OpenBuffer, last: boolean): void {
     const seq = ++this.sequence;
-    this.flushed.push(this.frame(b.bytes, b.used, proc, seq, b.maxTs, last ? 0x01 : 0, 0, this.compress));
+    const framed = this.frame(b.bytes, b.used, proc, seq, b.maxTs, last ? 0x01 : 0, 0, this.compress);
+    if (this.opts.onBuffer) this.opts.onBuffer(framed);
+    else this.flushed.push(framed);
     this.open.delete(proc);
   }
 
@@ -329,21 +336,29 @@ export class EtlWriter {
     return b.build();
   }
 
-  /** Flushes every open buffer and returns the whole file. */
+  private headerRecord(endTime: bigint): Uint8Array {
+    const payload = this.logfileHeader(this.sequence + 1, endTime);
+    return records.system({
+      headerType: this.pointerSize === 4 ? 0x01 : 0x02, hookId: 0, version: 2, pid: 4, tid: 8, ts: this.anchor, payload,
+    });
+  }
+
+  /** Bytes of the header buffer at file offset 0 (known before any event is written). */
+  get headerBufferSize(): number {
+    // Compressed files carry a small header buffer, as relogged traces do.
+    return this.compress ? Math.max(0x200, align8(HDR + this.headerRecord(0n).length)) : this.bufferSize;
+  }
+
+  /** Flushes every open buffer and returns the whole file (only the header buffer with onBuffer). */
   finish(): Uint8Array {
     for (const [proc, b] of [...this.open].sort((x, y) => x[0] - y[0])) this.flush(proc, b, true);
     const freq = this.opts.perfFreq ?? 10_000_000n;
     const start = this.opts.startTime ?? 133000000000000000n;
-    const endTime = start + ((this.lastTs - this.anchor) * 10_000_000n) / freq;
-    const payload = this.logfileHeader(this.flushed.length + 1, endTime);
-    const header = records.system({
-      headerType: this.pointerSize === 4 ? 0x01 : 0x02, hookId: 0, version: 2, pid: 4, tid: 8, ts: this.anchor, payload,
-    });
-    // Compressed files carry a small header buffer, as relogged traces do.
-    const size = this.compress ? Math.max(0x200, align8(HDR + header.length)) : this.bufferSize;
-    const buf0 = new Uint8Array(size).fill(0xff);
+    const header = this.headerRecord(start + ((this.lastTs - this.anchor) * 10_000_000n) / freq);
+    const buf0 = new Uint8Array(this.headerBufferSize).fill(0xff);
     buf0.set(header, HDR);
     const head = this.frame(buf0, HDR + align8(header.length), 0, 0, 0n, 0x01, 4, false);
+    if (this.opts.onBuffer) return head;
     const parts = [head, ...this.flushed];
     const total = parts.reduce((n, p) => n + p.length, 0);
     const file = new Uint8Array(total);

@@ -16,6 +16,10 @@ export interface GenerateOptions {
   seed?: number;
   processors?: number;
   bufferSize?: number;
+  /** Stream buffers out instead of returning the file; see EtlWriter's onBuffer. */
+  onBuffer?: (bytes: Uint8Array) => void;
+  /** Called once the header buffer's size is known, before any buffer is emitted. */
+  onStart?: (headerBufferSize: number) => void;
 }
 
 
@@ -37,7 +41,7 @@ const EXCEPTIONS: [string, string][] = [["System.InvalidOperationException", "Se
 const ASSEMBLIES = ["System.Private.CoreLib", "System.Runtime", "System.Collections", "System.Linq", "System.Text.Json",
   "Contoso.Orders", "Microsoft.Extensions.Logging", "System.Net.Http", "System.Threading"];
 
-/** Generates a trace; see GenerateOptions. */
+/** Generates a trace; see GenerateOptions. Returns the file (with onBuffer: its header buffer). */
 export function generateTrace(opts: GenerateOptions): Uint8Array {
   const rand = mulberry32(opts.seed ?? 1);
   const P: 4 | 8 = opts.pointerSize ?? 8;
@@ -49,7 +53,9 @@ export function generateTrace(opts: GenerateOptions): Uint8Array {
     bufferSize: opts.bufferSize ?? 65536,
     loggerName: "etw-wasm-generator",
     logFileName: "C:\\traces\\generated.etl",
+    onBuffer: opts.onBuffer,
   });
+  opts.onStart?.(w.headerBufferSize);
   const headerType = P === 4 ? 0x12 : 0x13;
   const pick = <T>(a: readonly T[]) => a[Math.floor(rand() * a.length)];
   const pid = 4242;

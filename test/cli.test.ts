@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { writeFileSync, mkdtempSync } from "node:fs";
+import { writeFileSync, mkdtempSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HAVE_CORPUS, etlPath, referencePath } from "./helpers/shared.js";
@@ -63,5 +63,25 @@ describe("etw-wasm command line", () => {
     expect(r.stdout).toContain("logger:        PerfViewSession");
     expect(r.stdout).toMatch(/\s69\s+Microsoft-Windows-DotNETRuntime\s/);
     expect(r.stdout).toContain("records:       71");
+  });
+});
+
+describe("etw-wasm generate", () => {
+  it("writes a trace of about the requested size that decodes cleanly, compressed or not", () => {
+    const dir = mkdtempSync(join(tmpdir(), "etw-wasm-gen-"));
+    for (const [flags, ptr] of [[[], "8"], [["--compress", "--pointer-size", "4"], "4"]] as const) {
+      const out = join(dir, `g${ptr}.etl`);
+      const g = run("generate", out, "--size", "2MiB", "--seed", "3", ...flags);
+      expect(g.code).toBe(0);
+      const info = run("info", out);
+      expect(info.code).toBe(0);
+      expect(info.stdout).toMatch(/warnings:\s+0/);
+      expect(info.stdout).toContain(`pointer size:  ${ptr}`);
+      const records = Number(/records:\s+(\d+)/.exec(info.stdout)![1]);
+      expect(records).toBeGreaterThan(5000);
+      if (!flags.length) expect(statSync(out).size).toBeGreaterThanOrEqual(2 * 1024 * 1024);
+    }
+    expect(run("generate", join(dir, "x.etl"), "--size", "lots").code).toBe(2);
+    expect(run("generate", join(dir, "x.etl"), "--pointer-size", "6").code).toBe(2);
   });
 });

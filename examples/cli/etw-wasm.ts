@@ -8,6 +8,9 @@ const USAGE = `usage: etw-wasm <command> FILE [options]
 commands:
   info FILE                      the trace's logfile header and decoding statistics
   summary FILE                   info plus record counts per provider and header type
+  generate OUT [options]         write a synthetic .NET runtime trace
+                                 --size N (e.g. 256MiB; default 64MiB), --compress,
+                                 --pointer-size 4|8, --seed N, --processors N
   events FILE [--format F]       one line per record in file order
                                  F = jsonl (default) | table
 options:
@@ -15,6 +18,8 @@ options:
   -h, --help                     this text`;
 
 class UsageError extends Error {}
+
+const VALUED = new Set(["format", "size", "pointer-size", "seed", "processors"]);
 
 function parseArgs(argv: string[]) {
   const positional: string[] = [];
@@ -25,8 +30,8 @@ function parseArgs(argv: string[]) {
     else if (a.startsWith("--")) {
       const [k, v] = a.slice(2).split("=", 2);
       if (v !== undefined) flags[k] = v;
-      else if (k === "format") {
-        if (i + 1 >= argv.length) throw new UsageError("--format needs a value");
+      else if (VALUED.has(k)) {
+        if (i + 1 >= argv.length) throw new UsageError(`--${k} needs a value`);
         flags[k] = argv[++i];
       } else flags[k] = true;
     } else positional.push(a);
@@ -126,6 +131,31 @@ async function cmdEvents(trace: Trace, out: Output, format: string, timeOrder: b
   } else throw new UsageError(`unknown format: ${format} (jsonl or table)`);
 }
 
+async function cmdGenerate(out: string, flags: Record<string, string | true>): Promise<number> {
+  const { generateTraceFile, parseSize } = await import("../../bench/generate-file.js");
+  const num = (k: string, fallback: number) => {
+    const v = flags[k];
+    if (v === undefined) return fallback;
+    const n = Number(v);
+    if (typeof v !== "string" || !Number.isInteger(n) || n < 0) throw new UsageError(`--${k} needs a whole number`);
+    return n;
+  };
+  let size: number;
+  try {
+    size = parseSize(typeof flags.size === "string" ? flags.size : "64MiB");
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const pointerSize = num("pointer-size", 8);
+  if (pointerSize !== 4 && pointerSize !== 8) throw new UsageError("--pointer-size must be 4 or 8");
+  const t0 = performance.now();
+  const bytes = generateTraceFile(out, {
+    targetBytes: size, compress: flags.compress === true, pointerSize, seed: num("seed", 1), processors: num("processors", 4) || 1,
+  });
+  console.error(`wrote ${out}: ${bytes} bytes in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  return 0;
+}
+
 async function main(argv: string[]): Promise<number> {
   const { positional, flags } = parseArgs(argv);
   if (flags.help || positional.length === 0) {
@@ -133,8 +163,9 @@ async function main(argv: string[]): Promise<number> {
     return flags.help ? 0 : 2;
   }
   const [command, file] = positional;
-  if (!["info", "summary", "events"].includes(command)) throw new UsageError(`unknown command: ${command}`);
+  if (!["info", "summary", "events", "generate"].includes(command)) throw new UsageError(`unknown command: ${command}`);
   if (!file) throw new UsageError(`${command} needs a FILE`);
+  if (command === "generate") return cmdGenerate(file, flags);
   const trace = await openTraceFile(file);
   const out = new Output();
   if (command === "info") await cmdInfo(trace, out);
