@@ -3,7 +3,10 @@
 // arrays as references (offset, length or count) into the record bytes. The field layouts come as
 // a program of u16 words built by the bindings from the generated schema (bindings/clr-tables.ts).
 //
-// Program of one type:  rowBytes, preRow, preStatus, nFields, field...
+// Program of one type:  rowBytes, preRow, preStatus, nFields, nFixed, fixedEnd32, fixedEnd64, restWords,
+//                       (off32, off64, size32, size64, pre) * nFixed, field * nFields
+//   the first nFixed fields are plain numbers at fixed offsets: copied without walking when the
+//   payload holds all of them; restWords = word offset of field nFixed's program
 // Field:                kind | flags << 8, preA, preB, ref, words, [struct: nSub, size32, size64, (off32, off64) * nSub, sub...]
 //   words = length of this field's program, sub-fields included
 //   pre*  = bytes per row of the columns before this one in the block (0xFFFF: not stored)
@@ -42,10 +45,12 @@ let truncated = false;
  * Walks `n` fields at program address `prog` over the payload from `pos` to `end`. With `base` != 0
  * it stores the values of row `row` of a block of `count` rows. Returns the position after the fields.
  */
-function walk(prog: usize, n: u32, pos: usize, end: usize, ptr: u32, base: usize, count: u32, row: u32, depth: u32): usize {
+function walk(
+  prog: usize, n: u32, pos: usize, end: usize, ptr: u32, base: usize, count: u32, row: u32, depth: u32, first: u32,
+): usize {
   let vals = scope + (<usize>depth << 9);
   let p = prog;
-  for (let f: u32 = 0; f < n; f++) {
+  for (let f: u32 = first; f < first + n; f++) {
     let w0 = <u32>load<u16>(p);
     let kind = w0 & 0xff;
     let flags = w0 >> 8;
@@ -64,6 +69,12 @@ function walk(prog: usize, n: u32, pos: usize, end: usize, ptr: u32, base: usize
     if (kind == T_USTR) {
       a = pos;
       let q = pos;
+      // four UTF-16 units at a time: stop at the word holding a zero unit
+      while (q + 8 <= end) {
+        let x = load<u64>(q);
+        if (((x - 0x0001000100010001) & ~x & 0x8000800080008000) != 0) break;
+        q += 8;
+      }
       while (q + 2 <= end && load<u16>(q) != 0) q += 2;
       b = <u64>(q - pos);
       if (q + 2 <= end) pos = q + 2;
@@ -95,7 +106,7 @@ function walk(prog: usize, n: u32, pos: usize, end: usize, ptr: u32, base: usize
         let sub = p + 16;
         for (let k: u64 = 0; k < n_; k++) {
           let before = pos;
-          pos = walk(sub, nSub, pos, end, ptr, 0, 0, 0, depth + 1);
+          pos = walk(sub, nSub, pos, end, ptr, 0, 0, 0, depth + 1, 0);
           if (truncated) return pos;
           if (pos == before) break; // empty elements: nothing more to walk
         }
@@ -162,8 +173,11 @@ export function decodeClr(
   // dir, per type (12 bytes): u32 row count, u32 block address, u32 fill cursor
   let n = <usize>rowCount;
   memory.fill(dir, 0, <usize>nTypes * 12);
+  // pass one: count rows per type, remembering each row's type for pass two
+  let types = heap.alloc(n << 1);
   for (let r: usize = 0; r < n; r++) {
     let t = typeOf(r, lookup, provClr, nProv);
+    store<i16>(types + (r << 1), <i16>t);
     if (t >= 0) store<u32>(dir + <usize>t * 12, load<u32>(dir + <usize>t * 12) + 1);
   }
   let placed: u32 = 0;
@@ -179,7 +193,7 @@ export function decodeClr(
     placed += count;
   }
   for (let r: usize = 0; r < n; r++) {
-    let t = typeOf(r, lookup, provClr, nProv);
+    let t = <i32>load<i16>(types + (r << 1));
     if (t < 0) continue;
     let d = dir + <usize>t * 12;
     let count = load<u32>(d);
@@ -190,13 +204,43 @@ export function decodeClr(
     let preRow = <usize>load<u16>(prog, 2);
     let preStatus = <usize>load<u16>(prog, 4);
     let nFields = <u32>load<u16>(prog, 6);
+    let nFixed = <u32>load<u16>(prog, 8);
     store<u32>(block + <usize>count * preRow + (<usize>i << 2), <u32>r);
     let pos = <usize>load<u32>(colPayloadOffset + (r << 2));
     let end = pos + <usize>load<u16>(colPayloadLength + (r << 1));
     let ptr: u32 = load<u8>(colHeaderType + r) == HT_EVENT_HEADER32 ? 4 : 8;
+    let fixedEnd = <usize>load<u16>(prog + (ptr == 4 ? 10 : 12));
+    let fields = prog + 16 + <usize>nFixed * 10;
     truncated = false;
-    walk(prog + 8, nFields, pos, end, ptr, block, count, i, 0);
+    if (nFixed > 0 && pos + fixedEnd <= end) {
+      // fast path: the fixed prefix, then walk the rest
+      let e = prog + 16;
+      let vals = scope;
+      for (let f: u32 = 0; f < nFixed; f++) {
+        let src = pos + <usize>load<u16>(e + (ptr == 4 ? 0 : 2));
+        let size = <u32>load<u16>(e + (ptr == 4 ? 4 : 6));
+        let width = <usize>load<u16>(e, 6);
+        let at = block + <usize>count * <usize>load<u16>(e, 8) + <usize>i * width;
+        let value: u64;
+        if (size == 1) value = <u64>load<u8>(src);
+        else if (size == 2) value = <u64>load<u16>(src);
+        else if (size == 4) value = <u64>load<u32>(src);
+        else value = load<u64>(src);
+        if (width == 1) store<u8>(at, <u8>value);
+        else if (width == 2) store<u16>(at, <u16>value);
+        else if (width == 4) store<u32>(at, <u32>value);
+        else store<u64>(at, value);
+        store<u64>(vals + (<usize>f << 3), value);
+        e += 10;
+      }
+      if (nFields > nFixed) {
+        walk(fields + (<usize>load<u16>(prog, 14) << 1), nFields - nFixed, pos + fixedEnd, end, ptr, block, count, i, 0, nFixed);
+      }
+    } else {
+      walk(fields, nFields, pos, end, ptr, block, count, i, 0, 0);
+    }
     if (truncated) store<u8>(block + <usize>count * preStatus + <usize>i, CLR_STATUS_TRUNCATED);
   }
+  heap.free(types);
   return placed;
 }

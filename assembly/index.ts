@@ -4,6 +4,7 @@ import * as tables from "./tables";
 import * as buffers from "./buffers";
 import * as providers from "./providers";
 import { logfileHeader } from "./logfile";
+import { LH_SIZE } from "./codes";
 import { xpressDecompress, xpressProduced } from "./xpress";
 
 export { consume, growStaging } from "./buffers";
@@ -11,6 +12,8 @@ export { decodeClr } from "./clr";
 
 /** Prepares an empty trace with a staging area of `stagingBytes`. */
 export function init(stagingBytes: u32): void {
+  // The memory may be reused from an earlier trace: clear what is read before it is written.
+  memory.fill(logfileHeader, 0, LH_SIZE);
   providers.initProviders();
   buffers.resetBuffers(stagingBytes);
 }

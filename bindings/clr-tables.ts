@@ -105,8 +105,25 @@ function layoutOf(schema: ClrEventSchema): { layout: TypeLayout; program: number
     preB: get(`${i}b`)?.pre ?? NONE,
   }));
   const rowBytes = pre;
-  const program = [rowBytes, get("#row")!.pre, get("#status")!.pre, schema.fields.length];
-  schema.fields.forEach((_, i) => fieldProgram(schema.fields, i, columns[i].pre, columns[i].preB, program));
+  // Leading plain numbers sit at fixed offsets: the core copies them without walking.
+  const fixed: number[] = [];
+  let nFixed = 0, off32 = 0, off64 = 0;
+  for (const [i, f] of schema.fields.entries()) {
+    if (!isValue(f)) break;
+    const s32 = f.type === C.T_PTR ? 4 : VALUE_WIDTH[f.type];
+    const s64 = VALUE_WIDTH[f.type];
+    fixed.push(off32, off64, s32, s64, columns[i].pre);
+    off32 += s32;
+    off64 += s64;
+    nFixed++;
+  }
+  const fieldWords: number[] = [];
+  let restWords = 0;
+  schema.fields.forEach((_, i) => {
+    if (i === nFixed) restWords = fieldWords.length;
+    fieldProgram(schema.fields, i, columns[i].pre, columns[i].preB, fieldWords);
+  });
+  const program = [rowBytes, get("#row")!.pre, get("#status")!.pre, schema.fields.length, nFixed, off32, off64, restWords, ...fixed, ...fieldWords];
   return { layout: { schema, rowBytes, preRow: get("#row")!.pre, preStatus: get("#status")!.pre, columns }, program };
 }
 

@@ -2,7 +2,7 @@
 // its tables as typed-array views. Two cores share this driver and the table layout: the
 // WebAssembly one (assembly/) and its pure TypeScript counterpart (bindings/js-core.ts).
 
-import { instantiateCore, type CoreExports, type WasmSource } from "./loader.js";
+import { instantiateCore, recycleMemory, type CoreExports, type WasmSource } from "./loader.js";
 import { createJsCore } from "./js-core.js";
 import type { TraceData } from "./trace-data.js";
 import { EtlDecodeError, formatError } from "./errors.js";
@@ -113,6 +113,7 @@ export async function decodeTrace(input: Input, options: DecodeOptions = {}): Pr
     }
   }
   const data = collect(core, failure ? feeder.fileOffset : read, clr);
+  if (engine === "wasm" && !failure) data.release = () => recycleMemory(core.memory as WebAssembly.Memory);
   if (failure) {
     if (data.eventCount === 0) throw new EtlDecodeError(feeder.fileOffset, `decoding failed: ${String(failure)}`, { cause: failure });
     data.decodeFailure = new EtlDecodeError(feeder.fileOffset, `decoding stopped: ${String(failure)}`, { cause: failure });

@@ -52,7 +52,17 @@ async function defaultBytes(): Promise<BufferSource> {
   return bytesOf(new URL("../etw.wasm", import.meta.url));
 }
 
-/** Compiles (once) and instantiates the core. */
+// Memories of disposed traces, kept to spare the next trace the cost of faulting in fresh pages.
+const pool: WebAssembly.Memory[] = [];
+const POOL_SIZE = 2;
+const POOL_MAX_BYTES = 1 << 30;
+
+/** Gives a disposed trace's memory back for reuse by the next instance. */
+export function recycleMemory(memory: WebAssembly.Memory): void {
+  if (pool.length < POOL_SIZE && memory.buffer.byteLength <= POOL_MAX_BYTES) pool.push(memory);
+}
+
+/** Compiles (once) and instantiates the core, on a pooled memory when one is free. */
 export async function instantiateCore(source?: WasmSource): Promise<CoreExports> {
   let module: WebAssembly.Module;
   if (source instanceof WebAssembly.Module) module = source;
@@ -61,6 +71,8 @@ export async function instantiateCore(source?: WasmSource): Promise<CoreExports>
     compiled ??= defaultBytes().then((b) => WebAssembly.compile(b));
     module = await compiled;
   }
-  const { exports } = await instantiate<Record<string, unknown>>(module, {});
+  // The core's heap is set up afresh by every instantiation, whatever the memory held before.
+  const memory = pool.pop() ?? new WebAssembly.Memory({ initial: 1, maximum: 65536 });
+  const { exports } = await instantiate<Record<string, unknown>>(module, { env: { memory } });
   return exports as unknown as CoreExports;
 }

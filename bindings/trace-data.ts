@@ -63,6 +63,8 @@ export interface TraceData {
   arenaBytes: number;
   /** Bytes of input consumed. */
   inputBytes: number;
+  /** Hands the backing memory back for reuse once the trace is disposed. */
+  release?: () => void;
 }
 
 export const BUF_STRIDE = 64;

@@ -162,10 +162,11 @@ export class Trace {
   }
 
   /**
-   * Drops the tables and the WebAssembly instance behind them; the memory is freed once no view
-   * handed out before is still referenced.
+   * Drops the tables and the WebAssembly instance behind them. The memory goes to a small pool that
+   * the next openTrace reuses, so views handed out before must not be read after dispose().
    */
   dispose(): void {
+    this.data?.release?.();
     this.data = null;
     this.eventTable = null;
     this.clr = null;

@@ -1,0 +1,225 @@
+// Benchmarks: the WebAssembly engine against the pure TypeScript engine (and optionally any other
+// parser) on generated traces and on the corpus, measured side by side in one run.
+//
+//   npm run bench                      full: generated 64 MiB and 1 GiB (compressed and not), corpus
+//   npm run bench -- --quick           under a minute: generated 64 MiB only, short time budgets
+//   npm run bench -- --against p.mjs   also time another parser (see bench/README.md for the adapter)
+//
+// Writes bench/results.json and bench/results.md.
+
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { cpus, totalmem } from "node:os";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { join, resolve } from "node:path";
+import { Bench } from "tinybench";
+import { openTrace, type Trace } from "../bindings/index.js";
+import { instantiateCore } from "../bindings/loader.js";
+import { generateTraceFile } from "./generate-file.js";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const CACHE = join(ROOT, "bench", ".cache");
+const CORPUS = resolve(ROOT, "..", "shared", "corpus", "etl");
+const MiB = 1024 * 1024;
+
+interface Adapter {
+  name: string;
+  /** Parses a whole trace; returns the number of records (or events) it found. */
+  parse(bytes: Uint8Array): Promise<{ events: number }> | { events: number };
+}
+
+interface Row {
+  input: string;
+  bytes: number;
+  events: number;
+  engines: Record<string, { ms: number; mbPerS: number; eventsPerS: number; rssMB?: number } | { error: string }>;
+  ratio?: number;
+  tableBytesPerEvent?: number;
+  allTablesBytesPerEvent?: number;
+}
+
+function args() {
+  const a = process.argv.slice(2);
+  const against = a.indexOf("--against");
+  return {
+    quick: a.includes("--quick"),
+    against: against >= 0 ? a[against + 1] : undefined,
+    measureRss: a[0] === "--measure-rss" ? { engine: a[1] as "wasm" | "js", file: a[2] } : undefined,
+  };
+}
+
+/** Generated inputs are cached on disk (bench/.cache) so child processes can read them too. */
+function generated(sizeMiB: number, compress: boolean): string {
+  mkdirSync(CACHE, { recursive: true });
+  const path = join(CACHE, `generated-${sizeMiB}MiB${compress ? "-xpress" : ""}.etl`);
+  if (!existsSync(path)) {
+    process.stderr.write(`generating ${path} ...\n`);
+    generateTraceFile(path, { targetBytes: sizeMiB * MiB, compress, seed: 42, processors: 8 });
+  }
+  return path;
+}
+
+/** Peak RSS of a fresh process that decodes `file` once with `engine`. */
+function peakRss(engine: string, file: string): number | undefined {
+  const r = spawnSync(process.execPath, ["--expose-gc", fileURLToPath(import.meta.url), "--measure-rss", engine, file], { encoding: "utf8" });
+  const m = /rss=(\d+)/.exec(r.stdout);
+  return m ? Number(m[1]) / 1024 : undefined;
+}
+
+function tableBytes(t: Trace): { events: number; all: number } {
+  const c = t.events.columns;
+  const perRow = Object.values(c).reduce((n, col) => n + (col as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT, 0);
+  let clr = 0;
+  for (const table of t.tables) {
+    clr += table.rows.byteLength + table.truncated.byteLength;
+    for (const col of Object.values(table.columns)) {
+      clr += "offset" in col ? col.offset.byteLength + col.length.byteLength : col.byteLength;
+    }
+  }
+  const ext = t.extendedItems.length * 12;
+  return { events: perRow, all: perRow + (clr + ext) / Math.max(1, t.events.length) };
+}
+
+async function timeTask(name: string, fn: () => Promise<unknown>, quick: boolean, big: boolean): Promise<number> {
+  const bench = new Bench({
+    time: quick ? 400 : big ? 3000 : 1500,
+    iterations: big ? 3 : 5,
+    warmupIterations: 1,
+    warmupTime: 0,
+    throws: true,
+    teardown: () => (globalThis as { gc?: () => void }).gc?.(),
+  });
+  bench.add(name, fn);
+  await bench.run();
+  const r = bench.tasks[0].result as { latency?: { p50: number } };
+  if (!r.latency) throw new Error(`${name}: no result`);
+  return r.latency.p50;
+}
+
+async function benchInput(input: string, path: string, quick: boolean, adapter?: Adapter, rss = false): Promise<Row> {
+  const bytes = new Uint8Array(readFileSync(path));
+  const big = bytes.length > 256 * MiB;
+  const first = await openTrace(bytes);
+  const events = first.events.length;
+  const tb = tableBytes(first);
+  first.dispose();
+  const row: Row = { input, bytes: bytes.length, events, engines: {}, tableBytesPerEvent: tb.events, allTablesBytesPerEvent: tb.all };
+  const engines: [string, () => Promise<unknown>][] = [
+    ["wasm", async () => (await openTrace(bytes, { engine: "wasm" })).dispose()],
+    ["js", async () => (await openTrace(bytes, { engine: "js" })).dispose()],
+  ];
+  if (adapter) engines.push([adapter.name, async () => adapter.parse(bytes)]);
+  for (const [name, fn] of engines) {
+    try {
+      const ms = await timeTask(`${input} ${name}`, fn, quick, big);
+      const entry = { ms, mbPerS: bytes.length / 1e6 / (ms / 1000), eventsPerS: events / (ms / 1000), rssMB: undefined as number | undefined };
+      if (rss && (name === "wasm" || name === "js")) entry.rssMB = peakRss(name, path);
+      row.engines[name] = entry;
+    } catch (error) {
+      row.engines[name] = { error: String((error as Error).message ?? error) };
+    }
+  }
+  const w = row.engines.wasm, j = row.engines.js;
+  if (w && j && "ms" in w && "ms" in j) row.ratio = j.ms / w.ms;
+  return row;
+}
+
+/** XPRESS decompression speed of the WebAssembly core, in output MB/s, over every compressed buffer of a file. */
+async function xpressSpeed(path: string, quick: boolean): Promise<{ outputMB: number; mbPerS: number }> {
+  const file = new Uint8Array(readFileSync(path));
+  const v = new DataView(file.buffer, file.byteOffset);
+  const core = await instantiateCore();
+  core.init(1 << 16);
+  const jobs: { src: number; len: number; expected: number }[] = [];
+  let total = 0;
+  for (let o = 0; o + 0x48 <= file.length; ) {
+    const size = v.getUint32(o, true);
+    if (size < 0x48) break;
+    if (v.getUint16(o + 0x34, true) & 0x40) {
+      const src = core.alloc(size - 0x48);
+      new Uint8Array(core.memory.buffer, src, size - 0x48).set(file.subarray(o + 0x48, o + size));
+      const expected = v.getUint32(o + 0x30, true) - 0x48;
+      jobs.push({ src, len: size - 0x48, expected });
+      total += expected;
+    }
+    o += size;
+  }
+  const dst = core.alloc(64 * MiB);
+  const ms = await timeTask("xpress", async () => {
+    for (const j of jobs) if (core.decompress(j.src, j.len, dst, j.expected) !== j.expected) throw new Error("decompression failed");
+  }, quick, false);
+  return { outputMB: total / 1e6, mbPerS: total / 1e6 / (ms / 1000) };
+}
+
+function markdown(rows: Row[], xpress: { outputMB: number; mbPerS: number } | undefined, meta: Record<string, string>): string {
+  const names = [...new Set(rows.flatMap((r) => Object.keys(r.engines)))];
+  const head = ["input", "MB", "events", ...names.flatMap((n) => [`${n} ms`, `${n} MB/s`, `${n} M events/s`]), "JS/WASM time", "peak RSS MB wasm / js", "bytes/event (event table / all tables)"];
+  const lines = [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`];
+  const f = (x: number, d = 1) => x.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
+  for (const r of rows) {
+    const cells = [r.input, f(r.bytes / 1e6), r.events.toLocaleString("en-US")];
+    for (const n of names) {
+      const e = r.engines[n];
+      if (!e) cells.push("", "", "");
+      else if ("error" in e) cells.push("error", "", "");
+      else cells.push(f(e.ms), f(e.mbPerS, 0), f(e.eventsPerS / 1e6, 2));
+    }
+    const w = r.engines.wasm, j = r.engines.js;
+    cells.push(r.ratio ? `${f(r.ratio, 2)}×` : "");
+    cells.push(w && "rssMB" in w && w.rssMB ? `${f(w.rssMB, 0)} / ${j && "rssMB" in j && j.rssMB ? f(j.rssMB, 0) : "-"}` : "");
+    cells.push(`${r.tableBytesPerEvent} / ${f(r.allTablesBytesPerEvent ?? 0)}`);
+    lines.push(`| ${cells.join(" | ")} |`);
+  }
+  const out = [
+    `Machine: ${meta.cpu}, ${meta.cores} cores, ${meta.memory}; Node ${meta.node}; ${meta.date}${meta.quick === "true" ? " (quick run)" : ""}.`,
+    "",
+    ...lines,
+  ];
+  if (xpress) out.push("", `XPRESS decompression (WebAssembly core): ${f(xpress.mbPerS, 0)} MB/s of output over ${f(xpress.outputMB)} MB.`);
+  return out.join("\n") + "\n";
+}
+
+async function main() {
+  const a = args();
+  if (a.measureRss) {
+    const bytes = new Uint8Array(readFileSync(a.measureRss.file));
+    const t = await openTrace(bytes, { engine: a.measureRss.engine });
+    console.log(`events=${t.events.length} rss=${process.resourceUsage().maxRSS}`);
+    return;
+  }
+  const adapter: Adapter | undefined = a.against ? (await import(pathToFileURL(resolve(a.against)).href)).default : undefined;
+  if (adapter && (typeof adapter.parse !== "function" || !adapter.name)) throw new Error("--against: the module's default export needs { name, parse(bytes) }");
+  const inputs: [string, string, boolean][] = [
+    ["generated 64 MiB", generated(64, false), true],
+    ["generated 64 MiB, XPRESS", generated(64, true), true],
+  ];
+  if (!a.quick) {
+    inputs.push(["generated 1 GiB", generated(1024, false), true], ["generated 1 GiB, XPRESS", generated(1024, true), true]);
+    if (existsSync(CORPUS)) {
+      for (const f of readdirSync(CORPUS).filter((x) => x.endsWith(".etl")).sort()) inputs.push([f, join(CORPUS, f), false]);
+    }
+  }
+  const rows: Row[] = [];
+  for (const [name, path, rss] of inputs) {
+    process.stderr.write(`${name} ...\n`);
+    rows.push(await benchInput(name, path, a.quick, adapter, rss));
+  }
+  const xpress = await xpressSpeed(generated(64, true), a.quick);
+  const meta = {
+    cpu: cpus()[0]?.model ?? "unknown CPU",
+    cores: String(cpus().length),
+    memory: `${Math.round(totalmem() / 1024 ** 3)} GiB`,
+    node: process.version,
+    date: new Date().toISOString().slice(0, 10),
+    quick: String(a.quick),
+  };
+  const md = markdown(rows, xpress, meta);
+  writeFileSync(join(ROOT, "bench", "results.json"), JSON.stringify({ meta, rows, xpress, peakRssMB: process.resourceUsage().maxRSS / 1024 }, null, 2) + "\n");
+  writeFileSync(join(ROOT, "bench", "results.md"), md);
+  process.stdout.write(md);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});
