@@ -96,8 +96,14 @@ export function generateTrace(opts: GenerateOptions): Uint8Array {
   let gc = 0;
   let methods = 0;
   while (bytes < opts.targetBytes) {
+    // A steady-state service: thread-pool work items, lock contention, allocation ticks and GCs
+    // dominate; methods still get jitted now and then.
     const r = rand();
-    if (r < 0.45) {
+    if (r < 0.3) {
+      const work = 0x1c000200000n + BigInt(Math.floor(rand() * 1e6) * 0x40);
+      clr(61, 0, 23, 11, 5, 0x10000n, new PayloadBuilder().ptr(P, work).u16(8));
+      clr(62, 0, 23, 12, 5, 0x10000n, new PayloadBuilder().ptr(P, work).u16(8));
+    } else if (r < 0.38) {
       // JIT: method load with namespace, name and signature
       const ns = pick(NAMESPACES);
       clr(143, 2, 9, 37, 4, 0x30n, new PayloadBuilder().u64(0x7ffe00000000n + BigInt(methods * 64))
@@ -105,12 +111,12 @@ export function generateTrace(opts: GenerateOptions): Uint8Array {
         .u32(0x06000000 + (methods & 0xffff)).u32(rand() < 0.1 ? 1 : 0).utf16z(`${ns}.${pick(TYPES)}`)
         .utf16z(pick(METHODS)).utf16z(pick(SIGNATURES)).u16(8).u64(0n));
       methods++;
-    } else if (r < 0.75) {
+    } else if (r < 0.6) {
       const amount = 100000 + Math.floor(rand() * 5000);
       clr(10, 4, 1, 11, 5, 0x1n, new PayloadBuilder().u32(amount).u32(rand() < 0.9 ? 0 : 1).u16(8).u64(amount)
         .ptr(P, 0x7ffd12340000n + BigInt(Math.floor(rand() * 64) * 0x40)).utf16z(pick(ALLOC_TYPES))
         .u32(Math.floor(rand() * 4)).ptr(P, 0x1c000000000n + BigInt(Math.floor(rand() * 1e9))).u64(24 + Math.floor(rand() * 2000)));
-    } else if (r < 0.80) {
+    } else if (r < 0.66) {
       // a whole GC: suspend, start, end, heap stats, restart
       gc++;
       const gen = rand() < 0.7 ? 0 : rand() < 0.8 ? 1 : 2;
@@ -126,7 +132,7 @@ export function generateTrace(opts: GenerateOptions): Uint8Array {
       clr(4, 2, 1, 133, 4, 0x1n, hs, gcThread);
       clr(7, 1, 1, 136, 4, 0x1n, new PayloadBuilder().u16(8), gcThread);
       clr(3, 1, 1, 132, 4, 0x1n, new PayloadBuilder().u16(8), gcThread);
-    } else if (r < 0.86) {
+    } else if (r < 0.68) {
       const [type, message] = pick(EXCEPTIONS);
       clr(80, 1, 7, 1, 2, 0x200008000n, new PayloadBuilder().utf16z(type).utf16z(message)
         .ptr(P, 0x7ff812340000n + BigInt(Math.floor(rand() * 1e6))).u32(0x80131509).u16(16).u16(8));
