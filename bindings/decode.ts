@@ -11,7 +11,22 @@ import { clrProgram } from "./clr-tables.js";
 import { clrProviderIndex } from "./clr-payload.js";
 import { formatGuid } from "./guid.js";
 
-export type Input = Uint8Array | ArrayBuffer | Iterable<Uint8Array> | AsyncIterable<Uint8Array>;
+/** Bytes, a Blob or File (browsers, Node), or chunks of the file in order (any sizes). */
+export type Input = Uint8Array | ArrayBuffer | Blob | Iterable<Uint8Array> | AsyncIterable<Uint8Array>;
+
+/** A Blob read as a stream of chunks. */
+async function* blobChunks(blob: Blob): AsyncIterable<Uint8Array> {
+  const reader = blob.stream().getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
 
 export interface DecodeOptions {
   /** "wasm" (default): the WebAssembly core; "js": the pure TypeScript core (same tables). */
@@ -74,6 +89,7 @@ export async function decodeTrace(input: Input, options: DecodeOptions = {}): Pr
   const engine = options.engine ?? "wasm";
   if (engine !== "wasm" && engine !== "js") throw new TypeError(`unknown engine: ${String(engine)}`);
   const core = engine === "js" ? createJsCore() : await instantiateCore(options.wasm);
+  if (typeof Blob !== "undefined" && input instanceof Blob) input = blobChunks(input);
   const whole = input instanceof Uint8Array || input instanceof ArrayBuffer ? asBytes(input) : undefined;
   const chunkBytes = options.chunkBytes ?? DEFAULT_CHUNK;
   // Small inputs get a small staging area; a larger buffer grows it on demand.

@@ -27,29 +27,51 @@ export interface CoreExports {
 
 export type WasmSource = WebAssembly.Module | ArrayBuffer | Uint8Array | URL | string;
 
-let compiled: Promise<WebAssembly.Module> | undefined;
-let defaultSource: (() => Promise<ArrayBuffer | Uint8Array>) | undefined;
+/** Produces the compiled core; each entry point (Node, browser, inline) installs its own. */
+export type ModuleProvider = () => Promise<WebAssembly.Module>;
+/** Fetches the bytes behind a URL the platform's own way (Node: file: URLs from disk). */
+export type UrlLoader = (url: URL) => Promise<BufferSource>;
 
-/** Lets a platform entry point say where the default `.wasm` comes from. */
-export function setDefaultWasmSource(source: () => Promise<ArrayBuffer | Uint8Array>): void {
-  defaultSource = source;
+const DEFAULT_URL = new URL("../etw.wasm", import.meta.url);
+let urlLoader: UrlLoader | undefined;
+let provider: ModuleProvider = () => compileUrl(DEFAULT_URL);
+let compiled: Promise<WebAssembly.Module> | undefined;
+
+/** Sets where the default core comes from (entry points call this once). */
+export function setModuleProvider(p: ModuleProvider): void {
+  provider = p;
+  compiled = undefined;
 }
 
-async function bytesOf(source: ArrayBuffer | Uint8Array | URL | string): Promise<BufferSource> {
-  if (source instanceof ArrayBuffer || source instanceof Uint8Array) return source as BufferSource;
-  const url = typeof source === "string" ? new URL(source, import.meta.url) : source;
+/** Sets how URLs are read when fetch cannot (entry points call this once). */
+export function setUrlLoader(loader: UrlLoader): void {
+  urlLoader = loader;
+}
+
+/** Compiles from a URL, streaming where the platform can. */
+export async function compileUrl(url: URL): Promise<WebAssembly.Module> {
   if (url.protocol === "file:") {
-    const fs = await import(/* @vite-ignore */ "node:fs/promises");
-    return (await fs.readFile(url)) as BufferSource;
+    // fetch cannot read files; Node's entry installs a loader, and Node also lends its fs here
+    // without any import statement a bundler would follow.
+    type Fs = { readFile(u: URL): Promise<Uint8Array> };
+    const builtin = (globalThis as { process?: { getBuiltinModule?: (m: string) => unknown } }).process?.getBuiltinModule;
+    const load = urlLoader ?? (builtin ? (u: URL) => (builtin("node:fs/promises") as Fs).readFile(u) as Promise<BufferSource> : undefined);
+    if (!load) throw new Error(`etw-wasm: cannot read ${url} on this platform`);
+    return WebAssembly.compile(await load(url));
   }
   const response = await fetch(url);
   if (!response.ok) throw new Error(`etw-wasm: cannot load ${url}: HTTP ${response.status}`);
-  return response.arrayBuffer();
+  if (typeof WebAssembly.compileStreaming === "function" && response.headers.get("content-type")?.startsWith("application/wasm")) {
+    return WebAssembly.compileStreaming(response);
+  }
+  return WebAssembly.compile(await response.arrayBuffer());
 }
 
-async function defaultBytes(): Promise<BufferSource> {
-  if (defaultSource) return (await defaultSource()) as BufferSource;
-  return bytesOf(new URL("../etw.wasm", import.meta.url));
+async function compileSource(source: WasmSource): Promise<WebAssembly.Module> {
+  const s = source as unknown;
+  if (s instanceof WebAssembly.Module) return s;
+  if (s instanceof ArrayBuffer || s instanceof Uint8Array) return WebAssembly.compile(s as BufferSource);
+  return compileUrl(typeof s === "string" ? new URL(s, DEFAULT_URL) : (s as URL));
 }
 
 // Memories of disposed traces, kept to spare the next trace the cost of faulting in fresh pages.
@@ -65,12 +87,8 @@ export function recycleMemory(memory: WebAssembly.Memory): void {
 /** Compiles (once) and instantiates the core, on a pooled memory when one is free. */
 export async function instantiateCore(source?: WasmSource): Promise<CoreExports> {
   let module: WebAssembly.Module;
-  if (source instanceof WebAssembly.Module) module = source;
-  else if (source !== undefined) module = await WebAssembly.compile(await bytesOf(source as ArrayBuffer | Uint8Array | URL | string));
-  else {
-    compiled ??= defaultBytes().then((b) => WebAssembly.compile(b));
-    module = await compiled;
-  }
+  if (source !== undefined) module = await compileSource(source);
+  else module = await (compiled ??= provider());
   // The core's heap is set up afresh by every instantiation, whatever the memory held before.
   const memory = pool.pop() ?? new WebAssembly.Memory({ initial: 1, maximum: 65536 });
   const { exports } = await instantiate<Record<string, unknown>>(module, { env: { memory } });

@@ -1,8 +1,11 @@
 // Node-only helpers (file paths and streams), kept out of the platform-neutral entry point.
 
 import { createReadStream } from "node:fs";
-import { stat } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { openTrace, type OpenOptions, type Trace } from "./trace.js";
+import { setUrlLoader } from "./loader.js";
+
+setUrlLoader(async (url) => (await readFile(url)) as BufferSource);
 
 export * from "./index.js";
 

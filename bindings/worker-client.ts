@@ -1,0 +1,44 @@
+// Decoding in a Web Worker: the page stays responsive, and the tables come back transferred.
+
+import { Trace } from "./trace.js";
+import { unpackTraceData, type PackedTrace } from "./transfer.js";
+import { EtlFormatError } from "./errors.js";
+import type { DecodeOptions } from "./decode.js";
+
+export interface WorkerOptions extends Omit<DecodeOptions, "onProgress" | "wasm"> {
+  /** A worker running etw-wasm's worker script; by default one is started from the package. */
+  worker?: Worker;
+  onProgress?: (bytesRead: number) => void;
+}
+
+let nextId = 1;
+
+/** Decodes a File, Blob or bytes in a worker and returns the Trace on this thread. */
+export function openTraceInWorker(input: Blob | ArrayBuffer | Uint8Array, options: WorkerOptions = {}): Promise<Trace> {
+  const { worker: given, onProgress, ...decode } = options;
+  const worker = given ?? new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
+  const id = nextId++;
+  return new Promise<Trace>((resolve, reject) => {
+    const done = () => {
+      worker.removeEventListener("message", onMessage);
+      worker.removeEventListener("error", onError);
+      if (!given) worker.terminate();
+    };
+    const onMessage = (e: MessageEvent) => {
+      const m = e.data as { id: number; progress?: number; result?: PackedTrace; error?: { name: string; message: string; code?: number; offset?: number } };
+      if (m.id !== id) return;
+      if (m.progress !== undefined) return onProgress?.(m.progress);
+      done();
+      if (m.result) resolve(new Trace(unpackTraceData(m.result)));
+      else if (m.error?.name === "EtlFormatError") reject(new EtlFormatError(m.error.code ?? 0, m.error.offset ?? 0, m.error.message.replace(/ \(at byte offset \d+\)$/, "")));
+      else reject(new Error(m.error?.message ?? "etw-wasm: worker failed"));
+    };
+    const onError = (e: ErrorEvent) => {
+      done();
+      reject(new Error(`etw-wasm: worker failed: ${e.message}`));
+    };
+    worker.addEventListener("message", onMessage);
+    worker.addEventListener("error", onError);
+    worker.postMessage({ id, input, options: decode });
+  });
+}

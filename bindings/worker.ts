@@ -1,0 +1,33 @@
+// Web Worker script: decodes off the UI thread and transfers the tables back (see worker-client.ts).
+// Imports only platform-neutral modules.
+
+import { decodeTrace, type DecodeOptions, type Input } from "./decode.js";
+import { packTraceData } from "./transfer.js";
+import { EtlFormatError } from "./errors.js";
+
+interface Request {
+  id: number;
+  input: Input;
+  options: Omit<DecodeOptions, "onProgress">;
+}
+
+const scope = globalThis as unknown as {
+  onmessage: ((e: MessageEvent<Request>) => void) | null;
+  postMessage(message: unknown, transfer?: Transferable[]): void;
+};
+
+scope.onmessage = async (e) => {
+  const { id, input, options } = e.data;
+  try {
+    const data = await decodeTrace(input, { ...options, onProgress: (bytes) => scope.postMessage({ id, progress: bytes }) });
+    const { message, transfer } = packTraceData(data);
+    data.release?.();
+    scope.postMessage({ id, result: message }, transfer);
+  } catch (error) {
+    const e = error as Error;
+    scope.postMessage({
+      id,
+      error: { name: e.name, message: e.message, code: (error as EtlFormatError).code, offset: (error as EtlFormatError).offset },
+    });
+  }
+};
