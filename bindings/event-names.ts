@@ -1,10 +1,92 @@
-// Event names as TraceEvent prints them: Provider/Task[/Opcode].
+// Event names as TraceEvent (PerfView) prints them: Provider/Task[/Opcode].
+//
+// Sources, in order: TraceEvent's own names for the .NET runtime providers (the generated schema), the
+// classic kernel groups and KernelTraceControl; the descriptions the trace carries itself (EventSource
+// manifests and KernelTraceControl's TDH metadata, see trace-manifests.ts); TraceLogging names; and
+// TraceEvent's fallbacks (Opcode(n), EventID(n)).
 
 import * as C from "../assembly/codes.js";
-import type { EventRow } from "./event-table.js";
+import type { EventRow, EventTable } from "./event-table.js";
+import { traceManifests } from "./trace-manifests.js";
 
-/** Opcode names TraceEvent uses for classic kernel events. */
-const KERNEL_OPCODES: Record<number, string> = { 1: "Start", 2: "Stop", 3: "DCStart", 4: "DCStop", 10: "Load" };
+/** Provider name TraceEvent uses for classic kernel events its kernel parser does not know (the OS's MOF). */
+export const MOF_PROVIDER = "MSNT_SystemTrace";
+
+/** TraceEvent's task name of a kernel group where it differs from the group name. */
+const KERNEL_TASK: Record<string, string> = { PageFault: "Memory" };
+
+/** Opcode names of the classic kernel events TraceEvent's kernel parser knows, by group. */
+export const KERNEL_OPCODES: Readonly<Record<string, Readonly<Record<number, string>>>> = {
+  EventTrace: { 0: "", 5: "Extension", 8: "RundownComplete", 32: "EndExtension" },
+  Process: { 1: "Start", 2: "Stop", 3: "DCStart", 4: "DCStop", 11: "Terminate", 32: "PerfCtr", 33: "PerfCtrRundown", 39: "Defunct" },
+  Thread: {
+    1: "Start", 2: "Stop", 3: "DCStart", 4: "DCStop", 36: "CSwitch", 37: "CompCS", 50: "ReadyThread", 62: "Enqueue",
+    63: "Dequeue", 72: "SetName",
+  },
+  Image: { 2: "Unload", 3: "DCStart", 4: "DCStop", 10: "Load" },
+  DiskIO: {
+    10: "Read", 11: "Write", 12: "ReadInit", 13: "WriteInit", 14: "FlushBuffers", 15: "FlushInit",
+    34: "DriverMajorFunctionCall", 35: "DriverMajorFunctionReturn", 36: "DriverCompletionRoutine",
+    37: "DriverCompleteRequest", 52: "DriverCompleteRequestReturn",
+  },
+  PageFault: {
+    10: "TransitionFault", 11: "DemandZeroFault", 12: "CopyOnWrite", 13: "GuardPageFault", 14: "HardPageFault",
+    15: "AccessViolation", 32: "HardFault", 98: "VirtualAlloc", 99: "VirtualFree",
+  },
+  PerfInfo: {
+    46: "Sample", 51: "SysClEnter", 52: "SysClExit", 66: "ThreadedDPC", 67: "ISR", 68: "DPC", 69: "TimerDPC",
+    72: "SetInterval", 73: "CollectionStart", 74: "CollectionEnd",
+  },
+  TcpIp: {
+    10: "Send", 11: "Recv", 12: "Connect", 13: "Disconnect", 14: "Retransmit", 15: "Accept", 16: "Reconnect",
+    17: "Fail", 18: "TCPCopy", 19: "ARPCopy", 20: "FullACK", 21: "PartACK", 22: "DupACK", 26: "SendIPV6",
+    27: "RecvIPV6", 28: "ConnectIPV6", 29: "DisconnectIPV6", 30: "RetransmitIPV6", 31: "AcceptIPV6",
+    32: "ReconnectIPV6", 34: "TCPCopyIPV6",
+  },
+  UdpIp: { 10: "Send", 11: "Recv", 17: "Fail", 26: "SendIPV6", 27: "RecvIPV6" },
+  FileIO: {
+    0: "Name", 32: "FileCreate", 35: "FileDelete", 36: "FileRundown", 64: "Create", 65: "Cleanup", 66: "Close",
+    67: "Read", 68: "Write", 69: "SetInfo", 70: "Delete", 71: "Rename", 72: "DirEnum", 73: "Flush",
+    74: "QueryInfo", 75: "FSControl", 76: "OperationEnd", 77: "DirNotify",
+  },
+  StackWalk: { 32: "Stack", 35: "KeyDelete", 36: "KeyRundown", 37: "StackKeyKernel", 38: "StackKeyUser" },
+  SystemConfig: {
+    10: "CPU", 11: "PhyDisk", 12: "LogDisk", 13: "NIC", 14: "Video", 15: "Services", 16: "Power", 17: "Network",
+    21: "IRQ", 22: "PnP", 23: "IDEChannel",
+  },
+  Registry: {
+    10: "Create", 11: "Open", 12: "Delete", 13: "Query", 14: "SetValue", 15: "DeleteValue", 16: "QueryValue",
+    17: "EnumerateKey", 18: "EnumerateValueKey", 19: "QueryMultipleValue", 20: "SetInformation", 21: "Flush",
+    22: "KCBCreate", 23: "KCBDelete", 24: "KCBRundownBegin", 25: "KCBRundownEnd", 26: "Virtualize", 27: "Close",
+  },
+};
+
+/** Kernel events TraceEvent leaves to the OS's MOF descriptions, with the names those give. */
+const MOF_NAMES: Readonly<Record<string, Readonly<Record<number, string>>>> = {
+  SystemConfig: { 25: "Platform" },
+  Image: { 33: "KernelBase", 34: "HypercallPage" },
+};
+
+/** KernelTraceControl (merge) events: provider, task and opcode names. */
+const KTC: Readonly<Record<string, { provider: string; opcodes: Readonly<Record<number, string>> }>> = {
+  ImageID: { provider: "KernelTraceControl", opcodes: { 0: "", 32: "None", 36: "DbgID_RSDS", 37: "DbgID_ILRSDS", 64: "FileVersion" } },
+  MetaData: { provider: "KernelTraceControl", opcodes: { 32: "EventInfo", 33: "EventMapInfo" } },
+  SysConfig: { provider: "Windows Kernel", opcodes: { 32: "BuildInfo", 33: "SystemPaths", 34: "UnknownVolume", 35: "VolumeMapping" } },
+  WinSat: { provider: "KernelTraceControl", opcodes: {} },
+  PerfTrack: { provider: "KernelTraceControl", opcodes: {} },
+};
+
+/** .NET runtime (provider index, id) pairs TraceEvent has no template for (it names them from other metadata). */
+const CLR_WITHOUT_TEMPLATE = new Set([
+  ...[39, 40, 41, 42, 43, 48, 49, 158, 200, 201, 240, 241, 242, 243, 299].map((id) => `0:${id}`),
+  "1:160", "1:161",
+  ...[26, 189, 197].map((id) => `3:${id}`),
+]);
+
+/** Whether TraceEvent's built-in .NET runtime parsers have a template for (provider index, id). */
+export function clrHasTemplate(provider: number, id: number): boolean {
+  return provider <= 3 && !CLR_WITHOUT_TEMPLATE.has(`${provider}:${id}`);
+}
 
 /** The TraceLogging event name from an EVENT_SCHEMA_TL item (u16 size, tag bytes, then the NUL-terminated name). */
 export function traceLoggingName(data: Uint8Array): string | undefined {
@@ -16,22 +98,89 @@ export function traceLoggingName(data: Uint8Array): string | undefined {
   return end > p && end < data.length ? new TextDecoder().decode(data.subarray(p, end)) : undefined;
 }
 
-export function eventName(row: EventRow): string {
-  const clr = row.clrSchema;
-  if (clr) return clr.name;
-  const provider = row.table.providers.get(row.providerIndex);
-  const ht = row.headerType;
-  if (provider.kind === "kernel-group" || provider.group) {
-    const base = `${provider.name}/${provider.group ?? "Unknown"}`;
-    if (row.opcode === 0) return base;
-    return `${base}/${KERNEL_OPCODES[row.opcode] ?? `Opcode(${row.opcode})`}`;
+export interface EventNameParts {
+  provider: string;
+  /** Task[/Opcode], or Opcode(n) / EventID(n) forms. */
+  event: string;
+  /** How the name was found. */
+  source: "clr" | "kernel" | "mof" | "ktc" | "eventsource" | "tdh" | "tracelogging" | "manifest-data" | "unknown";
+}
+
+/** The name of a classic kernel event: [provider, event, source]. */
+function kernelName(group: string, opcode: number): EventNameParts {
+  const task = KERNEL_TASK[group] ?? group;
+  const known = KERNEL_OPCODES[group];
+  if (known && opcode in known) {
+    const op = known[opcode];
+    return { provider: "Windows Kernel", event: op ? `${task}/${op}` : task, source: "kernel" };
   }
-  if (ht === C.HT_EVENT_HEADER32 || ht === C.HT_EVENT_HEADER64) {
+  const mof = MOF_NAMES[group]?.[opcode];
+  return { provider: MOF_PROVIDER, event: `${task}/${mof ?? `Opcode(${opcode})`}`, source: "mof" };
+}
+
+function nameParts(row: EventRow): EventNameParts {
+  const table = row.table;
+  const provider = table.providers.get(row.providerIndex);
+  const ht = row.headerType;
+  const isEventHeader = ht === C.HT_EVENT_HEADER32 || ht === C.HT_EVENT_HEADER64;
+  const clr = row.clrSchema;
+  if (clr && isEventHeader) {
+    if (clrHasTemplate(clr.provider, row.eventId)) {
+      const slash = clr.name.indexOf("/");
+      return { provider: clr.name.slice(0, slash), event: clr.name.slice(slash + 1), source: "clr" };
+    }
+    const dyn = traceManifests(table).find(provider.guid, row.eventId, row.version);
+    if (dyn) return { provider: dyn.provider.name || provider.name, event: dyn.event.eventName, source: "tdh" };
+    const slash = clr.name.indexOf("/");
+    return { provider: clr.name.slice(0, slash), event: clr.name.slice(slash + 1), source: "clr" };
+  }
+  if (provider.name === "Windows Kernel" && provider.group) {
+    return kernelName(provider.group, row.opcode);
+  }
+  if (provider.name === "KernelTraceControl" || (provider.group && KTC[provider.group])) {
+    const ktc = provider.group ? KTC[provider.group] : undefined;
+    if (ktc) {
+      const op = ktc.opcodes[row.opcode];
+      const ev = op === undefined ? `${provider.group}/Opcode(${row.opcode})` : op ? `${provider.group}/${op}` : provider.group!;
+      return { provider: ktc.provider, event: ev, source: "ktc" };
+    }
+  }
+  if (provider.group && provider.kind === "kernel-group") {
+    return { provider: provider.name, event: row.opcode === 0 ? provider.group : `${provider.group}/Opcode(${row.opcode})`, source: "unknown" };
+  }
+  if (isEventHeader) {
+    const dyn = traceManifests(table).find(provider.guid, row.eventId, row.version);
+    const manifestProvider = traceManifests(table).providers.get(provider.guid)?.name;
+    if (row.eventId === 0xfffe) {
+      return { provider: manifestProvider || provider.name, event: "ManifestData", source: "manifest-data" };
+    }
+    if (dyn) return { provider: dyn.provider.name || provider.name, event: dyn.event.eventName, source: dyn.event.source };
     const schema = row.extendedItems.find((e) => e.type === 11);
     const tl = schema && traceLoggingName(schema.data);
-    if (tl) return `${provider.name}/${tl}`;
-    return `${provider.name}/EventID(${row.eventId})`;
+    if (tl) return { provider: provider.name, event: tl, source: "tracelogging" };
+    return { provider: manifestProvider || provider.name, event: `EventID(${row.eventId})`, source: "unknown" };
   }
-  if (ht === C.HT_MESSAGE) return `${provider.name}/Message(${row.eventId})`;
-  return row.opcode === 0 ? provider.name : `${provider.name}/Opcode(${row.opcode})`;
+  if (ht === C.HT_MESSAGE) return { provider: provider.name, event: `Message(${row.eventId})`, source: "unknown" };
+  return { provider: provider.name, event: row.opcode === 0 ? "EventID(0)" : `Opcode(${row.opcode})`, source: "unknown" };
+}
+
+const partsCache = new WeakMap<EventTable, Map<string, EventNameParts>>();
+
+/** Provider, event and source of a row's name (cached per distinct identity). */
+export function eventNameParts(row: EventRow): EventNameParts {
+  let cache = partsCache.get(row.table);
+  if (!cache) partsCache.set(row.table, (cache = new Map()));
+  const key = `${row.providerIndex}:${row.headerType}:${row.eventId}:${row.version}:${row.opcode}`;
+  let parts = cache.get(key);
+  if (!parts) {
+    parts = nameParts(row);
+    // TraceLogging names live in each record, not in the identity
+    if (parts.source !== "tracelogging" && parts.source !== "unknown") cache.set(key, parts);
+  }
+  return parts;
+}
+
+export function eventName(row: EventRow): string {
+  const p = eventNameParts(row);
+  return `${p.provider}/${p.event}`;
 }

@@ -1,0 +1,127 @@
+// Number, date and value formatting the way TraceEvent's PayloadString renders them under the en-US culture on
+// .NET Framework (where PerfView's baselines were made): "n0"/"n3" with "," separators, doubles rounded
+// from their 15-significant-digit form, hex "x8", GUIDs, enum and flags names.
+
+/** Groups the integer digits of a plain decimal string with ",". */
+function group(intDigits: string): string {
+  let out = "";
+  for (let i = 0; i < intDigits.length; i++) {
+    if (i > 0 && (intDigits.length - i) % 3 === 0) out += ",";
+    out += intDigits[i];
+  }
+  return out;
+}
+
+/** Integer with thousands separators (C# "n0" of an int or long). */
+export function n0(value: number | bigint): string {
+  const s = typeof value === "bigint" ? value.toString() : Math.trunc(value).toString();
+  return s[0] === "-" ? "-" + group(s.slice(1)) : group(s);
+}
+
+/**
+ * C# `double.ToString("n" + decimals)` on .NET Framework: the value is first rendered with 15 significant
+ * digits, that decimal form is rounded half away from zero, and the integer part is grouped.
+ */
+export function nFixed(value: number, decimals: number): string {
+  if (Number.isNaN(value)) return "NaN";
+  if (!Number.isFinite(value)) return value > 0 ? "Infinity" : "-Infinity";
+  const neg = value < 0;
+  const abs = Math.abs(value);
+  let digits: string;
+  let exp: number; // number of digits before the decimal point
+  if (abs === 0) {
+    digits = "0";
+    exp = 1;
+  } else {
+    const e = abs.toExponential(14); // d.dddddddddddddde±x : 15 significant digits
+    const [mant, ex] = e.split("e");
+    digits = mant.replace(".", "");
+    exp = Number(ex) + 1;
+  }
+  // digits d0 d1 ... with the decimal point after `exp` digits
+  const keep = exp + decimals; // digits kept
+  let intPart: string;
+  let frac: string;
+  if (keep <= 0) {
+    const roundUp = keep === 0 && digits[0] >= "5";
+    const all = roundUp ? "1".padStart(decimals, "0") : "0".repeat(decimals);
+    intPart = "0";
+    frac = all;
+  } else {
+    let kept = digits.slice(0, keep).padEnd(keep, "0");
+    if (keep < digits.length && digits[keep] >= "5") {
+      // add one at the last kept digit
+      const arr = kept.split("").map(Number);
+      let i = arr.length - 1;
+      while (i >= 0) {
+        if (arr[i] === 9) {
+          arr[i] = 0;
+          i--;
+        } else {
+          arr[i]++;
+          break;
+        }
+      }
+      kept = (i < 0 ? "1" : "") + arr.join("");
+      if (i < 0) exp++;
+    }
+    const intLen = kept.length - decimals;
+    intPart = intLen > 0 ? kept.slice(0, intLen) : "0";
+    frac = intLen >= 0 ? kept.slice(intLen) : kept.padStart(decimals, "0");
+    intPart = intPart.replace(/^0+(?=\d)/, "");
+  }
+  const zero = /^0*$/.test(intPart + frac);
+  const body = group(intPart) + (decimals > 0 ? "." + frac : "");
+  return neg && !zero ? "-" + body : body;
+}
+
+/** C# "x8" of an unsigned 64-bit value with the "0x" prefix TraceEvent adds to addresses. */
+export function hex8(value: bigint | number): string {
+  const v = typeof value === "bigint" ? BigInt.asUintN(64, value) : BigInt.asUintN(64, BigInt(Math.trunc(value)));
+  return "0x" + v.toString(16).padStart(8, "0");
+}
+
+const pad2 = (n: number) => String(n).padStart(2, "0");
+
+/**
+ * The baseline's DateTime rendering: `ToUniversalTime().ToString("yy/MM/dd HH:mm:ss.ffffff")` of a FILETIME
+ * (100 ns ticks since 1601).
+ */
+export function filetimeText(ft: bigint): string {
+  const EPOCH = 116444736000000000n;
+  const ticks = ft - EPOCH; // since 1970 in 100 ns
+  const ms = Number(ticks / 10000n) + (ticks < 0n && ticks % 10000n !== 0n ? -1 : 0);
+  const d = new Date(ms);
+  let frac = ticks % 10_000_000n;
+  if (frac < 0n) frac += 10_000_000n;
+  const micro = String(frac / 10n).padStart(6, "0");
+  return `${pad2(d.getUTCFullYear() % 100)}/${pad2(d.getUTCMonth() + 1)}/${pad2(d.getUTCDate())} ${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}:${pad2(d.getUTCSeconds())}.${micro}`;
+}
+
+/** A .NET enum value: the member name, "A, B" for [Flags] combinations, else the number. */
+export function enumText(value: number | bigint, members: ReadonlyArray<readonly [number, string]>, flags: boolean): string {
+  const v = typeof value === "bigint" ? Number(value) : value;
+  for (const [n, name] of members) if (n === v) return name;
+  if (!flags) return String(value);
+  // Flags: greedy from the largest member, as Enum.ToString does; leftovers make it print the number.
+  const sorted = [...members].filter(([n]) => n !== 0).sort((a, b) => b[0] - a[0]);
+  let rest = v >>> 0;
+  const names: string[] = [];
+  for (const [n, name] of sorted) {
+    const u = n >>> 0;
+    if ((rest & u) === u && u !== 0) {
+      names.unshift(name);
+      rest = (rest & ~u) >>> 0;
+    }
+  }
+  if (rest !== 0 || !names.length) return String(value);
+  return names.join(", ");
+}
+
+/** Hex digits of the first 16 bytes, "..." when longer (TraceEvent's byte[] rendering). */
+export function bytesText(b: Uint8Array): string {
+  let s = "";
+  const n = Math.min(16, b.length);
+  for (let i = 0; i < n; i++) s += b[i].toString(16).toUpperCase().padStart(2, "0");
+  return b.length > 16 ? s + "..." : s;
+}

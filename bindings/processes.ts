@@ -1,0 +1,257 @@
+// Processes and threads from the kernel's Process and Thread events (Start 1, End 2, DCStart 3, DCEnd 4,
+// Defunct 39): pid -> image name and command line, tid -> pid. Process and thread ids are reused, so
+// every entry has a time interval and lookups take a timestamp.
+
+import type { EventRow } from "./event-table.js";
+
+export interface ProcessInfo {
+  pid: number;
+  parentPid: number;
+  /** ImageFileName as logged, e.g. "svchost.exe". */
+  imageName: string;
+  commandLine: string;
+  /** Raw timestamp of the Start event; null when the process was running when the trace began (DCStart). */
+  start: bigint | null;
+  /** Raw timestamp of the End event; null when it was still running at the end (DCEnd or no end seen). */
+  end: bigint | null;
+  /** Process image name the way PerfView shows it: file name without directory and extension. */
+  name: string;
+}
+
+export interface ThreadInfo {
+  tid: number;
+  pid: number;
+  start: bigint | null;
+  end: bigint | null;
+}
+
+export interface ProcessTable {
+  processes: ProcessInfo[];
+  threads: ThreadInfo[];
+  /** PerfView's process name of `pid` at `timestamp`; "Process(pid)" when unknown, "" for pid -1. */
+  processName(pid: number, timestamp: bigint): string;
+  /** The process entry of `pid` at `timestamp`, if a Process event described it. */
+  processAt(pid: number, timestamp: bigint): ProcessInfo | undefined;
+  /** The process that owned thread `tid` at `timestamp`, or undefined. */
+  threadProcess(tid: number, timestamp: bigint): number | undefined;
+}
+
+interface Source {
+  events: { byTime(): Iterable<EventRow> };
+  providers: { get(i: number): { name: string; group?: string } };
+}
+
+/** PerfView's short process name: no directory, no extension. */
+export function shortProcessName(imageName: string): string {
+  let s = imageName;
+  const slash = Math.max(s.lastIndexOf("\\"), s.lastIndexOf("/"));
+  if (slash >= 0) s = s.slice(slash + 1);
+  const dot = s.lastIndexOf(".");
+  return dot > 0 ? s.slice(0, dot) : s;
+}
+
+export interface ProcessPayload {
+  uniqueProcessKey: bigint;
+  pid: number;
+  parentPid: number;
+  sessionId: number;
+  exitStatus: number;
+  directoryTableBase: bigint;
+  flags: number;
+  /** Offset of the SID and its size in bytes. */
+  sidOffset: number;
+  sidSize: number;
+  imageName: string;
+  commandLine: string;
+  packageFullName: string;
+  applicationId: string;
+  /** Which fields the version has. */
+  hasDirectoryTableBase: boolean;
+  hasFlags: boolean;
+  hasPackage: boolean;
+}
+
+function ansiz(b: Uint8Array, at: number): [string, number] {
+  let s = "";
+  let p = at;
+  while (p < b.length && b[p] !== 0) s += String.fromCharCode(b[p++]);
+  return [s, Math.min(p + 1, b.length)];
+}
+
+function utf16z(b: Uint8Array, at: number): [string, number] {
+  let s = "";
+  let p = at;
+  while (p + 1 < b.length) {
+    const c = b[p] | (b[p + 1] << 8);
+    p += 2;
+    if (c === 0) return [s, p];
+    s += String.fromCharCode(c);
+  }
+  return [s, b.length];
+}
+
+/** Decodes a kernel Process event payload (versions 1 to 5); undefined when too short. */
+export function readProcessPayload(b: Uint8Array, version: number, ptr: number): ProcessPayload | undefined {
+  const v = new DataView(b.buffer, b.byteOffset, b.length);
+  const readPtr = (o: number) => (ptr === 8 ? v.getBigUint64(o, true) : BigInt(v.getUint32(o, true)));
+  if (version < 1 || b.length < ptr + 16) return undefined;
+  let o = 0;
+  const uniqueProcessKey = readPtr(o);
+  o += ptr;
+  const pid = v.getUint32(o, true);
+  const parentPid = v.getUint32(o + 4, true);
+  const sessionId = v.getUint32(o + 8, true);
+  const exitStatus = v.getInt32(o + 12, true);
+  o += 16;
+  const hasDirectoryTableBase = version >= 3;
+  let directoryTableBase = 0n;
+  if (hasDirectoryTableBase) {
+    if (o + ptr > b.length) return undefined;
+    directoryTableBase = readPtr(o);
+    o += ptr;
+  }
+  const hasFlags = version >= 4;
+  let flags = 0;
+  if (hasFlags) {
+    if (o + 4 > b.length) return undefined;
+    flags = v.getUint32(o, true);
+    o += 4;
+  }
+  if (o + 4 > b.length) return undefined;
+  const sidOffset = o;
+  let sidSize = 4;
+  if (v.getUint32(o, true) !== 0) {
+    const n = o + 2 * ptr + 1 < b.length ? b[o + 2 * ptr + 1] : 0;
+    sidSize = 2 * ptr + 8 + 4 * n;
+  }
+  o += sidSize;
+  if (o > b.length) return undefined;
+  const [imageName, o1] = ansiz(b, o);
+  const [commandLine, o2] = utf16z(b, o1);
+  const hasPackage = version >= 4;
+  let packageFullName = "";
+  let applicationId = "";
+  if (hasPackage) {
+    const [p, o3] = utf16z(b, o2);
+    packageFullName = p;
+    applicationId = utf16z(b, o3)[0];
+  }
+  return {
+    uniqueProcessKey, pid, parentPid, sessionId, exitStatus, directoryTableBase, flags, sidOffset, sidSize,
+    imageName, commandLine, packageFullName, applicationId, hasDirectoryTableBase, hasFlags, hasPackage,
+  };
+}
+
+/** Builds the process and thread tables of a trace (one pass over its kernel Process and Thread events). */
+export function buildProcessTable(trace: Source): ProcessTable {
+  const processes: ProcessInfo[] = [];
+  const threads: ThreadInfo[] = [];
+  const openProcess = new Map<number, ProcessInfo>();
+  const openThread = new Map<number, ThreadInfo>();
+  for (const row of trace.events.byTime()) {
+    const p = trace.providers.get(row.providerIndex);
+    if (p.name !== "Windows Kernel") continue;
+    if (p.group === "Process") {
+      const op = row.opcode;
+      if (op < 1 || op > 4) continue;
+      const pl = readProcessPayload(row.payload, row.version, row.pointerSize);
+      if (!pl) continue;
+      const ts = row.timestamp;
+      if (op === 1 || op === 3) {
+        const existing = openProcess.get(pl.pid);
+        if (op === 3 && existing && existing.imageName === pl.imageName) continue; // rundown of a known process
+        const info: ProcessInfo = {
+          pid: pl.pid,
+          parentPid: pl.parentPid,
+          imageName: pl.imageName,
+          commandLine: pl.commandLine,
+          start: op === 1 ? ts : null,
+          end: null,
+          name: shortProcessName(pl.imageName),
+        };
+        processes.push(info);
+        openProcess.set(pl.pid, info);
+      } else {
+        let info = openProcess.get(pl.pid);
+        if (!info || info.imageName !== pl.imageName) {
+          // an end without a start: the process ran before the trace
+          info = {
+            pid: pl.pid, parentPid: pl.parentPid, imageName: pl.imageName, commandLine: pl.commandLine,
+            start: null, end: null, name: shortProcessName(pl.imageName),
+          };
+          processes.push(info);
+        }
+        if (!info.commandLine) info.commandLine = pl.commandLine;
+        if (op === 2) info.end = ts;
+        openProcess.delete(pl.pid);
+      }
+    } else if (p.group === "Thread") {
+      const op = row.opcode;
+      if (op < 1 || op > 4 || row.payloadLength < 8) continue;
+      const v = new DataView(row.payload.buffer, row.payload.byteOffset, 8);
+      const pid = v.getUint32(0, true);
+      const tid = v.getUint32(4, true);
+      const ts = row.timestamp;
+      if (op === 1 || op === 3) {
+        const existing = openThread.get(tid);
+        if (op === 3 && existing && existing.pid === pid) continue;
+        const info: ThreadInfo = { tid, pid, start: op === 1 ? ts : null, end: null };
+        threads.push(info);
+        openThread.set(tid, info);
+      } else {
+        let info = openThread.get(tid);
+        if (!info || info.pid !== pid) {
+          info = { tid, pid, start: null, end: null };
+          threads.push(info);
+        }
+        if (op === 2) info.end = ts;
+        openThread.delete(tid);
+      }
+    }
+  }
+  const byPid = groupBy(processes, (x) => x.pid);
+  const byTid = groupBy(threads, (x) => x.tid);
+  for (const m of [byPid, byTid] as Map<number, { start: bigint | null }[]>[]) {
+    for (const list of m.values()) list.sort((a, b) => (a.start === null ? (b.start === null ? 0 : -1) : b.start === null ? 1 : a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+  }
+
+  const processAt = (pid: number, ts: bigint): ProcessInfo | undefined => pick(byPid.get(pid), ts);
+  return {
+    processes,
+    threads,
+    processAt,
+    processName(pid: number, ts: bigint): string {
+      if (pid === -1 || pid === 0xffffffff) return "";
+      const info = processAt(pid, ts);
+      return info ? info.name : `Process(${pid})`;
+    },
+    threadProcess(tid: number, ts: bigint): number | undefined {
+      return pick(byTid.get(tid), ts)?.pid;
+    },
+  };
+}
+
+function groupBy<T>(list: T[], key: (x: T) => number): Map<number, T[]> {
+  const m = new Map<number, T[]>();
+  for (const x of list) {
+    const k = key(x);
+    const l = m.get(k);
+    if (l) l.push(x);
+    else m.set(k, [x]);
+  }
+  return m;
+}
+
+/**
+ * The entry in effect at `ts`: the last one started at or before `ts` (entries seen only in rundowns
+ * count as started at the beginning of the trace). Entries that ended before `ts` still answer, as
+ * PerfView keeps attributing late events to the last process with the id.
+ */
+function pick<T extends { start: bigint | null }>(list: T[] | undefined, ts: bigint): T | undefined {
+  if (!list) return undefined;
+  let best: T | undefined;
+  for (const x of list) {
+    if (x.start === null || x.start <= ts) best = x;
+  }
+  return best;
+}
