@@ -50,14 +50,10 @@ export function setUrlLoader(loader: UrlLoader): void {
 
 /** Compiles from a URL, streaming where the platform can. */
 export async function compileUrl(url: URL): Promise<WebAssembly.Module> {
+  // fetch cannot read files: Node's entry point installs a loader for file: URLs.
   if (url.protocol === "file:") {
-    // fetch cannot read files; Node's entry installs a loader, and Node also lends its fs here
-    // without any import statement a bundler would follow.
-    type Fs = { readFile(u: URL): Promise<Uint8Array> };
-    const builtin = (globalThis as { process?: { getBuiltinModule?: (m: string) => unknown } }).process?.getBuiltinModule;
-    const load = urlLoader ?? (builtin ? (u: URL) => (builtin("node:fs/promises") as Fs).readFile(u) as Promise<BufferSource> : undefined);
-    if (!load) throw new Error(`etw-wasm: cannot read ${url} on this platform`);
-    return WebAssembly.compile(await load(url));
+    if (!urlLoader) throw new Error(`etw-wasm: cannot read ${url} here; in Node import "etw-wasm" or "etw-wasm/node"`);
+    return WebAssembly.compile(await urlLoader(url));
   }
   const response = await fetch(url);
   if (!response.ok) throw new Error(`etw-wasm: cannot load ${url}: HTTP ${response.status}`);

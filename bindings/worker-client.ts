@@ -6,6 +6,8 @@ import { EtlFormatError } from "./errors.js";
 import type { DecodeOptions } from "./decode.js";
 
 export interface WorkerOptions extends Omit<DecodeOptions, "onProgress" | "wasm"> {
+  /** URL of etw.wasm for the worker (default: next to the worker script's module). */
+  wasm?: string;
   /** A worker running etw-wasm's worker script; by default one is started from the package. */
   worker?: Worker;
   onProgress?: (bytesRead: number) => void;

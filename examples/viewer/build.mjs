@@ -1,0 +1,18 @@
+#!/usr/bin/env node
+// Builds the viewer into examples/viewer/dist: a static site (index.html, main.js, worker.js,
+// etw.wasm, style.css) that any static file server can serve. Run after `npm run build`.
+import { build } from "esbuild";
+import { copyFileSync, mkdirSync, rmSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+const here = (p) => fileURLToPath(new URL(p, import.meta.url));
+const out = here("./dist/");
+rmSync(out, { recursive: true, force: true });
+mkdirSync(out, { recursive: true });
+const common = { bundle: true, format: "esm", platform: "browser", target: "es2022", minify: true, sourcemap: true, logLevel: "warning" };
+await build({ ...common, entryPoints: [here("./main.ts")], outfile: `${out}main.js` });
+await build({ ...common, entryPoints: [here("../../bindings/worker.ts")], outfile: `${out}worker.js` });
+copyFileSync(here("./index.html"), `${out}index.html`);
+copyFileSync(here("./style.css"), `${out}style.css`);
+copyFileSync(here("../../dist/etw.wasm"), `${out}etw.wasm`);
+console.log(`viewer written to ${out}`);

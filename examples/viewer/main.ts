@@ -1,0 +1,232 @@
+// etw-wasm viewer: a static page on the public API. Decoding runs in a worker; the page renders
+// counts, a GC timeline and a virtualized event table filtered through trace.query().
+
+import { openTraceInWorker, type Trace } from "etw-wasm/browser";
+
+const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+const fmt = (n: number) => n.toLocaleString("en-US");
+const ROW = 22;
+
+let trace: Trace | null = null;
+let keys: Float64Array = new Float64Array(0); // event-name key per row
+let names = new Map<number, string>(); // key -> event name
+let shown: Uint32Array = new Uint32Array(0);
+
+function setStatus(text: string) {
+  $("status").textContent = text;
+}
+
+async function open(file: File) {
+  setStatus(`Decoding ${file.name} (${fmt(file.size)} bytes)…`);
+  trace?.dispose();
+  trace = null;
+  const t0 = performance.now();
+  try {
+    trace = await openTraceInWorker(file, {
+      wasm: new URL("etw.wasm", location.href).href,
+      worker: new Worker(new URL("worker.js", location.href), { type: "module" }),
+      onProgress: (n) => setStatus(`Decoding ${file.name}: ${Math.round((100 * n) / Math.max(1, file.size))}%`),
+    });
+  } catch (error) {
+    setStatus(`Cannot read ${file.name}: ${(error as Error).message}`);
+    return;
+  }
+  const ms = performance.now() - t0;
+  setStatus(`${file.name}: ${fmt(trace.events.length)} records decoded in ${ms.toFixed(0)} ms.`);
+  render(trace);
+}
+
+/** Name key of every row: provider, id, opcode and header type identify the name TraceEvent prints. */
+function computeKeys(t: Trace) {
+  const e = t.events;
+  keys = new Float64Array(e.length);
+  const firstRow = new Map<number, number>();
+  for (let i = 0; i < e.length; i++) {
+    const k = ((e.provider[i] * 65536 + e.eventId[i]) * 256 + e.opcode[i]) * 256 + e.headerType[i];
+    keys[i] = k;
+    if (!firstRow.has(k)) firstRow.set(k, i);
+  }
+  names = new Map([...firstRow].map(([k, row]) => [k, t.events.row(row).name]));
+}
+
+function render(t: Trace) {
+  $("main").hidden = false;
+  computeKeys(t);
+  const i = t.info;
+  const order = t.events.timeOrder();
+  const span = t.events.length ? t.relativeMSec(t.events.timestamp[order[order.length - 1]]) : 0;
+  const items: [string, string, string?][] = [
+    ["Records", fmt(t.events.length), "event-count"],
+    ["Logger", i.loggerName],
+    ["Log file", i.logFileName],
+    ["Start", i.startTime.toISOString()],
+    ["Duration", `${fmt(Math.round(span))} ms`],
+    ["OS", `${i.version} build ${i.osBuild}`],
+    ["Processors", `${i.numberOfProcessors} @ ${i.cpuSpeedMHz} MHz`],
+    ["Pointer size", String(i.pointerSize)],
+    ["Clock", `${i.clockName}, ${i.perfFreq} Hz`],
+    ["Buffers", `${fmt(i.bufferCount)} (${fmt(i.compressedBuffers)} compressed)`],
+    ["Events lost", fmt(i.eventsLost)],
+    ["Buffers lost", fmt(i.buffersLost)],
+    ["Warnings", fmt(t.warningTotal)],
+  ];
+  const dl = $("summary-list");
+  dl.replaceChildren();
+  for (const [k, v, id] of items) {
+    const dt = document.createElement("dt");
+    dt.textContent = k;
+    const dd = document.createElement("dd");
+    dd.textContent = v;
+    if (id) dd.dataset.testid = id;
+    dl.append(dt, dd);
+  }
+  renderCounts(t);
+  renderFilters(t);
+  drawGc(t, span);
+  applyFilters();
+}
+
+function fillTable(id: string, rows: [string, number][], testid: string) {
+  const body = $<HTMLTableElement>(id).tBodies[0];
+  body.replaceChildren();
+  for (const [label, n] of rows) {
+    const tr = body.insertRow();
+    tr.dataset.testid = testid;
+    tr.insertCell().textContent = label;
+    tr.insertCell().textContent = fmt(n);
+  }
+}
+
+function renderCounts(t: Trace) {
+  const perProvider = new Uint32Array(t.providers.length);
+  for (let i = 0; i < t.events.length; i++) perProvider[t.events.provider[i]]++;
+  const providers = [...t.providers].map((p) => [p.group ? `${p.name}/${p.group}` : p.name, perProvider[p.index]] as [string, number]);
+  fillTable("providers", providers.filter(([, n]) => n).sort((a, b) => b[1] - a[1]), "provider-count");
+  const perName = new Map<string, number>();
+  for (let i = 0; i < keys.length; i++) {
+    const n = names.get(keys[i])!;
+    perName.set(n, (perName.get(n) ?? 0) + 1);
+  }
+  fillTable("names", [...perName].sort((a, b) => b[1] - a[1]), "name-count");
+}
+
+function renderFilters(t: Trace) {
+  const prov = $<HTMLSelectElement>("f-provider");
+  prov.replaceChildren(new Option("all", ""));
+  for (const p of t.providers) prov.add(new Option(p.group ? `${p.name}/${p.group}` : p.name, String(p.index)));
+  const name = $<HTMLSelectElement>("f-name");
+  name.replaceChildren(new Option("all", ""));
+  for (const n of [...new Set(names.values())].sort()) name.add(new Option(n, n));
+}
+
+function applyFilters() {
+  if (!trace) return;
+  const num = (id: string) => {
+    const v = $<HTMLInputElement>(id).value;
+    return v === "" ? undefined : Number(v);
+  };
+  const provider = $<HTMLSelectElement>("f-provider").value;
+  const result = trace.query({
+    provider: provider === "" ? undefined : Number(provider),
+    pid: num("f-pid"),
+    tid: num("f-tid"),
+    from: num("f-from"),
+    to: num("f-to"),
+    order: "time",
+  }).indices;
+  const name = $<HTMLSelectElement>("f-name").value;
+  if (name) {
+    const wanted = new Set([...names].filter(([, n]) => n === name).map(([k]) => k));
+    shown = result.filter((i) => wanted.has(keys[i]));
+  } else shown = result;
+  $("shown").textContent = `${fmt(shown.length)} shown`;
+  $("grid-space").style.height = `${shown.length * ROW}px`;
+  $("grid").scrollTop = 0;
+  drawRows();
+}
+
+function fieldsText(t: Trace, index: number): string {
+  const row = t.events.row(index);
+  const d = row.decode();
+  if (!d) return "";
+  return d.names.map((n, k) => `${n}=${String(d.values[k]).slice(0, 40)}`).join("; ");
+}
+
+function drawRows() {
+  const t = trace;
+  const grid = $("grid");
+  grid.querySelectorAll(".grid-row").forEach((el) => el.remove());
+  if (!t) return;
+  const first = Math.floor(grid.scrollTop / ROW);
+  const last = Math.min(shown.length, first + Math.ceil(grid.clientHeight / ROW) + 2);
+  const e = t.events;
+  for (let k = first; k < last; k++) {
+    const i = shown[k];
+    const row = e.row(i);
+    const div = document.createElement("div");
+    div.className = "grid-row";
+    div.style.top = `${k * ROW}px`;
+    const cells = [row.relativeMSec.toFixed(3), names.get(keys[i]) ?? "", String(row.pid ?? ""), String(row.tid ?? ""), String(row.processor), String(row.payloadLength), fieldsText(t, i)];
+    for (const c of cells) {
+      const span = document.createElement("span");
+      span.textContent = c;
+      span.title = c;
+      div.append(span);
+    }
+    grid.append(div);
+  }
+}
+
+/** GC/Start .. GC/Stop intervals of the .NET runtime, one lane per process, colored by generation. */
+function drawGc(t: Trace, span: number) {
+  const canvas = $<HTMLCanvasElement>("gc");
+  const w = (canvas.width = canvas.clientWidth * devicePixelRatio || 800);
+  const h = (canvas.height = 140 * devicePixelRatio);
+  const g = canvas.getContext("2d")!;
+  g.clearRect(0, 0, w, h);
+  const starts = t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 1, order: "time" });
+  const stops = t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 2, order: "time" });
+  const open = new Map<number, { ms: number; gen: number }>();
+  const gcs: { pid: number; from: number; to: number; gen: number }[] = [];
+  const all = [...starts.indices, ...stops.indices].sort((a, b) => (t.events.timestamp[a] < t.events.timestamp[b] ? -1 : 1));
+  for (const i of all) {
+    const row = t.events.row(i);
+    const pid = row.pid ?? 0;
+    if (row.eventId === 1) open.set(pid, { ms: row.relativeMSec, gen: Number(row.get("Depth") ?? 0) });
+    else {
+      const s = open.get(pid);
+      if (s) gcs.push({ pid, from: s.ms, to: row.relativeMSec, gen: s.gen });
+      open.delete(pid);
+    }
+  }
+  const pids = [...new Set(gcs.map((x) => x.pid))];
+  const lane = h / Math.max(1, pids.length);
+  const colors = ["#4c9be8", "#f0a030", "#d9534f", "#7a5cc4"];
+  for (const gc of gcs) {
+    const x = (gc.from / Math.max(span, 1e-9)) * w;
+    const width = Math.max(2, ((gc.to - gc.from) / Math.max(span, 1e-9)) * w);
+    g.fillStyle = colors[Math.min(gc.gen, 3)];
+    g.fillRect(x, pids.indexOf(gc.pid) * lane + 4, width, lane - 8);
+  }
+  $("gc-note").textContent = gcs.length
+    ? `${fmt(gcs.length)} GCs in ${pids.length} process(es); blue gen 0, orange gen 1, red gen 2. Longest pause ${Math.max(...gcs.map((x) => x.to - x.from)).toFixed(3)} ms.`
+    : "No .NET GC events in this trace.";
+}
+
+$<HTMLInputElement>("file").addEventListener("change", (e) => {
+  const f = (e.target as HTMLInputElement).files?.[0];
+  if (f) void open(f);
+});
+$("filters").addEventListener("change", applyFilters);
+$("grid").addEventListener("scroll", () => requestAnimationFrame(drawRows));
+document.addEventListener("dragover", (e) => {
+  e.preventDefault();
+  document.body.classList.add("dragging");
+});
+document.addEventListener("dragleave", () => document.body.classList.remove("dragging"));
+document.addEventListener("drop", (e) => {
+  e.preventDefault();
+  document.body.classList.remove("dragging");
+  const f = e.dataTransfer?.files[0];
+  if (f) void open(f);
+});

@@ -1,0 +1,124 @@
+// The viewer and a tiny bundled app, in Debian's Chromium through playwright-core. The counts the
+// pages show must equal a Node decode of the same file.
+
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+import { chromium, type Browser } from "playwright-core";
+import { openTrace } from "../dist/bindings/index.js";
+import { serve } from "./helpers/static-server.js";
+import { HAVE_CORPUS, etlPath } from "./helpers/shared.js";
+
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const HAVE_CHROMIUM = existsSync(CHROMIUM);
+if (!HAVE_CHROMIUM) {
+  if (process.env.CI === "true") throw new Error(`CI=true but no Chromium at ${CHROMIUM} (.ci/run installs Debian's chromium)`);
+  console.warn(`notice: no Chromium at ${CHROMIUM}; browser tests are skipped`);
+}
+const SAMPLE = join(ROOT, "examples", "sample.etl");
+const VIEWER = join(ROOT, "examples", "viewer", "dist");
+
+let browser: Browser;
+let site: { url: string; close(): Promise<void> };
+
+async function nodeCounts(file: string) {
+  const t = await openTrace(readFileSync(file));
+  const perProvider = new Map<string, number>();
+  for (let i = 0; i < t.events.length; i++) {
+    const p = t.providers.get(t.events.provider[i]);
+    const name = p.group ? `${p.name}/${p.group}` : p.name;
+    perProvider.set(name, (perProvider.get(name) ?? 0) + 1);
+  }
+  return { records: t.events.length, perProvider };
+}
+
+describe.skipIf(!HAVE_CHROMIUM)("in Chromium", () => {
+  beforeAll(async () => {
+    if (!existsSync(join(VIEWER, "index.html"))) {
+      const r = spawnSync(process.execPath, [join(ROOT, "examples", "viewer", "build.mjs")], { encoding: "utf8" });
+      if (r.status !== 0) throw new Error(r.stderr);
+    }
+    site = await serve(VIEWER);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await site?.close();
+  });
+
+  async function viewerCounts(file: string) {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    await page.goto(site.url);
+    await page.setInputFiles("#file", file);
+    const count = await page.locator("[data-testid=event-count]").textContent({ timeout: 60_000 });
+    const rows = await page.locator("[data-testid=provider-count]").evaluateAll((trs) =>
+      trs.map((tr) => [(tr as HTMLTableRowElement).cells[0].textContent, (tr as HTMLTableRowElement).cells[1].textContent]),
+    );
+    const shown = await page.locator("[data-testid=shown-count]").textContent();
+    const gridRows = await page.locator("#grid .grid-row").count();
+    await page.close();
+    expect(errors).toEqual([]);
+    return { records: Number(count!.replace(/,/g, "")), perProvider: new Map(rows.map(([n, c]) => [n!, Number(c!.replace(/,/g, ""))])), shown, gridRows };
+  }
+
+  const files = [SAMPLE, ...(HAVE_CORPUS ? [etlPath("net.4.5.2.x64.etl"), etlPath("net.4.5.x86.etl"), etlPath("gcevents.etl")] : [])];
+  for (const file of files) {
+    it(`the viewer shows the counts of a Node decode: ${file.split("/").pop()}`, async () => {
+      const [want, got] = await Promise.all([nodeCounts(file), viewerCounts(file)]);
+      expect(got.records).toBe(want.records);
+      expect(got.perProvider).toEqual(want.perProvider);
+      expect(got.shown).toBe(`${want.records.toLocaleString("en-US")} shown`);
+      expect(got.gridRows).toBeGreaterThan(5); // the virtualized table renders only what is visible
+      expect(got.gridRows).toBeLessThan(40);
+    }, 90_000);
+  }
+
+  it("filters the event table through the query API", async () => {
+    const page = await browser.newPage();
+    await page.goto(site.url);
+    await page.setInputFiles("#file", SAMPLE);
+    await page.locator("[data-testid=event-count]").waitFor({ timeout: 60_000 });
+    await page.selectOption("#f-name", "Microsoft-Windows-DotNETRuntime/GC/Start");
+    const shown = await page.locator("[data-testid=shown-count]").textContent();
+    const t = await openTrace(readFileSync(SAMPLE));
+    const want = t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 1 }).length;
+    expect(shown).toBe(`${want} shown`);
+    expect(await page.locator("#gc-note").textContent()).toMatch(new RegExp(`^${want} GCs`));
+    await page.close();
+  }, 90_000);
+
+  for (const [variant, alias] of [["browser entry", undefined], ["inline entry", "etw-wasm/inline"]] as const) {
+    it(`a tiny app importing etw-wasm, bundled by esbuild (${variant})`, async () => {
+      const dir = mkdtempSync(join(tmpdir(), "etw-wasm-app-"));
+      mkdirSync(join(dir, "js"));
+      await build({
+        entryPoints: [join(ROOT, "examples", "browser-app", "main.ts")],
+        bundle: true, format: "esm", platform: "browser", target: "es2022", outfile: join(dir, "js", "app.js"),
+        absWorkingDir: ROOT, logLevel: "warning", ...(alias ? { alias: { "etw-wasm": alias } } : {}),
+      });
+      copyFileSync(join(ROOT, "examples", "browser-app", "index.html"), join(dir, "index.html"));
+      copyFileSync(SAMPLE, join(dir, "sample.etl"));
+      // The browser entry fetches etw.wasm next to the package's dist/; the inline one needs no file.
+      if (!alias) copyFileSync(join(ROOT, "dist", "etw.wasm"), join(dir, "etw.wasm"));
+      const app = await serve(dir);
+      const page = await browser.newPage();
+      await page.goto(app.url);
+      const out = page.locator("[data-testid=app-out]");
+      await page.waitForFunction(() => document.getElementById("out")?.dataset.count || document.getElementById("out")?.dataset.error, null, { timeout: 60_000 });
+      expect(await out.getAttribute("data-error")).toBeNull();
+      expect(Number(await out.getAttribute("data-count"))).toBe((await nodeCounts(SAMPLE)).records);
+      await page.close();
+      await app.close();
+    }, 90_000);
+  }
+});
