@@ -9,6 +9,7 @@ import { readInfo, type TraceClock, type TraceInfo } from "./info.js";
 import { timeOrder } from "./order.js";
 import { runQuery, type QueryFilter, type QueryResult } from "./query.js";
 import { ClrTables, type ClrTable } from "./clr-tables.js";
+import { buildProcessTable, type ProcessTable } from "./processes.js";
 import { describeWarning, warningKind, type EtlDecodeError, type TraceWarning } from "./errors.js";
 
 export type OpenOptions = DecodeOptions;
@@ -63,6 +64,7 @@ export class Trace {
   readonly decodeError?: EtlDecodeError;
   private data: TraceData | null;
   private clr: ClrTables | null;
+  private processTable?: ProcessTable;
 
   constructor(data: TraceData & { decodeFailure?: EtlDecodeError }) {
     this.data = data;
@@ -86,6 +88,20 @@ export class Trace {
   table(key: string | { provider: string; id: number; version: number }): ClrTable | undefined {
     if (!this.clr) throw new Error("etw-wasm: trace disposed");
     return this.clr.table(key);
+  }
+
+  /**
+   * Processes and threads from the kernel Process and Thread events: pid -> image name and command
+   * line, tid -> pid, with time intervals (ids are reused). Built on first use.
+   */
+  get processes(): ProcessTable {
+    return (this.processTable ??= buildProcessTable(this));
+  }
+
+  /** Process name of an event row as PerfView shows it ("Process(pid)" when no Process event named it). */
+  processName(row: number): string {
+    const e = this.events;
+    return this.processes.processName(e.pid[row], e.timestamp[row]);
   }
 
   /** Every typed table the trace has. */

@@ -177,3 +177,22 @@ describe.skipIf(!HAVE_CORPUS)("public API on corpus traces", () => {
     expect(() => t.bytes).toThrow(/disposed/);
   });
 });
+
+describe.skipIf(!HAVE_CORPUS)("process side tables", () => {
+  it("name the processes of kernel Process events and map threads to processes", async () => {
+    const t = await open("net.4.5.2.x64.etl");
+    const perfview = t.processes.processes.filter((p) => p.name === "PerfView");
+    expect(perfview.length).toBeGreaterThan(0);
+    expect(perfview[0].commandLine).toMatch(/PerfView/i);
+    // every CLR event of PerfView's process names it, as the baseline's PName does
+    const clr = t.query({ provider: "Microsoft-Windows-DotNETRuntime", pid: perfview[0].pid });
+    expect(clr.length).toBeGreaterThan(0);
+    for (const row of clr) {
+      expect(t.processName(row.index)).toBe("PerfView");
+      const owner = t.processes.threadProcess(row.tid!, row.timestamp);
+      if (owner !== undefined) expect(owner).toBe(perfview[0].pid);
+    }
+    // a pid no Process event describes
+    expect(t.processes.processName(999999, 0n)).toBe("Process(999999)");
+  });
+});
