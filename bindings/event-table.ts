@@ -105,17 +105,19 @@ export class EventTable implements Iterable<EventRow> {
   }
 
   /** A moving cursor over `rows` (all rows in file order when null). */
-  cursor(rows: Uint32Array | null): Iterator<EventRow> {
+  cursor(rows: Uint32Array | null): IterableIterator<EventRow> {
     const row = new EventRow(this, -1);
     const n = rows ? rows.length : this.length;
     let i = 0;
-    return {
+    const it: IterableIterator<EventRow> = {
       next: (): IteratorResult<EventRow> => {
         if (i >= n) return { done: true, value: undefined };
         row.index = rows ? rows[i++] : i++;
         return { done: false, value: row };
       },
+      [Symbol.iterator]: () => it,
     };
+    return it;
   }
 
   /** CLR provider index (into CLR_PROVIDERS) of each provider of the trace, or -1. */

@@ -3,7 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { writeFileSync, mkdtempSync, statSync } from "node:fs";
+import { writeFileSync, mkdtempSync, statSync, readFileSync } from "node:fs";
+import { openTrace } from "../dist/bindings/index.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HAVE_CORPUS, etlPath, referencePath } from "./helpers/shared.js";
@@ -83,5 +84,56 @@ describe("etw-wasm generate", () => {
     }
     expect(run("generate", join(dir, "x.etl"), "--size", "lots").code).toBe(2);
     expect(run("generate", join(dir, "x.etl"), "--pointer-size", "6").code).toBe(2);
+  });
+});
+
+describe("etw-wasm summary, events filters and formats, gc, methods", () => {
+  const SAMPLE = fileURLToPath(new URL("../examples/sample.etl", import.meta.url));
+
+  it("summary lists providers, event names and processes of the sample", async () => {
+    const r = run("summary", SAMPLE);
+    expect(r.code).toBe(0);
+    const t = await openTrace(readFileSync(SAMPLE));
+    expect(r.stdout).toContain(`records:       ${t.events.length}`);
+    expect(r.stdout).toMatch(/records per event name:\n(.*\n)*\s+\d+\s+Microsoft-Windows-DotNETRuntime\/GC\/Start\n/);
+    expect(r.stdout).toMatch(/processes \(records logged by each\):\n\s+\d+\s+4242\s+Contoso\.Orders/);
+    expect(r.stdout).toMatch(/time span:\s+[\d.]+ ms/);
+  });
+
+  it("events filters by provider, event name, pid and time, in every format", async () => {
+    const t = await openTrace(readFileSync(SAMPLE));
+    const want = t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 1, from: 2, to: 30 }).length;
+    expect(want).toBeGreaterThan(0);
+    const args = ["events", SAMPLE, "--provider", "Microsoft-Windows-DotNETRuntime", "--event", "GC/Start", "--from", "2", "--to", "30", "--pid", "4242"];
+    const jsonl = run(...args);
+    expect(jsonl.stdout.trimEnd().split("\n")).toHaveLength(want);
+    const csv = run(...args, "--format", "csv");
+    const lines = csv.stdout.trimEnd().split("\n");
+    expect(lines[0]).toBe("row,timeMs,name,pid,tid,process,processor,headerType,payloadLength,fields");
+    expect(lines).toHaveLength(want + 1);
+    expect(lines[1]).toContain(",Microsoft-Windows-DotNETRuntime/GC/Start,4242,");
+    const json = JSON.parse(run(...args, "--format", "json").stdout);
+    expect(json).toHaveLength(want);
+    expect(JSON.parse(json[0].fields)).toHaveProperty("Depth");
+    const table = run(...args, "--format", "table").stdout.trimEnd().split("\n");
+    expect(table).toHaveLength(want + 1);
+    expect(run("events", SAMPLE, "--format", "xml").code).toBe(2);
+    expect(run("events", SAMPLE, "--pid", "abc").code).toBe(2);
+  });
+
+  it("gc gives one row per GC with pause and heap sizes; methods lists JIT loads per process", async () => {
+    const t = await openTrace(readFileSync(SAMPLE));
+    const gcs = run("gc", SAMPLE, "--format", "jsonl").stdout.trimEnd().split("\n").map((l) => JSON.parse(l));
+    expect(gcs).toHaveLength(t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 1 }).length);
+    for (const g of gcs) {
+      expect(g.process).toBe("Contoso.Orders");
+      expect(g.pauseMs).toBeGreaterThanOrEqual(g.durationMs);
+      expect(g.heapSizeAfter).toBe(g.gen0SizeAfter + g.gen1SizeAfter + g.gen2SizeAfter + g.lohSizeAfter + g.pohSizeAfter);
+      expect(g.reason).toBe("AllocSmall");
+    }
+    expect(gcs.map((g) => g.gc)).toEqual([...gcs.map((g) => g.gc)].sort((a, b) => a - b));
+    const methods = run("methods", SAMPLE, "--format", "csv").stdout.trimEnd().split("\n");
+    expect(methods.length - 1).toBe(t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 143 }).length);
+    expect(methods[1]).toMatch(/^4242,Contoso\.Orders,/);
   });
 });

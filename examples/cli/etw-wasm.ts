@@ -1,25 +1,38 @@
 #!/usr/bin/env node
 // etw-wasm command line: info, summary and events of a trace file, on the public API only.
 
-import { openTraceFile, EtlFormatError, HEADER_TYPE_NAMES, type Trace } from "etw-wasm/node";
+import { statSync } from "node:fs";
+import { openTraceFile, EtlFormatError, perfViewLines, type Trace } from "etw-wasm/node";
+import {
+  EVENT_COLUMNS, GC_COLUMNS, METHOD_COLUMNS, UsageError, eventRecord, gcRows, methodRows, progressBar, selectEvents,
+  summary, writeTable, type TableFormat,
+} from "./commands.js";
 
 const USAGE = `usage: etw-wasm <command> FILE [options]
 
 commands:
   info FILE                      the trace's logfile header and decoding statistics
-  summary FILE                   info plus record counts per provider and header type
+  summary FILE                   info, then records per header type, provider and event name, and processes
+  events FILE [options]          the records, one per line
+      --format F                 jsonl (default) | json | csv | table | perfview
+      --provider P               provider name or GUID          --event NAME   e.g. GC/Start
+      --pid N  --tid N           process / thread id
+      --from MS  --to MS         time range in milliseconds since the trace started
+      --time-order               time order instead of file order
+      perfview: the text of PerfView's *.baseline.txt (EVENT lines for the first 5 events of each
+      name in time order, then COUNT lines); --edition=2020 for mid-2020 TraceEvent payload names,
+      --no-container-id to leave out the ContainerID clause
+  gc FILE [--format F]           one row per .NET garbage collection (table default, csv, json, jsonl)
+  methods FILE [--format F]      methods loaded per process (table default, csv, json, jsonl)
   generate OUT [options]         write a synthetic .NET runtime trace
-                                 --size N (e.g. 256MiB; default 64MiB), --compress,
-                                 --pointer-size 4|8, --seed N, --processors N
-  events FILE [--format F]       one line per record in file order
-                                 F = jsonl (default) | table
+      --size N (e.g. 256MiB; default 64MiB), --compress, --pointer-size 4|8, --seed N, --processors N
 options:
-  --time-order                   events in time order instead of file order
-  -h, --help                     this text`;
+  --no-progress                  no progress bar (shown on a terminal for files over 8 MB)
+  -h, --help                     this text
 
-class UsageError extends Error {}
+exit codes: 0 done, 1 the input could not be read as a trace, 2 bad arguments`;
 
-const VALUED = new Set(["format", "size", "pointer-size", "seed", "processors"]);
+const VALUED = new Set(["format", "size", "pointer-size", "seed", "processors", "provider", "event", "pid", "tid", "from", "to", "edition"]);
 
 function parseArgs(argv: string[]) {
   const positional: string[] = [];
@@ -86,49 +99,48 @@ async function cmdInfo(trace: Trace, out: Output) {
   for (const w of trace.warnings.slice(0, 20)) await out.line(`warning at ${w.offset}: ${w.message}`);
 }
 
-async function cmdSummary(trace: Trace, out: Output) {
-  await cmdInfo(trace, out);
-  const ev = trace.events;
-  const perProvider = new Uint32Array(trace.providers.length);
-  const perType = new Map<number, number>();
-  for (let i = 0; i < ev.length; i++) {
-    perProvider[ev.provider[i]]++;
-    perType.set(ev.headerType[i], (perType.get(ev.headerType[i]) ?? 0) + 1);
-  }
-  if (ev.length) {
-    const first = ev.timestamp[ev.timeOrder()[0]];
-    const last = ev.timestamp[ev.timeOrder()[ev.length - 1]];
-    await out.line(`time span:     ${(trace.relativeMSec(last) - trace.relativeMSec(first)).toFixed(3)} ms`);
-  }
-  await out.line("");
-  await out.line("records per header type:");
-  for (const [t, n] of [...perType].sort((a, b) => b[1] - a[1])) {
-    await out.line(`  ${String(n).padStart(10)}  ${HEADER_TYPE_NAMES[t] ?? t}`);
-  }
-  await out.line("");
-  await out.line("records per provider:");
-  const rows = [...trace.providers].map((p) => ({ p, n: perProvider[p.index] })).sort((a, b) => b.n - a.n);
-  for (const { p, n } of rows) {
-    const name = p.group ? `${p.name}/${p.group}` : p.name;
-    await out.line(`  ${String(n).padStart(10)}  ${name}  {${p.guid}}`);
-  }
+function numberFlag(flags: Record<string, string | true>, k: string): number | undefined {
+  const v = flags[k];
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (typeof v !== "string" || v.trim() === "" || !Number.isFinite(n)) throw new UsageError(`--${k} needs a number`);
+  return n;
 }
 
-async function cmdEvents(trace: Trace, out: Output, format: string, timeOrder: boolean) {
-  const rows = timeOrder ? trace.events.byTime() : trace.events;
+function tableFormat(flags: Record<string, string | true>, fallback: TableFormat): TableFormat {
+  const f = flags.format === undefined ? fallback : flags.format;
+  if (f !== "table" && f !== "csv" && f !== "json" && f !== "jsonl") throw new UsageError(`unknown format: ${String(f)} (table, csv, json or jsonl)`);
+  return f;
+}
+
+async function cmdEvents(trace: Trace, out: Output, flags: Record<string, string | true>) {
+  const format = flags.format === undefined ? "jsonl" : flags.format;
+  if (format === "perfview") {
+    const edition = flags.edition === undefined ? "current" : flags.edition;
+    if (edition !== "current" && edition !== "2020") throw new UsageError(`unknown --edition: ${String(edition)} (current or 2020)`);
+    for (const line of perfViewLines(trace, { edition, containerId: !flags["no-container-id"] })) await out.line(line);
+    return;
+  }
+  if (!["jsonl", "json", "csv", "table"].includes(String(format))) {
+    throw new UsageError(`unknown format: ${String(format)} (jsonl, json, csv, table or perfview)`);
+  }
+  const rows = selectEvents(trace, {
+    provider: typeof flags.provider === "string" ? flags.provider : undefined,
+    event: typeof flags.event === "string" ? flags.event : undefined,
+    pid: numberFlag(flags, "pid"),
+    tid: numberFlag(flags, "tid"),
+    from: numberFlag(flags, "from"),
+    to: numberFlag(flags, "to"),
+    timeOrder: !!flags["time-order"],
+  });
   if (format === "jsonl") {
-    for (const row of rows) await out.line(JSON.stringify(row.toJSON()));
-  } else if (format === "table") {
-    await out.line("row\ttime_ms\tprovider\tid\tver\topcode\tlevel\ttask\tpid\ttid\tcpu\theader\tbytes");
-    for (const row of rows) {
-      const p = trace.providers.get(row.providerIndex);
-      await out.line(
-        [row.index, row.relativeMSec.toFixed(4), p.group ? `${p.name}/${p.group}` : p.name, row.eventId, row.version,
-          row.opcode, row.level, row.task, row.pid ?? "", row.tid ?? "", row.processor, row.headerTypeName,
-          row.payloadLength].join("\t"),
-      );
-    }
-  } else throw new UsageError(`unknown format: ${format} (jsonl or table)`);
+    for (const row of trace.events.cursor(rows)) await out.line(JSON.stringify(row.toJSON()));
+    return;
+  }
+  const records = function* () {
+    for (const row of trace.events.cursor(rows)) yield eventRecord(trace, row);
+  };
+  await writeTable((l) => out.line(l), format as TableFormat, EVENT_COLUMNS, format === "table" ? [...records()] : records());
 }
 
 async function cmdGenerate(out: string, flags: Record<string, string | true>): Promise<number> {
@@ -163,17 +175,30 @@ async function main(argv: string[]): Promise<number> {
     return flags.help ? 0 : 2;
   }
   const [command, file] = positional;
-  if (!["info", "summary", "events", "generate"].includes(command)) throw new UsageError(`unknown command: ${command}`);
+  if (!["info", "summary", "events", "gc", "methods", "generate"].includes(command)) throw new UsageError(`unknown command: ${command}`);
   if (!file) throw new UsageError(`${command} needs a FILE`);
   if (command === "generate") return cmdGenerate(file, flags);
-  const trace = await openTraceFile(file);
+  const size = statSync(file).size;
+  const bar = process.stderr.isTTY && size > 8 << 20 && !flags["no-progress"] ? progressBar(size) : undefined;
+  const trace = await openTraceFile(file, { onProgress: bar });
+  bar?.end();
   const out = new Output();
+  const emit = (l: string) => out.line(l);
   if (command === "info") await cmdInfo(trace, out);
-  else if (command === "summary") await cmdSummary(trace, out);
-  else await cmdEvents(trace, out, typeof flags.format === "string" ? flags.format : "jsonl", !!flags["time-order"]);
+  else if (command === "summary") await summary(trace, emit, infoLines(trace));
+  else if (command === "gc") await writeTable(emit, tableFormat(flags, "table"), GC_COLUMNS, gcRows(trace));
+  else if (command === "methods") await writeTable(emit, tableFormat(flags, "table"), METHOD_COLUMNS, methodRows(trace));
+  else await cmdEvents(trace, out, flags);
+  for (const w of trace.warnings.slice(0, 5)) console.error(`etw-wasm: warning at byte ${w.offset}: ${w.message}`);
   await out.flush();
   return 0;
 }
+
+// A closed pipe (etw-wasm events … | head) ends the output quietly.
+process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+  if (e.code === "EPIPE") process.exit(0);
+  throw e;
+});
 
 main(process.argv.slice(2)).then(
   (code) => { process.exitCode = code; },

@@ -1,0 +1,241 @@
+// The etw-wasm commands that read a trace: summary, events (filters, formats), gc and methods.
+// Each writes lines through `out`; tabular output comes as table, csv, json or jsonl.
+
+import { HEADER_TYPE_NAMES, type EventRow, type QueryFilter, type Trace } from "etw-wasm/node";
+
+export type Out = (line: string) => Promise<void>;
+export type TableFormat = "table" | "csv" | "json" | "jsonl";
+
+export class UsageError extends Error {}
+
+const RUNTIME = "Microsoft-Windows-DotNETRuntime";
+const RUNDOWN = "Microsoft-Windows-DotNETRuntimeRundown";
+
+/** Writes records (all with the same keys) in one of the tabular formats. */
+export async function writeTable(out: Out, format: TableFormat, columns: string[], rows: Iterable<Record<string, unknown>>): Promise<void> {
+  const text = (v: unknown) => (v === null || v === undefined ? "" : typeof v === "bigint" ? v.toString() : String(v));
+  const plain = (v: unknown) => (typeof v === "bigint" ? v.toString() : v);
+  if (format === "jsonl") {
+    for (const r of rows) await out(JSON.stringify(r, (_, v) => plain(v)));
+  } else if (format === "json") {
+    await out("[");
+    let first = true;
+    for (const r of rows) {
+      await out((first ? "  " : ", ") + JSON.stringify(r, (_, v) => plain(v)));
+      first = false;
+    }
+    await out("]");
+  } else if (format === "csv") {
+    const cell = (v: unknown) => {
+      const s = text(v);
+      return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+    };
+    await out(columns.join(","));
+    for (const r of rows) await out(columns.map((c) => cell(r[c])).join(","));
+  } else {
+    // aligned text: widths from the rows (kept in memory: tables here are summaries, not raw events)
+    const all = [...rows];
+    const widths = columns.map((c) => Math.max(c.length, ...all.map((r) => text(r[c]).length)));
+    await out(columns.map((c, i) => c.padEnd(widths[i])).join("  ").trimEnd());
+    for (const r of all) await out(columns.map((c, i) => text(r[c]).padEnd(widths[i])).join("  ").trimEnd());
+  }
+}
+
+/** Trace summary: the logfile header, then records per header type, provider and event name, and processes. */
+export async function summary(trace: Trace, out: Out, infoLines: string[]): Promise<void> {
+  for (const l of infoLines) await out(l);
+  const ev = trace.events;
+  if (ev.length) {
+    const order = ev.timeOrder();
+    const span = trace.relativeMSec(ev.timestamp[order[order.length - 1]]) - trace.relativeMSec(ev.timestamp[order[0]]);
+    await out(`${"time span:".padEnd(15)}${span.toFixed(3)} ms`);
+  }
+  const perType = new Map<number, number>();
+  const perProvider = new Uint32Array(trace.providers.length);
+  const firstOfKey = new Map<number, number>();
+  const perKey = new Map<number, number>();
+  for (let i = 0; i < ev.length; i++) {
+    perType.set(ev.headerType[i], (perType.get(ev.headerType[i]) ?? 0) + 1);
+    perProvider[ev.provider[i]]++;
+    const key = ((ev.provider[i] * 65536 + ev.eventId[i]) * 256 + ev.opcode[i]) * 256 + ev.headerType[i];
+    perKey.set(key, (perKey.get(key) ?? 0) + 1);
+    if (!firstOfKey.has(key)) firstOfKey.set(key, i);
+  }
+  await out("");
+  await out("records per header type:");
+  for (const [t, n] of [...perType].sort((a, b) => b[1] - a[1])) await out(`  ${String(n).padStart(10)}  ${HEADER_TYPE_NAMES[t] ?? t}`);
+  await out("");
+  await out("records per provider:");
+  const providers = [...trace.providers].map((p) => ({ p, n: perProvider[p.index] })).filter((x) => x.n).sort((a, b) => b.n - a.n);
+  for (const { p, n } of providers) {
+    const name = p.group ? `${p.name}/${p.group}` : p.name;
+    await out(`  ${String(n).padStart(10)}  ${name}${name.includes(p.guid) ? "" : `  {${p.guid}}`}`);
+  }
+  const perName = new Map<string, number>();
+  for (const [key, n] of perKey) {
+    const name = ev.row(firstOfKey.get(key)!).name;
+    perName.set(name, (perName.get(name) ?? 0) + n);
+  }
+  await out("");
+  await out("records per event name:");
+  for (const [name, n] of [...perName].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) await out(`  ${String(n).padStart(10)}  ${name}`);
+  const perPid = new Map<number, number>();
+  for (let i = 0; i < ev.length; i++) if (ev.pid[i] !== 0xffffffff) perPid.set(ev.pid[i], (perPid.get(ev.pid[i]) ?? 0) + 1);
+  await out("");
+  await out("processes (records logged by each):");
+  const named = new Map(trace.processes.processes.map((p) => [p.pid, p]));
+  for (const [pid, n] of [...perPid].sort((a, b) => b[1] - a[1])) {
+    const p = named.get(pid);
+    await out(`  ${String(n).padStart(10)}  ${String(pid).padStart(6)}  ${p ? p.name : `Process(${pid})`}${p?.commandLine ? `  ${p.commandLine}` : ""}`);
+  }
+}
+
+export interface EventFilters {
+  provider?: string;
+  event?: string;
+  pid?: number;
+  tid?: number;
+  from?: number;
+  to?: number;
+  timeOrder?: boolean;
+}
+
+/** The rows an `events` command prints: the query API, then the event-name filter on the survivors. */
+export function selectEvents(trace: Trace, f: EventFilters): Uint32Array {
+  const q: QueryFilter = { order: f.timeOrder ? "time" : "file" };
+  if (f.provider !== undefined) {
+    if (!trace.providers.find(f.provider).length) throw new UsageError(`no provider ${f.provider} in this trace`);
+    q.provider = f.provider;
+  }
+  if (f.pid !== undefined) q.pid = f.pid;
+  if (f.tid !== undefined) q.tid = f.tid;
+  if (f.from !== undefined) q.from = f.from;
+  if (f.to !== undefined) q.to = f.to;
+  const rows = trace.query(q).indices;
+  if (f.event === undefined) return rows;
+  const want = f.event.toLowerCase();
+  // Names depend only on provider, id, opcode and header type: name each combination once.
+  const e = trace.events;
+  const cache = new Map<number, boolean>();
+  return rows.filter((i) => {
+    const key = ((e.provider[i] * 65536 + e.eventId[i]) * 256 + e.opcode[i]) * 256 + e.headerType[i];
+    let hit = cache.get(key);
+    if (hit === undefined) {
+      const name = e.row(i).name.toLowerCase();
+      hit = name === want || name.endsWith("/" + want);
+      cache.set(key, hit);
+    }
+    return hit;
+  });
+}
+
+export const EVENT_COLUMNS = ["row", "timeMs", "name", "pid", "tid", "process", "processor", "headerType", "payloadLength", "fields"];
+
+/** One event as a flat record for table, csv and json output. */
+export function eventRecord(trace: Trace, row: EventRow): Record<string, unknown> {
+  const d = row.decode();
+  const fields = d ? Object.fromEntries(d.names.map((n, k) => [n, d.values[k] instanceof Uint8Array ? Buffer.from(d.values[k] as Uint8Array).toString("hex") : d.values[k]])) : {};
+  return {
+    row: row.index,
+    timeMs: Number(row.relativeMSec.toFixed(4)),
+    name: row.name,
+    pid: row.pid,
+    tid: row.tid,
+    process: row.pid === null ? "" : trace.processName(row.index),
+    processor: row.processor,
+    headerType: row.headerTypeName,
+    payloadLength: row.payloadLength,
+    fields: JSON.stringify(fields, (_, v) => (typeof v === "bigint" ? v.toString() : v)),
+  };
+}
+
+export const GC_COLUMNS = ["pid", "process", "gc", "generation", "reason", "type", "startMs", "pauseMs", "durationMs", "gen0SizeAfter", "gen1SizeAfter", "gen2SizeAfter", "lohSizeAfter", "pohSizeAfter", "heapSizeAfter"];
+
+/**
+ * One row per GC of the .NET runtime: GC/Start (number, generation, reason, type) to GC/Stop, the pause
+ * from GC/SuspendEEStart to GC/RestartEEStop around it, and the heap sizes of the GC/HeapStats after it.
+ */
+export function gcRows(trace: Trace): Record<string, unknown>[] {
+  const rows: Record<string, unknown>[] = [];
+  const state = new Map<number, { suspend?: number; row?: Record<string, unknown>; startMs?: number }>();
+  const ids = new Set([1, 2, 3, 4, 9]);
+  for (const r of trace.query({ provider: RUNTIME, order: "time" })) {
+    if (!ids.has(r.eventId) || !r.clrSchema) continue;
+    const pid = r.pid ?? 0;
+    const s = state.get(pid) ?? {};
+    state.set(pid, s);
+    const ms = r.relativeMSec;
+    if (r.eventId === 9) s.suspend = ms;
+    else if (r.eventId === 1) {
+      // .NET Framework 4.5 logs GC/Start twice (versions 1 and 2): one GC, the later record's fields
+      const again = s.row && s.row.gc === r.get("Count") && s.row.durationMs === null;
+      if (!again) s.startMs = ms;
+      const row = {
+        pid, process: trace.processName(r.index), gc: r.get("Count"), generation: r.get("Depth"),
+        reason: r.getDisplay("Reason") ?? "", type: r.getDisplay("Type") ?? "", startMs: Number((again ? s.startMs! : ms).toFixed(3)),
+        pauseMs: null, durationMs: null, gen0SizeAfter: null, gen1SizeAfter: null, gen2SizeAfter: null,
+        lohSizeAfter: null, pohSizeAfter: null, heapSizeAfter: null,
+      };
+      if (again) Object.assign(s.row!, { reason: row.reason, type: row.type });
+      else rows.push((s.row = row));
+    } else if (r.eventId === 2 && s.row && s.startMs !== undefined) {
+      s.row.durationMs = Number((ms - s.startMs).toFixed(3));
+    } else if (r.eventId === 4 && s.row) {
+      const g = (k: string) => (r.get(k) === undefined ? null : Number(r.get(k)));
+      s.row.gen0SizeAfter = g("GenerationSize0");
+      s.row.gen1SizeAfter = g("GenerationSize1");
+      s.row.gen2SizeAfter = g("GenerationSize2");
+      s.row.lohSizeAfter = g("GenerationSize3");
+      s.row.pohSizeAfter = g("GenerationSize4");
+      s.row.heapSizeAfter = ["gen0SizeAfter", "gen1SizeAfter", "gen2SizeAfter", "lohSizeAfter", "pohSizeAfter"]
+        .reduce((n, k) => n + ((s.row![k] as number | null) ?? 0), 0);
+    } else if (r.eventId === 3 && s.row) {
+      if (s.suspend !== undefined) s.row.pauseMs = Number((ms - s.suspend).toFixed(3));
+      s.suspend = undefined;
+      s.row = undefined;
+    }
+  }
+  return rows;
+}
+
+export const METHOD_COLUMNS = ["pid", "process", "method", "signature", "startAddress", "size", "token", "flags", "source", "timeMs"];
+
+/** Methods loaded per process: JIT loads (Method/LoadVerbose) and rundown (Method/DCStartVerbose, DCStopVerbose). */
+export function methodRows(trace: Trace): Record<string, unknown>[] {
+  const rows: Record<string, unknown>[] = [];
+  const seen = new Set<string>();
+  for (const r of trace.query({ provider: [RUNTIME, RUNDOWN], order: "time" })) {
+    const s = r.clrSchema;
+    if (!s || !s.fields.some((f) => f.name === "MethodSignature") || !s.fields.some((f) => f.name === "MethodStartAddress")) continue;
+    const pid = r.pid ?? 0;
+    const address = r.get("MethodStartAddress") as bigint;
+    const key = `${pid}:${address}:${r.get("MethodName")}`;
+    if (seen.has(key)) continue; // rundown repeats methods already loaded
+    seen.add(key);
+    const ns = String(r.get("MethodNamespace") ?? "");
+    rows.push({
+      pid, process: trace.processName(r.index), method: ns ? `${ns}.${r.get("MethodName")}` : String(r.get("MethodName")),
+      signature: r.get("MethodSignature"), startAddress: "0x" + address.toString(16), size: r.get("MethodSize"),
+      token: "0x" + Number(r.get("MethodToken") ?? 0).toString(16).padStart(8, "0"), flags: r.getDisplay("MethodFlags") ?? "",
+      source: s.name.split("/").slice(1).join("/"), timeMs: Number(r.relativeMSec.toFixed(3)),
+    });
+  }
+  rows.sort((a, b) => (a.pid as number) - (b.pid as number) || (a.timeMs as number) - (b.timeMs as number));
+  return rows;
+}
+
+/** A progress bar on stderr, for a terminal only. */
+export function progressBar(total: number): ((done: number) => void) & { end(): void } {
+  const t0 = performance.now();
+  let last = 0;
+  const draw = (done: number) => {
+    const now = performance.now();
+    if (now - last < 100 && done < total) return;
+    last = now;
+    const f = Math.min(1, done / Math.max(1, total));
+    const width = 30;
+    const mbps = done / 1e6 / Math.max(1e-3, (now - t0) / 1000);
+    process.stderr.write(`\r[${"#".repeat(Math.round(f * width)).padEnd(width, ".")}] ${(f * 100).toFixed(0).padStart(3)}%  ${(done / 1e6).toFixed(1)} MB  ${mbps.toFixed(0)} MB/s`);
+  };
+  return Object.assign(draw, { end: () => process.stderr.write("\r" + " ".repeat(70) + "\r") });
+}
