@@ -7,7 +7,7 @@ import { writeFileSync, mkdtempSync, statSync, readFileSync } from "node:fs";
 import { openTrace } from "../dist/bindings/index.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { HAVE_CORPUS, etlPath, referencePath } from "./helpers/shared.js";
+import { HAVE_CORPUS, corpusFiles, etlPath, referencePath } from "./helpers/shared.js";
 import { readReference, referenceAsJson } from "./helpers/reference.js";
 
 const CLI = fileURLToPath(new URL("../dist/examples/cli/etw-wasm.js", import.meta.url));
@@ -136,4 +136,16 @@ describe("etw-wasm summary, events filters and formats, gc, methods", () => {
     expect(methods.length - 1).toBe(t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 143 }).length);
     expect(methods[1]).toMatch(/^4242,Contoso\.Orders,/);
   });
+});
+
+describe.skipIf(!HAVE_CORPUS)("etw-wasm summary on every corpus file", () => {
+  it("summarizes each file with its record count", async () => {
+    for (const name of corpusFiles()) {
+      const r = run("summary", etlPath(name));
+      expect({ name, code: r.code, stderr: r.stderr }).toEqual({ name, code: 0, stderr: "" });
+      const t = await openTrace(readFileSync(etlPath(name)));
+      expect(r.stdout).toContain(`records:       ${t.events.length}\n`);
+      expect(r.stdout).toContain("records per event name:");
+    }
+  }, 120_000);
 });
