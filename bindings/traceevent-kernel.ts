@@ -7,25 +7,100 @@ import type { EventRow } from "./event-table.js";
 import type { EventNameParts } from "./event-names.js";
 import { enumText, filetimeText, hex8, n0, nFixed } from "./dotnet-format.js";
 import { readProcessPayload, type ProcessTable } from "./processes.js";
+import type { EnumDef } from "./traceevent-overlay.js";
 
-/** Trace-wide kernel state: file names by file key/object, for events that print a FileName. */
+/**
+ * Trace-wide kernel state, as TraceEvent's kernel parser state keeps it: file names by file key (FileIO name
+ * events), the NT-path to DOS-path volume mappings (KernelTraceControl SysConfig events) and, per disk, the
+ * completion time of the previous I/O (for DiskServiceTimeMSec).
+ */
 export class KernelState {
   readonly fileNames = new Map<bigint, string>();
+  private readonly volumes: [string, string][] = [];
+  private serviceTimes?: Map<number, number>;
 
   constructor(readonly processes: ProcessTable) {}
 
   /** Sees every non-EVENT_HEADER record once, in file order, before any line is printed. */
   prepass(row: EventRow): void {
     const p = row.table.providers.get(row.providerIndex);
+    const b = row.payload;
+    if (p.group === "SysConfig" && p.name === "KernelTraceControl" && row.opcode === 35) {
+      const [nt, o] = utf16z(b, 0);
+      const dos = utf16z(b, o)[0];
+      if (nt) this.volumes.push([nt.toLowerCase(), dos]);
+      return;
+    }
     if (p.name !== "Windows Kernel" || p.group !== "FileIO") return;
     const op = row.opcode;
     if (op !== 0 && op !== 32 && op !== 35 && op !== 36) return;
-    const b = row.payload;
     const ptr = row.pointerSize;
     if (b.length < ptr) return;
-    const key = readPtr(b, 0, ptr);
-    this.fileNames.set(key, utf16z(b, ptr)[0]);
+    this.fileNames.set(readPtr(b, 0, ptr), utf16z(b, ptr)[0]);
   }
+
+  /** A kernel (NT) path as a DOS path, through the trace's volume mappings. */
+  dosPath(path: string): string {
+    const lower = path.toLowerCase();
+    let best: [string, string] | undefined;
+    for (const m of this.volumes) if (lower.startsWith(m[0]) && (!best || m[0].length > best[0].length)) best = m;
+    if (best) return best[1] + path.slice(best[0].length);
+    if (lower.startsWith("\\device\\mup\\")) return "\\" + path.slice("\\Device\\Mup".length);
+    if (lower.startsWith("\\device\\lanmanredirector\\")) return "\\" + path.slice("\\Device\\LanmanRedirector".length);
+    if (path.startsWith("\\") && !path.startsWith("\\\\") && !lower.startsWith("\\device\\")) {
+      // a path on the system volume without its drive: the drive of \SystemRoot\
+      const root = this.volumes.find((m) => m[0] === "\\systemroot\\");
+      if (root && /^[A-Za-z]:/.test(root[1])) return root[1].slice(0, 2) + path;
+    }
+    return path;
+  }
+
+  /** File name of a file key or file object, as a DOS path ("" when unknown). */
+  fileName(key: bigint): string {
+    const n = this.fileNames.get(key);
+    return n === undefined ? "" : this.dosPath(n);
+  }
+
+  /**
+   * DiskServiceTimeMSec of a DiskIO Read/Write: its elapsed time, or the time since the previous I/O on the
+   * same disk completed when that is shorter (the disk was busy before this request got its turn).
+   */
+  diskServiceTime(row: EventRow, elapsedMSec: number): number {
+    if (!this.serviceTimes) {
+      this.serviceTimes = new Map();
+      const t = row.table;
+      const order = t.timeOrder();
+      const last = new Map<number, bigint>();
+      const r = t.row(0);
+      for (let k = 0; k < order.length; k++) {
+        r.index = order[k];
+        const p = t.providers.get(r.providerIndex);
+        if (p.name !== "Windows Kernel" || p.group !== "DiskIO" || (r.opcode !== 10 && r.opcode !== 11)) continue;
+        const b = r.payload;
+        const disk = u32(b, 0);
+        const elapsed = ticksToMSec(r, u64(b, 24 + 2 * r.pointerSize));
+        const prev = last.get(disk);
+        let service = elapsed;
+        if (prev !== undefined) {
+          const since = ticksToMSec(r, r.timestamp - prev);
+          if (since < service) service = since;
+        }
+        this.serviceTimes.set(r.index, service);
+        last.set(disk, r.timestamp);
+      }
+    }
+    return this.serviceTimes.get(row.index) ?? elapsedMSec;
+  }
+}
+
+function u64(b: Uint8Array, o: number): bigint {
+  if (o + 8 > b.length) return 0n;
+  return new DataView(b.buffer, b.byteOffset, b.length).getBigUint64(o, true);
+}
+
+/** Raw clock ticks as milliseconds. */
+function ticksToMSec(row: EventRow, ticks: bigint): number {
+  return (Number(ticks) * 1000) / Number(row.table.clock.frequency);
 }
 
 function readPtr(b: Uint8Array, o: number, ptr: number): bigint {
@@ -100,7 +175,10 @@ export function kernelProcessThread(row: EventRow, state: KernelState): { pid: n
       if (op === 46) return byThread(i32(b, ptr));
       return null;
     case "DiskIO":
-      if (op === 10 || op === 11) return byThread(i32(b, 32 + 2 * ptr + 8));
+      // V3 completions carry the issuing thread (FlushBuffers: TraceEvent reads it at offset 8)
+      if ((op === 10 || op === 11) && b.length >= 36 + 2 * ptr) return byThread(i32(b, 24 + 2 * ptr + 8));
+      if (op === 14 && row.version >= 3) return byThread(i32(b, 8));
+      if (op === 10 || op === 11 || op === 14) return { pid: hdrPid, tid: hdrTid };
       return null;
     case "PageFault":
       if (op === 32) return byThread(i32(b, 16 + 2 * ptr));
@@ -109,12 +187,7 @@ export function kernelProcessThread(row: EventRow, state: KernelState): { pid: n
     case "UdpIp":
       return { pid: i32(b, 0), tid: -1 };
     case "SystemConfig":
-      if (op === 15) {
-        // Services: ProcessId after the three strings
-        let o = 0;
-        for (let k = 0; k < 3; k++) o = utf16z(b, o)[1];
-        return { pid: i32(b, o), tid: hdrTid };
-      }
+      if (op === 15) return { pid: i32(b, 0), tid: hdrTid }; // Services: the service's process
       return null;
   }
   return { pid: hdrPid, tid: hdrTid };
@@ -160,17 +233,419 @@ function headerPairs(row: EventRow): [string, string][] {
   ];
 }
 
-/** Payload pairs of a kernel or KernelTraceControl event; null when no layout is known. */
-export function kernelPayload(row: EventRow, parts: EventNameParts, state: KernelState): [string, string][] | null {
-  const prov = groupOf(row);
-  if (prov.name === "Windows Kernel" && prov.group === "EventTrace" && row.opcode === 0) return headerPairs(row);
-  void parts;
+// ------------------------------------------------------------------ payload layouts
+
+/** A sequential reader over a payload. */
+class R {
+  pos = 0;
+  constructor(readonly b: Uint8Array, readonly ptr: number) {}
+  u8(): number { return this.b[this.pos++] ?? 0; }
+  u16(): number { const v = u16(this.b, this.pos); this.pos += 2; return v; }
+  i32(): number { const v = i32(this.b, this.pos); this.pos += 4; return v; }
+  u32(): number { const v = u32(this.b, this.pos); this.pos += 4; return v; }
+  i64(): bigint { const v = i64(this.b, this.pos); this.pos += 8; return v; }
+  u64(): bigint { const v = u64(this.b, this.pos); this.pos += 8; return v; }
+  p(): bigint { const v = readPtr(this.b, this.pos, this.ptr); this.pos += this.ptr; return v; }
+  /** A port: 16 bits in network byte order. */
+  port(): number { const v = ((this.b[this.pos] ?? 0) << 8) | (this.b[this.pos + 1] ?? 0); this.pos += 2; return v; }
+  ws(): string { const [s, o] = utf16z(this.b, this.pos); this.pos = o; return s; }
+  as(): string { const [s, o] = ansiz(this.b, this.pos); this.pos = o; return s; }
+  /** A fixed-size UTF-16 field of `chars` characters, cut at its first NUL. */
+  wfixed(chars: number): string {
+    let s = "";
+    for (let i = 0; i < chars; i++) {
+      const c = u16(this.b, this.pos + 2 * i);
+      if (!c) break;
+      s += String.fromCharCode(c);
+    }
+    this.pos += 2 * chars;
+    return s;
+  }
+  guid(): string {
+    const b = this.b, o = this.pos;
+    this.pos += 16;
+    if (o + 16 > b.length) return "00000000-0000-0000-0000-000000000000";
+    const h = (i: number) => b[o + i].toString(16).padStart(2, "0");
+    return `${h(3)}${h(2)}${h(1)}${h(0)}-${h(5)}${h(4)}-${h(7)}${h(6)}-${h(8)}${h(9)}-${h(10)}${h(11)}${h(12)}${h(13)}${h(14)}${h(15)}`;
+  }
+  ipv4(): string { const b = this.b, o = this.pos; this.pos += 4; return `${b[o] ?? 0}.${b[o + 1] ?? 0}.${b[o + 2] ?? 0}.${b[o + 3] ?? 0}`; }
+  ipv6(): string { const v = ipv6Text(this.b.subarray(this.pos, this.pos + 16)); this.pos += 16; return v; }
+  skip(n: number): this { this.pos += n; return this; }
+}
+
+function ipv6Text(b: Uint8Array): string {
+  const w: number[] = [];
+  for (let i = 0; i < 16; i += 2) w.push(((b[i] ?? 0) << 8) | (b[i + 1] ?? 0));
+  let best = -1, len = 0;
+  for (let i = 0; i < 8; ) {
+    if (w[i] !== 0) { i++; continue; }
+    let j = i;
+    while (j < 8 && w[j] === 0) j++;
+    if (j - i > len && j - i >= 2) { best = i; len = j - i; }
+    i = j;
+  }
+  const hx = (a: number[]) => a.map((x) => x.toString(16)).join(":");
+  return best < 0 ? hx(w) : hx(w.slice(0, best)) + "::" + hx(w.slice(best + len));
+}
+
+const int = (v: number) => n0(v | 0);
+const long = (v: bigint | number) => n0(typeof v === "bigint" ? BigInt.asIntN(64, v) : v);
+const addr = (v: bigint) => hex8(v);
+const text = (v: string) => v;
+const bool = (v: boolean) => (v ? "True" : "False");
+/** A PE TimeDateStamp (seconds since 1970, unsigned) as TraceEvent's BuildTime DateTime. */
+const buildTime = (stamp: number) => filetimeText(116444736000000000n + BigInt(stamp >>> 0) * 10_000_000n);
+
+const En = (name: string, flags: boolean, members: [number, string][]): EnumDef => ({ name, flags, members });
+const PROCESS_FLAGS = En("ProcessFlags", true, [[0, "None"], [1, "PackageFullName"], [2, "Wow64"], [4, "Protected"]]);
+const IRP_FLAGS = En("IrpFlags", true, [
+  [0, "None"], [0x1, "Nocache"], [0x2, "MountCompletion"], [0x4, "SynchronousApi"], [0x8, "AssociatedIrp"],
+  [0x10, "BufferedIo"], [0x20, "DeallocateBuffer"], [0x40, "InputOperation"], [0x80, "SynchronousPagingIo"],
+  [0x100, "Create"], [0x200, "Write"], [0x400, "Close"], [0x800, "DeferIoCompletion"], [0x1000, "ObQueryName"],
+  [0x2000, "HoldDeviceQueue"], [0x4000, "RetryIoCompletion"], [0x8000, "ClassCacheOperation"],
+]);
+const IO_PRIORITY = En("IOPriority", false, [[0, "Notset"], [1, "Verylow"], [2, "Low"], [3, "Normal"], [4, "High"], [5, "Critical"]]);
+const FILE_ATTRIBUTES = En("FileAttributes", true, [
+  [0x1, "FILE_ATTRIBUTE_READONLY"], [0x2, "FILE_ATTRIBUTE_HIDDEN"], [0x4, "FILE_ATTRIBUTE_SYSTEM"],
+  [0x10, "FILE_ATTRIBUTE_DIRECTORY"], [0x20, "FILE_ATTRIBUTE_ARCHIVE"], [0x40, "FILE_ATTRIBUTE_DEVICE"],
+  [0x80, "FILE_ATTRIBUTE_NORMAL"], [0x100, "FILE_ATTRIBUTE_TEMPORARY"], [0x200, "FILE_ATTRIBUTE_SPARSE_FILE"],
+  [0x400, "FILE_ATTRIBUTE_REPARSE_POINT"], [0x800, "FILE_ATTRIBUTE_COMPRESSED"], [0x1000, "FILE_ATTRIBUTE_OFFLINE"],
+  [0x2000, "FILE_ATTRIBUTE_NOT_CONTENT_INDEXED"], [0x4000, "FILE_ATTRIBUTE_ENCRYPTED"],
+]);
+const CREATE_DISPOSITION = En("CreateDisposition", false, [
+  [0, "SUPERSEDE"], [1, "OPEN_EXISTING"], [2, "CREATE_NEW"], [3, "OPEN_ALWAYS"], [4, "TRUNCATE_EXISTING"], [5, "CREATE_ALWAYS"],
+]);
+const FILE_SHARE = En("FileShare", true, [[0, "None"], [1, "Read"], [2, "Write"], [3, "ReadWrite"], [4, "Delete"], [16, "Inheritable"]]);
+const en = (e: EnumDef, v: number) => enumText(v, e.members, e.flags);
+
+type Pairs = [string, string][];
+
+function processPairs(row: EventRow, state: KernelState): Pairs | null {
+  const pl = readProcessPayload(row.payload, row.version, row.pointerSize);
+  if (!pl) return null;
   void state;
-  void enumText;
-  void hex8;
-  void nFixed;
-  void u16;
-  void ansiz;
-  void readProcessPayload;
+  return [
+    ["ProcessID", int(pl.pid)], ["ParentID", int(pl.parentPid)], ["ImageFileName", pl.imageName],
+    ["PageDirectoryBase", addr(pl.directoryTableBase)], ["Flags", en(PROCESS_FLAGS, pl.flags)],
+    ["SessionID", int(pl.sessionId)], ["ExitStatus", int(pl.exitStatus)], ["UniqueProcessKey", addr(pl.uniqueProcessKey)],
+    ["CommandLine", pl.commandLine], ["PackageFullName", pl.packageFullName], ["ApplicationID", pl.applicationId],
+  ];
+}
+
+function imagePairs(r: R, state: KernelState): Pairs {
+  const base = r.p();
+  const size = r.p();
+  r.u32(); // ProcessId
+  const checksum = r.i32();
+  const stamp = r.i32();
+  r.u32(); // Reserved0 / signature level and type
+  const defaultBase = r.p();
+  r.skip(16);
+  const file = state.dosPath(r.ws());
+  return [
+    ["ImageBase", addr(base)], ["ImageSize", long(size)], ["ImageChecksum", int(checksum)], ["TimeDateStamp", int(stamp)],
+    ["DefaultBase", addr(defaultBase)], ["BuildTime", buildTime(stamp)], ["FileName", file],
+  ];
+}
+
+function threadPairs(row: EventRow, r: R): Pairs {
+  r.skip(8);
+  const names = ["StackBase", "StackLimit", "UserStackBase", "UserStackLimit", "StartAddr", "Win32StartAddr", "TebBase"];
+  const out: Pairs = names.map((n) => [n, addr(r.p())]);
+  out.push(["SubProcessTag", int(r.i32())], ["BasePriority", int(r.u8())], ["PagePriority", int(r.u8())],
+    ["IoPriority", int(r.u8())], ["ThreadFlags", int(r.u8())]);
+  out.push(["ThreadName", r.pos < r.b.length ? r.ws() : ""]);
+  const start = row.opcode === 1;
+  out.push(["ParentThreadID", int(start && row.tid !== null ? row.tid : -1)], ["ParentProcessID", int(start && row.pid !== null ? row.pid : -1)]);
+  return out;
+}
+
+function systemConfigPairs(row: EventRow, r: R, pname: string): Pairs | null {
+  switch (row.opcode) {
+    case 10: {
+      const head: Pairs = [["MHz", int(r.u32())], ["NumberOfProcessors", int(r.u32())], ["MemSize", int(r.u32())],
+        ["PageSize", int(r.u32())], ["AllocationGranularity", int(r.u32())]];
+      head.push(["ComputerName", r.wfixed(256)], ["DomainName", r.wfixed(134)], ["HyperThreadingFlag", addr(r.p())]);
+      return head;
+    }
+    case 11: {
+      const out: Pairs = [["DiskNumber", int(r.u32())], ["BytesPerSector", int(r.u32())], ["SectorsPerTrack", int(r.u32())],
+        ["TracksPerCylinder", int(r.u32())], ["Cylinders", long(r.u64())], ["SCSIPort", int(r.u32())], ["SCSIPath", int(r.u32())],
+        ["SCSITarget", int(r.u32())], ["SCSILun", int(r.u32())], ["Manufacturer", r.wfixed(256)], ["PartitionCount", int(r.u32())]];
+      out.push(["WriteCacheEnabled", String(r.u8())]);
+      r.skip(1);
+      out.push(["BootDriveLetter", r.wfixed(3)], ["Spare", r.wfixed(2)]);
+      return out;
+    }
+    case 12: {
+      const out: Pairs = [["StartOffset", long(r.u64())], ["PartitionSize", long(r.u64())], ["DiskNumber", int(r.u32())],
+        ["Size", int(r.u32())], ["DriveType", int(r.u32())], ["DriveLetterString", r.wfixed(4)]];
+      r.skip(4);
+      out.push(["PartitionNumber", int(r.u32())], ["SectorsPerCluster", int(r.u32())], ["BytesPerSector", int(r.u32())]);
+      r.skip(4);
+      out.push(["NumberOfFreeClusters", long(r.i64())], ["TotalNumberOfClusters", long(r.i64())], ["FileSystem", r.wfixed(16)],
+        ["VolumeExt", int(r.u32())]);
+      return out;
+    }
+    case 13: {
+      const physical = r.u64();
+      const len = r.u32();
+      return [["PhysicalAddrLen", int(len)], ["PhysicalAddr", long(physical)], ["Ipv4Index", int(r.u32())],
+        ["Ipv6Index", int(r.u32())], ["NICDescription", r.ws()], ["IpAddresses", r.ws()], ["DnsServerAddresses", r.ws()]];
+    }
+    case 14: {
+      const out: Pairs = [["MemorySize", int(r.u32())], ["XResolution", int(r.u32())], ["YResolution", int(r.u32())],
+        ["BitsPerPixel", int(r.u32())], ["VRefresh", int(r.u32())]];
+      for (const n of ["ChipType", "DACType", "AdapterString", "BiosString", "DeviceID"]) out.push([n, r.wfixed(256)]);
+      out.push(["StateFlags", int(r.u32())]);
+      return out;
+    }
+    case 15: {
+      const pid = r.u32();
+      const st = r.u32();
+      const tag = r.u32();
+      // TraceEvent's ProcessName here is the event's process name, not the payload's
+      return [["ServiceName", r.ws()], ["DisplayName", r.ws()], ["ProcessName", pname], ["ProcessID", int(pid)],
+        ["ServiceState", int(st)], ["SubProcessTag", int(tag)]];
+    }
+    case 16:
+      return [["S1", String(r.u8())], ["S2", String(r.u8())], ["S3", String(r.u8())], ["S4", String(r.u8())], ["S5", String(r.u8())]];
+    case 17:
+      return [["TcbTablePartitions", int(r.u32())], ["MaxHashTableSize", int(r.u32())], ["MaxUserPort", int(r.u32())],
+        ["TcpTimedWaitDelay", int(r.u32())]];
+    case 21:
+      return [["IRQAffinity", long(r.u64())], ["IRQNum", int(r.u32())], ["DeviceDescriptionLen", int(r.skip(4).u32())],
+        ["DeviceDescription", r.ws()]];
+    case 22:
+      if (row.version < 4) {
+        // V3: three lengths, then the device id, description and friendly name (TraceEvent reads no more)
+        r.skip(12);
+        return [["DeviceID", r.ws()], ["DeviceDescription", r.ws()], ["FriendlyName", r.ws()], ["PdoName", ""], ["ServiceName", ""]];
+      }
+      r.skip(24);
+      return [["DeviceID", r.ws()], ["DeviceDescription", r.ws()], ["FriendlyName", r.ws()], ["PdoName", r.ws()], ["ServiceName", r.ws()]];
+    case 23:
+      return [["TargetID", int(r.u32())], ["DeviceType", int(r.u32())], ["DeviceTimingMode", int(r.u32())],
+        ["LocationInformationLen", int(r.u32())], ["LocationInformation", r.ws()]];
+  }
+  return null;
+}
+
+function diskPairs(row: EventRow, r: R, state: KernelState): Pairs | null {
+  const op = row.opcode;
+  if (op === 12 || op === 13 || op === 15) return [["Irp", addr(r.p())]];
+  const ms = (ticks: bigint) => nFixed(ticksToMSec(row, ticks), 3);
+  if (op === 14) {
+    const disk = r.u32();
+    const flags = r.u32();
+    const ticks = r.u64();
+    return [["DiskNumber", int(disk)], ["IrpFlags", en(IRP_FLAGS, flags & 0x1ffff)], ["Irp", addr(r.p())], ["ElapsedTimeMSec", ms(ticks)]];
+  }
+  if (op !== 10 && op !== 11) return null;
+  const disk = r.u32();
+  const flags = r.u32();
+  const size = r.u32();
+  r.skip(4);
+  const offset = r.i64();
+  const fileKey = r.p();
+  const irp = r.p();
+  const ticks = r.u64();
+  const elapsed = ticksToMSec(row, ticks);
+  return [
+    ["DiskNumber", int(disk)], ["IrpFlags", en(IRP_FLAGS, flags & 0x1ffff)], ["Priority", en(IO_PRIORITY, (flags >>> 17) & 7)],
+    ["TransferSize", int(size)], ["ByteOffset", long(offset)], ["Irp", addr(irp)], ["ElapsedTimeMSec", nFixed(elapsed, 3)],
+    ["DiskServiceTimeMSec", nFixed(state.diskServiceTime(row, elapsed), 3)], ["FileKey", addr(fileKey)],
+    ["FileName", state.fileName(fileKey)],
+  ];
+}
+
+function netPairs(row: EventRow, r: R): Pairs | null {
+  const prov = groupOf(row).group;
+  const op = row.opcode;
+  const ipv6 = op >= 26;
+  r.skip(4); // PID
+  if (prov === "UdpIp" && !ipv6) {
+    // TraceEvent reads these with the old layout: a pointer-sized "context" over PID and size
+    const context = readPtr(r.b, 0, r.ptr);
+    const size = r.u32();
+    const daddr = r.ipv4();
+    const saddr = r.ipv4();
+    const dport = r.port();
+    const sport = r.port();
+    return [["context", addr(context)], ["saddr", saddr], ["sport", int(sport)], ["size", int(size)], ["daddr", daddr],
+      ["dport", int(dport)], ["dsize", int(u32(r.b, 20))]];
+  }
+  const size = r.u32();
+  if (prov === "UdpIp") {
+    r.skip(32);
+    const dport = r.port();
+    const sport = r.port();
+    return [["size", int(size)], ["dport", int(dport)], ["sport", int(sport)], ["seqnum", int(r.u32())], ["connid", addr(r.p())]];
+  }
+  if (!ipv6) return null;
+  if (op === 31 || op === 32) {
+    r.skip(32);
+    const out: Pairs = [["size", int(size)], ["dport", int(r.port())], ["sport", int(r.port())], ["mss", int(r.u16())],
+      ["sackopt", int(r.u16())], ["tsopt", int(r.u16())], ["wsopt", int(r.u16())], ["rcvwin", int(r.u32())]];
+    const rs = r.u16(), ss = r.u16();
+    out.push(["rcvwinscale", int((rs << 16) >> 16)], ["sndwinscale", int((ss << 16) >> 16)], ["seqnum", int(r.u32())], ["connid", addr(r.p())]);
+    return out;
+  }
+  const daddr = r.ipv6();
+  const saddr = r.ipv6();
+  const dport = r.port();
+  const sport = r.port();
+  const out: Pairs = [["size", int(size)], ["daddr", daddr], ["saddr", saddr], ["dport", int(dport)], ["sport", int(sport)]];
+  if (op === 26) {
+    out.push(["startime", int(r.u32())], ["endtime", int(r.u32())], ["seqnum", int(r.u32())], ["connid", addr(r.p())]);
+  } else {
+    const seq = r.u32();
+    out.push(["connid", addr(r.p())], ["seqnum", int(seq)]);
+  }
+  return out;
+}
+
+function ktcPairs(row: EventRow, r: R, state: KernelState): Pairs | null {
+  const group = groupOf(row).group;
+  const op = row.opcode;
+  if (group === "ImageID") {
+    if (op === 0) {
+      const base = r.p();
+      const size = r.u32();
+      const pid = r.u32();
+      r.skip(4);
+      const stamp = r.i32();
+      return [["ImageBase", addr(base)], ["ImageSize", int(size)], ["ProcessID", int(pid)], ["TimeDateStamp", int(stamp)],
+        ["BuildTime", buildTime(stamp)], ["OriginalFileName", r.ws()]];
+    }
+    if (op === 36 || op === 37) {
+      const base = r.p();
+      r.skip(4);
+      return [["ImageBase", addr(base)], ["GuidSig", r.guid()], ["Age", int(r.u32())], ["PDBFileName", r.as()]];
+    }
+    if (op === 64) {
+      const size = r.u32();
+      const stamp = r.i32();
+      const out: Pairs = [["ImageSize", int(size)], ["TimeDateStamp", int(stamp)], ["BuildTime", buildTime(stamp)]];
+      for (const n of ["OrigFileName", "FileDescription", "FileVersion", "BinFileVersion", "VerLanguage", "ProductName",
+        "CompanyName", "ProductVersion", "FileId", "ProgramId"]) out.push([n, r.ws()]);
+      return out;
+    }
+    return [];
+  }
+  if (group === "MetaData") return [];
+  if (group === "SysConfig") {
+    switch (op) {
+      case 32: {
+        const install = r.i64();
+        return [["InstallDate", filetimeText(install)], ["BuildLab", r.ws()], ["ProductName", r.ws()]];
+      }
+      case 33:
+        return [["SystemDirectory", r.ws()], ["SystemWindowsDirectory", r.ws()]];
+      case 34:
+        return [["Value", r.ws()]];
+      case 35:
+        return [["NtPath", r.ws()], ["DosPath", r.ws()]];
+    }
+    return [];
+  }
+  void state;
+  return null;
+}
+
+/** Microsoft-Windows-Kernel-File Create, as TraceEvent's own parser for that provider prints it. */
+export function kernelFileCreatePairs(row: EventRow, state: KernelState): Pairs {
+  const r = new R(row.payload, row.pointerSize);
+  const irp = r.p();
+  const file = r.p();
+  r.skip(4); // IssuingThreadId
+  const options = r.u32();
+  const attributes = r.u32();
+  const share = r.u32();
+  return [
+    ["IrpPtr", addr(irp)], ["FileObject", addr(file)], ["CreateOptions", en(FILE_ATTRIBUTES, options & 0xffffff)],
+    ["CreateDisposition", en(CREATE_DISPOSITION, options >>> 24)], ["FileAttributes", en(FILE_ATTRIBUTES, attributes)],
+    ["ShareAccess", en(FILE_SHARE, share)], ["FileName", state.dosPath(r.ws())],
+  ];
+}
+
+/** Payload pairs of a kernel or KernelTraceControl event; null when no layout is known. */
+export function kernelPayload(row: EventRow, parts: EventNameParts, state: KernelState, pname = ""): Pairs | null {
+  const prov = groupOf(row);
+  const group = prov.group;
+  const r = new R(row.payload, row.pointerSize);
+  const op = row.opcode;
+  if (parts.source === "ktc") return ktcPairs(row, r, state);
+  if (parts.source === "mof") {
+    if (group === "SystemConfig" && op === 25) {
+      return [["SystemManufacturer", r.ws()], ["SystemProductName", r.ws()], ["BiosDate", r.ws()], ["BiosVersion", r.ws()]];
+    }
+    if (group === "Image" && op === 33) return [["ImageBase", addr(r.p())]];
+    return null;
+  }
+  if (prov.name !== "Windows Kernel" || !group) return null;
+  switch (group) {
+    case "EventTrace":
+      if (op === 0) return headerPairs(row);
+      if (op === 5 || op === 32) {
+        const out: Pairs = [];
+        for (let k = 1; k <= 8; k++) out.push([`GroupMask${k}`, int(r.u32())]);
+        out.push(["KernelEventVersion", int(r.u32())]);
+        return out;
+      }
+      if (op === 8) return [];
+      return null;
+    case "Process":
+      if ((op >= 1 && op <= 4) || op === 39) return processPairs(row, state);
+      if (op === 32 || op === 33) {
+        const out: Pairs = [["ProcessID", int(r.u32())], ["MemoryCount", int(r.u32())], ["HandleCount", int(r.u32())]];
+        r.skip(4);
+        for (const n of ["PeakVirtualSize", "PeakWorkingSetSize", "PeakPagefileUsage", "QuotaPeakPagedPoolUsage",
+          "QuotaPeakNonPagedPoolUsage", "VirtualSize", "WorkingSetSize", "PagefileUsage", "QuotaPagedPoolUsage",
+          "QuotaNonPagedPoolUsage", "PrivatePageCount"]) out.push([n, long(r.p())]);
+        return out;
+      }
+      return null;
+    case "Thread":
+      if (op === 1 || op === 2) return threadPairs(row, r);
+      return null;
+    case "Image":
+      if (op === 2 || op === 3 || op === 4 || op === 10) return imagePairs(r, state);
+      return null;
+    case "PerfInfo":
+      if (op === 46) {
+        const ip = r.p();
+        r.skip(4);
+        const count = r.u16();
+        const bits = r.u8();
+        const rank = r.u8();
+        return [["InstructionPointer", addr(ip)], ["ProcessorNumber", int(row.processor)], ["Priority", int(bits >>> 3)],
+          ["ExecutingDPC", bool((bits & 1) !== 0)], ["ExecutingISR", bool((bits & 2) !== 0)], ["Rank", int(rank)], ["Count", int(count)]];
+      }
+      if (op === 73 || op === 74 || op === 72) {
+        return [["SampleSource", int(r.u32())], ["NewInterval", int(r.u32())], ["OldInterval", int(r.u32())]];
+      }
+      return null;
+    case "DiskIO":
+      return diskPairs(row, r, state);
+    case "PageFault":
+      if (op === 32) {
+        const initial = r.i64();
+        const offset = r.i64();
+        const va = r.p();
+        const fileKey = r.p();
+        r.skip(4);
+        const bytes = r.u32();
+        return [["ElapsedTimeMSec", nFixed(ticksToMSec(row, row.timestamp - initial), 3)], ["ReadOffset", long(offset)],
+          ["VirtualAddress", addr(va)], ["FileKey", addr(fileKey)], ["ByteCount", int(bytes)], ["FileName", state.fileName(fileKey)]];
+      }
+      return null;
+    case "TcpIp":
+    case "UdpIp":
+      return netPairs(row, r);
+    case "SystemConfig":
+      return systemConfigPairs(row, r, pname);
+  }
+  void text;
   return null;
 }

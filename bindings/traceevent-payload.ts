@@ -12,7 +12,7 @@ import { bytesText, enumText, filetimeText, hex8, n0, nFixed } from "./dotnet-fo
 import { clrOverlay, type EnumDef, type FieldAccess, type OverlayState, type TraceEventEdition, type ValueKind } from "./traceevent-overlay.js";
 import type { ProcessTable } from "./processes.js";
 import { IN, OUT, traceManifests, type DynField, type DynMap, type DynProvider } from "./trace-manifests.js";
-import { kernelPayload, kernelProcessThread, KernelState } from "./traceevent-kernel.js";
+import { kernelFileCreatePairs, kernelPayload, kernelProcessThread, KernelState } from "./traceevent-kernel.js";
 
 export type { TraceEventEdition };
 
@@ -141,12 +141,14 @@ export function payloadPairs(row: EventRow, ctx: PayloadContext): [string, strin
   if (ht === C.HT_EVENT_HEADER32 || ht === C.HT_EVENT_HEADER64) {
     if (parts.source === "clr") return clrPairs(row, ctx);
     if (parts.source === "manifest-data") return manifestDataPairs(row);
+    if (parts.provider === "Microsoft-Windows-Kernel-File" && row.eventId === 12) return kernelFileCreatePairs(row, ctx.kernel);
     if (parts.source === "eventsource" || parts.source === "tdh") return dynPairs(row, ctx);
     if (parts.source === "tracelogging") return [];
     return [];
   }
   if (parts.source === "tdh") return dynPairs(row, ctx);
-  return kernelPayload(row, parts, ctx.kernel) ?? [];
+  const { pid } = ctx.processThread(row);
+  return kernelPayload(row, parts, ctx.kernel, ctx.processes.processName(pid, row.timestamp)) ?? [];
 }
 
 function clrPairs(row: EventRow, ctx: PayloadContext): [string, string][] {
@@ -226,9 +228,9 @@ function manifestDataPairs(row: EventRow): [string, string][] {
     ["MajorVersion", String(p[1])],
     ["MinorVersion", String(p[2])],
     ["Magic", String(p[3])],
-    ["TotalChunks", n0(u16(4))],
-    ["ChunkNumber", n0(u16(6))],
-    ["PayloadLength", n0(row.payloadLength)],
+    ["TotalChunks", String(u16(4))],
+    ["ChunkNumber", String(u16(6))],
+    ["PayloadLength", String(row.payloadLength)],
   ];
 }
 
@@ -390,7 +392,15 @@ function dynPairs(row: EventRow, ctx: PayloadContext): [string, string][] {
     const v = values[ref.field];
     return typeof v === "number" ? v : typeof v === "bigint" ? Number(v) : 0;
   };
-  for (const f of event.fields) {
+  // TDH descriptions: a field that only gives the byte length of the next one is not printed
+  const hidden = new Set<number>();
+  if (event.source === "tdh") {
+    event.fields.forEach((f, k) => {
+      if (f.length && "field" in f.length && f.length.field === k - 1) hidden.add(k - 1);
+    });
+  }
+  for (let k = 0; k < event.fields.length; k++) {
+    const f = event.fields[k];
     let value: DynValue;
     const count = numberOf(f.count);
     if (f.members) {
@@ -412,7 +422,7 @@ function dynPairs(row: EventRow, ctx: PayloadContext): [string, string][] {
       value = items;
     } else value = readScalar(r, f, (x) => numberOf(x.length));
     values.push(value);
-    out.push([cleanName(f.name, event.source), dynText(f, value, dp, event.source, ctx)]);
+    if (!hidden.has(k)) out.push([cleanName(f.name, event.source), dynText(f, value, dp, event.source, ctx)]);
   }
   return out;
 }
@@ -427,7 +437,7 @@ function mapText(map: DynMap, value: number): string {
   if (value === 0) return map.entries.get(0) ?? "0";
   const names: string[] = [];
   let rest = value >>> 0;
-  for (const [bit, name] of map.entries) {
+  for (const [bit, name] of [...map.entries].sort((a, b) => (a[0] >>> 0) - (b[0] >>> 0))) {
     if (bit !== 0 && (value & bit) === bit) {
       names.push(name);
       rest &= ~bit;
@@ -469,7 +479,7 @@ function dynText(f: DynField, v: DynValue, p: DynProvider, source: string, ctx: 
     case IN.Float:
       return nFixed(v as number, 3);
   }
-  if (f.outType === OUT.HexInt32 || f.outType === OUT.HexInt64 || f.inType === IN.HexInt32 || f.inType === IN.HexInt64) {
+  if (source !== "tdh" && (f.outType === OUT.HexInt32 || f.outType === OUT.HexInt64 || f.inType === IN.HexInt32 || f.inType === IN.HexInt64)) {
     return "0x" + BigInt.asUintN(64, typeof v === "bigint" ? v : BigInt(v as number)).toString(16);
   }
   if (source === "tdh") {
