@@ -143,7 +143,7 @@ export function payloadPairs(row: EventRow, ctx: PayloadContext): [string, strin
     if (parts.source === "manifest-data") return manifestDataPairs(row);
     if (parts.provider === "Microsoft-Windows-Kernel-File" && row.eventId === 12) return kernelFileCreatePairs(row, ctx.kernel);
     if (parts.source === "eventsource" || parts.source === "tdh") return dynPairs(row, ctx);
-    if (parts.source === "tracelogging") return [];
+    if (parts.source === "tracelogging") return traceLoggingPairs(row);
     return [];
   }
   if (parts.source === "tdh") return dynPairs(row, ctx);
@@ -521,4 +521,132 @@ function socketAddressText(b: Uint8Array): string | undefined {
   if (b.length >= 8 && b[0] === 2 && b[1] === 0) return `${b[4]}.${b[5]}.${b[6]}.${b[7]}:${(b[2] << 8) | b[3]}`;
   if (b.length >= 24 && b[0] === 23 && b[1] === 0) return `[${ipv6Text(b.subarray(8, 24))}]:${(b[2] << 8) | b[3]}`;
   return undefined;
+}
+
+// ------------------------------------------------------------------ TraceLogging (self-describing) events
+
+interface TlField {
+  name: string;
+  inType: number;
+  outType: number;
+  /** 0: scalar, 1: variable count (u16 prefix in the data), 2: constant count. */
+  arity: number;
+  count: number;
+  members?: TlField[];
+}
+
+/** Fields of an EVENT_SCHEMA_TL item: u16 size, tag bytes, event name, then per field name, inType[, outType[, tags]]. */
+function parseTlSchema(d: Uint8Array): TlField[] {
+  let p = 2;
+  while (p < d.length && d[p] & 0x80) p++;
+  p++;
+  while (p < d.length && d[p]) p++;
+  p++;
+  const fields: TlField[] = [];
+  while (p < d.length) {
+    let e = p;
+    while (e < d.length && d[e]) e++;
+    const name = new TextDecoder().decode(d.subarray(p, e));
+    p = e + 1;
+    if (p >= d.length) break;
+    const inByte = d[p++];
+    let outType = 0;
+    if (inByte & 0x80) {
+      const outByte = d[p++] ?? 0;
+      outType = outByte & 0x7f;
+      if (outByte & 0x80) while (p < d.length && d[p++] & 0x80);
+    }
+    const arity = inByte & 0x20 ? 1 : inByte & 0x40 ? 2 : 0;
+    let count = 0;
+    if (arity === 2) {
+      count = (d[p] ?? 0) | ((d[p + 1] ?? 0) << 8);
+      p += 2;
+    }
+    fields.push({ name, inType: inByte & 0x1f, outType, arity, count });
+  }
+  // struct fields (inType 22... in TraceLogging numbering 24 does not fit 5 bits; structs are rare): flat list kept
+  return fields;
+}
+
+/** TraceLogging in-types mapped onto the TDH ones the reader knows. */
+function tlScalar(r: DynReader, f: TlField): DynValue {
+  switch (f.inType) {
+    case 1: return readUtf16z(r);
+    case 2: return readAnsiz(r);
+    case 22: case 23: {
+      const n = r.pos + 2 <= r.b.length ? r.v.getUint16(r.pos, true) : 0;
+      r.pos += 2;
+      const bytes = r.b.subarray(r.pos, Math.min(r.b.length, r.pos + n));
+      r.pos += n;
+      if (f.inType === 23) return String.fromCharCode(...bytes);
+      let s = "";
+      for (let i = 0; i + 1 < bytes.length; i += 2) s += String.fromCharCode(bytes[i] | (bytes[i + 1] << 8));
+      return s;
+    }
+    case 25: case 14: {
+      const n = r.pos + 2 <= r.b.length ? r.v.getUint16(r.pos, true) : 0;
+      r.pos += 2;
+      const bytes = r.b.subarray(r.pos, Math.min(r.b.length, r.pos + n));
+      r.pos += n;
+      return bytes;
+    }
+  }
+  const asTdh: DynField = { name: f.name, inType: f.inType === 16 ? IN.Pointer : f.inType, outType: 0 };
+  return readScalar(r, asTdh, () => undefined);
+}
+
+function tlText(f: TlField, v: DynValue): string {
+  if (v === null || v === undefined) return "";
+  if (Array.isArray(v)) return "[" + v.map((x) => tlText({ ...f, arity: 0 }, x)).join(",") + "]";
+  if (f.outType === 3 && typeof v === "number") return v ? "True" : "False";
+  switch (f.inType) {
+    case 7: case 8: case 20:
+      return n0((v as number) | 0);
+    case 9: case 10: case 21:
+      return n0(BigInt.asIntN(64, v as bigint));
+    case 11: case 12:
+      return nFixed(v as number, 3);
+    case 13:
+      return v ? "True" : "False";
+    case 16:
+      return hex8(v as bigint);
+    case 17:
+      return filetimeText(v as bigint);
+    case 18: {
+      const b = v as Uint8Array;
+      const w = (i: number) => b[2 * i] | (b[2 * i + 1] << 8);
+      const p2 = (n: number) => String(n).padStart(2, "0");
+      return `${p2(w(0) % 100)}/${p2(w(1))}/${p2(w(3))} ${p2(w(4))}:${p2(w(5))}:${p2(w(6))}.${String(w(7) * 1000).padStart(6, "0")}`;
+    }
+    case 14: case 25:
+      return bytesText(v as Uint8Array);
+  }
+  return typeof v === "bigint" ? v.toString() : String(v);
+}
+
+function traceLoggingPairs(row: EventRow): [string, string][] {
+  const schema = row.extendedItems.find((e) => e.type === 11);
+  if (!schema) return [];
+  const b = row.payload;
+  const r: DynReader = { b, v: new DataView(b.buffer, b.byteOffset, b.length), pos: 0, ptr: row.pointerSize };
+  const out: [string, string][] = [];
+  for (const f of parseTlSchema(schema.data)) {
+    let v: DynValue;
+    if (f.arity) {
+      let n = f.count;
+      if (f.arity === 1) {
+        n = r.pos + 2 <= b.length ? r.v.getUint16(r.pos, true) : 0;
+        r.pos += 2;
+      }
+      const items: FieldValue[] = [];
+      for (let k = 0; k < n && r.pos < b.length; k++) {
+        const x = tlScalar(r, f);
+        if (x === null) break;
+        items.push(x);
+      }
+      v = items;
+    } else v = tlScalar(r, f);
+    out.push([f.name, tlText(f, v)]);
+  }
+  return out;
 }
