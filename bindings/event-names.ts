@@ -174,6 +174,8 @@ export function eventNameParts(row: EventRow): EventNameParts {
   let parts = cache.get(key);
   if (!parts) {
     parts = nameParts(row);
+    // TraceEvent's name for a provider it cannot name
+    if (/^\{[0-9a-f-]{36}\}$/.test(parts.provider)) parts = { ...parts, provider: `Provider(${parts.provider.slice(1, -1)})` };
     // TraceLogging names live in each record, not in the identity
     if (parts.source !== "tracelogging" && parts.source !== "unknown") cache.set(key, parts);
   }

@@ -41,7 +41,8 @@ const METHOD_FLAG_JITTED = 8;
 export function isTraceLogBookkeeping(row: EventRow): boolean {
   const prov = row.table.providers.get(row.providerIndex);
   const ht = row.headerType;
-  if (prov.name === "Windows Kernel" && prov.group && (prov.kind === "kernel-group" || ht !== C.HT_EVENT_HEADER32)) {
+  const eventHeader = ht === C.HT_EVENT_HEADER32 || ht === C.HT_EVENT_HEADER64;
+  if (prov.name === "Windows Kernel" && prov.group && !eventHeader) {
     const op = row.opcode;
     switch (prov.group) {
       case "StackWalk":
@@ -63,7 +64,7 @@ export function isTraceLogBookkeeping(row: EventRow): boolean {
     }
     return false;
   }
-  if (ht !== C.HT_EVENT_HEADER32 && ht !== C.HT_EVENT_HEADER64) return false;
+  if (!eventHeader) return false;
   const clr = row.clrSchema;
   if (!clr) return false;
   const key = `${clr.provider}:${row.eventId}`;
@@ -128,7 +129,6 @@ export function* perfViewLines(trace: PerfViewTrace, options: PerfViewOptions = 
     const key = `${parts.provider}/${parts.event}`;
     const n = (counts.get(key) ?? 0) + 1;
     counts.set(key, n);
-    ctx.observe(row, parts);
     if (n > max) continue;
     yield eventLine(row, key, ctx, processes, options);
   }

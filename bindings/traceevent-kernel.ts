@@ -291,7 +291,6 @@ function ipv6Text(b: Uint8Array): string {
 const int = (v: number) => n0(v | 0);
 const long = (v: bigint | number) => n0(typeof v === "bigint" ? BigInt.asIntN(64, v) : v);
 const addr = (v: bigint) => hex8(v);
-const text = (v: string) => v;
 const bool = (v: boolean) => (v ? "True" : "False");
 /** A PE TimeDateStamp (seconds since 1970, unsigned) as TraceEvent's BuildTime DateTime. */
 const buildTime = (stamp: number) => filetimeText(116444736000000000n + BigInt(stamp >>> 0) * 10_000_000n);
@@ -320,10 +319,9 @@ const en = (e: EnumDef, v: number) => enumText(v, e.members, e.flags);
 
 type Pairs = [string, string][];
 
-function processPairs(row: EventRow, state: KernelState): Pairs | null {
+function processPairs(row: EventRow): Pairs | null {
   const pl = readProcessPayload(row.payload, row.version, row.pointerSize);
   if (!pl) return null;
-  void state;
   return [
     ["ProcessID", int(pl.pid)], ["ParentID", int(pl.parentPid)], ["ImageFileName", pl.imageName],
     ["PageDirectoryBase", addr(pl.directoryTableBase)], ["Flags", en(PROCESS_FLAGS, pl.flags)],
@@ -505,7 +503,7 @@ function netPairs(row: EventRow, r: R): Pairs | null {
   return out;
 }
 
-function ktcPairs(row: EventRow, r: R, state: KernelState): Pairs | null {
+function ktcPairs(row: EventRow, r: R): Pairs | null {
   const group = groupOf(row).group;
   const op = row.opcode;
   if (group === "ImageID") {
@@ -549,7 +547,6 @@ function ktcPairs(row: EventRow, r: R, state: KernelState): Pairs | null {
     }
     return [];
   }
-  void state;
   return null;
 }
 
@@ -575,7 +572,7 @@ export function kernelPayload(row: EventRow, parts: EventNameParts, state: Kerne
   const group = prov.group;
   const r = new R(row.payload, row.pointerSize);
   const op = row.opcode;
-  if (parts.source === "ktc") return ktcPairs(row, r, state);
+  if (parts.source === "ktc") return ktcPairs(row, r);
   if (parts.source === "mof") {
     if (group === "SystemConfig" && op === 25) {
       return [["SystemManufacturer", r.ws()], ["SystemProductName", r.ws()], ["BiosDate", r.ws()], ["BiosVersion", r.ws()]];
@@ -596,7 +593,7 @@ export function kernelPayload(row: EventRow, parts: EventNameParts, state: Kerne
       if (op === 8) return [];
       return null;
     case "Process":
-      if ((op >= 1 && op <= 4) || op === 39) return processPairs(row, state);
+      if ((op >= 1 && op <= 4) || op === 39) return processPairs(row);
       if (op === 32 || op === 33) {
         const out: Pairs = [["ProcessID", int(r.u32())], ["MemoryCount", int(r.u32())], ["HandleCount", int(r.u32())]];
         r.skip(4);
@@ -646,6 +643,5 @@ export function kernelPayload(row: EventRow, parts: EventNameParts, state: Kerne
     case "SystemConfig":
       return systemConfigPairs(row, r, pname);
   }
-  void text;
   return null;
 }

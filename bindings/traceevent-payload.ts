@@ -7,7 +7,7 @@ import * as C from "../assembly/codes.js";
 import type { EventRow } from "./event-table.js";
 import type { FieldValue } from "./clr-payload.js";
 import { mapName } from "./clr-payload.js";
-import { eventNameParts, type EventNameParts } from "./event-names.js";
+import { eventNameParts } from "./event-names.js";
 import { bytesText, enumText, filetimeText, hex8, n0, nFixed } from "./dotnet-format.js";
 import { clrOverlay, type EnumDef, type FieldAccess, type OverlayState, type TraceEventEdition, type ValueKind } from "./traceevent-overlay.js";
 import type { ProcessTable } from "./processes.js";
@@ -56,9 +56,6 @@ export class PayloadContext implements OverlayState {
     return this.typeNames.get(`${pid >>> 0}:${typeId}`) ?? "";
   }
 
-  /** Called for every event that is counted, in time order. */
-  observe(_row: EventRow, _parts: EventNameParts): void {}
-
   /** The ProcessID and ThreadID TraceEvent reports (kernel events take them from their payloads). */
   processThread(row: EventRow): { pid: number; tid: number } {
     const fixed = kernelProcessThread(row, this.kernel);
@@ -68,11 +65,12 @@ export class PayloadContext implements OverlayState {
     return { pid: pid === null ? -1 : pid | 0, tid: tid === null ? -1 : tid | 0 };
   }
 
-  /** The container id of an event (extended item 16), or null. */
+  /** The container id of an event (extended item 16: a GUID), or null. */
   containerId(row: EventRow): string | null {
     if (row.headerType !== C.HT_EVENT_HEADER32 && row.headerType !== C.HT_EVENT_HEADER64) return null;
     const item = row.extendedItems.find((e) => e.type === 16);
     if (!item) return null;
+    if (item.data.length === 16) return guidText(item.data, 0);
     let s = "";
     for (let i = 0; i + 1 < item.data.length; i += 2) {
       const c = item.data[i] | (item.data[i + 1] << 8);
