@@ -14,6 +14,7 @@ import type { OpenOptions } from "../dist/bindings/index.js";
 import { createJsCore } from "../dist/bindings/js-core.js";
 import { instantiateCore, type CoreExports } from "../dist/bindings/loader.js";
 import { xpressCompress } from "../bench/xpress-compress.js";
+import { EtlWriter } from "../bench/etl-writer.js";
 
 const HDR = 0x48;
 const SAMPLE = new URL("../examples/sample.etl", import.meta.url);
@@ -109,6 +110,14 @@ describe("generated and bundled traces", () => {
       expect(t!.events.length).toBeGreaterThan(100);
       expect(t!.warnings.length).toBeGreaterThan(0);
     }
+  });
+
+  it("more warnings than are kept (10,000)", async () => {
+    const w = new EtlWriter({ bufferSize: 65536 });
+    for (let i = 0; i < 10_500; i++) w.raw(i % 2, Uint8Array.of(8, 0, 0x0c, 0xc0, i & 0xff, 0, 0, 0)); // opaque TIMED records
+    const t = await expectSame("10,500 opaque records", w.finish());
+    expect(t!.warningTotal).toBe(10_500);
+    expect(t!.warnings.length).toBe(10_000);
   });
 
   it("clrTables: false", async () => {
@@ -235,10 +244,12 @@ describe("damaged input", () => {
       const n = full.info.numberOfProcessors;
       const bufs = buffersOf(full);
       const b = bufs[bufs.length > 2 ? 2 : bufs.length - 1];
-      for (const raw of [n - 1, n, n + 1, 0x0800 | n, 0x0800 | (n - 1), 0x07ff, 0xffff]) {
+      // also a processor count past 255, where the index flag decides between 11 and 8 bits
+      for (const [count, raw] of [[n, n - 1], [n, n], [n, n + 1], [n, 0x0800 | n], [n, 0x0800 | (n - 1)], [n, 0x07ff], [n, 0xffff], [300, 299], [300, 300], [300, 301]]) {
         for (const flag of [0, 0x20]) {
           const damaged = bytes.slice();
           const v = new DataView(damaged.buffer);
+          v.setUint32(HDR + 0x20 + 0x0c, count, true);
           v.setUint16(b.fileOffset + 0x28, raw, true);
           v.setUint16(b.fileOffset + 0x34, (v.getUint16(b.fileOffset + 0x34, true) & ~0x20) | flag, true);
           await expectSame(`${name} processor ${raw} flags ${flag}`, damaged, {}, { cells: 10 });
@@ -257,9 +268,18 @@ describe("damaged input", () => {
           if (zeroSize) v.setUint32(bufs[k].fileOffset, 0, true);
           else v.setUint32(bufs[k].fileOffset, 0x7fffffff, true);
           const next = bufs[k + 1].fileOffset;
+          const nextCopy = damaged.slice();
           v.setUint32(next + 4, HDR, true);
           v.setUint32(next + 0x30, HDR, true);
           await expectSame(`${name} empty buffer after damaged buffer ${k}`, damaged, {}, { cells: 10 });
+          // the candidate's first record a minimal WPP message (its first record decides)
+          if (!bufs[k + 1].compressed) {
+            for (const size of [4, 8, 12]) {
+              const w = nextCopy.slice();
+              new DataView(w.buffer).setUint32(next + HDR, 0x90000000 | size, true);
+              await expectSame(`${name} ${size}-byte message first after damaged buffer ${k}`, w, {}, { cells: 10 });
+            }
+          }
         }
       }
     }
@@ -347,6 +367,10 @@ describe("damaged input", () => {
         ["record type flipped", (v: DataView) => v.setUint8(at + 2, v.getUint8(at + 2) === 1 ? 2 : 1)],
         ["record short", (v: DataView) => v.setUint16(at + 4, 0x20 + 0x40, true)],
         ["record minimal", (v: DataView) => v.setUint16(at + 4, 0x20, true)],
+        // the payload ends right after the time zone (32- and 64-bit layouts), or one byte short
+        ["ends after time zone (32)", (v: DataView) => v.setUint16(at + 4, 0x20 + 0x40 + 172, true)],
+        ["ends after time zone (64)", (v: DataView) => v.setUint16(at + 4, 0x20 + 0x48 + 172, true)],
+        ["ends inside time zone", (v: DataView) => v.setUint16(at + 4, 0x20 + 0x48 + 171, true)],
         ["no processors", (v: DataView) => v.setUint32(payload + 0x0c, 0, true)],
         ["HookId not 0", (v: DataView) => v.setUint16(at + 6, 1, true)],
         ["compressed mode, format 2", (v: DataView) => { v.setUint32(payload + 0x20, v.getUint32(payload + 0x20, true) | 0x04000000, true); v.setUint32(0x2c, 2, true); }],

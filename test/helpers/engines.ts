@@ -255,6 +255,8 @@ export function syntheticTrace(seed: number, opts: { compress?: boolean; pointer
   let ts = 5000n;
   const next = () => (ts += BigInt(1 + int(60)));
   const clrPayload = () => {
+    if (rand() < 0.3) return bytes(int(41)); // any short length: every truncation point
+
     // mostly UTF-16 text and small numbers, so strings end and counts stay plausible
     const b = new PayloadBuilder();
     const parts = int(8);
