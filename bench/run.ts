@@ -13,7 +13,7 @@ import { cpus, totalmem } from "node:os";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { join, resolve } from "node:path";
 import { Bench } from "tinybench";
-import { openTrace, type Trace } from "../bindings/index.js";
+import { openTrace, type Trace } from "../bindings/node.js";
 import { instantiateCore } from "../bindings/loader.js";
 import { generateTraceFile } from "./generate-file.js";
 
