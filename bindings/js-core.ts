@@ -137,298 +137,307 @@ function fixedSize(kind: number, ptr: number): number {
   return 0;
 }
 
-export function createJsCore(): CoreExports {
-  if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) throw new Error("etw-wasm: the js engine needs a little-endian platform");
+/**
+ * The core. One instance decodes one trace; its methods are shared by every instance, so the
+ * engine's optimized code carries over from one trace to the next.
+ */
+class JsCore implements CoreExports {
 
   // ================= memory =================
-  let u8 = new Uint8Array(0);
-  let u16 = new Uint16Array(0);
-  let u32 = new Uint32Array(0);
-  let f64 = new Float64Array(0);
-  let dv = new DataView(new ArrayBuffer(0));
-  const memory = { buffer: new ArrayBuffer(0) };
-  let top = HEAP_BASE; // bump pointer, 8-aligned
+  u8 = new Uint8Array(0);
+  u16 = new Uint16Array(0);
+  u32 = new Uint32Array(0);
+  f64 = new Float64Array(0);
+  dv = new DataView(new ArrayBuffer(0));
+  readonly memory: { buffer: ArrayBuffer } = { buffer: new ArrayBuffer(0) };
+  top = HEAP_BASE; // bump pointer, 8-aligned
+  /** Highest address ever handed out: memory above it has never been written and is zero. */
+  highWater = HEAP_BASE;
 
-  function setBuffer(b: ArrayBuffer): void {
-    memory.buffer = b;
-    u8 = new Uint8Array(b);
-    u16 = new Uint16Array(b);
-    u32 = new Uint32Array(b);
-    f64 = new Float64Array(b);
-    dv = new DataView(b);
+  private setBuffer(b: ArrayBuffer): void {
+    this.memory.buffer = b;
+    this.u8 = new Uint8Array(b);
+    this.u16 = new Uint16Array(b);
+    this.u32 = new Uint32Array(b);
+    this.f64 = new Float64Array(b);
+    this.dv = new DataView(b);
   }
-  setBuffer(new ArrayBuffer(INITIAL_MEMORY));
 
-  /** Makes the memory at least `end` bytes long, keeping the bytes in use. */
-  function reserveMemory(end: number): void {
-    if (end <= u8.length) return;
-    if (end > MEMORY_LIMIT) throw new RangeError("etw-wasm: js core out of memory");
+  /** Makes the this.memory at least `end` bytes long, keeping the bytes in use. */
+  private reserveMemory(end: number): void {
+    if (end <= this.u8.length) return;
+    if (end > MEMORY_LIMIT) throw new RangeError("etw-wasm: js core out of this.memory");
     // Grow fourfold: every growth copies the bytes in use, while pages of the new buffer cost
     // nothing until they are written.
-    let cap = u8.length;
+    let cap = this.u8.length;
     while (cap < end) cap = Math.min(cap * 4, MEMORY_LIMIT);
     const next = new ArrayBuffer(cap);
-    new Uint8Array(next).set(u8.subarray(0, top));
-    setBuffer(next);
+    new Uint8Array(next).set(this.u8.subarray(0, this.top));
+    this.setBuffer(next);
   }
 
   // Blocks carry their size in the 8 bytes before them.
-  function alloc(size: number): number {
-    const p = top + 8;
+  alloc(size: number): number {
+    const p = this.top + 8;
     const end = p + alignSize(size);
-    reserveMemory(end);
-    top = end;
-    u32[(p - 8) >>> 2] = size;
+    this.reserveMemory(end);
+    this.top = end;
+    if (end > this.highWater) this.highWater = end;
+    this.u32[(p - 8) >>> 2] = size;
     return p;
   }
 
-  function free(p: number): void {
-    if (p !== 0 && p + alignSize(u32[(p - 8) >>> 2]) === top) top = p - 8;
+  free(p: number): void {
+    if (p !== 0 && p + alignSize(this.u32[(p - 8) >>> 2]) === this.top) this.top = p - 8;
   }
 
   /** realloc that also takes a null pointer; the last block grows in place. */
-  function resize(p: number, size: number): number {
-    if (p === 0) return alloc(size);
-    const old = u32[(p - 8) >>> 2];
-    if (p + alignSize(old) === top) {
+  private resize(p: number, size: number): number {
+    if (p === 0) return this.alloc(size);
+    const old = this.u32[(p - 8) >>> 2];
+    if (p + alignSize(old) === this.top) {
       const end = p + alignSize(size);
-      reserveMemory(end);
-      top = end;
-      u32[(p - 8) >>> 2] = size;
+      this.reserveMemory(end);
+      this.top = end;
+    if (end > this.highWater) this.highWater = end;
+      this.u32[(p - 8) >>> 2] = size;
       return p;
     }
-    const q = alloc(size);
-    u8.copyWithin(q, p, p + Math.min(old, size));
+    const q = this.alloc(size);
+    this.u8.copyWithin(q, p, p + Math.min(old, size));
     return q;
   }
 
   // ================= tables (assembly/tables.ts) =================
-  let rowCount = 0;
-  let rowCap = 0;
-  let colTimestamp = 0;
-  let colKeywords = 0;
-  let colPid = 0;
-  let colTid = 0;
-  let colPayloadOffset = 0;
-  let colPayloadLength = 0;
-  let colHeaderLength = 0;
-  let colProvider = 0;
-  let colEventId = 0;
-  let colTask = 0;
-  let colFlags = 0;
-  let colProcessor = 0;
-  let colVersion = 0;
-  let colOpcode = 0;
-  let colLevel = 0;
-  let colHeaderType = 0;
-  let colChannel = 0;
+  rowCount = 0;
+  rowCap = 0;
+  colTimestamp = 0;
+  colKeywords = 0;
+  colPid = 0;
+  colTid = 0;
+  colPayloadOffset = 0;
+  colPayloadLength = 0;
+  colHeaderLength = 0;
+  colProvider = 0;
+  colEventId = 0;
+  colTask = 0;
+  colFlags = 0;
+  colProcessor = 0;
+  colVersion = 0;
+  colOpcode = 0;
+  colLevel = 0;
+  colHeaderType = 0;
+  colChannel = 0;
 
-  function ensureRows(extra: number): boolean {
-    const need = rowCount + extra;
-    if (need <= rowCap) return true;
+  private ensureRows(extra: number): boolean {
+    const need = this.rowCount + extra;
+    if (need <= this.rowCap) return true;
     if (need > MAX_ROWS) return false;
-    let cap = Math.max(rowCap * 2, Math.max(need, 4096));
+    let cap = Math.max(this.rowCap * 2, Math.max(need, 4096));
     if (cap > MAX_ROWS) cap = MAX_ROWS;
-    colTimestamp = resize(colTimestamp, cap * 8);
-    colKeywords = resize(colKeywords, cap * 8);
-    colPid = resize(colPid, cap * 4);
-    colTid = resize(colTid, cap * 4);
-    colPayloadOffset = resize(colPayloadOffset, cap * 4);
-    colPayloadLength = resize(colPayloadLength, cap * 2);
-    colHeaderLength = resize(colHeaderLength, cap * 2);
-    colProvider = resize(colProvider, cap * 2);
-    colEventId = resize(colEventId, cap * 2);
-    colTask = resize(colTask, cap * 2);
-    colFlags = resize(colFlags, cap * 2);
-    colProcessor = resize(colProcessor, cap * 2);
-    colVersion = resize(colVersion, cap * 2);
-    colOpcode = resize(colOpcode, cap);
-    colLevel = resize(colLevel, cap);
-    colHeaderType = resize(colHeaderType, cap);
-    colChannel = resize(colChannel, cap);
-    rowCap = cap;
+    this.colTimestamp = this.resize(this.colTimestamp, cap * 8);
+    this.colKeywords = this.resize(this.colKeywords, cap * 8);
+    this.colPid = this.resize(this.colPid, cap * 4);
+    this.colTid = this.resize(this.colTid, cap * 4);
+    this.colPayloadOffset = this.resize(this.colPayloadOffset, cap * 4);
+    this.colPayloadLength = this.resize(this.colPayloadLength, cap * 2);
+    this.colHeaderLength = this.resize(this.colHeaderLength, cap * 2);
+    this.colProvider = this.resize(this.colProvider, cap * 2);
+    this.colEventId = this.resize(this.colEventId, cap * 2);
+    this.colTask = this.resize(this.colTask, cap * 2);
+    this.colFlags = this.resize(this.colFlags, cap * 2);
+    this.colProcessor = this.resize(this.colProcessor, cap * 2);
+    this.colVersion = this.resize(this.colVersion, cap * 2);
+    this.colOpcode = this.resize(this.colOpcode, cap);
+    this.colLevel = this.resize(this.colLevel, cap);
+    this.colHeaderType = this.resize(this.colHeaderType, cap);
+    this.colChannel = this.resize(this.colChannel, cap);
+    this.rowCap = cap;
     return true;
   }
 
-  let extCount = 0;
-  let extCap = 0;
-  let colExtRow = 0;
-  let colExtType = 0;
-  let colExtSize = 0;
-  let colExtOffset = 0;
+  extCount = 0;
+  extCap = 0;
+  colExtRow = 0;
+  colExtType = 0;
+  colExtSize = 0;
+  colExtOffset = 0;
 
-  function ensureExt(extra: number): boolean {
-    const need = extCount + extra;
-    if (need <= extCap) return true;
+  private ensureExt(extra: number): boolean {
+    const need = this.extCount + extra;
+    if (need <= this.extCap) return true;
     if (need > MAX_ROWS) return false;
-    const cap = Math.max(extCap * 2, Math.max(need, 256));
-    colExtRow = resize(colExtRow, cap * 4);
-    colExtType = resize(colExtType, cap * 2);
-    colExtSize = resize(colExtSize, cap * 2);
-    colExtOffset = resize(colExtOffset, cap * 4);
-    extCap = cap;
+    const cap = Math.max(this.extCap * 2, Math.max(need, 256));
+    this.colExtRow = this.resize(this.colExtRow, cap * 4);
+    this.colExtType = this.resize(this.colExtType, cap * 2);
+    this.colExtSize = this.resize(this.colExtSize, cap * 2);
+    this.colExtOffset = this.resize(this.colExtOffset, cap * 4);
+    this.extCap = cap;
     return true;
   }
 
-  let bufCount = 0;
-  let bufCap = 0;
-  let bufTable = 0;
+  bufCount = 0;
+  bufCap = 0;
+  bufTable = 0;
 
-  function addBuffer(): number {
-    if (bufCount >= bufCap) {
-      const cap = Math.max(bufCap * 2, 64);
+  private addBuffer(): number {
+    if (this.bufCount >= this.bufCap) {
+      const cap = Math.max(this.bufCap * 2, 64);
       if (cap * BUF_STRIDE > LARGEST_BLOCK) return 0;
-      bufTable = resize(bufTable, cap * BUF_STRIDE);
-      bufCap = cap;
+      this.bufTable = this.resize(this.bufTable, cap * BUF_STRIDE);
+      this.bufCap = cap;
     }
-    const p = bufTable + bufCount * BUF_STRIDE;
-    u8.fill(0, p, p + BUF_STRIDE);
-    bufCount++;
+    const p = this.bufTable + this.bufCount * BUF_STRIDE;
+    this.u8.fill(0, p, p + BUF_STRIDE);
+    this.bufCount++;
     return p;
   }
 
-  let warnCount = 0;
-  let warnTotal = 0;
-  let warnTable = 0;
+  warnCount = 0;
+  warnTotal = 0;
+  warnTable = 0;
 
-  function warn(code: number, fileOffset: number, buffer: number, recordOffset: number, detail: number): void {
-    warnTotal++;
-    if (warnCount >= MAX_WARNINGS) return;
-    if (warnTable === 0) warnTable = alloc(MAX_WARNINGS * WARN_STRIDE);
-    const p = warnTable + warnCount * WARN_STRIDE;
-    f64[p >>> 3] = fileOffset;
+  private warn(code: number, fileOffset: number, buffer: number, recordOffset: number, detail: number): void {
+    this.warnTotal++;
+    if (this.warnCount >= MAX_WARNINGS) return;
+    if (this.warnTable === 0) this.warnTable = this.alloc(MAX_WARNINGS * WARN_STRIDE);
+    const p = this.warnTable + this.warnCount * WARN_STRIDE;
+    this.f64[p >>> 3] = fileOffset;
     const w = p >>> 2;
-    u32[w + 2] = code;
-    u32[w + 3] = buffer; // i32, stored modulo 2^32
-    u32[w + 4] = recordOffset;
-    u32[w + 5] = detail;
-    u32[w + 6] = 0;
-    u32[w + 7] = 0;
-    warnCount++;
+    this.u32[w + 2] = code;
+    this.u32[w + 3] = buffer; // i32, stored modulo 2^32
+    this.u32[w + 4] = recordOffset;
+    this.u32[w + 5] = detail;
+    this.u32[w + 6] = 0;
+    this.u32[w + 7] = 0;
+    this.warnCount++;
   }
 
-  let segStart = 0;
-  let segUsed = 0;
-  let segSize = 0;
-  let nextSegSize = 1 << 20;
-  let arenaBytes = 0;
+  segStart = 0;
+  segUsed = 0;
+  segSize = 0;
+  nextSegSize = 1 << 20;
+  arenaUsed = 0;
 
-  function arenaReserve(n: number): number {
+  private arenaReserve(n: number): number {
     const need = alignSize(n);
-    if (segStart === 0 || segUsed + need > segSize) {
-      const size = Math.max(nextSegSize, need);
-      if (nextSegSize < MAX_SEG) nextSegSize *= 2;
+    if (this.segStart === 0 || this.segUsed + need > this.segSize) {
+      const size = Math.max(this.nextSegSize, need);
+      if (this.nextSegSize < MAX_SEG) this.nextSegSize *= 2;
       if (size > LARGEST_BLOCK) {
-        warn(W_CAPACITY, -1, -1, -1, n);
+        this.warn(W_CAPACITY, -1, -1, -1, n);
         return 0;
       }
-      segStart = alloc(size);
-      segSize = size;
-      segUsed = 0;
+      this.segStart = this.alloc(size);
+      this.segSize = size;
+      this.segUsed = 0;
     }
-    return segStart + segUsed;
+    return this.segStart + this.segUsed;
   }
 
-  function arenaCommit(n: number): void {
+  private arenaCommit(n: number): void {
     const used = alignSize(n);
-    segUsed += used;
-    arenaBytes += used;
+    this.segUsed += used;
+    this.arenaUsed += used;
   }
 
   // ================= providers (assembly/providers.ts) =================
-  let provCount = 0;
-  let provCap = 0;
-  let provTable = 0;
+  provCount = 0;
+  provCap = 0;
+  provTable = 0;
   // The hash index lives outside linear memory: only the provider table is part of the output.
-  let hashSlots = new Uint32Array(0); // provider index + 1, 0 = empty
-  let hashMask = 0;
-  let last0 = 0, last1 = 0, last2 = 0, last3 = 0;
-  let lastIndex = -1;
-  const groupIndex = new Int32Array(256);
+  hashSlots = new Uint32Array(0); // provider index + 1, 0 = empty
+  hashMask = 0;
+  last0 = 0;
+  last1 = 0;
+  last2 = 0;
+  last3 = 0;
+  lastIndex = -1;
+  readonly groupIndex = new Int32Array(256);
 
-  function initProviders(): void {
-    provCount = 0;
-    lastIndex = -1;
-    groupIndex.fill(-1);
+  private initProviders(): void {
+    this.provCount = 0;
+    this.lastIndex = -1;
+    this.groupIndex.fill(-1);
   }
 
-  function hashOf(g0: number, g1: number, g2: number, g3: number): number {
+  private hashOf(g0: number, g1: number, g2: number, g3: number): number {
     let h = Math.imul(g0 ^ Math.imul(g1, 0x9e3779b1), 0x85ebca6b) ^ Math.imul(g2 ^ Math.imul(g3, 0xc2b2ae35), 0x27d4eb2f);
     h ^= h >>> 15;
     h = Math.imul(h, 0x2c1b3c6d);
     return (h ^ (h >>> 13)) >>> 0;
   }
 
-  function insertSlot(g0: number, g1: number, g2: number, g3: number, index: number): void {
-    let s = hashOf(g0, g1, g2, g3) & hashMask;
-    while (hashSlots[s] !== 0) s = (s + 1) & hashMask;
-    hashSlots[s] = index + 1;
+  private insertSlot(g0: number, g1: number, g2: number, g3: number, index: number): void {
+    let s = this.hashOf(g0, g1, g2, g3) & this.hashMask;
+    while (this.hashSlots[s] !== 0) s = (s + 1) & this.hashMask;
+    this.hashSlots[s] = index + 1;
   }
 
-  function rehash(size: number): void {
-    hashSlots = new Uint32Array(size);
-    hashMask = size - 1;
-    for (let i = 0; i < provCount; i++) {
-      const w = (provTable + i * PROV_STRIDE) >>> 2;
-      insertSlot(u32[w], u32[w + 1], u32[w + 2], u32[w + 3], i);
+  private rehash(size: number): void {
+    this.hashSlots = new Uint32Array(size);
+    this.hashMask = size - 1;
+    for (let i = 0; i < this.provCount; i++) {
+      const w = (this.provTable + i * PROV_STRIDE) >>> 2;
+      this.insertSlot(this.u32[w], this.u32[w + 1], this.u32[w + 2], this.u32[w + 3], i);
     }
   }
 
-  function addProvider(g0: number, g1: number, g2: number, g3: number, group: number, kind: number): number {
-    if (provCount >= MAX_PROVIDERS) return -1;
-    if (provCount >= provCap) {
-      provCap = Math.max(provCap * 2, 64);
-      provTable = resize(provTable, provCap * PROV_STRIDE);
+  private addProvider(g0: number, g1: number, g2: number, g3: number, group: number, kind: number): number {
+    if (this.provCount >= MAX_PROVIDERS) return -1;
+    if (this.provCount >= this.provCap) {
+      this.provCap = Math.max(this.provCap * 2, 64);
+      this.provTable = this.resize(this.provTable, this.provCap * PROV_STRIDE);
     }
-    const i = provCount++;
-    const p = provTable + i * PROV_STRIDE;
-    u8.fill(0, p, p + PROV_STRIDE);
+    const i = this.provCount++;
+    const p = this.provTable + i * PROV_STRIDE;
+    this.u8.fill(0, p, p + PROV_STRIDE);
     const w = p >>> 2;
-    u32[w] = g0;
-    u32[w + 1] = g1;
-    u32[w + 2] = g2;
-    u32[w + 3] = g3;
-    u16[(p + 16) >>> 1] = group;
-    u8[p + 18] = kind;
-    if (hashSlots.length === 0) rehash(256);
-    else if (provCount * 2 > hashMask) rehash((hashMask + 1) * 2);
-    else insertSlot(g0, g1, g2, g3, i);
+    this.u32[w] = g0;
+    this.u32[w + 1] = g1;
+    this.u32[w + 2] = g2;
+    this.u32[w + 3] = g3;
+    this.u16[(p + 16) >>> 1] = group;
+    this.u8[p + 18] = kind;
+    if (this.hashSlots.length === 0) this.rehash(256);
+    else if (this.provCount * 2 > this.hashMask) this.rehash((this.hashMask + 1) * 2);
+    else this.insertSlot(g0, g1, g2, g3, i);
     return i;
   }
 
   /** Index of the provider with this GUID (four little-endian words), added on first sight. */
-  function providerByGuid(g0: number, g1: number, g2: number, g3: number, kind: number, group: number): number {
-    if (lastIndex >= 0 && g0 === last0 && g1 === last1 && g2 === last2 && g3 === last3) return lastIndex;
+  private providerByGuid(g0: number, g1: number, g2: number, g3: number, kind: number, group: number): number {
+    if (this.lastIndex >= 0 && g0 === this.last0 && g1 === this.last1 && g2 === this.last2 && g3 === this.last3) return this.lastIndex;
     let found = -1;
-    if (hashSlots.length !== 0) {
-      const table = u32;
-      let s = hashOf(g0, g1, g2, g3) & hashMask;
+    if (this.hashSlots.length !== 0) {
+      const table = this.u32;
+      let s = this.hashOf(g0, g1, g2, g3) & this.hashMask;
       for (;;) {
-        const v = hashSlots[s];
+        const v = this.hashSlots[s];
         if (v === 0) break;
-        const w = (provTable + (v - 1) * PROV_STRIDE) >>> 2;
+        const w = (this.provTable + (v - 1) * PROV_STRIDE) >>> 2;
         if (table[w] === g0 && table[w + 1] === g1 && table[w + 2] === g2 && table[w + 3] === g3) {
           found = v - 1;
           break;
         }
-        s = (s + 1) & hashMask;
+        s = (s + 1) & this.hashMask;
       }
     }
-    if (found < 0) found = addProvider(g0, g1, g2, g3, group, kind);
+    if (found < 0) found = this.addProvider(g0, g1, g2, g3, group, kind);
     if (found >= 0) {
-      last0 = g0;
-      last1 = g1;
-      last2 = g2;
-      last3 = g3;
-      lastIndex = found;
+      this.last0 = g0;
+      this.last1 = g1;
+      this.last2 = g2;
+      this.last3 = g3;
+      this.lastIndex = found;
     }
     return found;
   }
 
-  function providerByHook(hookId: number): number {
+  private providerByHook(hookId: number): number {
     let group = hookId >>> 8;
     if (hookId === 0x030a) group = 0x14;
-    const cached = groupIndex[group];
+    const cached = this.groupIndex[group];
     if (cached >= 0) return cached;
     let g0 = 0, g1 = 0, g2 = 0, g3 = 0;
     if (group < 32) {
@@ -444,20 +453,20 @@ export function createJsCore(): CoreExports {
       g2 = 0;
       g3 = (group << 24) >>> 0;
     }
-    const i = providerByGuid(g0, g1, g2, g3, PK_KERNEL_GROUP, group);
-    if (i >= 0) groupIndex[group] = i;
+    const i = this.providerByGuid(g0, g1, g2, g3, PK_KERNEL_GROUP, group);
+    if (i >= 0) this.groupIndex[group] = i;
     return i;
   }
 
-  function providerNone(): number {
-    return providerByGuid(0, 0, 0, 0, PK_NONE, NONE16);
+  private providerNone(): number {
+    return this.providerByGuid(0, 0, 0, 0, PK_NONE, NONE16);
   }
 
   // ================= XPRESS (assembly/xpress.ts) =================
-  let xpressProduced = 0;
+  xpressProduced = 0;
 
-  function xpressDecompress(src: number, srcLen: number, dst: number, expected: number): boolean {
-    const m = u8;
+  private xpressDecompress(src: number, srcLen: number, dst: number, expected: number): boolean {
+    const m = this.u8;
     let ip = src;
     const iend = src + srcLen;
     let op = dst;
@@ -519,105 +528,114 @@ export function createJsCore(): CoreExports {
       let n = length;
       if (n > oend - op) { n = oend - op; ok = false; }
       let from = op - offset;
+      const stop = op + n;
       if (offset >= n && n > 32) {
-        m.copyWithin(op, from, from + n);
-        op += n;
+        m.copyWithin(op, from, stop - offset);
+        op = stop;
       } else {
-        // Overlapping copy repeats the last `offset` bytes.
-        const stop = op + n;
+        // Overlapping copy repeats the last `offset` bytes: four at a time when each four-byte
+        // read lies wholly before the write position.
+        if (offset >= 4) {
+          const v = this.dv;
+          while (op + 4 <= stop) {
+            v.setUint32(op, v.getUint32(from, true), true);
+            op += 4;
+            from += 4;
+          }
+        }
         while (op < stop) m[op++] = m[from++];
       }
       if (!ok) break;
     }
-    xpressProduced = op - dst;
+    this.xpressProduced = op - dst;
     return ok && op === oend;
   }
 
   // ================= logfile header (assembly/logfile.ts) =================
-  function utf16Length(p: number, end: number): number {
+  private utf16Length(p: number, end: number): number {
     let n = 0;
-    while (p + 2 <= end && dv.getUint16(p, true) !== 0) { p += 2; n++; }
+    while (p + 2 <= end && this.dv.getUint16(p, true) !== 0) { p += 2; n++; }
     return n;
   }
 
-  function u32At(p: number, off: number, end: number): number {
-    return p + off + 4 <= end ? dv.getUint32(p + off, true) : 0;
+  private u32At(p: number, off: number, end: number): number {
+    return p + off + 4 <= end ? this.dv.getUint32(p + off, true) : 0;
   }
 
   /** Copies an i64 field (0 when out of range) into the logfile struct. */
-  function i64To(h: number, p: number, off: number, end: number): void {
+  private i64To(h: number, p: number, off: number, end: number): void {
     if (p + off + 8 <= end) {
-      dv.setUint32(h, dv.getUint32(p + off, true), true);
-      dv.setUint32(h + 4, dv.getUint32(p + off + 4, true), true);
+      this.dv.setUint32(h, this.dv.getUint32(p + off, true), true);
+      this.dv.setUint32(h + 4, this.dv.getUint32(p + off + 4, true), true);
     } else {
-      dv.setUint32(h, 0, true);
-      dv.setUint32(h + 4, 0, true);
+      this.dv.setUint32(h, 0, true);
+      this.dv.setUint32(h + 4, 0, true);
     }
   }
 
-  function parseLogfileHeader(payload: number, len: number, headerPointerSize: number, tsLo: number, tsHi: number, fileOffset: number): void {
+  private parseLogfileHeader(payload: number, len: number, headerPointerSize: number, tsLo: number, tsHi: number, fileOffset: number): void {
     const h = LOGFILE;
-    u8.fill(0, h, h + LH_SIZE);
+    this.u8.fill(0, h, h + LH_SIZE);
     const end = payload + len;
-    const stored = u32At(payload, 0x2c, end);
+    const stored = this.u32At(payload, 0x2c, end);
     let ptr = headerPointerSize;
     if ((stored === 4 || stored === 8) && stored !== ptr) {
-      warn(W_POINTER_SIZE_MISMATCH, fileOffset, 0, 0x48, stored);
+      this.warn(W_POINTER_SIZE_MISMATCH, fileOffset, 0, 0x48, stored);
       const fixedOther = stored === 8 ? 0x118 : 0x110;
       if (len >= fixedOther + 4) {
         const p = payload + fixedOther;
-        const a = utf16Length(p, end);
-        const b = utf16Length(p + ((a + 1) << 1), end);
+        const a = this.utf16Length(p, end);
+        const b = this.utf16Length(p + ((a + 1) << 1), end);
         if (fixedOther + ((a + b + 2) << 1) === len) ptr = stored;
       }
     }
     const fixed = ptr === 8 ? 0x118 : 0x110;
-    if (len < fixed) warn(W_LOGFILE_HEADER_SHORT, fileOffset, 0, 0x48, len);
+    if (len < fixed) this.warn(W_LOGFILE_HEADER_SHORT, fileOffset, 0, 0x48, len);
     const extra = ptr === 8 ? 8 : 0;
-    const v = dv;
+    const v = this.dv;
     v.setUint32(h + LH_PRESENT, Math.min(len, fixed), true);
-    v.setUint32(h + LH_BUFFER_SIZE, u32At(payload, 0x00, end), true);
-    v.setUint32(h + LH_VERSION, u32At(payload, 0x04, end), true);
-    v.setUint32(h + LH_PROVIDER_VERSION, u32At(payload, 0x08, end), true);
-    v.setUint32(h + LH_NUMBER_OF_PROCESSORS, u32At(payload, 0x0c, end), true);
-    i64To(h + LH_END_TIME, payload, 0x10, end);
-    v.setUint32(h + LH_TIMER_RESOLUTION, u32At(payload, 0x18, end), true);
-    v.setUint32(h + LH_MAXIMUM_FILE_SIZE, u32At(payload, 0x1c, end), true);
-    v.setUint32(h + LH_LOG_FILE_MODE, u32At(payload, 0x20, end), true);
-    v.setUint32(h + LH_BUFFERS_WRITTEN, u32At(payload, 0x24, end), true);
-    v.setUint32(h + LH_START_BUFFERS, u32At(payload, 0x28, end), true);
+    v.setUint32(h + LH_BUFFER_SIZE, this.u32At(payload, 0x00, end), true);
+    v.setUint32(h + LH_VERSION, this.u32At(payload, 0x04, end), true);
+    v.setUint32(h + LH_PROVIDER_VERSION, this.u32At(payload, 0x08, end), true);
+    v.setUint32(h + LH_NUMBER_OF_PROCESSORS, this.u32At(payload, 0x0c, end), true);
+    this.i64To(h + LH_END_TIME, payload, 0x10, end);
+    v.setUint32(h + LH_TIMER_RESOLUTION, this.u32At(payload, 0x18, end), true);
+    v.setUint32(h + LH_MAXIMUM_FILE_SIZE, this.u32At(payload, 0x1c, end), true);
+    v.setUint32(h + LH_LOG_FILE_MODE, this.u32At(payload, 0x20, end), true);
+    v.setUint32(h + LH_BUFFERS_WRITTEN, this.u32At(payload, 0x24, end), true);
+    v.setUint32(h + LH_START_BUFFERS, this.u32At(payload, 0x28, end), true);
     v.setUint32(h + LH_POINTER_SIZE, stored, true);
-    v.setUint32(h + LH_EVENTS_LOST, u32At(payload, 0x30, end), true);
-    v.setUint32(h + LH_CPU_SPEED, u32At(payload, 0x34, end), true);
+    v.setUint32(h + LH_EVENTS_LOST, this.u32At(payload, 0x30, end), true);
+    v.setUint32(h + LH_CPU_SPEED, this.u32At(payload, 0x34, end), true);
     v.setUint32(h + LH_RECORD_POINTER_SIZE, ptr, true);
     if (payload + 0x40 + extra + 172 <= end) v.setUint32(h + LH_TIME_ZONE, payload + 0x40 + extra, true);
-    i64To(h + LH_BOOT_TIME, payload, 0xf0 + extra, end);
-    i64To(h + LH_PERF_FREQ, payload, 0xf8 + extra, end);
-    i64To(h + LH_START_TIME, payload, 0x100 + extra, end);
-    v.setUint32(h + LH_RESERVED_FLAGS, u32At(payload, 0x108 + extra, end), true);
-    v.setUint32(h + LH_BUFFERS_LOST, u32At(payload, 0x10c + extra, end), true);
+    this.i64To(h + LH_BOOT_TIME, payload, 0xf0 + extra, end);
+    this.i64To(h + LH_PERF_FREQ, payload, 0xf8 + extra, end);
+    this.i64To(h + LH_START_TIME, payload, 0x100 + extra, end);
+    v.setUint32(h + LH_RESERVED_FLAGS, this.u32At(payload, 0x108 + extra, end), true);
+    v.setUint32(h + LH_BUFFERS_LOST, this.u32At(payload, 0x10c + extra, end), true);
     v.setUint32(h + LH_HEADER_TIMESTAMP, tsLo, true);
     v.setUint32(h + LH_HEADER_TIMESTAMP + 4, tsHi, true);
     if (len > fixed) {
       const p = payload + fixed;
-      const a = utf16Length(p, end);
+      const a = this.utf16Length(p, end);
       v.setUint32(h + LH_LOGGER_NAME, p, true);
       v.setUint32(h + LH_LOGGER_NAME_CHARS, a, true);
       const q = p + ((a + 1) << 1);
       if (q < end) {
         v.setUint32(h + LH_LOG_FILE_NAME, q, true);
-        v.setUint32(h + LH_LOG_FILE_NAME_CHARS, utf16Length(q, end), true);
+        v.setUint32(h + LH_LOG_FILE_NAME_CHARS, this.utf16Length(q, end), true);
       }
     }
   }
 
   // ================= record walk (assembly/records.ts) =================
-  let ctxFileOffset = 0;
-  let ctxBuffer = 0;
-  let walkAbandoned = false;
+  ctxFileOffset = 0;
+  ctxBuffer = 0;
+  walkAbandoned = false;
 
-  function recordWarning(code: number, pos: number, detail: number): void {
-    warn(code, ctxFileOffset, ctxBuffer, pos + 0x48, detail);
+  private recordWarning(code: number, pos: number, detail: number): void {
+    this.warn(code, this.ctxFileOffset, this.ctxBuffer, pos + 0x48, detail);
   }
 
   /**
@@ -625,20 +643,20 @@ export function createJsCore(): CoreExports {
    * buffer's worst case is reserved by the caller; providers, extended items and warnings may
    * still allocate, after which the views are taken again.
    */
-  function walkRecords(base: number, len: number, processor: number, bufTsLo: number, bufTsHi: number, fileOffset: number, bufferIndex: number): void {
-    ctxFileOffset = fileOffset;
-    ctxBuffer = bufferIndex;
-    walkAbandoned = false;
+  private walkRecords(base: number, len: number, processor: number, bufTsLo: number, bufTsHi: number, fileOffset: number, bufferIndex: number): void {
+    this.ctxFileOffset = fileOffset;
+    this.ctxBuffer = bufferIndex;
+    this.walkAbandoned = false;
     let lastLo = bufTsLo;
     let lastHi = bufTsHi;
-    let U8 = u8, U16 = u16, U32 = u32;
+    let U8 = this.u8, U16 = this.u16, U32 = this.u32;
     // Column addresses do not move during the walk (ensureRows ran before it).
-    const iTs = colTimestamp >>> 2, iKw = colKeywords >>> 2, iPid = colPid >>> 2, iTid = colTid >>> 2;
-    const iPay = colPayloadOffset >>> 2, iPl = colPayloadLength >>> 1, iHl = colHeaderLength >>> 1;
-    const iProv = colProvider >>> 1, iId = colEventId >>> 1, iTask = colTask >>> 1, iFlags = colFlags >>> 1;
-    const iProc = colProcessor >>> 1, iVer = colVersion >>> 1;
-    const iOp = colOpcode, iLevel = colLevel, iHt = colHeaderType, iCh = colChannel;
-    let r = rowCount;
+    const iTs = this.colTimestamp >>> 2, iKw = this.colKeywords >>> 2, iPid = this.colPid >>> 2, iTid = this.colTid >>> 2;
+    const iPay = this.colPayloadOffset >>> 2, iPl = this.colPayloadLength >>> 1, iHl = this.colHeaderLength >>> 1;
+    const iProv = this.colProvider >>> 1, iId = this.colEventId >>> 1, iTask = this.colTask >>> 1, iFlags = this.colFlags >>> 1;
+    const iProc = this.colProcessor >>> 1, iVer = this.colVersion >>> 1;
+    const iOp = this.colOpcode, iLevel = this.colLevel, iHt = this.colHeaderType, iCh = this.colChannel;
+    let r = this.rowCount;
     let pos = 0;
     while (pos + 4 <= len) {
       const rec = base + pos;
@@ -661,20 +679,20 @@ export function createJsCore(): CoreExports {
         if (ht <= 4 || ht === 0x10 || ht === 0x11) {
           // system family: SYSTEM (0x20), COMPACT (0x18), PERFINFO (0x10)
           const fixed = ht <= 2 ? 0x20 : ht <= 4 ? 0x18 : 0x10;
-          if (remaining < 8) { recordWarning(W_RECORD_OVERRUNS, pos, remaining); break; }
+          if (remaining < 8) { this.recordWarning(W_RECORD_OVERRUNS, pos, remaining); break; }
           size = U16[h + 2];
           const ver = marker & 0xffff;
           hl = fixed + ((ver & 0x8000) !== 0 ? 8 : 0) + (((ver >>> 8) & 7) << 3);
-          if (size === 0) { recordWarning(W_RECORD_SIZE_ZERO, pos, marker); break; }
-          if (size < hl) { recordWarning(W_RECORD_TOO_SMALL, pos, size); break; }
-          if (size > remaining) { recordWarning(W_RECORD_OVERRUNS, pos, size); break; }
+          if (size === 0) { this.recordWarning(W_RECORD_SIZE_ZERO, pos, marker); break; }
+          if (size < hl) { this.recordWarning(W_RECORD_TOO_SMALL, pos, size); break; }
+          if (size > remaining) { this.recordWarning(W_RECORD_OVERRUNS, pos, size); break; }
           const hook = U16[h + 3];
           let group = hook >>> 8;
           if (hook === 0x030a) group = 0x14;
-          prov = groupIndex[group];
+          prov = this.groupIndex[group];
           if (prov < 0) {
-            prov = providerByHook(hook);
-            U8 = u8; U16 = u16; U32 = u32;
+            prov = this.providerByHook(hook);
+            U8 = this.u8; U16 = this.u16; U32 = this.u32;
           }
           if (fixed === 0x10) {
             tsLo = U32[w + 2];
@@ -693,20 +711,20 @@ export function createJsCore(): CoreExports {
         } else if (ht === 0x12 || ht === 0x13) {
           // EVENT_HEADER (0x50) with optional extended items
           size = marker & 0xffff;
-          if (size === 0) { recordWarning(W_RECORD_SIZE_ZERO, pos, marker); break; }
-          if (size < 0x50) { recordWarning(W_RECORD_TOO_SMALL, pos, size); break; }
-          if (size > remaining) { recordWarning(W_RECORD_OVERRUNS, pos, size); break; }
+          if (size === 0) { this.recordWarning(W_RECORD_SIZE_ZERO, pos, marker); break; }
+          if (size < 0x50) { this.recordWarning(W_RECORD_TOO_SMALL, pos, size); break; }
+          if (size > remaining) { this.recordWarning(W_RECORD_OVERRUNS, pos, size); break; }
           flags = U16[h + 2] & F_HEADER_FLAGS_MASK;
           hl = 0x50;
           if ((flags & 1) !== 0) {
             // Items are inline: u16 item size, u16 type, u16 linkage bit, u16 data size, data, pad to 8.
             let n = 0;
-            const firstExt = extCount;
-            if (!ensureExt(MAX_EXT_ITEMS)) {
+            const firstExt = this.extCount;
+            if (!this.ensureExt(MAX_EXT_ITEMS)) {
               flags |= F_EXT_MALFORMED;
             } else {
-              U8 = u8; U16 = u16; U32 = u32;
-              const iER = colExtRow >>> 2, iET = colExtType >>> 1, iES = colExtSize >>> 1, iEO = colExtOffset >>> 2;
+              U8 = this.u8; U16 = this.u16; U32 = this.u32;
+              const iER = this.colExtRow >>> 2, iET = this.colExtType >>> 1, iES = this.colExtSize >>> 1, iEO = this.colExtOffset >>> 2;
               for (;;) {
                 if (n >= MAX_EXT_ITEMS || hl + 8 > size) { flags |= F_EXT_MALFORMED; break; }
                 const item = rec + hl;
@@ -726,11 +744,11 @@ export function createJsCore(): CoreExports {
               }
               // The last stride may pad past the record end: user data is then empty.
               if (hl > size) hl = size;
-              extCount = firstExt + n;
+              this.extCount = firstExt + n;
             }
             if ((flags & F_EXT_MALFORMED) !== 0) {
-              recordWarning(W_EXT_ITEMS_MALFORMED, pos, n);
-              U8 = u8; U16 = u16; U32 = u32;
+              this.recordWarning(W_EXT_ITEMS_MALFORMED, pos, n);
+              U8 = this.u8; U16 = this.u16; U32 = this.u32;
             }
           }
           tsLo = U32[w + 4];
@@ -738,10 +756,10 @@ export function createJsCore(): CoreExports {
           lastLo = tsLo;
           lastHi = tsHi;
           const g0 = U32[w + 6], g1 = U32[w + 7], g2 = U32[w + 8], g3 = U32[w + 9];
-          if (lastIndex >= 0 && g0 === last0 && g1 === last1 && g2 === last2 && g3 === last3) prov = lastIndex;
+          if (this.lastIndex >= 0 && g0 === this.last0 && g1 === this.last1 && g2 === this.last2 && g3 === this.last3) prov = this.lastIndex;
           else {
-            prov = providerByGuid(g0, g1, g2, g3, PK_GUID, NONE16);
-            U8 = u8; U16 = u16; U32 = u32;
+            prov = this.providerByGuid(g0, g1, g2, g3, PK_GUID, NONE16);
+            U8 = this.u8; U16 = this.u16; U32 = this.u32;
           }
           kwLo = U32[w + 12];
           kwHi = U32[w + 13];
@@ -757,15 +775,15 @@ export function createJsCore(): CoreExports {
           // classic EVENT_TRACE_HEADER (0x30) and EVENT_INSTANCE_GUID_HEADER (0x48)
           hl = ht === 0x0a || ht === 0x14 ? 0x30 : 0x48;
           size = marker & 0xffff;
-          if (size === 0) { recordWarning(W_RECORD_SIZE_ZERO, pos, marker); break; }
-          if (size < hl) { recordWarning(W_RECORD_TOO_SMALL, pos, size); break; }
-          if (size > remaining) { recordWarning(W_RECORD_OVERRUNS, pos, size); break; }
+          if (size === 0) { this.recordWarning(W_RECORD_SIZE_ZERO, pos, marker); break; }
+          if (size < hl) { this.recordWarning(W_RECORD_TOO_SMALL, pos, size); break; }
+          if (size > remaining) { this.recordWarning(W_RECORD_OVERRUNS, pos, size); break; }
           tsLo = U32[w + 4];
           tsHi = U32[w + 5];
           lastLo = tsLo;
           lastHi = tsHi;
-          prov = providerByGuid(U32[w + 6], U32[w + 7], U32[w + 8], U32[w + 9], PK_GUID, NONE16);
-          U8 = u8; U16 = u16; U32 = u32;
+          prov = this.providerByGuid(U32[w + 6], U32[w + 7], U32[w + 8], U32[w + 9], PK_GUID, NONE16);
+          U8 = this.u8; U16 = this.u16; U32 = this.u32;
           pid = U32[w + 3];
           tid = U32[w + 2];
           version = U16[h + 3];
@@ -774,18 +792,18 @@ export function createJsCore(): CoreExports {
         } else {
           // TIMED, ERROR, WNODE and unknown layouts: Size at offset 0, kept whole as an opaque record.
           size = marker & 0xffff;
-          if (size < 4) { recordWarning(W_RECORD_TOO_SMALL, pos, size); break; }
-          if (size > remaining) { recordWarning(W_RECORD_OVERRUNS, pos, size); break; }
-          recordWarning(W_OPAQUE_RECORD, pos, ht);
-          prov = providerNone();
-          U8 = u8; U16 = u16; U32 = u32;
+          if (size < 4) { this.recordWarning(W_RECORD_TOO_SMALL, pos, size); break; }
+          if (size > remaining) { this.recordWarning(W_RECORD_OVERRUNS, pos, size); break; }
+          this.recordWarning(W_OPAQUE_RECORD, pos, ht);
+          prov = this.providerNone();
+          U8 = this.u8; U16 = this.u16; U32 = this.u32;
           flags = F_OPAQUE | F_NO_PROCESS_INFO | F_TIMESTAMP_INHERITED;
         }
       } else if ((b3 & 0xf0) === 0x90) {
         // WPP MESSAGE_TRACE_HEADER with optional fields in fixed order
         size = marker & 0xffff;
-        if (size < 8) { recordWarning(size === 0 ? W_RECORD_SIZE_ZERO : W_RECORD_TOO_SMALL, pos, size); break; }
-        if (size > remaining) { recordWarning(W_RECORD_OVERRUNS, pos, size); break; }
+        if (size < 8) { this.recordWarning(size === 0 ? W_RECORD_SIZE_ZERO : W_RECORD_TOO_SMALL, pos, size); break; }
+        if (size > remaining) { this.recordWarning(W_RECORD_OVERRUNS, pos, size); break; }
         const options = U16[h + 3];
         hl = 8;
         flags = options & F_HEADER_FLAGS_MASK;
@@ -795,8 +813,8 @@ export function createJsCore(): CoreExports {
         if (fits && (options & 0x02) !== 0) {
           if (hl + 16 <= size) {
             const g = (rec + hl) >>> 2;
-            prov = providerByGuid(U32[g], U32[g + 1], U32[g + 2], U32[g + 3], PK_GUID, NONE16);
-            U8 = u8; U16 = u16; U32 = u32;
+            prov = this.providerByGuid(U32[g], U32[g + 1], U32[g + 2], U32[g + 3], PK_GUID, NONE16);
+            U8 = this.u8; U16 = this.u16; U32 = this.u32;
             hl += 16;
           } else fits = false;
         } else if (fits && (options & 0x04) !== 0) {
@@ -822,9 +840,9 @@ export function createJsCore(): CoreExports {
             hasInfo = true;
           } else fits = false;
         }
-        if (!fits) recordWarning(W_MESSAGE_TRUNCATED, pos, options);
-        if (prov < 0) prov = providerNone();
-        U8 = u8; U16 = u16; U32 = u32;
+        if (!fits) this.recordWarning(W_MESSAGE_TRUNCATED, pos, options);
+        if (prov < 0) prov = this.providerNone();
+        U8 = this.u8; U16 = this.u16; U32 = this.u32;
         if (hasTs) { lastLo = tsLo; lastHi = tsHi; } else flags |= F_TIMESTAMP_INHERITED;
         if (!hasInfo) flags |= F_NO_PROCESS_INFO;
         eventId = U16[h + 2];
@@ -832,14 +850,14 @@ export function createJsCore(): CoreExports {
       } else if ((b3 & 0x80) !== 0) {
         // Unknown trace header: skip it whole when its size is plausible.
         size = marker & 0xffff;
-        if (size < 4) { recordWarning(W_RECORD_TOO_SMALL, pos, size); break; }
-        if (size > remaining) { recordWarning(W_RECORD_OVERRUNS, pos, size); break; }
-        recordWarning(W_OPAQUE_RECORD, pos, marker);
-        prov = providerNone();
-        U8 = u8; U16 = u16; U32 = u32;
+        if (size < 4) { this.recordWarning(W_RECORD_TOO_SMALL, pos, size); break; }
+        if (size > remaining) { this.recordWarning(W_RECORD_OVERRUNS, pos, size); break; }
+        this.recordWarning(W_OPAQUE_RECORD, pos, marker);
+        prov = this.providerNone();
+        U8 = this.u8; U16 = this.u16; U32 = this.u32;
         flags = F_OPAQUE | F_NO_PROCESS_INFO | F_TIMESTAMP_INHERITED;
       } else {
-        recordWarning(W_CORRUPT_MARKER, pos, marker);
+        this.recordWarning(W_CORRUPT_MARKER, pos, marker);
         break;
       }
 
@@ -863,40 +881,40 @@ export function createJsCore(): CoreExports {
       U8[iLevel + r] = level;
       U8[iHt + r] = rowType;
       U8[iCh + r] = channel;
-      rowCount = ++r;
+      this.rowCount = ++r;
       pos += (size + 7) & ~7;
     }
     if (pos + 4 <= len) {
-      const m = u32[(base + pos) >>> 2];
-      walkAbandoned = m !== 0xffffffff && m !== 0;
-    } else walkAbandoned = false;
+      const m = this.u32[(base + pos) >>> 2];
+      this.walkAbandoned = m !== 0xffffffff && m !== 0;
+    } else this.walkAbandoned = false;
   }
 
   // ================= buffer walk (assembly/buffers.ts) =================
-  let staging = 0;
-  let stagingCap = 0;
-  let wantBytes = 0;
-  let done = false;
-  let fatalCode = 0;
-  let fatalOffset = 0;
-  let resyncing = false;
-  let resyncFrom = 0;
-  let resyncNonZero = false;
-  let compressionFormat = 3;
+  staging = 0;
+  stagingSize = 0;
+  want = 0;
+  done = false;
+  errCode = 0;
+  errOffset = 0;
+  resyncing = false;
+  resyncFrom = 0;
+  resyncNonZero = false;
+  compressionFormat = 3;
 
-  function fatal(code: number, offset: number): void {
-    fatalCode = code;
-    fatalOffset = offset;
-    done = true;
+  private fatal(code: number, offset: number): void {
+    this.errCode = code;
+    this.errOffset = offset;
+    this.done = true;
   }
 
-  function stop(code: number, offset: number, detail: number): void {
-    warn(code, offset, bufCount - 1, -1, detail);
-    done = true;
+  private stop(code: number, offset: number, detail: number): void {
+    this.warn(code, offset, this.bufCount - 1, -1, detail);
+    this.done = true;
   }
 
-  function plausible(b: number, avail: number): boolean {
-    const v = dv;
+  private plausible(b: number, avail: number): boolean {
+    const v = this.dv;
     const bs = v.getUint32(b, true);
     if (bs < HDR || bs > MAX_BUFFER) return false;
     const flags = v.getUint16(b + 0x34, true);
@@ -915,24 +933,24 @@ export function createJsCore(): CoreExports {
     return m >>> 24 >= 0x80 && m !== 0xffffffff;
   }
 
-  function processorOf(raw: number, flags: number): number {
-    const n = u32[(LOGFILE + LH_NUMBER_OF_PROCESSORS) >>> 2];
+  private processorOf(raw: number, flags: number): number {
+    const n = this.u32[(LOGFILE + LH_NUMBER_OF_PROCESSORS) >>> 2];
     if ((flags & FLAG_PROC_INDEX) !== 0 && (raw & 0x7ff) < n) return raw & 0x7ff;
     return raw & 0xff;
   }
 
-  function isLogfileHeaderRecord(data: number, len: number): boolean {
+  private isLogfileHeaderRecord(data: number, len: number): boolean {
     if (len < 0x20) return false;
-    const m = dv.getUint32(data, true);
+    const m = this.dv.getUint32(data, true);
     const ht = (m >>> 16) & 0xff;
     if (((m >>> 24) & 0xc0) !== 0xc0 || (ht !== 1 && ht !== 2)) return false;
-    const size = dv.getUint16(data + 4, true);
-    return size >= 0x20 && size <= len && dv.getUint16(data + 6, true) === 0;
+    const size = this.dv.getUint16(data + 4, true);
+    return size >= 0x20 && size <= len && this.dv.getUint16(data + 6, true) === 0;
   }
 
-  function firstRecordSound(p: number, len: number): boolean {
+  private firstRecordSound(p: number, len: number): boolean {
     if (len < 4) return true;
-    const m = dv.getUint32(p, true);
+    const m = this.dv.getUint32(p, true);
     if (m === 0xffffffff) return true;
     const b3 = m >>> 24;
     const ht = (m >>> 16) & 0xff;
@@ -940,9 +958,9 @@ export function createJsCore(): CoreExports {
     let min = 0;
     if ((b3 & 0xc0) === 0xc0) {
       if (len < 8) return false;
-      if (ht === 1 || ht === 2) { size = dv.getUint16(p + 4, true); min = 0x20; }
-      else if (ht === 3 || ht === 4) { size = dv.getUint16(p + 4, true); min = 0x18; }
-      else if (ht === 0x10 || ht === 0x11) { size = dv.getUint16(p + 4, true); min = 0x10; }
+      if (ht === 1 || ht === 2) { size = this.dv.getUint16(p + 4, true); min = 0x20; }
+      else if (ht === 3 || ht === 4) { size = this.dv.getUint16(p + 4, true); min = 0x18; }
+      else if (ht === 0x10 || ht === 0x11) { size = this.dv.getUint16(p + 4, true); min = 0x10; }
       else if (ht === 0x12 || ht === 0x13) { size = m & 0xffff; min = 0x50; }
       else if (ht === 0x0a || ht === 0x14) { size = m & 0xffff; min = 0x30; }
       else if (ht === 0x0b || ht === 0x15) { size = m & 0xffff; min = 0x48; }
@@ -952,9 +970,9 @@ export function createJsCore(): CoreExports {
     return size >= min && size <= len;
   }
 
-  function processBuffer(b: number, bs: number, avail: number, off: number, tentative: boolean): boolean {
-    const index = bufCount;
-    let v = dv;
+  private processBuffer(b: number, bs: number, avail: number, off: number, tentative: boolean): boolean {
+    const index = this.bufCount;
+    let v = this.dv;
     const flags = v.getUint16(b + 0x34, true);
     const type = v.getUint16(b + 0x36, true);
     const saved = v.getUint32(b + 4, true);
@@ -980,18 +998,18 @@ export function createJsCore(): CoreExports {
       }
       if (end > avail) end = avail;
       dlen = end - HDR;
-      if (tentative && !firstRecordSound(b + HDR, dlen)) return false;
-      data = arenaReserve(dlen);
-      if (data === 0) { done = true; return true; }
-      u8.copyWithin(data, b + HDR, b + HDR + dlen);
+      if (tentative && !this.firstRecordSound(b + HDR, dlen)) return false;
+      data = this.arenaReserve(dlen);
+      if (data === 0) { this.done = true; return true; }
+      this.u8.copyWithin(data, b + HDR, b + HDR + dlen);
     } else {
       status |= BS_COMPRESSED;
       const expected = filled >= HDR && filled <= MAX_BUFFER ? filled - HDR
         : saved >= HDR && saved <= MAX_BUFFER ? saved - HDR : NONE32;
-      if (compressionFormat !== 3) {
+      if (this.compressionFormat !== 3) {
         if (tentative) return false;
         problem = W_UNSUPPORTED_COMPRESSION;
-        problemDetail = compressionFormat;
+        problemDetail = this.compressionFormat;
         status |= BS_SKIPPED;
       } else if (expected === NONE32) {
         if (tentative) return false;
@@ -999,166 +1017,166 @@ export function createJsCore(): CoreExports {
         problemDetail = filled;
         status |= BS_SKIPPED;
       } else {
-        data = arenaReserve(expected);
-        if (data === 0) { done = true; return true; }
-        if (xpressDecompress(b + HDR, avail - HDR, data, expected)) {
+        data = this.arenaReserve(expected);
+        if (data === 0) { this.done = true; return true; }
+        if (this.xpressDecompress(b + HDR, avail - HDR, data, expected)) {
           dlen = expected;
         } else if (tentative) {
           return false;
         } else if (truncated) {
           // The bytes we have are sound; keep the records they complete.
-          dlen = xpressProduced;
+          dlen = this.xpressProduced;
         } else {
           problem = W_DECOMPRESS_FAILED;
-          problemDetail = xpressProduced;
+          problemDetail = this.xpressProduced;
           status |= BS_SKIPPED;
         }
-        if (tentative && !firstRecordSound(data, dlen)) return false;
+        if (tentative && !this.firstRecordSound(data, dlen)) return false;
       }
     }
-    if (index === 0 && !isLogfileHeaderRecord(data, dlen)) { fatal(E_NO_LOGFILE_HEADER, off + HDR); return true; }
+    if (index === 0 && !this.isLogfileHeaderRecord(data, dlen)) { this.fatal(E_NO_LOGFILE_HEADER, off + HDR); return true; }
 
-    const bp = addBuffer();
-    if (bp === 0) { stop(W_CAPACITY, off, bs); return true; }
-    arenaCommit(dlen);
-    v = dv;
+    const bp = this.addBuffer();
+    if (bp === 0) { this.stop(W_CAPACITY, off, bs); return true; }
+    this.arenaCommit(dlen);
+    v = this.dv;
     const w = bp >>> 2;
-    f64[(bp + B_FILE_OFFSET) >>> 3] = off;
-    u32[w + (B_SEQUENCE >>> 2)] = v.getUint32(b + 0x18, true);
-    u32[w + (B_SEQUENCE >>> 2) + 1] = v.getUint32(b + 0x1c, true);
-    u32[w + (B_TIMESTAMP >>> 2)] = tsLo;
-    u32[w + (B_TIMESTAMP >>> 2) + 1] = tsHi;
-    u32[w + (B_BUFFER_SIZE >>> 2)] = bs;
-    u32[w + (B_SAVED_OFFSET >>> 2)] = saved;
-    u32[w + (B_FILLED >>> 2)] = filled;
-    u16[(bp + B_LOGGER_ID) >>> 1] = v.getUint16(b + 0x2a, true);
-    u16[(bp + B_FLAGS) >>> 1] = flags;
-    u16[(bp + B_TYPE) >>> 1] = type;
-    u16[(bp + B_RAW_PROCESSOR) >>> 1] = rawProc;
-    u32[w + (B_DATA >>> 2)] = data;
-    u32[w + (B_DATA_LENGTH >>> 2)] = dlen;
-    if (index === 0 && type !== 4) warn(W_HEADER_BUFFER_TYPE, off, index, -1, type);
-    if (index === 0 && (flags & FLAG_COMPRESSED) !== 0) warn(W_BUFFER0_COMPRESSED, off, index, -1, 0);
-    if (truncated) warn(W_TRUNCATED_BUFFER, off, index, -1, avail);
-    if (problem !== 0) warn(problem, off, index, -1, problemDetail);
+    this.f64[(bp + B_FILE_OFFSET) >>> 3] = off;
+    this.u32[w + (B_SEQUENCE >>> 2)] = v.getUint32(b + 0x18, true);
+    this.u32[w + (B_SEQUENCE >>> 2) + 1] = v.getUint32(b + 0x1c, true);
+    this.u32[w + (B_TIMESTAMP >>> 2)] = tsLo;
+    this.u32[w + (B_TIMESTAMP >>> 2) + 1] = tsHi;
+    this.u32[w + (B_BUFFER_SIZE >>> 2)] = bs;
+    this.u32[w + (B_SAVED_OFFSET >>> 2)] = saved;
+    this.u32[w + (B_FILLED >>> 2)] = filled;
+    this.u16[(bp + B_LOGGER_ID) >>> 1] = v.getUint16(b + 0x2a, true);
+    this.u16[(bp + B_FLAGS) >>> 1] = flags;
+    this.u16[(bp + B_TYPE) >>> 1] = type;
+    this.u16[(bp + B_RAW_PROCESSOR) >>> 1] = rawProc;
+    this.u32[w + (B_DATA >>> 2)] = data;
+    this.u32[w + (B_DATA_LENGTH >>> 2)] = dlen;
+    if (index === 0 && type !== 4) this.warn(W_HEADER_BUFFER_TYPE, off, index, -1, type);
+    if (index === 0 && (flags & FLAG_COMPRESSED) !== 0) this.warn(W_BUFFER0_COMPRESSED, off, index, -1, 0);
+    if (truncated) this.warn(W_TRUNCATED_BUFFER, off, index, -1, avail);
+    if (problem !== 0) this.warn(problem, off, index, -1, problemDetail);
 
     if (index === 0) {
       // Parse the logfile header first: the processor rule needs NumberOfProcessors.
-      v = dv;
+      v = this.dv;
       const m = v.getUint32(data, true);
       const size = v.getUint16(data + 4, true);
-      parseLogfileHeader(data + 0x20, size - 0x20, ((m >>> 16) & 0xff) === 1 ? 4 : 8,
+      this.parseLogfileHeader(data + 0x20, size - 0x20, ((m >>> 16) & 0xff) === 1 ? 4 : 8,
         v.getUint32(data + 0x10, true), v.getUint32(data + 0x14, true), off);
       // Compressed files name their format in the low 16 bits of buffer 0's State (3 = XPRESS).
-      if ((u32[(LOGFILE + LH_LOG_FILE_MODE) >>> 2] & COMPRESSED_MODE) !== 0) {
-        const f = dv.getUint32(b + 0x2c, true) & 0xffff;
-        compressionFormat = f === 2 || f === 4 ? f : 3;
+      if ((this.u32[(LOGFILE + LH_LOG_FILE_MODE) >>> 2] & COMPRESSED_MODE) !== 0) {
+        const f = this.dv.getUint32(b + 0x2c, true) & 0xffff;
+        this.compressionFormat = f === 2 || f === 4 ? f : 3;
       }
     }
-    if (!ensureRows((dlen >>> 3) + 1)) { stop(W_CAPACITY, off, dlen); return true; }
+    if (!this.ensureRows((dlen >>> 3) + 1)) { this.stop(W_CAPACITY, off, dlen); return true; }
 
-    const proc = processorOf(rawProc, flags);
-    u16[(bp + B_PROCESSOR) >>> 1] = proc;
-    const first = rowCount;
-    u32[(bp + B_FIRST_ROW) >>> 2] = first;
-    if (dlen > 0) walkRecords(data, dlen, proc, tsLo, tsHi, off, index);
-    u32[(bp + B_ROW_COUNT) >>> 2] = rowCount - first;
-    if (walkAbandoned) status |= BS_ABANDONED;
-    u16[(bp + B_STATUS) >>> 1] = status;
+    const proc = this.processorOf(rawProc, flags);
+    this.u16[(bp + B_PROCESSOR) >>> 1] = proc;
+    const first = this.rowCount;
+    this.u32[(bp + B_FIRST_ROW) >>> 2] = first;
+    if (dlen > 0) this.walkRecords(data, dlen, proc, tsLo, tsHi, off, index);
+    this.u32[(bp + B_ROW_COUNT) >>> 2] = this.rowCount - first;
+    if (this.walkAbandoned) status |= BS_ABANDONED;
+    this.u16[(bp + B_STATUS) >>> 1] = status;
     return true;
   }
 
-  function consume(len: number, fileOffset: number, atEnd: number): number {
+  consume(len: number, fileOffset: number, atEnd: number): number {
     const end = !!atEnd;
     let p = 0;
-    wantBytes = 0;
-    while (!done) {
+    this.want = 0;
+    while (!this.done) {
       let avail = len - p;
-      if (resyncing) {
+      if (this.resyncing) {
         let found = false;
         while (avail >= HDR) {
-          const b = staging + p;
-          if (plausible(b, avail)) { found = true; break; }
-          if (u8[b] !== 0) resyncNonZero = true;
+          const b = this.staging + p;
+          if (this.plausible(b, avail)) { found = true; break; }
+          if (this.u8[b] !== 0) this.resyncNonZero = true;
           p++;
           avail--;
         }
         if (found) {
-          const bs = dv.getUint32(staging + p, true);
-          if (bs > avail && !end) { wantBytes = bs; break; } // judge the candidate once it is whole
-          if (bs <= avail && processBuffer(staging + p, bs, bs, fileOffset + p, true)) {
-            resyncing = false;
-            if (resyncNonZero) warn(W_SKIPPED_BYTES, resyncFrom, bufCount - 2, -1, satU32(fileOffset + p - resyncFrom));
+          const bs = this.dv.getUint32(this.staging + p, true);
+          if (bs > avail && !end) { this.want = bs; break; } // judge the candidate once it is whole
+          if (bs <= avail && this.processBuffer(this.staging + p, bs, bs, fileOffset + p, true)) {
+            this.resyncing = false;
+            if (this.resyncNonZero) this.warn(W_SKIPPED_BYTES, this.resyncFrom, this.bufCount - 2, -1, satU32(fileOffset + p - this.resyncFrom));
             p += bs;
           } else {
-            resyncNonZero = true;
+            this.resyncNonZero = true;
             p++;
           }
           continue;
         }
         if (!end) break;
-        for (let i = p; i < len; i++) if (u8[staging + i] !== 0) { resyncNonZero = true; break; }
-        if (resyncNonZero) warn(W_TRAILING_GARBAGE, resyncFrom, bufCount - 1, -1, satU32(fileOffset + len - resyncFrom));
-        resyncing = false;
+        for (let i = p; i < len; i++) if (this.u8[this.staging + i] !== 0) { this.resyncNonZero = true; break; }
+        if (this.resyncNonZero) this.warn(W_TRAILING_GARBAGE, this.resyncFrom, this.bufCount - 1, -1, satU32(fileOffset + len - this.resyncFrom));
+        this.resyncing = false;
         p = len;
-        done = true;
+        this.done = true;
         break;
       }
       const off = fileOffset + p;
       if (avail < HDR) {
-        if (!end) { wantBytes = HDR; break; }
-        if (bufCount === 0) { fatal(E_TOO_SHORT, off); break; }
+        if (!end) { this.want = HDR; break; }
+        if (this.bufCount === 0) { this.fatal(E_TOO_SHORT, off); break; }
         for (let i = p; i < len; i++) {
-          if (u8[staging + i] !== 0) { warn(W_TRAILING_GARBAGE, off, bufCount - 1, -1, avail); break; }
+          if (this.u8[this.staging + i] !== 0) { this.warn(W_TRAILING_GARBAGE, off, this.bufCount - 1, -1, avail); break; }
         }
         p = len;
-        done = true;
+        this.done = true;
         break;
       }
-      const b = staging + p;
-      const bs = dv.getUint32(b, true);
-      if (bs === 0 && bufCount > 0) {
+      const b = this.staging + p;
+      const bs = this.dv.getUint32(b, true);
+      if (bs === 0 && this.bufCount > 0) {
         // Zero-filled tail (preallocated files) or a zeroed header: look for another buffer.
-        resyncing = true;
-        resyncFrom = off;
-        resyncNonZero = false;
+        this.resyncing = true;
+        this.resyncFrom = off;
+        this.resyncNonZero = false;
         continue;
       }
       if (bs < HDR || bs > MAX_BUFFER) {
-        if (bufCount === 0) { fatal(E_BAD_FIRST_BUFFER, off); break; }
-        warn(W_BAD_BUFFER_SIZE, off, bufCount - 1, -1, bs);
-        resyncing = true;
-        resyncFrom = off;
-        resyncNonZero = true;
+        if (this.bufCount === 0) { this.fatal(E_BAD_FIRST_BUFFER, off); break; }
+        this.warn(W_BAD_BUFFER_SIZE, off, this.bufCount - 1, -1, bs);
+        this.resyncing = true;
+        this.resyncFrom = off;
+        this.resyncNonZero = true;
         p++;
         continue;
       }
       if (bs > avail) {
-        if (!end) { wantBytes = bs; break; }
-        processBuffer(b, bs, avail, off, false);
+        if (!end) { this.want = bs; break; }
+        this.processBuffer(b, bs, avail, off, false);
         p = len;
-        done = true;
+        this.done = true;
         break;
       }
-      processBuffer(b, bs, bs, off, false);
+      this.processBuffer(b, bs, bs, off, false);
       p += bs;
     }
-    if (done) return 0;
+    if (this.done) return 0;
     const rest = len - p;
-    if (rest > 0 && p > 0) u8.copyWithin(staging, staging + p, staging + len);
+    if (rest > 0 && p > 0) this.u8.copyWithin(this.staging, this.staging + p, this.staging + len);
     return rest;
   }
 
   // ================= typed .NET runtime tables (assembly/clr.ts) =================
   // values of the fields of the scope being walked (u64 as two words), 64 per depth
-  const scope = new Uint32Array(8 * 64 * 2);
-  let clrTruncated = false;
+  readonly scope = new Uint32Array(8 * 64 * 2);
+  clrTruncated = false;
 
   /**
    * Advance of `size * n` bytes from `pos` with u64 arithmetic as the core does it: the low 32 bits
    * of the product, or -1 when `pos + size * n` passes `end`.
    */
-  function span(pos: number, size: number, nLo: number, nHi: number, end: number): number {
+  private span(pos: number, size: number, nLo: number, nHi: number, end: number): number {
     if (nHi === 0) {
       const bytes = size * nLo; // < 2^49: exact
       return pos + bytes > end ? -1 : bytes;
@@ -1170,12 +1188,13 @@ export function createJsCore(): CoreExports {
   }
 
   /** `first` is the index of the first field walked (fields before it were copied at fixed offsets). */
-  function clrWalk(
+  private clrWalk(
     prog: number, n: number, pos: number, end: number, ptr: number, base: number, count: number, row: number, depth: number, first: number,
   ): number {
     const vals = depth << 7;
-    const U16 = u16;
-    const v = dv;
+    const U8 = this.u8, U16 = this.u16;
+    const v = this.dv;
+    const scope = this.scope;
     let p = prog >>> 1;
     for (let f = first; f < first + n; f++) {
       const w0 = U16[p];
@@ -1198,22 +1217,27 @@ export function createJsCore(): CoreExports {
       if (kind === T_USTR) {
         a = pos;
         let q = pos;
-        while (q + 2 <= end && v.getUint16(q, true) !== 0) q += 2;
+        // [pos, end) lies in the record: aligned units through the u16 view, others bytewise
+        if ((q & 1) === 0) {
+          while (q + 2 <= end && U16[q >>> 1] !== 0) q += 2;
+        } else {
+          while (q + 2 <= end && (U8[q] | U8[q + 1]) !== 0) q += 2;
+        }
         bLo = q - pos;
         if (q + 2 <= end) pos = q + 2;
-        else { pos = end; clrTruncated = true; }
-        if (bLo === 0 && a >= end) { clrTruncated = true; return pos; }
+        else { pos = end; this.clrTruncated = true; }
+        if (bLo === 0 && a >= end) { this.clrTruncated = true; return pos; }
       } else if (kind === T_ASTR) {
         a = pos;
         let q = pos;
-        while (q < end && v.getUint8(q) !== 0) q++;
+        while (q < end && U8[q] !== 0) q++;
         bLo = q - pos;
         if (q < end) pos = q + 1;
-        else { pos = end; clrTruncated = true; }
-        if (bLo === 0 && a >= end) { clrTruncated = true; return pos; }
+        else { pos = end; this.clrTruncated = true; }
+        if (bLo === 0 && a >= end) { this.clrTruncated = true; return pos; }
       } else if (kind === T_BINARY) {
-        const step = span(pos, 1, nLo, nHi, end);
-        if (step < 0) { clrTruncated = true; return pos; }
+        const step = this.span(pos, 1, nLo, nHi, end);
+        if (step < 0) { this.clrTruncated = true; return pos; }
         a = pos;
         bLo = nLo;
         bHi = nHi;
@@ -1225,31 +1249,31 @@ export function createJsCore(): CoreExports {
         bHi = nHi;
         if ((flags & 4) !== 0) {
           const size = ptr === 4 ? U16[p + 6] : U16[p + 7];
-          const step = span(pos, size, nLo, nHi, end);
-          if (step < 0) { clrTruncated = true; return pos; }
+          const step = this.span(pos, size, nLo, nHi, end);
+          if (step < 0) { this.clrTruncated = true; return pos; }
           pos = (pos + step) >>> 0;
         } else {
-          if (depth >= 3) { clrTruncated = true; return pos; }
+          if (depth >= 3) { this.clrTruncated = true; return pos; }
           const sub = (p + 8) << 1;
           const total = nHi * TWO32 + nLo;
           for (let k = 0; k < total; k++) {
             const before = pos;
-            pos = clrWalk(sub, nSub, pos, end, ptr, 0, 0, 0, depth + 1, 0);
-            if (clrTruncated) return pos;
+            pos = this.clrWalk(sub, nSub, pos, end, ptr, 0, 0, 0, depth + 1, 0);
+            if (this.clrTruncated) return pos;
             if (pos === before) break; // empty elements: nothing more to walk
           }
         }
       } else {
         const size = fixedSize(kind, ptr);
         if (isArray) {
-          const step = span(pos, size, nLo, nHi, end);
-          if (step < 0) { clrTruncated = true; return pos; }
+          const step = this.span(pos, size, nLo, nHi, end);
+          if (step < 0) { this.clrTruncated = true; return pos; }
           a = pos;
           bLo = nLo;
           bHi = nHi;
           pos = (pos + step) >>> 0;
         } else {
-          if (((pos + size) >>> 0) > end) { clrTruncated = true; return pos; }
+          if (((pos + size) >>> 0) > end) { this.clrTruncated = true; return pos; }
           if (kind === T_GUID || kind === T_SYSTEMTIME) {
             a = pos;
           } else if (size === 1) {
@@ -1292,46 +1316,50 @@ export function createJsCore(): CoreExports {
     return pos;
   }
 
-  function clrTypeOf(r: number, lookup: number, provClr: number, nProv: number): number {
-    const prov = u16[(colProvider >>> 1) + r];
+  private clrTypeOf(r: number, lookup: number, provClr: number, nProv: number): number {
+    const prov = this.u16[(this.colProvider >>> 1) + r];
     if (prov >= nProv) return -1;
-    const p = (u8[provClr + prov] << 24) >> 24;
+    const p = (this.u8[provClr + prov] << 24) >> 24;
     if (p < 0) return -1;
-    const ht = u8[colHeaderType + r];
+    const ht = this.u8[this.colHeaderType + r];
     if (ht !== HT_EVENT_HEADER32 && ht !== HT_EVENT_HEADER64) return -1;
-    const id = u16[(colEventId >>> 1) + r];
+    const id = this.u16[(this.colEventId >>> 1) + r];
     if (id >= CLR_MAX_ID) return -1;
-    const ver = Math.min(u16[(colVersion >>> 1) + r], CLR_VERSIONS - 1);
-    return (u16[(lookup >>> 1) + (p * CLR_MAX_ID + id) * CLR_VERSIONS + ver] << 16) >> 16;
+    const ver = Math.min(this.u16[(this.colVersion >>> 1) + r], CLR_VERSIONS - 1);
+    return (this.u16[(lookup >>> 1) + (p * CLR_MAX_ID + id) * CLR_VERSIONS + ver] << 16) >> 16;
   }
 
-  function decodeClr(program: number, typeStarts: number, nTypes: number, lookup: number, provClr: number, nProv: number, dir: number): number {
+  decodeClr(program: number, typeStarts: number, nTypes: number, lookup: number, provClr: number, nProv: number, dir: number): number {
     // dir, per type (12 bytes): u32 row count, u32 block address, u32 fill cursor
-    const n = rowCount;
-    u8.fill(0, dir, dir + nTypes * 12);
+    const n = this.rowCount;
+    this.u8.fill(0, dir, dir + nTypes * 12);
     const d0 = dir >>> 2;
     // pass one: count rows per type, remembering each row's type for pass two
     const types = new Int16Array(n);
     for (let r = 0; r < n; r++) {
-      const t = clrTypeOf(r, lookup, provClr, nProv);
+      const t = this.clrTypeOf(r, lookup, provClr, nProv);
       types[r] = t;
-      if (t >= 0) u32[d0 + t * 3]++;
+      if (t >= 0) this.u32[d0 + t * 3]++;
     }
     let placed = 0;
+    const fresh = this.highWater;
     for (let t = 0; t < nTypes; t++) {
-      const count = u32[d0 + t * 3];
+      const count = this.u32[d0 + t * 3];
       if (count === 0) continue;
-      const prog = program + u32[(typeStarts >>> 2) + t] * 2;
-      const bytes = count * u16[prog >>> 1];
-      const block = alloc(bytes);
-      u8.fill(0, block, block + bytes);
-      u32[d0 + t * 3 + 1] = block;
+      const prog = program + this.u32[(typeStarts >>> 2) + t] * 2;
+      const bytes = count * this.u16[prog >>> 1];
+      const block = this.alloc(bytes);
+      // only what lies below the high-water mark can hold old bytes
+      const written = Math.min(block + bytes, fresh);
+      if (written > block) this.u8.fill(0, block, written);
+      this.u32[d0 + t * 3 + 1] = block;
       placed += count;
     }
     // Nothing allocates from here on: the views stay valid.
-    const U8 = u8, U16 = u16, U32 = u32;
-    const v = dv;
-    const iPay = colPayloadOffset >>> 2, iPl = colPayloadLength >>> 1;
+    const U8 = this.u8, U16 = this.u16, U32 = this.u32;
+    const v = this.dv;
+    const scope = this.scope;
+    const iPay = this.colPayloadOffset >>> 2, iPl = this.colPayloadLength >>> 1;
     for (let r = 0; r < n; r++) {
       const t = types[r];
       if (t < 0) continue;
@@ -1349,10 +1377,10 @@ export function createJsCore(): CoreExports {
       U32[((block + count * preRow) >>> 2) + i] = r;
       const pos = U32[iPay + r];
       const end = pos + U16[iPl + r];
-      const ptr = U8[colHeaderType + r] === HT_EVENT_HEADER32 ? 4 : 8;
+      const ptr = U8[this.colHeaderType + r] === HT_EVENT_HEADER32 ? 4 : 8;
       const fixedEnd = U16[ptr === 4 ? ph + 5 : ph + 6];
       const fields = prog + 16 + nFixed * 10;
-      clrTruncated = false;
+      this.clrTruncated = false;
       if (nFixed > 0 && pos + fixedEnd <= end) {
         // fast path: the fixed prefix, then walk the rest
         let e = ph + 8;
@@ -1376,73 +1404,101 @@ export function createJsCore(): CoreExports {
           e += 5;
         }
         if (nFields > nFixed) {
-          clrWalk(fields + U16[ph + 7] * 2, nFields - nFixed, pos + fixedEnd, end, ptr, block, count, i, 0, nFixed);
+          this.clrWalk(fields + U16[ph + 7] * 2, nFields - nFixed, pos + fixedEnd, end, ptr, block, count, i, 0, nFixed);
         }
       } else {
-        clrWalk(fields, nFields, pos, end, ptr, block, count, i, 0, 0);
+        this.clrWalk(fields, nFields, pos, end, ptr, block, count, i, 0, 0);
       }
-      if (clrTruncated) U8[block + count * preStatus + i] = 1;
+      if (this.clrTruncated) U8[block + count * preStatus + i] = 1;
     }
     return placed;
   }
 
   // ================= exports (assembly/index.ts) =================
-  function directory(): number {
+  constructor() {
+    if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) throw new Error("etw-wasm: the js engine needs a little-endian platform");
+    this.setBuffer(new ArrayBuffer(INITIAL_MEMORY));
+  }
+
+  /** Addresses and counts of every output table, as u32 slots (the order of assembly/index.ts). */
+  directory(): number {
     const d = DIR >>> 2;
     const slots = [
-      rowCount, colTimestamp, colKeywords, colPid, colTid, colPayloadOffset, colPayloadLength, colHeaderLength,
-      colProvider, colEventId, colTask, colFlags, colProcessor, colVersion, colOpcode, colLevel, colHeaderType,
-      colChannel, extCount, colExtRow, colExtType, colExtSize, colExtOffset, bufCount, bufTable, warnCount,
-      warnTotal, warnTable, provCount, provTable, LOGFILE,
+      this.rowCount, this.colTimestamp, this.colKeywords, this.colPid, this.colTid, this.colPayloadOffset, this.colPayloadLength, this.colHeaderLength,
+      this.colProvider, this.colEventId, this.colTask, this.colFlags, this.colProcessor, this.colVersion, this.colOpcode, this.colLevel, this.colHeaderType,
+      this.colChannel, this.extCount, this.colExtRow, this.colExtType, this.colExtSize, this.colExtOffset, this.bufCount, this.bufTable, this.warnCount,
+      this.warnTotal, this.warnTable, this.provCount, this.provTable, LOGFILE,
     ];
-    for (let i = 0; i < slots.length; i++) u32[d + i] = slots[i];
+    for (let i = 0; i < slots.length; i++) this.u32[d + i] = slots[i];
     return DIR;
   }
 
-  return {
-    memory,
-    init(stagingBytes: number): void {
-      // Room for the staging area, the arena and the tables of about that much input.
-      reserveMemory(Math.min(MEMORY_LIMIT, HEAP_BASE + 4 * stagingBytes));
-      u8.fill(0, LOGFILE, LOGFILE + LH_SIZE);
-      initProviders();
-      staging = alloc(stagingBytes);
-      stagingCap = stagingBytes;
-      wantBytes = 0;
-      done = false;
-      fatalCode = 0;
-      fatalOffset = 0;
-      resyncing = false;
-      compressionFormat = 3;
-    },
-    stagingPtr: () => staging,
-    stagingCap: () => stagingCap,
-    growStaging(cap: number, keep: number): void {
-      const fresh = alloc(cap);
-      u8.copyWithin(fresh, staging, staging + Math.min(keep, cap));
-      free(staging);
-      staging = fresh;
-      stagingCap = cap;
-    },
-    consume,
-    wantBytes: () => wantBytes,
-    isDone: () => (done ? 1 : 0),
-    fatalCode: () => fatalCode,
-    fatalOffset: () => fatalOffset,
-    finish(): void {
-      if (staging !== 0) {
-        free(staging);
-        staging = 0;
-        stagingCap = 0;
-      }
-    },
-    directory,
-    arenaBytes: () => arenaBytes,
-    decompress(src: number, srcLen: number, dst: number, expected: number): number {
-      return xpressDecompress(src, srcLen, dst, expected) ? expected : -1 - xpressProduced;
-    },
-    decodeClr,
-    alloc,
-    free,
-  };
+  init(stagingBytes: number): void {
+    // Room for the staging area, the arena and the tables of about that much input.
+    this.reserveMemory(Math.min(MEMORY_LIMIT, HEAP_BASE + 4 * stagingBytes));
+    this.u8.fill(0, LOGFILE, LOGFILE + LH_SIZE);
+    this.initProviders();
+    this.staging = this.alloc(stagingBytes);
+    this.stagingSize = stagingBytes;
+    this.want = 0;
+    this.done = false;
+    this.errCode = 0;
+    this.errOffset = 0;
+    this.resyncing = false;
+    this.compressionFormat = 3;
+  }
+
+  stagingPtr(): number {
+    return this.staging;
+  }
+
+  stagingCap(): number {
+    return this.stagingSize;
+  }
+
+  growStaging(cap: number, keep: number): void {
+    const fresh = this.alloc(cap);
+    this.u8.copyWithin(fresh, this.staging, this.staging + Math.min(keep, cap));
+    this.free(this.staging);
+    this.staging = fresh;
+    this.stagingSize = cap;
+  }
+
+  wantBytes(): number {
+    return this.want;
+  }
+
+  isDone(): number {
+    return this.done ? 1 : 0;
+  }
+
+  fatalCode(): number {
+    return this.errCode;
+  }
+
+  fatalOffset(): number {
+    return this.errOffset;
+  }
+
+  /** Releases the staging area once the input is consumed. */
+  finish(): void {
+    if (this.staging !== 0) {
+      this.free(this.staging);
+      this.staging = 0;
+      this.stagingSize = 0;
+    }
+  }
+
+  arenaBytes(): number {
+    return this.arenaUsed;
+  }
+
+  /** XPRESS decompression on its own: bytes produced, or -1 - bytes produced when corrupt. */
+  decompress(src: number, srcLen: number, dst: number, expected: number): number {
+    return this.xpressDecompress(src, srcLen, dst, expected) ? expected : -1 - this.xpressProduced;
+  }
+}
+
+export function createJsCore(): CoreExports {
+  return new JsCore();
 }
