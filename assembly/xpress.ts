@@ -62,7 +62,8 @@ export function xpressDecompress(src: usize, srcLen: u32, dst: usize, expected: 
             length = load<u32>(ip);
             ip += 4;
           }
-          if (length < 22) { ok = false; break; }
+          // a length past 2^32 - 26 would wrap once the other parts are added: corrupt
+          if (length < 22 || length > 0xffffffe6) { ok = false; break; }
           length -= 22;
         }
         length += 15;

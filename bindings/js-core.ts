@@ -516,7 +516,8 @@ class JsCore implements CoreExports {
               length = (m[ip] | (m[ip + 1] << 8) | (m[ip + 2] << 16) | (m[ip + 3] << 24)) >>> 0;
               ip += 4;
             }
-            if (length < 22) { ok = false; break; }
+            // a length past 2^32 - 26 would wrap once the other parts are added: corrupt
+            if (length < 22 || length > 0xffffffe6) { ok = false; break; }
             length -= 22;
           }
           length += 15;
@@ -1081,7 +1082,8 @@ class JsCore implements CoreExports {
     this.u32[(bp + B_FIRST_ROW) >>> 2] = first;
     if (dlen > 0) this.walkRecords(data, dlen, proc, tsLo, tsHi, off, index);
     this.u32[(bp + B_ROW_COUNT) >>> 2] = this.rowCount - first;
-    if (this.walkAbandoned) status |= BS_ABANDONED;
+    // walkAbandoned belongs to the last walk: a buffer without records was not walked
+    if (dlen > 0 && this.walkAbandoned) status |= BS_ABANDONED;
     this.u16[(bp + B_STATUS) >>> 1] = status;
     return true;
   }

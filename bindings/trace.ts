@@ -32,6 +32,8 @@ export interface BufferInfo {
   compressed: boolean;
   truncated: boolean;
   skipped: boolean;
+  /** A bad record ended the walk of this buffer early. */
+  abandoned: boolean;
 }
 
 /** Names TraceLogging providers carry in their provider-traits extended item (type 12). */
@@ -157,6 +159,7 @@ export class Trace {
       compressed: (status & 4) !== 0,
       truncated: (status & 1) !== 0,
       skipped: (status & 2) !== 0,
+      abandoned: (status & 8) !== 0,
     };
   }
 

@@ -274,3 +274,28 @@ describe.skipIf(!HAVE_CORPUS)("damaged corpus traces", () => {
     expectRows(t, full, range(0, full.events.length));
   });
 });
+
+describe("buffer status", () => {
+  it("a buffer without records after an abandoned one is not marked abandoned", async () => {
+    const { EtlWriter } = await import("../bench/etl-writer.js");
+    const w = new EtlWriter({ bufferSize: 4096 });
+    for (let k = 0; k < 300; k++) {
+      w.event(0, { headerType: 0x13, provider: "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4", id: 1, version: 2, level: 4, opcode: 1, task: 1,
+        keywords: 1n, pid: 1, tid: 2, ts: 2_000_000n + BigInt(k), payload: new Uint8Array(26) });
+    }
+    const file = w.finish();
+    const v = new DataView(file.buffer);
+    const first = await openTrace(file);
+    v.setUint32(first.buffer(1).fileOffset + 0x48, 0x12345678, true); // buffer 1: a corrupt first record
+    const b2 = first.buffer(2).fileOffset;
+    v.setUint32(b2 + 4, 0x48, true); // buffer 2: empty
+    v.setUint32(b2 + 0x30, 0x48, true);
+    const t = await openTrace(file);
+    expect(t.warnings.map((x) => x.kind)).toContain("corrupt-marker");
+    expect(t.buffer(2).rowCount).toBe(0);
+    expect(t.buffer(1).abandoned).toBe(true);
+    expect(t.buffer(2).abandoned).toBe(false);
+    expect(t.buffer(3).abandoned).toBe(false);
+    expect(t.events.length).toBe(first.events.length - first.buffer(1).rowCount - first.buffer(2).rowCount);
+  });
+});

@@ -107,3 +107,13 @@ describe("XPRESS", () => {
     }
   });
 });
+
+describe("XPRESS length limits", () => {
+  it("rejects a 32-bit match length that would wrap around", () => {
+    // flags: literal then match; 'a'; token offset 1, length 7; nibble 15; byte 255; u16 0; u32 0xFFFFFFFF
+    const flags = 0x40000000;
+    const stream = new Uint8Array([flags & 0xff, (flags >>> 8) & 0xff, (flags >>> 16) & 0xff, flags >>> 24,
+      0x61, 0x07, 0x00, 0x0f, 0xff, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff]);
+    expect(decompress(stream, 3)).toBeLessThan(0);
+  });
+});
