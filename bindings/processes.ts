@@ -3,6 +3,7 @@
 // every entry has a time interval and lookups take a timestamp.
 
 import type { EventRow } from "./event-table.js";
+import { ansiz, utf16z } from "./payload-strings.js";
 
 export interface ProcessInfo {
   pid: number;
@@ -71,24 +72,7 @@ export interface ProcessPayload {
   hasPackage: boolean;
 }
 
-function ansiz(b: Uint8Array, at: number): [string, number] {
-  let s = "";
-  let p = at;
-  while (p < b.length && b[p] !== 0) s += String.fromCharCode(b[p++]);
-  return [s, Math.min(p + 1, b.length)];
-}
 
-function utf16z(b: Uint8Array, at: number): [string, number] {
-  let s = "";
-  let p = at;
-  while (p + 1 < b.length) {
-    const c = b[p] | (b[p + 1] << 8);
-    p += 2;
-    if (c === 0) return [s, p];
-    s += String.fromCharCode(c);
-  }
-  return [s, b.length];
-}
 
 /** Decodes a kernel Process event payload (versions 1 to 5); undefined when too short. */
 export function readProcessPayload(b: Uint8Array, version: number, ptr: number): ProcessPayload | undefined {

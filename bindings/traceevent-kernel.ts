@@ -8,6 +8,7 @@ import type { EventNameParts } from "./event-names.js";
 import { enumText, filetimeText, hex8, n0, nFixed } from "./dotnet-format.js";
 import { readProcessPayload, type ProcessTable } from "./processes.js";
 import type { EnumDef } from "./traceevent-overlay.js";
+import { ansiz, utf16z } from "./payload-strings.js";
 
 /**
  * Trace-wide kernel state, as TraceEvent's kernel parser state keeps it: file names by file key (FileIO name
@@ -123,24 +124,7 @@ function i64(b: Uint8Array, o: number): bigint {
   return new DataView(b.buffer, b.byteOffset, b.length).getBigInt64(o, true);
 }
 
-function utf16z(b: Uint8Array, at: number): [string, number] {
-  let s = "";
-  let p = at;
-  while (p + 1 < b.length) {
-    const c = b[p] | (b[p + 1] << 8);
-    p += 2;
-    if (c === 0) return [s, p];
-    s += String.fromCharCode(c);
-  }
-  return [s, b.length];
-}
 
-function ansiz(b: Uint8Array, at: number): [string, number] {
-  let s = "";
-  let p = at;
-  while (p < b.length && b[p] !== 0) s += String.fromCharCode(b[p++]);
-  return [s, Math.min(p + 1, b.length)];
-}
 
 const groupOf = (row: EventRow) => row.table.providers.get(row.providerIndex);
 
