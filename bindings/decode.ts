@@ -99,20 +99,12 @@ export async function decodeTrace(input: Input, options: DecodeOptions = {}): Pr
   let failure: unknown;
   try {
     const source = whole ? slices(whole, core.stagingCap()) : (input as Iterable<Uint8Array> | AsyncIterable<Uint8Array>);
-    if (Symbol.asyncIterator in Object(source)) {
-      for await (const chunk of source as AsyncIterable<Uint8Array>) {
-        feeder.push(chunk);
-        read += chunk.length;
-        options.onProgress?.(read);
-        if (core.isDone()) break;
-      }
-    } else {
-      for (const chunk of source as Iterable<Uint8Array>) {
-        feeder.push(chunk);
-        read += chunk.length;
-        options.onProgress?.(read);
-        if (core.isDone()) break;
-      }
+    // for await takes plain iterables too
+    for await (const chunk of source as AsyncIterable<Uint8Array> | Iterable<Uint8Array>) {
+      feeder.push(chunk);
+      read += chunk.length;
+      options.onProgress?.(read);
+      if (core.isDone()) break;
     }
     feeder.end();
   } catch (error) {
