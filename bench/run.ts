@@ -14,8 +14,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { join, resolve } from "node:path";
 import { Bench } from "tinybench";
 import { openTrace, type Trace } from "../bindings/node.js";
-import { instantiateCore } from "../bindings/loader.js";
-import { generateTraceFile } from "./generate-file.js";
+import { instantiateCore } from "../bindings/decode/loader.js";
+import { generateTraceFile } from "../bindings/generator/generate-file.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const CACHE = join(ROOT, "bench", ".cache");

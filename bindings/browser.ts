@@ -3,4 +3,4 @@
 
 export * from "./index.js";
 export { openTraceInWorker, type WorkerOptions } from "./worker-client.js";
-export { packTraceData, unpackTraceData, type PackedTrace } from "./transfer.js";
+export { packTraceData, unpackTraceData, type PackedTrace } from "./decode/transfer.js";

@@ -1,19 +1,19 @@
 // etw-wasm public API.
 
 export { openTrace, Trace, type OpenOptions, type BufferInfo } from "./trace.js";
-export { EventTable, EventRow, HEADER_TYPE_NAMES, isSystemFamily, type EventJson, type ExtendedItem } from "./event-table.js";
-export { ProviderTable, type ProviderInfo, type ProviderKind } from "./provider-table.js";
-export { TraceClock, filetimeToDate, type TraceInfo, type TimeZoneInfo } from "./info.js";
-export { QueryResult, type QueryFilter, type TimeBound } from "./query.js";
-export { EtlFormatError, EtlDecodeError, type TraceWarning } from "./errors.js";
-export { formatGuid, parseGuid } from "./guid.js";
-export { KNOWN_PROVIDERS } from "./known-providers.js";
-export type { Input, DecodeOptions } from "./decode.js";
-export type { TraceData, EventColumns, ExtendedItemColumns } from "./trace-data.js";
+export { EventTable, EventRow, HEADER_TYPE_NAMES, isSystemFamily, type EventJson, type ExtendedItem } from "./tables/event-table.js";
+export { ProviderTable, type ProviderInfo, type ProviderKind } from "./tables/provider-table.js";
+export { TraceClock, filetimeToDate, type TraceInfo, type TimeZoneInfo } from "./tables/info.js";
+export { QueryResult, type QueryFilter, type TimeBound } from "./tables/query.js";
+export { EtlFormatError, EtlDecodeError, type TraceWarning } from "./decode/errors.js";
+export { formatGuid, parseGuid } from "./schema/guid.js";
+export { KNOWN_PROVIDERS } from "./schema/known-providers.js";
+export type { Input, DecodeOptions } from "./decode/decode.js";
+export type { TraceData, EventColumns, ExtendedItemColumns } from "./decode/trace-data.js";
 export * as codes from "../assembly/codes.js";
-export { ClrTable, type RefColumn, type NumberColumn } from "./clr-tables.js";
-export { CLR_EVENTS, CLR_PROVIDERS, findClrEvent, decodeClrPayload, mapName, type FieldValue, type DecodedPayload } from "./clr-payload.js";
-export type { ClrEventSchema, ClrFieldSchema, ClrProviderSchema } from "./clr-schema-types.js";
-export { formatPerfView, perfViewLines, isTraceLogBookkeeping, type PerfViewOptions, type PerfViewTrace } from "./perfview.js";
-export { buildProcessTable, shortProcessName, type ProcessTable, type ProcessInfo, type ThreadInfo } from "./processes.js";
-export { eventNameParts, type EventNameParts } from "./event-names.js";
+export { ClrTable, type RefColumn, type NumberColumn } from "./tables/clr-tables.js";
+export { CLR_EVENTS, CLR_PROVIDERS, findClrEvent, decodeClrPayload, mapName, type FieldValue, type DecodedPayload } from "./schema/clr-payload.js";
+export type { ClrEventSchema, ClrFieldSchema, ClrProviderSchema } from "./schema/clr-schema-types.js";
+export { formatPerfView, perfViewLines, isTraceLogBookkeeping, type PerfViewOptions, type PerfViewTrace } from "./perfview/perfview.js";
+export { buildProcessTable, shortProcessName, type ProcessTable, type ProcessInfo, type ThreadInfo } from "./tables/processes.js";
+export { eventNameParts, type EventNameParts } from "./naming/event-names.js";

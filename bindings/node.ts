@@ -3,7 +3,7 @@
 import { createReadStream } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { openTrace, type OpenOptions, type Trace } from "./trace.js";
-import { setUrlLoader } from "./loader.js";
+import { setUrlLoader } from "./decode/loader.js";
 
 setUrlLoader(async (url) => (await readFile(url)) as BufferSource);
 

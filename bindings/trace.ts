@@ -1,16 +1,16 @@
 // openTrace and the Trace object: the decoded tables plus names, time conversion and queries.
 
-import { decodeTrace, type DecodeOptions, type Input } from "./decode.js";
-import type { TraceData } from "./trace-data.js";
-import { BUF_STRIDE, WARN_STRIDE } from "./trace-data.js";
-import { EventTable } from "./event-table.js";
-import { ProviderTable } from "./provider-table.js";
-import { readInfo, type TraceClock, type TraceInfo } from "./info.js";
-import { timeOrder } from "./order.js";
-import { runQuery, type QueryFilter, type QueryResult } from "./query.js";
-import { ClrTables, type ClrTable } from "./clr-tables.js";
-import { buildProcessTable, type ProcessTable } from "./processes.js";
-import { describeWarning, warningKind, type EtlDecodeError, type TraceWarning } from "./errors.js";
+import { decodeTrace, type DecodeOptions, type Input } from "./decode/decode.js";
+import type { TraceData } from "./decode/trace-data.js";
+import { BUF_STRIDE, WARN_STRIDE } from "./decode/trace-data.js";
+import { EventTable } from "./tables/event-table.js";
+import { ProviderTable } from "./tables/provider-table.js";
+import { readInfo, type TraceClock, type TraceInfo } from "./tables/info.js";
+import { timeOrder } from "./tables/order.js";
+import { runQuery, type QueryFilter, type QueryResult } from "./tables/query.js";
+import { ClrTables, type ClrTable } from "./tables/clr-tables.js";
+import { buildProcessTable, type ProcessTable } from "./tables/processes.js";
+import { describeWarning, warningKind, type EtlDecodeError, type TraceWarning } from "./decode/errors.js";
 
 export type OpenOptions = DecodeOptions;
 

@@ -1,9 +1,9 @@
 // Decoding in a Web Worker: the page stays responsive, and the tables come back transferred.
 
 import { Trace } from "./trace.js";
-import { unpackTraceData, type PackedTrace } from "./transfer.js";
-import { EtlFormatError } from "./errors.js";
-import type { DecodeOptions } from "./decode.js";
+import { unpackTraceData, type PackedTrace } from "./decode/transfer.js";
+import { EtlFormatError } from "./decode/errors.js";
+import type { DecodeOptions } from "./decode/decode.js";
 
 export interface WorkerOptions extends Omit<DecodeOptions, "onProgress" | "wasm"> {
   /** URL of etw.wasm for the worker (default: next to the worker script's module). */

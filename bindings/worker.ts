@@ -1,9 +1,9 @@
 // Web Worker script: decodes off the UI thread and transfers the tables back (see worker-client.ts).
 // Imports only platform-neutral modules.
 
-import { decodeTrace, type DecodeOptions, type Input } from "./decode.js";
-import { packTraceData } from "./transfer.js";
-import { EtlFormatError } from "./errors.js";
+import { decodeTrace, type DecodeOptions, type Input } from "./decode/decode.js";
+import { packTraceData } from "./decode/transfer.js";
+import { EtlFormatError } from "./decode/errors.js";
 
 interface Request {
   id: number;

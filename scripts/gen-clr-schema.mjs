@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const src = process.argv[2] ?? fileURLToPath(new URL("../../shared/spec/clr-events.json", import.meta.url));
-const out = fileURLToPath(new URL("../bindings/generated/clr-schema.ts", import.meta.url));
+const out = fileURLToPath(new URL("../bindings/schema/generated/clr-schema.ts", import.meta.url));
 const spec = JSON.parse(readFileSync(src, "utf8"));
 
 const TYPES = {

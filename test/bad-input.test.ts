@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { openTrace, EtlFormatError, type Trace } from "../dist/bindings/index.js";
 import { HAVE_CORPUS, etlPath } from "./helpers/shared.js";
-import { mulberry32 } from "../bench/random.js";
+import { mulberry32 } from "../bindings/generator/random.js";
 
 /** Identity of a row, enough to tell records apart (for messages). */
 function keyOf(t: Trace, i: number): string {
@@ -277,7 +277,7 @@ describe.skipIf(!HAVE_CORPUS)("damaged corpus traces", () => {
 
 describe("buffer status", () => {
   it("a buffer without records after an abandoned one is not marked abandoned", async () => {
-    const { EtlWriter } = await import("../bench/etl-writer.js");
+    const { EtlWriter } = await import("../bindings/generator/etl-writer.js");
     const w = new EtlWriter({ bufferSize: 4096 });
     for (let k = 0; k < 300; k++) {
       w.event(0, { headerType: 0x13, provider: "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4", id: 1, version: 2, level: 4, opcode: 1, task: 1,

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { HAVE_CORPUS, corpusFiles, etlPath, referencePath } from "./helpers/shared.js";
 import { readReference, referenceAsJson } from "./helpers/reference.js";
 
-const CLI = fileURLToPath(new URL("../dist/examples/cli/etw-wasm.js", import.meta.url));
+const CLI = fileURLToPath(new URL("../dist/bindings/cli/etw-wasm.js", import.meta.url));
 
 function run(...args: string[]) {
   const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", maxBuffer: 1 << 30 });

@@ -6,15 +6,15 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import type { Trace } from "../dist/bindings/index.js";
-import { generateTrace } from "../bench/generate.js";
-import { mulberry32 } from "../bench/random.js";
+import { generateTrace } from "../bindings/generator/generate.js";
+import { mulberry32 } from "../bindings/generator/random.js";
 import { HAVE_CORPUS, corpusFiles, etlPath } from "./helpers/shared.js";
 import { compareEngines, syntheticTrace, type CompareOptions, type Source } from "./helpers/engines.js";
 import type { OpenOptions } from "../dist/bindings/index.js";
-import { createJsCore } from "../dist/bindings/js-core.js";
-import { instantiateCore, type CoreExports } from "../dist/bindings/loader.js";
-import { xpressCompress } from "../bench/xpress-compress.js";
-import { EtlWriter } from "../bench/etl-writer.js";
+import { createJsCore } from "../dist/bindings/core/index.js";
+import { instantiateCore, type CoreExports } from "../dist/bindings/decode/loader.js";
+import { xpressCompress } from "../bindings/generator/xpress-compress.js";
+import { EtlWriter } from "../bindings/generator/etl-writer.js";
 
 const HDR = 0x48;
 const SAMPLE = new URL("../examples/sample.etl", import.meta.url);

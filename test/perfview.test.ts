@@ -9,10 +9,10 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { openTrace, formatPerfView, type PerfViewOptions } from "../dist/bindings/index.js";
-import { enumText, filetimeText, hex8, n0, nFixed } from "../dist/bindings/dotnet-format.js";
+import { enumText, filetimeText, hex8, n0, nFixed } from "../dist/bindings/perfview/dotnet-format.js";
 import { CORPUS, HAVE_CORPUS, etlPath } from "./helpers/shared.js";
 
-const CLI = fileURLToPath(new URL("../dist/examples/cli/etw-wasm.js", import.meta.url));
+const CLI = fileURLToPath(new URL("../dist/bindings/cli/etw-wasm.js", import.meta.url));
 
 const baseline = (name: string) =>
   readFileSync(join(CORPUS, "baselines", `${name}.baseline.txt`), "utf8").replace(/\r\n/g, "\n");

@@ -2,9 +2,9 @@
 // hand-assembled stream, plus corrupt and truncated streams.
 
 import { beforeAll, describe, expect, it } from "vitest";
-import { instantiateCore, type CoreExports } from "../dist/bindings/loader.js";
-import { xpressCompress } from "../bench/xpress-compress.js";
-import { mulberry32 } from "../bench/random.js";
+import { instantiateCore, type CoreExports } from "../dist/bindings/decode/loader.js";
+import { xpressCompress } from "../bindings/generator/xpress-compress.js";
+import { mulberry32 } from "../bindings/generator/random.js";
 
 let core: CoreExports;
 beforeAll(async () => {

@@ -4,9 +4,9 @@
 // differ; they are compared relative to the record or buffer they point into.
 
 import { openTrace, EtlFormatError, EtlDecodeError, CLR_EVENTS, CLR_PROVIDERS, type Trace, type OpenOptions } from "../../dist/bindings/index.js";
-import { clrProgram } from "../../dist/bindings/clr-tables.js";
-import { EtlWriter, PayloadBuilder, records } from "../../bench/etl-writer.js";
-import { mulberry32 } from "../../bench/random.js";
+import { clrProgram } from "../../dist/bindings/tables/clr-tables.js";
+import { EtlWriter, PayloadBuilder, records } from "../../bindings/generator/etl-writer.js";
+import { mulberry32 } from "../../bindings/generator/random.js";
 
 export type Outcome = { trace: Trace; error?: undefined } | { trace?: undefined; error: unknown };
 export type Source = Uint8Array | (() => Iterable<Uint8Array>);

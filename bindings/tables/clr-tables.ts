@@ -1,11 +1,11 @@
 // Typed tables of .NET runtime events, filled by the WebAssembly core (assembly/clr.ts): the field
 // program handed to the core, and views over the blocks it fills.
 
-import * as C from "../assembly/codes.js";
-import { CLR_EVENTS, CLR_PROVIDERS, clrEventsNamed, clrProviderIndex, findClrEvent, mapName, type FieldValue } from "./clr-payload.js";
-import type { ClrEventSchema, ClrFieldSchema } from "./clr-schema-types.js";
-import { formatGuid } from "./guid.js";
-import type { TraceData } from "./trace-data.js";
+import * as C from "../../assembly/codes.js";
+import { CLR_EVENTS, CLR_PROVIDERS, clrEventsNamed, clrProviderIndex, findClrEvent, mapName, type FieldValue } from "../schema/clr-payload.js";
+import type { ClrEventSchema, ClrFieldSchema } from "../schema/clr-schema-types.js";
+import { formatGuid } from "../schema/guid.js";
+import type { TraceData } from "../decode/trace-data.js";
 
 const NONE = 0xffff;
 const MAX_ID = 512;

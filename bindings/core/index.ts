@@ -5,7 +5,7 @@
 // per-record path), and the record walk reads and writes through typed arrays: records start
 // 8-aligned in the arena, and every column is 8-aligned.
 
-import type { CoreExports } from "./loader.js";
+import type { CoreExports } from "../decode/loader.js";
 import {
   W_BAD_BUFFER_SIZE, W_SKIPPED_BYTES, W_TRUNCATED_BUFFER, W_BAD_FILL_OFFSET, W_DECOMPRESS_FAILED,
   W_UNSUPPORTED_COMPRESSION, W_TRAILING_GARBAGE, W_CAPACITY, W_HEADER_BUFFER_TYPE, W_BUFFER0_COMPRESSED,
@@ -22,7 +22,7 @@ import {
   LH_LOG_FILE_NAME, LH_LOG_FILE_NAME_CHARS, LH_SIZE,
   T_U8, T_I8, T_U16, T_I16, T_U32, T_I32, T_U64, T_I64, T_F32, T_F64, T_BOOL, T_PTR, T_GUID, T_FILETIME,
   T_SYSTEMTIME, T_USTR, T_ASTR, T_BINARY, T_STRUCT,
-} from "../assembly/codes.js";
+} from "../../assembly/codes.js";
 
 // ---- layout constants (assembly/tables.ts, buffers.ts, records.ts, providers.ts, clr.ts) ----
 const HDR = 0x48;

@@ -1,6 +1,6 @@
 // Typed errors and warnings. Every one names the byte offset in the input where it arose.
 
-import * as C from "../assembly/codes.js";
+import * as C from "../../assembly/codes.js";
 
 /** The input is not an ETL file (or not one this decoder can start on). */
 export class EtlFormatError extends Error {

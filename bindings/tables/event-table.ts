@@ -1,14 +1,14 @@
 // The event table: typed-array columns, and rows as lazy views (table + index). Getters read the
 // columns, or the record bytes, only when called; strings and GUIDs are made on demand.
 
-import * as C from "../assembly/codes.js";
-import { formatGuid } from "./guid.js";
+import * as C from "../../assembly/codes.js";
+import { formatGuid } from "../schema/guid.js";
 import type { TraceClock } from "./info.js";
 import type { ProviderTable } from "./provider-table.js";
-import type { EventColumns, TraceData } from "./trace-data.js";
-import type { ClrEventSchema } from "./clr-schema-types.js";
-import { clrProviderIndex, decodeClrPayload, findClrEvent, mapName, type DecodedPayload, type FieldValue } from "./clr-payload.js";
-import { eventName } from "./event-names.js";
+import type { EventColumns, TraceData } from "../decode/trace-data.js";
+import type { ClrEventSchema } from "../schema/clr-schema-types.js";
+import { clrProviderIndex, decodeClrPayload, findClrEvent, mapName, type DecodedPayload, type FieldValue } from "../schema/clr-payload.js";
+import { eventName } from "../naming/event-names.js";
 
 export const HEADER_TYPE_NAMES: Readonly<Record<number, string>> = {
   0x01: "SYSTEM32", 0x02: "SYSTEM64", 0x03: "COMPACT32", 0x04: "COMPACT64", 0x0a: "FULL_HEADER32",

@@ -1,8 +1,8 @@
 // The logfile header as a plain object, and the trace clock: raw timestamps to FILETIME, Date and
 // PerfView's relative milliseconds.
 
-import * as C from "../assembly/codes.js";
-import type { TraceData } from "./trace-data.js";
+import * as C from "../../assembly/codes.js";
+import type { TraceData } from "../decode/trace-data.js";
 
 export interface TimeZoneInfo {
   /** Minutes; UTC = local time + bias. */

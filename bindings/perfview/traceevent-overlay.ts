@@ -3,7 +3,7 @@
 // schema of bindings/generated/clr-schema.ts. Names, order and types follow TraceEvent; values come from the
 // manifest fields named in `field`, or from `compute`.
 
-import type { FieldValue } from "./clr-payload.js";
+import type { FieldValue } from "../schema/clr-payload.js";
 
 /** TraceEvent releases whose payload names differ: "current" (PerfView HEAD) and "2020" (mid-2020). */
 export type TraceEventEdition = "current" | "2020";

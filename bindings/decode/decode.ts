@@ -3,13 +3,13 @@
 // WebAssembly one (assembly/) and its pure TypeScript counterpart (bindings/js-core.ts).
 
 import { instantiateCore, recycleMemory, type CoreExports, type WasmSource } from "./loader.js";
-import { createJsCore } from "./js-core.js";
+import { createJsCore } from "../core/index.js";
 import type { TraceData } from "./trace-data.js";
 import { EtlDecodeError, formatError } from "./errors.js";
-import * as C from "../assembly/codes.js";
-import { clrProgram } from "./clr-tables.js";
-import { clrProviderIndex } from "./clr-payload.js";
-import { formatGuid } from "./guid.js";
+import * as C from "../../assembly/codes.js";
+import { clrProgram } from "../tables/clr-tables.js";
+import { clrProviderIndex } from "../schema/clr-payload.js";
+import { formatGuid } from "../schema/guid.js";
 
 /** Bytes, a Blob or File (browsers, Node), or chunks of the file in order (any sizes). */
 export type Input = Uint8Array | ArrayBuffer | Blob | Iterable<Uint8Array> | AsyncIterable<Uint8Array>;

@@ -1,7 +1,7 @@
 // .NET runtime payloads, decoded lazily from the record bytes with the generated schema. Fields
 // after the first variable-length one are found by walking; nothing is read past the payload.
 
-import * as C from "../assembly/codes.js";
+import * as C from "../../assembly/codes.js";
 import { CLR_EVENTS, CLR_PROVIDERS } from "./generated/clr-schema.js";
 import type { ClrEventSchema, ClrFieldSchema } from "./clr-schema-types.js";
 import { formatGuid } from "./guid.js";

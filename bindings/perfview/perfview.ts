@@ -3,11 +3,11 @@
 // Provider/Event name printed as EVENT lines with TraceEvent's payload names and formatting, then one
 // COUNT line per name (ordinal order).
 
-import * as C from "../assembly/codes.js";
-import type { EventRow } from "./event-table.js";
-import { eventNameParts, MOF_PROVIDER } from "./event-names.js";
+import * as C from "../../assembly/codes.js";
+import type { EventRow } from "../tables/event-table.js";
+import { eventNameParts, MOF_PROVIDER } from "../naming/event-names.js";
 import { nFixed } from "./dotnet-format.js";
-import { buildProcessTable, type ProcessTable } from "./processes.js";
+import { buildProcessTable, type ProcessTable } from "../tables/processes.js";
 import { payloadPairs, PayloadContext, type TraceEventEdition } from "./traceevent-payload.js";
 
 export interface PerfViewOptions {

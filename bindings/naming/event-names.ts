@@ -5,8 +5,8 @@
 // manifests and KernelTraceControl's TDH metadata, see trace-manifests.ts); TraceLogging names; and
 // TraceEvent's fallbacks (Opcode(n), EventID(n)).
 
-import * as C from "../assembly/codes.js";
-import type { EventRow, EventTable } from "./event-table.js";
+import * as C from "../../assembly/codes.js";
+import type { EventRow, EventTable } from "../tables/event-table.js";
 import { traceManifests } from "./trace-manifests.js";
 
 /** Provider name TraceEvent uses for classic kernel events its kernel parser does not know (the OS's MOF). */

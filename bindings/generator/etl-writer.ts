@@ -2,7 +2,7 @@
 // optional XPRESS compression. Used by the tests, the trace generator and the bundled sample.
 
 import { xpressCompress } from "./xpress-compress.js";
-import { parseGuid } from "../bindings/guid.js";
+import { parseGuid } from "../schema/guid.js";
 
 const HDR = 0x48;
 const align8 = (n: number) => (n + 7) & ~7;

@@ -144,7 +144,7 @@ async function cmdEvents(trace: Trace, out: Output, flags: Record<string, string
 }
 
 async function cmdGenerate(out: string, flags: Record<string, string | true>): Promise<number> {
-  const { generateTraceFile, parseSize } = await import("../../bench/generate-file.js");
+  const { generateTraceFile, parseSize } = await import("../generator/generate-file.js");
   const num = (k: string, fallback: number) => {
     const v = flags[k];
     if (v === undefined) return fallback;

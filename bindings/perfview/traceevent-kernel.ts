@@ -2,13 +2,13 @@
 // SymbolTraceEventParser print them: payload names, types and order, and TraceEvent's process / thread
 // fix-ups (kernel events name the process or thread in their payload, not in the record header).
 
-import * as C from "../assembly/codes.js";
-import type { EventRow } from "./event-table.js";
-import type { EventNameParts } from "./event-names.js";
+import * as C from "../../assembly/codes.js";
+import type { EventRow } from "../tables/event-table.js";
+import type { EventNameParts } from "../naming/event-names.js";
 import { enumText, filetimeText, hex8, n0, nFixed } from "./dotnet-format.js";
-import { readProcessPayload, type ProcessTable } from "./processes.js";
+import { readProcessPayload, type ProcessTable } from "../tables/processes.js";
 import type { EnumDef } from "./traceevent-overlay.js";
-import { ansiz, utf16z } from "./payload-strings.js";
+import { ansiz, utf16z } from "../tables/payload-strings.js";
 
 /**
  * Trace-wide kernel state, as TraceEvent's kernel parser state keeps it: file names by file key (FileIO name

@@ -1,6 +1,6 @@
 // Writes the bundled sample trace: node dist/bench/make-sample.js examples/sample.etl
 import { writeFileSync } from "node:fs";
-import { generateTrace } from "./generate.js";
+import { generateTrace } from "../bindings/generator/generate.js";
 
 const out = process.argv[2] ?? "examples/sample.etl";
 const bytes = generateTrace({ targetBytes: 400_000, compress: true, seed: 1, processors: 4 });

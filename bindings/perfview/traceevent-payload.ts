@@ -3,15 +3,15 @@
 // kernel and KernelTraceControl events the layouts of traceevent-kernel.ts; EventSource and TDH-described
 // events their own descriptions (trace-manifests.ts).
 
-import * as C from "../assembly/codes.js";
-import type { EventRow } from "./event-table.js";
-import type { FieldValue } from "./clr-payload.js";
-import { mapName } from "./clr-payload.js";
-import { eventNameParts } from "./event-names.js";
+import * as C from "../../assembly/codes.js";
+import type { EventRow } from "../tables/event-table.js";
+import type { FieldValue } from "../schema/clr-payload.js";
+import { mapName } from "../schema/clr-payload.js";
+import { eventNameParts } from "../naming/event-names.js";
 import { bytesText, enumText, filetimeText, hex8, n0, nFixed } from "./dotnet-format.js";
 import { clrOverlay, type EnumDef, type FieldAccess, type OverlayState, type TraceEventEdition, type ValueKind } from "./traceevent-overlay.js";
-import type { ProcessTable } from "./processes.js";
-import { IN, OUT, traceManifests, type DynField, type DynMap, type DynProvider } from "./trace-manifests.js";
+import type { ProcessTable } from "../tables/processes.js";
+import { IN, OUT, traceManifests, type DynField, type DynMap, type DynProvider } from "../naming/trace-manifests.js";
 import { kernelFileCreatePairs, kernelPayload, kernelProcessThread, KernelState } from "./traceevent-kernel.js";
 
 export type { TraceEventEdition };

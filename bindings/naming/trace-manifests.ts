@@ -3,9 +3,9 @@
 // merges into a trace (MetaData/EventInfo = TRACE_EVENT_INFO, MetaData/EventMapInfo = provider GUID +
 // EVENT_MAP_INFO). Both become one shape: per provider GUID, events by (id, version) with their fields.
 
-import * as C from "../assembly/codes.js";
-import { formatGuid } from "./guid.js";
-import type { EventTable } from "./event-table.js";
+import * as C from "../../assembly/codes.js";
+import { formatGuid } from "../schema/guid.js";
+import type { EventTable } from "../tables/event-table.js";
 
 /** TDH input types (TDH_IN_TYPE). */
 export const IN = {

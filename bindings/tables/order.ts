@@ -3,8 +3,8 @@
 // processor, then to file order. A final check falls back to a stable sort if a stream was not
 // ordered (damaged or circular files).
 
-import type { TraceData } from "./trace-data.js";
-import { BUF_STRIDE } from "./trace-data.js";
+import type { TraceData } from "../decode/trace-data.js";
+import { BUF_STRIDE } from "../decode/trace-data.js";
 
 interface Stream {
   processor: number;

@@ -1,9 +1,9 @@
 // The provider table: one entry per provider identity met in the trace.
 
-import * as C from "../assembly/codes.js";
-import { formatGuid } from "./guid.js";
-import { KNOWN_PROVIDERS } from "./known-providers.js";
-import { PROV_STRIDE, type TraceData } from "./trace-data.js";
+import * as C from "../../assembly/codes.js";
+import { formatGuid } from "../schema/guid.js";
+import { KNOWN_PROVIDERS } from "../schema/known-providers.js";
+import { PROV_STRIDE, type TraceData } from "../decode/trace-data.js";
 
 const GUID_TEXT = /^\{?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\}?$/i;
 

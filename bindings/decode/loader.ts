@@ -32,7 +32,7 @@ export type ModuleProvider = () => Promise<WebAssembly.Module>;
 /** Fetches the bytes behind a URL the platform's own way (Node: file: URLs from disk). */
 export type UrlLoader = (url: URL) => Promise<BufferSource>;
 
-const DEFAULT_URL = new URL("../etw.wasm", import.meta.url);
+const DEFAULT_URL = new URL("../../etw.wasm", import.meta.url);
 let urlLoader: UrlLoader | undefined;
 let provider: ModuleProvider = () => compileUrl(DEFAULT_URL);
 let compiled: Promise<WebAssembly.Module> | undefined;
