@@ -8,7 +8,8 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { openTrace, formatPerfView, type PerfViewOptions } from "../dist/bindings/index.js";
+import { openTrace } from "../dist/bindings/index.js";
+import { formatPerfView, type PerfViewOptions } from "../dist/bindings/perfview/index.js";
 import { enumText, filetimeText, hex8, n0, nFixed } from "../dist/bindings/perfview/dotnet-format.js";
 import { CORPUS, HAVE_CORPUS, etlPath } from "./helpers/shared.js";
 

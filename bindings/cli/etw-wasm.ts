@@ -2,7 +2,8 @@
 // etw-wasm command line: info, summary and events of a trace file, on the public API only.
 
 import { statSync } from "node:fs";
-import { openTraceFile, EtlFormatError, perfViewLines, type Trace } from "etw-wasm/node";
+import { openTraceFile, EtlFormatError, type Trace } from "etw-wasm/node";
+import { perfViewLines } from "etw-wasm/perfview";
 import {
   EVENT_COLUMNS, GC_COLUMNS, METHOD_COLUMNS, UsageError, eventRecord, gcRows, methodRows, progressBar, selectEvents,
   summary, writeTable, type TableFormat,

@@ -1,9 +1,8 @@
 // Decoding: stream the input through a core's staging area in chunks of whole buffers, then wrap
 // its tables as typed-array views. Two cores share this driver and the table layout: the
-// WebAssembly one (assembly/) and its pure TypeScript counterpart (bindings/js-core.ts).
+// WebAssembly one (assembly/) and its pure TypeScript twin (bindings/core/), loaded only when asked for.
 
 import { instantiateCore, recycleMemory, type CoreExports, type WasmSource } from "./loader.js";
-import { createJsCore } from "../core/index.js";
 import type { TraceData } from "./trace-data.js";
 import { EtlDecodeError, formatError } from "./errors.js";
 import * as C from "../../assembly/codes.js";
@@ -88,7 +87,7 @@ function* slices(bytes: Uint8Array, size: number): Iterable<Uint8Array> {
 export async function decodeTrace(input: Input, options: DecodeOptions = {}): Promise<TraceData> {
   const engine = options.engine ?? "wasm";
   if (engine !== "wasm" && engine !== "js") throw new TypeError(`unknown engine: ${String(engine)}`);
-  const core = engine === "js" ? createJsCore() : await instantiateCore(options.wasm);
+  const core = engine === "js" ? (await import("../core/index.js")).createJsCore() : await instantiateCore(options.wasm);
   if (typeof Blob !== "undefined" && input instanceof Blob) input = blobChunks(input);
   const whole = input instanceof Uint8Array || input instanceof ArrayBuffer ? asBytes(input) : undefined;
   const chunkBytes = options.chunkBytes ?? DEFAULT_CHUNK;

@@ -1,0 +1,5 @@
+// etw-wasm/perfview: events printed as PerfView's test baselines print them (TraceEvent's names,
+// payload field names and formatting). Its own entry, so that an app that only decodes does not
+// bundle it.
+
+export { formatPerfView, perfViewLines, isTraceLogBookkeeping, type PerfViewOptions, type PerfViewTrace } from "./perfview.js";
