@@ -6,7 +6,7 @@ import { instantiateCore, recycleMemory, type CoreExports, type WasmSource } fro
 import type { TraceData } from "./trace-data.js";
 import { EtlDecodeError, formatError } from "./errors.js";
 import * as C from "../../assembly/codes.js";
-import { clrProgram } from "../tables/clr-tables.js";
+import { clrProgram } from "../schema/clr-program.js";
 import { clrProviderIndex } from "../schema/clr-payload.js";
 import { formatGuid } from "../schema/guid.js";
 

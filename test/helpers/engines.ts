@@ -4,7 +4,7 @@
 // differ; they are compared relative to the record or buffer they point into.
 
 import { openTrace, EtlFormatError, EtlDecodeError, CLR_EVENTS, CLR_PROVIDERS, type Trace, type OpenOptions } from "../../dist/bindings/index.js";
-import { clrProgram } from "../../dist/bindings/tables/clr-tables.js";
+import { clrProgram } from "../../dist/bindings/schema/clr-program.js";
 import { EtlWriter, PayloadBuilder, records } from "../../bindings/generator/etl-writer.js";
 import { mulberry32 } from "../../bindings/generator/random.js";
 

@@ -1,0 +1,155 @@
+// The field program of the typed .NET runtime tables: for each schema event, how its top-level fields
+// are stored (value columns, reference columns) and the u16 program the cores walk to fill them.
+// Built once from the generated schema and handed to the core at decode time (bindings/decode).
+
+import * as C from "../../assembly/codes.js";
+import { CLR_EVENTS, CLR_PROVIDERS, findClrEvent } from "./clr-payload.js";
+import type { ClrEventSchema, ClrFieldSchema } from "./clr-schema-types.js";
+
+export const NONE = 0xffff;
+const MAX_ID = 512;
+const VERSIONS = 8;
+
+/** How one top-level field is stored. */
+export interface ColumnLayout {
+  field: ClrFieldSchema;
+  /** "value": a number column; "ref": offset (+ length or count) into the trace's bytes. */
+  storage: "value" | "ref";
+  width: number;
+  pre: number;
+  preB: number;
+}
+
+export interface TypeLayout {
+  schema: ClrEventSchema;
+  rowBytes: number;
+  preRow: number;
+  preStatus: number;
+  columns: ColumnLayout[];
+}
+
+export interface ClrProgram {
+  words: Uint16Array;
+  typeStarts: Uint32Array;
+  lookup: Int16Array;
+  layouts: TypeLayout[];
+}
+
+const VALUE_WIDTH: Record<number, number> = {
+  [C.T_U8]: 1, [C.T_I8]: 1, [C.T_U16]: 2, [C.T_I16]: 2, [C.T_U32]: 4, [C.T_I32]: 4, [C.T_BOOL]: 4, [C.T_F32]: 4,
+  [C.T_U64]: 8, [C.T_I64]: 8, [C.T_F64]: 8, [C.T_FILETIME]: 8, [C.T_PTR]: 8,
+};
+
+function isValue(f: ClrFieldSchema): boolean {
+  return f.count === undefined && VALUE_WIDTH[f.type] !== undefined;
+}
+
+function refIndex(fields: ClrFieldSchema[], upTo: number, name: string | undefined): number {
+  if (name === undefined) return -1;
+  for (let i = upTo - 1; i >= 0; i--) if (fields[i].name === name) return i;
+  return -1;
+}
+
+function fieldProgram(fields: ClrFieldSchema[], i: number, preA: number, preB: number, out: number[]): void {
+  const f = fields[i];
+  const at = out.length;
+  let flags = 0;
+  let ref = 0;
+  const refName = f.type === C.T_BINARY ? f.length : f.count;
+  if (refName !== undefined) {
+    const lit = Number(refName);
+    if (Number.isInteger(lit)) {
+      flags |= 2;
+      ref = lit;
+    } else {
+      const k = refIndex(fields, i, refName);
+      flags |= 1;
+      ref = k < 0 ? NONE : k;
+    }
+  }
+  const fixedStruct = f.type === C.T_STRUCT && f.elementSize64 != null && f.elementSize32 != null;
+  if (fixedStruct) flags |= 4;
+  out.push(f.type | (flags << 8), preA, preB, ref, 0);
+  if (f.type === C.T_STRUCT) {
+    const sub = f.fields ?? [];
+    out.push(sub.length, f.elementSize32 ?? 0, f.elementSize64 ?? 0);
+    for (let k = 0; k < sub.length; k++) fieldProgram(sub, k, NONE, NONE, out);
+  }
+  out[at + 4] = out.length - at;
+}
+
+function layoutOf(schema: ClrEventSchema): { layout: TypeLayout; program: number[] } {
+  type Slot = { key: string; width: number; pre: number };
+  const slots: Slot[] = [{ key: "#row", width: 4, pre: 0 }, { key: "#status", width: 1, pre: 0 }];
+  schema.fields.forEach((f, i) => {
+    if (isValue(f)) slots.push({ key: `${i}`, width: VALUE_WIDTH[f.type], pre: 0 });
+    else {
+      slots.push({ key: `${i}`, width: 4, pre: 0 });
+      if (f.type !== C.T_GUID && f.type !== C.T_SYSTEMTIME) slots.push({ key: `${i}b`, width: 4, pre: 0 });
+    }
+  });
+  // widest first: every column of the block is then naturally aligned
+  const sorted = slots.map((s, k) => ({ s, k })).sort((a, b) => b.s.width - a.s.width || a.k - b.k).map((x) => x.s);
+  let pre = 0;
+  for (const s of sorted) {
+    s.pre = pre;
+    pre += s.width;
+  }
+  const get = (key: string) => slots.find((s) => s.key === key);
+  const columns: ColumnLayout[] = schema.fields.map((f, i) => ({
+    field: f,
+    storage: isValue(f) ? "value" : "ref",
+    width: get(`${i}`)!.width,
+    pre: get(`${i}`)!.pre,
+    preB: get(`${i}b`)?.pre ?? NONE,
+  }));
+  const rowBytes = pre;
+  // Leading plain numbers sit at fixed offsets: the core copies them without walking.
+  const fixed: number[] = [];
+  let nFixed = 0, off32 = 0, off64 = 0;
+  for (const [i, f] of schema.fields.entries()) {
+    if (!isValue(f)) break;
+    const s32 = f.type === C.T_PTR ? 4 : VALUE_WIDTH[f.type];
+    const s64 = VALUE_WIDTH[f.type];
+    fixed.push(off32, off64, s32, s64, columns[i].pre);
+    off32 += s32;
+    off64 += s64;
+    nFixed++;
+  }
+  const fieldWords: number[] = [];
+  let restWords = 0;
+  schema.fields.forEach((_, i) => {
+    if (i === nFixed) restWords = fieldWords.length;
+    fieldProgram(schema.fields, i, columns[i].pre, columns[i].preB, fieldWords);
+  });
+  const program = [rowBytes, get("#row")!.pre, get("#status")!.pre, schema.fields.length, nFixed, off32, off64, restWords, ...fixed, ...fieldWords];
+  return { layout: { schema, rowBytes, preRow: get("#row")!.pre, preStatus: get("#status")!.pre, columns }, program };
+}
+
+let cached: ClrProgram | undefined;
+
+/** The field program of every schema event, and the (provider, id, version) -> type lookup. */
+export function clrProgram(): ClrProgram {
+  if (cached) return cached;
+  const words: number[] = [];
+  const typeStarts = new Uint32Array(CLR_EVENTS.length);
+  const layouts: TypeLayout[] = [];
+  CLR_EVENTS.forEach((e, t) => {
+    typeStarts[t] = words.length;
+    const { layout, program } = layoutOf(e);
+    layouts.push(layout);
+    words.push(...program);
+  });
+  const index = new Map(CLR_EVENTS.map((e, t) => [e, t]));
+  const lookup = new Int16Array(CLR_PROVIDERS.length * MAX_ID * VERSIONS).fill(-1);
+  for (let p = 0; p < CLR_PROVIDERS.length; p++) {
+    for (let id = 0; id < MAX_ID; id++) {
+      for (let v = 0; v < VERSIONS; v++) {
+        const e = findClrEvent(p, id, v);
+        if (e) lookup[(p * MAX_ID + id) * VERSIONS + v] = index.get(e)!;
+      }
+    }
+  }
+  return (cached = { words: Uint16Array.from(words), typeStarts, lookup, layouts });
+}
+
