@@ -10,6 +10,7 @@ import { timeOrder } from "./tables/order.js";
 import { runQuery, type QueryFilter, type QueryResult } from "./tables/query.js";
 import { ClrTables, type ClrTable } from "./tables/clr-tables.js";
 import { buildProcessTable, type ProcessTable } from "./tables/processes.js";
+import { eventName } from "./naming/event-names.js";
 import { describeWarning, warningKind, type EtlDecodeError, type TraceWarning } from "./decode/errors.js";
 
 export type OpenOptions = DecodeOptions;
@@ -75,7 +76,7 @@ export class Trace {
     this.clock = clock;
     this.providers = new ProviderTable(data, namesFromProviderTraits(data));
     const ptr = info.pointerSize === 4 || info.pointerSize === 8 ? info.pointerSize : info.headerPointerSize;
-    this.eventTable = new EventTable(data, this.providers, clock, ptr, () => timeOrder(data));
+    this.eventTable = new EventTable(data, this.providers, clock, ptr, () => timeOrder(data), eventName);
     this.warnings = readWarnings(data);
     this.warningTotal = data.warningTotal;
     this.decodeError = data.decodeFailure;

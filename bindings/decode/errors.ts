@@ -15,7 +15,10 @@ export class EtlFormatError extends Error {
   }
 }
 
-/** The decoder could not go on (for example out of memory); what was decoded before is kept in `partial`. */
+/**
+ * The decoder could not go on (for example out of memory). Every row decoded before `offset` is kept:
+ * the Trace opens with them and holds this error as `trace.decodeError`.
+ */
 export class EtlDecodeError extends Error {
   override name = "EtlDecodeError";
   constructor(

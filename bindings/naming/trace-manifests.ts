@@ -70,6 +70,8 @@ export interface DynProvider {
 /** The event descriptions of one trace. */
 export class TraceManifests {
   readonly providers = new Map<string, DynProvider>();
+  /** Descriptions that could not be read (their events stay unnamed): event row and reason. */
+  readonly errors: { row: number; message: string }[] = [];
 
   provider(guid: string, name?: string): DynProvider {
     let p = this.providers.get(guid);
@@ -154,8 +156,8 @@ function collect(table: EventTable): TraceManifests {
         chunks.delete(guid);
         try {
           parseManifestXml(xml, out);
-        } catch {
-          // a manifest we cannot read leaves its events unnamed
+        } catch (error) {
+          out.errors.push({ row: i, message: `EventSource manifest of ${guid}: ${String(error)}` });
         }
       }
     } else if (c.provider[i] === metaProvider && metaProvider >= 0) {
@@ -163,8 +165,8 @@ function collect(table: EventTable): TraceManifests {
       try {
         if (c.opcode[i] === 32) parseEventInfo(payload, out);
         else if (c.opcode[i] === 33) parseEventMapInfo(payload, out);
-      } catch {
-        // malformed description: ignored
+      } catch (error) {
+        out.errors.push({ row: i, message: `TDH description (opcode ${c.opcode[i]}): ${String(error)}` });
       }
     }
   }

@@ -8,7 +8,6 @@ import type { ProviderTable } from "./provider-table.js";
 import type { EventColumns, TraceData } from "../decode/trace-data.js";
 import type { ClrEventSchema } from "../schema/clr-schema-types.js";
 import { clrProviderIndex, decodeClrPayload, findClrEvent, mapName, type DecodedPayload, type FieldValue } from "../schema/clr-payload.js";
-import { eventName } from "../naming/event-names.js";
 
 export const HEADER_TYPE_NAMES: Readonly<Record<number, string>> = {
   0x01: "SYSTEM32", 0x02: "SYSTEM64", 0x03: "COMPACT32", 0x04: "COMPACT64", 0x0a: "FULL_HEADER32",
@@ -48,6 +47,9 @@ export interface EventJson {
   extTypes: number[];
 }
 
+/** Gives a row its TraceEvent name; supplied by the naming layer (bindings/naming), which sits above the tables. */
+export type RowNamer = (row: EventRow) => string;
+
 export class EventTable implements Iterable<EventRow> {
   readonly length: number;
   readonly columns: EventColumns;
@@ -60,6 +62,7 @@ export class EventTable implements Iterable<EventRow> {
     readonly clock: TraceClock,
     readonly defaultPointerSize: number,
     private readonly computeOrder: () => Uint32Array,
+    readonly nameOf: RowNamer,
   ) {
     this.length = data.eventCount;
     this.columns = data.events;
@@ -250,7 +253,7 @@ export class EventRow {
   get time(): Date { return this.table.clock.toDate(this.timestamp); }
 
   /** Event name as TraceEvent prints it, e.g. "Microsoft-Windows-DotNETRuntime/GC/Start". */
-  get name(): string { return eventName(this); }
+  get name(): string { return this.table.nameOf(this); }
   /** Schema of the row's .NET runtime event (provider, id, version), if it is one. */
   get clrSchema(): ClrEventSchema | undefined { return this.table.clrSchema(this.index); }
   /** The payload decoded field by field (CLR events); null for events without a schema. */
