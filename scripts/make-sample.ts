@@ -1,4 +1,4 @@
-// Writes the bundled sample trace: node dist/bench/make-sample.js examples/sample.etl
+// Writes the bundled sample trace: node dist/scripts/make-sample.js examples/sample.etl
 import { writeFileSync } from "node:fs";
 import { generateTrace } from "../bindings/generator/generate.js";
 

@@ -8,7 +8,7 @@ import { generateTrace } from "../bindings/generator/generate.js";
 const SAMPLE = new URL("../examples/sample.etl", import.meta.url);
 
 describe("bundled sample", () => {
-  it("is exactly what bench/make-sample.ts writes", () => {
+  it("is exactly what scripts/make-sample.ts writes", () => {
     const made = generateTrace({ targetBytes: 400_000, compress: true, seed: 1, processors: 4 });
     expect(Buffer.compare(Buffer.from(made), readFileSync(SAMPLE))).toBe(0);
   });
