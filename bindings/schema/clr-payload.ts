@@ -2,31 +2,191 @@
 // after the first variable-length one are found by walking; nothing is read past the payload.
 
 import * as C from "../../assembly/codes.js";
-import { CLR_EVENTS, CLR_PROVIDERS } from "./generated/clr-schema.js";
-import type { ClrEventSchema, ClrFieldSchema } from "./clr-schema-types.js";
+import { CLR_SCHEMA_NUMBERS, CLR_SCHEMA_STRINGS } from "./generated/clr-schema.js";
+import type { ClrEventSchema, ClrFieldSchema, ClrProviderSchema } from "./clr-schema-types.js";
 import { formatGuid } from "./guid.js";
 
-export { CLR_EVENTS, CLR_PROVIDERS };
-
-const providerIndexByGuid = new Map(CLR_PROVIDERS.map((p, i) => [p.guid, i]));
-const byKey = new Map<string, ClrEventSchema>();
-const versionsById = new Map<string, number[]>();
-for (const e of CLR_EVENTS) {
-  byKey.set(`${e.provider}:${e.id}:${e.version}`, e);
-  const k = `${e.provider}:${e.id}`;
-  const list = versionsById.get(k) ?? [];
-  list.push(e.version);
-  versionsById.set(k, list.sort((a, b) => a - b));
+/**
+ * What an event's symbol usually is, listed as scripts/gen-clr-schema.mjs lists it: the symbol of the
+ * first event with its provider and id, with "_V<version>"; the name's parts run together, alone or
+ * with "_V<version>"; its last part; and both of these with a final "Stop" written "End", or "Start"
+ * written "Begin" or dropped.
+ */
+function symbolCandidates(first: string | undefined, parts: string[], version: number): string[] {
+  const joined = parts.join("");
+  const last = parts[parts.length - 1];
+  const list = [first === undefined ? "" : `${first}_V${version}`, joined, `${joined}_V${version}`, last];
+  for (const s of [joined, last]) list.push(s.replace(/Stop$/, "End"), s.replace(/Start$/, "Begin"), s.replace(/Start$/, ""));
+  return list;
 }
-const byName = new Map<string, ClrEventSchema[]>();
-for (const e of CLR_EVENTS) {
-  const list = byName.get(e.name) ?? [];
-  list.push(e);
-  byName.set(e.name, list);
+
+function copyField(f: ClrFieldSchema): ClrFieldSchema {
+  const o = { ...f };
+  if (f.fields) o.fields = f.fields.map(copyField);
+  if (f.elementOffsets32) o.elementOffsets32 = f.elementOffsets32.slice();
+  if (f.elementOffsets64) o.elementOffsets64 = f.elementOffsets64.slice();
+  return o;
+}
+
+/**
+ * Unpacks the generated schema; the format is described in scripts/gen-clr-schema.mjs. Every event
+ * gets field objects of its own, as if written out one by one.
+ */
+function unpackSchema(strings: string, numbers: string): { providers: ClrProviderSchema[]; events: ClrEventSchema[] } {
+  const table = strings.split("|");
+  let pos = 0;
+  let fresh = 0;
+  const num = (): number => {
+    let n = 0;
+    for (;;) {
+      const c = numbers.charCodeAt(pos++);
+      if (c < 80) return n * 45 + c - 35;
+      n = n * 45 + c - (c > 92 ? 80 : 79);
+    }
+  };
+  const str = (code: number): string => table[code ? code - 1 : fresh++];
+
+  const bodies: [number, string][][] = [];
+  const body = (): [number, string][] => {
+    const k = num();
+    if (k) return bodies[k - 1];
+    const entries: [number, string][] = [];
+    for (let i = num(), v = -1; i > 0; i--) {
+      const code = num();
+      v = code === 0 ? v + 1 : code <= 32 ? 2 ** (code - 1) : code - 33;
+      entries.push([v, str(num())]);
+    }
+    bodies.push(entries);
+    return entries;
+  };
+
+  const defs: ClrFieldSchema[] = [];
+  const lists: ClrFieldSchema[][] = [];
+  const def = (): ClrFieldSchema => {
+    const k = num();
+    if (k) return defs[k - 1];
+    const name = str(num());
+    const code = num();
+    const f: ClrFieldSchema = { name, type: code % 20 };
+    const flags = Math.floor(code / 20);
+    if (flags & 1) f.hex = 1;
+    if (flags & 2) f.map = str(num());
+    if (flags & 4) f.count = str(num());
+    if (flags & 8) f.length = str(num());
+    if (flags & 16) f.fields = list();
+    if (flags & 32) {
+      f.elementSize32 = num();
+      f.elementSize64 = num();
+      f.elementOffsets32 = f.fields!.map(() => num());
+      f.elementOffsets64 = f.fields!.map(() => num());
+    }
+    defs.push(f);
+    return f;
+  };
+  const list = (): ClrFieldSchema[] => {
+    const k = num();
+    if (k & 1) return lists[lists.length - 1 - (k - 1) / 2];
+    const fields = k ? lists[lists.length - 1 - (k - 2) / 2].slice() : [];
+    for (let i = num(); i > 0; i--) fields.push(def());
+    lists.push(fields);
+    return fields;
+  };
+
+  const providers: ClrProviderSchema[] = [];
+  const counts: number[] = [];
+  for (let i = num(); i > 0; i--) {
+    const p: ClrProviderSchema = { name: str(num()), guid: str(num()), valueMaps: {}, bitMaps: {} };
+    counts.push(num());
+    for (let j = num(); j > 0; j--) {
+      const name = str(num());
+      p.valueMaps[name] = Object.fromEntries(body());
+    }
+    for (let j = num(); j > 0; j--) {
+      const name = str(num());
+      p.bitMaps[name] = body().map(([v, t]): [number, string] => [v, t]);
+    }
+    providers.push(p);
+  }
+
+  const events: ClrEventSchema[] = [];
+  const taskParts = new Map<string, string>();
+  const opcodeParts = new Map<string, string>();
+  const firstSymbols = new Map<string, string>();
+  let prev: ClrEventSchema | undefined;
+  let parts: string[] = [];
+  counts.forEach((count, provider) => {
+    for (; count > 0; count--) {
+      const head = num();
+      let { id, version, task, opcode, level } = prev ?? { id: 0, version: 0, task: 0, opcode: 0, level: 0 };
+      if (head === 0) version++;
+      else {
+        const z = head - 1;
+        id += z & 1 ? -(z + 1) / 2 : z / 2;
+        version = num();
+        task = num();
+        opcode = num();
+        level = num();
+        const t = num();
+        const taskPart = t ? str(t - 1) : taskParts.get(`${provider}:${task}`)!;
+        taskParts.set(`${provider}:${task}`, taskPart);
+        const o = num();
+        parts = [taskPart];
+        if (o) {
+          parts.push(o === 1 ? opcodeParts.get(`${provider}:${opcode}`)! : str(o - 2));
+          opcodeParts.set(`${provider}:${opcode}`, parts[1]);
+        }
+      }
+      const kw = num();
+      const keywords = kw ? str(kw - 1) : prev!.keywords;
+      const fields = list();
+      const group = `${provider}:${id}`;
+      const s = num();
+      const symbol = s < 10 ? symbolCandidates(firstSymbols.get(group), parts, version)[s] : str(s - 10);
+      if (!firstSymbols.has(group)) firstSymbols.set(group, symbol);
+      const name = `${providers[provider].name}/${parts.join("/")}`;
+      prev = { provider, id, version, symbol, name, task, opcode, level, keywords, fields: fields.map(copyField) };
+      events.push(prev);
+    }
+  });
+  return { providers, events };
+}
+
+const schema = /* @__PURE__ */ unpackSchema(CLR_SCHEMA_STRINGS, CLR_SCHEMA_NUMBERS);
+
+/** The providers of the .NET runtime manifest. */
+export const CLR_PROVIDERS: ClrProviderSchema[] = schema.providers;
+
+/** Every event (provider, id, version) of the .NET runtime manifest, in manifest order. */
+export const CLR_EVENTS: ClrEventSchema[] = schema.events;
+
+let indexes:
+  | { providerByGuid: Map<string, number>; byKey: Map<string, ClrEventSchema>; versionsById: Map<string, number[]>; byName: Map<string, ClrEventSchema[]> }
+  | undefined;
+
+/** The lookups, built on first use. */
+function index() {
+  if (indexes) return indexes;
+  const providerByGuid = new Map(CLR_PROVIDERS.map((p, i) => [p.guid, i]));
+  const byKey = new Map<string, ClrEventSchema>();
+  const versionsById = new Map<string, number[]>();
+  for (const e of CLR_EVENTS) {
+    byKey.set(`${e.provider}:${e.id}:${e.version}`, e);
+    const k = `${e.provider}:${e.id}`;
+    const list = versionsById.get(k) ?? [];
+    list.push(e.version);
+    versionsById.set(k, list.sort((a, b) => a - b));
+  }
+  const byName = new Map<string, ClrEventSchema[]>();
+  for (const e of CLR_EVENTS) {
+    const list = byName.get(e.name) ?? [];
+    list.push(e);
+    byName.set(e.name, list);
+  }
+  return (indexes = { providerByGuid, byKey, versionsById, byName });
 }
 
 export function clrProviderIndex(guid: string): number {
-  return providerIndexByGuid.get(guid) ?? -1;
+  return index().providerByGuid.get(guid) ?? -1;
 }
 
 /**
@@ -34,6 +194,7 @@ export function clrProviderIndex(guid: string): number {
  * newest known one (newer versions append fields; the extra bytes are ignored).
  */
 export function findClrEvent(provider: number, id: number, version: number): ClrEventSchema | undefined {
+  const { byKey, versionsById } = index();
   const exact = byKey.get(`${provider}:${id}:${version}`);
   if (exact || provider < 0) return exact;
   const versions = versionsById.get(`${provider}:${id}`);
@@ -45,7 +206,7 @@ export function findClrEvent(provider: number, id: number, version: number): Clr
 
 /** Every schema version printed under a TraceEvent name, e.g. "Microsoft-Windows-DotNETRuntime/GC/Start". */
 export function clrEventsNamed(name: string): ClrEventSchema[] {
-  return byName.get(name) ?? [];
+  return index().byName.get(name) ?? [];
 }
 
 const FIXED: Record<number, number> = {

@@ -1,4 +1,5 @@
-// Shapes of the generated .NET runtime schema (bindings/generated/clr-schema.ts).
+// Shapes of the .NET runtime schema: CLR_EVENTS and CLR_PROVIDERS, unpacked by clr-payload.ts from the
+// generated bindings/schema/generated/clr-schema.ts.
 
 export interface ClrFieldSchema {
   name: string;
