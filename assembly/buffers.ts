@@ -6,23 +6,19 @@ import {
   W_BAD_BUFFER_SIZE, W_SKIPPED_BYTES, W_TRUNCATED_BUFFER, W_BAD_FILL_OFFSET, W_DECOMPRESS_FAILED,
   W_UNSUPPORTED_COMPRESSION, W_TRAILING_GARBAGE, W_CAPACITY, W_HEADER_BUFFER_TYPE, W_BUFFER0_COMPRESSED,
   E_TOO_SHORT, E_BAD_FIRST_BUFFER, E_NO_LOGFILE_HEADER, BS_TRUNCATED, BS_SKIPPED, BS_COMPRESSED, BS_ABANDONED,
-  LH_NUMBER_OF_PROCESSORS, LH_LOG_FILE_MODE,
+  LH_NUMBER_OF_PROCESSORS, LH_LOG_FILE_MODE, BUFFER_HEADER_SIZE, MAX_BUFFER, BUFFER_FLAG_COMPRESSED,
+  BUFFER_FLAG_PROCESSOR_INDEX, LOG_FILE_MODE_COMPRESSED, COMPRESSION_XPRESS, B_FILE_OFFSET, B_SEQUENCE,
+  B_TIMESTAMP, B_FIRST_ROW, B_ROW_COUNT, B_DATA, B_DATA_LENGTH, B_BUFFER_SIZE, B_SAVED_OFFSET, B_FILLED,
+  B_PROCESSOR, B_LOGGER_ID, B_FLAGS, B_TYPE, B_STATUS, B_RAW_PROCESSOR,
 } from "./codes";
-import {
-  addBuffer, bufCount, ensureRows, warn, arenaReserve, arenaCommit, rowCount, B_FILE_OFFSET, B_SEQUENCE, B_TIMESTAMP, B_FIRST_ROW, B_ROW_COUNT, B_DATA,
-  B_DATA_LENGTH, B_BUFFER_SIZE, B_SAVED_OFFSET, B_FILLED, B_PROCESSOR, B_LOGGER_ID, B_FLAGS, B_TYPE, B_STATUS,
-  B_RAW_PROCESSOR,
-} from "./tables";
+import { addBuffer, bufCount, ensureRows, warn, arenaReserve, arenaCommit, rowCount, allocate } from "./tables";
 import { walkRecords, walkAbandoned } from "./records";
 import { xpressDecompress, xpressProduced } from "./xpress";
 import { parseLogfileHeader, logfileHeader } from "./logfile";
 
-const HDR: u32 = 0x48;
-// ntwmi.h caps ETW buffers at 16 MiB; anything past 64 MiB is corruption.
-export const MAX_BUFFER: u32 = 64 << 20;
-const FLAG_COMPRESSED: u32 = 0x40;
-const FLAG_PROC_INDEX: u32 = 0x20;
-const COMPRESSED_MODE: u32 = 0x04000000;
+const HDR: u32 = BUFFER_HEADER_SIZE;
+const FLAG_COMPRESSED: u32 = BUFFER_FLAG_COMPRESSED;
+const MAX_BUF: u32 = MAX_BUFFER;
 
 export let staging: usize = 0;
 export let stagingCap: u32 = 0;
@@ -34,22 +30,24 @@ export let fatalOffset: f64 = 0;
 let resyncing = false;
 let resyncFrom: f64 = 0;
 let resyncNonZero = false;
-let compressionFormat: u32 = 3;
+let compressionFormat: u32 = COMPRESSION_XPRESS;
 
 export function resetBuffers(cap: u32): void {
-  staging = heap.alloc(cap);
-  stagingCap = cap;
   wantBytes = 0;
   done = false;
   fatalCode = 0;
   fatalOffset = 0;
   resyncing = false;
-  compressionFormat = 3;
+  compressionFormat = COMPRESSION_XPRESS;
+  staging = allocate(cap);
+  stagingCap = staging != 0 ? cap : 0;
+  if (staging == 0) outOfMemory(cap);
 }
 
-/** Moves the staging area to `cap` bytes, keeping its first `keep` bytes. */
+/** Moves the staging area to `cap` bytes, keeping its first `keep` bytes; stops decoding if memory is exhausted. */
 export function growStaging(cap: u32, keep: u32): void {
-  let fresh = heap.alloc(cap);
+  let fresh = allocate(cap);
+  if (fresh == 0) { outOfMemory(cap); return; }
   memory.copy(fresh, staging, min<u32>(keep, cap));
   heap.free(staging);
   staging = fresh;
@@ -62,6 +60,11 @@ function fatal(code: u32, offset: f64): void {
   done = true;
 }
 
+function outOfMemory(bytes: u32): void {
+  warn(W_CAPACITY, -1, -1, -1, bytes);
+  done = true;
+}
+
 function stop(code: u32, offset: f64, detail: u32): void {
   warn(code, offset, <i32>bufCount - 1, -1, detail);
   done = true;
@@ -70,14 +73,14 @@ function stop(code: u32, offset: f64, detail: u32): void {
 /** A buffer header worth trying while scanning for the next buffer after damage. */
 function plausible(b: usize, avail: u32): bool {
   let bs = load<u32>(b);
-  if (bs < HDR || bs > MAX_BUFFER) return false;
+  if (bs < HDR || bs > MAX_BUF) return false;
   let flags = <u32>load<u16>(b, 0x34);
   if ((flags & 0xff80) != 0) return false;
   if (<u32>load<u16>(b, 0x36) > 8) return false;
   let saved = load<u32>(b, 4);
   let filled = load<u32>(b, 0x30);
   if ((flags & FLAG_COMPRESSED) != 0) {
-    return (filled >= HDR && filled <= MAX_BUFFER) || (saved >= HDR && saved <= MAX_BUFFER);
+    return (filled >= HDR && filled <= MAX_BUF) || (saved >= HDR && saved <= MAX_BUF);
   }
   let end = filled >= HDR && filled <= bs ? filled : saved >= HDR && saved <= bs ? saved : 0;
   if (end == 0) return false;
@@ -90,7 +93,7 @@ function plausible(b: usize, avail: u32): bool {
 function processorOf(raw: u32, flags: u32): u32 {
   // Windows 7 writes 0x08nn (ProcessorNumber, Alignment = 8); newer systems a 16-bit ProcessorIndex.
   let n = load<u32>(logfileHeader + LH_NUMBER_OF_PROCESSORS);
-  if ((flags & FLAG_PROC_INDEX) != 0 && (raw & 0x7ff) < n) return raw & 0x7ff;
+  if ((flags & BUFFER_FLAG_PROCESSOR_INDEX) != 0 && (raw & 0x7ff) < n) return raw & 0x7ff;
   return raw & 0xff;
 }
 
@@ -163,9 +166,9 @@ function processBuffer(b: usize, bs: u32, avail: u32, off: f64, tentative: bool)
     memory.copy(data, b + HDR, dlen);
   } else {
     status |= BS_COMPRESSED;
-    let expected = filled >= HDR && filled <= MAX_BUFFER ? filled - HDR
-      : saved >= HDR && saved <= MAX_BUFFER ? saved - HDR : 0xffffffff;
-    if (compressionFormat != 3) {
+    let expected = filled >= HDR && filled <= MAX_BUF ? filled - HDR
+      : saved >= HDR && saved <= MAX_BUF ? saved - HDR : 0xffffffff;
+    if (compressionFormat != COMPRESSION_XPRESS) {
       if (tentative) return false;
       problem = W_UNSUPPORTED_COMPRESSION;
       problemDetail = compressionFormat;
@@ -221,9 +224,9 @@ function processBuffer(b: usize, bs: u32, avail: u32, off: f64, tentative: bool)
     let size = <u32>load<u16>(data, 4);
     parseLogfileHeader(data + 0x20, size - 0x20, ((m >> 16) & 0xff) == 1 ? 4 : 8, load<i64>(data, 0x10), off);
     // Compressed files name their format in the low 16 bits of buffer 0's State (3 = XPRESS).
-    if ((load<u32>(logfileHeader + LH_LOG_FILE_MODE) & COMPRESSED_MODE) != 0) {
+    if ((load<u32>(logfileHeader + LH_LOG_FILE_MODE) & LOG_FILE_MODE_COMPRESSED) != 0) {
       let f = load<u32>(b, 0x2c) & 0xffff;
-      compressionFormat = f == 2 || f == 4 ? f : 3;
+      compressionFormat = f == 2 || f == 4 ? f : COMPRESSION_XPRESS;
     }
   }
   if (!ensureRows((dlen >> 3) + 1)) { stop(W_CAPACITY, off, dlen); return true; }
@@ -302,7 +305,7 @@ export function consume(len: u32, fileOffset: f64, atEnd: bool): u32 {
       resyncNonZero = false;
       continue;
     }
-    if (bs < HDR || bs > MAX_BUFFER) {
+    if (bs < HDR || bs > MAX_BUF) {
       if (bufCount == 0) { fatal(E_BAD_FIRST_BUFFER, off); break; }
       warn(W_BAD_BUFFER_SIZE, off, <i32>bufCount - 1, -1, bs);
       resyncing = true;

@@ -1,7 +1,7 @@
 // Typed tables for .NET runtime events: one struct-of-arrays block per (provider, id, version),
 // one column per top-level field. Numbers are stored by value; strings, GUIDs, binary blobs and
 // arrays as references (offset, length or count) into the record bytes. The field layouts come as
-// a program of u16 words built by the bindings from the generated schema (bindings/clr-tables.ts).
+// a program of u16 words built by the bindings from the generated schema (bindings/schema/clr-program.ts).
 //
 // Program of one type:  rowBytes, preRow, preStatus, nFields, nFixed, fixedEnd32, fixedEnd64, restWords,
 //                       (off32, off64, size32, size64, pre) * nFixed, field * nFields
@@ -15,16 +15,14 @@
 
 import {
   T_U8, T_I8, T_U16, T_I16, T_U32, T_I32, T_U64, T_I64, T_F32, T_F64, T_BOOL, T_PTR, T_GUID, T_FILETIME,
-  T_SYSTEMTIME, T_USTR, T_ASTR, T_BINARY, T_STRUCT, HT_EVENT_HEADER32, HT_EVENT_HEADER64,
+  T_SYSTEMTIME, T_USTR, T_ASTR, T_BINARY, T_STRUCT, HT_EVENT_HEADER32, HT_EVENT_HEADER64, CLR_DIR_STRIDE,
+  CLR_DIR_COUNT, CLR_DIR_BLOCK, CLR_DIR_CURSOR, CLR_MAX_ID, CLR_VERSIONS, CLR_STATUS_TRUNCATED,
 } from "./codes";
 import {
-  rowCount, colProvider, colHeaderType, colEventId, colVersion, colPayloadOffset, colPayloadLength,
+  rowCount, colProvider, colHeaderType, colEventId, colVersion, colPayloadOffset, colPayloadLength, allocate,
 } from "./tables";
 
 const NONE: u32 = 0xffff;
-const MAX_ID: u32 = 512;
-const VERSIONS: u32 = 8;
-export const CLR_STATUS_TRUNCATED: u8 = 1;
 
 // values of the fields of the scope being walked, for count and length references (by depth)
 const scope: usize = memory.data(8 * 64 * 4);
@@ -158,48 +156,53 @@ function walk(
   let ht = <u32>load<u8>(colHeaderType + r);
   if (ht != HT_EVENT_HEADER32 && ht != HT_EVENT_HEADER64) return -1;
   let id = <u32>load<u16>(colEventId + (r << 1));
-  if (id >= MAX_ID) return -1;
-  let v = min<u32>(<u32>load<u16>(colVersion + (r << 1)), VERSIONS - 1);
-  return <i32>load<i16>(lookup + ((((<usize>p * MAX_ID + id) * VERSIONS) + v) << 1));
+  if (id >= <u32>CLR_MAX_ID) return -1;
+  let v = min<u32>(<u32>load<u16>(colVersion + (r << 1)), CLR_VERSIONS - 1);
+  return <i32>load<i16>(lookup + ((((<usize>p * CLR_MAX_ID + id) * CLR_VERSIONS) + v) << 1));
 }
 
 /**
- * Fills the typed tables. `dir` receives per type: u32 row count, u32 block address. Returns the
- * number of rows placed in tables.
+ * Fills the typed tables. `dir` receives a CLR_DIR_STRIDE-byte entry per type. Returns the number
+ * of rows placed in tables; a type whose block cannot be allocated keeps no rows.
  */
 export function decodeClr(
   program: usize, typeStarts: usize, nTypes: u32, lookup: usize, provClr: usize, nProv: u32, dir: usize,
 ): u32 {
-  // dir, per type (12 bytes): u32 row count, u32 block address, u32 fill cursor
   let n = <usize>rowCount;
-  memory.fill(dir, 0, <usize>nTypes * 12);
+  memory.fill(dir, 0, <usize>nTypes * CLR_DIR_STRIDE);
   // pass one: count rows per type, remembering each row's type for pass two
-  let types = heap.alloc(n << 1);
+  let types = allocate(n << 1);
+  if (types == 0) return 0;
   for (let r: usize = 0; r < n; r++) {
     let t = typeOf(r, lookup, provClr, nProv);
     store<i16>(types + (r << 1), <i16>t);
-    if (t >= 0) store<u32>(dir + <usize>t * 12, load<u32>(dir + <usize>t * 12) + 1);
+    if (t >= 0) {
+      let d = dir + <usize>t * CLR_DIR_STRIDE + CLR_DIR_COUNT;
+      store<u32>(d, load<u32>(d) + 1);
+    }
   }
   let placed: u32 = 0;
   for (let t: u32 = 0; t < nTypes; t++) {
-    let d = dir + <usize>t * 12;
-    let count = load<u32>(d);
+    let d = dir + <usize>t * CLR_DIR_STRIDE;
+    let count = load<u32>(d + CLR_DIR_COUNT);
     if (count == 0) continue;
     let prog = program + (<usize>load<u32>(typeStarts + (<usize>t << 2)) << 1);
     let bytes = <usize>count * <usize>load<u16>(prog);
-    let block = heap.alloc(bytes);
+    let block = allocate(bytes);
+    if (block == 0) { store<u32>(d + CLR_DIR_COUNT, 0); continue; }
     memory.fill(block, 0, bytes);
-    store<u32>(d, <u32>block, 4);
+    store<u32>(d + CLR_DIR_BLOCK, <u32>block);
     placed += count;
   }
   for (let r: usize = 0; r < n; r++) {
     let t = <i32>load<i16>(types + (r << 1));
     if (t < 0) continue;
-    let d = dir + <usize>t * 12;
-    let count = load<u32>(d);
-    let block = <usize>load<u32>(d, 4);
-    let i = load<u32>(d, 8);
-    store<u32>(d, i + 1, 8);
+    let d = dir + <usize>t * CLR_DIR_STRIDE;
+    let count = load<u32>(d + CLR_DIR_COUNT);
+    if (count == 0) continue;
+    let block = <usize>load<u32>(d + CLR_DIR_BLOCK);
+    let i = load<u32>(d + CLR_DIR_CURSOR);
+    store<u32>(d + CLR_DIR_CURSOR, i + 1);
     let prog = program + (<usize>load<u32>(typeStarts + (<usize>t << 2)) << 1);
     let preRow = <usize>load<u16>(prog, 2);
     let preStatus = <usize>load<u16>(prog, 4);
@@ -239,7 +242,7 @@ export function decodeClr(
     } else {
       walk(fields, nFields, pos, end, ptr, block, count, i, 0, 0);
     }
-    if (truncated) store<u8>(block + <usize>count * preStatus + <usize>i, CLR_STATUS_TRUNCATED);
+    if (truncated) store<u8>(block + <usize>count * preStatus + <usize>i, <u8>CLR_STATUS_TRUNCATED);
   }
   heap.free(types);
   return placed;

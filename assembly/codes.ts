@@ -40,6 +40,101 @@ export const BS_SKIPPED = 2; // records not decoded (corrupt compression, unsupp
 export const BS_COMPRESSED = 4;
 export const BS_ABANDONED = 8; // a bad record ended the walk early
 
+// ---- on-disk values both cores read ----
+export const BUFFER_HEADER_SIZE = 0x48; // WMI_BUFFER_HEADER: records start here
+export const MAX_BUFFER = 64 << 20; // ntwmi.h caps ETW buffers at 16 MiB; anything past 64 MiB is corruption
+export const BUFFER_FLAG_PROCESSOR_INDEX = 0x20; // ClientContext holds a 16-bit ProcessorIndex
+export const BUFFER_FLAG_COMPRESSED = 0x40;
+export const LOG_FILE_MODE_COMPRESSED = 0x04000000;
+export const COMPRESSION_XPRESS = 3; // COMPRESSION_FORMAT_XPRESS (the default when none is named)
+
+// ---- limits both cores keep ----
+export const MEMORY_MAX_PAGES = 65536; // 64 KiB pages: addresses are u32
+export const MAX_BLOCK = 960 << 20; // largest block asked of the allocator (its own limit is just under 1 GiB)
+export const MAX_ROWS = 120 << 20; // event and extended-item rows: the widest column (8 bytes) stays under MAX_BLOCK
+export const MAX_SEGMENT = 64 << 20; // arena segments double up to this size
+export const FIRST_SEGMENT = 1 << 20;
+export const MAX_EXT_ITEMS = 32; // extended items taken per record
+export const MAX_WARNINGS = 10000; // warnings kept (all are counted)
+export const MAX_PROVIDERS = 65535; // provider indices are u16
+export const MAX_EVENT_TYPES = 65535; // event type indices are u16; EVENT_TYPE_NONE marks rows beyond
+
+// ---- table directory: u32 slots filled by directory(), each an address or a count ----
+export const DIR_ROW_COUNT = 0;
+export const DIR_TIMESTAMP = 1; // i64 raw clock
+export const DIR_KEYWORDS = 2; // u64
+export const DIR_PID = 3; // u32, 0xFFFFFFFF when the header has none
+export const DIR_TID = 4; // u32, 0xFFFFFFFF when the header has none
+export const DIR_PAYLOAD_OFFSET = 5; // u32 address of the user data
+export const DIR_PAYLOAD_LENGTH = 6; // u16
+export const DIR_HEADER_LENGTH = 7; // u16 bytes from record start to user data
+export const DIR_PROVIDER = 8; // u16 index into the provider table
+export const DIR_EVENT_ID = 9; // u16
+export const DIR_TASK = 10; // u16
+export const DIR_FLAGS = 11; // u16 header flags (low 12 bits) | decoder status (F_*)
+export const DIR_PROCESSOR = 12; // u16
+export const DIR_VERSION = 13; // u16
+export const DIR_OPCODE = 14; // u8
+export const DIR_LEVEL = 15; // u8
+export const DIR_HEADER_TYPE = 16; // u8 HT_*
+export const DIR_CHANNEL = 17; // u8
+export const DIR_EXT_COUNT = 18;
+export const DIR_EXT_ROW = 19; // u32 event row, ascending
+export const DIR_EXT_TYPE = 20; // u16 EVENT_HEADER_EXT_TYPE_*
+export const DIR_EXT_SIZE = 21; // u16 data bytes
+export const DIR_EXT_OFFSET = 22; // u32 address of the item data
+export const DIR_BUF_COUNT = 23;
+export const DIR_BUF_TABLE = 24; // BUF_STRIDE-byte structs
+export const DIR_WARN_COUNT = 25; // kept
+export const DIR_WARN_TOTAL = 26; // seen
+export const DIR_WARN_TABLE = 27; // WARN_STRIDE-byte structs
+export const DIR_PROV_COUNT = 28;
+export const DIR_PROV_TABLE = 29; // PROV_STRIDE-byte structs
+export const DIR_LOGFILE = 30; // LH_SIZE-byte struct
+export const DIR_SLOTS = 31;
+
+// ---- buffer struct (BUF_STRIDE bytes per buffer) ----
+export const BUF_STRIDE = 64;
+export const B_FILE_OFFSET = 0; // f64
+export const B_SEQUENCE = 8; // i64
+export const B_TIMESTAMP = 16; // i64
+export const B_FIRST_ROW = 24; // u32
+export const B_ROW_COUNT = 28; // u32
+export const B_DATA = 32; // u32 address of the record area (buffer offset 0x48)
+export const B_DATA_LENGTH = 36; // u32 bytes of records (decompressed)
+export const B_BUFFER_SIZE = 40; // u32 bytes on disk
+export const B_SAVED_OFFSET = 44; // u32
+export const B_FILLED = 48; // u32 ("Offset" @0x30)
+export const B_PROCESSOR = 52; // u16
+export const B_LOGGER_ID = 54; // u16
+export const B_FLAGS = 56; // u16 BufferFlag
+export const B_TYPE = 58; // u16 BufferType
+export const B_STATUS = 60; // u16 decoder status (BS_*)
+export const B_RAW_PROCESSOR = 62; // u16 ClientContext as read
+
+// ---- warning struct (WARN_STRIDE bytes per warning) ----
+export const WARN_STRIDE = 32;
+export const WARN_FILE_OFFSET = 0; // f64, -1 when none
+export const WARN_CODE = 8; // u32 W_*
+export const WARN_BUFFER = 12; // i32 buffer index, -1 when none
+export const WARN_RECORD_OFFSET = 16; // i32 offset in the buffer, -1 when none
+export const WARN_DETAIL = 20; // u32; bytes 24..31 are zero
+
+// ---- provider struct (PROV_STRIDE bytes per provider) ----
+export const PROV_STRIDE = 32;
+export const PROV_GUID = 0; // 16 bytes in memory order
+export const PROV_GROUP = 16; // u16 kernel group byte, 0xFFFF when none
+export const PROV_KIND = 18; // u8 PK_*
+
+// ---- typed .NET runtime tables ----
+export const CLR_DIR_STRIDE = 12; // directory entry per schema event
+export const CLR_DIR_COUNT = 0; // u32 rows
+export const CLR_DIR_BLOCK = 4; // u32 address of the block
+export const CLR_DIR_CURSOR = 8; // u32 rows placed (equals CLR_DIR_COUNT when done)
+export const CLR_MAX_ID = 512; // the type lookup covers event ids below this
+export const CLR_VERSIONS = 8; // ... and versions below this (higher ones use the last)
+export const CLR_STATUS_TRUNCATED = 1; // status cell: the payload ended before the schema did
+
 // ---- record header types (byte 2 of the marker); MESSAGE is reported as 0x0F ----
 export const HT_SYSTEM32 = 0x01;
 export const HT_SYSTEM64 = 0x02;
@@ -85,12 +180,13 @@ export const LH_BOOT_TIME = 72;
 export const LH_PERF_FREQ = 80;
 export const LH_START_TIME = 88;
 export const LH_HEADER_TIMESTAMP = 96; // i64 raw timestamp of the header record (the clock anchor)
-export const LH_TIME_ZONE = 104; // u32 address of TIME_ZONE_INFORMATION (172 bytes) or 0
+export const LH_TIME_ZONE = 104; // u32 address of TIME_ZONE_INFORMATION (TIME_ZONE_BYTES) or 0
 export const LH_LOGGER_NAME = 108; // u32 address of UTF-16 chars
 export const LH_LOGGER_NAME_CHARS = 112; // u32
 export const LH_LOG_FILE_NAME = 116;
 export const LH_LOG_FILE_NAME_CHARS = 120;
 export const LH_SIZE = 128;
+export const TIME_ZONE_BYTES = 172; // TIME_ZONE_INFORMATION
 
 // ---- CLR payload field types (generated schema and payload walkers) ----
 export const T_U8 = 1;

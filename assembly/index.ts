@@ -4,7 +4,13 @@ import * as tables from "./tables";
 import * as buffers from "./buffers";
 import * as providers from "./providers";
 import { logfileHeader } from "./logfile";
-import { LH_SIZE } from "./codes";
+import {
+  LH_SIZE, DIR_SLOTS, DIR_ROW_COUNT, DIR_TIMESTAMP, DIR_KEYWORDS, DIR_PID, DIR_TID, DIR_PAYLOAD_OFFSET,
+  DIR_PAYLOAD_LENGTH, DIR_HEADER_LENGTH, DIR_PROVIDER, DIR_EVENT_ID, DIR_TASK, DIR_FLAGS, DIR_PROCESSOR, DIR_VERSION,
+  DIR_OPCODE, DIR_LEVEL, DIR_HEADER_TYPE, DIR_CHANNEL, DIR_EXT_COUNT, DIR_EXT_ROW, DIR_EXT_TYPE, DIR_EXT_SIZE,
+  DIR_EXT_OFFSET, DIR_BUF_COUNT, DIR_BUF_TABLE, DIR_WARN_COUNT, DIR_WARN_TOTAL, DIR_WARN_TABLE, DIR_PROV_COUNT,
+  DIR_PROV_TABLE, DIR_LOGFILE,
+} from "./codes";
 import { xpressDecompress, xpressProduced } from "./xpress";
 
 export { consume, growStaging } from "./buffers";
@@ -51,43 +57,46 @@ export function finish(): void {
   }
 }
 
-// Layout of the table directory (u32 slots) that `directory()` fills for the bindings.
-const DIR: usize = memory.data(4 * 40);
+// The table directory: DIR_SLOTS u32 slots that `directory()` fills for the bindings.
+const DIR: usize = memory.data(4 * DIR_SLOTS);
 
-/** Addresses and counts of every output table, as u32 slots (order: bindings/wasm-engine.ts). Allocates nothing. */
+@inline function slot(index: i32, value: usize): void {
+  store<u32>(DIR + (<usize>index << 2), <u32>value);
+}
+
+/** Addresses and counts of every output table, at the DIR_* slots (assembly/codes.ts). Allocates nothing. */
 export function directory(): usize {
-  let i: usize = 0;
-  store<u32>(DIR + (i++ << 2), tables.rowCount);
-  store<u32>(DIR + (i++ << 2), <u32>tables.colTimestamp);
-  store<u32>(DIR + (i++ << 2), <u32>tables.colKeywords);
-  store<u32>(DIR + (i++ << 2), <u32>tables.colPid);
-  store<u32>(DIR + (i++ << 2), <u32>tables.colTid);
-  store<u32>(DIR + (i++ << 2), <u32>tables.colPayloadOffset);
-  store<u32>(DIR + (i++ << 2), <u32>tables.colPayloadLength);
-  store<u32>(DIR + (i++ << 2), <u32>tables.colHeaderLength);
-  store<u32>(DIR + (i++ << 2), <u32>tables.colProvider);
-  store<u32>(DIR + (i++ << 2), <u32>tables.colEventId);
-  store<u32>(DIR + (i++ << 2), <u32>tables.colTask);
-  store<u32>(DIR + (i++ << 2), <u32>tables.colFlags);
-  store<u32>(DIR + (i++ << 2), <u32>tables.colProcessor);
-  store<u32>(DIR + (i++ << 2), <u32>tables.colVersion);
-  store<u32>(DIR + (i++ << 2), <u32>tables.colOpcode);
-  store<u32>(DIR + (i++ << 2), <u32>tables.colLevel);
-  store<u32>(DIR + (i++ << 2), <u32>tables.colHeaderType);
-  store<u32>(DIR + (i++ << 2), <u32>tables.colChannel);
-  store<u32>(DIR + (i++ << 2), tables.extCount);
-  store<u32>(DIR + (i++ << 2), <u32>tables.colExtRow);
-  store<u32>(DIR + (i++ << 2), <u32>tables.colExtType);
-  store<u32>(DIR + (i++ << 2), <u32>tables.colExtSize);
-  store<u32>(DIR + (i++ << 2), <u32>tables.colExtOffset);
-  store<u32>(DIR + (i++ << 2), tables.bufCount);
-  store<u32>(DIR + (i++ << 2), <u32>tables.bufTable);
-  store<u32>(DIR + (i++ << 2), tables.warnCount);
-  store<u32>(DIR + (i++ << 2), tables.warnTotal);
-  store<u32>(DIR + (i++ << 2), <u32>tables.warnTable);
-  store<u32>(DIR + (i++ << 2), providers.provCount);
-  store<u32>(DIR + (i++ << 2), <u32>providers.provTable);
-  store<u32>(DIR + (i++ << 2), <u32>logfileHeader);
+  slot(DIR_ROW_COUNT, tables.rowCount);
+  slot(DIR_TIMESTAMP, tables.colTimestamp);
+  slot(DIR_KEYWORDS, tables.colKeywords);
+  slot(DIR_PID, tables.colPid);
+  slot(DIR_TID, tables.colTid);
+  slot(DIR_PAYLOAD_OFFSET, tables.colPayloadOffset);
+  slot(DIR_PAYLOAD_LENGTH, tables.colPayloadLength);
+  slot(DIR_HEADER_LENGTH, tables.colHeaderLength);
+  slot(DIR_PROVIDER, tables.colProvider);
+  slot(DIR_EVENT_ID, tables.colEventId);
+  slot(DIR_TASK, tables.colTask);
+  slot(DIR_FLAGS, tables.colFlags);
+  slot(DIR_PROCESSOR, tables.colProcessor);
+  slot(DIR_VERSION, tables.colVersion);
+  slot(DIR_OPCODE, tables.colOpcode);
+  slot(DIR_LEVEL, tables.colLevel);
+  slot(DIR_HEADER_TYPE, tables.colHeaderType);
+  slot(DIR_CHANNEL, tables.colChannel);
+  slot(DIR_EXT_COUNT, tables.extCount);
+  slot(DIR_EXT_ROW, tables.colExtRow);
+  slot(DIR_EXT_TYPE, tables.colExtType);
+  slot(DIR_EXT_SIZE, tables.colExtSize);
+  slot(DIR_EXT_OFFSET, tables.colExtOffset);
+  slot(DIR_BUF_COUNT, tables.bufCount);
+  slot(DIR_BUF_TABLE, tables.bufTable);
+  slot(DIR_WARN_COUNT, tables.warnCount);
+  slot(DIR_WARN_TOTAL, tables.warnTotal);
+  slot(DIR_WARN_TABLE, tables.warnTable);
+  slot(DIR_PROV_COUNT, providers.provCount);
+  slot(DIR_PROV_TABLE, providers.provTable);
+  slot(DIR_LOGFILE, logfileHeader);
   return DIR;
 }
 
@@ -100,8 +109,9 @@ export function decompress(src: usize, srcLen: u32, dst: usize, expected: u32): 
   return xpressDecompress(src, srcLen, dst, expected) ? <i32>expected : -1 - <i32>xpressProduced;
 }
 
+/** A block for the bindings, or 0 when memory is exhausted. */
 export function alloc(size: usize): usize {
-  return heap.alloc(size);
+  return tables.allocate(size);
 }
 
 export function free(ptr: usize): void {

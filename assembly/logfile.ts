@@ -7,6 +7,7 @@ import {
   LH_CPU_SPEED, LH_RESERVED_FLAGS, LH_BUFFERS_LOST, LH_RECORD_POINTER_SIZE, LH_END_TIME, LH_BOOT_TIME,
   LH_PERF_FREQ, LH_START_TIME, LH_HEADER_TIMESTAMP, LH_TIME_ZONE, LH_LOGGER_NAME, LH_LOGGER_NAME_CHARS,
   LH_LOG_FILE_NAME, LH_LOG_FILE_NAME_CHARS, LH_SIZE, W_LOGFILE_HEADER_SHORT, W_POINTER_SIZE_MISMATCH,
+  BUFFER_HEADER_SIZE, TIME_ZONE_BYTES,
 } from "./codes";
 import { warn } from "./tables";
 
@@ -41,7 +42,7 @@ export function parseLogfileHeader(
   // take the size for which the fixed part plus the two names fill the payload.
   let ptr = headerPointerSize;
   if ((stored == 4 || stored == 8) && stored != ptr) {
-    warn(W_POINTER_SIZE_MISMATCH, fileOffset, 0, 0x48, stored);
+    warn(W_POINTER_SIZE_MISMATCH, fileOffset, 0, BUFFER_HEADER_SIZE, stored);
     let fixedOther: u32 = stored == 8 ? 0x118 : 0x110;
     if (len >= fixedOther + 4) {
       let p = payload + fixedOther;
@@ -51,7 +52,7 @@ export function parseLogfileHeader(
     }
   }
   let fixed: u32 = ptr == 8 ? 0x118 : 0x110;
-  if (len < fixed) warn(W_LOGFILE_HEADER_SHORT, fileOffset, 0, 0x48, len);
+  if (len < fixed) warn(W_LOGFILE_HEADER_SHORT, fileOffset, 0, BUFFER_HEADER_SIZE, len);
   let extra: u32 = ptr == 8 ? 8 : 0; // two pointer-sized name slots before the time zone
   store<u32>(h + LH_PRESENT, min<u32>(len, fixed));
   store<u32>(h + LH_BUFFER_SIZE, u32At(payload, 0x00, end));
@@ -68,7 +69,7 @@ export function parseLogfileHeader(
   store<u32>(h + LH_EVENTS_LOST, u32At(payload, 0x30, end));
   store<u32>(h + LH_CPU_SPEED, u32At(payload, 0x34, end));
   store<u32>(h + LH_RECORD_POINTER_SIZE, ptr);
-  if (payload + 0x40 + extra + 172 <= end) store<u32>(h + LH_TIME_ZONE, <u32>(payload + 0x40 + extra));
+  if (payload + 0x40 + extra + TIME_ZONE_BYTES <= end) store<u32>(h + LH_TIME_ZONE, <u32>(payload + 0x40 + extra));
   store<i64>(h + LH_BOOT_TIME, i64At(payload, 0xf0 + extra, end));
   store<i64>(h + LH_PERF_FREQ, i64At(payload, 0xf8 + extra, end));
   store<i64>(h + LH_START_TIME, i64At(payload, 0x100 + extra, end));

@@ -1,11 +1,8 @@
-// Provider table: one 32-byte entry per distinct provider identity, found through an open-addressing
-// hash on the 16 GUID bytes. Kernel groups (no GUID on disk) map to their conventional GUIDs.
+// Provider table: one PROV_STRIDE-byte entry per distinct provider identity, found through an
+// open-addressing hash on the 16 GUID bytes. Kernel groups (no GUID on disk) map to their conventional GUIDs.
 
-import { PK_KERNEL_GROUP, PK_NONE } from "./codes";
-import { resize } from "./tables";
-
-export const PROV_STRIDE: u32 = 32; // guid[16], u16 group (0xFFFF none), u8 kind
-const MAX_PROVIDERS: u32 = 65535;
+import { PK_KERNEL_GROUP, PK_NONE, PROV_STRIDE, PROV_GUID, PROV_GROUP, PROV_KIND, MAX_PROVIDERS } from "./codes";
+import { allocate, resize } from "./tables";
 
 export let provCount: u32 = 0;
 let provCap: u32 = 0;
@@ -78,15 +75,19 @@ export function initProviders(): void {
   return <u32>(h >> 32);
 }
 
-function rehash(newSize: u32): void {
+/** Moves the index to `newSize` slots; false (the old index kept) when memory is exhausted. */
+function rehash(newSize: u32): bool {
+  let slots = allocate(<usize>newSize << 2);
+  if (slots == 0) return false;
   if (hashSlots != 0) heap.free(hashSlots);
-  hashSlots = heap.alloc(<usize>newSize << 2);
+  hashSlots = slots;
   memory.fill(hashSlots, 0, <usize>newSize << 2);
   hashMask = newSize - 1;
   for (let i: u32 = 0; i < provCount; i++) {
-    let p = provTable + <usize>i * PROV_STRIDE;
+    let p = provTable + <usize>i * PROV_STRIDE + PROV_GUID;
     insertSlot(load<u64>(p), load<u64>(p, 8), i);
   }
+  return true;
 }
 
 function insertSlot(lo: u64, hi: u64, index: u32): void {
@@ -96,21 +97,25 @@ function insertSlot(lo: u64, hi: u64, index: u32): void {
 }
 
 function addProvider(lo: u64, hi: u64, group: u32, kind: u32): i32 {
-  if (provCount >= MAX_PROVIDERS) return -1;
+  if (provCount >= <u32>MAX_PROVIDERS) return -1;
   if (provCount >= provCap) {
-    provCap = max<u32>(provCap << 1, 64);
-    provTable = resize(provTable, <usize>provCap * PROV_STRIDE);
+    let cap = max<u32>(provCap << 1, 64);
+    let t = resize(provTable, <usize>cap * PROV_STRIDE);
+    if (t == 0) return -1;
+    provTable = t;
+    provCap = cap;
   }
+  // Keep the index under half full: grow it before the entry goes in.
+  if (hashSlots == 0) { if (!rehash(256)) return -1; }
+  else if (((provCount + 1) << 1) > hashMask && !rehash((hashMask + 1) << 1)) return -1;
   let i = provCount++;
   let p = provTable + <usize>i * PROV_STRIDE;
   memory.fill(p, 0, PROV_STRIDE);
-  store<u64>(p, lo);
-  store<u64>(p, hi, 8);
-  store<u16>(p, <u16>group, 16);
-  store<u8>(p, <u8>kind, 18);
-  if (hashSlots == 0) rehash(256);
-  else if ((provCount << 1) > hashMask) rehash((hashMask + 1) << 1);
-  else insertSlot(lo, hi, i);
+  store<u64>(p + PROV_GUID, lo);
+  store<u64>(p + PROV_GUID, hi, 8);
+  store<u16>(p + PROV_GROUP, <u16>group);
+  store<u8>(p + PROV_KIND, <u8>kind);
+  insertSlot(lo, hi, i);
   return <i32>i;
 }
 
@@ -123,7 +128,7 @@ export function providerByGuid(lo: u64, hi: u64, kind: u32, group: u32): i32 {
     while (true) {
       let v = load<u32>(hashSlots + (<usize>s << 2));
       if (v == 0) break;
-      let p = provTable + <usize>(v - 1) * PROV_STRIDE;
+      let p = provTable + <usize>(v - 1) * PROV_STRIDE + PROV_GUID;
       if (load<u64>(p) == lo && load<u64>(p, 8) == hi) {
         found = <i32>(v - 1);
         break;

@@ -5,7 +5,7 @@
 import {
   W_RECORD_SIZE_ZERO, W_RECORD_TOO_SMALL, W_RECORD_OVERRUNS, W_OPAQUE_RECORD, W_CORRUPT_MARKER,
   W_EXT_ITEMS_MALFORMED, W_MESSAGE_TRUNCATED, F_NO_PROCESS_INFO, F_TIMESTAMP_INHERITED, F_EXT_MALFORMED,
-  F_OPAQUE, F_HEADER_FLAGS_MASK, HT_MESSAGE, PK_GUID,
+  F_OPAQUE, F_HEADER_FLAGS_MASK, HT_MESSAGE, PK_GUID, BUFFER_HEADER_SIZE, MAX_EXT_ITEMS,
 } from "./codes";
 import {
   rowCount, colTimestamp, colKeywords, colPid, colTid, colPayloadOffset, colPayloadLength, colHeaderLength,
@@ -15,7 +15,6 @@ import {
 import * as tables from "./tables";
 import { providerByGuid, providerByHook, providerNone } from "./providers";
 
-const MAX_EXT_ITEMS: u32 = 32;
 const NONE32: u32 = 0xffffffff;
 
 // context of the buffer being walked, for warnings
@@ -58,12 +57,12 @@ function emitOpaque(rec: usize, pos: u32, size: u32, ts: i64, processor: u32, ht
 }
 
 function recordWarning(code: u32, pos: u32, detail: u32): void {
-  warn(code, ctxFileOffset, ctxBuffer, <i32>(pos + 0x48), detail);
+  warn(code, ctxFileOffset, ctxBuffer, <i32>(pos + BUFFER_HEADER_SIZE), detail);
 }
 
 /**
- * Walks `len` bytes of records at `base` (buffer offset 0x48). Returns the timestamp of the last
- * record, which records without a timestamp of their own inherit.
+ * Walks `len` bytes of records at `base` (buffer offset 0x48). Records without a timestamp of their
+ * own take the previous record's (the buffer's for the first).
  */
 export function walkRecords(
   base: usize, len: u32, processor: u32, bufferTimestamp: i64, fileOffset: f64, bufferIndex: i32,
@@ -127,7 +126,7 @@ export function walkRecords(
           if (!ensureExt(MAX_EXT_ITEMS)) { flags |= F_EXT_MALFORMED; }
           else {
             while (true) {
-              if (n >= MAX_EXT_ITEMS || hl + 8 > size) { flags |= F_EXT_MALFORMED; break; }
+              if (n >= <u32>MAX_EXT_ITEMS || hl + 8 > size) { flags |= F_EXT_MALFORMED; break; }
               let item = rec + hl;
               let extType = <u32>load<u16>(item, 2);
               let link = <u32>load<u16>(item, 4);

@@ -1,9 +1,12 @@
 // Output tables in linear memory. Every table grows by doubling before a buffer is walked, so the
 // per-record path never allocates: it only stores into space reserved for the whole buffer.
 
-import { W_CAPACITY } from "./codes";
+import {
+  W_CAPACITY, MEMORY_MAX_PAGES, MAX_BLOCK, MAX_ROWS, MAX_SEGMENT, FIRST_SEGMENT, MAX_WARNINGS, BUF_STRIDE,
+  WARN_STRIDE, WARN_FILE_OFFSET, WARN_CODE, WARN_BUFFER, WARN_RECORD_OFFSET, WARN_DETAIL,
+} from "./codes";
 
-// ---- event table: one row per record, struct of arrays (48 bytes a row) ----
+// ---- event table: one row per record, struct of arrays (48 bytes a row; DIR_* slots) ----
 export let rowCount: u32 = 0;
 export let rowCap: u32 = 0;
 export let colTimestamp: usize = 0; // i64 raw clock
@@ -24,16 +27,27 @@ export let colLevel: usize = 0; // u8
 export let colHeaderType: usize = 0; // u8
 export let colChannel: usize = 0; // u8
 
-// Largest block the allocator hands out is just under 1 GiB; the widest column has 8-byte cells.
-const MAX_ROWS: u32 = 120 << 20;
-
-/** heap.realloc that also takes a null pointer (the allocator's realloc does not). */
-export function resize(ptr: usize, bytes: usize): usize {
-  return ptr == 0 ? heap.alloc(bytes) : heap.realloc(ptr, bytes);
+/**
+ * Whether the allocator can take `bytes` more without trapping: it traps when memory cannot grow.
+ * It rounds a request up by at most 1/16 and adds block headers; growing takes whole pages.
+ */
+function fits(bytes: usize): bool {
+  let pages = (<u64>bytes + (<u64>bytes >> 4) + 0x1ffff) >> 16;
+  return <u64>memory.size() + pages <= <u64>MEMORY_MAX_PAGES;
 }
 
-function growCol(ptr: usize, cell: u32, cap: u32): usize {
-  return resize(ptr, <usize>cap * cell);
+/** heap.alloc that returns 0 instead of trapping when memory is exhausted. */
+export function allocate(bytes: usize): usize {
+  return fits(bytes) ? heap.alloc(bytes) : 0;
+}
+
+/**
+ * heap.realloc that also takes a null pointer (the allocator's realloc does not). Returns 0, the
+ * block left as it was, when memory is exhausted.
+ */
+export function resize(ptr: usize, bytes: usize): usize {
+  if (!fits(bytes)) return 0;
+  return ptr == 0 ? heap.alloc(bytes) : heap.realloc(ptr, bytes);
 }
 
 /** Reserve room for `extra` more rows. Returns false when the table cannot grow any further. */
@@ -42,24 +56,27 @@ export function ensureRows(extra: u32): bool {
   if (need <= <u64>rowCap) return true;
   if (need > <u64>MAX_ROWS) return false;
   let cap = max<u32>(rowCap << 1, max<u32>(<u32>need, 4096));
-  if (cap > MAX_ROWS) cap = MAX_ROWS;
-  colTimestamp = growCol(colTimestamp, 8, cap);
-  colKeywords = growCol(colKeywords, 8, cap);
-  colPid = growCol(colPid, 4, cap);
-  colTid = growCol(colTid, 4, cap);
-  colPayloadOffset = growCol(colPayloadOffset, 4, cap);
-  colPayloadLength = growCol(colPayloadLength, 2, cap);
-  colHeaderLength = growCol(colHeaderLength, 2, cap);
-  colProvider = growCol(colProvider, 2, cap);
-  colEventId = growCol(colEventId, 2, cap);
-  colTask = growCol(colTask, 2, cap);
-  colFlags = growCol(colFlags, 2, cap);
-  colProcessor = growCol(colProcessor, 2, cap);
-  colVersion = growCol(colVersion, 2, cap);
-  colOpcode = growCol(colOpcode, 1, cap);
-  colLevel = growCol(colLevel, 1, cap);
-  colHeaderType = growCol(colHeaderType, 1, cap);
-  colChannel = growCol(colChannel, 1, cap);
+  if (cap > <u32>MAX_ROWS) cap = MAX_ROWS;
+  // A column that grew before one that could not is merely larger than rowCap.
+  let c = <usize>cap;
+  let p: usize;
+  if ((p = resize(colTimestamp, c << 3)) == 0) return false; colTimestamp = p;
+  if ((p = resize(colKeywords, c << 3)) == 0) return false; colKeywords = p;
+  if ((p = resize(colPid, c << 2)) == 0) return false; colPid = p;
+  if ((p = resize(colTid, c << 2)) == 0) return false; colTid = p;
+  if ((p = resize(colPayloadOffset, c << 2)) == 0) return false; colPayloadOffset = p;
+  if ((p = resize(colPayloadLength, c << 1)) == 0) return false; colPayloadLength = p;
+  if ((p = resize(colHeaderLength, c << 1)) == 0) return false; colHeaderLength = p;
+  if ((p = resize(colProvider, c << 1)) == 0) return false; colProvider = p;
+  if ((p = resize(colEventId, c << 1)) == 0) return false; colEventId = p;
+  if ((p = resize(colTask, c << 1)) == 0) return false; colTask = p;
+  if ((p = resize(colFlags, c << 1)) == 0) return false; colFlags = p;
+  if ((p = resize(colProcessor, c << 1)) == 0) return false; colProcessor = p;
+  if ((p = resize(colVersion, c << 1)) == 0) return false; colVersion = p;
+  if ((p = resize(colOpcode, c)) == 0) return false; colOpcode = p;
+  if ((p = resize(colLevel, c)) == 0) return false; colLevel = p;
+  if ((p = resize(colHeaderType, c)) == 0) return false; colHeaderType = p;
+  if ((p = resize(colChannel, c)) == 0) return false; colChannel = p;
   rowCap = cap;
   return true;
 }
@@ -77,34 +94,17 @@ export function ensureExt(extra: u32): bool {
   if (need <= <u64>extCap) return true;
   if (need > <u64>MAX_ROWS) return false;
   let cap = max<u32>(extCap << 1, max<u32>(<u32>need, 256));
-  colExtRow = growCol(colExtRow, 4, cap);
-  colExtType = growCol(colExtType, 2, cap);
-  colExtSize = growCol(colExtSize, 2, cap);
-  colExtOffset = growCol(colExtOffset, 4, cap);
+  let c = <usize>cap;
+  let p: usize;
+  if ((p = resize(colExtRow, c << 2)) == 0) return false; colExtRow = p;
+  if ((p = resize(colExtType, c << 1)) == 0) return false; colExtType = p;
+  if ((p = resize(colExtSize, c << 1)) == 0) return false; colExtSize = p;
+  if ((p = resize(colExtOffset, c << 2)) == 0) return false; colExtOffset = p;
   extCap = cap;
   return true;
 }
 
-// ---- buffer table: array of 64-byte structs ----
-export const BUF_STRIDE: u32 = 64;
-// field offsets
-export const B_FILE_OFFSET: u32 = 0; // f64
-export const B_SEQUENCE: u32 = 8; // i64
-export const B_TIMESTAMP: u32 = 16; // i64
-export const B_FIRST_ROW: u32 = 24; // u32
-export const B_ROW_COUNT: u32 = 28; // u32
-export const B_DATA: u32 = 32; // u32 address of the record area (buffer offset 0x48)
-export const B_DATA_LENGTH: u32 = 36; // u32 bytes of records (decompressed)
-export const B_BUFFER_SIZE: u32 = 40; // u32 bytes on disk
-export const B_SAVED_OFFSET: u32 = 44; // u32
-export const B_FILLED: u32 = 48; // u32 ("Offset" @0x30)
-export const B_PROCESSOR: u32 = 52; // u16
-export const B_LOGGER_ID: u32 = 54; // u16
-export const B_FLAGS: u32 = 56; // u16 BufferFlag
-export const B_TYPE: u32 = 58; // u16 BufferType
-export const B_STATUS: u32 = 60; // u16 decoder status (BS_*)
-export const B_RAW_PROCESSOR: u32 = 62; // u16 ClientContext as read
-
+// ---- buffer table: array of BUF_STRIDE-byte structs (B_* offsets) ----
 export let bufCount: u32 = 0;
 let bufCap: u32 = 0;
 export let bufTable: usize = 0;
@@ -113,8 +113,10 @@ export let bufTable: usize = 0;
 export function addBuffer(): usize {
   if (bufCount >= bufCap) {
     let cap = max<u32>(bufCap << 1, 64);
-    if (<u64>cap * BUF_STRIDE > <u64>(960 << 20)) return 0;
-    bufTable = resize(bufTable, <usize>cap * BUF_STRIDE);
+    if (<u64>cap * BUF_STRIDE > <u64>MAX_BLOCK) return 0;
+    let p = resize(bufTable, <usize>cap * BUF_STRIDE);
+    if (p == 0) return 0;
+    bufTable = p;
     bufCap = cap;
   }
   let p = bufTable + <usize>bufCount * BUF_STRIDE;
@@ -123,24 +125,25 @@ export function addBuffer(): usize {
   return p;
 }
 
-// ---- warnings: array of 32-byte structs, the first MAX_WARNINGS kept, all counted ----
-export const WARN_STRIDE: u32 = 32;
-const MAX_WARNINGS: u32 = 10000;
+// ---- warnings: array of WARN_STRIDE-byte structs, the first MAX_WARNINGS kept, all counted ----
 export let warnCount: u32 = 0; // kept
 export let warnTotal: u32 = 0; // seen
 export let warnTable: usize = 0;
 
 export function warn(code: u32, fileOffset: f64, buffer: i32, recordOffset: i32, detail: u32): void {
   warnTotal++;
-  if (warnCount >= MAX_WARNINGS) return;
-  if (warnTable == 0) warnTable = heap.alloc(<usize>MAX_WARNINGS * WARN_STRIDE);
+  if (warnCount >= <u32>MAX_WARNINGS) return;
+  if (warnTable == 0) {
+    warnTable = allocate(<usize>MAX_WARNINGS * WARN_STRIDE);
+    if (warnTable == 0) return; // counted, not kept
+  }
   let p = warnTable + <usize>warnCount * WARN_STRIDE;
-  store<f64>(p, fileOffset);
-  store<u32>(p, code, 8);
-  store<i32>(p, buffer, 12);
-  store<i32>(p, recordOffset, 16);
-  store<u32>(p, detail, 20);
-  store<u64>(p, 0, 24);
+  memory.fill(p, 0, WARN_STRIDE);
+  store<f64>(p + WARN_FILE_OFFSET, fileOffset);
+  store<u32>(p + WARN_CODE, code);
+  store<i32>(p + WARN_BUFFER, buffer);
+  store<i32>(p + WARN_RECORD_OFFSET, recordOffset);
+  store<u32>(p + WARN_DETAIL, detail);
   warnCount++;
 }
 
@@ -149,21 +152,21 @@ export function warn(code: u32, fileOffset: f64, buffer: i32, recordOffset: i32,
 let segStart: usize = 0;
 let segUsed: usize = 0;
 let segSize: usize = 0;
-let nextSegSize: usize = 1 << 20;
-const MAX_SEG: usize = 64 << 20;
+let nextSegSize: usize = FIRST_SEGMENT;
 export let arenaBytes: f64 = 0;
 
-/** Address of `n` bytes of arena space (8-aligned), or 0 if memory is exhausted. */
+/** Address of `n` bytes of arena space (8-aligned), or 0 (with a W_CAPACITY warning) when memory is exhausted. */
 export function arenaReserve(n: usize): usize {
   let need = (n + 7) & ~<usize>7;
   if (segStart == 0 || segUsed + need > segSize) {
     let size = max<usize>(nextSegSize, need);
-    if (nextSegSize < MAX_SEG) nextSegSize <<= 1;
-    if (size > (960 << 20)) {
+    if (nextSegSize < <usize>MAX_SEGMENT) nextSegSize <<= 1;
+    let p: usize = size > <usize>MAX_BLOCK ? 0 : allocate(size);
+    if (p == 0) {
       warn(W_CAPACITY, -1, -1, -1, <u32>n);
       return 0;
     }
-    segStart = heap.alloc(size);
+    segStart = p;
     segSize = size;
     segUsed = 0;
   }

@@ -2,7 +2,7 @@
 
 import { decodeTrace, type DecodeOptions, type Input } from "./decode/decode.js";
 import type { TraceData } from "./decode/trace-data.js";
-import { BUF_STRIDE, WARN_STRIDE } from "./decode/trace-data.js";
+import * as C from "../assembly/codes.js";
 import { EventTable } from "./tables/event-table.js";
 import { ProviderTable } from "./tables/provider-table.js";
 import { readInfo, type TraceClock, type TraceInfo } from "./tables/info.js";
@@ -61,7 +61,7 @@ export class Trace {
   readonly providers: ProviderTable;
   private eventTable: EventTable | null;
   readonly warnings: readonly TraceWarning[];
-  /** Warnings seen, including any beyond the first 10,000 kept. */
+  /** Warnings seen, including any beyond the first MAX_WARNINGS (10,000) kept. */
   readonly warningTotal: number;
   /** Set when decoding stopped early (for example out of memory); rows before it are kept. */
   readonly decodeError?: EtlDecodeError;
@@ -140,27 +140,27 @@ export class Trace {
   buffer(index: number): BufferInfo {
     const d = this.live;
     if (!(index >= 0 && index < d.bufferCount)) throw new RangeError(`no buffer ${index}`);
-    const v = new DataView(d.bytes.buffer, d.bytes.byteOffset + d.buffersOffset + index * BUF_STRIDE, BUF_STRIDE);
-    const status = v.getUint16(60, true);
+    const v = new DataView(d.bytes.buffer, d.bytes.byteOffset + d.buffersOffset + index * C.BUF_STRIDE, C.BUF_STRIDE);
+    const status = v.getUint16(C.B_STATUS, true);
     return {
       index,
-      fileOffset: v.getFloat64(0, true),
-      sequence: v.getBigInt64(8, true),
-      timestamp: v.getBigInt64(16, true),
-      firstRow: v.getUint32(24, true),
-      rowCount: v.getUint32(28, true),
-      dataLength: v.getUint32(36, true),
-      bufferSize: v.getUint32(40, true),
-      savedOffset: v.getUint32(44, true),
-      filledBytes: v.getUint32(48, true),
-      processor: v.getUint16(52, true),
-      loggerId: v.getUint16(54, true),
-      flags: v.getUint16(56, true),
-      type: v.getUint16(58, true),
-      compressed: (status & 4) !== 0,
-      truncated: (status & 1) !== 0,
-      skipped: (status & 2) !== 0,
-      abandoned: (status & 8) !== 0,
+      fileOffset: v.getFloat64(C.B_FILE_OFFSET, true),
+      sequence: v.getBigInt64(C.B_SEQUENCE, true),
+      timestamp: v.getBigInt64(C.B_TIMESTAMP, true),
+      firstRow: v.getUint32(C.B_FIRST_ROW, true),
+      rowCount: v.getUint32(C.B_ROW_COUNT, true),
+      dataLength: v.getUint32(C.B_DATA_LENGTH, true),
+      bufferSize: v.getUint32(C.B_BUFFER_SIZE, true),
+      savedOffset: v.getUint32(C.B_SAVED_OFFSET, true),
+      filledBytes: v.getUint32(C.B_FILLED, true),
+      processor: v.getUint16(C.B_PROCESSOR, true),
+      loggerId: v.getUint16(C.B_LOGGER_ID, true),
+      flags: v.getUint16(C.B_FLAGS, true),
+      type: v.getUint16(C.B_TYPE, true),
+      compressed: (status & C.BS_COMPRESSED) !== 0,
+      truncated: (status & C.BS_TRUNCATED) !== 0,
+      skipped: (status & C.BS_SKIPPED) !== 0,
+      abandoned: (status & C.BS_ABANDONED) !== 0,
     };
   }
 
@@ -197,15 +197,15 @@ function readWarnings(data: TraceData): TraceWarning[] {
   const out: TraceWarning[] = [];
   const v = new DataView(data.bytes.buffer, data.bytes.byteOffset);
   for (let i = 0; i < data.warningCount; i++) {
-    const at = data.warningsOffset + i * WARN_STRIDE;
-    const code = v.getUint32(at + 8, true);
-    const detail = v.getUint32(at + 20, true);
+    const at = data.warningsOffset + i * C.WARN_STRIDE;
+    const code = v.getUint32(at + C.WARN_CODE, true);
+    const detail = v.getUint32(at + C.WARN_DETAIL, true);
     out.push({
       code,
       kind: warningKind(code),
-      offset: v.getFloat64(at, true),
-      buffer: v.getInt32(at + 12, true),
-      recordOffset: v.getInt32(at + 16, true),
+      offset: v.getFloat64(at + C.WARN_FILE_OFFSET, true),
+      buffer: v.getInt32(at + C.WARN_BUFFER, true),
+      recordOffset: v.getInt32(at + C.WARN_RECORD_OFFSET, true),
       detail,
       message: describeWarning(code, detail),
     });

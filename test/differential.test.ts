@@ -5,7 +5,7 @@
 
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
-import type { Trace } from "../dist/bindings/index.js";
+import { codes as C, type Trace } from "../dist/bindings/index.js";
 import { generateTrace } from "../bindings/generator/generate.js";
 import { mulberry32 } from "../bindings/generator/random.js";
 import { HAVE_CORPUS, corpusFiles, etlPath } from "./helpers/shared.js";
@@ -16,7 +16,7 @@ import { instantiateCore, type CoreExports } from "../dist/bindings/decode/loade
 import { xpressCompress } from "../bindings/generator/xpress-compress.js";
 import { EtlWriter } from "../bindings/generator/etl-writer.js";
 
-const HDR = 0x48;
+const HDR = C.BUFFER_HEADER_SIZE;
 const SAMPLE = new URL("../examples/sample.etl", import.meta.url);
 const loadCorpus = (name: string) => new Uint8Array(readFileSync(etlPath(name)));
 
@@ -41,7 +41,7 @@ function buffersOf(t: Trace): BufferPlace[] {
   const v = new DataView(d.bytes.buffer, d.bytes.byteOffset);
   return Array.from({ length: t.bufferCount }, (_, i) => {
     const b = t.buffer(i);
-    return { ...b, data: v.getUint32(d.buffersOffset + i * 64 + 32, true) };
+    return { ...b, data: v.getUint32(d.buffersOffset + i * C.BUF_STRIDE + C.B_DATA, true) };
   });
 }
 
@@ -329,6 +329,16 @@ describe("damaged input", () => {
       for (let k = 0; k < 3; k++) bad[Math.floor(rand() * bad.length)] = (rand() * 256) | 0;
       same(`flipped ${round}`, bad, n + Math.floor(rand() * 20) - 10);
       same(`junk ${round}`, Uint8Array.from({ length: Math.floor(rand() * 300) }, () => (rand() * 256) | 0), 1 + Math.floor(rand() * 500));
+    }
+  });
+
+  it("alloc returns 0, not a trap, when memory cannot hold the block", async () => {
+    for (const c of [await instantiateCore(), createJsCore()]) {
+      c.init(1 << 16);
+      expect(c.alloc(0xffff8000)).toBe(0);
+      const p = c.alloc(64);
+      expect(p).toBeGreaterThan(0);
+      c.free(p);
     }
   });
 

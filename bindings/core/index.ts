@@ -22,51 +22,29 @@ import {
   LH_LOG_FILE_NAME, LH_LOG_FILE_NAME_CHARS, LH_SIZE,
   T_U8, T_I8, T_U16, T_I16, T_U32, T_I32, T_U64, T_I64, T_F32, T_F64, T_BOOL, T_PTR, T_GUID, T_FILETIME,
   T_SYSTEMTIME, T_USTR, T_ASTR, T_BINARY, T_STRUCT,
+  BUFFER_HEADER_SIZE, MAX_BUFFER, BUFFER_FLAG_COMPRESSED, BUFFER_FLAG_PROCESSOR_INDEX, LOG_FILE_MODE_COMPRESSED,
+  COMPRESSION_XPRESS, MEMORY_MAX_PAGES, MAX_BLOCK, MAX_ROWS, MAX_SEGMENT, FIRST_SEGMENT, MAX_EXT_ITEMS, MAX_WARNINGS,
+  MAX_PROVIDERS, DIR_SLOTS, DIR_ROW_COUNT, DIR_TIMESTAMP, DIR_KEYWORDS, DIR_PID, DIR_TID, DIR_PAYLOAD_OFFSET,
+  DIR_PAYLOAD_LENGTH, DIR_HEADER_LENGTH, DIR_PROVIDER, DIR_EVENT_ID, DIR_TASK, DIR_FLAGS, DIR_PROCESSOR, DIR_VERSION,
+  DIR_OPCODE, DIR_LEVEL, DIR_HEADER_TYPE, DIR_CHANNEL, DIR_EXT_COUNT, DIR_EXT_ROW, DIR_EXT_TYPE, DIR_EXT_SIZE,
+  DIR_EXT_OFFSET, DIR_BUF_COUNT, DIR_BUF_TABLE, DIR_WARN_COUNT, DIR_WARN_TOTAL, DIR_WARN_TABLE, DIR_PROV_COUNT,
+  DIR_PROV_TABLE, DIR_LOGFILE, BUF_STRIDE, B_FILE_OFFSET, B_SEQUENCE, B_TIMESTAMP, B_FIRST_ROW, B_ROW_COUNT, B_DATA,
+  B_DATA_LENGTH, B_BUFFER_SIZE, B_SAVED_OFFSET, B_FILLED, B_PROCESSOR, B_LOGGER_ID, B_FLAGS, B_TYPE, B_STATUS,
+  B_RAW_PROCESSOR, WARN_STRIDE, WARN_FILE_OFFSET, WARN_CODE, WARN_BUFFER, WARN_RECORD_OFFSET, WARN_DETAIL,
+  PROV_STRIDE, PROV_GUID, PROV_GROUP, PROV_KIND, CLR_DIR_STRIDE, CLR_DIR_COUNT, CLR_DIR_BLOCK, CLR_DIR_CURSOR,
+  CLR_MAX_ID, CLR_VERSIONS, CLR_STATUS_TRUNCATED, TIME_ZONE_BYTES,
 } from "../../assembly/codes.js";
 
-// ---- layout constants (assembly/tables.ts, buffers.ts, records.ts, providers.ts, clr.ts) ----
-const HDR = 0x48;
-const MAX_BUFFER = 64 << 20;
-const FLAG_COMPRESSED = 0x40;
-const FLAG_PROC_INDEX = 0x20;
-const COMPRESSED_MODE = 0x04000000;
-const MAX_ROWS = 120 << 20;
-const LARGEST_BLOCK = 960 << 20;
-const MAX_SEG = 64 << 20;
-const MAX_WARNINGS = 10000;
-const MAX_PROVIDERS = 65535;
-const MAX_EXT_ITEMS = 32;
+const HDR = BUFFER_HEADER_SIZE;
 const NONE32 = 0xffffffff;
 const NONE16 = 0xffff;
-const CLR_MAX_ID = 512;
-const CLR_VERSIONS = 8;
-
-const BUF_STRIDE = 64;
-const B_FILE_OFFSET = 0;
-const B_SEQUENCE = 8;
-const B_TIMESTAMP = 16;
-const B_FIRST_ROW = 24;
-const B_ROW_COUNT = 28;
-const B_DATA = 32;
-const B_DATA_LENGTH = 36;
-const B_BUFFER_SIZE = 40;
-const B_SAVED_OFFSET = 44;
-const B_FILLED = 48;
-const B_PROCESSOR = 52;
-const B_LOGGER_ID = 54;
-const B_FLAGS = 56;
-const B_TYPE = 58;
-const B_STATUS = 60;
-const B_RAW_PROCESSOR = 62;
-const WARN_STRIDE = 32;
-const PROV_STRIDE = 32;
 
 // ---- fixed addresses: the static data of the WebAssembly module ----
-const DIR = 64; // 40 u32 slots
-const LOGFILE = 256; // LH_SIZE bytes
-const HEAP_BASE = 512;
+const DIR = 64; // DIR_SLOTS u32 slots
+const LOGFILE = (DIR + 4 * DIR_SLOTS + 63) & ~63; // LH_SIZE bytes
+const HEAP_BASE = (LOGFILE + LH_SIZE + 63) & ~63;
 const INITIAL_MEMORY = 1 << 20;
-const MEMORY_LIMIT = 4096 * 1024 * 1024 - 65536; // addresses are u32
+const MEMORY_LIMIT = MEMORY_MAX_PAGES * 65536 - 65536; // addresses are u32
 const TWO32 = 4294967296;
 
 // Conventional GUIDs of the classic kernel groups, by group byte.
@@ -123,8 +101,9 @@ function satU32(x: number): number {
   return x >= TWO32 ? NONE32 : Math.floor(x);
 }
 
+/** `n` rounded up to a multiple of 8; sizes may pass 2^31, beyond the bitwise operators. */
 function alignSize(n: number): number {
-  return (n + 7) & ~7;
+  return n + (-n & 7);
 }
 
 function fixedSize(kind: number, ptr: number): number {
@@ -163,24 +142,35 @@ class JsCore implements CoreExports {
     this.dv = new DataView(b);
   }
 
-  /** Makes the this.memory at least `end` bytes long, keeping the bytes in use. */
-  private reserveMemory(end: number): void {
-    if (end <= this.u8.length) return;
-    if (end > MEMORY_LIMIT) throw new RangeError("etw-wasm: js core out of this.memory");
+  /** Makes the memory at least `end` bytes long, keeping the bytes in use; false when it cannot grow. */
+  private reserveMemory(end: number): boolean {
+    if (end <= this.u8.length) return true;
+    if (end > MEMORY_LIMIT) return false;
     // Grow fourfold: every growth copies the bytes in use, while pages of the new buffer cost
     // nothing until they are written.
     let cap = this.u8.length;
     while (cap < end) cap = Math.min(cap * 4, MEMORY_LIMIT);
-    const next = new ArrayBuffer(cap);
+    let next: ArrayBuffer;
+    try {
+      next = new ArrayBuffer(cap);
+    } catch {
+      // the platform refused that much: try the least that will do
+      try {
+        next = new ArrayBuffer(end);
+      } catch {
+        return false;
+      }
+    }
     new Uint8Array(next).set(this.u8.subarray(0, this.top));
     this.setBuffer(next);
+    return true;
   }
 
-  // Blocks carry their size in the 8 bytes before them.
+  /** A block of `size` bytes, or 0 when memory is exhausted. Blocks carry their size in the 8 bytes before them. */
   alloc(size: number): number {
     const p = this.top + 8;
     const end = p + alignSize(size);
-    this.reserveMemory(end);
+    if (!this.reserveMemory(end)) return 0;
     this.top = end;
     if (end > this.highWater) this.highWater = end;
     this.u32[(p - 8) >>> 2] = size;
@@ -191,20 +181,20 @@ class JsCore implements CoreExports {
     if (p !== 0 && p + alignSize(this.u32[(p - 8) >>> 2]) === this.top) this.top = p - 8;
   }
 
-  /** realloc that also takes a null pointer; the last block grows in place. */
+  /** realloc that also takes a null pointer; the last block grows in place. 0, the block left as it was, when memory is exhausted. */
   private resize(p: number, size: number): number {
     if (p === 0) return this.alloc(size);
     const old = this.u32[(p - 8) >>> 2];
     if (p + alignSize(old) === this.top) {
       const end = p + alignSize(size);
-      this.reserveMemory(end);
+      if (!this.reserveMemory(end)) return 0;
       this.top = end;
-    if (end > this.highWater) this.highWater = end;
+      if (end > this.highWater) this.highWater = end;
       this.u32[(p - 8) >>> 2] = size;
       return p;
     }
     const q = this.alloc(size);
-    this.u8.copyWithin(q, p, p + Math.min(old, size));
+    if (q !== 0) this.u8.copyWithin(q, p, p + Math.min(old, size));
     return q;
   }
 
@@ -235,23 +225,25 @@ class JsCore implements CoreExports {
     if (need > MAX_ROWS) return false;
     let cap = Math.max(this.rowCap * 2, Math.max(need, 4096));
     if (cap > MAX_ROWS) cap = MAX_ROWS;
-    this.colTimestamp = this.resize(this.colTimestamp, cap * 8);
-    this.colKeywords = this.resize(this.colKeywords, cap * 8);
-    this.colPid = this.resize(this.colPid, cap * 4);
-    this.colTid = this.resize(this.colTid, cap * 4);
-    this.colPayloadOffset = this.resize(this.colPayloadOffset, cap * 4);
-    this.colPayloadLength = this.resize(this.colPayloadLength, cap * 2);
-    this.colHeaderLength = this.resize(this.colHeaderLength, cap * 2);
-    this.colProvider = this.resize(this.colProvider, cap * 2);
-    this.colEventId = this.resize(this.colEventId, cap * 2);
-    this.colTask = this.resize(this.colTask, cap * 2);
-    this.colFlags = this.resize(this.colFlags, cap * 2);
-    this.colProcessor = this.resize(this.colProcessor, cap * 2);
-    this.colVersion = this.resize(this.colVersion, cap * 2);
-    this.colOpcode = this.resize(this.colOpcode, cap);
-    this.colLevel = this.resize(this.colLevel, cap);
-    this.colHeaderType = this.resize(this.colHeaderType, cap);
-    this.colChannel = this.resize(this.colChannel, cap);
+    // A column that grew before one that could not is merely larger than rowCap.
+    let p: number;
+    if ((p = this.resize(this.colTimestamp, cap * 8)) === 0) return false; this.colTimestamp = p;
+    if ((p = this.resize(this.colKeywords, cap * 8)) === 0) return false; this.colKeywords = p;
+    if ((p = this.resize(this.colPid, cap * 4)) === 0) return false; this.colPid = p;
+    if ((p = this.resize(this.colTid, cap * 4)) === 0) return false; this.colTid = p;
+    if ((p = this.resize(this.colPayloadOffset, cap * 4)) === 0) return false; this.colPayloadOffset = p;
+    if ((p = this.resize(this.colPayloadLength, cap * 2)) === 0) return false; this.colPayloadLength = p;
+    if ((p = this.resize(this.colHeaderLength, cap * 2)) === 0) return false; this.colHeaderLength = p;
+    if ((p = this.resize(this.colProvider, cap * 2)) === 0) return false; this.colProvider = p;
+    if ((p = this.resize(this.colEventId, cap * 2)) === 0) return false; this.colEventId = p;
+    if ((p = this.resize(this.colTask, cap * 2)) === 0) return false; this.colTask = p;
+    if ((p = this.resize(this.colFlags, cap * 2)) === 0) return false; this.colFlags = p;
+    if ((p = this.resize(this.colProcessor, cap * 2)) === 0) return false; this.colProcessor = p;
+    if ((p = this.resize(this.colVersion, cap * 2)) === 0) return false; this.colVersion = p;
+    if ((p = this.resize(this.colOpcode, cap)) === 0) return false; this.colOpcode = p;
+    if ((p = this.resize(this.colLevel, cap)) === 0) return false; this.colLevel = p;
+    if ((p = this.resize(this.colHeaderType, cap)) === 0) return false; this.colHeaderType = p;
+    if ((p = this.resize(this.colChannel, cap)) === 0) return false; this.colChannel = p;
     this.rowCap = cap;
     return true;
   }
@@ -268,10 +260,11 @@ class JsCore implements CoreExports {
     if (need <= this.extCap) return true;
     if (need > MAX_ROWS) return false;
     const cap = Math.max(this.extCap * 2, Math.max(need, 256));
-    this.colExtRow = this.resize(this.colExtRow, cap * 4);
-    this.colExtType = this.resize(this.colExtType, cap * 2);
-    this.colExtSize = this.resize(this.colExtSize, cap * 2);
-    this.colExtOffset = this.resize(this.colExtOffset, cap * 4);
+    let p: number;
+    if ((p = this.resize(this.colExtRow, cap * 4)) === 0) return false; this.colExtRow = p;
+    if ((p = this.resize(this.colExtType, cap * 2)) === 0) return false; this.colExtType = p;
+    if ((p = this.resize(this.colExtSize, cap * 2)) === 0) return false; this.colExtSize = p;
+    if ((p = this.resize(this.colExtOffset, cap * 4)) === 0) return false; this.colExtOffset = p;
     this.extCap = cap;
     return true;
   }
@@ -283,8 +276,10 @@ class JsCore implements CoreExports {
   private addBuffer(): number {
     if (this.bufCount >= this.bufCap) {
       const cap = Math.max(this.bufCap * 2, 64);
-      if (cap * BUF_STRIDE > LARGEST_BLOCK) return 0;
-      this.bufTable = this.resize(this.bufTable, cap * BUF_STRIDE);
+      if (cap * BUF_STRIDE > MAX_BLOCK) return 0;
+      const t = this.resize(this.bufTable, cap * BUF_STRIDE);
+      if (t === 0) return 0;
+      this.bufTable = t;
       this.bufCap = cap;
     }
     const p = this.bufTable + this.bufCount * BUF_STRIDE;
@@ -300,35 +295,37 @@ class JsCore implements CoreExports {
   private warn(code: number, fileOffset: number, buffer: number, recordOffset: number, detail: number): void {
     this.warnTotal++;
     if (this.warnCount >= MAX_WARNINGS) return;
-    if (this.warnTable === 0) this.warnTable = this.alloc(MAX_WARNINGS * WARN_STRIDE);
+    if (this.warnTable === 0) {
+      this.warnTable = this.alloc(MAX_WARNINGS * WARN_STRIDE);
+      if (this.warnTable === 0) return; // counted, not kept
+    }
     const p = this.warnTable + this.warnCount * WARN_STRIDE;
-    this.f64[p >>> 3] = fileOffset;
-    const w = p >>> 2;
-    this.u32[w + 2] = code;
-    this.u32[w + 3] = buffer; // i32, stored modulo 2^32
-    this.u32[w + 4] = recordOffset;
-    this.u32[w + 5] = detail;
-    this.u32[w + 6] = 0;
-    this.u32[w + 7] = 0;
+    this.u8.fill(0, p, p + WARN_STRIDE);
+    this.f64[(p + WARN_FILE_OFFSET) >>> 3] = fileOffset;
+    this.u32[(p + WARN_CODE) >>> 2] = code;
+    this.u32[(p + WARN_BUFFER) >>> 2] = buffer; // i32, stored modulo 2^32
+    this.u32[(p + WARN_RECORD_OFFSET) >>> 2] = recordOffset;
+    this.u32[(p + WARN_DETAIL) >>> 2] = detail;
     this.warnCount++;
   }
 
   segStart = 0;
   segUsed = 0;
   segSize = 0;
-  nextSegSize = 1 << 20;
+  nextSegSize = FIRST_SEGMENT;
   arenaUsed = 0;
 
   private arenaReserve(n: number): number {
     const need = alignSize(n);
     if (this.segStart === 0 || this.segUsed + need > this.segSize) {
       const size = Math.max(this.nextSegSize, need);
-      if (this.nextSegSize < MAX_SEG) this.nextSegSize *= 2;
-      if (size > LARGEST_BLOCK) {
+      if (this.nextSegSize < MAX_SEGMENT) this.nextSegSize *= 2;
+      const p = size > MAX_BLOCK ? 0 : this.alloc(size);
+      if (p === 0) {
         this.warn(W_CAPACITY, -1, -1, -1, n);
         return 0;
       }
-      this.segStart = this.alloc(size);
+      this.segStart = p;
       this.segSize = size;
       this.segUsed = 0;
     }
@@ -374,34 +371,40 @@ class JsCore implements CoreExports {
     this.hashSlots[s] = index + 1;
   }
 
-  private rehash(size: number): void {
+  /** Moves the index to `size` slots. It lives outside linear memory: it always fits. */
+  private rehash(size: number): boolean {
     this.hashSlots = new Uint32Array(size);
     this.hashMask = size - 1;
     for (let i = 0; i < this.provCount; i++) {
-      const w = (this.provTable + i * PROV_STRIDE) >>> 2;
+      const w = (this.provTable + i * PROV_STRIDE + PROV_GUID) >>> 2;
       this.insertSlot(this.u32[w], this.u32[w + 1], this.u32[w + 2], this.u32[w + 3], i);
     }
+    return true;
   }
 
   private addProvider(g0: number, g1: number, g2: number, g3: number, group: number, kind: number): number {
     if (this.provCount >= MAX_PROVIDERS) return -1;
     if (this.provCount >= this.provCap) {
-      this.provCap = Math.max(this.provCap * 2, 64);
-      this.provTable = this.resize(this.provTable, this.provCap * PROV_STRIDE);
+      const cap = Math.max(this.provCap * 2, 64);
+      const t = this.resize(this.provTable, cap * PROV_STRIDE);
+      if (t === 0) return -1;
+      this.provTable = t;
+      this.provCap = cap;
     }
+    // Keep the index under half full: grow it before the entry goes in.
+    if (this.hashSlots.length === 0) { if (!this.rehash(256)) return -1; }
+    else if ((this.provCount + 1) * 2 > this.hashMask && !this.rehash((this.hashMask + 1) * 2)) return -1;
     const i = this.provCount++;
     const p = this.provTable + i * PROV_STRIDE;
     this.u8.fill(0, p, p + PROV_STRIDE);
-    const w = p >>> 2;
+    const w = (p + PROV_GUID) >>> 2;
     this.u32[w] = g0;
     this.u32[w + 1] = g1;
     this.u32[w + 2] = g2;
     this.u32[w + 3] = g3;
-    this.u16[(p + 16) >>> 1] = group;
-    this.u8[p + 18] = kind;
-    if (this.hashSlots.length === 0) this.rehash(256);
-    else if (this.provCount * 2 > this.hashMask) this.rehash((this.hashMask + 1) * 2);
-    else this.insertSlot(g0, g1, g2, g3, i);
+    this.u16[(p + PROV_GROUP) >>> 1] = group;
+    this.u8[p + PROV_KIND] = kind;
+    this.insertSlot(g0, g1, g2, g3, i);
     return i;
   }
 
@@ -415,7 +418,7 @@ class JsCore implements CoreExports {
       for (;;) {
         const v = this.hashSlots[s];
         if (v === 0) break;
-        const w = (this.provTable + (v - 1) * PROV_STRIDE) >>> 2;
+        const w = (this.provTable + (v - 1) * PROV_STRIDE + PROV_GUID) >>> 2;
         if (table[w] === g0 && table[w + 1] === g1 && table[w + 2] === g2 && table[w + 3] === g3) {
           found = v - 1;
           break;
@@ -581,7 +584,7 @@ class JsCore implements CoreExports {
     const stored = this.u32At(payload, 0x2c, end);
     let ptr = headerPointerSize;
     if ((stored === 4 || stored === 8) && stored !== ptr) {
-      this.warn(W_POINTER_SIZE_MISMATCH, fileOffset, 0, 0x48, stored);
+      this.warn(W_POINTER_SIZE_MISMATCH, fileOffset, 0, HDR, stored);
       const fixedOther = stored === 8 ? 0x118 : 0x110;
       if (len >= fixedOther + 4) {
         const p = payload + fixedOther;
@@ -591,7 +594,7 @@ class JsCore implements CoreExports {
       }
     }
     const fixed = ptr === 8 ? 0x118 : 0x110;
-    if (len < fixed) this.warn(W_LOGFILE_HEADER_SHORT, fileOffset, 0, 0x48, len);
+    if (len < fixed) this.warn(W_LOGFILE_HEADER_SHORT, fileOffset, 0, HDR, len);
     const extra = ptr === 8 ? 8 : 0;
     const v = this.dv;
     v.setUint32(h + LH_PRESENT, Math.min(len, fixed), true);
@@ -609,7 +612,7 @@ class JsCore implements CoreExports {
     v.setUint32(h + LH_EVENTS_LOST, this.u32At(payload, 0x30, end), true);
     v.setUint32(h + LH_CPU_SPEED, this.u32At(payload, 0x34, end), true);
     v.setUint32(h + LH_RECORD_POINTER_SIZE, ptr, true);
-    if (payload + 0x40 + extra + 172 <= end) v.setUint32(h + LH_TIME_ZONE, payload + 0x40 + extra, true);
+    if (payload + 0x40 + extra + TIME_ZONE_BYTES <= end) v.setUint32(h + LH_TIME_ZONE, payload + 0x40 + extra, true);
     this.i64To(h + LH_BOOT_TIME, payload, 0xf0 + extra, end);
     this.i64To(h + LH_PERF_FREQ, payload, 0xf8 + extra, end);
     this.i64To(h + LH_START_TIME, payload, 0x100 + extra, end);
@@ -636,7 +639,7 @@ class JsCore implements CoreExports {
   walkAbandoned = false;
 
   private recordWarning(code: number, pos: number, detail: number): void {
-    this.warn(code, this.ctxFileOffset, this.ctxBuffer, pos + 0x48, detail);
+    this.warn(code, this.ctxFileOffset, this.ctxBuffer, pos + HDR, detail);
   }
 
   /**
@@ -901,11 +904,16 @@ class JsCore implements CoreExports {
   resyncing = false;
   resyncFrom = 0;
   resyncNonZero = false;
-  compressionFormat = 3;
+  compressionFormat = COMPRESSION_XPRESS;
 
   private fatal(code: number, offset: number): void {
     this.errCode = code;
     this.errOffset = offset;
+    this.done = true;
+  }
+
+  private outOfMemory(bytes: number): void {
+    this.warn(W_CAPACITY, -1, -1, -1, bytes);
     this.done = true;
   }
 
@@ -923,7 +931,7 @@ class JsCore implements CoreExports {
     if (v.getUint16(b + 0x36, true) > 8) return false;
     const saved = v.getUint32(b + 4, true);
     const filled = v.getUint32(b + 0x30, true);
-    if ((flags & FLAG_COMPRESSED) !== 0) {
+    if ((flags & BUFFER_FLAG_COMPRESSED) !== 0) {
       return (filled >= HDR && filled <= MAX_BUFFER) || (saved >= HDR && saved <= MAX_BUFFER);
     }
     const end = filled >= HDR && filled <= bs ? filled : saved >= HDR && saved <= bs ? saved : 0;
@@ -936,7 +944,7 @@ class JsCore implements CoreExports {
 
   private processorOf(raw: number, flags: number): number {
     const n = this.u32[(LOGFILE + LH_NUMBER_OF_PROCESSORS) >>> 2];
-    if ((flags & FLAG_PROC_INDEX) !== 0 && (raw & 0x7ff) < n) return raw & 0x7ff;
+    if ((flags & BUFFER_FLAG_PROCESSOR_INDEX) !== 0 && (raw & 0x7ff) < n) return raw & 0x7ff;
     return raw & 0xff;
   }
 
@@ -989,7 +997,7 @@ class JsCore implements CoreExports {
 
     let data = 0;
     let dlen = 0;
-    if ((flags & FLAG_COMPRESSED) === 0) {
+    if ((flags & BUFFER_FLAG_COMPRESSED) === 0) {
       let end = filled >= HDR && filled <= bs ? filled : saved >= HDR && saved <= bs ? saved : 0;
       if (end === 0) {
         if (tentative) return false;
@@ -1007,7 +1015,7 @@ class JsCore implements CoreExports {
       status |= BS_COMPRESSED;
       const expected = filled >= HDR && filled <= MAX_BUFFER ? filled - HDR
         : saved >= HDR && saved <= MAX_BUFFER ? saved - HDR : NONE32;
-      if (this.compressionFormat !== 3) {
+      if (this.compressionFormat !== COMPRESSION_XPRESS) {
         if (tentative) return false;
         problem = W_UNSUPPORTED_COMPRESSION;
         problemDetail = this.compressionFormat;
@@ -1057,7 +1065,7 @@ class JsCore implements CoreExports {
     this.u32[w + (B_DATA >>> 2)] = data;
     this.u32[w + (B_DATA_LENGTH >>> 2)] = dlen;
     if (index === 0 && type !== 4) this.warn(W_HEADER_BUFFER_TYPE, off, index, -1, type);
-    if (index === 0 && (flags & FLAG_COMPRESSED) !== 0) this.warn(W_BUFFER0_COMPRESSED, off, index, -1, 0);
+    if (index === 0 && (flags & BUFFER_FLAG_COMPRESSED) !== 0) this.warn(W_BUFFER0_COMPRESSED, off, index, -1, 0);
     if (truncated) this.warn(W_TRUNCATED_BUFFER, off, index, -1, avail);
     if (problem !== 0) this.warn(problem, off, index, -1, problemDetail);
 
@@ -1069,9 +1077,9 @@ class JsCore implements CoreExports {
       this.parseLogfileHeader(data + 0x20, size - 0x20, ((m >>> 16) & 0xff) === 1 ? 4 : 8,
         v.getUint32(data + 0x10, true), v.getUint32(data + 0x14, true), off);
       // Compressed files name their format in the low 16 bits of buffer 0's State (3 = XPRESS).
-      if ((this.u32[(LOGFILE + LH_LOG_FILE_MODE) >>> 2] & COMPRESSED_MODE) !== 0) {
+      if ((this.u32[(LOGFILE + LH_LOG_FILE_MODE) >>> 2] & LOG_FILE_MODE_COMPRESSED) !== 0) {
         const f = this.dv.getUint32(b + 0x2c, true) & 0xffff;
-        this.compressionFormat = f === 2 || f === 4 ? f : 3;
+        this.compressionFormat = f === 2 || f === 4 ? f : COMPRESSION_XPRESS;
       }
     }
     if (!this.ensureRows((dlen >>> 3) + 1)) { this.stop(W_CAPACITY, off, dlen); return true; }
@@ -1332,29 +1340,31 @@ class JsCore implements CoreExports {
   }
 
   decodeClr(program: number, typeStarts: number, nTypes: number, lookup: number, provClr: number, nProv: number, dir: number): number {
-    // dir, per type (12 bytes): u32 row count, u32 block address, u32 fill cursor
     const n = this.rowCount;
-    this.u8.fill(0, dir, dir + nTypes * 12);
+    this.u8.fill(0, dir, dir + nTypes * CLR_DIR_STRIDE);
+    // entry of type t: u32 index d0 + t * DW (DIR_* offsets are multiples of 4)
     const d0 = dir >>> 2;
+    const DW = CLR_DIR_STRIDE >>> 2, DC = CLR_DIR_COUNT >>> 2, DB = CLR_DIR_BLOCK >>> 2, DI = CLR_DIR_CURSOR >>> 2;
     // pass one: count rows per type, remembering each row's type for pass two
     const types = new Int16Array(n);
     for (let r = 0; r < n; r++) {
       const t = this.clrTypeOf(r, lookup, provClr, nProv);
       types[r] = t;
-      if (t >= 0) this.u32[d0 + t * 3]++;
+      if (t >= 0) this.u32[d0 + t * DW + DC]++;
     }
     let placed = 0;
     const fresh = this.highWater;
     for (let t = 0; t < nTypes; t++) {
-      const count = this.u32[d0 + t * 3];
+      const count = this.u32[d0 + t * DW + DC];
       if (count === 0) continue;
       const prog = program + this.u32[(typeStarts >>> 2) + t] * 2;
       const bytes = count * this.u16[prog >>> 1];
       const block = this.alloc(bytes);
+      if (block === 0) { this.u32[d0 + t * DW + DC] = 0; continue; }
       // only what lies below the high-water mark can hold old bytes
       const written = Math.min(block + bytes, fresh);
       if (written > block) this.u8.fill(0, block, written);
-      this.u32[d0 + t * 3 + 1] = block;
+      this.u32[d0 + t * DW + DB] = block;
       placed += count;
     }
     // Nothing allocates from here on: the views stay valid.
@@ -1365,11 +1375,12 @@ class JsCore implements CoreExports {
     for (let r = 0; r < n; r++) {
       const t = types[r];
       if (t < 0) continue;
-      const d = d0 + t * 3;
-      const count = U32[d];
-      const block = U32[d + 1];
-      const i = U32[d + 2];
-      U32[d + 2] = i + 1;
+      const d = d0 + t * DW;
+      const count = U32[d + DC];
+      if (count === 0) continue;
+      const block = U32[d + DB];
+      const i = U32[d + DI];
+      U32[d + DI] = i + 1;
       const prog = program + U32[(typeStarts >>> 2) + t] * 2;
       const ph = prog >>> 1;
       const preRow = U16[ph + 1];
@@ -1411,7 +1422,7 @@ class JsCore implements CoreExports {
       } else {
         this.clrWalk(fields, nFields, pos, end, ptr, block, count, i, 0, 0);
       }
-      if (this.clrTruncated) U8[block + count * preStatus + i] = 1;
+      if (this.clrTruncated) U8[block + count * preStatus + i] = CLR_STATUS_TRUNCATED;
     }
     return placed;
   }
@@ -1422,32 +1433,59 @@ class JsCore implements CoreExports {
     this.setBuffer(new ArrayBuffer(INITIAL_MEMORY));
   }
 
-  /** Addresses and counts of every output table, as u32 slots (the order of assembly/index.ts). */
+  /** Addresses and counts of every output table, at the DIR_* slots (assembly/codes.ts). */
   directory(): number {
     const d = DIR >>> 2;
-    const slots = [
-      this.rowCount, this.colTimestamp, this.colKeywords, this.colPid, this.colTid, this.colPayloadOffset, this.colPayloadLength, this.colHeaderLength,
-      this.colProvider, this.colEventId, this.colTask, this.colFlags, this.colProcessor, this.colVersion, this.colOpcode, this.colLevel, this.colHeaderType,
-      this.colChannel, this.extCount, this.colExtRow, this.colExtType, this.colExtSize, this.colExtOffset, this.bufCount, this.bufTable, this.warnCount,
-      this.warnTotal, this.warnTable, this.provCount, this.provTable, LOGFILE,
-    ];
-    for (let i = 0; i < slots.length; i++) this.u32[d + i] = slots[i];
+    const U32 = this.u32;
+    U32[d + DIR_ROW_COUNT] = this.rowCount;
+    U32[d + DIR_TIMESTAMP] = this.colTimestamp;
+    U32[d + DIR_KEYWORDS] = this.colKeywords;
+    U32[d + DIR_PID] = this.colPid;
+    U32[d + DIR_TID] = this.colTid;
+    U32[d + DIR_PAYLOAD_OFFSET] = this.colPayloadOffset;
+    U32[d + DIR_PAYLOAD_LENGTH] = this.colPayloadLength;
+    U32[d + DIR_HEADER_LENGTH] = this.colHeaderLength;
+    U32[d + DIR_PROVIDER] = this.colProvider;
+    U32[d + DIR_EVENT_ID] = this.colEventId;
+    U32[d + DIR_TASK] = this.colTask;
+    U32[d + DIR_FLAGS] = this.colFlags;
+    U32[d + DIR_PROCESSOR] = this.colProcessor;
+    U32[d + DIR_VERSION] = this.colVersion;
+    U32[d + DIR_OPCODE] = this.colOpcode;
+    U32[d + DIR_LEVEL] = this.colLevel;
+    U32[d + DIR_HEADER_TYPE] = this.colHeaderType;
+    U32[d + DIR_CHANNEL] = this.colChannel;
+    U32[d + DIR_EXT_COUNT] = this.extCount;
+    U32[d + DIR_EXT_ROW] = this.colExtRow;
+    U32[d + DIR_EXT_TYPE] = this.colExtType;
+    U32[d + DIR_EXT_SIZE] = this.colExtSize;
+    U32[d + DIR_EXT_OFFSET] = this.colExtOffset;
+    U32[d + DIR_BUF_COUNT] = this.bufCount;
+    U32[d + DIR_BUF_TABLE] = this.bufTable;
+    U32[d + DIR_WARN_COUNT] = this.warnCount;
+    U32[d + DIR_WARN_TOTAL] = this.warnTotal;
+    U32[d + DIR_WARN_TABLE] = this.warnTable;
+    U32[d + DIR_PROV_COUNT] = this.provCount;
+    U32[d + DIR_PROV_TABLE] = this.provTable;
+    U32[d + DIR_LOGFILE] = LOGFILE;
     return DIR;
   }
 
   init(stagingBytes: number): void {
-    // Room for the staging area, the arena and the tables of about that much input.
+    // Room for the staging area, the arena and the tables of about that much input, where the
+    // platform grants it (otherwise memory grows as needed).
     this.reserveMemory(Math.min(MEMORY_LIMIT, HEAP_BASE + 4 * stagingBytes));
     this.u8.fill(0, LOGFILE, LOGFILE + LH_SIZE);
     this.initProviders();
-    this.staging = this.alloc(stagingBytes);
-    this.stagingSize = stagingBytes;
     this.want = 0;
     this.done = false;
     this.errCode = 0;
     this.errOffset = 0;
     this.resyncing = false;
-    this.compressionFormat = 3;
+    this.compressionFormat = COMPRESSION_XPRESS;
+    this.staging = this.alloc(stagingBytes);
+    this.stagingSize = this.staging !== 0 ? stagingBytes : 0;
+    if (this.staging === 0) this.outOfMemory(stagingBytes);
   }
 
   stagingPtr(): number {
@@ -1460,6 +1498,7 @@ class JsCore implements CoreExports {
 
   growStaging(cap: number, keep: number): void {
     const fresh = this.alloc(cap);
+    if (fresh === 0) { this.outOfMemory(cap); return; }
     this.u8.copyWithin(fresh, this.staging, this.staging + Math.min(keep, cap));
     this.free(this.staging);
     this.staging = fresh;

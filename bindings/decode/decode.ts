@@ -128,34 +128,37 @@ export async function decodeTrace(input: Input, options: DecodeOptions = {}): Pr
   return data;
 }
 
-/** Wraps the core's tables. Called once decoding is over: the memory never grows after this. */
 /** Hands the field programs to the core and lets it fill the typed tables (memory may still grow here). */
 function fillClrTables(core: CoreExports): { dir: number; rows: number } {
-  const d = new Uint32Array(core.memory.buffer, core.directory(), 31);
-  const nProv = d[28];
-  const provBytes = new Uint8Array(core.memory.buffer, d[29], nProv * 32).slice();
+  const d = new Uint32Array(core.memory.buffer, core.directory(), C.DIR_SLOTS);
+  const nProv = d[C.DIR_PROV_COUNT];
+  const provBytes = new Uint8Array(core.memory.buffer, d[C.DIR_PROV_TABLE], nProv * C.PROV_STRIDE).slice();
   const provClr = new Int8Array(nProv);
-  for (let i = 0; i < nProv; i++) provClr[i] = clrProviderIndex(formatGuid(provBytes, i * 32));
+  for (let i = 0; i < nProv; i++) provClr[i] = clrProviderIndex(formatGuid(provBytes, i * C.PROV_STRIDE + C.PROV_GUID));
   if (!provClr.some((x) => x >= 0)) return { dir: 0, rows: 0 };
   const { words, typeStarts, lookup } = clrProgram();
+  const blocks: number[] = [];
   const put = (src: ArrayBufferView) => {
     const at = core.alloc(Math.max(8, src.byteLength));
-    new Uint8Array(core.memory.buffer, at, src.byteLength).set(new Uint8Array(src.buffer, src.byteOffset, src.byteLength));
+    if (at !== 0) {
+      new Uint8Array(core.memory.buffer, at, src.byteLength).set(new Uint8Array(src.buffer, src.byteOffset, src.byteLength));
+      blocks.push(at);
+    }
     return at;
   };
   const program = put(words);
   const starts = put(typeStarts);
   const table = put(lookup);
   const prov = put(provClr);
-  const dir = core.alloc(typeStarts.length * 12);
-  const rows = core.decodeClr(program, starts, typeStarts.length, table, prov, nProv, dir);
-  core.free(program);
-  core.free(starts);
-  core.free(table);
-  core.free(prov);
-  return { dir, rows };
+  const dir = core.alloc(typeStarts.length * C.CLR_DIR_STRIDE);
+  // memory exhausted: no typed tables
+  const ready = program !== 0 && starts !== 0 && table !== 0 && prov !== 0 && dir !== 0;
+  const rows = ready ? core.decodeClr(program, starts, typeStarts.length, table, prov, nProv, dir) : 0;
+  for (const at of blocks) core.free(at);
+  return { dir: ready ? dir : 0, rows };
 }
 
+/** Wraps the core's tables. Called once decoding is over: the memory never grows after this. */
 function collect(core: CoreExports, inputBytes: number, clr: { dir: number; rows: number }): TraceData & { decodeFailure?: EtlDecodeError } {
   try {
     core.finish();
@@ -163,46 +166,46 @@ function collect(core: CoreExports, inputBytes: number, clr: { dir: number; rows
     // finish only frees the staging area; a failure there loses nothing.
   }
   const buffer = core.memory.buffer;
-  const d = new Uint32Array(buffer, core.directory(), 31);
-  const n = d[0];
-  const nExt = d[18];
+  const d = new Uint32Array(buffer, core.directory(), C.DIR_SLOTS);
+  const n = d[C.DIR_ROW_COUNT];
+  const nExt = d[C.DIR_EXT_COUNT];
   return {
     bytes: new Uint8Array(buffer),
     eventCount: n,
     events: {
-      timestamp: new BigInt64Array(buffer, d[1], n),
-      keywords: new BigUint64Array(buffer, d[2], n),
-      pid: new Uint32Array(buffer, d[3], n),
-      tid: new Uint32Array(buffer, d[4], n),
-      payloadOffset: new Uint32Array(buffer, d[5], n),
-      payloadLength: new Uint16Array(buffer, d[6], n),
-      headerLength: new Uint16Array(buffer, d[7], n),
-      provider: new Uint16Array(buffer, d[8], n),
-      eventId: new Uint16Array(buffer, d[9], n),
-      task: new Uint16Array(buffer, d[10], n),
-      flags: new Uint16Array(buffer, d[11], n),
-      processor: new Uint16Array(buffer, d[12], n),
-      version: new Uint16Array(buffer, d[13], n),
-      opcode: new Uint8Array(buffer, d[14], n),
-      level: new Uint8Array(buffer, d[15], n),
-      headerType: new Uint8Array(buffer, d[16], n),
-      channel: new Uint8Array(buffer, d[17], n),
+      timestamp: new BigInt64Array(buffer, d[C.DIR_TIMESTAMP], n),
+      keywords: new BigUint64Array(buffer, d[C.DIR_KEYWORDS], n),
+      pid: new Uint32Array(buffer, d[C.DIR_PID], n),
+      tid: new Uint32Array(buffer, d[C.DIR_TID], n),
+      payloadOffset: new Uint32Array(buffer, d[C.DIR_PAYLOAD_OFFSET], n),
+      payloadLength: new Uint16Array(buffer, d[C.DIR_PAYLOAD_LENGTH], n),
+      headerLength: new Uint16Array(buffer, d[C.DIR_HEADER_LENGTH], n),
+      provider: new Uint16Array(buffer, d[C.DIR_PROVIDER], n),
+      eventId: new Uint16Array(buffer, d[C.DIR_EVENT_ID], n),
+      task: new Uint16Array(buffer, d[C.DIR_TASK], n),
+      flags: new Uint16Array(buffer, d[C.DIR_FLAGS], n),
+      processor: new Uint16Array(buffer, d[C.DIR_PROCESSOR], n),
+      version: new Uint16Array(buffer, d[C.DIR_VERSION], n),
+      opcode: new Uint8Array(buffer, d[C.DIR_OPCODE], n),
+      level: new Uint8Array(buffer, d[C.DIR_LEVEL], n),
+      headerType: new Uint8Array(buffer, d[C.DIR_HEADER_TYPE], n),
+      channel: new Uint8Array(buffer, d[C.DIR_CHANNEL], n),
     },
     extCount: nExt,
     ext: {
-      row: new Uint32Array(buffer, d[19], nExt),
-      type: new Uint16Array(buffer, d[20], nExt),
-      size: new Uint16Array(buffer, d[21], nExt),
-      offset: new Uint32Array(buffer, d[22], nExt),
+      row: new Uint32Array(buffer, d[C.DIR_EXT_ROW], nExt),
+      type: new Uint16Array(buffer, d[C.DIR_EXT_TYPE], nExt),
+      size: new Uint16Array(buffer, d[C.DIR_EXT_SIZE], nExt),
+      offset: new Uint32Array(buffer, d[C.DIR_EXT_OFFSET], nExt),
     },
-    bufferCount: d[23],
-    buffersOffset: d[24],
-    warningCount: d[25],
-    warningTotal: d[26],
-    warningsOffset: d[27],
-    providerCount: d[28],
-    providersOffset: d[29],
-    logfileOffset: d[30],
+    bufferCount: d[C.DIR_BUF_COUNT],
+    buffersOffset: d[C.DIR_BUF_TABLE],
+    warningCount: d[C.DIR_WARN_COUNT],
+    warningTotal: d[C.DIR_WARN_TOTAL],
+    warningsOffset: d[C.DIR_WARN_TABLE],
+    providerCount: d[C.DIR_PROV_COUNT],
+    providersOffset: d[C.DIR_PROV_TABLE],
+    logfileOffset: d[C.DIR_LOGFILE],
     arenaBytes: core.arenaBytes(),
     clrDirOffset: clr.dir,
     clrRows: clr.rows,

@@ -1,5 +1,6 @@
 // The decoded form of a trace, whichever engine produced it: typed-array columns over one byte
-// store. Offsets in the columns (payload, extended items, names) index `bytes`.
+// store. Offsets in the columns (payload, extended items, names) index `bytes`. The layouts of the
+// structs (BUF_STRIDE, B_*, WARN_*, PROV_*, CLR_DIR_*, LH_*) are in assembly/codes.ts.
 
 export interface EventColumns {
   /** Raw timestamp in the trace's clock (normally QPC ticks). */
@@ -55,7 +56,7 @@ export interface TraceData {
   providerCount: number;
   /** Logfile header struct (LH_* offsets) at `logfileOffset`. */
   logfileOffset: number;
-  /** Directory of the typed .NET runtime tables (12 bytes per schema event), 0 when not decoded. */
+  /** Directory of the typed .NET runtime tables (CLR_DIR_STRIDE bytes per schema event), 0 when not decoded. */
   clrDirOffset: number;
   /** Rows placed in typed tables. */
   clrRows: number;
@@ -66,7 +67,3 @@ export interface TraceData {
   /** Hands the backing memory back for reuse once the trace is disposed. */
   release?: () => void;
 }
-
-export const BUF_STRIDE = 64;
-export const WARN_STRIDE = 32;
-export const PROV_STRIDE = 32;

@@ -11,7 +11,7 @@ import type { TraceData } from "../decode/trace-data.js";
 /** CLR provider index of each provider of a decoded trace (-1 for others). */
 export function clrProvidersOf(data: TraceData): Int8Array {
   const out = new Int8Array(data.providerCount);
-  for (let i = 0; i < data.providerCount; i++) out[i] = clrProviderIndex(formatGuid(data.bytes, data.providersOffset + i * 32));
+  for (let i = 0; i < data.providerCount; i++) out[i] = clrProviderIndex(formatGuid(data.bytes, data.providersOffset + i * C.PROV_STRIDE + C.PROV_GUID));
   return out;
 }
 
@@ -132,9 +132,10 @@ export class ClrTables {
     const { layouts } = clrProgram();
     const v = new DataView(data.bytes.buffer, data.bytes.byteOffset);
     for (let t = 0; t < layouts.length; t++) {
-      const count = v.getUint32(data.clrDirOffset + t * 12, true);
+      const at = data.clrDirOffset + t * C.CLR_DIR_STRIDE;
+      const count = v.getUint32(at + C.CLR_DIR_COUNT, true);
       if (!count) continue;
-      const block = v.getUint32(data.clrDirOffset + t * 12 + 4, true);
+      const block = v.getUint32(at + C.CLR_DIR_BLOCK, true);
       this.tables.set(layouts[t].schema, new ClrTable(layouts[t].schema, data.bytes, layouts[t], block, count, decodeField));
     }
   }

@@ -145,7 +145,7 @@ export function readInfo(data: TraceData): { info: TraceInfo; clock: TraceClock 
   const bytes = data.bytes;
   const v = u32(C.LH_VERSION);
   const tzAt = u32(C.LH_TIME_ZONE);
-  const tzView = tzAt ? new DataView(bytes.buffer, bytes.byteOffset + tzAt, 172) : null;
+  const tzView = tzAt ? new DataView(bytes.buffer, bytes.byteOffset + tzAt, C.TIME_ZONE_BYTES) : null;
   const timeZone: TimeZoneInfo | null = tzView
     ? {
         bias: tzView.getInt32(0, true),
@@ -164,7 +164,7 @@ export function readInfo(data: TraceData): { info: TraceInfo; clock: TraceClock 
   const headerTimestamp = i64(C.LH_HEADER_TIMESTAMP);
   let compressedBuffers = 0;
   for (let i = 0; i < data.bufferCount; i++) {
-    if (bytes[data.buffersOffset + i * 64 + 60] & C.BS_COMPRESSED) compressedBuffers++;
+    if (bytes[data.buffersOffset + i * C.BUF_STRIDE + C.B_STATUS] & C.BS_COMPRESSED) compressedBuffers++;
   }
   const info: TraceInfo = {
     bufferSize: u32(C.LH_BUFFER_SIZE),

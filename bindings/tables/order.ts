@@ -4,7 +4,7 @@
 // ordered (damaged or circular files).
 
 import type { TraceData } from "../decode/trace-data.js";
-import { BUF_STRIDE } from "../decode/trace-data.js";
+import { BUF_STRIDE, B_ROW_COUNT, B_PROCESSOR, B_LOGGER_ID, B_SEQUENCE, B_FIRST_ROW } from "../../assembly/codes.js";
 
 interface Stream {
   processor: number;
@@ -22,14 +22,14 @@ export function timeOrder(data: TraceData): Uint32Array {
   const byKey = new Map<string, { processor: number; bufs: { seq: bigint; first: number; count: number }[] }>();
   for (let i = 0; i < data.bufferCount; i++) {
     const at = data.buffersOffset + i * BUF_STRIDE;
-    const count = view.getUint32(at + 28, true);
+    const count = view.getUint32(at + B_ROW_COUNT, true);
     if (count === 0) continue;
-    const processor = view.getUint16(at + 52, true);
-    const logger = view.getUint16(at + 54, true);
+    const processor = view.getUint16(at + B_PROCESSOR, true);
+    const logger = view.getUint16(at + B_LOGGER_ID, true);
     const key = `${logger}:${processor}`;
     let s = byKey.get(key);
     if (!s) byKey.set(key, (s = { processor, bufs: [] }));
-    s.bufs.push({ seq: view.getBigInt64(at + 8, true), first: view.getUint32(at + 24, true), count });
+    s.bufs.push({ seq: view.getBigInt64(at + B_SEQUENCE, true), first: view.getUint32(at + B_FIRST_ROW, true), count });
   }
   const streams: Stream[] = [];
   for (const s of byKey.values()) {

@@ -3,7 +3,7 @@
 import * as C from "../../assembly/codes.js";
 import { formatGuid } from "../schema/guid.js";
 import { KNOWN_PROVIDERS } from "../schema/known-providers.js";
-import { PROV_STRIDE, type TraceData } from "../decode/trace-data.js";
+import type { TraceData } from "../decode/trace-data.js";
 
 const GUID_TEXT = /^\{?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\}?$/i;
 
@@ -27,11 +27,11 @@ export class ProviderTable implements Iterable<ProviderInfo> {
     this.length = data.providerCount;
     const b = data.bytes;
     for (let i = 0; i < this.length; i++) {
-      const at = data.providersOffset + i * PROV_STRIDE;
-      const kindCode = b[at + 18];
-      const groupByte = b[at + 16] | (b[at + 17] << 8);
+      const at = data.providersOffset + i * C.PROV_STRIDE;
+      const kindCode = b[at + C.PROV_KIND];
+      const groupByte = b[at + C.PROV_GROUP] | (b[at + C.PROV_GROUP + 1] << 8);
       const kind: ProviderKind = kindCode === C.PK_KERNEL_GROUP ? "kernel-group" : kindCode === C.PK_NONE ? "none" : "guid";
-      const guid = formatGuid(b, at);
+      const guid = formatGuid(b, at + C.PROV_GUID);
       const known = KNOWN_PROVIDERS[guid];
       let name = known?.name ?? tracedNames.get(i);
       let group = known?.group;

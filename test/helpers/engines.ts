@@ -3,7 +3,7 @@
 // logfile header, typed .NET runtime tables, time order and errors. Only absolute addresses may
 // differ; they are compared relative to the record or buffer they point into.
 
-import { openTrace, EtlFormatError, EtlDecodeError, CLR_EVENTS, CLR_PROVIDERS, type Trace, type OpenOptions } from "../../dist/bindings/index.js";
+import { openTrace, EtlFormatError, EtlDecodeError, CLR_EVENTS, CLR_PROVIDERS, codes as C, type Trace, type OpenOptions } from "../../dist/bindings/index.js";
 import { clrProgram } from "../../dist/bindings/schema/clr-program.js";
 import { EtlWriter, PayloadBuilder, records } from "../../bindings/generator/etl-writer.js";
 import { mulberry32 } from "../../bindings/generator/random.js";
@@ -19,15 +19,8 @@ async function decodeWith(engine: "wasm" | "js", input: Source, options: OpenOpt
   }
 }
 
-const BUF_STRIDE = 64;
-const B_DATA = 32;
-const B_DATA_LENGTH = 36;
-const LH_TIME_ZONE = 104;
-const LH_LOGGER_NAME = 108;
-const LH_LOGGER_NAME_CHARS = 112;
-const LH_LOG_FILE_NAME = 116;
-const LH_LOG_FILE_NAME_CHARS = 120;
-const LH_SIZE = 128;
+const { BUF_STRIDE, B_DATA, B_DATA_LENGTH, LH_TIME_ZONE, LH_LOGGER_NAME, LH_LOGGER_NAME_CHARS, LH_LOG_FILE_NAME, LH_LOG_FILE_NAME_CHARS, LH_SIZE } = C;
+const { WARN_STRIDE, PROV_STRIDE, CLR_DIR_STRIDE, CLR_DIR_COUNT, CLR_DIR_BLOCK, CLR_DIR_CURSOR } = C;
 
 const view = (x: ArrayBufferView) => Buffer.from(x.buffer, x.byteOffset, x.byteLength);
 const sameBytes = (x: ArrayBufferView, y: ArrayBufferView) => Buffer.compare(view(x), view(y)) === 0;
@@ -142,12 +135,12 @@ export function traceDifferences(a: Trace, b: Trace, options: CompareOptions = {
   }
 
   // warnings (no addresses in them), providers (none either)
-  if (!rangeEqual(ba, da.warningsOffset, bb, db.warningsOffset, da.warningCount * 32)) {
+  if (!rangeEqual(ba, da.warningsOffset, bb, db.warningsOffset, da.warningCount * WARN_STRIDE)) {
     const i = a.warnings.findIndex((w, k) => show(w) !== show(b.warnings[k]));
     add(`warning ${i}: wasm ${show(a.warnings[i])} js ${show(b.warnings[i])}`);
   }
   if (show(a.warnings) !== show(b.warnings)) add("warnings (as read) differ");
-  if (!rangeEqual(ba, da.providersOffset, bb, db.providersOffset, da.providerCount * 32) || show([...a.providers]) !== show([...b.providers])) {
+  if (!rangeEqual(ba, da.providersOffset, bb, db.providersOffset, da.providerCount * PROV_STRIDE) || show([...a.providers]) !== show([...b.providers])) {
     add(`providers: wasm ${show([...a.providers])} js ${show([...b.providers])}`);
   }
 
@@ -155,7 +148,7 @@ export function traceDifferences(a: Trace, b: Trace, options: CompareOptions = {
   {
     const la = ba.subarray(da.logfileOffset, da.logfileOffset + LH_SIZE).slice();
     const lb = bb.subarray(db.logfileOffset, db.logfileOffset + LH_SIZE).slice();
-    for (const [at, size] of [[LH_TIME_ZONE, 172], [LH_LOGGER_NAME, -LH_LOGGER_NAME_CHARS], [LH_LOG_FILE_NAME, -LH_LOG_FILE_NAME_CHARS]]) {
+    for (const [at, size] of [[LH_TIME_ZONE, C.TIME_ZONE_BYTES], [LH_LOGGER_NAME, -LH_LOGGER_NAME_CHARS], [LH_LOG_FILE_NAME, -LH_LOG_FILE_NAME_CHARS]]) {
       const pa = u32(la, at), pb = u32(lb, at);
       const bytes = size > 0 ? size : 2 * u32(la, -size);
       if ((pa === 0) !== (pb === 0) || (pa !== 0 && !rangeEqual(ba, pa, bb, pb, bytes))) add(`logfile header field @${at} differs`);
@@ -171,14 +164,15 @@ export function traceDifferences(a: Trace, b: Trace, options: CompareOptions = {
     const { layouts } = clrProgram();
     const pa0 = da.events.payloadOffset, pb0 = db.events.payloadOffset;
     for (let t = 0; t < layouts.length; t++) {
-      const count = u32(ba, da.clrDirOffset + t * 12);
-      if (count !== u32(bb, db.clrDirOffset + t * 12) || u32(ba, da.clrDirOffset + t * 12 + 8) !== u32(bb, db.clrDirOffset + t * 12 + 8)) {
+      const ea = da.clrDirOffset + t * CLR_DIR_STRIDE, eb = db.clrDirOffset + t * CLR_DIR_STRIDE;
+      const count = u32(ba, ea + CLR_DIR_COUNT);
+      if (count !== u32(bb, eb + CLR_DIR_COUNT) || u32(ba, ea + CLR_DIR_CURSOR) !== u32(bb, eb + CLR_DIR_CURSOR)) {
         add(`clr table ${layouts[t].schema.name}: row count differs`);
         continue;
       }
       if (!count) continue;
       const L = layouts[t];
-      const blockA = u32(ba, da.clrDirOffset + t * 12 + 4), blockB = u32(bb, db.clrDirOffset + t * 12 + 4);
+      const blockA = u32(ba, ea + CLR_DIR_BLOCK), blockB = u32(bb, eb + CLR_DIR_BLOCK);
       const rowsA = new Uint32Array(ba.buffer, ba.byteOffset + blockA + count * L.preRow, count);
       const rowsB = new Uint32Array(bb.buffer, bb.byteOffset + blockB + count * L.preRow, count);
       if (!sameBytes(rowsA, rowsB)) { add(`clr table ${L.schema.name}: rows differ`); continue; }
