@@ -6,7 +6,12 @@ import { HEADER_TYPE_NAMES, type EventRow, type QueryFilter, type Trace } from "
 export type Out = (line: string) => Promise<void>;
 export type TableFormat = "table" | "csv" | "json" | "jsonl";
 
-export class UsageError extends Error {}
+/** A bad command line (exit code 2); `command` picks the usage lines printed with it. */
+export class UsageError extends Error {
+  constructor(message: string, readonly command?: string) {
+    super(message);
+  }
+}
 
 const RUNTIME = "Microsoft-Windows-DotNETRuntime";
 const RUNDOWN = "Microsoft-Windows-DotNETRuntimeRundown";
@@ -104,7 +109,7 @@ export interface EventFilters {
 export function selectEvents(trace: Trace, f: EventFilters): Uint32Array {
   const q: QueryFilter = { order: f.timeOrder ? "time" : "file" };
   if (f.provider !== undefined) {
-    if (!trace.providers.find(f.provider).length) throw new UsageError(`no provider ${f.provider} in this trace`);
+    if (!trace.providers.find(f.provider).length) throw new UsageError(`no provider ${f.provider} in this trace`, "events");
     q.provider = f.provider;
   }
   if (f.pid !== undefined) q.pid = f.pid;

@@ -2,19 +2,22 @@
 // etw-wasm command line: info, summary and events of a trace file, on the public API only.
 
 import { statSync } from "node:fs";
+import { parseArgs, type ParseArgsConfig } from "node:util";
 import { openTraceFile, EtlFormatError, type Trace } from "etw-wasm/node";
 import { perfViewLines } from "etw-wasm/perfview";
 import {
   EVENT_COLUMNS, GC_COLUMNS, METHOD_COLUMNS, UsageError, eventRecord, gcRows, methodRows, progressBar, selectEvents,
-  summary, writeTable, type TableFormat,
+  summary, writeTable, type EventFilters, type TableFormat,
 } from "./commands.js";
 
-const USAGE = `usage: etw-wasm <command> FILE [options]
+const COMMANDS = ["info", "summary", "events", "gc", "methods", "generate"] as const;
+type Command = (typeof COMMANDS)[number];
 
-commands:
-  info FILE                      the trace's logfile header and decoding statistics
-  summary FILE                   info, then records per header type, provider and event name, and processes
-  events FILE [options]          the records, one per line
+/** Each command's lines of the usage text. */
+const COMMAND_HELP: Record<Command, string> = {
+  info: "  info FILE                      the trace's logfile header and decoding statistics",
+  summary: "  summary FILE                   info, then records per header type, provider and event name, and processes",
+  events: `  events FILE [options]          the records, one per line
       --format F                 jsonl (default) | json | csv | table | perfview
       --provider P               provider name or GUID          --event NAME   e.g. GC/Start
       --pid N  --tid N           process / thread id
@@ -22,35 +25,205 @@ commands:
       --time-order               time order instead of file order
       perfview: the text of PerfView's *.baseline.txt (EVENT lines for the first 5 events of each
       name in time order, then COUNT lines); --edition=2020 for mid-2020 TraceEvent payload names,
-      --no-container-id to leave out the ContainerID clause
-  gc FILE [--format F]           one row per .NET garbage collection (table default, csv, json, jsonl)
-  methods FILE [--format F]      methods loaded per process (table default, csv, json, jsonl)
-  generate OUT [options]         write a synthetic .NET runtime trace
-      --size N (e.g. 256MiB; default 64MiB), --compress, --pointer-size 4|8, --seed N, --processors N
-options:
+      --no-container-id to leave out the ContainerID clause`,
+  gc: "  gc FILE [--format F]           one row per .NET garbage collection (table default, csv, json, jsonl)",
+  methods: "  methods FILE [--format F]      methods loaded per process (table default, csv, json, jsonl)",
+  generate: `  generate OUT [options]         write a synthetic .NET runtime trace
+      --size N (e.g. 256MiB; default 64MiB), --compress, --pointer-size 4|8, --seed N, --processors N`,
+};
+
+const OPTIONS_HELP = `options:
   --no-progress                  no progress bar (shown on a terminal for files over 8 MB)
-  -h, --help                     this text
+  -h, --help                     this text`;
+
+const USAGE = `usage: etw-wasm <command> FILE [options]
+
+commands:
+${COMMANDS.map((c) => COMMAND_HELP[c]).join("\n")}
+${OPTIONS_HELP}
 
 exit codes: 0 done, 1 the input could not be read as a trace, 2 bad arguments`;
 
-const VALUED = new Set(["format", "size", "pointer-size", "seed", "processors", "provider", "event", "pid", "tid", "from", "to", "edition"]);
+/** The usage lines for one command (all of them when the command is not known). */
+function usageOf(command: Command | undefined): string {
+  if (!command) return USAGE;
+  const progress = command === "generate" ? "" : "\n  --no-progress                  no progress bar (shown on a terminal for files over 8 MB)";
+  return `usage of etw-wasm ${command}:\n${COMMAND_HELP[command]}${progress}\n(etw-wasm --help describes every command)`;
+}
 
-function parseArgs(argv: string[]) {
-  const positional: string[] = [];
-  const flags: Record<string, string | true> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === "-h" || a === "--help") flags.help = true;
-    else if (a.startsWith("--")) {
-      const [k, v] = a.slice(2).split("=", 2);
-      if (v !== undefined) flags[k] = v;
-      else if (VALUED.has(k)) {
-        if (i + 1 >= argv.length) throw new UsageError(`--${k} needs a value`);
-        flags[k] = argv[++i];
-      } else flags[k] = true;
-    } else positional.push(a);
+type OptionSpecs = NonNullable<ParseArgsConfig["options"]>;
+
+const HELP: OptionSpecs = { help: { type: "boolean", short: "h" } };
+const READS_TRACE: OptionSpecs = { ...HELP, "no-progress": { type: "boolean" } };
+const FORMAT: OptionSpecs = { format: { type: "string" } };
+
+/** The options each command accepts; any other option is an error. */
+const OPTIONS: Record<Command, OptionSpecs> = {
+  info: READS_TRACE,
+  summary: READS_TRACE,
+  events: {
+    ...READS_TRACE, ...FORMAT,
+    provider: { type: "string" }, event: { type: "string" }, pid: { type: "string" }, tid: { type: "string" },
+    from: { type: "string" }, to: { type: "string" }, "time-order": { type: "boolean" },
+    edition: { type: "string" }, "no-container-id": { type: "boolean" },
+  },
+  gc: { ...READS_TRACE, ...FORMAT },
+  methods: { ...READS_TRACE, ...FORMAT },
+  generate: {
+    ...HELP,
+    size: { type: "string" }, compress: { type: "boolean" }, "pointer-size": { type: "string" },
+    seed: { type: "string" }, processors: { type: "string" },
+  },
+};
+
+const ALL_OPTIONS: OptionSpecs = Object.assign({}, ...Object.values(OPTIONS));
+
+type Values = Record<string, string | boolean | undefined>;
+
+type Parsed =
+  | { command: "help" }
+  | { command: Exclude<Command, "generate">; file: string; values: Values }
+  | { command: "generate"; out: string; values: Values };
+
+/** The closest option name within two edits, for "did you mean". */
+function closest(name: string, candidates: string[]): string | undefined {
+  const distance = (a: string, b: string) => {
+    let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+      const cur = [i];
+      for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = cur;
+    }
+    return prev[b.length];
+  };
+  let best: string | undefined;
+  let bestDistance = 3;
+  for (const c of candidates) {
+    const d = distance(name, c);
+    if (d < bestDistance) [best, bestDistance] = [c, d];
   }
-  return { positional, flags };
+  return best;
+}
+
+/** One line for an error of util.parseArgs, naming the option. */
+function describeParseError(command: Command, error: Error & { code?: string }): string {
+  const option = /'(-{1,2}[^' ]+?)(?: <value>)?'/.exec(error.message)?.[1] ?? "";
+  if (error.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
+    const name = option.replace(/^-+/, "");
+    const owners = COMMANDS.filter((c) => c !== command && Object.hasOwn(OPTIONS[c], name));
+    if (owners.length && option.startsWith("--")) return `${command} has no option ${option} (an option of ${owners.join(", ")})`;
+    const hint = option.startsWith("--") ? closest(name, Object.keys(OPTIONS[command])) : undefined;
+    return `unknown option ${option} for ${command}${hint ? ` (did you mean --${hint}?)` : ""}`;
+  }
+  if (error.code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") {
+    if (/does not take an argument/.test(error.message)) return `${option} takes no value`;
+    if (/ambiguous/.test(error.message)) return `${option} needs a value (write ${option}=VALUE for a value that starts with '-')`;
+    return `${option} needs a value`;
+  }
+  return error.message.split("\n")[0];
+}
+
+/** Command, file and options from the command line; UsageError for anything the command does not take. */
+function parseCommandLine(argv: string[]): Parsed {
+  // A lenient pass finds the command and --help; the strict pass then applies the command's own options.
+  const loose = parseArgs({ args: argv, options: ALL_OPTIONS, strict: false, allowPositionals: true });
+  if (loose.values.help === true) return { command: "help" };
+  const name = loose.positionals[0];
+  if (name === undefined) throw new UsageError("missing command");
+  if (!(COMMANDS as readonly string[]).includes(name)) throw new UsageError(`unknown command: ${name}`);
+  const command = name as Command;
+  const options = OPTIONS[command];
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: true, tokens: true });
+  } catch (e) {
+    const error = e as Error & { code?: string };
+    if (typeof error.code === "string" && error.code.startsWith("ERR_PARSE_ARGS_")) throw new UsageError(describeParseError(command, error), command);
+    throw e;
+  }
+  const seen = new Set<string>();
+  for (const t of parsed.tokens) {
+    if (t.kind !== "option" || options[t.name]?.type !== "string") continue;
+    if (seen.has(t.name)) throw new UsageError(`--${t.name} given more than once`, command);
+    seen.add(t.name);
+  }
+  for (const [k, v] of Object.entries(parsed.values)) {
+    if (v === "") throw new UsageError(`--${k} needs a value`, command);
+  }
+  const [, target, ...extra] = parsed.positionals;
+  if (target === undefined) throw new UsageError(`${command} needs ${command === "generate" ? "an OUT file" : "a FILE"}`, command);
+  if (extra.length) throw new UsageError(`unexpected argument: ${extra[0]}`, command);
+  const values = parsed.values as Values;
+  return command === "generate" ? { command, out: target, values } : { command, file: target, values };
+}
+
+/** A whole number option from `min` to `max` (decimal, or hex with 0x). */
+function wholeNumber(values: Values, name: string, what: string, min: number, max: number, command: Command): number | undefined {
+  const text = values[name];
+  if (typeof text !== "string") return undefined;
+  const n = /^(\d+|0x[0-9a-f]+)$/i.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    throw new UsageError(`bad --${name} '${text}': ${what} is a whole number from ${min} to ${max}`, command);
+  }
+  return n;
+}
+
+/** A time option: milliseconds since the trace started, not negative. */
+function milliseconds(values: Values, name: string): number | undefined {
+  const text = values[name];
+  if (typeof text !== "string") return undefined;
+  const n = /^(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(text) ? Number(text) : NaN;
+  if (!Number.isFinite(n)) throw new UsageError(`bad --${name} '${text}': milliseconds since the trace started, 0 or more`, "events");
+  return n;
+}
+
+const RECORD_FORMATS = ["jsonl", "json", "csv", "table"];
+const EVENT_FILTERS = ["provider", "event", "pid", "tid", "from", "to", "time-order"];
+const PERFVIEW_ONLY = ["edition", "no-container-id"];
+
+interface EventsPlan {
+  format: "jsonl" | "json" | "csv" | "table" | "perfview";
+  filters: EventFilters;
+  edition: "current" | "2020";
+  containerId: boolean;
+}
+
+/** The events command's options, checked before the trace is read. */
+function eventsPlan(values: Values): EventsPlan {
+  const format = (values.format ?? "jsonl") as string;
+  if (format !== "perfview" && !RECORD_FORMATS.includes(format)) {
+    throw new UsageError(`unknown format: ${format} (jsonl, json, csv, table or perfview)`, "events");
+  }
+  const given = (names: string[]) => names.filter((k) => values[k] !== undefined);
+  if (format === "perfview") {
+    const misplaced = given(EVENT_FILTERS);
+    if (misplaced.length) throw new UsageError(`--${misplaced[0]} does not apply to --format perfview (PerfView's text covers every event, in time order)`, "events");
+  } else {
+    const misplaced = given(PERFVIEW_ONLY);
+    if (misplaced.length) throw new UsageError(`--${misplaced[0]} applies to --format perfview only`, "events");
+  }
+  const edition = (values.edition ?? "current") as string;
+  if (edition !== "current" && edition !== "2020") throw new UsageError(`unknown --edition: ${edition} (current or 2020)`, "events");
+  const filters: EventFilters = {
+    provider: values.provider as string | undefined,
+    event: values.event as string | undefined,
+    // 0xFFFFFFFF is the event table's "none" (records without a process, e.g. PERFINFO): not a filter value
+    pid: wholeNumber(values, "pid", "a process id", 0, 0xfffffffe, "events"),
+    tid: wholeNumber(values, "tid", "a thread id", 0, 0xfffffffe, "events"),
+    from: milliseconds(values, "from"),
+    to: milliseconds(values, "to"),
+    timeOrder: values["time-order"] === true,
+  };
+  if (filters.from !== undefined && filters.to !== undefined && filters.from > filters.to) {
+    throw new UsageError(`--from ${values.from} is after --to ${values.to}`, "events");
+  }
+  return { format: format as EventsPlan["format"], filters, edition, containerId: values["no-container-id"] !== true };
+}
+
+function tableFormat(values: Values, command: Command): TableFormat {
+  const f = (values.format ?? "table") as string;
+  if (f !== "table" && f !== "csv" && f !== "json" && f !== "jsonl") throw new UsageError(`unknown format: ${f} (table, csv, json or jsonl)`, command);
+  return f;
 }
 
 /** Writes lines to stdout in large batches, honouring backpressure. */
@@ -100,96 +273,66 @@ async function cmdInfo(trace: Trace, out: Output) {
   for (const w of trace.warnings.slice(0, 20)) await out.line(`warning at ${w.offset}: ${w.message}`);
 }
 
-function numberFlag(flags: Record<string, string | true>, k: string): number | undefined {
-  const v = flags[k];
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (typeof v !== "string" || v.trim() === "" || !Number.isFinite(n)) throw new UsageError(`--${k} needs a number`);
-  return n;
-}
-
-function tableFormat(flags: Record<string, string | true>, fallback: TableFormat): TableFormat {
-  const f = flags.format === undefined ? fallback : flags.format;
-  if (f !== "table" && f !== "csv" && f !== "json" && f !== "jsonl") throw new UsageError(`unknown format: ${String(f)} (table, csv, json or jsonl)`);
-  return f;
-}
-
-async function cmdEvents(trace: Trace, out: Output, flags: Record<string, string | true>) {
-  const format = flags.format === undefined ? "jsonl" : flags.format;
-  if (format === "perfview") {
-    const edition = flags.edition === undefined ? "current" : flags.edition;
-    if (edition !== "current" && edition !== "2020") throw new UsageError(`unknown --edition: ${String(edition)} (current or 2020)`);
-    for (const line of perfViewLines(trace, { edition, containerId: !flags["no-container-id"] })) await out.line(line);
+async function cmdEvents(trace: Trace, out: Output, plan: EventsPlan) {
+  if (plan.format === "perfview") {
+    for (const line of perfViewLines(trace, { edition: plan.edition, containerId: plan.containerId })) await out.line(line);
     return;
   }
-  if (!["jsonl", "json", "csv", "table"].includes(String(format))) {
-    throw new UsageError(`unknown format: ${String(format)} (jsonl, json, csv, table or perfview)`);
-  }
-  const rows = selectEvents(trace, {
-    provider: typeof flags.provider === "string" ? flags.provider : undefined,
-    event: typeof flags.event === "string" ? flags.event : undefined,
-    pid: numberFlag(flags, "pid"),
-    tid: numberFlag(flags, "tid"),
-    from: numberFlag(flags, "from"),
-    to: numberFlag(flags, "to"),
-    timeOrder: !!flags["time-order"],
-  });
-  if (format === "jsonl") {
+  const rows = selectEvents(trace, plan.filters);
+  if (plan.format === "jsonl") {
     for (const row of trace.events.cursor(rows)) await out.line(JSON.stringify(row.toJSON()));
     return;
   }
   const records = function* () {
     for (const row of trace.events.cursor(rows)) yield eventRecord(trace, row);
   };
-  await writeTable((l) => out.line(l), format as TableFormat, EVENT_COLUMNS, format === "table" ? [...records()] : records());
+  await writeTable((l) => out.line(l), plan.format, EVENT_COLUMNS, plan.format === "table" ? [...records()] : records());
 }
 
-async function cmdGenerate(out: string, flags: Record<string, string | true>): Promise<number> {
+async function cmdGenerate(out: string, values: Values): Promise<number> {
   const { generateTraceFile, parseSize } = await import("../generator/generate-file.js");
-  const num = (k: string, fallback: number) => {
-    const v = flags[k];
-    if (v === undefined) return fallback;
-    const n = Number(v);
-    if (typeof v !== "string" || !Number.isInteger(n) || n < 0) throw new UsageError(`--${k} needs a whole number`);
-    return n;
-  };
+  const sizeText = (values.size ?? "64MiB") as string;
   let size: number;
   try {
-    size = parseSize(typeof flags.size === "string" ? flags.size : "64MiB");
+    size = parseSize(sizeText);
   } catch (e) {
-    throw new UsageError((e as Error).message);
+    throw new UsageError(`bad --size '${sizeText}': ${(e as Error).message} (e.g. 256MiB, 64MB, 1000000)`, "generate");
   }
-  const pointerSize = num("pointer-size", 8);
-  if (pointerSize !== 4 && pointerSize !== 8) throw new UsageError("--pointer-size must be 4 or 8");
+  if (!(size >= 1) || !Number.isSafeInteger(size)) throw new UsageError(`bad --size '${sizeText}': at least 1 byte`, "generate");
+  const pointerText = (values["pointer-size"] ?? "8") as string;
+  if (pointerText !== "4" && pointerText !== "8") throw new UsageError(`bad --pointer-size '${pointerText}': 4 or 8`, "generate");
+  const pointerSize = pointerText === "4" ? 4 : 8;
+  const seed = wholeNumber(values, "seed", "the seed", 0, 0xffffffff, "generate") ?? 1;
+  // The buffer header's processor number is one byte.
+  const processors = wholeNumber(values, "processors", "the processor count", 1, 256, "generate") ?? 4;
   const t0 = performance.now();
-  const bytes = generateTraceFile(out, {
-    targetBytes: size, compress: flags.compress === true, pointerSize, seed: num("seed", 1), processors: num("processors", 4) || 1,
-  });
+  const bytes = generateTraceFile(out, { targetBytes: size, compress: values.compress === true, pointerSize, seed, processors });
   console.error(`wrote ${out}: ${bytes} bytes in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   return 0;
 }
 
 async function main(argv: string[]): Promise<number> {
-  const { positional, flags } = parseArgs(argv);
-  if (flags.help || positional.length === 0) {
+  const parsed = parseCommandLine(argv);
+  if (parsed.command === "help") {
     console.log(USAGE);
-    return flags.help ? 0 : 2;
+    return 0;
   }
-  const [command, file] = positional;
-  if (!["info", "summary", "events", "gc", "methods", "generate"].includes(command)) throw new UsageError(`unknown command: ${command}`);
-  if (!file) throw new UsageError(`${command} needs a FILE`);
-  if (command === "generate") return cmdGenerate(file, flags);
+  if (parsed.command === "generate") return cmdGenerate(parsed.out, parsed.values);
+  const { command, file, values } = parsed;
+  // Every option is checked before the trace is read.
+  const plan = command === "events" ? eventsPlan(values) : undefined;
+  const format = command === "gc" || command === "methods" ? tableFormat(values, command) : undefined;
   const size = statSync(file).size;
-  const bar = process.stderr.isTTY && size > 8 << 20 && !flags["no-progress"] ? progressBar(size) : undefined;
+  const bar = process.stderr.isTTY && size > 8 << 20 && values["no-progress"] !== true ? progressBar(size) : undefined;
   const trace = await openTraceFile(file, { onProgress: bar });
   bar?.end();
   const out = new Output();
   const emit = (l: string) => out.line(l);
   if (command === "info") await cmdInfo(trace, out);
   else if (command === "summary") await summary(trace, emit, infoLines(trace));
-  else if (command === "gc") await writeTable(emit, tableFormat(flags, "table"), GC_COLUMNS, gcRows(trace));
-  else if (command === "methods") await writeTable(emit, tableFormat(flags, "table"), METHOD_COLUMNS, methodRows(trace));
-  else await cmdEvents(trace, out, flags);
+  else if (command === "gc") await writeTable(emit, format!, GC_COLUMNS, gcRows(trace));
+  else if (command === "methods") await writeTable(emit, format!, METHOD_COLUMNS, methodRows(trace));
+  else await cmdEvents(trace, out, plan!);
   for (const w of trace.warnings.slice(0, 5)) console.error(`etw-wasm: warning at byte ${w.offset}: ${w.message}`);
   await out.flush();
   return 0;
@@ -204,10 +347,14 @@ process.stdout.on("error", (e: NodeJS.ErrnoException) => {
 main(process.argv.slice(2)).then(
   (code) => { process.exitCode = code; },
   (error: unknown) => {
-    if (error instanceof UsageError) console.error(`etw-wasm: ${error.message}\n\n${USAGE}`);
-    else if (error instanceof EtlFormatError) console.error(`etw-wasm: ${error.message}`);
-    else if ((error as NodeJS.ErrnoException)?.code === "ENOENT") console.error(`etw-wasm: no such file: ${(error as NodeJS.ErrnoException).path}`);
-    else console.error(`etw-wasm: ${error instanceof Error ? error.message : String(error)}`);
+    const errno = error as NodeJS.ErrnoException;
+    if (error instanceof UsageError) {
+      console.error(`etw-wasm: ${error.message}\n${usageOf(error.command as Command | undefined)}`);
+    } else if (error instanceof EtlFormatError) console.error(`etw-wasm: ${error.message}`);
+    else if (errno?.code === "ENOENT") console.error(`etw-wasm: no such file: ${errno.path}`);
+    else if (typeof errno?.code === "string" && errno.syscall) console.error(`etw-wasm: ${errno.message}`);
+    // Anything else is a fault of etw-wasm itself: keep the stack for the report.
+    else console.error(`etw-wasm: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
     process.exitCode = error instanceof UsageError ? 2 : 1;
   },
 );
