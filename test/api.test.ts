@@ -89,6 +89,11 @@ describe.skipIf(!HAVE_CORPUS)("public API on corpus traces", () => {
     expect([...t.query({ provider: clr, eventId: [1, 2] }).indices]).toEqual(brute((i) => e.provider[i] === clr && (e.eventId[i] === 1 || e.eventId[i] === 2)));
     const pid = e.pid[1000];
     expect([...t.query({ pid, opcode: e.opcode[1000] }).indices]).toEqual(brute((i) => e.pid[i] === pid && e.opcode[i] === e.opcode[1000]));
+    // records without a process id (PERFINFO samples here) match no pid, not even the 0xFFFFFFFF their column holds
+    const noPid = brute((i) => e.row(i).pid === null);
+    expect(noPid.length).toBeGreaterThan(0);
+    expect(t.query({ pid: 0xffffffff }).length).toBe(0);
+    expect(t.query({ tid: e.tid[noPid[0]] }).indices).not.toContain(noPid[0]);
     expect([...t.query({ level: 3 }).indices]).toEqual(brute((i) => e.level[i] <= 3));
     expect([...t.query({ keywords: 0x8000n }).indices]).toEqual(brute((i) => (e.keywords[i] & 0x8000n) !== 0n));
     const from = 2000, to = 3000;

@@ -33,7 +33,7 @@ const COMMAND_HELP: Record<Command, string> = {
 };
 
 const OPTIONS_HELP = `options:
-  --no-progress                  no progress bar (shown on a terminal for files over 8 MB)
+  --no-progress                  commands that read a trace: no progress bar (shown on a terminal for files over 8 MB)
   -h, --help                     this text`;
 
 const USAGE = `usage: etw-wasm <command> FILE [options]

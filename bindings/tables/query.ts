@@ -1,5 +1,6 @@
 // Queries walk the columns and collect matching row indices; no object is made per event.
 
+import * as C from "../../assembly/codes.js";
 import type { EventRow, EventTable } from "./event-table.js";
 import type { TraceClock } from "./info.js";
 import type { ProviderTable } from "./provider-table.js";
@@ -84,6 +85,11 @@ export function runQuery(table: EventTable, providers: ProviderTable, clock: Tra
     if (values === undefined) continue;
     const test = memberTest(asArray(values));
     tests.push((i) => test(col[i]));
+  }
+  if (q.pid !== undefined || q.tid !== undefined) {
+    // Rows whose header carries no process or thread id (their columns hold 0xFFFFFFFF) match no id.
+    const flags = c.flags;
+    tests.push((i) => (flags[i] & C.F_NO_PROCESS_INFO) === 0);
   }
   if (q.level !== undefined) {
     const max = q.level, col = c.level;
