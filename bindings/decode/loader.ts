@@ -3,27 +3,10 @@
 
 import { instantiate } from "@assemblyscript/loader";
 
-/** The decoder core's interface: the WebAssembly exports, or the pure TypeScript core. */
-export interface CoreExports {
-  /** Linear memory; `buffer` is replaced when it grows. */
-  memory: { readonly buffer: ArrayBuffer };
-  init(stagingBytes: number): void;
-  stagingPtr(): number;
-  stagingCap(): number;
-  growStaging(cap: number, keep: number): void;
-  consume(len: number, fileOffset: number, atEnd: number): number;
-  wantBytes(): number;
-  isDone(): number;
-  fatalCode(): number;
-  fatalOffset(): number;
-  finish(): void;
-  directory(): number;
-  arenaBytes(): number;
-  decompress(src: number, srcLen: number, dst: number, expected: number): number;
-  decodeClr(program: number, typeStarts: number, nTypes: number, lookup: number, provClr: number, nProv: number, dir: number): number;
-  alloc(size: number): number;
-  free(ptr: number): void;
-}
+// The interface both cores implement is declared with the TypeScript core; a type-only import
+// keeps that core out of this module's code.
+import type { CoreExports } from "../core/index.js";
+export type { CoreExports };
 
 export type WasmSource = WebAssembly.Module | ArrayBuffer | Uint8Array | URL | string;
 

@@ -1,0 +1,85 @@
+// Linear memory of the TypeScript core: an ArrayBuffer standing in for the WebAssembly memory, and
+// the allocator the AssemblyScript runtime gives the other core (heap.alloc, heap.free,
+// heap.realloc). Addresses are byte offsets into the buffer. It grows by allocating a larger one
+// and copying, so callers take their views again after anything that may allocate.
+
+import { MEMORY_MAX_PAGES, DIR_SLOTS, LH_SIZE } from "../../assembly/codes.js";
+import type { CoreState } from "./state.js";
+
+// ---- static data (the WebAssembly module's memory.data): fixed addresses ----
+export const STATIC_DIR = 64; // DIR_SLOTS u32 slots
+export const STATIC_LOGFILE = (STATIC_DIR + 4 * DIR_SLOTS + 63) & ~63; // LH_SIZE bytes
+export const HEAP_BASE = (STATIC_LOGFILE + LH_SIZE + 63) & ~63;
+
+export const INITIAL_MEMORY = 1 << 20;
+export const MEMORY_LIMIT = MEMORY_MAX_PAGES * 65536 - 65536; // addresses are u32
+
+/** `n` rounded up to a multiple of 8; sizes may pass 2^31, beyond the bitwise operators. */
+export function alignSize(n: number): number {
+  return n + (-n & 7);
+}
+
+export function setBuffer(s: CoreState, b: ArrayBuffer): void {
+  s.memory.buffer = b;
+  s.u8 = new Uint8Array(b);
+  s.u16 = new Uint16Array(b);
+  s.u32 = new Uint32Array(b);
+  s.f64 = new Float64Array(b);
+  s.dv = new DataView(b);
+}
+
+/** Makes the memory at least `end` bytes long, keeping the bytes in use; false when it cannot grow. */
+export function reserveMemory(s: CoreState, end: number): boolean {
+  if (end <= s.u8.length) return true;
+  if (end > MEMORY_LIMIT) return false;
+  // Grow fourfold: every growth copies the bytes in use, while pages of the new buffer cost
+  // nothing until they are written.
+  let cap = s.u8.length;
+  while (cap < end) cap = Math.min(cap * 4, MEMORY_LIMIT);
+  let next: ArrayBuffer;
+  try {
+    next = new ArrayBuffer(cap);
+  } catch {
+    // the platform refused that much: try the least that will do
+    try {
+      next = new ArrayBuffer(end);
+    } catch {
+      return false;
+    }
+  }
+  new Uint8Array(next).set(s.u8.subarray(0, s.top));
+  setBuffer(s, next);
+  return true;
+}
+
+/** A block of `size` bytes, or 0 when memory is exhausted. Blocks carry their size in the 8 bytes before them. */
+export function heapAlloc(s: CoreState, size: number): number {
+  const p = s.top + 8;
+  const end = p + alignSize(size);
+  if (!reserveMemory(s, end)) return 0;
+  s.top = end;
+  if (end > s.highWater) s.highWater = end;
+  s.u32[(p - 8) >>> 2] = size;
+  return p;
+}
+
+/** Takes back the last block only (a bump allocator). */
+export function heapFree(s: CoreState, p: number): void {
+  if (p !== 0 && p + alignSize(s.u32[(p - 8) >>> 2]) === s.top) s.top = p - 8;
+}
+
+/** The last block grows in place; others move. 0, the block left as it was, when memory is exhausted. */
+export function heapRealloc(s: CoreState, p: number, size: number): number {
+  const old = s.u32[(p - 8) >>> 2];
+  if (p + alignSize(old) === s.top) {
+    const end = p + alignSize(size);
+    if (!reserveMemory(s, end)) return 0;
+    s.top = end;
+    if (end > s.highWater) s.highWater = end;
+    s.u32[(p - 8) >>> 2] = size;
+    return p;
+  }
+  const q = heapAlloc(s, size);
+  if (q !== 0) s.u8.copyWithin(q, p, p + Math.min(old, size));
+  return q;
+}

@@ -1,0 +1,102 @@
+// Per-trace state of the TypeScript core: what the WebAssembly core keeps in the globals of its
+// modules, grouped by the module (assembly/*.ts) that owns them. One object per trace, always of
+// this one shape, so the module functions that take it stay monomorphic and keep their optimized
+// code from one trace to the next.
+
+import { COMPRESSION_XPRESS, FIRST_SEGMENT } from "../../assembly/codes.js";
+import { HEAP_BASE, INITIAL_MEMORY, setBuffer } from "./memory.js";
+
+export class CoreState {
+  // ---- memory (the WebAssembly memory and runtime heap) ----
+  u8 = new Uint8Array(0);
+  u16 = new Uint16Array(0);
+  u32 = new Uint32Array(0);
+  f64 = new Float64Array(0);
+  dv = new DataView(new ArrayBuffer(0));
+  readonly memory: { buffer: ArrayBuffer } = { buffer: new ArrayBuffer(0) };
+  top = HEAP_BASE; // bump pointer, 8-aligned
+  /** Highest address ever handed out: memory above it has never been written and is zero. */
+  highWater = HEAP_BASE;
+
+  // ---- tables.ts ----
+  rowCount = 0;
+  rowCap = 0;
+  colTimestamp = 0;
+  colKeywords = 0;
+  colPid = 0;
+  colTid = 0;
+  colPayloadOffset = 0;
+  colPayloadLength = 0;
+  colHeaderLength = 0;
+  colProvider = 0;
+  colEventId = 0;
+  colTask = 0;
+  colFlags = 0;
+  colProcessor = 0;
+  colVersion = 0;
+  colOpcode = 0;
+  colLevel = 0;
+  colHeaderType = 0;
+  colChannel = 0;
+  extCount = 0;
+  extCap = 0;
+  colExtRow = 0;
+  colExtType = 0;
+  colExtSize = 0;
+  colExtOffset = 0;
+  bufCount = 0;
+  bufCap = 0;
+  bufTable = 0;
+  warnCount = 0;
+  warnTotal = 0;
+  warnTable = 0;
+  segStart = 0;
+  segUsed = 0;
+  segSize = 0;
+  nextSegSize = FIRST_SEGMENT;
+  arenaBytes = 0;
+
+  // ---- providers.ts ----
+  provCount = 0;
+  provCap = 0;
+  provTable = 0;
+  // The hash index lives outside linear memory: only the provider table is part of the output.
+  hashSlots = new Uint32Array(0); // provider index + 1, 0 = empty
+  hashMask = 0;
+  // last lookup (GUID as four words), because consecutive records usually share a provider
+  last0 = 0;
+  last1 = 0;
+  last2 = 0;
+  last3 = 0;
+  lastIndex = -1;
+  readonly groupIndex = new Int32Array(256); // kernel group byte -> provider index, -1 = not yet seen
+
+  // ---- xpress.ts ----
+  xpressProduced = 0;
+
+  // ---- records.ts ----
+  ctxFileOffset = 0;
+  ctxBuffer = 0;
+  walkAbandoned = false;
+
+  // ---- buffers.ts ----
+  staging = 0;
+  stagingCap = 0;
+  wantBytes = 0;
+  done = false;
+  fatalCode = 0;
+  fatalOffset = 0;
+  resyncing = false;
+  resyncFrom = 0;
+  resyncNonZero = false;
+  compressionFormat = COMPRESSION_XPRESS;
+
+  // ---- clr.ts ----
+  // values of the fields of the scope being walked (u64 as two words), 64 per depth
+  readonly scope = new Uint32Array(8 * 64 * 2);
+  clrTruncated = false;
+
+  constructor() {
+    setBuffer(this, new ArrayBuffer(INITIAL_MEMORY));
+  }
+}

@@ -1,0 +1,125 @@
+// Output tables in linear memory (assembly/tables.ts). Every table grows by doubling before a
+// buffer is walked, so the per-record path never allocates: it only stores into space reserved
+// for the whole buffer.
+
+import {
+  W_CAPACITY, MAX_BLOCK, MAX_ROWS, MAX_SEGMENT, MAX_WARNINGS, BUF_STRIDE, WARN_STRIDE, WARN_FILE_OFFSET, WARN_CODE,
+  WARN_BUFFER, WARN_RECORD_OFFSET, WARN_DETAIL,
+} from "../../assembly/codes.js";
+import { alignSize, heapAlloc, heapRealloc } from "./memory.js";
+import type { CoreState } from "./state.js";
+
+// The WebAssembly core's `fits` guards its allocator, which traps; this one returns 0 by itself.
+
+/** A block of `bytes`, or 0 when memory is exhausted. */
+export function allocate(s: CoreState, bytes: number): number {
+  return heapAlloc(s, bytes);
+}
+
+/** realloc that also takes a null pointer. Returns 0, the block left as it was, when memory is exhausted. */
+export function resize(s: CoreState, ptr: number, bytes: number): number {
+  return ptr === 0 ? heapAlloc(s, bytes) : heapRealloc(s, ptr, bytes);
+}
+
+/** Reserve room for `extra` more rows. Returns false when the table cannot grow any further. */
+export function ensureRows(s: CoreState, extra: number): boolean {
+  const need = s.rowCount + extra;
+  if (need <= s.rowCap) return true;
+  if (need > MAX_ROWS) return false;
+  let cap = Math.max(s.rowCap * 2, Math.max(need, 4096));
+  if (cap > MAX_ROWS) cap = MAX_ROWS;
+  // A column that grew before one that could not is merely larger than rowCap.
+  let p: number;
+  if ((p = resize(s, s.colTimestamp, cap * 8)) === 0) return false; s.colTimestamp = p;
+  if ((p = resize(s, s.colKeywords, cap * 8)) === 0) return false; s.colKeywords = p;
+  if ((p = resize(s, s.colPid, cap * 4)) === 0) return false; s.colPid = p;
+  if ((p = resize(s, s.colTid, cap * 4)) === 0) return false; s.colTid = p;
+  if ((p = resize(s, s.colPayloadOffset, cap * 4)) === 0) return false; s.colPayloadOffset = p;
+  if ((p = resize(s, s.colPayloadLength, cap * 2)) === 0) return false; s.colPayloadLength = p;
+  if ((p = resize(s, s.colHeaderLength, cap * 2)) === 0) return false; s.colHeaderLength = p;
+  if ((p = resize(s, s.colProvider, cap * 2)) === 0) return false; s.colProvider = p;
+  if ((p = resize(s, s.colEventId, cap * 2)) === 0) return false; s.colEventId = p;
+  if ((p = resize(s, s.colTask, cap * 2)) === 0) return false; s.colTask = p;
+  if ((p = resize(s, s.colFlags, cap * 2)) === 0) return false; s.colFlags = p;
+  if ((p = resize(s, s.colProcessor, cap * 2)) === 0) return false; s.colProcessor = p;
+  if ((p = resize(s, s.colVersion, cap * 2)) === 0) return false; s.colVersion = p;
+  if ((p = resize(s, s.colOpcode, cap)) === 0) return false; s.colOpcode = p;
+  if ((p = resize(s, s.colLevel, cap)) === 0) return false; s.colLevel = p;
+  if ((p = resize(s, s.colHeaderType, cap)) === 0) return false; s.colHeaderType = p;
+  if ((p = resize(s, s.colChannel, cap)) === 0) return false; s.colChannel = p;
+  s.rowCap = cap;
+  return true;
+}
+
+export function ensureExt(s: CoreState, extra: number): boolean {
+  const need = s.extCount + extra;
+  if (need <= s.extCap) return true;
+  if (need > MAX_ROWS) return false;
+  const cap = Math.max(s.extCap * 2, Math.max(need, 256));
+  let p: number;
+  if ((p = resize(s, s.colExtRow, cap * 4)) === 0) return false; s.colExtRow = p;
+  if ((p = resize(s, s.colExtType, cap * 2)) === 0) return false; s.colExtType = p;
+  if ((p = resize(s, s.colExtSize, cap * 2)) === 0) return false; s.colExtSize = p;
+  if ((p = resize(s, s.colExtOffset, cap * 4)) === 0) return false; s.colExtOffset = p;
+  s.extCap = cap;
+  return true;
+}
+
+/** Appends a zeroed buffer row and returns its address, or 0 when the table cannot grow. */
+export function addBuffer(s: CoreState): number {
+  if (s.bufCount >= s.bufCap) {
+    const cap = Math.max(s.bufCap * 2, 64);
+    if (cap * BUF_STRIDE > MAX_BLOCK) return 0;
+    const t = resize(s, s.bufTable, cap * BUF_STRIDE);
+    if (t === 0) return 0;
+    s.bufTable = t;
+    s.bufCap = cap;
+  }
+  const p = s.bufTable + s.bufCount * BUF_STRIDE;
+  s.u8.fill(0, p, p + BUF_STRIDE);
+  s.bufCount++;
+  return p;
+}
+
+/** Counts a warning; keeps the first MAX_WARNINGS. */
+export function warn(s: CoreState, code: number, fileOffset: number, buffer: number, recordOffset: number, detail: number): void {
+  s.warnTotal++;
+  if (s.warnCount >= MAX_WARNINGS) return;
+  if (s.warnTable === 0) {
+    s.warnTable = allocate(s, MAX_WARNINGS * WARN_STRIDE);
+    if (s.warnTable === 0) return; // counted, not kept
+  }
+  const p = s.warnTable + s.warnCount * WARN_STRIDE;
+  s.u8.fill(0, p, p + WARN_STRIDE);
+  s.f64[(p + WARN_FILE_OFFSET) >>> 3] = fileOffset;
+  s.u32[(p + WARN_CODE) >>> 2] = code;
+  s.u32[(p + WARN_BUFFER) >>> 2] = buffer; // i32, stored modulo 2^32
+  s.u32[(p + WARN_RECORD_OFFSET) >>> 2] = recordOffset;
+  s.u32[(p + WARN_DETAIL) >>> 2] = detail;
+  s.warnCount++;
+}
+
+/** Address of `n` bytes of arena space (8-aligned), or 0 (with a W_CAPACITY warning) when memory is exhausted. */
+export function arenaReserve(s: CoreState, n: number): number {
+  const need = alignSize(n);
+  if (s.segStart === 0 || s.segUsed + need > s.segSize) {
+    const size = Math.max(s.nextSegSize, need);
+    if (s.nextSegSize < MAX_SEGMENT) s.nextSegSize *= 2;
+    const p = size > MAX_BLOCK ? 0 : allocate(s, size);
+    if (p === 0) {
+      warn(s, W_CAPACITY, -1, -1, -1, n);
+      return 0;
+    }
+    s.segStart = p;
+    s.segSize = size;
+    s.segUsed = 0;
+  }
+  return s.segStart + s.segUsed;
+}
+
+/** Marks `n` bytes at the reservation as used. */
+export function arenaCommit(s: CoreState, n: number): void {
+  const used = alignSize(n);
+  s.segUsed += used;
+  s.arenaBytes += used;
+}
