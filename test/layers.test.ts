@@ -1,0 +1,73 @@
+// The tree's layering, checked on the sources: every folder of bindings/ imports only from the layers
+// below it (the order of the README's layout table), so dependencies point one way.
+
+import { describe, expect, it } from "vitest";
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, normalize, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
+
+// Lowest first. "entries" are the files directly in bindings/ (index, node, browser, inline, worker,
+// trace, worker-client): they put the layers together. The CLI reaches the library through the
+// package's own entries ("etw-wasm/node", "etw-wasm/perfview"), as a user would.
+const LAYERS = ["assembly", "core", "schema", "decode", "tables", "naming", "entries", "perfview", "generator", "cli"];
+
+const layerOf = (file: string): string => {
+  const rel = relative(ROOT, file).split("/");
+  if (rel[0] === "assembly") return "assembly";
+  if (rel.length === 2) return "entries";
+  return rel[1] === "generated" ? "schema" : rel[1];
+};
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
+    d.isDirectory() ? sources(join(dir, d.name)) : d.name.endsWith(".ts") && !d.name.endsWith(".d.ts") ? [join(dir, d.name)] : [],
+  );
+}
+
+function imports(file: string): string[] {
+  const text = readFileSync(file, "utf8");
+  const out: string[] = [];
+  for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+"([^"]+)"|import\(\s*"([^"]+)"\s*\)/g)) out.push(m[1] ?? m[2]);
+  return out;
+}
+
+describe("layers", () => {
+  const files = sources(join(ROOT, "bindings"));
+  it("knows every folder of bindings/", () => {
+    for (const f of files) expect(LAYERS, relative(ROOT, f)).toContain(layerOf(f));
+  });
+
+  it("imports point down the layers only", () => {
+    const wrong: string[] = [];
+    for (const file of files) {
+      const from = LAYERS.indexOf(layerOf(file));
+      for (const spec of imports(file)) {
+        if (!spec.startsWith(".")) continue;
+        const target = normalize(join(dirname(file), spec));
+        const to = LAYERS.indexOf(layerOf(target));
+        if (to > from || (to === from && layerOf(file) !== layerOf(target))) wrong.push(`${relative(ROOT, file)} -> ${spec}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it("the platform-neutral layers use no Node API", () => {
+    const nodeOnly = ["node.ts", "cli", "generator"];
+    const wrong = files
+      .filter((f) => !nodeOnly.some((n) => relative(join(ROOT, "bindings"), f).startsWith(n)))
+      .filter((f) => imports(f).some((s) => s.startsWith("node:")))
+      .map((f) => relative(ROOT, f));
+    expect(wrong).toEqual([]);
+  });
+
+  it("the CLI uses the package's public entries only", () => {
+    for (const f of files.filter((f) => layerOf(f) === "cli")) {
+      for (const spec of imports(f)) {
+        const ok = spec.startsWith("node:") || spec.startsWith("./") || spec.startsWith("etw-wasm") || spec.startsWith("../generator/");
+        expect(ok, `${relative(ROOT, f)} imports ${spec}`).toBe(true);
+      }
+    }
+  });
+});
