@@ -91,7 +91,10 @@ export const DIR_WARN_TABLE = 27; // WARN_STRIDE-byte structs
 export const DIR_PROV_COUNT = 28;
 export const DIR_PROV_TABLE = 29; // PROV_STRIDE-byte structs
 export const DIR_LOGFILE = 30; // LH_SIZE-byte struct
-export const DIR_SLOTS = 31;
+export const DIR_EVENT_TYPE = 31; // u16 column: index into the event type table, EVENT_TYPE_NONE beyond it
+export const DIR_TYPE_COUNT = 32;
+export const DIR_TYPE_TABLE = 33; // TYPE_STRIDE-byte structs
+export const DIR_SLOTS = 34;
 
 // ---- buffer struct (BUF_STRIDE bytes per buffer) ----
 export const BUF_STRIDE = 64;
@@ -125,6 +128,17 @@ export const PROV_STRIDE = 32;
 export const PROV_GUID = 0; // 16 bytes in memory order
 export const PROV_GROUP = 16; // u16 kernel group byte, 0xFFFF when none
 export const PROV_KIND = 18; // u8 PK_*
+
+// ---- event type struct (TYPE_STRIDE bytes per distinct provider, id, version, opcode, header type) ----
+// Bytes 0..7 are the type's key, one little-endian u64; types are numbered in order of first sight.
+export const TYPE_STRIDE = 16;
+export const TYPE_PROVIDER = 0; // u16 provider index
+export const TYPE_EVENT_ID = 2; // u16
+export const TYPE_VERSION = 4; // u16
+export const TYPE_OPCODE = 6; // u8
+export const TYPE_HEADER_TYPE = 7; // u8 HT_*
+export const TYPE_ROWS = 8; // u32 rows of this type; bytes 12..15 are zero
+export const EVENT_TYPE_NONE = 0xffff; // a row beyond MAX_EVENT_TYPES types: not in the table
 
 // ---- typed .NET runtime tables ----
 export const CLR_DIR_STRIDE = 12; // directory entry per schema event

@@ -9,8 +9,9 @@ import {
   DIR_PAYLOAD_LENGTH, DIR_HEADER_LENGTH, DIR_PROVIDER, DIR_EVENT_ID, DIR_TASK, DIR_FLAGS, DIR_PROCESSOR, DIR_VERSION,
   DIR_OPCODE, DIR_LEVEL, DIR_HEADER_TYPE, DIR_CHANNEL, DIR_EXT_COUNT, DIR_EXT_ROW, DIR_EXT_TYPE, DIR_EXT_SIZE,
   DIR_EXT_OFFSET, DIR_BUF_COUNT, DIR_BUF_TABLE, DIR_WARN_COUNT, DIR_WARN_TOTAL, DIR_WARN_TABLE, DIR_PROV_COUNT,
-  DIR_PROV_TABLE, DIR_LOGFILE,
+  DIR_PROV_TABLE, DIR_LOGFILE, DIR_EVENT_TYPE, DIR_TYPE_COUNT, DIR_TYPE_TABLE,
 } from "./codes";
+import * as eventtypes from "./eventtypes";
 import { xpressDecompress, xpressProduced } from "./xpress";
 
 export { consume, growStaging } from "./buffers";
@@ -97,6 +98,9 @@ export function directory(): usize {
   slot(DIR_PROV_COUNT, providers.provCount);
   slot(DIR_PROV_TABLE, providers.provTable);
   slot(DIR_LOGFILE, logfileHeader);
+  slot(DIR_EVENT_TYPE, tables.colEventType);
+  slot(DIR_TYPE_COUNT, eventtypes.typeCount);
+  slot(DIR_TYPE_TABLE, eventtypes.typeTable);
   return DIR;
 }
 

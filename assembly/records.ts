@@ -10,8 +10,9 @@ import {
 import {
   rowCount, colTimestamp, colKeywords, colPid, colTid, colPayloadOffset, colPayloadLength, colHeaderLength,
   colProvider, colEventId, colTask, colFlags, colProcessor, colVersion, colOpcode, colLevel, colHeaderType,
-  colChannel, extCount, colExtRow, colExtType, colExtSize, colExtOffset, ensureExt, warn,
+  colChannel, colEventType, extCount, colExtRow, colExtType, colExtSize, colExtOffset, ensureExt, warn,
 } from "./tables";
+import { eventType, eventTypeKey } from "./eventtypes";
 import * as tables from "./tables";
 import { providerByGuid, providerByHook, providerNone } from "./providers";
 
@@ -46,6 +47,7 @@ export let walkAbandoned: bool = false;
   store<u8>(colLevel + r, <u8>level);
   store<u8>(colHeaderType + r, <u8>headerType);
   store<u8>(colChannel + r, <u8>channel);
+  store<u16>(colEventType + (r << 1), <u16>eventType(eventTypeKey(<u32>provider, eventId, version, opcode, headerType)));
   tables.rowCount = rowCount + 1;
 }
 

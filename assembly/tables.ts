@@ -6,7 +6,7 @@ import {
   WARN_STRIDE, WARN_FILE_OFFSET, WARN_CODE, WARN_BUFFER, WARN_RECORD_OFFSET, WARN_DETAIL,
 } from "./codes";
 
-// ---- event table: one row per record, struct of arrays (48 bytes a row; DIR_* slots) ----
+// ---- event table: one row per record, struct of arrays (50 bytes a row; DIR_* slots) ----
 export let rowCount: u32 = 0;
 export let rowCap: u32 = 0;
 export let colTimestamp: usize = 0; // i64 raw clock
@@ -26,6 +26,7 @@ export let colOpcode: usize = 0; // u8
 export let colLevel: usize = 0; // u8
 export let colHeaderType: usize = 0; // u8
 export let colChannel: usize = 0; // u8
+export let colEventType: usize = 0; // u16 index into the event type table (eventtypes.ts)
 
 /**
  * Whether the allocator can take `bytes` more without trapping: it traps when memory cannot grow.
@@ -77,6 +78,7 @@ export function ensureRows(extra: u32): bool {
   if ((p = resize(colLevel, c)) == 0) return false; colLevel = p;
   if ((p = resize(colHeaderType, c)) == 0) return false; colHeaderType = p;
   if ((p = resize(colChannel, c)) == 0) return false; colChannel = p;
+  if ((p = resize(colEventType, c << 1)) == 0) return false; colEventType = p;
   rowCap = cap;
   return true;
 }

@@ -3,6 +3,7 @@
 export { openTrace, Trace, type OpenOptions, type BufferInfo } from "./trace.js";
 export { EventTable, EventRow, HEADER_TYPE_NAMES, isSystemFamily, type EventJson, type ExtendedItem } from "./tables/event-table.js";
 export { ProviderTable, type ProviderInfo, type ProviderKind } from "./tables/provider-table.js";
+export { EventTypeTable } from "./tables/event-types.js";
 export { TraceClock, filetimeToDate, type TraceInfo, type TimeZoneInfo } from "./tables/info.js";
 export { QueryResult, type QueryFilter, type TimeBound } from "./tables/query.js";
 export { EtlFormatError, EtlDecodeError, type TraceWarning } from "./decode/errors.js";

@@ -5,6 +5,7 @@ import type { TraceData } from "./decode/trace-data.js";
 import * as C from "../assembly/codes.js";
 import { EventTable } from "./tables/event-table.js";
 import { ProviderTable } from "./tables/provider-table.js";
+import { EventTypeTable } from "./tables/event-types.js";
 import { readInfo, type TraceClock, type TraceInfo } from "./tables/info.js";
 import { timeOrder } from "./tables/order.js";
 import { runQuery, type QueryFilter, type QueryResult } from "./tables/query.js";
@@ -59,6 +60,8 @@ export class Trace {
   readonly info: TraceInfo;
   readonly clock: TraceClock;
   readonly providers: ProviderTable;
+  /** The distinct (provider, id, version, opcode, header type) of the rows, with row counts. */
+  readonly eventTypes: EventTypeTable;
   private eventTable: EventTable | null;
   readonly warnings: readonly TraceWarning[];
   /** Warnings seen, including any beyond the first MAX_WARNINGS (10,000) kept. */
@@ -75,6 +78,7 @@ export class Trace {
     this.info = info;
     this.clock = clock;
     this.providers = new ProviderTable(data, namesFromProviderTraits(data));
+    this.eventTypes = new EventTypeTable(data);
     const ptr = info.pointerSize === 4 || info.pointerSize === 8 ? info.pointerSize : info.headerPointerSize;
     this.eventTable = new EventTable(data, this.providers, clock, ptr, () => timeOrder(data), eventName);
     this.warnings = readWarnings(data);

@@ -120,6 +120,24 @@ describe("generated and bundled traces", () => {
     expect(t!.warnings.length).toBe(10_000);
   });
 
+  it("more event types than the table holds (65,535)", async () => {
+    const w = new EtlWriter({ bufferSize: 65536 });
+    const provider = "a1b2c3d4-0001-0002-0304-05060708090a";
+    const event = (k: number, ts: bigint) => w.event(0, { headerType: 0x13, provider, id: k & 0xffff, version: 1, level: 4, opcode: k >>> 16, task: 0, keywords: 0n, pid: 1, tid: 2, ts, payload: new Uint8Array(0) });
+    let ts = 100n;
+    for (let k = 0; k < 65_600; k++) event(k, ts++);
+    for (let k = 0; k < 10; k++) event(k, ts++); // known types after the table is full
+    event(70_000, ts++); // a new one
+    const t = (await expectSame("65,611 event types", w.finish(), {}, { cells: false }))!;
+    const types = t.eventTypes;
+    expect(types.length).toBe(C.MAX_EVENT_TYPES);
+    const n = t.events.length;
+    const none = t.events.eventType.filter((x) => x === C.EVENT_TYPE_NONE).length;
+    expect(none).toBe(n - C.MAX_EVENT_TYPES - 10); // every row of a new key past the cap
+    for (let r = n - 11; r < n - 1; r++) expect(types.typeOf(r)).toBeGreaterThanOrEqual(0);
+    expect(types.typeOf(n - 1)).toBe(-1);
+  });
+
   it("clrTables: false", async () => {
     await expectSame("no clr tables", syntheticTrace(3), { clrTables: false });
   });

@@ -9,7 +9,7 @@ import {
   DIR_HEADER_LENGTH, DIR_PROVIDER, DIR_EVENT_ID, DIR_TASK, DIR_FLAGS, DIR_PROCESSOR, DIR_VERSION, DIR_OPCODE,
   DIR_LEVEL, DIR_HEADER_TYPE, DIR_CHANNEL, DIR_EXT_COUNT, DIR_EXT_ROW, DIR_EXT_TYPE, DIR_EXT_SIZE, DIR_EXT_OFFSET,
   DIR_BUF_COUNT, DIR_BUF_TABLE, DIR_WARN_COUNT, DIR_WARN_TOTAL, DIR_WARN_TABLE, DIR_PROV_COUNT, DIR_PROV_TABLE,
-  DIR_LOGFILE,
+  DIR_LOGFILE, DIR_EVENT_TYPE, DIR_TYPE_COUNT, DIR_TYPE_TABLE,
 } from "../../assembly/codes.js";
 import { CoreState } from "./state.js";
 import { HEAP_BASE, MEMORY_LIMIT, STATIC_DIR, heapFree, reserveMemory } from "./memory.js";
@@ -99,6 +99,9 @@ function directory(s: CoreState): number {
   U32[d + DIR_PROV_COUNT] = s.provCount;
   U32[d + DIR_PROV_TABLE] = s.provTable;
   U32[d + DIR_LOGFILE] = logfileHeader;
+  U32[d + DIR_EVENT_TYPE] = s.colEventType;
+  U32[d + DIR_TYPE_COUNT] = s.typeCount;
+  U32[d + DIR_TYPE_TABLE] = s.typeTable;
   return DIR;
 }
 

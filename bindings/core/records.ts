@@ -6,16 +6,18 @@
 import {
   W_RECORD_SIZE_ZERO, W_RECORD_TOO_SMALL, W_RECORD_OVERRUNS, W_OPAQUE_RECORD, W_CORRUPT_MARKER,
   W_EXT_ITEMS_MALFORMED, W_MESSAGE_TRUNCATED, F_NO_PROCESS_INFO, F_TIMESTAMP_INHERITED, F_EXT_MALFORMED,
-  F_OPAQUE, F_HEADER_FLAGS_MASK, HT_MESSAGE, PK_GUID, BUFFER_HEADER_SIZE, MAX_EXT_ITEMS,
+  F_OPAQUE, F_HEADER_FLAGS_MASK, HT_MESSAGE, PK_GUID, BUFFER_HEADER_SIZE, MAX_EXT_ITEMS, TYPE_STRIDE, TYPE_ROWS,
 } from "../../assembly/codes.js";
 import { ensureExt, warn } from "./tables.js";
 import { providerByGuid, providerByHook, providerNone } from "./providers.js";
+import { findType, typeHash } from "./eventtypes.js";
 import type { CoreState } from "./state.js";
 
 const NONE32 = 0xffffffff;
 const NONE16 = 0xffff;
 
-// emit and emitOpaque of the WebAssembly core are written out where walkRecords ends a record.
+// emit and emitOpaque of the WebAssembly core, and the first probe of its eventType, are written
+// out where walkRecords ends a record.
 
 function recordWarning(s: CoreState, code: number, pos: number, detail: number): void {
   warn(s, code, s.ctxFileOffset, s.ctxBuffer, pos + BUFFER_HEADER_SIZE, detail);
@@ -38,7 +40,7 @@ export function walkRecords(s: CoreState, base: number, len: number, processor: 
   const iPay = s.colPayloadOffset >>> 2, iPl = s.colPayloadLength >>> 1, iHl = s.colHeaderLength >>> 1;
   const iProv = s.colProvider >>> 1, iId = s.colEventId >>> 1, iTask = s.colTask >>> 1, iFlags = s.colFlags >>> 1;
   const iProc = s.colProcessor >>> 1, iVer = s.colVersion >>> 1;
-  const iOp = s.colOpcode, iLevel = s.colLevel, iHt = s.colHeaderType, iCh = s.colChannel;
+  const iOp = s.colOpcode, iLevel = s.colLevel, iHt = s.colHeaderType, iCh = s.colChannel, iType = s.colEventType >>> 1;
   let r = s.rowCount;
   let pos = 0;
   while (pos + 4 <= len) {
@@ -245,6 +247,19 @@ export function walkRecords(s: CoreState, base: number, len: number, processor: 
     }
 
     // ---- the row ----
+    // its event type: the first probe of the index here, the rest in findType (which may allocate)
+    const typeLo = ((prov & 0xffff) | (eventId << 16)) >>> 0;
+    const typeHi = (version | (opcode << 16) | (rowType << 24)) >>> 0;
+    const v = s.typeSlots[typeHash(typeLo, typeHi) & s.typeMask];
+    const tw = (s.typeTable + (v - 1) * TYPE_STRIDE) >>> 2;
+    let type: number;
+    if (v !== 0 && U32[tw] === typeLo && U32[tw + 1] === typeHi) {
+      U32[tw + (TYPE_ROWS >>> 2)]++;
+      type = v - 1;
+    } else {
+      type = findType(s, typeLo, typeHi);
+      U8 = s.u8; U16 = s.u16; U32 = s.u32;
+    }
     U32[iTs + 2 * r] = tsLo;
     U32[iTs + 2 * r + 1] = tsHi;
     U32[iKw + 2 * r] = kwLo;
@@ -264,6 +279,7 @@ export function walkRecords(s: CoreState, base: number, len: number, processor: 
     U8[iLevel + r] = level;
     U8[iHt + r] = rowType;
     U8[iCh + r] = channel;
+    U16[iType + r] = type;
     s.rowCount = ++r;
     pos += (size + 7) & ~7;
   }

@@ -38,6 +38,7 @@ export class CoreState {
   colLevel = 0;
   colHeaderType = 0;
   colChannel = 0;
+  colEventType = 0;
   extCount = 0;
   extCap = 0;
   colExtRow = 0;
@@ -70,6 +71,16 @@ export class CoreState {
   last3 = 0;
   lastIndex = -1;
   readonly groupIndex = new Int32Array(256); // kernel group byte -> provider index, -1 = not yet seen
+
+  // ---- eventtypes.ts ----
+  typeCount = 0;
+  typeCap = 0;
+  typeTable = 0;
+  // The hash index lives outside linear memory, as the providers' does. It starts as one empty
+  // slot, so the record walk's first probe needs no test for a missing index.
+  typeSlots = new Uint32Array(1); // type index + 1, 0 = empty
+  typeMask = 0;
+
 
   // ---- xpress.ts ----
   xpressProduced = 0;

@@ -47,6 +47,7 @@ export function ensureRows(s: CoreState, extra: number): boolean {
   if ((p = resize(s, s.colLevel, cap)) === 0) return false; s.colLevel = p;
   if ((p = resize(s, s.colHeaderType, cap)) === 0) return false; s.colHeaderType = p;
   if ((p = resize(s, s.colChannel, cap)) === 0) return false; s.colChannel = p;
+  if ((p = resize(s, s.colEventType, cap * 2)) === 0) return false; s.colEventType = p;
   s.rowCap = cap;
   return true;
 }

@@ -190,6 +190,7 @@ function collect(core: CoreExports, inputBytes: number, clr: { dir: number; rows
       level: new Uint8Array(buffer, d[C.DIR_LEVEL], n),
       headerType: new Uint8Array(buffer, d[C.DIR_HEADER_TYPE], n),
       channel: new Uint8Array(buffer, d[C.DIR_CHANNEL], n),
+      eventType: new Uint16Array(buffer, d[C.DIR_EVENT_TYPE], n),
     },
     extCount: nExt,
     ext: {
@@ -205,6 +206,8 @@ function collect(core: CoreExports, inputBytes: number, clr: { dir: number; rows
     warningsOffset: d[C.DIR_WARN_TABLE],
     providerCount: d[C.DIR_PROV_COUNT],
     providersOffset: d[C.DIR_PROV_TABLE],
+    typesOffset: d[C.DIR_TYPE_TABLE],
+    typeCount: d[C.DIR_TYPE_COUNT],
     logfileOffset: d[C.DIR_LOGFILE],
     arenaBytes: core.arenaBytes(),
     clrDirOffset: clr.dir,

@@ -1,6 +1,6 @@
 // The decoded form of a trace, whichever engine produced it: typed-array columns over one byte
 // store. Offsets in the columns (payload, extended items, names) index `bytes`. The layouts of the
-// structs (BUF_STRIDE, B_*, WARN_*, PROV_*, CLR_DIR_*, LH_*) are in assembly/codes.ts.
+// structs (BUF_STRIDE, B_*, WARN_*, PROV_*, TYPE_*, CLR_DIR_*, LH_*) are in assembly/codes.ts.
 
 export interface EventColumns {
   /** Raw timestamp in the trace's clock (normally QPC ticks). */
@@ -26,6 +26,8 @@ export interface EventColumns {
   level: Uint8Array;
   headerType: Uint8Array;
   channel: Uint8Array;
+  /** Index into the event type table; EVENT_TYPE_NONE (0xFFFF) for rows beyond its MAX_EVENT_TYPES types. */
+  eventType: Uint16Array;
 }
 
 export interface ExtendedItemColumns {
@@ -54,6 +56,9 @@ export interface TraceData {
   /** Provider structs (PROV_STRIDE bytes) at `providersOffset`. */
   providersOffset: number;
   providerCount: number;
+  /** Event type structs (TYPE_STRIDE bytes, TYPE_* offsets) at `typesOffset`, in order of first sight. */
+  typesOffset: number;
+  typeCount: number;
   /** Logfile header struct (LH_* offsets) at `logfileOffset`. */
   logfileOffset: number;
   /** Directory of the typed .NET runtime tables (CLR_DIR_STRIDE bytes per schema event), 0 when not decoded. */

@@ -85,6 +85,8 @@ export class EventTable implements Iterable<EventRow> {
   get level(): Uint8Array { return this.columns.level; }
   get headerType(): Uint8Array { return this.columns.headerType; }
   get channel(): Uint8Array { return this.columns.channel; }
+  /** Index into the event type table (Trace.eventTypes); 0xFFFF for rows beyond its MAX_EVENT_TYPES types. */
+  get eventType(): Uint16Array { return this.columns.eventType; }
 
   /** A row view that stays on `index`. */
   row(index: number): EventRow {

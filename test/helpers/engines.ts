@@ -20,7 +20,7 @@ async function decodeWith(engine: "wasm" | "js", input: Source, options: OpenOpt
 }
 
 const { BUF_STRIDE, B_DATA, B_DATA_LENGTH, LH_TIME_ZONE, LH_LOGGER_NAME, LH_LOGGER_NAME_CHARS, LH_LOG_FILE_NAME, LH_LOG_FILE_NAME_CHARS, LH_SIZE } = C;
-const { WARN_STRIDE, PROV_STRIDE, CLR_DIR_STRIDE, CLR_DIR_COUNT, CLR_DIR_BLOCK, CLR_DIR_CURSOR } = C;
+const { WARN_STRIDE, PROV_STRIDE, TYPE_STRIDE, CLR_DIR_STRIDE, CLR_DIR_COUNT, CLR_DIR_BLOCK, CLR_DIR_CURSOR } = C;
 
 const view = (x: ArrayBufferView) => Buffer.from(x.buffer, x.byteOffset, x.byteLength);
 const sameBytes = (x: ArrayBufferView, y: ArrayBufferView) => Buffer.compare(view(x), view(y)) === 0;
@@ -59,7 +59,7 @@ export function traceDifferences(a: Trace, b: Trace, options: CompareOptions = {
   const da = a.events.data, db = b.events.data;
   const ba = da.bytes, bb = db.bytes;
 
-  for (const k of ["eventCount", "extCount", "bufferCount", "warningCount", "warningTotal", "providerCount", "arenaBytes", "inputBytes", "clrRows"] as const) {
+  for (const k of ["eventCount", "extCount", "bufferCount", "warningCount", "warningTotal", "providerCount", "typeCount", "arenaBytes", "inputBytes", "clrRows"] as const) {
     if (da[k] !== db[k]) add(`${k}: wasm ${da[k]} js ${db[k]}`);
   }
   if (out.length) return out;
@@ -144,6 +144,11 @@ export function traceDifferences(a: Trace, b: Trace, options: CompareOptions = {
     add(`providers: wasm ${show([...a.providers])} js ${show([...b.providers])}`);
   }
 
+  // event types (no addresses in them): the structs, the table as read, and each one's rows
+  if (!rangeEqual(ba, da.typesOffset, bb, db.typesOffset, da.typeCount * TYPE_STRIDE)) add("event type structs differ");
+  if (show(eventTypesOf(a)) !== show(eventTypesOf(b))) add("eventTypes (as read) differ");
+  for (const [engine, t] of [["wasm", a], ["js", b]] as const) for (const p of eventTypeProblems(t)) add(`${engine}: ${p}`);
+
   // logfile header: every field, the names and time zone compared by content
   {
     const la = ba.subarray(da.logfileOffset, da.logfileOffset + LH_SIZE).slice();
@@ -215,6 +220,44 @@ export function traceDifferences(a: Trace, b: Trace, options: CompareOptions = {
 
   // time order
   if (!sameBytes(a.events.timeOrder(), b.events.timeOrder())) add("time order differs");
+  return out;
+}
+
+function eventTypesOf(t: Trace): unknown[] {
+  const x = t.eventTypes;
+  return Array.from({ length: x.length }, (_, i) => [x.provider[i], x.eventId[i], x.version[i], x.opcode[i], x.headerType[i], x.count[i]]);
+}
+
+/**
+ * Where a trace's event types disagree with its rows: each row's type must hold the row's provider,
+ * id, version, opcode and header type; types are numbered in order of first sight, one per key,
+ * with their row counts; only a full table leaves rows out.
+ */
+export function eventTypeProblems(t: Trace, limit = 5): string[] {
+  const out: string[] = [];
+  const e = t.events, x = t.eventTypes;
+  const keyOfType = (i: number) => `${x.provider[i]}/${x.eventId[i]}/${x.version[i]}/${x.opcode[i]}/${x.headerType[i]}`;
+  const keys = new Set<string>();
+  for (let i = 0; i < x.length; i++) keys.add(keyOfType(i));
+  if (keys.size !== x.length) out.push("two types share a key");
+  const counts = new Uint32Array(x.length);
+  let next = 0;
+  for (let r = 0; r < e.length && out.length < limit; r++) {
+    const type = x.typeOf(r);
+    if (type < 0) {
+      const k = `${e.provider[r]}/${e.eventId[r]}/${e.version[r]}/${e.opcode[r]}/${e.headerType[r]}`;
+      if (x.length !== C.MAX_EVENT_TYPES || keys.has(k)) out.push(`row ${r} has no type`);
+      continue;
+    }
+    if (x.provider[type] !== e.provider[r] || x.eventId[type] !== e.eventId[r] || x.version[type] !== e.version[r] || x.opcode[type] !== e.opcode[r] || x.headerType[type] !== e.headerType[r]) {
+      out.push(`row ${r}: type ${type} (${keyOfType(type)}) does not match the row`);
+    }
+    if (type > next) out.push(`row ${r}: type ${type} before type ${next}`);
+    else if (type === next) next++;
+    counts[type]++;
+  }
+  if (out.length === 0 && next !== x.length) out.push(`${x.length} types, ${next} used`);
+  if (out.length === 0 && !sameBytes(counts, x.count)) out.push(`type ${firstDiff(counts, x.count)}: row count differs`);
   return out;
 }
 

@@ -1,0 +1,102 @@
+// Event type table: one TYPE_STRIDE-byte entry per distinct (provider, event id, version, opcode,
+// header type), found through an open-addressing hash on that 64-bit key, with a row count each.
+// Every row stores its type's index in the eventType column.
+
+import { TYPE_STRIDE, TYPE_ROWS, MAX_EVENT_TYPES, EVENT_TYPE_NONE } from "./codes";
+import { allocate, resize } from "./tables";
+
+export let typeCount: u32 = 0;
+let typeCap: u32 = 0;
+export let typeTable: usize = 0;
+
+let hashSlots: usize = 0; // u32 per slot: type index + 1, 0 = empty
+let hashMask: u32 = 0;
+
+/** The key as the first 8 bytes of an entry hold it (TYPE_* offsets). */
+@inline export function eventTypeKey(provider: u32, eventId: u32, version: u32, opcode: u32, headerType: u32): u64 {
+  return <u64>((provider & 0xffff) | (eventId << 16)) | (<u64>((version & 0xffff) | ((opcode & 0xff) << 16) | (headerType << 24)) << 32);
+}
+
+@inline function typeHash(key: u64): u32 {
+  return <u32>((key * 0x9e3779b97f4a7c15) >> 32);
+}
+
+/** Moves the index to `newSize` slots; false (the old index kept) when memory is exhausted. */
+function rehash(newSize: u32): bool {
+  let slots = allocate(<usize>newSize << 2);
+  if (slots == 0) return false;
+  if (hashSlots != 0) heap.free(hashSlots);
+  hashSlots = slots;
+  memory.fill(hashSlots, 0, <usize>newSize << 2);
+  hashMask = newSize - 1;
+  for (let i: u32 = 0; i < typeCount; i++) insertSlot(load<u64>(typeTable + <usize>i * TYPE_STRIDE), i);
+  return true;
+}
+
+function insertSlot(key: u64, index: u32): void {
+  let s = typeHash(key) & hashMask;
+  while (load<u32>(hashSlots + (<usize>s << 2)) != 0) s = (s + 1) & hashMask;
+  store<u32>(hashSlots + (<usize>s << 2), index + 1);
+}
+
+function addType(key: u64): u32 {
+  if (typeCount >= <u32>MAX_EVENT_TYPES) return EVENT_TYPE_NONE;
+  if (typeCount >= typeCap) {
+    let cap = max<u32>(typeCap << 1, 64);
+    let t = resize(typeTable, <usize>cap * TYPE_STRIDE);
+    if (t == 0) return EVENT_TYPE_NONE;
+    typeTable = t;
+    typeCap = cap;
+  }
+  // Keep the index under half full: grow it before the entry goes in.
+  if (hashSlots == 0) { if (!rehash(256)) return EVENT_TYPE_NONE; }
+  else if (((typeCount + 1) << 1) > hashMask && !rehash((hashMask + 1) << 1)) return EVENT_TYPE_NONE;
+  let i = typeCount++;
+  let p = typeTable + <usize>i * TYPE_STRIDE;
+  store<u64>(p, key);
+  store<u64>(p, 0, 8);
+  insertSlot(key, i);
+  return i;
+}
+
+/** Type of a row with this key, added on first sight; counts the row. */
+function findType(key: u64): u32 {
+  let found = EVENT_TYPE_NONE;
+  if (hashSlots != 0) {
+    let s = typeHash(key) & hashMask;
+    while (true) {
+      let v = load<u32>(hashSlots + (<usize>s << 2));
+      if (v == 0) break;
+      if (load<u64>(typeTable + <usize>(v - 1) * TYPE_STRIDE) == key) {
+        found = v - 1;
+        break;
+      }
+      s = (s + 1) & hashMask;
+    }
+  }
+  if (found == EVENT_TYPE_NONE) found = addType(key);
+  if (found != EVENT_TYPE_NONE) {
+    let p = typeTable + <usize>found * TYPE_STRIDE;
+    store<u32>(p + TYPE_ROWS, load<u32>(p + TYPE_ROWS) + 1);
+  }
+  return found;
+}
+
+/**
+ * Type of a row with this key (EVENT_TYPE_NONE past MAX_EVENT_TYPES types); counts the row. The
+ * first probe is inlined into the record walk: the index stays under half full, so it mostly finds
+ * the type. (Trying the last row's type first costs more: types alternate from row to row.)
+ */
+@inline export function eventType(key: u64): u32 {
+  if (hashSlots != 0) {
+    let v = load<u32>(hashSlots + (<usize>(typeHash(key) & hashMask) << 2));
+    if (v != 0) {
+      let p = typeTable + <usize>(v - 1) * TYPE_STRIDE;
+      if (load<u64>(p) == key) {
+        store<u32>(p + TYPE_ROWS, load<u32>(p + TYPE_ROWS) + 1);
+        return v - 1;
+      }
+    }
+  }
+  return findType(key);
+}

@@ -1,0 +1,77 @@
+// Event type table (assembly/eventtypes.ts): one TYPE_STRIDE-byte entry per distinct (provider,
+// event id, version, opcode, header type), found through an open-addressing hash on that 64-bit
+// key, with a row count each. Every row stores its type's index in the eventType column. The key
+// travels as two u32 words: lo = provider | eventId << 16, hi = version | opcode << 16 | headerType << 24.
+
+import { TYPE_STRIDE, TYPE_ROWS, MAX_EVENT_TYPES, EVENT_TYPE_NONE } from "../../assembly/codes.js";
+import { resize } from "./tables.js";
+import type { CoreState } from "./state.js";
+
+export function typeHash(lo: number, hi: number): number {
+  let h = Math.imul(lo ^ Math.imul(hi, 0x9e3779b1), 0x85ebca6b);
+  h ^= h >>> 15;
+  return Math.imul(h, 0x2c1b3c6d) >>> 0;
+}
+
+/** Moves the index to `size` slots. It lives outside linear memory: it always fits. */
+function rehash(s: CoreState, size: number): boolean {
+  s.typeSlots = new Uint32Array(size);
+  s.typeMask = size - 1;
+  for (let i = 0; i < s.typeCount; i++) {
+    const w = (s.typeTable + i * TYPE_STRIDE) >>> 2;
+    insertSlot(s, s.u32[w], s.u32[w + 1], i);
+  }
+  return true;
+}
+
+function insertSlot(s: CoreState, lo: number, hi: number, index: number): void {
+  let k = typeHash(lo, hi) & s.typeMask;
+  while (s.typeSlots[k] !== 0) k = (k + 1) & s.typeMask;
+  s.typeSlots[k] = index + 1;
+}
+
+function addType(s: CoreState, lo: number, hi: number): number {
+  if (s.typeCount >= MAX_EVENT_TYPES) return EVENT_TYPE_NONE;
+  if (s.typeCount >= s.typeCap) {
+    const cap = Math.max(s.typeCap * 2, 64);
+    const t = resize(s, s.typeTable, cap * TYPE_STRIDE);
+    if (t === 0) return EVENT_TYPE_NONE;
+    s.typeTable = t;
+    s.typeCap = cap;
+  }
+  // Keep the index under half full: grow it before the entry goes in.
+  if (s.typeMask === 0) { if (!rehash(s, 256)) return EVENT_TYPE_NONE; } // the starting one-slot index
+  else if ((s.typeCount + 1) * 2 > s.typeMask && !rehash(s, (s.typeMask + 1) * 2)) return EVENT_TYPE_NONE;
+  const i = s.typeCount++;
+  const w = (s.typeTable + i * TYPE_STRIDE) >>> 2;
+  s.u32[w] = lo;
+  s.u32[w + 1] = hi;
+  s.u32[w + 2] = 0;
+  s.u32[w + 3] = 0;
+  insertSlot(s, lo, hi, i);
+  return i;
+}
+
+/**
+ * Type of a row with this key (EVENT_TYPE_NONE past MAX_EVENT_TYPES types), added on first sight;
+ * counts the row. The record walk makes the first probe itself (the WebAssembly core's eventType)
+ * and takes its views again after this call: it may allocate.
+ */
+export function findType(s: CoreState, lo: number, hi: number): number {
+  let found = EVENT_TYPE_NONE;
+  const table = s.u32;
+  let k = typeHash(lo, hi) & s.typeMask;
+  for (;;) {
+    const v = s.typeSlots[k];
+    if (v === 0) break;
+    const w = (s.typeTable + (v - 1) * TYPE_STRIDE) >>> 2;
+    if (table[w] === lo && table[w + 1] === hi) {
+      found = v - 1;
+      break;
+    }
+    k = (k + 1) & s.typeMask;
+  }
+  if (found === EVENT_TYPE_NONE) found = addType(s, lo, hi);
+  if (found !== EVENT_TYPE_NONE) s.u32[(s.typeTable + found * TYPE_STRIDE + TYPE_ROWS) >>> 2]++;
+  return found;
+}

@@ -1,0 +1,51 @@
+// The event type table: one entry per distinct (provider, event id, version, opcode, header type)
+// in the trace, numbered in order of first sight, with the number of rows of each. The event
+// table's eventType column holds each row's type. Names are attached by the layers above.
+
+import * as C from "../../assembly/codes.js";
+import type { TraceData } from "../decode/trace-data.js";
+
+export class EventTypeTable {
+  readonly length: number;
+  /** Index into the provider table. */
+  readonly provider: Uint16Array;
+  readonly eventId: Uint16Array;
+  readonly version: Uint16Array;
+  readonly opcode: Uint8Array;
+  readonly headerType: Uint8Array;
+  /** Rows of each type. */
+  readonly count: Uint32Array;
+  private readonly column: Uint16Array;
+
+  constructor(data: TraceData) {
+    const n = data.typeCount;
+    this.length = n;
+    this.column = data.events.eventType;
+    this.provider = new Uint16Array(n);
+    this.eventId = new Uint16Array(n);
+    this.version = new Uint16Array(n);
+    this.opcode = new Uint8Array(n);
+    this.headerType = new Uint8Array(n);
+    this.count = new Uint32Array(n);
+    const v = new DataView(data.bytes.buffer, data.bytes.byteOffset);
+    for (let t = 0; t < n; t++) {
+      const at = data.typesOffset + t * C.TYPE_STRIDE;
+      this.provider[t] = v.getUint16(at + C.TYPE_PROVIDER, true);
+      this.eventId[t] = v.getUint16(at + C.TYPE_EVENT_ID, true);
+      this.version[t] = v.getUint16(at + C.TYPE_VERSION, true);
+      this.opcode[t] = v.getUint8(at + C.TYPE_OPCODE);
+      this.headerType[t] = v.getUint8(at + C.TYPE_HEADER_TYPE);
+      this.count[t] = v.getUint32(at + C.TYPE_ROWS, true);
+    }
+  }
+
+  /**
+   * Type of an event row, or -1 for a row beyond the table's MAX_EVENT_TYPES types (its own
+   * columns then say what it is).
+   */
+  typeOf(row: number): number {
+    const t = this.column[row];
+    if (t === undefined) throw new RangeError(`row ${row} out of range 0..${this.column.length - 1}`);
+    return t === C.EVENT_TYPE_NONE ? -1 : t;
+  }
+}
