@@ -181,7 +181,7 @@ function processBuffer(b: usize, bs: u32, avail: u32, off: f64, tentative: bool)
     } else {
       data = arenaReserve(expected);
       if (data == 0) { done = true; return true; }
-      if (xpressDecompress(b + HDR, avail - HDR, data, expected)) {
+      if (xpressDecompress(0, b + HDR, avail - HDR, data, expected)) {
         dlen = expected;
       } else if (tentative) {
         return false;

@@ -110,7 +110,7 @@ export function arenaBytes(): f64 {
 
 /** XPRESS decompression on its own, for tests and benchmarks: returns bytes produced, -1 if corrupt. */
 export function decompress(src: usize, srcLen: u32, dst: usize, expected: u32): i32 {
-  return xpressDecompress(src, srcLen, dst, expected) ? <i32>expected : -1 - <i32>xpressProduced;
+  return xpressDecompress(0, src, srcLen, dst, expected) ? <i32>expected : -1 - <i32>xpressProduced;
 }
 
 /** A block for the bindings, or 0 when memory is exhausted. */

@@ -1,6 +1,11 @@
 // MS-XCA "Plain LZ77" (XPRESS, COMPRESSION_FORMAT_XPRESS = 3) decompression, as ETW uses for
 // compressed buffers. Every input read and output write is bounds-checked: a corrupt stream ends
 // decoding with a short result, never a read or write outside the two ranges.
+//
+// Both cores run this source: it is valid AssemblyScript and TypeScript, touches memory only through
+// the accessors of memory-access.ts, and scripts/gen-core-twin.mjs copies it to bindings/core/.
+
+import { Mem, ld8, ld16, ld32, ldi32, st8, copyMatch } from "./memory-access";
 
 /** Bytes written by the last call (valid also when it failed). */
 export let xpressProduced: u32 = 0;
@@ -9,12 +14,12 @@ export let xpressProduced: u32 = 0;
  * Decompresses `srcLen` bytes at `src` into `dst`, stopping at `expected` output bytes.
  * Returns true when exactly `expected` bytes were produced.
  */
-export function xpressDecompress(src: usize, srcLen: u32, dst: usize, expected: u32): bool {
+export function xpressDecompress(m: Mem, src: usize, srcLen: u32, dst: usize, expected: u32): bool {
   let ip: usize = src;
   let iend: usize = src + srcLen;
   let op: usize = dst;
   let oend: usize = dst + expected;
-  let flags: u32 = 0;
+  let flags: i32 = 0; // signed: a small integer to V8 in the TypeScript core
   let flagCount: u32 = 0;
   let halfByte: usize = 0; // address of the shared length nibble byte, 0 when none pending
   let ok = true;
@@ -22,44 +27,44 @@ export function xpressDecompress(src: usize, srcLen: u32, dst: usize, expected: 
   while (op < oend) {
     if (flagCount == 0) {
       if (ip + 4 > iend) { ok = false; break; }
-      flags = load<u32>(ip);
+      flags = ldi32(m, ip);
       ip += 4;
       flagCount = 32;
     }
     flagCount--;
-    if (((flags >> flagCount) & 1) == 0) {
+    if (((flags >>> flagCount) & 1) == 0) {
       if (ip >= iend) { ok = false; break; }
-      store<u8>(op, load<u8>(ip));
+      st8(m, op, ld8(m, ip));
       ip++;
       op++;
       continue;
     }
     if (ip + 2 > iend) { ok = false; break; }
-    let token = <u32>load<u16>(ip);
+    let token: u32 = ld16(m, ip);
     ip += 2;
-    let length = token & 7;
-    let offset = <usize>(token >> 3) + 1;
+    let length: u32 = token & 7;
+    let offset: usize = (token >>> 3) + 1;
     if (length == 7) {
       if (halfByte == 0) {
         if (ip >= iend) { ok = false; break; }
         halfByte = ip;
-        length = <u32>load<u8>(ip) & 0x0f;
+        length = ld8(m, ip) & 0x0f;
         ip++;
       } else {
-        length = <u32>load<u8>(halfByte) >> 4;
+        length = ld8(m, halfByte) >>> 4;
         halfByte = 0;
       }
       if (length == 15) {
         if (ip >= iend) { ok = false; break; }
-        length = <u32>load<u8>(ip);
+        length = ld8(m, ip);
         ip++;
         if (length == 255) {
           if (ip + 2 > iend) { ok = false; break; }
-          length = <u32>load<u16>(ip);
+          length = ld16(m, ip);
           ip += 2;
           if (length == 0) {
             if (ip + 4 > iend) { ok = false; break; }
-            length = load<u32>(ip);
+            length = ld32(m, ip);
             ip += 4;
           }
           // a length past 2^32 - 26 would wrap once the other parts are added: corrupt
@@ -73,21 +78,11 @@ export function xpressDecompress(src: usize, srcLen: u32, dst: usize, expected: 
     length += 3;
     if (offset > op - dst) { ok = false; break; }
     // A match may run past the expected size only in a corrupt stream: clip and report.
-    let n = <usize>length;
+    let n: usize = length;
     if (n > oend - op) { n = oend - op; ok = false; }
-    let from = op - offset;
-    if (offset >= n) {
-      memory.copy(op, from, n);
-      op += n;
-    } else {
-      // Overlapping copy repeats the last `offset` bytes.
-      let stop = op + n;
-      while (op < stop) {
-        store<u8>(op, load<u8>(from));
-        op++;
-        from++;
-      }
-    }
+    // An overlapping match repeats the last `offset` bytes.
+    copyMatch(m, op, op - offset, n);
+    op += n;
     if (!ok) break;
   }
   xpressProduced = <u32>(op - dst);

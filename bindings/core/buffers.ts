@@ -15,7 +15,7 @@ import {
 import { heapFree } from "./memory.js";
 import { addBuffer, ensureRows, warn, arenaReserve, arenaCommit, allocate } from "./tables.js";
 import { walkRecords } from "./records.js";
-import { xpressDecompress } from "./xpress.js";
+import { xpressDecompress, xpressProduced } from "./xpress.js";
 import { parseLogfileHeader, logfileHeader } from "./logfile.js";
 import type { CoreState } from "./state.js";
 
@@ -187,10 +187,10 @@ function processBuffer(s: CoreState, b: number, bs: number, avail: number, off: 
         return false;
       } else if (truncated) {
         // The bytes we have are sound; keep the records they complete.
-        dlen = s.xpressProduced;
+        dlen = xpressProduced;
       } else {
         problem = W_DECOMPRESS_FAILED;
-        problemDetail = s.xpressProduced;
+        problemDetail = xpressProduced;
         status |= BS_SKIPPED;
       }
       if (tentative && !firstRecordSound(s, data, dlen)) return false;

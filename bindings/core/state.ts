@@ -82,9 +82,6 @@ export class CoreState {
   typeMask = 0;
 
 
-  // ---- xpress.ts ----
-  xpressProduced = 0;
-
   // ---- records.ts ----
   ctxFileOffset = 0;
   ctxBuffer = 0;

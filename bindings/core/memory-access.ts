@@ -1,0 +1,48 @@
+// Memory accessors of the sources both cores share (see scripts/gen-core-twin.mjs), over the
+// TypeScript core's memory: the same names as assembly/memory-access.ts, where they are WebAssembly
+// loads and stores. `m` is the core's per-trace state, whose views follow the memory as it grows.
+// V8 inlines these small functions into their callers.
+
+import type { CoreState } from "./state.js";
+
+export type Mem = CoreState;
+
+export function ld8(m: Mem, p: number): number {
+  return m.u8[p];
+}
+
+export function ld16(m: Mem, p: number): number {
+  const b = m.u8;
+  return b[p] | (b[p + 1] << 8);
+}
+
+export function ld32(m: Mem, p: number): number {
+  const b = m.u8;
+  return (b[p] | (b[p + 1] << 8) | (b[p + 2] << 16) | (b[p + 3] << 24)) >>> 0;
+}
+
+/** Four bytes as a signed 32-bit integer: stays a small integer to V8 where a u32 past 2^31 would not. */
+export function ldi32(m: Mem, p: number): number {
+  const b = m.u8;
+  return b[p] | (b[p + 1] << 8) | (b[p + 2] << 16) | (b[p + 3] << 24);
+}
+
+export function st8(m: Mem, p: number, v: number): void {
+  m.u8[p] = v;
+}
+
+/** Copies `n` bytes from `src` up to `dst` forward: where the ranges overlap, the source repeats. */
+export function copyMatch(m: Mem, dst: number, src: number, n: number): void {
+  const stop = dst + n;
+  if (dst - src >= n && n > 32) {
+    m.u8.copyWithin(dst, src, stop - (dst - src));
+    return;
+  }
+  // four bytes a step while each read lies wholly before the write position
+  if (dst - src >= 4) {
+    const v = m.dv;
+    for (; dst + 4 <= stop; dst += 4, src += 4) v.setUint32(dst, v.getUint32(src, true), true);
+  }
+  const b = m.u8;
+  while (dst < stop) b[dst++] = b[src++];
+}
