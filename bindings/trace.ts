@@ -11,7 +11,7 @@ import { timeOrder } from "./tables/order.js";
 import { runQuery, type QueryFilter, type QueryResult } from "./tables/query.js";
 import { ClrTables, type ClrTable } from "./tables/clr-tables.js";
 import { buildProcessTable, type ProcessTable } from "./tables/processes.js";
-import { eventName } from "./naming/event-names.js";
+import { EventNames, eventName } from "./naming/event-names.js";
 import { describeWarning, warningKind, type EtlDecodeError, type TraceWarning } from "./decode/errors.js";
 
 export type OpenOptions = DecodeOptions;
@@ -71,8 +71,9 @@ export class Trace {
   private data: TraceData | null;
   private clr: ClrTables | null;
   private processTable?: ProcessTable;
+  private eventNames?: EventNames;
 
-  constructor(data: TraceData & { decodeFailure?: EtlDecodeError }) {
+  constructor(data: TraceData) {
     this.data = data;
     const { info, clock } = readInfo(data);
     this.info = info;
@@ -83,7 +84,7 @@ export class Trace {
     this.eventTable = new EventTable(data, this.providers, clock, ptr, () => timeOrder(data), eventName);
     this.warnings = readWarnings(data);
     this.warningTotal = data.warningTotal;
-    this.decodeError = data.decodeFailure;
+    this.decodeError = data.decodeError;
     this.clr = new ClrTables(data, (row, name) => this.events.row(row).get(name));
   }
 
@@ -103,6 +104,14 @@ export class Trace {
    */
   get processes(): ProcessTable {
     return (this.processTable ??= buildProcessTable(this));
+  }
+
+  /**
+   * TraceEvent's event names by event type (`names.ofType(t)`, `names.ofRow(i)`, `names.counts()`):
+   * each type is named once, so naming every row costs an array lookup.
+   */
+  get names(): EventNames {
+    return (this.eventNames ??= new EventNames(this.events, this.eventTypes));
   }
 
   /** Process name of an event row as PerfView shows it ("Process(pid)" when no Process event named it). */

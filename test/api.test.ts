@@ -115,6 +115,27 @@ describe.skipIf(!HAVE_CORPUS)("public API on corpus traces", () => {
     expect(t.query({ provider: "no such provider" }).length).toBe(0);
   });
 
+  it("event types: every row's identity is its type's, and names by type equal names by row", async () => {
+    for (const file of ["net.4.5.2.x64.etl", "primitive-types.etl", "SelfDescribingSingleEvent.etl", "hw3d-trace.etl"]) {
+      const t = await open(file);
+      const e = t.events, ty = t.eventTypes;
+      const count = new Uint32Array(ty.length);
+      for (let i = 0; i < e.length; i++) {
+        const k = e.eventType[i];
+        count[k]++;
+        if (ty.provider[k] !== e.provider[i] || ty.eventId[k] !== e.eventId[i] || ty.version[k] !== e.version[i] ||
+            ty.opcode[k] !== e.opcode[i] || ty.headerType[k] !== e.headerType[i]) throw new Error(`${file}: row ${i} is not of its type ${k}`);
+      }
+      expect([...count], file).toEqual([...ty.count]);
+      // the same counts named row by row
+      const byRow = new Map<string, number>();
+      for (let i = 0; i < e.length; i++) { const n = e.row(i).name; byRow.set(n, (byRow.get(n) ?? 0) + 1); }
+      expect(new Map(t.names.counts()), file).toEqual(byRow);
+      for (let i = 0; i < e.length; i += 97) expect(t.names.ofRow(i)).toBe(e.row(i).name);
+      t.dispose();
+    }
+  });
+
   it("rows are lazy views; iteration moves one cursor", async () => {
     const t = await open("gcevents.etl");
     const seen = new Set();

@@ -57,14 +57,9 @@ export async function summary(trace: Trace, out: Out, infoLines: string[]): Prom
   }
   const perType = new Map<number, number>();
   const perProvider = new Uint32Array(trace.providers.length);
-  const firstOfKey = new Map<number, number>();
-  const perKey = new Map<number, number>();
   for (let i = 0; i < ev.length; i++) {
     perType.set(ev.headerType[i], (perType.get(ev.headerType[i]) ?? 0) + 1);
     perProvider[ev.provider[i]]++;
-    const key = ((ev.provider[i] * 65536 + ev.eventId[i]) * 256 + ev.opcode[i]) * 256 + ev.headerType[i];
-    perKey.set(key, (perKey.get(key) ?? 0) + 1);
-    if (!firstOfKey.has(key)) firstOfKey.set(key, i);
   }
   await out("");
   await out("records per header type:");
@@ -76,14 +71,9 @@ export async function summary(trace: Trace, out: Out, infoLines: string[]): Prom
     const name = p.group ? `${p.name}/${p.group}` : p.name;
     await out(`  ${String(n).padStart(10)}  ${name}${name.includes(p.guid) ? "" : `  {${p.guid}}`}`);
   }
-  const perName = new Map<string, number>();
-  for (const [key, n] of perKey) {
-    const name = ev.row(firstOfKey.get(key)!).name;
-    perName.set(name, (perName.get(name) ?? 0) + n);
-  }
   await out("");
   await out("records per event name:");
-  for (const [name, n] of [...perName].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) await out(`  ${String(n).padStart(10)}  ${name}`);
+  for (const [name, n] of trace.names.counts()) await out(`  ${String(n).padStart(10)}  ${name}`);
   const perPid = new Map<number, number>();
   for (let i = 0; i < ev.length; i++) if (ev.pid[i] !== 0xffffffff) perPid.set(ev.pid[i], (perPid.get(ev.pid[i]) ?? 0) + 1);
   await out("");
@@ -119,18 +109,23 @@ export function selectEvents(trace: Trace, f: EventFilters): Uint32Array {
   const rows = trace.query(q).indices;
   if (f.event === undefined) return rows;
   const want = f.event.toLowerCase();
-  // Names depend only on provider, id, opcode and header type: name each combination once.
-  const e = trace.events;
-  const cache = new Map<number, boolean>();
+  const matches = (name: string) => {
+    const n = name.toLowerCase();
+    return n === want || n.endsWith("/" + want);
+  };
+  // Rows of one event type share their name: test each type once (0 untested, 1 match, 2 no match).
+  const { names } = trace;
+  const types = trace.events.eventType;
+  const verdict = new Uint8Array(trace.eventTypes.length);
   return rows.filter((i) => {
-    const key = ((e.provider[i] * 65536 + e.eventId[i]) * 256 + e.opcode[i]) * 256 + e.headerType[i];
-    let hit = cache.get(key);
-    if (hit === undefined) {
-      const name = e.row(i).name.toLowerCase();
-      hit = name === want || name.endsWith("/" + want);
-      cache.set(key, hit);
+    const t = types[i];
+    if (t >= verdict.length) return matches(names.ofRow(i));
+    if (verdict[t] === 0) {
+      const name = names.ofType(t);
+      if (name === null) return matches(names.ofRow(i));
+      verdict[t] = matches(name) ? 1 : 2;
     }
-    return hit;
+    return verdict[t] === 1;
   });
 }
 

@@ -119,11 +119,16 @@ export async function decodeTrace(input: Input, options: DecodeOptions = {}): Pr
       failure = error;
     }
   }
+  try {
+    core.finish(); // frees the staging area
+  } catch (error) {
+    failure ??= error;
+  }
   const data = collect(core, failure ? feeder.fileOffset : read, clr);
   if (engine === "wasm" && !failure) data.release = () => recycleMemory(core.memory as WebAssembly.Memory);
   if (failure) {
     if (data.eventCount === 0) throw new EtlDecodeError(feeder.fileOffset, `decoding failed: ${String(failure)}`, { cause: failure });
-    data.decodeFailure = new EtlDecodeError(feeder.fileOffset, `decoding stopped: ${String(failure)}`, { cause: failure });
+    data.decodeError = new EtlDecodeError(feeder.fileOffset, `decoding stopped: ${String(failure)}`, { cause: failure });
   }
   return data;
 }
@@ -159,12 +164,7 @@ function fillClrTables(core: CoreExports): { dir: number; rows: number } {
 }
 
 /** Wraps the core's tables. Called once decoding is over: the memory never grows after this. */
-function collect(core: CoreExports, inputBytes: number, clr: { dir: number; rows: number }): TraceData & { decodeFailure?: EtlDecodeError } {
-  try {
-    core.finish();
-  } catch {
-    // finish only frees the staging area; a failure there loses nothing.
-  }
+function collect(core: CoreExports, inputBytes: number, clr: { dir: number; rows: number }): TraceData {
   const buffer = core.memory.buffer;
   const d = new Uint32Array(buffer, core.directory(), C.DIR_SLOTS);
   const n = d[C.DIR_ROW_COUNT];

@@ -2,6 +2,8 @@
 // store. Offsets in the columns (payload, extended items, names) index `bytes`. The layouts of the
 // structs (BUF_STRIDE, B_*, WARN_*, PROV_*, TYPE_*, CLR_DIR_*, LH_*) are in assembly/codes.ts.
 
+import type { EtlDecodeError } from "./errors.js";
+
 export interface EventColumns {
   /** Raw timestamp in the trace's clock (normally QPC ticks). */
   timestamp: BigInt64Array;
@@ -69,6 +71,8 @@ export interface TraceData {
   arenaBytes: number;
   /** Bytes of input consumed. */
   inputBytes: number;
+  /** Set when decoding stopped early; every row before its offset is kept. */
+  decodeError?: EtlDecodeError;
   /** Hands the backing memory back for reuse once the trace is disposed. */
   release?: () => void;
 }

@@ -2,6 +2,7 @@
 // ArrayBuffer (transferred, not copied) plus the offsets of every column.
 
 import type { EventColumns, ExtendedItemColumns, TraceData } from "./trace-data.js";
+import { EtlDecodeError } from "./errors.js";
 
 type Ctor = { new (buffer: ArrayBuffer, byteOffset: number, length: number): ArrayBufferView; name: string };
 const CTORS: Record<string, Ctor> = {
@@ -18,7 +19,9 @@ export interface PackedTrace {
   buffer: ArrayBuffer;
   events: Record<string, ViewRef>;
   ext: Record<string, ViewRef>;
-  scalars: Omit<TraceData, "bytes" | "events" | "ext" | "release">;
+  scalars: Omit<TraceData, "bytes" | "events" | "ext" | "release" | "decodeError">;
+  /** A decode that stopped early: its offset and message (an error's class does not survive postMessage). */
+  decodeError?: { offset: number; message: string };
 }
 
 function ref(v: ArrayBufferView & { length: number }): ViewRef {
@@ -40,13 +43,15 @@ export function packTraceData(data: TraceData): { message: PackedTrace; transfer
   const buffer = (source.buffer as ArrayBuffer).slice(source.byteOffset, source.byteOffset + source.byteLength);
   const events = Object.fromEntries(Object.entries(data.events).map(([k, v]) => [k, ref(v)]));
   const ext = Object.fromEntries(Object.entries(data.ext).map(([k, v]) => [k, ref(v)]));
-  const { bytes: _b, events: _e, ext: _x, release: _r, ...scalars } = data;
-  return { message: { buffer, events, ext, scalars }, transfer: [buffer] };
+  const { bytes: _b, events: _e, ext: _x, release: _r, decodeError, ...scalars } = data;
+  const stopped = decodeError && { offset: decodeError.offset, message: decodeError.message.replace(/ \(at byte offset \d+\)$/, "") };
+  return { message: { buffer, events, ext, scalars, decodeError: stopped }, transfer: [buffer] };
 }
 
 /** Rebuilds the tables on the receiving side, as views over the transferred buffer. */
 export function unpackTraceData(m: PackedTrace): TraceData {
   const events = Object.fromEntries(Object.entries(m.events).map(([k, r]) => [k, view(m.buffer, r)])) as unknown as EventColumns;
   const ext = Object.fromEntries(Object.entries(m.ext).map(([k, r]) => [k, view(m.buffer, r)])) as unknown as ExtendedItemColumns;
-  return { ...m.scalars, bytes: new Uint8Array(m.buffer), events, ext };
+  const decodeError = m.decodeError && new EtlDecodeError(m.decodeError.offset, m.decodeError.message);
+  return { ...m.scalars, bytes: new Uint8Array(m.buffer), events, ext, decodeError };
 }

@@ -7,6 +7,7 @@
 
 import * as C from "../../assembly/codes.js";
 import type { EventRow, EventTable } from "../tables/event-table.js";
+import type { EventTypeTable } from "../tables/event-types.js";
 import { traceManifests } from "./trace-manifests.js";
 
 /** Provider name TraceEvent uses for classic kernel events its kernel parser does not know (the OS's MOF). */
@@ -164,20 +165,21 @@ function nameParts(row: EventRow): EventNameParts {
   return { provider: provider.name, event: row.opcode === 0 ? "EventID(0)" : `Opcode(${row.opcode})`, source: "unknown" };
 }
 
-const partsCache = new WeakMap<EventTable, Map<string, EventNameParts>>();
+/** Names found so far, by event type (a type's rows share provider, id, version, opcode and header type). */
+const partsCache = new WeakMap<EventTable, (EventNameParts | undefined)[]>();
 
-/** Provider, event and source of a row's name (cached per distinct identity). */
+/** Provider, event and source of a row's name (worked out once per event type). */
 export function eventNameParts(row: EventRow): EventNameParts {
   let cache = partsCache.get(row.table);
-  if (!cache) partsCache.set(row.table, (cache = new Map()));
-  const key = `${row.providerIndex}:${row.headerType}:${row.eventId}:${row.version}:${row.opcode}`;
-  let parts = cache.get(key);
+  if (!cache) partsCache.set(row.table, (cache = []));
+  const type = row.table.columns.eventType[row.index];
+  let parts = type === C.EVENT_TYPE_NONE ? undefined : cache[type];
   if (!parts) {
     parts = nameParts(row);
     // TraceEvent's name for a provider it cannot name
     if (/^\{[0-9a-f-]{36}\}$/.test(parts.provider)) parts = { ...parts, provider: `Provider(${parts.provider.slice(1, -1)})` };
-    // TraceLogging names live in each record, not in the identity
-    if (parts.source !== "tracelogging" && parts.source !== "unknown") cache.set(key, parts);
+    // TraceLogging names live in each record, not in the type
+    if (parts.source !== "tracelogging" && parts.source !== "unknown" && type !== C.EVENT_TYPE_NONE) cache[type] = parts;
   }
   return parts;
 }
@@ -185,4 +187,55 @@ export function eventNameParts(row: EventRow): EventNameParts {
 export function eventName(row: EventRow): string {
   const p = eventNameParts(row);
   return `${p.provider}/${p.event}`;
+}
+
+/**
+ * TraceEvent names of a trace's rows by event type: each type is named once, from its first row. Rows
+ * that carry their own names (TraceLogging) or that lie beyond the type table are named one by one.
+ */
+export class EventNames {
+  private readonly byType: (string | null | undefined)[] = []; // null: named row by row
+
+  constructor(
+    readonly events: EventTable,
+    readonly types: EventTypeTable,
+  ) {}
+
+  /** The name all rows of `type` share, or null when its rows are named one by one. */
+  ofType(type: number): string | null {
+    let name = this.byType[type];
+    if (name === undefined) {
+      const row = this.events.row(this.types.firstRow(type));
+      const parts = eventNameParts(row);
+      name = parts.source === "tracelogging" || parts.source === "unknown" ? null : `${parts.provider}/${parts.event}`;
+      this.byType[type] = name;
+    }
+    return name;
+  }
+
+  /** The name of one row. */
+  ofRow(row: number): string {
+    const type = this.events.columns.eventType[row];
+    return (type !== C.EVENT_TYPE_NONE && this.ofType(type)) || eventName(this.events.row(row));
+  }
+
+  /** Rows per name, most first (ties by name): counted by type, and row by row only where names vary. */
+  counts(): [string, number][] {
+    const out = new Map<string, number>();
+    const add = (name: string, n: number) => out.set(name, (out.get(name) ?? 0) + n);
+    let perRow = false;
+    for (let t = 0; t < this.types.length; t++) {
+      const name = this.ofType(t);
+      if (name === null) perRow = true;
+      else add(name, this.types.count[t]);
+    }
+    const col = this.events.columns.eventType;
+    if (perRow || this.types.length === C.MAX_EVENT_TYPES) {
+      for (let i = 0; i < col.length; i++) {
+        const t = col[i];
+        if (t === C.EVENT_TYPE_NONE || this.ofType(t) === null) add(eventName(this.events.row(i)), 1);
+      }
+    }
+    return [...out].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  }
 }

@@ -16,6 +16,7 @@ export class EventTypeTable {
   /** Rows of each type. */
   readonly count: Uint32Array;
   private readonly column: Uint16Array;
+  private first?: Uint32Array;
 
   constructor(data: TraceData) {
     const n = data.typeCount;
@@ -37,6 +38,24 @@ export class EventTypeTable {
       this.headerType[t] = v.getUint8(at + C.TYPE_HEADER_TYPE);
       this.count[t] = v.getUint32(at + C.TYPE_ROWS, true);
     }
+  }
+
+  /** The first row of each type (found on first use with one pass over the eventType column). */
+  firstRow(type: number): number {
+    if (!this.first) {
+      const first = new Uint32Array(this.length).fill(0xffffffff);
+      const col = this.column;
+      let left = this.length;
+      for (let i = 0; i < col.length && left > 0; i++) {
+        const t = col[i];
+        if (t < first.length && first[t] === 0xffffffff) {
+          first[t] = i;
+          left--;
+        }
+      }
+      this.first = first;
+    }
+    return this.first[type];
   }
 
   /**

@@ -8,8 +8,7 @@ const fmt = (n: number) => n.toLocaleString("en-US");
 const ROW = 22;
 
 let trace: Trace | null = null;
-let keys: Float64Array = new Float64Array(0); // event-name key per row
-let names = new Map<number, string>(); // key -> event name
+let nameOfType: string[] = []; // event type -> name ("" where rows carry their own names)
 let shown: Uint32Array = new Uint32Array(0);
 
 function setStatus(text: string) {
@@ -36,22 +35,18 @@ async function open(file: File) {
   render(trace);
 }
 
-/** Name key of every row: provider, id, opcode and header type identify the name TraceEvent prints. */
-function computeKeys(t: Trace) {
-  const e = t.events;
-  keys = new Float64Array(e.length);
-  const firstRow = new Map<number, number>();
-  for (let i = 0; i < e.length; i++) {
-    const k = ((e.provider[i] * 65536 + e.eventId[i]) * 256 + e.opcode[i]) * 256 + e.headerType[i];
-    keys[i] = k;
-    if (!firstRow.has(k)) firstRow.set(k, i);
-  }
-  names = new Map([...firstRow].map(([k, row]) => [k, t.events.row(row).name]));
+/** Rows of one event type share their name: name each type once. */
+function nameTypes(t: Trace) {
+  nameOfType = Array.from({ length: t.eventTypes.length }, (_, k) => t.names.ofType(k) ?? "");
+}
+
+function rowName(t: Trace, i: number): string {
+  return nameOfType[t.events.eventType[i]] || t.names.ofRow(i);
 }
 
 function render(t: Trace) {
   $("main").hidden = false;
-  computeKeys(t);
+  nameTypes(t);
   const i = t.info;
   const order = t.events.timeOrder();
   const span = t.events.length ? t.relativeMSec(t.events.timestamp[order[order.length - 1]]) : 0;
@@ -102,12 +97,7 @@ function renderCounts(t: Trace) {
   for (let i = 0; i < t.events.length; i++) perProvider[t.events.provider[i]]++;
   const providers = [...t.providers].map((p) => [p.group ? `${p.name}/${p.group}` : p.name, perProvider[p.index]] as [string, number]);
   fillTable("providers", providers.filter(([, n]) => n).sort((a, b) => b[1] - a[1]), "provider-count");
-  const perName = new Map<string, number>();
-  for (let i = 0; i < keys.length; i++) {
-    const n = names.get(keys[i])!;
-    perName.set(n, (perName.get(n) ?? 0) + 1);
-  }
-  fillTable("names", [...perName].sort((a, b) => b[1] - a[1]), "name-count");
+  fillTable("names", t.names.counts(), "name-count");
 }
 
 function renderFilters(t: Trace) {
@@ -116,7 +106,7 @@ function renderFilters(t: Trace) {
   for (const p of t.providers) prov.add(new Option(p.group ? `${p.name}/${p.group}` : p.name, String(p.index)));
   const name = $<HTMLSelectElement>("f-name");
   name.replaceChildren(new Option("all", ""));
-  for (const n of [...new Set(names.values())].sort()) name.add(new Option(n, n));
+  for (const [n] of [...t.names.counts()].sort((a, b) => (a[0] < b[0] ? -1 : 1))) name.add(new Option(n, n));
 }
 
 function applyFilters() {
@@ -135,10 +125,8 @@ function applyFilters() {
     order: "time",
   }).indices;
   const name = $<HTMLSelectElement>("f-name").value;
-  if (name) {
-    const wanted = new Set([...names].filter(([, n]) => n === name).map(([k]) => k));
-    shown = result.filter((i) => wanted.has(keys[i]));
-  } else shown = result;
+  const t = trace;
+  shown = name ? result.filter((i) => rowName(t, i) === name) : result;
   $("shown").textContent = `${fmt(shown.length)} shown`;
   $("grid-space").style.height = `${shown.length * ROW}px`;
   $("grid").scrollTop = 0;
@@ -166,7 +154,7 @@ function drawRows() {
     const div = document.createElement("div");
     div.className = "grid-row";
     div.style.top = `${k * ROW}px`;
-    const cells = [row.relativeMSec.toFixed(3), names.get(keys[i]) ?? "", String(row.pid ?? ""), String(row.tid ?? ""), String(row.processor), String(row.payloadLength), fieldsText(t, i)];
+    const cells = [row.relativeMSec.toFixed(3), rowName(t, i), String(row.pid ?? ""), String(row.tid ?? ""), String(row.processor), String(row.payloadLength), fieldsText(t, i)];
     for (const c of cells) {
       const span = document.createElement("span");
       span.textContent = c;
