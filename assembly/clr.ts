@@ -1,31 +1,27 @@
 // Typed tables for .NET runtime events: one struct-of-arrays block per (provider, id, version),
 // one column per top-level field. Numbers are stored by value; strings, GUIDs, binary blobs and
 // arrays as references (offset, length or count) into the record bytes. The field layouts come as
-// a program of u16 words built by the bindings from the generated schema (bindings/schema/clr-program.ts).
-//
-// Program of one type:  rowBytes, preRow, preStatus, nFields, nFixed, fixedEnd32, fixedEnd64, restWords,
-//                       (off32, off64, size32, size64, pre) * nFixed, field * nFields
-//   the first nFixed fields are plain numbers at fixed offsets: copied without walking when the
-//   payload holds all of them; restWords = word offset of field nFixed's program
-// Field:                kind | flags << 8, preA, preB, ref, words, [struct: nSub, size32, size64, (off32, off64) * nSub, sub...]
-//   words = length of this field's program, sub-fields included
-//   pre*  = bytes per row of the columns before this one in the block (0xFFFF: not stored)
-//   flags = 1 count/length from field `ref` of the same scope, 2 literal count `ref`, 4 padded struct
+// a program of u16 words built by the bindings from the generated schema (bindings/schema/clr-program.ts);
+// its layout is the CLR_TYPE_*, CLR_FIXED_*, CLR_FIELD_*, CLR_STRUCT_* and CLR_FLAG_* words of codes.ts.
 // Columns are ordered by width, widest first, so every column of a block is naturally aligned.
 
 import {
   T_U8, T_I8, T_U16, T_I16, T_U32, T_I32, T_U64, T_I64, T_F32, T_F64, T_BOOL, T_PTR, T_GUID, T_FILETIME,
   T_SYSTEMTIME, T_USTR, T_ASTR, T_BINARY, T_STRUCT, HT_EVENT_HEADER32, HT_EVENT_HEADER64, CLR_DIR_STRIDE,
   CLR_DIR_COUNT, CLR_DIR_BLOCK, CLR_DIR_CURSOR, CLR_MAX_ID, CLR_VERSIONS, CLR_STATUS_TRUNCATED,
+  CLR_TYPE_ROW_BYTES, CLR_TYPE_PRE_ROW, CLR_TYPE_PRE_STATUS, CLR_TYPE_FIELDS, CLR_TYPE_FIXED, CLR_TYPE_FIXED_END32,
+  CLR_TYPE_FIXED_END64, CLR_TYPE_REST, CLR_TYPE_WORDS, CLR_FIXED_OFF32, CLR_FIXED_OFF64, CLR_FIXED_SIZE32,
+  CLR_FIXED_SIZE64, CLR_FIXED_PRE, CLR_FIXED_WORDS, CLR_FIELD_KIND, CLR_FIELD_PRE_A, CLR_FIELD_PRE_B, CLR_FIELD_REF,
+  CLR_FIELD_LEN, CLR_STRUCT_SUBS, CLR_STRUCT_SIZE32, CLR_STRUCT_SIZE64, CLR_STRUCT_WORDS, CLR_FLAGS_SHIFT,
+  CLR_KIND_MASK, CLR_FLAG_COUNT_FIELD, CLR_FLAG_COUNT_LITERAL, CLR_FLAG_PADDED_STRUCT, CLR_NOT_STORED,
+  CLR_SCOPE_VALUES, CLR_MAX_DEPTH,
 } from "./codes";
 import {
   rowCount, colProvider, colHeaderType, colEventId, colVersion, colPayloadOffset, colPayloadLength, allocate,
 } from "./tables";
 
-const NONE: u32 = 0xffff;
-
-// values of the fields of the scope being walked, for count and length references (by depth)
-const scope: usize = memory.data(8 * 64 * 4);
+// values of the fields of the scope being walked, for count and length references (u64, by depth)
+const scope: usize = memory.data((CLR_MAX_DEPTH + 1) * CLR_SCOPE_VALUES * 8);
 
 let truncated = false;
 
@@ -46,23 +42,23 @@ let truncated = false;
 function walk(
   prog: usize, n: u32, pos: usize, end: usize, ptr: u32, base: usize, count: u32, row: u32, depth: u32, first: u32,
 ): usize {
-  let vals = scope + (<usize>depth << 9);
+  let vals = scope + <usize>depth * (CLR_SCOPE_VALUES << 3);
   let p = prog;
   for (let f: u32 = first; f < first + n; f++) {
-    let w0 = <u32>load<u16>(p);
-    let kind = w0 & 0xff;
-    let flags = w0 >> 8;
-    let preA = <u32>load<u16>(p, 2);
-    let preB = <u32>load<u16>(p, 4);
-    let ref = <u32>load<u16>(p, 6);
-    let words = <usize>load<u16>(p, 8);
+    let w0 = <u32>load<u16>(p, CLR_FIELD_KIND << 1);
+    let kind = w0 & CLR_KIND_MASK;
+    let flags = w0 >> CLR_FLAGS_SHIFT;
+    let preA = <u32>load<u16>(p, CLR_FIELD_PRE_A << 1);
+    let preB = <u32>load<u16>(p, CLR_FIELD_PRE_B << 1);
+    let ref = <u32>load<u16>(p, CLR_FIELD_REF << 1);
+    let words = <usize>load<u16>(p, CLR_FIELD_LEN << 1);
     let a: usize = 0;
     let b: u64 = 0;
     let value: u64 = 0;
     let n_: u64 = 1;
-    if ((flags & 1) != 0) n_ = ref < 64 ? load<u64>(vals + (<usize>ref << 3)) : 0;
-    else if ((flags & 2) != 0) n_ = <u64>ref;
-    let isArray = (flags & 3) != 0 && kind != T_BINARY;
+    if ((flags & CLR_FLAG_COUNT_FIELD) != 0) n_ = ref < <u32>CLR_SCOPE_VALUES ? load<u64>(vals + (<usize>ref << 3)) : 0;
+    else if ((flags & CLR_FLAG_COUNT_LITERAL) != 0) n_ = <u64>ref;
+    let isArray = (flags & (CLR_FLAG_COUNT_FIELD | CLR_FLAG_COUNT_LITERAL)) != 0 && kind != T_BINARY;
 
     if (kind == T_USTR) {
       a = pos;
@@ -92,16 +88,16 @@ function walk(
       b = n_;
       pos += <usize>n_;
     } else if (kind == T_STRUCT) {
-      let nSub = <u32>load<u16>(p, 10);
+      let nSub = <u32>load<u16>(p, CLR_STRUCT_SUBS << 1);
       a = pos;
       b = n_;
-      if ((flags & 4) != 0) {
-        let size = <u64>(ptr == 4 ? load<u16>(p, 12) : load<u16>(p, 14));
+      if ((flags & CLR_FLAG_PADDED_STRUCT) != 0) {
+        let size = <u64>(ptr == 4 ? load<u16>(p, CLR_STRUCT_SIZE32 << 1) : load<u16>(p, CLR_STRUCT_SIZE64 << 1));
         if (<u64>pos + size * n_ > <u64>end) { truncated = true; return pos; }
         pos += <usize>(size * n_);
       } else {
-        if (depth >= 3) { truncated = true; return pos; }
-        let sub = p + 16;
+        if (depth >= <u32>CLR_MAX_DEPTH) { truncated = true; return pos; }
+        let sub = p + (CLR_STRUCT_WORDS << 1);
         for (let k: u64 = 0; k < n_; k++) {
           let before = pos;
           pos = walk(sub, nSub, pos, end, ptr, 0, 0, 0, depth + 1, 0);
@@ -127,13 +123,13 @@ function walk(
         pos += size;
       }
     }
-    if (f < 64) store<u64>(vals + (<usize>f << 3), isArray || kind >= <u32>T_GUID ? b : value);
+    if (f < <u32>CLR_SCOPE_VALUES) store<u64>(vals + (<usize>f << 3), isArray || kind >= <u32>T_GUID ? b : value);
 
-    if (base != 0 && preA != NONE) {
+    if (base != 0 && preA != <u32>CLR_NOT_STORED) {
       let isRef = isArray || kind == T_GUID || kind == T_SYSTEMTIME || kind >= <u32>T_USTR;
       if (isRef) {
         store<u32>(base + <usize>count * preA + (<usize>row << 2), <u32>a);
-        if (preB != NONE) store<u32>(base + <usize>count * preB + (<usize>row << 2), <u32>b);
+        if (preB != <u32>CLR_NOT_STORED) store<u32>(base + <usize>count * preB + (<usize>row << 2), <u32>b);
       } else {
         let width = kind == T_PTR ? 8 : fixedSize(kind, 8);
         let at = base + <usize>count * preA + <usize>row * width;
@@ -187,7 +183,7 @@ export function decodeClr(
     let count = load<u32>(d + CLR_DIR_COUNT);
     if (count == 0) continue;
     let prog = program + (<usize>load<u32>(typeStarts + (<usize>t << 2)) << 1);
-    let bytes = <usize>count * <usize>load<u16>(prog);
+    let bytes = <usize>count * <usize>load<u16>(prog, CLR_TYPE_ROW_BYTES << 1);
     let block = allocate(bytes);
     if (block == 0) { store<u32>(d + CLR_DIR_COUNT, 0); continue; }
     memory.fill(block, 0, bytes);
@@ -204,26 +200,26 @@ export function decodeClr(
     let i = load<u32>(d + CLR_DIR_CURSOR);
     store<u32>(d + CLR_DIR_CURSOR, i + 1);
     let prog = program + (<usize>load<u32>(typeStarts + (<usize>t << 2)) << 1);
-    let preRow = <usize>load<u16>(prog, 2);
-    let preStatus = <usize>load<u16>(prog, 4);
-    let nFields = <u32>load<u16>(prog, 6);
-    let nFixed = <u32>load<u16>(prog, 8);
+    let preRow = <usize>load<u16>(prog, CLR_TYPE_PRE_ROW << 1);
+    let preStatus = <usize>load<u16>(prog, CLR_TYPE_PRE_STATUS << 1);
+    let nFields = <u32>load<u16>(prog, CLR_TYPE_FIELDS << 1);
+    let nFixed = <u32>load<u16>(prog, CLR_TYPE_FIXED << 1);
     store<u32>(block + <usize>count * preRow + (<usize>i << 2), <u32>r);
     let pos = <usize>load<u32>(colPayloadOffset + (r << 2));
     let end = pos + <usize>load<u16>(colPayloadLength + (r << 1));
     let ptr: u32 = load<u8>(colHeaderType + r) == HT_EVENT_HEADER32 ? 4 : 8;
-    let fixedEnd = <usize>load<u16>(prog + (ptr == 4 ? 10 : 12));
-    let fields = prog + 16 + <usize>nFixed * 10;
+    let fixedEnd = <usize>load<u16>(prog + (ptr == 4 ? CLR_TYPE_FIXED_END32 << 1 : CLR_TYPE_FIXED_END64 << 1));
+    let fields = prog + (CLR_TYPE_WORDS << 1) + <usize>nFixed * (CLR_FIXED_WORDS << 1);
     truncated = false;
     if (nFixed > 0 && pos + fixedEnd <= end) {
       // fast path: the fixed prefix, then walk the rest
-      let e = prog + 16;
+      let e = prog + (CLR_TYPE_WORDS << 1);
       let vals = scope;
       for (let f: u32 = 0; f < nFixed; f++) {
-        let src = pos + <usize>load<u16>(e + (ptr == 4 ? 0 : 2));
-        let size = <u32>load<u16>(e + (ptr == 4 ? 4 : 6));
-        let width = <usize>load<u16>(e, 6);
-        let at = block + <usize>count * <usize>load<u16>(e, 8) + <usize>i * width;
+        let src = pos + <usize>load<u16>(e + (ptr == 4 ? CLR_FIXED_OFF32 << 1 : CLR_FIXED_OFF64 << 1));
+        let size = <u32>load<u16>(e + (ptr == 4 ? CLR_FIXED_SIZE32 << 1 : CLR_FIXED_SIZE64 << 1));
+        let width = <usize>load<u16>(e, CLR_FIXED_SIZE64 << 1);
+        let at = block + <usize>count * <usize>load<u16>(e, CLR_FIXED_PRE << 1) + <usize>i * width;
         let value: u64;
         if (size == 1) value = <u64>load<u8>(src);
         else if (size == 2) value = <u64>load<u16>(src);
@@ -234,10 +230,10 @@ export function decodeClr(
         else if (width == 4) store<u32>(at, <u32>value);
         else store<u64>(at, value);
         store<u64>(vals + (<usize>f << 3), value);
-        e += 10;
+        e += CLR_FIXED_WORDS << 1;
       }
       if (nFields > nFixed) {
-        walk(fields + (<usize>load<u16>(prog, 14) << 1), nFields - nFixed, pos + fixedEnd, end, ptr, block, count, i, 0, nFixed);
+        walk(fields + (<usize>load<u16>(prog, CLR_TYPE_REST << 1) << 1), nFields - nFixed, pos + fixedEnd, end, ptr, block, count, i, 0, nFixed);
       }
     } else {
       walk(fields, nFields, pos, end, ptr, block, count, i, 0, 0);

@@ -149,6 +149,43 @@ export const CLR_MAX_ID = 512; // the type lookup covers event ids below this
 export const CLR_VERSIONS = 8; // ... and versions below this (higher ones use the last)
 export const CLR_STATUS_TRUNCATED = 1; // status cell: the payload ended before the schema did
 
+// Field program (u16 words, bindings/schema/clr-program.ts). One type: header, fixed entries, field entries.
+// The first CLR_TYPE_FIXED fields are plain numbers at fixed payload offsets, copied without walking
+// when the payload holds all of them. Indices below are in words.
+export const CLR_TYPE_ROW_BYTES = 0; // bytes per row of the block
+export const CLR_TYPE_PRE_ROW = 1; // bytes per row of the columns before the row-index column (u32)
+export const CLR_TYPE_PRE_STATUS = 2; // ... before the status column (u8 CLR_STATUS_*)
+export const CLR_TYPE_FIELDS = 3; // top-level fields
+export const CLR_TYPE_FIXED = 4; // leading fields with fixed entries
+export const CLR_TYPE_FIXED_END32 = 5; // payload bytes of the fixed fields, 4-byte pointers
+export const CLR_TYPE_FIXED_END64 = 6; // ... 8-byte pointers
+export const CLR_TYPE_REST = 7; // word offset of field CLR_TYPE_FIXED's entry from the first field entry
+export const CLR_TYPE_WORDS = 8; // header length; fixed entries follow, then field entries
+export const CLR_FIXED_OFF32 = 0; // payload offset, 4-byte pointers
+export const CLR_FIXED_OFF64 = 1; // ... 8-byte pointers
+export const CLR_FIXED_SIZE32 = 2; // payload bytes, 4-byte pointers
+export const CLR_FIXED_SIZE64 = 3; // ... 8-byte pointers: also the column width
+export const CLR_FIXED_PRE = 4; // bytes per row of the columns before this one
+export const CLR_FIXED_WORDS = 5; // fixed entry length
+export const CLR_FIELD_KIND = 0; // T_* | CLR_FLAG_* << CLR_FLAGS_SHIFT
+export const CLR_FIELD_PRE_A = 1; // bytes per row of the columns before the value or offset column
+export const CLR_FIELD_PRE_B = 2; // ... before the length or count column
+export const CLR_FIELD_REF = 3; // count or length: field index in the same scope, or the literal
+export const CLR_FIELD_LEN = 4; // words of this field's entry, sub-fields included
+export const CLR_FIELD_WORDS = 5; // field entry length; T_STRUCT continues with the words below
+export const CLR_STRUCT_SUBS = 5; // sub-fields, whose entries follow at CLR_STRUCT_WORDS
+export const CLR_STRUCT_SIZE32 = 6; // element bytes with CLR_FLAG_PADDED_STRUCT, 4-byte pointers
+export const CLR_STRUCT_SIZE64 = 7; // ... 8-byte pointers
+export const CLR_STRUCT_WORDS = 8; // struct header length
+export const CLR_FLAGS_SHIFT = 8; // the kind takes the bits below
+export const CLR_KIND_MASK = 0xff;
+export const CLR_FLAG_COUNT_FIELD = 1; // count or length from field CLR_FIELD_REF of the same scope
+export const CLR_FLAG_COUNT_LITERAL = 2; // count or length CLR_FIELD_REF
+export const CLR_FLAG_PADDED_STRUCT = 4; // elements of fixed size: skipped, not walked
+export const CLR_NOT_STORED = 0xffff; // pre offset of a value without a column; ref of an unknown field
+export const CLR_SCOPE_VALUES = 64; // fields of a scope that counts can refer to (later ones read as 0)
+export const CLR_MAX_DEPTH = 3; // struct nesting walked; deeper marks the row truncated
+
 // ---- record header types (byte 2 of the marker); MESSAGE is reported as 0x0F ----
 export const HT_SYSTEM32 = 0x01;
 export const HT_SYSTEM64 = 0x02;

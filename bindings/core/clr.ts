@@ -1,17 +1,26 @@
 // Typed tables for .NET runtime events (assembly/clr.ts): one struct-of-arrays block per (provider,
 // id, version), one column per top-level field, filled from the field program the bindings build
-// (bindings/schema/clr-program.ts); the program's format is described in assembly/clr.ts. u64
-// values move as two u32 words; counts past 2^32 go through BigInt, off the common path.
+// (bindings/schema/clr-program.ts; its layout: the CLR_TYPE_*, CLR_FIXED_*, CLR_FIELD_*, CLR_STRUCT_*
+// and CLR_FLAG_* words of codes.ts). u64 values move as two u32 words; counts past 2^32 go through
+// BigInt, off the common path.
 
-import {
-  T_U8, T_I8, T_U16, T_I16, T_U32, T_I32, T_U64, T_I64, T_F32, T_F64, T_BOOL, T_PTR, T_GUID, T_FILETIME,
-  T_SYSTEMTIME, T_USTR, T_ASTR, T_BINARY, T_STRUCT, HT_EVENT_HEADER32, HT_EVENT_HEADER64, CLR_DIR_STRIDE,
-  CLR_DIR_COUNT, CLR_DIR_BLOCK, CLR_DIR_CURSOR, CLR_MAX_ID, CLR_VERSIONS, CLR_STATUS_TRUNCATED,
-} from "../../assembly/codes.js";
+import * as codes from "../../assembly/codes.js";
 import { allocate } from "./tables.js";
 import type { CoreState } from "./state.js";
 
-const NONE16 = 0xffff;
+// module consts, not imported bindings: V8 folds the former but loads the latter at every use
+const {
+  T_U8, T_I8, T_U16, T_I16, T_U32, T_I32, T_U64, T_I64, T_F32, T_F64, T_BOOL, T_PTR, T_GUID, T_FILETIME,
+  T_SYSTEMTIME, T_USTR, T_ASTR, T_BINARY, T_STRUCT, HT_EVENT_HEADER32, HT_EVENT_HEADER64, CLR_DIR_STRIDE,
+  CLR_DIR_COUNT, CLR_DIR_BLOCK, CLR_DIR_CURSOR, CLR_MAX_ID, CLR_VERSIONS, CLR_STATUS_TRUNCATED,
+  CLR_TYPE_ROW_BYTES, CLR_TYPE_PRE_ROW, CLR_TYPE_PRE_STATUS, CLR_TYPE_FIELDS, CLR_TYPE_FIXED, CLR_TYPE_FIXED_END32,
+  CLR_TYPE_FIXED_END64, CLR_TYPE_REST, CLR_TYPE_WORDS, CLR_FIXED_OFF32, CLR_FIXED_OFF64, CLR_FIXED_SIZE32,
+  CLR_FIXED_SIZE64, CLR_FIXED_PRE, CLR_FIXED_WORDS, CLR_FIELD_KIND, CLR_FIELD_PRE_A, CLR_FIELD_PRE_B, CLR_FIELD_REF,
+  CLR_FIELD_LEN, CLR_STRUCT_SUBS, CLR_STRUCT_SIZE32, CLR_STRUCT_SIZE64, CLR_STRUCT_WORDS, CLR_FLAGS_SHIFT,
+  CLR_KIND_MASK, CLR_FLAG_COUNT_FIELD, CLR_FLAG_COUNT_LITERAL, CLR_FLAG_PADDED_STRUCT, CLR_NOT_STORED,
+  CLR_SCOPE_VALUES, CLR_MAX_DEPTH,
+} = codes;
+
 const NONE32 = 0xffffffff;
 const TWO32 = 4294967296;
 
@@ -49,28 +58,28 @@ function walk(
   s: CoreState, prog: number, n: number, pos: number, end: number, ptr: number, base: number, count: number, row: number,
   depth: number, first: number,
 ): number {
-  const vals = depth << 7;
+  const vals = depth * CLR_SCOPE_VALUES * 2;
   const U8 = s.u8, U16 = s.u16;
   const v = s.dv;
   const scope = s.scope;
   let p = prog >>> 1;
   for (let f = first; f < first + n; f++) {
-    const w0 = U16[p];
-    const kind = w0 & 0xff;
-    const flags = w0 >>> 8;
-    const preA = U16[p + 1];
-    const preB = U16[p + 2];
-    const ref = U16[p + 3];
-    const words = U16[p + 4];
+    const w0 = U16[p + CLR_FIELD_KIND];
+    const kind = w0 & CLR_KIND_MASK;
+    const flags = w0 >>> CLR_FLAGS_SHIFT;
+    const preA = U16[p + CLR_FIELD_PRE_A];
+    const preB = U16[p + CLR_FIELD_PRE_B];
+    const ref = U16[p + CLR_FIELD_REF];
+    const words = U16[p + CLR_FIELD_LEN];
     let a = 0;
     let bLo = 0, bHi = 0;
     let vLo = 0, vHi = 0;
     let nLo = 1, nHi = 0;
-    if ((flags & 1) !== 0) {
-      if (ref < 64) { nLo = scope[vals + 2 * ref]; nHi = scope[vals + 2 * ref + 1]; }
+    if ((flags & CLR_FLAG_COUNT_FIELD) !== 0) {
+      if (ref < CLR_SCOPE_VALUES) { nLo = scope[vals + 2 * ref]; nHi = scope[vals + 2 * ref + 1]; }
       else nLo = 0;
-    } else if ((flags & 2) !== 0) nLo = ref;
-    const isArray = (flags & 3) !== 0 && kind !== T_BINARY;
+    } else if ((flags & CLR_FLAG_COUNT_LITERAL) !== 0) nLo = ref;
+    const isArray = (flags & (CLR_FLAG_COUNT_FIELD | CLR_FLAG_COUNT_LITERAL)) !== 0 && kind !== T_BINARY;
 
     if (kind === T_USTR) {
       a = pos;
@@ -101,18 +110,18 @@ function walk(
       bHi = nHi;
       pos = (pos + step) >>> 0;
     } else if (kind === T_STRUCT) {
-      const nSub = U16[p + 5];
+      const nSub = U16[p + CLR_STRUCT_SUBS];
       a = pos;
       bLo = nLo;
       bHi = nHi;
-      if ((flags & 4) !== 0) {
-        const size = ptr === 4 ? U16[p + 6] : U16[p + 7];
+      if ((flags & CLR_FLAG_PADDED_STRUCT) !== 0) {
+        const size = ptr === 4 ? U16[p + CLR_STRUCT_SIZE32] : U16[p + CLR_STRUCT_SIZE64];
         const step = span(pos, size, nLo, nHi, end);
         if (step < 0) { s.clrTruncated = true; return pos; }
         pos = (pos + step) >>> 0;
       } else {
-        if (depth >= 3) { s.clrTruncated = true; return pos; }
-        const sub = (p + 8) << 1;
+        if (depth >= CLR_MAX_DEPTH) { s.clrTruncated = true; return pos; }
+        const sub = (p + CLR_STRUCT_WORDS) << 1;
         const total = nHi * TWO32 + nLo;
         for (let k = 0; k < total; k++) {
           const before = pos;
@@ -150,16 +159,16 @@ function walk(
         pos = (pos + size) >>> 0;
       }
     }
-    if (f < 64) {
+    if (f < CLR_SCOPE_VALUES) {
       if (isArray || kind >= T_GUID) { scope[vals + 2 * f] = bLo; scope[vals + 2 * f + 1] = bHi; }
       else { scope[vals + 2 * f] = vLo; scope[vals + 2 * f + 1] = vHi; }
     }
 
-    if (base !== 0 && preA !== NONE16) {
+    if (base !== 0 && preA !== CLR_NOT_STORED) {
       const isRef = isArray || kind === T_GUID || kind === T_SYSTEMTIME || kind >= T_USTR;
       if (isRef) {
         v.setUint32(base + count * preA + row * 4, a, true);
-        if (preB !== NONE16) v.setUint32(base + count * preB + row * 4, bLo, true);
+        if (preB !== CLR_NOT_STORED) v.setUint32(base + count * preB + row * 4, bLo, true);
       } else {
         const width = kind === T_PTR ? 8 : fixedSize(kind, 8);
         const at = base + count * preA + row * width;
@@ -210,7 +219,7 @@ export function decodeClr(s: CoreState, program: number, typeStarts: number, nTy
     const count = s.u32[d0 + t * DW + DC];
     if (count === 0) continue;
     const prog = program + s.u32[(typeStarts >>> 2) + t] * 2;
-    const bytes = count * s.u16[prog >>> 1];
+    const bytes = count * s.u16[(prog >>> 1) + CLR_TYPE_ROW_BYTES];
     const block = allocate(s, bytes);
     if (block === 0) { s.u32[d0 + t * DW + DC] = 0; continue; }
     // only what lies below the high-water mark can hold old bytes
@@ -235,26 +244,27 @@ export function decodeClr(s: CoreState, program: number, typeStarts: number, nTy
     U32[d + DI] = i + 1;
     const prog = program + U32[(typeStarts >>> 2) + t] * 2;
     const ph = prog >>> 1;
-    const preRow = U16[ph + 1];
-    const preStatus = U16[ph + 2];
-    const nFields = U16[ph + 3];
-    const nFixed = U16[ph + 4];
+    const preRow = U16[ph + CLR_TYPE_PRE_ROW];
+    const preStatus = U16[ph + CLR_TYPE_PRE_STATUS];
+    const nFields = U16[ph + CLR_TYPE_FIELDS];
+    const nFixed = U16[ph + CLR_TYPE_FIXED];
     U32[((block + count * preRow) >>> 2) + i] = r;
     const pos = U32[iPay + r];
     const end = pos + U16[iPl + r];
     const ptr = U8[s.colHeaderType + r] === HT_EVENT_HEADER32 ? 4 : 8;
-    const fixedEnd = U16[ptr === 4 ? ph + 5 : ph + 6];
-    const fields = prog + 16 + nFixed * 10;
+    const fixedEnd = U16[ph + (ptr === 4 ? CLR_TYPE_FIXED_END32 : CLR_TYPE_FIXED_END64)];
+    const fields = prog + 2 * (CLR_TYPE_WORDS + nFixed * CLR_FIXED_WORDS);
     s.clrTruncated = false;
     if (nFixed > 0 && pos + fixedEnd <= end) {
       // fast path: the fixed prefix, then walk the rest
-      let e = ph + 8;
-      const s64 = ptr === 4 ? 0 : 1;
+      let e = ph + CLR_TYPE_WORDS;
+      const wOff = ptr === 4 ? CLR_FIXED_OFF32 : CLR_FIXED_OFF64;
+      const wSize = ptr === 4 ? CLR_FIXED_SIZE32 : CLR_FIXED_SIZE64;
       for (let f = 0; f < nFixed; f++) {
-        const src = pos + U16[e + s64];
-        const size = U16[e + 2 + s64];
-        const width = U16[e + 3];
-        const at = block + count * U16[e + 4] + i * width;
+        const src = pos + U16[e + wOff];
+        const size = U16[e + wSize];
+        const width = U16[e + CLR_FIXED_SIZE64];
+        const at = block + count * U16[e + CLR_FIXED_PRE] + i * width;
         let lo: number, hi = 0;
         if (size === 1) lo = U8[src];
         else if (size === 2) lo = v.getUint16(src, true);
@@ -266,10 +276,10 @@ export function decodeClr(s: CoreState, program: number, typeStarts: number, nTy
         else { U32[at >>> 2] = lo; U32[(at >>> 2) + 1] = hi; }
         scope[2 * f] = lo;
         scope[2 * f + 1] = hi;
-        e += 5;
+        e += CLR_FIXED_WORDS;
       }
       if (nFields > nFixed) {
-        walk(s, fields + U16[ph + 7] * 2, nFields - nFixed, pos + fixedEnd, end, ptr, block, count, i, 0, nFixed);
+        walk(s, fields + U16[ph + CLR_TYPE_REST] * 2, nFields - nFixed, pos + fixedEnd, end, ptr, block, count, i, 0, nFixed);
       }
     } else {
       walk(s, fields, nFields, pos, end, ptr, block, count, i, 0, 0);

@@ -6,9 +6,8 @@ import * as C from "../../assembly/codes.js";
 import { CLR_EVENTS, CLR_PROVIDERS, findClrEvent } from "./clr-payload.js";
 import type { ClrEventSchema, ClrFieldSchema } from "./clr-schema-types.js";
 
-export const NONE = 0xffff;
-const MAX_ID = 512;
-const VERSIONS = 8;
+/** The pre offset of a column that is not stored. */
+export const NONE = C.CLR_NOT_STORED;
 
 /** How one top-level field is stored. */
 export interface ColumnLayout {
@@ -59,23 +58,30 @@ function fieldProgram(fields: ClrFieldSchema[], i: number, preA: number, preB: n
   if (refName !== undefined) {
     const lit = Number(refName);
     if (Number.isInteger(lit)) {
-      flags |= 2;
+      flags |= C.CLR_FLAG_COUNT_LITERAL;
       ref = lit;
     } else {
       const k = refIndex(fields, i, refName);
-      flags |= 1;
-      ref = k < 0 ? NONE : k;
+      flags |= C.CLR_FLAG_COUNT_FIELD;
+      ref = k < 0 ? C.CLR_NOT_STORED : k;
     }
   }
   const fixedStruct = f.type === C.T_STRUCT && f.elementSize64 != null && f.elementSize32 != null;
-  if (fixedStruct) flags |= 4;
-  out.push(f.type | (flags << 8), preA, preB, ref, 0);
+  if (fixedStruct) flags |= C.CLR_FLAG_PADDED_STRUCT;
+  const entry = new Array<number>(f.type === C.T_STRUCT ? C.CLR_STRUCT_WORDS : C.CLR_FIELD_WORDS).fill(0);
+  entry[C.CLR_FIELD_KIND] = f.type | (flags << C.CLR_FLAGS_SHIFT);
+  entry[C.CLR_FIELD_PRE_A] = preA;
+  entry[C.CLR_FIELD_PRE_B] = preB;
+  entry[C.CLR_FIELD_REF] = ref;
   if (f.type === C.T_STRUCT) {
     const sub = f.fields ?? [];
-    out.push(sub.length, f.elementSize32 ?? 0, f.elementSize64 ?? 0);
-    for (let k = 0; k < sub.length; k++) fieldProgram(sub, k, NONE, NONE, out);
-  }
-  out[at + 4] = out.length - at;
+    entry[C.CLR_STRUCT_SUBS] = sub.length;
+    entry[C.CLR_STRUCT_SIZE32] = f.elementSize32 ?? 0;
+    entry[C.CLR_STRUCT_SIZE64] = f.elementSize64 ?? 0;
+    out.push(...entry);
+    for (let k = 0; k < sub.length; k++) fieldProgram(sub, k, C.CLR_NOT_STORED, C.CLR_NOT_STORED, out);
+  } else out.push(...entry);
+  out[at + C.CLR_FIELD_LEN] = out.length - at;
 }
 
 function layoutOf(schema: ClrEventSchema): { layout: TypeLayout; program: number[] } {
@@ -101,7 +107,7 @@ function layoutOf(schema: ClrEventSchema): { layout: TypeLayout; program: number
     storage: isValue(f) ? "value" : "ref",
     width: get(`${i}`)!.width,
     pre: get(`${i}`)!.pre,
-    preB: get(`${i}b`)?.pre ?? NONE,
+    preB: get(`${i}b`)?.pre ?? C.CLR_NOT_STORED,
   }));
   const rowBytes = pre;
   // Leading plain numbers sit at fixed offsets: the core copies them without walking.
@@ -111,7 +117,13 @@ function layoutOf(schema: ClrEventSchema): { layout: TypeLayout; program: number
     if (!isValue(f)) break;
     const s32 = f.type === C.T_PTR ? 4 : VALUE_WIDTH[f.type];
     const s64 = VALUE_WIDTH[f.type];
-    fixed.push(off32, off64, s32, s64, columns[i].pre);
+    const entry = new Array<number>(C.CLR_FIXED_WORDS).fill(0);
+    entry[C.CLR_FIXED_OFF32] = off32;
+    entry[C.CLR_FIXED_OFF64] = off64;
+    entry[C.CLR_FIXED_SIZE32] = s32;
+    entry[C.CLR_FIXED_SIZE64] = s64;
+    entry[C.CLR_FIXED_PRE] = columns[i].pre;
+    fixed.push(...entry);
     off32 += s32;
     off64 += s64;
     nFixed++;
@@ -122,7 +134,16 @@ function layoutOf(schema: ClrEventSchema): { layout: TypeLayout; program: number
     if (i === nFixed) restWords = fieldWords.length;
     fieldProgram(schema.fields, i, columns[i].pre, columns[i].preB, fieldWords);
   });
-  const program = [rowBytes, get("#row")!.pre, get("#status")!.pre, schema.fields.length, nFixed, off32, off64, restWords, ...fixed, ...fieldWords];
+  const header = new Array<number>(C.CLR_TYPE_WORDS).fill(0);
+  header[C.CLR_TYPE_ROW_BYTES] = rowBytes;
+  header[C.CLR_TYPE_PRE_ROW] = get("#row")!.pre;
+  header[C.CLR_TYPE_PRE_STATUS] = get("#status")!.pre;
+  header[C.CLR_TYPE_FIELDS] = schema.fields.length;
+  header[C.CLR_TYPE_FIXED] = nFixed;
+  header[C.CLR_TYPE_FIXED_END32] = off32;
+  header[C.CLR_TYPE_FIXED_END64] = off64;
+  header[C.CLR_TYPE_REST] = restWords;
+  const program = [...header, ...fixed, ...fieldWords];
   return { layout: { schema, rowBytes, preRow: get("#row")!.pre, preStatus: get("#status")!.pre, columns }, program };
 }
 
@@ -141,12 +162,12 @@ export function clrProgram(): ClrProgram {
     words.push(...program);
   });
   const index = new Map(CLR_EVENTS.map((e, t) => [e, t]));
-  const lookup = new Int16Array(CLR_PROVIDERS.length * MAX_ID * VERSIONS).fill(-1);
+  const lookup = new Int16Array(CLR_PROVIDERS.length * C.CLR_MAX_ID * C.CLR_VERSIONS).fill(-1);
   for (let p = 0; p < CLR_PROVIDERS.length; p++) {
-    for (let id = 0; id < MAX_ID; id++) {
-      for (let v = 0; v < VERSIONS; v++) {
+    for (let id = 0; id < C.CLR_MAX_ID; id++) {
+      for (let v = 0; v < C.CLR_VERSIONS; v++) {
         const e = findClrEvent(p, id, v);
-        if (e) lookup[(p * MAX_ID + id) * VERSIONS + v] = index.get(e)!;
+        if (e) lookup[(p * C.CLR_MAX_ID + id) * C.CLR_VERSIONS + v] = index.get(e)!;
       }
     }
   }

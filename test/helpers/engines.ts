@@ -196,7 +196,7 @@ export function traceDifferences(a: Trace, b: Trace, options: CompareOptions = {
             break;
           }
         }
-        if (c.preB !== 0xffff && !rangeEqual(ba, blockA + count * c.preB, bb, blockB + count * c.preB, count * 4)) {
+        if (c.preB !== C.CLR_NOT_STORED && !rangeEqual(ba, blockA + count * c.preB, bb, blockB + count * c.preB, count * 4)) {
           add(`clr ${L.schema.name}.${c.field.name}: lengths differ`);
         }
       }
