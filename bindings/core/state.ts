@@ -3,7 +3,7 @@
 // this one shape, so the module functions that take it stay monomorphic and keep their optimized
 // code from one trace to the next.
 
-import { COMPRESSION_XPRESS, FIRST_SEGMENT } from "../../assembly/codes.js";
+import { CLR_MAX_DEPTH, CLR_SCOPE_VALUES, COMPRESSION_XPRESS, FIRST_SEGMENT } from "../../assembly/codes.js";
 import { HEAP_BASE, INITIAL_MEMORY, setBuffer } from "./memory.js";
 
 export class CoreState {
@@ -100,8 +100,8 @@ export class CoreState {
   compressionFormat = COMPRESSION_XPRESS;
 
   // ---- clr.ts ----
-  // values of the fields of the scope being walked (u64 as two words), 64 per depth
-  readonly scope = new Uint32Array(8 * 64 * 2);
+  // values of the fields of the scope being walked (u64 as two words), CLR_SCOPE_VALUES per depth
+  readonly scope = new Uint32Array((CLR_MAX_DEPTH + 1) * CLR_SCOPE_VALUES * 2);
   clrTruncated = false;
 
   constructor() {

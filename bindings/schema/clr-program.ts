@@ -6,9 +6,6 @@ import * as C from "../../assembly/codes.js";
 import { CLR_EVENTS, CLR_PROVIDERS, findClrEvent } from "./clr-payload.js";
 import type { ClrEventSchema, ClrFieldSchema } from "./clr-schema-types.js";
 
-/** The pre offset of a column that is not stored. */
-export const NONE = C.CLR_NOT_STORED;
-
 /** How one top-level field is stored. */
 export interface ColumnLayout {
   field: ClrFieldSchema;

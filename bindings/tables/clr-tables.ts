@@ -4,7 +4,7 @@
 import * as C from "../../assembly/codes.js";
 import { CLR_EVENTS, CLR_PROVIDERS, clrEventsNamed, clrProviderIndex, mapName, type FieldValue } from "../schema/clr-payload.js";
 import type { ClrEventSchema, ClrFieldSchema } from "../schema/clr-schema-types.js";
-import { clrProgram, NONE, type TypeLayout } from "../schema/clr-program.js";
+import { clrProgram, type TypeLayout } from "../schema/clr-program.js";
 import { formatGuid } from "../schema/guid.js";
 import type { TraceData } from "../decode/trace-data.js";
 
@@ -69,7 +69,7 @@ export class ClrTable {
     for (const c of layout.columns) {
       const at = base + count * c.pre;
       if (c.storage === "value") this.columns[c.field.name] = valueView(c.field.type, buffer, at, count);
-      else if (c.preB === NONE) this.columns[c.field.name] = new Uint32Array(buffer, at, count);
+      else if (c.preB === C.CLR_NOT_STORED) this.columns[c.field.name] = new Uint32Array(buffer, at, count);
       else this.columns[c.field.name] = { offset: new Uint32Array(buffer, at, count), length: new Uint32Array(buffer, base + count * c.preB, count) };
     }
   }
