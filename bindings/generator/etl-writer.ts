@@ -4,8 +4,43 @@
 import { xpressCompress } from "./xpress-compress.js";
 import { parseGuid } from "../schema/guid.js";
 
-const HDR = 0x48;
+/** Bytes of a buffer header (WMI_BUFFER_HEADER). */
+export const BUFFER_HEADER_SIZE = 0x48;
+const HDR = BUFFER_HEADER_SIZE;
 const align8 = (n: number) => (n + 7) & ~7;
+
+/** GUID bytes by text: providers repeat, and parsing is costly next to writing 16 bytes. */
+const guidCache = new Map<string, Uint8Array>();
+function guidBytes(text: string): Uint8Array {
+  let b = guidCache.get(text);
+  if (!b) {
+    b = parseGuid(text);
+    if (guidCache.size < 1024) guidCache.set(text, b);
+  }
+  return b;
+}
+
+/**
+ * Writes a buffer header at `at`: a buffer of `size` bytes on disk (less than the buffer size
+ * when compressed) whose records end at `used`; `ts` is its newest record's raw timestamp.
+ */
+export function writeBufferHeader(out: Uint8Array, at: number, size: number, used: number, proc: number, seq: number, ts: bigint, flags: number, type: number): void {
+  const v = new DataView(out.buffer, out.byteOffset + at, HDR);
+  v.setUint32(0x00, size, true);
+  v.setUint32(0x04, used, true);
+  v.setUint32(0x08, size + used, true);
+  v.setUint32(0x0c, 0, true);
+  v.setBigInt64(0x10, ts, true);
+  v.setBigInt64(0x18, BigInt(seq), true);
+  v.setBigUint64(0x20, 0n, true);
+  v.setUint16(0x28, proc, true);
+  v.setUint16(0x2a, 1, true); // logger id
+  v.setUint32(0x2c, 3, true); // State: flushed (low 16 bits double as compression format XPRESS)
+  v.setUint32(0x30, used, true);
+  v.setUint16(0x34, flags, true);
+  v.setUint16(0x36, type, true);
+  out.fill(0, at + 0x38, at + HDR);
+}
 
 /** Little-endian byte builder for payloads and records. */
 export class PayloadBuilder {
@@ -33,7 +68,7 @@ export class PayloadBuilder {
   f64(v: number): this { const at = this.room(8); this.view.setFloat64(at, v, true); return this; }
   /** A pointer-sized value. */
   ptr(size: 4 | 8, v: bigint | number): this { return size === 4 ? this.u32(Number(BigInt.asUintN(32, BigInt(v)))) : this.u64(v); }
-  guid(text: string): this { return this.bytes(parseGuid(text)); }
+  guid(text: string): this { return this.bytes(guidBytes(text)); }
   /** UTF-16LE with a 2-byte terminator. */
   utf16z(s: string): this {
     for (let i = 0; i < s.length; i++) this.u16(s.charCodeAt(i));
@@ -279,21 +314,7 @@ export class EtlWriter {
     } else {
       out = bytes;
     }
-    const v = new DataView(out.buffer, out.byteOffset, HDR);
-    v.setUint32(0x00, out.length, true);
-    v.setUint32(0x04, used, true);
-    v.setUint32(0x08, out.length + used, true);
-    v.setUint32(0x0c, 0, true);
-    v.setBigInt64(0x10, ts, true);
-    v.setBigInt64(0x18, BigInt(seq), true);
-    v.setBigUint64(0x20, 0n, true);
-    v.setUint16(0x28, proc, true);
-    v.setUint16(0x2a, 1, true); // logger id
-    v.setUint32(0x2c, 3, true); // State: flushed (low 16 bits double as compression format XPRESS)
-    v.setUint32(0x30, used, true);
-    v.setUint16(0x34, flags, true);
-    v.setUint16(0x36, type, true);
-    for (let i = 0x38; i < HDR; i++) out[i] = 0;
+    writeBufferHeader(out, 0, out.length, used, proc, seq, ts, flags, type);
     return out;
   }
 
@@ -336,28 +357,37 @@ export class EtlWriter {
     return b.build();
   }
 
-  private headerRecord(endTime: bigint): Uint8Array {
-    const payload = this.logfileHeader(this.sequence + 1, endTime);
-    return records.system({
-      headerType: this.pointerSize === 4 ? 0x01 : 0x02, hookId: 0, version: 2, pid: 4, tid: 8, ts: this.anchor, payload,
-    });
+  /** The logfile header record's size (it does not depend on the values written). */
+  private headerRecordSize(): number {
+    return 0x20 + this.logfileHeader(0, 0n).length;
   }
 
   /** Bytes of the header buffer at file offset 0 (known before any event is written). */
   get headerBufferSize(): number {
     // Compressed files carry a small header buffer, as relogged traces do.
-    return this.compress ? Math.max(0x200, align8(HDR + this.headerRecord(0n).length)) : this.bufferSize;
+    return this.compress ? Math.max(0x200, align8(HDR + this.headerRecordSize())) : this.bufferSize;
+  }
+
+  /**
+   * The header buffer (file offset 0) of a file of `buffersWritten` buffers, the header buffer
+   * included, whose newest record has the raw timestamp `lastTs`.
+   */
+  headerBuffer(buffersWritten: number, lastTs: bigint): Uint8Array {
+    const freq = this.opts.perfFreq ?? 10_000_000n;
+    const start = this.opts.startTime ?? 133000000000000000n;
+    const header = records.system({
+      headerType: this.pointerSize === 4 ? 0x01 : 0x02, hookId: 0, version: 2, pid: 4, tid: 8, ts: this.anchor,
+      payload: this.logfileHeader(buffersWritten, start + ((lastTs - this.anchor) * 10_000_000n) / freq),
+    });
+    const buf0 = new Uint8Array(this.headerBufferSize).fill(0xff);
+    buf0.set(header, HDR);
+    return this.frame(buf0, HDR + align8(header.length), 0, 0, 0n, 0x01, 4, false);
   }
 
   /** Flushes every open buffer and returns the whole file (only the header buffer with onBuffer). */
   finish(): Uint8Array {
     for (const [proc, b] of [...this.open].sort((x, y) => x[0] - y[0])) this.flush(proc, b, true);
-    const freq = this.opts.perfFreq ?? 10_000_000n;
-    const start = this.opts.startTime ?? 133000000000000000n;
-    const header = this.headerRecord(start + ((this.lastTs - this.anchor) * 10_000_000n) / freq);
-    const buf0 = new Uint8Array(this.headerBufferSize).fill(0xff);
-    buf0.set(header, HDR);
-    const head = this.frame(buf0, HDR + align8(header.length), 0, 0, 0n, 0x01, 4, false);
+    const head = this.headerBuffer(this.sequence + 1, this.lastTs);
     if (this.opts.onBuffer) return head;
     const parts = [head, ...this.flushed];
     const total = parts.reduce((n, p) => n + p.length, 0);

@@ -1,26 +1,36 @@
 // Writes a generated trace to a file, streaming buffers as they are made.
 
 import { openSync, writeSync, closeSync } from "node:fs";
-import { generateTrace, type GenerateOptions } from "./generate.js";
+import { TraceGenerator, type GenerateOptions, type GenerateSummary } from "./generate.js";
 
-export function generateTraceFile(path: string, opts: Omit<GenerateOptions, "onBuffer" | "onStart">, onProgress?: (bytes: number) => void): number {
+/**
+ * Writes the trace to `path` and returns its size. Buffers go out in chunks as they are made; the
+ * header buffer, which holds totals known only at the end, is written last at offset 0.
+ */
+export function generateTraceFile(path: string, opts: GenerateOptions, onProgress?: (bytes: number) => void): number {
+  return writeTraceFile(path, opts, onProgress).bytes;
+}
+
+/** generateTraceFile, returning the trace's totals. */
+export function writeTraceFile(path: string, opts: GenerateOptions, onProgress?: (bytes: number) => void): GenerateSummary {
+  const g = new TraceGenerator(opts, { reuseChunks: true });
   const fd = openSync(path, "w");
-  let at = 0;
   try {
-    const header = generateTrace({
-      ...opts,
-      onStart: (size) => (at = size), // the header buffer is written last, at offset 0
-      onBuffer: (bytes) => {
-        writeSync(fd, bytes, 0, bytes.length, at);
-        at += bytes.length;
-        onProgress?.(at);
-      },
-    });
-    writeSync(fd, header, 0, header.length, 0);
+    let at = g.headerBufferSize;
+    for (let c = g.next(); c; c = g.next()) {
+      writeAll(fd, c, at);
+      at += c.length;
+      onProgress?.(at);
+    }
+    writeAll(fd, g.header(), 0);
   } finally {
     closeSync(fd);
   }
-  return at;
+  return g.summary();
+}
+
+function writeAll(fd: number, bytes: Uint8Array, position: number): void {
+  for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done, position + done);
 }
 
 /** "256MiB", "1GiB", "64MB", "1000000" -> bytes. */

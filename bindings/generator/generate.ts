@@ -1,12 +1,18 @@
 // A synthetic .NET runtime trace with a realistic event mix, deterministic for a seed. Payloads follow
 // the runtime's manifest layouts (fields packed, win:Pointer sized by the record's flavour).
+//
+// TraceGenerator writes records straight into per-processor buffers: each payload is built in one
+// scratch array behind a header copied from a per-event template, and finished buffers are packed
+// into chunks. Nothing is allocated per event, so the cost is the random numbers and the bytes.
 
-import { EtlWriter, PayloadBuilder } from "./etl-writer.js";
-import { mulberry32 } from "./random.js";
+import { BUFFER_HEADER_SIZE as HDR, EtlWriter, PayloadBuilder, records, writeBufferHeader } from "./etl-writer.js";
+import { xpressBound, xpressCompressInto } from "./xpress-compress.js";
 
 export const CLR_PROVIDER = "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4";
 const PROCESS_GROUP_GUID_HOOK = 0x0300; // Process group; the opcode is the low byte
 const THREAD_HOOK = 0x0500;
+const PID = 4242;
+const EVENT_HEADER = 0x50;
 
 export interface GenerateOptions {
   /** Approximate file size to reach (before compression). */
@@ -16,12 +22,21 @@ export interface GenerateOptions {
   seed?: number;
   processors?: number;
   bufferSize?: number;
-  /** Stream buffers out instead of returning the file; see EtlWriter's onBuffer. */
-  onBuffer?: (bytes: Uint8Array) => void;
-  /** Called once the header buffer's size is known, before any buffer is emitted. */
-  onStart?: (headerBufferSize: number) => void;
+  /** Largest chunk the chunk sources yield (default 1 MiB); a chunk holds whole buffers, at least one. */
+  chunkBytes?: number;
 }
 
+/** What a generated trace holds, in the decoder's terms. */
+export interface GenerateSummary {
+  /** Records, the logfile header record included (the decoder's event rows). */
+  records: number;
+  /** Buffers, the header buffer included (the decoder's bufferCount). */
+  buffers: number;
+  /** File size in bytes. */
+  bytes: number;
+  /** Size of the header buffer at file offset 0. */
+  headerBufferSize: number;
+}
 
 const NAMESPACES = ["System", "System.Collections.Generic", "System.Linq", "System.Text.Json", "Contoso.Orders",
   "Contoso.Orders.Pricing", "Microsoft.Extensions.Logging", "System.Threading.Tasks", "System.IO", "System.Net.Http"];
@@ -41,109 +56,598 @@ const EXCEPTIONS: [string, string][] = [["System.InvalidOperationException", "Se
 const ASSEMBLIES = ["System.Private.CoreLib", "System.Runtime", "System.Collections", "System.Linq", "System.Text.Json",
   "Contoso.Orders", "Microsoft.Extensions.Logging", "System.Net.Http", "System.Threading"];
 
-/** Generates a trace; see GenerateOptions. Returns the file (with onBuffer: its header buffer). */
-export function generateTrace(opts: GenerateOptions): Uint8Array {
-  const rand = mulberry32(opts.seed ?? 1);
-  const P: 4 | 8 = opts.pointerSize ?? 8;
-  const processors = opts.processors ?? 4;
-  const w = new EtlWriter({
-    compress: opts.compress,
-    pointerSize: P,
-    numberOfProcessors: processors,
-    bufferSize: opts.bufferSize ?? 65536,
-    loggerName: "etw-wasm-generator",
-    logFileName: "C:\\traces\\generated.etl",
-    onBuffer: opts.onBuffer,
-  });
-  opts.onStart?.(w.headerBufferSize);
-  const headerType = P === 4 ? 0x12 : 0x13;
-  const pick = <T>(a: readonly T[]) => a[Math.floor(rand() * a.length)];
-  const pid = 4242;
-  const threads = Array.from({ length: 8 }, (_, i) => 5000 + i * 4);
-  let ts = w.anchor + 1000n;
-  let bytes = 0;
-  const tick = () => (ts += BigInt(1 + Math.floor(rand() * 400)));
-  const clr = (id: number, version: number, task: number, opcode: number, level: number, keywords: bigint, payload: PayloadBuilder, tid = pick(threads)) => {
-    const p = payload.build();
-    w.event(Math.floor(rand() * processors), {
-      headerType, provider: CLR_PROVIDER, id, version, level, opcode, task, keywords, pid, tid, ts: tick(), payload: p,
-    });
-    bytes += 0x50 + p.length + 8;
-  };
-
-  // Process and thread starts (kernel), then the runtime's start.
-  const proc = new PayloadBuilder().ptr(P, 0xffffa00012345000n).u32(pid).u32(1200).u32(1).i32(0).ptr(P, 0x1aa000n)
-    .u32(0).u32(0).ansiz("Contoso.Orders.exe").utf16z("\"C:\\app\\Contoso.Orders.exe\" --port 8080").utf16z("").utf16z("");
-  w.system(0, { headerType: P === 4 ? 0x01 : 0x02, hookId: PROCESS_GROUP_GUID_HOOK | 1, version: 4, pid: 1200, tid: 1204, ts: tick(), payload: proc.build() });
-  for (const tid of threads) {
-    const t = new PayloadBuilder().u32(pid).u32(tid);
-    for (let k = 0; k < 7; k++) t.ptr(P, 0x7ff000000000n + BigInt(tid * 4096 + k));
-    t.u32(0).u8(8).u8(5).u8(2).u8(0);
-    w.system(Math.floor(rand() * processors), { headerType: P === 4 ? 0x01 : 0x02, hookId: THREAD_HOOK | 1, version: 3, pid, tid, ts: tick(), payload: t.build() });
+/** UTF-16LE code units of `s`, with the 2-byte terminator unless `terminate` is false. */
+function utf16(s: string, terminate = true): Uint8Array {
+  const out = new Uint8Array(s.length * 2 + (terminate ? 2 : 0));
+  for (let i = 0; i < s.length; i++) {
+    out[2 * i] = s.charCodeAt(i);
+    out[2 * i + 1] = s.charCodeAt(i) >> 8;
   }
-  clr(187, 0, 19, 1, 4, 0n, new PayloadBuilder().u16(8).u16(2).u16(8).u16(0).u16(24).u16(0).u16(8).u16(0).u16(24).u16(0)
-    .u32(0x1004).u8(0).utf16z("\"C:\\app\\Contoso.Orders.exe\" --port 8080").guid("00000000-0000-0000-0000-000000000000")
-    .utf16z("C:\\Program Files\\dotnet\\shared\\Microsoft.NETCore.App\\8.0.0\\coreclr.dll"));
-  ASSEMBLIES.forEach((name, k) => {
-    const assemblyId = 0x7ffd0000n + BigInt(k) * 0x1000n;
-    clr(154, 1, 10, 37, 4, 0x8n, new PayloadBuilder().u64(assemblyId).u64(0x1000n).u64(0n).u32(0)
-      .utf16z(`${name}, Version=8.0.0.0, Culture=neutral, PublicKeyToken=b03f5f7f11d50a3a`).u16(8));
-    clr(152, 2, 10, 33, 4, 0x20000008n, new PayloadBuilder().u64(assemblyId + 0x800n).u64(assemblyId).u32(8).u32(0)
-      .utf16z(`C:\\app\\${name}.dll`).utf16z("").u16(8).guid("5f1c7a3e-2b44-4d6a-9a1e-0c8b7d6e5f40").u32(1)
-      .utf16z(`D:\\build\\${name}.pdb`).guid("00000000-0000-0000-0000-000000000000").u32(0).utf16z(""));
-  });
+  return out;
+}
 
-  let gc = 0;
-  let methods = 0;
-  while (bytes < opts.targetBytes) {
-    // A steady-state service: thread-pool work items, lock contention, allocation ticks and GCs
-    // dominate; methods still get jitted now and then.
-    const r = rand();
-    if (r < 0.3) {
-      const work = 0x1c000200000n + BigInt(Math.floor(rand() * 1e6) * 0x40);
-      clr(61, 0, 23, 11, 5, 0x10000n, new PayloadBuilder().ptr(P, work).u16(8));
-      clr(62, 0, 23, 12, 5, 0x10000n, new PayloadBuilder().ptr(P, work).u16(8));
-    } else if (r < 0.38) {
-      // JIT: method load with namespace, name and signature
-      const ns = pick(NAMESPACES);
-      clr(143, 2, 9, 37, 4, 0x30n, new PayloadBuilder().u64(0x7ffe00000000n + BigInt(methods * 64))
-        .u64(0x7ffd0800n).u64(0x7ff800000000n + BigInt(methods * 256)).u32(64 + Math.floor(rand() * 2000))
-        .u32(0x06000000 + (methods & 0xffff)).u32(rand() < 0.1 ? 1 : 0).utf16z(`${ns}.${pick(TYPES)}`)
-        .utf16z(pick(METHODS)).utf16z(pick(SIGNATURES)).u16(8).u64(0n));
-      methods++;
-    } else if (r < 0.6) {
-      const amount = 100000 + Math.floor(rand() * 5000);
-      clr(10, 4, 1, 11, 5, 0x1n, new PayloadBuilder().u32(amount).u32(rand() < 0.9 ? 0 : 1).u16(8).u64(amount)
-        .ptr(P, 0x7ffd12340000n + BigInt(Math.floor(rand() * 64) * 0x40)).utf16z(pick(ALLOC_TYPES))
-        .u32(Math.floor(rand() * 4)).ptr(P, 0x1c000000000n + BigInt(Math.floor(rand() * 1e9))).u64(24 + Math.floor(rand() * 2000)));
-    } else if (r < 0.66) {
-      // a whole GC: suspend, start, end, heap stats, restart
-      gc++;
-      const gen = rand() < 0.7 ? 0 : rand() < 0.8 ? 1 : 2;
-      const gcThread = threads[0];
-      clr(35, 0, 1, 35, 4, 0x1n, new PayloadBuilder().u32(0).u16(8), gcThread);
-      clr(9, 1, 1, 10, 4, 0x1n, new PayloadBuilder().u32(1).u32(gc).u16(8), gcThread);
-      clr(8, 1, 1, 137, 4, 0x1n, new PayloadBuilder().u16(8), gcThread);
-      clr(1, 2, 1, 1, 4, 0x1n, new PayloadBuilder().u32(gc).u32(gen).u32(0).u32(rand() < 0.9 ? 0 : 1).u16(8).u64(0n), gcThread);
-      clr(2, 1, 1, 2, 4, 0x1n, new PayloadBuilder().u32(gc).u32(gen).u16(8), gcThread);
-      const hs = new PayloadBuilder();
-      for (let g = 0; g < 4; g++) hs.u64(1_000_000 * (g + 1) + Math.floor(rand() * 1e6)).u64(Math.floor(rand() * 5e5));
-      hs.u64(0).u64(0).u32(Math.floor(rand() * 20)).u32(3).u32(200 + Math.floor(rand() * 50)).u16(8).u64(4096).u64(0);
-      clr(4, 2, 1, 133, 4, 0x1n, hs, gcThread);
-      clr(7, 1, 1, 136, 4, 0x1n, new PayloadBuilder().u16(8), gcThread);
-      clr(3, 1, 1, 132, 4, 0x1n, new PayloadBuilder().u16(8), gcThread);
-    } else if (r < 0.68) {
-      const [type, message] = pick(EXCEPTIONS);
-      clr(80, 1, 7, 1, 2, 0x200008000n, new PayloadBuilder().utf16z(type).utf16z(message)
-        .ptr(P, 0x7ff812340000n + BigInt(Math.floor(rand() * 1e6))).u32(0x80131509).u16(16).u16(8));
-    } else if (r < 0.96) {
-      const lock = 0x1c000100000n + BigInt(Math.floor(rand() * 16) * 0x40);
-      const tid = pick(threads);
-      clr(81, 2, 8, 1, 4, 0x4000n, new PayloadBuilder().u8(0).u16(8).ptr(P, lock).ptr(P, lock + 8n).u64(pick(threads)), tid);
-      clr(91, 1, 8, 2, 4, 0x4000n, new PayloadBuilder().u8(0).u16(8).f64(1000 + rand() * 50000), tid);
-    } else {
-      clr(50, 0, 16, 1, 4, 0x10000n, new PayloadBuilder().u32(1 + Math.floor(rand() * 8)).u32(0).u16(8));
+const NAMESPACE_DOT = NAMESPACES.map((s) => utf16(s + ".", false));
+const TYPE_Z = TYPES.map((s) => utf16(s));
+const METHOD_Z = METHODS.map((s) => utf16(s));
+const SIGNATURE_Z = SIGNATURES.map((s) => utf16(s));
+const ALLOC_TYPE_Z = ALLOC_TYPES.map((s) => utf16(s));
+const EXCEPTION_Z = EXCEPTIONS.map(([type, message]) => [utf16(type), utf16(message)]);
+const TWO_32 = 4294967296;
+
+/** The 0x50-byte EVENT_HEADER of a CLR event, as words; size, thread and time are patched per record. */
+type Template = Uint32Array;
+
+interface Templates {
+  enqueue: Template;
+  dequeue: Template;
+  methodLoad: Template;
+  alloc: Template;
+  triggered: Template;
+  suspendBegin: Template;
+  suspendEnd: Template;
+  gcStart: Template;
+  gcEnd: Template;
+  heapStats: Template;
+  restartBegin: Template;
+  restartEnd: Template;
+  exception: Template;
+  contentionStart: Template;
+  contentionStop: Template;
+  workerAdjust: Template;
+}
+
+/** How a TraceGenerator runs. */
+export interface GeneratorMode {
+  /**
+   * Count only: no bytes are written or compressed and next() yields nothing, but the record and
+   * buffer totals and header() come out as a writing run's (`bytes` only for uncompressed traces).
+   */
+  measureOnly?: boolean;
+  /**
+   * A chunk next() returns stays valid only until the next call, which fills its memory again: for
+   * consumers that write each chunk out at once.
+   */
+  reuseChunks?: boolean;
+}
+
+/**
+ * Generates the trace's buffers in file order: next() returns chunks of whole buffers (those after
+ * the header buffer) until null. The header buffer, for file offset 0, comes last from header():
+ * it holds totals known only at the end.
+ */
+export class TraceGenerator {
+  readonly headerBufferSize: number;
+  private readonly target: number;
+  private readonly P: 4 | 8;
+  private readonly processors: number;
+  private readonly bufferSize: number;
+  private readonly compress: boolean;
+  private readonly measureOnly: boolean;
+  private readonly chunkBytes: number;
+  private readonly writer: EtlWriter;
+  private readonly headerType: number;
+
+  private seed: number;
+  private ts: number;
+  private bytes = 0;
+  private gc = 0;
+  private methods = 0;
+  private started = false;
+  private ended = false;
+
+  // The record under construction: header at 0, payload from EVENT_HEADER, written to `p`.
+  private readonly s = new Uint8Array(4096);
+  private readonly sw = new Uint32Array(this.s.buffer);
+  private readonly sv = new DataView(this.s.buffer);
+  private p = EVENT_HEADER;
+
+  // Per processor: its open buffer (all 0xFF past `used`), as bytes and words.
+  private readonly bufs: Uint8Array[] = [];
+  private readonly words: Uint32Array[] = [];
+  private readonly used: number[] = [];
+  private readonly maxTs: number[] = [];
+  private sequence = 0;
+  private recordCount = 0;
+  private lastTs: number;
+
+  // Finished chunks, and the one being filled.
+  private readonly ready: Uint8Array[] = [];
+  private chunk: Uint8Array | null = null;
+  private chunkAt = 0;
+  private fileBytes: number;
+  private readonly reuseChunks: boolean;
+  private lent: Uint8Array | null = null;
+  private spare: Uint8Array | null = null;
+
+  private readonly T: Templates;
+  private readonly threads = Array.from({ length: 8 }, (_, i) => 5000 + i * 4);
+
+  constructor(opts: GenerateOptions, mode: GeneratorMode = {}) {
+    this.measureOnly = mode.measureOnly ?? false;
+    this.reuseChunks = mode.reuseChunks ?? false;
+    this.target = opts.targetBytes;
+    this.P = opts.pointerSize ?? 8;
+    this.processors = opts.processors ?? 4;
+    this.bufferSize = opts.bufferSize ?? 65536;
+    this.compress = opts.compress ?? false;
+    this.chunkBytes = Math.max(opts.chunkBytes ?? 1 << 20, this.bufferSize);
+    this.seed = opts.seed ?? 1;
+    if (!(this.bufferSize > 0 && this.bufferSize % 8 === 0)) throw new RangeError(`bad buffer size ${this.bufferSize}`);
+    this.writer = new EtlWriter({
+      compress: this.compress,
+      pointerSize: this.P,
+      numberOfProcessors: this.processors,
+      bufferSize: this.bufferSize,
+      loggerName: "etw-wasm-generator",
+      logFileName: "C:\\traces\\generated.etl",
+    });
+    this.headerBufferSize = this.writer.headerBufferSize;
+    this.fileBytes = this.headerBufferSize;
+    this.ts = Number(this.writer.anchor) + 1000;
+    this.lastTs = Number(this.writer.anchor);
+    this.headerType = this.P === 4 ? 0x12 : 0x13;
+    this.T = {
+      enqueue: this.template(61, 0, 23, 11, 5, 0x10000n),
+      dequeue: this.template(62, 0, 23, 12, 5, 0x10000n),
+      methodLoad: this.template(143, 2, 9, 37, 4, 0x30n),
+      alloc: this.template(10, 4, 1, 11, 5, 0x1n),
+      triggered: this.template(35, 0, 1, 35, 4, 0x1n),
+      suspendBegin: this.template(9, 1, 1, 10, 4, 0x1n),
+      suspendEnd: this.template(8, 1, 1, 137, 4, 0x1n),
+      gcStart: this.template(1, 2, 1, 1, 4, 0x1n),
+      gcEnd: this.template(2, 1, 1, 2, 4, 0x1n),
+      heapStats: this.template(4, 2, 1, 133, 4, 0x1n),
+      restartBegin: this.template(7, 1, 1, 136, 4, 0x1n),
+      restartEnd: this.template(3, 1, 1, 132, 4, 0x1n),
+      exception: this.template(80, 1, 7, 1, 2, 0x200008000n),
+      contentionStart: this.template(81, 2, 8, 1, 4, 0x4000n),
+      contentionStop: this.template(91, 1, 8, 2, 4, 0x4000n),
+      workerAdjust: this.template(50, 0, 16, 1, 4, 0x10000n),
+    };
+    for (let i = 0; i < this.processors; i++) {
+      this.bufs.push(new Uint8Array(0));
+      this.words.push(new Uint32Array(0));
+      this.used.push(HDR);
+      this.maxTs.push(0);
     }
   }
-  return w.finish();
+
+  /** The next chunk of buffers in file order (after the header buffer), or null at the end. */
+  next(): Uint8Array | null {
+    if (this.lent) {
+      this.spare = this.lent;
+      this.lent = null;
+    }
+    while (this.ready.length === 0 && !this.ended) {
+      if (!this.started) {
+        this.started = true;
+        this.prologue();
+      }
+      let k = 64;
+      while (this.bytes < this.target && k-- > 0) this.iterate();
+      if (this.bytes >= this.target) this.end();
+    }
+    const c = this.ready.shift() ?? null;
+    if (c && this.reuseChunks) this.lent = c.byteOffset === 0 && c.byteLength === c.buffer.byteLength ? c : new Uint8Array(c.buffer);
+    return c;
+  }
+
+  /** Runs to the end, dropping the chunks; then header() and summary() are ready. */
+  run(): this {
+    while (this.next()) {}
+    return this;
+  }
+
+  /** The header buffer (file offset 0), once next() has returned null. */
+  header(): Uint8Array {
+    if (!this.ended) throw new Error("the header buffer is known at the end");
+    return this.writer.headerBuffer(this.sequence + 1, BigInt(this.lastTs));
+  }
+
+  summary(): GenerateSummary {
+    if (!this.ended) throw new Error("the totals are known at the end");
+    return { records: this.recordCount + 1, buffers: this.sequence + 1, bytes: this.fileBytes, headerBufferSize: this.headerBufferSize };
+  }
+
+  // --- random numbers (mulberry32, as random.ts) ---
+
+  private rand(): number {
+    this.seed = (this.seed + 0x6d2b79f5) | 0;
+    const seed = this.seed;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+
+  private index(n: number): number {
+    return Math.floor(this.rand() * n);
+  }
+
+  private thread(): number {
+    return this.threads[this.index(this.threads.length)];
+  }
+
+  // --- the payload under construction ---
+
+  private u8(v: number): void {
+    this.s[this.p++] = v;
+  }
+
+  private u16(v: number): void {
+    const s = this.s, p = this.p;
+    s[p] = v;
+    s[p + 1] = v >>> 8;
+    this.p = p + 2;
+  }
+
+  private u32(v: number): void {
+    const s = this.s, p = this.p;
+    s[p] = v;
+    s[p + 1] = v >>> 8;
+    s[p + 2] = v >>> 16;
+    s[p + 3] = v >>> 24;
+    this.p = p + 4;
+  }
+
+  /** A whole number below 2^53. */
+  private u64(v: number): void {
+    const lo = v >>> 0;
+    this.u32(lo);
+    this.u32((v - lo) / TWO_32);
+  }
+
+  private ptr(v: number): void {
+    if (this.P === 4) this.u32(v >>> 0);
+    else this.u64(v);
+  }
+
+  private f64(v: number): void {
+    this.sv.setFloat64(this.p, v, true);
+    this.p += 8;
+  }
+
+  private str(b: Uint8Array): void {
+    this.s.set(b, this.p);
+    this.p += b.length;
+  }
+
+  private template(id: number, version: number, task: number, opcode: number, level: number, keywords: bigint): Template {
+    const rec = records.event({
+      headerType: this.headerType as 0x12 | 0x13, provider: CLR_PROVIDER, id, version, level, opcode, task, keywords,
+      pid: PID, tid: 0, ts: 0n, payload: new Uint8Array(0),
+    });
+    return new Uint32Array(rec.slice(0, EVENT_HEADER).buffer);
+  }
+
+  /**
+   * Ends a CLR event whose payload is in the scratch array: places it on a random processor at the
+   * next time stamp, its header from the event's template.
+   */
+  private clr(t: Template, tid: number): void {
+    const proc = this.index(this.processors);
+    const ts = (this.ts += 1 + Math.floor(this.rand() * 400));
+    const size = this.p;
+    const aligned = (size + 7) & ~7;
+    this.p = EVENT_HEADER;
+    this.bytes += size + 8;
+    const at = this.reserve(proc, aligned, ts);
+    if (this.measureOnly) return;
+    const s = this.s;
+    for (let k = size; k < aligned; k++) s[k] = 0xff; // padding stays 0xFF, like unused buffer space
+    const d = this.bufs[proc], w = this.words[proc], sw = this.sw;
+    const a = at >>> 2;
+    for (let k = 0; k < EVENT_HEADER / 4; k++) w[a + k] = t[k];
+    for (let k = EVENT_HEADER / 4, n = aligned >>> 2; k < n; k++) w[a + k] = sw[k];
+    d[at] = size;
+    d[at + 1] = size >>> 8;
+    d[at + 8] = tid;
+    d[at + 9] = tid >>> 8;
+    d[at + 10] = tid >>> 16;
+    d[at + 11] = tid >>> 24;
+    const lo = ts >>> 0, hi = (ts - lo) / TWO_32;
+    d[at + 16] = lo;
+    d[at + 17] = lo >>> 8;
+    d[at + 18] = lo >>> 16;
+    d[at + 19] = lo >>> 24;
+    d[at + 20] = hi;
+    d[at + 21] = hi >>> 8;
+    d[at + 22] = hi >>> 16;
+    d[at + 23] = hi >>> 24;
+  }
+
+  /** A whole record (bytes) on `proc`, at raw time `ts`. */
+  private record(proc: number, bytes: Uint8Array, ts: number): void {
+    const at = this.reserve(proc, (bytes.length + 7) & ~7, ts);
+    if (!this.measureOnly) this.bufs[proc].set(bytes, at); // the padding after it is 0xFF already
+  }
+
+  /**
+   * Room for a record of `aligned` bytes in processor `proc`'s buffer, flushing it first when
+   * full: returns where the record goes.
+   */
+  private reserve(proc: number, aligned: number, ts: number): number {
+    if (HDR + aligned > this.bufferSize) throw new RangeError(`record of ${aligned} bytes exceeds the buffer`);
+    let used = this.used[proc];
+    if (used + aligned > this.bufferSize) {
+      this.flush(proc, false);
+      used = HDR;
+    }
+    if (!this.measureOnly && this.words[proc].length === 0) {
+      const b = new Uint8Array(this.bufferSize).fill(0xff);
+      this.bufs[proc] = b;
+      this.words[proc] = new Uint32Array(b.buffer);
+    }
+    this.used[proc] = used + aligned;
+    if (ts > this.maxTs[proc]) this.maxTs[proc] = ts;
+    if (ts > this.lastTs) this.lastTs = ts;
+    this.recordCount++;
+    return used;
+  }
+
+  private flush(proc: number, last: boolean): void {
+    const seq = ++this.sequence;
+    const used = this.used[proc];
+    const ts = this.maxTs[proc];
+    this.used[proc] = HDR;
+    this.maxTs[proc] = 0;
+    const flags = 0x20 | (last ? 0x01 : 0) | (this.compress ? 0x40 : 0);
+    if (!this.compress) {
+      this.fileBytes += this.bufferSize;
+      if (this.measureOnly) return;
+      const b = this.bufs[proc];
+      writeBufferHeader(b, 0, this.bufferSize, used, proc, seq, BigInt(ts), flags, 0);
+      this.room(this.bufferSize).set(b, this.chunkAt);
+      this.chunkAt += this.bufferSize;
+      b.fill(0xff, 0, used);
+      return;
+    }
+    if (this.measureOnly) {
+      // the compressed size is needed for the file size only; measuring skips it
+      return;
+    }
+    const b = this.bufs[proc];
+    const out = this.room(HDR + xpressBound(used - HDR));
+    const size = HDR + xpressCompressInto(b, HDR, used, out, this.chunkAt + HDR);
+    writeBufferHeader(out, this.chunkAt, size, used, proc, seq, BigInt(ts), flags, 0);
+    this.chunkAt += size;
+    this.fileBytes += size;
+    b.fill(0xff, HDR, used);
+  }
+
+  /** The chunk being filled, with room for `n` more bytes. */
+  private room(n: number): Uint8Array {
+    if (this.chunk && this.chunkAt + n > this.chunk.length) this.pushChunk();
+    if (!this.chunk) {
+      const spare = this.spare;
+      this.spare = null;
+      this.chunk = spare && spare.length >= n ? spare : new Uint8Array(Math.max(this.chunkBytes, n));
+    }
+    return this.chunk;
+  }
+
+  private pushChunk(): void {
+    if (this.chunk && this.chunkAt > 0) this.ready.push(this.chunkAt === this.chunk.length ? this.chunk : this.chunk.subarray(0, this.chunkAt));
+    this.chunk = null;
+    this.chunkAt = 0;
+  }
+
+  private end(): void {
+    for (let proc = 0; proc < this.processors; proc++) if (this.used[proc] > HDR) this.flush(proc, true);
+    this.pushChunk();
+    this.ended = true;
+  }
+
+  // --- the trace ---
+
+  /** Process and thread starts (kernel), then the runtime's start and its assemblies. */
+  private prologue(): void {
+    const P = this.P;
+    const pid = PID;
+    const tick = () => (this.ts += 1 + Math.floor(this.rand() * 400));
+    const sys = P === 4 ? 0x01 : 0x02;
+    const proc = new PayloadBuilder().ptr(P, 0xffffa00012345000n).u32(pid).u32(1200).u32(1).i32(0).ptr(P, 0x1aa000n)
+      .u32(0).u32(0).ansiz("Contoso.Orders.exe").utf16z("\"C:\\app\\Contoso.Orders.exe\" --port 8080").utf16z("").utf16z("");
+    let ts = tick();
+    this.record(0, records.system({ headerType: sys, hookId: PROCESS_GROUP_GUID_HOOK | 1, version: 4, pid: 1200, tid: 1204, ts: BigInt(ts), payload: proc.build() }), ts);
+    for (const tid of this.threads) {
+      const t = new PayloadBuilder().u32(pid).u32(tid);
+      for (let k = 0; k < 7; k++) t.ptr(P, 0x7ff000000000n + BigInt(tid * 4096 + k));
+      t.u32(0).u8(8).u8(5).u8(2).u8(0);
+      const cpu = this.index(this.processors);
+      ts = tick();
+      this.record(cpu, records.system({ headerType: sys, hookId: THREAD_HOOK | 1, version: 3, pid, tid, ts: BigInt(ts), payload: t.build() }), ts);
+    }
+    const clr = (t: Template, payload: PayloadBuilder) => {
+      this.str(payload.build());
+      this.clr(t, this.thread());
+    };
+    clr(this.template(187, 0, 19, 1, 4, 0n), new PayloadBuilder().u16(8).u16(2).u16(8).u16(0).u16(24).u16(0).u16(8).u16(0).u16(24).u16(0)
+      .u32(0x1004).u8(0).utf16z("\"C:\\app\\Contoso.Orders.exe\" --port 8080").guid("00000000-0000-0000-0000-000000000000")
+      .utf16z("C:\\Program Files\\dotnet\\shared\\Microsoft.NETCore.App\\8.0.0\\coreclr.dll"));
+    ASSEMBLIES.forEach((name, k) => {
+      const assemblyId = 0x7ffd0000n + BigInt(k) * 0x1000n;
+      clr(this.template(154, 1, 10, 37, 4, 0x8n), new PayloadBuilder().u64(assemblyId).u64(0x1000n).u64(0n).u32(0)
+        .utf16z(`${name}, Version=8.0.0.0, Culture=neutral, PublicKeyToken=b03f5f7f11d50a3a`).u16(8));
+      clr(this.template(152, 2, 10, 33, 4, 0x20000008n), new PayloadBuilder().u64(assemblyId + 0x800n).u64(assemblyId).u32(8).u32(0)
+        .utf16z(`C:\\app\\${name}.dll`).utf16z("").u16(8).guid("5f1c7a3e-2b44-4d6a-9a1e-0c8b7d6e5f40").u32(1)
+        .utf16z(`D:\\build\\${name}.pdb`).guid("00000000-0000-0000-0000-000000000000").u32(0).utf16z(""));
+    });
+  }
+
+  /**
+   * One step of a steady-state service: thread-pool work items, lock contention, allocation ticks
+   * and GCs dominate; methods still get jitted now and then.
+   */
+  private iterate(): void {
+    const T = this.T;
+    const r = this.rand();
+    if (r < 0.3) {
+      const work = 0x1c000200000 + Math.floor(this.rand() * 1e6) * 0x40;
+      this.ptr(work);
+      this.u16(8);
+      this.clr(T.enqueue, this.thread());
+      this.ptr(work);
+      this.u16(8);
+      this.clr(T.dequeue, this.thread());
+    } else if (r < 0.38) {
+      // JIT: method load with namespace, name and signature
+      const ns = this.index(NAMESPACES.length);
+      const m = this.methods++;
+      this.u64(0x7ffe00000000 + m * 64);
+      this.u64(0x7ffd0800);
+      this.u64(0x7ff800000000 + m * 256);
+      this.u32(64 + Math.floor(this.rand() * 2000));
+      this.u32(0x06000000 + (m & 0xffff));
+      this.u32(this.rand() < 0.1 ? 1 : 0);
+      this.str(NAMESPACE_DOT[ns]);
+      this.str(TYPE_Z[this.index(TYPE_Z.length)]);
+      this.str(METHOD_Z[this.index(METHOD_Z.length)]);
+      this.str(SIGNATURE_Z[this.index(SIGNATURE_Z.length)]);
+      this.u16(8);
+      this.u64(0);
+      this.clr(T.methodLoad, this.thread());
+    } else if (r < 0.6) {
+      const amount = 100000 + Math.floor(this.rand() * 5000);
+      this.u32(amount);
+      this.u32(this.rand() < 0.9 ? 0 : 1);
+      this.u16(8);
+      this.u64(amount);
+      this.ptr(0x7ffd12340000 + Math.floor(this.rand() * 64) * 0x40);
+      this.str(ALLOC_TYPE_Z[this.index(ALLOC_TYPE_Z.length)]);
+      this.u32(Math.floor(this.rand() * 4));
+      this.ptr(0x1c000000000 + Math.floor(this.rand() * 1e9));
+      this.u64(24 + Math.floor(this.rand() * 2000));
+      this.clr(T.alloc, this.thread());
+    } else if (r < 0.66) {
+      // a whole GC: suspend, start, end, heap stats, restart
+      const gc = ++this.gc;
+      const gen = this.rand() < 0.7 ? 0 : this.rand() < 0.8 ? 1 : 2;
+      const gcThread = this.threads[0];
+      this.u32(0);
+      this.u16(8);
+      this.clr(T.triggered, gcThread);
+      this.u32(1);
+      this.u32(gc);
+      this.u16(8);
+      this.clr(T.suspendBegin, gcThread);
+      this.u16(8);
+      this.clr(T.suspendEnd, gcThread);
+      this.u32(gc);
+      this.u32(gen);
+      this.u32(0);
+      this.u32(this.rand() < 0.9 ? 0 : 1);
+      this.u16(8);
+      this.u64(0);
+      this.clr(T.gcStart, gcThread);
+      this.u32(gc);
+      this.u32(gen);
+      this.u16(8);
+      this.clr(T.gcEnd, gcThread);
+      for (let g = 0; g < 4; g++) {
+        this.u64(1_000_000 * (g + 1) + Math.floor(this.rand() * 1e6));
+        this.u64(Math.floor(this.rand() * 5e5));
+      }
+      this.u64(0);
+      this.u64(0);
+      this.u32(Math.floor(this.rand() * 20));
+      this.u32(3);
+      this.u32(200 + Math.floor(this.rand() * 50));
+      this.u16(8);
+      this.u64(4096);
+      this.u64(0);
+      this.clr(T.heapStats, gcThread);
+      this.u16(8);
+      this.clr(T.restartBegin, gcThread);
+      this.u16(8);
+      this.clr(T.restartEnd, gcThread);
+    } else if (r < 0.68) {
+      const [type, message] = EXCEPTION_Z[this.index(EXCEPTION_Z.length)];
+      this.str(type);
+      this.str(message);
+      this.ptr(0x7ff812340000 + Math.floor(this.rand() * 1e6));
+      this.u32(0x80131509);
+      this.u16(16);
+      this.u16(8);
+      this.clr(T.exception, this.thread());
+    } else if (r < 0.96) {
+      const lock = 0x1c000100000 + Math.floor(this.rand() * 16) * 0x40;
+      const tid = this.thread();
+      this.u8(0);
+      this.u16(8);
+      this.ptr(lock);
+      this.ptr(lock + 8);
+      this.u64(this.thread());
+      this.clr(T.contentionStart, tid);
+      this.u8(0);
+      this.u16(8);
+      this.f64(1000 + this.rand() * 50000);
+      this.clr(T.contentionStop, tid);
+    } else {
+      this.u32(1 + Math.floor(this.rand() * 8));
+      this.u32(0);
+      this.u16(8);
+      this.clr(T.workerAdjust, this.thread());
+    }
+  }
+}
+
+/** Generates a trace in memory; see GenerateOptions. For large traces use the chunk sources. */
+export function generateTrace(opts: GenerateOptions): Uint8Array {
+  const g = new TraceGenerator(opts);
+  const parts: Uint8Array[] = [];
+  for (let c = g.next(); c; c = g.next()) parts.push(c);
+  const file = new Uint8Array(g.summary().bytes);
+  file.set(g.header(), 0);
+  let at = g.headerBufferSize;
+  for (const p of parts) {
+    file.set(p, at);
+    at += p.length;
+  }
+  return file;
+}
+
+/**
+ * The trace as chunks in file order, the header buffer first; the generator's return value is the
+ * summary. The header buffer holds totals of the whole trace, so a first pass measures it (without
+ * writing bytes or compressing) before the second yields the buffers.
+ */
+export function* traceChunks(opts: GenerateOptions): Generator<Uint8Array, GenerateSummary, undefined> {
+  const plan = new TraceGenerator(opts, { measureOnly: true }).run();
+  const g = new TraceGenerator(opts);
+  yield plan.header();
+  for (let c = g.next(); c; c = g.next()) yield c;
+  const summary = g.summary();
+  const expected = plan.summary();
+  if (summary.records !== expected.records || summary.buffers !== expected.buffers) {
+    throw new Error("the generator's two passes disagree");
+  }
+  return summary;
+}
+
+/** A generated trace as a sync and async iterable of chunks (see traceChunks). */
+export interface TraceChunks extends Iterable<Uint8Array>, AsyncIterable<Uint8Array> {
+  /** Set once the last chunk has been taken. */
+  readonly summary: GenerateSummary | undefined;
+}
+
+/**
+ * The trace as chunks (the header buffer first, then whole buffers up to `chunkBytes`), for
+ * streaming a trace of any size into openTrace or elsewhere without a file. Each iteration
+ * generates the trace anew; `summary` (and `onSummary`) give its totals at the end.
+ */
+export function generateTraceChunks(opts: GenerateOptions, onSummary?: (summary: GenerateSummary) => void): TraceChunks {
+  let summary: GenerateSummary | undefined;
+  function* run(): Generator<Uint8Array, void, undefined> {
+    summary = yield* traceChunks(opts);
+    onSummary?.(summary);
+  }
+  return {
+    get summary() {
+      return summary;
+    },
+    [Symbol.iterator]: run,
+    async *[Symbol.asyncIterator]() {
+      yield* run();
+    },
+  };
 }
