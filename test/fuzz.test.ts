@@ -1,0 +1,85 @@
+// Structure-aware mutation of the corpus, the bundled sample and synthetic traces, with fixed seeds:
+// buffer headers, the logfile header, record headers and extended items (also inside compressed
+// buffers), XPRESS streams, truncation at buffer and record boundaries, spliced, duplicated and
+// dropped buffers and records, plain byte flips. Every input must open as a Trace or fail with an
+// EtlFormatError; both engines must agree exactly; odd-sized slices must decode like the whole; every
+// row must be readable; no input may take more than a few seconds. A failure names the base, the
+// seed and the mutations, and the command that replays it. `npm run fuzz` runs the same mutators on
+// random seeds for as long as asked.
+
+import { afterAll, describe, expect, it } from "vitest";
+import { Worker } from "node:worker_threads";
+import { fileURLToPath } from "node:url";
+import { HAVE_CORPUS, CORPUS } from "./helpers/shared.js";
+import { join } from "node:path";
+import { MUTATOR_NAMES, caseSeed, checkInput, mutateCase, replayCommand, standardBases, type Base } from "./helpers/mutate.js";
+
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
+/** Inputs per base: 2,520 in all with the 18 corpus files, the sample and two synthetic traces. */
+const CASES = HAVE_CORPUS ? 120 : 400;
+/** One input (both engines, the sliced decode, every row) may take this long. */
+const GUARD_MS = 5_000;
+/** A decoder that is still busy after this long is taken to hang: the test process is ended. */
+const HANG_MS = 60_000;
+
+const bases: Base[] = standardBases(ROOT, HAVE_CORPUS ? join(CORPUS, "etl") : null);
+
+// A decoding loop that never returns cannot be interrupted from this thread: a watchdog thread names
+// the input and ends the process instead.
+const WATCHDOG = `
+const { parentPort, workerData } = require("node:worker_threads");
+const { writeSync } = require("node:fs");
+let timer;
+parentPort.on("message", (label) => {
+  clearTimeout(timer);
+  if (label) timer = setTimeout(() => {
+    writeSync(2, "\\nfuzz: still decoding after " + workerData + " ms, ending the test process: " + label + "\\n");
+    process.kill(process.pid, "SIGKILL");
+  }, workerData);
+});`;
+const watchdog = new Worker(WATCHDOG, { eval: true, workerData: HANG_MS });
+watchdog.unref();
+afterAll(() => watchdog.terminate());
+
+const applied = new Map<string, number>();
+let ran = 0;
+
+describe("mutated traces", () => {
+  for (const base of bases) {
+    it(`${base.name}: ${CASES} mutated inputs`, async () => {
+      const failures: string[] = [];
+      let slowest = 0;
+      for (let k = 0; k < CASES; k++) {
+        const seed = caseSeed(base.name, k);
+        let c;
+        try {
+          c = mutateCase(seed, base, bases);
+        } catch (error) {
+          failures.push(`${base.name} seed ${seed}: mutating threw ${(error as Error)?.stack ?? error}`);
+          continue;
+        }
+        for (const m of c.mutators) applied.set(m, (applied.get(m) ?? 0) + 1);
+        const label = `${base.name} seed ${seed}: ${c.steps.join("; ")}`;
+        watchdog.postMessage(label);
+        const r = await checkInput(c.bytes, seed);
+        watchdog.postMessage("");
+        slowest = Math.max(slowest, r.ms);
+        if (r.ms > GUARD_MS) r.problems.push(`took ${Math.round(r.ms)} ms (limit ${GUARD_MS} ms)`);
+        if (r.problems.length && failures.length < 10) {
+          failures.push(`${label}\n    ${r.problems.slice(0, 5).join("\n    ")}\n    replay: ${replayCommand(c)}`);
+        }
+        ran++;
+      }
+      expect(failures, `${failures.length} failing inputs`).toEqual([]);
+      expect(slowest).toBeLessThan(GUARD_MS);
+    });
+  }
+
+  it("every mutator was applied", () => {
+    if (ran < bases.length * CASES) return; // a filtered run
+    const missing = MUTATOR_NAMES.filter((m) => !applied.get(m));
+    expect(missing).toEqual([]);
+  });
+});
+
+if (!HAVE_CORPUS) console.warn("notice: mutated traces run on the sample and synthetic traces only (no corpus)");
