@@ -1035,7 +1035,9 @@ export interface CheckResult {
 function describeError(e: unknown): string {
   if (e instanceof EtlFormatError) return `EtlFormatError code=${e.code} offset=${e.offset}`;
   if (e instanceof EtlDecodeError) return `EtlDecodeError offset=${e.offset}`;
-  return `${(e as Error)?.name ?? typeof e}: ${String(e)}${e instanceof Error && e.stack ? ` [${e.stack.split("\n").slice(1, 4).map((s) => s.trim()).join(" < ")}]` : ""}`;
+  if (!(e instanceof Error)) return `${typeof e}: ${String(e)}`;
+  const stack = e.stack?.split("\n").slice(1, 4).map((s) => s.trim()).join(" < ");
+  return `${e.name}: ${e.message}${stack ? ` [${stack}]` : ""}`;
 }
 
 /** Odd-sized slices of `bytes`, at most about 4,000 of them. */
