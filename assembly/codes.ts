@@ -46,10 +46,15 @@ export const MAX_BUFFER = 64 << 20; // ntwmi.h caps ETW buffers at 16 MiB; anyth
 export const BUFFER_FLAG_PROCESSOR_INDEX = 0x20; // ClientContext holds a 16-bit ProcessorIndex
 export const BUFFER_FLAG_COMPRESSED = 0x40;
 export const LOG_FILE_MODE_COMPRESSED = 0x04000000;
+// Log file modes in which BuffersWritten need not be the number of buffers in the file.
+export const LOG_FILE_MODE_CIRCULAR = 0x00000002; // overwritten buffers are counted too
+export const LOG_FILE_MODE_APPEND = 0x00000004;
+export const LOG_FILE_MODE_NEWFILE = 0x00000008; // one session, several files
 export const COMPRESSION_XPRESS = 3; // COMPRESSION_FORMAT_XPRESS (the default when none is named)
 
 // ---- limits both cores keep ----
 export const MEMORY_MAX_PAGES = 65536; // 64 KiB pages: addresses are u32
+export const MEMORY_MIN_PAGES = 16; // the smallest memory limit a decode takes (1 MiB)
 export const MAX_BLOCK = 960 << 20; // largest block asked of the allocator (its own limit is just under 1 GiB)
 export const MAX_ROWS = 120 << 20; // event and extended-item rows: the widest column (8 bytes) stays under MAX_BLOCK
 export const MAX_SEGMENT = 64 << 20; // arena segments double up to this size

@@ -17,10 +17,15 @@ import { xpressDecompress, xpressProduced } from "./xpress";
 export { consume, growStaging } from "./buffers";
 export { decodeClr } from "./clr";
 
-/** Prepares an empty trace with a staging area of `stagingBytes`. */
-export function init(stagingBytes: u32): void {
+/**
+ * Prepares an empty trace with a staging area of `stagingBytes`, in a memory whose maximum is
+ * `memoryPages` (0: MEMORY_MAX_PAGES); allocation stops short of it.
+ */
+export function init(stagingBytes: u32, memoryPages: u32): void {
+  tables.setMemoryPages(memoryPages);
   // The memory may be reused from an earlier trace: clear what is read before it is written.
   memory.fill(logfileHeader, 0, LH_SIZE);
+  tables.reserveWarnings();
   providers.initProviders();
   buffers.resetBuffers(stagingBytes);
 }

@@ -28,13 +28,23 @@ export let colHeaderType: usize = 0; // u8
 export let colChannel: usize = 0; // u8
 export let colEventType: usize = 0; // u16 index into the event type table (eventtypes.ts)
 
+// The memory's maximum in pages: the bindings create the memory with this maximum (a decode's
+// memory limit, or MEMORY_MAX_PAGES), and growing past it fails.
+let memoryPages: u32 = MEMORY_MAX_PAGES;
+
+/** Sets the memory's maximum (pages); 0 or anything above MEMORY_MAX_PAGES means MEMORY_MAX_PAGES. */
+export function setMemoryPages(pages: u32): void {
+  memoryPages = pages == 0 || pages > <u32>MEMORY_MAX_PAGES ? <u32>MEMORY_MAX_PAGES : pages;
+}
+
 /**
  * Whether the allocator can take `bytes` more without trapping: it traps when memory cannot grow.
- * It rounds a request up by at most 1/16 and adds block headers; growing takes whole pages.
+ * It rounds a request up by at most 1/16 and adds block headers; growing takes whole pages, up to
+ * the memory's maximum.
  */
 function fits(bytes: usize): bool {
   let pages = (<u64>bytes + (<u64>bytes >> 4) + 0x1ffff) >> 16;
-  return <u64>memory.size() + pages <= <u64>MEMORY_MAX_PAGES;
+  return <u64>memory.size() + pages <= <u64>memoryPages;
 }
 
 /** heap.alloc that returns 0 instead of trapping when memory is exhausted. */
@@ -131,6 +141,14 @@ export function addBuffer(): usize {
 export let warnCount: u32 = 0; // kept
 export let warnTotal: u32 = 0; // seen
 export let warnTable: usize = 0;
+
+/**
+ * Allocates the warnings table up front, so that a warning met when memory is exhausted (W_CAPACITY
+ * above all) is kept, not only counted.
+ */
+export function reserveWarnings(): void {
+  if (warnTable == 0) warnTable = allocate(<usize>MAX_WARNINGS * WARN_STRIDE);
+}
 
 export function warn(code: u32, fileOffset: f64, buffer: i32, recordOffset: i32, detail: u32): void {
   warnTotal++;

@@ -80,6 +80,24 @@ function tableBytes(t: Trace): { events: number; all: number } {
   return { events: perRow, all: perRow + (clr + ext) / Math.max(1, t.events.length) };
 }
 
+/**
+ * A decode that stopped early (out of memory, input cut short, a failure part way) did less work than
+ * the trace asks: timing it would flatter the engine, so it is refused.
+ */
+function whole(t: Trace, what: string): Trace {
+  if (!t.complete) {
+    const { reason, offset, message } = t.incomplete!;
+    t.dispose();
+    throw new Error(`${what}: decoding stopped early at byte offset ${offset} (${reason}): ${message}; a partial decode is not timed`);
+  }
+  return t;
+}
+
+/** Decodes `bytes` with `engine`, refusing a partial decode, and drops the trace. */
+async function decodeWhole(bytes: Uint8Array, engine: "wasm" | "js", what: string): Promise<void> {
+  whole(await openTrace(bytes, { engine }), `${what} (${engine})`).dispose();
+}
+
 async function timeTask(name: string, fn: () => Promise<unknown>, quick: boolean, big: boolean): Promise<number> {
   const bench = new Bench({
     time: quick ? 400 : big ? 3000 : 1500,
@@ -99,14 +117,14 @@ async function timeTask(name: string, fn: () => Promise<unknown>, quick: boolean
 async function benchInput(input: string, path: string, quick: boolean, adapter?: Adapter, rss = false): Promise<Row> {
   const bytes = new Uint8Array(readFileSync(path));
   const big = bytes.length > 256 * MiB;
-  const first = await openTrace(bytes);
+  const first = whole(await openTrace(bytes), input);
   const events = first.events.length;
   const tb = tableBytes(first);
   first.dispose();
   const row: Row = { input, bytes: bytes.length, events, engines: {}, tableBytesPerEvent: tb.events, allTablesBytesPerEvent: tb.all };
   const engines: [string, () => Promise<unknown>][] = [
-    ["wasm", async () => (await openTrace(bytes, { engine: "wasm" })).dispose()],
-    ["js", async () => (await openTrace(bytes, { engine: "js" })).dispose()],
+    ["wasm", () => decodeWhole(bytes, "wasm", input)],
+    ["js", () => decodeWhole(bytes, "js", input)],
   ];
   if (adapter) engines.push([adapter.name, async () => adapter.parse(bytes)]);
   for (const [name, fn] of engines) {
@@ -183,7 +201,7 @@ async function main() {
   const a = args();
   if (a.measureRss) {
     const bytes = new Uint8Array(readFileSync(a.measureRss.file));
-    const t = await openTrace(bytes, { engine: a.measureRss.engine });
+    const t = whole(await openTrace(bytes, { engine: a.measureRss.engine }), a.measureRss.file);
     console.log(`events=${t.events.length} rss=${process.resourceUsage().maxRSS}`);
     return;
   }

@@ -12,7 +12,7 @@ import { runQuery, type QueryFilter, type QueryResult } from "./tables/query.js"
 import { ClrTables, type ClrTable } from "./tables/clr-tables.js";
 import { buildProcessTable, type ProcessTable } from "./tables/processes.js";
 import { EventNames, eventName } from "./naming/event-names.js";
-import { describeWarning, warningKind, type EtlDecodeError, type TraceWarning } from "./decode/errors.js";
+import { describeWarning, warningKind, type EtlDecodeError, type TraceIncomplete, type TraceWarning } from "./decode/errors.js";
 
 export type OpenOptions = DecodeOptions;
 
@@ -66,7 +66,26 @@ export class Trace {
   readonly warnings: readonly TraceWarning[];
   /** Warnings seen, including any beyond the first MAX_WARNINGS (10,000) kept. */
   readonly warningTotal: number;
-  /** Set when decoding stopped early (for example out of memory); rows before it are kept. */
+  /**
+   * Whether the tables hold the whole trace: decoding went through to the end of the input, and the
+   * input holds every buffer the trace has. When false, `incomplete` says why and from which byte
+   * offset, and every row before that point is kept. Damage the decoder steps over (a skipped buffer,
+   * an abandoned record) leaves the trace complete and is listed in `warnings`.
+   */
+  readonly complete: boolean;
+  /**
+   * Why the trace is not complete (undefined when it is): `reason` ("decode-error", "capacity",
+   * "truncated-buffer", "missing-buffers"), `offset` (byte offset in the input) and `message`.
+   */
+  readonly incomplete?: TraceIncomplete;
+  /** Bytes of input given: the file's size (a stream is read to its end even when decoding stopped early). */
+  readonly inputBytes: number;
+  /** Bytes of input decoded: `inputBytes` unless decoding stopped early, then the offset where it stopped. */
+  readonly decodedBytes: number;
+  /**
+   * Set when decoding failed part way (an exception or a trap): the error, with the byte offset it
+   * arose at; every row before it is kept (and `incomplete.reason` is "decode-error").
+   */
   readonly decodeError?: EtlDecodeError;
   private data: TraceData | null;
   private clr: ClrTables | null;
@@ -85,6 +104,10 @@ export class Trace {
     this.warnings = readWarnings(data);
     this.warningTotal = data.warningTotal;
     this.decodeError = data.decodeError;
+    this.incomplete = data.incomplete;
+    this.complete = data.incomplete === undefined;
+    this.inputBytes = data.inputBytes;
+    this.decodedBytes = data.decodedBytes;
     this.clr = new ClrTables(data, (row, name) => this.events.row(row).get(name));
   }
 

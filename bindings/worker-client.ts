@@ -2,7 +2,7 @@
 
 import { Trace } from "./trace.js";
 import { unpackTraceData, type PackedTrace } from "./decode/transfer.js";
-import { EtlFormatError } from "./decode/errors.js";
+import { EtlDecodeError, EtlFormatError } from "./decode/errors.js";
 import type { DecodeOptions } from "./decode/decode.js";
 
 export interface WorkerOptions extends Omit<DecodeOptions, "onProgress" | "wasm"> {
@@ -31,8 +31,12 @@ export function openTraceInWorker(input: Blob | ArrayBuffer | Uint8Array, option
       if (m.id !== id) return;
       if (m.progress !== undefined) return onProgress?.(m.progress);
       done();
+      // Errors cross as plain data: the typed ones are made again, with their offsets.
+      const message = m.error?.message.replace(/ \(at byte offset \d+\)$/, "") ?? "";
       if (m.result) resolve(new Trace(unpackTraceData(m.result)));
-      else if (m.error?.name === "EtlFormatError") reject(new EtlFormatError(m.error.code ?? 0, m.error.offset ?? 0, m.error.message.replace(/ \(at byte offset \d+\)$/, "")));
+      else if (m.error?.name === "EtlFormatError") reject(new EtlFormatError(m.error.code ?? 0, m.error.offset ?? 0, message));
+      else if (m.error?.name === "EtlDecodeError") reject(new EtlDecodeError(m.error.offset ?? 0, message));
+      else if (m.error?.name === "RangeError" || m.error?.name === "TypeError") reject(new (m.error.name === "RangeError" ? RangeError : TypeError)(m.error.message));
       else reject(new Error(m.error?.message ?? "etw-wasm: worker failed"));
     };
     const onError = (e: ErrorEvent) => {

@@ -3,7 +3,7 @@
 
 import { decodeTrace, type DecodeOptions, type Input } from "./decode/decode.js";
 import { packTraceData } from "./decode/transfer.js";
-import { EtlFormatError } from "./decode/errors.js";
+import type { EtlDecodeError, EtlFormatError } from "./decode/errors.js";
 
 interface Request {
   id: number;
@@ -24,10 +24,11 @@ scope.onmessage = async (e) => {
     data.release?.();
     scope.postMessage({ id, result: message }, transfer);
   } catch (error) {
+    // EtlFormatError has a code and an offset, EtlDecodeError an offset; the client makes them again.
     const e = error as Error;
     scope.postMessage({
       id,
-      error: { name: e.name, message: e.message, code: (error as EtlFormatError).code, offset: (error as EtlFormatError).offset },
+      error: { name: e.name, message: e.message, code: (error as EtlFormatError).code, offset: (error as EtlFormatError | EtlDecodeError).offset },
     });
   }
 };

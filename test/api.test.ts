@@ -1,10 +1,17 @@
 // The public API on real traces: info, clock, providers, rows, iteration, time order, queries.
 
 import { describe, expect, it } from "vitest";
-import { readFileSync } from "node:fs";
-import { openTrace, type Trace } from "../dist/bindings/index.js";
+import { readFileSync, statSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { openTrace, EtlDecodeError, type Trace } from "../dist/bindings/index.js";
 import { openTraceFile } from "../dist/bindings/node.js";
-import { HAVE_CORPUS, etlPath } from "./helpers/shared.js";
+import { decodeTrace } from "../dist/bindings/decode/decode.js";
+import { packTraceData, unpackTraceData } from "../dist/bindings/decode/transfer.js";
+import { Trace as TraceClass } from "../dist/bindings/trace.js";
+import { HAVE_CORPUS, corpusFiles, etlPath } from "./helpers/shared.js";
+
+const SAMPLE = fileURLToPath(new URL("../examples/sample.etl", import.meta.url));
+const ENGINES = ["wasm", "js"] as const;
 
 const open = (name: string) => openTrace(readFileSync(etlPath(name)));
 
@@ -220,5 +227,210 @@ describe.skipIf(!HAVE_CORPUS)("process side tables", () => {
     }
     // a pid no Process event describes
     expect(t.processes.processName(999999, 0n)).toBe("Process(999999)");
+  });
+});
+
+/** Rows of `t` are the first rows of `full`: every column, and the payload bytes. */
+function expectPrefix(t: Trace, full: Trace, what: string): void {
+  expect(t.events.length, what).toBeLessThanOrEqual(full.events.length);
+  const a = t.events.columns, b = full.events.columns;
+  for (const name of Object.keys(a) as (keyof typeof a)[]) {
+    if (name === "payloadOffset" || name === "provider" || name === "eventType") continue; // addresses and indices of each trace's own tables
+    const x = a[name] as ArrayLike<unknown>, y = b[name] as ArrayLike<unknown>;
+    for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) expect({ what, name, row: i, value: x[i] }).toEqual({ what, name, row: i, value: y[i] });
+  }
+  for (let i = 0; i < t.events.length; i++) {
+    if (Buffer.compare(t.events.row(i).payload, full.events.row(i).payload) !== 0 || t.events.row(i).providerGuid !== full.events.row(i).providerGuid) {
+      expect({ what, row: i }).toEqual({ what, row: i, same: true });
+    }
+  }
+}
+
+describe("complete traces", () => {
+  it("the sample is complete in both engines: every input byte decoded", async () => {
+    const bytes = readFileSync(SAMPLE);
+    for (const engine of ENGINES) {
+      const t = await openTrace(bytes, { engine });
+      expect({ engine, complete: t.complete, incomplete: t.incomplete, decodeError: t.decodeError }).toEqual({ engine, complete: true, incomplete: undefined, decodeError: undefined });
+      expect([t.inputBytes, t.decodedBytes, t.info.fileSize, t.info.decodedBytes]).toEqual(Array(4).fill(bytes.length));
+    }
+  });
+
+  it.skipIf(!HAVE_CORPUS)("every corpus file is complete in both engines, whole or streamed", async () => {
+    for (const name of corpusFiles()) {
+      const size = statSync(etlPath(name)).size;
+      for (const engine of ENGINES) {
+        for (const t of [await open(name), await openTraceFile(etlPath(name), { engine, chunkBytes: 1 << 16 })]) {
+          expect({ name, engine, complete: t.complete, incomplete: t.incomplete }).toEqual({ name, engine, complete: true, incomplete: undefined });
+          expect({ name, input: t.inputBytes, decoded: t.decodedBytes }).toEqual({ name, input: size, decoded: size });
+          t.dispose();
+        }
+      }
+    }
+  }, 120_000);
+
+  it("a memory limit the trace fits in changes nothing", async () => {
+    const bytes = readFileSync(SAMPLE);
+    for (const engine of ENGINES) {
+      const full = await openTrace(bytes, { engine });
+      const t = await openTrace(bytes, { engine, memoryLimit: 256 << 20 });
+      expect(t.complete).toBe(true);
+      expect(t.events.length).toBe(full.events.length);
+      expectPrefix(t, full, engine);
+      expect(t.tables.map((x) => [x.name, x.length])).toEqual(full.tables.map((x) => [x.name, x.length]));
+    }
+  });
+});
+
+describe.skipIf(!HAVE_CORPUS)("incomplete traces: complete is false, incomplete says why and where, the rows before are kept", () => {
+  const X64 = "net.4.5.2.x64.etl"; // sequential, XPRESS-compressed
+  const X86 = "net.4.5.x86.etl"; // sequential, 64 KiB buffers
+
+  it("input cut inside a buffer: truncated-buffer at that buffer's offset, every input byte decoded", async () => {
+    for (const name of [X64, X86, "gcevents.etl"]) {
+      const bytes = readFileSync(etlPath(name));
+      for (const engine of ENGINES) {
+        const full = await openTrace(bytes, { engine });
+        const b = Math.floor(full.bufferCount / 2);
+        const { fileOffset, bufferSize } = full.buffer(b);
+        const cut = fileOffset + Math.floor(bufferSize / 2);
+        const t = await openTrace(bytes.subarray(0, cut), { engine });
+        const what = `${name} ${engine} cut at ${cut}`;
+        expect({ what, complete: t.complete, reason: t.incomplete?.reason, offset: t.incomplete?.offset }).toEqual({ what, complete: false, reason: "truncated-buffer", offset: fileOffset });
+        expect(t.incomplete!.message).toContain(`buffer at byte offset ${fileOffset}`);
+        expect([t.inputBytes, t.decodedBytes, t.info.fileSize, t.info.decodedBytes]).toEqual([cut, cut, cut, cut]);
+        expect(t.decodeError).toBeUndefined();
+        expect(t.warnings.map((w) => w.kind)).toContain("truncated-buffer");
+        expect(t.events.length).toBeGreaterThanOrEqual(full.buffer(b).firstRow);
+        expectPrefix(t, full, what);
+      }
+    }
+  }, 120_000);
+
+  it("input cut at a buffer boundary: missing-buffers in sequential files (BuffersWritten), complete in circular ones", async () => {
+    for (const name of [X64, X86, "tx-CrossMachineHTTP.etl", "gcevents.etl"]) {
+      const bytes = readFileSync(etlPath(name));
+      const full = await openTrace(bytes);
+      const sequential = (full.info.logFileMode & 0xe) === 0;
+      expect(full.info.buffersWritten).toBe(full.bufferCount);
+      for (const engine of ENGINES) {
+        const cut = full.buffer(full.bufferCount - 1).fileOffset;
+        const t = await openTrace(bytes.subarray(0, cut), { engine });
+        expect(t.warnings).toEqual([]);
+        if (!sequential) {
+          // gcevents was written in circular mode: its BuffersWritten may count overwritten buffers
+          expect({ name, complete: t.complete }).toEqual({ name, complete: true });
+          continue;
+        }
+        expect({ name, engine, complete: t.complete, reason: t.incomplete?.reason, offset: t.incomplete?.offset }).toEqual({
+          name, engine, complete: false, reason: "missing-buffers", offset: cut,
+        });
+        expect(t.incomplete!.message).toBe(`only ${full.bufferCount - 1} of the ${full.bufferCount} buffers the logfile header counts (BuffersWritten) are in the input`);
+        expect([t.inputBytes, t.decodedBytes]).toEqual([cut, cut]);
+        expect(t.events.length).toBe(full.buffer(full.bufferCount - 1).firstRow);
+      }
+    }
+  }, 120_000);
+
+  it("a memory limit stops the decode with capacity, never a trap; both engines keep every row before", async () => {
+    for (const name of [X64, X86]) {
+      const bytes = readFileSync(etlPath(name));
+      for (const engine of ENGINES) {
+        const full = await openTrace(bytes, { engine });
+        for (const mib of [4, 12, 24]) {
+          const t = await openTrace(bytes, { engine, memoryLimit: mib << 20 });
+          const what = `${name} ${engine} ${mib} MiB`;
+          expect({ what, complete: t.complete, reason: t.incomplete?.reason }).toEqual({ what, complete: false, reason: "capacity" });
+          const { offset, message } = t.incomplete!;
+          expect(message, what).toMatch(new RegExp(`^memory limit of ${mib} MiB reached`));
+          expect(t.decodedBytes, what).toBe(offset);
+          expect(t.inputBytes, what).toBe(bytes.length);
+          expect(offset, what).toBeLessThan(bytes.length);
+          expect(t.bytes.buffer.byteLength, what).toBeLessThanOrEqual(mib << 20);
+          expect(t.warnings.map((w) => w.kind), what).toContain("capacity");
+          expect(t.events.length, what).toBeGreaterThan(0);
+          expect(t.events.length, what).toBeLessThan(full.events.length);
+          expectPrefix(t, full, what);
+          // the stop is at a buffer: every buffer decoded lies before it, its rows all kept
+          const last = t.buffer(t.bufferCount - 1);
+          expect(last.fileOffset + (last.rowCount ? last.bufferSize : 0), what).toBeLessThanOrEqual(offset);
+          // the tables still answer
+          t.events.timeOrder();
+          void t.names.counts();
+          t.dispose();
+        }
+      }
+    }
+  }, 120_000);
+
+  it("a stream is read to its end when a memory limit stops the decode, so inputBytes is the file's size", async () => {
+    for (const engine of ENGINES) {
+      let last = 0;
+      const t = await openTraceFile(etlPath(X86), { engine, memoryLimit: 4 << 20, chunkBytes: 1 << 20, onProgress: (n) => (last = n) });
+      const size = statSync(etlPath(X86)).size;
+      expect(t.complete).toBe(false);
+      expect([t.inputBytes, t.info.fileSize, last]).toEqual([size, size, size]);
+      expect(t.decodedBytes).toBe(t.incomplete!.offset);
+      expect(t.decodedBytes).toBeLessThan(size / 2);
+    }
+  });
+
+  it("a memory limit too small for the first buffer rejects with EtlDecodeError; a bad limit with RangeError", async () => {
+    const bytes = readFileSync(etlPath(X86));
+    for (const engine of ENGINES) {
+      const error = await openTrace(bytes, { engine, memoryLimit: 1 << 20 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(EtlDecodeError);
+      expect((error as EtlDecodeError).offset).toBe(0);
+      expect((error as Error).message).toMatch(/memory limit of 1 MiB reached before the first buffer was decoded/);
+      for (const bad of [0, 1000, (1 << 20) - 1, Number.NaN, -5, "8MiB" as unknown as number]) {
+        await expect(openTrace(bytes, { engine, memoryLimit: bad })).rejects.toThrow(RangeError);
+      }
+    }
+  });
+
+  it("an input that fails part way: decode-error with the error's offset, rows before it kept", async () => {
+    const bytes = readFileSync(etlPath(X86));
+    const full = await openTrace(bytes);
+    const at = 5 << 20;
+    function* failing() {
+      for (let i = 0; i < at; i += 1 << 20) yield bytes.subarray(i, i + (1 << 20));
+      throw new Error("disk went away");
+    }
+    for (const engine of ENGINES) {
+      const t = await openTrace(failing(), { engine, chunkBytes: 1 << 20 });
+      expect(t.complete).toBe(false);
+      expect(t.decodeError).toBeInstanceOf(EtlDecodeError);
+      expect(t.incomplete).toEqual({ reason: "decode-error", offset: t.decodeError!.offset, message: "Error: disk went away" });
+      expect(t.decodeError!.offset).toBeLessThanOrEqual(at);
+      expect(t.decodedBytes).toBe(t.decodeError!.offset);
+      expect(t.inputBytes).toBe(at);
+      expectPrefix(t, full, engine);
+      expect(t.events.length).toBeGreaterThan(0);
+    }
+  });
+
+  it("an incomplete trace keeps complete, incomplete and the decode error's type and offset across the worker transfer", async () => {
+    const bytes = readFileSync(etlPath(X64));
+    const cut = await decodeTrace(bytes.subarray(0, 2_000_000));
+    const limited = await decodeTrace(bytes, { memoryLimit: 8 << 20 });
+    function* failing() {
+      yield bytes.subarray(0, 2 << 20);
+      throw new Error("gone");
+    }
+    const failed = await decodeTrace(failing(), { chunkBytes: 1 << 16 });
+    for (const data of [cut, limited, failed]) {
+      const before = new TraceClass(data);
+      const { message } = packTraceData(data);
+      const after = new TraceClass(unpackTraceData(structuredClone(message)));
+      expect({ complete: after.complete, incomplete: after.incomplete, input: after.inputBytes, decoded: after.decodedBytes }).toEqual({
+        complete: false, incomplete: before.incomplete, input: before.inputBytes, decoded: before.decodedBytes,
+      });
+      expect(after.events.length).toBe(before.events.length);
+      if (before.decodeError) {
+        expect(after.decodeError).toBeInstanceOf(EtlDecodeError);
+        expect(after.decodeError!.offset).toBe(before.decodeError.offset);
+        expect(after.decodeError!.message).toBe(before.decodeError.message);
+      } else expect(after.decodeError).toBeUndefined();
+    }
   });
 });

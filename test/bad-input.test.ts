@@ -92,15 +92,22 @@ describe.skipIf(!HAVE_CORPUS)("damaged corpus traces", () => {
   const load = (name: string) => new Uint8Array(readFileSync(etlPath(name)));
 
   for (const name of ["gcevents.etl", "smallEtlFile.etl", "net.4.5.2.x64.etl", "tx-CrossMachineHTTP.etl"]) {
-    it(`${name}: truncation at every buffer boundary keeps every earlier record`, async () => {
+    it(`${name}: truncation at every buffer boundary keeps every earlier record, and is not complete`, async () => {
       const bytes = load(name);
       const full = await openTrace(bytes);
+      // BuffersWritten is the file's count in sequential mode; circular files (gcevents) cannot be checked.
+      const sequential = (full.info.logFileMode & 0xe) === 0;
+      expect(full.complete).toBe(true);
       for (let b = 1; b <= full.bufferCount; b++) {
         const cut = b < full.bufferCount ? full.buffer(b).fileOffset : bytes.length;
         const t = (await openDamaged(bytes.subarray(0, cut))) as Trace;
         const expected = b < full.bufferCount ? full.buffer(b).firstRow : full.events.length;
         expectRows(t, full, range(0, expected));
         expect(t.warnings).toEqual([]);
+        const whole = b === full.bufferCount;
+        expect({ cut, complete: t.complete, reason: t.incomplete?.reason }).toEqual(
+          { cut, complete: whole || !sequential, reason: whole || !sequential ? undefined : "missing-buffers" });
+        expect(t.decodedBytes).toBe(cut);
       }
     }, 120_000);
   }
@@ -138,6 +145,16 @@ describe.skipIf(!HAVE_CORPUS)("damaged corpus traces", () => {
         const lastStart = [...Array(full.bufferCount).keys()].map((i) => full.buffer(i).fileOffset).filter((o) => o < cut).pop()!;
         const tailIsZero = cut - lastStart < 0x48 && bytes.subarray(lastStart, cut).every((x) => x === 0);
         if (got < full.events.length && !tailIsZero) expect(r.warnings.length).toBeGreaterThan(0);
+        // A cut that leaves a buffer's header ends inside that buffer: never complete. Shorter tails
+        // cannot be told from padding, but a sequential file's BuffersWritten still counts the buffer.
+        const sequential = (full.info.logFileMode & 0xe) === 0;
+        if (cut - lastStart >= 0x48) {
+          expect({ cut, reason: r.incomplete?.reason, offset: r.incomplete?.offset }).toEqual({ cut, reason: "truncated-buffer", offset: lastStart });
+        } else if (sequential) {
+          expect({ cut, reason: r.incomplete?.reason }).toEqual({ cut, reason: "missing-buffers" });
+        }
+        expect(r.complete).toBe(r.incomplete === undefined);
+        expect([r.inputBytes, r.decodedBytes]).toEqual([cut, cut]);
       }
     }, 120_000);
   }
@@ -154,6 +171,8 @@ describe.skipIf(!HAVE_CORPUS)("damaged corpus traces", () => {
       const kind = b < full.bufferCount - 1 ? "skipped-bytes" : "trailing-garbage";
       expect(t.warnings.map((w) => w.kind)).toEqual([kind]);
       expect(t.warnings[0].offset).toBe(full.buffer(b).fileOffset);
+      // damage the decoder steps over is a warning; the decode still reached the end (gcevents is circular)
+      expect(t.complete).toBe(true);
     }
   });
 
@@ -168,6 +187,8 @@ describe.skipIf(!HAVE_CORPUS)("damaged corpus traces", () => {
       expectRows(t, full, rowsWithout(full, b));
       const w = t.warnings.find((x) => x.kind === "bad-buffer-size");
       expect(w?.offset).toBe(at);
+      // one buffer fewer than BuffersWritten, but the warning says why: damage, not a cut input
+      expect({ b, complete: t.complete, incomplete: t.incomplete }).toEqual({ b, complete: true, incomplete: undefined });
     }
   });
 
@@ -219,6 +240,7 @@ describe.skipIf(!HAVE_CORPUS)("damaged corpus traces", () => {
       const w = t.warnings.find((x) => x.kind === "decompress-failed");
       expect(w?.offset).toBe(at);
       expect(t.buffer(b).skipped).toBe(true);
+      expect(t.complete).toBe(true);
     }
   });
 

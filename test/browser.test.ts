@@ -2,7 +2,7 @@
 // pages show must equal a Node decode of the same file.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -66,9 +66,10 @@ describe.skipIf(!HAVE_CHROMIUM)("in Chromium", () => {
     );
     const shown = await page.locator("[data-testid=shown-count]").textContent();
     const gridRows = await page.locator("#grid .grid-row").count();
+    const incomplete = await page.locator("[data-testid=incomplete-banner]").isVisible();
     await page.close();
     expect(errors).toEqual([]);
-    return { records: Number(count!.replace(/,/g, "")), perProvider: new Map(rows.map(([n, c]) => [n!, Number(c!.replace(/,/g, ""))])), shown, gridRows };
+    return { records: Number(count!.replace(/,/g, "")), perProvider: new Map(rows.map(([n, c]) => [n!, Number(c!.replace(/,/g, ""))])), shown, gridRows, incomplete };
   }
 
   const files = [SAMPLE, ...(HAVE_CORPUS ? [etlPath("net.4.5.2.x64.etl"), etlPath("net.4.5.x86.etl"), etlPath("gcevents.etl")] : [])];
@@ -80,8 +81,43 @@ describe.skipIf(!HAVE_CHROMIUM)("in Chromium", () => {
       expect(got.shown).toBe(`${want.records.toLocaleString("en-US")} shown`);
       expect(got.gridRows).toBeGreaterThan(5); // the virtualized table renders only what is visible
       expect(got.gridRows).toBeLessThan(40);
+      expect(got.incomplete).toBe(false); // no banner on a complete trace
     }, 90_000);
   }
+
+  it.skipIf(!HAVE_CORPUS)("a trace cut in mid-buffer shows the incomplete banner with the reason and offset", async () => {
+    const bytes = readFileSync(etlPath("net.4.5.2.x64.etl"));
+    const full = await openTrace(bytes);
+    const { fileOffset, bufferSize } = full.buffer(120);
+    const cut = fileOffset + (bufferSize >> 1);
+    const file = join(mkdtempSync(join(tmpdir(), "etw-wasm-cut-")), "cut.etl");
+    writeFileSync(file, bytes.subarray(0, cut));
+    const t = await openTrace(bytes.subarray(0, cut));
+    expect(t.incomplete?.reason).toBe("truncated-buffer");
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    await page.goto(site.url);
+    await page.setInputFiles("#file", file);
+    const banner = page.locator("[data-testid=incomplete-banner]");
+    await banner.waitFor({ state: "visible", timeout: 60_000 });
+    const text = (await banner.textContent())!;
+    expect(text).toContain("Incomplete trace.");
+    expect(text).toContain(`Decoding stopped early at byte offset ${fileOffset.toLocaleString("en-US")} (100% of cut.etl read)`);
+    expect(text).toContain(t.incomplete!.message);
+    expect(await banner.getAttribute("data-reason")).toBe("truncated-buffer");
+    expect(await banner.getAttribute("data-offset")).toBe(String(fileOffset));
+    // the rows before the cut are all there
+    const count = await page.locator("[data-testid=event-count]").textContent();
+    expect(Number(count!.replace(/,/g, ""))).toBe(t.events.length);
+    expect(await page.locator("[data-testid=decoded-bytes]").textContent()).toBe(`${cut.toLocaleString("en-US")} of ${cut.toLocaleString("en-US")} bytes (incomplete)`);
+    // opening a complete trace afterwards takes the banner away
+    await page.setInputFiles("#file", SAMPLE);
+    await page.waitForFunction(() => document.getElementById("status")?.textContent?.startsWith("sample.etl:"), null, { timeout: 60_000 });
+    expect(await banner.isVisible()).toBe(false);
+    await page.close();
+    expect(errors).toEqual([]);
+  }, 90_000);
 
   it("filters the event table through the query API", async () => {
     const page = await browser.newPage();

@@ -128,6 +128,13 @@ describe("etw-wasm bad arguments: exit 2, one error line and the usage on stderr
     [["events", S, "--format", "perfview", "--time-order"], "--time-order does not apply to --format perfview"],
     // an argument that only the trace shows to be wrong
     [["events", S, "--provider", "No-Such-Provider"], "no provider No-Such-Provider in this trace"],
+    // memory limits
+    [["info", S, "--max-memory", "lots"], "bad --max-memory 'lots'"],
+    [["events", S, "--max-memory", "1000"], "bad --max-memory '1000': at least 1MiB"],
+    [["gc", S, "--max-memory=0.5MiB"], "bad --max-memory '0.5MiB': at least 1MiB"],
+    [["methods", S, "--max-memory"], "--max-memory needs a value"],
+    [["summary", S, "--max-memory", "8MiB", "--max-memory", "9MiB"], "--max-memory given more than once"],
+    [["generate", OUT, "--max-memory", "1GiB"], "generate has no option --max-memory"],
   ];
   for (const [args, message] of cases) {
     it(`etw-wasm ${args.map((a) => (a === S ? "sample.etl" : a === OUT ? "out.etl" : a)).join(" ")}`, () => {
@@ -153,7 +160,7 @@ describe("etw-wasm bad arguments: exit 2, one error line and the usage on stderr
       const r = run(...args);
       expect({ args, code: r.code, stderr: r.stderr }).toEqual({ args, code: 0, stderr: "" });
       expect(r.stdout).toMatch(/^usage: etw-wasm <command> FILE \[options\]\n/);
-      expect(r.stdout).toContain("exit codes: 0 done, 1 the input could not be read as a trace, 2 bad arguments");
+      expect(r.stdout).toContain("exit codes: 0 done, 1 the input could not be read as a trace or only in part, 2 bad arguments");
     }
   });
 });
@@ -174,6 +181,145 @@ describe("etw-wasm bad input: exit 1", () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toBe("");
     expect(r.stderr).toMatch(/not an ETL file.*byte offset 0/);
+  });
+});
+
+describe("etw-wasm on a trace decoded only in part: what was decoded on stdout, one line on stderr, exit 1", () => {
+  const STOPPED = /^etw-wasm: decoding stopped early at byte offset (\d+) \((\d+)% of (.+) read\): (.+)$/;
+
+  /** The last stderr line of a run that stopped early, taken apart. */
+  function stopped(r: RunResult, what: string): { offset: number; percent: number; file: string; reason: string } {
+    expect({ what, code: r.code }).toEqual({ what, code: 1 });
+    const lines = r.stderr.trimEnd().split("\n");
+    const m = STOPPED.exec(lines[lines.length - 1]);
+    expect(m, `${what}: ${r.stderr}`).not.toBeNull();
+    // warnings may come before it, never a second stop line or a stack
+    expect(lines.slice(0, -1).every((l) => l.startsWith("etw-wasm: warning at byte ")), `${what}: ${r.stderr}`).toBe(true);
+    return { offset: Number(m![1]), percent: Number(m![2]), file: m![3], reason: m![4] };
+  }
+
+  it("a generous --max-memory changes nothing on the sample (exit 0)", () => {
+    expect(ok(run("events", SAMPLE, "--max-memory", "256MiB"))).toBe(ok(run("events", SAMPLE)));
+  });
+
+  it("nothing decodable under the limit: no output, exit 1, the line on stderr", () => {
+    const r = run("events", SAMPLE, "--max-memory", "1MiB");
+    expect(r.stdout).toBe("");
+    const s = stopped(r, "1MiB");
+    expect(s).toMatchObject({ offset: 0, percent: 0, file: SAMPLE });
+    expect(s.reason).toBe("decoding failed: memory limit of 1 MiB reached before the first buffer was decoded");
+  });
+
+  const X64 = "net.4.5.2.x64.etl";
+  const COMMANDS: string[][] = [
+    ["info"], ["summary"],
+    ["events", "--format", "jsonl"], ["events", "--format", "json"], ["events", "--format", "csv"], ["events", "--format", "table"],
+    ["events", "--format", "perfview"], ["events", "--provider", "Microsoft-Windows-DotNETRuntime", "--time-order"],
+    ["gc"], ["gc", "--format", "jsonl"], ["methods", "--format", "csv"], ["methods"],
+  ];
+
+  /** Every command on `file` (with `extra` options): exit 1, the stop line, and what the API decodes printed. */
+  async function everyCommand(file: string, extra: string[], limit: number | undefined, what: string) {
+    const bytes = readFileSync(file);
+    const t = await openTrace(bytes, { memoryLimit: limit });
+    expect(t.complete, what).toBe(false);
+    const { offset, message } = t.incomplete!;
+    const results = await Promise.all(COMMANDS.map((c) => runAsync(c[0], file, ...c.slice(1), ...extra)));
+    const ref = await reference(X64);
+    const full = await openTrace(readFileSync(etlPath(X64)));
+    expect(t.events.length, what).toBeGreaterThan(1000);
+    expect(t.events.length, what).toBeLessThan(full.events.length);
+    for (let k = 0; k < COMMANDS.length; k++) {
+      const args = COMMANDS[k].join(" ");
+      const r = results[k];
+      const s = stopped(r, `${what}: ${args}`);
+      expect({ args, offset: s.offset, percent: s.percent, file: s.file, reason: s.reason }).toEqual({
+        args, offset, percent: Math.floor((100 * t.decodedBytes) / bytes.length), file, reason: message,
+      });
+      expect(r.stdout.length, args).toBeGreaterThan(0);
+      const lines = r.stdout.trimEnd().split("\n");
+      const n = t.events.length;
+      switch (args) {
+        case "info": {
+          const info = infoFields(r.stdout);
+          expect({ records: info.records, size: info["file size"], decoded: info.decoded }).toEqual({
+            records: String(n), size: String(bytes.length), decoded: `${t.decodedBytes} bytes (${s.percent}%)`,
+          });
+          expect(info.complete).toBe(`no (${t.incomplete!.reason} at byte offset ${offset}): ${message}`);
+          break;
+        }
+        case "summary":
+          expect(infoFields(r.stdout).records).toBe(String(n));
+          expect(r.stdout).toContain("records per event name:");
+          break;
+        case "events --format jsonl": {
+          // the records decoded before the stop are the reference dump's first records, line for line
+          expect(lines.length, what).toBe(n);
+          for (let i = 0; i < n; i++) {
+            const want = JSON.stringify(referenceAsJson(ref.events[i]));
+            if (lines[i] !== want) expect({ what, line: i + 1, ...JSON.parse(lines[i]) }).toEqual({ what, line: i + 1, ...JSON.parse(want) });
+          }
+          break;
+        }
+        case "events --format json":
+          expect(JSON.parse(r.stdout)).toHaveLength(n);
+          break;
+        case "events --format csv":
+        case "events --format table":
+          expect(lines).toHaveLength(n + 1);
+          break;
+        case "events --format perfview":
+          expect(r.stdout).toMatch(/^COUNT /m);
+          break;
+        case "events --provider Microsoft-Windows-DotNETRuntime --time-order":
+          expect(lines).toHaveLength(t.query({ provider: "Microsoft-Windows-DotNETRuntime" }).length);
+          break;
+        case "gc --format jsonl": {
+          // the GCs before the stop are the whole trace's first GCs (the last may be cut short)
+          const gcs = jsonLines(r.stdout);
+          const all = jsonLines(ok(await runAsync("gc", etlPath(X64), "--format", "jsonl")));
+          expect(gcs.length).toBeGreaterThan(1);
+          expect(gcs.slice(0, -1)).toEqual(all.slice(0, gcs.length - 1));
+          break;
+        }
+        case "methods --format csv":
+          expect(lines[0]).toBe("pid,process,method,signature,startAddress,size,token,flags,source,timeMs");
+          expect(lines.length).toBeGreaterThan(1);
+          break;
+      }
+    }
+  }
+
+  it.skipIf(!HAVE_CORPUS)("a corpus trace cut in mid-buffer: every command", async () => {
+    const full = await openTrace(readFileSync(etlPath(X64)));
+    const { fileOffset, bufferSize } = full.buffer(Math.floor(full.bufferCount * 0.6));
+    const cut = fileOffset + Math.floor(bufferSize / 2);
+    const file = join(mkdtempSync(join(tmpdir(), "etw-wasm-cut-")), "cut.etl");
+    writeFileSync(file, readFileSync(etlPath(X64)).subarray(0, cut));
+    await everyCommand(file, [], undefined, "cut");
+    const r = await runAsync("info", file);
+    expect(stopped(r, "cut").reason).toMatch(new RegExp(`^the input ends inside the buffer at byte offset ${fileOffset} \\(`));
+    expect(stopped(r, "cut").percent).toBe(100);
+  }, 120_000);
+
+  it.skipIf(!HAVE_CORPUS)("a corpus trace stopped by --max-memory: every command", async () => {
+    await everyCommand(etlPath(X64), ["--max-memory", "12MiB"], 12 << 20, "12MiB");
+    const s = stopped(await runAsync("info", etlPath(X64), "--max-memory", "12MiB"), "12MiB");
+    expect(s.reason).toBe("memory limit of 12 MiB reached: the tables cannot grow any further");
+    expect(s.percent).toBeLessThan(100);
+  }, 120_000);
+
+  it.skipIf(!HAVE_CORPUS)("a corpus trace cut at a buffer boundary: missing buffers, exit 1", async () => {
+    const bytes = readFileSync(etlPath(X64));
+    const full = await openTrace(bytes);
+    const cut = full.buffer(200).fileOffset;
+    const file = join(mkdtempSync(join(tmpdir(), "etw-wasm-cut-")), "boundary.etl");
+    writeFileSync(file, bytes.subarray(0, cut));
+    const r = run("events", file);
+    expect(r.stdout.trimEnd().split("\n")).toHaveLength(full.buffer(200).firstRow);
+    expect(stopped(r, "boundary")).toEqual({
+      offset: cut, percent: 100, file, reason: `only 200 of the ${full.bufferCount} buffers the logfile header counts (BuffersWritten) are in the input`,
+    });
   });
 });
 
@@ -319,6 +465,8 @@ function expectedInfo(name: string, ref: Reference): Record<string, string> {
     "events lost": String(f.events_lost),
     records: String(ref.events.length),
     "file size": String(f.file_size),
+    decoded: `${f.file_size} bytes (100%)`,
+    complete: "yes",
     warnings: "0",
   };
 }

@@ -40,9 +40,12 @@ export async function writeTable(out: Out, format: TableFormat, columns: string[
   } else {
     // aligned text: widths from the rows (kept in memory: tables here are summaries, not raw events)
     const all = [...rows];
-    const widths = columns.map((c) => Math.max(c.length, ...all.map((r) => text(r[c]).length)));
-    await out(columns.map((c, i) => c.padEnd(widths[i])).join("  ").trimEnd());
-    for (const r of all) await out(columns.map((c, i) => text(r[c]).padEnd(widths[i])).join("  ").trimEnd());
+    // a loop, not Math.max(...cells): a spread of a hundred thousand cells overflows the stack
+    const widths = columns.map((c) => all.reduce((w, r) => Math.max(w, text(r[c]).length), c.length));
+    // the last column is not padded (a long cell there would pad every line to its width)
+    const pad = (cell: string, i: number) => (i === columns.length - 1 ? cell : cell.padEnd(widths[i]));
+    await out(columns.map((c, i) => pad(c, i)).join("  ").trimEnd());
+    for (const r of all) await out(columns.map((c, i) => pad(text(r[c]), i)).join("  ").trimEnd());
   }
 }
 

@@ -3,7 +3,7 @@
 
 import { statSync } from "node:fs";
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { openTraceFile, EtlFormatError, type Trace } from "etw-wasm/node";
+import { openTraceFile, EtlDecodeError, EtlFormatError, codes, type Trace } from "etw-wasm/node";
 import { perfViewLines } from "etw-wasm/perfview";
 import {
   EVENT_COLUMNS, GC_COLUMNS, METHOD_COLUMNS, UsageError, eventRecord, gcRows, methodRows, progressBar, selectEvents,
@@ -32,8 +32,12 @@ const COMMAND_HELP: Record<Command, string> = {
       --size N (e.g. 256MiB; default 64MiB), --compress, --pointer-size 4|8, --seed N, --processors N`,
 };
 
-const OPTIONS_HELP = `options:
-  --no-progress                  commands that read a trace: no progress bar (shown on a terminal for files over 8 MB)
+const READ_HELP = `  --max-memory SIZE              the most memory the decoder may take (e.g. 512MiB, 2GiB; at least 1MiB,
+                                 default 4GiB): where the trace does not fit, decoding stops early
+  --no-progress                  no progress bar (shown on a terminal for files over 8 MB)`;
+
+const OPTIONS_HELP = `options of the commands that read a trace:
+${READ_HELP}
   -h, --help                     this text`;
 
 const USAGE = `usage: etw-wasm <command> FILE [options]
@@ -42,19 +46,23 @@ commands:
 ${COMMANDS.map((c) => COMMAND_HELP[c]).join("\n")}
 ${OPTIONS_HELP}
 
-exit codes: 0 done, 1 the input could not be read as a trace, 2 bad arguments`;
+A trace that could not be decoded to its end (cut short, out of memory, a failure part way) gives
+every record decoded before that point, then one line on stderr saying where decoding stopped, and
+exit code 1.
+
+exit codes: 0 done, 1 the input could not be read as a trace or only in part, 2 bad arguments`;
 
 /** The usage lines for one command (all of them when the command is not known). */
 function usageOf(command: Command | undefined): string {
   if (!command) return USAGE;
-  const progress = command === "generate" ? "" : "\n  --no-progress                  no progress bar (shown on a terminal for files over 8 MB)";
-  return `usage of etw-wasm ${command}:\n${COMMAND_HELP[command]}${progress}\n(etw-wasm --help describes every command)`;
+  const reads = command === "generate" ? "" : `\n${READ_HELP}`;
+  return `usage of etw-wasm ${command}:\n${COMMAND_HELP[command]}${reads}\n(etw-wasm --help describes every command)`;
 }
 
 type OptionSpecs = NonNullable<ParseArgsConfig["options"]>;
 
 const HELP: OptionSpecs = { help: { type: "boolean", short: "h" } };
-const READS_TRACE: OptionSpecs = { ...HELP, "no-progress": { type: "boolean" } };
+const READS_TRACE: OptionSpecs = { ...HELP, "no-progress": { type: "boolean" }, "max-memory": { type: "string" } };
 const FORMAT: OptionSpecs = { format: { type: "string" } };
 
 /** The options each command accepts; any other option is an error. */
@@ -168,6 +176,22 @@ function wholeNumber(values: Values, name: string, what: string, min: number, ma
   return n;
 }
 
+/** --max-memory: a size such as 512MiB or 2GiB (as generate's --size), 1 MiB at least. */
+async function memoryLimit(values: Values, command: Command): Promise<number | undefined> {
+  const text = values["max-memory"];
+  if (typeof text !== "string") return undefined;
+  const { parseSize } = await import("../generator/generate-file.js");
+  const least = codes.MEMORY_MIN_PAGES * 65536;
+  let bytes: number;
+  try {
+    bytes = parseSize(text);
+  } catch (e) {
+    throw new UsageError(`bad --max-memory '${text}': ${(e as Error).message} (e.g. 512MiB, 2GiB)`, command);
+  }
+  if (!(bytes >= least)) throw new UsageError(`bad --max-memory '${text}': at least 1MiB`, command);
+  return bytes;
+}
+
 /** A time option: milliseconds since the trace started, not negative. */
 function milliseconds(values: Values, name: string): number | undefined {
   const text = values[name];
@@ -244,6 +268,16 @@ class Output {
   }
 }
 
+/** Whole percent of `part` in `total`, rounded down (100 only when all of it). */
+function percent(part: number, total: number): number {
+  return total > 0 ? Math.floor((100 * part) / total) : 100;
+}
+
+/** The line that says a trace was decoded only in part: where, how much of the file, and why. */
+function stoppedLine(file: string, fileSize: number, decodedBytes: number, offset: number, message: string): string {
+  return `etw-wasm: decoding stopped early at byte offset ${offset} (${percent(decodedBytes, fileSize)}% of ${file} read): ${message}`;
+}
+
 function infoLines(trace: Trace): string[] {
   const i = trace.info;
   const lines = [
@@ -262,6 +296,8 @@ function infoLines(trace: Trace): string[] {
     ["events lost", `${i.eventsLost}`],
     ["records", `${i.eventCount}`],
     ["file size", `${i.fileSize}`],
+    ["decoded", `${i.decodedBytes} bytes (${percent(i.decodedBytes, i.fileSize)}%)`],
+    ["complete", trace.incomplete ? `no (${trace.incomplete.reason} at byte offset ${trace.incomplete.offset}): ${trace.incomplete.message}` : "yes"],
     ["time zone", i.timeZone ? `${i.timeZone.standardName} (bias ${i.timeZone.bias} min)` : "-"],
     ["warnings", `${trace.warningTotal}`],
   ];
@@ -322,10 +358,19 @@ async function main(argv: string[]): Promise<number> {
   // Every option is checked before the trace is read.
   const plan = command === "events" ? eventsPlan(values) : undefined;
   const format = command === "gc" || command === "methods" ? tableFormat(values, command) : undefined;
+  const limit = await memoryLimit(values, command);
   const size = statSync(file).size;
   const bar = process.stderr.isTTY && size > 8 << 20 && values["no-progress"] !== true ? progressBar(size) : undefined;
-  const trace = await openTraceFile(file, { onProgress: bar });
-  bar?.end();
+  let trace: Trace;
+  try {
+    trace = await openTraceFile(file, { onProgress: bar, memoryLimit: limit });
+  } catch (error) {
+    // Nothing decoded at all: no records to write, only where and why.
+    if (error instanceof EtlDecodeError) throw new StoppedError(stoppedLine(file, size, error.offset, error.offset, error.message.replace(/ \(at byte offset \d+\)$/, "")));
+    throw error;
+  } finally {
+    bar?.end();
+  }
   const out = new Output();
   const emit = (l: string) => out.line(l);
   if (command === "info") await cmdInfo(trace, out);
@@ -333,10 +378,18 @@ async function main(argv: string[]): Promise<number> {
   else if (command === "gc") await writeTable(emit, format!, GC_COLUMNS, gcRows(trace));
   else if (command === "methods") await writeTable(emit, format!, METHOD_COLUMNS, methodRows(trace));
   else await cmdEvents(trace, out, plan!);
-  for (const w of trace.warnings.slice(0, 5)) console.error(`etw-wasm: warning at byte ${w.offset}: ${w.message}`);
   await out.flush();
-  return 0;
+  // What the stop line says is not repeated as a warning.
+  const stop = trace.incomplete;
+  const told = (kind: string) => stop !== undefined && (kind === "capacity" || (kind === "truncated-buffer" && stop.reason === kind));
+  for (const w of trace.warnings.filter((x) => !told(x.kind)).slice(0, 5)) console.error(`etw-wasm: warning at byte ${w.offset}: ${w.message}`);
+  if (!stop) return 0;
+  console.error(stoppedLine(file, size, trace.decodedBytes, stop.offset, stop.message));
+  return 1;
 }
+
+/** Decoding stopped before anything could be written: the message is the whole report (exit 1). */
+class StoppedError extends Error {}
 
 // A closed pipe (etw-wasm events … | head) ends the output quietly.
 process.stdout.on("error", (e: NodeJS.ErrnoException) => {
@@ -350,7 +403,8 @@ main(process.argv.slice(2)).then(
     const errno = error as NodeJS.ErrnoException;
     if (error instanceof UsageError) {
       console.error(`etw-wasm: ${error.message}\n${usageOf(error.command as Command | undefined)}`);
-    } else if (error instanceof EtlFormatError) console.error(`etw-wasm: ${error.message}`);
+    } else if (error instanceof StoppedError) console.error(error.message);
+    else if (error instanceof EtlFormatError) console.error(`etw-wasm: ${error.message}`);
     else if (errno?.code === "ENOENT") console.error(`etw-wasm: no such file: ${errno.path}`);
     else if (typeof errno?.code === "string" && errno.syscall) console.error(`etw-wasm: ${errno.message}`);
     // Anything else is a fault of etw-wasm itself: keep the stack for the report.

@@ -9,10 +9,10 @@ import {
   DIR_HEADER_LENGTH, DIR_PROVIDER, DIR_EVENT_ID, DIR_TASK, DIR_FLAGS, DIR_PROCESSOR, DIR_VERSION, DIR_OPCODE,
   DIR_LEVEL, DIR_HEADER_TYPE, DIR_CHANNEL, DIR_EXT_COUNT, DIR_EXT_ROW, DIR_EXT_TYPE, DIR_EXT_SIZE, DIR_EXT_OFFSET,
   DIR_BUF_COUNT, DIR_BUF_TABLE, DIR_WARN_COUNT, DIR_WARN_TOTAL, DIR_WARN_TABLE, DIR_PROV_COUNT, DIR_PROV_TABLE,
-  DIR_LOGFILE, DIR_EVENT_TYPE, DIR_TYPE_COUNT, DIR_TYPE_TABLE,
+  DIR_LOGFILE, DIR_EVENT_TYPE, DIR_TYPE_COUNT, DIR_TYPE_TABLE, MAX_WARNINGS, WARN_STRIDE,
 } from "../../assembly/codes.js";
 import { CoreState } from "./state.js";
-import { HEAP_BASE, MEMORY_LIMIT, STATIC_DIR, heapFree, reserveMemory } from "./memory.js";
+import { HEAP_BASE, STATIC_DIR, heapFree, reserveMemory, setMemoryPages } from "./memory.js";
 import { allocate } from "./tables.js";
 import { consume, growStaging, resetBuffers } from "./buffers.js";
 import { initProviders } from "./providers.js";
@@ -24,7 +24,11 @@ import { decodeClr } from "./clr.js";
 export interface CoreExports {
   /** Linear memory; `buffer` is replaced when it grows. */
   memory: { readonly buffer: ArrayBuffer };
-  init(stagingBytes: number): void;
+  /**
+   * Prepares an empty trace. `memoryPages`: the memory's maximum in 64 KiB pages (the WebAssembly
+   * memory must have been created with it); 0 or absent: MEMORY_MAX_PAGES.
+   */
+  init(stagingBytes: number, memoryPages?: number): void;
   stagingPtr(): number;
   stagingCap(): number;
   growStaging(cap: number, keep: number): void;
@@ -45,12 +49,19 @@ export interface CoreExports {
 
 const DIR = STATIC_DIR;
 
-/** Prepares an empty trace with a staging area of `stagingBytes`. */
-function init(s: CoreState, stagingBytes: number): void {
+/**
+ * Prepares an empty trace with a staging area of `stagingBytes`, in a memory that may grow to
+ * `memoryPages` pages of 64 KiB (0: MEMORY_LIMIT); allocation stops short of it.
+ */
+function init(s: CoreState, stagingBytes: number, memoryPages: number): void {
+  setMemoryPages(s, memoryPages);
   // Room for the staging area, the arena and the tables of about that much input, where the
   // platform grants it (otherwise memory grows as needed).
-  reserveMemory(s, Math.min(MEMORY_LIMIT, HEAP_BASE + 4 * stagingBytes));
+  reserveMemory(s, Math.min(s.memoryLimit, HEAP_BASE + 4 * stagingBytes));
   s.u8.fill(0, logfileHeader, logfileHeader + LH_SIZE);
+  // The warnings table up front (assembly/tables.ts reserveWarnings), so that a warning met when
+  // memory is exhausted (W_CAPACITY above all) is kept, not only counted.
+  if (s.warnTable === 0) s.warnTable = allocate(s, MAX_WARNINGS * WARN_STRIDE);
   initProviders(s);
   resetBuffers(s, stagingBytes);
 }
@@ -113,8 +124,8 @@ class JsCore implements CoreExports {
   private readonly s = new CoreState();
   readonly memory = this.s.memory;
 
-  init(stagingBytes: number): void {
-    init(this.s, stagingBytes);
+  init(stagingBytes: number, memoryPages = 0): void {
+    init(this.s, stagingBytes, memoryPages);
   }
 
   stagingPtr(): number {

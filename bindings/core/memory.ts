@@ -14,6 +14,14 @@ export const HEAP_BASE = (STATIC_LOGFILE + LH_SIZE + 63) & ~63;
 export const INITIAL_MEMORY = 1 << 20;
 export const MEMORY_LIMIT = MEMORY_MAX_PAGES * 65536 - 65536; // addresses are u32
 
+/**
+ * Sets the most the memory may grow to, as the WebAssembly memory's maximum does for the other
+ * core: `pages` of 64 KiB (0: MEMORY_LIMIT).
+ */
+export function setMemoryPages(s: CoreState, pages: number): void {
+  s.memoryLimit = pages > 0 ? Math.min(MEMORY_LIMIT, pages * 65536) : MEMORY_LIMIT;
+}
+
 /** `n` rounded up to a multiple of 8; sizes may pass 2^31, beyond the bitwise operators. */
 export function alignSize(n: number): number {
   return n + (-n & 7);
@@ -31,11 +39,12 @@ export function setBuffer(s: CoreState, b: ArrayBuffer): void {
 /** Makes the memory at least `end` bytes long, keeping the bytes in use; false when it cannot grow. */
 export function reserveMemory(s: CoreState, end: number): boolean {
   if (end <= s.u8.length) return true;
-  if (end > MEMORY_LIMIT) return false;
+  const limit = s.memoryLimit;
+  if (end > limit) return false;
   // Grow fourfold: every growth copies the bytes in use, while pages of the new buffer cost
   // nothing until they are written.
   let cap = s.u8.length;
-  while (cap < end) cap = Math.min(cap * 4, MEMORY_LIMIT);
+  while (cap < end) cap = Math.min(cap * 4, limit);
   let next: ArrayBuffer;
   try {
     next = new ArrayBuffer(cap);

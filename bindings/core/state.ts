@@ -4,7 +4,7 @@
 // code from one trace to the next.
 
 import { CLR_MAX_DEPTH, CLR_SCOPE_VALUES, COMPRESSION_XPRESS, FIRST_SEGMENT } from "../../assembly/codes.js";
-import { HEAP_BASE, INITIAL_MEMORY, setBuffer } from "./memory.js";
+import { HEAP_BASE, INITIAL_MEMORY, MEMORY_LIMIT, setBuffer } from "./memory.js";
 
 export class CoreState {
   // ---- memory (the WebAssembly memory and runtime heap) ----
@@ -17,6 +17,8 @@ export class CoreState {
   top = HEAP_BASE; // bump pointer, 8-aligned
   /** Highest address ever handed out: memory above it has never been written and is zero. */
   highWater = HEAP_BASE;
+  /** The most the memory may grow to, in bytes (a decode's memory limit; memory.ts setMemoryPages). */
+  memoryLimit = MEMORY_LIMIT;
 
   // ---- tables.ts ----
   rowCount = 0;

@@ -4,7 +4,7 @@
 
 import { instantiateCore, recycleMemory, type CoreExports, type WasmSource } from "./loader.js";
 import type { TraceData } from "./trace-data.js";
-import { EtlDecodeError, formatError } from "./errors.js";
+import { EtlDecodeError, formatError, type TraceIncomplete } from "./errors.js";
 import * as C from "../../assembly/codes.js";
 import { clrProgram } from "../schema/clr-program.js";
 import { clrProviderIndex } from "../schema/clr-payload.js";
@@ -38,13 +38,24 @@ export interface DecodeOptions {
   clrTables?: boolean;
   /** Called after each chunk with the input bytes consumed so far. */
   onProgress?: (bytesRead: number) => void;
+  /**
+   * The most memory, in bytes, the decoder may take for this trace: its tables, the record bytes they
+   * point into and the staging area (rounded down to 64 KiB pages; at least 1 MiB, `codes.MEMORY_MIN_PAGES`;
+   * default and most 4 GiB). Where the next buffer would not fit, decoding stops: the trace keeps every
+   * row before and is not complete (`trace.incomplete.reason` "capacity"); if not even the first buffer
+   * fits, openTrace rejects with EtlDecodeError. Both engines honour it.
+   */
+  memoryLimit?: number;
 }
 
 const DEFAULT_CHUNK = 16 << 20;
+const PAGE = 65536;
 
 class Feeder {
   pending = 0;
   fileOffset = 0;
+  /** The core stopped before the input ended (memory exhausted: only then does it stop early). */
+  stoppedEarly = false;
   constructor(readonly core: CoreExports) {}
 
   /** Copies `chunk` into the staging area, letting the core take whole buffers as it fills. */
@@ -71,8 +82,14 @@ class Feeder {
     this.pending = rest;
   }
 
+  /**
+   * The input has ended: the whole buffers left first, then (told it is the end) whatever remains,
+   * so that a stop among whole buffers shows as one before the end.
+   */
   end(): void {
-    if (!this.core.isDone()) this.step(true);
+    if (!this.core.isDone()) this.step(false);
+    if (this.core.isDone()) this.stoppedEarly = true;
+    else this.step(true);
   }
 }
 
@@ -84,34 +101,56 @@ function* slices(bytes: Uint8Array, size: number): Iterable<Uint8Array> {
   for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, Math.min(bytes.length, i + size));
 }
 
+/** Memory pages for `options.memoryLimit` (0: no limit beyond MEMORY_MAX_PAGES). */
+function memoryPages(limit: number | undefined): number {
+  if (limit === undefined) return 0;
+  if (typeof limit !== "number" || !(limit >= C.MEMORY_MIN_PAGES * PAGE)) {
+    throw new RangeError(`etw-wasm: memoryLimit must be at least ${C.MEMORY_MIN_PAGES * PAGE} bytes (1 MiB), not ${String(limit)}`);
+  }
+  const pages = Math.floor(Math.min(limit, C.MEMORY_MAX_PAGES * PAGE) / PAGE);
+  return pages >= C.MEMORY_MAX_PAGES ? 0 : pages;
+}
+
 export async function decodeTrace(input: Input, options: DecodeOptions = {}): Promise<TraceData> {
   const engine = options.engine ?? "wasm";
   if (engine !== "wasm" && engine !== "js") throw new TypeError(`unknown engine: ${String(engine)}`);
-  const core = engine === "js" ? (await import("../core/index.js")).createJsCore() : await instantiateCore(options.wasm);
-  if (typeof Blob !== "undefined" && input instanceof Blob) input = blobChunks(input);
+  const pages = memoryPages(options.memoryLimit);
+  const core = engine === "js" ? (await import("../core/index.js")).createJsCore() : await instantiateCore(options.wasm, pages || undefined);
+  // The size of the input when it is known without reading it all.
+  let size: number | undefined;
+  if (typeof Blob !== "undefined" && input instanceof Blob) {
+    size = input.size;
+    input = blobChunks(input);
+  }
   const whole = input instanceof Uint8Array || input instanceof ArrayBuffer ? asBytes(input) : undefined;
-  const chunkBytes = options.chunkBytes ?? DEFAULT_CHUNK;
+  if (whole) size = whole.length;
+  let staging = options.chunkBytes ?? DEFAULT_CHUNK;
+  // Under a memory limit the staging area takes an eighth of it at most.
+  if (pages) staging = Math.min(staging, (pages * PAGE) >>> 3);
   // Small inputs get a small staging area; a larger buffer grows it on demand.
-  core.init(whole ? Math.max(64 << 10, Math.min(chunkBytes, whole.length)) : chunkBytes);
+  if (whole) staging = Math.max(64 << 10, Math.min(staging, whole.length));
+  core.init(staging, pages);
   const feeder = new Feeder(core);
   let read = 0;
   let failure: unknown;
   try {
-    const source = whole ? slices(whole, core.stagingCap()) : (input as Iterable<Uint8Array> | AsyncIterable<Uint8Array>);
+    // (a staging area the memory could not hold leaves the core done: no slice is taken)
+    const source = whole ? slices(whole, Math.max(1, core.stagingCap())) : (input as Iterable<Uint8Array> | AsyncIterable<Uint8Array>);
     // for await takes plain iterables too
     for await (const chunk of source as AsyncIterable<Uint8Array> | Iterable<Uint8Array>) {
-      feeder.push(chunk);
+      if (!core.isDone()) feeder.push(chunk);
       read += chunk.length;
       options.onProgress?.(read);
-      if (core.isDone()) break;
+      // Once the core is done, a stream of unknown length is read on, only to count its bytes.
+      if (core.isDone() && size !== undefined) break;
     }
     feeder.end();
   } catch (error) {
-    // A trap (e.g. memory exhausted) leaves the rows written so far intact.
+    // A trap leaves the rows written so far intact.
     failure = error;
   }
   if (core.fatalCode()) throw formatError(core.fatalCode(), core.fatalOffset());
-  let clr = { dir: 0, rows: 0 };
+  let clr: ClrFill = { dir: 0, rows: 0, expected: 0 };
   if (!failure && options.clrTables !== false) {
     try {
       clr = fillClrTables(core);
@@ -124,24 +163,130 @@ export async function decodeTrace(input: Input, options: DecodeOptions = {}): Pr
   } catch (error) {
     failure ??= error;
   }
-  const data = collect(core, failure ? feeder.fileOffset : read, clr);
-  if (engine === "wasm" && !failure) data.release = () => recycleMemory(core.memory as WebAssembly.Memory);
+  const data = collect(core, size ?? read, clr);
+  if (engine === "wasm" && !failure && !pages) data.release = () => recycleMemory(core.memory as WebAssembly.Memory);
   if (failure) {
     if (data.eventCount === 0) throw new EtlDecodeError(feeder.fileOffset, `decoding failed: ${String(failure)}`, { cause: failure });
     data.decodeError = new EtlDecodeError(feeder.fileOffset, `decoding stopped: ${String(failure)}`, { cause: failure });
   }
+  judge(data, feeder, clr, pages);
+  if (data.eventCount === 0 && data.incomplete?.reason === "capacity") {
+    throw new EtlDecodeError(data.incomplete.offset, `decoding failed: ${limitText(pages)} before the first buffer was decoded`);
+  }
   return data;
 }
 
+/** "8 MiB", "1.5 GiB", or bytes. */
+function sizeText(bytes: number): string {
+  for (const [unit, n] of [["GiB", 2 ** 30], ["MiB", 2 ** 20], ["KiB", 2 ** 10]] as const) {
+    if (bytes >= n) return `${Number((bytes / n).toFixed(2))} ${unit}`;
+  }
+  return `${bytes} bytes`;
+}
+
+function limitText(pages: number): string {
+  return pages ? `memory limit of ${sizeText(pages * PAGE)} reached` : "out of memory";
+}
+
+/**
+ * Whether the trace is complete, and if not why and where it stops (data.incomplete,
+ * data.decodedBytes). The rule, first match wins:
+ * 1. decoding failed (data.decodeError): "decode-error" at the error's offset;
+ * 2. the tables could not grow (a W_CAPACITY warning, a warning that could not be kept, or the core
+ *    stopping before the input ended): "capacity" where the buffer that did not fit begins;
+ * 3. the input ends inside a buffer (the last buffer is truncated, W_TRUNCATED_BUFFER): "truncated-buffer"
+ *    at that buffer's offset, every complete record in it kept;
+ * 4. fewer buffers than the logfile header's BuffersWritten, in a file written in sequential mode
+ *    (not circular, append or new-file mode, where the count need not be the file's; and not 0, a
+ *    session that was not stopped cleanly): "missing-buffers" at the end of the input. This finds a
+ *    file cut at a buffer boundary, which leaves no warning. Buffers lost to damage inside the file
+ *    (bad-buffer-size, skipped-bytes warnings) already say why the count is short: then it is not used;
+ * 5. the typed .NET runtime tables could not all be filled for want of memory: "capacity".
+ * Damage the decoder steps over (a skipped buffer, an abandoned record) is not incompleteness:
+ * `warnings` list it.
+ */
+function judge(data: TraceData, feeder: Feeder, clr: ClrFill, pages: number): void {
+  data.decodedBytes = data.inputBytes;
+  const limit = limitText(pages);
+  const stop = (reason: TraceIncomplete["reason"], offset: number, message: string, decoded = offset) => {
+    data.incomplete = { reason, offset, message };
+    data.decodedBytes = decoded;
+  };
+  if (data.decodeError) {
+    stop("decode-error", data.decodeError.offset, data.decodeError.message.replace(/^decoding stopped: /, "").replace(/ \(at byte offset \d+\)$/, ""));
+    return;
+  }
+  const v = new DataView(data.bytes.buffer, data.bytes.byteOffset);
+  let capacity: { offset: number } | undefined;
+  const seen = new Set<number>();
+  for (let i = 0; i < data.warningCount; i++) {
+    const at = data.warningsOffset + i * C.WARN_STRIDE;
+    const code = v.getUint32(at + C.WARN_CODE, true);
+    seen.add(code);
+    if (code === C.W_CAPACITY && !capacity) capacity = { offset: v.getFloat64(at + C.WARN_FILE_OFFSET, true) };
+  }
+  const dropped = data.warningTotal > data.warningCount && data.warningCount < C.MAX_WARNINGS;
+  const last = data.bufferCount - 1;
+  const buf = (i: number, field: number) => data.buffersOffset + i * C.BUF_STRIDE + field;
+  if (capacity || dropped || feeder.stoppedEarly) {
+    // Where the buffer that did not fit begins: the warning names it, or it follows the last one taken.
+    let offset = capacity && capacity.offset >= 0 ? capacity.offset : 0;
+    if (!(capacity && capacity.offset >= 0) && last >= 0) offset = v.getFloat64(buf(last, C.B_FILE_OFFSET), true) + v.getUint32(buf(last, C.B_BUFFER_SIZE), true);
+    offset = Math.min(offset, data.inputBytes);
+    stop("capacity", offset, `${limit}: the tables cannot grow any further`);
+    return;
+  }
+  if (last >= 0 && (v.getUint16(buf(last, C.B_STATUS), true) & C.BS_TRUNCATED) !== 0) {
+    const offset = v.getFloat64(buf(last, C.B_FILE_OFFSET), true);
+    const present = Math.max(0, data.inputBytes - offset);
+    stop("truncated-buffer", offset,
+      `the input ends inside the buffer at byte offset ${offset} (${present} of its ${v.getUint32(buf(last, C.B_BUFFER_SIZE), true)} bytes); its complete records are kept`,
+      data.inputBytes);
+    return;
+  }
+  const lh = data.logfileOffset;
+  const mode = v.getUint32(lh + C.LH_LOG_FILE_MODE, true);
+  const written = v.getUint32(lh + C.LH_BUFFERS_WRITTEN, true);
+  const sequential = (mode & (C.LOG_FILE_MODE_CIRCULAR | C.LOG_FILE_MODE_APPEND | C.LOG_FILE_MODE_NEWFILE)) === 0;
+  if (sequential && written > data.bufferCount && !seen.has(C.W_BAD_BUFFER_SIZE) && !seen.has(C.W_SKIPPED_BYTES)) {
+    stop("missing-buffers", data.inputBytes,
+      `only ${data.bufferCount} of the ${written} buffers the logfile header counts (BuffersWritten) are in the input`);
+    return;
+  }
+  if (clr.rows < clr.expected) {
+    stop("capacity", data.inputBytes,
+      `${limit} while filling the typed .NET runtime tables: ${clr.rows} of their ${clr.expected} rows placed`, data.inputBytes);
+  }
+}
+
+/** The typed tables' directory and rows placed, and the rows that belong in them. */
+interface ClrFill {
+  dir: number;
+  rows: number;
+  expected: number;
+}
+
 /** Hands the field programs to the core and lets it fill the typed tables (memory may still grow here). */
-function fillClrTables(core: CoreExports): { dir: number; rows: number } {
+function fillClrTables(core: CoreExports): ClrFill {
   const d = new Uint32Array(core.memory.buffer, core.directory(), C.DIR_SLOTS);
   const nProv = d[C.DIR_PROV_COUNT];
   const provBytes = new Uint8Array(core.memory.buffer, d[C.DIR_PROV_TABLE], nProv * C.PROV_STRIDE).slice();
   const provClr = new Int8Array(nProv);
   for (let i = 0; i < nProv; i++) provClr[i] = clrProviderIndex(formatGuid(provBytes, i * C.PROV_STRIDE + C.PROV_GUID));
-  if (!provClr.some((x) => x >= 0)) return { dir: 0, rows: 0 };
+  if (!provClr.some((x) => x >= 0)) return { dir: 0, rows: 0, expected: 0 };
   const { words, typeStarts, lookup } = clrProgram();
+  // The rows that belong in typed tables, by event type (the core's own test, assembly/clr.ts typeOf).
+  let expected = 0;
+  const types = new DataView(core.memory.buffer, d[C.DIR_TYPE_TABLE], d[C.DIR_TYPE_COUNT] * C.TYPE_STRIDE);
+  for (let t = 0; t < d[C.DIR_TYPE_COUNT]; t++) {
+    const at = t * C.TYPE_STRIDE;
+    const p = provClr[types.getUint16(at + C.TYPE_PROVIDER, true)] ?? -1;
+    const ht = types.getUint8(at + C.TYPE_HEADER_TYPE);
+    const id = types.getUint16(at + C.TYPE_EVENT_ID, true);
+    if (p < 0 || (ht !== C.HT_EVENT_HEADER32 && ht !== C.HT_EVENT_HEADER64) || id >= C.CLR_MAX_ID) continue;
+    const version = Math.min(types.getUint16(at + C.TYPE_VERSION, true), C.CLR_VERSIONS - 1);
+    if (lookup[(p * C.CLR_MAX_ID + id) * C.CLR_VERSIONS + version] >= 0) expected += types.getUint32(at + C.TYPE_ROWS, true);
+  }
   const blocks: number[] = [];
   const put = (src: ArrayBufferView) => {
     const at = core.alloc(Math.max(8, src.byteLength));
@@ -160,11 +305,11 @@ function fillClrTables(core: CoreExports): { dir: number; rows: number } {
   const ready = program !== 0 && starts !== 0 && table !== 0 && prov !== 0 && dir !== 0;
   const rows = ready ? core.decodeClr(program, starts, typeStarts.length, table, prov, nProv, dir) : 0;
   for (const at of blocks) core.free(at);
-  return { dir: ready ? dir : 0, rows };
+  return { dir: ready ? dir : 0, rows, expected };
 }
 
 /** Wraps the core's tables. Called once decoding is over: the memory never grows after this. */
-function collect(core: CoreExports, inputBytes: number, clr: { dir: number; rows: number }): TraceData {
+function collect(core: CoreExports, inputBytes: number, clr: ClrFill): TraceData {
   const buffer = core.memory.buffer;
   const d = new Uint32Array(buffer, core.directory(), C.DIR_SLOTS);
   const n = d[C.DIR_ROW_COUNT];
@@ -213,6 +358,7 @@ function collect(core: CoreExports, inputBytes: number, clr: { dir: number; rows
     clrDirOffset: clr.dir,
     clrRows: clr.rows,
     inputBytes,
+    decodedBytes: inputBytes,
   };
 }
 

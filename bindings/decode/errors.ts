@@ -30,6 +30,29 @@ export class EtlDecodeError extends Error {
   }
 }
 
+/**
+ * Why a trace is not complete (`trace.incomplete`): its rows come from the input up to `offset`, and
+ * some of the trace is missing after it.
+ */
+export interface TraceIncomplete {
+  /**
+   * - "decode-error": decoding failed there (`trace.decodeError` holds the error);
+   * - "capacity": memory ran out (the `memoryLimit`, the 4 GiB of WebAssembly memory, or what the
+   *   platform grants) or a table reached its size limit: a W_CAPACITY warning;
+   * - "truncated-buffer": the input ends inside a buffer (W_TRUNCATED_BUFFER); its complete records are kept;
+   * - "missing-buffers": the input holds fewer buffers than the logfile header's BuffersWritten
+   *   counts (files written in sequential mode only).
+   */
+  reason: "decode-error" | "capacity" | "truncated-buffer" | "missing-buffers";
+  /**
+   * Byte offset in the input where the trace stops being complete: where decoding stopped, the start
+   * of the truncated buffer, or (missing buffers, typed tables) the end of the input.
+   */
+  offset: number;
+  /** One line saying what happened, without the offset prefix, e.g. "memory limit of 8 MiB reached: …". */
+  message: string;
+}
+
 export interface TraceWarning {
   code: number;
   /** Short identifier of the code, e.g. "record-overruns". */

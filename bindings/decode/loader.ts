@@ -2,6 +2,7 @@
 // gets its own instance, so its memory is released with the trace.
 
 import { instantiate } from "@assemblyscript/loader";
+import { MEMORY_MAX_PAGES } from "../../assembly/codes.js";
 
 // The interface both cores implement is declared with the TypeScript core; a type-only import
 // keeps that core out of this module's code.
@@ -58,18 +59,25 @@ const pool: WebAssembly.Memory[] = [];
 const POOL_SIZE = 2;
 const POOL_MAX_BYTES = 1 << 30;
 
-/** Gives a disposed trace's memory back for reuse by the next instance. */
+/** Gives a disposed trace's memory (one of MEMORY_MAX_PAGES maximum) back for reuse by the next instance. */
 export function recycleMemory(memory: WebAssembly.Memory): void {
   if (pool.length < POOL_SIZE && memory.buffer.byteLength <= POOL_MAX_BYTES) pool.push(memory);
 }
 
-/** Compiles (once) and instantiates the core, on a pooled memory when one is free. */
-export async function instantiateCore(source?: WasmSource): Promise<CoreExports> {
+/**
+ * Compiles (once) and instantiates the core. Without `maximumPages` the memory may grow to
+ * MEMORY_MAX_PAGES (4 GiB) and comes from the pool when one is free; with it, a fresh memory is
+ * created with that maximum (pass the same number to the core's init, whose allocator stops short
+ * of it), and `recycleMemory` must not be given it.
+ */
+export async function instantiateCore(source?: WasmSource, maximumPages?: number): Promise<CoreExports> {
   let module: WebAssembly.Module;
   if (source !== undefined) module = await compileSource(source);
   else module = await (compiled ??= provider());
   // The core's heap is set up afresh by every instantiation, whatever the memory held before.
-  const memory = pool.pop() ?? new WebAssembly.Memory({ initial: 1, maximum: 65536 });
+  const limited = maximumPages !== undefined && maximumPages > 0 && maximumPages < MEMORY_MAX_PAGES;
+  const memory = limited ? new WebAssembly.Memory({ initial: 1, maximum: maximumPages })
+    : pool.pop() ?? new WebAssembly.Memory({ initial: 1, maximum: MEMORY_MAX_PAGES });
   const { exports } = await instantiate<Record<string, unknown>>(module, { env: { memory } });
   return exports as unknown as CoreExports;
 }

@@ -2,7 +2,7 @@
 // store. Offsets in the columns (payload, extended items, names) index `bytes`. The layouts of the
 // structs (BUF_STRIDE, B_*, WARN_*, PROV_*, TYPE_*, CLR_DIR_*, LH_*) are in assembly/codes.ts.
 
-import type { EtlDecodeError } from "./errors.js";
+import type { EtlDecodeError, TraceIncomplete } from "./errors.js";
 
 export interface EventColumns {
   /** Raw timestamp in the trace's clock (normally QPC ticks). */
@@ -69,8 +69,12 @@ export interface TraceData {
   clrRows: number;
   /** Bytes of record data kept (the arena). */
   arenaBytes: number;
-  /** Bytes of input consumed. */
+  /** Bytes of input given (the whole file, even where decoding stopped before its end). */
   inputBytes: number;
+  /** Bytes of input decoded: `inputBytes`, or less when decoding stopped early (the offset where it stopped). */
+  decodedBytes: number;
+  /** Set when the trace is not complete: why, and from which byte offset. */
+  incomplete?: TraceIncomplete;
   /** Set when decoding stopped early; every row before its offset is kept. */
   decodeError?: EtlDecodeError;
   /** Hands the backing memory back for reuse once the trace is disposed. */

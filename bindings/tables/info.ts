@@ -50,11 +50,14 @@ export interface TraceInfo {
   loggerName: string;
   logFileName: string;
   timeZone: TimeZoneInfo | null;
-  /** Records decoded, buffers read and input bytes consumed. */
+  /** Records decoded and buffers read. */
   eventCount: number;
   bufferCount: number;
   compressedBuffers: number;
+  /** Bytes of input given: the file's size. */
   fileSize: number;
+  /** Bytes of input decoded: `fileSize` unless decoding stopped early (see `Trace.incomplete`). */
+  decodedBytes: number;
 }
 
 const FILETIME_UNIX_EPOCH = 116444736000000000n;
@@ -198,6 +201,7 @@ export function readInfo(data: TraceData): { info: TraceInfo; clock: TraceClock 
     bufferCount: data.bufferCount,
     compressedBuffers,
     fileSize: data.inputBytes,
+    decodedBytes: data.decodedBytes,
   };
   const clock = new TraceClock(startFiletime, headerTimestamp, clockType, perfFreq, cpuSpeedMHz);
   return { info, clock };

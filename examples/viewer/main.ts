@@ -15,10 +15,31 @@ function setStatus(text: string) {
   $("status").textContent = text;
 }
 
+/**
+ * A trace decoded only in part says so above everything else: the reason, the byte offset and how
+ * much of the file was read (the rows before that point are shown).
+ */
+function showIncomplete(t: Trace | null, name: string) {
+  const banner = $("incomplete");
+  const stop = t?.incomplete;
+  banner.hidden = !stop;
+  banner.replaceChildren();
+  if (!t || !stop) return;
+  const share = Math.floor((100 * t.decodedBytes) / Math.max(1, t.inputBytes));
+  const title = document.createElement("strong");
+  title.textContent = "Incomplete trace. ";
+  const what = t.decodeError ? `${t.decodeError.name}: ` : "";
+  banner.append(title, `Decoding stopped early at byte offset ${fmt(stop.offset)} (${share}% of ${name} read): ${what}${stop.message}. ` +
+    `Only the ${fmt(t.events.length)} records before that point are shown.`);
+  banner.dataset.reason = stop.reason;
+  banner.dataset.offset = String(stop.offset);
+}
+
 async function open(file: File) {
   setStatus(`Decoding ${file.name} (${fmt(file.size)} bytes)…`);
   trace?.dispose();
   trace = null;
+  showIncomplete(null, file.name);
   const t0 = performance.now();
   try {
     trace = await openTraceInWorker(file, {
@@ -31,7 +52,8 @@ async function open(file: File) {
     return;
   }
   const ms = performance.now() - t0;
-  setStatus(`${file.name}: ${fmt(trace.events.length)} records decoded in ${ms.toFixed(0)} ms.`);
+  setStatus(`${file.name}: ${fmt(trace.events.length)} records decoded in ${ms.toFixed(0)} ms${trace.complete ? "" : " (incomplete)"}.`);
+  showIncomplete(trace, file.name);
   render(trace);
 }
 
@@ -61,6 +83,7 @@ function render(t: Trace) {
     ["Pointer size", String(i.pointerSize)],
     ["Clock", `${i.clockName}, ${i.perfFreq} Hz`],
     ["Buffers", `${fmt(i.bufferCount)} (${fmt(i.compressedBuffers)} compressed)`],
+    ["Decoded", `${fmt(i.decodedBytes)} of ${fmt(i.fileSize)} bytes${t.complete ? "" : " (incomplete)"}`, "decoded-bytes"],
     ["Events lost", fmt(i.eventsLost)],
     ["Buffers lost", fmt(i.buffersLost)],
     ["Warnings", fmt(t.warningTotal)],
