@@ -133,6 +133,7 @@ export const PROV_STRIDE = 32;
 export const PROV_GUID = 0; // 16 bytes in memory order
 export const PROV_GROUP = 16; // u16 kernel group byte, 0xFFFF when none
 export const PROV_KIND = 18; // u8 PK_*
+export const PROV_WANTED = 19; // u8 1 when the decode's provider filter keeps its rows (always 1 without one)
 
 // ---- event type struct (TYPE_STRIDE bytes per distinct provider, id, version, opcode, header type) ----
 // Bytes 0..7 are the type's key, one little-endian u64; types are numbered in order of first sight.
@@ -264,3 +265,33 @@ export const T_USTR = 16; // UTF-16, NUL-terminated
 export const T_ASTR = 17; // 8-bit, NUL-terminated
 export const T_BINARY = 18; // `length` bytes
 export const T_STRUCT = 19; // `count` elements of nested fields
+
+// ---- decode-time filter: a FILTER_BYTES block at filterPtr(), written by the driver after init ----
+// A record the filter rejects takes no row (nor extended items, nor an event-type count); the first
+// row (the logfile header record) is always kept. Sets hold up to FILTER_SET_MAX entries.
+export const FILTER_SET_MAX = 32;
+export const FILTER_FLAGS = 0; // u32 FF_* bits: the tests in force; 0 keeps every row
+export const FILTER_LEVEL = 4; // u32 highest level kept
+export const FILTER_KEYWORDS = 8; // u64: rows with any of these bits are kept
+export const FILTER_FROM = 16; // i64 raw timestamp, inclusive
+export const FILTER_TO = 24; // i64 raw timestamp, inclusive
+export const FILTER_EVENT_ID_COUNT = 32; // u32 entries of each set
+export const FILTER_OPCODE_COUNT = 36;
+export const FILTER_PID_COUNT = 40;
+export const FILTER_TID_COUNT = 44;
+export const FILTER_PROVIDER_COUNT = 48;
+export const FILTER_EVENT_IDS = 64; // u32 x FILTER_SET_MAX
+export const FILTER_OPCODES = 192; // u32 x FILTER_SET_MAX
+export const FILTER_PIDS = 320; // u32 x FILTER_SET_MAX
+export const FILTER_TIDS = 448; // u32 x FILTER_SET_MAX
+export const FILTER_PROVIDERS = 576; // 16-byte GUIDs in memory order x FILTER_SET_MAX
+export const FILTER_BYTES = 1088;
+export const FF_PROVIDER = 1; // the provider's PROV_WANTED byte is set
+export const FF_EVENT_ID = 2;
+export const FF_OPCODE = 4;
+export const FF_LEVEL = 8; // level <= FILTER_LEVEL
+export const FF_KEYWORDS = 16; // keywords & FILTER_KEYWORDS != 0
+export const FF_PID = 32; // rows without process information (F_NO_PROCESS_INFO) match no pid
+export const FF_TID = 64; // ... nor any tid
+export const FF_FROM = 128;
+export const FF_TO = 256;

@@ -26,8 +26,19 @@ export function init(stagingBytes: u32, memoryPages: u32): void {
   // The memory may be reused from an earlier trace: clear what is read before it is written.
   memory.fill(logfileHeader, 0, LH_SIZE);
   tables.reserveWarnings();
+  tables.clearFilter();
   providers.initProviders();
   buffers.resetBuffers(stagingBytes);
+}
+
+/** Address of the FILTER_BYTES filter block (codes.ts FILTER_*), for the driver to write after init. */
+export function filterPtr(): usize {
+  return tables.filterBlock;
+}
+
+/** Puts the filter written at filterPtr() in force; before the first consume. */
+export function setFilter(): void {
+  tables.setFilter();
 }
 
 export function stagingPtr(): usize {

@@ -1,8 +1,11 @@
 // Provider table: one PROV_STRIDE-byte entry per distinct provider identity, found through an
 // open-addressing hash on the 16 GUID bytes. Kernel groups (no GUID on disk) map to their conventional GUIDs.
 
-import { PK_KERNEL_GROUP, PK_NONE, PROV_STRIDE, PROV_GUID, PROV_GROUP, PROV_KIND, MAX_PROVIDERS } from "./codes";
-import { allocate, resize } from "./tables";
+import {
+  PK_KERNEL_GROUP, PK_NONE, PROV_STRIDE, PROV_GUID, PROV_GROUP, PROV_KIND, PROV_WANTED, MAX_PROVIDERS, FF_PROVIDER,
+  FILTER_PROVIDER_COUNT, FILTER_PROVIDERS,
+} from "./codes";
+import { allocate, resize, filterBlock, filterFlags } from "./tables";
 
 export let provCount: u32 = 0;
 let provCap: u32 = 0;
@@ -96,6 +99,17 @@ function insertSlot(lo: u64, hi: u64, index: u32): void {
   store<u32>(hashSlots + (<usize>s << 2), index + 1);
 }
 
+/** 1 when the decode's provider filter keeps this GUID's rows (or there is none), else 0. */
+function providerWanted(lo: u64, hi: u64): u32 {
+  if ((filterFlags & FF_PROVIDER) == 0) return 1;
+  let n = load<u32>(filterBlock + FILTER_PROVIDER_COUNT);
+  for (let i: u32 = 0; i < n; i++) {
+    let g = filterBlock + FILTER_PROVIDERS + (<usize>i << 4);
+    if (load<u64>(g) == lo && load<u64>(g, 8) == hi) return 1;
+  }
+  return 0;
+}
+
 function addProvider(lo: u64, hi: u64, group: u32, kind: u32): i32 {
   if (provCount >= <u32>MAX_PROVIDERS) return -1;
   if (provCount >= provCap) {
@@ -115,6 +129,7 @@ function addProvider(lo: u64, hi: u64, group: u32, kind: u32): i32 {
   store<u64>(p + PROV_GUID, hi, 8);
   store<u16>(p + PROV_GROUP, <u16>group);
   store<u8>(p + PROV_KIND, <u8>kind);
+  store<u8>(p + PROV_WANTED, <u8>providerWanted(lo, hi));
   insertSlot(lo, hi, i);
   return <i32>i;
 }

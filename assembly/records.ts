@@ -5,13 +5,18 @@
 import {
   W_RECORD_SIZE_ZERO, W_RECORD_TOO_SMALL, W_RECORD_OVERRUNS, W_OPAQUE_RECORD, W_CORRUPT_MARKER,
   W_EXT_ITEMS_MALFORMED, W_MESSAGE_TRUNCATED, F_NO_PROCESS_INFO, F_TIMESTAMP_INHERITED, F_EXT_MALFORMED,
-  F_OPAQUE, F_HEADER_FLAGS_MASK, HT_MESSAGE, PK_GUID, BUFFER_HEADER_SIZE, MAX_EXT_ITEMS,
+  F_OPAQUE, F_HEADER_FLAGS_MASK, HT_MESSAGE, PK_GUID, BUFFER_HEADER_SIZE, MAX_EXT_ITEMS, PROV_STRIDE, PROV_WANTED,
+  FF_PROVIDER, FF_EVENT_ID, FF_OPCODE, FF_LEVEL, FF_KEYWORDS, FF_PID, FF_TID, FF_FROM, FF_TO, FILTER_LEVEL,
+  FILTER_KEYWORDS, FILTER_FROM, FILTER_TO, FILTER_EVENT_ID_COUNT, FILTER_OPCODE_COUNT, FILTER_PID_COUNT,
+  FILTER_TID_COUNT, FILTER_EVENT_IDS, FILTER_OPCODES, FILTER_PIDS, FILTER_TIDS,
 } from "./codes";
 import {
   rowCount, colTimestamp, colKeywords, colPid, colTid, colPayloadOffset, colPayloadLength, colHeaderLength,
   colProvider, colEventId, colTask, colFlags, colProcessor, colVersion, colOpcode, colLevel, colHeaderType,
   colChannel, colEventType, extCount, colExtRow, colExtType, colExtSize, colExtOffset, ensureExt, warn,
+  filterFlags, filterBlock,
 } from "./tables";
+import { provTable } from "./providers";
 import { eventType, eventTypeKey } from "./eventtypes";
 import * as tables from "./tables";
 import { providerByGuid, providerByHook, providerNone } from "./providers";
@@ -24,11 +29,51 @@ let ctxBuffer: i32 = 0;
 /** Set when the last walk stopped at a bad record. */
 export let walkAbandoned: bool = false;
 
+/** Whether `v` is one of the `count` u32 entries at `set` (filter block offsets). */
+function inSet(count: usize, set: usize, v: u32): bool {
+  let n = load<u32>(filterBlock + count);
+  let p = filterBlock + set;
+  for (let i: u32 = 0; i < n; i++) if (load<u32>(p + (<usize>i << 2)) == v) return true;
+  return false;
+}
+
+/**
+ * The decode-time filter, asked once per record while a filter is in force (filterFlags != 0):
+ * true when the record takes no row. Its extended items, written before the row, are dropped with it.
+ * The first row (the logfile header record) is always kept.
+ */
+function filteredOut(
+  ts: i64, keywords: u64, pid: u32, tid: u32, provider: i32, eventId: u32, flags: u32, opcode: u32, level: u32,
+): bool {
+  if (rowCount == 0) return false;
+  let f = filterFlags;
+  let out = false;
+  if ((f & FF_PROVIDER) != 0 && (provider < 0 || load<u8>(provTable + <usize>provider * PROV_STRIDE + PROV_WANTED) == 0)) out = true;
+  else if ((f & FF_EVENT_ID) != 0 && !inSet(FILTER_EVENT_ID_COUNT, FILTER_EVENT_IDS, eventId)) out = true;
+  else if ((f & FF_OPCODE) != 0 && !inSet(FILTER_OPCODE_COUNT, FILTER_OPCODES, opcode)) out = true;
+  else if ((f & FF_LEVEL) != 0 && level > load<u32>(filterBlock + FILTER_LEVEL)) out = true;
+  else if ((f & FF_KEYWORDS) != 0 && (keywords & load<u64>(filterBlock + FILTER_KEYWORDS)) == 0) out = true;
+  else if ((f & (FF_PID | FF_TID)) != 0 && (flags & F_NO_PROCESS_INFO) != 0) out = true;
+  else if ((f & FF_PID) != 0 && !inSet(FILTER_PID_COUNT, FILTER_PIDS, pid)) out = true;
+  else if ((f & FF_TID) != 0 && !inSet(FILTER_TID_COUNT, FILTER_TIDS, tid)) out = true;
+  else if ((f & FF_FROM) != 0 && ts < load<i64>(filterBlock + FILTER_FROM)) out = true;
+  else if ((f & FF_TO) != 0 && ts > load<i64>(filterBlock + FILTER_TO)) out = true;
+  if (out) {
+    // extended items of this record carry the row it would have taken
+    let e = extCount;
+    while (e > 0 && load<u32>(colExtRow + (<usize>(e - 1) << 2)) == rowCount) e--;
+    tables.extCount = e;
+  }
+  return out;
+}
+
 @inline function emit(
   rec: usize, headerLength: u32, size: u32, ts: i64, keywords: u64, pid: u32, tid: u32, provider: i32,
   eventId: u32, task: u32, flags: u32, processor: u32, version: u32, opcode: u32, level: u32, headerType: u32,
   channel: u32,
 ): void {
+  // the row is committed here or nowhere: one branch per record without a filter
+  if (filterFlags != 0 && filteredOut(ts, keywords, pid, tid, provider, eventId, flags, opcode, level)) return;
   let r = <usize>rowCount;
   store<i64>(colTimestamp + (r << 3), ts);
   store<u64>(colKeywords + (r << 3), keywords);

@@ -3,7 +3,7 @@
 
 import {
   W_CAPACITY, MEMORY_MAX_PAGES, MAX_BLOCK, MAX_ROWS, MAX_SEGMENT, FIRST_SEGMENT, MAX_WARNINGS, BUF_STRIDE,
-  WARN_STRIDE, WARN_FILE_OFFSET, WARN_CODE, WARN_BUFFER, WARN_RECORD_OFFSET, WARN_DETAIL,
+  WARN_STRIDE, WARN_FILE_OFFSET, WARN_CODE, WARN_BUFFER, WARN_RECORD_OFFSET, WARN_DETAIL, FILTER_BYTES, FILTER_FLAGS,
 } from "./codes";
 
 // ---- event table: one row per record, struct of arrays (50 bytes a row; DIR_* slots) ----
@@ -27,6 +27,21 @@ export let colLevel: usize = 0; // u8
 export let colHeaderType: usize = 0; // u8
 export let colChannel: usize = 0; // u8
 export let colEventType: usize = 0; // u16 index into the event type table (eventtypes.ts)
+
+// ---- decode-time filter (FILTER_* layout): the driver writes the block, then setFilter() reads its flags ----
+export const filterBlock: usize = memory.data(FILTER_BYTES);
+export let filterFlags: u32 = 0; // FF_* bits in force; 0: every row is kept
+
+/** No filter: clears the block (the memory may be reused from an earlier trace). */
+export function clearFilter(): void {
+  memory.fill(filterBlock, 0, FILTER_BYTES);
+  filterFlags = 0;
+}
+
+/** Takes the filter the driver wrote into the block; called before any input is consumed. */
+export function setFilter(): void {
+  filterFlags = load<u32>(filterBlock + FILTER_FLAGS);
+}
 
 // The memory's maximum in pages: the bindings create the memory with this maximum (a decode's
 // memory limit, or MEMORY_MAX_PAGES), and growing past it fails.

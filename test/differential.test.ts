@@ -9,7 +9,7 @@ import { codes as C, type Trace } from "../dist/bindings/index.js";
 import { generateTrace } from "../bindings/generator/generate.js";
 import { mulberry32 } from "../bindings/generator/random.js";
 import { HAVE_CORPUS, corpusFiles, etlPath } from "./helpers/shared.js";
-import { compareEngines, syntheticTrace, type CompareOptions, type Source } from "./helpers/engines.js";
+import { compareEngines, show, syntheticTrace, type CompareOptions, type Source } from "./helpers/engines.js";
 import type { OpenOptions } from "../dist/bindings/index.js";
 import { createJsCore } from "../dist/bindings/core/index.js";
 import { instantiateCore, type CoreExports } from "../dist/bindings/decode/loader.js";
@@ -136,6 +136,26 @@ describe("generated and bundled traces", () => {
     expect(none).toBe(n - C.MAX_EVENT_TYPES - 10); // every row of a new key past the cap
     for (let r = n - 11; r < n - 1; r++) expect(types.typeOf(r)).toBeGreaterThanOrEqual(0);
     expect(types.typeOf(n - 1)).toBe(-1);
+  });
+
+  it("filtered decodes (every filter kind, combinations)", async () => {
+    const filters: OpenOptions["filter"][] = [
+      { provider: "Microsoft-Windows-DotNETRuntime" },
+      { provider: ["Windows Kernel/Thread", "a1b2c3d4-0001-0002-0304-05060708090a"], eventId: [1, 2, 3] },
+      { opcode: [0, 1, 10], level: 4 },
+      { keywords: 1n },
+      { pid: [1, 4, 4242], tid: [2, 8] },
+      { from: 6000n, to: 40000n },
+    ];
+    const inputs: [string, Uint8Array][] = [
+      ["synthetic", syntheticTrace(3)],
+      ["synthetic compressed", syntheticTrace(4, { compress: true, pointerSize: 4 })],
+      ["generated", generateTrace({ targetBytes: 400_000, seed: 41 })],
+    ];
+    if (HAVE_CORPUS) inputs.push(["net.4.5.2.x64.etl", loadCorpus("net.4.5.2.x64.etl")], ["tx-CrossMachineHTTP.etl", loadCorpus("tx-CrossMachineHTTP.etl")]);
+    for (const [name, bytes] of inputs) {
+      for (const filter of filters) await expectSame(`${name} ${show(filter)}`, bytes, { filter }, { cells: 50 });
+    }
   });
 
   it("clrTables: false", async () => {

@@ -12,8 +12,8 @@ import {
   DIR_LOGFILE, DIR_EVENT_TYPE, DIR_TYPE_COUNT, DIR_TYPE_TABLE, MAX_WARNINGS, WARN_STRIDE,
 } from "../../assembly/codes.js";
 import { CoreState } from "./state.js";
-import { HEAP_BASE, STATIC_DIR, heapFree, reserveMemory, setMemoryPages } from "./memory.js";
-import { allocate } from "./tables.js";
+import { HEAP_BASE, STATIC_DIR, STATIC_FILTER, heapFree, reserveMemory, setMemoryPages } from "./memory.js";
+import { allocate, clearFilter, setFilter } from "./tables.js";
 import { consume, growStaging, resetBuffers } from "./buffers.js";
 import { initProviders } from "./providers.js";
 import { logfileHeader } from "./logfile.js";
@@ -29,6 +29,10 @@ export interface CoreExports {
    * memory must have been created with it); 0 or absent: MEMORY_MAX_PAGES.
    */
   init(stagingBytes: number, memoryPages?: number): void;
+  /** Address of the FILTER_BYTES filter block (codes.ts FILTER_*), cleared by init, for the driver to write. */
+  filterPtr(): number;
+  /** Puts the filter written at filterPtr() in force; before the first consume. */
+  setFilter(): void;
   stagingPtr(): number;
   stagingCap(): number;
   growStaging(cap: number, keep: number): void;
@@ -62,6 +66,7 @@ function init(s: CoreState, stagingBytes: number, memoryPages: number): void {
   // The warnings table up front (assembly/tables.ts reserveWarnings), so that a warning met when
   // memory is exhausted (W_CAPACITY above all) is kept, not only counted.
   if (s.warnTable === 0) s.warnTable = allocate(s, MAX_WARNINGS * WARN_STRIDE);
+  clearFilter(s);
   initProviders(s);
   resetBuffers(s, stagingBytes);
 }
@@ -126,6 +131,14 @@ class JsCore implements CoreExports {
 
   init(stagingBytes: number, memoryPages = 0): void {
     init(this.s, stagingBytes, memoryPages);
+  }
+
+  filterPtr(): number {
+    return STATIC_FILTER;
+  }
+
+  setFilter(): void {
+    setFilter(this.s);
   }
 
   stagingPtr(): number {

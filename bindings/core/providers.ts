@@ -3,9 +3,11 @@
 // to their conventional GUIDs.
 
 import {
-  PK_KERNEL_GROUP, PK_NONE, PROV_STRIDE, PROV_GUID, PROV_GROUP, PROV_KIND, MAX_PROVIDERS,
+  PK_KERNEL_GROUP, PK_NONE, PROV_STRIDE, PROV_GUID, PROV_GROUP, PROV_KIND, PROV_WANTED, MAX_PROVIDERS, FF_PROVIDER,
+  FILTER_PROVIDER_COUNT, FILTER_PROVIDERS,
 } from "../../assembly/codes.js";
 import { resize } from "./tables.js";
+import { STATIC_FILTER } from "./memory.js";
 import type { CoreState } from "./state.js";
 
 const NONE32 = 0xffffffff;
@@ -90,6 +92,18 @@ function insertSlot(s: CoreState, g0: number, g1: number, g2: number, g3: number
   s.hashSlots[k] = index + 1;
 }
 
+/** 1 when the decode's provider filter keeps this GUID's rows (or there is none), else 0. */
+function providerWanted(s: CoreState, g0: number, g1: number, g2: number, g3: number): number {
+  if ((s.filterFlags & FF_PROVIDER) === 0) return 1;
+  const U32 = s.u32;
+  const n = U32[(STATIC_FILTER + FILTER_PROVIDER_COUNT) >>> 2];
+  for (let i = 0; i < n; i++) {
+    const w = (STATIC_FILTER + FILTER_PROVIDERS + i * 16) >>> 2;
+    if (U32[w] === g0 && U32[w + 1] === g1 && U32[w + 2] === g2 && U32[w + 3] === g3) return 1;
+  }
+  return 0;
+}
+
 function addProvider(s: CoreState, g0: number, g1: number, g2: number, g3: number, group: number, kind: number): number {
   if (s.provCount >= MAX_PROVIDERS) return -1;
   if (s.provCount >= s.provCap) {
@@ -112,6 +126,7 @@ function addProvider(s: CoreState, g0: number, g1: number, g2: number, g3: numbe
   s.u32[w + 3] = g3;
   s.u16[(p + PROV_GROUP) >>> 1] = group;
   s.u8[p + PROV_KIND] = kind;
+  s.u8[p + PROV_WANTED] = providerWanted(s, g0, g1, g2, g3);
   insertSlot(s, g0, g1, g2, g3, i);
   return i;
 }

@@ -7,7 +7,11 @@ import {
   W_RECORD_SIZE_ZERO, W_RECORD_TOO_SMALL, W_RECORD_OVERRUNS, W_OPAQUE_RECORD, W_CORRUPT_MARKER,
   W_EXT_ITEMS_MALFORMED, W_MESSAGE_TRUNCATED, F_NO_PROCESS_INFO, F_TIMESTAMP_INHERITED, F_EXT_MALFORMED,
   F_OPAQUE, F_HEADER_FLAGS_MASK, HT_MESSAGE, PK_GUID, BUFFER_HEADER_SIZE, MAX_EXT_ITEMS, TYPE_STRIDE, TYPE_ROWS,
+  PROV_STRIDE, PROV_WANTED, FF_PROVIDER, FF_EVENT_ID, FF_OPCODE, FF_LEVEL, FF_KEYWORDS, FF_PID, FF_TID, FF_FROM, FF_TO,
+  FILTER_LEVEL, FILTER_KEYWORDS, FILTER_FROM, FILTER_TO, FILTER_EVENT_ID_COUNT, FILTER_OPCODE_COUNT, FILTER_PID_COUNT,
+  FILTER_TID_COUNT, FILTER_EVENT_IDS, FILTER_OPCODES, FILTER_PIDS, FILTER_TIDS,
 } from "../../assembly/codes.js";
+import { STATIC_FILTER } from "./memory.js";
 import { ensureExt, warn } from "./tables.js";
 import { providerByGuid, providerByHook, providerNone } from "./providers.js";
 import { findType, typeHash } from "./eventtypes.js";
@@ -18,6 +22,58 @@ const NONE16 = 0xffff;
 
 // emit and emitOpaque of the WebAssembly core, and the first probe of its eventType, are written
 // out where walkRecords ends a record.
+
+/** Whether `v` is one of the `count` u32 entries at `set` (filter block offsets). */
+function inSet(s: CoreState, count: number, set: number, v: number): boolean {
+  const U32 = s.u32;
+  const n = U32[(STATIC_FILTER + count) >>> 2];
+  const p = (STATIC_FILTER + set) >>> 2;
+  for (let i = 0; i < n; i++) if (U32[p + i] === v) return true;
+  return false;
+}
+
+/** i64 `hi:lo` (hi signed) against the i64 at `at`: -1, 0 or 1. */
+function compareI64(s: CoreState, hi: number, lo: number, at: number): number {
+  const w = at >>> 2;
+  const bh = s.u32[w + 1] | 0, bl = s.u32[w];
+  const h = hi | 0;
+  if (h !== bh) return h < bh ? -1 : 1;
+  return lo === bl ? 0 : lo < bl ? -1 : 1;
+}
+
+/**
+ * The decode-time filter, asked once per record while a filter is in force (s.filterFlags !== 0):
+ * true when the record takes no row. Its extended items, written before the row, are dropped with it.
+ * The first row (the logfile header record) is always kept.
+ */
+function filteredOut(
+  s: CoreState, tsLo: number, tsHi: number, kwLo: number, kwHi: number, pid: number, tid: number, provider: number,
+  eventId: number, flags: number, opcode: number, level: number,
+): boolean {
+  if (s.rowCount === 0) return false;
+  const f = s.filterFlags;
+  const U32 = s.u32;
+  const kw = (STATIC_FILTER + FILTER_KEYWORDS) >>> 2;
+  let out = false;
+  if ((f & FF_PROVIDER) !== 0 && (provider < 0 || s.u8[s.provTable + provider * PROV_STRIDE + PROV_WANTED] === 0)) out = true;
+  else if ((f & FF_EVENT_ID) !== 0 && !inSet(s, FILTER_EVENT_ID_COUNT, FILTER_EVENT_IDS, eventId)) out = true;
+  else if ((f & FF_OPCODE) !== 0 && !inSet(s, FILTER_OPCODE_COUNT, FILTER_OPCODES, opcode)) out = true;
+  else if ((f & FF_LEVEL) !== 0 && level > U32[(STATIC_FILTER + FILTER_LEVEL) >>> 2]) out = true;
+  else if ((f & FF_KEYWORDS) !== 0 && ((kwLo & U32[kw]) | (kwHi & U32[kw + 1])) === 0) out = true;
+  else if ((f & (FF_PID | FF_TID)) !== 0 && (flags & F_NO_PROCESS_INFO) !== 0) out = true;
+  else if ((f & FF_PID) !== 0 && !inSet(s, FILTER_PID_COUNT, FILTER_PIDS, pid)) out = true;
+  else if ((f & FF_TID) !== 0 && !inSet(s, FILTER_TID_COUNT, FILTER_TIDS, tid)) out = true;
+  else if ((f & FF_FROM) !== 0 && compareI64(s, tsHi, tsLo, STATIC_FILTER + FILTER_FROM) < 0) out = true;
+  else if ((f & FF_TO) !== 0 && compareI64(s, tsHi, tsLo, STATIC_FILTER + FILTER_TO) > 0) out = true;
+  if (out) {
+    // extended items of this record carry the row it would have taken
+    const iER = s.colExtRow >>> 2;
+    let e = s.extCount;
+    while (e > 0 && U32[iER + e - 1] === s.rowCount) e--;
+    s.extCount = e;
+  }
+  return out;
+}
 
 function recordWarning(s: CoreState, code: number, pos: number, detail: number): void {
   warn(s, code, s.ctxFileOffset, s.ctxBuffer, pos + BUFFER_HEADER_SIZE, detail);
@@ -246,7 +302,11 @@ export function walkRecords(s: CoreState, base: number, len: number, processor: 
       break;
     }
 
-    // ---- the row ----
+    // ---- the row: committed here or nowhere (one branch per record without a filter) ----
+    if (s.filterFlags !== 0 && filteredOut(s, tsLo, tsHi, kwLo, kwHi, pid, tid, prov, eventId, flags, opcode, level)) {
+      pos += (size + 7) & ~7;
+      continue;
+    }
     // its event type: the first probe of the index here, the rest in findType (which may allocate)
     const typeLo = ((prov & 0xffff) | (eventId << 16)) >>> 0;
     const typeHi = (version | (opcode << 16) | (rowType << 24)) >>> 0;

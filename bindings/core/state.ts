@@ -58,6 +58,7 @@ export class CoreState {
   segSize = 0;
   nextSegSize = FIRST_SEGMENT;
   arenaBytes = 0;
+  filterFlags = 0; // FF_* bits in force (the block is at memory.ts STATIC_FILTER); 0: every row is kept
 
   // ---- providers.ts ----
   provCount = 0;

@@ -4,10 +4,23 @@
 
 import {
   W_CAPACITY, MAX_BLOCK, MAX_ROWS, MAX_SEGMENT, MAX_WARNINGS, BUF_STRIDE, WARN_STRIDE, WARN_FILE_OFFSET, WARN_CODE,
-  WARN_BUFFER, WARN_RECORD_OFFSET, WARN_DETAIL,
+  WARN_BUFFER, WARN_RECORD_OFFSET, WARN_DETAIL, FILTER_BYTES, FILTER_FLAGS,
 } from "../../assembly/codes.js";
-import { alignSize, heapAlloc, heapRealloc } from "./memory.js";
+import { STATIC_FILTER, alignSize, heapAlloc, heapRealloc } from "./memory.js";
 import type { CoreState } from "./state.js";
+
+// ---- decode-time filter (FILTER_* layout): the driver writes the block, then setFilter() reads its flags ----
+
+/** No filter: clears the block (the memory may be reused from an earlier trace). */
+export function clearFilter(s: CoreState): void {
+  s.u8.fill(0, STATIC_FILTER, STATIC_FILTER + FILTER_BYTES);
+  s.filterFlags = 0;
+}
+
+/** Takes the filter the driver wrote into the block; called before any input is consumed. */
+export function setFilter(s: CoreState): void {
+  s.filterFlags = s.u32[(STATIC_FILTER + FILTER_FLAGS) >>> 2];
+}
 
 // The WebAssembly core's `fits` guards its allocator, which traps; this one returns 0 by itself.
 

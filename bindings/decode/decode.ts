@@ -9,6 +9,9 @@ import * as C from "../../assembly/codes.js";
 import { clrProgram } from "../schema/clr-program.js";
 import { clrProviderIndex } from "../schema/clr-payload.js";
 import { formatGuid } from "../schema/guid.js";
+import { encodeFilter, type DecodeFilter } from "./filter.js";
+
+export type { DecodeFilter };
 
 /** Bytes, a Blob or File (browsers, Node), or chunks of the file in order (any sizes). */
 export type Input = Uint8Array | ArrayBuffer | Blob | Iterable<Uint8Array> | AsyncIterable<Uint8Array>;
@@ -46,6 +49,12 @@ export interface DecodeOptions {
    * fits, openTrace rejects with EtlDecodeError. Both engines honour it.
    */
   memoryLimit?: number;
+  /**
+   * Decode-time filter: a record that does not pass takes no row, no extended items, no count in
+   * `eventTypes` and no row in the typed .NET tables (see DecodeFilter). The logfile header record
+   * (row 0) is always kept. Default: every record.
+   */
+  filter?: DecodeFilter;
 }
 
 const DEFAULT_CHUNK = 16 << 20;
@@ -115,6 +124,7 @@ export async function decodeTrace(input: Input, options: DecodeOptions = {}): Pr
   const engine = options.engine ?? "wasm";
   if (engine !== "wasm" && engine !== "js") throw new TypeError(`unknown engine: ${String(engine)}`);
   const pages = memoryPages(options.memoryLimit);
+  const filter = encodeFilter(options.filter);
   const core = engine === "js" ? (await import("../core/index.js")).createJsCore() : await instantiateCore(options.wasm, pages || undefined);
   // The size of the input when it is known without reading it all.
   let size: number | undefined;
@@ -130,6 +140,10 @@ export async function decodeTrace(input: Input, options: DecodeOptions = {}): Pr
   // Small inputs get a small staging area; a larger buffer grows it on demand.
   if (whole) staging = Math.max(64 << 10, Math.min(staging, whole.length));
   core.init(staging, pages);
+  if (filter) {
+    new Uint8Array(core.memory.buffer, core.filterPtr(), C.FILTER_BYTES).set(filter);
+    core.setFilter();
+  }
   const feeder = new Feeder(core);
   let read = 0;
   let failure: unknown;
