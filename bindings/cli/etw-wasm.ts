@@ -3,7 +3,7 @@
 
 import { statSync } from "node:fs";
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { openTraceFile, EtlDecodeError, EtlFormatError, codes, type Trace } from "etw-wasm/node";
+import { openTraceFile, EtlDecodeError, EtlFormatError, codes, type DecodeFilter, type Trace } from "etw-wasm/node";
 import { perfViewLines } from "etw-wasm/perfview";
 import {
   EVENT_COLUMNS, GC_COLUMNS, METHOD_COLUMNS, UsageError, eventRecord, gcRows, methodRows, progressBar, selectEvents,
@@ -347,6 +347,15 @@ async function cmdGenerate(out: string, values: Values): Promise<number> {
   return 0;
 }
 
+/**
+ * What gc and methods read: the .NET runtime's events, and the kernel's Process and Thread events for process
+ * names. Filtered at decode time, so the rest of a big trace (CPU samples, stacks, I/O) takes no memory.
+ */
+const DECODE_FILTER: Partial<Record<string, DecodeFilter>> = {
+  gc: { provider: ["Microsoft-Windows-DotNETRuntime", "Windows Kernel/Process", "Windows Kernel/Thread"] },
+  methods: { provider: ["Microsoft-Windows-DotNETRuntime", "Microsoft-Windows-DotNETRuntimeRundown", "Windows Kernel/Process", "Windows Kernel/Thread"] },
+};
+
 async function main(argv: string[]): Promise<number> {
   const parsed = parseCommandLine(argv);
   if (parsed.command === "help") {
@@ -363,7 +372,7 @@ async function main(argv: string[]): Promise<number> {
   const bar = process.stderr.isTTY && size > 8 << 20 && values["no-progress"] !== true ? progressBar(size) : undefined;
   let trace: Trace;
   try {
-    trace = await openTraceFile(file, { onProgress: bar, memoryLimit: limit });
+    trace = await openTraceFile(file, { onProgress: bar, memoryLimit: limit, filter: DECODE_FILTER[command] });
   } catch (error) {
     // Nothing decoded at all: no records to write, only where and why.
     if (error instanceof EtlDecodeError) throw new StoppedError(stoppedLine(file, size, error.offset, error.offset, error.message.replace(/ \(at byte offset \d+\)$/, "")));
