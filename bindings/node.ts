@@ -14,5 +14,5 @@ export async function openTraceFile(path: string, options: OpenOptions = {}): Pr
   const size = (await stat(path)).size;
   const chunk = Math.max(64 << 10, Math.min(options.chunkBytes ?? 16 << 20, size));
   const stream = createReadStream(path, { highWaterMark: chunk });
-  return openTrace(stream as AsyncIterable<Uint8Array>, { ...options, chunkBytes: chunk });
+  return openTrace(stream as AsyncIterable<Uint8Array>, { ...options, chunkBytes: chunk, inputSize: size });
 }

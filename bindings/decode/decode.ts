@@ -42,6 +42,12 @@ export interface DecodeOptions {
   /** Called after each chunk with the input bytes consumed so far. */
   onProgress?: (bytesRead: number) => void;
   /**
+   * The input's size in bytes when the caller knows it (a file's size; bytes, Blobs and Files give their
+   * own). A decode that stops early then stops reading; a stream of unknown size is read to its end only
+   * to count `trace.inputBytes`.
+   */
+  inputSize?: number;
+  /**
    * The most memory, in bytes, the decoder may take for this trace: its tables, the record bytes they
    * point into and the staging area (rounded down to 64 KiB pages; at least 1 MiB, `codes.MEMORY_MIN_PAGES`;
    * default and most 4 GiB). Where the next buffer would not fit, decoding stops: the trace keeps every
@@ -127,7 +133,11 @@ export async function decodeTrace(input: Input, options: DecodeOptions = {}): Pr
   const filter = encodeFilter(options.filter);
   const core = engine === "js" ? (await import("../core/index.js")).createJsCore() : await instantiateCore(options.wasm, pages || undefined);
   // The size of the input when it is known without reading it all.
-  let size: number | undefined;
+  const given = options.inputSize;
+  if (given !== undefined && !(Number.isSafeInteger(given) && given >= 0)) {
+    throw new RangeError(`etw-wasm: inputSize must be a whole number of bytes, not ${String(given)}`);
+  }
+  let size: number | undefined = given;
   if (typeof Blob !== "undefined" && input instanceof Blob) {
     size = input.size;
     input = blobChunks(input);
