@@ -1,8 +1,7 @@
 // openTrace and the Trace object: the decoded tables plus names, time conversion and queries.
 
 import { decodeTrace, type DecodeOptions, type Input } from "./decode/decode.js";
-import type { TraceData } from "./decode/trace-data.js";
-import * as C from "../assembly/codes.js";
+import { readBuffer, type BufferInfo, type TraceData } from "./decode/trace-data.js";
 import { EventTable } from "./tables/event-table.js";
 import { ProviderTable } from "./tables/provider-table.js";
 import { EventTypeTable } from "./tables/event-types.js";
@@ -12,31 +11,10 @@ import { runQuery, type QueryFilter, type QueryResult } from "./tables/query.js"
 import { ClrTables, type ClrTable } from "./tables/clr-tables.js";
 import { buildProcessTable, type ProcessTable } from "./tables/processes.js";
 import { EventNames, eventName } from "./naming/event-names.js";
-import { describeWarning, warningKind, type EtlDecodeError, type TraceIncomplete, type TraceWarning } from "./decode/errors.js";
+import { readWarnings, type EtlDecodeError, type TraceIncomplete, type TraceWarning } from "./decode/errors.js";
 
 export type OpenOptions = DecodeOptions;
-
-export interface BufferInfo {
-  index: number;
-  fileOffset: number;
-  sequence: bigint;
-  timestamp: bigint;
-  firstRow: number;
-  rowCount: number;
-  bufferSize: number;
-  savedOffset: number;
-  filledBytes: number;
-  dataLength: number;
-  processor: number;
-  loggerId: number;
-  flags: number;
-  type: number;
-  compressed: boolean;
-  truncated: boolean;
-  skipped: boolean;
-  /** A bad record ended the walk of this buffer early. */
-  abandoned: boolean;
-}
+export type { BufferInfo };
 
 /** Names TraceLogging providers carry in their provider-traits extended item (type 12). */
 function namesFromProviderTraits(data: TraceData): Map<number, string> {
@@ -176,29 +154,9 @@ export class Trace {
   buffer(index: number): BufferInfo {
     const d = this.live;
     if (!(index >= 0 && index < d.bufferCount)) throw new RangeError(`no buffer ${index}`);
-    const v = new DataView(d.bytes.buffer, d.bytes.byteOffset + d.buffersOffset + index * C.BUF_STRIDE, C.BUF_STRIDE);
-    const status = v.getUint16(C.B_STATUS, true);
-    return {
-      index,
-      fileOffset: v.getFloat64(C.B_FILE_OFFSET, true),
-      sequence: v.getBigInt64(C.B_SEQUENCE, true),
-      timestamp: v.getBigInt64(C.B_TIMESTAMP, true),
-      firstRow: v.getUint32(C.B_FIRST_ROW, true),
-      rowCount: v.getUint32(C.B_ROW_COUNT, true),
-      dataLength: v.getUint32(C.B_DATA_LENGTH, true),
-      bufferSize: v.getUint32(C.B_BUFFER_SIZE, true),
-      savedOffset: v.getUint32(C.B_SAVED_OFFSET, true),
-      filledBytes: v.getUint32(C.B_FILLED, true),
-      processor: v.getUint16(C.B_PROCESSOR, true),
-      loggerId: v.getUint16(C.B_LOGGER_ID, true),
-      flags: v.getUint16(C.B_FLAGS, true),
-      type: v.getUint16(C.B_TYPE, true),
-      compressed: (status & C.BS_COMPRESSED) !== 0,
-      truncated: (status & C.BS_TRUNCATED) !== 0,
-      skipped: (status & C.BS_SKIPPED) !== 0,
-      abandoned: (status & C.BS_ABANDONED) !== 0,
-    };
+    return readBuffer(d, index);
   }
+
 
   /** Rows matching every given filter. */
   query(filter: QueryFilter = {}): QueryResult {
@@ -229,25 +187,6 @@ export class Trace {
   }
 }
 
-function readWarnings(data: TraceData): TraceWarning[] {
-  const out: TraceWarning[] = [];
-  const v = new DataView(data.bytes.buffer, data.bytes.byteOffset);
-  for (let i = 0; i < data.warningCount; i++) {
-    const at = data.warningsOffset + i * C.WARN_STRIDE;
-    const code = v.getUint32(at + C.WARN_CODE, true);
-    const detail = v.getUint32(at + C.WARN_DETAIL, true);
-    out.push({
-      code,
-      kind: warningKind(code),
-      offset: v.getFloat64(at + C.WARN_FILE_OFFSET, true),
-      buffer: v.getInt32(at + C.WARN_BUFFER, true),
-      recordOffset: v.getInt32(at + C.WARN_RECORD_OFFSET, true),
-      detail,
-      message: describeWarning(code, detail),
-    });
-  }
-  return out;
-}
 
 /** Decodes a whole trace: bytes, or chunks in file order (any sizes; e.g. a file stream). */
 export async function openTrace(input: Input, options: OpenOptions = {}): Promise<Trace> {

@@ -3,8 +3,8 @@
 // WebAssembly one (assembly/) and its pure TypeScript twin (bindings/core/), loaded only when asked for.
 
 import { instantiateCore, recycleMemory, type CoreExports, type WasmSource } from "./loader.js";
-import type { TraceData } from "./trace-data.js";
-import { EtlDecodeError, formatError, type TraceIncomplete } from "./errors.js";
+import { readBuffer, type TraceData } from "./trace-data.js";
+import { EtlDecodeError, formatError, readWarnings, type TraceIncomplete } from "./errors.js";
 import * as C from "../../assembly/codes.js";
 import { clrProgram } from "../schema/clr-program.js";
 import { clrProviderIndex } from "../schema/clr-payload.js";
@@ -240,39 +240,33 @@ function judge(data: TraceData, feeder: Feeder, clr: ClrFill, pages: number): vo
     stop("decode-error", data.decodeError.offset, data.decodeError.message.replace(/^decoding stopped: /, "").replace(/ \(at byte offset \d+\)$/, ""));
     return;
   }
-  const v = new DataView(data.bytes.buffer, data.bytes.byteOffset);
-  let capacity: { offset: number } | undefined;
-  const seen = new Set<number>();
-  for (let i = 0; i < data.warningCount; i++) {
-    const at = data.warningsOffset + i * C.WARN_STRIDE;
-    const code = v.getUint32(at + C.WARN_CODE, true);
-    seen.add(code);
-    if (code === C.W_CAPACITY && !capacity) capacity = { offset: v.getFloat64(at + C.WARN_FILE_OFFSET, true) };
-  }
+  const warnings = readWarnings(data);
+  const capacity = warnings.find((w) => w.code === C.W_CAPACITY);
   const dropped = data.warningTotal > data.warningCount && data.warningCount < C.MAX_WARNINGS;
-  const last = data.bufferCount - 1;
-  const buf = (i: number, field: number) => data.buffersOffset + i * C.BUF_STRIDE + field;
+  const last = data.bufferCount > 0 ? readBuffer(data, data.bufferCount - 1) : undefined;
   if (capacity || dropped || feeder.stoppedEarly) {
     // Where the buffer that did not fit begins: the warning names it, or it follows the last one taken.
-    let offset = capacity && capacity.offset >= 0 ? capacity.offset : 0;
-    if (!(capacity && capacity.offset >= 0) && last >= 0) offset = v.getFloat64(buf(last, C.B_FILE_OFFSET), true) + v.getUint32(buf(last, C.B_BUFFER_SIZE), true);
+    let offset = 0;
+    if (capacity && capacity.offset >= 0) offset = capacity.offset;
+    else if (last) offset = last.fileOffset + last.bufferSize;
     offset = Math.min(offset, data.inputBytes);
     stop("capacity", offset, `${limit}: the tables cannot grow any further`);
     return;
   }
-  if (last >= 0 && (v.getUint16(buf(last, C.B_STATUS), true) & C.BS_TRUNCATED) !== 0) {
-    const offset = v.getFloat64(buf(last, C.B_FILE_OFFSET), true);
-    const present = Math.max(0, data.inputBytes - offset);
-    stop("truncated-buffer", offset,
-      `the input ends inside the buffer at byte offset ${offset} (${present} of its ${v.getUint32(buf(last, C.B_BUFFER_SIZE), true)} bytes); its complete records are kept`,
+  if (last?.truncated) {
+    const present = Math.max(0, data.inputBytes - last.fileOffset);
+    stop("truncated-buffer", last.fileOffset,
+      `the input ends inside the buffer at byte offset ${last.fileOffset} (${present} of its ${last.bufferSize} bytes); its complete records are kept`,
       data.inputBytes);
     return;
   }
+  const v = new DataView(data.bytes.buffer, data.bytes.byteOffset);
   const lh = data.logfileOffset;
   const mode = v.getUint32(lh + C.LH_LOG_FILE_MODE, true);
   const written = v.getUint32(lh + C.LH_BUFFERS_WRITTEN, true);
   const sequential = (mode & (C.LOG_FILE_MODE_CIRCULAR | C.LOG_FILE_MODE_APPEND | C.LOG_FILE_MODE_NEWFILE)) === 0;
-  if (sequential && written > data.bufferCount && !seen.has(C.W_BAD_BUFFER_SIZE) && !seen.has(C.W_SKIPPED_BYTES)) {
+  const explained = warnings.some((w) => w.code === C.W_BAD_BUFFER_SIZE || w.code === C.W_SKIPPED_BYTES);
+  if (sequential && written > data.bufferCount && !explained) {
     stop("missing-buffers", data.inputBytes,
       `only ${data.bufferCount} of the ${written} buffers the logfile header counts (BuffersWritten) are in the input`);
     return;

@@ -1,6 +1,7 @@
 // Typed errors and warnings. Every one names the byte offset in the input where it arose.
 
 import * as C from "../../assembly/codes.js";
+import type { TraceData } from "./trace-data.js";
 
 /** The input is not an ETL file (or not one this decoder can start on). */
 export class EtlFormatError extends Error {
@@ -106,4 +107,25 @@ const FATAL: Record<number, string> = {
 
 export function formatError(code: number, offset: number): EtlFormatError {
   return new EtlFormatError(code, offset, FATAL[code] ?? `not an ETL file (code ${code})`);
+}
+
+/** The warnings the core kept (WARN_STRIDE-byte structs at `warningsOffset`). */
+export function readWarnings(data: TraceData): TraceWarning[] {
+  const out: TraceWarning[] = [];
+  const v = new DataView(data.bytes.buffer, data.bytes.byteOffset);
+  for (let i = 0; i < data.warningCount; i++) {
+    const at = data.warningsOffset + i * C.WARN_STRIDE;
+    const code = v.getUint32(at + C.WARN_CODE, true);
+    const detail = v.getUint32(at + C.WARN_DETAIL, true);
+    out.push({
+      code,
+      kind: warningKind(code),
+      offset: v.getFloat64(at + C.WARN_FILE_OFFSET, true),
+      buffer: v.getInt32(at + C.WARN_BUFFER, true),
+      recordOffset: v.getInt32(at + C.WARN_RECORD_OFFSET, true),
+      detail,
+      message: describeWarning(code, detail),
+    });
+  }
+  return out;
 }

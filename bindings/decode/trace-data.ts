@@ -2,6 +2,7 @@
 // store. Offsets in the columns (payload, extended items, names) index `bytes`. The layouts of the
 // structs (BUF_STRIDE, B_*, WARN_*, PROV_*, TYPE_*, CLR_DIR_*, LH_*) are in assembly/codes.ts.
 
+import * as C from "../../assembly/codes.js";
 import type { EtlDecodeError, TraceIncomplete } from "./errors.js";
 
 export interface EventColumns {
@@ -79,4 +80,52 @@ export interface TraceData {
   decodeError?: EtlDecodeError;
   /** Hands the backing memory back for reuse once the trace is disposed. */
   release?: () => void;
+}
+
+export interface BufferInfo {
+  index: number;
+  fileOffset: number;
+  sequence: bigint;
+  timestamp: bigint;
+  firstRow: number;
+  rowCount: number;
+  bufferSize: number;
+  savedOffset: number;
+  filledBytes: number;
+  dataLength: number;
+  processor: number;
+  loggerId: number;
+  flags: number;
+  type: number;
+  compressed: boolean;
+  truncated: boolean;
+  skipped: boolean;
+  /** A bad record ended the walk of this buffer early. */
+  abandoned: boolean;
+}
+
+/** The buffer table's entry `index` (a BUF_STRIDE-byte struct at `buffersOffset`). */
+export function readBuffer(data: TraceData, index: number): BufferInfo {
+  const v = new DataView(data.bytes.buffer, data.bytes.byteOffset + data.buffersOffset + index * C.BUF_STRIDE, C.BUF_STRIDE);
+  const status = v.getUint16(C.B_STATUS, true);
+  return {
+    index,
+    fileOffset: v.getFloat64(C.B_FILE_OFFSET, true),
+    sequence: v.getBigInt64(C.B_SEQUENCE, true),
+    timestamp: v.getBigInt64(C.B_TIMESTAMP, true),
+    firstRow: v.getUint32(C.B_FIRST_ROW, true),
+    rowCount: v.getUint32(C.B_ROW_COUNT, true),
+    dataLength: v.getUint32(C.B_DATA_LENGTH, true),
+    bufferSize: v.getUint32(C.B_BUFFER_SIZE, true),
+    savedOffset: v.getUint32(C.B_SAVED_OFFSET, true),
+    filledBytes: v.getUint32(C.B_FILLED, true),
+    processor: v.getUint16(C.B_PROCESSOR, true),
+    loggerId: v.getUint16(C.B_LOGGER_ID, true),
+    flags: v.getUint16(C.B_FLAGS, true),
+    type: v.getUint16(C.B_TYPE, true),
+    compressed: (status & C.BS_COMPRESSED) !== 0,
+    truncated: (status & C.BS_TRUNCATED) !== 0,
+    skipped: (status & C.BS_SKIPPED) !== 0,
+    abandoned: (status & C.BS_ABANDONED) !== 0,
+  };
 }
