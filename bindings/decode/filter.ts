@@ -3,7 +3,7 @@
 // no row. Provider names resolve to GUIDs here, from the known-provider table.
 
 import * as C from "../../assembly/codes.js";
-import { parseGuid } from "../schema/guid.js";
+import { guidOfKey, parseGuid } from "../schema/guid.js";
 import { KNOWN_PROVIDERS } from "../schema/known-providers.js";
 
 type OneOrMany<T> = T | readonly T[];
@@ -34,8 +34,6 @@ export interface DecodeFilter {
   to?: bigint;
 }
 
-const GUID_TEXT = /^\{?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\}?$/i;
-
 function asArray<T>(v: OneOrMany<T>): readonly T[] {
   return Array.isArray(v) ? (v as readonly T[]) : [v as T];
 }
@@ -43,7 +41,8 @@ function asArray<T>(v: OneOrMany<T>): readonly T[] {
 /** The GUIDs (text form) a provider key names: a GUID, or known names and "name/group". */
 export function providerGuids(key: string): string[] {
   if (typeof key !== "string") throw new TypeError(`etw-wasm: filter.provider takes names or GUIDs, not ${String(key)}`);
-  if (GUID_TEXT.test(key)) return [key.replace(/[{}]/g, "").toLowerCase()];
+  const guid = guidOfKey(key);
+  if (guid) return [guid];
   const lower = key.toLowerCase();
   const out: string[] = [];
   for (const [guid, p] of Object.entries(KNOWN_PROVIDERS)) {

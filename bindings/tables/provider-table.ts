@@ -1,11 +1,10 @@
 // The provider table: one entry per provider identity met in the trace.
 
 import * as C from "../../assembly/codes.js";
-import { formatGuid } from "../schema/guid.js";
+import { formatGuid, guidOfKey } from "../schema/guid.js";
 import { KNOWN_PROVIDERS } from "../schema/known-providers.js";
 import type { TraceData } from "../decode/trace-data.js";
 
-const GUID_TEXT = /^\{?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\}?$/i;
 
 export type ProviderKind = "guid" | "kernel-group" | "none";
 
@@ -53,7 +52,7 @@ export class ProviderTable implements Iterable<ProviderInfo> {
   /** Indices of the providers matching a name (case-insensitive), a GUID, or an index. */
   find(key: string | number): number[] {
     if (typeof key === "number") return key >= 0 && key < this.length ? [key] : [];
-    const guid = GUID_TEXT.test(key) ? key.replace(/[{}]/g, "").toLowerCase() : undefined;
+    const guid = guidOfKey(key);
     const lower = key.toLowerCase();
     return this.entries
       .filter((p) => (guid ? p.guid === guid : p.name.toLowerCase() === lower || p.group?.toLowerCase() === lower))
