@@ -11,7 +11,7 @@ import {
   B_TIMESTAMP, B_FIRST_ROW, B_ROW_COUNT, B_DATA, B_DATA_LENGTH, B_BUFFER_SIZE, B_SAVED_OFFSET, B_FILLED,
   B_PROCESSOR, B_LOGGER_ID, B_FLAGS, B_TYPE, B_STATUS, B_RAW_PROCESSOR,
 } from "./codes";
-import { addBuffer, bufCount, ensureRows, warn, arenaReserve, arenaCommit, rowCount, allocate } from "./tables";
+import { addBuffer, buffersSeen, ensureRows, warn, arenaReserve, arenaCommit, rowCount, allocate, release, windowFull } from "./tables";
 import { walkRecords, walkAbandoned } from "./records";
 import { xpressDecompress, xpressProduced } from "./xpress";
 import { parseLogfileHeader, logfileHeader } from "./logfile";
@@ -49,7 +49,7 @@ export function growStaging(cap: u32, keep: u32): void {
   let fresh = allocate(cap);
   if (fresh == 0) { outOfMemory(cap); return; }
   memory.copy(fresh, staging, min<u32>(keep, cap));
-  heap.free(staging);
+  release(staging);
   staging = fresh;
   stagingCap = cap;
 }
@@ -66,7 +66,7 @@ function outOfMemory(bytes: u32): void {
 }
 
 function stop(code: u32, offset: f64, detail: u32): void {
-  warn(code, offset, <i32>bufCount - 1, -1, detail);
+  warn(code, offset, <i32>buffersSeen() - 1, -1, detail);
   done = true;
 }
 
@@ -130,12 +130,17 @@ function firstRecordSound(p: usize, len: u32): bool {
   return size >= min && size <= len;
 }
 
+// processBuffer outcomes
+const REJECTED = 0; // a tentative buffer whose records do not look sound: nothing recorded
+const TAKEN = 1; // recorded (or decoding stopped on it: see done)
+const NEXT_WINDOW = 2; // its records do not fit this window: nothing recorded, take it again in the next
+
 /**
  * Decodes one buffer. A `tentative` buffer (found by scanning after damage) is taken only if its
- * records look sound; otherwise nothing is recorded and false is returned.
+ * records look sound.
  */
-function processBuffer(b: usize, bs: u32, avail: u32, off: f64, tentative: bool): bool {
-  let index = <i32>bufCount;
+function processBuffer(b: usize, bs: u32, avail: u32, off: f64, tentative: bool): i32 {
+  let index = <i32>buffersSeen();
   let flags = <u32>load<u16>(b, 0x34);
   let type = <u32>load<u16>(b, 0x36);
   let saved = load<u32>(b, 4);
@@ -143,7 +148,7 @@ function processBuffer(b: usize, bs: u32, avail: u32, off: f64, tentative: bool)
   let ts = load<i64>(b, 0x10);
   let rawProc = <u32>load<u16>(b, 0x28);
   let truncated = avail < bs;
-  if (tentative && truncated) return false;
+  if (tentative && truncated) return REJECTED;
   let status: u32 = truncated ? BS_TRUNCATED : 0;
   let problem: u32 = 0; // warning about the record area
   let problemDetail: u32 = 0;
@@ -153,38 +158,38 @@ function processBuffer(b: usize, bs: u32, avail: u32, off: f64, tentative: bool)
   if ((flags & FLAG_COMPRESSED) == 0) {
     let end = filled >= HDR && filled <= bs ? filled : saved >= HDR && saved <= bs ? saved : 0;
     if (end == 0) {
-      if (tentative) return false;
+      if (tentative) return REJECTED;
       problem = W_BAD_FILL_OFFSET;
       problemDetail = filled;
       end = bs;
     }
     if (end > avail) end = avail;
     dlen = end - HDR;
-    if (tentative && !firstRecordSound(b + HDR, dlen)) return false;
+    if (tentative && !firstRecordSound(b + HDR, dlen)) return REJECTED;
     data = arenaReserve(dlen);
-    if (data == 0) { done = true; return true; }
+    if (data == 0) { if (windowFull) return NEXT_WINDOW; done = true; return TAKEN; }
     memory.copy(data, b + HDR, dlen);
   } else {
     status |= BS_COMPRESSED;
     let expected = filled >= HDR && filled <= MAX_BUF ? filled - HDR
       : saved >= HDR && saved <= MAX_BUF ? saved - HDR : 0xffffffff;
     if (compressionFormat != COMPRESSION_XPRESS) {
-      if (tentative) return false;
+      if (tentative) return REJECTED;
       problem = W_UNSUPPORTED_COMPRESSION;
       problemDetail = compressionFormat;
       status |= BS_SKIPPED;
     } else if (expected == 0xffffffff) {
-      if (tentative) return false;
+      if (tentative) return REJECTED;
       problem = W_BAD_FILL_OFFSET;
       problemDetail = filled;
       status |= BS_SKIPPED;
     } else {
       data = arenaReserve(expected);
-      if (data == 0) { done = true; return true; }
+      if (data == 0) { if (windowFull) return NEXT_WINDOW; done = true; return TAKEN; }
       if (xpressDecompress(0, b + HDR, avail - HDR, data, expected)) {
         dlen = expected;
       } else if (tentative) {
-        return false;
+        return REJECTED;
       } else if (truncated) {
         // The bytes we have are sound; keep the records they complete.
         dlen = xpressProduced;
@@ -193,13 +198,13 @@ function processBuffer(b: usize, bs: u32, avail: u32, off: f64, tentative: bool)
         problemDetail = xpressProduced;
         status |= BS_SKIPPED;
       }
-      if (tentative && !firstRecordSound(data, dlen)) return false;
+      if (tentative && !firstRecordSound(data, dlen)) return REJECTED;
     }
   }
-  if (index == 0 && !isLogfileHeaderRecord(data, dlen)) { fatal(E_NO_LOGFILE_HEADER, off + HDR); return true; }
+  if (index == 0 && !isLogfileHeaderRecord(data, dlen)) { fatal(E_NO_LOGFILE_HEADER, off + HDR); return TAKEN; }
 
   let bp = addBuffer();
-  if (bp == 0) { stop(W_CAPACITY, off, bs); return true; }
+  if (bp == 0) { stop(W_CAPACITY, off, bs); return TAKEN; }
   arenaCommit(dlen);
   store<f64>(bp + B_FILE_OFFSET, off);
   store<i64>(bp + B_SEQUENCE, load<i64>(b, 0x18));
@@ -229,7 +234,7 @@ function processBuffer(b: usize, bs: u32, avail: u32, off: f64, tentative: bool)
       compressionFormat = f == 2 || f == 4 ? f : COMPRESSION_XPRESS;
     }
   }
-  if (!ensureRows((dlen >> 3) + 1)) { stop(W_CAPACITY, off, dlen); return true; }
+  if (!ensureRows((dlen >> 3) + 1)) { stop(W_CAPACITY, off, dlen); return TAKEN; }
 
   let proc = processorOf(rawProc, flags);
   store<u16>(bp + B_PROCESSOR, <u16>proc);
@@ -240,12 +245,13 @@ function processBuffer(b: usize, bs: u32, avail: u32, off: f64, tentative: bool)
   // walkAbandoned belongs to the last walk: a buffer without records was not walked
   if (dlen > 0 && walkAbandoned) status |= BS_ABANDONED;
   store<u16>(bp + B_STATUS, <u16>status);
-  return true;
+  return TAKEN;
 }
 
 /**
  * Takes the whole buffers among the first `len` staged bytes (file offset `fileOffset`). With
- * `atEnd` the input is complete and a final partial buffer is decoded as far as it goes. Moves
+ * `atEnd` the input is complete and a final partial buffer is decoded as far as it goes. Stops at a
+ * buffer that does not fit the window (windowFull): it is taken again after resetWindow. Moves
  * what is left to the front of the staging area and returns its length.
  */
 export function consume(len: u32, fileOffset: f64, atEnd: bool): u32 {
@@ -265,10 +271,12 @@ export function consume(len: u32, fileOffset: f64, atEnd: bool): u32 {
       if (found) {
         let bs = load<u32>(staging + p);
         if (bs > avail && !atEnd) { wantBytes = bs; break; } // judge the candidate once it is whole
-        if (bs <= avail && processBuffer(staging + p, bs, bs, fileOffset + p, true)) {
+        let taken = bs <= avail ? processBuffer(staging + p, bs, bs, fileOffset + p, true) : REJECTED;
+        if (taken == NEXT_WINDOW) break;
+        if (taken == TAKEN) {
           resyncing = false;
           if (resyncNonZero) {
-            warn(W_SKIPPED_BYTES, resyncFrom, <i32>bufCount - 2, -1, <u32>(fileOffset + p - resyncFrom));
+            warn(W_SKIPPED_BYTES, resyncFrom, <i32>buffersSeen() - 2, -1, <u32>(fileOffset + p - resyncFrom));
           }
           p += bs;
         } else {
@@ -279,7 +287,7 @@ export function consume(len: u32, fileOffset: f64, atEnd: bool): u32 {
       }
       if (!atEnd) break;
       for (let i: u32 = p; i < len; i++) if (load<u8>(staging + i) != 0) resyncNonZero = true;
-      if (resyncNonZero) warn(W_TRAILING_GARBAGE, resyncFrom, <i32>bufCount - 1, -1, <u32>(fileOffset + len - resyncFrom));
+      if (resyncNonZero) warn(W_TRAILING_GARBAGE, resyncFrom, <i32>buffersSeen() - 1, -1, <u32>(fileOffset + len - resyncFrom));
       resyncing = false;
       p = len;
       done = true;
@@ -288,9 +296,9 @@ export function consume(len: u32, fileOffset: f64, atEnd: bool): u32 {
     let off = fileOffset + p;
     if (avail < HDR) {
       if (!atEnd) { wantBytes = HDR; break; }
-      if (bufCount == 0) { fatal(E_TOO_SHORT, off); break; }
+      if (buffersSeen() == 0) { fatal(E_TOO_SHORT, off); break; }
       for (let i: u32 = p; i < len; i++) {
-        if (load<u8>(staging + i) != 0) { warn(W_TRAILING_GARBAGE, off, <i32>bufCount - 1, -1, avail); break; }
+        if (load<u8>(staging + i) != 0) { warn(W_TRAILING_GARBAGE, off, <i32>buffersSeen() - 1, -1, avail); break; }
       }
       p = len;
       done = true;
@@ -298,7 +306,7 @@ export function consume(len: u32, fileOffset: f64, atEnd: bool): u32 {
     }
     let b = staging + p;
     let bs = load<u32>(b);
-    if (bs == 0 && bufCount > 0) {
+    if (bs == 0 && buffersSeen() > 0) {
       // Zero-filled tail (preallocated files) or a zeroed header: look for another buffer.
       resyncing = true;
       resyncFrom = off;
@@ -306,8 +314,8 @@ export function consume(len: u32, fileOffset: f64, atEnd: bool): u32 {
       continue;
     }
     if (bs < HDR || bs > MAX_BUF) {
-      if (bufCount == 0) { fatal(E_BAD_FIRST_BUFFER, off); break; }
-      warn(W_BAD_BUFFER_SIZE, off, <i32>bufCount - 1, -1, bs);
+      if (buffersSeen() == 0) { fatal(E_BAD_FIRST_BUFFER, off); break; }
+      warn(W_BAD_BUFFER_SIZE, off, <i32>buffersSeen() - 1, -1, bs);
       resyncing = true;
       resyncFrom = off;
       resyncNonZero = true;
@@ -316,12 +324,12 @@ export function consume(len: u32, fileOffset: f64, atEnd: bool): u32 {
     }
     if (bs > avail) {
       if (!atEnd) { wantBytes = bs; break; }
-      processBuffer(b, bs, avail, off, false);
+      if (processBuffer(b, bs, avail, off, false) == NEXT_WINDOW) break;
       p = len;
       done = true;
       break;
     }
-    processBuffer(b, bs, bs, off, false);
+    if (processBuffer(b, bs, bs, off, false) == NEXT_WINDOW) break;
     p += bs;
   }
   if (done) return 0;

@@ -17,7 +17,8 @@ import {
   CLR_SCOPE_VALUES, CLR_MAX_DEPTH,
 } from "./codes";
 import {
-  rowCount, colProvider, colHeaderType, colEventId, colVersion, colPayloadOffset, colPayloadLength, allocate,
+  rowCount, colProvider, colHeaderType, colEventId, colVersion, colPayloadOffset, colPayloadLength, clrRegionFor,
+  clrScratchFor,
 } from "./tables";
 
 // values of the fields of the scope being walked, for count and length references (u64, by depth)
@@ -158,8 +159,9 @@ function walk(
 }
 
 /**
- * Fills the typed tables. `dir` receives a CLR_DIR_STRIDE-byte entry per type. Returns the number
- * of rows placed in tables; a type whose block cannot be allocated keeps no rows.
+ * Fills the typed tables of the window's rows. `dir` receives a CLR_DIR_STRIDE-byte entry per type;
+ * the blocks are carved from one region that the next window reuses. Returns the number of rows
+ * placed in tables: all of them, or none when memory is exhausted.
  */
 export function decodeClr(
   program: usize, typeStarts: usize, nTypes: u32, lookup: usize, provClr: usize, nProv: u32, dir: usize,
@@ -167,7 +169,7 @@ export function decodeClr(
   let n = <usize>rowCount;
   memory.fill(dir, 0, <usize>nTypes * CLR_DIR_STRIDE);
   // pass one: count rows per type, remembering each row's type for pass two
-  let types = allocate(n << 1);
+  let types = clrScratchFor(n << 1);
   if (types == 0) return 0;
   for (let r: usize = 0; r < n; r++) {
     let t = typeOf(r, lookup, provClr, nProv);
@@ -177,6 +179,18 @@ export function decodeClr(
       store<u32>(d, load<u32>(d) + 1);
     }
   }
+  let total: usize = 0;
+  for (let t: u32 = 0; t < nTypes; t++) {
+    let count = load<u32>(dir + <usize>t * CLR_DIR_STRIDE + CLR_DIR_COUNT);
+    if (count == 0) continue;
+    let prog = program + (<usize>load<u32>(typeStarts + (<usize>t << 2)) << 1);
+    total += (<usize>count * <usize>load<u16>(prog, CLR_TYPE_ROW_BYTES << 1) + 7) & ~<usize>7;
+  }
+  let at = total > 0 ? clrRegionFor(total) : 0;
+  if (at == 0) {
+    memory.fill(dir, 0, <usize>nTypes * CLR_DIR_STRIDE);
+    return 0;
+  }
   let placed: u32 = 0;
   for (let t: u32 = 0; t < nTypes; t++) {
     let d = dir + <usize>t * CLR_DIR_STRIDE;
@@ -184,10 +198,9 @@ export function decodeClr(
     if (count == 0) continue;
     let prog = program + (<usize>load<u32>(typeStarts + (<usize>t << 2)) << 1);
     let bytes = <usize>count * <usize>load<u16>(prog, CLR_TYPE_ROW_BYTES << 1);
-    let block = allocate(bytes);
-    if (block == 0) { store<u32>(d + CLR_DIR_COUNT, 0); continue; }
-    memory.fill(block, 0, bytes);
-    store<u32>(d + CLR_DIR_BLOCK, <u32>block);
+    memory.fill(at, 0, bytes);
+    store<u32>(d + CLR_DIR_BLOCK, <u32>at);
+    at += (bytes + 7) & ~<usize>7;
     placed += count;
   }
   for (let r: usize = 0; r < n; r++) {
@@ -240,6 +253,5 @@ export function decodeClr(
     }
     if (truncated) store<u8>(block + <usize>count * preStatus + <usize>i, <u8>CLR_STATUS_TRUNCATED);
   }
-  heap.free(types);
   return placed;
 }

@@ -57,8 +57,7 @@ export const MEMORY_MAX_PAGES = 65536; // 64 KiB pages: addresses are u32
 export const MEMORY_MIN_PAGES = 16; // the smallest memory limit a decode takes (1 MiB)
 export const MAX_BLOCK = 960 << 20; // largest block asked of the allocator (its own limit is just under 1 GiB)
 export const MAX_ROWS = 120 << 20; // event and extended-item rows: the widest column (8 bytes) stays under MAX_BLOCK
-export const MAX_SEGMENT = 64 << 20; // arena segments double up to this size
-export const FIRST_SEGMENT = 1 << 20;
+export const MIN_WINDOW = 64 << 10; // the smallest arena block of a window (a larger buffer gets a block of its own)
 export const MAX_EXT_ITEMS = 32; // extended items taken per record
 export const MAX_WARNINGS = 10000; // warnings kept (all are counted)
 export const MAX_PROVIDERS = 65535; // provider indices are u16
@@ -99,7 +98,10 @@ export const DIR_LOGFILE = 30; // LH_SIZE-byte struct
 export const DIR_EVENT_TYPE = 31; // u16 column: index into the event type table, EVENT_TYPE_NONE beyond it
 export const DIR_TYPE_COUNT = 32;
 export const DIR_TYPE_TABLE = 33; // TYPE_STRIDE-byte structs
-export const DIR_SLOTS = 34;
+export const DIR_ARENA = 34; // address of the window's arena block (rows point into it)
+export const DIR_ARENA_USED = 35; // bytes of it in use
+export const DIR_BUF_BASE = 36; // index over the whole trace of the window's first buffer
+export const DIR_SLOTS = 37;
 
 // ---- buffer struct (BUF_STRIDE bytes per buffer) ----
 export const BUF_STRIDE = 64;

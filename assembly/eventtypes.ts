@@ -3,7 +3,7 @@
 // Every row stores its type's index in the eventType column.
 
 import { TYPE_STRIDE, TYPE_ROWS, MAX_EVENT_TYPES, EVENT_TYPE_NONE } from "./codes";
-import { allocate, resize } from "./tables";
+import { allocate, release, resize } from "./tables";
 
 export let typeCount: u32 = 0;
 let typeCap: u32 = 0;
@@ -25,7 +25,7 @@ let hashMask: u32 = 0;
 function rehash(newSize: u32): bool {
   let slots = allocate(<usize>newSize << 2);
   if (slots == 0) return false;
-  if (hashSlots != 0) heap.free(hashSlots);
+  if (hashSlots != 0) release(hashSlots);
   hashSlots = slots;
   memory.fill(hashSlots, 0, <usize>newSize << 2);
   hashMask = newSize - 1;
@@ -99,4 +99,9 @@ function findType(key: u64): u32 {
     }
   }
   return findType(key);
+}
+
+/** Zeroes every type's row count: a new window counts its own rows. */
+export function clearRowCounts(): void {
+  for (let i: u32 = 0; i < typeCount; i++) store<u32>(typeTable + <usize>i * TYPE_STRIDE + TYPE_ROWS, 0);
 }

@@ -1,4 +1,5 @@
-// etw-wasm core: the exports the bindings call. One instance decodes one trace.
+// etw-wasm core: the exports the bindings call. One instance decodes one trace, a window of buffers
+// at a time: the bindings take each window's tables, then resetWindow() reuses their memory.
 
 import * as tables from "./tables";
 import * as buffers from "./buffers";
@@ -9,7 +10,8 @@ import {
   DIR_PAYLOAD_LENGTH, DIR_HEADER_LENGTH, DIR_PROVIDER, DIR_EVENT_ID, DIR_TASK, DIR_FLAGS, DIR_PROCESSOR, DIR_VERSION,
   DIR_OPCODE, DIR_LEVEL, DIR_HEADER_TYPE, DIR_CHANNEL, DIR_EXT_COUNT, DIR_EXT_ROW, DIR_EXT_TYPE, DIR_EXT_SIZE,
   DIR_EXT_OFFSET, DIR_BUF_COUNT, DIR_BUF_TABLE, DIR_WARN_COUNT, DIR_WARN_TOTAL, DIR_WARN_TABLE, DIR_PROV_COUNT,
-  DIR_PROV_TABLE, DIR_LOGFILE, DIR_EVENT_TYPE, DIR_TYPE_COUNT, DIR_TYPE_TABLE,
+  DIR_PROV_TABLE, DIR_LOGFILE, DIR_EVENT_TYPE, DIR_TYPE_COUNT, DIR_TYPE_TABLE, DIR_ARENA, DIR_ARENA_USED,
+  DIR_BUF_BASE,
 } from "./codes";
 import * as eventtypes from "./eventtypes";
 import { xpressDecompress, xpressProduced } from "./xpress";
@@ -18,11 +20,13 @@ export { consume, growStaging } from "./buffers";
 export { decodeClr } from "./clr";
 
 /**
- * Prepares an empty trace with a staging area of `stagingBytes`, in a memory whose maximum is
- * `memoryPages` (0: MEMORY_MAX_PAGES); allocation stops short of it.
+ * Prepares an empty trace with a staging area of `stagingBytes` and windows of `windowBytes` of
+ * record data, in a memory whose maximum is `memoryPages` (0: MEMORY_MAX_PAGES); allocation stops
+ * short of it.
  */
-export function init(stagingBytes: u32, memoryPages: u32): void {
+export function init(stagingBytes: u32, memoryPages: u32, windowBytes: u32): void {
   tables.setMemoryPages(memoryPages);
+  tables.setArenaSize(windowBytes);
   // The memory may be reused from an earlier trace: clear what is read before it is written.
   memory.fill(logfileHeader, 0, LH_SIZE);
   tables.reserveWarnings();
@@ -65,10 +69,24 @@ export function fatalOffset(): f64 {
   return buffers.fatalOffset;
 }
 
+/** Whether the last consume stopped at a buffer that belongs to the next window. */
+export function windowFull(): bool {
+  return tables.windowFull;
+}
+
+/**
+ * Starts the next window: the event, extended-item and buffer tables, the arena and the event types'
+ * row counts start again from zero. Providers, event types, warnings and the logfile header persist.
+ */
+export function resetWindow(): void {
+  tables.resetWindow();
+  eventtypes.clearRowCounts();
+}
+
 /** Releases the staging area once the input is consumed. */
 export function finish(): void {
   if (buffers.staging != 0) {
-    heap.free(buffers.staging);
+    tables.release(buffers.staging);
     buffers.staging = 0;
     buffers.stagingCap = 0;
   }
@@ -117,6 +135,9 @@ export function directory(): usize {
   slot(DIR_EVENT_TYPE, tables.colEventType);
   slot(DIR_TYPE_COUNT, eventtypes.typeCount);
   slot(DIR_TYPE_TABLE, eventtypes.typeTable);
+  slot(DIR_ARENA, tables.arenaBlock());
+  slot(DIR_ARENA_USED, tables.arenaInUse());
+  slot(DIR_BUF_BASE, tables.bufBase);
   return DIR;
 }
 
@@ -135,5 +156,5 @@ export function alloc(size: usize): usize {
 }
 
 export function free(ptr: usize): void {
-  heap.free(ptr);
+  tables.release(ptr);
 }

@@ -5,7 +5,7 @@ import {
   PK_KERNEL_GROUP, PK_NONE, PROV_STRIDE, PROV_GUID, PROV_GROUP, PROV_KIND, PROV_WANTED, MAX_PROVIDERS, FF_PROVIDER,
   FILTER_PROVIDER_COUNT, FILTER_PROVIDERS,
 } from "./codes";
-import { allocate, resize, filterBlock, filterFlags } from "./tables";
+import { allocate, release, resize, filterBlock, filterFlags } from "./tables";
 
 export let provCount: u32 = 0;
 let provCap: u32 = 0;
@@ -82,7 +82,7 @@ export function initProviders(): void {
 function rehash(newSize: u32): bool {
   let slots = allocate(<usize>newSize << 2);
   if (slots == 0) return false;
-  if (hashSlots != 0) heap.free(hashSlots);
+  if (hashSlots != 0) release(hashSlots);
   hashSlots = slots;
   memory.fill(hashSlots, 0, <usize>newSize << 2);
   hashMask = newSize - 1;

@@ -11,7 +11,7 @@ import {
   FILTER_TID_COUNT, FILTER_EVENT_IDS, FILTER_OPCODES, FILTER_PIDS, FILTER_TIDS,
 } from "./codes";
 import {
-  rowCount, colTimestamp, colKeywords, colPid, colTid, colPayloadOffset, colPayloadLength, colHeaderLength,
+  rowCount, rowBase, colTimestamp, colKeywords, colPid, colTid, colPayloadOffset, colPayloadLength, colHeaderLength,
   colProvider, colEventId, colTask, colFlags, colProcessor, colVersion, colOpcode, colLevel, colHeaderType,
   colChannel, colEventType, extCount, colExtRow, colExtType, colExtSize, colExtOffset, ensureExt, warn,
   filterFlags, filterBlock,
@@ -45,7 +45,7 @@ function inSet(count: usize, set: usize, v: u32): bool {
 function filteredOut(
   ts: i64, keywords: u64, pid: u32, tid: u32, provider: i32, eventId: u32, flags: u32, opcode: u32, level: u32,
 ): bool {
-  if (rowCount == 0) return false;
+  if (rowCount == 0 && rowBase == 0) return false;
   let f = filterFlags;
   let out = false;
   if ((f & FF_PROVIDER) != 0 && (provider < 0 || load<u8>(provTable + <usize>provider * PROV_STRIDE + PROV_WANTED) == 0)) out = true;

@@ -2,7 +2,7 @@
 // per-record path never allocates: it only stores into space reserved for the whole buffer.
 
 import {
-  W_CAPACITY, MEMORY_MAX_PAGES, MAX_BLOCK, MAX_ROWS, MAX_SEGMENT, FIRST_SEGMENT, MAX_WARNINGS, BUF_STRIDE,
+  W_CAPACITY, MEMORY_MAX_PAGES, MAX_BLOCK, MAX_ROWS, MIN_WINDOW, MAX_WARNINGS, BUF_STRIDE,
   WARN_STRIDE, WARN_FILE_OFFSET, WARN_CODE, WARN_BUFFER, WARN_RECORD_OFFSET, WARN_DETAIL, FILTER_BYTES, FILTER_FLAGS,
 } from "./codes";
 
@@ -52,19 +52,35 @@ export function setMemoryPages(pages: u32): void {
   memoryPages = pages == 0 || pages > <u32>MEMORY_MAX_PAGES ? <u32>MEMORY_MAX_PAGES : pages;
 }
 
+// Bytes of the heap's live blocks, headers included (the allocator keeps a block's size in the
+// word before it, low two bits for flags).
+let liveBytes: u64 = 0;
+
+@inline function blockBytes(ptr: usize): u64 {
+  return <u64>((load<usize>(ptr - sizeof<usize>()) & ~<usize>3) + sizeof<usize>());
+}
+
 /**
- * Whether the allocator can take `bytes` more without trapping: it traps when memory cannot grow.
- * It rounds a request up by at most 1/16 and adds block headers; growing takes whole pages, up to
- * the memory's maximum.
+ * Whether the allocator can take `bytes` more without trapping: it traps when it needs memory to
+ * grow and it cannot. It rounds a request up by at most 1/16 and adds block headers; growing takes
+ * whole pages (the allocator doubles the memory where it can), up to the memory's maximum. Once the
+ * memory has grown to its maximum, a request is served from blocks freed before: it is taken when
+ * the live blocks leave room for it with an eighth of the memory to spare for fragmentation.
  */
 function fits(bytes: usize): bool {
-  let pages = (<u64>bytes + (<u64>bytes >> 4) + 0x1ffff) >> 16;
-  return <u64>memory.size() + pages <= <u64>memoryPages;
+  let need = <u64>bytes + (<u64>bytes >> 4) + 64;
+  let pages = (need + 0x1ffff) >> 16;
+  if (<u64>memory.size() + pages <= <u64>memoryPages) return true;
+  let capacity = (<u64>memory.size() << 16) - <u64>__heap_base;
+  return liveBytes + need + (capacity >> 3) <= capacity;
 }
 
 /** heap.alloc that returns 0 instead of trapping when memory is exhausted. */
 export function allocate(bytes: usize): usize {
-  return fits(bytes) ? heap.alloc(bytes) : 0;
+  if (!fits(bytes)) return 0;
+  let p = heap.alloc(bytes);
+  liveBytes += blockBytes(p);
+  return p;
 }
 
 /**
@@ -72,8 +88,19 @@ export function allocate(bytes: usize): usize {
  * block left as it was, when memory is exhausted.
  */
 export function resize(ptr: usize, bytes: usize): usize {
+  if (ptr == 0) return allocate(bytes);
   if (!fits(bytes)) return 0;
-  return ptr == 0 ? heap.alloc(bytes) : heap.realloc(ptr, bytes);
+  let before = blockBytes(ptr);
+  let p = heap.realloc(ptr, bytes);
+  liveBytes = liveBytes - before + blockBytes(p);
+  return p;
+}
+
+/** heap.free, keeping the count of live bytes. */
+export function release(ptr: usize): void {
+  if (ptr == 0) return;
+  liveBytes -= blockBytes(ptr);
+  heap.free(ptr);
 }
 
 /** Reserve room for `extra` more rows. Returns false when the table cannot grow any further. */
@@ -182,35 +209,124 @@ export function warn(code: u32, fileOffset: f64, buffer: i32, recordOffset: i32,
   warnCount++;
 }
 
-// ---- arena: record bytes of every buffer (decompressed where needed), in segments ----
-// Segments never move, so addresses stored in the tables stay valid.
-let segStart: usize = 0;
-let segUsed: usize = 0;
-let segSize: usize = 0;
-let nextSegSize: usize = FIRST_SEGMENT;
-export let arenaBytes: f64 = 0;
+// ---- arena: record bytes of the window's buffers (decompressed where needed), one block ----
+// Rows point into the block by address, so it is replaced only while the window is empty; a buffer
+// that does not fit the rest of a window's block ends the window (windowFull).
+let arenaStart: usize = 0;
+let arenaUsed: usize = 0;
+let arenaSize: usize = 0;
+let arenaWant: usize = MIN_WINDOW; // the window size the driver asked for
+export let windowFull: bool = false;
+export let arenaBytes: f64 = 0; // committed over every window
 
-/** Address of `n` bytes of arena space (8-aligned), or 0 (with a W_CAPACITY warning) when memory is exhausted. */
+/** Sets the arena block size of a window (at least MIN_WINDOW, at most MAX_BLOCK). */
+export function setArenaSize(bytes: u32): void {
+  arenaWant = min<usize>(max<usize>(<usize>bytes, MIN_WINDOW), MAX_BLOCK);
+  arenaUsed = 0;
+  arenaBytes = 0;
+  windowFull = false;
+}
+
+/** The window's arena block and the bytes of it in use. */
+export function arenaBlock(): usize {
+  return arenaStart;
+}
+
+export function arenaInUse(): usize {
+  return arenaUsed;
+}
+
+/**
+ * Address of `n` bytes of arena space (8-aligned), or 0: with windowFull set when the window's block
+ * is full (the buffer goes to the next window), else with a W_CAPACITY warning (memory exhausted).
+ */
 export function arenaReserve(n: usize): usize {
   let need = (n + 7) & ~<usize>7;
-  if (segStart == 0 || segUsed + need > segSize) {
-    let size = max<usize>(nextSegSize, need);
-    if (nextSegSize < <usize>MAX_SEGMENT) nextSegSize <<= 1;
-    let p: usize = size > <usize>MAX_BLOCK ? 0 : allocate(size);
-    if (p == 0) {
-      warn(W_CAPACITY, -1, -1, -1, <u32>n);
-      return 0;
-    }
-    segStart = p;
-    segSize = size;
-    segUsed = 0;
+  if (arenaStart != 0 && arenaUsed + need <= arenaSize) return arenaStart + arenaUsed;
+  if (arenaUsed > 0) {
+    windowFull = true;
+    return 0;
   }
-  return segStart + segUsed;
+  // an empty window: a block that holds this buffer, or the one asked for
+  let size = max<usize>(arenaWant, need);
+  if (arenaStart != 0) {
+    release(arenaStart);
+    arenaStart = 0;
+    arenaSize = 0;
+  }
+  let p: usize = size > <usize>MAX_BLOCK ? 0 : allocate(size);
+  if (p == 0) {
+    warn(W_CAPACITY, -1, -1, -1, <u32>n);
+    return 0;
+  }
+  arenaStart = p;
+  arenaSize = size;
+  return p;
 }
 
 /** Marks `n` bytes at the reservation as used. */
 export function arenaCommit(n: usize): void {
   let used = (n + 7) & ~<usize>7;
-  segUsed += used;
+  arenaUsed += used;
   arenaBytes += <f64>used;
+}
+
+// ---- windows: the rows of a run of buffers, handed to the bindings before the next run is decoded ----
+export let bufBase: u32 = 0; // buffers of the windows before this one
+export let rowBase: f64 = 0; // rows of the windows before this one
+
+/** Buffers seen so far, this window's included (buffer indices are over the whole trace). */
+@inline export function buffersSeen(): u32 {
+  return bufBase + bufCount;
+}
+
+/** Empties the event, extended-item and buffer tables and the arena for the next window. */
+export function resetWindow(): void {
+  bufBase += bufCount;
+  rowBase += <f64>rowCount;
+  bufCount = 0;
+  rowCount = 0;
+  extCount = 0;
+  arenaUsed = 0;
+  windowFull = false;
+}
+
+
+// ---- typed tables: a window's blocks, carved from one region that the next window reuses ----
+let clrRegion: usize = 0;
+let clrRegionSize: usize = 0;
+let clrScratch: usize = 0;
+let clrScratchSize: usize = 0;
+
+/** A region of at least `bytes` for this window's typed-table blocks (its old contents are dead), or 0. */
+export function clrRegionFor(bytes: usize): usize {
+  if (bytes <= clrRegionSize && clrRegion != 0) return clrRegion;
+  if (clrRegion != 0) {
+    release(clrRegion);
+    clrRegion = 0;
+    clrRegionSize = 0;
+  }
+  // room to grow into, where the memory allows
+  let p = allocate(bytes + (bytes >> 2));
+  let size = bytes + (bytes >> 2);
+  if (p == 0) {
+    p = allocate(bytes);
+    size = bytes;
+  }
+  if (p != 0) {
+    clrRegion = p;
+    clrRegionSize = size;
+  }
+  return p;
+}
+
+/** Scratch of at least `bytes` for one typed-table fill, or 0. */
+export function clrScratchFor(bytes: usize): usize {
+  if (bytes <= clrScratchSize && clrScratch != 0) return clrScratch;
+  let p = resize(clrScratch, max<usize>(bytes, 64));
+  if (p != 0) {
+    clrScratch = p;
+    clrScratchSize = max<usize>(bytes, 64);
+  }
+  return p;
 }

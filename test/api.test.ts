@@ -1,7 +1,9 @@
 // The public API on real traces: info, clock, providers, rows, iteration, time order, queries.
 
 import { describe, expect, it } from "vitest";
-import { readFileSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { openTrace, EtlDecodeError, type Trace } from "../dist/bindings/index.js";
 import { openTraceFile } from "../dist/bindings/node.js";
@@ -9,6 +11,7 @@ import { decodeTrace } from "../dist/bindings/decode/decode.js";
 import { packTraceData, unpackTraceData } from "../dist/bindings/decode/transfer.js";
 import { Trace as TraceClass } from "../dist/bindings/trace.js";
 import { HAVE_CORPUS, corpusFiles, etlPath } from "./helpers/shared.js";
+import { withLargeBuffer } from "./helpers/large-buffer.js";
 
 const SAMPLE = fileURLToPath(new URL("../examples/sample.etl", import.meta.url));
 const ENGINES = ["wasm", "js"] as const;
@@ -332,28 +335,39 @@ describe.skipIf(!HAVE_CORPUS)("incomplete traces: complete is false, incomplete 
     }
   }, 120_000);
 
-  it("a memory limit stops the decode with capacity, never a trap; both engines keep every row before", async () => {
+  it("a memory limit bounds the core's memory, not the trace: decoded window by window, every row is there", async () => {
     for (const name of [X64, X86]) {
       const bytes = readFileSync(etlPath(name));
       for (const engine of ENGINES) {
         const full = await openTrace(bytes, { engine });
+        const t = await openTrace(bytes, { engine, memoryLimit: 4 << 20 });
+        expect(t.complete, name).toBe(true);
+        expect(t.events.length, name).toBe(full.events.length);
+        expectPrefix(t, full, `${name} ${engine}`);
+      }
+    }
+  }, 120_000);
+
+  it("a buffer too large for the memory limit stops the decode with capacity, never a trap; both engines keep every row before", async () => {
+    for (const name of [X64, X86]) {
+      // a 40 MiB buffer after buffer 100
+      const { bytes, offset: at } = withLargeBuffer(readFileSync(etlPath(name)), 100, 40 << 20);
+      for (const engine of ENGINES) {
+        const full = await openTrace(bytes, { engine });
+        expect(full.complete, name).toBe(true);
         for (const mib of [4, 12, 24]) {
           const t = await openTrace(bytes, { engine, memoryLimit: mib << 20 });
           const what = `${name} ${engine} ${mib} MiB`;
           expect({ what, complete: t.complete, reason: t.incomplete?.reason }).toEqual({ what, complete: false, reason: "capacity" });
           const { offset, message } = t.incomplete!;
           expect(message, what).toMatch(new RegExp(`^memory limit of ${mib} MiB reached`));
+          expect(offset, what).toBe(at);
           expect(t.decodedBytes, what).toBe(offset);
           expect(t.inputBytes, what).toBe(bytes.length);
-          expect(offset, what).toBeLessThan(bytes.length);
-          expect(t.bytes.buffer.byteLength, what).toBeLessThanOrEqual(mib << 20);
           expect(t.warnings.map((w) => w.kind), what).toContain("capacity");
-          expect(t.events.length, what).toBeGreaterThan(0);
-          expect(t.events.length, what).toBeLessThan(full.events.length);
+          expect(t.bufferCount, what).toBe(101);
+          expect(t.events.length, what).toBe(full.buffer(101).firstRow);
           expectPrefix(t, full, what);
-          // the stop is at a buffer: every buffer decoded lies before it, its rows all kept
-          const last = t.buffer(t.bufferCount - 1);
-          expect(last.fileOffset + (last.rowCount ? last.bufferSize : 0), what).toBeLessThanOrEqual(offset);
           // the tables still answer
           t.events.timeOrder();
           void t.names.counts();
@@ -364,20 +378,23 @@ describe.skipIf(!HAVE_CORPUS)("incomplete traces: complete is false, incomplete 
   }, 120_000);
 
   it("a decode stopped by a memory limit stops reading a file, and still knows its size", async () => {
-    const size = statSync(etlPath(X86)).size;
+    const { bytes, offset: at } = withLargeBuffer(readFileSync(etlPath(X86)), 40, 40 << 20);
+    const file = join(mkdtempSync(join(tmpdir(), "etw-wasm-limit-")), "large-buffer.etl");
+    writeFileSync(file, bytes);
+    const size = bytes.length;
     for (const engine of ENGINES) {
       let last = 0;
-      const t = await openTraceFile(etlPath(X86), { engine, memoryLimit: 4 << 20, chunkBytes: 1 << 20, onProgress: (n) => (last = n) });
+      const t = await openTraceFile(file, { engine, memoryLimit: 4 << 20, chunkBytes: 1 << 20, onProgress: (n) => (last = n) });
       expect(t.complete).toBe(false);
       expect([t.inputBytes, t.info.fileSize]).toEqual([size, size]);
       expect(last).toBeLessThan(size / 2);
       expect(t.decodedBytes).toBe(t.incomplete!.offset);
-      expect(t.decodedBytes).toBeLessThan(size / 2);
+      expect(t.decodedBytes).toBe(at);
     }
   });
 
   it("a stream of unknown size is read to its end when a memory limit stops the decode, so inputBytes is its size", async () => {
-    const bytes = readFileSync(etlPath(X86));
+    const { bytes, offset: at } = withLargeBuffer(readFileSync(etlPath(X86)), 40, 40 << 20);
     async function* chunks() {
       for (let i = 0; i < bytes.length; i += 1 << 20) yield bytes.subarray(i, i + (1 << 20));
     }
@@ -386,12 +403,13 @@ describe.skipIf(!HAVE_CORPUS)("incomplete traces: complete is false, incomplete 
       const t = await openTrace(chunks(), { engine, memoryLimit: 4 << 20, chunkBytes: 1 << 20, onProgress: (n) => (last = n) });
       expect(t.complete).toBe(false);
       expect([t.inputBytes, last]).toEqual([bytes.length, bytes.length]);
-      expect(t.decodedBytes).toBeLessThan(bytes.length / 2);
+      expect(t.decodedBytes).toBe(at);
     }
   });
 
   it("a memory limit too small for the first buffer rejects with EtlDecodeError; a bad limit with RangeError", async () => {
-    const bytes = readFileSync(etlPath(X86));
+    // the header buffer made 8 MiB long
+    const { bytes } = withLargeBuffer(readFileSync(etlPath(X86)), 0, 8 << 20, "resize");
     for (const engine of ENGINES) {
       const error = await openTrace(bytes, { engine, memoryLimit: 1 << 20 }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(EtlDecodeError);
@@ -427,7 +445,7 @@ describe.skipIf(!HAVE_CORPUS)("incomplete traces: complete is false, incomplete 
   it("an incomplete trace keeps complete, incomplete and the decode error's type and offset across the worker transfer", async () => {
     const bytes = readFileSync(etlPath(X64));
     const cut = await decodeTrace(bytes.subarray(0, 2_000_000));
-    const limited = await decodeTrace(bytes, { memoryLimit: 8 << 20 });
+    const limited = await decodeTrace(withLargeBuffer(bytes, 100, 40 << 20).bytes, { memoryLimit: 8 << 20 });
     function* failing() {
       yield bytes.subarray(0, 2 << 20);
       throw new Error("gone");

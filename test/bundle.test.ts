@@ -13,8 +13,10 @@ const ENTRY = "examples/browser-app/main.ts";
 
 // Gzip (zlib's default level) of the entry chunk, in bytes. It measured 32.6 KB when this was set
 // (38.2 KB before the .NET runtime schema was packed, of which the schema was 16.6 KB); the budget
-// leaves about 15% for growth. Raise it deliberately, not to make a change pass.
-const ENTRY_GZIP_BUDGET = 37_500;
+// leaves about 15% for growth. Raise it deliberately, not to make a change pass. Raised to 41,000
+// with windowed decoding (the window driver and the builder that gathers windows into a trace:
+// 39.1 KB measured then).
+const ENTRY_GZIP_BUDGET = 41_000;
 
 let inputs: Metafile["inputs"];
 let outputs: Metafile["outputs"];

@@ -14,6 +14,7 @@ import { openTrace } from "../dist/bindings/index.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CORPUS, HAVE_CORPUS, corpusFiles, etlPath, referencePath } from "./helpers/shared.js";
+import { withLargeBuffer } from "./helpers/large-buffer.js";
 import {
   atOrAfterMs, atOrBeforeMs, payloadOf, readReference, referenceAsJson, relativeMs, timestampOf,
   type Reference, type ReferenceRecord,
@@ -203,10 +204,13 @@ describe("etw-wasm on a trace decoded only in part: what was decoded on stdout, 
   });
 
   it("nothing decodable under the limit: no output, exit 1, the line on stderr", () => {
-    const r = run("events", SAMPLE, "--max-memory", "1MiB");
+    // the sample with a first buffer of 8 MiB
+    const file = join(mkdtempSync(join(tmpdir(), "etw-wasm-limit-")), "large-first-buffer.etl");
+    writeFileSync(file, withLargeBuffer(readFileSync(SAMPLE), 0, 8 << 20, "resize").bytes);
+    const r = run("events", file, "--max-memory", "1MiB");
     expect(r.stdout).toBe("");
     const s = stopped(r, "1MiB");
-    expect(s).toMatchObject({ offset: 0, percent: 0, file: SAMPLE });
+    expect(s).toMatchObject({ offset: 0, percent: 0, file });
     expect(s.reason).toBe("decoding failed: memory limit of 1 MiB reached before the first buffer was decoded");
   });
 
@@ -303,8 +307,11 @@ describe("etw-wasm on a trace decoded only in part: what was decoded on stdout, 
   }, 120_000);
 
   it.skipIf(!HAVE_CORPUS)("a corpus trace stopped by --max-memory: every command", async () => {
-    await everyCommand(etlPath(X64), ["--max-memory", "12MiB"], 12 << 20, "12MiB");
-    const s = stopped(await runAsync("info", etlPath(X64), "--max-memory", "12MiB"), "12MiB");
+    // a buffer of 40 MiB after buffer 300: more than 12 MiB of memory can take
+    const file = join(mkdtempSync(join(tmpdir(), "etw-wasm-limit-")), "large-buffer.etl");
+    writeFileSync(file, withLargeBuffer(readFileSync(etlPath(X64)), 300, 40 << 20).bytes);
+    await everyCommand(file, ["--max-memory", "12MiB"], 12 << 20, "12MiB");
+    const s = stopped(await runAsync("info", file, "--max-memory", "12MiB"), "12MiB");
     expect(s.reason).toBe("memory limit of 12 MiB reached: the tables cannot grow any further");
     expect(s.percent).toBeLessThan(100);
   }, 120_000);

@@ -12,8 +12,7 @@ import {
   B_TIMESTAMP, B_FIRST_ROW, B_ROW_COUNT, B_DATA, B_DATA_LENGTH, B_BUFFER_SIZE, B_SAVED_OFFSET, B_FILLED,
   B_PROCESSOR, B_LOGGER_ID, B_FLAGS, B_TYPE, B_STATUS, B_RAW_PROCESSOR,
 } from "../../assembly/codes.js";
-import { heapFree } from "./memory.js";
-import { addBuffer, ensureRows, warn, arenaReserve, arenaCommit, allocate } from "./tables.js";
+import { addBuffer, buffersSeen, ensureRows, warn, arenaReserve, arenaCommit, allocate, release } from "./tables.js";
 import { walkRecords } from "./records.js";
 import { xpressDecompress, xpressProduced } from "./xpress.js";
 import { parseLogfileHeader, logfileHeader } from "./logfile.js";
@@ -46,7 +45,7 @@ export function growStaging(s: CoreState, cap: number, keep: number): void {
   const fresh = allocate(s, cap);
   if (fresh === 0) { outOfMemory(s, cap); return; }
   s.u8.copyWithin(fresh, s.staging, s.staging + Math.min(keep, cap));
-  heapFree(s, s.staging);
+  release(s, s.staging);
   s.staging = fresh;
   s.stagingCap = cap;
 }
@@ -63,7 +62,7 @@ function outOfMemory(s: CoreState, bytes: number): void {
 }
 
 function stop(s: CoreState, code: number, offset: number, detail: number): void {
-  warn(s, code, offset, s.bufCount - 1, -1, detail);
+  warn(s, code, offset, buffersSeen(s) - 1, -1, detail);
   s.done = true;
 }
 
@@ -128,12 +127,17 @@ function firstRecordSound(s: CoreState, p: number, len: number): boolean {
   return size >= min && size <= len;
 }
 
+// processBuffer outcomes
+const REJECTED = 0; // a tentative buffer whose records do not look sound: nothing recorded
+const TAKEN = 1; // recorded (or decoding stopped on it: see done)
+const NEXT_WINDOW = 2; // its records do not fit this window: nothing recorded, take it again in the next
+
 /**
  * Decodes one buffer. A `tentative` buffer (found by scanning after damage) is taken only if its
- * records look sound; otherwise nothing is recorded and false is returned.
+ * records look sound.
  */
-function processBuffer(s: CoreState, b: number, bs: number, avail: number, off: number, tentative: boolean): boolean {
-  const index = s.bufCount;
+function processBuffer(s: CoreState, b: number, bs: number, avail: number, off: number, tentative: boolean): number {
+  const index = buffersSeen(s);
   let v = s.dv;
   const flags = v.getUint16(b + 0x34, true);
   const type = v.getUint16(b + 0x36, true);
@@ -143,7 +147,7 @@ function processBuffer(s: CoreState, b: number, bs: number, avail: number, off: 
   const tsHi = v.getUint32(b + 0x14, true);
   const rawProc = v.getUint16(b + 0x28, true);
   const truncated = avail < bs;
-  if (tentative && truncated) return false;
+  if (tentative && truncated) return REJECTED;
   let status = truncated ? BS_TRUNCATED : 0;
   let problem = 0;
   let problemDetail = 0;
@@ -153,38 +157,38 @@ function processBuffer(s: CoreState, b: number, bs: number, avail: number, off: 
   if ((flags & BUFFER_FLAG_COMPRESSED) === 0) {
     let end = filled >= HDR && filled <= bs ? filled : saved >= HDR && saved <= bs ? saved : 0;
     if (end === 0) {
-      if (tentative) return false;
+      if (tentative) return REJECTED;
       problem = W_BAD_FILL_OFFSET;
       problemDetail = filled;
       end = bs;
     }
     if (end > avail) end = avail;
     dlen = end - HDR;
-    if (tentative && !firstRecordSound(s, b + HDR, dlen)) return false;
+    if (tentative && !firstRecordSound(s, b + HDR, dlen)) return REJECTED;
     data = arenaReserve(s, dlen);
-    if (data === 0) { s.done = true; return true; }
+    if (data === 0) { if (s.windowFull) return NEXT_WINDOW; s.done = true; return TAKEN; }
     s.u8.copyWithin(data, b + HDR, b + HDR + dlen);
   } else {
     status |= BS_COMPRESSED;
     const expected = filled >= HDR && filled <= MAX_BUFFER ? filled - HDR
       : saved >= HDR && saved <= MAX_BUFFER ? saved - HDR : NONE32;
     if (s.compressionFormat !== COMPRESSION_XPRESS) {
-      if (tentative) return false;
+      if (tentative) return REJECTED;
       problem = W_UNSUPPORTED_COMPRESSION;
       problemDetail = s.compressionFormat;
       status |= BS_SKIPPED;
     } else if (expected === NONE32) {
-      if (tentative) return false;
+      if (tentative) return REJECTED;
       problem = W_BAD_FILL_OFFSET;
       problemDetail = filled;
       status |= BS_SKIPPED;
     } else {
       data = arenaReserve(s, expected);
-      if (data === 0) { s.done = true; return true; }
+      if (data === 0) { if (s.windowFull) return NEXT_WINDOW; s.done = true; return TAKEN; }
       if (xpressDecompress(s, b + HDR, avail - HDR, data, expected)) {
         dlen = expected;
       } else if (tentative) {
-        return false;
+        return REJECTED;
       } else if (truncated) {
         // The bytes we have are sound; keep the records they complete.
         dlen = xpressProduced;
@@ -193,13 +197,13 @@ function processBuffer(s: CoreState, b: number, bs: number, avail: number, off: 
         problemDetail = xpressProduced;
         status |= BS_SKIPPED;
       }
-      if (tentative && !firstRecordSound(s, data, dlen)) return false;
+      if (tentative && !firstRecordSound(s, data, dlen)) return REJECTED;
     }
   }
-  if (index === 0 && !isLogfileHeaderRecord(s, data, dlen)) { fatal(s, E_NO_LOGFILE_HEADER, off + HDR); return true; }
+  if (index === 0 && !isLogfileHeaderRecord(s, data, dlen)) { fatal(s, E_NO_LOGFILE_HEADER, off + HDR); return TAKEN; }
 
   const bp = addBuffer(s);
-  if (bp === 0) { stop(s, W_CAPACITY, off, bs); return true; }
+  if (bp === 0) { stop(s, W_CAPACITY, off, bs); return TAKEN; }
   arenaCommit(s, dlen);
   v = s.dv;
   const w = bp >>> 2;
@@ -235,7 +239,7 @@ function processBuffer(s: CoreState, b: number, bs: number, avail: number, off: 
       s.compressionFormat = f === 2 || f === 4 ? f : COMPRESSION_XPRESS;
     }
   }
-  if (!ensureRows(s, (dlen >>> 3) + 1)) { stop(s, W_CAPACITY, off, dlen); return true; }
+  if (!ensureRows(s, (dlen >>> 3) + 1)) { stop(s, W_CAPACITY, off, dlen); return TAKEN; }
 
   const proc = processorOf(s, rawProc, flags);
   s.u16[(bp + B_PROCESSOR) >>> 1] = proc;
@@ -246,12 +250,13 @@ function processBuffer(s: CoreState, b: number, bs: number, avail: number, off: 
   // walkAbandoned belongs to the last walk: a buffer without records was not walked
   if (dlen > 0 && s.walkAbandoned) status |= BS_ABANDONED;
   s.u16[(bp + B_STATUS) >>> 1] = status;
-  return true;
+  return TAKEN;
 }
 
 /**
  * Takes the whole buffers among the first `len` staged bytes (file offset `fileOffset`). With
- * `atEnd` the input is complete and a final partial buffer is decoded as far as it goes. Moves
+ * `atEnd` the input is complete and a final partial buffer is decoded as far as it goes. Stops at a
+ * buffer that does not fit the window (windowFull): it is taken again after resetWindow. Moves
  * what is left to the front of the staging area and returns its length.
  */
 export function consume(s: CoreState, len: number, fileOffset: number, atEnd: boolean): number {
@@ -271,9 +276,11 @@ export function consume(s: CoreState, len: number, fileOffset: number, atEnd: bo
       if (found) {
         const bs = s.dv.getUint32(s.staging + p, true);
         if (bs > avail && !atEnd) { s.wantBytes = bs; break; } // judge the candidate once it is whole
-        if (bs <= avail && processBuffer(s, s.staging + p, bs, bs, fileOffset + p, true)) {
+        const taken = bs <= avail ? processBuffer(s, s.staging + p, bs, bs, fileOffset + p, true) : REJECTED;
+        if (taken === NEXT_WINDOW) break;
+        if (taken === TAKEN) {
           s.resyncing = false;
-          if (s.resyncNonZero) warn(s, W_SKIPPED_BYTES, s.resyncFrom, s.bufCount - 2, -1, satU32(fileOffset + p - s.resyncFrom));
+          if (s.resyncNonZero) warn(s, W_SKIPPED_BYTES, s.resyncFrom, buffersSeen(s) - 2, -1, satU32(fileOffset + p - s.resyncFrom));
           p += bs;
         } else {
           s.resyncNonZero = true;
@@ -283,7 +290,7 @@ export function consume(s: CoreState, len: number, fileOffset: number, atEnd: bo
       }
       if (!atEnd) break;
       for (let i = p; i < len; i++) if (s.u8[s.staging + i] !== 0) { s.resyncNonZero = true; break; }
-      if (s.resyncNonZero) warn(s, W_TRAILING_GARBAGE, s.resyncFrom, s.bufCount - 1, -1, satU32(fileOffset + len - s.resyncFrom));
+      if (s.resyncNonZero) warn(s, W_TRAILING_GARBAGE, s.resyncFrom, buffersSeen(s) - 1, -1, satU32(fileOffset + len - s.resyncFrom));
       s.resyncing = false;
       p = len;
       s.done = true;
@@ -292,9 +299,9 @@ export function consume(s: CoreState, len: number, fileOffset: number, atEnd: bo
     const off = fileOffset + p;
     if (avail < HDR) {
       if (!atEnd) { s.wantBytes = HDR; break; }
-      if (s.bufCount === 0) { fatal(s, E_TOO_SHORT, off); break; }
+      if (buffersSeen(s) === 0) { fatal(s, E_TOO_SHORT, off); break; }
       for (let i = p; i < len; i++) {
-        if (s.u8[s.staging + i] !== 0) { warn(s, W_TRAILING_GARBAGE, off, s.bufCount - 1, -1, avail); break; }
+        if (s.u8[s.staging + i] !== 0) { warn(s, W_TRAILING_GARBAGE, off, buffersSeen(s) - 1, -1, avail); break; }
       }
       p = len;
       s.done = true;
@@ -302,7 +309,7 @@ export function consume(s: CoreState, len: number, fileOffset: number, atEnd: bo
     }
     const b = s.staging + p;
     const bs = s.dv.getUint32(b, true);
-    if (bs === 0 && s.bufCount > 0) {
+    if (bs === 0 && buffersSeen(s) > 0) {
       // Zero-filled tail (preallocated files) or a zeroed header: look for another buffer.
       s.resyncing = true;
       s.resyncFrom = off;
@@ -310,8 +317,8 @@ export function consume(s: CoreState, len: number, fileOffset: number, atEnd: bo
       continue;
     }
     if (bs < HDR || bs > MAX_BUFFER) {
-      if (s.bufCount === 0) { fatal(s, E_BAD_FIRST_BUFFER, off); break; }
-      warn(s, W_BAD_BUFFER_SIZE, off, s.bufCount - 1, -1, bs);
+      if (buffersSeen(s) === 0) { fatal(s, E_BAD_FIRST_BUFFER, off); break; }
+      warn(s, W_BAD_BUFFER_SIZE, off, buffersSeen(s) - 1, -1, bs);
       s.resyncing = true;
       s.resyncFrom = off;
       s.resyncNonZero = true;
@@ -320,12 +327,12 @@ export function consume(s: CoreState, len: number, fileOffset: number, atEnd: bo
     }
     if (bs > avail) {
       if (!atEnd) { s.wantBytes = bs; break; }
-      processBuffer(s, b, bs, avail, off, false);
+      if (processBuffer(s, b, bs, avail, off, false) === NEXT_WINDOW) break;
       p = len;
       s.done = true;
       break;
     }
-    processBuffer(s, b, bs, bs, off, false);
+    if (processBuffer(s, b, bs, bs, off, false) === NEXT_WINDOW) break;
     p += bs;
   }
   if (s.done) return 0;

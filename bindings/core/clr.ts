@@ -5,7 +5,7 @@
 // BigInt, off the common path.
 
 import * as codes from "../../assembly/codes.js";
-import { allocate } from "./tables.js";
+import { clrRegionFor } from "./tables.js";
 import type { CoreState } from "./state.js";
 
 // module consts, not imported bindings: V8 folds the former but loads the latter at every use
@@ -197,8 +197,9 @@ function typeOf(s: CoreState, r: number, lookup: number, provClr: number, nProv:
 }
 
 /**
- * Fills the typed tables. `dir` receives a CLR_DIR_STRIDE-byte entry per type. Returns the number
- * of rows placed in tables; a type whose block cannot be allocated keeps no rows.
+ * Fills the typed tables of the window's rows. `dir` receives a CLR_DIR_STRIDE-byte entry per type;
+ * the blocks are carved from one region that the next window reuses. Returns the number of rows
+ * placed in tables: all of them, or none when memory is exhausted.
  */
 export function decodeClr(s: CoreState, program: number, typeStarts: number, nTypes: number, lookup: number, provClr: number, nProv: number, dir: number): number {
   const n = s.rowCount;
@@ -207,25 +208,37 @@ export function decodeClr(s: CoreState, program: number, typeStarts: number, nTy
   const d0 = dir >>> 2;
   const DW = CLR_DIR_STRIDE >>> 2, DC = CLR_DIR_COUNT >>> 2, DB = CLR_DIR_BLOCK >>> 2, DI = CLR_DIR_CURSOR >>> 2;
   // pass one: count rows per type, remembering each row's type for pass two
+  // (the scratch lives outside linear memory, as the hash indices do)
   const types = new Int16Array(n);
   for (let r = 0; r < n; r++) {
     const t = typeOf(s, r, lookup, provClr, nProv);
     types[r] = t;
     if (t >= 0) s.u32[d0 + t * DW + DC]++;
   }
-  let placed = 0;
+  let total = 0;
+  for (let t = 0; t < nTypes; t++) {
+    const count = s.u32[d0 + t * DW + DC];
+    if (count === 0) continue;
+    const prog = program + s.u32[(typeStarts >>> 2) + t] * 2;
+    total += (count * s.u16[(prog >>> 1) + CLR_TYPE_ROW_BYTES] + 7) & ~7;
+  }
   const fresh = s.highWater;
+  let at = total > 0 ? clrRegionFor(s, total) : 0;
+  if (at === 0) {
+    s.u8.fill(0, dir, dir + nTypes * CLR_DIR_STRIDE);
+    return 0;
+  }
+  let placed = 0;
   for (let t = 0; t < nTypes; t++) {
     const count = s.u32[d0 + t * DW + DC];
     if (count === 0) continue;
     const prog = program + s.u32[(typeStarts >>> 2) + t] * 2;
     const bytes = count * s.u16[(prog >>> 1) + CLR_TYPE_ROW_BYTES];
-    const block = allocate(s, bytes);
-    if (block === 0) { s.u32[d0 + t * DW + DC] = 0; continue; }
     // only what lies below the high-water mark can hold old bytes
-    const written = Math.min(block + bytes, fresh);
-    if (written > block) s.u8.fill(0, block, written);
-    s.u32[d0 + t * DW + DB] = block;
+    const written = Math.min(at + bytes, fresh);
+    if (written > at) s.u8.fill(0, at, written);
+    s.u32[d0 + t * DW + DB] = at;
+    at += (bytes + 7) & ~7;
     placed += count;
   }
   // Nothing allocates from here on: the views stay valid.

@@ -75,3 +75,8 @@ export function findType(s: CoreState, lo: number, hi: number): number {
   if (found !== EVENT_TYPE_NONE) s.u32[(s.typeTable + found * TYPE_STRIDE + TYPE_ROWS) >>> 2]++;
   return found;
 }
+
+/** Zeroes every type's row count: a new window counts its own rows. */
+export function clearRowCounts(s: CoreState): void {
+  for (let i = 0; i < s.typeCount; i++) s.u32[(s.typeTable + i * TYPE_STRIDE + TYPE_ROWS) >>> 2] = 0;
+}

@@ -9,11 +9,13 @@ import {
   DIR_HEADER_LENGTH, DIR_PROVIDER, DIR_EVENT_ID, DIR_TASK, DIR_FLAGS, DIR_PROCESSOR, DIR_VERSION, DIR_OPCODE,
   DIR_LEVEL, DIR_HEADER_TYPE, DIR_CHANNEL, DIR_EXT_COUNT, DIR_EXT_ROW, DIR_EXT_TYPE, DIR_EXT_SIZE, DIR_EXT_OFFSET,
   DIR_BUF_COUNT, DIR_BUF_TABLE, DIR_WARN_COUNT, DIR_WARN_TOTAL, DIR_WARN_TABLE, DIR_PROV_COUNT, DIR_PROV_TABLE,
-  DIR_LOGFILE, DIR_EVENT_TYPE, DIR_TYPE_COUNT, DIR_TYPE_TABLE, MAX_WARNINGS, WARN_STRIDE,
+  DIR_LOGFILE, DIR_EVENT_TYPE, DIR_TYPE_COUNT, DIR_TYPE_TABLE, DIR_ARENA, DIR_ARENA_USED, DIR_BUF_BASE, MAX_WARNINGS,
+  WARN_STRIDE,
 } from "../../assembly/codes.js";
 import { CoreState } from "./state.js";
-import { HEAP_BASE, STATIC_DIR, STATIC_FILTER, heapFree, reserveMemory, setMemoryPages } from "./memory.js";
-import { allocate, clearFilter, setFilter } from "./tables.js";
+import { HEAP_BASE, STATIC_DIR, STATIC_FILTER, reserveMemory, setMemoryPages } from "./memory.js";
+import { allocate, clearFilter, release, resetWindow, setArenaSize, setFilter } from "./tables.js";
+import { clearRowCounts } from "./eventtypes.js";
 import { consume, growStaging, resetBuffers } from "./buffers.js";
 import { initProviders } from "./providers.js";
 import { logfileHeader } from "./logfile.js";
@@ -25,10 +27,15 @@ export interface CoreExports {
   /** Linear memory; `buffer` is replaced when it grows. */
   memory: { readonly buffer: ArrayBuffer };
   /**
-   * Prepares an empty trace. `memoryPages`: the memory's maximum in 64 KiB pages (the WebAssembly
-   * memory must have been created with it); 0 or absent: MEMORY_MAX_PAGES.
+   * Prepares an empty trace decoded in windows of `windowBytes` of record data. `memoryPages`: the
+   * memory's maximum in 64 KiB pages (the WebAssembly memory must have been created with it); 0:
+   * MEMORY_MAX_PAGES.
    */
-  init(stagingBytes: number, memoryPages?: number): void;
+  init(stagingBytes: number, memoryPages: number, windowBytes: number): void;
+  /** Whether the last consume stopped at a buffer that belongs to the next window. */
+  windowFull(): number;
+  /** Starts the next window (assembly/index.ts resetWindow). */
+  resetWindow(): void;
   /** Address of the FILTER_BYTES filter block (codes.ts FILTER_*), cleared by init, for the driver to write. */
   filterPtr(): number;
   /** Puts the filter written at filterPtr() in force; before the first consume. */
@@ -54,11 +61,13 @@ export interface CoreExports {
 const DIR = STATIC_DIR;
 
 /**
- * Prepares an empty trace with a staging area of `stagingBytes`, in a memory that may grow to
- * `memoryPages` pages of 64 KiB (0: MEMORY_LIMIT); allocation stops short of it.
+ * Prepares an empty trace with a staging area of `stagingBytes` and windows of `windowBytes` of
+ * record data, in a memory that may grow to `memoryPages` pages of 64 KiB (0: MEMORY_LIMIT);
+ * allocation stops short of it.
  */
-function init(s: CoreState, stagingBytes: number, memoryPages: number): void {
+function init(s: CoreState, stagingBytes: number, memoryPages: number, windowBytes: number): void {
   setMemoryPages(s, memoryPages);
+  setArenaSize(s, windowBytes);
   // Room for the staging area, the arena and the tables of about that much input, where the
   // platform grants it (otherwise memory grows as needed).
   reserveMemory(s, Math.min(s.memoryLimit, HEAP_BASE + 4 * stagingBytes));
@@ -74,7 +83,7 @@ function init(s: CoreState, stagingBytes: number, memoryPages: number): void {
 /** Releases the staging area once the input is consumed. */
 function finish(s: CoreState): void {
   if (s.staging !== 0) {
-    heapFree(s, s.staging);
+    release(s, s.staging);
     s.staging = 0;
     s.stagingCap = 0;
   }
@@ -118,6 +127,9 @@ function directory(s: CoreState): number {
   U32[d + DIR_EVENT_TYPE] = s.colEventType;
   U32[d + DIR_TYPE_COUNT] = s.typeCount;
   U32[d + DIR_TYPE_TABLE] = s.typeTable;
+  U32[d + DIR_ARENA] = s.arenaStart;
+  U32[d + DIR_ARENA_USED] = s.arenaUsed;
+  U32[d + DIR_BUF_BASE] = s.bufBase;
   return DIR;
 }
 
@@ -129,8 +141,17 @@ class JsCore implements CoreExports {
   private readonly s = new CoreState();
   readonly memory = this.s.memory;
 
-  init(stagingBytes: number, memoryPages = 0): void {
-    init(this.s, stagingBytes, memoryPages);
+  init(stagingBytes: number, memoryPages: number, windowBytes: number): void {
+    init(this.s, stagingBytes, memoryPages, windowBytes);
+  }
+
+  windowFull(): number {
+    return this.s.windowFull ? 1 : 0;
+  }
+
+  resetWindow(): void {
+    resetWindow(this.s);
+    clearRowCounts(this.s);
   }
 
   filterPtr(): number {
@@ -187,7 +208,7 @@ class JsCore implements CoreExports {
   }
 
   free(ptr: number): void {
-    heapFree(this.s, ptr);
+    release(this.s, ptr);
   }
 
   consume(len: number, fileOffset: number, atEnd: number): number {

@@ -62,34 +62,79 @@ export function reserveMemory(s: CoreState, end: number): boolean {
   return true;
 }
 
-/** A block of `size` bytes, or 0 when memory is exhausted. Blocks carry their size in the 8 bytes before them. */
+// Blocks carry their size (u32, bytes asked for) and capacity (u32, bytes they span) in the 8 bytes
+// before them. Freed blocks below the top wait in a free list (outside linear memory, as the hash
+// indices are) for a request they can hold; a freed top block lowers the top, and so do the free
+// blocks it then ends at. Windows reuse their memory, so after the first few nothing is allocated.
+
+/** A block of `size` bytes, or 0 when memory is exhausted. */
 export function heapAlloc(s: CoreState, size: number): number {
+  const cap = alignSize(size);
+  // the smallest free block that holds it
+  let best = -1;
+  const free = s.freeBlocks;
+  for (let i = 0; i < free.length; i++) {
+    const c = s.u32[(free[i] - 4) >>> 2];
+    if (c >= cap && (best < 0 || c < s.u32[(free[best] - 4) >>> 2])) best = i;
+  }
+  if (best >= 0) {
+    const p = free[best];
+    free[best] = free[free.length - 1];
+    free.pop();
+    s.u32[(p - 8) >>> 2] = size;
+    return p;
+  }
   const p = s.top + 8;
-  const end = p + alignSize(size);
+  const end = p + cap;
   if (!reserveMemory(s, end)) return 0;
   s.top = end;
   if (end > s.highWater) s.highWater = end;
   s.u32[(p - 8) >>> 2] = size;
+  s.u32[(p - 4) >>> 2] = cap;
   return p;
 }
 
-/** Takes back the last block only (a bump allocator). */
 export function heapFree(s: CoreState, p: number): void {
-  if (p !== 0 && p + alignSize(s.u32[(p - 8) >>> 2]) === s.top) s.top = p - 8;
+  if (p === 0) return;
+  const free = s.freeBlocks;
+  if (p + s.u32[(p - 4) >>> 2] !== s.top) {
+    free.push(p);
+    return;
+  }
+  s.top = p - 8;
+  // free blocks that now end at the top go too
+  for (let i = 0; i < free.length; ) {
+    const q = free[i];
+    if (q + s.u32[(q - 4) >>> 2] === s.top) {
+      s.top = q - 8;
+      free[i] = free[free.length - 1];
+      free.pop();
+      i = 0;
+    } else i++;
+  }
 }
 
-/** The last block grows in place; others move. 0, the block left as it was, when memory is exhausted. */
+/** The last block grows in place, and any block within its capacity; others move. 0, the block left as it was, when memory is exhausted. */
 export function heapRealloc(s: CoreState, p: number, size: number): number {
   const old = s.u32[(p - 8) >>> 2];
-  if (p + alignSize(old) === s.top) {
+  const cap = s.u32[(p - 4) >>> 2];
+  if (p + cap === s.top) {
     const end = p + alignSize(size);
     if (!reserveMemory(s, end)) return 0;
     s.top = end;
     if (end > s.highWater) s.highWater = end;
     s.u32[(p - 8) >>> 2] = size;
+    s.u32[(p - 4) >>> 2] = alignSize(size);
+    return p;
+  }
+  if (alignSize(size) <= cap) {
+    s.u32[(p - 8) >>> 2] = size;
     return p;
   }
   const q = heapAlloc(s, size);
-  if (q !== 0) s.u8.copyWithin(q, p, p + Math.min(old, size));
+  if (q !== 0) {
+    s.u8.copyWithin(q, p, p + Math.min(old, size));
+    heapFree(s, p);
+  }
   return q;
 }

@@ -50,7 +50,7 @@ function filteredOut(
   s: CoreState, tsLo: number, tsHi: number, kwLo: number, kwHi: number, pid: number, tid: number, provider: number,
   eventId: number, flags: number, opcode: number, level: number,
 ): boolean {
-  if (s.rowCount === 0) return false;
+  if (s.rowCount === 0 && s.rowBase === 0) return false;
   const f = s.filterFlags;
   const U32 = s.u32;
   const kw = (STATIC_FILTER + FILTER_KEYWORDS) >>> 2;

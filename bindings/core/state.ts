@@ -3,7 +3,7 @@
 // this one shape, so the module functions that take it stay monomorphic and keep their optimized
 // code from one trace to the next.
 
-import { CLR_MAX_DEPTH, CLR_SCOPE_VALUES, COMPRESSION_XPRESS, FIRST_SEGMENT } from "../../assembly/codes.js";
+import { CLR_MAX_DEPTH, CLR_SCOPE_VALUES, COMPRESSION_XPRESS, MIN_WINDOW } from "../../assembly/codes.js";
 import { HEAP_BASE, INITIAL_MEMORY, MEMORY_LIMIT, setBuffer } from "./memory.js";
 
 export class CoreState {
@@ -19,6 +19,8 @@ export class CoreState {
   highWater = HEAP_BASE;
   /** The most the memory may grow to, in bytes (a decode's memory limit; memory.ts setMemoryPages). */
   memoryLimit = MEMORY_LIMIT;
+  /** Addresses of freed blocks below the top (memory.ts). */
+  freeBlocks: number[] = [];
 
   // ---- tables.ts ----
   rowCount = 0;
@@ -53,11 +55,16 @@ export class CoreState {
   warnCount = 0;
   warnTotal = 0;
   warnTable = 0;
-  segStart = 0;
-  segUsed = 0;
-  segSize = 0;
-  nextSegSize = FIRST_SEGMENT;
+  arenaStart = 0;
+  arenaUsed = 0;
+  arenaSize = 0;
+  arenaWant = MIN_WINDOW;
+  windowFull = false;
   arenaBytes = 0;
+  bufBase = 0;
+  rowBase = 0;
+  clrRegion = 0;
+  clrRegionSize = 0;
   filterFlags = 0; // FF_* bits in force (the block is at memory.ts STATIC_FILTER); 0: every row is kept
 
   // ---- providers.ts ----

@@ -3,10 +3,10 @@
 // for the whole buffer.
 
 import {
-  W_CAPACITY, MAX_BLOCK, MAX_ROWS, MAX_SEGMENT, MAX_WARNINGS, BUF_STRIDE, WARN_STRIDE, WARN_FILE_OFFSET, WARN_CODE,
+  W_CAPACITY, MAX_BLOCK, MAX_ROWS, MIN_WINDOW, MAX_WARNINGS, BUF_STRIDE, WARN_STRIDE, WARN_FILE_OFFSET, WARN_CODE,
   WARN_BUFFER, WARN_RECORD_OFFSET, WARN_DETAIL, FILTER_BYTES, FILTER_FLAGS,
 } from "../../assembly/codes.js";
-import { STATIC_FILTER, alignSize, heapAlloc, heapRealloc } from "./memory.js";
+import { STATIC_FILTER, alignSize, heapAlloc, heapFree, heapRealloc } from "./memory.js";
 import type { CoreState } from "./state.js";
 
 // ---- decode-time filter (FILTER_* layout): the driver writes the block, then setFilter() reads its flags ----
@@ -32,6 +32,11 @@ export function allocate(s: CoreState, bytes: number): number {
 /** realloc that also takes a null pointer. Returns 0, the block left as it was, when memory is exhausted. */
 export function resize(s: CoreState, ptr: number, bytes: number): number {
   return ptr === 0 ? heapAlloc(s, bytes) : heapRealloc(s, ptr, bytes);
+}
+
+/** heap.free (the other core also counts its live bytes here, for its allocator's limit). */
+export function release(s: CoreState, ptr: number): void {
+  if (ptr !== 0) heapFree(s, ptr);
 }
 
 /** Reserve room for `extra` more rows. Returns false when the table cannot grow any further. */
@@ -113,27 +118,85 @@ export function warn(s: CoreState, code: number, fileOffset: number, buffer: num
   s.warnCount++;
 }
 
-/** Address of `n` bytes of arena space (8-aligned), or 0 (with a W_CAPACITY warning) when memory is exhausted. */
+/** Sets the arena block size of a window (at least MIN_WINDOW, at most MAX_BLOCK). */
+export function setArenaSize(s: CoreState, bytes: number): void {
+  s.arenaWant = Math.min(Math.max(bytes, MIN_WINDOW), MAX_BLOCK);
+  s.arenaUsed = 0;
+  s.arenaBytes = 0;
+  s.windowFull = false;
+}
+
+/**
+ * Address of `n` bytes of arena space (8-aligned), or 0: with windowFull set when the window's block
+ * is full (the buffer goes to the next window), else with a W_CAPACITY warning (memory exhausted).
+ */
 export function arenaReserve(s: CoreState, n: number): number {
   const need = alignSize(n);
-  if (s.segStart === 0 || s.segUsed + need > s.segSize) {
-    const size = Math.max(s.nextSegSize, need);
-    if (s.nextSegSize < MAX_SEGMENT) s.nextSegSize *= 2;
-    const p = size > MAX_BLOCK ? 0 : allocate(s, size);
-    if (p === 0) {
-      warn(s, W_CAPACITY, -1, -1, -1, n);
-      return 0;
-    }
-    s.segStart = p;
-    s.segSize = size;
-    s.segUsed = 0;
+  if (s.arenaStart !== 0 && s.arenaUsed + need <= s.arenaSize) return s.arenaStart + s.arenaUsed;
+  if (s.arenaUsed > 0) {
+    s.windowFull = true;
+    return 0;
   }
-  return s.segStart + s.segUsed;
+  // an empty window: a block that holds this buffer, or the one asked for
+  const size = Math.max(s.arenaWant, need);
+  if (s.arenaStart !== 0) {
+    release(s, s.arenaStart);
+    s.arenaStart = 0;
+    s.arenaSize = 0;
+  }
+  const p = size > MAX_BLOCK ? 0 : allocate(s, size);
+  if (p === 0) {
+    warn(s, W_CAPACITY, -1, -1, -1, n);
+    return 0;
+  }
+  s.arenaStart = p;
+  s.arenaSize = size;
+  return p;
 }
 
 /** Marks `n` bytes at the reservation as used. */
 export function arenaCommit(s: CoreState, n: number): void {
   const used = alignSize(n);
-  s.segUsed += used;
+  s.arenaUsed += used;
   s.arenaBytes += used;
+}
+
+/** Buffers seen so far, this window's included (buffer indices are over the whole trace). */
+export function buffersSeen(s: CoreState): number {
+  return s.bufBase + s.bufCount;
+}
+
+/** Empties the event, extended-item and buffer tables and the arena for the next window. */
+export function resetWindow(s: CoreState): void {
+  s.bufBase += s.bufCount;
+  s.rowBase += s.rowCount;
+  s.bufCount = 0;
+  s.rowCount = 0;
+  s.extCount = 0;
+  s.arenaUsed = 0;
+  s.windowFull = false;
+}
+
+// ---- typed tables: a window's blocks, carved from one region that the next window reuses ----
+
+/** A region of at least `bytes` for this window's typed-table blocks (its old contents are dead), or 0. */
+export function clrRegionFor(s: CoreState, bytes: number): number {
+  if (bytes <= s.clrRegionSize && s.clrRegion !== 0) return s.clrRegion;
+  if (s.clrRegion !== 0) {
+    release(s, s.clrRegion);
+    s.clrRegion = 0;
+    s.clrRegionSize = 0;
+  }
+  // room to grow into, where the memory allows
+  let size = bytes + Math.floor(bytes / 4);
+  let p = allocate(s, size);
+  if (p === 0) {
+    size = bytes;
+    p = allocate(s, bytes);
+  }
+  if (p !== 0) {
+    s.clrRegion = p;
+    s.clrRegionSize = size;
+  }
+  return p;
 }

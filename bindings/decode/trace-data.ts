@@ -1,6 +1,7 @@
-// The decoded form of a trace, whichever engine produced it: typed-array columns over one byte
-// store. Offsets in the columns (payload, extended items, names) index `bytes`. The layouts of the
-// structs (BUF_STRIDE, B_*, WARN_*, PROV_*, TYPE_*, CLR_DIR_*, LH_*) are in assembly/codes.ts.
+// The decoded form of a trace or of one window of it, whichever engine produced it: typed-array
+// columns, and one byte store that the offsets in the columns (payload, extended items, names) and
+// the structs (buffers, warnings, providers, event types, logfile header) index. The layouts of the
+// structs (BUF_STRIDE, B_*, WARN_*, PROV_*, TYPE_*, LH_*) are in assembly/codes.ts.
 
 import * as C from "../../assembly/codes.js";
 import type { EtlDecodeError, TraceIncomplete } from "./errors.js";
@@ -64,8 +65,12 @@ export interface TraceData {
   typeCount: number;
   /** Logfile header struct (LH_* offsets) at `logfileOffset`. */
   logfileOffset: number;
-  /** Directory of the typed .NET runtime tables (CLR_DIR_STRIDE bytes per schema event), 0 when not decoded. */
-  clrDirOffset: number;
+  /**
+   * The typed .NET runtime tables, by schema event (the index of clrProgram().layouts): rows and a
+   * block of `counts[t]` rows laid out as that layout says (null where there are none). Absent when
+   * not decoded.
+   */
+  clr?: { counts: Uint32Array; blocks: (Uint8Array | null)[] };
   /** Rows placed in typed tables. */
   clrRows: number;
   /** Bytes of record data kept (the arena). */

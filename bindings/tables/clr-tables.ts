@@ -53,14 +53,16 @@ export class ClrTable {
 
   constructor(
     readonly schema: ClrEventSchema,
+    /** The record bytes its references point into. */
     readonly bytes: Uint8Array,
     layout: TypeLayout,
-    block: number,
+    /** The table's block: `count` rows laid out as `layout` says. */
+    block: Uint8Array,
     count: number,
     private readonly decodeField: (row: number, name: string) => FieldValue | undefined,
   ) {
-    const buffer = bytes.buffer as ArrayBuffer;
-    const base = bytes.byteOffset + block;
+    const buffer = block.buffer as ArrayBuffer;
+    const base = block.byteOffset;
     this.name = schema.name;
     this.length = count;
     this.rows = new Uint32Array(buffer, base + count * layout.preRow, count);
@@ -128,15 +130,13 @@ export class ClrTables {
   private readonly tables = new Map<ClrEventSchema, ClrTable>();
 
   constructor(data: TraceData, decodeField: (row: number, name: string) => FieldValue | undefined) {
-    if (!data.clrDirOffset) return;
+    if (!data.clr) return;
     const { layouts } = clrProgram();
-    const v = new DataView(data.bytes.buffer, data.bytes.byteOffset);
+    const { counts, blocks } = data.clr;
     for (let t = 0; t < layouts.length; t++) {
-      const at = data.clrDirOffset + t * C.CLR_DIR_STRIDE;
-      const count = v.getUint32(at + C.CLR_DIR_COUNT, true);
-      if (!count) continue;
-      const block = v.getUint32(at + C.CLR_DIR_BLOCK, true);
-      this.tables.set(layouts[t].schema, new ClrTable(layouts[t].schema, data.bytes, layouts[t], block, count, decodeField));
+      const block = blocks[t];
+      if (!counts[t] || !block) continue;
+      this.tables.set(layouts[t].schema, new ClrTable(layouts[t].schema, data.bytes, layouts[t], block, counts[t], decodeField));
     }
   }
 

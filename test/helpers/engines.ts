@@ -63,7 +63,7 @@ export function traceDifferences(a: Trace, b: Trace, options: CompareOptions = {
     if (da[k] !== db[k]) add(`${k}: wasm ${da[k]} js ${db[k]}`);
   }
   if (out.length) return out;
-  if ((da.clrDirOffset === 0) !== (db.clrDirOffset === 0)) add(`clr directory: wasm ${da.clrDirOffset} js ${db.clrDirOffset}`);
+  if (!da.clr !== !db.clr) add(`clr tables: wasm ${da.clr ? "present" : "absent"} js ${db.clr ? "present" : "absent"}`);
   if ((a.decodeError === undefined) !== (b.decodeError === undefined) || a.decodeError?.offset !== b.decodeError?.offset) {
     add(`decodeError: wasm ${a.decodeError?.message} js ${b.decodeError?.message}`);
   }
@@ -165,30 +165,29 @@ export function traceDifferences(a: Trace, b: Trace, options: CompareOptions = {
   }
 
   // typed .NET runtime tables: every block byte (references relative to their record), every cell
-  if (da.clrDirOffset && db.clrDirOffset) {
+  if (da.clr && db.clr) {
     const { layouts } = clrProgram();
     const pa0 = da.events.payloadOffset, pb0 = db.events.payloadOffset;
     for (let t = 0; t < layouts.length; t++) {
-      const ea = da.clrDirOffset + t * CLR_DIR_STRIDE, eb = db.clrDirOffset + t * CLR_DIR_STRIDE;
-      const count = u32(ba, ea + CLR_DIR_COUNT);
-      if (count !== u32(bb, eb + CLR_DIR_COUNT) || u32(ba, ea + CLR_DIR_CURSOR) !== u32(bb, eb + CLR_DIR_CURSOR)) {
+      const count = da.clr.counts[t];
+      if (count !== db.clr.counts[t]) {
         add(`clr table ${layouts[t].schema.name}: row count differs`);
         continue;
       }
       if (!count) continue;
       const L = layouts[t];
-      const blockA = u32(ba, ea + CLR_DIR_BLOCK), blockB = u32(bb, eb + CLR_DIR_BLOCK);
-      const rowsA = new Uint32Array(ba.buffer, ba.byteOffset + blockA + count * L.preRow, count);
-      const rowsB = new Uint32Array(bb.buffer, bb.byteOffset + blockB + count * L.preRow, count);
+      const ka = da.clr.blocks[t]!, kb = db.clr.blocks[t]!;
+      const rowsA = new Uint32Array(ka.buffer, ka.byteOffset + count * L.preRow, count);
+      const rowsB = new Uint32Array(kb.buffer, kb.byteOffset + count * L.preRow, count);
       if (!sameBytes(rowsA, rowsB)) { add(`clr table ${L.schema.name}: rows differ`); continue; }
-      if (!rangeEqual(ba, blockA + count * L.preStatus, bb, blockB + count * L.preStatus, count)) add(`clr table ${L.schema.name}: truncated flags differ`);
+      if (!rangeEqual(ka, count * L.preStatus, kb, count * L.preStatus, count)) add(`clr table ${L.schema.name}: truncated flags differ`);
       for (const c of L.columns) {
         if (c.storage === "value") {
-          if (!rangeEqual(ba, blockA + count * c.pre, bb, blockB + count * c.pre, count * c.width)) add(`clr ${L.schema.name}.${c.field.name}: values differ`);
+          if (!rangeEqual(ka, count * c.pre, kb, count * c.pre, count * c.width)) add(`clr ${L.schema.name}.${c.field.name}: values differ`);
           continue;
         }
-        const offA = new Uint32Array(ba.buffer, ba.byteOffset + blockA + count * c.pre, count);
-        const offB = new Uint32Array(bb.buffer, bb.byteOffset + blockB + count * c.pre, count);
+        const offA = new Uint32Array(ka.buffer, ka.byteOffset + count * c.pre, count);
+        const offB = new Uint32Array(kb.buffer, kb.byteOffset + count * c.pre, count);
         for (let i = 0; i < count; i++) {
           // 0: never written (the payload ended before this field)
           if ((offA[i] === 0) !== (offB[i] === 0) || (offA[i] !== 0 && offA[i] - pa0[rowsA[i]] !== offB[i] - pb0[rowsA[i]])) {
@@ -196,7 +195,7 @@ export function traceDifferences(a: Trace, b: Trace, options: CompareOptions = {
             break;
           }
         }
-        if (c.preB !== C.CLR_NOT_STORED && !rangeEqual(ba, blockA + count * c.preB, bb, blockB + count * c.preB, count * 4)) {
+        if (c.preB !== C.CLR_NOT_STORED && !rangeEqual(ka, count * c.preB, kb, count * c.preB, count * 4)) {
           add(`clr ${L.schema.name}.${c.field.name}: lengths differ`);
         }
       }

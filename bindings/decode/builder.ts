@@ -1,0 +1,339 @@
+// Windows into one JS-owned trace. Each window's columns are copied out of the core's memory as
+// chunks (whole columns are concatenated on first use); its record bytes are appended to one byte
+// store, and every offset into them (payloads, extended items, typed-table references, buffers)
+// is moved by where they landed. Rows, buffers and warnings are numbered over the whole trace.
+
+import * as C from "../../assembly/codes.js";
+import { clrProgram } from "../schema/clr-program.js";
+import type { EventColumns, ExtendedItemColumns, TraceData } from "./trace-data.js";
+import type { Window } from "./windows.js";
+
+type Column = EventColumns[keyof EventColumns] | ExtendedItemColumns[keyof ExtendedItemColumns];
+type Ctor = { new (n: number): Column; BYTES_PER_ELEMENT: number };
+
+/** Where u32 offsets and row indices sit in a typed-table block, and its column runs (pre, width). */
+interface BlockShape {
+  offsets: number[];
+  runs: [number, number][];
+}
+
+let shapes: BlockShape[] | undefined;
+
+function blockShapes(): BlockShape[] {
+  return (shapes ??= clrProgram().layouts.map((l) => {
+    const pres = new Set<number>([l.preRow, l.preStatus]);
+    const offsets: number[] = [];
+    for (const c of l.columns) {
+      pres.add(c.pre);
+      if (c.preB !== C.CLR_NOT_STORED) pres.add(c.preB);
+      if (c.storage === "ref") offsets.push(c.pre);
+    }
+    const sorted = [...pres].sort((a, b) => a - b);
+    const runs = sorted.map((p, i): [number, number] => [p, (i + 1 < sorted.length ? sorted[i + 1] : l.rowBytes) - p]);
+    return { offsets, runs };
+  }));
+}
+
+/** A growing byte store: record bytes first, the structs appended when the trace is built. */
+class ByteStore {
+  bytes: Uint8Array;
+  length = 0;
+  constructor(capacity: number) {
+    this.bytes = new Uint8Array(Math.max(1 << 16, capacity));
+  }
+
+  /** Room for `n` more bytes (offsets are u32: the store stops short of 4 GiB). */
+  reserve(n: number): boolean {
+    const need = this.length + n;
+    if (need > 0xffff_fff8) return false;
+    if (need > this.bytes.length) {
+      const next = new Uint8Array(Math.min(0xffff_fff8, Math.max(need, Math.floor(this.bytes.length * 1.5))));
+      next.set(this.bytes.subarray(0, this.length));
+      this.bytes = next;
+    }
+    return true;
+  }
+
+  /** Appends 8-aligned; returns where `src` landed, or -1 when the store is full. */
+  append(src: Uint8Array): number {
+    const at = (this.length + 7) & ~7;
+    if (!this.reserve(at - this.length + src.length)) return -1;
+    this.bytes.set(src, at);
+    this.length = at + src.length;
+    return at;
+  }
+}
+
+/** Columns whose whole arrays are made on first use from their chunks (then the chunks view them). */
+function chunkedColumns<T extends object>(chunks: Record<string, Column[]>, ctors: Record<string, Ctor>, total: number): T {
+  const out = {} as Record<string, Column>;
+  for (const key of Object.keys(chunks)) {
+    Object.defineProperty(out, key, {
+      enumerable: true,
+      configurable: true,
+      get() {
+        const list = chunks[key];
+        let whole: Column;
+        if (list.length === 1) whole = list[0];
+        else {
+          whole = new ctors[key](total);
+          let at = 0;
+          for (let i = 0; i < list.length; i++) {
+            (whole as unknown as { set(a: Column, at: number): void }).set(list[i], at);
+            const n = list[i].length;
+            list[i] = whole.subarray(at, at + n) as Column;
+            at += n;
+          }
+        }
+        Object.defineProperty(out, key, { value: whole, enumerable: true, configurable: false, writable: false });
+        return whole;
+      },
+    });
+  }
+  return out as unknown as T;
+}
+
+const EVENT_CTORS: Record<keyof EventColumns, Ctor> = {
+  timestamp: BigInt64Array, keywords: BigUint64Array, pid: Uint32Array, tid: Uint32Array, payloadOffset: Uint32Array,
+  payloadLength: Uint16Array, headerLength: Uint16Array, provider: Uint16Array, eventId: Uint16Array, task: Uint16Array,
+  flags: Uint16Array, processor: Uint16Array, version: Uint16Array, opcode: Uint8Array, level: Uint8Array,
+  headerType: Uint8Array, channel: Uint8Array, eventType: Uint16Array,
+} as unknown as Record<keyof EventColumns, Ctor>;
+const EXT_CTORS: Record<keyof ExtendedItemColumns, Ctor> = {
+  row: Uint32Array, type: Uint16Array, size: Uint16Array, offset: Uint32Array,
+} as unknown as Record<keyof ExtendedItemColumns, Ctor>;
+
+/** `src + delta` for each entry (offsets into the byte store; 0 stays 0: no reference). */
+function moved(src: Uint32Array, delta: number, keepZero: boolean): Uint32Array {
+  const out = new Uint32Array(src.length);
+  for (let i = 0; i < src.length; i++) {
+    const v = src[i];
+    out[i] = keepZero && v === 0 ? 0 : v + delta;
+  }
+  return out;
+}
+
+/** The logfile header struct with its time zone and names, their addresses relative to the copy. */
+function logfileCopy(data: TraceData): Uint8Array {
+  const src = data.bytes;
+  const lh = new DataView(src.buffer, src.byteOffset + data.logfileOffset, C.LH_SIZE);
+  const u32 = (o: number) => lh.getUint32(o, true);
+  const tz = u32(C.LH_TIME_ZONE);
+  const names = [[C.LH_LOGGER_NAME, C.LH_LOGGER_NAME_CHARS], [C.LH_LOG_FILE_NAME, C.LH_LOG_FILE_NAME_CHARS]] as const;
+  let size = C.LH_SIZE + (tz ? (C.TIME_ZONE_BYTES + 7) & ~7 : 0);
+  for (const [, chars] of names) size += (u32(chars) * 2 + 7) & ~7;
+  const out = new Uint8Array(size);
+  out.set(src.subarray(data.logfileOffset, data.logfileOffset + C.LH_SIZE));
+  const v = new DataView(out.buffer);
+  let at = C.LH_SIZE;
+  if (tz) {
+    out.set(src.subarray(tz, tz + C.TIME_ZONE_BYTES), at);
+    v.setUint32(C.LH_TIME_ZONE, at, true);
+    at += (C.TIME_ZONE_BYTES + 7) & ~7;
+  }
+  for (const [addr, chars] of names) {
+    const n = u32(chars) * 2;
+    const from = u32(addr);
+    out.set(src.subarray(from, from + n), at);
+    v.setUint32(addr, n ? at : 0, true);
+    at += (n + 7) & ~7;
+  }
+  return out;
+}
+
+export class TraceBuilder {
+  private readonly store: ByteStore;
+  private readonly events: Record<string, Column[]> = {};
+  private readonly ext: Record<string, Column[]> = {};
+  private readonly buffers: Uint8Array[] = [];
+  private readonly warnings: Uint8Array[] = [];
+  private readonly clr: { count: number; block: Uint8Array }[][] = [];
+  private typeRows = new Float64Array(0);
+  private logfile?: Uint8Array;
+  private warningsTaken = 0;
+  rows = 0;
+  private extRows = 0;
+  private bufferRows = 0;
+  clrRows = 0;
+  /** Set when the record bytes kept would pass 4 GiB: the window that did not fit and those after are not kept. */
+  full = false;
+
+  /** `sizeHint`: the input's size when known (the record bytes of an uncompressed trace take about as much). */
+  constructor(sizeHint?: number) {
+    // (with room for the structs: buffers take 64 bytes per buffer of 64 KiB or more)
+    this.store = new ByteStore(sizeHint !== undefined ? Math.min(sizeHint + sizeHint / 512 + (2 << 20), 0xffff_fff8) : 16 << 20);
+    for (const k of Object.keys(EVENT_CTORS)) this.events[k] = [];
+    for (const k of Object.keys(EXT_CTORS)) this.ext[k] = [];
+  }
+
+  /** Takes a window's tables (views into the core's memory) as JS-owned copies. False when they do not fit. */
+  add(w: Window): boolean {
+    if (this.full) return false;
+    const { data } = w;
+    const at = this.store.append(data.bytes.subarray(w.arena, w.arena + w.arenaUsed));
+    if (at < 0) {
+      this.full = true;
+      return false;
+    }
+    const delta = at - w.arena;
+    if (!this.logfile && new DataView(data.bytes.buffer, data.bytes.byteOffset + data.logfileOffset).getUint32(C.LH_PRESENT, true)) {
+      this.logfile = logfileCopy(data);
+    }
+    const e = data.events;
+    for (const k of Object.keys(EVENT_CTORS) as (keyof EventColumns)[]) {
+      this.events[k].push(k === "payloadOffset" ? moved(e.payloadOffset, delta, false) : e[k].slice());
+    }
+    const x = data.ext;
+    this.ext.row.push(moved(x.row, this.rows, false));
+    this.ext.type.push(x.type.slice());
+    this.ext.size.push(x.size.slice());
+    this.ext.offset.push(moved(x.offset, delta, false));
+    // buffers: rows and record bytes where they now are
+    const bufs = data.bytes.slice(data.buffersOffset, data.buffersOffset + data.bufferCount * C.BUF_STRIDE);
+    const bv = new DataView(bufs.buffer);
+    for (let b = 0; b < data.bufferCount; b++) {
+      const o = b * C.BUF_STRIDE;
+      bv.setUint32(o + C.B_FIRST_ROW, bv.getUint32(o + C.B_FIRST_ROW, true) + this.rows, true);
+      const addr = bv.getUint32(o + C.B_DATA, true);
+      if (addr) bv.setUint32(o + C.B_DATA, addr + delta, true);
+    }
+    this.buffers.push(bufs);
+    this.warnings.push(data.bytes.slice(data.warningsOffset + w.warningStart * C.WARN_STRIDE, data.warningsOffset + data.warningCount * C.WARN_STRIDE));
+    this.warningsTaken = data.warningCount;
+    // event types: this window's row counts
+    if (this.typeRows.length < data.typeCount) {
+      const next = new Float64Array(data.typeCount);
+      next.set(this.typeRows);
+      this.typeRows = next;
+    }
+    const tv = new DataView(data.bytes.buffer, data.bytes.byteOffset + data.typesOffset, data.typeCount * C.TYPE_STRIDE);
+    for (let t = 0; t < data.typeCount; t++) this.typeRows[t] += tv.getUint32(t * C.TYPE_STRIDE + C.TYPE_ROWS, true);
+    // typed tables: rows over the whole trace, references into the store
+    if (data.clr) {
+      const { layouts } = clrProgram();
+      const shapesOf = blockShapes();
+      for (let t = 0; t < layouts.length; t++) {
+        const count = data.clr.counts[t];
+        const src = data.clr.blocks[t];
+        if (!count || !src) continue;
+        const block = src.slice();
+        const words = new Uint32Array(block.buffer, 0, block.byteLength >>> 2);
+        const rowAt = (count * layouts[t].preRow) >>> 2;
+        for (let i = 0; i < count; i++) words[rowAt + i] += this.rows;
+        for (const pre of shapesOf[t].offsets) {
+          const o = (count * pre) >>> 2;
+          for (let i = 0; i < count; i++) if (words[o + i] !== 0) words[o + i] += delta;
+        }
+        (this.clr[t] ??= []).push({ count, block });
+      }
+      this.clrRows += data.clrRows;
+    }
+    this.rows += data.eventCount;
+    this.extRows += data.extCount;
+    this.bufferRows += data.bufferCount;
+    return true;
+  }
+
+  /**
+   * The whole trace. `last`: the final window's tables (or the core's tables when decoding ended),
+   * for the providers, event types, warning count and logfile header that persist across windows.
+   */
+  build(last: TraceData | undefined, inputBytes: number): TraceData {
+    const store = this.store;
+    const place = (src: Uint8Array) => {
+      const at = store.append(src);
+      if (at < 0) throw new RangeError("etw-wasm: the decoded trace passes 4 GiB of record bytes");
+      return at;
+    };
+    const concat = (parts: Uint8Array[]) => {
+      const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+      let at = 0;
+      for (const p of parts) {
+        out.set(p, at);
+        at += p.length;
+      }
+      return out;
+    };
+    const buffersOffset = place(concat(this.buffers));
+    // warnings after the last window taken (the stop that ended decoding, trailing bytes)
+    if (last && last.warningCount > this.warningsTaken) {
+      this.warnings.push(last.bytes.slice(last.warningsOffset + this.warningsTaken * C.WARN_STRIDE, last.warningsOffset + last.warningCount * C.WARN_STRIDE));
+      this.warningsTaken = last.warningCount;
+    }
+    const warnings = concat(this.warnings);
+    const warningsOffset = place(warnings);
+    let providerCount = 0, typeCount = 0, providersOffset = 0, typesOffset = 0, warningTotal = warnings.length / C.WARN_STRIDE;
+    if (last) {
+      providerCount = last.providerCount;
+      providersOffset = place(last.bytes.subarray(last.providersOffset, last.providersOffset + providerCount * C.PROV_STRIDE));
+      typeCount = last.typeCount;
+      const types = last.bytes.slice(last.typesOffset, last.typesOffset + typeCount * C.TYPE_STRIDE);
+      const tv = new DataView(types.buffer);
+      for (let t = 0; t < typeCount; t++) tv.setUint32(t * C.TYPE_STRIDE + C.TYPE_ROWS, this.typeRows[t] ?? 0, true);
+      typesOffset = place(types);
+      warningTotal = Math.max(warningTotal, last.warningTotal);
+      if (!this.logfile && new DataView(last.bytes.buffer, last.bytes.byteOffset + last.logfileOffset).getUint32(C.LH_PRESENT, true)) {
+        this.logfile = logfileCopy(last);
+      }
+    }
+    const logfile = this.logfile ?? new Uint8Array(C.LH_SIZE);
+    const logfileOffset = place(logfile);
+    // the logfile header's addresses, from its copy to the store
+    const lv = new DataView(store.bytes.buffer, logfileOffset, C.LH_SIZE);
+    for (const a of [C.LH_TIME_ZONE, C.LH_LOGGER_NAME, C.LH_LOG_FILE_NAME]) {
+      const v = lv.getUint32(a, true);
+      if (v) lv.setUint32(a, v + logfileOffset, true);
+    }
+    let clr: TraceData["clr"];
+    if (this.clr.length) {
+      const { layouts } = clrProgram();
+      const counts = new Uint32Array(layouts.length);
+      const blocks: (Uint8Array | null)[] = new Array(layouts.length).fill(null);
+      const shapesOf = blockShapes();
+      for (let t = 0; t < layouts.length; t++) {
+        const parts = this.clr[t];
+        if (!parts?.length) continue;
+        const total = parts.reduce((n, p) => n + p.count, 0);
+        counts[t] = total;
+        if (parts.length === 1) {
+          blocks[t] = parts[0].block;
+          continue;
+        }
+        // column by column: each part's run of a column follows the previous part's
+        const block = new Uint8Array(total * layouts[t].rowBytes);
+        for (const [pre, width] of shapesOf[t].runs) {
+          let at = total * pre;
+          for (const p of parts) {
+            const n = p.count * width;
+            block.set(p.block.subarray(p.count * pre, p.count * pre + n), at);
+            at += n;
+          }
+        }
+        blocks[t] = block;
+      }
+      clr = { counts, blocks };
+    }
+    return {
+      bytes: store.bytes.subarray(0, store.length),
+      eventCount: this.rows,
+      events: chunkedColumns<EventColumns>(this.events, EVENT_CTORS, this.rows),
+      extCount: this.extRows,
+      ext: chunkedColumns<ExtendedItemColumns>(this.ext, EXT_CTORS, this.extRows),
+      bufferCount: this.bufferRows,
+      buffersOffset,
+      warningCount: warnings.length / C.WARN_STRIDE,
+      warningTotal,
+      warningsOffset,
+      providerCount,
+      providersOffset,
+      typeCount,
+      typesOffset,
+      logfileOffset,
+      clr,
+      clrRows: this.clrRows,
+      arenaBytes: last?.arenaBytes ?? 0,
+      inputBytes,
+      decodedBytes: inputBytes,
+    };
+  }
+}

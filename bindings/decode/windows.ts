@@ -1,0 +1,424 @@
+// The decoding loop: the input streams through a core's staging area in chunks; the core decodes a
+// window of whole buffers at a time (up to `windowBytes` of record data), the caller takes the
+// window's tables (views into the core's memory, valid until it asks for the next window), and the
+// core reuses that memory for the next one. Two cores share this loop and the table layout: the
+// WebAssembly one (assembly/) and its pure TypeScript twin (bindings/core/), loaded only when asked for.
+
+import { instantiateCore, recycleMemory, type CoreExports, type WasmSource } from "./loader.js";
+import type { TraceData } from "./trace-data.js";
+import * as C from "../../assembly/codes.js";
+import { clrProgram } from "../schema/clr-program.js";
+import { clrProviderIndex } from "../schema/clr-payload.js";
+import { formatGuid } from "../schema/guid.js";
+import { encodeFilter, type DecodeFilter } from "./filter.js";
+
+export type { DecodeFilter };
+
+/** Bytes, a Blob or File (browsers, Node), or chunks of the file in order (any sizes). */
+export type Input = Uint8Array | ArrayBuffer | Blob | Iterable<Uint8Array> | AsyncIterable<Uint8Array>;
+
+export interface DecodeOptions {
+  /** "wasm" (default): the WebAssembly core; "js": the pure TypeScript core (same tables). */
+  engine?: "wasm" | "js";
+  /** Staging area size: how much input the core takes per call (default 16 MiB). */
+  chunkBytes?: number;
+  /**
+   * Record data per window (batch) of buffers: the core's memory holds one window's tables and
+   * record bytes at a time, whatever the input's size (default 16 MiB; at least 1 MiB; a single
+   * buffer larger than this gets a window of its own).
+   */
+  batchBytes?: number;
+  /** A compiled module, the `.wasm` bytes or its URL; default: the packaged `etw.wasm`. */
+  wasm?: WasmSource;
+  /** Fill the typed tables of .NET runtime events while decoding (default true). */
+  clrTables?: boolean;
+  /** Called after each chunk with the input bytes consumed so far. */
+  onProgress?: (bytesRead: number) => void;
+  /**
+   * The input's size in bytes when the caller knows it (a file's size; bytes, Blobs and Files give their
+   * own). A decode that stops early then stops reading; a stream of unknown size is read to its end only
+   * to count `trace.inputBytes`.
+   */
+  inputSize?: number;
+  /**
+   * The most memory, in bytes, the decoder's core may take: one window's tables, its record bytes and
+   * the staging area (rounded down to 64 KiB pages; at least 1 MiB, `codes.MEMORY_MIN_PAGES`; default
+   * and most 4 GiB). Where not even one buffer's window fits, decoding stops: the trace keeps every
+   * row before and is not complete (`incomplete.reason` "capacity"); if not even the first buffer
+   * fits, decoding rejects with EtlDecodeError. Both engines honour it.
+   */
+  memoryLimit?: number;
+  /**
+   * Decode-time filter: a record that does not pass takes no row, no extended items, no count in
+   * `eventTypes` and no row in the typed .NET tables (see DecodeFilter). The logfile header record
+   * (row 0) is always kept. Default: every record.
+   */
+  filter?: DecodeFilter;
+}
+
+const DEFAULT_CHUNK = 16 << 20;
+const DEFAULT_BATCH = 16 << 20;
+const PAGE = 65536;
+
+/** A Blob read as a stream of chunks. */
+async function* blobChunks(blob: Blob): AsyncIterable<Uint8Array> {
+  const reader = blob.stream().getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+/**
+ * Feeds the staging area. Each step lets the core take the whole buffers staged; a step ends a
+ * window, and so does a buffer that does not fit the window (the core then stops before it).
+ * The generators yield once per window, after the core has decoded it.
+ */
+class Feeder {
+  pending = 0;
+  fileOffset = 0;
+  /** The core stopped before the input ended (memory exhausted: only then does it stop early). */
+  stoppedEarly = false;
+  constructor(readonly core: CoreExports) {}
+
+  /** Copies `chunk` into the staging area, letting the core take whole buffers as it fills. */
+  *push(chunk: Uint8Array): Generator<void> {
+    const core = this.core;
+    let pos = 0;
+    while (pos < chunk.length && !core.isDone()) {
+      const cap = core.stagingCap();
+      if (this.pending === cap) {
+        yield* this.step(false);
+        if (this.pending === cap && !core.isDone()) core.growStaging(Math.max(cap * 2, core.wantBytes()), this.pending);
+        continue;
+      }
+      const n = Math.min(cap - this.pending, chunk.length - pos);
+      new Uint8Array(core.memory.buffer, core.stagingPtr() + this.pending, n).set(chunk.subarray(pos, pos + n));
+      this.pending += n;
+      pos += n;
+    }
+  }
+
+  /** One consume, and another for each window it filled: a window per yield. */
+  *step(atEnd: boolean): Generator<void> {
+    for (;;) {
+      const rest = this.core.consume(this.pending, this.fileOffset, atEnd ? 1 : 0);
+      this.fileOffset += this.pending - rest;
+      this.pending = rest;
+      const full = this.core.windowFull() !== 0;
+      yield;
+      if (!full || this.core.isDone()) return;
+    }
+  }
+
+  /**
+   * The input has ended: the whole buffers left first, then (told it is the end) whatever remains,
+   * so that a stop among whole buffers shows as one before the end.
+   */
+  *end(): Generator<void> {
+    if (!this.core.isDone()) yield* this.step(false);
+    if (this.core.isDone()) this.stoppedEarly = true;
+    else yield* this.step(true);
+  }
+}
+
+function* slices(bytes: Uint8Array, size: number): Iterable<Uint8Array> {
+  for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, Math.min(bytes.length, i + size));
+}
+
+/** Memory pages for `options.memoryLimit` (0: no limit beyond MEMORY_MAX_PAGES). */
+function memoryPages(limit: number | undefined): number {
+  if (limit === undefined) return 0;
+  if (typeof limit !== "number" || !(limit >= C.MEMORY_MIN_PAGES * PAGE)) {
+    throw new RangeError(`etw-wasm: memoryLimit must be at least ${C.MEMORY_MIN_PAGES * PAGE} bytes (1 MiB), not ${String(limit)}`);
+  }
+  const pages = Math.floor(Math.min(limit, C.MEMORY_MAX_PAGES * PAGE) / PAGE);
+  return pages >= C.MEMORY_MAX_PAGES ? 0 : pages;
+}
+
+/** One decoded window: the core's tables over its buffers, as views into the core's memory. */
+export interface Window {
+  /** The window's tables (row, buffer and extended-item indices from 0 within the window). */
+  data: TraceData;
+  /** Index over the whole trace of the window's first row, and of its first buffer. */
+  firstRow: number;
+  firstBuffer: number;
+  /** Address of the window's record bytes in `data.bytes`, and their length. */
+  arena: number;
+  arenaUsed: number;
+  /** Warnings the core has kept so far (its table grows across windows; the first `warningStart` came before). */
+  warningStart: number;
+}
+
+/** How the decode ended. */
+export interface DecodeEnd {
+  /** Bytes of input given (the whole file when its size is known). */
+  inputBytes: number;
+  /** File offset up to which the core took the input. */
+  fileOffset: number;
+  /** The core stopped before the input ended. */
+  stoppedEarly: boolean;
+  /** An exception or trap that ended decoding. */
+  failure?: unknown;
+  /** The core's fatal error: the input is not a trace. */
+  fatalCode: number;
+  fatalOffset: number;
+  /** Memory pages of the limit in force (0: none). */
+  pages: number;
+  /** Rows the typed tables could not take for want of memory (expected - placed, over every window). */
+  clrMissing: number;
+  /** The last window's tables (views, valid until release): providers, types, warnings, logfile header. */
+  last?: TraceData;
+  /** Hands the core's memory back for reuse by the next decode, once `last` has been read. */
+  release?: () => void;
+}
+
+/**
+ * The typed tables' field program and directory, placed once in the core's memory, and the
+ * providers' CLR indices, placed again only when new providers appear: after the first windows a
+ * fill allocates nothing (the core reuses one region for the blocks).
+ */
+class ClrFiller {
+  private readonly program: number;
+  private readonly starts: number;
+  private readonly table: number;
+  private readonly dir: number;
+  private readonly nTypes: number;
+  private provClr = new Int8Array(0);
+  private prov = 0;
+  constructor(private readonly core: CoreExports) {
+    const { words, typeStarts, lookup } = clrProgram();
+    this.nTypes = typeStarts.length;
+    this.program = this.put(words);
+    this.starts = this.put(typeStarts);
+    this.table = this.put(lookup);
+    this.dir = core.alloc(this.nTypes * C.CLR_DIR_STRIDE);
+  }
+
+  private put(src: ArrayBufferView): number {
+    const core = this.core;
+    const at = core.alloc(Math.max(8, src.byteLength));
+    if (at !== 0) new Uint8Array(core.memory.buffer, at, src.byteLength).set(new Uint8Array(src.buffer, src.byteOffset, src.byteLength));
+    return at;
+  }
+
+  /** CLR provider index of each provider (new providers looked up once, and placed in the core's memory). */
+  private providers(d: Uint32Array): Int8Array {
+    const n = d[C.DIR_PROV_COUNT];
+    if (n !== this.provClr.length) {
+      const next = new Int8Array(n);
+      next.set(this.provClr);
+      const bytes = new Uint8Array(this.core.memory.buffer);
+      for (let i = this.provClr.length; i < n; i++) next[i] = clrProviderIndex(formatGuid(bytes, d[C.DIR_PROV_TABLE] + i * C.PROV_STRIDE + C.PROV_GUID));
+      this.provClr = next;
+      if (this.prov) this.core.free(this.prov);
+      this.prov = next.some((x) => x >= 0) ? this.put(next) : 0;
+    }
+    return this.provClr;
+  }
+
+  /**
+   * Fills the window's typed tables. Returns their directory (0 when the window has none) and the
+   * rows that belong in them but could not be placed.
+   */
+  fill(): { dir: number; rows: number; missing: number } {
+    const core = this.core;
+    const d = new Uint32Array(core.memory.buffer, core.directory(), C.DIR_SLOTS);
+    const provClr = this.providers(d);
+    if (!provClr.some((x) => x >= 0)) return { dir: 0, rows: 0, missing: 0 };
+    const { lookup } = clrProgram();
+    // The rows that belong in typed tables, by event type (the core's own test, assembly/clr.ts typeOf).
+    let expected = 0;
+    const types = new DataView(core.memory.buffer, d[C.DIR_TYPE_TABLE], d[C.DIR_TYPE_COUNT] * C.TYPE_STRIDE);
+    for (let t = 0; t < d[C.DIR_TYPE_COUNT]; t++) {
+      const at = t * C.TYPE_STRIDE;
+      const rows = types.getUint32(at + C.TYPE_ROWS, true);
+      if (!rows) continue;
+      const p = provClr[types.getUint16(at + C.TYPE_PROVIDER, true)] ?? -1;
+      const ht = types.getUint8(at + C.TYPE_HEADER_TYPE);
+      const id = types.getUint16(at + C.TYPE_EVENT_ID, true);
+      if (p < 0 || (ht !== C.HT_EVENT_HEADER32 && ht !== C.HT_EVENT_HEADER64) || id >= C.CLR_MAX_ID) continue;
+      const version = Math.min(types.getUint16(at + C.TYPE_VERSION, true), C.CLR_VERSIONS - 1);
+      if (lookup[(p * C.CLR_MAX_ID + id) * C.CLR_VERSIONS + version] >= 0) expected += rows;
+    }
+    if (expected === 0) return { dir: 0, rows: 0, missing: 0 };
+    // memory exhausted: no typed tables for this window
+    const ready = this.program !== 0 && this.starts !== 0 && this.table !== 0 && this.prov !== 0 && this.dir !== 0;
+    const rows = ready ? core.decodeClr(this.program, this.starts, this.nTypes, this.table, this.prov, provClr.length, this.dir) : 0;
+    return { dir: rows ? this.dir : 0, rows, missing: expected - rows };
+  }
+}
+
+/**
+ * Decodes `input` window by window. Yields each window's tables (views into the core's memory,
+ * valid until the next window is asked for) and returns how decoding ended. A fatal format error
+ * is reported in the result (fatalCode), not thrown, so the caller decides how to raise it.
+ */
+export async function* decodeWindows(input: Input, options: DecodeOptions = {}): AsyncGenerator<Window, DecodeEnd> {
+  const engine = options.engine ?? "wasm";
+  if (engine !== "wasm" && engine !== "js") throw new TypeError(`unknown engine: ${String(engine)}`);
+  const pages = memoryPages(options.memoryLimit);
+  const filter = encodeFilter(options.filter);
+  const given = options.inputSize;
+  if (given !== undefined && !(Number.isSafeInteger(given) && given >= 0)) {
+    throw new RangeError(`etw-wasm: inputSize must be a whole number of bytes, not ${String(given)}`);
+  }
+  const batch = options.batchBytes ?? DEFAULT_BATCH;
+  if (!(Number.isSafeInteger(batch) && batch >= 1 << 20)) throw new RangeError(`etw-wasm: batchBytes must be at least 1 MiB, not ${String(batch)}`);
+  const core = engine === "js" ? (await import("../core/index.js")).createJsCore() : await instantiateCore(options.wasm, pages || undefined);
+  // The size of the input when it is known without reading it all.
+  let size: number | undefined = given;
+  if (typeof Blob !== "undefined" && input instanceof Blob) {
+    size = input.size;
+    input = blobChunks(input);
+  }
+  const whole = input instanceof Uint8Array ? input : input instanceof ArrayBuffer ? new Uint8Array(input) : undefined;
+  if (whole) size = whole.length;
+  let staging = options.chunkBytes ?? DEFAULT_CHUNK;
+  // Under a memory limit the staging area and a window's record bytes take an eighth of it at most.
+  let window = batch;
+  if (pages) {
+    staging = Math.min(staging, (pages * PAGE) >>> 3);
+    window = Math.min(window, (pages * PAGE) >>> 3);
+  }
+  // Small inputs get a small staging area and window; a larger buffer grows them on demand.
+  if (whole) {
+    staging = Math.max(64 << 10, Math.min(staging, whole.length));
+    window = Math.min(window, Math.max(1 << 20, whole.length + (64 << 10)));
+  }
+  core.init(staging, pages, window);
+  if (filter) {
+    new Uint8Array(core.memory.buffer, core.filterPtr(), C.FILTER_BYTES).set(filter);
+    core.setFilter();
+  }
+  const feeder = new Feeder(core);
+  const clr = options.clrTables !== false ? new ClrFiller(core) : undefined;
+  let read = 0;
+  let failure: unknown;
+  let firstRow = 0;
+  let warningStart = 0;
+  let clrMissing = 0;
+  let last: TraceData | undefined;
+  // Each window: its typed tables filled, handed out, then the core's memory reused.
+  async function* windows(steps: Generator<void>): AsyncGenerator<Window> {
+    for (const _ of steps) {
+      const filled = clr && !failure ? clr.fill() : { dir: 0, rows: 0, missing: 0 };
+      clrMissing += filled.missing;
+      const d = new Uint32Array(core.memory.buffer, core.directory(), C.DIR_SLOTS);
+      const data = collect(core, filled.dir, filled.rows);
+      last = data;
+      if (data.bufferCount > 0 || data.warningCount > warningStart) {
+        yield { data, firstRow, firstBuffer: d[C.DIR_BUF_BASE], arena: d[C.DIR_ARENA], arenaUsed: d[C.DIR_ARENA_USED], warningStart };
+      }
+      firstRow += data.eventCount;
+      warningStart = data.warningCount;
+      core.resetWindow();
+    }
+  }
+  try {
+    // (a staging area the memory could not hold leaves the core done: no slice is taken)
+    const source = whole ? slices(whole, Math.max(1, core.stagingCap())) : (input as Iterable<Uint8Array> | AsyncIterable<Uint8Array>);
+    // for await takes plain iterables too
+    for await (const chunk of source as AsyncIterable<Uint8Array> | Iterable<Uint8Array>) {
+      if (!core.isDone()) yield* windows(feeder.push(chunk));
+      read += chunk.length;
+      options.onProgress?.(read);
+      // Once the core is done, a stream of unknown length is read on, only to count its bytes.
+      if (core.isDone() && size !== undefined) break;
+    }
+    yield* windows(feeder.end());
+  } catch (error) {
+    // A trap leaves the rows of the windows before intact.
+    failure = error;
+  }
+  try {
+    core.finish(); // frees the staging area
+  } catch (error) {
+    failure ??= error;
+  }
+  // the core's tables as decoding left them (warnings may have come after the last window)
+  try {
+    last = collect(core, 0, 0);
+  } catch {
+    // the core's memory is unreadable: the windows before are all there is
+  }
+  return {
+    inputBytes: size ?? read, fileOffset: feeder.fileOffset, stoppedEarly: feeder.stoppedEarly, failure,
+    fatalCode: core.fatalCode(), fatalOffset: core.fatalOffset(), pages, clrMissing, last,
+    release: engine === "wasm" && !pages ? () => recycleMemory(core.memory as WebAssembly.Memory) : undefined,
+  };
+}
+
+/** Wraps the core's tables as views into its memory (valid until the memory grows or is reused). */
+function collect(core: CoreExports, clrDir: number, clrRows: number): TraceData {
+  const buffer = core.memory.buffer;
+  const d = new Uint32Array(buffer, core.directory(), C.DIR_SLOTS);
+  const n = d[C.DIR_ROW_COUNT];
+  const nExt = d[C.DIR_EXT_COUNT];
+  const bytes = new Uint8Array(buffer);
+  let clr: TraceData["clr"];
+  if (clrDir) {
+    const { layouts } = clrProgram();
+    const dir = new Uint32Array(buffer, clrDir, (layouts.length * C.CLR_DIR_STRIDE) >>> 2);
+    const counts = new Uint32Array(layouts.length);
+    const blocks: (Uint8Array | null)[] = [];
+    for (let t = 0; t < layouts.length; t++) {
+      const count = dir[(t * C.CLR_DIR_STRIDE + C.CLR_DIR_COUNT) >>> 2];
+      const block = dir[(t * C.CLR_DIR_STRIDE + C.CLR_DIR_BLOCK) >>> 2];
+      counts[t] = count && block ? count : 0;
+      blocks.push(counts[t] ? new Uint8Array(buffer, block, count * layouts[t].rowBytes) : null);
+    }
+    clr = { counts, blocks };
+  }
+  return {
+    bytes,
+    eventCount: n,
+    events: {
+      timestamp: new BigInt64Array(buffer, d[C.DIR_TIMESTAMP], n),
+      keywords: new BigUint64Array(buffer, d[C.DIR_KEYWORDS], n),
+      pid: new Uint32Array(buffer, d[C.DIR_PID], n),
+      tid: new Uint32Array(buffer, d[C.DIR_TID], n),
+      payloadOffset: new Uint32Array(buffer, d[C.DIR_PAYLOAD_OFFSET], n),
+      payloadLength: new Uint16Array(buffer, d[C.DIR_PAYLOAD_LENGTH], n),
+      headerLength: new Uint16Array(buffer, d[C.DIR_HEADER_LENGTH], n),
+      provider: new Uint16Array(buffer, d[C.DIR_PROVIDER], n),
+      eventId: new Uint16Array(buffer, d[C.DIR_EVENT_ID], n),
+      task: new Uint16Array(buffer, d[C.DIR_TASK], n),
+      flags: new Uint16Array(buffer, d[C.DIR_FLAGS], n),
+      processor: new Uint16Array(buffer, d[C.DIR_PROCESSOR], n),
+      version: new Uint16Array(buffer, d[C.DIR_VERSION], n),
+      opcode: new Uint8Array(buffer, d[C.DIR_OPCODE], n),
+      level: new Uint8Array(buffer, d[C.DIR_LEVEL], n),
+      headerType: new Uint8Array(buffer, d[C.DIR_HEADER_TYPE], n),
+      channel: new Uint8Array(buffer, d[C.DIR_CHANNEL], n),
+      eventType: new Uint16Array(buffer, d[C.DIR_EVENT_TYPE], n),
+    },
+    extCount: nExt,
+    ext: {
+      row: new Uint32Array(buffer, d[C.DIR_EXT_ROW], nExt),
+      type: new Uint16Array(buffer, d[C.DIR_EXT_TYPE], nExt),
+      size: new Uint16Array(buffer, d[C.DIR_EXT_SIZE], nExt),
+      offset: new Uint32Array(buffer, d[C.DIR_EXT_OFFSET], nExt),
+    },
+    bufferCount: d[C.DIR_BUF_COUNT],
+    buffersOffset: d[C.DIR_BUF_TABLE],
+    warningCount: d[C.DIR_WARN_COUNT],
+    warningTotal: d[C.DIR_WARN_TOTAL],
+    warningsOffset: d[C.DIR_WARN_TABLE],
+    providerCount: d[C.DIR_PROV_COUNT],
+    providersOffset: d[C.DIR_PROV_TABLE],
+    typesOffset: d[C.DIR_TYPE_TABLE],
+    typeCount: d[C.DIR_TYPE_COUNT],
+    logfileOffset: d[C.DIR_LOGFILE],
+    arenaBytes: core.arenaBytes(),
+    clr,
+    clrRows,
+    inputBytes: 0,
+    decodedBytes: 0,
+  };
+}
