@@ -34,10 +34,13 @@ function blockShapes(): BlockShape[] {
   }));
 }
 
-/** A growing byte store: record bytes first, the structs appended when the trace is built. */
+/**
+ * A growing byte store: record bytes first, the structs appended when the trace is built. Its
+ * first 8 bytes stay unused, so that offset 0 keeps meaning "none", as address 0 does in the core.
+ */
 class ByteStore {
   bytes: Uint8Array;
-  length = 0;
+  length = 8;
   constructor(capacity: number) {
     this.bytes = new Uint8Array(Math.max(1 << 16, capacity));
   }
@@ -103,13 +106,10 @@ const EXT_CTORS: Record<keyof ExtendedItemColumns, Ctor> = {
   row: Uint32Array, type: Uint16Array, size: Uint16Array, offset: Uint32Array,
 } as unknown as Record<keyof ExtendedItemColumns, Ctor>;
 
-/** `src + delta` for each entry (offsets into the byte store; 0 stays 0: no reference). */
-function moved(src: Uint32Array, delta: number, keepZero: boolean): Uint32Array {
+/** `src + delta` for each entry (row indices, or offsets into the byte store). */
+function moved(src: Uint32Array, delta: number): Uint32Array {
   const out = new Uint32Array(src.length);
-  for (let i = 0; i < src.length; i++) {
-    const v = src[i];
-    out[i] = keepZero && v === 0 ? 0 : v + delta;
-  }
+  for (let i = 0; i < src.length; i++) out[i] = src[i] + delta;
   return out;
 }
 
@@ -152,6 +152,8 @@ export class TraceBuilder {
   private logfile?: Uint8Array;
   private warningsTaken = 0;
   rows = 0;
+  /** Windows taken. */
+  windows = 0;
   private extRows = 0;
   private bufferRows = 0;
   clrRows = 0;
@@ -181,13 +183,13 @@ export class TraceBuilder {
     }
     const e = data.events;
     for (const k of Object.keys(EVENT_CTORS) as (keyof EventColumns)[]) {
-      this.events[k].push(k === "payloadOffset" ? moved(e.payloadOffset, delta, false) : e[k].slice());
+      this.events[k].push(k === "payloadOffset" ? moved(e.payloadOffset, delta) : e[k].slice());
     }
     const x = data.ext;
-    this.ext.row.push(moved(x.row, this.rows, false));
+    this.ext.row.push(moved(x.row, this.rows));
     this.ext.type.push(x.type.slice());
     this.ext.size.push(x.size.slice());
-    this.ext.offset.push(moved(x.offset, delta, false));
+    this.ext.offset.push(moved(x.offset, delta));
     // buffers: rows and record bytes where they now are
     const bufs = data.bytes.slice(data.buffersOffset, data.buffersOffset + data.bufferCount * C.BUF_STRIDE);
     const bv = new DataView(bufs.buffer);
@@ -229,6 +231,7 @@ export class TraceBuilder {
       this.clrRows += data.clrRows;
     }
     this.rows += data.eventCount;
+    this.windows++;
     this.extRows += data.extCount;
     this.bufferRows += data.bufferCount;
     return true;

@@ -1,7 +1,7 @@
 // Decoding a whole trace: the windows of the input (windows.ts) gathered into one JS-owned trace
 // (builder.ts), and the rule that says whether it is complete.
 
-import { decodeWindows, type DecodeEnd, type DecodeOptions, type Input } from "./windows.js";
+import { decodeWindows, type DecodeEnd, type DecodeOptions, type Input, type Window } from "./windows.js";
 import { TraceBuilder } from "./builder.js";
 import { readBuffer, type TraceData } from "./trace-data.js";
 import { EtlDecodeError, formatError, readWarnings, type TraceIncomplete } from "./errors.js";
@@ -22,6 +22,8 @@ export function knownSize(input: Input, options: DecodeOptions): number | undefi
 export async function decodeTrace(input: Input, options: DecodeOptions = {}): Promise<TraceData> {
   const builder = new TraceBuilder(knownSize(input, options));
   const windows = decodeWindows(input, options);
+  // A trace of one window stays where the core decoded it; the windows of a larger one are copied out.
+  let only: Window | undefined;
   let end: DecodeEnd;
   for (;;) {
     const next = await windows.next();
@@ -29,19 +31,34 @@ export async function decodeTrace(input: Input, options: DecodeOptions = {}): Pr
       end = next.value;
       break;
     }
-    // record bytes past 4 GiB: the trace stops before the window that did not fit
-    if (!builder.add(next.value)) {
+    const w = next.value;
+    if (w.final && builder.windows === 0) only = w;
+    else if (!builder.add(w)) {
+      // record bytes past 4 GiB: the trace stops before the window that did not fit
       await windows.return(undefined as never);
-      end = stopped(next.value.data, knownSize(input, options) ?? 0);
+      end = stopped(w.data, knownSize(input, options) ?? 0);
       break;
     }
   }
+  if (only && !end.fatalCode && end.last) return judged(oneWindow(only, end), end, false);
+  if (only) builder.add(only);
   return finishTrace(builder, end);
 }
 
 /** How a decode ended that the builder stopped (the core's state when it did). */
 function stopped(last: TraceData, inputBytes: number): DecodeEnd {
   return { inputBytes, fileOffset: 0, stoppedEarly: true, fatalCode: 0, fatalOffset: 0, pages: 0, clrMissing: 0, last };
+}
+
+/** A trace of one window: its tables as the core left them, in the core's memory until disposed. */
+function oneWindow(w: Window, end: DecodeEnd): TraceData {
+  const data = end.last!;
+  data.clr = w.data.clr;
+  data.clrRows = w.data.clrRows;
+  data.inputBytes = end.inputBytes;
+  data.decodedBytes = end.inputBytes;
+  data.release = end.release;
+  return data;
 }
 
 /** The built trace, judged complete or not; a format error or a decode that kept nothing throws. */
@@ -56,13 +73,22 @@ export function finishTrace(builder: TraceBuilder, end: DecodeEnd): TraceData {
   } finally {
     end.release?.();
   }
+  return judged(data, end, builder.full);
+}
+
+/** `data` with its completeness judged; a decode that kept nothing throws. */
+function judged(data: TraceData, end: DecodeEnd, storeFull: boolean): TraceData {
   const failure = end.failure;
   if (failure) {
-    if (data.eventCount === 0) throw new EtlDecodeError(end.fileOffset, `decoding failed: ${String(failure)}`, { cause: failure });
+    if (data.eventCount === 0) {
+      data.release?.();
+      throw new EtlDecodeError(end.fileOffset, `decoding failed: ${String(failure)}`, { cause: failure });
+    }
     data.decodeError = new EtlDecodeError(end.fileOffset, `decoding stopped: ${String(failure)}`, { cause: failure });
   }
-  judge(data, end, builder.full);
+  judge(data, end, storeFull);
   if (data.eventCount === 0 && data.incomplete?.reason === "capacity") {
+    data.release?.();
     throw new EtlDecodeError(data.incomplete.offset, `decoding failed: ${limitText(end.pages)} before the first buffer was decoded`);
   }
   return data;

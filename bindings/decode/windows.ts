@@ -24,8 +24,9 @@ export interface DecodeOptions {
   chunkBytes?: number;
   /**
    * Record data per window (batch) of buffers: the core's memory holds one window's tables and
-   * record bytes at a time, whatever the input's size (default 16 MiB; at least 1 MiB; a single
-   * buffer larger than this gets a window of its own).
+   * record bytes at a time, whatever the input's size (default 64 MiB; at least 1 MiB; a single
+   * buffer larger than this gets a window of its own). A trace of one window keeps its tables in
+   * the core's memory; the windows of a larger one are copied out, into memory JS owns.
    */
   batchBytes?: number;
   /** A compiled module, the `.wasm` bytes or its URL; default: the packaged `etw.wasm`. */
@@ -57,7 +58,7 @@ export interface DecodeOptions {
 }
 
 const DEFAULT_CHUNK = 16 << 20;
-const DEFAULT_BATCH = 16 << 20;
+const DEFAULT_BATCH = 64 << 20;
 const PAGE = 65536;
 
 /** A Blob read as a stream of chunks. */
@@ -75,19 +76,21 @@ async function* blobChunks(blob: Blob): AsyncIterable<Uint8Array> {
 }
 
 /**
- * Feeds the staging area. Each step lets the core take the whole buffers staged; a step ends a
- * window, and so does a buffer that does not fit the window (the core then stops before it).
- * The generators yield once per window, after the core has decoded it.
+ * Feeds the staging area. The core takes the whole buffers staged until a buffer does not fit the
+ * window (it stops before it): the window is then handed out (a yield of false), and the next
+ * consume starts a new one. The last window is handed out (a yield of true) when the input ends.
  */
 class Feeder {
   pending = 0;
   fileOffset = 0;
   /** The core stopped before the input ended (memory exhausted: only then does it stop early). */
   stoppedEarly = false;
+  /** The window was handed out: the next consume starts a new one. */
+  handedOut = false;
   constructor(readonly core: CoreExports) {}
 
   /** Copies `chunk` into the staging area, letting the core take whole buffers as it fills. */
-  *push(chunk: Uint8Array): Generator<void> {
+  *push(chunk: Uint8Array): Generator<boolean> {
     const core = this.core;
     let pos = 0;
     while (pos < chunk.length && !core.isDone()) {
@@ -104,26 +107,30 @@ class Feeder {
     }
   }
 
-  /** One consume, and another for each window it filled: a window per yield. */
-  *step(atEnd: boolean): Generator<void> {
+  /** Consumes what is staged; each window it fills is handed out. */
+  *step(atEnd: boolean): Generator<boolean> {
     for (;;) {
+      if (this.handedOut) {
+        this.core.resetWindow();
+        this.handedOut = false;
+      }
       const rest = this.core.consume(this.pending, this.fileOffset, atEnd ? 1 : 0);
       this.fileOffset += this.pending - rest;
       this.pending = rest;
-      const full = this.core.windowFull() !== 0;
-      yield;
-      if (!full || this.core.isDone()) return;
+      if (!this.core.windowFull() || this.core.isDone()) return;
+      yield false;
     }
   }
 
   /**
    * The input has ended: the whole buffers left first, then (told it is the end) whatever remains,
-   * so that a stop among whole buffers shows as one before the end.
+   * so that a stop among whole buffers shows as one before the end; then the last window.
    */
-  *end(): Generator<void> {
+  *end(): Generator<boolean> {
     if (!this.core.isDone()) yield* this.step(false);
     if (this.core.isDone()) this.stoppedEarly = true;
     else yield* this.step(true);
+    yield true;
   }
 }
 
@@ -153,6 +160,8 @@ export interface Window {
   arenaUsed: number;
   /** Warnings the core has kept so far (its table grows across windows; the first `warningStart` came before). */
   warningStart: number;
+  /** The last window: no more decoding follows, so its views stay valid until the core is released. */
+  final: boolean;
 }
 
 /** How the decode ended. */
@@ -304,20 +313,26 @@ export async function* decodeWindows(input: Input, options: DecodeOptions = {}):
   let warningStart = 0;
   let clrMissing = 0;
   let last: TraceData | undefined;
-  // Each window: its typed tables filled, handed out, then the core's memory reused.
-  async function* windows(steps: Generator<void>): AsyncGenerator<Window> {
-    for (const _ of steps) {
-      const filled = clr && !failure ? clr.fill() : { dir: 0, rows: 0, missing: 0 };
-      clrMissing += filled.missing;
-      const d = new Uint32Array(core.memory.buffer, core.directory(), C.DIR_SLOTS);
-      const data = collect(core, filled.dir, filled.rows);
-      last = data;
-      if (data.bufferCount > 0 || data.warningCount > warningStart) {
-        yield { data, firstRow, firstBuffer: d[C.DIR_BUF_BASE], arena: d[C.DIR_ARENA], arenaUsed: d[C.DIR_ARENA_USED], warningStart };
-      }
-      firstRow += data.eventCount;
-      warningStart = data.warningCount;
-      core.resetWindow();
+  // Each window: its typed tables filled, handed out; the next consume reuses the core's memory.
+  function take(final: boolean): Window | undefined {
+    const filled = clr && !failure ? clr.fill() : { dir: 0, rows: 0, missing: 0 };
+    clrMissing += filled.missing;
+    const d = new Uint32Array(core.memory.buffer, core.directory(), C.DIR_SLOTS);
+    const data = collect(core, filled.dir, filled.rows);
+    const start = warningStart;
+    feeder.handedOut = true;
+    firstRow += data.eventCount;
+    warningStart = data.warningCount;
+    if (data.bufferCount === 0 && data.warningCount === start) return undefined;
+    return {
+      data, firstRow: firstRow - data.eventCount, firstBuffer: d[C.DIR_BUF_BASE], arena: d[C.DIR_ARENA],
+      arenaUsed: d[C.DIR_ARENA_USED], warningStart: start, final,
+    };
+  }
+  async function* windows(steps: Generator<boolean>): AsyncGenerator<Window> {
+    for (const final of steps) {
+      const w = take(final);
+      if (w) yield w;
     }
   }
   try {
@@ -333,8 +348,15 @@ export async function* decodeWindows(input: Input, options: DecodeOptions = {}):
     }
     yield* windows(feeder.end());
   } catch (error) {
-    // A trap leaves the rows of the windows before intact.
+    // A failure part way (the input's or a trap): the rows of the window so far are handed out too.
     failure = error;
+    let w: Window | undefined;
+    try {
+      if (!feeder.handedOut) w = take(true);
+    } catch {
+      // the core's memory is unreadable: the windows before are all there is
+    }
+    if (w) yield w;
   }
   try {
     core.finish(); // frees the staging area

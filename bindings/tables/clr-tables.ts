@@ -91,8 +91,9 @@ export class ClrTable {
     const f = this.field(name);
     const col = this.columns[name];
     if (f.type === C.T_BOOL) return (col as Uint32Array)[i] !== 0;
-    if (f.type === C.T_GUID) return formatGuid(this.bytes, (col as Uint32Array)[i]);
-    if (f.type === C.T_SYSTEMTIME) return this.bytes.subarray((col as Uint32Array)[i], (col as Uint32Array)[i] + 16);
+    // offset 0: the payload ended before the field
+    if (f.type === C.T_GUID) return (col as Uint32Array)[i] ? formatGuid(this.bytes, (col as Uint32Array)[i]) : undefined;
+    if (f.type === C.T_SYSTEMTIME) return (col as Uint32Array)[i] ? this.bytes.subarray((col as Uint32Array)[i], (col as Uint32Array)[i] + 16) : undefined;
     if ("offset" in col) {
       const o = col.offset[i], n = col.length[i];
       if (f.count === undefined && f.type === C.T_USTR) return utf16(this.bytes, o, n);
