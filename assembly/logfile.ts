@@ -9,7 +9,7 @@ import {
   LH_LOG_FILE_NAME, LH_LOG_FILE_NAME_CHARS, LH_SIZE, W_LOGFILE_HEADER_SHORT, W_POINTER_SIZE_MISMATCH,
   BUFFER_HEADER_SIZE, TIME_ZONE_BYTES,
 } from "./codes";
-import { warn } from "./tables";
+import { warn, allocate } from "./tables";
 
 export const logfileHeader: usize = memory.data(LH_SIZE);
 
@@ -87,4 +87,27 @@ export function parseLogfileHeader(
       store<u32>(h + LH_LOG_FILE_NAME_CHARS, utf16Length(q, end));
     }
   }
+  keepPayload(payload, len);
+}
+
+/**
+ * The time zone and names point into the record's bytes, which the next window reuses: they are
+ * pointed at a copy of the payload instead (or dropped when memory is exhausted).
+ */
+function keepPayload(payload: usize, len: u32): void {
+  let h = logfileHeader;
+  let copy = allocate(max<usize>(<usize>len, 8));
+  if (copy != 0) memory.copy(copy, payload, len);
+  moveAddress(h + LH_TIME_ZONE, 0, payload, copy);
+  moveAddress(h + LH_LOGGER_NAME, h + LH_LOGGER_NAME_CHARS, payload, copy);
+  moveAddress(h + LH_LOG_FILE_NAME, h + LH_LOG_FILE_NAME_CHARS, payload, copy);
+}
+
+function moveAddress(slot: usize, chars: usize, from: usize, to: usize): void {
+  let a = <usize>load<u32>(slot);
+  if (a == 0) return;
+  if (to == 0) {
+    store<u32>(slot, 0);
+    if (chars != 0) store<u32>(chars, 0);
+  } else store<u32>(slot, <u32>(a - from + to));
 }

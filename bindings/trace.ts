@@ -17,7 +17,7 @@ export type OpenOptions = DecodeOptions;
 export type { BufferInfo };
 
 /** Names TraceLogging providers carry in their provider-traits extended item (type 12). */
-function namesFromProviderTraits(data: TraceData): Map<number, string> {
+export function namesFromProviderTraits(data: TraceData): Map<number, string> {
   const names = new Map<number, string>();
   const { ext, bytes } = data;
   const decoder = new TextDecoder();
@@ -70,12 +70,13 @@ export class Trace {
   private processTable?: ProcessTable;
   private eventNames?: EventNames;
 
-  constructor(data: TraceData) {
+  /** `providerNames`: names of providers known from elsewhere (default: the trace's own provider traits). */
+  constructor(data: TraceData, providerNames?: Map<number, string>) {
     this.data = data;
     const { info, clock } = readInfo(data);
     this.info = info;
     this.clock = clock;
-    this.providers = new ProviderTable(data, namesFromProviderTraits(data));
+    this.providers = new ProviderTable(data, providerNames ?? namesFromProviderTraits(data));
     this.eventTypes = new EventTypeTable(data);
     const ptr = info.pointerSize === 4 || info.pointerSize === 8 ? info.pointerSize : info.headerPointerSize;
     this.eventTable = new EventTable(data, this.providers, clock, ptr, () => timeOrder(data), eventName);

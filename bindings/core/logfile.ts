@@ -11,7 +11,7 @@ import {
   BUFFER_HEADER_SIZE, TIME_ZONE_BYTES,
 } from "../../assembly/codes.js";
 import { STATIC_LOGFILE } from "./memory.js";
-import { warn } from "./tables.js";
+import { warn, allocate } from "./tables.js";
 import type { CoreState } from "./state.js";
 
 export const logfileHeader = STATIC_LOGFILE;
@@ -95,4 +95,27 @@ export function parseLogfileHeader(s: CoreState, payload: number, len: number, h
       v.setUint32(h + LH_LOG_FILE_NAME_CHARS, utf16Length(s, q, end), true);
     }
   }
+  keepPayload(s, payload, len);
+}
+
+/**
+ * The time zone and names point into the record's bytes, which the next window reuses: they are
+ * pointed at a copy of the payload instead (or dropped when memory is exhausted).
+ */
+function keepPayload(s: CoreState, payload: number, len: number): void {
+  const h = logfileHeader;
+  const copy = allocate(s, Math.max(len, 8));
+  if (copy !== 0) s.u8.copyWithin(copy, payload, payload + len);
+  moveAddress(s, h + LH_TIME_ZONE, 0, payload, copy);
+  moveAddress(s, h + LH_LOGGER_NAME, h + LH_LOGGER_NAME_CHARS, payload, copy);
+  moveAddress(s, h + LH_LOG_FILE_NAME, h + LH_LOG_FILE_NAME_CHARS, payload, copy);
+}
+
+function moveAddress(s: CoreState, slot: number, chars: number, from: number, to: number): void {
+  const a = s.u32[slot >>> 2];
+  if (a === 0) return;
+  if (to === 0) {
+    s.u32[slot >>> 2] = 0;
+    if (chars !== 0) s.u32[chars >>> 2] = 0;
+  } else s.u32[slot >>> 2] = a - from + to;
 }

@@ -160,10 +160,16 @@ export class TraceBuilder {
   /** Set when the record bytes kept would pass 4 GiB: the window that did not fit and those after are not kept. */
   full = false;
 
-  /** `sizeHint`: the input's size when known (the record bytes of an uncompressed trace take about as much). */
-  constructor(sizeHint?: number) {
+  /**
+   * `sizeHint`: the input's size when known (the record bytes of an uncompressed trace take about as
+   * much). With `rows` false only the trace's outline is kept (buffers, warnings, event types and
+   * their counts, providers, logfile header), not the rows, their bytes or the typed tables: the
+   * built trace then counts its rows in eventCount but has no columns.
+   */
+  constructor(sizeHint?: number, private readonly keepRows = true) {
     // (with room for the structs: buffers take 64 bytes per buffer of 64 KiB or more)
-    this.store = new ByteStore(sizeHint !== undefined ? Math.min(sizeHint + sizeHint / 512 + (2 << 20), 0xffff_fff8) : 16 << 20);
+    const hint = keepRows && sizeHint !== undefined ? Math.min(sizeHint + sizeHint / 512 + (2 << 20), 0xffff_fff8) : 1 << 20;
+    this.store = new ByteStore(keepRows ? hint : 1 << 16);
     for (const k of Object.keys(EVENT_CTORS)) this.events[k] = [];
     for (const k of Object.keys(EXT_CTORS)) this.ext[k] = [];
   }
@@ -172,7 +178,7 @@ export class TraceBuilder {
   add(w: Window): boolean {
     if (this.full) return false;
     const { data } = w;
-    const at = this.store.append(data.bytes.subarray(w.arena, w.arena + w.arenaUsed));
+    const at = this.keepRows ? this.store.append(data.bytes.subarray(w.arena, w.arena + w.arenaUsed)) : w.arena;
     if (at < 0) {
       this.full = true;
       return false;
@@ -181,15 +187,18 @@ export class TraceBuilder {
     if (!this.logfile && new DataView(data.bytes.buffer, data.bytes.byteOffset + data.logfileOffset).getUint32(C.LH_PRESENT, true)) {
       this.logfile = logfileCopy(data);
     }
-    const e = data.events;
-    for (const k of Object.keys(EVENT_CTORS) as (keyof EventColumns)[]) {
-      this.events[k].push(k === "payloadOffset" ? moved(e.payloadOffset, delta) : e[k].slice());
+    if (this.keepRows) {
+      const e = data.events;
+      for (const k of Object.keys(EVENT_CTORS) as (keyof EventColumns)[]) {
+        this.events[k].push(k === "payloadOffset" ? moved(e.payloadOffset, delta) : e[k].slice());
+      }
+      const x = data.ext;
+      this.ext.row.push(moved(x.row, this.rows));
+      this.ext.type.push(x.type.slice());
+      this.ext.size.push(x.size.slice());
+      this.ext.offset.push(moved(x.offset, delta));
+      this.extRows += data.extCount;
     }
-    const x = data.ext;
-    this.ext.row.push(moved(x.row, this.rows));
-    this.ext.type.push(x.type.slice());
-    this.ext.size.push(x.size.slice());
-    this.ext.offset.push(moved(x.offset, delta));
     // buffers: rows and record bytes where they now are
     const bufs = data.bytes.slice(data.buffersOffset, data.buffersOffset + data.bufferCount * C.BUF_STRIDE);
     const bv = new DataView(bufs.buffer);
@@ -197,7 +206,7 @@ export class TraceBuilder {
       const o = b * C.BUF_STRIDE;
       bv.setUint32(o + C.B_FIRST_ROW, bv.getUint32(o + C.B_FIRST_ROW, true) + this.rows, true);
       const addr = bv.getUint32(o + C.B_DATA, true);
-      if (addr) bv.setUint32(o + C.B_DATA, addr + delta, true);
+      if (addr) bv.setUint32(o + C.B_DATA, this.keepRows ? addr + delta : 0, true);
     }
     this.buffers.push(bufs);
     this.warnings.push(data.bytes.slice(data.warningsOffset + w.warningStart * C.WARN_STRIDE, data.warningsOffset + data.warningCount * C.WARN_STRIDE));
@@ -211,7 +220,7 @@ export class TraceBuilder {
     const tv = new DataView(data.bytes.buffer, data.bytes.byteOffset + data.typesOffset, data.typeCount * C.TYPE_STRIDE);
     for (let t = 0; t < data.typeCount; t++) this.typeRows[t] += tv.getUint32(t * C.TYPE_STRIDE + C.TYPE_ROWS, true);
     // typed tables: rows over the whole trace, references into the store
-    if (data.clr) {
+    if (data.clr && this.keepRows) {
       const { layouts } = clrProgram();
       const shapesOf = blockShapes();
       for (let t = 0; t < layouts.length; t++) {
@@ -228,11 +237,10 @@ export class TraceBuilder {
         }
         (this.clr[t] ??= []).push({ count, block });
       }
-      this.clrRows += data.clrRows;
     }
+    this.clrRows += data.clrRows;
     this.rows += data.eventCount;
     this.windows++;
-    this.extRows += data.extCount;
     this.bufferRows += data.bufferCount;
     return true;
   }
@@ -318,8 +326,9 @@ export class TraceBuilder {
     }
     return {
       bytes: store.bytes.subarray(0, store.length),
+      // (without rows, the count alone)
       eventCount: this.rows,
-      events: chunkedColumns<EventColumns>(this.events, EVENT_CTORS, this.rows),
+      events: chunkedColumns<EventColumns>(this.events, EVENT_CTORS, this.keepRows ? this.rows : 0),
       extCount: this.extRows,
       ext: chunkedColumns<ExtendedItemColumns>(this.ext, EXT_CTORS, this.extRows),
       bufferCount: this.bufferRows,
