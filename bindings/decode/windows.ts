@@ -24,7 +24,7 @@ export interface DecodeOptions {
   chunkBytes?: number;
   /**
    * Record data per window (batch) of buffers: the core's memory holds one window's tables and
-   * record bytes at a time, whatever the input's size (default 64 MiB; at least 1 MiB; a single
+   * record bytes at a time, whatever the input's size (default 64 MiB; at least 64 KiB; a single
    * buffer larger than this gets a window of its own). A trace of one window keeps its tables in
    * the core's memory; the windows of a larger one are copied out, into memory JS owns.
    */
@@ -278,7 +278,7 @@ export async function* decodeWindows(input: Input, options: DecodeOptions = {}):
     throw new RangeError(`etw-wasm: inputSize must be a whole number of bytes, not ${String(given)}`);
   }
   const batch = options.batchBytes ?? DEFAULT_BATCH;
-  if (!(Number.isSafeInteger(batch) && batch >= 1 << 20)) throw new RangeError(`etw-wasm: batchBytes must be at least 1 MiB, not ${String(batch)}`);
+  if (!(Number.isSafeInteger(batch) && batch >= C.MIN_WINDOW)) throw new RangeError(`etw-wasm: batchBytes must be at least ${C.MIN_WINDOW} bytes (64 KiB), not ${String(batch)}`);
   const core = engine === "js" ? (await import("../core/index.js")).createJsCore() : await instantiateCore(options.wasm, pages || undefined);
   // The size of the input when it is known without reading it all.
   let size: number | undefined = given;

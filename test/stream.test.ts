@@ -1,0 +1,217 @@
+// Windowed decoding: a trace decoded in small windows (batches) is the trace decoded whole, column
+// for column, through openTrace (windows gathered) and through streamTrace (batch by batch), on
+// every corpus file and on generated traces, with small and odd batch and chunk sizes, both
+// engines; the stream's end says what the whole trace says; a generated trace of more than 4 GiB
+// streams through with the generator's own counts.
+
+import { describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { openTrace, streamTrace, EtlFormatError, type EventTypeTable, type Trace, type TraceBatch, type DecodeFilter } from "../dist/bindings/index.js";
+import { generateTraceChunks } from "../dist/bindings/generator/generate.js";
+import { HAVE_CORPUS, corpusFiles, etlPath } from "./helpers/shared.js";
+import { syntheticTrace, traceDifferences, show } from "./helpers/engines.js";
+
+const ENGINES = ["wasm", "js"] as const;
+// (the smallest batch, and an odd one; odd chunks too)
+const BATCHES = [64 << 10, 100_003] as const;
+const CHUNK = 77_777;
+
+function inputs(): [string, () => Uint8Array][] {
+  const list: [string, () => Uint8Array][] = corpusFiles().map((f) => [f, () => readFileSync(etlPath(f))]);
+  list.push(["synthetic-plain", () => syntheticTrace(11)], ["synthetic-xpress", () => syntheticTrace(12, { compress: true })]);
+  return list;
+}
+
+const COLUMNS = [
+  "timestamp", "keywords", "pid", "tid", "payloadLength", "headerLength", "provider", "eventId", "task", "flags",
+  "processor", "version", "opcode", "level", "headerType", "channel", "eventType",
+] as const;
+
+function typeList(ty: EventTypeTable): string {
+  return show(Array.from({ length: ty.length }, (_, t) => [ty.provider[t], ty.eventId[t], ty.version[t], ty.opcode[t], ty.headerType[t], ty.count[t]]));
+}
+
+/** Every difference between batch `b` and rows firstRow.. of the whole trace (at most a few). */
+function batchDifferences(b: TraceBatch, whole: Trace): string[] {
+  const out: string[] = [];
+  const n = b.events.length;
+  const bc = b.events.columns, wc = whole.events.columns;
+  for (const k of COLUMNS) {
+    const x = bc[k] as ArrayLike<unknown>, y = wc[k] as ArrayLike<unknown>;
+    for (let i = 0; i < n; i++) {
+      if (x[i] !== y[b.firstRow + i]) {
+        out.push(`batch ${b.index} ${k}[${i}]: ${String(x[i])} whole ${String(y[b.firstRow + i])}`);
+        break;
+      }
+    }
+  }
+  for (let i = 0; i < n; i++) {
+    if (Buffer.compare(b.events.row(i).payload, whole.events.row(b.firstRow + i).payload) !== 0) {
+      out.push(`batch ${b.index} payload of row ${i}`);
+      break;
+    }
+  }
+  for (let i = 0; i < b.bufferCount; i++) {
+    const x = b.buffer(i), y = whole.buffer(b.firstBuffer + i);
+    if (x.fileOffset !== y.fileOffset || x.firstRow + b.firstRow !== y.firstRow || x.rowCount !== y.rowCount || x.dataLength !== y.dataLength) {
+      out.push(`batch ${b.index} buffer ${i}: ${show(x)} whole ${show(y)}`);
+      break;
+    }
+  }
+  // typed tables: each entry is the whole table's entry of the same row, field for field
+  for (const t of b.tables) {
+    const wt = whole.tables.find((x) => x.schema === t.schema);
+    if (!wt) {
+      out.push(`batch ${b.index}: table ${t.name} missing from the whole trace`);
+      continue;
+    }
+    const at = new Map<number, number>();
+    for (let i = 0; i < wt.length; i++) at.set(wt.rows[i], i);
+    for (let i = 0; i < t.length; i++) {
+      const j = at.get(b.firstRow + t.rows[i]);
+      if (j === undefined) {
+        out.push(`batch ${b.index} ${t.name}[${i}]: row ${b.firstRow + t.rows[i]} not in the whole table`);
+        break;
+      }
+      const bad = t.fieldNames.find((f) => show(t.get(f, i)) !== show(wt.get(f, j)));
+      if (bad) {
+        out.push(`batch ${b.index} ${t.name}.${bad}[${i}]: ${show(t.get(bad, i))} whole ${show(wt.get(bad, j))}`);
+        break;
+      }
+    }
+  }
+  return out.slice(0, 5);
+}
+
+describe("windowed decoding equals whole decoding", () => {
+  for (const [name, load] of inputs()) {
+    const needsCorpus = !name.startsWith("synthetic");
+    it.skipIf(needsCorpus && !HAVE_CORPUS)(`${name}: openTrace and streamTrace in small windows, both engines`, async () => {
+      const bytes = load();
+      for (const engine of ENGINES) {
+        const whole = await openTrace(bytes, { engine });
+        for (const batchBytes of BATCHES) {
+          const what = `${name} ${engine} batch ${batchBytes}`;
+          const gathered = await openTrace(bytes, { engine, batchBytes, chunkBytes: CHUNK });
+          expect(traceDifferences(whole, gathered), what).toEqual([]);
+          expect(show(gathered.info), what).toBe(show(whole.info));
+          gathered.dispose();
+
+          const stream = streamTrace(bytes, { engine, batchBytes, chunkBytes: CHUNK });
+          let rows = 0, buffers = 0, batches = 0, clrRows = 0;
+          const problems: string[] = [];
+          for await (const b of stream) {
+            expect(b.index, what).toBe(batches++);
+            expect([b.firstRow, b.firstBuffer], what).toEqual([rows, buffers]);
+            problems.push(...batchDifferences(b, whole));
+            rows += b.events.length;
+            buffers += b.bufferCount;
+            clrRows += b.tables.reduce((n, t) => n + t.length, 0);
+          }
+          expect(problems, what).toEqual([]);
+          expect([rows, buffers, clrRows], what).toEqual([whole.events.length, whole.bufferCount, whole.tables.reduce((n, t) => n + t.length, 0)]);
+          // a trace of more record bytes than four windows hold was decoded in several
+          let data = 0;
+          for (let i = 0; i < whole.bufferCount; i++) data += whole.buffer(i).dataLength;
+          if (data > 4 * batchBytes) expect(batches, what).toBeGreaterThan(2);
+          const end = stream.end!;
+          expect(end, what).toBeDefined();
+          expect({
+            count: end.eventCount, buffers: end.bufferCount, batches: end.batchCount, complete: end.complete, incomplete: end.incomplete,
+            input: end.inputBytes, decoded: end.decodedBytes, warnings: show(end.warnings), total: end.warningTotal, info: show(end.info),
+            providers: show([...end.providers].map((p) => [p.guid, p.name, p.group])),
+            types: typeList(end.eventTypes),
+          }, what).toEqual({
+            count: whole.events.length, buffers: whole.bufferCount, batches, complete: whole.complete, incomplete: whole.incomplete,
+            input: whole.inputBytes, decoded: whole.decodedBytes, warnings: show(whole.warnings), total: whole.warningTotal, info: show(whole.info),
+            providers: show([...whole.providers].map((p) => [p.guid, p.name, p.group])),
+            types: typeList(whole.eventTypes),
+          });
+        }
+        whole.dispose();
+      }
+    }, 300_000);
+  }
+});
+
+describe("streamTrace", () => {
+  it("a batch is valid until the next: then it is disposed; keep() copies it for good", async () => {
+    const bytes = syntheticTrace(21, { records: 6000 });
+    const whole = await openTrace(bytes);
+    const kept: { trace: Trace; firstRow: number }[] = [];
+    let previous: TraceBatch | undefined;
+    for await (const b of streamTrace(bytes, { batchBytes: 64 << 10 })) {
+      if (previous) expect(() => previous!.events).toThrow(/disposed/);
+      kept.push({ trace: b.keep(), firstRow: b.firstRow });
+      previous = b;
+    }
+    expect(kept.length).toBeGreaterThan(2);
+    for (const { trace, firstRow } of kept) {
+      for (let i = 0; i < trace.events.length; i += 97) {
+        expect(trace.events.row(i).toJSON()).toEqual(whole.events.row(firstRow + i).toJSON());
+      }
+    }
+  });
+
+  it("decode-time filters give the batches the rows a filtered openTrace has", async () => {
+    const bytes = syntheticTrace(22, { compress: true, records: 6000 });
+    const filters: DecodeFilter[] = [{ provider: "Microsoft-Windows-DotNETRuntime" }, { eventId: [1, 2] }, { pid: [4] }];
+    for (const filter of filters) {
+      const whole = await openTrace(bytes, { filter });
+      const stream = streamTrace(bytes, { filter, batchBytes: 64 << 10 });
+      const problems: string[] = [];
+      for await (const b of stream) problems.push(...batchDifferences(b, whole));
+      expect(problems, show(filter)).toEqual([]);
+      expect(stream.end!.eventCount, show(filter)).toBe(whole.events.length);
+    }
+  });
+
+  it("ends incomplete where openTrace does, with every row before; rejects what is no trace", async () => {
+    const bytes = syntheticTrace(23, { records: 6000 });
+    const cut = bytes.subarray(0, Math.floor(bytes.length * 0.6) + 1000);
+    const whole = await openTrace(cut);
+    expect(whole.complete).toBe(false);
+    const stream = streamTrace(cut, { batchBytes: 64 << 10 });
+    let rows = 0;
+    for await (const b of stream) rows += b.events.length;
+    expect(rows).toBe(whole.events.length);
+    expect({ complete: stream.end!.complete, incomplete: stream.end!.incomplete, decoded: stream.end!.decodedBytes })
+      .toEqual({ complete: false, incomplete: whole.incomplete, decoded: whole.decodedBytes });
+    const junk = streamTrace(new Uint8Array(4096).fill(7));
+    await expect((async () => {
+      for await (const _ of junk) { /* nothing */ }
+    })()).rejects.toBeInstanceOf(EtlFormatError);
+  });
+
+  it("a consumer that stops early lets the decoder go; a stream is read once", async () => {
+    const stream = streamTrace(syntheticTrace(24, { records: 6000 }), { batchBytes: 64 << 10 });
+    for await (const b of stream) {
+      expect(b.index).toBe(0);
+      break;
+    }
+    expect(stream.end).toBeUndefined();
+    await expect((async () => {
+      for await (const _ of stream) { /* nothing */ }
+    })()).rejects.toThrow(/read once/);
+  });
+
+  it("streams a generated trace of more than 4 GiB from memory: rows and buffers are the generator's", async () => {
+    const source = generateTraceChunks({ targetBytes: 4.25 * 2 ** 30, seed: 5, processors: 4, chunkBytes: 16 << 20 });
+    const stream = streamTrace(source);
+    let rows = 0, buffers = 0, batches = 0;
+    for await (const b of stream) {
+      rows += b.events.length;
+      buffers += b.bufferCount;
+      batches++;
+    }
+    const made = source.summary!;
+    expect(made.bytes).toBeGreaterThan(2 ** 32);
+    expect({ rows, buffers }).toEqual({ rows: made.records, buffers: made.buffers });
+    const end = stream.end!;
+    expect({ rows: end.eventCount, buffers: end.bufferCount, input: end.inputBytes, decoded: end.decodedBytes, complete: end.complete, batches: end.batchCount })
+      .toEqual({ rows: made.records, buffers: made.buffers, input: made.bytes, decoded: made.bytes, complete: true, batches });
+    expect(end.info.buffersWritten).toBe(made.buffers);
+    // the last buffer lies beyond 4 GiB in the file
+    expect(batches).toBeGreaterThan(60);
+  }, 600_000);
+});
