@@ -17,4 +17,4 @@ export { ClrTable, type RefColumn, type NumberColumn } from "./tables/clr-tables
 export { CLR_EVENTS, CLR_PROVIDERS, findClrEvent, decodeClrPayload, mapName, type FieldValue, type DecodedPayload } from "./schema/clr-payload.js";
 export type { ClrEventSchema, ClrFieldSchema, ClrProviderSchema } from "./schema/clr-schema-types.js";
 export { buildProcessTable, shortProcessName, type ProcessTable, type ProcessInfo, type ThreadInfo } from "./tables/processes.js";
-export { EventNames, eventNameParts, type EventNameParts } from "./naming/event-names.js";
+export { EventNames, NameCounter, eventNameParts, type EventNameParts } from "./naming/event-names.js";

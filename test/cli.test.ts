@@ -136,6 +136,8 @@ describe("etw-wasm bad arguments: exit 2, one error line and the usage on stderr
     [["methods", S, "--max-memory"], "--max-memory needs a value"],
     [["summary", S, "--max-memory", "8MiB", "--max-memory", "9MiB"], "--max-memory given more than once"],
     [["generate", OUT, "--max-memory", "1GiB"], "generate has no option --max-memory"],
+    [["summary", S, "--batch-size", "1000"], "bad --batch-size '1000': at least 64KiB"],
+    [["events", S, "--batch-size", "big"], "bad --batch-size 'big'"],
   ];
   for (const [args, message] of cases) {
     it(`etw-wasm ${args.map((a) => (a === S ? "sample.etl" : a === OUT ? "out.etl" : a)).join(" ")}`, () => {
@@ -198,6 +200,17 @@ describe("etw-wasm on a trace decoded only in part: what was decoded on stdout, 
     expect(lines.slice(0, -1).every((l) => l.startsWith("etw-wasm: warning at byte ")), `${what}: ${r.stderr}`).toBe(true);
     return { offset: Number(m![1]), percent: Number(m![2]), file: m![3], reason: m![4] };
   }
+
+  it.skipIf(!HAVE_CORPUS)("summary and events in batches of 64 KiB print what one batch prints, on every corpus file", async () => {
+    for (const name of corpusFiles()) {
+      for (const args of [["summary"], ["events", "--format", "jsonl"], ["events", "--event", "GC/Start"]]) {
+        const [whole, batched] = await Promise.all([runAsync(args[0], etlPath(name), ...args.slice(1)), runAsync(args[0], etlPath(name), ...args.slice(1), "--batch-size", "64KiB")]);
+        const what = `${name} ${args.join(" ")}`;
+        expect({ what, code: batched.code, stderr: batched.stderr }).toEqual({ what, code: whole.code, stderr: whole.stderr });
+        expect(batched.stdout === whole.stdout, what).toBe(true);
+      }
+    }
+  }, 300_000);
 
   it("a generous --max-memory changes nothing on the sample (exit 0)", () => {
     expect(ok(run("events", SAMPLE, "--max-memory", "256MiB"))).toBe(ok(run("events", SAMPLE)));

@@ -1,7 +1,9 @@
 // The etw-wasm commands that read a trace: summary, events (filters, formats), gc and methods.
 // Each writes lines through `out`; tabular output comes as table, csv, json or jsonl.
 
-import { HEADER_TYPE_NAMES, type EventRow, type QueryFilter, type Trace } from "etw-wasm/node";
+import {
+  HEADER_TYPE_NAMES, NameCounter, type EventRow, type ProcessInfo, type QueryFilter, type Trace, type TraceStream, type TraceStreamEnd,
+} from "etw-wasm/node";
 
 export type Out = (line: string) => Promise<void>;
 export type TableFormat = "table" | "csv" | "json" | "jsonl";
@@ -49,43 +51,94 @@ export async function writeTable(out: Out, format: TableFormat, columns: string[
   }
 }
 
-/** Trace summary: the logfile header, then records per header type, provider and event name, and processes. */
-export async function summary(trace: Trace, out: Out, infoLines: string[]): Promise<void> {
-  for (const l of infoLines) await out(l);
-  const ev = trace.events;
-  if (ev.length) {
-    const order = ev.timeOrder();
-    const span = trace.relativeMSec(ev.timestamp[order[order.length - 1]]) - trace.relativeMSec(ev.timestamp[order[0]]);
-    await out(`${"time span:".padEnd(15)}${span.toFixed(3)} ms`);
+/** What a summary counts, gathered from one trace or batch by batch. */
+class SummaryCounts {
+  readonly perType = new Map<number, number>();
+  perProvider = new Float64Array(0);
+  readonly names = new NameCounter();
+  readonly perPid = new Map<number, number>();
+  readonly processes: ProcessInfo[] = [];
+  /** Smallest and largest raw timestamp (as two 32-bit halves, compared without making bigints). */
+  private minHi = 0x7fffffff; private minLo = 0xffffffff; private maxHi = -0x80000000; private maxLo = 0; rows = 0;
+
+  add(t: Trace): void {
+    const ev = t.events;
+    const n = ev.length;
+    const { headerType, provider, pid } = ev.columns;
+    if (this.perProvider.length < t.providers.length) {
+      const next = new Float64Array(t.providers.length);
+      next.set(this.perProvider);
+      this.perProvider = next;
+    }
+    for (let i = 0; i < n; i++) {
+      this.perType.set(headerType[i], (this.perType.get(headerType[i]) ?? 0) + 1);
+      this.perProvider[provider[i]]++;
+      if (pid[i] !== 0xffffffff) this.perPid.set(pid[i], (this.perPid.get(pid[i]) ?? 0) + 1);
+    }
+    const ts = ev.columns.timestamp;
+    const w = new Int32Array(ts.buffer, ts.byteOffset, n * 2);
+    for (let i = 0; i < n; i++) {
+      const lo = w[2 * i] >>> 0, hi = w[2 * i + 1];
+      if (hi < this.minHi || (hi === this.minHi && lo < this.minLo)) { this.minHi = hi; this.minLo = lo; }
+      if (hi > this.maxHi || (hi === this.maxHi && lo > this.maxLo)) { this.maxHi = hi; this.maxLo = lo; }
+    }
+    this.rows += n;
+    this.names.add(t);
+    for (const p of t.processes.processes) this.processes.push(p);
   }
-  const perType = new Map<number, number>();
-  const perProvider = new Uint32Array(trace.providers.length);
-  for (let i = 0; i < ev.length; i++) {
-    perType.set(ev.headerType[i], (perType.get(ev.headerType[i]) ?? 0) + 1);
-    perProvider[ev.provider[i]]++;
+
+  get first(): bigint { return (BigInt(this.minHi) << 32n) | BigInt(this.minLo); }
+  get last(): bigint { return (BigInt(this.maxHi) << 32n) | BigInt(this.maxLo); }
+}
+
+/** What the summary prints besides the counts: the whole trace's outline. */
+type Outline = Pick<TraceStreamEnd, "providers" | "clock" | "eventTypes">;
+
+async function writeSummary(c: SummaryCounts, outline: Outline, out: Out, infoLines: string[]): Promise<void> {
+  for (const l of infoLines) await out(l);
+  if (c.rows) {
+    const span = outline.clock.relativeMSec(c.last) - outline.clock.relativeMSec(c.first);
+    await out(`${"time span:".padEnd(15)}${span.toFixed(3)} ms`);
   }
   await out("");
   await out("records per header type:");
-  for (const [t, n] of [...perType].sort((a, b) => b[1] - a[1])) await out(`  ${String(n).padStart(10)}  ${HEADER_TYPE_NAMES[t] ?? t}`);
+  for (const [t, n] of [...c.perType].sort((a, b) => b[1] - a[1])) await out(`  ${String(n).padStart(10)}  ${HEADER_TYPE_NAMES[t] ?? t}`);
   await out("");
   await out("records per provider:");
-  const providers = [...trace.providers].map((p) => ({ p, n: perProvider[p.index] })).filter((x) => x.n).sort((a, b) => b.n - a.n);
+  const providers = [...outline.providers].map((p) => ({ p, n: c.perProvider[p.index] ?? 0 })).filter((x) => x.n).sort((a, b) => b.n - a.n);
   for (const { p, n } of providers) {
     const name = p.group ? `${p.name}/${p.group}` : p.name;
     await out(`  ${String(n).padStart(10)}  ${name}${name.includes(p.guid) ? "" : `  {${p.guid}}`}`);
   }
   await out("");
   await out("records per event name:");
-  for (const [name, n] of trace.names.counts()) await out(`  ${String(n).padStart(10)}  ${name}`);
-  const perPid = new Map<number, number>();
-  for (let i = 0; i < ev.length; i++) if (ev.pid[i] !== 0xffffffff) perPid.set(ev.pid[i], (perPid.get(ev.pid[i]) ?? 0) + 1);
+  for (const [name, n] of c.names.counts(outline.providers, outline.eventTypes)) await out(`  ${String(n).padStart(10)}  ${name}`);
   await out("");
   await out("processes (records logged by each):");
-  const named = new Map(trace.processes.processes.map((p) => [p.pid, p]));
-  for (const [pid, n] of [...perPid].sort((a, b) => b[1] - a[1])) {
+  const named = new Map(c.processes.map((p) => [p.pid, p]));
+  for (const [pid, n] of [...c.perPid].sort((a, b) => b[1] - a[1])) {
     const p = named.get(pid);
     await out(`  ${String(n).padStart(10)}  ${String(pid).padStart(6)}  ${p ? p.name : `Process(${pid})`}${p?.commandLine ? `  ${p.commandLine}` : ""}`);
   }
+}
+
+/** Trace summary: the logfile header, then records per header type, provider and event name, and processes. */
+export async function summary(trace: Trace, out: Out, infoLines: string[]): Promise<void> {
+  const c = new SummaryCounts();
+  c.add(trace);
+  await writeSummary(c, trace, out, infoLines);
+}
+
+/**
+ * The summary of a stream, counted batch by batch (memory bounded by the batch size) and written
+ * once the stream has ended. Returns the stream's end.
+ */
+export async function streamSummary(stream: TraceStream, out: Out, infoLines: (end: TraceStreamEnd) => string[]): Promise<TraceStreamEnd> {
+  const c = new SummaryCounts();
+  for await (const batch of stream) c.add(batch);
+  const end = stream.end!;
+  await writeSummary(c, end, out, infoLines(end));
+  return end;
 }
 
 export interface EventFilters {

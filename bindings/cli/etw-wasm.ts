@@ -3,11 +3,14 @@
 
 import { statSync } from "node:fs";
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { openTraceFile, EtlDecodeError, EtlFormatError, codes, type DecodeFilter, type Trace } from "etw-wasm/node";
+import {
+  openTraceFile, streamTraceFile, EtlDecodeError, EtlFormatError, codes, type DecodeFilter, type Trace, type TraceStreamEnd,
+  type TraceWarning, type TraceIncomplete,
+} from "etw-wasm/node";
 import { perfViewLines } from "etw-wasm/perfview";
 import {
   EVENT_COLUMNS, GC_COLUMNS, METHOD_COLUMNS, UsageError, eventRecord, gcRows, methodRows, progressBar, selectEvents,
-  summary, writeTable, type EventFilters, type TableFormat,
+  streamSummary, writeTable, type EventFilters, type TableFormat,
 } from "./commands.js";
 
 const COMMANDS = ["info", "summary", "events", "gc", "methods", "generate"] as const;
@@ -32,8 +35,10 @@ const COMMAND_HELP: Record<Command, string> = {
       --size N (e.g. 256MiB; default 64MiB), --compress, --pointer-size 4|8, --seed N, --processors N`,
 };
 
-const READ_HELP = `  --max-memory SIZE              the most memory the decoder may take (e.g. 512MiB, 2GiB; at least 1MiB,
-                                 default 4GiB): where the trace does not fit, decoding stops early
+const READ_HELP = `  --max-memory SIZE              the most memory the decoder's core may take (e.g. 512MiB; at least 1MiB,
+                                 default 4GiB): where not even one buffer fits, decoding stops early
+  --batch-size SIZE              record bytes decoded per batch (default 64MiB, at least 64KiB): info,
+                                 summary and events in jsonl (file order) hold one batch at a time
   --no-progress                  no progress bar (shown on a terminal for files over 8 MB)`;
 
 const OPTIONS_HELP = `options of the commands that read a trace:
@@ -62,7 +67,7 @@ function usageOf(command: Command | undefined): string {
 type OptionSpecs = NonNullable<ParseArgsConfig["options"]>;
 
 const HELP: OptionSpecs = { help: { type: "boolean", short: "h" } };
-const READS_TRACE: OptionSpecs = { ...HELP, "no-progress": { type: "boolean" }, "max-memory": { type: "string" } };
+const READS_TRACE: OptionSpecs = { ...HELP, "no-progress": { type: "boolean" }, "max-memory": { type: "string" }, "batch-size": { type: "string" } };
 const FORMAT: OptionSpecs = { format: { type: "string" } };
 
 /** The options each command accepts; any other option is an error. */
@@ -176,20 +181,24 @@ function wholeNumber(values: Values, name: string, what: string, min: number, ma
   return n;
 }
 
-/** --max-memory: a size such as 512MiB or 2GiB (as generate's --size), 1 MiB at least. */
-async function memoryLimit(values: Values, command: Command): Promise<number | undefined> {
-  const text = values["max-memory"];
+/** A size option such as 512MiB or 2GiB (as generate's --size), `least` bytes at least. */
+async function sizeOption(values: Values, command: Command, name: string, least: number, leastText: string): Promise<number | undefined> {
+  const text = values[name];
   if (typeof text !== "string") return undefined;
   const { parseSize } = await import("../generator/generate-file.js");
-  const least = codes.MEMORY_MIN_PAGES * 65536;
   let bytes: number;
   try {
     bytes = parseSize(text);
   } catch (e) {
-    throw new UsageError(`bad --max-memory '${text}': ${(e as Error).message} (e.g. 512MiB, 2GiB)`, command);
+    throw new UsageError(`bad --${name} '${text}': ${(e as Error).message} (e.g. 512MiB, 2GiB)`, command);
   }
-  if (!(bytes >= least)) throw new UsageError(`bad --max-memory '${text}': at least 1MiB`, command);
+  if (!(bytes >= least)) throw new UsageError(`bad --${name} '${text}': at least ${leastText}`, command);
   return bytes;
+}
+
+/** --max-memory: 1 MiB at least. */
+function memoryLimit(values: Values, command: Command): Promise<number | undefined> {
+  return sizeOption(values, command, "max-memory", codes.MEMORY_MIN_PAGES * 65536, "1MiB");
 }
 
 /** A time option: milliseconds since the trace started, not negative. */
@@ -278,7 +287,10 @@ function stoppedLine(file: string, fileSize: number, decodedBytes: number, offse
   return `etw-wasm: decoding stopped early at byte offset ${offset} (${percent(decodedBytes, fileSize)}% of ${file} read): ${message}`;
 }
 
-function infoLines(trace: Trace): string[] {
+/** What info prints: a trace's, or a stream's end. */
+type Described = { info: Trace["info"]; incomplete?: TraceIncomplete; warningTotal: number; warnings: readonly TraceWarning[] };
+
+function infoLines(trace: Described): string[] {
   const i = trace.info;
   const lines = [
     ["logger", i.loggerName],
@@ -304,7 +316,7 @@ function infoLines(trace: Trace): string[] {
   return lines.map(([k, v]) => `${(k + ":").padEnd(15)}${v}`);
 }
 
-async function cmdInfo(trace: Trace, out: Output) {
+async function cmdInfo(trace: Described, out: Output) {
   for (const l of infoLines(trace)) await out.line(l);
   for (const w of trace.warnings.slice(0, 20)) await out.line(`warning at ${w.offset}: ${w.message}`);
 }
@@ -368,11 +380,31 @@ async function main(argv: string[]): Promise<number> {
   const plan = command === "events" ? eventsPlan(values) : undefined;
   const format = command === "gc" || command === "methods" ? tableFormat(values, command) : undefined;
   const limit = await memoryLimit(values, command);
+  const batchBytes = await sizeOption(values, command, "batch-size", 64 << 10, "64KiB");
   const size = statSync(file).size;
   const bar = process.stderr.isTTY && size > 8 << 20 && values["no-progress"] !== true ? progressBar(size) : undefined;
-  let trace: Trace;
+  const options = { onProgress: bar, memoryLimit: limit, batchBytes, filter: DECODE_FILTER[command] };
+  const out = new Output();
+  const emit = (l: string) => out.line(l);
+  // info, summary and events in file order as jsonl hold one batch at a time; the rest the whole trace
+  const streams = command === "info" || command === "summary" || (command === "events" && plan!.format === "jsonl" && !plan!.filters.timeOrder);
+  let result: Pick<Trace, "warnings" | "incomplete" | "decodedBytes">;
   try {
-    trace = await openTraceFile(file, { onProgress: bar, memoryLimit: limit, filter: DECODE_FILTER[command] });
+    if (streams) {
+      const stream = await streamTraceFile(file, options);
+      if (command === "info") {
+        for await (const _ of stream) { /* counted by the stream */ }
+        await cmdInfo(stream.end!, out);
+      } else if (command === "summary") await streamSummary(stream, emit, infoLines);
+      else await streamEvents(stream, out, plan!.filters);
+      result = stream.end!;
+    } else {
+      const trace = await openTraceFile(file, options);
+      if (command === "gc") await writeTable(emit, format!, GC_COLUMNS, gcRows(trace));
+      else if (command === "methods") await writeTable(emit, format!, METHOD_COLUMNS, methodRows(trace));
+      else await cmdEvents(trace, out, plan!);
+      result = trace;
+    }
   } catch (error) {
     // Nothing decoded at all: no records to write, only where and why.
     if (error instanceof EtlDecodeError) throw new StoppedError(stoppedLine(file, size, error.offset, error.offset, error.message.replace(/ \(at byte offset \d+\)$/, "")));
@@ -380,21 +412,27 @@ async function main(argv: string[]): Promise<number> {
   } finally {
     bar?.end();
   }
-  const out = new Output();
-  const emit = (l: string) => out.line(l);
-  if (command === "info") await cmdInfo(trace, out);
-  else if (command === "summary") await summary(trace, emit, infoLines(trace));
-  else if (command === "gc") await writeTable(emit, format!, GC_COLUMNS, gcRows(trace));
-  else if (command === "methods") await writeTable(emit, format!, METHOD_COLUMNS, methodRows(trace));
-  else await cmdEvents(trace, out, plan!);
   await out.flush();
   // What the stop line says is not repeated as a warning.
-  const stop = trace.incomplete;
+  const stop = result.incomplete;
   const told = (kind: string) => stop !== undefined && (kind === "capacity" || (kind === "truncated-buffer" && stop.reason === kind));
-  for (const w of trace.warnings.filter((x) => !told(x.kind)).slice(0, 5)) console.error(`etw-wasm: warning at byte ${w.offset}: ${w.message}`);
+  for (const w of result.warnings.filter((x) => !told(x.kind)).slice(0, 5)) console.error(`etw-wasm: warning at byte ${w.offset}: ${w.message}`);
   if (!stop) return 0;
-  console.error(stoppedLine(file, size, trace.decodedBytes, stop.offset, stop.message));
+  console.error(stoppedLine(file, size, result.decodedBytes, stop.offset, stop.message));
   return 1;
+}
+
+/** events --format jsonl in file order, batch by batch. */
+async function streamEvents(stream: AsyncIterable<Trace> & { end?: TraceStreamEnd }, out: Output, filters: EventFilters): Promise<void> {
+  for await (const batch of stream) {
+    // a provider not seen yet has no rows in this batch (providers keep their index from batch to batch)
+    if (filters.provider !== undefined && !batch.providers.find(filters.provider).length) continue;
+    const rows = selectEvents(batch, filters);
+    for (const row of batch.events.cursor(rows)) await out.line(JSON.stringify(row.toJSON()));
+  }
+  if (filters.provider !== undefined && !stream.end!.providers.find(filters.provider).length) {
+    throw new UsageError(`no provider ${filters.provider} in this trace`, "events");
+  }
 }
 
 /** Decoding stopped before anything could be written: the message is the whole report (exit 1). */

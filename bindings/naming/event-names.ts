@@ -8,7 +8,10 @@
 import * as C from "../../assembly/codes.js";
 import type { EventRow, EventTable } from "../tables/event-table.js";
 import type { EventTypeTable } from "../tables/event-types.js";
-import { traceManifests } from "./trace-manifests.js";
+import type { ProviderInfo, ProviderTable } from "../tables/provider-table.js";
+import type { ClrEventSchema } from "../schema/clr-schema-types.js";
+import { clrProviderIndex, findClrEvent } from "../schema/clr-payload.js";
+import { ManifestCollector, traceManifests, type TraceManifests } from "./trace-manifests.js";
 
 /** Provider name TraceEvent uses for classic kernel events its kernel parser does not know (the OS's MOF). */
 export const MOF_PROVIDER = "MSNT_SystemTrace";
@@ -119,18 +122,41 @@ function kernelName(group: string, opcode: number): EventNameParts {
   return { provider: MOF_PROVIDER, event: `${task}/${mof ?? `Opcode(${opcode})`}`, source: "mof" };
 }
 
+/** What a name depends on: the event type's fields, and a record's TraceLogging name where it has one. */
+interface NameKey {
+  provider: ProviderInfo;
+  headerType: number;
+  eventId: number;
+  version: number;
+  opcode: number;
+  clr: ClrEventSchema | undefined;
+  /** The record's TraceLogging event name (from its EVENT_SCHEMA_TL item), if any. */
+  traceLogging(): string | undefined;
+}
+
 function nameParts(row: EventRow): EventNameParts {
-  const table = row.table;
-  const provider = table.providers.get(row.providerIndex);
+  return namePartsOf({
+    provider: row.table.providers.get(row.providerIndex), headerType: row.headerType, eventId: row.eventId,
+    version: row.version, opcode: row.opcode, clr: row.clrSchema,
+    traceLogging() {
+      const schema = row.extendedItems.find((e) => e.type === 11);
+      return schema && traceLoggingName(schema.data);
+    },
+  }, traceManifests(row.table));
+}
+
+/** The name of an event given its type (and TraceLogging name) and the descriptions the trace carries. */
+function namePartsOf(row: NameKey, manifests: TraceManifests): EventNameParts {
+  const provider = row.provider;
   const ht = row.headerType;
   const isEventHeader = ht === C.HT_EVENT_HEADER32 || ht === C.HT_EVENT_HEADER64;
-  const clr = row.clrSchema;
+  const clr = row.clr;
   if (clr && isEventHeader) {
     if (clrHasTemplate(clr.provider, row.eventId)) {
       const slash = clr.name.indexOf("/");
       return { provider: clr.name.slice(0, slash), event: clr.name.slice(slash + 1), source: "clr" };
     }
-    const dyn = traceManifests(table).find(provider.guid, row.eventId, row.version);
+    const dyn = manifests.find(provider.guid, row.eventId, row.version);
     if (dyn) return { provider: dyn.provider.name || provider.name, event: dyn.event.eventName, source: "tdh" };
     const slash = clr.name.indexOf("/");
     return { provider: clr.name.slice(0, slash), event: clr.name.slice(slash + 1), source: "clr" };
@@ -150,19 +176,23 @@ function nameParts(row: EventRow): EventNameParts {
     return { provider: provider.name, event: row.opcode === 0 ? provider.group : `${provider.group}/Opcode(${row.opcode})`, source: "unknown" };
   }
   if (isEventHeader) {
-    const dyn = traceManifests(table).find(provider.guid, row.eventId, row.version);
-    const manifestProvider = traceManifests(table).providers.get(provider.guid)?.name;
+    const dyn = manifests.find(provider.guid, row.eventId, row.version);
+    const manifestProvider = manifests.providers.get(provider.guid)?.name;
     if (row.eventId === 0xfffe) {
       return { provider: manifestProvider || provider.name, event: "ManifestData", source: "manifest-data" };
     }
     if (dyn) return { provider: dyn.provider.name || provider.name, event: dyn.event.eventName, source: dyn.event.source };
-    const schema = row.extendedItems.find((e) => e.type === 11);
-    const tl = schema && traceLoggingName(schema.data);
+    const tl = row.traceLogging();
     if (tl) return { provider: provider.name, event: tl, source: "tracelogging" };
     return { provider: manifestProvider || provider.name, event: `EventID(${row.eventId})`, source: "unknown" };
   }
   if (ht === C.HT_MESSAGE) return { provider: provider.name, event: `Message(${row.eventId})`, source: "unknown" };
   return { provider: provider.name, event: row.opcode === 0 ? "EventID(0)" : `Opcode(${row.opcode})`, source: "unknown" };
+}
+
+/** TraceEvent's name for a provider it cannot name. */
+function providerFallback(parts: EventNameParts): EventNameParts {
+  return /^\{[0-9a-f-]{36}\}$/.test(parts.provider) ? { ...parts, provider: `Provider(${parts.provider.slice(1, -1)})` } : parts;
 }
 
 /** Names found so far, by event type (a type's rows share provider, id, version, opcode and header type). */
@@ -175,9 +205,7 @@ export function eventNameParts(row: EventRow): EventNameParts {
   const type = row.table.columns.eventType[row.index];
   let parts = type === C.EVENT_TYPE_NONE ? undefined : cache[type];
   if (!parts) {
-    parts = nameParts(row);
-    // TraceEvent's name for a provider it cannot name
-    if (/^\{[0-9a-f-]{36}\}$/.test(parts.provider)) parts = { ...parts, provider: `Provider(${parts.provider.slice(1, -1)})` };
+    parts = providerFallback(nameParts(row));
     // TraceLogging names live in each record, not in the type
     if (parts.source !== "tracelogging" && parts.source !== "unknown" && type !== C.EVENT_TYPE_NONE) cache[type] = parts;
   }
@@ -225,6 +253,8 @@ export class EventNames {
     const add = (name: string, n: number) => out.set(name, (out.get(name) ?? 0) + n);
     let perRow = false;
     for (let t = 0; t < this.types.length; t++) {
+      // (a batch of a stream knows the types of the batches before it too)
+      if (this.types.count[t] === 0) continue;
       const name = this.ofType(t);
       if (name === null) perRow = true;
       else add(name, this.types.count[t]);
@@ -235,6 +265,82 @@ export class EventNames {
         const t = col[i];
         if (t === C.EVENT_TYPE_NONE || this.ofType(t) === null) add(eventName(this.events.row(i)), 1);
       }
+    }
+    return [...out].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  }
+}
+
+/**
+ * Rows per name over the batches of a stream, as EventNames.counts() gives them for the whole trace:
+ * rows are counted by event type (and TraceLogging name) batch by batch, and named at the end, with
+ * every description the trace carries (an EventSource manifest may come after the events it names).
+ */
+export class NameCounter {
+  private readonly manifests = new ManifestCollector();
+  private typeRows = new Float64Array(0);
+  /** Rows of a type that carry a TraceLogging name, by name. */
+  private readonly traceLogging = new Map<number, Map<string, number>>();
+  /** Rows beyond the event type table: named one by one, with the descriptions seen so far. */
+  private readonly untyped = new Map<string, number>();
+
+  add(batch: { events: EventTable; eventTypes: EventTypeTable }): void {
+    const { events, eventTypes } = batch;
+    this.manifests.scan(events);
+    if (this.typeRows.length < eventTypes.length) {
+      const next = new Float64Array(eventTypes.length);
+      next.set(this.typeRows);
+      this.typeRows = next;
+    }
+    for (let t = 0; t < eventTypes.length; t++) this.typeRows[t] += eventTypes.count[t];
+    const { ext, bytes } = events.data;
+    const type = events.columns.eventType;
+    let last = -1;
+    for (let e = 0; e < events.data.extCount; e++) {
+      // the first EVENT_SCHEMA_TL item of a row names it
+      if (ext.type[e] !== 11 || ext.row[e] === last) continue;
+      last = ext.row[e];
+      const t = type[ext.row[e]];
+      if (t === C.EVENT_TYPE_NONE) continue;
+      const name = traceLoggingName(bytes.subarray(ext.offset[e], ext.offset[e] + ext.size[e]));
+      if (name === undefined) continue;
+      let m = this.traceLogging.get(t);
+      if (!m) this.traceLogging.set(t, (m = new Map()));
+      m.set(name, (m.get(name) ?? 0) + 1);
+    }
+    if (eventTypes.length === C.MAX_EVENT_TYPES) {
+      for (let i = 0; i < type.length; i++) {
+        if (type[i] === C.EVENT_TYPE_NONE) {
+          const name = eventName(events.row(i));
+          this.untyped.set(name, (this.untyped.get(name) ?? 0) + 1);
+        }
+      }
+    }
+  }
+
+  /** Rows per name, most first (ties by name), for the stream's providers and event types. */
+  counts(providers: ProviderTable, types: EventTypeTable): [string, number][] {
+    const manifests = this.manifests.result;
+    const out = new Map(this.untyped);
+    const add = (name: string, n: number) => out.set(name, (out.get(name) ?? 0) + n);
+    for (let t = 0; t < types.length && t < this.typeRows.length; t++) {
+      const provider = providers.get(types.provider[t]);
+      const headerType = types.headerType[t];
+      const isEventHeader = headerType === C.HT_EVENT_HEADER32 || headerType === C.HT_EVENT_HEADER64;
+      const p = isEventHeader ? clrProviderIndex(provider.guid) : -1;
+      const key = {
+        provider, headerType, eventId: types.eventId[t], version: types.version[t], opcode: types.opcode[t],
+        clr: p >= 0 ? findClrEvent(p, types.eventId[t], types.version[t]) : undefined,
+      };
+      const name = (tl: string | undefined) => {
+        const parts = providerFallback(namePartsOf({ ...key, traceLogging: () => tl }, manifests));
+        return `${parts.provider}/${parts.event}`;
+      };
+      let rest = this.typeRows[t];
+      for (const [tl, n] of this.traceLogging.get(t) ?? []) {
+        add(name(tl), n);
+        rest -= n;
+      }
+      if (rest > 0) add(name(undefined), rest);
     }
     return [...out].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   }

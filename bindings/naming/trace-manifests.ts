@@ -129,48 +129,62 @@ export function traceManifests(table: EventTable): TraceManifests {
 const METADATA_GUID = "bbccf6c1-6cd1-48c4-80ff-839482e37671";
 
 function collect(table: EventTable): TraceManifests {
-  const out = new TraceManifests();
-  const c = table.columns;
-  const bytes = table.data.bytes;
-  const chunks = new Map<string, { total: number; parts: Uint8Array[]; got: number }>();
-  let metaProvider = -1;
-  for (let i = 0; i < table.providers.length; i++) if (table.providers.get(i).guid === METADATA_GUID) metaProvider = i;
-  for (let i = 0; i < table.length; i++) {
-    const ht = c.headerType[i];
-    const off = c.payloadOffset[i];
-    const len = c.payloadLength[i];
-    if ((ht === C.HT_EVENT_HEADER32 || ht === C.HT_EVENT_HEADER64) && c.eventId[i] === 0xfffe && len > 8) {
-      // EventSource ManifestData: Format, MajorVersion, MinorVersion, Magic (0x5B), TotalChunks u16, ChunkNumber u16, XML
-      if (bytes[off + 3] !== 0x5b) continue;
-      const guid = table.providers.get(c.provider[i]).guid;
-      const total = bytes[off + 4] | (bytes[off + 5] << 8);
-      const n = bytes[off + 6] | (bytes[off + 7] << 8);
-      let st = chunks.get(guid);
-      if (!st || n === 0) chunks.set(guid, (st = { total, parts: new Array(total), got: 0 }));
-      if (n < st.total && !st.parts[n]) {
-        st.parts[n] = bytes.subarray(off + 8, off + len);
-        st.got++;
-      }
-      if (st.got === st.total) {
-        const xml = new TextDecoder().decode(concat(st.parts));
-        chunks.delete(guid);
+  return new ManifestCollector().scan(table).result;
+}
+
+/**
+ * Gathers descriptions table by table, for a trace read in batches: an EventSource manifest sent in
+ * chunks may span batches.
+ */
+export class ManifestCollector {
+  readonly result = new TraceManifests();
+  private readonly chunks = new Map<string, { total: number; parts: Uint8Array[]; got: number }>();
+
+  scan(table: EventTable): this {
+    const out = this.result;
+    const chunks = this.chunks;
+    const c = table.columns;
+    const bytes = table.data.bytes;
+    let metaProvider = -1;
+    for (let i = 0; i < table.providers.length; i++) if (table.providers.get(i).guid === METADATA_GUID) metaProvider = i;
+    for (let i = 0; i < table.length; i++) {
+      const ht = c.headerType[i];
+      const off = c.payloadOffset[i];
+      const len = c.payloadLength[i];
+      if ((ht === C.HT_EVENT_HEADER32 || ht === C.HT_EVENT_HEADER64) && c.eventId[i] === 0xfffe && len > 8) {
+        // EventSource ManifestData: Format, MajorVersion, MinorVersion, Magic (0x5B), TotalChunks u16, ChunkNumber u16, XML
+        if (bytes[off + 3] !== 0x5b) continue;
+        const guid = table.providers.get(c.provider[i]).guid;
+        const total = bytes[off + 4] | (bytes[off + 5] << 8);
+        const n = bytes[off + 6] | (bytes[off + 7] << 8);
+        let st = chunks.get(guid);
+        if (!st || n === 0) chunks.set(guid, (st = { total, parts: new Array(total), got: 0 }));
+        if (n < st.total && !st.parts[n]) {
+          // (a copy: the batch's bytes go when it does)
+          st.parts[n] = bytes.slice(off + 8, off + len);
+          st.got++;
+        }
+        if (st.got === st.total) {
+          const xml = new TextDecoder().decode(concat(st.parts));
+          chunks.delete(guid);
+          try {
+            parseManifestXml(xml, out);
+          } catch (error) {
+            out.errors.push({ row: i, message: `EventSource manifest of ${guid}: ${String(error)}` });
+          }
+        }
+      } else if (c.provider[i] === metaProvider && metaProvider >= 0) {
+        const payload = bytes.subarray(off, off + len);
         try {
-          parseManifestXml(xml, out);
+          if (c.opcode[i] === 32) parseEventInfo(payload, out);
+          else if (c.opcode[i] === 33) parseEventMapInfo(payload, out);
         } catch (error) {
-          out.errors.push({ row: i, message: `EventSource manifest of ${guid}: ${String(error)}` });
+          out.errors.push({ row: i, message: `TDH description (opcode ${c.opcode[i]}): ${String(error)}` });
         }
       }
-    } else if (c.provider[i] === metaProvider && metaProvider >= 0) {
-      const payload = bytes.subarray(off, off + len);
-      try {
-        if (c.opcode[i] === 32) parseEventInfo(payload, out);
-        else if (c.opcode[i] === 33) parseEventMapInfo(payload, out);
-      } catch (error) {
-        out.errors.push({ row: i, message: `TDH description (opcode ${c.opcode[i]}): ${String(error)}` });
-      }
     }
+    return this;
   }
-  return out;
 }
 
 function concat(parts: Uint8Array[]): Uint8Array {
