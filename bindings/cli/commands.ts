@@ -53,7 +53,9 @@ export async function writeTable(out: Out, format: TableFormat, columns: string[
 
 /** What a summary counts, gathered from one trace or batch by batch. */
 class SummaryCounts {
-  readonly perType = new Map<number, number>();
+  /** Rows per header type, and the header types in order of first sight. */
+  private readonly typeRows = new Float64Array(256);
+  private readonly typeOrder: number[] = [];
   perProvider = new Float64Array(0);
   readonly names = new NameCounter();
   readonly perPid = new Map<number, number>();
@@ -70,10 +72,18 @@ class SummaryCounts {
       next.set(this.perProvider);
       this.perProvider = next;
     }
+    const typeRows = this.typeRows, perProvider = this.perProvider;
     for (let i = 0; i < n; i++) {
-      this.perType.set(headerType[i], (this.perType.get(headerType[i]) ?? 0) + 1);
-      this.perProvider[provider[i]]++;
-      if (pid[i] !== 0xffffffff) this.perPid.set(pid[i], (this.perPid.get(pid[i]) ?? 0) + 1);
+      if (typeRows[headerType[i]]++ === 0) this.typeOrder.push(headerType[i]);
+      perProvider[provider[i]]++;
+    }
+    // pids in runs: the records of a buffer mostly share one
+    for (let i = 0; i < n; ) {
+      const p = pid[i];
+      let j = i + 1;
+      while (j < n && pid[j] === p) j++;
+      if (p !== 0xffffffff) this.perPid.set(p, (this.perPid.get(p) ?? 0) + (j - i));
+      i = j;
     }
     const ts = ev.columns.timestamp;
     const w = new Int32Array(ts.buffer, ts.byteOffset, n * 2);
@@ -84,7 +94,19 @@ class SummaryCounts {
     }
     this.rows += n;
     this.names.add(t);
-    for (const p of t.processes.processes) this.processes.push(p);
+    // process names come from the kernel's Process and Thread events: a batch without them has none
+    const types = t.eventTypes;
+    let kernel = false;
+    for (let k = 0; k < types.length && !kernel; k++) {
+      const g = types.count[k] ? t.providers.get(types.provider[k]).group : undefined;
+      kernel = g === "Process" || g === "Thread";
+    }
+    if (kernel) for (const p of t.processes.processes) this.processes.push(p);
+  }
+
+  /** Rows per header type, in order of first sight. */
+  get perType(): [number, number][] {
+    return this.typeOrder.map((h) => [h, this.typeRows[h]]);
   }
 
   get first(): bigint { return (BigInt(this.minHi) << 32n) | BigInt(this.minLo); }
@@ -102,7 +124,7 @@ async function writeSummary(c: SummaryCounts, outline: Outline, out: Out, infoLi
   }
   await out("");
   await out("records per header type:");
-  for (const [t, n] of [...c.perType].sort((a, b) => b[1] - a[1])) await out(`  ${String(n).padStart(10)}  ${HEADER_TYPE_NAMES[t] ?? t}`);
+  for (const [t, n] of c.perType.sort((a, b) => b[1] - a[1])) await out(`  ${String(n).padStart(10)}  ${HEADER_TYPE_NAMES[t] ?? t}`);
   await out("");
   await out("records per provider:");
   const providers = [...outline.providers].map((p) => ({ p, n: c.perProvider[p.index] ?? 0 })).filter((x) => x.n).sort((a, b) => b.n - a.n);
