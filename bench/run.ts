@@ -1,19 +1,20 @@
 // Benchmarks: the WebAssembly engine against the pure TypeScript engine (and optionally any other
 // parser) on generated traces and on the corpus, measured side by side in one run.
 //
-//   npm run bench                      full: generated 64 MiB and 1 GiB (compressed and not), corpus
+//   npm run bench                      full: generated 64 MiB and 1 GiB (compressed and not), corpus;
+//                                      streamed: generated 1, 4 and 10 GiB, and 1 GiB compressed
 //   npm run bench -- --quick           under a minute: generated 64 MiB only, short time budgets
 //   npm run bench -- --against p.mjs   also time another parser (see bench/README.md for the adapter)
 //
 // Writes bench/results.json and bench/results.md.
 
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { cpus, totalmem } from "node:os";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { join, resolve } from "node:path";
 import { Bench } from "tinybench";
-import { openTrace, type Trace } from "../bindings/node.js";
+import { openTrace, streamTraceFile, type Trace } from "../bindings/node.js";
 import { instantiateCore } from "../bindings/decode/loader.js";
 import { generateTraceFile } from "../bindings/generator/generate-file.js";
 
@@ -45,6 +46,7 @@ function args() {
     quick: a.includes("--quick"),
     against: against >= 0 ? a[against + 1] : undefined,
     measureRss: a[0] === "--measure-rss" ? { engine: a[1] as "wasm" | "js", file: a[2] } : undefined,
+    measureStream: a[0] === "--measure-stream" ? { engine: a[1] as "wasm" | "js", file: a[2] } : undefined,
   };
 }
 
@@ -142,6 +144,70 @@ async function benchInput(input: string, path: string, quick: boolean, adapter?:
   return row;
 }
 
+interface StreamRow {
+  input: string;
+  bytes: number;
+  events: number;
+  engines: Record<string, { ms: number; mbPerS: number; eventsPerS: number; rssMB: number; batches: number } | { error: string }>;
+  ratio?: number;
+}
+
+/**
+ * Streams `file` once with `engine` (in this process): every batch's rows and typed .NET rows are
+ * counted. Refuses a partial decode.
+ */
+async function streamOnce(engine: "wasm" | "js", file: string): Promise<{ ms: number; events: number; clrRows: number; batches: number }> {
+  const t0 = performance.now();
+  const stream = await streamTraceFile(file, { engine });
+  let events = 0, clrRows = 0, batches = 0;
+  for await (const b of stream) {
+    events += b.events.length;
+    for (const t of b.tables) clrRows += t.length;
+    batches++;
+  }
+  const ms = performance.now() - t0;
+  const end = stream.end!;
+  if (!end.complete) throw new Error(`${file}: decoding stopped early at byte offset ${end.incomplete!.offset}: ${end.incomplete!.message}; a partial decode is not timed`);
+  return { ms, events, clrRows, batches };
+}
+
+/** streamOnce in a fresh process, for its peak RSS (one run per engine: a run of 10 GiB takes seconds). */
+function streamInChild(engine: string, file: string): { ms: number; events: number; rssMB: number; batches: number } {
+  const r = spawnSync(process.execPath, ["--expose-gc", fileURLToPath(import.meta.url), "--measure-stream", engine, file], { encoding: "utf8" });
+  const m = /ms=([\d.]+) events=(\d+) batches=(\d+) rss=(\d+)/.exec(r.stdout);
+  if (!m) throw new Error(`${engine} ${file}: ${r.stderr.trim().split("\n").pop() ?? "no result"}`);
+  return { ms: Number(m[1]), events: Number(m[2]), batches: Number(m[3]), rssMB: Number(m[4]) / 1024 };
+}
+
+function benchStream(input: string, path: string): StreamRow {
+  const bytes = statSync(path).size;
+  const row: StreamRow = { input, bytes, events: 0, engines: {} };
+  for (const engine of ["wasm", "js"]) {
+    try {
+      const r = streamInChild(engine, path);
+      row.events = r.events;
+      row.engines[engine] = { ms: r.ms, mbPerS: bytes / 1e6 / (r.ms / 1000), eventsPerS: r.events / (r.ms / 1000), rssMB: r.rssMB, batches: r.batches };
+    } catch (error) {
+      row.engines[engine] = { error: String((error as Error).message ?? error) };
+    }
+  }
+  const w = row.engines.wasm, j = row.engines.js;
+  if (w && j && "ms" in w && "ms" in j) row.ratio = j.ms / w.ms;
+  return row;
+}
+
+/** Peak RSS and time of `etw-wasm summary` on `file`. */
+function summaryRun(file: string): { ms: number; rssMB: number; buffersRead: number; buffersWritten: number } {
+  const cli = fileURLToPath(new URL("../bindings/cli/etw-wasm.js", import.meta.url));
+  const t0 = performance.now();
+  const r = spawnSync("/usr/bin/time", ["-f", "peak=%M", process.execPath, cli, "summary", file], { encoding: "utf8", maxBuffer: 1 << 26 });
+  const ms = performance.now() - t0;
+  const peak = /peak=(\d+)/.exec(r.stderr);
+  const buffers = /buffers:\s+(\d+) read \(\d+ compressed\), (\d+) written/.exec(r.stdout);
+  if (r.status !== 0 || !peak || !buffers) throw new Error(`summary of ${file} failed: ${r.stderr.trim()}`);
+  return { ms, rssMB: Number(peak[1]) / 1024, buffersRead: Number(buffers[1]), buffersWritten: Number(buffers[2]) };
+}
+
 /** XPRESS decompression speed of the WebAssembly core, in output MB/s, over every compressed buffer of a file. */
 async function xpressSpeed(path: string, quick: boolean): Promise<{ outputMB: number; mbPerS: number }> {
   const file = new Uint8Array(readFileSync(path));
@@ -169,7 +235,36 @@ async function xpressSpeed(path: string, quick: boolean): Promise<{ outputMB: nu
   return { outputMB: total / 1e6, mbPerS: total / 1e6 / (ms / 1000) };
 }
 
-function markdown(rows: Row[], xpress: { outputMB: number; mbPerS: number } | undefined, meta: Record<string, string>): string {
+function streamMarkdown(rows: StreamRow[], summary: { input: string; ms: number; rssMB: number; buffersRead: number; buffersWritten: number } | undefined): string[] {
+  if (!rows.length) return [];
+  const f = (x: number, d = 1) => x.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
+  const head = ["input", "GB", "events", "batches", "wasm s", "wasm MB/s", "wasm M events/s", "wasm peak RSS MB", "js s", "js MB/s", "js M events/s", "js peak RSS MB", "JS/WASM time", "RSS bytes/event (wasm)"];
+  const lines = [
+    "",
+    "Streamed from the file (streamTraceFile, batches of 64 MiB of record data; every batch's rows and typed .NET rows counted), one run per engine in a fresh process:",
+    "",
+    `| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`,
+  ];
+  for (const r of rows) {
+    const cells = [r.input, f(r.bytes / 1e9, 2), r.events.toLocaleString("en-US")];
+    const w = r.engines.wasm;
+    cells.push(w && "batches" in w ? String(w.batches) : "");
+    for (const n of ["wasm", "js"]) {
+      const e = r.engines[n];
+      if (!e || "error" in e) cells.push(e ? "error" : "", "", "", "");
+      else cells.push(f(e.ms / 1000, 2), f(e.mbPerS, 0), f(e.eventsPerS / 1e6, 2), f(e.rssMB, 0));
+    }
+    cells.push(r.ratio ? `${f(r.ratio, 2)}×` : "");
+    cells.push(w && "rssMB" in w && r.events ? f((w.rssMB * 1024 * 1024) / r.events, 1) : "");
+    lines.push(`| ${cells.join(" | ")} |`);
+  }
+  if (summary) {
+    lines.push("", `\`etw-wasm summary\` of the ${summary.input} trace: ${f(summary.ms / 1000, 1)} s, peak RSS ${f(summary.rssMB, 0)} MB, buffers ${summary.buffersRead.toLocaleString("en-US")} read of ${summary.buffersWritten.toLocaleString("en-US")} written.`);
+  }
+  return lines;
+}
+
+function markdown(rows: Row[], xpress: { outputMB: number; mbPerS: number } | undefined, meta: Record<string, string>, streamLines: string[] = []): string {
   const names = [...new Set(rows.flatMap((r) => Object.keys(r.engines)))];
   const head = ["input", "MB", "events", ...names.flatMap((n) => [`${n} ms`, `${n} MB/s`, `${n} M events/s`]), "JS/WASM time", "peak RSS MB wasm / js", "bytes/event (event table / all tables)"];
   const lines = [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`];
@@ -194,11 +289,17 @@ function markdown(rows: Row[], xpress: { outputMB: number; mbPerS: number } | un
     ...lines,
   ];
   if (xpress) out.push("", `XPRESS decompression (WebAssembly core): ${f(xpress.mbPerS, 0)} MB/s of output over ${f(xpress.outputMB)} MB.`);
+  out.push(...streamLines);
   return out.join("\n") + "\n";
 }
 
 async function main() {
   const a = args();
+  if (a.measureStream) {
+    const r = await streamOnce(a.measureStream.engine, a.measureStream.file);
+    console.log(`ms=${r.ms.toFixed(1)} events=${r.events} batches=${r.batches} rss=${process.resourceUsage().maxRSS}`);
+    return;
+  }
   if (a.measureRss) {
     const bytes = new Uint8Array(readFileSync(a.measureRss.file));
     const t = whole(await openTrace(bytes, { engine: a.measureRss.engine }), a.measureRss.file);
@@ -223,6 +324,20 @@ async function main() {
     rows.push(await benchInput(name, path, a.quick, adapter, rss));
   }
   const xpress = await xpressSpeed(generated(64, true), a.quick);
+  const streamRows: StreamRow[] = [];
+  let summary: ReturnType<typeof summaryRun> & { input: string } | undefined;
+  if (!a.quick) {
+    const streamed: [string, string][] = [
+      ["generated 1 GiB", generated(1024, false)], ["generated 1 GiB, XPRESS", generated(1024, true)],
+      ["generated 4 GiB", generated(4096, false)], ["generated 10 GiB", generated(10240, false)],
+    ];
+    for (const [name, path] of streamed) {
+      process.stderr.write(`${name}, streamed ...\n`);
+      streamRows.push(benchStream(name, path));
+    }
+    process.stderr.write("summary of the 10 GiB trace ...\n");
+    summary = { input: "generated 10 GiB", ...summaryRun(generated(10240, false)) };
+  }
   const meta = {
     cpu: cpus()[0]?.model ?? "unknown CPU",
     cores: String(cpus().length),
@@ -231,8 +346,8 @@ async function main() {
     date: new Date().toISOString().slice(0, 10),
     quick: String(a.quick),
   };
-  const md = markdown(rows, xpress, meta);
-  writeFileSync(join(ROOT, "bench", "results.json"), JSON.stringify({ meta, rows, xpress, peakRssMB: process.resourceUsage().maxRSS / 1024 }, null, 2) + "\n");
+  const md = markdown(rows, xpress, meta, streamMarkdown(streamRows, summary));
+  writeFileSync(join(ROOT, "bench", "results.json"), JSON.stringify({ meta, rows, xpress, streamRows, summary, peakRssMB: process.resourceUsage().maxRSS / 1024 }, null, 2) + "\n");
   writeFileSync(join(ROOT, "bench", "results.md"), md);
   process.stdout.write(md);
 }
