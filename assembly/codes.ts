@@ -58,6 +58,7 @@ export const MEMORY_MIN_PAGES = 16; // the smallest memory limit a decode takes 
 export const MAX_BLOCK = 960 << 20; // largest block asked of the allocator (its own limit is just under 1 GiB)
 export const MAX_ROWS = 120 << 20; // event and extended-item rows: the widest column (8 bytes) stays under MAX_BLOCK
 export const MIN_WINDOW = 64 << 10; // the smallest arena block of a window (a larger buffer gets a block of its own)
+export const ARENA_START = 1 << 20; // a window's arena block starts at this size (unless told) and doubles up to the window size
 export const MAX_EXT_ITEMS = 32; // extended items taken per record
 export const MAX_WARNINGS = 10000; // warnings kept (all are counted)
 export const MAX_PROVIDERS = 65535; // provider indices are u16

@@ -21,12 +21,12 @@ export { decodeClr } from "./clr";
 
 /**
  * Prepares an empty trace with a staging area of `stagingBytes` and windows of `windowBytes` of
- * record data, in a memory whose maximum is `memoryPages` (0: MEMORY_MAX_PAGES); allocation stops
- * short of it.
+ * record data (whose arena block starts at `firstBytes`, 0: ARENA_START), in a memory whose maximum
+ * is `memoryPages` (0: MEMORY_MAX_PAGES); allocation stops short of it.
  */
-export function init(stagingBytes: u32, memoryPages: u32, windowBytes: u32): void {
+export function init(stagingBytes: u32, memoryPages: u32, windowBytes: u32, firstBytes: u32): void {
   tables.setMemoryPages(memoryPages);
-  tables.setArenaSize(windowBytes);
+  tables.setArenaSize(windowBytes, firstBytes);
   // The memory may be reused from an earlier trace: clear what is read before it is written.
   memory.fill(logfileHeader, 0, LH_SIZE);
   tables.reserveWarnings();

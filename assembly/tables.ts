@@ -2,7 +2,7 @@
 // per-record path never allocates: it only stores into space reserved for the whole buffer.
 
 import {
-  W_CAPACITY, MEMORY_MAX_PAGES, MAX_BLOCK, MAX_ROWS, MIN_WINDOW, MAX_WARNINGS, BUF_STRIDE,
+  W_CAPACITY, MEMORY_MAX_PAGES, MAX_BLOCK, MAX_ROWS, MIN_WINDOW, ARENA_START, B_DATA, MAX_WARNINGS, BUF_STRIDE,
   WARN_STRIDE, WARN_FILE_OFFSET, WARN_CODE, WARN_BUFFER, WARN_RECORD_OFFSET, WARN_DETAIL, FILTER_BYTES, FILTER_FLAGS,
 } from "./codes";
 
@@ -210,18 +210,23 @@ export function warn(code: u32, fileOffset: f64, buffer: i32, recordOffset: i32,
 }
 
 // ---- arena: record bytes of the window's buffers (decompressed where needed), one block ----
-// Rows point into the block by address, so it is replaced only while the window is empty; a buffer
-// that does not fit the rest of a window's block ends the window (windowFull).
+// The block starts small and doubles up to the window size; when it moves, the addresses the rows
+// hold move with it. A buffer that does not fit a block of the window size ends the window (windowFull).
 let arenaStart: usize = 0;
 let arenaUsed: usize = 0;
 let arenaSize: usize = 0;
 let arenaWant: usize = MIN_WINDOW; // the window size the driver asked for
+let arenaFirst: usize = ARENA_START; // the size a window's first block starts at
 export let windowFull: bool = false;
 export let arenaBytes: f64 = 0; // committed over every window
 
-/** Sets the arena block size of a window (at least MIN_WINDOW, at most MAX_BLOCK). */
-export function setArenaSize(bytes: u32): void {
+/**
+ * Sets the window size (at least MIN_WINDOW, at most MAX_BLOCK) and the size its arena block starts at
+ * (0: ARENA_START; the input's size, when the driver knows it, spares the block its growth).
+ */
+export function setArenaSize(bytes: u32, first: u32): void {
   arenaWant = min<usize>(max<usize>(<usize>bytes, MIN_WINDOW), MAX_BLOCK);
+  arenaFirst = first != 0 ? min<usize>(<usize>first, arenaWant) : ARENA_START;
   arenaUsed = 0;
   arenaBytes = 0;
   windowFull = false;
@@ -236,19 +241,48 @@ export function arenaInUse(): usize {
   return arenaUsed;
 }
 
+/** The arena block moved from `from` to `to`: the window's rows, extended items and buffers follow it. */
+function moveArena(from: usize, to: usize): void {
+  let delta = <u32>(to - from); // modulo 2^32: adds as well as subtracts
+  for (let r: usize = 0; r < <usize>rowCount; r++) {
+    let p = colPayloadOffset + (r << 2);
+    store<u32>(p, load<u32>(p) + delta);
+  }
+  for (let e: usize = 0; e < <usize>extCount; e++) {
+    let p = colExtOffset + (e << 2);
+    store<u32>(p, load<u32>(p) + delta);
+  }
+  for (let b: usize = 0; b < <usize>bufCount; b++) {
+    let p = bufTable + b * BUF_STRIDE + B_DATA;
+    if (load<u32>(p) != 0) store<u32>(p, load<u32>(p) + delta);
+  }
+}
+
 /**
- * Address of `n` bytes of arena space (8-aligned), or 0: with windowFull set when the window's block
- * is full (the buffer goes to the next window), else with a W_CAPACITY warning (memory exhausted).
+ * Address of `n` bytes of arena space (8-aligned), or 0: with windowFull set when the window is full
+ * (the buffer goes to the next window), else with a W_CAPACITY warning (memory exhausted).
  */
 export function arenaReserve(n: usize): usize {
   let need = (n + 7) & ~<usize>7;
   if (arenaStart != 0 && arenaUsed + need <= arenaSize) return arenaStart + arenaUsed;
   if (arenaUsed > 0) {
+    // grow the block up to the window size, where the memory allows
+    let size = min<usize>(arenaWant, max<usize>(arenaSize << 1, arenaUsed + need));
+    if (arenaUsed + need <= size) {
+      let p = resize(arenaStart, size);
+      if (p != 0) {
+        if (p != arenaStart) moveArena(arenaStart, p);
+        arenaStart = p;
+        arenaSize = size;
+        return p + arenaUsed;
+      }
+    }
     windowFull = true;
     return 0;
   }
-  // an empty window: a block that holds this buffer, or the one asked for
-  let size = max<usize>(arenaWant, need);
+  // an empty window: the block of the windows before, or one that holds this buffer
+  let size = max<usize>(min<usize>(arenaWant, arenaFirst), need);
+  if (arenaStart != 0 && arenaSize >= size) return arenaStart;
   if (arenaStart != 0) {
     release(arenaStart);
     arenaStart = 0;

@@ -27,11 +27,11 @@ export interface CoreExports {
   /** Linear memory; `buffer` is replaced when it grows. */
   memory: { readonly buffer: ArrayBuffer };
   /**
-   * Prepares an empty trace decoded in windows of `windowBytes` of record data. `memoryPages`: the
-   * memory's maximum in 64 KiB pages (the WebAssembly memory must have been created with it); 0:
-   * MEMORY_MAX_PAGES.
+   * Prepares an empty trace decoded in windows of `windowBytes` of record data, whose arena block
+   * starts at `firstBytes` (0: ARENA_START). `memoryPages`: the memory's maximum in 64 KiB pages (the
+   * WebAssembly memory must have been created with it); 0: MEMORY_MAX_PAGES.
    */
-  init(stagingBytes: number, memoryPages: number, windowBytes: number): void;
+  init(stagingBytes: number, memoryPages: number, windowBytes: number, firstBytes: number): void;
   /** Whether the last consume stopped at a buffer that belongs to the next window. */
   windowFull(): number;
   /** Starts the next window (assembly/index.ts resetWindow). */
@@ -62,12 +62,12 @@ const DIR = STATIC_DIR;
 
 /**
  * Prepares an empty trace with a staging area of `stagingBytes` and windows of `windowBytes` of
- * record data, in a memory that may grow to `memoryPages` pages of 64 KiB (0: MEMORY_LIMIT);
- * allocation stops short of it.
+ * record data (whose arena block starts at `firstBytes`, 0: ARENA_START), in a memory that may grow
+ * to `memoryPages` pages of 64 KiB (0: MEMORY_LIMIT); allocation stops short of it.
  */
-function init(s: CoreState, stagingBytes: number, memoryPages: number, windowBytes: number): void {
+function init(s: CoreState, stagingBytes: number, memoryPages: number, windowBytes: number, firstBytes: number): void {
   setMemoryPages(s, memoryPages);
-  setArenaSize(s, windowBytes);
+  setArenaSize(s, windowBytes, firstBytes);
   // Room for the staging area, the arena and the tables of about that much input, where the
   // platform grants it (otherwise memory grows as needed).
   reserveMemory(s, Math.min(s.memoryLimit, HEAP_BASE + 4 * stagingBytes));
@@ -141,8 +141,8 @@ class JsCore implements CoreExports {
   private readonly s = new CoreState();
   readonly memory = this.s.memory;
 
-  init(stagingBytes: number, memoryPages: number, windowBytes: number): void {
-    init(this.s, stagingBytes, memoryPages, windowBytes);
+  init(stagingBytes: number, memoryPages: number, windowBytes: number, firstBytes: number): void {
+    init(this.s, stagingBytes, memoryPages, windowBytes, firstBytes);
   }
 
   windowFull(): number {

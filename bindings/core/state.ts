@@ -3,7 +3,7 @@
 // this one shape, so the module functions that take it stay monomorphic and keep their optimized
 // code from one trace to the next.
 
-import { CLR_MAX_DEPTH, CLR_SCOPE_VALUES, COMPRESSION_XPRESS, MIN_WINDOW } from "../../assembly/codes.js";
+import { ARENA_START, CLR_MAX_DEPTH, CLR_SCOPE_VALUES, COMPRESSION_XPRESS, MIN_WINDOW } from "../../assembly/codes.js";
 import { HEAP_BASE, INITIAL_MEMORY, MEMORY_LIMIT, setBuffer } from "./memory.js";
 
 export class CoreState {
@@ -59,6 +59,7 @@ export class CoreState {
   arenaUsed = 0;
   arenaSize = 0;
   arenaWant = MIN_WINDOW;
+  arenaFirst = ARENA_START;
   windowFull = false;
   arenaBytes = 0;
   bufBase = 0;

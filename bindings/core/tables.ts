@@ -3,7 +3,7 @@
 // for the whole buffer.
 
 import {
-  W_CAPACITY, MAX_BLOCK, MAX_ROWS, MIN_WINDOW, MAX_WARNINGS, BUF_STRIDE, WARN_STRIDE, WARN_FILE_OFFSET, WARN_CODE,
+  W_CAPACITY, MAX_BLOCK, MAX_ROWS, MIN_WINDOW, ARENA_START, B_DATA, MAX_WARNINGS, BUF_STRIDE, WARN_STRIDE, WARN_FILE_OFFSET, WARN_CODE,
   WARN_BUFFER, WARN_RECORD_OFFSET, WARN_DETAIL, FILTER_BYTES, FILTER_FLAGS,
 } from "../../assembly/codes.js";
 import { STATIC_FILTER, alignSize, heapAlloc, heapFree, heapRealloc } from "./memory.js";
@@ -118,27 +118,57 @@ export function warn(s: CoreState, code: number, fileOffset: number, buffer: num
   s.warnCount++;
 }
 
-/** Sets the arena block size of a window (at least MIN_WINDOW, at most MAX_BLOCK). */
-export function setArenaSize(s: CoreState, bytes: number): void {
+/**
+ * Sets the window size (at least MIN_WINDOW, at most MAX_BLOCK) and the size its arena block starts at
+ * (0: ARENA_START; the input's size, when the driver knows it, spares the block its growth).
+ */
+export function setArenaSize(s: CoreState, bytes: number, first: number): void {
   s.arenaWant = Math.min(Math.max(bytes, MIN_WINDOW), MAX_BLOCK);
+  s.arenaFirst = first !== 0 ? Math.min(first, s.arenaWant) : ARENA_START;
   s.arenaUsed = 0;
   s.arenaBytes = 0;
   s.windowFull = false;
 }
 
+/** The arena block moved from `from` to `to`: the window's rows, extended items and buffers follow it. */
+function moveArena(s: CoreState, from: number, to: number): void {
+  const delta = to - from;
+  const U32 = s.u32;
+  const pay = s.colPayloadOffset >>> 2;
+  for (let r = 0; r < s.rowCount; r++) U32[pay + r] += delta;
+  const ext = s.colExtOffset >>> 2;
+  for (let e = 0; e < s.extCount; e++) U32[ext + e] += delta;
+  for (let b = 0; b < s.bufCount; b++) {
+    const p = (s.bufTable + b * BUF_STRIDE + B_DATA) >>> 2;
+    if (U32[p] !== 0) U32[p] += delta;
+  }
+}
+
 /**
- * Address of `n` bytes of arena space (8-aligned), or 0: with windowFull set when the window's block
- * is full (the buffer goes to the next window), else with a W_CAPACITY warning (memory exhausted).
+ * Address of `n` bytes of arena space (8-aligned), or 0: with windowFull set when the window is full
+ * (the buffer goes to the next window), else with a W_CAPACITY warning (memory exhausted).
  */
 export function arenaReserve(s: CoreState, n: number): number {
   const need = alignSize(n);
   if (s.arenaStart !== 0 && s.arenaUsed + need <= s.arenaSize) return s.arenaStart + s.arenaUsed;
   if (s.arenaUsed > 0) {
+    // grow the block up to the window size, where the memory allows
+    const size = Math.min(s.arenaWant, Math.max(s.arenaSize * 2, s.arenaUsed + need));
+    if (s.arenaUsed + need <= size) {
+      const p = resize(s, s.arenaStart, size);
+      if (p !== 0) {
+        if (p !== s.arenaStart) moveArena(s, s.arenaStart, p);
+        s.arenaStart = p;
+        s.arenaSize = size;
+        return p + s.arenaUsed;
+      }
+    }
     s.windowFull = true;
     return 0;
   }
-  // an empty window: a block that holds this buffer, or the one asked for
-  const size = Math.max(s.arenaWant, need);
+  // an empty window: the block of the windows before, or one that holds this buffer
+  const size = Math.max(Math.min(s.arenaWant, s.arenaFirst), need);
+  if (s.arenaStart !== 0 && s.arenaSize >= size) return s.arenaStart;
   if (s.arenaStart !== 0) {
     release(s, s.arenaStart);
     s.arenaStart = 0;

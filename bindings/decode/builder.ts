@@ -39,18 +39,18 @@ function blockShapes(): BlockShape[] {
  * first 8 bytes stay unused, so that offset 0 keeps meaning "none", as address 0 does in the core.
  */
 class ByteStore {
-  bytes: Uint8Array;
+  bytes = new Uint8Array(0);
   length = 8;
-  constructor(capacity: number) {
-    this.bytes = new Uint8Array(Math.max(1 << 16, capacity));
-  }
+  /** `capacity`: what the first growth takes (the store takes no memory until something is appended). */
+  constructor(private readonly capacity: number) {}
 
   /** Room for `n` more bytes (offsets are u32: the store stops short of 4 GiB). */
   reserve(n: number): boolean {
     const need = this.length + n;
     if (need > 0xffff_fff8) return false;
     if (need > this.bytes.length) {
-      const next = new Uint8Array(Math.min(0xffff_fff8, Math.max(need, Math.floor(this.bytes.length * 1.5))));
+      const grown = this.bytes.length ? Math.floor(this.bytes.length * 1.5) : Math.max(1 << 16, this.capacity);
+      const next = new Uint8Array(Math.min(0xffff_fff8, Math.max(need, grown)));
       next.set(this.bytes.subarray(0, this.length));
       this.bytes = next;
     }

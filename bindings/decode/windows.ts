@@ -295,12 +295,11 @@ export async function* decodeWindows(input: Input, options: DecodeOptions = {}):
     staging = Math.min(staging, (pages * PAGE) >>> 3);
     window = Math.min(window, (pages * PAGE) >>> 3);
   }
-  // Small inputs get a small staging area and window; a larger buffer grows them on demand.
-  if (whole) {
-    staging = Math.max(64 << 10, Math.min(staging, whole.length));
-    window = Math.min(window, Math.max(1 << 20, whole.length + (64 << 10)));
-  }
-  core.init(staging, pages, window);
+  // Small inputs get a small staging area; a larger buffer grows it on demand. (A window's arena
+  // starts small and grows as it fills, so small traces take little memory anyway.)
+  if (whole) staging = Math.max(64 << 10, Math.min(staging, whole.length));
+  // an input of known size: the arena's first block holds all of it (up to a window), sparing its growth
+  core.init(staging, pages, window, size !== undefined ? Math.min(window, size + (64 << 10)) : 0);
   if (filter) {
     new Uint8Array(core.memory.buffer, core.filterPtr(), C.FILTER_BYTES).set(filter);
     core.setFilter();
