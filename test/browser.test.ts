@@ -2,7 +2,7 @@
 // pages show must equal a Node decode of the same file.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,6 +10,8 @@ import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { chromium, type Browser } from "playwright-core";
 import { openTrace } from "../dist/bindings/index.js";
+import { streamTraceFile } from "../dist/bindings/node.js";
+import { generateTraceFile } from "../dist/bindings/generator/generate-file.js";
 import { serve } from "./helpers/static-server.js";
 import { HAVE_CORPUS, etlPath } from "./helpers/shared.js";
 
@@ -54,13 +56,13 @@ describe.skipIf(!HAVE_CHROMIUM)("in Chromium", () => {
     await site?.close();
   });
 
-  async function viewerCounts(file: string) {
+  async function viewerCounts(file: string, timeout = 60_000) {
     const page = await browser.newPage();
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(e.message));
     await page.goto(site.url);
     await page.setInputFiles("#file", file);
-    const count = await page.locator("[data-testid=event-count]").textContent({ timeout: 60_000 });
+    const count = await page.locator("[data-testid=event-count]").textContent({ timeout });
     const rows = await page.locator("[data-testid=provider-count]").evaluateAll((trs) =>
       trs.map((tr) => [(tr as HTMLTableRowElement).cells[0].textContent, (tr as HTMLTableRowElement).cells[1].textContent]),
     );
@@ -84,6 +86,31 @@ describe.skipIf(!HAVE_CHROMIUM)("in Chromium", () => {
       expect(got.incomplete).toBe(false); // no banner on a complete trace
     }, 90_000);
   }
+
+  it("the viewer opens a generated 1 GiB trace: the counts of a Node decode (streamed), no page error", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "etw-wasm-1g-")), "generated-1GiB.etl");
+    generateTraceFile(file, { targetBytes: 2 ** 30, seed: 9, processors: 4 });
+    const want = { records: 0, perProvider: new Map<string, number>() };
+    const stream = await streamTraceFile(file);
+    for await (const b of stream) {
+      const col = b.events.columns.provider;
+      const counts = new Float64Array(b.providers.length);
+      for (let i = 0; i < col.length; i++) counts[col[i]]++;
+      for (const p of b.providers) {
+        if (!counts[p.index]) continue;
+        const name = p.group ? `${p.name}/${p.group}` : p.name;
+        want.perProvider.set(name, (want.perProvider.get(name) ?? 0) + counts[p.index]);
+      }
+      want.records += b.events.length;
+    }
+    expect(stream.end!.complete).toBe(true);
+    expect(want.records).toBeGreaterThan(8_000_000);
+    const got = await viewerCounts(file, 240_000);
+    rmSync(file);
+    expect(got.records).toBe(want.records);
+    expect(got.perProvider).toEqual(want.perProvider);
+    expect(got.incomplete).toBe(false);
+  }, 400_000);
 
   it.skipIf(!HAVE_CORPUS)("a trace cut in mid-buffer shows the incomplete banner with the reason and offset", async () => {
     const bytes = readFileSync(etlPath("net.4.5.2.x64.etl"));

@@ -58,6 +58,7 @@ function oneWindow(w: Window, end: DecodeEnd): TraceData {
   data.inputBytes = end.inputBytes;
   data.decodedBytes = end.inputBytes;
   data.release = end.release;
+  data.inCore = true;
   return data;
 }
 

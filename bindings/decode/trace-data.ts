@@ -85,6 +85,8 @@ export interface TraceData {
   decodeError?: EtlDecodeError;
   /** Hands the backing memory back for reuse once the trace is disposed. */
   release?: () => void;
+  /** The tables are views into the decoder's memory (a trace of one window, or a batch of a stream). */
+  inCore?: boolean;
 }
 
 export interface BufferInfo {

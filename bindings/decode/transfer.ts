@@ -1,5 +1,6 @@
 // Moving decoded tables between threads: every column, the byte store and the typed-table blocks
-// travel as ArrayBuffers of their own, transferred, not copied, where they own their whole buffer.
+// travel as ArrayBuffers of their own, transferred, not copied, where they own their whole buffer
+// (views into the core's memory are copied: a WebAssembly memory's buffer cannot be transferred).
 
 import type { EventColumns, ExtendedItemColumns, TraceData } from "./trace-data.js";
 import { EtlDecodeError } from "./errors.js";
@@ -9,7 +10,7 @@ export interface PackedTrace {
   events: EventColumns;
   ext: ExtendedItemColumns;
   clr?: TraceData["clr"];
-  scalars: Omit<TraceData, "bytes" | "events" | "ext" | "clr" | "release" | "decodeError">;
+  scalars: Omit<TraceData, "bytes" | "events" | "ext" | "clr" | "release" | "inCore" | "decodeError">;
   /** A decode that stopped early: its offset and message (an error's class does not survive postMessage). */
   decodeError?: { offset: number; message: string };
 }
@@ -30,10 +31,11 @@ export function packTraceData(data: TraceData): { message: PackedTrace; transfer
   };
   const columns = <T extends object>(cols: T): T =>
     Object.fromEntries(Object.entries(cols).map(([k, v]) => [k, own(v as ArrayBufferView)])) as T;
-  const { bytes, events, ext, clr, release: _r, decodeError, ...scalars } = data;
+  const { bytes, events, ext, clr, release: _r, inCore: _i, decodeError, ...scalars } = data;
   const stopped = decodeError && { offset: decodeError.offset, message: decodeError.message.replace(/ \(at byte offset \d+\)$/, "") };
   const message: PackedTrace = {
-    bytes: own(bytes),
+    // (the byte store of a one-window trace is the core's memory, which cannot be transferred: copied)
+    bytes: own(data.inCore ? bytes.slice() : bytes),
     events: columns(events),
     ext: columns(ext),
     clr: clr && { counts: own(clr.counts), blocks: clr.blocks.map((b) => b && own(b)) },

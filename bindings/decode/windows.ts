@@ -437,6 +437,7 @@ function collect(core: CoreExports, clrDir: number, clrRows: number): TraceData 
     typeCount: d[C.DIR_TYPE_COUNT],
     logfileOffset: d[C.DIR_LOGFILE],
     arenaBytes: core.arenaBytes(),
+    inCore: true,
     clr,
     clrRows,
     inputBytes: 0,
