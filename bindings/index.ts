@@ -18,3 +18,4 @@ export { CLR_EVENTS, CLR_PROVIDERS, findClrEvent, decodeClrPayload, mapName, typ
 export type { ClrEventSchema, ClrFieldSchema, ClrProviderSchema } from "./schema/clr-schema-types.js";
 export { buildProcessTable, shortProcessName, type ProcessTable, type ProcessInfo, type ThreadInfo } from "./tables/processes.js";
 export { EventNames, NameCounter, eventNameParts, type EventNameParts } from "./naming/event-names.js";
+export { ManifestCollector, setTraceManifests, type TraceManifests } from "./naming/trace-manifests.js";

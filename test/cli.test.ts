@@ -201,9 +201,11 @@ describe("etw-wasm on a trace decoded only in part: what was decoded on stdout, 
     return { offset: Number(m![1]), percent: Number(m![2]), file: m![3], reason: m![4] };
   }
 
-  it.skipIf(!HAVE_CORPUS)("summary and events in batches of 64 KiB print what one batch prints, on every corpus file", async () => {
+  it.skipIf(!HAVE_CORPUS)("summary and events (jsonl, csv, json) in batches of 64 KiB print what one batch prints, on every corpus file", async () => {
     for (const name of corpusFiles()) {
-      for (const args of [["summary"], ["events", "--format", "jsonl"], ["events", "--event", "GC/Start"]]) {
+      for (const args of [["summary"], ["events", "--format", "jsonl"], ["events", "--event", "GC/Start"], ["events", "--format", "csv"], ["events", "--format", "json", "--provider", "Windows Kernel"],
+        // named by an EventSource manifest that comes after its first events in net.4.5.2.x64
+        ["events", "--event", "Microsoft-Windows-Kernel-File/Create"]]) {
         const [whole, batched] = await Promise.all([runAsync(args[0], etlPath(name), ...args.slice(1)), runAsync(args[0], etlPath(name), ...args.slice(1), "--batch-size", "64KiB")]);
         const what = `${name} ${args.join(" ")}`;
         expect({ what, code: batched.code, stderr: batched.stderr }).toEqual({ what, code: whole.code, stderr: whole.stderr });

@@ -19,15 +19,17 @@ const RUNTIME = "Microsoft-Windows-DotNETRuntime";
 const RUNDOWN = "Microsoft-Windows-DotNETRuntimeRundown";
 
 /** Writes records (all with the same keys) in one of the tabular formats. */
-export async function writeTable(out: Out, format: TableFormat, columns: string[], rows: Iterable<Record<string, unknown>>): Promise<void> {
+export async function writeTable(
+  out: Out, format: TableFormat, columns: string[], rows: Iterable<Record<string, unknown>> | AsyncIterable<Record<string, unknown>>,
+): Promise<void> {
   const text = (v: unknown) => (v === null || v === undefined ? "" : typeof v === "bigint" ? v.toString() : String(v));
   const plain = (v: unknown) => (typeof v === "bigint" ? v.toString() : v);
   if (format === "jsonl") {
-    for (const r of rows) await out(JSON.stringify(r, (_, v) => plain(v)));
+    for await (const r of rows) await out(JSON.stringify(r, (_, v) => plain(v)));
   } else if (format === "json") {
     await out("[");
     let first = true;
-    for (const r of rows) {
+    for await (const r of rows) {
       await out((first ? "  " : ", ") + JSON.stringify(r, (_, v) => plain(v)));
       first = false;
     }
@@ -38,10 +40,11 @@ export async function writeTable(out: Out, format: TableFormat, columns: string[
       return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
     };
     await out(columns.join(","));
-    for (const r of rows) await out(columns.map((c) => cell(r[c])).join(","));
+    for await (const r of rows) await out(columns.map((c) => cell(r[c])).join(","));
   } else {
     // aligned text: widths from the rows (kept in memory: tables here are summaries, not raw events)
-    const all = [...rows];
+    const all: Record<string, unknown>[] = [];
+    for await (const r of rows) all.push(r);
     // a loop, not Math.max(...cells): a spread of a hundred thousand cells overflows the stack
     const widths = columns.map((c) => all.reduce((w, r) => Math.max(w, text(r[c]).length), c.length));
     // the last column is not padded (a long cell there would pad every line to its width)
@@ -209,17 +212,17 @@ export function selectEvents(trace: Trace, f: EventFilters): Uint32Array {
 
 export const EVENT_COLUMNS = ["row", "timeMs", "name", "pid", "tid", "process", "processor", "headerType", "payloadLength", "fields"];
 
-/** One event as a flat record for table, csv and json output. */
-export function eventRecord(trace: Trace, row: EventRow): Record<string, unknown> {
+/** One event as a flat record for table, csv and json output: `index` in the whole trace, `process` its name. */
+export function eventRecord(row: EventRow, index: number, process: string): Record<string, unknown> {
   const d = row.decode();
   const fields = d ? Object.fromEntries(d.names.map((n, k) => [n, d.values[k] instanceof Uint8Array ? Buffer.from(d.values[k] as Uint8Array).toString("hex") : d.values[k]])) : {};
   return {
-    row: row.index,
+    row: index,
     timeMs: Number(row.relativeMSec.toFixed(4)),
     name: row.name,
     pid: row.pid,
     tid: row.tid,
-    process: row.pid === null ? "" : trace.processName(row.index),
+    process,
     processor: row.processor,
     headerType: row.headerTypeName,
     payloadLength: row.payloadLength,

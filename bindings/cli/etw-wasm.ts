@@ -4,8 +4,9 @@
 import { statSync } from "node:fs";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import {
-  openTraceFile, streamTraceFile, EtlDecodeError, EtlFormatError, codes, type DecodeFilter, type Trace, type TraceStreamEnd,
-  type TraceWarning, type TraceIncomplete,
+  openTraceFile, streamTraceFile, EtlDecodeError, EtlFormatError, ManifestCollector, setTraceManifests, codes,
+  type DecodeFilter, type ProcessTable, type Trace, type TraceManifests,
+  type TraceBatch, type TraceStream, type TraceWarning, type TraceIncomplete,
 } from "etw-wasm/node";
 import { perfViewLines } from "etw-wasm/perfview";
 import {
@@ -38,7 +39,7 @@ const COMMAND_HELP: Record<Command, string> = {
 const READ_HELP = `  --max-memory SIZE              the most memory the decoder's core may take (e.g. 512MiB; at least 1MiB,
                                  default 4GiB): where not even one buffer fits, decoding stops early
   --batch-size SIZE              record bytes decoded per batch (default 64MiB, at least 64KiB): info,
-                                 summary and events in jsonl (file order) hold one batch at a time
+                                 summary and events in file order (jsonl, csv, json) hold one at a time
   --no-progress                  no progress bar (shown on a terminal for files over 8 MB)`;
 
 const OPTIONS_HELP = `options of the commands that read a trace:
@@ -332,7 +333,7 @@ async function cmdEvents(trace: Trace, out: Output, plan: EventsPlan) {
     return;
   }
   const records = function* () {
-    for (const row of trace.events.cursor(rows)) yield eventRecord(trace, row);
+    for (const row of trace.events.cursor(rows)) yield eventRecord(row, row.index, row.pid === null ? "" : trace.processName(row.index));
   };
   await writeTable((l) => out.line(l), plan.format, EVENT_COLUMNS, plan.format === "table" ? [...records()] : records());
 }
@@ -386,8 +387,9 @@ async function main(argv: string[]): Promise<number> {
   const options = { onProgress: bar, memoryLimit: limit, batchBytes, filter: DECODE_FILTER[command] };
   const out = new Output();
   const emit = (l: string) => out.line(l);
-  // info, summary and events in file order as jsonl hold one batch at a time; the rest the whole trace
-  const streams = command === "info" || command === "summary" || (command === "events" && plan!.format === "jsonl" && !plan!.filters.timeOrder);
+  // info, summary and events in file order as jsonl, csv or json hold one batch at a time; the rest the whole trace
+  const streams = command === "info" || command === "summary"
+    || (command === "events" && ["jsonl", "csv", "json"].includes(plan!.format) && !plan!.filters.timeOrder);
   let result: Pick<Trace, "warnings" | "incomplete" | "decodedBytes">;
   try {
     if (streams) {
@@ -396,7 +398,21 @@ async function main(argv: string[]): Promise<number> {
         for await (const _ of stream) { /* counted by the stream */ }
         await cmdInfo(stream.end!, out);
       } else if (command === "summary") await streamSummary(stream, emit, infoLines);
-      else await streamEvents(stream, out, plan!.filters);
+      else {
+        const named = plan!.format !== "jsonl" || plan!.filters.event !== undefined;
+        // Names can come from descriptions the trace carries after the events they name, and csv and json
+        // name each event's process: first passes gather the descriptions (every batch scanned, none kept)
+        // and the processes (the kernel's Process and Thread events only, through a decode-time filter).
+        let manifests: TraceManifests | undefined;
+        if (named) {
+          const collector = new ManifestCollector();
+          for await (const b of await streamTraceFile(file, { ...options, onProgress: undefined })) collector.scan(b.events);
+          manifests = collector.result;
+        }
+        const processes = plan!.format === "jsonl" ? undefined
+          : (await openTraceFile(file, { ...options, onProgress: undefined, filter: { provider: ["Windows Kernel/Process", "Windows Kernel/Thread"] } })).processes;
+        await streamEvents(stream, out, plan!, processes, manifests);
+      }
       result = stream.end!;
     } else {
       const trace = await openTraceFile(file, options);
@@ -422,17 +438,35 @@ async function main(argv: string[]): Promise<number> {
   return 1;
 }
 
-/** events --format jsonl in file order, batch by batch. */
-async function streamEvents(stream: AsyncIterable<Trace> & { end?: TraceStreamEnd }, out: Output, filters: EventFilters): Promise<void> {
-  for await (const batch of stream) {
-    // a provider not seen yet has no rows in this batch (providers keep their index from batch to batch)
-    if (filters.provider !== undefined && !batch.providers.find(filters.provider).length) continue;
-    const rows = selectEvents(batch, filters);
-    for (const row of batch.events.cursor(rows)) await out.line(JSON.stringify(row.toJSON()));
+/** events in file order (jsonl, csv, json), batch by batch. */
+async function streamEvents(
+  stream: TraceStream, out: Output, plan: EventsPlan, processes: ProcessTable | undefined, manifests: TraceManifests | undefined,
+): Promise<void> {
+  const { filters } = plan;
+  async function* batches(): AsyncGenerator<{ batch: TraceBatch; rows: Uint32Array }> {
+    for await (const batch of stream) {
+      if (manifests) setTraceManifests(batch.events, manifests);
+      // a provider not seen yet has no rows in this batch (providers keep their index from batch to batch)
+      if (filters.provider !== undefined && !batch.providers.find(filters.provider).length) continue;
+      yield { batch, rows: selectEvents(batch, filters) };
+    }
+    if (filters.provider !== undefined && !stream.end!.providers.find(filters.provider).length) {
+      throw new UsageError(`no provider ${filters.provider} in this trace`, "events");
+    }
   }
-  if (filters.provider !== undefined && !stream.end!.providers.find(filters.provider).length) {
-    throw new UsageError(`no provider ${filters.provider} in this trace`, "events");
+  if (plan.format === "jsonl") {
+    for await (const { batch, rows } of batches()) for (const row of batch.events.cursor(rows)) await out.line(JSON.stringify(row.toJSON()));
+    return;
   }
+  async function* records(): AsyncGenerator<Record<string, unknown>> {
+    for await (const { batch, rows } of batches()) {
+      for (const row of batch.events.cursor(rows)) {
+        const process = row.pid === null ? "" : processes!.processName(row.pid, row.timestamp);
+        yield eventRecord(row, batch.firstRow + row.index, process);
+      }
+    }
+  }
+  await writeTable((l) => out.line(l), plan.format as TableFormat, EVENT_COLUMNS, records());
 }
 
 /** Decoding stopped before anything could be written: the message is the whole report (exit 1). */

@@ -116,6 +116,14 @@ export class TraceManifests {
 
 const cache = new WeakMap<EventTable, TraceManifests>();
 
+/**
+ * Names a table's events with descriptions gathered elsewhere (a batch of a stream, named with the
+ * descriptions of the whole trace: ManifestCollector over a first pass).
+ */
+export function setTraceManifests(table: EventTable, manifests: TraceManifests): void {
+  cache.set(table, manifests);
+}
+
 /** The descriptions found in a trace (scanned once per table). */
 export function traceManifests(table: EventTable): TraceManifests {
   let m = cache.get(table);
