@@ -1120,15 +1120,17 @@ async function check(bytes: Uint8Array, seed: number, problems: string[], traces
     else if (!(o.error.offset >= 0 && o.error.offset <= bytes.length)) problems.push(`${engine}: EtlFormatError offset ${o.error.offset} outside the input (${bytes.length} bytes)`);
   }
 
-  // the same bytes in odd-sized slices, with a default or a small staging area
+  // the same bytes in odd-sized slices, with a default or a small staging area, in one window or in
+  // small ones (gathered into one trace)
   const engine = rand() < 0.5 ? "wasm" : "js";
   const whole = engine === "wasm" ? wasm : js;
   const chunkBytes = [undefined, 4096, 65536 + 8][Math.floor(rand() * 3)];
+  const batchBytes = [undefined, 65536, 100_003][Math.floor(rand() * 3)];
   const most = [3, 61, 509, 8191][Math.floor(rand() * 4)];
   const parts = slices(bytes, rand, most);
-  const sliced = await decode(parts, { engine, chunkBytes });
+  const sliced = await decode(parts, { engine, chunkBytes, batchBytes });
   if (sliced.trace) traces.push(sliced.trace);
-  const label = `${engine} in ${parts.length} slices${chunkBytes ? `, chunkBytes ${chunkBytes}` : ""}`;
+  const label = `${engine} in ${parts.length} slices${chunkBytes ? `, chunkBytes ${chunkBytes}` : ""}${batchBytes ? `, batchBytes ${batchBytes}` : ""}`;
   if (whole.trace && sliced.trace) {
     for (const p of traceDifferences(whole.trace, sliced.trace, { cells: 20 }, 5)) problems.push(`${label}: ${p.replace(/\bwasm\b/g, "whole").replace(/\bjs\b/g, "sliced")}`);
   } else if (whole.error !== undefined && sliced.error !== undefined) {
