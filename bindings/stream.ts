@@ -18,7 +18,7 @@ export type StreamOptions = DecodeOptions;
 /**
  * One window of a trace: a Trace over its rows (indices from 0 within the batch; `firstRow + i` is
  * row i's index in the whole trace), its typed .NET tables, event types counted over the batch,
- * and the warnings met while decoding it. Its tables are views into the decoder's memory: valid
+ * and the warnings met while decoding it (`warningTotal` counts them all, kept or not). Its tables are views into the decoder's memory: valid
  * until the stream moves to the next batch, when it is disposed. `keep()` makes a copy that stays.
  */
 export class TraceBatch extends Trace {
@@ -97,7 +97,10 @@ export class TraceStream implements AsyncIterable<TraceBatch> {
         outline.add(w);
         for (const [p, name] of namesFromProviderTraits(w.data)) if (!providerNames.has(p)) providerNames.set(p, name);
         // the batch's own warnings
-        const data = { ...w.data, warningsOffset: w.data.warningsOffset + w.warningStart * C.WARN_STRIDE, warningCount: w.data.warningCount - w.warningStart };
+        const data = {
+          ...w.data, warningsOffset: w.data.warningsOffset + w.warningStart * C.WARN_STRIDE, warningCount: w.data.warningCount - w.warningStart,
+          warningTotal: w.data.warningTotal - w.warningTotalStart,
+        };
         batch = new TraceBatch(data, index++, w.firstRow, w.firstBuffer, w, new Map(providerNames));
         yield batch;
       }

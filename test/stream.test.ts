@@ -98,7 +98,8 @@ describe("windowed decoding equals whole decoding", () => {
           gathered.dispose();
 
           const stream = streamTrace(bytes, { engine, batchBytes, chunkBytes: CHUNK });
-          let rows = 0, buffers = 0, batches = 0, clrRows = 0;
+          let rows = 0, buffers = 0, batches = 0, clrRows = 0, warningTotal = 0;
+          const warnings: unknown[] = [];
           const problems: string[] = [];
           for await (const b of stream) {
             expect(b.index, what).toBe(batches++);
@@ -107,8 +108,14 @@ describe("windowed decoding equals whole decoding", () => {
             rows += b.events.length;
             buffers += b.bufferCount;
             clrRows += b.tables.reduce((n, t) => n + t.length, 0);
+            warnings.push(...b.warnings);
+            warningTotal += b.warningTotal;
           }
           expect(problems, what).toEqual([]);
+          // each batch has the warnings met while it was decoded (the stream's end also those after the last)
+          expect(show(warnings), what).toBe(show(whole.warnings.slice(0, warnings.length)));
+          expect(warningTotal, what).toBeLessThanOrEqual(whole.warningTotal);
+          expect(warningTotal, what).toBeGreaterThanOrEqual(warnings.length);
           expect([rows, buffers, clrRows], what).toEqual([whole.events.length, whole.bufferCount, whole.tables.reduce((n, t) => n + t.length, 0)]);
           // a trace of more record bytes than four windows hold was decoded in several
           let data = 0;

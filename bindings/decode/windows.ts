@@ -160,6 +160,8 @@ export interface Window {
   arenaUsed: number;
   /** Warnings the core has kept so far (its table grows across windows; the first `warningStart` came before). */
   warningStart: number;
+  /** Warnings the core had seen before this window (kept or not). */
+  warningTotalStart: number;
   /** The last window: no more decoding follows, so its views stay valid until the core is released. */
   final: boolean;
 }
@@ -310,6 +312,7 @@ export async function* decodeWindows(input: Input, options: DecodeOptions = {}):
   let failure: unknown;
   let firstRow = 0;
   let warningStart = 0;
+  let warningTotalStart = 0;
   let clrMissing = 0;
   let last: TraceData | undefined;
   // Each window: its typed tables filled, handed out; the next consume reuses the core's memory.
@@ -318,14 +321,15 @@ export async function* decodeWindows(input: Input, options: DecodeOptions = {}):
     clrMissing += filled.missing;
     const d = new Uint32Array(core.memory.buffer, core.directory(), C.DIR_SLOTS);
     const data = collect(core, filled.dir, filled.rows);
-    const start = warningStart;
+    const start = warningStart, totalStart = warningTotalStart;
     feeder.handedOut = true;
     firstRow += data.eventCount;
     warningStart = data.warningCount;
-    if (data.bufferCount === 0 && data.warningCount === start) return undefined;
+    warningTotalStart = data.warningTotal;
+    if (data.bufferCount === 0 && data.warningTotal === totalStart) return undefined;
     return {
       data, firstRow: firstRow - data.eventCount, firstBuffer: d[C.DIR_BUF_BASE], arena: d[C.DIR_ARENA],
-      arenaUsed: d[C.DIR_ARENA_USED], warningStart: start, final,
+      arenaUsed: d[C.DIR_ARENA_USED], warningStart: start, warningTotalStart: totalStart, final,
     };
   }
   async function* windows(steps: Generator<boolean>): AsyncGenerator<Window> {
