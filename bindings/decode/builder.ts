@@ -5,11 +5,10 @@
 
 import * as C from "../../assembly/codes.js";
 import { clrProgram } from "../schema/clr-program.js";
-import type { EventColumns, ExtendedItemColumns, TraceData } from "./trace-data.js";
+import { EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type TraceData } from "./trace-data.js";
 import type { Window } from "./windows.js";
 
 type Column = EventColumns[keyof EventColumns] | ExtendedItemColumns[keyof ExtendedItemColumns];
-type Ctor = { new (n: number): Column; BYTES_PER_ELEMENT: number };
 
 /** Where u32 offsets and row indices sit in a typed-table block, and its column runs (pre, width). */
 interface BlockShape {
@@ -68,7 +67,9 @@ class ByteStore {
 }
 
 /** Columns whose whole arrays are made on first use from their chunks (then the chunks view them). */
-function chunkedColumns<T extends object>(chunks: Record<string, Column[]>, ctors: Record<string, Ctor>, total: number): T {
+function chunkedColumns<T extends object>(
+  chunks: Record<string, Column[]>, layout: Readonly<Record<string, readonly [ColumnType, number]>>, total: number,
+): T {
   const out = {} as Record<string, Column>;
   for (const key of Object.keys(chunks)) {
     Object.defineProperty(out, key, {
@@ -79,7 +80,7 @@ function chunkedColumns<T extends object>(chunks: Record<string, Column[]>, ctor
         let whole: Column;
         if (list.length === 1) whole = list[0];
         else {
-          whole = new ctors[key](total);
+          whole = new layout[key][0](total) as Column;
           let at = 0;
           for (let i = 0; i < list.length; i++) {
             (whole as unknown as { set(a: Column, at: number): void }).set(list[i], at);
@@ -95,16 +96,6 @@ function chunkedColumns<T extends object>(chunks: Record<string, Column[]>, ctor
   }
   return out as unknown as T;
 }
-
-const EVENT_CTORS: Record<keyof EventColumns, Ctor> = {
-  timestamp: BigInt64Array, keywords: BigUint64Array, pid: Uint32Array, tid: Uint32Array, payloadOffset: Uint32Array,
-  payloadLength: Uint16Array, headerLength: Uint16Array, provider: Uint16Array, eventId: Uint16Array, task: Uint16Array,
-  flags: Uint16Array, processor: Uint16Array, version: Uint16Array, opcode: Uint8Array, level: Uint8Array,
-  headerType: Uint8Array, channel: Uint8Array, eventType: Uint16Array,
-} as unknown as Record<keyof EventColumns, Ctor>;
-const EXT_CTORS: Record<keyof ExtendedItemColumns, Ctor> = {
-  row: Uint32Array, type: Uint16Array, size: Uint16Array, offset: Uint32Array,
-} as unknown as Record<keyof ExtendedItemColumns, Ctor>;
 
 /** `src + delta` for each entry (row indices, or offsets into the byte store). */
 function moved(src: Uint32Array, delta: number): Uint32Array {
@@ -170,8 +161,8 @@ export class TraceBuilder {
     // (with room for the structs: buffers take 64 bytes per buffer of 64 KiB or more)
     const hint = keepRows && sizeHint !== undefined ? Math.min(sizeHint + sizeHint / 512 + (2 << 20), 0xffff_fff8) : 1 << 20;
     this.store = new ByteStore(keepRows ? hint : 1 << 16);
-    for (const k of Object.keys(EVENT_CTORS)) this.events[k] = [];
-    for (const k of Object.keys(EXT_CTORS)) this.ext[k] = [];
+    for (const k of Object.keys(EVENT_COLUMN_LAYOUT)) this.events[k] = [];
+    for (const k of Object.keys(EXT_COLUMN_LAYOUT)) this.ext[k] = [];
   }
 
   /** Takes a window's tables (views into the core's memory) as JS-owned copies. False when they do not fit. */
@@ -189,7 +180,7 @@ export class TraceBuilder {
     }
     if (this.keepRows) {
       const e = data.events;
-      for (const k of Object.keys(EVENT_CTORS) as (keyof EventColumns)[]) {
+      for (const k of Object.keys(EVENT_COLUMN_LAYOUT) as (keyof EventColumns)[]) {
         this.events[k].push(k === "payloadOffset" ? moved(e.payloadOffset, delta) : e[k].slice());
       }
       const x = data.ext;
@@ -328,9 +319,9 @@ export class TraceBuilder {
       bytes: store.bytes.subarray(0, store.length),
       // (without rows, the count alone)
       eventCount: this.rows,
-      events: chunkedColumns<EventColumns>(this.events, EVENT_CTORS, this.keepRows ? this.rows : 0),
+      events: chunkedColumns<EventColumns>(this.events, EVENT_COLUMN_LAYOUT, this.keepRows ? this.rows : 0),
       extCount: this.extRows,
-      ext: chunkedColumns<ExtendedItemColumns>(this.ext, EXT_CTORS, this.extRows),
+      ext: chunkedColumns<ExtendedItemColumns>(this.ext, EXT_COLUMN_LAYOUT, this.extRows),
       bufferCount: this.bufferRows,
       buffersOffset,
       warningCount: warnings.length / C.WARN_STRIDE,

@@ -34,6 +34,34 @@ export interface EventColumns {
   eventType: Uint16Array;
 }
 
+/** A typed-array type a column is made of: fresh, or as a view. */
+export interface ColumnType {
+  new (length: number): ArrayBufferView & ArrayLike<unknown>;
+  new (buffer: ArrayBuffer, byteOffset: number, length: number): ArrayBufferView & ArrayLike<unknown>;
+}
+
+/** Each event column's typed-array type, and the directory slot (codes.ts DIR_*) of its address in the core. */
+export const EVENT_COLUMN_LAYOUT: Readonly<Record<keyof EventColumns, readonly [ColumnType, number]>> = {
+  timestamp: [BigInt64Array, C.DIR_TIMESTAMP],
+  keywords: [BigUint64Array, C.DIR_KEYWORDS],
+  pid: [Uint32Array, C.DIR_PID],
+  tid: [Uint32Array, C.DIR_TID],
+  payloadOffset: [Uint32Array, C.DIR_PAYLOAD_OFFSET],
+  payloadLength: [Uint16Array, C.DIR_PAYLOAD_LENGTH],
+  headerLength: [Uint16Array, C.DIR_HEADER_LENGTH],
+  provider: [Uint16Array, C.DIR_PROVIDER],
+  eventId: [Uint16Array, C.DIR_EVENT_ID],
+  task: [Uint16Array, C.DIR_TASK],
+  flags: [Uint16Array, C.DIR_FLAGS],
+  processor: [Uint16Array, C.DIR_PROCESSOR],
+  version: [Uint16Array, C.DIR_VERSION],
+  opcode: [Uint8Array, C.DIR_OPCODE],
+  level: [Uint8Array, C.DIR_LEVEL],
+  headerType: [Uint8Array, C.DIR_HEADER_TYPE],
+  channel: [Uint8Array, C.DIR_CHANNEL],
+  eventType: [Uint16Array, C.DIR_EVENT_TYPE],
+};
+
 export interface ExtendedItemColumns {
   /** Event row of each item; ascending. */
   row: Uint32Array;
@@ -42,6 +70,14 @@ export interface ExtendedItemColumns {
   /** Offset of the item data in `bytes`. */
   offset: Uint32Array;
 }
+
+/** Each extended-item column's typed-array type, and the directory slot of its address in the core. */
+export const EXT_COLUMN_LAYOUT: Readonly<Record<keyof ExtendedItemColumns, readonly [ColumnType, number]>> = {
+  row: [Uint32Array, C.DIR_EXT_ROW],
+  type: [Uint16Array, C.DIR_EXT_TYPE],
+  size: [Uint16Array, C.DIR_EXT_SIZE],
+  offset: [Uint32Array, C.DIR_EXT_OFFSET],
+};
 
 export interface TraceData {
   /** Backing store of every offset in the tables (WASM linear memory for the wasm engine). */

@@ -5,7 +5,7 @@
 // WebAssembly one (assembly/) and its pure TypeScript twin (bindings/core/), loaded only when asked for.
 
 import { instantiateCore, recycleMemory, type CoreExports, type WasmSource } from "./loader.js";
-import type { TraceData } from "./trace-data.js";
+import { EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type TraceData } from "./trace-data.js";
 import * as C from "../../assembly/codes.js";
 import { clrProgram } from "../schema/clr-program.js";
 import { clrProviderIndex } from "../schema/clr-payload.js";
@@ -379,6 +379,13 @@ export async function* decodeWindows(input: Input, options: DecodeOptions = {}):
   };
 }
 
+/** Columns of `n` rows as views into the core's memory, at the addresses of the directory `d`. */
+function views<T>(layout: Readonly<Record<string, readonly [ColumnType, number]>>, buffer: ArrayBuffer, d: Uint32Array, n: number): T {
+  const out: Record<string, ArrayBufferView> = {};
+  for (const [key, [Type, slot]] of Object.entries(layout)) out[key] = new Type(buffer, d[slot], n);
+  return out as T;
+}
+
 /** Wraps the core's tables as views into its memory (valid until the memory grows or is reused). */
 function collect(core: CoreExports, clrDir: number, clrRows: number): TraceData {
   const buffer = core.memory.buffer;
@@ -403,33 +410,9 @@ function collect(core: CoreExports, clrDir: number, clrRows: number): TraceData 
   return {
     bytes,
     eventCount: n,
-    events: {
-      timestamp: new BigInt64Array(buffer, d[C.DIR_TIMESTAMP], n),
-      keywords: new BigUint64Array(buffer, d[C.DIR_KEYWORDS], n),
-      pid: new Uint32Array(buffer, d[C.DIR_PID], n),
-      tid: new Uint32Array(buffer, d[C.DIR_TID], n),
-      payloadOffset: new Uint32Array(buffer, d[C.DIR_PAYLOAD_OFFSET], n),
-      payloadLength: new Uint16Array(buffer, d[C.DIR_PAYLOAD_LENGTH], n),
-      headerLength: new Uint16Array(buffer, d[C.DIR_HEADER_LENGTH], n),
-      provider: new Uint16Array(buffer, d[C.DIR_PROVIDER], n),
-      eventId: new Uint16Array(buffer, d[C.DIR_EVENT_ID], n),
-      task: new Uint16Array(buffer, d[C.DIR_TASK], n),
-      flags: new Uint16Array(buffer, d[C.DIR_FLAGS], n),
-      processor: new Uint16Array(buffer, d[C.DIR_PROCESSOR], n),
-      version: new Uint16Array(buffer, d[C.DIR_VERSION], n),
-      opcode: new Uint8Array(buffer, d[C.DIR_OPCODE], n),
-      level: new Uint8Array(buffer, d[C.DIR_LEVEL], n),
-      headerType: new Uint8Array(buffer, d[C.DIR_HEADER_TYPE], n),
-      channel: new Uint8Array(buffer, d[C.DIR_CHANNEL], n),
-      eventType: new Uint16Array(buffer, d[C.DIR_EVENT_TYPE], n),
-    },
+    events: views<EventColumns>(EVENT_COLUMN_LAYOUT, buffer, d, n),
     extCount: nExt,
-    ext: {
-      row: new Uint32Array(buffer, d[C.DIR_EXT_ROW], nExt),
-      type: new Uint16Array(buffer, d[C.DIR_EXT_TYPE], nExt),
-      size: new Uint16Array(buffer, d[C.DIR_EXT_SIZE], nExt),
-      offset: new Uint32Array(buffer, d[C.DIR_EXT_OFFSET], nExt),
-    },
+    ext: views<ExtendedItemColumns>(EXT_COLUMN_LAYOUT, buffer, d, nExt),
     bufferCount: d[C.DIR_BUF_COUNT],
     buffersOffset: d[C.DIR_BUF_TABLE],
     warningCount: d[C.DIR_WARN_COUNT],
