@@ -4,7 +4,7 @@
 
 import { decodeWindows, type DecodeEnd, type DecodeOptions, type Input, type Window } from "./decode/windows.js";
 import { TraceBuilder } from "./decode/builder.js";
-import { finishTrace, knownSize } from "./decode/decode.js";
+import { finishTrace } from "./decode/decode.js";
 import type { TraceData } from "./decode/trace-data.js";
 import * as C from "../assembly/codes.js";
 import { Trace, namesFromProviderTraits } from "./trace.js";
@@ -135,5 +135,5 @@ export class TraceStream implements AsyncIterable<TraceBatch> {
  * of the file in order.
  */
 export function streamTrace(input: Input, options: StreamOptions = {}): TraceStream {
-  return new TraceStream(input, { ...options, inputSize: options.inputSize ?? knownSize(input, options) });
+  return new TraceStream(input, options);
 }

@@ -13,14 +13,15 @@ export type { DecodeFilter, DecodeOptions, Input };
 const PAGE = 65536;
 
 /** The size of `input` when it is known before reading it. */
-export function knownSize(input: Input, options: DecodeOptions): number | undefined {
+function knownSize(input: Input, options: DecodeOptions): number | undefined {
   if (input instanceof Uint8Array || input instanceof ArrayBuffer) return input.byteLength;
   if (typeof Blob !== "undefined" && input instanceof Blob) return input.size;
   return options.inputSize;
 }
 
 export async function decodeTrace(input: Input, options: DecodeOptions = {}): Promise<TraceData> {
-  const builder = new TraceBuilder(knownSize(input, options));
+  const size = knownSize(input, options);
+  const builder = new TraceBuilder(size);
   const windows = decodeWindows(input, options);
   // A trace of one window stays where the core decoded it; the windows of a larger one are copied out.
   let only: Window | undefined;
@@ -36,7 +37,7 @@ export async function decodeTrace(input: Input, options: DecodeOptions = {}): Pr
     else if (!builder.add(w)) {
       // record bytes past 4 GiB: the trace stops before the window that did not fit
       await windows.return(undefined as never);
-      end = stopped(w.data, knownSize(input, options) ?? 0);
+      end = stopped(w.data, size ?? 0);
       break;
     }
   }
@@ -58,7 +59,6 @@ function oneWindow(w: Window, end: DecodeEnd): TraceData {
   data.inputBytes = end.inputBytes;
   data.decodedBytes = end.inputBytes;
   data.release = end.release;
-  data.inCore = true;
   return data;
 }
 
