@@ -44,6 +44,15 @@ export function resetBuffers(cap: u32): void {
   if (staging == 0) outOfMemory(cap);
 }
 
+/** The compression format buffer 0 named (a trace continued by another core needs it: resumeAt). */
+export function compression(): u32 {
+  return compressionFormat;
+}
+
+export function setCompression(format: u32): void {
+  compressionFormat = format;
+}
+
 /** Moves the staging area to `cap` bytes, keeping its first `keep` bytes; stops decoding if memory is exhausted. */
 export function growStaging(cap: u32, keep: u32): void {
   let fresh = allocate(cap);

@@ -11,7 +11,7 @@ import {
   DIR_OPCODE, DIR_LEVEL, DIR_HEADER_TYPE, DIR_CHANNEL, DIR_EXT_COUNT, DIR_EXT_ROW, DIR_EXT_TYPE, DIR_EXT_SIZE,
   DIR_EXT_OFFSET, DIR_BUF_COUNT, DIR_BUF_TABLE, DIR_WARN_COUNT, DIR_WARN_TOTAL, DIR_WARN_TABLE, DIR_PROV_COUNT,
   DIR_PROV_TABLE, DIR_LOGFILE, DIR_EVENT_TYPE, DIR_TYPE_COUNT, DIR_TYPE_TABLE, DIR_ARENA, DIR_ARENA_USED,
-  DIR_BUF_BASE,
+  DIR_BUF_BASE, LH_NUMBER_OF_PROCESSORS, LH_LOG_FILE_MODE,
 } from "./codes";
 import * as eventtypes from "./eventtypes";
 import { xpressDecompress, xpressProduced } from "./xpress";
@@ -33,6 +33,24 @@ export function init(stagingBytes: u32, memoryPages: u32, windowBytes: u32, firs
   tables.clearFilter();
   providers.initProviders();
   buffers.resetBuffers(stagingBytes);
+}
+
+/**
+ * Continues a trace that another core began (parallel decoding): the input that follows starts at
+ * a buffer boundary after the trace's first `bufferCount` buffers, whose first (the logfile
+ * header's buffer) gave `processors` (NumberOfProcessors), `logFileMode` and the compression
+ * format. After init, before the first consume.
+ */
+export function resumeAt(bufferCount: u32, processors: u32, logFileMode: u32, compressionFormat: u32): void {
+  tables.resumeAt(bufferCount);
+  store<u32>(logfileHeader + LH_NUMBER_OF_PROCESSORS, processors);
+  store<u32>(logfileHeader + LH_LOG_FILE_MODE, logFileMode);
+  buffers.setCompression(compressionFormat);
+}
+
+/** The compression format buffer 0 named (COMPRESSION_*), for resumeAt. */
+export function compressionFormat(): u32 {
+  return buffers.compression();
 }
 
 /** Address of the FILTER_BYTES filter block (codes.ts FILTER_*), for the driver to write after init. */

@@ -314,6 +314,15 @@ export let rowBase: f64 = 0; // rows of the windows before this one
   return bufBase + bufCount;
 }
 
+/**
+ * Continues a trace after its first `buffers` buffers, which another core decoded: buffer indices go
+ * on from there, and the trace's first row (the logfile header's) came before.
+ */
+export function resumeAt(buffers: u32): void {
+  bufBase = buffers;
+  rowBase = 1;
+}
+
 /** Empties the event, extended-item and buffer tables and the arena for the next window. */
 export function resetWindow(): void {
   bufBase += bufCount;

@@ -10,7 +10,7 @@ export { QueryResult, type QueryFilter, type TimeBound } from "./tables/query.js
 export { EtlFormatError, EtlDecodeError, type TraceWarning, type TraceIncomplete } from "./decode/errors.js";
 export { formatGuid, parseGuid } from "./schema/guid.js";
 export { KNOWN_PROVIDERS } from "./schema/known-providers.js";
-export type { Input, DecodeOptions, DecodeFilter } from "./decode/decode.js";
+export type { Input, ByteSource, DecodeOptions, DecodeFilter } from "./decode/decode.js";
 export type { TraceData, EventColumns, ExtendedItemColumns } from "./decode/trace-data.js";
 export * as codes from "../assembly/codes.js";
 export { ClrTable, type RefColumn, type NumberColumn } from "./tables/clr-tables.js";

@@ -2,11 +2,11 @@
 // bounded by the batch size. Each batch is a Trace over its window's rows; the stream's end says
 // what openTrace would about the whole: header, counts, providers, warnings, completeness.
 
-import { decodeWindows, type DecodeEnd, type DecodeOptions, type Input, type Window } from "./decode/windows.js";
+import { windowsOf } from "./decode/parallel.js";
+import { type DecodeEnd, type DecodeOptions, type Input, type Window } from "./decode/windows.js";
 import { TraceBuilder } from "./decode/builder.js";
 import { finishTrace } from "./decode/decode.js";
 import type { TraceData } from "./decode/trace-data.js";
-import * as C from "../assembly/codes.js";
 import { Trace, namesFromProviderTraits } from "./trace.js";
 import { ProviderTable } from "./tables/provider-table.js";
 import { EventTypeTable } from "./tables/event-types.js";
@@ -23,7 +23,7 @@ export type StreamOptions = DecodeOptions;
  */
 export class TraceBatch extends Trace {
   constructor(
-    data: TraceData,
+    private readonly batchData: TraceData,
     /** Position of the batch in the stream, from 0. */
     readonly index: number,
     /** Index in the whole trace of the batch's first row, and of its first buffer. */
@@ -32,14 +32,15 @@ export class TraceBatch extends Trace {
     private readonly window: Window,
     providerNames: Map<number, string>,
   ) {
-    super(data, providerNames);
+    super(batchData, providerNames);
   }
 
   /** A copy of the batch's tables in memory of its own: a Trace that outlives the stream. */
   keep(): Trace {
     const builder = new TraceBuilder();
     builder.add(this.window);
-    return new Trace(builder.build(this.window.data, 0));
+    // (its own tables: the warnings are the batch's, not the core's so far)
+    return new Trace(builder.build(this.batchData, 0));
   }
 }
 
@@ -79,7 +80,7 @@ export class TraceStream implements AsyncIterable<TraceBatch> {
     if (this.started) throw new Error("etw-wasm: a trace stream is read once");
     this.started = true;
     const outline = new TraceBuilder(undefined, false);
-    const windows = decodeWindows(this.input, this.options);
+    const windows = windowsOf(this.input, this.options);
     const providerNames = new Map<number, string>();
     let batch: TraceBatch | undefined;
     let index = 0;
@@ -98,8 +99,7 @@ export class TraceStream implements AsyncIterable<TraceBatch> {
         for (const [p, name] of namesFromProviderTraits(w.data)) if (!providerNames.has(p)) providerNames.set(p, name);
         // the batch's own warnings
         const data = {
-          ...w.data, warningsOffset: w.data.warningsOffset + w.warningStart * C.WARN_STRIDE, warningCount: w.data.warningCount - w.warningStart,
-          warningTotal: w.data.warningTotal - w.warningTotalStart,
+          ...w.data, warningsOffset: w.warnings.offset, warningCount: w.warnings.count, warningTotal: w.warnings.total,
         };
         batch = new TraceBatch(data, index++, w.firstRow, w.firstBuffer, w, new Map(providerNames));
         yield batch;

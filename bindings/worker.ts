@@ -4,6 +4,7 @@
 import { decodeTrace, type DecodeOptions, type Input } from "./decode/decode.js";
 import { packTraceData } from "./decode/transfer.js";
 import type { EtlDecodeError, EtlFormatError } from "./decode/errors.js";
+import { segmentServer, type WorkerRequest } from "./decode/parallel.js";
 
 interface Request {
   id: number;
@@ -16,7 +17,11 @@ const scope = globalThis as unknown as {
   postMessage(message: unknown, transfer?: Transferable[]): void;
 };
 
+// segments of a parallel decode (decode/parallel.ts)
+const segments = segmentServer((m, transfer) => scope.postMessage(m, transfer));
+
 scope.onmessage = async (e) => {
+  if ("segment" in e.data || "recycle" in e.data) return segments(e.data as unknown as WorkerRequest);
   const { id, input, options } = e.data;
   try {
     const data = await decodeTrace(input, { ...options, onProgress: (bytes) => scope.postMessage({ id, progress: bytes }) });

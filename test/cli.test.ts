@@ -138,6 +138,7 @@ describe("etw-wasm bad arguments: exit 2, one error line and the usage on stderr
     [["generate", OUT, "--max-memory", "1GiB"], "generate has no option --max-memory"],
     [["summary", S, "--batch-size", "1000"], "bad --batch-size '1000': at least 64KiB"],
     [["events", S, "--batch-size", "big"], "bad --batch-size 'big'"],
+    [["summary", S, "--workers", "two"], "bad --workers 'two': a whole number from 0 to 64"],
   ];
   for (const [args, message] of cases) {
     it(`etw-wasm ${args.map((a) => (a === S ? "sample.etl" : a === OUT ? "out.etl" : a)).join(" ")}`, () => {
@@ -201,15 +202,21 @@ describe("etw-wasm on a trace decoded only in part: what was decoded on stdout, 
     return { offset: Number(m![1]), percent: Number(m![2]), file: m![3], reason: m![4] };
   }
 
-  it.skipIf(!HAVE_CORPUS)("summary and events (jsonl, csv, json) in batches of 64 KiB print what one batch prints, on every corpus file", async () => {
+  it.skipIf(!HAVE_CORPUS)("summary and events (jsonl, csv, json) in batches of 64 KiB, and with 2 workers, print what one batch prints, on every corpus file", async () => {
     for (const name of corpusFiles()) {
       for (const args of [["summary"], ["events", "--format", "jsonl"], ["events", "--event", "GC/Start"], ["events", "--format", "csv"], ["events", "--format", "json", "--provider", "Windows Kernel"],
         // named by an EventSource manifest that comes after its first events in net.4.5.2.x64
         ["events", "--event", "Microsoft-Windows-Kernel-File/Create"]]) {
-        const [whole, batched] = await Promise.all([runAsync(args[0], etlPath(name), ...args.slice(1)), runAsync(args[0], etlPath(name), ...args.slice(1), "--batch-size", "64KiB")]);
+        const [whole, batched, parallel] = await Promise.all([
+          runAsync(args[0], etlPath(name), ...args.slice(1), "--workers", "0"),
+          runAsync(args[0], etlPath(name), ...args.slice(1), "--batch-size", "64KiB", "--workers", "0"),
+          runAsync(args[0], etlPath(name), ...args.slice(1), "--batch-size", "64KiB", "--workers", "2"),
+        ]);
         const what = `${name} ${args.join(" ")}`;
-        expect({ what, code: batched.code, stderr: batched.stderr }).toEqual({ what, code: whole.code, stderr: whole.stderr });
-        expect(batched.stdout === whole.stdout, what).toBe(true);
+        for (const [how, r] of [["batched", batched], ["2 workers", parallel]] as const) {
+          expect({ what, how, code: r.code, stderr: r.stderr }).toEqual({ what, how, code: whole.code, stderr: whole.stderr });
+          expect(r.stdout === whole.stdout, `${what} ${how}`).toBe(true);
+        }
       }
     }
   }, 300_000);

@@ -31,6 +31,12 @@ function typeList(ty: EventTypeTable): string {
   return show(Array.from({ length: ty.length }, (_, t) => [ty.provider[t], ty.eventId[t], ty.version[t], ty.opcode[t], ty.headerType[t], ty.count[t]]));
 }
 
+/** The info of a trace or batch that comes from the logfile header (not its counts). */
+function headerFields(t: Trace): object {
+  const { eventCount: _e, bufferCount: _b, compressedBuffers: _c, fileSize: _f, decodedBytes: _d, ...rest } = t.info;
+  return rest;
+}
+
 /** Every difference between batch `b` and rows firstRow.. of the whole trace (at most a few). */
 function batchDifferences(b: TraceBatch, whole: Trace): string[] {
   const out: string[] = [];
@@ -221,4 +227,53 @@ describe("streamTrace", () => {
     // the last buffer lies beyond 4 GiB in the file
     expect(batches).toBeGreaterThan(60);
   }, 600_000);
+});
+
+describe("parallel decoding equals one thread's", () => {
+  for (const [name, load] of inputs()) {
+    const needsCorpus = !name.startsWith("synthetic");
+    it.skipIf(needsCorpus && !HAVE_CORPUS)(`${name}: openTrace and streamTrace with 1 and 2 workers, both engines`, async () => {
+      const bytes = load();
+      for (const engine of ENGINES) {
+        const whole = await openTrace(bytes, { engine });
+        for (const workers of [1, 2]) {
+          const what = `${name} ${engine} workers ${workers}`;
+          const batchBytes = 64 << 10;
+          const gathered = await openTrace(bytes, { engine, workers, batchBytes, chunkBytes: CHUNK });
+          expect(traceDifferences(whole, gathered), what).toEqual([]);
+          expect(show(gathered.info), what).toBe(show(whole.info));
+          expect({ complete: gathered.complete, incomplete: gathered.incomplete, warnings: show(gathered.warnings), total: gathered.warningTotal }, what)
+            .toEqual({ complete: whole.complete, incomplete: whole.incomplete, warnings: show(whole.warnings), total: whole.warningTotal });
+          gathered.dispose();
+
+          const stream = streamTrace(bytes, { engine, workers, batchBytes });
+          let rows = 0, buffers = 0, batches = 0;
+          const problems: string[] = [];
+          const warnings: unknown[] = [];
+          for await (const b of stream) {
+            expect([b.index, b.firstRow, b.firstBuffer], what).toEqual([batches++, rows, buffers]);
+            // the logfile header's fields (the clock's above all) are the trace's in every batch
+            if (b.index === 0 || b.index % 7 === 3) expect(show(headerFields(b)), what).toBe(show(headerFields(whole)));
+            problems.push(...batchDifferences(b, whole));
+            rows += b.events.length;
+            buffers += b.bufferCount;
+            warnings.push(...b.warnings);
+          }
+          expect(problems, what).toEqual([]);
+          expect(show(warnings), what).toBe(show(whole.warnings.slice(0, warnings.length)));
+          const end = stream.end!;
+          expect({
+            count: end.eventCount, buffers: end.bufferCount, complete: end.complete, incomplete: end.incomplete, decoded: end.decodedBytes,
+            warnings: show(end.warnings), total: end.warningTotal, types: typeList(end.eventTypes),
+            providers: show([...end.providers].map((p) => [p.guid, p.name, p.group])),
+          }, what).toEqual({
+            count: whole.events.length, buffers: whole.bufferCount, complete: whole.complete, incomplete: whole.incomplete, decoded: whole.decodedBytes,
+            warnings: show(whole.warnings), total: whole.warningTotal, types: typeList(whole.eventTypes),
+            providers: show([...whole.providers].map((p) => [p.guid, p.name, p.group])),
+          });
+        }
+        whole.dispose();
+      }
+    }, 300_000);
+  }
 });

@@ -40,6 +40,15 @@ export function resetBuffers(s: CoreState, cap: number): void {
   if (s.staging === 0) outOfMemory(s, cap);
 }
 
+/** The compression format buffer 0 named (a trace continued by another core needs it: resumeAt). */
+export function compression(s: CoreState): number {
+  return s.compressionFormat;
+}
+
+export function setCompression(s: CoreState, format: number): void {
+  s.compressionFormat = format;
+}
+
 /** Moves the staging area to `cap` bytes, keeping its first `keep` bytes; stops decoding if memory is exhausted. */
 export function growStaging(s: CoreState, cap: number, keep: number): void {
   const fresh = allocate(s, cap);

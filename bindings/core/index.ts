@@ -10,13 +10,13 @@ import {
   DIR_LEVEL, DIR_HEADER_TYPE, DIR_CHANNEL, DIR_EXT_COUNT, DIR_EXT_ROW, DIR_EXT_TYPE, DIR_EXT_SIZE, DIR_EXT_OFFSET,
   DIR_BUF_COUNT, DIR_BUF_TABLE, DIR_WARN_COUNT, DIR_WARN_TOTAL, DIR_WARN_TABLE, DIR_PROV_COUNT, DIR_PROV_TABLE,
   DIR_LOGFILE, DIR_EVENT_TYPE, DIR_TYPE_COUNT, DIR_TYPE_TABLE, DIR_ARENA, DIR_ARENA_USED, DIR_BUF_BASE, MAX_WARNINGS,
-  WARN_STRIDE,
+  WARN_STRIDE, LH_NUMBER_OF_PROCESSORS, LH_LOG_FILE_MODE,
 } from "../../assembly/codes.js";
 import { CoreState } from "./state.js";
 import { HEAP_BASE, STATIC_DIR, STATIC_FILTER, reserveMemory, setMemoryPages } from "./memory.js";
-import { allocate, clearFilter, release, resetWindow, setArenaSize, setFilter } from "./tables.js";
+import { allocate, clearFilter, release, resetWindow, resumeAt, setArenaSize, setFilter } from "./tables.js";
 import { clearRowCounts } from "./eventtypes.js";
-import { consume, growStaging, resetBuffers } from "./buffers.js";
+import { compression, consume, growStaging, resetBuffers, setCompression } from "./buffers.js";
 import { initProviders } from "./providers.js";
 import { logfileHeader } from "./logfile.js";
 import { xpressDecompress, xpressProduced } from "./xpress.js";
@@ -36,6 +36,13 @@ export interface CoreExports {
   windowFull(): number;
   /** Starts the next window (assembly/index.ts resetWindow). */
   resetWindow(): void;
+  /**
+   * Continues a trace another core began (assembly/index.ts resumeAt): the input that follows starts
+   * after its first `bufferCount` buffers. After init, before the first consume.
+   */
+  resumeAt(bufferCount: number, processors: number, logFileMode: number, compressionFormat: number): void;
+  /** The compression format buffer 0 named (COMPRESSION_*), for resumeAt. */
+  compressionFormat(): number;
   /** Address of the FILTER_BYTES filter block (codes.ts FILTER_*), cleared by init, for the driver to write. */
   filterPtr(): number;
   /** Puts the filter written at filterPtr() in force; before the first consume. */
@@ -152,6 +159,17 @@ class JsCore implements CoreExports {
   resetWindow(): void {
     resetWindow(this.s);
     clearRowCounts(this.s);
+  }
+
+  resumeAt(bufferCount: number, processors: number, logFileMode: number, compressionFormat: number): void {
+    resumeAt(this.s, bufferCount);
+    this.s.dv.setUint32(logfileHeader + LH_NUMBER_OF_PROCESSORS, processors, true);
+    this.s.dv.setUint32(logfileHeader + LH_LOG_FILE_MODE, logFileMode, true);
+    setCompression(this.s, compressionFormat);
+  }
+
+  compressionFormat(): number {
+    return compression(this.s);
   }
 
   filterPtr(): number {

@@ -196,6 +196,15 @@ export function buffersSeen(s: CoreState): number {
   return s.bufBase + s.bufCount;
 }
 
+/**
+ * Continues a trace after its first `buffers` buffers, which another core decoded: buffer indices go
+ * on from there, and the trace's first row (the logfile header's) came before.
+ */
+export function resumeAt(s: CoreState, buffers: number): void {
+  s.bufBase = buffers;
+  s.rowBase = 1;
+}
+
 /** Empties the event, extended-item and buffer tables and the arena for the next window. */
 export function resetWindow(s: CoreState): void {
   s.bufBase += s.bufCount;

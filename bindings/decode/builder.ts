@@ -7,31 +7,9 @@ import * as C from "../../assembly/codes.js";
 import { clrProgram } from "../schema/clr-program.js";
 import { EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type TraceData } from "./trace-data.js";
 import type { Window } from "./windows.js";
+import { blockShapes, moveBlock } from "./clr-blocks.js";
 
 type Column = EventColumns[keyof EventColumns] | ExtendedItemColumns[keyof ExtendedItemColumns];
-
-/** Where u32 offsets and row indices sit in a typed-table block, and its column runs (pre, width). */
-interface BlockShape {
-  offsets: number[];
-  runs: [number, number][];
-}
-
-let shapes: BlockShape[] | undefined;
-
-function blockShapes(): BlockShape[] {
-  return (shapes ??= clrProgram().layouts.map((l) => {
-    const pres = new Set<number>([l.preRow, l.preStatus]);
-    const offsets: number[] = [];
-    for (const c of l.columns) {
-      pres.add(c.pre);
-      if (c.preB !== C.CLR_NOT_STORED) pres.add(c.preB);
-      if (c.storage === "ref") offsets.push(c.pre);
-    }
-    const sorted = [...pres].sort((a, b) => a - b);
-    const runs = sorted.map((p, i): [number, number] => [p, (i + 1 < sorted.length ? sorted[i + 1] : l.rowBytes) - p]);
-    return { offsets, runs };
-  }));
-}
 
 /**
  * A growing byte store: record bytes first, the structs appended when the trace is built. Its
@@ -105,7 +83,7 @@ function moved(src: Uint32Array, delta: number): Uint32Array {
 }
 
 /** The logfile header struct with its time zone and names, their addresses relative to the copy. */
-function logfileCopy(data: TraceData): Uint8Array {
+export function logfileCopy(data: TraceData): Uint8Array {
   const src = data.bytes;
   const lh = new DataView(src.buffer, src.byteOffset + data.logfileOffset, C.LH_SIZE);
   const u32 = (o: number) => lh.getUint32(o, true);
@@ -200,8 +178,9 @@ export class TraceBuilder {
       if (addr) bv.setUint32(o + C.B_DATA, this.keepRows ? addr + delta : 0, true);
     }
     this.buffers.push(bufs);
-    this.warnings.push(data.bytes.slice(data.warningsOffset + w.warningStart * C.WARN_STRIDE, data.warningsOffset + data.warningCount * C.WARN_STRIDE));
-    this.warningsTaken = data.warningCount;
+    const own = w.warnings;
+    this.warnings.push(data.bytes.slice(own.offset, own.offset + own.count * C.WARN_STRIDE));
+    this.warningsTaken += own.count;
     // event types: this window's row counts
     if (this.typeRows.length < data.typeCount) {
       const next = new Float64Array(data.typeCount);
@@ -212,20 +191,12 @@ export class TraceBuilder {
     for (let t = 0; t < data.typeCount; t++) this.typeRows[t] += tv.getUint32(t * C.TYPE_STRIDE + C.TYPE_ROWS, true);
     // typed tables: rows over the whole trace, references into the store
     if (data.clr && this.keepRows) {
-      const { layouts } = clrProgram();
-      const shapesOf = blockShapes();
-      for (let t = 0; t < layouts.length; t++) {
+      for (let t = 0; t < data.clr.counts.length; t++) {
         const count = data.clr.counts[t];
         const src = data.clr.blocks[t];
         if (!count || !src) continue;
         const block = src.slice();
-        const words = new Uint32Array(block.buffer, 0, block.byteLength >>> 2);
-        const rowAt = (count * layouts[t].preRow) >>> 2;
-        for (let i = 0; i < count; i++) words[rowAt + i] += this.rows;
-        for (const pre of shapesOf[t].offsets) {
-          const o = (count * pre) >>> 2;
-          for (let i = 0; i < count; i++) if (words[o + i] !== 0) words[o + i] += delta;
-        }
+        moveBlock(block, t, count, this.rows, delta);
         (this.clr[t] ??= []).push({ count, block });
       }
     }

@@ -1,14 +1,15 @@
 // Decoding a whole trace: the windows of the input (windows.ts) gathered into one JS-owned trace
 // (builder.ts), and the rule that says whether it is complete.
 
-import { decodeWindows, type DecodeEnd, type DecodeOptions, type Input, type Window } from "./windows.js";
+import { windowsOf } from "./parallel.js";
+import { isByteSource, type ByteSource, type DecodeEnd, type DecodeOptions, type Input, type Window } from "./windows.js";
 import { TraceBuilder } from "./builder.js";
 import { readBuffer, type TraceData } from "./trace-data.js";
 import { EtlDecodeError, formatError, readWarnings, type TraceIncomplete } from "./errors.js";
 import * as C from "../../assembly/codes.js";
 import type { DecodeFilter } from "./filter.js";
 
-export type { DecodeFilter, DecodeOptions, Input };
+export type { DecodeFilter, DecodeOptions, Input, ByteSource };
 
 const PAGE = 65536;
 
@@ -16,13 +17,14 @@ const PAGE = 65536;
 function knownSize(input: Input, options: DecodeOptions): number | undefined {
   if (input instanceof Uint8Array || input instanceof ArrayBuffer) return input.byteLength;
   if (typeof Blob !== "undefined" && input instanceof Blob) return input.size;
+  if (isByteSource(input)) return input.byteLength;
   return options.inputSize;
 }
 
 export async function decodeTrace(input: Input, options: DecodeOptions = {}): Promise<TraceData> {
   const size = knownSize(input, options);
   const builder = new TraceBuilder(size);
-  const windows = decodeWindows(input, options);
+  const windows = windowsOf(input, options);
   // A trace of one window stays where the core decoded it; the windows of a larger one are copied out.
   let only: Window | undefined;
   let end: DecodeEnd;

@@ -64,6 +64,11 @@ export function recycleMemory(memory: WebAssembly.Memory): void {
   if (pool.length < POOL_SIZE && memory.buffer.byteLength <= POOL_MAX_BYTES) pool.push(memory);
 }
 
+/** The compiled core: from `source`, or the default one (compiled once). */
+export function compiledCore(source?: WasmSource): Promise<WebAssembly.Module> {
+  return source !== undefined ? compileSource(source) : (compiled ??= provider());
+}
+
 /**
  * Compiles (once) and instantiates the core. Without `maximumPages` the memory may grow to
  * MEMORY_MAX_PAGES (4 GiB) and comes from the pool when one is free; with it, a fresh memory is
@@ -71,9 +76,7 @@ export function recycleMemory(memory: WebAssembly.Memory): void {
  * of it), and `recycleMemory` must not be given it.
  */
 export async function instantiateCore(source?: WasmSource, maximumPages?: number): Promise<CoreExports> {
-  let module: WebAssembly.Module;
-  if (source !== undefined) module = await compileSource(source);
-  else module = await (compiled ??= provider());
+  const module = await compiledCore(source);
   // The core's heap is set up afresh by every instantiation, whatever the memory held before.
   const limited = maximumPages !== undefined && maximumPages > 0 && maximumPages < MEMORY_MAX_PAGES;
   const memory = limited ? new WebAssembly.Memory({ initial: 1, maximum: maximumPages })

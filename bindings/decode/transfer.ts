@@ -2,7 +2,10 @@
 // travel as ArrayBuffers of their own, transferred, not copied, where they own their whole buffer
 // (views into the core's memory are copied: a WebAssembly memory's buffer cannot be transferred).
 
-import type { EventColumns, ExtendedItemColumns, TraceData } from "./trace-data.js";
+import { EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type TraceData } from "./trace-data.js";
+import { moveBlock } from "./clr-blocks.js";
+import type { Window } from "./windows.js";
+import * as C from "../../assembly/codes.js";
 import { EtlDecodeError } from "./errors.js";
 
 export interface PackedTrace {
@@ -49,4 +52,113 @@ export function packTraceData(data: TraceData): { message: PackedTrace; transfer
 export function unpackTraceData(m: PackedTrace): TraceData {
   const decodeError = m.decodeError && new EtlDecodeError(m.decodeError.offset, m.decodeError.message);
   return { ...m.scalars, bytes: m.bytes, events: m.events, ext: m.ext, clr: m.clr, decodeError };
+}
+
+/** Free ArrayBuffers to pack windows into, handed back once their windows were used. */
+export class SparePool {
+  private readonly free: ArrayBuffer[] = [];
+  constructor(private readonly max = 4) {}
+
+  give(buffer: ArrayBuffer): void {
+    if (this.free.length < this.max) this.free.push(buffer);
+  }
+
+  /** A buffer of at least `bytes` (a fresh one a little longer, for the next window to fit too). */
+  take(bytes: number): ArrayBuffer {
+    const i = this.free.findIndex((b) => b.byteLength >= bytes);
+    if (i >= 0) return this.free.splice(i, 1)[0];
+    return new ArrayBuffer(Math.ceil((bytes * 1.25) / 8) * 8);
+  }
+}
+
+const align8 = (n: number) => (n + 7) & ~7;
+
+/**
+ * A window's tables copied out of the core's memory into one ArrayBuffer of their own, ready to
+ * transfer: the record bytes first (from offset 8, so that 0 keeps meaning "none"), then the
+ * structs (buffers, the window's own warnings, providers, event types, logfile header), the columns
+ * and the typed-table blocks; every offset into the record bytes moved by where they landed.
+ * `room` bytes stay free at the end for tables added later (parallel.ts places the trace's there).
+ */
+export function packWindow(w: Window, pool?: SparePool): { window: Window; transfer: ArrayBuffer[] } {
+  const d = w.data;
+  const src = d.bytes;
+  const n = d.eventCount, nExt = d.extCount;
+  const lh = new DataView(src.buffer, src.byteOffset + d.logfileOffset, C.LH_SIZE);
+  const present = lh.getUint32(C.LH_PRESENT, true) !== 0;
+  const names: [number, number, number][] = present ? [
+    [C.LH_TIME_ZONE, lh.getUint32(C.LH_TIME_ZONE, true), lh.getUint32(C.LH_TIME_ZONE, true) ? C.TIME_ZONE_BYTES : 0],
+    [C.LH_LOGGER_NAME, lh.getUint32(C.LH_LOGGER_NAME, true), lh.getUint32(C.LH_LOGGER_NAME_CHARS, true) * 2],
+    [C.LH_LOG_FILE_NAME, lh.getUint32(C.LH_LOG_FILE_NAME, true), lh.getUint32(C.LH_LOG_FILE_NAME_CHARS, true) * 2],
+  ] : [];
+  const structs = [
+    d.bufferCount * C.BUF_STRIDE, w.warnings.count * C.WARN_STRIDE, d.providerCount * C.PROV_STRIDE, d.typeCount * C.TYPE_STRIDE, C.LH_SIZE,
+    ...names.map(([, , len]) => len),
+  ];
+  const tables = d.providerCount * C.PROV_STRIDE + d.typeCount * C.TYPE_STRIDE + w.warnings.count * C.WARN_STRIDE;
+  let total = 8 + align8(w.arenaUsed) + structs.reduce((a, b) => a + align8(b), 0);
+  for (const [Type] of Object.values(EVENT_COLUMN_LAYOUT)) total += align8(n * (Type as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT);
+  for (const [Type] of Object.values(EXT_COLUMN_LAYOUT)) total += align8(nExt * (Type as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT);
+  if (d.clr) for (const b of d.clr.blocks) if (b) total += align8(b.length);
+  const room = (64 << 10) + 2 * tables;
+  const buffer = pool ? pool.take(total + room) : new ArrayBuffer(total + room);
+  const out = new Uint8Array(buffer);
+  let at = 8;
+  const put = (from: number, len: number) => {
+    const o = at;
+    if (len > 0) out.set(src.subarray(from, from + len), o);
+    at = align8(o + len);
+    return o;
+  };
+  const arena = put(w.arena, w.arenaUsed);
+  const delta = arena - w.arena;
+  const buffersOffset = put(d.buffersOffset, d.bufferCount * C.BUF_STRIDE);
+  const v = new DataView(buffer);
+  for (let b = 0; b < d.bufferCount; b++) {
+    const o = buffersOffset + b * C.BUF_STRIDE + C.B_DATA;
+    const addr = v.getUint32(o, true);
+    if (addr) v.setUint32(o, addr + delta, true);
+  }
+  const warningsOffset = put(w.warnings.offset, w.warnings.count * C.WARN_STRIDE);
+  const providersOffset = put(d.providersOffset, d.providerCount * C.PROV_STRIDE);
+  const typesOffset = put(d.typesOffset, d.typeCount * C.TYPE_STRIDE);
+  const logfileOffset = put(d.logfileOffset, C.LH_SIZE);
+  for (const [field, from, len] of names) v.setUint32(logfileOffset + field, from && len ? put(from, len) : 0, true);
+  const columns = <T extends object>(layout: Readonly<Record<string, readonly [ColumnType, number]>>, cols: T, rows: number, moved: string): T => {
+    const result: Record<string, ArrayBufferView> = {};
+    for (const [key, [Type]] of Object.entries(layout)) {
+      const view = new Type(buffer, at, rows) as unknown as Uint32Array;
+      const from = (cols as Record<string, Uint32Array>)[key];
+      if (key === moved && delta !== 0) for (let i = 0; i < rows; i++) view[i] = from[i] + delta;
+      else view.set(from);
+      at = align8(at + view.byteLength);
+      result[key] = view;
+    }
+    return result as T;
+  };
+  const events = columns(EVENT_COLUMN_LAYOUT, d.events, n, "payloadOffset");
+  const ext = columns(EXT_COLUMN_LAYOUT, d.ext, nExt, "offset");
+  let clr: TraceData["clr"];
+  if (d.clr) {
+    const blocks = d.clr.blocks.map((b, t) => {
+      if (!b) return null;
+      const o = at;
+      out.set(b, o);
+      at = align8(o + b.length);
+      const block = out.subarray(o, o + b.length);
+      moveBlock(block, t, d.clr!.counts[t], 0, delta);
+      return block;
+    });
+    clr = { counts: d.clr.counts.slice(), blocks };
+  }
+  const data: TraceData = {
+    bytes: out, events, eventCount: n, ext, extCount: nExt, buffersOffset, bufferCount: d.bufferCount,
+    warningsOffset, warningCount: w.warnings.count, warningTotal: w.warnings.total,
+    providersOffset, providerCount: d.providerCount, typesOffset, typeCount: d.typeCount,
+    logfileOffset, arenaBytes: d.arenaBytes, clr, clrRows: d.clrRows, inputBytes: 0, decodedBytes: 0,
+  };
+  const window: Window = {
+    ...w, data, arena, final: false, free: at, warnings: { offset: warningsOffset, count: w.warnings.count, total: w.warnings.total },
+  };
+  return { window, transfer: [buffer] };
 }

@@ -14,8 +14,52 @@ import { encodeFilter, type DecodeFilter } from "./filter.js";
 
 export type { DecodeFilter };
 
-/** Bytes, a Blob or File (browsers, Node), or chunks of the file in order (any sizes). */
-export type Input = Uint8Array | ArrayBuffer | Blob | Iterable<Uint8Array> | AsyncIterable<Uint8Array>;
+/**
+ * A trace file read at any position (a Node file handle, say): the decoder reads it straight into
+ * memory of its own, and with workers straight into each segment's buffer. The decoder calls
+ * `close` when it is done with it.
+ */
+export interface ByteSource {
+  readonly byteLength: number;
+  /** Reads up to `into.length` bytes at `position` into `into`; resolves with the bytes read (0 at the end). */
+  read(into: Uint8Array, position: number): Promise<number>;
+  close?(): Promise<void>;
+}
+
+/** Bytes, a Blob or File (browsers, Node), a ByteSource, or chunks of the file in order (any sizes). */
+export type Input = Uint8Array | ArrayBuffer | Blob | ByteSource | Iterable<Uint8Array> | AsyncIterable<Uint8Array>;
+
+export function isByteSource(input: Input): input is ByteSource {
+  return typeof (input as ByteSource).read === "function" && typeof (input as ByteSource).byteLength === "number";
+}
+
+/**
+ * A ByteSource's bytes in chunks, read ahead: the next chunk is read while the decoder takes the one
+ * before, into two buffers used in turn (no fresh memory per chunk). A chunk is valid until the next
+ * is asked for, which is how the decoder reads its input. Closes the source at the end.
+ */
+export async function* sourceChunks(source: ByteSource, chunk: number): AsyncGenerator<Uint8Array> {
+  const size = Math.max(1, Math.min(chunk, source.byteLength));
+  const buffers = [new Uint8Array(size), new Uint8Array(size)];
+  let position = 0;
+  let k = 0;
+  let pending: Promise<number> | undefined = source.read(buffers[0], 0);
+  try {
+    for (;;) {
+      const n = await pending;
+      pending = undefined;
+      if (n === 0) return;
+      position += n;
+      const current = buffers[k];
+      k ^= 1;
+      pending = source.read(buffers[k], position);
+      yield current.subarray(0, n);
+    }
+  } finally {
+    await pending?.catch(() => undefined);
+    await source.close?.();
+  }
+}
 
 export interface DecodeOptions {
   /** "wasm" (default): the WebAssembly core; "js": the pure TypeScript core (same tables). */
@@ -50,6 +94,13 @@ export interface DecodeOptions {
    */
   memoryLimit?: number;
   /**
+   * Worker threads to decode with (Node worker_threads, Web Workers): the input is cut into segments
+   * of whole buffers, decoded side by side and merged back in file order; the tables are those of
+   * one thread's decode. Default 0: decode on the calling thread. Inputs of no more than one
+   * segment (32 MiB, or batchBytes if less) are decoded on the calling thread.
+   */
+  workers?: number;
+  /**
    * Decode-time filter: a record that does not pass takes no row, no extended items, no count in
    * `eventTypes` and no row in the typed .NET tables (see DecodeFilter). The logfile header record
    * (row 0) is always kept. Default: every record.
@@ -62,7 +113,7 @@ const DEFAULT_BATCH = 64 << 20;
 const PAGE = 65536;
 
 /** A Blob read as a stream of chunks. */
-async function* blobChunks(blob: Blob): AsyncIterable<Uint8Array> {
+export async function* blobChunks(blob: Blob): AsyncIterable<Uint8Array> {
   const reader = blob.stream().getReader();
   try {
     for (;;) {
@@ -139,13 +190,28 @@ function* slices(bytes: Uint8Array, size: number): Iterable<Uint8Array> {
 }
 
 /** Memory pages for `options.memoryLimit` (0: no limit beyond MEMORY_MAX_PAGES). */
-function memoryPages(limit: number | undefined): number {
+export function memoryPages(limit: number | undefined): number {
   if (limit === undefined) return 0;
   if (typeof limit !== "number" || !(limit >= C.MEMORY_MIN_PAGES * PAGE)) {
     throw new RangeError(`etw-wasm: memoryLimit must be at least ${C.MEMORY_MIN_PAGES * PAGE} bytes (1 MiB), not ${String(limit)}`);
   }
   const pages = Math.floor(Math.min(limit, C.MEMORY_MAX_PAGES * PAGE) / PAGE);
   return pages >= C.MEMORY_MAX_PAGES ? 0 : pages;
+}
+
+/** What a core continuing a trace needs from the trace's first buffer (parallel decoding). */
+export interface TraceContext {
+  /** The logfile header's NumberOfProcessors and LogFileMode. */
+  processors: number;
+  logFileMode: number;
+  /** The compression format buffer 0 named (COMPRESSION_*). */
+  compressionFormat: number;
+}
+
+/** Where a decode that continues a trace starts: at `fileOffset`, after the trace's first `bufferCount` buffers. */
+export interface Resume extends TraceContext {
+  bufferCount: number;
+  fileOffset: number;
 }
 
 /** One decoded window: the core's tables over its buffers, as views into the core's memory. */
@@ -158,12 +224,16 @@ export interface Window {
   /** Address of the window's record bytes in `data.bytes`, and their length. */
   arena: number;
   arenaUsed: number;
-  /** Warnings the core has kept so far (its table grows across windows; the first `warningStart` came before). */
-  warningStart: number;
-  /** Warnings the core had seen before this window (kept or not). */
-  warningTotalStart: number;
+  /**
+   * The warnings met while decoding the window: `count` WARN_STRIDE-byte structs at `offset` in
+   * `data.bytes` (those kept), `total` seen. (`data`'s own warning table is the core's: every
+   * window's so far.)
+   */
+  warnings: { offset: number; count: number; total: number };
   /** The last window: no more decoding follows, so its views stay valid until the core is released. */
   final: boolean;
+  /** A window copied out of the core (transfer.ts packWindow): where its byte store's free room begins. */
+  free?: number;
 }
 
 /** How the decode ended. */
@@ -179,6 +249,8 @@ export interface DecodeEnd {
   /** The core's fatal error: the input is not a trace. */
   fatalCode: number;
   fatalOffset: number;
+  /** What a core continuing this trace needs from its first buffer (when the core got that far). */
+  context?: TraceContext;
   /** Memory pages of the limit in force (0: none). */
   pages: number;
   /** Rows the typed tables could not take for want of memory (expected - placed, over every window). */
@@ -270,7 +342,7 @@ class ClrFiller {
  * valid until the next window is asked for) and returns how decoding ended. A fatal format error
  * is reported in the result (fatalCode), not thrown, so the caller decides how to raise it.
  */
-export async function* decodeWindows(input: Input, options: DecodeOptions = {}): AsyncGenerator<Window, DecodeEnd> {
+export async function* decodeWindows(input: Input, options: DecodeOptions = {}, resume?: Resume): AsyncGenerator<Window, DecodeEnd> {
   const engine = options.engine ?? "wasm";
   if (engine !== "wasm" && engine !== "js") throw new TypeError(`unknown engine: ${String(engine)}`);
   const pages = memoryPages(options.memoryLimit);
@@ -287,6 +359,9 @@ export async function* decodeWindows(input: Input, options: DecodeOptions = {}):
   if (typeof Blob !== "undefined" && input instanceof Blob) {
     size = input.size;
     input = blobChunks(input);
+  } else if (isByteSource(input)) {
+    size = input.byteLength;
+    input = sourceChunks(input, options.chunkBytes ?? DEFAULT_CHUNK);
   }
   const whole = input instanceof Uint8Array ? input : input instanceof ArrayBuffer ? new Uint8Array(input) : undefined;
   if (whole) size = whole.length;
@@ -306,7 +381,9 @@ export async function* decodeWindows(input: Input, options: DecodeOptions = {}):
     new Uint8Array(core.memory.buffer, core.filterPtr(), C.FILTER_BYTES).set(filter);
     core.setFilter();
   }
+  if (resume) core.resumeAt(resume.bufferCount, resume.processors, resume.logFileMode, resume.compressionFormat);
   const feeder = new Feeder(core);
+  feeder.fileOffset = resume?.fileOffset ?? 0;
   const clr = options.clrTables !== false ? new ClrFiller(core) : undefined;
   let read = 0;
   let failure: unknown;
@@ -329,7 +406,8 @@ export async function* decodeWindows(input: Input, options: DecodeOptions = {}):
     if (data.bufferCount === 0 && data.warningTotal === totalStart) return undefined;
     return {
       data, firstRow: firstRow - data.eventCount, firstBuffer: d[C.DIR_BUF_BASE], arena: d[C.DIR_ARENA],
-      arenaUsed: d[C.DIR_ARENA_USED], warningStart: start, warningTotalStart: totalStart, final,
+      arenaUsed: d[C.DIR_ARENA_USED], final,
+      warnings: { offset: data.warningsOffset + start * C.WARN_STRIDE, count: data.warningCount - start, total: data.warningTotal - totalStart },
     };
   }
   async function* windows(steps: Generator<boolean>): AsyncGenerator<Window> {
@@ -372,9 +450,19 @@ export async function* decodeWindows(input: Input, options: DecodeOptions = {}):
   } catch {
     // the core's memory is unreadable: the windows before are all there is
   }
+  let context: TraceContext | undefined;
+  if (last && !failure) {
+    const lh = new DataView(last.bytes.buffer, last.bytes.byteOffset + last.logfileOffset, C.LH_SIZE);
+    if (lh.getUint32(C.LH_PRESENT, true)) {
+      context = {
+        processors: lh.getUint32(C.LH_NUMBER_OF_PROCESSORS, true), logFileMode: lh.getUint32(C.LH_LOG_FILE_MODE, true),
+        compressionFormat: core.compressionFormat(),
+      };
+    }
+  }
   return {
     inputBytes: size ?? read, fileOffset: feeder.fileOffset, stoppedEarly: feeder.stoppedEarly, failure,
-    fatalCode: core.fatalCode(), fatalOffset: core.fatalOffset(), pages, clrMissing, last,
+    fatalCode: core.fatalCode(), fatalOffset: core.fatalOffset(), context, pages, clrMissing, last,
     release: engine === "wasm" && !pages ? () => recycleMemory(core.memory as WebAssembly.Memory) : undefined,
   };
 }

@@ -1,0 +1,47 @@
+// The typed .NET tables' blocks (one per event type: its columns one after another, `count` rows
+// each) as the decoding side sees them: where their row indices and their references into the
+// byte store sit, so that a block can move with its rows and record bytes.
+
+import * as C from "../../assembly/codes.js";
+import { clrProgram } from "../schema/clr-program.js";
+
+/** Where u32 references into the byte store sit in a block (column offsets per row), and its column runs (pre, width). */
+export interface BlockShape {
+  offsets: number[];
+  runs: [number, number][];
+}
+
+let shapes: BlockShape[] | undefined;
+
+export function blockShapes(): BlockShape[] {
+  return (shapes ??= clrProgram().layouts.map((l) => {
+    const pres = new Set<number>([l.preRow, l.preStatus]);
+    const offsets: number[] = [];
+    for (const c of l.columns) {
+      pres.add(c.pre);
+      if (c.preB !== C.CLR_NOT_STORED) pres.add(c.preB);
+      if (c.storage === "ref") offsets.push(c.pre);
+    }
+    const sorted = [...pres].sort((a, b) => a - b);
+    const runs = sorted.map((p, i): [number, number] => [p, (i + 1 < sorted.length ? sorted[i + 1] : l.rowBytes) - p]);
+    return { offsets, runs };
+  }));
+}
+
+/**
+ * Moves a block of type `t` and `count` rows (4-byte aligned, in place): its row indices by `rows`,
+ * its references into the byte store (0: none) by `offsets`.
+ */
+export function moveBlock(block: Uint8Array, t: number, count: number, rows: number, offsets: number): void {
+  const words = new Uint32Array(block.buffer, block.byteOffset, block.byteLength >>> 2);
+  if (rows) {
+    const rowAt = (count * clrProgram().layouts[t].preRow) >>> 2;
+    for (let i = 0; i < count; i++) words[rowAt + i] += rows;
+  }
+  if (offsets) {
+    for (const pre of blockShapes()[t].offsets) {
+      const o = (count * pre) >>> 2;
+      for (let i = 0; i < count; i++) if (words[o + i] !== 0) words[o + i] += offsets;
+    }
+  }
+}

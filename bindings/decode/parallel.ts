@@ -1,0 +1,645 @@
+// Parallel decoding. The input is cut at buffer boundaries into segments of whole buffers; buffer 0
+// (the logfile header's) is decoded here first, for what every other core needs to know of the
+// trace (resumeAt); each further segment goes to a worker, whose core continues the trace from the
+// segment's first buffer. The workers' windows come back copied out of their cores (packWindow) and
+// are merged here in file order: their provider and event type indices, which are their cores' own,
+// are mapped onto one table of each, numbered in order of first sight as one core would number
+// them, and their warnings are numbered on. Whatever the cutter cannot cut cleanly (a damaged
+// buffer header, a last buffer cut short, trailing bytes) is decoded here by one core, as it would
+// be by a single one. The result is the single-core decode, window boundaries aside.
+
+import * as C from "../../assembly/codes.js";
+import { compiledCore } from "./loader.js";
+import { blobChunks, decodeWindows, isByteSource, memoryPages, sourceChunks, type ByteSource, type DecodeEnd, type DecodeOptions, type Input, type Resume, type TraceContext, type Window } from "./windows.js";
+import { packWindow, SparePool } from "./transfer.js";
+import type { TraceData } from "./trace-data.js";
+import { logfileCopy } from "./builder.js";
+
+/** A thread that decodes segments: a Node worker_threads Worker or a Web Worker, behind one face. */
+export interface DecodeWorker {
+  post(message: unknown, transfer: ArrayBuffer[]): void;
+  /** Sets the handlers of the worker's messages and of its failure. */
+  listen(onMessage: (message: unknown) => void, onError: (error: Error) => void): void;
+  terminate(): void;
+}
+
+let workerFactory: (() => DecodeWorker) | undefined;
+
+/** Sets how decode workers are started (each entry point installs its platform's way). */
+export function setWorkerFactory(factory: () => DecodeWorker): void {
+  workerFactory = factory;
+}
+
+/** The input bytes of one worker's segment at most (a window of `batchBytes` of record data may hold less). */
+const SEGMENT_BYTES = 8 << 20;
+/** Segments queued or being decoded per worker: one decoding, one waiting. */
+const IN_FLIGHT_PER_WORKER = 2;
+
+/** The options a worker's decode takes (what crosses to the worker thread). */
+export type SegmentOptions = Pick<DecodeOptions, "engine" | "batchBytes" | "clrTables" | "memoryLimit" | "filter"> & { wasm?: WebAssembly.Module };
+
+/** A request to a worker: decode `bytes` as the trace's segment starting at `resume`. */
+export interface SegmentRequest {
+  segment: number;
+  bytes: Uint8Array;
+  resume?: Resume;
+  options: SegmentOptions;
+}
+
+/** How a segment's decode ended (DecodeEnd made to cross threads). */
+export interface SegmentEnd {
+  fileOffset: number;
+  stoppedEarly: boolean;
+  /** The failure's text (an error's class does not survive postMessage). */
+  failure?: string;
+  fatalCode: number;
+  fatalOffset: number;
+  context?: TraceContext;
+  clrMissing: number;
+  arenaBytes: number;
+  /** Warnings met after the segment's last window (WARN_STRIDE-byte structs), and how many were seen. */
+  warnings: Uint8Array;
+  warningTotal: number;
+  /** The request's input buffer, handed back for the next segment. */
+  input?: ArrayBuffer;
+}
+
+/** A message to a worker: a segment to decode, or buffers its windows came in, to pack the next ones into. */
+export type WorkerRequest = SegmentRequest | { recycle: ArrayBuffer };
+
+/** A segment's messages: each window (packed), then its end, or an error that ended the decode. */
+export type SegmentMessage =
+  | { segment: number; window: Window }
+  | { segment: number; end: SegmentEnd }
+  | { segment: number; error: { name: string; message: string } };
+
+/**
+ * Decodes one segment: each window copied out of the core (to post, or to keep when the core is
+ * let go), then how it ended. Runs in the workers, and here for buffer 0 and the uncut rest.
+ */
+export async function* decodeSegment(input: Input, options: DecodeOptions, resume?: Resume, pool?: SparePool): AsyncGenerator<{ window: Window; transfer: ArrayBuffer[] }, SegmentEnd> {
+  const windows = decodeWindows(input, options, resume);
+  let kept = 0, seen = 0;
+  for (;;) {
+    const next = await windows.next();
+    if (next.done) {
+      const end = next.value;
+      try {
+        const last = end.last;
+        const extra = last ? last.bytes.slice(last.warningsOffset + kept * C.WARN_STRIDE, last.warningsOffset + last.warningCount * C.WARN_STRIDE) : new Uint8Array(0);
+        return {
+          fileOffset: end.fileOffset, stoppedEarly: end.stoppedEarly, failure: end.failure === undefined ? undefined : String(end.failure),
+          fatalCode: end.fatalCode, fatalOffset: end.fatalOffset, context: end.context, clrMissing: end.clrMissing,
+          arenaBytes: last?.arenaBytes ?? 0, warnings: extra, warningTotal: last ? last.warningTotal - seen : 0,
+        };
+      } finally {
+        end.release?.();
+      }
+    }
+    kept += next.value.warnings.count;
+    seen += next.value.warnings.total;
+    yield packWindow(next.value, pool);
+  }
+}
+
+/** A failure that crossed from a worker as text: prints as the original did. */
+class SegmentFailure {
+  constructor(readonly text: string) {}
+  toString(): string {
+    return this.text;
+  }
+}
+
+/** Hex of 16 bytes: a provider's GUID as a map key. */
+function guidKey(bytes: Uint8Array, at: number): string {
+  let s = "";
+  for (let i = 0; i < 16; i++) s += bytes[at + i].toString(16).padStart(2, "0");
+  return s;
+}
+
+/** A segment's core's provider and event type indices, mapped onto the trace's. */
+class SegmentMaps {
+  providers: number[] = [];
+  types: number[] = [];
+  providersIdentity = true;
+  typesIdentity = true;
+}
+
+/**
+ * The trace's provider and event type tables and its warnings, as one core would have them, built
+ * from the segments' windows in file order; each window's columns mapped onto them.
+ */
+class Merger {
+  private providers: Uint8Array<ArrayBuffer> = new Uint8Array(64 * C.PROV_STRIDE);
+  private providerCount = 0;
+  private readonly providerIndex = new Map<string, number>();
+  private types: Uint8Array<ArrayBuffer> = new Uint8Array(256 * C.TYPE_STRIDE);
+  private typeCount = 0;
+  private readonly typeIndex = new Map<string, number>();
+  private readonly warnings: Uint8Array[] = [];
+  private warningCount = 0;
+  /** The trace's logfile header (from buffer 0), its addresses relative to the copy. */
+  private logfile: Uint8Array = new Uint8Array(C.LH_SIZE);
+  warningTotal = 0;
+  rows = 0;
+  clrMissing = 0;
+  arenaBytes = 0;
+
+  private addWarnings(src: Uint8Array, total: number): Uint8Array {
+    const n = Math.min(src.length / C.WARN_STRIDE, C.MAX_WARNINGS - this.warningCount);
+    const kept = src.subarray(0, n * C.WARN_STRIDE);
+    if (n > 0) this.warnings.push(kept.slice());
+    this.warningCount += n;
+    this.warningTotal += total;
+    return kept;
+  }
+
+  /** A segment's window on the trace's tables: indices mapped, its tables (the trace's, its own row counts) placed in its store's room. */
+  take(w: Window, maps: SegmentMaps): Window {
+    const d = w.data;
+    const bytes = d.bytes;
+    const v = new DataView(bytes.buffer, bytes.byteOffset);
+    if (v.getUint32(d.logfileOffset + C.LH_PRESENT, true)) this.logfile = logfileCopy(d);
+    for (let i = maps.providers.length; i < d.providerCount; i++) {
+      const at = d.providersOffset + i * C.PROV_STRIDE;
+      const key = guidKey(bytes, at + C.PROV_GUID);
+      let g = this.providerIndex.get(key);
+      if (g === undefined && this.providerCount < C.MAX_PROVIDERS) {
+        g = this.providerCount++;
+        if (this.providers.length < this.providerCount * C.PROV_STRIDE) this.providers = grown(this.providers);
+        this.providers.set(bytes.subarray(at, at + C.PROV_STRIDE), g * C.PROV_STRIDE);
+        this.providerIndex.set(key, g);
+      }
+      maps.providers.push(g ?? 0xffff);
+      if (g !== i) maps.providersIdentity = false;
+    }
+    for (let t = maps.types.length; t < d.typeCount; t++) {
+      const at = d.typesOffset + t * C.TYPE_STRIDE;
+      const p = v.getUint16(at + C.TYPE_PROVIDER, true);
+      const provider = maps.providers[p] ?? p;
+      const key = `${provider},${v.getUint32(at + C.TYPE_EVENT_ID, true)},${v.getUint16(at + C.TYPE_OPCODE, true)}`;
+      let g = this.typeIndex.get(key);
+      if (g === undefined && this.typeCount < C.MAX_EVENT_TYPES) {
+        g = this.typeCount++;
+        if (this.types.length < this.typeCount * C.TYPE_STRIDE) this.types = grown(this.types);
+        const o = g * C.TYPE_STRIDE;
+        this.types.set(bytes.subarray(at, at + C.TYPE_ROWS), o);
+        new DataView(this.types.buffer).setUint16(o + C.TYPE_PROVIDER, provider, true);
+        this.typeIndex.set(key, g);
+      }
+      maps.types.push(g ?? C.EVENT_TYPE_NONE);
+      if (g !== t) maps.typesIdentity = false;
+    }
+    const e = d.events;
+    if (!maps.providersIdentity) {
+      const to = maps.providers, col = e.provider;
+      for (let i = 0; i < d.eventCount; i++) if (col[i] < to.length) col[i] = to[col[i]];
+    }
+    if (!maps.typesIdentity) {
+      const to = maps.types, col = e.eventType;
+      for (let i = 0; i < d.eventCount; i++) if (col[i] !== C.EVENT_TYPE_NONE) col[i] = to[col[i]];
+    }
+    // the window's row counts on the trace's event types
+    const types = this.types.slice(0, this.typeCount * C.TYPE_STRIDE);
+    const tv = new DataView(types.buffer);
+    for (let t = 0; t < d.typeCount; t++) {
+      const g = maps.types[t];
+      if (g === C.EVENT_TYPE_NONE) continue;
+      const o = g * C.TYPE_STRIDE + C.TYPE_ROWS;
+      tv.setUint32(o, tv.getUint32(o, true) + v.getUint32(d.typesOffset + t * C.TYPE_STRIDE + C.TYPE_ROWS, true), true);
+    }
+    const warnings = this.addWarnings(bytes.subarray(w.warnings.offset, w.warnings.offset + w.warnings.count * C.WARN_STRIDE), w.warnings.total);
+    // the tables go in the store's room (a store without enough is copied into a longer one)
+    const providers = this.providers.subarray(0, this.providerCount * C.PROV_STRIDE);
+    let free = w.free ?? bytes.length;
+    const need = providers.length + types.length + warnings.length + this.logfile.length + 32;
+    let store = bytes;
+    if (free + need > store.length) {
+      store = new Uint8Array(free + need);
+      store.set(bytes.subarray(0, free));
+    }
+    const place = (src: Uint8Array) => {
+      const at = free;
+      store.set(src, at);
+      free = (at + src.length + 7) & ~7;
+      return at;
+    };
+    const providersOffset = place(providers);
+    const typesOffset = place(types);
+    const warningsOffset = place(warnings);
+    // the trace's logfile header (the workers' cores have none: the clock needs it)
+    const logfileOffset = place(this.logfile);
+    const lv = new DataView(store.buffer, store.byteOffset + logfileOffset, C.LH_SIZE);
+    for (const a of [C.LH_TIME_ZONE, C.LH_LOGGER_NAME, C.LH_LOG_FILE_NAME]) {
+      const at = lv.getUint32(a, true);
+      if (at) lv.setUint32(a, at + logfileOffset, true);
+    }
+    const count = warnings.length / C.WARN_STRIDE;
+    const data: TraceData = {
+      ...d, bytes: store, providersOffset, providerCount: this.providerCount, typesOffset, typeCount: this.typeCount, logfileOffset,
+      warningsOffset, warningCount: count, warningTotal: w.warnings.total,
+    };
+    const firstRow = this.rows;
+    this.rows += d.eventCount;
+    return { ...w, data, firstRow, warnings: { offset: warningsOffset, count, total: w.warnings.total }, free };
+  }
+
+  /** A segment's end: its warnings after its last window, its counts. */
+  end(end: SegmentEnd): void {
+    this.addWarnings(end.warnings, end.warningTotal);
+    this.clrMissing += end.clrMissing;
+    this.arenaBytes += end.arenaBytes;
+  }
+
+  /** The trace's tables as a core's would be when decoding ended (DecodeEnd.last). */
+  last(): TraceData {
+    const parts = [
+      this.providers.subarray(0, this.providerCount * C.PROV_STRIDE), this.types.subarray(0, this.typeCount * C.TYPE_STRIDE),
+      ...this.warnings, new Uint8Array(C.LH_SIZE),
+    ];
+    const bytes = new Uint8Array(8 + parts.reduce((n, p) => n + p.length, 0));
+    let at = 8;
+    const offsets = parts.map((p) => {
+      bytes.set(p, at);
+      at += p.length;
+      return at - p.length;
+    });
+    const none = {} as TraceData["events"] & TraceData["ext"];
+    return {
+      bytes, events: none, eventCount: 0, ext: none, extCount: 0, buffersOffset: 0, bufferCount: 0,
+      warningsOffset: offsets[2] ?? 0, warningCount: this.warningCount, warningTotal: this.warningTotal,
+      providersOffset: offsets[0], providerCount: this.providerCount, typesOffset: offsets[1], typeCount: this.typeCount,
+      logfileOffset: offsets[offsets.length - 1], arenaBytes: this.arenaBytes, clrRows: 0, inputBytes: 0, decodedBytes: 0,
+    };
+  }
+}
+
+function grown(a: Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer> {
+  const b = new Uint8Array(a.length * 2);
+  b.set(a);
+  return b;
+}
+
+/** A run of whole buffers cut from the input, in a buffer of its own. */
+interface Segment {
+  bytes: Uint8Array;
+  fileOffset: number;
+  /** Buffers before it. */
+  bufferCount: number;
+  /** Buffers in it. */
+  buffers: number;
+}
+
+/**
+ * Cuts the input into segments of whole buffers, following the buffer headers' sizes. Where a size
+ * is not a buffer's (damage), or at the input's end, it stops cutting: `rest()` is then what is left.
+ * A segment's buffer comes back (`recycle`) once its worker has decoded it, for a later segment.
+ */
+class Cutter {
+  private pending: Uint8Array = new Uint8Array(0);
+  private filled = 0;
+  /** End of the whole buffers found in `pending`, and their count. */
+  private scan = 0;
+  private scanned = 0;
+  /** A chunked source's current chunk, and how much of it was taken. */
+  private chunk: Uint8Array = new Uint8Array(0);
+  private chunkAt = 0;
+  private readonly chunks?: AsyncIterator<Uint8Array>;
+  /** File offset of pending[0]; buffers cut so far; bytes read from the source. */
+  offset = 0;
+  bufferCount = 0;
+  read = 0;
+  private ended = false;
+  /** Cutting stopped: the rest goes to one core. */
+  stopped = false;
+  private readonly spare: ArrayBuffer[] = [];
+  /** A source read in place: straight into the segments' buffers. */
+  private readonly source?: ByteSource;
+
+  constructor(input: AsyncIterable<Uint8Array> | ByteSource, private readonly capacity: number, private readonly onProgress?: (read: number) => void) {
+    if (isByteSource(input as Input)) this.source = input as ByteSource;
+    else this.chunks = (input as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+    this.pending = this.fresh(capacity);
+  }
+
+  recycle(buffer: ArrayBuffer): void {
+    if (this.spare.length < 8 && buffer.byteLength >= this.capacity) this.spare.push(buffer);
+  }
+
+  private fresh(bytes: number): Uint8Array {
+    const i = this.spare.findIndex((b) => b.byteLength >= bytes);
+    return i >= 0 ? new Uint8Array(this.spare.splice(i, 1)[0]) : new Uint8Array(bytes);
+  }
+
+  /** Copies more of the source into `pending` (which is not full); false at the source's end. */
+  private async pull(): Promise<boolean> {
+    if (this.ended) return false;
+    if (this.source) {
+      const n = await this.source.read(this.pending.subarray(this.filled), this.read);
+      if (n === 0) {
+        this.ended = true;
+        return false;
+      }
+      this.filled += n;
+      this.read += n;
+      this.onProgress?.(this.read);
+      return true;
+    }
+    if (this.chunkAt === this.chunk.length) {
+      const next = await this.chunks!.next();
+      if (next.done) {
+        this.ended = true;
+        return false;
+      }
+      this.chunk = next.value;
+      this.chunkAt = 0;
+      this.read += this.chunk.length;
+      this.onProgress?.(this.read);
+    }
+    const n = Math.min(this.pending.length - this.filled, this.chunk.length - this.chunkAt);
+    this.pending.set(this.chunk.subarray(this.chunkAt, this.chunkAt + n), this.filled);
+    this.filled += n;
+    this.chunkAt += n;
+    return true;
+  }
+
+  /** The next segment of about `target` bytes (at least one buffer), or undefined when cutting has stopped. */
+  async next(target: number, maxBuffers = Infinity): Promise<Segment | undefined> {
+    if (this.stopped) return undefined;
+    for (;;) {
+      const v = new DataView(this.pending.buffer, this.pending.byteOffset);
+      while (this.scan < target && this.scanned < maxBuffers && this.scan + C.BUFFER_HEADER_SIZE <= this.filled) {
+        const size = v.getUint32(this.scan, true);
+        if (size < C.BUFFER_HEADER_SIZE || size > C.MAX_BUFFER) {
+          this.stopped = true;
+          break;
+        }
+        if (this.scan + size > this.filled) break;
+        this.scan += size;
+        this.scanned++;
+      }
+      if (this.stopped || this.scan >= target || this.scanned >= maxBuffers) break;
+      if (this.filled === this.pending.length) {
+        // full: cut what is whole, or (a buffer longer than the room) make room
+        if (this.scan > 0) break;
+        const more = this.fresh(this.pending.length * 2);
+        more.set(this.pending.subarray(0, this.filled));
+        this.pending = more;
+      }
+      if (!(await this.pull())) {
+        this.stopped = true;
+        break;
+      }
+    }
+    if (this.scan === 0) return undefined;
+    // the segment keeps this buffer; what follows it moves to a new one
+    const bytes = this.pending.subarray(0, this.scan);
+    const rest = this.pending.subarray(this.scan, this.filled);
+    this.pending = this.fresh(Math.max(rest.length, this.capacity));
+    this.pending.set(rest);
+    this.filled = rest.length;
+    const segment = { bytes, fileOffset: this.offset, bufferCount: this.bufferCount, buffers: this.scanned };
+    this.offset += this.scan;
+    this.bufferCount += this.scanned;
+    this.scan = 0;
+    this.scanned = 0;
+    return segment;
+  }
+
+  /** What the cutter did not cut: the bytes it holds, then the rest of the input. */
+  async *rest(): AsyncGenerator<Uint8Array> {
+    if (this.filled) yield this.pending.subarray(0, this.filled);
+    this.filled = 0;
+    if (this.ended) return;
+    if (this.source) {
+      const source = this.source, from = this.read;
+      const tail: ByteSource = { byteLength: source.byteLength - from, read: (into, position) => source.read(into, from + position) };
+      for await (const chunk of sourceChunks(tail, 16 << 20)) {
+        this.read += chunk.length;
+        this.onProgress?.(this.read);
+        yield chunk;
+      }
+      return;
+    }
+    if (this.chunkAt < this.chunk.length) yield this.chunk.subarray(this.chunkAt);
+    this.chunkAt = this.chunk.length;
+    for (;;) {
+      const next = await this.chunks!.next();
+      if (next.done) return;
+      this.read += next.value.length;
+      this.onProgress?.(this.read);
+      yield next.value;
+    }
+  }
+}
+
+/** A segment on its way: its messages as they come, in order. */
+class SegmentJob {
+  private readonly queue: SegmentMessage[] = [];
+  private waiting?: () => void;
+  readonly maps = new SegmentMaps();
+  /** `worker`: where the segment is decoded (none: on this thread). */
+  constructor(readonly fileOffset: number, readonly worker?: DecodeWorker) {}
+
+  push(m: SegmentMessage): void {
+    this.queue.push(m);
+    this.waiting?.();
+    this.waiting = undefined;
+  }
+
+  async next(): Promise<SegmentMessage> {
+    while (!this.queue.length) await new Promise<void>((resolve) => (this.waiting = resolve));
+    return this.queue.shift()!;
+  }
+}
+
+/**
+ * Decodes a segment request, posting each window and then the end (or the error that ended it):
+ * what a worker does with each request, and this thread with buffer 0 and the uncut rest.
+ */
+export async function serveSegment(
+  req: Omit<SegmentRequest, "bytes"> & { bytes: Input }, post: (m: SegmentMessage, transfer: ArrayBuffer[]) => void, pool?: SparePool,
+): Promise<void> {
+  const segment = req.segment;
+  try {
+    const run = decodeSegment(req.bytes, req.options, req.resume, pool);
+    for (;;) {
+      const next = await run.next();
+      if (next.done) {
+        const end = next.value;
+        const transfer = [end.warnings.buffer as ArrayBuffer];
+        if (req.bytes instanceof Uint8Array) transfer.push((end.input = req.bytes.buffer as ArrayBuffer));
+        post({ segment, end }, transfer);
+        return;
+      }
+      post({ segment, window: next.value.window }, next.value.transfer);
+    }
+  } catch (error) {
+    post({ segment, error: { name: (error as Error)?.name ?? "Error", message: (error as Error)?.message ?? String(error) } }, []);
+  }
+}
+
+/** A worker's side: serves the requests it is sent, one segment after another. */
+export function segmentServer(post: (m: SegmentMessage, transfer: ArrayBuffer[]) => void): (req: WorkerRequest) => void {
+  const pool = new SparePool();
+  let queue = Promise.resolve();
+  return (req) => {
+    if ("recycle" in req) pool.give(req.recycle);
+    else queue = queue.then(() => serveSegment(req, post, pool));
+  };
+}
+
+/** Runs a segment's decode on this thread, its messages queued as a worker's would be. */
+function runHere(job: SegmentJob, input: Input, options: DecodeOptions, resume?: Resume): void {
+  void serveSegment({ segment: 0, bytes: input, options, resume }, (m) => job.push(m));
+}
+
+/** The error a worker reported, made again on this thread. */
+function rethrow(e: { name: string; message: string }): never {
+  const Type = e.name === "RangeError" ? RangeError : e.name === "TypeError" ? TypeError : Error;
+  throw new Type(e.message);
+}
+
+/**
+ * Decodes `input` with `workers` worker threads (see the top of this file). Yields windows in file
+ * order (each copied out of its core: JS-owned, `final` false) and returns how decoding ended, as
+ * decodeWindows does; a trace too small for two segments is decoded on this thread.
+ */
+export async function* decodeParallel(input: Input, options: DecodeOptions, workers: number): AsyncGenerator<Window, DecodeEnd> {
+  if (!(Number.isInteger(workers) && workers >= 1)) throw new RangeError(`etw-wasm: workers must be a whole number of at least 1, not ${String(workers)}`);
+  const batch = options.batchBytes ?? 64 << 20;
+  const target = Math.min(SEGMENT_BYTES, batch);
+  let size = options.inputSize;
+  let chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array> | ByteSource;
+  if (isByteSource(input)) {
+    size = input.byteLength;
+    chunks = input;
+  } else if (typeof Blob !== "undefined" && input instanceof Blob) {
+    size = input.size;
+    chunks = blobChunks(input);
+  } else if (input instanceof Uint8Array || input instanceof ArrayBuffer) {
+    const whole = input instanceof Uint8Array ? input : new Uint8Array(input);
+    size = whole.length;
+    const step = options.chunkBytes ?? 16 << 20;
+    chunks = (function* () {
+      for (let i = 0; i < whole.length; i += step) yield whole.subarray(i, Math.min(whole.length, i + step));
+    })();
+  } else chunks = input as AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
+  if ((size !== undefined && size <= target) || !workerFactory) {
+    if (!workerFactory) throw new Error("etw-wasm: no worker threads here (decode workers are started by the Node and browser entry points)");
+    return yield* decodeWindows(input, options);
+  }
+  const source = isByteSource(input) ? input : undefined;
+  const cutter = new Cutter(source ?? (async function* () {
+    yield* chunks as AsyncIterable<Uint8Array>;
+  })(), target + (1 << 20), options.onProgress);
+  const { onProgress: _p, inputSize: _s, ...here } = options;
+  const merger = new Merger();
+  let fileOffset = 0, stoppedEarly = false, failure: unknown, fatalCode = 0, fatalOffset = 0;
+  const pages = memoryPages(options.memoryLimit);
+  let context: TraceContext | undefined;
+  const finish = (): DecodeEnd => ({
+    inputBytes: size ?? cutter.read, fileOffset, stoppedEarly, failure, fatalCode, fatalOffset, context,
+    pages, clrMissing: merger.clrMissing, last: merger.last(),
+  });
+  /** Merges a job's messages until its end; false when decoding must stop there. */
+  async function* drain(job: SegmentJob): AsyncGenerator<Window, boolean> {
+    for (;;) {
+      const m = await job.next();
+      if ("window" in m) {
+        const w = merger.take(m.window, job.maps);
+        yield w;
+        // the consumer is done with the window: its buffer goes back to the worker for another
+        const buffer = w.data.bytes.buffer as ArrayBuffer;
+        job.worker?.post({ recycle: buffer } satisfies WorkerRequest, [buffer]);
+      }
+      else if ("error" in m) rethrow(m.error);
+      else {
+        const end = m.end;
+        jobs.delete(m.segment);
+        if (end.input) cutter.recycle(end.input);
+        merger.end(end);
+        context ??= end.context;
+        fileOffset = end.fileOffset;
+        fatalCode = end.fatalCode;
+        fatalOffset = end.fatalOffset;
+        stoppedEarly = end.stoppedEarly;
+        if (end.failure !== undefined) failure = new SegmentFailure(end.failure);
+        return !(end.stoppedEarly || end.failure !== undefined || end.fatalCode);
+      }
+    }
+  }
+
+  const jobs = new Map<number, SegmentJob>();
+  const pool: DecodeWorker[] = [];
+  const inFlight: SegmentJob[] = [];
+  let workerError: Error | undefined;
+  try {
+    // Buffer 0 here: it gives what the workers' cores need (or, if it cannot be cut, one core decodes it all).
+    const first = await cutter.next(1, 1);
+    if (!first) return yield* decodeWindows(cutter.rest(), { ...options, onProgress: undefined, inputSize: size });
+    const job0 = new SegmentJob(0);
+    runHere(job0, first.bytes, here);
+    if (!(yield* drain(job0)) || !context) return finish();
+    const wasm = here.engine === "js" ? undefined : await compiledCore(options.wasm);
+    const segmentOptions: SegmentOptions = {
+      engine: here.engine, batchBytes: here.batchBytes, clrTables: here.clrTables, memoryLimit: here.memoryLimit, filter: here.filter, wasm,
+    };
+    for (let i = 0; i < workers; i++) {
+      const w = workerFactory();
+      w.listen((message) => {
+        const m = message as SegmentMessage;
+        jobs.get(m.segment)?.push(m);
+      }, (error) => {
+        // a worker that died: its segments end there, failed, at their first byte (the windows before are kept)
+        workerError ??= error;
+        for (const [segment, job] of jobs) {
+          job.push({ segment, end: {
+            fileOffset: job.fileOffset, stoppedEarly: false, failure: `Error: decode worker failed: ${error.message}`, fatalCode: 0, fatalOffset: 0,
+            clrMissing: 0, arenaBytes: 0, warnings: new Uint8Array(0), warningTotal: 0,
+          } });
+        }
+      });
+      pool.push(w);
+    }
+    let id = 1;
+    for (;;) {
+      while (inFlight.length < workers * IN_FLIGHT_PER_WORKER && !cutter.stopped && !workerError) {
+        const s = await cutter.next(target);
+        if (!s) break;
+        const job = new SegmentJob(s.fileOffset, pool[id % workers]);
+        jobs.set(id, job);
+        inFlight.push(job);
+        const request: SegmentRequest = {
+          segment: id, bytes: s.bytes, options: segmentOptions,
+          resume: { ...context, bufferCount: s.bufferCount, fileOffset: s.fileOffset },
+        };
+        job.worker!.post(request satisfies WorkerRequest, [s.bytes.buffer as ArrayBuffer]);
+        id++;
+      }
+      const job = inFlight.shift();
+      if (!job) break;
+      const ok = yield* drain(job);
+      if (!ok) return finish();
+    }
+    // the rest, which the cutter could not cut, decoded here as one core would
+    const rest = new SegmentJob(cutter.offset);
+    const restBytes = cutter.rest();
+    runHere(rest, restBytes, { ...here, inputSize: size === undefined ? undefined : size - cutter.offset }, {
+      ...context, bufferCount: cutter.bufferCount, fileOffset: cutter.offset,
+    });
+    yield* drain(rest);
+    return finish();
+  } finally {
+    for (const w of pool) w.terminate();
+    await source?.close?.();
+  }
+}
+
+/**
+ * The windows of `input`: decoded on this thread, or with `options.workers` worker threads
+ * (decodeParallel), whichever the options ask for.
+ */
+export function windowsOf(input: Input, options: DecodeOptions): AsyncGenerator<Window, DecodeEnd> {
+  return options.workers ? decodeParallel(input, options, options.workers) : decodeWindows(input, options);
+}
