@@ -46,7 +46,7 @@ function args() {
     quick: a.includes("--quick"),
     against: against >= 0 ? a[against + 1] : undefined,
     measureRss: a[0] === "--measure-rss" ? { engine: a[1] as "wasm" | "js", file: a[2] } : undefined,
-    measureStream: a[0] === "--measure-stream" ? { engine: a[1] as "wasm" | "js", file: a[2] } : undefined,
+    measureStream: a[0] === "--measure-stream" ? { engine: a[1] as "wasm" | "js", file: a[2], workers: Number(a[3] ?? 0) } : undefined,
   };
 }
 
@@ -158,15 +158,17 @@ interface StreamRow {
   events: number;
   engines: Record<string, { ms: number; mbPerS: number; eventsPerS: number; rssMB: number; batches: number } | { error: string }>;
   ratio?: number;
+  /** The wasm engine with 1 and 2 worker threads: time of 1 / time of 2. */
+  workerSpeedup?: number;
 }
 
 /**
  * Streams `file` once with `engine` (in this process): every batch's rows and typed .NET rows are
  * counted. Refuses a partial decode.
  */
-async function streamOnce(engine: "wasm" | "js", file: string): Promise<{ ms: number; events: number; clrRows: number; batches: number }> {
+async function streamOnce(engine: "wasm" | "js", file: string, workers = 0): Promise<{ ms: number; events: number; clrRows: number; batches: number }> {
   const t0 = performance.now();
-  const stream = await streamTraceFile(file, { engine });
+  const stream = await streamTraceFile(file, { engine, workers });
   let events = 0, clrRows = 0, batches = 0;
   for await (const b of stream) {
     events += b.events.length;
@@ -180,8 +182,8 @@ async function streamOnce(engine: "wasm" | "js", file: string): Promise<{ ms: nu
 }
 
 /** streamOnce in a fresh process, for its peak RSS (one run per engine: a run of 10 GiB takes seconds). */
-function streamInChild(engine: string, file: string): { ms: number; events: number; rssMB: number; batches: number } {
-  const r = runFresh("--measure-stream", engine, file);
+function streamInChild(engine: string, file: string, workers = 0): { ms: number; events: number; rssMB: number; batches: number } {
+  const r = runFresh("--measure-stream", engine, file, String(workers));
   const m = /ms=([\d.]+) events=(\d+) batches=(\d+) rss=(\d+)/.exec(r.stdout);
   if (!m) throw new Error(`${engine} ${file}: ${r.stderr.trim().split("\n").pop() ?? "no result"}`);
   return { ms: Number(m[1]), events: Number(m[2]), batches: Number(m[3]), rssMB: Number(m[4]) / 1024 };
@@ -202,19 +204,22 @@ function benchStream(input: string, path: string): StreamRow {
   const bytes = statSync(path).size;
   const row: StreamRow = { input, bytes, events: 0, engines: {} };
   warmPageCache(path);
-  for (const engine of ["wasm", "js"]) {
+  for (const [name, engine, workers] of [["wasm", "wasm", 0], ["js", "js", 0], ["wasm, 1 worker", "wasm", 1], ["wasm, 2 workers", "wasm", 2]] as const) {
+    const key = name;
     try {
       // the faster of two runs (the first may still meet pages the cache dropped)
-      const runs = [streamInChild(engine, path), streamInChild(engine, path)];
+      const runs = [streamInChild(engine, path, workers), streamInChild(engine, path, workers)];
       const r = runs[0].ms <= runs[1].ms ? runs[0] : runs[1];
       row.events = r.events;
-      row.engines[engine] = { ms: r.ms, mbPerS: bytes / 1e6 / (r.ms / 1000), eventsPerS: r.events / (r.ms / 1000), rssMB: r.rssMB, batches: r.batches };
+      row.engines[key] = { ms: r.ms, mbPerS: bytes / 1e6 / (r.ms / 1000), eventsPerS: r.events / (r.ms / 1000), rssMB: r.rssMB, batches: r.batches };
     } catch (error) {
-      row.engines[engine] = { error: String((error as Error).message ?? error) };
+      row.engines[key] = { error: String((error as Error).message ?? error) };
     }
   }
   const w = row.engines.wasm, j = row.engines.js;
   if (w && j && "ms" in w && "ms" in j) row.ratio = j.ms / w.ms;
+  const w1 = row.engines["wasm, 1 worker"], w2 = row.engines["wasm, 2 workers"];
+  if (w1 && w2 && "ms" in w1 && "ms" in w2) row.workerSpeedup = w1.ms / w2.ms;
   return row;
 }
 
@@ -261,10 +266,14 @@ async function xpressSpeed(path: string, quick: boolean): Promise<{ outputMB: nu
 function streamMarkdown(rows: StreamRow[], summary: { input: string; ms: number; rssMB: number; buffersRead: number; buffersWritten: number } | undefined): string[] {
   if (!rows.length) return [];
   const f = (x: number, d = 1) => x.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
-  const head = ["input", "GB", "events", "batches", "wasm s", "wasm MB/s", "wasm M events/s", "wasm peak RSS MB", "js s", "js MB/s", "js M events/s", "js peak RSS MB", "JS/WASM time", "RSS bytes/event (wasm)"];
+  const head = [
+    "input", "GB", "events", "batches", "wasm s", "wasm MB/s", "wasm M events/s", "wasm peak RSS MB", "js s", "js MB/s", "js M events/s", "js peak RSS MB",
+    "JS/WASM time", "RSS bytes/event (wasm)", "1 worker s", "1 worker peak RSS MB", "2 workers s", "2 workers peak RSS MB", "2 workers / 1",
+  ];
   const lines = [
     "",
-    "Streamed from the file (streamTraceFile, batches of 64 MiB of record data; every batch's rows and typed .NET rows counted), one run per engine in a fresh process:",
+    "Streamed from the file (streamTraceFile, batches of 64 MiB of record data; every batch's rows and typed .NET rows counted), one run per engine in a fresh process;",
+    "with workers, the wasm engine in worker threads (segments of 8 MiB of input, merged on the main thread):",
     "",
     `| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`,
   ];
@@ -279,6 +288,12 @@ function streamMarkdown(rows: StreamRow[], summary: { input: string; ms: number;
     }
     cells.push(r.ratio ? `${f(r.ratio, 2)}×` : "");
     cells.push(w && "rssMB" in w && r.events ? f((w.rssMB * 1024 * 1024) / r.events, 1) : "");
+    for (const n of ["wasm, 1 worker", "wasm, 2 workers"]) {
+      const e = r.engines[n];
+      if (!e || "error" in e) cells.push(e ? "error" : "", "");
+      else cells.push(f(e.ms / 1000, 2), f(e.rssMB, 0));
+    }
+    cells.push(r.workerSpeedup ? `${f(r.workerSpeedup, 2)}×` : "");
     lines.push(`| ${cells.join(" | ")} |`);
   }
   if (summary) {
@@ -319,7 +334,7 @@ function markdown(rows: Row[], xpress: { outputMB: number; mbPerS: number } | un
 async function main() {
   const a = args();
   if (a.measureStream) {
-    const r = await streamOnce(a.measureStream.engine, a.measureStream.file);
+    const r = await streamOnce(a.measureStream.engine, a.measureStream.file, a.measureStream.workers);
     console.log(`ms=${r.ms.toFixed(1)} events=${r.events} batches=${r.batches} rss=${process.resourceUsage().maxRSS}`);
     return;
   }

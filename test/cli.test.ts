@@ -202,11 +202,11 @@ describe("etw-wasm on a trace decoded only in part: what was decoded on stdout, 
     return { offset: Number(m![1]), percent: Number(m![2]), file: m![3], reason: m![4] };
   }
 
-  it.skipIf(!HAVE_CORPUS)("summary and events (jsonl, csv, json) in batches of 64 KiB, and with 2 workers, print what one batch prints, on every corpus file", async () => {
+  it.skipIf(!HAVE_CORPUS)("summary, events (jsonl, csv, json), gc and methods in batches of 64 KiB, and with 2 workers, print what one batch prints, on every corpus file", async () => {
     for (const name of corpusFiles()) {
       for (const args of [["summary"], ["events", "--format", "jsonl"], ["events", "--event", "GC/Start"], ["events", "--format", "csv"], ["events", "--format", "json", "--provider", "Windows Kernel"],
         // named by an EventSource manifest that comes after its first events in net.4.5.2.x64
-        ["events", "--event", "Microsoft-Windows-Kernel-File/Create"]]) {
+        ["events", "--event", "Microsoft-Windows-Kernel-File/Create"], ["gc", "--format", "csv"], ["methods", "--format", "jsonl"]]) {
         const [whole, batched, parallel] = await Promise.all([
           runAsync(args[0], etlPath(name), ...args.slice(1), "--workers", "0"),
           runAsync(args[0], etlPath(name), ...args.slice(1), "--batch-size", "64KiB", "--workers", "0"),

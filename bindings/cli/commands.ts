@@ -233,44 +233,90 @@ export function eventRecord(row: EventRow, index: number, process: string): Reco
 export const GC_COLUMNS = ["pid", "process", "gc", "generation", "reason", "type", "startMs", "pauseMs", "durationMs", "gen0SizeAfter", "gen1SizeAfter", "gen2SizeAfter", "lohSizeAfter", "pohSizeAfter", "heapSizeAfter"];
 
 /**
- * One row per GC of the .NET runtime: GC/Start (number, generation, reason, type) to GC/Stop, the pause
- * from GC/SuspendEEStart to GC/RestartEEStop around it, and the heap sizes of the GC/HeapStats after it.
+ * The events the gc or methods command reads, taken out of their trace or batch (a few fields each),
+ * and put in time order at the end: the order of the time-ordered event table (timestamp, then
+ * processor, then file order), whatever batches they came in.
  */
-export function gcRows(trace: Trace): Record<string, unknown>[] {
+class TimedEvents<T> {
+  private readonly list: { ts: bigint; processor: number; row: number; value: T }[] = [];
+
+  add(r: EventRow, row: number, value: T): void {
+    this.list.push({ ts: r.timestamp, processor: r.processor, row, value });
+  }
+
+  ordered(): { ts: bigint; value: T }[] {
+    return this.list.sort((a, b) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : a.processor - b.processor || a.row - b.row));
+  }
+}
+
+/** Where a collector takes its rows from: a whole trace, or each batch of a stream in turn. */
+type RowSource = { rows: Iterable<EventRow>; firstRow: number };
+
+function* traceRows(trace: Trace, provider: string[]): Iterable<RowSource> {
+  yield { rows: trace.query({ provider }), firstRow: 0 };
+}
+
+async function* streamRows(stream: TraceStream, provider: string[]): AsyncIterable<RowSource> {
+  for await (const b of stream) if (provider.some((p) => b.providers.find(p).length)) yield { rows: b.query({ provider }), firstRow: b.firstRow };
+}
+
+interface GcEvent {
+  pid: number;
+  eventId: number;
+  ms: number;
+  count?: unknown;
+  depth?: unknown;
+  reason?: string;
+  type?: string;
+  sizes?: (number | null)[];
+}
+
+/** One row per .NET garbage collection (GC/Start .. GC/RestartEEEnd), per process, in time order. */
+export async function gcRows(
+  source: Trace | TraceStream, processName: (pid: number, timestamp: bigint) => string,
+): Promise<Record<string, unknown>[]> {
+  const events = new TimedEvents<GcEvent>();
+  const ids = new Set([1, 2, 3, 4, 9]);
+  const batches = "query" in source ? traceRows(source, [RUNTIME]) : streamRows(source, [RUNTIME]);
+  for await (const { rows: list, firstRow } of batches) {
+    for (const r of list) {
+      if (!ids.has(r.eventId) || !r.clrSchema) continue;
+      const e: GcEvent = { pid: r.pid ?? 0, eventId: r.eventId, ms: r.relativeMSec };
+      if (r.eventId === 1) Object.assign(e, { count: r.get("Count"), depth: r.get("Depth"), reason: r.getDisplay("Reason") ?? "", type: r.getDisplay("Type") ?? "" });
+      else if (r.eventId === 4) {
+        e.sizes = ["GenerationSize0", "GenerationSize1", "GenerationSize2", "GenerationSize3", "GenerationSize4"]
+          .map((k) => (r.get(k) === undefined ? null : Number(r.get(k))));
+      }
+      events.add(r, firstRow + r.index, e);
+    }
+  }
   const rows: Record<string, unknown>[] = [];
   const state = new Map<number, { suspend?: number; row?: Record<string, unknown>; startMs?: number }>();
-  const ids = new Set([1, 2, 3, 4, 9]);
-  for (const r of trace.query({ provider: RUNTIME, order: "time" })) {
-    if (!ids.has(r.eventId) || !r.clrSchema) continue;
-    const pid = r.pid ?? 0;
+  for (const { ts, value: e } of events.ordered()) {
+    const pid = e.pid;
     const s = state.get(pid) ?? {};
     state.set(pid, s);
-    const ms = r.relativeMSec;
-    if (r.eventId === 9) s.suspend = ms;
-    else if (r.eventId === 1) {
+    const ms = e.ms;
+    if (e.eventId === 9) s.suspend = ms;
+    else if (e.eventId === 1) {
       // .NET Framework 4.5 logs GC/Start twice (versions 1 and 2): one GC, the later record's fields
-      const again = s.row && s.row.gc === r.get("Count") && s.row.durationMs === null;
+      const again = s.row && s.row.gc === e.count && s.row.durationMs === null;
       if (!again) s.startMs = ms;
       const row = {
-        pid, process: trace.processName(r.index), gc: r.get("Count"), generation: r.get("Depth"),
-        reason: r.getDisplay("Reason") ?? "", type: r.getDisplay("Type") ?? "", startMs: Number((again ? s.startMs! : ms).toFixed(3)),
+        pid, process: processName(pid, ts), gc: e.count, generation: e.depth,
+        reason: e.reason, type: e.type, startMs: Number((again ? s.startMs! : ms).toFixed(3)),
         pauseMs: null, durationMs: null, gen0SizeAfter: null, gen1SizeAfter: null, gen2SizeAfter: null,
         lohSizeAfter: null, pohSizeAfter: null, heapSizeAfter: null,
       };
       if (again) Object.assign(s.row!, { reason: row.reason, type: row.type });
       else rows.push((s.row = row));
-    } else if (r.eventId === 2 && s.row && s.startMs !== undefined) {
+    } else if (e.eventId === 2 && s.row && s.startMs !== undefined) {
       s.row.durationMs = Number((ms - s.startMs).toFixed(3));
-    } else if (r.eventId === 4 && s.row) {
-      const g = (k: string) => (r.get(k) === undefined ? null : Number(r.get(k)));
-      s.row.gen0SizeAfter = g("GenerationSize0");
-      s.row.gen1SizeAfter = g("GenerationSize1");
-      s.row.gen2SizeAfter = g("GenerationSize2");
-      s.row.lohSizeAfter = g("GenerationSize3");
-      s.row.pohSizeAfter = g("GenerationSize4");
-      s.row.heapSizeAfter = ["gen0SizeAfter", "gen1SizeAfter", "gen2SizeAfter", "lohSizeAfter", "pohSizeAfter"]
-        .reduce((n, k) => n + ((s.row![k] as number | null) ?? 0), 0);
-    } else if (r.eventId === 3 && s.row) {
+    } else if (e.eventId === 4 && s.row) {
+      const [g0, g1, g2, loh, poh] = e.sizes!;
+      Object.assign(s.row, { gen0SizeAfter: g0, gen1SizeAfter: g1, gen2SizeAfter: g2, lohSizeAfter: loh, pohSizeAfter: poh });
+      s.row.heapSizeAfter = e.sizes!.reduce<number>((n, x) => n + (x ?? 0), 0);
+    } else if (e.eventId === 3 && s.row) {
       if (s.suspend !== undefined) s.row.pauseMs = Number((ms - s.suspend).toFixed(3));
       s.suspend = undefined;
       s.row = undefined;
@@ -282,24 +328,35 @@ export function gcRows(trace: Trace): Record<string, unknown>[] {
 export const METHOD_COLUMNS = ["pid", "process", "method", "signature", "startAddress", "size", "token", "flags", "source", "timeMs"];
 
 /** Methods loaded per process: JIT loads (Method/LoadVerbose) and rundown (Method/DCStartVerbose, DCStopVerbose). */
-export function methodRows(trace: Trace): Record<string, unknown>[] {
+export async function methodRows(
+  source: Trace | TraceStream, processName: (pid: number, timestamp: bigint) => string,
+): Promise<Record<string, unknown>[]> {
+  const events = new TimedEvents<Record<string, unknown> & { key: string }>();
+  const batches = "query" in source ? traceRows(source, [RUNTIME, RUNDOWN]) : streamRows(source, [RUNTIME, RUNDOWN]);
+  for await (const { rows: list, firstRow } of batches) {
+    for (const r of list) {
+      const s = r.clrSchema;
+      if (!s || !s.fields.some((f) => f.name === "MethodSignature") || !s.fields.some((f) => f.name === "MethodStartAddress")) continue;
+      const pid = r.pid ?? 0;
+      const address = r.get("MethodStartAddress") as bigint;
+      const ns = String(r.get("MethodNamespace") ?? "");
+      events.add(r, firstRow + r.index, {
+        key: `${pid}:${address}:${r.get("MethodName")}`,
+        pid, process: "", method: ns ? `${ns}.${r.get("MethodName")}` : String(r.get("MethodName")),
+        signature: r.get("MethodSignature"), startAddress: "0x" + address.toString(16), size: r.get("MethodSize"),
+        token: "0x" + Number(r.get("MethodToken") ?? 0).toString(16).padStart(8, "0"), flags: r.getDisplay("MethodFlags") ?? "",
+        source: s.name.split("/").slice(1).join("/"), timeMs: Number(r.relativeMSec.toFixed(3)),
+      });
+    }
+  }
   const rows: Record<string, unknown>[] = [];
   const seen = new Set<string>();
-  for (const r of trace.query({ provider: [RUNTIME, RUNDOWN], order: "time" })) {
-    const s = r.clrSchema;
-    if (!s || !s.fields.some((f) => f.name === "MethodSignature") || !s.fields.some((f) => f.name === "MethodStartAddress")) continue;
-    const pid = r.pid ?? 0;
-    const address = r.get("MethodStartAddress") as bigint;
-    const key = `${pid}:${address}:${r.get("MethodName")}`;
+  for (const { ts, value } of events.ordered()) {
+    const { key, ...row } = value;
     if (seen.has(key)) continue; // rundown repeats methods already loaded
     seen.add(key);
-    const ns = String(r.get("MethodNamespace") ?? "");
-    rows.push({
-      pid, process: trace.processName(r.index), method: ns ? `${ns}.${r.get("MethodName")}` : String(r.get("MethodName")),
-      signature: r.get("MethodSignature"), startAddress: "0x" + address.toString(16), size: r.get("MethodSize"),
-      token: "0x" + Number(r.get("MethodToken") ?? 0).toString(16).padStart(8, "0"), flags: r.getDisplay("MethodFlags") ?? "",
-      source: s.name.split("/").slice(1).join("/"), timeMs: Number(r.relativeMSec.toFixed(3)),
-    });
+    row.process = processName(row.pid as number, ts);
+    rows.push(row);
   }
   rows.sort((a, b) => (a.pid as number) - (b.pid as number) || (a.timeMs as number) - (b.timeMs as number));
   return rows;

@@ -378,12 +378,13 @@ async function cmdGenerate(out: string, values: Values): Promise<number> {
 }
 
 /**
- * What gc and methods read: the .NET runtime's events, and the kernel's Process and Thread events for process
- * names. Filtered at decode time, so the rest of a big trace (CPU samples, stacks, I/O) takes no memory.
+ * What gc and methods read: the .NET runtime's events (the processes' names come from a pass of their
+ * own). Filtered at decode time, so the rest of a big trace (CPU samples, stacks, I/O) takes no time
+ * past the record walk and no memory.
  */
 const DECODE_FILTER: Partial<Record<string, DecodeFilter>> = {
-  gc: { provider: ["Microsoft-Windows-DotNETRuntime", "Windows Kernel/Process", "Windows Kernel/Thread"] },
-  methods: { provider: ["Microsoft-Windows-DotNETRuntime", "Microsoft-Windows-DotNETRuntimeRundown", "Windows Kernel/Process", "Windows Kernel/Thread"] },
+  gc: { provider: ["Microsoft-Windows-DotNETRuntime"] },
+  methods: { provider: ["Microsoft-Windows-DotNETRuntime", "Microsoft-Windows-DotNETRuntimeRundown"] },
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -405,9 +406,10 @@ async function main(argv: string[]): Promise<number> {
   const options = { onProgress: bar, memoryLimit: limit, batchBytes, workers, filter: DECODE_FILTER[command] };
   const out = new Output();
   const emit = (l: string) => out.line(l);
-  // info, summary and events in file order as jsonl, csv or json hold one batch at a time; the rest the whole trace
-  const streams = command === "info" || command === "summary"
-    || (command === "events" && ["jsonl", "csv", "json"].includes(plan!.format) && !plan!.filters.timeOrder);
+  // info, summary, gc, methods and events in file order as jsonl, csv or json hold one batch at a time; the rest the whole trace
+  const streams = command !== "events" || (["jsonl", "csv", "json"].includes(plan!.format) && !plan!.filters.timeOrder);
+  // the processes (for their names), from the kernel's Process and Thread events only, through a decode-time filter
+  const processTable = async () => (await openTraceFile(file, { ...options, onProgress: undefined, filter: { provider: ["Windows Kernel/Process", "Windows Kernel/Thread"] } })).processes;
   let result: Pick<Trace, "warnings" | "incomplete" | "decodedBytes">;
   try {
     if (streams) {
@@ -416,7 +418,11 @@ async function main(argv: string[]): Promise<number> {
         for await (const _ of stream) { /* counted by the stream */ }
         await cmdInfo(stream.end!, out);
       } else if (command === "summary") await streamSummary(stream, emit, infoLines);
-      else {
+      else if (command === "gc" || command === "methods") {
+        const processes = await processTable();
+        const name = (pid: number, ts: bigint) => processes.processName(pid, ts);
+        await writeTable(emit, format!, command === "gc" ? GC_COLUMNS : METHOD_COLUMNS, await (command === "gc" ? gcRows : methodRows)(stream, name));
+      } else {
         const named = plan!.format !== "jsonl" || plan!.filters.event !== undefined;
         // Names can come from descriptions the trace carries after the events they name, and csv and json
         // name each event's process: first passes gather the descriptions (every batch scanned, none kept)
@@ -427,16 +433,13 @@ async function main(argv: string[]): Promise<number> {
           for await (const b of await streamTraceFile(file, { ...options, onProgress: undefined })) collector.scan(b.events);
           manifests = collector.result;
         }
-        const processes = plan!.format === "jsonl" ? undefined
-          : (await openTraceFile(file, { ...options, onProgress: undefined, filter: { provider: ["Windows Kernel/Process", "Windows Kernel/Thread"] } })).processes;
+        const processes = plan!.format === "jsonl" ? undefined : await processTable();
         await streamEvents(stream, out, plan!, processes, manifests);
       }
       result = stream.end!;
     } else {
       const trace = await openTraceFile(file, options);
-      if (command === "gc") await writeTable(emit, format!, GC_COLUMNS, gcRows(trace));
-      else if (command === "methods") await writeTable(emit, format!, METHOD_COLUMNS, methodRows(trace));
-      else await cmdEvents(trace, out, plan!);
+      await cmdEvents(trace, out, plan!);
       result = trace;
     }
   } catch (error) {

@@ -153,7 +153,8 @@ export class TraceBuilder {
       return false;
     }
     const delta = at - w.arena;
-    if (!this.logfile && new DataView(data.bytes.buffer, data.bytes.byteOffset + data.logfileOffset).getUint32(C.LH_PRESENT, true)) {
+    // (the core keeps one logfile header struct for the whole trace: the first window's is every window's)
+    if (!this.logfile) {
       this.logfile = logfileCopy(data);
     }
     if (this.keepRows) {
@@ -245,7 +246,7 @@ export class TraceBuilder {
       for (let t = 0; t < typeCount; t++) tv.setUint32(t * C.TYPE_STRIDE + C.TYPE_ROWS, this.typeRows[t] ?? 0, true);
       typesOffset = place(types);
       warningTotal = Math.max(warningTotal, last.warningTotal);
-      if (!this.logfile && new DataView(last.bytes.buffer, last.bytes.byteOffset + last.logfileOffset).getUint32(C.LH_PRESENT, true)) {
+      if (!this.logfile) {
         this.logfile = logfileCopy(last);
       }
     }

@@ -140,6 +140,7 @@ class Merger {
   private warningCount = 0;
   /** The trace's logfile header (from buffer 0), its addresses relative to the copy. */
   private logfile: Uint8Array = new Uint8Array(C.LH_SIZE);
+  private logfileTaken = false;
   warningTotal = 0;
   rows = 0;
   clrMissing = 0;
@@ -159,7 +160,11 @@ class Merger {
     const d = w.data;
     const bytes = d.bytes;
     const v = new DataView(bytes.buffer, bytes.byteOffset);
-    if (v.getUint32(d.logfileOffset + C.LH_PRESENT, true)) this.logfile = logfileCopy(d);
+    // the first window is buffer 0's: its core's logfile header struct is the trace's
+    if (!this.logfileTaken) {
+      this.logfile = logfileCopy(d);
+      this.logfileTaken = true;
+    }
     for (let i = maps.providers.length; i < d.providerCount; i++) {
       const at = d.providersOffset + i * C.PROV_STRIDE;
       const key = guidKey(bytes, at + C.PROV_GUID);

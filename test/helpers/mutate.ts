@@ -1140,6 +1140,18 @@ async function check(bytes: Uint8Array, seed: number, problems: string[], traces
     problems.push(`${label}: whole ${whole.trace ? "decoded" : describeError(whole.error)}, sliced ${sliced.trace ? "decoded" : describeError(sliced.error)}`);
   }
 
+  // now and then, with two worker threads, in segments of 64 KiB
+  if (rand() < 1 / 16) {
+    const parallel = await decode(rand() < 0.5 ? bytes : [bytes], { engine, batchBytes: 65536, workers: 2 });
+    if (parallel.trace) traces.push(parallel.trace);
+    const how = `${engine} with 2 workers`;
+    if (whole.trace && parallel.trace) {
+      for (const p of traceDifferences(whole.trace, parallel.trace, { cells: 20 }, 5)) problems.push(`${how}: ${p.replace(/\bwasm\b/g, "whole").replace(/\bjs\b/g, "parallel")}`);
+    } else if (describeError(whole.error) !== describeError(parallel.error)) {
+      problems.push(`${how}: whole ${whole.trace ? "decoded" : describeError(whole.error)}, parallel ${parallel.trace ? "decoded" : describeError(parallel.error)}`);
+    }
+  }
+
   const trace = wasm.trace ?? js.trace;
   if (trace) problems.push(...readRows(trace));
   return trace;
