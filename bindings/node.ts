@@ -19,7 +19,7 @@ setWorkerFactory(() => {
       worker.on("message", onMessage);
       worker.on("error", onError);
     },
-    terminate: () => void worker.terminate(),
+    terminate: () => worker.terminate(),
   };
 });
 

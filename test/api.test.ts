@@ -12,6 +12,7 @@ import { packTraceData, unpackTraceData } from "../dist/bindings/decode/transfer
 import { Trace as TraceClass } from "../dist/bindings/trace.js";
 import { HAVE_CORPUS, corpusFiles, etlPath } from "./helpers/shared.js";
 import { withLargeBuffer } from "./helpers/large-buffer.js";
+import { traceDifferences } from "./helpers/engines.js";
 
 const SAMPLE = fileURLToPath(new URL("../examples/sample.etl", import.meta.url));
 const ENGINES = ["wasm", "js"] as const;
@@ -248,6 +249,34 @@ function expectPrefix(t: Trace, full: Trace, what: string): void {
     }
   }
 }
+
+describe("byte sources", () => {
+  it("a ByteSource decodes as its bytes do, on one thread and with workers, and is closed once when done", async () => {
+    const bytes = new Uint8Array(readFileSync(SAMPLE));
+    const whole = await openTrace(bytes);
+    for (const options of [{}, { workers: 2, batchBytes: 64 << 10 }, { chunkBytes: 100_003 }]) {
+      let closed = 0, reads = 0;
+      const source = {
+        byteLength: bytes.length,
+        async read(into: Uint8Array, position: number) {
+          reads++;
+          const n = Math.max(0, Math.min(into.length, bytes.length - position));
+          into.set(bytes.subarray(position, position + n));
+          return n;
+        },
+        async close() {
+          closed++;
+        },
+      };
+      const t = await openTrace(source, options);
+      expect(traceDifferences(whole, t), JSON.stringify(options)).toEqual([]);
+      expect(t.complete).toBe(true);
+      expect([closed, reads > 0], JSON.stringify(options)).toEqual([1, true]);
+      t.dispose();
+    }
+    whole.dispose();
+  });
+});
 
 describe("complete traces", () => {
   it("the sample is complete in both engines: every input byte decoded", async () => {

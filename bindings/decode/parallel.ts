@@ -20,7 +20,8 @@ export interface DecodeWorker {
   post(message: unknown, transfer: ArrayBuffer[]): void;
   /** Sets the handlers of the worker's messages and of its failure. */
   listen(onMessage: (message: unknown) => void, onError: (error: Error) => void): void;
-  terminate(): void;
+  /** Stops the worker; resolves once it has stopped (where the platform says). */
+  terminate(): Promise<unknown> | void;
 }
 
 let workerFactory: (() => DecodeWorker) | undefined;
@@ -636,7 +637,8 @@ export async function* decodeParallel(input: Input, options: DecodeOptions, work
     yield* drain(rest);
     return finish();
   } finally {
-    for (const w of pool) w.terminate();
+    // (awaited: a run of decodes does not pile up threads still stopping)
+    await Promise.all(pool.map((w) => w.terminate()));
     await source?.close?.();
   }
 }

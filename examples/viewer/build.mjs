@@ -12,6 +12,7 @@ mkdirSync(out, { recursive: true });
 const common = { bundle: true, format: "esm", platform: "browser", target: "es2022", minify: true, sourcemap: true, logLevel: "warning" };
 await build({ ...common, entryPoints: [here("./main.ts")], outfile: `${out}main.js` });
 await build({ ...common, entryPoints: [here("../../bindings/worker.ts")], outfile: `${out}worker.js` });
+await build({ ...common, entryPoints: [here("./stream-worker.ts")], outfile: `${out}stream-worker.js` });
 copyFileSync(here("./index.html"), `${out}index.html`);
 copyFileSync(here("./style.css"), `${out}style.css`);
 copyFileSync(here("../../dist/etw.wasm"), `${out}etw.wasm`);

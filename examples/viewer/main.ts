@@ -1,7 +1,13 @@
 // etw-wasm viewer: a static page on the public API. Decoding runs in a worker; the page renders
-// counts, a GC timeline and a virtualized event table filtered through trace.query().
+// counts, a GC timeline and a virtualized event table filtered through trace.query(). A trace too big
+// to hold (over 256 MiB, or any with ?stream in the address) is streamed instead (stream-worker.ts):
+// the counts and GC lanes come from its batches and the table is paged from the file on demand.
 
 import { openTraceInWorker, type Trace } from "etw-wasm/browser";
+import type { RowCells, StreamSummary } from "./stream-worker.js";
+
+/** Files above this size are streamed, not held. */
+const STREAM_BYTES = 256 << 20;
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const fmt = (n: number) => n.toLocaleString("en-US");
@@ -10,6 +16,8 @@ const ROW = 22;
 let trace: Trace | null = null;
 let nameOfType: string[] = []; // event type -> name ("" where rows carry their own names)
 let shown: Uint32Array = new Uint32Array(0);
+/** The streamed trace: its worker, its row count, and the page last asked for. */
+let streamed: { worker: Worker; records: number; asked: number; rows: Map<number, RowCells> } | null = null;
 
 function setStatus(text: string) {
   $("status").textContent = text;
@@ -19,7 +27,20 @@ function setStatus(text: string) {
  * A trace decoded only in part says so above everything else: the reason, the byte offset and how
  * much of the file was read (the rows before that point are shown).
  */
-function showIncomplete(t: Trace | null, name: string) {
+interface Outcome {
+  incomplete?: { reason: string; offset: number; message: string };
+  decodedBytes: number;
+  inputBytes: number;
+  /** The decode error's class, as "Name: ", when one stopped decoding. */
+  errorName?: string;
+  records: number;
+}
+
+function outcomeOf(t: Trace): Outcome {
+  return { incomplete: t.incomplete, decodedBytes: t.decodedBytes, inputBytes: t.inputBytes, errorName: t.decodeError ? `${t.decodeError.name}: ` : undefined, records: t.events.length };
+}
+
+function showIncomplete(t: Outcome | null, name: string) {
   const banner = $("incomplete");
   const stop = t?.incomplete;
   banner.hidden = !stop;
@@ -28,9 +49,8 @@ function showIncomplete(t: Trace | null, name: string) {
   const share = Math.floor((100 * t.decodedBytes) / Math.max(1, t.inputBytes));
   const title = document.createElement("strong");
   title.textContent = "Incomplete trace. ";
-  const what = t.decodeError ? `${t.decodeError.name}: ` : "";
-  banner.append(title, `Decoding stopped early at byte offset ${fmt(stop.offset)} (${share}% of ${name} read): ${what}${stop.message}. ` +
-    `Only the ${fmt(t.events.length)} records before that point are shown.`);
+  banner.append(title, `Decoding stopped early at byte offset ${fmt(stop.offset)} (${share}% of ${name} read): ${t.errorName ?? ""}${stop.message}. ` +
+    `Only the ${fmt(t.records)} records before that point are shown.`);
   banner.dataset.reason = stop.reason;
   banner.dataset.offset = String(stop.offset);
 }
@@ -39,7 +59,11 @@ async function open(file: File) {
   setStatus(`Decoding ${file.name} (${fmt(file.size)} bytes)…`);
   trace?.dispose();
   trace = null;
+  streamed?.worker.terminate();
+  streamed = null;
   showIncomplete(null, file.name);
+  if (file.size > STREAM_BYTES || new URLSearchParams(location.search).has("stream")) return openStreamed(file);
+  setFiltersEnabled(true);
   const t0 = performance.now();
   try {
     trace = await openTraceInWorker(file, {
@@ -53,8 +77,53 @@ async function open(file: File) {
   }
   const ms = performance.now() - t0;
   setStatus(`${file.name}: ${fmt(trace.events.length)} records decoded in ${ms.toFixed(0)} ms${trace.complete ? "" : " (incomplete)"}.`);
-  showIncomplete(trace, file.name);
+  showIncomplete(outcomeOf(trace), file.name);
   render(trace);
+}
+
+/** A big trace: streamed in a worker; counts and GC lanes from its batches, the table paged from the file. */
+function openStreamed(file: File) {
+  const t0 = performance.now();
+  const worker = new Worker(new URL("stream-worker.js", location.href), { type: "module" });
+  const s = (streamed = { worker, records: 0, asked: 0, rows: new Map<number, RowCells>() });
+  worker.onmessage = (e) => {
+    if (streamed !== s) return;
+    const m = e.data as { progress?: number; summary?: StreamSummary; page?: { id: number; from: number; rows: RowCells[] }; error?: string };
+    if (m.progress !== undefined) setStatus(`Streaming ${file.name}: ${Math.round((100 * m.progress) / Math.max(1, file.size))}%`);
+    else if (m.error !== undefined) setStatus(`Cannot read ${file.name}: ${m.error}`);
+    else if (m.summary) {
+      const sum = m.summary;
+      s.records = sum.records;
+      setStatus(`${file.name}: ${fmt(sum.records)} records streamed in ${(performance.now() - t0).toFixed(0)} ms in ${fmt(sum.batches)} batches${sum.complete ? "" : " (incomplete)"}; the table is read from the file as it scrolls.`);
+      showIncomplete({ ...sum, errorName: sum.decodeError }, file.name);
+      renderStreamed(sum);
+    } else if (m.page && m.page.id === s.asked) {
+      m.page.rows.forEach((cells, k) => s.rows.set(m.page!.from + k, cells));
+      drawRows();
+    }
+  };
+  // (?stream=BYTES sets the batch size: small batches show the paging on small files)
+  const batchBytes = Number(new URLSearchParams(location.search).get("stream")) || undefined;
+  worker.postMessage({ open: file, wasm: new URL("etw.wasm", location.href).href, batchBytes });
+}
+
+function renderStreamed(sum: StreamSummary) {
+  $("main").hidden = false;
+  summaryList(sum.info, sum.records, sum.spanMs, sum.complete, sum.warningTotal);
+  fillTable("providers", sum.providers.filter(([, n]) => n), "provider-count");
+  fillTable("names", sum.names, "name-count");
+  paintGc(sum.gcs, sum.spanMs);
+  setFiltersEnabled(false);
+  $("shown").textContent = `${fmt(sum.records)} shown`;
+  $("grid-space").style.height = `${sum.records * ROW}px`;
+  $("grid").scrollTop = 0;
+  drawRows();
+}
+
+/** Filters need the whole trace: a streamed one is shown in file order, unfiltered. */
+function setFiltersEnabled(on: boolean) {
+  $("filters").querySelectorAll<HTMLInputElement | HTMLSelectElement>("input, select").forEach((el) => (el.disabled = !on));
+  $("stream-note").hidden = on;
 }
 
 /** Rows of one event type share their name: name each type once. */
@@ -69,11 +138,18 @@ function rowName(t: Trace, i: number): string {
 function render(t: Trace) {
   $("main").hidden = false;
   nameTypes(t);
-  const i = t.info;
   const order = t.events.timeOrder();
   const span = t.events.length ? t.relativeMSec(t.events.timestamp[order[order.length - 1]]) : 0;
+  summaryList(t.info, t.events.length, span, t.complete, t.warningTotal);
+  renderCounts(t);
+  renderFilters(t);
+  drawGc(t, span);
+  applyFilters();
+}
+
+function summaryList(i: Trace["info"], records: number, span: number, complete: boolean, warningTotal: number) {
   const items: [string, string, string?][] = [
-    ["Records", fmt(t.events.length), "event-count"],
+    ["Records", fmt(records), "event-count"],
     ["Logger", i.loggerName],
     ["Log file", i.logFileName],
     ["Start", i.startTime.toISOString()],
@@ -83,10 +159,10 @@ function render(t: Trace) {
     ["Pointer size", String(i.pointerSize)],
     ["Clock", `${i.clockName}, ${i.perfFreq} Hz`],
     ["Buffers", `${fmt(i.bufferCount)} (${fmt(i.compressedBuffers)} compressed)`],
-    ["Decoded", `${fmt(i.decodedBytes)} of ${fmt(i.fileSize)} bytes${t.complete ? "" : " (incomplete)"}`, "decoded-bytes"],
+    ["Decoded", `${fmt(i.decodedBytes)} of ${fmt(i.fileSize)} bytes${complete ? "" : " (incomplete)"}`, "decoded-bytes"],
     ["Events lost", fmt(i.eventsLost)],
     ["Buffers lost", fmt(i.buffersLost)],
-    ["Warnings", fmt(t.warningTotal)],
+    ["Warnings", fmt(warningTotal)],
   ];
   const dl = $("summary-list");
   dl.replaceChildren();
@@ -98,10 +174,6 @@ function render(t: Trace) {
     if (id) dd.dataset.testid = id;
     dl.append(dt, dd);
   }
-  renderCounts(t);
-  renderFilters(t);
-  drawGc(t, span);
-  applyFilters();
 }
 
 function fillTable(id: string, rows: [string, number][], testid: string) {
@@ -167,6 +239,7 @@ function drawRows() {
   const t = trace;
   const grid = $("grid");
   grid.querySelectorAll(".grid-row").forEach((el) => el.remove());
+  if (streamed) return drawStreamedRows(streamed);
   if (!t) return;
   const first = Math.floor(grid.scrollTop / ROW);
   const last = Math.min(shown.length, first + Math.ceil(grid.clientHeight / ROW) + 2);
@@ -177,6 +250,7 @@ function drawRows() {
     const div = document.createElement("div");
     div.className = "grid-row";
     div.style.top = `${k * ROW}px`;
+    div.dataset.row = String(k);
     const cells = [row.relativeMSec.toFixed(3), rowName(t, i), String(row.pid ?? ""), String(row.tid ?? ""), String(row.processor), String(row.payloadLength), fieldsText(t, i)];
     for (const c of cells) {
       const span = document.createElement("span");
@@ -188,13 +262,41 @@ function drawRows() {
   }
 }
 
+/** The visible rows of a streamed trace: those paged in, the rest asked of the worker. */
+function drawStreamedRows(s: NonNullable<typeof streamed>) {
+  const grid = $("grid");
+  const first = Math.floor(grid.scrollTop / ROW);
+  const last = Math.min(s.records, first + Math.ceil(grid.clientHeight / ROW) + 2);
+  let missing = false;
+  for (let k = first; k < last; k++) {
+    const cells = s.rows.get(k);
+    if (!cells) {
+      missing = true;
+      continue;
+    }
+    const div = document.createElement("div");
+    div.className = "grid-row";
+    div.style.top = `${k * ROW}px`;
+    div.dataset.row = String(k);
+    for (const c of cells) {
+      const span = document.createElement("span");
+      span.textContent = c;
+      span.title = c;
+      div.append(span);
+    }
+    grid.append(div);
+  }
+  if (missing) {
+    // a page around what is visible; rows paged before are let go
+    const from = Math.max(0, first - 50), to = Math.min(s.records, last + 50);
+    s.asked++;
+    if (s.rows.size > 2000) s.rows.clear();
+    s.worker.postMessage({ page: { id: s.asked, from, to } });
+  }
+}
+
 /** GC/Start .. GC/Stop intervals of the .NET runtime, one lane per process, colored by generation. */
 function drawGc(t: Trace, span: number) {
-  const canvas = $<HTMLCanvasElement>("gc");
-  const w = (canvas.width = canvas.clientWidth * devicePixelRatio || 800);
-  const h = (canvas.height = 140 * devicePixelRatio);
-  const g = canvas.getContext("2d")!;
-  g.clearRect(0, 0, w, h);
   const starts = t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 1, order: "time" });
   const stops = t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 2, order: "time" });
   const open = new Map<number, { ms: number; gen: number }>();
@@ -210,6 +312,15 @@ function drawGc(t: Trace, span: number) {
       open.delete(pid);
     }
   }
+  paintGc(gcs, span);
+}
+
+function paintGc(gcs: { pid: number; from: number; to: number; gen: number }[], span: number) {
+  const canvas = $<HTMLCanvasElement>("gc");
+  const w = (canvas.width = canvas.clientWidth * devicePixelRatio || 800);
+  const h = (canvas.height = 140 * devicePixelRatio);
+  const g = canvas.getContext("2d")!;
+  g.clearRect(0, 0, w, h);
   const pids = [...new Set(gcs.map((x) => x.pid))];
   const lane = h / Math.max(1, pids.length);
   const colors = ["#4c9be8", "#f0a030", "#d9534f", "#7a5cc4"];

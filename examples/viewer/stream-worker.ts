@@ -1,0 +1,169 @@
+// The viewer's worker for traces too big to hold: the file is streamed batch by batch (memory
+// bounded by the batch), the summary, counts and GC lanes are computed from the batches, and where
+// each batch lies in the file is remembered, so that the event table can be paged from the file on
+// demand: a page's batch is decoded again from its bytes, after buffer 0 (the logfile header's,
+// which gives the trace's clock).
+
+import { streamTrace, openTrace, NameCounter, ManifestCollector, setTraceManifests, type Trace, type TraceManifests } from "etw-wasm/browser";
+
+/** A batch's rows (file order, over the whole trace) and its buffers' bytes in the file. */
+interface BatchAt {
+  firstRow: number;
+  rows: number;
+  start: number;
+  end: number;
+}
+
+/** What the page shows of a row. */
+export type RowCells = [time: string, name: string, pid: string, tid: string, cpu: string, bytes: string, fields: string];
+
+export interface StreamSummary {
+  records: number;
+  info: Trace["info"];
+  complete: boolean;
+  incomplete?: { reason: string; offset: number; message: string };
+  decodeError?: string;
+  inputBytes: number;
+  decodedBytes: number;
+  warningTotal: number;
+  providers: [string, number][];
+  names: [string, number][];
+  gcs: { pid: number; from: number; to: number; gen: number }[];
+  spanMs: number;
+  batches: number;
+}
+
+const scope = globalThis as unknown as {
+  onmessage: ((e: MessageEvent) => void) | null;
+  postMessage(message: unknown): void;
+};
+
+let file: Blob | undefined;
+let wasm: string | undefined;
+let batches: BatchAt[] = [];
+let headerEnd = 0;
+let manifests: TraceManifests | undefined;
+/** Batches decoded again for pages, most recent last (two kept). */
+let cached: { index: number; trace: Trace; skip: number }[] = [];
+
+/** The larger of two raw timestamps given as (high, low) u32 halves. */
+function later(hi: number, lo: number, best: [number, number]): void {
+  if (hi > best[0] || (hi === best[0] && lo > best[1])) {
+    best[0] = hi;
+    best[1] = lo;
+  }
+}
+
+async function open(input: Blob, wasmUrl: string, batchBytes?: number): Promise<StreamSummary> {
+  file = input;
+  wasm = wasmUrl;
+  batches = [];
+  for (const c of cached) c.trace.dispose();
+  cached = [];
+  const stream = streamTrace(input, { wasm: wasmUrl, batchBytes, onProgress: (n) => scope.postMessage({ progress: n }) });
+  const names = new NameCounter();
+  const collector = new ManifestCollector();
+  const perProvider = new Map<string, number>();
+  const gcEvents: { ts: bigint; processor: number; row: number; pid: number; start: boolean; ms: number; gen: number }[] = [];
+  const last: [number, number] = [0, 0];
+  let clock: Trace["clock"] | undefined;
+  for await (const b of stream) {
+    names.add(b);
+    collector.scan(b.events);
+    clock ??= b.clock;
+    const col = b.events.columns;
+    const counts = new Float64Array(b.providers.length);
+    for (let i = 0; i < col.provider.length; i++) counts[col.provider[i]]++;
+    for (const p of b.providers) {
+      if (!counts[p.index]) continue;
+      const name = p.group ? `${p.name}/${p.group}` : p.name;
+      perProvider.set(name, (perProvider.get(name) ?? 0) + counts[p.index]);
+    }
+    const ts = new Uint32Array(col.timestamp.buffer, col.timestamp.byteOffset, col.timestamp.length * 2);
+    for (let i = 0; i < ts.length; i += 2) later(ts[i + 1], ts[i], last);
+    for (const r of b.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: [1, 2] })) {
+      gcEvents.push({
+        ts: r.timestamp, processor: r.processor, row: b.firstRow + r.index, pid: r.pid ?? 0, start: r.eventId === 1,
+        ms: r.relativeMSec, gen: r.eventId === 1 ? Number(r.get("Depth") ?? 0) : 0,
+      });
+    }
+    if (b.bufferCount) {
+      const first = b.buffer(0), end = b.buffer(b.bufferCount - 1);
+      if (b.index === 0) headerEnd = first.fileOffset + first.bufferSize;
+      batches.push({ firstRow: b.firstRow, rows: b.events.length, start: first.fileOffset, end: end.fileOffset + end.bufferSize });
+    }
+  }
+  const end = stream.end!;
+  manifests = collector.result;
+  // GC/Start .. GC/Stop per process, in time order (timestamp, processor, file order) over the batches
+  gcEvents.sort((a, b) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : a.processor - b.processor || a.row - b.row));
+  const open = new Map<number, { ms: number; gen: number }>();
+  const gcs: StreamSummary["gcs"] = [];
+  for (const e of gcEvents) {
+    if (e.start) open.set(e.pid, { ms: e.ms, gen: e.gen });
+    else {
+      const s = open.get(e.pid);
+      if (s) gcs.push({ pid: e.pid, from: s.ms, to: e.ms, gen: s.gen });
+      open.delete(e.pid);
+    }
+  }
+  const spanMs = clock && end.eventCount ? clock.relativeMSec((BigInt(last[0]) << 32n) | BigInt(last[1])) : 0;
+  return {
+    records: end.eventCount, info: end.info, complete: end.complete,
+    incomplete: end.incomplete && { reason: end.incomplete.reason, offset: end.incomplete.offset, message: end.incomplete.message },
+    decodeError: end.decodeError ? `${end.decodeError.name}: ` : undefined,
+    inputBytes: end.inputBytes, decodedBytes: end.decodedBytes, warningTotal: end.warningTotal,
+    providers: [...perProvider].sort((a, b) => b[1] - a[1]), names: names.counts(end.providers, end.eventTypes),
+    gcs, spanMs, batches: batches.length,
+  };
+}
+
+/** Batch `index` decoded again from the file: its buffers after buffer 0 (whose rows are skipped). */
+async function batchTrace(index: number): Promise<{ trace: Trace; skip: number }> {
+  const hit = cached.find((c) => c.index === index);
+  if (hit) return hit;
+  const b = batches[index];
+  const parts = b.start === 0 ? [file!.slice(b.start, b.end)] : [file!.slice(0, headerEnd), file!.slice(b.start, b.end)];
+  const trace = await openTrace(new Blob(parts), { wasm });
+  if (manifests) setTraceManifests(trace.events, manifests);
+  const entry = { index, trace, skip: b.start === 0 ? 0 : trace.buffer(0).rowCount };
+  cached.push(entry);
+  if (cached.length > 2) cached.shift()!.trace.dispose();
+  return entry;
+}
+
+function fieldsText(t: Trace, index: number): string {
+  const d = t.events.row(index).decode();
+  if (!d) return "";
+  return d.names.map((n, k) => `${n}=${String(d.values[k]).slice(0, 40)}`).join("; ");
+}
+
+/** Rows `from` .. `to` (file order over the whole trace) as the table shows them. */
+async function page(from: number, to: number): Promise<RowCells[]> {
+  const out: RowCells[] = [];
+  let k = 0;
+  for (let r = from; r < to; r++) {
+    while (k < batches.length && batches[k].firstRow + batches[k].rows <= r) k++;
+    if (k === batches.length) break;
+    if (r < batches[k].firstRow) continue;
+    const { trace: t, skip } = await batchTrace(k);
+    const i = skip + r - batches[k].firstRow;
+    if (i >= t.events.length) continue;
+    const row = t.events.row(i);
+    out.push([
+      row.relativeMSec.toFixed(3), t.names.ofRow(i), String(row.pid ?? ""), String(row.tid ?? ""), String(row.processor), String(row.payloadLength),
+      fieldsText(t, i),
+    ]);
+  }
+  return out;
+}
+
+scope.onmessage = async (e) => {
+  const m = e.data as { open?: Blob; wasm: string; batchBytes?: number } | { page: { id: number; from: number; to: number } };
+  try {
+    if ("open" in m && m.open) scope.postMessage({ summary: await open(m.open, m.wasm, m.batchBytes) });
+    else if ("page" in m) scope.postMessage({ page: { id: m.page.id, from: m.page.from, rows: await page(m.page.from, m.page.to) } });
+  } catch (error) {
+    scope.postMessage({ error: (error as Error).message ?? String(error) });
+  }
+};
