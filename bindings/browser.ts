@@ -1,7 +1,7 @@
 // Browser entry point: the core is fetched next to this module and compiled while it streams in;
 // openTrace also takes a File or Blob; openTraceInWorker decodes off the UI thread.
 
-import { setWorkerFactory } from "./decode/parallel.js";
+import { setWorkerFactory } from "./decode/worker-factory.js";
 
 // decode workers (options.workers) are Web Workers running worker.js
 setWorkerFactory(() => {

@@ -6,7 +6,7 @@ import { streamTrace, type StreamOptions, type TraceStream } from "./stream.js";
 import { Worker } from "node:worker_threads";
 import { setUrlLoader } from "./decode/loader.js";
 import type { ByteSource } from "./decode/windows.js";
-import { setWorkerFactory } from "./decode/parallel.js";
+import { setWorkerFactory } from "./decode/worker-factory.js";
 
 setUrlLoader(async (url) => (await readFile(url)) as BufferSource);
 

@@ -2,8 +2,7 @@
 // bounded by the batch size. Each batch is a Trace over its window's rows; the stream's end says
 // what openTrace would about the whole: header, counts, providers, warnings, completeness.
 
-import { windowsOf } from "./decode/parallel.js";
-import { type DecodeEnd, type DecodeOptions, type Input, type Window } from "./decode/windows.js";
+import { windowsOf, type DecodeEnd, type DecodeOptions, type Input, type Window } from "./decode/windows.js";
 import { TraceBuilder } from "./decode/builder.js";
 import { finishTrace } from "./decode/decode.js";
 import type { TraceData } from "./decode/trace-data.js";

@@ -11,12 +11,14 @@ import { build, type Metafile, type OutputFile } from "esbuild";
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const ENTRY = "examples/browser-app/main.ts";
 
-// Gzip (zlib's default level) of the entry chunk, in bytes. It measured 32.6 KB when this was set
-// (38.2 KB before the .NET runtime schema was packed, of which the schema was 16.6 KB); the budget
-// leaves about 15% for growth. Raise it deliberately, not to make a change pass. Raised to 41,000
-// with windowed decoding (the window driver and the builder that gathers windows into a trace:
-// 39.1 KB measured then).
-const ENTRY_GZIP_BUDGET = 41_000;
+// Gzip (zlib's default level) of what the app loads up front: the entry chunk and the chunks it
+// imports statically, as one text. It measured 32.6 KB when first set, for the entry chunk alone
+// (38.2 KB before the .NET runtime schema was packed); 39.1 KB with windowed decoding. That measure
+// missed the chunk the entry shares with the lazy TypeScript core (the layout constants and the
+// loader, 9 KB minified): counted with it, the same commit loads 43.3 KB. Parallel decoding moved to
+// a lazy chunk of its own; with the byte-source input 44.6 KB. The budget leaves about 8% for growth.
+// Raise it deliberately, not to make a change pass.
+const ENTRY_GZIP_BUDGET = 48_000;
 
 let inputs: Metafile["inputs"];
 let outputs: Metafile["outputs"];
@@ -49,11 +51,26 @@ beforeAll(async () => {
 const inputsOf = (output: string) => Object.keys(outputs[output].inputs);
 const text = (output: string) => files.get(output)!.text;
 
+/** The chunks an output loads before it runs: itself and what it imports statically, transitively. */
+function staticClosure(from: string): Set<string> {
+  const seen = new Set<string>();
+  const visit = (o: string) => {
+    if (seen.has(o)) return;
+    seen.add(o);
+    for (const i of outputs[o].imports) if (i.kind === "import-statement" && !i.external) visit(i.path);
+  };
+  visit(from);
+  return seen;
+}
+
 describe("the openTrace-only browser app, bundled", () => {
-  it(`keeps its entry chunk under ${ENTRY_GZIP_BUDGET} bytes gzipped`, () => {
-    const bytes = files.get(entry)!.contents;
-    const gzip = gzipSync(bytes).length;
-    console.log(`entry chunk: ${bytes.length} bytes minified, ${gzip} gzipped (budget ${ENTRY_GZIP_BUDGET})`);
+  it(`keeps what it loads up front under ${ENTRY_GZIP_BUDGET} bytes gzipped`, () => {
+    // the entry chunk and the chunks it imports statically (code shared with lazy chunks lands in one of those)
+    // (gzipped as one text, as the entry chunk alone was before code splitting made shared chunks)
+    const chunks = [...staticClosure(entry)].map((o) => files.get(o)!.contents);
+    const bytes = chunks.reduce((n, c) => n + c.length, 0);
+    const gzip = gzipSync(Buffer.concat(chunks)).length;
+    console.log(`loaded up front: ${bytes} bytes minified, ${gzip} gzipped (budget ${ENTRY_GZIP_BUDGET})`);
     expect(gzip).toBeLessThan(ENTRY_GZIP_BUDGET);
   });
 
@@ -71,15 +88,15 @@ describe("the openTrace-only browser app, bundled", () => {
     const coreChunks = Object.keys(outputs).filter((o) => inputsOf(o).some((i) => i.includes("bindings/core/")));
     expect(coreChunks.length).toBeGreaterThan(0);
     // The entry reaches those chunks only through import(), directly or through chunks it imports.
-    const static_ = new Set<string>();
-    const visit = (o: string) => {
-      if (static_.has(o)) return;
-      static_.add(o);
-      for (const i of outputs[o].imports) if (i.kind === "import-statement" && !i.external) visit(i.path);
-    };
-    visit(entry);
+    const static_ = staticClosure(entry);
     for (const c of coreChunks) expect(static_.has(c)).toBe(false);
-    expect(outputs[entry].imports.some((i) => i.kind === "dynamic-import")).toBe(true);
+    expect([...static_].some((o) => outputs[o].imports.some((i) => i.kind === "dynamic-import" && coreChunks.includes(i.path)))).toBe(true);
+  });
+
+  it("loads parallel decoding only lazily, from a chunk of its own", () => {
+    const parallel = Object.keys(outputs).filter((o) => inputsOf(o).some((i) => i.endsWith("decode/parallel.js")));
+    expect(parallel).toHaveLength(1);
+    expect(staticClosure(entry).has(parallel[0])).toBe(false);
   });
 
   it("imports nothing from node: builtins", () => {

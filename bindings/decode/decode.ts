@@ -1,8 +1,7 @@
 // Decoding a whole trace: the windows of the input (windows.ts) gathered into one JS-owned trace
 // (builder.ts), and the rule that says whether it is complete.
 
-import { windowsOf } from "./parallel.js";
-import { isByteSource, type ByteSource, type DecodeEnd, type DecodeOptions, type Input, type Window } from "./windows.js";
+import { isByteSource, windowsOf, type ByteSource, type DecodeEnd, type DecodeOptions, type Input, type Window } from "./windows.js";
 import { TraceBuilder } from "./builder.js";
 import { readBuffer, type TraceData } from "./trace-data.js";
 import { EtlDecodeError, formatError, readWarnings, type TraceIncomplete } from "./errors.js";

@@ -15,21 +15,7 @@ import { packWindow, SparePool } from "./transfer.js";
 import type { TraceData } from "./trace-data.js";
 import { logfileCopy } from "./builder.js";
 
-/** A thread that decodes segments: a Node worker_threads Worker or a Web Worker, behind one face. */
-export interface DecodeWorker {
-  post(message: unknown, transfer: ArrayBuffer[]): void;
-  /** Sets the handlers of the worker's messages and of its failure. */
-  listen(onMessage: (message: unknown) => void, onError: (error: Error) => void): void;
-  /** Stops the worker; resolves once it has stopped (where the platform says). */
-  terminate(): Promise<unknown> | void;
-}
-
-let workerFactory: (() => DecodeWorker) | undefined;
-
-/** Sets how decode workers are started (each entry point installs its platform's way). */
-export function setWorkerFactory(factory: () => DecodeWorker): void {
-  workerFactory = factory;
-}
+import { haveWorkers, workerFactory, type DecodeWorker } from "./worker-factory.js";
 
 /** The input bytes of one worker's segment at most (a window of `batchBytes` of record data may hold less). */
 const SEGMENT_BYTES = 8 << 20;
@@ -531,10 +517,8 @@ export async function* decodeParallel(input: Input, options: DecodeOptions, work
       for (let i = 0; i < whole.length; i += step) yield whole.subarray(i, Math.min(whole.length, i + step));
     })();
   } else chunks = input as AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
-  if ((size !== undefined && size <= target) || !workerFactory) {
-    if (!workerFactory) throw new Error("etw-wasm: no worker threads here (decode workers are started by the Node and browser entry points)");
-    return yield* decodeWindows(input, options);
-  }
+  if (!haveWorkers()) throw new Error("etw-wasm: no worker threads here (decode workers are started by the Node and browser entry points)");
+  if (size !== undefined && size <= target) return yield* decodeWindows(input, options);
   const source = isByteSource(input) ? input : undefined;
   const cutter = new Cutter(source ?? (async function* () {
     yield* chunks as AsyncIterable<Uint8Array>;
@@ -592,7 +576,7 @@ export async function* decodeParallel(input: Input, options: DecodeOptions, work
       engine: here.engine, batchBytes: here.batchBytes, clrTables: here.clrTables, memoryLimit: here.memoryLimit, filter: here.filter, wasm,
     };
     for (let i = 0; i < workers; i++) {
-      const w = workerFactory();
+      const w = workerFactory()!;
       w.listen((message) => {
         const m = message as SegmentMessage;
         jobs.get(m.segment)?.push(m);
@@ -641,12 +625,4 @@ export async function* decodeParallel(input: Input, options: DecodeOptions, work
     await Promise.all(pool.map((w) => w.terminate()));
     await source?.close?.();
   }
-}
-
-/**
- * The windows of `input`: decoded on this thread, or with `options.workers` worker threads
- * (decodeParallel), whichever the options ask for.
- */
-export function windowsOf(input: Input, options: DecodeOptions): AsyncGenerator<Window, DecodeEnd> {
-  return options.workers ? decodeParallel(input, options, options.workers) : decodeWindows(input, options);
 }

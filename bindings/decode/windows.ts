@@ -519,3 +519,13 @@ function collect(core: CoreExports, clrDir: number, clrRows: number): TraceData 
     decodedBytes: 0,
   };
 }
+
+/**
+ * The windows of `input`: decoded on this thread, or with `options.workers` worker threads
+ * (parallel.ts, loaded only then), whichever the options ask for.
+ */
+export async function* windowsOf(input: Input, options: DecodeOptions): AsyncGenerator<Window, DecodeEnd> {
+  if (!options.workers) return yield* decodeWindows(input, options);
+  const { decodeParallel } = await import("./parallel.js");
+  return yield* decodeParallel(input, options, options.workers);
+}
