@@ -278,6 +278,51 @@ describe("byte sources", () => {
   });
 });
 
+describe("payloads: drop", () => {
+  it("keeps every column but the payload offsets, the buffers, warnings and typed tables' numbers; no record bytes", async () => {
+    const inputs: [string, Uint8Array][] = [["sample", new Uint8Array(readFileSync(SAMPLE))]];
+    if (HAVE_CORPUS) inputs.push(["net.4.5.2.x64.etl", new Uint8Array(readFileSync(etlPath("net.4.5.2.x64.etl")))]);
+    for (const [name, bytes] of inputs) {
+      const kept = await openTrace(bytes);
+      for (const options of [{ payloads: "drop" as const }, { payloads: "drop" as const, batchBytes: 64 << 10 }]) {
+        const what = `${name} ${JSON.stringify(options)}`;
+        const t = await openTrace(bytes, options);
+        const a = kept.events.columns as unknown as Record<string, ArrayLike<unknown>>;
+        const b = t.events.columns as unknown as Record<string, ArrayLike<unknown>>;
+        for (const k of Object.keys(a)) {
+          if (k === "payloadOffset") continue;
+          expect(Array.from(b[k]), `${what} ${k}`).toEqual(Array.from(a[k]));
+        }
+        expect([t.bufferCount, t.warnings, t.complete, t.providers.length, t.eventTypes.length], what)
+          .toEqual([kept.bufferCount, kept.warnings, kept.complete, kept.providers.length, kept.eventTypes.length]);
+        // no record bytes: far less memory, and nothing read from them
+        expect(t.bytes.length, what).toBeLessThan(kept.bytes.length / 4);
+        expect(t.extendedItems.length, what).toBe(0);
+        for (let i = 0; i < t.events.length; i += 37) {
+          const row = t.events.row(i);
+          expect([row.payload.length, row.record.length, row.decode(), row.activityId], what).toEqual([0, 0, null, null]);
+        }
+        // typed tables: the same rows and number fields; strings and GUIDs undefined
+        expect(t.tables.map((x) => [x.name, x.length]), what).toEqual(kept.tables.map((x) => [x.name, x.length]));
+        for (const table of t.tables) {
+          const k = kept.tables.find((x) => x.schema === table.schema)!;
+          expect(Array.from(table.rows), `${what} ${table.name}`).toEqual(Array.from(k.rows));
+          for (const f of table.fieldNames) {
+            for (let i = 0; i < table.length; i += 11) {
+              const v = k.get(f, i);
+              const want = typeof v === "number" || typeof v === "bigint" || typeof v === "boolean" ? v : undefined;
+              expect(table.get(f, i), `${what} ${table.name}.${f}[${i}]`).toEqual(want);
+            }
+          }
+        }
+        t.dispose();
+      }
+      kept.dispose();
+    }
+    await expect(openTrace(new Uint8Array(readFileSync(SAMPLE)), { payloads: "some" as "drop" })).rejects.toBeInstanceOf(TypeError);
+  });
+});
+
 describe("complete traces", () => {
   it("the sample is complete in both engines: every input byte decoded", async () => {
     const bytes = readFileSync(SAMPLE);

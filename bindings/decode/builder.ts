@@ -135,10 +135,10 @@ export class TraceBuilder {
    * their counts, providers, logfile header), not the rows, their bytes or the typed tables: the
    * built trace then counts its rows in eventCount but has no columns.
    */
-  constructor(sizeHint?: number, private readonly keepRows = true) {
+  constructor(sizeHint?: number, private readonly keepRows = true, private readonly keepRecords = keepRows) {
     // (with room for the structs: buffers take 64 bytes per buffer of 64 KiB or more)
-    const hint = keepRows && sizeHint !== undefined ? Math.min(sizeHint + sizeHint / 512 + (2 << 20), 0xffff_fff8) : 1 << 20;
-    this.store = new ByteStore(keepRows ? hint : 1 << 16);
+    const hint = keepRecords && sizeHint !== undefined ? Math.min(sizeHint + sizeHint / 512 + (2 << 20), 0xffff_fff8) : 1 << 20;
+    this.store = new ByteStore(keepRecords ? hint : 1 << 16);
     for (const k of Object.keys(EVENT_COLUMN_LAYOUT)) this.events[k] = [];
     for (const k of Object.keys(EXT_COLUMN_LAYOUT)) this.ext[k] = [];
   }
@@ -147,7 +147,7 @@ export class TraceBuilder {
   add(w: Window): boolean {
     if (this.full) return false;
     const { data } = w;
-    const at = this.keepRows ? this.store.append(data.bytes.subarray(w.arena, w.arena + w.arenaUsed)) : w.arena;
+    const at = this.keepRecords ? this.store.append(data.bytes.subarray(w.arena, w.arena + w.arenaUsed)) : w.arena;
     if (at < 0) {
       this.full = true;
       return false;
@@ -160,14 +160,18 @@ export class TraceBuilder {
     if (this.keepRows) {
       const e = data.events;
       for (const k of Object.keys(EVENT_COLUMN_LAYOUT) as (keyof EventColumns)[]) {
-        this.events[k].push(k === "payloadOffset" ? moved(e.payloadOffset, delta) : e[k].slice());
+        const offsets = () => (this.keepRecords ? moved(e.payloadOffset, delta) : new Uint32Array(data.eventCount));
+        this.events[k].push(k === "payloadOffset" ? offsets() : e[k].slice());
       }
-      const x = data.ext;
-      this.ext.row.push(moved(x.row, this.rows));
-      this.ext.type.push(x.type.slice());
-      this.ext.size.push(x.size.slice());
-      this.ext.offset.push(moved(x.offset, delta));
-      this.extRows += data.extCount;
+      // (extended items are record bytes)
+      if (this.keepRecords) {
+        const x = data.ext;
+        this.ext.row.push(moved(x.row, this.rows));
+        this.ext.type.push(x.type.slice());
+        this.ext.size.push(x.size.slice());
+        this.ext.offset.push(moved(x.offset, delta));
+        this.extRows += data.extCount;
+      }
     }
     // buffers: rows and record bytes where they now are
     const bufs = data.bytes.slice(data.buffersOffset, data.buffersOffset + data.bufferCount * C.BUF_STRIDE);
@@ -176,7 +180,7 @@ export class TraceBuilder {
       const o = b * C.BUF_STRIDE;
       bv.setUint32(o + C.B_FIRST_ROW, bv.getUint32(o + C.B_FIRST_ROW, true) + this.rows, true);
       const addr = bv.getUint32(o + C.B_DATA, true);
-      if (addr) bv.setUint32(o + C.B_DATA, this.keepRows ? addr + delta : 0, true);
+      if (addr) bv.setUint32(o + C.B_DATA, this.keepRecords ? addr + delta : 0, true);
     }
     this.buffers.push(bufs);
     const own = w.warnings;
@@ -197,7 +201,7 @@ export class TraceBuilder {
         const src = data.clr.blocks[t];
         if (!count || !src) continue;
         const block = src.slice();
-        moveBlock(block, t, count, this.rows, delta);
+        moveBlock(block, t, count, this.rows, delta, !this.keepRecords);
         (this.clr[t] ??= []).push({ count, block });
       }
     }
@@ -307,6 +311,7 @@ export class TraceBuilder {
       clr,
       clrRows: this.clrRows,
       arenaBytes: last?.arenaBytes ?? 0,
+      recordBytes: this.keepRecords ? undefined : false,
       inputBytes,
       decodedBytes: inputBytes,
     };

@@ -30,16 +30,20 @@ export function blockShapes(): BlockShape[] {
 
 /**
  * Moves a block of type `t` and `count` rows (4-byte aligned, in place): its row indices by `rows`,
- * its references into the byte store (0: none) by `offsets`.
+ * its references into the byte store (0: none) by `offsets`, or to 0 with `clear` (record bytes dropped).
  */
-export function moveBlock(block: Uint8Array, t: number, count: number, rows: number, offsets: number): void {
+export function moveBlock(block: Uint8Array, t: number, count: number, rows: number, offsets: number, clear = false): void {
   const words = new Uint32Array(block.buffer, block.byteOffset, block.byteLength >>> 2);
   if (rows) {
     const rowAt = (count * clrProgram().layouts[t].preRow) >>> 2;
     for (let i = 0; i < count; i++) words[rowAt + i] += rows;
   }
-  if (offsets) {
+  if (offsets || clear) {
     for (const pre of blockShapes()[t].offsets) {
+      if (clear) {
+        words.fill(0, (count * pre) >>> 2, ((count * pre) >>> 2) + count);
+        continue;
+      }
       const o = (count * pre) >>> 2;
       for (let i = 0; i < count; i++) if (words[o + i] !== 0) words[o + i] += offsets;
     }

@@ -22,7 +22,9 @@ function knownSize(input: Input, options: DecodeOptions): number | undefined {
 
 export async function decodeTrace(input: Input, options: DecodeOptions = {}): Promise<TraceData> {
   const size = knownSize(input, options);
-  const builder = new TraceBuilder(size);
+  const drop = options.payloads === "drop";
+  if (options.payloads !== undefined && options.payloads !== "keep" && !drop) throw new TypeError(`etw-wasm: payloads must be "keep" or "drop", not ${String(options.payloads)}`);
+  const builder = new TraceBuilder(size, true, !drop);
   const windows = windowsOf(input, options);
   // A trace of one window stays where the core decoded it; the windows of a larger one are copied out.
   let only: Window | undefined;
@@ -34,7 +36,8 @@ export async function decodeTrace(input: Input, options: DecodeOptions = {}): Pr
       break;
     }
     const w = next.value;
-    if (w.final && builder.windows === 0) only = w;
+    // (records dropped: even one window is gathered, to let the core's memory go)
+    if (w.final && builder.windows === 0 && !drop) only = w;
     else if (!builder.add(w)) {
       // record bytes past 4 GiB: the trace stops before the window that did not fit
       await windows.return(undefined as never);

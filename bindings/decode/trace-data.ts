@@ -123,6 +123,11 @@ export interface TraceData {
   release?: () => void;
   /** The tables are views into the decoder's memory (a trace of one window, or a batch of a stream). */
   inCore?: boolean;
+  /**
+   * False when the record bytes were not kept (`payloads: "drop"`): payloads, records, extended items
+   * and the typed tables' strings, GUIDs and arrays are then not there, and every offset into them is 0.
+   */
+  recordBytes?: boolean;
 }
 
 export interface BufferInfo {

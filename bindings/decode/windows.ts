@@ -94,6 +94,16 @@ export interface DecodeOptions {
    */
   memoryLimit?: number;
   /**
+   * The record bytes (payloads, extended items, the typed tables' strings): "keep" (default) holds them
+   * with the trace; "drop" keeps the event table, buffers, warnings, providers, event types and the typed
+   * tables' number fields, not the bytes, so a trace takes 50 bytes a row plus its typed tables whatever its
+   * payloads (and may pass 4 GiB of record bytes). Then `row.payload` and `row.record` are empty, decoded
+   * fields, activity ids and extended items absent, the typed tables' strings, GUIDs and arrays undefined,
+   * and what is read from payloads (process names, EventSource and TraceLogging names) is not there.
+   * openTrace only: a stream's batches are views of the decoder's memory anyway.
+   */
+  payloads?: "keep" | "drop";
+  /**
    * Worker threads to decode with (Node worker_threads, Web Workers): the input is cut into segments
    * of whole buffers, decoded side by side and merged back in file order; the tables are those of
    * one thread's decode. Default 0: decode on the calling thread. Inputs of no more than one

@@ -153,6 +153,7 @@ export class ManifestCollector {
     const chunks = this.chunks;
     const c = table.columns;
     const bytes = table.data.bytes;
+    if (!table.recordBytes) return this;
     let metaProvider = -1;
     for (let i = 0; i < table.providers.length; i++) if (table.providers.get(i).guid === METADATA_GUID) metaProvider = i;
     for (let i = 0; i < table.length; i++) {

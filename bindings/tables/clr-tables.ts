@@ -53,7 +53,7 @@ export class ClrTable {
 
   constructor(
     readonly schema: ClrEventSchema,
-    /** The record bytes its references point into. */
+    /** The record bytes its references point into (empty when they were dropped). */
     readonly bytes: Uint8Array,
     layout: TypeLayout,
     /** The table's block: `count` rows laid out as `layout` says. */
@@ -96,6 +96,7 @@ export class ClrTable {
     if (f.type === C.T_SYSTEMTIME) return (col as Uint32Array)[i] ? this.bytes.subarray((col as Uint32Array)[i], (col as Uint32Array)[i] + 16) : undefined;
     if ("offset" in col) {
       const o = col.offset[i], n = col.length[i];
+      if (this.bytes.length === 0) return undefined; // the record bytes were dropped
       if (f.count === undefined && f.type === C.T_USTR) return utf16(this.bytes, o, n);
       if (f.count === undefined && f.type === C.T_ASTR) return latin1(this.bytes, o, n);
       if (f.type === C.T_BINARY) return this.bytes.subarray(o, o + n);
@@ -137,7 +138,9 @@ export class ClrTables {
     for (let t = 0; t < layouts.length; t++) {
       const block = blocks[t];
       if (!counts[t] || !block) continue;
-      this.tables.set(layouts[t].schema, new ClrTable(layouts[t].schema, data.bytes, layouts[t], block, counts[t], decodeField));
+      // (records dropped: the references have nothing to point into)
+      const bytes = data.recordBytes === false ? new Uint8Array(0) : data.bytes;
+      this.tables.set(layouts[t].schema, new ClrTable(layouts[t].schema, bytes, layouts[t], block, counts[t], decodeField));
     }
   }
 

@@ -53,6 +53,8 @@ export type RowNamer = (row: EventRow) => string;
 export class EventTable implements Iterable<EventRow> {
   readonly length: number;
   readonly columns: EventColumns;
+  /** Whether the record bytes are there (false: the trace was opened with `payloads: "drop"`). */
+  readonly recordBytes: boolean;
   private order?: Uint32Array;
   private clrProviders?: Int16Array;
 
@@ -66,6 +68,7 @@ export class EventTable implements Iterable<EventRow> {
   ) {
     this.length = data.eventCount;
     this.columns = data.events;
+    this.recordBytes = data.recordBytes !== false;
   }
 
   get timestamp(): BigInt64Array { return this.columns.timestamp; }
@@ -189,11 +192,12 @@ export class EventRow {
   /** The user data, a view into the trace's bytes (no copy). */
   get payload(): Uint8Array {
     const o = this.payloadOffset;
-    return this.table.data.bytes.subarray(o, o + this.payloadLength);
+    return this.table.data.bytes.subarray(o, o + (this.table.recordBytes ? this.payloadLength : 0));
   }
   get recordOffset(): number { return this.payloadOffset - this.c.headerLength[this.index]; }
   /** The whole record, header included. */
   get record(): Uint8Array {
+    if (!this.table.recordBytes) return this.table.data.bytes.subarray(0, 0);
     return this.table.data.bytes.subarray(this.recordOffset, this.payloadOffset + this.payloadLength);
   }
   /** Size of pointers in the payload: from the header flavour (WPP: its POINTER32/64 option). */
@@ -207,12 +211,12 @@ export class EventRow {
   }
   /** Kernel group byte (HookId high byte) of system-family records, else undefined. */
   get group(): number | undefined {
-    return isSystemFamily(this.headerType) ? this.table.data.bytes[this.recordOffset + 7] : undefined;
+    return isSystemFamily(this.headerType) && this.table.recordBytes ? this.table.data.bytes[this.recordOffset + 7] : undefined;
   }
   /** ActivityId of EVENT_HEADER records, else null. */
   get activityId(): string | null {
     const ht = this.headerType;
-    if (ht !== C.HT_EVENT_HEADER32 && ht !== C.HT_EVENT_HEADER64) return null;
+    if ((ht !== C.HT_EVENT_HEADER32 && ht !== C.HT_EVENT_HEADER64) || !this.table.recordBytes) return null;
     return formatGuid(this.table.data.bytes, this.recordOffset + 0x40);
   }
   get relatedActivityId(): string | null {
@@ -261,7 +265,7 @@ export class EventRow {
   /** The payload decoded field by field (CLR events); null for events without a schema. */
   decode(): DecodedPayload | null {
     const schema = this.clrSchema;
-    return schema ? decodeClrPayload(schema, this.table.data.bytes, this.payloadOffset, this.payloadLength, this.pointerSize) : null;
+    return schema && this.table.recordBytes ? decodeClrPayload(schema, this.table.data.bytes, this.payloadOffset, this.payloadLength, this.pointerSize) : null;
   }
   /** Every decoded field by name. */
   get fields(): Record<string, FieldValue> {

@@ -171,7 +171,7 @@ export function buildProcessTable(trace: Source): ProcessTable {
       }
     } else if (p.group === "Thread") {
       const op = row.opcode;
-      if (op < 1 || op > 4 || row.payloadLength < 8) continue;
+      if (op < 1 || op > 4 || row.payload.length < 8) continue;
       const v = new DataView(row.payload.buffer, row.payload.byteOffset, 8);
       const pid = v.getUint32(0, true);
       const tid = v.getUint32(4, true);
