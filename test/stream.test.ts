@@ -227,6 +227,24 @@ describe("streamTrace", () => {
     // the last buffer lies beyond 4 GiB in the file
     expect(batches).toBeGreaterThan(60);
   }, 600_000);
+
+  it("openTrace gathers a trace of more than 2 GiB of record bytes: offsets past 2^31 read back, the last payloads and typed rows too", async () => {
+    const source = generateTraceChunks({ targetBytes: 2.2 * 2 ** 30, seed: 6, processors: 4, chunkBytes: 16 << 20 });
+    const t = await openTrace(source);
+    const made = source.summary!;
+    expect({ rows: t.events.length, buffers: t.bufferCount, complete: t.complete }).toEqual({ rows: made.records, buffers: made.buffers, complete: true });
+    expect(t.bytes.length).toBeGreaterThan(2 ** 31);
+    // the last rows' payloads lie past 2^31 in the store: their typed-table values are what the payloads say
+    const last = t.events.length - 1;
+    expect(t.events.payloadOffset[last]).toBeGreaterThan(2 ** 31);
+    const gc = t.table("Microsoft-Windows-DotNETRuntime/GC/Start")!;
+    const k = gc.length - 1;
+    const row = t.events.row(gc.rows[k]);
+    expect(row.payloadOffset).toBeGreaterThan(2 ** 31);
+    expect(row.fields.Count).toBe(gc.get("Count", k));
+    expect(new DataView(row.payload.buffer, row.payload.byteOffset).getUint32(0, true)).toBe(gc.get("Count", k));
+    t.dispose();
+  }, 600_000);
 });
 
 describe("parallel decoding equals one thread's", () => {

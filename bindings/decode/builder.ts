@@ -5,7 +5,7 @@
 
 import * as C from "../../assembly/codes.js";
 import { clrProgram } from "../schema/clr-program.js";
-import { EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type TraceData } from "./trace-data.js";
+import { align8, EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type TraceData } from "./trace-data.js";
 import type { Window } from "./windows.js";
 import { blockShapes, moveBlock } from "./clr-blocks.js";
 
@@ -36,7 +36,7 @@ class ByteStore {
 
   /** Appends 8-aligned; returns where `src` landed, or -1 when the store is full. */
   append(src: Uint8Array): number {
-    const at = (this.length + 7) & ~7;
+    const at = align8(this.length);
     if (!this.reserve(at - this.length + src.length)) return -1;
     this.bytes.set(src, at);
     this.length = at + src.length;

@@ -12,7 +12,7 @@ import * as C from "../../assembly/codes.js";
 import { compiledCore } from "./loader.js";
 import { blobChunks, decodeWindows, isByteSource, memoryPages, sourceChunks, type ByteSource, type DecodeEnd, type DecodeOptions, type Input, type Resume, type TraceContext, type Window } from "./windows.js";
 import { packWindow, SparePool } from "./transfer.js";
-import type { TraceData } from "./trace-data.js";
+import { align8, type TraceData } from "./trace-data.js";
 import { logfileCopy } from "./builder.js";
 
 import { haveWorkers, workerFactory, type DecodeWorker } from "./worker-factory.js";
@@ -213,7 +213,7 @@ class Merger {
     const place = (src: Uint8Array) => {
       const at = free;
       store.set(src, at);
-      free = (at + src.length + 7) & ~7;
+      free = align8(at + src.length);
       return at;
     };
     const providersOffset = place(providers);

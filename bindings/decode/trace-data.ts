@@ -79,6 +79,11 @@ export const EXT_COLUMN_LAYOUT: Readonly<Record<keyof ExtendedItemColumns, reado
   offset: [Uint32Array, C.DIR_EXT_OFFSET],
 };
 
+/** `n` rounded up to a multiple of 8 (arithmetic, not bitwise: offsets pass 2^31). */
+export function align8(n: number): number {
+  return Math.ceil(n / 8) * 8;
+}
+
 export interface TraceData {
   /** Backing store of every offset in the tables (WASM linear memory for the wasm engine). */
   bytes: Uint8Array;

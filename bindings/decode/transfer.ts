@@ -2,7 +2,7 @@
 // travel as ArrayBuffers of their own, transferred, not copied, where they own their whole buffer
 // (views into the core's memory are copied: a WebAssembly memory's buffer cannot be transferred).
 
-import { EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type TraceData } from "./trace-data.js";
+import { align8, EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type TraceData } from "./trace-data.js";
 import { moveBlock } from "./clr-blocks.js";
 import type { Window } from "./windows.js";
 import * as C from "../../assembly/codes.js";
@@ -71,7 +71,6 @@ export class SparePool {
   }
 }
 
-const align8 = (n: number) => (n + 7) & ~7;
 
 /**
  * A window's tables copied out of the core's memory into one ArrayBuffer of their own, ready to
