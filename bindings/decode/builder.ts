@@ -110,6 +110,15 @@ export function logfileCopy(data: TraceData): Uint8Array {
   return out;
 }
 
+/** A logfile header copy (logfileCopy) placed at `at` in `bytes`: its addresses made relative to `bytes`. */
+export function rebaseLogfile(bytes: Uint8Array, at: number): void {
+  const v = new DataView(bytes.buffer, bytes.byteOffset + at, C.LH_SIZE);
+  for (const a of [C.LH_TIME_ZONE, C.LH_LOGGER_NAME, C.LH_LOG_FILE_NAME]) {
+    const addr = v.getUint32(a, true);
+    if (addr) v.setUint32(a, addr + at, true);
+  }
+}
+
 export class TraceBuilder {
   private readonly store: ByteStore;
   private readonly events: Record<string, Column[]> = {};
@@ -256,12 +265,7 @@ export class TraceBuilder {
     }
     const logfile = this.logfile ?? new Uint8Array(C.LH_SIZE);
     const logfileOffset = place(logfile);
-    // the logfile header's addresses, from its copy to the store
-    const lv = new DataView(store.bytes.buffer, logfileOffset, C.LH_SIZE);
-    for (const a of [C.LH_TIME_ZONE, C.LH_LOGGER_NAME, C.LH_LOG_FILE_NAME]) {
-      const v = lv.getUint32(a, true);
-      if (v) lv.setUint32(a, v + logfileOffset, true);
-    }
+    rebaseLogfile(store.bytes, logfileOffset);
     let clr: TraceData["clr"];
     if (this.clr.length) {
       const { layouts } = clrProgram();

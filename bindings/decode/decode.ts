@@ -1,7 +1,7 @@
 // Decoding a whole trace: the windows of the input (windows.ts) gathered into one JS-owned trace
 // (builder.ts), and the rule that says whether it is complete.
 
-import { isByteSource, windowsOf, type ByteSource, type DecodeEnd, type DecodeOptions, type Input, type Window } from "./windows.js";
+import { knownSize, windowsOf, type ByteSource, type DecodeEnd, type DecodeOptions, type Input, type Window } from "./windows.js";
 import { TraceBuilder } from "./builder.js";
 import { readBuffer, type TraceData } from "./trace-data.js";
 import { EtlDecodeError, formatError, readWarnings, type TraceIncomplete } from "./errors.js";
@@ -11,14 +11,6 @@ import type { DecodeFilter } from "./filter.js";
 export type { DecodeFilter, DecodeOptions, Input, ByteSource };
 
 const PAGE = 65536;
-
-/** The size of `input` when it is known before reading it. */
-function knownSize(input: Input, options: DecodeOptions): number | undefined {
-  if (input instanceof Uint8Array || input instanceof ArrayBuffer) return input.byteLength;
-  if (typeof Blob !== "undefined" && input instanceof Blob) return input.size;
-  if (isByteSource(input)) return input.byteLength;
-  return options.inputSize;
-}
 
 export async function decodeTrace(input: Input, options: DecodeOptions = {}): Promise<TraceData> {
   const size = knownSize(input, options);

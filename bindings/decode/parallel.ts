@@ -10,10 +10,11 @@
 
 import * as C from "../../assembly/codes.js";
 import { compiledCore } from "./loader.js";
-import { blobChunks, decodeWindows, isByteSource, memoryPages, sourceChunks, type ByteSource, type DecodeEnd, type DecodeOptions, type Input, type Resume, type TraceContext, type Window } from "./windows.js";
+import { blobChunks, decodeWindows, isByteSource, knownSize, memoryPages, slices, sourceChunks, type ByteSource, type DecodeEnd, type DecodeOptions, type Input, type Resume, type TraceContext, type Window } from "./windows.js";
 import { packWindow, SparePool } from "./transfer.js";
 import { align8, type TraceData } from "./trace-data.js";
-import { logfileCopy } from "./builder.js";
+import { logfileCopy, rebaseLogfile } from "./builder.js";
+import { formatGuid } from "../schema/guid.js";
 
 import { haveWorkers, workerFactory, type DecodeWorker } from "./worker-factory.js";
 
@@ -97,13 +98,6 @@ class SegmentFailure {
   }
 }
 
-/** Hex of 16 bytes: a provider's GUID as a map key. */
-function guidKey(bytes: Uint8Array, at: number): string {
-  let s = "";
-  for (let i = 0; i < 16; i++) s += bytes[at + i].toString(16).padStart(2, "0");
-  return s;
-}
-
 /** A segment's core's provider and event type indices, mapped onto the trace's. */
 class SegmentMaps {
   providers: number[] = [];
@@ -126,8 +120,7 @@ class Merger {
   private readonly warnings: Uint8Array[] = [];
   private warningCount = 0;
   /** The trace's logfile header (from buffer 0), its addresses relative to the copy. */
-  private logfile: Uint8Array = new Uint8Array(C.LH_SIZE);
-  private logfileTaken = false;
+  private logfile?: Uint8Array;
   warningTotal = 0;
   rows = 0;
   clrMissing = 0;
@@ -148,13 +141,10 @@ class Merger {
     const bytes = d.bytes;
     const v = new DataView(bytes.buffer, bytes.byteOffset);
     // the first window is buffer 0's: its core's logfile header struct is the trace's
-    if (!this.logfileTaken) {
-      this.logfile = logfileCopy(d);
-      this.logfileTaken = true;
-    }
+    const logfile = (this.logfile ??= logfileCopy(d));
     for (let i = maps.providers.length; i < d.providerCount; i++) {
       const at = d.providersOffset + i * C.PROV_STRIDE;
-      const key = guidKey(bytes, at + C.PROV_GUID);
+      const key = formatGuid(bytes, at + C.PROV_GUID);
       let g = this.providerIndex.get(key);
       if (g === undefined && this.providerCount < C.MAX_PROVIDERS) {
         g = this.providerCount++;
@@ -204,7 +194,7 @@ class Merger {
     // the tables go in the store's room (a store without enough is copied into a longer one)
     const providers = this.providers.subarray(0, this.providerCount * C.PROV_STRIDE);
     let free = w.free ?? bytes.length;
-    const need = providers.length + types.length + warnings.length + this.logfile.length + 32;
+    const need = providers.length + types.length + warnings.length + logfile.length + 32;
     let store = bytes;
     if (free + need > store.length) {
       store = new Uint8Array(free + need);
@@ -220,12 +210,8 @@ class Merger {
     const typesOffset = place(types);
     const warningsOffset = place(warnings);
     // the trace's logfile header (the workers' cores have none: the clock needs it)
-    const logfileOffset = place(this.logfile);
-    const lv = new DataView(store.buffer, store.byteOffset + logfileOffset, C.LH_SIZE);
-    for (const a of [C.LH_TIME_ZONE, C.LH_LOGGER_NAME, C.LH_LOG_FILE_NAME]) {
-      const at = lv.getUint32(a, true);
-      if (at) lv.setUint32(a, at + logfileOffset, true);
-    }
+    const logfileOffset = place(logfile);
+    rebaseLogfile(store, logfileOffset);
     const count = warnings.length / C.WARN_STRIDE;
     const data: TraceData = {
       ...d, bytes: store, providersOffset, providerCount: this.providerCount, typesOffset, typeCount: this.typeCount, logfileOffset,
@@ -304,7 +290,7 @@ class Cutter {
   private ended = false;
   /** Cutting stopped: the rest goes to one core. */
   stopped = false;
-  private readonly spare: ArrayBuffer[] = [];
+  private readonly spare = new SparePool(8, 1);
   /** A source read in place: straight into the segments' buffers. */
   private readonly source?: ByteSource;
 
@@ -315,12 +301,11 @@ class Cutter {
   }
 
   recycle(buffer: ArrayBuffer): void {
-    if (this.spare.length < 8 && buffer.byteLength >= this.capacity) this.spare.push(buffer);
+    if (buffer.byteLength >= this.capacity) this.spare.give(buffer);
   }
 
   private fresh(bytes: number): Uint8Array {
-    const i = this.spare.findIndex((b) => b.byteLength >= bytes);
-    return i >= 0 ? new Uint8Array(this.spare.splice(i, 1)[0]) : new Uint8Array(bytes);
+    return new Uint8Array(this.spare.take(bytes));
   }
 
   /** Copies more of the source into `pending` (which is not full); false at the source's end. */
@@ -501,27 +486,17 @@ export async function* decodeParallel(input: Input, options: DecodeOptions, work
   if (!(Number.isInteger(workers) && workers >= 1)) throw new RangeError(`etw-wasm: workers must be a whole number of at least 1, not ${String(workers)}`);
   const batch = options.batchBytes ?? 64 << 20;
   const target = Math.min(SEGMENT_BYTES, batch);
-  let size = options.inputSize;
-  let chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array> | ByteSource;
-  if (isByteSource(input)) {
-    size = input.byteLength;
-    chunks = input;
-  } else if (typeof Blob !== "undefined" && input instanceof Blob) {
-    size = input.size;
-    chunks = blobChunks(input);
-  } else if (input instanceof Uint8Array || input instanceof ArrayBuffer) {
-    const whole = input instanceof Uint8Array ? input : new Uint8Array(input);
-    size = whole.length;
-    const step = options.chunkBytes ?? 16 << 20;
-    chunks = (function* () {
-      for (let i = 0; i < whole.length; i += step) yield whole.subarray(i, Math.min(whole.length, i + step));
-    })();
-  } else chunks = input as AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
+  const size = knownSize(input, options);
   if (!haveWorkers()) throw new Error("etw-wasm: no worker threads here (decode workers are started by the Node and browser entry points)");
   if (size !== undefined && size <= target) return yield* decodeWindows(input, options);
+  // a ByteSource is read in place; anything else as chunks
   const source = isByteSource(input) ? input : undefined;
+  let chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
+  if (typeof Blob !== "undefined" && input instanceof Blob) chunks = blobChunks(input);
+  else if (input instanceof Uint8Array || input instanceof ArrayBuffer) chunks = slices(new Uint8Array(input as ArrayBuffer), options.chunkBytes ?? 16 << 20);
+  else chunks = input as AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
   const cutter = new Cutter(source ?? (async function* () {
-    yield* chunks as AsyncIterable<Uint8Array>;
+    yield* chunks;
   })(), target + (1 << 20), options.onProgress);
   const { onProgress: _p, inputSize: _s, ...here } = options;
   const merger = new Merger();

@@ -4,6 +4,7 @@
 
 import { align8, EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type TraceData } from "./trace-data.js";
 import { moveBlock } from "./clr-blocks.js";
+import { logfileCopy, rebaseLogfile } from "./builder.js";
 import type { Window } from "./windows.js";
 import * as C from "../../assembly/codes.js";
 import { EtlDecodeError } from "./errors.js";
@@ -57,17 +58,18 @@ export function unpackTraceData(m: PackedTrace): TraceData {
 /** Free ArrayBuffers to pack windows into, handed back once their windows were used. */
 export class SparePool {
   private readonly free: ArrayBuffer[] = [];
-  constructor(private readonly max = 4) {}
+  /** `max` buffers kept; a fresh buffer is `slack` times the bytes asked for. */
+  constructor(private readonly max = 4, private readonly slack = 1.25) {}
 
   give(buffer: ArrayBuffer): void {
     if (this.free.length < this.max) this.free.push(buffer);
   }
 
-  /** A buffer of at least `bytes` (a fresh one a little longer, for the next window to fit too). */
+  /** A buffer of at least `bytes` (a fresh one `slack` times longer, for the next window to fit too). */
   take(bytes: number): ArrayBuffer {
     const i = this.free.findIndex((b) => b.byteLength >= bytes);
     if (i >= 0) return this.free.splice(i, 1)[0];
-    return new ArrayBuffer(Math.ceil((bytes * 1.25) / 8) * 8);
+    return new ArrayBuffer(align8(bytes * this.slack));
   }
 }
 
@@ -83,16 +85,10 @@ export function packWindow(w: Window, pool?: SparePool): { window: Window; trans
   const d = w.data;
   const src = d.bytes;
   const n = d.eventCount, nExt = d.extCount;
-  const lh = new DataView(src.buffer, src.byteOffset + d.logfileOffset, C.LH_SIZE);
-  const present = lh.getUint32(C.LH_PRESENT, true) !== 0;
-  const names: [number, number, number][] = present ? [
-    [C.LH_TIME_ZONE, lh.getUint32(C.LH_TIME_ZONE, true), lh.getUint32(C.LH_TIME_ZONE, true) ? C.TIME_ZONE_BYTES : 0],
-    [C.LH_LOGGER_NAME, lh.getUint32(C.LH_LOGGER_NAME, true), lh.getUint32(C.LH_LOGGER_NAME_CHARS, true) * 2],
-    [C.LH_LOG_FILE_NAME, lh.getUint32(C.LH_LOG_FILE_NAME, true), lh.getUint32(C.LH_LOG_FILE_NAME_CHARS, true) * 2],
-  ] : [];
+  // the logfile header with its time zone and names
+  const logfile = logfileCopy(d);
   const structs = [
-    d.bufferCount * C.BUF_STRIDE, w.warnings.count * C.WARN_STRIDE, d.providerCount * C.PROV_STRIDE, d.typeCount * C.TYPE_STRIDE, C.LH_SIZE,
-    ...names.map(([, , len]) => len),
+    d.bufferCount * C.BUF_STRIDE, w.warnings.count * C.WARN_STRIDE, d.providerCount * C.PROV_STRIDE, d.typeCount * C.TYPE_STRIDE, logfile.length,
   ];
   const tables = d.providerCount * C.PROV_STRIDE + d.typeCount * C.TYPE_STRIDE + w.warnings.count * C.WARN_STRIDE;
   let total = 8 + align8(w.arenaUsed) + structs.reduce((a, b) => a + align8(b), 0);
@@ -103,10 +99,11 @@ export function packWindow(w: Window, pool?: SparePool): { window: Window; trans
   const buffer = pool ? pool.take(total + room) : new ArrayBuffer(total + room);
   const out = new Uint8Array(buffer);
   let at = 8;
-  const put = (from: number, len: number) => {
+  const put = (from: number, len: number) => place(src.subarray(from, from + len));
+  const place = (bytes: Uint8Array) => {
     const o = at;
-    if (len > 0) out.set(src.subarray(from, from + len), o);
-    at = align8(o + len);
+    out.set(bytes, o);
+    at = align8(o + bytes.length);
     return o;
   };
   const arena = put(w.arena, w.arenaUsed);
@@ -121,8 +118,8 @@ export function packWindow(w: Window, pool?: SparePool): { window: Window; trans
   const warningsOffset = put(w.warnings.offset, w.warnings.count * C.WARN_STRIDE);
   const providersOffset = put(d.providersOffset, d.providerCount * C.PROV_STRIDE);
   const typesOffset = put(d.typesOffset, d.typeCount * C.TYPE_STRIDE);
-  const logfileOffset = put(d.logfileOffset, C.LH_SIZE);
-  for (const [field, from, len] of names) v.setUint32(logfileOffset + field, from && len ? put(from, len) : 0, true);
+  const logfileOffset = place(logfile);
+  rebaseLogfile(out, logfileOffset);
   const columns = <T extends object>(layout: Readonly<Record<string, readonly [ColumnType, number]>>, cols: T, rows: number, moved: string): T => {
     const result: Record<string, ArrayBufferView> = {};
     for (const [key, [Type]] of Object.entries(layout)) {
@@ -141,9 +138,7 @@ export function packWindow(w: Window, pool?: SparePool): { window: Window; trans
   if (d.clr) {
     const blocks = d.clr.blocks.map((b, t) => {
       if (!b) return null;
-      const o = at;
-      out.set(b, o);
-      at = align8(o + b.length);
+      const o = place(b);
       const block = out.subarray(o, o + b.length);
       moveBlock(block, t, d.clr!.counts[t], 0, delta);
       return block;

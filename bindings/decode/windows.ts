@@ -107,7 +107,7 @@ export interface DecodeOptions {
    * Worker threads to decode with (Node worker_threads, Web Workers): the input is cut into segments
    * of whole buffers, decoded side by side and merged back in file order; the tables are those of
    * one thread's decode. Default 0: decode on the calling thread. Inputs of no more than one
-   * segment (32 MiB, or batchBytes if less) are decoded on the calling thread.
+   * segment (8 MiB, or batchBytes if less) are decoded on the calling thread.
    */
   workers?: number;
   /**
@@ -195,7 +195,15 @@ class Feeder {
   }
 }
 
-function* slices(bytes: Uint8Array, size: number): Iterable<Uint8Array> {
+/** The size of `input` when it is known before reading it. */
+export function knownSize(input: Input, options: DecodeOptions): number | undefined {
+  if (input instanceof Uint8Array || input instanceof ArrayBuffer) return input.byteLength;
+  if (typeof Blob !== "undefined" && input instanceof Blob) return input.size;
+  if (isByteSource(input)) return input.byteLength;
+  return options.inputSize;
+}
+
+export function* slices(bytes: Uint8Array, size: number): Iterable<Uint8Array> {
   for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, Math.min(bytes.length, i + size));
 }
 

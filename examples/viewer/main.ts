@@ -4,7 +4,8 @@
 // the counts and GC lanes come from its batches and the table is paged from the file on demand.
 
 import { openTraceInWorker, type Trace } from "etw-wasm/browser";
-import type { RowCells, StreamSummary } from "./stream-worker.js";
+import type { StreamSummary } from "./stream-worker.js";
+import { rowCells, type RowCells } from "./rows.js";
 
 /** Files above this size are streamed, not held. */
 const STREAM_BYTES = 256 << 20;
@@ -228,11 +229,19 @@ function applyFilters() {
   drawRows();
 }
 
-function fieldsText(t: Trace, index: number): string {
-  const row = t.events.row(index);
-  const d = row.decode();
-  if (!d) return "";
-  return d.names.map((n, k) => `${n}=${String(d.values[k]).slice(0, 40)}`).join("; ");
+/** Puts row `k` of the table, with its cells, in the grid. */
+function gridRow(k: number, cells: RowCells) {
+  const div = document.createElement("div");
+  div.className = "grid-row";
+  div.style.top = `${k * ROW}px`;
+  div.dataset.row = String(k);
+  for (const c of cells) {
+    const span = document.createElement("span");
+    span.textContent = c;
+    span.title = c;
+    div.append(span);
+  }
+  $("grid").append(div);
 }
 
 function drawRows() {
@@ -243,23 +252,7 @@ function drawRows() {
   if (!t) return;
   const first = Math.floor(grid.scrollTop / ROW);
   const last = Math.min(shown.length, first + Math.ceil(grid.clientHeight / ROW) + 2);
-  const e = t.events;
-  for (let k = first; k < last; k++) {
-    const i = shown[k];
-    const row = e.row(i);
-    const div = document.createElement("div");
-    div.className = "grid-row";
-    div.style.top = `${k * ROW}px`;
-    div.dataset.row = String(k);
-    const cells = [row.relativeMSec.toFixed(3), rowName(t, i), String(row.pid ?? ""), String(row.tid ?? ""), String(row.processor), String(row.payloadLength), fieldsText(t, i)];
-    for (const c of cells) {
-      const span = document.createElement("span");
-      span.textContent = c;
-      span.title = c;
-      div.append(span);
-    }
-    grid.append(div);
-  }
+  for (let k = first; k < last; k++) gridRow(k, rowCells(t, shown[k], rowName(t, shown[k])));
 }
 
 /** The visible rows of a streamed trace: those paged in, the rest asked of the worker. */
@@ -274,17 +267,7 @@ function drawStreamedRows(s: NonNullable<typeof streamed>) {
       missing = true;
       continue;
     }
-    const div = document.createElement("div");
-    div.className = "grid-row";
-    div.style.top = `${k * ROW}px`;
-    div.dataset.row = String(k);
-    for (const c of cells) {
-      const span = document.createElement("span");
-      span.textContent = c;
-      span.title = c;
-      div.append(span);
-    }
-    grid.append(div);
+    gridRow(k, cells);
   }
   if (missing) {
     // a page around what is visible; rows paged before are let go

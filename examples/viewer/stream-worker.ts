@@ -5,6 +5,7 @@
 // which gives the trace's clock).
 
 import { streamTrace, openTrace, NameCounter, ManifestCollector, setTraceManifests, type Trace, type TraceManifests } from "etw-wasm/browser";
+import { rowCells, type RowCells } from "./rows.js";
 
 /** A batch's rows (file order, over the whole trace) and its buffers' bytes in the file. */
 interface BatchAt {
@@ -14,8 +15,6 @@ interface BatchAt {
   end: number;
 }
 
-/** What the page shows of a row. */
-export type RowCells = [time: string, name: string, pid: string, tid: string, cpu: string, bytes: string, fields: string];
 
 export interface StreamSummary {
   records: number;
@@ -132,12 +131,6 @@ async function batchTrace(index: number): Promise<{ trace: Trace; skip: number }
   return entry;
 }
 
-function fieldsText(t: Trace, index: number): string {
-  const d = t.events.row(index).decode();
-  if (!d) return "";
-  return d.names.map((n, k) => `${n}=${String(d.values[k]).slice(0, 40)}`).join("; ");
-}
-
 /** Rows `from` .. `to` (file order over the whole trace) as the table shows them. */
 async function page(from: number, to: number): Promise<RowCells[]> {
   const out: RowCells[] = [];
@@ -149,11 +142,7 @@ async function page(from: number, to: number): Promise<RowCells[]> {
     const { trace: t, skip } = await batchTrace(k);
     const i = skip + r - batches[k].firstRow;
     if (i >= t.events.length) continue;
-    const row = t.events.row(i);
-    out.push([
-      row.relativeMSec.toFixed(3), t.names.ofRow(i), String(row.pid ?? ""), String(row.tid ?? ""), String(row.processor), String(row.payloadLength),
-      fieldsText(t, i),
-    ]);
+    out.push(rowCells(t, i, t.names.ofRow(i)));
   }
   return out;
 }

@@ -1,0 +1,18 @@
+// What the event table shows of a row, for the held trace (main.ts) and the streamed one (stream-worker.ts).
+
+import type { Trace } from "etw-wasm/browser";
+
+/** A row's cells: time, name, pid, tid, cpu, bytes, fields. */
+export type RowCells = [time: string, name: string, pid: string, tid: string, cpu: string, bytes: string, fields: string];
+
+function fieldsText(t: Trace, index: number): string {
+  const d = t.events.row(index).decode();
+  if (!d) return "";
+  return d.names.map((n, k) => `${n}=${String(d.values[k]).slice(0, 40)}`).join("; ");
+}
+
+/** Row `i` of `t`, named `name`, as the table shows it. */
+export function rowCells(t: Trace, i: number, name: string): RowCells {
+  const row = t.events.row(i);
+  return [row.relativeMSec.toFixed(3), name, String(row.pid ?? ""), String(row.tid ?? ""), String(row.processor), String(row.payloadLength), fieldsText(t, i)];
+}
