@@ -7,7 +7,7 @@ export { ProviderTable, type ProviderInfo, type ProviderKind } from "./tables/pr
 export { EventTypeTable } from "./tables/event-types.js";
 export { TraceClock, filetimeToDate, type TraceInfo, type TimeZoneInfo } from "./tables/info.js";
 export { QueryResult, type QueryFilter, type TimeBound } from "./tables/query.js";
-export { EtlFormatError, EtlDecodeError, type TraceWarning, type TraceIncomplete } from "./decode/errors.js";
+export { EtlFormatError, EtlDecodeError, RecordsNotLoadedError, type TraceWarning, type TraceIncomplete } from "./decode/errors.js";
 export { formatGuid, parseGuid } from "./schema/guid.js";
 export { KNOWN_PROVIDERS } from "./schema/known-providers.js";
 export type { Input, ByteSource, DecodeOptions, DecodeFilter } from "./decode/decode.js";

@@ -159,6 +159,19 @@ export class Trace {
   }
 
 
+  /**
+   * Reads the records of `rows` (a row, a range `{ start, end }` with `end` exclusive, or row
+   * indices such as a query's) back from the input, for a trace opened with `payloads: "source"`.
+   * Their payloads, records, fields and extended items are readable once it resolves, until a later
+   * load needs their room (64 MiB of buffers are cached). Resolves at once when the trace holds its
+   * record bytes; rejects when they were dropped.
+   */
+  async loadRecords(rows: number | { start: number; end: number } | ArrayLike<number> | Iterable<number>): Promise<void> {
+    const d = this.live;
+    if (d.records) return d.records.load(rows);
+    if (d.recordBytes === false) throw new Error(`etw-wasm: the record bytes were dropped (payloads: "drop")`);
+  }
+
   /** Rows matching every given filter. */
   query(filter: QueryFilter = {}): QueryResult {
     return runQuery(this.events, this.providers, this.clock, filter);
@@ -181,6 +194,7 @@ export class Trace {
    * the next openTrace reuses, so views handed out before must not be read after dispose().
    */
   dispose(): void {
+    void this.data?.records?.close();
     this.data?.release?.();
     this.data = null;
     this.eventTable = null;

@@ -5,14 +5,14 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { openTrace, EtlDecodeError, type Trace } from "../dist/bindings/index.js";
+import { openTrace, EtlDecodeError, RecordsNotLoadedError, type Trace } from "../dist/bindings/index.js";
 import { openTraceFile } from "../dist/bindings/node.js";
 import { decodeTrace } from "../dist/bindings/decode/decode.js";
 import { packTraceData, unpackTraceData } from "../dist/bindings/decode/transfer.js";
 import { Trace as TraceClass } from "../dist/bindings/trace.js";
 import { HAVE_CORPUS, corpusFiles, etlPath } from "./helpers/shared.js";
 import { withLargeBuffer } from "./helpers/large-buffer.js";
-import { traceDifferences } from "./helpers/engines.js";
+import { traceDifferences, show, syntheticTrace } from "./helpers/engines.js";
 
 const SAMPLE = fileURLToPath(new URL("../examples/sample.etl", import.meta.url));
 const ENGINES = ["wasm", "js"] as const;
@@ -320,6 +320,87 @@ describe("payloads: drop", () => {
       kept.dispose();
     }
     await expect(openTrace(new Uint8Array(readFileSync(SAMPLE)), { payloads: "some" as "drop" })).rejects.toBeInstanceOf(TypeError);
+  });
+});
+
+/** What a row reads from its record bytes, for comparing traces (payload, record, items, fields). */
+function recordView(t: Trace, i: number): string {
+  const row = t.events.row(i);
+  return show([row.payload, row.record, row.extendedItems.map((e) => [e.type, e.data]), row.activityId, row.group, row.decode()?.values ?? null]);
+}
+
+describe("payloads: source", () => {
+  it("reads every row's record back from bytes, a Blob or a file, as the held trace has it; both engines, windows and workers", async () => {
+    const inputs: [string, () => Uint8Array, string | undefined][] = [
+      ["sample", () => new Uint8Array(readFileSync(SAMPLE)), SAMPLE],
+      ["synthetic-xpress", () => syntheticTrace(12, { compress: true }), undefined],
+    ];
+    for (const f of corpusFiles()) inputs.push([f, () => new Uint8Array(readFileSync(etlPath(f))), etlPath(f)]);
+    let k = 0;
+    for (const [name, read, path] of inputs) {
+      const bytes = read();
+      const kept = await openTrace(bytes);
+      // (a different way in for each input, in turn)
+      const ways: [string, () => Promise<Trace>][] = [
+        ["bytes", () => openTrace(bytes, { payloads: "source" })],
+        ["blob js 64KiB", () => openTrace(new Blob([bytes]), { payloads: "source", engine: "js", batchBytes: 64 << 10 })],
+      ];
+      if (path) ways.push(["file 2 workers", () => openTraceFile(path, { payloads: "source", workers: 2, batchBytes: 64 << 10 })]);
+      const [way, open] = ways[k++ % ways.length];
+      const what = `${name} (${way})`;
+      const t = await open();
+      const ca = kept.events.columns as unknown as Record<string, ArrayLike<unknown>>;
+      const cb = t.events.columns as unknown as Record<string, ArrayLike<unknown>>;
+      for (const c of Object.keys(ca)) if (c !== "payloadOffset") expect(show(Array.from(cb[c])), `${what} ${c}`).toBe(show(Array.from(ca[c])));
+      expect([t.bufferCount, t.extendedItems.length, t.warnings, t.complete], what).toEqual([kept.bufferCount, kept.extendedItems.length, kept.warnings, kept.complete]);
+      // nothing loaded yet: a plain error, not a wrong answer
+      expect(() => t.events.row(t.events.length - 1).payload, what).toThrow(RecordsNotLoadedError);
+      await t.loadRecords({ start: 0, end: t.events.length });
+      for (let i = 0; i < t.events.length; i++) {
+        const want = recordView(kept, i), got = recordView(t, i);
+        if (got !== want) expect(`${what} row ${i}: ${got}`).toBe(`${what} row ${i}: ${want}`);
+      }
+      t.dispose();
+      kept.dispose();
+    }
+  });
+
+  it("loads the rows asked for, in a cache that keeps what was loaded last; streams of chunks are refused", async () => {
+    const bytes = syntheticTrace(13, { compress: true, records: 4000 });
+    const kept = await openTrace(bytes);
+    let reads = 0;
+    const source = {
+      byteLength: bytes.length,
+      async read(into: Uint8Array, position: number) {
+        reads++;
+        const n = Math.min(into.length, bytes.length - position);
+        into.set(bytes.subarray(position, position + n));
+        return n;
+      },
+      closed: 0,
+      async close() { this.closed++; },
+    };
+    const t = await openTrace(source, { payloads: "source", batchBytes: 64 << 10 });
+    expect(source.closed, "the trace holds the source open").toBe(0);
+    const picked = [3, t.events.length - 1, Math.floor(t.events.length / 2)];
+    const before = reads;
+    await t.loadRecords(picked);
+    // one read per compressed buffer picked (rows 3 and the middle may share none)
+    expect(reads - before).toBeLessThanOrEqual(3);
+    expect(reads - before).toBeGreaterThan(0);
+    for (const i of picked) expect(recordView(t, i)).toBe(recordView(kept, i));
+    const again = reads;
+    await t.loadRecords(picked[0]);
+    expect(reads, "a loaded buffer is not read again").toBe(again);
+    await expect(t.loadRecords(t.events.length)).rejects.toBeInstanceOf(RangeError);
+    t.dispose();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(source.closed, "dispose closes the source").toBe(1);
+    kept.dispose();
+    await expect(openTrace([bytes], { payloads: "source" })).rejects.toThrow(/read again/);
+    const dropped = await openTrace(bytes, { payloads: "drop" });
+    await expect(dropped.loadRecords(0)).rejects.toThrow(/dropped/);
+    dropped.dispose();
   });
 });
 

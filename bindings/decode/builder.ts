@@ -5,9 +5,12 @@
 
 import * as C from "../../assembly/codes.js";
 import { clrProgram } from "../schema/clr-program.js";
-import { align8, EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type TraceData } from "./trace-data.js";
+import { align8, readBuffer, EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type TraceData } from "./trace-data.js";
 import type { Window } from "./windows.js";
 import { blockShapes, moveBlock } from "./clr-blocks.js";
+
+/** Where a built trace's record bytes are: held ("keep"), not kept ("drop"), read back from the input ("source"). */
+export type RecordsMode = "keep" | "drop" | "source";
 
 type Column = EventColumns[keyof EventColumns] | ExtendedItemColumns[keyof ExtendedItemColumns];
 
@@ -144,7 +147,11 @@ export class TraceBuilder {
    * their counts, providers, logfile header), not the rows, their bytes or the typed tables: the
    * built trace then counts its rows in eventCount but has no columns.
    */
-  constructor(sizeHint?: number, private readonly keepRows = true, private readonly keepRecords = keepRows) {
+  /** Record bytes held in the store ("keep"), or not: "drop", or "source" (read back from the input; offsets relative to each buffer's record area). */
+  private readonly keepRecords: boolean;
+
+  constructor(sizeHint?: number, private readonly keepRows = true, private readonly records: RecordsMode = keepRows ? "keep" : "drop") {
+    const keepRecords = (this.keepRecords = records === "keep");
     // (with room for the structs: buffers take 64 bytes per buffer of 64 KiB or more)
     const hint = keepRecords && sizeHint !== undefined ? Math.min(sizeHint + sizeHint / 512 + (2 << 20), 0xffff_fff8) : 1 << 20;
     this.store = new ByteStore(keepRecords ? hint : 1 << 16);
@@ -168,17 +175,18 @@ export class TraceBuilder {
     }
     if (this.keepRows) {
       const e = data.events;
+      const relative = this.records === "source" ? areaRelative(data) : undefined;
       for (const k of Object.keys(EVENT_COLUMN_LAYOUT) as (keyof EventColumns)[]) {
-        const offsets = () => (this.keepRecords ? moved(e.payloadOffset, delta) : new Uint32Array(data.eventCount));
+        const offsets = () => relative?.payloadOffset ?? (this.keepRecords ? moved(e.payloadOffset, delta) : new Uint32Array(data.eventCount));
         this.events[k].push(k === "payloadOffset" ? offsets() : e[k].slice());
       }
       // (extended items are record bytes)
-      if (this.keepRecords) {
+      if (this.records !== "drop") {
         const x = data.ext;
         this.ext.row.push(moved(x.row, this.rows));
         this.ext.type.push(x.type.slice());
         this.ext.size.push(x.size.slice());
-        this.ext.offset.push(moved(x.offset, delta));
+        this.ext.offset.push(relative?.extOffset ?? moved(x.offset, delta));
         this.extRows += data.extCount;
       }
     }
@@ -320,4 +328,24 @@ export class TraceBuilder {
       decodedBytes: inputBytes,
     };
   }
+}
+
+/**
+ * The payload offsets of a window's rows (and its extended items' offsets) made relative to their
+ * buffer's record area, as RecordSource reads them. (`data`: a window's tables.)
+ */
+function areaRelative(data: TraceData): { payloadOffset: Uint32Array; extOffset: Uint32Array } {
+  const payloadOffset = new Uint32Array(data.eventCount);
+  const extOffset = new Uint32Array(data.extCount);
+  const { events, ext } = data;
+  let e = 0;
+  for (let b = 0; b < data.bufferCount; b++) {
+    const info = readBuffer(data, b);
+    const base = new DataView(data.bytes.buffer, data.bytes.byteOffset + data.buffersOffset + b * C.BUF_STRIDE, C.BUF_STRIDE).getUint32(C.B_DATA, true);
+    const end = info.firstRow + info.rowCount;
+    for (let r = info.firstRow; r < end; r++) payloadOffset[r] = events.payloadOffset[r] - base;
+    while (e < data.extCount && ext.row[e] < info.firstRow) e++;
+    for (; e < data.extCount && ext.row[e] < end; e++) extOffset[e] = ext.offset[e] - base;
+  }
+  return { payloadOffset, extOffset };
 }

@@ -1,7 +1,7 @@
 // Decoding a whole trace: the windows of the input (windows.ts) gathered into one JS-owned trace
 // (builder.ts), and the rule that says whether it is complete.
 
-import { knownSize, windowsOf, type ByteSource, type DecodeEnd, type DecodeOptions, type Input, type Window } from "./windows.js";
+import { isByteSource, knownSize, windowsOf, type ByteSource, type DecodeEnd, type DecodeOptions, type Input, type Window } from "./windows.js";
 import { TraceBuilder } from "./builder.js";
 import { readBuffer, type TraceData } from "./trace-data.js";
 import { EtlDecodeError, formatError, readWarnings, type TraceIncomplete } from "./errors.js";
@@ -14,9 +14,30 @@ const PAGE = 65536;
 
 export async function decodeTrace(input: Input, options: DecodeOptions = {}): Promise<TraceData> {
   const size = knownSize(input, options);
-  const drop = options.payloads === "drop";
-  if (options.payloads !== undefined && options.payloads !== "keep" && !drop) throw new TypeError(`etw-wasm: payloads must be "keep" or "drop", not ${String(options.payloads)}`);
-  const builder = new TraceBuilder(size, true, !drop);
+  const mode = options.payloads ?? "keep";
+  if (mode !== "keep" && mode !== "drop" && mode !== "source") throw new TypeError(`etw-wasm: payloads must be "keep", "drop" or "source", not ${String(options.payloads)}`);
+  if (mode === "source") {
+    // (a lazy chunk: XPRESS in JS comes with it)
+    const { RecordSource, rereadable } = await import("./record-source.js");
+    const again = rereadable(input);
+    if (!again) throw new TypeError(`etw-wasm: payloads: "source" needs an input that can be read again (bytes, a Blob or File, a ByteSource), not a stream of chunks`);
+    // (the trace reads the input again later: the decoder must not close it)
+    const open = isByteSource(input) ? { byteLength: input.byteLength, read: input.read.bind(input) } : input;
+    let data: TraceData;
+    try {
+      data = await decodeInto(new TraceBuilder(size, true, "source"), open, options, size, true);
+    } catch (error) {
+      await again.close();
+      throw error;
+    }
+    data.records = new RecordSource(data, again);
+    return data;
+  }
+  return decodeInto(new TraceBuilder(size, true, mode), input, options, size, mode === "drop");
+}
+
+/** The windows of `input` gathered by `builder` (a trace of one window stays in the core unless `gather`). */
+async function decodeInto(builder: TraceBuilder, input: Input, options: DecodeOptions, size: number | undefined, gather: boolean): Promise<TraceData> {
   const windows = windowsOf(input, options);
   // A trace of one window stays where the core decoded it; the windows of a larger one are copied out.
   let only: Window | undefined;
@@ -28,8 +49,8 @@ export async function decodeTrace(input: Input, options: DecodeOptions = {}): Pr
       break;
     }
     const w = next.value;
-    // (records dropped: even one window is gathered, to let the core's memory go)
-    if (w.final && builder.windows === 0 && !drop) only = w;
+    // (records not kept: even one window is gathered, to let the core's memory go)
+    if (w.final && builder.windows === 0 && !gather) only = w;
     else if (!builder.add(w)) {
       // record bytes past 4 GiB: the trace stops before the window that did not fit
       await windows.return(undefined as never);
@@ -122,7 +143,7 @@ function limitText(pages: number): string {
  */
 function judge(data: TraceData, end: DecodeEnd, storeFull: boolean): void {
   data.decodedBytes = data.inputBytes;
-  const limit = storeFull ? "the record bytes kept reached 4 GiB (stream the trace with streamTrace instead)" : limitText(end.pages);
+  const limit = storeFull ? "the record bytes kept reached 4 GiB (open it with payloads: \"source\" or \"drop\", or stream it with streamTrace)" : limitText(end.pages);
   const stop = (reason: TraceIncomplete["reason"], offset: number, message: string, decoded = offset) => {
     data.incomplete = { reason, offset, message };
     data.decodedBytes = decoded;

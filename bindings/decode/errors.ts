@@ -129,3 +129,11 @@ export function readWarnings(data: TraceData): TraceWarning[] {
   }
   return out;
 }
+
+/** Thrown where a row's record bytes are asked for before `loadRecords` read them. */
+export class RecordsNotLoadedError extends Error {
+  constructor(readonly row: number) {
+    super(`etw-wasm: the record of row ${row} is not loaded (payloads: "source"): await trace.loadRecords(rows) first`);
+    this.name = "RecordsNotLoadedError";
+  }
+}

@@ -133,6 +133,12 @@ export interface TraceData {
    * and the typed tables' strings, GUIDs and arrays are then not there, and every offset into them is 0.
    */
   recordBytes?: boolean;
+  /**
+   * `payloads: "source"`: the record bytes are read back from the input on demand. Then
+   * `recordBytes` is false, and payload and extended-item offsets are offsets inside the row's
+   * buffer's record area (`records.areaOf(row)`), not into `bytes`.
+   */
+  records?: RecordAreas;
 }
 
 export interface BufferInfo {
@@ -181,4 +187,13 @@ export function readBuffer(data: TraceData, index: number): BufferInfo {
     skipped: (status & C.BS_SKIPPED) !== 0,
     abandoned: (status & C.BS_ABANDONED) !== 0,
   };
+}
+
+/** Record bytes read back from the input on demand (`payloads: "source"`; decode/record-source.ts). */
+export interface RecordAreas {
+  /** The loaded record area that a row's payloadOffset and extended-item offsets index into; throws when not loaded. */
+  areaOf(row: number): Uint8Array;
+  /** Reads the records of `rows` back from the input. */
+  load(rows: number | { start: number; end: number } | ArrayLike<number> | Iterable<number>): Promise<void>;
+  close(): Promise<void>;
 }

@@ -100,9 +100,15 @@ export interface DecodeOptions {
    * payloads (and may pass 4 GiB of record bytes). Then `row.payload` and `row.record` are empty, decoded
    * fields, activity ids and extended items absent, the typed tables' strings, GUIDs and arrays undefined,
    * and what is read from payloads (process names, EventSource and TraceLogging names) is not there.
+   * "source" keeps what "drop" keeps and reads records back from the input when asked
+   * (`trace.loadRecords(rows)`; compressed buffers are decompressed again): for traces too big to
+   * hold whose rows are looked at a page at a time. It needs an input that can be read again
+   * (bytes, a Blob or File, a ByteSource such as openTraceFile's), which the trace holds (a file
+   * stays open) until disposed. The default is "keep" everywhere: every accessor is then
+   * synchronous, and the process table and event names need the bytes.
    * openTrace only: a stream's batches are views of the decoder's memory anyway.
    */
-  payloads?: "keep" | "drop";
+  payloads?: "keep" | "drop" | "source";
   /**
    * Worker threads to decode with (Node worker_threads, Web Workers): the input is cut into segments
    * of whole buffers, decoded side by side and merged back in file order; the tables are those of

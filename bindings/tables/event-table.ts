@@ -9,6 +9,8 @@ import type { EventColumns, TraceData } from "../decode/trace-data.js";
 import type { ClrEventSchema } from "../schema/clr-schema-types.js";
 import { clrProviderIndex, decodeClrPayload, findClrEvent, mapName, type DecodedPayload, type FieldValue } from "../schema/clr-payload.js";
 
+const EMPTY = new Uint8Array(0);
+
 export const HEADER_TYPE_NAMES: Readonly<Record<number, string>> = {
   0x01: "SYSTEM32", 0x02: "SYSTEM64", 0x03: "COMPACT32", 0x04: "COMPACT64", 0x0a: "FULL_HEADER32",
   0x0b: "INSTANCE32", 0x0c: "TIMED", 0x0d: "ERROR", 0x0e: "WNODE_HEADER", 0x0f: "MESSAGE", 0x10: "PERFINFO32",
@@ -146,6 +148,16 @@ export class EventTable implements Iterable<EventRow> {
     return findClrEvent(p, this.columns.eventId[index], this.columns.version[index]);
   }
 
+  /**
+   * The bytes a row's payloadOffset and its extended items' offsets index into: the trace's bytes,
+   * the row's buffer's record area read back (`payloads: "source"`; throws RecordsNotLoadedError
+   * before `trace.loadRecords`), or null when the record bytes were dropped.
+   */
+  recordBytesOf(index: number): Uint8Array | null {
+    if (this.recordBytes) return this.data.bytes;
+    return this.data.records ? this.data.records.areaOf(index) : null;
+  }
+
   /** First extended item of a row, or -1 (items of one row are contiguous). */
   firstExtendedItem(index: number): number {
     const rows = this.data.ext.row;
@@ -189,16 +201,18 @@ export class EventRow {
   get tid(): number | null { return this.status & C.F_NO_PROCESS_INFO ? null : this.c.tid[this.index]; }
   get payloadOffset(): number { return this.c.payloadOffset[this.index]; }
   get payloadLength(): number { return this.c.payloadLength[this.index]; }
-  /** The user data, a view into the trace's bytes (no copy). */
+  /** The user data, a view into the trace's bytes (no copy); empty when the record bytes were dropped. */
   get payload(): Uint8Array {
+    const bytes = this.table.recordBytesOf(this.index);
     const o = this.payloadOffset;
-    return this.table.data.bytes.subarray(o, o + (this.table.recordBytes ? this.payloadLength : 0));
+    return bytes ? bytes.subarray(o, o + this.payloadLength) : EMPTY;
   }
+  /** Where the record starts in the bytes its payloadOffset indexes (see EventTable.recordBytesOf). */
   get recordOffset(): number { return this.payloadOffset - this.c.headerLength[this.index]; }
   /** The whole record, header included. */
   get record(): Uint8Array {
-    if (!this.table.recordBytes) return this.table.data.bytes.subarray(0, 0);
-    return this.table.data.bytes.subarray(this.recordOffset, this.payloadOffset + this.payloadLength);
+    const bytes = this.table.recordBytesOf(this.index);
+    return bytes ? bytes.subarray(this.recordOffset, this.payloadOffset + this.payloadLength) : EMPTY;
   }
   /** Size of pointers in the payload: from the header flavour (WPP: its POINTER32/64 option). */
   get pointerSize(): 4 | 8 {
@@ -211,13 +225,15 @@ export class EventRow {
   }
   /** Kernel group byte (HookId high byte) of system-family records, else undefined. */
   get group(): number | undefined {
-    return isSystemFamily(this.headerType) && this.table.recordBytes ? this.table.data.bytes[this.recordOffset + 7] : undefined;
+    if (!isSystemFamily(this.headerType)) return undefined;
+    return this.table.recordBytesOf(this.index)?.[this.recordOffset + 7];
   }
   /** ActivityId of EVENT_HEADER records, else null. */
   get activityId(): string | null {
     const ht = this.headerType;
-    if ((ht !== C.HT_EVENT_HEADER32 && ht !== C.HT_EVENT_HEADER64) || !this.table.recordBytes) return null;
-    return formatGuid(this.table.data.bytes, this.recordOffset + 0x40);
+    if (ht !== C.HT_EVENT_HEADER32 && ht !== C.HT_EVENT_HEADER64) return null;
+    const bytes = this.table.recordBytesOf(this.index);
+    return bytes ? formatGuid(bytes, this.recordOffset + 0x40) : null;
   }
   get relatedActivityId(): string | null {
     const item = this.extendedItems.find((e) => e.type === 1 && e.data.length >= 16);
@@ -229,8 +245,9 @@ export class EventRow {
     let e = t.firstExtendedItem(this.index);
     if (e < 0) return out;
     const ext = t.data.ext;
+    const bytes = t.recordBytesOf(this.index)!;
     for (; e < t.data.extCount && ext.row[e] === this.index; e++) {
-      out.push({ type: ext.type[e], data: t.data.bytes.subarray(ext.offset[e], ext.offset[e] + ext.size[e]) });
+      out.push({ type: ext.type[e], data: bytes.subarray(ext.offset[e], ext.offset[e] + ext.size[e]) });
     }
     return out;
   }
@@ -265,7 +282,9 @@ export class EventRow {
   /** The payload decoded field by field (CLR events); null for events without a schema. */
   decode(): DecodedPayload | null {
     const schema = this.clrSchema;
-    return schema && this.table.recordBytes ? decodeClrPayload(schema, this.table.data.bytes, this.payloadOffset, this.payloadLength, this.pointerSize) : null;
+    if (!schema) return null;
+    const bytes = this.table.recordBytesOf(this.index);
+    return bytes ? decodeClrPayload(schema, bytes, this.payloadOffset, this.payloadLength, this.pointerSize) : null;
   }
   /** Every decoded field by name. */
   get fields(): Record<string, FieldValue> {
