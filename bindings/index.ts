@@ -2,6 +2,7 @@
 
 export { openTrace, Trace, type OpenOptions, type BufferInfo } from "./trace.js";
 export { streamTrace, TraceStream, TraceBatch, type StreamOptions, type TraceStreamEnd } from "./stream.js";
+export { inTimeOrder, type TimeOrderedRun, type TimeOrderOptions, type TimeOrderStats } from "./stream-order.js";
 export { EventTable, EventRow, HEADER_TYPE_NAMES, isSystemFamily, type EventJson, type ExtendedItem } from "./tables/event-table.js";
 export { ProviderTable, type ProviderInfo, type ProviderKind } from "./tables/provider-table.js";
 export { EventTypeTable } from "./tables/event-types.js";

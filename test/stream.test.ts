@@ -6,7 +6,7 @@
 
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
-import { openTrace, streamTrace, EtlFormatError, type EventTypeTable, type Trace, type TraceBatch, type DecodeFilter } from "../dist/bindings/index.js";
+import { openTrace, streamTrace, inTimeOrder, EtlFormatError, type TimeOrderOptions, type TimeOrderStats, type EventTypeTable, type Trace, type TraceBatch, type DecodeFilter } from "../dist/bindings/index.js";
 import { generateTraceChunks } from "../dist/bindings/generator/generate.js";
 import { HAVE_CORPUS, corpusFiles, etlPath } from "./helpers/shared.js";
 import { syntheticTrace, traceDifferences, show } from "./helpers/engines.js";
@@ -245,6 +245,55 @@ describe("streamTrace", () => {
     expect(new DataView(row.payload.buffer, row.payload.byteOffset).getUint32(0, true)).toBe(gc.get("Count", k));
     t.dispose();
   }, 600_000);
+});
+
+describe("time order across batches", () => {
+  /** The rows of inTimeOrder as indices in the whole trace. */
+  async function ordered(bytes: Uint8Array, options: TimeOrderOptions, stats?: TimeOrderStats): Promise<number[]> {
+    const out: number[] = [];
+    for await (const run of inTimeOrder(streamTrace(bytes, { batchBytes: 64 << 10 }), options, stats)) {
+      for (const r of run.rows) out.push(run.firstRow + r);
+    }
+    return out;
+  }
+
+  it("merges the batches of every corpus file and synthetic trace into the whole trace's time order", async () => {
+    for (const [name, read] of inputs()) {
+      const bytes = read();
+      const whole = await openTrace(bytes);
+      const stats: TimeOrderStats = { late: 0, maxHeld: 0 };
+      const got = await ordered(bytes, {}, stats);
+      expect(got.length, name).toBe(whole.events.length);
+      const want = whole.events.timeOrder();
+      const at = got.findIndex((r, i) => r !== want[i]);
+      expect(at, `${name}: first difference`).toBe(-1);
+      expect(stats.late, name).toBe(0);
+      // a selection: the whole order with the others left out
+      const lastPid = whole.events.pid[whole.events.length - 1];
+      const pick = (t: Trace) => t.query({ pid: lastPid }).indices;
+      const kept = new Set(whole.query({ pid: lastPid }).indices);
+      expect(await ordered(bytes, { select: pick }), `${name} selected`).toEqual(Array.from(want).filter((r) => kept.has(r)));
+      whole.dispose();
+    }
+  }, 300_000);
+
+  it("holds no more than holdBytes: the oldest batch goes out whole and rows that then come early are counted late", async () => {
+    const bytes = syntheticTrace(21, { records: 6000 });
+    const whole = await openTrace(bytes);
+    const stats: TimeOrderStats = { late: 0, maxHeld: 0 };
+    const got = await ordered(bytes, { holdBytes: 1 }, stats);
+    expect(got.slice().sort((a, b) => a - b)).toEqual(Array.from({ length: whole.events.length }, (_, i) => i));
+    expect(stats.maxHeld).toBeLessThanOrEqual(2);
+    // every row given out before one with an earlier timestamp is counted
+    const ts = whole.events.timestamp;
+    let late = 0, max = -1n;
+    for (const r of got) {
+      if (ts[r] < max) late++;
+      else max = ts[r];
+    }
+    expect(stats.late).toBe(late);
+    whole.dispose();
+  });
 });
 
 describe("parallel decoding equals one thread's", () => {

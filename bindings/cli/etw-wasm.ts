@@ -5,9 +5,9 @@ import { statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import {
-  openTraceFile, streamTraceFile, EtlDecodeError, EtlFormatError, ManifestCollector, setTraceManifests, codes,
+  openTraceFile, streamTraceFile, inTimeOrder, EtlDecodeError, EtlFormatError, ManifestCollector, setTraceManifests, codes,
   type DecodeFilter, type ProcessTable, type Trace, type TraceManifests,
-  type TraceBatch, type TraceStream, type TraceWarning, type TraceIncomplete,
+  type TraceStream, type TraceWarning, type TraceIncomplete,
 } from "etw-wasm/node";
 import { perfViewLines } from "etw-wasm/perfview";
 import {
@@ -406,8 +406,9 @@ async function main(argv: string[]): Promise<number> {
   const options = { onProgress: bar, memoryLimit: limit, batchBytes, workers, filter: DECODE_FILTER[command] };
   const out = new Output();
   const emit = (l: string) => out.line(l);
-  // info, summary, gc, methods and events in file order as jsonl, csv or json hold one batch at a time; the rest the whole trace
-  const streams = command !== "events" || (["jsonl", "csv", "json"].includes(plan!.format) && !plan!.filters.timeOrder);
+  // info, summary, gc, methods and events as jsonl, csv or json go batch by batch (in time order: the batches
+  // waiting for the slowest processor are held); a table and perfview's lines need the whole trace
+  const streams = command !== "events" || ["jsonl", "csv", "json"].includes(plan!.format);
   // the processes (for their names), from the kernel's Process and Thread events only, through a decode-time filter
   const processTable = async () => (await openTraceFile(file, { ...options, onProgress: undefined, filter: { provider: ["Windows Kernel/Process", "Windows Kernel/Thread"] } })).processes;
   let result: Pick<Trace, "warnings" | "incomplete" | "decodedBytes">;
@@ -464,26 +465,29 @@ async function streamEvents(
   stream: TraceStream, out: Output, plan: EventsPlan, processes: ProcessTable | undefined, manifests: TraceManifests | undefined,
 ): Promise<void> {
   const { filters } = plan;
-  async function* batches(): AsyncGenerator<{ batch: TraceBatch; rows: Uint32Array }> {
-    for await (const batch of stream) {
-      if (manifests) setTraceManifests(batch.events, manifests);
-      // a provider not seen yet has no rows in this batch (providers keep their index from batch to batch)
-      if (filters.provider !== undefined && !batch.providers.find(filters.provider).length) continue;
-      yield { batch, rows: selectEvents(batch, filters) };
-    }
+  const select = (t: Trace): Uint32Array => {
+    if (manifests) setTraceManifests(t.events, manifests);
+    // a provider not seen yet has no rows in this batch (providers keep their index from batch to batch)
+    if (filters.provider !== undefined && !t.providers.find(filters.provider).length) return new Uint32Array(0);
+    return selectEvents(t, { ...filters, timeOrder: false });
+  };
+  // runs of rows of one batch each: batch by batch in file order, or merged in time order across batches
+  async function* runs(): AsyncGenerator<{ trace: Trace; firstRow: number; rows: Uint32Array }> {
+    if (filters.timeOrder) yield* inTimeOrder(stream, { select });
+    else for await (const batch of stream) yield { trace: batch, firstRow: batch.firstRow, rows: select(batch) };
     if (filters.provider !== undefined && !stream.end!.providers.find(filters.provider).length) {
       throw new UsageError(`no provider ${filters.provider} in this trace`, "events");
     }
   }
   if (plan.format === "jsonl") {
-    for await (const { batch, rows } of batches()) for (const row of batch.events.cursor(rows)) await out.line(JSON.stringify(row.toJSON()));
+    for await (const { trace, rows } of runs()) for (const row of trace.events.cursor(rows)) await out.line(JSON.stringify(row.toJSON()));
     return;
   }
   async function* records(): AsyncGenerator<Record<string, unknown>> {
-    for await (const { batch, rows } of batches()) {
-      for (const row of batch.events.cursor(rows)) {
+    for await (const { trace, firstRow, rows } of runs()) {
+      for (const row of trace.events.cursor(rows)) {
         const process = row.pid === null ? "" : processes!.processName(row.pid, row.timestamp);
-        yield eventRecord(row, batch.firstRow + row.index, process);
+        yield eventRecord(row, firstRow + row.index, process);
       }
     }
   }

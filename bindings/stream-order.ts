@@ -1,0 +1,152 @@
+// Time order across a stream's batches. Each processor's buffers come in the file in time order,
+// so once every processor's stream has gone past a time W, no row before W can still come: rows
+// before W are merged out of the batches held (each sorted in itself, as a whole trace is: timestamp,
+// processor, row) and the batches they empty are let go. The order is the whole trace's
+// `timeOrder()`; memory is what lies between the slowest processor's stream and the fastest.
+
+import type { Trace } from "./trace.js";
+import type { TraceBatch, TraceStream } from "./stream.js";
+import { readBuffer } from "./decode/trace-data.js";
+
+/** Consecutive rows in time order, all of one batch. */
+export interface TimeOrderedRun {
+  /** The batch's rows, in memory of their own (`batch.keep()`), with names, clock and typed tables. */
+  trace: Trace;
+  /** Index in the whole trace of the batch's row 0 (`firstRow + rows[i]` is a row's index in the trace). */
+  firstRow: number;
+  /** Row indices in `trace`, in time order. */
+  rows: Uint32Array;
+}
+
+export interface TimeOrderOptions {
+  /**
+   * The rows of each batch to order (default every row), chosen on the batch's own copy, e.g. with
+   * `trace.query(...)`: a row left out takes no place in the order.
+   */
+  select?: (trace: Trace, batch: TraceBatch) => Uint32Array;
+  /**
+   * The most record data of batches held waiting for a slow processor (default 1 GiB). Past it the
+   * oldest batch held is given out whole, and rows that then come earlier than rows already given
+   * out are counted in `late` (given out as soon as they come).
+   */
+  holdBytes?: number;
+}
+
+/** Counts kept while ordering, read when the iteration has ended. */
+export interface TimeOrderStats {
+  /** Rows given out after rows with a later timestamp (see holdBytes; 0 when the order is exact). */
+  late: number;
+  /** The most batches held at once. */
+  maxHeld: number;
+}
+
+interface Held {
+  trace: Trace;
+  firstRow: number;
+  order: Uint32Array;
+  ts: BigInt64Array;
+  processor: Uint16Array;
+  at: number;
+  bytes: number;
+}
+
+const RUN = 1 << 16;
+
+/**
+ * The rows of a stream in time order, as runs of rows of one batch each. The order is the one
+ * `trace.events.timeOrder()` gives the whole trace: timestamp, then processor, then file order.
+ * `stats` (optional) is filled in as it goes.
+ */
+export async function* inTimeOrder(stream: TraceStream, options: TimeOrderOptions = {}, stats: TimeOrderStats = { late: 0, maxHeld: 0 }): AsyncGenerator<TimeOrderedRun> {
+  const holdBytes = options.holdBytes ?? 1 << 30;
+  const held: Held[] = [];
+  // the latest timestamp of each (logger, processor) stream of buffers, and the processors seen
+  const latest = new Map<number, bigint>();
+  const seen = new Set<number>();
+  let processors = 0;
+  let given: bigint | undefined; // the latest timestamp given out
+  let heldBytes = 0;
+
+  const key = (h: Held) => h.order[h.at];
+  // a before b: timestamp, processor, row in the trace
+  const before = (a: Held, b: Held): boolean => {
+    const ra = key(a), rb = key(b);
+    const ta = a.ts[ra], tb = b.ts[rb];
+    if (ta !== tb) return ta < tb;
+    const pa = a.processor[ra], pb = b.processor[rb];
+    if (pa !== pb) return pa < pb;
+    return a.firstRow + ra < b.firstRow + rb;
+  };
+
+  /** Runs of every row held before `w` (all of them when w is undefined). */
+  function* give(w: bigint | undefined): Generator<TimeOrderedRun> {
+    for (;;) {
+      let first: Held | undefined;
+      let second: Held | undefined;
+      for (const h of held) {
+        if (h.at === h.order.length) continue;
+        if (!first || before(h, first)) {
+          second = first;
+          first = h;
+        } else if (!second || before(h, second)) second = h;
+      }
+      if (!first || (w !== undefined && first.ts[key(first)] >= w)) break;
+      const start = first.at;
+      // the run goes on while its rows come before the next batch's head and before w
+      while (first.at < first.order.length && first.at - start < RUN) {
+        const t = first.ts[key(first)];
+        if (w !== undefined && t >= w) break;
+        if (second && !before(first, second)) break;
+        first.at++;
+      }
+      const last = first.ts[first.order[first.at - 1]];
+      if (given === undefined || last > given) given = last;
+      yield { trace: first.trace, firstRow: first.firstRow, rows: first.order.subarray(start, first.at) };
+    }
+    for (let i = held.length - 1; i >= 0; i--) {
+      if (held[i].at === held[i].order.length) {
+        heldBytes -= held[i].bytes;
+        held.splice(i, 1);
+      }
+    }
+  }
+
+  for await (const batch of stream) {
+    const trace = batch.keep();
+    processors ||= trace.info.numberOfProcessors;
+    const e = trace.events;
+    const rows = options.select ? options.select(trace, batch) : null;
+    let order = e.timeOrder();
+    if (rows) {
+      const wanted = new Uint8Array(e.length);
+      for (let i = 0; i < rows.length; i++) wanted[rows[i]] = 1;
+      order = order.filter((r) => wanted[r] === 1);
+    }
+    // rows that come after rows already given out
+    if (given !== undefined) for (let i = 0; i < order.length && e.timestamp[order[i]] < given; i++) stats.late++;
+    for (let b = 0; b < trace.bufferCount; b++) {
+      const info = readBuffer(trace.events.data, b);
+      if (!info.rowCount) continue;
+      const k = info.loggerId * 65536 + info.processor;
+      let last = latest.get(k) ?? e.timestamp[info.firstRow];
+      for (let r = info.firstRow; r < info.firstRow + info.rowCount; r++) if (e.timestamp[r] > last) last = e.timestamp[r];
+      latest.set(k, last);
+      seen.add(info.processor);
+    }
+    const bytes = trace.bytes.length + e.length * 50;
+    held.push({ trace, firstRow: batch.firstRow, order, ts: e.timestamp, processor: e.processor, at: 0, bytes });
+    heldBytes += bytes;
+    stats.maxHeld = Math.max(stats.maxHeld, held.length);
+    // every processor's stream has gone past w (a processor not seen yet may still come with anything)
+    let w: bigint | undefined;
+    if (seen.size >= processors) for (const t of latest.values()) if (w === undefined || t < w) w = t;
+    if (w !== undefined) yield* give(w);
+    // too much held: the oldest batch goes out whole
+    while (heldBytes > holdBytes && held.length > 1) {
+      const oldest = held[0];
+      yield* give(oldest.ts[oldest.order[oldest.order.length - 1]] + 1n);
+      if (held[0] === oldest) break;
+    }
+  }
+  yield* give(undefined);
+}
