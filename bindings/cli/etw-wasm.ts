@@ -2,6 +2,9 @@
 // etw-wasm command line: info, summary and events of a trace file, on the public API only.
 
 import { statSync } from "node:fs";
+import { mkdir, open } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import type { TableSink } from "etw-wasm/export";
 import { availableParallelism } from "node:os";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import {
@@ -15,7 +18,7 @@ import {
   streamSummary, writeTable, type EventFilters, type TableFormat,
 } from "./commands.js";
 
-const COMMANDS = ["info", "summary", "events", "gc", "methods", "generate"] as const;
+const COMMANDS = ["info", "summary", "events", "gc", "methods", "convert", "generate"] as const;
 type Command = (typeof COMMANDS)[number];
 
 /** Each command's lines of the usage text. */
@@ -33,6 +36,14 @@ const COMMAND_HELP: Record<Command, string> = {
       --no-container-id to leave out the ContainerID clause`,
   gc: "  gc FILE [--format F]           one row per .NET garbage collection (table default, csv, json, jsonl)",
   methods: "  methods FILE [--format F]      methods loaded per process (table default, csv, json, jsonl)",
+  convert: `  convert FILE... --to F -o DIR  tables for analytics engines (DuckDB, Spark, Polars, pandas):
+                                 DIR/events, DIR/processes, DIR/providers and one table per .NET
+                                 runtime event (DIR/<Provider>/<Task>/<Opcode>), as .parquet or .arrow
+      --to parquet|arrow         Parquet files, or Arrow IPC streams
+      -o, --out DIR              the output directory (made if missing; tables in it are replaced)
+      --provider P  --event NAME  --pid N  --tid N
+      --from MS  --until MS      the events filters (--until: the end of the time range, as events' --to)
+      several files: one set of tables, with a sourceFile column`,
   generate: `  generate OUT [options]         write a synthetic .NET runtime trace
       --size N (e.g. 256MiB; default 64MiB), --compress, --pointer-size 4|8, --seed N, --processors N`,
 };
@@ -86,6 +97,11 @@ const OPTIONS: Record<Command, OptionSpecs> = {
   },
   gc: { ...READS_TRACE, ...FORMAT },
   methods: { ...READS_TRACE, ...FORMAT },
+  convert: {
+    ...READS_TRACE, to: { type: "string" }, out: { type: "string", short: "o" },
+    provider: { type: "string" }, event: { type: "string" }, pid: { type: "string" }, tid: { type: "string" },
+    from: { type: "string" }, until: { type: "string" },
+  },
   generate: {
     ...HELP,
     size: { type: "string" }, compress: { type: "boolean" }, "pointer-size": { type: "string" },
@@ -99,7 +115,8 @@ type Values = Record<string, string | boolean | undefined>;
 
 type Parsed =
   | { command: "help" }
-  | { command: Exclude<Command, "generate">; file: string; values: Values }
+  | { command: Exclude<Command, "generate" | "convert">; file: string; values: Values }
+  | { command: "convert"; files: string[]; values: Values }
   | { command: "generate"; out: string; values: Values };
 
 /** The closest option name within two edits, for "did you mean". */
@@ -169,6 +186,7 @@ function parseCommandLine(argv: string[]): Parsed {
   }
   const [, target, ...extra] = parsed.positionals;
   if (target === undefined) throw new UsageError(`${command} needs ${command === "generate" ? "an OUT file" : "a FILE"}`, command);
+  if (command === "convert") return { command, files: [target, ...extra], values: parsed.values as Values };
   if (extra.length) throw new UsageError(`unexpected argument: ${extra[0]}`, command);
   const values = parsed.values as Values;
   return command === "generate" ? { command, out: target, values } : { command, file: target, values };
@@ -220,11 +238,11 @@ function memoryLimit(values: Values, command: Command): Promise<number | undefin
 }
 
 /** A time option: milliseconds since the trace started, not negative. */
-function milliseconds(values: Values, name: string): number | undefined {
+function milliseconds(values: Values, name: string, command: Command): number | undefined {
   const text = values[name];
   if (typeof text !== "string") return undefined;
   const n = /^(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(text) ? Number(text) : NaN;
-  if (!Number.isFinite(n)) throw new UsageError(`bad --${name} '${text}': milliseconds since the trace started, 0 or more`, "events");
+  if (!Number.isFinite(n)) throw new UsageError(`bad --${name} '${text}': milliseconds since the trace started, 0 or more`, command);
   return n;
 }
 
@@ -255,20 +273,26 @@ function eventsPlan(values: Values): EventsPlan {
   }
   const edition = (values.edition ?? "current") as string;
   if (edition !== "current" && edition !== "2020") throw new UsageError(`unknown --edition: ${edition} (current or 2020)`, "events");
+  const filters = eventFilters(values, "events", "to");
+  return { format: format as EventsPlan["format"], filters, edition, containerId: values["no-container-id"] !== true };
+}
+
+/** The row filters of events and convert (`toName`: the option that ends the time range). */
+function eventFilters(values: Values, command: Command, toName: "to" | "until"): EventFilters {
   const filters: EventFilters = {
     provider: values.provider as string | undefined,
     event: values.event as string | undefined,
     // 0xFFFFFFFF is the event table's "none" (records without a process, e.g. PERFINFO): not a filter value
-    pid: wholeNumber(values, "pid", "a process id", 0, 0xfffffffe, "events"),
-    tid: wholeNumber(values, "tid", "a thread id", 0, 0xfffffffe, "events"),
-    from: milliseconds(values, "from"),
-    to: milliseconds(values, "to"),
+    pid: wholeNumber(values, "pid", "a process id", 0, 0xfffffffe, command),
+    tid: wholeNumber(values, "tid", "a thread id", 0, 0xfffffffe, command),
+    from: milliseconds(values, "from", command),
+    to: milliseconds(values, toName, command),
     timeOrder: values["time-order"] === true,
   };
   if (filters.from !== undefined && filters.to !== undefined && filters.from > filters.to) {
-    throw new UsageError(`--from ${values.from} is after --to ${values.to}`, "events");
+    throw new UsageError(`--from ${values.from} is after --${toName} ${values[toName]}`, command);
   }
-  return { format: format as EventsPlan["format"], filters, edition, containerId: values["no-container-id"] !== true };
+  return filters;
 }
 
 function tableFormat(values: Values, command: Command): TableFormat {
@@ -355,6 +379,65 @@ async function cmdEvents(trace: Trace, out: Output, plan: EventsPlan) {
   await writeTable((l) => out.line(l), plan.format, EVENT_COLUMNS, plan.format === "table" ? [...records()] : records());
 }
 
+/** A file written through one handle, its directory made first. */
+async function fileSink(path: string): Promise<TableSink> {
+  await mkdir(dirname(path), { recursive: true });
+  const handle = await open(path, "w");
+  return {
+    write: async (bytes) => {
+      if (bytes.length) await handle.write(bytes);
+    },
+    close: () => handle.close(),
+  };
+}
+
+async function cmdConvert(files: string[], values: Values): Promise<number> {
+  const to = values.to;
+  if (to !== "parquet" && to !== "arrow") {
+    throw new UsageError(to === undefined ? "convert needs --to parquet or --to arrow" : `unknown --to: ${String(to)} (parquet or arrow)`, "convert");
+  }
+  const dir = values.out;
+  if (typeof dir !== "string") throw new UsageError("convert needs -o DIR (the output directory)", "convert");
+  const filters = eventFilters(values, "convert", "until");
+  const filtered = Object.entries(filters).some(([k, v]) => k !== "timeOrder" && v !== undefined);
+  const limit = await memoryLimit(values, "convert");
+  const batchBytes = await sizeOption(values, "convert", "batch-size", 64 << 10, "64KiB");
+  const workers = workerCount(values, "convert");
+  const sizes = files.map((f) => statSync(f).size);
+  const { TraceConverter } = await import("etw-wasm/export");
+  const converter = new TraceConverter({ format: to, sourceFiles: files.length > 1, open: (path) => fileSink(join(dir, path)) });
+  let code = 0;
+  for (const [k, file] of files.entries()) {
+    const bar = process.stderr.isTTY && sizes[k] > 8 << 20 && values["no-progress"] !== true ? progressBar(sizes[k]) : undefined;
+    const options = { onProgress: bar, memoryLimit: limit, batchBytes, workers };
+    try {
+      // the processes (for their names), from the kernel's Process and Thread events only
+      const { processes } = await openTraceFile(file, { ...options, onProgress: undefined, filter: { provider: ["Windows Kernel/Process", "Windows Kernel/Thread"] } });
+      const stream = await streamTraceFile(file, options);
+      const select = filtered ? (t: Trace) => (filters.provider !== undefined && !t.providers.find(filters.provider).length ? new Uint32Array(0) : selectEvents(t, filters)) : undefined;
+      await converter.add(stream, { processes, sourceFile: basename(file), select });
+      const end = stream.end!;
+      bar?.end();
+      const stop = end.incomplete;
+      const told = (kind: string) => stop !== undefined && (kind === "capacity" || (kind === "truncated-buffer" && stop.reason === kind));
+      for (const w of end.warnings.filter((x) => !told(x.kind)).slice(0, 5)) console.error(`etw-wasm: warning at byte ${w.offset}: ${w.message}`);
+      if (stop) {
+        console.error(stoppedLine(file, sizes[k], end.decodedBytes, stop.offset, stop.message));
+        code = 1;
+      }
+    } catch (error) {
+      bar?.end();
+      if (error instanceof EtlDecodeError) {
+        console.error(stoppedLine(file, sizes[k], error.offset, error.offset, error.message.replace(/ \(at byte offset \d+\)$/, "")));
+        code = 1;
+      } else throw error;
+    }
+  }
+  // what was written, one table a line
+  for (const t of await converter.finish()) console.log(`${join(dir, t.path)}\t${t.rows} rows`);
+  return code;
+}
+
 async function cmdGenerate(out: string, values: Values): Promise<number> {
   const { generateTraceFile, parseSize } = await import("../generator/generate-file.js");
   const sizeText = (values.size ?? "64MiB") as string;
@@ -394,6 +477,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (parsed.command === "generate") return cmdGenerate(parsed.out, parsed.values);
+  if (parsed.command === "convert") return cmdConvert(parsed.files, parsed.values);
   const { command, file, values } = parsed;
   // Every option is checked before the trace is read.
   const plan = command === "events" ? eventsPlan(values) : undefined;

@@ -31,6 +31,8 @@ export interface ProcessTable {
   threads: ThreadInfo[];
   /** PerfView's process name of `pid` at `timestamp`; "Process(pid)" when unknown, "" for pid -1. */
   processName(pid: number, timestamp: bigint): string;
+  /** processName of `pid` when it is the same at every time (no process described, or one running from the start), else undefined. */
+  fixedName(pid: number): string | undefined;
   /** The process entry of `pid` at `timestamp`, if a Process event described it. */
   processAt(pid: number, timestamp: bigint): ProcessInfo | undefined;
   /** The process that owned thread `tid` at `timestamp`, or undefined. */
@@ -208,6 +210,12 @@ export function buildProcessTable(trace: Source): ProcessTable {
       if (pid === -1 || pid === 0xffffffff) return "";
       const info = processAt(pid, ts);
       return info ? info.name : `Process(${pid})`;
+    },
+    fixedName(pid: number): string | undefined {
+      if (pid === -1 || pid === 0xffffffff) return "";
+      const list = byPid.get(pid);
+      if (!list) return `Process(${pid})`;
+      return list.length === 1 && list[0].start === null ? list[0].name : undefined;
     },
     threadProcess(tid: number, ts: bigint): number | undefined {
       return pick(byTid.get(tid), ts)?.pid;

@@ -1,0 +1,110 @@
+// Export batches as Arrow (apache-arrow): record batches over the columns' own typed arrays (no
+// copy), strings as dictionary columns with each batch's dictionary, and the IPC stream format
+// written batch by batch.
+
+import {
+  Binary, Bool, Dictionary, Field, Float32, Float64, Int16, Int32, Int64, Int8, RecordBatch, Schema,
+  Struct, Table, TimestampMicrosecond, Uint16, Uint32, Uint64, Uint8, Utf8, makeData, tableToIPC, vectorFromArray, type DataType,
+} from "apache-arrow";
+import type { ColumnType, ExportBatch, ExportColumn, ExportField } from "./columns.js";
+
+function valueType(type: ColumnType): DataType {
+  switch (type) {
+    case "bool": return new Bool();
+    case "int8": return new Int8();
+    case "uint8": return new Uint8();
+    case "int16": return new Int16();
+    case "uint16": return new Uint16();
+    case "int32": return new Int32();
+    case "uint32": return new Uint32();
+    case "int64": return new Int64();
+    case "uint64": return new Uint64();
+    case "float32": return new Float32();
+    case "float64": return new Float64();
+    case "timestamp": return new TimestampMicrosecond("UTC");
+    case "utf8": return new Utf8();
+    case "binary": return new Binary();
+  }
+}
+
+/** The Arrow schema of a table: strings and binary as dictionaries (ids in field order). */
+export function arrowSchema(fields: readonly ExportField[]): Schema {
+  let id = 0;
+  return new Schema(fields.map((f) => {
+    const type = f.type === "utf8" || f.type === "binary" ? new Dictionary(valueType(f.type), new Int32(), id++) : valueType(f.type);
+    return new Field(f.name, type, f.nullable);
+  }));
+}
+
+/** Arrow's validity bitmap (bit set: valid) of a 0/1 byte per row, and the null count. */
+function bitmap(valid: Uint8Array | undefined, n: number): { nullBitmap?: Uint8Array; nullCount: number } {
+  if (!valid) return { nullCount: 0 };
+  const bits = new Uint8Array((n + 7) >> 3);
+  let nulls = 0;
+  for (let i = 0; i < n; i++) {
+    if (valid[i]) bits[i >> 3] |= 1 << (i & 7);
+    else nulls++;
+  }
+  return nulls ? { nullBitmap: bits, nullCount: nulls } : { nullCount: 0 };
+}
+
+function columnData(field: Field, f: ExportField, c: ExportColumn, n: number) {
+  const nulls = bitmap(c.valid, n);
+  if (field.type instanceof Dictionary) {
+    const dictionary = vectorFromArray(c.dictionary ?? [], field.type.dictionary);
+    return makeData({ type: field.type, length: n, data: c.values as Int32Array, dictionary, ...nulls });
+  }
+  if (f.type === "bool") {
+    // (Arrow packs booleans in bits)
+    const bits = bitmap(c.values as Uint8Array, n).nullBitmap ?? new Uint8Array((n + 7) >> 3);
+    return makeData({ type: field.type as Bool, length: n, data: bits, ...nulls });
+  }
+  return makeData({ type: field.type, length: n, data: c.values, ...nulls } as never);
+}
+
+/** One export batch as an Arrow record batch of `schema` (made by arrowSchema from `fields`). */
+export function arrowBatch(schema: Schema, fields: readonly ExportField[], batch: ExportBatch): RecordBatch {
+  const n = batch.length;
+  const children = schema.fields.map((field, i) => columnData(field, fields[i], batch.columns[i], n));
+  return new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length: n, nullCount: 0, children }));
+}
+
+/**
+ * An Arrow IPC stream, written batch by batch. Each batch is encoded on its own (schema,
+ * dictionaries, record batch); the stream keeps the schema message once and the end marker once:
+ * later batches send their dictionaries again, which the stream format reads as replacements.
+ */
+export class ArrowStreamWriter {
+  private readonly schema: Schema;
+  private started = false;
+
+  constructor(private readonly fields: readonly ExportField[]) {
+    this.schema = arrowSchema(fields);
+  }
+
+  /** Encodes a batch; returns the bytes to append to the stream. */
+  write(batch: ExportBatch): Uint8Array {
+    if (!batch.length && this.started) return new Uint8Array(0);
+    const bytes = tableToIPC(new Table([arrowBatch(this.schema, this.fields, batch)]), "stream");
+    // (minus the end-of-stream marker; after the first batch, minus the schema message)
+    const from = this.started ? messageEnd(bytes, 0) : 0;
+    this.started = true;
+    return bytes.subarray(from, bytes.length - EOS);
+  }
+
+  /** Ends the stream; returns its last bytes (the schema too, when no batch was written). */
+  finish(): Uint8Array {
+    if (!this.started) return tableToIPC(new Table(this.schema), "stream");
+    return new Uint8Array([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]);
+  }
+}
+
+/** Bytes of the end-of-stream marker (continuation, then a metadata length of 0). */
+const EOS = 8;
+
+/** Where the IPC message at `at` ends: continuation marker, metadata length, metadata (a schema has no body). */
+function messageEnd(bytes: Uint8Array, at: number): number {
+  const v = new DataView(bytes.buffer, bytes.byteOffset + at, 8);
+  if (v.getUint32(0, true) !== 0xffffffff) throw new Error("etw-wasm: unexpected Arrow IPC framing");
+  return at + 8 + v.getInt32(4, true);
+}

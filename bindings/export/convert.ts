@@ -1,0 +1,165 @@
+// A trace (or several) converted to a directory of tables, batch by batch: events, one table per
+// .NET runtime event, processes and providers, as Parquet or Arrow IPC files. Each batch of the
+// stream becomes a record batch (Arrow) or goes into the current row group (Parquet), so memory
+// stays bounded at any input size.
+
+import type { Trace } from "../trace.js";
+import type { TraceStream } from "../stream.js";
+import type { ProcessTable } from "../tables/processes.js";
+import type { ExportBatch, ExportField } from "./columns.js";
+import { EVENT_FIELDS, SOURCE_FILE_FIELD, eventBatch } from "./event-columns.js";
+import { clrBatch, clrExportSchema, clrTablePath } from "./clr-columns.js";
+import { PROCESS_FIELDS, PROVIDER_FIELDS, processBatch, providerBatch } from "./side-tables.js";
+import { ArrowStreamWriter } from "./arrow.js";
+import { ParquetStreamWriter, loadParquetWasm, type ParquetWasmSource } from "./parquet.js";
+
+/** Where a table's bytes go: appended in order, then closed. */
+export interface TableSink {
+  write(bytes: Uint8Array): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type ExportFormat = "parquet" | "arrow";
+
+/** A table written batch by batch in either format. */
+export interface TableWriter {
+  write(batch: ExportBatch): Promise<void>;
+  finish(): Promise<void>;
+}
+
+/** A writer of `fields` into `sink` (Parquet: parquet-wasm is loaded on first use). */
+export async function tableWriter(format: ExportFormat, fields: readonly ExportField[], sink: TableSink, parquetWasm?: ParquetWasmSource): Promise<TableWriter> {
+  if (format === "arrow") {
+    const w = new ArrowStreamWriter(fields);
+    return {
+      write: async (b) => sink.write(w.write(b)),
+      finish: async () => {
+        await sink.write(w.finish());
+        await sink.close();
+      },
+    };
+  }
+  const w = new ParquetStreamWriter(await loadParquetWasm(parquetWasm), fields, (bytes) => sink.write(bytes));
+  return {
+    write: (b) => w.write(b),
+    finish: async () => {
+      await w.finish();
+      await sink.close();
+    },
+  };
+}
+
+/** Rows of `batch` where `keep` is 1. */
+export function filterBatch(batch: ExportBatch, keep: Uint8Array): ExportBatch {
+  let n = 0;
+  for (let i = 0; i < batch.length; i++) n += keep[i];
+  if (n === batch.length) return batch;
+  const take = new Uint32Array(n);
+  for (let i = 0, k = 0; i < batch.length; i++) if (keep[i]) take[k++] = i;
+  return {
+    length: n,
+    columns: batch.columns.map((c) => {
+      const values = new (c.values.constructor as { new (n: number): typeof c.values })(n);
+      for (let k = 0; k < n; k++) (values as unknown as number[])[k] = (c.values as unknown as number[])[take[k]];
+      return { ...c, values, valid: c.valid && take.map((i) => c.valid![i]) as unknown as Uint8Array };
+    }),
+  };
+}
+
+export interface ConvertOptions {
+  format: ExportFormat;
+  /** Opens the sink of a table at a path relative to the output ("events.parquet", "Microsoft-Windows-DotNETRuntime/GC/Start.parquet"). */
+  open(path: string): Promise<TableSink>;
+  /** Adds a `sourceFile` column to every table (for several files converted together). */
+  sourceFiles?: boolean;
+  /** parquet-wasm's `.wasm`, where the default location does not serve (see loadParquetWasm). */
+  parquetWasm?: ParquetWasmSource;
+}
+
+export interface ConvertedTable {
+  path: string;
+  rows: number;
+}
+
+/**
+ * Writes traces into one set of tables. `add` each trace's stream (with its process table, for
+ * process names; and which rows of each batch to keep), then `finish`.
+ */
+export class TraceConverter {
+  private readonly writers = new Map<string, { writer: Promise<TableWriter>; rows: number }>();
+  private readonly ext: string;
+
+  constructor(private readonly options: ConvertOptions) {
+    this.ext = options.format === "parquet" ? ".parquet" : ".arrow";
+  }
+
+  private fields(base: readonly ExportField[]): readonly ExportField[] {
+    return this.options.sourceFiles ? [...base, SOURCE_FILE_FIELD] : base;
+  }
+
+  private async write(path: string, fields: readonly ExportField[], batch: ExportBatch): Promise<void> {
+    let w = this.writers.get(path);
+    if (!w) {
+      const { format, parquetWasm } = this.options;
+      w = { writer: this.options.open(path + this.ext).then((sink) => tableWriter(format, this.fields(fields), sink, parquetWasm)), rows: 0 };
+      this.writers.set(path, w);
+    }
+    w.rows += batch.length;
+    await (await w.writer).write(batch);
+  }
+
+  /** Appends `file`'s column (its name in every row) when several files go together. */
+  private withSource(batch: ExportBatch, sourceFile: string): ExportBatch {
+    if (!this.options.sourceFiles) return batch;
+    return { length: batch.length, columns: [...batch.columns, { values: new Int32Array(batch.length), dictionary: [sourceFile] }] };
+  }
+
+  /**
+   * Converts one trace. `processes`: its process table (process names of the events; the processes
+   * table). `select`: the rows of each batch to keep (default all; typed rows follow their events).
+   */
+  async add(stream: TraceStream, source: { processes: ProcessTable; sourceFile?: string; select?: (batch: Trace) => Uint32Array }): Promise<void> {
+    const file = source.sourceFile ?? "";
+    let counts = new Float64Array(0);
+    for await (const batch of stream) {
+      const rows = source.select ? source.select(batch) : null;
+      await this.write("events", EVENT_FIELDS, this.withSource(eventBatch(batch, rows, { firstRow: batch.firstRow, processes: source.processes }), file));
+      if (counts.length < batch.providers.length) {
+        const grown = new Float64Array(batch.providers.length);
+        grown.set(counts);
+        counts = grown;
+      }
+      const provider = batch.events.provider;
+      if (rows) for (const r of rows) counts[provider[r]]++;
+      else for (let r = 0; r < provider.length; r++) counts[provider[r]]++;
+      let keep: Uint8Array | undefined;
+      if (rows) {
+        keep = new Uint8Array(batch.events.length);
+        for (const r of rows) keep[r] = 1;
+      }
+      for (const name of new Set(batch.tables.map((t) => t.name))) {
+        let b = clrBatch(batch, name, batch.firstRow);
+        if (!b) continue;
+        if (keep) {
+          const rowCol = b.columns[0].values as Uint32Array;
+          b = filterBatch(b, Uint8Array.from(rowCol, (r) => keep![r - batch.firstRow]));
+          if (!b.length) continue;
+        }
+        await this.write(clrTablePath(name), clrExportSchema(name).fields, this.withSource(b, file));
+      }
+    }
+    const end = stream.end!;
+    await this.write("processes", PROCESS_FIELDS, this.withSource(processBatch(source.processes, end.clock), file));
+    await this.write("providers", PROVIDER_FIELDS, this.withSource(providerBatch(end.providers, counts), file));
+  }
+
+  /** Ends every table; resolves with each table's path and rows once all are written. */
+  async finish(): Promise<ConvertedTable[]> {
+    const out: ConvertedTable[] = [];
+    for (const [path, w] of this.writers) {
+      await (await w.writer).finish();
+      out.push({ path: path + this.ext, rows: w.rows });
+    }
+    return out.sort((a, b) => a.path.localeCompare(b.path));
+  }
+}

@@ -1,0 +1,173 @@
+// The event table as exported: one row per record, straight from the decoder's columns (names,
+// process names and GUIDs through per-batch dictionaries; no object per row).
+
+import * as C from "../../assembly/codes.js";
+import type { Trace } from "../trace.js";
+import type { ProcessTable } from "../tables/processes.js";
+import { formatGuid } from "../schema/guid.js";
+import { DictionaryBuilder, halvesOf, pick, setInt64, type ExportBatch, type ExportField } from "./columns.js";
+
+export const EVENT_FIELDS: readonly ExportField[] = [
+  { name: "row", type: "uint32", nullable: false },
+  { name: "headerType", type: "uint8", nullable: false },
+  { name: "provider", type: "utf8", nullable: false },
+  { name: "providerName", type: "utf8", nullable: false },
+  { name: "eventName", type: "utf8", nullable: false },
+  { name: "eventId", type: "uint16", nullable: false },
+  { name: "version", type: "uint16", nullable: false },
+  { name: "opcode", type: "uint8", nullable: false },
+  { name: "level", type: "uint8", nullable: false },
+  { name: "task", type: "uint16", nullable: false },
+  { name: "keywords", type: "uint64", nullable: false },
+  { name: "pid", type: "uint32", nullable: true },
+  { name: "tid", type: "uint32", nullable: true },
+  { name: "processor", type: "uint16", nullable: false },
+  { name: "timestamp", type: "int64", nullable: false },
+  { name: "time", type: "timestamp", nullable: false },
+  { name: "relativeMSec", type: "float64", nullable: false },
+  { name: "payloadLength", type: "uint16", nullable: false },
+  { name: "processName", type: "utf8", nullable: false },
+  { name: "activityId", type: "utf8", nullable: true },
+];
+
+/** The field that names each row's file, when several files go into one table. */
+export const SOURCE_FILE_FIELD: ExportField = { name: "sourceFile", type: "utf8", nullable: false };
+
+const FILETIME_UNIX_EPOCH_US = 11644473600000000;
+
+/** What rows of a trace or batch need from beyond it. */
+export interface EventContext {
+  /** Index in the whole trace of `trace`'s row 0 (a batch's firstRow). */
+  firstRow: number;
+  /** The processes, for PerfView's process names (default: the trace's own process table). */
+  processes?: ProcessTable;
+}
+
+/** Microseconds since 1970 (UTC) of raw timestamps, from their 32-bit halves (exact to a microsecond or so). */
+export function microsecondsOf(trace: Trace): (hi: number, lo: number) => number {
+  const clock = trace.clock;
+  const base = Number(clock.startFiletime) / 10 - FILETIME_UNIX_EPOCH_US;
+  const hi0 = Number(BigInt.asUintN(64, clock.anchor) >> 32n), lo0 = Number(BigInt.asUintN(32, clock.anchor));
+  const perTick = 1e6 / Number(clock.frequency);
+  return (hi, lo) => Math.floor(base + ((hi | 0) - (hi0 | 0)) * 4294967296 * perTick + (lo - lo0) * perTick);
+}
+
+/** Rows `rows` of `trace` (every row when null), as the events table exports them. */
+export function eventBatch(trace: Trace, rows: Uint32Array | null, ctx: EventContext): ExportBatch {
+  const e = trace.events;
+  const c = e.columns;
+  const n = rows ? rows.length : e.length;
+  const at = (i: number) => (rows ? rows[i] : i);
+  const rowIndex = new Uint32Array(n);
+  for (let i = 0; i < n; i++) rowIndex[i] = ctx.firstRow + at(i);
+
+  // providers and names: by provider index and by event type, each named once
+  const provider = new DictionaryBuilder(n), providerName = new DictionaryBuilder(n), eventName = new DictionaryBuilder(n);
+  const provKey = new Int32Array(trace.providers.length).fill(-1);
+  const provNameKey = new Int32Array(trace.providers.length);
+  const typeKey = new Int32Array(trace.eventTypes.length).fill(-1);
+  const names = trace.names;
+  for (let i = 0; i < n; i++) {
+    const r = at(i);
+    const p = c.provider[r];
+    if (provKey[p] < 0) {
+      const info = trace.providers.get(p);
+      provKey[p] = provider.key(info.guid);
+      provNameKey[p] = providerName.key(info.name);
+    }
+    provider.keys[i] = provKey[p];
+    providerName.keys[i] = provNameKey[p];
+    const t = c.eventType[r];
+    if (t < typeKey.length && typeKey[t] >= 0) eventName.keys[i] = typeKey[t];
+    else {
+      const byType = t < typeKey.length ? names.ofType(t) : null;
+      const k = eventName.key(byType ?? names.ofRow(r));
+      if (byType !== null) typeKey[t] = k;
+      eventName.keys[i] = k;
+    }
+  }
+
+  // pid and tid: null where the header has none
+  const pid = pick(c.pid, rows), tid = pick(c.tid, rows);
+  let valid: Uint8Array | undefined;
+  for (let i = 0; i < n; i++) {
+    if (c.flags[at(i)] & C.F_NO_PROCESS_INFO) (valid ??= new Uint8Array(n).fill(1))[i] = 0;
+  }
+
+  // time: microseconds since 1970 UTC, and PerfView's relative milliseconds
+  const timestamp = pick(c.timestamp, rows);
+  const halves = halvesOf(timestamp);
+  const time = new BigInt64Array(n);
+  const timeHalves = halvesOf(time);
+  const relative = new Float64Array(n);
+  const micros = microsecondsOf(trace);
+  for (let i = 0; i < n; i++) {
+    const hi = halves[2 * i + 1], lo = halves[2 * i];
+    setInt64(timeHalves, i, micros(hi, lo));
+    relative[i] = trace.clock.relativeMSecParts(hi | 0, lo);
+  }
+
+  // process names: a pid whose name never changes is looked up once
+  const processName = new DictionaryBuilder(n);
+  const processes = ctx.processes ?? trace.processes;
+  const fixed = new Map<number, number>();
+  const none = valid ? processName.key("") : 0;
+  for (let i = 0; i < n; i++) {
+    if (valid && !valid[i]) {
+      processName.keys[i] = none;
+      continue;
+    }
+    const p = pid[i];
+    let k = fixed.get(p);
+    if (k === undefined) {
+      const name = processes.fixedName(p);
+      k = name === undefined ? -1 : processName.key(name);
+      fixed.set(p, k);
+    }
+    processName.keys[i] = k >= 0 ? k : processName.key(processes.processName(p, timestamp[i]));
+  }
+
+  // activity ids of EVENT_HEADER records (null for other headers, or without record bytes)
+  const activity = new DictionaryBuilder(n);
+  let zeroKey = -1;
+  for (let i = 0; i < n; i++) {
+    const r = at(i);
+    const ht = c.headerType[r];
+    const bytes = ht === C.HT_EVENT_HEADER32 || ht === C.HT_EVENT_HEADER64 ? e.recordBytesOf(r) : null;
+    if (!bytes) {
+      activity.setNull(i);
+      continue;
+    }
+    const o = c.payloadOffset[r] - c.headerLength[r] + 0x40;
+    let zero = true;
+    for (let k = 0; k < 16 && zero; k++) zero = bytes[o + k] === 0;
+    if (!zero) activity.keys[i] = activity.key(formatGuid(bytes, o));
+    else activity.keys[i] = zeroKey < 0 ? (zeroKey = activity.key(ZERO_GUID)) : zeroKey;
+  }
+
+  const columns = [
+    { values: rowIndex },
+    { values: pick(c.headerType, rows) },
+    provider.column(),
+    providerName.column(),
+    eventName.column(),
+    { values: pick(c.eventId, rows) },
+    { values: pick(c.version, rows) },
+    { values: pick(c.opcode, rows) },
+    { values: pick(c.level, rows) },
+    { values: pick(c.task, rows) },
+    { values: pick(c.keywords, rows) },
+    { values: pid, valid },
+    { values: tid, valid },
+    { values: pick(c.processor, rows) },
+    { values: timestamp },
+    { values: time },
+    { values: relative },
+    { values: pick(c.payloadLength, rows) },
+    processName.column(),
+    activity.column(),
+  ];
+  return { length: n, columns };
+}
+
+const ZERO_GUID = "00000000-0000-0000-0000-000000000000";

@@ -1,0 +1,100 @@
+// Export batches as Parquet, with parquet-wasm (the Rust arrow/parquet writer compiled to
+// WebAssembly): each batch goes in as an Arrow record batch and comes out as a row group of a file
+// streamed batch by batch. Snappy pages; dictionaries for the string columns only (numbers encode
+// faster and about as small without).
+
+import { Table, tableToIPC } from "apache-arrow";
+import { arrowBatch, arrowSchema } from "./arrow.js";
+import { VALUE_ARRAYS, type ExportBatch, type ExportField } from "./columns.js";
+
+type ParquetWasm = typeof import("parquet-wasm/esm");
+
+let loaded: Promise<ParquetWasm> | undefined;
+
+/** Where parquet-wasm's `.wasm` comes from: its URL, bytes or a compiled module (default: beside its module). */
+export type ParquetWasmSource = string | URL | BufferSource | WebAssembly.Module;
+
+/** Loads parquet-wasm once (Node: from node_modules; browsers: fetched beside its module, or from `source`). */
+export function loadParquetWasm(source?: ParquetWasmSource): Promise<ParquetWasm> {
+  return (loaded ??= (async () => {
+    const pw = await import("parquet-wasm/esm");
+    if (source !== undefined) await pw.default({ module_or_path: source });
+    else if (typeof process !== "undefined" && process.versions?.node) {
+      const { readFile } = await import("node:fs/promises");
+      pw.initSync({ module: await readFile(new URL(import.meta.resolve("parquet-wasm/esm/parquet_wasm_bg.wasm"))) });
+    } else await pw.default();
+    return pw;
+  })().catch((error) => {
+    loaded = undefined;
+    throw error;
+  }));
+}
+
+/**
+ * A Parquet file written batch by batch: `write` takes a batch (one row group), `finish` ends it.
+ * Bytes come out through `sink` in order, as the writer makes them.
+ */
+export class ParquetStreamWriter {
+  private readonly schema;
+  /** The batch handed over and not yet taken by the writer, and who waits for it to be taken. */
+  private next?: { batch: ExportBatch; taken: () => void };
+  private wakePull?: () => void;
+  private ended = false;
+  private written = 0;
+  private readonly done: Promise<void>;
+
+  constructor(pw: ParquetWasm, private readonly fields: readonly ExportField[], sink: (bytes: Uint8Array) => Promise<void> | void) {
+    this.schema = arrowSchema(fields);
+    let props = new pw.WriterPropertiesBuilder().setCompression(pw.Compression.SNAPPY).setDictionaryEnabled(false)
+      .setMaxRowGroupSize(1 << 30).setCreatedBy("etw-wasm");
+    for (const f of fields) if (f.type === "utf8" || f.type === "binary") props = props.setColumnDictionaryEnabled(f.name, true);
+    const source = new ReadableStream({
+      pull: async (controller) => {
+        while (!this.next && !this.ended) await new Promise<void>((r) => (this.wakePull = r));
+        const next = this.next;
+        this.next = undefined;
+        if (!next) {
+          controller.close();
+          return;
+        }
+        // (parquet-wasm takes record batches of its own, made from Arrow IPC)
+        const ipc = tableToIPC(new Table([arrowBatch(this.schema, this.fields, next.batch)]), "stream");
+        controller.enqueue(pw.Table.fromIPCStream(ipc).recordBatch(0));
+        next.taken();
+      },
+    }, { highWaterMark: 0 });
+    this.done = (async () => {
+      const out = await pw.transformParquetStream(source, props.build());
+      const reader = out.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        await sink(value as Uint8Array);
+      }
+    })();
+    // (a failure is reported by the next write or finish)
+    this.done.catch(() => undefined);
+  }
+
+  /** Adds a batch as a row group (an empty one adds nothing); resolves when the writer has taken it. */
+  async write(batch: ExportBatch): Promise<void> {
+    if (!batch.length && this.written) return;
+    this.written++;
+    const taken = new Promise<void>((resolve) => (this.next = { batch, taken: resolve }));
+    this.wakePull?.();
+    await Promise.race([taken, this.done.then(() => { throw new Error("etw-wasm: the Parquet writer stopped"); })]);
+  }
+
+  /** Writes the footer; resolves when the last bytes have gone to the sink. */
+  async finish(): Promise<void> {
+    // (a file without rows still has the schema: one empty row group)
+    if (!this.written) await this.write({ length: 0, columns: this.fields.map((f) => emptyColumn(f)) });
+    this.ended = true;
+    this.wakePull?.();
+    await this.done;
+  }
+}
+
+function emptyColumn(f: ExportField): ExportBatch["columns"][number] {
+  return { values: new VALUE_ARRAYS[f.type](0), dictionary: f.type === "utf8" || f.type === "binary" ? [] : undefined };
+}

@@ -1,0 +1,231 @@
+// Columnar export: DuckDB (a real engine) reads the Parquet that `etw-wasm convert` writes, and
+// flechette (an Arrow reader independent of the apache-arrow writer) reads the Arrow IPC; both are
+// checked against the decoder's own tables: row counts, counts per provider, GC/Start Count values,
+// a join of events with processes, a time range equal to trace.query's.
+
+import { describe, expect, it, beforeAll, afterAll } from "vitest";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
+import { tableFromIPC } from "@uwdata/flechette";
+import { openTrace, streamTrace, type Trace } from "../dist/bindings/index.js";
+import { TraceConverter, toArrowIPC, toParquet, clrExportSchema, EVENT_FIELDS, type TableSink } from "../dist/bindings/export/index.js";
+import { HAVE_CORPUS, corpusFiles, etlPath } from "./helpers/shared.js";
+import { syntheticTrace } from "./helpers/engines.js";
+
+const CLI = fileURLToPath(new URL("../dist/bindings/cli/etw-wasm.js", import.meta.url));
+const SAMPLE = fileURLToPath(new URL("../examples/sample.etl", import.meta.url));
+const GC_START = "Microsoft-Windows-DotNETRuntime/GC/Start";
+
+let db: DuckDBConnection;
+let tmp: string;
+beforeAll(async () => {
+  db = await (await DuckDBInstance.create(":memory:")).connect();
+  tmp = mkdtempSync(join(tmpdir(), "etw-wasm-export-"));
+});
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+async function sql(q: string): Promise<unknown[][]> {
+  return (await db.runAndReadAll(q)).getRowsJson() as unknown[][];
+}
+
+function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, ...args], { encoding: "utf8", maxBuffer: 1 << 28 }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** Rows per provider GUID, counted from the event table's provider column. */
+function providerCounts(t: Trace): Record<string, string> {
+  const counts = new Map<string, number>();
+  for (const p of t.events.provider) {
+    const guid = t.providers.get(p).guid;
+    counts.set(guid, (counts.get(guid) ?? 0) + 1);
+  }
+  return Object.fromEntries([...counts].map(([g, n]) => [g, String(n)]));
+}
+
+/** GC/Start Count of every version's rows, in file order, from the typed tables. */
+function gcCounts(t: Trace): string[] {
+  const rows: [number, unknown][] = [];
+  for (const table of t.tables.filter((x) => x.name === GC_START)) for (let i = 0; i < table.length; i++) rows.push([table.rows[i], table.get("Count", i)]);
+  return rows.sort((a, b) => a[0] - b[0]).map(([, v]) => String(v));
+}
+
+/** Every check DuckDB can make of a converted trace against the decoder's own tables. */
+async function checkParquet(dir: string, t: Trace, what: string): Promise<void> {
+  const events = `'${join(dir, "events.parquet")}'`;
+  expect(await sql(`select count(*) from ${events}`), what).toEqual([[String(t.events.length)]]);
+  const byProvider = Object.fromEntries((await sql(`select provider, count(*) from ${events} group by provider`)) as [string, string][]);
+  expect(byProvider, what).toEqual(providerCounts(t));
+  // every row's identity, in file order
+  const ids = await sql(`select row, eventId, opcode, processor, timestamp, pid from ${events} order by row`);
+  const c = t.events.columns;
+  for (let i = 0; i < t.events.length; i += Math.max(1, Math.floor(t.events.length / 500))) {
+    const noPid = (c.flags[i] & 0x8000) !== 0 || t.events.row(i).pid === null;
+    expect(ids[i], `${what} row ${i}`).toEqual([i, c.eventId[i], c.opcode[i], c.processor[i], String(c.timestamp[i]), noPid ? null : c.pid[i]]);
+  }
+  const gc = gcCounts(t);
+  if (gc.length) {
+    const got = await sql(`select "Count" from '${join(dir, GC_START)}.parquet' order by row`);
+    expect(got.map(([v]) => String(v)), what).toEqual(gc);
+  }
+  // a time range: the middle third of the trace, as trace.query gives it
+  const ts = t.events.timestamp;
+  let lo = ts[0], hi = ts[0];
+  for (const x of ts) {
+    if (x < lo) lo = x;
+    if (x > hi) hi = x;
+  }
+  const from = lo + (hi - lo) / 3n, to = lo + (2n * (hi - lo)) / 3n;
+  const inRange = await sql(`select row from ${events} where timestamp between ${from} and ${to} order by row`);
+  expect(inRange.map(([r]) => r), what).toEqual(Array.from(t.query({ from, to }).indices));
+  // events joined with processes: each event of a described process finds it
+  const joined = await sql(`select count(*) from ${events} e join '${join(dir, "processes.parquet")}' p on e.pid = p.pid`);
+  const pids = new Set(t.processes.processes.map((p) => p.pid));
+  const perPid = new Map<number, number>();
+  for (const p of t.processes.processes) perPid.set(p.pid, (perPid.get(p.pid) ?? 0) + 1);
+  let want = 0;
+  for (let i = 0; i < t.events.length; i++) if (t.events.row(i).pid !== null && pids.has(c.pid[i])) want += perPid.get(c.pid[i])!;
+  expect(joined, what).toEqual([[String(want)]]);
+}
+
+describe("convert --to parquet, read by DuckDB", () => {
+  it("the sample: events, typed tables, processes and providers", async () => {
+    const dir = join(tmp, "sample");
+    const r = await cli("convert", SAMPLE, "--to", "parquet", "-o", dir);
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" });
+    const t = await openTrace(readFileSync(SAMPLE));
+    await checkParquet(dir, t, "sample");
+    expect(r.stdout).toContain(`${join(dir, "events.parquet")}\t${t.events.length} rows`);
+    // the typed table's columns: manifest names and types, map names beside the values
+    const cols = (await sql(`describe select * from '${join(dir, GC_START)}.parquet'`)).map(([name, type]) => `${name} ${type}`);
+    expect(cols.slice(0, 8)).toEqual(["row UINTEGER", "time TIMESTAMP WITH TIME ZONE", "pid UINTEGER", "tid UINTEGER", "Count UINTEGER", "Depth UINTEGER", "Reason UINTEGER", "ReasonName VARCHAR"]);
+    const start = t.table(GC_START)!;
+    const first = (await sql(`select Reason, ReasonName, Type, TypeName, ClrInstanceID from '${join(dir, GC_START)}.parquet' order by row limit 1`))[0];
+    expect(first).toEqual([start.get("Reason", 0), start.getDisplay("Reason", 0), start.get("Type", 0), start.getDisplay("Type", 0), start.get("ClrInstanceID", 0)]);
+    // time is a UTC timestamp: the row's own time, to the microsecond
+    const [[us]] = await sql(`select epoch_us(time) from '${join(dir, "events.parquet")}' where row = 5`);
+    const exact = (t.clock.toFiletime(t.events.timestamp[5]) - 116444736000000000n) / 10n;
+    expect(Math.abs(Number(BigInt(us as string) - exact))).toBeLessThanOrEqual(1);
+    // processes and providers
+    expect(await sql(`select pid, processName, commandLine from '${join(dir, "processes.parquet")}'`))
+      .toEqual(t.processes.processes.map((p) => [p.pid, p.name, p.commandLine]));
+    expect(await sql(`select provider, providerName, events from '${join(dir, "providers.parquet")}' order by provider`))
+      .toEqual([...t.providers].map((p) => [p.guid, p.name, providerCounts(t)[p.guid] ?? "0"]).sort((a, b) => (a[0] < b[0] ? -1 : 1)));
+  });
+
+  it.skipIf(!HAVE_CORPUS)("every corpus file: counts, providers, GC/Start Count, time range, processes join", async () => {
+    for (const name of corpusFiles()) {
+      const dir = join(tmp, name);
+      const r = await cli("convert", etlPath(name), "--to", "parquet", "-o", dir, "--batch-size", "64KiB");
+      expect({ name, code: r.code }).toEqual({ name, code: 0 });
+      const t = await openTrace(readFileSync(etlPath(name)));
+      await checkParquet(dir, t, name);
+      t.dispose();
+    }
+  }, 600_000);
+
+  it.skipIf(!HAVE_CORPUS)("several files: one set of tables with a sourceFile column; filters as events has them", async () => {
+    const files = ["gcevents.etl", "net.4.5.2.x64.etl"];
+    const dir = join(tmp, "several");
+    const r = await cli("convert", ...files.map(etlPath), "--to", "parquet", "-o", dir);
+    expect(r.code).toBe(0);
+    const traces = await Promise.all(files.map(async (f) => openTrace(readFileSync(etlPath(f)))));
+    expect(await sql(`select sourceFile, count(*) from '${join(dir, "events.parquet")}' group by all order by 1`))
+      .toEqual(files.map((f, k) => [f, String(traces[k].events.length)]));
+    expect(await sql(`select sourceFile, count(*) from '${join(dir, GC_START)}.parquet' group by all order by 1`))
+      .toEqual(files.map((f, k) => [f, String(gcCounts(traces[k]).length)]).filter(([, n]) => n !== "0"));
+    // --pid keeps that process's rows (and their typed rows)
+    const pid = traces[1].events.pid[traces[1].table(GC_START)!.rows[0]];
+    const filtered = join(tmp, "filtered");
+    expect((await cli("convert", etlPath(files[1]), "--to", "parquet", "-o", filtered, "--pid", String(pid))).code).toBe(0);
+    expect(await sql(`select count(*) from '${join(filtered, "events.parquet")}'`)).toEqual([[String(traces[1].query({ pid }).length)]]);
+    const ofPid = traces[1].tables.filter((x) => x.name === GC_START).reduce((n, x) => n + Array.from(x.rows).filter((r) => traces[1].events.pid[r] === pid).length, 0);
+    expect(ofPid).toBeGreaterThan(0);
+    expect(await sql(`select count(*) from '${join(filtered, GC_START)}.parquet'`)).toEqual([[String(ofPid)]]);
+  }, 120_000);
+
+  it("a trace streamed in small batches: a row group per batch or so, every row counted", async () => {
+    const bytes = syntheticTrace(31, { records: 20_000 });
+    const t = await openTrace(bytes);
+    const dir = join(tmp, "streamed");
+    const converter = new TraceConverter({ format: "parquet", open: async (path) => fileSink(join(dir, path)) });
+    await converter.add(streamTrace(bytes, { batchBytes: 64 << 10 }), { processes: t.processes });
+    await converter.finish();
+    await checkParquet(dir, t, "synthetic");
+  });
+});
+
+/** A sink that gathers a file's bytes and writes them at close. */
+function fileSink(path: string): TableSink {
+  const parts: Uint8Array[] = [];
+  return {
+    write: async (b) => void parts.push(b.slice()),
+    close: async () => {
+      const { mkdirSync } = await import("node:fs");
+      const { dirname } = await import("node:path");
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, Buffer.concat(parts));
+    },
+  };
+}
+
+describe("Arrow IPC, read by an independent reader (flechette)", () => {
+  it("the event table column for column; a query's rows; a typed table", async () => {
+    const inputs: [string, Uint8Array][] = [["sample", new Uint8Array(readFileSync(SAMPLE))]];
+    if (HAVE_CORPUS) inputs.push(["net.4.5.x86.etl", new Uint8Array(readFileSync(etlPath("net.4.5.x86.etl")))]);
+    for (const [name, bytes] of inputs) {
+      const t = await openTrace(bytes);
+      const table = tableFromIPC(toArrowIPC(t), { useBigInt: true });
+      expect(table.names, name).toEqual(EVENT_FIELDS.map((f) => f.name));
+      expect(table.numRows, name).toBe(t.events.length);
+      const c = t.events.columns;
+      const col = (k: string) => table.getChild(k)!.toArray() as ArrayLike<unknown>;
+      for (const k of ["eventId", "version", "opcode", "level", "task", "processor", "headerType", "payloadLength", "timestamp", "keywords"] as const) {
+        expect(Array.from(col(k)), `${name} ${k}`).toEqual(Array.from(c[k] as ArrayLike<unknown>));
+      }
+      const rows = [...Array(t.events.length).keys()];
+      expect(Array.from(col("provider")), name).toEqual(rows.map((i) => t.providers.get(c.provider[i]).guid));
+      expect(Array.from(col("eventName")), name).toEqual(rows.map((i) => t.names.ofRow(i)));
+      expect(Array.from(col("pid")), name).toEqual(rows.map((i) => t.events.row(i).pid));
+      expect(Array.from(col("activityId")), name).toEqual(rows.map((i) => t.events.row(i).activityId));
+      expect(Array.from(col("relativeMSec")), name).toEqual(rows.map((i) => t.events.row(i).relativeMSec));
+      // a filtered query: just its rows
+      const q = t.query({ provider: "Microsoft-Windows-DotNETRuntime" });
+      const part = tableFromIPC(toArrowIPC({ trace: t, rows: q }));
+      expect(Array.from(part.getChild("row")!.toArray() as ArrayLike<number>), name).toEqual(Array.from(q.indices));
+      // a typed table: every field by its manifest name
+      const gc = t.table(GC_START);
+      if (gc) {
+        const typed = tableFromIPC(toArrowIPC({ trace: t, table: GC_START }));
+        expect(typed.names, name).toEqual(clrExportSchema(GC_START).fields.map((f) => f.name));
+        expect(Array.from(typed.getChild("Count")!.toArray() as ArrayLike<number>).map(String), name).toEqual(gcCounts(t));
+      }
+      t.dispose();
+    }
+  });
+
+  it("toParquet bytes open in DuckDB; a stream of batches reads back whole", async () => {
+    const t = await openTrace(readFileSync(SAMPLE));
+    const file = join(tmp, "sample-events.parquet");
+    writeFileSync(file, await toParquet(t));
+    const names = new Set([...Array(t.events.length).keys()].map((i) => t.names.ofRow(i)));
+    expect(await sql(`select count(*), count(distinct eventName) from '${file}'`)).toEqual([[String(t.events.length), String(names.size)]]);
+    // Arrow stream of many batches (a dictionary per batch) through the converter
+    const bytes = syntheticTrace(32, { records: 8000 });
+    const whole = await openTrace(bytes);
+    const parts: Uint8Array[] = [];
+    const converter = new TraceConverter({ format: "arrow", open: async (path) => ({ write: async (b) => void (path === "events.arrow" && parts.push(b.slice())), close: async () => undefined }) });
+    await converter.add(streamTrace(bytes, { batchBytes: 64 << 10 }), { processes: whole.processes });
+    await converter.finish();
+    const table = tableFromIPC(Buffer.concat(parts));
+    expect(table.numRows).toBe(whole.events.length);
+    expect(Array.from(table.getChild("eventName")!.toArray() as ArrayLike<string>)).toEqual([...Array(whole.events.length).keys()].map((i) => whole.names.ofRow(i)));
+  });
+});
