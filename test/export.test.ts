@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { tableFromIPC } from "@uwdata/flechette";
 import { openTrace, streamTrace, type Trace } from "../dist/bindings/index.js";
-import { TraceConverter, toArrowIPC, toParquet, clrExportSchema, EVENT_FIELDS, type TableSink } from "../dist/bindings/export/index.js";
+import { TraceConverter, toArrowIPC, toParquet, clrExportSchema, EVENT_FIELDS, type TableSink } from "../dist/bindings/export/node.js";
 import { HAVE_CORPUS, corpusFiles, etlPath } from "./helpers/shared.js";
 import { syntheticTrace } from "./helpers/engines.js";
 

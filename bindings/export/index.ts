@@ -16,7 +16,7 @@ export { EVENT_FIELDS, SOURCE_FILE_FIELD, eventBatch, type EventContext } from "
 export { clrBatch, clrExportSchema, clrTablePath, type ClrExportSchema } from "./clr-columns.js";
 export { PROCESS_FIELDS, PROVIDER_FIELDS, processBatch, providerBatch } from "./side-tables.js";
 export { ArrowStreamWriter, arrowBatch, arrowSchema } from "./arrow.js";
-export { ParquetStreamWriter, loadParquetWasm, type ParquetWasmSource } from "./parquet.js";
+export { ParquetStreamWriter, loadParquetWasm, setDefaultParquetWasm, type ParquetWasmSource } from "./parquet.js";
 export { TraceConverter, tableWriter, filterBatch, type ConvertOptions, type ConvertedTable, type ExportFormat, type TableSink, type TableWriter } from "./convert.js";
 
 /**

@@ -14,15 +14,19 @@ let loaded: Promise<ParquetWasm> | undefined;
 /** Where parquet-wasm's `.wasm` comes from: its URL, bytes or a compiled module (default: beside its module). */
 export type ParquetWasmSource = string | URL | BufferSource | WebAssembly.Module;
 
-/** Loads parquet-wasm once (Node: from node_modules; browsers: fetched beside its module, or from `source`). */
+/** Where the `.wasm` comes from when no source is given: set by the Node entry (export/node.ts) to read it from disk. */
+let defaultSource: (() => Promise<ParquetWasmSource>) | undefined;
+
+export function setDefaultParquetWasm(source: () => Promise<ParquetWasmSource>): void {
+  defaultSource = source;
+}
+
+/** Loads parquet-wasm once (from `source`; else Node reads it from node_modules, browsers fetch it beside its module). */
 export function loadParquetWasm(source?: ParquetWasmSource): Promise<ParquetWasm> {
   return (loaded ??= (async () => {
     const pw = await import("parquet-wasm/esm");
-    if (source !== undefined) await pw.default({ module_or_path: source });
-    else if (typeof process !== "undefined" && process.versions?.node) {
-      const { readFile } = await import("node:fs/promises");
-      pw.initSync({ module: await readFile(new URL(import.meta.resolve("parquet-wasm/esm/parquet_wasm_bg.wasm"))) });
-    } else await pw.default();
+    const from = source ?? (await defaultSource?.());
+    await pw.default(from === undefined ? undefined : { module_or_path: from });
     return pw;
   })().catch((error) => {
     loaded = undefined;
