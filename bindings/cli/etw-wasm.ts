@@ -8,8 +8,8 @@ import type { TableSink } from "etw-wasm/export";
 import { availableParallelism } from "node:os";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import {
-  openTraceFile, streamTraceFile, inTimeOrder, EtlDecodeError, EtlFormatError, ManifestCollector, setTraceManifests, codes,
-  type DecodeFilter, type ProcessTable, type Trace, type TraceManifests,
+  openTraceFile, streamTraceFile, inTimeOrder, ProcessCollector, EtlDecodeError, EtlFormatError, ManifestCollector, setTraceManifests, codes,
+  type DecodeFilter, type ProcessTable, type StreamOptions, type Trace, type TraceManifests,
   type TraceStream, type TraceWarning, type TraceIncomplete,
 } from "etw-wasm/node";
 import { perfViewLines } from "etw-wasm/perfview";
@@ -379,15 +379,37 @@ async function cmdEvents(trace: Trace, out: Output, plan: EventsPlan) {
   await writeTable((l) => out.line(l), plan.format, EVENT_COLUMNS, plan.format === "table" ? [...records()] : records());
 }
 
+/**
+ * The processes (for their names), from the kernel's Process and Thread events only: a streamed pass
+ * through a decode-time filter, so the rest of the trace takes no memory.
+ */
+async function streamedProcesses(file: string, options: StreamOptions): Promise<ProcessTable> {
+  const collector = new ProcessCollector();
+  const filter: DecodeFilter = { provider: ["Windows Kernel/Process", "Windows Kernel/Thread"] };
+  for await (const b of await streamTraceFile(file, { ...options, onProgress: undefined, filter })) collector.scan(b, b.firstRow);
+  return collector.result();
+}
+
 /** A file written through one handle, its directory made first. */
 async function fileSink(path: string): Promise<TableSink> {
   await mkdir(dirname(path), { recursive: true });
   const handle = await open(path, "w");
+  // writes go on while the next batch is made; a few at most are in flight
+  let pending: Promise<unknown>[] = [];
+  let position = 0;
   return {
     write: async (bytes) => {
-      if (bytes.length) await handle.write(bytes);
+      if (!bytes.length) return;
+      // (each at its own position: writes in flight may finish in any order)
+      pending.push(handle.write(bytes, 0, bytes.length, position));
+      position += bytes.length;
+      if (pending.length >= 4) await pending.shift();
     },
-    close: () => handle.close(),
+    close: async () => {
+      await Promise.all(pending);
+      pending = [];
+      await handle.close();
+    },
   };
 }
 
@@ -411,8 +433,7 @@ async function cmdConvert(files: string[], values: Values): Promise<number> {
     const bar = process.stderr.isTTY && sizes[k] > 8 << 20 && values["no-progress"] !== true ? progressBar(sizes[k]) : undefined;
     const options = { onProgress: bar, memoryLimit: limit, batchBytes, workers };
     try {
-      // the processes (for their names), from the kernel's Process and Thread events only
-      const { processes } = await openTraceFile(file, { ...options, onProgress: undefined, filter: { provider: ["Windows Kernel/Process", "Windows Kernel/Thread"] } });
+      const processes = await streamedProcesses(file, options);
       const stream = await streamTraceFile(file, options);
       const select = filtered ? (t: Trace) => (filters.provider !== undefined && !t.providers.find(filters.provider).length ? new Uint32Array(0) : selectEvents(t, filters)) : undefined;
       await converter.add(stream, { processes, sourceFile: basename(file), select });
@@ -494,7 +515,7 @@ async function main(argv: string[]): Promise<number> {
   // waiting for the slowest processor are held); a table and perfview's lines need the whole trace
   const streams = command !== "events" || ["jsonl", "csv", "json"].includes(plan!.format);
   // the processes (for their names), from the kernel's Process and Thread events only, through a decode-time filter
-  const processTable = async () => (await openTraceFile(file, { ...options, onProgress: undefined, filter: { provider: ["Windows Kernel/Process", "Windows Kernel/Thread"] } })).processes;
+  const processTable = () => streamedProcesses(file, options);
   let result: Pick<Trace, "warnings" | "incomplete" | "decodedBytes">;
   try {
     if (streams) {

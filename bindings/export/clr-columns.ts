@@ -5,7 +5,7 @@
 
 import * as C from "../../assembly/codes.js";
 import type { Trace } from "../trace.js";
-import type { ClrTable, NumberColumn } from "../tables/clr-tables.js";
+import { latin1, utf16, type ClrTable, type NumberColumn } from "../tables/clr-tables.js";
 import { clrEventsNamed, mapName } from "../schema/clr-payload.js";
 import type { ClrEventSchema, ClrFieldSchema } from "../schema/clr-schema-types.js";
 import { DictionaryBuilder, VALUE_ARRAYS, halvesOf, setInt64, type ColumnType, type ExportBatch, type ExportColumn, type ExportField } from "./columns.js";
@@ -89,6 +89,7 @@ function jsonText(v: unknown): string {
 
 const pad = (n: number, w = 2) => String(n).padStart(w, "0");
 
+
 /** A SYSTEMTIME (16 bytes) as "YYYY-MM-DD HH:MM:SS.mmm". */
 function systemTime(b: Uint8Array): string {
   const v = new DataView(b.buffer, b.byteOffset, 16);
@@ -162,6 +163,24 @@ function fieldColumn(tables: ClrTable[], which: Uint8Array, entry: Uint32Array, 
       else names.keys[i] = k;
     }
     return names.column();
+  }
+  const refs = tables.map((t, k) => {
+    const f = fields[k], col = t.columns[src.field];
+    return f && f.count === undefined && (f.type === C.T_USTR || f.type === C.T_ASTR) && t.bytes.length && "offset" in col ? col : undefined;
+  });
+  if (type === "utf8" && refs.every((r, k) => r || !fields[k])) {
+    // strings straight from the record bytes: each distinct one decoded once
+    const dict = new DictionaryBuilder(n);
+    for (let i = 0; i < n; i++) {
+      const ref = refs[which[i]];
+      if (!ref) {
+        dict.setNull(i);
+        continue;
+      }
+      const t = tables[which[i]];
+      dict.keys[i] = dict.keyOfBytes(t.bytes, ref.offset[entry[i]], ref.length[entry[i]], fields[which[i]]!.type === C.T_USTR ? utf16 : latin1);
+    }
+    return dict.column();
   }
   if (type === "utf8" || type === "binary") {
     const dict = new DictionaryBuilder<string | Uint8Array>(n);

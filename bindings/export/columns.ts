@@ -60,6 +60,7 @@ export class DictionaryBuilder<T extends string | Uint8Array = string> {
 
   /** The key of `value` (added on first sight); `id` names it in the map when values are not strings. */
   key(value: T, id: string = value as string): number {
+    if (id === undefined) id = value as string;
     let k = this.index.get(id);
     if (k === undefined) {
       k = this.dictionary.length;
@@ -68,6 +69,39 @@ export class DictionaryBuilder<T extends string | Uint8Array = string> {
     }
     return k;
   }
+
+  /**
+   * The key of the value whose bytes are `src[offset, offset + n)`, made by `decode` on first sight
+   * only: rows repeating a value cost a hash of its bytes, not a string.
+   */
+  keyOfBytes(src: Uint8Array, offset: number, n: number, decode: (src: Uint8Array, offset: number, n: number) => T): number {
+    // (a hash of at most 24 of the bytes, an odd stride apart, and the last: equal bytes are compared below)
+    let h = 2166136261 ^ n;
+    const stride = ((n / 24) | 0) | 1;
+    for (let k = 0; k < n; k += stride) h = Math.imul(h ^ src[offset + k], 16777619);
+    if (n) h = Math.imul(h ^ src[offset + n - 1], 16777619);
+    const list = this.byHash.get(h);
+    if (list) {
+      for (const key of list) {
+        const raw = this.raw[key];
+        if (raw.length !== n) continue;
+        let same = true;
+        for (let k = 0; k < n && same; k++) same = raw[k] === src[offset + k];
+        if (same) return key;
+      }
+    }
+    const value = decode(src, offset, n);
+    const key = this.key(value, typeof value === "string" ? value : undefined);
+    if (this.raw[key] === undefined) {
+      this.raw[key] = src.slice(offset, offset + n);
+      if (list) list.push(key);
+      else this.byHash.set(h, [key]);
+    }
+    return key;
+  }
+
+  private readonly byHash = new Map<number, number[]>();
+  private readonly raw: Uint8Array[] = [];
 
   set(row: number, value: T): void {
     this.keys[row] = this.key(value);

@@ -130,6 +130,7 @@ export function eventBatch(trace: Trace, rows: Uint32Array | null, ctx: EventCon
   // activity ids of EVENT_HEADER records (null for other headers, or without record bytes)
   const activity = new DictionaryBuilder(n);
   let zeroKey = -1;
+  let viewed: Uint8Array | undefined, view: DataView | undefined;
   for (let i = 0; i < n; i++) {
     const r = at(i);
     const ht = c.headerType[r];
@@ -139,8 +140,11 @@ export function eventBatch(trace: Trace, rows: Uint32Array | null, ctx: EventCon
       continue;
     }
     const o = c.payloadOffset[r] - c.headerLength[r] + 0x40;
-    let zero = true;
-    for (let k = 0; k < 16 && zero; k++) zero = bytes[o + k] === 0;
+    if (bytes !== viewed) {
+      viewed = bytes;
+      view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    }
+    const zero = (view!.getUint32(o, true) | view!.getUint32(o + 4, true) | view!.getUint32(o + 8, true) | view!.getUint32(o + 12, true)) === 0;
     if (!zero) activity.keys[i] = activity.key(formatGuid(bytes, o));
     else activity.keys[i] = zeroKey < 0 ? (zeroKey = activity.key(ZERO_GUID)) : zeroKey;
   }

@@ -1,6 +1,6 @@
 // Export batches as Parquet, with parquet-wasm (the Rust arrow/parquet writer compiled to
-// WebAssembly): each batch goes in as an Arrow record batch and comes out as a row group of a file
-// streamed batch by batch. Snappy pages; dictionaries for the string columns only (numbers encode
+// WebAssembly): each batch goes in as an Arrow record batch; row groups of up to ROW_GROUP_ROWS rows
+// come out of a file streamed batch by batch. Snappy pages; dictionaries for the string columns only (numbers encode
 // faster and about as small without).
 
 import { Table, tableToIPC } from "apache-arrow";
@@ -34,6 +34,9 @@ export function loadParquetWasm(source?: ParquetWasmSource): Promise<ParquetWasm
   }));
 }
 
+/** Rows per row group at most: the writer holds a row group's rows until it is full (or the file ends). */
+export const ROW_GROUP_ROWS = 1 << 18;
+
 /**
  * A Parquet file written batch by batch: `write` takes a batch (one row group), `finish` ends it.
  * Bytes come out through `sink` in order, as the writer makes them.
@@ -46,11 +49,13 @@ export class ParquetStreamWriter {
   private ended = false;
   private written = 0;
   private readonly done: Promise<void>;
+  /** Rejects when the writer has stopped (done or failed): a write waiting then would wait for ever. */
+  private readonly stopped: Promise<never>;
 
   constructor(pw: ParquetWasm, private readonly fields: readonly ExportField[], sink: (bytes: Uint8Array) => Promise<void> | void) {
     this.schema = arrowSchema(fields);
-    let props = new pw.WriterPropertiesBuilder().setCompression(pw.Compression.SNAPPY).setDictionaryEnabled(false)
-      .setMaxRowGroupSize(1 << 30).setCreatedBy("etw-wasm");
+    let props = new pw.WriterPropertiesBuilder().setCompression(pw.Compression.SNAPPY).setStatisticsEnabled(pw.EnabledStatistics.Chunk).setDictionaryEnabled(false)
+      .setMaxRowGroupSize(ROW_GROUP_ROWS).setCreatedBy("etw-wasm");
     for (const f of fields) if (f.type === "utf8" || f.type === "binary") props = props.setColumnDictionaryEnabled(f.name, true);
     const source = new ReadableStream({
       pull: async (controller) => {
@@ -63,7 +68,11 @@ export class ParquetStreamWriter {
         }
         // (parquet-wasm takes record batches of its own, made from Arrow IPC)
         const ipc = tableToIPC(new Table([arrowBatch(this.schema, this.fields, next.batch)]), "stream");
-        controller.enqueue(pw.Table.fromIPCStream(ipc).recordBatch(0));
+        // (wasm memory is not the GC's: the table is freed now, the batch by the writer that takes it)
+        const table = pw.Table.fromIPCStream(ipc);
+        const rb = table.recordBatch(0);
+        table.free();
+        controller.enqueue(rb);
         next.taken();
       },
     }, { highWaterMark: 0 });
@@ -76,8 +85,13 @@ export class ParquetStreamWriter {
         await sink(value as Uint8Array);
       }
     })();
-    // (a failure is reported by the next write or finish)
+    // (a failure is reported by the next write or finish; made once here, as a closure made in write
+    // would keep that write's batch alive for as long as the writer lives)
     this.done.catch(() => undefined);
+    this.stopped = this.done.then(() => {
+      throw new Error("etw-wasm: the Parquet writer stopped");
+    });
+    this.stopped.catch(() => undefined);
   }
 
   /** Adds a batch as a row group (an empty one adds nothing); resolves when the writer has taken it. */
@@ -86,7 +100,7 @@ export class ParquetStreamWriter {
     this.written++;
     const taken = new Promise<void>((resolve) => (this.next = { batch, taken: resolve }));
     this.wakePull?.();
-    await Promise.race([taken, this.done.then(() => { throw new Error("etw-wasm: the Parquet writer stopped"); })]);
+    await Promise.race([taken, this.stopped]);
   }
 
   /** Writes the footer; resolves when the last bytes have gone to the sink. */

@@ -115,13 +115,15 @@ export class ClrTable {
   }
 }
 
-function utf16(bytes: Uint8Array, offset: number, byteLength: number): string {
+/** A string field's UTF-16 code units (`byteLength` bytes), each as it is. */
+export function utf16(bytes: Uint8Array, offset: number, byteLength: number): string {
   let s = "";
   for (let k = 0; k + 1 < byteLength; k += 2) s += String.fromCharCode(bytes[offset + k] | (bytes[offset + k + 1] << 8));
   return s;
 }
 
-function latin1(bytes: Uint8Array, offset: number, length: number): string {
+/** An 8-bit string field's bytes, one character each. */
+export function latin1(bytes: Uint8Array, offset: number, length: number): string {
   let s = "";
   for (let k = 0; k < length; k++) s += String.fromCharCode(bytes[offset + k]);
   return s;

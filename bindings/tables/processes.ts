@@ -128,21 +128,74 @@ export function readProcessPayload(b: Uint8Array, version: number, ptr: number):
   };
 }
 
+/** A kernel Process or Thread event, as much of it as the tables need. */
+interface LifeEvent {
+  ts: bigint;
+  processor: number;
+  row: number;
+  opcode: number;
+  /** Process events: the payload; Thread events: undefined. */
+  process?: ProcessPayload;
+  pid: number;
+  tid: number;
+}
+
+/** The Process and Thread events among `rows` (row `row.index + firstRow` of the trace). */
+function lifeEvents(rows: Iterable<EventRow>, providers: Source["providers"], firstRow: number, out: LifeEvent[]): void {
+  for (const row of rows) {
+    const p = providers.get(row.providerIndex);
+    if (p.name !== "Windows Kernel" || (p.group !== "Process" && p.group !== "Thread")) continue;
+    const op = row.opcode;
+    if (op < 1 || op > 4) continue;
+    const e = { ts: row.timestamp, processor: row.processor, row: firstRow + row.index, opcode: op, pid: 0, tid: 0 } as LifeEvent;
+    if (p.group === "Process") {
+      const pl = readProcessPayload(row.payload, row.version, row.pointerSize);
+      if (!pl) continue;
+      e.process = pl;
+      e.pid = pl.pid;
+    } else {
+      if (row.payload.length < 8) continue;
+      const v = new DataView(row.payload.buffer, row.payload.byteOffset, 8);
+      e.pid = v.getUint32(0, true);
+      e.tid = v.getUint32(4, true);
+    }
+    out.push(e);
+  }
+}
+
 /** Builds the process and thread tables of a trace (one pass over its kernel Process and Thread events). */
 export function buildProcessTable(trace: Source): ProcessTable {
+  const events: LifeEvent[] = [];
+  lifeEvents(trace.events.byTime(), trace.providers, 0, events);
+  return tableOf(events);
+}
+
+/**
+ * The process and thread tables of a stream, from its batches: `scan` each batch (while it is
+ * held; the few fields needed are kept), then `result()`. Equals the whole trace's `processes`.
+ */
+export class ProcessCollector {
+  private readonly events: LifeEvent[] = [];
+
+  scan(batch: Source & { events: Iterable<EventRow> & { provider: Uint16Array } }, firstRow: number): void {
+    lifeEvents(batch.events, batch.providers, firstRow, this.events);
+  }
+
+  result(): ProcessTable {
+    // time order, as the trace's byTime(): timestamp, processor, row
+    this.events.sort((a, b) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : a.processor - b.processor || a.row - b.row));
+    return tableOf(this.events);
+  }
+}
+
+/** The tables from the Process and Thread events in time order. */
+function tableOf(events: LifeEvent[]): ProcessTable {
   const processes: ProcessInfo[] = [];
   const threads: ThreadInfo[] = [];
   const openProcess = new Map<number, ProcessInfo>();
   const openThread = new Map<number, ThreadInfo>();
-  for (const row of trace.events.byTime()) {
-    const p = trace.providers.get(row.providerIndex);
-    if (p.name !== "Windows Kernel") continue;
-    if (p.group === "Process") {
-      const op = row.opcode;
-      if (op < 1 || op > 4) continue;
-      const pl = readProcessPayload(row.payload, row.version, row.pointerSize);
-      if (!pl) continue;
-      const ts = row.timestamp;
+  for (const { ts, opcode: op, process: pl, pid, tid } of events) {
+    if (pl) {
       if (op === 1 || op === 3) {
         const existing = openProcess.get(pl.pid);
         if (op === 3 && existing && existing.imageName === pl.imageName) continue; // rundown of a known process
@@ -171,13 +224,7 @@ export function buildProcessTable(trace: Source): ProcessTable {
         if (op === 2) info.end = ts;
         openProcess.delete(pl.pid);
       }
-    } else if (p.group === "Thread") {
-      const op = row.opcode;
-      if (op < 1 || op > 4 || row.payload.length < 8) continue;
-      const v = new DataView(row.payload.buffer, row.payload.byteOffset, 8);
-      const pid = v.getUint32(0, true);
-      const tid = v.getUint32(4, true);
-      const ts = row.timestamp;
+    } else {
       if (op === 1 || op === 3) {
         const existing = openThread.get(tid);
         if (op === 3 && existing && existing.pid === pid) continue;
