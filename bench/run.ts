@@ -5,12 +5,13 @@
 //                                      streamed: generated 1, 4 and 10 GiB, and 1 GiB compressed
 //   npm run bench -- --quick           under a minute: generated 64 MiB only, short time budgets
 //   npm run bench -- --against p.mjs   also time another parser (see bench/README.md for the adapter)
+//   npm run bench -- --convert         only etw-wasm convert (1 GiB to Arrow and Parquet, 10 GiB to Parquet)
 //
 // Writes bench/results.json and bench/results.md.
 
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
-import { cpus, totalmem } from "node:os";
+import { cpus, tmpdir, totalmem } from "node:os";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { join, resolve } from "node:path";
 import { Bench } from "tinybench";
@@ -44,6 +45,7 @@ function args() {
   const against = a.indexOf("--against");
   return {
     quick: a.includes("--quick"),
+    convert: a.includes("--convert"),
     against: against >= 0 ? a[against + 1] : undefined,
     measureRss: a[0] === "--measure-rss" ? { engine: a[1] as "wasm" | "js", file: a[2] } : undefined,
     measureStream: a[0] === "--measure-stream" ? { engine: a[1] as "wasm" | "js", file: a[2], workers: Number(a[3] ?? 0) } : undefined,
@@ -236,6 +238,77 @@ function summaryRun(file: string): { ms: number; rssMB: number; buffersRead: num
   return { ms, rssMB: Number(peak[1]) / 1024, buffersRead: Number(buffers[1]), buffersWritten: Number(buffers[2]) };
 }
 
+interface ConvertRow {
+  input: string;
+  format: "parquet" | "arrow";
+  bytes: number;
+  events: number;
+  ms: number;
+  rssMB: number;
+  outputBytes: number;
+  tables: number;
+  /** DuckDB's count of the events table (Parquet), when counted. */
+  duckdbCount?: number;
+}
+
+function directoryBytes(dir: string): { bytes: number; files: number } {
+  let bytes = 0, files = 0;
+  for (const d of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!d.isFile()) continue;
+    bytes += statSync(join(d.parentPath, d.name)).size;
+    files++;
+  }
+  return { bytes, files };
+}
+
+/** Time, peak RSS and output of `etw-wasm convert` (a fresh process; output deleted after). */
+async function convertRun(input: string, file: string, format: "parquet" | "arrow", count: boolean): Promise<ConvertRow> {
+  const cli = fileURLToPath(new URL("../bindings/cli/etw-wasm.js", import.meta.url));
+  const out = mkdtempSync(join(tmpdir(), "etw-wasm-convert-"));
+  try {
+    warmPageCache(file);
+    const t0 = performance.now();
+    const r = spawnSync("/usr/bin/time", ["-f", "peak=%M", process.execPath, cli, "convert", file, "--to", format, "-o", out, "--no-progress"], { encoding: "utf8", maxBuffer: 1 << 26 });
+    const ms = performance.now() - t0;
+    const peak = /peak=(\d+)/.exec(r.stderr);
+    const events = new RegExp(`events\\.${format === "parquet" ? "parquet" : "arrow"}\\t(\\d+) rows`).exec(r.stdout);
+    if (r.status !== 0 || !peak || !events) throw new Error(`convert of ${file} failed: ${r.stderr.trim()}`);
+    const { bytes: outputBytes, files } = directoryBytes(out);
+    const row: ConvertRow = { input, format, bytes: statSync(file).size, events: Number(events[1]), ms, rssMB: Number(peak[1]) / 1024, outputBytes, tables: files };
+    if (count && format === "parquet") {
+      const { DuckDBInstance } = await import("@duckdb/node-api");
+      const db = await (await DuckDBInstance.create(":memory:")).connect();
+      const rows = (await db.runAndReadAll(`select count(*) from '${join(out, "events.parquet")}'`)).getRows();
+      row.duckdbCount = Number(rows[0][0]);
+    }
+    return row;
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+function convertMarkdown(rows: ConvertRow[]): string[] {
+  if (!rows.length) return [];
+  const f = (x: number, d = 1) => x.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
+  const head = ["input", "to", "GB in", "events", "s", "input MB/s", "M events/s", "peak RSS MB", "output MB", "tables", "DuckDB count(*) of events"];
+  const lines = ["", "`etw-wasm convert` (events, typed .NET tables, processes, providers; a fresh process, the process pass included):", "", `| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`];
+  for (const r of rows) {
+    lines.push(`| ${[r.input, r.format, f(r.bytes / 1e9, 2), r.events.toLocaleString("en-US"), f(r.ms / 1000, 1), f(r.bytes / 1e6 / (r.ms / 1000), 0), f(r.events / 1e6 / (r.ms / 1000), 2), f(r.rssMB, 0), f(r.outputBytes / 1e6, 0), String(r.tables), r.duckdbCount === undefined ? "" : r.duckdbCount.toLocaleString("en-US")].join(" | ")} |`);
+  }
+  return lines;
+}
+
+async function convertRows(): Promise<ConvertRow[]> {
+  const rows: ConvertRow[] = [];
+  for (const format of ["arrow", "parquet"] as const) {
+    process.stderr.write(`convert 1 GiB to ${format} ...\n`);
+    rows.push(await convertRun("generated 1 GiB", generated(1024, false), format, true));
+  }
+  process.stderr.write("convert 10 GiB to parquet ...\n");
+  rows.push(await convertRun("generated 10 GiB", generated(10240, false), "parquet", true));
+  return rows;
+}
+
 /** XPRESS decompression speed of the WebAssembly core, in output MB/s, over every compressed buffer of a file. */
 async function xpressSpeed(path: string, quick: boolean): Promise<{ outputMB: number; mbPerS: number }> {
   const file = new Uint8Array(readFileSync(path));
@@ -344,6 +417,13 @@ async function main() {
     console.log(`events=${t.events.length} rss=${process.resourceUsage().maxRSS}`);
     return;
   }
+  if (a.convert) {
+    // the convert section alone: bench/results-convert.md
+    const md = convertMarkdown(await convertRows()).join("\n") + "\n";
+    writeFileSync(join(ROOT, "bench", "results-convert.md"), md);
+    process.stdout.write(md);
+    return;
+  }
   const adapter: Adapter | undefined = a.against ? (await import(pathToFileURL(resolve(a.against)).href)).default : undefined;
   if (adapter && (typeof adapter.parse !== "function" || !adapter.name)) throw new Error("--against: the module's default export needs { name, parse(bytes) }");
   const inputs: [string, string, boolean][] = [
@@ -363,6 +443,7 @@ async function main() {
   }
   const xpress = await xpressSpeed(generated(64, true), a.quick);
   const streamRows: StreamRow[] = [];
+  const converts: ConvertRow[] = [];
   let summary: ReturnType<typeof summaryRun> & { input: string } | undefined;
   if (!a.quick) {
     const streamed: [string, string][] = [
@@ -375,6 +456,7 @@ async function main() {
     }
     process.stderr.write("summary of the 10 GiB trace ...\n");
     summary = { input: "generated 10 GiB", ...summaryRun(generated(10240, false)) };
+    converts.push(...(await convertRows()));
   }
   const meta = {
     cpu: cpus()[0]?.model ?? "unknown CPU",
@@ -384,8 +466,8 @@ async function main() {
     date: new Date().toISOString().slice(0, 10),
     quick: String(a.quick),
   };
-  const md = markdown(rows, xpress, meta, streamMarkdown(streamRows, summary));
-  writeFileSync(join(ROOT, "bench", "results.json"), JSON.stringify({ meta, rows, xpress, streamRows, summary, peakRssMB: process.resourceUsage().maxRSS / 1024 }, null, 2) + "\n");
+  const md = markdown(rows, xpress, meta, [...streamMarkdown(streamRows, summary), ...convertMarkdown(converts)]);
+  writeFileSync(join(ROOT, "bench", "results.json"), JSON.stringify({ meta, rows, xpress, streamRows, summary, converts, peakRssMB: process.resourceUsage().maxRSS / 1024 }, null, 2) + "\n");
   writeFileSync(join(ROOT, "bench", "results.md"), md);
   process.stdout.write(md);
 }

@@ -9,6 +9,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { chromium, type Browser } from "playwright-core";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { tableFromIPC } from "@uwdata/flechette";
 import { openTrace } from "../dist/bindings/index.js";
 import { streamTraceFile } from "../dist/bindings/node.js";
 import { generateTraceFile } from "../dist/bindings/generator/generate-file.js";
@@ -194,6 +196,35 @@ describe.skipIf(!HAVE_CHROMIUM)("in Chromium", () => {
     expect(await page.locator("#gc-note").textContent()).toMatch(new RegExp(`^${want} GCs`));
     await page.close();
   }, 90_000);
+
+  it("downloads the shown records as Parquet (the current filter) and Arrow (the whole trace); DuckDB and flechette read them", async () => {
+    const page = await browser.newPage({ acceptDownloads: true });
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    await page.goto(site.url);
+    await page.setInputFiles("#file", SAMPLE);
+    await page.locator("[data-testid=event-count]").waitFor({ timeout: 60_000 });
+    const t = await openTrace(readFileSync(SAMPLE));
+    const dir = mkdtempSync(join(tmpdir(), "etw-wasm-download-"));
+    // the whole trace, in time order, as Arrow
+    const [arrow] = await Promise.all([page.waitForEvent("download", { timeout: 60_000 }), page.click("[data-testid=download-arrow]")]);
+    await arrow.saveAs(join(dir, "all.arrow"));
+    const table = tableFromIPC(readFileSync(join(dir, "all.arrow")));
+    expect(table.numRows).toBe(t.events.length);
+    expect(Array.from(table.getChild("row")!.toArray() as ArrayLike<number>)).toEqual(Array.from(t.events.timeOrder()));
+    // GC/Start only, as Parquet
+    await page.selectOption("#f-name", "Microsoft-Windows-DotNETRuntime/GC/Start");
+    const [parquet] = await Promise.all([page.waitForEvent("download", { timeout: 60_000 }), page.click("[data-testid=download-parquet]")]);
+    expect(parquet.suggestedFilename()).toBe("sample.events.parquet");
+    await parquet.saveAs(join(dir, "gc.parquet"));
+    const db = await (await DuckDBInstance.create(":memory:")).connect();
+    const rows = (await db.runAndReadAll(`select row, eventName from '${join(dir, "gc.parquet")}'`)).getRowsJson();
+    const want = t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 1, order: "time" }).indices;
+    expect(rows).toEqual(Array.from(want, (r) => [r, "Microsoft-Windows-DotNETRuntime/GC/Start"]));
+    expect(errors).toEqual([]);
+    rmSync(dir, { recursive: true, force: true });
+    await page.close();
+  }, 120_000);
 
   for (const [variant, alias] of [["browser entry", undefined], ["inline entry", "etw-wasm/inline"]] as const) {
     it(`a tiny app importing etw-wasm, bundled by esbuild (${variant})`, async () => {

@@ -162,6 +162,39 @@ describe("convert --to parquet, read by DuckDB", () => {
   });
 });
 
+describe("examples/sql", () => {
+  it("every query of queries.sql runs on a converted trace; GC pauses equal the gc command's", async () => {
+    const dir = join(tmp, "sql", "trace");
+    expect((await cli("convert", SAMPLE, "--to", "parquet", "-o", dir)).code).toBe(0);
+    const text = readFileSync(fileURLToPath(new URL("../examples/sql/queries.sql", import.meta.url)), "utf8");
+    const queries = text.split(/\n\s*\n/).map((q) => q.split("\n").filter((l) => !l.startsWith("--")).join("\n").trim()).filter(Boolean);
+    expect(queries.length).toBe(5);
+    const results = [];
+    for (const q of queries) results.push(await sql(q.replaceAll("'trace/", `'${dir}/`)));
+    for (const r of results) expect(r.length).toBeGreaterThan(0);
+    // GC pauses: per process, the gc command's pauseMs counted and summed
+    const gcs = JSON.parse((await cli("gc", SAMPLE, "--format", "json")).stdout) as { pid: number; pauseMs: number | null }[];
+    const byPid = new Map<number, { n: number; total: number; max: number }>();
+    for (const g of gcs) {
+      if (g.pauseMs === null) continue;
+      const e = byPid.get(g.pid) ?? { n: 0, total: 0, max: 0 };
+      byPid.set(g.pid, { n: e.n + 1, total: e.total + g.pauseMs, max: Math.max(e.max, g.pauseMs) });
+    }
+    const pauses = results[0] as [number, string, string, number, number][];
+    expect(pauses.map(([pid, , n]) => [pid, Number(n)]).sort((a, b) => a[0] - b[0])).toEqual([...byPid].map(([pid, e]) => [pid, e.n]).sort((a, b) => a[0] - b[0]));
+    for (const [pid, , , total, max] of pauses) {
+      expect(total).toBeCloseTo(byPid.get(pid)!.total, 2);
+      expect(max).toBeCloseTo(byPid.get(pid)!.max, 2);
+    }
+    // top event names: summary's counts
+    const t = await openTrace(readFileSync(SAMPLE));
+    const counts = new Map<string, number>();
+    for (let i = 0; i < t.events.length; i++) counts.set(t.names.ofRow(i), (counts.get(t.names.ofRow(i)) ?? 0) + 1);
+    const top = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 20).map(([n, c]) => [n, String(c)]);
+    expect(results[1]).toEqual(top);
+  });
+});
+
 /** A sink that gathers a file's bytes and writes them at close. */
 function fileSink(path: string): TableSink {
   const parts: Uint8Array[] = [];

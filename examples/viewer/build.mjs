@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Builds the viewer into examples/viewer/dist: a static site (index.html, main.js, worker.js,
-// etw.wasm, style.css) that any static file server can serve. Run after `npm run build`.
+// etw.wasm, style.css; chunks/ and parquet_wasm_bg.wasm for downloads) that any static file server can serve. Run after `npm run build`.
 import { build } from "esbuild";
 import { copyFileSync, mkdirSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -10,10 +10,12 @@ const out = here("./dist/");
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 const common = { bundle: true, format: "esm", platform: "browser", target: "es2022", minify: true, sourcemap: true, logLevel: "warning" };
-await build({ ...common, entryPoints: [here("./main.ts")], outfile: `${out}main.js` });
+// (split: the export chunk, with the Arrow and Parquet libraries, loads on the first download only)
+await build({ ...common, entryPoints: [here("./main.ts")], outdir: out, splitting: true, chunkNames: "chunks/[name]-[hash]" });
 await build({ ...common, entryPoints: [here("../../bindings/worker.ts")], outfile: `${out}worker.js` });
 await build({ ...common, entryPoints: [here("./stream-worker.ts")], outfile: `${out}stream-worker.js` });
 copyFileSync(here("./index.html"), `${out}index.html`);
 copyFileSync(here("./style.css"), `${out}style.css`);
 copyFileSync(here("../../dist/etw.wasm"), `${out}etw.wasm`);
+copyFileSync(here("../../node_modules/parquet-wasm/esm/parquet_wasm_bg.wasm"), `${out}parquet_wasm_bg.wasm`);
 console.log(`viewer written to ${out}`);

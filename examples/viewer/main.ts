@@ -17,6 +17,7 @@ const ROW = 22;
 let trace: Trace | null = null;
 let nameOfType: string[] = []; // event type -> name ("" where rows carry their own names)
 let shown: Uint32Array = new Uint32Array(0);
+let fileName = "";
 /** The streamed trace: its worker, its row count, and the page last asked for. */
 let streamed: { worker: Worker; records: number; asked: number; rows: Map<number, RowCells> } | null = null;
 
@@ -57,6 +58,7 @@ function showIncomplete(t: Outcome | null, name: string) {
 }
 
 async function open(file: File) {
+  fileName = file.name;
   setStatus(`Decoding ${file.name} (${fmt(file.size)} bytes)…`);
   trace?.dispose();
   trace = null;
@@ -123,7 +125,7 @@ function renderStreamed(sum: StreamSummary) {
 
 /** Filters need the whole trace: a streamed one is shown in file order, unfiltered. */
 function setFiltersEnabled(on: boolean) {
-  $("filters").querySelectorAll<HTMLInputElement | HTMLSelectElement>("input, select").forEach((el) => (el.disabled = !on));
+  $("filters").querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLButtonElement>("input, select, button").forEach((el) => (el.disabled = !on));
   $("stream-note").hidden = on;
 }
 
@@ -321,6 +323,30 @@ function paintGc(gcs: { pid: number; from: number; to: number; gen: number }[], 
     : "No .NET GC events in this trace.";
 }
 
+/** The rows shown (the whole trace, or the current filter) as an Arrow IPC or Parquet file, made here. */
+async function download(format: "arrow" | "parquet") {
+  const t = trace;
+  if (!t) return;
+  const rows = shown;
+  setStatus(`Writing ${fmt(rows.length)} records as ${format === "arrow" ? "Arrow" : "Parquet"}…`);
+  try {
+    // (the Arrow and Parquet libraries load on first use only)
+    const { toArrowIPC, toParquet } = await import("etw-wasm/export");
+    const source = { trace: t, rows };
+    const bytes = format === "arrow" ? toArrowIPC(source) : await toParquet(source, { parquetWasm: new URL("parquet_wasm_bg.wasm", location.href) });
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(new Blob([bytes as BlobPart]));
+    a.download = `${fileName.replace(/\.etl$/i, "")}.events.${format}`;
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(a.href), 60_000);
+    setStatus(`${a.download}: ${fmt(rows.length)} records, ${fmt(bytes.length)} bytes.`);
+  } catch (error) {
+    setStatus(`Cannot write ${format}: ${(error as Error).message}`);
+  }
+}
+
+$("download-arrow").addEventListener("click", () => void download("arrow"));
+$("download-parquet").addEventListener("click", () => void download("parquet"));
 $<HTMLInputElement>("file").addEventListener("change", (e) => {
   const f = (e.target as HTMLInputElement).files?.[0];
   if (f) void open(f);
