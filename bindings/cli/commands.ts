@@ -4,6 +4,7 @@
 import {
   HEADER_TYPE_NAMES, NameCounter, type EventRow, type ProcessInfo, type QueryFilter, type Trace, type TraceStream, type TraceStreamEnd,
 } from "etw-wasm/node";
+import type { JitProcess, JittedMethod } from "etw-wasm/analysis";
 
 export type Out = (line: string) => Promise<void>;
 export type TableFormat = "table" | "csv" | "json" | "jsonl";
@@ -360,6 +361,39 @@ export async function methodRows(
   }
   rows.sort((a, b) => (a.pid as number) - (b.pid as number) || (a.timeMs as number) - (b.timeMs as number));
   return rows;
+}
+
+export const JIT_COLUMNS = [
+  "PID", "ProcessName", "MethodName", "StartTimeMSec", "CompileCpuTimeMSec", "ILSize", "NativeSize", "OptimizationTier",
+  "CompilationThreadKind", "ModuleILPath", "ThreadID", "VersionID", "IsCompleted",
+];
+
+/** One jitted method as the jit command prints it. */
+export function jitRow(p: JitProcess, m: JittedMethod): Record<string, unknown> {
+  return {
+    PID: p.PID, ProcessName: p.ProcessName, MethodName: m.MethodName, StartTimeMSec: Number(m.StartTimeMSec.toFixed(3)),
+    CompileCpuTimeMSec: Number(m.CompileCpuTimeMSec.toFixed(3)), ILSize: m.ILSize, NativeSize: m.NativeSize, OptimizationTier: m.OptimizationTier,
+    CompilationThreadKind: m.CompilationThreadKind, ModuleILPath: m.ModuleILPath, ThreadID: m.ThreadID, VersionID: m.VersionID, IsCompleted: m.IsCompleted,
+  };
+}
+
+export const JIT_SUMMARY_COLUMNS = [
+  "PID", "ProcessName", "Count", "TotalCpuTimeMSec", "TotalILSize", "TotalNativeSize",
+  "ForegroundCount", "ForegroundMSec", "MulticoreJitBackgroundCount", "MulticoreJitBackgroundMSec",
+  "TieredCompilationBackgroundCount", "TieredCompilationBackgroundMSec",
+];
+
+/** A process's JIT totals (completed methods) as jit --summary prints them. */
+export function jitSummaryRow(p: JitProcess): Record<string, unknown> {
+  const ms = (x: number) => Number(x.toFixed(3));
+  const k = p.ByKind;
+  return {
+    PID: p.PID, ProcessName: p.ProcessName, Count: p.Totals.Count, TotalCpuTimeMSec: ms(p.Totals.TotalCpuTimeMSec),
+    TotalILSize: p.Totals.TotalILSize, TotalNativeSize: p.Totals.TotalNativeSize,
+    ForegroundCount: k.Foreground.Count, ForegroundMSec: ms(k.Foreground.TotalCpuTimeMSec),
+    MulticoreJitBackgroundCount: k.MulticoreJitBackground.Count, MulticoreJitBackgroundMSec: ms(k.MulticoreJitBackground.TotalCpuTimeMSec),
+    TieredCompilationBackgroundCount: k.TieredCompilationBackground.Count, TieredCompilationBackgroundMSec: ms(k.TieredCompilationBackground.TotalCpuTimeMSec),
+  };
 }
 
 /** A progress bar on stderr, for a terminal only. */

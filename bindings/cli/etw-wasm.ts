@@ -13,12 +13,13 @@ import {
   type TraceStream, type TraceWarning, type TraceIncomplete,
 } from "etw-wasm/node";
 import { perfViewLines } from "etw-wasm/perfview";
+import { jitStats, JIT_PROVIDERS } from "etw-wasm/analysis";
 import {
-  EVENT_COLUMNS, GC_COLUMNS, METHOD_COLUMNS, UsageError, eventRecord, gcRows, methodRows, progressBar, selectEvents,
+  EVENT_COLUMNS, GC_COLUMNS, METHOD_COLUMNS, JIT_COLUMNS, JIT_SUMMARY_COLUMNS, jitRow, jitSummaryRow, UsageError, eventRecord, gcRows, methodRows, progressBar, selectEvents,
   streamSummary, writeTable, type EventFilters, type TableFormat,
 } from "./commands.js";
 
-const COMMANDS = ["info", "summary", "events", "gc", "methods", "convert", "generate"] as const;
+const COMMANDS = ["info", "summary", "events", "gc", "methods", "jit", "convert", "generate"] as const;
 type Command = (typeof COMMANDS)[number];
 
 /** Each command's lines of the usage text. */
@@ -36,6 +37,8 @@ const COMMAND_HELP: Record<Command, string> = {
       --no-container-id to leave out the ContainerID clause`,
   gc: "  gc FILE [--format F]           one row per .NET garbage collection (table default, csv, json, jsonl)",
   methods: "  methods FILE [--format F]      methods loaded per process (table default, csv, json, jsonl)",
+  jit: `  jit FILE [--format F]          JIT statistics as PerfView's JITStats: one row per jitted method (JIT time,
+                                 IL and native size, tier, trigger, module); --summary: per process totals`,
   convert: `  convert FILE... --to F -o DIR  tables for analytics engines (DuckDB, Spark, Polars, pandas):
                                  DIR/events, DIR/processes, DIR/providers and one table per .NET
                                  runtime event (DIR/<Provider>/<Task>/<Opcode>), as .parquet or .arrow
@@ -97,6 +100,7 @@ const OPTIONS: Record<Command, OptionSpecs> = {
   },
   gc: { ...READS_TRACE, ...FORMAT },
   methods: { ...READS_TRACE, ...FORMAT },
+  jit: { ...READS_TRACE, ...FORMAT, summary: { type: "boolean" } },
   convert: {
     ...READS_TRACE, to: { type: "string" }, out: { type: "string", short: "o" },
     provider: { type: "string" }, event: { type: "string" }, pid: { type: "string" }, tid: { type: "string" },
@@ -489,6 +493,7 @@ async function cmdGenerate(out: string, values: Values): Promise<number> {
 const DECODE_FILTER: Partial<Record<string, DecodeFilter>> = {
   gc: { provider: ["Microsoft-Windows-DotNETRuntime"] },
   methods: { provider: ["Microsoft-Windows-DotNETRuntime", "Microsoft-Windows-DotNETRuntimeRundown"] },
+  jit: { provider: JIT_PROVIDERS },
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -502,7 +507,7 @@ async function main(argv: string[]): Promise<number> {
   const { command, file, values } = parsed;
   // Every option is checked before the trace is read.
   const plan = command === "events" ? eventsPlan(values) : undefined;
-  const format = command === "gc" || command === "methods" ? tableFormat(values, command) : undefined;
+  const format = command === "gc" || command === "methods" || command === "jit" ? tableFormat(values, command) : undefined;
   const limit = await memoryLimit(values, command);
   const batchBytes = await sizeOption(values, command, "batch-size", 64 << 10, "64KiB");
   const workers = workerCount(values, command);
@@ -524,7 +529,12 @@ async function main(argv: string[]): Promise<number> {
         for await (const _ of stream) { /* counted by the stream */ }
         await cmdInfo(stream.end!, out);
       } else if (command === "summary") await streamSummary(stream, emit, infoLines);
-      else if (command === "gc" || command === "methods") {
+      else if (command === "jit") {
+        const processes = await processTable();
+        const stats = await jitStats(stream, processes);
+        if (values.summary === true) await writeTable(emit, format!, JIT_SUMMARY_COLUMNS, stats.map(jitSummaryRow));
+        else await writeTable(emit, format!, JIT_COLUMNS, stats.flatMap((p) => p.Methods.map((m) => jitRow(p, m))));
+      } else if (command === "gc" || command === "methods") {
         const processes = await processTable();
         const name = (pid: number, ts: bigint) => processes.processName(pid, ts);
         await writeTable(emit, format!, command === "gc" ? GC_COLUMNS : METHOD_COLUMNS, await (command === "gc" ? gcRows : methodRows)(stream, name));

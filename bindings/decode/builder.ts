@@ -5,7 +5,7 @@
 
 import * as C from "../../assembly/codes.js";
 import { clrProgram } from "../schema/clr-program.js";
-import { align8, readBuffer, EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type TraceData } from "./trace-data.js";
+import { align8, concatBytes, readBuffer, EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type TraceData } from "./trace-data.js";
 import type { Window } from "./windows.js";
 import { blockShapes, moveBlock } from "./clr-blocks.js";
 
@@ -240,22 +240,13 @@ export class TraceBuilder {
       if (at < 0) throw new RangeError("etw-wasm: the decoded trace passes 4 GiB of record bytes");
       return at;
     };
-    const concat = (parts: Uint8Array[]) => {
-      const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-      let at = 0;
-      for (const p of parts) {
-        out.set(p, at);
-        at += p.length;
-      }
-      return out;
-    };
-    const buffersOffset = place(concat(this.buffers));
+    const buffersOffset = place(concatBytes(this.buffers));
     // warnings after the last window taken (the stop that ended decoding, trailing bytes)
     if (last && last.warningCount > this.warningsTaken) {
       this.warnings.push(last.bytes.slice(last.warningsOffset + this.warningsTaken * C.WARN_STRIDE, last.warningsOffset + last.warningCount * C.WARN_STRIDE));
       this.warningsTaken = last.warningCount;
     }
-    const warnings = concat(this.warnings);
+    const warnings = concatBytes(this.warnings);
     const warningsOffset = place(warnings);
     let providerCount = 0, typeCount = 0, providersOffset = 0, typesOffset = 0, warningTotal = warnings.length / C.WARN_STRIDE;
     if (last) {

@@ -79,6 +79,17 @@ export const EXT_COLUMN_LAYOUT: Readonly<Record<keyof ExtendedItemColumns, reado
   offset: [Uint32Array, C.DIR_EXT_OFFSET],
 };
 
+/** The parts joined into one array. */
+export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
 /** `n` rounded up to a multiple of 8 (arithmetic, not bitwise: offsets pass 2^31). */
 export function align8(n: number): number {
   return Math.ceil(n / 8) * 8;

@@ -10,6 +10,7 @@ import { clrBatch, clrExportSchema } from "./clr-columns.js";
 import { ArrowStreamWriter } from "./arrow.js";
 import { tableWriter } from "./convert.js";
 import type { ParquetWasmSource } from "./parquet.js";
+import { concatBytes } from "../decode/trace-data.js";
 
 export type { ColumnType, ExportBatch, ExportColumn, ExportField } from "./columns.js";
 export { EVENT_FIELDS, SOURCE_FILE_FIELD, eventBatch, type EventContext } from "./event-columns.js";
@@ -41,12 +42,7 @@ export function exportTable(source: ExportSource): { fields: readonly ExportFiel
 export function toArrowIPC(source: ExportSource): Uint8Array {
   const { fields, batch } = exportTable(source);
   const w = new ArrowStreamWriter(fields);
-  const head = batch.length ? w.write(batch).slice() : new Uint8Array(0);
-  const tail = w.finish();
-  const out = new Uint8Array(head.length + tail.length);
-  out.set(head);
-  out.set(tail, head.length);
-  return out;
+  return concatBytes([batch.length ? w.write(batch) : new Uint8Array(0), w.finish()]);
 }
 
 /** Parquet bytes of an export source. */
@@ -56,11 +52,5 @@ export async function toParquet(source: ExportSource, options: { parquetWasm?: P
   const w = await tableWriter("parquet", fields, { write: async (b) => void parts.push(b.slice()), close: async () => undefined }, options.parquetWasm);
   if (batch.length) await w.write(batch);
   await w.finish();
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return concatBytes(parts);
 }

@@ -6,6 +6,7 @@
 import * as C from "../../assembly/codes.js";
 import { formatGuid } from "../schema/guid.js";
 import type { EventTable } from "../tables/event-table.js";
+import { concatBytes } from "../decode/trace-data.js";
 
 /** TDH input types (TDH_IN_TYPE). */
 export const IN = {
@@ -174,7 +175,7 @@ export class ManifestCollector {
           st.got++;
         }
         if (st.got === st.total) {
-          const xml = new TextDecoder().decode(concat(st.parts));
+          const xml = new TextDecoder().decode(concatBytes(st.parts));
           chunks.delete(guid);
           try {
             parseManifestXml(xml, out);
@@ -196,17 +197,6 @@ export class ManifestCollector {
   }
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
 
 // ---------------------------------------------------------------- TDH (TRACE_EVENT_INFO)
 
