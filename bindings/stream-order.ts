@@ -25,9 +25,10 @@ export interface TimeOrderOptions {
    */
   select?: (trace: Trace, batch: TraceBatch) => Uint32Array;
   /**
-   * The most record data of batches held waiting for a slow processor (default 1 GiB). Past it the
-   * oldest batch held is given out whole, and rows that then come earlier than rows already given
-   * out are counted in `late` (given out as soon as they come).
+   * The most record data of batches held waiting for a slow processor (default 1 GiB). Past it,
+   * processors not seen yet are taken as idle, and then the oldest batch held is given out whole;
+   * rows that then come earlier than rows already given out are counted in `late` (given out as
+   * soon as they come).
    */
   holdBytes?: number;
 }
@@ -139,9 +140,10 @@ export async function* inTimeOrder(stream: TraceStream, options: TimeOrderOption
     stats.maxHeld = Math.max(stats.maxHeld, held.length);
     // every processor's stream has gone past w (a processor not seen yet may still come with anything)
     let w: bigint | undefined;
-    if (seen.size >= processors) for (const t of latest.values()) if (w === undefined || t < w) w = t;
-    if (w !== undefined) yield* give(w);
-    // too much held: the oldest batch goes out whole
+    for (const t of latest.values()) if (w === undefined || t < w) w = t;
+    if (w !== undefined && seen.size >= processors) yield* give(w);
+    // too much held: processors not seen yet are taken as idle; then the oldest batch goes out whole
+    if (heldBytes > holdBytes && w !== undefined) yield* give(w);
     while (heldBytes > holdBytes && held.length > 1) {
       const oldest = held[0];
       yield* give(oldest.ts[oldest.order[oldest.order.length - 1]] + 1n);

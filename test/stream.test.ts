@@ -277,6 +277,35 @@ describe("time order across batches", () => {
     }
   }, 300_000);
 
+  it("a logfile header that counts more processors than write: held to the end within holdBytes (exact), past it the silent ones taken as idle", async () => {
+    const bytes = syntheticTrace(22, { records: 6000 });
+    const whole = await openTrace(bytes);
+    // NumberOfProcessors is the 4th u32 of the logfile header's payload (the first record, after the buffer header)
+    const at = 0x48 + whole.events.headerLength[0] + 12;
+    const view = new DataView(bytes.buffer, bytes.byteOffset);
+    expect(view.getUint32(at, true)).toBe(whole.info.numberOfProcessors);
+    view.setUint32(at, 64, true);
+    const exact: TimeOrderStats = { late: 0, maxHeld: 0 };
+    expect(await ordered(bytes, {}, exact)).toEqual(Array.from(whole.events.timeOrder()));
+    expect(exact.late).toBe(0);
+    const batches = [];
+    for await (const b of streamTrace(bytes, { batchBytes: 64 << 10 })) batches.push(b.index);
+    expect(exact.maxHeld).toBe(batches.length);
+    // past holdBytes: fewer batches held, every row once, rows given out after later ones counted as late
+    const stats: TimeOrderStats = { late: 0, maxHeld: 0 };
+    const got = await ordered(bytes, { holdBytes: 256 << 10 }, stats);
+    expect(got.slice().sort((x, y) => x - y)).toEqual(Array.from({ length: whole.events.length }, (_, i) => i));
+    expect(stats.maxHeld).toBeLessThan(batches.length);
+    const ts = whole.events.timestamp;
+    let late = 0, max = -1n;
+    for (const r of got) {
+      if (ts[r] < max) late++;
+      else max = ts[r];
+    }
+    expect(stats.late).toBe(late);
+    whole.dispose();
+  });
+
   it("holds no more than holdBytes: the oldest batch goes out whole and rows that then come early are counted late", async () => {
     const bytes = syntheticTrace(21, { records: 6000 });
     const whole = await openTrace(bytes);
