@@ -247,6 +247,16 @@ describe("streamTrace", () => {
   }, 600_000);
 });
 
+/** Rows given out after a row with a later timestamp (what inTimeOrder counts as late). */
+function lateRows(order: number[], ts: BigInt64Array): number {
+  let late = 0, max = -1n;
+  for (const r of order) {
+    if (ts[r] < max) late++;
+    else max = ts[r];
+  }
+  return late;
+}
+
 describe("time order across batches", () => {
   /** The rows of inTimeOrder as indices in the whole trace. */
   async function ordered(bytes: Uint8Array, options: TimeOrderOptions, stats?: TimeOrderStats): Promise<number[]> {
@@ -296,13 +306,7 @@ describe("time order across batches", () => {
     const got = await ordered(bytes, { holdBytes: 256 << 10 }, stats);
     expect(got.slice().sort((x, y) => x - y)).toEqual(Array.from({ length: whole.events.length }, (_, i) => i));
     expect(stats.maxHeld).toBeLessThan(batches.length);
-    const ts = whole.events.timestamp;
-    let late = 0, max = -1n;
-    for (const r of got) {
-      if (ts[r] < max) late++;
-      else max = ts[r];
-    }
-    expect(stats.late).toBe(late);
+    expect(stats.late).toBe(lateRows(got, whole.events.timestamp));
     whole.dispose();
   });
 
@@ -313,14 +317,7 @@ describe("time order across batches", () => {
     const got = await ordered(bytes, { holdBytes: 1 }, stats);
     expect(got.slice().sort((a, b) => a - b)).toEqual(Array.from({ length: whole.events.length }, (_, i) => i));
     expect(stats.maxHeld).toBeLessThanOrEqual(2);
-    // every row given out before one with an earlier timestamp is counted
-    const ts = whole.events.timestamp;
-    let late = 0, max = -1n;
-    for (const r of got) {
-      if (ts[r] < max) late++;
-      else max = ts[r];
-    }
-    expect(stats.late).toBe(late);
+    expect(stats.late).toBe(lateRows(got, whole.events.timestamp));
     whole.dispose();
   });
 });

@@ -14,6 +14,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { openTrace, EtlFormatError, EtlDecodeError, type Trace, type OpenOptions } from "../../dist/bindings/index.js";
+import { concatBytes } from "../../dist/bindings/decode/trace-data.js";
 import { xpressCompress } from "../../bindings/generator/xpress-compress.js";
 import { mulberry32 } from "../../bindings/generator/random.js";
 import { compareEngines, traceDifferences, show, syntheticTrace, type Outcome } from "./engines.js";
@@ -39,15 +40,7 @@ const set32 = (b: Uint8Array, at: number, v: number) => {
 const align8 = (x: number) => (x + 7) & ~7;
 const hex = (x: number) => `0x${x.toString(16)}`;
 
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
+const concat = (...parts: Uint8Array[]): Uint8Array => concatBytes(parts);
 
 // ---------------------------------------------------------------------------------------------
 // The file's structure
