@@ -244,6 +244,7 @@ describe("etw-wasm on a trace decoded only in part: what was decoded on stdout, 
     ["events", "--format", "jsonl"], ["events", "--format", "json"], ["events", "--format", "csv"], ["events", "--format", "table"],
     ["events", "--format", "perfview"], ["events", "--provider", "Microsoft-Windows-DotNETRuntime", "--time-order"],
     ["gc"], ["gc", "--format", "jsonl"], ["methods", "--format", "csv"], ["methods"],
+    ["jit", "--format", "jsonl"], ["convert", "--to", "arrow", "-o", join(mkdtempSync(join(tmpdir(), "etw-wasm-convert-")), "out")],
   ];
 
   /** Every command on `file` (with `extra` options): exit 1, the stop line, and what the API decodes printed. */
@@ -314,6 +315,12 @@ describe("etw-wasm on a trace decoded only in part: what was decoded on stdout, 
           expect(lines[0]).toBe("pid,process,method,signature,startAddress,size,token,flags,source,timeMs");
           expect(lines.length).toBeGreaterThan(1);
           break;
+        case "jit --format jsonl":
+          expect(jsonLines(r.stdout).length).toBeGreaterThan(0);
+          break;
+        default:
+          // convert: every record decoded before the stop is in the events table
+          if (args.startsWith("convert")) expect(r.stdout).toContain(`events.arrow\t${n} rows`);
       }
     }
   }
