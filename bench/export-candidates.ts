@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
-import { streamTraceFile, ProcessCollector } from "../bindings/node.js";
+import { streamTraceFile, ProcessCollector, PROCESS_EVENTS } from "../bindings/node.js";
 import { EVENT_FIELDS, eventBatch, ArrowStreamWriter, ParquetStreamWriter, loadParquetWasm } from "../bindings/export/node.js";
 import type { ExportBatch, ExportField } from "../bindings/export/columns.js";
 
@@ -91,7 +91,7 @@ function hyparquetElement(f: ExportField): Record<string, unknown> {
 /** One candidate over the file: total seconds, seconds inside the writer, output bytes (in this process). */
 async function runOne(name: Candidate, file: string): Promise<void> {
   const collector = new ProcessCollector();
-  for await (const b of await streamTraceFile(file, { filter: { provider: ["Windows Kernel/Process", "Windows Kernel/Thread"] } })) collector.scan(b, b.firstRow);
+  for await (const b of await streamTraceFile(file, { filter: PROCESS_EVENTS })) collector.scan(b, b.firstRow);
   const processes = collector.result();
   let out = 0, rows = 0, writerMs = 0;
   const t0 = performance.now();

@@ -8,7 +8,7 @@ import type { TableSink } from "etw-wasm/export";
 import { availableParallelism } from "node:os";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import {
-  openTraceFile, streamTraceFile, inTimeOrder, ProcessCollector, EtlDecodeError, EtlFormatError, ManifestCollector, setTraceManifests, codes,
+  openTraceFile, streamTraceFile, inTimeOrder, ProcessCollector, PROCESS_EVENTS, EtlDecodeError, EtlFormatError, ManifestCollector, setTraceManifests, codes,
   type DecodeFilter, type ProcessTable, type StreamOptions, type Trace, type TraceManifests,
   type TraceStream, type TraceWarning, type TraceIncomplete,
 } from "etw-wasm/node";
@@ -389,8 +389,7 @@ async function cmdEvents(trace: Trace, out: Output, plan: EventsPlan) {
  */
 async function streamedProcesses(file: string, options: StreamOptions): Promise<ProcessTable> {
   const collector = new ProcessCollector();
-  const filter: DecodeFilter = { provider: ["Windows Kernel/Process", "Windows Kernel/Thread"] };
-  for await (const b of await streamTraceFile(file, { ...options, onProgress: undefined, filter })) collector.scan(b, b.firstRow);
+  for await (const b of await streamTraceFile(file, { ...options, onProgress: undefined, filter: PROCESS_EVENTS })) collector.scan(b, b.firstRow);
   return collector.result();
 }
 

@@ -6,7 +6,7 @@
 import type { Trace } from "../trace.js";
 import type { TraceStream } from "../stream.js";
 import type { ProcessTable } from "../tables/processes.js";
-import type { ExportBatch, ExportField } from "./columns.js";
+import { pick, type ExportBatch, type ExportField } from "./columns.js";
 import { EVENT_FIELDS, SOURCE_FILE_FIELD, eventBatch } from "./event-columns.js";
 import { clrBatch, clrExportSchema, clrTablePath } from "./clr-columns.js";
 import { PROCESS_FIELDS, PROVIDER_FIELDS, processBatch, providerBatch } from "./side-tables.js";
@@ -56,14 +56,7 @@ export function filterBatch(batch: ExportBatch, keep: Uint8Array): ExportBatch {
   if (n === batch.length) return batch;
   const take = new Uint32Array(n);
   for (let i = 0, k = 0; i < batch.length; i++) if (keep[i]) take[k++] = i;
-  return {
-    length: n,
-    columns: batch.columns.map((c) => {
-      const values = new (c.values.constructor as { new (n: number): typeof c.values })(n);
-      for (let k = 0; k < n; k++) (values as unknown as number[])[k] = (c.values as unknown as number[])[take[k]];
-      return { ...c, values, valid: c.valid && take.map((i) => c.valid![i]) as unknown as Uint8Array };
-    }),
-  };
+  return { length: n, columns: batch.columns.map((c) => ({ ...c, values: pick(c.values, take), valid: c.valid && pick(c.valid, take) })) };
 }
 
 export interface ConvertOptions {

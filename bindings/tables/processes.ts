@@ -170,6 +170,9 @@ export function buildProcessTable(trace: Source): ProcessTable {
   return tableOf(events);
 }
 
+/** A decode-time filter that keeps just what the process and thread tables read (for a pass of their own). */
+export const PROCESS_EVENTS = { provider: ["Windows Kernel/Process", "Windows Kernel/Thread"] };
+
 /**
  * The process and thread tables of a stream, from its batches: `scan` each batch (while it is
  * held; the few fields needed are kept), then `result()`. Equals the whole trace's `processes`.
