@@ -172,13 +172,12 @@ describe("examples/sql", () => {
     const results = [];
     for (const q of queries) results.push(await sql(q.replaceAll("'trace/", `'${dir}/`)));
     for (const r of results) expect(r.length).toBeGreaterThan(0);
-    // GC pauses: per process, the gc command's pauseMs counted and summed
-    const gcs = JSON.parse((await cli("gc", SAMPLE, "--format", "json")).stdout) as { pid: number; pauseMs: number | null }[];
+    // GC pauses: per process, the gc command's PauseDurationMSec counted and summed
+    const gcs = JSON.parse((await cli("gc", SAMPLE, "--format", "json")).stdout) as { PID: number; PauseDurationMSec: number }[];
     const byPid = new Map<number, { n: number; total: number; max: number }>();
     for (const g of gcs) {
-      if (g.pauseMs === null) continue;
-      const e = byPid.get(g.pid) ?? { n: 0, total: 0, max: 0 };
-      byPid.set(g.pid, { n: e.n + 1, total: e.total + g.pauseMs, max: Math.max(e.max, g.pauseMs) });
+      const e = byPid.get(g.PID) ?? { n: 0, total: 0, max: 0 };
+      byPid.set(g.PID, { n: e.n + 1, total: e.total + g.PauseDurationMSec, max: Math.max(e.max, g.PauseDurationMSec) });
     }
     const pauses = results[0] as [number, string, string, number, number][];
     expect(pauses.map(([pid, , n]) => [pid, Number(n)]).sort((a, b) => a[0] - b[0])).toEqual([...byPid].map(([pid, e]) => [pid, e.n]).sort((a, b) => a[0] - b[0]));

@@ -2,27 +2,51 @@
 
 import { Trace } from "../trace.js";
 import type { TraceStream } from "../stream.js";
+import type { EventRow } from "../tables/event-table.js";
 import { inTimeOrder } from "../stream-order.js";
 import type { ProcessTable } from "../tables/processes.js";
 import { JIT_PROVIDERS, JitComputer, type JitProcess } from "./jit.js";
+import { GC_PROVIDERS, GcComputer, type GcProcess } from "./gc.js";
 
 export { JitComputer, JIT_PROVIDERS, OPTIMIZATION_TIERS, type JitProcess, type JittedMethod, type JitTotals, type CompilationThreadKind } from "./jit.js";
+export { GcComputer, GC_PROVIDERS, GC_REASONS, GC_TYPES, gcGenerationName, type GcProcess, type GcRecord, type GcRollup } from "./gc.js";
+
+type ProcessName = (pid: number, timestamp: bigint) => string;
+
+/**
+ * Feeds a computer the events of `providers` in the trace's time order: a trace's own, or a stream's
+ * across its batches. A stream's processes are named by `processes` (its own process table needs a
+ * pass of its own: ProcessCollector); a trace names them itself.
+ */
+async function replay<T>(
+  source: Trace | TraceStream, providers: string[], processes: ProcessTable | undefined,
+  make: (name: ProcessName) => { add(row: EventRow): void; result(): T },
+): Promise<T> {
+  if (source instanceof Trace) {
+    const table = processes ?? source.processes;
+    const computer = make((pid, ts) => table.processName(pid, ts));
+    for (const row of source.query({ provider: providers, order: "time" })) computer.add(row);
+    return computer.result();
+  }
+  const computer = make((pid, ts) => processes?.processName(pid, ts) ?? `Process(${pid})`);
+  const select = (t: Trace) => (providers.some((p) => t.providers.find(p).length) ? t.query({ provider: providers }).indices : new Uint32Array(0));
+  for await (const run of inTimeOrder(source, { select })) for (const row of run.trace.events.cursor(run.rows)) computer.add(row);
+  return computer.result();
+}
 
 /**
  * JIT statistics per process (TraceEvent's JITStats): every method jitted, with its JIT time, IL and
  * native sizes, tier and module, and the process's totals by compilation thread kind and by module.
- * A stream is read in time order across its batches; `processes` names its processes (a stream's
- * own process table needs a pass of its own: ProcessCollector); a trace names them itself.
  */
-export async function jitStats(source: Trace | TraceStream, processes?: ProcessTable): Promise<JitProcess[]> {
-  if (source instanceof Trace) {
-    const table = processes ?? source.processes;
-    const computer = new JitComputer((pid, ts) => table.processName(pid, ts));
-    for (const row of source.query({ provider: JIT_PROVIDERS, order: "time" })) computer.add(row);
-    return computer.result();
-  }
-  const computer = new JitComputer((pid, ts) => processes?.processName(pid, ts) ?? `Process(${pid})`);
-  const select = (t: Trace) => (JIT_PROVIDERS.some((p) => t.providers.find(p).length) ? t.query({ provider: JIT_PROVIDERS }).indices : new Uint32Array(0));
-  for await (const run of inTimeOrder(source, { select })) for (const row of run.trace.events.cursor(run.rows)) computer.add(row);
-  return computer.result();
+export function jitStats(source: Trace | TraceStream, processes?: ProcessTable): Promise<JitProcess[]> {
+  return replay(source, JIT_PROVIDERS, processes, (name) => new JitComputer(name));
+}
+
+/**
+ * GC statistics per process (TraceEvent's GCStats): every GC with TraceGC's values (pause, duration,
+ * heap sizes before, after and at peak, promoted, allocated, allocation rate, pause percentage), and
+ * the rollup of the complete ones, in all and by generation.
+ */
+export function gcStats(source: Trace | TraceStream, processes?: ProcessTable): Promise<GcProcess[]> {
+  return replay(source, GC_PROVIDERS, processes, (name) => new GcComputer(name));
 }

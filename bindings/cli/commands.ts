@@ -4,7 +4,7 @@
 import {
   HEADER_TYPE_NAMES, NameCounter, type EventRow, type ProcessInfo, type QueryFilter, type Trace, type TraceStream, type TraceStreamEnd,
 } from "etw-wasm/node";
-import type { JitProcess, JittedMethod } from "etw-wasm/analysis";
+import type { GcProcess, GcRecord, JitProcess, JittedMethod } from "etw-wasm/analysis";
 
 export type Out = (line: string) => Promise<void>;
 export type TableFormat = "table" | "csv" | "json" | "jsonl";
@@ -231,8 +231,6 @@ export function eventRecord(row: EventRow, index: number, process: string): Reco
   };
 }
 
-export const GC_COLUMNS = ["pid", "process", "gc", "generation", "reason", "type", "startMs", "pauseMs", "durationMs", "gen0SizeAfter", "gen1SizeAfter", "gen2SizeAfter", "lohSizeAfter", "pohSizeAfter", "heapSizeAfter"];
-
 /**
  * The events the gc or methods command reads, taken out of their trace or batch (a few fields each),
  * and put in time order at the end: the order of the time-ordered event table (timestamp, then
@@ -261,69 +259,46 @@ async function* streamRows(stream: TraceStream, provider: string[]): AsyncIterab
   for await (const b of stream) if (provider.some((p) => b.providers.find(p).length)) yield { rows: b.query({ provider }), firstRow: b.firstRow };
 }
 
-interface GcEvent {
-  pid: number;
-  eventId: number;
-  ms: number;
-  count?: unknown;
-  depth?: unknown;
-  reason?: string;
-  type?: string;
-  sizes?: (number | null)[];
+/** The keys of a GC as the gc command prints it: TraceEvent's TraceGC property names. */
+export const GC_COLUMNS = [
+  "PID", "ProcessName", "Number", "Generation", "Reason", "Type", "PauseStartRelativeMSec", "SuspendDurationMSec", "PauseDurationMSec",
+  "DurationMSec", "HeapSizeBeforeMB", "HeapSizeAfterMB", "HeapSizePeakMB", "PromotedMB", "AllocedSinceLastGCMB", "AllocRateMBSec",
+  "RatioPeakAfter", "PauseTimePercentageSinceLastGC",
+] as const;
+
+/** Numbers to 3 decimals for an aligned table; other formats keep every digit. */
+const tableNumber = (round: boolean) => (v: unknown) => (round && typeof v === "number" && !Number.isInteger(v) ? Number(v.toFixed(3)) : v);
+
+/** One complete GC with GC_COLUMNS' keys. */
+export function gcRow(gc: GcRecord, round = false): Record<string, unknown> {
+  const n = tableNumber(round);
+  return Object.fromEntries(GC_COLUMNS.map((k) => [k, n(gc[k])]));
 }
 
-/** One row per .NET garbage collection (GC/Start .. GC/RestartEEEnd), per process, in time order. */
-export async function gcRows(
-  source: Trace | TraceStream, processName: (pid: number, timestamp: bigint) => string,
-): Promise<Record<string, unknown>[]> {
-  const events = new TimedEvents<GcEvent>();
-  const ids = new Set([1, 2, 3, 4, 9]);
-  const batches = "query" in source ? traceRows(source, [RUNTIME]) : streamRows(source, [RUNTIME]);
-  for await (const { rows: list, firstRow } of batches) {
-    for (const r of list) {
-      if (!ids.has(r.eventId) || !r.clrSchema) continue;
-      const e: GcEvent = { pid: r.pid ?? 0, eventId: r.eventId, ms: r.relativeMSec };
-      if (r.eventId === 1) Object.assign(e, { count: r.get("Count"), depth: r.get("Depth"), reason: r.getDisplay("Reason") ?? "", type: r.getDisplay("Type") ?? "" });
-      else if (r.eventId === 4) {
-        e.sizes = ["GenerationSize0", "GenerationSize1", "GenerationSize2", "GenerationSize3", "GenerationSize4"]
-          .map((k) => (r.get(k) === undefined ? null : Number(r.get(k))));
-      }
-      events.add(r, firstRow + r.index, e);
-    }
-  }
-  const rows: Record<string, unknown>[] = [];
-  const state = new Map<number, { suspend?: number; row?: Record<string, unknown>; startMs?: number }>();
-  for (const { ts, value: e } of events.ordered()) {
-    const pid = e.pid;
-    const s = state.get(pid) ?? {};
-    state.set(pid, s);
-    const ms = e.ms;
-    if (e.eventId === 9) s.suspend = ms;
-    else if (e.eventId === 1) {
-      // .NET Framework 4.5 logs GC/Start twice (versions 1 and 2): one GC, the later record's fields
-      const again = s.row && s.row.gc === e.count && s.row.durationMs === null;
-      if (!again) s.startMs = ms;
-      const row = {
-        pid, process: processName(pid, ts), gc: e.count, generation: e.depth,
-        reason: e.reason, type: e.type, startMs: Number((again ? s.startMs! : ms).toFixed(3)),
-        pauseMs: null, durationMs: null, gen0SizeAfter: null, gen1SizeAfter: null, gen2SizeAfter: null,
-        lohSizeAfter: null, pohSizeAfter: null, heapSizeAfter: null,
-      };
-      if (again) Object.assign(s.row!, { reason: row.reason, type: row.type });
-      else rows.push((s.row = row));
-    } else if (e.eventId === 2 && s.row && s.startMs !== undefined) {
-      s.row.durationMs = Number((ms - s.startMs).toFixed(3));
-    } else if (e.eventId === 4 && s.row) {
-      const [g0, g1, g2, loh, poh] = e.sizes!;
-      Object.assign(s.row, { gen0SizeAfter: g0, gen1SizeAfter: g1, gen2SizeAfter: g2, lohSizeAfter: loh, pohSizeAfter: poh });
-      s.row.heapSizeAfter = e.sizes!.reduce<number>((n, x) => n + (x ?? 0), 0);
-    } else if (e.eventId === 3 && s.row) {
-      if (s.suspend !== undefined) s.row.pauseMs = Number((ms - s.suspend).toFixed(3));
-      s.suspend = undefined;
-      s.row = undefined;
-    }
-  }
-  return rows;
+/** The gc --rollup columns: PerfView's "GC Rollup By Generation", with TraceEvent's names, per process. */
+export const GC_ROLLUP_COLUMNS = [
+  "PID", "ProcessName", "Gen", "Count", "MaxPauseDurationMSec", "MaxSizePeakMB", "MaxAllocRateMBSec", "TotalPauseTimeMSec",
+  "TotalAllocatedMB", "AllocMBPerMSecGC", "MeanPauseDurationMSec", "NumInduced", "TotalPromotedMB", "MeanSizePeakMB", "MeanSizeAfterMB",
+  "GCPauseTimePercentage", "HeapCount",
+] as const;
+
+/** A process's rollup rows: ALL, then generations 0, 1 and 2 (complete GCs only). */
+export function gcRollupRows(p: GcProcess, round = false): Record<string, unknown>[] {
+  const n = tableNumber(round);
+  return (["ALL", "0", "1", "2"] as const).map((gen, k) => {
+    const r = k === 0 ? p.Total : p.Generations[k - 1];
+    const row: Record<string, unknown> = {
+      PID: p.PID, ProcessName: p.ProcessName, Gen: gen, Count: r.Count, MaxPauseDurationMSec: r.MaxPauseDurationMSec,
+      MaxSizePeakMB: r.MaxSizePeakMB, MaxAllocRateMBSec: r.MaxAllocRateMBSec, TotalPauseTimeMSec: r.TotalPauseTimeMSec,
+      TotalAllocatedMB: r.TotalAllocatedMB,
+      // PerfView divides the process's whole allocation by each row's pause
+      AllocMBPerMSecGC: r.TotalPauseTimeMSec ? p.Total.TotalAllocatedMB / r.TotalPauseTimeMSec : 0,
+      MeanPauseDurationMSec: r.MeanPauseDurationMSec, NumInduced: r.NumInduced, TotalPromotedMB: r.TotalPromotedMB,
+      MeanSizePeakMB: r.MeanSizePeakMB, MeanSizeAfterMB: r.MeanSizeAfterMB, GCPauseTimePercentage: p.GCPauseTimePercentage, HeapCount: p.HeapCount,
+    };
+    for (const key of Object.keys(row)) row[key] = n(row[key]);
+    return row;
+  });
 }
 
 export const METHOD_COLUMNS = ["pid", "process", "method", "signature", "startAddress", "size", "token", "flags", "source", "timeMs"];

@@ -13,9 +13,9 @@ import {
   type TraceStream, type TraceWarning, type TraceIncomplete,
 } from "etw-wasm/node";
 import { perfViewLines } from "etw-wasm/perfview";
-import { jitStats, JIT_PROVIDERS } from "etw-wasm/analysis";
+import { gcStats, jitStats, GC_PROVIDERS, JIT_PROVIDERS } from "etw-wasm/analysis";
 import {
-  EVENT_COLUMNS, GC_COLUMNS, METHOD_COLUMNS, JIT_COLUMNS, JIT_SUMMARY_COLUMNS, jitRow, jitSummaryRow, UsageError, eventRecord, gcRows, methodRows, progressBar, selectEvents,
+  EVENT_COLUMNS, GC_COLUMNS, GC_ROLLUP_COLUMNS, METHOD_COLUMNS, JIT_COLUMNS, JIT_SUMMARY_COLUMNS, jitRow, jitSummaryRow, UsageError, eventRecord, gcRow, gcRollupRows, methodRows, progressBar, selectEvents,
   streamSummary, writeTable, type EventFilters, type TableFormat,
 } from "./commands.js";
 
@@ -35,7 +35,9 @@ const COMMAND_HELP: Record<Command, string> = {
       perfview: the text of PerfView's *.baseline.txt (EVENT lines for the first 5 events of each
       name in time order, then COUNT lines); --edition=2020 for mid-2020 TraceEvent payload names,
       --no-container-id to leave out the ContainerID clause`,
-  gc: "  gc FILE [--format F]           one row per .NET garbage collection (table default, csv, json, jsonl)",
+  gc: `  gc FILE [--format F]           GC statistics as PerfView's GCStats: one row per complete .NET garbage
+                                 collection with TraceEvent's TraceGC names (pause, duration, heap sizes,
+                                 promoted, allocated, rates); --rollup: per process, all and by generation`,
   methods: "  methods FILE [--format F]      methods loaded per process (table default, csv, json, jsonl)",
   jit: `  jit FILE [--format F]          JIT statistics as PerfView's JITStats: one row per jitted method (JIT time,
                                  IL and native size, tier, trigger, module); --summary: per process totals`,
@@ -98,7 +100,7 @@ const OPTIONS: Record<Command, OptionSpecs> = {
     from: { type: "string" }, to: { type: "string" }, "time-order": { type: "boolean" },
     edition: { type: "string" }, "no-container-id": { type: "boolean" },
   },
-  gc: { ...READS_TRACE, ...FORMAT },
+  gc: { ...READS_TRACE, ...FORMAT, rollup: { type: "boolean" } },
   methods: { ...READS_TRACE, ...FORMAT },
   jit: { ...READS_TRACE, ...FORMAT, summary: { type: "boolean" } },
   convert: {
@@ -490,7 +492,7 @@ async function cmdGenerate(out: string, values: Values): Promise<number> {
  * past the record walk and no memory.
  */
 const DECODE_FILTER: Partial<Record<string, DecodeFilter>> = {
-  gc: { provider: ["Microsoft-Windows-DotNETRuntime"] },
+  gc: { provider: GC_PROVIDERS },
   methods: { provider: ["Microsoft-Windows-DotNETRuntime", "Microsoft-Windows-DotNETRuntimeRundown"] },
   jit: { provider: JIT_PROVIDERS },
 };
@@ -533,10 +535,15 @@ async function main(argv: string[]): Promise<number> {
         const stats = await jitStats(stream, processes);
         if (values.summary === true) await writeTable(emit, format!, JIT_SUMMARY_COLUMNS, stats.map(jitSummaryRow));
         else await writeTable(emit, format!, JIT_COLUMNS, stats.flatMap((p) => p.Methods.map((m) => jitRow(p, m))));
-      } else if (command === "gc" || command === "methods") {
+      } else if (command === "gc") {
+        const stats = await gcStats(stream, await processTable());
+        const round = format === "table";
+        if (values.rollup === true) await writeTable(emit, format!, [...GC_ROLLUP_COLUMNS], stats.flatMap((p) => gcRollupRows(p, round)));
+        else await writeTable(emit, format!, [...GC_COLUMNS], stats.flatMap((p) => p.GCs.filter((g) => g.IsComplete).map((g) => gcRow(g, round))));
+      } else if (command === "methods") {
         const processes = await processTable();
         const name = (pid: number, ts: bigint) => processes.processName(pid, ts);
-        await writeTable(emit, format!, command === "gc" ? GC_COLUMNS : METHOD_COLUMNS, await (command === "gc" ? gcRows : methodRows)(stream, name));
+        await writeTable(emit, format!, METHOD_COLUMNS, await methodRows(stream, name));
       } else {
         const named = plan!.format !== "jsonl" || plan!.filters.event !== undefined;
         // Names can come from descriptions the trace carries after the events they name, and csv and json

@@ -519,10 +519,18 @@ export class TraceGenerator {
       this.u64(24 + Math.floor(this.rand() * 2000));
       this.clr(T.alloc, this.thread());
     } else if (r < 0.66) {
-      // a whole GC: suspend, start, end, heap stats, restart
+      // a whole GC: suspend, start, end, heap stats, restart; a background GC (gen2 only) restarts the
+      // runtime right after its start and runs on to its end and heap stats
       const gc = ++this.gc;
       const gen = this.rand() < 0.7 ? 0 : this.rand() < 0.8 ? 1 : 2;
+      const background = this.rand() < 0.9 ? false : gen === 2;
       const gcThread = this.threads[0];
+      const restart = () => {
+        this.u16(8);
+        this.clr(T.restartBegin, gcThread);
+        this.u16(8);
+        this.clr(T.restartEnd, gcThread);
+      };
       this.u32(0);
       this.u16(8);
       this.clr(T.triggered, gcThread);
@@ -535,10 +543,11 @@ export class TraceGenerator {
       this.u32(gc);
       this.u32(gen);
       this.u32(0);
-      this.u32(this.rand() < 0.9 ? 0 : 1);
+      this.u32(background ? 1 : 0);
       this.u16(8);
       this.u64(0);
       this.clr(T.gcStart, gcThread);
+      if (background) restart();
       this.u32(gc);
       this.u32(gen);
       this.u16(8);
@@ -556,10 +565,7 @@ export class TraceGenerator {
       this.u64(4096);
       this.u64(0);
       this.clr(T.heapStats, gcThread);
-      this.u16(8);
-      this.clr(T.restartBegin, gcThread);
-      this.u16(8);
-      this.clr(T.restartEnd, gcThread);
+      if (!background) restart();
     } else if (r < 0.68) {
       const [type, message] = EXCEPTION_Z[this.index(EXCEPTION_Z.length)];
       this.str(type);

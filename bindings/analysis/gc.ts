@@ -1,0 +1,520 @@
+// GC statistics as TraceEvent's GCStats computes them: the .NET runtime's GC events replayed in time
+// order, per process, through its state machine (suspensions, GC/Start, GC/Stop, GC/HeapStats,
+// RestartEE, allocation ticks, heap histories), one record per GC with TraceGC's property names, and
+// the per-process rollup of PerfView's GCStats report. CPU-derived values (GC CPU time, % time in GC)
+// need kernel CPU samples and are left out.
+
+import type { EventRow } from "../tables/event-table.js";
+import { CLR_PROVIDERS } from "../schema/clr-payload.js";
+import { parseGlobalHeapHistory, parsePerHeapHistory, GEN0, GEN1, GEN2, LOH, type PerHeapHistory } from "./gc-heap-history.js";
+
+/** The providers whose events the GC statistics read (for a decode-time filter). */
+export const GC_PROVIDERS = ["Microsoft-Windows-DotNETRuntime", "Microsoft-Windows-DotNETRuntimePrivate"];
+
+const RUNTIME = CLR_PROVIDERS.findIndex((p) => p.name === "Microsoft-Windows-DotNETRuntime");
+const PRIVATE = CLR_PROVIDERS.findIndex((p) => p.name === "Microsoft-Windows-DotNETRuntimePrivate");
+
+// runtime event ids
+const GC_START = 1, GC_STOP = 2, RESTART_EE_STOP = 3, HEAP_STATS = 4, SUSPEND_EE_STOP = 8, SUSPEND_EE_START = 9, ALLOCATION_TICK = 10;
+const MARK_WITH_TYPE = 202, PER_HEAP_HISTORY = 204, GLOBAL_HEAP_HISTORY = 205;
+// private event ids
+const PRIVATE_PER_HEAP_HISTORY = 4, PRIVATE_GLOBAL_HEAP_HISTORY = 5, PRIVATE_MARK_HANDLES = 9;
+/** MarkWithType's Type of handle marking: TraceLog tells server GC by the threads that log it. */
+const MARK_HANDLES_TYPE = 2;
+
+/** TraceEvent's GCReason names, by value. */
+export const GC_REASONS = [
+  "AllocSmall", "Induced", "LowMemory", "Empty", "AllocLarge", "OutOfSpaceSOH", "OutOfSpaceLOH", "InducedNotForced",
+  "Internal", "InducedLowMemory", "InducedCompacting", "LowMemoryHost", "PMFullGC", "LowMemoryHostBlocking",
+] as const;
+/** TraceEvent's GCType names, by value. */
+export const GC_TYPES = ["NonConcurrentGC", "BackgroundGC", "ForegroundGC"] as const;
+
+const SUSPEND_FOR_GC = 1, SUSPEND_FOR_GC_PREP = 6;
+const INDUCED = 1, INDUCED_NOT_FORCED = 7, PM_FULL_GC = 12;
+const NON_CONCURRENT = 0, BACKGROUND = 1, FOREGROUND = 2;
+
+/** One garbage collection, with TraceEvent's TraceGC property names. */
+export interface GcRecord {
+  PID: number;
+  ProcessName: string;
+  /** The GC's number (GC/Start's Count). */
+  Number: number;
+  Generation: number;
+  /** GCReason name (a number where the runtime logged one TraceEvent does not name). */
+  Reason: string;
+  /** NonConcurrentGC, BackgroundGC or ForegroundGC. */
+  Type: string;
+  /** Generation and kind in PerfView's short form: 0N, 1NI, 2B, 1F ... */
+  GCGenerationName: string;
+  StartRelativeMSec: number;
+  PauseStartRelativeMSec: number;
+  SuspendDurationMSec: number;
+  PauseDurationMSec: number;
+  DurationMSec: number;
+  HeapSizeBeforeMB: number;
+  HeapSizeAfterMB: number;
+  HeapSizePeakMB: number;
+  PromotedMB: number;
+  AllocedSinceLastGCMB: number;
+  AllocRateMBSec: number;
+  RatioPeakAfter: number;
+  PauseTimePercentageSinceLastGC: number;
+  /** Size after the GC per generation (gen0, gen1, gen2, LOH, POH), MB; -1 without GC/HeapStats. */
+  GenSizeAfterMB: number[];
+  /** Heaps (GC/GlobalHeapHistory's NumHeaps, else the process's count so far; -1 unknown). */
+  HeapCount: number;
+  /** Complete: seen to its end (RestartEE after HeapStats; a background GC at its HeapStats). Only these count in rollups. */
+  IsComplete: boolean;
+}
+
+/** Totals of a set of complete GCs, as GCStats rolls them up. */
+export interface GcRollup {
+  Count: number;
+  NumInduced: number;
+  TotalPauseTimeMSec: number;
+  MaxPauseDurationMSec: number;
+  MeanPauseDurationMSec: number;
+  TotalAllocatedMB: number;
+  TotalPromotedMB: number;
+  TotalSizeAfterMB: number;
+  TotalSizePeakMB: number;
+  MaxSizePeakMB: number;
+  MeanSizeAfterMB: number;
+  MeanSizePeakMB: number;
+  MaxAllocRateMBSec: number;
+  MaxSuspendDurationMSec: number;
+}
+
+export interface GcProcess {
+  PID: number;
+  ProcessName: string;
+  /** Every GC, complete or not, in order of GC/Start. */
+  GCs: GcRecord[];
+  /** Complete GCs: all of them, then generations 0, 1 and 2. */
+  Total: GcRollup;
+  Generations: [GcRollup, GcRollup, GcRollup];
+  /** From the first complete GC's pause start to the last GC/HeapStats, milliseconds. */
+  ProcessDurationMSec: number;
+  /** TotalPauseTimeMSec × 100 / ProcessDurationMSec (0 if that is 0). */
+  GCPauseTimePercentage: number;
+  /** Whether the process ran server GC (several threads marking handles in one GC). */
+  IsServerGC: boolean;
+  /** Heaps, from GC/GlobalHeapHistory (-1 unknown). */
+  HeapCount: number;
+  /** Whether it logged allocation ticks (the estimate of allocations without heap histories). */
+  HasAllocTickEvents: boolean;
+  /** A GC/PerHeapHistory of a layout TraceEvent does not know was left out. */
+  GCVersionInfoMismatch: boolean;
+}
+
+interface HeapStats {
+  genSize: number[]; // gen0..POH, bytes
+  promoted: number[];
+}
+
+/** A GC being built: the record and what OnEnd needs. */
+interface GcState {
+  record: GcRecord;
+  index: number;
+  heapStats?: HeapStats;
+  perHeap: PerHeapHistory[];
+  allocedTickMB?: number[];
+  durationSinceLastRestartMSec: number;
+}
+
+interface ProcessState {
+  pid: number;
+  name: string;
+  gcs: GcState[];
+  suspendThreadIDGC: number;
+  suspendThreadIDBGC: number;
+  suspendThreadIDOther: number;
+  suspendTimeRelativeMSec: number;
+  suspendEndTimeRelativeMSec: number;
+  lastSuspendReason: number;
+  lastRestartEndTimeRelativeMSec: number;
+  currentBGC?: GcState;
+  lastCompletedGC?: GcState;
+  /** Allocation-tick megabytes so far: small objects, and every other kind. */
+  allocTickCurrentMB: number[];
+  allocTickAtLastGC: number[];
+  hasAllocTickEvents: boolean;
+  seenBadAllocTick: boolean;
+  heapCount: number;
+  /** Threads marking handles in the GC in progress (server GC detection). */
+  markingThreads: Set<number>;
+  isServerGC: boolean;
+  versionMismatch: boolean;
+}
+
+const MB = 1e6;
+
+function rollup(): GcRollup {
+  return {
+    Count: 0, NumInduced: 0, TotalPauseTimeMSec: 0, MaxPauseDurationMSec: 0, MeanPauseDurationMSec: 0, TotalAllocatedMB: 0,
+    TotalPromotedMB: 0, TotalSizeAfterMB: 0, TotalSizePeakMB: 0, MaxSizePeakMB: 0, MeanSizeAfterMB: 0, MeanSizePeakMB: 0,
+    MaxAllocRateMBSec: 0, MaxSuspendDurationMSec: 0,
+  };
+}
+
+function addTo(r: GcRollup, gc: GcRecord, reason: number): void {
+  r.Count++;
+  if (reason === INDUCED || reason === INDUCED_NOT_FORCED) r.NumInduced++;
+  r.TotalPauseTimeMSec += gc.PauseDurationMSec;
+  r.MaxPauseDurationMSec = Math.max(r.MaxPauseDurationMSec, gc.PauseDurationMSec);
+  r.TotalAllocatedMB += gc.AllocedSinceLastGCMB;
+  r.TotalPromotedMB += gc.PromotedMB;
+  r.TotalSizeAfterMB += gc.HeapSizeAfterMB;
+  r.TotalSizePeakMB += gc.HeapSizePeakMB;
+  r.MaxSizePeakMB = Math.max(r.MaxSizePeakMB, gc.HeapSizePeakMB);
+  r.MaxAllocRateMBSec = Math.max(r.MaxAllocRateMBSec, gc.AllocRateMBSec);
+  r.MaxSuspendDurationMSec = Math.max(r.MaxSuspendDurationMSec, gc.SuspendDurationMSec);
+}
+
+function finish(r: GcRollup): GcRollup {
+  if (r.Count) {
+    r.MeanPauseDurationMSec = r.TotalPauseTimeMSec / r.Count;
+    r.MeanSizeAfterMB = r.TotalSizeAfterMB / r.Count;
+    r.MeanSizePeakMB = r.TotalSizePeakMB / r.Count;
+  }
+  return r;
+}
+
+/** PerfView's short name of a GC's generation and kind: 0N, 2B, 1F, with I (induced) or i (induced, not forced). */
+export function gcGenerationName(generation: number, type: number, reason: number): string {
+  return `${generation}${type === BACKGROUND ? "B" : type === FOREGROUND ? "F" : "N"}${reason === INDUCED ? "I" : reason === INDUCED_NOT_FORCED ? "i" : ""}`;
+}
+
+const num = (v: unknown) => (typeof v === "bigint" ? Number(v) : typeof v === "number" ? v : 0);
+
+/**
+ * Replays GC events one at a time, in time order (`add`), and gives each process's GCs and rollup
+ * (`result`). `processName(pid, ts)` names each process at its first GC event.
+ */
+export class GcComputer {
+  private readonly processes = new Map<number, ProcessState>();
+  /** Raw reason and type of each GC record (their names may be numbers TraceEvent does not name). */
+  private readonly raw = new WeakMap<GcRecord, { reason: number; type: number }>();
+
+  constructor(private readonly processName: (pid: number, timestamp: bigint) => string) {}
+
+  private state(row: EventRow): ProcessState {
+    const pid = row.pid ?? 0;
+    let s = this.processes.get(pid);
+    if (!s) {
+      s = {
+        pid, name: this.processName(pid, row.timestamp), gcs: [], suspendThreadIDGC: -1, suspendThreadIDBGC: -1, suspendThreadIDOther: -1,
+        suspendTimeRelativeMSec: -1, suspendEndTimeRelativeMSec: -1, lastSuspendReason: 0, lastRestartEndTimeRelativeMSec: 0,
+        allocTickCurrentMB: [0, 0], allocTickAtLastGC: [0, 0], hasAllocTickEvents: false, seenBadAllocTick: false,
+        heapCount: -1, markingThreads: new Set(), isServerGC: false, versionMismatch: false,
+      };
+      this.processes.set(pid, s);
+    }
+    return s;
+  }
+
+  /** TraceEvent's GetCurrentGC: the newest GC while it is not complete, else the background GC in progress. */
+  private static current(s: ProcessState): GcState | undefined {
+    const last = s.gcs[s.gcs.length - 1];
+    if (!last) return undefined;
+    if (!last.record.IsComplete) return last;
+    return s.currentBGC;
+  }
+
+  add(row: EventRow): void {
+    const schema = row.clrSchema;
+    if (!schema) return;
+    const id = schema.id;
+    if (schema.provider === RUNTIME) {
+      switch (id) {
+        case SUSPEND_EE_START: return this.suspendStart(row);
+        case SUSPEND_EE_STOP: return this.suspendStop(row);
+        case ALLOCATION_TICK: return this.allocationTick(row);
+        case GC_START: return this.gcStart(row);
+        case GC_STOP: return this.gcStop(row);
+        case HEAP_STATS: return this.heapStats(row);
+        case RESTART_EE_STOP: return this.restartStop(row);
+        case GLOBAL_HEAP_HISTORY: return this.globalHistory(row);
+        case PER_HEAP_HISTORY: return this.perHeapHistory(row);
+        case MARK_WITH_TYPE: if (num(row.get("Type")) === MARK_HANDLES_TYPE) this.markHandles(row); return;
+      }
+    } else if (schema.provider === PRIVATE) {
+      switch (id) {
+        case PRIVATE_GLOBAL_HEAP_HISTORY: return this.globalHistory(row);
+        case PRIVATE_PER_HEAP_HISTORY: return this.perHeapHistory(row);
+        case PRIVATE_MARK_HANDLES: return this.markHandles(row);
+      }
+    }
+  }
+
+  private suspendStart(row: EventRow): void {
+    const s = this.state(row);
+    const reason = num(row.get("Reason"));
+    const tid = row.tid ?? 0;
+    if (reason === SUSPEND_FOR_GC) s.suspendThreadIDGC = tid;
+    else if (reason === SUSPEND_FOR_GC_PREP) s.suspendThreadIDBGC = tid;
+    else {
+      s.suspendThreadIDOther = tid;
+      return;
+    }
+    s.lastSuspendReason = reason;
+    s.suspendTimeRelativeMSec = row.relativeMSec;
+  }
+
+  private suspendStop(row: EventRow): void {
+    const s = this.state(row);
+    const tid = row.tid ?? 0;
+    if (tid !== s.suspendThreadIDBGC && tid !== s.suspendThreadIDGC) return;
+    const t = row.relativeMSec;
+    if (s.suspendThreadIDBGC > 0 && s.currentBGC) s.currentBGC.record.SuspendDurationMSec += t - s.suspendTimeRelativeMSec;
+    s.suspendEndTimeRelativeMSec = t;
+  }
+
+  private allocationTick(row: EventRow): void {
+    const s = this.state(row);
+    const kind = num(row.get("AllocationKind"));
+    let amount = num(row.get("AllocationAmount64"));
+    if (amount === 0) amount = num(row.get("AllocationAmount")) | 0; // an Int32 to TraceEvent
+    if (amount < 0) s.seenBadAllocTick = true;
+    if (s.seenBadAllocTick) amount = Math.min(Math.max(amount, 90 * 1024), kind === 0 ? 110 * 1024 : 2 * 1024 * 1024);
+    s.allocTickCurrentMB[kind === 0 ? 0 : 1] += amount / MB; // small, and every other kind
+    s.hasAllocTickEvents = true;
+  }
+
+  private gcStart(row: EventRow): void {
+    const s = this.state(row);
+    const count = num(row.get("Count"));
+    const last = s.gcs[s.gcs.length - 1];
+    s.markingThreads.clear();
+    if (!(s.suspendThreadIDGC > 0 || s.suspendThreadIDOther > 0)) return;
+    if (last && last.record.Number === count) return; // the same GC logged twice
+    const t = row.relativeMSec;
+    const generation = num(row.get("Depth"));
+    const reason = num(row.get("Reason"));
+    const type = num(row.get("Type"));
+    const record: GcRecord = {
+      PID: s.pid, ProcessName: s.name, Number: count, Generation: generation,
+      Reason: GC_REASONS[reason] ?? String(reason), Type: GC_TYPES[type] ?? String(type), GCGenerationName: gcGenerationName(generation, type, reason),
+      StartRelativeMSec: t, PauseStartRelativeMSec: 0, SuspendDurationMSec: 0, PauseDurationMSec: 0, DurationMSec: 0,
+      HeapSizeBeforeMB: 0, HeapSizeAfterMB: 0, HeapSizePeakMB: 0, PromotedMB: 0, AllocedSinceLastGCMB: 0, AllocRateMBSec: 0,
+      RatioPeakAfter: 0, PauseTimePercentageSinceLastGC: 0, GenSizeAfterMB: [-1, -1, -1, -1, -1], HeapCount: s.heapCount, IsComplete: false,
+    };
+    this.raw.set(record, { reason, type });
+    const gc: GcState = { record, index: s.gcs.length, perHeap: [], durationSinceLastRestartMSec: 0 };
+    // an ephemeral GC at the start of a background GC pauses from its own start, as does a provisional-mode full GC
+    const ephemeralInBGC = last !== undefined && last.record.Type === "BackgroundGC" && !last.record.IsComplete && type === NON_CONCURRENT;
+    if (ephemeralInBGC || reason === PM_FULL_GC) {
+      record.PauseStartRelativeMSec = t;
+      if (reason === PM_FULL_GC) {
+        const open = GcComputer.current(s);
+        if (open) this.complete(s, open);
+      }
+    } else {
+      record.PauseStartRelativeMSec = s.suspendTimeRelativeMSec;
+      if (s.suspendEndTimeRelativeMSec === -1) s.suspendEndTimeRelativeMSec = t;
+      record.SuspendDurationMSec = s.suspendEndTimeRelativeMSec - s.suspendTimeRelativeMSec;
+    }
+    if (type === BACKGROUND) {
+      s.currentBGC = gc;
+      record.PauseDurationMSec = record.SuspendDurationMSec;
+    }
+    s.gcs.push(gc);
+  }
+
+  private gcStop(row: EventRow): void {
+    const s = this.state(row);
+    const gc = GcComputer.current(s);
+    if (gc) gc.record.DurationMSec = row.relativeMSec - gc.record.StartRelativeMSec;
+    // server GC: several threads marked handles between GC/Start and GC/Stop
+    if (s.markingThreads.size > 1) s.isServerGC = true;
+    s.markingThreads.clear();
+  }
+
+  private markHandles(row: EventRow): void {
+    this.state(row).markingThreads.add(row.tid ?? 0);
+  }
+
+  private heapStats(row: EventRow): void {
+    const s = this.state(row);
+    const t = row.relativeMSec;
+    const gc = GcComputer.current(s);
+    if (gc) {
+      const field = (name: string) => num(row.get(name));
+      gc.heapStats = {
+        genSize: [0, 1, 2, 3, 4].map((g) => field(`GenerationSize${g}`)),
+        promoted: [0, 1, 2, 3, 4].map((g) => field(`TotalPromotedSize${g}`)),
+      };
+      const background = gc.record.Type === "BackgroundGC";
+      gc.durationSinceLastRestartMSec = (background ? t : gc.record.PauseStartRelativeMSec) - s.lastRestartEndTimeRelativeMSec;
+      if (s.hasAllocTickEvents) gc.allocedTickMB = s.allocTickCurrentMB.map((mb, k) => mb - s.allocTickAtLastGC[k]);
+      if (background && s.currentBGC) {
+        this.complete(s, s.currentBGC);
+        s.currentBGC = undefined;
+      }
+    }
+    s.allocTickAtLastGC = [...s.allocTickCurrentMB];
+    s.lastRestartEndTimeRelativeMSec = t;
+  }
+
+  private restartStop(row: EventRow): void {
+    const s = this.state(row);
+    const tid = row.tid ?? 0;
+    if (tid === s.suspendThreadIDOther) s.suspendThreadIDOther = -1;
+    if (tid !== s.suspendThreadIDBGC && tid !== s.suspendThreadIDGC) return;
+    const t = row.relativeMSec;
+    const gc = GcComputer.current(s);
+    if (gc) {
+      if (gc.record.Type === "BackgroundGC") this.concurrentPause(s, gc, t);
+      else if (gc.record.DurationMSec === 0) this.concurrentPause(s, gc, t); // no GC/Stop yet: .NET 2.0's concurrent GC
+      else {
+        gc.record.PauseDurationMSec = t - gc.record.PauseStartRelativeMSec;
+        if (gc.heapStats) this.complete(s, gc);
+      }
+    }
+    s.suspendTimeRelativeMSec = -1;
+    s.suspendThreadIDBGC = -1;
+    s.suspendThreadIDGC = -1;
+  }
+
+  /** A pause inside a background GC: its initial suspension sets the pause, later ones add to it. */
+  private concurrentPause(s: ProcessState, gc: GcState, t: number): void {
+    if (s.suspendThreadIDBGC > 0) gc.record.PauseDurationMSec += t - s.suspendTimeRelativeMSec;
+    else gc.record.PauseDurationMSec = t - gc.record.PauseStartRelativeMSec;
+  }
+
+  /** TraceEvent's GetLastGC: the GC in progress, or for server GC the last one completed (its histories come after). */
+  private lastGC(s: ProcessState): GcState | undefined {
+    const gc = GcComputer.current(s);
+    if (gc) return gc;
+    return s.isServerGC ? s.lastCompletedGC : undefined;
+  }
+
+  private globalHistory(row: EventRow): void {
+    const s = this.state(row);
+    const history = parseGlobalHeapHistory(row);
+    if (!history) return;
+    if (s.heapCount === -1) s.heapCount = history.numHeaps;
+    const gc = this.lastGC(s);
+    if (gc && gc.record.HeapCount === -1) gc.record.HeapCount = history.numHeaps;
+  }
+
+  private perHeapHistory(row: EventRow): void {
+    const s = this.state(row);
+    const history = parsePerHeapHistory(row);
+    if (!history) {
+      s.versionMismatch = true;
+      return;
+    }
+    const gc = this.lastGC(s);
+    if (gc) gc.perHeap.push(history);
+  }
+
+  private complete(s: ProcessState, gc: GcState): void {
+    gc.record.IsComplete = true;
+    s.lastCompletedGC = gc;
+    this.onEnd(s, gc);
+  }
+
+  /** TraceGC.OnEnd: the sizes, allocations and ratios of a GC from its own events and the GCs before it. */
+  private onEnd(s: ProcessState, gc: GcState): void {
+    const r = gc.record;
+    const stats = gc.heapStats;
+    r.GenSizeAfterMB = [0, 1, 2, 3, 4].map((g) => (stats ? stats.genSize[g] / MB : -1));
+    r.HeapSizeAfterMB = stats ? stats.genSize.reduce((a, b) => a + b, 0) / MB : -1;
+    r.PromotedMB = stats ? stats.promoted.reduce((a, b) => a + b, 0) / MB : -1;
+    r.HeapSizeBeforeMB = this.heapSizeBeforeMB(s, gc);
+    r.HeapSizePeakMB = r.HeapSizeBeforeMB;
+    if (r.Type === "BackgroundGC") {
+      // the largest heap before any GC that started while this one ran
+      const end = r.PauseStartRelativeMSec + r.DurationMSec;
+      for (let i = gc.index + 1; i < s.gcs.length && s.gcs[i].record.PauseStartRelativeMSec <= end; i++) {
+        r.HeapSizePeakMB = Math.max(r.HeapSizePeakMB, this.heapSizeBeforeMB(s, s.gcs[i]));
+      }
+    }
+    r.AllocedSinceLastGCMB = this.userAllocatedMB(s, gc, GEN0) + this.userAllocatedMB(s, gc, LOH);
+    r.AllocRateMBSec = (r.AllocedSinceLastGCMB * 1000) / gc.durationSinceLastRestartMSec;
+    r.RatioPeakAfter = r.HeapSizeAfterMB === 0 ? 0 : r.HeapSizePeakMB / r.HeapSizeAfterMB;
+    if (r.Type === "BackgroundGC") {
+      const before = gc.index > 0 ? s.gcs[gc.index - 1].record : undefined;
+      const previousEnd = before ? before.StartRelativeMSec + before.DurationMSec : s.gcs[0].record.StartRelativeMSec;
+      r.PauseTimePercentageSinceLastGC = (r.PauseDurationMSec * 100) / (r.StartRelativeMSec + r.DurationMSec - previousEnd);
+    } else {
+      r.PauseTimePercentageSinceLastGC = (r.PauseDurationMSec * 100) / (r.PauseDurationMSec + gc.durationSinceLastRestartMSec);
+    }
+  }
+
+  /** TraceGC.HeapSizeBeforeMB: gen0 to LOH (not POH). */
+  private heapSizeBeforeMB(s: ProcessState, gc: GcState): number {
+    return [GEN0, GEN1, GEN2, LOH].reduce((n, g) => n + this.genSizeBeforeMB(s, gc, g), 0);
+  }
+
+  /** TraceGC.GenSizeBeforeMB. */
+  private genSizeBeforeMB(s: ProcessState, gc: GcState, gen: number): number {
+    if (gc.perHeap.length) return gc.perHeap.reduce((n, h) => n + (h.gens[gen]?.sizeBefore ?? 0) / MB, 0);
+    const ticks = gc.allocedTickMB?.[0] ?? 0;
+    if (gc.index === 0) return gen === GEN0 ? ticks : 0;
+    // the nearest earlier GC with heap stats (the first GC of the list is never looked at)
+    let previous: HeapStats | undefined;
+    for (let i = gc.index - 1; i >= 1 && !previous; i--) previous = s.gcs[i].heapStats;
+    if (!previous) return 0;
+    if (gen === GEN0) return Math.max(previous.genSize[0] / MB, ticks);
+    if (gen === GEN1 || gen === GEN2) return previous.genSize[gen] / MB;
+    return Math.max(previous.genSize[gen], gc.heapStats?.genSize[gen] ?? 0) / MB;
+  }
+
+  /** TraceGC.UserAllocated for gen0 or LOH, MB. */
+  private userAllocatedMB(s: ProcessState, gc: GcState, gen: number): number {
+    const ticks = gc.allocedTickMB ?? [0, 0];
+    if (gc.record.Type === "BackgroundGC" && gen === GEN0) return ticks[0];
+    const previous = gc.index > 0 ? s.gcs[gc.index - 1] : undefined;
+    if (!gc.perHeap.length || !previous?.perHeap.length) return ticks[gen === GEN0 ? 0 : 1];
+    // heaps paired by position with the previous GC's (whatever its kind or state)
+    let total = 0;
+    for (let h = 0; h < gc.perHeap.length; h++) {
+      const data = gc.perHeap[h].gens[gen];
+      const before = previous.perHeap[h]?.gens[gen];
+      let prevSize = before?.objSizeAfter ?? 0;
+      // a gen0 GC does not update the LOH's size after: take the size it saw before
+      if (gen === LOH && prevSize === 0 && previous.record.Generation < 1) prevSize = before?.objSpaceBefore ?? 0;
+      let allocated: number;
+      if (!data) allocated = 0;
+      else if (data.hasObjSpaceBefore) allocated = data.objSpaceBefore - prevSize;
+      else if (data.survRate === 0) {
+        // .NET 4.0 with nothing survived: an estimate (the alloc-tick MB, which TraceEvent then divides by 10^6 again, else the previous budget)
+        allocated = gc.allocedTickMB ? ticks[gen === GEN0 ? 0 : 1] : (before?.budget ?? 0);
+      } else allocated = Math.trunc(((data.out + data.objSizeAfter) * 100) / data.survRate) - prevSize;
+      total += allocated / MB;
+    }
+    return total;
+  }
+
+  /** The processes with GC events, by pid, each GC's values and the rollups over complete GCs. */
+  result(): GcProcess[] {
+    const out: GcProcess[] = [];
+    for (const s of [...this.processes.values()].sort((a, b) => a.pid - b.pid)) {
+      if (!s.gcs.length) continue;
+      const total = rollup();
+      const generations: [GcRollup, GcRollup, GcRollup] = [rollup(), rollup(), rollup()];
+      let firstPause: number | undefined;
+      for (const gc of s.gcs) {
+        if (!gc.record.IsComplete) continue;
+        // OnEnd again, now that the GCs after each are known (a background GC's peak looks ahead)
+        this.onEnd(s, gc);
+        firstPause ??= gc.record.PauseStartRelativeMSec;
+        const reason = this.raw.get(gc.record)!.reason;
+        addTo(total, gc.record, reason);
+        if (gc.record.Generation >= 0 && gc.record.Generation < 3) addTo(generations[gc.record.Generation], gc.record, reason);
+      }
+      const duration = firstPause ? s.lastRestartEndTimeRelativeMSec - firstPause : 0;
+      finish(total);
+      generations.forEach(finish);
+      out.push({
+        PID: s.pid, ProcessName: s.name, GCs: s.gcs.map((g) => g.record), Total: total, Generations: generations,
+        ProcessDurationMSec: duration, GCPauseTimePercentage: duration ? (total.TotalPauseTimeMSec * 100) / duration : 0,
+        IsServerGC: s.isServerGC, HeapCount: s.heapCount, HasAllocTickEvents: s.hasAllocTickEvents, GCVersionInfoMismatch: s.versionMismatch,
+      });
+    }
+    return out;
+  }
+}
