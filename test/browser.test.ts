@@ -12,6 +12,7 @@ import { chromium, type Browser } from "playwright-core";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { tableFromIPC } from "@uwdata/flechette";
 import { openTrace } from "../dist/bindings/index.js";
+import { gcStats } from "../dist/bindings/analysis/index.js";
 import { streamTraceFile } from "../dist/bindings/node.js";
 import { generateTraceFile } from "../dist/bindings/generator/generate-file.js";
 import { serve } from "./helpers/static-server.js";
@@ -194,6 +195,18 @@ describe.skipIf(!HAVE_CHROMIUM)("in Chromium", () => {
     const want = t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 1 }).length;
     expect(shown).toBe(`${want} shown`);
     expect(await page.locator("#gc-note").textContent()).toMatch(new RegExp(`^${want} GCs`));
+    // GC statistics: one row per complete GC, PerfView's columns, the numbers of gcStats
+    const stats = await gcStats(t);
+    const complete = stats.flatMap((p) => p.GCs.filter((g) => g.IsComplete));
+    await page.locator("[data-testid=gc-stats] tbody tr").nth(complete.length - 1).waitFor({ timeout: 30_000 });
+    const cells = await page.locator("[data-testid=gc-stats] tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+    expect(cells).toHaveLength(complete.length);
+    const three = (x: number) => x.toLocaleString("en-US", { minimumFractionDigits: 3, maximumFractionDigits: 3 });
+    cells.forEach((c, k) => {
+      const g = complete[k];
+      expect([c[0], c[2], c[4], c[5], c[7], c[11]]).toEqual([String(g.PID), String(g.Number), g.Reason, g.GCGenerationName, three(g.PauseDurationMSec), three(g.HeapSizeAfterMB)]);
+    });
+    expect(await page.locator("[data-testid=gc-rollup]").textContent()).toContain(`${complete.length} GCs`);
     await page.close();
   }, 90_000);
 

@@ -116,6 +116,8 @@ function renderStreamed(sum: StreamSummary) {
   fillTable("providers", sum.providers.filter(([, n]) => n), "provider-count");
   fillTable("names", sum.names, "name-count");
   paintGc(sum.gcs, sum.spanMs);
+  $("gc-stats").querySelector("tbody")!.replaceChildren();
+  $("gc-rollup").textContent = "GC statistics need a trace held whole (up to 256 MiB); `etw-wasm gc` computes them for any size.";
   setFiltersEnabled(false);
   $("shown").textContent = `${fmt(sum.records)} shown`;
   $("grid-space").style.height = `${sum.records * ROW}px`;
@@ -147,7 +149,41 @@ function render(t: Trace) {
   renderCounts(t);
   renderFilters(t);
   drawGc(t, span);
+  void showGcStats(t);
   applyFilters();
+}
+
+/**
+ * PerfView's GCStats for a held trace: one row per complete GC with its columns, and a rollup line
+ * per process. The analysis code is a chunk of its own, loaded here.
+ */
+async function showGcStats(t: Trace) {
+  const body = $("gc-stats").querySelector("tbody")!;
+  body.replaceChildren();
+  $("gc-rollup").textContent = "Computing…";
+  const { gcStats } = await import("etw-wasm/analysis");
+  const stats = await gcStats(t);
+  if (t !== trace) return; // another file was opened meanwhile
+  const n = (x: number, digits = 3) => x.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  const rows: HTMLTableRowElement[] = [];
+  for (const p of stats) {
+    for (const g of p.GCs) {
+      if (!g.IsComplete) continue;
+      const tr = document.createElement("tr");
+      for (const cell of [String(p.PID), p.ProcessName, String(g.Number), n(g.PauseStartRelativeMSec), g.Reason, g.GCGenerationName, n(g.SuspendDurationMSec),
+        n(g.PauseDurationMSec), n(g.PauseTimePercentageSinceLastGC, 1), n(g.AllocedSinceLastGCMB), n(g.HeapSizePeakMB), n(g.HeapSizeAfterMB), n(g.RatioPeakAfter, 2), n(g.PromotedMB)]) {
+        const td = document.createElement("td");
+        td.textContent = cell;
+        tr.append(td);
+      }
+      rows.push(tr);
+    }
+  }
+  body.append(...rows);
+  $("gc-rollup").textContent = stats.length
+    ? stats.map((p) => `${p.ProcessName} (${p.PID}): ${fmt(p.Total.Count)} GCs, total pause ${n(p.Total.TotalPauseTimeMSec, 1)} ms, max ${n(p.Total.MaxPauseDurationMSec, 1)} ms, `
+      + `${n(p.GCPauseTimePercentage, 1)}% time paused, ${n(p.Total.TotalAllocatedMB, 1)} MB allocated, max heap ${n(p.Total.MaxSizePeakMB, 1)} MB`).join(" · ")
+    : "No complete .NET GCs in this trace.";
 }
 
 function summaryList(i: Trace["info"], records: number, span: number, complete: boolean, warningTotal: number) {
