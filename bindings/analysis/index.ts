@@ -50,3 +50,10 @@ export function jitStats(source: Trace | TraceStream, processes?: ProcessTable):
 export function gcStats(source: Trace | TraceStream, processes?: ProcessTable): Promise<GcProcess[]> {
   return replay(source, GC_PROVIDERS, processes, (name) => new GcComputer(name));
 }
+
+export { SymbolMap, SYMBOL_PROVIDERS, fullMethodName, moduleFileName, type ResolvedFrame, type FrameKind, type SymbolMapOptions } from "./symbols.js";
+export { StackAttacher, StackTable, isKernelAddress } from "./stacks.js";
+export {
+  cpuProfile, traceStacks, frameNamer, stackNames, toFolded, toSpeedscope, toChromeTrace,
+  type CpuProfile, type CpuSample, type CpuOptions, type NameStacks, type TimelineSlice,
+} from "./cpu.js";

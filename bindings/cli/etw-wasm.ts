@@ -14,12 +14,13 @@ import {
 } from "etw-wasm/node";
 import { perfViewLines } from "etw-wasm/perfview";
 import { gcStats, jitStats, GC_PROVIDERS, JIT_PROVIDERS } from "etw-wasm/analysis";
+import { CPU_FORMATS, CPU_PROVIDERS, eventStacks, writeCpuProfile, type CpuFormat } from "./profile-commands.js";
 import {
   EVENT_COLUMNS, GC_COLUMNS, GC_ROLLUP_COLUMNS, METHOD_COLUMNS, JIT_COLUMNS, JIT_SUMMARY_COLUMNS, jitRow, jitSummaryRow, UsageError, eventRecord, gcRow, gcRollupRows, methodRows, progressBar, selectEvents,
   streamSummary, writeTable, type EventFilters, type TableFormat,
 } from "./commands.js";
 
-const COMMANDS = ["info", "summary", "events", "gc", "methods", "jit", "convert", "generate"] as const;
+const COMMANDS = ["info", "summary", "events", "gc", "methods", "jit", "cpu", "stacks", "convert", "generate"] as const;
 type Command = (typeof COMMANDS)[number];
 
 /** Each command's lines of the usage text. */
@@ -41,6 +42,15 @@ const COMMAND_HELP: Record<Command, string> = {
   methods: "  methods FILE [--format F]      methods loaded per process (table default, csv, json, jsonl)",
   jit: `  jit FILE [--format F]          JIT statistics as PerfView's JITStats: one row per jitted method (JIT time,
                                  IL and native size, tier, trigger, module); --summary: per process totals`,
+  cpu: `  cpu FILE --format F -o OUT     a CPU profile from the kernel's CPU samples and their stacks, frames named
+                                 as PerfView names them (managed methods from the runtime's events)
+      --format speedscope|folded|chrome   speedscope's file format; collapsed stacks (flame graph
+                                 tools); Chrome trace-event JSON (ui.perfetto.dev, chrome://tracing:
+                                 samples per thread, GC pauses and JIT compilations)
+      --pid N                    only this process's samples`,
+  stacks: `  stacks FILE --event NAME       events with their call stacks, frames named, leaf first
+      --format text|jsonl        text (default): an event line, then its frames; jsonl: one object each
+      --pid N  --tid N           only this process / thread`,
   convert: `  convert FILE... --to F -o DIR  tables for analytics engines (DuckDB, Spark, Polars, pandas):
                                  DIR/events, DIR/processes, DIR/providers and one table per .NET
                                  runtime event (DIR/<Provider>/<Task>/<Opcode>), as .parquet or .arrow
@@ -103,6 +113,8 @@ const OPTIONS: Record<Command, OptionSpecs> = {
   gc: { ...READS_TRACE, ...FORMAT, rollup: { type: "boolean" } },
   methods: { ...READS_TRACE, ...FORMAT },
   jit: { ...READS_TRACE, ...FORMAT, summary: { type: "boolean" } },
+  cpu: { ...READS_TRACE, ...FORMAT, pid: { type: "string" }, out: { type: "string", short: "o" } },
+  stacks: { ...READS_TRACE, ...FORMAT, event: { type: "string" }, pid: { type: "string" }, tid: { type: "string" } },
   convert: {
     ...READS_TRACE, to: { type: "string" }, out: { type: "string", short: "o" },
     provider: { type: "string" }, event: { type: "string" }, pid: { type: "string" }, tid: { type: "string" },
@@ -495,6 +507,7 @@ const DECODE_FILTER: Partial<Record<string, DecodeFilter>> = {
   gc: { provider: GC_PROVIDERS },
   methods: { provider: ["Microsoft-Windows-DotNETRuntime", "Microsoft-Windows-DotNETRuntimeRundown"] },
   jit: { provider: JIT_PROVIDERS },
+  cpu: { provider: CPU_PROVIDERS },
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -519,7 +532,9 @@ async function main(argv: string[]): Promise<number> {
   const emit = (l: string) => out.line(l);
   // info, summary, gc, methods and events as jsonl, csv or json go batch by batch (in time order: the batches
   // waiting for the slowest processor are held); a table and perfview's lines need the whole trace
-  const streams = command !== "events" || ["jsonl", "csv", "json"].includes(plan!.format);
+  const streams = command === "cpu" || command === "stacks" ? false : command !== "events" || ["jsonl", "csv", "json"].includes(plan!.format);
+  const profile = command === "cpu" ? cpuPlan(values) : undefined;
+  const stacksPlan = command === "stacks" ? stacksOptions(values) : undefined;
   // the processes (for their names), from the kernel's Process and Thread events only, through a decode-time filter
   const processTable = () => streamedProcesses(file, options);
   let result: Pick<Trace, "warnings" | "incomplete" | "decodedBytes">;
@@ -561,7 +576,9 @@ async function main(argv: string[]): Promise<number> {
       result = stream.end!;
     } else {
       const trace = await openTraceFile(file, options);
-      await cmdEvents(trace, out, plan!);
+      if (profile) console.error(await writeCpuProfile(trace, file, profile.format, profile.out, profile.pid));
+      else if (stacksPlan) await cmdStacks(trace, out, stacksPlan);
+      else await cmdEvents(trace, out, plan!);
       result = trace;
     }
   } catch (error) {
@@ -579,6 +596,47 @@ async function main(argv: string[]): Promise<number> {
   if (!stop) return 0;
   console.error(stoppedLine(file, size, result.decodedBytes, stop.offset, stop.message));
   return 1;
+}
+
+/** cpu's options: the format and output file are required. */
+function cpuPlan(values: Values): { format: CpuFormat; out: string; pid: number | undefined } {
+  const format = values.format;
+  if (format === undefined) throw new UsageError(`cpu needs --format (${CPU_FORMATS.join(", ")})`, "cpu");
+  if (!(CPU_FORMATS as readonly unknown[]).includes(format)) throw new UsageError(`unknown format: ${format} (${CPU_FORMATS.join(", ")})`, "cpu");
+  if (typeof values.out !== "string") throw new UsageError("cpu needs -o OUT, the file to write", "cpu");
+  return { format: format as CpuFormat, out: values.out, pid: wholeNumber(values, "pid", "a process id", 0, 0xffffffff, "cpu") };
+}
+
+interface StacksPlan {
+  format: "text" | "jsonl";
+  event: string;
+  pid: number | undefined;
+  tid: number | undefined;
+}
+
+function stacksOptions(values: Values): StacksPlan {
+  const format = (values.format ?? "text") as string;
+  if (format !== "text" && format !== "jsonl") throw new UsageError(`unknown format: ${format} (text or jsonl)`, "stacks");
+  if (typeof values.event !== "string") throw new UsageError("stacks needs --event NAME (e.g. Windows Kernel/PerfInfo/Sample)", "stacks");
+  return {
+    format, event: values.event,
+    pid: wholeNumber(values, "pid", "a process id", 0, 0xffffffff, "stacks"), tid: wholeNumber(values, "tid", "a thread id", 0, 0xffffffff, "stacks"),
+  };
+}
+
+/** stacks: the events of one name with their stacks, frames named. */
+async function cmdStacks(trace: Trace, out: Output, plan: StacksPlan): Promise<void> {
+  const rows = selectEvents(trace, { event: plan.event, pid: plan.pid, tid: plan.tid, timeOrder: true });
+  // (no row: say so rather than print nothing)
+  if (!rows.length) throw new UsageError(`no event ${plan.event} in this trace${plan.pid !== undefined || plan.tid !== undefined ? " with those filters" : ""}`, "stacks");
+  for await (const e of eventStacks(trace, rows)) {
+    if (plan.format === "jsonl") {
+      await out.line(JSON.stringify(e));
+      continue;
+    }
+    await out.line(`${e.timeMSec.toFixed(3)} ${e.name} pid=${e.pid ?? ""} tid=${e.tid ?? ""}${e.stack ? "" : " (no stack)"}`);
+    for (const f of e.stack ?? []) await out.line(`    ${f}`);
+  }
 }
 
 /** events in file order (jsonl, csv, json), batch by batch. */

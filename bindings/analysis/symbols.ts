@@ -1,0 +1,467 @@
+// Method symbol resolution as TraceEvent's TraceLog does it (dotnet-analysis.md §4): the method and
+// module TraceLog gives a code address seen (in a stack) in a process at some time, and the frame name
+// TraceEvent's stack source prints for it: `module!method`, `module!?` (an image without symbols) or
+// `?!?` (nothing known).
+//
+// TraceLog does not keep a map "address -> method at time t". It files every address seen in a stack as
+// *unresolved* and names it when a later event covers it, so the name of an address seen at time `ts`
+// is decided by the events at or after `ts`:
+//
+// * Methods. Method/UnloadVerbose, Method/DCStopVerboseV2 and rundown Method/DCStopVerbose call
+//   AddMethod: every still-unresolved address of the process in [MethodStartAddress, +MethodSize) gets
+//   that method and leaves the process's address map, so the same address seen later (the code heap
+//   reused after an unload) starts over and is named by the next such event. Addresses still
+//   unresolved at the end of the trace are offered to every *jitted* load (Method/LoadVerbose,
+//   Method/DCStartVerboseV2, rundown Method/DCStartVerbose with the Jitted flag), in arrival order: the
+//   first covering load wins. So: the first unload/DCStop covering the address at or after `ts`, else
+//   the first jitted load covering it.
+// * Managed modules (ModuleID -> file): Loader/ModuleLoad, ModuleUnload, ModuleDCStopV2 and rundown
+//   ModuleDCStart/ModuleDCStop. The file is the ModuleILPath (".ni." dropped when it is also the native
+//   path; "x.il.dll" for a ReadyToRun image logged as IL with a native PDB). A module ends at its runtime
+//   ModuleUnload. TraceModuleFile lower-cases a path given when it is created; a module first asked
+//   for by a method (no module event for its ModuleID yet, since the last ModuleUnload) is created
+//   empty and named later by the next module event, as logged (case kept: rundowns that list methods
+//   before modules give "PerfView!…", not "perfview!…"); never named, its path is "ManagedModule".
+// * Native images (kernel Image Load/DCStart/Unload/DCEnd, ETW only). At each Unload or DCEnd, and at
+//   the end of the trace for each image never unloaded, the still-unresolved addresses in the image's
+//   range get the image's file (without a method). An image file, when set, is the frame's module even
+//   for a managed method (NGEN / ReadyToRun code inside a mapped image: "mscorlib.ni!…"); an address is
+//   no longer unresolved once a method named it, so only images reached before that count, and the
+//   end-of-trace image pass runs after the end-of-trace jitted-load pass.
+// * Kernel addresses (>= 0xFFFF000000000000 for 64-bit traces, >= 0x80000000 for 32-bit) belong to
+//   process 0, whose images are the drivers.
+//
+// Frame names (TraceEventStackSource.GetFrameName): module = TraceModuleFile.Name, the file name
+// without directory and extension ("?" with no module); method = the full name
+// `Namespace.Name(args)` ("?" with none, or "0x<hex>" with showUnknownAddresses).
+//
+// Every range lookup is a binary search: the ranges of a process are cut into elementary segments
+// (between consecutive range boundaries), each holding the ranges covering it sorted by time.
+//
+// Simplifications (documented, all rare): processes are keyed by pid (a reused pid shares maps); each
+// address is looked at as first seen at `ts` (TraceLog shares one entry for an address seen several
+// times while unresolved, so an image unload between two sightings can name the later one); an image
+// unload finds its load by equal ImageBase; a ModuleID reused after a ModuleUnload starts a new module;
+// native kernel paths are kept as logged (TraceEvent maps "\Device\HarddiskVolumeN" to drive letters,
+// which does not change the module name).
+
+import type { EventRow } from "../tables/event-table.js";
+import type { Trace } from "../trace.js";
+import { CLR_PROVIDERS } from "../schema/clr-payload.js";
+import { utf16z } from "../tables/payload-strings.js";
+
+/** Kernel image events' provider (the Image group of the NT kernel logger). */
+const IMAGE_PROVIDER = "2cb15d1d-5fc1-11d2-abe1-00a0c911f518";
+
+/** The providers SymbolMap reads (for a decode-time or query filter). */
+export const SYMBOL_PROVIDERS = ["Microsoft-Windows-DotNETRuntime", "Microsoft-Windows-DotNETRuntimeRundown", IMAGE_PROVIDER];
+
+const RUNTIME = CLR_PROVIDERS.findIndex((p) => p.name === "Microsoft-Windows-DotNETRuntime");
+const RUNDOWN = CLR_PROVIDERS.findIndex((p) => p.name === "Microsoft-Windows-DotNETRuntimeRundown");
+
+// runtime provider ids
+const METHOD_DC_START_V2 = 139, METHOD_DC_STOP_V2 = 140, METHOD_LOAD_VERBOSE = 143, METHOD_UNLOAD_VERBOSE = 144;
+const MODULE_DC_STOP_V2 = 150, MODULE_LOAD = 152, MODULE_UNLOAD = 153;
+// rundown provider ids
+const RD_METHOD_DC_START = 143, RD_METHOD_DC_STOP = 144, RD_MODULE_DC_START = 153, RD_MODULE_DC_STOP = 154;
+// kernel Image opcodes
+const IMAGE_UNLOAD = 2, IMAGE_DC_START = 3, IMAGE_DC_END = 4, IMAGE_LOAD = 10;
+
+const JITTED = 0x8;
+const NEVER = 0x7fffffffffffffffn;
+
+export type FrameKind = "managed" | "native" | "unknown";
+
+/** What TraceLog makes of a code address, and the frame name TraceEvent's stack source prints for it. */
+export interface ResolvedFrame {
+  /** "managed": a method was found; "native": only an image; "unknown": nothing. */
+  kind: FrameKind;
+  /** The frame name: `module!method`, `module!?` or `?!?`. */
+  name: string;
+  /** The module as printed: file name without directory and extension ("?" when none). */
+  module: string;
+  /** The method as printed: `Namespace.Name(args)`, or "?" (or "0x<hex>", showUnknownAddresses) when none. */
+  method: string;
+  /** TraceModuleFile.FilePath: the module's file ("ManagedModule" for a module never named, "" when none). */
+  path: string;
+}
+
+export interface SymbolMapOptions {
+  /** Pointer size of the trace (kernel address test); default: the trace's, from the first row added, else 8. */
+  pointerSize?: 4 | 8;
+  /** Unknown methods as "0x<hex address>" instead of "?" (TraceEventStackSource.ShowUnknownAddresses). */
+  showUnknownAddresses?: boolean;
+}
+
+/** TraceEvent's full method name: namespace "." name, then the signature from its first '(' (nothing without one). */
+export function fullMethodName(namespace: string, name: string, signature: string): string {
+  const paren = signature.indexOf("(");
+  return `${namespace}.${name}${paren >= 0 ? signature.slice(paren) : ""}`;
+}
+
+/** TraceModuleFile.Name: the file name without its directory and extension. */
+export function moduleFileName(filePath: string): string {
+  // TraceEvent splits on '\' only; '/' is taken too so that non-Windows paths give a file name as well.
+  const start = Math.max(filePath.lastIndexOf("\\"), filePath.lastIndexOf("/")) + 1;
+  let dot = filePath.lastIndexOf(".");
+  if (dot < start) dot = filePath.length;
+  return filePath.slice(start, dot);
+}
+
+/** A range [start, end) with a sort key (time or order) and the arrival sequence of its event. */
+interface Ranged {
+  start: bigint;
+  end: bigint;
+  key: bigint;
+  seq: number;
+}
+
+const cmp = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** First index in sorted `list` whose value is > x (upper bound). */
+function upperBound(list: bigint[], x: bigint): number {
+  let lo = 0, hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid] <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Ranges that may overlap (over time), answering "the covering range with the smallest key >= k" by
+ * two binary searches: the elementary segment holding the address, then the key in that segment's
+ * list. Built (again) on the first query after additions.
+ */
+class RangeIndex<T extends Ranged> {
+  private readonly items: T[] = [];
+  private bounds: bigint[] = [];
+  private segments: T[][] = [];
+  private built = true;
+
+  add(item: T): void {
+    if (item.end <= item.start) return;
+    this.items.push(item);
+    this.built = false;
+  }
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  /** The range covering `address` with the smallest key >= `from` (all keys when omitted); ties: first added. */
+  first(address: bigint, from?: bigint): T | undefined {
+    if (!this.built) this.build();
+    const s = upperBound(this.bounds, address) - 1;
+    if (s < 0 || s >= this.segments.length) return undefined;
+    const list = this.segments[s];
+    if (from === undefined) return list[0];
+    let lo = 0, hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (list[mid].key < from) lo = mid + 1;
+      else hi = mid;
+    }
+    return list[lo];
+  }
+
+  private build(): void {
+    const all: bigint[] = [];
+    for (const it of this.items) all.push(it.start, it.end);
+    all.sort(cmp);
+    const bounds: bigint[] = [];
+    for (const b of all) if (bounds.length === 0 || bounds[bounds.length - 1] !== b) bounds.push(b);
+    const segments: T[][] = Array.from({ length: Math.max(0, bounds.length - 1) }, () => []);
+    const ordered = this.items.slice().sort((x, y) => cmp(x.key, y.key) || x.seq - y.seq);
+    for (const it of ordered) {
+      const hi = upperBound(bounds, it.end - 1n); // segments starting before `end`
+      for (let s = upperBound(bounds, it.start) - 1; s < hi; s++) segments[s].push(it);
+    }
+    this.bounds = bounds;
+    this.segments = segments;
+    this.built = true;
+  }
+}
+
+/** A method range from one event: its full name, ModuleID, and the event's time. */
+interface MethodRange extends Ranged {
+  name: string;
+  moduleId: bigint;
+  time: bigint;
+}
+
+/** An image range with its TraceModuleFile path (lower-cased). */
+interface ImageRange extends Ranged {
+  path: string;
+}
+
+/** One loaded image of a process (TraceLoadedModule): load/unload times as TraceLog keeps them. */
+interface ImageEntry {
+  base: bigint;
+  size: bigint;
+  path: string;
+  load: bigint;
+  unload: bigint;
+  seq: number;
+}
+
+/** One managed module event of a ModuleID. */
+interface ModuleEvent {
+  seq: number;
+  time: bigint;
+  unload: boolean;
+  path: string;
+}
+
+class ProcessSymbols {
+  /** Method/UnloadVerbose, DCStopVerboseV2, rundown DCStopVerbose: key = time. */
+  readonly resolvers = new RangeIndex<MethodRange>();
+  /** Jitted loads (LoadVerbose, DCStartVerboseV2, rundown DCStartVerbose): key = arrival. */
+  readonly jitted = new RangeIndex<MethodRange>();
+  /** Image Unload / DCEnd events, each with its own range: key = time. */
+  readonly imageUnloads = new RangeIndex<ImageRange>();
+  /** Loaded images, and by ImageBase (to find the entry an event belongs to). */
+  readonly images: ImageEntry[] = [];
+  readonly imagesByBase = new Map<bigint, ImageEntry[]>();
+  /** ModuleID -> its module events in order. */
+  readonly modules = new Map<bigint, ModuleEvent[]>();
+  private atEnd?: RangeIndex<ImageRange>;
+
+  /** The images never unloaded (TraceLog's end-of-trace pass), in ImageBase order. */
+  imagesAtEnd(): RangeIndex<ImageRange> {
+    if (!this.atEnd) {
+      const index = new RangeIndex<ImageRange>();
+      for (const e of this.images) {
+        if (e.unload === NEVER && e.base !== 0n) index.add({ start: e.base, end: e.base + e.size, key: e.base, seq: e.seq, path: e.path });
+      }
+      this.atEnd = index;
+    }
+    return this.atEnd;
+  }
+
+  imagesChanged(): void {
+    this.atEnd = undefined;
+  }
+}
+
+/** The module path a method resolved in the trace (by the event `seq`) gets, or null ("ManagedModule"). */
+function modulePathInTrace(events: ModuleEvent[] | undefined, seq: number): string | null {
+  if (!events) return null;
+  // the module entry alive when the event is processed: after the last ModuleUnload before it
+  let start = 0;
+  for (let i = 0; i < events.length && events[i].seq < seq; i++) if (events[i].unload) start = i + 1;
+  const e = events[start];
+  if (!e) return null;
+  // created by that module event (lower-cased), or created empty now and named by the next one
+  return e.seq < seq ? e.path.toLowerCase() : e.path;
+}
+
+/** The module path of a jitted load resolved at the end of the trace (all module events seen). */
+function modulePathAtEnd(events: ModuleEvent[] | undefined, time: bigint): string | null {
+  if (!events) return null;
+  let start = 0;
+  for (let i = 0; i < events.length; i++) {
+    if (!events[i].unload) continue;
+    if (events[i].time > time) break;
+    start = i + 1;
+  }
+  const e = events[start];
+  return e ? e.path.toLowerCase() : null;
+}
+
+/** ModuleILPath as TraceLoadedModules.ManagedModuleLoadOrUnload uses it. */
+function managedModulePath(row: EventRow): string {
+  let il = String(row.get("ModuleILPath") ?? "");
+  const native = String(row.get("ModuleNativePath") ?? "");
+  if (il === native) {
+    // .NET's LastIndexOf(".ni.", Length, 8): a match starting in the last 7 characters
+    const at = il.toLowerCase().lastIndexOf(".ni.");
+    if (at >= 0 && at >= il.length - 7) il = il.slice(0, at) + il.slice(at + 3);
+  } else if (native.length === 0 && nonZeroGuid(row.get("NativePdbSignature")) && nonZeroGuid(row.get("ManagedPdbSignature"))) {
+    // ReadyToRun logged as IL with a native PDB: the image is the native module, a made-up "x.il.dll" the IL one
+    const dot = il.lastIndexOf(".");
+    if (dot > 0) il = `${il.slice(0, dot)}.il${il.slice(dot)}`;
+  }
+  return il;
+}
+
+function nonZeroGuid(v: unknown): boolean {
+  return typeof v === "string" && /[1-9a-f]/i.test(v);
+}
+
+function readPtr(b: Uint8Array, at: number, ptr: number): bigint | undefined {
+  if (at + ptr > b.length) return undefined;
+  const v = new DataView(b.buffer, b.byteOffset, b.length);
+  return ptr === 8 ? v.getBigUint64(at, true) : BigInt(v.getUint32(at, true));
+}
+
+/**
+ * Method and image maps of every process, fed the runtime, rundown and kernel Image events in time
+ * order (`add`, or `SymbolMap.fromTrace`); `resolve` names a code address seen at a time. Answers use
+ * the events added so far (TraceLog names an address by events after it was seen, so they are final
+ * once the whole trace is in).
+ */
+export class SymbolMap {
+  private readonly processes = new Map<number, ProcessSymbols>();
+  private pointerSize?: 4 | 8;
+  private readonly showUnknownAddresses: boolean;
+  private seq = 0;
+
+  constructor(options: SymbolMapOptions = {}) {
+    this.pointerSize = options.pointerSize;
+    this.showUnknownAddresses = options.showUnknownAddresses ?? false;
+  }
+
+  /** A map of a whole trace: its runtime, rundown and kernel Image events in time order. */
+  static fromTrace(trace: Trace, options: SymbolMapOptions = {}): SymbolMap {
+    const map = new SymbolMap(options);
+    for (const row of trace.query({ provider: SYMBOL_PROVIDERS, order: "time" })) map.add(row);
+    return map;
+  }
+
+  /** Whether TraceLog files `address` under process 0 (a kernel address). */
+  isKernelAddress(address: bigint): boolean {
+    return (this.pointerSize ?? 8) === 4 ? address >= 0x80000000n : address >= 0xffff000000000000n;
+  }
+
+  /** Takes one event (others are ignored); rows must come in time order. */
+  add(row: EventRow): void {
+    this.pointerSize ??= row.table.defaultPointerSize === 4 ? 4 : 8;
+    const schema = row.clrSchema;
+    if (schema) {
+      if (schema.provider === RUNTIME) this.addRuntime(row, schema.id);
+      else if (schema.provider === RUNDOWN) this.addRundown(row, schema.id);
+      return;
+    }
+    if (row.providerGuid === IMAGE_PROVIDER) this.addImage(row);
+  }
+
+  private process(pid: number): ProcessSymbols {
+    let p = this.processes.get(pid);
+    if (!p) this.processes.set(pid, (p = new ProcessSymbols()));
+    return p;
+  }
+
+  private addRuntime(row: EventRow, id: number): void {
+    switch (id) {
+      case METHOD_LOAD_VERBOSE:
+      case METHOD_DC_START_V2:
+        return this.methodStart(row);
+      case METHOD_UNLOAD_VERBOSE:
+      case METHOD_DC_STOP_V2:
+        return this.methodStop(row);
+      case MODULE_LOAD:
+      case MODULE_DC_STOP_V2:
+        return this.module(row, false);
+      case MODULE_UNLOAD:
+        return this.module(row, true);
+    }
+  }
+
+  private addRundown(row: EventRow, id: number): void {
+    switch (id) {
+      case RD_METHOD_DC_START:
+        return this.methodStart(row);
+      case RD_METHOD_DC_STOP:
+        return this.methodStop(row);
+      case RD_MODULE_DC_START:
+      case RD_MODULE_DC_STOP:
+        return this.module(row, false);
+    }
+  }
+
+  private methodRange(row: EventRow, key: bigint, seq: number): MethodRange {
+    const start = BigInt((row.get("MethodStartAddress") as bigint | number | undefined) ?? 0);
+    const size = BigInt(Number(row.get("MethodSize") ?? 0));
+    const name = fullMethodName(String(row.get("MethodNamespace") ?? ""), String(row.get("MethodName") ?? ""), String(row.get("MethodSignature") ?? ""));
+    const moduleId = BigInt((row.get("ModuleID") as bigint | number | undefined) ?? 0);
+    return { start, end: start + size, key, seq, name, moduleId, time: row.timestamp };
+  }
+
+  /** A method start: only jitted ones are remembered (for the end-of-trace pass). */
+  private methodStart(row: EventRow): void {
+    if ((Number(row.get("MethodFlags") ?? 0) & JITTED) === 0) return;
+    const seq = this.seq++;
+    this.process(row.pid ?? -1).jitted.add(this.methodRange(row, BigInt(seq), seq));
+  }
+
+  /** An unload or DCStop: names the addresses seen before it (AddMethod). */
+  private methodStop(row: EventRow): void {
+    this.process(row.pid ?? -1).resolvers.add(this.methodRange(row, row.timestamp, this.seq++));
+  }
+
+  private module(row: EventRow, unload: boolean): void {
+    const p = this.process(row.pid ?? -1);
+    const id = BigInt((row.get("ModuleID") as bigint | number | undefined) ?? 0);
+    let events = p.modules.get(id);
+    if (!events) p.modules.set(id, (events = []));
+    events.push({ seq: this.seq++, time: row.timestamp, unload, path: managedModulePath(row) });
+  }
+
+  /** Kernel Image Load / DCStart / Unload / DCEnd (V2+ payloads, etl-format.md §10.4). */
+  private addImage(row: EventRow): void {
+    const op = row.opcode;
+    if ((op !== IMAGE_LOAD && op !== IMAGE_DC_START && op !== IMAGE_UNLOAD && op !== IMAGE_DC_END) || row.version < 2) return;
+    const b = row.payload;
+    const P = row.pointerSize;
+    const base = readPtr(b, 0, P), size = readPtr(b, P, P);
+    if (base === undefined || size === undefined || b.length < 3 * P + 32) return;
+    const payloadPid = new DataView(b.buffer, b.byteOffset, b.length).getUint32(2 * P, true) | 0;
+    // TraceEvent takes the header's process for Load, the payload's for the others
+    const pid = op === IMAGE_LOAD && row.pid !== null ? row.pid : payloadPid;
+    const file = utf16z(b, 3 * P + 32)[0];
+    const t = row.timestamp;
+    const seq = this.seq++;
+    const p = this.process(pid);
+    p.imagesChanged();
+
+    // the entry this event belongs to: an image at this base loaded at time t, else a new one
+    let list = p.imagesByBase.get(base);
+    if (!list) p.imagesByBase.set(base, (list = []));
+    let entry: ImageEntry | undefined;
+    for (let i = list.length - 1; i >= 0; i--) if (list[i].load <= t && t <= list[i].unload) { entry = list[i]; break; }
+    const isLoad = op === IMAGE_LOAD || op === IMAGE_DC_START;
+    if (!entry) {
+      entry = { base, size, path: file.toLowerCase(), load: 0n, unload: NEVER, seq };
+      list.push(entry);
+      p.images.push(entry);
+    }
+    entry.size = size;
+    if (isLoad) {
+      entry.load = op === IMAGE_DC_START ? 0n : t;
+      return;
+    }
+    if (op === IMAGE_UNLOAD) entry.unload = t; // a DCEnd leaves it loaded (it is also in the end-of-trace pass)
+    p.imageUnloads.add({ start: base, end: base + size, key: t, seq, path: entry.path });
+  }
+
+  /**
+   * What TraceLog names `address`, seen in process `pid` at raw timestamp `timestamp` (as in
+   * `row.timestamp`), and the frame name TraceEvent's stack source prints for it.
+   */
+  resolve(pid: number, address: bigint, timestamp: bigint): ResolvedFrame {
+    const proc = this.processes.get(this.isKernelAddress(address) ? 0 : pid);
+    let method: MethodRange | undefined;
+    let image: string | undefined;
+    let modulePath: string | null = null;
+    if (proc) {
+      const stop = proc.resolvers.first(address, timestamp);
+      const unload = proc.imageUnloads.first(address, timestamp);
+      if (stop) {
+        method = stop;
+        if (unload && unload.seq < stop.seq) image = unload.path;
+        else modulePath = modulePathInTrace(proc.modules.get(stop.moduleId), stop.seq);
+      } else {
+        method = proc.jitted.first(address);
+        image = unload?.path ?? (method ? undefined : proc.imagesAtEnd().first(address)?.path);
+        if (method && image === undefined) modulePath = modulePathAtEnd(proc.modules.get(method.moduleId), method.time);
+      }
+    }
+    const path = image ?? (method ? (modulePath ?? "ManagedModule") : "");
+    const module = image !== undefined || method ? moduleFileName(path) : "?";
+    const methodName = method ? method.name : this.showUnknownAddresses ? `0x${address.toString(16)}` : "?";
+    const kind: FrameKind = method ? "managed" : image !== undefined ? "native" : "unknown";
+    return { kind, name: `${module}!${methodName}`, module, method: methodName, path };
+  }
+}

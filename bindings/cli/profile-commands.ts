@@ -1,0 +1,69 @@
+// The etw-wasm commands on call stacks: cpu (CPU profiles for speedscope, flame graph tools, Chrome and
+// Perfetto) and stacks (events with their resolved stacks). Both hold the trace whole: compressed
+// stacks are defined by events that can come at the very end, and so are the methods that name frames.
+
+import { writeFileSync } from "node:fs";
+import { basename, extname } from "node:path";
+import type { Trace } from "etw-wasm/node";
+import {
+  cpuProfile, frameNamer, gcStats, jitStats, toChromeTrace, toFolded, toSpeedscope, traceStacks, type TimelineSlice,
+} from "etw-wasm/analysis";
+
+export const CPU_FORMATS = ["speedscope", "folded", "chrome"] as const;
+export type CpuFormat = (typeof CPU_FORMATS)[number];
+
+/** What cpu decodes: the samples, their stacks, what names frames, the processes, GCs and JIT for Chrome's tracks. */
+export const CPU_PROVIDERS = [
+  "Windows Kernel/PerfInfo", "Windows Kernel/StackWalk", "Windows Kernel/Image", "Windows Kernel/Process", "Windows Kernel/Thread",
+  "Microsoft-Windows-DotNETRuntime", "Microsoft-Windows-DotNETRuntimeRundown", "Microsoft-Windows-DotNETRuntimePrivate",
+];
+
+/** Writes a CPU profile of `trace` to `out`; returns the line to print (what was written). */
+export async function writeCpuProfile(trace: Trace, file: string, format: CpuFormat, out: string, pid: number | undefined): Promise<string> {
+  const profile = cpuProfile(trace, { pid });
+  let text: string;
+  if (format === "folded") text = toFolded(profile);
+  else if (format === "speedscope") text = JSON.stringify(toSpeedscope(profile, basename(out, extname(out))));
+  else {
+    const slices: TimelineSlice[] = [];
+    const names = new Map<number, string>();
+    for (const p of await gcStats(trace)) {
+      if (pid !== undefined && p.PID !== pid) continue;
+      names.set(p.PID, p.ProcessName);
+      for (const g of p.GCs) {
+        if (!g.IsComplete) continue;
+        // a track of its own per process (tid -1): a GC pauses every thread
+        slices.push({
+          pid: p.PID, tid: -1, category: "GC", name: `GC #${g.Number} ${g.GCGenerationName} ${g.Reason}`, startMSec: g.PauseStartRelativeMSec,
+          durationMSec: g.PauseDurationMSec, args: { Number: g.Number, Generation: g.Generation, Reason: g.Reason, Type: g.Type, PauseDurationMSec: g.PauseDurationMSec, DurationMSec: g.DurationMSec, HeapSizeBeforeMB: g.HeapSizeBeforeMB, HeapSizeAfterMB: g.HeapSizeAfterMB },
+        });
+      }
+    }
+    for (const p of await jitStats(trace)) {
+      if (pid !== undefined && p.PID !== pid) continue;
+      names.set(p.PID, p.ProcessName);
+      for (const m of p.Methods) {
+        if (!m.IsCompleted) continue;
+        slices.push({ pid: p.PID, tid: m.ThreadID, category: "JIT", name: `JIT ${m.MethodName}`, startMSec: m.StartTimeMSec, durationMSec: m.CompileCpuTimeMSec, args: { ILSize: m.ILSize, NativeSize: m.NativeSize, OptimizationTier: m.OptimizationTier } });
+      }
+    }
+    for (const s of profile.samples) if (!names.has(s.pid)) names.set(s.pid, trace.processes.processName(s.pid, trace.events.timestamp[0] ?? 0n));
+    text = JSON.stringify(toChromeTrace(profile, slices, names));
+  }
+  writeFileSync(out, text);
+  const kept = profile.samples.length;
+  return `${file}: ${kept} CPU samples (${profile.samplesWithStacks} with stacks; left out: ${profile.idleSamples} idle${pid === undefined ? "" : `, ${profile.otherSamples} of other processes`}), ${profile.intervalMSec} ms each -> ${out} (${format})`;
+}
+
+/** Events named `event` (as `events --event`), each with its stack's frames leaf first. */
+export async function* eventStacks(trace: Trace, rows: Uint32Array): AsyncGenerator<{ row: number; name: string; timeMSec: number; pid: number | null; tid: number | null; stack: string[] | null }> {
+  const { attacher, symbols } = traceStacks(trace);
+  const names = frameNamer(attacher.table, symbols);
+  for (const row of trace.events.cursor(rows)) {
+    const id = attacher.stackOf(row.index);
+    yield {
+      row: row.index, name: row.name, timeMSec: row.relativeMSec, pid: row.pid, tid: row.tid,
+      stack: id < 0 ? null : names(row.pid ?? 0, id, row.timestamp),
+    };
+  }
+}

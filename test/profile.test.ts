@@ -1,0 +1,218 @@
+// Stacks attached to their events, frames named, and CPU profiles written for other viewers. Expected
+// stacks come from the raw StackWalk payloads read here (the event of the same timestamp and thread;
+// a compressed stack's frames from the KeyRundown/KeyDelete of its key), expected names from the
+// runtime's method events read here; speedscope output is checked against speedscope's own schema.
+
+import { describe, expect, it } from "vitest";
+import { readFileSync, mkdtempSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
+import Ajv from "ajv";
+import { openTrace, type Trace } from "../dist/bindings/index.js";
+import { cpuProfile, gcStats, stackNames, toChromeTrace, toFolded, toSpeedscope, traceStacks } from "../dist/bindings/analysis/index.js";
+import { EtlWriter, PayloadBuilder } from "../bindings/generator/etl-writer.js";
+import { HAVE_CORPUS, etlPath } from "./helpers/shared.js";
+
+const CLI = fileURLToPath(new URL("../dist/bindings/cli/etw-wasm.js", import.meta.url));
+const STACKWALK = "def2fe46-7bd6-4b80-bd94-f57fe20d0ce3";
+const PERFINFO = "ce1dbfb4-137e-4da6-87b0-3f59aa102cbc";
+const X64 = "net.4.5.2.x64.etl";
+const kernel = (a: bigint) => a >= 0xffff000000000000n;
+
+function u64s(p: Uint8Array, from: number): bigint[] {
+  const v = new DataView(p.buffer, p.byteOffset, p.length);
+  const out: bigint[] = [];
+  for (let o = from; o + 8 <= p.length; o += 8) out.push(v.getBigUint64(o, true));
+  return out;
+}
+
+interface RawStackEvent { op: number; ts: bigint; tid: number; frames: bigint[]; key: bigint; cpu: number; ms: number }
+
+/** The StackWalk events of a 64-bit trace, in time order, their payloads read here. */
+function stackEvents(t: Trace): RawStackEvent[] {
+  const out: RawStackEvent[] = [];
+  for (const r of t.query({ provider: STACKWALK, order: "time" })) {
+    const p = r.payload;
+    const v = new DataView(p.buffer, p.byteOffset, p.length);
+    if (r.opcode === 35 || r.opcode === 36) {
+      const all = u64s(p, 0);
+      out.push({ op: r.opcode, ts: 0n, tid: -1, key: all[0], frames: all.slice(1), cpu: r.processor, ms: r.relativeMSec });
+    } else {
+      out.push({ op: r.opcode, ts: v.getBigInt64(0, true), tid: v.getInt32(12, true), key: r.opcode === 32 ? 0n : v.getBigUint64(16, true), frames: r.opcode === 32 ? u64s(p, 16) : [], cpu: r.processor, ms: r.relativeMSec });
+    }
+  }
+  return out;
+}
+
+describe("stacks and CPU profiles of net.4.5.2.x64", () => {
+  it.skipIf(!HAVE_CORPUS)("every StackWalk fragment ends up in the stack of the event of its timestamp and thread; compressed stacks get their key's frames", async () => {
+    const t = await openTrace(readFileSync(etlPath(X64)));
+    const { attacher } = traceStacks(t);
+    // events by (timestamp, thread): a CPU sample's thread is in its payload
+    const byKey = new Map<string, number[]>();
+    for (const r of t.events.cursor(t.events.timeOrder())) {
+      if (r.providerGuid === STACKWALK) continue;
+      let tid = r.tid ?? -1;
+      if (r.providerGuid === PERFINFO && r.opcode === 46) tid = new DataView(r.payload.buffer, r.payload.byteOffset).getInt32(8, true);
+      const k = `${r.timestamp}:${tid}`;
+      byKey.set(k, [...(byKey.get(k) ?? []), r.index]);
+    }
+    const events = stackEvents(t);
+    let checked = 0, compressed = 0;
+    events.forEach((e, k) => {
+      if (e.op === 35 || e.op === 36) return;
+      // (a fragment logged long after its event may find it gone from the 2048 events TraceLog remembers)
+      if (e.ms - t.relativeMSec(e.ts) > 0.5) return;
+      const rows = byKey.get(`${e.ts}:${e.tid}`);
+      if (!rows) return; // an orphan
+      const row = rows[rows.length - 1];
+      const stack = attacher.table.frames(attacher.stackOf(row));
+      let want = e.frames;
+      if (e.op !== 32) {
+        // the key's frames: the first definition of the key after the reference, in its table
+        const def = events.find((d, j) => j > k && (d.op === 35 || d.op === 36) && d.key === e.key && d.frames.length > 0 && kernel(d.frames[d.frames.length - 1]) === (e.op === 37));
+        if (!def) return;
+        want = def.frames;
+        compressed++;
+      }
+      // kernel frames are the leaf end of the stack, user frames the root end
+      const part = kernel(want[want.length - 1]) ? stack.slice(0, want.length) : stack.slice(stack.length - want.length);
+      expect(part, `stack event ${k}`).toEqual(want);
+      checked++;
+    });
+    expect(checked).toBeGreaterThan(1000);
+    expect(compressed).toBeGreaterThan(1000);
+    t.dispose();
+  }, 120_000);
+
+  it.skipIf(!HAVE_CORPUS)("samples of Test.x64 resolve into its jitted Main; the profile's counts and every writer agree", async () => {
+    const t = await openTrace(readFileSync(etlPath(X64)));
+    // Test.Program.Main's code, from its Method/LoadVerbose
+    const main = Array.from(t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 143 }), (r) => ({
+      name: String(r.get("MethodName")), ns: String(r.get("MethodNamespace")), start: r.get("MethodStartAddress") as bigint, size: BigInt(Number(r.get("MethodSize"))),
+    })).find((m) => m.ns === "Test.Program" && m.name === "Main")!;
+    expect(main).toBeDefined();
+    const { attacher } = traceStacks(t);
+    const profile = cpuProfile(t, { pid: 3676 });
+    // by hand: samples of process 3676 whose stack holds an address inside Main
+    let inMain = 0;
+    for (const r of t.query({ provider: PERFINFO, order: "time" })) {
+      if (r.opcode !== 46) continue;
+      const tid = new DataView(r.payload.buffer, r.payload.byteOffset).getInt32(8, true);
+      if (t.processes.threadProcess(tid, r.timestamp) !== 3676) continue;
+      const id = attacher.stackOf(r.index);
+      if (id >= 0 && attacher.table.frames(id).some((a) => a >= main.start && a < main.start + main.size)) inMain++;
+    }
+    expect(inMain).toBeGreaterThan(1000);
+    const frame = "test.x64!Test.Program.Main(class System.String[])";
+    expect(profile.samples.filter((s) => stackNames(profile.stacks, s.stack).includes(frame)).length).toBe(inMain);
+    expect(profile.samples.every((s) => s.pid === 3676)).toBe(true);
+    // folded: every sample once
+    const folded = toFolded(profile).trim().split("\n");
+    expect(folded.reduce((n, l) => n + Number(l.slice(l.lastIndexOf(" ") + 1)), 0)).toBe(profile.samples.length);
+    expect(folded.filter((l) => l.includes(frame)).reduce((n, l) => n + Number(l.slice(l.lastIndexOf(" ") + 1)), 0)).toBe(inMain);
+    // speedscope: valid against speedscope's schema; each thread's root frame open for its samples' time
+    const schema = JSON.parse(readFileSync(createRequire(import.meta.url).resolve("speedscope/dist/release/file-format-schema.json"), "utf8"));
+    const doc = toSpeedscope(profile, "x64") as { shared: { frames: { name: string }[] }; profiles: { name: string; events: { type: string; frame: number; at: number }[] }[] };
+    const validate = new Ajv({ strict: false }).compile(schema);
+    expect(validate(doc), JSON.stringify(validate.errors)).toBe(true);
+    for (const p of doc.profiles) {
+      const threadSamples = profile.samples.filter((s) => p.name.startsWith(`Thread (${s.tid})`));
+      const root = p.events[0].frame;
+      let open = 0, total = 0, depth = 0;
+      for (const e of p.events) {
+        depth += e.type === "O" ? 1 : -1;
+        expect(depth).toBeGreaterThanOrEqual(0);
+        if (e.frame !== root || (e.type === "O" ? depth !== 1 : depth !== 0)) continue;
+        if (e.type === "O") open = e.at;
+        else total += e.at - open;
+      }
+      expect(depth).toBe(0);
+      // (a frame stays open while samples come within its time so far (+0.1%); so spans run a little
+      // past the samples' time where samples come less than exactly one interval apart)
+      expect(total).toBeGreaterThanOrEqual(threadSamples.length * profile.intervalMSec - 1e-6);
+      expect(total).toBeLessThanOrEqual(threadSamples.length * profile.intervalMSec * 1.01);
+    }
+    expect(doc.shared.frames.map((f) => f.name)).toContain(frame);
+    // Chrome: begin/end balanced per thread; the GC slices are the GC records
+    const gcs = (await gcStats(t)).filter((p) => p.PID === 3676).flatMap((p) => p.GCs.filter((g) => g.IsComplete));
+    const chrome = toChromeTrace(profile, gcs.map((g) => ({ pid: 3676, tid: -1, category: "GC", name: `GC #${g.Number}`, startMSec: g.PauseStartRelativeMSec, durationMSec: g.PauseDurationMSec })), new Map([[3676, "Test.x64"]])) as { traceEvents: { ph: string; tid: number; ts: number; dur?: number; cat?: string }[] };
+    const depthOf = new Map<number, number>();
+    for (const e of chrome.traceEvents) if (e.ph === "B" || e.ph === "E") depthOf.set(e.tid, (depthOf.get(e.tid) ?? 0) + (e.ph === "B" ? 1 : -1));
+    expect([...depthOf.values()].every((d) => d === 0)).toBe(true);
+    const slices = chrome.traceEvents.filter((e) => e.ph === "X" && e.cat === "GC");
+    expect(slices.map((e) => [e.ts, e.dur])).toEqual(gcs.map((g) => [Math.round(g.PauseStartRelativeMSec * 1e6) / 1000, Math.round(g.PauseDurationMSec * 1e6) / 1000]));
+    t.dispose();
+  }, 120_000);
+
+  it.skipIf(!HAVE_CORPUS)("etw-wasm cpu writes each format; stacks prints events with named frames; bad options are usage errors", () => {
+    const dir = mkdtempSync(join(tmpdir(), "etw-cpu-"));
+    for (const format of ["speedscope", "folded", "chrome"]) {
+      const out = join(dir, `x64.${format}`);
+      const r = spawnSync(process.execPath, [CLI, "cpu", etlPath(X64), "--format", format, "-o", out, "--pid", "3676"], { encoding: "utf8" });
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/5129 CPU samples \(5129 with stacks/);
+      const text = readFileSync(out, "utf8");
+      if (format === "folded") expect(text).toMatch(/^Process64 Test\.x64 \(3676\);Thread \(3680\) CPU=\d+ms;/m);
+      else expect(() => JSON.parse(text)).not.toThrow();
+    }
+    const text = execFileSync(process.execPath, [CLI, "stacks", etlPath(X64), "--event", "Microsoft-Windows-DotNETRuntime/GC/Start"], { encoding: "utf8" });
+    expect(text).toMatch(/^3228\.\d+ Microsoft-Windows-DotNETRuntime\/GC\/Start pid=3676 tid=3680\n(    .+\n)+/);
+    expect(text).toContain("    test.x64!Test.Program.Main(class System.String[])\n");
+    for (const [args, message] of [
+      [["cpu", etlPath(X64), "-o", join(dir, "x")], "cpu needs --format"],
+      [["cpu", etlPath(X64), "--format", "svg", "-o", join(dir, "x")], "unknown format: svg"],
+      [["cpu", etlPath(X64), "--format", "folded"], "cpu needs -o OUT"],
+      [["stacks", etlPath(X64)], "stacks needs --event"],
+    ] as [string[], string][]) {
+      const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8" });
+      expect(r.status).toBe(2);
+      expect(r.stderr).toContain(message);
+    }
+  }, 120_000);
+});
+
+describe("stack attachment rules on a synthetic trace", () => {
+  it("kernel and user fragments join; compressed stacks wait for their key; a ClrStackWalk goes to the CLR event before it on its thread", async () => {
+    const w = new EtlWriter({ perfFreq: 1_000_000n });
+    const at = (ms: number) => w.anchor + BigInt(Math.round(ms * 1000));
+    const K = (n: number) => 0xfffff80000000000n + BigInt(n), U = (n: number) => 0x7ff600000000n + BigInt(n);
+    const walk = (ts: bigint, tid: number, frames: bigint[]) => {
+      const b = new PayloadBuilder().i64(ts).u32(10).u32(tid);
+      for (const f of frames) b.u64(f);
+      return b.build();
+    };
+    const sys = (ms: number, hook: number, payload: Uint8Array) => w.system(0, { headerType: 0x11, hookId: hook, version: 2, ts: at(ms), payload });
+    const sample = (ms: number, tid: number) => sys(ms, 0x0f2e, new PayloadBuilder().u64(U(1)).u32(tid).u16(1).u8(0).u8(0).build());
+    // sample 1: a kernel fragment, then its user fragment
+    sample(1, 20);
+    sys(1.001, 0x1820, walk(at(1), 20, [K(1), K(2)]));
+    sys(1.002, 0x1820, walk(at(1), 20, [U(3), U(4)]));
+    // sample 2: compressed, kernel and user keys, defined later
+    sample(2, 20);
+    sys(2.001, 0x1825, new PayloadBuilder().i64(at(2)).u32(10).u32(20).u64(0x100n).build());
+    sys(2.002, 0x1826, new PayloadBuilder().i64(at(2)).u32(10).u32(20).u64(0x200n).build());
+    // an orphan: no event at its time
+    sys(2.5, 0x1820, walk(at(2.4), 20, [U(9)]));
+    // a CLR event of thread 21, then another thread's event, then its ClrStackWalk
+    w.event(0, { headerType: 0x13, provider: "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4", id: 80, version: 1, level: 4, opcode: 1, task: 7, keywords: 0x8000n, pid: 10, tid: 21, ts: at(3), payload: new PayloadBuilder().u16(9).build() });
+    sample(3.1, 22);
+    w.event(0, { headerType: 0x13, provider: "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4", id: 82, version: 0, level: 4, opcode: 82, task: 11, keywords: 0x40000000n, pid: 10, tid: 21, ts: at(3.2), payload: new PayloadBuilder().u16(9).u8(0).u8(0).u32(2).u64(U(7)).u64(U(8)).build() });
+    // the key definitions (rundown at the end): kernel table by the last frame's address
+    sys(9, 0x1824, new PayloadBuilder().u64(0x100n).u64(K(5)).u64(K(6)).build());
+    sys(9.1, 0x1824, new PayloadBuilder().u64(0x200n).u64(U(5)).u64(U(6)).build());
+    const t = await openTrace(w.finish());
+    const { attacher } = traceStacks(t);
+    const rowAt = (ms: number) => [...t.events.timestamp].findIndex((ts) => ts === at(ms));
+    const frames = (ms: number) => attacher.table.frames(attacher.stackOf(rowAt(ms)));
+    expect(frames(1)).toEqual([K(1), K(2), U(3), U(4)]);
+    expect(frames(2)).toEqual([K(5), K(6), U(5), U(6)]);
+    expect(frames(3)).toEqual([U(7), U(8)]);
+    expect(attacher.stackOf(rowAt(3.1))).toBe(-1);
+    expect(attacher.orphans).toBe(1);
+    t.dispose();
+  });
+});
