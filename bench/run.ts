@@ -6,6 +6,8 @@
 //   npm run bench -- --quick           under a minute: generated 64 MiB only, short time budgets
 //   npm run bench -- --against p.mjs   also time another parser (see bench/README.md for the adapter)
 //   npm run bench -- --convert         only etw-wasm convert (1 GiB to Arrow and Parquet, 10 GiB to Parquet)
+//   npm run bench -- --analysis        only the .NET analyses (GC and JIT stats, symbols, stacks, CPU profile)
+//                                      on a generated 1 GiB trace with CPU samples and stacks (--quick: 64 MiB)
 //
 // Writes bench/results.json and bench/results.md.
 
@@ -46,6 +48,7 @@ function args() {
   return {
     quick: a.includes("--quick"),
     convert: a.includes("--convert"),
+    analysis: a.includes("--analysis"),
     against: against >= 0 ? a[against + 1] : undefined,
     measureRss: a[0] === "--measure-rss" ? { engine: a[1] as "wasm" | "js", file: a[2] } : undefined,
     measureStream: a[0] === "--measure-stream" ? { engine: a[1] as "wasm" | "js", file: a[2], workers: Number(a[3] ?? 0) } : undefined,
@@ -53,14 +56,59 @@ function args() {
 }
 
 /** Generated inputs are cached on disk (bench/.cache) so child processes can read them too. */
-function generated(sizeMiB: number, compress: boolean): string {
+function generated(sizeMiB: number, compress: boolean, samples = false): string {
   mkdirSync(CACHE, { recursive: true });
-  const path = join(CACHE, `generated-${sizeMiB}MiB${compress ? "-xpress" : ""}.etl`);
+  const path = join(CACHE, `generated-${sizeMiB}MiB${compress ? "-xpress" : ""}${samples ? "-samples" : ""}.etl`);
   if (!existsSync(path)) {
     process.stderr.write(`generating ${path} ...\n`);
-    generateTraceFile(path, { targetBytes: sizeMiB * MiB, compress, seed: 42, processors: 8 });
+    generateTraceFile(path, { targetBytes: sizeMiB * MiB, compress, seed: 42, processors: 8, samples });
   }
   return path;
+}
+
+interface AnalysisRow {
+  step: string;
+  ms: number;
+  /** Against decoding the trace whole. */
+  ofDecode: number;
+  recordsPerS: number;
+  note: string;
+}
+
+/** The analyses on a trace held whole, each timed once after the decode (a fresh trace per run). */
+async function analysisRows(sizeMiB: number): Promise<{ input: string; bytes: number; records: number; rows: AnalysisRow[] }> {
+  const { gcStats, jitStats, SymbolMap, traceStacks, cpuProfile, toSpeedscope } = await import("../bindings/analysis/index.js");
+  const path = generated(sizeMiB, false, true);
+  const bytes = new Uint8Array(readFileSync(path));
+  let t0 = performance.now();
+  const t = whole(await openTrace(bytes), path);
+  const decodeMs = performance.now() - t0;
+  const records = t.events.length;
+  const rows: AnalysisRow[] = [];
+  const step = async (name: string, fn: () => unknown, note: (r: unknown) => string) => {
+    process.stderr.write(`${name} ...\n`);
+    t0 = performance.now();
+    const r = await fn();
+    const ms = performance.now() - t0;
+    rows.push({ step: name, ms, ofDecode: ms / decodeMs, recordsPerS: records / (ms / 1000), note: note(r) });
+  };
+  rows.push({ step: "decode (openTrace, whole)", ms: decodeMs, ofDecode: 1, recordsPerS: records / (decodeMs / 1000), note: `${records} records` });
+  await step("GC statistics (gcStats)", () => gcStats(t), (r) => `${(r as { GCs: unknown[] }[]).reduce((n, p) => n + p.GCs.length, 0)} GCs`);
+  await step("JIT statistics (jitStats)", () => jitStats(t), (r) => `${(r as { Methods: unknown[] }[]).reduce((n, p) => n + p.Methods.length, 0)} methods`);
+  await step("symbol map (SymbolMap.fromTrace)", () => SymbolMap.fromTrace(t), () => "");
+  await step("stacks of the CPU samples (traceStacks)", () => traceStacks(t, ["Windows Kernel/PerfInfo"]), (r) => `${(r as { attacher: { attached: number } }).attacher.attached} stacks attached`);
+  await step("CPU profile (cpuProfile: stacks, symbols, names)", () => cpuProfile(t), (r) => `${(r as { samples: unknown[] }).samples.length} samples`);
+  const profile = cpuProfile(t);
+  await step("speedscope JSON (toSpeedscope + stringify)", () => JSON.stringify(toSpeedscope(profile, "bench")), (r) => `${Math.round((r as string).length / MiB)} MiB`);
+  t.dispose();
+  return { input: `generated ${sizeMiB >= 1024 ? `${sizeMiB / 1024} GiB` : `${sizeMiB} MiB`} with CPU samples and stacks`, bytes: bytes.length, records, rows };
+}
+
+function analysisMarkdown(a: Awaited<ReturnType<typeof analysisRows>>): string[] {
+  const lines = ["", `.NET analyses on ${a.input} (${(a.bytes / MiB).toFixed(0)} MiB, ${a.records} records), the trace held whole; each step once, after the decode:`, "",
+    "| step | ms | × decode | records/s | |", "|---|---|---|---|---|"];
+  for (const r of a.rows) lines.push(`| ${r.step} | ${r.ms.toFixed(0)} | ${r.ofDecode.toFixed(2)} | ${(r.recordsPerS / 1e6).toFixed(1)} M | ${r.note} |`);
+  return lines;
 }
 
 /**
@@ -417,6 +465,13 @@ async function main() {
     console.log(`events=${t.events.length} rss=${process.resourceUsage().maxRSS}`);
     return;
   }
+  if (a.analysis) {
+    // the analysis section alone: bench/results-analysis.md
+    const md = analysisMarkdown(await analysisRows(a.quick ? 64 : 1024)).join("\n") + "\n";
+    writeFileSync(join(ROOT, "bench", "results-analysis.md"), md);
+    process.stdout.write(md);
+    return;
+  }
   if (a.convert) {
     // the convert section alone: bench/results-convert.md
     const md = convertMarkdown(await convertRows()).join("\n") + "\n";
@@ -458,6 +513,7 @@ async function main() {
     summary = { input: "generated 10 GiB", ...summaryRun(generated(10240, false)) };
     converts.push(...(await convertRows()));
   }
+  const analysis = analysisMarkdown(await analysisRows(a.quick ? 64 : 1024));
   const meta = {
     cpu: cpus()[0]?.model ?? "unknown CPU",
     cores: String(cpus().length),
@@ -466,7 +522,7 @@ async function main() {
     date: new Date().toISOString().slice(0, 10),
     quick: String(a.quick),
   };
-  const md = markdown(rows, xpress, meta, [...streamMarkdown(streamRows, summary), ...convertMarkdown(converts)]);
+  const md = markdown(rows, xpress, meta, [...streamMarkdown(streamRows, summary), ...convertMarkdown(converts), ...analysis]);
   writeFileSync(join(ROOT, "bench", "results.json"), JSON.stringify({ meta, rows, xpress, streamRows, summary, converts, peakRssMB: process.resourceUsage().maxRSS / 1024 }, null, 2) + "\n");
   writeFileSync(join(ROOT, "bench", "results.md"), md);
   process.stdout.write(md);

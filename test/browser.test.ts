@@ -2,7 +2,7 @@
 // pages show must equal a Node decode of the same file.
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -263,4 +263,26 @@ describe.skipIf(!HAVE_CHROMIUM)("in Chromium", () => {
       await app.close();
     }, 90_000);
   }
+  it.skipIf(!HAVE_CORPUS)("speedscope itself opens etw-wasm cpu's profile of net.4.5.2.x64: its threads listed, managed frames named, no error", async () => {
+    // speedscope's own release (the npm package), served with the profile beside it
+    const dir = mkdtempSync(join(tmpdir(), "etw-speedscope-"));
+    const release = join(ROOT, "node_modules", "speedscope", "dist", "release");
+    for (const f of readdirSync(release)) copyFileSync(join(release, f), join(dir, f));
+    const r = spawnSync(process.execPath, [join(ROOT, "dist", "bindings", "cli", "etw-wasm.js"), "cpu", etlPath("net.4.5.2.x64.etl"), "--format", "speedscope", "-o", join(dir, "x64.json"), "--pid", "3676"], { encoding: "utf8" });
+    expect(r.status, r.stderr).toBe(0);
+    const doc = JSON.parse(readFileSync(join(dir, "x64.json"), "utf8")) as { profiles: { name: string }[]; shared: { frames: { name: string }[] } };
+    const app = await serve(dir);
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    await page.goto(`${app.url}index.html#profileURL=${encodeURIComponent(`${app.url}x64.json`)}`);
+    // the title names the profile once it is imported; the toolbar names the thread shown
+    await page.waitForFunction(() => document.title.includes("x64"), null, { timeout: 60_000 });
+    const text = await page.evaluate(() => document.body.innerText);
+    expect(text).toContain(doc.profiles[0].name);
+    expect(errors).toEqual([]);
+    expect(doc.shared.frames.some((f) => f.name === "test.x64!Test.Program.Main(class System.String[])")).toBe(true);
+    await page.close();
+    await app.close();
+  }, 90_000);
 });

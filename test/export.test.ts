@@ -182,7 +182,8 @@ describe("examples/sql", () => {
     const pauses = results[0] as [number, string, string, number, number][];
     expect(pauses.map(([pid, , n]) => [pid, Number(n)]).sort((a, b) => a[0] - b[0])).toEqual([...byPid].map(([pid, e]) => [pid, e.n]).sort((a, b) => a[0] - b[0]));
     for (const [pid, , , total, max] of pauses) {
-      expect(total).toBeCloseTo(byPid.get(pid)!.total, 2);
+      // (the query takes whole microseconds of each time: up to 1 µs a GC off)
+      expect(Math.abs(total - byPid.get(pid)!.total)).toBeLessThanOrEqual(byPid.get(pid)!.n * 0.001 + 0.0005);
       expect(max).toBeCloseTo(byPid.get(pid)!.max, 2);
     }
     // top event names: summary's counts

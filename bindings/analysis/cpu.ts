@@ -62,17 +62,27 @@ class NameInterner implements NameStacks {
   frame: number[] = [];
   parent: number[] = [];
   private readonly nameIds = new Map<string, number>();
-  private readonly nodes = new Map<string, number>();
+  // children as lists (first, next), as StackTable's
+  private readonly firstChild: number[] = [];
+  private readonly nextSibling: number[] = [];
+  private rootFirst = -1;
 
   node(parent: number, name: string): number {
     let n = this.nameIds.get(name);
     if (n === undefined) this.nameIds.set(name, (n = this.names.push(name) - 1));
-    const key = `${parent}:${n}`;
-    let id = this.nodes.get(key);
-    if (id === undefined) {
+    let id = parent < 0 ? this.rootFirst : this.firstChild[parent];
+    while (id >= 0 && this.frame[id] !== n) id = this.nextSibling[id];
+    if (id < 0) {
       id = this.frame.push(n) - 1;
       this.parent.push(parent);
-      this.nodes.set(key, id);
+      this.firstChild.push(-1);
+      if (parent < 0) {
+        this.nextSibling.push(this.rootFirst);
+        this.rootFirst = id;
+      } else {
+        this.nextSibling.push(this.firstChild[parent]);
+        this.firstChild[parent] = id;
+      }
     }
     return id;
   }
@@ -109,15 +119,15 @@ export function traceStacks(trace: Trace, providers?: string[]): { attacher: Sta
  * (cached per process and address: TraceLog names an address once).
  */
 export function frameNamer(table: StackTable, symbols: SymbolMap): (pid: number, stack: number, ts: bigint) => string[] {
-  const cache = new Map<number, Map<bigint, string>>();
+  const cache = new Map<number, Map<number, string>>();
   return (pid, stack, ts) => {
     let names = cache.get(pid);
     if (!names) cache.set(pid, (names = new Map()));
     const out: string[] = [];
     for (let s = stack; s >= 0; s = table.parent[s]) {
-      const address = table.address[s];
+      const address = table.addr[s];
       let name = names.get(address);
-      if (name === undefined) names.set(address, (name = symbols.resolve(pid, address, ts).name));
+      if (name === undefined) names.set(address, (name = symbols.resolve(pid, table.addressOf(s), ts).name));
       out.push(name);
     }
     return out;
@@ -143,7 +153,6 @@ export function cpuProfile(trace: Trace, options: CpuOptions = {}): CpuProfile {
   const pointerSize = trace.events.defaultPointerSize === 4 ? 4 : 8;
   const intervalMSec = sampleInterval(trace);
   const { attacher, symbols } = traceStacks(trace, [PERFINFO]);
-  const names = frameNamer(attacher.table, symbols);
   const processes = trace.processes;
   const stacks = new NameInterner();
   const raw: { pid: number; tid: number; ts: bigint; row: number }[] = [];
@@ -169,15 +178,38 @@ export function cpuProfile(trace: Trace, options: CpuOptions = {}): CpuProfile {
   }
   const samples: CpuSample[] = [];
   let withStacks = 0;
+  // a stack's frame names under a thread's node, each (thread node, stack) worked out once
+  const table = attacher.table;
+  const below = new Map<number, Map<number, number>>();
+  const frameName = new Map<number, Map<number, string>>();
+  const nodeOf = (threadNode: number, stack: number, pid: number, ts: bigint): number => {
+    if (stack < 0) return threadNode;
+    let memo = below.get(threadNode);
+    if (!memo) below.set(threadNode, (memo = new Map()));
+    const known = memo.get(stack);
+    if (known !== undefined) return known;
+    const caller = nodeOf(threadNode, table.parent[stack], pid, ts);
+    let named = frameName.get(pid);
+    if (!named) frameName.set(pid, (named = new Map()));
+    const address = table.addr[stack];
+    let name = named.get(address);
+    // (TraceLog names an address once, from when it is first seen)
+    if (name === undefined) named.set(address, (name = symbols.resolve(pid, table.addressOf(stack), ts).name));
+    const id = stacks.node(caller, name);
+    memo.set(stack, id);
+    return id;
+  };
+  const processNodes = new Map<string, number>();
   for (const s of raw) {
     // TraceEvent's pseudo frames above the stack: process, then thread (with its CPU milliseconds)
-    let node = stacks.node(-1, processFrame(processes, s.pid, s.ts, pointerSize));
+    const processName = processFrame(processes, s.pid, s.ts, pointerSize);
+    let node = processNodes.get(processName);
+    if (node === undefined) processNodes.set(processName, (node = stacks.node(-1, processName)));
     node = stacks.node(node, `Thread (${s.tid}) CPU=${Math.round((cpuPerThread.get(s.tid) ?? 0) * intervalMSec)}ms`);
     const stack = attacher.stackOf(s.row);
     if (stack >= 0) {
       withStacks++;
-      const frames = names(s.pid, stack, s.ts);
-      for (let i = frames.length - 1; i >= 0; i--) node = stacks.node(node, frames[i]);
+      node = nodeOf(node, stack, s.pid, s.ts);
     }
     samples.push({ pid: s.pid, tid: s.tid, timeMSec: trace.relativeMSec(s.ts), weightMSec: intervalMSec, stack: node });
   }

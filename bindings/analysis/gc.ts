@@ -21,6 +21,8 @@ const MARK_WITH_TYPE = 202, PER_HEAP_HISTORY = 204, GLOBAL_HEAP_HISTORY = 205;
 const PRIVATE_PER_HEAP_HISTORY = 4, PRIVATE_GLOBAL_HEAP_HISTORY = 5, PRIVATE_MARK_HANDLES = 9;
 /** MarkWithType's Type of handle marking: TraceLog tells server GC by the threads that log it. */
 const MARK_HANDLES_TYPE = 2;
+/** The ids of the events GcComputer reads, runtime and private. */
+export const GC_EVENT_IDS = [GC_START, GC_STOP, RESTART_EE_STOP, HEAP_STATS, PRIVATE_GLOBAL_HEAP_HISTORY, SUSPEND_EE_STOP, SUSPEND_EE_START, ALLOCATION_TICK, MARK_WITH_TYPE, PER_HEAP_HISTORY, GLOBAL_HEAP_HISTORY];
 
 /** TraceEvent's GCReason names, by value. */
 export const GC_REASONS = [

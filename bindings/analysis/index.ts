@@ -5,11 +5,12 @@ import type { TraceStream } from "../stream.js";
 import type { EventRow } from "../tables/event-table.js";
 import { inTimeOrder } from "../stream-order.js";
 import type { ProcessTable } from "../tables/processes.js";
-import { JIT_PROVIDERS, JitComputer, type JitProcess } from "./jit.js";
-import { GC_PROVIDERS, GcComputer, type GcProcess } from "./gc.js";
+import { JIT_EVENT_IDS, JIT_PROVIDERS, JitComputer, type JitProcess } from "./jit.js";
+import { GC_EVENT_IDS, GC_PROVIDERS, GcComputer, type GcProcess } from "./gc.js";
 
 export { JitComputer, JIT_PROVIDERS, OPTIMIZATION_TIERS, type JitProcess, type JittedMethod, type JitTotals, type CompilationThreadKind } from "./jit.js";
 export { GcComputer, GC_PROVIDERS, GC_REASONS, GC_TYPES, gcGenerationName, type GcProcess, type GcRecord, type GcRollup } from "./gc.js";
+export { DoctorCollector, traceDoctor, formatDoctor, doctorJson, type DoctorReport, type DoctorFinding, type DoctorProcess, type DoctorStatus } from "./doctor.js";
 
 type ProcessName = (pid: number, timestamp: bigint) => string;
 
@@ -19,17 +20,19 @@ type ProcessName = (pid: number, timestamp: bigint) => string;
  * pass of its own: ProcessCollector); a trace names them itself.
  */
 async function replay<T>(
-  source: Trace | TraceStream, providers: string[], processes: ProcessTable | undefined,
+  source: Trace | TraceStream, providers: string[], eventIds: number[], processes: ProcessTable | undefined,
   make: (name: ProcessName) => { add(row: EventRow): void; result(): T },
 ): Promise<T> {
+  // (the ids the computer reads, of any of the providers: it tells them apart itself)
+  const filter = { provider: providers, eventId: eventIds };
   if (source instanceof Trace) {
     const table = processes ?? source.processes;
     const computer = make((pid, ts) => table.processName(pid, ts));
-    for (const row of source.query({ provider: providers, order: "time" })) computer.add(row);
+    for (const row of source.query({ ...filter, order: "time" })) computer.add(row);
     return computer.result();
   }
   const computer = make((pid, ts) => processes?.processName(pid, ts) ?? `Process(${pid})`);
-  const select = (t: Trace) => (providers.some((p) => t.providers.find(p).length) ? t.query({ provider: providers }).indices : new Uint32Array(0));
+  const select = (t: Trace) => (providers.some((p) => t.providers.find(p).length) ? t.query(filter).indices : new Uint32Array(0));
   for await (const run of inTimeOrder(source, { select })) for (const row of run.trace.events.cursor(run.rows)) computer.add(row);
   return computer.result();
 }
@@ -39,7 +42,7 @@ async function replay<T>(
  * native sizes, tier and module, and the process's totals by compilation thread kind and by module.
  */
 export function jitStats(source: Trace | TraceStream, processes?: ProcessTable): Promise<JitProcess[]> {
-  return replay(source, JIT_PROVIDERS, processes, (name) => new JitComputer(name));
+  return replay(source, JIT_PROVIDERS, JIT_EVENT_IDS, processes, (name) => new JitComputer(name));
 }
 
 /**
@@ -48,7 +51,7 @@ export function jitStats(source: Trace | TraceStream, processes?: ProcessTable):
  * the rollup of the complete ones, in all and by generation.
  */
 export function gcStats(source: Trace | TraceStream, processes?: ProcessTable): Promise<GcProcess[]> {
-  return replay(source, GC_PROVIDERS, processes, (name) => new GcComputer(name));
+  return replay(source, GC_PROVIDERS, GC_EVENT_IDS, processes, (name) => new GcComputer(name));
 }
 
 export { SymbolMap, SYMBOL_PROVIDERS, fullMethodName, moduleFileName, type ResolvedFrame, type FrameKind, type SymbolMapOptions } from "./symbols.js";

@@ -67,6 +67,8 @@ export const JIT_PROVIDERS = ["Microsoft-Windows-DotNETRuntime", "Microsoft-Wind
 const METHOD_LOAD = 141, METHOD_LOAD_VERBOSE = 143, JITTING_STARTED = 145, MEMORY_FOR_JIT = 146;
 const MODULE_LOAD = 152, MODULE_UNLOAD = 153, RUNDOWN_MODULE_DC_STOP = 154;
 const JITTED = 0x8;
+/** The ids of the events JitComputer reads, runtime and rundown. */
+export const JIT_EVENT_IDS = [METHOD_LOAD, METHOD_LOAD_VERBOSE, JITTING_STARTED, MEMORY_FOR_JIT, MODULE_LOAD, MODULE_UNLOAD, RUNDOWN_MODULE_DC_STOP];
 
 function totals(): JitTotals {
   return { Count: 0, TotalCpuTimeMSec: 0, TotalILSize: 0, TotalNativeSize: 0 };
@@ -89,6 +91,8 @@ function methodName(row: EventRow): string {
 interface ProcessState {
   process: JitProcess;
   modules: Map<bigint, string>;
+  /** Per thread, its methods still open (started, not loaded), oldest first. */
+  open: Map<number, JittedMethod[]>;
 }
 
 /**
@@ -114,7 +118,7 @@ export class JitComputer {
         PID: pid, ProcessName: this.processName(pid, row.timestamp), Methods: [], Totals: totals(),
         ByKind: { Foreground: totals(), MulticoreJitBackground: totals(), TieredCompilationBackground: totals() }, ByModule: [],
       };
-      this.processes.set(pid, (state = { process, modules: new Map() }));
+      this.processes.set(pid, (state = { process, modules: new Map(), open: new Map() }));
     }
     const methods = state.process.Methods;
     if (id === MODULE_LOAD || id === MODULE_UNLOAD || id === RUNDOWN_MODULE_DC_STOP) {
@@ -125,19 +129,16 @@ export class JitComputer {
       return;
     }
     const tid = row.tid ?? 0;
+    let openOnThread = state.open.get(tid);
+    if (!openOnThread) state.open.set(tid, (openOnThread = []));
     if (id === JITTING_STARTED) {
-      methods.push(this.started(state, row, Number(row.get("MethodILSize") ?? 0), tid));
+      const m = this.started(state, row, Number(row.get("MethodILSize") ?? 0), tid);
+      methods.push(m);
+      openOnThread.push(m);
       return;
     }
     // the newest method still open on this thread
-    let open: JittedMethod | undefined;
-    for (let i = methods.length - 1; i >= 0; i--) {
-      const m = methods[i];
-      if (m.ThreadID === tid && m.NativeSize === 0 && m.CompileCpuTimeMSec === 0) {
-        open = m;
-        break;
-      }
-    }
+    let open: JittedMethod | undefined = openOnThread[openOnThread.length - 1];
     if (id === MEMORY_FOR_JIT) {
       if (open && open.AllocatedSizeForJitCode === undefined) {
         open.JitHotCodeRequestSize = Number(row.get("JitHotCodeRequestSize") ?? 0);
@@ -156,6 +157,11 @@ export class JitComputer {
     open.VersionID = id === METHOD_LOAD_VERBOSE ? Number(row.get("ReJITID") ?? 0) : 0;
     open.CompilationThreadKind = open.OptimizationTier === "OptimizedTier1OSR" || open.VersionID === 0 ? "Foreground" : "TieredCompilationBackground";
     open.IsCompleted = true;
+    // closed, unless its load gave it neither size nor time: then it still counts as open
+    const stillOpen = open.NativeSize === 0 && open.CompileCpuTimeMSec === 0;
+    if (openOnThread[openOnThread.length - 1] === open) {
+      if (!stillOpen) openOnThread.pop();
+    } else if (stillOpen) openOnThread.push(open);
     add(state.process.Totals, open);
     add(state.process.ByKind[open.CompilationThreadKind], open);
   }

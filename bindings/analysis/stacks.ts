@@ -23,27 +23,61 @@ export function isKernelAddress(address: bigint, pointerSize: number): boolean {
 }
 
 /**
- * Stacks as a prefix tree: stack `id` is frame `address[id]` called from stack `parent[id]` (-1: the
- * outermost frame). Walking parents from an event's stack gives its frames leaf first.
+ * An address as a JavaScript number (BigInt map keys are slow): exact below 2^53; a kernel address
+ * (the top bits set) as a negative number keeping its low 52 bits.
+ */
+export function addressNumber(lo: number, hi: number): number {
+  return hi < 0x200000 ? hi * 4294967296 + lo : -((hi & 0xfffff) * 4294967296 + lo) - 1;
+}
+
+/** The address an addressNumber stands for. */
+export function addressOfNumber(n: number): bigint {
+  return n >= 0 ? BigInt(n) : 0xfff0000000000000n | BigInt(-n - 1);
+}
+
+function numberOfAddress(a: bigint): number {
+  return addressNumber(Number(a & 0xffffffffn), Number((a >> 32n) & 0xffffffffn));
+}
+
+/**
+ * Stacks as a prefix tree: stack `id` is frame `addr[id]` (an addressNumber) called from stack
+ * `parent[id]` (-1: the outermost frame). Walking parents from an event's stack gives its frames leaf first.
  */
 export class StackTable {
   readonly parent: number[] = [];
-  readonly address: bigint[] = [];
-  private readonly index = new Map<string, number>();
+  readonly addr: number[] = [];
+  // the callees of a stack as a list (first, next): stacks have few callees, and a scan of a few
+  // numbers beats hashing (number and BigInt map keys above 2^31 are slow)
+  private readonly firstCallee: number[] = [];
+  private readonly nextSibling: number[] = [];
+  private rootFirst = -1;
 
-  /** The id of `frames` (leaf first) below `caller`. */
-  intern(frames: readonly bigint[], caller = -1): number {
+  /** The address of stack `id`'s frame. */
+  addressOf(id: number): bigint {
+    return addressOfNumber(this.addr[id]);
+  }
+
+  /** The id of `frames` (addressNumbers, leaf first) below `caller`. */
+  intern(frames: readonly number[], caller = -1): number {
     let id = caller;
     for (let i = frames.length - 1; i >= 0; i--) {
-      const key = `${id}:${frames[i]}`;
-      let next = this.index.get(key);
-      if (next === undefined) {
-        next = this.parent.length;
+      const a = frames[i];
+      let c = id < 0 ? this.rootFirst : this.firstCallee[id];
+      while (c >= 0 && this.addr[c] !== a) c = this.nextSibling[c];
+      if (c < 0) {
+        c = this.parent.length;
         this.parent.push(id);
-        this.address.push(frames[i]);
-        this.index.set(key, next);
+        this.addr.push(a);
+        this.firstCallee.push(-1);
+        if (id < 0) {
+          this.nextSibling.push(this.rootFirst);
+          this.rootFirst = c;
+        } else {
+          this.nextSibling.push(this.firstCallee[id]);
+          this.firstCallee[id] = c;
+        }
       }
-      id = next;
+      id = c;
     }
     return id;
   }
@@ -51,7 +85,7 @@ export class StackTable {
   /** The addresses of stack `id`, leaf first. */
   frames(id: number): bigint[] {
     const out: bigint[] = [];
-    for (let s = id; s >= 0; s = this.parent[s]) out.push(this.address[s]);
+    for (let s = id; s >= 0; s = this.parent[s]) out.push(addressOfNumber(this.addr[s]));
     return out;
   }
 
@@ -62,19 +96,21 @@ export class StackTable {
 interface Pending {
   row: number;
   pid: number;
-  kernel?: bigint[];
-  user?: bigint[];
+  kernel?: number[];
+  user?: number[];
   /** Compressed parts still to come (their keys). */
-  kernelKey?: bigint;
-  userKey?: bigint;
+  kernelKey?: number;
+  userKey?: number;
   /** Its stack is made: it waits for nothing more. */
   done?: boolean;
 }
 
-function ips(payload: Uint8Array, at: number, pointerSize: number): bigint[] {
+function ips(payload: Uint8Array, at: number, pointerSize: number): number[] {
   const v = new DataView(payload.buffer, payload.byteOffset, payload.length);
-  const out: bigint[] = [];
-  for (let o = at; o + pointerSize <= payload.length; o += pointerSize) out.push(pointerSize === 8 ? v.getBigUint64(o, true) : BigInt(v.getUint32(o, true)));
+  const out: number[] = [];
+  for (let o = at; o + pointerSize <= payload.length; o += pointerSize) {
+    out.push(pointerSize === 8 ? addressNumber(v.getUint32(o, true), v.getUint32(o + 4, true)) : v.getUint32(o, true));
+  }
   return out;
 }
 
@@ -100,10 +136,15 @@ export class StackAttacher {
   private readonly pending = new Map<number, Pending>();
   /** Per thread, events whose kernel part came and whose user part has not. */
   private readonly waitingOnThread = new Map<number, Pending[]>();
-  private readonly waitingOnKey = [new Map<bigint, Pending[]>(), new Map<bigint, Pending[]>()]; // kernel, user
+  private readonly waitingOnKey = [new Map<number, Pending[]>(), new Map<number, Pending[]>()]; // kernel, user
   private readonly clrStacked = new Set<number>();
 
   constructor(private readonly pointerSize: 4 | 8) {}
+
+  /** isKernelAddress of an addressNumber. */
+  private kernel(n: number): boolean {
+    return this.pointerSize === 8 ? n < 0 : n >= 0x80000000;
+  }
 
   private set(row: number, id: number): void {
     if (row >= this.stackIds.length) {
@@ -139,10 +180,10 @@ export class StackAttacher {
     this.ringClr[k] = guid === RUNTIME || guid === PRIVATE || guid === RUNDOWN ? 1 : 0;
     this.ringNext = (k + 1) % RING;
     if (this.ringSize < RING) this.ringSize++;
-    // a stack in the event's own header
-    if (r.extTypes.some((t) => t === 5 || t === 6)) {
+    // a stack in the event's own header (EVENT_HEADER records with extended items only)
+    if ((r.headerType === 0x12 || r.headerType === 0x13) && r.headerFlags & 1 && r.extTypes.some((t) => t === 5 || t === 6)) {
       const frames = r.stack;
-      if (frames?.length) this.set(rowNumber, this.table.intern(frames));
+      if (frames?.length) this.set(rowNumber, this.table.intern(frames.map(numberOfAddress)));
     }
   }
 
@@ -176,7 +217,7 @@ export class StackAttacher {
       const all = ips(p, 0, ps);
       const key = all[0];
       const frames = all.slice(1);
-      const kernel = frames.length > 0 && isKernelAddress(frames[frames.length - 1], ps);
+      const kernel = frames.length > 0 && this.kernel(frames[frames.length - 1]);
       const waiting = this.waitingOnKey[kernel ? 0 : 1];
       const list = waiting.get(key);
       if (!list) return;
@@ -205,7 +246,7 @@ export class StackAttacher {
     }
     if (op === KEY_KERNEL || op === KEY_USER) {
       if (p.length < 16 + ps) return;
-      const key = ps === 8 ? v.getBigUint64(16, true) : BigInt(v.getUint32(16, true));
+      const key = ps === 8 ? addressNumber(v.getUint32(16, true), v.getUint32(20, true)) : v.getUint32(16, true);
       const e = this.pendingOf(row, pid);
       const waiting = this.waitingOnKey[op === KEY_KERNEL ? 0 : 1];
       if (op === KEY_KERNEL) e.kernelKey = key;
@@ -218,7 +259,7 @@ export class StackAttacher {
     if (op !== STACK) return;
     const frames = ips(p, 16, ps);
     if (!frames.length) return;
-    const outerKernel = isKernelAddress(frames[frames.length - 1], ps);
+    const outerKernel = this.kernel(frames[frames.length - 1]);
     const e = this.pendingOf(row, pid);
     if (outerKernel && pid !== 0 && pid !== 4) {
       // the kernel part: it waits on the thread for the user part
@@ -237,7 +278,7 @@ export class StackAttacher {
     e.user = frames;
     // a user stack that starts in user mode is the one on exit from the kernel: it completes every
     // kernel stack waiting on the thread
-    if (!isKernelAddress(frames[0], ps)) {
+    if (!this.kernel(frames[0])) {
       const list = this.waitingOnThread.get(tid);
       if (list) {
         this.waitingOnThread.delete(tid);

@@ -12,6 +12,18 @@ export const CLR_PROVIDER = "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4";
 const PROCESS_GROUP_GUID_HOOK = 0x0300; // Process group; the opcode is the low byte
 const THREAD_HOOK = 0x0500;
 const PID = 4242;
+const IMAGE_DC_START_HOOK = 0x1403;
+const SAMPLE_HOOK = 0x0f2e;
+const JITTED = 0x8, DYNAMIC = 0x1;
+const STACK_HOOK = 0x1820;
+/** Native images of the samples' stacks (base by pointer size, size, file, process). */
+const IMAGES: [number, number, number, string, number][] = [
+  [0x7ffa10000000, 0x10000000, 0x800000, "C:\\Program Files\\dotnet\\shared\\Microsoft.NETCore.App\\8.0.0\\coreclr.dll", PID],
+  [0x7ffb20000000, 0x77000000, 0x200000, "C:\\Windows\\System32\\ntdll.dll", PID],
+];
+const kernelBase = (P: number) => (P === 4 ? 0x81000000n : 0xfffff80000000000n);
+/** Where jitted method `m` starts (its code: 256 bytes apart; the method is 64 bytes at least). */
+const methodStart = (P: number, m: number) => (P === 4 ? 0x30000000 : 0x7ff800000000) + m * 256;
 const EVENT_HEADER = 0x50;
 
 export interface GenerateOptions {
@@ -24,6 +36,11 @@ export interface GenerateOptions {
   bufferSize?: number;
   /** Largest chunk the chunk sources yield (default 1 MiB); a chunk holds whole buffers, at least one. */
   chunkBytes?: number;
+  /**
+   * Kernel CPU samples (PerfInfo/Sample, 1 ms) with their stacks (StackWalk/Stack: jitted methods,
+   * coreclr and ntdll, some kernel frames) and the kernel images that hold the native frames.
+   */
+  samples?: boolean;
 }
 
 /** What a generated trace holds, in the decoder's terms. */
@@ -160,6 +177,7 @@ export class TraceGenerator {
   private spare: Uint8Array | null = null;
 
   private readonly T: Templates;
+  private readonly samples: boolean;
   private readonly threads = Array.from({ length: 8 }, (_, i) => 5000 + i * 4);
 
   constructor(opts: GenerateOptions, mode: GeneratorMode = {}) {
@@ -172,6 +190,7 @@ export class TraceGenerator {
     this.compress = opts.compress ?? false;
     this.chunkBytes = Math.max(opts.chunkBytes ?? 1 << 20, this.bufferSize);
     this.seed = opts.seed ?? 1;
+    this.samples = opts.samples ?? false;
     if (!(this.bufferSize > 0 && this.bufferSize % 8 === 0)) throw new RangeError(`bad buffer size ${this.bufferSize}`);
     this.writer = new EtlWriter({
       compress: this.compress,
@@ -457,6 +476,18 @@ export class TraceGenerator {
       ts = tick();
       this.record(cpu, records.system({ headerType: sys, hookId: THREAD_HOOK | 1, version: 3, pid, tid, ts: BigInt(ts), payload: t.build() }), ts);
     }
+    if (this.samples) {
+      // the images the stacks' native frames lie in (rundown: loaded before the trace began)
+      const images: [bigint, number, string, number][] = [
+        ...IMAGES.map(([b64, b32, n, f, p]) => [BigInt(P === 4 ? b32 : b64), n, f, p] as [bigint, number, string, number]),
+        [kernelBase(P), 0x1000000, "\\SystemRoot\\system32\\ntoskrnl.exe", 0],
+      ];
+      for (const [base, size, file, owner] of images) {
+        const b = new PayloadBuilder().ptr(P, base).ptr(P, size).u32(owner).u32(0).u32(0).u32(0).ptr(P, base).u32(0).u32(0).u32(0).u32(0).utf16z(file);
+        ts = tick();
+        this.record(0, records.system({ headerType: sys, hookId: IMAGE_DC_START_HOOK, version: 3, pid: owner, tid: 0, ts: BigInt(ts), payload: b.build() }), ts);
+      }
+    }
     const clr = (t: Template, payload: PayloadBuilder) => {
       this.str(payload.build());
       this.clr(t, this.thread());
@@ -480,6 +511,7 @@ export class TraceGenerator {
    */
   private iterate(): void {
     const T = this.T;
+    if (this.samples && this.rand() < 0.25) this.sample();
     const r = this.rand();
     if (r < 0.3) {
       const work = 0x1c000200000 + Math.floor(this.rand() * 1e6) * 0x40;
@@ -495,10 +527,10 @@ export class TraceGenerator {
       const m = this.methods++;
       this.u64(0x7ffe00000000 + m * 64);
       this.u64(0x7ffd0800);
-      this.u64(0x7ff800000000 + m * 256);
+      this.u64(methodStart(this.P, m));
       this.u32(64 + Math.floor(this.rand() * 2000));
       this.u32(0x06000000 + (m & 0xffff));
-      this.u32(this.rand() < 0.1 ? 1 : 0);
+      this.u32(JITTED | (this.rand() < 0.1 ? DYNAMIC : 0));
       this.str(NAMESPACE_DOT[ns]);
       this.str(TYPE_Z[this.index(TYPE_Z.length)]);
       this.str(METHOD_Z[this.index(METHOD_Z.length)]);
@@ -594,6 +626,41 @@ export class TraceGenerator {
       this.u16(8);
       this.clr(T.workerAdjust, this.thread());
     }
+  }
+
+  /**
+   * A CPU sample and its stack, 1 ms after the last: mostly one of the service's threads in a few
+   * jitted methods above coreclr and ntdll (sometimes in the kernel on top), now and then idle.
+   */
+  private sample(): void {
+    const P = this.P;
+    const K = kernelBase(P);
+    const image = (k: number) => (P === 4 ? IMAGES[k][1] : IMAGES[k][0]);
+    const ts = (this.ts += 1 + Math.floor(this.rand() * 400));
+    const proc = this.index(this.processors);
+    const idle = this.rand() < 0.1;
+    const tid = idle ? 0 : this.thread();
+    const frames: bigint[] = [];
+    if (!idle) {
+      // (code runs at a few places: stacks repeat, as in real traces)
+      if (this.rand() < 0.2) for (let k = 0; k < 2; k++) frames.push(K + BigInt(0x1000 + this.index(16) * 0x40 + k * 0x10000));
+      const managed = this.methods ? 1 + this.index(3) : 0;
+      // methods of late: the busy ones
+      for (let k = 0; k < managed; k++) frames.push(BigInt(methodStart(P, Math.max(0, this.methods - 1 - this.index(Math.min(this.methods, 200)))) + this.index(4) * 16));
+      frames.push(BigInt(image(0) + 0x1000 + this.index(32) * 0x80), BigInt(image(0) + 0x20000 + this.index(4) * 0x40));
+      frames.push(BigInt(image(1) + 0x3000 + this.index(2) * 0x40));
+    }
+    const leaf = frames[0] ?? K + 0x500n;
+    const sample = new PayloadBuilder().ptr(P, leaf).u32(tid).u16(1).u8(0).u8(0).build();
+    this.record(proc, records.system({ headerType: P === 4 ? 0x10 : 0x11, hookId: SAMPLE_HOOK, version: 2, ts: BigInt(ts), payload: sample }), ts);
+    this.bytes += 16 + sample.length + 8;
+    if (idle) return;
+    const stack = new PayloadBuilder().i64(BigInt(ts)).u32(PID).u32(tid);
+    for (const f of frames) stack.ptr(P, f);
+    const at = (this.ts += 1);
+    const bytes = stack.build();
+    this.record(proc, records.system({ headerType: P === 4 ? 0x10 : 0x11, hookId: STACK_HOOK, version: 2, ts: BigInt(at), payload: bytes }), at);
+    this.bytes += 16 + bytes.length + 8;
   }
 }
 
