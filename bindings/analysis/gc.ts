@@ -188,7 +188,23 @@ export function gcGenerationName(generation: number, type: number, reason: numbe
   return `${generation}${type === BACKGROUND ? "B" : type === FOREGROUND ? "F" : "N"}${reason === INDUCED ? "I" : reason === INDUCED_NOT_FORCED ? "i" : ""}`;
 }
 
-const num = (v: unknown) => (typeof v === "bigint" ? Number(v) : typeof v === "number" ? v : 0);
+/**
+ * The payload's fixed fields, read where TraceEvent's parsers read them (a short payload reads 0):
+ * these events are most of a trace's runtime events, and decoding each whole would cost more than
+ * the statistics.
+ */
+class Fields {
+  private readonly v: DataView;
+  constructor(row: EventRow) {
+    const p = row.payload;
+    this.v = new DataView(p.buffer, p.byteOffset, p.length);
+  }
+  u16(at: number): number { return at + 2 <= this.v.byteLength ? this.v.getUint16(at, true) : 0; }
+  u32(at: number): number { return at + 4 <= this.v.byteLength ? this.v.getUint32(at, true) : 0; }
+  i32(at: number): number { return at + 4 <= this.v.byteLength ? this.v.getInt32(at, true) : 0; }
+  u64(at: number): number { return at + 8 <= this.v.byteLength ? Number(this.v.getBigUint64(at, true)) : 0; }
+  get length(): number { return this.v.byteLength; }
+}
 
 /**
  * Replays GC events one at a time, in time order (`add`), and gives each process's GCs and rollup
@@ -239,7 +255,8 @@ export class GcComputer {
         case RESTART_EE_STOP: return this.restartStop(row);
         case GLOBAL_HEAP_HISTORY: return this.globalHistory(row);
         case PER_HEAP_HISTORY: return this.perHeapHistory(row);
-        case MARK_WITH_TYPE: if (num(row.get("Type")) === MARK_HANDLES_TYPE) this.markHandles(row); return;
+        // MarkWithType: HeapNum u32, ClrInstanceID u16, Type u32
+        case MARK_WITH_TYPE: if (new Fields(row).u32(6) === MARK_HANDLES_TYPE) this.markHandles(row); return;
       }
     } else if (schema.provider === PRIVATE) {
       switch (id) {
@@ -252,7 +269,8 @@ export class GcComputer {
 
   private suspendStart(row: EventRow): void {
     const s = this.state(row);
-    const reason = num(row.get("Reason"));
+    // Reason: a u32 from version 1, a u16 before
+    const reason = row.version >= 1 ? new Fields(row).u32(0) : new Fields(row).u16(0);
     const tid = row.tid ?? 0;
     if (reason === SUSPEND_FOR_GC) s.suspendThreadIDGC = tid;
     else if (reason === SUSPEND_FOR_GC_PREP) s.suspendThreadIDBGC = tid;
@@ -275,9 +293,11 @@ export class GcComputer {
 
   private allocationTick(row: EventRow): void {
     const s = this.state(row);
-    const kind = num(row.get("AllocationKind"));
-    let amount = num(row.get("AllocationAmount64"));
-    if (amount === 0) amount = num(row.get("AllocationAmount")) | 0; // an Int32 to TraceEvent
+    // AllocationAmount i32 @0, AllocationKind @4, ClrInstanceID @8, AllocationAmount64 @10 (version 2 on)
+    const f = new Fields(row);
+    const kind = f.u32(4);
+    let amount = row.version >= 2 ? f.u64(10) : 0;
+    if (amount === 0) amount = f.i32(0);
     if (amount < 0) s.seenBadAllocTick = true;
     if (s.seenBadAllocTick) amount = Math.min(Math.max(amount, 90 * 1024), kind === 0 ? 110 * 1024 : 2 * 1024 * 1024);
     s.allocTickCurrentMB[kind === 0 ? 0 : 1] += amount / MB; // small, and every other kind
@@ -286,15 +306,18 @@ export class GcComputer {
 
   private gcStart(row: EventRow): void {
     const s = this.state(row);
-    const count = num(row.get("Count"));
+    // Count @0; Depth, Reason, Type @4, @8, @12 (a payload under 16 bytes: Reason @4, generation 0, non-concurrent)
+    const f = new Fields(row);
+    const count = f.u32(0);
     const last = s.gcs[s.gcs.length - 1];
     s.markingThreads.clear();
     if (!(s.suspendThreadIDGC > 0 || s.suspendThreadIDOther > 0)) return;
     if (last && last.record.Number === count) return; // the same GC logged twice
     const t = row.relativeMSec;
-    const generation = num(row.get("Depth"));
-    const reason = num(row.get("Reason"));
-    const type = num(row.get("Type"));
+    const full = f.length >= 16;
+    const generation = full ? f.u32(4) : 0;
+    const reason = full ? f.u32(8) : f.u32(4);
+    const type = full ? f.u32(12) : 0;
     const record: GcRecord = {
       PID: s.pid, ProcessName: s.name, Number: count, Generation: generation,
       Reason: GC_REASONS[reason] ?? String(reason), Type: GC_TYPES[type] ?? String(type), GCGenerationName: gcGenerationName(generation, type, reason),
@@ -342,10 +365,12 @@ export class GcComputer {
     const t = row.relativeMSec;
     const gc = GcComputer.current(s);
     if (gc) {
-      const field = (name: string) => num(row.get(name));
+      // GenerationSize0..3 and TotalPromotedSize0..3 in pairs of u64 from 0; GenerationSize4 @94 and TotalPromotedSize4 @102 (version 2)
+      const f = new Fields(row);
+      const v2 = row.version >= 2;
       gc.heapStats = {
-        genSize: [0, 1, 2, 3, 4].map((g) => field(`GenerationSize${g}`)),
-        promoted: [0, 1, 2, 3, 4].map((g) => field(`TotalPromotedSize${g}`)),
+        genSize: [f.u64(0), f.u64(16), f.u64(32), f.u64(48), v2 ? f.u64(94) : 0],
+        promoted: [f.u64(8), f.u64(24), f.u64(40), f.u64(56), v2 ? f.u64(102) : 0],
       };
       const background = gc.record.Type === "BackgroundGC";
       gc.durationSinceLastRestartMSec = (background ? t : gc.record.PauseStartRelativeMSec) - s.lastRestartEndTimeRelativeMSec;
