@@ -66,13 +66,20 @@ class NameInterner implements NameStacks {
   private readonly firstChild: number[] = [];
   private readonly nextSibling: number[] = [];
   private rootFirst = -1;
+  private readonly childCount = new Map<number, number>();
+  private readonly wide = new Map<number, Map<number, number>>();
 
   node(parent: number, name: string): number {
     let n = this.nameIds.get(name);
     if (n === undefined) this.nameIds.set(name, (n = this.names.push(name) - 1));
-    let id = parent < 0 ? this.rootFirst : this.firstChild[parent];
-    while (id >= 0 && this.frame[id] !== n) id = this.nextSibling[id];
-    if (id < 0) {
+    const wide = this.wide.get(parent);
+    let id: number | undefined;
+    if (wide) id = wide.get(n);
+    else {
+      id = parent < 0 ? this.rootFirst : this.firstChild[parent];
+      while (id >= 0 && this.frame[id] !== n) id = this.nextSibling[id];
+    }
+    if (id === undefined || id < 0) {
       id = this.frame.push(n) - 1;
       this.parent.push(parent);
       this.firstChild.push(-1);
@@ -82,6 +89,18 @@ class NameInterner implements NameStacks {
       } else {
         this.nextSibling.push(this.firstChild[parent]);
         this.firstChild[parent] = id;
+      }
+      if (wide) wide.set(n, id);
+      else {
+        // a node with many children indexes them
+        const count = (this.childCount.get(parent) ?? 0) + 1;
+        this.childCount.set(parent, count);
+        if (count >= 16) {
+          const index = new Map<number, number>();
+          for (let c = parent < 0 ? this.rootFirst : this.firstChild[parent]; c >= 0; c = this.nextSibling[c]) index.set(this.frame[c], c);
+          this.wide.set(parent, index);
+          this.childCount.delete(parent);
+        }
       }
     }
     return id;

@@ -51,6 +51,23 @@ export class StackTable {
   private readonly firstCallee: number[] = [];
   private readonly nextSibling: number[] = [];
   private rootFirst = -1;
+  // a stack with many callees indexes them (a list scan would make wide stacks quadratic)
+  private readonly calleeCount = new Map<number, number>();
+  private readonly wide = new Map<number, Map<number, number>>();
+
+  private indexCallee(id: number, callee: number, wide: Map<number, number> | undefined): void {
+    if (wide) {
+      wide.set(this.addr[callee], callee);
+      return;
+    }
+    const n = (this.calleeCount.get(id) ?? 0) + 1;
+    this.calleeCount.set(id, n);
+    if (n < 16) return;
+    const index = new Map<number, number>();
+    for (let c = id < 0 ? this.rootFirst : this.firstCallee[id]; c >= 0; c = this.nextSibling[c]) index.set(this.addr[c], c);
+    this.wide.set(id, index);
+    this.calleeCount.delete(id);
+  }
 
   /** The address of stack `id`'s frame. */
   addressOf(id: number): bigint {
@@ -62,9 +79,14 @@ export class StackTable {
     let id = caller;
     for (let i = frames.length - 1; i >= 0; i--) {
       const a = frames[i];
-      let c = id < 0 ? this.rootFirst : this.firstCallee[id];
-      while (c >= 0 && this.addr[c] !== a) c = this.nextSibling[c];
-      if (c < 0) {
+      const wide = this.wide.get(id);
+      let c: number | undefined;
+      if (wide) c = wide.get(a);
+      else {
+        c = id < 0 ? this.rootFirst : this.firstCallee[id];
+        while (c >= 0 && this.addr[c] !== a) c = this.nextSibling[c];
+      }
+      if (c === undefined || c < 0) {
         c = this.parent.length;
         this.parent.push(id);
         this.addr.push(a);
@@ -76,6 +98,7 @@ export class StackTable {
           this.nextSibling.push(this.firstCallee[id]);
           this.firstCallee[id] = c;
         }
+        this.indexCallee(id, c, wide);
       }
       id = c;
     }
