@@ -8,6 +8,11 @@ export { ProviderTable, type ProviderInfo, type ProviderKind } from "./tables/pr
 export { EventTypeTable } from "./tables/event-types.js";
 export { TraceClock, filetimeToDate, type TraceInfo, type TimeZoneInfo } from "./tables/info.js";
 export { QueryResult, type QueryFilter, type TimeBound } from "./tables/query.js";
+export {
+  keywordNames, keywordNameList, keywordMaskFor, levelName, parseKeywords, parseLevel, providerKeywords, LEVEL_NAMES, UnknownNameError,
+  type KeywordFilter, type KeywordSpec, type LevelSpec, type ProviderKeyword,
+} from "./schema/keywords.js";
+export { KeywordUsageCounter, type ProviderKeywordUsage } from "./tables/keyword-usage.js";
 export { EtlFormatError, EtlDecodeError, RecordsNotLoadedError, type TraceWarning, type TraceIncomplete } from "./decode/errors.js";
 export { formatGuid, parseGuid } from "./schema/guid.js";
 export { KNOWN_PROVIDERS } from "./schema/known-providers.js";

@@ -12,7 +12,7 @@ import { chromium, type Browser } from "playwright-core";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { tableFromIPC } from "@uwdata/flechette";
 import { openTrace } from "../dist/bindings/index.js";
-import { gcStats } from "../dist/bindings/analysis/index.js";
+import { cpuProfile, gcStats, stackNames } from "../dist/bindings/analysis/index.js";
 import { streamTraceFile } from "../dist/bindings/node.js";
 import { generateTraceFile } from "../dist/bindings/generator/generate-file.js";
 import { serve } from "./helpers/static-server.js";
@@ -207,6 +207,36 @@ describe.skipIf(!HAVE_CHROMIUM)("in Chromium", () => {
       expect([c[0], c[2], c[4], c[5], c[7], c[11]]).toEqual([String(g.PID), String(g.Number), g.Reason, g.GCGenerationName, three(g.PauseDurationMSec), three(g.HeapSizeAfterMB)]);
     });
     expect(await page.locator("[data-testid=gc-rollup]").textContent()).toContain(`${complete.length} GCs`);
+    await page.close();
+  }, 90_000);
+
+  it("the CPU panel: the busiest process's samples as a flame graph, its top frames as a Node profile has them", async () => {
+    const page = await browser.newPage();
+    await page.goto(site.url);
+    await page.setInputFiles("#file", SAMPLE);
+    await page.locator("[data-testid=cpu-top] tbody tr").first().waitFor({ timeout: 60_000 });
+    const t = await openTrace(readFileSync(SAMPLE));
+    const profile = cpuProfile(t);
+    const byPid = new Map<number, number>();
+    for (const s of profile.samples) byPid.set(s.pid, (byPid.get(s.pid) ?? 0) + 1);
+    const [pid, samples] = [...byPid].sort((a, b) => b[1] - a[1])[0];
+    expect(await page.locator("[data-testid=cpu-process]").inputValue()).toBe(String(pid));
+    expect(await page.locator("[data-testid=flame]").getAttribute("data-samples")).toBe(String(samples));
+    // top frames: samples by leaf frame, by hand from the Node profile
+    const self = new Map<string, number>();
+    for (const s of profile.samples) if (s.pid === pid) {
+      const names = stackNames(profile.stacks, s.stack);
+      self.set(names[names.length - 1], (self.get(names[names.length - 1]) ?? 0) + 1);
+    }
+    const want = [...self].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 15).map(([n, c]) => [n, c.toLocaleString("en-US")]);
+    const rows = await page.locator("[data-testid=cpu-top] tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+    expect(rows).toEqual(want);
+    // hovering the bottom row names the process frame with every sample
+    const flame = page.locator("[data-testid=flame]");
+    await flame.scrollIntoViewIfNeeded();
+    const box = (await flame.boundingBox())!;
+    await flame.hover({ position: { x: 5, y: box.height - 5 } });
+    expect(await page.locator("[data-testid=cpu-tip]").textContent()).toMatch(new RegExp(`^Process64 .* \\(${pid}\\).*: ${samples.toLocaleString("en-US")} samples \\(100\\.0%\\)`));
     await page.close();
   }, 90_000);
 

@@ -2,7 +2,7 @@
 // Each writes lines through `out`; tabular output comes as table, csv, json or jsonl.
 
 import {
-  HEADER_TYPE_NAMES, NameCounter, type EventRow, type ProcessInfo, type QueryFilter, type Trace, type TraceStream, type TraceStreamEnd,
+  HEADER_TYPE_NAMES, KeywordUsageCounter, NameCounter, type EventRow, type ProcessInfo, type QueryFilter, type Trace, type TraceStream, type TraceStreamEnd,
 } from "etw-wasm/node";
 import type { GcProcess, GcRecord, JitProcess, JittedMethod } from "etw-wasm/analysis";
 
@@ -62,6 +62,8 @@ class SummaryCounts {
   private readonly typeOrder: number[] = [];
   perProvider = new Float64Array(0);
   readonly names = new NameCounter();
+  /** Keywords and levels per provider. */
+  readonly keywords = new KeywordUsageCounter();
   readonly perPid = new Map<number, number>();
   readonly processes: ProcessInfo[] = [];
   /** Smallest and largest raw timestamp (as two 32-bit halves, compared without making bigints). */
@@ -98,6 +100,7 @@ class SummaryCounts {
     }
     this.rows += n;
     this.names.add(t);
+    this.keywords.add(t);
     // process names come from the kernel's Process and Thread events: a batch without them has none
     const types = t.eventTypes;
     let kernel = false;
@@ -135,6 +138,13 @@ async function writeSummary(c: SummaryCounts, outline: Outline, out: Out, infoLi
   for (const { p, n } of providers) {
     const name = p.group ? `${p.name}/${p.group}` : p.name;
     await out(`  ${String(n).padStart(10)}  ${name}${name.includes(p.guid) ? "" : `  {${p.guid}}`}`);
+  }
+  await out("");
+  await out("keywords and levels per provider (keyword names from the .NET runtime manifest, other bits in hex):");
+  for (const u of c.keywords.result(outline.providers).sort((a, b) => b.rows - a.rows)) {
+    const p = outline.providers.get(u.provider);
+    const name = u.name.includes(p.guid) ? u.name : `${u.name}  {${p.guid}}`;
+    await out(`  ${name}: keywords ${u.keywordNames.length ? u.keywordNames.join(", ") : "none"}; levels ${u.levels.map((l) => `${l.name} ${l.rows}`).join(", ")}`);
   }
   await out("");
   await out("records per event name:");
@@ -175,6 +185,10 @@ export interface EventFilters {
   from?: number;
   to?: number;
   timeOrder?: boolean;
+  /** Keyword names and masks (QueryFilter.keywords), e.g. "GC,Loader" or "0x9". */
+  keywords?: string;
+  /** The least severe level kept (QueryFilter.level). */
+  level?: number;
 }
 
 /** The rows an `events` command prints: the query API, then the event-name filter on the survivors. */
@@ -188,6 +202,8 @@ export function selectEvents(trace: Trace, f: EventFilters): Uint32Array {
   if (f.tid !== undefined) q.tid = f.tid;
   if (f.from !== undefined) q.from = f.from;
   if (f.to !== undefined) q.to = f.to;
+  if (f.keywords !== undefined) q.keywords = f.keywords;
+  if (f.level !== undefined) q.level = f.level;
   const rows = trace.query(q).indices;
   if (f.event === undefined) return rows;
   const want = f.event.toLowerCase();

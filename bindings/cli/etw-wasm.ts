@@ -15,22 +15,31 @@ import {
 import { perfViewLines } from "etw-wasm/perfview";
 import { gcStats, jitStats, GC_PROVIDERS, JIT_PROVIDERS } from "etw-wasm/analysis";
 import { CPU_FORMATS, CPU_PROVIDERS, eventStacks, writeCpuProfile, type CpuFormat } from "./profile-commands.js";
+import { cmdDoctor, doctorFormat, keywordsOption, levelOption } from "./doctor-command.js";
 import {
   EVENT_COLUMNS, GC_COLUMNS, GC_ROLLUP_COLUMNS, METHOD_COLUMNS, JIT_COLUMNS, JIT_SUMMARY_COLUMNS, jitRow, jitSummaryRow, UsageError, eventRecord, gcRow, gcRollupRows, methodRows, progressBar, selectEvents,
   streamSummary, writeTable, type EventFilters, type TableFormat,
 } from "./commands.js";
 
-const COMMANDS = ["info", "summary", "events", "gc", "methods", "jit", "cpu", "stacks", "convert", "generate"] as const;
+const COMMANDS = ["info", "summary", "doctor", "events", "gc", "methods", "jit", "cpu", "stacks", "convert", "generate"] as const;
 type Command = (typeof COMMANDS)[number];
 
 /** Each command's lines of the usage text. */
 const COMMAND_HELP: Record<Command, string> = {
   info: "  info FILE                      the trace's logfile header and decoding statistics",
   summary: "  summary FILE                   info, then records per header type, provider and event name, and processes",
+  doctor: `  doctor FILE [--format F]       the trace's health: can jitted and NGen methods be named, are methods
+                                 from before the trace covered (rundown), are there stacks and CPU samples,
+                                 were events or buffers lost, is the kernel's process and image rundown
+                                 there; each gap with the collection settings that fill it (text or json)`,
   events: `  events FILE [options]          the records, one per line
       --format F                 jsonl (default) | json | csv | table | perfview
       --provider P               provider name or GUID          --event NAME   e.g. GC/Start
       --pid N  --tid N           process / thread id
+      --keywords K               keyword names of the .NET runtime providers or masks, e.g. GC,Loader or
+                                 0x9: events with any of those bits (a name: its provider's bits)
+      --level L                  events at this level or more severe: a number or a name (critical,
+                                 error, warning, informational, verbose)
       --from MS  --to MS         time range in milliseconds since the trace started
       --time-order               time order instead of file order
       perfview: the text of PerfView's *.baseline.txt (EVENT lines for the first 5 events of each
@@ -56,7 +65,7 @@ const COMMAND_HELP: Record<Command, string> = {
                                  runtime event (DIR/<Provider>/<Task>/<Opcode>), as .parquet or .arrow
       --to parquet|arrow         Parquet files, or Arrow IPC streams
       -o, --out DIR              the output directory (made if missing; tables in it are replaced)
-      --provider P  --event NAME  --pid N  --tid N
+      --provider P  --event NAME  --pid N  --tid N  --keywords K  --level L
       --from MS  --until MS      the events filters (--until: the end of the time range, as events' --to)
       several files: one set of tables, with a sourceFile column`,
   generate: `  generate OUT [options]         write a synthetic .NET runtime trace
@@ -104,10 +113,12 @@ const FORMAT: OptionSpecs = { format: { type: "string" } };
 const OPTIONS: Record<Command, OptionSpecs> = {
   info: READS_TRACE,
   summary: READS_TRACE,
+  doctor: { ...READS_TRACE, ...FORMAT },
   events: {
     ...READS_TRACE, ...FORMAT,
     provider: { type: "string" }, event: { type: "string" }, pid: { type: "string" }, tid: { type: "string" },
     from: { type: "string" }, to: { type: "string" }, "time-order": { type: "boolean" },
+    keywords: { type: "string" }, level: { type: "string" },
     edition: { type: "string" }, "no-container-id": { type: "boolean" },
   },
   gc: { ...READS_TRACE, ...FORMAT, rollup: { type: "boolean" } },
@@ -118,7 +129,7 @@ const OPTIONS: Record<Command, OptionSpecs> = {
   convert: {
     ...READS_TRACE, to: { type: "string" }, out: { type: "string", short: "o" },
     provider: { type: "string" }, event: { type: "string" }, pid: { type: "string" }, tid: { type: "string" },
-    from: { type: "string" }, until: { type: "string" },
+    from: { type: "string" }, until: { type: "string" }, keywords: { type: "string" }, level: { type: "string" },
   },
   generate: {
     ...HELP,
@@ -265,7 +276,7 @@ function milliseconds(values: Values, name: string, command: Command): number | 
 }
 
 const RECORD_FORMATS = ["jsonl", "json", "csv", "table"];
-const EVENT_FILTERS = ["provider", "event", "pid", "tid", "from", "to", "time-order"];
+const EVENT_FILTERS = ["provider", "event", "pid", "tid", "keywords", "level", "from", "to", "time-order"];
 const PERFVIEW_ONLY = ["edition", "no-container-id"];
 
 interface EventsPlan {
@@ -306,6 +317,8 @@ function eventFilters(values: Values, command: Command, toName: "to" | "until"):
     from: milliseconds(values, "from", command),
     to: milliseconds(values, toName, command),
     timeOrder: values["time-order"] === true,
+    keywords: keywordsOption(values.keywords, command),
+    level: levelOption(values.level, command),
   };
   if (filters.from !== undefined && filters.to !== undefined && filters.from > filters.to) {
     throw new UsageError(`--from ${values.from} is after --${toName} ${values[toName]}`, command);
@@ -522,6 +535,7 @@ async function main(argv: string[]): Promise<number> {
   // Every option is checked before the trace is read.
   const plan = command === "events" ? eventsPlan(values) : undefined;
   const format = command === "gc" || command === "methods" || command === "jit" ? tableFormat(values, command) : undefined;
+  const doctorFmt = command === "doctor" ? doctorFormat(values.format) : undefined;
   const limit = await memoryLimit(values, command);
   const batchBytes = await sizeOption(values, command, "batch-size", 64 << 10, "64KiB");
   const workers = workerCount(values, command);
@@ -545,6 +559,7 @@ async function main(argv: string[]): Promise<number> {
         for await (const _ of stream) { /* counted by the stream */ }
         await cmdInfo(stream.end!, out);
       } else if (command === "summary") await streamSummary(stream, emit, infoLines);
+      else if (command === "doctor") await cmdDoctor(stream, emit, doctorFmt!);
       else if (command === "jit") {
         const processes = await processTable();
         const stats = await jitStats(stream, processes);

@@ -5,6 +5,7 @@
 import * as C from "../../assembly/codes.js";
 import { guidOfKey, parseGuid } from "../schema/guid.js";
 import { KNOWN_PROVIDERS } from "../schema/known-providers.js";
+import { parseKeywords, parseLevel, type KeywordSpec, type LevelSpec } from "../schema/keywords.js";
 
 type OneOrMany<T> = T | readonly T[];
 
@@ -21,10 +22,21 @@ export interface DecodeFilter {
   provider?: OneOrMany<string>;
   eventId?: OneOrMany<number>;
   opcode?: OneOrMany<number>;
-  /** Highest level kept (ETW semantics: level <= value; classic and kernel records have level 0). */
-  level?: number;
-  /** Records with any of these keyword bits (classic and kernel records have none). */
-  keywords?: bigint;
+  /**
+   * Highest level kept (ETW semantics: level <= value; classic and kernel records have level 0): a
+   * number or a name ("Informational", "Verbose").
+   */
+  level?: LevelSpec;
+  /**
+   * Records with any of these keyword bits (classic and kernel records have none): a mask, or names of
+   * the .NET runtime providers' keywords ("GC", "Loader", "StartRundown"), or a list or string of both.
+   * The core tests one mask for every provider: names become the union of their bits, and when only
+   * names are given, the records kept are also limited to the providers that define them (so "GC"
+   * keeps the runtime's GC events, not an EventSource's bit 0x1). Names with different bits in
+   * different providers can then keep a little more than the query filter does (e.g. "GC,StartRundown"
+   * keeps the runtime provider's events of bit 0x40, StartEnumeration).
+   */
+  keywords?: KeywordSpec;
   /** Process ids; records whose header carries no process id match none. */
   pid?: OneOrMany<number>;
   /** Thread ids; records whose header carries no thread id match none. */
@@ -82,8 +94,17 @@ export function encodeFilter(filter: DecodeFilter | undefined): Uint8Array | und
     v.setUint32(countAt, list.length, true);
     list.forEach((x, i) => v.setUint32(at + 4 * i, x, true));
   };
-  if (filter.provider !== undefined) {
-    const guids = [...new Set(asArray(filter.provider).flatMap(providerGuids))];
+  let keywordMask: bigint | undefined;
+  let keywordProviders: string[] | undefined;
+  if (filter.keywords !== undefined) {
+    const k = parseKeywords(filter.keywords);
+    keywordMask = k.any;
+    for (const m of k.byProvider.values()) keywordMask |= m;
+    if (k.any === 0n && k.byProvider.size) keywordProviders = [...k.byProvider.keys()];
+  }
+  if (filter.provider !== undefined || keywordProviders !== undefined) {
+    let guids = filter.provider !== undefined ? [...new Set(asArray(filter.provider).flatMap(providerGuids))] : keywordProviders!;
+    if (filter.provider !== undefined && keywordProviders) guids = guids.filter((g) => keywordProviders!.includes(g));
     if (guids.length > C.FILTER_SET_MAX) {
       throw new RangeError(`etw-wasm: filter.provider names ${guids.length} GUIDs; at most ${C.FILTER_SET_MAX}`);
     }
@@ -96,16 +117,18 @@ export function encodeFilter(filter: DecodeFilter | undefined): Uint8Array | und
   if (filter.pid !== undefined) putSet(C.FF_PID, C.FILTER_PID_COUNT, C.FILTER_PIDS, values("pid", filter.pid, 0xfffffffe));
   if (filter.tid !== undefined) putSet(C.FF_TID, C.FILTER_TID_COUNT, C.FILTER_TIDS, values("tid", filter.tid, 0xfffffffe));
   if (filter.level !== undefined) {
-    if (!Number.isInteger(filter.level) || filter.level < 0 || filter.level > 0xff) {
-      throw new RangeError(`etw-wasm: filter.level: ${String(filter.level)} is not an integer in 0..255`);
+    let level: number;
+    try {
+      level = parseLevel(filter.level);
+    } catch (e) {
+      throw new RangeError(`etw-wasm: filter.level: ${String(filter.level)} is not an integer in 0..255 or a level name (${(e as Error).message})`);
     }
     flags |= C.FF_LEVEL;
-    v.setUint32(C.FILTER_LEVEL, filter.level, true);
+    v.setUint32(C.FILTER_LEVEL, level, true);
   }
-  if (filter.keywords !== undefined) {
-    if (typeof filter.keywords !== "bigint") throw new TypeError("etw-wasm: filter.keywords must be a bigint");
+  if (keywordMask !== undefined) {
     flags |= C.FF_KEYWORDS;
-    v.setBigUint64(C.FILTER_KEYWORDS, BigInt.asUintN(64, filter.keywords), true);
+    v.setBigUint64(C.FILTER_KEYWORDS, BigInt.asUintN(64, keywordMask), true);
   }
   for (const [name, flag, at] of [["from", C.FF_FROM, C.FILTER_FROM], ["to", C.FF_TO, C.FILTER_TO]] as const) {
     const t = filter[name];

@@ -8,6 +8,7 @@ import type { ProviderTable } from "./provider-table.js";
 import type { EventColumns, TraceData } from "../decode/trace-data.js";
 import type { ClrEventSchema } from "../schema/clr-schema-types.js";
 import { clrProviderIndex, decodeClrPayload, findClrEvent, mapName, type DecodedPayload, type FieldValue } from "../schema/clr-payload.js";
+import { keywordNames, levelName } from "../schema/keywords.js";
 
 const EMPTY = new Uint8Array(0);
 
@@ -190,6 +191,13 @@ export class EventRow {
   get task(): number { return this.c.task[this.index]; }
   get channel(): number { return this.c.channel[this.index]; }
   get keywords(): bigint { return this.c.keywords[this.index]; }
+  /**
+   * The keyword bits by name: the manifest's names for the .NET runtime providers ("GC", "Loader",
+   * "StartRundown"), lowest bit first; other bits (and every bit of other providers) as hex ("0x10").
+   */
+  get keywordNames(): string[] { return keywordNames(this.providerGuid, this.keywords); }
+  /** The level by its standard name ("LogAlways", "Critical", "Error", "Warning", "Informational", "Verbose"; "Level(n)" above). */
+  get levelName(): string { return levelName(this.level); }
   get processor(): number { return this.c.processor[this.index]; }
   get headerType(): number { return this.c.headerType[this.index]; }
   get headerTypeName(): string { return HEADER_TYPE_NAMES[this.headerType] ?? `Unknown(0x${this.headerType.toString(16)})`; }
@@ -281,11 +289,17 @@ export class EventRow {
   get clrSchema(): ClrEventSchema | undefined { return this.table.clrSchema(this.index); }
   /** The payload decoded field by field (CLR events); null for events without a schema. */
   decode(): DecodedPayload | null {
+    // the last row decoded is kept: get() of several fields of one row decodes it once
+    if (this.decodedIndex === this.index) return this.decoded;
     const schema = this.clrSchema;
-    if (!schema) return null;
-    const bytes = this.table.recordBytesOf(this.index);
-    return bytes ? decodeClrPayload(schema, bytes, this.payloadOffset, this.payloadLength, this.pointerSize) : null;
+    const bytes = schema ? this.table.recordBytesOf(this.index) : null;
+    this.decoded = bytes ? decodeClrPayload(schema!, bytes, this.payloadOffset, this.payloadLength, this.pointerSize) : null;
+    // (a row whose bytes are not loaded yet is decoded again when asked again)
+    this.decodedIndex = schema && !bytes ? -1 : this.index;
+    return this.decoded;
   }
+  private decodedIndex = -1;
+  private decoded: DecodedPayload | null = null;
   /** Every decoded field by name. */
   get fields(): Record<string, FieldValue> {
     const d = this.decode();

@@ -4,6 +4,7 @@ import * as C from "../../assembly/codes.js";
 import type { EventRow, EventTable } from "./event-table.js";
 import type { TraceClock } from "./info.js";
 import type { ProviderTable } from "./provider-table.js";
+import { keywordMaskFor, parseKeywords, parseLevel, type KeywordSpec, type LevelSpec } from "../schema/keywords.js";
 
 type OneOrMany<T> = T | readonly T[];
 
@@ -20,10 +21,19 @@ export interface QueryFilter {
   tid?: OneOrMany<number>;
   processor?: OneOrMany<number>;
   headerType?: OneOrMany<number>;
-  /** Events at this level or more severe (ETW semantics: level <= value). */
-  level?: number;
-  /** Events with any of these keyword bits. */
-  keywords?: bigint;
+  /**
+   * Events at this level or more severe (ETW semantics: level <= value): a number or a name
+   * ("Informational", "verbose"). Records whose header has no level (kernel, classic) have level 0 and pass.
+   */
+  level?: LevelSpec;
+  /**
+   * Events with any of these keyword bits: a mask (bigint or number), names of the .NET runtime
+   * providers' keywords ("GC", "Loader", "StartRundown"), or a list or string of both ("GC,Loader",
+   * "GC+0x8"). A name stands for its bits in each provider that defines it, so it selects events of
+   * those providers only; a mask tests every provider's events. Records without keywords (kernel,
+   * classic) match none.
+   */
+  keywords?: KeywordSpec;
   /** Inclusive bounds. */
   from?: TimeBound;
   to?: TimeBound;
@@ -92,14 +102,30 @@ export function runQuery(table: EventTable, providers: ProviderTable, clock: Tra
     tests.push((i) => (flags[i] & C.F_NO_PROCESS_INFO) === 0);
   }
   if (q.level !== undefined) {
-    const max = q.level, col = c.level;
+    const max = parseLevel(q.level), col = c.level;
     tests.push((i) => col[i] <= max);
   }
   if (q.keywords !== undefined) {
+    const filter = parseKeywords(q.keywords);
     // Compare the two 32-bit halves: no BigInt per row.
-    const lo = Number(BigInt.asUintN(32, q.keywords)), hi = Number(BigInt.asUintN(32, q.keywords >> 32n));
     const kw = new Uint32Array(c.keywords.buffer, c.keywords.byteOffset, n * 2);
-    tests.push((i) => ((kw[2 * i] & lo) | (kw[2 * i + 1] & hi)) !== 0);
+    if (filter.byProvider.size === 0) {
+      const lo = Number(BigInt.asUintN(32, filter.any)), hi = Number(BigInt.asUintN(32, filter.any >> 32n));
+      tests.push((i) => ((kw[2 * i] & lo) | (kw[2 * i + 1] & hi)) !== 0);
+    } else {
+      // names: each provider's own bits (two halves per provider)
+      const masks = new Uint32Array(Math.max(providers.length, 1) * 2);
+      for (let p = 0; p < providers.length; p++) {
+        const m = keywordMaskFor(filter, providers.get(p).guid);
+        masks[2 * p] = Number(BigInt.asUintN(32, m));
+        masks[2 * p + 1] = Number(BigInt.asUintN(32, m >> 32n));
+      }
+      const prov = c.provider;
+      tests.push((i) => {
+        const p = prov[i];
+        return ((kw[2 * i] & masks[2 * p]) | (kw[2 * i + 1] & masks[2 * p + 1])) !== 0;
+      });
+    }
   }
   if (q.from !== undefined || q.to !== undefined) {
     const ts = new Uint32Array(c.timestamp.buffer, c.timestamp.byteOffset, n * 2);

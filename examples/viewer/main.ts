@@ -118,6 +118,8 @@ function renderStreamed(sum: StreamSummary) {
   paintGc(sum.gcs, sum.spanMs);
   $("gc-stats").querySelector("tbody")!.replaceChildren();
   $("gc-rollup").textContent = "GC statistics need a trace held whole (up to 256 MiB); `etw-wasm gc` computes them for any size.";
+  $("cpu-note").textContent = "CPU samples need a trace held whole (up to 256 MiB); `etw-wasm cpu` profiles any size.";
+  $("doctor").textContent = "The health check needs a trace held whole (up to 256 MiB); `etw-wasm doctor` checks any size.";
   setFiltersEnabled(false);
   $("shown").textContent = `${fmt(sum.records)} shown`;
   $("grid-space").style.height = `${sum.records * ROW}px`;
@@ -150,7 +152,17 @@ function render(t: Trace) {
   renderFilters(t);
   drawGc(t, span);
   void showGcStats(t);
+  void showCpuPanel(t);
+  void showDoctor(t);
   applyFilters();
+}
+
+/** The CPU panel (flame graph and top frames) for a held trace; its code is a chunk of its own. */
+async function showCpuPanel(t: Trace) {
+  $("cpu-note").textContent = "Computing…";
+  const { showCpu } = await import("./flame.js");
+  if (t !== trace) return;
+  showCpu(t, { select: $("cpu-process"), canvas: $("flame"), tip: $("cpu-tip"), top: $("cpu-top").querySelector("tbody")!, note: $("cpu-note") });
 }
 
 /**
@@ -184,6 +196,34 @@ async function showGcStats(t: Trace) {
     ? stats.map((p) => `${p.ProcessName} (${p.PID}): ${fmt(p.Total.Count)} GCs, total pause ${n(p.Total.TotalPauseTimeMSec, 1)} ms, max ${n(p.Total.MaxPauseDurationMSec, 1)} ms, `
       + `${n(p.GCPauseTimePercentage, 1)}% time paused, ${n(p.Total.TotalAllocatedMB, 1)} MB allocated, max heap ${n(p.Total.MaxSizePeakMB, 1)} MB`).join(" · ")
     : "No complete .NET GCs in this trace.";
+}
+
+/**
+ * The trace health check (`etw-wasm doctor`): what the trace can and cannot answer, a line per finding
+ * with the collection settings that fill a gap. The analysis chunk, loaded here.
+ */
+async function showDoctor(t: Trace) {
+  const list = $("doctor");
+  list.replaceChildren();
+  const { traceDoctor } = await import("etw-wasm/analysis");
+  const report = await traceDoctor(t);
+  if (t !== trace) return; // another file was opened meanwhile
+  const label = { ok: "OK", partial: "Partly", gap: "Gap" } as const;
+  list.replaceChildren(...report.findings.map((f) => {
+    const li = document.createElement("li");
+    li.dataset.status = f.status;
+    li.dataset.id = f.id;
+    const head = document.createElement("strong");
+    head.textContent = `${label[f.status]}: ${f.question} `;
+    li.append(head, f.answer);
+    if (f.fix) {
+      const fix = document.createElement("div");
+      fix.className = "note";
+      fix.textContent = `Fix: ${f.fix}`;
+      li.append(fix);
+    }
+    return li;
+  }));
 }
 
 function summaryList(i: Trace["info"], records: number, span: number, complete: boolean, warningTotal: number) {

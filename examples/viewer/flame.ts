@@ -1,0 +1,123 @@
+// The viewer's CPU panel: a flame graph (root at the bottom, callees above, widths by samples) of one
+// process's CPU samples, and its top frames by samples spent in them (self). The profile comes from
+// etw-wasm/analysis (cpuProfile), loaded with this chunk.
+
+import type { Trace } from "etw-wasm/browser";
+import { cpuProfile, type CpuProfile } from "etw-wasm/analysis";
+
+const ROW = 18;
+
+interface Box { x: number; w: number; depth: number; name: string; count: number }
+
+/** Inclusive and self sample counts per node of the profile's name stacks, for the samples of `pid`. */
+function counts(profile: CpuProfile, pid: number): { total: Map<number, number>; self: Map<string, number>; samples: number } {
+  const total = new Map<number, number>();
+  const self = new Map<string, number>();
+  let samples = 0;
+  for (const s of profile.samples) {
+    if (s.pid !== pid) continue;
+    samples++;
+    const leaf = profile.stacks.names[profile.stacks.frame[s.stack]];
+    self.set(leaf, (self.get(leaf) ?? 0) + 1);
+    for (let n = s.stack; n >= 0; n = profile.stacks.parent[n]) total.set(n, (total.get(n) ?? 0) + 1);
+  }
+  return { total, self, samples };
+}
+
+/** Boxes of the flame graph: each node as wide as its samples, its children side by side above it. */
+function layout(profile: CpuProfile, total: Map<number, number>, width: number, samples: number): Box[] {
+  const children = new Map<number, number[]>();
+  for (const n of total.keys()) {
+    const p = profile.stacks.parent[n];
+    const list = children.get(p) ?? [];
+    list.push(n);
+    children.set(p, list);
+  }
+  const boxes: Box[] = [];
+  const place = (n: number, x: number, depth: number) => {
+    const count = total.get(n)!;
+    const w = (count / samples) * width;
+    boxes.push({ x, w, depth, name: profile.stacks.names[profile.stacks.frame[n]], count });
+    let cx = x;
+    for (const c of (children.get(n) ?? []).sort((a, b) => total.get(b)! - total.get(a)!)) {
+      place(c, cx, depth + 1);
+      cx += (total.get(c)! / samples) * width;
+    }
+  };
+  let x = 0;
+  for (const root of children.get(-1) ?? []) {
+    place(root, x, 0);
+    x += (total.get(root)! / samples) * width;
+  }
+  return boxes;
+}
+
+/** Fills the CPU panel for a held trace: a process choice, the flame graph, the top frames. */
+export function showCpu(t: Trace, el: { select: HTMLSelectElement; canvas: HTMLCanvasElement; tip: HTMLElement; top: HTMLTableSectionElement; note: HTMLElement }): void {
+  const profile = cpuProfile(t);
+  const byPid = new Map<number, number>();
+  for (const s of profile.samples) byPid.set(s.pid, (byPid.get(s.pid) ?? 0) + 1);
+  el.select.replaceChildren();
+  if (!profile.samples.length) {
+    el.note.textContent = "No CPU samples in this trace (collect with the kernel's Profile flag, with stacks).";
+    el.canvas.hidden = true;
+    return;
+  }
+  const pids = [...byPid].sort((a, b) => b[1] - a[1]);
+  for (const [pid, n] of pids) {
+    const o = document.createElement("option");
+    o.value = String(pid);
+    o.textContent = `${t.processes.processName(pid, t.events.timestamp[0] ?? 0n)} (${pid}): ${n.toLocaleString("en-US")} samples`;
+    el.select.append(o);
+  }
+  const draw = () => {
+    const pid = Number(el.select.value);
+    const { total, self, samples } = counts(profile, pid);
+    el.canvas.hidden = false;
+    const width = el.canvas.clientWidth || 900;
+    const boxes = layout(profile, total, width, samples);
+    const depth = boxes.reduce((d, b) => Math.max(d, b.depth + 1), 1);
+    el.canvas.width = width;
+    el.canvas.height = depth * ROW;
+    el.canvas.dataset.samples = String(samples);
+    const g = el.canvas.getContext("2d")!;
+    g.font = "11px system-ui, sans-serif";
+    g.textBaseline = "middle";
+    for (const b of boxes) {
+      const y = (depth - 1 - b.depth) * ROW; // root at the bottom
+      const managed = b.name.includes("!") && !b.name.endsWith("!?");
+      g.fillStyle = managed ? "#f2a65a" : b.depth < 2 ? "#b9c7d8" : "#e8d27a";
+      g.fillRect(b.x, y, Math.max(b.w - 0.5, 0.5), ROW - 1);
+      if (b.w > 40) {
+        g.fillStyle = "#222";
+        g.save();
+        g.beginPath();
+        g.rect(b.x, y, b.w - 2, ROW);
+        g.clip();
+        g.fillText(b.name, b.x + 3, y + ROW / 2);
+        g.restore();
+      }
+    }
+    el.canvas.onmousemove = (e) => {
+      const r = el.canvas.getBoundingClientRect();
+      // (in canvas pixels: the page may show the canvas scaled)
+      const x = ((e.clientX - r.left) * el.canvas.width) / r.width;
+      const row = Math.floor((((e.clientY - r.top) * el.canvas.height) / r.height) / ROW);
+      const hit = boxes.find((b) => depth - 1 - b.depth === row && x >= b.x && x < b.x + b.w);
+      el.tip.textContent = hit ? `${hit.name}: ${hit.count.toLocaleString("en-US")} samples (${((hit.count * 100) / samples).toFixed(1)}%)` : "";
+    };
+    el.top.replaceChildren();
+    for (const [name, n] of [...self].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 15)) {
+      const tr = document.createElement("tr");
+      const a = document.createElement("td");
+      a.textContent = name;
+      const c = document.createElement("td");
+      c.textContent = n.toLocaleString("en-US");
+      tr.append(a, c);
+      el.top.append(tr);
+    }
+    el.note.textContent = `${samples.toLocaleString("en-US")} samples of ${profile.intervalMSec} ms; ${profile.samplesWithStacks.toLocaleString("en-US")} of all ${profile.samples.length.toLocaleString("en-US")} with stacks. Hover a frame for its samples.`;
+  };
+  el.select.onchange = draw;
+  draw();
+}
