@@ -13,6 +13,7 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import { tableFromIPC } from "@uwdata/flechette";
 import { openTrace } from "../dist/bindings/index.js";
 import { cpuProfile, gcStats, stackNames } from "../dist/bindings/analysis/index.js";
+import { PayloadContext, payloadPairs } from "../dist/bindings/perfview/index.js";
 import { streamTraceFile } from "../dist/bindings/node.js";
 import { generateTraceFile } from "../dist/bindings/generator/generate-file.js";
 import { serve } from "./helpers/static-server.js";
@@ -209,6 +210,39 @@ describe.skipIf(!HAVE_CHROMIUM)("in Chromium", () => {
     expect(await page.locator("[data-testid=gc-rollup]").textContent()).toContain(`${complete.length} GCs`);
     await page.close();
   }, 90_000);
+
+  it.skipIf(!HAVE_CORPUS)("the event table: every event kind's fields as TraceEvent prints them; the keyboard moves through the rows", async () => {
+    const file = etlPath("net.4.5.2.x64.etl");
+    const page = await browser.newPage();
+    await page.goto(site.url);
+    await page.setInputFiles("#file", file);
+    await page.locator("[data-testid=event-count]").waitFor({ timeout: 60_000 });
+    const t = await openTrace(readFileSync(file));
+    const ctx = new PayloadContext(t, t.processes, "current");
+    for (const name of ["Windows Kernel/Process/DCStart", "Windows Kernel/Image/DCStart", "Microsoft-Windows-DotNETRuntime/GC/Start"]) {
+      await page.selectOption("#f-name", name);
+      // the first row shown: its fields as TraceEvent's payload text, once the formatter is loaded
+      const first = t.query({ order: "time" }).indices.find((i) => t.names.ofRow(i) === name)!;
+      const want = payloadPairs(t.events.row(first), ctx).map(([n, v]) => `${n}=${v.slice(0, 60)}`).join("; ");
+      expect(want.length, name).toBeGreaterThan(0);
+      await page.waitForFunction((w) => document.querySelector("#grid .grid-row span:last-child")?.textContent === w, want, { timeout: 30_000 });
+    }
+    await page.selectOption("#f-name", "");
+    const grid = page.locator("[data-testid=grid]");
+    await grid.focus();
+    const picked = () => page.locator("#grid .grid-row.selected").getAttribute("data-row");
+    await page.keyboard.press("ArrowDown");
+    expect(await picked()).toBe("0");
+    await page.keyboard.press("ArrowDown");
+    expect(await picked()).toBe("1");
+    await page.keyboard.press("End");
+    expect(await picked()).toBe(String(t.events.length - 1));
+    await page.keyboard.press("PageUp");
+    expect(Number(await picked())).toBeLessThan(t.events.length - 1);
+    await page.keyboard.press("Home");
+    expect(await picked()).toBe("0");
+    await page.close();
+  }, 120_000);
 
   it("the CPU panel: the busiest process's samples as a flame graph, its top frames as a Node profile has them", async () => {
     const page = await browser.newPage();

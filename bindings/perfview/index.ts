@@ -3,3 +3,4 @@
 // bundle it.
 
 export { formatPerfView, perfViewLines, isTraceLogBookkeeping, type PerfViewOptions, type PerfViewTrace } from "./perfview.js";
+export { payloadPairs, PayloadContext } from "./traceevent-payload.js";

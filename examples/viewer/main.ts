@@ -5,7 +5,7 @@
 
 import { openTraceInWorker, type Trace } from "etw-wasm/browser";
 import type { StreamSummary } from "./stream-worker.js";
-import { rowCells, type RowCells } from "./rows.js";
+import { rowCells, useFieldFormatter, type RowCells } from "./rows.js";
 
 /** Files above this size are streamed, not held. */
 const STREAM_BYTES = 256 << 20;
@@ -153,8 +153,21 @@ function render(t: Trace) {
   drawGc(t, span);
   void showGcStats(t);
   void showCpuPanel(t);
+  void loadFieldFormatter(t);
   void showDoctor(t);
   applyFilters();
+}
+
+/**
+ * The event table's Fields column as TraceEvent prints every event kind (kernel, .NET, EventSource,
+ * TraceLogging): the formatter is a chunk of its own, and the rows shown are drawn again once it is here.
+ */
+async function loadFieldFormatter(t: Trace) {
+  const { PayloadContext, payloadPairs } = await import("etw-wasm/perfview");
+  if (t !== trace) return;
+  const ctx = new PayloadContext(t, t.processes, "current");
+  useFieldFormatter((tr, i) => (tr === t ? payloadPairs(tr.events.row(i), ctx) : []));
+  drawRows();
 }
 
 /** The CPU panel (flame graph and top frames) for a held trace; its code is a chunk of its own. */
@@ -301,6 +314,7 @@ function applyFilters() {
   const name = $<HTMLSelectElement>("f-name").value;
   const t = trace;
   shown = name ? result.filter((i) => rowName(t, i) === name) : result;
+  selected = -1;
   $("shown").textContent = `${fmt(shown.length)} shown`;
   $("grid-space").style.height = `${shown.length * ROW}px`;
   $("grid").scrollTop = 0;
@@ -308,9 +322,12 @@ function applyFilters() {
 }
 
 /** Puts row `k` of the table, with its cells, in the grid. */
+/** The row picked with the keyboard or a click (its position in the rows shown), or -1. */
+let selected = -1;
+
 function gridRow(k: number, cells: RowCells) {
   const div = document.createElement("div");
-  div.className = "grid-row";
+  div.className = k === selected ? "grid-row selected" : "grid-row";
   div.style.top = `${k * ROW}px`;
   div.dataset.row = String(k);
   for (const c of cells) {
@@ -373,17 +390,20 @@ function drawGc(t: Trace, span: number) {
       open.delete(pid);
     }
   }
-  paintGc(gcs, span);
+  paintGc(gcs, span, (pid) => t.processes.processName(pid, t.events.timestamp[0] ?? 0n));
 }
 
-function paintGc(gcs: { pid: number; from: number; to: number; gen: number }[], span: number) {
+function paintGc(gcs: { pid: number; from: number; to: number; gen: number }[], span: number, name: (pid: number) => string = (pid) => `Process(${pid})`) {
   const canvas = $<HTMLCanvasElement>("gc");
-  const w = (canvas.width = canvas.clientWidth * devicePixelRatio || 800);
-  const h = (canvas.height = 140 * devicePixelRatio);
+  const dpr = devicePixelRatio || 1;
+  const w = (canvas.width = canvas.clientWidth * dpr || 800);
+  const h = (canvas.height = 140 * dpr);
   const g = canvas.getContext("2d")!;
   g.clearRect(0, 0, w, h);
   const pids = [...new Set(gcs.map((x) => x.pid))];
-  const lane = h / Math.max(1, pids.length);
+  // a time axis at the bottom; a lane per process above it, named at its left
+  const axis = 18 * dpr;
+  const lane = (h - axis) / Math.max(1, pids.length);
   const colors = ["#4c9be8", "#f0a030", "#d9534f", "#7a5cc4"];
   for (const gc of gcs) {
     const x = (gc.from / Math.max(span, 1e-9)) * w;
@@ -391,12 +411,36 @@ function paintGc(gcs: { pid: number; from: number; to: number; gen: number }[], 
     g.fillStyle = colors[Math.min(gc.gen, 3)];
     g.fillRect(x, pids.indexOf(gc.pid) * lane + 4, width, lane - 8);
   }
+  g.font = `${11 * dpr}px system-ui, sans-serif`;
+  g.textBaseline = "top";
+  pids.forEach((pid, k) => {
+    const label = `${name(pid)} (${pid})`;
+    g.fillStyle = "rgba(255,255,255,0.8)";
+    g.fillRect(2 * dpr, k * lane + 4, g.measureText(label).width + 6 * dpr, 14 * dpr);
+    g.fillStyle = "#1d2330";
+    g.fillText(label, 5 * dpr, k * lane + 5);
+  });
+  g.fillStyle = "#5a6475";
+  g.fillRect(0, h - axis, w, 1);
+  const step = niceStep(span / 8);
+  for (let ms = 0; ms <= span && step > 0; ms += step) {
+    const x = (ms / Math.max(span, 1e-9)) * w;
+    g.fillRect(x, h - axis, 1, 4 * dpr);
+    g.fillText(`${fmt(Math.round(ms * 1000) / 1000)} ms`, Math.min(x + 2 * dpr, w - 60 * dpr), h - axis + 5 * dpr);
+  }
   // a loop, not Math.max(...): a spread of a hundred thousand GCs overflows the stack
   let longest = 0;
   for (const gc of gcs) longest = Math.max(longest, gc.to - gc.from);
   $("gc-note").textContent = gcs.length
     ? `${fmt(gcs.length)} GCs in ${pids.length} process(es); blue gen 0, orange gen 1, red gen 2. Longest pause ${longest.toFixed(3)} ms.`
     : "No .NET GC events in this trace.";
+}
+
+/** A round step (1, 2 or 5 times a power of ten) near `x`. */
+function niceStep(x: number): number {
+  if (!(x > 0)) return 0;
+  const p = 10 ** Math.floor(Math.log10(x));
+  return (x / p >= 5 ? 5 : x / p >= 2 ? 2 : 1) * p;
 }
 
 /** The rows shown (the whole trace, or the current filter) as an Arrow IPC or Parquet file, made here. */
@@ -429,6 +473,27 @@ $<HTMLInputElement>("file").addEventListener("change", (e) => {
 });
 $("filters").addEventListener("change", applyFilters);
 $("grid").addEventListener("scroll", () => requestAnimationFrame(drawRows));
+// keyboard: arrows, Page Up/Down, Home/End move the picked row (and scroll to it); a click picks one
+$("grid").addEventListener("keydown", (e) => {
+  const total = streamed ? streamed.records : shown.length;
+  if (!total) return;
+  const grid = $("grid");
+  const page = Math.max(1, Math.floor(grid.clientHeight / ROW) - 1);
+  const moves: Record<string, number> = { ArrowDown: 1, ArrowUp: -1, PageDown: page, PageUp: -page, Home: -total, End: total };
+  if (!(e.key in moves)) return;
+  e.preventDefault();
+  // (nothing picked yet: the first Arrow Down picks the first row)
+  selected = Math.max(0, Math.min(total - 1, selected + moves[e.key]));
+  if (selected * ROW < grid.scrollTop) grid.scrollTop = selected * ROW;
+  else if ((selected + 1) * ROW > grid.scrollTop + grid.clientHeight) grid.scrollTop = (selected + 1) * ROW - grid.clientHeight;
+  drawRows();
+});
+$("grid").addEventListener("click", (e) => {
+  const row = (e.target as HTMLElement).closest<HTMLElement>(".grid-row");
+  if (!row?.dataset.row) return;
+  selected = Number(row.dataset.row);
+  drawRows();
+});
 document.addEventListener("dragover", (e) => {
   e.preventDefault();
   document.body.classList.add("dragging");

@@ -5,7 +5,21 @@ import type { Trace } from "etw-wasm/browser";
 /** A row's cells: time, name, pid, tid, cpu, bytes, fields. */
 export type RowCells = [time: string, name: string, pid: string, tid: string, cpu: string, bytes: string, fields: string];
 
+/** TraceEvent's payload fields of a row (every event kind), once the page has loaded that formatter. */
+let payloadFields: ((t: Trace, index: number) => [string, string][]) | undefined;
+
+export function useFieldFormatter(f: (t: Trace, index: number) => [string, string][]): void {
+  payloadFields = f;
+}
+
 function fieldsText(t: Trace, index: number): string {
+  if (payloadFields) {
+    try {
+      return payloadFields(t, index).map(([n, v]) => `${n}=${v.slice(0, 60)}`).join("; ");
+    } catch {
+      // (a payload the formatter cannot read: its decoded fields, if any)
+    }
+  }
   const d = t.events.row(index).decode();
   if (!d) return "";
   return d.names.map((n, k) => `${n}=${String(d.values[k]).slice(0, 40)}`).join("; ");
