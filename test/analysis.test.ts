@@ -466,3 +466,21 @@ describe("GC statistics on synthetic event sequences (TraceEvent's rules for eac
     t.dispose();
   });
 });
+
+describe("JIT statistics on synthetic events", () => {
+  it("methods jitted on the multicore JIT's background thread (named by ClrMulticoreJit/Common JITTHREAD) are MulticoreJitBackground", async () => {
+    const started = (id: number) => pb().u64(BigInt(id)).u64(0x100n).u32(0x06000001).u32(40).utf16z("NS").utf16z(`M${id}`).utf16z("void  ()").u16(9).build();
+    const loaded = (id: number) => pb().u64(BigInt(id)).u64(0x100n).u64(0x7ff800000000n + BigInt(id) * 256n).u32(120).u32(0x06000001).u32(0x8).utf16z("NS").utf16z(`M${id}`).utf16z("void  ()").u16(9).u64(0n).build();
+    const t = await scenario([
+      [1, 7, 201, 0, pb().u16(9).utf16z("JITTHREAD").utf16z("").i32(0).i32(0).i32(0).build(), PRIVATE_GUID],
+      [2, 7, 145, 0, started(1)], [3, 7, 143, 2, loaded(1)],
+      [4, 8, 145, 0, started(2)], [6, 8, 143, 2, loaded(2)],
+    ]);
+    const [p] = await jitStats(t);
+    expect(p.Methods.map((m) => [m.MethodName, m.CompilationThreadKind, m.CompileCpuTimeMSec])).toEqual([
+      ["NS.M1()", "MulticoreJitBackground", 1], ["NS.M2()", "Foreground", 2],
+    ]);
+    expect([p.ByKind.MulticoreJitBackground.Count, p.ByKind.Foreground.Count]).toEqual([1, 1]);
+    t.dispose();
+  });
+});

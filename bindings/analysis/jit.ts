@@ -60,15 +60,18 @@ export interface JitProcess {
 
 const RUNTIME = CLR_PROVIDERS.findIndex((p) => p.name === "Microsoft-Windows-DotNETRuntime");
 const RUNDOWN = CLR_PROVIDERS.findIndex((p) => p.name === "Microsoft-Windows-DotNETRuntimeRundown");
+const PRIVATE = CLR_PROVIDERS.findIndex((p) => p.name === "Microsoft-Windows-DotNETRuntimePrivate");
+/** The private provider's ClrMulticoreJit/Common: its GROUPWAIT or JITTHREAD names the background JIT thread. */
+const MULTICORE_JIT_COMMON = 201;
 
 /** The providers whose events the JIT statistics read (for a decode-time filter). */
-export const JIT_PROVIDERS = ["Microsoft-Windows-DotNETRuntime", "Microsoft-Windows-DotNETRuntimeRundown"];
+export const JIT_PROVIDERS = ["Microsoft-Windows-DotNETRuntime", "Microsoft-Windows-DotNETRuntimeRundown", "Microsoft-Windows-DotNETRuntimePrivate"];
 
 const METHOD_LOAD = 141, METHOD_LOAD_VERBOSE = 143, JITTING_STARTED = 145, MEMORY_FOR_JIT = 146;
 const MODULE_LOAD = 152, MODULE_UNLOAD = 153, RUNDOWN_MODULE_DC_STOP = 154;
 const JITTED = 0x8;
 /** The ids of the events JitComputer reads, runtime and rundown. */
-export const JIT_EVENT_IDS = [METHOD_LOAD, METHOD_LOAD_VERBOSE, JITTING_STARTED, MEMORY_FOR_JIT, MODULE_LOAD, MODULE_UNLOAD, RUNDOWN_MODULE_DC_STOP];
+export const JIT_EVENT_IDS = [METHOD_LOAD, METHOD_LOAD_VERBOSE, JITTING_STARTED, MEMORY_FOR_JIT, MODULE_LOAD, MODULE_UNLOAD, RUNDOWN_MODULE_DC_STOP, MULTICORE_JIT_COMMON];
 
 function totals(): JitTotals {
   return { Count: 0, TotalCpuTimeMSec: 0, TotalILSize: 0, TotalNativeSize: 0 };
@@ -93,6 +96,8 @@ interface ProcessState {
   modules: Map<bigint, string>;
   /** Per thread, its methods still open (started, not loaded), oldest first. */
   open: Map<number, JittedMethod[]>;
+  /** The multicore JIT's background thread (0: none seen). */
+  backgroundJitThread: number;
 }
 
 /**
@@ -109,17 +114,16 @@ export class JitComputer {
     if (!schema) return;
     const id = schema.id;
     const runtime = schema.provider === RUNTIME, rundown = schema.provider === RUNDOWN;
+    if (schema.provider === PRIVATE) {
+      if (id !== MULTICORE_JIT_COMMON) return;
+      const state = this.stateOf(row);
+      const what = String(row.get("String1") ?? "");
+      if (state.backgroundJitThread === 0 && (what === "GROUPWAIT" || what === "JITTHREAD")) state.backgroundJitThread = row.tid ?? 0;
+      return;
+    }
     if (!(runtime && (id === METHOD_LOAD || id === METHOD_LOAD_VERBOSE || id === JITTING_STARTED || id === MEMORY_FOR_JIT || id === MODULE_LOAD || id === MODULE_UNLOAD))
       && !(rundown && id === RUNDOWN_MODULE_DC_STOP)) return;
-    const pid = row.pid ?? 0;
-    let state = this.processes.get(pid);
-    if (!state) {
-      const process: JitProcess = {
-        PID: pid, ProcessName: this.processName(pid, row.timestamp), Methods: [], Totals: totals(),
-        ByKind: { Foreground: totals(), MulticoreJitBackground: totals(), TieredCompilationBackground: totals() }, ByModule: [],
-      };
-      this.processes.set(pid, (state = { process, modules: new Map(), open: new Map() }));
-    }
+    const state = this.stateOf(row);
     const methods = state.process.Methods;
     if (id === MODULE_LOAD || id === MODULE_UNLOAD || id === RUNDOWN_MODULE_DC_STOP) {
       const module = row.get("ModuleID") as bigint;
@@ -155,7 +159,8 @@ export class JitComputer {
     open.CompileCpuTimeMSec = row.relativeMSec - open.StartTimeMSec;
     open.OptimizationTier = OPTIMIZATION_TIERS[(flags >> 7) & 7];
     open.VersionID = id === METHOD_LOAD_VERBOSE ? Number(row.get("ReJITID") ?? 0) : 0;
-    open.CompilationThreadKind = open.OptimizationTier === "OptimizedTier1OSR" || open.VersionID === 0 ? "Foreground" : "TieredCompilationBackground";
+    open.CompilationThreadKind = tid === state.backgroundJitThread && tid !== 0 ? "MulticoreJitBackground"
+      : open.OptimizationTier === "OptimizedTier1OSR" || open.VersionID === 0 ? "Foreground" : "TieredCompilationBackground";
     open.IsCompleted = true;
     // closed, unless its load gave it neither size nor time: then it still counts as open
     const stillOpen = open.NativeSize === 0 && open.CompileCpuTimeMSec === 0;
@@ -164,6 +169,19 @@ export class JitComputer {
     } else if (stillOpen) openOnThread.push(open);
     add(state.process.Totals, open);
     add(state.process.ByKind[open.CompilationThreadKind], open);
+  }
+
+  private stateOf(row: EventRow): ProcessState {
+    const pid = row.pid ?? 0;
+    let state = this.processes.get(pid);
+    if (!state) {
+      const process: JitProcess = {
+        PID: pid, ProcessName: this.processName(pid, row.timestamp), Methods: [], Totals: totals(),
+        ByKind: { Foreground: totals(), MulticoreJitBackground: totals(), TieredCompilationBackground: totals() }, ByModule: [],
+      };
+      this.processes.set(pid, (state = { process, modules: new Map(), open: new Map(), backgroundJitThread: 0 }));
+    }
+    return state;
   }
 
   private started(state: ProcessState, row: EventRow, ilSize: number, tid: number): JittedMethod {
