@@ -8,6 +8,7 @@ import type { Trace } from "../trace.js";
 import type { ProcessTable } from "../tables/processes.js";
 import { StackAttacher, type StackTable } from "./stacks.js";
 import { SymbolMap } from "./symbols.js";
+import { PrefixTree } from "./prefix-tree.js";
 
 const PERFINFO = "ce1dbfb4-137e-4da6-87b0-3f59aa102cbc";
 const STACKWALK = "def2fe46-7bd6-4b80-bd94-f57fe20d0ce3";
@@ -57,53 +58,18 @@ export function stackNames(stacks: NameStacks, id: number): string[] {
   return out.reverse();
 }
 
+/** Frame-name stacks: a prefix tree of name numbers. */
 class NameInterner implements NameStacks {
-  names: string[] = [];
-  frame: number[] = [];
-  parent: number[] = [];
+  readonly names: string[] = [];
   private readonly nameIds = new Map<string, number>();
-  // children as lists (first, next), as StackTable's
-  private readonly firstChild: number[] = [];
-  private readonly nextSibling: number[] = [];
-  private rootFirst = -1;
-  private readonly childCount = new Map<number, number>();
-  private readonly wide = new Map<number, Map<number, number>>();
+  private readonly tree = new PrefixTree();
+  get frame(): number[] { return this.tree.value; }
+  get parent(): number[] { return this.tree.parent; }
 
   node(parent: number, name: string): number {
     let n = this.nameIds.get(name);
     if (n === undefined) this.nameIds.set(name, (n = this.names.push(name) - 1));
-    const wide = this.wide.get(parent);
-    let id: number | undefined;
-    if (wide) id = wide.get(n);
-    else {
-      id = parent < 0 ? this.rootFirst : this.firstChild[parent];
-      while (id >= 0 && this.frame[id] !== n) id = this.nextSibling[id];
-    }
-    if (id === undefined || id < 0) {
-      id = this.frame.push(n) - 1;
-      this.parent.push(parent);
-      this.firstChild.push(-1);
-      if (parent < 0) {
-        this.nextSibling.push(this.rootFirst);
-        this.rootFirst = id;
-      } else {
-        this.nextSibling.push(this.firstChild[parent]);
-        this.firstChild[parent] = id;
-      }
-      if (wide) wide.set(n, id);
-      else {
-        // a node with many children indexes them
-        const count = (this.childCount.get(parent) ?? 0) + 1;
-        this.childCount.set(parent, count);
-        if (count >= 16) {
-          const index = new Map<number, number>();
-          for (let c = parent < 0 ? this.rootFirst : this.firstChild[parent]; c >= 0; c = this.nextSibling[c]) index.set(this.frame[c], c);
-          this.wide.set(parent, index);
-          this.childCount.delete(parent);
-        }
-      }
-    }
-    return id;
+    return this.tree.child(parent, n);
   }
 }
 

@@ -5,6 +5,7 @@
 // (caller-first prefix tree), so a stack is one number per event.
 
 import type { EventRow } from "../tables/event-table.js";
+import { PrefixTree } from "./prefix-tree.js";
 
 const STACKWALK = "def2fe46-7bd6-4b80-bd94-f57fe20d0ce3";
 const PERFINFO = "ce1dbfb4-137e-4da6-87b0-3f59aa102cbc";
@@ -44,64 +45,21 @@ function numberOfAddress(a: bigint): number {
  * `parent[id]` (-1: the outermost frame). Walking parents from an event's stack gives its frames leaf first.
  */
 export class StackTable {
-  readonly parent: number[] = [];
-  readonly addr: number[] = [];
-  // the callees of a stack as a list (first, next): stacks have few callees, and a scan of a few
-  // numbers beats hashing (number and BigInt map keys above 2^31 are slow)
-  private readonly firstCallee: number[] = [];
-  private readonly nextSibling: number[] = [];
-  private rootFirst = -1;
-  // a stack with many callees indexes them (a list scan would make wide stacks quadratic)
-  private readonly calleeCount = new Map<number, number>();
-  private readonly wide = new Map<number, Map<number, number>>();
-
-  private indexCallee(id: number, callee: number, wide: Map<number, number> | undefined): void {
-    if (wide) {
-      wide.set(this.addr[callee], callee);
-      return;
-    }
-    const n = (this.calleeCount.get(id) ?? 0) + 1;
-    this.calleeCount.set(id, n);
-    if (n < 16) return;
-    const index = new Map<number, number>();
-    for (let c = id < 0 ? this.rootFirst : this.firstCallee[id]; c >= 0; c = this.nextSibling[c]) index.set(this.addr[c], c);
-    this.wide.set(id, index);
-    this.calleeCount.delete(id);
-  }
+  private readonly tree = new PrefixTree();
+  /** Stack `id`'s caller (-1: none). */
+  get parent(): readonly number[] { return this.tree.parent; }
+  /** Stack `id`'s frame, as an addressNumber. */
+  get addr(): readonly number[] { return this.tree.value; }
 
   /** The address of stack `id`'s frame. */
   addressOf(id: number): bigint {
-    return addressOfNumber(this.addr[id]);
+    return addressOfNumber(this.tree.value[id]);
   }
 
   /** The id of `frames` (addressNumbers, leaf first) below `caller`. */
   intern(frames: readonly number[], caller = -1): number {
     let id = caller;
-    for (let i = frames.length - 1; i >= 0; i--) {
-      const a = frames[i];
-      const wide = this.wide.get(id);
-      let c: number | undefined;
-      if (wide) c = wide.get(a);
-      else {
-        c = id < 0 ? this.rootFirst : this.firstCallee[id];
-        while (c >= 0 && this.addr[c] !== a) c = this.nextSibling[c];
-      }
-      if (c === undefined || c < 0) {
-        c = this.parent.length;
-        this.parent.push(id);
-        this.addr.push(a);
-        this.firstCallee.push(-1);
-        if (id < 0) {
-          this.nextSibling.push(this.rootFirst);
-          this.rootFirst = c;
-        } else {
-          this.nextSibling.push(this.firstCallee[id]);
-          this.firstCallee[id] = c;
-        }
-        this.indexCallee(id, c, wide);
-      }
-      id = c;
-    }
+    for (let i = frames.length - 1; i >= 0; i--) id = this.tree.child(id, frames[i]);
     return id;
   }
 
@@ -112,7 +70,7 @@ export class StackTable {
     return out;
   }
 
-  get size(): number { return this.parent.length; }
+  get size(): number { return this.tree.size; }
 }
 
 /** An event waiting for parts of its stack. */
