@@ -216,3 +216,28 @@ describe("stack attachment rules on a synthetic trace", () => {
     t.dispose();
   });
 });
+
+describe("etw-wasm generate --samples", () => {
+  it("writes CPU samples with stacks: cpu profiles every non-idle sample, each with its stack", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "etw-gen-samples-"));
+    const file = join(dir, "s.etl"), out = join(dir, "s.folded");
+    expect(spawnSync(process.execPath, [CLI, "generate", file, "--size", "1MiB", "--samples"], { encoding: "utf8" }).status).toBe(0);
+    const t = await openTrace(readFileSync(file));
+    // by hand: PerfInfo/Sample records whose thread (after the pointer-sized IP) is not 0
+    let busy = 0, idle = 0;
+    for (const r of t.query({ provider: PERFINFO })) {
+      if (r.opcode !== 46) continue;
+      if (new DataView(r.payload.buffer, r.payload.byteOffset).getUint32(8, true) === 0) idle++;
+      else busy++;
+    }
+    expect(busy).toBeGreaterThan(100);
+    const r = spawnSync(process.execPath, [CLI, "cpu", file, "--format", "folded", "-o", out], { encoding: "utf8" });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`${busy} CPU samples (${busy} with stacks; left out: ${idle} idle)`);
+    const lines = readFileSync(out, "utf8").trim().split("\n");
+    expect(lines.reduce((n, l) => n + Number(l.slice(l.lastIndexOf(" ") + 1)), 0)).toBe(busy);
+    // the jitted methods of the generated service name their frames
+    expect(lines.some((l) => /;system\.private\.corelib!Contoso\.Orders\./.test(l))).toBe(true);
+    t.dispose();
+  });
+});

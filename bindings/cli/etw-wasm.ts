@@ -69,7 +69,8 @@ const COMMAND_HELP: Record<Command, string> = {
       --from MS  --until MS      the events filters (--until: the end of the time range, as events' --to)
       several files: one set of tables, with a sourceFile column`,
   generate: `  generate OUT [options]         write a synthetic .NET runtime trace
-      --size N (e.g. 256MiB; default 64MiB), --compress, --pointer-size 4|8, --seed N, --processors N`,
+      --size N (e.g. 256MiB; default 64MiB), --compress, --pointer-size 4|8, --seed N, --processors N,
+      --samples (kernel CPU samples with stacks, for cpu and stacks)`,
 };
 
 const READ_HELP = `  --max-memory SIZE              the most memory the decoder's core may take (e.g. 512MiB; at least 1MiB,
@@ -134,7 +135,7 @@ const OPTIONS: Record<Command, OptionSpecs> = {
   generate: {
     ...HELP,
     size: { type: "string" }, compress: { type: "boolean" }, "pointer-size": { type: "string" },
-    seed: { type: "string" }, processors: { type: "string" },
+    seed: { type: "string" }, processors: { type: "string" }, samples: { type: "boolean" },
   },
 };
 
@@ -506,7 +507,7 @@ async function cmdGenerate(out: string, values: Values): Promise<number> {
   // The buffer header's processor number is one byte.
   const processors = wholeNumber(values, "processors", "the processor count", 1, 256, "generate") ?? 4;
   const t0 = performance.now();
-  const bytes = generateTraceFile(out, { targetBytes: size, compress: values.compress === true, pointerSize, seed, processors });
+  const bytes = generateTraceFile(out, { targetBytes: size, compress: values.compress === true, pointerSize, seed, processors, samples: values.samples === true });
   console.error(`wrote ${out}: ${bytes} bytes in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   return 0;
 }
