@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { createRequire } from "node:module";
 import Ajv from "ajv";
 import { openTrace, type Trace } from "../dist/bindings/index.js";
-import { cpuProfile, gcStats, stackNames, toChromeTrace, toFolded, toSpeedscope, traceStacks } from "../dist/bindings/analysis/index.js";
+import { attachStacks, cpuProfile, gcStats, stackNames, toChromeTrace, toFolded, toSpeedscope, traceStacks } from "../dist/bindings/analysis/index.js";
 import { EtlWriter, PayloadBuilder } from "../bindings/generator/etl-writer.js";
 import { HAVE_CORPUS, etlPath } from "./helpers/shared.js";
 
@@ -107,6 +107,17 @@ describe("stacks and CPU profiles of net.4.5.2.x64", () => {
       if (id >= 0 && attacher.table.frames(id).some((a) => a >= main.start && a < main.start + main.size)) inMain++;
     }
     expect(inMain).toBeGreaterThan(1000);
+    // row.callStack: null until attachStacks, then the sample's frames named, leaf first
+    const sampleRow = t.query({ provider: PERFINFO, order: "time" }).indices.find((i) => {
+      const id = attacher.stackOf(i);
+      return id >= 0 && attacher.table.frames(id).some((a) => a >= main.start && a < main.start + main.size);
+    })!;
+    expect(t.events.row(sampleRow).callStack).toBeNull();
+    attachStacks(t);
+    const named = t.events.row(sampleRow).callStack!;
+    expect(named).toHaveLength(attacher.table.frames(attacher.stackOf(sampleRow)).length);
+    expect(named).toContain("test.x64!Test.Program.Main(class System.String[])");
+    expect(named[named.length - 1]).toBe("ntdll!?");
     const frame = "test.x64!Test.Program.Main(class System.String[])";
     expect(profile.samples.filter((s) => stackNames(profile.stacks, s.stack).includes(frame)).length).toBe(inMain);
     expect(profile.samples.every((s) => s.pid === 3676)).toBe(true);

@@ -119,6 +119,29 @@ export function frameNamer(table: StackTable, symbols: SymbolMap): (pid: number,
   };
 }
 
+/**
+ * Matches every event's stack over the whole trace and names its frames, so that `row.callStack` gives
+ * them (lazily: a row's frames are named when asked). A CPU sample's process is its thread's.
+ */
+export function attachStacks(trace: Trace): StackAttacher {
+  const { attacher, symbols } = traceStacks(trace);
+  const names = frameNamer(attacher.table, symbols);
+  const pointerSize = trace.events.defaultPointerSize === 4 ? 4 : 8;
+  const perfInfo = trace.providers.find(PERFINFO);
+  trace.events.callStacks = (index) => {
+    const stack = attacher.stackOf(index);
+    if (stack < 0) return null;
+    const row = trace.events.row(index);
+    let pid = row.pid;
+    if (pid === null && perfInfo.includes(row.providerIndex) && row.opcode === SAMPLE && row.payloadLength >= pointerSize + 4) {
+      const p = row.payload;
+      pid = trace.processes.threadProcess(new DataView(p.buffer, p.byteOffset, p.length).getInt32(pointerSize, true), row.timestamp) ?? null;
+    }
+    return names(pid ?? 0, stack, row.timestamp);
+  };
+  return attacher;
+}
+
 /** TraceEvent's process frame: `Process64 name (pid) Args: arguments`. */
 function processFrame(processes: ProcessTable, pid: number, ts: bigint, pointerSize: number): string {
   const info = processes.processAt(pid, ts);

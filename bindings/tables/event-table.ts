@@ -58,6 +58,11 @@ export class EventTable implements Iterable<EventRow> {
   readonly columns: EventColumns;
   /** Whether the record bytes are there (false: the trace was opened with `payloads: "drop"`). */
   readonly recordBytes: boolean;
+  /**
+   * Where rows find their call stacks, named: set by `attachStacks(trace)` of etw-wasm/analysis
+   * (stacks are matched over the whole trace, and frames named from its method and image events).
+   */
+  callStacks?: (index: number) => string[] | null;
   private order?: Uint32Array;
   private clrProviders?: Int16Array;
 
@@ -268,6 +273,13 @@ export class EventRow {
     return out;
   }
   /** Return addresses of a STACK_TRACE32/64 extended item, or null. */
+  /**
+   * The row's call stack as frame names, leaf first (`module!method`, `module!?`, `?!?`), once
+   * `attachStacks(trace)` has run; null before, or for a row without a stack. Named when asked.
+   */
+  get callStack(): string[] | null {
+    return this.table.callStacks ? this.table.callStacks(this.index) : null;
+  }
   get stack(): bigint[] | null {
     const item = this.extendedItems.find((e) => e.type === 5 || e.type === 6);
     if (!item) return null;
