@@ -228,6 +228,13 @@ describe.skipIf(!HAVE_CHROMIUM)("in Chromium", () => {
       await page.waitForFunction((w) => document.querySelector("#grid .grid-row span:last-child")?.textContent === w, want, { timeout: 30_000 });
     }
     await page.selectOption("#f-name", "");
+    // no event name cut off: the longest name in the trace fits its cell
+    const longest = t.names.counts().map(([n]) => n).sort((a, b) => b.length - a.length)[0];
+    await page.selectOption("#f-name", longest);
+    await page.waitForFunction((n) => document.querySelector("#grid .grid-row span:nth-child(2)")?.textContent === n, longest, { timeout: 30_000 });
+    const fits = await page.evaluate(() => { const el = document.querySelector("#grid .grid-row span:nth-child(2)") as HTMLElement; return el.scrollWidth <= el.clientWidth; });
+    expect(fits, longest).toBe(true);
+    await page.selectOption("#f-name", "");
     const grid = page.locator("[data-testid=grid]");
     await grid.focus();
     const picked = () => page.locator("#grid .grid-row.selected").getAttribute("data-row");

@@ -115,6 +115,7 @@ function renderStreamed(sum: StreamSummary) {
   summaryList(sum.info, sum.records, sum.spanMs, sum.complete, sum.warningTotal);
   fillTable("providers", sum.providers.filter(([, n]) => n), "provider-count");
   fillTable("names", sum.names, "name-count");
+  fitNameColumn(sum.names.map(([n]) => n));
   paintGc(sum.gcs, sum.spanMs);
   $("gc-stats").querySelector("tbody")!.replaceChildren();
   $("gc-rollup").textContent = "GC statistics need a trace held whole (up to 256 MiB); `etw-wasm gc` computes them for any size.";
@@ -285,6 +286,14 @@ function renderCounts(t: Trace) {
   const providers = [...t.providers].map((p) => [p.group ? `${p.name}/${p.group}` : p.name, perProvider[p.index]] as [string, number]);
   fillTable("providers", providers.filter(([, n]) => n).sort((a, b) => b[1] - a[1]), "provider-count");
   fillTable("names", t.names.counts(), "name-count");
+  fitNameColumn(t.names.counts().map(([n]) => n));
+}
+
+/** The event table's Event column as wide as the longest name (the table scrolls sideways): no name cut off. */
+function fitNameColumn(names: string[]) {
+  let longest = 20;
+  for (const n of names) longest = Math.max(longest, n.length);
+  document.documentElement.style.setProperty("--name-col", `${longest + 2}ch`);
 }
 
 function renderFilters(t: Trace) {
