@@ -207,13 +207,18 @@ export function cpuProfile(trace: Trace, options: CpuOptions = {}): CpuProfile {
     memo.set(stack, id);
     return id;
   };
-  const processNodes = new Map<string, number>();
+  // TraceEvent's pseudo frames above the stack: process, then thread (with its CPU milliseconds); the
+  // node of a (process, thread) is made once (a process id reused later is a new process frame)
+  const threadNodes = new Map<number, { pid: number; start: bigint | null | undefined; node: number }>();
   for (const s of raw) {
-    // TraceEvent's pseudo frames above the stack: process, then thread (with its CPU milliseconds)
-    const processName = processFrame(processes, s.pid, s.ts, pointerSize);
-    let node = processNodes.get(processName);
-    if (node === undefined) processNodes.set(processName, (node = stacks.node(-1, processName)));
-    node = stacks.node(node, `Thread (${s.tid}) CPU=${Math.round((cpuPerThread.get(s.tid) ?? 0) * intervalMSec)}ms`);
+    const info = processes.processAt(s.pid, s.ts);
+    let known = threadNodes.get(s.tid);
+    if (!known || known.pid !== s.pid || known.start !== info?.start) {
+      const process = stacks.node(-1, processFrame(processes, s.pid, s.ts, pointerSize));
+      const node = stacks.node(process, `Thread (${s.tid}) CPU=${Math.round((cpuPerThread.get(s.tid) ?? 0) * intervalMSec)}ms`);
+      threadNodes.set(s.tid, (known = { pid: s.pid, start: info?.start, node }));
+    }
+    let node = known.node;
     const stack = attacher.stackOf(s.row);
     if (stack >= 0) {
       withStacks++;

@@ -68,6 +68,9 @@ const RD_METHOD_DC_START = 143, RD_METHOD_DC_STOP = 144, RD_MODULE_DC_START = 15
 const IMAGE_UNLOAD = 2, IMAGE_DC_START = 3, IMAGE_DC_END = 4, IMAGE_LOAD = 10;
 
 const JITTED = 0x8;
+/** The runtime and rundown event ids add() reads (either provider's; add() tells them apart). */
+const SYMBOL_EVENT_IDS = [METHOD_DC_START_V2, METHOD_DC_STOP_V2, METHOD_LOAD_VERBOSE, METHOD_UNLOAD_VERBOSE, MODULE_DC_STOP_V2, MODULE_LOAD, MODULE_UNLOAD,
+  RD_METHOD_DC_START, RD_METHOD_DC_STOP, RD_MODULE_DC_START, RD_MODULE_DC_STOP];
 const NEVER = 0x7fffffffffffffffn;
 
 export type FrameKind = "managed" | "native" | "unknown";
@@ -316,7 +319,21 @@ export class SymbolMap {
   /** A map of a whole trace: its runtime, rundown and kernel Image events in time order. */
   static fromTrace(trace: Trace, options: SymbolMapOptions = {}): SymbolMap {
     const map = new SymbolMap(options);
-    for (const row of trace.query({ provider: SYMBOL_PROVIDERS, order: "time" })) map.add(row);
+    // only the events add() reads (a trace's runtime events are mostly others): the method and module
+    // events, and the kernel's image events, merged back into the trace's time order
+    const clr = trace.query({ provider: SYMBOL_PROVIDERS.slice(0, 2), eventId: SYMBOL_EVENT_IDS, order: "time" }).indices;
+    const images = trace.query({ provider: IMAGE_PROVIDER, opcode: [IMAGE_UNLOAD, IMAGE_DC_START, IMAGE_DC_END, IMAGE_LOAD], order: "time" }).indices;
+    let merged: Uint32Array;
+    if (!images.length) merged = clr;
+    else {
+      // (both lists follow the trace's time order: merged by each row's place in it)
+      const order = trace.events.timeOrder();
+      const place = new Uint32Array(order.length);
+      for (let k = 0; k < order.length; k++) place[order[k]] = k;
+      merged = new Uint32Array(clr.length + images.length);
+      for (let i = 0, j = 0, k = 0; k < merged.length; k++) merged[k] = j >= images.length || (i < clr.length && place[clr[i]] < place[images[j]]) ? clr[i++] : images[j++];
+    }
+    for (const row of trace.events.cursor(merged)) map.add(row);
     return map;
   }
 
