@@ -335,6 +335,15 @@ describe("etw-wasm on a trace decoded only in part: what was decoded on stdout, 
     const file = join(mkdtempSync(join(tmpdir(), "etw-wasm-cut-")), "cut.etl");
     writeFileSync(file, readFileSync(etlPath(X64)).subarray(0, cut));
     await everyCommand(file, [], undefined, "cut");
+    // the commands that hold the trace whole for its stacks, and doctor: the same stop, and what was decoded before it
+    const t = await openTrace(readFileSync(file));
+    const out = join(mkdtempSync(join(tmpdir(), "etw-wasm-cut-cpu-")), "cut.folded");
+    for (const args of [["cpu", "--format", "folded", "-o", out], ["stacks", "--event", "Microsoft-Windows-DotNETRuntime/GC/Start"], ["doctor"]]) {
+      const r = await runAsync(args[0], file, ...args.slice(1));
+      expect(stopped(r, `cut: ${args.join(" ")}`).offset).toBe(t.incomplete!.offset);
+      expect(r.stdout.length, args.join(" ")).toBeGreaterThan(0);
+    }
+    expect(readFileSync(out, "utf8").trim().split("\n").length).toBeGreaterThan(10);
     const r = await runAsync("info", file);
     expect(stopped(r, "cut").reason).toMatch(new RegExp(`^the input ends inside the buffer at byte offset ${fileOffset} \\(`));
     expect(stopped(r, "cut").percent).toBe(100);

@@ -165,7 +165,7 @@ describe("stacks and CPU profiles of net.4.5.2.x64", () => {
       const out = join(dir, `x64.${format}`);
       const r = spawnSync(process.execPath, [CLI, "cpu", etlPath(X64), "--format", format, "-o", out, "--pid", "3676"], { encoding: "utf8" });
       expect(r.status, r.stderr).toBe(0);
-      expect(r.stderr).toMatch(/5129 CPU samples \(5129 with stacks/);
+      expect(r.stdout).toMatch(/5129 CPU samples \(5129 with stacks/);
       const text = readFileSync(out, "utf8");
       if (format === "folded") expect(text).toMatch(/^Process64 Test\.x64 \(3676\);Thread \(3680\) CPU=\d+ms;/m);
       else expect(() => JSON.parse(text)).not.toThrow();
@@ -244,7 +244,7 @@ describe("etw-wasm generate --samples", () => {
     expect(busy).toBeGreaterThan(100);
     const r = spawnSync(process.execPath, [CLI, "cpu", file, "--format", "folded", "-o", out], { encoding: "utf8" });
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stderr).toContain(`${busy} CPU samples (${busy} with stacks; left out: ${idle} idle)`);
+    expect(r.stdout).toContain(`${busy} CPU samples (${busy} with stacks; left out: ${idle} idle)`);
     const lines = readFileSync(out, "utf8").trim().split("\n");
     expect(lines.reduce((n, l) => n + Number(l.slice(l.lastIndexOf(" ") + 1)), 0)).toBe(busy);
     // the jitted methods of the generated service name their frames

@@ -592,7 +592,8 @@ async function main(argv: string[]): Promise<number> {
       result = stream.end!;
     } else {
       const trace = await openTraceFile(file, options);
-      if (profile) console.error(await writeCpuProfile(trace, file, profile.format, profile.out, profile.pid));
+      // (what was written, on stdout as convert says it)
+      if (profile) await out.line(await writeCpuProfile(trace, file, profile.format, profile.out, profile.pid));
       else if (stacksPlan) await cmdStacks(trace, out, stacksPlan);
       else await cmdEvents(trace, out, plan!);
       result = trace;
