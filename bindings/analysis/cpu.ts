@@ -104,18 +104,24 @@ export function traceStacks(trace: Trace, providers?: string[]): { attacher: Sta
  * (cached per process and address: TraceLog names an address once).
  */
 export function frameNamer(table: StackTable, symbols: SymbolMap): (pid: number, stack: number, ts: bigint) => string[] {
+  const name = frameNameOf(table, symbols);
+  return (pid, stack, ts) => {
+    const out: string[] = [];
+    for (let s = stack; s >= 0; s = table.parent[s]) out.push(name(pid, s, ts));
+    return out;
+  };
+}
+
+/** The name of stack `stack`'s own frame (its leaf), cached per process and address: TraceLog names an address once. */
+function frameNameOf(table: StackTable, symbols: SymbolMap): (pid: number, stack: number, ts: bigint) => string {
   const cache = new Map<number, Map<number, string>>();
   return (pid, stack, ts) => {
     let names = cache.get(pid);
     if (!names) cache.set(pid, (names = new Map()));
-    const out: string[] = [];
-    for (let s = stack; s >= 0; s = table.parent[s]) {
-      const address = table.addr[s];
-      let name = names.get(address);
-      if (name === undefined) names.set(address, (name = symbols.resolve(pid, table.addressOf(s), ts).name));
-      out.push(name);
-    }
-    return out;
+    const address = table.addr[stack];
+    let name = names.get(address);
+    if (name === undefined) names.set(address, (name = symbols.resolve(pid, table.addressOf(stack), ts).name));
+    return name;
   };
 }
 
@@ -189,7 +195,7 @@ export function cpuProfile(trace: Trace, options: CpuOptions = {}): CpuProfile {
   // a stack's frame names under a thread's node, each (thread node, stack) worked out once
   const table = attacher.table;
   const below = new Map<number, Map<number, number>>();
-  const frameName = new Map<number, Map<number, string>>();
+  const frameName = frameNameOf(table, symbols);
   const nodeOf = (threadNode: number, stack: number, pid: number, ts: bigint): number => {
     if (stack < 0) return threadNode;
     let memo = below.get(threadNode);
@@ -197,13 +203,7 @@ export function cpuProfile(trace: Trace, options: CpuOptions = {}): CpuProfile {
     const known = memo.get(stack);
     if (known !== undefined) return known;
     const caller = nodeOf(threadNode, table.parent[stack], pid, ts);
-    let named = frameName.get(pid);
-    if (!named) frameName.set(pid, (named = new Map()));
-    const address = table.addr[stack];
-    let name = named.get(address);
-    // (TraceLog names an address once, from when it is first seen)
-    if (name === undefined) named.set(address, (name = symbols.resolve(pid, table.addressOf(stack), ts).name));
-    const id = stacks.node(caller, name);
+    const id = stacks.node(caller, frameName(pid, stack, ts));
     memo.set(stack, id);
     return id;
   };

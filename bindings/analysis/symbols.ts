@@ -49,6 +49,7 @@ import type { EventRow } from "../tables/event-table.js";
 import type { Trace } from "../trace.js";
 import { CLR_PROVIDERS } from "../schema/clr-payload.js";
 import { utf16z } from "../tables/payload-strings.js";
+import { isKernelAddress } from "./stacks.js";
 
 /** Kernel image events' provider (the Image group of the NT kernel logger). */
 const IMAGE_PROVIDER = "2cb15d1d-5fc1-11d2-abe1-00a0c911f518";
@@ -339,7 +340,7 @@ export class SymbolMap {
 
   /** Whether TraceLog files `address` under process 0 (a kernel address). */
   isKernelAddress(address: bigint): boolean {
-    return (this.pointerSize ?? 8) === 4 ? address >= 0x80000000n : address >= 0xffff000000000000n;
+    return isKernelAddress(address, this.pointerSize ?? 8);
   }
 
   /** Takes one event (others are ignored); rows must come in time order. */

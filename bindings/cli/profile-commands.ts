@@ -6,7 +6,7 @@ import { writeFileSync } from "node:fs";
 import { basename, extname } from "node:path";
 import type { Trace } from "etw-wasm/node";
 import {
-  cpuProfile, frameNamer, gcStats, jitStats, toChromeTrace, toFolded, toSpeedscope, traceStacks, type TimelineSlice,
+  attachStacks, cpuProfile, gcStats, jitStats, toChromeTrace, toFolded, toSpeedscope, type TimelineSlice,
 } from "etw-wasm/analysis";
 
 export const CPU_FORMATS = ["speedscope", "folded", "chrome"] as const;
@@ -55,15 +55,10 @@ export async function writeCpuProfile(trace: Trace, file: string, format: CpuFor
   return `${file}: ${kept} CPU samples (${profile.samplesWithStacks} with stacks; left out: ${profile.idleSamples} idle${pid === undefined ? "" : `, ${profile.otherSamples} of other processes`}), ${profile.intervalMSec} ms each -> ${out} (${format})`;
 }
 
-/** Events named `event` (as `events --event`), each with its stack's frames leaf first. */
+/** Events named `event` (as `events --event`), each with its stack's frames leaf first (row.callStack). */
 export async function* eventStacks(trace: Trace, rows: Uint32Array): AsyncGenerator<{ row: number; name: string; timeMSec: number; pid: number | null; tid: number | null; stack: string[] | null }> {
-  const { attacher, symbols } = traceStacks(trace);
-  const names = frameNamer(attacher.table, symbols);
+  attachStacks(trace);
   for (const row of trace.events.cursor(rows)) {
-    const id = attacher.stackOf(row.index);
-    yield {
-      row: row.index, name: row.name, timeMSec: row.relativeMSec, pid: row.pid, tid: row.tid,
-      stack: id < 0 ? null : names(row.pid ?? 0, id, row.timestamp),
-    };
+    yield { row: row.index, name: row.name, timeMSec: row.relativeMSec, pid: row.pid, tid: row.tid, stack: row.callStack };
   }
 }
