@@ -134,7 +134,6 @@ interface ProcessState {
   suspendThreadIDOther: number;
   suspendTimeRelativeMSec: number;
   suspendEndTimeRelativeMSec: number;
-  lastSuspendReason: number;
   lastRestartEndTimeRelativeMSec: number;
   currentBGC?: GcState;
   lastCompletedGC?: GcState;
@@ -160,9 +159,9 @@ function rollup(): GcRollup {
   };
 }
 
-function addTo(r: GcRollup, gc: GcRecord, reason: number): void {
+function addTo(r: GcRollup, gc: GcRecord): void {
   r.Count++;
-  if (reason === INDUCED || reason === INDUCED_NOT_FORCED) r.NumInduced++;
+  if (gc.Reason === GC_REASONS[INDUCED] || gc.Reason === GC_REASONS[INDUCED_NOT_FORCED]) r.NumInduced++;
   r.TotalPauseTimeMSec += gc.PauseDurationMSec;
   r.MaxPauseDurationMSec = Math.max(r.MaxPauseDurationMSec, gc.PauseDurationMSec);
   r.TotalAllocatedMB += gc.AllocedSinceLastGCMB;
@@ -212,8 +211,6 @@ class Fields {
  */
 export class GcComputer {
   private readonly processes = new Map<number, ProcessState>();
-  /** Raw reason and type of each GC record (their names may be numbers TraceEvent does not name). */
-  private readonly raw = new WeakMap<GcRecord, { reason: number; type: number }>();
 
   constructor(private readonly processName: (pid: number, timestamp: bigint) => string) {}
 
@@ -223,7 +220,7 @@ export class GcComputer {
     if (!s) {
       s = {
         pid, name: this.processName(pid, row.timestamp), gcs: [], suspendThreadIDGC: -1, suspendThreadIDBGC: -1, suspendThreadIDOther: -1,
-        suspendTimeRelativeMSec: -1, suspendEndTimeRelativeMSec: -1, lastSuspendReason: 0, lastRestartEndTimeRelativeMSec: 0,
+        suspendTimeRelativeMSec: -1, suspendEndTimeRelativeMSec: -1, lastRestartEndTimeRelativeMSec: 0,
         allocTickCurrentMB: [0, 0], allocTickAtLastGC: [0, 0], hasAllocTickEvents: false, seenBadAllocTick: false,
         heapCount: -1, markingThreads: new Set(), isServerGC: false, versionMismatch: false,
       };
@@ -278,7 +275,6 @@ export class GcComputer {
       s.suspendThreadIDOther = tid;
       return;
     }
-    s.lastSuspendReason = reason;
     s.suspendTimeRelativeMSec = row.relativeMSec;
   }
 
@@ -325,7 +321,6 @@ export class GcComputer {
       HeapSizeBeforeMB: 0, HeapSizeAfterMB: 0, HeapSizePeakMB: 0, PromotedMB: 0, AllocedSinceLastGCMB: 0, AllocRateMBSec: 0,
       RatioPeakAfter: 0, PauseTimePercentageSinceLastGC: 0, GenSizeAfterMB: [-1, -1, -1, -1, -1], HeapCount: s.heapCount, IsComplete: false,
     };
-    this.raw.set(record, { reason, type });
     const gc: GcState = { record, index: s.gcs.length, perHeap: [], durationSinceLastRestartMSec: 0 };
     // an ephemeral GC at the start of a background GC pauses from its own start, as does a provisional-mode full GC
     const ephemeralInBGC = last !== undefined && last.record.Type === "BackgroundGC" && !last.record.IsComplete && type === NON_CONCURRENT;
@@ -529,9 +524,8 @@ export class GcComputer {
         // OnEnd again, now that the GCs after each are known (a background GC's peak looks ahead)
         this.onEnd(s, gc);
         firstPause ??= gc.record.PauseStartRelativeMSec;
-        const reason = this.raw.get(gc.record)!.reason;
-        addTo(total, gc.record, reason);
-        if (gc.record.Generation >= 0 && gc.record.Generation < 3) addTo(generations[gc.record.Generation], gc.record, reason);
+        addTo(total, gc.record);
+        if (gc.record.Generation >= 0 && gc.record.Generation < 3) addTo(generations[gc.record.Generation], gc.record);
       }
       const duration = firstPause ? s.lastRestartEndTimeRelativeMSec - firstPause : 0;
       finish(total);
