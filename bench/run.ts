@@ -98,7 +98,7 @@ async function analysisRows(sizeMiB: number): Promise<{ input: string; bytes: nu
   await step("GC statistics (gcStats)", () => gcStats(t), (r) => `${(r as { GCs: unknown[] }[]).reduce((n, p) => n + p.GCs.length, 0)} GCs`);
   await step("JIT statistics (jitStats)", () => jitStats(t), (r) => `${(r as { Methods: unknown[] }[]).reduce((n, p) => n + p.Methods.length, 0)} methods`);
   await step("symbol map (SymbolMap.fromTrace)", () => SymbolMap.fromTrace(t), () => "");
-  await step("stacks of the CPU samples (traceStacks)", () => traceStacks(t, ["ce1dbfb4-137e-4da6-87b0-3f59aa102cbc"]), (r) => `${(r as { attacher: { attached: number } }).attacher.attached} stacks attached`);
+  await step("stacks of the CPU samples and the symbol map (traceStacks)", () => traceStacks(t, ["ce1dbfb4-137e-4da6-87b0-3f59aa102cbc"]), (r) => `${(r as { attacher: { attached: number } }).attacher.attached} stacks attached`);
   await step("CPU profile (cpuProfile: stacks, symbols, names)", () => cpuProfile(t), (r) => `${(r as { samples: unknown[] }).samples.length} samples`);
   const profile = cpuProfile(t);
   await step("speedscope JSON (toSpeedscope + stringify)", () => JSON.stringify(toSpeedscope(profile, "bench")), (r) => `${Math.round((r as string).length / MiB)} MiB`);
