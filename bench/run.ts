@@ -77,7 +77,8 @@ interface AnalysisRow {
 
 /** The analyses on a trace held whole, each timed once after the decode (a fresh trace per run). */
 async function analysisRows(sizeMiB: number): Promise<{ input: string; bytes: number; records: number; rows: AnalysisRow[] }> {
-  const { gcStats, jitStats, SymbolMap, traceStacks, cpuProfile, toSpeedscope } = await import("../bindings/analysis/index.js");
+  const { gcStats, jitStats, SymbolMap, StackAttacher, cpuProfile, speedscopeFile } = await import("../bindings/analysis/index.js");
+  type Profile = ReturnType<typeof cpuProfile>;
   const path = generated(sizeMiB, false, true);
   const bytes = new Uint8Array(readFileSync(path));
   let t0 = performance.now();
@@ -85,23 +86,31 @@ async function analysisRows(sizeMiB: number): Promise<{ input: string; bytes: nu
   const decodeMs = performance.now() - t0;
   const records = t.events.length;
   const rows: AnalysisRow[] = [];
-  const step = async (name: string, fn: () => unknown, note: (r: unknown) => string) => {
+  const step = async <T>(name: string, fn: () => T | Promise<T>, note: (r: T) => string): Promise<T> => {
     process.stderr.write(`${name} ...\n`);
     t0 = performance.now();
     const r = await fn();
     const ms = performance.now() - t0;
     rows.push({ step: name, ms, ofDecode: ms / decodeMs, recordsPerS: records / (ms / 1000), note: note(r) });
+    return r;
   };
   rows.push({ step: "decode (openTrace, whole)", ms: decodeMs, ofDecode: 1, recordsPerS: records / (decodeMs / 1000), note: `${records} records` });
   // the time order every analysis reads its events in: made once per trace, on first use
   await step("time order (once per trace, shared)", () => t.events.timeOrder(), () => "");
-  await step("GC statistics (gcStats)", () => gcStats(t), (r) => `${(r as { GCs: unknown[] }[]).reduce((n, p) => n + p.GCs.length, 0)} GCs`);
-  await step("JIT statistics (jitStats)", () => jitStats(t), (r) => `${(r as { Methods: unknown[] }[]).reduce((n, p) => n + p.Methods.length, 0)} methods`);
-  await step("symbol map (SymbolMap.fromTrace)", () => SymbolMap.fromTrace(t), () => "");
-  await step("stacks of the CPU samples and the symbol map (traceStacks)", () => traceStacks(t, ["ce1dbfb4-137e-4da6-87b0-3f59aa102cbc"]), (r) => `${(r as { attacher: { attached: number } }).attacher.attached} stacks attached`);
-  await step("CPU profile (cpuProfile: stacks, symbols, names)", () => cpuProfile(t), (r) => `${(r as { samples: unknown[] }).samples.length} samples`);
-  const profile = cpuProfile(t);
-  await step("speedscope JSON (toSpeedscope + stringify)", () => JSON.stringify(toSpeedscope(profile, "bench")), (r) => `${Math.round((r as string).length / MiB)} MiB`);
+  await step("GC statistics (gcStats)", () => gcStats(t), (r) => `${r.reduce((n, p) => n + p.GCs.length, 0)} GCs`);
+  await step("JIT statistics (jitStats)", () => jitStats(t), (r) => `${r.reduce((n, p) => n + p.Methods.length, 0)} methods`);
+  const symbols = await step("symbol map (SymbolMap.fromTrace)", () => SymbolMap.fromTrace(t), () => "");
+  const attacher = await step("stack attachment (StackAttacher: samples and StackWalk events)", () => {
+    const a = new StackAttacher(t.events.defaultPointerSize === 4 ? 4 : 8);
+    a.addRows(t.events, t.query({ provider: ["ce1dbfb4-137e-4da6-87b0-3f59aa102cbc", "def2fe46-7bd6-4b80-bd94-f57fe20d0ce3"], order: "time" }).indices);
+    a.finish();
+    return a;
+  }, (a) => `${a.attached} stacks attached, ${a.table.size} stack nodes`);
+  const profile: Profile = await step("CPU aggregation (cpuProfile of the attached stacks: frames named, per process and thread)",
+    () => cpuProfile(t, { stacks: { attacher, symbols } }), (r) => `${r.samples.length} samples, ${r.stacks.parent.length} frame-name nodes`);
+  await step("speedscope file (speedscopeFile)", () => speedscopeFile(profile, "bench"), (r) => `${Math.round(r.reduce((n, c) => n + c.length, 0) / MiB)} MiB`);
+  const endToEnd = rows.filter((r) => /^(symbol map|stack attachment|CPU aggregation)/.test(r.step)).reduce((n, r) => n + r.ms, 0);
+  rows.push({ step: "CPU profile end to end (symbol map + attachment + aggregation, the sum)", ms: endToEnd, ofDecode: endToEnd / decodeMs, recordsPerS: records / (endToEnd / 1000), note: "" });
   t.dispose();
   return { input: `generated ${sizeMiB >= 1024 ? `${sizeMiB / 1024} GiB` : `${sizeMiB} MiB`} with CPU samples and stacks`, bytes: bytes.length, records, rows };
 }

@@ -7,8 +7,9 @@
 import type { Trace } from "../trace.js";
 import type { ProcessTable } from "../tables/processes.js";
 import { StackAttacher, type StackTable } from "./stacks.js";
-import { SymbolMap } from "./symbols.js";
+import { SymbolMap, type ResolvedFrame } from "./symbols.js";
 import { PrefixTree } from "./prefix-tree.js";
+import { ByteWriter, Literal } from "./byte-writer.js";
 
 const PERFINFO = "ce1dbfb4-137e-4da6-87b0-3f59aa102cbc";
 const STACKWALK = "def2fe46-7bd6-4b80-bd94-f57fe20d0ce3";
@@ -29,8 +30,8 @@ export interface CpuSample {
 /** Frame-name stacks as a prefix tree: stack `i` is frame `frame[i]` (an index in `names`) below `parent[i]`. */
 export interface NameStacks {
   names: string[];
-  frame: number[];
-  parent: number[];
+  frame: ArrayLike<number>;
+  parent: ArrayLike<number>;
 }
 
 export interface CpuProfile {
@@ -49,6 +50,8 @@ export interface CpuProfile {
 export interface CpuOptions {
   /** Only this process's samples. */
   pid?: number;
+  /** Stacks already attached (traceStacks), to reuse. */
+  stacks?: TraceStacks;
 }
 
 /** The frames from the root of a name stack, as names. */
@@ -59,42 +62,41 @@ export function stackNames(stacks: NameStacks, id: number): string[] {
 }
 
 /** Frame-name stacks: a prefix tree of name numbers. */
-class NameInterner implements NameStacks {
+class NameInterner {
   readonly names: string[] = [];
-  private readonly nameIds = new Map<string, number>();
+  private readonly ids = new Map<string, number>();
   private readonly tree = new PrefixTree();
-  get frame(): number[] { return this.tree.value; }
-  get parent(): number[] { return this.tree.parent; }
 
-  node(parent: number, name: string): number {
-    let n = this.nameIds.get(name);
-    if (n === undefined) this.nameIds.set(name, (n = this.names.push(name) - 1));
-    return this.tree.child(parent, n);
+  /** The number of a frame name. */
+  nameId(name: string): number {
+    let n = this.ids.get(name);
+    if (n === undefined) this.ids.set(name, (n = this.names.push(name) - 1));
+    return n;
+  }
+
+  /** The stack of name number `name` below stack `parent` (-1: a root). */
+  node(parent: number, name: number): number {
+    return this.tree.child(parent, name);
+  }
+
+  /** The stacks made. */
+  result(): NameStacks {
+    const t = this.tree;
+    return { names: this.names, frame: Int32Array.from(t.value.subarray(0, t.size)), parent: t.parent.slice(0, t.size) };
   }
 }
 
-/** The sample interval in force: CollectionStart's new interval wins, else the last SetInterval's old one (100 ns units). */
-function sampleInterval(trace: Trace): number {
-  let fromStart: number | undefined;
-  let fromSet: number | undefined;
-  for (const row of trace.query({ provider: PERFINFO, order: "time" })) {
-    if (row.opcode !== COLLECTION_START && row.opcode !== SET_INTERVAL) continue;
-    const p = row.payload;
-    if (p.length < 12) continue;
-    const v = new DataView(p.buffer, p.byteOffset, p.length);
-    if (v.getUint32(0, true) !== 0) continue; // not the timer
-    if (row.opcode === COLLECTION_START) fromStart = v.getUint32(4, true);
-    else fromSet = v.getUint32(8, true);
-  }
-  return (fromStart ?? fromSet ?? 10_000) / 10_000;
+/** A trace's stacks: the attacher's stack of every event, and the symbol map that names their frames. */
+export interface TraceStacks {
+  attacher: StackAttacher;
+  symbols: SymbolMap;
 }
 
 /** Stacks of a trace's events: the attacher over every event (time order) and the symbol map. */
-export function traceStacks(trace: Trace, providers?: string[]): { attacher: StackAttacher; symbols: SymbolMap } {
+export function traceStacks(trace: Trace, providers?: string[]): TraceStacks {
   const pointerSize = trace.events.defaultPointerSize === 4 ? 4 : 8;
   const attacher = new StackAttacher(pointerSize);
-  const rows = providers ? trace.query({ provider: [...providers, STACKWALK], order: "time" }) : trace.events.cursor(trace.events.timeOrder());
-  for (const row of rows) attacher.add(row, row.index);
+  attacher.addRows(trace.events, providers ? trace.query({ provider: [...providers, STACKWALK], order: "time" }).indices : trace.events.timeOrder());
   attacher.finish();
   return { attacher, symbols: SymbolMap.fromTrace(trace, { pointerSize }) };
 }
@@ -162,71 +164,164 @@ function processFrame(processes: ProcessTable, pid: number, ts: bigint, pointerS
   return `Process${pointerSize * 8} ${name} (${pid})${args ? ` Args: ${args}` : ""}`;
 }
 
-/** The CPU samples of a trace (PerfInfo/Sample), with stacks named, per process and thread. */
+/** Grows `a` (filled with -1 beyond its length) to hold index `n`. */
+function fit(a: Int32Array, n: number): Int32Array {
+  if (n < a.length) return a;
+  const next = new Int32Array(Math.max(n + 1, a.length * 2)).fill(-1);
+  next.set(a);
+  return next;
+}
+
+/**
+ * The CPU samples of a trace (PerfInfo/Sample), with stacks named, per process and thread.
+ * `options.stacks` reuses stacks already attached (traceStacks of the PerfInfo provider or more).
+ */
 export function cpuProfile(trace: Trace, options: CpuOptions = {}): CpuProfile {
   const pointerSize = trace.events.defaultPointerSize === 4 ? 4 : 8;
-  const intervalMSec = sampleInterval(trace);
-  const { attacher, symbols } = traceStacks(trace, [PERFINFO]);
+  const { attacher, symbols } = options.stacks ?? traceStacks(trace, [PERFINFO]);
   const processes = trace.processes;
-  const stacks = new NameInterner();
-  const raw: { pid: number; tid: number; ts: bigint; row: number }[] = [];
+  const events = trace.events;
+  const { opcode, payloadOffset, payloadLength, timestamp } = events.columns;
+  const rows: number[] = [], pids: number[] = [], tids: number[] = [];
   const cpuPerThread = new Map<number, number>();
   let idle = 0, other = 0;
-  for (const row of trace.query({ provider: PERFINFO, order: "time" })) {
-    if (row.opcode !== SAMPLE || row.payloadLength < pointerSize + 7) continue;
-    const p = row.payload;
-    const v = new DataView(p.buffer, p.byteOffset, p.length);
-    const tid = v.getInt32(pointerSize, true);
-    const flags = v.getUint8(pointerSize + 6);
-    if (tid === 0 && (flags & 3) === 0) {
+  // the sample interval in force (100 ns units): CollectionStart's new interval wins, else the last
+  // SetInterval's old one; 1 ms when neither is there
+  let fromStart: number | undefined, fromSet: number | undefined;
+  let viewBytes: Uint8Array | null = null, view: DataView | undefined;
+  for (const i of trace.query({ provider: PERFINFO, order: "time" }).indices) {
+    const op = opcode[i];
+    if (op !== SAMPLE && op !== COLLECTION_START && op !== SET_INTERVAL) continue;
+    const bytes = events.recordBytesOf(i);
+    if (!bytes) continue;
+    if (bytes !== viewBytes) view = new DataView((viewBytes = bytes).buffer, bytes.byteOffset, bytes.length);
+    const at = payloadOffset[i];
+    if (op !== SAMPLE) {
+      if (payloadLength[i] < 12 || view!.getUint32(at, true) !== 0) continue; // not the timer
+      if (op === COLLECTION_START) fromStart = view!.getUint32(at + 4, true);
+      else fromSet = view!.getUint32(at + 8, true);
+      continue;
+    }
+    if (payloadLength[i] < pointerSize + 7) continue;
+    const tid = view!.getInt32(at + pointerSize, true);
+    if (tid === 0 && (view!.getUint8(at + pointerSize + 6) & 3) === 0) {
       idle++;
       continue;
     }
-    const pid = processes.threadProcess(tid, row.timestamp) ?? (tid === 0 ? 0 : -1);
+    const pid = processes.threadProcess(tid, timestamp[i]) ?? (tid === 0 ? 0 : -1);
     if (options.pid !== undefined && pid !== options.pid) {
       other++;
       continue;
     }
-    raw.push({ pid, tid, ts: row.timestamp, row: row.index });
+    rows.push(i);
+    pids.push(pid);
+    tids.push(tid);
     cpuPerThread.set(tid, (cpuPerThread.get(tid) ?? 0) + 1);
   }
-  const samples: CpuSample[] = [];
-  let withStacks = 0;
-  // a stack's frame names under a thread's node, each (thread node, stack) worked out once
+  const intervalMSec = (fromStart ?? fromSet ?? 10_000) / 10_000;
   const table = attacher.table;
-  const below = new Map<number, Map<number, number>>();
-  const frameName = frameNameOf(table, symbols);
-  const nodeOf = (threadNode: number, stack: number, pid: number, ts: bigint): number => {
-    if (stack < 0) return threadNode;
-    let memo = below.get(threadNode);
-    if (!memo) below.set(threadNode, (memo = new Map()));
-    const known = memo.get(stack);
-    if (known !== undefined) return known;
-    const caller = nodeOf(threadNode, table.parent[stack], pid, ts);
-    const id = stacks.node(caller, frameName(pid, stack, ts));
-    memo.set(stack, id);
-    return id;
+  const stacks = new NameInterner();
+
+  // 1. Name every (process, address) a sample reaches, in time order: TraceLog names an address once,
+  // from when it is first seen. A (process, address) pair is a number (a tree of addresses below
+  // process ids), its name a number. A stack node walked for a process has its callers walked too, so
+  // a walk stops at a node last walked for the same process; nodeName keeps that walk's names.
+  const pairs = new PrefixTree();
+  let pairName: Int32Array = new Int32Array(0);
+  let walkedFor = new Float64Array(0); // NaN: not walked
+  let nodeName: Int32Array = new Int32Array(0);
+  const halves: [number, number] = [0, 0];
+  const frameIds = new Map<ResolvedFrame, number>(); // (resolve gives one object per frame)
+  const nameOf = (pid: number, s: number, row: number): number => {
+    const pair = pairs.child(pid, table.addr[s]);
+    pairName = fit(pairName, pair);
+    if (pairName[pair] < 0) {
+      table.addressHalves(s, halves);
+      const frame = symbols.resolveHalves(pid, halves[0], halves[1], timestamp[row]);
+      let id = frameIds.get(frame);
+      if (id === undefined) frameIds.set(frame, (id = stacks.nameId(frame.name)));
+      pairName[pair] = id;
+    }
+    return pairName[pair];
   };
-  // TraceEvent's pseudo frames above the stack: process, then thread (with its CPU milliseconds); the
-  // node of a (process, thread) is made once (a process id reused later is a new process frame)
-  const threadNodes = new Map<number, { pid: number; start: bigint | null | undefined; node: number }>();
-  for (const s of raw) {
-    const info = processes.processAt(s.pid, s.ts);
-    let known = threadNodes.get(s.tid);
-    if (!known || known.pid !== s.pid || known.start !== info?.start) {
-      const process = stacks.node(-1, processFrame(processes, s.pid, s.ts, pointerSize));
-      const node = stacks.node(process, `Thread (${s.tid}) CPU=${Math.round((cpuPerThread.get(s.tid) ?? 0) * intervalMSec)}ms`);
-      threadNodes.set(s.tid, (known = { pid: s.pid, start: info?.start, node }));
+  for (let k = 0; k < rows.length; k++) {
+    const pid = pids[k];
+    const stack = attacher.stackOf(rows[k]);
+    if (stack < 0) continue;
+    if (walkedFor.length < table.size) {
+      const next = new Float64Array(table.size).fill(NaN);
+      next.set(walkedFor);
+      walkedFor = next;
+      nodeName = fit(nodeName, table.size - 1);
     }
-    let node = known.node;
-    const stack = attacher.stackOf(s.row);
-    if (stack >= 0) {
-      withStacks++;
-      node = nodeOf(node, stack, s.pid, s.ts);
+    for (let s = stack; s >= 0 && walkedFor[s] !== pid; s = table.parent[s]) {
+      walkedFor[s] = pid;
+      nodeName[s] = nameOf(pid, s, rows[k]);
     }
-    samples.push({ pid: s.pid, tid: s.tid, timeMSec: trace.relativeMSec(s.ts), weightMSec: intervalMSec, stack: node });
   }
-  return { intervalMSec, samples, stacks, samplesWithStacks: withStacks, idleSamples: idle, otherSamples: other };
+
+  // 2. TraceEvent's pseudo frames above the stack: process, then thread (with its CPU milliseconds); the
+  // node of a (process, thread) is made once (a process id reused later is a new process frame)
+  const threadNode = new Int32Array(rows.length);
+  const threadNodes = new Map<number, { pid: number; start: bigint | null | undefined; node: number }>();
+  for (let k = 0; k < rows.length; k++) {
+    const pid = pids[k], tid = tids[k], ts = timestamp[rows[k]];
+    const info = processes.processAt(pid, ts);
+    let known = threadNodes.get(tid);
+    if (!known || known.pid !== pid || known.start !== info?.start) {
+      const process = stacks.node(-1, stacks.nameId(processFrame(processes, pid, ts, pointerSize)));
+      const node = stacks.node(process, stacks.nameId(`Thread (${tid}) CPU=${Math.round((cpuPerThread.get(tid) ?? 0) * intervalMSec)}ms`));
+      threadNodes.set(tid, (known = { pid, start: info?.start, node }));
+    }
+    threadNode[k] = known.node;
+  }
+
+  // 3. Each sample's frame-name stack below its thread's node, a thread's samples together so that
+  // what its earlier samples made is found again (memo: stack node -> name node, for the thread it was made for)
+  const ordinal = new Map<number, number>();
+  const order = new Float64Array(rows.length);
+  for (let k = 0; k < rows.length; k++) {
+    let o = ordinal.get(threadNode[k]);
+    if (o === undefined) ordinal.set(threadNode[k], (o = ordinal.size));
+    order[k] = o * 4294967296 + k;
+  }
+  order.sort();
+
+  const node = new Int32Array(rows.length);
+  let memoFor: Int32Array = new Int32Array(0), memo: Int32Array = new Int32Array(0);
+  const path: number[] = [];
+  let withStacks = 0;
+  for (const key of order) {
+    const k = key % 4294967296;
+    const thread = threadNode[k];
+    const stack = attacher.stackOf(rows[k]);
+    if (stack < 0) {
+      node[k] = thread;
+      continue;
+    }
+    withStacks++;
+    memoFor = fit(memoFor, table.size);
+    memo = fit(memo, table.size);
+    const pid = pids[k];
+    path.length = 0;
+    let s = stack;
+    for (; s >= 0 && memoFor[s] !== thread; s = table.parent[s]) path.push(s);
+    let id = s >= 0 ? memo[s] : thread;
+    for (let d = path.length - 1; d >= 0; d--) {
+      const t = path[d];
+      id = stacks.node(id, walkedFor[t] === pid ? nodeName[t] : nameOf(pid, t, rows[k]));
+      memoFor[t] = thread;
+      memo[t] = id;
+    }
+    node[k] = id;
+  }
+  const samples: CpuSample[] = new Array(rows.length);
+  const ts32 = new Uint32Array(timestamp.buffer, timestamp.byteOffset, timestamp.length * 2);
+  for (let k = 0; k < rows.length; k++) {
+    const timeMSec = events.clock.relativeMSecParts(ts32[2 * rows[k] + 1], ts32[2 * rows[k]]);
+    samples[k] = { pid: pids[k], tid: tids[k], timeMSec, weightMSec: intervalMSec, stack: node[k] };
+  }
+  return { intervalMSec, samples, stacks: stacks.result(), samplesWithStacks: withStacks, idleSamples: idle, otherSamples: other };
 }
 
 /** Collapsed stacks (Brendan Gregg's folded format): `root;...;leaf count`, one line per distinct stack. */
@@ -238,93 +333,129 @@ export function toFolded(profile: CpuProfile): string {
   return lines.sort().join("\n") + (lines.length ? "\n" : "");
 }
 
-/** One open or close of a frame on a thread's timeline (speedscope's evented profile). */
-interface FrameEvent {
-  type: "O" | "C";
-  frame: number;
-  at: number;
-}
+/** Receives one open or close of frame `frame` at `at` milliseconds on a thread's timeline. */
+type FrameEventSink = (open: boolean, frame: number, at: number) => void;
 
 /**
  * A thread's samples as frame opens and closes (PerfView's SpeedScopeStackSourceWriter): consecutive
  * samples sharing frames from the root keep them open while they are continuous (the previous one's
- * time plus weight reaches this one's, within 0.1%).
+ * time plus weight reaches this one's, within 0.1%). `skip` frames from the root are left out.
  */
-function threadEvents(samples: CpuSample[], stacks: NameStacks, frameId: (name: number) => number, skip = 0): FrameEvent[] {
-  const events: FrameEvent[] = [];
-  const open: { frame: number; time: number; metric: number }[] = [];
+function threadEvents(samples: CpuSample[], stacks: NameStacks, frameId: (name: number) => number, skip: number, emit: FrameEventSink): void {
+  // the open frames, root first: frame, open time, metric so far
+  const openFrame: number[] = [], openTime: number[] = [], openMetric: number[] = [];
+  let depthOpen = 0;
+  const path: number[] = [];
   let last = 0;
-  const close = (from: number, at: (o: { time: number; metric: number }) => number) => {
-    for (let d = open.length - 1; d >= from; d--) {
-      last = Math.max(last, at(open[d]));
-      events.push({ type: "C", frame: open[d].frame, at: last });
-    }
-    open.length = from;
-  };
-  for (const s of samples) {
-    const path: number[] = [];
-    for (let n = s.stack; n >= 0; n = stacks.parent[n]) path.push(frameId(stacks.frame[n]));
-    path.reverse();
-    path.splice(0, skip);
+  for (let k = 0; k <= samples.length; k++) {
+    // (one step past the last sample: every frame closes)
+    const s = k < samples.length ? samples[k] : undefined;
+    let depth = 0;
+    if (s) for (let n = s.stack; n >= 0; n = stacks.parent[n]) path[depth++] = n;
+    depth = Math.max(depth - skip, 0);
+    const top = depth - 1; // path[top - d] is the frame at depth d below the skipped ones
     let d = 0;
-    while (d < open.length && d < path.length && open[d].frame === path[d] && open[d].time + open[d].metric * 1.001 >= s.timeMSec) {
-      open[d].metric += s.weightMSec;
-      d++;
+    if (s) {
+      while (d < depthOpen && d < depth && openFrame[d] === frameId(stacks.frame[path[top - d]]) && openTime[d] + openMetric[d] * 1.001 >= s.timeMSec) {
+        openMetric[d] += s.weightMSec;
+        d++;
+      }
     }
-    close(d, (o) => o.time + o.metric);
-    for (; d < path.length; d++) {
-      last = Math.max(last, s.timeMSec);
-      events.push({ type: "O", frame: path[d], at: last });
-      open.push({ frame: path[d], time: s.timeMSec, metric: s.weightMSec });
+    for (let c = depthOpen - 1; c >= d; c--) {
+      const end = openTime[c] + openMetric[c];
+      if (end > last) last = end;
+      emit(false, openFrame[c], last);
     }
+    if (!s) break;
+    if (d < depth && s.timeMSec > last) last = s.timeMSec;
+    for (; d < depth; d++) {
+      const frame = frameId(stacks.frame[path[top - d]]);
+      emit(true, frame, last);
+      openFrame[d] = frame;
+      openTime[d] = s.timeMSec;
+      openMetric[d] = s.weightMSec;
+    }
+    depthOpen = depth;
   }
-  close(0, (o) => o.time + o.metric);
-  return events;
 }
 
 /** Samples grouped by thread, each thread's in time order; threads by their first sample. */
 function byThread(profile: CpuProfile): { pid: number; tid: number; samples: CpuSample[] }[] {
-  const threads = new Map<string, { pid: number; tid: number; samples: CpuSample[] }>();
+  // by thread, then by process (a thread id can be reused by another process)
+  const threads = new Map<number, Map<number, { pid: number; tid: number; samples: CpuSample[] }>>();
+  const list: { pid: number; tid: number; samples: CpuSample[] }[] = [];
   for (const s of profile.samples) {
-    const key = `${s.pid}:${s.tid}`;
-    let t = threads.get(key);
-    if (!t) threads.set(key, (t = { pid: s.pid, tid: s.tid, samples: [] }));
+    let ofTid = threads.get(s.tid);
+    if (!ofTid) threads.set(s.tid, (ofTid = new Map()));
+    let t = ofTid.get(s.pid);
+    if (!t) {
+      ofTid.set(s.pid, (t = { pid: s.pid, tid: s.tid, samples: [] }));
+      list.push(t);
+    }
     t.samples.push(s);
   }
-  const list = [...threads.values()];
-  for (const t of list) t.samples.sort((a, b) => a.timeMSec - b.timeMSec || a.weightMSec - b.weightMSec);
+  const before = (a: CpuSample, b: CpuSample) => a.timeMSec - b.timeMSec || a.weightMSec - b.weightMSec;
+  for (const t of list) {
+    // (cpuProfile's samples are in time order already: sorted only when not)
+    let sorted = true;
+    for (let i = 1; i < t.samples.length && sorted; i++) sorted = before(t.samples[i - 1], t.samples[i]) <= 0;
+    if (!sorted) t.samples.sort(before);
+  }
   return list.sort((a, b) => a.samples[0].timeMSec - b.samples[0].timeMSec);
 }
 
 /**
- * speedscope's file format (https://www.speedscope.app/file-format-schema.json): one evented profile
- * per thread, named by its thread frame, in milliseconds; frames shared, in order of first use.
+ * speedscope's file format (https://www.speedscope.app/file-format-schema.json), the file's bytes
+ * (UTF-8 JSON) in chunks, to write one after the other: one evented profile per thread, named by its thread frame, in milliseconds (to the
+ * nanosecond); frames shared, in order of first use. Written as bytes directly: a profile of a large
+ * trace has tens of millions of frame events, and may not fit in one JavaScript string.
  */
-export function toSpeedscope(profile: CpuProfile, name: string, exporter = "etw-wasm"): object {
-  const frames: { name: string }[] = [];
-  const ids = new Map<number, number>();
-  const frameId = (n: number) => {
-    let id = ids.get(n);
-    if (id === undefined) {
-      ids.set(n, (id = frames.length));
-      frames.push({ name: profile.stacks.names[n] });
-    }
-    return id;
-  };
-  const profiles = byThread(profile).map((t) => {
-    const events = threadEvents(t.samples, profile.stacks, frameId);
+const OPEN = new Literal('{"type":"O","frame":'), CLOSE = new Literal('{"type":"C","frame":');
+const NEXT_OPEN = new Literal(',{"type":"O","frame":'), NEXT_CLOSE = new Literal(',{"type":"C","frame":');
+const AT = new Literal(',"at":'), END = new Literal("}");
+
+export function speedscopeFile(profile: CpuProfile, name: string, exporter = "etw-wasm"): Uint8Array[] {
+  const { names, parent, frame } = profile.stacks;
+  const ids = new Int32Array(names.length).fill(-1);
+  const used: number[] = [];
+  const frameId = (n: number) => (ids[n] >= 0 ? ids[n] : (ids[n] = used.push(n) - 1));
+  const w = new ByteWriter();
+  w.once(`{"exporter":${JSON.stringify(exporter)},"name":${JSON.stringify(name)},"activeProfileIndex":0,`);
+  w.once(`"$schema":"https://www.speedscope.app/file-format-schema.json","profiles":[`);
+  byThread(profile).forEach((t, i) => {
     // the thread frame: the second frame from the root
     let node = t.samples[0].stack;
-    while (profile.stacks.parent[node] >= 0 && profile.stacks.parent[profile.stacks.parent[node]] >= 0) node = profile.stacks.parent[node];
-    return {
-      type: "evented", name: profile.stacks.names[profile.stacks.frame[node]], unit: "milliseconds",
-      startValue: events.length ? events[0].at : 0, endValue: events.length ? events[events.length - 1].at : 0, events,
-    };
+    while (parent[node] >= 0 && parent[parent[node]] >= 0) node = parent[node];
+    w.once(`${i ? "," : ""}{"type":"evented","name":${JSON.stringify(names[frame[node]])},"unit":"milliseconds","events":[`);
+    let first = 0, last = 0, count = 0;
+    threadEvents(t.samples, profile.stacks, frameId, 0, (open, f, at) => {
+      if (!count++) first = at;
+      last = at;
+      w.reserve(80);
+      w.literal(count > 1 ? (open ? NEXT_OPEN : NEXT_CLOSE) : open ? OPEN : CLOSE);
+      w.uint(f);
+      w.literal(AT);
+      w.fixed6(at);
+      w.literal(END);
+    });
+    w.once('],"startValue":');
+    w.fixed6(first);
+    w.once(',"endValue":');
+    w.fixed6(last);
+    w.once("}");
   });
-  return {
-    exporter, name, activeProfileIndex: 0, $schema: "https://www.speedscope.app/file-format-schema.json",
-    shared: { frames }, profiles,
-  };
+  w.once('],"shared":{"frames":[');
+  used.forEach((n, i) => w.once(`${i ? "," : ""}{"name":${JSON.stringify(names[n])}}`));
+  w.once("]}}");
+  return w.chunks();
+}
+
+/** speedscopeFile as an object. */
+export function toSpeedscope(profile: CpuProfile, name: string, exporter = "etw-wasm"): object {
+  const decoder = new TextDecoder();
+  let text = "";
+  for (const chunk of speedscopeFile(profile, name, exporter)) text += decoder.decode(chunk, { stream: true });
+  return JSON.parse(text + decoder.decode()) as object;
 }
 
 /** A slice to show on a Chrome/Perfetto timeline besides the samples (GCs, JIT compilations). */
@@ -362,9 +493,9 @@ export function toChromeTrace(profile: CpuProfile, slices: TimelineSlice[], proc
   for (const t of threads) {
     nameThread(t.pid, t.tid);
     // the frames below the process and thread frames (those two are the tracks)
-    for (const e of threadEvents(t.samples, profile.stacks, (n) => n, 2)) {
-      traceEvents.push({ ph: e.type === "O" ? "B" : "E", pid: t.pid, tid: t.tid, ts: us(e.at), name: profile.stacks.names[e.frame], cat: "cpu" });
-    }
+    threadEvents(t.samples, profile.stacks, (n) => n, 2, (open, frame, at) => {
+      traceEvents.push({ ph: open ? "B" : "E", pid: t.pid, tid: t.tid, ts: us(at), name: profile.stacks.names[frame], cat: "cpu" });
+    });
   }
   for (const s of slices) {
     nameThread(s.pid, s.tid, s.tid < 0 ? s.category : undefined);

@@ -4,7 +4,8 @@
 // ClrStackWalk on the CLR event before it on the same thread. Stacks are interned in a StackTable
 // (caller-first prefix tree), so a stack is one number per event.
 
-import type { EventRow } from "../tables/event-table.js";
+import type { EventTable } from "../tables/event-table.js";
+import { F_NO_PROCESS_INFO } from "../../assembly/codes.js";
 import { PrefixTree } from "./prefix-tree.js";
 
 const STACKWALK = "def2fe46-7bd6-4b80-bd94-f57fe20d0ce3";
@@ -46,10 +47,23 @@ function numberOfAddress(a: bigint): number {
  */
 export class StackTable {
   private readonly tree = new PrefixTree();
-  /** Stack `id`'s caller (-1: none). */
-  get parent(): readonly number[] { return this.tree.parent; }
-  /** Stack `id`'s frame, as an addressNumber. */
-  get addr(): readonly number[] { return this.tree.value; }
+  /** Stack `id`'s caller (-1: none), for id < size. */
+  get parent(): ArrayLike<number> { return this.tree.parent; }
+  /** Stack `id`'s frame, as an addressNumber, for id < size. */
+  get addr(): ArrayLike<number> { return this.tree.value; }
+
+  /** The high and low 32 bits of the address of stack `id`'s frame, into `out`. */
+  addressHalves(id: number, out: [number, number]): void {
+    const n = this.tree.value[id];
+    if (n >= 0) {
+      out[0] = Math.floor(n / 4294967296);
+      out[1] = n >>> 0;
+    } else {
+      const m = -n - 1; // a kernel address: its low 52 bits, the top 12 set
+      out[0] = (0xfff00000 | Math.floor(m / 4294967296)) >>> 0;
+      out[1] = m >>> 0;
+    }
+  }
 
   /** The address of stack `id`'s frame. */
   addressOf(id: number): bigint {
@@ -86,18 +100,21 @@ interface Pending {
   done?: boolean;
 }
 
-function ips(payload: Uint8Array, at: number, pointerSize: number): number[] {
-  const v = new DataView(payload.buffer, payload.byteOffset, payload.length);
+/** The addressNumbers of the pointers in `view` from `at` to `end`. */
+function ips(view: DataView, at: number, end: number, pointerSize: number): number[] {
   const out: number[] = [];
-  for (let o = at; o + pointerSize <= payload.length; o += pointerSize) {
-    out.push(pointerSize === 8 ? addressNumber(v.getUint32(o, true), v.getUint32(o + 4, true)) : v.getUint32(o, true));
-  }
+  if (pointerSize === 8) for (let o = at; o + 8 <= end; o += 8) out.push(addressNumber(view.getUint32(o, true), view.getUint32(o + 4, true)));
+  else for (let o = at; o + 4 <= end; o += 4) out.push(view.getUint32(o, true));
   return out;
 }
 
+// what a provider is to the attacher
+const OTHER = 0, STACK_WALK = 1, PERF_INFO = 2, CLR_RUNTIME = 3, CLR_PRIVATE = 4, CLR_RUNDOWN = 5;
+const KIND_OF_GUID = new Map([[STACKWALK, STACK_WALK], [PERFINFO, PERF_INFO], [RUNTIME, CLR_RUNTIME], [PRIVATE, CLR_PRIVATE], [RUNDOWN, CLR_RUNDOWN]]);
+
 /**
- * Attaches stacks to events fed in time order (`add(row, rowNumber)`; rowNumber is the row's number in
- * the whole trace). `finish()` completes what still waits (kernel parts without their user part, keys
+ * Attaches stacks to events fed in time order (`addRows`), read from the event table's columns (no
+ * row objects). `finish()` completes what still waits (kernel parts without their user part, keys
  * never defined are left out); then `stackOf(rowNumber)` is the event's stack id in `table`, or -1.
  */
 export class StackAttacher {
@@ -106,9 +123,10 @@ export class StackAttacher {
   /** Stacks attached; stack events no event of theirs was found for. */
   attached = 0;
   orphans = 0;
-  // the ring of recent events: row number, timestamp, thread, processor, CLR or not
+  // the ring of recent events: row number, timestamp (low and high halves), thread, processor, CLR or not
   private readonly ringRow = new Float64Array(RING);
-  private readonly ringTs = new BigInt64Array(RING);
+  private readonly ringTsLo = new Uint32Array(RING);
+  private readonly ringTsHi = new Int32Array(RING);
   private readonly ringTid = new Int32Array(RING);
   private readonly ringCpu = new Int32Array(RING);
   private readonly ringClr = new Uint8Array(RING);
@@ -119,6 +137,8 @@ export class StackAttacher {
   private readonly waitingOnThread = new Map<number, Pending[]>();
   private readonly waitingOnKey = [new Map<number, Pending[]>(), new Map<number, Pending[]>()]; // kernel, user
   private readonly clrStacked = new Set<number>();
+  private viewBytes?: Uint8Array;
+  private view?: DataView;
 
   constructor(private readonly pointerSize: 4 | 8) {}
 
@@ -143,42 +163,78 @@ export class StackAttacher {
     return row < this.stackIds.length ? this.stackIds[row] : -1;
   }
 
-  add(r: EventRow, rowNumber: number): void {
-    const guid = r.providerGuid;
-    if (guid === STACKWALK) return this.stackEvent(r);
-    if ((guid === RUNTIME && r.eventId === CLR_STACK_WALK) || (guid === PRIVATE && r.eventId === PRIVATE_CLR_STACK_WALK)) return this.clrStack(r);
-    // the thread: a CPU sample's is in its payload
-    let tid = r.tid ?? -1;
-    if (guid === PERFINFO && r.opcode === SAMPLE && r.payloadLength >= this.pointerSize + 4) {
-      const p = r.payload;
-      tid = new DataView(p.buffer, p.byteOffset, p.length).getInt32(this.pointerSize, true);
+  /** A view of the bytes row `i`'s payload offset indexes (one per trace, or per buffer of records). */
+  private viewOf(events: EventTable, i: number): DataView | undefined {
+    const bytes = events.recordBytesOf(i);
+    if (!bytes) return undefined;
+    if (bytes !== this.viewBytes) {
+      this.viewBytes = bytes;
+      this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
     }
-    const k = this.ringNext;
-    this.ringRow[k] = rowNumber;
-    this.ringTs[k] = r.timestamp;
-    this.ringTid[k] = tid;
-    this.ringCpu[k] = r.processor;
-    this.ringClr[k] = guid === RUNTIME || guid === PRIVATE || guid === RUNDOWN ? 1 : 0;
-    this.ringNext = (k + 1) % RING;
-    if (this.ringSize < RING) this.ringSize++;
-    // a stack in the event's own header (EVENT_HEADER records with extended items only)
-    if ((r.headerType === 0x12 || r.headerType === 0x13) && r.headerFlags & 1 && r.extTypes.some((t) => t === 5 || t === 6)) {
-      const frames = r.stack;
-      if (frames?.length) this.set(rowNumber, this.table.intern(frames.map(numberOfAddress)));
+    return this.view;
+  }
+
+  /** Feeds the rows `rows` of `events` (their numbers in the table; all rows when null), in time order. */
+  addRows(events: EventTable, rows: Uint32Array | null): void {
+    const kinds = new Uint8Array(events.providers.length);
+    for (let p = 0; p < kinds.length; p++) kinds[p] = KIND_OF_GUID.get(events.providers.get(p).guid) ?? OTHER;
+    const c = events.columns;
+    const { provider, eventId, opcode, flags, tid: tids, processor, payloadOffset, payloadLength, headerType } = c;
+    const ts32 = new Uint32Array(c.timestamp.buffer, c.timestamp.byteOffset, c.timestamp.length * 2);
+    const ps = this.pointerSize;
+    const n = rows ? rows.length : events.length;
+    for (let k = 0; k < n; k++) {
+      const i = rows ? rows[k] : k;
+      const kind = kinds[provider[i]];
+      if (kind === STACK_WALK) {
+        this.stackEvent(events, i);
+        continue;
+      }
+      if ((kind === CLR_RUNTIME && eventId[i] === CLR_STACK_WALK) || (kind === CLR_PRIVATE && eventId[i] === PRIVATE_CLR_STACK_WALK)) {
+        this.clrStack(events, i);
+        continue;
+      }
+      // the thread: a CPU sample's is in its payload
+      let tid = flags[i] & F_NO_PROCESS_INFO ? -1 : tids[i];
+      if (kind === PERF_INFO && opcode[i] === SAMPLE && payloadLength[i] >= ps + 4) {
+        const v = this.viewOf(events, i);
+        if (v) tid = v.getInt32(payloadOffset[i] + ps, true);
+      }
+      const r = this.ringNext;
+      this.ringRow[r] = i;
+      this.ringTsLo[r] = ts32[2 * i];
+      this.ringTsHi[r] = ts32[2 * i + 1];
+      this.ringTid[r] = tid;
+      this.ringCpu[r] = processor[i];
+      this.ringClr[r] = kind >= CLR_RUNTIME ? 1 : 0;
+      this.ringNext = (r + 1) & (RING - 1);
+      if (this.ringSize < RING) this.ringSize++;
+      // a stack in the event's own header (EVENT_HEADER records with extended items only)
+      const ht = headerType[i];
+      if ((ht === 0x12 || ht === 0x13) && flags[i] & 1) {
+        const frames = events.row(i).stack;
+        if (frames?.length) this.set(i, this.table.intern(frames.map(numberOfAddress)));
+      }
     }
   }
 
-  /** The most recent remembered event at `ts` on thread `tid` (on processor `cpu` for an event of no thread). */
-  private match(ts: bigint, tid: number, cpu: number, clrOnly = false): number {
+  /** The most recent remembered event at time (tsHi, tsLo) on thread `tid` (on processor `cpu` for an event of no thread). */
+  private match(tsHi: number, tsLo: number, tid: number, cpu: number): number {
     for (let n = 0; n < this.ringSize; n++) {
-      const k = (this.ringNext - 1 - n + RING) % RING;
-      if (clrOnly) {
-        if (this.ringTid[k] === tid && this.ringClr[k]) return this.ringRow[k];
-        continue;
-      }
-      if (this.ringTs[k] < ts) return -1; // the ring is in time order
-      if (this.ringTs[k] !== ts) continue;
+      const k = (this.ringNext - 1 - n) & (RING - 1);
+      const hi = this.ringTsHi[k], lo = this.ringTsLo[k];
+      if (hi < tsHi || (hi === tsHi && lo < tsLo)) return -1; // the ring is in time order
+      if (hi !== tsHi || lo !== tsLo) continue;
       if (this.ringTid[k] === tid || (this.ringTid[k] === -1 && this.ringCpu[k] === cpu)) return this.ringRow[k];
+    }
+    return -1;
+  }
+
+  /** The most recent remembered CLR event on thread `tid`. */
+  private matchClr(tid: number): number {
+    for (let n = 0; n < this.ringSize; n++) {
+      const k = (this.ringNext - 1 - n) & (RING - 1);
+      if (this.ringTid[k] === tid && this.ringClr[k]) return this.ringRow[k];
     }
     return -1;
   }
@@ -189,13 +245,16 @@ export class StackAttacher {
     return p;
   }
 
-  private stackEvent(r: EventRow): void {
-    const p = r.payload;
+  private stackEvent(events: EventTable, i: number): void {
+    const v = this.viewOf(events, i);
+    if (!v) return;
+    const at = events.columns.payloadOffset[i];
+    const end = at + events.columns.payloadLength[i];
     const ps = this.pointerSize;
-    const op = r.opcode;
+    const op = events.columns.opcode[i];
     if (op === KEY_DELETE || op === KEY_RUNDOWN) {
-      if (p.length < ps) return;
-      const all = ips(p, 0, ps);
+      if (end - at < ps) return;
+      const all = ips(v, at, end, ps);
       const key = all[0];
       const frames = all.slice(1);
       const kernel = frames.length > 0 && this.kernel(frames[frames.length - 1]);
@@ -215,19 +274,17 @@ export class StackAttacher {
       }
       return;
     }
-    if (p.length < 16) return;
-    const v = new DataView(p.buffer, p.byteOffset, p.length);
-    const ts = v.getBigInt64(0, true);
-    const pid = v.getInt32(8, true);
-    const tid = v.getInt32(12, true);
-    const row = this.match(ts, tid, r.processor);
+    if (end - at < 16) return;
+    const pid = v.getInt32(at + 8, true);
+    const tid = v.getInt32(at + 12, true);
+    const row = this.match(v.getInt32(at + 4, true), v.getUint32(at, true), tid, events.columns.processor[i]);
     if (row < 0) {
       this.orphans++;
       return;
     }
     if (op === KEY_KERNEL || op === KEY_USER) {
-      if (p.length < 16 + ps) return;
-      const key = ps === 8 ? addressNumber(v.getUint32(16, true), v.getUint32(20, true)) : v.getUint32(16, true);
+      if (end - at < 16 + ps) return;
+      const key = ps === 8 ? addressNumber(v.getUint32(at + 16, true), v.getUint32(at + 20, true)) : v.getUint32(at + 16, true);
       const e = this.pendingOf(row, pid);
       const waiting = this.waitingOnKey[op === KEY_KERNEL ? 0 : 1];
       if (op === KEY_KERNEL) e.kernelKey = key;
@@ -238,7 +295,7 @@ export class StackAttacher {
       return;
     }
     if (op !== STACK) return;
-    const frames = ips(p, 16, ps);
+    const frames = ips(v, at + 16, end, ps);
     if (!frames.length) return;
     const outerKernel = this.kernel(frames[frames.length - 1]);
     const e = this.pendingOf(row, pid);
@@ -274,12 +331,14 @@ export class StackAttacher {
     this.complete(e);
   }
 
-  private clrStack(r: EventRow): void {
-    const p = r.payload;
-    if (p.length < 8) return;
-    const count = new DataView(p.buffer, p.byteOffset, p.length).getUint32(4, true);
-    const frames = ips(p, 8, this.pointerSize).slice(0, count);
-    const row = this.match(0n, r.tid ?? -1, r.processor, true);
+  private clrStack(events: EventTable, i: number): void {
+    const v = this.viewOf(events, i);
+    const at = events.columns.payloadOffset[i];
+    const end = at + events.columns.payloadLength[i];
+    if (!v || end - at < 8) return;
+    const count = v.getUint32(at + 4, true);
+    const frames = ips(v, at + 8, Math.min(end, at + 8 + count * this.pointerSize), this.pointerSize);
+    const row = this.matchClr(events.columns.flags[i] & F_NO_PROCESS_INFO ? -1 : events.columns.tid[i]);
     if (row < 0 || this.clrStacked.has(row) || !frames.length) {
       if (row < 0) this.orphans++;
       return;

@@ -136,11 +136,13 @@ function upperBound(list: bigint[], x: bigint): number {
 /**
  * Ranges that may overlap (over time), answering "the covering range with the smallest key >= k" by
  * two binary searches: the elementary segment holding the address, then the key in that segment's
- * list. Built (again) on the first query after additions.
+ * list. Built (again) on the first query after additions. The segment bounds are searched as 32-bit
+ * halves (BigInt comparisons cost far more, and every stack frame is looked up here).
  */
 class RangeIndex<T extends Ranged> {
   private readonly items: T[] = [];
-  private bounds: bigint[] = [];
+  private boundHi = new Uint32Array(0);
+  private boundLo = new Uint32Array(0);
   private segments: T[][] = [];
   private built = true;
 
@@ -154,20 +156,32 @@ class RangeIndex<T extends Ranged> {
     return this.items.length;
   }
 
-  /** The range covering `address` with the smallest key >= `from` (all keys when omitted); ties: first added. */
-  first(address: bigint, from?: bigint): T | undefined {
+  /** The range covering the address (hi, lo) with the smallest key >= `from` (all keys when omitted); ties: first added. */
+  first(hi: number, lo: number, from?: bigint): T | undefined {
     if (!this.built) this.build();
-    const s = upperBound(this.bounds, address) - 1;
+    const s = this.segmentOf(hi, lo);
     if (s < 0 || s >= this.segments.length) return undefined;
     const list = this.segments[s];
     if (from === undefined) return list[0];
-    let lo = 0, hi = list.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (list[mid].key < from) lo = mid + 1;
-      else hi = mid;
+    let a = 0, b = list.length;
+    while (a < b) {
+      const mid = (a + b) >>> 1;
+      if (list[mid].key < from) a = mid + 1;
+      else b = mid;
     }
-    return list[lo];
+    return list[a];
+  }
+
+  /** The last segment starting at or below the address (hi, lo), or -1. */
+  private segmentOf(hi: number, lo: number): number {
+    const bh = this.boundHi, bl = this.boundLo;
+    let a = 0, b = bh.length;
+    while (a < b) {
+      const mid = (a + b) >>> 1;
+      if (bh[mid] < hi || (bh[mid] === hi && bl[mid] <= lo)) a = mid + 1;
+      else b = mid;
+    }
+    return a - 1;
   }
 
   private build(): void {
@@ -182,7 +196,8 @@ class RangeIndex<T extends Ranged> {
       const hi = upperBound(bounds, it.end - 1n); // segments starting before `end`
       for (let s = upperBound(bounds, it.start) - 1; s < hi; s++) segments[s].push(it);
     }
-    this.bounds = bounds;
+    this.boundHi = Uint32Array.from(bounds, (b) => Number((b >> 32n) & 0xffffffffn));
+    this.boundLo = Uint32Array.from(bounds, (b) => Number(b & 0xffffffffn));
     this.segments = segments;
     this.built = true;
   }
@@ -191,6 +206,8 @@ class RangeIndex<T extends Ranged> {
 /** A method range from one event: its full name, ModuleID, and the event's time. */
 interface MethodRange extends Ranged {
   name: string;
+  /** Its frames, by module path (resolve's cache). */
+  frames?: Map<string, ResolvedFrame>;
   moduleId: bigint;
   time: bigint;
 }
@@ -216,6 +233,7 @@ interface ModuleEvent {
   time: bigint;
   unload: boolean;
   path: string;
+  lowerPath: string;
 }
 
 class ProcessSymbols {
@@ -258,7 +276,7 @@ function modulePathInTrace(events: ModuleEvent[] | undefined, seq: number): stri
   const e = events[start];
   if (!e) return null;
   // created by that module event (lower-cased), or created empty now and named by the next one
-  return e.seq < seq ? e.path.toLowerCase() : e.path;
+  return e.seq < seq ? e.lowerPath : e.path;
 }
 
 /** The module path of a jitted load resolved at the end of the trace (all module events seen). */
@@ -271,7 +289,7 @@ function modulePathAtEnd(events: ModuleEvent[] | undefined, time: bigint): strin
     start = i + 1;
   }
   const e = events[start];
-  return e ? e.path.toLowerCase() : null;
+  return e ? e.lowerPath : null;
 }
 
 /** ModuleILPath as TraceLoadedModules.ManagedModuleLoadOrUnload uses it. */
@@ -311,6 +329,8 @@ export class SymbolMap {
   private pointerSize?: 4 | 8;
   private readonly showUnknownAddresses: boolean;
   private seq = 0;
+  /** resolve's frames of addresses with no method, by image path ("" for none). */
+  private imageFrames?: Map<string, ResolvedFrame>;
 
   constructor(options: SymbolMapOptions = {}) {
     this.pointerSize = options.pointerSize;
@@ -414,7 +434,8 @@ export class SymbolMap {
     const id = BigInt((row.get("ModuleID") as bigint | number | undefined) ?? 0);
     let events = p.modules.get(id);
     if (!events) p.modules.set(id, (events = []));
-    events.push({ seq: this.seq++, time: row.timestamp, unload, path: managedModulePath(row) });
+    const path = managedModulePath(row);
+    events.push({ seq: this.seq++, time: row.timestamp, unload, path, lowerPath: path.toLowerCase() });
   }
 
   /** Kernel Image Load / DCStart / Unload / DCEnd (V2+ payloads, etl-format.md §10.4). */
@@ -459,27 +480,44 @@ export class SymbolMap {
    * `row.timestamp`), and the frame name TraceEvent's stack source prints for it.
    */
   resolve(pid: number, address: bigint, timestamp: bigint): ResolvedFrame {
-    const proc = this.processes.get(this.isKernelAddress(address) ? 0 : pid);
+    return this.resolveHalves(pid, Number(address >> 32n), Number(address & 0xffffffffn), timestamp);
+  }
+
+  /** resolve of the address whose high and low 32 bits are `hi` and `lo` (no BigInt per address). */
+  resolveHalves(pid: number, hi: number, lo: number, timestamp: bigint): ResolvedFrame {
+    const kernel = (this.pointerSize ?? 8) === 8 ? hi >= 0xffff0000 : hi > 0 || lo >= 0x80000000;
+    const proc = this.processes.get(kernel ? 0 : pid);
     let method: MethodRange | undefined;
     let image: string | undefined;
     let modulePath: string | null = null;
     if (proc) {
-      const stop = proc.resolvers.first(address, timestamp);
-      const unload = proc.imageUnloads.first(address, timestamp);
+      const stop = proc.resolvers.first(hi, lo, timestamp);
+      const unload = proc.imageUnloads.first(hi, lo, timestamp);
       if (stop) {
         method = stop;
         if (unload && unload.seq < stop.seq) image = unload.path;
         else modulePath = modulePathInTrace(proc.modules.get(stop.moduleId), stop.seq);
       } else {
-        method = proc.jitted.first(address);
-        image = unload?.path ?? (method ? undefined : proc.imagesAtEnd().first(address)?.path);
+        method = proc.jitted.first(hi, lo);
+        image = unload?.path ?? (method ? undefined : proc.imagesAtEnd().first(hi, lo)?.path);
         if (method && image === undefined) modulePath = modulePathAtEnd(proc.modules.get(method.moduleId), method.time);
       }
     }
     const path = image ?? (method ? (modulePath ?? "ManagedModule") : "");
-    const module = image !== undefined || method ? moduleFileName(path) : "?";
-    const methodName = method ? method.name : this.showUnknownAddresses ? `0x${address.toString(16)}` : "?";
-    const kind: FrameKind = method ? "managed" : image !== undefined ? "native" : "unknown";
-    return { kind, name: `${module}!${methodName}`, module, method: methodName, path };
+    if (!method && image === undefined && this.showUnknownAddresses) {
+      const hex = `0x${((BigInt(hi) << 32n) | BigInt(lo)).toString(16)}`;
+      return { kind: "unknown", name: `?!${hex}`, module: "?", method: hex, path };
+    }
+    // one frame object per (method or none, path): its name is then one string, hashed once where it is a key
+    let frames = method ? method.frames : this.imageFrames;
+    if (!frames) frames = method ? (method.frames = new Map()) : (this.imageFrames = new Map());
+    let frame = frames.get(path);
+    if (!frame) {
+      const module = image !== undefined || method ? moduleFileName(path) : "?";
+      const methodName = method ? method.name : "?";
+      const kind: FrameKind = method ? "managed" : image !== undefined ? "native" : "unknown";
+      frames.set(path, (frame = { kind, name: `${module}!${methodName}`, module, method: methodName, path }));
+    }
+    return frame;
   }
 }

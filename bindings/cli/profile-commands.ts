@@ -2,11 +2,11 @@
 // Perfetto) and stacks (events with their resolved stacks). Both hold the trace whole: compressed
 // stacks are defined by events that can come at the very end, and so are the methods that name frames.
 
-import { writeFileSync } from "node:fs";
+import { closeSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { basename, extname } from "node:path";
 import type { Trace } from "etw-wasm/node";
 import {
-  attachStacks, cpuProfile, gcStats, jitStats, toChromeTrace, toFolded, toSpeedscope, type TimelineSlice,
+  attachStacks, cpuProfile, gcStats, jitStats, toChromeTrace, toFolded, speedscopeFile, type TimelineSlice,
 } from "etw-wasm/analysis";
 
 export const CPU_FORMATS = ["speedscope", "folded", "chrome"] as const;
@@ -21,9 +21,9 @@ export const CPU_PROVIDERS = [
 /** Writes a CPU profile of `trace` to `out`; returns the line to print (what was written). */
 export async function writeCpuProfile(trace: Trace, file: string, format: CpuFormat, out: string, pid: number | undefined): Promise<string> {
   const profile = cpuProfile(trace, { pid });
-  let text: string;
+  let text: string | Uint8Array[];
   if (format === "folded") text = toFolded(profile);
-  else if (format === "speedscope") text = JSON.stringify(toSpeedscope(profile, basename(out, extname(out))));
+  else if (format === "speedscope") text = speedscopeFile(profile, basename(out, extname(out)));
   else {
     const slices: TimelineSlice[] = [];
     const names = new Map<number, string>();
@@ -50,7 +50,15 @@ export async function writeCpuProfile(trace: Trace, file: string, format: CpuFor
     for (const s of profile.samples) if (!names.has(s.pid)) names.set(s.pid, trace.processes.processName(s.pid, trace.events.timestamp[0] ?? 0n));
     text = JSON.stringify(toChromeTrace(profile, slices, names));
   }
-  writeFileSync(out, text);
+  if (typeof text === "string") writeFileSync(out, text);
+  else {
+    const fd = openSync(out, "w");
+    try {
+      for (const chunk of text) for (let at = 0; at < chunk.length; ) at += writeSync(fd, chunk, at);
+    } finally {
+      closeSync(fd);
+    }
+  }
   const kept = profile.samples.length;
   return `${file}: ${kept} CPU samples (${profile.samplesWithStacks} with stacks; left out: ${profile.idleSamples} idle${pid === undefined ? "" : `, ${profile.otherSamples} of other processes`}), ${profile.intervalMSec} ms each -> ${out} (${format})`;
 }

@@ -81,8 +81,9 @@ export function runQuery(table: EventTable, providers: ProviderTable, clock: Tra
   const c = table.columns;
   const n = table.length;
   const tests: ((i: number) => boolean)[] = [];
+  let providerMask: Uint8Array | undefined;
   if (q.provider !== undefined) {
-    const mask = new Uint8Array(Math.max(providers.length, 1));
+    const mask = (providerMask = new Uint8Array(Math.max(providers.length, 1)));
     for (const key of asArray(q.provider)) for (const i of providers.find(key)) mask[i] = 1;
     const col = c.provider;
     tests.push((i) => mask[col[i]] === 1);
@@ -142,6 +143,15 @@ export function runQuery(table: EventTable, providers: ProviderTable, clock: Tra
   const rows = q.order === "time" ? table.timeOrder() : null;
   const out = new Uint32Array(n);
   let k = 0;
+  if (providerMask && tests.length === 1) {
+    // providers only (what the analyses ask): one column test, no call per row
+    const col = c.provider;
+    for (let j = 0; j < n; j++) {
+      const i = rows ? rows[j] : j;
+      if (providerMask[col[i]] === 1) out[k++] = i;
+    }
+    return new QueryResult(table, out.slice(0, k));
+  }
   for (let j = 0; j < n; j++) {
     const i = rows ? rows[j] : j;
     let ok = true;
