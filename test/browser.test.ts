@@ -259,14 +259,14 @@ describe.skipIf(!HAVE_CHROMIUM)("in Chromium", () => {
     const t = await openTrace(readFileSync(SAMPLE));
     const profile = cpuProfile(t);
     const byPid = new Map<number, number>();
-    for (const s of profile.samples) byPid.set(s.pid, (byPid.get(s.pid) ?? 0) + 1);
+    for (const samplePid of profile.samples.pid) byPid.set(samplePid, (byPid.get(samplePid) ?? 0) + 1);
     const [pid, samples] = [...byPid].sort((a, b) => b[1] - a[1])[0];
     expect(await page.locator("[data-testid=cpu-process]").inputValue()).toBe(String(pid));
     expect(await page.locator("[data-testid=flame]").getAttribute("data-samples")).toBe(String(samples));
     // top frames: samples by leaf frame, by hand from the Node profile
     const self = new Map<string, number>();
-    for (const s of profile.samples) if (s.pid === pid) {
-      const names = stackNames(profile.stacks, s.stack);
+    for (let i = 0; i < profile.samples.length; i++) if (profile.samples.pid[i] === pid) {
+      const names = stackNames(profile.stacks, profile.samples.stack[i]);
       self.set(names[names.length - 1], (self.get(names[names.length - 1]) ?? 0) + 1);
     }
     const want = [...self].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 15).map(([n, c]) => [n, c.toLocaleString("en-US")]);

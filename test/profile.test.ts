@@ -119,8 +119,9 @@ describe("stacks and CPU profiles of net.4.5.2.x64", () => {
     expect(named).toContain("test.x64!Test.Program.Main(class System.String[])");
     expect(named[named.length - 1]).toBe("ntdll!?");
     const frame = "test.x64!Test.Program.Main(class System.String[])";
-    expect(profile.samples.filter((s) => stackNames(profile.stacks, s.stack).includes(frame)).length).toBe(inMain);
-    expect(profile.samples.every((s) => s.pid === 3676)).toBe(true);
+    const stacksOfSamples = Array.from(profile.samples.stack);
+    expect(stacksOfSamples.filter((stack) => stackNames(profile.stacks, stack).includes(frame)).length).toBe(inMain);
+    expect(Array.from(profile.samples.pid).every((pid) => pid === 3676)).toBe(true);
     // folded: every sample once
     const folded = toFolded(profile).trim().split("\n");
     expect(folded.reduce((n, l) => n + Number(l.slice(l.lastIndexOf(" ") + 1)), 0)).toBe(profile.samples.length);
@@ -131,7 +132,7 @@ describe("stacks and CPU profiles of net.4.5.2.x64", () => {
     const validate = new Ajv({ strict: false }).compile(schema);
     expect(validate(doc), JSON.stringify(validate.errors)).toBe(true);
     for (const p of doc.profiles) {
-      const threadSamples = profile.samples.filter((s) => p.name.startsWith(`Thread (${s.tid})`));
+      const threadSamples = Array.from(profile.samples.tid).filter((tid) => p.name.startsWith(`Thread (${tid})`));
       const root = p.events[0].frame;
       let open = 0, total = 0, depth = 0;
       for (const e of p.events) {

@@ -15,16 +15,20 @@ const PERFINFO = "ce1dbfb4-137e-4da6-87b0-3f59aa102cbc";
 const STACKWALK = "def2fe46-7bd6-4b80-bd94-f57fe20d0ce3";
 const SAMPLE = 46, SET_INTERVAL = 72, COLLECTION_START = 73;
 
-/** One CPU sample: where and when, and its stack as frame names from the root (process, thread, ..., leaf). */
-export interface CpuSample {
-  pid: number;
-  tid: number;
+/**
+ * The CPU samples, as columns (sample `i` is `pid[i]`, `tid[i]`, ...), in time order: where and when,
+ * and each one's stack of frame names from the root (process, thread, ..., leaf). Each stands for
+ * `CpuProfile.intervalMSec` of CPU.
+ */
+export interface CpuSamples {
+  readonly length: number;
+  /** The sample's process (its thread's; -1 when no process is known for the thread). */
+  readonly pid: Int32Array;
+  readonly tid: Int32Array;
   /** Milliseconds since the trace started. */
-  timeMSec: number;
-  /** Milliseconds of CPU the sample stands for (the sample interval). */
-  weightMSec: number;
+  readonly timeMSec: Float64Array;
   /** Index of the sample's frame stack in `CpuProfile.stacks`. */
-  stack: number;
+  readonly stack: Int32Array;
 }
 
 /** Frame-name stacks as a prefix tree: stack `i` is frame `frame[i]` (an index in `names`) below `parent[i]`. */
@@ -35,9 +39,9 @@ export interface NameStacks {
 }
 
 export interface CpuProfile {
-  /** The sample interval, milliseconds (PerfInfo CollectionStart / SetInterval; 1 by default). */
+  /** The sample interval, milliseconds (PerfInfo CollectionStart / SetInterval; 1 by default): each sample's weight. */
   intervalMSec: number;
-  samples: CpuSample[];
+  samples: CpuSamples;
   stacks: NameStacks;
   /** Samples whose stack was found, of all samples kept. */
   samplesWithStacks: number;
@@ -189,7 +193,9 @@ export function cpuProfile(trace: Trace, options: CpuOptions = {}): CpuProfile {
   // SetInterval's old one; 1 ms when neither is there
   let fromStart: number | undefined, fromSet: number | undefined;
   let viewBytes: Uint8Array | null = null, view: DataView | undefined;
-  for (const i of trace.query({ provider: PERFINFO, order: "time" }).indices) {
+  const perfInfoRows = trace.query({ provider: PERFINFO, order: "time" }).indices;
+  for (let r = 0; r < perfInfoRows.length; r++) {
+    const i = perfInfoRows[r];
     const op = opcode[i];
     if (op !== SAMPLE && op !== COLLECTION_START && op !== SET_INTERVAL) continue;
     const bytes = events.recordBytesOf(i);
@@ -289,10 +295,10 @@ export function cpuProfile(trace: Trace, options: CpuOptions = {}): CpuProfile {
 
   const node = new Int32Array(rows.length);
   let memoFor: Int32Array = new Int32Array(0), memo: Int32Array = new Int32Array(0);
-  const path: number[] = [];
+  let path: Int32Array = new Int32Array(64);
   let withStacks = 0;
-  for (const key of order) {
-    const k = key % 4294967296;
+  for (let o = 0; o < order.length; o++) {
+    const k = order[o] % 4294967296;
     const thread = threadNode[k];
     const stack = attacher.stackOf(rows[k]);
     if (stack < 0) {
@@ -303,11 +309,14 @@ export function cpuProfile(trace: Trace, options: CpuOptions = {}): CpuProfile {
     memoFor = fit(memoFor, table.size);
     memo = fit(memo, table.size);
     const pid = pids[k];
-    path.length = 0;
+    let depth = 0;
     let s = stack;
-    for (; s >= 0 && memoFor[s] !== thread; s = table.parent[s]) path.push(s);
+    for (; s >= 0 && memoFor[s] !== thread; s = table.parent[s]) {
+      if (depth === path.length) path = fit(path, depth);
+      path[depth++] = s;
+    }
     let id = s >= 0 ? memo[s] : thread;
-    for (let d = path.length - 1; d >= 0; d--) {
+    for (let d = depth - 1; d >= 0; d--) {
       const t = path[d];
       id = stacks.node(id, walkedFor[t] === pid ? nodeName[t] : nameOf(pid, t, rows[k]));
       memoFor[t] = thread;
@@ -315,19 +324,17 @@ export function cpuProfile(trace: Trace, options: CpuOptions = {}): CpuProfile {
     }
     node[k] = id;
   }
-  const samples: CpuSample[] = new Array(rows.length);
   const ts32 = new Uint32Array(timestamp.buffer, timestamp.byteOffset, timestamp.length * 2);
-  for (let k = 0; k < rows.length; k++) {
-    const timeMSec = events.clock.relativeMSecParts(ts32[2 * rows[k] + 1], ts32[2 * rows[k]]);
-    samples[k] = { pid: pids[k], tid: tids[k], timeMSec, weightMSec: intervalMSec, stack: node[k] };
-  }
+  const timeMSec = new Float64Array(rows.length);
+  for (let k = 0; k < rows.length; k++) timeMSec[k] = events.clock.relativeMSecParts(ts32[2 * rows[k] + 1], ts32[2 * rows[k]]);
+  const samples: CpuSamples = { length: rows.length, pid: Int32Array.from(pids), tid: Int32Array.from(tids), timeMSec, stack: node };
   return { intervalMSec, samples, stacks: stacks.result(), samplesWithStacks: withStacks, idleSamples: idle, otherSamples: other };
 }
 
 /** Collapsed stacks (Brendan Gregg's folded format): `root;...;leaf count`, one line per distinct stack. */
 export function toFolded(profile: CpuProfile): string {
   const counts = new Map<number, number>();
-  for (const s of profile.samples) counts.set(s.stack, (counts.get(s.stack) ?? 0) + 1);
+  for (const stack of profile.samples.stack) counts.set(stack, (counts.get(stack) ?? 0) + 1);
   const lines: string[] = [];
   for (const [stack, n] of counts) lines.push(`${stackNames(profile.stacks, stack).map((f) => f.replace(/;/g, ":")).join(";")} ${n}`);
   return lines.sort().join("\n") + (lines.length ? "\n" : "");
@@ -341,23 +348,26 @@ type FrameEventSink = (open: boolean, frame: number, at: number) => void;
  * samples sharing frames from the root keep them open while they are continuous (the previous one's
  * time plus weight reaches this one's, within 0.1%). `skip` frames from the root are left out.
  */
-function threadEvents(samples: CpuSample[], stacks: NameStacks, frameId: (name: number) => number, skip: number, emit: FrameEventSink): void {
+function threadEvents(profile: CpuProfile, rows: ArrayLike<number>, frameId: (name: number) => number, skip: number, emit: FrameEventSink): void {
+  const { stacks, intervalMSec: weight } = profile;
+  const { stack, timeMSec } = profile.samples;
   // the open frames, root first: frame, open time, metric so far
   const openFrame: number[] = [], openTime: number[] = [], openMetric: number[] = [];
   let depthOpen = 0;
   const path: number[] = [];
   let last = 0;
-  for (let k = 0; k <= samples.length; k++) {
+  for (let k = 0; k <= rows.length; k++) {
     // (one step past the last sample: every frame closes)
-    const s = k < samples.length ? samples[k] : undefined;
+    const s = k < rows.length ? rows[k] : -1;
     let depth = 0;
-    if (s) for (let n = s.stack; n >= 0; n = stacks.parent[n]) path[depth++] = n;
+    if (s >= 0) for (let n = stack[s]; n >= 0; n = stacks.parent[n]) path[depth++] = n;
     depth = Math.max(depth - skip, 0);
     const top = depth - 1; // path[top - d] is the frame at depth d below the skipped ones
     let d = 0;
-    if (s) {
-      while (d < depthOpen && d < depth && openFrame[d] === frameId(stacks.frame[path[top - d]]) && openTime[d] + openMetric[d] * 1.001 >= s.timeMSec) {
-        openMetric[d] += s.weightMSec;
+    const time = s >= 0 ? timeMSec[s] : 0;
+    if (s >= 0) {
+      while (d < depthOpen && d < depth && openFrame[d] === frameId(stacks.frame[path[top - d]]) && openTime[d] + openMetric[d] * 1.001 >= time) {
+        openMetric[d] += weight;
         d++;
       }
     }
@@ -366,42 +376,48 @@ function threadEvents(samples: CpuSample[], stacks: NameStacks, frameId: (name: 
       if (end > last) last = end;
       emit(false, openFrame[c], last);
     }
-    if (!s) break;
-    if (d < depth && s.timeMSec > last) last = s.timeMSec;
+    if (s < 0) break;
+    if (d < depth && time > last) last = time;
     for (; d < depth; d++) {
       const frame = frameId(stacks.frame[path[top - d]]);
       emit(true, frame, last);
       openFrame[d] = frame;
-      openTime[d] = s.timeMSec;
-      openMetric[d] = s.weightMSec;
+      openTime[d] = time;
+      openMetric[d] = weight;
     }
     depthOpen = depth;
   }
 }
 
-/** Samples grouped by thread, each thread's in time order; threads by their first sample. */
-function byThread(profile: CpuProfile): { pid: number; tid: number; samples: CpuSample[] }[] {
-  // by thread, then by process (a thread id can be reused by another process)
-  const threads = new Map<number, Map<number, { pid: number; tid: number; samples: CpuSample[] }>>();
-  const list: { pid: number; tid: number; samples: CpuSample[] }[] = [];
-  for (const s of profile.samples) {
-    let ofTid = threads.get(s.tid);
-    if (!ofTid) threads.set(s.tid, (ofTid = new Map()));
-    let t = ofTid.get(s.pid);
+/** A thread's samples (indices into the profile's samples, in time order). */
+interface ThreadSamples {
+  pid: number;
+  tid: number;
+  rows: number[];
+}
+
+/** Samples grouped by thread (and process: a thread id can be reused by another), threads by their first sample. */
+function byThread(profile: CpuProfile): ThreadSamples[] {
+  const { pid, tid, timeMSec } = profile.samples;
+  const threads = new Map<number, Map<number, ThreadSamples>>();
+  const list: ThreadSamples[] = [];
+  for (let i = 0; i < profile.samples.length; i++) {
+    let ofTid = threads.get(tid[i]);
+    if (!ofTid) threads.set(tid[i], (ofTid = new Map()));
+    let t = ofTid.get(pid[i]);
     if (!t) {
-      ofTid.set(s.pid, (t = { pid: s.pid, tid: s.tid, samples: [] }));
+      ofTid.set(pid[i], (t = { pid: pid[i], tid: tid[i], rows: [] }));
       list.push(t);
     }
-    t.samples.push(s);
+    t.rows.push(i);
   }
-  const before = (a: CpuSample, b: CpuSample) => a.timeMSec - b.timeMSec || a.weightMSec - b.weightMSec;
   for (const t of list) {
     // (cpuProfile's samples are in time order already: sorted only when not)
     let sorted = true;
-    for (let i = 1; i < t.samples.length && sorted; i++) sorted = before(t.samples[i - 1], t.samples[i]) <= 0;
-    if (!sorted) t.samples.sort(before);
+    for (let i = 1; i < t.rows.length && sorted; i++) sorted = timeMSec[t.rows[i - 1]] <= timeMSec[t.rows[i]];
+    if (!sorted) t.rows.sort((a, b) => timeMSec[a] - timeMSec[b] || a - b);
   }
-  return list.sort((a, b) => a.samples[0].timeMSec - b.samples[0].timeMSec);
+  return list.sort((a, b) => timeMSec[a.rows[0]] - timeMSec[b.rows[0]]);
 }
 
 /**
@@ -424,11 +440,11 @@ export function speedscopeFile(profile: CpuProfile, name: string, exporter = "et
   w.once(`"$schema":"https://www.speedscope.app/file-format-schema.json","profiles":[`);
   byThread(profile).forEach((t, i) => {
     // the thread frame: the second frame from the root
-    let node = t.samples[0].stack;
+    let node = profile.samples.stack[t.rows[0]];
     while (parent[node] >= 0 && parent[parent[node]] >= 0) node = parent[node];
     w.once(`${i ? "," : ""}{"type":"evented","name":${JSON.stringify(names[frame[node]])},"unit":"milliseconds","events":[`);
     let first = 0, last = 0, count = 0;
-    threadEvents(t.samples, profile.stacks, frameId, 0, (open, f, at) => {
+    threadEvents(profile, t.rows, frameId, 0, (open, f, at) => {
       if (!count++) first = at;
       last = at;
       w.reserve(80);
@@ -493,7 +509,7 @@ export function toChromeTrace(profile: CpuProfile, slices: TimelineSlice[], proc
   for (const t of threads) {
     nameThread(t.pid, t.tid);
     // the frames below the process and thread frames (those two are the tracks)
-    threadEvents(t.samples, profile.stacks, (n) => n, 2, (open, frame, at) => {
+    threadEvents(profile, t.rows, (n) => n, 2, (open, frame, at) => {
       traceEvents.push({ ph: open ? "B" : "E", pid: t.pid, tid: t.tid, ts: us(at), name: profile.stacks.names[frame], cat: "cpu" });
     });
   }

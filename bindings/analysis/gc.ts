@@ -193,16 +193,28 @@ export function gcGenerationName(generation: number, type: number, reason: numbe
  * the statistics.
  */
 class Fields {
-  private readonly v: DataView;
-  constructor(row: EventRow) {
-    const p = row.payload;
-    this.v = new DataView(p.buffer, p.byteOffset, p.length);
+  private bytes: Uint8Array | null = null;
+  private v: DataView = new DataView(new ArrayBuffer(0));
+  private base = 0;
+  private len = 0;
+
+  /** Reads `row`'s payload from now on (one reader, moved from row to row: no view per event). */
+  of(row: EventRow): this {
+    const bytes = row.table.recordBytesOf(row.index);
+    if (bytes !== this.bytes) {
+      this.bytes = bytes;
+      this.v = bytes ? new DataView(bytes.buffer, bytes.byteOffset, bytes.length) : new DataView(new ArrayBuffer(0));
+    }
+    this.base = row.payloadOffset;
+    this.len = bytes ? row.payloadLength : 0;
+    return this;
   }
-  u16(at: number): number { return at + 2 <= this.v.byteLength ? this.v.getUint16(at, true) : 0; }
-  u32(at: number): number { return at + 4 <= this.v.byteLength ? this.v.getUint32(at, true) : 0; }
-  i32(at: number): number { return at + 4 <= this.v.byteLength ? this.v.getInt32(at, true) : 0; }
-  u64(at: number): number { return at + 8 <= this.v.byteLength ? Number(this.v.getBigUint64(at, true)) : 0; }
-  get length(): number { return this.v.byteLength; }
+  u16(at: number): number { return at + 2 <= this.len ? this.v.getUint16(this.base + at, true) : 0; }
+  u32(at: number): number { return at + 4 <= this.len ? this.v.getUint32(this.base + at, true) : 0; }
+  i32(at: number): number { return at + 4 <= this.len ? this.v.getInt32(this.base + at, true) : 0; }
+  /** An unsigned 64-bit field as the nearest number (no BigInt). */
+  u64(at: number): number { return at + 8 <= this.len ? this.v.getUint32(this.base + at + 4, true) * 4294967296 + this.v.getUint32(this.base + at, true) : 0; }
+  get length(): number { return this.len; }
 }
 
 /**
@@ -211,6 +223,7 @@ class Fields {
  */
 export class GcComputer {
   private readonly processes = new Map<number, ProcessState>();
+  private readonly fields = new Fields();
 
   constructor(private readonly processName: (pid: number, timestamp: bigint) => string) {}
 
@@ -253,7 +266,7 @@ export class GcComputer {
         case GLOBAL_HEAP_HISTORY: return this.globalHistory(row);
         case PER_HEAP_HISTORY: return this.perHeapHistory(row);
         // MarkWithType: HeapNum u32, ClrInstanceID u16, Type u32
-        case MARK_WITH_TYPE: if (new Fields(row).u32(6) === MARK_HANDLES_TYPE) this.markHandles(row); return;
+        case MARK_WITH_TYPE: if (this.fields.of(row).u32(6) === MARK_HANDLES_TYPE) this.markHandles(row); return;
       }
     } else if (schema.provider === PRIVATE) {
       switch (id) {
@@ -267,7 +280,7 @@ export class GcComputer {
   private suspendStart(row: EventRow): void {
     const s = this.state(row);
     // Reason: a u32 from version 1, a u16 before
-    const reason = row.version >= 1 ? new Fields(row).u32(0) : new Fields(row).u16(0);
+    const reason = row.version >= 1 ? this.fields.of(row).u32(0) : this.fields.of(row).u16(0);
     const tid = row.tid ?? 0;
     if (reason === SUSPEND_FOR_GC) s.suspendThreadIDGC = tid;
     else if (reason === SUSPEND_FOR_GC_PREP) s.suspendThreadIDBGC = tid;
@@ -290,7 +303,7 @@ export class GcComputer {
   private allocationTick(row: EventRow): void {
     const s = this.state(row);
     // AllocationAmount i32 @0, AllocationKind @4, ClrInstanceID @8, AllocationAmount64 @10 (version 2 on)
-    const f = new Fields(row);
+    const f = this.fields.of(row);
     const kind = f.u32(4);
     let amount = row.version >= 2 ? f.u64(10) : 0;
     if (amount === 0) amount = f.i32(0);
@@ -303,7 +316,7 @@ export class GcComputer {
   private gcStart(row: EventRow): void {
     const s = this.state(row);
     // Count @0; Depth, Reason, Type @4, @8, @12 (a payload under 16 bytes: Reason @4, generation 0, non-concurrent)
-    const f = new Fields(row);
+    const f = this.fields.of(row);
     const count = f.u32(0);
     const last = s.gcs[s.gcs.length - 1];
     s.markingThreads.clear();
@@ -361,7 +374,7 @@ export class GcComputer {
     const gc = GcComputer.current(s);
     if (gc) {
       // GenerationSize0..3 and TotalPromotedSize0..3 in pairs of u64 from 0; GenerationSize4 @94 and TotalPromotedSize4 @102 (version 2)
-      const f = new Fields(row);
+      const f = this.fields.of(row);
       const v2 = row.version >= 2;
       gc.heapStats = {
         genSize: [f.u64(0), f.u64(16), f.u64(32), f.u64(48), v2 ? f.u64(94) : 0],

@@ -58,5 +58,5 @@ export { SymbolMap, SYMBOL_PROVIDERS, fullMethodName, moduleFileName, type Resol
 export { StackAttacher, StackTable, isKernelAddress } from "./stacks.js";
 export {
   cpuProfile, traceStacks, attachStacks, frameNamer, stackNames, toFolded, speedscopeFile, toSpeedscope, toChromeTrace,
-  type CpuProfile, type CpuSample, type CpuOptions, type TraceStacks, type NameStacks, type TimelineSlice,
+  type CpuProfile, type CpuSamples, type CpuOptions, type TraceStacks, type NameStacks, type TimelineSlice,
 } from "./cpu.js";

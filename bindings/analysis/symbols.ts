@@ -122,17 +122,6 @@ interface Ranged {
 
 const cmp = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** First index in sorted `list` whose value is > x (upper bound). */
-function upperBound(list: bigint[], x: bigint): number {
-  let lo = 0, hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (list[mid] <= x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /**
  * Ranges that may overlap (over time), answering "the covering range with the smallest key >= k" by
  * two binary searches: the elementary segment holding the address, then the key in that segment's
@@ -154,6 +143,11 @@ class RangeIndex<T extends Ranged> {
 
   get size(): number {
     return this.items.length;
+  }
+
+  /** Builds the index now if additions came since (else the next query does). */
+  prepare(): void {
+    if (!this.built) this.build();
   }
 
   /** The range covering the address (hi, lo) with the smallest key >= `from` (all keys when omitted); ties: first added. */
@@ -185,19 +179,34 @@ class RangeIndex<T extends Ranged> {
   }
 
   private build(): void {
-    const all: bigint[] = [];
-    for (const it of this.items) all.push(it.start, it.end);
-    all.sort(cmp);
-    const bounds: bigint[] = [];
-    for (const b of all) if (bounds.length === 0 || bounds[bounds.length - 1] !== b) bounds.push(b);
-    const segments: T[][] = Array.from({ length: Math.max(0, bounds.length - 1) }, () => []);
-    const ordered = this.items.slice().sort((x, y) => cmp(x.key, y.key) || x.seq - y.seq);
-    for (const it of ordered) {
-      const hi = upperBound(bounds, it.end - 1n); // segments starting before `end`
-      for (let s = upperBound(bounds, it.start) - 1; s < hi; s++) segments[s].push(it);
+    // the bounds: every start and end, sorted (natively, as 64-bit integers) without repeats
+    const MAX = 0xffffffffffffffffn;
+    const all = new BigUint64Array(2 * this.items.length);
+    this.items.forEach((it, i) => {
+      all[2 * i] = it.start;
+      all[2 * i + 1] = it.end > MAX ? MAX : it.end;
+    });
+    all.sort();
+    let n = 0;
+    for (let i = 0; i < all.length; i++) if (n === 0 || all[n - 1] !== all[i]) all[n++] = all[i];
+    const words = new Uint32Array(all.buffer, 0, 2 * n);
+    this.boundHi = new Uint32Array(n);
+    this.boundLo = new Uint32Array(n);
+    for (let i = 0; i < n; i++) {
+      this.boundLo[i] = words[2 * i];
+      this.boundHi[i] = words[2 * i + 1];
     }
-    this.boundHi = Uint32Array.from(bounds, (b) => Number((b >> 32n) & 0xffffffffn));
-    this.boundLo = Uint32Array.from(bounds, (b) => Number(b & 0xffffffffn));
+    const segments: T[][] = Array.from({ length: Math.max(0, n - 1) }, () => []);
+    // items by key, then arrival: usually so already (events come in time order)
+    const before = (x: T, y: T) => cmp(x.key, y.key) || x.seq - y.seq;
+    let sorted = true;
+    for (let i = 1; i < this.items.length && sorted; i++) sorted = before(this.items[i - 1], this.items[i]) <= 0;
+    const ordered = sorted ? this.items : this.items.slice().sort(before);
+    for (const it of ordered) {
+      const last = (it.end > MAX ? MAX : it.end) - 1n;
+      const hi = this.segmentOf(Number(last >> 32n) >>> 0, Number(last & 0xffffffffn)) + 1; // segments starting before `end`
+      for (let s = this.segmentOf(Number(it.start >> 32n) >>> 0, Number(it.start & 0xffffffffn)); s < hi; s++) segments[s].push(it);
+    }
     this.segments = segments;
     this.built = true;
   }
@@ -355,7 +364,18 @@ export class SymbolMap {
       for (let i = 0, j = 0, k = 0; k < merged.length; k++) merged[k] = j >= images.length || (i < clr.length && place[clr[i]] < place[images[j]]) ? clr[i++] : images[j++];
     }
     for (const row of trace.events.cursor(merged)) map.add(row);
+    map.prepare();
     return map;
+  }
+
+  /** Builds the lookup indexes of what was added (else the first resolve after additions builds them). */
+  prepare(): void {
+    for (const p of this.processes.values()) {
+      p.resolvers.prepare();
+      p.jitted.prepare();
+      p.imageUnloads.prepare();
+      p.imagesAtEnd().prepare();
+    }
   }
 
   /** Whether TraceLog files `address` under process 0 (a kernel address). */

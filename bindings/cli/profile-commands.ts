@@ -47,7 +47,7 @@ export async function writeCpuProfile(trace: Trace, file: string, format: CpuFor
         slices.push({ pid: p.PID, tid: m.ThreadID, category: "JIT", name: `JIT ${m.MethodName}`, startMSec: m.StartTimeMSec, durationMSec: m.CompileCpuTimeMSec, args: { ILSize: m.ILSize, NativeSize: m.NativeSize, OptimizationTier: m.OptimizationTier } });
       }
     }
-    for (const s of profile.samples) if (!names.has(s.pid)) names.set(s.pid, trace.processes.processName(s.pid, trace.events.timestamp[0] ?? 0n));
+    for (const samplePid of profile.samples.pid) if (!names.has(samplePid)) names.set(samplePid, trace.processes.processName(samplePid, trace.events.timestamp[0] ?? 0n));
     text = JSON.stringify(toChromeTrace(profile, slices, names));
   }
   if (typeof text === "string") writeFileSync(out, text);

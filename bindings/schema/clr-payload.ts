@@ -223,6 +223,69 @@ export interface DecodedPayload {
   truncated: boolean;
 }
 
+/** The scalar of type `type` at `p` (its bytes known to be there). */
+function scalarAt(bytes: Uint8Array, v: DataView, p: number, type: number, ptr: number): FieldValue | undefined {
+  switch (type) {
+    case C.T_U8: return v.getUint8(p);
+    case C.T_I8: return v.getInt8(p);
+    case C.T_U16: return v.getUint16(p, true);
+    case C.T_I16: return v.getInt16(p, true);
+    case C.T_U32: return v.getUint32(p, true);
+    case C.T_I32: return v.getInt32(p, true);
+    case C.T_U64: case C.T_FILETIME: return v.getBigUint64(p, true);
+    case C.T_I64: return v.getBigInt64(p, true);
+    case C.T_F32: return v.getFloat32(p, true);
+    case C.T_F64: return v.getFloat64(p, true);
+    case C.T_BOOL: return v.getUint32(p, true) !== 0;
+    case C.T_PTR: return ptr === 4 ? BigInt(v.getUint32(p, true)) : v.getBigUint64(p, true);
+    case C.T_GUID: return formatGuid(bytes, p);
+    case C.T_SYSTEMTIME: return bytes.subarray(p, p + 16);
+  }
+  return undefined;
+}
+
+/** A scalar field at the same offset in every payload of its event (every field before it has a fixed size). */
+interface FixedField {
+  type: number;
+  /** Offsets with 4- and 8-byte pointers. */
+  at4: number;
+  at8: number;
+}
+
+const fixedFieldsOf = new WeakMap<ClrEventSchema, Map<string, FixedField>>();
+
+/** The fields of `schema` at fixed offsets, by name (worked out once per schema). */
+function fixedFields(schema: ClrEventSchema): Map<string, FixedField> {
+  let m = fixedFieldsOf.get(schema);
+  if (m) return m;
+  m = new Map();
+  let at4 = 0, at8 = 0;
+  for (const f of schema.fields) {
+    const size = f.type === C.T_PTR ? -1 : FIXED[f.type];
+    if (f.count !== undefined || f.length !== undefined || f.fields || (size === undefined && f.type !== C.T_PTR)) break;
+    if (!m.has(f.name)) m.set(f.name, { type: f.type, at4, at8 }); // (the first of a name, as get() finds it)
+    at4 += size === -1 ? 4 : size;
+    at8 += size === -1 ? 8 : size;
+  }
+  fixedFieldsOf.set(schema, m);
+  return m;
+}
+
+/**
+ * One field of a payload, read where it is when every field before it has a fixed size (no decode of
+ * the rest); null when the field is not at a fixed offset (decode the payload then). Undefined when the
+ * payload ends before it, as decodeClrPayload leaves it out.
+ */
+export function readFixedField(
+  schema: ClrEventSchema, name: string, bytes: Uint8Array, view: DataView, offset: number, length: number, pointerSize: number,
+): FieldValue | undefined | null {
+  const f = fixedFields(schema).get(name);
+  if (!f) return null;
+  const at = pointerSize === 4 ? f.at4 : f.at8;
+  const size = f.type === C.T_PTR ? pointerSize : FIXED[f.type];
+  return at + size <= length ? scalarAt(bytes, view, offset + at, f.type, pointerSize) : undefined;
+}
+
 class Reader {
   truncated = false;
   constructor(
@@ -240,41 +303,21 @@ class Reader {
   }
 
   scalar(type: number): FieldValue | undefined {
-    const v = this.view;
     const size = type === C.T_PTR ? this.ptr : FIXED[type];
     if (!this.has(size)) return undefined;
     const p = this.pos;
     this.pos += size;
-    switch (type) {
-      case C.T_U8: return v.getUint8(p);
-      case C.T_I8: return v.getInt8(p);
-      case C.T_U16: return v.getUint16(p, true);
-      case C.T_I16: return v.getInt16(p, true);
-      case C.T_U32: return v.getUint32(p, true);
-      case C.T_I32: return v.getInt32(p, true);
-      case C.T_U64: case C.T_FILETIME: return v.getBigUint64(p, true);
-      case C.T_I64: return v.getBigInt64(p, true);
-      case C.T_F32: return v.getFloat32(p, true);
-      case C.T_F64: return v.getFloat64(p, true);
-      case C.T_BOOL: return v.getUint32(p, true) !== 0;
-      case C.T_PTR: return size === 4 ? BigInt(v.getUint32(p, true)) : v.getBigUint64(p, true);
-      case C.T_GUID: return formatGuid(this.bytes, p);
-      case C.T_SYSTEMTIME: return this.bytes.subarray(p, p + 16);
-    }
-    return undefined;
+    return scalarAt(this.bytes, this.view, p, type, this.ptr);
   }
 
   utf16(): string {
-    let s = "";
+    const b = this.bytes;
     let p = this.pos;
-    while (p + 2 <= this.end) {
-      const c = this.bytes[p] | (this.bytes[p + 1] << 8);
-      p += 2;
-      if (c === 0) {
-        this.pos = p;
-        return s;
-      }
-      s += String.fromCharCode(c);
+    while (p + 2 <= this.end && (b[p] | b[p + 1]) !== 0) p += 2;
+    const s = charsOf(b, this.pos, p, 2);
+    if (p + 2 <= this.end) {
+      this.pos = p + 2;
+      return s;
     }
     this.pos = this.end; // unterminated: the string runs to the payload end
     this.truncated = true;
@@ -282,20 +325,37 @@ class Reader {
   }
 
   ansi(): string {
-    let s = "";
+    const b = this.bytes;
     let p = this.pos;
-    while (p < this.end) {
-      const c = this.bytes[p++];
-      if (c === 0) {
-        this.pos = p;
-        return s;
-      }
-      s += String.fromCharCode(c);
+    while (p < this.end && b[p] !== 0) p++;
+    const s = charsOf(b, this.pos, p, 1);
+    if (p < this.end) {
+      this.pos = p + 1;
+      return s;
     }
     this.pos = this.end;
     this.truncated = true;
     return s;
   }
+}
+
+const codes = new Uint16Array(4096);
+
+/**
+ * The characters of bytes [from, to): UTF-16LE code units (width 2; lone surrogates kept, as .NET's
+ * strings keep them) or single bytes (width 1), made into one flat string (no concatenation per character).
+ */
+function charsOf(b: Uint8Array, from: number, to: number, width: 1 | 2): string {
+  let out = "";
+  while (from < to) {
+    const n = Math.min((to - from) / width, codes.length);
+    if (width === 2) for (let i = 0; i < n; i++) codes[i] = b[from + 2 * i] | (b[from + 2 * i + 1] << 8);
+    else for (let i = 0; i < n; i++) codes[i] = b[from + i];
+    const part = String.fromCharCode.apply(null, codes.subarray(0, n) as unknown as number[]);
+    out = out ? out + part : part;
+    from += n * width;
+  }
+  return out;
 }
 
 function countOf(f: ClrFieldSchema, ref: string | undefined, named: Map<string, FieldValue>): number {

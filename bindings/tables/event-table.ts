@@ -7,7 +7,7 @@ import type { TraceClock } from "./info.js";
 import type { ProviderTable } from "./provider-table.js";
 import type { EventColumns, TraceData } from "../decode/trace-data.js";
 import type { ClrEventSchema } from "../schema/clr-schema-types.js";
-import { clrProviderIndex, decodeClrPayload, findClrEvent, mapName, type DecodedPayload, type FieldValue } from "../schema/clr-payload.js";
+import { clrProviderIndex, decodeClrPayload, findClrEvent, mapName, readFixedField, type DecodedPayload, type FieldValue } from "../schema/clr-payload.js";
 import { keywordNames, levelName } from "../schema/keywords.js";
 
 const EMPTY = new Uint8Array(0);
@@ -65,6 +65,8 @@ export class EventTable implements Iterable<EventRow> {
   callStacks?: (index: number) => string[] | null;
   private order?: Uint32Array;
   private clrProviders?: Int16Array;
+  /** clrSchema by event type: null for none, undefined not looked up yet. */
+  private readonly schemaOfType: (ClrEventSchema | null | undefined)[] = [];
 
   constructor(
     readonly data: TraceData,
@@ -145,8 +147,19 @@ export class EventTable implements Iterable<EventRow> {
     return this.clrProviders[provider];
   }
 
-  /** Schema of a row's .NET runtime event, if it is one. */
+  /** Schema of a row's .NET runtime event, if it is one (looked up once per event type). */
   clrSchema(index: number): ClrEventSchema | undefined {
+    const type = this.columns.eventType[index];
+    if (type !== C.EVENT_TYPE_NONE) {
+      const known = this.schemaOfType[type];
+      if (known !== undefined) return known ?? undefined;
+    }
+    const schema = this.findClrSchema(index);
+    if (type !== C.EVENT_TYPE_NONE) this.schemaOfType[type] = schema ?? null;
+    return schema;
+  }
+
+  private findClrSchema(index: number): ClrEventSchema | undefined {
     const p = this.clrProviderOf(this.columns.provider[index]);
     if (p < 0) return undefined;
     const ht = this.columns.headerType[index];
@@ -163,6 +176,17 @@ export class EventTable implements Iterable<EventRow> {
     if (this.recordBytes) return this.data.bytes;
     return this.data.records ? this.data.records.areaOf(index) : null;
   }
+
+  /** A DataView of `bytes` (the one last asked for is kept: rows of one trace share their bytes). */
+  viewOf(bytes: Uint8Array): DataView {
+    if (bytes !== this.viewBytes) {
+      this.viewBytes = bytes;
+      this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    }
+    return this.view!;
+  }
+  private viewBytes?: Uint8Array;
+  private view?: DataView;
 
   /** First extended item of a row, or -1 (items of one row are contiguous). */
   firstExtendedItem(index: number): number {
@@ -321,6 +345,15 @@ export class EventRow {
   }
   /** One field by name (undefined when absent or beyond a short payload). */
   get(name: string): FieldValue | undefined {
+    // a field at a fixed offset is read where it is, without decoding the payload (strings and all)
+    const schema = this.decodedIndex === this.index ? undefined : this.clrSchema;
+    if (schema) {
+      const bytes = this.table.recordBytesOf(this.index);
+      if (bytes) {
+        const v = readFixedField(schema, name, bytes, this.table.viewOf(bytes), this.payloadOffset, this.payloadLength, this.pointerSize);
+        if (v !== null) return v;
+      }
+    }
     const d = this.decode();
     if (!d) return undefined;
     const i = d.names.indexOf(name);

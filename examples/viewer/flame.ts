@@ -14,12 +14,13 @@ function counts(profile: CpuProfile, pid: number): { total: Map<number, number>;
   const total = new Map<number, number>();
   const self = new Map<string, number>();
   let samples = 0;
-  for (const s of profile.samples) {
-    if (s.pid !== pid) continue;
+  const { pid: pids, stack } = profile.samples;
+  for (let i = 0; i < profile.samples.length; i++) {
+    if (pids[i] !== pid) continue;
     samples++;
-    const leaf = profile.stacks.names[profile.stacks.frame[s.stack]];
+    const leaf = profile.stacks.names[profile.stacks.frame[stack[i]]];
     self.set(leaf, (self.get(leaf) ?? 0) + 1);
-    for (let n = s.stack; n >= 0; n = profile.stacks.parent[n]) total.set(n, (total.get(n) ?? 0) + 1);
+    for (let n = stack[i]; n >= 0; n = profile.stacks.parent[n]) total.set(n, (total.get(n) ?? 0) + 1);
   }
   return { total, self, samples };
 }
@@ -56,7 +57,7 @@ function layout(profile: CpuProfile, total: Map<number, number>, width: number, 
 export function showCpu(t: Trace, el: { select: HTMLSelectElement; canvas: HTMLCanvasElement; tip: HTMLElement; top: HTMLTableSectionElement; note: HTMLElement }): void {
   const profile = cpuProfile(t);
   const byPid = new Map<number, number>();
-  for (const s of profile.samples) byPid.set(s.pid, (byPid.get(s.pid) ?? 0) + 1);
+  for (const samplePid of profile.samples.pid) byPid.set(samplePid, (byPid.get(samplePid) ?? 0) + 1);
   el.select.replaceChildren();
   if (!profile.samples.length) {
     el.note.textContent = "No CPU samples in this trace (collect with the kernel's Profile flag, with stacks).";
