@@ -69,7 +69,12 @@ export function stackNames(stacks: NameStacks, id: number): string[] {
 class NameInterner {
   readonly names: string[] = [];
   private readonly ids = new Map<string, number>();
-  private readonly tree = new PrefixTree();
+  private readonly tree: PrefixTree;
+
+  /** `expected`: about how many stacks will be made. */
+  constructor(expected?: number) {
+    this.tree = new PrefixTree(expected);
+  }
 
   /** The number of a frame name. */
   nameId(name: string): number {
@@ -226,13 +231,14 @@ export function cpuProfile(trace: Trace, options: CpuOptions = {}): CpuProfile {
   }
   const intervalMSec = (fromStart ?? fromSet ?? 10_000) / 10_000;
   const table = attacher.table;
-  const stacks = new NameInterner();
+  // (about as many name stacks and (process, address) pairs as stack nodes: room made once)
+  const stacks = new NameInterner(table.size);
 
   // 1. Name every (process, address) a sample reaches, in time order: TraceLog names an address once,
   // from when it is first seen. A (process, address) pair is a number (a tree of addresses below
   // process ids), its name a number. A stack node walked for a process has its callers walked too, so
   // a walk stops at a node last walked for the same process; nodeName keeps that walk's names.
-  const pairs = new PrefixTree();
+  const pairs = new PrefixTree(table.size);
   let pairName: Int32Array = new Int32Array(0);
   let walkedFor = new Float64Array(0); // NaN: not walked
   let nodeName: Int32Array = new Int32Array(0);

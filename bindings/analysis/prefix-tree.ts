@@ -7,13 +7,24 @@
 
 export class PrefixTree {
   /** Node `id`'s parent, for id < size (the array has spare room beyond). */
-  parent = new Int32Array(1024);
+  parent: Int32Array;
   /** Node `id`'s value, for id < size. */
-  value = new Float64Array(1024);
+  value: Float64Array;
   size = 0;
   /** Slot pairs: node + 1 (0: empty), and its parent. */
-  private slots = new Int32Array(4096);
-  private mask = 2047;
+  private slots: Int32Array;
+  private mask: number;
+
+  /** `expected`: how many nodes to make room for at once (growing rehashes every node). */
+  constructor(expected = 1024) {
+    const nodes = Math.max(16, expected);
+    this.parent = new Int32Array(nodes);
+    this.value = new Float64Array(nodes);
+    let slots = 32;
+    while (slots < 2 * nodes) slots *= 2;
+    this.slots = new Int32Array(2 * slots);
+    this.mask = slots - 1;
+  }
 
   /** The child of `parent` (-1: a root) holding `v` (an integer, |v| < 2^53), made if missing. */
   child(parent: number, v: number): number {

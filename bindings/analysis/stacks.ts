@@ -298,6 +298,12 @@ export class StackAttacher {
     const frames = ips(v, at + 16, end, ps);
     if (!frames.length) return;
     const outerKernel = this.kernel(frames[frames.length - 1]);
+    if (!outerKernel && !this.pending.has(row)) {
+      // (the usual case, a user stack of an event nothing else waits for: no Pending kept)
+      if (!this.kernel(frames[0])) this.completeWaitingOnThread(tid, frames, undefined);
+      this.set(row, this.table.intern(frames));
+      return;
+    }
     const e = this.pendingOf(row, pid);
     if (outerKernel && pid !== 0 && pid !== 4) {
       // the kernel part: it waits on the thread for the user part
@@ -314,21 +320,23 @@ export class StackAttacher {
       return;
     }
     e.user = frames;
-    // a user stack that starts in user mode is the one on exit from the kernel: it completes every
-    // kernel stack waiting on the thread
-    if (!this.kernel(frames[0])) {
-      const list = this.waitingOnThread.get(tid);
-      if (list) {
-        this.waitingOnThread.delete(tid);
-        for (const w of list) {
-          // (one waiting for its own compressed user part gets that instead)
-          if (w === e || w.done || w.userKey !== undefined) continue;
-          w.user = frames;
-          this.complete(w);
-        }
-      }
-    }
+    if (!this.kernel(frames[0])) this.completeWaitingOnThread(tid, frames, e);
     this.complete(e);
+  }
+
+  /**
+   * A user stack that starts in user mode is the one on exit from the kernel: it completes every
+   * kernel stack waiting on the thread (but `own`, and one waiting for its own compressed user part).
+   */
+  private completeWaitingOnThread(tid: number, frames: number[], own: Pending | undefined): void {
+    const list = this.waitingOnThread.get(tid);
+    if (!list) return;
+    this.waitingOnThread.delete(tid);
+    for (const w of list) {
+      if (w === own || w.done || w.userKey !== undefined) continue;
+      w.user = frames;
+      this.complete(w);
+    }
   }
 
   private clrStack(events: EventTable, i: number): void {

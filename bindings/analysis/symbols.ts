@@ -45,7 +45,7 @@
 // native kernel paths are kept as logged (TraceEvent maps "\Device\HarddiskVolumeN" to drive letters,
 // which does not change the module name).
 
-import type { EventRow } from "../tables/event-table.js";
+import type { EventRow, EventTable } from "../tables/event-table.js";
 import type { Trace } from "../trace.js";
 import { CLR_PROVIDERS } from "../schema/clr-payload.js";
 import { utf16z } from "../tables/payload-strings.js";
@@ -95,6 +95,11 @@ export interface SymbolMapOptions {
   pointerSize?: 4 | 8;
   /** Unknown methods as "0x<hex address>" instead of "?" (TraceEventStackSource.ShowUnknownAddresses). */
   showUnknownAddresses?: boolean;
+}
+
+/** The full method name of a method event. */
+function methodNameOf(row: EventRow): string {
+  return fullMethodName(String(row.get("MethodNamespace") ?? ""), String(row.get("MethodName") ?? ""), String(row.get("MethodSignature") ?? ""));
 }
 
 /** TraceEvent's full method name: namespace "." name, then the signature from its first '(' (nothing without one). */
@@ -212,10 +217,16 @@ class RangeIndex<T extends Ranged> {
   }
 }
 
-/** A method range from one event: its full name, ModuleID, and the event's time. */
+/**
+ * A method range from one event: its full name, ModuleID, and the event's time. The name is read from
+ * the event when first asked (`source`), in a map made from a whole trace: most methods are never named.
+ */
 interface MethodRange extends Ranged {
-  name: string;
-  /** Its frames, by module path (resolve's cache). */
+  name?: string;
+  /** The row of its event, in the map's trace, while the name is not read. */
+  row?: number;
+  /** Its frame (resolve's cache), and frames of other module paths. */
+  frame?: ResolvedFrame;
   frames?: Map<string, ResolvedFrame>;
   moduleId: bigint;
   time: bigint;
@@ -338,8 +349,10 @@ export class SymbolMap {
   private pointerSize?: 4 | 8;
   private readonly showUnknownAddresses: boolean;
   private seq = 0;
+  /** The event table method names are read from when first resolved (fromTrace), rather than when added. */
+  private rows?: EventTable;
   /** resolve's frames of addresses with no method, by image path ("" for none). */
-  private imageFrames?: Map<string, ResolvedFrame>;
+  private readonly imageFrames = new Map<string, ResolvedFrame>();
 
   constructor(options: SymbolMapOptions = {}) {
     this.pointerSize = options.pointerSize;
@@ -349,6 +362,8 @@ export class SymbolMap {
   /** A map of a whole trace: its runtime, rundown and kernel Image events in time order. */
   static fromTrace(trace: Trace, options: SymbolMapOptions = {}): SymbolMap {
     const map = new SymbolMap(options);
+    // the trace is kept: method names are read from it when first resolved (use the map while it is open)
+    map.rows = trace.events;
     // only the events add() reads (a trace's runtime events are mostly others): the method and module
     // events, and the kernel's image events, merged back into the trace's time order
     const clr = trace.query({ provider: SYMBOL_PROVIDERS.slice(0, 2), eventId: SYMBOL_EVENT_IDS, order: "time" }).indices;
@@ -376,6 +391,15 @@ export class SymbolMap {
       p.imageUnloads.prepare();
       p.imagesAtEnd().prepare();
     }
+  }
+
+  /** A method range's name, read from its event the first time. */
+  private nameOfMethod(m: MethodRange): string {
+    if (m.name === undefined) {
+      m.name = m.row !== undefined && this.rows ? methodNameOf(this.rows.row(m.row)) : "";
+      m.row = undefined;
+    }
+    return m.name;
   }
 
   /** Whether TraceLog files `address` under process 0 (a kernel address). */
@@ -432,9 +456,11 @@ export class SymbolMap {
   private methodRange(row: EventRow, key: bigint, seq: number): MethodRange {
     const start = BigInt((row.get("MethodStartAddress") as bigint | number | undefined) ?? 0);
     const size = BigInt(Number(row.get("MethodSize") ?? 0));
-    const name = fullMethodName(String(row.get("MethodNamespace") ?? ""), String(row.get("MethodName") ?? ""), String(row.get("MethodSignature") ?? ""));
     const moduleId = BigInt((row.get("ModuleID") as bigint | number | undefined) ?? 0);
-    return { start, end: start + size, key, seq, name, moduleId, time: row.timestamp };
+    const range: MethodRange = { start, end: start + size, key, seq, moduleId, time: row.timestamp };
+    if (this.rows === row.table) range.row = row.index;
+    else range.name = methodNameOf(row);
+    return range;
   }
 
   /** A method start: only jitted ones are remembered (for the end-of-trace pass). */
@@ -529,14 +555,17 @@ export class SymbolMap {
       return { kind: "unknown", name: `?!${hex}`, module: "?", method: hex, path };
     }
     // one frame object per (method or none, path): its name is then one string, hashed once where it is a key
-    let frames = method ? method.frames : this.imageFrames;
-    if (!frames) frames = method ? (method.frames = new Map()) : (this.imageFrames = new Map());
-    let frame = frames.get(path);
+    // (a method's frame is kept on it: a method is almost always seen in one module)
+    if (method?.frame?.path === path) return method.frame;
+    let frame = method ? method.frames?.get(path) : this.imageFrames.get(path);
     if (!frame) {
       const module = image !== undefined || method ? moduleFileName(path) : "?";
-      const methodName = method ? method.name : "?";
+      const methodName = method ? this.nameOfMethod(method) : "?";
       const kind: FrameKind = method ? "managed" : image !== undefined ? "native" : "unknown";
-      frames.set(path, (frame = { kind, name: `${module}!${methodName}`, module, method: methodName, path }));
+      frame = { kind, name: `${module}!${methodName}`, module, method: methodName, path };
+      if (!method) this.imageFrames.set(path, frame);
+      else if (!method.frame) method.frame = frame;
+      else (method.frames ??= new Map()).set(path, frame);
     }
     return frame;
   }
