@@ -17,8 +17,10 @@ const ENTRY = "examples/browser-app/main.ts";
 // missed the chunk the entry shares with the lazy TypeScript core (the layout constants and the
 // loader, 9 KB minified): counted with it, the same commit loads 43.3 KB. Parallel decoding moved to
 // a lazy chunk of its own; with the byte-source input 44.6 KB. The budget leaves about 8% for growth.
-// Raise it deliberately, not to make a change pass.
-const ENTRY_GZIP_BUDGET = 48_000;
+// Raise it deliberately, not to make a change pass. Raised to 48.5 KB at 48.0 KB loaded: row.get() reads
+// fields at fixed offsets without decoding the payload, and CLR schemas are cached per event type
+// (the .NET analyses read their fields through row.get).
+const ENTRY_GZIP_BUDGET = 48_500;
 
 let inputs: Metafile["inputs"];
 let outputs: Metafile["outputs"];

@@ -1,7 +1,7 @@
 // PerfView's baseline text (TraceEvent's ETW_GeneralParsing_Basic test output) reproduced from the corpus
 // traces, as the README claims: every baseline in corpus/baselines, the whole file line for line, from
-// `etw-wasm events FILE --format perfview` and from formatPerfView (the same text). primitive-types
-// differs in exactly five known lines, in the value of one field (see KNOWN_DIFFERENCES).
+// `etw-wasm events FILE --format perfview` and from formatPerfView (the same text). KNOWN_DIFFERENCES
+// lists lines allowed to differ in one field's value (none at present).
 
 import { describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
@@ -64,21 +64,11 @@ const BASELINES: { name: string; args: string[]; options: PerfViewOptions }[] = 
 ];
 
 /**
- * Lines (1-based) where our text and the baseline differ, each only in the value of one field.
- * primitive-types: the SYSTEMTIME field `system_time_type`. Its payload holds 2021-09-09 14:59:SS with
- * wMilliseconds 799, 239, 671, 48 and 484 in the five events; we print those (the same fractions as the
- * FILETIME field `file_time_type` next to it), while the baseline's TraceEvent printed fractional seconds
- * .03… for all five, not the milliseconds in the payload.
+ * Lines (1-based) where our text and the baseline differ, each only in the value of one field. There were
+ * five in primitive-types (the SYSTEMTIME field `system_time_type`, fraction .03… in the baseline) until
+ * we printed SYSTEMTIME as TraceEvent does: its reader takes the milliseconds from the seconds word.
  */
-const KNOWN_DIFFERENCES: Record<string, { line: number; field: string; baseline: string; ours: string }[]> = {
-  "primitive-types": [
-    { line: 2, field: "system_time_type", baseline: "21/09/09 14:59:35.03...", ours: "21/09/09 14:59:35.79..." },
-    { line: 3, field: "system_time_type", baseline: "21/09/09 14:59:36.03...", ours: "21/09/09 14:59:36.23..." },
-    { line: 4, field: "system_time_type", baseline: "21/09/09 14:59:36.03...", ours: "21/09/09 14:59:36.67..." },
-    { line: 5, field: "system_time_type", baseline: "21/09/09 14:59:37.03...", ours: "21/09/09 14:59:37.04..." },
-    { line: 6, field: "system_time_type", baseline: "21/09/09 14:59:37.03...", ours: "21/09/09 14:59:37.48..." },
-  ],
-};
+const KNOWN_DIFFERENCES: Record<string, { line: number; field: string; baseline: string; ours: string }[]> = {};
 
 /** The value of `field` in an EVENT line, and the line with that value blanked out. */
 function splitField(line: string, field: string): { value: string | undefined; rest: string } {

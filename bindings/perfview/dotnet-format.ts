@@ -98,6 +98,32 @@ export function filetimeText(ft: bigint): string {
   return `${pad2(d.getUTCFullYear() % 100)}/${pad2(d.getUTCMonth() + 1)}/${pad2(d.getUTCDate())} ${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}:${pad2(d.getUTCSeconds())}.${micro}`;
 }
 
+/** What DynamicTraceEventData.PayloadValue returns when reading the value throws (DateTime's range checks). */
+export const OUT_OF_RANGE_TEXT = "<<<EXCEPTION_DURING_VALUE_LOOKUP ArgumentOutOfRangeException>>>";
+
+/**
+ * A SYSTEMTIME field (eight 16-bit words: year, month, day of week, day, hour, minute, second, milliseconds)
+ * as TraceEvent's DynamicTraceEventData makes it a DateTime (UTC) and the baseline prints it. Its reader takes
+ * the milliseconds from the seconds word (the last read does not advance its offset), so the fraction is
+ * the second over 1000, never the payload's milliseconds. Values DateTime rejects give PayloadValue's
+ * exception text.
+ */
+export function systemTimeText(b: Uint8Array): string {
+  if (b.length < 16) return "";
+  const word = (i: number) => ((b[2 * i] | (b[2 * i + 1] << 8)) << 16) >> 16; // GetInt16At: signed
+  const year = word(0), month = word(1), day = word(3), hour = word(4), minute = word(5), second = word(6);
+  const millisecond = second; // always 0..59 once the second is valid
+  const daysInMonth = month >= 1 && month <= 12 ? new Date(Date.UTC(2000, month, 0)).getUTCDate() : 0;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const maxDay = month === 2 ? (leap ? 29 : 28) : daysInMonth;
+  if (year < 1 || year > 9999 || month < 1 || month > 12 || day < 1 || day > maxDay ||
+    hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) {
+    return OUT_OF_RANGE_TEXT;
+  }
+  const micro = String(millisecond * 1000).padStart(6, "0");
+  return `${pad2(year % 100)}/${pad2(month)}/${pad2(day)} ${pad2(hour)}:${pad2(minute)}:${pad2(second)}.${micro}`;
+}
+
 /** A .NET enum value: the member name, "A, B" for [Flags] combinations, else the number. */
 export function enumText(value: number | bigint, members: ReadonlyArray<readonly [number, string]>, flags: boolean): string {
   const v = typeof value === "bigint" ? Number(value) : value;

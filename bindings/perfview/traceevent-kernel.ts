@@ -9,16 +9,20 @@ import { enumText, filetimeText, hex8, n0, nFixed } from "./dotnet-format.js";
 import { readProcessPayload, type ProcessTable } from "../tables/processes.js";
 import type { EnumDef } from "./traceevent-overlay.js";
 import { ansiz, utf16z } from "../tables/payload-strings.js";
+import { netPayload, netProcessThread } from "./traceevent-net.js";
 
 /**
  * Trace-wide kernel state, as TraceEvent's kernel parser state keeps it: file names by file key (FileIO name
- * events), the NT-path to DOS-path volume mappings (KernelTraceControl SysConfig events) and, per disk, the
- * completion time of the previous I/O (for DiskServiceTimeMSec).
+ * events), the NT-path to DOS-path volume mappings (KernelTraceControl SysConfig events) and the time and disk
+ * of every disk I/O completion (for DiskServiceTimeMSec).
  */
 export class KernelState {
   readonly fileNames = new Map<bigint, string>();
   private readonly volumes: [string, string][] = [];
-  private serviceTimes?: Map<number, number>;
+  /** TraceEvent's diskEventTimeStamp: (disk, relative msec) of every DiskIO Read, Write and FlushBuffers. */
+  private diskEvents?: { disk: number; msec: number }[];
+  /** TraceEvent's lastDiskEventIdx: where the previous DiskServiceTimeMSec lookup stopped. */
+  private lastDiskEventIdx = 0;
 
   constructor(readonly processes: ProcessTable) {}
 
@@ -63,35 +67,46 @@ export class KernelState {
   }
 
   /**
-   * DiskServiceTimeMSec of a DiskIO Read/Write: its elapsed time, or the time since the previous I/O on the
-   * same disk completed when that is shorter (the disk was busy before this request got its turn).
+   * DiskServiceTimeMSec of a DiskIO Read/Write as DiskIOTraceData computes it: the elapsed time, or the time
+   * since the last I/O on the same disk completed when that is shorter. TraceLog lists every disk I/O while it
+   * converts the trace (time order); each lookup scans that list from where the previous lookup stopped
+   * (from the start only when this event is not later than that entry), so I/Os before that point are not
+   * seen and with none seen the time since the trace start counts. Lookups happen only for the events
+   * printed, in the order printed, and so does the saved position: call this in printing order.
    */
   diskServiceTime(row: EventRow, elapsedMSec: number): number {
-    if (!this.serviceTimes) {
-      this.serviceTimes = new Map();
-      const t = row.table;
-      const order = t.timeOrder();
-      const last = new Map<number, bigint>();
-      const r = t.row(0);
-      for (let k = 0; k < order.length; k++) {
-        r.index = order[k];
-        const p = t.providers.get(r.providerIndex);
-        if (p.name !== "Windows Kernel" || p.group !== "DiskIO" || (r.opcode !== 10 && r.opcode !== 11)) continue;
-        const b = r.payload;
-        const disk = u32(b, 0);
-        const elapsed = ticksToMSec(r, u64(b, 24 + 2 * r.pointerSize));
-        const prev = last.get(disk);
-        let service = elapsed;
-        if (prev !== undefined) {
-          const since = ticksToMSec(r, r.timestamp - prev);
-          if (since < service) service = since;
+    const events = (this.diskEvents ??= diskIOCompletions(row));
+    const t = row.relativeMSec;
+    const disk = u32(row.payload, 0);
+    let last = 0;
+    if (events.length > 0) {
+      let idx = this.lastDiskEventIdx;
+      if (t <= events[idx].msec) idx = 0;
+      for (; idx < events.length; idx++) {
+        if (t <= events[idx].msec) {
+          this.lastDiskEventIdx = idx;
+          break;
         }
-        this.serviceTimes.set(r.index, service);
-        last.set(disk, r.timestamp);
+        if (events[idx].disk === disk) last = events[idx].msec;
       }
     }
-    return this.serviceTimes.get(row.index) ?? elapsedMSec;
+    return Math.min(elapsedMSec, t - last);
   }
+}
+
+/** The disk I/O completions TraceLog's kernel parser records (DiskIO Read 10, Write 11, FlushBuffers 14), in time order. */
+function diskIOCompletions(row: EventRow): { disk: number; msec: number }[] {
+  const t = row.table;
+  const order = t.timeOrder();
+  const out: { disk: number; msec: number }[] = [];
+  const r = t.row(0);
+  for (let k = 0; k < order.length; k++) {
+    r.index = order[k];
+    const p = t.providers.get(r.providerIndex);
+    if (p.name !== "Windows Kernel" || p.group !== "DiskIO" || (r.opcode !== 10 && r.opcode !== 11 && r.opcode !== 14)) continue;
+    out.push({ disk: u32(r.payload, 0), msec: r.relativeMSec });
+  }
+  return out;
 }
 
 function u64(b: Uint8Array, o: number): bigint {
@@ -169,7 +184,7 @@ export function kernelProcessThread(row: EventRow, state: KernelState): { pid: n
       return null;
     case "TcpIp":
     case "UdpIp":
-      return { pid: i32(b, 0), tid: -1 };
+      return netProcessThread(row);
     case "SystemConfig":
       if (op === 15) return { pid: i32(b, 0), tid: hdrTid }; // Services: the service's process
       return null;
@@ -230,8 +245,6 @@ class R {
   i64(): bigint { const v = i64(this.b, this.pos); this.pos += 8; return v; }
   u64(): bigint { const v = u64(this.b, this.pos); this.pos += 8; return v; }
   p(): bigint { const v = readPtr(this.b, this.pos, this.ptr); this.pos += this.ptr; return v; }
-  /** A port: 16 bits in network byte order. */
-  port(): number { const v = ((this.b[this.pos] ?? 0) << 8) | (this.b[this.pos + 1] ?? 0); this.pos += 2; return v; }
   ws(): string { const [s, o] = utf16z(this.b, this.pos); this.pos = o; return s; }
   as(): string { const [s, o] = ansiz(this.b, this.pos); this.pos = o; return s; }
   /** A fixed-size UTF-16 field of `chars` characters, cut at its first NUL. */
@@ -252,24 +265,7 @@ class R {
     const h = (i: number) => b[o + i].toString(16).padStart(2, "0");
     return `${h(3)}${h(2)}${h(1)}${h(0)}-${h(5)}${h(4)}-${h(7)}${h(6)}-${h(8)}${h(9)}-${h(10)}${h(11)}${h(12)}${h(13)}${h(14)}${h(15)}`;
   }
-  ipv4(): string { const b = this.b, o = this.pos; this.pos += 4; return `${b[o] ?? 0}.${b[o + 1] ?? 0}.${b[o + 2] ?? 0}.${b[o + 3] ?? 0}`; }
-  ipv6(): string { const v = ipv6Text(this.b.subarray(this.pos, this.pos + 16)); this.pos += 16; return v; }
   skip(n: number): this { this.pos += n; return this; }
-}
-
-function ipv6Text(b: Uint8Array): string {
-  const w: number[] = [];
-  for (let i = 0; i < 16; i += 2) w.push(((b[i] ?? 0) << 8) | (b[i + 1] ?? 0));
-  let best = -1, len = 0;
-  for (let i = 0; i < 8; ) {
-    if (w[i] !== 0) { i++; continue; }
-    let j = i;
-    while (j < 8 && w[j] === 0) j++;
-    if (j - i > len && j - i >= 2) { best = i; len = j - i; }
-    i = j;
-  }
-  const hx = (a: number[]) => a.map((x) => x.toString(16)).join(":");
-  return best < 0 ? hx(w) : hx(w.slice(0, best)) + "::" + hx(w.slice(best + len));
 }
 
 const int = (v: number) => n0(v | 0);
@@ -441,52 +437,6 @@ function diskPairs(row: EventRow, r: R, state: KernelState): Pairs | null {
   ];
 }
 
-function netPairs(row: EventRow, r: R): Pairs | null {
-  const prov = groupOf(row).group;
-  const op = row.opcode;
-  const ipv6 = op >= 26;
-  r.skip(4); // PID
-  if (prov === "UdpIp" && !ipv6) {
-    // TraceEvent reads these with the old layout: a pointer-sized "context" over PID and size
-    const context = readPtr(r.b, 0, r.ptr);
-    const size = r.u32();
-    const daddr = r.ipv4();
-    const saddr = r.ipv4();
-    const dport = r.port();
-    const sport = r.port();
-    return [["context", addr(context)], ["saddr", saddr], ["sport", int(sport)], ["size", int(size)], ["daddr", daddr],
-      ["dport", int(dport)], ["dsize", int(u32(r.b, 20))]];
-  }
-  const size = r.u32();
-  if (prov === "UdpIp") {
-    r.skip(32);
-    const dport = r.port();
-    const sport = r.port();
-    return [["size", int(size)], ["dport", int(dport)], ["sport", int(sport)], ["seqnum", int(r.u32())], ["connid", addr(r.p())]];
-  }
-  if (!ipv6) return null;
-  if (op === 31 || op === 32) {
-    r.skip(32);
-    const out: Pairs = [["size", int(size)], ["dport", int(r.port())], ["sport", int(r.port())], ["mss", int(r.u16())],
-      ["sackopt", int(r.u16())], ["tsopt", int(r.u16())], ["wsopt", int(r.u16())], ["rcvwin", int(r.u32())]];
-    const rs = r.u16(), ss = r.u16();
-    out.push(["rcvwinscale", int((rs << 16) >> 16)], ["sndwinscale", int((ss << 16) >> 16)], ["seqnum", int(r.u32())], ["connid", addr(r.p())]);
-    return out;
-  }
-  const daddr = r.ipv6();
-  const saddr = r.ipv6();
-  const dport = r.port();
-  const sport = r.port();
-  const out: Pairs = [["size", int(size)], ["daddr", daddr], ["saddr", saddr], ["dport", int(dport)], ["sport", int(sport)]];
-  if (op === 26) {
-    out.push(["startime", int(r.u32())], ["endtime", int(r.u32())], ["seqnum", int(r.u32())], ["connid", addr(r.p())]);
-  } else {
-    const seq = r.u32();
-    out.push(["connid", addr(r.p())], ["seqnum", int(seq)]);
-  }
-  return out;
-}
-
 function ktcPairs(row: EventRow, r: R): Pairs | null {
   const group = groupOf(row).group;
   const op = row.opcode;
@@ -623,7 +573,7 @@ export function kernelPayload(row: EventRow, parts: EventNameParts, state: Kerne
       return null;
     case "TcpIp":
     case "UdpIp":
-      return netPairs(row, r);
+      return netPayload(row);
     case "SystemConfig":
       return systemConfigPairs(row, r, pname);
   }

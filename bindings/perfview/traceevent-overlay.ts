@@ -49,6 +49,8 @@ export interface OverlayField {
 export interface OverlayState {
   /** Type name from BulkType events: (process id, type id) -> name. */
   typeName(pid: number, typeId: bigint): string;
+  /** The TraceEvent release being reproduced. */
+  readonly edition: TraceEventEdition;
 }
 
 const E = (name: string, flags: boolean, members: [number, string][]): EnumDef => ({ name, flags, members });
@@ -370,6 +372,36 @@ const ALLOCATION_TICK: OverlayField[] = [
   F("ObjectSize", "long", { editions: ["current"] }),
 ];
 
+/** Little-endian integer of `n` bytes at `o` (fixed-offset getters); bytes past the payload read as 0. */
+function leAt(p: Uint8Array, o: number, n: number): bigint {
+  let v = 0n;
+  for (let i = n - 1; i >= 0; i--) v = (v << 8n) | BigInt(p[o + i] ?? 0);
+  return v;
+}
+
+// ContentionStartTraceData: LockID, AssociatedObjectID and LockOwnerThreadID are Int64 reads at 3, 11 and 19
+// (whatever the pointer size) from version 2 on, else 0; the first two fields are 0 below version 1.
+const contentionV2 = (o: number) => (f: FieldAccess) => (f.version >= 2 ? BigInt.asIntN(64, leAt(f.payload, o, 8)) : 0n);
+const CONTENTION_START: OverlayField[] = [
+  F("ContentionFlags", ENUMS.ContentionFlags), CID,
+  F("LockID", "addr", { compute: contentionV2(3), editions: ["current"] }),
+  F("AssociatedObjectID", "addr", { compute: contentionV2(11), editions: ["current"] }),
+  F("LockOwnerThreadID", "long", { compute: contentionV2(19), editions: ["current"] }),
+];
+// ContentionStopTraceData reads ContentionFlags and ClrInstanceID at every version and DurationNs from
+// version 1 (0 before); the 2020 release's ContentionTraceData, shared with Start, read nothing below version 1.
+const stopField = (name: string) => (f: FieldAccess, s: OverlayState) => (s.edition === "2020" && f.version < 1 ? 0 : f.get(name) ?? 0);
+const CONTENTION_STOP: OverlayField[] = [
+  F("ContentionFlags", ENUMS.ContentionFlags, { compute: stopField("ContentionFlags") }),
+  F("ClrInstanceID", "int", { compute: stopField("ClrInstanceID") }),
+  F("DurationNs", "double", { editions: ["current"] }),
+];
+
+/** MethodILToNativeMapTraceData: the map arrays (and the newer ILVersionID) are not payload fields. */
+const IL_TO_NATIVE_MAP: OverlayField[] = [
+  F("MethodID", "long"), F("ReJITID", "long"), F("MethodExtent", "int"), F("CountOfMapEntries", "int"), CID,
+];
+
 const BULK_TYPE: OverlayField[] = [
   F("Count", "int"), CID,
   F("TypeID_0", "addr", {
@@ -441,13 +473,22 @@ export const CLR_OVERLAYS: Readonly<Record<string, readonly OverlayField[]>> = {
     F("ExceptionType", "str"), F("ExceptionMessage", "str"), F("ExceptionEIP", "addr"), F("ExceptionHRESULT", "int"),
     F("ExceptionFlags", ENUMS.ExceptionThrownFlags), CID,
   ],
-  "0:81": [F("ContentionFlags", ENUMS.ContentionFlags), CID],
-  "0:91": [F("ContentionFlags", ENUMS.ContentionFlags), CID],
-  // ---- runtime: method
+  "0:81": CONTENTION_START,
+  "0:91": CONTENTION_STOP,
+  // ---- runtime: method (the V2 rundown-style events share the Load classes, and print their newest fields)
+  "0:137": METHOD_LOAD, "0:138": METHOD_LOAD,
+  "0:139": METHOD_VERBOSE, "0:140": METHOD_VERBOSE,
   "0:141": METHOD_LOAD, "0:142": METHOD_LOAD,
   "0:143": METHOD_VERBOSE, "0:144": METHOD_VERBOSE,
   "0:145": JITTING_STARTED,
+  // R2RGetEntryPointTraceData stops at ClrInstanceID (no MethodSize of version 1)
+  "0:159": [
+    F("MethodID", "long"), F("MethodNamespace", "str"), F("MethodName", "str"), F("MethodSignature", "str"),
+    F("EntryPoint", "long"), CID,
+  ],
+  "0:190": IL_TO_NATIVE_MAP,
   // ---- runtime: loader
+  "0:149": MODULE_LOAD, "0:150": MODULE_LOAD,
   "0:151": DOMAIN_MODULE,
   "0:152": MODULE_LOAD, "0:153": MODULE_LOAD,
   "0:154": ASSEMBLY, "0:155": ASSEMBLY,
@@ -462,6 +503,7 @@ export const CLR_OVERLAYS: Readonly<Record<string, readonly OverlayField[]>> = {
   "1:141": METHOD_LOAD, "1:142": METHOD_LOAD,
   "1:143": METHOD_VERBOSE, "1:144": METHOD_VERBOSE,
   "1:145": ONLY_CID, "1:146": ONLY_CID, "1:147": ONLY_CID, "1:148": ONLY_CID,
+  "1:149": IL_TO_NATIVE_MAP, "1:150": IL_TO_NATIVE_MAP,
   "1:151": DOMAIN_MODULE, "1:152": DOMAIN_MODULE,
   "1:153": MODULE_LOAD, "1:154": MODULE_LOAD,
   "1:155": ASSEMBLY, "1:156": ASSEMBLY,
@@ -474,6 +516,8 @@ export const CLR_OVERLAYS: Readonly<Record<string, readonly OverlayField[]>> = {
   "3:4": perHeapHistory(),
   "3:5": GLOBAL_HEAP_HISTORY,
   "3:7": MARK, "3:8": MARK, "3:9": MARK, "3:10": MARK,
+  // BGCOverflowTraceData has no GenNumber (the manifest's version 1)
+  "3:22": [F("Min", "long"), F("Max", "long"), F("Objects", "long"), F("IsLarge", "int"), CID],
   ...Object.fromEntries(Array.from({ length: 18 }, (_, k) => [`3:${159 + k}`, BINDING])),
   "3:188": [CID, F("BindingID", "long"), F("ReasonCode", ENUMS.NgenBindReason), F("AssemblyName", "str")],
   "3:196": [CID, F("Prepend", "bool"), F("Message", "str")],

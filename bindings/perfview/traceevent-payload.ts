@@ -6,9 +6,9 @@
 import * as C from "../../assembly/codes.js";
 import type { EventRow } from "../tables/event-table.js";
 import type { FieldValue } from "../schema/clr-payload.js";
-import { mapName } from "../schema/clr-payload.js";
-import { eventNameParts } from "../naming/event-names.js";
-import { bytesText, enumText, filetimeText, hex8, n0, nFixed } from "./dotnet-format.js";
+import { findClrEvent, mapName } from "../schema/clr-payload.js";
+import { clrHasTemplate, eventNameParts } from "../naming/event-names.js";
+import { bytesText, enumText, filetimeText, hex8, n0, nFixed, systemTimeText } from "./dotnet-format.js";
 import { clrOverlay, type EnumDef, type FieldAccess, type OverlayState, type TraceEventEdition, type ValueKind } from "./traceevent-overlay.js";
 import type { ProcessTable } from "../tables/processes.js";
 import { IN, OUT, traceManifests, type DynField, type DynMap, type DynProvider } from "../naming/trace-manifests.js";
@@ -156,15 +156,21 @@ function clrPairs(row: EventRow, ctx: PayloadContext): [string, string][] {
   if (decoded) decoded.names.forEach((n, i) => values.set(n, decoded.values[i]));
   const overlay = clrOverlay(clr.provider, row.eventId);
   if (!overlay) {
-    // No TraceEvent class: the manifest fields, formatted by their types.
+    // No overlay: the manifest fields, formatted by their types. TraceEvent's classes are generated from the
+    // newest template: PayloadNames lists all its fields, and a field the event's version (or a short
+    // payload) lacks reads as 0 / "" (`if (Version >= N) return ...; return 0;`). Events it has no class
+    // for are described by their own version's template (a missing value prints empty).
+    const hasClass = clrHasTemplate(clr.provider, row.eventId);
+    const fields = hasClass ? (findClrEvent(clr.provider, row.eventId, 255) ?? clr).fields : clr.fields;
     const out: [string, string][] = [];
-    for (const f of clr.fields) {
+    for (const f of fields) {
       if (f.count !== undefined || f.type === C.T_STRUCT || f.type === C.T_BINARY) continue;
-      const v = values.get(f.name);
+      const kind = schemaKind(f.type);
+      const v = values.get(f.name) ?? (hasClass ? defaultValue(kind) : undefined);
       let text: string;
       if (v === undefined) text = "";
       else if (f.map && typeof v === "number") text = mapName(clr.provider, f.map, v) ?? String(v);
-      else text = formatValue(schemaKind(f.type), v);
+      else text = formatValue(kind, v);
       out.push([f.name, text]);
     }
     return out;
@@ -399,6 +405,9 @@ function dynPairs(row: EventRow, ctx: PayloadContext): [string, string][] {
   }
   for (let k = 0; k < event.fields.length; k++) {
     const f = event.fields[k];
+    // TraceEvent's reader of EventSource manifests has no type for win:SYSTEMTIME: it drops that field and
+    // every one after it (ProviderManifest.ComputeFieldInfo)
+    if (event.source === "eventsource" && f.inType === IN.SystemTime) break;
     let value: DynValue;
     const count = numberOf(f.count);
     if (f.members) {
@@ -470,6 +479,8 @@ function dynText(f: DynField, v: DynValue, p: DynProvider, source: string, ctx: 
     }
     case IN.FileTime:
       return filetimeText(v as bigint);
+    case IN.SystemTime:
+      return systemTimeText(v as Uint8Array);
     case IN.Pointer:
     case IN.SizeT:
       return hex8(v as bigint);
@@ -610,12 +621,8 @@ function tlText(f: TlField, v: DynValue): string {
       return hex8(v as bigint);
     case 17:
       return filetimeText(v as bigint);
-    case 18: {
-      const b = v as Uint8Array;
-      const w = (i: number) => b[2 * i] | (b[2 * i + 1] << 8);
-      const p2 = (n: number) => String(n).padStart(2, "0");
-      return `${p2(w(0) % 100)}/${p2(w(1))}/${p2(w(3))} ${p2(w(4))}:${p2(w(5))}:${p2(w(6))}.${String(w(7) * 1000).padStart(6, "0")}`;
-    }
+    case 18:
+      return systemTimeText(v as Uint8Array);
     case 14: case 25:
       return bytesText(v as Uint8Array);
   }

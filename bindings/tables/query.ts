@@ -81,12 +81,11 @@ export function runQuery(table: EventTable, providers: ProviderTable, clock: Tra
   const c = table.columns;
   const n = table.length;
   const tests: ((i: number) => boolean)[] = [];
+  // the providers are tested in the loop itself (what the analyses ask: no call per row for it)
   let providerMask: Uint8Array | undefined;
   if (q.provider !== undefined) {
-    const mask = (providerMask = new Uint8Array(Math.max(providers.length, 1)));
-    for (const key of asArray(q.provider)) for (const i of providers.find(key)) mask[i] = 1;
-    const col = c.provider;
-    tests.push((i) => mask[col[i]] === 1);
+    providerMask = new Uint8Array(Math.max(providers.length, 1));
+    for (const key of asArray(q.provider)) for (const i of providers.find(key)) providerMask[i] = 1;
   }
   const numeric: [OneOrMany<number> | undefined, ArrayLike<number>][] = [
     [q.eventId, c.eventId], [q.opcode, c.opcode], [q.task, c.task], [q.pid, c.pid], [q.tid, c.tid],
@@ -143,17 +142,10 @@ export function runQuery(table: EventTable, providers: ProviderTable, clock: Tra
   const rows = q.order === "time" ? table.timeOrder() : null;
   const out = new Uint32Array(n);
   let k = 0;
-  if (providerMask && tests.length === 1) {
-    // providers only (what the analyses ask): one column test, no call per row
-    const col = c.provider;
-    for (let j = 0; j < n; j++) {
-      const i = rows ? rows[j] : j;
-      if (providerMask[col[i]] === 1) out[k++] = i;
-    }
-    return new QueryResult(table, out.slice(0, k));
-  }
+  const prov = c.provider;
   for (let j = 0; j < n; j++) {
     const i = rows ? rows[j] : j;
+    if (providerMask && providerMask[prov[i]] !== 1) continue;
     let ok = true;
     for (let t = 0; t < tests.length; t++) if (!tests[t](i)) { ok = false; break; }
     if (ok) out[k++] = i;
