@@ -19,8 +19,9 @@ const ENTRY = "examples/browser-app/main.ts";
 // a lazy chunk of its own; with the byte-source input 44.6 KB. The budget leaves about 8% for growth.
 // Raise it deliberately, not to make a change pass. Raised to 48.5 KB at 48.0 KB loaded: row.get() reads
 // fields at fixed offsets without decoding the payload, and CLR schemas are cached per event type
-// (the .NET analyses read their fields through row.get).
-const ENTRY_GZIP_BUDGET = 48_500;
+// (the .NET analyses read their fields through row.get). Raised to 49 KB at 48.5 KB loaded: the classic
+// kernel opcode names now follow TraceEvent's whole template list (event names are made up front).
+const ENTRY_GZIP_BUDGET = 49_000;
 
 let inputs: Metafile["inputs"];
 let outputs: Metafile["outputs"];

@@ -2,9 +2,10 @@
 // Each writes lines through `out`; tabular output comes as table, csv, json or jsonl.
 
 import {
-  HEADER_TYPE_NAMES, KeywordUsageCounter, NameCounter, type EventRow, type ProcessInfo, type QueryFilter, type Trace, type TraceStream, type TraceStreamEnd,
+  HEADER_TYPE_NAMES, KeywordUsageCounter, ManifestCollector, NameCounter, type EventRow, type ProcessInfo, type QueryFilter, type Trace, type TraceStream, type TraceStreamEnd,
 } from "etw-wasm/node";
 import type { GcProcess, GcRecord, JitProcess, JittedMethod } from "etw-wasm/analysis";
+import { nameManifestProviders, nameOsProviders, nameTraceProviders } from "etw-wasm/os-providers";
 
 export type Out = (line: string) => Promise<void>;
 export type TableFormat = "table" | "csv" | "json" | "jsonl";
@@ -162,6 +163,8 @@ async function writeSummary(c: SummaryCounts, outline: Outline, out: Out, infoLi
 export async function summary(trace: Trace, out: Out, infoLines: string[]): Promise<void> {
   const c = new SummaryCounts();
   c.add(trace);
+  // providers named only in the trace's manifests, or by the names Windows registers them under
+  nameTraceProviders(trace);
   await writeSummary(c, trace, out, infoLines);
 }
 
@@ -171,8 +174,15 @@ export async function summary(trace: Trace, out: Out, infoLines: string[]): Prom
  */
 export async function streamSummary(stream: TraceStream, out: Out, infoLines: (end: TraceStreamEnd) => string[]): Promise<TraceStreamEnd> {
   const c = new SummaryCounts();
-  for await (const batch of stream) c.add(batch);
+  // (manifests are gathered over the whole stream: one may come in chunks across batches)
+  const manifests = new ManifestCollector();
+  for await (const batch of stream) {
+    c.add(batch);
+    manifests.scan(batch.events);
+  }
   const end = stream.end!;
+  nameManifestProviders(end.providers, manifests.result);
+  nameOsProviders(end.providers);
   await writeSummary(c, end, out, infoLines(end));
   return end;
 }

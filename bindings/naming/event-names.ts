@@ -17,7 +17,13 @@ import { ManifestCollector, traceManifests, type TraceManifests } from "./trace-
 export const MOF_PROVIDER = "MSNT_SystemTrace";
 
 /** TraceEvent's task name of a kernel group where it differs from the group name. */
-const KERNEL_TASK: Record<string, string> = { PageFault: "Memory" };
+const KERNEL_TASK: Record<string, string> = { PageFault: "Memory", SplitIO: "SplitIo", Lost_Event: "LostEvent" };
+
+/** Events TraceEvent files under another task than their group's (same task GUID, own task name). */
+const KERNEL_TASK_BY_OPCODE: Readonly<Record<string, Readonly<Record<number, string>>>> = {
+  Thread: { 50: "Dispatcher" }, // ReadyThreadTaskGuid is the Thread GUID
+  PageFault: { 98: "VirtualMem", 99: "VirtualMem" }, // VirtualAllocTaskGuid is the Memory GUID
+};
 
 /** Opcode names of the classic kernel events TraceEvent's kernel parser knows, by group. */
 export const KERNEL_OPCODES: Readonly<Record<string, Readonly<Record<number, string>>>> = {
@@ -28,19 +34,33 @@ export const KERNEL_OPCODES: Readonly<Record<string, Readonly<Record<number, str
     63: "Dequeue", 72: "SetName",
   },
   Image: { 2: "Unload", 3: "DCStart", 4: "DCStop", 10: "Load" },
+  // (TraceEvent has no template for opcode 36; 37 is the completion routine)
   DiskIO: {
     10: "Read", 11: "Write", 12: "ReadInit", 13: "WriteInit", 14: "FlushBuffers", 15: "FlushInit",
-    34: "DriverMajorFunctionCall", 35: "DriverMajorFunctionReturn", 36: "DriverCompletionRoutine",
-    37: "DriverCompleteRequest", 52: "DriverCompleteRequestReturn",
+    34: "DriverMajorFunctionCall", 35: "DriverMajorFunctionReturn", 37: "DriverCompletionRoutine",
+    52: "DriverCompleteRequest", 53: "DriverCompleteRequestReturn",
   },
+  // 13 and 14 are GuardMemory and HardMemory in TraceEvent's templates; 98/99 print under task VirtualMem
   PageFault: {
-    10: "TransitionFault", 11: "DemandZeroFault", 12: "CopyOnWrite", 13: "GuardPageFault", 14: "HardPageFault",
-    15: "AccessViolation", 32: "HardFault", 98: "VirtualAlloc", 99: "VirtualFree",
+    10: "TransitionFault", 11: "DemandZeroFault", 12: "CopyOnWrite", 13: "GuardMemory", 14: "HardMemory",
+    15: "AccessViolation", 32: "HardFault", 35: "InMemory", 73: "PFMappedSectionCreate", 76: "SessionDCStop",
+    79: "PFMappedSectionDelete", 98: "Alloc", 99: "Free", 100: "HeapRangeRundown", 101: "HeapRangeCreate",
+    102: "HeapRangeReserve", 103: "HeapRangeRelease", 104: "HeapRangeDestroy", 105: "ImageLoadBacked",
+    112: "SystemMemInfo", 115: "InMemoryStoreFault", 117: "InMemoryActive", 118: "PageAccess", 119: "PageRelease",
+    120: "RangeAccess", 121: "RangeRelease", 122: "Combine", 123: "KernelMemUsage", 124: "MMStats",
+    125: "ProcessMemInfo", 126: "MemInfoSessionWS", 127: "VirtualRotate", 128: "VirtualAllocDCStart",
+    129: "VirtualAllocDCStop", 130: "PageAccess", 131: "RemoveFromWS", 132: "WSSharableRundown",
+    133: "InMemoryActiveRundown",
   },
   PerfInfo: {
-    46: "Sample", 51: "SysClEnter", 52: "SysClExit", 66: "ThreadedDPC", 67: "ISR", 68: "DPC", 69: "TimerDPC",
-    72: "SetInterval", 73: "CollectionStart", 74: "CollectionEnd",
+    34: "Mark", 46: "Sample", 47: "PMCSample", 50: "ISR", 51: "SysClEnter", 52: "SysClExit", 58: "DebuggerEnabled",
+    66: "ThreadedDPC", 67: "ISR", 68: "DPC", 69: "TimerDPC", 72: "SetInterval", 73: "CollectionStart",
+    74: "CollectionEnd",
   },
+  ALPC: { 33: "SendMessage", 34: "ReceiveMessage", 35: "WaitForReply", 36: "WaitForNewMessage", 37: "Unwait" },
+  SplitIO: { 32: "VolMgr" },
+  Lost_Event: { 32: "" },
+  Object: { 32: "CreateHandle", 33: "CloseHandle", 34: "DuplicateHandle", 37: "TypeDCEnd", 39: "HandleDCEnd" },
   TcpIp: {
     10: "Send", 11: "Recv", 12: "Connect", 13: "Disconnect", 14: "Retransmit", 15: "Accept", 16: "Reconnect",
     17: "Fail", 18: "TCPCopy", 19: "ARPCopy", 20: "FullACK", 21: "PartACK", 22: "DupACK", 26: "SendIPV6",
@@ -49,7 +69,8 @@ export const KERNEL_OPCODES: Readonly<Record<string, Readonly<Record<number, str
   },
   UdpIp: { 10: "Send", 11: "Recv", 17: "Fail", 26: "SendIPV6", 27: "RecvIPV6" },
   FileIO: {
-    0: "Name", 32: "FileCreate", 35: "FileDelete", 36: "FileRundown", 64: "Create", 65: "Cleanup", 66: "Close",
+    0: "Name", 32: "FileCreate", 35: "FileDelete", 36: "FileRundown", 37: "MapFile", 38: "UnmapFile",
+    39: "MapFileDCStart", 40: "MapFileDCStop", 64: "Create", 65: "Cleanup", 66: "Close",
     67: "Read", 68: "Write", 69: "SetInfo", 70: "Delete", 71: "Rename", 72: "DirEnum", 73: "Flush",
     74: "QueryInfo", 75: "FSControl", 76: "OperationEnd", 77: "DirNotify",
   },
@@ -112,7 +133,7 @@ export interface EventNameParts {
 
 /** The name of a classic kernel event: [provider, event, source]. */
 function kernelName(group: string, opcode: number): EventNameParts {
-  const task = KERNEL_TASK[group] ?? group;
+  const task = KERNEL_TASK_BY_OPCODE[group]?.[opcode] ?? KERNEL_TASK[group] ?? group;
   const known = KERNEL_OPCODES[group];
   if (known && opcode in known) {
     const op = known[opcode];

@@ -38,8 +38,15 @@ export class KernelState {
     }
     if (p.name !== "Windows Kernel" || p.group !== "FileIO") return;
     const op = row.opcode;
-    if (op !== 0 && op !== 32 && op !== 35 && op !== 36) return;
     const ptr = row.pointerSize;
+    if (op === 64) {
+      // TraceEvent also remembers the file object of each Create, for events whose file key is unnamed
+      const v2 = row.version <= 2;
+      const obj = v2 ? hostOffset(8, 2, ptr) : hostOffset(4, 1, ptr);
+      if (b.length >= obj + ptr) this.fileNames.set(readPtr(b, obj, ptr), utf16z(b, v2 ? hostOffset(24, 3, ptr) : hostOffset(24, 2, ptr))[0]);
+      return;
+    }
+    if (op !== 0 && op !== 32 && op !== 35 && op !== 36) return;
     if (b.length < ptr) return;
     this.fileNames.set(readPtr(b, 0, ptr), utf16z(b, ptr)[0]);
   }
@@ -60,9 +67,9 @@ export class KernelState {
     return path;
   }
 
-  /** File name of a file key or file object, as a DOS path ("" when unknown). */
-  fileName(key: bigint): string {
-    const n = this.fileNames.get(key);
+  /** File name of a file key or file object, as a DOS path ("" when unknown); `object` is tried when `key` is unnamed. */
+  fileName(key: bigint, object?: bigint): string {
+    const n = this.fileNames.get(key) ?? (object === undefined ? undefined : this.fileNames.get(object));
     return n === undefined ? "" : this.dosPath(n);
   }
 
@@ -119,6 +126,30 @@ function ticksToMSec(row: EventRow, ticks: bigint): number {
   return (Number(ticks) * 1000) / Number(row.table.clock.frequency);
 }
 
+/** TraceEvent's HostOffset: a 32-bit layout offset moved by `pointers` pointers of the trace's size. */
+function hostOffset(offset: number, pointers: number, ptr: number): number {
+  return offset + pointers * (ptr - 4);
+}
+
+/**
+ * Where a FileIO event's FixupData reads the issuing thread (TTID) when the header has none: each template
+ * moved it between version 2 and 3. MapFile and the others have none.
+ */
+function fileIOThreadOffset(op: number, version: number, ptr: number): number | undefined {
+  const v2 = version <= 2;
+  switch (op) {
+    case 64:
+      return v2 ? hostOffset(4, 1, ptr) : hostOffset(8, 2, ptr);
+    case 65: case 66: case 73: case 72: case 77:
+      return v2 ? hostOffset(4, 1, ptr) : hostOffset(12, 3, ptr);
+    case 67: case 68:
+      return v2 ? hostOffset(12, 1, ptr) : hostOffset(20, 3, ptr);
+    case 69: case 70: case 71: case 74: case 75:
+      return v2 ? hostOffset(4, 1, ptr) : hostOffset(16, 4, ptr);
+  }
+  return undefined;
+}
+
 function readPtr(b: Uint8Array, o: number, ptr: number): bigint {
   if (o + ptr > b.length) return 0n;
   const v = new DataView(b.buffer, b.byteOffset, b.length);
@@ -165,8 +196,23 @@ export function kernelProcessThread(row: EventRow, state: KernelState): { pid: n
       if (op === 32 || op === 33) return { pid: i32(b, 0), tid: -1 };
       return null;
     case "Thread":
-      if (op >= 1 && op <= 4) return { pid: i32(b, 0), tid: i32(b, 4) };
+      // V2+ Start / DCStart / DCStop name the thread in the payload; Stop keeps the header's, V0/V1 are not fixed
+      if ((op === 1 || op === 3 || op === 4) && row.version >= 2) return { pid: i32(b, 0), tid: i32(b, 4) };
+      if (op === 72) return { pid: i32(b, 0), tid: i32(b, 4) };
+      if (op === 36) {
+        // CSwitch: only a missing (-1) header thread or process is filled in
+        const tid = hdrTid === -1 ? i32(b, 0) : hdrTid;
+        return hdrPid === -1 ? byThread(tid) : { pid: hdrPid, tid };
+      }
       return null;
+    case "FileIO": {
+      if (op >= 37 && op <= 40) return { pid: i32(b, row.version < 3 ? hostOffset(20, 3, ptr) : hostOffset(28, 3, ptr)), tid: hdrTid };
+      const at = fileIOThreadOffset(op, row.version, ptr);
+      if (at === undefined) return null;
+      // only a missing (-1) header thread or process is filled in: the thread from the payload, its process
+      const tid = hdrTid === -1 ? i32(b, at) : hdrTid;
+      return hdrPid === -1 ? byThread(tid) : { pid: hdrPid, tid };
+    }
     case "Image":
       if (op === 2 || op === 3 || op === 4) return { pid: i32(b, 2 * ptr), tid: -1 };
       return null;
@@ -297,6 +343,33 @@ const CREATE_DISPOSITION = En("CreateDisposition", false, [
 const FILE_SHARE = En("FileShare", true, [[0, "None"], [1, "Read"], [2, "Write"], [3, "ReadWrite"], [4, "Delete"], [16, "Inheritable"]]);
 const en = (e: EnumDef, v: number) => enumText(v, e.members, e.flags);
 
+// FileIOCreateTraceData's own enums (its CreateOptions are attribute names; CreateDisposition starts at 1)
+const CREATE_OPTIONS = En("CreateOptions", true, [
+  [0, "NONE"], [0x1, "FILE_ATTRIBUTE_READONLY"], [0x2, "FILE_ATTRIBUTE_HIDDEN"], [0x4, "FILE_ATTRIBUTE_SYSTEM"],
+  [0x10, "FILE_ATTRIBUTE_DIRECTORY"], [0x20, "FILE_ATTRIBUTE_ARCHIVE"], [0x40, "FILE_ATTRIBUTE_DEVICE"],
+  [0x80, "FILE_ATTRIBUTE_NORMAL"], [0x100, "FILE_ATTRIBUTE_TEMPORARY"], [0x200, "FILE_ATTRIBUTE_SPARSE_FILE"],
+  [0x400, "FILE_ATTRIBUTE_REPARSE_POINT"], [0x800, "FILE_ATTRIBUTE_COMPRESSED"], [0x1000, "FILE_ATTRIBUTE_OFFLINE"],
+  [0x2000, "FILE_ATTRIBUTE_NOT_CONTENT_INDEXED"], [0x4000, "FILE_ATTRIBUTE_ENCRYPTED"],
+  [0x8000, "FILE_ATTRIBUTE_INTEGRITY_STREAM"], [0x10000, "FILE_ATTRIBUTE_VIRTUAL"], [0x20000, "FILE_ATTRIBUTE_NO_SCRUB_DATA"],
+]);
+const FILEIO_DISPOSITION = En("CreateDisposition", false, [
+  [1, "CREATE_NEW"], [2, "CREATE_ALWAYS"], [3, "OPEN_EXISING"], [4, "OPEN_ALWAYS"], [5, "TRUNCATE_EXISTING"],
+]);
+/** System.IO.FileAttributes (no zero member: 0 prints as a number). */
+const IO_FILE_ATTRIBUTES = En("FileAttributes", true, [
+  [0x1, "ReadOnly"], [0x2, "Hidden"], [0x4, "System"], [0x10, "Directory"], [0x20, "Archive"], [0x40, "Device"],
+  [0x80, "Normal"], [0x100, "Temporary"], [0x200, "SparseFile"], [0x400, "ReparsePoint"], [0x800, "Compressed"],
+  [0x1000, "Offline"], [0x2000, "NotContentIndexed"], [0x4000, "Encrypted"], [0x8000, "IntegrityStream"],
+  [0x20000, "NoScrubData"],
+]);
+// System.Diagnostics.ThreadWaitReason / ThreadState and CSwitchTraceData.ThreadWaitMode
+const WAIT_REASON = En("ThreadWaitReason", false, ["Executive", "FreePage", "PageIn", "SystemAllocation", "ExecutionDelay",
+  "Suspended", "UserRequest", "EventPairHigh", "EventPairLow", "LpcReceive", "LpcReply", "VirtualMemory", "PageOut",
+  "Unknown"].map((n, i) => [i, n] as [number, string]));
+const WAIT_MODE = En("ThreadWaitMode", false, [[0, "NonSwap"], [1, "Swappable"]]);
+const THREAD_STATE = En("ThreadState", false, ["Initialized", "Ready", "Running", "Standby", "Terminated", "Wait",
+  "Transition", "Unknown"].map((n, i) => [i, n] as [number, string]));
+
 type Pairs = [string, string][];
 
 function processPairs(row: EventRow): Pairs | null {
@@ -327,15 +400,90 @@ function imagePairs(r: R, state: KernelState): Pairs {
 }
 
 function threadPairs(row: EventRow, r: R): Pairs {
-  r.skip(8);
+  const { b, ptr } = r;
+  const v = row.version;
+  const h = (o: number) => hostOffset(o, 7, ptr);
+  // V0/V1 carry only the ids: every other field reads as zero
   const names = ["StackBase", "StackLimit", "UserStackBase", "UserStackLimit", "StartAddr", "Win32StartAddr", "TebBase"];
-  const out: Pairs = names.map((n) => [n, addr(r.p())]);
-  out.push(["SubProcessTag", int(r.i32())], ["BasePriority", int(r.u8())], ["PagePriority", int(r.u8())],
-    ["IoPriority", int(r.u8())], ["ThreadFlags", int(r.u8())]);
-  out.push(["ThreadName", r.pos < r.b.length ? r.ws() : ""]);
-  const start = row.opcode === 1;
+  const out: Pairs = names.map((n, k) => [n, addr(v >= 2 ? readPtr(b, 8 + k * ptr, ptr) : 0n)]);
+  out.push(["SubProcessTag", int(v >= 2 ? i32(b, h(36)) : 0)]);
+  // V3 bytes and name, each only when the payload reaches past it
+  const byte = (o: number) => (v >= 3 && b.length >= h(o + 1) ? b[h(o)] : 0);
+  out.push(["BasePriority", int(byte(40))], ["PagePriority", int(byte(41))], ["IoPriority", int(byte(42))], ["ThreadFlags", int(byte(43))]);
+  out.push(["ThreadName", v >= 3 && b.length >= h(46) ? utf16z(b, h(44))[0] : ""]);
+  // FixupData keeps the header's thread and process as the parent, for Start only (V2+)
+  const start = row.opcode === 1 && v >= 2;
   out.push(["ParentThreadID", int(start && row.tid !== null ? row.tid : -1)], ["ParentProcessID", int(start && row.pid !== null ? row.pid : -1)]);
   return out;
+}
+
+/** CSwitchTraceData: the new thread is the event's own (after the fix-up); the old one's process is looked up. */
+function cswitchPairs(row: EventRow, state: KernelState, pname: string): Pairs {
+  const b = row.payload;
+  const own = kernelProcessThread(row, state) ?? { pid: -1, tid: -1 };
+  const oldTid = i32(b, 4);
+  const oldPid = state.processes.threadProcess(oldTid >>> 0, row.timestamp);
+  const oldPidI = oldPid === undefined ? -1 : oldPid | 0;
+  const byte = (o: number) => b[o] ?? 0;
+  return [
+    ["OldThreadID", int(oldTid)], ["OldProcessID", int(oldPidI)], ["OldProcessName", state.processes.processName(oldPidI, row.timestamp)],
+    ["NewThreadID", int(own.tid)], ["NewProcessID", int(own.pid)], ["NewProcessName", pname], ["ProcessorNumber", int(row.processor)],
+    ["NewThreadPriority", int(byte(8))], ["OldThreadPriority", int(byte(9))], ["NewThreadQuantum", int(byte(10))],
+    ["OldThreadQuantum", int(byte(11))], ["OldThreadWaitReason", en(WAIT_REASON, byte(12))], ["OldThreadWaitMode", en(WAIT_MODE, byte(13))],
+    ["OldThreadState", en(THREAD_STATE, byte(14))], ["OldThreadWaitIdealProcessor", int(byte(15))], ["NewThreadWaitTime", int(i32(b, 16))],
+  ];
+}
+
+/**
+ * FileIO events as TraceEvent's FileIO*TraceData classes print them. Version 3 dropped the thread id that
+ * followed IrpPtr in V2 (it moved after the file key), so every later field moves by one pointer.
+ */
+function fileIOPairs(row: EventRow, state: KernelState): Pairs | null {
+  const b = row.payload;
+  const ptr = row.pointerSize;
+  const op = row.opcode;
+  const v2 = row.version <= 2;
+  const h = (o: number, n: number) => hostOffset(o, n, ptr);
+  const p = (o: number) => readPtr(b, o, ptr);
+  if (op === 0 || op === 32 || op === 35 || op === 36) {
+    return [["FileKey", addr(p(0))], ["FileName", state.dosPath(utf16z(b, ptr)[0])]];
+  }
+  if (op >= 37 && op <= 40) {
+    const key = p(ptr);
+    return [["ViewBase", addr(p(0))], ["FileKey", addr(key)], ["MiscInfo", long(i64(b, h(8, 2)))], ["ViewSize", addr(p(h(16, 2)))],
+      ["ByteOffset", long(row.version < 3 ? 0n : i64(b, h(20, 3)))], ["FileName", state.fileName(key)]];
+  }
+  if (op === 76) return [["IrpPtr", addr(p(0))], ["ExtraInfo", addr(p(ptr))], ["NtStatus", int(i32(b, h(8, 2)))]];
+  if (op === 64) {
+    const o = v2 ? h(12, 3) : h(12, 2);
+    return [
+      ["IrpPtr", addr(p(0))], ["FileObject", addr(p(v2 ? h(8, 2) : h(4, 1)))], ["CreateOptions", en(CREATE_OPTIONS, u32(b, o) & 0xffffff)],
+      ["CreateDispostion", en(FILEIO_DISPOSITION, b[o + 3] ?? 0)], ["FileAttributes", en(IO_FILE_ATTRIBUTES, i32(b, o + 4))],
+      ["ShareAccess", en(FILE_SHARE, i32(b, o + 8))], ["FileName", state.dosPath(utf16z(b, o + 12)[0])],
+    ];
+  }
+  if (op === 67 || op === 68) {
+    const obj = p(v2 ? h(16, 2) : h(12, 1));
+    const key = p(v2 ? h(20, 3) : h(16, 2));
+    const o = v2 ? h(24, 4) : h(24, 3);
+    return [["Offset", long(i64(b, 0))], ["IrpPtr", addr(p(8))], ["FileObject", addr(obj)], ["FileKey", addr(key)],
+      ["IoSize", int(i32(b, o))], ["IoFlags", int(i32(b, o + 4))], ["FileName", state.fileName(key, obj)]];
+  }
+  // the rest start IrpPtr, FileObject, FileKey
+  const obj = p(v2 ? h(8, 2) : h(4, 1));
+  const key = p(v2 ? h(12, 3) : h(8, 2));
+  const head: Pairs = [["IrpPtr", addr(p(0))], ["FileObject", addr(obj)], ["FileKey", addr(key)]];
+  if (op === 65 || op === 66 || op === 73) return [...head, ["FileName", state.fileName(key, obj)]];
+  if (op === 69 || op === 70 || op === 71 || op === 74 || op === 75) {
+    return [...head, ["ExtraInfo", addr(p(v2 ? h(16, 4) : h(12, 3)))], ["InfoClass", int(i32(b, v2 ? h(20, 5) : h(20, 4)))],
+      ["FileName", state.fileName(key, obj)]];
+  }
+  if (op === 72 || op === 77) {
+    const o = v2 ? h(16, 4) : h(16, 3);
+    return [...head, ["DirectoryName", state.fileName(key, obj)], ["Length", int(i32(b, o))], ["InfoClass", int(i32(b, o + 4))],
+      ["FileIndex", int(i32(b, o + 8))], ["FileName", state.dosPath(utf16z(b, o + 12)[0])]];
+  }
+  return null;
 }
 
 function systemConfigPairs(row: EventRow, r: R, pname: string): Pairs | null {
@@ -538,8 +686,12 @@ export function kernelPayload(row: EventRow, parts: EventNameParts, state: Kerne
       }
       return null;
     case "Thread":
-      if (op === 1 || op === 2) return threadPairs(row, r);
+      if (op >= 1 && op <= 4) return threadPairs(row, r);
+      if (op === 72) return [["ThreadName", utf16z(row.payload, 8)[0]]];
+      if (op === 36) return cswitchPairs(row, state, pname);
       return null;
+    case "FileIO":
+      return fileIOPairs(row, state);
     case "Image":
       if (op === 2 || op === 3 || op === 4 || op === 10) return imagePairs(r, state);
       return null;

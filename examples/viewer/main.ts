@@ -81,7 +81,19 @@ async function open(file: File) {
   const ms = performance.now() - t0;
   setStatus(`${file.name}: ${fmt(trace.events.length)} records decoded in ${ms.toFixed(0)} ms${trace.complete ? "" : " (incomplete)"}.`);
   showIncomplete(outcomeOf(trace), file.name);
+  await nameOsProviders(trace);
   render(trace);
+}
+
+/**
+ * Providers known only by GUID: by the trace's own EventSource manifests, else by the names Windows
+ * registers them under (a table of about a thousand names, loaded only when a provider needs it).
+ * Before render: event names of such providers are made from the provider's name.
+ */
+async function nameOsProviders(t: Trace) {
+  if (![...t.providers].some((p) => p.kind === "guid" && p.name === `{${p.guid}}`)) return;
+  const { nameTraceProviders } = await import("etw-wasm/os-providers");
+  nameTraceProviders(t);
 }
 
 /** A big trace: streamed in a worker; counts and GC lanes from its batches, the table paged from the file. */

@@ -1,0 +1,333 @@
+// Classic kernel FileIO and Thread events printed as TraceEvent's KernelTraceEventParser prints them, on a
+// synthetic trace: FileIO's Name, Create, SimpleOp, ReadWrite, Info, DirEnum, OpEnd and MapFile templates and
+// the Thread, SetName and CSwitch ones, V2 and V3 layouts, 32- and 64-bit, full and cut short; plus the event
+// names TraceEvent's EnumerateTemplates gives where ours differed. The expected text is worked out by hand from
+// the getters' offsets in KernelTraceEventParser.cs (noted next to each case), not from our code.
+
+import { describe, expect, it } from "vitest";
+import { openTrace } from "../dist/bindings/index.js";
+import { EtlWriter, PayloadBuilder } from "../dist/bindings/generator/etl-writer.js";
+import { PayloadContext, payloadPairs, perfViewLines } from "../dist/bindings/perfview/index.js";
+
+const FILEIO = 0x04; // kernel group bytes of the SYSTEM header's HookId
+const THREAD = 0x05;
+const PAGEFAULT = 0x02;
+const DISKIO = 0x01;
+const HEADER_PID = 77;
+const HEADER_TID = 88;
+const NONE = 0xffffffff; // a header without process or thread (-1)
+
+class P extends PayloadBuilder {
+  cut(n: number): Uint8Array { return this.build().slice(0, n); }
+}
+const p = () => new P();
+
+const KEY = 0xfffffa8000001000n; // the file key the Name event names
+const FO8 = 0xfffffa8000002000n; // file object of the 64-bit Create
+const FO4 = 0x82001000; // file object of the 32-bit Create
+const IRP8 = 0xfffffa80000a0b0cn;
+
+interface Case {
+  what: string;
+  group: number;
+  opcode: number;
+  version: number;
+  ptr: 4 | 8;
+  payload: Uint8Array;
+  name: string;
+  text: string;
+  pid: number;
+  tid: number;
+  /** Header process / thread (HEADER_PID / HEADER_TID unless given). */
+  hpid?: number;
+  htid?: number;
+}
+
+const CASES: Case[] = [
+  // ---------------------------------------------------------------- FileIONameTraceData (0, 32, 35, 36)
+  {
+    // FileKey GetAddressAt(0), FileName at HostOffset(4, 1)
+    what: "Name, 64-bit", group: FILEIO, opcode: 0, version: 2, ptr: 8, name: "Windows Kernel/FileIO/Name",
+    payload: p().u64(KEY).utf16z("\\Device\\HarddiskVolume2\\a.txt").build(),
+    text: "FileKey=0xfffffa8000001000; FileName=\\Device\\HarddiskVolume2\\a.txt", pid: HEADER_PID, tid: HEADER_TID,
+  },
+  {
+    what: "FileRundown, 32-bit", group: FILEIO, opcode: 36, version: 2, ptr: 4, name: "Windows Kernel/FileIO/FileRundown",
+    payload: p().u32(0x81000000).utf16z("\\Device\\X").build(),
+    text: "FileKey=0x81000000; FileName=\\Device\\X", pid: HEADER_PID, tid: HEADER_TID,
+  },
+  // ---------------------------------------------------------------- FileIOCreateTraceData (64)
+  {
+    // V3: FileObject HostOffset(4,1)=8, TTID HostOffset(8,2)=16, options HostOffset(12,2)=20 (disposition its
+    // top byte 23), attributes 24, share 28, name 32. Header thread -1: the TTID; its process unknown: -1
+    what: "Create V3, 64-bit, header without thread", group: FILEIO, opcode: 64, version: 3, ptr: 8, name: "Windows Kernel/FileIO/Create",
+    payload: p().u64(IRP8).u64(FO8).u32(4321).u32((1 << 24) | 0x60).u32(0x81).u32(7).utf16z("C:\\x").build(),
+    text: "IrpPtr=0xfffffa80000a0b0c; FileObject=0xfffffa8000002000; CreateOptions=FILE_ATTRIBUTE_ARCHIVE, FILE_ATTRIBUTE_DEVICE; " +
+      "CreateDispostion=CREATE_NEW; FileAttributes=ReadOnly, Normal; ShareAccess=ReadWrite, Delete; FileName=C:\\x",
+    pid: -1, tid: 4321, hpid: NONE, htid: NONE,
+  },
+  {
+    // V2: TTID HostOffset(4,1)=4, FileObject HostOffset(8,2)=8, options HostOffset(12,3)=12, name HostOffset(24,3)=24;
+    // zero options are NONE, disposition 0 has no name, FileAttributes has no zero member
+    what: "Create V2, 32-bit", group: FILEIO, opcode: 64, version: 2, ptr: 4, name: "Windows Kernel/FileIO/Create",
+    payload: p().u32(0x85000000).u32(999).u32(FO4).u32(0).u32(0).u32(0).utf16z("\\??\\C:\\y").build(),
+    text: "IrpPtr=0x85000000; FileObject=0x82001000; CreateOptions=NONE; CreateDispostion=0; FileAttributes=0; ShareAccess=None; FileName=\\??\\C:\\y",
+    pid: HEADER_PID, tid: HEADER_TID,
+  },
+  // ---------------------------------------------------------------- FileIOReadWriteTraceData (67, 68)
+  {
+    // V3: Offset 0, IrpPtr 8, FileObject HostOffset(12,1)=16, FileKey HostOffset(16,2)=24, TTID HostOffset(20,3)=32,
+    // IoSize HostOffset(24,3)=36, IoFlags 40; the name by FileKey
+    what: "Read V3, 64-bit", group: FILEIO, opcode: 67, version: 3, ptr: 8, name: "Windows Kernel/FileIO/Read",
+    payload: p().i64(0x12345678n).u64(IRP8).u64(FO8).u64(KEY).u32(555).u32(65536).u32(0x900).build(),
+    text: "Offset=305,419,896; IrpPtr=0xfffffa80000a0b0c; FileObject=0xfffffa8000002000; FileKey=0xfffffa8000001000; " +
+      "IoSize=65,536; IoFlags=2,304; FileName=\\Device\\HarddiskVolume2\\a.txt",
+    pid: -1, tid: 555, hpid: NONE, htid: NONE,
+  },
+  {
+    // V2: TTID HostOffset(12,1)=12, FileObject HostOffset(16,2)=16, FileKey HostOffset(20,3)=20, IoSize 24, IoFlags 28;
+    // the key is unnamed, the file object is the 32-bit Create's
+    what: "Write V2, 32-bit", group: FILEIO, opcode: 68, version: 2, ptr: 4, name: "Windows Kernel/FileIO/Write",
+    payload: p().i64(-1n).u32(0x85000000).u32(999).u32(FO4).u32(0x86000000).u32(0x80000000).u32(1).build(),
+    text: "Offset=-1; IrpPtr=0x85000000; FileObject=0x82001000; FileKey=0x86000000; IoSize=-2,147,483,648; IoFlags=1; FileName=\\??\\C:\\y",
+    pid: HEADER_PID, tid: HEADER_TID,
+  },
+  {
+    // cut after FileObject: the key and the sizes read as zero, the name comes from the file object
+    what: "Read V3, 64-bit, cut after FileObject", group: FILEIO, opcode: 67, version: 3, ptr: 8, name: "Windows Kernel/FileIO/Read",
+    payload: p().i64(4096n).u64(IRP8).u64(FO8).u64(KEY).u32(555).u32(65536).u32(0x900).cut(24),
+    text: "Offset=4,096; IrpPtr=0xfffffa80000a0b0c; FileObject=0xfffffa8000002000; FileKey=0x00000000; IoSize=0; IoFlags=0; FileName=C:\\x",
+    pid: HEADER_PID, tid: HEADER_TID,
+  },
+  // ---------------------------------------------------------------- FileIOSimpleOpTraceData (65, 66, 73)
+  {
+    // V3: FileObject HostOffset(4,1)=8, FileKey HostOffset(8,2)=16, TTID HostOffset(12,3)=24
+    what: "Cleanup V3, 64-bit", group: FILEIO, opcode: 65, version: 3, ptr: 8, name: "Windows Kernel/FileIO/Cleanup",
+    payload: p().u64(IRP8).u64(FO8).u64(0xfffffa8000009999n).u32(3131).build(),
+    text: "IrpPtr=0xfffffa80000a0b0c; FileObject=0xfffffa8000002000; FileKey=0xfffffa8000009999; FileName=C:\\x",
+    pid: -1, tid: 3131, hpid: NONE, htid: NONE,
+  },
+  {
+    // V2: TTID 4, FileObject HostOffset(8,2)=8, FileKey HostOffset(12,3)=12
+    what: "Flush V2, 32-bit", group: FILEIO, opcode: 73, version: 2, ptr: 4, name: "Windows Kernel/FileIO/Flush",
+    payload: p().u32(0x85000000).u32(3232).u32(0x82005000).u32(0x81000000).build(),
+    text: "IrpPtr=0x85000000; FileObject=0x82005000; FileKey=0x81000000; FileName=\\Device\\X",
+    pid: -1, tid: 3232, hpid: NONE, htid: NONE,
+  },
+  // ---------------------------------------------------------------- FileIOInfoTraceData (69, 70, 71, 74, 75)
+  {
+    // V3: ExtraInfo HostOffset(12,3)=12, TTID HostOffset(16,4)=16, InfoClass HostOffset(20,4)=20
+    what: "SetInfo V3, 32-bit", group: FILEIO, opcode: 69, version: 3, ptr: 4, name: "Windows Kernel/FileIO/SetInfo",
+    payload: p().u32(0x85000000).u32(FO4).u32(0x81000000).u32(0x1234).u32(3333).u32(20).build(),
+    text: "IrpPtr=0x85000000; FileObject=0x82001000; FileKey=0x81000000; ExtraInfo=0x00001234; InfoClass=20; FileName=\\Device\\X",
+    pid: -1, tid: 3333, hpid: NONE, htid: NONE,
+  },
+  {
+    // V2: TTID 8, FileObject HostOffset(8,2)=16, FileKey HostOffset(12,3)=24, ExtraInfo HostOffset(16,4)=32,
+    // InfoClass HostOffset(20,5)=40
+    what: "Rename V2, 64-bit", group: FILEIO, opcode: 71, version: 2, ptr: 8, name: "Windows Kernel/FileIO/Rename",
+    payload: p().u64(IRP8).u64(3434).u64(FO8).u64(KEY).u64(0xabcdn).u32(10).build(),
+    text: "IrpPtr=0xfffffa80000a0b0c; FileObject=0xfffffa8000002000; FileKey=0xfffffa8000001000; ExtraInfo=0x0000abcd; " +
+      "InfoClass=10; FileName=\\Device\\HarddiskVolume2\\a.txt",
+    pid: -1, tid: 3434, hpid: NONE, htid: NONE,
+  },
+  {
+    what: "FSControl V3, 64-bit, header thread kept", group: FILEIO, opcode: 75, version: 3, ptr: 8, name: "Windows Kernel/FileIO/FSControl",
+    payload: p().u64(IRP8).u64(0n).u64(0n).u64(0x90000n).u32(3535).u32(0x900a8).build(),
+    text: "IrpPtr=0xfffffa80000a0b0c; FileObject=0x00000000; FileKey=0x00000000; ExtraInfo=0x00090000; InfoClass=589,992; FileName=",
+    pid: HEADER_PID, tid: HEADER_TID,
+  },
+  // ---------------------------------------------------------------- FileIODirEnumTraceData (72, 77)
+  {
+    // V3: TTID HostOffset(12,3)=24, Length HostOffset(16,3)=28, InfoClass 32, FileIndex 36, FileName HostOffset(28,3)=40
+    what: "DirEnum V3, 64-bit", group: FILEIO, opcode: 72, version: 3, ptr: 8, name: "Windows Kernel/FileIO/DirEnum",
+    payload: p().u64(IRP8).u64(FO8).u64(KEY).u32(3636).u32(4096).u32(37).u32(2).utf16z("*.dll").build(),
+    text: "IrpPtr=0xfffffa80000a0b0c; FileObject=0xfffffa8000002000; FileKey=0xfffffa8000001000; " +
+      "DirectoryName=\\Device\\HarddiskVolume2\\a.txt; Length=4,096; InfoClass=37; FileIndex=2; FileName=*.dll",
+    pid: -1, tid: 3636, hpid: NONE, htid: NONE,
+  },
+  {
+    // V2: TTID 4, Length HostOffset(16,4)=16, InfoClass 20, FileIndex 24, FileName HostOffset(28,4)=28
+    what: "DirNotify V2, 32-bit", group: FILEIO, opcode: 77, version: 2, ptr: 4, name: "Windows Kernel/FileIO/DirNotify",
+    payload: p().u32(0x85000000).u32(3737).u32(0x82009000).u32(0x81000000).u32(100).u32(1).u32(0).utf16z("sub").build(),
+    text: "IrpPtr=0x85000000; FileObject=0x82009000; FileKey=0x81000000; DirectoryName=\\Device\\X; Length=100; InfoClass=1; FileIndex=0; FileName=sub",
+    pid: HEADER_PID, tid: HEADER_TID,
+  },
+  // ---------------------------------------------------------------- FileIOOpEndTraceData (76): no fix-up
+  {
+    // ExtraInfo HostOffset(4,1), NtStatus HostOffset(8,2)
+    what: "OperationEnd, 64-bit", group: FILEIO, opcode: 76, version: 2, ptr: 8, name: "Windows Kernel/FileIO/OperationEnd",
+    payload: p().u64(IRP8).u64(5n).u32(0xc0000034).build(),
+    text: "IrpPtr=0xfffffa80000a0b0c; ExtraInfo=0x00000005; NtStatus=-1,073,741,772", pid: -1, tid: -1, hpid: NONE, htid: NONE,
+  },
+  {
+    what: "OperationEnd, 32-bit", group: FILEIO, opcode: 76, version: 2, ptr: 4, name: "Windows Kernel/FileIO/OperationEnd",
+    payload: p().u32(0x85000000).u32(0).u32(0).build(),
+    text: "IrpPtr=0x85000000; ExtraInfo=0x00000000; NtStatus=0", pid: HEADER_PID, tid: HEADER_TID,
+  },
+  // ---------------------------------------------------------------- MapFileTraceData (37-40)
+  {
+    // V3: FileKey HostOffset(4,1)=8, MiscInfo HostOffset(8,2)=16, ViewSize HostOffset(16,2)=24,
+    // ByteOffset HostOffset(20,3)=32, process HostOffset(28,3)=40
+    what: "MapFile V3, 64-bit", group: FILEIO, opcode: 37, version: 3, ptr: 8, name: "Windows Kernel/FileIO/MapFile",
+    payload: p().u64(0x7ff600000000n).u64(KEY).i64(3n).u64(0x20000n).i64(8192n).u32(4040).build(),
+    text: "ViewBase=0x7ff600000000; FileKey=0xfffffa8000001000; MiscInfo=3; ViewSize=0x00020000; ByteOffset=8,192; " +
+      "FileName=\\Device\\HarddiskVolume2\\a.txt",
+    pid: 4040, tid: HEADER_TID,
+  },
+  {
+    // V2: ViewSize HostOffset(16,2)=16, no ByteOffset, process HostOffset(20,3)=20
+    what: "UnmapFile V2, 32-bit", group: FILEIO, opcode: 38, version: 2, ptr: 4, name: "Windows Kernel/FileIO/UnmapFile",
+    payload: p().u32(0x10000000).u32(0x81000000).i64(0n).u32(0x1000).u32(4141).build(),
+    text: "ViewBase=0x10000000; FileKey=0x81000000; MiscInfo=0; ViewSize=0x00001000; ByteOffset=0; FileName=\\Device\\X",
+    pid: 4141, tid: HEADER_TID,
+  },
+  // ---------------------------------------------------------------- ThreadTraceData (1-4)
+  {
+    // V3: ids 0/4, seven pointers from 8, SubProcessTag HostOffset(36,7)=64, bytes 68-71, ThreadName HostOffset(44,7)=72;
+    // Start: the thread and process from the payload, the header's as the parents
+    what: "Thread Start V3, 64-bit", group: THREAD, opcode: 1, version: 3, ptr: 8, name: "Windows Kernel/Thread/Start",
+    payload: p().u32(500).u32(600).u64(0xa1n).u64(0xa2n).u64(0xa3n).u64(0xa4n).u64(0xa5n).u64(0xa6n).u64(0xa7n)
+      .u32(9).u8(8).u8(5).u8(2).u8(1).utf16z("worker").build(),
+    text: "StackBase=0x000000a1; StackLimit=0x000000a2; UserStackBase=0x000000a3; UserStackLimit=0x000000a4; StartAddr=0x000000a5; " +
+      "Win32StartAddr=0x000000a6; TebBase=0x000000a7; SubProcessTag=9; BasePriority=8; PagePriority=5; IoPriority=2; ThreadFlags=1; " +
+      "ThreadName=worker; ParentThreadID=88; ParentProcessID=77",
+    pid: 500, tid: 600,
+  },
+  {
+    // Stop keeps the header's thread and process; no parents. 32-bit: name at HostOffset(44,7)=44
+    what: "Thread Stop V3, 32-bit", group: THREAD, opcode: 2, version: 3, ptr: 4, name: "Windows Kernel/Thread/Stop",
+    payload: p().u32(500).u32(601).u32(1).u32(2).u32(3).u32(4).u32(5).u32(6).u32(7).u32(0).u8(1).u8(2).u8(3).u8(4).utf16z("t").build(),
+    text: "StackBase=0x00000001; StackLimit=0x00000002; UserStackBase=0x00000003; UserStackLimit=0x00000004; StartAddr=0x00000005; " +
+      "Win32StartAddr=0x00000006; TebBase=0x00000007; SubProcessTag=0; BasePriority=1; PagePriority=2; IoPriority=3; ThreadFlags=4; " +
+      "ThreadName=t; ParentThreadID=-1; ParentProcessID=-1",
+    pid: HEADER_PID, tid: HEADER_TID,
+  },
+  {
+    // V2 ends at HostOffset(40,7): the V3 bytes and the name read as zero and ""
+    what: "Thread DCStart V2, 64-bit", group: THREAD, opcode: 3, version: 2, ptr: 8, name: "Windows Kernel/Thread/DCStart",
+    payload: p().u32(4).u32(8).u64(1).u64(2).u64(3).u64(4).u64(5).u64(6).u64(7).u32(-1 >>> 0).build(),
+    text: "StackBase=0x00000001; StackLimit=0x00000002; UserStackBase=0x00000003; UserStackLimit=0x00000004; StartAddr=0x00000005; " +
+      "Win32StartAddr=0x00000006; TebBase=0x00000007; SubProcessTag=-1; BasePriority=0; PagePriority=0; IoPriority=0; ThreadFlags=0; " +
+      "ThreadName=; ParentThreadID=-1; ParentProcessID=-1",
+    pid: 4, tid: 8,
+  },
+  {
+    // V1: no fix-up, every field zero, no parents
+    what: "Thread Start V1, 32-bit", group: THREAD, opcode: 1, version: 1, ptr: 4, name: "Windows Kernel/Thread/Start",
+    payload: p().u32(700).u32(701).u32(0x1000).u32(0x2000).build(),
+    text: "StackBase=0x00000000; StackLimit=0x00000000; UserStackBase=0x00000000; UserStackLimit=0x00000000; StartAddr=0x00000000; " +
+      "Win32StartAddr=0x00000000; TebBase=0x00000000; SubProcessTag=0; BasePriority=0; PagePriority=0; IoPriority=0; ThreadFlags=0; " +
+      "ThreadName=; ParentThreadID=-1; ParentProcessID=-1",
+    pid: HEADER_PID, tid: HEADER_TID,
+  },
+  // ---------------------------------------------------------------- ThreadSetNameTraceData (72)
+  {
+    what: "Thread SetName", group: THREAD, opcode: 72, version: 2, ptr: 8, name: "Windows Kernel/Thread/SetName",
+    payload: p().u32(500).u32(600).utf16z("renamed").build(), text: "ThreadName=renamed", pid: 500, tid: 600,
+  },
+];
+
+async function traceOf(cases: Case[]) {
+  const w = new EtlWriter({ perfFreq: 1_000_000n });
+  const at = (k: number) => w.anchor + BigInt(1000 * (k + 1));
+  cases.forEach((c, k) => w.system(0, {
+    headerType: c.ptr === 4 ? 0x01 : 0x02, hookId: (c.group << 8) | c.opcode, version: c.version,
+    pid: c.hpid ?? HEADER_PID, tid: c.htid ?? HEADER_TID, ts: at(k), payload: c.payload,
+  }));
+  const t = await openTrace(w.finish());
+  const stamps = [...t.events.timestamp];
+  return { t, rowOf: (k: number) => t.events.row(stamps.findIndex((ts) => ts === at(k))) };
+}
+
+const joined = (pairs: [string, string][]) => pairs.map(([n, v]) => `${n}=${v}`).join("; ");
+
+describe("kernel FileIO and Thread payloads as TraceEvent prints them", () => {
+  it("every template, version and pointer size; payloads cut short read zeros past their end", async () => {
+    const { t, rowOf } = await traceOf(CASES);
+    const ctx = new PayloadContext(t, t.processes, "current");
+    for (const [k, c] of CASES.entries()) {
+      const row = rowOf(k);
+      expect(row.payloadLength, c.what).toBe(c.payload.length);
+      expect(t.names.ofRow(row.index), c.what).toBe(c.name);
+      expect(joined(payloadPairs(row, ctx)), c.what).toBe(c.text);
+      expect(ctx.processThread(row), c.what).toEqual({ pid: c.pid, tid: c.tid });
+    }
+    t.dispose();
+  });
+
+  it("the perfview lines: TraceEvent's event names, PID and TID, and the payload", async () => {
+    const { t } = await traceOf(CASES);
+    const lines = [...perfViewLines(t, { maxEventsPerName: 100 })].filter((l) => /^EVENT .*?Windows Kernel\/(FileIO|Thread)\//.test(l));
+    // TraceLog keeps FileIO's name events and the thread rundown (DCStart / DCStop) to itself
+    const shown = CASES.filter((c) => c.group === FILEIO ? ![0, 32, 35, 36].includes(c.opcode) : c.opcode !== 3 && c.opcode !== 4);
+    expect(lines).toHaveLength(shown.length);
+    for (const [k, c] of shown.entries()) {
+      const m = /^EVENT [\d,.]+: (.+?) PID=(-?\d+); TID=(-?\d+); PName=[^;]*; ProceNum=0; DataLen=(\d+); (.*)$/.exec(lines[k]);
+      expect(m, lines[k]).not.toBeNull();
+      const [, name, pid, tid, len, rest] = m!;
+      expect([name, Number(pid), Number(tid), Number(len)], c.what).toEqual([c.name, c.pid, c.tid, c.payload.length]);
+      // the baseline test cuts values to 20 characters
+      const cut = c.text.split(/; (?=[A-Za-z0-9]+=)/).map((nv) => {
+        const i = nv.indexOf("=");
+        const v = nv.slice(i + 1);
+        return `${nv.slice(0, i)}=${v.length > 20 ? v.slice(0, 20) + "..." : v}; `;
+      }).join("");
+      expect(rest, c.what).toBe(cut);
+    }
+    t.dispose();
+  });
+
+  it("CSwitch: the new thread from a -1 header, both processes looked up by thread, the wait enums by name", async () => {
+    // NewThreadID GetInt32At(0) via FixupData, OldThreadID 4, priorities 8/9, quanta 10/11, wait reason 12,
+    // wait mode 13, state 14, ideal processor 15, NewThreadWaitTime 16. Thread 600 is process 500's (Start above).
+    const start = CASES.find((c) => c.what === "Thread Start V3, 64-bit")!;
+    const cs: Case = {
+      what: "CSwitch", group: THREAD, opcode: 36, version: 2, ptr: 8, name: "Windows Kernel/Thread/CSwitch",
+      payload: p().u32(600).u32(2000).u8(15).u8(8).u8(1).u8(2).u8(6).u8(1).u8(5).u8(3).u32(250).u32(0).build(),
+      text: "", pid: 500, tid: 600, hpid: NONE, htid: NONE,
+    };
+    const { t, rowOf } = await traceOf([start, cs]);
+    const ctx = new PayloadContext(t, t.processes, "current");
+    const row = rowOf(1);
+    expect(t.names.ofRow(row.index)).toBe("Windows Kernel/Thread/CSwitch");
+    expect(ctx.processThread(row)).toEqual({ pid: 500, tid: 600 });
+    const pairs = payloadPairs(row, ctx);
+    expect(pairs.map(([n]) => n)).toEqual(["OldThreadID", "OldProcessID", "OldProcessName", "NewThreadID", "NewProcessID",
+      "NewProcessName", "ProcessorNumber", "NewThreadPriority", "OldThreadPriority", "NewThreadQuantum", "OldThreadQuantum",
+      "OldThreadWaitReason", "OldThreadWaitMode", "OldThreadState", "OldThreadWaitIdealProcessor", "NewThreadWaitTime"]);
+    const v = Object.fromEntries(pairs);
+    expect([v.OldThreadID, v.OldProcessID, v.NewThreadID, v.NewProcessID, v.ProcessorNumber]).toEqual(["2,000", "-1", "600", "500", "0"]);
+    expect([v.NewThreadPriority, v.OldThreadPriority, v.NewThreadQuantum, v.OldThreadQuantum]).toEqual(["15", "8", "1", "2"]);
+    expect([v.OldThreadWaitReason, v.OldThreadWaitMode, v.OldThreadState, v.OldThreadWaitIdealProcessor, v.NewThreadWaitTime])
+      .toEqual(["UserRequest", "Swappable", "Wait", "3", "250"]);
+    // the new process's name is the event's PName
+    expect(v.NewProcessName).toBe(t.processes.processName(500, row.timestamp));
+    t.dispose();
+  });
+});
+
+describe("kernel event names from TraceEvent's EnumerateTemplates", () => {
+  it("Memory 13/14, VirtualMem, Dispatcher, the DiskIO driver opcodes and FileIO's map events", async () => {
+    const named: [number, number, string][] = [
+      [PAGEFAULT, 13, "Windows Kernel/Memory/GuardMemory"],
+      [PAGEFAULT, 14, "Windows Kernel/Memory/HardMemory"],
+      [PAGEFAULT, 98, "Windows Kernel/VirtualMem/Alloc"],
+      [PAGEFAULT, 99, "Windows Kernel/VirtualMem/Free"],
+      [THREAD, 50, "Windows Kernel/Dispatcher/ReadyThread"],
+      [DISKIO, 37, "Windows Kernel/DiskIO/DriverCompletionRoutine"],
+      [DISKIO, 52, "Windows Kernel/DiskIO/DriverCompleteRequest"],
+      [DISKIO, 53, "Windows Kernel/DiskIO/DriverCompleteRequestReturn"],
+      [FILEIO, 39, "Windows Kernel/FileIO/MapFileDCStart"],
+    ];
+    const cases = named.map(([group, opcode, name]): Case => ({
+      what: name, group, opcode, version: 2, ptr: 8, name, payload: p().u64(0).build(), text: "", pid: 0, tid: 0,
+    }));
+    // TraceEvent has no DiskIO opcode 36: the OS's MOF name
+    cases.push({ what: "DiskIO 36", group: DISKIO, opcode: 36, version: 2, ptr: 8, name: "MSNT_SystemTrace/DiskIO/Opcode(36)",
+      payload: p().u64(0).build(), text: "", pid: 0, tid: 0 });
+    const { t, rowOf } = await traceOf(cases);
+    for (const [k, c] of cases.entries()) expect(t.names.ofRow(rowOf(k).index), c.what).toBe(c.name);
+    t.dispose();
+  });
+});
