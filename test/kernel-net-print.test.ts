@@ -5,15 +5,13 @@
 // the getters' offsets in KernelTraceEventParser.cs (noted next to each case), not from our code.
 
 import { describe, expect, it } from "vitest";
-import { openTrace } from "../dist/bindings/index.js";
-import { EtlWriter, PayloadBuilder } from "../dist/bindings/generator/etl-writer.js";
+import { PayloadBuilder } from "../dist/bindings/generator/etl-writer.js";
+import { HEADER_PID, HEADER_TID, expectEventLine, expectKernelCases, kernelCaseTrace, type KernelCase } from "./helpers/kernel-cases.js";
 import { PayloadContext, payloadPairs, perfViewLines } from "../dist/bindings/perfview/index.js";
 import { ipv6Text } from "../dist/bindings/perfview/traceevent-net.js";
 
 const TCP = 0x06; // kernel group bytes of the SYSTEM header's HookId
 const UDP = 0x08;
-const HEADER_PID = 77;
-const HEADER_TID = 88;
 
 /** Payload bytes in the kernel's layout; ports and IPv6 words in network byte order. */
 class P extends PayloadBuilder {
@@ -32,19 +30,7 @@ const D6 = [0x2001, 0xdb8, 0, 0, 0, 0, 0, 1]; // 2001:db8::1
 const S6 = [0xfe80, 0, 0, 0, 1, 0, 0, 5]; // the first, longer zero run is the one written "::"
 const CONNID = 0xffffa00012345678n;
 
-interface Case {
-  what: string;
-  group: number;
-  opcode: number;
-  version: number;
-  ptr: 4 | 8;
-  payload: Uint8Array;
-  name: string;
-  /** The payload as name=value pairs, "; "-joined, untruncated. */
-  text: string;
-  pid: number;
-  tid: number;
-}
+type Case = KernelCase;
 
 const CASES: Case[] = [
   // ---------------------------------------------------------------- TcpIpSendTraceData (opcode 10)
@@ -232,49 +218,18 @@ const CASES: Case[] = [
   })),
 ];
 
-async function traceOf(cases: Case[]) {
-  const w = new EtlWriter({ perfFreq: 1_000_000n });
-  const at = (k: number) => w.anchor + BigInt(1000 * (k + 1));
-  cases.forEach((c, k) => w.system(0, {
-    headerType: c.ptr === 4 ? 0x01 : 0x02, hookId: (c.group << 8) | c.opcode, version: c.version,
-    pid: HEADER_PID, tid: HEADER_TID, ts: at(k), payload: c.payload,
-  }));
-  const t = await openTrace(w.finish());
-  const stamps = [...t.events.timestamp];
-  return { t, rowOf: (k: number) => t.events.row(stamps.findIndex((ts) => ts === at(k))) };
-}
-
-const joined = (pairs: [string, string][]) => pairs.map(([n, v]) => `${n}=${v}`).join("; ");
 
 describe("kernel TcpIp and UdpIp payloads as TraceEvent prints them", () => {
   it("every template, version and pointer size; payloads cut short read zeros past their end", async () => {
-    const { t, rowOf } = await traceOf(CASES);
-    const ctx = new PayloadContext(t, t.processes, "current");
-    for (const [k, c] of CASES.entries()) {
-      const row = rowOf(k);
-      expect(row.payloadLength, c.what).toBe(c.payload.length);
-      expect(joined(payloadPairs(row, ctx)), c.what).toBe(c.text);
-      expect(ctx.processThread(row), c.what).toEqual({ pid: c.pid, tid: c.tid });
-    }
-    t.dispose();
+    await expectKernelCases(CASES);
   });
 
   it("the perfview lines: TraceEvent's event names, PID and TID, and the payload", async () => {
-    const { t } = await traceOf(CASES);
+    const { t } = await kernelCaseTrace(CASES);
     const lines = [...perfViewLines(t, { maxEventsPerName: 100 })].filter((l) => /^EVENT .*?\/(TcpIp|UdpIp)\//.test(l));
     expect(lines).toHaveLength(CASES.length);
     for (const [k, c] of CASES.entries()) {
-      const m = /^EVENT [\d,.]+: (.+?) PID=(-?\d+); TID=(-?\d+); PName=[^;]*; ProceNum=0; DataLen=(\d+); (.*)$/.exec(lines[k]);
-      expect(m, lines[k]).not.toBeNull();
-      const [, name, pid, tid, len, rest] = m!;
-      expect([name, Number(pid), Number(tid), Number(len)], c.what).toEqual([c.name, c.pid, c.tid, c.payload.length]);
-      // the baseline test cuts values to 20 characters
-      const cut = c.text.split("; ").map((nv) => {
-        const i = nv.indexOf("=");
-        const v = nv.slice(i + 1);
-        return `${nv.slice(0, i)}=${v.length > 20 ? v.slice(0, 20) + "..." : v}; `;
-      }).join("");
-      expect(rest, c.what).toBe(cut);
+      expectEventLine(lines[k], c);
     }
     t.dispose();
   });
@@ -286,7 +241,7 @@ describe("kernel TcpIp and UdpIp payloads as TraceEvent prints them", () => {
     }));
     odd.push({ what: "UdpIp 28", group: UDP, opcode: 28, version: 2, ptr: 8, name: "MSNT_SystemTrace/UdpIp/Opcode(28)",
       payload: p().u32(1234).build(), text: "", pid: HEADER_PID, tid: HEADER_TID });
-    const { t, rowOf } = await traceOf(odd);
+    const { t, rowOf } = await kernelCaseTrace(odd);
     const ctx = new PayloadContext(t, t.processes, "current");
     for (const [k, c] of odd.entries()) {
       const row = rowOf(k);

@@ -5,16 +5,14 @@
 // the getters' offsets in KernelTraceEventParser.cs (noted next to each case), not from our code.
 
 import { describe, expect, it } from "vitest";
-import { openTrace } from "../dist/bindings/index.js";
-import { EtlWriter, PayloadBuilder } from "../dist/bindings/generator/etl-writer.js";
+import { PayloadBuilder } from "../dist/bindings/generator/etl-writer.js";
+import { HEADER_PID, HEADER_TID, expectEventLine, expectKernelCases, kernelCaseTrace, type KernelCase } from "./helpers/kernel-cases.js";
 import { PayloadContext, payloadPairs, perfViewLines } from "../dist/bindings/perfview/index.js";
 
 const FILEIO = 0x04; // kernel group bytes of the SYSTEM header's HookId
 const THREAD = 0x05;
 const PAGEFAULT = 0x02;
 const DISKIO = 0x01;
-const HEADER_PID = 77;
-const HEADER_TID = 88;
 const NONE = 0xffffffff; // a header without process or thread (-1)
 
 class P extends PayloadBuilder {
@@ -27,21 +25,7 @@ const FO8 = 0xfffffa8000002000n; // file object of the 64-bit Create
 const FO4 = 0x82001000; // file object of the 32-bit Create
 const IRP8 = 0xfffffa80000a0b0cn;
 
-interface Case {
-  what: string;
-  group: number;
-  opcode: number;
-  version: number;
-  ptr: 4 | 8;
-  payload: Uint8Array;
-  name: string;
-  text: string;
-  pid: number;
-  tid: number;
-  /** Header process / thread (HEADER_PID / HEADER_TID unless given). */
-  hpid?: number;
-  htid?: number;
-}
+type Case = KernelCase;
 
 const CASES: Case[] = [
   // ---------------------------------------------------------------- FileIONameTraceData (0, 32, 35, 36)
@@ -228,52 +212,20 @@ const CASES: Case[] = [
   },
 ];
 
-async function traceOf(cases: Case[]) {
-  const w = new EtlWriter({ perfFreq: 1_000_000n });
-  const at = (k: number) => w.anchor + BigInt(1000 * (k + 1));
-  cases.forEach((c, k) => w.system(0, {
-    headerType: c.ptr === 4 ? 0x01 : 0x02, hookId: (c.group << 8) | c.opcode, version: c.version,
-    pid: c.hpid ?? HEADER_PID, tid: c.htid ?? HEADER_TID, ts: at(k), payload: c.payload,
-  }));
-  const t = await openTrace(w.finish());
-  const stamps = [...t.events.timestamp];
-  return { t, rowOf: (k: number) => t.events.row(stamps.findIndex((ts) => ts === at(k))) };
-}
-
-const joined = (pairs: [string, string][]) => pairs.map(([n, v]) => `${n}=${v}`).join("; ");
 
 describe("kernel FileIO and Thread payloads as TraceEvent prints them", () => {
   it("every template, version and pointer size; payloads cut short read zeros past their end", async () => {
-    const { t, rowOf } = await traceOf(CASES);
-    const ctx = new PayloadContext(t, t.processes, "current");
-    for (const [k, c] of CASES.entries()) {
-      const row = rowOf(k);
-      expect(row.payloadLength, c.what).toBe(c.payload.length);
-      expect(t.names.ofRow(row.index), c.what).toBe(c.name);
-      expect(joined(payloadPairs(row, ctx)), c.what).toBe(c.text);
-      expect(ctx.processThread(row), c.what).toEqual({ pid: c.pid, tid: c.tid });
-    }
-    t.dispose();
+    await expectKernelCases(CASES);
   });
 
   it("the perfview lines: TraceEvent's event names, PID and TID, and the payload", async () => {
-    const { t } = await traceOf(CASES);
+    const { t } = await kernelCaseTrace(CASES);
     const lines = [...perfViewLines(t, { maxEventsPerName: 100 })].filter((l) => /^EVENT .*?Windows Kernel\/(FileIO|Thread)\//.test(l));
     // TraceLog keeps FileIO's name events and the thread rundown (DCStart / DCStop) to itself
     const shown = CASES.filter((c) => c.group === FILEIO ? ![0, 32, 35, 36].includes(c.opcode) : c.opcode !== 3 && c.opcode !== 4);
     expect(lines).toHaveLength(shown.length);
     for (const [k, c] of shown.entries()) {
-      const m = /^EVENT [\d,.]+: (.+?) PID=(-?\d+); TID=(-?\d+); PName=[^;]*; ProceNum=0; DataLen=(\d+); (.*)$/.exec(lines[k]);
-      expect(m, lines[k]).not.toBeNull();
-      const [, name, pid, tid, len, rest] = m!;
-      expect([name, Number(pid), Number(tid), Number(len)], c.what).toEqual([c.name, c.pid, c.tid, c.payload.length]);
-      // the baseline test cuts values to 20 characters
-      const cut = c.text.split(/; (?=[A-Za-z0-9]+=)/).map((nv) => {
-        const i = nv.indexOf("=");
-        const v = nv.slice(i + 1);
-        return `${nv.slice(0, i)}=${v.length > 20 ? v.slice(0, 20) + "..." : v}; `;
-      }).join("");
-      expect(rest, c.what).toBe(cut);
+      expectEventLine(lines[k], c, /; (?=[A-Za-z0-9]+=)/);
     }
     t.dispose();
   });
@@ -287,7 +239,7 @@ describe("kernel FileIO and Thread payloads as TraceEvent prints them", () => {
       payload: p().u32(600).u32(2000).u8(15).u8(8).u8(1).u8(2).u8(6).u8(1).u8(5).u8(3).u32(250).u32(0).build(),
       text: "", pid: 500, tid: 600, hpid: NONE, htid: NONE,
     };
-    const { t, rowOf } = await traceOf([start, cs]);
+    const { t, rowOf } = await kernelCaseTrace([start, cs]);
     const ctx = new PayloadContext(t, t.processes, "current");
     const row = rowOf(1);
     expect(t.names.ofRow(row.index)).toBe("Windows Kernel/Thread/CSwitch");
@@ -326,7 +278,7 @@ describe("kernel event names from TraceEvent's EnumerateTemplates", () => {
     // TraceEvent has no DiskIO opcode 36: the OS's MOF name
     cases.push({ what: "DiskIO 36", group: DISKIO, opcode: 36, version: 2, ptr: 8, name: "MSNT_SystemTrace/DiskIO/Opcode(36)",
       payload: p().u64(0).build(), text: "", pid: 0, tid: 0 });
-    const { t, rowOf } = await traceOf(cases);
+    const { t, rowOf } = await kernelCaseTrace(cases);
     for (const [k, c] of cases.entries()) expect(t.names.ofRow(rowOf(k).index), c.what).toBe(c.name);
     t.dispose();
   });
