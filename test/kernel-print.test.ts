@@ -283,3 +283,199 @@ describe("kernel event names from TraceEvent's EnumerateTemplates", () => {
     t.dispose();
   });
 });
+
+// ------------------------------------------------------------------------------------------------------------
+// Registry, PerfInfo (SysCall, ISR, DPC, DebuggerEnabled, Mark), Dispatcher ReadyThread and Image, worked out by
+// hand from RegistryTraceData, SysCallEnter/ExitTraceData, ISRTraceData, DPCTraceData, EmptyTraceData,
+// StringTraceData (ASCII), DispatcherReadyThreadTraceData and ImageLoadTraceData in KernelTraceEventParser.cs.
+
+const REGISTRY = 0x09;
+const PERFINFO = 0x0f;
+const IMAGE = 0x14;
+/** Raw timestamp of case k in kernelCaseTrace (EtlWriter's default anchor 1,000,000, 1,000 ticks = 1 ms apart). */
+const T = (k: number) => 1_000_000n + 1000n * BigInt(k + 1);
+const HKSW = 0xffffc0010000a000n;
+
+const MORE: ((k: number) => Case)[] = [
+  // thread 600 of process 500, for the ReadyThread lookups below
+  () => CASES.find((c) => c.what === "Thread Start V3, 64-bit")!,
+  // ---------------------------------------------------------------- RegistryTraceData (10-27)
+  // V2: InitialTime 0, Status 8 and Index 12 (their getters return 0), KeyHandle 16, string HostOffset(20, 1)
+  (k) => ({
+    what: "Registry KCBCreate V2, 64-bit", group: REGISTRY, opcode: 22, version: 2, ptr: 8, name: "Windows Kernel/Registry/KCBCreate",
+    payload: p().i64(T(k) - 1500n).u32(0xc0000034).u32(7).u64(HKSW).utf16z("\\REGISTRY\\MACHINE\\SOFTWARE").build(),
+    text: "Status=0; KeyHandle=0xffffc0010000a000; ElapsedTimeMSec=1.500; KeyName=\\REGISTRY\\MACHINE\\SOFTWARE; ValueName=; Index=0",
+    pid: HEADER_PID, tid: HEADER_TID,
+  }),
+  // QueryValue: the string is the value name; the key name comes from the KCBCreate's handle
+  (k) => ({
+    what: "Registry QueryValue V2, 64-bit", group: REGISTRY, opcode: 16, version: 2, ptr: 8, name: "Windows Kernel/Registry/QueryValue",
+    payload: p().i64(T(k) - 250n).u32(0).u32(0).u64(HKSW).utf16z("Version").build(),
+    text: "Status=0; KeyHandle=0xffffc0010000a000; ElapsedTimeMSec=0.250; KeyName=\\REGISTRY\\MACHINE\\SOFTWARE; ValueName=Version; Index=0",
+    pid: HEADER_PID, tid: HEADER_TID,
+  }),
+  // 32-bit: string at HostOffset(20, 1) = 20; Open names its key (and adds it to the table)
+  (k) => ({
+    what: "Registry Open V2, 32-bit", group: REGISTRY, opcode: 11, version: 2, ptr: 4, name: "Windows Kernel/Registry/Open",
+    payload: p().i64(T(k) - 3000n).u32(0).u32(0).u32(0x8a000000).utf16z("\\REGISTRY\\USER").build(),
+    text: "Status=0; KeyHandle=0x8a000000; ElapsedTimeMSec=3.000; KeyName=\\REGISTRY\\USER; ValueName=; Index=0",
+    pid: HEADER_PID, tid: HEADER_TID,
+  }),
+  (k) => ({
+    what: "Registry SetValue V2, 32-bit", group: REGISTRY, opcode: 14, version: 2, ptr: 4, name: "Windows Kernel/Registry/SetValue",
+    payload: p().i64(T(k) - 1000n).u32(0).u32(0).u32(0x8a000000).utf16z("x").build(),
+    text: "Status=0; KeyHandle=0x8a000000; ElapsedTimeMSec=1.000; KeyName=\\REGISTRY\\USER; ValueName=x; Index=0",
+    pid: HEADER_PID, tid: HEADER_TID,
+  }),
+  // V1: no start time (elapsed from QPC 0: the raw time, 1,005 ms here), no handle, no key name; value name at
+  // HostOffset(20, 2) = 28 on 64-bit
+  (k) => ({
+    what: "Registry QueryValue V1, 64-bit", group: REGISTRY, opcode: 16, version: 1, ptr: 8, name: "Windows Kernel/Registry/QueryValue",
+    payload: p().u64(1n).u64(2n).u64(3n).u32(4).utf16z("Val1").build(),
+    text: `Status=0; KeyHandle=0x00000000; ElapsedTimeMSec=1,00${k + 1}.000; KeyName=; ValueName=Val1; Index=0`,
+    pid: HEADER_PID, tid: HEADER_TID,
+  }),
+  // cut inside the start time: it reads 0, the handle 0 (unnamed), no value name
+  (k) => ({
+    what: "Registry QueryValue V2 cut short", group: REGISTRY, opcode: 16, version: 2, ptr: 8, name: "Windows Kernel/Registry/QueryValue",
+    payload: p().u32(5).u16(1).build(),
+    text: `Status=0; KeyHandle=0x00000000; ElapsedTimeMSec=1,00${k + 1}.000; KeyName=; ValueName=; Index=0`,
+    pid: HEADER_PID, tid: HEADER_TID,
+  }),
+  // ---------------------------------------------------------------- SysCallEnter / SysCallExit (51, 52)
+  () => ({
+    what: "SysClEnter, 64-bit", group: PERFINFO, opcode: 51, version: 2, ptr: 8, name: "Windows Kernel/PerfInfo/SysClEnter",
+    payload: p().u64(0xfffff80001234567n).build(), text: "SysCallAddress=0xfffff80001234567", pid: HEADER_PID, tid: HEADER_TID,
+  }),
+  () => ({
+    what: "SysClEnter, 32-bit", group: PERFINFO, opcode: 51, version: 2, ptr: 4, name: "Windows Kernel/PerfInfo/SysClEnter",
+    payload: p().u32(0x80401234).build(), text: "SysCallAddress=0x80401234", pid: HEADER_PID, tid: HEADER_TID,
+  }),
+  () => ({
+    what: "SysClExit", group: PERFINFO, opcode: 52, version: 2, ptr: 8, name: "Windows Kernel/PerfInfo/SysClExit",
+    payload: p().u32(0xc0000022).build(), text: "SysCallNtStatus=-1,073,741,790", pid: HEADER_PID, tid: HEADER_TID,
+  }),
+  // ---------------------------------------------------------------- ISRTraceData (50, 67)
+  // InitialTime 0, Routine 8, ReturnValue HostOffset(12, 1), Vector HostOffset(13, 1), Message HostOffset(16, 1)
+  // only when 24 <= HostOffset(20, 1), i.e. on 64-bit
+  (k) => ({
+    what: "ISR, 64-bit", group: PERFINFO, opcode: 50, version: 2, ptr: 8, name: "Windows Kernel/PerfInfo/ISR",
+    payload: p().i64(T(k) - 250n).u64(0xfffff80002000000n).u8(1).u8(0x31).u16(0).u32(5).build(),
+    text: "ElapsedTimeMSec=0.250; Routine=0xfffff80002000000; ReturnValue=1; Vector=49; Message=5; ProcessorNumber=0",
+    pid: HEADER_PID, tid: HEADER_TID,
+  }),
+  (k) => ({
+    what: "ISR 67, 32-bit", group: PERFINFO, opcode: 67, version: 2, ptr: 4, name: "Windows Kernel/PerfInfo/ISR",
+    payload: p().i64(T(k) - 4000n).u32(0x80500000).u8(0).u8(0xb0).u16(0).u32(9).build(),
+    text: "ElapsedTimeMSec=4.000; Routine=0x80500000; ReturnValue=0; Vector=176; Message=0; ProcessorNumber=0",
+    pid: HEADER_PID, tid: HEADER_TID,
+  }),
+  (k) => ({
+    what: "ISR cut short, 64-bit", group: PERFINFO, opcode: 50, version: 2, ptr: 8, name: "Windows Kernel/PerfInfo/ISR",
+    payload: p().i64(T(k) - 250n).u64(0xfffff80002000000n).u8(3).build(),
+    text: "ElapsedTimeMSec=0.250; Routine=0xfffff80002000000; ReturnValue=3; Vector=0; Message=0; ProcessorNumber=0",
+    pid: HEADER_PID, tid: HEADER_TID,
+  }),
+  // ---------------------------------------------------------------- DPCTraceData (66, 68, 69)
+  (k) => ({
+    what: "DPC, 64-bit", group: PERFINFO, opcode: 68, version: 2, ptr: 8, name: "Windows Kernel/PerfInfo/DPC",
+    payload: p().i64(T(k) - 2000n).u64(0xfffff80003000000n).build(),
+    text: "ElapsedTimeMSec=2.000; Routine=0xfffff80003000000; ProcessorNumber=0", pid: HEADER_PID, tid: HEADER_TID,
+  }),
+  (k) => ({
+    what: "ThreadedDPC, 32-bit", group: PERFINFO, opcode: 66, version: 2, ptr: 4, name: "Windows Kernel/PerfInfo/ThreadedDPC",
+    payload: p().i64(T(k) - 125n).u32(0x80600000).build(),
+    text: "ElapsedTimeMSec=0.125; Routine=0x80600000; ProcessorNumber=0", pid: HEADER_PID, tid: HEADER_TID,
+  }),
+  (k) => ({
+    what: "TimerDPC cut short", group: PERFINFO, opcode: 69, version: 2, ptr: 8, name: "Windows Kernel/PerfInfo/TimerDPC",
+    payload: p().i64(T(k) - 500n).build(),
+    text: "ElapsedTimeMSec=0.500; Routine=0x00000000; ProcessorNumber=0", pid: HEADER_PID, tid: HEADER_TID,
+  }),
+  // ---------------------------------------------------------------- EmptyTraceData (58), StringTraceData ASCII (34)
+  () => ({
+    what: "DebuggerEnabled", group: PERFINFO, opcode: 58, version: 2, ptr: 8, name: "Windows Kernel/PerfInfo/DebuggerEnabled",
+    payload: p().u32(1).build(), text: "", pid: HEADER_PID, tid: HEADER_TID,
+  }),
+  () => ({
+    what: "Mark", group: PERFINFO, opcode: 34, version: 2, ptr: 8, name: "Windows Kernel/PerfInfo/Mark",
+    payload: p().u8(0x68).u8(0x69).u8(0x21).u8(0).build(), text: "Value=hi!", pid: HEADER_PID, tid: HEADER_TID,
+  }),
+  // ---------------------------------------------------------------- DispatcherReadyThreadTraceData (Thread 50)
+  // AwakenedThreadID 0, its process looked up, AdjustReason byte 4, AdjustIncrement byte 5, Flags byte 6; no fix-up
+  () => ({
+    what: "ReadyThread", group: THREAD, opcode: 50, version: 2, ptr: 8, name: "Windows Kernel/Dispatcher/ReadyThread",
+    payload: p().u32(600).u8(1).u8(2).u8(5).u8(0).build(),
+    text: "AwakenedThreadID=600; AwakenedProcessID=500; AdjustReason=Unwait; AdjustIncrement=2; Flags=ReadiedFromDPC, ProcessSwappedOut",
+    pid: HEADER_PID, tid: HEADER_TID,
+  }),
+  // a -1 header process: the header thread's (600 -> 500); unknown awakened thread, unnamed reason, no flags
+  () => ({
+    what: "ReadyThread, header without process", group: THREAD, opcode: 50, version: 2, ptr: 8, name: "Windows Kernel/Dispatcher/ReadyThread",
+    payload: p().u32(12345).u8(7).u8(0).u8(0).u8(0).build(),
+    text: "AwakenedThreadID=12,345; AwakenedProcessID=-1; AdjustReason=7; AdjustIncrement=0; Flags=0",
+    pid: 500, tid: 600, hpid: NONE, htid: 600,
+  }),
+  () => ({
+    what: "ReadyThread cut short", group: THREAD, opcode: 50, version: 2, ptr: 8, name: "Windows Kernel/Dispatcher/ReadyThread",
+    payload: p().u32(600).build(),
+    text: "AwakenedThreadID=600; AwakenedProcessID=500; AdjustReason=None; AdjustIncrement=0; Flags=0",
+    pid: HEADER_PID, tid: HEADER_TID,
+  }),
+];
+
+describe("kernel Registry, PerfInfo and ReadyThread payloads as TraceEvent prints them", () => {
+  it("every template, 32- and 64-bit, V1 and V2 registry layouts, payloads cut short", async () => {
+    await expectKernelCases(MORE.map((f, k) => f(k)));
+  });
+});
+
+describe("kernel Image events as ImageLoadTraceData prints them", () => {
+  // ImageBase 0, ImageSize (int)GetAddressAt(HostOffset(4, 1)), ProcessID HostOffset(8, 2), V2+: ImageChecksum
+  // HostOffset(12, 2), TimeDateStamp HostOffset(16, 2), DefaultBase HostOffset(24, 2), name HostOffset(44, 3);
+  // V1: only the name, at HostOffset(12, 2); V0: no name. Unload / DCStart / DCStop: thread -1, the payload's
+  // process from V1 on.
+  const img = (what: string, opcode: number, version: number, ptr: 4 | 8, payload: Uint8Array, text: string, pid: number, tid: number): Case => ({
+    what, group: IMAGE, opcode, version, ptr, name: `Windows Kernel/Image/${({ 2: "Unload", 3: "DCStart", 4: "DCStop", 10: "Load" } as Record<number, string>)[opcode]}`,
+    payload, text, pid, tid,
+  });
+  const cases: Case[] = [
+    img("Unload V2, 64-bit", 2, 2, 8,
+      p().u64(0x7ff600000000n).u64(0x100005000n).u32(1234).u32(0x1234).u32(0x5f000000).u32(0).u64(0x140000000n).u64(0n).u64(0n)
+        .utf16z("\\Device\\X\\a.dll").build(),
+      "ImageBase=0x7ff600000000; ImageSize=20,480; ImageChecksum=4,660; TimeDateStamp=1,593,835,520; DefaultBase=0x140000000; FileName=\\Device\\X\\a.dll",
+      1234, -1),
+    img("DCStart V1, 32-bit", 3, 1, 4,
+      p().u32(0x10000000).u32(0x3000).u32(4321).utf16z("\\Device\\Y\\b.dll").build(),
+      "ImageBase=0x10000000; ImageSize=12,288; ImageChecksum=0; TimeDateStamp=0; DefaultBase=0x00000000; FileName=\\Device\\Y\\b.dll",
+      4321, -1),
+    img("DCStop V0, 32-bit", 4, 0, 4,
+      p().u32(0x10000000).u32(0x3000).u32(4321).utf16z("\\Device\\Y\\b.dll").build(),
+      "ImageBase=0x10000000; ImageSize=12,288; ImageChecksum=0; TimeDateStamp=0; DefaultBase=0x00000000; FileName=",
+      HEADER_PID, -1),
+    img("Load V3, 32-bit", 10, 3, 4,
+      p().u32(0x20000000).u32(0x8000).u32(99).u32(-1).u32(0).u32(0).u32(0x20000000).u32(0).u32(0).u32(0).u32(0)
+        .utf16z("\\Device\\Z\\c.dll").build(),
+      "ImageBase=0x20000000; ImageSize=32,768; ImageChecksum=-1; TimeDateStamp=0; DefaultBase=0x20000000; FileName=\\Device\\Z\\c.dll",
+      HEADER_PID, HEADER_TID),
+  ];
+  it("version-dependent fields, both pointer sizes, the process fix-up", async () => {
+    const { t, rowOf } = await kernelCaseTrace(cases);
+    const ctx = new PayloadContext(t, t.processes, "current");
+    const builds: string[] = [];
+    for (const [k, c] of cases.entries()) {
+      const row = rowOf(k);
+      expect(t.names.ofRow(row.index), c.what).toBe(c.name);
+      const pairs = payloadPairs(row, ctx);
+      expect(pairs.map(([n]) => n), c.what).toEqual(["ImageBase", "ImageSize", "ImageChecksum", "TimeDateStamp", "DefaultBase", "BuildTime", "FileName"]);
+      builds.push(pairs[5][1]);
+      expect(pairs.filter(([n]) => n !== "BuildTime").map(([n, v]) => `${n}=${v}`).join("; "), c.what).toBe(c.text);
+      expect(ctx.processThread(row), c.what).toEqual({ pid: c.pid, tid: c.tid });
+    }
+    // BuildTime is TimeDateStamp's date: V0/V1 (stamp 0) and V3 (stamp 0) agree, V2's differs
+    expect(builds[1]).toBe(builds[2]);
+    expect(builds[3]).toBe(builds[1]);
+    expect(builds[0]).not.toBe(builds[1]);
+    t.dispose();
+  });
+});

@@ -18,6 +18,8 @@ import { netPayload, netProcessThread } from "./traceevent-net.js";
  */
 export class KernelState {
   readonly fileNames = new Map<bigint, string>();
+  /** Keys whose name is a registry key name: TraceEvent's one name table holds them as printed (no drive mapping). */
+  private readonly keyNames = new Set<bigint>();
   private readonly volumes: [string, string][] = [];
   /** TraceEvent's diskEventTimeStamp: (disk, relative msec) of every DiskIO Read, Write and FlushBuffers. */
   private diskEvents?: { disk: number; msec: number }[];
@@ -36,6 +38,18 @@ export class KernelState {
       if (nt) this.volumes.push([nt.toLowerCase(), dos]);
       return;
     }
+    if (p.name === "Windows Kernel" && p.group === "Registry") {
+      // TraceEvent adds KeyHandle -> KeyName for the opcodes whose string is a key name; an empty name
+      // re-adds what the table already holds (the KeyName getter's fallback)
+      if (!registryNameIsKeyName(row.opcode)) return;
+      const ptr = row.pointerSize;
+      const key = row.version >= 2 ? readPtr(b, 16, ptr) : 0n;
+      const name = row.version >= 2 ? utf16z(b, hostOffset(20, 1, ptr))[0] : "";
+      if (name === "" && row.version >= 2) return;
+      this.fileNames.set(key, name);
+      this.keyNames.add(key);
+      return;
+    }
     if (p.name !== "Windows Kernel" || p.group !== "FileIO") return;
     const op = row.opcode;
     const ptr = row.pointerSize;
@@ -43,12 +57,17 @@ export class KernelState {
       // TraceEvent also remembers the file object of each Create, for events whose file key is unnamed
       const v2 = row.version <= 2;
       const obj = v2 ? hostOffset(8, 2, ptr) : hostOffset(4, 1, ptr);
-      if (b.length >= obj + ptr) this.fileNames.set(readPtr(b, obj, ptr), utf16z(b, v2 ? hostOffset(24, 3, ptr) : hostOffset(24, 2, ptr))[0]);
+      if (b.length >= obj + ptr) this.setFile(readPtr(b, obj, ptr), utf16z(b, v2 ? hostOffset(24, 3, ptr) : hostOffset(24, 2, ptr))[0]);
       return;
     }
     if (op !== 0 && op !== 32 && op !== 35 && op !== 36) return;
     if (b.length < ptr) return;
-    this.fileNames.set(readPtr(b, 0, ptr), utf16z(b, ptr)[0]);
+    this.setFile(readPtr(b, 0, ptr), utf16z(b, ptr)[0]);
+  }
+
+  private setFile(key: bigint, name: string): void {
+    this.fileNames.set(key, name);
+    this.keyNames.delete(key);
   }
 
   /** A kernel (NT) path as a DOS path, through the trace's volume mappings. */
@@ -69,8 +88,10 @@ export class KernelState {
 
   /** File name of a file key or file object, as a DOS path ("" when unknown); `object` is tried when `key` is unnamed. */
   fileName(key: bigint, object?: bigint): string {
-    const n = this.fileNames.get(key) ?? (object === undefined ? undefined : this.fileNames.get(object));
-    return n === undefined ? "" : this.dosPath(n);
+    const k = this.fileNames.has(key) ? key : object !== undefined && this.fileNames.has(object) ? object : undefined;
+    if (k === undefined) return "";
+    const n = this.fileNames.get(k)!;
+    return this.keyNames.has(k) ? n : this.dosPath(n);
   }
 
   /**
@@ -129,6 +150,11 @@ function ticksToMSec(row: EventRow, ticks: bigint): number {
 /** TraceEvent's HostOffset: a 32-bit layout offset moved by `pointers` pointers of the trace's size. */
 function hostOffset(offset: number, pointers: number, ptr: number): number {
   return offset + pointers * (ptr - 4);
+}
+
+/** RegistryTraceData.NameIsKeyName: whether the event's string is a key name (else a value name). */
+function registryNameIsKeyName(op: number): boolean {
+  return !(op === 13 || op === 14 || op === 15 || op === 16 || op === 18 || op === 19);
 }
 
 /**
@@ -199,6 +225,8 @@ export function kernelProcessThread(row: EventRow, state: KernelState): { pid: n
       // V2+ Start / DCStart / DCStop name the thread in the payload; Stop keeps the header's, V0/V1 are not fixed
       if ((op === 1 || op === 3 || op === 4) && row.version >= 2) return { pid: i32(b, 0), tid: i32(b, 4) };
       if (op === 72) return { pid: i32(b, 0), tid: i32(b, 4) };
+      // ReadyThread: no fix-up; a missing (-1) header process is looked up by the header's thread
+      if (op === 50) return hdrPid === -1 ? byThread(hdrTid) : { pid: hdrPid, tid: hdrTid };
       if (op === 36) {
         // CSwitch: only a missing (-1) header thread or process is filled in
         const tid = hdrTid === -1 ? i32(b, 0) : hdrTid;
@@ -214,7 +242,8 @@ export function kernelProcessThread(row: EventRow, state: KernelState): { pid: n
       return hdrPid === -1 ? byThread(tid) : { pid: hdrPid, tid };
     }
     case "Image":
-      if (op === 2 || op === 3 || op === 4) return { pid: i32(b, 2 * ptr), tid: -1 };
+      // Unload / DCStart / DCStop: no thread; the payload's process from V1 on
+      if (op === 2 || op === 3 || op === 4) return { pid: row.version >= 1 ? i32(b, hostOffset(8, 2, ptr)) : hdrPid, tid: -1 };
       return null;
     case "PerfInfo":
       if (op === 46) return byThread(i32(b, ptr));
@@ -383,20 +412,84 @@ function processPairs(row: EventRow): Pairs | null {
   ];
 }
 
-function imagePairs(r: R, state: KernelState): Pairs {
-  const base = r.p();
-  const size = r.p();
-  r.u32(); // ProcessId
-  const checksum = r.i32();
-  const stamp = r.i32();
-  r.u32(); // Reserved0 / signature level and type
-  const defaultBase = r.p();
-  r.skip(16);
-  const file = state.dosPath(r.ws());
+/** ImageLoadTraceData: checksum, stamp and default base from V2 on; the name at V2's or V1's place (V0 has none). */
+function imagePairs(row: EventRow, state: KernelState): Pairs {
+  const b = row.payload;
+  const ptr = row.pointerSize;
+  const v2 = row.version >= 2;
+  const size = Number(readPtr(b, hostOffset(4, 1, ptr), ptr) & 0xffffffffn); // (int)GetAddressAt
+  const checksum = v2 ? i32(b, hostOffset(12, 2, ptr)) : 0;
+  const stamp = v2 ? i32(b, hostOffset(16, 2, ptr)) : 0;
+  const defaultBase = v2 ? readPtr(b, hostOffset(24, 2, ptr), ptr) : 0n;
+  const at = v2 ? hostOffset(44, 3, ptr) : row.version >= 1 ? hostOffset(12, 2, ptr) : -1;
+  const file = at < 0 ? "" : state.dosPath(utf16z(b, at)[0]);
   return [
-    ["ImageBase", addr(base)], ["ImageSize", long(size)], ["ImageChecksum", int(checksum)], ["TimeDateStamp", int(stamp)],
+    ["ImageBase", addr(readPtr(b, 0, ptr))], ["ImageSize", int(size)], ["ImageChecksum", int(checksum)], ["TimeDateStamp", int(stamp)],
     ["DefaultBase", addr(defaultBase)], ["BuildTime", buildTime(stamp)], ["FileName", file],
   ];
+}
+
+const ADJUST_REASON = En("AdjustReasonEnum", false, [[0, "None"], [1, "Unwait"], [2, "Boost"]]);
+const READY_THREAD_FLAGS = En("ReadyThreadFlags", true, [[1, "ReadiedFromDPC"], [2, "KernelSwappedOut"], [4, "ProcessSwappedOut"]]);
+
+/** DispatcherReadyThreadTraceData: the awakened thread and its process (looked up), the adjust bytes, the flags. */
+function readyThreadPairs(row: EventRow, state: KernelState): Pairs {
+  const b = row.payload;
+  const tid = i32(b, 0);
+  const pid = state.processes.threadProcess(tid >>> 0, row.timestamp);
+  const byte = (o: number) => b[o] ?? 0;
+  return [["AwakenedThreadID", int(tid)], ["AwakenedProcessID", int(pid === undefined ? -1 : pid)],
+    ["AdjustReason", en(ADJUST_REASON, byte(4))], ["AdjustIncrement", int(byte(5))], ["Flags", en(READY_THREAD_FLAGS, byte(6))]];
+}
+
+/**
+ * RegistryTraceData. Its Status and Index getters read nothing (they return 0), V0/V1 carry no start time (the
+ * elapsed time counts from QPC 0), no handle and no key name; the string is the key name or the value name by
+ * opcode, and an empty or missing key name comes from the name table (KCB and key events, file names too).
+ */
+function registryPairs(row: EventRow, state: KernelState): Pairs {
+  const b = row.payload;
+  const ptr = row.pointerSize;
+  const v2 = row.version >= 2;
+  const initial = v2 ? i64(b, 0) : 0n;
+  const handle = v2 ? readPtr(b, 16, ptr) : 0n;
+  const keyish = registryNameIsKeyName(row.opcode);
+  let keyName = "";
+  if (v2) {
+    keyName = keyish ? utf16z(b, hostOffset(20, 1, ptr))[0] : "";
+    if (keyName === "") keyName = state.fileName(handle);
+  }
+  const valueName = keyish ? "" : utf16z(b, v2 ? hostOffset(20, 1, ptr) : hostOffset(20, 2, ptr))[0];
+  return [["Status", "0"], ["KeyHandle", addr(handle)], ["ElapsedTimeMSec", nFixed(ticksToMSec(row, row.timestamp - initial), 3)],
+    ["KeyName", keyName], ["ValueName", valueName], ["Index", "0"]];
+}
+
+/** PerfInfo's SysCall, ISR, DPC, DebuggerEnabled and Mark templates. */
+function perfInfoPairs(row: EventRow, r: R): Pairs | null {
+  const b = row.payload;
+  const ptr = row.pointerSize;
+  const op = row.opcode;
+  const elapsed = () => nFixed(ticksToMSec(row, row.timestamp - i64(b, 0)), 3);
+  switch (op) {
+    case 51:
+      return [["SysCallAddress", addr(r.p())]];
+    case 52:
+      return [["SysCallNtStatus", int(r.i32())]];
+    case 50: case 67: {
+      // Message only where 24 <= HostOffset(20, 1): 64-bit traces
+      const byte = (o: number) => b[o] ?? 0;
+      return [["ElapsedTimeMSec", elapsed()], ["Routine", addr(readPtr(b, 8, ptr))], ["ReturnValue", int(byte(hostOffset(12, 1, ptr)))],
+        ["Vector", int(byte(hostOffset(13, 1, ptr)))], ["Message", int(ptr === 8 ? i32(b, hostOffset(16, 1, ptr)) : 0)],
+        ["ProcessorNumber", int(row.processor)]];
+    }
+    case 66: case 68: case 69:
+      return [["ElapsedTimeMSec", elapsed()], ["Routine", addr(readPtr(b, 8, ptr))], ["ProcessorNumber", int(row.processor)]];
+    case 58:
+      return [];
+    case 34:
+      return [["Value", r.as()]];
+  }
+  return null;
 }
 
 function threadPairs(row: EventRow, r: R): Pairs {
@@ -491,7 +584,8 @@ function systemConfigPairs(row: EventRow, r: R, pname: string): Pairs | null {
     case 10: {
       const head: Pairs = [["MHz", int(r.u32())], ["NumberOfProcessors", int(r.u32())], ["MemSize", int(r.u32())],
         ["PageSize", int(r.u32())], ["AllocationGranularity", int(r.u32())]];
-      head.push(["ComputerName", r.wfixed(256)], ["DomainName", r.wfixed(134)], ["HyperThreadingFlag", addr(r.p())]);
+      // DomainName is 132 characters before V2, moving HyperThreadingFlag to 796
+      head.push(["ComputerName", r.wfixed(256)], ["DomainName", r.wfixed(row.version >= 2 ? 134 : 132)], ["HyperThreadingFlag", addr(r.p())]);
       return head;
     }
     case 11: {
@@ -689,11 +783,12 @@ export function kernelPayload(row: EventRow, parts: EventNameParts, state: Kerne
       if (op >= 1 && op <= 4) return threadPairs(row, r);
       if (op === 72) return [["ThreadName", utf16z(row.payload, 8)[0]]];
       if (op === 36) return cswitchPairs(row, state, pname);
+      if (op === 50) return readyThreadPairs(row, state);
       return null;
     case "FileIO":
       return fileIOPairs(row, state);
     case "Image":
-      if (op === 2 || op === 3 || op === 4 || op === 10) return imagePairs(r, state);
+      if (op === 2 || op === 3 || op === 4 || op === 10) return imagePairs(row, state);
       return null;
     case "PerfInfo":
       if (op === 46) {
@@ -708,7 +803,9 @@ export function kernelPayload(row: EventRow, parts: EventNameParts, state: Kerne
       if (op === 73 || op === 74 || op === 72) {
         return [["SampleSource", int(r.u32())], ["NewInterval", int(r.u32())], ["OldInterval", int(r.u32())]];
       }
-      return null;
+      return perfInfoPairs(row, r);
+    case "Registry":
+      return op >= 10 && op <= 27 ? registryPairs(row, state) : null;
     case "DiskIO":
       return diskPairs(row, r, state);
     case "PageFault":
