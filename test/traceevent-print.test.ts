@@ -150,6 +150,46 @@ const OTHERS: ClrCase[] = [
     name: "Microsoft-Windows-DotNETRuntimeRundown/Method/ILToNativeMapDCStart",
     text: "MethodID=512; ReJITID=0; MethodExtent=0; CountOfMapEntries=2; ClrInstanceID=4",
   },
+  {
+    // MethodLoadUnloadTraceData: no ReJITID (the manifest's version 2 adds one); MethodFlags without the tier bits
+    // (7-9) and the extent (28-31); OptimizationTier = (flags >> 7) & 7 as the method is Jitted
+    what: "Method/Load v2", provider: RUNTIME, id: 141, version: 2, ptr: 8,
+    payload: p().u64(0x100).u64(0x200).u64(0x7ff600001000n).u32(64).u32(0x06000001).u32(0x10000108).u16(3).u64(5).build(),
+    name: "Microsoft-Windows-DotNETRuntime/Method/Load",
+    text: "MethodID=256; ModuleID=512; MethodStartAddress=0x7ff600001000; MethodSize=64; MethodToken=100,663,297; MethodFlags=Jitted; ClrInstanceID=3; OptimizationTier=Optimized",
+  },
+  {
+    // MethodLoadUnloadVerboseTraceData: ReJITID is 0 below version 2; OptimizationTier Unknown when not Jitted
+    what: "Method/LoadVerbose v1, not jitted", provider: RUNTIME, id: 143, version: 1, ptr: 8,
+    payload: p().u64(0x100).u64(0x200).u64(0x7ff600001000n).u32(64).u32(0x06000001).u32(0x100).utf16z("NS").utf16z("M").utf16z("void ()").u16(1).build(),
+    name: "Microsoft-Windows-DotNETRuntime/Method/LoadVerbose",
+    text: "MethodID=256; ModuleID=512; MethodStartAddress=0x7ff600001000; MethodSize=64; MethodToken=100,663,297; MethodFlags=None; MethodNamespace=NS; MethodName=M; MethodSignature=void (); ClrInstanceID=1; ReJITID=0; OptimizationTier=Unknown",
+  },
+  {
+    // GCJoinTraceData: Heap, JoinTime (GcJoinTime), JoinType (GcJoinType), ClrInstanceID, ID (the JoinID)
+    what: "GC/Join v2", provider: RUNTIME, id: 203, version: 2, ptr: 8,
+    payload: p().u32(3).u32(1).u32(3).u16(7).u32(42).build(), name: "Microsoft-Windows-DotNETRuntime/GC/Join",
+    text: "Heap=3; JoinTime=End; JoinType=FirstJoin; ClrInstanceID=7; ID=42",
+  },
+  {
+    // event 20 (SampledObjectAllocationHigh) is GCSampledObjectAllocationTraceData, as 32 is
+    what: "GC/SampledObjectAllocation (20) v0", provider: RUNTIME, id: 20, version: 0, ptr: 8,
+    payload: p().u64(0x7ff600001000n).u64(0x7ff600002000n).u32(5).u64(500).u16(2).build(),
+    name: "Microsoft-Windows-DotNETRuntime/GC/SampledObjectAllocation",
+    text: "Address=0x7ff600001000; TypeID=0x7ff600002000; ObjectCountForTypeSample=5; TotalSizeForTypeSample=500; ClrInstanceID=2",
+  },
+  {
+    // GCBulkRCWTraceData: Count, ClrInstanceID; Count is 0 when the payload is shorter than Count * 40 + 6
+    what: "GC/BulkRCW v0, short", provider: RUNTIME, id: 37, version: 0, ptr: 8,
+    payload: p().u32(2).u16(4).build(), name: "Microsoft-Windows-DotNETRuntime/GC/BulkRCW",
+    text: "Count=0; ClrInstanceID=4",
+  },
+  {
+    // GCBulkRootStaticVarTraceData: Count, AppDomainID (long), ClrInstanceID
+    what: "GC/BulkRootStaticVar v0", provider: RUNTIME, id: 38, version: 0, ptr: 8,
+    payload: p().u32(0).u64(0x1234).u16(5).build(), name: "Microsoft-Windows-DotNETRuntime/GC/BulkRootStaticVar",
+    text: "Count=0; AppDomainID=4,660; ClrInstanceID=5",
+  },
   // ClrPrivateTraceEventParser.cs
   {
     // GCOptimizedTraceData: ClrInstanceID Int16 at 20 if Version >= 1, else 0

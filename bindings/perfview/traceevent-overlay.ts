@@ -112,6 +112,8 @@ export const ENUMS = {
     [0, "None"], [1, "Dynamic"], [2, "Generic"], [4, "HasSharedGenericCode"], [8, "Jitted"], [16, "JitHelper"],
     [32, "ProfilerRejectedPrecompiledCode"], [64, "ReadyToRunRejectedPrecompiledCode"],
   ]),
+  GcJoinTime: E("GcJoinTime", false, [[0, "Start"], [1, "End"]]),
+  GcJoinType: E("GcJoinType", false, [[0, "LastJoin"], [1, "Join"], [2, "Restart"], [3, "FirstJoin"]]),
   OptimizationTier: E("OptimizationTier", false, [
     [0, "Unknown"], [1, "MinOptJitted"], [2, "Optimized"], [3, "QuickJitted"], [4, "OptimizedTier1"], [5, "ReadyToRun"],
     [6, "PreJIT"], [7, "OptimizedTier1OSR"], [8, "QuickJittedInstrumented"], [9, "OptimizedTier1Instrumented"],
@@ -187,16 +189,27 @@ const ASSEMBLY: OverlayField[] = [
 const APPDOMAIN: OverlayField[] = [
   F("AppDomainID", "long"), F("AppDomainFlags", ENUMS.AppDomainFlags), F("AppDomainName", "str"), F("AppDomainIndex", "int"), CID,
 ];
+/**
+ * MethodLoadUnloadTraceDataBase: MethodFlags without the optimization tier (bits 7-9) and the extent (bits 28-31);
+ * OptimizationTier is Unknown unless the method is Jitted. MethodLoadUnloadTraceData (Load, Unload, DCStartV2 ..)
+ * has no ReJITID; the Verbose class reads ReJITID from version 2 (0 below).
+ */
+const METHOD_FLAGS = F("MethodFlags", ENUMS.MethodFlags, { compute: (f) => num(f.get("MethodFlags")) & ~0xf0000380 });
+const OPTIMIZATION_TIER = F("OptimizationTier", ENUMS.OptimizationTier, {
+  compute: (f) => {
+    const raw = num(f.get("MethodFlags"));
+    return raw & 8 ? (raw >>> 7) & 7 : 0;
+  },
+});
 const METHOD_VERBOSE: OverlayField[] = [
   F("MethodID", "long"), F("ModuleID", "long"), F("MethodStartAddress", "addr"), F("MethodSize", "int"),
-  F("MethodToken", "int"), F("MethodFlags", ENUMS.MethodFlags), F("MethodNamespace", "str"), F("MethodName", "str"),
-  F("MethodSignature", "str"), CID, F("ReJITID", "long"),
-  F("OptimizationTier", ENUMS.OptimizationTier, { compute: (f) => (num(f.get("MethodFlags")) >>> 7) & 7 }),
+  F("MethodToken", "int"), METHOD_FLAGS, F("MethodNamespace", "str"), F("MethodName", "str"),
+  F("MethodSignature", "str"), CID, F("ReJITID", "long", { compute: (f) => f.get("ReJITID") ?? 0n }),
+  OPTIMIZATION_TIER,
 ];
 const METHOD_LOAD: OverlayField[] = [
   F("MethodID", "long"), F("ModuleID", "long"), F("MethodStartAddress", "addr"), F("MethodSize", "int"),
-  F("MethodToken", "int"), F("MethodFlags", ENUMS.MethodFlags), CID, F("ReJITID", "long"),
-  F("OptimizationTier", ENUMS.OptimizationTier, { compute: (f) => (num(f.get("MethodFlags")) >>> 7) & 7 }),
+  F("MethodToken", "int"), METHOD_FLAGS, CID, OPTIMIZATION_TIER,
 ];
 const RUNTIME_INFO: OverlayField[] = [
   CID, F("Sku", ENUMS.RuntimeSku), F("BclMajorVersion", "int"), F("BclMinorVersion", "int"), F("BclBuildNumber", "int"),
@@ -418,6 +431,26 @@ const BULK_TYPE: OverlayField[] = [
   }),
 ];
 
+/** GCSampledObjectAllocationTraceData (High 20, Low 32). */
+const SAMPLED_OBJECT_ALLOCATION: OverlayField[] = [
+  F("Address", "addr"), F("TypeID", "addr"), F("ObjectCountForTypeSample", "int"), F("TotalSizeForTypeSample", "long"), CID,
+];
+const BULK_COM_COUNT: OverlayField[] = [
+  F("Count", "int", {
+    compute: (f) => {
+      const n = num(f.get("Count"));
+      return f.payloadLength < n * 40 + 6 ? 0 : n;
+    },
+  }),
+  CID,
+];
+/** GCJoinTraceData: ClrInstanceID 0 below version 1; ID (the JoinID) is GcJoinID.Invalid (~0xff) below version 2. */
+const GC_JOIN: OverlayField[] = [
+  F("Heap", "int"), F("JoinTime", ENUMS.GcJoinTime), F("JoinType", ENUMS.GcJoinType),
+  F("ClrInstanceID", "int", { compute: (f) => (f.version >= 1 ? f.get("ClrInstanceID") ?? 0 : 0) }),
+  F("ID", "int", { compute: (f) => (f.version >= 2 ? f.get("JoinID") ?? 0 : -256) }),
+];
+
 /** Overlays by "providerIndex:eventId" (0 runtime, 1 rundown, 2 stress, 3 private). */
 export const CLR_OVERLAYS: Readonly<Record<string, readonly OverlayField[]>> = {
   // ---- runtime: GC
@@ -435,7 +468,7 @@ export const CLR_OVERLAYS: Readonly<Record<string, readonly OverlayField[]>> = {
   "0:17": [F("Index", "int"), F("Count", "int"), CID],
   "0:18": [F("Index", "int"), F("Count", "int"), CID],
   "0:19": [F("Index", "int"), F("Count", "int"), CID],
-  "0:20": [F("Index", "int"), F("Count", "int"), CID],
+  "0:20": SAMPLED_OBJECT_ALLOCATION,
   "0:21": [F("Index", "int"), F("Count", "int"), CID],
   "0:22": [F("Index", "int"), F("Count", "int"), CID],
   "0:23": [F("Generation", "int"), F("RangeStart", "addr"), F("RangeUsedLength", "addr"), F("RangeReservedLength", "addr"), CID],
@@ -446,14 +479,14 @@ export const CLR_OVERLAYS: Readonly<Record<string, readonly OverlayField[]>> = {
   ],
   "0:30": [F("HandleID", "addr"), F("ObjectID", "addr"), F("Kind", ENUMS.GCHandleKind), F("Generation", "int"), F("AppDomainID", "long"), CID],
   "0:31": [F("HandleID", "addr"), CID],
-  "0:32": [F("Address", "addr"), F("TypeID", "addr"), F("ObjectCountForTypeSample", "int"), F("TotalSizeForTypeSample", "long"), CID],
+  "0:32": SAMPLED_OBJECT_ALLOCATION,
   "0:33": [F("HandleID", "addr"), F("ObjectID", "addr"), F("ObjectSize", "long"), F("TypeName", "str"), CID],
   "0:35": [F("Reason", ENUMS.GCReason), CID],
-  "0:36": [F("Index", "int"), F("Count", "int"), CID],
-  "0:37": [F("Index", "int"), F("Count", "int"), CID],
-  "0:38": [F("Index", "int"), F("Count", "int"), CID],
+  // GCBulkRootCCWTraceData / GCBulkRCWTraceData: Count is 0 when the payload is shorter than Count * 40 + 6
+  "0:36": BULK_COM_COUNT, "0:37": BULK_COM_COUNT,
+  "0:38": [F("Count", "int"), F("AppDomainID", "long"), CID],
   "0:202": [F("HeapNum", "int"), CID, F("Type", "int"), F("Promoted", "long", { field: "Bytes" })],
-  "0:203": [F("HeapNum", "int"), CID, F("Type", "int"), F("Bytes", "long")],
+  "0:203": GC_JOIN,
   "0:204": perHeapHistory(),
   "0:205": GLOBAL_HEAP_HISTORY,
   "0:208": [CID, F("Count", "int")],
