@@ -5,8 +5,9 @@
 // the getters' offsets in KernelTraceEventParser.cs (noted next to each case), not from our code.
 
 import { describe, expect, it } from "vitest";
-import { PayloadBuilder } from "../dist/bindings/generator/etl-writer.js";
-import { HEADER_PID, HEADER_TID, expectEventLine, expectKernelCases, kernelCaseTrace, type KernelCase } from "./helpers/kernel-cases.js";
+import { EtlWriter, PayloadBuilder } from "../dist/bindings/generator/etl-writer.js";
+import { openTrace } from "../dist/bindings/index.js";
+import { HEADER_PID, HEADER_TID, expectEventLine, expectKernelCases, joinedPairs, kernelCaseTrace, type KernelCase } from "./helpers/kernel-cases.js";
 import { PayloadContext, payloadPairs, perfViewLines } from "../dist/bindings/perfview/index.js";
 
 const FILEIO = 0x04; // kernel group bytes of the SYSTEM header's HookId
@@ -476,6 +477,104 @@ describe("kernel Image events as ImageLoadTraceData prints them", () => {
     expect(builds[1]).toBe(builds[2]);
     expect(builds[3]).toBe(builds[1]);
     expect(builds[0]).not.toBe(builds[1]);
+    t.dispose();
+  });
+});
+
+describe("kernel SystemConfig payloads as TraceEvent's SystemConfig*TraceData print them", () => {
+  const SYSCONFIG = 0x0b;
+  const sc = (what: string, opcode: number, version: number, payload: Uint8Array, text: string, pid = HEADER_PID): Case => ({
+    what, group: SYSCONFIG, opcode, version, ptr: 8,
+    name: `Windows Kernel/SystemConfig/${({ 13: "NIC", 15: "Services", 21: "IRQ", 22: "PnP" } as Record<number, string>)[opcode]}`,
+    payload, text, pid, tid: HEADER_TID,
+  });
+  /** A fixed-size UTF-16 field of `chars` characters. */
+  const fixed = (b: P, s: string, chars: number) => { b.utf16z(s); return b.zeros(2 * (chars - s.length - 1)); };
+  const cases: Case[] = [
+    // NIC V2: PhysicalAddr Int64 at 0, PhysicalAddrLen at 8, Ipv4Index 12, Ipv6Index 16, three strings from 20
+    sc("NIC V2", 13, 2, p().u64(0x1234).u32(6).u32(3).u32(4).utf16z("eth").utf16z("10.0.0.1").utf16z("10.0.0.53").build(),
+      "PhysicalAddrLen=6; PhysicalAddr=4,660; Ipv4Index=3; Ipv6Index=4; NICDescription=eth; IpAddresses=10.0.0.1; DnsServerAddresses=10.0.0.53"),
+    // NIC V1: NICDescription fixed 256 characters at 0, Ipv4Index at 512, PhysicalAddrLen at 516; PhysicalAddr and
+    // Ipv6Index 0, the address strings ""
+    sc("NIC V1", 13, 1, fixed(p(), "old nic", 256).u32(7).u32(6).zeros(64).build(),
+      "PhysicalAddrLen=6; PhysicalAddr=0; Ipv4Index=7; Ipv6Index=0; NICDescription=old nic; IpAddresses=; DnsServerAddresses="),
+    // Services V2: ProcessID (FixupData: the event's process; an unknown process is named Process(N)) at 0, ServiceState 4, SubProcessTag 8, names from 12
+    sc("Services V2", 15, 2, p().u32(321).u32(4).u32(9).utf16z("Svc").utf16z("A Service").utf16z("svchost.exe").build(),
+      "ServiceName=Svc; DisplayName=A Service; ProcessName=Process(321); ProcessID=321; ServiceState=4; SubProcessTag=9", 321),
+    // Services V1: ServiceName fixed 34 characters at 0, DisplayName fixed 256 at 68; no fix-up (the header's
+    // process); ServiceState and SubProcessTag 0
+    sc("Services V1", 15, 1, fixed(fixed(p(), "OldSvc", 34), "Old Service", 256).zeros(72).u32(555).build(),
+      `ServiceName=OldSvc; DisplayName=Old Service; ProcessName=Process(${HEADER_PID}); ProcessID=${HEADER_PID}; ServiceState=0; SubProcessTag=0`),
+    // IRQ V2: DeviceDescriptionLen at 12, DeviceDescription at 16
+    sc("IRQ V2", 21, 2, p().u64(0xf).u32(5).u32(4).utf16z("PCI").build(),
+      "IRQAffinity=15; IRQNum=5; DeviceDescriptionLen=4; DeviceDescription=PCI"),
+    // IRQ V3: DeviceDescriptionLen at 16, DeviceDescription at 20
+    sc("IRQ V3", 21, 3, p().u64(0xf).u32(5).u32(0).u32(4).utf16z("PCI").build(),
+      "IRQAffinity=15; IRQNum=5; DeviceDescriptionLen=4; DeviceDescription=PCI"),
+    // PnP V5: DeviceIDStart 32 (ClassGuid, the filter counts, DevStatus, DevProblem), five strings
+    sc("PnP V5", 22, 5, p().zeros(32).utf16z("ID").utf16z("Desc").utf16z("Friendly").utf16z("\\Device\\0001").utf16z("svc").build(),
+      "DeviceID=ID; DeviceDescription=Desc; FriendlyName=Friendly; PdoName=\\Device\\0001; ServiceName=svc"),
+    // PnP V4: DeviceIDStart 24
+    sc("PnP V4", 22, 4, p().zeros(24).utf16z("ID").utf16z("Desc").utf16z("Friendly").utf16z("\\Device\\0001").utf16z("svc").build(),
+      "DeviceID=ID; DeviceDescription=Desc; FriendlyName=Friendly; PdoName=\\Device\\0001; ServiceName=svc"),
+  ];
+  it("version-dependent layouts of NIC, Services (and its process fix-up), IRQ and PnP", async () => {
+    await expectKernelCases(cases);
+  });
+});
+
+describe("KernelTraceControl ImageID events as SymbolTraceEventParser prints them", () => {
+  const IMAGEID = "b3e675d7-2554-4f18-830b-2762732560de";
+  const WINSAT = "ed54dff8-c409-4cf6-bf83-05e1e61a09c4";
+  interface KtcCase { what: string; guid: string; opcode: number; ptr: 4 | 8; payload: Uint8Array; name: string; text: string }
+  const G = "0d0c0b0a-0f0e-1110-1213-141516171819";
+  const guid = (b: P) => b.bytes(Uint8Array.from({ length: 16 }, (_, i) => 10 + i));
+  const cases: KtcCase[] = [
+    // ImageIDTraceData: ImageSize GetIntPtrAt(HostOffset(4, 1)), ProcessID printed as the literal 0,
+    // TimeDateStamp HostOffset(12, 2), OriginalFileName HostOffset(16, 2)
+    { what: "ImageID, 32-bit", guid: IMAGEID, opcode: 0, ptr: 4, name: "KernelTraceControl/ImageID",
+      payload: p().u32(0x10000000).u32(0x5000).u32(1234).u32(0x5f000000).utf16z("a.dll").build(),
+      text: "ImageBase=0x10000000; ImageSize=20,480; ProcessID=0; TimeDateStamp=1,593,835,520; BuildTime=20/07/04 04:05:20.000000; OriginalFileName=a.dll" },
+    { what: "ImageID, 64-bit, ImageSize above 4 GB", guid: IMAGEID, opcode: 0, ptr: 8, name: "KernelTraceControl/ImageID",
+      payload: p().u64(0x7ff600000000n).u64(0x100005000n).u32(1234).u32(0x5f000000).utf16z("b.dll").build(),
+      text: "ImageBase=0x7ff600000000; ImageSize=4,294,987,776; ProcessID=0; TimeDateStamp=1,593,835,520; BuildTime=20/07/04 04:05:20.000000; OriginalFileName=b.dll" },
+    // DbgIDRSDSTraceData: GuidSig HostOffset(8, 1), Age HostOffset(24, 1), PdbFileName UTF-8 at HostOffset(28, 1)
+    { what: "DbgID_RSDS, 32-bit, UTF-8 name", guid: IMAGEID, opcode: 36, ptr: 4, name: "KernelTraceControl/ImageID/DbgID_RSDS",
+      payload: guid(p().u32(0x10000000).u32(77)).u32(3).bytes(new TextEncoder().encode("c:\\sym\\é.pdb\0")).build(),
+      text: `ImageBase=0x10000000; GuidSig=${G}; Age=3; PDBFileName=c:\\sym\\é.pdb` },
+    { what: "DbgID_ILRSDS, 64-bit", guid: IMAGEID, opcode: 37, ptr: 8, name: "KernelTraceControl/ImageID/DbgID_ILRSDS",
+      payload: guid(p().u64(0x7ff600000000n).u32(77)).u32(1).ansiz("x.pdb").build(),
+      text: `ImageBase=0x7ff600000000; GuidSig=${G}; Age=1; PDBFileName=x.pdb` },
+    // DbgPPDBTraceData: TimeDateStamp HostOffset(8, 1), MajorVersion byte HostOffset(12, 1), MinorVersion byte HostOffset(14, 1)
+    { what: "DbgPPDB, 64-bit", guid: IMAGEID, opcode: 38, ptr: 8, name: "KernelTraceControl/ImageID/DbgPPDB",
+      payload: p().u64(0x7ff600000000n).u32(77).u32(1000).u8(1).u8(9).u8(2).u8(9).build(),
+      text: "ImageBase=0x7ff600000000; TimeDateStamp=1,000; MajorVersion=1; MinorVersion=2" },
+    // DbgDetermTraceData: ImageBase only
+    { what: "DbgDeterm, 32-bit", guid: IMAGEID, opcode: 40, ptr: 4, name: "KernelTraceControl/ImageID/DbgDeterm",
+      payload: p().u32(0x10000000).u32(77).build(), text: "ImageBase=0x10000000" },
+    // FileVersionTraceData: ImageSize 0, TimeDateStamp 4, ten strings from 8
+    { what: "FileVersion", guid: IMAGEID, opcode: 64, ptr: 8, name: "KernelTraceControl/ImageID/FileVersion",
+      payload: ["o.dll", "desc", "1.0", "1.0.0.0", "1033", "prod", "co", "1.0", "fid", "pid"].reduce((b, s) => b.utf16z(s), p().u32(4096).u32(0)).build(),
+      text: "ImageSize=4,096; TimeDateStamp=0; BuildTime=70/01/01 00:00:00.000000; OrigFileName=o.dll; FileDescription=desc; FileVersion=1.0; BinFileVersion=1.0.0.0; VerLanguage=1033; ProductName=prod; CompanyName=co; ProductVersion=1.0; FileId=fid; ProgramId=pid" },
+    // WinSatXmlTraceData: no payload names (the XML is in ToXml only)
+    { what: "WinSat/WinSPR", guid: WINSAT, opcode: 33, ptr: 8, name: "KernelTraceControl/WinSat/WinSPR",
+      payload: p().u32(0).u32(4).u32(0).build(), text: "" },
+  ];
+  it("field offsets by pointer size, the ProcessID of ImageID, UTF-8 PDB names, the events we had no layout for", async () => {
+    const w = new EtlWriter({ perfFreq: 1_000_000n });
+    const at = (k: number) => w.anchor + BigInt(1000 * (k + 1));
+    cases.forEach((c, k) => w.classic(0, {
+      headerType: c.ptr === 4 ? 0x0a : 0x14, guid: c.guid, opcode: c.opcode, level: 0, version: 0, pid: 9, tid: 10, ts: at(k), payload: c.payload,
+    }));
+    const t = await openTrace(w.finish());
+    const stamps = [...t.events.timestamp];
+    const ctx = new PayloadContext(t, t.processes, "current");
+    for (const [k, c] of cases.entries()) {
+      const row = t.events.row(stamps.findIndex((ts) => ts === at(k)));
+      expect(row.pointerSize, c.what).toBe(c.ptr);
+      expect(t.names.ofRow(row.index), c.what).toBe(c.name);
+      expect(joinedPairs(payloadPairs(row, ctx)), c.what).toBe(c.text);
+    }
     t.dispose();
   });
 });

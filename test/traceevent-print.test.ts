@@ -205,6 +205,13 @@ const OTHERS: ClrCase[] = [
     text: "Min=4,096; Max=1,048,576; Objects=25; IsLarge=1; ClrInstanceID=3",
   },
   {
+    // event 6 is registered with the public GCJoinTraceData: ClrInstanceID 0 below version 1 (even when present),
+    // ID is (int)GcJoinID.Invalid below version 2
+    what: "private GC/Join v0", provider: PRIVATE, id: 6, version: 0, ptr: 8,
+    payload: p().u32(2).u32(0).u32(1).u16(9).build(), name: "Microsoft-Windows-DotNETRuntimePrivate/GC/Join",
+    text: "Heap=2; JoinTime=Start; JoinType=Join; ClrInstanceID=0; ID=-256",
+  },
+  {
     // GCFullNotifyTraceData: ClrInstanceID Int16 at 8 if Version >= 1, else 0
     what: "private GC/FullNotify v0", provider: PRIVATE, id: 25, version: 0, ptr: 8,
     payload: p().u32(2).u32(1).build(), name: "Microsoft-Windows-DotNETRuntimePrivate/GC/FullNotify",

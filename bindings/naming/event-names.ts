@@ -94,10 +94,10 @@ const MOF_NAMES: Readonly<Record<string, Readonly<Record<number, string>>>> = {
 
 /** KernelTraceControl (merge) events: provider, task and opcode names. */
 const KTC: Readonly<Record<string, { provider: string; opcodes: Readonly<Record<number, string>> }>> = {
-  ImageID: { provider: "KernelTraceControl", opcodes: { 0: "", 32: "None", 36: "DbgID_RSDS", 37: "DbgID_ILRSDS", 64: "FileVersion" } },
+  ImageID: { provider: "KernelTraceControl", opcodes: { 0: "", 32: "None", 36: "DbgID_RSDS", 37: "DbgID_ILRSDS", 38: "DbgPPDB", 40: "DbgDeterm", 64: "FileVersion" } },
   MetaData: { provider: "KernelTraceControl", opcodes: { 32: "EventInfo", 33: "EventMapInfo" } },
   SysConfig: { provider: "Windows Kernel", opcodes: { 32: "BuildInfo", 33: "SystemPaths", 34: "UnknownVolume", 35: "VolumeMapping" } },
-  WinSat: { provider: "KernelTraceControl", opcodes: {} },
+  WinSat: { provider: "KernelTraceControl", opcodes: { 33: "WinSPR", 35: "Metrics", 37: "SystemConfig" } },
   PerfTrack: { provider: "KernelTraceControl", opcodes: {} },
 };
 

@@ -261,7 +261,8 @@ export function kernelProcessThread(row: EventRow, state: KernelState): { pid: n
     case "UdpIp":
       return netProcessThread(row);
     case "SystemConfig":
-      if (op === 15) return { pid: i32(b, 0), tid: hdrTid }; // Services: the service's process
+      // Services: FixupData gives the service's process from V2 on (older layouts keep the header's)
+      if (op === 15 && row.version >= 2) return { pid: i32(b, 0), tid: hdrTid };
       return null;
   }
   return { pid: hdrPid, tid: hdrTid };
@@ -322,6 +323,14 @@ class R {
   p(): bigint { const v = readPtr(this.b, this.pos, this.ptr); this.pos += this.ptr; return v; }
   ws(): string { const [s, o] = utf16z(this.b, this.pos); this.pos = o; return s; }
   as(): string { const [s, o] = ansiz(this.b, this.pos); this.pos = o; return s; }
+  /** A NUL-terminated UTF-8 string (TraceEvent's GetUTF8StringAt). */
+  u8s(): string {
+    let end = this.pos;
+    while (end < this.b.length && this.b[end] !== 0) end++;
+    const s = new TextDecoder().decode(this.b.subarray(this.pos, end));
+    this.pos = Math.min(end + 1, this.b.length);
+    return s;
+  }
   /** A fixed-size UTF-16 field of `chars` characters, cut at its first NUL. */
   wfixed(chars: number): string {
     let s = "";
@@ -608,6 +617,13 @@ function systemConfigPairs(row: EventRow, r: R, pname: string): Pairs | null {
       return out;
     }
     case 13: {
+      if (row.version < 2) {
+        // V0/V1: a 256-character description, Ipv4Index at 512, PhysicalAddrLen at 516; the rest 0 or ""
+        const desc = r.wfixed(256);
+        const v4 = r.u32();
+        return [["PhysicalAddrLen", int(r.u32())], ["PhysicalAddr", "0"], ["Ipv4Index", int(v4)], ["Ipv6Index", "0"],
+          ["NICDescription", desc], ["IpAddresses", ""], ["DnsServerAddresses", ""]];
+      }
       const physical = r.u64();
       const len = r.u32();
       return [["PhysicalAddrLen", int(len)], ["PhysicalAddr", long(physical)], ["Ipv4Index", int(r.u32())],
@@ -621,10 +637,18 @@ function systemConfigPairs(row: EventRow, r: R, pname: string): Pairs | null {
       return out;
     }
     case 15: {
+      // TraceEvent's ProcessName and ProcessID are the event's (FixupData sets the header's process from the
+      // payload from V2 on); before V2 the names are fixed 34- and 256-character fields and the state and tag 0
+      if (row.version < 2) {
+        const name = r.wfixed(34);
+        const display = r.wfixed(256);
+        const hdrPid = row.pid === null ? -1 : row.pid | 0;
+        return [["ServiceName", name], ["DisplayName", display], ["ProcessName", pname], ["ProcessID", int(hdrPid)],
+          ["ServiceState", "0"], ["SubProcessTag", "0"]];
+      }
       const pid = r.u32();
       const st = r.u32();
       const tag = r.u32();
-      // TraceEvent's ProcessName here is the event's process name, not the payload's
       return [["ServiceName", r.ws()], ["DisplayName", r.ws()], ["ProcessName", pname], ["ProcessID", int(pid)],
         ["ServiceState", int(st)], ["SubProcessTag", int(tag)]];
     }
@@ -634,15 +658,17 @@ function systemConfigPairs(row: EventRow, r: R, pname: string): Pairs | null {
       return [["TcbTablePartitions", int(r.u32())], ["MaxHashTableSize", int(r.u32())], ["MaxUserPort", int(r.u32())],
         ["TcpTimedWaitDelay", int(r.u32())]];
     case 21:
-      return [["IRQAffinity", long(r.u64())], ["IRQNum", int(r.u32())], ["DeviceDescriptionLen", int(r.skip(4).u32())],
-        ["DeviceDescription", r.ws()]];
+      // DeviceDescriptionLen at 16 and the description at 20 from V3; at 12 and 16 before
+      return [["IRQAffinity", long(r.u64())], ["IRQNum", int(r.u32())],
+        ["DeviceDescriptionLen", int(r.skip(row.version >= 3 ? 4 : 0).u32())], ["DeviceDescription", r.ws()]];
     case 22:
       if (row.version < 4) {
         // V3: three lengths, then the device id, description and friendly name (TraceEvent reads no more)
         r.skip(12);
         return [["DeviceID", r.ws()], ["DeviceDescription", r.ws()], ["FriendlyName", r.ws()], ["PdoName", ""], ["ServiceName", ""]];
       }
-      r.skip(24);
+      // DeviceIDStart: 24 in V4 (ClassGuid and the filter counts), 32 from V5 (DevStatus, DevProblem)
+      r.skip(row.version === 4 ? 24 : 32);
       return [["DeviceID", r.ws()], ["DeviceDescription", r.ws()], ["FriendlyName", r.ws()], ["PdoName", r.ws()], ["ServiceName", r.ws()]];
     case 23:
       return [["TargetID", int(r.u32())], ["DeviceType", int(r.u32())], ["DeviceTimingMode", int(r.u32())],
@@ -684,19 +710,31 @@ function ktcPairs(row: EventRow, r: R): Pairs | null {
   const op = row.opcode;
   if (group === "ImageID") {
     if (op === 0) {
+      // ImageIDTraceData: ImageSize is pointer-sized (GetIntPtrAt), TimeDateStamp at HostOffset(12, 2); the
+      // ProcessID slot (HostOffset(8, 2)) is skipped and printed as the literal 0 PayloadValue returns
       const base = r.p();
-      const size = r.u32();
-      const pid = r.u32();
+      const size = row.pointerSize === 8 ? r.i64() : r.i32();
       r.skip(4);
       const stamp = r.i32();
-      return [["ImageBase", addr(base)], ["ImageSize", int(size)], ["ProcessID", int(pid)], ["TimeDateStamp", int(stamp)],
+      return [["ImageBase", addr(base)], ["ImageSize", long(size)], ["ProcessID", "0"], ["TimeDateStamp", int(stamp)],
         ["BuildTime", buildTime(stamp)], ["OriginalFileName", r.ws()]];
     }
     if (op === 36 || op === 37) {
+      // DbgIDRSDSTraceData / DbgIDILRSDSTraceData: the process id (HostOffset(4, 1)) is not printed; the PDB name is UTF-8
       const base = r.p();
       r.skip(4);
-      return [["ImageBase", addr(base)], ["GuidSig", r.guid()], ["Age", int(r.u32())], ["PDBFileName", r.as()]];
+      return [["ImageBase", addr(base)], ["GuidSig", r.guid()], ["Age", int(r.u32())], ["PDBFileName", r.u8s()]];
     }
+    if (op === 38) {
+      // DbgPPDBTraceData: TimeDateStamp at HostOffset(8, 1), MajorVersion and MinorVersion bytes at HostOffset(12, 1) and (14, 1)
+      const base = r.p();
+      r.skip(4);
+      const stamp = r.i32();
+      const major = r.u8();
+      r.skip(1);
+      return [["ImageBase", addr(base)], ["TimeDateStamp", int(stamp)], ["MajorVersion", int(major)], ["MinorVersion", int(r.u8())]];
+    }
+    if (op === 40) return [["ImageBase", addr(r.p())]]; // DbgDetermTraceData
     if (op === 64) {
       const size = r.u32();
       const stamp = r.i32();
@@ -707,7 +745,9 @@ function ktcPairs(row: EventRow, r: R): Pairs | null {
     }
     return [];
   }
+  // MetaData's EmptyTraceData and WinSat's WinSatXmlTraceData (its XML is in ToXml only) print no fields
   if (group === "MetaData") return [];
+  if (group === "WinSat") return op === 33 || op === 35 || op === 37 ? [] : null;
   if (group === "SysConfig") {
     switch (op) {
       case 32: {

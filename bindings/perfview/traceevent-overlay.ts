@@ -548,6 +548,8 @@ export const CLR_OVERLAYS: Readonly<Record<string, readonly OverlayField[]>> = {
   "3:2": [F("SegmentSize", "long"), F("LargeObjectSegmentSize", "long"), F("ServerGC", "bool"), CID],
   "3:4": perHeapHistory(),
   "3:5": GLOBAL_HEAP_HISTORY,
+  // the private GCJoin (event 6) is registered with the public GCJoinTraceData
+  "3:6": GC_JOIN,
   "3:7": MARK, "3:8": MARK, "3:9": MARK, "3:10": MARK,
   // BGCOverflowTraceData has no GenNumber (the manifest's version 1)
   "3:22": [F("Min", "long"), F("Max", "long"), F("Objects", "long"), F("IsLarge", "int"), CID],
