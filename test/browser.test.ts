@@ -15,6 +15,7 @@ import { openTrace } from "../dist/bindings/index.js";
 import { cpuProfile, gcStats, stackNames } from "../dist/bindings/analysis/index.js";
 import { PayloadContext, payloadPairs } from "../dist/bindings/perfview/index.js";
 import { streamTraceFile } from "../dist/bindings/node.js";
+import { nameTraceProviders } from "../dist/bindings/naming/os-names.js";
 import { generateTraceFile } from "../dist/bindings/generator/generate-file.js";
 import { serve } from "./helpers/static-server.js";
 import { HAVE_CORPUS, etlPath } from "./helpers/shared.js";
@@ -34,6 +35,8 @@ let site: { url: string; close(): Promise<void> };
 
 async function nodeCounts(file: string) {
   const t = await openTrace(readFileSync(file));
+  // (the viewer names providers known only by GUID from the trace's manifests and Windows' registered names)
+  nameTraceProviders(t);
   const perProvider = new Map<string, number>();
   for (let i = 0; i < t.events.length; i++) {
     const p = t.providers.get(t.events.provider[i]);

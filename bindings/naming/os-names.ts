@@ -11,7 +11,7 @@
 import { OS_PROVIDERS } from "../schema/os-providers.js";
 import { traceManifests, type TraceManifests } from "./trace-manifests.js";
 import type { ProviderInfo, ProviderTable } from "../tables/provider-table.js";
-import type { Trace } from "../trace.js";
+import type { EventTable } from "../tables/event-table.js";
 
 export { OS_PROVIDERS };
 
@@ -54,7 +54,7 @@ export function nameOsProviders(providers: ProviderTable): number {
  * Names every provider of a trace it can: its manifests first, then the OS table. Call it before
  * event names are asked for: an event of a provider without a description is named after its provider.
  */
-export function nameTraceProviders(trace: Trace): number {
+export function nameTraceProviders(trace: { providers: ProviderTable; events: EventTable }): number {
   if (![...trace.providers].some(isUnnamed)) return 0;
   return nameManifestProviders(trace.providers, traceManifests(trace.events)) + nameOsProviders(trace.providers);
 }

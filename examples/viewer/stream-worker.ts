@@ -75,8 +75,9 @@ async function open(input: Blob, wasmUrl: string, batchBytes?: number): Promise<
     for (let i = 0; i < col.provider.length; i++) counts[col.provider[i]]++;
     for (const p of b.providers) {
       if (!counts[p.index]) continue;
-      const name = p.group ? `${p.name}/${p.group}` : p.name;
-      perProvider.set(name, (perProvider.get(name) ?? 0) + counts[p.index]);
+      // (by GUID and group: a provider may be named only at the end, from a manifest or Windows' names)
+      const key = `${p.guid}/${p.group ?? ""}`;
+      perProvider.set(key, (perProvider.get(key) ?? 0) + counts[p.index]);
     }
     const ts = new Uint32Array(col.timestamp.buffer, col.timestamp.byteOffset, col.timestamp.length * 2);
     for (let i = 0; i < ts.length; i += 2) later(ts[i + 1], ts[i], last);
@@ -94,6 +95,19 @@ async function open(input: Blob, wasmUrl: string, batchBytes?: number): Promise<
   }
   const end = stream.end!;
   manifests = collector.result;
+  // providers known only by GUID: named by the trace's manifests, else by Windows' registered names
+  // (the table is loaded only when a provider still shows as its GUID)
+  if ([...end.providers].some((p) => p.kind === "guid" && p.name === `{${p.guid}}`)) {
+    const { nameManifestProviders, nameOsProviders } = await import("etw-wasm/os-providers");
+    nameManifestProviders(end.providers, manifests);
+    nameOsProviders(end.providers);
+  }
+  const providerNames = new Map([...end.providers].map((p) => [`${p.guid}/${p.group ?? ""}`, p.group ? `${p.name}/${p.group}` : p.name]));
+  const providerCounts = new Map<string, number>();
+  for (const [key, n] of perProvider) {
+    const name = providerNames.get(key) ?? key;
+    providerCounts.set(name, (providerCounts.get(name) ?? 0) + n);
+  }
   // GC/Start .. GC/Stop per process, in time order (timestamp, processor, file order) over the batches
   gcEvents.sort((a, b) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : a.processor - b.processor || a.row - b.row));
   const open = new Map<number, { ms: number; gen: number }>();
@@ -112,7 +126,7 @@ async function open(input: Blob, wasmUrl: string, batchBytes?: number): Promise<
     incomplete: end.incomplete && { reason: end.incomplete.reason, offset: end.incomplete.offset, message: end.incomplete.message },
     decodeError: end.decodeError ? `${end.decodeError.name}: ` : undefined,
     inputBytes: end.inputBytes, decodedBytes: end.decodedBytes, warningTotal: end.warningTotal,
-    providers: [...perProvider].sort((a, b) => b[1] - a[1]), names: names.counts(end.providers, end.eventTypes),
+    providers: [...providerCounts].sort((a, b) => b[1] - a[1]), names: names.counts(end.providers, end.eventTypes),
     gcs, spanMs, batches: batches.length,
   };
 }
