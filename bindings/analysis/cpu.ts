@@ -240,8 +240,9 @@ export function cpuProfile(trace: Trace, options: CpuOptions = {}): CpuProfile {
   // a walk stops at a node last walked for the same process; nodeName keeps that walk's names.
   const pairs = new PrefixTree(table.size);
   let pairName: Int32Array = new Int32Array(0);
-  let walkedFor = new Float64Array(0); // NaN: not walked
-  let nodeName: Int32Array = new Int32Array(0);
+  // (the stack table is complete: arrays by stack node are made once)
+  const walkedFor = new Float64Array(table.size).fill(NaN); // NaN: not walked
+  const nodeName = new Int32Array(table.size);
   const halves: [number, number] = [0, 0];
   const frameIds = new Map<ResolvedFrame, number>(); // (resolve gives one object per frame)
   const nameOf = (pid: number, s: number, row: number): number => {
@@ -260,12 +261,6 @@ export function cpuProfile(trace: Trace, options: CpuOptions = {}): CpuProfile {
     const pid = pids[k];
     const stack = attacher.stackOf(rows[k]);
     if (stack < 0) continue;
-    if (walkedFor.length < table.size) {
-      const next = new Float64Array(table.size).fill(NaN);
-      next.set(walkedFor);
-      walkedFor = next;
-      nodeName = fit(nodeName, table.size - 1);
-    }
     for (let s = stack; s >= 0 && walkedFor[s] !== pid; s = table.parent[s]) {
       walkedFor[s] = pid;
       nodeName[s] = nameOf(pid, s, rows[k]);
@@ -300,7 +295,7 @@ export function cpuProfile(trace: Trace, options: CpuOptions = {}): CpuProfile {
   order.sort();
 
   const node = new Int32Array(rows.length);
-  let memoFor: Int32Array = new Int32Array(0), memo: Int32Array = new Int32Array(0);
+  const memoFor = new Int32Array(table.size).fill(-1), memo = new Int32Array(table.size);
   let path: Int32Array = new Int32Array(64);
   let withStacks = 0;
   for (let o = 0; o < order.length; o++) {
@@ -312,8 +307,6 @@ export function cpuProfile(trace: Trace, options: CpuOptions = {}): CpuProfile {
       continue;
     }
     withStacks++;
-    memoFor = fit(memoFor, table.size);
-    memo = fit(memo, table.size);
     const pid = pids[k];
     let depth = 0;
     let s = stack;
