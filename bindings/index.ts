@@ -1,6 +1,6 @@
 // etw-wasm public API.
 
-export { openTrace, Trace, type OpenOptions, type BufferInfo } from "./trace.js";
+export { openTrace, Trace, type OpenOptions, type BufferInfo, type TraceFile, type FileClock } from "./trace.js";
 export { streamTrace, TraceStream, TraceBatch, type StreamOptions, type TraceStreamEnd } from "./stream.js";
 export { inTimeOrder, type TimeOrderedRun, type TimeOrderOptions, type TimeOrderStats } from "./stream-order.js";
 export { EventTable, EventRow, HEADER_TYPE_NAMES, isSystemFamily, type EventJson, type ExtendedItem } from "./tables/event-table.js";
@@ -16,7 +16,7 @@ export { KeywordUsageCounter, type ProviderKeywordUsage } from "./tables/keyword
 export { EtlFormatError, EtlDecodeError, RecordsNotLoadedError, type TraceWarning, type TraceIncomplete } from "./decode/errors.js";
 export { formatGuid, parseGuid } from "./schema/guid.js";
 export { KNOWN_PROVIDERS } from "./schema/known-providers.js";
-export type { Input, ByteSource, DecodeOptions, DecodeFilter } from "./decode/decode.js";
+export type { Input, ByteSource, DecodeOptions, DecodeFilter, NamedInput, SessionInput } from "./decode/decode.js";
 export type { TraceData, EventColumns, ExtendedItemColumns } from "./decode/trace-data.js";
 export * as codes from "../assembly/codes.js";
 export { ClrTable, type RefColumn, type NumberColumn } from "./tables/clr-tables.js";

@@ -63,7 +63,10 @@ export async function* inTimeOrder(stream: TraceStream, options: TimeOrderOption
   const held: Held[] = [];
   // the latest timestamp of each (logger, processor) stream of buffers, and the processors seen
   const latest = new Map<number, bigint>();
-  const seen = new Set<number>();
+  // (a session's files: their streams are their own, and each file's processors must have been seen,
+  // unless the file has ended: then its streams hold nothing back)
+  const seen = new Map<number, Set<number>>();
+  const fileOfKey = (k: number) => Math.floor(k / 2 ** 32);
   let processors = 0;
   let given: bigint | undefined; // the latest timestamp given out
   let heldBytes = 0;
@@ -128,11 +131,13 @@ export async function* inTimeOrder(stream: TraceStream, options: TimeOrderOption
     for (let b = 0; b < trace.bufferCount; b++) {
       const info = readBuffer(trace.events.data, b);
       if (!info.rowCount) continue;
-      const k = info.loggerId * 65536 + info.processor;
+      const k = (batch.file * 65536 + info.loggerId) * 65536 + info.processor;
       let last = latest.get(k) ?? e.timestamp[info.firstRow];
       for (let r = info.firstRow; r < info.firstRow + info.rowCount; r++) if (e.timestamp[r] > last) last = e.timestamp[r];
       latest.set(k, last);
-      seen.add(info.processor);
+      let procs = seen.get(batch.file);
+      if (!procs) seen.set(batch.file, (procs = new Set()));
+      procs.add(info.processor);
     }
     const bytes = trace.bytes.length + e.length * 50;
     held.push({ trace, firstRow: batch.firstRow, order, ts: e.timestamp, processor: e.processor, at: 0, bytes });
@@ -140,8 +145,10 @@ export async function* inTimeOrder(stream: TraceStream, options: TimeOrderOption
     stats.maxHeld = Math.max(stats.maxHeld, held.length);
     // every processor's stream has gone past w (a processor not seen yet may still come with anything)
     let w: bigint | undefined;
-    for (const t of latest.values()) if (w === undefined || t < w) w = t;
-    if (w !== undefined && seen.size >= processors) yield* give(w);
+    for (const [k, t] of latest) if (!stream.endedFiles.has(fileOfKey(k)) && (w === undefined || t < w)) w = t;
+    let waiting = 0;
+    for (const f of stream.filesWithRows) if (!stream.endedFiles.has(f) && (seen.get(f)?.size ?? 0) < processors) waiting++;
+    if (w !== undefined && waiting === 0) yield* give(w);
     // too much held: processors not seen yet are taken as idle; then the oldest batch goes out whole
     if (heldBytes > holdBytes && w !== undefined) yield* give(w);
     while (heldBytes > holdBytes && held.length > 1) {

@@ -4,13 +4,13 @@
 
 import { windowsOf, type DecodeEnd, type DecodeOptions, type Input, type Window } from "./decode/windows.js";
 import { TraceBuilder } from "./decode/builder.js";
-import { finishTrace } from "./decode/decode.js";
+import { finishTrace, isSessionInput, type NamedInput, type SessionInput } from "./decode/decode.js";
 import type { TraceData } from "./decode/trace-data.js";
-import { Trace, namesFromProviderTraits } from "./trace.js";
+import { Trace, filesOf, namesFromProviderTraits, type TraceFile } from "./trace.js";
 import { ProviderTable } from "./tables/provider-table.js";
 import { EventTypeTable } from "./tables/event-types.js";
 import { readInfo, type TraceClock, type TraceInfo } from "./tables/info.js";
-import { readWarnings, type EtlDecodeError, type TraceIncomplete, type TraceWarning } from "./decode/errors.js";
+import { formatError, readWarnings, type EtlDecodeError, type TraceIncomplete, type TraceWarning } from "./decode/errors.js";
 
 export type StreamOptions = DecodeOptions;
 
@@ -28,14 +28,18 @@ export class TraceBatch extends Trace {
     /** Index in the whole trace of the batch's first row, and of its first buffer. */
     readonly firstRow: number,
     readonly firstBuffer: number,
-    private readonly window: Window,
+    /** The window in the core's memory; undefined when the batch's tables are in memory of their own already. */
+    private readonly window: Window | undefined,
     providerNames: Map<number, string>,
+    /** The file of a session the batch's rows come from (an index into the stream's files; 0 for one file). */
+    readonly file = 0,
   ) {
     super(batchData, providerNames);
   }
 
   /** A copy of the batch's tables in memory of its own: a Trace that outlives the stream. */
   keep(): Trace {
+    if (!this.window) return new Trace(this.batchData, new Map([...this.providers].map((p) => [p.index, p.name])));
     const builder = new TraceBuilder();
     builder.add(this.window);
     // (its own tables: the warnings are the batch's, not the core's so far)
@@ -61,6 +65,29 @@ export interface TraceStreamEnd {
   eventCount: number;
   bufferCount: number;
   batchCount: number;
+  /** The files of a session, each with its own header and completeness (one entry for one file). */
+  files: TraceFile[];
+}
+
+/** The stream's end from the trace's outline (a TraceBuilder's without rows, or a merge of them). */
+function streamEnd(data: TraceData, providerNames: Map<number, string>, batchCount: number): TraceStreamEnd {
+  const { info, clock } = readInfo(data);
+  return {
+    info, clock,
+    providers: new ProviderTable(data, providerNames),
+    eventTypes: new EventTypeTable(data),
+    warnings: readWarnings(data),
+    warningTotal: data.warningTotal,
+    complete: data.incomplete === undefined,
+    incomplete: data.incomplete,
+    decodeError: data.decodeError,
+    inputBytes: data.inputBytes,
+    decodedBytes: data.decodedBytes,
+    eventCount: data.eventCount,
+    bufferCount: data.bufferCount,
+    batchCount,
+    files: filesOf(data, info),
+  };
 }
 
 /**
@@ -73,11 +100,24 @@ export class TraceStream implements AsyncIterable<TraceBatch> {
   end?: TraceStreamEnd;
   private started = false;
 
-  constructor(private readonly input: Input, private readonly options: StreamOptions = {}) {}
+  /**
+   * The files of a session with rows (indices), known once the first batch has come ({0} for one
+   * file): time order across batches (inTimeOrder) waits to have seen each one's processors.
+   */
+  filesWithRows: ReadonlySet<number> = new Set([0]);
+  /** The files of a session whose every batch has been given out (their rows can hold nothing back). */
+  readonly endedFiles = new Set<number>();
+
+  constructor(private readonly input: Input | SessionInput, private readonly options: StreamOptions = {}) {}
 
   async *[Symbol.asyncIterator](): AsyncGenerator<TraceBatch> {
     if (this.started) throw new Error("etw-wasm: a trace stream is read once");
     this.started = true;
+    if (isSessionInput(this.input)) {
+      const { namedInputs, namedError } = await import("./decode/session.js");
+      yield* this.session(namedInputs(this.input), namedError);
+      return;
+    }
     const outline = new TraceBuilder(undefined, false);
     const windows = windowsOf(this.input, this.options);
     const providerNames = new Map<number, string>();
@@ -109,30 +149,115 @@ export class TraceStream implements AsyncIterable<TraceBatch> {
       if (!result) await windows.return(undefined as never);
     }
     const data = finishTrace(outline, result);
-    const { info, clock } = readInfo(data);
-    this.end = {
-      info, clock,
-      providers: new ProviderTable(data, providerNames),
-      eventTypes: new EventTypeTable(data),
-      warnings: readWarnings(data),
-      warningTotal: data.warningTotal,
-      complete: data.incomplete === undefined,
-      incomplete: data.incomplete,
-      decodeError: data.decodeError,
-      inputBytes: data.inputBytes,
-      decodedBytes: data.decodedBytes,
-      eventCount: data.eventCount,
-      bufferCount: data.bufferCount,
-      batchCount: index,
+    this.end = streamEnd(data, providerNames, index);
+  }
+
+  /**
+   * Several files of one session as one stream: each file decoded window by window (a decoder each),
+   * the windows given out in the order of their earliest timestamp, each merged on its way out
+   * (SessionMerger: providers and event types numbered alike over every batch, timestamps on the
+   * session clock). Rows are numbered in the order the batches come. Memory: a window per file.
+   */
+  private async *session(files: NamedInput[], namedError: (error: unknown, name: string) => unknown): AsyncGenerator<TraceBatch> {
+    const names = files.map((f) => f.name);
+    // (a lazy chunk: one file needs none of it)
+    const { SessionMerger } = await import("./decode/merge.js");
+    const merger = new SessionMerger(names);
+    const sizes: number[] = files.map(() => 0);
+    const progress = this.options.onProgress;
+    const gens = files.map((f, i) => windowsOf(f.input, {
+      ...this.options,
+      onProgress: progress && ((n: number) => {
+        sizes[i] = n;
+        progress(sizes.reduce((a, b) => a + b, 0));
+      }),
+    }));
+    const outlines = files.map(() => new TraceBuilder(undefined, false));
+    const ends: (DecodeEnd | undefined)[] = files.map(() => undefined);
+    const heads: (TraceData | undefined)[] = files.map(() => undefined);
+    const providerNames = new Map<number, string>();
+    let batch: TraceBatch | undefined;
+    let index = 0, rows = 0, buffers = 0;
+    /** The next window of file f, merged (undefined once the file has ended). */
+    const advance = async (f: number, learn: boolean): Promise<void> => {
+      heads[f] = undefined;
+      let next: IteratorResult<Window, DecodeEnd>;
+      try {
+        next = await gens[f].next();
+      } catch (error) {
+        throw namedError(error, names[f]);
+      }
+      if (next.done) {
+        ends[f] = next.value;
+        this.endedFiles.add(f);
+        // (a file that is no trace: said at once, with its name)
+        if (next.value.fatalCode) {
+          next.value.release?.();
+          throw namedError(formatError(next.value.fatalCode, next.value.fatalOffset), names[f]);
+        }
+        if (learn && next.value.last) merger.learn(f, next.value.last);
+        return;
+      }
+      const w = next.value;
+      outlines[f].add(w);
+      if (learn) merger.learn(f, w.data);
+      const own = new TraceBuilder();
+      own.add(w);
+      const data = { ...w.data, warningsOffset: w.warnings.offset, warningCount: w.warnings.count, warningTotal: w.warnings.total };
+      heads[f] = own.build(data, 0);
     };
+    try {
+      // every file's first window (or end) before the first batch: the session clock needs their headers
+      for (let f = 0; f < files.length; f++) await advance(f, true);
+      merger.settle();
+      this.filesWithRows = new Set(heads.flatMap((h, f) => (h ? [f] : [])));
+      const first = (d: TraceData): bigint => {
+        const ts = d.events.timestamp;
+        let min = ts.length ? ts[0] : -(2n ** 63n);
+        for (let i = 1; i < ts.length; i++) if (ts[i] < min) min = ts[i];
+        return min;
+      };
+      const firstTs = heads.map((h) => (h ? first(h) : 0n));
+      for (;;) {
+        let f = -1;
+        for (let i = 0; i < files.length; i++) if (heads[i] && (f < 0 || firstTs[i] < firstTs[f])) f = i;
+        batch?.dispose();
+        batch = undefined;
+        if (f < 0) break;
+        const data = merger.merge([{ file: f, data: heads[f]! }]);
+        // (names from TraceLogging traits are by the file's provider index: by GUID through the merged table)
+        for (const [p, name] of namesFromProviderTraits(data)) if (!providerNames.has(p)) providerNames.set(p, name);
+        batch = new TraceBatch(data, index++, rows, buffers, undefined, new Map(providerNames), f);
+        rows += data.eventCount;
+        buffers += data.bufferCount;
+        yield batch;
+        await advance(f, false);
+        if (heads[f]) firstTs[f] = first(heads[f]!);
+      }
+    } finally {
+      batch?.dispose();
+      for (let f = 0; f < files.length; f++) if (!ends[f]) await gens[f].return(undefined as never);
+    }
+    // the whole session's outline: each file's, merged by the batches' merger (their provider and type numbers)
+    const parts = files.map((_, f) => {
+      try {
+        return { file: f, data: finishTrace(outlines[f], ends[f]!) };
+      } catch (error) {
+        throw namedError(error, names[f]);
+      }
+    });
+    const data = merger.merge(parts);
+    this.end = streamEnd(data, providerNames, index);
   }
 }
 
 /**
  * Decodes a trace of any size as a stream of batches (one per window of `batchBytes` of record
  * data, 64 MiB by default) in memory bounded by the batch size: bytes, a Blob or File, or chunks
- * of the file in order.
+ * of the file in order. Several files of one session (as openTrace takes them) stream as one: their
+ * batches in the order of their earliest timestamps, merged as openTrace merges them, each knowing
+ * its `file`; memory is then a batch per file.
  */
-export function streamTrace(input: Input, options: StreamOptions = {}): TraceStream {
+export function streamTrace(input: Input | SessionInput, options: StreamOptions = {}): TraceStream {
   return new TraceStream(input, options);
 }

@@ -1,7 +1,9 @@
 // openTrace and the Trace object: the decoded tables plus names, time conversion and queries.
 
-import { decodeTrace, type DecodeOptions, type Input } from "./decode/decode.js";
-import { readBuffer, type BufferInfo, type TraceData } from "./decode/trace-data.js";
+import { decodeTrace, isSessionInput, type DecodeOptions, type Input, type SessionInput } from "./decode/decode.js";
+import type { FileClock } from "./decode/merge.js";
+import * as C from "../assembly/codes.js";
+import { fileOfRow, readBuffer, type BufferInfo, type TraceData } from "./decode/trace-data.js";
 import { EventTable } from "./tables/event-table.js";
 import { ProviderTable } from "./tables/provider-table.js";
 import { EventTypeTable } from "./tables/event-types.js";
@@ -14,7 +16,40 @@ import { EventNames, eventName } from "./naming/event-names.js";
 import { readWarnings, type EtlDecodeError, type TraceIncomplete, type TraceWarning } from "./decode/errors.js";
 
 export type OpenOptions = DecodeOptions;
-export type { BufferInfo };
+export type { BufferInfo, FileClock };
+
+/** One of the files a trace was decoded from (a trace of several files merged has one each). */
+export interface TraceFile {
+  /** The name it was given (a path, a File's name; "" for a trace of one unnamed input). */
+  name: string;
+  /** Its own logfile header. */
+  info: TraceInfo;
+  /** Its rows: [firstRow, firstRow + rowCount) of the trace's event table. */
+  firstRow: number;
+  rowCount: number;
+  /** How its timestamps were put on the trace's clock (see decode/merge.ts). */
+  clock: FileClock;
+  complete: boolean;
+  incomplete?: TraceIncomplete;
+  inputBytes: number;
+  decodedBytes: number;
+}
+
+/** The files of `data`, each with its own header read as `readInfo` reads a trace's. */
+export function filesOf(data: TraceData, whole: TraceInfo): TraceFile[] {
+  if (!data.files) {
+    return [{ name: "", info: whole, firstRow: 0, rowCount: data.eventCount, clock: "anchor", complete: data.incomplete === undefined, incomplete: data.incomplete, inputBytes: data.inputBytes, decodedBytes: data.decodedBytes }];
+  }
+  return data.files.map((f) => ({
+    name: f.name,
+    info: readInfo({
+      ...data, logfileOffset: f.logfileOffset, eventCount: f.rowCount, bufferCount: f.bufferCount,
+      buffersOffset: data.buffersOffset + f.firstBuffer * C.BUF_STRIDE, inputBytes: f.inputBytes, decodedBytes: f.decodedBytes,
+    }).info,
+    firstRow: f.firstRow, rowCount: f.rowCount, clock: f.clock,
+    complete: f.incomplete === undefined, incomplete: f.incomplete, inputBytes: f.inputBytes, decodedBytes: f.decodedBytes,
+  }));
+}
 
 /** Names TraceLogging providers carry in their provider-traits extended item (type 12). */
 export function namesFromProviderTraits(data: TraceData): Map<number, string> {
@@ -67,6 +102,7 @@ export class Trace {
   readonly decodeError?: EtlDecodeError;
   private data: TraceData | null;
   private clr: ClrTables | null;
+  private fileList?: TraceFile[];
   private processTable?: ProcessTable;
   private eventNames?: EventNames;
 
@@ -120,6 +156,20 @@ export class Trace {
   processName(row: number): string {
     const e = this.events;
     return this.processes.processName(e.pid[row], e.timestamp[row]);
+  }
+
+  /**
+   * The files the trace was decoded from, in the order given: one for a trace of one file; for
+   * several files of a session merged, each with its own header, rows and completeness.
+   */
+  get files(): TraceFile[] {
+    return (this.fileList ??= filesOf(this.live, this.info));
+  }
+
+  /** The file (an index into `files`) event row `row` came from. */
+  fileOf(row: number): number {
+    const files = this.live.files;
+    return files ? fileOfRow(files, row) : 0;
   }
 
   /** Every typed table the trace has. */
@@ -203,7 +253,18 @@ export class Trace {
 }
 
 
-/** Decodes a whole trace: bytes, or chunks in file order (any sizes; e.g. a file stream). */
-export async function openTrace(input: Input, options: OpenOptions = {}): Promise<Trace> {
+/**
+ * Decodes a whole trace: bytes, or chunks in file order (any sizes; e.g. a file stream). Several
+ * files of one session (an array of `{ name, input }`, Files, Blobs or ByteSources) are decoded and
+ * merged into one trace as TraceEvent merges them: rows file after file, one time order over all
+ * (`events.timeOrder()`), one provider, event type and process table, and `files` / `fileOf(row)`
+ * telling the files apart. An array of Uint8Array is one file's chunks.
+ */
+export async function openTrace(input: Input | SessionInput, options: OpenOptions = {}): Promise<Trace> {
+  if (isSessionInput(input)) {
+    // (a lazy chunk: one file needs none of it)
+    const { decodeSession, namedInputs } = await import("./decode/session.js");
+    return new Trace(await decodeSession(namedInputs(input), options));
+  }
   return new Trace(await decodeTrace(input, options));
 }

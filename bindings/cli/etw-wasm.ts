@@ -1,18 +1,18 @@
 #!/usr/bin/env node
 // etw-wasm command line: info, summary and events of a trace file, on the public API only.
 
-import { statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { mkdir, open } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { TableSink } from "etw-wasm/export";
 import { availableParallelism } from "node:os";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import {
-  openTraceFile, streamTraceFile, inTimeOrder, ProcessCollector, PROCESS_EVENTS, EtlDecodeError, EtlFormatError, ManifestCollector, setTraceManifests, codes,
+  openTraceFile, streamTraceFile, sessionFiles, inTimeOrder, eventNameParts, ProcessCollector, PROCESS_EVENTS, EtlDecodeError, EtlFormatError, ManifestCollector, setTraceManifests, codes,
   type DecodeFilter, type ProcessTable, type StreamOptions, type Trace, type TraceManifests,
-  type TraceStream, type TraceWarning, type TraceIncomplete,
+  type TraceStream, type TraceWarning, type TraceIncomplete, type TraceFile,
 } from "etw-wasm/node";
-import { perfViewLines } from "etw-wasm/perfview";
+import { perfViewLines, isTraceLogBookkeeping } from "etw-wasm/perfview";
 import { gcStats, jitStats, GC_PROVIDERS, JIT_PROVIDERS } from "etw-wasm/analysis";
 import { CPU_FORMATS, CPU_PROVIDERS, eventStacks, writeCpuProfile, type CpuFormat } from "./profile-commands.js";
 import { cmdDoctor, doctorFormat, keywordsOption, levelOption } from "./doctor-command.js";
@@ -26,14 +26,14 @@ type Command = (typeof COMMANDS)[number];
 
 /** Each command's lines of the usage text. */
 const COMMAND_HELP: Record<Command, string> = {
-  info: "  info FILE                      the trace's logfile header and decoding statistics",
-  summary: "  summary FILE                   info, then records per header type, provider and event name, and processes",
+  info: "  info FILE...                   the trace's logfile header and decoding statistics",
+  summary: "  summary FILE...                info, then records per header type, provider and event name, and processes",
   doctor: `  doctor FILE [--format F]       the trace's health: can jitted and NGen methods be named, are methods
                                  from before the trace covered (rundown), are there stacks and CPU samples,
                                  were events or buffers lost, is the kernel's process and image rundown
                                  there; each gap with the collection settings that fill it (text or json)`,
-  events: `  events FILE [options]          the records, one per line
-      --format F                 jsonl (default) | json | csv | table | perfview
+  events: `  events FILE... [options]       the records, one per line
+      --format F                 jsonl (default) | json | csv | table | perfview | names
       --provider P               provider name or GUID          --event NAME   e.g. GC/Start
       --pid N  --tid N           process / thread id
       --keywords K               keyword names of the .NET runtime providers or masks, e.g. GC,Loader or
@@ -44,7 +44,10 @@ const COMMAND_HELP: Record<Command, string> = {
       --time-order               time order instead of file order
       perfview: the text of PerfView's *.baseline.txt (EVENT lines for the first 5 events of each
       name in time order, then COUNT lines); --edition=2020 for mid-2020 TraceEvent payload names,
-      --no-container-id to leave out the ContainerID clause`,
+      --no-container-id to leave out the ContainerID clause
+      names: TraceEvent's EventName (Task/Opcode) of each event in time order; --tracelog leaves out
+      the events TraceLog drops when it converts a trace (stack walks, thread rundown, file names,
+      method rundown, idle CPU samples), so the list compares with TraceEvent's own`,
   gc: `  gc FILE [--format F]           GC statistics as PerfView's GCStats: one row per complete .NET garbage
                                  collection with TraceEvent's TraceGC names (pause, duration, heap sizes,
                                  promoted, allocated, rates); --rollup: per process, all and by generation`,
@@ -67,10 +70,12 @@ const COMMAND_HELP: Record<Command, string> = {
       -o, --out DIR              the output directory (made if missing; tables in it are replaced)
       --provider P  --event NAME  --pid N  --tid N  --keywords K  --level L
       --from MS  --until MS      the events filters (--until: the end of the time range, as events' --to)
-      several files: one set of tables, with a sourceFile column`,
+      several files: one session, merged (see below), with a sourceFile column`,
   generate: `  generate OUT [options]         write a synthetic .NET runtime trace
       --size N (e.g. 256MiB; default 64MiB), --compress, --pointer-size 4|8, --seed N, --processors N,
-      --samples (kernel CPU samples with stacks, for cpu and stacks)`,
+      --samples (kernel CPU samples with stacks, for cpu and stacks)
+      --split: the session as PerfView writes it, the runtime's events in OUT and the kernel's in
+      OUT's name with .kernel.etl (made in memory: for tests, up to a few hundred MiB)`,
 };
 
 const READ_HELP = `  --max-memory SIZE              the most memory the decoder's core may take (e.g. 512MiB; at least 1MiB,
@@ -79,13 +84,17 @@ const READ_HELP = `  --max-memory SIZE              the most memory the decoder'
                                  summary and events in file order (jsonl, csv, json) hold one at a time
   --workers N                    worker threads decoding side by side (0: this thread; default: one
                                  fewer than the machine's cores when it has 4 or more, else 0)
-  --no-progress                  no progress bar (shown on a terminal for files over 8 MB)`;
+  --no-progress                  no progress bar (shown on a terminal for files over 8 MB)
+  --merge-all                    FILE and the files of its session beside it, as TraceEvent's MergeAll
+                                 opens them: FILE.kernel*.etl, FILE.clr*.etl, FILE.user*.etl
+Several FILEs are the files of one session (X.etl, X.kernel.etl, X.clrRundown.etl, ...): they are
+merged into one trace as TraceEvent merges them, one timeline on one clock.`;
 
 const OPTIONS_HELP = `options of the commands that read a trace:
 ${READ_HELP}
   -h, --help                     this text`;
 
-const USAGE = `usage: etw-wasm <command> FILE [options]
+const USAGE = `usage: etw-wasm <command> FILE... [options]
 
 commands:
 ${COMMANDS.map((c) => COMMAND_HELP[c]).join("\n")}
@@ -107,7 +116,10 @@ function usageOf(command: Command | undefined): string {
 type OptionSpecs = NonNullable<ParseArgsConfig["options"]>;
 
 const HELP: OptionSpecs = { help: { type: "boolean", short: "h" } };
-const READS_TRACE: OptionSpecs = { ...HELP, "no-progress": { type: "boolean" }, "max-memory": { type: "string" }, "batch-size": { type: "string" }, workers: { type: "string" } };
+const READS_TRACE: OptionSpecs = {
+  ...HELP, "no-progress": { type: "boolean" }, "max-memory": { type: "string" }, "batch-size": { type: "string" }, workers: { type: "string" },
+  "merge-all": { type: "boolean" },
+};
 const FORMAT: OptionSpecs = { format: { type: "string" } };
 
 /** The options each command accepts; any other option is an error. */
@@ -120,7 +132,7 @@ const OPTIONS: Record<Command, OptionSpecs> = {
     provider: { type: "string" }, event: { type: "string" }, pid: { type: "string" }, tid: { type: "string" },
     from: { type: "string" }, to: { type: "string" }, "time-order": { type: "boolean" },
     keywords: { type: "string" }, level: { type: "string" },
-    edition: { type: "string" }, "no-container-id": { type: "boolean" },
+    edition: { type: "string" }, "no-container-id": { type: "boolean" }, tracelog: { type: "boolean" },
   },
   gc: { ...READS_TRACE, ...FORMAT, rollup: { type: "boolean" } },
   methods: { ...READS_TRACE, ...FORMAT },
@@ -135,7 +147,7 @@ const OPTIONS: Record<Command, OptionSpecs> = {
   generate: {
     ...HELP,
     size: { type: "string" }, compress: { type: "boolean" }, "pointer-size": { type: "string" },
-    seed: { type: "string" }, processors: { type: "string" }, samples: { type: "boolean" },
+    seed: { type: "string" }, processors: { type: "string" }, samples: { type: "boolean" }, split: { type: "boolean" },
   },
 };
 
@@ -145,8 +157,7 @@ type Values = Record<string, string | boolean | undefined>;
 
 type Parsed =
   | { command: "help" }
-  | { command: Exclude<Command, "generate" | "convert">; file: string; values: Values }
-  | { command: "convert"; files: string[]; values: Values }
+  | { command: Exclude<Command, "generate">; files: string[]; values: Values }
   | { command: "generate"; out: string; values: Values };
 
 /** The closest option name within two edits, for "did you mean". */
@@ -216,10 +227,10 @@ function parseCommandLine(argv: string[]): Parsed {
   }
   const [, target, ...extra] = parsed.positionals;
   if (target === undefined) throw new UsageError(`${command} needs ${command === "generate" ? "an OUT file" : "a FILE"}`, command);
-  if (command === "convert") return { command, files: [target, ...extra], values: parsed.values as Values };
-  if (extra.length) throw new UsageError(`unexpected argument: ${extra[0]}`, command);
   const values = parsed.values as Values;
-  return command === "generate" ? { command, out: target, values } : { command, file: target, values };
+  if (command !== "generate") return { command, files: [target, ...extra], values };
+  if (extra.length) throw new UsageError(`unexpected argument: ${extra[0]}`, command);
+  return { command, out: target, values };
 }
 
 /** A whole number option from `min` to `max` (decimal, or hex with 0x). */
@@ -276,12 +287,15 @@ function milliseconds(values: Values, name: string, command: Command): number | 
   return n;
 }
 
-const RECORD_FORMATS = ["jsonl", "json", "csv", "table"];
+const RECORD_FORMATS = ["jsonl", "json", "csv", "table", "names"];
 const EVENT_FILTERS = ["provider", "event", "pid", "tid", "keywords", "level", "from", "to", "time-order"];
 const PERFVIEW_ONLY = ["edition", "no-container-id"];
+const NAMES_ONLY = ["tracelog"];
 
 interface EventsPlan {
-  format: "jsonl" | "json" | "csv" | "table" | "perfview";
+  format: "jsonl" | "json" | "csv" | "table" | "perfview" | "names";
+  /** names: leave out what TraceLog drops. */
+  tracelog: boolean;
   filters: EventFilters;
   edition: "current" | "2020";
   containerId: boolean;
@@ -291,7 +305,7 @@ interface EventsPlan {
 function eventsPlan(values: Values): EventsPlan {
   const format = (values.format ?? "jsonl") as string;
   if (format !== "perfview" && !RECORD_FORMATS.includes(format)) {
-    throw new UsageError(`unknown format: ${format} (jsonl, json, csv, table or perfview)`, "events");
+    throw new UsageError(`unknown format: ${format} (jsonl, json, csv, table, perfview or names)`, "events");
   }
   const given = (names: string[]) => names.filter((k) => values[k] !== undefined);
   if (format === "perfview") {
@@ -301,10 +315,13 @@ function eventsPlan(values: Values): EventsPlan {
     const misplaced = given(PERFVIEW_ONLY);
     if (misplaced.length) throw new UsageError(`--${misplaced[0]} applies to --format perfview only`, "events");
   }
+  if (format !== "names" && given(NAMES_ONLY).length) throw new UsageError("--tracelog applies to --format names only", "events");
   const edition = (values.edition ?? "current") as string;
   if (edition !== "current" && edition !== "2020") throw new UsageError(`unknown --edition: ${edition} (current or 2020)`, "events");
   const filters = eventFilters(values, "events", "to");
-  return { format: format as EventsPlan["format"], filters, edition, containerId: values["no-container-id"] !== true };
+  // (names: TraceEvent's lists are in time order)
+  if (format === "names") filters.timeOrder = true;
+  return { format: format as EventsPlan["format"], filters, edition, containerId: values["no-container-id"] !== true, tracelog: values.tracelog === true };
 }
 
 /** The row filters of events and convert (`toName`: the option that ends the time range). */
@@ -362,7 +379,7 @@ function stoppedLine(file: string, fileSize: number, decodedBytes: number, offse
 }
 
 /** What info prints: a trace's, or a stream's end. */
-type Described = { info: Trace["info"]; incomplete?: TraceIncomplete; warningTotal: number; warnings: readonly TraceWarning[] };
+type Described = { info: Trace["info"]; incomplete?: TraceIncomplete; warningTotal: number; warnings: readonly TraceWarning[]; files?: readonly TraceFile[] };
 
 function infoLines(trace: Described): string[] {
   const i = trace.info;
@@ -387,6 +404,10 @@ function infoLines(trace: Described): string[] {
     ["time zone", i.timeZone ? `${i.timeZone.standardName} (bias ${i.timeZone.bias} min)` : "-"],
     ["warnings", `${trace.warningTotal}`],
   ];
+  // a session's files: each with its own records, start and clock
+  if (trace.files && trace.files.length > 1) {
+    trace.files.forEach((f, k) => lines.push([`file ${k + 1}`, `${f.name}: ${f.rowCount} records, ${f.info.bufferCount} buffers, start ${f.info.startTime.toISOString()}, ${f.info.loggerName || "-"}, clock ${f.clock}${f.complete ? "" : `, incomplete (${f.incomplete!.reason})`}`]));
+  }
   return lines.map(([k, v]) => `${(k + ":").padEnd(15)}${v}`);
 }
 
@@ -408,14 +429,14 @@ async function cmdEvents(trace: Trace, out: Output, plan: EventsPlan) {
   const records = function* () {
     for (const row of trace.events.cursor(rows)) yield eventRecord(row, row.index, row.pid === null ? "" : trace.processName(row.index));
   };
-  await writeTable((l) => out.line(l), plan.format, EVENT_COLUMNS, plan.format === "table" ? [...records()] : records());
+  await writeTable((l) => out.line(l), plan.format as TableFormat, EVENT_COLUMNS, plan.format === "table" ? [...records()] : records());
 }
 
 /**
  * The processes (for their names), from the kernel's Process and Thread events only: a streamed pass
  * through a decode-time filter, so the rest of the trace takes no memory.
  */
-async function streamedProcesses(file: string, options: StreamOptions): Promise<ProcessTable> {
+async function streamedProcesses(file: string | string[], options: StreamOptions): Promise<ProcessTable> {
   const collector = new ProcessCollector();
   for await (const b of await streamTraceFile(file, { ...options, onProgress: undefined, filter: PROCESS_EVENTS })) collector.scan(b, b.firstRow);
   return collector.result();
@@ -456,34 +477,35 @@ async function cmdConvert(files: string[], values: Values): Promise<number> {
   const limit = await memoryLimit(values, "convert");
   const batchBytes = await sizeOption(values, "convert", "batch-size", 64 << 10, "64KiB");
   const workers = workerCount(values, "convert");
-  const sizes = files.map((f) => statSync(f).size);
+  const size = files.reduce((n, f) => n + statSync(f).size, 0);
   const { TraceConverter } = await import("etw-wasm/export");
   const converter = new TraceConverter({ format: to, sourceFiles: files.length > 1, open: (path) => fileSink(join(dir, path)) });
+  // several files: one session, merged; each batch's rows name their file
+  const input = files.length === 1 ? files[0] : files;
+  const label = files.join(" + ");
   let code = 0;
-  for (const [k, file] of files.entries()) {
-    const bar = process.stderr.isTTY && sizes[k] > 8 << 20 && values["no-progress"] !== true ? progressBar(sizes[k]) : undefined;
-    const options = { onProgress: bar, memoryLimit: limit, batchBytes, workers };
-    try {
-      const processes = await streamedProcesses(file, options);
-      const stream = await streamTraceFile(file, options);
-      const select = filtered ? (t: Trace) => (filters.provider !== undefined && !t.providers.find(filters.provider).length ? new Uint32Array(0) : selectEvents(t, filters)) : undefined;
-      await converter.add(stream, { processes, sourceFile: basename(file), select });
-      const end = stream.end!;
-      bar?.end();
-      const stop = end.incomplete;
-      const told = (kind: string) => stop !== undefined && (kind === "capacity" || (kind === "truncated-buffer" && stop.reason === kind));
-      for (const w of end.warnings.filter((x) => !told(x.kind)).slice(0, 5)) console.error(`etw-wasm: warning at byte ${w.offset}: ${w.message}`);
-      if (stop) {
-        console.error(stoppedLine(file, sizes[k], end.decodedBytes, stop.offset, stop.message));
-        code = 1;
-      }
-    } catch (error) {
-      bar?.end();
-      if (error instanceof EtlDecodeError) {
-        console.error(stoppedLine(file, sizes[k], error.offset, error.offset, error.message.replace(/ \(at byte offset \d+\)$/, "")));
-        code = 1;
-      } else throw error;
+  const bar = process.stderr.isTTY && size > 8 << 20 && values["no-progress"] !== true ? progressBar(size) : undefined;
+  const options = { onProgress: bar, memoryLimit: limit, batchBytes, workers };
+  try {
+    const processes = await streamedProcesses(input, options);
+    const stream = await streamTraceFile(input, options);
+    const select = filtered ? (t: Trace) => (filters.provider !== undefined && !t.providers.find(filters.provider).length ? new Uint32Array(0) : selectEvents(t, filters)) : undefined;
+    await converter.add(stream, { processes, sourceFile: (b) => basename(files[b.file]), select });
+    const end = stream.end!;
+    bar?.end();
+    const stop = end.incomplete;
+    const told = (kind: string) => stop !== undefined && (kind === "capacity" || (kind === "truncated-buffer" && stop.reason === kind));
+    for (const w of end.warnings.filter((x) => !told(x.kind)).slice(0, 5)) console.error(`etw-wasm: warning${w.file ? ` in ${w.file}` : ""} at byte ${w.offset}: ${w.message}`);
+    if (stop) {
+      console.error(stoppedLine(label, size, end.decodedBytes, stop.offset, stop.message));
+      code = 1;
     }
+  } catch (error) {
+    bar?.end();
+    if (error instanceof EtlDecodeError) {
+      console.error(stoppedLine(label, size, error.offset, error.offset, error.message.replace(/ \(at byte offset \d+\)$/, "")));
+      code = 1;
+    } else throw error;
   }
   // what was written, one table a line
   for (const t of await converter.finish()) console.log(`${join(dir, t.path)}\t${t.rows} rows`);
@@ -507,6 +529,18 @@ async function cmdGenerate(out: string, values: Values): Promise<number> {
   // The buffer header's processor number is one byte.
   const processors = wholeNumber(values, "processors", "the processor count", 1, 256, "generate") ?? 4;
   const t0 = performance.now();
+  if (values.split === true) {
+    const { generateSession } = await import("../generator/generate.js");
+    const { writeFile } = await import("node:fs/promises");
+    const name = basename(out).replace(/\.etl$/i, "");
+    for (const f of generateSession({ targetBytes: size, compress: values.compress === true, pointerSize, seed, processors, samples: values.samples === true, name })) {
+      const path = join(dirname(out), f.name);
+      await writeFile(path, f.bytes);
+      console.error(`wrote ${path}: ${f.bytes.length} bytes`);
+    }
+    console.error(`in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    return 0;
+  }
   const bytes = generateTraceFile(out, { targetBytes: size, compress: values.compress === true, pointerSize, seed, processors, samples: values.samples === true });
   console.error(`wrote ${out}: ${bytes} bytes in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   return 0;
@@ -524,6 +558,18 @@ const DECODE_FILTER: Partial<Record<string, DecodeFilter>> = {
   cpu: { provider: CPU_PROVIDERS },
 };
 
+/** The files to read: those given, or with --merge-all the one given and its session's files beside it. */
+async function traceFiles(given: string[], values: Values, command: Command): Promise<string[]> {
+  // (a word after FILE that names no file is a mistake on the command line, not a missing trace)
+  for (const extra of given.slice(1)) {
+    if (!existsSync(extra)) throw new UsageError(`unexpected argument: ${extra} (no such file; several FILEs are the files of one session)`, command);
+  }
+  if (values["merge-all"] !== true) return given;
+  if (given.length > 1) throw new UsageError("--merge-all takes one FILE (it finds the rest of the session)", command);
+  statSync(given[0]);
+  return sessionFiles(given[0]);
+}
+
 async function main(argv: string[]): Promise<number> {
   const parsed = parseCommandLine(argv);
   if (parsed.command === "help") {
@@ -531,8 +577,12 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (parsed.command === "generate") return cmdGenerate(parsed.out, parsed.values);
-  if (parsed.command === "convert") return cmdConvert(parsed.files, parsed.values);
-  const { command, file, values } = parsed;
+  const { command, values } = parsed;
+  const files = await traceFiles(parsed.files, values, command);
+  if (command === "convert") return cmdConvert(files, values);
+  // (one file, or the files of a session: named together in what is said about them)
+  const file = files.length === 1 ? files[0] : files.join(" + ");
+  const input = files.length === 1 ? files[0] : files;
   // Every option is checked before the trace is read.
   const plan = command === "events" ? eventsPlan(values) : undefined;
   const format = command === "gc" || command === "methods" || command === "jit" ? tableFormat(values, command) : undefined;
@@ -540,22 +590,22 @@ async function main(argv: string[]): Promise<number> {
   const limit = await memoryLimit(values, command);
   const batchBytes = await sizeOption(values, command, "batch-size", 64 << 10, "64KiB");
   const workers = workerCount(values, command);
-  const size = statSync(file).size;
+  const size = files.reduce((n, f) => n + statSync(f).size, 0);
   const bar = process.stderr.isTTY && size > 8 << 20 && values["no-progress"] !== true ? progressBar(size) : undefined;
   const options = { onProgress: bar, memoryLimit: limit, batchBytes, workers, filter: DECODE_FILTER[command] };
   const out = new Output();
   const emit = (l: string) => out.line(l);
   // info, summary, gc, methods and events as jsonl, csv or json go batch by batch (in time order: the batches
   // waiting for the slowest processor are held); a table and perfview's lines need the whole trace
-  const streams = command === "cpu" || command === "stacks" ? false : command !== "events" || ["jsonl", "csv", "json"].includes(plan!.format);
+  const streams = command === "cpu" || command === "stacks" ? false : command !== "events" || ["jsonl", "csv", "json", "names"].includes(plan!.format);
   const profile = command === "cpu" ? cpuPlan(values) : undefined;
   const stacksPlan = command === "stacks" ? stacksOptions(values) : undefined;
   // the processes (for their names), from the kernel's Process and Thread events only, through a decode-time filter
-  const processTable = () => streamedProcesses(file, options);
+  const processTable = () => streamedProcesses(input, options);
   let result: Pick<Trace, "warnings" | "incomplete" | "decodedBytes">;
   try {
     if (streams) {
-      const stream = await streamTraceFile(file, options);
+      const stream = await streamTraceFile(input, options);
       if (command === "info") {
         for await (const _ of stream) { /* counted by the stream */ }
         await cmdInfo(stream.end!, out);
@@ -583,15 +633,15 @@ async function main(argv: string[]): Promise<number> {
         let manifests: TraceManifests | undefined;
         if (named) {
           const collector = new ManifestCollector();
-          for await (const b of await streamTraceFile(file, { ...options, onProgress: undefined })) collector.scan(b.events);
+          for await (const b of await streamTraceFile(input, { ...options, onProgress: undefined })) collector.scan(b.events);
           manifests = collector.result;
         }
-        const processes = plan!.format === "jsonl" ? undefined : await processTable();
+        const processes = plan!.format === "jsonl" || plan!.format === "names" ? undefined : await processTable();
         await streamEvents(stream, out, plan!, processes, manifests);
       }
       result = stream.end!;
     } else {
-      const trace = await openTraceFile(file, options);
+      const trace = await openTraceFile(input, options);
       // (what was written, on stdout as convert says it)
       if (profile) await out.line(await writeCpuProfile(trace, file, profile.format, profile.out, profile.pid));
       else if (stacksPlan) await cmdStacks(trace, out, stacksPlan);
@@ -609,7 +659,7 @@ async function main(argv: string[]): Promise<number> {
   // What the stop line says is not repeated as a warning.
   const stop = result.incomplete;
   const told = (kind: string) => stop !== undefined && (kind === "capacity" || (kind === "truncated-buffer" && stop.reason === kind));
-  for (const w of result.warnings.filter((x) => !told(x.kind)).slice(0, 5)) console.error(`etw-wasm: warning at byte ${w.offset}: ${w.message}`);
+  for (const w of result.warnings.filter((x) => !told(x.kind)).slice(0, 5)) console.error(`etw-wasm: warning${w.file ? ` in ${w.file}` : ""} at byte ${w.offset}: ${w.message}`);
   if (!stop) return 0;
   console.error(stoppedLine(file, size, result.decodedBytes, stop.offset, stop.message));
   return 1;
@@ -677,6 +727,12 @@ async function streamEvents(
   }
   if (plan.format === "jsonl") {
     for await (const { trace, rows } of runs()) for (const row of trace.events.cursor(rows)) await out.line(JSON.stringify(row.toJSON()));
+    return;
+  }
+  if (plan.format === "names") {
+    for await (const { trace, rows } of runs()) {
+      for (const row of trace.events.cursor(rows)) if (!plan.tracelog || !isTraceLogBookkeeping(row)) await out.line(eventNameParts(row).event);
+    }
     return;
   }
   async function* records(): AsyncGenerator<Record<string, unknown>> {

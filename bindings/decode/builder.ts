@@ -7,7 +7,7 @@ import * as C from "../../assembly/codes.js";
 import { clrProgram } from "../schema/clr-program.js";
 import { align8, concatBytes, readBuffer, EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type TraceData } from "./trace-data.js";
 import type { Window } from "./windows.js";
-import { blockShapes, moveBlock } from "./clr-blocks.js";
+import { joinBlocks, moveBlock } from "./clr-blocks.js";
 
 /** Where a built trace's record bytes are: held ("keep"), not kept ("drop"), read back from the input ("source"). */
 export type RecordsMode = "keep" | "drop" | "source";
@@ -270,27 +270,11 @@ export class TraceBuilder {
       const { layouts } = clrProgram();
       const counts = new Uint32Array(layouts.length);
       const blocks: (Uint8Array | null)[] = new Array(layouts.length).fill(null);
-      const shapesOf = blockShapes();
       for (let t = 0; t < layouts.length; t++) {
         const parts = this.clr[t];
         if (!parts?.length) continue;
-        const total = parts.reduce((n, p) => n + p.count, 0);
-        counts[t] = total;
-        if (parts.length === 1) {
-          blocks[t] = parts[0].block;
-          continue;
-        }
-        // column by column: each part's run of a column follows the previous part's
-        const block = new Uint8Array(total * layouts[t].rowBytes);
-        for (const [pre, width] of shapesOf[t].runs) {
-          let at = total * pre;
-          for (const p of parts) {
-            const n = p.count * width;
-            block.set(p.block.subarray(p.count * pre, p.count * pre + n), at);
-            at += n;
-          }
-        }
-        blocks[t] = block;
+        counts[t] = parts.reduce((n, p) => n + p.count, 0);
+        blocks[t] = joinBlocks(t, parts);
       }
       clr = { counts, blocks };
     }

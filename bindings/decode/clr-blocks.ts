@@ -49,3 +49,19 @@ export function moveBlock(block: Uint8Array, t: number, count: number, rows: num
     }
   }
 }
+
+/** Blocks of type `t` (rows in order, each moved already) as one block: each column's runs one after another. */
+export function joinBlocks(t: number, parts: readonly { count: number; block: Uint8Array }[]): Uint8Array {
+  if (parts.length === 1) return parts[0].block;
+  const total = parts.reduce((n, p) => n + p.count, 0);
+  const block = new Uint8Array(total * clrProgram().layouts[t].rowBytes);
+  for (const [pre, width] of blockShapes()[t].runs) {
+    let at = total * pre;
+    for (const p of parts) {
+      const n = p.count * width;
+      block.set(p.block.subarray(p.count * pre, p.count * pre + n), at);
+      at += n;
+    }
+  }
+  return block;
+}

@@ -12,7 +12,11 @@ export type { DecodeFilter, DecodeOptions, Input, ByteSource };
 
 const PAGE = 65536;
 
-export async function decodeTrace(input: Input, options: DecodeOptions = {}): Promise<TraceData> {
+/**
+ * `own`: the tables in memory of their own even for a trace of one window (not the core's), as a
+ * merge of several files needs them.
+ */
+export async function decodeTrace(input: Input, options: DecodeOptions = {}, own = false): Promise<TraceData> {
   const size = knownSize(input, options);
   const mode = options.payloads ?? "keep";
   if (mode !== "keep" && mode !== "drop" && mode !== "source") throw new TypeError(`etw-wasm: payloads must be "keep", "drop" or "source", not ${String(options.payloads)}`);
@@ -33,7 +37,24 @@ export async function decodeTrace(input: Input, options: DecodeOptions = {}): Pr
     data.records = new RecordSource(data, again);
     return data;
   }
-  return decodeInto(new TraceBuilder(size, true, mode), input, options, size, mode === "drop");
+  return decodeInto(new TraceBuilder(size, true, mode), input, options, size, mode === "drop" || own);
+}
+
+/** One file of a session: its bytes (any Input) and the name it goes by in errors and `trace.files`. */
+export interface NamedInput {
+  name: string;
+  input: Input;
+}
+
+/** Several files of one session: named inputs, Blobs or Files (named by their own names), ByteSources. */
+export type SessionInput = readonly (NamedInput | Blob | ByteSource | ArrayBuffer)[];
+
+/**
+ * Whether `input` is several files rather than one file's chunks: an array whose entries are not
+ * chunks (Uint8Array), but named inputs, Blobs, ByteSources or ArrayBuffers.
+ */
+export function isSessionInput(input: Input | SessionInput): input is SessionInput {
+  return Array.isArray(input) && input.length > 0 && !input.some((x) => x instanceof Uint8Array);
 }
 
 /** The windows of `input` gathered by `builder` (a trace of one window stays in the core unless `gather`). */

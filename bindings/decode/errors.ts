@@ -66,6 +66,8 @@ export interface TraceWarning {
   recordOffset: number;
   detail: number;
   message: string;
+  /** The file it arose in, for a trace of several files (`offset` is in that file). */
+  file?: string;
 }
 
 const KINDS: Record<number, [string, string]> = {
@@ -113,7 +115,10 @@ export function formatError(code: number, offset: number): EtlFormatError {
 export function readWarnings(data: TraceData): TraceWarning[] {
   const out: TraceWarning[] = [];
   const v = new DataView(data.bytes.buffer, data.bytes.byteOffset);
+  const files = data.files;
+  let f = 0;
   for (let i = 0; i < data.warningCount; i++) {
+    while (files && f + 1 < files.length && i >= files[f + 1].firstWarning) f++;
     const at = data.warningsOffset + i * C.WARN_STRIDE;
     const code = v.getUint32(at + C.WARN_CODE, true);
     const detail = v.getUint32(at + C.WARN_DETAIL, true);
@@ -125,6 +130,7 @@ export function readWarnings(data: TraceData): TraceWarning[] {
       recordOffset: v.getInt32(at + C.WARN_RECORD_OFFSET, true),
       detail,
       message: describeWarning(code, detail),
+      ...(files ? { file: files[f].name } : {}),
     });
   }
   return out;

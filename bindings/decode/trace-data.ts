@@ -5,6 +5,7 @@
 
 import * as C from "../../assembly/codes.js";
 import type { EtlDecodeError, TraceIncomplete } from "./errors.js";
+import type { SourceFile } from "./merge.js";
 
 export interface EventColumns {
   /** Raw timestamp in the trace's clock (normally QPC ticks). */
@@ -150,6 +151,11 @@ export interface TraceData {
    * buffer's record area (`records.areaOf(row)`), not into `bytes`.
    */
   records?: RecordAreas;
+  /**
+   * Several files merged into one trace (decode/merge.ts): each file's rows, buffers, warnings and
+   * header. Absent for a trace of one file.
+   */
+  files?: SourceFile[];
 }
 
 export interface BufferInfo {
@@ -207,4 +213,15 @@ export interface RecordAreas {
   /** Reads the records of `rows` back from the input. */
   load(rows: number | { start: number; end: number } | ArrayLike<number> | Iterable<number>): Promise<void>;
   close(): Promise<void>;
+}
+
+/** The file a row of a merged trace came from (an index into `files`), by binary search over their row ranges. */
+export function fileOfRow(files: readonly { firstRow: number }[], row: number): number {
+  let lo = 0, hi = files.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (files[mid].firstRow <= row) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }

@@ -4,7 +4,7 @@
 // stays bounded at any input size.
 
 import type { Trace } from "../trace.js";
-import type { TraceStream } from "../stream.js";
+import type { TraceBatch, TraceStream } from "../stream.js";
 import type { ProcessTable } from "../tables/processes.js";
 import { pick, type ExportBatch, type ExportField } from "./columns.js";
 import { EVENT_FIELDS, SOURCE_FILE_FIELD, eventBatch } from "./event-columns.js";
@@ -111,10 +111,13 @@ export class TraceConverter {
    * Converts one trace. `processes`: its process table (process names of the events; the processes
    * table). `select`: the rows of each batch to keep (default all; typed rows follow their events).
    */
-  async add(stream: TraceStream, source: { processes: ProcessTable; sourceFile?: string; select?: (batch: Trace) => Uint32Array }): Promise<void> {
-    const file = source.sourceFile ?? "";
+  async add(stream: TraceStream, source: { processes: ProcessTable; sourceFile?: string | ((batch: TraceBatch) => string); select?: (batch: Trace) => Uint32Array }): Promise<void> {
+    // (a session's batches each name their own file; its processes and providers are the session's: "")
+    const named = source.sourceFile;
+    const whole = typeof named === "string" ? named : "";
     let counts = new Float64Array(0);
     for await (const batch of stream) {
+      const file = typeof named === "function" ? named(batch) : whole;
       const rows = source.select ? source.select(batch) : null;
       await this.write("events", EVENT_FIELDS, this.withSource(eventBatch(batch, rows, { firstRow: batch.firstRow, processes: source.processes }), file));
       if (counts.length < batch.providers.length) {
@@ -142,8 +145,8 @@ export class TraceConverter {
       }
     }
     const end = stream.end!;
-    await this.write("processes", PROCESS_FIELDS, this.withSource(processBatch(source.processes, end.clock), file));
-    await this.write("providers", PROVIDER_FIELDS, this.withSource(providerBatch(end.providers, counts), file));
+    await this.write("processes", PROCESS_FIELDS, this.withSource(processBatch(source.processes, end.clock), whole));
+    await this.write("providers", PROVIDER_FIELDS, this.withSource(providerBatch(end.providers, counts), whole));
   }
 
   /** Ends every table; resolves with each table's path and rows once all are written. */

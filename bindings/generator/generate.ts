@@ -125,6 +125,8 @@ export interface GeneratorMode {
    * consumers that write each chunk out at once.
    */
   reuseChunks?: boolean;
+  /** Receives every record as it is placed (its bytes valid only during the call): how a session is split into files. */
+  tap?: (processor: number, record: Uint8Array, ts: number) => void;
 }
 
 /**
@@ -173,6 +175,7 @@ export class TraceGenerator {
   private chunkAt = 0;
   private fileBytes: number;
   private readonly reuseChunks: boolean;
+  private readonly tap: GeneratorMode["tap"];
   private lent: Uint8Array | null = null;
   private spare: Uint8Array | null = null;
 
@@ -183,6 +186,8 @@ export class TraceGenerator {
   constructor(opts: GenerateOptions, mode: GeneratorMode = {}) {
     this.measureOnly = mode.measureOnly ?? false;
     this.reuseChunks = mode.reuseChunks ?? false;
+    this.tap = mode.tap;
+    if (this.tap && this.measureOnly) throw new TypeError("a tap needs the records written");
     this.target = opts.targetBytes;
     this.P = opts.pointerSize ?? 8;
     this.processors = opts.processors ?? 4;
@@ -372,12 +377,14 @@ export class TraceGenerator {
     d[at + 21] = hi >>> 8;
     d[at + 22] = hi >>> 16;
     d[at + 23] = hi >>> 24;
+    this.tap?.(proc, d.subarray(at, at + size), ts);
   }
 
   /** A whole record (bytes) on `proc`, at raw time `ts`. */
   private record(proc: number, bytes: Uint8Array, ts: number): void {
     const at = this.reserve(proc, (bytes.length + 7) & ~7, ts);
     if (!this.measureOnly) this.bufs[proc].set(bytes, at); // the padding after it is 0xFF already
+    this.tap?.(proc, bytes, ts);
   }
 
   /**
@@ -662,6 +669,39 @@ export class TraceGenerator {
     this.record(proc, records.system({ headerType: P === 4 ? 0x10 : 0x11, hookId: STACK_HOOK, version: 2, ts: BigInt(at), payload: bytes }), at);
     this.bytes += 16 + bytes.length + 8;
   }
+}
+
+/** One file of a generated session. */
+export interface SessionFile {
+  name: string;
+  bytes: Uint8Array;
+}
+
+/**
+ * The trace generateTrace(opts) makes, written as a PerfView session writes it: the .NET runtime's
+ * events in `NAME.etl` and the kernel's (processes, threads, images, CPU samples and their stacks)
+ * in `NAME.kernel.etl`, each file with its own header. The two sessions share the QPC clock; the
+ * kernel session starts `kernelDelayTicks` (default 500) after the user session, whose header
+ * therefore anchors the merged clock just as the single file's does. Held in memory: for tests.
+ */
+export function generateSession(opts: GenerateOptions & { name?: string; kernelDelayTicks?: number }): SessionFile[] {
+  const name = opts.name ?? "generated";
+  const delay = BigInt(opts.kernelDelayTicks ?? 500);
+  const common = { bufferSize: opts.bufferSize ?? 65536, pointerSize: opts.pointerSize ?? 8, compress: opts.compress ?? false, numberOfProcessors: opts.processors ?? 4 };
+  const startTime = 133000000000000000n;
+  const anchor = new EtlWriter().anchor;
+  const user = new EtlWriter({ ...common, anchor, startTime, loggerName: "etw-wasm-generator", logFileName: `C:\\traces\\${name}.etl` });
+  const kernel = new EtlWriter({
+    ...common, anchor: anchor + delay, startTime: startTime + delay, // (10^7 ticks a second: a tick is a FILETIME unit)
+    loggerName: "NT Kernel Logger", logFileName: `C:\\traces\\${name}.kernel.etl`,
+  });
+  const g = new TraceGenerator(opts, {
+    reuseChunks: true,
+    // EVENT_HEADER records (the runtime's) to the user session, the kernel's system records to its own
+    tap: (proc, record, ts) => (record[2] === 0x12 || record[2] === 0x13 ? user : kernel).raw(proc, record.slice(), BigInt(ts)),
+  });
+  g.run();
+  return [{ name: `${name}.etl`, bytes: user.finish() }, { name: `${name}.kernel.etl`, bytes: kernel.finish() }];
 }
 
 /** Generates a trace in memory; see GenerateOptions. For large traces use the chunk sources. */

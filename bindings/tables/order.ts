@@ -1,5 +1,5 @@
 // Time order. Each processor's buffers, taken in sequence order, form a stream whose records are
-// already in time order; a k-way merge of those streams orders the trace. Ties go to the lower
+// already in time order (each file's own streams, in a merged trace); a k-way merge of those streams orders the trace. Ties go to the lower
 // processor, then to file order. A final check falls back to a stable sort if a stream was not
 // ordered (damaged or circular files).
 
@@ -20,13 +20,17 @@ export function timeOrder(data: TraceData): Uint32Array {
   const ts = new Uint32Array(data.events.timestamp.buffer, data.events.timestamp.byteOffset, n * 2);
   const view = new DataView(data.bytes.buffer, data.bytes.byteOffset);
   const byKey = new Map<string, { processor: number; bufs: { seq: bigint; first: number; count: number }[] }>();
+  // (the files of a merged trace have streams of their own: sequence numbers are per file)
+  const files = data.files ?? [];
+  let file = 0;
   for (let i = 0; i < data.bufferCount; i++) {
     const at = data.buffersOffset + i * BUF_STRIDE;
     const count = view.getUint32(at + B_ROW_COUNT, true);
     if (count === 0) continue;
+    while (file + 1 < files.length && i >= files[file + 1].firstBuffer) file++;
     const processor = view.getUint16(at + B_PROCESSOR, true);
     const logger = view.getUint16(at + B_LOGGER_ID, true);
-    const key = `${logger}:${processor}`;
+    const key = `${file}:${logger}:${processor}`;
     let s = byKey.get(key);
     if (!s) byKey.set(key, (s = { processor, bufs: [] }));
     s.bufs.push({ seq: view.getBigInt64(at + B_SEQUENCE, true), first: view.getUint32(at + B_FIRST_ROW, true), count });

@@ -1,0 +1,401 @@
+// Several files of one session as one trace, as TraceEvent's MergeAll reads them (X.etl,
+// X.kernel.etl, X.clrRundown.etl, ...): their rows file after file, one provider table and one
+// event type table over all of them, timestamps on one clock, and each file's own header, rows,
+// buffers and warnings still told apart (TraceData.files). The time order over the files is the
+// tables' timeOrder(), which keeps each file's buffer streams apart.
+//
+// Clocks: the files of a session are written on one machine whose QPC all sessions share, so raw
+// timestamps compare as they are (TraceEvent reads them so). A file whose header says otherwise (another
+// clock type or frequency, or a start time its raw anchor does not fit within CLOCK_SLACK) is put on the
+// session's clock through its own FILETIME conversion, and the merge says so in `clock`.
+
+import * as C from "../../assembly/codes.js";
+import { clrProgram } from "../schema/clr-program.js";
+import { EtlDecodeError } from "./errors.js";
+import { align8, concatBytes, EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type TraceData } from "./trace-data.js";
+import { logfileCopy, rebaseLogfile } from "./builder.js";
+import { joinBlocks, moveBlock } from "./clr-blocks.js";
+import type { TraceIncomplete } from "./errors.js";
+
+/** How a file's timestamps were put on the session's clock. */
+export type FileClock =
+  /** the session's clock is this file's (the file that started first) */
+  | "anchor"
+  /** raw timestamps kept: the file shares the anchor's clock */
+  | "shared"
+  /** converted through the file's own start time and frequency: its clock is not the anchor's */
+  | "rebased";
+
+/** One input file of a merged trace. */
+export interface SourceFile {
+  name: string;
+  /** Its rows: [firstRow, firstRow + rowCount) of the merged tables. */
+  firstRow: number;
+  rowCount: number;
+  /** Its buffers, warnings and extended items in the merged tables. */
+  firstBuffer: number;
+  bufferCount: number;
+  firstWarning: number;
+  warningCount: number;
+  /** Its own logfile header struct (LH_*) in the merged byte store. */
+  logfileOffset: number;
+  inputBytes: number;
+  decodedBytes: number;
+  clock: FileClock;
+  incomplete?: TraceIncomplete;
+  decodeError?: EtlDecodeError;
+}
+
+/** A file is taken to share the anchor's clock when its header's start time fits within this (FILETIME units: 5 s). */
+const CLOCK_SLACK = 50_000_000n;
+
+interface Header {
+  startFiletime: bigint;
+  anchor: bigint;
+  clockType: number;
+  /** Ticks per second as conversions use them. */
+  frequency: bigint;
+}
+
+function headerOf(copy: Uint8Array): Header {
+  const v = new DataView(copy.buffer, copy.byteOffset, C.LH_SIZE);
+  const clockType = v.getUint32(C.LH_RESERVED_FLAGS, true);
+  const perfFreq = v.getBigInt64(C.LH_PERF_FREQ, true);
+  const mhz = v.getUint32(C.LH_CPU_SPEED, true);
+  // (as TraceClock: system time ticks at 10^7, cycle counters at the CPU speed, else PerfFreq)
+  const frequency = clockType === 2 ? 10_000_000n : clockType === 3 && mhz > 0 ? BigInt(mhz) * 1_000_000n : perfFreq > 0n ? perfFreq : 10_000_000n;
+  return { startFiletime: v.getBigInt64(C.LH_START_TIME, true), anchor: v.getBigInt64(C.LH_HEADER_TIMESTAMP, true), clockType, frequency };
+}
+
+/** Raw `ts` of clock `from` as a raw timestamp of clock `to` (through FILETIME). */
+function rebase(ts: bigint, from: Header, to: Header): bigint {
+  const filetime = from.startFiletime + ((ts - from.anchor) * 10_000_000n) / from.frequency;
+  return to.anchor + ((filetime - to.startFiletime) * to.frequency) / 10_000_000n;
+}
+
+/** One decoded file (or one window of it) to merge: a JS-owned TraceData (its `bytes` hold every offset). */
+export interface MergePart {
+  file: number;
+  data: TraceData;
+}
+
+/**
+ * Merges files into one trace, and keeps the provider and event type indices it hands out: a
+ * stream's batches merged one at a time by one merger number their providers and types alike.
+ */
+export class SessionMerger {
+  private readonly providerIndex = new Map<string, number>();
+  private readonly providerStructs: Uint8Array[] = [];
+  private readonly typeIndex = new Map<string, number>();
+  private readonly typeStructs: Uint8Array[] = [];
+  /** Each file's logfile header copy (logfileCopy), once seen. */
+  private readonly headers: (Uint8Array | undefined)[];
+  private readonly clocks: (FileClock | undefined)[];
+  private anchorFile = -1;
+
+  constructor(readonly names: readonly string[]) {
+    this.headers = names.map(() => undefined);
+    this.clocks = names.map(() => undefined);
+  }
+
+  /** Learns a file's header (from any of its data: a window, a trace). */
+  learn(file: number, data: TraceData): void {
+    this.headers[file] ??= logfileCopy(data);
+  }
+
+  /**
+   * Picks the session clock, the file that started first among the headers learnt, once; and how
+   * each file learnt since goes onto it. Called when every file known up front has been learnt.
+   */
+  settle(): void {
+    if (this.anchorFile < 0) {
+      let best = -1;
+      for (let f = 0; f < this.headers.length; f++) {
+        const h = this.headers[f];
+        if (!h || !new DataView(h.buffer).getUint32(C.LH_PRESENT, true)) continue;
+        if (best < 0 || headerOf(h).startFiletime < headerOf(this.headers[best]!).startFiletime) best = f;
+      }
+      if (best < 0) best = this.headers.findIndex((h) => h !== undefined);
+      this.anchorFile = best;
+    }
+    const anchor = this.anchorHeader();
+    for (let f = 0; f < this.headers.length; f++) {
+      const h = this.headers[f];
+      if (!h || this.clocks[f]) continue;
+      if (f === this.anchorFile || !anchor) {
+        this.clocks[f] = "anchor";
+        continue;
+      }
+      const own = headerOf(h);
+      const same = own.clockType === anchor.clockType && own.frequency === anchor.frequency;
+      const predicted = anchor.startFiletime + ((own.anchor - anchor.anchor) * 10_000_000n) / anchor.frequency;
+      const off = predicted - own.startFiletime;
+      this.clocks[f] = same && off <= CLOCK_SLACK && off >= -CLOCK_SLACK ? "shared" : "rebased";
+    }
+  }
+
+  private anchorHeader(): Header | undefined {
+    const h = this.anchorFile >= 0 ? this.headers[this.anchorFile] : undefined;
+    return h ? headerOf(h) : undefined;
+  }
+
+  /** How each file's timestamps were put on the session clock (undefined: no header seen yet). */
+  clockOf(file: number): FileClock | undefined {
+    return this.clocks[file];
+  }
+
+  private provider(bytes: Uint8Array, at: number): number {
+    // identity: GUID, kernel group and kind (the filter byte follows the decode, not the provider)
+    const key = Array.from(bytes.subarray(at, at + C.PROV_WANTED)).join(",");
+    let i = this.providerIndex.get(key);
+    if (i === undefined) {
+      i = this.providerStructs.length;
+      this.providerIndex.set(key, i);
+      this.providerStructs.push(bytes.slice(at, at + C.PROV_STRIDE));
+    } else if (bytes[at + C.PROV_WANTED]) this.providerStructs[i][C.PROV_WANTED] = 1;
+    return i;
+  }
+
+  private type(provider: number, bytes: Uint8Array, at: number): number {
+    const v = new DataView(bytes.buffer, bytes.byteOffset + at, C.TYPE_STRIDE);
+    const key = `${provider}:${v.getUint16(C.TYPE_EVENT_ID, true)}:${v.getUint16(C.TYPE_VERSION, true)}:${bytes[at + C.TYPE_OPCODE]}:${bytes[at + C.TYPE_HEADER_TYPE]}`;
+    let i = this.typeIndex.get(key);
+    if (i === undefined) {
+      if (this.typeStructs.length >= C.MAX_EVENT_TYPES) return C.EVENT_TYPE_NONE;
+      i = this.typeStructs.length;
+      this.typeIndex.set(key, i);
+      const s = bytes.slice(at, at + C.TYPE_STRIDE);
+      new DataView(s.buffer).setUint16(C.TYPE_PROVIDER, provider, true);
+      this.typeStructs.push(s);
+    }
+    return i;
+  }
+
+  /**
+   * The parts (in order: rows of each follow the previous part's) as one trace in memory of its
+   * own. `inputBytes` and `decodedBytes` are summed; each file's incompleteness is kept on its
+   * entry in `files` and the first one is the trace's.
+   */
+  merge(parts: readonly MergePart[]): TraceData {
+    for (const p of parts) this.learn(p.file, p.data);
+    this.settle();
+    const anchor = this.anchorHeader();
+    // the byte store: each part's bytes whole (records, then its own structs), then the merged structs
+    const at: number[] = [];
+    let size = 8;
+    for (const p of parts) {
+      size = align8(size);
+      at.push(size);
+      size += p.data.bytes.length;
+    }
+    const rows = parts.reduce((n, p) => n + p.data.eventCount, 0);
+    // (an outline, a TraceBuilder's without rows, counts its rows but has no columns)
+    const keptRows = parts.reduce((n, p) => n + p.data.events.timestamp.length, 0);
+    const extRows = parts.reduce((n, p) => n + p.data.extCount, 0);
+    const bufferCount = parts.reduce((n, p) => n + p.data.bufferCount, 0);
+    const warningCount = parts.reduce((n, p) => n + p.data.warningCount, 0);
+    const keep = parts.every((p) => p.data.recordBytes !== false);
+
+    const events = {} as Record<string, ArrayBufferView & ArrayLike<unknown>>;
+    for (const [k, [Type]] of Object.entries(EVENT_COLUMN_LAYOUT) as [keyof EventColumns, readonly [ColumnType, number]][]) events[k] = new Type(keptRows);
+    const ext = {} as Record<string, ArrayBufferView & ArrayLike<unknown>>;
+    for (const [k, [Type]] of Object.entries(EXT_COLUMN_LAYOUT) as [keyof ExtendedItemColumns, readonly [ColumnType, number]][]) ext[k] = new Type(extRows);
+    const ev = events as unknown as EventColumns;
+    const xv = ext as unknown as ExtendedItemColumns;
+
+    const buffers = new Uint8Array(bufferCount * C.BUF_STRIDE);
+    const warnings = new Uint8Array(warningCount * C.WARN_STRIDE);
+    const typeRows: number[] = [];
+    const clrParts: { count: number; block: Uint8Array }[][] = [];
+    const files: SourceFile[] = [];
+    let row = 0, col = 0, extRow = 0, buffer = 0, warning = 0, clrRows = 0, warningTotal = 0, arenaBytes = 0, inputBytes = 0, decodedBytes = 0;
+    let incomplete: TraceIncomplete | undefined;
+    let decodeError: EtlDecodeError | undefined;
+    const bytes = new Uint8Array(size);
+
+    parts.forEach((p, i) => {
+      const d = p.data;
+      const delta = at[i];
+      bytes.set(d.bytes, delta);
+      const n = d.eventCount;
+      const kept = d.events.timestamp.length;
+      // provider and event type indices, this part's to the merger's
+      const providers = new Uint16Array(d.providerCount);
+      for (let q = 0; q < d.providerCount; q++) providers[q] = this.provider(d.bytes, d.providersOffset + q * C.PROV_STRIDE);
+      const types = new Uint16Array(d.typeCount);
+      for (let t = 0; t < d.typeCount; t++) {
+        const o = d.typesOffset + t * C.TYPE_STRIDE;
+        const local = d.bytes[o + C.TYPE_PROVIDER] | (d.bytes[o + C.TYPE_PROVIDER + 1] << 8);
+        const g = (types[t] = this.type(providers[local], d.bytes, o));
+        if (g !== C.EVENT_TYPE_NONE) typeRows[g] = (typeRows[g] ?? 0) + new DataView(d.bytes.buffer, d.bytes.byteOffset + o).getUint32(C.TYPE_ROWS, true);
+      }
+      for (const k of Object.keys(EVENT_COLUMN_LAYOUT) as (keyof EventColumns)[]) (ev[k] as unknown as { set(a: ArrayLike<unknown>, at: number): void }).set(d.events[k] as ArrayLike<unknown>, col);
+      const clock = this.clocks[p.file] ?? "anchor";
+      const own = this.headers[p.file];
+      for (let r = col; r < col + kept; r++) {
+        ev.provider[r] = providers[ev.provider[r]];
+        const t = ev.eventType[r];
+        if (t !== C.EVENT_TYPE_NONE) ev.eventType[r] = types[t];
+        if (keep) ev.payloadOffset[r] += delta;
+      }
+      if (clock === "rebased" && own && anchor) {
+        const from = headerOf(own);
+        for (let r = col; r < col + kept; r++) ev.timestamp[r] = rebase(ev.timestamp[r], from, anchor);
+      }
+      for (const k of Object.keys(EXT_COLUMN_LAYOUT) as (keyof ExtendedItemColumns)[]) (xv[k] as unknown as { set(a: ArrayLike<unknown>, at: number): void }).set(d.ext[k] as ArrayLike<unknown>, extRow);
+      for (let e = extRow; e < extRow + d.extCount; e++) {
+        xv.row[e] += row;
+        xv.offset[e] += delta;
+      }
+      // buffers and warnings: rows, buffers and record bytes where they now are
+      buffers.set(d.bytes.subarray(d.buffersOffset, d.buffersOffset + d.bufferCount * C.BUF_STRIDE), buffer * C.BUF_STRIDE);
+      const bv = new DataView(buffers.buffer);
+      for (let b = buffer; b < buffer + d.bufferCount; b++) {
+        const o = b * C.BUF_STRIDE;
+        bv.setUint32(o + C.B_FIRST_ROW, bv.getUint32(o + C.B_FIRST_ROW, true) + row, true);
+        const addr = bv.getUint32(o + C.B_DATA, true);
+        if (addr) bv.setUint32(o + C.B_DATA, addr + delta, true);
+        if (clock === "rebased" && own && anchor) bv.setBigInt64(o + C.B_TIMESTAMP, rebase(bv.getBigInt64(o + C.B_TIMESTAMP, true), headerOf(own), anchor), true);
+      }
+      warnings.set(d.bytes.subarray(d.warningsOffset, d.warningsOffset + d.warningCount * C.WARN_STRIDE), warning * C.WARN_STRIDE);
+      const wv = new DataView(warnings.buffer);
+      for (let w = warning; w < warning + d.warningCount; w++) {
+        const o = w * C.WARN_STRIDE + C.WARN_BUFFER;
+        const b = wv.getInt32(o, true);
+        if (b >= 0) wv.setInt32(o, b + buffer, true);
+      }
+      // typed tables: rows and references moved with them
+      if (d.clr) {
+        for (let t = 0; t < d.clr.counts.length; t++) {
+          const count = d.clr.counts[t];
+          const src = d.clr.blocks[t];
+          if (!count || !src) continue;
+          const block = src.slice();
+          moveBlock(block, t, count, row, keep ? delta : 0, !keep);
+          (clrParts[t] ??= []).push({ count, block });
+        }
+      }
+      const name = this.names[p.file];
+      const fileIncomplete = d.incomplete && { ...d.incomplete, message: `${name}: ${d.incomplete.message}` };
+      incomplete ??= fileIncomplete;
+      decodeError ??= d.decodeError && new EtlDecodeError(d.decodeError.offset, `${name}: ${d.decodeError.message.replace(/ \(at byte offset \d+\)$/, "")}`, { cause: d.decodeError });
+      files.push({
+        name, firstRow: row, rowCount: n, firstBuffer: buffer, bufferCount: d.bufferCount, firstWarning: warning, warningCount: d.warningCount,
+        logfileOffset: delta + d.logfileOffset, inputBytes: d.inputBytes, decodedBytes: d.decodedBytes, clock,
+        incomplete: d.incomplete, decodeError: d.decodeError,
+      });
+      rebaseOwnHeader(bytes, delta, d);
+      row += n;
+      col += kept;
+      extRow += d.extCount;
+      buffer += d.bufferCount;
+      warning += d.warningCount;
+      clrRows += d.clrRows;
+      warningTotal += d.warningTotal;
+      arenaBytes += d.arenaBytes;
+      inputBytes += d.inputBytes;
+      decodedBytes += d.decodedBytes;
+    });
+
+    // the merged structs after every part's bytes
+    const header = this.sessionHeader(parts);
+    const providerBytes = concatBytes(this.providerStructs);
+    const typeBytes = concatBytes(this.typeStructs);
+    const tv = new DataView(typeBytes.buffer);
+    for (let t = 0; t < this.typeStructs.length; t++) tv.setUint32(t * C.TYPE_STRIDE + C.TYPE_ROWS, typeRows[t] ?? 0, true);
+    const structs = [buffers, warnings, providerBytes, typeBytes, header];
+    let end = size;
+    const offsets = structs.map((s) => {
+      const o = align8(end);
+      end = o + s.length;
+      return o;
+    });
+    const store = new Uint8Array(end);
+    store.set(bytes);
+    structs.forEach((s, i) => store.set(s, offsets[i]));
+    const [buffersOffset, warningsOffset, providersOffset, typesOffset, logfileOffset] = offsets;
+    rebaseLogfile(store, logfileOffset);
+
+    let clr: TraceData["clr"];
+    if (clrParts.length) {
+      const { layouts } = clrProgram();
+      const counts = new Uint32Array(layouts.length);
+      const blocks: (Uint8Array | null)[] = new Array(layouts.length).fill(null);
+      for (let t = 0; t < clrParts.length; t++) {
+        const list = clrParts[t];
+        if (!list?.length) continue;
+        counts[t] = list.reduce((n, q) => n + q.count, 0);
+        blocks[t] = joinBlocks(t, list);
+      }
+      clr = { counts, blocks };
+    }
+    return {
+      bytes: store,
+      events: ev,
+      eventCount: rows,
+      ext: xv,
+      extCount: extRows,
+      buffersOffset,
+      bufferCount,
+      warningsOffset,
+      warningCount,
+      warningTotal,
+      providersOffset,
+      providerCount: this.providerStructs.length,
+      typesOffset,
+      typeCount: this.typeStructs.length,
+      logfileOffset,
+      clr,
+      clrRows,
+      arenaBytes,
+      inputBytes,
+      decodedBytes,
+      incomplete,
+      decodeError,
+      recordBytes: keep ? undefined : false,
+      files,
+    };
+  }
+
+  /**
+   * The session's logfile header: the anchor file's, with what the files add up to: the end time
+   * the last to end, buffers written, buffers and events lost summed, the most processors.
+   */
+  private sessionHeader(parts: readonly MergePart[]): Uint8Array {
+    const first = this.anchorFile >= 0 ? this.headers[this.anchorFile] : undefined;
+    const out = first ? first.slice() : new Uint8Array(C.LH_SIZE);
+    const v = new DataView(out.buffer);
+    let endTime = v.getBigInt64(C.LH_END_TIME, true);
+    let written = 0, buffersLost = 0, eventsLost = 0, processors = 0;
+    const seen = new Set<number>();
+    for (const p of parts) {
+      if (seen.has(p.file)) continue;
+      seen.add(p.file);
+      const h = this.headers[p.file];
+      if (!h) continue;
+      const hv = new DataView(h.buffer);
+      const e = hv.getBigInt64(C.LH_END_TIME, true);
+      if (e > endTime) endTime = e;
+      written += hv.getUint32(C.LH_BUFFERS_WRITTEN, true);
+      buffersLost += hv.getUint32(C.LH_BUFFERS_LOST, true);
+      eventsLost += hv.getUint32(C.LH_EVENTS_LOST, true);
+      processors = Math.max(processors, hv.getUint32(C.LH_NUMBER_OF_PROCESSORS, true));
+    }
+    if (!first) return out;
+    v.setBigInt64(C.LH_END_TIME, endTime, true);
+    v.setUint32(C.LH_BUFFERS_WRITTEN, written, true);
+    v.setUint32(C.LH_BUFFERS_LOST, buffersLost, true);
+    v.setUint32(C.LH_EVENTS_LOST, eventsLost, true);
+    v.setUint32(C.LH_NUMBER_OF_PROCESSORS, processors, true);
+    return out;
+  }
+}
+
+/** A part's own header struct, now at `delta` further into the store: its addresses moved with it. */
+function rebaseOwnHeader(bytes: Uint8Array, delta: number, d: TraceData): void {
+  const v = new DataView(bytes.buffer, bytes.byteOffset + delta + d.logfileOffset, C.LH_SIZE);
+  for (const a of [C.LH_TIME_ZONE, C.LH_LOGGER_NAME, C.LH_LOG_FILE_NAME]) {
+    const addr = v.getUint32(a, true);
+    if (addr) v.setUint32(a, addr + delta, true);
+  }
+}

@@ -1,0 +1,52 @@
+// Several files of one session decoded and merged (merge.ts): what openTrace and streamTrace load
+// only when given several files.
+
+import { decodeTrace, type DecodeOptions, type Input, type NamedInput, type SessionInput } from "./decode.js";
+import { EtlDecodeError, EtlFormatError } from "./errors.js";
+import { SessionMerger, type MergePart } from "./merge.js";
+import type { TraceData } from "./trace-data.js";
+
+/** A session's files as named inputs: a File by its name, anything else by its position ("file 2"). */
+export function namedInputs(files: SessionInput): NamedInput[] {
+  return files.map((f, i) => {
+    if ((f as NamedInput).input !== undefined && typeof (f as NamedInput).name === "string") return f as NamedInput;
+    const name = typeof (f as { name?: unknown }).name === "string" && (f as { name: string }).name ? (f as { name: string }).name : `file ${i + 1}`;
+    return { name, input: f as Input };
+  });
+}
+
+/** `error` (from decoding one file of several) with the file's name in its message. */
+export function namedError(error: unknown, name: string): unknown {
+  const bare = (m: string) => `${name}: ${m.replace(/ \(at byte offset \d+\)$/, "")}`;
+  if (error instanceof EtlFormatError) return new EtlFormatError(error.code, error.offset, bare(error.message));
+  if (error instanceof EtlDecodeError) return new EtlDecodeError(error.offset, bare(error.message), { cause: error.cause });
+  return error;
+}
+
+/**
+ * Decodes several files of one session and merges them (decode/merge.ts), file after file; progress
+ * counts the bytes of every file. A file that is no trace, or of which nothing could be decoded,
+ * rejects with its name in the message.
+ */
+export async function decodeSession(files: readonly NamedInput[], options: DecodeOptions = {}): Promise<TraceData> {
+  if (options.payloads === "source") throw new TypeError(`etw-wasm: payloads: "source" reads one file back; open the files of a session with "keep" or "drop"`);
+  const parts: MergePart[] = [];
+  let done = 0;
+  try {
+    for (let i = 0; i < files.length; i++) {
+      const onProgress = options.onProgress && ((n: number) => options.onProgress!(done + n));
+      let data: TraceData;
+      try {
+        data = await decodeTrace(files[i].input, { ...options, onProgress }, true);
+      } catch (error) {
+        throw namedError(error, files[i].name);
+      }
+      parts.push({ file: i, data });
+      done += data.inputBytes;
+    }
+    return new SessionMerger(files.map((f) => f.name)).merge(parts);
+  } finally {
+    for (const p of parts) p.data.release?.();
+  }
+}
+
