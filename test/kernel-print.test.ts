@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { EtlWriter, PayloadBuilder } from "../dist/bindings/generator/etl-writer.js";
 import { openTrace } from "../dist/bindings/index.js";
-import { HEADER_PID, HEADER_TID, expectEventLine, expectKernelCases, joinedPairs, kernelCaseTrace, type KernelCase } from "./helpers/kernel-cases.js";
+import { HEADER_PID, HEADER_TID, expectEventLine, expectKernelCases, joinedPairs, kernelCaseTrace, type KernelCase, p, CaseBuilder } from "./helpers/kernel-cases.js";
 import { PayloadContext, payloadPairs, perfViewLines } from "../dist/bindings/perfview/index.js";
 
 const FILEIO = 0x04; // kernel group bytes of the SYSTEM header's HookId
@@ -16,10 +16,6 @@ const PAGEFAULT = 0x02;
 const DISKIO = 0x01;
 const NONE = 0xffffffff; // a header without process or thread (-1)
 
-class P extends PayloadBuilder {
-  cut(n: number): Uint8Array { return this.build().slice(0, n); }
-}
-const p = () => new P();
 
 const KEY = 0xfffffa8000001000n; // the file key the Name event names
 const FO8 = 0xfffffa8000002000n; // file object of the 64-bit Create
@@ -489,7 +485,7 @@ describe("kernel SystemConfig payloads as TraceEvent's SystemConfig*TraceData pr
     payload, text, pid, tid: HEADER_TID,
   });
   /** A fixed-size UTF-16 field of `chars` characters. */
-  const fixed = (b: P, s: string, chars: number) => { b.utf16z(s); return b.zeros(2 * (chars - s.length - 1)); };
+  const fixed = (b: CaseBuilder, s: string, chars: number) => { b.utf16z(s); return b.zeros(2 * (chars - s.length - 1)); };
   const cases: Case[] = [
     // NIC V2: PhysicalAddr Int64 at 0, PhysicalAddrLen at 8, Ipv4Index 12, Ipv6Index 16, three strings from 20
     sc("NIC V2", 13, 2, p().u64(0x1234).u32(6).u32(3).u32(4).utf16z("eth").utf16z("10.0.0.1").utf16z("10.0.0.53").build(),
@@ -528,7 +524,7 @@ describe("KernelTraceControl ImageID events as SymbolTraceEventParser prints the
   const WINSAT = "ed54dff8-c409-4cf6-bf83-05e1e61a09c4";
   interface KtcCase { what: string; guid: string; opcode: number; ptr: 4 | 8; payload: Uint8Array; name: string; text: string }
   const G = "0d0c0b0a-0f0e-1110-1213-141516171819";
-  const guid = (b: P) => b.bytes(Uint8Array.from({ length: 16 }, (_, i) => 10 + i));
+  const guid = (b: CaseBuilder) => b.bytes(Uint8Array.from({ length: 16 }, (_, i) => 10 + i));
   const cases: KtcCase[] = [
     // ImageIDTraceData: ImageSize GetIntPtrAt(HostOffset(4, 1)), ProcessID printed as the literal 0,
     // TimeDateStamp HostOffset(12, 2), OriginalFileName HostOffset(16, 2)

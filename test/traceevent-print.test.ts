@@ -12,6 +12,7 @@ import { openTrace } from "../dist/bindings/index.js";
 import { EtlWriter, PayloadBuilder } from "../dist/bindings/generator/etl-writer.js";
 import { PayloadContext, payloadPairs, perfViewLines } from "../dist/bindings/perfview/index.js";
 import { systemTimeText } from "../dist/bindings/perfview/dotnet-format.js";
+import { clrCaseTrace, type ClrEventCase } from "./helpers/clr-cases.js";
 
 const RUNTIME = "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4";
 const RUNDOWN = "a669021c-c450-4609-a035-5af59af4df18";
@@ -37,13 +38,8 @@ function rowsWhere(t: Trace, keep: (r: Row) => boolean): Row[] {
   return out;
 }
 
-interface ClrCase {
+interface ClrCase extends ClrEventCase {
   what: string;
-  provider: string;
-  id: number;
-  version: number;
-  ptr: 4 | 8;
-  payload: Uint8Array;
   name: string;
   /** PayloadNames=values of current TraceEvent, "; "-joined, untruncated. */
   text: string;
@@ -225,17 +221,7 @@ const OTHERS: ClrCase[] = [
   },
 ];
 
-async function clrTrace(cases: ClrCase[]) {
-  const w = new EtlWriter({ perfFreq: 1_000_000n });
-  const at = (k: number) => w.anchor + BigInt(1000 * (k + 1));
-  cases.forEach((c, k) => w.event(0, {
-    headerType: c.ptr === 4 ? 0x12 : 0x13, provider: c.provider, id: c.id, version: c.version, level: 4, opcode: 0,
-    task: 0, keywords: 1n, pid: 1, tid: 2, ts: at(k), payload: c.payload,
-  }));
-  const t = await openTrace(w.finish());
-  const stamps = [...t.events.timestamp];
-  return { t, rowOf: (k: number) => t.events.row(stamps.findIndex((ts) => ts === at(k))) };
-}
+const clrTrace = clrCaseTrace;
 
 describe(".NET runtime events of every version: the fields of TraceEvent's newest template", () => {
   it("Contention Start and Stop, every version, full and short payloads, both pointer sizes and editions", async () => {

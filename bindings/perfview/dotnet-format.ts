@@ -151,3 +151,10 @@ export function bytesText(b: Uint8Array): string {
   for (let i = 0; i < n; i++) s += b[i].toString(16).toUpperCase().padStart(2, "0");
   return b.length > 16 ? s + "..." : s;
 }
+
+/** TraceEvent's text of an int field (n0 of the signed value). */
+export const int = (v: number) => n0(v | 0);
+/** ... of a long field (signed 64-bit). */
+export const long = (v: bigint | number) => n0(typeof v === "bigint" ? BigInt.asIntN(64, v) : v);
+/** ... of an address field (hex8). */
+export const addr = (v: bigint) => hex8(v);

@@ -10,16 +10,22 @@ import { readProcessPayload, type ProcessTable } from "../tables/processes.js";
 import type { EnumDef } from "./traceevent-overlay.js";
 import { ansiz, utf16z } from "../tables/payload-strings.js";
 import { netPayload, netProcessThread } from "./traceevent-net.js";
+import { hostOffset, i32, i64, readPtr, u16, u32, u64 } from "./payload-bytes.js";
+import { addr, int, long } from "./dotnet-format.js";
+import { alpcPairs, diskDriverPairs, memoryPairs, objectPairs, pmcSamplePairs, splitIoPairs, stackWalkPairs, threadQueuePairs } from "./traceevent-kernel-more.js";
 
 /**
  * Trace-wide kernel state, as TraceEvent's kernel parser state keeps it: file names by file key (FileIO name
- * events), the NT-path to DOS-path volume mappings (KernelTraceControl SysConfig events) and the time and disk
- * of every disk I/O completion (for DiskServiceTimeMSec).
+ * events), registry key and object names in the same table, object type names, the NT-path to DOS-path volume
+ * mappings (KernelTraceControl SysConfig events) and the time and disk of every disk I/O completion (for
+ * DiskServiceTimeMSec).
  */
 export class KernelState {
   readonly fileNames = new Map<bigint, string>();
-  /** Keys whose name is a registry key name: TraceEvent's one name table holds them as printed (no drive mapping). */
+  /** Keys whose name is a registry key or object name: TraceEvent's one name table holds them as printed (no drive mapping). */
   private readonly keyNames = new Set<bigint>();
+  /** Object type names by type number (Object TypeDCEnd events). */
+  private readonly objectTypes = new Map<number, string>();
   private readonly volumes: [string, string][] = [];
   /** TraceEvent's diskEventTimeStamp: (disk, relative msec) of every DiskIO Read, Write and FlushBuffers. */
   private diskEvents?: { disk: number; msec: number }[];
@@ -48,6 +54,18 @@ export class KernelState {
       if (name === "" && row.version >= 2) return;
       this.fileNames.set(key, name);
       this.keyNames.add(key);
+      return;
+    }
+    if (p.name === "Windows Kernel" && p.group === "Object") {
+      // HandleDCEnd names its object (Object -> ObjectName), TypeDCEnd its type number
+      const ptr = row.pointerSize;
+      if (row.opcode === 39) {
+        const key = readPtr(b, 0, ptr);
+        this.fileNames.set(key, utf16z(b, hostOffset(14, 1, ptr))[0]);
+        this.keyNames.add(key);
+      } else if (row.opcode === 37) {
+        this.objectTypes.set((u16(b, 0) << 16) >> 16, utf16z(b, 4)[0]);
+      }
       return;
     }
     if (p.name !== "Windows Kernel" || p.group !== "FileIO") return;
@@ -86,7 +104,15 @@ export class KernelState {
     return path;
   }
 
-  /** File name of a file key or file object, as a DOS path ("" when unknown); `object` is tried when `key` is unnamed. */
+  /** TraceEvent's ObjectTypeToName: the name of an object type number ("" when unknown). */
+  objectTypeName(type: number): string {
+    return this.objectTypes.get(type) ?? "";
+  }
+
+  /**
+   * File name of a file key or file object, as a DOS path ("" when unknown); `object` is tried when `key` is
+   * unnamed. Registry key and object names (the same table) come as recorded.
+   */
   fileName(key: bigint, object?: bigint): string {
     const k = this.fileNames.has(key) ? key : object !== undefined && this.fileNames.has(object) ? object : undefined;
     if (k === undefined) return "";
@@ -137,20 +163,12 @@ function diskIOCompletions(row: EventRow): { disk: number; msec: number }[] {
   return out;
 }
 
-function u64(b: Uint8Array, o: number): bigint {
-  if (o + 8 > b.length) return 0n;
-  return new DataView(b.buffer, b.byteOffset, b.length).getBigUint64(o, true);
-}
 
 /** Raw clock ticks as milliseconds. */
 function ticksToMSec(row: EventRow, ticks: bigint): number {
   return (Number(ticks) * 1000) / Number(row.table.clock.frequency);
 }
 
-/** TraceEvent's HostOffset: a 32-bit layout offset moved by `pointers` pointers of the trace's size. */
-function hostOffset(offset: number, pointers: number, ptr: number): number {
-  return offset + pointers * (ptr - 4);
-}
 
 /** RegistryTraceData.NameIsKeyName: whether the event's string is a key name (else a value name). */
 function registryNameIsKeyName(op: number): boolean {
@@ -176,25 +194,7 @@ function fileIOThreadOffset(op: number, version: number, ptr: number): number | 
   return undefined;
 }
 
-function readPtr(b: Uint8Array, o: number, ptr: number): bigint {
-  if (o + ptr > b.length) return 0n;
-  const v = new DataView(b.buffer, b.byteOffset, b.length);
-  return ptr === 8 ? v.getBigUint64(o, true) : BigInt(v.getUint32(o, true));
-}
 
-function u32(b: Uint8Array, o: number): number {
-  return o + 4 <= b.length ? (b[o] | (b[o + 1] << 8) | (b[o + 2] << 16) | (b[o + 3] << 24)) >>> 0 : 0;
-}
-function i32(b: Uint8Array, o: number): number {
-  return u32(b, o) | 0;
-}
-function u16(b: Uint8Array, o: number): number {
-  return o + 2 <= b.length ? b[o] | (b[o + 1] << 8) : 0;
-}
-function i64(b: Uint8Array, o: number): bigint {
-  if (o + 8 > b.length) return 0n;
-  return new DataView(b.buffer, b.byteOffset, b.length).getBigInt64(o, true);
-}
 
 
 
@@ -215,6 +215,11 @@ export function kernelProcessThread(row: EventRow, state: KernelState): { pid: n
     const pid = state.processes.threadProcess(tid >>> 0, row.timestamp);
     return { pid: pid === undefined ? -1 : pid | 0, tid };
   };
+  /** Only a missing (-1) header thread is taken from the payload (at `at`); a missing process is the thread's. */
+  const threadFromPayload = (at: number) => {
+    const tid = hdrTid === -1 ? i32(b, at) : hdrTid;
+    return hdrPid === -1 ? byThread(tid) : { pid: hdrPid, tid };
+  };
   switch (prov.group) {
     case "Process":
       if (op >= 1 && op <= 4) return { pid: i32(b, ptr), tid: -1 };
@@ -232,6 +237,9 @@ export function kernelProcessThread(row: EventRow, state: KernelState): { pid: n
         const tid = hdrTid === -1 ? i32(b, 0) : hdrTid;
         return hdrPid === -1 ? byThread(tid) : { pid: hdrPid, tid };
       }
+      // Enqueue names its thread at 8, Dequeue at 0
+      if (op === 62) return threadFromPayload(8);
+      if (op === 63) return threadFromPayload(0);
       return null;
     case "FileIO": {
       if (op >= 37 && op <= 40) return { pid: i32(b, row.version < 3 ? hostOffset(20, 3, ptr) : hostOffset(28, 3, ptr)), tid: hdrTid };
@@ -247,6 +255,7 @@ export function kernelProcessThread(row: EventRow, state: KernelState): { pid: n
       return null;
     case "PerfInfo":
       if (op === 46) return byThread(i32(b, ptr));
+      if (op === 47) return threadFromPayload(ptr); // PMCSample
       return null;
     case "DiskIO":
       // V3 completions carry the issuing thread (FlushBuffers: TraceEvent reads it at offset 8)
@@ -256,6 +265,18 @@ export function kernelProcessThread(row: EventRow, state: KernelState): { pid: n
       return null;
     case "PageFault":
       if (op === 32) return byThread(i32(b, 16 + 2 * ptr));
+      // VirtualMem Alloc / Free and HeapRangeRundown: the payload's process, the header's thread
+      if (op === 98 || op === 99) return { pid: i32(b, hostOffset(8, 2, ptr)), tid: hdrTid };
+      if (op === 100) return { pid: i32(b, hostOffset(8, 1, ptr)), tid: hdrTid };
+      return null;
+    case "StackWalk":
+      // Stack and the stack-key references: a missing (-1) header thread / process from 12 / 8
+      if (op === 32 || op === 37 || op === 38) return { pid: hdrPid === -1 ? i32(b, 8) : hdrPid, tid: hdrTid === -1 ? i32(b, 12) : hdrTid };
+      return null;
+    case "Object":
+      // HandleDCEnd: TraceEvent's process is at HostOffset(8, 2) (as VirtualAlloc's), not where the process is
+      // (HostOffset(4, 1)): the handle on 32-bit, the type and the name's first character on 64-bit
+      if (op === 39) return { pid: i32(b, hostOffset(8, 2, ptr)), tid: hdrTid };
       return null;
     case "TcpIp":
     case "UdpIp":
@@ -352,9 +373,6 @@ class R {
   skip(n: number): this { this.pos += n; return this; }
 }
 
-const int = (v: number) => n0(v | 0);
-const long = (v: bigint | number) => n0(typeof v === "bigint" ? BigInt.asIntN(64, v) : v);
-const addr = (v: bigint) => hex8(v);
 const bool = (v: boolean) => (v ? "True" : "False");
 /** A PE TimeDateStamp (seconds since 1970, unsigned) as TraceEvent's BuildTime DateTime. */
 const buildTime = (stamp: number) => filetimeText(116444736000000000n + BigInt(stamp >>> 0) * 10_000_000n);
@@ -408,7 +426,7 @@ const WAIT_MODE = En("ThreadWaitMode", false, [[0, "NonSwap"], [1, "Swappable"]]
 const THREAD_STATE = En("ThreadState", false, ["Initialized", "Ready", "Running", "Standby", "Terminated", "Wait",
   "Transition", "Unknown"].map((n, i) => [i, n] as [number, string]));
 
-type Pairs = [string, string][];
+export type Pairs = [string, string][];
 
 function processPairs(row: EventRow): Pairs | null {
   const pl = readProcessPayload(row.payload, row.version, row.pointerSize);
@@ -824,6 +842,8 @@ export function kernelPayload(row: EventRow, parts: EventNameParts, state: Kerne
       if (op === 72) return [["ThreadName", utf16z(row.payload, 8)[0]]];
       if (op === 36) return cswitchPairs(row, state, pname);
       if (op === 50) return readyThreadPairs(row, state);
+      if (op === 62 || op === 63) return threadQueuePairs(row);
+      if (op === 37) return []; // CompCS: EmptyTraceData
       return null;
     case "FileIO":
       return fileIOPairs(row, state);
@@ -843,11 +863,12 @@ export function kernelPayload(row: EventRow, parts: EventNameParts, state: Kerne
       if (op === 73 || op === 74 || op === 72) {
         return [["SampleSource", int(r.u32())], ["NewInterval", int(r.u32())], ["OldInterval", int(r.u32())]];
       }
+      if (op === 47) return pmcSamplePairs(row, (kernelProcessThread(row, state) ?? { tid: -1 }).tid);
       return perfInfoPairs(row, r);
     case "Registry":
       return op >= 10 && op <= 27 ? registryPairs(row, state) : null;
     case "DiskIO":
-      return diskPairs(row, r, state);
+      return diskPairs(row, r, state) ?? diskDriverPairs(row);
     case "PageFault":
       if (op === 32) {
         const initial = r.i64();
@@ -859,7 +880,15 @@ export function kernelPayload(row: EventRow, parts: EventNameParts, state: Kerne
         return [["ElapsedTimeMSec", nFixed(ticksToMSec(row, row.timestamp - initial), 3)], ["ReadOffset", long(offset)],
           ["VirtualAddress", addr(va)], ["FileKey", addr(fileKey)], ["ByteCount", int(bytes)], ["FileName", state.fileName(fileKey)]];
       }
-      return null;
+      return memoryPairs(row, state);
+    case "SplitIO":
+      return splitIoPairs(row);
+    case "ALPC":
+      return alpcPairs(row);
+    case "Object":
+      return objectPairs(row, state);
+    case "StackWalk":
+      return stackWalkPairs(row);
     case "TcpIp":
     case "UdpIp":
       return netPayload(row);

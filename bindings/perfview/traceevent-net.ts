@@ -2,51 +2,46 @@
 // class each opcode gets, the payload names in that class's order, the fixed offsets its getters read (a
 // few depend on Version or on the pointer size) and the process id its FixupData takes from the payload.
 //
-// TraceEvent's getters read raw memory at their offsets without looking at the payload's length, so for a
-// payload shorter than its template it prints whatever follows the event in memory. We print those bytes
-// as zeros: a field reads the bytes that are there and 0 for the rest.
+// A payload shorter than its template reads as payload-bytes.ts says: a field that does not wholly fit is 0.
 
 import type { EventRow } from "../tables/event-table.js";
 import { hex8, n0 } from "./dotnet-format.js";
+import { fits, hostOffset, i16, i32, readPtr } from "./payload-bytes.js";
 
 type Pairs = [string, string][];
 
-/** A payload read at TraceEvent's fixed offsets (bytes past its end read as 0). */
+/** A payload read at TraceEvent's fixed offsets (payload-bytes.ts: a field that does not wholly fit reads as 0). */
 class At {
   constructor(readonly b: Uint8Array, readonly ptr: 4 | 8, readonly version: number) {}
 
-  private byte(o: number): number {
-    return this.b[o] ?? 0;
+  /** Byte `o` of a field of `n` bytes at `at` (0 when the field does not wholly fit). */
+  private byte(o: number, at = o, n = 1): number {
+    return fits(this.b, at, n) ? this.b[o] : 0;
   }
-  /** HostOffset: an offset as on 32-bit, moved by the pointer-sized fields before it. */
   host(o: number, pointers: number): number {
-    return o + (this.ptr - 4) * pointers;
+    return hostOffset(o, pointers, this.ptr);
   }
-  /** GetInt16At: a sign-extended 16-bit value. */
   i16(o: number): number {
-    return ((this.byte(o) | (this.byte(o + 1) << 8)) << 16) >> 16;
+    return i16(this.b, o);
   }
-  /** GetInt32At. */
   i32(o: number): number {
-    return this.byte(o) | (this.byte(o + 1) << 8) | (this.byte(o + 2) << 16) | (this.byte(o + 3) << 24);
+    return i32(this.b, o);
   }
-  /** GetAddressAt: pointer-sized, unsigned. */
   addr(o: number): bigint {
-    const lo = BigInt(this.i32(o) >>> 0);
-    return this.ptr === 4 ? lo : lo | (BigInt(this.i32(o + 4) >>> 0) << 32n);
+    return readPtr(this.b, o, this.ptr);
   }
   /** ByteSwap16(GetInt16At(o)): a port stored in network byte order. */
   port(o: number): number {
-    return (this.byte(o) << 8) | this.byte(o + 1);
+    return (this.byte(o, o, 2) << 8) | this.byte(o + 1, o, 2);
   }
   /** new IPAddress((uint)GetInt32At(o)).ToString(): the four bytes in payload order. */
   ipv4(o: number): string {
-    return `${this.byte(o)}.${this.byte(o + 1)}.${this.byte(o + 2)}.${this.byte(o + 3)}`;
+    return `${this.byte(o, o, 4)}.${this.byte(o + 1, o, 4)}.${this.byte(o + 2, o, 4)}.${this.byte(o + 3, o, 4)}`;
   }
   /** GetIPAddrV6At(o).ToString(). */
   ipv6(o: number): string {
     const words: number[] = [];
-    for (let i = 0; i < 16; i += 2) words.push((this.byte(o + i) << 8) | this.byte(o + i + 1));
+    for (let i = 0; i < 16; i += 2) words.push((this.byte(o + i, o, 16) << 8) | this.byte(o + i + 1, o, 16));
     return ipv6Text(words);
   }
 }

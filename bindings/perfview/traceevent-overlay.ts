@@ -4,6 +4,7 @@
 // manifest fields named in `field`, or from `compute`.
 
 import type { FieldValue } from "../schema/clr-payload.js";
+import { bytesText, hex8 } from "./dotnet-format.js";
 
 /** TraceEvent releases whose payload names differ: "current" (PerfView HEAD) and "2020" (mid-2020). */
 export type TraceEventEdition = "current" | "2020";
@@ -148,9 +149,29 @@ export const ENUMS = {
     [0x100, "ArrayRankBit0"], [0x200, "ArrayRankBit1"], [0x400, "ArrayRankBit2"], [0x800, "ArrayRankBit3"],
     [0x1000, "ArrayRankBit4"], [0x2000, "ArrayRankBit5"],
   ]),
+  // TraceEvent's enum has no StructMarshal (0x40): that bit prints as a number
   ILStubGeneratedFlags: E("ILStubGeneratedFlags", true, [
     [0, "None"], [1, "ReverseInterop"], [2, "ComInterop"], [4, "NGenedStub"], [8, "Delegate"], [16, "VarArg"],
-    [32, "UnmanagedCallee"], [64, "StructMarshal"],
+    [32, "UnmanagedCallee"],
+  ]),
+  TailCallType: E("TailCallType", false, [[-1, "Unknown"], [0, "OptimizedTailCall"], [1, "RecursiveLoop"], [2, "HelperAssistedTailCall"]]),
+  KnownPathSource: E("KnownPathSource", false, [
+    [0, "ApplicationAssemblies"], [1, "AppNativeImagePaths"], [2, "AppPaths"], [3, "PlatformResourceRoots"], [4, "SatelliteSubdirectory"],
+  ]),
+  ModuleRangeType: E("ModuleRangeType", true, [[0, "None"], [1, "HotRange"], [2, "WarmRange"], [4, "ColdRange"], [8, "HotColdSortedRange"]]),
+  ModuleRangeIBCType: E("ModuleRangeIBCType", true, [[0, "None"], [1, "IBCUnprofiledSection"], [2, "IBCProfiledSection"]]),
+  ModuleRangeSectionType: E("ModuleRangeSectionType", false, [
+    [1, "ModuleSection"], [2, "EETableSection"], [3, "WriteDataSection"], [4, "WriteableDataSection"], [5, "DataSection"],
+    [6, "RVAStaticsSection"], [7, "EEDataSection"], [8, "DelayLoadInfoTableEagerSection"], [9, "DelayLoadInfoTableSection"],
+    [10, "EEReadonlyData"], [11, "ReadonlyData"], [12, "ClassSection"], [13, "CrossDomainInfoSection"], [14, "MethodDescSection"],
+    [15, "MethodDescWriteableSection"], [16, "ExceptionSection"], [17, "InstrumentSection"], [18, "VirtualImportThunkSection"],
+    [19, "ExternalMethodThunkSection"], [20, "HelperTableSection"], [21, "MethodPrecodeWriteableSection"],
+    [22, "MethodPrecodeWriteSection"], [23, "MethodPrecodeSection"], [24, "Win32ResourcesSection"], [25, "HeaderSection"],
+    [26, "MetadataSection"], [27, "DelayLoadInfoSection"], [28, "ImportTableSection"], [29, "CodeSection"],
+    [30, "CodeHeaderSection"], [31, "CodeManagerSection"], [32, "UnwindDataSection"], [33, "RuntimeFunctionSection"],
+    [34, "StubsSection"], [35, "StubDispatchDataSection"], [36, "ExternalMethodDataSection"], [37, "DelayLoadInfoDelayListSection"],
+    [38, "ReadonlySharedSection"], [39, "ReadonlySection"], [40, "ILSection"], [41, "GCInfoSection"], [42, "ILMetadataSection"],
+    [43, "ResourcesSection"], [44, "CompressedMapsSection"], [45, "DebugSection"], [46, "BaseRelocsSection"],
   ]),
 } as const;
 
@@ -415,19 +436,21 @@ const IL_TO_NATIVE_MAP: OverlayField[] = [
   F("MethodID", "long"), F("ReJITID", "long"), F("MethodExtent", "int"), F("CountOfMapEntries", "int"), CID,
 ];
 
+/**
+ * GCBulkTypeTraceData: TypeID_0 (an Address) and TypeName_0 of the first element; with Count 0 both are the
+ * int 0 (PayloadValue returns 0), which prints "0".
+ */
+const firstType = (f: FieldAccess): Record<string, FieldValue> | undefined => {
+  const v = f.get("Values");
+  return Array.isArray(v) && v.length ? (v[0] as Record<string, FieldValue>) : undefined;
+};
 const BULK_TYPE: OverlayField[] = [
   F("Count", "int"), CID,
-  F("TypeID_0", "addr", {
-    compute: (f) => {
-      const v = f.get("Values");
-      return Array.isArray(v) && v.length ? (v[0] as Record<string, FieldValue>).TypeID ?? 0n : 0n;
-    },
+  F("TypeID_0", "plain", {
+    compute: (f) => (num(f.get("Count")) === 0 ? "0" : hex8(big(firstType(f)?.TypeID))),
   }),
-  F("TypeName_0", "str", {
-    compute: (f) => {
-      const v = f.get("Values");
-      return Array.isArray(v) && v.length ? (v[0] as Record<string, FieldValue>).Name ?? "" : "";
-    },
+  F("TypeName_0", "plain", {
+    compute: (f) => (num(f.get("Count")) === 0 ? "0" : String(firstType(f)?.Name ?? "")),
   }),
 ];
 
@@ -449,6 +472,100 @@ const GC_JOIN: OverlayField[] = [
   F("Heap", "int"), F("JoinTime", ENUMS.GcJoinTime), F("JoinType", ENUMS.GcJoinType),
   F("ClrInstanceID", "int", { compute: (f) => (f.version >= 1 ? f.get("ClrInstanceID") ?? 0 : 0) }),
   F("ID", "int", { compute: (f) => (f.version >= 2 ? f.get("JoinID") ?? 0 : -256) }),
+];
+
+/** A NUL-terminated UTF-16 string at byte `o` as GetUnicodeStringAt reads it, and the offset after it. */
+function utf16At(p: Uint8Array, o: number): { text: string; end: number } {
+  let text = "";
+  for (let i = o; i + 1 < p.length; i += 2) {
+    const c = p[i] | (p[i + 1] << 8);
+    if (c === 0) return { text, end: i + 2 };
+    text += String.fromCharCode(c);
+  }
+  return { text, end: p.length };
+}
+
+/** ClrStackWalkTraceData names ClrInstanceID and FrameCount only (not the manifest's Reserved1/Reserved2). */
+const CLR_STACK_WALK: OverlayField[] = [CID, F("FrameCount", "int")];
+
+/** ThreadCreatedTraceData (AppDomainResourceManagement/ThreadCreated, rundown ThreadDCStop): Flags is an int. */
+const THREAD_CREATED: OverlayField[] = [
+  F("ManagedThreadID", "long"), F("AppDomainID", "long"), F("Flags", "int"), F("ManagedThreadIndex", "int"), F("OSThreadID", "int"), CID,
+];
+
+const SET_GC_HANDLE: OverlayField[] = [
+  F("HandleID", "addr"), F("ObjectID", "addr"), F("Kind", ENUMS.GCHandleKind), F("Generation", "int"), F("AppDomainID", "long"), CID,
+];
+
+const TIERED_COMPILATION_SETTINGS: OverlayField[] = [CID, F("Flags", ENUMS.TieredCompilationSettingsFlags)];
+
+/**
+ * MethodDetailsTraceData: PayloadValue has no case 3, so TypeParameterCount is null (empty), index 4
+ * (LoaderModuleID) returns TypeParameterCount and index 5 (TypeParameters) returns LoaderModuleID.
+ */
+const METHOD_DETAILS: OverlayField[] = [
+  F("MethodID", "long"), F("TypeID", "long"), F("MethodToken", "int"),
+  F("TypeParameterCount", "int", { compute: () => null }),
+  F("LoaderModuleID", "int", { field: "TypeParameterCount" }),
+  F("TypeParameters", "long", { field: "LoaderModuleID" }),
+];
+
+/** TypeLoadStopTraceData: PayloadValue answers indexes 0 and 1 only; the other three names print empty. */
+const TYPE_LOAD_STOP: OverlayField[] = [
+  F("TypeLoadStartID", "int"), CID,
+  F("LoadLevel", "int", { compute: () => null }), F("TypeID", "long", { compute: () => null }),
+  F("TypeName", "str", { compute: () => null }),
+];
+
+/**
+ * ContentionLockCreatedTraceData reads LockID and AssociatedObjectID as Int64 at 0 and 8, and ClrInstanceID
+ * at 16, whatever the pointer size.
+ */
+const LOCK_CREATED: OverlayField[] = [
+  F("LockID", "addr", { compute: (f) => leAt(f.payload, 0, 8) }),
+  F("AssociatedObjectID", "addr", { compute: (f) => leAt(f.payload, 8, 8) }),
+  F("ClrInstanceID", "int", { compute: (f) => Number(BigInt.asIntN(16, leAt(f.payload, 16, 2))) }),
+];
+
+/** CodeSymbolsTraceData prints the Chunk bytes (byte[]) as well. */
+const CODE_SYMBOLS: OverlayField[] = [
+  F("ModuleId", "long"), F("TotalChunks", "int"), F("ChunkNumber", "int"), F("ChunkLength", "int"),
+  F("Chunk", "str", {
+    compute: (f) => {
+      const v = f.get("Chunk");
+      return v instanceof Uint8Array ? bytesText(v) : "";
+    },
+  }),
+  CID,
+];
+
+/**
+ * JitInstrumentationDataVerboseTraceData reads MethodToken as Int32 at 24 (inside ModuleID, which ends at 26)
+ * and the three strings from 28 (the manifest's start at 30), and names no Data.
+ */
+const JIT_INSTRUMENTATION_VERBOSE: OverlayField[] = (() => {
+  const str = (k: number) => (f: FieldAccess) => {
+    let at = { text: "", end: 28 };
+    for (let i = 0; i <= k; i++) at = utf16At(f.payload, at.end);
+    return at.text;
+  };
+  return [
+    CID, F("MethodFlags", "int"), F("DataSize", "int"), F("MethodID", "long"), F("ModuleID", "long"),
+    F("MethodToken", "int", { compute: (f) => Number(BigInt.asIntN(32, leAt(f.payload, 24, 4))) }),
+    F("MethodNamespace", "str", { compute: str(0) }), F("MethodName", "str", { compute: str(1) }),
+    F("MethodSignature", "str", { compute: str(2) }),
+  ];
+})();
+
+/** ModuleRangePrivateTraceData: RangeBegin and RangeSize are the manifest's one-element arrays. */
+const first = (name: string) => (f: FieldAccess) => {
+  const v = f.get(name);
+  return Array.isArray(v) ? (v[0] as FieldValue) ?? 0 : v ?? 0;
+};
+const MODULE_RANGE_PRIVATE: OverlayField[] = [
+  CID, F("ModuleID", "long"), F("RangeBegin", "int", { compute: first("RangeBegin") }),
+  F("RangeSize", "int", { compute: first("RangeSize") }), F("RangeType", ENUMS.ModuleRangeType),
+  F("IBCType", ENUMS.ModuleRangeIBCType), F("SectionType", ENUMS.ModuleRangeSectionType),
 ];
 
 /** Overlays by "providerIndex:eventId" (0 runtime, 1 rundown, 2 stress, 3 private). */
@@ -477,7 +594,7 @@ export const CLR_OVERLAYS: Readonly<Record<string, readonly OverlayField[]>> = {
     F("TypeName", "str", { compute: (f, s) => s.typeName(f.pid, big(f.get("TypeID"))) }),
     F("ObjectID", "addr"), F("TypeID", "addr"), CID,
   ],
-  "0:30": [F("HandleID", "addr"), F("ObjectID", "addr"), F("Kind", ENUMS.GCHandleKind), F("Generation", "int"), F("AppDomainID", "long"), CID],
+  "0:30": SET_GC_HANDLE,
   "0:31": [F("HandleID", "addr"), CID],
   "0:32": SAMPLED_OBJECT_ALLOCATION,
   "0:33": [F("HandleID", "addr"), F("ObjectID", "addr"), F("ObjectSize", "long"), F("TypeName", "str"), CID],
@@ -498,7 +615,7 @@ export const CLR_OVERLAYS: Readonly<Record<string, readonly OverlayField[]>> = {
   "0:53": [F("ActiveWorkerThreadCount", "int"), F("RetiredWorkerThreadCount", "int"), CID],
   "0:54": [F("Throughput", "double"), CID],
   "0:55": [F("AverageThroughput", "double"), F("NewWorkerThreadCount", "int"), F("Reason", ENUMS.ThreadAdjustmentReason), CID],
-  "0:85": [F("ManagedThreadID", "long"), F("AppDomainID", "long"), F("Flags", "int"), F("ManagedThreadIndex", "int"), F("OSThreadID", "int"), CID],
+  "0:85": THREAD_CREATED,
   "0:86": [F("ManagedThreadID", "long"), F("AppDomainID", "long"), CID],
   "0:87": [F("ManagedThreadID", "long"), F("AppDomainID", "long"), CID],
   // ---- runtime: exceptions, contention
@@ -507,6 +624,7 @@ export const CLR_OVERLAYS: Readonly<Record<string, readonly OverlayField[]>> = {
     F("ExceptionFlags", ENUMS.ExceptionThrownFlags), CID,
   ],
   "0:81": CONTENTION_START,
+  "0:90": LOCK_CREATED,
   "0:91": CONTENTION_STOP,
   // ---- runtime: method (the V2 rundown-style events share the Load classes, and print their newest fields)
   "0:137": METHOD_LOAD, "0:138": METHOD_LOAD,
@@ -514,6 +632,21 @@ export const CLR_OVERLAYS: Readonly<Record<string, readonly OverlayField[]>> = {
   "0:141": METHOD_LOAD, "0:142": METHOD_LOAD,
   "0:143": METHOD_VERBOSE, "0:144": METHOD_VERBOSE,
   "0:145": JITTING_STARTED,
+  "0:72": METHOD_DETAILS,
+  "0:74": TYPE_LOAD_STOP,
+  "0:88": [
+    CID, F("ModuleID", "long"), F("StubMethodID", "long"), F("StubFlags", ENUMS.ILStubGeneratedFlags),
+    F("ManagedInteropMethodToken", "int"), F("ManagedInteropMethodNamespace", "str"), F("ManagedInteropMethodName", "str"),
+    F("ManagedInteropMethodSignature", "str"), F("NativeMethodSignature", "str"), F("StubMethodSignature", "str"),
+    F("StubMethodILCode", "str"),
+  ],
+  "0:188": [
+    F("MethodBeingCompiledNamespace", "str"), F("MethodBeingCompiledName", "str"), F("MethodBeingCompiledNameSignature", "str"),
+    F("CallerNamespace", "str"), F("CallerName", "str"), F("CallerNameSignature", "str"), F("CalleeNamespace", "str"),
+    F("CalleeName", "str"), F("CalleeNameSignature", "str"), F("TailPrefix", "bool"),
+    F("TailCallType", ENUMS.TailCallType, { compute: (f) => num(f.get("TailCallType")) | 0 }), CID,
+  ],
+  "0:298": JIT_INSTRUMENTATION_VERBOSE,
   // R2RGetEntryPointTraceData stops at ClrInstanceID (no MethodSize of version 1)
   "0:159": [
     F("MethodID", "long"), F("MethodNamespace", "str"), F("MethodName", "str"), F("MethodSignature", "str"),
@@ -528,6 +661,12 @@ export const CLR_OVERLAYS: Readonly<Record<string, readonly OverlayField[]>> = {
   "0:156": APPDOMAIN, "0:157": APPDOMAIN,
   // ---- runtime: startup
   "0:187": RUNTIME_INFO,
+  // ---- runtime: stacks, code symbols, EventSource, tiered compilation, assembly loader
+  "0:82": CLR_STACK_WALK,
+  "0:260": CODE_SYMBOLS,
+  "0:270": [F("EventID", "int"), F("Name", "str", { field: "EventName" }), F("EventSourceName", "str"), F("Payload", "str")],
+  "0:280": TIERED_COMPILATION_SETTINGS,
+  "0:296": [CID, F("FilePath", "str"), F("Source", ENUMS.KnownPathSource), F("Result", "int")],
   // ---- rundown
   "1:10": [
     F("HardLimit", "long"), F("LOHThreshold", "long"), F("PhysicalMemoryConfig", "long"), F("Gen0MinBudgetConfig", "long"),
@@ -542,9 +681,14 @@ export const CLR_OVERLAYS: Readonly<Record<string, readonly OverlayField[]>> = {
   "1:155": ASSEMBLY, "1:156": ASSEMBLY,
   "1:157": APPDOMAIN, "1:158": APPDOMAIN,
   "1:187": RUNTIME_INFO,
-  "1:280": [CID, F("Flags", ENUMS.TieredCompilationSettingsFlags)],
+  "1:0": CLR_STACK_WALK,
+  "1:159": THREAD_CREATED,
+  "1:280": TIERED_COMPILATION_SETTINGS,
+  // ---- stress
+  "2:1": CLR_STACK_WALK,
   // ---- private
-  "3:1": [F("GCID", "int"), F("ClrInstanceID", "int")],
+  // GCDecisionTraceData: DoCompact (bool), ClrInstanceID (0 below version 1)
+  "3:1": [F("DoCompact", "bool"), CID],
   "3:2": [F("SegmentSize", "long"), F("LargeObjectSegmentSize", "long"), F("ServerGC", "bool"), CID],
   "3:4": perHeapHistory(),
   "3:5": GLOBAL_HEAP_HISTORY,
@@ -554,6 +698,11 @@ export const CLR_OVERLAYS: Readonly<Record<string, readonly OverlayField[]>> = {
   // BGCOverflowTraceData has no GenNumber (the manifest's version 1)
   "3:22": [F("Min", "long"), F("Max", "long"), F("Objects", "long"), F("IsLarge", "int"), CID],
   ...Object.fromEntries(Array.from({ length: 18 }, (_, k) => [`3:${159 + k}`, BINDING])),
+  "3:151": CLR_STACK_WALK,
+  "3:158": MODULE_RANGE_PRIVATE,
+  "3:194": SET_GC_HANDLE,
+  // LoaderHeapAllocRequestTraceData skips the manifest's Unused1 and Unused2
+  "3:310": [F("LoaderHeapPtr", "addr"), F("MemoryAddress", "addr"), F("RequestSize", "int"), CID],
   "3:188": [CID, F("BindingID", "long"), F("ReasonCode", ENUMS.NgenBindReason), F("AssemblyName", "str")],
   "3:196": [CID, F("Prepend", "bool"), F("Message", "str")],
 };

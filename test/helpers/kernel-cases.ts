@@ -3,7 +3,7 @@
 
 import { expect } from "vitest";
 import { openTrace } from "../../dist/bindings/index.js";
-import { EtlWriter } from "../../dist/bindings/generator/etl-writer.js";
+import { EtlWriter, PayloadBuilder } from "../../dist/bindings/generator/etl-writer.js";
 import { PayloadContext, payloadPairs } from "../../dist/bindings/perfview/index.js";
 
 /** The header's process and thread of a case that gives none. */
@@ -73,3 +73,9 @@ export async function expectKernelCases(cases: KernelCase[]): Promise<void> {
   }
   t.dispose();
 }
+
+/** A payload builder that can also give its payload cut short. */
+export class CaseBuilder extends PayloadBuilder {
+  cut(n: number): Uint8Array { return this.build().slice(0, n); }
+}
+export const p = () => new CaseBuilder();
