@@ -174,11 +174,12 @@ export class TraceStream implements AsyncIterable<TraceBatch> {
     }));
     const outlines = files.map(() => new TraceBuilder(undefined, false));
     const ends: (DecodeEnd | undefined)[] = files.map(() => undefined);
-    const heads: (TraceData | undefined)[] = files.map(() => undefined);
+    // each file's next window, as views into its decoder's memory: valid until that decoder goes on
+    const heads: (Window | undefined)[] = files.map(() => undefined);
     const providerNames = new Map<number, string>();
     let batch: TraceBatch | undefined;
     let index = 0, rows = 0, buffers = 0;
-    /** The next window of file f, merged (undefined once the file has ended). */
+    /** The next window of file f (undefined once the file has ended). */
     const advance = async (f: number, learn: boolean): Promise<void> => {
       heads[f] = undefined;
       let next: IteratorResult<Window, DecodeEnd>;
@@ -201,38 +202,39 @@ export class TraceStream implements AsyncIterable<TraceBatch> {
       const w = next.value;
       outlines[f].add(w);
       if (learn) merger.learn(f, w.data);
-      const own = new TraceBuilder();
-      own.add(w);
-      const data = { ...w.data, warningsOffset: w.warnings.offset, warningCount: w.warnings.count, warningTotal: w.warnings.total };
-      heads[f] = own.build(data, 0);
+      heads[f] = w;
+    };
+    /** The earliest timestamp of a window's rows, on the session clock. */
+    const earliest = (f: number): bigint => {
+      const ts = heads[f]!.data.events.timestamp;
+      if (!ts.length) return -(2n ** 63n);
+      let min = ts[0];
+      for (let i = 1; i < ts.length; i++) if (ts[i] < min) min = ts[i];
+      return merger.onSessionClock(f, min);
     };
     try {
       // every file's first window (or end) before the first batch: the session clock needs their headers
       for (let f = 0; f < files.length; f++) await advance(f, true);
       merger.settle();
       this.filesWithRows = new Set(heads.flatMap((h, f) => (h ? [f] : [])));
-      const first = (d: TraceData): bigint => {
-        const ts = d.events.timestamp;
-        let min = ts.length ? ts[0] : -(2n ** 63n);
-        for (let i = 1; i < ts.length; i++) if (ts[i] < min) min = ts[i];
-        return min;
-      };
-      const firstTs = heads.map((h) => (h ? first(h) : 0n));
+      const firstTs = heads.map((h, f) => (h ? earliest(f) : 0n));
       for (;;) {
         let f = -1;
         for (let i = 0; i < files.length; i++) if (heads[i] && (f < 0 || firstTs[i] < firstTs[f])) f = i;
         batch?.dispose();
         batch = undefined;
         if (f < 0) break;
-        const data = merger.merge([{ file: f, data: heads[f]! }]);
-        // (names from TraceLogging traits are by the file's provider index: by GUID through the merged table)
+        const w = heads[f]!;
+        // (the window's own warnings; only its record bytes are copied)
+        const own = { ...w.data, warningsOffset: w.warnings.offset, warningCount: w.warnings.count, warningTotal: w.warnings.total };
+        const data = merger.merge([{ file: f, data: own, records: { start: w.arena, end: w.arena + w.arenaUsed } }]);
         for (const [p, name] of namesFromProviderTraits(data)) if (!providerNames.has(p)) providerNames.set(p, name);
         batch = new TraceBatch(data, index++, rows, buffers, undefined, new Map(providerNames), f);
         rows += data.eventCount;
         buffers += data.bufferCount;
         yield batch;
         await advance(f, false);
-        if (heads[f]) firstTs[f] = first(heads[f]!);
+        if (heads[f]) firstTs[f] = earliest(f);
       }
     } finally {
       batch?.dispose();

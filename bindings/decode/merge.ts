@@ -73,10 +73,15 @@ function rebase(ts: bigint, from: Header, to: Header): bigint {
   return to.anchor + ((filetime - to.startFiletime) * to.frequency) / 10_000_000n;
 }
 
-/** One decoded file (or one window of it) to merge: a JS-owned TraceData (its `bytes` hold every offset). */
+/** One decoded file, or one window of it, to merge. */
 export interface MergePart {
   file: number;
   data: TraceData;
+  /**
+   * Where the part's record bytes are in `data.bytes` (default: all of it). A window gives its arena:
+   * only that is copied, not the decoder's whole memory.
+   */
+  records?: { start: number; end: number };
 }
 
 /**
@@ -139,6 +144,13 @@ export class SessionMerger {
     return h ? headerOf(h) : undefined;
   }
 
+  /** A raw timestamp of `file` on the session clock. */
+  onSessionClock(file: number, ts: bigint): bigint {
+    const own = this.headers[file];
+    const anchor = this.anchorHeader();
+    return this.clocks[file] === "rebased" && own && anchor ? rebase(ts, headerOf(own), anchor) : ts;
+  }
+
   /** How each file's timestamps were put on the session clock (undefined: no header seen yet). */
   clockOf(file: number): FileClock | undefined {
     return this.clocks[file];
@@ -180,46 +192,9 @@ export class SessionMerger {
     for (const p of parts) this.learn(p.file, p.data);
     this.settle();
     const anchor = this.anchorHeader();
-    // the byte store: each part's bytes whole (records, then its own structs), then the merged structs
-    const at: number[] = [];
-    let size = 8;
-    for (const p of parts) {
-      size = align8(size);
-      at.push(size);
-      size += p.data.bytes.length;
-    }
-    const rows = parts.reduce((n, p) => n + p.data.eventCount, 0);
-    // (an outline, a TraceBuilder's without rows, counts its rows but has no columns)
-    const keptRows = parts.reduce((n, p) => n + p.data.events.timestamp.length, 0);
-    const extRows = parts.reduce((n, p) => n + p.data.extCount, 0);
-    const bufferCount = parts.reduce((n, p) => n + p.data.bufferCount, 0);
-    const warningCount = parts.reduce((n, p) => n + p.data.warningCount, 0);
-    const keep = parts.every((p) => p.data.recordBytes !== false);
-
-    const events = {} as Record<string, ArrayBufferView & ArrayLike<unknown>>;
-    for (const [k, [Type]] of Object.entries(EVENT_COLUMN_LAYOUT) as [keyof EventColumns, readonly [ColumnType, number]][]) events[k] = new Type(keptRows);
-    const ext = {} as Record<string, ArrayBufferView & ArrayLike<unknown>>;
-    for (const [k, [Type]] of Object.entries(EXT_COLUMN_LAYOUT) as [keyof ExtendedItemColumns, readonly [ColumnType, number]][]) ext[k] = new Type(extRows);
-    const ev = events as unknown as EventColumns;
-    const xv = ext as unknown as ExtendedItemColumns;
-
-    const buffers = new Uint8Array(bufferCount * C.BUF_STRIDE);
-    const warnings = new Uint8Array(warningCount * C.WARN_STRIDE);
+    // provider and event type indices, each part's to the merger's (first: the struct tables' sizes)
     const typeRows: number[] = [];
-    const clrParts: { count: number; block: Uint8Array }[][] = [];
-    const files: SourceFile[] = [];
-    let row = 0, col = 0, extRow = 0, buffer = 0, warning = 0, clrRows = 0, warningTotal = 0, arenaBytes = 0, inputBytes = 0, decodedBytes = 0;
-    let incomplete: TraceIncomplete | undefined;
-    let decodeError: EtlDecodeError | undefined;
-    const bytes = new Uint8Array(size);
-
-    parts.forEach((p, i) => {
-      const d = p.data;
-      const delta = at[i];
-      bytes.set(d.bytes, delta);
-      const n = d.eventCount;
-      const kept = d.events.timestamp.length;
-      // provider and event type indices, this part's to the merger's
+    const maps = parts.map(({ data: d }) => {
       const providers = new Uint16Array(d.providerCount);
       for (let q = 0; q < d.providerCount; q++) providers[q] = this.provider(d.bytes, d.providersOffset + q * C.PROV_STRIDE);
       const types = new Uint16Array(d.typeCount);
@@ -229,6 +204,62 @@ export class SessionMerger {
         const g = (types[t] = this.type(providers[local], d.bytes, o));
         if (g !== C.EVENT_TYPE_NONE) typeRows[g] = (typeRows[g] ?? 0) + new DataView(d.bytes.buffer, d.bytes.byteOffset + o).getUint32(C.TYPE_ROWS, true);
       }
+      return { providers, types };
+    });
+    const rows = parts.reduce((n, p) => n + p.data.eventCount, 0);
+    // (an outline, a TraceBuilder's without rows, counts its rows but has no columns)
+    const keptRows = parts.reduce((n, p) => n + p.data.events.timestamp.length, 0);
+    const extRows = parts.reduce((n, p) => n + p.data.extCount, 0);
+    const bufferCount = parts.reduce((n, p) => n + p.data.bufferCount, 0);
+    const warningCount = parts.reduce((n, p) => n + p.data.warningCount, 0);
+    const keep = parts.every((p) => p.data.recordBytes !== false);
+    const fileList = [...new Set(parts.map((p) => p.file))];
+
+    // one byte store: each part's record bytes, then the structs (buffers, warnings, providers, types,
+    // the session's header, each file's own header)
+    const header = this.sessionHeader(parts);
+    const sizes = [
+      bufferCount * C.BUF_STRIDE, warningCount * C.WARN_STRIDE, this.providerStructs.length * C.PROV_STRIDE,
+      this.typeStructs.length * C.TYPE_STRIDE, header.length, ...fileList.map((f) => this.headers[f]?.length ?? 0),
+    ];
+    let size = 8;
+    const at = parts.map((p) => {
+      const o = align8(size);
+      const { start, end } = p.records ?? { start: 0, end: p.data.bytes.length };
+      size = o + (end - start);
+      return o;
+    });
+    const offsets = sizes.map((n) => {
+      const o = align8(size);
+      size = o + n;
+      return o;
+    });
+    const [buffersOffset, warningsOffset, providersOffset, typesOffset] = offsets;
+    const store = new Uint8Array(size);
+    const bv = new DataView(store.buffer, buffersOffset);
+    const wv = new DataView(store.buffer, warningsOffset);
+
+    const events = {} as Record<string, ArrayBufferView & ArrayLike<unknown>>;
+    for (const [k, [Type]] of Object.entries(EVENT_COLUMN_LAYOUT) as [keyof EventColumns, readonly [ColumnType, number]][]) events[k] = new Type(keptRows);
+    const ext = {} as Record<string, ArrayBufferView & ArrayLike<unknown>>;
+    for (const [k, [Type]] of Object.entries(EXT_COLUMN_LAYOUT) as [keyof ExtendedItemColumns, readonly [ColumnType, number]][]) ext[k] = new Type(extRows);
+    const ev = events as unknown as EventColumns;
+    const xv = ext as unknown as ExtendedItemColumns;
+
+    const clrParts: { count: number; block: Uint8Array }[][] = [];
+    const files: SourceFile[] = [];
+    let row = 0, col = 0, extRow = 0, buffer = 0, warning = 0, clrRows = 0, warningTotal = 0, arenaBytes = 0, inputBytes = 0, decodedBytes = 0;
+    let incomplete: TraceIncomplete | undefined;
+    let decodeError: EtlDecodeError | undefined;
+
+    parts.forEach((p, i) => {
+      const d = p.data;
+      const { start, end } = p.records ?? { start: 0, end: d.bytes.length };
+      store.set(d.bytes.subarray(start, end), at[i]);
+      const delta = at[i] - start;
+      const n = d.eventCount;
+      const kept = d.events.timestamp.length;
+      const { providers, types } = maps[i];
       for (const k of Object.keys(EVENT_COLUMN_LAYOUT) as (keyof EventColumns)[]) (ev[k] as unknown as { set(a: ArrayLike<unknown>, at: number): void }).set(d.events[k] as ArrayLike<unknown>, col);
       const clock = this.clocks[p.file] ?? "anchor";
       const own = this.headers[p.file];
@@ -238,27 +269,23 @@ export class SessionMerger {
         if (t !== C.EVENT_TYPE_NONE) ev.eventType[r] = types[t];
         if (keep) ev.payloadOffset[r] += delta;
       }
-      if (clock === "rebased" && own && anchor) {
-        const from = headerOf(own);
-        for (let r = col; r < col + kept; r++) ev.timestamp[r] = rebase(ev.timestamp[r], from, anchor);
-      }
+      const rebased = clock === "rebased" && own && anchor ? headerOf(own) : undefined;
+      if (rebased) for (let r = col; r < col + kept; r++) ev.timestamp[r] = rebase(ev.timestamp[r], rebased, anchor!);
       for (const k of Object.keys(EXT_COLUMN_LAYOUT) as (keyof ExtendedItemColumns)[]) (xv[k] as unknown as { set(a: ArrayLike<unknown>, at: number): void }).set(d.ext[k] as ArrayLike<unknown>, extRow);
       for (let e = extRow; e < extRow + d.extCount; e++) {
         xv.row[e] += row;
         xv.offset[e] += delta;
       }
       // buffers and warnings: rows, buffers and record bytes where they now are
-      buffers.set(d.bytes.subarray(d.buffersOffset, d.buffersOffset + d.bufferCount * C.BUF_STRIDE), buffer * C.BUF_STRIDE);
-      const bv = new DataView(buffers.buffer);
+      store.set(d.bytes.subarray(d.buffersOffset, d.buffersOffset + d.bufferCount * C.BUF_STRIDE), buffersOffset + buffer * C.BUF_STRIDE);
       for (let b = buffer; b < buffer + d.bufferCount; b++) {
         const o = b * C.BUF_STRIDE;
         bv.setUint32(o + C.B_FIRST_ROW, bv.getUint32(o + C.B_FIRST_ROW, true) + row, true);
         const addr = bv.getUint32(o + C.B_DATA, true);
-        if (addr) bv.setUint32(o + C.B_DATA, addr + delta, true);
-        if (clock === "rebased" && own && anchor) bv.setBigInt64(o + C.B_TIMESTAMP, rebase(bv.getBigInt64(o + C.B_TIMESTAMP, true), headerOf(own), anchor), true);
+        if (addr) bv.setUint32(o + C.B_DATA, keep ? addr + delta : 0, true);
+        if (rebased) bv.setBigInt64(o + C.B_TIMESTAMP, rebase(bv.getBigInt64(o + C.B_TIMESTAMP, true), rebased, anchor!), true);
       }
-      warnings.set(d.bytes.subarray(d.warningsOffset, d.warningsOffset + d.warningCount * C.WARN_STRIDE), warning * C.WARN_STRIDE);
-      const wv = new DataView(warnings.buffer);
+      store.set(d.bytes.subarray(d.warningsOffset, d.warningsOffset + d.warningCount * C.WARN_STRIDE), warningsOffset + warning * C.WARN_STRIDE);
       for (let w = warning; w < warning + d.warningCount; w++) {
         const o = w * C.WARN_STRIDE + C.WARN_BUFFER;
         const b = wv.getInt32(o, true);
@@ -281,10 +308,9 @@ export class SessionMerger {
       decodeError ??= d.decodeError && new EtlDecodeError(d.decodeError.offset, `${name}: ${d.decodeError.message.replace(/ \(at byte offset \d+\)$/, "")}`, { cause: d.decodeError });
       files.push({
         name, firstRow: row, rowCount: n, firstBuffer: buffer, bufferCount: d.bufferCount, firstWarning: warning, warningCount: d.warningCount,
-        logfileOffset: delta + d.logfileOffset, inputBytes: d.inputBytes, decodedBytes: d.decodedBytes, clock,
+        logfileOffset: offsets[5 + fileList.indexOf(p.file)], inputBytes: d.inputBytes, decodedBytes: d.decodedBytes, clock,
         incomplete: d.incomplete, decodeError: d.decodeError,
       });
-      rebaseOwnHeader(bytes, delta, d);
       row += n;
       col += kept;
       extRow += d.extCount;
@@ -297,24 +323,22 @@ export class SessionMerger {
       decodedBytes += d.decodedBytes;
     });
 
-    // the merged structs after every part's bytes
-    const header = this.sessionHeader(parts);
-    const providerBytes = concatBytes(this.providerStructs);
-    const typeBytes = concatBytes(this.typeStructs);
-    const tv = new DataView(typeBytes.buffer);
-    for (let t = 0; t < this.typeStructs.length; t++) tv.setUint32(t * C.TYPE_STRIDE + C.TYPE_ROWS, typeRows[t] ?? 0, true);
-    const structs = [buffers, warnings, providerBytes, typeBytes, header];
-    let end = size;
-    const offsets = structs.map((s) => {
-      const o = align8(end);
-      end = o + s.length;
-      return o;
+    // the merged structs
+    this.providerStructs.forEach((ps, q) => store.set(ps, providersOffset + q * C.PROV_STRIDE));
+    const tv = new DataView(store.buffer, typesOffset);
+    this.typeStructs.forEach((ts, t) => {
+      store.set(ts, typesOffset + t * C.TYPE_STRIDE);
+      tv.setUint32(t * C.TYPE_STRIDE + C.TYPE_ROWS, typeRows[t] ?? 0, true);
     });
-    const store = new Uint8Array(end);
-    store.set(bytes);
-    structs.forEach((s, i) => store.set(s, offsets[i]));
-    const [buffersOffset, warningsOffset, providersOffset, typesOffset, logfileOffset] = offsets;
+    const logfileOffset = offsets[4];
+    store.set(header, logfileOffset);
     rebaseLogfile(store, logfileOffset);
+    fileList.forEach((f, k) => {
+      const h = this.headers[f];
+      if (!h) return;
+      store.set(h, offsets[5 + k]);
+      rebaseLogfile(store, offsets[5 + k]);
+    });
 
     let clr: TraceData["clr"];
     if (clrParts.length) {
@@ -391,11 +415,3 @@ export class SessionMerger {
   }
 }
 
-/** A part's own header struct, now at `delta` further into the store: its addresses moved with it. */
-function rebaseOwnHeader(bytes: Uint8Array, delta: number, d: TraceData): void {
-  const v = new DataView(bytes.buffer, bytes.byteOffset + delta + d.logfileOffset, C.LH_SIZE);
-  for (const a of [C.LH_TIME_ZONE, C.LH_LOGGER_NAME, C.LH_LOG_FILE_NAME]) {
-    const addr = v.getUint32(a, true);
-    if (addr) v.setUint32(a, addr + delta, true);
-  }
-}
