@@ -101,6 +101,14 @@ const KTC: Readonly<Record<string, { provider: string; opcodes: Readonly<Record<
   PerfTrack: { provider: "KernelTraceControl", opcodes: {} },
 };
 
+/**
+ * Microsoft-Windows-Kernel-Memory events KernelTraceEventParser has templates for, by event id: their task
+ * names (the templates have no opcode name, so the event name is the task name). The parser's templates are
+ * found before any description the trace carries.
+ */
+const KERNEL_MEMORY_GUID = "d1d93ef7-e1f2-4f45-9943-03d245fe6c00";
+const KERNEL_MEMORY_EVENTS: Readonly<Record<number, string>> = { 1: "MemoryMemInfo", 2: "MemoryProcessMemInfo" };
+
 /** .NET runtime (provider index, id) pairs TraceEvent has no template for (it names them from other metadata). */
 const CLR_WITHOUT_TEMPLATE = new Set([
   ...[39, 40, 41, 42, 43, 48, 49, 158, 200, 201, 240, 241, 242, 243, 299].map((id) => `0:${id}`),
@@ -197,6 +205,8 @@ function namePartsOf(row: NameKey, manifests: TraceManifests): EventNameParts {
     return { provider: provider.name, event: row.opcode === 0 ? provider.group : `${provider.group}/Opcode(${row.opcode})`, source: "unknown" };
   }
   if (isEventHeader) {
+    const memory = provider.guid.toLowerCase() === KERNEL_MEMORY_GUID ? KERNEL_MEMORY_EVENTS[row.eventId] : undefined;
+    if (memory) return { provider: "Microsoft-Windows-Kernel-Memory", event: memory, source: "kernel" };
     const dyn = manifests.find(provider.guid, row.eventId, row.version);
     const manifestProvider = manifests.providers.get(provider.guid)?.name;
     if (row.eventId === 0xfffe) {

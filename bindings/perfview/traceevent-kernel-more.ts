@@ -86,7 +86,7 @@ export function objectPairs(row: EventRow, state: KernelState): Pairs | null {
       const obj = p(0);
       const type = i16(b, h(8, 1));
       return [["Object", addr(obj)], ["Handle", int(i32(b, h(4, 1)))], ["ObjectType", int(type)],
-        ["ObjectName", state.fileName(obj)], ["ObjectTypeName", state.objectTypeName(type)]];
+        ["ObjectName", state.fileName(obj, row.timestamp)], ["ObjectTypeName", state.objectTypeName(type)]];
     }
     case 34: {
       // ObjectType at HostOffset(16, 1), then SourceProcessID at HostOffset(18, 1) (unaligned)
@@ -94,7 +94,7 @@ export function objectPairs(row: EventRow, state: KernelState): Pairs | null {
       const type = i16(b, h(16, 1));
       return [["Object", addr(obj)], ["SourceHandle", int(i32(b, h(4, 1)))], ["TargetHandle", int(i32(b, h(8, 1)))],
         ["SourceProcessID", int(i32(b, h(18, 1)))], ["TargetProcessID", int(i32(b, h(12, 1)))], ["ObjectType", int(type)],
-        ["ObjectName", state.fileName(obj)], ["ObjectTypeName", state.objectTypeName(type)]];
+        ["ObjectName", state.fileName(obj, row.timestamp)], ["ObjectTypeName", state.objectTypeName(type)]];
     }
     case 37:
       return [["ObjectType", int(i16(b, 0))], ["ObjectTypeName", utf16z(b, 4)[0]]];
@@ -188,7 +188,7 @@ export function memoryPairs(row: EventRow, state: KernelState): Pairs | null {
     case 105: {
       const key = p(0);
       return [["FileKey", addr(key)], ["DeviceChar", int(i32(b, h(4, 1)))], ["FileChar", int(i16(b, h(8, 1)))],
-        ["LoadFlags", int(i16(b, h(10, 1)))], ["FileName", state.fileName(key)]];
+        ["LoadFlags", int(i16(b, h(10, 1)))], ["FileName", state.fileName(key, row.timestamp)]];
     }
     case 35:
     case 117:
@@ -201,20 +201,42 @@ export function memoryPairs(row: EventRow, state: KernelState): Pairs | null {
       const word = p(h(12, 1)) & ~3n;
       const key = file ? word : 0n;
       return [["PageKind", en(PAGE_KIND, kind)], ["PageList", en(PAGE_LIST, ((b[0] ?? 0) >> 4) & 7)], ["PageFrameIndex", addr(p(8))],
-        ["VirtualAddress", addr(file ? p(h(16, 2)) : word)], ["FileName", state.fileName(key)]];
+        ["VirtualAddress", addr(file ? p(h(16, 2)) : word)], ["FileName", state.fileName(key, row.timestamp)]];
     }
     case 112:
       return [["FreePages", long(p(0))]];
-    case 125: {
-      // Count, then the first process's values (from offset 4); the last four only from version 2
-      const v2 = row.version >= 2;
-      const count = (o: number, n: number) => long(p(h(o, n)));
-      const later = (o: number, n: number) => (v2 ? count(o, n) : "0");
-      return [["Count", int(i32(b, 0))], ["ProcessID", int(i32(b, 4))], ["WorkingSetPageCount", long(p(8))],
-        ["CommitPageCount", count(12, 1)], ["VirtualSizeInPages", count(16, 2)], ["PrivateWorkingSetPageCount", count(20, 3)],
-        ["StoreSizePageCount", later(24, 4)], ["StoredPageCount", later(28, 5)], ["CommitDebtInPages", later(32, 6)],
-        ["SharedCommitInPages", later(36, 7)]];
-    }
+    case 125:
+      return processMemInfoPairs(row);
   }
   return null;
+}
+
+/**
+ * MemoryProcessMemInfoTraceData (Memory ProcessMemInfo 125, and Microsoft-Windows-Kernel-Memory event 2): Count,
+ * then the first process's values (MemoryProcessMemInfoValues at offset 4); the last four from version 2 only.
+ */
+function processMemInfoPairs(row: EventRow): Pairs {
+  const { b, p, h } = at(row);
+  const v2 = row.version >= 2;
+  const count = (o: number, n: number) => long(BigInt.asIntN(64, p(h(o, n))));
+  const later = (o: number, n: number) => (v2 ? count(o, n) : "0");
+  return [["Count", int(i32(b, 0))], ["ProcessID", int(i32(b, 4))], ["WorkingSetPageCount", count(8, 0)],
+    ["CommitPageCount", count(12, 1)], ["VirtualSizeInPages", count(16, 2)], ["PrivateWorkingSetPageCount", count(20, 3)],
+    ["StoreSizePageCount", later(24, 4)], ["StoredPageCount", later(28, 5)], ["CommitDebtInPages", later(32, 6)],
+    ["SharedCommitInPages", later(36, 7)]];
+}
+
+/**
+ * The Microsoft-Windows-Kernel-Memory events KernelTraceEventParser has templates for (by event id, any
+ * version): 1 MemInfoTraceData ("MemoryMemInfo": PriorityLevels a byte at 0, then five pointer-sized counts read
+ * as long from the unaligned offset 1: (long)GetAddressAt(HostOffset(1 + 4k, k))), 2 MemoryProcessMemInfoTraceData
+ * ("MemoryProcessMemInfo"). The process and thread are the header's (no fix-up); null for other events.
+ */
+export function kernelMemoryPairs(row: EventRow): Pairs | null {
+  if (row.eventId === 2) return processMemInfoPairs(row);
+  if (row.eventId !== 1) return null;
+  const { b, p, h } = at(row);
+  const count = (k: number) => long(BigInt.asIntN(64, p(h(1 + 4 * k, k))));
+  return [["PriorityLevels", String(b[0] ?? 0)], ["ZeroPageCount", count(0)], ["FreePageCount", count(1)],
+    ["ModifiedPageCount", count(2)], ["ModifiedNoWritePageCount", count(3)], ["BadPageCount", count(4)]];
 }

@@ -15,15 +15,50 @@ import { addr, int, long } from "./dotnet-format.js";
 import { alpcPairs, diskDriverPairs, memoryPairs, objectPairs, pmcSamplePairs, splitIoPairs, stackWalkPairs, threadQueuePairs } from "./traceevent-kernel-more.js";
 
 /**
- * Trace-wide kernel state, as TraceEvent's kernel parser state keeps it: file names by file key (FileIO name
- * events), registry key and object names in the same table, object type names, the NT-path to DOS-path volume
- * mappings (KernelTraceControl SysConfig events) and the time and disk of every disk I/O completion (for
- * DiskServiceTimeMSec).
+ * One of TraceEvent's HistoryDictionary<string> entries lists (KernelTraceEventParserState.fileIDToName, one
+ * per key): start times ascending, each name in force from its start time until the next one.
+ */
+interface NameHistory {
+  times: bigint[];
+  names: string[];
+}
+
+/** What the prepass saw, replayed in time order: a name added to the table, or an object type named. */
+interface NameAdd {
+  /** The event's timestamp (TimeStampQPC). */
+  t: bigint;
+  /** File order, for events with the same timestamp. */
+  seq: number;
+  /** FILE: a kernel path (a DOS path once mapped); RAW: as recorded; COPY: the registry key's name at `t`; TYPE: an object type. */
+  kind: number;
+  key: bigint;
+  name: string;
+  /** HistoryDictionary.Add's isEndRundown: a key's first entry then counts from time 0. */
+  rundown: boolean;
+}
+const FILE = 0, RAW = 1, COPY = 2, TYPE = 3;
+
+/**
+ * Trace-wide kernel state, as TraceEvent's KernelTraceEventParserState keeps it: names by key and time in
+ * one table (fileIDToName: file names by file key and file object, registry key names by KCB handle, object
+ * names), object type names, the NT-path to DOS-path volume mappings (KernelTraceControl SysConfig events) and
+ * the time and disk of every disk I/O completion (for DiskServiceTimeMSec).
+ *
+ * The name table is TraceEvent's HistoryDictionary: TraceLog's conversion adds an entry (key, the event's
+ * TimeStampQPC, name) for every FileIO Name / FileCreate / FileDelete / FileRundown (by FileKey), FileIO Create
+ * (by FileObject), Registry event whose string is a key name (by KeyHandle; an empty name adds the name the
+ * key has at that time, "" when none) and Object HandleDCEnd (by Object), in time order; an entry at the
+ * same time as the key's last replaces its name. FileDelete, FileRundown, Registry KCBCreate (opcode 22, the
+ * parser's "rundown") and HandleDCEnd are end-rundown adds: the key's first entry counts from time 0, a later
+ * one from its own time. A lookup at time t (FileIDToName, ObjectToName) finds the latest entry at or before
+ * t, none ("") when t is before the key's first entry.
  */
 export class KernelState {
-  readonly fileNames = new Map<bigint, string>();
-  /** Keys whose name is a registry key or object name: TraceEvent's one name table holds them as printed (no drive mapping). */
-  private readonly keyNames = new Set<bigint>();
+  /** fileIDToName: the name history of each key. */
+  private readonly names = new Map<bigint, NameHistory>();
+  /** The prepass's adds, in file order, until the table is built from them. */
+  private adds: NameAdd[] = [];
+  private built = false;
   /** Object type names by type number (Object TypeDCEnd events). */
   private readonly objectTypes = new Map<number, string>();
   private readonly volumes: [string, string][] = [];
@@ -44,48 +79,122 @@ export class KernelState {
       if (nt) this.volumes.push([nt.toLowerCase(), dos]);
       return;
     }
-    if (p.name === "Windows Kernel" && p.group === "Registry") {
-      // TraceEvent adds KeyHandle -> KeyName for the opcodes whose string is a key name; an empty name
-      // re-adds what the table already holds (the KeyName getter's fallback)
-      if (!registryNameIsKeyName(row.opcode)) return;
-      const ptr = row.pointerSize;
-      const key = row.version >= 2 ? readPtr(b, 16, ptr) : 0n;
-      const name = row.version >= 2 ? utf16z(b, hostOffset(20, 1, ptr))[0] : "";
-      if (name === "" && row.version >= 2) return;
-      this.fileNames.set(key, name);
-      this.keyNames.add(key);
-      return;
-    }
-    if (p.name === "Windows Kernel" && p.group === "Object") {
-      // HandleDCEnd names its object (Object -> ObjectName), TypeDCEnd its type number
-      const ptr = row.pointerSize;
-      if (row.opcode === 39) {
-        const key = readPtr(b, 0, ptr);
-        this.fileNames.set(key, utf16z(b, hostOffset(14, 1, ptr))[0]);
-        this.keyNames.add(key);
-      } else if (row.opcode === 37) {
-        this.objectTypes.set((u16(b, 0) << 16) >> 16, utf16z(b, 4)[0]);
-      }
-      return;
-    }
-    if (p.name !== "Windows Kernel" || p.group !== "FileIO") return;
-    const op = row.opcode;
+    if (p.name !== "Windows Kernel") return;
     const ptr = row.pointerSize;
+    const op = row.opcode;
+    const add = (kind: number, key: bigint, name: string, rundown = false) => {
+      this.adds.push({ t: row.timestamp, seq: this.adds.length, kind, key, name, rundown });
+      this.built = false;
+    };
+    if (p.group === "Registry") {
+      // every RegistryTraceData template (10-27) whose string is a key name adds KeyHandle -> KeyName; V0/V1
+      // have neither (KeyHandle 0, KeyName ""); an empty name is the KeyName getter's fallback, the table's
+      if (op < 10 || op > 27 || !registryNameIsKeyName(op)) return;
+      const v2 = row.version >= 2;
+      const key = v2 ? readPtr(b, 16, ptr) : 0n;
+      const name = v2 ? utf16z(b, hostOffset(20, 1, ptr))[0] : "";
+      add(name === "" && v2 ? COPY : RAW, key, name, op === 22);
+      return;
+    }
+    if (p.group === "Object") {
+      // HandleDCEnd names its object (Object -> ObjectName, end rundown), TypeDCEnd its type number
+      if (op === 39) add(RAW, readPtr(b, 0, ptr), utf16z(b, hostOffset(14, 1, ptr))[0], true);
+      else if (op === 37) add(TYPE, BigInt((u16(b, 0) << 16) >> 16), utf16z(b, 4)[0]);
+      return;
+    }
+    if (p.group !== "FileIO") return;
     if (op === 64) {
       // TraceEvent also remembers the file object of each Create, for events whose file key is unnamed
       const v2 = row.version <= 2;
       const obj = v2 ? hostOffset(8, 2, ptr) : hostOffset(4, 1, ptr);
-      if (b.length >= obj + ptr) this.setFile(readPtr(b, obj, ptr), utf16z(b, v2 ? hostOffset(24, 3, ptr) : hostOffset(24, 2, ptr))[0]);
+      if (b.length >= obj + ptr) add(FILE, readPtr(b, obj, ptr), utf16z(b, v2 ? hostOffset(24, 3, ptr) : hostOffset(24, 2, ptr))[0]);
       return;
     }
     if (op !== 0 && op !== 32 && op !== 35 && op !== 36) return;
     if (b.length < ptr) return;
-    this.setFile(readPtr(b, 0, ptr), utf16z(b, ptr)[0]);
+    add(FILE, readPtr(b, 0, ptr), utf16z(b, ptr)[0], op === 35 || op === 36);
   }
 
-  private setFile(key: bigint, name: string): void {
-    this.fileNames.set(key, name);
-    this.keyNames.delete(key);
+  /** The name table, built once from the prepass's adds in time order (TraceLog converts in time order). */
+  private build(): void {
+    if (this.built) return;
+    this.built = true;
+    this.names.clear();
+    this.objectTypes.clear();
+    const adds = this.adds;
+    adds.sort((a, b) => (a.t < b.t ? -1 : a.t > b.t ? 1 : a.seq - b.seq));
+    for (const a of adds) {
+      switch (a.kind) {
+        case FILE:
+          this.addName(a.key, a.t, this.dosPath(a.name), a.rundown);
+          break;
+        case RAW:
+          this.addName(a.key, a.t, a.name, a.rundown);
+          break;
+        case COPY:
+          this.addName(a.key, a.t, this.lookup(a.key, a.t) ?? "", a.rundown);
+          break;
+        case TYPE:
+          this.objectTypes.set(Number(a.key), a.name);
+          break;
+      }
+    }
+    // the adds stay (in time order) should another record come through the prepass
+  }
+
+  /** HistoryDictionary.Add (its sorted-insert walk; time-ordered adds only ever append or replace the last). */
+  private addName(key: bigint, time: bigint, name: string, rundown: boolean): void {
+    const h = this.names.get(key);
+    if (!h) {
+      this.names.set(key, { times: [rundown ? 0n : time], names: [name] });
+      return;
+    }
+    const { times, names } = h;
+    const last = times.length - 1;
+    if (time >= times[last]) {
+      if (time === times[last]) names[last] = name;
+      else {
+        times.push(time);
+        names.push(name);
+      }
+      return;
+    }
+    for (let i = 0; ; i++) {
+      if (time === times[i]) {
+        names[i] = name;
+        return;
+      }
+      if (i === last) {
+        // (HistoryDictionary appends past the last entry before comparing times)
+        times.push(time);
+        names.push(name);
+        return;
+      }
+      if (time < times[i]) {
+        times.splice(i, 0, time);
+        names.splice(i, 0, name);
+        return;
+      }
+    }
+  }
+
+  /** HistoryDictionary.TryGetValue: the name of the latest entry at or before `time`, undefined when none. */
+  private lookup(key: bigint, time: bigint): string | undefined {
+    const h = this.names.get(key);
+    if (!h) return undefined;
+    const { times } = h;
+    // the walk stops at the first entry later than `time`
+    let lo = 0;
+    let hi = times.length;
+    if (times[hi - 1] <= time) lo = hi;
+    else {
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (times[mid] <= time) lo = mid + 1;
+        else hi = mid;
+      }
+    }
+    return lo === 0 ? undefined : h.names[lo - 1];
   }
 
   /** A kernel (NT) path as a DOS path, through the trace's volume mappings. */
@@ -106,18 +215,18 @@ export class KernelState {
 
   /** TraceEvent's ObjectTypeToName: the name of an object type number ("" when unknown). */
   objectTypeName(type: number): string {
+    this.build();
     return this.objectTypes.get(type) ?? "";
   }
 
   /**
-   * File name of a file key or file object, as a DOS path ("" when unknown); `object` is tried when `key` is
-   * unnamed. Registry key and object names (the same table) come as recorded.
+   * TraceEvent's FileIDToName(fileKey[, fileObject], time) and ObjectToName(object, time): the name `key` had
+   * at `time` (an event's timestamp), else the name `object` had then, else "". File names come as DOS paths,
+   * registry key and object names as recorded.
    */
-  fileName(key: bigint, object?: bigint): string {
-    const k = this.fileNames.has(key) ? key : object !== undefined && this.fileNames.has(object) ? object : undefined;
-    if (k === undefined) return "";
-    const n = this.fileNames.get(k)!;
-    return this.keyNames.has(k) ? n : this.dosPath(n);
+  fileName(key: bigint, time: bigint, object?: bigint): string {
+    this.build();
+    return this.lookup(key, time) ?? (object === undefined ? undefined : this.lookup(object, time)) ?? "";
   }
 
   /**
@@ -484,7 +593,7 @@ function registryPairs(row: EventRow, state: KernelState): Pairs {
   let keyName = "";
   if (v2) {
     keyName = keyish ? utf16z(b, hostOffset(20, 1, ptr))[0] : "";
-    if (keyName === "") keyName = state.fileName(handle);
+    if (keyName === "") keyName = state.fileName(handle, row.timestamp);
   }
   const valueName = keyish ? "" : utf16z(b, v2 ? hostOffset(20, 1, ptr) : hostOffset(20, 2, ptr))[0];
   return [["Status", "0"], ["KeyHandle", addr(handle)], ["ElapsedTimeMSec", nFixed(ticksToMSec(row, row.timestamp - initial), 3)],
@@ -571,7 +680,7 @@ function fileIOPairs(row: EventRow, state: KernelState): Pairs | null {
   if (op >= 37 && op <= 40) {
     const key = p(ptr);
     return [["ViewBase", addr(p(0))], ["FileKey", addr(key)], ["MiscInfo", long(i64(b, h(8, 2)))], ["ViewSize", addr(p(h(16, 2)))],
-      ["ByteOffset", long(row.version < 3 ? 0n : i64(b, h(20, 3)))], ["FileName", state.fileName(key)]];
+      ["ByteOffset", long(row.version < 3 ? 0n : i64(b, h(20, 3)))], ["FileName", state.fileName(key, row.timestamp)]];
   }
   if (op === 76) return [["IrpPtr", addr(p(0))], ["ExtraInfo", addr(p(ptr))], ["NtStatus", int(i32(b, h(8, 2)))]];
   if (op === 64) {
@@ -587,20 +696,20 @@ function fileIOPairs(row: EventRow, state: KernelState): Pairs | null {
     const key = p(v2 ? h(20, 3) : h(16, 2));
     const o = v2 ? h(24, 4) : h(24, 3);
     return [["Offset", long(i64(b, 0))], ["IrpPtr", addr(p(8))], ["FileObject", addr(obj)], ["FileKey", addr(key)],
-      ["IoSize", int(i32(b, o))], ["IoFlags", int(i32(b, o + 4))], ["FileName", state.fileName(key, obj)]];
+      ["IoSize", int(i32(b, o))], ["IoFlags", int(i32(b, o + 4))], ["FileName", state.fileName(key, row.timestamp, obj)]];
   }
   // the rest start IrpPtr, FileObject, FileKey
   const obj = p(v2 ? h(8, 2) : h(4, 1));
   const key = p(v2 ? h(12, 3) : h(8, 2));
   const head: Pairs = [["IrpPtr", addr(p(0))], ["FileObject", addr(obj)], ["FileKey", addr(key)]];
-  if (op === 65 || op === 66 || op === 73) return [...head, ["FileName", state.fileName(key, obj)]];
+  if (op === 65 || op === 66 || op === 73) return [...head, ["FileName", state.fileName(key, row.timestamp, obj)]];
   if (op === 69 || op === 70 || op === 71 || op === 74 || op === 75) {
     return [...head, ["ExtraInfo", addr(p(v2 ? h(16, 4) : h(12, 3)))], ["InfoClass", int(i32(b, v2 ? h(20, 5) : h(20, 4)))],
-      ["FileName", state.fileName(key, obj)]];
+      ["FileName", state.fileName(key, row.timestamp, obj)]];
   }
   if (op === 72 || op === 77) {
     const o = v2 ? h(16, 4) : h(16, 3);
-    return [...head, ["DirectoryName", state.fileName(key, obj)], ["Length", int(i32(b, o))], ["InfoClass", int(i32(b, o + 4))],
+    return [...head, ["DirectoryName", state.fileName(key, row.timestamp, obj)], ["Length", int(i32(b, o))], ["InfoClass", int(i32(b, o + 4))],
       ["FileIndex", int(i32(b, o + 8))], ["FileName", state.dosPath(utf16z(b, o + 12)[0])]];
   }
   return null;
@@ -719,7 +828,7 @@ function diskPairs(row: EventRow, r: R, state: KernelState): Pairs | null {
     ["DiskNumber", int(disk)], ["IrpFlags", en(IRP_FLAGS, flags & 0x1ffff)], ["Priority", en(IO_PRIORITY, (flags >>> 17) & 7)],
     ["TransferSize", int(size)], ["ByteOffset", long(offset)], ["Irp", addr(irp)], ["ElapsedTimeMSec", nFixed(elapsed, 3)],
     ["DiskServiceTimeMSec", nFixed(state.diskServiceTime(row, elapsed), 3)], ["FileKey", addr(fileKey)],
-    ["FileName", state.fileName(fileKey)],
+    ["FileName", state.fileName(fileKey, row.timestamp)],
   ];
 }
 
@@ -878,7 +987,7 @@ export function kernelPayload(row: EventRow, parts: EventNameParts, state: Kerne
         r.skip(4);
         const bytes = r.u32();
         return [["ElapsedTimeMSec", nFixed(ticksToMSec(row, row.timestamp - initial), 3)], ["ReadOffset", long(offset)],
-          ["VirtualAddress", addr(va)], ["FileKey", addr(fileKey)], ["ByteCount", int(bytes)], ["FileName", state.fileName(fileKey)]];
+          ["VirtualAddress", addr(va)], ["FileKey", addr(fileKey)], ["ByteCount", int(bytes)], ["FileName", state.fileName(fileKey, row.timestamp)]];
       }
       return memoryPairs(row, state);
     case "SplitIO":

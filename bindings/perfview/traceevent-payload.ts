@@ -13,6 +13,7 @@ import { clrOverlay, type EnumDef, type FieldAccess, type OverlayState, type Tra
 import type { ProcessTable } from "../tables/processes.js";
 import { IN, OUT, traceManifests, type DynField, type DynMap, type DynProvider } from "../naming/trace-manifests.js";
 import { kernelFileCreatePairs, kernelPayload, kernelProcessThread, KernelState } from "./traceevent-kernel.js";
+import { kernelMemoryPairs } from "./traceevent-kernel-more.js";
 
 export type { TraceEventEdition };
 
@@ -140,6 +141,7 @@ export function payloadPairs(row: EventRow, ctx: PayloadContext): [string, strin
     if (parts.source === "clr") return clrPairs(row, ctx);
     if (parts.source === "manifest-data") return manifestDataPairs(row);
     if (parts.provider === "Microsoft-Windows-Kernel-File" && row.eventId === 12) return kernelFileCreatePairs(row, ctx.kernel);
+    if (parts.source === "kernel" && parts.provider === "Microsoft-Windows-Kernel-Memory") return kernelMemoryPairs(row) ?? [];
     if (parts.source === "eventsource" || parts.source === "tdh") return dynPairs(row, ctx);
     if (parts.source === "tracelogging") return traceLoggingPairs(row);
     return [];
