@@ -287,3 +287,20 @@ describe.skipIf(!HAVE_CORPUS)("a real PerfView session: PerfViewData.etl + PerfV
     expect(t.processName(rundownFirst)).toBe(t.processes.processName(rundownPid, t.events.timestamp[rundownFirst]));
   });
 });
+
+describe.skipIf(!HAVE_CORPUS)("a OneDrive CldFlt log rolled over into a second file", () => {
+  it("merges: the rows of both, one clock, time order over both", async () => {
+    const names = ["s4-CldFlt0-2025-12-21-121418.etl", "s4-CldFlt2-2025-12-21-121418.etl"];
+    const t = await openTrace(names.map((n) => ({ name: n, input: readFileSync(etlPath(n)) })));
+    // (each file alone is checked against its reference dump by the corpus tests; CldFlt2 is a header buffer only)
+    const alone = await Promise.all(names.map((n) => openTrace(readFileSync(etlPath(n)))));
+    expect(t.complete).toBe(true);
+    expect(t.files.map((f) => [f.rowCount, f.clock])).toEqual([[alone[0].events.length, "anchor"], [alone[1].events.length, "shared"]]);
+    const want = alone.flatMap((a) => [...a.events.timestamp]).sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+    expect(Array.from(t.events.timeOrder(), (r) => t.events.timestamp[r])).toEqual(want);
+    for (let r = 0; r < t.events.length; r++) expect(t.events.row(r).payload).toEqual(alone[t.fileOf(r)].events.row(r - t.files[t.fileOf(r)].firstRow).payload);
+    // the second file started later: its header is a minute into the session
+    expect(t.relativeMSec(t.events.timestamp[t.files[1].firstRow])).toBeGreaterThan(60_000);
+  });
+});
+
