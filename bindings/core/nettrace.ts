@@ -1,0 +1,1607 @@
+// Reader of .NET EventPipe trace files: .netperf (format V3) and .nettrace (V4, V5, V6), written from the
+// EventPipe format specification (nettrace-format.md; section numbers "§n" below refer to it).
+//
+// readNettrace(bytes) walks the whole container once and returns the header facts, the events as
+// struct-of-arrays typed arrays (offsets into `bytes`, no object per event), the metadata table, the
+// interned/inline stacks, sequence points, the V6 thread and label-list tables, warnings and at most
+// one fatal NettraceFormatError. It never throws for bad input: a truncated or corrupt file yields
+// everything decoded before the fault plus `error` (with the byte offset); damage inside a block whose
+// framing is intact yields a warning and decoding resumes at the next block.
+//
+// Events are listed in file order (not the time order TraceEvent dispatches in, §13); payloads are not
+// decoded. This module imports nothing, so the AssemblyScript port can follow it line by line.
+
+// ---------------------------------------------------------------------------------------------
+// Codes
+
+/** Fatal errors (NettraceFormatError.code). */
+export const NE_TRUNCATED = 1; // input ends inside a structure (or without the end-of-stream marker)
+export const NE_BAD_MAGIC = 2; // neither "Nettrace" nor a FastSerialization stream header
+export const NE_UNSUPPORTED_VERSION = 3; // format/Trace-object version this reader does not accept
+export const NE_BAD_OBJECT = 4; // FastSerialization framing broken (tags, type name, block size)
+export const NE_BAD_TRACE = 5; // Trace object/block missing, misplaced or malformed
+export const NE_BAD_BLOCK = 6; // V6 block framing broken
+export const NE_TOO_LARGE = 7; // input of 4 GiB or more (offsets are 32-bit)
+export const NE_INTERNAL = 99; // unexpected exception inside the reader (a bug; reported, not thrown)
+
+/** Warnings (decoding went on). */
+export const NW_BLOCK_DAMAGED = 1; // a record inside a block is malformed or overruns it: rest of the block skipped
+export const NW_BAD_METADATA = 2; // a metadata record is unreadable: skipped
+export const NW_METADATA_FIELDS = 3; // a metadata field list is unparsable: metadata kept without fields
+export const NW_METADATA_REDEFINED = 4; // a metadata id defined twice (V4/V5): the later definition wins
+export const NW_UNKNOWN_METADATA = 5; // an event references an undefined metadata id: kept with metadata -1
+export const NW_UNKNOWN_STACK = 6; // an event references a stack id not in the current stack cache
+export const NW_UNKNOWN_OBJECT = 7; // FastSerialization object of unknown type: skipped by its size
+export const NW_BLOCK_VERSION = 8; // block object version above 2: decoded anyway
+export const NW_TRAILING_BYTES = 9; // bytes after the end-of-stream marker
+export const NW_METADATA_ID_ZERO = 10; // an EventBlock record with metadata id 0: skipped
+export const NW_SEQUENCE_BACKWARDS = 11; // a capture thread's sequence number went backwards
+export const NW_BAD_SYNC_TIME = 12; // SyncTimeUTC is not a valid date
+export const NW_UNKNOWN_BLOCK_KIND = 13; // V6 block of unknown kind: skipped
+export const NW_BAD_ROW = 14; // V6 thread/label-list row malformed: rest of the block skipped
+export const NW_DUPLICATE_THREAD = 15; // V6 thread index defined twice
+export const NW_BLOCK_TRAILING = 16; // bytes left at the end of a stack / sequence-point / label-list block
+
+/** Stored warnings are capped; `warningCount` counts them all. */
+export const MAX_NETTRACE_WARNINGS = 1000;
+
+/** Block kinds (the V6 numbering, used for every version). */
+export const BLOCK_TRACE = 1;
+export const BLOCK_EVENT = 2;
+export const BLOCK_METADATA = 3;
+export const BLOCK_SEQUENCE_POINT = 4;
+export const BLOCK_STACK = 5;
+export const BLOCK_THREAD = 6;
+export const BLOCK_REMOVE_THREAD = 7;
+export const BLOCK_LABEL_LIST = 8;
+/** FastSerialization object of an unknown type (V3–V5); V6 unknown kinds keep their own number. */
+export const BLOCK_UNKNOWN = 255;
+
+/** Bits of NettraceEvents.flags. */
+export const EVENT_SORTED = 1; // IsSorted (§6.3, §6.5)
+export const EVENT_COMPRESSED = 2; // came from a block with header compression
+
+/** Payload type codes (§7.4). */
+export const TC_OBJECT = 1;
+export const TC_BOOLEAN = 3;
+export const TC_CHAR = 4;
+export const TC_SBYTE = 5;
+export const TC_BYTE = 6;
+export const TC_INT16 = 7;
+export const TC_UINT16 = 8;
+export const TC_INT32 = 9;
+export const TC_UINT32 = 10;
+export const TC_INT64 = 11;
+export const TC_UINT64 = 12;
+export const TC_SINGLE = 13;
+export const TC_DOUBLE = 14;
+export const TC_DECIMAL = 15;
+export const TC_DATETIME = 16;
+export const TC_GUID = 17;
+export const TC_STRING = 18;
+export const TC_ARRAY = 19;
+export const TC_VARINT = 20;
+export const TC_VARUINT = 21;
+export const TC_FIXED_ARRAY = 22;
+export const TC_UTF8_CODE_UNIT = 23;
+export const TC_RELLOC = 24;
+export const TC_DATALOC = 25;
+export const TC_BOOLEAN8 = 26;
+
+/** Bits of NettraceLabelLists.present. */
+export const LABEL_ACTIVITY = 1;
+export const LABEL_RELATED_ACTIVITY = 2;
+export const LABEL_TRACE_ID = 4;
+export const LABEL_SPAN_ID = 8;
+export const LABEL_KEY_VALUE = 16;
+export const LABEL_OPCODE = 32;
+export const LABEL_KEYWORDS = 64;
+export const LABEL_LEVEL = 128;
+export const LABEL_VERSION = 256;
+
+// ---------------------------------------------------------------------------------------------
+// Result types
+
+export class NettraceFormatError extends Error {
+  override name = "NettraceFormatError";
+  constructor(
+    readonly code: number,
+    /** Byte offset in the input. */
+    readonly offset: number,
+    message: string,
+  ) {
+    super(`${message} (at byte offset ${offset})`);
+  }
+}
+
+export interface NettraceWarning {
+  code: number;
+  /** Byte offset in the input. */
+  offset: number;
+  message: string;
+}
+
+/** SYSTEMTIME as the Trace object stores it (8 × i16, §5). */
+export interface NettraceSystemTime {
+  year: number;
+  month: number;
+  dayOfWeek: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+  millisecond: number;
+}
+
+export interface NettraceHeader {
+  /** 3 (netperf), 4 (nettrace; 5 when any metadata carries V5 tags, §7.2), 6 (V6 block stream). 0 if unknown. */
+  formatVersion: number;
+  /** "netperf" (no magic), "nettrace" (magic + FastSerialization) or "nettrace6" (magic + V6 header). */
+  container: "netperf" | "nettrace" | "nettrace6" | "unknown";
+  /** V6 header minor version (0 otherwise). */
+  minorVersion: number;
+  /** Version / MinimumReaderVersion of the Trace object (V3–V5; 0 for V6). */
+  traceObjectVersion: number;
+  traceObjectMinVersion: number;
+  syncTimeUtc: NettraceSystemTime;
+  /** SyncTimeUTC as a FILETIME (100 ns ticks since 1601-01-01 UTC); 0 when the SYSTEMTIME is invalid. */
+  syncTimeFileTime: bigint;
+  /** QPC ticks at SyncTimeUTC. */
+  syncTimeQpc: bigint;
+  qpcFrequency: bigint;
+  pointerSize: number;
+  processId: number;
+  numberOfProcessors: number;
+  expectedCpuSamplingRate: number;
+  /** V6 trace-block key/value pairs (empty before V6). */
+  keyValues: [string, string][];
+}
+
+export interface NettraceField extends NettraceType {
+  name: string;
+}
+
+export interface NettraceType {
+  /** TC_* code. */
+  typeCode: number;
+  /** Arrays (19), FixedLengthArray (22), RelLoc (24), DataLoc (25). */
+  elementType?: NettraceType;
+  /** FixedLengthArray element count. */
+  elementCount?: number;
+  /** Object (1). */
+  fields?: NettraceField[];
+}
+
+export interface NettraceMetadata {
+  /** Metadata id the events refer to. */
+  metadataId: number;
+  providerName: string;
+  /** Low 16 bits (V3–V5 store an i32; TraceEvent keeps the low 16). */
+  eventId: number;
+  /** As stored (may be empty: CLR runtime events, §7.5). No Start/Stop transform applied. */
+  eventName: string;
+  keywords: bigint;
+  version: number;
+  level: number;
+  /** From the V5 OpCode tag or the V6 optional metadata; undefined when not given. */
+  opcode?: number;
+  /** Field descriptions (V1 list, or the V5 V2Params list when present, or the V6 list). */
+  fields: NettraceField[];
+  /** "v1", "v2" (V5 V2Params tag) or "v6". */
+  fieldLayout: "v1" | "v2" | "v6";
+  /** The field list could not be parsed; `fields` is empty (§7.2). */
+  fieldsUnparsable: boolean;
+  /** V6 optional metadata. */
+  providerGuidOffset?: number;
+  messageTemplate?: string;
+  description?: string;
+  keyValues?: [string, string][];
+  /** File offset of the metadata payload, and its length. */
+  offset: number;
+  length: number;
+}
+
+/** Per-event columns (row i = event i in file order; metadata records are not events). */
+export interface NettraceEvents {
+  length: number;
+  /** QPC ticks. */
+  timestamp: BigInt64Array;
+  metadataId: Uint32Array;
+  /** Row in `metadata`, -1 when the id was undefined at that point. */
+  metadata: Int32Array;
+  /** V4+: per capture thread; V3: 0. */
+  sequenceNumber: Uint32Array;
+  /** V4/V5: capture thread id; V6: capture thread index; V3: -1 (not in the format). */
+  captureThreadId: BigInt64Array;
+  /** V3–V5: ThreadId of the header (logical thread); V6: thread index (see `threads`). */
+  threadId: BigInt64Array;
+  /** CaptureProcNumber as stored (-1 = unknown or V3). */
+  processorNumber: Int32Array;
+  /** StackId of the header (V4+); V3: synthetic id = row in `stacks` + 1 for a non-empty inline stack; 0 = none. */
+  stackId: Uint32Array;
+  /** Row in `stacks`, -1 = no stack (id 0 or unknown id). */
+  stack: Int32Array;
+  payloadOffset: Uint32Array;
+  payloadLength: Uint32Array;
+  /** Offset of the 16-byte ActivityId, 0 when absent or all zero. V6: from the event's label list. */
+  activityIdOffset: Uint32Array;
+  relatedActivityIdOffset: Uint32Array;
+  /** V6 LabelListId (0 otherwise). */
+  labelListId: Uint32Array;
+  /** Row in `labelLists`, -1 = none (V6 only). */
+  labelList: Int32Array;
+  /** EVENT_* bits. */
+  flags: Uint8Array;
+  /** File offset of the first byte of the event's block (the begin tag in V3–V5, the block header in V6). */
+  blockOffset: Uint32Array;
+}
+
+export interface NettraceStacks {
+  length: number;
+  /** Stack id (V4+), or the synthetic V3 id (row + 1). */
+  stackId: Uint32Array;
+  /** File offset of the first instruction pointer; frames are `pointerSize` bytes, leaf first. */
+  offset: Uint32Array;
+  byteLength: Uint32Array;
+}
+
+export interface NettraceBlocks {
+  length: number;
+  /** BLOCK_* kind. */
+  kind: Uint8Array;
+  /** First byte of the block (FastSerialization begin tag, or V6 block header). */
+  offset: Uint32Array;
+  contentOffset: Uint32Array;
+  contentLength: Uint32Array;
+  /** Object version (V3–V5; 0 in V6). */
+  version: Uint16Array;
+}
+
+export interface NettraceSequencePoints {
+  length: number;
+  timestamp: BigInt64Array;
+  /** V6 flags (bit 0 flush threads, bit 1 flush metadata); 0 before V6. */
+  flags: Uint32Array;
+  offset: Uint32Array;
+  /** Rows firstThread … firstThread+threadCount-1 of `threads`. */
+  firstThread: Uint32Array;
+  threadCount: Uint32Array;
+  threads: {
+    length: number;
+    /** Capture thread id (V4/V5) or index (V6). */
+    captureThreadId: BigInt64Array;
+    sequenceNumber: Uint32Array;
+  };
+}
+
+/** V6 thread table (one row per Thread-block row; few rows, so objects). */
+export interface NettraceThread {
+  index: bigint;
+  name?: string;
+  osProcessId?: bigint;
+  osThreadId?: bigint;
+  keyValues: [string, string][];
+  offset: number;
+}
+
+export interface NettraceRemovedThread {
+  index: bigint;
+  sequenceNumber: number;
+  offset: number;
+}
+
+/** V6 label lists (§10.3), as offsets; a KeyValue label is flagged, not decoded. */
+export interface NettraceLabelLists {
+  length: number;
+  index: Uint32Array;
+  offset: Uint32Array;
+  byteLength: Uint32Array;
+  /** LABEL_* bits of the items present. */
+  present: Uint16Array;
+  activityIdOffset: Uint32Array;
+  relatedActivityIdOffset: Uint32Array;
+  traceIdOffset: Uint32Array;
+  spanId: BigUint64Array;
+  opcode: Uint8Array;
+  level: Uint8Array;
+  version: Uint8Array;
+  keywords: BigUint64Array;
+}
+
+export interface NettraceFile {
+  bytes: Uint8Array;
+  header: NettraceHeader;
+  events: NettraceEvents;
+  metadata: NettraceMetadata[];
+  stacks: NettraceStacks;
+  blocks: NettraceBlocks;
+  blockCounts: Record<"trace" | "event" | "metadata" | "stack" | "sequencePoint" | "thread" | "removeThread" | "labelList" | "unknown", number>;
+  sequencePoints: NettraceSequencePoints;
+  threads: NettraceThread[];
+  removedThreads: NettraceRemovedThread[];
+  labelLists: NettraceLabelLists;
+  /** Events lost according to the sequence numbers (§14). */
+  eventsLost: number;
+  /** The end-of-stream marker was reached. */
+  complete: boolean;
+  warnings: NettraceWarning[];
+  warningCount: number;
+  error: NettraceFormatError | null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Growable columns
+
+type Column = Uint8Array | Uint16Array | Uint32Array | Int32Array | BigInt64Array | BigUint64Array;
+
+function grown<T extends Column>(a: T, capacity: number): T {
+  const b = new (a.constructor as new (n: number) => T)(capacity);
+  (b as unknown as { set(x: T): void }).set(a);
+  return b;
+}
+
+/**
+ * Columns that grow together: every typed-array field of a subclass, doubled when full (read the
+ * fields after `row()`: they may be replaced). `columns()` gives them cut to the rows written.
+ */
+abstract class Growable {
+  length = 0;
+  private capacity = 0;
+  constructor(private readonly first: number) {}
+
+  /** Index of a new row. */
+  protected row(): number {
+    if (this.length === this.capacity) {
+      const c = this.capacity === 0 ? this.first : this.capacity * 2;
+      const self = this as unknown as Record<string, unknown>;
+      for (const k of Object.keys(self)) if (ArrayBuffer.isView(self[k])) self[k] = grown(self[k] as Column, c);
+      this.capacity = c;
+    }
+    return this.length++;
+  }
+
+  protected columns<T>(): T {
+    const self = this as unknown as Record<string, unknown>;
+    const out: Record<string, unknown> = { length: this.length };
+    for (const k of Object.keys(self)) if (ArrayBuffer.isView(self[k])) out[k] = (self[k] as Column).subarray(0, this.length);
+    return out as T;
+  }
+}
+
+class EventColumns extends Growable {
+  timestamp = new BigInt64Array(0);
+  metadataId = new Uint32Array(0);
+  metadata = new Int32Array(0);
+  sequenceNumber = new Uint32Array(0);
+  captureThreadId = new BigInt64Array(0);
+  threadId = new BigInt64Array(0);
+  processorNumber = new Int32Array(0);
+  stackId = new Uint32Array(0);
+  stack = new Int32Array(0);
+  payloadOffset = new Uint32Array(0);
+  payloadLength = new Uint32Array(0);
+  activityIdOffset = new Uint32Array(0);
+  relatedActivityIdOffset = new Uint32Array(0);
+  labelListId = new Uint32Array(0);
+  labelList = new Int32Array(0);
+  flags = new Uint8Array(0);
+  blockOffset = new Uint32Array(0);
+  constructor() { super(1024); }
+  add(): number { return this.row(); }
+  done(): NettraceEvents { return this.columns(); }
+}
+
+class StackColumns extends Growable {
+  stackId = new Uint32Array(0);
+  offset = new Uint32Array(0);
+  byteLength = new Uint32Array(0);
+  constructor() { super(256); }
+  add(id: number, offset: number, byteLength: number): number {
+    const i = this.row();
+    this.stackId[i] = id;
+    this.offset[i] = offset;
+    this.byteLength[i] = byteLength;
+    return i;
+  }
+  done(): NettraceStacks { return this.columns(); }
+}
+
+class BlockColumns extends Growable {
+  kind = new Uint8Array(0);
+  offset = new Uint32Array(0);
+  contentOffset = new Uint32Array(0);
+  contentLength = new Uint32Array(0);
+  version = new Uint16Array(0);
+  constructor() { super(64); }
+  add(kind: number, offset: number, contentOffset: number, contentLength: number, version: number): void {
+    const i = this.row();
+    this.kind[i] = kind;
+    this.offset[i] = offset;
+    this.contentOffset[i] = contentOffset;
+    this.contentLength[i] = contentLength;
+    this.version[i] = version & 0xffff;
+  }
+  done(): NettraceBlocks { return this.columns(); }
+}
+
+/** The threads listed by the sequence points, one row each. */
+class SequencePointThreads extends Growable {
+  captureThreadId = new BigInt64Array(0);
+  sequenceNumber = new Uint32Array(0);
+  constructor() { super(256); }
+  add(id: bigint, seq: number): void {
+    const i = this.row();
+    this.captureThreadId[i] = id;
+    this.sequenceNumber[i] = seq;
+  }
+  done(): NettraceSequencePoints["threads"] { return this.columns(); }
+}
+
+class SequencePointColumns extends Growable {
+  timestamp = new BigInt64Array(0);
+  flags = new Uint32Array(0);
+  offset = new Uint32Array(0);
+  firstThread = new Uint32Array(0);
+  threadCount = new Uint32Array(0);
+  private readonly threads = new SequencePointThreads();
+  constructor() { super(64); }
+  add(timestamp: bigint, flags: number, offset: number): number {
+    const i = this.row();
+    this.timestamp[i] = timestamp;
+    this.flags[i] = flags;
+    this.offset[i] = offset;
+    this.firstThread[i] = this.threads.length;
+    this.threadCount[i] = 0;
+    return i;
+  }
+  addThread(sp: number, id: bigint, seq: number): void {
+    this.threads.add(id, seq);
+    this.threadCount[sp]++;
+  }
+  done(): NettraceSequencePoints {
+    return { ...this.columns<Omit<NettraceSequencePoints, "threads">>(), threads: this.threads.done() };
+  }
+}
+
+class LabelListColumns extends Growable {
+  index = new Uint32Array(0);
+  offset = new Uint32Array(0);
+  byteLength = new Uint32Array(0);
+  present = new Uint16Array(0);
+  activityIdOffset = new Uint32Array(0);
+  relatedActivityIdOffset = new Uint32Array(0);
+  traceIdOffset = new Uint32Array(0);
+  spanId = new BigUint64Array(0);
+  opcode = new Uint8Array(0);
+  level = new Uint8Array(0);
+  version = new Uint8Array(0);
+  keywords = new BigUint64Array(0);
+  constructor() { super(64); }
+  add(): number { return this.row(); }
+  done(): NettraceLabelLists { return this.columns(); }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The reader
+
+const TAG_NULL = 1;
+const TAG_BEGIN = 4; // V3
+const TAG_BEGIN_PRIVATE = 5; // V4/V5
+const TAG_END = 6;
+
+const FS_SIGNATURE = "!FastSerialization.1";
+const MAX_TYPE_NAME = 38;
+const MAX_FIELD_DEPTH = 32; // nesting of Object / array element descriptions
+const MAX_V3_STACK = 65527;
+
+const utf16 = new TextDecoder("utf-16le");
+const utf8 = new TextDecoder("utf-8");
+
+/** Compressed-header state (§6.5), reset at every block. */
+class HeaderState {
+  metadataId = 0;
+  sequenceNumber = 0;
+  captureThreadId = 0n;
+  processorNumber = 0;
+  threadId = 0n;
+  stackId = 0;
+  timestamp = 0n;
+  activityIdOffset = 0;
+  relatedActivityIdOffset = 0;
+  labelListId = 0;
+  payloadSize = 0;
+  sorted = false;
+  reset(): void {
+    this.metadataId = 0;
+    this.sequenceNumber = 0;
+    this.captureThreadId = 0n;
+    this.processorNumber = 0;
+    this.threadId = 0n;
+    this.stackId = 0;
+    this.timestamp = 0n;
+    this.activityIdOffset = 0;
+    this.relatedActivityIdOffset = 0;
+    this.labelListId = 0;
+    this.payloadSize = 0;
+    this.sorted = false;
+  }
+}
+
+class Reader {
+  readonly dv: DataView;
+  readonly len: number;
+  /** Read position and the end of the structure being read (reads past it fail). */
+  pos = 0;
+  end = 0;
+
+  header: NettraceHeader = {
+    formatVersion: 0,
+    container: "unknown",
+    minorVersion: 0,
+    traceObjectVersion: 0,
+    traceObjectMinVersion: 0,
+    syncTimeUtc: { year: 0, month: 0, dayOfWeek: 0, day: 0, hour: 0, minute: 0, second: 0, millisecond: 0 },
+    syncTimeFileTime: 0n,
+    syncTimeQpc: 0n,
+    qpcFrequency: 0n,
+    pointerSize: 0,
+    processId: 0,
+    numberOfProcessors: 0,
+    expectedCpuSamplingRate: 0,
+    keyValues: [],
+  };
+  version = 0; // 3, 4 or 6 while reading (V5 is decided at the end)
+  sawV5Tags = false;
+  haveTrace = false;
+  complete = false;
+
+  events = new EventColumns();
+  stacks = new StackColumns();
+  blocks = new BlockColumns();
+  sequencePoints = new SequencePointColumns();
+  labelLists = new LabelListColumns();
+  metadata: NettraceMetadata[] = [];
+  threads: NettraceThread[] = [];
+  removedThreads: NettraceRemovedThread[] = [];
+  warnings: NettraceWarning[] = [];
+  warningCount = 0;
+  eventsLost = 0;
+
+  /** Caches: metadata id → row; stack id → row and label-list index → row (cleared at sequence points). */
+  metadataById = new Map<number, number>();
+  stackById = new Map<number, number>();
+  labelListByIndex = new Map<number, number>();
+  threadByIndex = new Map<bigint, number>();
+  /** Last sequence number per capture thread (§14). */
+  lastSequence = new Map<bigint, number>();
+
+  state = new HeaderState();
+  blockStart = 0;
+
+  constructor(readonly bytes: Uint8Array) {
+    this.dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.len = bytes.length;
+    this.end = this.len;
+  }
+
+  // ---- primitives (every read is checked against this.end) ----
+
+  fail(code: number, at: number, message: string): never {
+    throw new NettraceFormatError(code, at, message);
+  }
+
+  need(n: number, what: string): number {
+    const p = this.pos;
+    if (n < 0 || p + n > this.end) {
+      this.fail(NE_TRUNCATED, p, `${what}: needs ${n} bytes, ${Math.max(0, this.end - p)} left in ${this.end === this.len ? "the input" : "the structure"}`);
+    }
+    this.pos = p + n;
+    return p;
+  }
+
+  u8(what: string): number {
+    return this.bytes[this.need(1, what)];
+  }
+  u16(what: string): number {
+    return this.dv.getUint16(this.need(2, what), true);
+  }
+  i16(what: string): number {
+    return this.dv.getInt16(this.need(2, what), true);
+  }
+  i32(what: string): number {
+    return this.dv.getInt32(this.need(4, what), true);
+  }
+  u32(what: string): number {
+    return this.dv.getUint32(this.need(4, what), true);
+  }
+  i64(what: string): bigint {
+    return this.dv.getBigInt64(this.need(8, what), true);
+  }
+  u64(what: string): bigint {
+    return this.dv.getBigUint64(this.need(8, what), true);
+  }
+
+  /** LEB128, at most 5 bytes; bits above 32 are dropped. */
+  varU32(what: string): number {
+    let v = 0;
+    for (let i = 0; i < 5; i++) {
+      const b = this.u8(what);
+      v += (b & 0x7f) * 2 ** (7 * i);
+      if ((b & 0x80) === 0) return v >>> 0;
+    }
+    this.fail(NE_TRUNCATED, this.pos - 5, `${what}: varuint32 longer than 5 bytes`);
+  }
+
+  /** LEB128, at most 10 bytes, as an unsigned 64-bit value. */
+  varU64(what: string): bigint {
+    let lo = 0;
+    for (let i = 0; i < 7; i++) {
+      const b = this.u8(what);
+      lo += (b & 0x7f) * 2 ** (7 * i);
+      if ((b & 0x80) === 0) return BigInt(lo);
+    }
+    let v = BigInt(lo);
+    for (let i = 7; i < 10; i++) {
+      const b = this.u8(what);
+      v |= BigInt(b & 0x7f) << BigInt(7 * i);
+      if ((b & 0x80) === 0) return BigInt.asUintN(64, v);
+    }
+    this.fail(NE_TRUNCATED, this.pos - 10, `${what}: varuint64 longer than 10 bytes`);
+  }
+
+  /** NUL-terminated UTF-16LE. */
+  utf16z(what: string): string {
+    const start = this.pos;
+    let p = start;
+    while (p + 1 < this.end) {
+      if (this.bytes[p] === 0 && this.bytes[p + 1] === 0) {
+        this.pos = p + 2;
+        return p === start ? "" : utf16.decode(this.bytes.subarray(start, p));
+      }
+      p += 2;
+    }
+    this.fail(NE_TRUNCATED, start, `${what}: UTF-16 string without terminator`);
+  }
+
+  /** varuint32 length + UTF-8 (V6). */
+  utf8v(what: string): string {
+    const n = this.varU32(what);
+    const p = this.need(n, what);
+    return n === 0 ? "" : utf8.decode(this.bytes.subarray(p, p + n));
+  }
+
+  isZero16(p: number): boolean {
+    const b = this.bytes;
+    for (let i = 0; i < 16; i++) if (b[p + i] !== 0) return false;
+    return true;
+  }
+
+  warn(code: number, offset: number, message: string): void {
+    this.warningCount++;
+    if (this.warnings.length < MAX_NETTRACE_WARNINGS) this.warnings.push({ code, offset, message });
+  }
+
+  // ---- top level (§1) ----
+
+  run(): void {
+    if (this.len >= 0x1_0000_0000) this.fail(NE_TOO_LARGE, 0, "input of 4 GiB or more");
+    const b = this.bytes;
+    const magic = this.len >= 8 && b[0] === 0x4e && b[1] === 0x65 && b[2] === 0x74 && b[3] === 0x74 && b[4] === 0x72 && b[5] === 0x61 && b[6] === 0x63 && b[7] === 0x65;
+    if (!magic) {
+      this.header.container = "netperf";
+      this.version = 3;
+      this.pos = 0;
+      this.fastSerialization(false);
+      return;
+    }
+    this.pos = 8;
+    const reserved = this.u32("stream header");
+    if (reserved !== 0) {
+      this.header.container = "nettrace";
+      this.version = 4;
+      this.pos = 8;
+      this.fastSerialization(true);
+      return;
+    }
+    this.header.container = "nettrace6";
+    const major = this.u32("V6 major version");
+    const minor = this.u32("V6 minor version");
+    this.header.minorVersion = minor;
+    if (major !== 6) this.fail(NE_UNSUPPORTED_VERSION, 12, `Nettrace major version ${major} (only 6 has this header)`);
+    this.version = 6;
+    this.header.formatVersion = 6;
+    this.v6Blocks();
+  }
+
+  // ---- FastSerialization (§3) ----
+
+  fastSerialization(nettrace: boolean): void {
+    const start = this.pos;
+    // i32 20 + "!FastSerialization.1": compare the bytes present; a matching short input is truncated.
+    const have = Math.min(24, this.len - start);
+    let sig = true;
+    for (let i = 0; sig && i < have; i++) {
+      const want = i === 0 ? FS_SIGNATURE.length : i < 4 ? 0 : FS_SIGNATURE.charCodeAt(i - 4);
+      if (this.bytes[start + i] !== want) sig = false;
+    }
+    if (!sig) this.fail(NE_BAD_MAGIC, start, "not a .nettrace/.netperf file (no \"!FastSerialization.1\" header)");
+    if (have < 24) this.fail(NE_TRUNCATED, this.len, "input ends inside the FastSerialization header");
+    this.pos = start + 24;
+    const beginTag = nettrace ? TAG_BEGIN_PRIVATE : TAG_BEGIN;
+
+    for (;;) {
+      const objStart = this.pos;
+      if (objStart >= this.len) this.fail(NE_TRUNCATED, objStart, "input ends before the end-of-stream tag");
+      const tag = this.bytes[objStart];
+      if (tag === TAG_NULL) {
+        this.pos++;
+        this.complete = true;
+        if (!this.haveTrace) this.fail(NE_BAD_TRACE, objStart, "stream ends without a Trace object");
+        if (this.pos < this.len) this.warn(NW_TRAILING_BYTES, this.pos, `${this.len - this.pos} bytes after the end-of-stream tag`);
+        return;
+      }
+      if (tag !== beginTag) this.fail(NE_BAD_OBJECT, objStart, `expected object tag ${beginTag}, found ${tag}`);
+      this.pos++;
+      if (this.u8("object header") !== beginTag) this.fail(NE_BAD_OBJECT, objStart + 1, "type object does not start with the begin tag");
+      if (this.u8("object header") !== TAG_NULL) this.fail(NE_BAD_OBJECT, objStart + 2, "type of the type object is not NullReference");
+      const version = this.i32("object version");
+      const minVersion = this.i32("object minimum reader version");
+      const nameAt = this.pos;
+      const nameLen = this.i32("type name length");
+      if (nameLen < 0 || nameLen > MAX_TYPE_NAME) this.fail(NE_BAD_OBJECT, nameAt, `type name length ${nameLen}`);
+      const np = this.need(nameLen, "type name");
+      let name = "";
+      for (let i = 0; i < nameLen; i++) name += String.fromCharCode(this.bytes[np + i]);
+      if (this.u8("object header") !== TAG_END) this.fail(NE_BAD_OBJECT, this.pos - 1, "type object does not end with the end tag");
+
+      if (name === "Trace" || name === "Microsoft.DotNet.Runtime.EventPipeFile") {
+        if (this.haveTrace) this.fail(NE_BAD_TRACE, objStart, "second Trace object");
+        if (nettrace ? version !== 4 : version > 3 || version < 3) {
+          this.fail(NE_UNSUPPORTED_VERSION, objStart + 3, `Trace object version ${version} ${nettrace ? "(nettrace needs 4)" : "(netperf: only 3 is supported)"}`);
+        }
+        this.header.traceObjectVersion = version;
+        this.header.traceObjectMinVersion = minVersion;
+        const content = this.pos;
+        this.traceFields(false);
+        if (this.u8("Trace object end") !== TAG_END) this.fail(NE_BAD_TRACE, this.pos - 1, "Trace object does not end with the end tag");
+        this.blocks.add(BLOCK_TRACE, objStart, content, 48, version);
+        this.haveTrace = true;
+        this.header.formatVersion = nettrace ? 4 : 3;
+        continue;
+      }
+      if (!this.haveTrace) this.fail(NE_BAD_TRACE, objStart, `object "${name}" before the Trace object`);
+
+      // Block object: i32 size, padding to a 4-byte file offset, content, end tag.
+      const sizeAt = this.pos;
+      const size = this.i32("block size");
+      if (size < 0) this.fail(NE_BAD_OBJECT, sizeAt, `negative block size ${size}`);
+      const content = (this.pos + 3) & ~3;
+      const contentEnd = content + size;
+      let kind = BLOCK_UNKNOWN;
+      if (name === "EventBlock") kind = BLOCK_EVENT;
+      else if (nettrace && name === "MetadataBlock") kind = BLOCK_METADATA;
+      else if (nettrace && name === "StackBlock") kind = BLOCK_STACK;
+      else if (nettrace && name === "SPBlock") kind = BLOCK_SEQUENCE_POINT;
+
+      if (contentEnd < this.len) {
+        // Framing first: a wrong size must not let garbage be decoded as records.
+        if (this.bytes[contentEnd] !== TAG_END) this.fail(NE_BAD_OBJECT, contentEnd, `block "${name}" of ${size} bytes is not followed by the end tag`);
+      }
+      this.blocks.add(kind, objStart, content, size, version);
+      if (kind === BLOCK_UNKNOWN) {
+        this.warn(NW_UNKNOWN_OBJECT, objStart, `unknown object type "${name}" skipped`);
+      } else {
+        if (version > 2) this.warn(NW_BLOCK_VERSION, objStart + 3, `${name} version ${version} (2 expected)`);
+        this.block(kind, objStart, content, contentEnd);
+      }
+      if (contentEnd >= this.len) this.fail(NE_TRUNCATED, this.len, `input ends inside block "${name}" (${contentEnd + 1 - this.len} bytes missing)`);
+      this.pos = contentEnd + 1;
+      this.end = this.len;
+    }
+  }
+
+  /** Trace object (V3–V5, 48 bytes) or V6 Trace block (§5). */
+  traceFields(v6: boolean): void {
+    const h = this.header;
+    const t = h.syncTimeUtc;
+    const at = this.pos;
+    t.year = this.i16("SyncTimeUTC");
+    t.month = this.i16("SyncTimeUTC");
+    t.dayOfWeek = this.i16("SyncTimeUTC");
+    t.day = this.i16("SyncTimeUTC");
+    t.hour = this.i16("SyncTimeUTC");
+    t.minute = this.i16("SyncTimeUTC");
+    t.second = this.i16("SyncTimeUTC");
+    t.millisecond = this.i16("SyncTimeUTC");
+    const valid =
+      t.year >= 1601 && t.year <= 30827 && t.month >= 1 && t.month <= 12 && t.day >= 1 && t.day <= 31 && t.hour >= 0 && t.hour < 24 &&
+      t.minute >= 0 && t.minute < 60 && t.second >= 0 && t.second < 60 && t.millisecond >= 0 && t.millisecond < 1000;
+    if (valid) {
+      const d = new Date(0);
+      d.setUTCFullYear(t.year, t.month - 1, t.day);
+      d.setUTCHours(t.hour, t.minute, t.second, t.millisecond);
+      h.syncTimeFileTime = (BigInt(d.getTime()) + 11644473600000n) * 10000n;
+    } else {
+      h.syncTimeFileTime = 0n;
+      this.warn(NW_BAD_SYNC_TIME, at, "SyncTimeUTC is not a valid date");
+    }
+    h.syncTimeQpc = this.i64("SyncTimeQPC");
+    h.qpcFrequency = this.i64("QPCFrequency");
+    h.pointerSize = this.i32("PointerSize");
+    if (h.pointerSize !== 4 && h.pointerSize !== 8) this.fail(NE_BAD_TRACE, this.pos - 4, `pointer size ${h.pointerSize}`);
+    if (!v6) {
+      h.processId = this.i32("ProcessId");
+      h.numberOfProcessors = this.i32("NumberOfProcessors");
+      h.expectedCpuSamplingRate = this.i32("ExpectedCPUSamplingRate");
+      return;
+    }
+    const count = this.i32("trace key/value count");
+    if (count < 0) this.fail(NE_BAD_TRACE, this.pos - 4, `key/value count ${count}`);
+    for (let i = 0; i < count; i++) {
+      const key = this.utf8v("trace key");
+      const value = this.utf8v("trace value");
+      h.keyValues.push([key, value]);
+      const num = /^[+-]?\d+$/.test(value.trim()) ? Number(value.trim()) : NaN;
+      if (!Number.isSafeInteger(num) || num < -0x80000000 || num > 0x7fffffff) continue;
+      if (key === "HardwareThreadCount") h.numberOfProcessors = num;
+      else if (key === "ProcessId") h.processId = num;
+      else if (key === "ExpectedCPUSamplingRate") h.expectedCpuSamplingRate = num;
+    }
+  }
+
+  // ---- V6 blocks (§4) ----
+
+  v6Blocks(): void {
+    for (;;) {
+      const at = this.pos;
+      this.end = this.len;
+      if (at >= this.len) this.fail(NE_TRUNCATED, at, "input ends before the EndOfStream block");
+      if (at + 4 > this.len) this.fail(NE_TRUNCATED, at, "input ends inside a block header");
+      const word = this.u32("block header");
+      const size = word & 0xffffff;
+      const kind = word >>> 24;
+      const content = this.pos;
+      const contentEnd = content + size;
+      if (kind === 0) {
+        if (size !== 0) this.fail(NE_BAD_BLOCK, at, `EndOfStream block of size ${size}`);
+        if (!this.haveTrace) this.fail(NE_BAD_TRACE, at, "stream ends without a Trace block");
+        this.complete = true;
+        if (this.pos < this.len) this.warn(NW_TRAILING_BYTES, this.pos, `${this.len - this.pos} bytes after the EndOfStream block`);
+        return;
+      }
+      if (kind === BLOCK_TRACE) {
+        if (this.haveTrace) this.fail(NE_BAD_TRACE, at, "second Trace block");
+        this.end = Math.min(contentEnd, this.len);
+        this.traceFields(true);
+        this.haveTrace = true;
+        this.blocks.add(kind, at, content, size, 0);
+      } else {
+        if (!this.haveTrace) this.fail(NE_BAD_TRACE, at, `block of kind ${kind} before the Trace block`);
+        this.blocks.add(kind, at, content, size, 0);
+        if (kind > BLOCK_LABEL_LIST) this.warn(NW_UNKNOWN_BLOCK_KIND, at, `block kind ${kind} skipped`);
+        else this.block(kind, at, content, contentEnd);
+      }
+      if (contentEnd > this.len) this.fail(NE_TRUNCATED, this.len, `input ends inside a block of kind ${kind} (${contentEnd - this.len} bytes missing)`);
+      this.pos = contentEnd;
+    }
+  }
+
+  // ---- block dispatch ----
+
+  /** Decodes one block's content; damage inside it becomes a warning (the caller checks truncation). */
+  block(kind: number, blockStart: number, content: number, contentEnd: number): void {
+    this.blockStart = blockStart;
+    this.pos = content;
+    this.end = Math.min(contentEnd, this.len);
+    try {
+      switch (kind) {
+        case BLOCK_EVENT:
+          if (this.version === 3) this.v3EventBlock();
+          else this.eventBlock(false);
+          break;
+        case BLOCK_METADATA:
+          if (this.version === 6) this.v6MetadataBlock();
+          else this.eventBlock(true);
+          break;
+        case BLOCK_STACK:
+          this.stackBlock();
+          break;
+        case BLOCK_SEQUENCE_POINT:
+          this.sequencePointBlock();
+          break;
+        case BLOCK_THREAD:
+          this.threadBlock();
+          break;
+        case BLOCK_REMOVE_THREAD:
+          this.removeThreadBlock();
+          break;
+        case BLOCK_LABEL_LIST:
+          this.labelListBlock();
+          break;
+      }
+    } catch (e) {
+      if (!(e instanceof NettraceFormatError)) throw e;
+      // A truncated block: the caller reports the truncation as the fatal error.
+      if (contentEnd > this.len) return;
+      this.warn(NW_BLOCK_DAMAGED, e.offset, `${e.message.replace(/ \(at byte offset \d+\)$/, "")}; rest of the block at ${blockStart} skipped`);
+    }
+  }
+
+  // ---- V3 events (§6.2) ----
+
+  v3EventBlock(): void {
+    const ptr = this.header.pointerSize;
+    while (this.pos < this.end) {
+      const start = this.pos;
+      const eventSize = this.i32("V3 event size");
+      if (eventSize < 52) this.fail(NE_TRUNCATED, start, `V3 event size ${eventSize} below the 56-byte header`);
+      const recEnd = start + 4 + eventSize;
+      if (recEnd > this.end) this.fail(NE_TRUNCATED, start, `V3 event of ${eventSize} bytes runs past the end of its block`);
+      const dv = this.dv;
+      const metadataId = dv.getInt32(start + 4, true);
+      const threadId = dv.getInt32(start + 8, true);
+      const timestamp = dv.getBigInt64(start + 12, true);
+      const payloadSize = dv.getInt32(start + 52, true);
+      const payload = start + 56;
+      if (payloadSize < 0 || payload + payloadSize + 4 > recEnd) this.fail(NE_TRUNCATED, start + 52, `V3 payload size ${payloadSize} does not fit the event of ${eventSize} bytes`);
+      const stackAt = payload + payloadSize;
+      const stackSize = dv.getInt32(stackAt, true);
+      if (stackSize < 0 || stackSize > MAX_V3_STACK || stackAt + 4 + stackSize > recEnd) this.fail(NE_TRUNCATED, stackAt, `V3 stack size ${stackSize} does not fit the event`);
+      this.pos = recEnd;
+      if (metadataId === 0) {
+        this.metadataRecord(payload, payloadSize);
+        continue;
+      }
+      const ev = this.events;
+      const i = ev.add();
+      ev.timestamp[i] = timestamp;
+      ev.metadataId[i] = metadataId;
+      ev.metadata[i] = this.lookupMetadata(metadataId, start);
+      ev.sequenceNumber[i] = 0;
+      ev.captureThreadId[i] = -1n;
+      ev.threadId[i] = BigInt(threadId);
+      ev.processorNumber[i] = -1;
+      if (stackSize >= ptr) {
+        const row = this.stacks.add(this.stacks.length + 1, stackAt + 4, stackSize - (stackSize % ptr));
+        ev.stackId[i] = row + 1;
+        ev.stack[i] = row;
+      } else {
+        ev.stackId[i] = 0;
+        ev.stack[i] = -1;
+      }
+      ev.payloadOffset[i] = payload;
+      ev.payloadLength[i] = payloadSize;
+      ev.activityIdOffset[i] = this.isZero16(start + 20) ? 0 : start + 20;
+      ev.relatedActivityIdOffset[i] = this.isZero16(start + 36) ? 0 : start + 36;
+      ev.labelListId[i] = 0;
+      ev.labelList[i] = -1;
+      ev.flags[i] = 0;
+      ev.blockOffset[i] = this.blockStart;
+    }
+  }
+
+  // ---- V4+ event and metadata blocks (§6.1, §6.3–6.5) ----
+
+  eventBlock(metadataBlock: boolean): void {
+    const headerAt = this.pos;
+    const headerSize = this.u16("block header size");
+    if (headerSize < 20) this.fail(NE_TRUNCATED, headerAt, `block header size ${headerSize} below 20`);
+    const flags = this.u16("block flags");
+    this.pos = headerAt;
+    this.need(headerSize, "block header");
+    const compressed = (flags & 1) !== 0;
+    const st = this.state;
+    st.reset();
+    const v6 = this.version === 6;
+    while (this.pos < this.end) {
+      const start = this.pos;
+      if (compressed) this.compressedHeader(v6);
+      else this.uncompressedHeader(v6);
+      const payload = this.pos;
+      this.need(st.payloadSize, "event payload");
+      if (!compressed) this.pos = this.uncompressedEnd;
+      if (metadataBlock) {
+        this.metadataRecord(payload, st.payloadSize);
+        continue;
+      }
+      if (st.metadataId === 0) {
+        this.warn(NW_METADATA_ID_ZERO, start, "event with metadata id 0 in an EventBlock skipped");
+        continue;
+      }
+      this.addEvent(start, payload, compressed);
+    }
+  }
+
+  uncompressedEnd = 0;
+
+  uncompressedHeader(v6: boolean): void {
+    const st = this.state;
+    const start = this.pos;
+    const eventSize = this.i32("event size");
+    const headerLen = v6 ? 52 : 80;
+    if (eventSize < headerLen - 4) this.fail(NE_TRUNCATED, start, `event size ${eventSize} below the ${headerLen}-byte header`);
+    const recEnd = start + 4 + eventSize;
+    if (recEnd > this.end) this.fail(NE_TRUNCATED, start, `event of ${eventSize} bytes runs past the end of its block`);
+    const raw = this.u32("metadata id");
+    st.metadataId = raw & 0x7fffffff;
+    st.sorted = (raw & 0x80000000) === 0; // TraceEvent's polarity (§6.3)
+    st.sequenceNumber = this.u32("sequence number");
+    st.threadId = this.i64("thread id");
+    st.captureThreadId = this.i64("capture thread id");
+    st.processorNumber = this.i32("processor number");
+    st.stackId = this.u32("stack id");
+    st.timestamp = this.i64("timestamp");
+    if (v6) {
+      st.labelListId = this.u32("label list id");
+      st.activityIdOffset = 0;
+      st.relatedActivityIdOffset = 0;
+    } else {
+      const a = this.need(16, "activity id");
+      const r = this.need(16, "related activity id");
+      st.activityIdOffset = this.isZero16(a) ? 0 : a;
+      st.relatedActivityIdOffset = this.isZero16(r) ? 0 : r;
+      st.labelListId = 0;
+    }
+    const size = this.i32("payload size");
+    if (size < 0 || this.pos + size > recEnd) this.fail(NE_TRUNCATED, this.pos - 4, `payload size ${size} does not fit the event of ${eventSize} bytes`);
+    st.payloadSize = size;
+    this.uncompressedEnd = recEnd;
+  }
+
+  compressedHeader(v6: boolean): void {
+    const st = this.state;
+    const flags = this.u8("compressed header flags");
+    if (flags & 0x01) st.metadataId = this.varU32("metadata id");
+    if (flags & 0x02) {
+      st.sequenceNumber = (st.sequenceNumber + this.varU32("sequence number delta") + 1) >>> 0;
+      st.captureThreadId = BigInt.asIntN(64, this.varU64("capture thread id"));
+      st.processorNumber = this.varU32("processor number") | 0;
+    } else if (st.metadataId !== 0) {
+      st.sequenceNumber = (st.sequenceNumber + 1) >>> 0;
+    }
+    if (flags & 0x04) st.threadId = BigInt.asIntN(64, this.varU64("thread id"));
+    if (flags & 0x08) st.stackId = this.varU32("stack id");
+    st.timestamp = BigInt.asIntN(64, st.timestamp + this.varU64("timestamp delta"));
+    if (v6) {
+      if (flags & 0x10) st.labelListId = this.varU32("label list id");
+    } else {
+      if (flags & 0x10) {
+        const a = this.need(16, "activity id");
+        st.activityIdOffset = this.isZero16(a) ? 0 : a;
+      }
+      if (flags & 0x20) {
+        const r = this.need(16, "related activity id");
+        st.relatedActivityIdOffset = this.isZero16(r) ? 0 : r;
+      }
+    }
+    st.sorted = (flags & 0x40) !== 0;
+    if (flags & 0x80) st.payloadSize = this.varU32("payload size");
+  }
+
+  addEvent(start: number, payload: number, compressed: boolean): void {
+    const st = this.state;
+    const ev = this.events;
+    const i = ev.add();
+    ev.timestamp[i] = st.timestamp;
+    ev.metadataId[i] = st.metadataId;
+    ev.metadata[i] = this.lookupMetadata(st.metadataId, start);
+    ev.sequenceNumber[i] = st.sequenceNumber;
+    ev.captureThreadId[i] = st.captureThreadId;
+    ev.threadId[i] = st.threadId;
+    ev.processorNumber[i] = st.processorNumber;
+    ev.stackId[i] = st.stackId;
+    let stack = -1;
+    if (st.stackId !== 0) {
+      const row = this.stackById.get(st.stackId);
+      if (row === undefined) this.warn(NW_UNKNOWN_STACK, start, `stack id ${st.stackId} not defined since the last sequence point`);
+      else stack = row;
+    }
+    ev.stack[i] = stack;
+    ev.payloadOffset[i] = payload;
+    ev.payloadLength[i] = st.payloadSize;
+    ev.labelListId[i] = st.labelListId;
+    let list = -1;
+    if (this.version === 6) {
+      let a = 0, r = 0;
+      if (st.labelListId !== 0) {
+        const row = this.labelListByIndex.get(st.labelListId);
+        if (row === undefined) this.warn(NW_BAD_ROW, start, `label list ${st.labelListId} not defined since the last sequence point`);
+        else {
+          list = row;
+          a = this.labelLists.activityIdOffset[row];
+          r = this.labelLists.relatedActivityIdOffset[row];
+        }
+      }
+      ev.activityIdOffset[i] = a;
+      ev.relatedActivityIdOffset[i] = r;
+    } else {
+      ev.activityIdOffset[i] = st.activityIdOffset;
+      ev.relatedActivityIdOffset[i] = st.relatedActivityIdOffset;
+    }
+    ev.labelList[i] = list;
+    ev.flags[i] = (st.sorted ? EVENT_SORTED : 0) | (compressed ? EVENT_COMPRESSED : 0);
+    ev.blockOffset[i] = this.blockStart;
+    this.checkSequence(st.captureThreadId, st.sequenceNumber, start, false);
+  }
+
+  /** §14: count events lost between two sightings of a capture thread. */
+  checkSequence(thread: bigint, seq: number, at: number, sequencePoint: boolean): void {
+    const last = this.lastSequence.get(thread);
+    this.lastSequence.set(thread, seq);
+    if (last === undefined || (this.version < 6 && last === 0)) return;
+    const gap = (seq - last - (sequencePoint ? 0 : 1)) | 0;
+    if (gap > 0) this.eventsLost += gap;
+    else if (gap < 0) this.warn(NW_SEQUENCE_BACKWARDS, at, `sequence number of capture thread ${thread} went from ${last} to ${seq}`);
+  }
+
+  lookupMetadata(id: number, at: number): number {
+    const row = this.metadataById.get(id);
+    if (row !== undefined) return row;
+    this.warn(NW_UNKNOWN_METADATA, at, `event references undefined metadata id ${id}`);
+    return -1;
+  }
+
+  // ---- metadata (§7) ----
+
+  /** One V3–V5 metadata payload at [p, p+n); damage gives a warning, never aborts the block. */
+  metadataRecord(p: number, n: number): void {
+    const savePos = this.pos, saveEnd = this.end;
+    this.pos = p;
+    this.end = p + n;
+    try {
+      const id = this.i32("metadata id");
+      const providerName = this.utf16z("provider name");
+      const eventId = this.i32("event id") & 0xffff;
+      const eventName = this.utf16z("event name");
+      const keywords = BigInt.asUintN(64, this.i64("keywords"));
+      const version = this.i32("version") & 0xff;
+      const level = this.i32("level") & 0xff;
+      const md: NettraceMetadata = {
+        metadataId: id,
+        providerName,
+        eventId,
+        eventName,
+        keywords,
+        version,
+        level,
+        fields: [],
+        fieldLayout: "v1",
+        fieldsUnparsable: false,
+        offset: p,
+        length: n,
+      };
+      let tagsReadable = true;
+      if (this.pos < this.end) {
+        const at = this.pos;
+        try {
+          md.fields = this.fieldList(1, 0);
+        } catch (e) {
+          if (!(e instanceof NettraceFormatError)) throw e;
+          md.fields = [];
+          md.fieldsUnparsable = true;
+          tagsReadable = false;
+          this.warn(NW_METADATA_FIELDS, at, `metadata ${id} (${providerName}/${eventId}): field list unparsable, kept without fields`);
+        }
+      }
+      // V5 tags (§7.2).
+      while (tagsReadable && this.pos < this.end) {
+        const tagAt = this.pos;
+        const tagLen = this.i32("metadata tag length");
+        const kind = this.u8("metadata tag kind");
+        if (tagLen < 0) this.fail(NE_TRUNCATED, tagAt, `metadata tag length ${tagLen}`);
+        const tp = this.need(tagLen, "metadata tag");
+        const tagEnd = tp + tagLen;
+        this.sawV5Tags = true;
+        if (kind === 1) {
+          if (tagLen >= 1) md.opcode = this.bytes[tp];
+        } else if (kind === 2) {
+          const outer = this.end;
+          this.pos = tp;
+          this.end = tagEnd;
+          try {
+            md.fields = this.fieldList(2, 0);
+            md.fieldLayout = "v2";
+            md.fieldsUnparsable = false;
+          } catch (e) {
+            if (!(e instanceof NettraceFormatError)) throw e;
+            md.fields = [];
+            md.fieldLayout = "v2";
+            md.fieldsUnparsable = true;
+            this.warn(NW_METADATA_FIELDS, tp, `metadata ${id} (${providerName}/${eventId}): V2 field list unparsable, kept without fields`);
+          }
+          this.end = outer;
+        }
+        this.pos = tagEnd;
+      }
+      this.defineMetadata(md, p);
+    } catch (e) {
+      if (!(e instanceof NettraceFormatError)) throw e;
+      this.warn(NW_BAD_METADATA, e.offset, `metadata record at ${p} unreadable: ${e.message.replace(/ \(at byte offset \d+\)$/, "")}`);
+    } finally {
+      this.pos = savePos;
+      this.end = saveEnd;
+    }
+  }
+
+  defineMetadata(md: NettraceMetadata, at: number): void {
+    if (md.metadataId <= 0) {
+      this.warn(NW_BAD_METADATA, at, `metadata id ${md.metadataId} is not positive; record skipped`);
+      return;
+    }
+    if (this.metadataById.has(md.metadataId)) this.warn(NW_METADATA_REDEFINED, at, `metadata id ${md.metadataId} defined again; the new definition wins`);
+    this.metadataById.set(md.metadataId, this.metadata.length);
+    this.metadata.push(md);
+  }
+
+  /**
+   * Field list. layout 1: V1 (i32 count; per field: type, UTF-16 name); 2: V5 V2Params (i32 count; per
+   * field: i32 size incl. itself, UTF-16 name, type); 6: V6 (u16 count; per field: u16 size, UTF-8 name, type).
+   */
+  fieldList(layout: number, depth: number): NettraceField[] {
+    if (depth > MAX_FIELD_DEPTH) this.fail(NE_TRUNCATED, this.pos, "field descriptions nested too deeply");
+    const countAt = this.pos;
+    const count = layout === 6 ? this.u16("field count") : this.i32("field count");
+    if (count < 0 || count > 0x4000) this.fail(NE_TRUNCATED, countAt, `field count ${count}`);
+    const fields: NettraceField[] = [];
+    for (let f = 0; f < count; f++) {
+      if (layout === 1) {
+        const type = this.fieldType(layout, depth) as NettraceField;
+        type.name = this.utf16z("field name");
+        fields.push(type);
+        continue;
+      }
+      const sizeAt = this.pos;
+      const size = layout === 6 ? this.u16("field size") : this.i32("field size") - 4;
+      if (size < 0) this.fail(NE_TRUNCATED, sizeAt, `field size ${size}`);
+      const fp = this.need(size, "field description");
+      const outer = this.end;
+      this.pos = fp;
+      this.end = fp + size;
+      const name = layout === 6 ? this.utf8v("field name") : this.utf16z("field name");
+      const type = this.fieldType(layout, depth) as NettraceField;
+      type.name = name;
+      fields.push(type);
+      this.pos = fp + size; // rest of the description ignored
+      this.end = outer;
+    }
+    return fields;
+  }
+
+  fieldType(layout: number, depth: number): NettraceType {
+    if (depth > MAX_FIELD_DEPTH) this.fail(NE_TRUNCATED, this.pos, "field descriptions nested too deeply");
+    const at = this.pos;
+    const code = layout === 6 ? this.u8("type code") : this.i32("type code");
+    const t: NettraceType = { typeCode: code };
+    if (code === TC_OBJECT) {
+      t.fields = this.fieldList(layout, depth + 1);
+    } else if (code >= TC_BOOLEAN && code <= TC_STRING) {
+      // primitive
+    } else if (code === TC_ARRAY && layout !== 1) {
+      t.elementType = this.fieldType(layout, depth + 1);
+    } else if (layout === 6 && (code === TC_VARINT || code === TC_VARUINT || code === TC_UTF8_CODE_UNIT || code === TC_BOOLEAN8)) {
+      // primitive
+    } else if (layout === 6 && code === TC_FIXED_ARRAY) {
+      t.elementType = this.fieldType(layout, depth + 1);
+      t.elementCount = this.u16("fixed array length");
+    } else if (layout === 6 && (code === TC_RELLOC || code === TC_DATALOC)) {
+      t.elementType = this.fieldType(layout, depth + 1);
+      if (!fixedSize(t.elementType)) this.fail(NE_TRUNCATED, at, `type ${code} needs a fixed-size element type`);
+    } else {
+      this.fail(NE_TRUNCATED, at, `type code ${code} not valid in this field layout`);
+    }
+    return t;
+  }
+
+  /** V6 metadata block (§7.3). */
+  v6MetadataBlock(): void {
+    const headerSize = this.u16("metadata block header size");
+    this.need(headerSize, "metadata block header");
+    while (this.pos < this.end) {
+      const rowAt = this.pos;
+      const size = this.u16("metadata row size");
+      const p = this.need(size, "metadata row");
+      const rowEnd = p + size;
+      const outer = this.end;
+      this.pos = p;
+      this.end = rowEnd;
+      try {
+        const id = this.varU32("metadata id");
+        const md: NettraceMetadata = {
+          metadataId: id,
+          providerName: this.utf8v("provider name"),
+          eventId: this.varU32("event id") & 0xffff,
+          eventName: this.utf8v("event name"),
+          keywords: 0n,
+          version: 0,
+          level: 0,
+          fields: [],
+          fieldLayout: "v6",
+          fieldsUnparsable: false,
+          offset: p,
+          length: size,
+        };
+        const fieldsAt = this.pos;
+        try {
+          md.fields = this.fieldList(6, 0);
+        } catch (e) {
+          if (!(e instanceof NettraceFormatError)) throw e;
+          md.fieldsUnparsable = true;
+          this.warn(NW_METADATA_FIELDS, fieldsAt, `metadata ${id}: V6 field list unparsable, kept without fields`);
+        }
+        if (!md.fieldsUnparsable) {
+          const optSize = this.u16("optional metadata size");
+          const op = this.need(optSize, "optional metadata");
+          this.pos = op;
+          this.end = op + optSize;
+          while (this.pos < this.end) {
+            const kindAt = this.pos;
+            const kind = this.u8("optional metadata kind");
+            if (kind === 1) md.opcode = this.u8("opcode");
+            else if (kind === 3) md.keywords = this.u64("keywords");
+            else if (kind === 4) md.messageTemplate = this.utf8v("message template");
+            else if (kind === 5) md.description = this.utf8v("description");
+            else if (kind === 6) (md.keyValues ??= []).push([this.utf8v("key"), this.utf8v("value")]);
+            else if (kind === 7) md.providerGuidOffset = this.need(16, "provider guid");
+            else if (kind === 8) md.level = this.u8("level");
+            else if (kind === 9) md.version = this.u8("version");
+            else this.fail(NE_TRUNCATED, kindAt, `unknown optional metadata kind ${kind}`);
+          }
+        }
+        this.defineMetadata(md, rowAt);
+      } catch (e) {
+        if (!(e instanceof NettraceFormatError)) throw e;
+        this.warn(NW_BAD_METADATA, e.offset, `V6 metadata row at ${rowAt} unreadable: ${e.message.replace(/ \(at byte offset \d+\)$/, "")}`);
+      }
+      this.pos = rowEnd;
+      this.end = outer;
+    }
+  }
+
+  // ---- stacks (§8) ----
+
+  stackBlock(): void {
+    const firstId = this.u32("stack block first id");
+    const count = this.u32("stack block count");
+    for (let i = 0; i < count; i++) {
+      const at = this.pos;
+      const size = this.i32("stack size");
+      if (size < 0) this.fail(NE_TRUNCATED, at, `stack size ${size}`);
+      const p = this.need(size, "stack");
+      const ptr = this.header.pointerSize;
+      const id = (firstId + i) >>> 0;
+      this.stackById.set(id, this.stacks.add(id, p, size - (size % ptr)));
+    }
+    if (this.pos < this.end) this.warn(NW_BLOCK_TRAILING, this.pos, `${this.end - this.pos} bytes after the last stack of the block`);
+  }
+
+  // ---- sequence points (§9) ----
+
+  sequencePointBlock(): void {
+    const at = this.blockStart;
+    const v6 = this.version === 6;
+    const timestamp = this.i64("sequence point timestamp");
+    const flags = v6 ? this.u32("sequence point flags") : 0;
+    const count = v6 ? this.u32("sequence point thread count") : this.i32("sequence point thread count");
+    if (count < 0) this.fail(NE_TRUNCATED, this.pos - 4, `thread count ${count}`);
+    const sp = this.sequencePoints.add(timestamp, flags, at);
+    for (let i = 0; i < count; i++) {
+      const tAt = this.pos;
+      const id = v6 ? BigInt.asIntN(64, this.varU64("thread index")) : this.i64("capture thread id");
+      const seq = v6 ? this.varU32("sequence number") : this.u32("sequence number");
+      this.sequencePoints.addThread(sp, id, seq);
+      this.checkSequence(id, seq, tAt, true);
+    }
+    if (this.pos < this.end) this.warn(NW_BLOCK_TRAILING, this.pos, `${this.end - this.pos} bytes after the sequence point's thread list`);
+    this.stackById.clear();
+    this.labelListByIndex.clear();
+    if (flags & 1) this.threadByIndex.clear();
+    if (flags & 2) this.metadataById.clear();
+  }
+
+  // ---- V6 threads and label lists (§10) ----
+
+  threadBlock(): void {
+    while (this.pos < this.end) {
+      const rowAt = this.pos;
+      const size = this.u16("thread row size");
+      const p = this.need(size, "thread row");
+      const outer = this.end;
+      this.pos = p;
+      this.end = p + size;
+      try {
+        const th: NettraceThread = { index: BigInt.asIntN(64, this.varU64("thread index")), keyValues: [], offset: rowAt };
+        while (this.pos < this.end) {
+          const kindAt = this.pos;
+          const kind = this.u8("thread item kind");
+          if (kind === 1) th.name = this.utf8v("thread name");
+          else if (kind === 2) th.osProcessId = this.varU64("OS process id");
+          else if (kind === 3) th.osThreadId = this.varU64("OS thread id");
+          else if (kind === 4) th.keyValues.push([this.utf8v("key"), this.utf8v("value")]);
+          else this.fail(NE_TRUNCATED, kindAt, `unknown thread item kind ${kind}`);
+        }
+        if (this.threadByIndex.has(th.index)) this.warn(NW_DUPLICATE_THREAD, rowAt, `thread index ${th.index} defined twice`);
+        this.threadByIndex.set(th.index, this.threads.length);
+        this.threads.push(th);
+      } catch (e) {
+        if (!(e instanceof NettraceFormatError)) throw e;
+        this.warn(NW_BAD_ROW, e.offset, `thread row at ${rowAt} unreadable: ${e.message.replace(/ \(at byte offset \d+\)$/, "")}`);
+      }
+      this.pos = p + size;
+      this.end = outer;
+    }
+  }
+
+  removeThreadBlock(): void {
+    while (this.pos < this.end) {
+      const at = this.pos;
+      const index = BigInt.asIntN(64, this.varU64("thread index"));
+      const seq = this.varU32("sequence number");
+      this.removedThreads.push({ index, sequenceNumber: seq, offset: at });
+      this.checkSequence(index, seq, at, true);
+      this.lastSequence.delete(index);
+    }
+  }
+
+  labelListBlock(): void {
+    const first = this.u32("label list first index");
+    const count = this.u32("label list count");
+    if (first === 0) this.fail(NE_TRUNCATED, this.pos - 8, "label list first index 0");
+    const L = this.labelLists;
+    for (let k = 0; k < count; k++) {
+      const start = this.pos;
+      const i = L.add();
+      L.index[i] = (first + k) >>> 0;
+      L.offset[i] = start;
+      L.present[i] = 0;
+      L.activityIdOffset[i] = 0;
+      L.relatedActivityIdOffset[i] = 0;
+      L.traceIdOffset[i] = 0;
+      L.spanId[i] = 0n;
+      L.opcode[i] = 0;
+      L.level[i] = 0;
+      L.version[i] = 0;
+      L.keywords[i] = 0n;
+      try {
+        for (;;) {
+          const kindAt = this.pos;
+          const raw = this.u8("label kind");
+          switch (raw & 0x7f) {
+            case 1:
+              L.activityIdOffset[i] = this.need(16, "activity id");
+              L.present[i] |= LABEL_ACTIVITY;
+              break;
+            case 2:
+              L.relatedActivityIdOffset[i] = this.need(16, "related activity id");
+              L.present[i] |= LABEL_RELATED_ACTIVITY;
+              break;
+            case 3:
+              L.traceIdOffset[i] = this.need(16, "trace id");
+              L.present[i] |= LABEL_TRACE_ID;
+              break;
+            case 4:
+              L.spanId[i] = this.u64("span id");
+              L.present[i] |= LABEL_SPAN_ID;
+              break;
+            case 5:
+              this.utf8v("label key");
+              this.utf8v("label value");
+              L.present[i] |= LABEL_KEY_VALUE;
+              break;
+            case 6:
+              this.utf8v("label key");
+              this.varU64("label value");
+              L.present[i] |= LABEL_KEY_VALUE;
+              break;
+            case 7:
+              L.opcode[i] = this.u8("opcode");
+              L.present[i] |= LABEL_OPCODE;
+              break;
+            case 8:
+              L.keywords[i] = this.u64("keywords");
+              L.present[i] |= LABEL_KEYWORDS;
+              break;
+            case 9:
+              L.level[i] = this.u8("level");
+              L.present[i] |= LABEL_LEVEL;
+              break;
+            case 10:
+              L.version[i] = this.u8("version");
+              L.present[i] |= LABEL_VERSION;
+              break;
+            default:
+              this.fail(NE_TRUNCATED, kindAt, `unknown label kind ${raw & 0x7f}`);
+          }
+          if (raw & 0x80) break;
+        }
+      } catch (e) {
+        L.length = i; // drop the partial list
+        throw e;
+      }
+      L.byteLength[i] = this.pos - start;
+      this.labelListByIndex.set(L.index[i], i);
+    }
+    if (this.pos < this.end) this.warn(NW_BLOCK_TRAILING, this.pos, `${this.end - this.pos} bytes after the last label list of the block`);
+  }
+
+  result(error: NettraceFormatError | null): NettraceFile {
+    const h = this.header;
+    if (h.formatVersion === 4 && this.sawV5Tags) h.formatVersion = 5;
+    const b = this.blocks;
+    const counts = { trace: 0, event: 0, metadata: 0, stack: 0, sequencePoint: 0, thread: 0, removeThread: 0, labelList: 0, unknown: 0 };
+    for (let i = 0; i < b.length; i++) {
+      switch (b.kind[i]) {
+        case BLOCK_TRACE: counts.trace++; break;
+        case BLOCK_EVENT: counts.event++; break;
+        case BLOCK_METADATA: counts.metadata++; break;
+        case BLOCK_STACK: counts.stack++; break;
+        case BLOCK_SEQUENCE_POINT: counts.sequencePoint++; break;
+        case BLOCK_THREAD: counts.thread++; break;
+        case BLOCK_REMOVE_THREAD: counts.removeThread++; break;
+        case BLOCK_LABEL_LIST: counts.labelList++; break;
+        default: counts.unknown++;
+      }
+    }
+    return {
+      bytes: this.bytes,
+      header: h,
+      events: this.events.done(),
+      metadata: this.metadata,
+      stacks: this.stacks.done(),
+      blocks: b.done(),
+      blockCounts: counts,
+      sequencePoints: this.sequencePoints.done(),
+      threads: this.threads,
+      removedThreads: this.removedThreads,
+      labelLists: this.labelLists.done(),
+      eventsLost: this.eventsLost,
+      complete: this.complete,
+      warnings: this.warnings,
+      warningCount: this.warningCount,
+      error,
+    };
+  }
+}
+
+/** True when a value of this type always takes the same number of bytes (RelLoc/DataLoc elements). */
+function fixedSize(t: NettraceType): boolean {
+  const c = t.typeCode;
+  if (c === TC_OBJECT) return (t.fields ?? []).every(fixedSize);
+  if (c === TC_FIXED_ARRAY) return t.elementType !== undefined && fixedSize(t.elementType);
+  return c !== TC_STRING && c !== TC_ARRAY && c !== TC_VARINT && c !== TC_VARUINT && c !== TC_RELLOC && c !== TC_DATALOC;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Entry points
+
+/**
+ * Reads a whole .nettrace / .netperf file. Never throws for bad input: `error` holds the fatal
+ * NettraceFormatError (with everything decoded before it kept), `warnings` the skipped damage.
+ */
+export function readNettrace(bytes: Uint8Array): NettraceFile {
+  const r = new Reader(bytes);
+  let error: NettraceFormatError | null = null;
+  try {
+    r.run();
+  } catch (e) {
+    if (e instanceof NettraceFormatError) error = e;
+    else error = new NettraceFormatError(NE_INTERNAL, r.pos, `internal error: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  return r.result(error);
+}
+
+/** Frame addresses of stack row `row` (leaf first), zero-extended to 64 bits. */
+export function stackFrames(file: NettraceFile, row: number): BigUint64Array {
+  const ptr = file.header.pointerSize;
+  const off = file.stacks.offset[row], len = file.stacks.byteLength[row];
+  const n = ptr > 0 ? Math.floor(len / ptr) : 0;
+  const out = new BigUint64Array(n);
+  const dv = new DataView(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength);
+  for (let i = 0; i < n; i++) out[i] = ptr === 8 ? dv.getBigUint64(off + 8 * i, true) : BigInt(dv.getUint32(off + 4 * i, true));
+  return out;
+}
+
+/** The metadata an event refers to, or undefined. */
+export function eventMetadata(file: NettraceFile, event: number): NettraceMetadata | undefined {
+  const row = file.events.metadata[event];
+  return row >= 0 ? file.metadata[row] : undefined;
+}
