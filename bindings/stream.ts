@@ -4,8 +4,10 @@
 
 import { windowsOf, type DecodeEnd, type DecodeOptions, type Input, type Window } from "./decode/windows.js";
 import { TraceBuilder } from "./decode/builder.js";
-import { finishTrace, isSessionInput, type NamedInput, type SessionInput } from "./decode/decode.js";
+import { decodeTrace, finishTrace, isSessionInput, peek, type NamedInput, type SessionInput } from "./decode/decode.js";
 import type { TraceData } from "./decode/trace-data.js";
+import type { NettraceInfo } from "./decode/nettrace-data.js";
+import { setTraceManifests, traceManifests } from "./naming/trace-manifests.js";
 import { Trace, filesOf, namesFromProviderTraits, type TraceFile } from "./trace.js";
 import { ProviderTable } from "./tables/provider-table.js";
 import { EventTypeTable } from "./tables/event-types.js";
@@ -39,7 +41,12 @@ export class TraceBatch extends Trace {
 
   /** A copy of the batch's tables in memory of its own: a Trace that outlives the stream. */
   keep(): Trace {
-    if (!this.window) return new Trace(this.batchData, new Map([...this.providers].map((p) => [p.index, p.name])));
+    if (!this.window) {
+      // (the tables are in memory of their own already: the same tables, names and descriptions)
+      const kept = new Trace(this.batchData, new Map([...this.providers].map((p) => [p.index, p.name])));
+      setTraceManifests(kept.events, traceManifests(this.events));
+      return kept;
+    }
     const builder = new TraceBuilder();
     builder.add(this.window);
     // (its own tables: the warnings are the batch's, not the core's so far)
@@ -116,6 +123,22 @@ export class TraceStream implements AsyncIterable<TraceBatch> {
     if (isSessionInput(this.input)) {
       const { namedInputs, namedError } = await import("./decode/session.js");
       yield* this.session(namedInputs(this.input), namedError);
+      return;
+    }
+    // an EventPipe file: read whole (its reader is not windowed yet), given out as one batch
+    const peeked = await peek(this.input);
+    if (peeked.nettrace) {
+      const data = await decodeTrace(peeked.input, this.options);
+      const { nettraceNames } = await import("./naming/nettrace-names.js");
+      const named = nettraceNames(data, (data as TraceData & { nettrace: NettraceInfo }).nettrace);
+      const batch = new TraceBatch(data, 0, 0, 0, undefined, named.providers);
+      setTraceManifests(batch.events, named.manifests);
+      try {
+        yield batch;
+      } finally {
+        batch.dispose();
+      }
+      this.end = streamEnd(data, named.providers, 1);
       return;
     }
     const outline = new TraceBuilder(undefined, false);

@@ -13,6 +13,8 @@ import { runQuery, type QueryFilter, type QueryResult } from "./tables/query.js"
 import { ClrTables, type ClrTable } from "./tables/clr-tables.js";
 import { buildProcessTable, type ProcessTable } from "./tables/processes.js";
 import { EventNames, eventName } from "./naming/event-names.js";
+import { setTraceManifests } from "./naming/trace-manifests.js";
+import type { NettraceInfo } from "./decode/nettrace-data.js";
 import { readWarnings, type EtlDecodeError, type TraceIncomplete, type TraceWarning } from "./decode/errors.js";
 
 export type OpenOptions = DecodeOptions;
@@ -266,5 +268,19 @@ export async function openTrace(input: Input | SessionInput, options: OpenOption
     const { decodeSession, namedInputs } = await import("./decode/session.js");
     return new Trace(await decodeSession(namedInputs(input), options));
   }
-  return new Trace(await decodeTrace(input, options));
+  return traceOf(await decodeTrace(input, options));
+}
+
+/**
+ * A Trace over decoded tables; an EventPipe file's providers and events are named by its metadata
+ * (`providerNames`: names known besides, which win).
+ */
+export async function traceOf(data: TraceData, providerNames?: Map<number, string>): Promise<Trace> {
+  const nettrace = (data as { nettrace?: NettraceInfo }).nettrace;
+  if (!nettrace) return new Trace(data, providerNames);
+  const { nettraceNames } = await import("./naming/nettrace-names.js");
+  const named = nettraceNames(data, nettrace);
+  const trace = new Trace(data, new Map([...named.providers, ...(providerNames ?? [])]));
+  setTraceManifests(trace.events, named.manifests);
+  return trace;
 }

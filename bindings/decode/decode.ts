@@ -17,6 +17,13 @@ const PAGE = 65536;
  * merge of several files needs them.
  */
 export async function decodeTrace(input: Input, options: DecodeOptions = {}, own = false): Promise<TraceData> {
+  // an EventPipe file (.nettrace, .netperf) by its first bytes: read whole by its own reader (a lazy chunk)
+  const peeked = await peek(input);
+  input = peeked.input;
+  if (peeked.nettrace) {
+    const { nettraceData, wholeInput } = await import("./nettrace-data.js");
+    return nettraceData(await wholeInput(input));
+  }
   const size = knownSize(input, options);
   const mode = options.payloads ?? "keep";
   if (mode !== "keep" && mode !== "drop" && mode !== "source") throw new TypeError(`etw-wasm: payloads must be "keep", "drop" or "source", not ${String(options.payloads)}`);
@@ -38,6 +45,26 @@ export async function decodeTrace(input: Input, options: DecodeOptions = {}, own
     return data;
   }
   return decodeInto(new TraceBuilder(size, true, mode), input, options, size, mode === "drop" || own);
+}
+
+const NETTRACE = "Nettrace";
+const NETPERF = [20, 0, 0, 0, 0x21, 0x46, 0x61, 0x73]; // i32 20, "!Fas" (a FastSerialization stream)
+
+/** Whether the input starts as an EventPipe file; an iterable input comes back with its first chunk put back. */
+export async function peek(input: Input): Promise<{ input: Input; nettrace: boolean }> {
+  const is = (b: Uint8Array) => b.length >= 8 && (String.fromCharCode(...b.subarray(0, 8)) === NETTRACE || NETPERF.every((x, i) => b[i] === x));
+  if (input instanceof Uint8Array) return { input, nettrace: is(input) };
+  if (input instanceof ArrayBuffer) return { input, nettrace: is(new Uint8Array(input, 0, Math.min(8, input.byteLength))) };
+  if (typeof Blob !== "undefined" && input instanceof Blob) return { input, nettrace: is(new Uint8Array(await input.slice(0, 8).arrayBuffer())) };
+  if (isByteSource(input)) {
+    const head = new Uint8Array(Math.min(8, input.byteLength));
+    const n = head.length ? await input.read(head, 0) : 0;
+    return { input, nettrace: is(head.subarray(0, n)) };
+  }
+  // chunks: the first ones are read to see the start, then given back ahead of the rest (a lazy chunk)
+  const { peekChunks } = await import("./nettrace-data.js");
+  const { input: again, head } = await peekChunks(input as Iterable<Uint8Array> | AsyncIterable<Uint8Array>);
+  return { input: again, nettrace: is(head) };
 }
 
 /** One file of a session: its bytes (any Input) and the name it goes by in errors and `trace.files`. */

@@ -74,6 +74,19 @@ export class TraceManifests {
   /** Descriptions that could not be read (their events stay unnamed): event row and reason. */
   readonly errors: { row: number; message: string }[] = [];
 
+  /** Takes the providers and events of `other` that this does not describe yet. */
+  adopt(other: TraceManifests): void {
+    for (const [guid, p] of other.providers) {
+      const mine = this.provider(guid, p.name);
+      for (const [id, list] of p.events) {
+        if (mine.events.has(id)) continue;
+        mine.events.set(id, list);
+        mine.versions.set(id, p.versions.get(id)!);
+      }
+      for (const [name, map] of p.maps) if (!mine.maps.has(name)) mine.maps.set(name, map);
+    }
+  }
+
   provider(guid: string, name?: string): DynProvider {
     let p = this.providers.get(guid);
     if (!p) {
@@ -152,6 +165,9 @@ export class ManifestCollector {
   scan(table: EventTable): this {
     const out = this.result;
     const chunks = this.chunks;
+    // descriptions the table came with (an EventPipe file's metadata) are kept too
+    const given = cache.get(table);
+    if (given && given !== out) out.adopt(given);
     const c = table.columns;
     const bytes = table.data.bytes;
     if (!table.recordBytes) return this;

@@ -34,6 +34,7 @@ export interface PerfViewTrace {
 }
 
 const CLR_STACK_WALK = new Set(["0:82", "3:151"]); // runtime ClrStackWalk, private ClrStackWalk
+const SAMPLE_PROFILER = "3c530d44-97ae-513a-1e6d-783e8f8e03a9"; // Microsoft-DotNETCore-SampleProfiler
 const METHOD_FLAG_DYNAMIC = 1;
 const METHOD_FLAG_JITTED = 8;
 
@@ -65,6 +66,8 @@ export function isTraceLogBookkeeping(row: EventRow): boolean {
     return false;
   }
   if (!eventHeader) return false;
+  // EventPipe's sample profiler: the V1-era stack walk event goes onto the event before it
+  if (prov.guid === SAMPLE_PROFILER && row.eventId === 1) return true;
   const clr = row.clrSchema;
   if (!clr) return false;
   const key = `${clr.provider}:${row.eventId}`;

@@ -18,6 +18,12 @@ export function timeOrder(data: TraceData): Uint32Array {
   const n = data.eventCount;
   const order = new Uint32Array(n);
   const ts = new Uint32Array(data.events.timestamp.buffer, data.events.timestamp.byteOffset, n * 2);
+  // rows without buffers (an EventPipe file: its rows come in the order they are dispatched)
+  if (data.bufferCount === 0) {
+    for (let i = 0; i < n; i++) order[i] = i;
+    if (!isOrdered(order, ts)) stableSort(order, ts, data.events.processor);
+    return order;
+  }
   const view = new DataView(data.bytes.buffer, data.bytes.byteOffset);
   const byKey = new Map<string, { processor: number; bufs: { seq: bigint; first: number; count: number }[] }>();
   // (the files of a merged trace have streams of their own: sequence numbers are per file)

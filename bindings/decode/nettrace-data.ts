@@ -1,0 +1,357 @@
+// A .NET EventPipe file (.nettrace, .netperf) as the tables an .etl file gives: the reader's events
+// (core/nettrace.ts) in the order TraceEvent dispatches them, providers named by the GUIDs TraceEvent
+// derives from their names, the Trace object as the logfile header (QPC at the sync time is the
+// anchor of every time conversion, as PerfView's relative times count from it), stacks as ETW stack
+// extended items. Events are EVENT_HEADER rows of the file's pointer size, so the .NET runtime's
+// events decode with the same schema as on Windows.
+//
+// For now the whole file is read into memory and decoded by the TypeScript reader on either engine;
+// the typed .NET tables are not filled (rows decode their fields on demand).
+
+import * as C from "../../assembly/codes.js";
+import { readNettrace, EVENT_SORTED, type NettraceFile, type NettraceMetadata } from "../core/nettrace.js";
+import { EtlDecodeError, EtlFormatError } from "./errors.js";
+import { align8, concatBytes, type TraceData } from "./trace-data.js";
+import { isByteSource, type Input } from "./windows.js";
+
+/** The fixed GUIDs TraceEvent gives providers by name (EventPipeMetadata.GetProviderGuidFromProviderName). */
+const FIXED_GUIDS: Record<string, string> = {
+  "Microsoft-Windows-DotNETRuntime": "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4",
+  "Microsoft-Windows-DotNETRuntimeRundown": "a669021c-c450-4609-a035-5af59af4df18",
+  "Microsoft-Windows-DotNETRuntimePrivate": "763fd754-7086-4dfe-95eb-c01a46faf4ca",
+  "Microsoft-Windows-DotNETRuntimeStress": "cc2bcbba-16b6-4cf3-8990-d74c2e8af500",
+  "System.Threading.Tasks.TplEventSource": "2e5dba47-a3d2-4d16-8ee0-6671ffdcd7b5",
+  "FrameworkEventSource": "8e9f5090-2d75-4d03-8a81-e5afbf85daf1",
+  "Microsoft-Windows-Application Server-Applications": "c651f5f6-1c0d-492e-8ae1-b4efd7c9d503",
+  "Microsoft-DotNETCore-SampleProfiler": "3c530d44-97ae-513a-1e6d-783e8f8e03a9",
+};
+
+/** The namespace an EventSource's GUID is hashed in, before its name. */
+const EVENTSOURCE_NAMESPACE = [0x48, 0x2c, 0x2d, 0xb2, 0xc3, 0x90, 0x47, 0xc8, 0x87, 0xf8, 0x1a, 0x15, 0xbf, 0xc1, 0x30, 0xfb];
+
+/** A provider's GUID in memory (.NET) byte order, from its name: fixed, or the EventSource name hash. */
+export async function providerGuidBytes(name: string): Promise<Uint8Array> {
+  const fixed = FIXED_GUIDS[name];
+  if (fixed) return guidBytes(fixed);
+  const upper = (name.startsWith("*") ? name.slice(1) : name).toUpperCase();
+  const input = new Uint8Array(16 + upper.length * 2);
+  input.set(EVENTSOURCE_NAMESPACE);
+  for (let i = 0; i < upper.length; i++) {
+    input[16 + 2 * i] = upper.charCodeAt(i) >> 8; // UTF-16 big-endian
+    input[17 + 2 * i] = upper.charCodeAt(i) & 0xff;
+  }
+  const h = new Uint8Array(await crypto.subtle.digest("SHA-1", input)).slice(0, 16);
+  h[7] = (h[7] & 0x0f) | 0x50;
+  return h;
+}
+
+function guidBytes(guid: string): Uint8Array {
+  const hex = guid.replace(/-/g, "");
+  const b = Uint8Array.from({ length: 16 }, (_, i) => parseInt(hex.slice(2 * i, 2 * i + 2), 16));
+  // Data1, Data2, Data3 are little-endian in memory
+  return Uint8Array.from([b[3], b[2], b[1], b[0], b[5], b[4], b[7], b[6], ...b.subarray(8)]);
+}
+
+/**
+ * The order TraceEvent dispatches events in (EventCache): one queue per capture thread; a sorted event
+ * first lets every queued event earlier than it go (oldest first across queues), then goes itself; a
+ * sequence point and the end let everything go. V3 files are in time order as written.
+ */
+export function dispatchOrder(file: NettraceFile): Uint32Array {
+  const ev = file.events;
+  const n = ev.length;
+  const order = new Uint32Array(n);
+  if (file.header.formatVersion === 3) {
+    for (let i = 0; i < n; i++) order[i] = i;
+    return order;
+  }
+  let k = 0;
+  const queues = new Map<bigint, number[]>();
+  const heads = new Map<bigint, number>();
+  /** Every queued event before `until` (all when undefined), oldest first. */
+  const flush = (until?: bigint) => {
+    for (;;) {
+      let best: bigint | undefined;
+      let row = -1;
+      for (const [t, q] of queues) {
+        const h = heads.get(t)!;
+        if (h >= q.length) continue;
+        const r = q[h];
+        if (row < 0 || ev.timestamp[r] < ev.timestamp[row]) {
+          row = r;
+          best = t;
+        }
+      }
+      if (row < 0 || (until !== undefined && ev.timestamp[row] >= until)) break;
+      order[k++] = row;
+      heads.set(best!, heads.get(best!)! + 1);
+    }
+    for (const [t, q] of queues) if (heads.get(t)! >= q.length) {
+      queues.delete(t);
+      heads.delete(t);
+    }
+  };
+  const sp = file.sequencePoints;
+  let nextSp = 0;
+  for (let i = 0; i < n; i++) {
+    // sequence points before this event's block
+    while (nextSp < sp.length && sp.offset[nextSp] < ev.blockOffset[i]) {
+      flush();
+      nextSp++;
+    }
+    if (ev.flags[i] & EVENT_SORTED) {
+      flush(ev.timestamp[i]);
+      order[k++] = i;
+      continue;
+    }
+    const t = ev.captureThreadId[i];
+    let q = queues.get(t);
+    if (!q) {
+      queues.set(t, (q = []));
+      heads.set(t, 0);
+    }
+    q.push(i);
+  }
+  flush();
+  return order;
+}
+
+/** Rundown and method-bookkeeping events carry stacks TraceEvent drops (EventPipeMetadata.GetEventRecordForEventData). */
+function dropsStack(m: NettraceMetadata | undefined): boolean {
+  if (!m) return false;
+  if (m.providerName === "Microsoft-Windows-DotNETRuntimeRundown") return true;
+  return m.providerName === "Microsoft-Windows-DotNETRuntime" && ((m.eventId >= 140 && m.eventId <= 144) || m.eventId === 190);
+}
+
+/** What an EventPipe trace keeps beside its tables: the metadata, for naming and decoding its events. */
+export interface NettraceInfo {
+  formatVersion: number;
+  metadata: NettraceMetadata[];
+  /** Provider index (in the trace's provider table) of each metadata row. */
+  providerOf: Int32Array;
+  /** Events whose payload passes 64 KiB, the event table's limit: their payloadLength is cut to 65,535. */
+  payloadsCut: number;
+}
+
+/** The file's tables; a file the reader cannot start on throws EtlFormatError, one it stops in part way keeps its rows. */
+export async function nettraceData(input: Uint8Array): Promise<TraceData & { nettrace: NettraceInfo }> {
+  const file = readNettrace(input);
+  const err = file.error;
+  if (err && file.events.length === 0) throw new EtlFormatError(err.code, err.offset, `not a readable EventPipe file: ${err.message.replace(/ \(at byte offset \d+\)$/, "")}`);
+  const { header, events: ev, metadata, stacks } = file;
+  const ptr = header.pointerSize === 4 ? 4 : 8;
+  const order = dispatchOrder(file);
+  const n = order.length;
+
+  // providers by name, in order of first sight
+  const providerIndex = new Map<string, number>();
+  const providerGuids: Uint8Array[] = [];
+  const providerOf = new Int32Array(metadata.length);
+  for (let m = 0; m < metadata.length; m++) {
+    const name = metadata[m].providerName;
+    let p = providerIndex.get(name);
+    if (p === undefined) {
+      p = providerGuids.length;
+      providerIndex.set(name, p);
+      providerGuids.push(await providerGuidBytes(name));
+    }
+    providerOf[m] = p;
+  }
+
+  // the byte store: the file (payloads stay where they are), then the stacks as ETW stack items, then the structs
+  const base = 8;
+  const stackItem = new Int32Array(stacks.length).fill(-1);
+  const stackParts: Uint8Array[] = [];
+  let stackBytes = 0;
+  const stackAt = align8(base + input.length);
+  for (let s = 0; s < stacks.length; s++) {
+    // MatchId (0), then the frames as the file has them (pointer-sized, leaf first)
+    const item = new Uint8Array(8 + stacks.byteLength[s]);
+    item.set(input.subarray(stacks.offset[s], stacks.offset[s] + stacks.byteLength[s]), 8);
+    stackItem[s] = stackAt + stackBytes;
+    stackParts.push(item);
+    stackBytes += align8(item.length);
+  }
+
+  const timestamp = new BigInt64Array(n), keywords = new BigUint64Array(n);
+  const pid = new Uint32Array(n), tid = new Uint32Array(n), payloadOffset = new Uint32Array(n);
+  const payloadLength = new Uint16Array(n), headerLength = new Uint16Array(n), provider = new Uint16Array(n);
+  const eventId = new Uint16Array(n), task = new Uint16Array(n), flags = new Uint16Array(n), processor = new Uint16Array(n);
+  const version = new Uint16Array(n), opcode = new Uint8Array(n), level = new Uint8Array(n), headerType = new Uint8Array(n);
+  const channel = new Uint8Array(n), eventType = new Uint16Array(n);
+  const extRow: number[] = [], extType: number[] = [], extSize: number[] = [], extOffset: number[] = [];
+  const typeIndex = new Map<string, number>();
+  const types: number[][] = []; // provider, id, version, opcode, rows
+  const ht = ptr === 4 ? C.HT_EVENT_HEADER32 : C.HT_EVENT_HEADER64;
+  let cut = 0;
+  for (let r = 0; r < n; r++) {
+    const i = order[r];
+    const mi = ev.metadata[i];
+    const m = mi >= 0 ? metadata[mi] : undefined;
+    timestamp[r] = ev.timestamp[i];
+    pid[r] = header.processId >>> 0;
+    tid[r] = Number(BigInt.asUintN(32, ev.threadId[i]));
+    payloadOffset[r] = base + ev.payloadOffset[i];
+    const len = ev.payloadLength[i];
+    if (len > 0xffff) cut++;
+    payloadLength[r] = Math.min(len, 0xffff);
+    provider[r] = mi >= 0 ? providerOf[mi] : 0xffff;
+    eventId[r] = m?.eventId ?? 0;
+    version[r] = m?.version ?? 0;
+    opcode[r] = m?.opcode ?? 0;
+    level[r] = m?.level ?? 0;
+    keywords[r] = BigInt.asUintN(64, m?.keywords ?? 0n);
+    headerType[r] = ht;
+    // (the header's pointer size, as EVENT_HEADER flags give it)
+    flags[r] = ptr === 4 ? 0x20 : 0x40;
+    // the processor only where the capture thread is the event's own (§15)
+    const proc = ev.processorNumber[i];
+    processor[r] = proc >= 0 && proc <= 0xfffe && ev.threadId[i] === ev.captureThreadId[i] ? proc : 0xffff;
+    const key = `${provider[r]}:${eventId[r]}:${version[r]}:${opcode[r]}`;
+    let t = typeIndex.get(key);
+    if (t === undefined) {
+      t = types.length < C.MAX_EVENT_TYPES ? types.length : C.EVENT_TYPE_NONE;
+      if (t !== C.EVENT_TYPE_NONE) {
+        typeIndex.set(key, t);
+        types.push([provider[r], eventId[r], version[r], opcode[r], 0, r]);
+      }
+    }
+    eventType[r] = t;
+    if (t !== C.EVENT_TYPE_NONE) types[t][4]++;
+    const s = ev.stack[i];
+    if (s >= 0 && !dropsStack(m)) {
+      extRow.push(r);
+      extType.push(ptr === 4 ? 5 : 6); // EVENT_HEADER_EXT_TYPE_STACK_TRACE32 / 64
+      extSize.push(8 + stacks.byteLength[s]);
+      extOffset.push(stackItem[s]);
+    }
+  }
+
+  // structs: providers, event types, the logfile header
+  const providerStructs = new Uint8Array(providerGuids.length * C.PROV_STRIDE);
+  providerGuids.forEach((g, p) => {
+    const o = p * C.PROV_STRIDE;
+    providerStructs.set(g, o + C.PROV_GUID);
+    providerStructs[o + C.PROV_GROUP] = 0xff;
+    providerStructs[o + C.PROV_GROUP + 1] = 0xff;
+    providerStructs[o + C.PROV_KIND] = C.PK_GUID;
+    providerStructs[o + C.PROV_WANTED] = 1;
+  });
+  const typeStructs = new Uint8Array(types.length * C.TYPE_STRIDE);
+  const tv = new DataView(typeStructs.buffer);
+  types.forEach(([p, id, v, op, rows], t) => {
+    const o = t * C.TYPE_STRIDE;
+    tv.setUint16(o + C.TYPE_PROVIDER, p, true);
+    tv.setUint16(o + C.TYPE_EVENT_ID, id, true);
+    tv.setUint16(o + C.TYPE_VERSION, v, true);
+    typeStructs[o + C.TYPE_OPCODE] = op;
+    typeStructs[o + C.TYPE_HEADER_TYPE] = ht;
+    tv.setUint32(o + C.TYPE_ROWS, rows, true);
+  });
+  const lh = new Uint8Array(C.LH_SIZE);
+  const lv = new DataView(lh.buffer);
+  let last = header.syncTimeQpc;
+  for (let i = 0; i < ev.length; i++) if (ev.timestamp[i] > last) last = ev.timestamp[i];
+  const freq = header.qpcFrequency > 0n ? header.qpcFrequency : 1n;
+  lv.setUint32(C.LH_PRESENT, C.LH_SIZE, true);
+  lv.setUint32(C.LH_NUMBER_OF_PROCESSORS, header.numberOfProcessors >>> 0, true);
+  lv.setUint32(C.LH_POINTER_SIZE, ptr, true);
+  lv.setUint32(C.LH_RECORD_POINTER_SIZE, ptr, true);
+  lv.setUint32(C.LH_RESERVED_FLAGS, 1, true); // QPC
+  lv.setBigInt64(C.LH_PERF_FREQ, header.qpcFrequency, true);
+  lv.setBigInt64(C.LH_START_TIME, header.syncTimeFileTime, true);
+  lv.setBigInt64(C.LH_END_TIME, header.syncTimeFileTime + ((last - header.syncTimeQpc) * 10_000_000n) / freq, true);
+  lv.setBigInt64(C.LH_HEADER_TIMESTAMP, header.syncTimeQpc, true);
+
+  const structsAt = align8(stackAt + stackBytes);
+  const providersOffset = structsAt;
+  const typesOffset = align8(providersOffset + providerStructs.length);
+  const logfileOffset = align8(typesOffset + typeStructs.length);
+  const store = new Uint8Array(logfileOffset + C.LH_SIZE);
+  store.set(input, base);
+  let at = stackAt;
+  for (const p of stackParts) {
+    store.set(p, at);
+    at += align8(p.length);
+  }
+  store.set(providerStructs, providersOffset);
+  store.set(typeStructs, typesOffset);
+  store.set(lh, logfileOffset);
+
+  const data: TraceData & { nettrace: NettraceInfo } = {
+    bytes: store,
+    events: { timestamp, keywords, pid, tid, payloadOffset, payloadLength, headerLength, provider, eventId, task, flags, processor, version, opcode, level, headerType, channel, eventType },
+    eventCount: n,
+    ext: { row: Uint32Array.from(extRow), type: Uint16Array.from(extType), size: Uint16Array.from(extSize), offset: Uint32Array.from(extOffset) },
+    extCount: extRow.length,
+    buffersOffset: 0,
+    bufferCount: 0,
+    warningsOffset: 0,
+    warningCount: 0,
+    warningTotal: 0,
+    providersOffset,
+    providerCount: providerGuids.length,
+    typesOffset,
+    typeCount: types.length,
+    logfileOffset,
+    clrRows: 0,
+    arenaBytes: input.length,
+    inputBytes: input.length,
+    decodedBytes: input.length,
+    nettrace: { formatVersion: header.formatVersion, metadata, providerOf, payloadsCut: cut },
+  };
+  if (err) {
+    data.decodeError = new EtlDecodeError(err.offset, `decoding stopped: ${err.message.replace(/ \(at byte offset \d+\)$/, "")}`);
+    data.incomplete = { reason: "decode-error", offset: err.offset, message: err.message.replace(/ \(at byte offset \d+\)$/, "") };
+    data.decodedBytes = err.offset;
+  }
+  return data;
+}
+
+/** All of an input's bytes in one array. */
+export async function wholeInput(input: Input): Promise<Uint8Array> {
+  if (input instanceof Uint8Array) return input;
+  if (input instanceof ArrayBuffer) return new Uint8Array(input);
+  if (typeof Blob !== "undefined" && input instanceof Blob) return new Uint8Array(await input.arrayBuffer());
+  if (isByteSource(input)) {
+    const out = new Uint8Array(input.byteLength);
+    let at = 0;
+    try {
+      while (at < out.length) {
+        const n = await input.read(out.subarray(at), at);
+        if (n <= 0) break;
+        at += n;
+      }
+    } finally {
+      await input.close?.();
+    }
+    return out.subarray(0, at);
+  }
+  const parts: Uint8Array[] = [];
+  for await (const c of input as AsyncIterable<Uint8Array>) parts.push(c.slice());
+  return concatBytes(parts);
+}
+
+/** The first chunks of an iterable input (at least 8 bytes, unless it ends), and the input with them given back. */
+export async function peekChunks(input: Iterable<Uint8Array> | AsyncIterable<Uint8Array>): Promise<{ input: AsyncIterable<Uint8Array>; head: Uint8Array }> {
+  const it = Symbol.asyncIterator in input ? input[Symbol.asyncIterator]() : input[Symbol.iterator]();
+  const first: Uint8Array[] = [];
+  let got = 0;
+  let done = false;
+  while (got < 8) {
+    const r = await it.next();
+    if (r.done) {
+      done = true;
+      break;
+    }
+    // (a chunk short of the 8 bytes is copied: the next call may reuse its memory)
+    first.push(got + r.value.length < 8 ? r.value.slice() : r.value);
+    got += r.value.length;
+  }
+  async function* again(): AsyncGenerator<Uint8Array> {
+    yield* first;
+    if (done) return;
+    for (let r = await it.next(); !r.done; r = await it.next()) yield r.value;
+  }
+  return { input: again(), head: concatBytes(first) };
+}
