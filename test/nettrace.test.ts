@@ -17,15 +17,15 @@ const NETTRACE = join(CORPUS, "nettrace");
 const CLI = fileURLToPath(new URL("../dist/bindings/cli/etw-wasm.js", import.meta.url));
 const cli = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", maxBuffer: 1 << 30 });
 
-interface Line { count: number; msec: string; tid: number }
+interface Line { count: number; msec: string; tid: number; pname: string }
 
 /** A baseline's lines: key -> count, and the first event's MSec and TID. */
 function baseline(name: string): Map<string, Line> {
   const text = readFileSync(join(NETTRACE, "baselines", `${name}.baseline.txt`), "utf8").replace(/^\uFEFF/, "");
   const out = new Map<string, Line>();
   for (const line of text.split(/\r?\n/)) {
-    const m = /^(.*?), (\d+), <Event MSec=\s*"([\d.]+)" PID=\s*"\d+" PName=\s*"[^"]*" TID=\s*"(\d+)"/.exec(line);
-    if (m) out.set(m[1], { count: Number(m[2]), msec: m[3], tid: Number(m[4]) });
+    const m = /^(.*?), (\d+), <Event MSec=\s*"([\d.]+)" PID=\s*"\d+" PName=\s*"([^"]*)" TID=\s*"(\d+)"/.exec(line);
+    if (m) out.set(m[1], { count: Number(m[2]), msec: m[3], pname: m[4], tid: Number(m[5]) });
   }
   return out;
 }
@@ -48,7 +48,7 @@ describe.skipIf(!HAVE_CORPUS)("EventPipe files against PerfView's baselines", ()
         const key = `${p.provider}/${p.event}`;
         const seen = got.get(key);
         if (seen) seen.count++;
-        else got.set(key, { count: 1, msec: row.relativeMSec.toFixed(4), tid: row.tid ?? -1 });
+        else got.set(key, { count: 1, msec: row.relativeMSec.toFixed(4), tid: row.tid ?? -1, pname: t.processName(row.index) });
       }
       // runtime events 200 and 201 have no TraceEvent template and empty metadata: the baseline's machine
       // named them from its registered manifest (TDH) as "GC"; we name them from the runtime's schema

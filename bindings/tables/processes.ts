@@ -41,7 +41,7 @@ export interface ProcessTable {
 
 interface Source {
   events: { byTime(): Iterable<EventRow> };
-  providers: { get(i: number): { name: string; group?: string } };
+  providers: { get(i: number): { name: string; group?: string; guid: string } };
 }
 
 /** PerfView's short process name: no directory, no extension. */
@@ -140,10 +140,35 @@ interface LifeEvent {
   tid: number;
 }
 
+/** Microsoft-DotNETCore-EventPipe, whose ProcessInfo (id 1) names an EventPipe file's process. */
+const EVENTPIPE_PROVIDER = "92f528a6-f5b8-5160-a7ee-b33da7739e29";
+
+/**
+ * An EventPipe file's ProcessInfo as a rundown of its process, as TraceLog names it: the image is the
+ * CommandLine's first word (quotes removed), and the name holds for every event of the process.
+ */
+function processInfo(row: EventRow, firstRow: number): LifeEvent {
+  const commandLine = utf16z(row.payload, 0)[0];
+  const first = commandLine.trimStart();
+  const imageName = first.startsWith('"') ? first.slice(1, first.indexOf('"', 1) < 0 ? undefined : first.indexOf('"', 1)) : first.split(" ")[0];
+  const pid = row.pid ?? 0;
+  return {
+    ts: row.timestamp, processor: row.processor, row: firstRow + row.index, opcode: 3, pid, tid: 0,
+    process: {
+      uniqueProcessKey: 0n, pid, parentPid: 0, sessionId: 0, exitStatus: 0, directoryTableBase: 0n, flags: 0, sidOffset: 0, sidSize: 0,
+      imageName, commandLine, packageFullName: "", applicationId: "", hasDirectoryTableBase: false, hasFlags: false, hasPackage: false,
+    },
+  };
+}
+
 /** The Process and Thread events among `rows` (row `row.index + firstRow` of the trace). */
 function lifeEvents(rows: Iterable<EventRow>, providers: Source["providers"], firstRow: number, out: LifeEvent[]): void {
   for (const row of rows) {
     const p = providers.get(row.providerIndex);
+    if (p.guid === EVENTPIPE_PROVIDER && row.eventId === 1) {
+      out.push(processInfo(row, firstRow));
+      continue;
+    }
     if (p.name !== "Windows Kernel" || (p.group !== "Process" && p.group !== "Thread")) continue;
     const op = row.opcode;
     if (op < 1 || op > 4) continue;
