@@ -22,6 +22,6 @@ export * as codes from "../assembly/codes.js";
 export { ClrTable, type RefColumn, type NumberColumn } from "./tables/clr-tables.js";
 export { CLR_EVENTS, CLR_PROVIDERS, findClrEvent, decodeClrPayload, mapName, type FieldValue, type DecodedPayload } from "./schema/clr-payload.js";
 export type { ClrEventSchema, ClrFieldSchema, ClrProviderSchema } from "./schema/clr-schema-types.js";
-export { buildProcessTable, ProcessCollector, PROCESS_EVENTS, shortProcessName, type ProcessTable, type ProcessInfo, type ThreadInfo } from "./tables/processes.js";
+export { buildProcessTable, ProcessCollector, PROCESS_EVENTS, EVENTPIPE_PROVIDER, shortProcessName, type ProcessTable, type ProcessInfo, type ThreadInfo } from "./tables/processes.js";
 export { EventNames, NameCounter, eventNameParts, type EventNameParts } from "./naming/event-names.js";
 export { ManifestCollector, setTraceManifests, type TraceManifests } from "./naming/trace-manifests.js";

@@ -99,6 +99,10 @@ describe.skipIf(!HAVE_CORPUS)("the CLI on EventPipe files", () => {
     expect(summary.status, summary.stderr).toBe(0);
     expect(summary.stdout).toMatch(/records: +105540/);
     expect(summary.stdout).toMatch(/35161 +Microsoft-DotNETCore-SampleProfiler/);
+    // the process its ProcessInfo names (a file without one: Process(pid), as PerfView has it)
+    expect(summary.stdout).toMatch(/105540 +10064 +Process\(10064\)/);
+    const named = cli("summary", join(NETTRACE, "eventpipe-dotnetcore5.0-win-x64-arraytypes.nettrace"));
+    expect(named.stdout).toMatch(/1970 +26240 +corerun +C:\\work\\arraytypes_test\\repro\\\\runtime\\corerun\.exe/);
     // one row per complete GC: as many as GC/Start events (every GC of this trace completes)
     const gc = cli("gc", file, "--format", "csv");
     expect(gc.status, gc.stderr).toBe(0);

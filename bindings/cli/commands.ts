@@ -2,7 +2,7 @@
 // Each writes lines through `out`; tabular output comes as table, csv, json or jsonl.
 
 import {
-  HEADER_TYPE_NAMES, KeywordUsageCounter, ManifestCollector, NameCounter, type EventRow, type ProcessInfo, type QueryFilter, type Trace, type TraceStream, type TraceStreamEnd,
+  HEADER_TYPE_NAMES, EVENTPIPE_PROVIDER, KeywordUsageCounter, ManifestCollector, NameCounter, type EventRow, type ProcessInfo, type QueryFilter, type Trace, type TraceStream, type TraceStreamEnd,
 } from "etw-wasm/node";
 import type { GcProcess, GcRecord, JitProcess, JittedMethod } from "etw-wasm/analysis";
 import { nameManifestProviders, nameOsProviders, nameTraceProviders } from "etw-wasm/os-providers";
@@ -106,8 +106,10 @@ class SummaryCounts {
     const types = t.eventTypes;
     let kernel = false;
     for (let k = 0; k < types.length && !kernel; k++) {
-      const g = types.count[k] ? t.providers.get(types.provider[k]).group : undefined;
-      kernel = g === "Process" || g === "Thread";
+      if (!types.count[k]) continue;
+      const p = t.providers.get(types.provider[k]);
+      // (or an EventPipe file's ProcessInfo)
+      kernel = p.group === "Process" || p.group === "Thread" || (p.guid === EVENTPIPE_PROVIDER && types.eventId[k] === 1);
     }
     if (kernel) for (const p of t.processes.processes) this.processes.push(p);
   }

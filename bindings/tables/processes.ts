@@ -141,7 +141,7 @@ interface LifeEvent {
 }
 
 /** Microsoft-DotNETCore-EventPipe, whose ProcessInfo (id 1) names an EventPipe file's process. */
-const EVENTPIPE_PROVIDER = "92f528a6-f5b8-5160-a7ee-b33da7739e29";
+export const EVENTPIPE_PROVIDER = "92f528a6-f5b8-5160-a7ee-b33da7739e29";
 
 /**
  * An EventPipe file's ProcessInfo as a rundown of its process, as TraceLog names it: the image is the
