@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { openTrace } from "../dist/bindings/index.js";
 import { isTraceLogBookkeeping } from "../dist/bindings/perfview/index.js";
 import { eventNameParts } from "../dist/bindings/naming/event-names.js";
+import { attachStacks, cpuProfile, stackNames } from "../dist/bindings/analysis/index.js";
 import { CORPUS, HAVE_CORPUS } from "./helpers/shared.js";
 
 const NETTRACE = join(CORPUS, "nettrace");
@@ -133,6 +134,63 @@ describe.skipIf(!HAVE_CORPUS)("the CLI on EventPipe files", () => {
     expect(r.status).toBe(1);
     expect(r.stdout.trimEnd().split("\n").length).toBeGreaterThan(1000);
     expect(r.stderr).toMatch(/decoding stopped early at byte offset \d+ .*: input ends inside block "EventBlock"/);
+  });
+});
+
+describe.skipIf(!HAVE_CORPUS)("CPU profiles from EventPipe's sample profiler", () => {
+  const golden = join(NETTRACE, "dotnetdiag", "dotnet-5.0-SampleProfiler-single-thread.golden.nettrace");
+
+  it("thread time per stack: dotnetdiag's stacks and total, PerfView's attribution worked out from the raw samples", async () => {
+    const t = await openTrace(readFileSync(golden));
+    const p = cpuProfile(t);
+    expect(p.samples.weightMSec).toBeDefined();
+    // ours: thread time per stack below the process and thread frames, the pseudo leaf apart
+    const ours = new Map<string, number>();
+    for (let k = 0; k < p.samples.length; k++) {
+      const frames = stackNames(p.stacks, p.samples.stack[k]).slice(2);
+      const key = frames.join(";");
+      ours.set(key, (ours.get(key) ?? 0) + p.samples.weightMSec![k]);
+    }
+    // by hand: every sample stands for the time to its thread's next one (ns, from raw timestamps), on
+    // its own stack and kind (payload Type 2: managed code)
+    attachStacks(t);
+    const e = t.events;
+    const rows = t.query({ provider: "Microsoft-DotNETCore-SampleProfiler", eventId: 0, order: "time" }).indices;
+    const perStack = new Map<string, bigint>();
+    const nsPerTick = 1_000_000_000n / t.info.perfFreq;
+    const lastOf = new Map<number, number>();
+    for (const i of rows) {
+      const prev = lastOf.get(e.tid[i]);
+      if (prev !== undefined) {
+        const row = e.row(prev);
+        const key = `${[...row.callStack!].reverse().join(";")};${new DataView(row.payload.buffer, row.payload.byteOffset).getInt32(0, true) === 2 ? "CPU_TIME" : "UNMANAGED_CODE_TIME"}`;
+        perStack.set(key, (perStack.get(key) ?? 0n) + (e.timestamp[i] - e.timestamp[prev]) * nsPerTick);
+      }
+      lastOf.set(e.tid[i], i);
+    }
+    expect([...ours.keys()].sort()).toEqual([...perStack.keys()].sort());
+    for (const [key, ns] of perStack) expect(Math.abs(ours.get(key)! * 1e6 - Number(ns)), key).toBeLessThan(1000);
+    // dotnetdiag's expected profile: the same stacks (root first) and the same total thread time
+    const expected = readFileSync(join(NETTRACE, "dotnetdiag", "dotnet-5.0-SampleProfiler-single-thread.txt"), "utf8").trim().split("\n");
+    const theirs = new Map(expected.map((l) => [l.slice(0, l.lastIndexOf(" ")), Number(l.slice(l.lastIndexOf(" ") + 1))]));
+    const stacksOfOurs = new Set([...ours.keys()].map((k) => k.split(";").slice(0, -1).join(";")));
+    expect([...stacksOfOurs].sort()).toEqual([...theirs.keys()].sort());
+    const total = [...theirs.values()].reduce((a, b) => a + b, 0);
+    expect(Math.abs([...ours.values()].reduce((a, b) => a + b, 0) * 1e6 - total)).toBeLessThan(10_000);
+  });
+
+  it("cpu --format speedscope on every EventPipe file of the corpus", () => {
+    const dir = mkdtempSync(join(tmpdir(), "etw-nettrace-cpu-"));
+    for (const name of ["eventpipe-dotnetcore3.0-win-x64-objver4.nettrace", "only_managed_samples.nettrace", "mixed_managed_external_samples.nettrace", "dotnetdiag/dotnet-5.0-SampleProfiler-single-thread.golden.nettrace"]) {
+      const out = join(dir, `${name.replace(/\W/g, "_")}.speedscope.json`);
+      const r = cli("cpu", join(NETTRACE, name), "--format", "speedscope", "-o", out);
+      expect(r.status, `${name}: ${r.stderr}`).toBe(0);
+      expect(r.stdout).toMatch(/\d+ CPU samples \(\d+ with stacks.*weighed by thread time/);
+      const doc = JSON.parse(readFileSync(out, "utf8")) as { profiles: { type: string; events: unknown[] }[]; shared: { frames: { name: string }[] } };
+      expect(doc.profiles.length, name).toBeGreaterThan(0);
+      expect(doc.profiles.every((x) => x.type === "evented" && x.events.length > 0)).toBe(true);
+      expect(doc.shared.frames.some((f) => f.name === "CPU_TIME")).toBe(true);
+    }
   });
 });
 

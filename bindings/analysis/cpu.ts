@@ -12,6 +12,8 @@ import { PrefixTree } from "./prefix-tree.js";
 import { ByteWriter, Literal } from "./byte-writer.js";
 
 const PERFINFO = "ce1dbfb4-137e-4da6-87b0-3f59aa102cbc";
+/** EventPipe's sample profiler: Thread/Sample (id 0) on each managed thread every interval. */
+const SAMPLE_PROFILER = "3c530d44-97ae-513a-1e6d-783e8f8e03a9";
 const STACKWALK = "def2fe46-7bd6-4b80-bd94-f57fe20d0ce3";
 const SAMPLE = 46, SET_INTERVAL = 72, COLLECTION_START = 73;
 
@@ -29,6 +31,11 @@ export interface CpuSamples {
   readonly timeMSec: Float64Array;
   /** Index of the sample's frame stack in `CpuProfile.stacks`. */
   readonly stack: Int32Array;
+  /**
+   * Each sample's weight in milliseconds, where samples weigh differently: an EventPipe trace's
+   * thread time, the time to its thread's next sample. Absent: every sample weighs `intervalMSec`.
+   */
+  readonly weightMSec?: Float64Array;
 }
 
 /** Frame-name stacks as a prefix tree: stack `i` is frame `frame[i]` (an index in `names`) below `parent[i]`. */
@@ -187,7 +194,9 @@ function fit(a: Int32Array, n: number): Int32Array {
  */
 export function cpuProfile(trace: Trace, options: CpuOptions = {}): CpuProfile {
   const pointerSize = trace.events.defaultPointerSize === 4 ? 4 : 8;
-  const { attacher, symbols } = options.stacks ?? traceStacks(trace, [PERFINFO]);
+  // an EventPipe trace: the sample profiler's samples, weighed by thread time
+  const sampler = trace.providers.find(SAMPLE_PROFILER).length > 0 && trace.providers.find(PERFINFO).length === 0;
+  const { attacher, symbols } = options.stacks ?? traceStacks(trace, [sampler ? SAMPLE_PROFILER : PERFINFO]);
   const processes = trace.processes;
   const events = trace.events;
   const { opcode, payloadOffset, payloadLength, timestamp } = events.columns;
@@ -198,7 +207,10 @@ export function cpuProfile(trace: Trace, options: CpuOptions = {}): CpuProfile {
   // SetInterval's old one; 1 ms when neither is there
   let fromStart: number | undefined, fromSet: number | undefined;
   let viewBytes: Uint8Array | null = null, view: DataView | undefined;
-  const perfInfoRows = trace.query({ provider: PERFINFO, order: "time" }).indices;
+  const perfInfoRows = sampler ? new Uint32Array(0) : trace.query({ provider: PERFINFO, order: "time" }).indices;
+  let weightMSec: Float64Array | undefined;
+  const onCpu: boolean[] = [];
+  if (sampler) weightMSec = threadTimeSamples(trace, options.pid, rows, pids, tids, cpuPerThread, (n: number) => (other += n), onCpu);
   for (let r = 0; r < perfInfoRows.length; r++) {
     const i = perfInfoRows[r];
     const op = opcode[i];
@@ -277,7 +289,8 @@ export function cpuProfile(trace: Trace, options: CpuOptions = {}): CpuProfile {
     let known = threadNodes.get(tid);
     if (!known || known.pid !== pid || known.start !== info?.start) {
       const process = stacks.node(-1, stacks.nameId(processFrame(processes, pid, ts, pointerSize)));
-      const node = stacks.node(process, stacks.nameId(`Thread (${tid}) CPU=${Math.round((cpuPerThread.get(tid) ?? 0) * intervalMSec)}ms`));
+      const cpu = (cpuPerThread.get(tid) ?? 0) * (weightMSec ? 1 : intervalMSec);
+      const node = stacks.node(process, stacks.nameId(`Thread (${tid}) CPU=${Math.round(cpu)}ms`));
       threadNodes.set(tid, (known = { pid, start: info?.start, node }));
     }
     threadNode[k] = known.node;
@@ -323,17 +336,73 @@ export function cpuProfile(trace: Trace, options: CpuOptions = {}): CpuProfile {
     }
     node[k] = id;
   }
+  // thread time: the leaf says whether the thread ran managed code or was elsewhere (PerfView's pseudo frames)
+  if (weightMSec) {
+    const cpu = stacks.nameId("CPU_TIME"), elsewhere = stacks.nameId("UNMANAGED_CODE_TIME");
+    for (let k = 0; k < rows.length; k++) node[k] = stacks.node(node[k], onCpu[k] ? cpu : elsewhere);
+  }
   const ts32 = new Uint32Array(timestamp.buffer, timestamp.byteOffset, timestamp.length * 2);
   const timeMSec = new Float64Array(rows.length);
   for (let k = 0; k < rows.length; k++) timeMSec[k] = events.clock.relativeMSecParts(ts32[2 * rows[k] + 1], ts32[2 * rows[k]]);
-  const samples: CpuSamples = { length: rows.length, pid: Int32Array.from(pids), tid: Int32Array.from(tids), timeMSec, stack: node };
+  const samples: CpuSamples = { length: rows.length, pid: Int32Array.from(pids), tid: Int32Array.from(tids), timeMSec, stack: node, weightMSec };
   return { intervalMSec, samples, stacks: stacks.result(), samplesWithStacks: withStacks, idleSamples: idle, otherSamples: other };
 }
 
-/** Collapsed stacks (Brendan Gregg's folded format): `root;...;leaf count`, one line per distinct stack. */
+/**
+ * An EventPipe trace's samples (the sample profiler's Thread/Sample, in time order), weighed as
+ * PerfView's SampleProfilerThreadTimeComputer does: a sample stands for the time until its thread's
+ * next sample, and a thread's last sample (with no next) is left out. Fills `rows`, `pids`, `tids`,
+ * `cpuPerThread` (milliseconds) and `onCpu` (whether the sample ran managed code); returns the weights.
+ */
+function threadTimeSamples(
+  trace: Trace, onlyPid: number | undefined, rows: number[], pids: number[], tids: number[],
+  cpuPerThread: Map<number, number>, skipped: (n: number) => void, onCpu: boolean[],
+): Float64Array {
+  const e = trace.events;
+  const samples = trace.query({ provider: SAMPLE_PROFILER, eventId: 0, order: "time" }).indices;
+  const ts32 = new Uint32Array(e.timestamp.buffer, e.timestamp.byteOffset, e.timestamp.length * 2);
+  const at = (i: number) => e.clock.relativeMSecParts(ts32[2 * i + 1], ts32[2 * i]);
+  // each sample's weight: the time to the next sample of its thread (NaN: none)
+  const last = new Map<number, number>();
+  const weights: number[] = [];
+  for (let k = 0; k < samples.length; k++) {
+    const prev = last.get(e.tid[samples[k]]);
+    if (prev !== undefined) weights[prev] = at(samples[k]) - at(samples[prev]);
+    last.set(e.tid[samples[k]], k);
+    weights.push(NaN);
+  }
+  const out: number[] = [];
+  let other = 0;
+  for (let k = 0; k < samples.length; k++) {
+    if (Number.isNaN(weights[k])) continue;
+    const i = samples[k];
+    const pid = e.pid[i];
+    if (onlyPid !== undefined && pid !== onlyPid) {
+      other++;
+      continue;
+    }
+    rows.push(i);
+    pids.push(pid);
+    tids.push(e.tid[i]);
+    out.push(weights[k]);
+    // Type (i32): 2 managed code (on the CPU); 1 external code, 0 error (off it)
+    const payload = e.row(i).payload;
+    onCpu.push(payload.length >= 4 && new DataView(payload.buffer, payload.byteOffset, 4).getInt32(0, true) === 2);
+    cpuPerThread.set(e.tid[i], (cpuPerThread.get(e.tid[i]) ?? 0) + weights[k]);
+  }
+  skipped(other);
+  return Float64Array.from(out);
+}
+
+/**
+ * Collapsed stacks (Brendan Gregg's folded format): `root;...;leaf count`, one line per distinct stack.
+ * A profile whose samples weigh differently (EventPipe thread time) counts microseconds instead.
+ */
 export function toFolded(profile: CpuProfile): string {
   const counts = new Map<number, number>();
-  for (const stack of profile.samples.stack) counts.set(stack, (counts.get(stack) ?? 0) + 1);
+  const { stack: stackOf, weightMSec } = profile.samples;
+  for (let k = 0; k < stackOf.length; k++) counts.set(stackOf[k], (counts.get(stackOf[k]) ?? 0) + (weightMSec ? weightMSec[k] * 1000 : 1));
+  if (weightMSec) for (const [s, n] of counts) counts.set(s, Math.round(n));
   const lines: string[] = [];
   for (const [stack, n] of counts) lines.push(`${stackNames(profile.stacks, stack).map((f) => f.replace(/;/g, ":")).join(";")} ${n}`);
   return lines.sort().join("\n") + (lines.length ? "\n" : "");
@@ -348,8 +417,8 @@ type FrameEventSink = (open: boolean, frame: number, at: number) => void;
  * time plus weight reaches this one's, within 0.1%). `skip` frames from the root are left out.
  */
 function threadEvents(profile: CpuProfile, rows: ArrayLike<number>, frameId: (name: number) => number, skip: number, emit: FrameEventSink): void {
-  const { stacks, intervalMSec: weight } = profile;
-  const { stack, timeMSec } = profile.samples;
+  const { stacks, intervalMSec } = profile;
+  const { stack, timeMSec, weightMSec } = profile.samples;
   // the open frames, root first: frame, open time, metric so far
   const openFrame: number[] = [], openTime: number[] = [], openMetric: number[] = [];
   let depthOpen = 0;
@@ -364,6 +433,7 @@ function threadEvents(profile: CpuProfile, rows: ArrayLike<number>, frameId: (na
     const top = depth - 1; // path[top - d] is the frame at depth d below the skipped ones
     let d = 0;
     const time = s >= 0 ? timeMSec[s] : 0;
+    const weight = weightMSec && s >= 0 ? weightMSec[s] : intervalMSec;
     if (s >= 0) {
       while (d < depthOpen && d < depth && openFrame[d] === frameId(stacks.frame[path[top - d]]) && openTime[d] + openMetric[d] * 1.001 >= time) {
         openMetric[d] += weight;

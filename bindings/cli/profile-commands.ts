@@ -60,7 +60,7 @@ export async function writeCpuProfile(trace: Trace, file: string, format: CpuFor
     }
   }
   const kept = profile.samples.length;
-  return `${file}: ${kept} CPU samples (${profile.samplesWithStacks} with stacks; left out: ${profile.idleSamples} idle${pid === undefined ? "" : `, ${profile.otherSamples} of other processes`}), ${profile.intervalMSec} ms each -> ${out} (${format})`;
+  return `${file}: ${kept} CPU samples (${profile.samplesWithStacks} with stacks; left out: ${profile.idleSamples} idle${pid === undefined ? "" : `, ${profile.otherSamples} of other processes`}), ${profile.samples.weightMSec ? "weighed by thread time" : `${profile.intervalMSec} ms each`} -> ${out} (${format})`;
 }
 
 /** Events named `event` (as `events --event`), each with its stack's frames leaf first (row.callStack). */

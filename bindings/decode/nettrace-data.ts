@@ -224,6 +224,7 @@ export async function nettraceData(input: Uint8Array): Promise<TraceData & { net
       extType.push(ptr === 4 ? 5 : 6); // EVENT_HEADER_EXT_TYPE_STACK_TRACE32 / 64
       extSize.push(8 + stacks.byteLength[s]);
       extOffset.push(stackItem[s]);
+      flags[r] |= 1; // EVENT_HEADER_FLAG_EXTENDED_INFO
     }
   }
 
