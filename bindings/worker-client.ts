@@ -1,6 +1,6 @@
 // Decoding in a Web Worker: the page stays responsive, and the tables come back transferred.
 
-import { Trace } from "./trace.js";
+import { traceOf, type Trace } from "./trace.js";
 import { unpackTraceData, type PackedTrace } from "./decode/transfer.js";
 import { EtlDecodeError, EtlFormatError } from "./decode/errors.js";
 import type { DecodeOptions } from "./decode/decode.js";
@@ -33,7 +33,8 @@ export function openTraceInWorker(input: Blob | ArrayBuffer | Uint8Array, option
       done();
       // Errors cross as plain data: the typed ones are made again, with their offsets.
       const message = m.error?.message.replace(/ \(at byte offset \d+\)$/, "") ?? "";
-      if (m.result) resolve(new Trace(unpackTraceData(m.result)));
+      // (an EventPipe file's names come with its metadata)
+      if (m.result) traceOf(unpackTraceData(m.result)).then(resolve, reject);
       else if (m.error?.name === "EtlFormatError") reject(new EtlFormatError(m.error.code ?? 0, m.error.offset ?? 0, message));
       else if (m.error?.name === "EtlDecodeError") reject(new EtlDecodeError(m.error.offset ?? 0, message));
       else if (m.error?.name === "RangeError" || m.error?.name === "TypeError") reject(new (m.error.name === "RangeError" ? RangeError : TypeError)(m.error.message));

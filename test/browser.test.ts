@@ -18,7 +18,7 @@ import { streamTraceFile } from "../dist/bindings/node.js";
 import { nameTraceProviders } from "../dist/bindings/naming/os-names.js";
 import { generateTraceFile } from "../dist/bindings/generator/generate-file.js";
 import { serve } from "./helpers/static-server.js";
-import { HAVE_CORPUS, etlPath } from "./helpers/shared.js";
+import { CORPUS, HAVE_CORPUS, etlPath } from "./helpers/shared.js";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -83,7 +83,12 @@ describe.skipIf(!HAVE_CHROMIUM)("in Chromium", () => {
     return { records: Number(count!.replace(/,/g, "")), perProvider: new Map(rows.map(([n, c]) => [n!, Number(c!.replace(/,/g, ""))])), shown, gridRows, incomplete };
   }
 
-  const files = [SAMPLE, ...(HAVE_CORPUS ? [etlPath("net.4.5.2.x64.etl"), etlPath("net.4.5.x86.etl"), etlPath("gcevents.etl")] : [])];
+  // (and EventPipe files: the viewer opens them as it opens .etl files)
+  const nettrace = (name: string) => join(CORPUS, "nettrace", name);
+  const files = [SAMPLE, ...(HAVE_CORPUS ? [
+    etlPath("net.4.5.2.x64.etl"), etlPath("net.4.5.x86.etl"), etlPath("gcevents.etl"),
+    nettrace("eventpipe-dotnetcore5.0-win-x64-arraytypes.nettrace"), nettrace("eventpipe-dotnetcore3.0-win-x64-objver4.nettrace"),
+  ] : [])];
   for (const file of files) {
     it(`the viewer shows the counts of a Node decode: ${file.split("/").pop()}`, async () => {
       const [want, got] = await Promise.all([nodeCounts(file), viewerCounts(file)]);
