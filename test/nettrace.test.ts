@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openTrace } from "../dist/bindings/index.js";
+import { openTrace, EtlFormatError } from "../dist/bindings/index.js";
 import { isTraceLogBookkeeping } from "../dist/bindings/perfview/index.js";
 import { eventNameParts } from "../dist/bindings/naming/event-names.js";
 import { attachStacks, cpuProfile, stackNames } from "../dist/bindings/analysis/index.js";
@@ -191,6 +191,43 @@ describe.skipIf(!HAVE_CORPUS)("CPU profiles from EventPipe's sample profiler", (
       expect(doc.profiles.every((x) => x.type === "evented" && x.events.length > 0)).toBe(true);
       expect(doc.shared.frames.some((f) => f.name === "CPU_TIME")).toBe(true);
     }
+  });
+});
+
+describe.skipIf(!HAVE_CORPUS)("bad EventPipe input through openTrace", () => {
+  it("cut and flipped files: a trace (complete or saying where it stopped) or an EtlFormatError, nothing else", async () => {
+    const bytes = new Uint8Array(readFileSync(join(NETTRACE, "eventpipe-dotnetcore5.0-win-x64-arraytypes.nettrace")));
+    let seed = 7;
+    const rand = (n: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed % n;
+    };
+    const outcomes = { complete: 0, stopped: 0, rejected: 0 };
+    for (let k = 0; k < 300; k++) {
+      let input: Uint8Array;
+      if (k % 3 === 0) input = bytes.subarray(0, rand(bytes.length));
+      else {
+        input = bytes.slice();
+        for (let f = 0; f < 1 + rand(8); f++) input[rand(input.length)] ^= 1 << rand(8);
+      }
+      try {
+        const t = await openTrace(input);
+        // a trace that is not complete says where it stopped, within the input
+        if (t.complete) outcomes.complete++;
+        else {
+          outcomes.stopped++;
+          expect(t.incomplete!.offset).toBeGreaterThanOrEqual(0);
+          expect(t.incomplete!.offset).toBeLessThanOrEqual(input.length);
+        }
+        // every row's payload lies inside the input
+        for (let r = 0; r < t.events.length; r += 7) expect(t.events.row(r).payload.length).toBe(t.events.payloadLength[r]);
+      } catch (error) {
+        expect(error, `case ${k}`).toBeInstanceOf(EtlFormatError);
+        outcomes.rejected++;
+      }
+    }
+    expect(outcomes.stopped).toBeGreaterThan(50);
+    expect(outcomes.complete + outcomes.stopped + outcomes.rejected).toBe(300);
   });
 });
 
