@@ -4,11 +4,10 @@
 
 import { windowsOf, type DecodeEnd, type DecodeOptions, type Input, type Window } from "./decode/windows.js";
 import { TraceBuilder } from "./decode/builder.js";
-import { decodeTrace, finishTrace, isSessionInput, peek, type NamedInput, type SessionInput } from "./decode/decode.js";
+import { finishTrace, isSessionInput, peek, type NamedInput, type SessionInput } from "./decode/decode.js";
 import type { TraceData } from "./decode/trace-data.js";
-import type { NettraceInfo } from "./decode/nettrace-data.js";
 import { setTraceManifests, traceManifests } from "./naming/trace-manifests.js";
-import { Trace, filesOf, namesFromProviderTraits, type TraceFile } from "./trace.js";
+import { Trace, filesOf, namesFromProviderTraits, traceOf, type TraceFile } from "./trace.js";
 import { ProviderTable } from "./tables/provider-table.js";
 import { EventTypeTable } from "./tables/event-types.js";
 import { readInfo, type TraceClock, type TraceInfo } from "./tables/info.js";
@@ -128,17 +127,17 @@ export class TraceStream implements AsyncIterable<TraceBatch> {
     // an EventPipe file: read whole (its reader is not windowed yet), given out as one batch
     const peeked = await peek(this.input);
     if (peeked.nettrace) {
-      const data = await decodeTrace(peeked.input, this.options);
-      const { nettraceNames } = await import("./naming/nettrace-names.js");
-      const named = nettraceNames(data, (data as TraceData & { nettrace: NettraceInfo }).nettrace);
-      const batch = new TraceBatch(data, 0, 0, 0, undefined, named.providers);
-      setTraceManifests(batch.events, named.manifests);
+      // (read straight by the EventPipe reader: the input's first bytes are known already)
+      const { nettraceData, wholeInput } = await import("./decode/nettrace-data.js");
+      const data = await nettraceData(await wholeInput(peeked.input));
+      const batch = await traceOf(data, undefined, (d, names) => new TraceBatch(d, 0, 0, 0, undefined, names ?? new Map()));
+      const names = new Map([...batch.providers].map((p) => [p.index, p.name]));
       try {
         yield batch;
       } finally {
         batch.dispose();
       }
-      this.end = streamEnd(data, named.providers, 1);
+      this.end = streamEnd(data, names, 1);
       return;
     }
     const outline = new TraceBuilder(undefined, false);

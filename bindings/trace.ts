@@ -272,15 +272,18 @@ export async function openTrace(input: Input | SessionInput, options: OpenOption
 }
 
 /**
- * A Trace over decoded tables; an EventPipe file's providers and events are named by its metadata
- * (`providerNames`: names known besides, which win).
+ * A Trace over decoded tables (made by `make`: a Trace, or a stream's batch); an EventPipe file's
+ * providers and events are named by its metadata (`providerNames`: names known besides, which win).
  */
-export async function traceOf(data: TraceData, providerNames?: Map<number, string>): Promise<Trace> {
+export async function traceOf<T extends Trace = Trace>(
+  data: TraceData, providerNames?: Map<number, string>,
+  make: (data: TraceData, providerNames?: Map<number, string>) => T = (d, n) => new Trace(d, n) as T,
+): Promise<T> {
   const nettrace = (data as { nettrace?: NettraceInfo }).nettrace;
-  if (!nettrace) return new Trace(data, providerNames);
+  if (!nettrace) return make(data, providerNames);
   const { nettraceNames } = await import("./naming/nettrace-names.js");
   const named = nettraceNames(data, nettrace);
-  const trace = new Trace(data, new Map([...named.providers, ...(providerNames ?? [])]));
+  const trace = make(data, new Map([...named.providers, ...(providerNames ?? [])]));
   setTraceManifests(trace.events, named.manifests);
   return trace;
 }

@@ -385,9 +385,10 @@ function threadTimeSamples(
     pids.push(pid);
     tids.push(e.tid[i]);
     out.push(weights[k]);
-    // Type (i32): 2 managed code (on the CPU); 1 external code, 0 error (off it)
-    const payload = e.row(i).payload;
-    onCpu.push(payload.length >= 4 && new DataView(payload.buffer, payload.byteOffset, 4).getInt32(0, true) === 2);
+    // Type (i32): 2 managed code (on the CPU); 1 external code, 0 error (off it); read from the columns, no row object
+    const bytes = e.recordBytesOf(i);
+    const at = e.payloadOffset[i];
+    onCpu.push(bytes !== null && e.payloadLength[i] >= 4 && (bytes[at] | (bytes[at + 1] << 8) | (bytes[at + 2] << 16) | (bytes[at + 3] << 24)) === 2);
     cpuPerThread.set(e.tid[i], (cpuPerThread.get(e.tid[i]) ?? 0) + weights[k]);
   }
   skipped(other);

@@ -213,7 +213,7 @@ export async function nettraceData(input: Uint8Array): Promise<TraceData & { net
       t = types.length < C.MAX_EVENT_TYPES ? types.length : C.EVENT_TYPE_NONE;
       if (t !== C.EVENT_TYPE_NONE) {
         typeIndex.set(key, t);
-        types.push([provider[r], eventId[r], version[r], opcode[r], 0, r]);
+        types.push([provider[r], eventId[r], version[r], opcode[r], 0]);
       }
     }
     eventType[r] = t;
