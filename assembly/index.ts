@@ -15,6 +15,7 @@ import {
 } from "./codes";
 import * as eventtypes from "./eventtypes";
 import { xpressDecompress, xpressProduced } from "./xpress";
+import { walkEventBlock } from "./nettrace-events";
 
 export { consume, growStaging } from "./buffers";
 export { decodeClr } from "./clr";
@@ -166,6 +167,14 @@ export function arenaBytes(): f64 {
 /** XPRESS decompression on its own, for tests and benchmarks: returns bytes produced, -1 if corrupt. */
 export function decompress(src: usize, srcLen: u32, dst: usize, expected: u32): i32 {
   return xpressDecompress(0, src, srcLen, dst, expected) ? <i32>expected : -1 - <i32>xpressProduced;
+}
+
+/**
+ * The records of one EventPipe Event/Metadata block staged at [start, end) as rows in the output block
+ * `out` of `cap` rows (assembly/nettrace-events.ts walkEventBlock): returns the rows written.
+ */
+export function nettraceWalk(start: usize, end: usize, compressed: i32, v6: i32, resume: i32, out: usize, cap: u32, bias: u32): u32 {
+  return walkEventBlock(0, start, end, compressed, v6, resume, out, cap, bias);
 }
 
 /** A block for the bindings, or 0 when memory is exhausted. */

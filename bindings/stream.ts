@@ -124,20 +124,27 @@ export class TraceStream implements AsyncIterable<TraceBatch> {
       yield* this.session(namedInputs(this.input), namedError);
       return;
     }
-    // an EventPipe file: read whole (its reader is not windowed yet), given out as one batch
+    // an EventPipe file: a batch per window of its reader (the events between two sequence points)
     const peeked = await peek(this.input);
     if (peeked.nettrace) {
       // (read straight by the EventPipe reader: the input's first bytes are known already)
-      const { nettraceData, wholeInput } = await import("./decode/nettrace-data.js");
-      const data = await nettraceData(await wholeInput(peeked.input));
-      const batch = await traceOf(data, undefined, (d, names) => new TraceBatch(d, 0, 0, 0, undefined, names ?? new Map()));
-      const names = new Map([...batch.providers].map((p) => [p.index, p.name]));
-      try {
-        yield batch;
-      } finally {
-        batch.dispose();
+      const { nettraceWindows } = await import("./decode/nettrace-data.js");
+      let index = 0, firstRow = 0;
+      let last: TraceData | undefined;
+      let names = new Map<number, string>();
+      for await (const data of nettraceWindows(peeked.input, this.options)) {
+        const batch = await traceOf(data, undefined, (d, n) => new TraceBatch(d, index, firstRow, 0, undefined, n ?? new Map()));
+        names = new Map([...batch.providers].map((p) => [p.index, p.name]));
+        try {
+          yield batch;
+        } finally {
+          batch.dispose();
+        }
+        index++;
+        firstRow += data.eventCount;
+        last = data;
       }
-      this.end = streamEnd(data, names, 1);
+      this.end = streamEnd({ ...last!, eventCount: firstRow }, names, index);
       return;
     }
     const outline = new TraceBuilder(undefined, false);

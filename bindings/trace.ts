@@ -13,7 +13,6 @@ import { runQuery, type QueryFilter, type QueryResult } from "./tables/query.js"
 import { ClrTables, type ClrTable } from "./tables/clr-tables.js";
 import { buildProcessTable, type ProcessTable } from "./tables/processes.js";
 import { EventNames, eventName } from "./naming/event-names.js";
-import { setTraceManifests } from "./naming/trace-manifests.js";
 import type { NettraceInfo } from "./decode/nettrace-data.js";
 import { readWarnings, type EtlDecodeError, type TraceIncomplete, type TraceWarning } from "./decode/errors.js";
 
@@ -102,6 +101,8 @@ export class Trace {
    * arose at; every row before it is kept (and `incomplete.reason` is "decode-error").
    */
   readonly decodeError?: EtlDecodeError;
+  /** The format version (3–6) of an EventPipe file (.nettrace, .netperf); undefined for an .etl trace. */
+  readonly eventPipeVersion?: number;
   private data: TraceData | null;
   private clr: ClrTables | null;
   private fileList?: TraceFile[];
@@ -125,6 +126,7 @@ export class Trace {
     this.complete = data.incomplete === undefined;
     this.inputBytes = data.inputBytes;
     this.decodedBytes = data.decodedBytes;
+    this.eventPipeVersion = (data as { nettrace?: NettraceInfo }).nettrace?.formatVersion;
     this.clr = new ClrTables(data, (row, name) => this.events.row(row).get(name));
   }
 
@@ -284,6 +286,6 @@ export async function traceOf<T extends Trace = Trace>(
   const { nettraceNames } = await import("./naming/nettrace-names.js");
   const named = nettraceNames(data, nettrace);
   const trace = make(data, new Map([...named.providers, ...(providerNames ?? [])]));
-  setTraceManifests(trace.events, named.manifests);
+  named.describe(trace.events);
   return trace;
 }

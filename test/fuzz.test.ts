@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import { HAVE_CORPUS, CORPUS } from "./helpers/shared.js";
 import { join } from "node:path";
 import { MUTATOR_NAMES, caseSeed, checkInput, mutateCase, replayCommand, standardBases, type Base } from "./helpers/mutate.js";
+import { NETTRACE_MUTATOR_NAMES, mutateNettraceCase, nettraceBases } from "./helpers/mutate-nettrace.js";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 /** Inputs per base: 2,520 in all with the 18 corpus files, the sample and two synthetic traces. */
@@ -83,3 +84,36 @@ describe("mutated traces", () => {
 });
 
 if (!HAVE_CORPUS) console.warn("notice: mutated traces run on the sample and synthetic traces only (no corpus)");
+
+// EventPipe files: the same checks (both engines, odd-sized slices, every row readable) on inputs the
+// EventPipe mutators make from the corpus's .nettrace/.netperf files and synthetic V4 and V6 files.
+const NETTRACE_CASES = HAVE_CORPUS ? 60 : 150;
+const nettraceApplied = new Map<string, number>();
+let nettraceRan = 0;
+const eventPipeBases = nettraceBases(HAVE_CORPUS ? join(CORPUS, "nettrace") : null);
+
+describe("mutated EventPipe files", () => {
+  for (const base of eventPipeBases) {
+    it(`${base.name}: ${NETTRACE_CASES} mutated inputs`, async () => {
+      const failures: string[] = [];
+      for (let k = 0; k < NETTRACE_CASES; k++) {
+        const seed = caseSeed(base.name, k, 0x6e6574);
+        const c = mutateNettraceCase(seed, base);
+        for (const m of c.mutators) nettraceApplied.set(m, (nettraceApplied.get(m) ?? 0) + 1);
+        const label = `${base.name} seed ${seed}: ${c.steps.join("; ")}`;
+        watchdog.postMessage(label);
+        const r = await checkInput(c.bytes, seed);
+        watchdog.postMessage("");
+        if (r.ms > GUARD_MS) r.problems.push(`took ${Math.round(r.ms)} ms (limit ${GUARD_MS} ms)`);
+        if (r.problems.length && failures.length < 10) failures.push(`${label}\n    ${r.problems.slice(0, 5).join("\n    ")}`);
+        nettraceRan++;
+      }
+      expect(failures, `${failures.length} failing inputs`).toEqual([]);
+    });
+  }
+
+  it("every EventPipe mutator was applied", () => {
+    if (nettraceRan < eventPipeBases.length * NETTRACE_CASES) return; // a filtered run
+    expect(NETTRACE_MUTATOR_NAMES.filter((m) => !nettraceApplied.get(m))).toEqual([]);
+  });
+});

@@ -31,6 +31,12 @@ export function st8(m: Mem, p: number, v: number): void {
   m.u8[p] = v;
 }
 
+/** Four bytes; a multiple of 4 (every use so far) is one store, others go through the DataView. */
+export function st32(m: Mem, p: number, v: number): void {
+  if ((p & 3) === 0) m.u32[p >>> 2] = v;
+  else m.dv.setUint32(p, v, true);
+}
+
 /** Copies `n` bytes from `src` up to `dst` forward: where the ranges overlap, the source repeats. */
 export function copyMatch(m: Mem, dst: number, src: number, n: number): void {
   const stop = dst + n;

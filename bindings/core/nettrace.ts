@@ -9,7 +9,18 @@
 // framing is intact yields a warning and decoding resumes at the next block.
 //
 // Events are listed in file order (not the time order TraceEvent dispatches in, §13); payloads are not
-// decoded. This module imports nothing, so the AssemblyScript port can follow it line by line.
+// decoded. The records of V4+ Event and Metadata blocks are framed by a walker (nettrace-walk.ts): the
+// source both cores share, assembly/nettrace-events.ts, run by the TypeScript core (the default) or by
+// the WebAssembly core (bindings/decode/nettrace-engine.ts); this reader does the lookups over its rows.
+
+import {
+  NTE_NEED, NTE_VAR32_LONG, NTE_VAR64_LONG, NTE_EVENT_SIZE, NTE_EVENT_PAST_END, NTE_PAYLOAD_SIZE,
+  NTW_EVENT_SIZE, NTW_FLAGS, NTW_METADATA_ID, NTW_SEQUENCE_DELTA, NTW_CAPTURE_THREAD, NTW_PROCESSOR, NTW_THREAD,
+  NTW_STACK_ID, NTW_TIMESTAMP_DELTA, NTW_LABEL_LIST, NTW_ACTIVITY, NTW_RELATED, NTW_PAYLOAD_SIZE, NTW_PAYLOAD,
+} from "./nettrace-events.js";
+import { jsNettraceWalker, NT_MORE, NT_ERROR, type NettraceRows, type NettraceWalker } from "./nettrace-walk.js";
+
+export type { NettraceRows, NettraceWalker } from "./nettrace-walk.js";
 
 // ---------------------------------------------------------------------------------------------
 // Codes
@@ -42,6 +53,10 @@ export const NW_BAD_ROW = 14; // V6 thread/label-list row malformed: rest of the
 export const NW_DUPLICATE_THREAD = 15; // V6 thread index defined twice
 export const NW_BLOCK_TRAILING = 16; // bytes left at the end of a stack / sequence-point / label-list block
 
+/** Reader.next(): the stream has ended; a streamed input has not given the next object's bytes yet. */
+const NEXT_END = -1;
+const NEXT_NEED = -2;
+
 /** Stored warnings are capped; `warningCount` counts them all. */
 export const MAX_NETTRACE_WARNINGS = 1000;
 
@@ -57,7 +72,7 @@ export const BLOCK_LABEL_LIST = 8;
 /** FastSerialization object of an unknown type (V3–V5); V6 unknown kinds keep their own number. */
 export const BLOCK_UNKNOWN = 255;
 
-/** Bits of NettraceEvents.flags. */
+/** Bits of NettraceEvents.flags; the walker writes them (NT_FLAG_SORTED, NT_FLAG_COMPRESSED: the same values). */
 export const EVENT_SORTED = 1; // IsSorted (§6.3, §6.5)
 export const EVENT_COMPRESSED = 2; // came from a block with header compression
 
@@ -191,8 +206,8 @@ export interface NettraceMetadata {
   fieldLayout: "v1" | "v2" | "v6";
   /** The field list could not be parsed; `fields` is empty (§7.2). */
   fieldsUnparsable: boolean;
-  /** V6 optional metadata. */
-  providerGuidOffset?: number;
+  /** V6 optional metadata: the provider's GUID (16 bytes as stored). */
+  providerGuid?: Uint8Array;
   messageTemplate?: string;
   description?: string;
   keyValues?: [string, string][];
@@ -351,13 +366,21 @@ abstract class Growable {
 
   /** Index of a new row. */
   protected row(): number {
-    if (this.length === this.capacity) {
-      const c = this.capacity === 0 ? this.first : this.capacity * 2;
-      const self = this as unknown as Record<string, unknown>;
-      for (const k of Object.keys(self)) if (ArrayBuffer.isView(self[k])) self[k] = grown(self[k] as Column, c);
-      this.capacity = c;
-    }
+    if (this.length === this.capacity) this.grow(this.length + 1);
     return this.length++;
+  }
+
+  /** Room for `n` more rows (read the fields after: they may be replaced). */
+  reserve(n: number): void {
+    if (this.length + n > this.capacity) this.grow(this.length + n);
+  }
+
+  private grow(rows: number): void {
+    let c = this.capacity === 0 ? this.first : this.capacity * 2;
+    while (c < rows) c *= 2;
+    const self = this as unknown as Record<string, unknown>;
+    for (const k of Object.keys(self)) if (ArrayBuffer.isView(self[k])) self[k] = grown(self[k] as Column, c);
+    this.capacity = c;
   }
 
   protected columns<T>(): T {
@@ -497,39 +520,52 @@ const MAX_V3_STACK = 65527;
 const utf16 = new TextDecoder("utf-16le");
 const utf8 = new TextDecoder("utf-8");
 
-/** Compressed-header state (§6.5), reset at every block. */
-class HeaderState {
-  metadataId = 0;
-  sequenceNumber = 0;
-  captureThreadId = 0n;
-  processorNumber = 0;
-  threadId = 0n;
-  stackId = 0;
-  timestamp = 0n;
-  activityIdOffset = 0;
-  relatedActivityIdOffset = 0;
-  labelListId = 0;
-  payloadSize = 0;
-  sorted = false;
-  reset(): void {
-    this.metadataId = 0;
-    this.sequenceNumber = 0;
-    this.captureThreadId = 0n;
-    this.processorNumber = 0;
-    this.threadId = 0n;
-    this.stackId = 0;
-    this.timestamp = 0n;
-    this.activityIdOffset = 0;
-    this.relatedActivityIdOffset = 0;
-    this.labelListId = 0;
-    this.payloadSize = 0;
-    this.sorted = false;
-  }
+/** The messages' names of the fields the walker reads (NTW_* codes). */
+const WALK_WHAT: string[] = [];
+WALK_WHAT[NTW_EVENT_SIZE] = "event size";
+WALK_WHAT[NTW_FLAGS] = "compressed header flags";
+WALK_WHAT[NTW_METADATA_ID] = "metadata id";
+WALK_WHAT[NTW_SEQUENCE_DELTA] = "sequence number delta";
+WALK_WHAT[NTW_CAPTURE_THREAD] = "capture thread id";
+WALK_WHAT[NTW_PROCESSOR] = "processor number";
+WALK_WHAT[NTW_THREAD] = "thread id";
+WALK_WHAT[NTW_STACK_ID] = "stack id";
+WALK_WHAT[NTW_TIMESTAMP_DELTA] = "timestamp delta";
+WALK_WHAT[NTW_LABEL_LIST] = "label list id";
+WALK_WHAT[NTW_ACTIVITY] = "activity id";
+WALK_WHAT[NTW_RELATED] = "related activity id";
+WALK_WHAT[NTW_PAYLOAD_SIZE] = "payload size";
+WALK_WHAT[NTW_PAYLOAD] = "event payload";
+
+const TWO_32 = 4294967296;
+
+/**
+ * A capture thread's key in the sequence-number map: the signed 64-bit value as a number where a
+ * double holds it exactly (every real id), else as a bigint. threadKey and bigThreadKey agree.
+ */
+function threadKey(lo: number, hi: number): number | bigint {
+  if (hi < 0x200000) return hi * TWO_32 + lo;
+  if (hi >= 0xffe00000) return (hi - TWO_32) * TWO_32 + lo;
+  return BigInt.asIntN(64, (BigInt(hi) << 32n) | BigInt(lo));
+}
+
+function bigThreadKey(id: bigint): number | bigint {
+  return id >= -0x20000000000000n && id < 0x20000000000000n ? Number(id) : id;
+}
+
+/** A Uint32Array over a 64-bit column's bytes: row i is words 2i (low) and 2i+1 (high). */
+function halves(a: BigInt64Array): Uint32Array {
+  return new Uint32Array(a.buffer, a.byteOffset, a.length * 2);
 }
 
 class Reader {
-  readonly dv: DataView;
-  readonly len: number;
+  bytes: Uint8Array;
+  dv: DataView;
+  len: number;
+  /** File offset of bytes[0]: 0 for a whole file; a streamed file's window starts later. */
+  base = 0;
+  /** No bytes follow `bytes` (a whole file, or a stream whose input has ended). */
+  final = true;
   /** Read position and the end of the structure being read (reads past it fail). */
   pos = 0;
   end = 0;
@@ -572,22 +608,33 @@ class Reader {
   stackById = new Map<number, number>();
   labelListByIndex = new Map<number, number>();
   threadByIndex = new Map<bigint, number>();
-  /** Last sequence number per capture thread (§14). */
-  lastSequence = new Map<bigint, number>();
+  /** Last sequence number per capture thread (§14), by threadKey / bigThreadKey. */
+  lastSequence = new Map<number | bigint, number>();
 
-  state = new HeaderState();
   blockStart = 0;
 
-  constructor(readonly bytes: Uint8Array) {
+  constructor(bytes: Uint8Array, private walker?: NettraceWalker) {
+    this.bytes = bytes;
     this.dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.len = bytes.length;
     this.end = this.len;
   }
 
+  /** The bytes from file offset `base` on (a streamed file's unread rest); positions restart at 0. */
+  setBytes(bytes: Uint8Array, base: number, final: boolean): void {
+    this.bytes = bytes;
+    this.dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.len = bytes.length;
+    this.end = this.len;
+    this.base = base;
+    this.final = final;
+  }
+
   // ---- primitives (every read is checked against this.end) ----
 
+  /** Throws the error at position `at` (its offset is the file's). */
   fail(code: number, at: number, message: string): never {
-    throw new NettraceFormatError(code, at, message);
+    throw new NettraceFormatError(code, this.base + at, message);
   }
 
   need(n: number, what: string): number {
@@ -676,23 +723,43 @@ class Reader {
     return true;
   }
 
+  /** A warning at position `offset` (reported with the file's offset). */
   warn(code: number, offset: number, message: string): void {
     this.warningCount++;
-    if (this.warnings.length < MAX_NETTRACE_WARNINGS) this.warnings.push({ code, offset, message });
+    if (this.warnings.length < MAX_NETTRACE_WARNINGS) this.warnings.push({ code, offset: this.base + offset, message });
   }
 
   // ---- top level (§1) ----
 
+  /** The stream's prelude has been read: `pos` is at the first object or block. */
+  started = false;
+  /** FastSerialization: the container's begin tag (0 for V6). */
+  beginTag = 0;
+
+  /** The whole input, object after object. */
   run(): void {
+    this.start();
+    while (this.next() !== NEXT_END) {
+      // (every object is read as it comes)
+    }
+  }
+
+  /**
+   * Reads the stream's prelude (magic, stream header). False when a stream has not given enough
+   * bytes for it yet.
+   */
+  start(): boolean {
     if (this.len >= 0x1_0000_0000) this.fail(NE_TOO_LARGE, 0, "input of 4 GiB or more");
+    if (!this.final && this.len < 32) return false;
     const b = this.bytes;
     const magic = this.len >= 8 && b[0] === 0x4e && b[1] === 0x65 && b[2] === 0x74 && b[3] === 0x74 && b[4] === 0x72 && b[5] === 0x61 && b[6] === 0x63 && b[7] === 0x65;
+    this.started = true;
     if (!magic) {
       this.header.container = "netperf";
       this.version = 3;
       this.pos = 0;
-      this.fastSerialization(false);
-      return;
+      this.fastSerializationHeader(false);
+      return true;
     }
     this.pos = 8;
     const reserved = this.u32("stream header");
@@ -700,8 +767,8 @@ class Reader {
       this.header.container = "nettrace";
       this.version = 4;
       this.pos = 8;
-      this.fastSerialization(true);
-      return;
+      this.fastSerializationHeader(true);
+      return true;
     }
     this.header.container = "nettrace6";
     const major = this.u32("V6 major version");
@@ -710,12 +777,45 @@ class Reader {
     if (major !== 6) this.fail(NE_UNSUPPORTED_VERSION, 12, `Nettrace major version ${major} (only 6 has this header)`);
     this.version = 6;
     this.header.formatVersion = 6;
-    this.v6Blocks();
+    return true;
+  }
+
+  /**
+   * Reads the next object (V3–V5) or block (V6): its BLOCK_* kind; NEXT_END after the end of the
+   * stream; NEXT_NEED, reading nothing, when a stream has not given all of its bytes yet.
+   */
+  next(): number {
+    if (!this.final && this.extent(this.pos) > this.len) return NEXT_NEED;
+    return this.version === 6 ? this.v6Block() : this.fastSerializationObject();
+  }
+
+  /** Where the object or block at `at` ends, as far as its first bytes tell (a bad header: at once). */
+  extent(at: number): number {
+    const b = this.bytes, dv = this.dv, len = this.len;
+    if (this.version === 6) return at + 4 > len ? at + 4 : at + 4 + (dv.getUint32(at, true) & 0xffffff);
+    if (at >= len) return at + 1;
+    if (b[at] === TAG_NULL) return at + 1;
+    if (at + 16 > len) return at + 16;
+    const nameLen = dv.getInt32(at + 11, true);
+    if (nameLen < 0 || nameLen > MAX_TYPE_NAME) return at;
+    const sizeAt = at + 16 + nameLen;
+    let name = "";
+    for (let i = 0; i < nameLen && at + 15 + i < len; i++) name += String.fromCharCode(b[at + 15 + i]);
+    if (name === "Trace" || name === "Microsoft.DotNet.Runtime.EventPipeFile") return sizeAt + 49;
+    if (sizeAt + 4 > len) return sizeAt + 4;
+    const size = dv.getInt32(sizeAt, true);
+    if (size < 0) return at;
+    return this.aligned4(sizeAt + 4) + size + 1;
+  }
+
+  /** Position `p` moved up to a 4-byte file offset (blocks are aligned in the file, not in a window). */
+  aligned4(p: number): number {
+    return p + ((4 - ((this.base + p) % 4)) % 4);
   }
 
   // ---- FastSerialization (§3) ----
 
-  fastSerialization(nettrace: boolean): void {
+  fastSerializationHeader(nettrace: boolean): void {
     const start = this.pos;
     // i32 20 + "!FastSerialization.1": compare the bytes present; a matching short input is truncated.
     const have = Math.min(24, this.len - start);
@@ -727,77 +827,81 @@ class Reader {
     if (!sig) this.fail(NE_BAD_MAGIC, start, "not a .nettrace/.netperf file (no \"!FastSerialization.1\" header)");
     if (have < 24) this.fail(NE_TRUNCATED, this.len, "input ends inside the FastSerialization header");
     this.pos = start + 24;
-    const beginTag = nettrace ? TAG_BEGIN_PRIVATE : TAG_BEGIN;
+    this.beginTag = nettrace ? TAG_BEGIN_PRIVATE : TAG_BEGIN;
+  }
 
-    for (;;) {
-      const objStart = this.pos;
-      if (objStart >= this.len) this.fail(NE_TRUNCATED, objStart, "input ends before the end-of-stream tag");
-      const tag = this.bytes[objStart];
-      if (tag === TAG_NULL) {
-        this.pos++;
-        this.complete = true;
-        if (!this.haveTrace) this.fail(NE_BAD_TRACE, objStart, "stream ends without a Trace object");
-        if (this.pos < this.len) this.warn(NW_TRAILING_BYTES, this.pos, `${this.len - this.pos} bytes after the end-of-stream tag`);
-        return;
-      }
-      if (tag !== beginTag) this.fail(NE_BAD_OBJECT, objStart, `expected object tag ${beginTag}, found ${tag}`);
+  /** One object: the Trace object, a block, or the end-of-stream tag. */
+  fastSerializationObject(): number {
+    const nettrace = this.version !== 3;
+    const beginTag = this.beginTag;
+    const objStart = this.pos;
+    if (objStart >= this.len) this.fail(NE_TRUNCATED, objStart, "input ends before the end-of-stream tag");
+    const tag = this.bytes[objStart];
+    if (tag === TAG_NULL) {
       this.pos++;
-      if (this.u8("object header") !== beginTag) this.fail(NE_BAD_OBJECT, objStart + 1, "type object does not start with the begin tag");
-      if (this.u8("object header") !== TAG_NULL) this.fail(NE_BAD_OBJECT, objStart + 2, "type of the type object is not NullReference");
-      const version = this.i32("object version");
-      const minVersion = this.i32("object minimum reader version");
-      const nameAt = this.pos;
-      const nameLen = this.i32("type name length");
-      if (nameLen < 0 || nameLen > MAX_TYPE_NAME) this.fail(NE_BAD_OBJECT, nameAt, `type name length ${nameLen}`);
-      const np = this.need(nameLen, "type name");
-      let name = "";
-      for (let i = 0; i < nameLen; i++) name += String.fromCharCode(this.bytes[np + i]);
-      if (this.u8("object header") !== TAG_END) this.fail(NE_BAD_OBJECT, this.pos - 1, "type object does not end with the end tag");
-
-      if (name === "Trace" || name === "Microsoft.DotNet.Runtime.EventPipeFile") {
-        if (this.haveTrace) this.fail(NE_BAD_TRACE, objStart, "second Trace object");
-        if (nettrace ? version !== 4 : version > 3 || version < 3) {
-          this.fail(NE_UNSUPPORTED_VERSION, objStart + 3, `Trace object version ${version} ${nettrace ? "(nettrace needs 4)" : "(netperf: only 3 is supported)"}`);
-        }
-        this.header.traceObjectVersion = version;
-        this.header.traceObjectMinVersion = minVersion;
-        const content = this.pos;
-        this.traceFields(false);
-        if (this.u8("Trace object end") !== TAG_END) this.fail(NE_BAD_TRACE, this.pos - 1, "Trace object does not end with the end tag");
-        this.blocks.add(BLOCK_TRACE, objStart, content, 48, version);
-        this.haveTrace = true;
-        this.header.formatVersion = nettrace ? 4 : 3;
-        continue;
-      }
-      if (!this.haveTrace) this.fail(NE_BAD_TRACE, objStart, `object "${name}" before the Trace object`);
-
-      // Block object: i32 size, padding to a 4-byte file offset, content, end tag.
-      const sizeAt = this.pos;
-      const size = this.i32("block size");
-      if (size < 0) this.fail(NE_BAD_OBJECT, sizeAt, `negative block size ${size}`);
-      const content = (this.pos + 3) & ~3;
-      const contentEnd = content + size;
-      let kind = BLOCK_UNKNOWN;
-      if (name === "EventBlock") kind = BLOCK_EVENT;
-      else if (nettrace && name === "MetadataBlock") kind = BLOCK_METADATA;
-      else if (nettrace && name === "StackBlock") kind = BLOCK_STACK;
-      else if (nettrace && name === "SPBlock") kind = BLOCK_SEQUENCE_POINT;
-
-      if (contentEnd < this.len) {
-        // Framing first: a wrong size must not let garbage be decoded as records.
-        if (this.bytes[contentEnd] !== TAG_END) this.fail(NE_BAD_OBJECT, contentEnd, `block "${name}" of ${size} bytes is not followed by the end tag`);
-      }
-      this.blocks.add(kind, objStart, content, size, version);
-      if (kind === BLOCK_UNKNOWN) {
-        this.warn(NW_UNKNOWN_OBJECT, objStart, `unknown object type "${name}" skipped`);
-      } else {
-        if (version > 2) this.warn(NW_BLOCK_VERSION, objStart + 3, `${name} version ${version} (2 expected)`);
-        this.block(kind, objStart, content, contentEnd);
-      }
-      if (contentEnd >= this.len) this.fail(NE_TRUNCATED, this.len, `input ends inside block "${name}" (${contentEnd + 1 - this.len} bytes missing)`);
-      this.pos = contentEnd + 1;
-      this.end = this.len;
+      this.complete = true;
+      if (!this.haveTrace) this.fail(NE_BAD_TRACE, objStart, "stream ends without a Trace object");
+      if (this.pos < this.len) this.warn(NW_TRAILING_BYTES, this.pos, `${this.len - this.pos} bytes after the end-of-stream tag`);
+      return NEXT_END;
     }
+    if (tag !== beginTag) this.fail(NE_BAD_OBJECT, objStart, `expected object tag ${beginTag}, found ${tag}`);
+    this.pos++;
+    if (this.u8("object header") !== beginTag) this.fail(NE_BAD_OBJECT, objStart + 1, "type object does not start with the begin tag");
+    if (this.u8("object header") !== TAG_NULL) this.fail(NE_BAD_OBJECT, objStart + 2, "type of the type object is not NullReference");
+    const version = this.i32("object version");
+    const minVersion = this.i32("object minimum reader version");
+    const nameAt = this.pos;
+    const nameLen = this.i32("type name length");
+    if (nameLen < 0 || nameLen > MAX_TYPE_NAME) this.fail(NE_BAD_OBJECT, nameAt, `type name length ${nameLen}`);
+    const np = this.need(nameLen, "type name");
+    let name = "";
+    for (let i = 0; i < nameLen; i++) name += String.fromCharCode(this.bytes[np + i]);
+    if (this.u8("object header") !== TAG_END) this.fail(NE_BAD_OBJECT, this.pos - 1, "type object does not end with the end tag");
+
+    if (name === "Trace" || name === "Microsoft.DotNet.Runtime.EventPipeFile") {
+      if (this.haveTrace) this.fail(NE_BAD_TRACE, objStart, "second Trace object");
+      if (nettrace ? version !== 4 : version > 3 || version < 3) {
+        this.fail(NE_UNSUPPORTED_VERSION, objStart + 3, `Trace object version ${version} ${nettrace ? "(nettrace needs 4)" : "(netperf: only 3 is supported)"}`);
+      }
+      this.header.traceObjectVersion = version;
+      this.header.traceObjectMinVersion = minVersion;
+      const content = this.pos;
+      this.traceFields(false);
+      if (this.u8("Trace object end") !== TAG_END) this.fail(NE_BAD_TRACE, this.pos - 1, "Trace object does not end with the end tag");
+      this.blocks.add(BLOCK_TRACE, objStart, content, 48, version);
+      this.haveTrace = true;
+      this.header.formatVersion = nettrace ? 4 : 3;
+      return BLOCK_TRACE;
+    }
+    if (!this.haveTrace) this.fail(NE_BAD_TRACE, objStart, `object "${name}" before the Trace object`);
+
+    // Block object: i32 size, padding to a 4-byte file offset, content, end tag.
+    const sizeAt = this.pos;
+    const size = this.i32("block size");
+    if (size < 0) this.fail(NE_BAD_OBJECT, sizeAt, `negative block size ${size}`);
+    const content = this.aligned4(this.pos);
+    const contentEnd = content + size;
+    let kind = BLOCK_UNKNOWN;
+    if (name === "EventBlock") kind = BLOCK_EVENT;
+    else if (nettrace && name === "MetadataBlock") kind = BLOCK_METADATA;
+    else if (nettrace && name === "StackBlock") kind = BLOCK_STACK;
+    else if (nettrace && name === "SPBlock") kind = BLOCK_SEQUENCE_POINT;
+
+    if (contentEnd < this.len) {
+      // Framing first: a wrong size must not let garbage be decoded as records.
+      if (this.bytes[contentEnd] !== TAG_END) this.fail(NE_BAD_OBJECT, contentEnd, `block "${name}" of ${size} bytes is not followed by the end tag`);
+    }
+    this.blocks.add(kind, objStart, content, size, version);
+    if (kind === BLOCK_UNKNOWN) {
+      this.warn(NW_UNKNOWN_OBJECT, objStart, `unknown object type "${name}" skipped`);
+    } else {
+      if (version > 2) this.warn(NW_BLOCK_VERSION, objStart + 3, `${name} version ${version} (2 expected)`);
+      this.block(kind, objStart, content, contentEnd);
+    }
+    if (contentEnd >= this.len) this.fail(NE_TRUNCATED, this.len, `input ends inside block "${name}" (${contentEnd + 1 - this.len} bytes missing)`);
+    this.pos = contentEnd + 1;
+    this.end = this.len;
+    return kind;
   }
 
   /** Trace object (V3–V5, 48 bytes) or V6 Trace block (§5). */
@@ -851,39 +955,39 @@ class Reader {
 
   // ---- V6 blocks (§4) ----
 
-  v6Blocks(): void {
-    for (;;) {
-      const at = this.pos;
-      this.end = this.len;
-      if (at >= this.len) this.fail(NE_TRUNCATED, at, "input ends before the EndOfStream block");
-      if (at + 4 > this.len) this.fail(NE_TRUNCATED, at, "input ends inside a block header");
-      const word = this.u32("block header");
-      const size = word & 0xffffff;
-      const kind = word >>> 24;
-      const content = this.pos;
-      const contentEnd = content + size;
-      if (kind === 0) {
-        if (size !== 0) this.fail(NE_BAD_BLOCK, at, `EndOfStream block of size ${size}`);
-        if (!this.haveTrace) this.fail(NE_BAD_TRACE, at, "stream ends without a Trace block");
-        this.complete = true;
-        if (this.pos < this.len) this.warn(NW_TRAILING_BYTES, this.pos, `${this.len - this.pos} bytes after the EndOfStream block`);
-        return;
-      }
-      if (kind === BLOCK_TRACE) {
-        if (this.haveTrace) this.fail(NE_BAD_TRACE, at, "second Trace block");
-        this.end = Math.min(contentEnd, this.len);
-        this.traceFields(true);
-        this.haveTrace = true;
-        this.blocks.add(kind, at, content, size, 0);
-      } else {
-        if (!this.haveTrace) this.fail(NE_BAD_TRACE, at, `block of kind ${kind} before the Trace block`);
-        this.blocks.add(kind, at, content, size, 0);
-        if (kind > BLOCK_LABEL_LIST) this.warn(NW_UNKNOWN_BLOCK_KIND, at, `block kind ${kind} skipped`);
-        else this.block(kind, at, content, contentEnd);
-      }
-      if (contentEnd > this.len) this.fail(NE_TRUNCATED, this.len, `input ends inside a block of kind ${kind} (${contentEnd - this.len} bytes missing)`);
-      this.pos = contentEnd;
+  /** One V6 block. */
+  v6Block(): number {
+    const at = this.pos;
+    this.end = this.len;
+    if (at >= this.len) this.fail(NE_TRUNCATED, at, "input ends before the EndOfStream block");
+    if (at + 4 > this.len) this.fail(NE_TRUNCATED, at, "input ends inside a block header");
+    const word = this.u32("block header");
+    const size = word & 0xffffff;
+    const kind = word >>> 24;
+    const content = this.pos;
+    const contentEnd = content + size;
+    if (kind === 0) {
+      if (size !== 0) this.fail(NE_BAD_BLOCK, at, `EndOfStream block of size ${size}`);
+      if (!this.haveTrace) this.fail(NE_BAD_TRACE, at, "stream ends without a Trace block");
+      this.complete = true;
+      if (this.pos < this.len) this.warn(NW_TRAILING_BYTES, this.pos, `${this.len - this.pos} bytes after the EndOfStream block`);
+      return NEXT_END;
     }
+    if (kind === BLOCK_TRACE) {
+      if (this.haveTrace) this.fail(NE_BAD_TRACE, at, "second Trace block");
+      this.end = Math.min(contentEnd, this.len);
+      this.traceFields(true);
+      this.haveTrace = true;
+      this.blocks.add(kind, at, content, size, 0);
+    } else {
+      if (!this.haveTrace) this.fail(NE_BAD_TRACE, at, `block of kind ${kind} before the Trace block`);
+      this.blocks.add(kind, at, content, size, 0);
+      if (kind > BLOCK_LABEL_LIST) this.warn(NW_UNKNOWN_BLOCK_KIND, at, `block kind ${kind} skipped`);
+      else this.block(kind, at, content, contentEnd);
+    }
+    if (contentEnd > this.len) this.fail(NE_TRUNCATED, this.len, `input ends inside a block of kind ${kind} (${contentEnd - this.len} bytes missing)`);
+    this.pos = contentEnd;
+    return kind;
   }
 
   // ---- block dispatch ----
@@ -923,7 +1027,7 @@ class Reader {
       if (!(e instanceof NettraceFormatError)) throw e;
       // A truncated block: the caller reports the truncation as the fatal error.
       if (contentEnd > this.len) return;
-      this.warn(NW_BLOCK_DAMAGED, e.offset, `${e.message.replace(/ \(at byte offset \d+\)$/, "")}; rest of the block at ${blockStart} skipped`);
+      this.warn(NW_BLOCK_DAMAGED, e.offset - this.base, `${e.message.replace(/ \(at byte offset \d+\)$/, "")}; rest of the block at ${this.base + blockStart} skipped`);
     }
   }
 
@@ -990,142 +1094,144 @@ class Reader {
     this.pos = headerAt;
     this.need(headerSize, "block header");
     const compressed = (flags & 1) !== 0;
-    const st = this.state;
-    st.reset();
     const v6 = this.version === 6;
-    while (this.pos < this.end) {
-      const start = this.pos;
-      if (compressed) this.compressedHeader(v6);
-      else this.uncompressedHeader(v6);
-      const payload = this.pos;
-      this.need(st.payloadSize, "event payload");
-      if (!compressed) this.pos = this.uncompressedEnd;
+    const walker = (this.walker ??= jsNettraceWalker());
+    let from = this.pos;
+    let resume = false;
+    while (from < this.end) {
+      const rows = walker.walk(this.bytes, from, this.end, compressed, v6, resume);
       if (metadataBlock) {
-        this.metadataRecord(payload, st.payloadSize);
-        continue;
+        for (let k = 0; k < rows.count; k++) this.metadataRecord(rows.payloadOffset[k], rows.payloadSize[k]);
+      } else {
+        this.addEvents(rows);
       }
-      if (st.metadataId === 0) {
+      from = rows.next;
+      this.pos = from;
+      if (rows.status === NT_ERROR) this.walkFailed(rows, v6);
+      if (rows.status !== NT_MORE) break;
+      resume = true;
+    }
+  }
+
+  /** The walker's report of a malformed record, as the error its check gives (NTE_*). */
+  walkFailed(rows: NettraceRows, v6: boolean): never {
+    const at = rows.errorAt;
+    const what = WALK_WHAT[rows.errorWhat] ?? "event";
+    switch (rows.errorKind) {
+      case NTE_NEED:
+        this.fail(NE_TRUNCATED, at, `${what}: needs ${rows.errorArg} bytes, ${Math.max(0, this.end - at)} left in ${this.end === this.len ? "the input" : "the structure"}`);
+      case NTE_VAR32_LONG:
+        this.fail(NE_TRUNCATED, at, `${what}: varuint32 longer than 5 bytes`);
+      case NTE_VAR64_LONG:
+        this.fail(NE_TRUNCATED, at, `${what}: varuint64 longer than 10 bytes`);
+      case NTE_EVENT_SIZE:
+        this.fail(NE_TRUNCATED, at, `event size ${rows.errorArg | 0} below the ${v6 ? 52 : 80}-byte header`);
+      case NTE_EVENT_PAST_END:
+        this.fail(NE_TRUNCATED, at, `event of ${rows.errorArg | 0} bytes runs past the end of its block`);
+      case NTE_PAYLOAD_SIZE:
+        this.fail(NE_TRUNCATED, at, `payload size ${rows.errorArg | 0} does not fit the event of ${rows.errorArg2 | 0} bytes`);
+      default:
+        this.fail(NE_TRUNCATED, at, `malformed event record (walker error ${rows.errorKind})`);
+    }
+  }
+
+  /**
+   * One walk's rows as events: the lookups of each (metadata, stack, label list) and its sequence
+   * number (checkSequence, with the last capture thread's entry kept at hand while its rows run).
+   */
+  addEvents(rows: NettraceRows): void {
+    const n = rows.count;
+    const ev = this.events;
+    ev.reserve(n);
+    const timestamp = halves(ev.timestamp), captureThreadId = halves(ev.captureThreadId), threadId = halves(ev.threadId);
+    const { metadataId, metadata, sequenceNumber, processorNumber, stackId, stack, payloadOffset, payloadLength, activityIdOffset, relatedActivityIdOffset, labelListId, labelList, flags, blockOffset } = ev;
+    const {
+      recordOffset: rRecord, metadataId: rMetadataId, timestampLo: rTsLo, timestampHi: rTsHi, sequenceNumber: rSeq, captureThreadLo: rCtLo,
+      captureThreadHi: rCtHi, threadLo: rThLo, threadHi: rThHi, processorNumber: rProc, stackId: rStack, payloadOffset: rPayload,
+      payloadSize: rPayloadSize, activityIdOffset: rActivity, relatedActivityIdOffset: rRelated, labelListId: rLabel, flags: rFlags,
+    } = rows;
+    const v6 = this.version === 6;
+    const blockStart = this.blockStart;
+    const metadataById = this.metadataById, stackById = this.stackById, lastSequence = this.lastSequence;
+    let thread: number | bigint | undefined;
+    let threadLast: number | undefined;
+    let i = ev.length;
+    for (let k = 0; k < n; k++) {
+      const start = rRecord[k];
+      const id = rMetadataId[k];
+      if (id === 0) {
         this.warn(NW_METADATA_ID_ZERO, start, "event with metadata id 0 in an EventBlock skipped");
         continue;
       }
-      this.addEvent(start, payload, compressed);
-    }
-  }
-
-  uncompressedEnd = 0;
-
-  uncompressedHeader(v6: boolean): void {
-    const st = this.state;
-    const start = this.pos;
-    const eventSize = this.i32("event size");
-    const headerLen = v6 ? 52 : 80;
-    if (eventSize < headerLen - 4) this.fail(NE_TRUNCATED, start, `event size ${eventSize} below the ${headerLen}-byte header`);
-    const recEnd = start + 4 + eventSize;
-    if (recEnd > this.end) this.fail(NE_TRUNCATED, start, `event of ${eventSize} bytes runs past the end of its block`);
-    const raw = this.u32("metadata id");
-    st.metadataId = raw & 0x7fffffff;
-    st.sorted = (raw & 0x80000000) === 0; // TraceEvent's polarity (§6.3)
-    st.sequenceNumber = this.u32("sequence number");
-    st.threadId = this.i64("thread id");
-    st.captureThreadId = this.i64("capture thread id");
-    st.processorNumber = this.i32("processor number");
-    st.stackId = this.u32("stack id");
-    st.timestamp = this.i64("timestamp");
-    if (v6) {
-      st.labelListId = this.u32("label list id");
-      st.activityIdOffset = 0;
-      st.relatedActivityIdOffset = 0;
-    } else {
-      const a = this.need(16, "activity id");
-      const r = this.need(16, "related activity id");
-      st.activityIdOffset = this.isZero16(a) ? 0 : a;
-      st.relatedActivityIdOffset = this.isZero16(r) ? 0 : r;
-      st.labelListId = 0;
-    }
-    const size = this.i32("payload size");
-    if (size < 0 || this.pos + size > recEnd) this.fail(NE_TRUNCATED, this.pos - 4, `payload size ${size} does not fit the event of ${eventSize} bytes`);
-    st.payloadSize = size;
-    this.uncompressedEnd = recEnd;
-  }
-
-  compressedHeader(v6: boolean): void {
-    const st = this.state;
-    const flags = this.u8("compressed header flags");
-    if (flags & 0x01) st.metadataId = this.varU32("metadata id");
-    if (flags & 0x02) {
-      st.sequenceNumber = (st.sequenceNumber + this.varU32("sequence number delta") + 1) >>> 0;
-      st.captureThreadId = BigInt.asIntN(64, this.varU64("capture thread id"));
-      st.processorNumber = this.varU32("processor number") | 0;
-    } else if (st.metadataId !== 0) {
-      st.sequenceNumber = (st.sequenceNumber + 1) >>> 0;
-    }
-    if (flags & 0x04) st.threadId = BigInt.asIntN(64, this.varU64("thread id"));
-    if (flags & 0x08) st.stackId = this.varU32("stack id");
-    st.timestamp = BigInt.asIntN(64, st.timestamp + this.varU64("timestamp delta"));
-    if (v6) {
-      if (flags & 0x10) st.labelListId = this.varU32("label list id");
-    } else {
-      if (flags & 0x10) {
-        const a = this.need(16, "activity id");
-        st.activityIdOffset = this.isZero16(a) ? 0 : a;
+      timestamp[2 * i] = rTsLo[k];
+      timestamp[2 * i + 1] = rTsHi[k];
+      metadataId[i] = id;
+      const md = metadataById.get(id);
+      if (md === undefined) this.warn(NW_UNKNOWN_METADATA, start, `event references undefined metadata id ${id}`);
+      metadata[i] = md ?? -1;
+      const seq = rSeq[k];
+      sequenceNumber[i] = seq;
+      const ctLo = rCtLo[k], ctHi = rCtHi[k];
+      captureThreadId[2 * i] = ctLo;
+      captureThreadId[2 * i + 1] = ctHi;
+      threadId[2 * i] = rThLo[k];
+      threadId[2 * i + 1] = rThHi[k];
+      processorNumber[i] = rProc[k];
+      const sid = rStack[k];
+      stackId[i] = sid;
+      let st = -1;
+      if (sid !== 0) {
+        const row = stackById.get(sid);
+        if (row === undefined) this.warn(NW_UNKNOWN_STACK, start, `stack id ${sid} not defined since the last sequence point`);
+        else st = row;
       }
-      if (flags & 0x20) {
-        const r = this.need(16, "related activity id");
-        st.relatedActivityIdOffset = this.isZero16(r) ? 0 : r;
-      }
-    }
-    st.sorted = (flags & 0x40) !== 0;
-    if (flags & 0x80) st.payloadSize = this.varU32("payload size");
-  }
-
-  addEvent(start: number, payload: number, compressed: boolean): void {
-    const st = this.state;
-    const ev = this.events;
-    const i = ev.add();
-    ev.timestamp[i] = st.timestamp;
-    ev.metadataId[i] = st.metadataId;
-    ev.metadata[i] = this.lookupMetadata(st.metadataId, start);
-    ev.sequenceNumber[i] = st.sequenceNumber;
-    ev.captureThreadId[i] = st.captureThreadId;
-    ev.threadId[i] = st.threadId;
-    ev.processorNumber[i] = st.processorNumber;
-    ev.stackId[i] = st.stackId;
-    let stack = -1;
-    if (st.stackId !== 0) {
-      const row = this.stackById.get(st.stackId);
-      if (row === undefined) this.warn(NW_UNKNOWN_STACK, start, `stack id ${st.stackId} not defined since the last sequence point`);
-      else stack = row;
-    }
-    ev.stack[i] = stack;
-    ev.payloadOffset[i] = payload;
-    ev.payloadLength[i] = st.payloadSize;
-    ev.labelListId[i] = st.labelListId;
-    let list = -1;
-    if (this.version === 6) {
-      let a = 0, r = 0;
-      if (st.labelListId !== 0) {
-        const row = this.labelListByIndex.get(st.labelListId);
-        if (row === undefined) this.warn(NW_BAD_ROW, start, `label list ${st.labelListId} not defined since the last sequence point`);
-        else {
-          list = row;
-          a = this.labelLists.activityIdOffset[row];
-          r = this.labelLists.relatedActivityIdOffset[row];
+      stack[i] = st;
+      payloadOffset[i] = rPayload[k];
+      payloadLength[i] = rPayloadSize[k];
+      const lid = rLabel[k];
+      labelListId[i] = lid;
+      let list = -1;
+      if (v6) {
+        let a = 0, r = 0;
+        if (lid !== 0) {
+          const row = this.labelListByIndex.get(lid);
+          if (row === undefined) this.warn(NW_BAD_ROW, start, `label list ${lid} not defined since the last sequence point`);
+          else {
+            list = row;
+            a = this.labelLists.activityIdOffset[row];
+            r = this.labelLists.relatedActivityIdOffset[row];
+          }
         }
+        activityIdOffset[i] = a;
+        relatedActivityIdOffset[i] = r;
+      } else {
+        activityIdOffset[i] = rActivity[k];
+        relatedActivityIdOffset[i] = rRelated[k];
       }
-      ev.activityIdOffset[i] = a;
-      ev.relatedActivityIdOffset[i] = r;
-    } else {
-      ev.activityIdOffset[i] = st.activityIdOffset;
-      ev.relatedActivityIdOffset[i] = st.relatedActivityIdOffset;
+      labelList[i] = list;
+      flags[i] = rFlags[k];
+      blockOffset[i] = blockStart;
+      i++;
+      // checkSequence, its map entry for this thread kept in `threadLast` until the thread changes
+      const key = ctHi === 0 ? ctLo : threadKey(ctLo, ctHi);
+      if (key !== thread) {
+        if (thread !== undefined) lastSequence.set(thread, threadLast!);
+        thread = key;
+        threadLast = lastSequence.get(key);
+      }
+      const last = threadLast;
+      threadLast = seq;
+      if (last === undefined || (!v6 && last === 0)) continue;
+      const gap = (seq - last - 1) | 0;
+      if (gap > 0) this.eventsLost += gap;
+      else if (gap < 0) this.warn(NW_SEQUENCE_BACKWARDS, start, `sequence number of capture thread ${key} went from ${last} to ${seq}`);
     }
-    ev.labelList[i] = list;
-    ev.flags[i] = (st.sorted ? EVENT_SORTED : 0) | (compressed ? EVENT_COMPRESSED : 0);
-    ev.blockOffset[i] = this.blockStart;
-    this.checkSequence(st.captureThreadId, st.sequenceNumber, start, false);
+    if (thread !== undefined) lastSequence.set(thread, threadLast!);
+    ev.length = i;
   }
 
   /** §14: count events lost between two sightings of a capture thread. */
-  checkSequence(thread: bigint, seq: number, at: number, sequencePoint: boolean): void {
+  checkSequence(thread: number | bigint, seq: number, at: number, sequencePoint: boolean): void {
     const last = this.lastSequence.get(thread);
     this.lastSequence.set(thread, seq);
     if (last === undefined || (this.version < 6 && last === 0)) return;
@@ -1167,7 +1273,7 @@ class Reader {
         fields: [],
         fieldLayout: "v1",
         fieldsUnparsable: false,
-        offset: p,
+        offset: this.base + p,
         length: n,
       };
       let tagsReadable = true;
@@ -1216,7 +1322,7 @@ class Reader {
       this.defineMetadata(md, p);
     } catch (e) {
       if (!(e instanceof NettraceFormatError)) throw e;
-      this.warn(NW_BAD_METADATA, e.offset, `metadata record at ${p} unreadable: ${e.message.replace(/ \(at byte offset \d+\)$/, "")}`);
+      this.warn(NW_BAD_METADATA, e.offset - this.base, `metadata record at ${this.base + p} unreadable: ${e.message.replace(/ \(at byte offset \d+\)$/, "")}`);
     } finally {
       this.pos = savePos;
       this.end = saveEnd;
@@ -1317,7 +1423,7 @@ class Reader {
           fields: [],
           fieldLayout: "v6",
           fieldsUnparsable: false,
-          offset: p,
+          offset: this.base + p,
           length: size,
         };
         const fieldsAt = this.pos;
@@ -1341,7 +1447,10 @@ class Reader {
             else if (kind === 4) md.messageTemplate = this.utf8v("message template");
             else if (kind === 5) md.description = this.utf8v("description");
             else if (kind === 6) (md.keyValues ??= []).push([this.utf8v("key"), this.utf8v("value")]);
-            else if (kind === 7) md.providerGuidOffset = this.need(16, "provider guid");
+            else if (kind === 7) {
+              const g = this.need(16, "provider guid");
+              md.providerGuid = this.bytes.slice(g, g + 16);
+            }
             else if (kind === 8) md.level = this.u8("level");
             else if (kind === 9) md.version = this.u8("version");
             else this.fail(NE_TRUNCATED, kindAt, `unknown optional metadata kind ${kind}`);
@@ -1350,7 +1459,7 @@ class Reader {
         this.defineMetadata(md, rowAt);
       } catch (e) {
         if (!(e instanceof NettraceFormatError)) throw e;
-        this.warn(NW_BAD_METADATA, e.offset, `V6 metadata row at ${rowAt} unreadable: ${e.message.replace(/ \(at byte offset \d+\)$/, "")}`);
+        this.warn(NW_BAD_METADATA, e.offset - this.base, `V6 metadata row at ${this.base + rowAt} unreadable: ${e.message.replace(/ \(at byte offset \d+\)$/, "")}`);
       }
       this.pos = rowEnd;
       this.end = outer;
@@ -1389,7 +1498,7 @@ class Reader {
       const id = v6 ? BigInt.asIntN(64, this.varU64("thread index")) : this.i64("capture thread id");
       const seq = v6 ? this.varU32("sequence number") : this.u32("sequence number");
       this.sequencePoints.addThread(sp, id, seq);
-      this.checkSequence(id, seq, tAt, true);
+      this.checkSequence(bigThreadKey(id), seq, tAt, true);
     }
     if (this.pos < this.end) this.warn(NW_BLOCK_TRAILING, this.pos, `${this.end - this.pos} bytes after the sequence point's thread list`);
     this.stackById.clear();
@@ -1409,7 +1518,7 @@ class Reader {
       this.pos = p;
       this.end = p + size;
       try {
-        const th: NettraceThread = { index: BigInt.asIntN(64, this.varU64("thread index")), keyValues: [], offset: rowAt };
+        const th: NettraceThread = { index: BigInt.asIntN(64, this.varU64("thread index")), keyValues: [], offset: this.base + rowAt };
         while (this.pos < this.end) {
           const kindAt = this.pos;
           const kind = this.u8("thread item kind");
@@ -1424,7 +1533,7 @@ class Reader {
         this.threads.push(th);
       } catch (e) {
         if (!(e instanceof NettraceFormatError)) throw e;
-        this.warn(NW_BAD_ROW, e.offset, `thread row at ${rowAt} unreadable: ${e.message.replace(/ \(at byte offset \d+\)$/, "")}`);
+        this.warn(NW_BAD_ROW, e.offset - this.base, `thread row at ${this.base + rowAt} unreadable: ${e.message.replace(/ \(at byte offset \d+\)$/, "")}`);
       }
       this.pos = p + size;
       this.end = outer;
@@ -1436,9 +1545,9 @@ class Reader {
       const at = this.pos;
       const index = BigInt.asIntN(64, this.varU64("thread index"));
       const seq = this.varU32("sequence number");
-      this.removedThreads.push({ index, sequenceNumber: seq, offset: at });
-      this.checkSequence(index, seq, at, true);
-      this.lastSequence.delete(index);
+      this.removedThreads.push({ index, sequenceNumber: seq, offset: this.base + at });
+      this.checkSequence(bigThreadKey(index), seq, at, true);
+      this.lastSequence.delete(bigThreadKey(index));
     }
   }
 
@@ -1523,6 +1632,22 @@ class Reader {
     if (this.pos < this.end) this.warn(NW_BLOCK_TRAILING, this.pos, `${this.end - this.pos} bytes after the last label list of the block`);
   }
 
+  /**
+   * What has been read since the last window (events, stacks, blocks, sequence points, label lists,
+   * warnings), its offsets into `bytes`; the next window starts empty. Metadata and threads stay.
+   */
+  takeWindow(error: NettraceFormatError | null): NettraceFile {
+    const f = this.result(error);
+    this.events = new EventColumns();
+    this.stacks = new StackColumns();
+    this.blocks = new BlockColumns();
+    this.sequencePoints = new SequencePointColumns();
+    this.labelLists = new LabelListColumns();
+    this.warnings = [];
+    this.eventsLost = 0;
+    return f;
+  }
+
   result(error: NettraceFormatError | null): NettraceFile {
     const h = this.header;
     if (h.formatVersion === 4 && this.sawV5Tags) h.formatVersion = 5;
@@ -1573,12 +1698,20 @@ function fixedSize(t: NettraceType): boolean {
 // ---------------------------------------------------------------------------------------------
 // Entry points
 
+export interface ReadNettraceOptions {
+  /**
+   * Frames the records of the V4+ Event and Metadata blocks: the TypeScript core's walker when not
+   * given; bindings/decode/nettrace-engine.ts nettraceWalker("wasm") gives the WebAssembly core's.
+   */
+  walker?: NettraceWalker;
+}
+
 /**
  * Reads a whole .nettrace / .netperf file. Never throws for bad input: `error` holds the fatal
  * NettraceFormatError (with everything decoded before it kept), `warnings` the skipped damage.
  */
-export function readNettrace(bytes: Uint8Array): NettraceFile {
-  const r = new Reader(bytes);
+export function readNettrace(bytes: Uint8Array, options: ReadNettraceOptions = {}): NettraceFile {
+  const r = new Reader(bytes, options.walker);
   let error: NettraceFormatError | null = null;
   try {
     r.run();
@@ -1587,6 +1720,109 @@ export function readNettrace(bytes: Uint8Array): NettraceFile {
     else error = new NettraceFormatError(NE_INTERNAL, r.pos, `internal error: ${e instanceof Error ? e.message : String(e)}`);
   }
   return r.result(error);
+}
+
+/**
+ * Reads a .nettrace / .netperf file as it arrives, in windows: each window holds the events between two
+ * sequence points (where TraceEvent lets every queued event go, so a window's dispatch order is the
+ * file's), or, in a .netperf (V3, in time order), about `windowBytes` of event blocks. Memory holds one
+ * window's bytes, not the file. A file without sequence points is one window.
+ *
+ *   const r = new NettraceStreamReader();
+ *   for await (const chunk of input) for (const w of r.push(chunk)) use(w);   // then: for (const w of r.end()) use(w)
+ *
+ * A window's offsets are into its own `bytes`, valid until the next push; `base` is the file offset of
+ * `bytes[0]`. Bad input ends the stream with the window that holds the error (and what came before it).
+ */
+export class NettraceStreamReader {
+  private readonly reader: Reader;
+  private buffer = new Uint8Array(1 << 16);
+  private used = 0;
+  private base = 0;
+  private done = false;
+  /** The header and format, once the Trace object has been read. */
+  get header(): NettraceHeader { return this.reader.header; }
+  /** Every metadata row so far (windows' events refer to them by index). */
+  get metadata(): NettraceMetadata[] { return this.reader.metadata; }
+
+  constructor(walker?: NettraceWalker, private readonly windowBytes = 32 << 20) {
+    this.reader = new Reader(new Uint8Array(0), walker);
+    this.reader.final = false;
+  }
+
+  /** Takes the next bytes of the file; yields the windows they complete. */
+  *push(chunk: Uint8Array): Generator<NettraceWindow> {
+    if (this.done || chunk.length === 0) return;
+    if (this.used + chunk.length > this.buffer.length) {
+      const next = new Uint8Array(Math.max(this.buffer.length * 2, this.used + chunk.length));
+      next.set(this.buffer.subarray(0, this.used));
+      this.buffer = next;
+    }
+    this.buffer.set(chunk, this.used);
+    this.used += chunk.length;
+    yield* this.pump(false);
+  }
+
+  /** The file has ended: yields the last window (the whole file's rest, or the error it ends with). */
+  *end(): Generator<NettraceWindow> {
+    if (this.done) return;
+    yield* this.pump(true);
+  }
+
+  private *pump(final: boolean): Generator<NettraceWindow> {
+    const r = this.reader;
+    r.setBytes(this.buffer.subarray(0, this.used), this.base, final);
+    let error: NettraceFormatError | null = null;
+    try {
+      if (!r.started && !r.start()) return;
+      for (;;) {
+        const kind = r.next();
+        if (kind === NEXT_NEED) break;
+        if (kind === NEXT_END) {
+          this.done = true;
+          break;
+        }
+        // a window ends at a sequence point, or (V3) after enough event blocks
+        if (kind === BLOCK_SEQUENCE_POINT || (r.version === 3 && kind === BLOCK_EVENT && r.pos >= this.windowBytes)) {
+          yield this.window(r.takeWindow(null));
+          // (the window has been used: nothing refers to the bytes before here any more)
+          this.compact(final);
+        }
+      }
+    } catch (e) {
+      error = e instanceof NettraceFormatError ? e : new NettraceFormatError(NE_INTERNAL, this.base + r.pos, `internal error: ${e instanceof Error ? e.message : String(e)}`);
+      this.done = true;
+    }
+    if (this.done) {
+      yield this.window(r.takeWindow(error));
+      return;
+    }
+    if (!r.events.length && !r.stacks.length && !r.labelLists.length) this.compact(final);
+  }
+
+  /** Drops the bytes before the read position (no window refers to them). */
+  private compact(final: boolean): void {
+    const r = this.reader;
+    const keep = r.pos;
+    if (keep === 0) return;
+    this.buffer.copyWithin(0, keep, this.used);
+    this.used -= keep;
+    this.base += keep;
+    r.setBytes(this.buffer.subarray(0, this.used), this.base, final);
+    r.pos = 0;
+  }
+
+  private window(file: NettraceFile): NettraceWindow {
+    return Object.assign(file, { base: this.base, last: this.done });
+  }
+}
+
+/** A window of a streamed file (NettraceStreamReader). */
+export interface NettraceWindow extends NettraceFile {
+  /** File offset of `bytes[0]`. */
+  base: number;
+  /** The stream's last window (its end, or the error it stopped at). */
+  last: boolean;
 }
 
 /** Frame addresses of stack row `row` (leaf first), zero-extended to 64 bits. */

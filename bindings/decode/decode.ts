@@ -22,7 +22,7 @@ export async function decodeTrace(input: Input, options: DecodeOptions = {}, own
   input = peeked.input;
   if (peeked.nettrace) {
     const { nettraceData, wholeInput } = await import("./nettrace-data.js");
-    return nettraceData(await wholeInput(input));
+    return nettraceData(await wholeInput(input), options);
   }
   const size = knownSize(input, options);
   const mode = options.payloads ?? "keep";

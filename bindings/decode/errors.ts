@@ -111,9 +111,25 @@ export function formatError(code: number, offset: number): EtlFormatError {
   return new EtlFormatError(code, offset, FATAL[code] ?? `not an ETL file (code ${code})`);
 }
 
-/** The warnings the core kept (WARN_STRIDE-byte structs at `warningsOffset`). */
+/** An EventPipe reader's warning codes (core/nettrace.ts NW_*) are reported as 100 + the code. */
+export const EVENTPIPE_WARNING_BASE = 100;
+const EVENTPIPE_KINDS = [
+  "", "eventpipe-block-damaged", "eventpipe-bad-metadata", "eventpipe-metadata-fields", "eventpipe-metadata-redefined",
+  "eventpipe-unknown-metadata", "eventpipe-unknown-stack", "eventpipe-unknown-object", "eventpipe-block-version",
+  "eventpipe-trailing-bytes", "eventpipe-metadata-id-zero", "eventpipe-sequence-backwards", "eventpipe-bad-sync-time",
+  "eventpipe-unknown-block-kind", "eventpipe-bad-row", "eventpipe-duplicate-thread", "eventpipe-block-trailing",
+];
+
+/** The warnings the core kept (WARN_STRIDE-byte structs at `warningsOffset`), or an EventPipe reader's. */
 export function readWarnings(data: TraceData): TraceWarning[] {
   const out: TraceWarning[] = [];
+  const eventPipe = (data as { nettrace?: { warnings: { code: number; offset: number; message: string }[] } }).nettrace?.warnings;
+  if (eventPipe) {
+    for (const w of eventPipe) {
+      out.push({ code: EVENTPIPE_WARNING_BASE + w.code, kind: EVENTPIPE_KINDS[w.code] ?? `eventpipe-${w.code}`, offset: w.offset, buffer: -1, recordOffset: -1, detail: 0, message: w.message });
+    }
+    return out;
+  }
   const v = new DataView(data.bytes.buffer, data.bytes.byteOffset);
   const files = data.files;
   let f = 0;

@@ -5,14 +5,15 @@
 // extended items. Events are EVENT_HEADER rows of the file's pointer size, so the .NET runtime's
 // events decode with the same schema as on Windows.
 //
-// For now the whole file is read into memory and decoded by the TypeScript reader on either engine;
-// the typed .NET tables are not filled (rows decode their fields on demand).
+// For now the whole file is read into memory; the per-event walk runs on the engine asked for.
 
 import * as C from "../../assembly/codes.js";
-import { readNettrace, EVENT_SORTED, type NettraceFile, type NettraceMetadata } from "../core/nettrace.js";
+import { readNettrace, NettraceStreamReader, EVENT_SORTED, type NettraceFile, type NettraceMetadata, type NettraceWarning } from "../core/nettrace.js";
 import { EtlDecodeError, EtlFormatError } from "./errors.js";
+import { fillNettraceClr } from "./nettrace-clr.js";
 import { align8, concatBytes, type TraceData } from "./trace-data.js";
-import { isByteSource, type Input } from "./windows.js";
+import { blobChunks, isByteSource, slices, sourceChunks, type DecodeOptions, type Input } from "./windows.js";
+import { nettraceWalker } from "./nettrace-engine.js";
 
 /** The fixed GUIDs TraceEvent gives providers by name (EventPipeMetadata.GetProviderGuidFromProviderName). */
 const FIXED_GUIDS: Record<string, string> = {
@@ -129,184 +130,286 @@ export interface NettraceInfo {
   metadata: NettraceMetadata[];
   /** Provider index (in the trace's provider table) of each metadata row. */
   providerOf: Int32Array;
+  /** Metadata row of each event row, -1 when its metadata id was never defined. */
+  metadataOfRow: Int32Array;
+  /** Where each event row's ActivityId sits in the trace's bytes; 0 when it is all zero or absent. */
+  activityOfRow: Uint32Array;
+  /** The reader's warnings (the window's, in a stream). */
+  warnings: NettraceWarning[];
   /** Events whose payload passes 64 KiB, the event table's limit: their payloadLength is cut to 65,535. */
   payloadsCut: number;
 }
 
 /** The file's tables; a file the reader cannot start on throws EtlFormatError, one it stops in part way keeps its rows. */
-export async function nettraceData(input: Uint8Array): Promise<TraceData & { nettrace: NettraceInfo }> {
-  const file = readNettrace(input);
-  const err = file.error;
-  if (err && file.events.length === 0) throw new EtlFormatError(err.code, err.offset, `not a readable EventPipe file: ${err.message.replace(/ \(at byte offset \d+\)$/, "")}`);
-  const { header, events: ev, metadata, stacks } = file;
-  const ptr = header.pointerSize === 4 ? 4 : 8;
-  const order = dispatchOrder(file);
-  const n = order.length;
+export async function nettraceData(input: Uint8Array, options: Pick<DecodeOptions, "engine" | "wasm" | "clrTables"> = {}): Promise<TraceData & { nettrace: NettraceInfo }> {
+  // the per-event walk on the engine asked for (the rest of the reader is TypeScript on either)
+  const walker = await nettraceWalker(engineOf(options), options.wasm);
+  let file: NettraceFile;
+  try {
+    file = readNettrace(input, { walker });
+  } finally {
+    walker.dispose?.();
+  }
+  return new NettraceTables(options).window(file, true);
+}
 
-  // providers by name, in order of first sight
-  const providerIndex = new Map<string, number>();
-  const providerGuids: Uint8Array[] = [];
-  const providerOf = new Int32Array(metadata.length);
-  for (let m = 0; m < metadata.length; m++) {
-    const name = metadata[m].providerName;
-    let p = providerIndex.get(name);
-    if (p === undefined) {
-      p = providerGuids.length;
-      providerIndex.set(name, p);
-      providerGuids.push(await providerGuidBytes(name));
+function engineOf(options: Pick<DecodeOptions, "engine">): "wasm" | "js" {
+  const engine = options.engine ?? "wasm";
+  if (engine !== "wasm" && engine !== "js") throw new TypeError(`unknown engine: ${String(engine)}`);
+  return engine;
+}
+
+/**
+ * A streamed EventPipe file's tables, window after window (NettraceStreamReader's windows: the events
+ * between two sequence points). Providers and event types keep their indices across windows.
+ */
+export async function* nettraceWindows(input: Input, options: Pick<DecodeOptions, "engine" | "wasm" | "clrTables" | "chunkBytes" | "batchBytes"> = {}): AsyncGenerator<TraceData & { nettrace: NettraceInfo }> {
+  const walker = await nettraceWalker(engineOf(options), options.wasm);
+  const tables = new NettraceTables(options);
+  // (a .netperf, in time order already, is cut into windows of about batchBytes)
+  const reader = new NettraceStreamReader(walker, options.batchBytes ?? 64 << 20);
+  try {
+    for await (const chunk of chunksOf(input, options.chunkBytes ?? 1 << 20)) {
+      for (const w of reader.push(chunk)) yield await tables.window(w, w.last);
     }
-    providerOf[m] = p;
+    for (const w of reader.end()) yield await tables.window(w, true);
+  } finally {
+    walker.dispose?.();
   }
+}
 
-  // the byte store: the file (payloads stay where they are), then the stacks as ETW stack items, then the structs
-  const base = 8;
-  const stackItem = new Int32Array(stacks.length).fill(-1);
-  const stackParts: Uint8Array[] = [];
-  let stackBytes = 0;
-  const stackAt = align8(base + input.length);
-  for (let s = 0; s < stacks.length; s++) {
-    // MatchId (0), then the frames as the file has them (pointer-sized, leaf first)
-    const item = new Uint8Array(8 + stacks.byteLength[s]);
-    item.set(input.subarray(stacks.offset[s], stacks.offset[s] + stacks.byteLength[s]), 8);
-    stackItem[s] = stackAt + stackBytes;
-    stackParts.push(item);
-    stackBytes += align8(item.length);
-  }
+/** The input as chunks, without reading it all first. */
+async function* chunksOf(input: Input, chunkBytes: number): AsyncGenerator<Uint8Array> {
+  if (input instanceof Uint8Array) yield* slices(input, Math.max(chunkBytes, 1 << 16));
+  else if (input instanceof ArrayBuffer) yield* slices(new Uint8Array(input), Math.max(chunkBytes, 1 << 16));
+  else if (typeof Blob !== "undefined" && input instanceof Blob) yield* blobChunks(input);
+  else if (isByteSource(input)) yield* sourceChunks(input, chunkBytes);
+  else for await (const c of input as AsyncIterable<Uint8Array>) yield c;
+}
 
-  const timestamp = new BigInt64Array(n), keywords = new BigUint64Array(n);
-  const pid = new Uint32Array(n), tid = new Uint32Array(n), payloadOffset = new Uint32Array(n);
-  const payloadLength = new Uint16Array(n), headerLength = new Uint16Array(n), provider = new Uint16Array(n);
-  const eventId = new Uint16Array(n), task = new Uint16Array(n), flags = new Uint16Array(n), processor = new Uint16Array(n);
-  const version = new Uint16Array(n), opcode = new Uint8Array(n), level = new Uint8Array(n), headerType = new Uint8Array(n);
-  const channel = new Uint8Array(n), eventType = new Uint16Array(n);
-  const extRow: number[] = [], extType: number[] = [], extSize: number[] = [], extOffset: number[] = [];
-  const typeIndex = new Map<string, number>();
-  const types: number[][] = []; // provider, id, version, opcode, rows
-  const ht = ptr === 4 ? C.HT_EVENT_HEADER32 : C.HT_EVENT_HEADER64;
-  let cut = 0;
-  for (let r = 0; r < n; r++) {
-    const i = order[r];
-    const mi = ev.metadata[i];
-    const m = mi >= 0 ? metadata[mi] : undefined;
-    timestamp[r] = ev.timestamp[i];
-    pid[r] = header.processId >>> 0;
-    tid[r] = Number(BigInt.asUintN(32, ev.threadId[i]));
-    payloadOffset[r] = base + ev.payloadOffset[i];
-    const len = ev.payloadLength[i];
-    if (len > 0xffff) cut++;
-    payloadLength[r] = Math.min(len, 0xffff);
-    provider[r] = mi >= 0 ? providerOf[mi] : 0xffff;
-    eventId[r] = m?.eventId ?? 0;
-    version[r] = m?.version ?? 0;
-    opcode[r] = m?.opcode ?? 0;
-    level[r] = m?.level ?? 0;
-    keywords[r] = BigInt.asUintN(64, m?.keywords ?? 0n);
-    headerType[r] = ht;
-    // (the header's pointer size, as EVENT_HEADER flags give it)
-    flags[r] = ptr === 4 ? 0x20 : 0x40;
-    // the processor only where the capture thread is the event's own (§15)
-    const proc = ev.processorNumber[i];
-    processor[r] = proc >= 0 && proc <= 0xfffe && ev.threadId[i] === ev.captureThreadId[i] ? proc : 0xffff;
-    const key = `${provider[r]}:${eventId[r]}:${version[r]}:${opcode[r]}`;
-    let t = typeIndex.get(key);
-    if (t === undefined) {
-      t = types.length < C.MAX_EVENT_TYPES ? types.length : C.EVENT_TYPE_NONE;
-      if (t !== C.EVENT_TYPE_NONE) {
-        typeIndex.set(key, t);
-        types.push([provider[r], eventId[r], version[r], opcode[r], 0]);
+/** The tables of a file, or of the windows of a streamed one, with providers and types kept across windows. */
+export class NettraceTables {
+  private readonly providerIndex = new Map<string, number>();
+  private readonly providerGuids: Uint8Array[] = [];
+  private providerOf = new Int32Array(0);
+  private unknownProvider = -1;
+  private readonly typeIndex = new Map<string, number>();
+  private readonly types: number[][] = []; // provider, id, version, opcode
+  private latest = -(2n ** 63n);
+  private rows = 0;
+
+  constructor(private readonly options: Pick<DecodeOptions, "clrTables"> = {}) {}
+
+  /**
+   * The tables of a file's (or a window's) events in TraceEvent's dispatch order. `final`: the file
+   * ends here (its error, if any, is the trace's). A file the reader could not start on throws.
+   */
+  async window(file: NettraceFile, final: boolean): Promise<TraceData & { nettrace: NettraceInfo }> {
+    const err = final ? file.error : null;
+    const windowEnd = ((file as { base?: number }).base ?? 0) + file.bytes.length;
+    if (err && file.events.length === 0 && this.rows === 0) throw new EtlFormatError(err.code, err.offset, `not a readable EventPipe file: ${err.message.replace(/ \(at byte offset \d+\)$/, "")}`);
+    const input = file.bytes;
+    const { header, events: ev, metadata, stacks } = file;
+    const ptr = header.pointerSize === 4 ? 4 : 8;
+    const order = dispatchOrder(file);
+    const n = order.length;
+
+    // providers by name, in order of first sight
+    const providerIndex = this.providerIndex;
+    const providerGuids = this.providerGuids;
+    if (this.providerOf.length < metadata.length) {
+      const grown = new Int32Array(metadata.length);
+      grown.set(this.providerOf);
+      for (let m = this.providerOf.length; m < metadata.length; m++) {
+        const name = metadata[m].providerName;
+        let p = providerIndex.get(name);
+        if (p === undefined) {
+          p = providerGuids.length;
+          providerIndex.set(name, p);
+          // (a V6 file may give the GUID; else TraceEvent's from the name)
+          providerGuids.push(metadata[m].providerGuid ?? (await providerGuidBytes(name)));
+        }
+        grown[m] = p;
+      }
+      this.providerOf = grown;
+    }
+    const providerOf = this.providerOf;
+    // events whose metadata id was never defined: a provider of their own (the empty GUID, no name)
+    for (let i = 0; i < ev.length && this.unknownProvider < 0; i++) {
+      if (ev.metadata[i] < 0) {
+        this.unknownProvider = providerGuids.length;
+        providerGuids.push(new Uint8Array(16));
       }
     }
-    eventType[r] = t;
-    if (t !== C.EVENT_TYPE_NONE) types[t][4]++;
-    const s = ev.stack[i];
-    if (s >= 0 && !dropsStack(m)) {
-      extRow.push(r);
-      extType.push(ptr === 4 ? 5 : 6); // EVENT_HEADER_EXT_TYPE_STACK_TRACE32 / 64
-      extSize.push(8 + stacks.byteLength[s]);
-      extOffset.push(stackItem[s]);
-      flags[r] |= 1; // EVENT_HEADER_FLAG_EXTENDED_INFO
+    const unknownProvider = this.unknownProvider;
+    // the byte store: the file (payloads stay where they are), then the stacks as ETW stack items, then the structs
+    const base = 8;
+    const stackItem = new Int32Array(stacks.length).fill(-1);
+    const stackParts: Uint8Array[] = [];
+    let stackBytes = 0;
+    const stackAt = align8(base + input.length);
+    for (let s = 0; s < stacks.length; s++) {
+      // MatchId (0), then the frames as the file has them (pointer-sized, leaf first)
+      const item = new Uint8Array(8 + stacks.byteLength[s]);
+      item.set(input.subarray(stacks.offset[s], stacks.offset[s] + stacks.byteLength[s]), 8);
+      stackItem[s] = stackAt + stackBytes;
+      stackParts.push(item);
+      stackBytes += align8(item.length);
     }
-  }
 
-  // structs: providers, event types, the logfile header
-  const providerStructs = new Uint8Array(providerGuids.length * C.PROV_STRIDE);
-  providerGuids.forEach((g, p) => {
-    const o = p * C.PROV_STRIDE;
-    providerStructs.set(g, o + C.PROV_GUID);
-    providerStructs[o + C.PROV_GROUP] = 0xff;
-    providerStructs[o + C.PROV_GROUP + 1] = 0xff;
-    providerStructs[o + C.PROV_KIND] = C.PK_GUID;
-    providerStructs[o + C.PROV_WANTED] = 1;
-  });
-  const typeStructs = new Uint8Array(types.length * C.TYPE_STRIDE);
-  const tv = new DataView(typeStructs.buffer);
-  types.forEach(([p, id, v, op, rows], t) => {
-    const o = t * C.TYPE_STRIDE;
-    tv.setUint16(o + C.TYPE_PROVIDER, p, true);
-    tv.setUint16(o + C.TYPE_EVENT_ID, id, true);
-    tv.setUint16(o + C.TYPE_VERSION, v, true);
-    typeStructs[o + C.TYPE_OPCODE] = op;
-    typeStructs[o + C.TYPE_HEADER_TYPE] = ht;
-    tv.setUint32(o + C.TYPE_ROWS, rows, true);
-  });
-  const lh = new Uint8Array(C.LH_SIZE);
-  const lv = new DataView(lh.buffer);
-  let last = header.syncTimeQpc;
-  for (let i = 0; i < ev.length; i++) if (ev.timestamp[i] > last) last = ev.timestamp[i];
-  const freq = header.qpcFrequency > 0n ? header.qpcFrequency : 1n;
-  lv.setUint32(C.LH_PRESENT, C.LH_SIZE, true);
-  lv.setUint32(C.LH_NUMBER_OF_PROCESSORS, header.numberOfProcessors >>> 0, true);
-  lv.setUint32(C.LH_POINTER_SIZE, ptr, true);
-  lv.setUint32(C.LH_RECORD_POINTER_SIZE, ptr, true);
-  lv.setUint32(C.LH_RESERVED_FLAGS, 1, true); // QPC
-  lv.setBigInt64(C.LH_PERF_FREQ, header.qpcFrequency, true);
-  lv.setBigInt64(C.LH_START_TIME, header.syncTimeFileTime, true);
-  lv.setBigInt64(C.LH_END_TIME, header.syncTimeFileTime + ((last - header.syncTimeQpc) * 10_000_000n) / freq, true);
-  lv.setBigInt64(C.LH_HEADER_TIMESTAMP, header.syncTimeQpc, true);
+    const timestamp = new BigInt64Array(n), keywords = new BigUint64Array(n);
+    const pid = new Uint32Array(n), tid = new Uint32Array(n), payloadOffset = new Uint32Array(n);
+    const payloadLength = new Uint16Array(n), headerLength = new Uint16Array(n), provider = new Uint16Array(n);
+    const eventId = new Uint16Array(n), task = new Uint16Array(n), flags = new Uint16Array(n), processor = new Uint16Array(n);
+    const version = new Uint16Array(n), opcode = new Uint8Array(n), level = new Uint8Array(n), headerType = new Uint8Array(n);
+    const channel = new Uint8Array(n), eventType = new Uint16Array(n);
+    const metadataOfRow = new Int32Array(n);
+    const activityOfRow = new Uint32Array(n);
+    const extRow: number[] = [], extType: number[] = [], extSize: number[] = [], extOffset: number[] = [];
+    const typeIndex = this.typeIndex;
+    const types = this.types;
+    const typeRows = new Uint32Array(C.MAX_EVENT_TYPES);
+    const ht = ptr === 4 ? C.HT_EVENT_HEADER32 : C.HT_EVENT_HEADER64;
+    let cut = 0;
+    for (let r = 0; r < n; r++) {
+      const i = order[r];
+      const mi = ev.metadata[i];
+      const m = mi >= 0 ? metadata[mi] : undefined;
+      metadataOfRow[r] = mi;
+      if (ev.activityIdOffset[i]) activityOfRow[r] = base + ev.activityIdOffset[i];
+      timestamp[r] = ev.timestamp[i];
+      pid[r] = header.processId >>> 0;
+      tid[r] = Number(BigInt.asUintN(32, ev.threadId[i]));
+      payloadOffset[r] = base + ev.payloadOffset[i];
+      const len = ev.payloadLength[i];
+      if (len > 0xffff) cut++;
+      payloadLength[r] = Math.min(len, 0xffff);
+      provider[r] = mi >= 0 ? providerOf[mi] : unknownProvider;
+      eventId[r] = m?.eventId ?? 0;
+      version[r] = m?.version ?? 0;
+      opcode[r] = m?.opcode ?? 0;
+      level[r] = m?.level ?? 0;
+      keywords[r] = BigInt.asUintN(64, m?.keywords ?? 0n);
+      headerType[r] = ht;
+      // (the header's pointer size, as EVENT_HEADER flags give it)
+      flags[r] = ptr === 4 ? 0x20 : 0x40;
+      // the processor only where the capture thread is the event's own (§15)
+      const proc = ev.processorNumber[i];
+      processor[r] = proc >= 0 && proc <= 0xfffe && ev.threadId[i] === ev.captureThreadId[i] ? proc : 0xffff;
+      const key = `${provider[r]}:${eventId[r]}:${version[r]}:${opcode[r]}`;
+      let t = typeIndex.get(key);
+      if (t === undefined) {
+        t = types.length < C.MAX_EVENT_TYPES ? types.length : C.EVENT_TYPE_NONE;
+        if (t !== C.EVENT_TYPE_NONE) {
+          typeIndex.set(key, t);
+          types.push([provider[r], eventId[r], version[r], opcode[r]]);
+        }
+      }
+      eventType[r] = t;
+      if (t !== C.EVENT_TYPE_NONE) typeRows[t]++;
+      const related = ev.relatedActivityIdOffset[i];
+      if (related) {
+        extRow.push(r);
+        extType.push(1); // EVENT_HEADER_EXT_TYPE_RELATED_ACTIVITYID
+        extSize.push(16);
+        extOffset.push(base + related);
+        flags[r] |= 1;
+      }
+      const s = ev.stack[i];
+      if (s >= 0 && !dropsStack(m)) {
+        extRow.push(r);
+        extType.push(ptr === 4 ? 5 : 6); // EVENT_HEADER_EXT_TYPE_STACK_TRACE32 / 64
+        extSize.push(8 + stacks.byteLength[s]);
+        extOffset.push(stackItem[s]);
+        flags[r] |= 1; // EVENT_HEADER_FLAG_EXTENDED_INFO
+      }
+    }
 
-  const structsAt = align8(stackAt + stackBytes);
-  const providersOffset = structsAt;
-  const typesOffset = align8(providersOffset + providerStructs.length);
-  const logfileOffset = align8(typesOffset + typeStructs.length);
-  const store = new Uint8Array(logfileOffset + C.LH_SIZE);
-  store.set(input, base);
-  let at = stackAt;
-  for (const p of stackParts) {
-    store.set(p, at);
-    at += align8(p.length);
-  }
-  store.set(providerStructs, providersOffset);
-  store.set(typeStructs, typesOffset);
-  store.set(lh, logfileOffset);
+    // structs: providers, event types, the logfile header
+    const providerStructs = new Uint8Array(providerGuids.length * C.PROV_STRIDE);
+    providerGuids.forEach((g, p) => {
+      const o = p * C.PROV_STRIDE;
+      providerStructs.set(g, o + C.PROV_GUID);
+      providerStructs[o + C.PROV_GROUP] = 0xff;
+      providerStructs[o + C.PROV_GROUP + 1] = 0xff;
+      providerStructs[o + C.PROV_KIND] = C.PK_GUID;
+      providerStructs[o + C.PROV_WANTED] = 1;
+    });
+    const typeStructs = new Uint8Array(types.length * C.TYPE_STRIDE);
+    const tv = new DataView(typeStructs.buffer);
+    types.forEach(([p, id, v, op], t) => {
+      const o = t * C.TYPE_STRIDE;
+      tv.setUint16(o + C.TYPE_PROVIDER, p, true);
+      tv.setUint16(o + C.TYPE_EVENT_ID, id, true);
+      tv.setUint16(o + C.TYPE_VERSION, v, true);
+      typeStructs[o + C.TYPE_OPCODE] = op;
+      typeStructs[o + C.TYPE_HEADER_TYPE] = ht;
+      tv.setUint32(o + C.TYPE_ROWS, typeRows[t], true);
+    });
+    const lh = new Uint8Array(C.LH_SIZE);
+    const lv = new DataView(lh.buffer);
+    let latest = this.latest > header.syncTimeQpc ? this.latest : header.syncTimeQpc;
+    for (let i = 0; i < ev.length; i++) if (ev.timestamp[i] > latest) latest = ev.timestamp[i];
+    this.latest = latest;
+    const freq = header.qpcFrequency > 0n ? header.qpcFrequency : 1n;
+    lv.setUint32(C.LH_PRESENT, C.LH_SIZE, true);
+    lv.setUint32(C.LH_NUMBER_OF_PROCESSORS, header.numberOfProcessors >>> 0, true);
+    lv.setUint32(C.LH_POINTER_SIZE, ptr, true);
+    lv.setUint32(C.LH_RECORD_POINTER_SIZE, ptr, true);
+    lv.setUint32(C.LH_RESERVED_FLAGS, 1, true); // QPC
+    lv.setBigInt64(C.LH_PERF_FREQ, header.qpcFrequency, true);
+    lv.setBigInt64(C.LH_START_TIME, header.syncTimeFileTime, true);
+    lv.setBigInt64(C.LH_END_TIME, header.syncTimeFileTime + ((latest - header.syncTimeQpc) * 10_000_000n) / freq, true);
+    lv.setBigInt64(C.LH_HEADER_TIMESTAMP, header.syncTimeQpc, true);
 
-  const data: TraceData & { nettrace: NettraceInfo } = {
-    bytes: store,
-    events: { timestamp, keywords, pid, tid, payloadOffset, payloadLength, headerLength, provider, eventId, task, flags, processor, version, opcode, level, headerType, channel, eventType },
-    eventCount: n,
-    ext: { row: Uint32Array.from(extRow), type: Uint16Array.from(extType), size: Uint16Array.from(extSize), offset: Uint32Array.from(extOffset) },
-    extCount: extRow.length,
-    buffersOffset: 0,
-    bufferCount: 0,
-    warningsOffset: 0,
-    warningCount: 0,
-    warningTotal: 0,
-    providersOffset,
-    providerCount: providerGuids.length,
-    typesOffset,
-    typeCount: types.length,
-    logfileOffset,
-    clrRows: 0,
-    arenaBytes: input.length,
-    inputBytes: input.length,
-    decodedBytes: input.length,
-    nettrace: { formatVersion: header.formatVersion, metadata, providerOf, payloadsCut: cut },
-  };
-  if (err) {
-    data.decodeError = new EtlDecodeError(err.offset, `decoding stopped: ${err.message.replace(/ \(at byte offset \d+\)$/, "")}`);
-    data.incomplete = { reason: "decode-error", offset: err.offset, message: err.message.replace(/ \(at byte offset \d+\)$/, "") };
-    data.decodedBytes = err.offset;
+    const structsAt = align8(stackAt + stackBytes);
+    const providersOffset = structsAt;
+    const typesOffset = align8(providersOffset + providerStructs.length);
+    const logfileOffset = align8(typesOffset + typeStructs.length);
+    const store = new Uint8Array(logfileOffset + C.LH_SIZE);
+    store.set(input, base);
+    let at = stackAt;
+    for (const p of stackParts) {
+      store.set(p, at);
+      at += align8(p.length);
+    }
+    store.set(providerStructs, providersOffset);
+    store.set(typeStructs, typesOffset);
+    store.set(lh, logfileOffset);
+
+    const data: TraceData & { nettrace: NettraceInfo } = {
+      bytes: store,
+      events: { timestamp, keywords, pid, tid, payloadOffset, payloadLength, headerLength, provider, eventId, task, flags, processor, version, opcode, level, headerType, channel, eventType },
+      eventCount: n,
+      ext: { row: Uint32Array.from(extRow), type: Uint16Array.from(extType), size: Uint16Array.from(extSize), offset: Uint32Array.from(extOffset) },
+      extCount: extRow.length,
+      buffersOffset: 0,
+      bufferCount: 0,
+      warningsOffset: 0,
+      warningCount: 0,
+      warningTotal: file.warningCount,
+      providersOffset,
+      providerCount: providerGuids.length,
+      typesOffset,
+      typeCount: types.length,
+      logfileOffset,
+      clrRows: 0,
+      arenaBytes: input.length,
+      // (a window: the file up to its end)
+      inputBytes: windowEnd,
+      decodedBytes: windowEnd,
+      nettrace: { formatVersion: header.formatVersion, metadata, providerOf, metadataOfRow, activityOfRow, warnings: file.warnings, payloadsCut: cut },
+    };
+    this.rows += n;
+    // the typed .NET runtime tables, by the core's routine
+    if (this.options.clrTables !== false) fillNettraceClr(data);
+    if (err) {
+      data.decodeError = new EtlDecodeError(err.offset, `decoding stopped: ${err.message.replace(/ \(at byte offset \d+\)$/, "")}`);
+      data.incomplete = { reason: "decode-error", offset: err.offset, message: err.message.replace(/ \(at byte offset \d+\)$/, "") };
+      data.decodedBytes = err.offset;
+    }
+    return data;
   }
-  return data;
 }
 
 /** All of an input's bytes in one array. */

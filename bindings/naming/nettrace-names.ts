@@ -8,7 +8,11 @@ import { formatGuid } from "../schema/guid.js";
 import type { NettraceInfo } from "../decode/nettrace-data.js";
 import type { TraceData } from "../decode/trace-data.js";
 import * as C from "../../assembly/codes.js";
-import { TraceManifests } from "./trace-manifests.js";
+import { setTraceManifests, TraceManifests } from "./trace-manifests.js";
+import type { EventTable } from "../tables/event-table.js";
+import { TC_INT32, TC_STRING, TC_ARRAY, TC_OBJECT, type NettraceField } from "../core/nettrace.js";
+import { decodeEventPipePayload } from "../schema/eventpipe-payload.js";
+import type { DecodedPayload } from "../schema/clr-payload.js";
 
 const SAMPLE_PROFILER = "Microsoft-DotNETCore-SampleProfiler";
 const SAMPLE_PROFILER_EVENTS: Record<number, string> = { 0: "Thread/Sample", 1: "Thread/StackWalk" };
@@ -24,8 +28,43 @@ export function metadataEventName(name: string, opcode: number | undefined): str
   return op === 0 ? name : `${name}/${OPCODES[op] ?? op}`;
 }
 
-/** Provider names by provider index, and the event descriptions, of an EventPipe trace's tables. */
-export function nettraceNames(data: TraceData, info: NettraceInfo): { providers: Map<number, string>; manifests: TraceManifests } {
+/** The sample profiler's fields, which its metadata leaves out (TraceEvent's ClrThreadSampleTraceData). */
+const SAMPLE_FIELDS: NettraceField[] = [{ name: "Type", typeCode: TC_INT32 }];
+
+const DIAGNOSTIC_SOURCE = "Microsoft-Diagnostics-DiagnosticSource";
+const DIAGNOSTIC_SOURCE_EVENTS = new Set(["Event", "Activity1Start", "Activity1Stop", "Activity2Start", "Activity2Stop", "RecursiveActivity1Start", "RecursiveActivity1Stop"]);
+/** The fields TraceEvent gives DiagnosticSource events whose metadata has none (EventPipeMetadata.ApplyTransforms). */
+const DIAGNOSTIC_SOURCE_FIELDS: NettraceField[] = [
+  { name: "SourceName", typeCode: TC_STRING },
+  { name: "EventName", typeCode: TC_STRING },
+  {
+    name: "Arguments", typeCode: TC_ARRAY,
+    elementType: { typeCode: TC_OBJECT, fields: [{ name: "Key", typeCode: TC_STRING }, { name: "Value", typeCode: TC_STRING }] },
+  },
+];
+
+/** The field list an event's payload is read with: its metadata's, or the one TraceEvent substitutes. */
+export function metadataFields(m: NettraceInfo["metadata"][number]): readonly NettraceField[] {
+  if (m.providerName === SAMPLE_PROFILER && m.eventId === 0) return SAMPLE_FIELDS;
+  if (!m.fields.length && m.providerName === DIAGNOSTIC_SOURCE && DIAGNOSTIC_SOURCE_EVENTS.has(m.eventName)) return DIAGNOSTIC_SOURCE_FIELDS;
+  return m.fields;
+}
+
+/** Decodes rows by their metadata's field lists (rows without fields decode to none). */
+function describedPayload(info: NettraceInfo): (index: number, bytes: Uint8Array, offset: number, length: number) => DecodedPayload | null {
+  return (index, bytes, offset, length) => {
+    const mi = info.metadataOfRow[index];
+    if (mi === undefined || mi < 0) return null;
+    return decodeEventPipePayload(metadataFields(info.metadata[mi]), bytes, offset, length);
+  };
+}
+
+/** Provider names by provider index, the event descriptions, and the payload decoder of an EventPipe trace's tables. */
+export function nettraceNames(data: TraceData, info: NettraceInfo): {
+  providers: Map<number, string>;
+  /** Gives the trace's event table its event descriptions, payload decoder and activity ids. */
+  describe(table: EventTable): void;
+} {
   const providers = new Map<number, string>();
   const manifests = new TraceManifests();
   info.metadata.forEach((m, k) => {
@@ -47,5 +86,11 @@ export function nettraceNames(data: TraceData, info: NettraceInfo): { providers:
     list.push({ providerName: m.providerName, eventName, fields: [], source: "eventsource" });
     versions.push(m.version);
   });
-  return { providers, manifests };
+  const activity = info.activityOfRow;
+  const describe = (table: EventTable) => {
+    setTraceManifests(table, manifests);
+    table.describedPayload = describedPayload(info);
+    table.activityIdAt = (i) => activity[i];
+  };
+  return { providers, describe };
 }

@@ -158,3 +158,35 @@ export const int = (v: number) => n0(v | 0);
 export const long = (v: bigint | number) => n0(typeof v === "bigint" ? BigInt.asIntN(64, v) : v);
 /** ... of an address field (hex8). */
 export const addr = (v: bigint) => hex8(v);
+
+/**
+ * .NET Framework's default `ToString()` of a double (precision 15) or float (7): the value rounded to that
+ * many significant digits, trailing zeros dropped, in scientific form ("3.09483339131237E-05") when the
+ * exponent is below -4 or not below the precision.
+ */
+export function gText(value: number, precision: 15 | 7): string {
+  if (Number.isNaN(value)) return "NaN";
+  if (!Number.isFinite(value)) return value > 0 ? "Infinity" : "-Infinity";
+  if (value === 0) return "0";
+  const [mant, ex] = value.toExponential(precision - 1).split("e");
+  const exp = Number(ex);
+  const neg = mant[0] === "-";
+  const digits = mant.replace("-", "").replace(".", "").replace(/0+$/, "") || "0";
+  let body: string;
+  if (exp < -4 || exp >= precision) {
+    const m = digits.length > 1 ? digits[0] + "." + digits.slice(1) : digits;
+    body = `${m}E${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
+  } else if (exp < 0) {
+    body = "0." + "0".repeat(-exp - 1) + digits;
+  } else {
+    const int = digits.slice(0, exp + 1).padEnd(exp + 1, "0");
+    const frac = digits.slice(exp + 1);
+    body = frac ? `${int}.${frac}` : int;
+  }
+  return neg ? "-" + body : body;
+}
+
+/** C# `ToString("f" + decimals)` of a double: as nFixed, without group separators. */
+export function fFixed(value: number, decimals: number): string {
+  return nFixed(value, decimals).replace(/,/g, "");
+}

@@ -4,3 +4,4 @@
 
 export { formatPerfView, perfViewLines, isTraceLogBookkeeping, type PerfViewOptions, type PerfViewTrace } from "./perfview.js";
 export { payloadPairs, PayloadContext } from "./traceevent-payload.js";
+export { eventPipeBaselineLines, eventXml } from "./traceevent-xml.js";

@@ -152,6 +152,22 @@ export function payloadPairs(row: EventRow, ctx: PayloadContext): [string, strin
 }
 
 function clrPairs(row: EventRow, ctx: PayloadContext): [string, string][] {
+  return clrFieldValues(row, ctx).map((f) => [f.name, f.text ?? formatValue(f.kind, f.value)]);
+}
+
+/** One property of a .NET runtime event's TraceEvent class: its C# type and value (null: printed empty). */
+export interface ClrFieldValue {
+  name: string;
+  kind: ValueKind;
+  value: FieldValue | null | undefined;
+  /** The printed text where it is not formatValue's (manifest value maps). */
+  text?: string;
+  /** The manifest's type of the field (T_*), when the value comes straight from one. */
+  schemaType?: number;
+}
+
+/** The properties TraceEvent's class of a .NET runtime event gives (PayloadNames order), with their values. */
+export function clrFieldValues(row: EventRow, ctx: PayloadContext): ClrFieldValue[] {
   const clr = row.clrSchema!;
   const decoded = row.decode();
   const values = new Map<string, FieldValue>();
@@ -164,16 +180,13 @@ function clrPairs(row: EventRow, ctx: PayloadContext): [string, string][] {
     // for are described by their own version's template (a missing value prints empty).
     const hasClass = clrHasTemplate(clr.provider, row.eventId);
     const fields = hasClass ? (findClrEvent(clr.provider, row.eventId, 255) ?? clr).fields : clr.fields;
-    const out: [string, string][] = [];
+    const out: ClrFieldValue[] = [];
     for (const f of fields) {
       if (f.count !== undefined || f.type === C.T_STRUCT || f.type === C.T_BINARY) continue;
       const kind = schemaKind(f.type);
       const v = values.get(f.name) ?? (hasClass ? defaultValue(kind) : undefined);
-      let text: string;
-      if (v === undefined) text = "";
-      else if (f.map && typeof v === "number") text = mapName(clr.provider, f.map, v) ?? String(v);
-      else text = formatValue(kind, v);
-      out.push([f.name, text]);
+      const text = v === undefined ? "" : f.map && typeof v === "number" ? mapName(clr.provider, f.map, v) ?? String(v) : undefined;
+      out.push({ name: f.name, kind, value: v, text, schemaType: f.type });
     }
     return out;
   }
@@ -185,11 +198,11 @@ function clrPairs(row: EventRow, ctx: PayloadContext): [string, string][] {
     payload: row.payload,
     pid: row.pid ?? -1,
   };
-  const out: [string, string][] = [];
+  const out: ClrFieldValue[] = [];
   for (const f of overlay) {
     if (f.editions && !f.editions.includes(ctx.edition)) continue;
     if (f.nullBelow !== undefined && row.version < f.nullBelow) {
-      out.push([f.name, ""]);
+      out.push({ name: f.name, kind: f.kind, value: null });
       continue;
     }
     let v: FieldValue | null | undefined;
@@ -198,7 +211,7 @@ function clrPairs(row: EventRow, ctx: PayloadContext): [string, string][] {
       v = values.get(f.field ?? f.name);
       if (v === undefined) v = defaultValue(f.kind);
     }
-    out.push([f.name, formatValue(f.kind, v)]);
+    out.push({ name: f.name, kind: f.kind, value: v });
   }
   return out;
 }

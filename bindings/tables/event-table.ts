@@ -11,6 +11,7 @@ import { clrProviderIndex, decodeClrPayload, findClrEvent, mapName, readFixedFie
 import { keywordNames, levelName } from "../schema/keywords.js";
 
 const EMPTY = new Uint8Array(0);
+const ZERO_GUID = "00000000-0000-0000-0000-000000000000";
 
 export const HEADER_TYPE_NAMES: Readonly<Record<number, string>> = {
   0x01: "SYSTEM32", 0x02: "SYSTEM64", 0x03: "COMPACT32", 0x04: "COMPACT64", 0x0a: "FULL_HEADER32",
@@ -137,6 +138,18 @@ export class EventTable implements Iterable<EventRow> {
     };
     return it;
   }
+
+  /**
+   * The decoder of payloads the trace describes itself (an EventPipe file's metadata), for rows that
+   * are not .NET runtime events: a row's fields, or null when the row has no description.
+   */
+  describedPayload?: (index: number, bytes: Uint8Array, offset: number, length: number) => DecodedPayload | null;
+
+  /**
+   * Where a row's ActivityId sits in the record bytes (0: all zero), for traces whose rows have no
+   * EVENT_HEADER of their own (EventPipe files); absent for .etl traces.
+   */
+  activityIdAt?: (index: number) => number;
 
   /** CLR provider index (into CLR_PROVIDERS) of each provider of the trace, or -1. */
   clrProviderOf(provider: number): number {
@@ -270,7 +283,11 @@ export class EventRow {
     const ht = this.headerType;
     if (ht !== C.HT_EVENT_HEADER32 && ht !== C.HT_EVENT_HEADER64) return null;
     const bytes = this.table.recordBytesOf(this.index);
-    return bytes ? formatGuid(bytes, this.recordOffset + 0x40) : null;
+    if (!bytes) return null;
+    const at = this.table.activityIdAt;
+    if (!at) return formatGuid(bytes, this.recordOffset + 0x40);
+    const o = at(this.index);
+    return o ? formatGuid(bytes, o) : ZERO_GUID;
   }
   get relatedActivityId(): string | null {
     const item = this.extendedItems.find((e) => e.type === 1 && e.data.length >= 16);
@@ -323,15 +340,18 @@ export class EventRow {
   get name(): string { return this.table.nameOf(this); }
   /** Schema of the row's .NET runtime event (provider, id, version), if it is one. */
   get clrSchema(): ClrEventSchema | undefined { return this.table.clrSchema(this.index); }
-  /** The payload decoded field by field (CLR events); null for events without a schema. */
+  /** The payload decoded field by field (.NET runtime events by their schema, EventPipe events by their metadata); null for events without a description. */
   decode(): DecodedPayload | null {
     // the last row decoded is kept: get() of several fields of one row decodes it once
     if (this.decodedIndex === this.index) return this.decoded;
     const schema = this.clrSchema;
-    const bytes = schema ? this.table.recordBytesOf(this.index) : null;
-    this.decoded = bytes ? decodeClrPayload(schema!, bytes, this.payloadOffset, this.payloadLength, this.pointerSize) : null;
+    const described = schema ? undefined : this.table.describedPayload;
+    const bytes = schema || described ? this.table.recordBytesOf(this.index) : null;
+    if (!bytes) this.decoded = null;
+    else if (schema) this.decoded = decodeClrPayload(schema, bytes, this.payloadOffset, this.payloadLength, this.pointerSize);
+    else this.decoded = described!(this.index, bytes, this.payloadOffset, this.payloadLength);
     // (a row whose bytes are not loaded yet is decoded again when asked again)
-    this.decodedIndex = schema && !bytes ? -1 : this.index;
+    this.decodedIndex = (schema || described) && !bytes ? -1 : this.index;
     return this.decoded;
   }
   private decodedIndex = -1;

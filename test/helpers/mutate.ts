@@ -1056,7 +1056,8 @@ function readRows(t: Trace): string[] {
       void row.name;
       void row.extendedItems;
       void row.relativeMSec;
-      if (row.clrSchema) void row.fields;
+      void row.fields;
+      void row.activityId;
     } catch (error) {
       out.push(`row ${i}: ${describeError(error)}`);
       if (out.length >= 3) break;

@@ -1,0 +1,385 @@
+// The per-event loop of the EventPipe reader (bindings/core/nettrace.ts): the records of one V4/V5/V6
+// EventBlock or V4/V5 MetadataBlock (nettrace-format.md §6.3–6.5), after the block header, as
+// struct-of-arrays rows. The reader does the lookups (metadata, stacks, label lists, sequence numbers)
+// and the metadata records over these rows; this walk only frames the records and decodes their
+// headers, with the checks and messages (through the NTE_* / NTW_* codes) the reader had.
+//
+// Both cores run this source: it is valid AssemblyScript and TypeScript, touches memory only through
+// the accessors of memory-access.ts, and scripts/gen-core-twin.mjs copies it to bindings/core/.
+// 64-bit fields move as two 32-bit halves (lo, hi); every half is kept unsigned (`>>> 0`, a no-op in
+// AssemblyScript) so both cores compare and add them alike.
+
+import { Mem, ld8, ld32, ldi32, st32 } from "./memory-access";
+
+// ---- the output block: NT_HEADER_WORDS words of status, then NT_COLUMNS columns of `cap` u32 rows ----
+
+/** Status words at the start of the output block (u32 each). */
+export const NT_STATUS: u32 = 0; // NT_DONE, NT_MORE or NT_ERROR
+export const NT_ROWS: u32 = 1; // rows written
+export const NT_NEXT: u32 = 2; // offset (biased) where the walk stopped: the end, the next record (NT_MORE), the failing record
+export const NT_ERR_KIND: u32 = 3; // NTE_*
+export const NT_ERR_AT: u32 = 4; // offset (biased) the error is reported at
+export const NT_ERR_WHAT: u32 = 5; // NTW_*: the field being read
+export const NT_ERR_ARG: u32 = 6; // NTE_NEED: bytes needed; NTE_EVENT_*: EventSize (i32); NTE_PAYLOAD_SIZE: PayloadSize (i32)
+export const NT_ERR_ARG2: u32 = 7; // NTE_PAYLOAD_SIZE: EventSize (i32)
+export const NT_HEADER_WORDS: u32 = 8;
+
+/** Columns, in this order after the status words: column k starts at word NT_HEADER_WORDS + k * cap. */
+export const NT_TIMESTAMP_LO: u32 = 0;
+export const NT_TIMESTAMP_HI: u32 = 1;
+export const NT_METADATA_ID: u32 = 2;
+export const NT_FLAGS: u32 = 3; // NT_FLAG_* (the reader's EVENT_SORTED / EVENT_COMPRESSED)
+export const NT_SEQUENCE: u32 = 4;
+export const NT_CAPTURE_LO: u32 = 5; // capture thread id (V4/V5) or index (V6)
+export const NT_CAPTURE_HI: u32 = 6;
+export const NT_THREAD_LO: u32 = 7; // thread id (V4/V5) or index (V6)
+export const NT_THREAD_HI: u32 = 8;
+export const NT_PROCESSOR: u32 = 9; // as an i32's bits
+export const NT_STACK_ID: u32 = 10;
+export const NT_PAYLOAD_OFFSET: u32 = 11; // biased
+export const NT_PAYLOAD_SIZE: u32 = 12;
+export const NT_ACTIVITY: u32 = 13; // biased offset of a non-zero ActivityId (V4/V5), 0: absent or zero
+export const NT_RELATED: u32 = 14; // the same for RelatedActivityId
+export const NT_LABEL_LIST: u32 = 15; // V6 LabelListId
+export const NT_RECORD: u32 = 16; // biased offset of the record's first byte
+export const NT_COLUMNS: u32 = 17;
+
+/** NT_STATUS values. */
+export const NT_DONE: u32 = 0; // every record up to the end
+export const NT_MORE: u32 = 1; // `cap` rows written: call again with `resume` from NT_NEXT
+export const NT_ERROR: u32 = 2; // a malformed record at NT_NEXT: the rows before it are written
+
+/** NT_FLAGS bits. */
+export const NT_FLAG_SORTED: u32 = 1;
+export const NT_FLAG_COMPRESSED: u32 = 2;
+
+/** NT_ERR_KIND: which check failed (the reader turns each into its message). */
+export const NTE_NONE: u32 = 0;
+export const NTE_NEED: u32 = 1; // "<what>: needs <arg> bytes, … left in …"
+export const NTE_VAR32_LONG: u32 = 2; // "<what>: varuint32 longer than 5 bytes"
+export const NTE_VAR64_LONG: u32 = 3; // "<what>: varuint64 longer than 10 bytes"
+export const NTE_EVENT_SIZE: u32 = 4; // "event size <arg> below the <52|80>-byte header"
+export const NTE_EVENT_PAST_END: u32 = 5; // "event of <arg> bytes runs past the end of its block"
+export const NTE_PAYLOAD_SIZE: u32 = 6; // "payload size <arg> does not fit the event of <arg2> bytes"
+
+/** NT_ERR_WHAT: the field being read (the reader's `what` strings, bindings/core/nettrace.ts). */
+export const NTW_EVENT_SIZE: u32 = 1;
+export const NTW_FLAGS: u32 = 2; // compressed header flags
+export const NTW_METADATA_ID: u32 = 3;
+export const NTW_SEQUENCE_DELTA: u32 = 4;
+export const NTW_CAPTURE_THREAD: u32 = 5;
+export const NTW_PROCESSOR: u32 = 6;
+export const NTW_THREAD: u32 = 7;
+export const NTW_STACK_ID: u32 = 8;
+export const NTW_TIMESTAMP_DELTA: u32 = 9;
+export const NTW_LABEL_LIST: u32 = 10;
+export const NTW_ACTIVITY: u32 = 11;
+export const NTW_RELATED: u32 = 12;
+export const NTW_PAYLOAD_SIZE: u32 = 13;
+export const NTW_PAYLOAD: u32 = 14; // event payload
+
+// ---- walk state ----
+
+// Read position and limit of the block being walked.
+let pos: usize = 0;
+let lim: usize = 0;
+// The first failure of the walk (NTE_NONE: none); later reads may fail too and are ignored.
+let errKind: u32 = 0;
+let errAt: usize = 0;
+let errWhat: u32 = 0;
+let errArg: u32 = 0;
+let errArg2: u32 = 0;
+// The last varuint64, as halves.
+let vLo: u32 = 0;
+let vHi: u32 = 0;
+
+// The compressed header's "previous header" (§6.5): zero at the start of every block, carried from
+// record to record, and across the calls of one block (`resume`).
+let hMetadataId: u32 = 0;
+let hSequence: u32 = 0;
+let hCaptureLo: u32 = 0;
+let hCaptureHi: u32 = 0;
+let hProcessor: u32 = 0;
+let hThreadLo: u32 = 0;
+let hThreadHi: u32 = 0;
+let hStackId: u32 = 0;
+let hTimestampLo: u32 = 0;
+let hTimestampHi: u32 = 0;
+let hActivity: u32 = 0; // biased offset, 0: none
+let hRelated: u32 = 0;
+let hLabelList: u32 = 0;
+let hPayloadSize: u32 = 0;
+// The flags byte of the last compressed header (IsSorted is not carried from record to record).
+let hFlags: u32 = 0;
+
+function fail(kind: u32, at: usize, what: u32, arg: u32, arg2: u32): void {
+  if (errKind != NTE_NONE) return;
+  errKind = kind;
+  errAt = at;
+  errWhat = what;
+  errArg = arg;
+  errArg2 = arg2;
+}
+
+/** LEB128 of at most 5 bytes at `pos`; bits above 32 are dropped. */
+function varU32(m: Mem, what: u32): u32 {
+  let p = pos;
+  let v: u32 = 0;
+  for (let shift: u32 = 0; shift < 35; shift += 7) {
+    if (p >= lim) {
+      fail(NTE_NEED, p, what, 1, 0);
+      return 0;
+    }
+    let b: u32 = ld8(m, p);
+    p++;
+    v |= (b & 0x7f) << shift;
+    if ((b & 0x80) == 0) {
+      pos = p;
+      return v >>> 0;
+    }
+  }
+  fail(NTE_VAR32_LONG, p - 5, what, 0, 0);
+  return 0;
+}
+
+/** LEB128 of at most 10 bytes at `pos`, into vLo/vHi; bits above 64 are dropped. */
+function varU64(m: Mem, what: u32): void {
+  let p = pos;
+  let lo: u32 = 0;
+  let hi: u32 = 0;
+  for (let i: u32 = 0; i < 10; i++) {
+    if (p >= lim) {
+      fail(NTE_NEED, p, what, 1, 0);
+      vLo = 0;
+      vHi = 0;
+      return;
+    }
+    let b: u32 = ld8(m, p);
+    p++;
+    let v: u32 = b & 0x7f;
+    if (i < 4) lo |= v << (7 * i);
+    else if (i == 4) {
+      lo |= v << 28;
+      hi = v >>> 4;
+    } else hi |= v << (7 * i - 32);
+    if ((b & 0x80) == 0) {
+      pos = p;
+      vLo = lo >>> 0;
+      vHi = hi >>> 0;
+      return;
+    }
+  }
+  fail(NTE_VAR64_LONG, p - 10, what, 0, 0);
+  vLo = 0;
+  vHi = 0;
+}
+
+/** Whether the 16 bytes at `p` are all zero. */
+function isZero16(m: Mem, p: usize): bool {
+  return (ldi32(m, p) | ldi32(m, p + 4) | ldi32(m, p + 8) | ldi32(m, p + 12)) == 0;
+}
+
+/** A 16-byte GUID at `pos`: its biased offset, or 0 when it is all zero; 0 with a failure when it does not fit. */
+function guid(m: Mem, what: u32, bias: u32): u32 {
+  let p = pos;
+  if (lim - p < 16) {
+    fail(NTE_NEED, p, what, 16, 0);
+    return 0;
+  }
+  pos = p + 16;
+  return isZero16(m, p) ? 0 : (<u32>p + bias) >>> 0;
+}
+
+/** One compressed header (§6.5) at `pos` into the h* state. */
+function compressedHeader(m: Mem, v6: bool, bias: u32): void {
+  if (pos >= lim) {
+    fail(NTE_NEED, pos, NTW_FLAGS, 1, 0);
+    return;
+  }
+  let flags: u32 = ld8(m, pos);
+  pos++;
+  hFlags = flags;
+  if ((flags & 0x01) != 0) hMetadataId = varU32(m, NTW_METADATA_ID);
+  if ((flags & 0x02) != 0) {
+    hSequence = (hSequence + varU32(m, NTW_SEQUENCE_DELTA) + 1) >>> 0;
+    varU64(m, NTW_CAPTURE_THREAD);
+    hCaptureLo = vLo;
+    hCaptureHi = vHi;
+    hProcessor = varU32(m, NTW_PROCESSOR);
+  } else if (hMetadataId != 0) {
+    hSequence = (hSequence + 1) >>> 0;
+  }
+  if ((flags & 0x04) != 0) {
+    varU64(m, NTW_THREAD);
+    hThreadLo = vLo;
+    hThreadHi = vHi;
+  }
+  if ((flags & 0x08) != 0) hStackId = varU32(m, NTW_STACK_ID);
+  // TimeStamp = previous + delta, wrapping mod 2^64
+  varU64(m, NTW_TIMESTAMP_DELTA);
+  let lo: u32 = (hTimestampLo + vLo) >>> 0;
+  let carry: u32 = lo < hTimestampLo ? 1 : 0;
+  hTimestampHi = (hTimestampHi + vHi + carry) >>> 0;
+  hTimestampLo = lo;
+  if (v6) {
+    if ((flags & 0x10) != 0) hLabelList = varU32(m, NTW_LABEL_LIST);
+  } else {
+    if ((flags & 0x10) != 0) hActivity = guid(m, NTW_ACTIVITY, bias);
+    if ((flags & 0x20) != 0) hRelated = guid(m, NTW_RELATED, bias);
+  }
+  if ((flags & 0x80) != 0) hPayloadSize = varU32(m, NTW_PAYLOAD_SIZE);
+}
+
+function resetHeader(): void {
+  hMetadataId = 0;
+  hSequence = 0;
+  hCaptureLo = 0;
+  hCaptureHi = 0;
+  hProcessor = 0;
+  hThreadLo = 0;
+  hThreadHi = 0;
+  hStackId = 0;
+  hTimestampLo = 0;
+  hTimestampHi = 0;
+  hActivity = 0;
+  hRelated = 0;
+  hLabelList = 0;
+  hPayloadSize = 0;
+}
+
+/**
+ * Walks the records of one block's content at [start, end) (after the block header; `end` is the
+ * content's end or the input's, whichever is first), writing one row per record (metadata records
+ * included) into the output block `out`: NT_HEADER_WORDS status words, then NT_COLUMNS columns of
+ * `cap` rows (cap >= 1). `compressed`: the block's Flags bit 0; `v6`: the V6 record layouts. `resume`
+ * (non-zero) continues a block whose last call stopped with NT_MORE, from its NT_NEXT, keeping the
+ * compressed header state; otherwise the state starts at zero. Every offset written (the columns
+ * NT_PAYLOAD_OFFSET, NT_ACTIVITY, NT_RELATED, NT_RECORD and the words NT_NEXT, NT_ERR_AT) is the
+ * address in memory plus `bias` (mod 2^32), so a caller that copied the block gives the difference
+ * between its file offset and its address and reads file offsets. Returns the rows written.
+ */
+export function walkEventBlock(
+  m: Mem, start: usize, end: usize, compressed: i32, v6: i32, resume: i32, out: usize, cap: u32, bias: u32,
+): u32 {
+  pos = start;
+  lim = end;
+  errKind = NTE_NONE;
+  errAt = 0;
+  errWhat = 0;
+  errArg = 0;
+  errArg2 = 0;
+  if (resume == 0) resetHeader();
+  let isV6 = v6 != 0;
+  let stride: usize = <usize>cap << 2;
+  let col: usize = out + (NT_HEADER_WORDS << 2);
+  let rows: u32 = 0;
+  let status: u32 = NT_DONE;
+  let recordFlags: u32 = compressed != 0 ? NT_FLAG_COMPRESSED : 0;
+  let stop: usize = start; // NT_NEXT
+
+  while (pos < lim) {
+    if (rows >= cap) {
+      status = NT_MORE;
+      break;
+    }
+    let recStart = pos;
+    stop = recStart;
+    let next: usize = 0;
+    let sorted: u32 = 0;
+    let payload: usize = 0;
+    if (compressed != 0) {
+      compressedHeader(m, isV6, bias);
+      if (errKind != NTE_NONE) break;
+      sorted = (hFlags & 0x40) != 0 ? NT_FLAG_SORTED : 0;
+      payload = pos;
+      if (<usize>hPayloadSize > lim - payload) {
+        fail(NTE_NEED, payload, NTW_PAYLOAD, hPayloadSize, 0);
+        break;
+      }
+      next = payload + hPayloadSize;
+    } else {
+      // §6.3 / §6.4: fixed header, EventSize framing; every field lies inside the checked record
+      if (lim - recStart < 4) {
+        fail(NTE_NEED, recStart, NTW_EVENT_SIZE, 4, 0);
+        break;
+      }
+      let eventSize: i32 = ldi32(m, recStart);
+      let headerLen: i32 = isV6 ? 52 : 80;
+      if (eventSize < headerLen - 4) {
+        fail(NTE_EVENT_SIZE, recStart, 0, <u32>eventSize, 0);
+        break;
+      }
+      if (<usize>eventSize > lim - recStart - 4) {
+        fail(NTE_EVENT_PAST_END, recStart, 0, <u32>eventSize, 0);
+        break;
+      }
+      let recEnd: usize = recStart + 4 + <usize>eventSize;
+      let raw: u32 = ld32(m, recStart + 4);
+      hMetadataId = raw & 0x7fffffff;
+      sorted = (raw & 0x80000000) == 0 ? NT_FLAG_SORTED : 0; // TraceEvent's polarity (§6.3)
+      hSequence = ld32(m, recStart + 8);
+      hThreadLo = ld32(m, recStart + 12);
+      hThreadHi = ld32(m, recStart + 16);
+      hCaptureLo = ld32(m, recStart + 20);
+      hCaptureHi = ld32(m, recStart + 24);
+      hProcessor = ld32(m, recStart + 28);
+      hStackId = ld32(m, recStart + 32);
+      hTimestampLo = ld32(m, recStart + 36);
+      hTimestampHi = ld32(m, recStart + 40);
+      let sizeAt: usize = 0;
+      if (isV6) {
+        hLabelList = ld32(m, recStart + 44);
+        hActivity = 0;
+        hRelated = 0;
+        sizeAt = recStart + 48;
+      } else {
+        let a: usize = recStart + 44;
+        let r: usize = recStart + 60;
+        hActivity = isZero16(m, a) ? 0 : (<u32>a + bias) >>> 0;
+        hRelated = isZero16(m, r) ? 0 : (<u32>r + bias) >>> 0;
+        hLabelList = 0;
+        sizeAt = recStart + 76;
+      }
+      let size: i32 = ldi32(m, sizeAt);
+      payload = sizeAt + 4;
+      if (size < 0 || <usize>size > recEnd - payload) {
+        fail(NTE_PAYLOAD_SIZE, sizeAt, 0, <u32>size, <u32>eventSize);
+        break;
+      }
+      hPayloadSize = <u32>size;
+      next = recEnd;
+    }
+    let at: usize = col + (<usize>rows << 2);
+    st32(m, at, hTimestampLo);
+    st32(m, at + stride, hTimestampHi);
+    st32(m, at + 2 * stride, hMetadataId);
+    st32(m, at + 3 * stride, sorted | recordFlags);
+    st32(m, at + 4 * stride, hSequence);
+    st32(m, at + 5 * stride, hCaptureLo);
+    st32(m, at + 6 * stride, hCaptureHi);
+    st32(m, at + 7 * stride, hThreadLo);
+    st32(m, at + 8 * stride, hThreadHi);
+    st32(m, at + 9 * stride, hProcessor);
+    st32(m, at + 10 * stride, hStackId);
+    st32(m, at + 11 * stride, (<u32>payload + bias) >>> 0);
+    st32(m, at + 12 * stride, hPayloadSize);
+    st32(m, at + 13 * stride, hActivity);
+    st32(m, at + 14 * stride, hRelated);
+    st32(m, at + 15 * stride, hLabelList);
+    st32(m, at + 16 * stride, (<u32>recStart + bias) >>> 0);
+    rows++;
+    pos = next;
+  }
+  if (errKind == NTE_NONE) stop = pos;
+
+  if (errKind != NTE_NONE) status = NT_ERROR;
+  st32(m, out + (NT_STATUS << 2), status);
+  st32(m, out + (NT_ROWS << 2), rows);
+  st32(m, out + (NT_NEXT << 2), (<u32>stop + bias) >>> 0);
+  st32(m, out + (NT_ERR_KIND << 2), errKind);
+  st32(m, out + (NT_ERR_AT << 2), errKind != NTE_NONE ? (<u32>errAt + bias) >>> 0 : 0);
+  st32(m, out + (NT_ERR_WHAT << 2), errWhat);
+  st32(m, out + (NT_ERR_ARG << 2), errArg);
+  st32(m, out + (NT_ERR_ARG2 << 2), errArg2);
+  return rows;
+}
