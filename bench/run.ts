@@ -8,6 +8,8 @@
 //   npm run bench -- --convert         only etw-wasm convert (1 GiB to Arrow and Parquet, 10 GiB to Parquet)
 //   npm run bench -- --analysis        only the .NET analyses (GC and JIT stats, symbols, stacks, CPU profile)
 //                                      on a generated 1 GiB trace with CPU samples and stacks (--quick: 64 MiB)
+//   npm run bench -- --nettrace        only EventPipe files: generated .nettrace of 64 MiB and 1 GiB (--quick:
+//                                      64 MiB), opened whole and streamed, and the corpus .nettrace files
 //
 // Writes bench/results.json and bench/results.md.
 
@@ -19,7 +21,7 @@ import { join, resolve } from "node:path";
 import { Bench } from "tinybench";
 import { openTrace, streamTraceFile, type Trace } from "../bindings/node.js";
 import { instantiateCore } from "../bindings/decode/loader.js";
-import { generateTraceFile } from "../bindings/generator/generate-file.js";
+import { generateNettraceFile, generateTraceFile } from "../bindings/generator/generate-file.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const CACHE = join(ROOT, "bench", ".cache");
@@ -49,6 +51,7 @@ function args() {
     quick: a.includes("--quick"),
     convert: a.includes("--convert"),
     analysis: a.includes("--analysis"),
+    nettrace: a.includes("--nettrace"),
     against: against >= 0 ? a[against + 1] : undefined,
     measureRss: a[0] === "--measure-rss" ? { engine: a[1] as "wasm" | "js", file: a[2] } : undefined,
     measureStream: a[0] === "--measure-stream" ? { engine: a[1] as "wasm" | "js", file: a[2], workers: Number(a[3] ?? 0) } : undefined,
@@ -64,6 +67,58 @@ function generated(sizeMiB: number, compress: boolean, samples = false): string 
     generateTraceFile(path, { targetBytes: sizeMiB * MiB, compress, seed: 42, processors: 8, samples });
   }
   return path;
+}
+
+/** A generated .nettrace of `sizeMiB` (the runtime's events, sample profiler samples with stacks), cached as the .etl ones. */
+function generatedNettrace(sizeMiB: number, version: 4 | 5 | 6 = 5): string {
+  mkdirSync(CACHE, { recursive: true });
+  const path = join(CACHE, `generated-${sizeMiB}MiB-v${version}.nettrace`);
+  if (!existsSync(path)) {
+    process.stderr.write(`generating ${path} ...\n`);
+    generateNettraceFile(path, { targetBytes: Infinity, fileBytes: sizeMiB * MiB, seed: 42, processors: 8, samples: true, version });
+  }
+  return path;
+}
+
+const NETTRACE_CORPUS = resolve(ROOT, "..", "shared", "corpus", "nettrace");
+
+/** The EventPipe section: generated files opened whole and streamed on both engines, then the corpus files. */
+async function nettraceSection(quick: boolean): Promise<string[]> {
+  const rows: Row[] = [];
+  const streams: StreamRow[] = [];
+  const sizes = quick ? [64] : [64, 1024];
+  for (const size of sizes) {
+    const path = generatedNettrace(size);
+    process.stderr.write(`generated ${size} MiB .nettrace ...\n`);
+    rows.push(await benchInput(`generated ${size} MiB .nettrace`, path, quick, undefined, true));
+    streams.push(benchStream(`generated ${size} MiB .nettrace`, path, false));
+  }
+  if (!quick) {
+    rows.push(await benchInput("generated 64 MiB .nettrace V6", generatedNettrace(64, 6), quick, undefined, false));
+    if (existsSync(NETTRACE_CORPUS)) {
+      for (const f of readdirSync(NETTRACE_CORPUS).filter((x) => /\.(nettrace|netperf)$/.test(x)).sort()) rows.push(await benchInput(f, join(NETTRACE_CORPUS, f), quick));
+    }
+  }
+  const md = markdown(rows, undefined, machine(quick)).trimEnd().split("\n");
+  const streamed = streamMarkdown(streams, undefined)
+    .filter((l) => !l.startsWith("with workers"))
+    .map((l) => (l.startsWith("Streamed from") ? "Streamed from the file (streamTraceFile: a batch per sequence point, every 10 MiB of events in the generated files; every batch's rows and typed .NET rows counted), one run per engine in a fresh process:" : l));
+  return [
+    "## EventPipe files (.nettrace)", "",
+    "Generated with `etw-wasm generate OUT.nettrace --size N --samples` (V5: the runtime's events with empty metadata, sample profiler samples with stacks, an EventSource with fields). Opened whole (openTrace, both engines; the per-event walk runs in the engine asked for, the rest of the reader is TypeScript on both):", "",
+    ...md, ...streamed, "",
+  ];
+}
+
+function machine(quick: boolean): Record<string, string> {
+  return {
+    cpu: cpus()[0]?.model ?? "unknown CPU",
+    cores: String(cpus().length),
+    memory: `${Math.round(totalmem() / 1024 ** 3)} GiB`,
+    node: process.version,
+    date: new Date().toISOString().slice(0, 10),
+    quick: String(quick),
+  };
 }
 
 interface AnalysisRow {
@@ -274,11 +329,12 @@ function warmPageCache(path: string): void {
   }
 }
 
-function benchStream(input: string, path: string): StreamRow {
+function benchStream(input: string, path: string, withWorkers = true): StreamRow {
   const bytes = statSync(path).size;
   const row: StreamRow = { input, bytes, events: 0, engines: {} };
   warmPageCache(path);
-  for (const [name, engine, workers] of [["wasm", "wasm", 0], ["js", "js", 0], ["wasm, 1 worker", "wasm", 1], ["wasm, 2 workers", "wasm", 2]] as const) {
+  const runs = [["wasm", "wasm", 0], ["js", "js", 0], ["wasm, 1 worker", "wasm", 1], ["wasm, 2 workers", "wasm", 2]] as const;
+  for (const [name, engine, workers] of withWorkers ? runs : runs.slice(0, 2)) {
     const key = name;
     try {
       // the faster of two runs (the first may still meet pages the cache dropped)
@@ -496,6 +552,13 @@ async function main() {
     process.stdout.write(md);
     return;
   }
+  if (a.nettrace) {
+    // the EventPipe section alone: bench/results-nettrace.md
+    const md = (await nettraceSection(a.quick)).join("\n") + "\n";
+    writeFileSync(join(ROOT, "bench", "results-nettrace.md"), md);
+    process.stdout.write(md);
+    return;
+  }
   if (a.convert) {
     // the convert section alone: bench/results-convert.md
     const md = convertMarkdown(await convertRows()).join("\n") + "\n";
@@ -538,15 +601,9 @@ async function main() {
     converts.push(...(await convertRows()));
   }
   const analysis = analysisMarkdown(await analysisRows(a.quick ? 64 : 1024));
-  const meta = {
-    cpu: cpus()[0]?.model ?? "unknown CPU",
-    cores: String(cpus().length),
-    memory: `${Math.round(totalmem() / 1024 ** 3)} GiB`,
-    node: process.version,
-    date: new Date().toISOString().slice(0, 10),
-    quick: String(a.quick),
-  };
-  const md = markdown(rows, xpress, meta, [...streamMarkdown(streamRows, summary), ...convertMarkdown(converts), ...analysis]);
+  const eventPipe = await nettraceSection(a.quick);
+  const meta = machine(a.quick);
+  const md = markdown(rows, xpress, meta, [...streamMarkdown(streamRows, summary), ...convertMarkdown(converts), ...analysis, "", ...eventPipe]);
   writeFileSync(join(ROOT, "bench", "results.json"), JSON.stringify({ meta, rows, xpress, streamRows, summary, converts, peakRssMB: process.resourceUsage().maxRSS / 1024 }, null, 2) + "\n");
   writeFileSync(join(ROOT, "bench", "results.md"), md);
   process.stdout.write(md);

@@ -13,7 +13,7 @@ import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { tableFromIPC } from "@uwdata/flechette";
 import { openTrace, streamTrace, type Trace } from "../dist/bindings/index.js";
 import { TraceConverter, toArrowIPC, toParquet, clrExportSchema, EVENT_FIELDS, type TableSink } from "../dist/bindings/export/node.js";
-import { HAVE_CORPUS, corpusFiles, etlPath } from "./helpers/shared.js";
+import { CORPUS, HAVE_CORPUS, corpusFiles, etlPath } from "./helpers/shared.js";
 import { syntheticTrace } from "./helpers/engines.js";
 
 const CLI = fileURLToPath(new URL("../dist/bindings/cli/etw-wasm.js", import.meta.url));
@@ -130,6 +130,18 @@ describe("convert --to parquet, read by DuckDB", () => {
       t.dispose();
     }
   }, 600_000);
+
+  it.skipIf(!HAVE_CORPUS)("an EventPipe file (.nettrace): events and the typed tables, as many GC/Start rows as PerfView's baseline counts", async () => {
+    const file = join(CORPUS, "nettrace", "eventpipe-dotnetcore3.0-win-x64-objver4.nettrace");
+    const dir = join(tmp, "nettrace");
+    const r = await cli("convert", file, "--to", "parquet", "-o", dir);
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" });
+    const t = await openTrace(readFileSync(file));
+    await checkParquet(dir, t, "nettrace");
+    // the baseline's line "Microsoft-Windows-DotNETRuntime/GC/Start, 478, ..."
+    expect(await sql(`select count(*), min(Count), max(Count) from '${join(dir, GC_START)}.parquet'`)).toEqual([["478", 1, 478]]);
+    expect(await sql(`select count(*) from '${join(dir, "Microsoft-Windows-DotNETRuntime/GC/AllocationTick")}.parquet'`)).toEqual([["35458"]]);
+  });
 
   it.skipIf(!HAVE_CORPUS)("several files: one set of tables with a sourceFile column; filters as events has them", async () => {
     const files = ["gcevents.etl", "net.4.5.2.x64.etl"];

@@ -5,7 +5,7 @@
 
 import * as C from "../../assembly/codes.js";
 import { CoreState } from "../core/state.js";
-import { heapAlloc } from "../core/memory.js";
+import { HEAP_BASE, heapAlloc, reserveMemory } from "../core/memory.js";
 import { decodeClr } from "../core/clr.js";
 import { clrProgram } from "../schema/clr-program.js";
 import { clrProviderIndex } from "../schema/clr-payload.js";
@@ -30,6 +30,8 @@ export function fillNettraceClr(data: TraceData): void {
   if (!provClr.some((p) => p >= 0) || data.eventCount === 0) return;
   const s = new CoreState();
   const e = data.events;
+  // room for the copies and the tables at once (each growth of the memory copies what is in it)
+  reserveMemory(s, HEAP_BASE + data.bytes.length + 64 * data.eventCount + (4 << 20));
   const store = put(s, data.bytes);
   const provider = put(s, e.provider), headerType = put(s, e.headerType), eventId = put(s, e.eventId), version = put(s, e.version);
   const payloadLength = put(s, e.payloadLength);
