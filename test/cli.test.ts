@@ -74,7 +74,7 @@ describe("etw-wasm bad arguments: exit 2, one error line and the usage on stderr
     [["events", S, "--frmat", "csv"], "unknown option --frmat for events (did you mean --format?)"],
     [["events", S, "-p", "3"], "unknown option -p for events"],
     [["events", S, "--size", "1MiB"], "events has no option --size (an option of generate)"],
-    [["info", S, "--format", "csv"], "info has no option --format (an option of doctor, events, gc, methods, jit, cpu, stacks)"],
+    [["info", S, "--format", "csv"], "info has no option --format (an option of doctor, events, gc, methods, jit, cpu, stacks, generate)"],
     [["summary", S, "--pid", "4242"], "summary has no option --pid (an option of events, cpu, stacks, convert)"],
     [["gc", S, "--time-order"], "gc has no option --time-order (an option of events)"],
     [["methods", S, "--provider", "X"], "methods has no option --provider (an option of events, convert)"],

@@ -12,7 +12,7 @@ import {
   type DecodeFilter, type ProcessTable, type StreamOptions, type Trace, type TraceManifests,
   type TraceStream, type TraceWarning, type TraceIncomplete, type TraceFile,
 } from "etw-wasm/node";
-import { perfViewLines, isTraceLogBookkeeping } from "etw-wasm/perfview";
+import { perfViewLines, isTraceLogBookkeeping, eventPipeBaselineLines } from "etw-wasm/perfview";
 import { gcStats, jitStats, GC_PROVIDERS, JIT_PROVIDERS } from "etw-wasm/analysis";
 import { CPU_FORMATS, CPU_PROVIDERS, eventStacks, writeCpuProfile, type CpuFormat } from "./profile-commands.js";
 import { cmdDoctor, doctorFormat, keywordsOption, levelOption } from "./doctor-command.js";
@@ -44,7 +44,8 @@ const COMMAND_HELP: Record<Command, string> = {
       --time-order               time order instead of file order
       perfview: the text of PerfView's *.baseline.txt (EVENT lines for the first 5 events of each
       name in time order, then COUNT lines); --edition=2020 for mid-2020 TraceEvent payload names,
-      --no-container-id to leave out the ContainerID clause
+      --no-container-id to leave out the ContainerID clause. For an EventPipe file, the text of
+      PerfView's EventPipe baselines: per name, its count and its first event as TraceEvent's XML
       names: TraceEvent's EventName (Task/Opcode) of each event in time order; --tracelog leaves out
       the events TraceLog drops when it converts a trace (stack walks, thread rundown, file names,
       method rundown, idle CPU samples), so the list compares with TraceEvent's own`,
@@ -71,11 +72,17 @@ const COMMAND_HELP: Record<Command, string> = {
       --provider P  --event NAME  --pid N  --tid N  --keywords K  --level L
       --from MS  --until MS      the events filters (--until: the end of the time range, as events' --to)
       several files: one session, merged (see below), with a sourceFile column`,
-  generate: `  generate OUT [options]         write a synthetic .NET runtime trace
+  generate: `  generate OUT [options]         write a synthetic .NET runtime trace: .etl, or .nettrace when OUT ends in
+                                 .nettrace or with --format nettrace
       --size N (e.g. 256MiB; default 64MiB), --compress, --pointer-size 4|8, --seed N, --processors N,
-      --samples (kernel CPU samples with stacks, for cpu and stacks)
+      --samples (kernel CPU samples with stacks, for cpu and stacks; in a .nettrace the sample
+      profiler's samples)
       --split: the session as PerfView writes it, the runtime's events in OUT and the kernel's in
-      OUT's name with .kernel.etl (made in memory: for tests, up to a few hundred MiB)`,
+      OUT's name with .kernel.etl (made in memory: for tests, up to a few hundred MiB)
+      --format etl|nettrace      the file's format (default: by OUT's extension, else etl)
+      --nettrace-version 4|5|6   4: the V4 container without metadata tags (.NET Core 3); 5 (default):
+                                 the same container with the V5 tags (.NET 5 and later); 6: the V6 block
+                                 format. The same runtime events as the .etl of the same options`,
 };
 
 const READ_HELP = `  --max-memory SIZE              the most memory the decoder's core may take (e.g. 512MiB; at least 1MiB,
@@ -148,6 +155,7 @@ const OPTIONS: Record<Command, OptionSpecs> = {
     ...HELP,
     size: { type: "string" }, compress: { type: "boolean" }, "pointer-size": { type: "string" },
     seed: { type: "string" }, processors: { type: "string" }, samples: { type: "boolean" }, split: { type: "boolean" },
+    format: { type: "string" }, "nettrace-version": { type: "string" },
   },
 };
 
@@ -418,7 +426,9 @@ async function cmdInfo(trace: Described, out: Output) {
 
 async function cmdEvents(trace: Trace, out: Output, plan: EventsPlan) {
   if (plan.format === "perfview") {
-    for (const line of perfViewLines(trace, { edition: plan.edition, containerId: plan.containerId })) await out.line(line);
+    // an EventPipe file: the lines of PerfView's EventPipe baselines (one per name, its first event as XML)
+    const lines = trace.eventPipeVersion !== undefined ? eventPipeBaselineLines(trace) : perfViewLines(trace, { edition: plan.edition, containerId: plan.containerId });
+    for (const line of lines) await out.line(line);
     return;
   }
   const rows = selectEvents(trace, plan.filters);
@@ -528,7 +538,23 @@ async function cmdGenerate(out: string, values: Values): Promise<number> {
   const seed = wholeNumber(values, "seed", "the seed", 0, 0xffffffff, "generate") ?? 1;
   // The buffer header's processor number is one byte.
   const processors = wholeNumber(values, "processors", "the processor count", 1, 256, "generate") ?? 4;
+  const formatText = values.format as string | undefined;
+  if (formatText !== undefined && formatText !== "etl" && formatText !== "nettrace") throw new UsageError(`bad --format '${formatText}': etl or nettrace`, "generate");
+  const nettrace = formatText ? formatText === "nettrace" : /\.nettrace$/i.test(out);
+  const versionText = values["nettrace-version"] as string | undefined;
+  if (versionText !== undefined && !nettrace) throw new UsageError("--nettrace-version is for a .nettrace (OUT.nettrace or --format nettrace)", "generate");
+  if (versionText !== undefined && !/^[456]$/.test(versionText)) throw new UsageError(`bad --nettrace-version '${versionText}': 4, 5 or 6`, "generate");
   const t0 = performance.now();
+  if (nettrace) {
+    if (values.compress === true) throw new UsageError("--compress is for an .etl (a .nettrace's event headers are always compressed)", "generate");
+    if (values.split === true) throw new UsageError("--split is for an .etl (a .nettrace is one file)", "generate");
+    const { generateNettraceFile } = await import("../generator/generate-file.js");
+    const version = Number(versionText ?? "5") as 4 | 5 | 6;
+    // --size is the file's: the content runs until the .nettrace has grown to it
+    const summary = generateNettraceFile(out, { targetBytes: Infinity, fileBytes: size, pointerSize, seed, processors, samples: values.samples === true, version });
+    console.error(`wrote ${out}: ${summary.bytes} bytes (nettrace V${version}, ${summary.events} events) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    return 0;
+  }
   if (values.split === true) {
     const { generateSession } = await import("../generator/generate.js");
     const { writeFile } = await import("node:fs/promises");

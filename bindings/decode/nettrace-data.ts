@@ -384,6 +384,17 @@ export class NettraceTables {
     pid.fill(pidValue);
     headerType.fill(ht);
     flags.fill(headerFlags);
+    // V6: an event's thread is an index into the thread table, which gives its OS thread and process (§15)
+    const v6 = header.formatVersion === 6;
+    const v6Threads = new Map<number, { tid: number; pid: number }>();
+    if (v6) {
+      for (const th of file.threads) {
+        v6Threads.set(Number(BigInt.asUintN(32, th.index)), {
+          tid: th.osThreadId !== undefined ? Number(BigInt.asUintN(32, th.osThreadId)) : Number(BigInt.asUintN(32, th.index)),
+          pid: th.osProcessId !== undefined ? Number(BigInt.asUintN(32, th.osProcessId)) : pidValue,
+        });
+      }
+    }
     let cut = 0;
     // (the columns as locals: the loop reads them 1.4 million times in a 64 MiB file)
     const evMetadata = ev.metadata, evActivity = ev.activityIdOffset, evRelated = ev.relatedActivityIdOffset, evPayloadOffset = ev.payloadOffset;
@@ -398,6 +409,13 @@ export class NettraceTables {
       tsOut[2 * r] = tsIn[2 * i];
       tsOut[2 * r + 1] = tsIn[2 * i + 1];
       tid[r] = thIn[2 * i];
+      if (v6) {
+        const th = v6Threads.get(thIn[2 * i]);
+        if (th) {
+          tid[r] = th.tid;
+          pid[r] = th.pid;
+        }
+      }
       payloadOffset[r] = base + evPayloadOffset[i];
       const len = evPayloadLength[i];
       if (len > 0xffff) {
@@ -413,7 +431,8 @@ export class NettraceTables {
       kwOut[2 * r + 1] = mKeywords[2 * x + 1];
       // the processor only where the capture thread is the event's own (§15)
       const proc = evProcessor[i];
-      processor[r] = proc >= 0 && proc <= 0xfffe && thIn[2 * i] === capIn[2 * i] && thIn[2 * i + 1] === capIn[2 * i + 1] ? proc : 0xffff;
+      // (V6 always gives it)
+      processor[r] = proc >= 0 && proc <= 0xfffe && (v6 || (thIn[2 * i] === capIn[2 * i] && thIn[2 * i + 1] === capIn[2 * i + 1])) ? proc : 0xffff;
       const t = mType[x];
       eventType[r] = t;
       if (t !== C.EVENT_TYPE_NONE) typeRows[t]++;

@@ -2,6 +2,7 @@
 
 import { openSync, writeSync, closeSync } from "node:fs";
 import { TraceGenerator, type GenerateOptions, type GenerateSummary } from "./generate.js";
+import { NettraceGenerator, type GenerateNettraceOptions, type NettraceSummary } from "./generate-nettrace.js";
 
 /**
  * Writes the trace to `path` and returns its size. Buffers go out in chunks as they are made; the
@@ -27,6 +28,25 @@ export function writeTraceFile(path: string, opts: GenerateOptions, onProgress?:
     closeSync(fd);
   }
   return g.summary();
+}
+
+/** Writes a generated .nettrace (generate-nettrace.ts) to `path`, streaming it; returns what it holds. */
+export function generateNettraceFile(path: string, opts: GenerateNettraceOptions, onProgress?: (bytes: number) => void): NettraceSummary {
+  const fd = openSync(path, "w");
+  try {
+    let at = 0;
+    const g = new NettraceGenerator(opts, {
+      reuseChunks: true,
+      onChunk: (c) => {
+        writeAll(fd, c, at);
+        at += c.length;
+        onProgress?.(at);
+      },
+    });
+    return g.run().summary();
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function writeAll(fd: number, bytes: Uint8Array, position: number): void {

@@ -12,6 +12,8 @@ export const CLR_PROVIDER = "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4";
 const PROCESS_GROUP_GUID_HOOK = 0x0300; // Process group; the opcode is the low byte
 const THREAD_HOOK = 0x0500;
 const PID = 4242;
+const COMMAND_LINE = "\"C:\\app\\Contoso.Orders.exe\" --port 8080";
+const THREAD_IDS = Array.from({ length: 8 }, (_, i) => 5000 + i * 4);
 const IMAGE_DC_START_HOOK = 0x1403;
 const SAMPLE_HOOK = 0x0f2e;
 const JITTED = 0x8, DYNAMIC = 0x1;
@@ -24,6 +26,18 @@ const IMAGES: [number, number, number, string, number][] = [
 const kernelBase = (P: number) => (P === 4 ? 0x81000000n : 0xfffff80000000000n);
 /** Where jitted method `m` starts (its code: 256 bytes apart; the method is 64 bytes at least). */
 const methodStart = (P: number, m: number) => (P === 4 ? 0x30000000 : 0x7ff800000000) + m * 256;
+
+/** The generated process: its id, command line and the threads its events run on. */
+export const GENERATED_PROCESS = { pid: PID, commandLine: COMMAND_LINE, threads: THREAD_IDS } as const;
+
+/** The generated trace's clock: QPC of the logfile header record (the anchor), QPC ticks a second, FILETIME at the anchor. */
+export const GENERATED_CLOCK = { anchor: 1_000_000n, frequency: 10_000_000n, startFiletime: 133000000000000000n } as const;
+
+/** True when `address` lies in the generator's jitted code (the methods' code, 256 bytes apart; up to 2^20 methods). */
+export function isJittedCode(pointerSize: 4 | 8, address: number): boolean {
+  const base = methodStart(pointerSize, 0);
+  return address >= base && address < base + 0x10000000;
+}
 const EVENT_HEADER = 0x50;
 
 export interface GenerateOptions {
@@ -125,7 +139,11 @@ export interface GeneratorMode {
    * consumers that write each chunk out at once.
    */
   reuseChunks?: boolean;
-  /** Receives every record as it is placed (its bytes valid only during the call): how a session is split into files. */
+  /**
+   * Receives every record as it is placed (its bytes valid only during the call): how a session is
+   * split into files, and how a .nettrace is made. With measureOnly the records go to the tap alone
+   * (no buffers): drive the run with advance() or run().
+   */
   tap?: (processor: number, record: Uint8Array, ts: number) => void;
 }
 
@@ -159,6 +177,13 @@ export class TraceGenerator {
   private readonly sw = new Uint32Array(this.s.buffer);
   private readonly sv = new DataView(this.s.buffer);
   private p = EVENT_HEADER;
+  /** The first n bytes of `s`, and of `k`, by n. */
+  private readonly sViews: Uint8Array[] = [];
+  private readonly kViews: Uint8Array[] = [];
+  // A CPU sample's records are built in `k`, its frames as 32-bit halves.
+  private readonly k = new Uint8Array(512);
+  private readonly frameLo = new Uint32Array(16);
+  private readonly frameHi = new Uint32Array(16);
 
   // Per processor: its open buffer (all 0xFF past `used`), as bytes and words.
   private readonly bufs: Uint8Array[] = [];
@@ -181,13 +206,12 @@ export class TraceGenerator {
 
   private readonly T: Templates;
   private readonly samples: boolean;
-  private readonly threads = Array.from({ length: 8 }, (_, i) => 5000 + i * 4);
+  private readonly threads = THREAD_IDS.slice();
 
   constructor(opts: GenerateOptions, mode: GeneratorMode = {}) {
     this.measureOnly = mode.measureOnly ?? false;
     this.reuseChunks = mode.reuseChunks ?? false;
     this.tap = mode.tap;
-    if (this.tap && this.measureOnly) throw new TypeError("a tap needs the records written");
     this.target = opts.targetBytes;
     this.P = opts.pointerSize ?? 8;
     this.processors = opts.processors ?? 4;
@@ -202,6 +226,9 @@ export class TraceGenerator {
       pointerSize: this.P,
       numberOfProcessors: this.processors,
       bufferSize: this.bufferSize,
+      anchor: GENERATED_CLOCK.anchor,
+      perfFreq: GENERATED_CLOCK.frequency,
+      startTime: GENERATED_CLOCK.startFiletime,
       loggerName: "etw-wasm-generator",
       logFileName: "C:\\traces\\generated.etl",
     });
@@ -242,18 +269,26 @@ export class TraceGenerator {
       this.spare = this.lent;
       this.lent = null;
     }
-    while (this.ready.length === 0 && !this.ended) {
-      if (!this.started) {
-        this.started = true;
-        this.prologue();
-      }
-      let k = 64;
-      while (this.bytes < this.target && k-- > 0) this.iterate();
-      if (this.bytes >= this.target) this.end();
-    }
+    while (this.ready.length === 0 && this.advance()) {}
     const c = this.ready.shift() ?? null;
     if (c && this.reuseChunks) this.lent = c.byteOffset === 0 && c.byteLength === c.buffer.byteLength ? c : new Uint8Array(c.buffer);
     return c;
+  }
+
+  /**
+   * Makes the next stretch of records (the prologue first; chunks of finished buffers pile up for
+   * next()); false once the trace has ended.
+   */
+  advance(): boolean {
+    if (this.ended) return false;
+    if (!this.started) {
+      this.started = true;
+      this.prologue();
+    }
+    let k = 64;
+    while (this.bytes < this.target && k-- > 0) this.iterate();
+    if (this.bytes >= this.target) this.end();
+    return true;
   }
 
   /** Runs to the end, dropping the chunks; then header() and summary() are ready. */
@@ -298,19 +333,13 @@ export class TraceGenerator {
   }
 
   private u16(v: number): void {
-    const s = this.s, p = this.p;
-    s[p] = v;
-    s[p + 1] = v >>> 8;
-    this.p = p + 2;
+    this.sv.setUint16(this.p, v, true);
+    this.p += 2;
   }
 
   private u32(v: number): void {
-    const s = this.s, p = this.p;
-    s[p] = v;
-    s[p + 1] = v >>> 8;
-    s[p + 2] = v >>> 16;
-    s[p + 3] = v >>> 24;
-    this.p = p + 4;
+    this.sv.setUint32(this.p, v, true);
+    this.p += 4;
   }
 
   /** A whole number below 2^53. */
@@ -355,7 +384,19 @@ export class TraceGenerator {
     this.p = EVENT_HEADER;
     this.bytes += size + 8;
     const at = this.reserve(proc, aligned, ts);
-    if (this.measureOnly) return;
+    if (this.measureOnly) {
+      if (this.tap) {
+        // the record for the tap alone: its header in front of the payload, in the scratch array
+        const sv = this.sv;
+        this.sw.set(t);
+        sv.setUint16(0, size, true);
+        sv.setUint32(8, tid, true);
+        sv.setUint32(16, ts >>> 0, true);
+        sv.setUint32(20, (ts - (ts >>> 0)) / TWO_32, true);
+        this.tap(proc, this.sView(size), ts);
+      }
+      return;
+    }
     const s = this.s;
     for (let k = size; k < aligned; k++) s[k] = 0xff; // padding stays 0xFF, like unused buffer space
     const d = this.bufs[proc], w = this.words[proc], sw = this.sw;
@@ -472,7 +513,7 @@ export class TraceGenerator {
     const tick = () => (this.ts += 1 + Math.floor(this.rand() * 400));
     const sys = P === 4 ? 0x01 : 0x02;
     const proc = new PayloadBuilder().ptr(P, 0xffffa00012345000n).u32(pid).u32(1200).u32(1).i32(0).ptr(P, 0x1aa000n)
-      .u32(0).u32(0).ansiz("Contoso.Orders.exe").utf16z("\"C:\\app\\Contoso.Orders.exe\" --port 8080").utf16z("").utf16z("");
+      .u32(0).u32(0).ansiz("Contoso.Orders.exe").utf16z(COMMAND_LINE).utf16z("").utf16z("");
     let ts = tick();
     this.record(0, records.system({ headerType: sys, hookId: PROCESS_GROUP_GUID_HOOK | 1, version: 4, pid: 1200, tid: 1204, ts: BigInt(ts), payload: proc.build() }), ts);
     for (const tid of this.threads) {
@@ -500,7 +541,7 @@ export class TraceGenerator {
       this.clr(t, this.thread());
     };
     clr(this.template(187, 0, 19, 1, 4, 0n), new PayloadBuilder().u16(8).u16(2).u16(8).u16(0).u16(24).u16(0).u16(8).u16(0).u16(24).u16(0)
-      .u32(0x1004).u8(0).utf16z("\"C:\\app\\Contoso.Orders.exe\" --port 8080").guid("00000000-0000-0000-0000-000000000000")
+      .u32(0x1004).u8(0).utf16z(COMMAND_LINE).guid("00000000-0000-0000-0000-000000000000")
       .utf16z("C:\\Program Files\\dotnet\\shared\\Microsoft.NETCore.App\\8.0.0\\coreclr.dll"));
     ASSEMBLIES.forEach((name, k) => {
       const assemblyId = 0x7ffd0000n + BigInt(k) * 0x1000n;
@@ -640,34 +681,98 @@ export class TraceGenerator {
    * jitted methods above coreclr and ntdll (sometimes in the kernel on top), now and then idle.
    */
   private sample(): void {
+    // (written in place, with no object per sample: the frames as 32-bit halves, the records in `k`)
     const P = this.P;
-    const K = kernelBase(P);
+    const KHI = P === 4 ? 0 : 0xfffff800, KLO = P === 4 ? 0x81000000 : 0; // the kernel base, kernelBase(P)
     const image = (k: number) => (P === 4 ? IMAGES[k][1] : IMAGES[k][0]);
     const ts = (this.ts += 1 + Math.floor(this.rand() * 400));
     const proc = this.index(this.processors);
     const idle = this.rand() < 0.1;
     const tid = idle ? 0 : this.thread();
-    const frames: bigint[] = [];
+    const lo = this.frameLo, hi = this.frameHi;
+    let n = 0;
+    const frame = (v: number) => {
+      lo[n] = v >>> 0;
+      hi[n++] = P === 4 ? 0 : (v - (v >>> 0)) / TWO_32;
+    };
     if (!idle) {
       // (code runs at a few places: stacks repeat, as in real traces)
-      if (this.rand() < 0.2) for (let k = 0; k < 2; k++) frames.push(K + BigInt(0x1000 + this.index(16) * 0x40 + k * 0x10000));
+      if (this.rand() < 0.2) {
+        for (let k = 0; k < 2; k++) {
+          lo[n] = (KLO + 0x1000 + this.index(16) * 0x40 + k * 0x10000) >>> 0;
+          hi[n++] = KHI;
+        }
+      }
       const managed = this.methods ? 1 + this.index(3) : 0;
       // methods of late: the busy ones
-      for (let k = 0; k < managed; k++) frames.push(BigInt(methodStart(P, Math.max(0, this.methods - 1 - this.index(Math.min(this.methods, 200)))) + this.index(4) * 16));
-      frames.push(BigInt(image(0) + 0x1000 + this.index(32) * 0x80), BigInt(image(0) + 0x20000 + this.index(4) * 0x40));
-      frames.push(BigInt(image(1) + 0x3000 + this.index(2) * 0x40));
+      for (let k = 0; k < managed; k++) frame(methodStart(P, Math.max(0, this.methods - 1 - this.index(Math.min(this.methods, 200)))) + this.index(4) * 16);
+      frame(image(0) + 0x1000 + this.index(32) * 0x80);
+      frame(image(0) + 0x20000 + this.index(4) * 0x40);
+      frame(image(1) + 0x3000 + this.index(2) * 0x40);
     }
-    const leaf = frames[0] ?? K + 0x500n;
-    const sample = new PayloadBuilder().ptr(P, leaf).u32(tid).u16(1).u8(0).u8(0).build();
-    this.record(proc, records.system({ headerType: P === 4 ? 0x10 : 0x11, hookId: SAMPLE_HOOK, version: 2, ts: BigInt(ts), payload: sample }), ts);
-    this.bytes += 16 + sample.length + 8;
+    const type = P === 4 ? 0x10 : 0x11;
+    // SampledProfile: InstructionPointer (the leaf), ThreadId, Count 1, reserved
+    let at = this.systemHeader(type, SAMPLE_HOOK, ts);
+    const k = this.k;
+    at = this.kPtr(at, n ? lo[0] : (KLO + 0x500) >>> 0, n ? hi[0] : KHI);
+    at = this.kU32(at, tid);
+    k[at] = 1;
+    k[at + 1] = 0;
+    k[at + 2] = 0;
+    k[at + 3] = 0;
+    at += 4;
+    this.kRecord(proc, at, ts);
     if (idle) return;
-    const stack = new PayloadBuilder().i64(BigInt(ts)).u32(PID).u32(tid);
-    for (const f of frames) stack.ptr(P, f);
-    const at = (this.ts += 1);
-    const bytes = stack.build();
-    this.record(proc, records.system({ headerType: P === 4 ? 0x10 : 0x11, hookId: STACK_HOOK, version: 2, ts: BigInt(at), payload: bytes }), at);
-    this.bytes += 16 + bytes.length + 8;
+    // StackWalk: EventTimeStamp, StackProcess, StackThread, the frames
+    const walkTs = (this.ts += 1);
+    at = this.systemHeader(type, STACK_HOOK, walkTs);
+    at = this.kU32(at, ts >>> 0);
+    at = this.kU32(at, (ts - (ts >>> 0)) / TWO_32);
+    at = this.kU32(at, PID);
+    at = this.kU32(at, tid);
+    for (let f = 0; f < n; f++) at = this.kPtr(at, lo[f], hi[f]);
+    this.kRecord(proc, at, walkTs);
+  }
+
+  /** The first `n` bytes of the scratch array (made once a size: records repeat their sizes). */
+  private sView(n: number): Uint8Array {
+    return (this.sViews[n] ??= this.s.subarray(0, n));
+  }
+
+  /** The header of a PERFINFO record (its size patched by kRecord); returns where the payload goes. */
+  private systemHeader(type: number, hook: number, ts: number): number {
+    const k = this.k;
+    k[0] = 2; // version
+    k[1] = 0;
+    k[2] = type;
+    k[3] = 0xc0;
+    k[6] = hook;
+    k[7] = hook >>> 8;
+    this.kU32(8, ts >>> 0);
+    this.kU32(12, (ts - (ts >>> 0)) / TWO_32);
+    return 16;
+  }
+
+  private kU32(at: number, v: number): number {
+    const k = this.k;
+    k[at] = v;
+    k[at + 1] = v >>> 8;
+    k[at + 2] = v >>> 16;
+    k[at + 3] = v >>> 24;
+    return at + 4;
+  }
+
+  private kPtr(at: number, lo: number, hi: number): number {
+    at = this.kU32(at, lo);
+    return this.P === 4 ? at : this.kU32(at, hi);
+  }
+
+  /** Places the record built in `k` (`size` bytes). */
+  private kRecord(proc: number, size: number, ts: number): void {
+    this.k[4] = size;
+    this.k[5] = size >>> 8;
+    this.record(proc, (this.kViews[size] ??= this.k.subarray(0, size)), ts);
+    this.bytes += size + 8;
   }
 }
 
