@@ -14,6 +14,7 @@ import { HAVE_CORPUS, CORPUS } from "./helpers/shared.js";
 import { join } from "node:path";
 import { MUTATOR_NAMES, caseSeed, checkInput, mutateCase, replayCommand, standardBases, type Base } from "./helpers/mutate.js";
 import { NETTRACE_MUTATOR_NAMES, mutateNettraceCase, nettraceBases } from "./helpers/mutate-nettrace.js";
+import { generateNettrace } from "../bindings/generator/generate-nettrace.js";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 /** Inputs per base: 2,520 in all with the 18 corpus files, the sample and two synthetic traces. */
@@ -90,7 +91,10 @@ if (!HAVE_CORPUS) console.warn("notice: mutated traces run on the sample and syn
 const NETTRACE_CASES = HAVE_CORPUS ? 60 : 150;
 const nettraceApplied = new Map<string, number>();
 let nettraceRan = 0;
-const eventPipeBases = nettraceBases(HAVE_CORPUS ? join(CORPUS, "nettrace") : null);
+const eventPipeBases = nettraceBases(HAVE_CORPUS ? join(CORPUS, "nettrace") : null, [
+  { name: "generated-v5.nettrace", bytes: generateNettrace({ targetBytes: 300_000, samples: true, seed: 5, processors: 2, version: 5, sequencePointBytes: 60_000 }).bytes },
+  { name: "generated-v6.nettrace", bytes: generateNettrace({ targetBytes: 300_000, samples: true, seed: 6, processors: 2, version: 6, sequencePointBytes: 60_000 }).bytes },
+]);
 
 describe("mutated EventPipe files", () => {
   for (const base of eventPipeBases) {

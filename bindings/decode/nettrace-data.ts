@@ -263,6 +263,8 @@ async function* chunksOf(input: Input, chunkBytes: number): AsyncGenerator<Uint8
   else for await (const c of input as AsyncIterable<Uint8Array>) yield c;
 }
 
+const TYPE_UNSET = -1;
+
 /** The tables of a file, or of the windows of a streamed one, with providers and types kept across windows. */
 export class NettraceTables {
   private readonly providerIndex = new Map<string, number>();
@@ -358,7 +360,9 @@ export class NettraceTables {
     const ht = ptr === 4 ? C.HT_EVENT_HEADER32 : C.HT_EVENT_HEADER64;
     // what each metadata row gives its events, worked out once: type, provider, id, version, opcode, level, keywords
     const nm = metadata.length;
-    const mType = new Uint16Array(nm + 1), mProvider = new Uint16Array(nm + 1), mId = new Uint16Array(nm + 1), mVersion = new Uint16Array(nm + 1);
+    const mType = new Int32Array(nm + 1), mProvider = new Uint16Array(nm + 1), mId = new Uint16Array(nm + 1), mVersion = new Uint16Array(nm + 1);
+    // (types are numbered in order of first sight in the rows: a metadata row's is looked up at its first event)
+    mType.fill(TYPE_UNSET);
     const mOpcode = new Uint8Array(nm + 1), mLevel = new Uint8Array(nm + 1), mKeywords = new Uint32Array(2 * (nm + 1)), mDropsStack = new Uint8Array(nm + 1);
     for (let mi = -1; mi < nm; mi++) {
       const m = mi >= 0 ? metadata[mi] : undefined;
@@ -372,7 +376,6 @@ export class NettraceTables {
       mKeywords[2 * x] = Number(kw & 0xffffffffn);
       mKeywords[2 * x + 1] = Number(kw >> 32n);
       mDropsStack[x] = dropsStack(m) ? 1 : 0;
-      mType[x] = mi >= 0 || unknownProvider >= 0 ? this.typeOf(mProvider[x], mId[x], mVersion[x], mOpcode[x]) : C.EVENT_TYPE_NONE;
     }
     // 64-bit columns through their 32-bit halves (no bigint per event)
     const tsIn = new Uint32Array(ev.timestamp.buffer, ev.timestamp.byteOffset, 2 * ev.length);
@@ -433,7 +436,8 @@ export class NettraceTables {
       const proc = evProcessor[i];
       // (V6 always gives it)
       processor[r] = proc >= 0 && proc <= 0xfffe && (v6 || (thIn[2 * i] === capIn[2 * i] && thIn[2 * i + 1] === capIn[2 * i + 1])) ? proc : 0xffff;
-      const t = mType[x];
+      let t = mType[x];
+      if (t === TYPE_UNSET) t = mType[x] = this.typeOf(mProvider[x], mId[x], mVersion[x], mOpcode[x]);
       eventType[r] = t;
       if (t !== C.EVENT_TYPE_NONE) typeRows[t]++;
       const related = evRelated[i];
