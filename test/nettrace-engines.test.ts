@@ -5,7 +5,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { readNettrace, BLOCK_EVENT, BLOCK_METADATA, NE_INTERNAL, type NettraceFile } from "../dist/bindings/core/nettrace.js";
 import { CoreWalker, jsNettraceWalker, type NettraceWalkCore, type NettraceWalker } from "../dist/bindings/core/nettrace-walk.js";
@@ -13,7 +13,7 @@ import { nettraceWalker } from "../dist/bindings/decode/nettrace-engine.js";
 import { instantiateCore } from "../dist/bindings/decode/loader.js";
 import { SHARED } from "./helpers/shared.js";
 import { mulberry32 } from "../bindings/generator/random.js";
-import { syntheticV6, syntheticV4Uncompressed, prefixFile } from "./helpers/nettrace-cases.js";
+import { syntheticV6, syntheticV4Uncompressed, prefixFile, nettraceCorpusFiles } from "./helpers/nettrace-cases.js";
 
 const NETTRACE = join(SHARED, "corpus", "nettrace");
 const HAVE_NETTRACE = existsSync(join(NETTRACE, "README.md"));
@@ -25,19 +25,7 @@ if (!HAVE_NETTRACE) {
 const load = (name: string) => new Uint8Array(readFileSync(join(NETTRACE, name)));
 
 /** Every .nettrace/.netperf of the corpus folder and its subfolders (relative names). */
-function corpusTraces(): string[] {
-  if (!HAVE_NETTRACE) return [];
-  const out: string[] = [];
-  const walk = (rel: string) => {
-    for (const d of readdirSync(join(NETTRACE, rel), { withFileTypes: true })) {
-      const name = rel ? `${rel}/${d.name}` : d.name;
-      if (d.isDirectory()) walk(name);
-      else if (/\.(nettrace|netperf)$/.test(d.name)) out.push(name);
-    }
-  };
-  walk("");
-  return out.sort();
-}
+const corpusTraces = (): string[] => (HAVE_NETTRACE ? nettraceCorpusFiles(NETTRACE) : []);
 
 /**
  * The file as plain data for toEqual: typed arrays as their type, length and a hash of their bytes

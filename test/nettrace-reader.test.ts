@@ -3,7 +3,7 @@
 // damaged input (truncation at many offsets, random byte flips): always a result, never a throw.
 
 import { describe, expect, it } from "vitest";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   readNettrace,
@@ -27,7 +27,7 @@ import {
 } from "../dist/bindings/core/nettrace.js";
 import { SHARED } from "./helpers/shared.js";
 import { mulberry32 } from "../bindings/generator/random.js";
-import { readmeCases, syntheticV6, syntheticV4Uncompressed, prefixFile, GUID_A, GUID_B } from "./helpers/nettrace-cases.js";
+import { readmeCases, syntheticV6, syntheticV4Uncompressed, prefixFile, GUID_A, GUID_B, nettraceCorpusFiles } from "./helpers/nettrace-cases.js";
 
 const NETTRACE = join(SHARED, "corpus", "nettrace");
 const HAVE_NETTRACE = existsSync(join(NETTRACE, "README.md"));
@@ -39,19 +39,7 @@ if (!HAVE_NETTRACE) {
 const load = (name: string) => new Uint8Array(readFileSync(join(NETTRACE, name)));
 
 /** Every .nettrace/.netperf of the corpus folder and its subfolders (relative names). */
-function corpusTraces(): string[] {
-  if (!HAVE_NETTRACE) return [];
-  const out: string[] = [];
-  const walk = (rel: string) => {
-    for (const d of readdirSync(join(NETTRACE, rel), { withFileTypes: true })) {
-      const name = rel ? `${rel}/${d.name}` : d.name;
-      if (d.isDirectory()) walk(name);
-      else if (/\.(nettrace|netperf)$/.test(d.name)) out.push(name);
-    }
-  };
-  walk("");
-  return out.sort();
-}
+const corpusTraces = (): string[] => (HAVE_NETTRACE ? nettraceCorpusFiles(NETTRACE) : []);
 
 /** Structural invariants every result must satisfy, damaged input included. */
 function checkInvariants(r: NettraceFile): void {

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { mulberry32 } from "../../bindings/generator/random.js";
 import { readNettrace, BLOCK_EVENT, BLOCK_METADATA, BLOCK_STACK, BLOCK_SEQUENCE_POINT, type NettraceFile } from "../../dist/bindings/core/nettrace.js";
 import type { Base, Case } from "./mutate.js";
+import { concatBytes } from "../../dist/bindings/decode/trace-data.js";
 import { syntheticV4Uncompressed, syntheticV6 } from "./nettrace-cases.js";
 
 interface Block {
@@ -31,15 +32,7 @@ function blocksOf(file: NettraceFile, length: number): Block[] {
   return out;
 }
 
-const concat = (...parts: Uint8Array[]) => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-};
+const concat = (...parts: Uint8Array[]) => concatBytes(parts);
 
 type Mutator = (bytes: Uint8Array, blocks: Block[], rand: () => number) => { bytes: Uint8Array; step: string } | null;
 

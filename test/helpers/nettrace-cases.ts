@@ -2,7 +2,8 @@
 // into expectations, and small synthetic files (V6, uncompressed V4) built from the format spec
 // (../shared/spec/nettrace-format.md), since the corpus has no V6 file and no uncompressed V4+ block.
 
-import { readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 
 // ---------------------------------------------------------------------------------------------
 // README facts
@@ -247,4 +248,19 @@ export function prefixFile(bytes: Uint8Array, blockEnds: number[], blocks: numbe
   out.set(bytes.subarray(0, end));
   out[end] = 1;
   return out;
+}
+
+/** Every .nettrace/.netperf in `dir` and its subfolders (names relative to it, sorted); none when it is missing. */
+export function nettraceCorpusFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  const out: string[] = [];
+  const walk = (rel: string) => {
+    for (const d of readdirSync(join(dir, rel), { withFileTypes: true })) {
+      const name = rel ? `${rel}/${d.name}` : d.name;
+      if (d.isDirectory()) walk(name);
+      else if (/\.(nettrace|netperf)$/.test(d.name)) out.push(name);
+    }
+  };
+  walk("");
+  return out.sort();
 }
