@@ -334,17 +334,13 @@ export class NettraceTables {
     const unknownProvider = this.unknownProvider;
     // the byte store: the file (payloads stay where they are), then the stacks as ETW stack items, then the structs
     const base = 8;
-    const stackItem = new Int32Array(stacks.length).fill(-1);
-    const stackParts: Uint8Array[] = [];
+    // (a stack item: MatchId 0, then the frames as the file has them, pointer-sized, leaf first; copied in below)
+    const stackItem = new Int32Array(stacks.length);
     let stackBytes = 0;
     const stackAt = align8(base + input.length);
     for (let s = 0; s < stacks.length; s++) {
-      // MatchId (0), then the frames as the file has them (pointer-sized, leaf first)
-      const item = new Uint8Array(8 + stacks.byteLength[s]);
-      item.set(input.subarray(stacks.offset[s], stacks.offset[s] + stacks.byteLength[s]), 8);
       stackItem[s] = stackAt + stackBytes;
-      stackParts.push(item);
-      stackBytes += align8(item.length);
+      stackBytes += align8(8 + stacks.byteLength[s]);
     }
 
     const timestamp = new BigInt64Array(n), keywords = new BigUint64Array(n);
@@ -514,11 +510,7 @@ export class NettraceTables {
     const logfileOffset = align8(typesOffset + typeStructs.length);
     const store = new Uint8Array(logfileOffset + C.LH_SIZE);
     store.set(input, base);
-    let at = stackAt;
-    for (const p of stackParts) {
-      store.set(p, at);
-      at += align8(p.length);
-    }
+    for (let s = 0; s < stacks.length; s++) store.set(input.subarray(stacks.offset[s], stacks.offset[s] + stacks.byteLength[s]), stackItem[s] + 8);
     store.set(providerStructs, providersOffset);
     store.set(typeStructs, typesOffset);
     store.set(lh, logfileOffset);
