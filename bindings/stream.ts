@@ -73,6 +73,8 @@ export interface TraceStreamEnd {
   batchCount: number;
   /** The files of a session, each with its own header and completeness (one entry for one file). */
   files: TraceFile[];
+  /** The format version (3–6) of an EventPipe file (.nettrace, .netperf); undefined for .etl. */
+  eventPipeVersion?: number;
 }
 
 /** The stream's end from the trace's outline (a TraceBuilder's without rows, or a merge of them). */
@@ -93,6 +95,7 @@ function streamEnd(data: TraceData, providerNames: Map<number, string>, batchCou
     bufferCount: data.bufferCount,
     batchCount,
     files: filesOf(data, info),
+    eventPipeVersion: (data as { nettrace?: { formatVersion: number } }).nettrace?.formatVersion,
   };
 }
 
@@ -129,23 +132,31 @@ export class TraceStream implements AsyncIterable<TraceBatch> {
     if (peeked.nettrace) {
       // (read straight by the EventPipe reader: the input's first bytes are known already)
       const { nettraceWindows } = await import("./decode/nettrace-data.js");
+      const windows = nettraceWindows(peeked.input, this.options);
       let index = 0, firstRow = 0;
-      let last: TraceData | undefined;
       let names = new Map<number, string>();
-      for await (const data of nettraceWindows(peeked.input, this.options)) {
-        const batch = await traceOf(data, undefined, (d, n) => new TraceBatch(d, index, firstRow, 0, undefined, n ?? new Map()));
-        names = new Map([...batch.providers].map((p) => [p.index, p.name]));
-        try {
-          yield batch;
-        } finally {
-          batch.dispose();
+      try {
+        for (;;) {
+          const next = await windows.next();
+          if (next.done) {
+            this.end = streamEnd(next.value!, names, index);
+            return;
+          }
+          const data = next.value;
+          const batch = await traceOf(data, undefined, (d, n) => new TraceBatch(d, index, firstRow, 0, undefined, n ?? new Map()));
+          names = new Map([...batch.providers].map((p) => [p.index, p.name]));
+          try {
+            yield batch;
+          } finally {
+            batch.dispose();
+          }
+          index++;
+          firstRow += data.eventCount;
         }
-        index++;
-        firstRow += data.eventCount;
-        last = data;
+      } finally {
+        // (a reader that stops early lets the reader go: its core's memory returns to the pool)
+        await windows.return(undefined);
       }
-      this.end = streamEnd({ ...last!, eventCount: firstRow }, names, index);
-      return;
     }
     const outline = new TraceBuilder(undefined, false);
     const windows = windowsOf(this.input, this.options);

@@ -175,3 +175,39 @@ describe.skipIf(!HAVE_CORPUS)("EventPipe files streamed in windows (one per sequ
     expect(got.rows.length).toBeGreaterThan(50_000);
   });
 });
+
+describe.skipIf(!HAVE_CORPUS)("a streamed EventPipe file's end", () => {
+  it("counts every window's rows by type, keeps every window's warnings, and says the format", async () => {
+    const { streamTrace } = await import("../dist/bindings/node.js");
+    const { readNettrace, BLOCK_EVENT } = await import("../dist/bindings/core/nettrace.js");
+    const bytes = new Uint8Array(readFileSync(join(NETTRACE, "eventpipe-dotnetcore3.0-win-x64-objver4.nettrace")));
+    // damage inside an event block late in the file (its framing intact): a warning, and decoding goes on
+    const blocks = readNettrace(bytes).blocks;
+    const late: number[] = [];
+    for (let b = 0; b < blocks.length; b++) if (blocks.kind[b] === BLOCK_EVENT && blocks.offset[b] > bytes.length * 0.7) late.push(blocks.contentOffset[b]);
+    const damaged = bytes.slice();
+    for (const at of late.slice(0, 3)) damaged.fill(0xff, at + 20, at + 40); // the first record's header (after the 20-byte block header)
+    const whole = await openTrace(damaged);
+    expect(whole.complete).toBe(true);
+    expect(whole.warnings.length).toBeGreaterThanOrEqual(3);
+    expect(whole.warnings.every((w) => w.kind.startsWith("eventpipe-") && w.offset > bytes.length * 0.7)).toBe(true);
+
+    const s = streamTrace(damaged, { batchBytes: 1 << 20 });
+    let rows = 0, batches = 0;
+    for await (const b of s) {
+      rows += b.events.length;
+      batches++;
+    }
+    const end = s.end!;
+    expect(batches).toBeGreaterThan(10);
+    expect(end.eventPipeVersion).toBe(4);
+    expect(end.eventCount).toBe(rows);
+    expect(rows).toBe(whole.events.length);
+    expect(end.warnings.map((w) => [w.kind, w.offset, w.message])).toEqual(whole.warnings.map((w) => [w.kind, w.offset, w.message]));
+    expect(end.warningTotal).toBe(whole.warningTotal);
+    let typed = 0;
+    for (let t = 0; t < end.eventTypes.length; t++) typed += end.eventTypes.count[t];
+    expect(typed).toBe(rows);
+    expect(end.info.eventsLost).toBe(whole.info.eventsLost);
+  });
+});

@@ -99,6 +99,11 @@ describe.skipIf(!HAVE_CORPUS)("the CLI on EventPipe files", () => {
     const summary = cli("summary", file);
     expect(summary.status, summary.stderr).toBe(0);
     expect(summary.stdout).toMatch(/records: +105540/);
+    // the header as an EventPipe file has it: format, the Trace object's clock and processors (no ETL buffers)
+    expect(summary.stdout).toMatch(/^format: +EventPipe V4 \(\.nettrace\)$/m);
+    expect(summary.stdout).toMatch(/^clock: +QPC, 3124099 Hz$/m);
+    expect(summary.stdout).toMatch(/^processors: +4$/m);
+    expect(summary.stdout).not.toMatch(/^buffers:/m);
     expect(summary.stdout).toMatch(/35161 +Microsoft-DotNETCore-SampleProfiler/);
     // the process its ProcessInfo names (a file without one: Process(pid), as PerfView has it)
     expect(summary.stdout).toMatch(/105540 +10064 +Process\(10064\)/);

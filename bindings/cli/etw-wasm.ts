@@ -387,10 +387,29 @@ function stoppedLine(file: string, fileSize: number, decodedBytes: number, offse
 }
 
 /** What info prints: a trace's, or a stream's end. */
-type Described = { info: Trace["info"]; incomplete?: TraceIncomplete; warningTotal: number; warnings: readonly TraceWarning[]; files?: readonly TraceFile[] };
+type Described = { info: Trace["info"]; incomplete?: TraceIncomplete; warningTotal: number; warnings: readonly TraceWarning[]; files?: readonly TraceFile[]; eventPipeVersion?: number };
 
 function infoLines(trace: Described): string[] {
   const i = trace.info;
+  const complete = trace.incomplete ? `no (${trace.incomplete.reason} at byte offset ${trace.incomplete.offset}): ${trace.incomplete.message}` : "yes";
+  if (trace.eventPipeVersion !== undefined) {
+    // an EventPipe file: its Trace object stands for the header (no logger, buffers or boot time)
+    const v = trace.eventPipeVersion;
+    return [
+      ["format", `EventPipe V${v} (${v === 3 ? ".netperf" : ".nettrace"})`],
+      ["start", i.startTime.toISOString()],
+      ["end", i.endTime ? i.endTime.toISOString() : "-"],
+      ["processors", `${i.numberOfProcessors}`],
+      ["pointer size", `${i.pointerSize}`],
+      ["clock", `${i.clockName}, ${i.perfFreq} Hz`],
+      ["events lost", `${i.eventsLost} (by the capture threads' sequence numbers)`],
+      ["records", `${i.eventCount}`],
+      ["file size", `${i.fileSize}`],
+      ["decoded", `${i.decodedBytes} bytes (${percent(i.decodedBytes, i.fileSize)}%)`],
+      ["complete", complete],
+      ["warnings", `${trace.warningTotal}`],
+    ].map(([k, val]) => `${(k + ":").padEnd(15)}${val}`);
+  }
   const lines = [
     ["logger", i.loggerName],
     ["log file", i.logFileName],
@@ -408,7 +427,7 @@ function infoLines(trace: Described): string[] {
     ["records", `${i.eventCount}`],
     ["file size", `${i.fileSize}`],
     ["decoded", `${i.decodedBytes} bytes (${percent(i.decodedBytes, i.fileSize)}%)`],
-    ["complete", trace.incomplete ? `no (${trace.incomplete.reason} at byte offset ${trace.incomplete.offset}): ${trace.incomplete.message}` : "yes"],
+    ["complete", complete],
     ["time zone", i.timeZone ? `${i.timeZone.standardName} (bias ${i.timeZone.bias} min)` : "-"],
     ["warnings", `${trace.warningTotal}`],
   ];

@@ -8,7 +8,7 @@
 // For now the whole file is read into memory; the per-event walk runs on the engine asked for.
 
 import * as C from "../../assembly/codes.js";
-import { readNettrace, NettraceStreamReader, EVENT_SORTED, type NettraceFile, type NettraceMetadata, type NettraceWarning } from "../core/nettrace.js";
+import { readNettrace, NettraceStreamReader, EVENT_SORTED, MAX_NETTRACE_WARNINGS, type NettraceFile, type NettraceMetadata, type NettraceWarning } from "../core/nettrace.js";
 import { EtlDecodeError, EtlFormatError } from "./errors.js";
 import { fillNettraceClr } from "./nettrace-clr.js";
 import { align8, concatBytes, type TraceData } from "./trace-data.js";
@@ -237,9 +237,10 @@ function engineOf(options: Pick<DecodeOptions, "engine">): "wasm" | "js" {
 
 /**
  * A streamed EventPipe file's tables, window after window (NettraceStreamReader's windows: the events
- * between two sequence points). Providers and event types keep their indices across windows.
+ * between two sequence points). Providers and event types keep their indices across windows. Returns
+ * the outline of them all (the stream's end).
  */
-export async function* nettraceWindows(input: Input, options: Pick<DecodeOptions, "engine" | "wasm" | "clrTables" | "chunkBytes" | "batchBytes"> = {}): AsyncGenerator<TraceData & { nettrace: NettraceInfo }> {
+export async function* nettraceWindows(input: Input, options: Pick<DecodeOptions, "engine" | "wasm" | "clrTables" | "chunkBytes" | "batchBytes"> = {}): AsyncGenerator<TraceData & { nettrace: NettraceInfo }, (TraceData & { nettrace: NettraceInfo }) | undefined> {
   const walker = await nettraceWalker(engineOf(options), options.wasm);
   const tables = new NettraceTables(options);
   // (a .netperf, in time order already, is cut into windows of about batchBytes)
@@ -249,6 +250,7 @@ export async function* nettraceWindows(input: Input, options: Pick<DecodeOptions
       for (const w of reader.push(chunk)) yield await tables.window(w, w.last);
     }
     for (const w of reader.end()) yield await tables.window(w, true);
+    return tables.outline();
   } finally {
     walker.dispose?.();
   }
@@ -275,6 +277,12 @@ export class NettraceTables {
   private readonly types: number[][] = []; // provider, id, version, opcode
   private latest = -(2n ** 63n);
   private rows = 0;
+  private eventsLost = 0;
+  /** Rows of each type, every warning and the last window so far (for a stream's outline). */
+  private readonly typeRows: number[] = [];
+  private readonly warnings: NettraceWarning[] = [];
+  private warningTotal = 0;
+  private last?: TraceData & { nettrace: NettraceInfo };
 
   constructor(private readonly options: Pick<DecodeOptions, "clrTables"> = {}) {}
 
@@ -503,6 +511,9 @@ export class NettraceTables {
     lv.setBigInt64(C.LH_START_TIME, header.syncTimeFileTime, true);
     lv.setBigInt64(C.LH_END_TIME, header.syncTimeFileTime + ((latest - header.syncTimeQpc) * 10_000_000n) / freq, true);
     lv.setBigInt64(C.LH_HEADER_TIMESTAMP, header.syncTimeQpc, true);
+    // events lost, as the capture threads' sequence numbers tell (§14)
+    this.eventsLost += file.eventsLost;
+    lv.setUint32(C.LH_EVENTS_LOST, Math.min(this.eventsLost, 0xffffffff), true);
 
     const structsAt = align8(stackAt + stackBytes);
     const providersOffset = structsAt;
@@ -539,6 +550,10 @@ export class NettraceTables {
       nettrace: { formatVersion: header.formatVersion, metadata, providerOf, metadataOfRow, activityOfRow, warnings: file.warnings, payloadsCut: cut },
     };
     this.rows += n;
+    for (let t = 0; t < types.length; t++) this.typeRows[t] = (this.typeRows[t] ?? 0) + typeRows[t];
+    for (const w of file.warnings) if (this.warnings.length < MAX_NETTRACE_WARNINGS) this.warnings.push(w);
+    this.warningTotal = file.warningCount;
+    this.last = data;
     // the typed .NET runtime tables, by the core's routine
     if (this.options.clrTables !== false) fillNettraceClr(data);
     if (err) {
@@ -547,6 +562,33 @@ export class NettraceTables {
       data.decodedBytes = err.offset;
     }
     return data;
+  }
+  /** The windows so far as one outline (no rows): header, providers, types with all their rows counted, every warning, the end. */
+  outline(): (TraceData & { nettrace: NettraceInfo }) | undefined {
+    const last = this.last;
+    if (!last) return undefined;
+    // the structs of the last window (providers, types, logfile header), with the types' rows over all windows
+    const from = last.providersOffset;
+    const bytes = last.bytes.slice(from, last.logfileOffset + C.LH_SIZE);
+    const types = new DataView(bytes.buffer, last.typesOffset - from);
+    for (let t = 0; t < last.typeCount; t++) types.setUint32(t * C.TYPE_STRIDE + C.TYPE_ROWS, this.typeRows[t] ?? 0, true);
+    const none = new Uint32Array(0);
+    const noRows = Object.fromEntries(Object.entries(last.events).map(([k, v]) => [k, (v as Uint32Array).subarray(0, 0)]));
+    return {
+      ...last,
+      bytes,
+      providersOffset: 0,
+      typesOffset: last.typesOffset - from,
+      logfileOffset: last.logfileOffset - from,
+      events: noRows as unknown as TraceData["events"],
+      eventCount: this.rows,
+      ext: { row: none, type: new Uint16Array(0), size: new Uint16Array(0), offset: none },
+      extCount: 0,
+      clr: undefined,
+      clrRows: 0,
+      warningTotal: this.warningTotal,
+      nettrace: { ...last.nettrace, warnings: this.warnings, metadataOfRow: new Int32Array(0), activityOfRow: none },
+    };
   }
 }
 
