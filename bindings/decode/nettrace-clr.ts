@@ -20,19 +20,43 @@ function put(s: CoreState, src: ArrayBufferView): number {
   return at;
 }
 
+/** A core's memory with room for a byte store of `bytes` and the typed tables of `rows` rows; the store's address. */
+export interface ClrPlace {
+  s: CoreState;
+  at: number;
+}
+
+/**
+ * Memory for a trace's byte store inside a core's memory, so that its typed tables are filled where the
+ * bytes already are (no copy of them); undefined when it cannot be had (then the store is plain memory).
+ */
+export function clrPlace(bytes: number, rows: number): ClrPlace | undefined {
+  const s = new CoreState();
+  // room for the store, the columns the fill reads and the tables at once (each growth copies what is in use)
+  if (!reserveMemory(s, HEAP_BASE + bytes + 80 * rows + (4 << 20))) return undefined;
+  const at = heapAlloc(s, Math.max(8, bytes));
+  return at ? { s, at } : undefined;
+}
+
 /**
  * Fills `data.clr` (and `clrRows`) for the rows of `data`; leaves the trace without typed tables when
- * none of its providers is a .NET runtime provider or memory runs out.
+ * none of its providers is a .NET runtime provider or memory runs out. `place`: where `data.bytes` sits
+ * in a core's memory already (clrPlace); else they are copied into one.
  */
-export function fillNettraceClr(data: TraceData): void {
+export function fillNettraceClr(data: TraceData, place?: ClrPlace): void {
   const provClr = new Int8Array(data.providerCount);
   for (let i = 0; i < data.providerCount; i++) provClr[i] = clrProviderIndex(formatGuid(data.bytes, data.providersOffset + i * C.PROV_STRIDE + C.PROV_GUID));
   if (!provClr.some((p) => p >= 0) || data.eventCount === 0) return;
-  const s = new CoreState();
+  let s: CoreState, store: number;
+  if (place) {
+    s = place.s;
+    store = place.at;
+  } else {
+    s = new CoreState();
+    reserveMemory(s, HEAP_BASE + data.bytes.length + 80 * data.eventCount + (4 << 20));
+    store = put(s, data.bytes);
+  }
   const e = data.events;
-  // room for the copies and the tables at once (each growth of the memory copies what is in it)
-  reserveMemory(s, HEAP_BASE + data.bytes.length + 64 * data.eventCount + (4 << 20));
-  const store = put(s, data.bytes);
   const provider = put(s, e.provider), headerType = put(s, e.headerType), eventId = put(s, e.eventId), version = put(s, e.version);
   const payloadLength = put(s, e.payloadLength);
   const payloadOffset = heapAlloc(s, e.payloadOffset.byteLength);
@@ -41,9 +65,10 @@ export function fillNettraceClr(data: TraceData): void {
   const starts = put(s, typeStarts), table = put(s, lookup), prov = put(s, provClr);
   const dir = heapAlloc(s, layouts.length * C.CLR_DIR_STRIDE);
   if (!store || !provider || !headerType || !eventId || !version || !payloadLength || !payloadOffset || !program || !starts || !table || !prov || !dir) return;
-  // payloads at their place in the copy of the bytes
+  // payloads at their place in the core's copy of the bytes
   const offsets = new Uint32Array(s.u8.buffer, payloadOffset, data.eventCount);
-  for (let i = 0; i < data.eventCount; i++) offsets[i] = e.payloadOffset[i] + store;
+  const from = e.payloadOffset;
+  for (let i = 0; i < data.eventCount; i++) offsets[i] = from[i] + store;
   s.rowCount = data.eventCount;
   s.colProvider = provider;
   s.colHeaderType = headerType;
@@ -64,7 +89,8 @@ export function fillNettraceClr(data: TraceData): void {
       continue;
     }
     counts[t] = count;
-    const block = s.u8.slice(at, at + count * layouts[t].rowBytes);
+    // (a view where the core filled it: the memory stays with the trace's bytes anyway)
+    const block = s.u8.subarray(at, at + count * layouts[t].rowBytes);
     moveBlock(block, t, count, 0, -store);
     blocks.push(block);
   }

@@ -10,7 +10,7 @@
 import * as C from "../../assembly/codes.js";
 import { readNettrace, NettraceStreamReader, EVENT_SORTED, MAX_NETTRACE_WARNINGS, type NettraceFile, type NettraceMetadata, type NettraceWarning } from "../core/nettrace.js";
 import { EtlDecodeError, EtlFormatError } from "./errors.js";
-import { fillNettraceClr } from "./nettrace-clr.js";
+import { clrPlace, fillNettraceClr } from "./nettrace-clr.js";
 import { align8, concatBytes, type TraceData } from "./trace-data.js";
 import { blobChunks, isByteSource, slices, sourceChunks, type DecodeOptions, type Input } from "./windows.js";
 import { nettraceWalker } from "./nettrace-engine.js";
@@ -519,7 +519,10 @@ export class NettraceTables {
     const providersOffset = structsAt;
     const typesOffset = align8(providersOffset + providerStructs.length);
     const logfileOffset = align8(typesOffset + typeStructs.length);
-    const store = new Uint8Array(logfileOffset + C.LH_SIZE);
+    // (with typed tables, the store is placed in a core's memory, where they are filled without a copy of it)
+    const storeBytes = logfileOffset + C.LH_SIZE;
+    const place = this.options.clrTables !== false ? clrPlace(storeBytes, n) : undefined;
+    const store = place ? place.s.u8.subarray(place.at, place.at + storeBytes) : new Uint8Array(storeBytes);
     store.set(input, base);
     for (let s = 0; s < stacks.length; s++) store.set(input.subarray(stacks.offset[s], stacks.offset[s] + stacks.byteLength[s]), stackItem[s] + 8);
     store.set(providerStructs, providersOffset);
@@ -555,7 +558,7 @@ export class NettraceTables {
     this.warningTotal = file.warningCount;
     this.last = data;
     // the typed .NET runtime tables, by the core's routine
-    if (this.options.clrTables !== false) fillNettraceClr(data);
+    if (this.options.clrTables !== false) fillNettraceClr(data, place);
     if (err) {
       data.decodeError = new EtlDecodeError(err.offset, `decoding stopped: ${err.message.replace(/ \(at byte offset \d+\)$/, "")}`);
       data.incomplete = { reason: "decode-error", offset: err.offset, message: err.message.replace(/ \(at byte offset \d+\)$/, "") };
