@@ -370,14 +370,28 @@ abstract class Growable {
     return this.length++;
   }
 
-  /** Room for `n` more rows (read the fields after: they may be replaced). */
-  reserve(n: number): void {
-    if (this.length + n > this.capacity) this.grow(this.length + n);
+  /**
+   * Room for `n` more rows (read the fields after: they may be replaced). `expected`: an estimate of
+   * the rows there will be in all, which sizes the columns when they grow (at most `most` times the
+   * rows needed, at least a quarter more than before); without it they double.
+   */
+  reserve(n: number, expected = 0, most = 16): void {
+    if (this.length + n > this.capacity) this.grow(this.length + n, expected, most);
   }
 
-  private grow(rows: number): void {
-    let c = this.capacity === 0 ? this.first : this.capacity * 2;
-    while (c < rows) c *= 2;
+  /** The rows the columns hold before they grow. */
+  get room(): number {
+    return this.capacity;
+  }
+
+  private grow(rows: number, expected = 0, most = 16): void {
+    let c: number;
+    if (expected > 0) {
+      c = Math.max(Math.min(Math.ceil(expected), rows * most), this.capacity + (this.capacity >> 2), this.first, rows);
+    } else {
+      c = this.capacity === 0 ? this.first : this.capacity * 2;
+      while (c < rows) c *= 2;
+    }
     const self = this as unknown as Record<string, unknown>;
     for (const k of Object.keys(self)) if (ArrayBuffer.isView(self[k])) self[k] = grown(self[k] as Column, c);
     this.capacity = c;
@@ -538,6 +552,11 @@ WALK_WHAT[NTW_PAYLOAD_SIZE] = "payload size";
 WALK_WHAT[NTW_PAYLOAD] = "event payload";
 
 const TWO_32 = 4294967296;
+/** Ids below these are looked up in typed arrays, the rest in Maps (Reader.metadataRow, stackRow). */
+const METADATA_DIRECT = 4096;
+const STACK_DIRECT = 1 << 16;
+/** Capture threads whose last sequence numbers addEvents keeps at hand (in front of lastSequence). */
+const SEQUENCE_CACHE = 8;
 
 /**
  * A capture thread's key in the sequence-number map: the signed 64-bit value as a number where a
@@ -610,6 +629,23 @@ class Reader {
   threadByIndex = new Map<bigint, number>();
   /** Last sequence number per capture thread (§14), by threadKey / bigThreadKey. */
   lastSequence = new Map<number | bigint, number>();
+  /** metadataById's rows + 1 by id for ids below METADATA_DIRECT (0: none), the map's copy for the events' lookups. */
+  metadataRow = new Int32Array(METADATA_DIRECT);
+  /**
+   * stackById for ids below STACK_DIRECT (which the map then does not hold): the row of id i is
+   * stackRow[i] while stackEpoch[i] is stackEpochNow (clearing is the next epoch). Grown on use.
+   */
+  stackRow = new Int32Array(0);
+  stackEpoch = new Uint32Array(0);
+  stackEpochNow = 1;
+  /**
+   * The estimate of the events a window will hold (expectedEvents): the file offset where its rows
+   * began, the most bytes ahead it counts on, and the most times the rows at hand the columns grow to.
+   * A streamed file's windows end at sequence points, unknown ahead, so it counts on less.
+   */
+  windowFrom = 0;
+  expectBytes = Infinity;
+  expectTimes = 16;
 
   blockStart = 0;
 
@@ -1056,6 +1092,7 @@ class Reader {
         this.metadataRecord(payload, payloadSize);
         continue;
       }
+      if (this.events.length === this.events.room) this.events.reserve(1, this.expectedEvents(this.events.length + 1, recEnd), this.expectTimes);
       const ev = this.events;
       const i = ev.add();
       ev.timestamp[i] = timestamp;
@@ -1137,12 +1174,14 @@ class Reader {
 
   /**
    * One walk's rows as events: the lookups of each (metadata, stack, label list) and its sequence
-   * number (checkSequence, with the last capture thread's entry kept at hand while its rows run).
+   * number (checkSequence, with the entries of the last few capture threads kept at hand in `seqKey`
+   * / `seqLast` and put back in lastSequence at the end). Small metadata and stack ids are looked up
+   * in typed arrays (metadataRow, stackRow), the rest in their maps.
    */
   addEvents(rows: NettraceRows): void {
     const n = rows.count;
     const ev = this.events;
-    ev.reserve(n);
+    if (ev.length + n > ev.room) ev.reserve(n, this.expectedEvents(ev.length + n, rows.next), this.expectTimes);
     const timestamp = halves(ev.timestamp), captureThreadId = halves(ev.captureThreadId), threadId = halves(ev.threadId);
     const { metadataId, metadata, sequenceNumber, processorNumber, stackId, stack, payloadOffset, payloadLength, activityIdOffset, relatedActivityIdOffset, labelListId, labelList, flags, blockOffset } = ev;
     const {
@@ -1152,50 +1191,85 @@ class Reader {
     } = rows;
     const v6 = this.version === 6;
     const blockStart = this.blockStart;
+    const first = ev.length;
+    // Every row becomes an event unless one has metadata id 0 (skipped): then the columns the rows
+    // give as they are are copied whole here, else row by row in the loop.
+    const whole = rMetadataId.subarray(0, n).indexOf(0) < 0;
+    if (whole) {
+      metadataId.set(rMetadataId.subarray(0, n), first);
+      sequenceNumber.set(rSeq.subarray(0, n), first);
+      processorNumber.set(rProc.subarray(0, n), first);
+      stackId.set(rStack.subarray(0, n), first);
+      payloadOffset.set(rPayload.subarray(0, n), first);
+      payloadLength.set(rPayloadSize.subarray(0, n), first);
+      labelListId.set(rLabel.subarray(0, n), first);
+      flags.set(rFlags.subarray(0, n), first);
+      blockOffset.fill(blockStart, first, first + n);
+      if (!v6) {
+        activityIdOffset.set(rActivity.subarray(0, n), first);
+        relatedActivityIdOffset.set(rRelated.subarray(0, n), first);
+      }
+    }
     const metadataById = this.metadataById, stackById = this.stackById, lastSequence = this.lastSequence;
+    const metadataRow = this.metadataRow, stackRow = this.stackRow, stackEpoch = this.stackEpoch, epoch = this.stackEpochNow;
+    const stackDirect = stackRow.length;
+    // the cache of capture threads: seqKey[j]'s last sequence number is seqLast[j] (undefined: none yet)
+    const seqKey: (number | bigint)[] = [];
+    const seqLast: (number | undefined)[] = [];
     let thread: number | bigint | undefined;
-    let threadLast: number | undefined;
-    let i = ev.length;
+    let slot = 0;
+    let evict = 0;
+    let i = first;
     for (let k = 0; k < n; k++) {
-      const start = rRecord[k];
       const id = rMetadataId[k];
       if (id === 0) {
-        this.warn(NW_METADATA_ID_ZERO, start, "event with metadata id 0 in an EventBlock skipped");
+        this.warn(NW_METADATA_ID_ZERO, rRecord[k], "event with metadata id 0 in an EventBlock skipped");
         continue;
       }
-      timestamp[2 * i] = rTsLo[k];
-      timestamp[2 * i + 1] = rTsHi[k];
-      metadataId[i] = id;
-      const md = metadataById.get(id);
-      if (md === undefined) this.warn(NW_UNKNOWN_METADATA, start, `event references undefined metadata id ${id}`);
-      metadata[i] = md ?? -1;
-      const seq = rSeq[k];
-      sequenceNumber[i] = seq;
+      if (!whole) {
+        metadataId[i] = id;
+        sequenceNumber[i] = rSeq[k];
+        processorNumber[i] = rProc[k];
+        stackId[i] = rStack[k];
+        payloadOffset[i] = rPayload[k];
+        payloadLength[i] = rPayloadSize[k];
+        labelListId[i] = rLabel[k];
+        flags[i] = rFlags[k];
+        blockOffset[i] = blockStart;
+        if (!v6) {
+          activityIdOffset[i] = rActivity[k];
+          relatedActivityIdOffset[i] = rRelated[k];
+        }
+      }
+      const i2 = 2 * i;
+      timestamp[i2] = rTsLo[k];
+      timestamp[i2 + 1] = rTsHi[k];
       const ctLo = rCtLo[k], ctHi = rCtHi[k];
-      captureThreadId[2 * i] = ctLo;
-      captureThreadId[2 * i + 1] = ctHi;
-      threadId[2 * i] = rThLo[k];
-      threadId[2 * i + 1] = rThHi[k];
-      processorNumber[i] = rProc[k];
+      captureThreadId[i2] = ctLo;
+      captureThreadId[i2 + 1] = ctHi;
+      threadId[i2] = rThLo[k];
+      threadId[i2 + 1] = rThHi[k];
+      const md = id < METADATA_DIRECT ? metadataRow[id] - 1 : metadataById.get(id) ?? -1;
+      if (md < 0) this.warn(NW_UNKNOWN_METADATA, rRecord[k], `event references undefined metadata id ${id}`);
+      metadata[i] = md;
       const sid = rStack[k];
-      stackId[i] = sid;
       let st = -1;
       if (sid !== 0) {
-        const row = stackById.get(sid);
-        if (row === undefined) this.warn(NW_UNKNOWN_STACK, start, `stack id ${sid} not defined since the last sequence point`);
-        else st = row;
+        if (sid < stackDirect) {
+          if (stackEpoch[sid] === epoch) st = stackRow[sid];
+        } else if (sid >= STACK_DIRECT) {
+          st = stackById.get(sid) ?? -1;
+        }
+        if (st < 0) this.warn(NW_UNKNOWN_STACK, rRecord[k], `stack id ${sid} not defined since the last sequence point`);
       }
       stack[i] = st;
-      payloadOffset[i] = rPayload[k];
-      payloadLength[i] = rPayloadSize[k];
-      const lid = rLabel[k];
-      labelListId[i] = lid;
       let list = -1;
       if (v6) {
+        const lid = rLabel[k];
         let a = 0, r = 0;
         if (lid !== 0) {
           const row = this.labelListByIndex.get(lid);
-          if (row === undefined) this.warn(NW_BAD_ROW, start, `label list ${lid} not defined since the last sequence point`);
+          if (row === undefined) this.warn(NW_BAD_ROW, rRecord[k], `label list ${lid} not defined since the last sequence point`);
           else {
             list = row;
             a = this.labelLists.activityIdOffset[row];
@@ -1204,29 +1278,43 @@ class Reader {
         }
         activityIdOffset[i] = a;
         relatedActivityIdOffset[i] = r;
-      } else {
-        activityIdOffset[i] = rActivity[k];
-        relatedActivityIdOffset[i] = rRelated[k];
       }
       labelList[i] = list;
-      flags[i] = rFlags[k];
-      blockOffset[i] = blockStart;
       i++;
-      // checkSequence, its map entry for this thread kept in `threadLast` until the thread changes
+      // checkSequence over the cache
+      const seq = rSeq[k];
       const key = ctHi === 0 ? ctLo : threadKey(ctLo, ctHi);
       if (key !== thread) {
-        if (thread !== undefined) lastSequence.set(thread, threadLast!);
         thread = key;
-        threadLast = lastSequence.get(key);
+        slot = -1;
+        for (let j = 0; j < seqKey.length; j++) {
+          if (seqKey[j] === key) {
+            slot = j;
+            break;
+          }
+        }
+        if (slot < 0) {
+          if (seqKey.length < SEQUENCE_CACHE) {
+            slot = seqKey.length;
+            seqKey.push(key);
+            seqLast.push(lastSequence.get(key));
+          } else {
+            slot = evict;
+            evict = (evict + 1) % SEQUENCE_CACHE;
+            lastSequence.set(seqKey[slot], seqLast[slot]!);
+            seqKey[slot] = key;
+            seqLast[slot] = lastSequence.get(key);
+          }
+        }
       }
-      const last = threadLast;
-      threadLast = seq;
+      const last = seqLast[slot];
+      seqLast[slot] = seq;
       if (last === undefined || (!v6 && last === 0)) continue;
       const gap = (seq - last - 1) | 0;
       if (gap > 0) this.eventsLost += gap;
-      else if (gap < 0) this.warn(NW_SEQUENCE_BACKWARDS, start, `sequence number of capture thread ${key} went from ${last} to ${seq}`);
+      else if (gap < 0) this.warn(NW_SEQUENCE_BACKWARDS, rRecord[k], `sequence number of capture thread ${key} went from ${last} to ${seq}`);
     }
-    if (thread !== undefined) lastSequence.set(thread, threadLast!);
+    for (let j = 0; j < seqKey.length; j++) lastSequence.set(seqKey[j], seqLast[j]!);
     ev.length = i;
   }
 
@@ -1238,6 +1326,40 @@ class Reader {
     const gap = (seq - last - (sequencePoint ? 0 : 1)) | 0;
     if (gap > 0) this.eventsLost += gap;
     else if (gap < 0) this.warn(NW_SEQUENCE_BACKWARDS, at, `sequence number of capture thread ${thread} went from ${last} to ${seq}`);
+  }
+
+  /** stackById.set, the small ids in stackRow. */
+  setStack(id: number, row: number): void {
+    if (id >= STACK_DIRECT) {
+      this.stackById.set(id, row);
+      return;
+    }
+    if (id >= this.stackRow.length) {
+      const n = Math.min(STACK_DIRECT, Math.max(1024, 2 * this.stackRow.length, id + 1));
+      this.stackRow = grown(this.stackRow, n);
+      this.stackEpoch = grown(this.stackEpoch, n);
+    }
+    this.stackRow[id] = row;
+    this.stackEpoch[id] = this.stackEpochNow;
+  }
+
+  /** stackById.clear, stackRow's too. */
+  clearStacks(): void {
+    this.stackById.clear();
+    if (++this.stackEpochNow > 0xffffffff) {
+      this.stackEpoch.fill(0);
+      this.stackEpochNow = 1;
+    }
+  }
+
+  /**
+   * An estimate of the events the window will hold, `rows` of them in its bytes up to `at`: the rows
+   * per byte so far over the bytes at hand, a little more.
+   */
+  expectedEvents(rows: number, at: number): number {
+    const read = this.base + at - this.windowFrom;
+    if (read <= 0) return 0;
+    return (rows + (rows / read) * Math.min(this.expectBytes, Math.max(0, this.len - at))) * 1.0625 + 64;
   }
 
   lookupMetadata(id: number, at: number): number {
@@ -1336,6 +1458,7 @@ class Reader {
     }
     if (this.metadataById.has(md.metadataId)) this.warn(NW_METADATA_REDEFINED, at, `metadata id ${md.metadataId} defined again; the new definition wins`);
     this.metadataById.set(md.metadataId, this.metadata.length);
+    if (md.metadataId < METADATA_DIRECT) this.metadataRow[md.metadataId] = this.metadata.length + 1;
     this.metadata.push(md);
   }
 
@@ -1478,7 +1601,7 @@ class Reader {
       const p = this.need(size, "stack");
       const ptr = this.header.pointerSize;
       const id = (firstId + i) >>> 0;
-      this.stackById.set(id, this.stacks.add(id, p, size - (size % ptr)));
+      this.setStack(id, this.stacks.add(id, p, size - (size % ptr)));
     }
     if (this.pos < this.end) this.warn(NW_BLOCK_TRAILING, this.pos, `${this.end - this.pos} bytes after the last stack of the block`);
   }
@@ -1501,10 +1624,13 @@ class Reader {
       this.checkSequence(bigThreadKey(id), seq, tAt, true);
     }
     if (this.pos < this.end) this.warn(NW_BLOCK_TRAILING, this.pos, `${this.end - this.pos} bytes after the sequence point's thread list`);
-    this.stackById.clear();
+    this.clearStacks();
     this.labelListByIndex.clear();
     if (flags & 1) this.threadByIndex.clear();
-    if (flags & 2) this.metadataById.clear();
+    if (flags & 2) {
+      this.metadataById.clear();
+      this.metadataRow.fill(0);
+    }
   }
 
   // ---- V6 threads and label lists (§10) ----
@@ -1638,6 +1764,7 @@ class Reader {
    */
   takeWindow(error: NettraceFormatError | null): NettraceFile {
     const f = this.result(error);
+    this.windowFrom = this.base + this.pos;
     this.events = new EventColumns();
     this.stacks = new StackColumns();
     this.blocks = new BlockColumns();
@@ -1748,6 +1875,8 @@ export class NettraceStreamReader {
   constructor(walker?: NettraceWalker, private readonly windowBytes = 32 << 20) {
     this.reader = new Reader(new Uint8Array(0), walker);
     this.reader.final = false;
+    this.reader.expectBytes = windowBytes;
+    this.reader.expectTimes = 4;
   }
 
   /** Takes the next bytes of the file; yields the windows they complete. */
