@@ -6,7 +6,9 @@
 // interned/inline stacks, sequence points, the V6 thread and label-list tables, warnings and at most
 // one fatal NettraceFormatError. It never throws for bad input: a truncated or corrupt file yields
 // everything decoded before the fault plus `error` (with the byte offset); damage inside a block whose
-// framing is intact yields a warning and decoding resumes at the next block.
+// framing is intact yields a warning and decoding resumes at the next block. NettraceStreamReader reads
+// a file as it arrives, in windows between sequence points (positions are then a window's; errors and
+// warnings still give file offsets).
 //
 // Events are listed in file order (not the time order TraceEvent dispatches in, §13); payloads are not
 // decoded. The records of V4+ Event and Metadata blocks are framed by a walker (nettrace-walk.ts): the

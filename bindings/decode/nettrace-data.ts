@@ -5,7 +5,8 @@
 // extended items. Events are EVENT_HEADER rows of the file's pointer size, so the .NET runtime's
 // events decode with the same schema as on Windows.
 //
-// For now the whole file is read into memory; the per-event walk runs on the engine asked for.
+// A file is read whole (nettraceData) or in windows, one per sequence point (nettraceWindows, for
+// streams); the per-event walk runs on the engine asked for, the rest in TypeScript on either.
 
 import * as C from "../../assembly/codes.js";
 import { readNettrace, NettraceStreamReader, EVENT_SORTED, MAX_NETTRACE_WARNINGS, type NettraceFile, type NettraceMetadata, type NettraceWarning } from "../core/nettrace.js";
