@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// A mutation campaign over the corpus, the bundled sample and synthetic traces, with the mutators and
-// checks of test/fuzz.test.ts (test/helpers/mutate.ts) on random seeds. Run after `npm run build`:
+// A mutation campaign over the corpus (.etl and EventPipe files), the bundled sample and synthetic traces,
+// with the mutators and checks of test/fuzz.test.ts (test/helpers/mutate.ts, mutate-nettrace.ts) on
+// random seeds. Run after `npm run build`:
 //
 //   npm run fuzz -- --minutes 10 [--seed S] [--workers 2] [--out fuzz-failures] [--only xp.,rec.size]
 //   npm run fuzz -- --replay gcevents.etl:123456     one case again, with its steps and problems
@@ -21,6 +22,7 @@ import { randomInt } from "node:crypto";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const CORPUS = resolve(ROOT, "..", "shared", "corpus", "etl");
+const EVENTPIPE = resolve(ROOT, "..", "shared", "corpus", "nettrace");
 
 /** test/helpers/mutate.ts (and what it imports) as one ES module; dist/ stays external, as the tests use it. */
 async function bundleHarness() {
@@ -47,6 +49,11 @@ async function bundleHarness() {
 async function loadHarness(file) {
   await import(pathToFileURL(join(ROOT, "dist", "bindings", "node.js")).href);
   return import(pathToFileURL(file).href);
+}
+
+/** The .etl bases (corpus, sample, synthetic) and the EventPipe ones (corpus .nettrace/.netperf, synthetic V4 and V6). */
+function allBases(h) {
+  return [...h.standardBases(ROOT, existsSync(CORPUS) ? CORPUS : null), ...h.nettraceBases(existsSync(EVENTPIPE) ? EVENTPIPE : null)];
 }
 
 /** The k-th case of a campaign: a base and a seed, both from the campaign seed. */
@@ -88,7 +95,7 @@ async function main() {
   const harness = await bundleHarness();
   process.on("exit", () => rmSync(harness, { force: true }));
   const h = await loadHarness(harness);
-  const bases = h.standardBases(ROOT, existsSync(CORPUS) ? CORPUS : null);
+  const bases = allBases(h);
   if (!existsSync(CORPUS)) console.warn(`notice: ${CORPUS} not found; the campaign runs on the sample and synthetic traces only`);
 
   if (o.replay || o.input) {
@@ -101,7 +108,7 @@ async function main() {
       const name = o.replay.slice(0, at), seed = Number(o.replay.slice(at + 1)) >>> 0;
       const base = bases.find((b) => b.name === name);
       if (!base) throw new Error(`no base ${name}; bases: ${bases.map((b) => b.name).join(", ")}`);
-      const c = h.mutateCase(seed, base, bases, o.only);
+      const c = h.mutateAnyCase(seed, base, bases, o.only);
       bytes = c.bytes;
       label = `${name} seed ${seed}`;
       console.log(`${label}: ${bytes.length} bytes\n  ${c.steps.join("\n  ")}`);
@@ -129,11 +136,12 @@ async function main() {
     if (failing > 200) return;
     mkdirSync(o.out, { recursive: true });
     const base = bases.find((b) => b.name === c.base);
-    const again = h.mutateCase(c.seed, base, bases, o.only);
+    const again = h.mutateAnyCase(c.seed, base, bases, o.only);
     const stem = join(o.out, `${basename(c.base).replace(/[^\w.-]/g, "_")}-${c.seed}`);
-    writeFileSync(`${stem}.etl`, again.bytes);
+    const ext = /\.(nettrace|netperf)$/.test(c.base) ? ".nettrace" : ".etl";
+    writeFileSync(`${stem}${ext}`, again.bytes);
     const replay = h.replayCommand(c, o.only);
-    writeFileSync(`${stem}.json`, JSON.stringify({ base: c.base, seed: c.seed, campaign, case: c.k, steps: again.steps, problems, replay, input: `npm run fuzz -- --input ${stem}.etl` }, null, 2) + "\n");
+    writeFileSync(`${stem}.json`, JSON.stringify({ base: c.base, seed: c.seed, campaign, case: c.k, steps: again.steps, problems, replay, input: `npm run fuzz -- --input ${stem}${ext}` }, null, 2) + "\n");
     console.log(`FAIL ${c.base} seed ${c.seed}: ${again.steps.join("; ")}\n  ${problems.slice(0, 3).join("\n  ")}\n  replay: ${replay}`);
   };
 
@@ -216,12 +224,12 @@ async function main() {
 async function runWorker() {
   const { harness, campaign, first, stride, guardMs, only } = workerData;
   const h = await loadHarness(harness);
-  const bases = h.standardBases(ROOT, existsSync(CORPUS) ? CORPUS : null);
+  const bases = allBases(h);
   let stopping = false;
   parentPort.on("message", (m) => { if (m === "stop") stopping = true; });
   for (let k = first; !stopping; k += stride) {
     const { base, seed } = caseOf(h, bases, campaign, k);
-    const c = h.mutateCase(seed, base, bases, only);
+    const c = h.mutateAnyCase(seed, base, bases, only);
     parentPort.postMessage({ type: "start", k, base: base.name, seed, steps: c.steps });
     const r = await h.checkInput(c.bytes, seed);
     if (r.ms > guardMs) r.problems.push(`took ${Math.round(r.ms)} ms (limit ${guardMs} ms)`);

@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { openTrace, EtlFormatError, EtlDecodeError, type Trace, type OpenOptions } from "../../dist/bindings/index.js";
 import { concatBytes } from "../../dist/bindings/decode/trace-data.js";
 import { xpressCompress } from "../../bindings/generator/xpress-compress.js";
+import { mutateNettraceCase, nettraceBases } from "./mutate-nettrace.js";
 import { mulberry32 } from "../../bindings/generator/random.js";
 import { compareEngines, traceDifferences, show, syntheticTrace, type Outcome } from "./engines.js";
 
@@ -1006,6 +1007,17 @@ export function mutateCase(seed: number, base: Base, donors: readonly Base[] = [
   }
   return { seed, base: base.name, steps, mutators, bytes: c.bytes };
 }
+
+/** Whether a base is an EventPipe file (.nettrace, .netperf): mutated by mutate-nettrace.ts. */
+export const isEventPipeBase = (base: Base) => /\.(nettrace|netperf)$/.test(base.name);
+
+/** The mutated input of case `seed` on any base: EventPipe files by their own mutators, .etl by these. */
+export function mutateAnyCase(seed: number, base: Base, donors: readonly Base[] = [], only?: string): Case {
+  if (isEventPipeBase(base)) return mutateNettraceCase(seed, base);
+  return mutateCase(seed, base, donors.filter((d) => !isEventPipeBase(d)), only);
+}
+
+export { nettraceBases };
 
 /** A case seed for the k-th case on a base: distinct streams per base name. */
 export function caseSeed(base: string, k: number, salt = 0): number {
