@@ -125,9 +125,10 @@ export class NettraceFormatError extends Error {
     readonly code: number,
     /** Byte offset in the input. */
     readonly offset: number,
-    message: string,
+    /** What went wrong, without the offset (the message adds it). */
+    readonly reason: string,
   ) {
-    super(`${message} (at byte offset ${offset})`);
+    super(`${reason} (at byte offset ${offset})`);
   }
 }
 
@@ -1065,7 +1066,7 @@ class Reader {
       if (!(e instanceof NettraceFormatError)) throw e;
       // A truncated block: the caller reports the truncation as the fatal error.
       if (contentEnd > this.len) return;
-      this.warn(NW_BLOCK_DAMAGED, e.offset - this.base, `${e.message.replace(/ \(at byte offset \d+\)$/, "")}; rest of the block at ${this.base + blockStart} skipped`);
+      this.warn(NW_BLOCK_DAMAGED, e.offset - this.base, `${e.reason}; rest of the block at ${this.base + blockStart} skipped`);
     }
   }
 
@@ -1446,7 +1447,7 @@ class Reader {
       this.defineMetadata(md, p);
     } catch (e) {
       if (!(e instanceof NettraceFormatError)) throw e;
-      this.warn(NW_BAD_METADATA, e.offset - this.base, `metadata record at ${this.base + p} unreadable: ${e.message.replace(/ \(at byte offset \d+\)$/, "")}`);
+      this.warn(NW_BAD_METADATA, e.offset - this.base, `metadata record at ${this.base + p} unreadable: ${e.reason}`);
     } finally {
       this.pos = savePos;
       this.end = saveEnd;
@@ -1584,7 +1585,7 @@ class Reader {
         this.defineMetadata(md, rowAt);
       } catch (e) {
         if (!(e instanceof NettraceFormatError)) throw e;
-        this.warn(NW_BAD_METADATA, e.offset - this.base, `V6 metadata row at ${this.base + rowAt} unreadable: ${e.message.replace(/ \(at byte offset \d+\)$/, "")}`);
+        this.warn(NW_BAD_METADATA, e.offset - this.base, `V6 metadata row at ${this.base + rowAt} unreadable: ${e.reason}`);
       }
       this.pos = rowEnd;
       this.end = outer;
@@ -1661,7 +1662,7 @@ class Reader {
         this.threads.push(th);
       } catch (e) {
         if (!(e instanceof NettraceFormatError)) throw e;
-        this.warn(NW_BAD_ROW, e.offset - this.base, `thread row at ${this.base + rowAt} unreadable: ${e.message.replace(/ \(at byte offset \d+\)$/, "")}`);
+        this.warn(NW_BAD_ROW, e.offset - this.base, `thread row at ${this.base + rowAt} unreadable: ${e.reason}`);
       }
       this.pos = p + size;
       this.end = outer;

@@ -47,15 +47,12 @@ export function fillNettraceClr(data: TraceData, place?: ClrPlace): void {
   const provClr = new Int8Array(data.providerCount);
   for (let i = 0; i < data.providerCount; i++) provClr[i] = clrProviderIndex(formatGuid(data.bytes, data.providersOffset + i * C.PROV_STRIDE + C.PROV_GUID));
   if (!provClr.some((p) => p >= 0) || data.eventCount === 0) return;
-  let s: CoreState, store: number;
-  if (place) {
-    s = place.s;
-    store = place.at;
-  } else {
-    s = new CoreState();
-    reserveMemory(s, HEAP_BASE + data.bytes.length + 80 * data.eventCount + (4 << 20));
-    store = put(s, data.bytes);
+  if (!place) {
+    place = clrPlace(data.bytes.length, data.eventCount);
+    if (!place) return;
+    place.s.u8.set(data.bytes, place.at);
   }
+  const { s, at: store } = place;
   const e = data.events;
   const provider = put(s, e.provider), headerType = put(s, e.headerType), eventId = put(s, e.eventId), version = put(s, e.version);
   const payloadLength = put(s, e.payloadLength);

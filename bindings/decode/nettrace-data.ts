@@ -87,7 +87,7 @@ export function dispatchOrder(file: NettraceFile): Uint32Array {
   const next = new Int32Array(n).fill(-1);
   const thWords = new Uint32Array(ev.captureThreadId.buffer, ev.captureThreadId.byteOffset, 2 * n);
   const queueOf = new Map<number | bigint, number>();
-  let head: number[] = [], tail: number[] = [], since: number[] = [];
+  const head: number[] = [], tail: number[] = [], since: number[] = [];
   let queues = 0;
   let clock = 0;
   // heap of queue indices with a non-empty queue
@@ -190,7 +190,6 @@ export function dispatchOrder(file: NettraceFile): Uint32Array {
     tail[q] = i;
   }
   flush(-1);
-  head = tail = since = [];
   return order;
 }
 
@@ -308,7 +307,7 @@ export class NettraceTables {
   async window(file: NettraceFile, final: boolean): Promise<TraceData & { nettrace: NettraceInfo }> {
     const err = final ? file.error : null;
     const windowEnd = ((file as { base?: number }).base ?? 0) + file.bytes.length;
-    if (err && file.events.length === 0 && this.rows === 0) throw new EtlFormatError(err.code, err.offset, `not a readable EventPipe file: ${err.message.replace(/ \(at byte offset \d+\)$/, "")}`);
+    if (err && file.events.length === 0 && this.rows === 0) throw new EtlFormatError(err.code, err.offset, `not a readable EventPipe file: ${err.reason}`);
     const input = file.bytes;
     const { header, events: ev, metadata, stacks } = file;
     const ptr = header.pointerSize === 4 ? 4 : 8;
@@ -561,8 +560,8 @@ export class NettraceTables {
     // the typed .NET runtime tables, by the core's routine
     if (this.options.clrTables !== false) fillNettraceClr(data, place);
     if (err) {
-      data.decodeError = new EtlDecodeError(err.offset, `decoding stopped: ${err.message.replace(/ \(at byte offset \d+\)$/, "")}`);
-      data.incomplete = { reason: "decode-error", offset: err.offset, message: err.message.replace(/ \(at byte offset \d+\)$/, "") };
+      data.decodeError = new EtlDecodeError(err.offset, `decoding stopped: ${err.reason}`);
+      data.incomplete = { reason: "decode-error", offset: err.offset, message: err.reason };
       data.decodedBytes = err.offset;
     }
     return data;

@@ -21,6 +21,7 @@ import { bytesText, enumText, fFixed, filetimeText, gText, hex8, n0, nFixed } fr
 import { isTraceLogBookkeeping, type PerfViewTrace } from "./perfview.js";
 import { clrFieldValues, formatValue, payloadPairs, PayloadContext, type ClrFieldValue } from "./traceevent-payload.js";
 import { TOXML_EVENTS, TOXML_STRUCTS } from "./generated/traceevent-toxml.js";
+import { fits, hostOffset, i16, i32, i64, readPtr, u32 } from "./payload-bytes.js";
 
 /** TraceEvent's newline (Environment.NewLine of the Windows machines the baselines come from). */
 const NL = "\r\n";
@@ -270,18 +271,13 @@ function perHeapGenData(row: EventRow): string {
   const p = row.payload;
   const ptr = row.pointerSize;
   const v = row.version;
-  // version 3 on: after the fixed fields and Count (58 bytes with 4-byte pointers); before: at the start
-  const first = v >= 3 ? 58 + 7 * (ptr - 4) : 0;
+  // version 3 on: after the fixed fields and Count (HostOffset(54, 7) + 4); before: at the start
+  const first = v >= 3 ? hostOffset(54, 7, ptr) + 4 : 0;
   let s = "";
   GENERATIONS.forEach((name, g) => {
     const base = first + 10 * ptr * g;
-    const a = (k: number): bigint => {
-      const o = base + k * ptr;
-      if (o + ptr > p.length) return 0n;
-      let x = 0n;
-      for (let b = ptr - 1; b >= 0; b--) x = (x << 8n) | BigInt(p[o + b]);
-      return ptr === 8 ? BigInt.asIntN(64, x) : x;
-    };
+    // GetIntPtrAt: signed on 64-bit
+    const a = (k: number): bigint => (ptr === 8 ? i64(p, base + 8 * k) : BigInt(u32(p, base + 4 * k)));
     const attrs: [string, bigint][] = [];
     if (v === 0) {
       attrs.push(["SizeBefore", a(0)], ["SizeAfter", a(1)], ["Fragmentation", a(4)], ["ObjSizeAfter", a(1) - a(4)],
@@ -376,11 +372,9 @@ export function eventXml(row: EventRow, ctx: PayloadContext, processes: ProcessT
 /** MethodILToNativeMap's pairs, a line each: "  IL->Native" (IL -2 prolog, -3 epilog). */
 function ilToNativeLines(row: EventRow): string {
   const p = row.payload;
-  const v = new DataView(p.buffer, p.byteOffset, p.length);
-  if (p.length < 19) return "";
-  const n = v.getInt16(17, true);
+  const n = i16(p, 17);
   let s = "";
-  for (let i = 0; i < n && 19 + 4 * (n + i) + 4 <= p.length; i++) s += `  ${v.getInt32(19 + 4 * i, true)}->${v.getInt32(19 + 4 * (n + i), true)}` + NL;
+  for (let i = 0; i < n && fits(p, 19 + 4 * (n + i), 4); i++) s += `  ${i32(p, 19 + 4 * i)}->${i32(p, 19 + 4 * (n + i))}` + NL;
   return s;
 }
 
@@ -390,11 +384,7 @@ function frameText(row: EventRow, at: number, count: FieldValue | undefined): st
   const ptr = row.pointerSize;
   const n = typeof count === "number" ? count : Math.floor((p.length - at) / ptr);
   let s = "";
-  for (let i = 0; i < n && at + (i + 1) * ptr <= p.length; i++) {
-    let x = 0n;
-    for (let b = ptr - 1; b >= 0; b--) x = (x << 8n) | BigInt(p[at + i * ptr + b]);
-    s += "  0x" + x.toString(16);
-  }
+  for (let i = 0; i < n && fits(p, at + i * ptr, ptr); i++) s += "  0x" + readPtr(p, at + i * ptr, ptr).toString(16);
   return s;
 }
 
