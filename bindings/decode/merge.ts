@@ -12,7 +12,7 @@
 import * as C from "../../assembly/codes.js";
 import { clrProgram } from "../schema/clr-program.js";
 import { EtlDecodeError } from "./errors.js";
-import { align8, concatBytes, EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type TraceData } from "./trace-data.js";
+import { align8, EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type TraceData } from "./trace-data.js";
 import { logfileCopy, rebaseLogfile } from "./builder.js";
 import { joinBlocks, moveBlock } from "./clr-blocks.js";
 import type { TraceIncomplete } from "./errors.js";

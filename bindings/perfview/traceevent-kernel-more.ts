@@ -8,7 +8,7 @@ import type { EnumDef } from "./traceevent-overlay.js";
 import { addr, enumText, int, long, nFixed } from "./dotnet-format.js";
 import { utf16z } from "../tables/payload-strings.js";
 import type { KernelState, Pairs } from "./traceevent-kernel.js";
-import { hostOffset, i16, i32, i64, readPtr, u16, u64 } from "./payload-bytes.js";
+import { hostOffset, i16, i32, i64, readPtr, u64 } from "./payload-bytes.js";
 
 const en = (e: EnumDef, v: number) => enumText(v, e.members, e.flags);
 

@@ -5,7 +5,7 @@
 import * as C from "../../assembly/codes.js";
 import type { EventRow } from "../tables/event-table.js";
 import type { EventNameParts } from "../naming/event-names.js";
-import { enumText, filetimeText, hex8, n0, nFixed } from "./dotnet-format.js";
+import { enumText, filetimeText, n0, nFixed } from "./dotnet-format.js";
 import { readProcessPayload, type ProcessTable } from "../tables/processes.js";
 import type { EnumDef } from "./traceevent-overlay.js";
 import { ansiz, utf16z } from "../tables/payload-strings.js";

@@ -11,15 +11,14 @@ import type { EventRow } from "../tables/event-table.js";
 import type { FieldValue } from "../schema/clr-payload.js";
 import type { DescribedPayload } from "../schema/eventpipe-payload.js";
 import {
-  TC_BOOLEAN, TC_BOOLEAN8, TC_BYTE, TC_CHAR, TC_DATETIME, TC_DOUBLE, TC_GUID, TC_INT16, TC_INT32, TC_INT64, TC_SBYTE,
-  TC_SINGLE, TC_STRING, TC_UINT16, TC_UINT32, TC_UINT64, TC_VARINT, TC_VARUINT, TC_UTF8_CODE_UNIT, TC_ARRAY,
-  TC_FIXED_ARRAY, TC_RELLOC, TC_DATALOC, type NettraceType,
+  TC_BOOLEAN, TC_BOOLEAN8, TC_DATETIME, TC_DOUBLE, TC_INT32, TC_INT64, TC_SINGLE, TC_UINT64, TC_VARINT, TC_VARUINT, type NettraceType,
 } from "../core/nettrace.js";
 import { eventNameParts } from "../naming/event-names.js";
 import { buildProcessTable, type ProcessTable } from "../tables/processes.js";
-import { bytesText, enumText, fFixed, filetimeText, gText, hex8, n0, nFixed } from "./dotnet-format.js";
+import { bytesText, enumText, fFixed, filetimeText, gText, hex8, n0 } from "./dotnet-format.js";
 import { isTraceLogBookkeeping, type PerfViewTrace } from "./perfview.js";
 import { clrFieldValues, formatValue, payloadPairs, PayloadContext, type ClrFieldValue } from "./traceevent-payload.js";
+import type { ValueKind } from "./traceevent-overlay.js";
 import { TOXML_EVENTS, TOXML_STRUCTS } from "./generated/traceevent-toxml.js";
 import { fits, hostOffset, i16, i32, i64, readPtr, u32 } from "./payload-bytes.js";
 
@@ -306,25 +305,18 @@ function payloadString(t: NettraceType, name: string, v: FieldValue | undefined)
   if (typeof v === "string") return v;
   if (Array.isArray(v)) return "[" + v.map((x) => plainText(t.elementType ?? t, x)).join(",") + "]";
   if (v instanceof Uint8Array) return bytesText(v);
-  switch (t.typeCode) {
-    case TC_INT32:
-      return name === "IPv4Address" && typeof v === "number" ? ipv4(v) : n0(v as number);
-    case TC_INT64:
-    case TC_VARINT:
-      return name === "objectId" ? hex8(v as bigint) : n0(v as bigint);
-    case TC_UINT64:
-    case TC_VARUINT:
-      return hex8(v as bigint);
-    case TC_DOUBLE:
-      return nFixed(v as number, 3);
-    case TC_DATETIME:
-      return filetimeText(v as bigint);
-    case TC_BOOLEAN:
-    case TC_BOOLEAN8:
-      return v ? "True" : "False";
-  }
-  return plainText(t, v);
+  if (t.typeCode === TC_INT32 && name === "IPv4Address" && typeof v === "number") return ipv4(v);
+  if ((t.typeCode === TC_INT64 || t.typeCode === TC_VARINT) && name === "objectId") return hex8(v as bigint);
+  if (t.typeCode === TC_DATETIME) return filetimeText(v as bigint);
+  const kind = PAYLOAD_KINDS[t.typeCode];
+  return kind ? formatValue(kind, v) : plainText(t, v);
 }
+
+/** The .NET type a metadata type code reads as, where PayloadString formats it (formatValue's kinds). */
+const PAYLOAD_KINDS: Partial<Record<number, ValueKind>> = {
+  [TC_INT32]: "int", [TC_INT64]: "long", [TC_VARINT]: "long", [TC_UINT64]: "addr", [TC_VARUINT]: "addr",
+  [TC_DOUBLE]: "double", [TC_BOOLEAN]: "bool", [TC_BOOLEAN8]: "bool",
+};
 
 /** An element's own ToString() (inside arrays PayloadString does not format). */
 function plainText(t: NettraceType, v: FieldValue): string {
