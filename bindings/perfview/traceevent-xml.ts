@@ -305,7 +305,8 @@ function payloadString(t: NettraceType, name: string, v: FieldValue | undefined)
   if (typeof v === "string") return v;
   if (Array.isArray(v)) return "[" + v.map((x) => plainText(t.elementType ?? t, x)).join(",") + "]";
   if (v instanceof Uint8Array) return bytesText(v);
-  if (t.typeCode === TC_INT32 && name === "IPv4Address" && typeof v === "number") return ipv4(v);
+  // (TraceEvent: a non-zero int named IPv4Address as a dotted quad; 0 as a number)
+  if (t.typeCode === TC_INT32 && name === "IPv4Address" && typeof v === "number" && v !== 0) return ipv4(v);
   if ((t.typeCode === TC_INT64 || t.typeCode === TC_VARINT) && name === "objectId") return hex8(v as bigint);
   if (t.typeCode === TC_DATETIME) return filetimeText(v as bigint);
   const kind = PAYLOAD_KINDS[t.typeCode];
