@@ -1870,10 +1870,6 @@ export class NettraceStreamReader {
   private used = 0;
   private base = 0;
   private done = false;
-  /** The header and format, once the Trace object has been read. */
-  get header(): NettraceHeader { return this.reader.header; }
-  /** Every metadata row so far (windows' events refer to them by index). */
-  get metadata(): NettraceMetadata[] { return this.reader.metadata; }
 
   constructor(walker?: NettraceWalker, private readonly windowBytes = 32 << 20) {
     this.reader = new Reader(new Uint8Array(0), walker);

@@ -44,7 +44,7 @@ const DIAGNOSTIC_SOURCE_FIELDS: NettraceField[] = [
 ];
 
 /** The field list an event's payload is read with: its metadata's, or the one TraceEvent substitutes. */
-export function metadataFields(m: NettraceInfo["metadata"][number]): readonly NettraceField[] {
+function metadataFields(m: NettraceInfo["metadata"][number]): readonly NettraceField[] {
   if (m.providerName === SAMPLE_PROFILER && m.eventId === 0) return SAMPLE_FIELDS;
   if (!m.fields.length && m.providerName === DIAGNOSTIC_SOURCE && DIAGNOSTIC_SOURCE_EVENTS.has(m.eventName)) return DIAGNOSTIC_SOURCE_FIELDS;
   return m.fields;
