@@ -27,12 +27,12 @@ export function openTraceInWorker(input: Blob | ArrayBuffer | Uint8Array, option
       if (!given) worker.terminate();
     };
     const onMessage = (e: MessageEvent) => {
-      const m = e.data as { id: number; progress?: number; result?: PackedTrace; error?: { name: string; message: string; code?: number; offset?: number } };
+      const m = e.data as { id: number; progress?: number; result?: PackedTrace; error?: { name: string; message: string; reason?: string; code?: number; offset?: number } };
       if (m.id !== id) return;
       if (m.progress !== undefined) return onProgress?.(m.progress);
       done();
       // Errors cross as plain data: the typed ones are made again, with their offsets.
-      const message = m.error?.message.replace(/ \(at byte offset \d+\)$/, "") ?? "";
+      const message = m.error?.reason ?? m.error?.message ?? "";
       // (an EventPipe file's names come with its metadata)
       if (m.result) traceOf(unpackTraceData(m.result)).then(resolve, reject);
       else if (m.error?.name === "EtlFormatError") reject(new EtlFormatError(m.error.code ?? 0, m.error.offset ?? 0, message));

@@ -33,7 +33,7 @@ scope.onmessage = async (e) => {
     const e = error as Error;
     scope.postMessage({
       id,
-      error: { name: e.name, message: e.message, code: (error as EtlFormatError).code, offset: (error as EtlFormatError | EtlDecodeError).offset },
+      error: { name: e.name, message: e.message, reason: (error as EtlFormatError | EtlDecodeError).reason, code: (error as EtlFormatError).code, offset: (error as EtlFormatError | EtlDecodeError).offset },
     });
   }
 };

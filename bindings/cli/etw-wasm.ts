@@ -532,7 +532,7 @@ async function cmdConvert(files: string[], values: Values): Promise<number> {
   } catch (error) {
     bar?.end();
     if (error instanceof EtlDecodeError) {
-      console.error(stoppedLine(label, size, error.offset, error.offset, error.message.replace(/ \(at byte offset \d+\)$/, "")));
+      console.error(stoppedLine(label, size, error.offset, error.offset, error.reason));
       code = 1;
     } else throw error;
   }
@@ -695,7 +695,7 @@ async function main(argv: string[]): Promise<number> {
     }
   } catch (error) {
     // Nothing decoded at all: no records to write, only where and why.
-    if (error instanceof EtlDecodeError) throw new StoppedError(stoppedLine(file, size, error.offset, error.offset, error.message.replace(/ \(at byte offset \d+\)$/, "")));
+    if (error instanceof EtlDecodeError) throw new StoppedError(stoppedLine(file, size, error.offset, error.offset, error.reason));
     throw error;
   } finally {
     bar?.end();

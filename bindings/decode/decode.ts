@@ -197,7 +197,7 @@ function judge(data: TraceData, end: DecodeEnd, storeFull: boolean): void {
     data.decodedBytes = decoded;
   };
   if (data.decodeError) {
-    stop("decode-error", data.decodeError.offset, data.decodeError.message.replace(/^decoding stopped: /, "").replace(/ \(at byte offset \d+\)$/, ""));
+    stop("decode-error", data.decodeError.offset, data.decodeError.reason.replace(/^decoding stopped: /, ""));
     return;
   }
   const warnings = readWarnings(data);

@@ -10,9 +10,10 @@ export class EtlFormatError extends Error {
     readonly code: number,
     /** Byte offset in the input. */
     readonly offset: number,
-    message: string,
+    /** What went wrong, without the offset (the message adds it). */
+    readonly reason: string,
   ) {
-    super(`${message} (at byte offset ${offset})`);
+    super(`${reason} (at byte offset ${offset})`);
   }
 }
 
@@ -24,10 +25,11 @@ export class EtlDecodeError extends Error {
   override name = "EtlDecodeError";
   constructor(
     readonly offset: number,
-    message: string,
+    /** What went wrong, without the offset (the message adds it). */
+    readonly reason: string,
     options?: { cause?: unknown },
   ) {
-    super(`${message} (at byte offset ${offset})`, options);
+    super(`${reason} (at byte offset ${offset})`, options);
   }
 }
 

@@ -305,7 +305,7 @@ export class SessionMerger {
       const name = this.names[p.file];
       const fileIncomplete = d.incomplete && { ...d.incomplete, message: `${name}: ${d.incomplete.message}` };
       incomplete ??= fileIncomplete;
-      decodeError ??= d.decodeError && new EtlDecodeError(d.decodeError.offset, `${name}: ${d.decodeError.message.replace(/ \(at byte offset \d+\)$/, "")}`, { cause: d.decodeError });
+      decodeError ??= d.decodeError && new EtlDecodeError(d.decodeError.offset, `${name}: ${d.decodeError.reason}`, { cause: d.decodeError });
       files.push({
         name, firstRow: row, rowCount: n, firstBuffer: buffer, bufferCount: d.bufferCount, firstWarning: warning, warningCount: d.warningCount,
         logfileOffset: offsets[5 + fileList.indexOf(p.file)], inputBytes: d.inputBytes, decodedBytes: d.decodedBytes, clock,

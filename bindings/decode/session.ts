@@ -17,9 +17,8 @@ export function namedInputs(files: SessionInput): NamedInput[] {
 
 /** `error` (from decoding one file of several) with the file's name in its message. */
 export function namedError(error: unknown, name: string): unknown {
-  const bare = (m: string) => `${name}: ${m.replace(/ \(at byte offset \d+\)$/, "")}`;
-  if (error instanceof EtlFormatError) return new EtlFormatError(error.code, error.offset, bare(error.message));
-  if (error instanceof EtlDecodeError) return new EtlDecodeError(error.offset, bare(error.message), { cause: error.cause });
+  if (error instanceof EtlFormatError) return new EtlFormatError(error.code, error.offset, `${name}: ${error.reason}`);
+  if (error instanceof EtlDecodeError) return new EtlDecodeError(error.offset, `${name}: ${error.reason}`, { cause: error.cause });
   return error;
 }
 

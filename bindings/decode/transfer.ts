@@ -36,7 +36,7 @@ export function packTraceData(data: TraceData): { message: PackedTrace; transfer
   const columns = <T extends object>(cols: T): T =>
     Object.fromEntries(Object.entries(cols).map(([k, v]) => [k, own(v as ArrayBufferView)])) as T;
   const { bytes, events, ext, clr, release: _r, inCore: _i, decodeError, ...scalars } = data;
-  const stopped = decodeError && { offset: decodeError.offset, message: decodeError.message.replace(/ \(at byte offset \d+\)$/, "") };
+  const stopped = decodeError && { offset: decodeError.offset, message: decodeError.reason };
   const message: PackedTrace = {
     // (the byte store of a one-window trace is the core's memory, which cannot be transferred: copied)
     bytes: own(data.inCore ? bytes.slice() : bytes),
