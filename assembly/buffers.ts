@@ -1,6 +1,7 @@
-// Buffer walk. Input arrives in a staging area as a run of bytes of the file (any chunking);
-// `consume` takes the whole buffers it holds, copies (or decompresses) each one's records into the
-// arena, walks them, and leaves a partial buffer at the front of the staging area for the next call.
+// Buffer walk. The driver stages a run of bytes of the file (any chunking) in memory of its own choosing;
+// `consume` takes the whole buffers among them and walks each one's records where they lie (the rows
+// point into the staged bytes), decompressing compressed buffers into the arena first. What follows
+// the last whole buffer is left for the next call, which the driver makes with those bytes in front.
 
 import {
   W_BAD_BUFFER_SIZE, W_SKIPPED_BYTES, W_TRUNCATED_BUFFER, W_BAD_FILL_OFFSET, W_DECOMPRESS_FAILED,
@@ -11,7 +12,9 @@ import {
   B_TIMESTAMP, B_FIRST_ROW, B_ROW_COUNT, B_DATA, B_DATA_LENGTH, B_BUFFER_SIZE, B_SAVED_OFFSET, B_FILLED,
   B_PROCESSOR, B_LOGGER_ID, B_FLAGS, B_TYPE, B_STATUS, B_RAW_PROCESSOR,
 } from "./codes";
-import { addBuffer, buffersSeen, ensureRows, warn, arenaReserve, arenaCommit, rowCount, allocate, release, windowFull } from "./tables";
+import {
+  addBuffer, buffersSeen, ensureRows, warn, arenaReserve, arenaUnreserve, windowTakes, windowCommit, rowCount, rowsFit,
+} from "./tables";
 import { walkRecords, walkAbandoned } from "./records";
 import { xpressDecompress, xpressProduced } from "./xpress";
 import { parseLogfileHeader, logfileHeader } from "./logfile";
@@ -20,9 +23,7 @@ const HDR: u32 = BUFFER_HEADER_SIZE;
 const FLAG_COMPRESSED: u32 = BUFFER_FLAG_COMPRESSED;
 const MAX_BUF: u32 = MAX_BUFFER;
 
-export let staging: usize = 0;
-export let stagingCap: u32 = 0;
-export let wantBytes: u32 = 0; // bytes the next buffer needs at the front of the staging area
+export let wantBytes: u32 = 0; // bytes the next buffer needs at the front of the unconsumed input
 export let done: bool = false;
 export let fatalCode: u32 = 0;
 export let fatalOffset: f64 = 0;
@@ -32,16 +33,13 @@ let resyncFrom: f64 = 0;
 let resyncNonZero = false;
 let compressionFormat: u32 = COMPRESSION_XPRESS;
 
-export function resetBuffers(cap: u32): void {
+export function resetBuffers(): void {
   wantBytes = 0;
   done = false;
   fatalCode = 0;
   fatalOffset = 0;
   resyncing = false;
   compressionFormat = COMPRESSION_XPRESS;
-  staging = allocate(cap);
-  stagingCap = staging != 0 ? cap : 0;
-  if (staging == 0) outOfMemory(cap);
 }
 
 /** The compression format buffer 0 named (a trace continued by another core needs it: resumeAt). */
@@ -53,24 +51,9 @@ export function setCompression(format: u32): void {
   compressionFormat = format;
 }
 
-/** Moves the staging area to `cap` bytes, keeping its first `keep` bytes; stops decoding if memory is exhausted. */
-export function growStaging(cap: u32, keep: u32): void {
-  let fresh = allocate(cap);
-  if (fresh == 0) { outOfMemory(cap); return; }
-  memory.copy(fresh, staging, min<u32>(keep, cap));
-  release(staging);
-  staging = fresh;
-  stagingCap = cap;
-}
-
 function fatal(code: u32, offset: f64): void {
   fatalCode = code;
   fatalOffset = offset;
-  done = true;
-}
-
-function outOfMemory(bytes: u32): void {
-  warn(W_CAPACITY, -1, -1, -1, bytes);
   done = true;
 }
 
@@ -175,9 +158,15 @@ function processBuffer(b: usize, bs: u32, avail: u32, off: f64, tentative: bool)
     if (end > avail) end = avail;
     dlen = end - HDR;
     if (tentative && !firstRecordSound(b + HDR, dlen)) return REJECTED;
-    data = arenaReserve(dlen);
-    if (data == 0) { if (windowFull) return NEXT_WINDOW; done = true; return TAKEN; }
-    memory.copy(data, b + HDR, dlen);
+    if (!windowTakes(dlen) || !rowsFit((dlen >> 3) + 1)) return NEXT_WINDOW;
+    // Records are walked where they lie; those of a buffer that is not 8-byte aligned (after damage)
+    // are copied to the arena first, so that every record is aligned as the tables assume.
+    data = b + HDR;
+    if ((data & 7) != 0 && dlen > 0) {
+      data = arenaReserve(dlen);
+      if (data == 0) { done = true; return TAKEN; }
+      memory.copy(data, b + HDR, dlen);
+    }
   } else {
     status |= BS_COMPRESSED;
     let expected = filled >= HDR && filled <= MAX_BUF ? filled - HDR
@@ -193,11 +182,13 @@ function processBuffer(b: usize, bs: u32, avail: u32, off: f64, tentative: bool)
       problemDetail = filled;
       status |= BS_SKIPPED;
     } else {
+      if (!windowTakes(expected) || !rowsFit((expected >> 3) + 1)) return NEXT_WINDOW;
       data = arenaReserve(expected);
-      if (data == 0) { if (windowFull) return NEXT_WINDOW; done = true; return TAKEN; }
+      if (data == 0) { done = true; return TAKEN; }
       if (xpressDecompress(0, b + HDR, avail - HDR, data, expected)) {
         dlen = expected;
       } else if (tentative) {
+        arenaUnreserve(expected);
         return REJECTED;
       } else if (truncated) {
         // The bytes we have are sound; keep the records they complete.
@@ -207,14 +198,15 @@ function processBuffer(b: usize, bs: u32, avail: u32, off: f64, tentative: bool)
         problemDetail = xpressProduced;
         status |= BS_SKIPPED;
       }
-      if (tentative && !firstRecordSound(data, dlen)) return REJECTED;
+      if (tentative && !firstRecordSound(data, dlen)) { arenaUnreserve(expected); return REJECTED; }
+      arenaUnreserve(expected - dlen);
     }
   }
   if (index == 0 && !isLogfileHeaderRecord(data, dlen)) { fatal(E_NO_LOGFILE_HEADER, off + HDR); return TAKEN; }
 
   let bp = addBuffer();
   if (bp == 0) { stop(W_CAPACITY, off, bs); return TAKEN; }
-  arenaCommit(dlen);
+  windowCommit(dlen);
   store<f64>(bp + B_FILE_OFFSET, off);
   store<i64>(bp + B_SEQUENCE, load<i64>(b, 0x18));
   store<i64>(bp + B_TIMESTAMP, ts);
@@ -225,7 +217,8 @@ function processBuffer(b: usize, bs: u32, avail: u32, off: f64, tentative: bool)
   store<u16>(bp + B_FLAGS, <u16>flags);
   store<u16>(bp + B_TYPE, <u16>type);
   store<u16>(bp + B_RAW_PROCESSOR, <u16>rawProc);
-  store<u32>(bp + B_DATA, <u32>data);
+  // (a buffer without records has no data address: its records, if any, were not kept)
+  store<u32>(bp + B_DATA, dlen > 0 ? <u32>data : 0);
   store<u32>(bp + B_DATA_LENGTH, dlen);
   if (index == 0 && type != 4) warn(W_HEADER_BUFFER_TYPE, off, index, -1, type);
   if (index == 0 && (flags & FLAG_COMPRESSED) != 0) warn(W_BUFFER0_COMPRESSED, off, index, -1, 0);
@@ -258,19 +251,20 @@ function processBuffer(b: usize, bs: u32, avail: u32, off: f64, tentative: bool)
 }
 
 /**
- * Takes the whole buffers among the first `len` staged bytes (file offset `fileOffset`). With
+ * Takes the whole buffers among the `len` bytes staged at `staging` (file offset `fileOffset`). With
  * `atEnd` the input is complete and a final partial buffer is decoded as far as it goes. Stops at a
- * buffer that does not fit the window (windowFull): it is taken again after resetWindow. Moves
- * what is left to the front of the staging area and returns its length.
+ * buffer that does not fit the window (windowFull): it is taken again after resetWindow. Returns the
+ * length of what is left at the end of the staged bytes: the caller gives it again, with more.
  */
-export function consume(len: u32, fileOffset: f64, atEnd: bool): u32 {
+export function consume(staging: usize, len: u32, fileOffset: f64, atEnd: bool): u32 {
   let p: u32 = 0;
   wantBytes = 0;
   while (!done) {
     let avail = len - p;
     if (resyncing) {
       let found = false;
-      while (avail >= HDR) {
+      // (a candidate is judged by its header and first record: without those bytes, wait for more)
+      while (avail >= HDR + 4 || (atEnd && avail >= HDR)) {
         let b = staging + p;
         if (plausible(b, avail)) { found = true; break; }
         if (load<u8>(b) != 0) resyncNonZero = true;
@@ -342,7 +336,5 @@ export function consume(len: u32, fileOffset: f64, atEnd: bool): u32 {
     p += bs;
   }
   if (done) return 0;
-  let rest = len - p;
-  if (rest > 0 && p > 0) memory.copy(staging, staging + p, rest);
-  return rest;
+  return len - p;
 }

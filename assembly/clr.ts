@@ -1,30 +1,84 @@
-// Typed tables for .NET runtime events: one struct-of-arrays block per (provider, id, version),
-// one column per top-level field. Numbers are stored by value; strings, GUIDs, binary blobs and
-// arrays as references (offset, length or count) into the record bytes. The field layouts come as
-// a program of u16 words built by the bindings from the generated schema (bindings/schema/clr-program.ts);
-// its layout is the CLR_TYPE_*, CLR_FIXED_*, CLR_FIELD_*, CLR_STRUCT_* and CLR_FLAG_* words of codes.ts.
-// Columns are ordered by width, widest first, so every column of a block is naturally aligned.
+// Typed tables for .NET runtime events: one struct-of-arrays block per (provider, id, version), one
+// column per top-level field. Numbers are stored by value; strings, GUIDs, binary blobs and arrays as
+// references (offset, length or count) into the record bytes. The record walk (records.ts) fills a
+// record's row as it writes the record's event row: through the generated fast path of its schema
+// event (clr-fill.ts), or through the field program walked here, which is the reference.
+//
+// The field program comes from the bindings (bindings/schema/clr-program.ts), as u16 words laid out as
+// the CLR_TYPE_*, CLR_FIXED_*, CLR_FIELD_*, CLR_STRUCT_* and CLR_FLAG_* words of codes.ts say. Columns
+// are ordered by width, widest first, so every column of a block is naturally aligned. A block holds
+// CLR_DIR_CAP rows: column k starts at block + cap * pre(k).
 
 import {
   T_U8, T_I8, T_U16, T_I16, T_U32, T_I32, T_U64, T_I64, T_F32, T_F64, T_BOOL, T_PTR, T_GUID, T_FILETIME,
   T_SYSTEMTIME, T_USTR, T_ASTR, T_BINARY, T_STRUCT, HT_EVENT_HEADER32, HT_EVENT_HEADER64, CLR_DIR_STRIDE,
-  CLR_DIR_COUNT, CLR_DIR_BLOCK, CLR_DIR_CURSOR, CLR_MAX_ID, CLR_VERSIONS, CLR_STATUS_TRUNCATED,
-  CLR_TYPE_ROW_BYTES, CLR_TYPE_PRE_ROW, CLR_TYPE_PRE_STATUS, CLR_TYPE_FIELDS, CLR_TYPE_FIXED, CLR_TYPE_FIXED_END32,
-  CLR_TYPE_FIXED_END64, CLR_TYPE_REST, CLR_TYPE_WORDS, CLR_FIXED_OFF32, CLR_FIXED_OFF64, CLR_FIXED_SIZE32,
-  CLR_FIXED_SIZE64, CLR_FIXED_PRE, CLR_FIXED_WORDS, CLR_FIELD_KIND, CLR_FIELD_PRE_A, CLR_FIELD_PRE_B, CLR_FIELD_REF,
-  CLR_FIELD_LEN, CLR_STRUCT_SUBS, CLR_STRUCT_SIZE32, CLR_STRUCT_SIZE64, CLR_STRUCT_WORDS, CLR_FLAGS_SHIFT,
-  CLR_KIND_MASK, CLR_FLAG_COUNT_FIELD, CLR_FLAG_COUNT_LITERAL, CLR_FLAG_PADDED_STRUCT, CLR_NOT_STORED,
-  CLR_SCOPE_VALUES, CLR_MAX_DEPTH,
+  CLR_DIR_COUNT, CLR_DIR_BLOCK, CLR_DIR_CAP, CLR_MAX_ID, CLR_VERSIONS, CLR_STATUS_TRUNCATED,
+  CLR_TYPE_ROW_BYTES, CLR_TYPE_PRE_ROW, CLR_TYPE_PRE_STATUS, CLR_TYPE_FIELDS, CLR_TYPE_WORDS, CLR_TYPE_FIXED,
+  CLR_FIXED_WORDS, CLR_FIELD_KIND, CLR_FIELD_PRE_A, CLR_FIELD_PRE_B, CLR_FIELD_REF, CLR_FIELD_LEN, CLR_STRUCT_SUBS,
+  CLR_STRUCT_SIZE32, CLR_STRUCT_SIZE64, CLR_STRUCT_WORDS, CLR_FLAGS_SHIFT, CLR_KIND_MASK, CLR_FLAG_COUNT_FIELD,
+  CLR_FLAG_COUNT_LITERAL, CLR_FLAG_PADDED_STRUCT, CLR_NOT_STORED, CLR_SCOPE_VALUES, CLR_MAX_DEPTH,
 } from "./codes";
-import {
-  rowCount, colProvider, colHeaderType, colEventId, colVersion, colPayloadOffset, colPayloadLength, clrRegionFor,
-  clrScratchFor,
-} from "./tables";
+import { allocate, release, clrDir, clrInit, clrTypes } from "./tables";
+import * as tables from "./tables";
+
+// The record walk notes each row with a typed table as a TYPED_STRIDE-byte entry (records.ts): its row
+// (u32), then at TYPED_PAYLOAD its payload's address (u32), length (u16) and schema event (u16), with
+// TYPED_P8 set for a 64-bit record (a schema event's rows may be of both kinds).
+export const TYPED_STRIDE: usize = 12;
+export const TYPED_PAYLOAD: usize = 4;
+export const TYPED_P8: u16 = 0x8000;
 
 // values of the fields of the scope being walked, for count and length references (u64, by depth)
 const scope: usize = memory.data((CLR_MAX_DEPTH + 1) * CLR_SCOPE_VALUES * 8);
 
 let truncated = false;
+
+// The field program and lookups (setClr), in memory the bindings placed.
+export let clrOn: bool = false;
+let program: usize = 0;
+let typeStarts: usize = 0;
+let lookup: usize = 0; // i16 per (CLR provider, id < CLR_MAX_ID, version < CLR_VERSIONS): schema event, -1 none
+export let clrGuids: usize = 0; // 16 bytes per CLR provider, in memory order
+export let clrGuidCount: u32 = 0;
+
+/**
+ * Turns the typed tables on: the field program (`words`), each schema event's first word
+ * (`starts`, u32), the (provider, id, version) lookup and the CLR providers' GUIDs. Returns false
+ * when memory is exhausted. (index.ts first checks that the program is the one the fast paths of
+ * clr-fill.ts were generated for.)
+ */
+export function setClr(words: usize, starts: usize, nTypes: u32, table: usize, guids: usize, nGuids: u32): bool {
+  if (!clrInit(nTypes)) return false;
+  program = words;
+  typeStarts = starts;
+  lookup = table;
+  clrGuids = guids;
+  clrGuidCount = nGuids;
+  clrOn = true;
+  return true;
+}
+
+/** The CLR provider index of a GUID (two little-endian halves), -1 for others. */
+export function clrProviderOf(lo: u64, hi: u64): i32 {
+  for (let i: u32 = 0; i < clrGuidCount; i++) {
+    let g = clrGuids + (<usize>i << 4);
+    if (load<u64>(g) == lo && load<u64>(g, 8) == hi) return <i32>i;
+  }
+  return -1;
+}
+
+/** The schema event of rows of (CLR provider `p`, header type, id, version), -1 when none. */
+export function clrEventOf(p: i32, headerType: u32, id: u32, version: u32): i32 {
+  if (p < 0 || !clrOn) return -1;
+  if (headerType != HT_EVENT_HEADER32 && headerType != HT_EVENT_HEADER64) return -1;
+  if (id >= <u32>CLR_MAX_ID) return -1;
+  let v = min<u32>(version, CLR_VERSIONS - 1);
+  return <i32>load<i16>(lookup + ((((<usize>p * CLR_MAX_ID + id) * CLR_VERSIONS) + v) << 1));
+}
+
+@inline function prog(t: i32): usize {
+  return program + (<usize>load<u32>(typeStarts + (<usize>t << 2)) << 1);
+}
 
 @inline function fixedSize(kind: u32, ptr: u32): u32 {
   if (kind == T_U8 || kind == T_I8) return 1;
@@ -36,16 +90,46 @@ let truncated = false;
   return 0;
 }
 
+/** Column width of a stored value kind (pointers are stored in 8 bytes). */
+@inline function valueWidth(kind: u32): u32 {
+  return kind == T_PTR ? 8 : fixedSize(kind, 8);
+}
+
+/** Whether a top-level field is stored as a reference (offset, and length or count). */
+@inline function isRefField(kind: u32, flags: u32): bool {
+  let isArray = (flags & (CLR_FLAG_COUNT_FIELD | CLR_FLAG_COUNT_LITERAL)) != 0 && kind != T_BINARY;
+  return isArray || kind == T_GUID || kind == T_SYSTEMTIME || kind >= <u32>T_USTR;
+}
+
 /**
- * Walks `n` fields at program address `prog` over the payload from `pos` to `end`. With `base` != 0
- * it stores the values of row `row` of a block of `count` rows. Returns the position after the fields.
+ * Position of the first zero UTF-16 unit at or after `q` (by two-byte steps), or where the units end
+ * before `end` (then no unit of the rest is zero).
  */
-function walk(
-  prog: usize, n: u32, pos: usize, end: usize, ptr: u32, base: usize, count: u32, row: u32, depth: u32, first: u32,
-): usize {
+export function scanUtf16(q: usize, end: usize): usize {
+  // four units at a time: stop at the word holding a zero unit
+  while (q + 8 <= end) {
+    let x = load<u64>(q);
+    if (((x - 0x0001000100010001) & ~x & 0x8000800080008000) != 0) break;
+    q += 8;
+  }
+  while (q + 2 <= end && load<u16>(q) != 0) q += 2;
+  return q;
+}
+
+/** Position of the first zero byte at or after `q`, or `end`. */
+export function scanAnsi(q: usize, end: usize): usize {
+  while (q < end && load<u8>(q) != 0) q++;
+  return q;
+}
+
+/**
+ * Walks `n` fields at program address `p0` over the payload from `pos` to `end`. With `base` != 0
+ * it stores the values of row `row` of a block of `cap` rows. Returns the position after the fields.
+ */
+function walk(p0: usize, n: u32, pos: usize, end: usize, ptr: u32, base: usize, cap: usize, row: usize, depth: u32): usize {
   let vals = scope + <usize>depth * (CLR_SCOPE_VALUES << 3);
-  let p = prog;
-  for (let f: u32 = first; f < first + n; f++) {
+  let p = p0;
+  for (let f: u32 = 0; f < n; f++) {
     let w0 = <u32>load<u16>(p, CLR_FIELD_KIND << 1);
     let kind = w0 & CLR_KIND_MASK;
     let flags = w0 >> CLR_FLAGS_SHIFT;
@@ -63,22 +147,14 @@ function walk(
 
     if (kind == T_USTR) {
       a = pos;
-      let q = pos;
-      // four UTF-16 units at a time: stop at the word holding a zero unit
-      while (q + 8 <= end) {
-        let x = load<u64>(q);
-        if (((x - 0x0001000100010001) & ~x & 0x8000800080008000) != 0) break;
-        q += 8;
-      }
-      while (q + 2 <= end && load<u16>(q) != 0) q += 2;
+      let q = scanUtf16(pos, end);
       b = <u64>(q - pos);
       if (q + 2 <= end) pos = q + 2;
       else { pos = end; truncated = true; }
       if (b == 0 && a >= end) { truncated = true; return pos; }
     } else if (kind == T_ASTR) {
       a = pos;
-      let q = pos;
-      while (q < end && load<u8>(q) != 0) q++;
+      let q = scanAnsi(pos, end);
       b = <u64>(q - pos);
       if (q < end) pos = q + 1;
       else { pos = end; truncated = true; }
@@ -101,7 +177,7 @@ function walk(
         let sub = p + (CLR_STRUCT_WORDS << 1);
         for (let k: u64 = 0; k < n_; k++) {
           let before = pos;
-          pos = walk(sub, nSub, pos, end, ptr, 0, 0, 0, depth + 1, 0);
+          pos = walk(sub, nSub, pos, end, ptr, 0, 0, 0, depth + 1);
           if (truncated) return pos;
           if (pos == before) break; // empty elements: nothing more to walk
         }
@@ -127,13 +203,12 @@ function walk(
     if (f < <u32>CLR_SCOPE_VALUES) store<u64>(vals + (<usize>f << 3), isArray || kind >= <u32>T_GUID ? b : value);
 
     if (base != 0 && preA != <u32>CLR_NOT_STORED) {
-      let isRef = isArray || kind == T_GUID || kind == T_SYSTEMTIME || kind >= <u32>T_USTR;
-      if (isRef) {
-        store<u32>(base + <usize>count * preA + (<usize>row << 2), <u32>a);
-        if (preB != <u32>CLR_NOT_STORED) store<u32>(base + <usize>count * preB + (<usize>row << 2), <u32>b);
+      if (isArray || kind == T_GUID || kind == T_SYSTEMTIME || kind >= <u32>T_USTR) {
+        store<u32>(base + cap * <usize>preA + (row << 2), <u32>a);
+        if (preB != <u32>CLR_NOT_STORED) store<u32>(base + cap * <usize>preB + (row << 2), <u32>b);
       } else {
-        let width = kind == T_PTR ? 8 : fixedSize(kind, 8);
-        let at = base + <usize>count * preA + <usize>row * width;
+        let width = valueWidth(kind);
+        let at = base + cap * <usize>preA + row * <usize>width;
         if (width == 1) store<u8>(at, <u8>value);
         else if (width == 2) store<u16>(at, <u16>value);
         else if (width == 4) store<u32>(at, <u32>value);
@@ -145,113 +220,127 @@ function walk(
   return pos;
 }
 
-@inline function typeOf(r: usize, lookup: usize, provClr: usize, nProv: u32): i32 {
-  let prov = <u32>load<u16>(colProvider + (r << 1));
-  if (prov >= nProv) return -1;
-  let p = <i32>load<i8>(provClr + prov);
-  if (p < 0) return -1;
-  let ht = <u32>load<u8>(colHeaderType + r);
-  if (ht != HT_EVENT_HEADER32 && ht != HT_EVENT_HEADER64) return -1;
-  let id = <u32>load<u16>(colEventId + (r << 1));
-  if (id >= <u32>CLR_MAX_ID) return -1;
-  let v = min<u32>(<u32>load<u16>(colVersion + (r << 1)), CLR_VERSIONS - 1);
-  return <i32>load<i16>(lookup + ((((<usize>p * CLR_MAX_ID + id) * CLR_VERSIONS) + v) << 1));
+/** The first field entry of schema event `t`'s program (after its header and fixed entries). */
+@inline function fieldsOf(pr: usize): usize {
+  return pr + (CLR_TYPE_WORDS << 1) + <usize>load<u16>(pr, CLR_TYPE_FIXED << 1) * (CLR_FIXED_WORDS << 1);
+}
+
+/** Zeroes row `row` of every column of schema event `t`'s block (but the row index). */
+function zeroRow(t: i32, base: usize, cap: usize, row: usize): void {
+  let pr = prog(t);
+  store<u8>(base + cap * <usize>load<u16>(pr, CLR_TYPE_PRE_STATUS << 1) + row, 0);
+  let n = <u32>load<u16>(pr, CLR_TYPE_FIELDS << 1);
+  let p = fieldsOf(pr);
+  for (let f: u32 = 0; f < n; f++) {
+    let w0 = <u32>load<u16>(p, CLR_FIELD_KIND << 1);
+    let kind = w0 & CLR_KIND_MASK;
+    let flags = w0 >> CLR_FLAGS_SHIFT;
+    let preA = <usize>load<u16>(p, CLR_FIELD_PRE_A << 1);
+    let preB = <u32>load<u16>(p, CLR_FIELD_PRE_B << 1);
+    if (isRefField(kind, flags)) {
+      store<u32>(base + cap * preA + (row << 2), 0);
+      if (preB != <u32>CLR_NOT_STORED) store<u32>(base + cap * <usize>preB + (row << 2), 0);
+    } else {
+      let width = <usize>valueWidth(kind);
+      let at = base + cap * preA + row * width;
+      if (width == 1) store<u8>(at, 0);
+      else if (width == 2) store<u16>(at, 0);
+      else if (width == 4) store<u32>(at, 0);
+      else store<u64>(at, 0);
+    }
+    p += <usize>load<u16>(p, CLR_FIELD_LEN << 1) << 1;
+  }
 }
 
 /**
- * Fills the typed tables of the window's rows. `dir` receives a CLR_DIR_STRIDE-byte entry per type;
- * the blocks are carved from one region that the next window reuses. Returns the number of rows
- * placed in tables: all of them, or none when memory is exhausted.
+ * Row `row` of schema event `t`'s block (of `cap` rows at `base`) from the field program, for the
+ * record whose payload is [q, end): every field the payload holds, the rest 0, and the status.
  */
-export function decodeClr(
-  program: usize, typeStarts: usize, nTypes: u32, lookup: usize, provClr: usize, nProv: u32, dir: usize,
-): u32 {
-  let n = <usize>rowCount;
-  memory.fill(dir, 0, <usize>nTypes * CLR_DIR_STRIDE);
-  // pass one: count rows per type, remembering each row's type for pass two
-  let types = clrScratchFor(n << 1);
-  if (types == 0) return 0;
-  for (let r: usize = 0; r < n; r++) {
-    let t = typeOf(r, lookup, provClr, nProv);
-    store<i16>(types + (r << 1), <i16>t);
-    if (t >= 0) {
-      let d = dir + <usize>t * CLR_DIR_STRIDE + CLR_DIR_COUNT;
-      store<u32>(d, load<u32>(d) + 1);
-    }
-  }
-  let total: usize = 0;
-  for (let t: u32 = 0; t < nTypes; t++) {
-    let count = load<u32>(dir + <usize>t * CLR_DIR_STRIDE + CLR_DIR_COUNT);
-    if (count == 0) continue;
-    let prog = program + (<usize>load<u32>(typeStarts + (<usize>t << 2)) << 1);
-    total += (<usize>count * <usize>load<u16>(prog, CLR_TYPE_ROW_BYTES << 1) + 7) & ~<usize>7;
-  }
-  let at = total > 0 ? clrRegionFor(total) : 0;
-  if (at == 0) {
-    memory.fill(dir, 0, <usize>nTypes * CLR_DIR_STRIDE);
-    return 0;
-  }
-  let placed: u32 = 0;
-  for (let t: u32 = 0; t < nTypes; t++) {
-    let d = dir + <usize>t * CLR_DIR_STRIDE;
-    let count = load<u32>(d + CLR_DIR_COUNT);
-    if (count == 0) continue;
-    let prog = program + (<usize>load<u32>(typeStarts + (<usize>t << 2)) << 1);
-    let bytes = <usize>count * <usize>load<u16>(prog, CLR_TYPE_ROW_BYTES << 1);
-    memory.fill(at, 0, bytes);
-    store<u32>(d + CLR_DIR_BLOCK, <u32>at);
-    at += (bytes + 7) & ~<usize>7;
-    placed += count;
-  }
-  for (let r: usize = 0; r < n; r++) {
-    let t = <i32>load<i16>(types + (r << 1));
-    if (t < 0) continue;
-    let d = dir + <usize>t * CLR_DIR_STRIDE;
-    let count = load<u32>(d + CLR_DIR_COUNT);
-    if (count == 0) continue;
-    let block = <usize>load<u32>(d + CLR_DIR_BLOCK);
-    let i = load<u32>(d + CLR_DIR_CURSOR);
-    store<u32>(d + CLR_DIR_CURSOR, i + 1);
-    let prog = program + (<usize>load<u32>(typeStarts + (<usize>t << 2)) << 1);
-    let preRow = <usize>load<u16>(prog, CLR_TYPE_PRE_ROW << 1);
-    let preStatus = <usize>load<u16>(prog, CLR_TYPE_PRE_STATUS << 1);
-    let nFields = <u32>load<u16>(prog, CLR_TYPE_FIELDS << 1);
-    let nFixed = <u32>load<u16>(prog, CLR_TYPE_FIXED << 1);
-    store<u32>(block + <usize>count * preRow + (<usize>i << 2), <u32>r);
-    let pos = <usize>load<u32>(colPayloadOffset + (r << 2));
-    let end = pos + <usize>load<u16>(colPayloadLength + (r << 1));
-    let ptr: u32 = load<u8>(colHeaderType + r) == HT_EVENT_HEADER32 ? 4 : 8;
-    let fixedEnd = <usize>load<u16>(prog + (ptr == 4 ? CLR_TYPE_FIXED_END32 << 1 : CLR_TYPE_FIXED_END64 << 1));
-    let fields = prog + (CLR_TYPE_WORDS << 1) + <usize>nFixed * (CLR_FIXED_WORDS << 1);
-    truncated = false;
-    if (nFixed > 0 && pos + fixedEnd <= end) {
-      // fast path: the fixed prefix, then walk the rest
-      let e = prog + (CLR_TYPE_WORDS << 1);
-      let vals = scope;
-      for (let f: u32 = 0; f < nFixed; f++) {
-        let src = pos + <usize>load<u16>(e + (ptr == 4 ? CLR_FIXED_OFF32 << 1 : CLR_FIXED_OFF64 << 1));
-        let size = <u32>load<u16>(e + (ptr == 4 ? CLR_FIXED_SIZE32 << 1 : CLR_FIXED_SIZE64 << 1));
-        let width = <usize>load<u16>(e, CLR_FIXED_SIZE64 << 1);
-        let at = block + <usize>count * <usize>load<u16>(e, CLR_FIXED_PRE << 1) + <usize>i * width;
-        let value: u64;
-        if (size == 1) value = <u64>load<u8>(src);
-        else if (size == 2) value = <u64>load<u16>(src);
-        else if (size == 4) value = <u64>load<u32>(src);
-        else value = load<u64>(src);
-        if (width == 1) store<u8>(at, <u8>value);
-        else if (width == 2) store<u16>(at, <u16>value);
-        else if (width == 4) store<u32>(at, <u32>value);
-        else store<u64>(at, value);
-        store<u64>(vals + (<usize>f << 3), value);
-        e += CLR_FIXED_WORDS << 1;
-      }
-      if (nFields > nFixed) {
-        walk(fields + (<usize>load<u16>(prog, CLR_TYPE_REST << 1) << 1), nFields - nFixed, pos + fixedEnd, end, ptr, block, count, i, 0, nFixed);
-      }
-    } else {
-      walk(fields, nFields, pos, end, ptr, block, count, i, 0, 0);
-    }
-    if (truncated) store<u8>(block + <usize>count * preStatus + <usize>i, <u8>CLR_STATUS_TRUNCATED);
-  }
-  return placed;
+export function clrSlow(t: i32, base: usize, cap: usize, row: usize, q: usize, end: usize, p8: bool): void {
+  let pr = prog(t);
+  zeroRow(t, base, cap, row);
+  truncated = false;
+  walk(fieldsOf(pr), <u32>load<u16>(pr, CLR_TYPE_FIELDS << 1), q, end, p8 ? 8 : 4, base, cap, row, 0);
+  if (truncated) store<u8>(base + cap * <usize>load<u16>(pr, CLR_TYPE_PRE_STATUS << 1) + row, <u8>CLR_STATUS_TRUNCATED);
 }
+
+/** Rows of schema event `t` filled by the field program alone (events without a fast path): as clr-fill.ts's. */
+export function clrSlowRows(t: i32, d: usize, list: usize, n: u32, typed: usize): void {
+  let count = <usize>clrReserve(t, d, n);
+  if (count == <usize>-1) return;
+  let base = <usize>load<u32>(d, CLR_DIR_BLOCK);
+  let cap = <usize>load<u32>(d, CLR_DIR_CAP);
+  let rowAt = base + cap * <usize>load<u16>(prog(t), CLR_TYPE_PRE_ROW << 1);
+  for (let i: usize = 0; i < <usize>n; i++) {
+    let e = typed + <usize>load<u16>(list + (i << 1)) * TYPED_STRIDE;
+    let q = <usize>load<u32>(e, TYPED_PAYLOAD);
+    store<u32>(rowAt + ((count + i) << 2), load<u32>(e));
+    let p8 = (load<u16>(e, TYPED_PAYLOAD + 6) & TYPED_P8) != 0;
+    clrSlow(t, base, cap, count + i, q, q + <usize>load<u16>(e, TYPED_PAYLOAD + 4), p8);
+  }
+}
+
+/** Moves schema event `t`'s block to one of `cap` rows, its `count` rows copied; false when memory is exhausted. */
+function growBlock(t: i32, d: usize, count: u32, cap: u32): bool {
+  let pr = prog(t);
+  let rowBytes = <usize>load<u16>(pr, CLR_TYPE_ROW_BYTES << 1);
+  let fresh = allocate(<usize>cap * rowBytes);
+  if (fresh == 0) return false;
+  let old = <usize>load<u32>(d, CLR_DIR_BLOCK);
+  let oldCap = <usize>load<u32>(d, CLR_DIR_CAP);
+  if (old != 0 && count > 0) {
+    // each column's rows to its place in the new block (columns are `pre` apart per row)
+    let n = <usize>count;
+    memory.copy(fresh + <usize>cap * <usize>load<u16>(pr, CLR_TYPE_PRE_ROW << 1), old + oldCap * <usize>load<u16>(pr, CLR_TYPE_PRE_ROW << 1), n << 2);
+    memory.copy(fresh + <usize>cap * <usize>load<u16>(pr, CLR_TYPE_PRE_STATUS << 1), old + oldCap * <usize>load<u16>(pr, CLR_TYPE_PRE_STATUS << 1), n);
+    let nf = <u32>load<u16>(pr, CLR_TYPE_FIELDS << 1);
+    let p = fieldsOf(pr);
+    for (let f: u32 = 0; f < nf; f++) {
+      let w0 = <u32>load<u16>(p, CLR_FIELD_KIND << 1);
+      let kind = w0 & CLR_KIND_MASK;
+      let flags = w0 >> CLR_FLAGS_SHIFT;
+      let preA = <usize>load<u16>(p, CLR_FIELD_PRE_A << 1);
+      let preB = <u32>load<u16>(p, CLR_FIELD_PRE_B << 1);
+      if (isRefField(kind, flags)) {
+        memory.copy(fresh + <usize>cap * preA, old + oldCap * preA, n << 2);
+        if (preB != <u32>CLR_NOT_STORED) memory.copy(fresh + <usize>cap * <usize>preB, old + oldCap * <usize>preB, n << 2);
+      } else {
+        let width = <usize>valueWidth(kind);
+        memory.copy(fresh + <usize>cap * preA, old + oldCap * preA, n * width);
+      }
+      p += <usize>load<u16>(p, CLR_FIELD_LEN << 1) << 1;
+    }
+  }
+  if (old != 0) release(old);
+  store<u32>(d, <u32>fresh, CLR_DIR_BLOCK);
+  store<u32>(d, cap, CLR_DIR_CAP);
+  return true;
+}
+
+/**
+ * Room for `n` more rows of schema event `t`'s table (`d`: its directory entry), the block grown when
+ * full: returns the rows before them (the caller writes the `n` rows after), or 0xFFFFFFFF when memory
+ * is exhausted (the rows are counted as missing).
+ */
+export function clrReserve(t: i32, d: usize, n: u32): u32 {
+  let count = load<u32>(d, CLR_DIR_COUNT);
+  let cap = load<u32>(d, CLR_DIR_CAP);
+  if (<u64>count + n > <u64>cap) {
+    let next = max<u32>(max<u32>(cap << 1, count + n), 64);
+    if (!growBlock(t, d, count, next)) {
+      tables.clrMissing += n;
+      return 0xffffffff;
+    }
+  }
+  store<u32>(d, count + n, CLR_DIR_COUNT);
+  tables.clrRows += n;
+  return count;
+}
+
+/** Directory entry of schema event `t`. */
+@inline export function clrEntry(t: i32): usize {
+  return clrDir + <usize>t * CLR_DIR_STRIDE;
+}
+
+// (clrTypes is read by index.ts's directory)
+export { clrTypes };

@@ -57,8 +57,8 @@ export const MEMORY_MAX_PAGES = 65536; // 64 KiB pages: addresses are u32
 export const MEMORY_MIN_PAGES = 16; // the smallest memory limit a decode takes (1 MiB)
 export const MAX_BLOCK = 960 << 20; // largest block asked of the allocator (its own limit is just under 1 GiB)
 export const MAX_ROWS = 120 << 20; // event and extended-item rows: the widest column (8 bytes) stays under MAX_BLOCK
-export const MIN_WINDOW = 64 << 10; // the smallest arena block of a window (a larger buffer gets a block of its own)
-export const ARENA_START = 1 << 20; // a window's arena block starts at this size (unless told) and doubles up to the window size
+export const MIN_WINDOW = 64 << 10; // the smallest record budget of a window (a larger buffer gets a window of its own)
+export const ARENA_BLOCK = 4 << 20; // an arena block (decompressed records) holds at least this much, or one buffer's records
 export const MAX_EXT_ITEMS = 32; // extended items taken per record
 export const MAX_WARNINGS = 10000; // warnings kept (all are counted)
 export const MAX_PROVIDERS = 65535; // provider indices are u16
@@ -99,10 +99,14 @@ export const DIR_LOGFILE = 30; // LH_SIZE-byte struct
 export const DIR_EVENT_TYPE = 31; // u16 column: index into the event type table, EVENT_TYPE_NONE beyond it
 export const DIR_TYPE_COUNT = 32;
 export const DIR_TYPE_TABLE = 33; // TYPE_STRIDE-byte structs
-export const DIR_ARENA = 34; // address of the window's arena block (rows point into it)
-export const DIR_ARENA_USED = 35; // bytes of it in use
+export const DIR_ARENAS = 34; // address of the window's arena blocks: DIR_ARENA_COUNT (u32 start, u32 bytes used) pairs
+export const DIR_ARENA_COUNT = 35; // arena blocks in use (records decompressed, or copied to be aligned)
 export const DIR_BUF_BASE = 36; // index over the whole trace of the window's first buffer
-export const DIR_SLOTS = 37;
+export const DIR_CLR_DIR = 37; // address of the typed tables' directory (CLR_DIR_STRIDE per schema event), 0: none
+export const DIR_CLR_ROWS = 38; // rows placed in typed tables in this window
+export const DIR_CLR_MISSING = 39; // rows that belong in typed tables but found no memory, in this window
+export const DIR_RECORD_BYTES = 40; // bytes of records the window holds (in place and in the arena)
+export const DIR_SLOTS = 41;
 
 // ---- buffer struct (BUF_STRIDE bytes per buffer) ----
 export const BUF_STRIDE = 64;
@@ -137,6 +141,7 @@ export const PROV_GUID = 0; // 16 bytes in memory order
 export const PROV_GROUP = 16; // u16 kernel group byte, 0xFFFF when none
 export const PROV_KIND = 18; // u8 PK_*
 export const PROV_WANTED = 19; // u8 1 when the decode's provider filter keeps its rows (always 1 without one)
+export const PROV_CLR = 20; // i8 index of the .NET runtime provider it is (setClr's list), -1 for others
 
 // ---- event type struct (TYPE_STRIDE bytes per distinct provider, id, version, opcode, header type) ----
 // Bytes 0..7 are the type's key, one little-endian u64; types are numbered in order of first sight.
@@ -146,17 +151,19 @@ export const TYPE_EVENT_ID = 2; // u16
 export const TYPE_VERSION = 4; // u16
 export const TYPE_OPCODE = 6; // u8
 export const TYPE_HEADER_TYPE = 7; // u8 HT_*
-export const TYPE_ROWS = 8; // u32 rows of this type; bytes 12..15 are zero
+export const TYPE_ROWS = 8; // u32 rows of this type in the window
+export const TYPE_CLR = 12; // i16 schema event (typed table) its rows go to, -1: none; bytes 14..15 are zero
 export const EVENT_TYPE_NONE = 0xffff; // a row beyond MAX_EVENT_TYPES types: not in the table
 
 // ---- typed .NET runtime tables ----
 export const CLR_DIR_STRIDE = 12; // directory entry per schema event
 export const CLR_DIR_COUNT = 0; // u32 rows
 export const CLR_DIR_BLOCK = 4; // u32 address of the block
-export const CLR_DIR_CURSOR = 8; // u32 rows placed (equals CLR_DIR_COUNT when done)
+export const CLR_DIR_CAP = 8; // u32 rows the block has room for: column k starts at BLOCK + CAP * pre(k)
 export const CLR_MAX_ID = 512; // the type lookup covers event ids below this
 export const CLR_VERSIONS = 8; // ... and versions below this (higher ones use the last)
 export const CLR_STATUS_TRUNCATED = 1; // status cell: the payload ended before the schema did
+export const CLR_MAX_TYPES = 1024; // schema events the cores have room for (the schema has 516)
 
 // Field program (u16 words, bindings/schema/clr-program.ts). One type: header, fixed entries, field entries.
 // The first CLR_TYPE_FIXED fields are plain numbers at fixed payload offsets, copied without walking

@@ -2,8 +2,10 @@
 // header type), found through an open-addressing hash on that 64-bit key, with a row count each.
 // Every row stores its type's index in the eventType column.
 
-import { TYPE_STRIDE, TYPE_ROWS, MAX_EVENT_TYPES, EVENT_TYPE_NONE } from "./codes";
+import { TYPE_STRIDE, TYPE_ROWS, TYPE_CLR, MAX_EVENT_TYPES, EVENT_TYPE_NONE, PROV_STRIDE, PROV_CLR } from "./codes";
 import { allocate, release, resize } from "./tables";
+import { provTable } from "./providers";
+import { clrEventOf } from "./clr";
 
 export let typeCount: u32 = 0;
 let typeCap: u32 = 0;
@@ -55,8 +57,21 @@ function addType(key: u64): u32 {
   let p = typeTable + <usize>i * TYPE_STRIDE;
   store<u64>(p, key);
   store<u64>(p, 0, 8);
+  store<i16>(p + TYPE_CLR, <i16>clrOfKey(key));
   insertSlot(key, i);
   return i;
+}
+
+/** The schema event (typed table) of rows with this key, -1 when none. */
+export function clrOfKey(key: u64): i32 {
+  let provider = <usize>(key & 0xffff);
+  let p = <i32>load<i8>(provTable + provider * PROV_STRIDE + PROV_CLR);
+  return clrEventOf(p, <u32>(key >> 56), <u32>((key >> 16) & 0xffff), <u32>((key >> 32) & 0xffff));
+}
+
+/** The schema event of rows of type `type` (EVENT_TYPE_NONE: of `key`), -1 when none. */
+@inline export function typeClr(type: u32, key: u64): i32 {
+  return type != EVENT_TYPE_NONE ? <i32>load<i16>(typeTable + <usize>type * TYPE_STRIDE + TYPE_CLR) : clrOfKey(key);
 }
 
 /** Type of a row with this key, added on first sight; counts the row. */

@@ -10,30 +10,46 @@ import {
   DIR_PAYLOAD_LENGTH, DIR_HEADER_LENGTH, DIR_PROVIDER, DIR_EVENT_ID, DIR_TASK, DIR_FLAGS, DIR_PROCESSOR, DIR_VERSION,
   DIR_OPCODE, DIR_LEVEL, DIR_HEADER_TYPE, DIR_CHANNEL, DIR_EXT_COUNT, DIR_EXT_ROW, DIR_EXT_TYPE, DIR_EXT_SIZE,
   DIR_EXT_OFFSET, DIR_BUF_COUNT, DIR_BUF_TABLE, DIR_WARN_COUNT, DIR_WARN_TOTAL, DIR_WARN_TABLE, DIR_PROV_COUNT,
-  DIR_PROV_TABLE, DIR_LOGFILE, DIR_EVENT_TYPE, DIR_TYPE_COUNT, DIR_TYPE_TABLE, DIR_ARENA, DIR_ARENA_USED,
-  DIR_BUF_BASE, LH_NUMBER_OF_PROCESSORS, LH_LOG_FILE_MODE,
+  DIR_PROV_TABLE, DIR_LOGFILE, DIR_EVENT_TYPE, DIR_TYPE_COUNT, DIR_TYPE_TABLE, DIR_ARENAS, DIR_ARENA_COUNT,
+  DIR_BUF_BASE, DIR_CLR_DIR, DIR_CLR_ROWS, DIR_CLR_MISSING, DIR_RECORD_BYTES, LH_NUMBER_OF_PROCESSORS, LH_LOG_FILE_MODE,
+  W_CAPACITY,
 } from "./codes";
 import * as eventtypes from "./eventtypes";
 import { xpressDecompress, xpressProduced } from "./xpress";
 import { walkEventBlock } from "./nettrace-events";
+import { clrOn } from "./clr";
+import * as clr from "./clr";
+import { CLR_FILL_FINGERPRINT, CLR_FILL_TYPES } from "./clr-fill";
 
-export { consume, growStaging } from "./buffers";
-export { decodeClr } from "./clr";
+export { consume } from "./buffers";
 
 /**
- * Prepares an empty trace with a staging area of `stagingBytes` and windows of `windowBytes` of
- * record data (whose arena block starts at `firstBytes`, 0: ARENA_START), in a memory whose maximum
- * is `memoryPages` (0: MEMORY_MAX_PAGES); allocation stops short of it.
+ * Turns the typed tables on (clr.ts setClr) with the field program, lookup and CLR provider GUIDs the
+ * bindings placed; false when the program's layouts are not those the fast paths of clr-fill.ts were
+ * generated for (`fingerprint`), or memory is exhausted.
  */
-export function init(stagingBytes: u32, memoryPages: u32, windowBytes: u32, firstBytes: u32): void {
+export function setClr(words: usize, starts: usize, nTypes: u32, table: usize, guids: usize, nGuids: u32, fingerprint: u32): bool {
+  if (nTypes != CLR_FILL_TYPES || fingerprint != CLR_FILL_FINGERPRINT) return false;
+  return clr.setClr(words, starts, nTypes, table, guids, nGuids);
+}
+
+/**
+ * Prepares an empty trace decoded in windows of `windowBytes` of record data, in a memory whose
+ * maximum is `memoryPages` (0: MEMORY_MAX_PAGES); allocation stops short of it. Room for `rows` rows
+ * is taken up front (the tables grow past it when a window needs more).
+ */
+export function init(memoryPages: u32, windowBytes: u32, rows: u32): void {
   tables.setMemoryPages(memoryPages);
-  tables.setArenaSize(windowBytes, firstBytes);
+  tables.setArenaSize(windowBytes);
   // The memory may be reused from an earlier trace: clear what is read before it is written.
   memory.fill(logfileHeader, 0, LH_SIZE);
   tables.reserveWarnings();
   tables.clearFilter();
   providers.initProviders();
-  buffers.resetBuffers(stagingBytes);
+  buffers.resetBuffers();
+  // many rows: the fixed columns, where the memory allows (the record walk writes them fastest)
+  if (rows >= 16384 && tables.useFixedColumns()) return;
+  if (rows > 0) tables.ensureRows(rows);
 }
 
 /**
@@ -64,16 +80,17 @@ export function setFilter(): void {
   tables.setFilter();
 }
 
-export function stagingPtr(): usize {
-  return buffers.staging;
-}
-
-export function stagingCap(): u32 {
-  return buffers.stagingCap;
-}
-
 export function wantBytes(): u32 {
   return buffers.wantBytes;
+}
+
+/**
+ * Stops decoding at file offset `fileOffset`, where a buffer of `bytes` could not be staged for want of
+ * memory: a W_CAPACITY warning says where (the driver's staging area could not grow to hold it).
+ */
+export function stopAt(fileOffset: f64, bytes: u32): void {
+  tables.warn(W_CAPACITY, fileOffset, <i32>tables.buffersSeen() - 1, -1, bytes);
+  buffers.done = true;
 }
 
 export function isDone(): bool {
@@ -99,16 +116,8 @@ export function windowFull(): bool {
  */
 export function resetWindow(): void {
   tables.resetWindow();
+  tables.clrReset();
   eventtypes.clearRowCounts();
-}
-
-/** Releases the staging area once the input is consumed. */
-export function finish(): void {
-  if (buffers.staging != 0) {
-    tables.release(buffers.staging);
-    buffers.staging = 0;
-    buffers.stagingCap = 0;
-  }
 }
 
 // The table directory: DIR_SLOTS u32 slots that `directory()` fills for the bindings.
@@ -154,9 +163,13 @@ export function directory(): usize {
   slot(DIR_EVENT_TYPE, tables.colEventType);
   slot(DIR_TYPE_COUNT, eventtypes.typeCount);
   slot(DIR_TYPE_TABLE, eventtypes.typeTable);
-  slot(DIR_ARENA, tables.arenaBlock());
-  slot(DIR_ARENA_USED, tables.arenaInUse());
+  slot(DIR_ARENAS, tables.arenaListPtr());
+  slot(DIR_ARENA_COUNT, tables.arenaInUse);
   slot(DIR_BUF_BASE, tables.bufBase);
+  slot(DIR_CLR_DIR, clrOn ? tables.clrDir : 0);
+  slot(DIR_CLR_ROWS, tables.clrRows);
+  slot(DIR_CLR_MISSING, tables.clrMissing);
+  slot(DIR_RECORD_BYTES, tables.windowRecords);
   return DIR;
 }
 

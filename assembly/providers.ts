@@ -2,9 +2,10 @@
 // open-addressing hash on the 16 GUID bytes. Kernel groups (no GUID on disk) map to their conventional GUIDs.
 
 import {
-  PK_KERNEL_GROUP, PK_NONE, PROV_STRIDE, PROV_GUID, PROV_GROUP, PROV_KIND, PROV_WANTED, MAX_PROVIDERS, FF_PROVIDER,
-  FILTER_PROVIDER_COUNT, FILTER_PROVIDERS,
+  PK_KERNEL_GROUP, PK_NONE, PROV_STRIDE, PROV_GUID, PROV_GROUP, PROV_KIND, PROV_WANTED, PROV_CLR, MAX_PROVIDERS,
+  FF_PROVIDER, FILTER_PROVIDER_COUNT, FILTER_PROVIDERS,
 } from "./codes";
+import { clrProviderOf } from "./clr";
 import { allocate, release, resize, filterBlock, filterFlags } from "./tables";
 
 export let provCount: u32 = 0;
@@ -14,10 +15,10 @@ export let provTable: usize = 0;
 let hashSlots: usize = 0; // u32 per slot: provider index + 1, 0 = empty
 let hashMask: u32 = 0;
 
-// last lookup, because consecutive records usually share a provider
-let lastLo: u64 = 0;
-let lastHi: u64 = 0;
-let lastIndex: i32 = -1;
+// last lookup, because consecutive records usually share a provider (the record walk tests it inline)
+export let lastLo: u64 = 0;
+export let lastHi: u64 = 0;
+export let lastIndex: i32 = -1;
 
 // kernel group byte -> provider index (0xFFFF = not yet seen)
 const groupIndex: usize = memory.data(512);
@@ -130,6 +131,7 @@ function addProvider(lo: u64, hi: u64, group: u32, kind: u32): i32 {
   store<u16>(p + PROV_GROUP, <u16>group);
   store<u8>(p + PROV_KIND, <u8>kind);
   store<u8>(p + PROV_WANTED, <u8>providerWanted(lo, hi));
+  store<i8>(p + PROV_CLR, <i8>clrProviderOf(lo, hi));
   insertSlot(lo, hi, i);
   return <i32>i;
 }

@@ -5,21 +5,26 @@
 import {
   W_RECORD_SIZE_ZERO, W_RECORD_TOO_SMALL, W_RECORD_OVERRUNS, W_OPAQUE_RECORD, W_CORRUPT_MARKER,
   W_EXT_ITEMS_MALFORMED, W_MESSAGE_TRUNCATED, F_NO_PROCESS_INFO, F_TIMESTAMP_INHERITED, F_EXT_MALFORMED,
-  F_OPAQUE, F_HEADER_FLAGS_MASK, HT_MESSAGE, PK_GUID, BUFFER_HEADER_SIZE, MAX_EXT_ITEMS, PROV_STRIDE, PROV_WANTED,
+  F_OPAQUE, F_HEADER_FLAGS_MASK, HT_MESSAGE, HT_EVENT_HEADER64, PK_GUID, BUFFER_HEADER_SIZE, MAX_EXT_ITEMS, PROV_STRIDE, PROV_WANTED,
   FF_PROVIDER, FF_EVENT_ID, FF_OPCODE, FF_LEVEL, FF_KEYWORDS, FF_PID, FF_TID, FF_FROM, FF_TO, FILTER_LEVEL,
   FILTER_KEYWORDS, FILTER_FROM, FILTER_TO, FILTER_EVENT_ID_COUNT, FILTER_OPCODE_COUNT, FILTER_PID_COUNT,
-  FILTER_TID_COUNT, FILTER_EVENT_IDS, FILTER_OPCODES, FILTER_PIDS, FILTER_TIDS,
+  FILTER_TID_COUNT, FILTER_EVENT_IDS, FILTER_OPCODES, FILTER_PIDS, FILTER_TIDS, CLR_MAX_TYPES,
 } from "./codes";
 import {
   rowCount, rowBase, colTimestamp, colKeywords, colPid, colTid, colPayloadOffset, colPayloadLength, colHeaderLength,
   colProvider, colEventId, colTask, colFlags, colProcessor, colVersion, colOpcode, colLevel, colHeaderType,
   colChannel, colEventType, extCount, colExtRow, colExtType, colExtSize, colExtOffset, ensureExt, warn,
-  filterFlags, filterBlock,
+  filterFlags, filterBlock, fixedBlock, FIXED_TIMESTAMP, FIXED_KEYWORDS, FIXED_PID, FIXED_TID, FIXED_PAYLOAD_OFFSET,
+  FIXED_PAYLOAD_LENGTH, FIXED_HEADER_LENGTH, FIXED_PROVIDER, FIXED_EVENT_ID, FIXED_TASK, FIXED_FLAGS, FIXED_PROCESSOR,
+  FIXED_VERSION, FIXED_EVENT_TYPE, FIXED_OPCODE, FIXED_LEVEL, FIXED_HEADER_TYPE, FIXED_CHANNEL,
 } from "./tables";
 import { provTable } from "./providers";
-import { eventType, eventTypeKey } from "./eventtypes";
+import { eventType, eventTypeKey, typeClr } from "./eventtypes";
+import { clrOn, clrEntry, TYPED_STRIDE, TYPED_PAYLOAD, TYPED_P8 } from "./clr";
+import { fillClrRows } from "./clr-fill";
 import * as tables from "./tables";
 import { providerByGuid, providerByHook, providerNone } from "./providers";
+import * as providers from "./providers";
 
 const NONE32: u32 = 0xffffffff;
 
@@ -67,6 +72,14 @@ function filteredOut(
   return out;
 }
 
+// ---- rows: with fixed columns (tables.ts FIXED_*) a row is written through one base address with
+// constant offsets; otherwise through each column's own address. A row with a typed table is noted as a
+// TYPED_STRIDE-byte entry (row, payload, its length, schema event); the entries go to their tables in
+// loops over the rows of one schema event (fillTyped), when TYPED_ROWS are noted and at each buffer's end.
+const TYPED_ROWS: u32 = 2048;
+const typed: usize = memory.data(<i32>(TYPED_ROWS * <u32>TYPED_STRIDE), 16);
+let typedCount: u32 = 0;
+
 @inline function emit(
   rec: usize, headerLength: u32, size: u32, ts: i64, keywords: u64, pid: u32, tid: u32, provider: i32,
   eventId: u32, task: u32, flags: u32, processor: u32, version: u32, opcode: u32, level: u32, headerType: u32,
@@ -74,26 +87,106 @@ function filteredOut(
 ): void {
   // the row is committed here or nowhere: one branch per record without a filter
   if (filterFlags != 0 && filteredOut(ts, keywords, pid, tid, provider, eventId, flags, opcode, level)) return;
+  let key = eventTypeKey(<u32>provider, eventId, version, opcode, headerType);
+  let type = eventType(key);
   let r = <usize>rowCount;
-  store<i64>(colTimestamp + (r << 3), ts);
-  store<u64>(colKeywords + (r << 3), keywords);
-  store<u32>(colPid + (r << 2), pid);
-  store<u32>(colTid + (r << 2), tid);
-  store<u32>(colPayloadOffset + (r << 2), <u32>(rec + headerLength));
-  store<u16>(colPayloadLength + (r << 1), <u16>(size - headerLength));
-  store<u16>(colHeaderLength + (r << 1), <u16>headerLength);
-  store<u16>(colProvider + (r << 1), <u16>provider);
-  store<u16>(colEventId + (r << 1), <u16>eventId);
-  store<u16>(colTask + (r << 1), <u16>task);
-  store<u16>(colFlags + (r << 1), <u16>flags);
-  store<u16>(colProcessor + (r << 1), <u16>processor);
-  store<u16>(colVersion + (r << 1), <u16>version);
-  store<u8>(colOpcode + r, <u8>opcode);
-  store<u8>(colLevel + r, <u8>level);
-  store<u8>(colHeaderType + r, <u8>headerType);
-  store<u8>(colChannel + r, <u8>channel);
-  store<u16>(colEventType + (r << 1), <u16>eventType(eventTypeKey(<u32>provider, eventId, version, opcode, headerType)));
+  let fb = fixedBlock;
+  if (fb != 0) {
+    let a8 = fb + (r << 3), a4 = fb + (r << 2), a2 = fb + (r << 1), a1 = fb + r;
+    store<i64>(a8, ts, FIXED_TIMESTAMP);
+    store<u64>(a8, keywords, FIXED_KEYWORDS);
+    store<u32>(a4, pid, FIXED_PID);
+    store<u32>(a4, tid, FIXED_TID);
+    store<u32>(a4, <u32>(rec + headerLength), FIXED_PAYLOAD_OFFSET);
+    store<u16>(a2, <u16>(size - headerLength), FIXED_PAYLOAD_LENGTH);
+    store<u16>(a2, <u16>headerLength, FIXED_HEADER_LENGTH);
+    store<u16>(a2, <u16>provider, FIXED_PROVIDER);
+    store<u16>(a2, <u16>eventId, FIXED_EVENT_ID);
+    store<u16>(a2, <u16>task, FIXED_TASK);
+    store<u16>(a2, <u16>flags, FIXED_FLAGS);
+    store<u16>(a2, <u16>processor, FIXED_PROCESSOR);
+    store<u16>(a2, <u16>version, FIXED_VERSION);
+    store<u16>(a2, <u16>type, FIXED_EVENT_TYPE);
+    store<u8>(a1, <u8>opcode, FIXED_OPCODE);
+    store<u8>(a1, <u8>level, FIXED_LEVEL);
+    store<u8>(a1, <u8>headerType, FIXED_HEADER_TYPE);
+    store<u8>(a1, <u8>channel, FIXED_CHANNEL);
+  } else {
+    store<i64>(colTimestamp + (r << 3), ts);
+    store<u64>(colKeywords + (r << 3), keywords);
+    store<u32>(colPid + (r << 2), pid);
+    store<u32>(colTid + (r << 2), tid);
+    store<u32>(colPayloadOffset + (r << 2), <u32>(rec + headerLength));
+    store<u16>(colPayloadLength + (r << 1), <u16>(size - headerLength));
+    store<u16>(colHeaderLength + (r << 1), <u16>headerLength);
+    store<u16>(colProvider + (r << 1), <u16>provider);
+    store<u16>(colEventId + (r << 1), <u16>eventId);
+    store<u16>(colTask + (r << 1), <u16>task);
+    store<u16>(colFlags + (r << 1), <u16>flags);
+    store<u16>(colProcessor + (r << 1), <u16>processor);
+    store<u16>(colVersion + (r << 1), <u16>version);
+    store<u16>(colEventType + (r << 1), <u16>type);
+    store<u8>(colOpcode + r, <u8>opcode);
+    store<u8>(colLevel + r, <u8>level);
+    store<u8>(colHeaderType + r, <u8>headerType);
+    store<u8>(colChannel + r, <u8>channel);
+  }
   tables.rowCount = rowCount + 1;
+  // its typed table, if the record is a .NET runtime event the schema knows
+  if (clrOn) {
+    let t = typeClr(type, key);
+    if (t >= 0) {
+      if (typedCount >= TYPED_ROWS) fillTyped();
+      let e = typed + <usize>typedCount * TYPED_STRIDE;
+      store<u32>(e, <u32>r);
+      store<u32>(e, <u32>(rec + headerLength), TYPED_PAYLOAD);
+      store<u16>(e, <u16>(size - headerLength), TYPED_PAYLOAD + 4);
+      store<u16>(e, <u16>t | (headerType == HT_EVENT_HEADER64 ? TYPED_P8 : 0), TYPED_PAYLOAD + 6);
+      typedCount++;
+    }
+  }
+}
+
+// typed rows grouped by schema event: a count per event, the events met in order, then each group's rows
+const groupCount: usize = memory.data(CLR_MAX_TYPES * 4, 16); // u32 per schema event (zero between fills)
+const groupStart: usize = memory.data(CLR_MAX_TYPES * 4, 16);
+const groupTypes: usize = memory.data(<i32>TYPED_ROWS * 4, 16); // i32 schema events met
+const groupRows: usize = memory.data(<i32>TYPED_ROWS * 2, 16); // u16 typed entry of each typed row, by group
+
+/** The noted typed rows to their tables, one schema event at a time. */
+function fillTyped(): void {
+  let n = <usize>typedCount;
+  if (n == 0) return;
+  let met: usize = 0;
+  for (let k: usize = 0; k < n; k++) {
+    let t = <usize>(load<u16>(typed + k * TYPED_STRIDE, TYPED_PAYLOAD + 6) & ~TYPED_P8);
+    let c = groupCount + (t << 2);
+    let v = load<u32>(c);
+    if (v == 0) { store<u32>(groupTypes + (met << 2), <u32>t); met++; }
+    store<u32>(c, v + 1);
+  }
+  let at: u32 = 0;
+  for (let g: usize = 0; g < met; g++) {
+    let t = <usize>load<u32>(groupTypes + (g << 2));
+    store<u32>(groupStart + (t << 2), at);
+    at += load<u32>(groupCount + (t << 2));
+    store<u32>(groupCount + (t << 2), 0);
+  }
+  for (let k: usize = 0; k < n; k++) {
+    let t = <usize>(load<u16>(typed + k * TYPED_STRIDE, TYPED_PAYLOAD + 6) & ~TYPED_P8);
+    let s = groupStart + (t << 2);
+    let i = load<u32>(s);
+    store<u16>(groupRows + (<usize>i << 1), <u16>k);
+    store<u32>(s, i + 1);
+  }
+  let first: u32 = 0;
+  for (let g: usize = 0; g < met; g++) {
+    let t = <i32>load<u32>(groupTypes + (g << 2));
+    let end = load<u32>(groupStart + (<usize>t << 2));
+    fillClrRows(t, clrEntry(t), groupRows + (<usize>first << 1), end - first, typed);
+    first = end;
+  }
+  typedCount = 0;
 }
 
 /** A record whose layout is unknown: kept whole as user data, with the previous timestamp. */
@@ -196,7 +289,9 @@ export function walkRecords(
         }
         let ts = load<i64>(rec, 0x10);
         lastTs = ts;
-        let prov = providerByGuid(load<u64>(rec, 0x18), load<u64>(rec, 0x20), PK_GUID, 0xffff);
+        let g0 = load<u64>(rec, 0x18), g1 = load<u64>(rec, 0x20);
+        let prov = g0 == providers.lastLo && g1 == providers.lastHi && providers.lastIndex >= 0
+          ? providers.lastIndex : providerByGuid(g0, g1, PK_GUID, 0xffff);
         emit(
           rec, hl, size, ts, load<u64>(rec, 0x30), load<u32>(rec, 0x0c), load<u32>(rec, 0x08), prov,
           <u32>load<u16>(rec, 0x28), <u32>load<u16>(rec, 0x2e), flags, processor, <u32>load<u8>(rec, 0x2a),
@@ -272,4 +367,5 @@ export function walkRecords(
     pos += (size + 7) & ~7;
   }
   walkAbandoned = pos + 4 <= len && load<u32>(base + pos) != 0xffffffff && load<u32>(base + pos) != 0;
+  fillTyped();
 }

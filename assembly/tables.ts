@@ -2,8 +2,9 @@
 // per-record path never allocates: it only stores into space reserved for the whole buffer.
 
 import {
-  W_CAPACITY, MEMORY_MAX_PAGES, MAX_BLOCK, MAX_ROWS, MIN_WINDOW, ARENA_START, B_DATA, MAX_WARNINGS, BUF_STRIDE,
+  W_CAPACITY, MEMORY_MAX_PAGES, MAX_BLOCK, MAX_ROWS, MIN_WINDOW, ARENA_BLOCK, MAX_WARNINGS, BUF_STRIDE,
   WARN_STRIDE, WARN_FILE_OFFSET, WARN_CODE, WARN_BUFFER, WARN_RECORD_OFFSET, WARN_DETAIL, FILTER_BYTES, FILTER_FLAGS,
+  CLR_DIR_STRIDE, CLR_DIR_COUNT,
 } from "./codes";
 
 // ---- event table: one row per record, struct of arrays (50 bytes a row; DIR_* slots) ----
@@ -103,11 +104,89 @@ export function release(ptr: usize): void {
   heap.free(ptr);
 }
 
+// ---- fixed columns: when the memory allows, a window's columns are one block of FIXED_ROWS rows, each
+// column at a constant offset (FIXED_* below), so that the record walk writes a row through one base
+// address with constant offsets. A window then ends when its rows could pass FIXED_ROWS; a buffer whose
+// records could pass it alone leaves fixed columns for the columns above, which grow as needed.
+export const FIXED_ROWS: u32 = 1 << 20;
+// Columns FIXED_ROWS rows apart would put row r of every column in one cache set (their addresses equal
+// modulo 4 KiB): each column starts a further 7 cache lines on, so that they spread over the sets.
+const FIXED_SKEW: usize = 7 * 64;
+export const FIXED_TIMESTAMP: usize = 0 + 0 * FIXED_SKEW;
+export const FIXED_KEYWORDS: usize = <usize>FIXED_ROWS * 8 + 1 * FIXED_SKEW;
+export const FIXED_PID: usize = <usize>FIXED_ROWS * 16 + 2 * FIXED_SKEW;
+export const FIXED_TID: usize = <usize>FIXED_ROWS * 20 + 3 * FIXED_SKEW;
+export const FIXED_PAYLOAD_OFFSET: usize = <usize>FIXED_ROWS * 24 + 4 * FIXED_SKEW;
+export const FIXED_PAYLOAD_LENGTH: usize = <usize>FIXED_ROWS * 28 + 5 * FIXED_SKEW;
+export const FIXED_HEADER_LENGTH: usize = <usize>FIXED_ROWS * 30 + 6 * FIXED_SKEW;
+export const FIXED_PROVIDER: usize = <usize>FIXED_ROWS * 32 + 7 * FIXED_SKEW;
+export const FIXED_EVENT_ID: usize = <usize>FIXED_ROWS * 34 + 8 * FIXED_SKEW;
+export const FIXED_TASK: usize = <usize>FIXED_ROWS * 36 + 9 * FIXED_SKEW;
+export const FIXED_FLAGS: usize = <usize>FIXED_ROWS * 38 + 10 * FIXED_SKEW;
+export const FIXED_PROCESSOR: usize = <usize>FIXED_ROWS * 40 + 11 * FIXED_SKEW;
+export const FIXED_VERSION: usize = <usize>FIXED_ROWS * 42 + 12 * FIXED_SKEW;
+export const FIXED_EVENT_TYPE: usize = <usize>FIXED_ROWS * 44 + 13 * FIXED_SKEW;
+export const FIXED_OPCODE: usize = <usize>FIXED_ROWS * 46 + 14 * FIXED_SKEW;
+export const FIXED_LEVEL: usize = <usize>FIXED_ROWS * 47 + 15 * FIXED_SKEW;
+export const FIXED_HEADER_TYPE: usize = <usize>FIXED_ROWS * 48 + 16 * FIXED_SKEW;
+export const FIXED_CHANNEL: usize = <usize>FIXED_ROWS * 49 + 17 * FIXED_SKEW;
+const FIXED_BYTES: usize = <usize>FIXED_ROWS * 50 + 18 * FIXED_SKEW;
+export let fixedBlock: usize = 0; // 0: the columns are blocks of their own (ensureRows)
+
+/** Takes the fixed column block when the memory allows it (before any row); false when it does not. */
+export function useFixedColumns(): bool {
+  if (fixedBlock != 0) return true;
+  if (rowCap != 0 || !fits(FIXED_BYTES + (FIXED_BYTES >> 3))) return false;
+  let b = allocate(FIXED_BYTES);
+  if (b == 0) return false;
+  fixedBlock = b;
+  colTimestamp = b + FIXED_TIMESTAMP;
+  colKeywords = b + FIXED_KEYWORDS;
+  colPid = b + FIXED_PID;
+  colTid = b + FIXED_TID;
+  colPayloadOffset = b + FIXED_PAYLOAD_OFFSET;
+  colPayloadLength = b + FIXED_PAYLOAD_LENGTH;
+  colHeaderLength = b + FIXED_HEADER_LENGTH;
+  colProvider = b + FIXED_PROVIDER;
+  colEventId = b + FIXED_EVENT_ID;
+  colTask = b + FIXED_TASK;
+  colFlags = b + FIXED_FLAGS;
+  colProcessor = b + FIXED_PROCESSOR;
+  colVersion = b + FIXED_VERSION;
+  colEventType = b + FIXED_EVENT_TYPE;
+  colOpcode = b + FIXED_OPCODE;
+  colLevel = b + FIXED_LEVEL;
+  colHeaderType = b + FIXED_HEADER_TYPE;
+  colChannel = b + FIXED_CHANNEL;
+  rowCap = FIXED_ROWS;
+  return true;
+}
+
+/**
+ * Whether `extra` more rows fit the window's columns without growing them; fixed columns that cannot
+ * hold them in an empty window are left for columns that grow (the buffer is then taken as usual).
+ */
+export function rowsFit(extra: u32): bool {
+  if (fixedBlock == 0 || <u64>rowCount + extra <= <u64>FIXED_ROWS) return true;
+  if (rowCount > 0) {
+    windowFull = true;
+    return false;
+  }
+  // an empty window: the buffer alone passes the block; the columns become blocks of their own
+  release(fixedBlock);
+  fixedBlock = 0;
+  colTimestamp = colKeywords = colPid = colTid = colPayloadOffset = colPayloadLength = colHeaderLength = 0;
+  colProvider = colEventId = colTask = colFlags = colProcessor = colVersion = colEventType = 0;
+  colOpcode = colLevel = colHeaderType = colChannel = 0;
+  rowCap = 0;
+  return true;
+}
+
 /** Reserve room for `extra` more rows. Returns false when the table cannot grow any further. */
 export function ensureRows(extra: u32): bool {
   let need = <u64>rowCount + extra;
   if (need <= <u64>rowCap) return true;
-  if (need > <u64>MAX_ROWS) return false;
+  if (need > <u64>MAX_ROWS || fixedBlock != 0) return false;
   let cap = max<u32>(rowCap << 1, max<u32>(<u32>need, 4096));
   if (cap > <u32>MAX_ROWS) cap = MAX_ROWS;
   // A column that grew before one that could not is merely larger than rowCap.
@@ -209,100 +288,107 @@ export function warn(code: u32, fileOffset: f64, buffer: i32, recordOffset: i32,
   warnCount++;
 }
 
-// ---- arena: record bytes of the window's buffers (decompressed where needed), one block ----
-// The block starts small and doubles up to the window size; when it moves, the addresses the rows
-// hold move with it. A buffer that does not fit a block of the window size ends the window (windowFull).
-let arenaStart: usize = 0;
-let arenaUsed: usize = 0;
-let arenaSize: usize = 0;
-let arenaWant: usize = MIN_WINDOW; // the window size the driver asked for
-let arenaFirst: usize = ARENA_START; // the size a window's first block starts at
+// ---- window budget and arena ----
+// A window's records stay where the driver staged them (buffers/processBuffer walks them in place);
+// only decompressed records, and records of a buffer that is not 8-byte aligned, are written to the
+// arena: a list of blocks kept from window to window (ARENA_BLOCK bytes or one buffer's records each).
+// Blocks never move, so the addresses rows hold stay valid until the window is reset.
+const ARENA_LIST_MAX: u32 = 1024;
+const arenaList: usize = memory.data(<i32>ARENA_LIST_MAX * 8); // (u32 start, u32 used) per block in use
+let arenaBlocks: usize = 0; // every block, in use or not: (u32 start, u32 size) pairs, ARENA_LIST_MAX of them
+let arenaBlockCount: u32 = 0; // blocks allocated
+export let arenaInUse: u32 = 0; // blocks of the list in use this window
+let windowWant: usize = MIN_WINDOW; // the record budget of a window
+export let windowRecords: usize = 0; // bytes of records taken in this window
 export let windowFull: bool = false;
-export let arenaBytes: f64 = 0; // committed over every window
+export let arenaBytes: f64 = 0; // records taken, every window (8-aligned)
 
-/**
- * Sets the window size (at least MIN_WINDOW, at most MAX_BLOCK) and the size its arena block starts at
- * (0: ARENA_START; the input's size, when the driver knows it, spares the block its growth).
- */
-export function setArenaSize(bytes: u32, first: u32): void {
-  arenaWant = min<usize>(max<usize>(<usize>bytes, MIN_WINDOW), MAX_BLOCK);
-  arenaFirst = first != 0 ? min<usize>(<usize>first, arenaWant) : ARENA_START;
-  arenaUsed = 0;
+/** Sets the window's record budget (at least MIN_WINDOW, at most MAX_BLOCK). */
+export function setArenaSize(bytes: u32): void {
+  windowWant = min<usize>(max<usize>(<usize>bytes, MIN_WINDOW), MAX_BLOCK);
+  windowRecords = 0;
   arenaBytes = 0;
+  arenaInUse = 0;
   windowFull = false;
 }
 
-/** The window's arena block and the bytes of it in use. */
-export function arenaBlock(): usize {
-  return arenaStart;
-}
-
-export function arenaInUse(): usize {
-  return arenaUsed;
-}
-
-/** The arena block moved from `from` to `to`: the window's rows, extended items and buffers follow it. */
-function moveArena(from: usize, to: usize): void {
-  let delta = <u32>(to - from); // modulo 2^32: adds as well as subtracts
-  for (let r: usize = 0; r < <usize>rowCount; r++) {
-    let p = colPayloadOffset + (r << 2);
-    store<u32>(p, load<u32>(p) + delta);
-  }
-  for (let e: usize = 0; e < <usize>extCount; e++) {
-    let p = colExtOffset + (e << 2);
-    store<u32>(p, load<u32>(p) + delta);
-  }
-  for (let b: usize = 0; b < <usize>bufCount; b++) {
-    let p = bufTable + b * BUF_STRIDE + B_DATA;
-    if (load<u32>(p) != 0) store<u32>(p, load<u32>(p) + delta);
-  }
+/** The arena block list (DIR_ARENAS). */
+export function arenaListPtr(): usize {
+  return arenaList;
 }
 
 /**
- * Address of `n` bytes of arena space (8-aligned), or 0: with windowFull set when the window is full
- * (the buffer goes to the next window), else with a W_CAPACITY warning (memory exhausted).
+ * Whether a buffer of `n` bytes of records fits the window's budget; when it does not (and the window
+ * has records already) the window is full: the buffer is taken again in the next one.
+ */
+export function windowTakes(n: usize): bool {
+  if (windowRecords > 0 && windowRecords + n > windowWant) {
+    windowFull = true;
+    return false;
+  }
+  return true;
+}
+
+/** Marks a buffer of `n` bytes of records as taken by the window. */
+export function windowCommit(n: usize): void {
+  let used = (n + 7) & ~<usize>7;
+  windowRecords += used;
+  arenaBytes += <f64>used;
+}
+
+/**
+ * Address of `n` bytes of arena space (8-aligned), or 0 with a W_CAPACITY warning (memory exhausted).
+ * The space is taken at once: the caller writes the records there.
  */
 export function arenaReserve(n: usize): usize {
   let need = (n + 7) & ~<usize>7;
-  if (arenaStart != 0 && arenaUsed + need <= arenaSize) return arenaStart + arenaUsed;
-  if (arenaUsed > 0) {
-    // grow the block up to the window size, where the memory allows
-    let size = min<usize>(arenaWant, max<usize>(arenaSize << 1, arenaUsed + need));
-    if (arenaUsed + need <= size) {
-      let p = resize(arenaStart, size);
-      if (p != 0) {
-        if (p != arenaStart) moveArena(arenaStart, p);
-        arenaStart = p;
-        arenaSize = size;
-        return p + arenaUsed;
-      }
+  if (arenaBlocks == 0) {
+    arenaBlocks = allocate(<usize>ARENA_LIST_MAX * 8);
+    if (arenaBlocks == 0) { warn(W_CAPACITY, -1, -1, -1, <u32>n); return 0; }
+  }
+  // the block in use, if it has room
+  if (arenaInUse > 0) {
+    let e = arenaList + (<usize>(arenaInUse - 1) << 3);
+    let start = <usize>load<u32>(e);
+    let used = <usize>load<u32>(e, 4);
+    let size = <usize>load<u32>(arenaBlocks + (<usize>(arenaInUse - 1) << 3), 4);
+    if (used + need <= size) {
+      store<u32>(e, <u32>(used + need), 4);
+      return start + used;
     }
-    windowFull = true;
-    return 0;
   }
-  // an empty window: the block of the windows before, or one that holds this buffer
-  let size = max<usize>(min<usize>(arenaWant, arenaFirst), need);
-  if (arenaStart != 0 && arenaSize >= size) return arenaStart;
-  if (arenaStart != 0) {
-    release(arenaStart);
-    arenaStart = 0;
-    arenaSize = 0;
+  // the next block: one kept from an earlier window if it is big enough, else a new one
+  if (arenaInUse >= ARENA_LIST_MAX) { warn(W_CAPACITY, -1, -1, -1, <u32>n); return 0; }
+  let k = arenaInUse;
+  let slot = arenaBlocks + (<usize>k << 3);
+  if (k < arenaBlockCount && <usize>load<u32>(slot, 4) < need) {
+    release(<usize>load<u32>(slot));
+    store<u32>(slot, 0);
+    store<u32>(slot, 0, 4);
   }
-  let p: usize = size > <usize>MAX_BLOCK ? 0 : allocate(size);
-  if (p == 0) {
-    warn(W_CAPACITY, -1, -1, -1, <u32>n);
-    return 0;
+  if (k >= arenaBlockCount || load<u32>(slot) == 0) {
+    let size = max<usize>(need, min<usize>(<usize>ARENA_BLOCK, windowWant));
+    let p: usize = size > <usize>MAX_BLOCK ? 0 : allocate(size);
+    if (p == 0) { warn(W_CAPACITY, -1, -1, -1, <u32>n); return 0; }
+    store<u32>(slot, <u32>p);
+    store<u32>(slot, <u32>size, 4);
+    if (k >= arenaBlockCount) arenaBlockCount = k + 1;
   }
-  arenaStart = p;
-  arenaSize = size;
-  return p;
+  let start = <usize>load<u32>(slot);
+  let e = arenaList + (<usize>k << 3);
+  store<u32>(e, <u32>start);
+  store<u32>(e, <u32>need, 4);
+  arenaInUse = k + 1;
+  return start;
 }
 
-/** Marks `n` bytes at the reservation as used. */
-export function arenaCommit(n: usize): void {
-  let used = (n + 7) & ~<usize>7;
-  arenaUsed += used;
-  arenaBytes += <f64>used;
+/** Gives back the end of the last reservation that was not used (`unused` bytes of it). */
+export function arenaUnreserve(unused: usize): void {
+  if (arenaInUse == 0) return;
+  let e = arenaList + (<usize>(arenaInUse - 1) << 3);
+  let used = <usize>load<u32>(e, 4);
+  let back = min<usize>(used, unused & ~<usize>7);
+  store<u32>(e, <u32>(used - back), 4);
 }
 
 // ---- windows: the rows of a run of buffers, handed to the bindings before the next run is decoded ----
@@ -330,46 +416,34 @@ export function resetWindow(): void {
   bufCount = 0;
   rowCount = 0;
   extCount = 0;
-  arenaUsed = 0;
+  arenaInUse = 0;
+  windowRecords = 0;
   windowFull = false;
 }
 
 
-// ---- typed tables: a window's blocks, carved from one region that the next window reuses ----
-let clrRegion: usize = 0;
-let clrRegionSize: usize = 0;
-let clrScratch: usize = 0;
-let clrScratchSize: usize = 0;
+// ---- typed tables: a block per schema event, kept from window to window ----
+// The directory holds, per schema event, the window's rows, the block and the rows it has room for
+// (CLR_DIR_*). A block's columns are `cap` rows long each; a full block moves to one twice the size
+// (its columns copied). A window starts with every count at 0 and the blocks of the windows before.
+export let clrDir: usize = 0;
+export let clrTypes: u32 = 0;
+export let clrRows: u32 = 0; // rows placed in this window
+export let clrMissing: u32 = 0; // rows that found no memory, in this window
 
-/** A region of at least `bytes` for this window's typed-table blocks (its old contents are dead), or 0. */
-export function clrRegionFor(bytes: usize): usize {
-  if (bytes <= clrRegionSize && clrRegion != 0) return clrRegion;
-  if (clrRegion != 0) {
-    release(clrRegion);
-    clrRegion = 0;
-    clrRegionSize = 0;
-  }
-  // room to grow into, where the memory allows
-  let p = allocate(bytes + (bytes >> 2));
-  let size = bytes + (bytes >> 2);
-  if (p == 0) {
-    p = allocate(bytes);
-    size = bytes;
-  }
-  if (p != 0) {
-    clrRegion = p;
-    clrRegionSize = size;
-  }
-  return p;
+/** Makes the directory for `n` schema events (once); false when memory is exhausted. */
+export function clrInit(n: u32): bool {
+  if (clrDir != 0) return true;
+  clrDir = allocate(<usize>n * CLR_DIR_STRIDE);
+  if (clrDir == 0) return false;
+  memory.fill(clrDir, 0, <usize>n * CLR_DIR_STRIDE);
+  clrTypes = n;
+  return true;
 }
 
-/** Scratch of at least `bytes` for one typed-table fill, or 0. */
-export function clrScratchFor(bytes: usize): usize {
-  if (bytes <= clrScratchSize && clrScratch != 0) return clrScratch;
-  let p = resize(clrScratch, max<usize>(bytes, 64));
-  if (p != 0) {
-    clrScratch = p;
-    clrScratchSize = max<usize>(bytes, 64);
-  }
-  return p;
+/** Empties every typed table for the next window (blocks are kept). */
+export function clrReset(): void {
+  for (let t: u32 = 0; t < clrTypes; t++) store<u32>(clrDir + <usize>t * CLR_DIR_STRIDE + CLR_DIR_COUNT, 0);
+  clrRows = 0;
+  clrMissing = 0;
 }

@@ -442,7 +442,7 @@ async function xpressSpeed(path: string, quick: boolean): Promise<{ outputMB: nu
   const file = new Uint8Array(readFileSync(path));
   const v = new DataView(file.buffer, file.byteOffset);
   const core = await instantiateCore();
-  core.init(1 << 16, 0, 1 << 20, 0);
+  core.init(0, 1 << 20, 0);
   const jobs: { src: number; len: number; expected: number }[] = [];
   let total = 0;
   for (let o = 0; o + 0x48 <= file.length; ) {

@@ -30,15 +30,18 @@ export * from "./index.js";
 async function fileSource(path: string): Promise<ByteSource> {
   const byteLength = (await stat(path)).size;
   let file: Promise<FileHandle> | undefined;
+  let handle: FileHandle | undefined;
   return {
     byteLength,
-    async read(into, position) {
-      const { bytesRead } = await (await (file ??= open(path, "r"))).read(into, 0, into.length, position);
-      return bytesRead;
+    read(into, position) {
+      // (once open, the read is issued at once: `into` is read into before the caller goes on)
+      if (handle) return handle.read(into, 0, into.length, position).then((r) => r.bytesRead);
+      return (file ??= open(path, "r")).then((h) => (handle = h).read(into, 0, into.length, position)).then((r) => r.bytesRead);
     },
     async close() {
       const f = file;
       file = undefined;
+      handle = undefined;
       await (await f)?.close();
     },
   };

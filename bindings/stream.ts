@@ -267,7 +267,7 @@ export class TraceStream implements AsyncIterable<TraceBatch> {
         const w = heads[f]!;
         // (the window's own warnings; only its record bytes are copied)
         const own = { ...w.data, warningsOffset: w.warnings.offset, warningCount: w.warnings.count, warningTotal: w.warnings.total };
-        const data = merger.merge([{ file: f, data: own, records: { start: w.arena, end: w.arena + w.arenaUsed } }]);
+        const data = merger.merge([{ file: f, data: own, records: w.records }]);
         for (const [p, name] of namesFromProviderTraits(data)) if (!providerNames.has(p)) providerNames.set(p, name);
         batch = new TraceBatch(data, index++, rows, buffers, undefined, new Map(providerNames), f);
         rows += data.eventCount;

@@ -1,7 +1,7 @@
-// Buffer walk (assembly/buffers.ts). Input arrives in a staging area as a run of bytes of the file
-// (any chunking); `consume` takes the whole buffers it holds, copies (or decompresses) each one's
-// records into the arena, walks them, and leaves a partial buffer at the front of the staging area
-// for the next call.
+// Buffer walk (assembly/buffers.ts). The driver stages a run of bytes of the file (any chunking) in
+// the core's memory; `consume` takes the whole buffers among them and walks each one's records where
+// they lie, decompressing compressed buffers into the arena first; what follows the last whole buffer
+// is left for the next call.
 
 import {
   W_BAD_BUFFER_SIZE, W_SKIPPED_BYTES, W_TRUNCATED_BUFFER, W_BAD_FILL_OFFSET, W_DECOMPRESS_FAILED,
@@ -12,7 +12,7 @@ import {
   B_TIMESTAMP, B_FIRST_ROW, B_ROW_COUNT, B_DATA, B_DATA_LENGTH, B_BUFFER_SIZE, B_SAVED_OFFSET, B_FILLED,
   B_PROCESSOR, B_LOGGER_ID, B_FLAGS, B_TYPE, B_STATUS, B_RAW_PROCESSOR,
 } from "../../assembly/codes.js";
-import { addBuffer, buffersSeen, ensureRows, warn, arenaReserve, arenaCommit, allocate, release } from "./tables.js";
+import { addBuffer, buffersSeen, ensureRows, warn, arenaReserve, arenaUnreserve, windowTakes, windowCommit, rowsFit } from "./tables.js";
 import { walkRecords } from "./records.js";
 import { xpressDecompress, xpressProduced } from "./xpress.js";
 import { parseLogfileHeader, logfileHeader } from "./logfile.js";
@@ -28,16 +28,13 @@ function satU32(x: number): number {
   return x >= TWO32 ? NONE32 : Math.floor(x);
 }
 
-export function resetBuffers(s: CoreState, cap: number): void {
+export function resetBuffers(s: CoreState): void {
   s.wantBytes = 0;
   s.done = false;
   s.fatalCode = 0;
   s.fatalOffset = 0;
   s.resyncing = false;
   s.compressionFormat = COMPRESSION_XPRESS;
-  s.staging = allocate(s, cap);
-  s.stagingCap = s.staging !== 0 ? cap : 0;
-  if (s.staging === 0) outOfMemory(s, cap);
 }
 
 /** The compression format buffer 0 named (a trace continued by another core needs it: resumeAt). */
@@ -49,24 +46,10 @@ export function setCompression(s: CoreState, format: number): void {
   s.compressionFormat = format;
 }
 
-/** Moves the staging area to `cap` bytes, keeping its first `keep` bytes; stops decoding if memory is exhausted. */
-export function growStaging(s: CoreState, cap: number, keep: number): void {
-  const fresh = allocate(s, cap);
-  if (fresh === 0) { outOfMemory(s, cap); return; }
-  s.u8.copyWithin(fresh, s.staging, s.staging + Math.min(keep, cap));
-  release(s, s.staging);
-  s.staging = fresh;
-  s.stagingCap = cap;
-}
 
 function fatal(s: CoreState, code: number, offset: number): void {
   s.fatalCode = code;
   s.fatalOffset = offset;
-  s.done = true;
-}
-
-function outOfMemory(s: CoreState, bytes: number): void {
-  warn(s, W_CAPACITY, -1, -1, -1, bytes);
   s.done = true;
 }
 
@@ -174,9 +157,15 @@ function processBuffer(s: CoreState, b: number, bs: number, avail: number, off: 
     if (end > avail) end = avail;
     dlen = end - HDR;
     if (tentative && !firstRecordSound(s, b + HDR, dlen)) return REJECTED;
-    data = arenaReserve(s, dlen);
-    if (data === 0) { if (s.windowFull) return NEXT_WINDOW; s.done = true; return TAKEN; }
-    s.u8.copyWithin(data, b + HDR, b + HDR + dlen);
+    if (!windowTakes(s, dlen) || !rowsFit(s, (dlen >>> 3) + 1)) return NEXT_WINDOW;
+    // Records are walked where they lie; those of a buffer that is not 8-byte aligned (after damage)
+    // are copied to the arena first, so that every record is aligned as the tables assume.
+    data = b + HDR;
+    if ((data & 7) !== 0 && dlen > 0) {
+      data = arenaReserve(s, dlen);
+      if (data === 0) { s.done = true; return TAKEN; }
+      s.u8.copyWithin(data, b + HDR, b + HDR + dlen);
+    }
   } else {
     status |= BS_COMPRESSED;
     const expected = filled >= HDR && filled <= MAX_BUFFER ? filled - HDR
@@ -192,11 +181,13 @@ function processBuffer(s: CoreState, b: number, bs: number, avail: number, off: 
       problemDetail = filled;
       status |= BS_SKIPPED;
     } else {
+      if (!windowTakes(s, expected) || !rowsFit(s, (expected >>> 3) + 1)) return NEXT_WINDOW;
       data = arenaReserve(s, expected);
-      if (data === 0) { if (s.windowFull) return NEXT_WINDOW; s.done = true; return TAKEN; }
+      if (data === 0) { s.done = true; return TAKEN; }
       if (xpressDecompress(s, b + HDR, avail - HDR, data, expected)) {
         dlen = expected;
       } else if (tentative) {
+        arenaUnreserve(s, expected);
         return REJECTED;
       } else if (truncated) {
         // The bytes we have are sound; keep the records they complete.
@@ -206,14 +197,15 @@ function processBuffer(s: CoreState, b: number, bs: number, avail: number, off: 
         problemDetail = xpressProduced;
         status |= BS_SKIPPED;
       }
-      if (tentative && !firstRecordSound(s, data, dlen)) return REJECTED;
+      if (tentative && !firstRecordSound(s, data, dlen)) { arenaUnreserve(s, expected); return REJECTED; }
+      arenaUnreserve(s, expected - dlen);
     }
   }
   if (index === 0 && !isLogfileHeaderRecord(s, data, dlen)) { fatal(s, E_NO_LOGFILE_HEADER, off + HDR); return TAKEN; }
 
   const bp = addBuffer(s);
   if (bp === 0) { stop(s, W_CAPACITY, off, bs); return TAKEN; }
-  arenaCommit(s, dlen);
+  windowCommit(s, dlen);
   v = s.dv;
   const w = bp >>> 2;
   s.f64[(bp + B_FILE_OFFSET) >>> 3] = off;
@@ -228,7 +220,8 @@ function processBuffer(s: CoreState, b: number, bs: number, avail: number, off: 
   s.u16[(bp + B_FLAGS) >>> 1] = flags;
   s.u16[(bp + B_TYPE) >>> 1] = type;
   s.u16[(bp + B_RAW_PROCESSOR) >>> 1] = rawProc;
-  s.u32[w + (B_DATA >>> 2)] = data;
+  // (a buffer without records has no data address: its records, if any, were not kept)
+  s.u32[w + (B_DATA >>> 2)] = dlen > 0 ? data : 0;
   s.u32[w + (B_DATA_LENGTH >>> 2)] = dlen;
   if (index === 0 && type !== 4) warn(s, W_HEADER_BUFFER_TYPE, off, index, -1, type);
   if (index === 0 && (flags & BUFFER_FLAG_COMPRESSED) !== 0) warn(s, W_BUFFER0_COMPRESSED, off, index, -1, 0);
@@ -263,29 +256,30 @@ function processBuffer(s: CoreState, b: number, bs: number, avail: number, off: 
 }
 
 /**
- * Takes the whole buffers among the first `len` staged bytes (file offset `fileOffset`). With
+ * Takes the whole buffers among the `len` bytes staged at `staging` (file offset `fileOffset`). With
  * `atEnd` the input is complete and a final partial buffer is decoded as far as it goes. Stops at a
- * buffer that does not fit the window (windowFull): it is taken again after resetWindow. Moves
- * what is left to the front of the staging area and returns its length.
+ * buffer that does not fit the window (windowFull): it is taken again after resetWindow. Returns the
+ * length of what is left at the end of the staged bytes: the caller gives it again, with more.
  */
-export function consume(s: CoreState, len: number, fileOffset: number, atEnd: boolean): number {
+export function consume(s: CoreState, staging: number, len: number, fileOffset: number, atEnd: boolean): number {
   let p = 0;
   s.wantBytes = 0;
   while (!s.done) {
     let avail = len - p;
     if (s.resyncing) {
       let found = false;
-      while (avail >= HDR) {
-        const b = s.staging + p;
+      // (a candidate is judged by its header and first record: without those bytes, wait for more)
+      while (avail >= HDR + 4 || (atEnd && avail >= HDR)) {
+        const b = staging + p;
         if (plausible(s, b, avail)) { found = true; break; }
         if (s.u8[b] !== 0) s.resyncNonZero = true;
         p++;
         avail--;
       }
       if (found) {
-        const bs = s.dv.getUint32(s.staging + p, true);
+        const bs = s.dv.getUint32(staging + p, true);
         if (bs > avail && !atEnd) { s.wantBytes = bs; break; } // judge the candidate once it is whole
-        const taken = bs <= avail ? processBuffer(s, s.staging + p, bs, bs, fileOffset + p, true) : REJECTED;
+        const taken = bs <= avail ? processBuffer(s, staging + p, bs, bs, fileOffset + p, true) : REJECTED;
         if (taken === NEXT_WINDOW) break;
         if (taken === TAKEN) {
           s.resyncing = false;
@@ -298,7 +292,7 @@ export function consume(s: CoreState, len: number, fileOffset: number, atEnd: bo
         continue;
       }
       if (!atEnd) break;
-      for (let i = p; i < len; i++) if (s.u8[s.staging + i] !== 0) { s.resyncNonZero = true; break; }
+      for (let i = p; i < len; i++) if (s.u8[staging + i] !== 0) { s.resyncNonZero = true; break; }
       if (s.resyncNonZero) warn(s, W_TRAILING_GARBAGE, s.resyncFrom, buffersSeen(s) - 1, -1, satU32(fileOffset + len - s.resyncFrom));
       s.resyncing = false;
       p = len;
@@ -310,13 +304,13 @@ export function consume(s: CoreState, len: number, fileOffset: number, atEnd: bo
       if (!atEnd) { s.wantBytes = HDR; break; }
       if (buffersSeen(s) === 0) { fatal(s, E_TOO_SHORT, off); break; }
       for (let i = p; i < len; i++) {
-        if (s.u8[s.staging + i] !== 0) { warn(s, W_TRAILING_GARBAGE, off, buffersSeen(s) - 1, -1, avail); break; }
+        if (s.u8[staging + i] !== 0) { warn(s, W_TRAILING_GARBAGE, off, buffersSeen(s) - 1, -1, avail); break; }
       }
       p = len;
       s.done = true;
       break;
     }
-    const b = s.staging + p;
+    const b = staging + p;
     const bs = s.dv.getUint32(b, true);
     if (bs === 0 && buffersSeen(s) > 0) {
       // Zero-filled tail (preallocated files) or a zeroed header: look for another buffer.
@@ -345,7 +339,5 @@ export function consume(s: CoreState, len: number, fileOffset: number, atEnd: bo
     p += bs;
   }
   if (s.done) return 0;
-  const rest = len - p;
-  if (rest > 0 && p > 0) s.u8.copyWithin(s.staging, s.staging + p, s.staging + len);
-  return rest;
+  return len - p;
 }

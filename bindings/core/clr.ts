@@ -1,18 +1,21 @@
 // Typed tables for .NET runtime events (assembly/clr.ts): one struct-of-arrays block per (provider,
-// id, version), one column per top-level field, filled from the field program the bindings build
-// (bindings/schema/clr-program.ts; its layout: the CLR_TYPE_*, CLR_FIXED_*, CLR_FIELD_*, CLR_STRUCT_*
-// and CLR_FLAG_* words of codes.ts). u64 values move as two u32 words; counts past 2^32 go through
-// BigInt, off the common path.
+// id, version), one column per top-level field, filled as the record walk writes each row: through the
+// generated fast path of its schema event (clr-fill.ts), or the field program walked here, the
+// reference (bindings/schema/clr-program.ts; its layout: the CLR_TYPE_*, CLR_FIXED_*, CLR_FIELD_*,
+// CLR_STRUCT_* and CLR_FLAG_* words of codes.ts). A block holds CLR_DIR_CAP rows: column k starts at
+// block + cap * pre(k). u64 values move as two u32 words; counts past 2^32 go through BigInt, off the
+// common path.
 
 import * as codes from "../../assembly/codes.js";
-import { clrRegionFor } from "./tables.js";
+import { allocate, release, clrInit } from "./tables.js";
+import { fillClr } from "./clr-fill.js";
 import type { CoreState } from "./state.js";
 
 // module consts, not imported bindings: V8 folds the former but loads the latter at every use
 const {
   T_U8, T_I8, T_U16, T_I16, T_U32, T_I32, T_U64, T_I64, T_F32, T_F64, T_BOOL, T_PTR, T_GUID, T_FILETIME,
   T_SYSTEMTIME, T_USTR, T_ASTR, T_BINARY, T_STRUCT, HT_EVENT_HEADER32, HT_EVENT_HEADER64, CLR_DIR_STRIDE,
-  CLR_DIR_COUNT, CLR_DIR_BLOCK, CLR_DIR_CURSOR, CLR_MAX_ID, CLR_VERSIONS, CLR_STATUS_TRUNCATED,
+  CLR_DIR_COUNT, CLR_DIR_BLOCK, CLR_DIR_CAP, CLR_MAX_ID, CLR_VERSIONS, CLR_STATUS_TRUNCATED,
   CLR_TYPE_ROW_BYTES, CLR_TYPE_PRE_ROW, CLR_TYPE_PRE_STATUS, CLR_TYPE_FIELDS, CLR_TYPE_FIXED, CLR_TYPE_FIXED_END32,
   CLR_TYPE_FIXED_END64, CLR_TYPE_REST, CLR_TYPE_WORDS, CLR_FIXED_OFF32, CLR_FIXED_OFF64, CLR_FIXED_SIZE32,
   CLR_FIXED_SIZE64, CLR_FIXED_PRE, CLR_FIXED_WORDS, CLR_FIELD_KIND, CLR_FIELD_PRE_A, CLR_FIELD_PRE_B, CLR_FIELD_REF,
@@ -51,19 +54,19 @@ function span(pos: number, size: number, nLo: number, nHi: number, end: number):
 
 /**
  * Walks `n` fields at program address `prog` over the payload from `pos` to `end`. With `base` != 0
- * it stores the values of row `row` of a block of `count` rows. `first` is the index of the first
- * field walked (fields before it were copied at fixed offsets). Returns the position after the fields.
+ * it stores the values of row `row` of a block of `count` (its CLR_DIR_CAP) rows. Returns the position
+ * after the fields.
  */
 function walk(
   s: CoreState, prog: number, n: number, pos: number, end: number, ptr: number, base: number, count: number, row: number,
-  depth: number, first: number,
+  depth: number,
 ): number {
   const vals = depth * CLR_SCOPE_VALUES * 2;
   const U8 = s.u8, U16 = s.u16;
   const v = s.dv;
   const scope = s.scope;
   let p = prog >>> 1;
-  for (let f = first; f < first + n; f++) {
+  for (let f = 0; f < n; f++) {
     const w0 = U16[p + CLR_FIELD_KIND];
     const kind = w0 & CLR_KIND_MASK;
     const flags = w0 >>> CLR_FLAGS_SHIFT;
@@ -85,19 +88,14 @@ function walk(
       a = pos;
       let q = pos;
       // [pos, end) lies in the record: aligned units through the u16 view, others bytewise
-      if ((q & 1) === 0) {
-        while (q + 2 <= end && U16[q >>> 1] !== 0) q += 2;
-      } else {
-        while (q + 2 <= end && (U8[q] | U8[q + 1]) !== 0) q += 2;
-      }
+      q = scanUtf16(s, q, end);
       bLo = q - pos;
       if (q + 2 <= end) pos = q + 2;
       else { pos = end; s.clrTruncated = true; }
       if (bLo === 0 && a >= end) { s.clrTruncated = true; return pos; }
     } else if (kind === T_ASTR) {
       a = pos;
-      let q = pos;
-      while (q < end && U8[q] !== 0) q++;
+      const q = scanAnsi(s, pos, end);
       bLo = q - pos;
       if (q < end) pos = q + 1;
       else { pos = end; s.clrTruncated = true; }
@@ -125,7 +123,7 @@ function walk(
         const total = nHi * TWO32 + nLo;
         for (let k = 0; k < total; k++) {
           const before = pos;
-          pos = walk(s, sub, nSub, pos, end, ptr, 0, 0, 0, depth + 1, 0);
+          pos = walk(s, sub, nSub, pos, end, ptr, 0, 0, 0, depth + 1);
           if (s.clrTruncated) return pos;
           if (pos === before) break; // empty elements: nothing more to walk
         }
@@ -183,121 +181,190 @@ function walk(
   return pos;
 }
 
-function typeOf(s: CoreState, r: number, lookup: number, provClr: number, nProv: number): number {
-  const prov = s.u16[(s.colProvider >>> 1) + r];
-  if (prov >= nProv) return -1;
-  const p = (s.u8[provClr + prov] << 24) >> 24;
-  if (p < 0) return -1;
-  const ht = s.u8[s.colHeaderType + r];
-  if (ht !== HT_EVENT_HEADER32 && ht !== HT_EVENT_HEADER64) return -1;
-  const id = s.u16[(s.colEventId >>> 1) + r];
-  if (id >= CLR_MAX_ID) return -1;
-  const ver = Math.min(s.u16[(s.colVersion >>> 1) + r], CLR_VERSIONS - 1);
-  return (s.u16[(lookup >>> 1) + (p * CLR_MAX_ID + id) * CLR_VERSIONS + ver] << 16) >> 16;
+/**
+ * Position of the first zero UTF-16 unit at or after `q` (by two-byte steps), or where the units end
+ * before `end` (then no unit of the rest is zero).
+ */
+export function scanUtf16(s: CoreState, q: number, end: number): number {
+  if ((q & 1) === 0) {
+    const U16 = s.u16;
+    while (q + 2 <= end && U16[q >>> 1] !== 0) q += 2;
+  } else {
+    const U8 = s.u8;
+    while (q + 2 <= end && (U8[q] | U8[q + 1]) !== 0) q += 2;
+  }
+  return q;
+}
+
+/** Position of the first zero byte at or after `q`, or `end`. */
+export function scanAnsi(s: CoreState, q: number, end: number): number {
+  const U8 = s.u8;
+  while (q < end && U8[q] !== 0) q++;
+  return q;
 }
 
 /**
- * Fills the typed tables of the window's rows. `dir` receives a CLR_DIR_STRIDE-byte entry per type;
- * the blocks are carved from one region that the next window reuses. Returns the number of rows
- * placed in tables: all of them, or none when memory is exhausted.
+ * Turns the typed tables on (assembly/clr.ts setClr): the field program, each schema event's first
+ * word, the lookup and the CLR providers' GUIDs. False when memory is exhausted (index.ts first checks
+ * that the program is the one the fast paths of clr-fill.ts were generated for).
  */
-export function decodeClr(s: CoreState, program: number, typeStarts: number, nTypes: number, lookup: number, provClr: number, nProv: number, dir: number): number {
-  const n = s.rowCount;
-  s.u8.fill(0, dir, dir + nTypes * CLR_DIR_STRIDE);
-  // entry of type t: u32 index d0 + t * DW (CLR_DIR_* offsets are multiples of 4)
-  const d0 = dir >>> 2;
-  const DW = CLR_DIR_STRIDE >>> 2, DC = CLR_DIR_COUNT >>> 2, DB = CLR_DIR_BLOCK >>> 2, DI = CLR_DIR_CURSOR >>> 2;
-  // pass one: count rows per type, remembering each row's type for pass two
-  // (the scratch lives outside linear memory, as the hash indices do)
-  const types = new Int16Array(n);
-  for (let r = 0; r < n; r++) {
-    const t = typeOf(s, r, lookup, provClr, nProv);
-    types[r] = t;
-    if (t >= 0) s.u32[d0 + t * DW + DC]++;
+export function setClr(s: CoreState, words: number, starts: number, nTypes: number, table: number, guids: number, nGuids: number): boolean {
+  if (!clrInit(s, nTypes)) return false;
+  s.clrProgram = words;
+  s.clrStarts = starts;
+  s.clrLookup = table;
+  s.clrGuids = guids;
+  s.clrGuidCount = nGuids;
+  s.clrOn = true;
+  return true;
+}
+
+/** The CLR provider index of a GUID (four little-endian words), -1 for others. */
+export function clrProviderOf(s: CoreState, g0: number, g1: number, g2: number, g3: number): number {
+  const U32 = s.u32;
+  for (let i = 0; i < s.clrGuidCount; i++) {
+    const w = (s.clrGuids + 16 * i) >>> 2;
+    if (U32[w] === g0 && U32[w + 1] === g1 && U32[w + 2] === g2 && U32[w + 3] === g3) return i;
   }
-  let total = 0;
-  for (let t = 0; t < nTypes; t++) {
-    const count = s.u32[d0 + t * DW + DC];
-    if (count === 0) continue;
-    const prog = program + s.u32[(typeStarts >>> 2) + t] * 2;
-    total += (count * s.u16[(prog >>> 1) + CLR_TYPE_ROW_BYTES] + 7) & ~7;
-  }
-  const fresh = s.highWater;
-  let at = total > 0 ? clrRegionFor(s, total) : 0;
-  if (at === 0) {
-    s.u8.fill(0, dir, dir + nTypes * CLR_DIR_STRIDE);
-    return 0;
-  }
-  let placed = 0;
-  for (let t = 0; t < nTypes; t++) {
-    const count = s.u32[d0 + t * DW + DC];
-    if (count === 0) continue;
-    const prog = program + s.u32[(typeStarts >>> 2) + t] * 2;
-    const bytes = count * s.u16[(prog >>> 1) + CLR_TYPE_ROW_BYTES];
-    // only what lies below the high-water mark can hold old bytes
-    const written = Math.min(at + bytes, fresh);
-    if (written > at) s.u8.fill(0, at, written);
-    s.u32[d0 + t * DW + DB] = at;
-    at += (bytes + 7) & ~7;
-    placed += count;
-  }
-  // Nothing allocates from here on: the views stay valid.
-  const U8 = s.u8, U16 = s.u16, U32 = s.u32;
-  const v = s.dv;
-  const scope = s.scope;
-  const iPay = s.colPayloadOffset >>> 2, iPl = s.colPayloadLength >>> 1;
-  for (let r = 0; r < n; r++) {
-    const t = types[r];
-    if (t < 0) continue;
-    const d = d0 + t * DW;
-    const count = U32[d + DC];
-    if (count === 0) continue;
-    const block = U32[d + DB];
-    const i = U32[d + DI];
-    U32[d + DI] = i + 1;
-    const prog = program + U32[(typeStarts >>> 2) + t] * 2;
-    const ph = prog >>> 1;
-    const preRow = U16[ph + CLR_TYPE_PRE_ROW];
-    const preStatus = U16[ph + CLR_TYPE_PRE_STATUS];
-    const nFields = U16[ph + CLR_TYPE_FIELDS];
-    const nFixed = U16[ph + CLR_TYPE_FIXED];
-    U32[((block + count * preRow) >>> 2) + i] = r;
-    const pos = U32[iPay + r];
-    const end = pos + U16[iPl + r];
-    const ptr = U8[s.colHeaderType + r] === HT_EVENT_HEADER32 ? 4 : 8;
-    const fixedEnd = U16[ph + (ptr === 4 ? CLR_TYPE_FIXED_END32 : CLR_TYPE_FIXED_END64)];
-    const fields = prog + 2 * (CLR_TYPE_WORDS + nFixed * CLR_FIXED_WORDS);
-    s.clrTruncated = false;
-    if (nFixed > 0 && pos + fixedEnd <= end) {
-      // fast path: the fixed prefix, then walk the rest
-      let e = ph + CLR_TYPE_WORDS;
-      const wOff = ptr === 4 ? CLR_FIXED_OFF32 : CLR_FIXED_OFF64;
-      const wSize = ptr === 4 ? CLR_FIXED_SIZE32 : CLR_FIXED_SIZE64;
-      for (let f = 0; f < nFixed; f++) {
-        const src = pos + U16[e + wOff];
-        const size = U16[e + wSize];
-        const width = U16[e + CLR_FIXED_SIZE64];
-        const at = block + count * U16[e + CLR_FIXED_PRE] + i * width;
-        let lo: number, hi = 0;
-        if (size === 1) lo = U8[src];
-        else if (size === 2) lo = v.getUint16(src, true);
-        else if (size === 4) lo = v.getUint32(src, true);
-        else { lo = v.getUint32(src, true); hi = v.getUint32(src + 4, true); }
-        if (width === 1) U8[at] = lo;
-        else if (width === 2) U16[at >>> 1] = lo;
-        else if (width === 4) U32[at >>> 2] = lo;
-        else { U32[at >>> 2] = lo; U32[(at >>> 2) + 1] = hi; }
-        scope[2 * f] = lo;
-        scope[2 * f + 1] = hi;
-        e += CLR_FIXED_WORDS;
-      }
-      if (nFields > nFixed) {
-        walk(s, fields + U16[ph + CLR_TYPE_REST] * 2, nFields - nFixed, pos + fixedEnd, end, ptr, block, count, i, 0, nFixed);
-      }
+  return -1;
+}
+
+/** The schema event of rows of (CLR provider `p`, header type, id, version), -1 when none. */
+export function clrEventOf(s: CoreState, p: number, headerType: number, id: number, version: number): number {
+  if (p < 0 || !s.clrOn) return -1;
+  if (headerType !== HT_EVENT_HEADER32 && headerType !== HT_EVENT_HEADER64) return -1;
+  if (id >= CLR_MAX_ID) return -1;
+  const ver = Math.min(version, CLR_VERSIONS - 1);
+  return (s.u16[(s.clrLookup >>> 1) + (p * CLR_MAX_ID + id) * CLR_VERSIONS + ver] << 16) >> 16;
+}
+
+/** Program address of schema event `t`'s entry. */
+function prog(s: CoreState, t: number): number {
+  return s.clrProgram + s.u32[(s.clrStarts >>> 2) + t] * 2;
+}
+
+/** The first field entry of a schema event's program (after its header and fixed entries). */
+function fieldsOf(s: CoreState, pr: number): number {
+  return pr + 2 * (CLR_TYPE_WORDS + s.u16[(pr >>> 1) + CLR_TYPE_FIXED] * CLR_FIXED_WORDS);
+}
+
+/** Whether a top-level field is stored as a reference (offset, and length or count). */
+function isRefField(kind: number, flags: number): boolean {
+  const isArray = (flags & (CLR_FLAG_COUNT_FIELD | CLR_FLAG_COUNT_LITERAL)) !== 0 && kind !== T_BINARY;
+  return isArray || kind === T_GUID || kind === T_SYSTEMTIME || kind >= T_USTR;
+}
+
+/** Zeroes row `row` of every column of schema event `t`'s block (but the row index). */
+function zeroRow(s: CoreState, t: number, base: number, cap: number, row: number): void {
+  const pr = prog(s, t);
+  const U16 = s.u16, U8 = s.u8;
+  U8[base + cap * U16[(pr >>> 1) + CLR_TYPE_PRE_STATUS] + row] = 0;
+  const n = U16[(pr >>> 1) + CLR_TYPE_FIELDS];
+  let p = fieldsOf(s, pr) >>> 1;
+  for (let f = 0; f < n; f++) {
+    const w0 = U16[p + CLR_FIELD_KIND];
+    const kind = w0 & CLR_KIND_MASK;
+    const preA = U16[p + CLR_FIELD_PRE_A];
+    const preB = U16[p + CLR_FIELD_PRE_B];
+    if (isRefField(kind, w0 >>> CLR_FLAGS_SHIFT)) {
+      U8.fill(0, base + cap * preA + row * 4, base + cap * preA + row * 4 + 4);
+      if (preB !== CLR_NOT_STORED) U8.fill(0, base + cap * preB + row * 4, base + cap * preB + row * 4 + 4);
     } else {
-      walk(s, fields, nFields, pos, end, ptr, block, count, i, 0, 0);
+      const width = kind === T_PTR ? 8 : fixedSize(kind, 8);
+      const at = base + cap * preA + row * width;
+      U8.fill(0, at, at + width);
     }
-    if (s.clrTruncated) U8[block + count * preStatus + i] = CLR_STATUS_TRUNCATED;
+    p += U16[p + CLR_FIELD_LEN];
   }
-  return placed;
+}
+
+/**
+ * Row `row` of schema event `t`'s block (of `cap` rows at `base`) from the field program, for the
+ * record whose payload is [q, end): every field the payload holds, the rest 0, and the status.
+ */
+export function clrSlow(s: CoreState, t: number, base: number, cap: number, row: number, q: number, end: number, p8: boolean): void {
+  const pr = prog(s, t);
+  zeroRow(s, t, base, cap, row);
+  s.clrTruncated = false;
+  walk(s, fieldsOf(s, pr), s.u16[(pr >>> 1) + CLR_TYPE_FIELDS], q, end, p8 ? 8 : 4, base, cap, row, 0);
+  if (s.clrTruncated) s.u8[base + cap * s.u16[(pr >>> 1) + CLR_TYPE_PRE_STATUS] + row] = CLR_STATUS_TRUNCATED;
+}
+
+/** A row of schema event `t` filled by the field program alone (events without a fast path). */
+export function clrSlowRow(s: CoreState, t: number, d: number, row: number, q: number, end: number, p8: boolean): void {
+  const i = clrRow(s, t, d);
+  if (i < 0) return;
+  const base = s.u32[(d + CLR_DIR_BLOCK) >>> 2], cap = s.u32[(d + CLR_DIR_CAP) >>> 2];
+  s.u32[((base + cap * s.u16[(prog(s, t) >>> 1) + CLR_TYPE_PRE_ROW]) >>> 2) + i] = row;
+  clrSlow(s, t, base, cap, i, q, end, p8);
+}
+
+/** Moves schema event `t`'s block to one of `cap` rows, its `count` rows copied; false when memory is exhausted. */
+function growBlock(s: CoreState, t: number, d: number, count: number, cap: number): boolean {
+  const pr = prog(s, t);
+  const rowBytes = s.u16[(pr >>> 1) + CLR_TYPE_ROW_BYTES];
+  const fresh = allocate(s, cap * rowBytes);
+  if (fresh === 0) return false;
+  const U8 = s.u8, U16 = s.u16, U32 = s.u32;
+  const old = U32[(d + CLR_DIR_BLOCK) >>> 2];
+  const oldCap = U32[(d + CLR_DIR_CAP) >>> 2];
+  const move = (pre: number, bytes: number) => U8.copyWithin(fresh + cap * pre, old + oldCap * pre, old + oldCap * pre + bytes);
+  if (old !== 0 && count > 0) {
+    move(U16[(pr >>> 1) + CLR_TYPE_PRE_ROW], count * 4);
+    move(U16[(pr >>> 1) + CLR_TYPE_PRE_STATUS], count);
+    const n = U16[(pr >>> 1) + CLR_TYPE_FIELDS];
+    let p = fieldsOf(s, pr) >>> 1;
+    for (let f = 0; f < n; f++) {
+      const w0 = U16[p + CLR_FIELD_KIND];
+      const kind = w0 & CLR_KIND_MASK;
+      const preB = U16[p + CLR_FIELD_PRE_B];
+      if (isRefField(kind, w0 >>> CLR_FLAGS_SHIFT)) {
+        move(U16[p + CLR_FIELD_PRE_A], count * 4);
+        if (preB !== CLR_NOT_STORED) move(preB, count * 4);
+      } else move(U16[p + CLR_FIELD_PRE_A], count * (kind === T_PTR ? 8 : fixedSize(kind, 8)));
+      p += U16[p + CLR_FIELD_LEN];
+    }
+  }
+  if (old !== 0) release(s, old);
+  U32[(d + CLR_DIR_BLOCK) >>> 2] = fresh;
+  U32[(d + CLR_DIR_CAP) >>> 2] = cap;
+  return true;
+}
+
+/**
+ * The next row of schema event `t`'s table (`d`: its directory entry), the block grown when full;
+ * the caller writes it, after taking its views again (growing may move the memory). -1 when memory is
+ * exhausted (the row is counted as missing).
+ */
+export function clrRow(s: CoreState, t: number, d: number): number {
+  const n = s.u32[(d + CLR_DIR_COUNT) >>> 2];
+  const cap = s.u32[(d + CLR_DIR_CAP) >>> 2];
+  if (n >= cap && !growBlock(s, t, d, n, Math.max(cap * 2, 64))) {
+    s.clrMissing++;
+    return -1;
+  }
+  s.u32[(d + CLR_DIR_COUNT) >>> 2] = n + 1;
+  s.clrRows++;
+  return n;
+}
+
+/**
+ * Fills the typed tables for rows whose columns were written by other means than the record walk (the
+ * EventPipe reader's): each row of a .NET runtime provider (`provClr`: CLR provider index by provider,
+ * outside linear memory) goes through its schema event's fill, as the walk's rows do. setClr first.
+ * Returns the rows placed.
+ */
+export function fillClrRows(s: CoreState, provClr: Int8Array): number {
+  const n = s.rowCount;
+  for (let r = 0; r < n; r++) {
+    const prov = s.u16[(s.colProvider >>> 1) + r];
+    const p = prov < provClr.length ? provClr[prov] : -1;
+    if (p < 0) continue;
+    const ht = s.u8[s.colHeaderType + r];
+    const t = clrEventOf(s, p, ht, s.u16[(s.colEventId >>> 1) + r], s.u16[(s.colVersion >>> 1) + r]);
+    if (t < 0) continue;
+    const q = s.u32[(s.colPayloadOffset >>> 2) + r];
+    fillClr(s, t, s.clrDir + t * CLR_DIR_STRIDE, r, q, q + s.u16[(s.colPayloadLength >>> 1) + r], ht === HT_EVENT_HEADER64);
+  }
+  return s.clrRows;
 }

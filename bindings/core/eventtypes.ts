@@ -3,8 +3,9 @@
 // key, with a row count each. Every row stores its type's index in the eventType column. The key
 // travels as two u32 words: lo = provider | eventId << 16, hi = version | opcode << 16 | headerType << 24.
 
-import { TYPE_STRIDE, TYPE_ROWS, MAX_EVENT_TYPES, EVENT_TYPE_NONE } from "../../assembly/codes.js";
+import { TYPE_STRIDE, TYPE_ROWS, TYPE_CLR, MAX_EVENT_TYPES, EVENT_TYPE_NONE, PROV_STRIDE, PROV_CLR } from "../../assembly/codes.js";
 import { resize } from "./tables.js";
+import { clrEventOf } from "./clr.js";
 import type { CoreState } from "./state.js";
 
 export function typeHash(lo: number, hi: number): number {
@@ -47,9 +48,21 @@ function addType(s: CoreState, lo: number, hi: number): number {
   s.u32[w] = lo;
   s.u32[w + 1] = hi;
   s.u32[w + 2] = 0;
-  s.u32[w + 3] = 0;
+  s.u32[w + 3] = clrOfKey(s, lo, hi) & 0xffff; // TYPE_CLR (i16), then two zero bytes
   insertSlot(s, lo, hi, i);
   return i;
+}
+
+/** The schema event (typed table) of rows with this key, -1 when none (assembly/eventtypes.ts). */
+export function clrOfKey(s: CoreState, lo: number, hi: number): number {
+  const p = (s.u8[s.provTable + (lo & 0xffff) * PROV_STRIDE + PROV_CLR] << 24) >> 24;
+  return clrEventOf(s, p, hi >>> 24, lo >>> 16, hi & 0xffff);
+}
+
+/** The schema event of rows of type `type` (EVENT_TYPE_NONE: of the key), -1 when none. */
+export function typeClr(s: CoreState, type: number, lo: number, hi: number): number {
+  if (type === EVENT_TYPE_NONE) return clrOfKey(s, lo, hi);
+  return (s.u16[(s.typeTable + type * TYPE_STRIDE + TYPE_CLR) >>> 1] << 16) >> 16;
 }
 
 /**

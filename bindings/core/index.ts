@@ -9,29 +9,31 @@ import {
   DIR_HEADER_LENGTH, DIR_PROVIDER, DIR_EVENT_ID, DIR_TASK, DIR_FLAGS, DIR_PROCESSOR, DIR_VERSION, DIR_OPCODE,
   DIR_LEVEL, DIR_HEADER_TYPE, DIR_CHANNEL, DIR_EXT_COUNT, DIR_EXT_ROW, DIR_EXT_TYPE, DIR_EXT_SIZE, DIR_EXT_OFFSET,
   DIR_BUF_COUNT, DIR_BUF_TABLE, DIR_WARN_COUNT, DIR_WARN_TOTAL, DIR_WARN_TABLE, DIR_PROV_COUNT, DIR_PROV_TABLE,
-  DIR_LOGFILE, DIR_EVENT_TYPE, DIR_TYPE_COUNT, DIR_TYPE_TABLE, DIR_ARENA, DIR_ARENA_USED, DIR_BUF_BASE, MAX_WARNINGS,
+  DIR_LOGFILE, DIR_EVENT_TYPE, DIR_TYPE_COUNT, DIR_TYPE_TABLE, DIR_ARENAS, DIR_ARENA_COUNT, DIR_BUF_BASE, DIR_CLR_DIR,
+  DIR_CLR_ROWS, DIR_CLR_MISSING, DIR_RECORD_BYTES, MAX_WARNINGS, W_CAPACITY,
   WARN_STRIDE, LH_NUMBER_OF_PROCESSORS, LH_LOG_FILE_MODE,
 } from "../../assembly/codes.js";
 import { CoreState } from "./state.js";
 import { HEAP_BASE, STATIC_DIR, STATIC_FILTER, reserveMemory, setMemoryPages } from "./memory.js";
-import { allocate, clearFilter, release, resetWindow, resumeAt, setArenaSize, setFilter } from "./tables.js";
+import { allocate, buffersSeen, clearFilter, clrReset, ensureRows, release, resetWindow, resumeAt, setArenaSize, setFilter, useFixedColumns, warn } from "./tables.js";
 import { clearRowCounts } from "./eventtypes.js";
-import { compression, consume, growStaging, resetBuffers, setCompression } from "./buffers.js";
+import { compression, consume, resetBuffers, setCompression } from "./buffers.js";
 import { initProviders } from "./providers.js";
 import { logfileHeader } from "./logfile.js";
 import { xpressDecompress, xpressProduced } from "./xpress.js";
-import { decodeClr } from "./clr.js";
+import { setClr } from "./clr.js";
+import { CLR_FILL_FINGERPRINT, CLR_FILL_TYPES } from "./clr-fill.js";
 
 /** The decoder core's interface: the WebAssembly exports (assembly/index.ts), or this core. */
 export interface CoreExports {
   /** Linear memory; `buffer` is replaced when it grows. */
   memory: { readonly buffer: ArrayBuffer };
   /**
-   * Prepares an empty trace decoded in windows of `windowBytes` of record data, whose arena block
-   * starts at `firstBytes` (0: ARENA_START). `memoryPages`: the memory's maximum in 64 KiB pages (the
-   * WebAssembly memory must have been created with it); 0: MEMORY_MAX_PAGES.
+   * Prepares an empty trace decoded in windows of `windowBytes` of record data, with room for `rows`
+   * rows up front. `memoryPages`: the memory's maximum in 64 KiB pages (the WebAssembly memory must
+   * have been created with it); 0: MEMORY_MAX_PAGES.
    */
-  init(stagingBytes: number, memoryPages: number, windowBytes: number, firstBytes: number): void;
+  init(memoryPages: number, windowBytes: number, rows: number): void;
   /** Whether the last consume stopped at a buffer that belongs to the next window. */
   windowFull(): number;
   /** Starts the next window (assembly/index.ts resetWindow). */
@@ -47,19 +49,22 @@ export interface CoreExports {
   filterPtr(): number;
   /** Puts the filter written at filterPtr() in force; before the first consume. */
   setFilter(): void;
-  stagingPtr(): number;
-  stagingCap(): number;
-  growStaging(cap: number, keep: number): void;
-  consume(len: number, fileOffset: number, atEnd: number): number;
+  /**
+   * Takes the whole buffers among `len` bytes staged at `staging` in the core's memory (file offset
+   * `fileOffset`), walking their records where they lie; returns the length of what is left at the end.
+   */
+  consume(staging: number, len: number, fileOffset: number, atEnd: number): number;
+  /** Turns the typed tables on (assembly/clr.ts setClr); 0 when the program is not the one the core was built for. */
+  setClr(words: number, starts: number, nTypes: number, table: number, guids: number, nGuids: number, fingerprint: number): number;
   wantBytes(): number;
+  /** Stops decoding where a buffer of `bytes` could not be staged for want of memory (a W_CAPACITY warning at `fileOffset`). */
+  stopAt(fileOffset: number, bytes: number): void;
   isDone(): number;
   fatalCode(): number;
   fatalOffset(): number;
-  finish(): void;
   directory(): number;
   arenaBytes(): number;
   decompress(src: number, srcLen: number, dst: number, expected: number): number;
-  decodeClr(program: number, typeStarts: number, nTypes: number, lookup: number, provClr: number, nProv: number, dir: number): number;
   /** A block of `size` bytes, or 0 when memory is exhausted. */
   alloc(size: number): number;
   free(ptr: number): void;
@@ -68,32 +73,25 @@ export interface CoreExports {
 const DIR = STATIC_DIR;
 
 /**
- * Prepares an empty trace with a staging area of `stagingBytes` and windows of `windowBytes` of
- * record data (whose arena block starts at `firstBytes`, 0: ARENA_START), in a memory that may grow
- * to `memoryPages` pages of 64 KiB (0: MEMORY_LIMIT); allocation stops short of it.
+ * Prepares an empty trace decoded in windows of `windowBytes` of record data, in a memory that may
+ * grow to `memoryPages` pages of 64 KiB (0: MEMORY_LIMIT); allocation stops short of it.
  */
-function init(s: CoreState, stagingBytes: number, memoryPages: number, windowBytes: number, firstBytes: number): void {
+function init(s: CoreState, memoryPages: number, windowBytes: number, rows: number): void {
   setMemoryPages(s, memoryPages);
-  setArenaSize(s, windowBytes, firstBytes);
-  // Room for the staging area, the arena and the tables of about that much input, where the
+  setArenaSize(s, windowBytes);
+  // Room for the staging area, the tables and the typed tables of about that much input, where the
   // platform grants it (otherwise memory grows as needed).
-  reserveMemory(s, Math.min(s.memoryLimit, HEAP_BASE + 4 * stagingBytes));
+  reserveMemory(s, Math.min(s.memoryLimit, HEAP_BASE + 3 * windowBytes));
   s.u8.fill(0, logfileHeader, logfileHeader + LH_SIZE);
   // The warnings table up front (assembly/tables.ts reserveWarnings), so that a warning met when
   // memory is exhausted (W_CAPACITY above all) is kept, not only counted.
   if (s.warnTable === 0) s.warnTable = allocate(s, MAX_WARNINGS * WARN_STRIDE);
   clearFilter(s);
   initProviders(s);
-  resetBuffers(s, stagingBytes);
-}
-
-/** Releases the staging area once the input is consumed. */
-function finish(s: CoreState): void {
-  if (s.staging !== 0) {
-    release(s, s.staging);
-    s.staging = 0;
-    s.stagingCap = 0;
-  }
+  resetBuffers(s);
+  // many rows: windows cut as the other core's fixed columns cut them (assembly/index.ts init)
+  if (rows >= 16384 && useFixedColumns(s)) return;
+  if (rows > 0) ensureRows(s, rows);
 }
 
 /** Addresses and counts of every output table, at the DIR_* slots (assembly/codes.ts). Allocates nothing. */
@@ -134,9 +132,20 @@ function directory(s: CoreState): number {
   U32[d + DIR_EVENT_TYPE] = s.colEventType;
   U32[d + DIR_TYPE_COUNT] = s.typeCount;
   U32[d + DIR_TYPE_TABLE] = s.typeTable;
-  U32[d + DIR_ARENA] = s.arenaStart;
-  U32[d + DIR_ARENA_USED] = s.arenaUsed;
-  U32[d + DIR_BUF_BASE] = s.bufBase;
+  // the arena list goes to linear memory for the bindings (the state keeps it outside)
+  const list = s.arenaList;
+  if (list.length > 0) {
+    if (s.arenaListPtr === 0) s.arenaListPtr = allocate(s, 1024 * 8);
+    if (s.arenaListPtr !== 0) s.u32.set(list, s.arenaListPtr >>> 2);
+  }
+  const W = s.u32;
+  W[d + DIR_ARENAS] = s.arenaListPtr;
+  W[d + DIR_ARENA_COUNT] = s.arenaListPtr !== 0 ? list.length >>> 1 : 0;
+  W[d + DIR_BUF_BASE] = s.bufBase;
+  W[d + DIR_CLR_DIR] = s.clrOn ? s.clrDir : 0;
+  W[d + DIR_CLR_ROWS] = s.clrRows;
+  W[d + DIR_CLR_MISSING] = s.clrMissing;
+  W[d + DIR_RECORD_BYTES] = s.windowRecords;
   return DIR;
 }
 
@@ -148,8 +157,8 @@ class JsCore implements CoreExports {
   private readonly s = new CoreState();
   readonly memory = this.s.memory;
 
-  init(stagingBytes: number, memoryPages: number, windowBytes: number, firstBytes: number): void {
-    init(this.s, stagingBytes, memoryPages, windowBytes, firstBytes);
+  init(memoryPages: number, windowBytes: number, rows: number): void {
+    init(this.s, memoryPages, windowBytes, rows);
   }
 
   windowFull(): number {
@@ -158,6 +167,7 @@ class JsCore implements CoreExports {
 
   resetWindow(): void {
     resetWindow(this.s);
+    clrReset(this.s);
     clearRowCounts(this.s);
   }
 
@@ -180,14 +190,6 @@ class JsCore implements CoreExports {
     setFilter(this.s);
   }
 
-  stagingPtr(): number {
-    return this.s.staging;
-  }
-
-  stagingCap(): number {
-    return this.s.stagingCap;
-  }
-
   wantBytes(): number {
     return this.s.wantBytes;
   }
@@ -196,16 +198,17 @@ class JsCore implements CoreExports {
     return this.s.done ? 1 : 0;
   }
 
+  stopAt(fileOffset: number, bytes: number): void {
+    warn(this.s, W_CAPACITY, fileOffset, buffersSeen(this.s) - 1, -1, bytes);
+    this.s.done = true;
+  }
+
   fatalCode(): number {
     return this.s.fatalCode;
   }
 
   fatalOffset(): number {
     return this.s.fatalOffset;
-  }
-
-  finish(): void {
-    finish(this.s);
   }
 
   directory(): number {
@@ -229,16 +232,13 @@ class JsCore implements CoreExports {
     release(this.s, ptr);
   }
 
-  consume(len: number, fileOffset: number, atEnd: number): number {
-    return consume(this.s, len, fileOffset, atEnd !== 0);
+  consume(staging: number, len: number, fileOffset: number, atEnd: number): number {
+    return consume(this.s, staging, len, fileOffset, atEnd !== 0);
   }
 
-  growStaging(cap: number, keep: number): void {
-    growStaging(this.s, cap, keep);
-  }
-
-  decodeClr(program: number, typeStarts: number, nTypes: number, lookup: number, provClr: number, nProv: number, dir: number): number {
-    return decodeClr(this.s, program, typeStarts, nTypes, lookup, provClr, nProv, dir);
+  setClr(words: number, starts: number, nTypes: number, table: number, guids: number, nGuids: number, fingerprint: number): number {
+    if (nTypes !== CLR_FILL_TYPES || fingerprint !== CLR_FILL_FINGERPRINT) return 0;
+    return setClr(this.s, words, starts, nTypes, table, guids, nGuids) ? 1 : 0;
   }
 }
 

@@ -3,10 +3,11 @@
 // to their conventional GUIDs.
 
 import {
-  PK_KERNEL_GROUP, PK_NONE, PROV_STRIDE, PROV_GUID, PROV_GROUP, PROV_KIND, PROV_WANTED, MAX_PROVIDERS, FF_PROVIDER,
-  FILTER_PROVIDER_COUNT, FILTER_PROVIDERS,
+  PK_KERNEL_GROUP, PK_NONE, PROV_STRIDE, PROV_GUID, PROV_GROUP, PROV_KIND, PROV_WANTED, PROV_CLR, MAX_PROVIDERS,
+  FF_PROVIDER, FILTER_PROVIDER_COUNT, FILTER_PROVIDERS,
 } from "../../assembly/codes.js";
 import { resize } from "./tables.js";
+import { clrProviderOf } from "./clr.js";
 import { STATIC_FILTER } from "./memory.js";
 import type { CoreState } from "./state.js";
 
@@ -127,6 +128,7 @@ function addProvider(s: CoreState, g0: number, g1: number, g2: number, g3: numbe
   s.u16[(p + PROV_GROUP) >>> 1] = group;
   s.u8[p + PROV_KIND] = kind;
   s.u8[p + PROV_WANTED] = providerWanted(s, g0, g1, g2, g3);
+  s.u8[p + PROV_CLR] = clrProviderOf(s, g0, g1, g2, g3) & 0xff;
   insertSlot(s, g0, g1, g2, g3, i);
   return i;
 }

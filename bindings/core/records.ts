@@ -6,7 +6,8 @@
 import {
   W_RECORD_SIZE_ZERO, W_RECORD_TOO_SMALL, W_RECORD_OVERRUNS, W_OPAQUE_RECORD, W_CORRUPT_MARKER,
   W_EXT_ITEMS_MALFORMED, W_MESSAGE_TRUNCATED, F_NO_PROCESS_INFO, F_TIMESTAMP_INHERITED, F_EXT_MALFORMED,
-  F_OPAQUE, F_HEADER_FLAGS_MASK, HT_MESSAGE, PK_GUID, BUFFER_HEADER_SIZE, MAX_EXT_ITEMS, TYPE_STRIDE, TYPE_ROWS,
+  F_OPAQUE, F_HEADER_FLAGS_MASK, HT_MESSAGE, HT_EVENT_HEADER64, PK_GUID, BUFFER_HEADER_SIZE, MAX_EXT_ITEMS, TYPE_STRIDE, TYPE_ROWS,
+  CLR_DIR_STRIDE,
   PROV_STRIDE, PROV_WANTED, FF_PROVIDER, FF_EVENT_ID, FF_OPCODE, FF_LEVEL, FF_KEYWORDS, FF_PID, FF_TID, FF_FROM, FF_TO,
   FILTER_LEVEL, FILTER_KEYWORDS, FILTER_FROM, FILTER_TO, FILTER_EVENT_ID_COUNT, FILTER_OPCODE_COUNT, FILTER_PID_COUNT,
   FILTER_TID_COUNT, FILTER_EVENT_IDS, FILTER_OPCODES, FILTER_PIDS, FILTER_TIDS,
@@ -14,7 +15,8 @@ import {
 import { STATIC_FILTER } from "./memory.js";
 import { ensureExt, warn } from "./tables.js";
 import { providerByGuid, providerByHook, providerNone } from "./providers.js";
-import { findType, typeHash } from "./eventtypes.js";
+import { findType, typeHash, typeClr } from "./eventtypes.js";
+import { fillClr } from "./clr-fill.js";
 import type { CoreState } from "./state.js";
 
 const NONE32 = 0xffffffff;
@@ -340,7 +342,16 @@ export function walkRecords(s: CoreState, base: number, len: number, processor: 
     U8[iHt + r] = rowType;
     U8[iCh + r] = channel;
     U16[iType + r] = type;
-    s.rowCount = ++r;
+    s.rowCount = r + 1;
+    // the row of its typed table, if the record is a .NET runtime event the schema knows
+    if (s.clrOn) {
+      const t = typeClr(s, type, typeLo, typeHi);
+      if (t >= 0) {
+        fillClr(s, t, s.clrDir + t * CLR_DIR_STRIDE, r, rec + hl, rec + size, rowType === HT_EVENT_HEADER64);
+        U8 = s.u8; U16 = s.u16; U32 = s.u32;
+      }
+    }
+    r++;
     pos += (size + 7) & ~7;
   }
   if (pos + 4 <= len) {

@@ -3,7 +3,7 @@
 // this one shape, so the module functions that take it stay monomorphic and keep their optimized
 // code from one trace to the next.
 
-import { ARENA_START, CLR_MAX_DEPTH, CLR_SCOPE_VALUES, COMPRESSION_XPRESS, MIN_WINDOW } from "../../assembly/codes.js";
+import { CLR_MAX_DEPTH, CLR_SCOPE_VALUES, COMPRESSION_XPRESS, MIN_WINDOW } from "../../assembly/codes.js";
 import { HEAP_BASE, INITIAL_MEMORY, MEMORY_LIMIT, setBuffer } from "./memory.js";
 
 export class CoreState {
@@ -55,17 +55,20 @@ export class CoreState {
   warnCount = 0;
   warnTotal = 0;
   warnTable = 0;
-  arenaStart = 0;
-  arenaUsed = 0;
-  arenaSize = 0;
-  arenaWant = MIN_WINDOW;
-  arenaFirst = ARENA_START;
+  arenaBlocks: number[] = []; // every arena block: [start, size] pairs flattened (kept from window to window)
+  arenaList: number[] = []; // the blocks in use this window: [start, used] pairs flattened
+  arenaListPtr = 0; // where directory() writes arenaList for the bindings (DIR_ARENAS)
+  fixedRows = false; // windows end at tables.ts FIXED_ROWS rows, as the WebAssembly core's fixed columns make them
+  windowWant = MIN_WINDOW;
+  windowRecords = 0;
   windowFull = false;
   arenaBytes = 0;
   bufBase = 0;
   rowBase = 0;
-  clrRegion = 0;
-  clrRegionSize = 0;
+  clrDir = 0;
+  clrTypes = 0;
+  clrRows = 0;
+  clrMissing = 0;
   filterFlags = 0; // FF_* bits in force (the block is at memory.ts STATIC_FILTER); 0: every row is kept
 
   // ---- providers.ts ----
@@ -99,8 +102,6 @@ export class CoreState {
   walkAbandoned = false;
 
   // ---- buffers.ts ----
-  staging = 0;
-  stagingCap = 0;
   wantBytes = 0;
   done = false;
   fatalCode = 0;
@@ -114,6 +115,12 @@ export class CoreState {
   // values of the fields of the scope being walked (u64 as two words), CLR_SCOPE_VALUES per depth
   readonly scope = new Uint32Array((CLR_MAX_DEPTH + 1) * CLR_SCOPE_VALUES * 2);
   clrTruncated = false;
+  clrOn = false;
+  clrProgram = 0;
+  clrStarts = 0;
+  clrLookup = 0;
+  clrGuids = 0;
+  clrGuidCount = 0;
 
   constructor() {
     setBuffer(this, new ArrayBuffer(INITIAL_MEMORY));

@@ -3,8 +3,8 @@
 // for the whole buffer.
 
 import {
-  W_CAPACITY, MAX_BLOCK, MAX_ROWS, MIN_WINDOW, ARENA_START, B_DATA, MAX_WARNINGS, BUF_STRIDE, WARN_STRIDE, WARN_FILE_OFFSET, WARN_CODE,
-  WARN_BUFFER, WARN_RECORD_OFFSET, WARN_DETAIL, FILTER_BYTES, FILTER_FLAGS,
+  W_CAPACITY, MAX_BLOCK, MAX_ROWS, MIN_WINDOW, ARENA_BLOCK, MAX_WARNINGS, BUF_STRIDE, WARN_STRIDE, WARN_FILE_OFFSET, WARN_CODE,
+  WARN_BUFFER, WARN_RECORD_OFFSET, WARN_DETAIL, FILTER_BYTES, FILTER_FLAGS, CLR_DIR_STRIDE, CLR_DIR_COUNT,
 } from "../../assembly/codes.js";
 import { STATIC_FILTER, alignSize, heapAlloc, heapFree, heapRealloc } from "./memory.js";
 import type { CoreState } from "./state.js";
@@ -37,6 +37,32 @@ export function resize(s: CoreState, ptr: number, bytes: number): number {
 /** heap.free (the other core also counts its live bytes here, for its allocator's limit). */
 export function release(s: CoreState, ptr: number): void {
   if (ptr !== 0) heapFree(s, ptr);
+}
+
+// ---- fixed columns (assembly/tables.ts): the WebAssembly core writes a window's columns into one block of
+// FIXED_ROWS rows where the memory allows, and then ends a window where its rows could pass FIXED_ROWS.
+// This core's columns grow as needed, but it ends windows alike, so that both cut a trace into the same batches.
+export const FIXED_ROWS = 1 << 20;
+const FIXED_BYTES = FIXED_ROWS * 50 + 18 * 7 * 64;
+
+/** The WebAssembly core's choice of fixed columns (its memory allows the block): windows then end by rows too. */
+export function useFixedColumns(s: CoreState): boolean {
+  if (s.fixedRows) return true;
+  if (s.rowCap !== 0 || s.top + FIXED_BYTES + FIXED_BYTES / 8 > s.memoryLimit) return false;
+  s.fixedRows = true;
+  return true;
+}
+
+/** Whether `extra` more rows fit the window (assembly/tables.ts rowsFit): false ends the window before the buffer. */
+export function rowsFit(s: CoreState, extra: number): boolean {
+  if (!s.fixedRows || s.rowCount + extra <= FIXED_ROWS) return true;
+  if (s.rowCount > 0) {
+    s.windowFull = true;
+    return false;
+  }
+  // (an empty window: the buffer alone passes the block, which the other core then leaves)
+  s.fixedRows = false;
+  return true;
 }
 
 /** Reserve room for `extra` more rows. Returns false when the table cannot grow any further. */
@@ -118,77 +144,74 @@ export function warn(s: CoreState, code: number, fileOffset: number, buffer: num
   s.warnCount++;
 }
 
-/**
- * Sets the window size (at least MIN_WINDOW, at most MAX_BLOCK) and the size its arena block starts at
- * (0: ARENA_START; the input's size, when the driver knows it, spares the block its growth).
- */
-export function setArenaSize(s: CoreState, bytes: number, first: number): void {
-  s.arenaWant = Math.min(Math.max(bytes, MIN_WINDOW), MAX_BLOCK);
-  s.arenaFirst = first !== 0 ? Math.min(first, s.arenaWant) : ARENA_START;
-  s.arenaUsed = 0;
+// ---- window budget and arena (assembly/tables.ts): records stay where they were staged; the arena
+// holds decompressed records, and those of a buffer that is not 8-byte aligned, in blocks that never move ----
+const ARENA_LIST_MAX = 1024;
+
+/** Sets the window's record budget (at least MIN_WINDOW, at most MAX_BLOCK). */
+export function setArenaSize(s: CoreState, bytes: number): void {
+  s.windowWant = Math.min(Math.max(bytes, MIN_WINDOW), MAX_BLOCK);
+  s.windowRecords = 0;
   s.arenaBytes = 0;
+  s.arenaList.length = 0;
   s.windowFull = false;
 }
 
-/** The arena block moved from `from` to `to`: the window's rows, extended items and buffers follow it. */
-function moveArena(s: CoreState, from: number, to: number): void {
-  const delta = to - from;
-  const U32 = s.u32;
-  const pay = s.colPayloadOffset >>> 2;
-  for (let r = 0; r < s.rowCount; r++) U32[pay + r] += delta;
-  const ext = s.colExtOffset >>> 2;
-  for (let e = 0; e < s.extCount; e++) U32[ext + e] += delta;
-  for (let b = 0; b < s.bufCount; b++) {
-    const p = (s.bufTable + b * BUF_STRIDE + B_DATA) >>> 2;
-    if (U32[p] !== 0) U32[p] += delta;
+/**
+ * Whether a buffer of `n` bytes of records fits the window's budget; when it does not (and the window
+ * has records already) the window is full: the buffer is taken again in the next one.
+ */
+export function windowTakes(s: CoreState, n: number): boolean {
+  if (s.windowRecords > 0 && s.windowRecords + n > s.windowWant) {
+    s.windowFull = true;
+    return false;
   }
+  return true;
 }
 
-/**
- * Address of `n` bytes of arena space (8-aligned), or 0: with windowFull set when the window is full
- * (the buffer goes to the next window), else with a W_CAPACITY warning (memory exhausted).
- */
+/** Marks a buffer of `n` bytes of records as taken by the window. */
+export function windowCommit(s: CoreState, n: number): void {
+  const used = alignSize(n);
+  s.windowRecords += used;
+  s.arenaBytes += used;
+}
+
+/** Address of `n` bytes of arena space (8-aligned), or 0 with a W_CAPACITY warning (memory exhausted). */
 export function arenaReserve(s: CoreState, n: number): number {
   const need = alignSize(n);
-  if (s.arenaStart !== 0 && s.arenaUsed + need <= s.arenaSize) return s.arenaStart + s.arenaUsed;
-  if (s.arenaUsed > 0) {
-    // grow the block up to the window size, where the memory allows
-    const size = Math.min(s.arenaWant, Math.max(s.arenaSize * 2, s.arenaUsed + need));
-    if (s.arenaUsed + need <= size) {
-      const p = resize(s, s.arenaStart, size);
-      if (p !== 0) {
-        if (p !== s.arenaStart) moveArena(s, s.arenaStart, p);
-        s.arenaStart = p;
-        s.arenaSize = size;
-        return p + s.arenaUsed;
-      }
+  const list = s.arenaList, blocks = s.arenaBlocks;
+  const inUse = list.length >>> 1;
+  if (inUse > 0) {
+    const start = list[2 * inUse - 2], used = list[2 * inUse - 1], size = blocks[2 * inUse - 1];
+    if (used + need <= size) {
+      list[2 * inUse - 1] = used + need;
+      return start + used;
     }
-    s.windowFull = true;
-    return 0;
   }
-  // an empty window: the block of the windows before, or one that holds this buffer
-  const size = Math.max(Math.min(s.arenaWant, s.arenaFirst), need);
-  if (s.arenaStart !== 0 && s.arenaSize >= size) return s.arenaStart;
-  if (s.arenaStart !== 0) {
-    release(s, s.arenaStart);
-    s.arenaStart = 0;
-    s.arenaSize = 0;
+  if (inUse >= ARENA_LIST_MAX) { warn(s, W_CAPACITY, -1, -1, -1, n); return 0; }
+  const k = inUse;
+  if (2 * k < blocks.length && blocks[2 * k + 1] < need) {
+    release(s, blocks[2 * k]);
+    blocks[2 * k] = 0;
+    blocks[2 * k + 1] = 0;
   }
-  const p = size > MAX_BLOCK ? 0 : allocate(s, size);
-  if (p === 0) {
-    warn(s, W_CAPACITY, -1, -1, -1, n);
-    return 0;
+  if (2 * k >= blocks.length || blocks[2 * k] === 0) {
+    const size = Math.max(need, Math.min(ARENA_BLOCK, s.windowWant));
+    const p = size > MAX_BLOCK ? 0 : allocate(s, size);
+    if (p === 0) { warn(s, W_CAPACITY, -1, -1, -1, n); return 0; }
+    blocks[2 * k] = p;
+    blocks[2 * k + 1] = size;
   }
-  s.arenaStart = p;
-  s.arenaSize = size;
-  return p;
+  list.push(blocks[2 * k], need);
+  return blocks[2 * k];
 }
 
-/** Marks `n` bytes at the reservation as used. */
-export function arenaCommit(s: CoreState, n: number): void {
-  const used = alignSize(n);
-  s.arenaUsed += used;
-  s.arenaBytes += used;
+/** Gives back the end of the last reservation that was not used (`unused` bytes of it). */
+export function arenaUnreserve(s: CoreState, unused: number): void {
+  const list = s.arenaList;
+  if (list.length === 0) return;
+  const used = list[list.length - 1];
+  list[list.length - 1] = used - Math.min(used, unused - (unused % 8));
 }
 
 /** Buffers seen so far, this window's included (buffer indices are over the whole trace). */
@@ -212,30 +235,27 @@ export function resetWindow(s: CoreState): void {
   s.bufCount = 0;
   s.rowCount = 0;
   s.extCount = 0;
-  s.arenaUsed = 0;
+  s.arenaList.length = 0;
+  s.windowRecords = 0;
   s.windowFull = false;
 }
 
-// ---- typed tables: a window's blocks, carved from one region that the next window reuses ----
+// ---- typed tables: a block per schema event, kept from window to window (assembly/tables.ts) ----
 
-/** A region of at least `bytes` for this window's typed-table blocks (its old contents are dead), or 0. */
-export function clrRegionFor(s: CoreState, bytes: number): number {
-  if (bytes <= s.clrRegionSize && s.clrRegion !== 0) return s.clrRegion;
-  if (s.clrRegion !== 0) {
-    release(s, s.clrRegion);
-    s.clrRegion = 0;
-    s.clrRegionSize = 0;
-  }
-  // room to grow into, where the memory allows
-  let size = bytes + Math.floor(bytes / 4);
-  let p = allocate(s, size);
-  if (p === 0) {
-    size = bytes;
-    p = allocate(s, bytes);
-  }
-  if (p !== 0) {
-    s.clrRegion = p;
-    s.clrRegionSize = size;
-  }
-  return p;
+/** Makes the directory for `n` schema events (once); false when memory is exhausted. */
+export function clrInit(s: CoreState, n: number): boolean {
+  if (s.clrDir !== 0) return true;
+  s.clrDir = allocate(s, n * CLR_DIR_STRIDE);
+  if (s.clrDir === 0) return false;
+  s.u8.fill(0, s.clrDir, s.clrDir + n * CLR_DIR_STRIDE);
+  s.clrTypes = n;
+  return true;
+}
+
+/** Empties every typed table for the next window (blocks are kept). */
+export function clrReset(s: CoreState): void {
+  const U32 = s.u32;
+  for (let t = 0; t < s.clrTypes; t++) U32[(s.clrDir + t * CLR_DIR_STRIDE + CLR_DIR_COUNT) >>> 2] = 0;
+  s.clrRows = 0;
+  s.clrMissing = 0;
 }

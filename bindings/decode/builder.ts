@@ -1,13 +1,15 @@
-// Windows into one JS-owned trace. Each window's columns are copied out of the core's memory as
-// chunks (whole columns are concatenated on first use); its record bytes are appended to one byte
-// store, and every offset into them (payloads, extended items, typed-table references, buffers)
-// is moved by where they landed. Rows, buffers and warnings are numbered over the whole trace.
+// Windows into one JS-owned trace. Each window's columns are copied out of the core's memory once, as
+// chunks (whole columns are concatenated on first use). Its record bytes stay where they are when the
+// trace's input is held whole (uncompressed bytes: the trace's record bytes are its input, and an
+// offset is a file offset), or are appended to one byte store; every address the window's tables hold
+// (payloads, extended items, typed-table references, buffers) is moved to where its bytes now are.
+// Rows, buffers and warnings are numbered over the whole trace; the structs go to a small store of their own.
 
 import * as C from "../../assembly/codes.js";
 import { clrProgram } from "../schema/clr-program.js";
-import { align8, concatBytes, readBuffer, EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type TraceData } from "./trace-data.js";
+import { align8, concatBytes, metaOf, readBuffer, EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type TraceData } from "./trace-data.js";
 import type { Window } from "./windows.js";
-import { joinBlocks, moveBlock } from "./clr-blocks.js";
+import { exactBlock, joinBlocks, moveBlock, relocate, type Relocation } from "./clr-blocks.js";
 
 /** Where a built trace's record bytes are: held ("keep"), not kept ("drop"), read back from the input ("source"). */
 export type RecordsMode = "keep" | "drop" | "source";
@@ -15,8 +17,8 @@ export type RecordsMode = "keep" | "drop" | "source";
 type Column = EventColumns[keyof EventColumns] | ExtendedItemColumns[keyof ExtendedItemColumns];
 
 /**
- * A growing byte store: record bytes first, the structs appended when the trace is built. Its
- * first 8 bytes stay unused, so that offset 0 keeps meaning "none", as address 0 does in the core.
+ * A growing byte store of record bytes. Its first 8 bytes stay unused, so that offset 0 keeps meaning
+ * "none", as address 0 does in the core.
  */
 class ByteStore {
   bytes = new Uint8Array(0);
@@ -34,6 +36,14 @@ class ByteStore {
       next.set(this.bytes.subarray(0, this.length));
       this.bytes = next;
     }
+    return true;
+  }
+
+  /** Makes the store a copy of `src` (at offset 0: the offsets into it hold); false when it does not fit. */
+  startWith(src: Uint8Array): boolean {
+    if (!this.reserve(Math.max(0, src.length - this.length))) return false;
+    this.bytes.set(src, 0);
+    this.length = Math.max(this.length, src.length);
     return true;
   }
 
@@ -87,7 +97,7 @@ function moved(src: Uint32Array, delta: number): Uint32Array {
 
 /** The logfile header struct with its time zone and names, their addresses relative to the copy. */
 export function logfileCopy(data: TraceData): Uint8Array {
-  const src = data.bytes;
+  const src = metaOf(data);
   const lh = new DataView(src.buffer, src.byteOffset + data.logfileOffset, C.LH_SIZE);
   const u32 = (o: number) => lh.getUint32(o, true);
   const tz = u32(C.LH_TIME_ZONE);
@@ -123,7 +133,7 @@ export function rebaseLogfile(bytes: Uint8Array, at: number): void {
 }
 
 export class TraceBuilder {
-  private readonly store: ByteStore;
+  private store?: ByteStore;
   private readonly events: Record<string, Column[]> = {};
   private readonly ext: Record<string, Column[]> = {};
   private readonly buffers: Uint8Array[] = [];
@@ -140,68 +150,119 @@ export class TraceBuilder {
   clrRows = 0;
   /** Set when the record bytes kept would pass 4 GiB: the window that did not fit and those after are not kept. */
   full = false;
+  /** Record bytes held ("keep"), or not: "drop", or "source" (read back from the input; offsets relative to each buffer's record area). */
+  private readonly keepRecords: boolean;
+  /** The input, while the record bytes are left where they are in it. */
+  private input?: Uint8Array;
 
   /**
    * `sizeHint`: the input's size when known (the record bytes of an uncompressed trace take about as
-   * much). With `rows` false only the trace's outline is kept (buffers, warnings, event types and
+   * much). With `keepRows` false only the trace's outline is kept (buffers, warnings, event types and
    * their counts, providers, logfile header), not the rows, their bytes or the typed tables: the
-   * built trace then counts its rows in eventCount but has no columns.
+   * built trace then counts its rows in eventCount but has no columns. `input`: the whole input, when
+   * the trace may keep its record bytes where they are in it (no copy).
    */
-  /** Record bytes held in the store ("keep"), or not: "drop", or "source" (read back from the input; offsets relative to each buffer's record area). */
-  private readonly keepRecords: boolean;
-
-  constructor(sizeHint?: number, private readonly keepRows = true, private readonly records: RecordsMode = keepRows ? "keep" : "drop") {
-    const keepRecords = (this.keepRecords = records === "keep");
-    // (with room for the structs: buffers take 64 bytes per buffer of 64 KiB or more)
-    const hint = keepRecords && sizeHint !== undefined ? Math.min(sizeHint + sizeHint / 512 + (2 << 20), 0xffff_fff8) : 1 << 20;
-    this.store = new ByteStore(keepRecords ? hint : 1 << 16);
+  constructor(private readonly sizeHint?: number, private readonly keepRows = true, private readonly records: RecordsMode = keepRows ? "keep" : "drop", input?: Uint8Array) {
+    this.keepRecords = records === "keep";
+    if (this.keepRecords && input && input.byteLength <= 0xffff_fff8) this.input = input;
     for (const k of Object.keys(EVENT_COLUMN_LAYOUT)) this.events[k] = [];
     for (const k of Object.keys(EXT_COLUMN_LAYOUT)) this.ext[k] = [];
+  }
+
+  /**
+   * Where the window's record bytes go, as moves of its addresses; null when they do not fit (4 GiB).
+   * In the input when they lie in it as staged (records walked in place); else appended to the store,
+   * which then starts as a copy of the input up to this window (the offsets before stay as they are).
+   */
+  private place(w: Window): Relocation | null {
+    const ranges = w.records.filter(([a, b]) => b > a);
+    if (this.input && ranges.length <= 1 && (ranges.length === 0 || ranges[0][0] === w.records[0][0])) {
+      const [start] = w.records[0];
+      return [[start, w.records[0][1], w.recordsFileOffset - start]];
+    }
+    if (!this.store) {
+      // (room for the input's size: the record bytes of an uncompressed trace take about as much)
+      const hint = this.sizeHint !== undefined ? Math.min(this.sizeHint + (2 << 20), 0xffff_fff8) : 1 << 20;
+      this.store = new ByteStore(hint);
+      if (this.input) {
+        // the windows before were left in the input: their offsets hold in a copy of it
+        if (!this.store.startWith(this.input.subarray(0, w.recordsFileOffset))) return null;
+        this.input = undefined;
+      }
+    }
+    const moves: [number, number, number][] = [];
+    for (const [a, b] of ranges) {
+      const at = this.store.append(w.data.bytes.subarray(a, b));
+      if (at < 0) return null;
+      moves.push([a, b, at - a]);
+    }
+    return moves;
   }
 
   /** Takes a window's tables (views into the core's memory) as JS-owned copies. False when they do not fit. */
   add(w: Window): boolean {
     if (this.full) return false;
     const { data } = w;
-    const at = this.keepRecords ? this.store.append(data.bytes.subarray(w.arena, w.arena + w.arenaUsed)) : w.arena;
-    if (at < 0) {
+    const moves = this.keepRecords ? this.place(w) : [];
+    if (!moves) {
       this.full = true;
       return false;
     }
-    const delta = at - w.arena;
+    const meta = metaOf(data);
     // (the core keeps one logfile header struct for the whole trace: the first window's is every window's)
     if (!this.logfile) {
       this.logfile = logfileCopy(data);
+    }
+    // where each buffer's records went: rows of a buffer lie in its record area
+    const bufs = meta.slice(data.buffersOffset, data.buffersOffset + data.bufferCount * C.BUF_STRIDE);
+    const bv = new DataView(bufs.buffer);
+    const deltas = new Float64Array(data.bufferCount);
+    for (let b = 0; b < data.bufferCount; b++) {
+      const o = b * C.BUF_STRIDE;
+      bv.setUint32(o + C.B_FIRST_ROW, bv.getUint32(o + C.B_FIRST_ROW, true) + this.rows, true);
+      const addr = bv.getUint32(o + C.B_DATA, true);
+      const moved = this.keepRecords ? relocate(moves, addr) : 0;
+      deltas[b] = moved - addr;
+      if (addr) bv.setUint32(o + C.B_DATA, moved, true);
     }
     if (this.keepRows) {
       const e = data.events;
       const relative = this.records === "source" ? areaRelative(data) : undefined;
       for (const k of Object.keys(EVENT_COLUMN_LAYOUT) as (keyof EventColumns)[]) {
-        const offsets = () => relative?.payloadOffset ?? (this.keepRecords ? moved(e.payloadOffset, delta) : new Uint32Array(data.eventCount));
-        this.events[k].push(k === "payloadOffset" ? offsets() : e[k].slice());
+        if (k !== "payloadOffset") this.events[k].push(e[k].slice());
       }
+      let offsets: Uint32Array;
+      if (relative) offsets = relative.payloadOffset;
+      else if (!this.keepRecords) offsets = new Uint32Array(data.eventCount);
+      else {
+        offsets = new Uint32Array(data.eventCount);
+        const src = e.payloadOffset;
+        for (let b = 0; b < data.bufferCount; b++) {
+          const first = bv.getUint32(b * C.BUF_STRIDE + C.B_FIRST_ROW, true) - this.rows;
+          const end = first + bv.getUint32(b * C.BUF_STRIDE + C.B_ROW_COUNT, true);
+          const delta = deltas[b];
+          for (let r = first; r < end; r++) offsets[r] = src[r] + delta;
+        }
+      }
+      this.events.payloadOffset.push(offsets);
       // (extended items are record bytes)
       if (this.records !== "drop") {
         const x = data.ext;
         this.ext.row.push(moved(x.row, this.rows));
         this.ext.type.push(x.type.slice());
         this.ext.size.push(x.size.slice());
-        this.ext.offset.push(relative?.extOffset ?? moved(x.offset, delta));
+        if (relative) this.ext.offset.push(relative.extOffset);
+        else {
+          const offs = new Uint32Array(data.extCount);
+          for (let i = 0; i < data.extCount; i++) offs[i] = relocate(moves, x.offset[i]);
+          this.ext.offset.push(offs);
+        }
         this.extRows += data.extCount;
       }
     }
-    // buffers: rows and record bytes where they now are
-    const bufs = data.bytes.slice(data.buffersOffset, data.buffersOffset + data.bufferCount * C.BUF_STRIDE);
-    const bv = new DataView(bufs.buffer);
-    for (let b = 0; b < data.bufferCount; b++) {
-      const o = b * C.BUF_STRIDE;
-      bv.setUint32(o + C.B_FIRST_ROW, bv.getUint32(o + C.B_FIRST_ROW, true) + this.rows, true);
-      const addr = bv.getUint32(o + C.B_DATA, true);
-      if (addr) bv.setUint32(o + C.B_DATA, this.keepRecords ? addr + delta : 0, true);
-    }
     this.buffers.push(bufs);
     const own = w.warnings;
-    this.warnings.push(data.bytes.slice(own.offset, own.offset + own.count * C.WARN_STRIDE));
+    this.warnings.push(meta.slice(own.offset, own.offset + own.count * C.WARN_STRIDE));
     this.warningsTaken += own.count;
     // event types: this window's row counts
     if (this.typeRows.length < data.typeCount) {
@@ -209,16 +270,17 @@ export class TraceBuilder {
       next.set(this.typeRows);
       this.typeRows = next;
     }
-    const tv = new DataView(data.bytes.buffer, data.bytes.byteOffset + data.typesOffset, data.typeCount * C.TYPE_STRIDE);
+    const tv = new DataView(meta.buffer, meta.byteOffset + data.typesOffset, data.typeCount * C.TYPE_STRIDE);
     for (let t = 0; t < data.typeCount; t++) this.typeRows[t] += tv.getUint32(t * C.TYPE_STRIDE + C.TYPE_ROWS, true);
-    // typed tables: rows over the whole trace, references into the store
+    // typed tables: their rows exactly (a window's blocks have room to spare), over the whole trace, references moved
     if (data.clr && this.keepRows) {
-      for (let t = 0; t < data.clr.counts.length; t++) {
-        const count = data.clr.counts[t];
-        const src = data.clr.blocks[t];
+      const { counts, blocks, caps } = data.clr;
+      for (let t = 0; t < counts.length; t++) {
+        const count = counts[t];
+        const src = blocks[t];
         if (!count || !src) continue;
-        const block = src.slice();
-        moveBlock(block, t, count, this.rows, delta, !this.keepRecords);
+        const block = exactBlock(t, count, caps?.[t] ?? count, src);
+        moveBlock(block, t, count, this.rows, this.keepRecords ? moves : null);
         (this.clr[t] ??= []).push({ count, block });
       }
     }
@@ -234,37 +296,40 @@ export class TraceBuilder {
    * for the providers, event types, warning count and logfile header that persist across windows.
    */
   build(last: TraceData | undefined, inputBytes: number): TraceData {
-    const store = this.store;
-    const place = (src: Uint8Array) => {
-      const at = store.append(src);
-      if (at < 0) throw new RangeError("etw-wasm: the decoded trace passes 4 GiB of record bytes");
-      return at;
-    };
-    const buffersOffset = place(concatBytes(this.buffers));
+    const lastMeta = last && metaOf(last);
     // warnings after the last window taken (the stop that ended decoding, trailing bytes)
-    if (last && last.warningCount > this.warningsTaken) {
-      this.warnings.push(last.bytes.slice(last.warningsOffset + this.warningsTaken * C.WARN_STRIDE, last.warningsOffset + last.warningCount * C.WARN_STRIDE));
+    if (last && lastMeta && last.warningCount > this.warningsTaken) {
+      this.warnings.push(lastMeta.slice(last.warningsOffset + this.warningsTaken * C.WARN_STRIDE, last.warningsOffset + last.warningCount * C.WARN_STRIDE));
       this.warningsTaken = last.warningCount;
     }
     const warnings = concatBytes(this.warnings);
-    const warningsOffset = place(warnings);
-    let providerCount = 0, typeCount = 0, providersOffset = 0, typesOffset = 0, warningTotal = warnings.length / C.WARN_STRIDE;
-    if (last) {
+    let providers = new Uint8Array(0), types = new Uint8Array(0);
+    let providerCount = 0, typeCount = 0, warningTotal = warnings.length / C.WARN_STRIDE;
+    if (last && lastMeta) {
       providerCount = last.providerCount;
-      providersOffset = place(last.bytes.subarray(last.providersOffset, last.providersOffset + providerCount * C.PROV_STRIDE));
+      providers = lastMeta.slice(last.providersOffset, last.providersOffset + providerCount * C.PROV_STRIDE);
       typeCount = last.typeCount;
-      const types = last.bytes.slice(last.typesOffset, last.typesOffset + typeCount * C.TYPE_STRIDE);
+      types = lastMeta.slice(last.typesOffset, last.typesOffset + typeCount * C.TYPE_STRIDE);
       const tv = new DataView(types.buffer);
       for (let t = 0; t < typeCount; t++) tv.setUint32(t * C.TYPE_STRIDE + C.TYPE_ROWS, this.typeRows[t] ?? 0, true);
-      typesOffset = place(types);
       warningTotal = Math.max(warningTotal, last.warningTotal);
       if (!this.logfile) {
         this.logfile = logfileCopy(last);
       }
     }
     const logfile = this.logfile ?? new Uint8Array(C.LH_SIZE);
-    const logfileOffset = place(logfile);
-    rebaseLogfile(store.bytes, logfileOffset);
+    // the structs, each 8-aligned, after 8 unused bytes (offset 0 means "none")
+    const parts = [concatBytes(this.buffers), warnings, providers, types, logfile];
+    const offsets: number[] = [];
+    let size = 8;
+    for (const p of parts) {
+      offsets.push(size);
+      size = align8(size + p.length);
+    }
+    const meta = new Uint8Array(size);
+    parts.forEach((p, i) => meta.set(p, offsets[i]));
+    const [buffersOffset, warningsOffset, providersOffset, typesOffset, logfileOffset] = offsets;
+    rebaseLogfile(meta, logfileOffset);
     let clr: TraceData["clr"];
     if (this.clr.length) {
       const { layouts } = clrProgram();
@@ -278,8 +343,10 @@ export class TraceBuilder {
       }
       clr = { counts, blocks };
     }
+    const bytes = this.input ?? (this.store ? this.store.bytes.subarray(0, this.store.length) : new Uint8Array(8));
     return {
-      bytes: store.bytes.subarray(0, store.length),
+      bytes,
+      meta,
       // (without rows, the count alone)
       eventCount: this.rows,
       events: chunkedColumns<EventColumns>(this.events, EVENT_COLUMN_LAYOUT, this.keepRows ? this.rows : 0),
@@ -316,7 +383,8 @@ function areaRelative(data: TraceData): { payloadOffset: Uint32Array; extOffset:
   let e = 0;
   for (let b = 0; b < data.bufferCount; b++) {
     const info = readBuffer(data, b);
-    const base = new DataView(data.bytes.buffer, data.bytes.byteOffset + data.buffersOffset + b * C.BUF_STRIDE, C.BUF_STRIDE).getUint32(C.B_DATA, true);
+    const meta = metaOf(data);
+    const base = new DataView(meta.buffer, meta.byteOffset + data.buffersOffset + b * C.BUF_STRIDE, C.BUF_STRIDE).getUint32(C.B_DATA, true);
     const end = info.firstRow + info.rowCount;
     for (let r = info.firstRow; r < end; r++) payloadOffset[r] = events.payloadOffset[r] - base;
     while (e < data.extCount && ext.row[e] < info.firstRow) e++;

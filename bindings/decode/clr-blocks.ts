@@ -1,6 +1,7 @@
-// The typed .NET tables' blocks (one per event type: its columns one after another, `count` rows
-// each) as the decoding side sees them: where their row indices and their references into the
-// byte store sit, so that a block can move with its rows and record bytes.
+// The typed .NET tables' blocks (one per event type: its columns one after another, `cap` rows each,
+// the first `count` used) as the decoding side sees them: where their row indices and their references
+// into the byte store sit, so that a block can be copied out exactly and move with its rows and record
+// bytes.
 
 import * as C from "../../assembly/codes.js";
 import { clrProgram } from "../schema/clr-program.js";
@@ -28,25 +29,57 @@ export function blockShapes(): BlockShape[] {
   }));
 }
 
+/** The first `count` rows of a block of type `t` laid out for `cap` rows, as a block of exactly `count` rows (a copy). */
+export function exactBlock(t: number, count: number, cap: number, src: Uint8Array, into?: Uint8Array): Uint8Array {
+  const out = into ?? new Uint8Array(count * clrProgram().layouts[t].rowBytes);
+  if (cap === count && !into) {
+    out.set(src.subarray(0, out.length));
+    return out;
+  }
+  for (const [pre, width] of blockShapes()[t].runs) out.set(src.subarray(cap * pre, cap * pre + count * width), count * pre);
+  return out;
+}
+
+/**
+ * Address ranges of a window's record bytes and where each goes: [start, end, delta] (an address a in
+ * [start, end) becomes a + delta).
+ */
+export type Relocation = readonly (readonly [number, number, number])[];
+
+/** `addr` moved by the relocation (0 stays 0: no reference; an address in no range becomes 0). */
+export function relocate(moves: Relocation, addr: number): number {
+  if (addr === 0) return 0;
+  for (const [start, end, delta] of moves) if (addr >= start && addr < end) return addr + delta;
+  // (an address at the very end of a range: a reference to empty bytes there)
+  for (const [start, end, delta] of moves) if (addr >= start && addr <= end) return addr + delta;
+  return 0;
+}
+
 /**
  * Moves a block of type `t` and `count` rows (4-byte aligned, in place): its row indices by `rows`,
- * its references into the byte store (0: none) by `offsets`, or to 0 with `clear` (record bytes dropped).
+ * its references into the byte store (0: none) by `moves`, or to 0 when `moves` is null (record
+ * bytes not kept).
  */
-export function moveBlock(block: Uint8Array, t: number, count: number, rows: number, offsets: number, clear = false): void {
+export function moveBlock(block: Uint8Array, t: number, count: number, rows: number, moves: Relocation | null): void {
   const words = new Uint32Array(block.buffer, block.byteOffset, block.byteLength >>> 2);
   if (rows) {
     const rowAt = (count * clrProgram().layouts[t].preRow) >>> 2;
     for (let i = 0; i < count; i++) words[rowAt + i] += rows;
   }
-  if (offsets || clear) {
-    for (const pre of blockShapes()[t].offsets) {
-      if (clear) {
-        words.fill(0, (count * pre) >>> 2, ((count * pre) >>> 2) + count);
-        continue;
-      }
-      const o = (count * pre) >>> 2;
-      for (let i = 0; i < count; i++) if (words[o + i] !== 0) words[o + i] += offsets;
+  for (const pre of blockShapes()[t].offsets) {
+    const o = (count * pre) >>> 2;
+    if (!moves) {
+      words.fill(0, o, o + count);
+      continue;
     }
+    if (moves.length === 1) {
+      // one range: every reference moves alike
+      const [start, end, delta] = moves[0];
+      for (let i = 0; i < count; i++) {
+        const a = words[o + i];
+        if (a !== 0) words[o + i] = a >= start && a <= end ? a + delta : 0;
+      }
+    } else for (let i = 0; i < count; i++) words[o + i] = relocate(moves, words[o + i]);
   }
 }
 

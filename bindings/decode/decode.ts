@@ -3,7 +3,7 @@
 
 import { isByteSource, knownSize, windowsOf, type ByteSource, type DecodeEnd, type DecodeOptions, type Input, type Window } from "./windows.js";
 import { TraceBuilder } from "./builder.js";
-import { readBuffer, type TraceData } from "./trace-data.js";
+import { metaOf, readBuffer, type TraceData } from "./trace-data.js";
 import { EtlDecodeError, formatError, readWarnings, type TraceIncomplete } from "./errors.js";
 import * as C from "../../assembly/codes.js";
 import type { DecodeFilter } from "./filter.js";
@@ -220,7 +220,8 @@ function judge(data: TraceData, end: DecodeEnd, storeFull: boolean): void {
       data.inputBytes);
     return;
   }
-  const v = new DataView(data.bytes.buffer, data.bytes.byteOffset);
+  const meta = metaOf(data);
+  const v = new DataView(meta.buffer, meta.byteOffset);
   const lh = data.logfileOffset;
   const mode = v.getUint32(lh + C.LH_LOG_FILE_MODE, true);
   const written = v.getUint32(lh + C.LH_BUFFERS_WRITTEN, true);

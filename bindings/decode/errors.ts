@@ -1,7 +1,7 @@
 // Typed errors and warnings. Every one names the byte offset in the input where it arose.
 
 import * as C from "../../assembly/codes.js";
-import type { TraceData } from "./trace-data.js";
+import { metaOf, type TraceData } from "./trace-data.js";
 
 /** The input is not an ETL file (or not one this decoder can start on). */
 export class EtlFormatError extends Error {
@@ -132,7 +132,8 @@ export function readWarnings(data: TraceData): TraceWarning[] {
     }
     return out;
   }
-  const v = new DataView(data.bytes.buffer, data.bytes.byteOffset);
+  const m = metaOf(data);
+  const v = new DataView(m.buffer, m.byteOffset);
   const files = data.files;
   let f = 0;
   for (let i = 0; i < data.warningCount; i++) {

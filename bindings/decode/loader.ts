@@ -2,7 +2,7 @@
 // gets its own instance, so its memory is released with the trace.
 
 import { instantiate } from "@assemblyscript/loader";
-import { MEMORY_MAX_PAGES } from "../../assembly/codes.js";
+import { MEMORY_MAX_PAGES, MEMORY_MIN_PAGES } from "../../assembly/codes.js";
 
 // The interface both cores implement is declared with the TypeScript core; a type-only import
 // keeps that core out of this module's code.
@@ -79,8 +79,8 @@ export async function instantiateCore(source?: WasmSource, maximumPages?: number
   const module = await compiledCore(source);
   // The core's heap is set up afresh by every instantiation, whatever the memory held before.
   const limited = maximumPages !== undefined && maximumPages > 0 && maximumPages < MEMORY_MAX_PAGES;
-  const memory = limited ? new WebAssembly.Memory({ initial: 1, maximum: maximumPages })
-    : pool.pop() ?? new WebAssembly.Memory({ initial: 1, maximum: MEMORY_MAX_PAGES });
+  const memory = limited ? new WebAssembly.Memory({ initial: MEMORY_MIN_PAGES, maximum: maximumPages })
+    : pool.pop() ?? new WebAssembly.Memory({ initial: MEMORY_MIN_PAGES, maximum: MEMORY_MAX_PAGES });
   const { exports } = await instantiate<Record<string, unknown>>(module, { env: { memory } });
   return exports as unknown as CoreExports;
 }

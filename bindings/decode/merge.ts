@@ -12,9 +12,9 @@
 import * as C from "../../assembly/codes.js";
 import { clrProgram } from "../schema/clr-program.js";
 import { EtlDecodeError } from "./errors.js";
-import { align8, EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type TraceData } from "./trace-data.js";
+import { align8, metaOf, EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type TraceData } from "./trace-data.js";
 import { logfileCopy, rebaseLogfile } from "./builder.js";
-import { joinBlocks, moveBlock } from "./clr-blocks.js";
+import { exactBlock, joinBlocks, moveBlock, relocate, type Relocation } from "./clr-blocks.js";
 import type { TraceIncomplete } from "./errors.js";
 
 /** How a file's timestamps were put on the session's clock. */
@@ -78,10 +78,10 @@ export interface MergePart {
   file: number;
   data: TraceData;
   /**
-   * Where the part's record bytes are in `data.bytes` (default: all of it). A window gives its arena:
-   * only that is copied, not the decoder's whole memory.
+   * Where the part's record bytes are in `data.bytes`: [start, end) ranges (default: all of it). A
+   * window gives its own (Window.records): only those are copied, not the decoder's whole memory.
    */
-  records?: { start: number; end: number };
+  records?: readonly (readonly [number, number])[];
 }
 
 /**
@@ -196,13 +196,14 @@ export class SessionMerger {
     const typeRows: number[] = [];
     const maps = parts.map(({ data: d }) => {
       const providers = new Uint16Array(d.providerCount);
-      for (let q = 0; q < d.providerCount; q++) providers[q] = this.provider(d.bytes, d.providersOffset + q * C.PROV_STRIDE);
+      const m = metaOf(d);
+      for (let q = 0; q < d.providerCount; q++) providers[q] = this.provider(m, d.providersOffset + q * C.PROV_STRIDE);
       const types = new Uint16Array(d.typeCount);
       for (let t = 0; t < d.typeCount; t++) {
         const o = d.typesOffset + t * C.TYPE_STRIDE;
-        const local = d.bytes[o + C.TYPE_PROVIDER] | (d.bytes[o + C.TYPE_PROVIDER + 1] << 8);
-        const g = (types[t] = this.type(providers[local], d.bytes, o));
-        if (g !== C.EVENT_TYPE_NONE) typeRows[g] = (typeRows[g] ?? 0) + new DataView(d.bytes.buffer, d.bytes.byteOffset + o).getUint32(C.TYPE_ROWS, true);
+        const local = m[o + C.TYPE_PROVIDER] | (m[o + C.TYPE_PROVIDER + 1] << 8);
+        const g = (types[t] = this.type(providers[local], m, o));
+        if (g !== C.EVENT_TYPE_NONE) typeRows[g] = (typeRows[g] ?? 0) + new DataView(m.buffer, m.byteOffset + o).getUint32(C.TYPE_ROWS, true);
       }
       return { providers, types };
     });
@@ -223,12 +224,12 @@ export class SessionMerger {
       this.typeStructs.length * C.TYPE_STRIDE, header.length, ...fileList.map((f) => this.headers[f]?.length ?? 0),
     ];
     let size = 8;
-    const at = parts.map((p) => {
+    // each part's ranges of record bytes, and where each goes
+    const moves: Relocation[] = parts.map((p) => (p.records ?? [[0, p.data.bytes.length]]).map(([start, end]): [number, number, number] => {
       const o = align8(size);
-      const { start, end } = p.records ?? { start: 0, end: p.data.bytes.length };
       size = o + (end - start);
-      return o;
-    });
+      return [start, end, o - start];
+    }));
     const offsets = sizes.map((n) => {
       const o = align8(size);
       size = o + n;
@@ -254,9 +255,9 @@ export class SessionMerger {
 
     parts.forEach((p, i) => {
       const d = p.data;
-      const { start, end } = p.records ?? { start: 0, end: d.bytes.length };
-      store.set(d.bytes.subarray(start, end), at[i]);
-      const delta = at[i] - start;
+      const m = metaOf(d);
+      const move = moves[i];
+      for (const [start, end, delta] of move) store.set(d.bytes.subarray(start, end), start + delta);
       const n = d.eventCount;
       const kept = d.events.timestamp.length;
       const { providers, types } = maps[i];
@@ -267,25 +268,25 @@ export class SessionMerger {
         ev.provider[r] = providers[ev.provider[r]];
         const t = ev.eventType[r];
         if (t !== C.EVENT_TYPE_NONE) ev.eventType[r] = types[t];
-        if (keep) ev.payloadOffset[r] += delta;
+        if (keep) ev.payloadOffset[r] = relocate(move, ev.payloadOffset[r]);
       }
       const rebased = clock === "rebased" && own && anchor ? headerOf(own) : undefined;
       if (rebased) for (let r = col; r < col + kept; r++) ev.timestamp[r] = rebase(ev.timestamp[r], rebased, anchor!);
       for (const k of Object.keys(EXT_COLUMN_LAYOUT) as (keyof ExtendedItemColumns)[]) (xv[k] as unknown as { set(a: ArrayLike<unknown>, at: number): void }).set(d.ext[k] as ArrayLike<unknown>, extRow);
       for (let e = extRow; e < extRow + d.extCount; e++) {
         xv.row[e] += row;
-        xv.offset[e] += delta;
+        xv.offset[e] = relocate(move, xv.offset[e]);
       }
       // buffers and warnings: rows, buffers and record bytes where they now are
-      store.set(d.bytes.subarray(d.buffersOffset, d.buffersOffset + d.bufferCount * C.BUF_STRIDE), buffersOffset + buffer * C.BUF_STRIDE);
+      store.set(m.subarray(d.buffersOffset, d.buffersOffset + d.bufferCount * C.BUF_STRIDE), buffersOffset + buffer * C.BUF_STRIDE);
       for (let b = buffer; b < buffer + d.bufferCount; b++) {
         const o = b * C.BUF_STRIDE;
         bv.setUint32(o + C.B_FIRST_ROW, bv.getUint32(o + C.B_FIRST_ROW, true) + row, true);
         const addr = bv.getUint32(o + C.B_DATA, true);
-        if (addr) bv.setUint32(o + C.B_DATA, keep ? addr + delta : 0, true);
+        if (addr) bv.setUint32(o + C.B_DATA, keep ? relocate(move, addr) : 0, true);
         if (rebased) bv.setBigInt64(o + C.B_TIMESTAMP, rebase(bv.getBigInt64(o + C.B_TIMESTAMP, true), rebased, anchor!), true);
       }
-      store.set(d.bytes.subarray(d.warningsOffset, d.warningsOffset + d.warningCount * C.WARN_STRIDE), warningsOffset + warning * C.WARN_STRIDE);
+      store.set(m.subarray(d.warningsOffset, d.warningsOffset + d.warningCount * C.WARN_STRIDE), warningsOffset + warning * C.WARN_STRIDE);
       for (let w = warning; w < warning + d.warningCount; w++) {
         const o = w * C.WARN_STRIDE + C.WARN_BUFFER;
         const b = wv.getInt32(o, true);
@@ -297,8 +298,8 @@ export class SessionMerger {
           const count = d.clr.counts[t];
           const src = d.clr.blocks[t];
           if (!count || !src) continue;
-          const block = src.slice();
-          moveBlock(block, t, count, row, keep ? delta : 0, !keep);
+          const block = exactBlock(t, count, d.clr.caps?.[t] ?? count, src);
+          moveBlock(block, t, count, row, keep ? move : null);
           (clrParts[t] ??= []).push({ count, block });
         }
       }

@@ -1,17 +1,17 @@
-// The typed .NET runtime tables of an EventPipe file's rows, filled by the TypeScript core's own routine
-// (core/clr.ts decodeClr, the twin of the WebAssembly one an .etl window runs): the rows' columns and
-// bytes are laid out in a core's memory as a window's would be, the tables filled there, then moved out
-// with their references made offsets into the trace's bytes again.
+// The typed .NET runtime tables of an EventPipe file's rows, filled by the TypeScript core's own fill
+// (core/clr.ts fillClrRows, through the same generated functions an .etl window's record walk calls):
+// the rows' columns and bytes are laid out in a core's memory as a window's would be, the tables filled
+// there, then moved out with their references made offsets into the trace's bytes again.
 
 import * as C from "../../assembly/codes.js";
 import { CoreState } from "../core/state.js";
 import { HEAP_BASE, heapAlloc, reserveMemory } from "../core/memory.js";
-import { decodeClr } from "../core/clr.js";
+import { fillClrRows, setClr } from "../core/clr.js";
 import { clrProgram } from "../schema/clr-program.js";
-import { clrProviderIndex } from "../schema/clr-payload.js";
-import { formatGuid } from "../schema/guid.js";
-import { moveBlock } from "./clr-blocks.js";
-import type { TraceData } from "./trace-data.js";
+import { CLR_PROVIDERS, clrProviderIndex } from "../schema/clr-payload.js";
+import { formatGuid, parseGuid } from "../schema/guid.js";
+import { exactBlock, moveBlock } from "./clr-blocks.js";
+import { metaOf, type TraceData } from "./trace-data.js";
 
 /** A copy of `src` in the core's memory; its address, or 0 when memory is exhausted. */
 function put(s: CoreState, src: ArrayBufferView): number {
@@ -45,7 +45,7 @@ export function clrPlace(bytes: number, rows: number): ClrPlace | undefined {
  */
 export function fillNettraceClr(data: TraceData, place?: ClrPlace): void {
   const provClr = new Int8Array(data.providerCount);
-  for (let i = 0; i < data.providerCount; i++) provClr[i] = clrProviderIndex(formatGuid(data.bytes, data.providersOffset + i * C.PROV_STRIDE + C.PROV_GUID));
+  for (let i = 0; i < data.providerCount; i++) provClr[i] = clrProviderIndex(formatGuid(metaOf(data), data.providersOffset + i * C.PROV_STRIDE + C.PROV_GUID));
   if (!provClr.some((p) => p >= 0) || data.eventCount === 0) return;
   if (!place) {
     place = clrPlace(data.bytes.length, data.eventCount);
@@ -58,10 +58,12 @@ export function fillNettraceClr(data: TraceData, place?: ClrPlace): void {
   const payloadLength = put(s, e.payloadLength);
   const payloadOffset = heapAlloc(s, e.payloadOffset.byteLength);
   const { words, typeStarts, lookup, layouts } = clrProgram();
+  const guids = new Uint8Array(16 * CLR_PROVIDERS.length);
+  CLR_PROVIDERS.forEach((p, i) => guids.set(parseGuid(p.guid), 16 * i));
   const program = put(s, words);
-  const starts = put(s, typeStarts), table = put(s, lookup), prov = put(s, provClr);
-  const dir = heapAlloc(s, layouts.length * C.CLR_DIR_STRIDE);
-  if (!store || !provider || !headerType || !eventId || !version || !payloadLength || !payloadOffset || !program || !starts || !table || !prov || !dir) return;
+  const starts = put(s, typeStarts), table = put(s, lookup), g = put(s, guids);
+  if (!store || !provider || !headerType || !eventId || !version || !payloadLength || !payloadOffset || !program || !starts || !table || !g) return;
+  if (!setClr(s, program, starts, layouts.length, table, g, CLR_PROVIDERS.length)) return;
   // payloads at their place in the core's copy of the bytes
   const offsets = new Uint32Array(s.u8.buffer, payloadOffset, data.eventCount);
   const from = e.payloadOffset;
@@ -73,22 +75,22 @@ export function fillNettraceClr(data: TraceData, place?: ClrPlace): void {
   s.colVersion = version;
   s.colPayloadLength = payloadLength;
   s.colPayloadOffset = payloadOffset;
-  const rows = decodeClr(s, program, starts, layouts.length, table, prov, provClr.length, dir);
-  if (!rows) return;
-  const d = new Uint32Array(s.u8.buffer, dir, (layouts.length * C.CLR_DIR_STRIDE) >>> 2);
+  const rows = fillClrRows(s, provClr);
+  if (!rows || s.clrMissing) return;
+  const d = new Uint32Array(s.u8.buffer, s.clrDir, (layouts.length * C.CLR_DIR_STRIDE) >>> 2);
   const counts = new Uint32Array(layouts.length);
   const blocks: (Uint8Array | null)[] = [];
   for (let t = 0; t < layouts.length; t++) {
     const count = d[(t * C.CLR_DIR_STRIDE + C.CLR_DIR_COUNT) >>> 2];
     const at = d[(t * C.CLR_DIR_STRIDE + C.CLR_DIR_BLOCK) >>> 2];
+    const cap = d[(t * C.CLR_DIR_STRIDE + C.CLR_DIR_CAP) >>> 2];
     if (!count || !at) {
       blocks.push(null);
       continue;
     }
     counts[t] = count;
-    // (a view where the core filled it: the memory stays with the trace's bytes anyway)
-    const block = s.u8.subarray(at, at + count * layouts[t].rowBytes);
-    moveBlock(block, t, count, 0, -store);
+    const block = exactBlock(t, count, cap, s.u8.subarray(at, at + cap * layouts[t].rowBytes));
+    moveBlock(block, t, count, 0, [[store, store + data.bytes.length, -store]]);
     blocks.push(block);
   }
   data.clr = { counts, blocks };

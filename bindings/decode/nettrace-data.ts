@@ -13,7 +13,8 @@ import { readNettrace, NettraceStreamReader, EVENT_SORTED, MAX_NETTRACE_WARNINGS
 import { EtlDecodeError, EtlFormatError } from "./errors.js";
 import { clrPlace, fillNettraceClr } from "./nettrace-clr.js";
 import { align8, concatBytes, type TraceData } from "./trace-data.js";
-import { blobChunks, isByteSource, slices, sourceChunks, type DecodeOptions, type Input } from "./windows.js";
+import { blobChunks, isByteSource, type DecodeOptions, type Input } from "./windows.js";
+import { slices, sourceChunks } from "./chunks.js";
 import { nettraceWalker } from "./nettrace-engine.js";
 
 /** The fixed GUIDs TraceEvent gives providers by name (EventPipeMetadata.GetProviderGuidFromProviderName). */

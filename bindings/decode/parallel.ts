@@ -10,7 +10,8 @@
 
 import * as C from "../../assembly/codes.js";
 import { compiledCore } from "./loader.js";
-import { blobChunks, decodeWindows, isByteSource, knownSize, memoryPages, slices, sourceChunks, type ByteSource, type DecodeEnd, type DecodeOptions, type Input, type Resume, type TraceContext, type Window } from "./windows.js";
+import { blobChunks, decodeWindows, isByteSource, knownSize, memoryPages, type ByteSource, type DecodeEnd, type DecodeOptions, type Input, type Resume, type TraceContext, type Window } from "./windows.js";
+import { slices, sourceChunks } from "./chunks.js";
 import { packWindow, SparePool } from "./transfer.js";
 import { align8, type TraceData } from "./trace-data.js";
 import { logfileCopy, rebaseLogfile } from "./builder.js";
@@ -165,8 +166,9 @@ class Merger {
         g = this.typeCount++;
         if (this.types.length < this.typeCount * C.TYPE_STRIDE) this.types = grown(this.types);
         const o = g * C.TYPE_STRIDE;
-        this.types.set(bytes.subarray(at, at + C.TYPE_ROWS), o);
+        this.types.set(bytes.subarray(at, at + C.TYPE_STRIDE), o);
         new DataView(this.types.buffer).setUint16(o + C.TYPE_PROVIDER, provider, true);
+        new DataView(this.types.buffer).setUint32(o + C.TYPE_ROWS, 0, true);
         this.typeIndex.set(key, g);
       }
       maps.types.push(g ?? C.EVENT_TYPE_NONE);

@@ -99,6 +99,12 @@ export function align8(n: number): number {
 export interface TraceData {
   /** Backing store of every offset in the tables (WASM linear memory for the wasm engine). */
   bytes: Uint8Array;
+  /**
+   * Where the structs are (buffers, warnings, providers, event types, the logfile header and its names)
+   * when not in `bytes`: a trace whose record bytes are its input (no copy of them) keeps its structs
+   * apart. `bytes` when absent (metaOf).
+   */
+  meta?: Uint8Array;
   events: EventColumns;
   eventCount: number;
   ext: ExtendedItemColumns;
@@ -120,10 +126,11 @@ export interface TraceData {
   logfileOffset: number;
   /**
    * The typed .NET runtime tables, by schema event (the index of clrProgram().layouts): rows and a
-   * block of `counts[t]` rows laid out as that layout says (null where there are none). Absent when
-   * not decoded.
+   * block laid out as that layout says for `caps[t]` rows (`counts[t]` when `caps` is absent), its
+   * first `counts[t]` rows used (null where there are none). A window's blocks, in the core's memory,
+   * have room to spare; blocks copied out hold their rows exactly. Absent when not decoded.
    */
-  clr?: { counts: Uint32Array; blocks: (Uint8Array | null)[] };
+  clr?: { counts: Uint32Array; blocks: (Uint8Array | null)[]; caps?: Uint32Array };
   /** Rows placed in typed tables. */
   clrRows: number;
   /** Bytes of record data kept (the arena). */
@@ -180,9 +187,15 @@ export interface BufferInfo {
   abandoned: boolean;
 }
 
+/** The bytes the struct offsets (buffersOffset, warningsOffset, ...) index. */
+export function metaOf(data: TraceData): Uint8Array {
+  return data.meta ?? data.bytes;
+}
+
 /** The buffer table's entry `index` (a BUF_STRIDE-byte struct at `buffersOffset`). */
 export function readBuffer(data: TraceData, index: number): BufferInfo {
-  const v = new DataView(data.bytes.buffer, data.bytes.byteOffset + data.buffersOffset + index * C.BUF_STRIDE, C.BUF_STRIDE);
+  const m = metaOf(data);
+  const v = new DataView(m.buffer, m.byteOffset + data.buffersOffset + index * C.BUF_STRIDE, C.BUF_STRIDE);
   const status = v.getUint16(C.B_STATUS, true);
   return {
     index,

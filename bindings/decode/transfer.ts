@@ -2,19 +2,21 @@
 // travel as ArrayBuffers of their own, transferred, not copied, where they own their whole buffer
 // (views into the core's memory are copied: a WebAssembly memory's buffer cannot be transferred).
 
-import { align8, EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type TraceData } from "./trace-data.js";
-import { moveBlock } from "./clr-blocks.js";
+import { align8, metaOf, EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type TraceData } from "./trace-data.js";
+import { exactBlock, moveBlock, relocate } from "./clr-blocks.js";
 import { logfileCopy, rebaseLogfile } from "./builder.js";
 import type { Window } from "./windows.js";
 import * as C from "../../assembly/codes.js";
+import { clrProgram } from "../schema/clr-program.js";
 import { EtlDecodeError } from "./errors.js";
 
 export interface PackedTrace {
   bytes: Uint8Array;
+  meta?: Uint8Array;
   events: EventColumns;
   ext: ExtendedItemColumns;
   clr?: TraceData["clr"];
-  scalars: Omit<TraceData, "bytes" | "events" | "ext" | "clr" | "release" | "inCore" | "decodeError">;
+  scalars: Omit<TraceData, "bytes" | "meta" | "events" | "ext" | "clr" | "release" | "inCore" | "decodeError">;
   /** A decode that stopped early: its offset and message (an error's class does not survive postMessage). */
   decodeError?: { offset: number; message: string };
 }
@@ -35,14 +37,18 @@ export function packTraceData(data: TraceData): { message: PackedTrace; transfer
   };
   const columns = <T extends object>(cols: T): T =>
     Object.fromEntries(Object.entries(cols).map(([k, v]) => [k, own(v as ArrayBufferView)])) as T;
-  const { bytes, events, ext, clr, release: _r, inCore: _i, decodeError, ...scalars } = data;
+  const { bytes, meta, events, ext, clr, release: _r, inCore: _i, decodeError, ...scalars } = data;
   const stopped = decodeError && { offset: decodeError.offset, message: decodeError.reason };
   const message: PackedTrace = {
     // (the byte store of a one-window trace is the core's memory, which cannot be transferred: copied)
     bytes: own(data.inCore ? bytes.slice() : bytes),
+    meta: meta && own(meta),
     events: columns(events),
     ext: columns(ext),
-    clr: clr && { counts: own(clr.counts), blocks: clr.blocks.map((b) => b && own(b)) },
+    clr: clr && {
+      counts: own(clr.counts),
+      blocks: clr.blocks.map((b, t) => b && own(clr.caps && clr.caps[t] !== clr.counts[t] ? exactBlock(t, clr.counts[t], clr.caps[t], b) : b)),
+    },
     scalars,
     decodeError: stopped,
   };
@@ -52,7 +58,7 @@ export function packTraceData(data: TraceData): { message: PackedTrace; transfer
 /** Rebuilds the tables on the receiving side. */
 export function unpackTraceData(m: PackedTrace): TraceData {
   const decodeError = m.decodeError && new EtlDecodeError(m.decodeError.offset, m.decodeError.message);
-  return { ...m.scalars, bytes: m.bytes, events: m.events, ext: m.ext, clr: m.clr, decodeError };
+  return { ...m.scalars, bytes: m.bytes, meta: m.meta, events: m.events, ext: m.ext, clr: m.clr, decodeError };
 }
 
 /** Free ArrayBuffers to pack windows into, handed back once their windows were used. */
@@ -84,6 +90,7 @@ export class SparePool {
 export function packWindow(w: Window, pool?: SparePool): { window: Window; transfer: ArrayBuffer[] } {
   const d = w.data;
   const src = d.bytes;
+  const meta = metaOf(d);
   const n = d.eventCount, nExt = d.extCount;
   // the logfile header with its time zone and names
   const logfile = logfileCopy(d);
@@ -91,29 +98,31 @@ export function packWindow(w: Window, pool?: SparePool): { window: Window; trans
     d.bufferCount * C.BUF_STRIDE, w.warnings.count * C.WARN_STRIDE, d.providerCount * C.PROV_STRIDE, d.typeCount * C.TYPE_STRIDE, logfile.length,
   ];
   const tables = d.providerCount * C.PROV_STRIDE + d.typeCount * C.TYPE_STRIDE + w.warnings.count * C.WARN_STRIDE;
-  let total = 8 + align8(w.arenaUsed) + structs.reduce((a, b) => a + align8(b), 0);
+  let total = 8 + w.records.reduce((a, [s, e]) => a + align8(e - s), 0) + structs.reduce((a, b) => a + align8(b), 0);
   for (const [Type] of Object.values(EVENT_COLUMN_LAYOUT)) total += align8(n * (Type as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT);
   for (const [Type] of Object.values(EXT_COLUMN_LAYOUT)) total += align8(nExt * (Type as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT);
-  if (d.clr) for (const b of d.clr.blocks) if (b) total += align8(b.length);
+  const { layouts } = clrProgram();
+  if (d.clr) d.clr.counts.forEach((count, t) => (total += d.clr!.blocks[t] ? align8(count * layouts[t].rowBytes) : 0));
   const room = (64 << 10) + 2 * tables;
   const buffer = pool ? pool.take(total + room) : new ArrayBuffer(total + room);
   const out = new Uint8Array(buffer);
   let at = 8;
-  const put = (from: number, len: number) => place(src.subarray(from, from + len));
+  const put = (from: number, len: number) => place(meta.subarray(from, from + len));
   const place = (bytes: Uint8Array) => {
     const o = at;
     out.set(bytes, o);
     at = align8(o + bytes.length);
     return o;
   };
-  const arena = put(w.arena, w.arenaUsed);
-  const delta = arena - w.arena;
+  // the record bytes, range by range, and where each went
+  const moves = w.records.map(([s, e]): [number, number, number] => [s, e, place(src.subarray(s, e)) - s]);
+  const records = moves.map(([s, e, delta]): [number, number] => [s + delta, e + delta]);
   const buffersOffset = put(d.buffersOffset, d.bufferCount * C.BUF_STRIDE);
   const v = new DataView(buffer);
   for (let b = 0; b < d.bufferCount; b++) {
     const o = buffersOffset + b * C.BUF_STRIDE + C.B_DATA;
     const addr = v.getUint32(o, true);
-    if (addr) v.setUint32(o, addr + delta, true);
+    if (addr) v.setUint32(o, relocate(moves, addr), true);
   }
   const warningsOffset = put(w.warnings.offset, w.warnings.count * C.WARN_STRIDE);
   const providersOffset = put(d.providersOffset, d.providerCount * C.PROV_STRIDE);
@@ -125,7 +134,7 @@ export function packWindow(w: Window, pool?: SparePool): { window: Window; trans
     for (const [key, [Type]] of Object.entries(layout)) {
       const view = new Type(buffer, at, rows) as unknown as Uint32Array;
       const from = (cols as Record<string, Uint32Array>)[key];
-      if (key === moved && delta !== 0) for (let i = 0; i < rows; i++) view[i] = from[i] + delta;
+      if (key === moved) for (let i = 0; i < rows; i++) view[i] = relocate(moves, from[i]);
       else view.set(from);
       at = align8(at + view.byteLength);
       result[key] = view;
@@ -136,11 +145,13 @@ export function packWindow(w: Window, pool?: SparePool): { window: Window; trans
   const ext = columns(EXT_COLUMN_LAYOUT, d.ext, nExt, "offset");
   let clr: TraceData["clr"];
   if (d.clr) {
+    const { counts, caps } = d.clr;
     const blocks = d.clr.blocks.map((b, t) => {
       if (!b) return null;
-      const o = place(b);
-      const block = out.subarray(o, o + b.length);
-      moveBlock(block, t, d.clr!.counts[t], 0, delta);
+      const o = at;
+      const block = exactBlock(t, counts[t], caps?.[t] ?? counts[t], b, out.subarray(o, o + counts[t] * layouts[t].rowBytes));
+      at = align8(o + block.length);
+      moveBlock(block, t, counts[t], 0, moves);
       return block;
     });
     clr = { counts: d.clr.counts.slice(), blocks };
@@ -152,7 +163,7 @@ export function packWindow(w: Window, pool?: SparePool): { window: Window; trans
     logfileOffset, arenaBytes: d.arenaBytes, clr, clrRows: d.clrRows, inputBytes: 0, decodedBytes: 0,
   };
   const window: Window = {
-    ...w, data, arena, final: false, free: at, warnings: { offset: warningsOffset, count: w.warnings.count, total: w.warnings.total },
+    ...w, data, records, final: false, free: at, warnings: { offset: warningsOffset, count: w.warnings.count, total: w.warnings.total },
   };
   return { window, transfer: [buffer] };
 }

@@ -7,9 +7,9 @@
 import { instantiateCore, recycleMemory, type CoreExports, type WasmSource } from "./loader.js";
 import { EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type TraceData } from "./trace-data.js";
 import * as C from "../../assembly/codes.js";
-import { clrProgram } from "../schema/clr-program.js";
-import { clrProviderIndex } from "../schema/clr-payload.js";
-import { formatGuid } from "../schema/guid.js";
+import { clrProgram, layoutFingerprint } from "../schema/clr-program.js";
+import { CLR_PROVIDERS } from "../schema/clr-payload.js";
+import { parseGuid } from "../schema/guid.js";
 import { encodeFilter, type DecodeFilter } from "./filter.js";
 
 export type { DecodeFilter };
@@ -31,34 +31,6 @@ export type Input = Uint8Array | ArrayBuffer | Blob | ByteSource | Iterable<Uint
 
 export function isByteSource(input: Input): input is ByteSource {
   return typeof (input as ByteSource).read === "function" && typeof (input as ByteSource).byteLength === "number";
-}
-
-/**
- * A ByteSource's bytes in chunks, read ahead: the next chunk is read while the decoder takes the one
- * before, into two buffers used in turn (no fresh memory per chunk). A chunk is valid until the next
- * is asked for, which is how the decoder reads its input. Closes the source at the end.
- */
-export async function* sourceChunks(source: ByteSource, chunk: number): AsyncGenerator<Uint8Array> {
-  const size = Math.max(1, Math.min(chunk, source.byteLength));
-  const buffers = [new Uint8Array(size), new Uint8Array(size)];
-  let position = 0;
-  let k = 0;
-  let pending: Promise<number> | undefined = source.read(buffers[0], 0);
-  try {
-    for (;;) {
-      const n = await pending;
-      pending = undefined;
-      if (n === 0) return;
-      position += n;
-      const current = buffers[k];
-      k ^= 1;
-      pending = source.read(buffers[k], position);
-      yield current.subarray(0, n);
-    }
-  } finally {
-    await pending?.catch(() => undefined);
-    await source.close?.();
-  }
 }
 
 export interface DecodeOptions {
@@ -124,9 +96,13 @@ export interface DecodeOptions {
   filter?: DecodeFilter;
 }
 
-const DEFAULT_CHUNK = 16 << 20;
 const DEFAULT_BATCH = 64 << 20;
 const PAGE = 65536;
+/** What one read into the staging area asks for: bytes copied from memory (kept small, so the walk finds them in cache). */
+const COPY_PIECE = 1 << 20;
+/** ... read from a file or a Blob (larger, for fewer calls; the next piece is read while the core walks this one). */
+const MIN_CHUNK_READ = 64 << 10; // a read of chunks waits for more while it has less than this
+const READ_PIECE = 4 << 20;
 
 /** A Blob read as a stream of chunks. */
 export async function* blobChunks(blob: Blob): AsyncIterable<Uint8Array> {
@@ -143,61 +119,154 @@ export async function* blobChunks(blob: Blob): AsyncIterable<Uint8Array> {
 }
 
 /**
- * Feeds the staging area. The core takes the whole buffers staged until a buffer does not fit the
- * window (it stops before it): the window is then handed out (a yield of false), and the next
- * consume starts a new one. The last window is handed out (a yield of true) when the input ends.
+ * The input as the staging area takes it: `read(room)` writes the next bytes of the input into the view
+ * `room()` gives (as many as it has, up to its length) and gives the count, 0 at the end. Bytes and
+ * chunks are copied, the view taken when they are (the core's memory may have moved while a chunk was
+ * awaited); a ByteSource reads straight into the core's memory.
  */
-class Feeder {
-  pending = 0;
+interface StagingSource {
+  /** Preferred bytes per read. */
+  readonly piece: number;
+  read(room: () => Uint8Array): number | Promise<number>;
+  close(): Promise<void>;
+}
+
+function bytesSource(bytes: Uint8Array): StagingSource {
+  let at = 0;
+  return {
+    piece: COPY_PIECE,
+    read(room) {
+      const into = room();
+      const n = Math.min(into.length, bytes.length - at);
+      into.set(bytes.subarray(at, at + n));
+      at += n;
+      return n;
+    },
+    close: async () => undefined,
+  };
+}
+
+function byteSourceSource(source: ByteSource, piece: number): StagingSource {
+  let position = 0;
+  return {
+    piece,
+    async read(room) {
+      const n = await source.read(room(), position);
+      position += n;
+      return n;
+    },
+    close: async () => {
+      await source.close?.();
+    },
+  };
+}
+
+function chunkSource(chunks: Iterable<Uint8Array> | AsyncIterable<Uint8Array>): StagingSource {
+  const it = Symbol.asyncIterator in chunks ? (chunks as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]() : (chunks as Iterable<Uint8Array>)[Symbol.iterator]();
+  let chunk: Uint8Array = new Uint8Array(0);
+  let at = 0;
+  let ended = false;
+  return {
+    piece: READ_PIECE,
+    async read(room) {
+      let n = 0;
+      let into: Uint8Array = new Uint8Array(0);
+      for (;;) {
+        if (at >= chunk.length) {
+          if (ended) break;
+          const next = await it.next();
+          if (next.done) {
+            ended = true;
+            break;
+          }
+          chunk = next.value;
+          at = 0;
+          continue;
+        }
+        // (taken after the awaits: the core may have taken more memory meanwhile)
+        if (n === 0) into = room();
+        if (n >= into.length) break;
+        const k = Math.min(into.length - n, chunk.length - at);
+        into.set(chunk.subarray(at, at + k), n);
+        at += k;
+        n += k;
+        // a read gives what whole chunks held, once it has some: the core takes it while the next is awaited
+        if (at >= chunk.length && n >= MIN_CHUNK_READ) break;
+      }
+      return n;
+    },
+    close: async () => {
+      if (!ended) await it.return?.();
+    },
+  };
+}
+
+/**
+ * The staging area: input bytes in the core's memory, whose records the core walks where they lie.
+ * Bytes [0, start) were taken by windows, [start, fill) wait to be taken. A window's rows point into
+ * the area, so its bytes are moved (the untaken rest to the front) only once the window is released.
+ */
+class Staging {
+  area = 0;
+  cap = 0;
+  start = 0;
+  fill = 0;
+  /** File offset of the byte at `start`. */
   fileOffset = 0;
-  /** The core stopped before the input ended (memory exhausted: only then does it stop early). */
-  stoppedEarly = false;
-  /** The window was handed out: the next consume starts a new one. */
-  handedOut = false;
-  constructor(readonly core: CoreExports) {}
+  /** Where the window being decoded began in the area. */
+  windowStart = 0;
+  constructor(private readonly core: CoreExports) {}
 
-  /** Copies `chunk` into the staging area, letting the core take whole buffers as it fills. */
-  *push(chunk: Uint8Array): Generator<boolean> {
-    const core = this.core;
-    let pos = 0;
-    while (pos < chunk.length && !core.isDone()) {
-      const cap = core.stagingCap();
-      if (this.pending === cap) {
-        yield* this.step(false);
-        if (this.pending === cap && !core.isDone()) core.growStaging(Math.max(cap * 2, core.wantBytes()), this.pending);
-        continue;
-      }
-      const n = Math.min(cap - this.pending, chunk.length - pos);
-      new Uint8Array(core.memory.buffer, core.stagingPtr() + this.pending, n).set(chunk.subarray(pos, pos + n));
-      this.pending += n;
-      pos += n;
-    }
+  /** Places the area: `bytes` of the core's memory, 64-byte aligned (reads into it run at full speed). */
+  allocate(bytes: number): boolean {
+    const at = this.core.alloc(bytes + 64);
+    if (!at) return false;
+    if (this.area) {
+      // the bytes not taken yet come along (nothing points into the old area any more)
+      const u8 = new Uint8Array(this.core.memory.buffer);
+      const next = (at + 63) & ~63;
+      u8.copyWithin(next, this.area + this.start, this.area + this.fill);
+      this.core.free(this.raw);
+      this.fill -= this.start;
+      this.start = 0;
+      this.windowStart = 0;
+      this.area = next;
+    } else this.area = (at + 63) & ~63;
+    this.raw = at;
+    this.cap = bytes;
+    return true;
   }
 
-  /** Consumes what is staged; each window it fills is handed out. */
-  *step(atEnd: boolean): Generator<boolean> {
-    for (;;) {
-      if (this.handedOut) {
-        this.core.resetWindow();
-        this.handedOut = false;
-      }
-      const rest = this.core.consume(this.pending, this.fileOffset, atEnd ? 1 : 0);
-      this.fileOffset += this.pending - rest;
-      this.pending = rest;
-      if (!this.core.windowFull() || this.core.isDone()) return;
-      yield false;
+  private raw = 0;
+
+  /** Moves the bytes not taken yet to the front (once the window that took those before is released). */
+  compact(): void {
+    if (this.start > 0) {
+      new Uint8Array(this.core.memory.buffer).copyWithin(this.area, this.area + this.start, this.area + this.fill);
+      this.fill -= this.start;
+      this.start = 0;
     }
+    this.windowStart = 0;
   }
 
-  /**
-   * The input has ended: the whole buffers left first, then (told it is the end) whatever remains,
-   * so that a stop among whole buffers shows as one before the end; then the last window.
-   */
-  *end(): Generator<boolean> {
-    if (!this.core.isDone()) yield* this.step(false);
-    if (this.core.isDone()) this.stoppedEarly = true;
-    else yield* this.step(true);
-    yield true;
+  free(): void {
+    if (this.raw) this.core.free(this.raw);
+    this.raw = this.area = this.cap = 0;
+  }
+
+  /** A view of the area's free room, at most `n` bytes. */
+  room(n: number): Uint8Array {
+    return new Uint8Array(this.core.memory.buffer, this.area + this.fill, Math.min(n, this.cap - this.fill));
+  }
+
+  /** Lets the core take the whole buffers staged; returns the bytes taken. */
+  consume(atEnd: boolean): number {
+    const before = this.fill - this.start;
+    const rest = this.core.consume(this.area + this.start, before, this.fileOffset, atEnd ? 1 : 0);
+    const taken = before - rest;
+    this.start += taken;
+    this.fileOffset += taken;
+    return taken;
   }
 }
 
@@ -207,10 +276,6 @@ export function knownSize(input: Input, options: DecodeOptions): number | undefi
   if (typeof Blob !== "undefined" && input instanceof Blob) return input.size;
   if (isByteSource(input)) return input.byteLength;
   return options.inputSize;
-}
-
-export function* slices(bytes: Uint8Array, size: number): Iterable<Uint8Array> {
-  for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, Math.min(bytes.length, i + size));
 }
 
 /** Memory pages for `options.memoryLimit` (0: no limit beyond MEMORY_MAX_PAGES). */
@@ -245,9 +310,14 @@ export interface Window {
   /** Index over the whole trace of the window's first row, and of its first buffer. */
   firstRow: number;
   firstBuffer: number;
-  /** Address of the window's record bytes in `data.bytes`, and their length. */
-  arena: number;
-  arenaUsed: number;
+  /**
+   * Where the window's record bytes lie in `data.bytes`: [start, end) ranges, the staged input the core
+   * walked in place first, then the arena blocks (decompressed records, or records copied to be aligned).
+   * Every address the window's tables hold lies in one of them.
+   */
+  records: [number, number][];
+  /** File offset of the first byte of `records[0]` (the staged input is a run of the file). */
+  recordsFileOffset: number;
   /**
    * The warnings met while decoding the window: `count` WARN_STRIDE-byte structs at `offset` in
    * `data.bytes` (those kept), `total` seen. (`data`'s own warning table is the core's: every
@@ -286,79 +356,24 @@ export interface DecodeEnd {
 }
 
 /**
- * The typed tables' field program and directory, placed once in the core's memory, and the
- * providers' CLR indices, placed again only when new providers appear: after the first windows a
- * fill allocates nothing (the core reuses one region for the blocks).
+ * Turns the core's typed tables on: the field program, the (provider, id, version) lookup and the .NET
+ * runtime providers' GUIDs, placed once in the core's memory. Throws when the core was built for other
+ * layouts than the bindings' schema (a build out of step with itself).
  */
-class ClrFiller {
-  private readonly program: number;
-  private readonly starts: number;
-  private readonly table: number;
-  private readonly dir: number;
-  private readonly nTypes: number;
-  private provClr = new Int8Array(0);
-  private prov = 0;
-  constructor(private readonly core: CoreExports) {
-    const { words, typeStarts, lookup } = clrProgram();
-    this.nTypes = typeStarts.length;
-    this.program = this.put(words);
-    this.starts = this.put(typeStarts);
-    this.table = this.put(lookup);
-    this.dir = core.alloc(this.nTypes * C.CLR_DIR_STRIDE);
-  }
-
-  private put(src: ArrayBufferView): number {
-    const core = this.core;
+function setupClr(core: CoreExports): boolean {
+  const { words, typeStarts, lookup, layouts } = clrProgram();
+  const guids = new Uint8Array(16 * CLR_PROVIDERS.length);
+  CLR_PROVIDERS.forEach((p, i) => guids.set(parseGuid(p.guid), 16 * i));
+  const put = (src: ArrayBufferView): number => {
     const at = core.alloc(Math.max(8, src.byteLength));
     if (at !== 0) new Uint8Array(core.memory.buffer, at, src.byteLength).set(new Uint8Array(src.buffer, src.byteOffset, src.byteLength));
     return at;
-  }
-
-  /** CLR provider index of each provider (new providers looked up once, and placed in the core's memory). */
-  private providers(d: Uint32Array): Int8Array {
-    const n = d[C.DIR_PROV_COUNT];
-    if (n !== this.provClr.length) {
-      const next = new Int8Array(n);
-      next.set(this.provClr);
-      const bytes = new Uint8Array(this.core.memory.buffer);
-      for (let i = this.provClr.length; i < n; i++) next[i] = clrProviderIndex(formatGuid(bytes, d[C.DIR_PROV_TABLE] + i * C.PROV_STRIDE + C.PROV_GUID));
-      this.provClr = next;
-      if (this.prov) this.core.free(this.prov);
-      this.prov = next.some((x) => x >= 0) ? this.put(next) : 0;
-    }
-    return this.provClr;
-  }
-
-  /**
-   * Fills the window's typed tables. Returns their directory (0 when the window has none) and the
-   * rows that belong in them but could not be placed.
-   */
-  fill(): { dir: number; rows: number; missing: number } {
-    const core = this.core;
-    const d = new Uint32Array(core.memory.buffer, core.directory(), C.DIR_SLOTS);
-    const provClr = this.providers(d);
-    if (!provClr.some((x) => x >= 0)) return { dir: 0, rows: 0, missing: 0 };
-    const { lookup } = clrProgram();
-    // The rows that belong in typed tables, by event type (the core's own test, assembly/clr.ts typeOf).
-    let expected = 0;
-    const types = new DataView(core.memory.buffer, d[C.DIR_TYPE_TABLE], d[C.DIR_TYPE_COUNT] * C.TYPE_STRIDE);
-    for (let t = 0; t < d[C.DIR_TYPE_COUNT]; t++) {
-      const at = t * C.TYPE_STRIDE;
-      const rows = types.getUint32(at + C.TYPE_ROWS, true);
-      if (!rows) continue;
-      const p = provClr[types.getUint16(at + C.TYPE_PROVIDER, true)] ?? -1;
-      const ht = types.getUint8(at + C.TYPE_HEADER_TYPE);
-      const id = types.getUint16(at + C.TYPE_EVENT_ID, true);
-      if (p < 0 || (ht !== C.HT_EVENT_HEADER32 && ht !== C.HT_EVENT_HEADER64) || id >= C.CLR_MAX_ID) continue;
-      const version = Math.min(types.getUint16(at + C.TYPE_VERSION, true), C.CLR_VERSIONS - 1);
-      if (lookup[(p * C.CLR_MAX_ID + id) * C.CLR_VERSIONS + version] >= 0) expected += rows;
-    }
-    if (expected === 0) return { dir: 0, rows: 0, missing: 0 };
-    // memory exhausted: no typed tables for this window
-    const ready = this.program !== 0 && this.starts !== 0 && this.table !== 0 && this.prov !== 0 && this.dir !== 0;
-    const rows = ready ? core.decodeClr(this.program, this.starts, this.nTypes, this.table, this.prov, provClr.length, this.dir) : 0;
-    return { dir: rows ? this.dir : 0, rows, missing: expected - rows };
-  }
+  };
+  const program = put(words), starts = put(typeStarts), table = put(lookup), g = put(guids);
+  // memory exhausted: no typed tables
+  if (!program || !starts || !table || !g) return false;
+  if (core.setClr(program, starts, layouts.length, table, g, CLR_PROVIDERS.length, layoutFingerprint(layouts))) return true;
+  throw new Error("etw-wasm: the decoder core was built for other typed-table layouts than these bindings' schema (rebuild: npm run gen:clr-fill)");
 }
 
 /**
@@ -380,97 +395,175 @@ export async function* decodeWindows(input: Input, options: DecodeOptions = {}, 
   const core = engine === "js" ? (await import("../core/index.js")).createJsCore() : await instantiateCore(options.wasm, pages || undefined);
   // The size of the input when it is known without reading it all.
   let size: number | undefined = given;
+  let source: StagingSource;
   if (typeof Blob !== "undefined" && input instanceof Blob) {
     size = input.size;
-    input = blobChunks(input);
+    source = chunkSource(blobChunks(input));
   } else if (isByteSource(input)) {
     size = input.byteLength;
-    input = sourceChunks(input, options.chunkBytes ?? DEFAULT_CHUNK);
-  }
-  const whole = input instanceof Uint8Array ? input : input instanceof ArrayBuffer ? new Uint8Array(input) : undefined;
-  if (whole) size = whole.length;
-  let staging = options.chunkBytes ?? DEFAULT_CHUNK;
+    source = byteSourceSource(input, options.chunkBytes ?? READ_PIECE);
+  } else if (input instanceof Uint8Array || input instanceof ArrayBuffer) {
+    const whole = input instanceof Uint8Array ? input : new Uint8Array(input);
+    size = whole.length;
+    source = bytesSource(whole);
+  } else source = chunkSource(input as Iterable<Uint8Array> | AsyncIterable<Uint8Array>);
+  const piece = Math.max(PAGE, options.chunkBytes ?? source.piece);
   // Under a memory limit the staging area and a window's record bytes take an eighth of it at most.
   let window = batch;
-  if (pages) {
-    staging = Math.min(staging, (pages * PAGE) >>> 3);
-    window = Math.min(window, (pages * PAGE) >>> 3);
-  }
-  // Small inputs get a small staging area; a larger buffer grows it on demand. (A window's arena
-  // starts small and grows as it fills, so small traces take little memory anyway.)
-  if (whole) staging = Math.max(64 << 10, Math.min(staging, whole.length));
-  // an input of known size: the arena's first block holds all of it (up to a window), sparing its growth
-  core.init(staging, pages, window, size !== undefined ? Math.min(window, size + (64 << 10)) : 0);
+  if (pages) window = Math.max(C.MIN_WINDOW, Math.min(window, (pages * PAGE) >>> 3));
+  // an input of known size needs no more than its size (small traces take little memory)
+  if (size !== undefined) window = Math.max(C.MIN_WINDOW, Math.min(window, size + PAGE));
+  // room for the rows of a window up front (the tables grow past it when a window needs more)
+  core.init(pages, window, Math.ceil(window / 64));
   if (filter) {
     new Uint8Array(core.memory.buffer, core.filterPtr(), C.FILTER_BYTES).set(filter);
     core.setFilter();
   }
   if (resume) core.resumeAt(resume.bufferCount, resume.processors, resume.logFileMode, resume.compressionFormat);
-  const feeder = new Feeder(core);
-  feeder.fileOffset = resume?.fileOffset ?? 0;
-  const clr = options.clrTables !== false ? new ClrFiller(core) : undefined;
+  if (options.clrTables !== false) setupClr(core);
+  const staging = new Staging(core);
+  staging.fileOffset = resume?.fileOffset ?? 0;
   let read = 0;
   let failure: unknown;
   let firstRow = 0;
   let warningStart = 0;
   let warningTotalStart = 0;
   let clrMissing = 0;
+  let stoppedEarly = false;
+  let handedOut = false;
   let last: TraceData | undefined;
-  // Each window: its typed tables filled, handed out; the next consume reuses the core's memory.
+  // Each window: handed out with its typed tables (filled as it was walked); the next one reuses the core's memory.
   function take(final: boolean): Window | undefined {
-    const filled = clr && !failure ? clr.fill() : { dir: 0, rows: 0, missing: 0 };
-    clrMissing += filled.missing;
-    const d = new Uint32Array(core.memory.buffer, core.directory(), C.DIR_SLOTS);
-    const data = collect(core, filled.dir, filled.rows);
+    const data = collect(core);
+    const dirAt = core.directory();
+    const d = new Uint32Array(core.memory.buffer, dirAt, C.DIR_SLOTS);
+    clrMissing += d[C.DIR_CLR_MISSING];
     const start = warningStart, totalStart = warningTotalStart;
-    feeder.handedOut = true;
+    handedOut = true;
     firstRow += data.eventCount;
     warningStart = data.warningCount;
     warningTotalStart = data.warningTotal;
     if (data.bufferCount === 0 && data.warningTotal === totalStart) return undefined;
+    const records: [number, number][] = [[staging.area + staging.windowStart, staging.area + staging.start]];
+    const arenas = new Uint32Array(core.memory.buffer, d[C.DIR_ARENAS], 2 * d[C.DIR_ARENA_COUNT]);
+    for (let k = 0; k < d[C.DIR_ARENA_COUNT]; k++) records.push([arenas[2 * k], arenas[2 * k] + arenas[2 * k + 1]]);
     return {
-      data, firstRow: firstRow - data.eventCount, firstBuffer: d[C.DIR_BUF_BASE], arena: d[C.DIR_ARENA],
-      arenaUsed: d[C.DIR_ARENA_USED], final,
+      data, firstRow: firstRow - data.eventCount, firstBuffer: d[C.DIR_BUF_BASE], records,
+      recordsFileOffset: staging.fileOffset - (staging.start - staging.windowStart), final,
       warnings: { offset: data.warningsOffset + start * C.WARN_STRIDE, count: data.warningCount - start, total: data.warningTotal - totalStart },
     };
   }
-  async function* windows(steps: Generator<boolean>): AsyncGenerator<Window> {
-    for (const final of steps) {
-      const w = take(final);
+  /**
+   * The window handed out is released: the core starts the next one there. (The area's bytes move to its
+   * front only when it is full and no read is in flight: Staging.compact.)
+   */
+  function next(): void {
+    if (!handedOut) return;
+    core.resetWindow();
+    staging.windowStart = staging.start;
+    handedOut = false;
+  }
+  /** Takes what is staged; yields each window the budget fills. */
+  function* consume(atEnd: boolean): Generator<Window> {
+    for (;;) {
+      next();
+      staging.consume(atEnd);
+      if (!core.windowFull() || core.isDone()) return;
+      const w = take(false);
       if (w) yield w;
     }
   }
+  let pending: number | Promise<number> | undefined;
+  let pendingView: Uint8Array | undefined;
+  /** A read into the area, made while the core may take more memory (the TypeScript core's then moves). */
+  const readInto = (n: number): number | Promise<number> => source.read(() => (pendingView = staging.room(n)));
+  /**
+   * The bytes a read wrote, where the core's memory now is. The core may take more memory while a read
+   * is in flight: a WebAssembly memory grows in place (its old views are only detached: bytes read
+   * before that are where they belong), the TypeScript core's moves to a new buffer (they are copied).
+   * A read that began only after the view was detached read nothing: it is made again.
+   */
+  const landed = async (n: number): Promise<number> => {
+    const v = pendingView;
+    pendingView = undefined;
+    if (!v) return n;
+    if (n === 0 && v.byteLength === 0 && v.byteOffset === 0) return landed(await readInto(piece));
+    if (n > 0 && v.byteLength !== 0 && v.buffer !== core.memory.buffer) new Uint8Array(core.memory.buffer, v.byteOffset, n).set(v.subarray(0, n));
+    return n;
+  };
   try {
-    // (a staging area the memory could not hold leaves the core done: no slice is taken)
-    const source = whole ? slices(whole, Math.max(1, core.stagingCap())) : (input as Iterable<Uint8Array> | AsyncIterable<Uint8Array>);
-    // for await takes plain iterables too
-    for await (const chunk of source as AsyncIterable<Uint8Array> | Iterable<Uint8Array>) {
-      if (!core.isDone()) yield* windows(feeder.push(chunk));
-      read += chunk.length;
-      options.onProgress?.(read);
-      // Once the core is done, a stream of unknown length is read on, only to count its bytes.
-      if (core.isDone() && size !== undefined) break;
+    // The area holds a window's input: its records fit the window's budget unless they were compressed,
+    // so a window of uncompressed records ends where the area does (the rest moves to the front).
+    if (!staging.allocate(window)) {
+      throw new RangeError(`etw-wasm: ${pages ? "the memory limit leaves" : "out of memory: there is"} no room for the staging area`);
     }
-    yield* windows(feeder.end());
+    for (;;) {
+      if (core.isDone()) break;
+      if (pending === undefined) {
+        if (staging.fill === staging.cap) {
+          // (every whole buffer staged is taken): the area's window goes, the rest moves to the front
+          if (staging.start > staging.windowStart) {
+            const w = take(false);
+            if (w) yield w;
+            next();
+          }
+          if (staging.start > 0) staging.compact();
+          else if (!staging.allocate(Math.max(2 * staging.cap, core.wantBytes() + PAGE))) {
+            // one buffer larger than the memory can stage: decoding stops before it
+            core.stopAt(staging.fileOffset, core.wantBytes());
+            break;
+          }
+        }
+        pending = readInto(piece);
+      }
+      const n = await landed(await pending);
+      pending = undefined;
+      if (n === 0) break;
+      staging.fill += n;
+      read += n;
+      options.onProgress?.(read);
+      // the next piece comes in while the core walks this one (a read straight from a file)
+      if (source.piece !== COPY_PIECE && staging.fill < staging.cap) pending = readInto(piece);
+      yield* consume(false);
+    }
+    if (pending !== undefined) {
+      // (the core stopped while a read was in flight)
+      read += await landed(await pending);
+      pending = undefined;
+    }
+    // The input has ended: the whole buffers left first, then (told it is the end) whatever remains,
+    // so that a stop among whole buffers shows as one before the end; then the last window.
+    if (!core.isDone()) yield* consume(false);
+    if (core.isDone()) stoppedEarly = true;
+    else yield* consume(true);
+    const w = take(true);
+    if (w) yield w;
+    // Once the core is done, a stream of unknown length is read on, only to count its bytes.
+    if (size === undefined) {
+      const sink = new Uint8Array(Math.min(piece, 1 << 20));
+      for (let n = await source.read(() => sink); n > 0; n = await source.read(() => sink)) {
+        read += n;
+        options.onProgress?.(read);
+      }
+    }
   } catch (error) {
     // A failure part way (the input's or a trap): the rows of the window so far are handed out too.
     failure = error;
     let w: Window | undefined;
     try {
-      if (!feeder.handedOut) w = take(true);
+      if (!handedOut) w = take(true);
     } catch {
       // the core's memory is unreadable: the windows before are all there is
     }
     if (w) yield w;
-  }
-  try {
-    core.finish(); // frees the staging area
-  } catch (error) {
-    failure ??= error;
+  } finally {
+    if (pending !== undefined) await Promise.resolve(pending).catch(() => undefined);
+    await source.close().catch(() => undefined);
+    staging.free();
   }
   // the core's tables as decoding left them (warnings may have come after the last window)
   try {
-    last = collect(core, 0, 0);
+    last = collect(core);
   } catch {
     // the core's memory is unreadable: the windows before are all there is
   }
@@ -485,7 +578,7 @@ export async function* decodeWindows(input: Input, options: DecodeOptions = {}, 
     }
   }
   return {
-    inputBytes: size ?? read, fileOffset: feeder.fileOffset, stoppedEarly: feeder.stoppedEarly, failure,
+    inputBytes: size ?? read, fileOffset: staging.fileOffset, stoppedEarly, failure,
     fatalCode: core.fatalCode(), fatalOffset: core.fatalOffset(), context, pages, clrMissing, last,
     release: engine === "wasm" && !pages ? () => recycleMemory(core.memory as WebAssembly.Memory) : undefined,
   };
@@ -499,25 +592,30 @@ function views<T>(layout: Readonly<Record<string, readonly [ColumnType, number]>
 }
 
 /** Wraps the core's tables as views into its memory (valid until the memory grows or is reused). */
-function collect(core: CoreExports, clrDir: number, clrRows: number): TraceData {
+function collect(core: CoreExports): TraceData {
+  // (the directory first: writing it may grow the TypeScript core's memory, which then moves)
+  const dir = core.directory();
   const buffer = core.memory.buffer;
-  const d = new Uint32Array(buffer, core.directory(), C.DIR_SLOTS);
+  const d = new Uint32Array(buffer, dir, C.DIR_SLOTS);
   const n = d[C.DIR_ROW_COUNT];
   const nExt = d[C.DIR_EXT_COUNT];
   const bytes = new Uint8Array(buffer);
   let clr: TraceData["clr"];
-  if (clrDir) {
+  if (d[C.DIR_CLR_DIR] && d[C.DIR_CLR_ROWS]) {
     const { layouts } = clrProgram();
-    const dir = new Uint32Array(buffer, clrDir, (layouts.length * C.CLR_DIR_STRIDE) >>> 2);
+    const dir = new Uint32Array(buffer, d[C.DIR_CLR_DIR], (layouts.length * C.CLR_DIR_STRIDE) >>> 2);
     const counts = new Uint32Array(layouts.length);
+    const caps = new Uint32Array(layouts.length);
     const blocks: (Uint8Array | null)[] = [];
     for (let t = 0; t < layouts.length; t++) {
       const count = dir[(t * C.CLR_DIR_STRIDE + C.CLR_DIR_COUNT) >>> 2];
       const block = dir[(t * C.CLR_DIR_STRIDE + C.CLR_DIR_BLOCK) >>> 2];
+      const cap = dir[(t * C.CLR_DIR_STRIDE + C.CLR_DIR_CAP) >>> 2];
       counts[t] = count && block ? count : 0;
-      blocks.push(counts[t] ? new Uint8Array(buffer, block, count * layouts[t].rowBytes) : null);
+      caps[t] = counts[t] ? cap : 0;
+      blocks.push(counts[t] ? new Uint8Array(buffer, block, cap * layouts[t].rowBytes) : null);
     }
-    clr = { counts, blocks };
+    clr = { counts, blocks, caps };
   }
   return {
     bytes,
@@ -538,7 +636,7 @@ function collect(core: CoreExports, clrDir: number, clrRows: number): TraceData 
     arenaBytes: core.arenaBytes(),
     inCore: true,
     clr,
-    clrRows,
+    clrRows: d[C.DIR_CLR_ROWS],
     inputBytes: 0,
     decodedBytes: 0,
   };

@@ -6,7 +6,7 @@
 
 import { formatGuid } from "../schema/guid.js";
 import type { NettraceInfo } from "../decode/nettrace-data.js";
-import type { TraceData } from "../decode/trace-data.js";
+import { metaOf, type TraceData } from "../decode/trace-data.js";
 import * as C from "../../assembly/codes.js";
 import { setTraceManifests, TraceManifests } from "./trace-manifests.js";
 import type { EventTable } from "../tables/event-table.js";
@@ -70,7 +70,7 @@ export function nettraceNames(data: TraceData, info: NettraceInfo): {
   info.metadata.forEach((m, k) => {
     const p = info.providerOf[k];
     providers.set(p, m.providerName);
-    const guid = formatGuid(data.bytes, data.providersOffset + p * C.PROV_STRIDE + C.PROV_GUID);
+    const guid = formatGuid(metaOf(data), data.providersOffset + p * C.PROV_STRIDE + C.PROV_GUID);
     let eventName: string | undefined;
     if (m.providerName === SAMPLE_PROFILER) eventName = SAMPLE_PROFILER_EVENTS[m.eventId];
     else if (m.eventName) eventName = metadataEventName(m.eventName, m.opcode);

@@ -144,6 +144,30 @@ function layoutOf(schema: ClrEventSchema): { layout: TypeLayout; program: number
   return { layout: { schema, rowBytes, preRow: get("#row")!.pre, preStatus: get("#status")!.pre, columns }, program };
 }
 
+/**
+ * A 32-bit FNV-1a hash of the layouts' shapes: what the cores' generated fill functions
+ * (scripts/gen-clr-fill.mjs) depend on. The cores refuse a program whose layouts they were not made for.
+ */
+export function layoutFingerprint(layouts: readonly TypeLayout[]): number {
+  let h = 0x811c9dc5;
+  const mix = (n: number) => {
+    h ^= n & 0xffff;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  };
+  for (const l of layouts) {
+    mix(l.rowBytes);
+    mix(l.preRow);
+    mix(l.preStatus);
+    for (const c of l.columns) {
+      mix(c.field.type);
+      mix(c.pre);
+      mix(c.preB);
+      mix(c.field.count ? 1 : 0);
+    }
+  }
+  return h >>> 0;
+}
+
 let cached: ClrProgram | undefined;
 
 /** The field program of every schema event, and the (provider, id, version) -> type lookup. */

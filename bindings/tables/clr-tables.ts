@@ -6,12 +6,12 @@ import { CLR_EVENTS, CLR_PROVIDERS, clrEventsNamed, clrProviderIndex, mapName, t
 import type { ClrEventSchema, ClrFieldSchema } from "../schema/clr-schema-types.js";
 import { clrProgram, type TypeLayout } from "../schema/clr-program.js";
 import { formatGuid } from "../schema/guid.js";
-import type { TraceData } from "../decode/trace-data.js";
+import { metaOf, type TraceData } from "../decode/trace-data.js";
 
 /** CLR provider index of each provider of a decoded trace (-1 for others). */
 export function clrProvidersOf(data: TraceData): Int8Array {
   const out = new Int8Array(data.providerCount);
-  for (let i = 0; i < data.providerCount; i++) out[i] = clrProviderIndex(formatGuid(data.bytes, data.providersOffset + i * C.PROV_STRIDE + C.PROV_GUID));
+  for (let i = 0; i < data.providerCount; i++) out[i] = clrProviderIndex(formatGuid(metaOf(data), data.providersOffset + i * C.PROV_STRIDE + C.PROV_GUID));
   return out;
 }
 
@@ -56,23 +56,24 @@ export class ClrTable {
     /** The record bytes its references point into (empty when they were dropped). */
     readonly bytes: Uint8Array,
     layout: TypeLayout,
-    /** The table's block: `count` rows laid out as `layout` says. */
+    /** The table's block: laid out as `layout` says for `cap` rows, the first `count` used. */
     block: Uint8Array,
     count: number,
     private readonly decodeField: (row: number, name: string) => FieldValue | undefined,
+    cap = count,
   ) {
     const buffer = block.buffer as ArrayBuffer;
     const base = block.byteOffset;
     this.name = schema.name;
     this.length = count;
-    this.rows = new Uint32Array(buffer, base + count * layout.preRow, count);
-    this.truncated = new Uint8Array(buffer, base + count * layout.preStatus, count);
+    this.rows = new Uint32Array(buffer, base + cap * layout.preRow, count);
+    this.truncated = new Uint8Array(buffer, base + cap * layout.preStatus, count);
     this.columns = {};
     for (const c of layout.columns) {
-      const at = base + count * c.pre;
+      const at = base + cap * c.pre;
       if (c.storage === "value") this.columns[c.field.name] = valueView(c.field.type, buffer, at, count);
       else if (c.preB === C.CLR_NOT_STORED) this.columns[c.field.name] = new Uint32Array(buffer, at, count);
-      else this.columns[c.field.name] = { offset: new Uint32Array(buffer, at, count), length: new Uint32Array(buffer, base + count * c.preB, count) };
+      else this.columns[c.field.name] = { offset: new Uint32Array(buffer, at, count), length: new Uint32Array(buffer, base + cap * c.preB, count) };
     }
   }
 
@@ -136,13 +137,13 @@ export class ClrTables {
   constructor(data: TraceData, decodeField: (row: number, name: string) => FieldValue | undefined) {
     if (!data.clr) return;
     const { layouts } = clrProgram();
-    const { counts, blocks } = data.clr;
+    const { counts, blocks, caps } = data.clr;
     for (let t = 0; t < layouts.length; t++) {
       const block = blocks[t];
       if (!counts[t] || !block) continue;
       // (records dropped: the references have nothing to point into)
       const bytes = data.recordBytes === false ? new Uint8Array(0) : data.bytes;
-      this.tables.set(layouts[t].schema, new ClrTable(layouts[t].schema, bytes, layouts[t], block, counts[t], decodeField));
+      this.tables.set(layouts[t].schema, new ClrTable(layouts[t].schema, bytes, layouts[t], block, counts[t], decodeField, caps?.[t]));
     }
   }
 

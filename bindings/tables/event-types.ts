@@ -3,7 +3,7 @@
 // table's eventType column holds each row's type. Names are attached by the layers above.
 
 import * as C from "../../assembly/codes.js";
-import type { TraceData } from "../decode/trace-data.js";
+import { metaOf, type TraceData } from "../decode/trace-data.js";
 
 export class EventTypeTable {
   readonly length: number;
@@ -28,7 +28,8 @@ export class EventTypeTable {
     this.opcode = new Uint8Array(n);
     this.headerType = new Uint8Array(n);
     this.count = new Uint32Array(n);
-    const v = new DataView(data.bytes.buffer, data.bytes.byteOffset);
+    const m = metaOf(data);
+    const v = new DataView(m.buffer, m.byteOffset);
     for (let t = 0; t < n; t++) {
       const at = data.typesOffset + t * C.TYPE_STRIDE;
       this.provider[t] = v.getUint16(at + C.TYPE_PROVIDER, true);

@@ -2,7 +2,7 @@
 // PerfView's relative milliseconds.
 
 import * as C from "../../assembly/codes.js";
-import type { TraceData } from "../decode/trace-data.js";
+import { metaOf, type TraceData } from "../decode/trace-data.js";
 
 export interface TimeZoneInfo {
   /** Minutes; UTC = local time + bias. */
@@ -142,10 +142,10 @@ export class TraceClock {
 }
 
 export function readInfo(data: TraceData): { info: TraceInfo; clock: TraceClock } {
-  const view = new DataView(data.bytes.buffer, data.bytes.byteOffset + data.logfileOffset, C.LH_SIZE);
+  const bytes = metaOf(data);
+  const view = new DataView(bytes.buffer, bytes.byteOffset + data.logfileOffset, C.LH_SIZE);
   const u32 = (o: number) => view.getUint32(o, true);
   const i64 = (o: number) => view.getBigInt64(o, true);
-  const bytes = data.bytes;
   const v = u32(C.LH_VERSION);
   const tzAt = u32(C.LH_TIME_ZONE);
   const tzView = tzAt ? new DataView(bytes.buffer, bytes.byteOffset + tzAt, C.TIME_ZONE_BYTES) : null;

@@ -3,7 +3,7 @@
 // processor, then to file order. A final check falls back to a stable sort if a stream was not
 // ordered (damaged or circular files).
 
-import type { TraceData } from "../decode/trace-data.js";
+import { metaOf, type TraceData } from "../decode/trace-data.js";
 import { BUF_STRIDE, B_ROW_COUNT, B_PROCESSOR, B_LOGGER_ID, B_SEQUENCE, B_FIRST_ROW } from "../../assembly/codes.js";
 
 interface Stream {
@@ -24,7 +24,8 @@ export function timeOrder(data: TraceData): Uint32Array {
     if (!isOrdered(order, ts)) stableSort(order, ts, data.events.processor);
     return order;
   }
-  const view = new DataView(data.bytes.buffer, data.bytes.byteOffset);
+  const meta = metaOf(data);
+  const view = new DataView(meta.buffer, meta.byteOffset);
   const byKey = new Map<string, { processor: number; bufs: { seq: bigint; first: number; count: number }[] }>();
   // (the files of a merged trace have streams of their own: sequence numbers are per file)
   const files = data.files ?? [];

@@ -3,7 +3,7 @@
 import * as C from "../../assembly/codes.js";
 import { formatGuid, guidOfKey } from "../schema/guid.js";
 import { KNOWN_PROVIDERS } from "../schema/known-providers.js";
-import type { TraceData } from "../decode/trace-data.js";
+import { metaOf, type TraceData } from "../decode/trace-data.js";
 
 
 export type ProviderKind = "guid" | "kernel-group" | "none";
@@ -24,7 +24,7 @@ export class ProviderTable implements Iterable<ProviderInfo> {
 
   constructor(data: TraceData, tracedNames: Map<number, string>) {
     this.length = data.providerCount;
-    const b = data.bytes;
+    const b = metaOf(data);
     for (let i = 0; i < this.length; i++) {
       const at = data.providersOffset + i * C.PROV_STRIDE;
       const kindCode = b[at + C.PROV_KIND];

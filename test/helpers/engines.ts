@@ -20,7 +20,7 @@ async function decodeWith(engine: "wasm" | "js", input: Source, options: OpenOpt
 }
 
 const { BUF_STRIDE, B_DATA, B_DATA_LENGTH, LH_TIME_ZONE, LH_LOGGER_NAME, LH_LOGGER_NAME_CHARS, LH_LOG_FILE_NAME, LH_LOG_FILE_NAME_CHARS, LH_SIZE } = C;
-const { WARN_STRIDE, PROV_STRIDE, TYPE_STRIDE, CLR_DIR_STRIDE, CLR_DIR_COUNT, CLR_DIR_BLOCK, CLR_DIR_CURSOR } = C;
+const { WARN_STRIDE, PROV_STRIDE, TYPE_STRIDE } = C;
 
 const view = (x: ArrayBufferView) => Buffer.from(x.buffer, x.byteOffset, x.byteLength);
 const sameBytes = (x: ArrayBufferView, y: ArrayBufferView) => Buffer.compare(view(x), view(y)) === 0;
@@ -58,6 +58,8 @@ export function traceDifferences(a: Trace, b: Trace, options: CompareOptions = {
   const add = (s: string) => { if (out.length < limit) out.push(s); };
   const da = a.events.data, db = b.events.data;
   const ba = da.bytes, bb = db.bytes;
+  // (the structs: in a store of their own when the trace's record bytes are its input)
+  const ma = da.meta ?? da.bytes, mb = db.meta ?? db.bytes;
 
   for (const k of ["eventCount", "extCount", "bufferCount", "warningCount", "warningTotal", "providerCount", "typeCount", "arenaBytes", "inputBytes", "clrRows"] as const) {
     if (da[k] !== db[k]) add(`${k}: wasm ${da[k]} js ${db[k]}`);
@@ -84,11 +86,11 @@ export function traceDifferences(a: Trace, b: Trace, options: CompareOptions = {
   const bufOfRow = new Uint32Array(n);
   for (let i = 0; i < da.bufferCount; i++) {
     const pa = da.buffersOffset + i * BUF_STRIDE, pb = db.buffersOffset + i * BUF_STRIDE;
-    if (!rangeEqual(ba, pa, bb, pb, B_DATA) || !rangeEqual(ba, pa + B_DATA + 4, bb, pb + B_DATA + 4, BUF_STRIDE - B_DATA - 4)) {
+    if (!rangeEqual(ma, pa, mb, pb, B_DATA) || !rangeEqual(ma, pa + B_DATA + 4, mb, pb + B_DATA + 4, BUF_STRIDE - B_DATA - 4)) {
       add(`buffer ${i}: wasm ${show(a.buffer(i))} js ${show(b.buffer(i))}`);
       continue;
     }
-    const dataA = u32(ba, pa + B_DATA), dataB = u32(bb, pb + B_DATA), len = u32(ba, pa + B_DATA_LENGTH);
+    const dataA = u32(ma, pa + B_DATA), dataB = u32(mb, pb + B_DATA), len = u32(ma, pa + B_DATA_LENGTH);
     if ((dataA === 0) !== (dataB === 0)) add(`buffer ${i} data address: wasm ${dataA} js ${dataB}`);
     else if (len && !rangeEqual(ba, dataA, bb, dataB, len)) add(`buffer ${i}: record bytes differ`);
     const { firstRow, rowCount } = a.buffer(i);
@@ -135,28 +137,28 @@ export function traceDifferences(a: Trace, b: Trace, options: CompareOptions = {
   }
 
   // warnings (no addresses in them), providers (none either)
-  if (!rangeEqual(ba, da.warningsOffset, bb, db.warningsOffset, da.warningCount * WARN_STRIDE)) {
+  if (!rangeEqual(ma, da.warningsOffset, mb, db.warningsOffset, da.warningCount * WARN_STRIDE)) {
     const i = a.warnings.findIndex((w, k) => show(w) !== show(b.warnings[k]));
     add(`warning ${i}: wasm ${show(a.warnings[i])} js ${show(b.warnings[i])}`);
   }
   if (show(a.warnings) !== show(b.warnings)) add("warnings (as read) differ");
-  if (!rangeEqual(ba, da.providersOffset, bb, db.providersOffset, da.providerCount * PROV_STRIDE) || show([...a.providers]) !== show([...b.providers])) {
+  if (!rangeEqual(ma, da.providersOffset, mb, db.providersOffset, da.providerCount * PROV_STRIDE) || show([...a.providers]) !== show([...b.providers])) {
     add(`providers: wasm ${show([...a.providers])} js ${show([...b.providers])}`);
   }
 
   // event types (no addresses in them): the structs, the table as read, and each one's rows
-  if (!rangeEqual(ba, da.typesOffset, bb, db.typesOffset, da.typeCount * TYPE_STRIDE)) add("event type structs differ");
+  if (!rangeEqual(ma, da.typesOffset, mb, db.typesOffset, da.typeCount * TYPE_STRIDE)) add("event type structs differ");
   if (show(eventTypesOf(a)) !== show(eventTypesOf(b))) add("eventTypes (as read) differ");
   for (const [engine, t] of [["wasm", a], ["js", b]] as const) for (const p of eventTypeProblems(t)) add(`${engine}: ${p}`);
 
   // logfile header: every field, the names and time zone compared by content
   {
-    const la = ba.subarray(da.logfileOffset, da.logfileOffset + LH_SIZE).slice();
-    const lb = bb.subarray(db.logfileOffset, db.logfileOffset + LH_SIZE).slice();
+    const la = ma.subarray(da.logfileOffset, da.logfileOffset + LH_SIZE).slice();
+    const lb = mb.subarray(db.logfileOffset, db.logfileOffset + LH_SIZE).slice();
     for (const [at, size] of [[LH_TIME_ZONE, C.TIME_ZONE_BYTES], [LH_LOGGER_NAME, -LH_LOGGER_NAME_CHARS], [LH_LOG_FILE_NAME, -LH_LOG_FILE_NAME_CHARS]]) {
       const pa = u32(la, at), pb = u32(lb, at);
       const bytes = size > 0 ? size : 2 * u32(la, -size);
-      if ((pa === 0) !== (pb === 0) || (pa !== 0 && !rangeEqual(ba, pa, bb, pb, bytes))) add(`logfile header field @${at} differs`);
+      if ((pa === 0) !== (pb === 0) || (pa !== 0 && !rangeEqual(ma, pa, mb, pb, bytes))) add(`logfile header field @${at} differs`);
       la.fill(0, at, at + 4);
       lb.fill(0, at, at + 4);
     }
@@ -177,17 +179,19 @@ export function traceDifferences(a: Trace, b: Trace, options: CompareOptions = {
       if (!count) continue;
       const L = layouts[t];
       const ka = da.clr.blocks[t]!, kb = db.clr.blocks[t]!;
-      const rowsA = new Uint32Array(ka.buffer, ka.byteOffset + count * L.preRow, count);
-      const rowsB = new Uint32Array(kb.buffer, kb.byteOffset + count * L.preRow, count);
+      // (a block in a core's memory has room for more rows than it holds: its columns are `cap` rows apart)
+      const capA = da.clr.caps?.[t] ?? count, capB = db.clr.caps?.[t] ?? count;
+      const rowsA = new Uint32Array(ka.buffer, ka.byteOffset + capA * L.preRow, count);
+      const rowsB = new Uint32Array(kb.buffer, kb.byteOffset + capB * L.preRow, count);
       if (!sameBytes(rowsA, rowsB)) { add(`clr table ${L.schema.name}: rows differ`); continue; }
-      if (!rangeEqual(ka, count * L.preStatus, kb, count * L.preStatus, count)) add(`clr table ${L.schema.name}: truncated flags differ`);
+      if (!rangeEqual(ka, capA * L.preStatus, kb, capB * L.preStatus, count)) add(`clr table ${L.schema.name}: truncated flags differ`);
       for (const c of L.columns) {
         if (c.storage === "value") {
-          if (!rangeEqual(ka, count * c.pre, kb, count * c.pre, count * c.width)) add(`clr ${L.schema.name}.${c.field.name}: values differ`);
+          if (!rangeEqual(ka, capA * c.pre, kb, capB * c.pre, count * c.width)) add(`clr ${L.schema.name}.${c.field.name}: values differ`);
           continue;
         }
-        const offA = new Uint32Array(ka.buffer, ka.byteOffset + count * c.pre, count);
-        const offB = new Uint32Array(kb.buffer, kb.byteOffset + count * c.pre, count);
+        const offA = new Uint32Array(ka.buffer, ka.byteOffset + capA * c.pre, count);
+        const offB = new Uint32Array(kb.buffer, kb.byteOffset + capB * c.pre, count);
         for (let i = 0; i < count; i++) {
           // 0: never written (the payload ended before this field)
           if ((offA[i] === 0) !== (offB[i] === 0) || (offA[i] !== 0 && offA[i] - pa0[rowsA[i]] !== offB[i] - pb0[rowsA[i]])) {
@@ -195,7 +199,7 @@ export function traceDifferences(a: Trace, b: Trace, options: CompareOptions = {
             break;
           }
         }
-        if (c.preB !== C.CLR_NOT_STORED && !rangeEqual(ka, count * c.preB, kb, count * c.preB, count * 4)) {
+        if (c.preB !== C.CLR_NOT_STORED && !rangeEqual(ka, capA * c.preB, kb, capB * c.preB, count * 4)) {
           add(`clr ${L.schema.name}.${c.field.name}: lengths differ`);
         }
       }
