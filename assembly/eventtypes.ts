@@ -11,15 +11,15 @@ export let typeCount: u32 = 0;
 let typeCap: u32 = 0;
 export let typeTable: usize = 0;
 
-let hashSlots: usize = 0; // u32 per slot: type index + 1, 0 = empty
-let hashMask: u32 = 0;
+export let hashSlots: usize = 0; // u32 per slot: type index + 1, 0 = empty (the record walk's fast path probes it too)
+export let hashMask: u32 = 0;
 
 /** The key as the first 8 bytes of an entry hold it (TYPE_* offsets). */
 @inline export function eventTypeKey(provider: u32, eventId: u32, version: u32, opcode: u32, headerType: u32): u64 {
   return <u64>((provider & 0xffff) | (eventId << 16)) | (<u64>((version & 0xffff) | ((opcode & 0xff) << 16) | (headerType << 24)) << 32);
 }
 
-@inline function typeHash(key: u64): u32 {
+@inline export function typeHash(key: u64): u32 {
   return <u32>((key * 0x9e3779b97f4a7c15) >> 32);
 }
 

@@ -5,7 +5,7 @@
 import {
   W_RECORD_SIZE_ZERO, W_RECORD_TOO_SMALL, W_RECORD_OVERRUNS, W_OPAQUE_RECORD, W_CORRUPT_MARKER,
   W_EXT_ITEMS_MALFORMED, W_MESSAGE_TRUNCATED, F_NO_PROCESS_INFO, F_TIMESTAMP_INHERITED, F_EXT_MALFORMED,
-  F_OPAQUE, F_HEADER_FLAGS_MASK, HT_MESSAGE, HT_EVENT_HEADER64, PK_GUID, BUFFER_HEADER_SIZE, MAX_EXT_ITEMS, PROV_STRIDE, PROV_WANTED,
+  F_OPAQUE, F_HEADER_FLAGS_MASK, HT_MESSAGE, HT_EVENT_HEADER64, PK_GUID, TYPE_STRIDE, TYPE_ROWS, TYPE_CLR, BUFFER_HEADER_SIZE, MAX_EXT_ITEMS, PROV_STRIDE, PROV_WANTED,
   FF_PROVIDER, FF_EVENT_ID, FF_OPCODE, FF_LEVEL, FF_KEYWORDS, FF_PID, FF_TID, FF_FROM, FF_TO, FILTER_LEVEL,
   FILTER_KEYWORDS, FILTER_FROM, FILTER_TO, FILTER_EVENT_ID_COUNT, FILTER_OPCODE_COUNT, FILTER_PID_COUNT,
   FILTER_TID_COUNT, FILTER_EVENT_IDS, FILTER_OPCODES, FILTER_PIDS, FILTER_TIDS, CLR_MAX_TYPES,
@@ -19,7 +19,8 @@ import {
   FIXED_VERSION, FIXED_EVENT_TYPE, FIXED_OPCODE, FIXED_LEVEL, FIXED_HEADER_TYPE, FIXED_CHANNEL,
 } from "./tables";
 import { provTable } from "./providers";
-import { eventType, eventTypeKey, typeClr } from "./eventtypes";
+import { eventType, eventTypeKey, typeClr, typeHash } from "./eventtypes";
+import * as eventtypes from "./eventtypes";
 import { clrOn, clrEntry, TYPED_STRIDE, TYPED_PAYLOAD, TYPED_P8 } from "./clr";
 import { fillClrRows } from "./clr-fill";
 import * as tables from "./tables";
@@ -136,7 +137,8 @@ let typedCount: u32 = 0;
   if (clrOn) {
     let t = typeClr(type, key);
     if (t >= 0) {
-      if (typedCount >= TYPED_ROWS) fillTyped();
+      if (typedCount >= TYPED_ROWS || slotsUsed >= TYPED_SLOTS) fillTyped();
+      noteTyped(t, typedCount);
       let e = typed + <usize>typedCount * TYPED_STRIDE;
       store<u32>(e, <u32>r);
       store<u32>(e, <u32>(rec + headerLength), TYPED_PAYLOAD);
@@ -147,45 +149,57 @@ let typedCount: u32 = 0;
   }
 }
 
-// typed rows grouped by schema event: a count per event, the events met in order, then each group's rows
-const groupCount: usize = memory.data(CLR_MAX_TYPES * 4, 16); // u32 per schema event (zero between fills)
-const groupStart: usize = memory.data(CLR_MAX_TYPES * 4, 16);
-const groupTypes: usize = memory.data(<i32>TYPED_ROWS * 4, 16); // i32 schema events met
-const groupRows: usize = memory.data(<i32>TYPED_ROWS * 2, 16); // u16 typed entry of each typed row, by group
+// typed rows grouped by schema event: each schema event met since the last fill has a slot (at most
+// TYPED_SLOTS) counting its rows; each entry keeps its slot, and the fill sorts the entries by slot
+// (a counting sort into `order`, u16 indices into `typed`) before the per-event loops run.
+const TYPED_SLOTS: u32 = 64;
+const slotOf: usize = memory.data(CLR_MAX_TYPES * 2, 16); // u16 per schema event: its slot + 1, 0: none
+const slotType: usize = memory.data(<i32>TYPED_SLOTS * 4, 16); // i32 schema event of each slot
+const slotCount: usize = memory.data(<i32>TYPED_SLOTS * 4, 16); // u32 rows of each slot, then where its list ends
+const entrySlot: usize = memory.data(<i32>TYPED_ROWS, 16); // u8 slot of each entry
+const order: usize = memory.data(<i32>TYPED_ROWS * 2, 16); // u16 entries in slot order
+let slotsUsed: u32 = 0;
+
+/** Notes typed entry `k` (of schema event `t`) under its schema event's slot. */
+@inline function noteTyped(t: i32, k: u32): void {
+  let so = slotOf + (<usize>t << 1);
+  let s = <u32>load<u16>(so);
+  if (s == 0) {
+    s = ++slotsUsed;
+    store<u16>(so, <u16>s);
+    store<i32>(slotType + (<usize>(s - 1) << 2), t);
+  }
+  store<u8>(entrySlot + k, <u8>(s - 1));
+  let c = slotCount + (<usize>(s - 1) << 2);
+  store<u32>(c, load<u32>(c) + 1);
+}
 
 /** The noted typed rows to their tables, one schema event at a time. */
 function fillTyped(): void {
-  let n = <usize>typedCount;
-  if (n == 0) return;
-  let met: usize = 0;
-  for (let k: usize = 0; k < n; k++) {
-    let t = <usize>(load<u16>(typed + k * TYPED_STRIDE, TYPED_PAYLOAD + 6) & ~TYPED_P8);
-    let c = groupCount + (t << 2);
-    let v = load<u32>(c);
-    if (v == 0) { store<u32>(groupTypes + (met << 2), <u32>t); met++; }
-    store<u32>(c, v + 1);
-  }
+  // each slot's list starts where the one before ends; the entries go to their lists in row order
   let at: u32 = 0;
-  for (let g: usize = 0; g < met; g++) {
-    let t = <usize>load<u32>(groupTypes + (g << 2));
-    store<u32>(groupStart + (t << 2), at);
-    at += load<u32>(groupCount + (t << 2));
-    store<u32>(groupCount + (t << 2), 0);
+  for (let s: u32 = 0; s < slotsUsed; s++) {
+    let c = slotCount + (<usize>s << 2);
+    at += load<u32>(c);
+    store<u32>(c, at);
   }
-  for (let k: usize = 0; k < n; k++) {
-    let t = <usize>(load<u16>(typed + k * TYPED_STRIDE, TYPED_PAYLOAD + 6) & ~TYPED_P8);
-    let s = groupStart + (t << 2);
-    let i = load<u32>(s);
-    store<u16>(groupRows + (<usize>i << 1), <u16>k);
-    store<u32>(s, i + 1);
+  for (let k = typedCount; k > 0; k--) {
+    let c = slotCount + (<usize>load<u8>(entrySlot + k - 1) << 2);
+    let p = load<u32>(c) - 1;
+    store<u32>(c, p);
+    store<u16>(order + (<usize>p << 1), <u16>(k - 1));
   }
-  let first: u32 = 0;
-  for (let g: usize = 0; g < met; g++) {
-    let t = <i32>load<u32>(groupTypes + (g << 2));
-    let end = load<u32>(groupStart + (<usize>t << 2));
-    fillClrRows(t, clrEntry(t), groupRows + (<usize>first << 1), end - first, typed);
-    first = end;
+  // (each slot's count is now where its list starts)
+  for (let s: u32 = 0; s < slotsUsed; s++) {
+    let t = load<i32>(slotType + (<usize>s << 2));
+    let c = slotCount + (<usize>s << 2);
+    let start = load<u32>(c);
+    let end = s + 1 < slotsUsed ? load<u32>(c + 4) : typedCount;
+    fillClrRows(t, clrEntry(t), order + (<usize>start << 1), end - start, typed);
+    store<u16>(slotOf + (<usize>t << 1), 0);
   }
+  for (let s: u32 = 0; s < slotsUsed; s++) store<u32>(slotCount + (<usize>s << 2), 0);
+  slotsUsed = 0;
   typedCount = 0;
 }
 
@@ -200,6 +214,88 @@ function recordWarning(code: u32, pos: u32, detail: u32): void {
   warn(code, ctxFileOffset, ctxBuffer, <i32>(pos + BUFFER_HEADER_SIZE), detail);
 }
 
+// The run of records most traces are made of, written by a loop of its own (fewer instructions a record
+// than the general walk): EVENT_HEADER records without extended items, of the provider of the record
+// before and of an event type seen before, into fixed columns, without a filter. It stops at the first
+// record that is not such, which the general walk then takes (and after it, this loop again).
+let fastLastTs: i64 = 0;
+
+function walkFast(base: usize, pos: u32, len: u32, processor: u32): u32 {
+  let fb = fixedBlock;
+  let r = <usize>rowCount;
+  let slots = eventtypes.hashSlots;
+  let mask = eventtypes.hashMask;
+  let types = eventtypes.typeTable;
+  let provLo = providers.lastLo;
+  let provHi = providers.lastHi;
+  let prov = <u32>providers.lastIndex;
+  let typedAt = typedCount;
+  let clr = clrOn;
+  let ts: i64 = fastLastTs;
+  while (pos + 0x50 <= len && typedAt < TYPED_ROWS && slotsUsed < TYPED_SLOTS) {
+    let rec = base + pos;
+    let marker = load<u32>(rec);
+    // byte 3 0xC0..0xFF (a trace header), header type 0x12 or 0x13 (EVENT_HEADER32, EVENT_HEADER64)
+    if ((marker & 0xc0fe0000) != 0xc0120000) break;
+    let size = marker & 0xffff;
+    if (size < 0x50 || size > len - pos) break;
+    let flags = <u32>load<u16>(rec, 4) & F_HEADER_FLAGS_MASK;
+    if ((flags & 1) != 0) break; // extended items
+    if (load<u64>(rec, 0x18) != provLo || load<u64>(rec, 0x20) != provHi) break;
+    let ht = (marker >> 16) & 0xff;
+    // EVENT_DESCRIPTOR: id u16, version u8, channel u8, level u8, opcode u8, task u16
+    let d = load<u64>(rec, 0x28);
+    let id = <u32>d & 0xffff;
+    let version = <u32>(d >> 16) & 0xff;
+    let opcode = <u32>(d >> 40) & 0xff;
+    let key = <u64>(prov | (id << 16)) | (<u64>(version | (opcode << 16) | (ht << 24)) << 32);
+    let v = load<u32>(slots + (<usize>(typeHash(key) & mask) << 2));
+    if (v == 0) break;
+    let te = types + <usize>(v - 1) * TYPE_STRIDE;
+    if (load<u64>(te) != key) break;
+    store<u32>(te + TYPE_ROWS, load<u32>(te + TYPE_ROWS) + 1);
+    ts = load<i64>(rec, 0x10);
+    let tp = load<u64>(rec, 8); // ThreadId, then ProcessId
+    let a8 = fb + (r << 3), a4 = fb + (r << 2), a2 = fb + (r << 1), a1 = fb + r;
+    store<i64>(a8, ts, FIXED_TIMESTAMP);
+    store<u64>(a8, load<u64>(rec, 0x30), FIXED_KEYWORDS);
+    store<u32>(a4, <u32>(tp >> 32), FIXED_PID);
+    store<u32>(a4, <u32>tp, FIXED_TID);
+    store<u32>(a4, <u32>(rec + 0x50), FIXED_PAYLOAD_OFFSET);
+    store<u16>(a2, <u16>(size - 0x50), FIXED_PAYLOAD_LENGTH);
+    store<u16>(a2, 0x50, FIXED_HEADER_LENGTH);
+    store<u16>(a2, <u16>prov, FIXED_PROVIDER);
+    store<u16>(a2, <u16>id, FIXED_EVENT_ID);
+    store<u16>(a2, <u16>(d >> 48), FIXED_TASK);
+    store<u16>(a2, <u16>flags, FIXED_FLAGS);
+    store<u16>(a2, <u16>processor, FIXED_PROCESSOR);
+    store<u16>(a2, <u16>version, FIXED_VERSION);
+    store<u16>(a2, <u16>(v - 1), FIXED_EVENT_TYPE);
+    store<u8>(a1, <u8>opcode, FIXED_OPCODE);
+    store<u8>(a1, <u8>(d >> 32), FIXED_LEVEL);
+    store<u8>(a1, <u8>ht, FIXED_HEADER_TYPE);
+    store<u8>(a1, <u8>(d >> 24), FIXED_CHANNEL);
+    if (clr) {
+      let t = <i32>load<i16>(te + TYPE_CLR);
+      if (t >= 0) {
+        noteTyped(t, typedAt);
+        let e = typed + <usize>typedAt * TYPED_STRIDE;
+        store<u32>(e, <u32>r);
+        store<u32>(e, <u32>(rec + 0x50), TYPED_PAYLOAD);
+        store<u16>(e, <u16>(size - 0x50), TYPED_PAYLOAD + 4);
+        store<u16>(e, <u16>t | (ht == HT_EVENT_HEADER64 ? TYPED_P8 : 0), TYPED_PAYLOAD + 6);
+        typedAt++;
+      }
+    }
+    r++;
+    pos += (size + 7) & ~7;
+  }
+  tables.rowCount = <u32>r;
+  typedCount = typedAt;
+  fastLastTs = ts;
+  return pos;
+}
+
 /**
  * Walks `len` bytes of records at `base` (buffer offset 0x48). Records without a timestamp of their
  * own take the previous record's (the buffer's for the first).
@@ -212,9 +308,19 @@ export function walkRecords(
   walkAbandoned = false;
   let lastTs = bufferTimestamp;
   let pos: u32 = 0;
+  let fast = fixedBlock != 0 && filterFlags == 0;
   while (pos + 4 <= len) {
     let rec = base + pos;
     let marker = load<u32>(rec);
+    if (fast && (marker & 0xc0fe0000) == 0xc0120000) {
+      fastLastTs = lastTs;
+      let next = walkFast(base, pos, len, processor);
+      if (next != pos) {
+        pos = next;
+        lastTs = fastLastTs;
+        continue;
+      }
+    }
     if (marker == 0xffffffff || marker == 0) break; // padding
     let remaining = len - pos;
     let b3 = marker >> 24;

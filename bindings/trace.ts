@@ -1,6 +1,7 @@
 // openTrace and the Trace object: the decoded tables plus names, time conversion and queries.
 
-import { decodeTrace, isSessionInput, type DecodeOptions, type Input, type SessionInput } from "./decode/decode.js";
+import type { DecodeOptions, Input } from "./decode/decode.js";
+import { isSessionInput, type SessionInput } from "./decode/session-input.js";
 import type { FileClock } from "./decode/merge.js";
 import * as C from "../assembly/codes.js";
 import { fileOfRow, readBuffer, type BufferInfo, type TraceData } from "./decode/trace-data.js";
@@ -270,6 +271,8 @@ export async function openTrace(input: Input | SessionInput, options: OpenOption
     const { decodeSession, namedInputs } = await import("./decode/session.js");
     return new Trace(await decodeSession(namedInputs(input), options));
   }
+  // (the decoder is a lazy chunk: an app loads it when it opens a trace, not with its first page)
+  const { decodeTrace } = await import("./decode/decode.js");
   return traceOf(await decodeTrace(input, options));
 }
 

@@ -9,6 +9,7 @@ import * as C from "../../assembly/codes.js";
 import type { DecodeFilter } from "./filter.js";
 
 export type { DecodeFilter, DecodeOptions, Input, ByteSource };
+export { isSessionInput, type NamedInput, type SessionInput } from "./session-input.js";
 
 const PAGE = 65536;
 
@@ -65,23 +66,6 @@ export async function peek(input: Input): Promise<{ input: Input; nettrace: bool
   const { peekChunks } = await import("./nettrace-data.js");
   const { input: again, head } = await peekChunks(input as Iterable<Uint8Array> | AsyncIterable<Uint8Array>);
   return { input: again, nettrace: is(head) };
-}
-
-/** One file of a session: its bytes (any Input) and the name it goes by in errors and `trace.files`. */
-export interface NamedInput {
-  name: string;
-  input: Input;
-}
-
-/** Several files of one session: named inputs, Blobs or Files (named by their own names), ByteSources. */
-export type SessionInput = readonly (NamedInput | Blob | ByteSource | ArrayBuffer)[];
-
-/**
- * Whether `input` is several files rather than one file's chunks: an array whose entries are not
- * chunks (Uint8Array), but named inputs, Blobs, ByteSources or ArrayBuffers.
- */
-export function isSessionInput(input: Input | SessionInput): input is SessionInput {
-  return Array.isArray(input) && input.length > 0 && !input.some((x) => x instanceof Uint8Array);
 }
 
 /** The windows of `input` gathered by `builder` (a trace of one window stays in the core unless `gather`). */

@@ -98,6 +98,8 @@ export interface DecodeOptions {
 
 const DEFAULT_BATCH = 64 << 20;
 const PAGE = 65536;
+/** Room kept at the front of the staging area read ahead into, for the current area's unfinished buffer. */
+const TAIL = 1 << 20;
 /** What one read into the staging area asks for: bytes copied from memory (kept small, so the walk finds them in cache). */
 const COPY_PIECE = 1 << 20;
 /** ... read from a file or a Blob (larger, for fewer calls; the next piece is read while the core walks this one). */
@@ -202,42 +204,79 @@ function chunkSource(chunks: Iterable<Uint8Array> | AsyncIterable<Uint8Array>): 
 }
 
 /**
- * The staging area: input bytes in the core's memory, whose records the core walks where they lie.
- * Bytes [0, start) were taken by windows, [start, fill) wait to be taken. A window's rows point into
- * the area, so its bytes are moved (the untaken rest to the front) only once the window is released.
+ * The staging areas: input bytes in the core's memory, whose records the core walks where they lie.
+ * In the current area, bytes [0, start) were taken by windows, [start, fill) wait to be taken. A
+ * window's rows point into its area, so its bytes stay where they are until the window is released.
+ * A source read asynchronously reads ahead into the other area (from offset TAIL, leaving room for the
+ * current area's last, unfinished buffer): when the current area is used up, its window goes, the
+ * unfinished buffer moves in front of the bytes read ahead, and the other area becomes the current one.
  */
 class Staging {
-  area = 0;
+  private readonly raw = [0, 0];
+  private readonly at = [0, 0];
+  cur = 0;
   cap = 0;
   start = 0;
   fill = 0;
+  /** Bytes read ahead into the other area, at [tail, tail + ahead). */
+  ahead = 0;
+  /** Room kept at the front of the area read ahead into (TAIL, or less in a small area). */
+  tail = 0;
   /** File offset of the byte at `start`. */
   fileOffset = 0;
-  /** Where the window being decoded began in the area. */
+  /** Where the window being decoded began in the current area. */
   windowStart = 0;
-  constructor(private readonly core: CoreExports) {}
+  constructor(private readonly core: CoreExports, private readonly twoAreas: boolean) {}
 
-  /** Places the area: `bytes` of the core's memory, 64-byte aligned (reads into it run at full speed). */
-  allocate(bytes: number): boolean {
-    const at = this.core.alloc(bytes + 64);
-    if (!at) return false;
-    if (this.area) {
-      // the bytes not taken yet come along (nothing points into the old area any more)
-      const u8 = new Uint8Array(this.core.memory.buffer);
-      const next = (at + 63) & ~63;
-      u8.copyWithin(next, this.area + this.start, this.area + this.fill);
-      this.core.free(this.raw);
-      this.fill -= this.start;
-      this.start = 0;
-      this.windowStart = 0;
-      this.area = next;
-    } else this.area = (at + 63) & ~63;
-    this.raw = at;
-    this.cap = bytes;
+  get area(): number {
+    return this.at[this.cur];
+  }
+
+  private place(k: number, bytes: number): boolean {
+    // (the old area first: its bytes were copied out, and under a memory limit both may not fit)
+    if (this.raw[k]) this.core.free(this.raw[k]);
+    const raw = (this.raw[k] = this.core.alloc(bytes + 64));
+    if (!raw) return false;
+    this.at[k] = (raw + 63) & ~63; // (reads into a 64-byte aligned place run at full speed)
     return true;
   }
 
-  private raw = 0;
+  /**
+   * Makes the areas `bytes` long. The bytes not taken yet come along, and those read ahead after them
+   * (nothing points into them: a window is not being decoded).
+   */
+  allocate(bytes: number): boolean {
+    const first = this.cap === 0;
+    const keep = first ? new Uint8Array(0) : new Uint8Array(this.core.memory.buffer, this.area + this.start, this.fill - this.start).slice();
+    const ahead = first || !this.twoAreas || !this.ahead ? new Uint8Array(0) : new Uint8Array(this.core.memory.buffer, this.at[1 - this.cur] + this.tail, this.ahead).slice();
+    if (!this.place(this.cur, bytes) || (this.twoAreas && !this.place(1 - this.cur, bytes))) return false;
+    const u8 = new Uint8Array(this.core.memory.buffer);
+    u8.set(keep, this.area);
+    u8.set(ahead, this.area + keep.length);
+    this.cap = bytes;
+    this.tail = Math.min(TAIL, bytes >>> 1);
+    this.start = this.windowStart = this.ahead = 0;
+    this.fill = keep.length + ahead.length;
+    return true;
+  }
+
+  /**
+   * The current area is used up and its window released: the bytes not taken yet move to its front,
+   * those read ahead after them; false when they do not all fit (the areas must grow).
+   */
+  reclaim(): boolean {
+    const keep = this.fill - this.start;
+    if (keep + this.ahead > this.cap) return this.allocate(this.cap + this.ahead);
+    this.compact();
+    if (this.ahead) {
+      const u8 = new Uint8Array(this.core.memory.buffer);
+      const from = this.at[1 - this.cur] + this.tail;
+      u8.copyWithin(this.area + this.fill, from, from + this.ahead);
+      this.fill += this.ahead;
+      this.ahead = 0;
+    }
+    return true;
+  }
 
   /** Moves the bytes not taken yet to the front (once the window that took those before is released). */
   compact(): void {
@@ -249,14 +288,40 @@ class Staging {
     this.windowStart = 0;
   }
 
-  free(): void {
-    if (this.raw) this.core.free(this.raw);
-    this.raw = this.area = this.cap = 0;
+  /**
+   * The current area is used up (its window released): the other area, with the bytes read ahead into
+   * it, becomes the current one, the unfinished buffer moved in front of them. False when that buffer
+   * does not fit the room kept for it (a read ahead in flight must land first: compact instead).
+   */
+  switchAreas(): boolean {
+    const tail = this.fill - this.start;
+    if (!this.twoAreas || tail > this.tail) return false;
+    const other = 1 - this.cur;
+    new Uint8Array(this.core.memory.buffer).copyWithin(this.at[other] + this.tail - tail, this.area + this.start, this.area + this.fill);
+    this.cur = other;
+    this.start = this.windowStart = this.tail - tail;
+    this.fill = this.tail + this.ahead;
+    this.ahead = 0;
+    return true;
   }
 
-  /** A view of the area's free room, at most `n` bytes. */
-  room(n: number): Uint8Array {
-    return new Uint8Array(this.core.memory.buffer, this.area + this.fill, Math.min(n, this.cap - this.fill));
+  /** Where the next read goes: the current area's free room, else (reading ahead) the other area's; undefined when neither has any. */
+  room(n: number): { area: number; view: Uint8Array } | undefined {
+    if (this.fill < this.cap) return { area: this.cur, view: new Uint8Array(this.core.memory.buffer, this.area + this.fill, Math.min(n, this.cap - this.fill)) };
+    if (!this.twoAreas || this.tail + this.ahead >= this.cap) return undefined;
+    const other = 1 - this.cur;
+    return { area: other, view: new Uint8Array(this.core.memory.buffer, this.at[other] + this.tail + this.ahead, Math.min(n, this.cap - this.tail - this.ahead)) };
+  }
+
+  /** `n` bytes read into area `area` (room's). */
+  landed(area: number, n: number): void {
+    if (area === this.cur) this.fill += n;
+    else this.ahead += n;
+  }
+
+  free(): void {
+    for (const k of [0, 1]) if (this.raw[k]) this.core.free(this.raw[k]);
+    this.raw[0] = this.raw[1] = this.at[0] = this.at[1] = this.cap = 0;
   }
 
   /** Lets the core take the whole buffers staged; returns the bytes taken. */
@@ -421,7 +486,10 @@ export async function* decodeWindows(input: Input, options: DecodeOptions = {}, 
   }
   if (resume) core.resumeAt(resume.bufferCount, resume.processors, resume.logFileMode, resume.compressionFormat);
   if (options.clrTables !== false) setupClr(core);
-  const staging = new Staging(core);
+  // (a source read asynchronously reads ahead into a second area while the core walks the first; not
+  // under a memory limit, which the areas would take a larger share of)
+  const ahead = source.piece !== COPY_PIECE && !pages;
+  const staging = new Staging(core, ahead);
   staging.fileOffset = resume?.fileOffset ?? 0;
   let read = 0;
   let failure: unknown;
@@ -475,8 +543,14 @@ export async function* decodeWindows(input: Input, options: DecodeOptions = {}, 
   }
   let pending: number | Promise<number> | undefined;
   let pendingView: Uint8Array | undefined;
-  /** A read into the area, made while the core may take more memory (the TypeScript core's then moves). */
-  const readInto = (n: number): number | Promise<number> => source.read(() => (pendingView = staging.room(n)));
+  let pendingArea = 0;
+  let ended = false;
+  /** A read into the staging area's room (taken when the read writes: chunks are awaited first). */
+  const readInto = (n: number): number | Promise<number> => source.read(() => {
+    const room = staging.room(n);
+    pendingArea = room?.area ?? 0;
+    return (pendingView = room?.view ?? new Uint8Array(0));
+  });
   /**
    * The bytes a read wrote, where the core's memory now is. The core may take more memory while a read
    * is in flight: a WebAssembly memory grows in place (its old views are only detached: bytes read
@@ -487,49 +561,71 @@ export async function* decodeWindows(input: Input, options: DecodeOptions = {}, 
     const v = pendingView;
     pendingView = undefined;
     if (!v) return n;
-    if (n === 0 && v.byteLength === 0 && v.byteOffset === 0) return landed(await readInto(piece));
+    if (n === 0 && v.byteLength === 0 && v.byteOffset === 0 && staging.room(1)) return landed(await readInto(piece));
     if (n > 0 && v.byteLength !== 0 && v.buffer !== core.memory.buffer) new Uint8Array(core.memory.buffer, v.byteOffset, n).set(v.subarray(0, n));
     return n;
   };
+  /** Waits for the read in flight and takes its bytes; false when the input has ended. */
+  const settle = async (): Promise<boolean> => {
+    if (pending === undefined) return !ended;
+    const n = await landed(await pending);
+    pending = undefined;
+    if (n === 0) return !(ended = true);
+    staging.landed(pendingArea, n);
+    read += n;
+    options.onProgress?.(read);
+    return true;
+  };
   try {
-    // The area holds a window's input: its records fit the window's budget unless they were compressed,
-    // so a window of uncompressed records ends where the area does (the rest moves to the front).
-    if (!staging.allocate(window)) {
-      throw new RangeError(`etw-wasm: ${pages ? "the memory limit leaves" : "out of memory: there is"} no room for the staging area`);
-    }
+    // An area holds a window's input: its records fit the window's budget unless they were compressed,
+    // so a window of uncompressed records ends where the area does.
+    // (reading ahead, an area keeps TAIL bytes for the unfinished buffer before a window's input)
+    // (no room for the staging area: decoding stops before the first buffer, for want of memory)
+    if (!staging.allocate(ahead ? window + Math.min(TAIL, window) : window)) core.stopAt(0, window);
     for (;;) {
       if (core.isDone()) break;
-      if (pending === undefined) {
-        if (staging.fill === staging.cap) {
-          // (every whole buffer staged is taken): the area's window goes, the rest moves to the front
-          if (staging.start > staging.windowStart) {
-            const w = take(false);
-            if (w) yield w;
-            next();
-          }
-          if (staging.start > 0) staging.compact();
-          else if (!staging.allocate(Math.max(2 * staging.cap, core.wantBytes() + PAGE))) {
+      if (staging.fill === staging.cap) {
+        // The current area is used up (every whole buffer in it taken): its window goes, then the next
+        // area takes over, with the bytes read ahead into it; or, reading into one area, the rest of this
+        // one moves to its front (no read may then be in flight).
+        if (staging.start > staging.windowStart) {
+          const w = take(false);
+          if (w) yield w;
+          next();
+        }
+        if (!staging.switchAreas()) {
+          const more = await settle();
+          if (staging.start > 0) {
+            if (!staging.reclaim()) throw new RangeError("etw-wasm: out of memory for the staging area");
+          } else if (!staging.allocate(Math.max(2 * staging.cap, core.wantBytes() + PAGE))) {
             // one buffer larger than the memory can stage: decoding stops before it
             core.stopAt(staging.fileOffset, core.wantBytes());
             break;
           }
+          if (!more) break;
         }
-        pending = readInto(piece);
+        yield* consume(false);
+        continue;
       }
-      const n = await landed(await pending);
-      pending = undefined;
-      if (n === 0) break;
-      staging.fill += n;
-      read += n;
-      options.onProgress?.(read);
+      if (ended) break;
+      pending ??= readInto(piece);
+      if (!(await settle())) break;
       // the next piece comes in while the core walks this one (a read straight from a file)
-      if (source.piece !== COPY_PIECE && staging.fill < staging.cap) pending = readInto(piece);
+      if (source.piece !== COPY_PIECE && staging.room(1)) pending = readInto(piece);
       yield* consume(false);
     }
     if (pending !== undefined) {
-      // (the core stopped while a read was in flight)
-      read += await landed(await pending);
-      pending = undefined;
+      // (the core stopped, or the area filled, while a read was in flight)
+      await settle();
+      if (!core.isDone() && staging.ahead > 0) {
+        // (bytes read ahead after the input's end was seen: the last window takes them too)
+        if (staging.start > staging.windowStart) {
+          const w = take(false);
+          if (w) yield w;
+          next();
+        }
+        if (!staging.switchAreas() && !staging.reclaim()) throw new RangeError("etw-wasm: out of memory for the staging area");
+      }
     }
     // The input has ended: the whole buffers left first, then (told it is the end) whatever remains,
     // so that a stop among whole buffers shows as one before the end; then the last window.
