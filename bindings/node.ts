@@ -21,6 +21,8 @@ setWorkerFactory(() => {
       worker.on("error", onError);
     },
     terminate: () => worker.terminate(),
+    ref: () => worker.ref(),
+    unref: () => worker.unref(),
   };
 });
 

@@ -263,7 +263,9 @@ export class Trace {
  * files of one session (an array of `{ name, input }`, Files, Blobs or ByteSources) are decoded and
  * merged into one trace as TraceEvent merges them: rows file after file, one time order over all
  * (`events.timeOrder()`), one provider, event type and process table, and `files` / `fileOf(row)`
- * telling the files apart. An array of Uint8Array is one file's chunks.
+ * telling the files apart. An array of Uint8Array is one file's chunks. Bytes given whole (a
+ * Uint8Array or ArrayBuffer) are the trace's record bytes, not a copy of them: left as they are while
+ * the trace is in use.
  */
 export async function openTrace(input: Input | SessionInput, options: OpenOptions = {}): Promise<Trace> {
   if (isSessionInput(input)) {

@@ -318,7 +318,7 @@ describe.skipIf(!HAVE_CHROMIUM)("in Chromium", () => {
     await page.close();
   }, 120_000);
 
-  for (const [variant, alias] of [["browser entry", undefined], ["inline entry", "etw-wasm/inline"]] as const) {
+  for (const [variant, alias, workers] of [["browser entry", undefined, 0], ["inline entry", "etw-wasm/inline", 0], ["browser entry, 2 workers", undefined, 2]] as const) {
     it(`a tiny app importing etw-wasm, bundled by esbuild (${variant})`, async () => {
       const dir = mkdtempSync(join(tmpdir(), "etw-wasm-app-"));
       mkdirSync(join(dir, "js"));
@@ -327,17 +327,32 @@ describe.skipIf(!HAVE_CHROMIUM)("in Chromium", () => {
         bundle: true, format: "esm", platform: "browser", target: "es2022", outfile: join(dir, "js", "app.js"),
         absWorkingDir: ROOT, logLevel: "warning", ...(alias ? { alias: { "etw-wasm": alias } } : {}),
       });
+      // The app's workers run worker.js beside its script: the package's worker entry, bundled as the app is.
+      if (workers) {
+        await build({
+          entryPoints: [join(ROOT, "dist", "bindings", "worker.js")],
+          bundle: true, format: "esm", platform: "browser", target: "es2022", outfile: join(dir, "js", "worker.js"),
+          absWorkingDir: ROOT, logLevel: "warning",
+        });
+      }
       copyFileSync(join(ROOT, "examples", "browser-app", "index.html"), join(dir, "index.html"));
       copyFileSync(SAMPLE, join(dir, "sample.etl"));
+      // with workers, a generated trace of 3 MiB in segments of 1 MiB: every worker gets some
+      const trace = workers ? join(dir, "generated.etl") : SAMPLE;
+      if (workers) generateTraceFile(trace, { targetBytes: 3 << 20, seed: 5, processors: 2 });
       // The browser entry fetches etw.wasm next to the package's dist/; the inline one needs no file.
       if (!alias) copyFileSync(join(ROOT, "dist", "etw.wasm"), join(dir, "etw.wasm"));
       const app = await serve(dir);
       const page = await browser.newPage();
-      await page.goto(app.url);
+      const started: string[] = [];
+      page.on("worker", (w) => started.push(w.url()));
+      await page.goto(workers ? `${app.url}?trace=generated.etl&workers=${workers}&segment=${1 << 20}` : app.url);
       const out = page.locator("[data-testid=app-out]");
       await page.waitForFunction(() => document.getElementById("out")?.dataset.count || document.getElementById("out")?.dataset.error, null, { timeout: 60_000 });
       expect(await out.getAttribute("data-error")).toBeNull();
-      expect(Number(await out.getAttribute("data-count"))).toBe((await nodeCounts(SAMPLE)).records);
+      expect(Number(await out.getAttribute("data-count"))).toBe((await nodeCounts(trace)).records);
+      expect(started.length).toBe(workers);
+      if (workers) expect(started.every((u) => u.endsWith("/js/worker.js"))).toBe(true);
       await page.close();
       await app.close();
     }, 90_000);

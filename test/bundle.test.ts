@@ -94,6 +94,10 @@ describe("the openTrace-only browser app, bundled", () => {
     expect(Object.keys(inputs)).not.toContain("dist/bindings/node.js");
   });
 
+  it("starts Web Workers from a chunk it loads (nothing registered on import for a bundler to drop)", () => {
+    expect(Object.keys(outputs).some((o) => /new Worker\(/.test(text(o)))).toBe(true);
+  });
+
   it("has no PerfView code in any chunk", () => {
     for (const output of Object.keys(outputs)) expect(inputsOf(output).filter((i) => i.includes("bindings/perfview/"))).toEqual([]);
   });

@@ -1,5 +1,6 @@
-// Windows into one JS-owned trace. Each window's columns are copied out of the core's memory once, as
-// chunks (whole columns are concatenated on first use). Its record bytes stay where they are when the
+// Windows into one JS-owned trace. Each window's columns are copied out of the core's memory once,
+// straight to their place in the trace's columns (room reserved ahead by the rows per input byte seen
+// so far: pages never written are never resident, so an over-estimate costs address space only). Its record bytes stay where they are when the
 // trace's input is held whole (uncompressed bytes: the trace's record bytes are its input, and an
 // offset is a file offset), or are appended to one byte store; every address the window's tables hold
 // (payloads, extended items, typed-table references, buffers) is moved to where its bytes now are.
@@ -9,7 +10,8 @@ import * as C from "../../assembly/codes.js";
 import { clrProgram } from "../schema/clr-program.js";
 import { align8, concatBytes, metaOf, readBuffer, EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type TraceData } from "./trace-data.js";
 import type { Window } from "./windows.js";
-import { exactBlock, joinBlocks, moveBlock, relocate, type Relocation } from "./clr-blocks.js";
+import { giveBack, takeBuffer } from "./reuse.js";
+import { appendRows, moveBlock, relocate, type Relocation } from "./clr-blocks.js";
 
 /** Where a built trace's record bytes are: held ("keep"), not kept ("drop"), read back from the input ("source"). */
 export type RecordsMode = "keep" | "drop" | "source";
@@ -32,8 +34,10 @@ class ByteStore {
     if (need > 0xffff_fff8) return false;
     if (need > this.bytes.length) {
       const grown = this.bytes.length ? Math.floor(this.bytes.length * 1.5) : Math.max(1 << 16, this.capacity);
-      const next = new Uint8Array(Math.min(0xffff_fff8, Math.max(need, grown)));
+      const size = Math.min(0xffff_fff8, Math.max(need, grown));
+      const next = new Uint8Array(takeBuffer(size), 0, size);
       next.set(this.bytes.subarray(0, this.length));
+      if (this.bytes.length) giveBack([this.bytes.buffer]);
       this.bytes = next;
     }
     return true;
@@ -57,42 +61,51 @@ class ByteStore {
   }
 }
 
-/** Columns whose whole arrays are made on first use from their chunks (then the chunks view them). */
-function chunkedColumns<T extends object>(
-  chunks: Record<string, Column[]>, layout: Readonly<Record<string, readonly [ColumnType, number]>>, total: number,
-): T {
-  const out = {} as Record<string, Column>;
-  for (const key of Object.keys(chunks)) {
-    Object.defineProperty(out, key, {
-      enumerable: true,
-      configurable: true,
-      get() {
-        const list = chunks[key];
-        let whole: Column;
-        if (list.length === 1) whole = list[0];
-        else {
-          whole = new layout[key][0](total) as Column;
-          let at = 0;
-          for (let i = 0; i < list.length; i++) {
-            (whole as unknown as { set(a: Column, at: number): void }).set(list[i], at);
-            const n = list[i].length;
-            list[i] = whole.subarray(at, at + n) as Column;
-            at += n;
-          }
-        }
-        Object.defineProperty(out, key, { value: whole, enumerable: true, configurable: false, writable: false });
-        return whole;
-      },
-    });
+/**
+ * Columns that grow by appended windows, `length` rows used of `cap`: one typed array each, copied
+ * into a larger one when a window does not fit (rarely: `reserve` is told how many rows to expect).
+ */
+class GrowingColumns<T extends object> {
+  readonly arrays: Record<string, Column> = {};
+  cap = 0;
+  length = 0;
+  constructor(private readonly layout: Readonly<Record<string, readonly [ColumnType, number]>>) {
+    for (const key of Object.keys(layout)) this.arrays[key] = new layout[key][0](0) as Column;
   }
-  return out as unknown as T;
+
+  /** Room for `need` rows in all; `expect`: the rows the whole trace will likely have (>= need). */
+  reserve(need: number, expect: number): void {
+    if (need <= this.cap) return;
+    const cap = Math.max(expect, need, Math.ceil(this.cap * 1.5));
+    for (const key of Object.keys(this.layout)) {
+      const type = this.layout[key][0];
+      const next = new type(takeBuffer(cap * type.BYTES_PER_ELEMENT), 0, cap) as Column;
+      const old = this.arrays[key];
+      if (this.length) (next as unknown as { set(a: Column): void }).set(old.subarray(0, this.length) as Column);
+      giveBack([old.buffer]);
+      this.arrays[key] = next;
+    }
+    this.cap = cap;
+  }
+
+  /** The buffers the columns live in. */
+  buffers(): ArrayBufferLike[] {
+    return Object.values(this.arrays).map((a) => a.buffer);
+  }
+
+  /** The used rows, as views. */
+  view(): T {
+    const out = {} as Record<string, Column>;
+    for (const key of Object.keys(this.layout)) out[key] = this.arrays[key].subarray(0, this.length) as Column;
+    return out as unknown as T;
+  }
 }
 
-/** `src + delta` for each entry (row indices, or offsets into the byte store). */
-function moved(src: Uint32Array, delta: number): Uint32Array {
-  const out = new Uint32Array(src.length);
-  for (let i = 0; i < src.length; i++) out[i] = src[i] + delta;
-  return out;
+/** A typed .NET table's rows gathered over windows: a block laid out for `cap` rows, the first `count` used. */
+interface GrowingBlock {
+  block: Uint8Array;
+  cap: number;
+  count: number;
 }
 
 /** The logfile header struct with its time zone and names, their addresses relative to the copy. */
@@ -134,11 +147,11 @@ export function rebaseLogfile(bytes: Uint8Array, at: number): void {
 
 export class TraceBuilder {
   private store?: ByteStore;
-  private readonly events: Record<string, Column[]> = {};
-  private readonly ext: Record<string, Column[]> = {};
+  private readonly events = new GrowingColumns<EventColumns>(EVENT_COLUMN_LAYOUT);
+  private readonly ext = new GrowingColumns<ExtendedItemColumns>(EXT_COLUMN_LAYOUT);
   private readonly buffers: Uint8Array[] = [];
   private readonly warnings: Uint8Array[] = [];
-  private readonly clr: { count: number; block: Uint8Array }[][] = [];
+  private readonly clr: GrowingBlock[] = [];
   private typeRows = new Float64Array(0);
   private logfile?: Uint8Array;
   private warningsTaken = 0;
@@ -165,8 +178,15 @@ export class TraceBuilder {
   constructor(private readonly sizeHint?: number, private readonly keepRows = true, private readonly records: RecordsMode = keepRows ? "keep" : "drop", input?: Uint8Array) {
     this.keepRecords = records === "keep";
     if (this.keepRecords && input && input.byteLength <= 0xffff_fff8) this.input = input;
-    for (const k of Object.keys(EVENT_COLUMN_LAYOUT)) this.events[k] = [];
-    for (const k of Object.keys(EXT_COLUMN_LAYOUT)) this.ext[k] = [];
+  }
+
+  /**
+   * How many of something the whole trace will likely have, `n` of them met up to file offset `at`:
+   * in proportion to the input's size when known (with a little to spare), else `n` (grown by half when passed).
+   */
+  private expect(n: number, at: number): number {
+    if (this.sizeHint === undefined || at <= 0 || at >= this.sizeHint) return n;
+    return Math.ceil(n * (this.sizeHint / at) * 1.05) + 64;
   }
 
   /**
@@ -225,39 +245,46 @@ export class TraceBuilder {
       deltas[b] = moved - addr;
       if (addr) bv.setUint32(o + C.B_DATA, moved, true);
     }
+    // how far into the file this window reaches: what the rows so far tell of the whole trace
+    const reached = data.bufferCount ? readBuffer(data, data.bufferCount - 1) : undefined;
+    const at = reached ? reached.fileOffset + reached.bufferSize : 0;
     if (this.keepRows) {
       const e = data.events;
-      const relative = this.records === "source" ? areaRelative(data) : undefined;
+      const n = data.eventCount;
+      const total = this.rows + n;
+      this.events.reserve(total, this.expect(total, at));
+      const cols = this.events.arrays as unknown as EventColumns;
       for (const k of Object.keys(EVENT_COLUMN_LAYOUT) as (keyof EventColumns)[]) {
-        if (k !== "payloadOffset") this.events[k].push(e[k].slice());
+        if (k !== "payloadOffset") (cols[k] as unknown as { set(a: ArrayLike<number | bigint>, at: number): void }).set(e[k], this.rows);
       }
-      let offsets: Uint32Array;
-      if (relative) offsets = relative.payloadOffset;
-      else if (!this.keepRecords) offsets = new Uint32Array(data.eventCount);
+      const offsets = cols.payloadOffset;
+      const relative = this.records === "source" ? areaRelative(data) : undefined;
+      if (relative) offsets.set(relative.payloadOffset, this.rows);
+      else if (!this.keepRecords) offsets.fill(0, this.rows, total);
       else {
-        offsets = new Uint32Array(data.eventCount);
         const src = e.payloadOffset;
         for (let b = 0; b < data.bufferCount; b++) {
-          const first = bv.getUint32(b * C.BUF_STRIDE + C.B_FIRST_ROW, true) - this.rows;
+          const first = bv.getUint32(b * C.BUF_STRIDE + C.B_FIRST_ROW, true);
           const end = first + bv.getUint32(b * C.BUF_STRIDE + C.B_ROW_COUNT, true);
           const delta = deltas[b];
-          for (let r = first; r < end; r++) offsets[r] = src[r] + delta;
+          for (let r = first; r < end; r++) offsets[r] = src[r - this.rows] + delta;
         }
       }
-      this.events.payloadOffset.push(offsets);
+      this.events.length = total;
       // (extended items are record bytes)
-      if (this.records !== "drop") {
+      if (this.records !== "drop" && data.extCount) {
         const x = data.ext;
-        this.ext.row.push(moved(x.row, this.rows));
-        this.ext.type.push(x.type.slice());
-        this.ext.size.push(x.size.slice());
-        if (relative) this.ext.offset.push(relative.extOffset);
-        else {
-          const offs = new Uint32Array(data.extCount);
-          for (let i = 0; i < data.extCount; i++) offs[i] = relocate(moves, x.offset[i]);
-          this.ext.offset.push(offs);
-        }
-        this.extRows += data.extCount;
+        const m = data.extCount;
+        const from = this.extRows;
+        this.ext.reserve(from + m, this.expect(from + m, at));
+        const xc = this.ext.arrays as unknown as ExtendedItemColumns;
+        for (let i = 0; i < m; i++) xc.row[from + i] = x.row[i] + this.rows;
+        xc.type.set(x.type, from);
+        xc.size.set(x.size, from);
+        if (relative) xc.offset.set(relative.extOffset, from);
+        else for (let i = 0; i < m; i++) xc.offset[from + i] = relocate(moves, x.offset[i]);
+        this.extRows += m;
+        this.ext.length = this.extRows;
       }
     }
     this.buffers.push(bufs);
@@ -272,16 +299,29 @@ export class TraceBuilder {
     }
     const tv = new DataView(meta.buffer, meta.byteOffset + data.typesOffset, data.typeCount * C.TYPE_STRIDE);
     for (let t = 0; t < data.typeCount; t++) this.typeRows[t] += tv.getUint32(t * C.TYPE_STRIDE + C.TYPE_ROWS, true);
-    // typed tables: their rows exactly (a window's blocks have room to spare), over the whole trace, references moved
+    // typed tables: each type's rows appended to its block (room reserved ahead as for the columns), references moved
     if (data.clr && this.keepRows) {
       const { counts, blocks, caps } = data.clr;
+      const { layouts } = clrProgram();
       for (let t = 0; t < counts.length; t++) {
         const count = counts[t];
         const src = blocks[t];
         if (!count || !src) continue;
-        const block = exactBlock(t, count, caps?.[t] ?? count, src);
-        moveBlock(block, t, count, this.rows, this.keepRecords ? moves : null);
-        (this.clr[t] ??= []).push({ count, block });
+        const g = (this.clr[t] ??= { block: new Uint8Array(0), cap: 0, count: 0 });
+        const need = g.count + count;
+        if (need > g.cap) {
+          const cap = Math.max(need, this.expect(need, at), Math.ceil(g.cap * 1.5));
+          const block = new Uint8Array(takeBuffer(cap * layouts[t].rowBytes), 0, cap * layouts[t].rowBytes);
+          if (g.count) {
+            appendRows(t, block, cap, 0, g.block, g.cap, g.count);
+            giveBack([g.block.buffer]);
+          }
+          g.block = block;
+          g.cap = cap;
+        }
+        appendRows(t, g.block, g.cap, g.count, src, caps?.[t] ?? count, count);
+        moveBlock(g.block, t, count, this.rows, this.keepRecords ? moves : null, g.cap, g.count);
+        g.count = need;
       }
     }
     this.clrRows += data.clrRows;
@@ -334,24 +374,29 @@ export class TraceBuilder {
     if (this.clr.length) {
       const { layouts } = clrProgram();
       const counts = new Uint32Array(layouts.length);
+      const caps = new Uint32Array(layouts.length);
       const blocks: (Uint8Array | null)[] = new Array(layouts.length).fill(null);
-      for (let t = 0; t < layouts.length; t++) {
-        const parts = this.clr[t];
-        if (!parts?.length) continue;
-        counts[t] = parts.reduce((n, p) => n + p.count, 0);
-        blocks[t] = joinBlocks(t, parts);
-      }
-      clr = { counts, blocks };
+      this.clr.forEach((g, t) => {
+        if (!g?.count) return;
+        counts[t] = g.count;
+        caps[t] = g.cap;
+        blocks[t] = g.block;
+      });
+      clr = { counts, blocks, caps };
     }
     const bytes = this.input ?? (this.store ? this.store.bytes.subarray(0, this.store.length) : new Uint8Array(8));
+    // what the trace's tables live in goes back for the next decode when the trace is disposed
+    const owned = [...this.events.buffers(), ...this.ext.buffers(), ...this.clr.filter(Boolean).map((g) => g.block.buffer)];
+    if (this.store?.bytes.length) owned.push(this.store.bytes.buffer);
     return {
+      release: () => giveBack(owned),
       bytes,
       meta,
       // (without rows, the count alone)
       eventCount: this.rows,
-      events: chunkedColumns<EventColumns>(this.events, EVENT_COLUMN_LAYOUT, this.keepRows ? this.rows : 0),
+      events: this.events.view(),
       extCount: this.extRows,
-      ext: chunkedColumns<ExtendedItemColumns>(this.ext, EXT_COLUMN_LAYOUT, this.extRows),
+      ext: this.ext.view(),
       bufferCount: this.bufferRows,
       buffersOffset,
       warningCount: warnings.length / C.WARN_STRIDE,

@@ -36,8 +36,18 @@ export function exactBlock(t: number, count: number, cap: number, src: Uint8Arra
     out.set(src.subarray(0, out.length));
     return out;
   }
-  for (const [pre, width] of blockShapes()[t].runs) out.set(src.subarray(cap * pre, cap * pre + count * width), count * pre);
+  appendRows(t, out, count, 0, src, cap, count);
   return out;
+}
+
+/**
+ * Copies the first `count` rows of `src` (a block of type `t` laid out for `srcCap` rows) to rows
+ * `at`.. of `dst` (laid out for `dstCap` rows): each column's run at once.
+ */
+export function appendRows(t: number, dst: Uint8Array, dstCap: number, at: number, src: Uint8Array, srcCap: number, count: number): void {
+  for (const [pre, width] of blockShapes()[t].runs) {
+    dst.set(src.subarray(srcCap * pre, srcCap * pre + count * width), dstCap * pre + at * width);
+  }
 }
 
 /**
@@ -56,18 +66,18 @@ export function relocate(moves: Relocation, addr: number): number {
 }
 
 /**
- * Moves a block of type `t` and `count` rows (4-byte aligned, in place): its row indices by `rows`,
- * its references into the byte store (0: none) by `moves`, or to 0 when `moves` is null (record
- * bytes not kept).
+ * Moves rows `from`..`from + count` of a block of type `t` laid out for `cap` rows (`count` by default;
+ * 4-byte aligned, in place): their row indices by `rows`, their references into the byte store (0:
+ * none) by `moves`, or to 0 when `moves` is null (record bytes not kept).
  */
-export function moveBlock(block: Uint8Array, t: number, count: number, rows: number, moves: Relocation | null): void {
+export function moveBlock(block: Uint8Array, t: number, count: number, rows: number, moves: Relocation | null, cap = count, from = 0): void {
   const words = new Uint32Array(block.buffer, block.byteOffset, block.byteLength >>> 2);
   if (rows) {
-    const rowAt = (count * clrProgram().layouts[t].preRow) >>> 2;
+    const rowAt = ((cap * clrProgram().layouts[t].preRow) >>> 2) + from;
     for (let i = 0; i < count; i++) words[rowAt + i] += rows;
   }
   for (const pre of blockShapes()[t].offsets) {
-    const o = (count * pre) >>> 2;
+    const o = ((cap * pre) >>> 2) + from;
     if (!moves) {
       words.fill(0, o, o + count);
       continue;

@@ -45,7 +45,9 @@ export async function decodeTrace(input: Input, options: DecodeOptions = {}, own
     data.records = new RecordSource(data, again);
     return data;
   }
-  return decodeInto(new TraceBuilder(size, true, mode), input, options, size, mode === "drop" || own);
+  // bytes in hand: the trace's record bytes are the input itself, where the core walked them (no copy)
+  const whole = input instanceof Uint8Array ? input : input instanceof ArrayBuffer ? new Uint8Array(input) : undefined;
+  return decodeInto(new TraceBuilder(size, true, mode, whole), input, options, size, mode === "drop" || own);
 }
 
 const NETTRACE = "Nettrace";

@@ -21,6 +21,55 @@ import { haveWorkers, workerFactory, type DecodeWorker } from "./worker-factory.
 
 /** The input bytes of one worker's segment at most (a window of `batchBytes` of record data may hold less). */
 const SEGMENT_BYTES = 8 << 20;
+/**
+ * Decode workers between decodes: a worker keeps its core's memory and its spare window buffers warm
+ * (fresh memory costs a page fault per 4 KiB page), so a decode takes idle workers before starting new
+ * ones, and gives them back when it ends; those idle for IDLE_MS are stopped. An idle worker does not
+ * keep a Node process alive.
+ */
+interface PooledWorker {
+  worker: DecodeWorker;
+  onMessage?: (message: unknown) => void;
+  onError?: (error: Error) => void;
+  failed?: boolean;
+}
+const idleWorkers: PooledWorker[] = [];
+let idleTimer: ReturnType<typeof setTimeout> | undefined;
+const IDLE_MS = 5_000;
+
+function leaseWorker(): PooledWorker {
+  const idle = idleWorkers.pop();
+  if (idle) {
+    idle.worker.ref?.();
+    return idle;
+  }
+  const p: PooledWorker = { worker: workerFactory()! };
+  p.worker.listen((m) => p.onMessage?.(m), (e) => {
+    p.failed = true;
+    p.onError?.(e);
+  });
+  return p;
+}
+
+function releaseWorkers(list: readonly PooledWorker[]): Promise<unknown> {
+  const stopping: (Promise<unknown> | void)[] = [];
+  for (const p of list) {
+    p.onMessage = p.onError = undefined;
+    if (p.failed) stopping.push(p.worker.terminate());
+    else {
+      p.worker.unref?.();
+      idleWorkers.push(p);
+    }
+  }
+  if (idleTimer !== undefined) clearTimeout(idleTimer);
+  idleTimer = setTimeout(() => {
+    idleTimer = undefined;
+    for (const p of idleWorkers.splice(0)) void p.worker.terminate();
+  }, IDLE_MS);
+  (idleTimer as { unref?: () => void }).unref?.();
+  return Promise.all(stopping);
+}
+
 /** Segments queued or being decoded per worker: one decoding, one waiting. */
 const IN_FLIGHT_PER_WORKER = 2;
 
@@ -495,7 +544,9 @@ export async function* decodeParallel(input: Input, options: DecodeOptions, work
   const source = isByteSource(input) ? input : undefined;
   let chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
   if (typeof Blob !== "undefined" && input instanceof Blob) chunks = blobChunks(input);
-  else if (input instanceof Uint8Array || input instanceof ArrayBuffer) chunks = slices(new Uint8Array(input as ArrayBuffer), options.chunkBytes ?? 16 << 20);
+  // (a Uint8Array as it is: `new Uint8Array(view)` would copy it whole)
+  else if (input instanceof Uint8Array) chunks = slices(input, options.chunkBytes ?? 16 << 20);
+  else if (input instanceof ArrayBuffer) chunks = slices(new Uint8Array(input), options.chunkBytes ?? 16 << 20);
   else chunks = input as AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
   const cutter = new Cutter(source ?? (async function* () {
     yield* chunks;
@@ -539,6 +590,7 @@ export async function* decodeParallel(input: Input, options: DecodeOptions, work
 
   const jobs = new Map<number, SegmentJob>();
   const pool: DecodeWorker[] = [];
+  const leased: PooledWorker[] = [];
   const inFlight: SegmentJob[] = [];
   let workerError: Error | undefined;
   try {
@@ -553,11 +605,14 @@ export async function* decodeParallel(input: Input, options: DecodeOptions, work
       engine: here.engine, batchBytes: here.batchBytes, clrTables: here.clrTables, memoryLimit: here.memoryLimit, filter: here.filter, wasm,
     };
     for (let i = 0; i < workers; i++) {
-      const w = workerFactory()!;
-      w.listen((message) => {
+      const p = leaseWorker();
+      leased.push(p);
+      const w = p.worker;
+      p.onMessage = (message) => {
         const m = message as SegmentMessage;
         jobs.get(m.segment)?.push(m);
-      }, (error) => {
+      };
+      p.onError = (error) => {
         // a worker that died: its segments end there, failed, at their first byte (the windows before are kept)
         workerError ??= error;
         for (const [segment, job] of jobs) {
@@ -566,7 +621,7 @@ export async function* decodeParallel(input: Input, options: DecodeOptions, work
             clrMissing: 0, arenaBytes: 0, warnings: new Uint8Array(0), warningTotal: 0,
           } });
         }
-      });
+      };
       pool.push(w);
     }
     let id = 1;
@@ -598,8 +653,10 @@ export async function* decodeParallel(input: Input, options: DecodeOptions, work
     yield* drain(rest);
     return finish();
   } finally {
+    // A worker still busy (a decode that stopped early) is stopped; the others wait for the next decode.
     // (awaited: a run of decodes does not pile up threads still stopping)
-    await Promise.all(pool.map((w) => w.terminate()));
+    for (const p of leased) if (jobs.size > 0 || inFlight.length > 0) p.failed = true;
+    await releaseWorkers(leased);
     await source?.close?.();
   }
 }

@@ -39,6 +39,7 @@ export interface EventColumns {
 export interface ColumnType {
   new (length: number): ArrayBufferView & ArrayLike<unknown>;
   new (buffer: ArrayBuffer, byteOffset: number, length: number): ArrayBufferView & ArrayLike<unknown>;
+  readonly BYTES_PER_ELEMENT: number;
 }
 
 /** Each event column's typed-array type, and the directory slot (codes.ts DIR_*) of its address in the core. */

@@ -1,0 +1,43 @@
+// The benchmark's inputs: traces made by the project's generator, cached in bench/.cache (child
+// processes read them too), and the page cache warmed before a timed read.
+
+import { closeSync, existsSync, mkdirSync, openSync, readSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { generateNettraceFile, generateTraceFile } from "../bindings/generator/generate-file.js";
+
+const CACHE = fileURLToPath(new URL("../../bench/.cache/", import.meta.url));
+const MiB = 1024 * 1024;
+
+/** Generated inputs are cached on disk (bench/.cache) so child processes can read them too. */
+export function generated(sizeMiB: number, compress: boolean, samples = false): string {
+  mkdirSync(CACHE, { recursive: true });
+  const path = join(CACHE, `generated-${sizeMiB}MiB${compress ? "-xpress" : ""}${samples ? "-samples" : ""}.etl`);
+  if (!existsSync(path)) {
+    process.stderr.write(`generating ${path} ...\n`);
+    generateTraceFile(path, { targetBytes: sizeMiB * MiB, compress, seed: 42, processors: 8, samples });
+  }
+  return path;
+}
+
+/** A generated .nettrace of `sizeMiB` (the runtime's events, sample profiler samples with stacks), cached as the .etl ones. */
+export function generatedNettrace(sizeMiB: number, version: 4 | 5 | 6 = 5): string {
+  mkdirSync(CACHE, { recursive: true });
+  const path = join(CACHE, `generated-${sizeMiB}MiB-v${version}.nettrace`);
+  if (!existsSync(path)) {
+    process.stderr.write(`generating ${path} ...\n`);
+    generateNettraceFile(path, { targetBytes: Infinity, fileBytes: sizeMiB * MiB, seed: 42, processors: 8, samples: true, version });
+  }
+  return path;
+}
+
+/** Reads a file through once, so that the timed runs read it from the page cache, not the disk. */
+export function warmPageCache(path: string): void {
+  const b = Buffer.alloc(16 << 20);
+  const fd = openSync(path, "r");
+  try {
+    while (readSync(fd, b, 0, b.length, null) > 0) { /* read on */ }
+  } finally {
+    closeSync(fd);
+  }
+}
