@@ -255,8 +255,8 @@ async function benchInput(input: string, path: string, quick: boolean, adapter?:
     ["wasm", () => decodeWhole(bytes, "wasm", input)],
     ["js", () => decodeWhole(bytes, "js", input)],
   ];
-  // (workers on traces of 1 GiB and more: below that, segments are few)
-  if (bytes.length >= 1 << 30) {
+  // (workers on the big traces: below that, segments are few)
+  if (big) {
     engines.push(["wasm, 1 worker", () => decodeWhole(bytes, "wasm", input, 1)], ["wasm, 2 workers", () => decodeWhole(bytes, "wasm", input, 2)]);
   }
   if (adapter) engines.push([adapter.name, async () => adapter.parse(bytes)]);

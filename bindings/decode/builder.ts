@@ -28,16 +28,19 @@ class ByteStore {
   /** `capacity`: what the first growth takes (the store takes no memory until something is appended). */
   constructor(private readonly capacity: number) {}
 
-  /** Room for `n` more bytes (offsets are u32: the store stops short of 4 GiB). */
-  reserve(n: number): boolean {
+  /**
+   * Room for `n` more bytes (offsets are u32: the store stops short of 4 GiB); `expect`: the bytes the
+   * whole trace will likely take, when the store must grow.
+   */
+  reserve(n: number, expect = 0): boolean {
     const need = this.length + n;
     if (need > 0xffff_fff8) return false;
     if (need > this.bytes.length) {
       const grown = this.bytes.length ? Math.floor(this.bytes.length * 1.5) : Math.max(1 << 16, this.capacity);
-      const size = Math.min(0xffff_fff8, Math.max(need, grown));
+      const size = Math.min(0xffff_fff8, Math.max(need, grown, expect));
       const next = new Uint8Array(takeBuffer(size), 0, size);
       next.set(this.bytes.subarray(0, this.length));
-      if (this.bytes.length) giveBack([this.bytes.buffer]);
+      // (the store outgrown is left to the collector: pooled, it would stay resident)
       this.bytes = next;
     }
     return true;
@@ -82,7 +85,6 @@ class GrowingColumns<T extends object> {
       const next = new type(takeBuffer(cap * type.BYTES_PER_ELEMENT), 0, cap) as Column;
       const old = this.arrays[key];
       if (this.length) (next as unknown as { set(a: Column): void }).set(old.subarray(0, this.length) as Column);
-      giveBack([old.buffer]);
       this.arrays[key] = next;
     }
     this.cap = cap;
@@ -194,7 +196,7 @@ export class TraceBuilder {
    * In the input when they lie in it as staged (records walked in place); else appended to the store,
    * which then starts as a copy of the input up to this window (the offsets before stay as they are).
    */
-  private place(w: Window): Relocation | null {
+  private place(w: Window, reached: number): Relocation | null {
     const ranges = w.records.filter(([a, b]) => b > a);
     if (this.input && ranges.length <= 1 && (ranges.length === 0 || ranges[0][0] === w.records[0][0])) {
       const [start] = w.records[0];
@@ -210,6 +212,10 @@ export class TraceBuilder {
         this.input = undefined;
       }
     }
+    // (room for what the whole trace will likely take, from the record bytes per input byte so far: a
+    // compressed trace's records take several times its size)
+    const adding = ranges.reduce((n, [a, b]) => n + align8(b - a), 0);
+    if (!this.store.reserve(adding, Math.min(this.expect(this.store.length + adding, reached), 0xffff_fff8))) return null;
     const moves: [number, number, number][] = [];
     for (const [a, b] of ranges) {
       const at = this.store.append(w.data.bytes.subarray(a, b));
@@ -223,7 +229,10 @@ export class TraceBuilder {
   add(w: Window): boolean {
     if (this.full) return false;
     const { data } = w;
-    const moves = this.keepRecords ? this.place(w) : [];
+    // how far into the file this window reaches: what the rows so far tell of the whole trace
+    const reached = data.bufferCount ? readBuffer(data, data.bufferCount - 1) : undefined;
+    const at = reached ? reached.fileOffset + reached.bufferSize : 0;
+    const moves = this.keepRecords ? this.place(w, at) : [];
     if (!moves) {
       this.full = true;
       return false;
@@ -245,9 +254,6 @@ export class TraceBuilder {
       deltas[b] = moved - addr;
       if (addr) bv.setUint32(o + C.B_DATA, moved, true);
     }
-    // how far into the file this window reaches: what the rows so far tell of the whole trace
-    const reached = data.bufferCount ? readBuffer(data, data.bufferCount - 1) : undefined;
-    const at = reached ? reached.fileOffset + reached.bufferSize : 0;
     if (this.keepRows) {
       const e = data.events;
       const n = data.eventCount;
@@ -312,10 +318,7 @@ export class TraceBuilder {
         if (need > g.cap) {
           const cap = Math.max(need, this.expect(need, at), Math.ceil(g.cap * 1.5));
           const block = new Uint8Array(takeBuffer(cap * layouts[t].rowBytes), 0, cap * layouts[t].rowBytes);
-          if (g.count) {
-            appendRows(t, block, cap, 0, g.block, g.cap, g.count);
-            giveBack([g.block.buffer]);
-          }
+          if (g.count) appendRows(t, block, cap, 0, g.block, g.cap, g.count);
           g.block = block;
           g.cap = cap;
         }
