@@ -58,9 +58,9 @@ export async function guardFigures(): Promise<GuardFigures> {
     if (!t.complete) throw new Error(`guard: the ${engine} decode of ${path} stopped early: ${t.incomplete!.message}`);
     t.dispose();
   };
-  const whole = mbps(await best(5, decode("wasm")));
+  const whole = mbps(await best(7, decode("wasm")));
   const wholeJs = mbps(await best(2, decode("js")));
-  const streamed = mbps(await best(3, async () => {
+  const streamed = mbps(await best(5, async () => {
     const stream = await streamTraceFile(path);
     let rows = 0;
     for await (const b of stream) {
