@@ -64,6 +64,11 @@ class ByteStore {
   }
 }
 
+/** The room to grow to for `need` rows: the rows expected, and at least half again the old room. */
+function grownCap(need: number, cap: number, expect: number): number {
+  return Math.max(need, expect, Math.ceil(cap * 1.5));
+}
+
 /**
  * Columns that grow by appended windows, `length` rows used of `cap`: one typed array each, copied
  * into a larger one when a window does not fit (rarely: `reserve` is told how many rows to expect).
@@ -79,7 +84,7 @@ class GrowingColumns<T extends object> {
   /** Room for `need` rows in all; `expect`: the rows the whole trace will likely have (>= need). */
   reserve(need: number, expect: number): void {
     if (need <= this.cap) return;
-    const cap = Math.max(expect, need, Math.ceil(this.cap * 1.5));
+    const cap = grownCap(need, this.cap, expect);
     for (const key of Object.keys(this.layout)) {
       const type = this.layout[key][0];
       const next = new type(takeBuffer(cap * type.BYTES_PER_ELEMENT), 0, cap) as Column;
@@ -316,7 +321,7 @@ export class TraceBuilder {
         const g = (this.clr[t] ??= { block: new Uint8Array(0), cap: 0, count: 0 });
         const need = g.count + count;
         if (need > g.cap) {
-          const cap = Math.max(need, this.expect(need, at), Math.ceil(g.cap * 1.5));
+          const cap = grownCap(need, g.cap, this.expect(need, at));
           const block = new Uint8Array(takeBuffer(cap * layouts[t].rowBytes), 0, cap * layouts[t].rowBytes);
           if (g.count) appendRows(t, block, cap, 0, g.block, g.cap, g.count);
           g.block = block;
