@@ -59,7 +59,7 @@ export async function guardFigures(): Promise<GuardFigures> {
     t.dispose();
   };
   const whole = mbps(await best(7, decode("wasm")));
-  const wholeJs = mbps(await best(2, decode("js")));
+  const wholeJs = mbps(await best(3, decode("js")));
   const streamed = mbps(await best(5, async () => {
     const stream = await streamTraceFile(path);
     let rows = 0;
