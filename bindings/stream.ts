@@ -159,7 +159,8 @@ export class TraceStream implements AsyncIterable<TraceBatch> {
       }
     }
     const outline = new TraceBuilder(undefined, false);
-    const windows = windowsOf(this.input, this.options);
+    // (chunks read to see the format are given back ahead of the rest: a one-shot iterable has no other copy)
+    const windows = windowsOf(peeked.input, this.options);
     const providerNames = new Map<number, string>();
     let batch: TraceBatch | undefined;
     let index = 0;

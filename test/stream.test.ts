@@ -166,6 +166,29 @@ describe("streamTrace", () => {
     }
   });
 
+  it("chunks that can be read only once (generators, sync and async) give every row: none is lost to finding the format", async () => {
+    const bytes = syntheticTrace(25, { records: 6000 });
+    const whole = await openTrace(bytes);
+    function* once(): Generator<Uint8Array> {
+      for (let at = 0; at < bytes.length; at += 65536) yield bytes.subarray(at, at + 65536);
+    }
+    async function* onceAsync(): AsyncGenerator<Uint8Array> {
+      yield* once();
+    }
+    for (const input of [once(), onceAsync()]) {
+      const stream = streamTrace(input, { batchBytes: 64 << 10 });
+      const problems: string[] = [];
+      let rows = 0;
+      for await (const b of stream) {
+        problems.push(...batchDifferences(b, whole));
+        rows += b.events.length;
+      }
+      expect(problems).toEqual([]);
+      expect(rows).toBe(whole.events.length);
+      expect(stream.end!.complete).toBe(true);
+    }
+  });
+
   it("decode-time filters give the batches the rows a filtered openTrace has", async () => {
     const bytes = syntheticTrace(22, { compress: true, records: 6000 });
     const filters: DecodeFilter[] = [{ provider: "Microsoft-Windows-DotNETRuntime" }, { eventId: [1, 2] }, { pid: [4] }];
