@@ -8,10 +8,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { chromium, type Browser } from "playwright-core";
+import { chromium, type Browser, type Page } from "playwright-core";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { tableFromIPC } from "@uwdata/flechette";
-import { openTrace } from "../dist/bindings/index.js";
+import { openTrace, type Trace } from "../dist/bindings/index.js";
 import { cpuProfile, gcStats, stackNames } from "../dist/bindings/analysis/index.js";
 import { PayloadContext, payloadPairs } from "../dist/bindings/perfview/index.js";
 import { streamTraceFile } from "../dist/bindings/node.js";
@@ -35,6 +35,7 @@ let site: { url: string; close(): Promise<void> };
 
 async function nodeCounts(file: string) {
   const t = await openTrace(readFileSync(file));
+  const gc = gcNote(gcEventsOf(t));
   // (the viewer names providers known only by GUID from the trace's manifests and Windows' registered names)
   nameTraceProviders(t);
   const perProvider = new Map<string, number>();
@@ -43,7 +44,43 @@ async function nodeCounts(file: string) {
     const name = p.group ? `${p.name}/${p.group}` : p.name;
     perProvider.set(name, (perProvider.get(name) ?? 0) + 1);
   }
-  return { records: t.events.length, perProvider };
+  return { records: t.events.length, perProvider, gc };
+}
+
+/** GC/Start and GC/Stop events of the .NET runtime, for the viewer's GC lanes. */
+interface GcEvent { ts: bigint; processor: number; row: number; pid: number; start: boolean; ms: number }
+
+function gcEventsOf(t: Trace, firstRow = 0): GcEvent[] {
+  const out: GcEvent[] = [];
+  // (the query's row is one cursor: read as it goes)
+  for (const r of t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: [1, 2] })) {
+    out.push({ ts: r.timestamp, processor: r.processor, row: firstRow + r.index, pid: r.pid ?? 0, start: r.eventId === 1, ms: r.relativeMSec });
+  }
+  return out;
+}
+
+/** The GC lanes' note: each process's GC/Start paired with its next GC/Stop in time order (timestamp, processor, file order). */
+function gcNote(events: GcEvent[]): { gcs: number; longest: string } {
+  const sorted = [...events].sort((a, b) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : a.processor - b.processor || a.row - b.row));
+  const open = new Map<number, number>();
+  let gcs = 0, longest = 0;
+  for (const e of sorted) {
+    if (e.start) open.set(e.pid, e.ms);
+    else if (open.has(e.pid)) {
+      gcs++;
+      longest = Math.max(longest, e.ms - open.get(e.pid)!);
+      open.delete(e.pid);
+    }
+  }
+  return { gcs, longest: longest.toFixed(3) };
+}
+
+/** The GC count and longest pause the viewer's note gives. */
+async function shownGcNote(page: Page): Promise<{ gcs: number; longest: string } | undefined> {
+  const note = (await page.locator("#gc-note").textContent()) ?? "";
+  if (note.startsWith("No .NET GC events")) return { gcs: 0, longest: "0.000" };
+  const m = /^([\d,]+) GCs in .* Longest pause ([\d.]+) ms\./.exec(note);
+  return m ? { gcs: Number(m[1].replace(/,/g, "")), longest: m[2] } : undefined;
 }
 
 describe.skipIf(!HAVE_CHROMIUM)("in Chromium", () => {
@@ -78,9 +115,10 @@ describe.skipIf(!HAVE_CHROMIUM)("in Chromium", () => {
     const shown = await page.locator("[data-testid=shown-count]").textContent();
     const gridRows = await page.locator("#grid .grid-row").count();
     const incomplete = await page.locator("[data-testid=incomplete-banner]").isVisible();
+    const gc = await shownGcNote(page);
     await page.close();
     expect(errors).toEqual([]);
-    return { records: Number(count!.replace(/,/g, "")), perProvider: new Map(rows.map(([n, c]) => [n!, Number(c!.replace(/,/g, ""))])), shown, gridRows, incomplete };
+    return { records: Number(count!.replace(/,/g, "")), perProvider: new Map(rows.map(([n, c]) => [n!, Number(c!.replace(/,/g, ""))])), shown, gridRows, incomplete, gc };
   }
 
   // (and EventPipe files: the viewer opens them as it opens .etl files)
@@ -98,6 +136,7 @@ describe.skipIf(!HAVE_CHROMIUM)("in Chromium", () => {
       expect(got.gridRows).toBeGreaterThan(5); // the virtualized table renders only what is visible
       expect(got.gridRows).toBeLessThan(40);
       expect(got.incomplete).toBe(false); // no banner on a complete trace
+      expect(got.gc).toEqual(want.gc); // the GC lanes: GCs paired in time order, the longest pause
     }, 90_000);
   }
 
@@ -105,8 +144,10 @@ describe.skipIf(!HAVE_CHROMIUM)("in Chromium", () => {
     const file = join(mkdtempSync(join(tmpdir(), "etw-wasm-1g-")), "generated-1GiB.etl");
     generateTraceFile(file, { targetBytes: 2 ** 30, seed: 9, processors: 4 });
     const want = { records: 0, perProvider: new Map<string, number>() };
+    const gcEvents: GcEvent[] = [];
     const stream = await streamTraceFile(file);
     for await (const b of stream) {
+      for (const e of gcEventsOf(b, b.firstRow)) gcEvents.push(e);
       const col = b.events.columns.provider;
       const counts = new Float64Array(b.providers.length);
       for (let i = 0; i < col.length; i++) counts[col[i]]++;
@@ -128,6 +169,9 @@ describe.skipIf(!HAVE_CHROMIUM)("in Chromium", () => {
     expect(got.shown).toBe(`${want.records.toLocaleString("en-US")} shown`);
     expect(got.gridRows).toBeGreaterThan(5);
     expect(got.gridRows).toBeLessThan(40);
+    const wantGc = gcNote(gcEvents);
+    expect(wantGc.gcs).toBeGreaterThan(100_000);
+    expect(got.gc).toEqual(wantGc);
   }, 400_000);
 
   it.skipIf(!HAVE_CORPUS)("a streamed trace (batches of 1 MiB): the counts of a Node decode, and rows paged from the file as the Node decode has them", async () => {

@@ -307,16 +307,21 @@ export class EventNames {
  * every description the trace carries (an EventSource manifest may come after the events it names).
  */
 export class NameCounter {
-  private readonly manifests = new ManifestCollector();
+  private readonly manifestsSeen = new ManifestCollector();
   private typeRows = new Float64Array(0);
   /** Rows of a type that carry a TraceLogging name, by name. */
   private readonly traceLogging = new Map<number, Map<string, number>>();
   /** Rows beyond the event type table: named one by one, with the descriptions seen so far. */
   private readonly untyped = new Map<string, number>();
 
+  /** The trace's own descriptions of its events (EventSource manifests, TDH descriptions) seen so far. */
+  get manifests(): TraceManifests {
+    return this.manifestsSeen.result;
+  }
+
   add(batch: { events: EventTable; eventTypes: EventTypeTable }): void {
     const { events, eventTypes } = batch;
-    this.manifests.scan(events);
+    this.manifestsSeen.scan(events);
     if (this.typeRows.length < eventTypes.length) {
       const next = new Float64Array(eventTypes.length);
       next.set(this.typeRows);
@@ -350,7 +355,7 @@ export class NameCounter {
 
   /** Rows per name, most first (ties by name), for the stream's providers and event types. */
   counts(providers: ProviderTable, types: EventTypeTable): [string, number][] {
-    const manifests = this.manifests.result;
+    const manifests = this.manifestsSeen.result;
     const out = new Map(this.untyped);
     const add = (name: string, n: number) => out.set(name, (out.get(name) ?? 0) + n);
     for (let t = 0; t < types.length && t < this.typeRows.length; t++) {

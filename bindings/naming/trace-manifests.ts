@@ -6,7 +6,8 @@
 import * as C from "../../assembly/codes.js";
 import { formatGuid } from "../schema/guid.js";
 import type { EventTable } from "../tables/event-table.js";
-import { concatBytes } from "../decode/trace-data.js";
+import { EventTypeTable } from "../tables/event-types.js";
+import { concatBytes, type TraceData } from "../decode/trace-data.js";
 
 /** TDH input types (TDH_IN_TYPE). */
 export const IN = {
@@ -173,6 +174,8 @@ export class ManifestCollector {
     if (!table.recordBytes) return this;
     let metaProvider = -1;
     for (let i = 0; i < table.providers.length; i++) if (table.providers.get(i).guid === METADATA_GUID) metaProvider = i;
+    // (most tables, and most batches of a stream, have none: their rows are not read)
+    if (!mayHoldDescriptions(table.data, metaProvider)) return this;
     for (let i = 0; i < table.length; i++) {
       const ht = c.headerType[i];
       const off = c.payloadOffset[i];
@@ -213,6 +216,22 @@ export class ManifestCollector {
   }
 }
 
+/**
+ * Whether rows of `data` can be EventSource manifests (event id 0xFFFE, EVENT_HEADER) or TDH
+ * descriptions (the metadata provider, index `metaProvider`), by the event type table's counts.
+ */
+function mayHoldDescriptions(data: TraceData, metaProvider: number): boolean {
+  const types = new EventTypeTable(data);
+  // (rows past a full type table have no type to go by)
+  if (types.length >= C.MAX_EVENT_TYPES) return true;
+  for (let t = 0; t < types.length; t++) {
+    if (!types.count[t]) continue;
+    const ht = types.headerType[t];
+    if ((ht === C.HT_EVENT_HEADER32 || ht === C.HT_EVENT_HEADER64) && types.eventId[t] === 0xfffe) return true;
+    if (types.provider[t] === metaProvider) return true;
+  }
+  return false;
+}
 
 // ---------------------------------------------------------------- TDH (TRACE_EVENT_INFO)
 

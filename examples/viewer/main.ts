@@ -6,6 +6,8 @@
 import { openTraceInWorker, type Trace } from "etw-wasm/browser";
 import type { StreamSummary } from "./stream-worker.js";
 import { rowCells, useFieldFormatter, type RowCells } from "./rows.js";
+import { sendFile } from "./feed.js";
+import { GcEvents, type GcLanes } from "./gc-lanes.js";
 
 /** Files above this size are streamed, not held. */
 const STREAM_BYTES = 256 << 20;
@@ -119,7 +121,10 @@ function openStreamed(file: File) {
   };
   // (?stream=BYTES sets the batch size: small batches show the paging on small files)
   const batchBytes = Number(new URLSearchParams(location.search).get("stream")) || undefined;
-  worker.postMessage({ open: file, wasm: new URL("etw.wasm", location.href).href, batchBytes });
+  // (the page reads the file and hands it over: the worker decodes while the next slices are read)
+  const channel = new MessageChannel();
+  sendFile(file, channel.port1);
+  worker.postMessage({ open: file, port: channel.port2, wasm: new URL("etw.wasm", location.href).href, batchBytes }, [channel.port2]);
 }
 
 function renderStreamed(sum: StreamSummary) {
@@ -396,50 +401,57 @@ function drawStreamedRows(s: NonNullable<typeof streamed>) {
 
 /** GC/Start .. GC/Stop intervals of the .NET runtime, one lane per process, colored by generation. */
 function drawGc(t: Trace, span: number) {
-  const starts = t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 1, order: "time" });
-  const stops = t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 2, order: "time" });
-  const open = new Map<number, { ms: number; gen: number }>();
-  const gcs: { pid: number; from: number; to: number; gen: number }[] = [];
-  const all = [...starts.indices, ...stops.indices].sort((a, b) => (t.events.timestamp[a] < t.events.timestamp[b] ? -1 : 1));
-  for (const i of all) {
-    const row = t.events.row(i);
-    const pid = row.pid ?? 0;
-    if (row.eventId === 1) open.set(pid, { ms: row.relativeMSec, gen: Number(row.get("Depth") ?? 0) });
-    else {
-      const s = open.get(pid);
-      if (s) gcs.push({ pid, from: s.ms, to: row.relativeMSec, gen: s.gen });
-      open.delete(pid);
-    }
-  }
-  paintGc(gcs, span, (pid) => t.processes.processName(pid, t.events.timestamp[0] ?? 0n));
+  const gcs = new GcEvents();
+  gcs.add(t);
+  paintGc(gcs.lanes(), span, (pid) => t.processes.processName(pid, t.events.timestamp[0] ?? 0n));
 }
 
-function paintGc(gcs: { pid: number; from: number; to: number; gen: number }[], span: number, name: (pid: number) => string = (pid) => `Process(${pid})`) {
+function paintGc(gcs: GcLanes, span: number, name: (pid: number) => string = (pid) => `Process(${pid})`) {
   const canvas = $<HTMLCanvasElement>("gc");
   const dpr = devicePixelRatio || 1;
   const w = (canvas.width = canvas.clientWidth * dpr || 800);
   const h = (canvas.height = 140 * dpr);
   const g = canvas.getContext("2d")!;
   g.clearRect(0, 0, w, h);
-  const pids = [...new Set(gcs.map((x) => x.pid))];
+  const pids = [...new Set(gcs.pid)];
+  const lane = new Map(pids.map((pid, k) => [pid, k]));
   // a time axis at the bottom; a lane per process above it, named at its left
   const axis = 18 * dpr;
-  const lane = (h - axis) / Math.max(1, pids.length);
+  const height = (h - axis) / Math.max(1, pids.length);
   const colors = ["#4c9be8", "#f0a030", "#d9534f", "#7a5cc4"];
-  for (const gc of gcs) {
-    const x = (gc.from / Math.max(span, 1e-9)) * w;
-    const width = Math.max(2, ((gc.to - gc.from) / Math.max(span, 1e-9)) * w);
-    g.fillStyle = colors[Math.min(gc.gen, 3)];
-    g.fillRect(x, pids.indexOf(gc.pid) * lane + 4, width, lane - 8);
+  // Each lane drawn by pixel column, the highest generation in a column wins: a hundred thousand GCs
+  // paint as fast as a few (and a gen 2 GC is never hidden under gen 0s)
+  const cols = Math.max(1, Math.ceil(w));
+  const cover = new Int8Array(cols * pids.length).fill(-1);
+  const scale = cols / Math.max(span, 1e-9);
+  const minWidth = 2 * dpr;
+  for (let k = 0; k < gcs.length; k++) {
+    const x0 = Math.max(0, Math.min(cols - 1, Math.floor(gcs.from[k] * scale)));
+    const x1 = Math.max(x0 + 1, Math.min(cols, Math.ceil(Math.max(gcs.to[k] * scale, gcs.from[k] * scale + minWidth))));
+    const base = lane.get(gcs.pid[k])! * cols;
+    const gen = Math.min(gcs.gen[k], 3);
+    for (let x = x0; x < x1; x++) if (cover[base + x] < gen) cover[base + x] = gen;
+  }
+  for (let p = 0; p < pids.length; p++) {
+    for (let x = 0; x < cols; ) {
+      const gen = cover[p * cols + x];
+      let end = x + 1;
+      while (end < cols && cover[p * cols + end] === gen) end++;
+      if (gen >= 0) {
+        g.fillStyle = colors[gen];
+        g.fillRect(x, p * height + 4, end - x, height - 8);
+      }
+      x = end;
+    }
   }
   g.font = `${11 * dpr}px system-ui, sans-serif`;
   g.textBaseline = "top";
   pids.forEach((pid, k) => {
     const label = `${name(pid)} (${pid})`;
     g.fillStyle = "rgba(255,255,255,0.8)";
-    g.fillRect(2 * dpr, k * lane + 4, g.measureText(label).width + 6 * dpr, 14 * dpr);
+    g.fillRect(2 * dpr, k * height + 4, g.measureText(label).width + 6 * dpr, 14 * dpr);
     g.fillStyle = "#1d2330";
-    g.fillText(label, 5 * dpr, k * lane + 5);
+    g.fillText(label, 5 * dpr, k * height + 5);
   });
   g.fillStyle = "#5a6475";
   g.fillRect(0, h - axis, w, 1);
@@ -451,7 +463,7 @@ function paintGc(gcs: { pid: number; from: number; to: number; gen: number }[], 
   }
   // a loop, not Math.max(...): a spread of a hundred thousand GCs overflows the stack
   let longest = 0;
-  for (const gc of gcs) longest = Math.max(longest, gc.to - gc.from);
+  for (let k = 0; k < gcs.length; k++) longest = Math.max(longest, gcs.to[k] - gcs.from[k]);
   $("gc-note").textContent = gcs.length
     ? `${fmt(gcs.length)} GCs in ${pids.length} process(es); blue gen 0, orange gen 1, red gen 2. Longest pause ${longest.toFixed(3)} ms.`
     : "No .NET GC events in this trace.";

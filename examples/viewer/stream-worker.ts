@@ -1,11 +1,13 @@
 // The viewer's worker for traces too big to hold: the file is streamed batch by batch (memory
-// bounded by the batch), the summary, counts and GC lanes are computed from the batches, and where
-// each batch lies in the file is remembered, so that the event table can be paged from the file on
+// bounded by the batch; the page reads the file and sends it over, feed.ts), the summary, counts
+// and GC lanes are computed from the batches, and where each batch lies in the file is remembered, so that the event table can be paged from the file on
 // demand: a page's batch is decoded again from its bytes, after buffer 0 (the logfile header's,
 // which gives the trace's clock).
 
-import { streamTrace, openTrace, NameCounter, ManifestCollector, setTraceManifests, type Trace, type TraceManifests } from "etw-wasm/browser";
+import { streamTrace, openTrace, NameCounter, setTraceManifests, type Trace, type TraceManifests } from "etw-wasm/browser";
 import { rowCells, type RowCells } from "./rows.js";
+import { receiveFile } from "./feed.js";
+import { GcEvents, lanesBuffers, type GcLanes } from "./gc-lanes.js";
 
 /** A batch's rows (file order, over the whole trace) and its buffers' bytes in the file. */
 interface BatchAt {
@@ -27,14 +29,14 @@ export interface StreamSummary {
   warningTotal: number;
   providers: [string, number][];
   names: [string, number][];
-  gcs: { pid: number; from: number; to: number; gen: number }[];
+  gcs: GcLanes;
   spanMs: number;
   batches: number;
 }
 
 const scope = globalThis as unknown as {
   onmessage: ((e: MessageEvent) => void) | null;
-  postMessage(message: unknown): void;
+  postMessage(message: unknown, transfer?: Transferable[]): void;
 };
 
 let file: Blob | undefined;
@@ -45,48 +47,65 @@ let manifests: TraceManifests | undefined;
 /** Batches decoded again for pages, most recent last (two kept). */
 let cached: { index: number; trace: Trace; skip: number }[] = [];
 
-/** The larger of two raw timestamps given as (high, low) u32 halves. */
-function later(hi: number, lo: number, best: [number, number]): void {
-  if (hi > best[0] || (hi === best[0] && lo > best[1])) {
-    best[0] = hi;
-    best[1] = lo;
+/** The latest raw timestamp of `t` or `best`, as (high, low) u32 halves, in `best`. */
+function latest(t: Trace, best: [number, number]): void {
+  const c = t.events.columns.timestamp;
+  const ts = new Uint32Array(c.buffer, c.byteOffset, c.length * 2);
+  let [hi, lo] = best;
+  for (let i = 0; i < ts.length; i += 2) {
+    if (ts[i + 1] > hi || (ts[i + 1] === hi && ts[i] > lo)) {
+      hi = ts[i + 1];
+      lo = ts[i];
+    }
   }
+  best[0] = hi;
+  best[1] = lo;
 }
 
-async function open(input: Blob, wasmUrl: string, batchBytes?: number): Promise<StreamSummary> {
+/** Rows per provider index: from the event type table's counts (rows past a full type table one by one). */
+function providerRows(t: Trace): Float64Array {
+  const counts = new Float64Array(t.providers.length);
+  const types = t.eventTypes;
+  let typed = 0;
+  for (let k = 0; k < types.length; k++) {
+    counts[types.provider[k]] += types.count[k];
+    typed += types.count[k];
+  }
+  if (typed < t.events.length) {
+    const { provider, eventType } = t.events.columns;
+    for (let i = 0; i < provider.length; i++) if (eventType[i] === NO_TYPE) counts[provider[i]]++;
+  }
+  return counts;
+}
+
+/** A row's event type past a full type table (codes.EVENT_TYPE_NONE). */
+const NO_TYPE = 0xffff;
+
+/** Streams `input`, whose bytes the page sends through `port` (feed.ts). */
+async function open(input: Blob, port: MessagePort, wasmUrl: string, batchBytes?: number): Promise<StreamSummary> {
   file = input;
   wasm = wasmUrl;
   batches = [];
   for (const c of cached) c.trace.dispose();
   cached = [];
-  const stream = streamTrace(input, { wasm: wasmUrl, batchBytes, onProgress: (n) => scope.postMessage({ progress: n }) });
+  const stream = streamTrace(receiveFile(port), { wasm: wasmUrl, batchBytes, inputSize: input.size, onProgress: (n) => scope.postMessage({ progress: n }) });
   const names = new NameCounter();
-  const collector = new ManifestCollector();
   const perProvider = new Map<string, number>();
-  const gcEvents: { ts: bigint; processor: number; row: number; pid: number; start: boolean; ms: number; gen: number }[] = [];
+  const gcEvents = new GcEvents();
   const last: [number, number] = [0, 0];
   let clock: Trace["clock"] | undefined;
   for await (const b of stream) {
     names.add(b);
-    collector.scan(b.events);
     clock ??= b.clock;
-    const col = b.events.columns;
-    const counts = new Float64Array(b.providers.length);
-    for (let i = 0; i < col.provider.length; i++) counts[col.provider[i]]++;
+    const counts = providerRows(b);
     for (const p of b.providers) {
       if (!counts[p.index]) continue;
       // (by GUID and group: a provider may be named only at the end, from a manifest or Windows' names)
       const key = `${p.guid}/${p.group ?? ""}`;
       perProvider.set(key, (perProvider.get(key) ?? 0) + counts[p.index]);
     }
-    const ts = new Uint32Array(col.timestamp.buffer, col.timestamp.byteOffset, col.timestamp.length * 2);
-    for (let i = 0; i < ts.length; i += 2) later(ts[i + 1], ts[i], last);
-    for (const r of b.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: [1, 2] })) {
-      gcEvents.push({
-        ts: r.timestamp, processor: r.processor, row: b.firstRow + r.index, pid: r.pid ?? 0, start: r.eventId === 1,
-        ms: r.relativeMSec, gen: r.eventId === 1 ? Number(r.get("Depth") ?? 0) : 0,
-      });
-    }
+    latest(b, last);
+    gcEvents.add(b);
     if (b.bufferCount) {
       const first = b.buffer(0), end = b.buffer(b.bufferCount - 1);
       if (b.index === 0) headerEnd = first.fileOffset + first.bufferSize;
@@ -94,7 +113,7 @@ async function open(input: Blob, wasmUrl: string, batchBytes?: number): Promise<
     }
   }
   const end = stream.end!;
-  manifests = collector.result;
+  manifests = names.manifests;
   // providers known only by GUID: named by the trace's manifests, else by Windows' registered names
   // (the table is loaded only when a provider still shows as its GUID)
   if ([...end.providers].some((p) => p.kind === "guid" && p.name === `{${p.guid}}`)) {
@@ -108,25 +127,15 @@ async function open(input: Blob, wasmUrl: string, batchBytes?: number): Promise<
     const name = providerNames.get(key) ?? key;
     providerCounts.set(name, (providerCounts.get(name) ?? 0) + n);
   }
-  // GC/Start .. GC/Stop per process, in time order (timestamp, processor, file order) over the batches
-  gcEvents.sort((a, b) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : a.processor - b.processor || a.row - b.row));
-  const open = new Map<number, { ms: number; gen: number }>();
-  const gcs: StreamSummary["gcs"] = [];
-  for (const e of gcEvents) {
-    if (e.start) open.set(e.pid, { ms: e.ms, gen: e.gen });
-    else {
-      const s = open.get(e.pid);
-      if (s) gcs.push({ pid: e.pid, from: s.ms, to: e.ms, gen: s.gen });
-      open.delete(e.pid);
-    }
-  }
+  const gcs = gcEvents.lanes();
+  const nameCounts = names.counts(end.providers, end.eventTypes);
   const spanMs = clock && end.eventCount ? clock.relativeMSec((BigInt(last[0]) << 32n) | BigInt(last[1])) : 0;
   return {
     records: end.eventCount, info: end.info, complete: end.complete,
     incomplete: end.incomplete && { reason: end.incomplete.reason, offset: end.incomplete.offset, message: end.incomplete.message },
     decodeError: end.decodeError ? `${end.decodeError.name}: ` : undefined,
     inputBytes: end.inputBytes, decodedBytes: end.decodedBytes, warningTotal: end.warningTotal,
-    providers: [...providerCounts].sort((a, b) => b[1] - a[1]), names: names.counts(end.providers, end.eventTypes),
+    providers: [...providerCounts].sort((a, b) => b[1] - a[1]), names: nameCounts,
     gcs, spanMs, batches: batches.length,
   };
 }
@@ -162,9 +171,12 @@ async function page(from: number, to: number): Promise<RowCells[]> {
 }
 
 scope.onmessage = async (e) => {
-  const m = e.data as { open?: Blob; wasm: string; batchBytes?: number } | { page: { id: number; from: number; to: number } };
+  const m = e.data as { open?: Blob; port: MessagePort; wasm: string; batchBytes?: number } | { page: { id: number; from: number; to: number } };
   try {
-    if ("open" in m && m.open) scope.postMessage({ summary: await open(m.open, m.wasm, m.batchBytes) });
+    if ("open" in m && m.open) {
+      const summary = await open(m.open, m.port, m.wasm, m.batchBytes);
+      scope.postMessage({ summary }, lanesBuffers(summary.gcs));
+    }
     else if ("page" in m) scope.postMessage({ page: { id: m.page.id, from: m.page.from, rows: await page(m.page.from, m.page.to) } });
   } catch (error) {
     scope.postMessage({ error: (error as Error).message ?? String(error) });
