@@ -1,8 +1,8 @@
 // The viewer's worker for traces too big to hold: the file is streamed batch by batch (memory
 // bounded by the batch; the page reads the file and sends it over, feed.ts), the summary, counts
-// and GC lanes are computed from the batches, and where each batch lies in the file is remembered, so that the event table can be paged from the file on
-// demand: a page's batch is decoded again from its bytes, after buffer 0 (the logfile header's,
-// which gives the trace's clock).
+// and GC lanes are computed from the batches, and where each batch lies in the file is remembered,
+// so that the event table can be paged from the file on demand: a page's batch is decoded again
+// from its bytes, after buffer 0 (the logfile header's, which gives the trace's clock).
 
 import { streamTrace, openTrace, NameCounter, setTraceManifests, type Trace, type TraceManifests } from "etw-wasm/browser";
 import { rowCells, type RowCells } from "./rows.js";
