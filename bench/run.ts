@@ -9,6 +9,7 @@
 //   npm run bench -- --analysis        only the .NET analyses (GC and JIT stats, symbols, stacks, CPU profile)
 //                                      on a generated 1 GiB trace with CPU samples and stacks (--quick: 64 MiB)
 //   npm run bench -- --guard           only the quick guard's figures, written into bench/results.json
+//   npm run bench -- --viewer          only the viewer in Chromium (generated 64 MiB held, 1 GiB streamed)
 //   npm run bench -- --nettrace        only EventPipe files: generated .nettrace of 64 MiB and 1 GiB (--quick:
 //                                      64 MiB), opened whole and streamed, and the corpus .nettrace files
 //
@@ -24,6 +25,7 @@ import { openTrace, openTraceFile, streamTraceFile, type Trace } from "../bindin
 import { instantiateCore } from "../bindings/decode/loader.js";
 import { generated, generatedNettrace, warmPageCache } from "./inputs.js";
 import { guardFigures } from "./guard.js";
+import { viewerMarkdown, viewerRows } from "./viewer.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const CORPUS = resolve(ROOT, "..", "shared", "corpus", "etl");
@@ -54,6 +56,7 @@ function args() {
     analysis: a.includes("--analysis"),
     nettrace: a.includes("--nettrace"),
     guard: a.includes("--guard"),
+    viewer: a.includes("--viewer"),
     against: against >= 0 ? a[against + 1] : undefined,
     measureRss: a[0] === "--measure-rss" ? { engine: a[1] as "wasm" | "js", file: a[2] } : undefined,
     measureStream: a[0] === "--measure-stream" ? { engine: a[1] as "wasm" | "js", file: a[2], workers: Number(a[3] ?? 0) } : undefined,
@@ -615,6 +618,13 @@ async function main() {
     process.stdout.write(md);
     return;
   }
+  if (a.viewer) {
+    // the viewer section alone: bench/results-viewer.md
+    const md = viewerMarkdown(await viewerRows([64, 1024])).join("\n") + "\n";
+    writeFileSync(join(ROOT, "bench", "results-viewer.md"), md);
+    process.stdout.write(md);
+    return;
+  }
   if (a.convert) {
     // the convert section alone: bench/results-convert.md
     const md = convertMarkdown(await convertRows()).join("\n") + "\n";
@@ -662,14 +672,16 @@ async function main() {
     converts.push(...(await convertRows()));
   }
   const analysis = analysisMarkdown(await analysisRows(a.quick ? 64 : 1024));
+  process.stderr.write("the viewer in Chromium ...\n");
+  const viewer = await viewerRows(a.quick ? [64] : [64, 1024], a.quick ? 1 : 3);
   const eventPipe = await nettraceSection(a.quick);
   // the figures the quick guard in npm test holds later runs to (relative to memcpy)
   process.stderr.write("guard figures ...\n");
   const guard = await guardFigures();
   const meta = machine(a.quick);
   const guardLine = `Guard figures (bench/guard.ts, generated 64 MiB, best runs; npm test fails below half of each relative to memcpy): memcpy ${guard.memcpy.toFixed(0)} MB/s; whole wasm ${guard.whole.toFixed(0)} MB/s, whole TypeScript ${guard.wholeJs.toFixed(0)} MB/s, streamed wasm ${guard.streamed.toFixed(0)} MB/s.`;
-  const md = markdown(rows, xpress, meta, [...wholeFileMarkdown(wholeFiles), ...streamMarkdown(streamRows, summary), ...convertMarkdown(converts), ...analysis, "", ...eventPipe, "", guardLine]);
-  writeFileSync(join(ROOT, "bench", "results.json"), JSON.stringify({ meta, rows, xpress, wholeFiles, streamRows, summary, converts, guard, peakRssMB: process.resourceUsage().maxRSS / 1024 }, null, 2) + "\n");
+  const md = markdown(rows, xpress, meta, [...wholeFileMarkdown(wholeFiles), ...streamMarkdown(streamRows, summary), ...convertMarkdown(converts), ...viewerMarkdown(viewer), ...analysis, "", ...eventPipe, "", guardLine]);
+  writeFileSync(join(ROOT, "bench", "results.json"), JSON.stringify({ meta, rows, xpress, wholeFiles, streamRows, summary, converts, viewer, guard, peakRssMB: process.resourceUsage().maxRSS / 1024 }, null, 2) + "\n");
   writeFileSync(join(ROOT, "bench", "results.md"), md);
   process.stdout.write(md);
 }

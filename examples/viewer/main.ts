@@ -98,10 +98,20 @@ async function nameOsProviders(t: Trace) {
   nameTraceProviders(t);
 }
 
+/** A stream worker started ahead (its code loaded, etw.wasm compiled), for the next big trace. */
+let spareStreamWorker: Worker | undefined;
+
+function streamWorker(): Worker {
+  const worker = new Worker(new URL("stream-worker.js", location.href), { type: "module" });
+  worker.postMessage({ warm: new URL("etw.wasm", location.href).href });
+  return worker;
+}
+
 /** A big trace: streamed in a worker; counts and GC lanes from its batches, the table paged from the file. */
 function openStreamed(file: File) {
   const t0 = performance.now();
-  const worker = new Worker(new URL("stream-worker.js", location.href), { type: "module" });
+  const worker = spareStreamWorker ?? streamWorker();
+  spareStreamWorker = undefined;
   const s = (streamed = { worker, records: 0, asked: 0, rows: new Map<number, RowCells>() });
   worker.onmessage = (e) => {
     if (streamed !== s) return;
@@ -124,7 +134,9 @@ function openStreamed(file: File) {
   // (the page reads the file and hands it over: the worker decodes while the next slices are read)
   const channel = new MessageChannel();
   sendFile(file, channel.port1);
-  worker.postMessage({ open: file, port: channel.port2, wasm: new URL("etw.wasm", location.href).href, batchBytes }, [channel.port2]);
+  worker.postMessage({ open: file, port: channel.port2, batchBytes }, [channel.port2]);
+  // (the next big trace gets a worker started while this one is looked at)
+  setTimeout(() => (spareStreamWorker ??= streamWorker()), 5_000);
 }
 
 function renderStreamed(sum: StreamSummary) {
@@ -500,6 +512,8 @@ async function download(format: "arrow" | "parquet") {
 
 $("download-arrow").addEventListener("click", () => void download("arrow"));
 $("download-parquet").addEventListener("click", () => void download("parquet"));
+// (a big trace streams at once: its worker is started, and etw.wasm compiled in it, before one is chosen)
+spareStreamWorker = streamWorker();
 $<HTMLInputElement>("file").addEventListener("change", (e) => {
   const f = (e.target as HTMLInputElement).files?.[0];
   if (f) void open(f);

@@ -40,7 +40,8 @@ const scope = globalThis as unknown as {
 };
 
 let file: Blob | undefined;
-let wasm: string | undefined;
+/** etw.wasm, compiled once when the worker starts (the page sends its address), for the stream and every page. */
+let wasm: Promise<WebAssembly.Module> | undefined;
 let batches: BatchAt[] = [];
 let headerEnd = 0;
 let manifests: TraceManifests | undefined;
@@ -82,13 +83,12 @@ function providerRows(t: Trace): Float64Array {
 const NO_TYPE = 0xffff;
 
 /** Streams `input`, whose bytes the page sends through `port` (feed.ts). */
-async function open(input: Blob, port: MessagePort, wasmUrl: string, batchBytes?: number): Promise<StreamSummary> {
+async function open(input: Blob, port: MessagePort, batchBytes?: number): Promise<StreamSummary> {
   file = input;
-  wasm = wasmUrl;
   batches = [];
   for (const c of cached) c.trace.dispose();
   cached = [];
-  const stream = streamTrace(receiveFile(port), { wasm: wasmUrl, batchBytes, inputSize: input.size, onProgress: (n) => scope.postMessage({ progress: n }) });
+  const stream = streamTrace(receiveFile(port), { wasm: await wasm, batchBytes, inputSize: input.size, onProgress: (n) => scope.postMessage({ progress: n }) });
   const names = new NameCounter();
   const perProvider = new Map<string, number>();
   const gcEvents = new GcEvents();
@@ -146,7 +146,7 @@ async function batchTrace(index: number): Promise<{ trace: Trace; skip: number }
   if (hit) return hit;
   const b = batches[index];
   const parts = b.start === 0 ? [file!.slice(b.start, b.end)] : [file!.slice(0, headerEnd), file!.slice(b.start, b.end)];
-  const trace = await openTrace(new Blob(parts), { wasm });
+  const trace = await openTrace(new Blob(parts), { wasm: await wasm });
   if (manifests) setTraceManifests(trace.events, manifests);
   const entry = { index, trace, skip: b.start === 0 ? 0 : trace.buffer(0).rowCount };
   cached.push(entry);
@@ -171,10 +171,15 @@ async function page(from: number, to: number): Promise<RowCells[]> {
 }
 
 scope.onmessage = async (e) => {
-  const m = e.data as { open?: Blob; port: MessagePort; wasm: string; batchBytes?: number } | { page: { id: number; from: number; to: number } };
+  const m = e.data as { warm: string } | { open?: Blob; port: MessagePort; batchBytes?: number } | { page: { id: number; from: number; to: number } };
+  if ("warm" in m) {
+    wasm = WebAssembly.compileStreaming(fetch(m.warm));
+    wasm.catch(() => undefined); // (reported when a trace is opened)
+    return;
+  }
   try {
     if ("open" in m && m.open) {
-      const summary = await open(m.open, m.port, m.wasm, m.batchBytes);
+      const summary = await open(m.open, m.port, m.batchBytes);
       scope.postMessage({ summary }, lanesBuffers(summary.gcs));
     }
     else if ("page" in m) scope.postMessage({ page: { id: m.page.id, from: m.page.from, rows: await page(m.page.from, m.page.to) } });
