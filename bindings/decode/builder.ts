@@ -174,6 +174,8 @@ export class TraceBuilder {
   private readonly keepRecords: boolean;
   /** The input, while the record bytes are left where they are in it. */
   private input?: Uint8Array;
+  /** The input held whole (kept when the records move to a store: windows without their records read them here). */
+  private readonly held?: Uint8Array;
 
   /**
    * `sizeHint`: the input's size when known (the record bytes of an uncompressed trace take about as
@@ -184,7 +186,12 @@ export class TraceBuilder {
    */
   constructor(private readonly sizeHint?: number, private readonly keepRows = true, private readonly records: RecordsMode = keepRows ? "keep" : "drop", input?: Uint8Array) {
     this.keepRecords = records === "keep";
-    if (this.keepRecords && input && input.byteLength <= 0xffff_fff8) this.input = input;
+    if (this.keepRecords && input && input.byteLength <= 0xffff_fff8) this.input = this.held = input;
+  }
+
+  /** Whether the input's bytes are the trace's record bytes (given whole, uncompressed records walked in place). */
+  get holdsInput(): boolean {
+    return this.held !== undefined;
   }
 
   /**
@@ -222,8 +229,10 @@ export class TraceBuilder {
     const adding = ranges.reduce((n, [a, b]) => n + align8(b - a), 0);
     if (!this.store.reserve(adding, Math.min(this.expect(this.store.length + adding, reached), 0xffff_fff8))) return null;
     const moves: [number, number, number][] = [];
+    // (a window sent without its records: its one range is of file offsets in the held input)
+    const from = w.recordsInInput ? this.held! : w.data.bytes;
     for (const [a, b] of ranges) {
-      const at = this.store.append(w.data.bytes.subarray(a, b));
+      const at = this.store.append(from.subarray(a, b));
       if (at < 0) return null;
       moves.push([a, b, at - a]);
     }
@@ -274,7 +283,9 @@ export class TraceBuilder {
       else if (!this.keepRecords) offsets.fill(0, this.rows, total);
       else {
         const src = e.payloadOffset;
-        for (let b = 0; b < data.bufferCount; b++) {
+        // (records where the window's addresses say, as the windows of workers are sent: one copy)
+        if (deltas.every((d) => d === 0)) offsets.set(src, this.rows);
+        else for (let b = 0; b < data.bufferCount; b++) {
           const first = bv.getUint32(b * C.BUF_STRIDE + C.B_FIRST_ROW, true);
           const end = first + bv.getUint32(b * C.BUF_STRIDE + C.B_ROW_COUNT, true);
           const delta = deltas[b];

@@ -72,7 +72,7 @@ export async function peek(input: Input): Promise<{ input: Input; nettrace: bool
 
 /** The windows of `input` gathered by `builder` (a trace of one window stays in the core unless `gather`). */
 async function decodeInto(builder: TraceBuilder, input: Input, options: DecodeOptions, size: number | undefined, gather: boolean): Promise<TraceData> {
-  const windows = windowsOf(input, options);
+  const windows = windowsOf(input, options, builder.holdsInput);
   // A trace of one window stays where the core decoded it; the windows of a larger one are copied out.
   let only: Window | undefined;
   let end: DecodeEnd;

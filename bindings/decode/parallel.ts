@@ -74,7 +74,11 @@ function releaseWorkers(list: readonly PooledWorker[]): Promise<unknown> {
 const IN_FLIGHT_PER_WORKER = 2;
 
 /** The options a worker's decode takes (what crosses to the worker thread). */
-export type SegmentOptions = Pick<DecodeOptions, "engine" | "batchBytes" | "clrTables" | "memoryLimit" | "filter"> & { wasm?: WebAssembly.Module };
+export type SegmentOptions = Pick<DecodeOptions, "engine" | "batchBytes" | "clrTables" | "memoryLimit" | "filter"> & {
+  wasm?: WebAssembly.Module;
+  /** The calling thread holds the input whole: windows are sent back without their record bytes (packWindow). */
+  recordsInInput?: boolean;
+};
 
 /** A request to a worker: decode `bytes` as the trace's segment starting at `resume`. */
 export interface SegmentRequest {
@@ -115,7 +119,7 @@ export type SegmentMessage =
  * Decodes one segment: each window copied out of the core (to post, or to keep when the core is
  * let go), then how it ended. Runs in the workers, and here for buffer 0 and the uncut rest.
  */
-export async function* decodeSegment(input: Input, options: DecodeOptions, resume?: Resume, pool?: SparePool): AsyncGenerator<{ window: Window; transfer: ArrayBuffer[] }, SegmentEnd> {
+export async function* decodeSegment(input: Input, options: DecodeOptions & SegmentOptions, resume?: Resume, pool?: SparePool): AsyncGenerator<{ window: Window; transfer: ArrayBuffer[] }, SegmentEnd> {
   const windows = decodeWindows(input, options, resume);
   let kept = 0, seen = 0;
   for (;;) {
@@ -136,7 +140,7 @@ export async function* decodeSegment(input: Input, options: DecodeOptions, resum
     }
     kept += next.value.warnings.count;
     seen += next.value.warnings.total;
-    yield packWindow(next.value, pool);
+    yield packWindow(next.value, pool, options.recordsInInput);
   }
 }
 
@@ -531,9 +535,10 @@ function rethrow(e: { name: string; message: string }): never {
 /**
  * Decodes `input` with `workers` worker threads (see the top of this file). Yields windows in file
  * order (each copied out of its core: JS-owned, `final` false) and returns how decoding ended, as
- * decodeWindows does; a trace too small for two segments is decoded on this thread.
+ * decodeWindows does; a trace too small for two segments is decoded on this thread. `inputHeld`: the
+ * caller keeps the input (bytes) as the trace's record bytes, so the workers need not send them back.
  */
-export async function* decodeParallel(input: Input, options: DecodeOptions, workers: number): AsyncGenerator<Window, DecodeEnd> {
+export async function* decodeParallel(input: Input, options: DecodeOptions, workers: number, inputHeld = false): AsyncGenerator<Window, DecodeEnd> {
   if (!(Number.isInteger(workers) && workers >= 1)) throw new RangeError(`etw-wasm: workers must be a whole number of at least 1, not ${String(workers)}`);
   const batch = options.batchBytes ?? 64 << 20;
   const target = Math.min(SEGMENT_BYTES, batch);
@@ -603,6 +608,7 @@ export async function* decodeParallel(input: Input, options: DecodeOptions, work
     const wasm = here.engine === "js" ? undefined : await compiledCore(options.wasm);
     const segmentOptions: SegmentOptions = {
       engine: here.engine, batchBytes: here.batchBytes, clrTables: here.clrTables, memoryLimit: here.memoryLimit, filter: here.filter, wasm,
+      recordsInInput: inputHeld && (input instanceof Uint8Array || input instanceof ArrayBuffer),
     };
     for (let i = 0; i < workers; i++) {
       const p = leaseWorker();

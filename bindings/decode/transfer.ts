@@ -87,8 +87,11 @@ export class SparePool {
  * and the typed-table blocks; every offset into the record bytes moved by where they landed.
  * `room` bytes stay free at the end for tables added later (parallel.ts places the trace's there).
  */
-export function packWindow(w: Window, pool?: SparePool): { window: Window; transfer: ArrayBuffer[] } {
+export function packWindow(w: Window, pool?: SparePool, recordsInInput = false): { window: Window; transfer: ArrayBuffer[] } {
   const d = w.data;
+  // The caller holds the input: a window whose records all lie in the staged input (no arena blocks) is
+  // sent without them, its addresses made file offsets.
+  const inInput = recordsInInput && w.records.every(([s, e], k) => k === 0 || e <= s);
   const src = d.bytes;
   const meta = metaOf(d);
   const n = d.eventCount, nExt = d.extCount;
@@ -98,7 +101,7 @@ export function packWindow(w: Window, pool?: SparePool): { window: Window; trans
     d.bufferCount * C.BUF_STRIDE, w.warnings.count * C.WARN_STRIDE, d.providerCount * C.PROV_STRIDE, d.typeCount * C.TYPE_STRIDE, logfile.length,
   ];
   const tables = d.providerCount * C.PROV_STRIDE + d.typeCount * C.TYPE_STRIDE + w.warnings.count * C.WARN_STRIDE;
-  let total = 8 + w.records.reduce((a, [s, e]) => a + align8(e - s), 0) + structs.reduce((a, b) => a + align8(b), 0);
+  let total = 8 + (inInput ? 0 : w.records.reduce((a, [s, e]) => a + align8(e - s), 0)) + structs.reduce((a, b) => a + align8(b), 0);
   for (const [Type] of Object.values(EVENT_COLUMN_LAYOUT)) total += align8(n * (Type as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT);
   for (const [Type] of Object.values(EXT_COLUMN_LAYOUT)) total += align8(nExt * (Type as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT);
   const { layouts } = clrProgram();
@@ -115,7 +118,9 @@ export function packWindow(w: Window, pool?: SparePool): { window: Window; trans
     return o;
   };
   // the record bytes, range by range, and where each went
-  const moves = w.records.map(([s, e]): [number, number, number] => [s, e, place(src.subarray(s, e)) - s]);
+  const moves = inInput
+    ? [[w.records[0][0], w.records[0][1], w.recordsFileOffset - w.records[0][0]] as [number, number, number]]
+    : w.records.map(([s, e]): [number, number, number] => [s, e, place(src.subarray(s, e)) - s]);
   const records = moves.map(([s, e, delta]): [number, number] => [s + delta, e + delta]);
   const buffersOffset = put(d.buffersOffset, d.bufferCount * C.BUF_STRIDE);
   const v = new DataView(buffer);
@@ -164,6 +169,7 @@ export function packWindow(w: Window, pool?: SparePool): { window: Window; trans
   };
   const window: Window = {
     ...w, data, records, final: false, free: at, warnings: { offset: warningsOffset, count: w.warnings.count, total: w.warnings.total },
+    ...(inInput ? { recordsInInput: true } : {}),
   };
   return { window, transfer: [buffer] };
 }

@@ -393,6 +393,11 @@ export interface Window {
   final: boolean;
   /** A window copied out of the core (transfer.ts packWindow): where its byte store's free room begins. */
   free?: number;
+  /**
+   * The record bytes were left out of the copy (the caller holds the input whole): `records` is one range
+   * of file offsets, which is what the tables' addresses are; `data.bytes` has the tables only.
+   */
+  recordsInInput?: boolean;
 }
 
 /** How the decode ended. */
@@ -740,10 +745,11 @@ function collect(core: CoreExports): TraceData {
 
 /**
  * The windows of `input`: decoded on this thread, or with `options.workers` worker threads
- * (parallel.ts, loaded only then), whichever the options ask for.
+ * (parallel.ts, loaded only then), whichever the options ask for. `inputHeld`: the caller keeps the
+ * input's bytes as the trace's record bytes (workers then send back tables without them).
  */
-export async function* windowsOf(input: Input, options: DecodeOptions): AsyncGenerator<Window, DecodeEnd> {
+export async function* windowsOf(input: Input, options: DecodeOptions, inputHeld = false): AsyncGenerator<Window, DecodeEnd> {
   if (!options.workers) return yield* decodeWindows(input, options);
   const { decodeParallel } = await import("./parallel.js");
-  return yield* decodeParallel(input, options, options.workers);
+  return yield* decodeParallel(input, options, options.workers, inputHeld);
 }
