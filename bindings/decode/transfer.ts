@@ -139,7 +139,14 @@ export function packWindow(w: Window, pool?: SparePool, recordsInInput = false):
     for (const [key, [Type]] of Object.entries(layout)) {
       const view = new Type(buffer, at, rows) as unknown as Uint32Array;
       const from = (cols as Record<string, Uint32Array>)[key];
-      if (key === moved) for (let i = 0; i < rows; i++) view[i] = relocate(moves, from[i]);
+      if (key === moved && moves.length === 1) {
+        // (relocate with one range, inline: a call per row is most of the copy)
+        const [start, end, delta] = moves[0];
+        for (let i = 0; i < rows; i++) {
+          const a = from[i];
+          view[i] = a !== 0 && a >= start && a <= end ? a + delta : 0;
+        }
+      } else if (key === moved) for (let i = 0; i < rows; i++) view[i] = relocate(moves, from[i]);
       else view.set(from);
       at = align8(at + view.byteLength);
       result[key] = view;
