@@ -70,16 +70,30 @@ async function open(file: File) {
   if (file.size > STREAM_BYTES || new URLSearchParams(location.search).has("stream")) return openStreamed(file);
   setFiltersEnabled(true);
   const t0 = performance.now();
+  // (one decode at a time: a file chosen while another decodes stops that one's worker)
+  if (heldBusy) {
+    heldWorker.terminate();
+    heldWorker = new Worker(new URL("worker.js", location.href), { type: "module" });
+  }
+  const asked = ++heldAsked;
+  heldBusy = true;
+  let decoded: Trace;
   try {
-    trace = await openTraceInWorker(file, {
+    decoded = await openTraceInWorker(file, {
       wasm: new URL("etw.wasm", location.href).href,
-      worker: new Worker(new URL("worker.js", location.href), { type: "module" }),
+      worker: heldWorker,
       onProgress: (n) => setStatus(`Decoding ${file.name}: ${Math.round((100 * n) / Math.max(1, file.size))}%`),
     });
   } catch (error) {
-    setStatus(`Cannot read ${file.name}: ${(error as Error).message}`);
+    if (asked === heldAsked) {
+      heldBusy = false;
+      setStatus(`Cannot read ${file.name}: ${(error as Error).message}`);
+    }
     return;
   }
+  if (asked !== heldAsked) return decoded.dispose();
+  heldBusy = false;
+  trace = decoded;
   const ms = performance.now() - t0;
   setStatus(`${file.name}: ${fmt(trace.events.length)} records decoded in ${ms.toFixed(0)} ms${trace.complete ? "" : " (incomplete)"}.`);
   showIncomplete(outcomeOf(trace), file.name);
@@ -97,6 +111,11 @@ async function nameOsProviders(t: Trace) {
   const { nameTraceProviders } = await import("etw-wasm/os-providers");
   nameTraceProviders(t);
 }
+
+/** The worker held traces are decoded in: started with the page, kept for the next trace. */
+let heldWorker = new Worker(new URL("worker.js", location.href), { type: "module" });
+let heldBusy = false;
+let heldAsked = 0;
 
 /** A stream worker started ahead (its code loaded, etw.wasm compiled), for the next big trace. */
 let spareStreamWorker: Worker | undefined;
