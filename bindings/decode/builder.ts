@@ -9,9 +9,9 @@
 import * as C from "../../assembly/codes.js";
 import { clrProgram } from "../schema/clr-program.js";
 import { align8, concatBytes, metaOf, readBuffer, EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type TraceData } from "./trace-data.js";
-import type { Window } from "./windows.js";
+import { stagedOnly, type Window } from "./windows.js";
 import { giveBack, takeBuffer } from "./reuse.js";
-import { appendRows, moveBlock, relocate, type Relocation } from "./clr-blocks.js";
+import { appendRows, moveBlock, relocate, relocateAll, type Relocation } from "./clr-blocks.js";
 
 /** Where a built trace's record bytes are: held ("keep"), not kept ("drop"), read back from the input ("source"). */
 export type RecordsMode = "keep" | "drop" | "source";
@@ -210,7 +210,7 @@ export class TraceBuilder {
    */
   private place(w: Window, reached: number): Relocation | null {
     const ranges = w.records.filter(([a, b]) => b > a);
-    if (this.input && ranges.length <= 1 && (ranges.length === 0 || ranges[0][0] === w.records[0][0])) {
+    if (this.input && stagedOnly(w)) {
       const [start] = w.records[0];
       return [[start, w.records[0][1], w.recordsFileOffset - start]];
     }
@@ -304,7 +304,7 @@ export class TraceBuilder {
         xc.type.set(x.type, from);
         xc.size.set(x.size, from);
         if (relative) xc.offset.set(relative.extOffset, from);
-        else for (let i = 0; i < m; i++) xc.offset[from + i] = relocate(moves, x.offset[i]);
+        else relocateAll(moves, x.offset.subarray(0, m), xc.offset.subarray(from, from + m));
         this.extRows += m;
         this.ext.length = this.extRows;
       }

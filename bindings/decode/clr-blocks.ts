@@ -66,6 +66,20 @@ export function relocate(moves: Relocation, addr: number): number {
 }
 
 /**
+ * The addresses of `src` moved by the relocation, into `dst` (which may be `src`: in place). With one
+ * range, inline: every address moves alike, and a call per address would be most of the cost.
+ */
+export function relocateAll(moves: Relocation, src: Uint32Array, dst: Uint32Array): void {
+  if (moves.length === 1) {
+    const [start, end, delta] = moves[0];
+    for (let i = 0; i < src.length; i++) {
+      const a = src[i];
+      dst[i] = a !== 0 && a >= start && a <= end ? a + delta : 0;
+    }
+  } else for (let i = 0; i < src.length; i++) dst[i] = relocate(moves, src[i]);
+}
+
+/**
  * Moves rows `from`..`from + count` of a block of type `t` laid out for `cap` rows (`count` by default;
  * 4-byte aligned, in place): their row indices by `rows`, their references into the byte store (0:
  * none) by `moves`, or to 0 when `moves` is null (record bytes not kept).
@@ -82,14 +96,8 @@ export function moveBlock(block: Uint8Array, t: number, count: number, rows: num
       words.fill(0, o, o + count);
       continue;
     }
-    if (moves.length === 1) {
-      // one range: every reference moves alike
-      const [start, end, delta] = moves[0];
-      for (let i = 0; i < count; i++) {
-        const a = words[o + i];
-        if (a !== 0) words[o + i] = a >= start && a <= end ? a + delta : 0;
-      }
-    } else for (let i = 0; i < count; i++) words[o + i] = relocate(moves, words[o + i]);
+    const refs = words.subarray(o, o + count);
+    relocateAll(moves, refs, refs);
   }
 }
 

@@ -3,9 +3,9 @@
 // (views into the core's memory are copied: a WebAssembly memory's buffer cannot be transferred).
 
 import { align8, metaOf, EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type TraceData } from "./trace-data.js";
-import { exactBlock, moveBlock, relocate } from "./clr-blocks.js";
+import { exactBlock, moveBlock, relocate, relocateAll } from "./clr-blocks.js";
 import { logfileCopy, rebaseLogfile } from "./builder.js";
-import type { Window } from "./windows.js";
+import { stagedOnly, type Window } from "./windows.js";
 import * as C from "../../assembly/codes.js";
 import { clrProgram } from "../schema/clr-program.js";
 import { EtlDecodeError } from "./errors.js";
@@ -91,7 +91,7 @@ export function packWindow(w: Window, pool?: SparePool, recordsInInput = false):
   const d = w.data;
   // The caller holds the input: a window whose records all lie in the staged input (no arena blocks) is
   // sent without them, its addresses made file offsets.
-  const inInput = recordsInInput && w.records.every(([s, e], k) => k === 0 || e <= s);
+  const inInput = recordsInInput && stagedOnly(w);
   const src = d.bytes;
   const meta = metaOf(d);
   const n = d.eventCount, nExt = d.extCount;
@@ -139,14 +139,7 @@ export function packWindow(w: Window, pool?: SparePool, recordsInInput = false):
     for (const [key, [Type]] of Object.entries(layout)) {
       const view = new Type(buffer, at, rows) as unknown as Uint32Array;
       const from = (cols as Record<string, Uint32Array>)[key];
-      if (key === moved && moves.length === 1) {
-        // (relocate with one range, inline: a call per row is most of the copy)
-        const [start, end, delta] = moves[0];
-        for (let i = 0; i < rows; i++) {
-          const a = from[i];
-          view[i] = a !== 0 && a >= start && a <= end ? a + delta : 0;
-        }
-      } else if (key === moved) for (let i = 0; i < rows; i++) view[i] = relocate(moves, from[i]);
+      if (key === moved) relocateAll(moves, from.subarray(0, rows), view);
       else view.set(from);
       at = align8(at + view.byteLength);
       result[key] = view;

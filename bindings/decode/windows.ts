@@ -7,7 +7,7 @@
 import { instantiateCore, recycleMemory, type CoreExports, type WasmSource } from "./loader.js";
 import { EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type TraceData } from "./trace-data.js";
 import * as C from "../../assembly/codes.js";
-import { clrProgram, layoutFingerprint } from "../schema/clr-program.js";
+import { clrProgram } from "../schema/clr-program.js";
 import { CLR_PROVIDERS } from "../schema/clr-payload.js";
 import { parseGuid } from "../schema/guid.js";
 import { encodeFilter, type DecodeFilter } from "./filter.js";
@@ -400,6 +400,11 @@ export interface Window {
   recordsInInput?: boolean;
 }
 
+/** Whether every record byte of `w` lies in its staged input (records[0]), none in arena blocks. */
+export function stagedOnly(w: Window): boolean {
+  return w.records.every(([start, end], k) => k === 0 || end <= start);
+}
+
 /** How the decode ended. */
 export interface DecodeEnd {
   /** Bytes of input given (the whole file when its size is known). */
@@ -431,7 +436,7 @@ export interface DecodeEnd {
  * layouts than the bindings' schema (a build out of step with itself).
  */
 function setupClr(core: CoreExports): boolean {
-  const { words, typeStarts, lookup, layouts } = clrProgram();
+  const { words, typeStarts, lookup, layouts, fingerprint } = clrProgram();
   const guids = new Uint8Array(16 * CLR_PROVIDERS.length);
   CLR_PROVIDERS.forEach((p, i) => guids.set(parseGuid(p.guid), 16 * i));
   const put = (src: ArrayBufferView): number => {
@@ -442,7 +447,7 @@ function setupClr(core: CoreExports): boolean {
   const program = put(words), starts = put(typeStarts), table = put(lookup), g = put(guids);
   // memory exhausted: no typed tables
   if (!program || !starts || !table || !g) return false;
-  if (core.setClr(program, starts, layouts.length, table, g, CLR_PROVIDERS.length, layoutFingerprint(layouts))) return true;
+  if (core.setClr(program, starts, layouts.length, table, g, CLR_PROVIDERS.length, fingerprint)) return true;
   throw new Error("etw-wasm: the decoder core was built for other typed-table layouts than these bindings' schema (rebuild: npm run gen:clr-fill)");
 }
 

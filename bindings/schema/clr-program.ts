@@ -29,6 +29,8 @@ export interface ClrProgram {
   typeStarts: Uint32Array;
   lookup: Int16Array;
   layouts: TypeLayout[];
+  /** layoutFingerprint(layouts), which every core set up is given (a worker sets one up per segment). */
+  fingerprint: number;
 }
 
 const VALUE_WIDTH: Record<number, number> = {
@@ -149,9 +151,6 @@ function layoutOf(schema: ClrEventSchema): { layout: TypeLayout; program: number
  * (scripts/gen-clr-fill.mjs) depend on. The cores refuse a program whose layouts they were not made for.
  */
 export function layoutFingerprint(layouts: readonly TypeLayout[]): number {
-  // (asked for by every core that is set up: a worker sets one up per segment)
-  const known = fingerprints.get(layouts);
-  if (known !== undefined) return known;
   let h = 0x811c9dc5;
   const mix = (n: number) => {
     h ^= n & 0xffff;
@@ -168,11 +167,8 @@ export function layoutFingerprint(layouts: readonly TypeLayout[]): number {
       mix(c.field.count ? 1 : 0);
     }
   }
-  fingerprints.set(layouts, h >>> 0);
   return h >>> 0;
 }
-
-const fingerprints = new WeakMap<readonly TypeLayout[], number>();
 
 let cached: ClrProgram | undefined;
 
@@ -198,6 +194,6 @@ export function clrProgram(): ClrProgram {
       }
     }
   }
-  return (cached = { words: Uint16Array.from(words), typeStarts, lookup, layouts });
+  return (cached = { words: Uint16Array.from(words), typeStarts, lookup, layouts, fingerprint: layoutFingerprint(layouts) });
 }
 
