@@ -65,8 +65,11 @@ export async function viewerRows(sizesMiB: number[], runs = 3): Promise<ViewerRo
         const ms = await page.evaluate(() => { const w = window as unknown as { t0: number; t1: number }; return w.t1 - w.t0; });
         const count = await page.locator("[data-testid=event-count]").textContent();
         const note = (await page.locator("#gc-note").textContent()) ?? "";
+        const incomplete = await page.locator("[data-testid=incomplete-banner]").isVisible();
         await page.close();
         if (errors.length) throw new Error(`viewer page error on ${file}: ${errors.join("; ")}`);
+        // (a decode that stopped early is no figure)
+        if (incomplete) throw new Error(`the viewer decoded ${file} only in part (its incomplete banner shows)`);
         records = Number(count!.replace(/,/g, ""));
         gcs = Number(/^([\d,]+) GCs/.exec(note)?.[1].replace(/,/g, "") ?? 0);
         runsMs.push(ms);
