@@ -21,12 +21,6 @@ import {
 import { allocate, release, clrDir, clrInit, clrTypes } from "./tables";
 import * as tables from "./tables";
 
-// The record walk notes each row with a typed table as a TYPED_STRIDE-byte entry (records.ts): its row
-// (u32), then at TYPED_PAYLOAD its payload's address (u32), length (u16) and schema event (u16), with
-// TYPED_P8 set for a 64-bit record (a schema event's rows may be of both kinds).
-export const TYPED_STRIDE: usize = 12;
-export const TYPED_PAYLOAD: usize = 4;
-export const TYPED_P8: u16 = 0x8000;
 
 // values of the fields of the scope being walked, for count and length references (u64, by depth)
 const scope: usize = memory.data((CLR_MAX_DEPTH + 1) * CLR_SCOPE_VALUES * 8);
@@ -265,18 +259,18 @@ export function clrSlow(t: i32, base: usize, cap: usize, row: usize, q: usize, e
 }
 
 /** Rows of schema event `t` filled by the field program alone (events without a fast path): as clr-fill.ts's. */
-export function clrSlowRows(t: i32, d: usize, list: usize, n: u32, typed: usize): void {
+export function clrSlowRows(t: i32, d: usize, list: usize, n: u32): void {
   let count = <usize>clrReserve(t, d, n);
   if (count == <usize>-1) return;
   let base = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let cap = <usize>load<u32>(d, CLR_DIR_CAP);
   let rowAt = base + cap * <usize>load<u16>(prog(t), CLR_TYPE_PRE_ROW << 1);
   for (let i: usize = 0; i < <usize>n; i++) {
-    let e = typed + <usize>load<u16>(list + (i << 1)) * TYPED_STRIDE;
-    let q = <usize>load<u32>(e, TYPED_PAYLOAD);
-    store<u32>(rowAt + ((count + i) << 2), load<u32>(e));
-    let p8 = (load<u16>(e, TYPED_PAYLOAD + 6) & TYPED_P8) != 0;
-    clrSlow(t, base, cap, count + i, q, q + <usize>load<u16>(e, TYPED_PAYLOAD + 4), p8);
+    let row = <usize>load<u32>(list + (i << 2));
+    let q = <usize>load<u32>(tables.colPayloadOffset + (row << 2));
+    store<u32>(rowAt + ((count + i) << 2), <u32>row);
+    let p8 = <u32>load<u8>(tables.colHeaderType + row) == HT_EVENT_HEADER64;
+    clrSlow(t, base, cap, count + i, q, q + <usize>load<u16>(tables.colPayloadLength + (row << 1)), p8);
   }
 }
 

@@ -5,7 +5,7 @@
 import {
   W_RECORD_SIZE_ZERO, W_RECORD_TOO_SMALL, W_RECORD_OVERRUNS, W_OPAQUE_RECORD, W_CORRUPT_MARKER,
   W_EXT_ITEMS_MALFORMED, W_MESSAGE_TRUNCATED, F_NO_PROCESS_INFO, F_TIMESTAMP_INHERITED, F_EXT_MALFORMED,
-  F_OPAQUE, F_HEADER_FLAGS_MASK, HT_MESSAGE, HT_EVENT_HEADER64, PK_GUID, TYPE_STRIDE, TYPE_ROWS, TYPE_CLR, BUFFER_HEADER_SIZE, MAX_EXT_ITEMS, PROV_STRIDE, PROV_WANTED,
+  F_OPAQUE, F_HEADER_FLAGS_MASK, HT_MESSAGE, PK_GUID, TYPE_STRIDE, TYPE_ROWS, TYPE_CLR, BUFFER_HEADER_SIZE, MAX_EXT_ITEMS, PROV_STRIDE, PROV_WANTED,
   FF_PROVIDER, FF_EVENT_ID, FF_OPCODE, FF_LEVEL, FF_KEYWORDS, FF_PID, FF_TID, FF_FROM, FF_TO, FILTER_LEVEL,
   FILTER_KEYWORDS, FILTER_FROM, FILTER_TO, FILTER_EVENT_ID_COUNT, FILTER_OPCODE_COUNT, FILTER_PID_COUNT,
   FILTER_TID_COUNT, FILTER_EVENT_IDS, FILTER_OPCODES, FILTER_PIDS, FILTER_TIDS, CLR_MAX_TYPES,
@@ -21,7 +21,7 @@ import {
 import { provTable } from "./providers";
 import { eventType, eventTypeKey, typeClr, typeHash } from "./eventtypes";
 import * as eventtypes from "./eventtypes";
-import { clrOn, clrEntry, TYPED_STRIDE, TYPED_PAYLOAD, TYPED_P8 } from "./clr";
+import { clrOn, clrEntry } from "./clr";
 import { fillClrRows } from "./clr-fill";
 import * as tables from "./tables";
 import { providerByGuid, providerByHook, providerNone } from "./providers";
@@ -74,13 +74,9 @@ function filteredOut(
 }
 
 // ---- rows: with fixed columns (tables.ts FIXED_*) a row is written through one base address with
-// constant offsets; otherwise through each column's own address. A row with a typed table is noted as a
-// TYPED_STRIDE-byte entry (row, payload, its length, schema event); the entries go to their tables in
-// loops over the rows of one schema event (fillTyped), when TYPED_ROWS are noted and at each buffer's end.
-const TYPED_ROWS: u32 = 2048;
-const typed: usize = memory.data(<i32>(TYPED_ROWS * <u32>TYPED_STRIDE), 16);
-let typedCount: u32 = 0;
-
+// constant offsets; otherwise through each column's own address. A row with a typed table goes into its
+// schema event's bucket of row indices (noteTyped); a bucket goes to its table in one loop over its rows
+// (clr-fill.ts) when it is full and at each buffer's end, which read each payload where the row says.
 @inline function emit(
   rec: usize, headerLength: u32, size: u32, ts: i64, keywords: u64, pid: u32, tid: u32, provider: i32,
   eventId: u32, task: u32, flags: u32, processor: u32, version: u32, opcode: u32, level: u32, headerType: u32,
@@ -136,71 +132,46 @@ let typedCount: u32 = 0;
   // its typed table, if the record is a .NET runtime event the schema knows
   if (clrOn) {
     let t = typeClr(type, key);
-    if (t >= 0) {
-      if (typedCount >= TYPED_ROWS || slotsUsed >= TYPED_SLOTS) fillTyped();
-      noteTyped(t, typedCount);
-      let e = typed + <usize>typedCount * TYPED_STRIDE;
-      store<u32>(e, <u32>r);
-      store<u32>(e, <u32>(rec + headerLength), TYPED_PAYLOAD);
-      store<u16>(e, <u16>(size - headerLength), TYPED_PAYLOAD + 4);
-      store<u16>(e, <u16>t | (headerType == HT_EVENT_HEADER64 ? TYPED_P8 : 0), TYPED_PAYLOAD + 6);
-      typedCount++;
-    }
+    if (t >= 0) noteTyped(t, <u32>r);
   }
 }
 
-// typed rows grouped by schema event: each schema event met since the last fill has a slot (at most
-// TYPED_SLOTS) counting its rows; each entry keeps its slot, and the fill sorts the entries by slot
-// (a counting sort into `order`, u16 indices into `typed`) before the per-event loops run.
-const TYPED_SLOTS: u32 = 64;
-const slotOf: usize = memory.data(CLR_MAX_TYPES * 2, 16); // u16 per schema event: its slot + 1, 0: none
-const slotType: usize = memory.data(<i32>TYPED_SLOTS * 4, 16); // i32 schema event of each slot
-const slotCount: usize = memory.data(<i32>TYPED_SLOTS * 4, 16); // u32 rows of each slot, then where its list ends
-const entrySlot: usize = memory.data(<i32>TYPED_ROWS, 16); // u8 slot of each entry
-const order: usize = memory.data(<i32>TYPED_ROWS * 2, 16); // u16 entries in slot order
-let slotsUsed: u32 = 0;
+// Each schema event's bucket holds up to TYPED_BUCKET row indices (u32); `bucketFill` is 0 for a schema
+// event not in the `active` list, else 1 + the rows in its bucket.
+const TYPED_BUCKET: u32 = 64;
+const buckets: usize = memory.data(CLR_MAX_TYPES * <i32>TYPED_BUCKET * 4, 16);
+const bucketFill: usize = memory.data(CLR_MAX_TYPES * 2, 16); // u16 per schema event
+const active: usize = memory.data(CLR_MAX_TYPES * 2, 16); // u16 schema events with a bucket in use
+let activeCount: u32 = 0;
 
-/** Notes typed entry `k` (of schema event `t`) under its schema event's slot. */
-@inline function noteTyped(t: i32, k: u32): void {
-  let so = slotOf + (<usize>t << 1);
-  let s = <u32>load<u16>(so);
-  if (s == 0) {
-    s = ++slotsUsed;
-    store<u16>(so, <u16>s);
-    store<i32>(slotType + (<usize>(s - 1) << 2), t);
+/** Notes row `r` of schema event `t`; its bucket goes to the table when full. */
+@inline function noteTyped(t: i32, r: u32): void {
+  let f = bucketFill + (<usize>t << 1);
+  let k = <u32>load<u16>(f);
+  if (k == 0) {
+    store<u16>(active + (<usize>activeCount << 1), <u16>t);
+    activeCount++;
+    k = 1;
   }
-  store<u8>(entrySlot + k, <u8>(s - 1));
-  let c = slotCount + (<usize>(s - 1) << 2);
-  store<u32>(c, load<u32>(c) + 1);
+  let list = buckets + <usize>t * (<usize>TYPED_BUCKET << 2);
+  store<u32>(list + (<usize>(k - 1) << 2), r);
+  if (k == TYPED_BUCKET) {
+    fillClrRows(t, clrEntry(t), list, TYPED_BUCKET);
+    k = 0;
+  }
+  store<u16>(f, <u16>(k + 1));
 }
 
-/** The noted typed rows to their tables, one schema event at a time. */
+/** Every bucket in use to its table. */
 function fillTyped(): void {
-  // each slot's list starts where the one before ends; the entries go to their lists in row order
-  let at: u32 = 0;
-  for (let s: u32 = 0; s < slotsUsed; s++) {
-    let c = slotCount + (<usize>s << 2);
-    at += load<u32>(c);
-    store<u32>(c, at);
+  for (let i: u32 = 0; i < activeCount; i++) {
+    let t = <i32>load<u16>(active + (<usize>i << 1));
+    let f = bucketFill + (<usize>t << 1);
+    let n = <u32>load<u16>(f) - 1;
+    if (n > 0) fillClrRows(t, clrEntry(t), buckets + <usize>t * (<usize>TYPED_BUCKET << 2), n);
+    store<u16>(f, 0);
   }
-  for (let k = typedCount; k > 0; k--) {
-    let c = slotCount + (<usize>load<u8>(entrySlot + k - 1) << 2);
-    let p = load<u32>(c) - 1;
-    store<u32>(c, p);
-    store<u16>(order + (<usize>p << 1), <u16>(k - 1));
-  }
-  // (each slot's count is now where its list starts)
-  for (let s: u32 = 0; s < slotsUsed; s++) {
-    let t = load<i32>(slotType + (<usize>s << 2));
-    let c = slotCount + (<usize>s << 2);
-    let start = load<u32>(c);
-    let end = s + 1 < slotsUsed ? load<u32>(c + 4) : typedCount;
-    fillClrRows(t, clrEntry(t), order + (<usize>start << 1), end - start, typed);
-    store<u16>(slotOf + (<usize>t << 1), 0);
-  }
-  for (let s: u32 = 0; s < slotsUsed; s++) store<u32>(slotCount + (<usize>s << 2), 0);
-  slotsUsed = 0;
-  typedCount = 0;
+  activeCount = 0;
 }
 
 /** A record whose layout is unknown: kept whole as user data, with the previous timestamp. */
@@ -229,10 +200,9 @@ function walkFast(base: usize, pos: u32, len: u32, processor: u32): u32 {
   let provLo = providers.lastLo;
   let provHi = providers.lastHi;
   let prov = <u32>providers.lastIndex;
-  let typedAt = typedCount;
   let clr = clrOn;
   let ts: i64 = fastLastTs;
-  while (pos + 0x50 <= len && typedAt < TYPED_ROWS && slotsUsed < TYPED_SLOTS) {
+  while (pos + 0x50 <= len) {
     let rec = base + pos;
     let marker = load<u32>(rec);
     // byte 3 0xC0..0xFF (a trace header), header type 0x12 or 0x13 (EVENT_HEADER32, EVENT_HEADER64)
@@ -277,21 +247,12 @@ function walkFast(base: usize, pos: u32, len: u32, processor: u32): u32 {
     store<u8>(a1, <u8>(d >> 24), FIXED_CHANNEL);
     if (clr) {
       let t = <i32>load<i16>(te + TYPE_CLR);
-      if (t >= 0) {
-        noteTyped(t, typedAt);
-        let e = typed + <usize>typedAt * TYPED_STRIDE;
-        store<u32>(e, <u32>r);
-        store<u32>(e, <u32>(rec + 0x50), TYPED_PAYLOAD);
-        store<u16>(e, <u16>(size - 0x50), TYPED_PAYLOAD + 4);
-        store<u16>(e, <u16>t | (ht == HT_EVENT_HEADER64 ? TYPED_P8 : 0), TYPED_PAYLOAD + 6);
-        typedAt++;
-      }
+      if (t >= 0) noteTyped(t, <u32>r);
     }
     r++;
     pos += (size + 7) & ~7;
   }
   tables.rowCount = <u32>r;
-  typedCount = typedAt;
   fastLastTs = ts;
   return pos;
 }
