@@ -73,37 +73,48 @@ class SummaryCounts {
   add(t: Trace): void {
     const ev = t.events;
     const n = ev.length;
-    const { headerType, provider, pid } = ev.columns;
+    const { pid, eventType } = ev.columns;
     if (this.perProvider.length < t.providers.length) {
       const next = new Float64Array(t.providers.length);
       next.set(this.perProvider);
       this.perProvider = next;
     }
-    const typeRows = this.typeRows, perProvider = this.perProvider;
-    for (let i = 0; i < n; i++) {
-      if (typeRows[headerType[i]]++ === 0) this.typeOrder.push(headerType[i]);
-      perProvider[provider[i]]++;
+    // rows per header type and per provider from the event types' row counts (both are part of a type)
+    const types = t.eventTypes;
+    let typed = 0;
+    for (let k = 0; k < types.length; k++) {
+      const rows = types.count[k];
+      if (!rows) continue;
+      this.countRows(types.headerType[k], types.provider[k], rows);
+      typed += rows;
     }
-    // pids in runs: the records of a buffer mostly share one
-    for (let i = 0; i < n; ) {
-      const p = pid[i];
-      let j = i + 1;
-      while (j < n && pid[j] === p) j++;
-      if (p !== 0xffffffff) this.perPid.set(p, (this.perPid.get(p) ?? 0) + (j - i));
-      i = j;
+    // (rows past the type table's room have no type: counted one by one)
+    if (typed < n) {
+      const { headerType, provider } = ev.columns;
+      for (let i = 0; i < n; i++) if (eventType[i] >= types.length) this.countRows(headerType[i], provider[i], 1);
     }
+    // pids in runs (the records of a buffer mostly share one), and the time span, in one pass
     const ts = ev.columns.timestamp;
     const w = new Int32Array(ts.buffer, ts.byteOffset, n * 2);
+    let minHi = this.minHi, minLo = this.minLo, maxHi = this.maxHi, maxLo = this.maxLo;
+    let runPid = n ? pid[0] : 0, runStart = 0;
     for (let i = 0; i < n; i++) {
+      const p = pid[i];
+      if (p !== runPid) {
+        if (runPid !== 0xffffffff) this.perPid.set(runPid, (this.perPid.get(runPid) ?? 0) + (i - runStart));
+        runPid = p;
+        runStart = i;
+      }
       const lo = w[2 * i] >>> 0, hi = w[2 * i + 1];
-      if (hi < this.minHi || (hi === this.minHi && lo < this.minLo)) { this.minHi = hi; this.minLo = lo; }
-      if (hi > this.maxHi || (hi === this.maxHi && lo > this.maxLo)) { this.maxHi = hi; this.maxLo = lo; }
+      if (hi < minHi || (hi === minHi && lo < minLo)) { minHi = hi; minLo = lo; }
+      if (hi > maxHi || (hi === maxHi && lo > maxLo)) { maxHi = hi; maxLo = lo; }
     }
+    if (n && runPid !== 0xffffffff) this.perPid.set(runPid, (this.perPid.get(runPid) ?? 0) + (n - runStart));
+    this.minHi = minHi; this.minLo = minLo; this.maxHi = maxHi; this.maxLo = maxLo;
     this.rows += n;
     this.names.add(t);
     this.keywords.add(t);
     // process names come from the kernel's Process and Thread events: a batch without them has none
-    const types = t.eventTypes;
     let kernel = false;
     for (let k = 0; k < types.length && !kernel; k++) {
       if (!types.count[k]) continue;
@@ -112,6 +123,12 @@ class SummaryCounts {
       kernel = p.group === "Process" || p.group === "Thread" || (p.guid === EVENTPIPE_PROVIDER && types.eventId[k] === 1);
     }
     if (kernel) for (const p of t.processes.processes) this.processes.push(p);
+  }
+
+  private countRows(headerType: number, provider: number, rows: number): void {
+    if (this.typeRows[headerType] === 0) this.typeOrder.push(headerType);
+    this.typeRows[headerType] += rows;
+    this.perProvider[provider] += rows;
   }
 
   /** Rows per header type, in order of first sight. */
