@@ -18,6 +18,7 @@ import * as eventtypes from "./eventtypes";
 import { xpressDecompress, xpressProduced } from "./xpress";
 import { walkEventBlock } from "./nettrace-events";
 import { clrOn } from "./clr";
+import { typedBuckets } from "./records";
 import * as clr from "./clr";
 import { CLR_FILL_FINGERPRINT, CLR_FILL_TYPES } from "./clr-fill";
 
@@ -30,7 +31,7 @@ export { consume } from "./buffers";
  */
 export function setClr(words: usize, starts: usize, nTypes: u32, table: usize, guids: usize, nGuids: u32, fingerprint: u32): bool {
   if (nTypes != CLR_FILL_TYPES || fingerprint != CLR_FILL_FINGERPRINT) return false;
-  return clr.setClr(words, starts, nTypes, table, guids, nGuids);
+  return typedBuckets(nTypes) && clr.setClr(words, starts, nTypes, table, guids, nGuids);
 }
 
 /**

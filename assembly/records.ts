@@ -8,7 +8,7 @@ import {
   F_OPAQUE, F_HEADER_FLAGS_MASK, HT_MESSAGE, PK_GUID, TYPE_STRIDE, TYPE_ROWS, TYPE_CLR, BUFFER_HEADER_SIZE, MAX_EXT_ITEMS, PROV_STRIDE, PROV_WANTED,
   FF_PROVIDER, FF_EVENT_ID, FF_OPCODE, FF_LEVEL, FF_KEYWORDS, FF_PID, FF_TID, FF_FROM, FF_TO, FILTER_LEVEL,
   FILTER_KEYWORDS, FILTER_FROM, FILTER_TO, FILTER_EVENT_ID_COUNT, FILTER_OPCODE_COUNT, FILTER_PID_COUNT,
-  FILTER_TID_COUNT, FILTER_EVENT_IDS, FILTER_OPCODES, FILTER_PIDS, FILTER_TIDS, CLR_MAX_TYPES,
+  FILTER_TID_COUNT, FILTER_EVENT_IDS, FILTER_OPCODES, FILTER_PIDS, FILTER_TIDS,
 } from "./codes";
 import {
   rowCount, rowBase, colTimestamp, colKeywords, colPid, colTid, colPayloadOffset, colPayloadLength, colHeaderLength,
@@ -24,6 +24,7 @@ import * as eventtypes from "./eventtypes";
 import { clrOn, clrEntry } from "./clr";
 import { fillClrRows } from "./clr-fill";
 import * as tables from "./tables";
+import { allocate, release } from "./tables";
 import { providerByGuid, providerByHook, providerNone } from "./providers";
 import * as providers from "./providers";
 
@@ -139,10 +140,33 @@ function filteredOut(
 // Each schema event's bucket holds up to TYPED_BUCKET row indices (u32); `bucketFill` is 0 for a schema
 // event not in the `active` list, else 1 + the rows in its bucket.
 const TYPED_BUCKET: u32 = 64;
-const buckets: usize = memory.data(CLR_MAX_TYPES * <i32>TYPED_BUCKET * 4, 16);
-const bucketFill: usize = memory.data(CLR_MAX_TYPES * 2, 16); // u16 per schema event
-const active: usize = memory.data(CLR_MAX_TYPES * 2, 16); // u16 schema events with a bucket in use
+let buckets: usize = 0;
+let bucketFill: usize = 0; // u16 per schema event
+let active: usize = 0; // u16 schema events with a bucket in use
 let activeCount: u32 = 0;
+
+/**
+ * The buckets of `nTypes` schema events, taken from the heap once the typed tables are turned on (static
+ * data would put their zeros into etw.wasm); false when memory is exhausted.
+ */
+export function typedBuckets(nTypes: u32): bool {
+  if (buckets != 0) return true;
+  let b = allocate(<usize>nTypes * (<usize>TYPED_BUCKET << 2));
+  let f = allocate(<usize>nTypes << 1);
+  let a = allocate(<usize>nTypes << 1);
+  if (b == 0 || f == 0 || a == 0) {
+    release(b);
+    release(f);
+    release(a);
+    return false;
+  }
+  memory.fill(f, 0, <usize>nTypes << 1);
+  buckets = b;
+  bucketFill = f;
+  active = a;
+  activeCount = 0;
+  return true;
+}
 
 /** Notes row `r` of schema event `t`; its bucket goes to the table when full. */
 @inline function noteTyped(t: i32, r: u32): void {
