@@ -1,7 +1,7 @@
 // Memory accessors of the sources both cores share (see scripts/gen-core-twin.mjs), over the
 // TypeScript core's memory: the same names as assembly/memory-access.ts, where they are WebAssembly
-// loads and stores. `m` is the core's per-trace state, whose views follow the memory as it grows.
-// V8 inlines these small functions into their callers.
+// loads and stores (clz32: an instruction). `m` is the core's per-trace state, whose views follow the
+// memory as it grows. V8 inlines these small functions into their callers.
 
 import type { CoreState } from "./state.js";
 
@@ -48,6 +48,32 @@ export function copyMatch(m: Mem, dst: number, src: number, n: number): void {
   if (dst - src >= 4) {
     const v = m.dv;
     for (; dst + 4 <= stop; dst += 4, src += 4) v.setUint32(dst, v.getUint32(src, true), true);
+  }
+  const b = m.u8;
+  while (dst < stop) b[dst++] = b[src++];
+}
+
+/** Leading zero bits of a 32-bit value (32 for 0). */
+export function clz32(x: number): number {
+  return Math.clz32(x);
+}
+
+/**
+ * Copies `n` (0 to 32) bytes from `src` to `dst`, ranges that do not overlap, 4 bytes a step: may
+ * write up to 3 bytes more (the other core's up to 32 bytes at `dst`).
+ */
+export function copyRun(m: Mem, dst: number, src: number, n: number): void {
+  const v = m.dv;
+  for (let i = 0; i < n; i += 4) v.setInt32(dst + i, v.getInt32(src + i, true), true);
+}
+
+/** copyMatch (`n` >= 1, `dst` > `src`), which may write up to 3 bytes more here (64 in the other core). */
+export function copyMatchWide(m: Mem, dst: number, src: number, n: number): void {
+  const stop = dst + n;
+  if (dst - src >= 4) {
+    const v = m.dv;
+    for (; dst < stop; dst += 4, src += 4) v.setInt32(dst, v.getInt32(src, true), true);
+    return;
   }
   const b = m.u8;
   while (dst < stop) b[dst++] = b[src++];
