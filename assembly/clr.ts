@@ -320,8 +320,10 @@ export function clrReserve(t: i32, d: usize, n: u32): u32 {
   let count = load<u32>(d, CLR_DIR_COUNT);
   let cap = load<u32>(d, CLR_DIR_CAP);
   if (<u64>count + n > <u64>cap) {
-    let next = max<u32>(max<u32>(cap << 1, count + n), 64);
-    if (!growBlock(t, d, count, next)) {
+    let need = count + n;
+    let next = max<u32>(max<u32>(cap << 1, need), 64);
+    // near the memory's end: a quarter more, then just what is needed
+    if (!growBlock(t, d, count, next) && !growBlock(t, d, count, max<u32>(need, cap + (cap >> 2))) && !growBlock(t, d, count, need)) {
       tables.clrMissing += n;
       return 0xffffffff;
     }

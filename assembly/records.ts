@@ -77,7 +77,7 @@ function filteredOut(
 // ---- rows: with fixed columns (tables.ts FIXED_*) a row is written through one base address with
 // constant offsets; otherwise through each column's own address. A row with a typed table goes into its
 // schema event's bucket of row indices (noteTyped); a bucket goes to its table in one loop over its rows
-// (clr-fill.ts) when it is full and at each buffer's end, which read each payload where the row says.
+// (clr-fill.ts), which reads each payload where the row says.
 @inline function emit(
   rec: usize, headerLength: u32, size: u32, ts: i64, keywords: u64, pid: u32, tid: u32, provider: i32,
   eventId: u32, task: u32, flags: u32, processor: u32, version: u32, opcode: u32, level: u32, headerType: u32,
@@ -137,65 +137,77 @@ function filteredOut(
   }
 }
 
-// Each schema event's bucket holds up to TYPED_BUCKET row indices (u32); `bucketFill` is 0 for a schema
-// event not in the `active` list, else 1 + the rows in its bucket.
+// A schema event met since the last fill has a slot (at most TYPED_SLOTS): a bucket of up to TYPED_BUCKET
+// row indices (u32), in row order. A full bucket goes to its table; all of them when the slots run out
+// and at each buffer's end.
+const TYPED_SLOTS: u32 = 64;
 const TYPED_BUCKET: u32 = 64;
 let buckets: usize = 0;
-let bucketFill: usize = 0; // u16 per schema event
-let active: usize = 0; // u16 schema events with a bucket in use
-let activeCount: u32 = 0;
+let slotOf: usize = 0; // u16 per schema event: its slot + 1, 0: none
+let slotType: usize = 0; // u16 schema event of each slot
+let slotFill: usize = 0; // u32 rows in each slot's bucket
+let slotsUsed: u32 = 0;
 
 /**
- * The buckets of `nTypes` schema events, taken from the heap once the typed tables are turned on (static
+ * The slots for `nTypes` schema events, taken from the heap once the typed tables are turned on (static
  * data would put their zeros into etw.wasm); false when memory is exhausted.
  */
 export function typedBuckets(nTypes: u32): bool {
   if (buckets != 0) return true;
-  let b = allocate(<usize>nTypes * (<usize>TYPED_BUCKET << 2));
-  let f = allocate(<usize>nTypes << 1);
-  let a = allocate(<usize>nTypes << 1);
-  if (b == 0 || f == 0 || a == 0) {
+  let b = allocate(<usize>(TYPED_SLOTS * TYPED_BUCKET) << 2);
+  let o = allocate(<usize>nTypes << 1);
+  let t = allocate(<usize>TYPED_SLOTS << 1);
+  let f = allocate(<usize>TYPED_SLOTS << 2);
+  if (b == 0 || o == 0 || t == 0 || f == 0) {
     release(b);
+    release(o);
+    release(t);
     release(f);
-    release(a);
     return false;
   }
-  memory.fill(f, 0, <usize>nTypes << 1);
+  memory.fill(o, 0, <usize>nTypes << 1);
+  memory.fill(f, 0, <usize>TYPED_SLOTS << 2);
   buckets = b;
-  bucketFill = f;
-  active = a;
-  activeCount = 0;
+  slotOf = o;
+  slotType = t;
+  slotFill = f;
+  slotsUsed = 0;
   return true;
 }
 
 /** Notes row `r` of schema event `t`; its bucket goes to the table when full. */
 @inline function noteTyped(t: i32, r: u32): void {
-  let f = bucketFill + (<usize>t << 1);
-  let k = <u32>load<u16>(f);
-  if (k == 0) {
-    store<u16>(active + (<usize>activeCount << 1), <u16>t);
-    activeCount++;
-    k = 1;
+  let so = slotOf + (<usize>t << 1);
+  let s = <u32>load<u16>(so);
+  if (s == 0) {
+    if (slotsUsed == TYPED_SLOTS) fillTyped();
+    s = ++slotsUsed;
+    store<u16>(so, <u16>s);
+    store<u16>(slotType + (<usize>(s - 1) << 1), <u16>t);
   }
-  let list = buckets + <usize>t * (<usize>TYPED_BUCKET << 2);
-  store<u32>(list + (<usize>(k - 1) << 2), r);
+  let c = slotFill + (<usize>(s - 1) << 2);
+  let k = load<u32>(c);
+  let list = buckets + <usize>(s - 1) * (<usize>TYPED_BUCKET << 2);
+  store<u32>(list + (<usize>k << 2), r);
+  k++;
   if (k == TYPED_BUCKET) {
-    fillClrRows(t, clrEntry(t), list, TYPED_BUCKET);
+    fillClrRows(t, clrEntry(t), list, k);
     k = 0;
   }
-  store<u16>(f, <u16>(k + 1));
+  store<u32>(c, k);
 }
 
-/** Every bucket in use to its table. */
+/** Every slot's bucket to its table; the slots are free again. */
 function fillTyped(): void {
-  for (let i: u32 = 0; i < activeCount; i++) {
-    let t = <i32>load<u16>(active + (<usize>i << 1));
-    let f = bucketFill + (<usize>t << 1);
-    let n = <u32>load<u16>(f) - 1;
-    if (n > 0) fillClrRows(t, clrEntry(t), buckets + <usize>t * (<usize>TYPED_BUCKET << 2), n);
-    store<u16>(f, 0);
+  for (let s: u32 = 0; s < slotsUsed; s++) {
+    let t = <i32>load<u16>(slotType + (<usize>s << 1));
+    let c = slotFill + (<usize>s << 2);
+    let n = load<u32>(c);
+    if (n > 0) fillClrRows(t, clrEntry(t), buckets + <usize>s * (<usize>TYPED_BUCKET << 2), n);
+    store<u32>(c, 0);
+    store<u16>(slotOf + (<usize>t << 1), 0);
   }
-  activeCount = 0;
+  slotsUsed = 0;
 }
 
 /** A record whose layout is unknown: kept whole as user data, with the previous timestamp. */

@@ -339,7 +339,8 @@ function growBlock(s: CoreState, t: number, d: number, count: number, cap: numbe
 export function clrRow(s: CoreState, t: number, d: number): number {
   const n = s.u32[(d + CLR_DIR_COUNT) >>> 2];
   const cap = s.u32[(d + CLR_DIR_CAP) >>> 2];
-  if (n >= cap && !growBlock(s, t, d, n, Math.max(cap * 2, 64))) {
+  // (near the memory's end: a quarter more, then one row more, as the WebAssembly core does)
+  if (n >= cap && !growBlock(s, t, d, n, Math.max(cap * 2, 64)) && !growBlock(s, t, d, n, Math.max(n + 1, cap + (cap >> 2))) && !growBlock(s, t, d, n, n + 1)) {
     s.clrMissing++;
     return -1;
   }
