@@ -16,7 +16,7 @@ import {
   colChannel, colEventType, extCount, colExtRow, colExtType, colExtSize, colExtOffset, ensureExt, warn,
   filterFlags, filterBlock, fixedBlock, FIXED_TIMESTAMP, FIXED_KEYWORDS, FIXED_PID, FIXED_TID, FIXED_PAYLOAD_OFFSET,
   FIXED_PAYLOAD_LENGTH, FIXED_HEADER_LENGTH, FIXED_PROVIDER, FIXED_EVENT_ID, FIXED_TASK, FIXED_FLAGS, FIXED_PROCESSOR,
-  FIXED_VERSION, FIXED_EVENT_TYPE, FIXED_OPCODE, FIXED_LEVEL, FIXED_HEADER_TYPE, FIXED_CHANNEL,
+  FIXED_VERSION, FIXED_EVENT_TYPE, FIXED_OPCODE, FIXED_LEVEL, FIXED_HEADER_TYPE, FIXED_CHANNEL, allocate, release,
 } from "./tables";
 import { provTable } from "./providers";
 import { eventType, eventTypeKey, typeClr, typeHash } from "./eventtypes";
@@ -24,7 +24,6 @@ import * as eventtypes from "./eventtypes";
 import { clrOn, clrEntry } from "./clr";
 import { fillClrRows } from "./clr-fill";
 import * as tables from "./tables";
-import { allocate, release } from "./tables";
 import { providerByGuid, providerByHook, providerNone } from "./providers";
 import * as providers from "./providers";
 
