@@ -1,8 +1,13 @@
 // Node worker thread for parallel decoding (decode/parallel.ts): decodes the segments it is sent,
-// one after another, and posts their windows back.
+// one after another, and posts their windows back. A file's segments it reads itself.
 
 import { parentPort } from "node:worker_threads";
 import { segmentServer } from "./decode/parallel.js";
+import { setSourceOpener } from "./decode/worker-factory.js";
+import { fileRange } from "./node-file.js";
+
+// a segment of a file is read here, by its path, straight into this thread's core
+setSourceOpener(fileRange);
 
 const port = parentPort!;
 port.on("message", segmentServer((m, transfer) => port.postMessage(m, transfer)));

@@ -1,12 +1,12 @@
 // Node-only helpers (file paths and streams), kept out of the platform-neutral entry point.
 
-import { open, readFile, readdir, stat, type FileHandle } from "node:fs/promises";
+import { readFile, readdir, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { openTrace, type OpenOptions, type Trace } from "./trace.js";
 import { streamTrace, type StreamOptions, type TraceStream } from "./stream.js";
 import { Worker } from "node:worker_threads";
 import { setUrlLoader } from "./decode/loader.js";
-import type { ByteSource } from "./decode/windows.js";
+import { fileSource } from "./node-file.js";
 import { setWorkerFactory } from "./decode/worker-factory.js";
 
 setUrlLoader(async (url) => (await readFile(url)) as BufferSource);
@@ -24,30 +24,9 @@ setWorkerFactory(() => {
     ref: () => worker.ref(),
     unref: () => worker.unref(),
   };
-});
+}, { opensSources: true, sharesWindows: true });
 
 export * from "./index.js";
-
-/** A file as a ByteSource: opened at the first read, closed by the decoder when it is done. */
-async function fileSource(path: string): Promise<ByteSource> {
-  const byteLength = (await stat(path)).size;
-  let file: Promise<FileHandle> | undefined;
-  let handle: FileHandle | undefined;
-  return {
-    byteLength,
-    read(into, position) {
-      // (once open, the read is issued at once: `into` is read into before the caller goes on)
-      if (handle) return handle.read(into, 0, into.length, position).then((r) => r.bytesRead);
-      return (file ??= open(path, "r")).then((h) => (handle = h).read(into, 0, into.length, position)).then((r) => r.bytesRead);
-    },
-    async close() {
-      const f = file;
-      file = undefined;
-      handle = undefined;
-      await (await f)?.close();
-    },
-  };
-}
 
 /** One file, or several of a session (each named by its path). */
 async function fileInput(path: string | readonly string[]) {

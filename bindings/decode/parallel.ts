@@ -10,14 +10,14 @@
 
 import * as C from "../../assembly/codes.js";
 import { compiledCore } from "./loader.js";
-import { blobChunks, decodeWindows, isByteSource, knownSize, memoryPages, type ByteSource, type DecodeEnd, type DecodeOptions, type Input, type Resume, type TraceContext, type Window } from "./windows.js";
+import { blobChunks, decodeWindows, isByteSource, knownSize, memoryPages, type ByteSource, type DecodeEnd, type DecodeOptions, type Input, type Resume, type SharedSource, type TraceContext, type Window } from "./windows.js";
 import { slices, sourceChunks } from "./chunks.js";
-import { packWindow, SparePool } from "./transfer.js";
+import { describeViews, packWindow, rebuildViews, SharedSlots, SparePool, type WindowBuffers } from "./transfer.js";
 import { align8, type TraceData } from "./trace-data.js";
 import { logfileCopy, rebaseLogfile } from "./builder.js";
 import { formatGuid } from "../schema/guid.js";
 
-import { haveWorkers, workerFactory, type DecodeWorker } from "./worker-factory.js";
+import { haveWorkers, openShared, workerAbilities, workerFactory, type DecodeWorker } from "./worker-factory.js";
 
 /** The input bytes of one worker's segment at most (a window of `batchBytes` of record data may hold less). */
 const SEGMENT_BYTES = 8 << 20;
@@ -29,6 +29,8 @@ const SEGMENT_BYTES = 8 << 20;
  */
 interface PooledWorker {
   worker: DecodeWorker;
+  /** This side's objects for the worker's shared window slots (SharedSlots), kept as long as the worker. */
+  slots: Map<number, SharedArrayBuffer>;
   onMessage?: (message: unknown) => void;
   onError?: (error: Error) => void;
   failed?: boolean;
@@ -43,7 +45,7 @@ function leaseWorker(): PooledWorker {
     idle.worker.ref?.();
     return idle;
   }
-  const p: PooledWorker = { worker: workerFactory()! };
+  const p: PooledWorker = { worker: workerFactory()!, slots: new Map() };
   p.worker.listen((m) => p.onMessage?.(m), (e) => {
     p.failed = true;
     p.onError?.(e);
@@ -78,12 +80,15 @@ export type SegmentOptions = Pick<DecodeOptions, "engine" | "batchBytes" | "clrT
   wasm?: WebAssembly.Module;
   /** The calling thread holds the input whole: windows are sent back without their record bytes (packWindow). */
   recordsInInput?: boolean;
+  /** Windows come back in shared buffers, named by slot (SharedSlots), where the worker can make them. */
+  sharedWindows?: boolean;
 };
 
-/** A request to a worker: decode `bytes` as the trace's segment starting at `resume`. */
+/** A request to a worker: decode `bytes` (or the worker reads `range` itself) as the trace's segment starting at `resume`. */
 export interface SegmentRequest {
   segment: number;
-  bytes: Uint8Array;
+  bytes?: Uint8Array;
+  range?: { source: SharedSource; offset: number; length: number };
   resume?: Resume;
   options: SegmentOptions;
 }
@@ -106,12 +111,15 @@ export interface SegmentEnd {
   input?: ArrayBuffer;
 }
 
-/** A message to a worker: a segment to decode, or buffers its windows came in, to pack the next ones into. */
-export type WorkerRequest = SegmentRequest | { recycle: ArrayBuffer };
+/** A message to a worker: a segment to decode, or buffers (or shared slots) its windows came in, to pack the next ones into. */
+export type WorkerRequest = SegmentRequest | { recycle: ArrayBuffer } | { recycleSlot: number };
 
-/** A segment's messages: each window (packed), then its end, or an error that ended the decode. */
+/**
+ * A segment's messages: each window (packed; in a shared slot, its views described: `buffer` comes
+ * with a slot's first window), then its end, or an error that ended the decode.
+ */
 export type SegmentMessage =
-  | { segment: number; window: Window }
+  | { segment: number; window: Window; slot?: number; buffer?: SharedArrayBuffer }
   | { segment: number; end: SegmentEnd }
   | { segment: number; error: { name: string; message: string } };
 
@@ -119,7 +127,7 @@ export type SegmentMessage =
  * Decodes one segment: each window copied out of the core (to post, or to keep when the core is
  * let go), then how it ended. Runs in the workers, and here for buffer 0 and the uncut rest.
  */
-export async function* decodeSegment(input: Input, options: DecodeOptions & SegmentOptions, resume?: Resume, pool?: SparePool): AsyncGenerator<{ window: Window; transfer: ArrayBuffer[] }, SegmentEnd> {
+export async function* decodeSegment(input: Input, options: DecodeOptions & SegmentOptions, resume?: Resume, pool?: WindowBuffers): AsyncGenerator<{ window: Window; transfer: ArrayBuffer[] }, SegmentEnd> {
   const windows = decodeWindows(input, options, resume);
   let kept = 0, seen = 0;
   for (;;) {
@@ -228,14 +236,8 @@ class Merger {
       if (g !== t) maps.typesIdentity = false;
     }
     const e = d.events;
-    if (!maps.providersIdentity) {
-      const to = maps.providers, col = e.provider;
-      for (let i = 0; i < d.eventCount; i++) if (col[i] < to.length) col[i] = to[col[i]];
-    }
-    if (!maps.typesIdentity) {
-      const to = maps.types, col = e.eventType;
-      for (let i = 0; i < d.eventCount; i++) if (col[i] !== C.EVENT_TYPE_NONE) col[i] = to[col[i]];
-    }
+    if (!maps.providersIdentity) remap(e.provider, d.eventCount, Uint16Array.from(maps.providers));
+    if (!maps.typesIdentity) remap(e.eventType, d.eventCount, Uint16Array.from(maps.types));
     // the window's row counts on the trace's event types
     const types = this.types.slice(0, this.typeCount * C.TYPE_STRIDE);
     const tv = new DataView(types.buffer);
@@ -307,15 +309,25 @@ class Merger {
   }
 }
 
+/** Maps a column's indices (those `to` has: the rest, "none", stay) onto the trace's. */
+function remap(col: Uint16Array, n: number, to: Uint16Array): void {
+  const known = to.length;
+  for (let i = 0; i < n; i++) {
+    const k = col[i];
+    if (k < known) col[i] = to[k];
+  }
+}
+
 function grown(a: Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer> {
   const b = new Uint8Array(a.length * 2);
   b.set(a);
   return b;
 }
 
-/** A run of whole buffers cut from the input, in a buffer of its own. */
+/** A run of whole buffers cut from the input, in a buffer of its own (or, cut by ranges, only where it lies). */
 interface Segment {
-  bytes: Uint8Array;
+  bytes?: Uint8Array;
+  length: number;
   fileOffset: number;
   /** Buffers before it. */
   bufferCount: number;
@@ -348,11 +360,18 @@ class Cutter {
   private readonly spare = new SparePool(8, 1);
   /** A source read in place: straight into the segments' buffers. */
   private readonly source?: ByteSource;
+  /**
+   * Cut by ranges: the buffers' sizes are read (four bytes each, synchronously) and the workers read
+   * their ranges themselves, so this thread never holds the input.
+   */
+  readonly ranges: boolean;
+  private readonly head = new Uint8Array(4);
 
-  constructor(input: AsyncIterable<Uint8Array> | ByteSource, private readonly capacity: number, private readonly onProgress?: (read: number) => void) {
+  constructor(input: AsyncIterable<Uint8Array> | ByteSource, private readonly capacity: number, private readonly onProgress?: (read: number) => void, ranges = false) {
     if (isByteSource(input as Input)) this.source = input as ByteSource;
     else this.chunks = (input as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
-    this.pending = this.fresh(capacity);
+    this.ranges = ranges && this.source?.readSync !== undefined;
+    this.pending = this.fresh(this.ranges ? 0 : capacity);
   }
 
   recycle(buffer: ArrayBuffer): void {
@@ -398,6 +417,7 @@ class Cutter {
   /** The next segment of about `target` bytes (at least one buffer), or undefined when cutting has stopped. */
   async next(target: number, maxBuffers = Infinity): Promise<Segment | undefined> {
     if (this.stopped) return undefined;
+    if (this.ranges) return this.nextRange(target, maxBuffers);
     for (;;) {
       const v = new DataView(this.pending.buffer, this.pending.byteOffset);
       while (this.scan < target && this.scanned < maxBuffers && this.scan + C.BUFFER_HEADER_SIZE <= this.filled) {
@@ -430,12 +450,47 @@ class Cutter {
     this.pending = this.fresh(Math.max(rest.length, this.capacity));
     this.pending.set(rest);
     this.filled = rest.length;
-    const segment = { bytes, fileOffset: this.offset, bufferCount: this.bufferCount, buffers: this.scanned };
+    const segment = { bytes, length: this.scan, fileOffset: this.offset, bufferCount: this.bufferCount, buffers: this.scanned };
     this.offset += this.scan;
     this.bufferCount += this.scanned;
     this.scan = 0;
     this.scanned = 0;
     return segment;
+  }
+
+  /** The next segment cut by ranges: the sizes of its buffers read, not its bytes. */
+  private nextRange(target: number, maxBuffers: number): Segment | undefined {
+    const source = this.source!, size = source.byteLength, v = new DataView(this.head.buffer);
+    let scan = 0, scanned = 0;
+    while (scan < target && scanned < maxBuffers) {
+      const at = this.offset + scan;
+      // (the input's end, a buffer cut short or a size that is not a buffer's: the rest goes to one core)
+      if (at + C.BUFFER_HEADER_SIZE > size || source.readSync!(this.head, at) < 4) {
+        this.stopped = true;
+        break;
+      }
+      const n = v.getUint32(0, true);
+      if (n < C.BUFFER_HEADER_SIZE || n > C.MAX_BUFFER || at + n > size) {
+        this.stopped = true;
+        break;
+      }
+      scan += n;
+      scanned++;
+    }
+    if (scan === 0) return undefined;
+    const segment = { length: scan, fileOffset: this.offset, bufferCount: this.bufferCount, buffers: scanned };
+    this.offset += scan;
+    this.bufferCount += scanned;
+    this.read = this.offset;
+    this.onProgress?.(this.read);
+    return segment;
+  }
+
+  /** A segment's bytes as an input for this thread (buffer 0's): its own, or its range of the source. */
+  input(s: Segment): Input {
+    if (s.bytes) return s.bytes;
+    const source = this.source!, offset = s.fileOffset, length = s.length;
+    return { byteLength: length, read: (into, position) => source.read(into.subarray(0, Math.max(0, Math.min(into.length, length - position))), offset + position) };
   }
 
   /** What the cutter did not cut: the bytes it holds, then the rest of the input. */
@@ -490,11 +545,15 @@ class SegmentJob {
  * what a worker does with each request, and this thread with buffer 0 and the uncut rest.
  */
 export async function serveSegment(
-  req: Omit<SegmentRequest, "bytes"> & { bytes: Input }, post: (m: SegmentMessage, transfer: ArrayBuffer[]) => void, pool?: SparePool,
+  req: Omit<SegmentRequest, "bytes"> & { bytes?: Input }, post: (m: SegmentMessage, transfer: ArrayBuffer[]) => void, pool?: SparePool, slots?: SharedSlots,
 ): Promise<void> {
   const segment = req.segment;
   try {
-    const run = decodeSegment(req.bytes, req.options, req.resume, pool);
+    const range = req.range;
+    const input = req.bytes ?? (range && openShared(range.source, range.offset, range.length));
+    if (!input) throw new Error("etw-wasm: this decode worker cannot open the shared input (no source opener installed)");
+    const shared = req.options.sharedWindows ? slots : undefined;
+    const run = decodeSegment(input, req.options, req.resume, shared ?? pool);
     for (;;) {
       const next = await run.next();
       if (next.done) {
@@ -504,7 +563,11 @@ export async function serveSegment(
         post({ segment, end }, transfer);
         return;
       }
-      post({ segment, window: next.value.window }, next.value.transfer);
+      if (shared) {
+        const slot = shared.current;
+        const window = describeViews(next.value.window, next.value.window.data.bytes.buffer);
+        post({ segment, window, slot, buffer: shared.toSend(slot) }, []);
+      } else post({ segment, window: next.value.window }, next.value.transfer);
     }
   } catch (error) {
     post({ segment, error: { name: (error as Error)?.name ?? "Error", message: (error as Error)?.message ?? String(error) } }, []);
@@ -514,10 +577,12 @@ export async function serveSegment(
 /** A worker's side: serves the requests it is sent, one segment after another. */
 export function segmentServer(post: (m: SegmentMessage, transfer: ArrayBuffer[]) => void): (req: WorkerRequest) => void {
   const pool = new SparePool();
+  const slots = typeof SharedArrayBuffer === "function" ? new SharedSlots() : undefined;
   let queue = Promise.resolve();
   return (req) => {
     if ("recycle" in req) pool.give(req.recycle);
-    else queue = queue.then(() => serveSegment(req, post, pool));
+    else if ("recycleSlot" in req) slots?.give(req.recycleSlot);
+    else queue = queue.then(() => serveSegment(req, post, pool, slots));
   };
 }
 
@@ -553,9 +618,12 @@ export async function* decodeParallel(input: Input, options: DecodeOptions, work
   else if (input instanceof Uint8Array) chunks = slices(input, options.chunkBytes ?? 16 << 20);
   else if (input instanceof ArrayBuffer) chunks = slices(new Uint8Array(input), options.chunkBytes ?? 16 << 20);
   else chunks = input as AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
+  // a file the workers can open themselves is cut by ranges
+  const can = workerAbilities();
+  const ranges = source?.shared !== undefined && can.opensSources === true;
   const cutter = new Cutter(source ?? (async function* () {
     yield* chunks;
-  })(), target + (1 << 20), options.onProgress);
+  })(), target + (1 << 20), options.onProgress, ranges);
   const { onProgress: _p, inputSize: _s, ...here } = options;
   const merger = new Merger();
   let fileOffset = 0, stoppedEarly = false, failure: unknown, fatalCode = 0, fatalOffset = 0;
@@ -573,8 +641,11 @@ export async function* decodeParallel(input: Input, options: DecodeOptions, work
         const w = merger.take(m.window, job.maps);
         yield w;
         // the consumer is done with the window: its buffer goes back to the worker for another
-        const buffer = w.data.bytes.buffer as ArrayBuffer;
-        job.worker?.post({ recycle: buffer } satisfies WorkerRequest, [buffer]);
+        if (m.slot !== undefined) job.worker?.post({ recycleSlot: m.slot } satisfies WorkerRequest, []);
+        else {
+          const buffer = m.window.data.bytes.buffer as ArrayBuffer;
+          job.worker?.post({ recycle: buffer } satisfies WorkerRequest, [buffer]);
+        }
       }
       else if ("error" in m) rethrow(m.error);
       else {
@@ -603,19 +674,25 @@ export async function* decodeParallel(input: Input, options: DecodeOptions, work
     const first = await cutter.next(1, 1);
     if (!first) return yield* decodeWindows(cutter.rest(), { ...options, onProgress: undefined, inputSize: size });
     const job0 = new SegmentJob(0);
-    runHere(job0, first.bytes, here);
+    runHere(job0, cutter.input(first), here);
     if (!(yield* drain(job0)) || !context) return finish();
     const wasm = here.engine === "js" ? undefined : await compiledCore(options.wasm);
     const segmentOptions: SegmentOptions = {
       engine: here.engine, batchBytes: here.batchBytes, clrTables: here.clrTables, memoryLimit: here.memoryLimit, filter: here.filter, wasm,
       recordsInInput: inputHeld && (input instanceof Uint8Array || input instanceof ArrayBuffer),
+      sharedWindows: can.sharesWindows === true,
     };
     for (let i = 0; i < workers; i++) {
       const p = leaseWorker();
       leased.push(p);
       const w = p.worker;
+      const slots = p.slots;
       p.onMessage = (message) => {
         const m = message as SegmentMessage;
+        if ("window" in m && m.slot !== undefined) {
+          if (m.buffer) slots.set(m.slot, m.buffer);
+          m.window = rebuildViews(m.window, slots.get(m.slot)!);
+        }
         jobs.get(m.segment)?.push(m);
       };
       p.onError = (error) => {
@@ -639,10 +716,10 @@ export async function* decodeParallel(input: Input, options: DecodeOptions, work
         jobs.set(id, job);
         inFlight.push(job);
         const request: SegmentRequest = {
-          segment: id, bytes: s.bytes, options: segmentOptions,
-          resume: { ...context, bufferCount: s.bufferCount, fileOffset: s.fileOffset },
+          segment: id, options: segmentOptions, resume: { ...context, bufferCount: s.bufferCount, fileOffset: s.fileOffset },
+          ...(s.bytes ? { bytes: s.bytes } : { range: { source: source!.shared!, offset: s.fileOffset, length: s.length } }),
         };
-        job.worker!.post(request satisfies WorkerRequest, [s.bytes.buffer as ArrayBuffer]);
+        job.worker!.post(request satisfies WorkerRequest, s.bytes ? [s.bytes.buffer as ArrayBuffer] : []);
         id++;
       }
       const job = inFlight.shift();

@@ -24,6 +24,20 @@ export interface ByteSource {
   /** Reads up to `into.length` bytes at `position` into `into`; resolves with the bytes read (0 at the end). */
   read(into: Uint8Array, position: number): Promise<number>;
   close?(): Promise<void>;
+  /**
+   * Reads without waiting, where the platform can (a Node file): parallel decoding finds the buffers'
+   * boundaries with it, four bytes a buffer, instead of reading the whole input on the calling thread.
+   */
+  readSync?(into: Uint8Array, position: number): number;
+  /** What a decode worker needs to open the same bytes itself (a file's path); see worker-factory.ts. */
+  shared?: SharedSource;
+  /** Decode by `readSync` (a worker has no page to keep responsive, and reads in cache-sized pieces). */
+  preferSync?: boolean;
+}
+
+/** A ByteSource as it crosses to a worker, which opens it again there (setSourceOpener). */
+export interface SharedSource {
+  path: string;
 }
 
 /** Bytes, a Blob or File (browsers, Node), a ByteSource, or chunks of the file in order (any sizes). */
@@ -145,6 +159,22 @@ function bytesSource(bytes: Uint8Array): StagingSource {
       return n;
     },
     close: async () => undefined,
+  };
+}
+
+/** A ByteSource read synchronously, in pieces the walk finds in cache (a worker's file range). */
+function syncByteSource(source: ByteSource & Required<Pick<ByteSource, "readSync">>): StagingSource {
+  let position = 0;
+  return {
+    piece: COPY_PIECE,
+    read(room) {
+      const n = source.readSync(room(), position);
+      position += n;
+      return n;
+    },
+    close: async () => {
+      await source.close?.();
+    },
   };
 }
 
@@ -476,7 +506,7 @@ export async function* decodeWindows(input: Input, options: DecodeOptions = {}, 
     source = chunkSource(blobChunks(input));
   } else if (isByteSource(input)) {
     size = input.byteLength;
-    source = byteSourceSource(input, options.chunkBytes ?? READ_PIECE);
+    source = input.preferSync && input.readSync ? syncByteSource(input as ByteSource & Required<Pick<ByteSource, "readSync">>) : byteSourceSource(input, options.chunkBytes ?? READ_PIECE);
   } else if (input instanceof Uint8Array || input instanceof ArrayBuffer) {
     const whole = input instanceof Uint8Array ? input : new Uint8Array(input);
     size = whole.length;

@@ -3,6 +3,8 @@
 // that drops modules without side effects keeps it. Kept apart from parallel.ts, which is loaded only
 // when a decode asks for workers.
 
+import type { ByteSource, SharedSource } from "./windows.js";
+
 /** A thread that decodes segments: a Node worker_threads Worker or a Web Worker, behind one face. */
 export interface DecodeWorker {
   post(message: unknown, transfer: ArrayBuffer[]): void;
@@ -16,10 +18,42 @@ export interface DecodeWorker {
 }
 
 let factory: (() => DecodeWorker) | undefined;
+let opener: ((shared: SharedSource, offset: number, length: number) => ByteSource) | undefined;
 
-/** Sets how decode workers are started. */
-export function setWorkerFactory(f: () => DecodeWorker): void {
+/**
+ * Sets how a decode worker opens a range of a source the calling thread shares by name (Node's worker
+ * entry opens files by path). Where none is set, workers are sent the bytes.
+ */
+export function setSourceOpener(open: (shared: SharedSource, offset: number, length: number) => ByteSource): void {
+  opener = open;
+}
+
+/** A range of a shared source, opened on this thread (a worker's); undefined where there is no way. */
+export function openShared(shared: SharedSource, offset: number, length: number): ByteSource | undefined {
+  return opener?.(shared, offset, length);
+}
+
+/** What the installed workers can do beyond decoding the bytes they are sent. */
+export interface WorkerAbilities {
+  /** They open shared sources themselves (setSourceOpener): a file's segments are sent as ranges. */
+  opensSources?: boolean;
+  /**
+   * They hand windows back in SharedArrayBuffers, and this side's consumers read strings from such
+   * memory (Node's TextDecoder does; a browser's refuses shared memory).
+   */
+  sharesWindows?: boolean;
+}
+let abilities: WorkerAbilities = {};
+
+/** Sets how decode workers are started, and what they can do. */
+export function setWorkerFactory(f: () => DecodeWorker, can: WorkerAbilities = {}): void {
   factory = f;
+  abilities = can;
+}
+
+/** What the installed decode workers can do (none of it for the default Web Workers). */
+export function workerAbilities(): WorkerAbilities {
+  return factory !== undefined ? abilities : {};
 }
 
 /**
