@@ -9,11 +9,12 @@
 // be by a single one. The result is the single-core decode, window boundaries aside.
 
 import * as C from "../../assembly/codes.js";
-import { compiledCore } from "./loader.js";
+import { MEMORY_MAX_PAGES, MEMORY_MIN_PAGES } from "../../assembly/codes.js";
+import { compiledCore, sharedMemoryCore } from "./loader.js";
 import { blobChunks, decodeWindows, isByteSource, knownSize, memoryPages, type ByteSource, type DecodeEnd, type DecodeOptions, type Input, type Resume, type SharedSource, type TraceContext, type Window } from "./windows.js";
 import { slices, sourceChunks } from "./chunks.js";
 import { describeViews, packWindow, rebuildViews, SharedSlots, SparePool, type WindowBuffers } from "./transfer.js";
-import { align8, type TraceData } from "./trace-data.js";
+import { align8, metaOf, type TraceData } from "./trace-data.js";
 import { logfileCopy, rebaseLogfile } from "./builder.js";
 import { formatGuid } from "../schema/guid.js";
 
@@ -82,6 +83,11 @@ export type SegmentOptions = Pick<DecodeOptions, "engine" | "batchBytes" | "clrT
   recordsInInput?: boolean;
   /** Windows come back in shared buffers, named by slot (SharedSlots), where the worker can make them. */
   sharedWindows?: boolean;
+  /**
+   * `wasm` is the core for a shared memory (loader.ts sharedMemoryCore): windows are not copied at all
+   * but read where the worker's core wrote them (SharedCores).
+   */
+  sharedCores?: boolean;
 };
 
 /** A request to a worker: decode `bytes` (or the worker reads `range` itself) as the trace's segment starting at `resume`. */
@@ -127,8 +133,11 @@ export type SegmentMessage =
  * Decodes one segment: each window copied out of the core (to post, or to keep when the core is
  * let go), then how it ended. Runs in the workers, and here for buffer 0 and the uncut rest.
  */
-export async function* decodeSegment(input: Input, options: DecodeOptions & SegmentOptions, resume?: Resume, pool?: WindowBuffers): AsyncGenerator<{ window: Window; transfer: ArrayBuffer[] }, SegmentEnd> {
-  const windows = decodeWindows(input, options, resume);
+export async function* decodeSegment(
+  input: Input, options: DecodeOptions & SegmentOptions, resume?: Resume, pool?: WindowBuffers, memory?: WebAssembly.Memory,
+): AsyncGenerator<{ window: Window; transfer: ArrayBuffer[] }, SegmentEnd> {
+  // (on a shared memory the windows stay where they are: the core waits for each to come back)
+  const windows = decodeWindows(input, options, resume, memory);
   let kept = 0, seen = 0;
   for (;;) {
     const next = await windows.next();
@@ -148,7 +157,7 @@ export async function* decodeSegment(input: Input, options: DecodeOptions & Segm
     }
     kept += next.value.warnings.count;
     seen += next.value.warnings.total;
-    yield packWindow(next.value, pool, options.recordsInInput);
+    yield memory ? { window: { ...next.value, final: false }, transfer: [] } : packWindow(next.value, pool, options.recordsInInput);
   }
 }
 
@@ -197,10 +206,14 @@ class Merger {
     return kept;
   }
 
-  /** A segment's window on the trace's tables: indices mapped, its tables (the trace's, its own row counts) placed in its store's room. */
+  /**
+   * A segment's window on the trace's tables: indices mapped, its structs (its buffers and warnings,
+   * the trace's providers and event types with its own row counts, the logfile header) in a small
+   * store of their own (`meta`), so its record store is neither written nor copied.
+   */
   take(w: Window, maps: SegmentMaps): Window {
     const d = w.data;
-    const bytes = d.bytes;
+    const bytes = metaOf(d);
     const v = new DataView(bytes.buffer, bytes.byteOffset);
     // the first window is buffer 0's: its core's logfile header struct is the trace's
     const logfile = (this.logfile ??= logfileCopy(d));
@@ -248,35 +261,26 @@ class Merger {
       tv.setUint32(o, tv.getUint32(o, true) + v.getUint32(d.typesOffset + t * C.TYPE_STRIDE + C.TYPE_ROWS, true), true);
     }
     const warnings = this.addWarnings(bytes.subarray(w.warnings.offset, w.warnings.offset + w.warnings.count * C.WARN_STRIDE), w.warnings.total);
-    // the tables go in the store's room (a store without enough is copied into a longer one)
     const providers = this.providers.subarray(0, this.providerCount * C.PROV_STRIDE);
-    let free = w.free ?? bytes.length;
-    const need = providers.length + types.length + warnings.length + logfile.length + 32;
-    let store = bytes;
-    if (free + need > store.length) {
-      store = new Uint8Array(free + need);
-      store.set(bytes.subarray(0, free));
-    }
-    const place = (src: Uint8Array) => {
-      const at = free;
-      store.set(src, at);
-      free = align8(at + src.length);
-      return at;
-    };
-    const providersOffset = place(providers);
-    const typesOffset = place(types);
-    const warningsOffset = place(warnings);
-    // the trace's logfile header (the workers' cores have none: the clock needs it)
-    const logfileOffset = place(logfile);
-    rebaseLogfile(store, logfileOffset);
+    const buffers = bytes.subarray(d.buffersOffset, d.buffersOffset + d.bufferCount * C.BUF_STRIDE);
+    // (the trace's logfile header: the workers' cores have none, and the clock needs it)
+    const parts = [buffers, providers, types, warnings, logfile];
+    const meta = new Uint8Array(8 + parts.reduce((n, p) => n + align8(p.length), 0));
+    let at = 8;
+    const [buffersOffset, providersOffset, typesOffset, warningsOffset, logfileOffset] = parts.map((p) => {
+      meta.set(p, at);
+      at += align8(p.length);
+      return at - align8(p.length);
+    });
+    rebaseLogfile(meta, logfileOffset);
     const count = warnings.length / C.WARN_STRIDE;
     const data: TraceData = {
-      ...d, bytes: store, providersOffset, providerCount: this.providerCount, typesOffset, typeCount: this.typeCount, logfileOffset,
+      ...d, meta, buffersOffset, providersOffset, providerCount: this.providerCount, typesOffset, typeCount: this.typeCount, logfileOffset,
       warningsOffset, warningCount: count, warningTotal: w.warnings.total,
     };
     const firstRow = this.rows;
     this.rows += d.eventCount;
-    return { ...w, data, firstRow, warnings: { offset: warningsOffset, count, total: w.warnings.total }, free };
+    return { ...w, data, firstRow, warnings: { offset: warningsOffset, count, total: w.warnings.total } };
   }
 
   /** A segment's end: its warnings after its last window, its counts. */
@@ -546,6 +550,7 @@ class SegmentJob {
  */
 export async function serveSegment(
   req: Omit<SegmentRequest, "bytes"> & { bytes?: Input }, post: (m: SegmentMessage, transfer: ArrayBuffer[]) => void, pool?: SparePool, slots?: SharedSlots,
+  core?: { cores: SharedCores; index: number },
 ): Promise<void> {
   const segment = req.segment;
   try {
@@ -553,7 +558,7 @@ export async function serveSegment(
     const input = req.bytes ?? (range && openShared(range.source, range.offset, range.length));
     if (!input) throw new Error("etw-wasm: this decode worker cannot open the shared input (no source opener installed)");
     const shared = req.options.sharedWindows ? slots : undefined;
-    const run = decodeSegment(input, req.options, req.resume, shared ?? pool);
+    const run = decodeSegment(input, req.options, req.resume, shared ?? pool, core?.cores.memory(core.index));
     for (;;) {
       const next = await run.next();
       if (next.done) {
@@ -563,7 +568,14 @@ export async function serveSegment(
         post({ segment, end }, transfer);
         return;
       }
-      if (shared) {
+      if (core) {
+        // the window where the core wrote it; the core goes on once it is back
+        const { cores, index } = core;
+        const window = describeViews(next.value.window, next.value.window.data.bytes.buffer);
+        const back = cores.returned(index);
+        post({ segment, window, slot: SharedCores.slot(index), buffer: cores.toSend(index) }, []);
+        await back;
+      } else if (shared) {
         const slot = shared.current;
         const window = describeViews(next.value.window, next.value.window.data.bytes.buffer);
         post({ segment, window, slot, buffer: shared.toSend(slot) }, []);
@@ -571,6 +583,74 @@ export async function serveSegment(
     }
   } catch (error) {
     post({ segment, error: { name: (error as Error)?.name ?? "Error", message: (error as Error)?.message ?? String(error) } }, []);
+  } finally {
+    if (core) core.cores.release(core.index);
+  }
+}
+
+/**
+ * A worker's cores on shared memories (SharedArrayBuffers): a window is read by the calling thread
+ * where the core wrote it, and that core waits for it to come back before it goes on; the other core
+ * decodes the next segment meanwhile. Each memory goes across again only when it has grown.
+ */
+export class SharedCores {
+  private readonly cores: { memory: WebAssembly.Memory; sentBytes: number; busy: boolean; back?: () => void }[] = [];
+  private readonly waiting: ((index: number) => void)[] = [];
+  constructor(private readonly max: number) {}
+
+  /** The slot number a core's windows are named by (negative: SharedSlots' are not). */
+  static slot(index: number): number {
+    return -1 - index;
+  }
+
+  static index(slot: number): number {
+    return -1 - slot;
+  }
+
+  /** A free core, in order of asking (a new one while there are fewer than `max`). */
+  acquire(): Promise<number> {
+    const free = this.cores.findIndex((c) => !c.busy);
+    if (free >= 0) {
+      this.cores[free].busy = true;
+      return Promise.resolve(free);
+    }
+    if (this.cores.length < this.max) {
+      const memory = new WebAssembly.Memory({ initial: MEMORY_MIN_PAGES, maximum: MEMORY_MAX_PAGES, shared: true });
+      this.cores.push({ memory, sentBytes: 0, busy: true });
+      return Promise.resolve(this.cores.length - 1);
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  release(index: number): void {
+    const next = this.waiting.shift();
+    if (next) next(index);
+    else this.cores[index].busy = false;
+  }
+
+  memory(index: number): WebAssembly.Memory {
+    return this.cores[index].memory;
+  }
+
+  /** The core's memory if the other side has not got it at its present size. */
+  toSend(index: number): SharedArrayBuffer | undefined {
+    const c = this.cores[index];
+    const buffer = c.memory.buffer as unknown as SharedArrayBuffer;
+    if (buffer.byteLength === c.sentBytes) return undefined;
+    c.sentBytes = buffer.byteLength;
+    return buffer;
+  }
+
+  /** Resolves when the core's window comes back (giveBack). */
+  returned(index: number): Promise<void> {
+    return new Promise((resolve) => (this.cores[index].back = resolve));
+  }
+
+  giveBack(index: number): void {
+    const c = this.cores[index];
+    const back = c?.back;
+    if (c) c.back = undefined;
+    back?.();
   }
 }
 
@@ -578,11 +658,20 @@ export async function serveSegment(
 export function segmentServer(post: (m: SegmentMessage, transfer: ArrayBuffer[]) => void): (req: WorkerRequest) => void {
   const pool = new SparePool();
   const slots = typeof SharedArrayBuffer === "function" ? new SharedSlots() : undefined;
+  const cores = new SharedCores(IN_FLIGHT_PER_WORKER);
   let queue = Promise.resolve();
   return (req) => {
     if ("recycle" in req) pool.give(req.recycle);
-    else if ("recycleSlot" in req) slots?.give(req.recycleSlot);
-    else queue = queue.then(() => serveSegment(req, post, pool, slots));
+    else if ("recycleSlot" in req) {
+      if (req.recycleSlot < 0) cores.giveBack(SharedCores.index(req.recycleSlot));
+      else slots?.give(req.recycleSlot);
+    } else if (req.options.sharedCores) {
+      // segments take the cores in order; each is decoded on its own, the next starting while a window waits
+      queue = queue.then(async () => {
+        const index = await cores.acquire();
+        void serveSegment(req, post, pool, slots, { cores, index });
+      });
+    } else queue = queue.then(() => serveSegment(req, post, pool, slots));
   };
 }
 
@@ -676,11 +765,13 @@ export async function* decodeParallel(input: Input, options: DecodeOptions, work
     const job0 = new SegmentJob(0);
     runHere(job0, cutter.input(first), here);
     if (!(yield* drain(job0)) || !context) return finish();
-    const wasm = here.engine === "js" ? undefined : await compiledCore(options.wasm);
+    // the default core on shared memories where the workers can hand windows back in them (not under a memory limit)
+    const sharedCores = here.engine !== "js" && options.wasm === undefined && can.sharesWindows === true && !pages ? await sharedMemoryCore() : undefined;
+    const wasm = here.engine === "js" ? undefined : sharedCores ?? await compiledCore(options.wasm);
     const segmentOptions: SegmentOptions = {
       engine: here.engine, batchBytes: here.batchBytes, clrTables: here.clrTables, memoryLimit: here.memoryLimit, filter: here.filter, wasm,
       recordsInInput: inputHeld && (input instanceof Uint8Array || input instanceof ArrayBuffer),
-      sharedWindows: can.sharesWindows === true,
+      sharedWindows: can.sharesWindows === true, sharedCores: sharedCores !== undefined,
     };
     for (let i = 0; i < workers; i++) {
       const p = leaseWorker();

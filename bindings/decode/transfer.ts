@@ -90,7 +90,6 @@ export class SparePool implements WindowBuffers {
  * transfer: the record bytes first (from offset 8, so that 0 keeps meaning "none"), then the
  * structs (buffers, the window's own warnings, providers, event types, logfile header), the columns
  * and the typed-table blocks; every offset into the record bytes moved by where they landed.
- * `room` bytes stay free at the end for tables added later (parallel.ts places the trace's there).
  */
 export function packWindow(w: Window, pool?: WindowBuffers, recordsInInput = false): { window: Window; transfer: ArrayBuffer[] } {
   const d = w.data;
@@ -105,15 +104,13 @@ export function packWindow(w: Window, pool?: WindowBuffers, recordsInInput = fal
   const structs = [
     d.bufferCount * C.BUF_STRIDE, w.warnings.count * C.WARN_STRIDE, d.providerCount * C.PROV_STRIDE, d.typeCount * C.TYPE_STRIDE, logfile.length,
   ];
-  const tables = d.providerCount * C.PROV_STRIDE + d.typeCount * C.TYPE_STRIDE + w.warnings.count * C.WARN_STRIDE;
   let total = 8 + (inInput ? 0 : w.records.reduce((a, [s, e]) => a + align8(e - s), 0)) + structs.reduce((a, b) => a + align8(b), 0);
   for (const [Type] of Object.values(EVENT_COLUMN_LAYOUT)) total += align8(n * (Type as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT);
   for (const [Type] of Object.values(EXT_COLUMN_LAYOUT)) total += align8(nExt * (Type as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT);
   const { layouts } = clrProgram();
   if (d.clr) d.clr.counts.forEach((count, t) => (total += d.clr!.blocks[t] ? align8(count * layouts[t].rowBytes) : 0));
-  const room = (64 << 10) + 2 * tables;
   // (a SharedArrayBuffer too, typed as the views' constructors take it)
-  const buffer = (pool ? pool.take(total + room) : new ArrayBuffer(total + room)) as ArrayBuffer;
+  const buffer = (pool ? pool.take(total) : new ArrayBuffer(total)) as ArrayBuffer;
   const out = new Uint8Array(buffer);
   let at = 8;
   const put = (from: number, len: number) => place(meta.subarray(from, from + len));
@@ -174,7 +171,7 @@ export function packWindow(w: Window, pool?: WindowBuffers, recordsInInput = fal
     logfileOffset, arenaBytes: d.arenaBytes, clr, clrRows: d.clrRows, inputBytes: 0, decodedBytes: 0,
   };
   const window: Window = {
-    ...w, data, records, final: false, free: at, warnings: { offset: warningsOffset, count: w.warnings.count, total: w.warnings.total },
+    ...w, data, records, final: false, warnings: { offset: warningsOffset, count: w.warnings.count, total: w.warnings.total },
     ...(inInput ? { recordsInInput: true } : {}),
   };
   return { window, transfer: pool instanceof SharedSlots ? [] : [buffer] };

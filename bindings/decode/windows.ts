@@ -421,8 +421,6 @@ export interface Window {
   warnings: { offset: number; count: number; total: number };
   /** The last window: no more decoding follows, so its views stay valid until the core is released. */
   final: boolean;
-  /** A window copied out of the core (transfer.ts packWindow): where its byte store's free room begins. */
-  free?: number;
   /**
    * The record bytes were left out of the copy (the caller holds the input whole): `records` is one range
    * of file offsets, which is what the tables' addresses are; `data.bytes` has the tables only.
@@ -486,7 +484,7 @@ function setupClr(core: CoreExports): boolean {
  * valid until the next window is asked for) and returns how decoding ended. A fatal format error
  * is reported in the result (fatalCode), not thrown, so the caller decides how to raise it.
  */
-export async function* decodeWindows(input: Input, options: DecodeOptions = {}, resume?: Resume): AsyncGenerator<Window, DecodeEnd> {
+export async function* decodeWindows(input: Input, options: DecodeOptions = {}, resume?: Resume, memory?: WebAssembly.Memory): AsyncGenerator<Window, DecodeEnd> {
   const engine = options.engine ?? "wasm";
   if (engine !== "wasm" && engine !== "js") throw new TypeError(`unknown engine: ${String(engine)}`);
   const pages = memoryPages(options.memoryLimit);
@@ -497,7 +495,8 @@ export async function* decodeWindows(input: Input, options: DecodeOptions = {}, 
   }
   const batch = options.batchBytes ?? DEFAULT_BATCH;
   if (!(Number.isSafeInteger(batch) && batch >= C.MIN_WINDOW)) throw new RangeError(`etw-wasm: batchBytes must be at least ${C.MIN_WINDOW} bytes (64 KiB), not ${String(batch)}`);
-  const core = engine === "js" ? (await import("../core/index.js")).createJsCore() : await instantiateCore(options.wasm, pages || undefined);
+  // (`memory`: a decode worker's own, shared with the calling thread; it keeps it)
+  const core = engine === "js" ? (await import("../core/index.js")).createJsCore() : await instantiateCore(options.wasm, pages || undefined, memory);
   // The size of the input when it is known without reading it all.
   let size: number | undefined = given;
   let source: StagingSource;
@@ -716,7 +715,7 @@ export async function* decodeWindows(input: Input, options: DecodeOptions = {}, 
   return {
     inputBytes: size ?? read, fileOffset: staging.fileOffset, stoppedEarly, failure,
     fatalCode: core.fatalCode(), fatalOffset: core.fatalOffset(), context, pages, clrMissing, last,
-    release: engine === "wasm" && !pages ? () => recycleMemory(core.memory as WebAssembly.Memory) : undefined,
+    release: engine === "wasm" && !pages && !memory ? () => recycleMemory(core.memory as WebAssembly.Memory) : undefined,
   };
 }
 
