@@ -74,7 +74,7 @@ function releaseWorkers(list: readonly PooledWorker[]): Promise<unknown> {
 }
 
 /** Segments queued or being decoded per worker: one decoding, one waiting. */
-const IN_FLIGHT_PER_WORKER = 2;
+const IN_FLIGHT_PER_WORKER = 3;
 
 /** The options a worker's decode takes (what crosses to the worker thread). */
 export type SegmentOptions = Pick<DecodeOptions, "engine" | "batchBytes" | "clrTables" | "memoryLimit" | "filter"> & {
