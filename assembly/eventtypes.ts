@@ -4,7 +4,7 @@
 
 import { TYPE_STRIDE, TYPE_ROWS, TYPE_CLR, MAX_EVENT_TYPES, EVENT_TYPE_NONE, PROV_STRIDE, PROV_CLR } from "./codes";
 import { allocate, release, resize } from "./tables";
-import { provTable } from "./providers";
+import { provTable, seedProvider } from "./providers";
 import { clrEventOf } from "./clr";
 
 export let typeCount: u32 = 0;
@@ -119,4 +119,22 @@ function findType(key: u64): u32 {
 /** Zeroes every type's row count: a new window counts its own rows. */
 export function clearRowCounts(): void {
   for (let i: u32 = 0; i < typeCount; i++) store<u32>(typeTable + <usize>i * TYPE_STRIDE + TYPE_ROWS, 0);
+}
+
+/**
+ * Enters the trace's providers and event types known so far (PROV_STRIDE- and TYPE_STRIDE-byte
+ * structs, numbered as the trace numbers them) in order, before the first row: a core continuing
+ * the trace (parallel decoding) then numbers them as the trace does, and only what it meets first
+ * needs mapping onto the trace's numbering.
+ */
+export function seedTypes(provs: usize, nProviders: u32, types: usize, nTypes: u32): void {
+  for (let i: u32 = 0; i < nProviders; i++) seedProvider(provs + <usize>i * PROV_STRIDE);
+  for (let t: u32 = 0; t < nTypes; t++) {
+    let key = load<u64>(types + <usize>t * TYPE_STRIDE);
+    let p = <u32>(key & 0xffff);
+    if (p >= nProviders) continue;
+    let k = seedProvider(provs + <usize>p * PROV_STRIDE);
+    if (k >= 0) findType((key & ~(<u64>0xffff)) | <u64>k);
+  }
+  clearRowCounts();
 }

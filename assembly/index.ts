@@ -66,6 +66,15 @@ export function resumeAt(bufferCount: u32, processors: u32, logFileMode: u32, co
   buffers.setCompression(compressionFormat);
 }
 
+/**
+ * Numbers the trace's providers and event types known so far as the trace does (`nProviders`
+ * PROV_STRIDE-byte structs at `provs`, `nTypes` TYPE_STRIDE-byte structs at `types`): parallel
+ * decoding, after setClr, before the first consume.
+ */
+export function seedTables(provs: usize, nProviders: u32, types: usize, nTypes: u32): void {
+  eventtypes.seedTypes(provs, nProviders, types, nTypes);
+}
+
 /** The compression format buffer 0 named (COMPRESSION_*), for resumeAt. */
 export function compressionFormat(): u32 {
   return buffers.compression();

@@ -191,3 +191,8 @@ export function providerByHook(hookId: u32): i32 {
 export function providerNone(): i32 {
   return providerByGuid(0, 0, PK_NONE, 0xffff);
 }
+
+/** The provider of a PROV_STRIDE-byte struct (another core's), added if new (eventtypes.ts seedTypes). */
+export function seedProvider(p: usize): i32 {
+  return providerByGuid(load<u64>(p, PROV_GUID), load<u64>(p, PROV_GUID + 8), <u32>load<u8>(p, PROV_KIND), <u32>load<u16>(p, PROV_GROUP));
+}

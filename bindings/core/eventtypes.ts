@@ -6,6 +6,7 @@
 import { TYPE_STRIDE, TYPE_ROWS, TYPE_CLR, MAX_EVENT_TYPES, EVENT_TYPE_NONE, PROV_STRIDE, PROV_CLR } from "../../assembly/codes.js";
 import { resize } from "./tables.js";
 import { clrEventOf } from "./clr.js";
+import { seedProvider } from "./providers.js";
 import type { CoreState } from "./state.js";
 
 export function typeHash(lo: number, hi: number): number {
@@ -92,4 +93,18 @@ export function findType(s: CoreState, lo: number, hi: number): number {
 /** Zeroes every type's row count: a new window counts its own rows. */
 export function clearRowCounts(s: CoreState): void {
   for (let i = 0; i < s.typeCount; i++) s.u32[(s.typeTable + i * TYPE_STRIDE + TYPE_ROWS) >>> 2] = 0;
+}
+
+/** The trace's providers and event types known so far, entered in order (assembly/eventtypes.ts). */
+export function seedTypes(s: CoreState, provs: number, nProviders: number, types: number, nTypes: number): void {
+  for (let i = 0; i < nProviders; i++) seedProvider(s, provs + i * PROV_STRIDE);
+  for (let t = 0; t < nTypes; t++) {
+    const w = (types + t * TYPE_STRIDE) >>> 2;
+    const lo = s.u32[w], hi = s.u32[w + 1];
+    const p = lo & 0xffff;
+    if (p >= nProviders) continue;
+    const k = seedProvider(s, provs + p * PROV_STRIDE);
+    if (k >= 0) findType(s, ((lo & ~0xffff) | k) >>> 0, hi);
+  }
+  clearRowCounts(s);
 }

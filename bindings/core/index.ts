@@ -16,7 +16,7 @@ import {
 import { CoreState } from "./state.js";
 import { HEAP_BASE, STATIC_DIR, STATIC_FILTER, reserveMemory, setMemoryPages } from "./memory.js";
 import { allocate, buffersSeen, clearFilter, clrReset, ensureRows, release, resetWindow, resumeAt, setArenaSize, setFilter, useFixedColumns, warn } from "./tables.js";
-import { clearRowCounts } from "./eventtypes.js";
+import { clearRowCounts, seedTypes } from "./eventtypes.js";
 import { compression, consume, resetBuffers, setCompression } from "./buffers.js";
 import { initProviders } from "./providers.js";
 import { logfileHeader } from "./logfile.js";
@@ -43,6 +43,8 @@ export interface CoreExports {
    * after its first `bufferCount` buffers. After init, before the first consume.
    */
   resumeAt(bufferCount: number, processors: number, logFileMode: number, compressionFormat: number): void;
+  /** Numbers the trace's providers and event types known so far as the trace does (assembly/index.ts seedTables). */
+  seedTables(provs: number, nProviders: number, types: number, nTypes: number): void;
   /** The compression format buffer 0 named (COMPRESSION_*), for resumeAt. */
   compressionFormat(): number;
   /** Address of the FILTER_BYTES filter block (codes.ts FILTER_*), cleared by init, for the driver to write. */
@@ -176,6 +178,10 @@ class JsCore implements CoreExports {
     this.s.dv.setUint32(logfileHeader + LH_NUMBER_OF_PROCESSORS, processors, true);
     this.s.dv.setUint32(logfileHeader + LH_LOG_FILE_MODE, logFileMode, true);
     setCompression(this.s, compressionFormat);
+  }
+
+  seedTables(provs: number, nProviders: number, types: number, nTypes: number): void {
+    seedTypes(this.s, provs, nProviders, types, nTypes);
   }
 
   compressionFormat(): number {

@@ -192,3 +192,9 @@ export function providerByHook(s: CoreState, hookId: number): number {
 export function providerNone(s: CoreState): number {
   return providerByGuid(s, 0, 0, 0, 0, PK_NONE, NONE16);
 }
+
+/** The provider of a PROV_STRIDE-byte struct (another core's), added if new (eventtypes.ts seedTypes). */
+export function seedProvider(s: CoreState, p: number): number {
+  const w = (p + PROV_GUID) >>> 2;
+  return providerByGuid(s, s.u32[w], s.u32[w + 1], s.u32[w + 2], s.u32[w + 3], s.u8[p + PROV_KIND], s.dv.getUint16(p + PROV_GROUP, true));
+}

@@ -283,6 +283,11 @@ class Merger {
     return { ...w, data, firstRow, warnings: { offset: warningsOffset, count, total: w.warnings.total } };
   }
 
+  /** The trace's providers and event types so far (copies), for a core that continues the trace (Resume). */
+  known(): { providers: Uint8Array; types: Uint8Array } {
+    return { providers: this.providers.slice(0, this.providerCount * C.PROV_STRIDE), types: this.types.slice(0, this.typeCount * C.TYPE_STRIDE) };
+  }
+
   /** A segment's end: its warnings after its last window, its counts. */
   end(end: SegmentEnd): void {
     this.addWarnings(end.warnings, end.warningTotal);
@@ -807,7 +812,7 @@ export async function* decodeParallel(input: Input, options: DecodeOptions, work
         jobs.set(id, job);
         inFlight.push(job);
         const request: SegmentRequest = {
-          segment: id, options: segmentOptions, resume: { ...context, bufferCount: s.bufferCount, fileOffset: s.fileOffset },
+          segment: id, options: segmentOptions, resume: { ...context, bufferCount: s.bufferCount, fileOffset: s.fileOffset, ...merger.known() },
           ...(s.bytes ? { bytes: s.bytes } : { range: { source: source!.shared!, offset: s.fileOffset, length: s.length } }),
         };
         job.worker!.post(request satisfies WorkerRequest, s.bytes ? [s.bytes.buffer as ArrayBuffer] : []);
@@ -822,7 +827,7 @@ export async function* decodeParallel(input: Input, options: DecodeOptions, work
     const rest = new SegmentJob(cutter.offset);
     const restBytes = cutter.rest();
     runHere(rest, restBytes, { ...here, inputSize: size === undefined ? undefined : size - cutter.offset }, {
-      ...context, bufferCount: cutter.bufferCount, fileOffset: cutter.offset,
+      ...context, bufferCount: cutter.bufferCount, fileOffset: cutter.offset, ...merger.known(),
     });
     yield* drain(rest);
     return finish();

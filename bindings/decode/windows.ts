@@ -396,6 +396,12 @@ export interface TraceContext {
 export interface Resume extends TraceContext {
   bufferCount: number;
   fileOffset: number;
+  /**
+   * The trace's providers and event types known so far (PROV_STRIDE- and TYPE_STRIDE-byte structs):
+   * the core numbers them as the trace does, so its windows' columns need no mapping (seedTables).
+   */
+  providers?: Uint8Array;
+  types?: Uint8Array;
 }
 
 /** One decoded window: the core's tables over its buffers, as views into the core's memory. */
@@ -479,6 +485,17 @@ function setupClr(core: CoreExports): boolean {
   throw new Error("etw-wasm: the decoder core was built for other typed-table layouts than these bindings' schema (rebuild: npm run gen:clr-fill)");
 }
 
+/** Hands the trace's providers and event types known so far to the core (Resume.providers). */
+function seedTables(core: CoreExports, providers: Uint8Array, types: Uint8Array): void {
+  const at = core.alloc(Math.max(8, providers.length + types.length));
+  if (at === 0) return; // (memory exhausted: the windows are mapped instead)
+  const view = new Uint8Array(core.memory.buffer, at, providers.length + types.length);
+  view.set(providers);
+  view.set(types, providers.length);
+  core.seedTables(at, providers.length / C.PROV_STRIDE, at + providers.length, types.length / C.TYPE_STRIDE);
+  core.free(at);
+}
+
 /**
  * Decodes `input` window by window. Yields each window's tables (views into the core's memory,
  * valid until the next window is asked for) and returns how decoding ended. A fatal format error
@@ -525,6 +542,7 @@ export async function* decodeWindows(input: Input, options: DecodeOptions = {}, 
   }
   if (resume) core.resumeAt(resume.bufferCount, resume.processors, resume.logFileMode, resume.compressionFormat);
   if (options.clrTables !== false) setupClr(core);
+  if (resume?.providers && resume.types) seedTables(core, resume.providers, resume.types);
   // (a source read asynchronously reads ahead into a second area while the core walks the first; not
   // under a memory limit, which the areas would take a larger share of)
   const ahead = source.piece !== COPY_PIECE && !pages;
