@@ -86,7 +86,7 @@ async function nettraceSection(quick: boolean): Promise<string[]> {
   const md = markdown(rows, undefined, machine(quick)).trimEnd().split("\n");
   const streamed = streamMarkdown(streams, undefined)
     .filter((l) => !l.startsWith("with workers"))
-    .map((l) => (l.startsWith("Streamed from") ? "Streamed from the file (streamTraceFile: a batch per sequence point, every 10 MiB of events in the generated files; every batch's rows and typed .NET rows counted), one run per engine in a fresh process:" : l));
+    .map((l) => (l.startsWith("Streamed from") ? "Streamed from the file (streamTraceFile: a batch per sequence point, every 10 MiB of events in the generated files; every batch's rows and typed .NET rows counted), one run per engine in a fresh process" : l));
   return [
     "## EventPipe files (.nettrace)", "",
     "Generated with `etw-wasm generate OUT.nettrace --size N --samples` (V5: the runtime's events with empty metadata, sample profiler samples with stacks, an EventSource with fields). Opened whole (openTrace, both engines; the per-event walk runs in the engine asked for, the rest of the reader is TypeScript on both):", "",
