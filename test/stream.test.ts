@@ -97,120 +97,6 @@ function batchDifferences(b: TraceBatch, whole: Trace): string[] {
 }
 
 describe("windowed decoding equals whole decoding", () => {
-  it("a core continuing the trace, given the providers and event types seen before, numbers them as the trace does (both engines)", async () => {
-    const bytes = syntheticTrace(34, { records: 30_000 });
-    const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
-    const cuts: number[] = [];
-    for (let o = 0; o + 4 <= bytes.length && v.getUint32(o, true) > 0; o += v.getUint32(o, true)) cuts.push(o);
-    const k = Math.floor(cuts.length / 2), cut = cuts[k];
-    for (const engine of ENGINES) {
-      const whole = await openTrace(bytes, { engine });
-      // the first half on one core: its tables, and what a continuing core must know of buffer 0
-      const first = decodeWindows(bytes.subarray(0, cut), { engine, batchBytes: 1 << 30 });
-      let step = await first.next();
-      let rows = 0, providers = new Uint8Array(0), types = new Uint8Array(0);
-      for (; !step.done; step = await first.next()) {
-        const d = step.value.data, m = metaOf(d);
-        rows += d.eventCount;
-        providers = m.slice(d.providersOffset, d.providersOffset + d.providerCount * PROV_STRIDE);
-        types = m.slice(d.typesOffset, d.typesOffset + d.typeCount * TYPE_STRIDE);
-      }
-      const context = step.value.context!;
-      step.value.release?.();
-      for (const seeded of [true, false]) {
-        const rest = decodeWindows(bytes.subarray(cut), { engine, batchBytes: 1 << 30 }, {
-          ...context, bufferCount: k, fileOffset: cut, ...(seeded ? { providers, types } : {}),
-        });
-        const got: number[][] = [[], []];
-        let s2 = await rest.next();
-        for (; !s2.done; s2 = await rest.next()) {
-          const e = s2.value.data.events;
-          got[0].push(...e.provider.subarray(0, s2.value.data.eventCount));
-          got[1].push(...e.eventType.subarray(0, s2.value.data.eventCount));
-        }
-        s2.value.release?.();
-        const want = [Array.from(whole.events.columns.provider.subarray(rows)), Array.from(whole.events.columns.eventType.subarray(rows))];
-        expect(got[0].length, engine).toBe(whole.events.length - rows);
-        // (unseeded, the core numbers in its own order of first sight: the columns differ, which is what seeding spares)
-        if (seeded) expect(got, `${engine} seeded`).toEqual(want);
-        else expect(got, `${engine} unseeded`).not.toEqual(want);
-      }
-      whole.dispose();
-    }
-  });
-
-  it("a file is cut by ranges that the workers read themselves (this thread reads four bytes a buffer), damaged or not, both engines", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "etw-wasm-ranges-"));
-    try {
-      // buffer boundaries, from the sizes in the buffers' headers
-      const boundaries = (b: Uint8Array) => {
-        const at: number[] = [];
-        const v = new DataView(b.buffer, b.byteOffset, b.length);
-        for (let o = 0; o + 4 <= b.length && v.getUint32(o, true) > 0; o += v.getUint32(o, true)) at.push(o);
-        return at;
-      };
-      const plain = syntheticTrace(31, { records: 40_000 });
-      const cuts = boundaries(plain);
-      const middle = cuts[Math.floor(cuts.length / 2)];
-      const sizeBroken = plain.slice();
-      new DataView(sizeBroken.buffer).setUint32(middle, 3, true);
-      const cases: [string, Uint8Array][] = [
-        ["plain", plain],
-        ["xpress", syntheticTrace(32, { compress: true, records: 40_000 })],
-        ["a size that is not a buffer's in the middle", sizeBroken],
-        ["the last buffer cut short", plain.subarray(0, cuts[cuts.length - 1] + 1000)],
-        ["trailing bytes", Uint8Array.from([...plain, 1, 2, 3, 4, 5, 6, 7])],
-      ];
-      expect(cuts.length).toBeGreaterThan(100);
-      for (const [what, bytes] of cases) {
-        const path = join(dir, "t.etl");
-        writeFileSync(path, bytes);
-        // the file as a ByteSource that counts what this thread reads of it
-        let readHere = 0;
-        const handle = openSync(path, "r");
-        const source = {
-          byteLength: bytes.length, shared: { path },
-          read: async (into: Uint8Array, position: number) => (readHere += readSync(handle, into, 0, into.length, position), Math.max(0, Math.min(into.length, bytes.length - position))),
-          readSync: (into: Uint8Array, position: number) => {
-            const n = readSync(handle, into, 0, into.length, position);
-            readHere += n;
-            return n;
-          },
-        };
-        try {
-          for (const engine of ENGINES) {
-            const whole = await openTrace(bytes, { engine });
-            for (const workers of [1, 2]) {
-              const label = `${what} ${engine} workers ${workers}`;
-              readHere = 0;
-              const gathered = await openTrace(source, { engine, workers, batchBytes: 64 << 10 });
-              expect(traceDifferences(whole, gathered), label).toEqual([]);
-              expect({ complete: gathered.complete, warnings: show(gathered.warnings), total: gathered.warningTotal }, label)
-                .toEqual({ complete: whole.complete, warnings: show(whole.warnings), total: whole.warningTotal });
-              gathered.dispose();
-              // (an undamaged file is read here only for buffer 0 and four bytes a buffer)
-              if (what === "plain") expect(readHere, label).toBeLessThan(bytes.length / 10);
-              const stream = await streamTraceFile(path, { engine, workers, batchBytes: 64 << 10 });
-              const problems: string[] = [];
-              let rows = 0;
-              for await (const b of stream) {
-                problems.push(...batchDifferences(b, whole));
-                rows += b.events.length;
-              }
-              expect(problems, label).toEqual([]);
-              expect([rows, stream.end!.complete, stream.end!.warningTotal], label).toEqual([whole.events.length, whole.complete, whole.warningTotal]);
-            }
-            whole.dispose();
-          }
-        } finally {
-          closeSync(handle);
-        }
-      }
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }, 300_000);
-
   for (const [name, load] of inputs()) {
     const needsCorpus = !name.startsWith("synthetic");
     it.skipIf(needsCorpus && !HAVE_CORPUS)(`${name}: openTrace and streamTrace in small windows, both engines`, async () => {
@@ -493,6 +379,47 @@ describe("parallel decoding equals one thread's", () => {
     }
   });
 
+  it("a core continuing the trace, given the providers and event types seen before, numbers them as the trace does (both engines)", async () => {
+    const bytes = syntheticTrace(34, { records: 30_000 });
+    const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+    const cuts: number[] = [];
+    for (let o = 0; o + 4 <= bytes.length && v.getUint32(o, true) > 0; o += v.getUint32(o, true)) cuts.push(o);
+    const k = Math.floor(cuts.length / 2), cut = cuts[k];
+    for (const engine of ENGINES) {
+      const whole = await openTrace(bytes, { engine });
+      // the first half on one core: its tables, and what a continuing core must know of buffer 0
+      const first = decodeWindows(bytes.subarray(0, cut), { engine, batchBytes: 1 << 30 });
+      let step = await first.next();
+      let rows = 0, providers = new Uint8Array(0), types = new Uint8Array(0);
+      for (; !step.done; step = await first.next()) {
+        const d = step.value.data, m = metaOf(d);
+        rows += d.eventCount;
+        providers = m.slice(d.providersOffset, d.providersOffset + d.providerCount * PROV_STRIDE);
+        types = m.slice(d.typesOffset, d.typesOffset + d.typeCount * TYPE_STRIDE);
+      }
+      const context = step.value.context!;
+      step.value.release?.();
+      for (const seeded of [true, false]) {
+        const rest = decodeWindows(bytes.subarray(cut), { engine, batchBytes: 1 << 30 }, {
+          ...context, bufferCount: k, fileOffset: cut, ...(seeded ? { providers, types } : {}),
+        });
+        const got: number[][] = [[], []];
+        let s2 = await rest.next();
+        for (; !s2.done; s2 = await rest.next()) {
+          const e = s2.value.data.events;
+          got[0].push(...e.provider.subarray(0, s2.value.data.eventCount));
+          got[1].push(...e.eventType.subarray(0, s2.value.data.eventCount));
+        }
+        s2.value.release?.();
+        const want = [Array.from(whole.events.columns.provider.subarray(rows)), Array.from(whole.events.columns.eventType.subarray(rows))];
+        expect(got[0].length, engine).toBe(whole.events.length - rows);
+        // (unseeded, the core numbers in its own order of first sight: the columns differ, which is what seeding spares)
+        if (seeded) expect(got, `${engine} seeded`).toEqual(want);
+        else expect(got, `${engine} unseeded`).not.toEqual(want);
+      }
+      whole.dispose();
+    }
+  });
 
   it("a file is cut by ranges that the workers read themselves (this thread reads four bytes a buffer), damaged or not, both engines", async () => {
     const dir = mkdtempSync(join(tmpdir(), "etw-wasm-ranges-"));
