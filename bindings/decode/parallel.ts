@@ -9,7 +9,6 @@
 // be by a single one. The result is the single-core decode, window boundaries aside.
 
 import * as C from "../../assembly/codes.js";
-import { MEMORY_MAX_PAGES, MEMORY_MIN_PAGES } from "../../assembly/codes.js";
 import { compiledCore, sharedMemoryCore } from "./loader.js";
 import { blobChunks, decodeWindows, isByteSource, knownSize, memoryPages, type ByteSource, type DecodeEnd, type DecodeOptions, type Input, type Resume, type SharedSource, type TraceContext, type Window } from "./windows.js";
 import { slices, sourceChunks } from "./chunks.js";
@@ -73,8 +72,13 @@ function releaseWorkers(list: readonly PooledWorker[]): Promise<unknown> {
   return Promise.all(stopping);
 }
 
-/** Segments queued or being decoded per worker: one decoding, one waiting. */
-const IN_FLIGHT_PER_WORKER = 3;
+/**
+ * Segments queued or being decoded per worker: on cores with shared memory three (a core per segment:
+ * one decoding, the others' windows with the calling thread or waiting); with packed windows two (one
+ * decoding, one waiting: a third only adds memory, measured 10% slower on a whole 1 GiB decode).
+ */
+const IN_FLIGHT_PER_WORKER = 2;
+const IN_FLIGHT_SHARED_CORES = 3;
 
 /** The options a worker's decode takes (what crosses to the worker thread). */
 export type SegmentOptions = Pick<DecodeOptions, "engine" | "batchBytes" | "clrTables" | "memoryLimit" | "filter"> & {
@@ -373,7 +377,7 @@ class Cutter {
    * Cut by ranges: the buffers' sizes are read (four bytes each, synchronously) and the workers read
    * their ranges themselves, so this thread never holds the input.
    */
-  readonly ranges: boolean;
+  private readonly ranges: boolean;
   private readonly head = new Uint8Array(4);
 
   constructor(input: AsyncIterable<Uint8Array> | ByteSource, private readonly capacity: number, private readonly onProgress?: (read: number) => void, ranges = false) {
@@ -573,18 +577,16 @@ export async function serveSegment(
         post({ segment, end }, transfer);
         return;
       }
-      if (core) {
-        // the window where the core wrote it; the core goes on once it is back
-        const { cores, index } = core;
-        const window = describeViews(next.value.window, next.value.window.data.bytes.buffer);
-        const back = cores.returned(index);
-        post({ segment, window, slot: SharedCores.slot(index), buffer: cores.toSend(index) }, []);
-        await back;
-      } else if (shared) {
-        const slot = shared.current;
-        const window = describeViews(next.value.window, next.value.window.data.bytes.buffer);
-        post({ segment, window, slot, buffer: shared.toSend(slot) }, []);
-      } else post({ segment, window: next.value.window }, next.value.transfer);
+      if (!core && !shared) {
+        post({ segment, window: next.value.window }, next.value.transfer);
+        continue;
+      }
+      // in shared memory: the window where the core wrote it (a core goes on once it is back), or its packed copy
+      const window = describeViews(next.value.window, next.value.window.data.bytes.buffer);
+      const slot = core ? SharedCores.slot(core.index) : shared!.current;
+      const back = core?.cores.returned(core.index);
+      post({ segment, window, slot, buffer: core ? core.cores.toSend(core.index) : shared!.toSend(slot) }, []);
+      await back;
     }
   } catch (error) {
     post({ segment, error: { name: (error as Error)?.name ?? "Error", message: (error as Error)?.message ?? String(error) } }, []);
@@ -620,7 +622,7 @@ export class SharedCores {
       return Promise.resolve(free);
     }
     if (this.cores.length < this.max) {
-      const memory = new WebAssembly.Memory({ initial: MEMORY_MIN_PAGES, maximum: MEMORY_MAX_PAGES, shared: true });
+      const memory = new WebAssembly.Memory({ initial: C.MEMORY_MIN_PAGES, maximum: C.MEMORY_MAX_PAGES, shared: true });
       this.cores.push({ memory, sentBytes: 0, busy: true });
       return Promise.resolve(this.cores.length - 1);
     }
@@ -663,7 +665,7 @@ export class SharedCores {
 export function segmentServer(post: (m: SegmentMessage, transfer: ArrayBuffer[]) => void): (req: WorkerRequest) => void {
   const pool = new SparePool();
   const slots = typeof SharedArrayBuffer === "function" ? new SharedSlots() : undefined;
-  const cores = new SharedCores(IN_FLIGHT_PER_WORKER);
+  const cores = new SharedCores(IN_FLIGHT_SHARED_CORES);
   let queue = Promise.resolve();
   return (req) => {
     if ("recycle" in req) pool.give(req.recycle);
@@ -770,13 +772,18 @@ export async function* decodeParallel(input: Input, options: DecodeOptions, work
     const job0 = new SegmentJob(0);
     runHere(job0, cutter.input(first), here);
     if (!(yield* drain(job0)) || !context) return finish();
-    // the default core on shared memories where the workers can hand windows back in them (not under a memory limit)
-    const sharedCores = here.engine !== "js" && options.wasm === undefined && can.sharesWindows === true && !pages ? await sharedMemoryCore() : undefined;
+    // The default core on shared memories where the workers can hand windows back in them (not under a
+    // memory limit). Not when the caller holds the input: its windows are packed without their records
+    // into buffers that are transferred, since the trace copies every column out of them and a copy out
+    // of shared memory is slower (race-safe: 1.5-2x a memcpy here).
+    const recordsInInput = inputHeld && (input instanceof Uint8Array || input instanceof ArrayBuffer);
+    const sharedCores = here.engine !== "js" && options.wasm === undefined && can.sharesWindows === true && !pages && !recordsInInput
+      ? await sharedMemoryCore() : undefined;
     const wasm = here.engine === "js" ? undefined : sharedCores ?? await compiledCore(options.wasm);
     const segmentOptions: SegmentOptions = {
       engine: here.engine, batchBytes: here.batchBytes, clrTables: here.clrTables, memoryLimit: here.memoryLimit, filter: here.filter, wasm,
-      recordsInInput: inputHeld && (input instanceof Uint8Array || input instanceof ArrayBuffer),
-      sharedWindows: can.sharesWindows === true, sharedCores: sharedCores !== undefined,
+      recordsInInput,
+      sharedWindows: can.sharesWindows === true && !recordsInInput, sharedCores: sharedCores !== undefined,
     };
     for (let i = 0; i < workers; i++) {
       const p = leaseWorker();
@@ -803,9 +810,10 @@ export async function* decodeParallel(input: Input, options: DecodeOptions, work
       };
       pool.push(w);
     }
+    const perWorker = segmentOptions.sharedCores ? IN_FLIGHT_SHARED_CORES : IN_FLIGHT_PER_WORKER;
     let id = 1;
     for (;;) {
-      while (inFlight.length < workers * IN_FLIGHT_PER_WORKER && !cutter.stopped && !workerError) {
+      while (inFlight.length < workers * perWorker && !cutter.stopped && !workerError) {
         const s = await cutter.next(target);
         if (!s) break;
         const job = new SegmentJob(s.fileOffset, pool[id % workers]);
