@@ -100,11 +100,12 @@ export function clrEventOf(p: i32, headerType: u32, id: u32, version: u32): i32 
  * before `end` (then no unit of the rest is zero).
  */
 export function scanUtf16(q: usize, end: usize): usize {
-  // four units at a time: stop at the word holding a zero unit
-  while (q + 8 <= end) {
-    let x = load<u64>(q);
-    if (((x - 0x0001000100010001) & ~x & 0x8000800080008000) != 0) break;
-    q += 8;
+  // eight units at a time: a lane mask of the zero units
+  let zero = i16x8.splat(0);
+  while (q + 16 <= end) {
+    let m = i16x8.bitmask(i16x8.eq(v128.load(q), zero));
+    if (m != 0) return q + (<usize>ctz<u32>(m) << 1);
+    q += 16;
   }
   while (q + 2 <= end && load<u16>(q) != 0) q += 2;
   return q;
@@ -112,6 +113,12 @@ export function scanUtf16(q: usize, end: usize): usize {
 
 /** Position of the first zero byte at or after `q`, or `end`. */
 export function scanAnsi(q: usize, end: usize): usize {
+  let zero = i8x16.splat(0);
+  while (q + 16 <= end) {
+    let m = i8x16.bitmask(i8x16.eq(v128.load(q), zero));
+    if (m != 0) return q + <usize>ctz<u32>(m);
+    q += 16;
+  }
   while (q < end && load<u8>(q) != 0) q++;
   return q;
 }

@@ -129,6 +129,32 @@ describe("typed tables on synthetic events", () => {
     expectTablesMatchDecoder(t);
   });
 
+  it("finds the end of UTF-16 and ANSI strings of every length (the core scans 16 bytes at a time), terminated or cut short", async () => {
+    const name = (n: number) => Array.from({ length: n }, (_, k) => String.fromCharCode(0x41 + (k % 26), 0x100 + k)).join("").slice(0, n);
+    const ansi = (n: number) => Array.from({ length: n }, (_, k) => String.fromCharCode(0x61 + (k % 26))).join("");
+    const events: Parameters<typeof traceOf>[0] = [];
+    for (let n = 0; n <= 40; n++) {
+      events.push({ ht: 0x13, id: 300, version: 0, payload: new PayloadBuilder().u16(9).utf16z(name(n)).i64(BigInt(n)).build() });
+      const b = new PayloadBuilder();
+      for (let k = 0; k < 9; k++) b.utf16z(name((n + k) % 19));
+      events.push({ ht: 0x13, id: 186, version: 0, payload: b.u32(1).ansiz(ansi(n)).u16(n).build() });
+    }
+    // cut inside the string: no terminator before the payload's end
+    for (let n = 1; n <= 40; n++) {
+      const whole = new PayloadBuilder().u16(9).utf16z(name(40)).build();
+      events.push({ ht: 0x13, id: 300, version: 0, payload: whole.subarray(0, 2 + 2 * n) });
+    }
+    const t = await traceOf(events);
+    const cp = t.table({ provider: RUNTIME, id: 300, version: 0 })!;
+    const inl = t.table({ provider: RUNTIME, id: 186, version: 0 })!;
+    for (let n = 0; n <= 40; n++) {
+      expect([cp.get("Name", n), cp.get("Timestamp", n), cp.truncated[n]]).toEqual([name(n), BigInt(n), 0]);
+      expect([inl.get("FailReason", n), inl.get("ClrInstanceID", n), inl.get("InlineeNameSignature", n)]).toEqual([ansi(n), n, name((n + 8) % 19)]);
+    }
+    for (let n = 1; n <= 40; n++) expect([cp.get("Name", 40 + n), cp.truncated[40 + n]]).toEqual([name(40).slice(0, n), 1]);
+    expectTablesMatchDecoder(t);
+  });
+
   it("can be switched off", async () => {
     const w = new EtlWriter({});
     w.event(0, { headerType: 0x13, provider: RUNTIME, id: 2, version: 1, level: 4, opcode: 2, task: 1, keywords: 1n, pid: 1, tid: 2, ts: 2_000_000n, payload: new Uint8Array(10) });

@@ -1,13 +1,15 @@
 // The one place that instantiates the WebAssembly core. The compiled module is cached; every trace
 // gets its own instance, so its memory is released with the trace.
 
-import { instantiate } from "@assemblyscript/loader";
+import { instantiate, instantiateSync } from "@assemblyscript/loader";
 import { MEMORY_MAX_PAGES, MEMORY_MIN_PAGES } from "../../assembly/codes.js";
 
 // The interface both cores implement is declared with the TypeScript core; a type-only import
 // keeps that core out of this module's code.
 import type { CoreExports } from "../core/index.js";
 export type { CoreExports };
+
+const IS_NODE = typeof process !== "undefined" && typeof process.versions?.node === "string";
 
 export type WasmSource = WebAssembly.Module | ArrayBuffer | Uint8Array | URL | string;
 
@@ -150,6 +152,10 @@ export async function instantiateCore(source?: WasmSource, maximumPages?: number
   const limited = maximumPages !== undefined && maximumPages > 0 && maximumPages < MEMORY_MAX_PAGES;
   const memory = given ?? (limited ? new WebAssembly.Memory({ initial: MEMORY_MIN_PAGES, maximum: maximumPages })
     : pool.pop() ?? new WebAssembly.Memory({ initial: MEMORY_MIN_PAGES, maximum: MEMORY_MAX_PAGES }));
-  const { exports } = await instantiate<Record<string, unknown>>(module, { env: { memory } });
+  const imports = { env: { memory } };
+  // In Node the compiled module is instantiated synchronously: the async path asks whether its source
+  // is a fetch Response, and Node loads its whole fetch implementation (about 40 ms) to answer. Browsers
+  // keep the async path (Chromium refuses synchronous instances of large modules on its main thread).
+  const { exports } = IS_NODE ? instantiateSync<Record<string, unknown>>(module, imports) : await instantiate<Record<string, unknown>>(module, imports);
   return exports as unknown as CoreExports;
 }
