@@ -5,11 +5,12 @@ import { basename, dirname, join } from "node:path";
 import { openTrace, type OpenOptions, type Trace } from "./trace.js";
 import { streamTrace, type StreamOptions, type TraceStream } from "./stream.js";
 import { Worker } from "node:worker_threads";
-import { setUrlLoader } from "./decode/loader.js";
+import { setSyncInstances, setUrlLoader } from "./decode/loader.js";
 import { fileSource } from "./node-file.js";
 import { setWorkerFactory } from "./decode/worker-factory.js";
 
 setUrlLoader(async (url) => (await readFile(url)) as BufferSource);
+setSyncInstances(true);
 
 // decode workers (options.workers) are worker threads running node-worker.js
 setWorkerFactory(() => {

@@ -9,8 +9,6 @@ import { MEMORY_MAX_PAGES, MEMORY_MIN_PAGES } from "../../assembly/codes.js";
 import type { CoreExports } from "../core/index.js";
 export type { CoreExports };
 
-const IS_NODE = typeof process !== "undefined" && typeof process.versions?.node === "string";
-
 export type WasmSource = WebAssembly.Module | ArrayBuffer | Uint8Array | URL | string;
 
 /** Produces the compiled core; each entry point (Node, browser, inline) installs its own. */
@@ -34,6 +32,18 @@ export function setModuleProvider(p: ModuleProvider, bytes?: () => Promise<Buffe
   provider = p;
   coreBytes = bytes;
   compiled = sharedCompiled = undefined;
+}
+
+let syncInstances = false;
+
+/**
+ * Has the compiled core instantiated synchronously (Node's entry points call this): the async path asks
+ * whether its source is a fetch Response, and Node loads its whole fetch implementation (about 40 ms of a
+ * process's first decode) to answer. Browsers keep the async path: Chromium refuses synchronous instances
+ * of large modules on its main thread.
+ */
+export function setSyncInstances(on: boolean): void {
+  syncInstances = on;
 }
 
 /** Sets how URLs are read when fetch cannot (entry points call this once). */
@@ -153,9 +163,6 @@ export async function instantiateCore(source?: WasmSource, maximumPages?: number
   const memory = given ?? (limited ? new WebAssembly.Memory({ initial: MEMORY_MIN_PAGES, maximum: maximumPages })
     : pool.pop() ?? new WebAssembly.Memory({ initial: MEMORY_MIN_PAGES, maximum: MEMORY_MAX_PAGES }));
   const imports = { env: { memory } };
-  // In Node the compiled module is instantiated synchronously: the async path asks whether its source
-  // is a fetch Response, and Node loads its whole fetch implementation (about 40 ms) to answer. Browsers
-  // keep the async path (Chromium refuses synchronous instances of large modules on its main thread).
-  const { exports } = IS_NODE ? instantiateSync<Record<string, unknown>>(module, imports) : await instantiate<Record<string, unknown>>(module, imports);
+  const { exports } = syncInstances ? instantiateSync<Record<string, unknown>>(module, imports) : await instantiate<Record<string, unknown>>(module, imports);
   return exports as unknown as CoreExports;
 }
