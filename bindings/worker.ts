@@ -21,7 +21,8 @@ const scope = globalThis as unknown as {
 const segments = segmentServer((m, transfer) => scope.postMessage(m, transfer));
 
 scope.onmessage = async (e) => {
-  if ("segment" in e.data || "recycle" in e.data) return segments(e.data as unknown as WorkerRequest);
+  // (a whole decode's request has an id; the rest are a parallel decode's)
+  if (!("id" in e.data)) return segments(e.data as unknown as WorkerRequest);
   const { id, input, options } = e.data;
   try {
     const data = await decodeTrace(input, { ...options, onProgress: (bytes) => scope.postMessage({ id, progress: bytes }) });
