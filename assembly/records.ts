@@ -8,15 +8,15 @@ import {
   F_OPAQUE, F_HEADER_FLAGS_MASK, HT_MESSAGE, PK_GUID, TYPE_STRIDE, TYPE_ROWS, TYPE_CLR, BUFFER_HEADER_SIZE, MAX_EXT_ITEMS, PROV_STRIDE, PROV_WANTED,
   FF_PROVIDER, FF_EVENT_ID, FF_OPCODE, FF_LEVEL, FF_KEYWORDS, FF_PID, FF_TID, FF_FROM, FF_TO, FILTER_LEVEL,
   FILTER_KEYWORDS, FILTER_FROM, FILTER_TO, FILTER_EVENT_ID_COUNT, FILTER_OPCODE_COUNT, FILTER_PID_COUNT,
-  FILTER_TID_COUNT, FILTER_EVENT_IDS, FILTER_OPCODES, FILTER_PIDS, FILTER_TIDS,
+  FILTER_TID_COUNT, FILTER_EVENT_IDS, FILTER_OPCODES, FILTER_PIDS, FILTER_TIDS, EVENT_TYPE_NONE,
 } from "./codes";
 import {
   rowCount, rowBase, colTimestamp, colKeywords, colPid, colTid, colPayloadOffset, colPayloadLength, colHeaderLength,
   colProvider, colEventId, colTask, colFlags, colProcessor, colVersion, colOpcode, colLevel, colHeaderType,
   colChannel, colEventType, extCount, colExtRow, colExtType, colExtSize, colExtOffset, ensureExt, warn,
   filterFlags, filterBlock, fixedBlock, FIXED_TIMESTAMP, FIXED_KEYWORDS, FIXED_PID, FIXED_TID, FIXED_PAYLOAD_OFFSET,
-  FIXED_PAYLOAD_LENGTH, FIXED_HEADER_LENGTH, FIXED_PROVIDER, FIXED_EVENT_ID, FIXED_TASK, FIXED_FLAGS, FIXED_PROCESSOR,
-  FIXED_VERSION, FIXED_EVENT_TYPE, FIXED_OPCODE, FIXED_LEVEL, FIXED_HEADER_TYPE, FIXED_CHANNEL, allocate, release,
+  FIXED_PAYLOAD_LENGTH, FIXED_HEADER_LENGTH, FIXED_TASK, FIXED_FLAGS, FIXED_PROCESSOR,
+  FIXED_EVENT_TYPE, FIXED_LEVEL, FIXED_HEADER_TYPE, FIXED_CHANNEL, allocate, release,
 } from "./tables";
 import { provTable } from "./providers";
 import { eventType, eventTypeKey, typeClr, typeHash } from "./eventtypes";
@@ -97,14 +97,10 @@ function filteredOut(
     store<u32>(a4, <u32>(rec + headerLength), FIXED_PAYLOAD_OFFSET);
     store<u16>(a2, <u16>(size - headerLength), FIXED_PAYLOAD_LENGTH);
     store<u16>(a2, <u16>headerLength, FIXED_HEADER_LENGTH);
-    store<u16>(a2, <u16>provider, FIXED_PROVIDER);
-    store<u16>(a2, <u16>eventId, FIXED_EVENT_ID);
     store<u16>(a2, <u16>task, FIXED_TASK);
     store<u16>(a2, <u16>flags, FIXED_FLAGS);
     store<u16>(a2, <u16>processor, FIXED_PROCESSOR);
-    store<u16>(a2, <u16>version, FIXED_VERSION);
     store<u16>(a2, <u16>type, FIXED_EVENT_TYPE);
-    store<u8>(a1, <u8>opcode, FIXED_OPCODE);
     store<u8>(a1, <u8>level, FIXED_LEVEL);
     store<u8>(a1, <u8>headerType, FIXED_HEADER_TYPE);
     store<u8>(a1, <u8>channel, FIXED_CHANNEL);
@@ -116,17 +112,21 @@ function filteredOut(
     store<u32>(colPayloadOffset + (r << 2), <u32>(rec + headerLength));
     store<u16>(colPayloadLength + (r << 1), <u16>(size - headerLength));
     store<u16>(colHeaderLength + (r << 1), <u16>headerLength);
-    store<u16>(colProvider + (r << 1), <u16>provider);
-    store<u16>(colEventId + (r << 1), <u16>eventId);
     store<u16>(colTask + (r << 1), <u16>task);
     store<u16>(colFlags + (r << 1), <u16>flags);
     store<u16>(colProcessor + (r << 1), <u16>processor);
-    store<u16>(colVersion + (r << 1), <u16>version);
     store<u16>(colEventType + (r << 1), <u16>type);
-    store<u8>(colOpcode + r, <u8>opcode);
     store<u8>(colLevel + r, <u8>level);
     store<u8>(colHeaderType + r, <u8>headerType);
     store<u8>(colChannel + r, <u8>channel);
+  }
+  // Provider, event id, version and opcode are the event type's (its struct holds them): stored only
+  // for a row without one, past the type table's MAX_EVENT_TYPES (the bindings read the rest there).
+  if (type == EVENT_TYPE_NONE) {
+    store<u16>(colProvider + (r << 1), <u16>provider);
+    store<u16>(colEventId + (r << 1), <u16>eventId);
+    store<u16>(colVersion + (r << 1), <u16>version);
+    store<u8>(colOpcode + r, <u8>opcode);
   }
   tables.rowCount = rowCount + 1;
   // its typed table, if the record is a .NET runtime event the schema knows
@@ -269,14 +269,10 @@ function walkFast(base: usize, pos: u32, len: u32, processor: u32): u32 {
     store<u32>(a4, <u32>(rec + 0x50), FIXED_PAYLOAD_OFFSET);
     store<u16>(a2, <u16>(size - 0x50), FIXED_PAYLOAD_LENGTH);
     store<u16>(a2, 0x50, FIXED_HEADER_LENGTH);
-    store<u16>(a2, <u16>prov, FIXED_PROVIDER);
-    store<u16>(a2, <u16>id, FIXED_EVENT_ID);
     store<u16>(a2, <u16>(d >> 48), FIXED_TASK);
     store<u16>(a2, <u16>flags, FIXED_FLAGS);
     store<u16>(a2, <u16>processor, FIXED_PROCESSOR);
-    store<u16>(a2, <u16>version, FIXED_VERSION);
     store<u16>(a2, <u16>(v - 1), FIXED_EVENT_TYPE);
-    store<u8>(a1, <u8>opcode, FIXED_OPCODE);
     store<u8>(a1, <u8>(d >> 32), FIXED_LEVEL);
     store<u8>(a1, <u8>ht, FIXED_HEADER_TYPE);
     store<u8>(a1, <u8>(d >> 24), FIXED_CHANNEL);

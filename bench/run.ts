@@ -23,6 +23,7 @@ import { join, resolve } from "node:path";
 import { Bench } from "tinybench";
 import { openTrace, openTraceFile, streamTraceFile, type Trace } from "../bindings/node.js";
 import { instantiateCore } from "../bindings/decode/loader.js";
+import { STORED_EVENT_LAYOUT } from "../bindings/decode/trace-data.js";
 import { generated, generatedNettrace, warmPageCache } from "./inputs.js";
 import { guardFigures } from "./guard.js";
 import { viewerMarkdown, viewerRows } from "./viewer.js";
@@ -199,8 +200,8 @@ function firstDecode(engine: string, file: string): { rssMB: number; ms: number;
 }
 
 function tableBytes(t: Trace): { events: number; all: number } {
-  const c = t.events.columns;
-  const perRow = Object.values(c).reduce((n, col) => n + (col as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT, 0);
+  // the event table as stored (provider, event id, version and opcode are made from the event type when first read)
+  const perRow = Object.values(STORED_EVENT_LAYOUT).reduce((n, [Type]) => n + Type.BYTES_PER_ELEMENT, 0);
   let clr = 0;
   for (const table of t.tables) {
     clr += table.rows.byteLength + table.truncated.byteLength;
@@ -561,7 +562,7 @@ function streamMarkdown(rows: StreamRow[], summary: { input: string; ms: number;
 
 function markdown(rows: Row[], xpress: { outputMB: number; mbPerS: number } | undefined, meta: Record<string, string>, streamLines: string[] = []): string {
   const names = [...new Set(rows.flatMap((r) => Object.keys(r.engines)))];
-  const head = ["input", "MB", "events", ...names.flatMap((n) => [`${n} ms`, `${n} MB/s`, `${n} M events/s`]), "JS/WASM time", "peak RSS MB wasm / js", "first decode ms wasm / js", "page faults (first decode, wasm)", "bytes/event (event table / all tables)"];
+  const head = ["input", "MB", "events", ...names.flatMap((n) => [`${n} ms`, `${n} MB/s`, `${n} M events/s`]), "JS/WASM time", "peak RSS MB wasm / js", "first decode ms wasm / js", "page faults (first decode, wasm)", "bytes/event (event table as stored / all tables)"];
   const lines = [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`];
   const f = (x: number, d = 1) => x.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
   for (const r of rows) {

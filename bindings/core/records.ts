@@ -10,7 +10,7 @@ import {
   CLR_DIR_STRIDE,
   PROV_STRIDE, PROV_WANTED, FF_PROVIDER, FF_EVENT_ID, FF_OPCODE, FF_LEVEL, FF_KEYWORDS, FF_PID, FF_TID, FF_FROM, FF_TO,
   FILTER_LEVEL, FILTER_KEYWORDS, FILTER_FROM, FILTER_TO, FILTER_EVENT_ID_COUNT, FILTER_OPCODE_COUNT, FILTER_PID_COUNT,
-  FILTER_TID_COUNT, FILTER_EVENT_IDS, FILTER_OPCODES, FILTER_PIDS, FILTER_TIDS,
+  FILTER_TID_COUNT, FILTER_EVENT_IDS, FILTER_OPCODES, FILTER_PIDS, FILTER_TIDS, EVENT_TYPE_NONE,
 } from "../../assembly/codes.js";
 import { STATIC_FILTER } from "./memory.js";
 import { ensureExt, warn } from "./tables.js";
@@ -331,17 +331,20 @@ export function walkRecords(s: CoreState, base: number, len: number, processor: 
     U32[iPay + r] = rec + hl;
     U16[iPl + r] = size - hl;
     U16[iHl + r] = hl;
-    U16[iProv + r] = prov;
-    U16[iId + r] = eventId;
     U16[iTask + r] = task;
     U16[iFlags + r] = flags;
     U16[iProc + r] = processor;
-    U16[iVer + r] = version;
-    U8[iOp + r] = opcode;
     U8[iLevel + r] = level;
     U8[iHt + r] = rowType;
     U8[iCh + r] = channel;
     U16[iType + r] = type;
+    // provider, event id, version and opcode are the event type's: stored only for a row without one
+    if (type === EVENT_TYPE_NONE) {
+      U16[iProv + r] = prov;
+      U16[iId + r] = eventId;
+      U16[iVer + r] = version;
+      U8[iOp + r] = opcode;
+    }
     s.rowCount = r + 1;
     // the row of its typed table, if the record is a .NET runtime event the schema knows
     if (s.clrOn) {

@@ -8,7 +8,10 @@
 
 import * as C from "../../assembly/codes.js";
 import { clrProgram } from "../schema/clr-program.js";
-import { align8, concatBytes, metaOf, readBuffer, EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type TraceData } from "./trace-data.js";
+import {
+  align8, concatBytes, metaOf, readBuffer, untypedRows, withTypeFields, EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, STORED_EVENT_LAYOUT, TYPE_FIELDS,
+  type ColumnType, type EventColumns, type ExtendedItemColumns, type StoredEventColumns, type TraceData, type TypeField,
+} from "./trace-data.js";
 import { stagedOnly, type Window } from "./windows.js";
 import { giveBack, takeBuffer } from "./reuse.js";
 import { appendRows, moveBlock, relocate, relocateAll, type Relocation } from "./clr-blocks.js";
@@ -154,7 +157,9 @@ export function rebaseLogfile(bytes: Uint8Array, at: number): void {
 
 export class TraceBuilder {
   private store?: ByteStore;
-  private readonly events = new GrowingColumns<EventColumns>(EVENT_COLUMN_LAYOUT);
+  private readonly events = new GrowingColumns<StoredEventColumns>(STORED_EVENT_LAYOUT);
+  /** The type fields of rows without an event type (made when a window first has such rows; other rows' cells unused). */
+  private untyped?: GrowingColumns<Pick<EventColumns, TypeField>>;
   private readonly ext = new GrowingColumns<ExtendedItemColumns>(EXT_COLUMN_LAYOUT);
   private readonly buffers: Uint8Array[] = [];
   private readonly warnings: Uint8Array[] = [];
@@ -273,8 +278,17 @@ export class TraceBuilder {
       const n = data.eventCount;
       const total = this.rows + n;
       this.events.reserve(total, this.expect(total, at));
-      const cols = this.events.arrays as unknown as EventColumns;
-      for (const k of Object.keys(EVENT_COLUMN_LAYOUT) as (keyof EventColumns)[]) {
+      const cols = this.events.arrays as unknown as StoredEventColumns;
+      // rows without an event type keep their type fields (the others' are their types')
+      if (untypedRows(data) > 0) {
+        const u = (this.untyped ??= new GrowingColumns(Object.fromEntries(TYPE_FIELDS.map((k) => [k, EVENT_COLUMN_LAYOUT[k]]))));
+        u.length = this.rows;
+        u.reserve(total, this.expect(total, at));
+        const from = data.untyped ?? e;
+        for (const k of TYPE_FIELDS) (u.arrays[k] as Uint16Array).set(from[k].subarray(0, n), this.rows);
+        u.length = total;
+      }
+      for (const k of Object.keys(STORED_EVENT_LAYOUT) as (keyof StoredEventColumns)[]) {
         if (k !== "payloadOffset") (cols[k] as unknown as { set(a: ArrayLike<number | bigint>, at: number): void }).set(e[k], this.rows);
       }
       const offsets = cols.payloadOffset;
@@ -405,15 +419,18 @@ export class TraceBuilder {
     }
     const bytes = this.input ?? (this.store ? this.store.bytes.subarray(0, this.store.length) : new Uint8Array(8));
     // what the trace's tables live in goes back for the next decode when the trace is disposed
-    const owned = [...this.events.buffers(), ...this.ext.buffers(), ...this.clr.filter(Boolean).map((g) => g.block.buffer)];
+    const owned = [...this.events.buffers(), ...(this.untyped?.buffers() ?? []), ...this.ext.buffers(), ...this.clr.filter(Boolean).map((g) => g.block.buffer)];
     if (this.store?.bytes.length) owned.push(this.store.bytes.buffer);
-    return {
+    const untyped = this.untyped && (this.untyped.length = this.events.length, this.untyped.view());
+    const built: TraceData = {
       release: () => giveBack(owned),
       bytes,
       meta,
       // (without rows, the count alone)
       eventCount: this.rows,
-      events: this.events.view(),
+      // (rows kept: none when only the outline is)
+      events: withTypeFields(this.events.view(), this.events.length, () => built, untyped),
+      untyped,
       extCount: this.extRows,
       ext: this.ext.view(),
       bufferCount: this.bufferRows,
@@ -433,6 +450,7 @@ export class TraceBuilder {
       inputBytes,
       decodedBytes: inputBytes,
     };
+    return built;
   }
 }
 

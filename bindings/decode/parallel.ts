@@ -13,7 +13,7 @@ import { compiledCore, sharedMemoryCore } from "./loader.js";
 import { blobChunks, decodeWindows, isByteSource, knownSize, memoryPages, type ByteSource, type DecodeEnd, type DecodeOptions, type Input, type Resume, type SharedSource, type TraceContext, type Window } from "./windows.js";
 import { slices, sourceChunks } from "./chunks.js";
 import { describeViews, packWindow, rebuildViews, SharedSlots, SparePool, type WindowBuffers } from "./transfer.js";
-import { align8, metaOf, type TraceData } from "./trace-data.js";
+import { align8, metaOf, storedColumns, untypedRows, withTypeFields, type TraceData } from "./trace-data.js";
 import { logfileCopy, rebaseLogfile } from "./builder.js";
 import { formatGuid } from "../schema/guid.js";
 
@@ -253,7 +253,8 @@ class Merger {
       if (g !== t) maps.typesIdentity = false;
     }
     const e = d.events;
-    if (!maps.providersIdentity) remap(e.provider, d.eventCount, Uint16Array.from(maps.providers));
+    // (a typed row's provider is its type's, mapped above; a row without a type has its own)
+    if (!maps.providersIdentity && d.untyped && untypedRows(d) > 0) remap(d.untyped.provider, d.eventCount, Uint16Array.from(maps.providers));
     if (!maps.typesIdentity) remap(e.eventType, d.eventCount, Uint16Array.from(maps.types));
     // the window's row counts on the trace's event types
     const types = this.types.slice(0, this.typeCount * C.TYPE_STRIDE);
@@ -281,6 +282,8 @@ class Merger {
     const data: TraceData = {
       ...d, meta, buffersOffset, providersOffset, providerCount: this.providerCount, typesOffset, typeCount: this.typeCount, logfileOffset,
       warningsOffset, warningCount: count, warningTotal: w.warnings.total,
+      // (type fields from the trace's types, which the window's event types now index)
+      events: withTypeFields(storedColumns(e), d.eventCount, () => data, d.untyped),
     };
     const firstRow = this.rows;
     this.rows += d.eventCount;
@@ -581,8 +584,10 @@ export async function serveSegment(
         post({ segment, window: next.value.window }, next.value.transfer);
         continue;
       }
-      // in shared memory: the window where the core wrote it (a core goes on once it is back), or its packed copy
-      const window = describeViews(next.value.window, next.value.window.data.bytes.buffer);
+      // in shared memory: the window where the core wrote it (a core goes on once it is back), or its packed
+      // copy; its stored columns (the type fields are made on the other side, from its types)
+      const w = next.value.window;
+      const window = describeViews({ ...w, data: { ...w.data, events: storedColumns(w.data.events) as TraceData["events"] } }, w.data.bytes.buffer);
       const slot = core ? SharedCores.slot(core.index) : shared!.current;
       const back = core?.cores.returned(core.index);
       post({ segment, window, slot, buffer: core ? core.cores.toSend(core.index) : shared!.toSend(slot) }, []);

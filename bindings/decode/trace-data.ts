@@ -64,6 +64,86 @@ export const EVENT_COLUMN_LAYOUT: Readonly<Record<keyof EventColumns, readonly [
   eventType: [Uint16Array, C.DIR_EVENT_TYPE],
 };
 
+/**
+ * The event columns a row's event type decides (its struct, TYPE_*, holds them). The cores store them
+ * only for rows without a type (EVENT_TYPE_NONE, past the type table's MAX_EVENT_TYPES types), so a
+ * row costs 7 bytes less to write and to move; a table of such rows makes them whole from the
+ * `eventType` column on first use (withTypeFields).
+ */
+export const TYPE_FIELDS = ["provider", "eventId", "version", "opcode"] as const;
+export type TypeField = (typeof TYPE_FIELDS)[number];
+/** The event columns stored as they are: all but the type fields. */
+export type StoredEventColumns = Omit<EventColumns, TypeField>;
+export const STORED_EVENT_LAYOUT = Object.fromEntries(
+  Object.entries(EVENT_COLUMN_LAYOUT).filter(([k]) => !(TYPE_FIELDS as readonly string[]).includes(k)),
+) as Readonly<Record<keyof StoredEventColumns, readonly [ColumnType, number]>>;
+/** Where each type field is in an event type struct, and its width in bytes. */
+const TYPE_FIELD_AT: Readonly<Record<TypeField, readonly [number, 1 | 2]>> = {
+  provider: [C.TYPE_PROVIDER, 2], eventId: [C.TYPE_EVENT_ID, 2], version: [C.TYPE_VERSION, 2], opcode: [C.TYPE_OPCODE, 1],
+};
+
+/**
+ * `stored` with the type fields added: each made, on first use, from the event type of each of the
+ * `n` rows (the struct in the type table of `tables()`, the trace or window the columns belong to)
+ * and, for rows without a type, from `untyped` (the cores' type-field columns, written only for
+ * those rows; absent when there are none). What sends a window to another thread sends its stored
+ * columns (storedColumns) and `untyped`, and the other side adds the type fields again.
+ */
+export function withTypeFields(
+  stored: StoredEventColumns, n: number, tables: () => Pick<TraceData, "bytes" | "meta" | "typesOffset" | "typeCount">,
+  untyped?: Pick<EventColumns, TypeField>,
+): EventColumns {
+  const events = stored as EventColumns;
+  for (const field of TYPE_FIELDS) {
+    Object.defineProperty(events, field, {
+      configurable: true,
+      enumerable: true,
+      get() {
+        const column = typeField(field, events.eventType, n, tables(), untyped?.[field]);
+        Object.defineProperty(events, field, { value: column, writable: true, configurable: true, enumerable: true });
+        return column;
+      },
+    });
+  }
+  return events;
+}
+
+/** The stored columns of `events` (the type fields left where they are: not made). */
+export function storedColumns(events: EventColumns): StoredEventColumns {
+  const out = {} as Record<string, unknown>;
+  for (const k of Object.keys(STORED_EVENT_LAYOUT)) out[k] = events[k as keyof StoredEventColumns];
+  return out as unknown as StoredEventColumns;
+}
+
+function typeField(
+  field: TypeField, eventType: Uint16Array, n: number, t: Pick<TraceData, "bytes" | "meta" | "typesOffset" | "typeCount">, untyped?: ArrayLike<number>,
+): Uint16Array | Uint8Array {
+  const [at, width] = TYPE_FIELD_AT[field];
+  const meta = metaOf(t as TraceData);
+  const v = new DataView(meta.buffer, meta.byteOffset);
+  const count = t.typeCount;
+  const out = width === 2 ? new Uint16Array(n) : new Uint8Array(n);
+  const of = width === 2 ? new Uint16Array(count) : new Uint8Array(count);
+  for (let k = 0; k < count; k++) {
+    const o = t.typesOffset + k * C.TYPE_STRIDE + at;
+    of[k] = width === 2 ? v.getUint16(o, true) : v.getUint8(o);
+  }
+  for (let r = 0; r < n; r++) {
+    const k = eventType[r];
+    out[r] = k < count ? of[k] : untyped ? untyped[r] : 0;
+  }
+  return out;
+}
+
+/** Rows of a window (or trace) without an event type: its rows less those its types count. */
+export function untypedRows(data: TraceData): number {
+  const meta = metaOf(data);
+  const v = new DataView(meta.buffer, meta.byteOffset);
+  let typed = 0;
+  for (let k = 0; k < data.typeCount; k++) typed += v.getUint32(data.typesOffset + k * C.TYPE_STRIDE + C.TYPE_ROWS, true);
+  return data.eventCount - typed;
+}
+
 export interface ExtendedItemColumns {
   /** Event row of each item; ascending. */
   row: Uint32Array;
@@ -108,6 +188,11 @@ export interface TraceData {
   meta?: Uint8Array;
   events: EventColumns;
   eventCount: number;
+  /**
+   * The cores' type-field columns (TYPE_FIELDS), meaningful only at rows without an event type;
+   * absent when the events' type fields are whole columns, or no row lacks a type.
+   */
+  untyped?: Pick<EventColumns, TypeField>;
   ext: ExtendedItemColumns;
   extCount: number;
   /** Buffer table: `bufferCount` structs of BUF_STRIDE bytes at `buffersOffset` in `bytes`. */

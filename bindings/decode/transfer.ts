@@ -2,7 +2,10 @@
 // travel as ArrayBuffers of their own, transferred, not copied, where they own their whole buffer
 // (views into the core's memory are copied: a WebAssembly memory's buffer cannot be transferred).
 
-import { align8, metaOf, EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type TraceData } from "./trace-data.js";
+import {
+  align8, metaOf, untypedRows, EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, STORED_EVENT_LAYOUT, TYPE_FIELDS,
+  type ColumnType, type EventColumns, type ExtendedItemColumns, type TraceData,
+} from "./trace-data.js";
 import { exactBlock, moveBlock, relocate, relocateAll } from "./clr-blocks.js";
 import { logfileCopy, rebaseLogfile } from "./builder.js";
 import { stagedOnly, type Window } from "./windows.js";
@@ -16,7 +19,7 @@ export interface PackedTrace {
   events: EventColumns;
   ext: ExtendedItemColumns;
   clr?: TraceData["clr"];
-  scalars: Omit<TraceData, "bytes" | "meta" | "events" | "ext" | "clr" | "release" | "inCore" | "decodeError">;
+  scalars: Omit<TraceData, "bytes" | "meta" | "events" | "untyped" | "ext" | "clr" | "release" | "inCore" | "decodeError">;
   /** A decode that stopped early: its offset and message (an error's class does not survive postMessage). */
   decodeError?: { offset: number; message: string };
 }
@@ -37,13 +40,14 @@ export function packTraceData(data: TraceData): { message: PackedTrace; transfer
   };
   const columns = <T extends object>(cols: T): T =>
     Object.fromEntries(Object.entries(cols).map(([k, v]) => [k, own(v as ArrayBufferView)])) as T;
-  const { bytes, meta, events, ext, clr, release: _r, inCore: _i, decodeError, ...scalars } = data;
+  const { bytes, meta, events, untyped: _u, ext, clr, release: _r, inCore: _i, decodeError, ...scalars } = data;
   const stopped = decodeError && { offset: decodeError.offset, message: decodeError.reason };
   const message: PackedTrace = {
     // (the byte store of a one-window trace is the core's memory, which cannot be transferred: copied)
     bytes: own(data.inCore ? bytes.slice() : bytes),
     meta: meta && own(meta),
-    events: columns(events),
+    // (every column, the type fields made whole: the other side has no type table to make them from)
+    events: columns(Object.fromEntries(Object.keys(EVENT_COLUMN_LAYOUT).map((k) => [k, events[k as keyof EventColumns]])) as unknown as EventColumns),
     ext: columns(ext),
     clr: clr && {
       counts: own(clr.counts),
@@ -105,7 +109,11 @@ export function packWindow(w: Window, pool?: WindowBuffers, recordsInInput = fal
     d.bufferCount * C.BUF_STRIDE, w.warnings.count * C.WARN_STRIDE, d.providerCount * C.PROV_STRIDE, d.typeCount * C.TYPE_STRIDE, logfile.length,
   ];
   let total = 8 + (inInput ? 0 : w.records.reduce((a, [s, e]) => a + align8(e - s), 0)) + structs.reduce((a, b) => a + align8(b), 0);
-  for (const [Type] of Object.values(EVENT_COLUMN_LAYOUT)) total += align8(n * (Type as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT);
+  // the stored columns, and the type fields only where rows lack an event type (withTypeFields makes the rest)
+  const typeLayout = untypedRows(d) > 0 ? Object.fromEntries(TYPE_FIELDS.map((k) => [k, EVENT_COLUMN_LAYOUT[k]])) : undefined;
+  for (const [Type] of [...Object.values(STORED_EVENT_LAYOUT), ...Object.values(typeLayout ?? {})]) {
+    total += align8(n * (Type as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT);
+  }
   for (const [Type] of Object.values(EXT_COLUMN_LAYOUT)) total += align8(nExt * (Type as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT);
   const { layouts } = clrProgram();
   if (d.clr) d.clr.counts.forEach((count, t) => (total += d.clr!.blocks[t] ? align8(count * layouts[t].rowBytes) : 0));
@@ -149,7 +157,8 @@ export function packWindow(w: Window, pool?: WindowBuffers, recordsInInput = fal
     }
     return result as T;
   };
-  const events = columns(EVENT_COLUMN_LAYOUT, d.events, n, "payloadOffset");
+  const events = columns(STORED_EVENT_LAYOUT, d.events, n, "payloadOffset") as EventColumns;
+  const untyped = typeLayout && columns(typeLayout, d.untyped ?? d.events, n, "");
   const ext = columns(EXT_COLUMN_LAYOUT, d.ext, nExt, "offset");
   let clr: TraceData["clr"];
   if (d.clr) {
@@ -165,7 +174,7 @@ export function packWindow(w: Window, pool?: WindowBuffers, recordsInInput = fal
     clr = { counts: d.clr.counts.slice(), blocks };
   }
   const data: TraceData = {
-    bytes: out, events, eventCount: n, ext, extCount: nExt, buffersOffset, bufferCount: d.bufferCount,
+    bytes: out, events, untyped, eventCount: n, ext, extCount: nExt, buffersOffset, bufferCount: d.bufferCount,
     warningsOffset, warningCount: w.warnings.count, warningTotal: w.warnings.total,
     providersOffset, providerCount: d.providerCount, typesOffset, typeCount: d.typeCount,
     logfileOffset, arenaBytes: d.arenaBytes, clr, clrRows: d.clrRows, inputBytes: 0, decodedBytes: 0,

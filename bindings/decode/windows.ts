@@ -5,7 +5,7 @@
 // WebAssembly one (assembly/) and its pure TypeScript twin (bindings/core/), loaded only when asked for.
 
 import { instantiateCore, recycleMemory, type CoreExports, type WasmSource } from "./loader.js";
-import { EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type TraceData } from "./trace-data.js";
+import { EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, STORED_EVENT_LAYOUT, TYPE_FIELDS, withTypeFields, type ColumnType, type EventColumns, type ExtendedItemColumns, type StoredEventColumns, type TraceData, type TypeField } from "./trace-data.js";
 import * as C from "../../assembly/codes.js";
 import { clrProgram } from "../schema/clr-program.js";
 import { CLR_PROVIDERS } from "../schema/clr-payload.js";
@@ -770,10 +770,15 @@ function collect(core: CoreExports): TraceData {
     }
     clr = { counts, blocks, caps };
   }
-  return {
+  // (the type fields as the core stored them: only rows without an event type have them)
+  const untyped = views<Pick<EventColumns, TypeField>>(
+    Object.fromEntries(TYPE_FIELDS.map((k) => [k, EVENT_COLUMN_LAYOUT[k]])), buffer, d, n,
+  );
+  const data: TraceData = {
     bytes,
     eventCount: n,
-    events: views<EventColumns>(EVENT_COLUMN_LAYOUT, buffer, d, n),
+    events: withTypeFields(views<StoredEventColumns>(STORED_EVENT_LAYOUT, buffer, d, n), n, () => data, untyped),
+    untyped,
     extCount: nExt,
     ext: views<ExtendedItemColumns>(EXT_COLUMN_LAYOUT, buffer, d, nExt),
     bufferCount: d[C.DIR_BUF_COUNT],
@@ -793,6 +798,7 @@ function collect(core: CoreExports): TraceData {
     inputBytes: 0,
     decodedBytes: 0,
   };
+  return data;
 }
 
 /**
