@@ -9,7 +9,7 @@
 import * as C from "../../assembly/codes.js";
 import { clrProgram } from "../schema/clr-program.js";
 import {
-  align8, concatBytes, metaOf, readBuffer, untypedRows, withTypeFields, EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, STORED_EVENT_LAYOUT, TYPE_FIELDS,
+  align8, concatBytes, metaOf, readBuffer, untypedRows, withTypeFields, EXT_COLUMN_LAYOUT, STORED_EVENT_LAYOUT, TYPE_FIELD_LAYOUT, TYPE_FIELDS,
   type ColumnType, type EventColumns, type ExtendedItemColumns, type StoredEventColumns, type TraceData, type TypeField,
 } from "./trace-data.js";
 import { stagedOnly, type Window } from "./windows.js";
@@ -281,7 +281,7 @@ export class TraceBuilder {
       const cols = this.events.arrays as unknown as StoredEventColumns;
       // rows without an event type keep their type fields (the others' are their types')
       if (untypedRows(data) > 0) {
-        const u = (this.untyped ??= new GrowingColumns(Object.fromEntries(TYPE_FIELDS.map((k) => [k, EVENT_COLUMN_LAYOUT[k]]))));
+        const u = (this.untyped ??= new GrowingColumns<Pick<EventColumns, TypeField>>(TYPE_FIELD_LAYOUT));
         u.length = this.rows;
         u.reserve(total, this.expect(total, at));
         const from = data.untyped ?? e;

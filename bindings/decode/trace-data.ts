@@ -77,6 +77,10 @@ export type StoredEventColumns = Omit<EventColumns, TypeField>;
 export const STORED_EVENT_LAYOUT = Object.fromEntries(
   Object.entries(EVENT_COLUMN_LAYOUT).filter(([k]) => !(TYPE_FIELDS as readonly string[]).includes(k)),
 ) as Readonly<Record<keyof StoredEventColumns, readonly [ColumnType, number]>>;
+/** The type fields' columns (as the cores keep them, for rows without a type). */
+export const TYPE_FIELD_LAYOUT = Object.fromEntries(TYPE_FIELDS.map((k) => [k, EVENT_COLUMN_LAYOUT[k]])) as Readonly<
+  Record<TypeField, readonly [ColumnType, number]>
+>;
 /** Where each type field is in an event type struct, and its width in bytes. */
 const TYPE_FIELD_AT: Readonly<Record<TypeField, readonly [number, 1 | 2]>> = {
   provider: [C.TYPE_PROVIDER, 2], eventId: [C.TYPE_EVENT_ID, 2], version: [C.TYPE_VERSION, 2], opcode: [C.TYPE_OPCODE, 1],

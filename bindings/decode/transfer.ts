@@ -3,7 +3,7 @@
 // (views into the core's memory are copied: a WebAssembly memory's buffer cannot be transferred).
 
 import {
-  align8, metaOf, untypedRows, EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, STORED_EVENT_LAYOUT, TYPE_FIELDS,
+  align8, metaOf, untypedRows, EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, STORED_EVENT_LAYOUT, TYPE_FIELD_LAYOUT,
   type ColumnType, type EventColumns, type ExtendedItemColumns, type TraceData,
 } from "./trace-data.js";
 import { exactBlock, moveBlock, relocate, relocateAll } from "./clr-blocks.js";
@@ -110,7 +110,7 @@ export function packWindow(w: Window, pool?: WindowBuffers, recordsInInput = fal
   ];
   let total = 8 + (inInput ? 0 : w.records.reduce((a, [s, e]) => a + align8(e - s), 0)) + structs.reduce((a, b) => a + align8(b), 0);
   // the stored columns, and the type fields only where rows lack an event type (withTypeFields makes the rest)
-  const typeLayout = untypedRows(d) > 0 ? Object.fromEntries(TYPE_FIELDS.map((k) => [k, EVENT_COLUMN_LAYOUT[k]])) : undefined;
+  const typeLayout = untypedRows(d) > 0 ? TYPE_FIELD_LAYOUT : undefined;
   for (const [Type] of [...Object.values(STORED_EVENT_LAYOUT), ...Object.values(typeLayout ?? {})]) {
     total += align8(n * (Type as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT);
   }

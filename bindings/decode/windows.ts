@@ -5,7 +5,7 @@
 // WebAssembly one (assembly/) and its pure TypeScript twin (bindings/core/), loaded only when asked for.
 
 import { instantiateCore, recycleMemory, type CoreExports, type WasmSource } from "./loader.js";
-import { EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, STORED_EVENT_LAYOUT, TYPE_FIELDS, withTypeFields, type ColumnType, type EventColumns, type ExtendedItemColumns, type StoredEventColumns, type TraceData, type TypeField } from "./trace-data.js";
+import { EXT_COLUMN_LAYOUT, STORED_EVENT_LAYOUT, TYPE_FIELD_LAYOUT, withTypeFields, type ColumnType, type EventColumns, type ExtendedItemColumns, type StoredEventColumns, type TraceData, type TypeField } from "./trace-data.js";
 import * as C from "../../assembly/codes.js";
 import { clrProgram } from "../schema/clr-program.js";
 import { CLR_PROVIDERS } from "../schema/clr-payload.js";
@@ -771,9 +771,7 @@ function collect(core: CoreExports): TraceData {
     clr = { counts, blocks, caps };
   }
   // (the type fields as the core stored them: only rows without an event type have them)
-  const untyped = views<Pick<EventColumns, TypeField>>(
-    Object.fromEntries(TYPE_FIELDS.map((k) => [k, EVENT_COLUMN_LAYOUT[k]])), buffer, d, n,
-  );
+  const untyped = views<Pick<EventColumns, TypeField>>(TYPE_FIELD_LAYOUT, buffer, d, n);
   const data: TraceData = {
     bytes,
     eventCount: n,
