@@ -29,6 +29,8 @@ const K_PROCESS = "3d6fa8d0-fe05-11d0-9dda-00c04fd7ba7c";
 const K_IMAGE = "2cb15d1d-5fc1-11d2-abe1-00a0c911f518";
 const K_STACKWALK = "def2fe46-7bd6-4b80-bd94-f57fe20d0ce3";
 const K_PERFINFO = "ce1dbfb4-137e-4da6-87b0-3f59aa102cbc";
+const SAMPLE_PROFILER = "3c530d44-97ae-513a-1e6d-783e8f8e03a9"; // Microsoft-DotNETCore-SampleProfiler
+const EVENTPIPE = "92f528a6-f5b8-5160-a7ee-b33da7739e29"; // Microsoft-DotNETCore-EventPipe
 
 /** The runtime provider's keyword masks, as ClrEtwAll.man gives them (used where the corpus is not needed). */
 const RUNTIME_MASKS: Record<string, bigint> = {
@@ -365,6 +367,55 @@ describe("doctor", () => {
     for (const f of r.findings.filter((x) => x.status === "gap")) expect(f.fix, f.id).toBeTruthy();
     expect(status(r, "rundown").fix).toContain("Microsoft-Windows-DotNETRuntimeRundown:0x138:5");
     expect(status(r, "jitted-methods").fix).toContain("Microsoft-Windows-DotNETRuntime:0x18:5");
+  });
+
+  it.skipIf(!HAVE_CORPUS)("EventPipe files: every check speaks of EventPipe (sample profiler, ProcessInfo, sequence numbers) and every fix is a dotnet-trace command line", async () => {
+    const dir = join(SHARED, "corpus", "nettrace");
+    const files = ["eventpipe-dotnetcore2.1-linux-x64-objver3.netperf", "eventpipe-dotnetcore3.0-win-x64-objver4.nettrace", "eventpipe-dotnetcore5.0-win-x64-arraytypes.nettrace",
+      "mixed_managed_external_samples.nettrace", "only_managed_samples.nettrace", "dotnetdiag/dotnet-5.0-SampleProfiler-single-thread.golden.nettrace"];
+    const seen = { samples: 0, named: 0 };
+    for (const name of files) {
+      const bytes = readFileSync(join(dir, name));
+      const t = await openTrace(bytes);
+      const r = await traceDoctor(t);
+      expect(r.findings.map((f) => f.id), name).toEqual(["runtime", "jitted-methods", "precompiled-methods", "rundown", "modules", "stacks", "cpu-samples", "lost", "decoding", "processes"]);
+      for (const f of r.findings) {
+        expect(`${f.answer} ${f.fix ?? ""}`, `${name} ${f.id}`).not.toMatch(/PerfView|xperf|WPR|logman|KernelEvents|PerfInfo|kernel/i);
+        if (f.status !== "ok") expect(f.fix, `${name} ${f.id}`).toMatch(/dotnet-trace|\.NET/);
+      }
+      // samples by hand: the sample profiler's Thread/Sample (id 0) rows; stacks: EventPipe's stack items
+      const samples = countRows(t, SAMPLE_PROFILER, "eventId", [0]);
+      let stacks = 0;
+      for (let e = 0; e < t.extendedItems.length; e++) if (t.extendedItems.type[e] === 5 || t.extendedItems.type[e] === 6) stacks++;
+      expect(status(r, "cpu-samples"), name).toMatchObject({ status: samples && stacks ? "ok" : samples ? "partial" : "gap", counts: { samples } });
+      seen.samples += samples;
+      // lost events: the capture threads' sequence numbers (none lost in these files); a V3 file has none to tell by
+      expect(status(r, "lost"), name).toMatchObject({ status: t.eventPipeVersion === 3 ? "partial" : t.info.eventsLost ? "gap" : "ok", counts: { eventsLost: t.info.eventsLost } });
+      // the process: ProcessInfo's command line (its payload's first UTF-16 string), its first word's file name
+      const infos = rawRows(t, (g, _k, _l, i) => g === EVENTPIPE && t.events.columns.eventId[i] === 1);
+      if (infos.length) {
+        const p = t.events.row(infos[0]).payload;
+        let end = 0;
+        while (end + 1 < p.length && (p[end] | p[end + 1]) !== 0) end += 2;
+        const commandLine = new TextDecoder("utf-16le").decode(p.subarray(0, end)).trim();
+        const image = commandLine.split(" ")[0].split(/[\\/]/).pop()!.replace(/\.(exe|dll)$/i, "");
+        expect(status(r, "processes"), name).toMatchObject({ status: "ok", counts: { processInfo: infos.length } });
+        expect(status(r, "processes").answer).toContain(`${image} (${t.events.columns.pid[infos[0]]})`);
+        expect(status(r, "processes").answer).toContain(commandLine);
+        seen.named++;
+      } else {
+        expect(status(r, "processes"), name).toMatchObject({ status: "partial", counts: { processInfo: 0 } });
+      }
+      // streamed in small batches: the same report
+      expect(await traceDoctor(await streamTrace(bytes, { batchBytes: 64 << 10 })), name).toEqual(r);
+    }
+    // (the files hold both cases)
+    expect(seen.samples).toBeGreaterThan(0);
+    expect(seen.named).toBeGreaterThan(0);
+    const cli = run("doctor", join(dir, "only_managed_samples.nettrace"));
+    expect({ code: cli.code, stderr: cli.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(cli.stdout).toMatch(/^ok +Are there CPU samples \(a CPU profile\)\? Yes: [\d,]+ thread samples of the runtime's sample profiler/m);
+    expect(cli.stdout).toMatch(/^ +fix: .*dotnet-trace collect -p <pid> --clrevents jit\+loader --clreventlevel verbose/m);
   });
 
   it.skipIf(!HAVE_CORPUS)("CLI doctor: text and json, exit 0 with gaps", () => {

@@ -10,6 +10,12 @@
 // events when it stops). The rest comes from the kernel's events (process and image rundown, CPU
 // samples, StackWalk), the EVENT_HEADER stack items and the logfile header (events and buffers lost).
 //
+// An EventPipe file (.nettrace, .netperf) has none of the kernel's events: one process, named by the
+// EventPipe provider's ProcessInfo; CPU samples from the runtime's sample profiler; stacks with every
+// event; a rundown when the session ends; lost events told by the capture threads' sequence numbers.
+// Its checks speak of those, and its fixes are dotnet-trace command lines (the kernel image check has
+// nothing to ask there: managed frames are placed by the module and method events).
+//
 // Counts come from the event types (rows counted over the whole trace), the typed tables of the method
 // events (MethodFlags: jitted or precompiled; per process) and the extended items, batch by batch.
 
@@ -30,6 +36,13 @@ const K_STACKWALK = "def2fe46-7bd6-4b80-bd94-f57fe20d0ce3";
 const K_PERFINFO = "ce1dbfb4-137e-4da6-87b0-3f59aa102cbc";
 const K_LOST = "6a399ae0-4bc6-4de9-870b-3657f8947e7e";
 const KTC_IMAGEID = "b3e675d7-2554-4f18-830b-2762732560de";
+const SAMPLE_PROFILER = "3c530d44-97ae-513a-1e6d-783e8f8e03a9"; // Microsoft-DotNETCore-SampleProfiler
+const EVENTPIPE = "92f528a6-f5b8-5160-a7ee-b33da7739e29"; // Microsoft-DotNETCore-EventPipe
+
+/** How an EventPipe fix begins: dotnet-trace attached to the process. */
+const DT = "dotnet-trace collect -p <pid>";
+/** How an EventPipe session ends so that the runtime writes its rundown and the stream's end. */
+const STOP_NORMALLY = "stop the session normally (Enter or Ctrl+C in dotnet-trace, or --duration), not by ending dotnet-trace's process or the app's";
 
 /** MethodFlags bits (MethodFlagsMap): code that is not precompiled. */
 const NOT_PRECOMPILED = 0x1 /* Dynamic */ | 0x8 /* Jitted */ | 0x10 /* JitHelper */;
@@ -38,7 +51,10 @@ export type DoctorStatus = "ok" | "partial" | "gap";
 
 /** One thing the trace can or cannot answer. */
 export interface DoctorFinding {
-  /** Stable key: runtime, jitted-methods, precompiled-methods, rundown, modules, stacks, cpu-samples, lost, decoding, processes, images. */
+  /**
+   * Stable key: runtime, jitted-methods, precompiled-methods, rundown, modules, stacks, cpu-samples, lost, decoding,
+   * processes, images (not for an EventPipe file).
+   */
   id: string;
   status: DoctorStatus;
   /** The question, e.g. "Can jitted methods be named?". */
@@ -79,7 +95,7 @@ export interface DoctorReport {
 }
 
 /** The outline a report reads besides the batches: a Trace, or a stream's end. */
-type Outline = Pick<TraceStreamEnd, "info" | "providers" | "eventTypes" | "warnings" | "warningTotal" | "incomplete">;
+type Outline = Pick<TraceStreamEnd, "info" | "providers" | "eventTypes" | "warnings" | "warningTotal" | "incomplete" | "eventPipeVersion">;
 
 interface MethodCounts {
   loadedNamed: number;
@@ -217,6 +233,7 @@ function buildReport(
   const RUNTIME_SPEC = "Microsoft-Windows-DotNETRuntime";
   const RUNDOWN_SPEC = "Microsoft-Windows-DotNETRuntimeRundown";
   const noDotnet = anyClr ? "" : " (if no .NET process ran while the trace was taken, this does not matter)";
+  const ep = o.eventPipeVersion !== undefined;
 
   // 1. the runtime provider, its keywords and levels
   {
@@ -227,7 +244,9 @@ function buildReport(
       findings.push({
         id: "runtime", status: "gap", question: "Are there .NET runtime events?", counts,
         answer: `No: no events of ${RUNTIME_SPEC}, so nothing about garbage collections, JIT compilation, exceptions or contention, and no jitted method names${noDotnet}.`,
-        fix: `Enable the runtime provider: PerfView collects it by default (/ClrEvents:Default); elsewhere ${RUNTIME_SPEC}:0x40000039:5 (GC, Loader, Jit, NGen and Stack at Verbose; e.g. xperf -on or dotnet-trace --providers).`,
+        fix: ep
+          ? `Enable the runtime provider: ${DT} --clrevents gc+loader+jit+exception+contention --clreventlevel verbose (or --providers ${RUNTIME_SPEC}:0x1C019:5).`
+          : `Enable the runtime provider: PerfView collects it by default (/ClrEvents:Default); elsewhere ${RUNTIME_SPEC}:0x40000039:5 (GC, Loader, Jit, NGen and Stack at Verbose; e.g. xperf -on or dotnet-trace --providers).`,
       });
     } else {
       const verbose = maxLevel >= 5;
@@ -235,7 +254,9 @@ function buildReport(
         id: "runtime", status: verbose ? "ok" : "partial", question: "Are there .NET runtime events?", counts,
         answer: `Yes: ${fmt(runtimeRows)} events of ${RUNTIME_SPEC} (${describe(u)}).` +
           (verbose ? "" : " None is at level Verbose: the session's level was below it, so the named method events and the verbose GC events (AllocationTick) are missing."),
-        fix: verbose ? undefined : `Collect the runtime provider at level Verbose (5): PerfView /ClrEventLevel:Verbose (its default); elsewhere ${RUNTIME_SPEC}:<keywords>:5.`,
+        fix: verbose ? undefined : ep
+          ? `Collect the runtime provider at level Verbose: ${DT} --clrevents <keywords, e.g. gc+loader+jit> --clreventlevel verbose (dotnet-trace's default profile collects it at Informational).`
+          : `Collect the runtime provider at level Verbose (5): PerfView /ClrEventLevel:Verbose (its default); elsewhere ${RUNTIME_SPEC}:<keywords>:5.`,
       });
     }
   }
@@ -244,7 +265,9 @@ function buildReport(
   {
     const counts = { loadVerbose: m.loadedNamed, loadAddressOnly: m.loadedAddressOnly, jittingStarted: ids(RUNTIME, [145]), rundownJittedNamed: m.rundownJittedNamed };
     const q = "Can jitted methods be named?";
-    const fixJit = `Enable Jit (0x10) and Loader (0x8) on the runtime provider at level Verbose: PerfView /ClrEvents:Jit+Loader (in its default); elsewhere ${RUNTIME_SPEC}:0x18:5.`;
+    const fixJit = ep
+      ? `Enable Jit and Loader on the runtime provider at level Verbose: ${DT} --clrevents jit+loader --clreventlevel verbose (the methods jitted during the session; the rundown at its end names those still loaded).`
+      : `Enable Jit (0x10) and Loader (0x8) on the runtime provider at level Verbose: PerfView /ClrEvents:Jit+Loader (in its default); elsewhere ${RUNTIME_SPEC}:0x18:5.`;
     if (m.loadedNamed > 0) {
       findings.push({
         id: "jitted-methods", status: "ok", question: q, counts,
@@ -255,14 +278,16 @@ function buildReport(
       findings.push({
         id: "jitted-methods", status: "partial", question: q, counts,
         answer: "Partly: there are no Method/LoadVerbose events, so only the methods the rundown lists are named (those still loaded when it ran); " +
-          "methods jitted and unloaded in between, and those of processes that ended before the rundown, show as '?'.",
+          (ep ? "methods jitted and unloaded before the session ended (dynamic methods, collectible assemblies) show as '?'."
+            : "methods jitted and unloaded in between, and those of processes that ended before the rundown, show as '?'."),
         fix: fixJit,
       });
     } else if (m.loadedAddressOnly > 0) {
       findings.push({
         id: "jitted-methods", status: "partial", question: q, counts,
         answer: `Not by name: ${fmt(m.loadedAddressOnly)} Method/Load events give the methods' addresses but not their names (the runtime writes the named, verbose method events only when the session's level is Verbose).`,
-        fix: `Collect the runtime provider at level Verbose (5): ${RUNTIME_SPEC}:0x18:5, PerfView /ClrEventLevel:Verbose.`,
+        fix: ep ? `Collect the runtime provider at level Verbose: ${DT} --clrevents jit+loader --clreventlevel verbose.`
+          : `Collect the runtime provider at level Verbose (5): ${RUNTIME_SPEC}:0x18:5, PerfView /ClrEventLevel:Verbose.`,
       });
     } else {
       findings.push({
@@ -277,8 +302,10 @@ function buildReport(
   {
     const counts = { precompiledNamed: m.precompiledNamed, rundownNamed: m.startNamed + m.endNamed };
     const q = "Can NGen and ReadyToRun (precompiled) methods be named?";
-    const fix = `A rundown that names precompiled methods: ${RUNDOWN_SPEC}:0x138:5 (Loader, Jit, NGen, EndRundown; without OverrideAndSuppressNGenEvents 0x40000) just before the trace stops. ` +
-      "(PerfView's own rundown leaves NGen methods out by default and looks NGen code up in the native images' PDBs instead.)";
+    const fix = ep
+      ? `The runtime's rundown at the session's end names the precompiled (ReadyToRun) methods loaded: ${STOP_NORMALLY}.`
+      : `A rundown that names precompiled methods: ${RUNDOWN_SPEC}:0x138:5 (Loader, Jit, NGen, EndRundown; without OverrideAndSuppressNGenEvents 0x40000) just before the trace stops. ` +
+        "(PerfView's own rundown leaves NGen methods out by default and looks NGen code up in the native images' PDBs instead.)";
     if (m.precompiledNamed > 0) {
       findings.push({
         id: "precompiled-methods", status: "ok", question: q, counts,
@@ -287,8 +314,10 @@ function buildReport(
     } else if (m.startNamed + m.endNamed > 0) {
       findings.push({
         id: "precompiled-methods", status: "gap", question: q, counts,
-        answer: "No: the rundown lists only jitted methods. Either the rundown provider's NGen keyword (0x20) was off, or OverrideAndSuppressNGenEvents (0x40000) was on " +
-          "(PerfView sets it by default and names NGen code from the native images' own PDBs instead), or no precompiled code ran. Frames in NGen or ReadyToRun images show at best their module.",
+        answer: ep
+          ? "No: the rundown lists only jitted methods: no ReadyToRun code was loaded, or the rundown's NGen keyword was off. Frames in ReadyToRun images show at best their module."
+          : "No: the rundown lists only jitted methods. Either the rundown provider's NGen keyword (0x20) was off, or OverrideAndSuppressNGenEvents (0x40000) was on " +
+            "(PerfView sets it by default and names NGen code from the native images' own PDBs instead), or no precompiled code ran. Frames in NGen or ReadyToRun images show at best their module.",
         fix,
       });
     } else {
@@ -308,7 +337,9 @@ function buildReport(
     const endInit = ids(RUNDOWN, [148]), endComplete = ids(RUNDOWN, [146]) + ids(RUNTIME, [136]);
     const counts = { startRundownEvents: start, endRundownEvents: end, dcStartVerbose: m.startNamed, dcStopVerbose: m.endNamed, startInit, startComplete, endInit, endComplete, rundownEvents: rundownRows };
     const q = "Are methods loaded before the trace started covered?";
-    const fix = `PerfView runs an end rundown when it stops a trace (do not pass /NoRundown); elsewhere enable ${RUNDOWN_SPEC}:0x138:5 (Loader, Jit, NGen, EndRundown) just before stopping the trace, or ${RUNDOWN_SPEC}:0x78:5 (Loader, Jit, NGen, StartRundown) when it starts.`;
+    const fix = ep
+      ? `The runtime writes its rundown (${RUNDOWN_SPEC}, DCStop events) when an EventPipe session ends: ${STOP_NORMALLY}, and copy the file after dotnet-trace has exited.`
+      : `PerfView runs an end rundown when it stops a trace (do not pass /NoRundown); elsewhere enable ${RUNDOWN_SPEC}:0x138:5 (Loader, Jit, NGen, EndRundown) just before stopping the trace, or ${RUNDOWN_SPEC}:0x78:5 (Loader, Jit, NGen, StartRundown) when it starts.`;
     // .NET processes that were (or may have been) running when the trace began and that no rundown
     // covered: they ended before an end rundown, with no start rundown (a process started during the
     // trace has no methods from before it)
@@ -320,7 +351,9 @@ function buildReport(
     if (start + end === 0) {
       findings.push({
         id: "rundown", status: "gap", question: q, counts,
-        answer: `No: there is no rundown (no DCStart or DCStop events), so methods jitted before the trace began, and all precompiled code, cannot be named; their frames show as '?'${noDotnet}.`,
+        answer: ep
+          ? `No: there is no rundown (no DCStop events at the session's end), so methods jitted before the session began, and all precompiled code, cannot be named; their frames show as '?'${noDotnet}.`
+          : `No: there is no rundown (no DCStart or DCStop events), so methods jitted before the trace began, and all precompiled code, cannot be named; their frames show as '?'${noDotnet}.`,
         fix,
       });
     } else {
@@ -343,7 +376,7 @@ function buildReport(
         const names = missed.slice(0, 5).map(([pid]) => `${nameOf(pid)} (${pid})`).join(", ");
         answer += ` ${missed.length === 1 ? "One .NET process" : `${missed.length} .NET processes`} (${names}${missed.length > 5 ? ", ..." : ""}) logged .NET events but no rundown${!start ? " (ended before the end rundown?)" : ""}: their methods from before the trace are not named.`;
       }
-      findings.push({ id: "rundown", status, question: q, counts, answer, fix: status === "ok" ? undefined : start ? fix : `${fix} A start rundown also covers processes that end before the trace stops.` });
+      findings.push({ id: "rundown", status, question: q, counts, answer, fix: status === "ok" ? undefined : start || ep ? fix : `${fix} A start rundown also covers processes that end before the trace stops.` });
     }
   }
 
@@ -354,7 +387,9 @@ function buildReport(
     const loader = ids(RUNTIME, [151, 152, 153, 154, 155, 156, 157]) + ids(RUNDOWN, [151, 152, 153, 154, 155, 156, 157, 158]);
     const counts = { moduleLoadEvents: runtimeModules, moduleRundownEvents: rundownModules, loaderEvents: loader };
     const q = "Are the .NET modules known (Loader)?";
-    const fix = `Enable Loader (0x8) on the runtime provider (${RUNTIME_SPEC}:0x8:4; in PerfView's default) and on the rundown provider (in ${RUNDOWN_SPEC}:0x138:5).`;
+    const fix = ep
+      ? `Enable Loader on the runtime provider: ${DT} --clrevents loader (the modules loaded during the session); the rundown at the session's end lists those still loaded (${STOP_NORMALLY}).`
+      : `Enable Loader (0x8) on the runtime provider (${RUNTIME_SPEC}:0x8:4; in PerfView's default) and on the rundown provider (in ${RUNDOWN_SPEC}:0x138:5).`;
     if (runtimeModules + rundownModules > 0) {
       findings.push({
         id: "modules", status: "ok", question: q, counts,
@@ -377,9 +412,11 @@ function buildReport(
     const clrStackWalk = ids(RUNTIME, [82]) + ids(RUNDOWN, [0]) + ids(PRIVATE, [151]) + ids(STRESS, [1]);
     const counts = { eventHeaderStacks: extStacks, kernelStackWalk: kernelStacks, compressedStackRefs: stackKeys, compressedStackDefinitions: keyDefinitions, clrStackWalk };
     const q = "Are stacks present?";
-    const fix = "Collect stacks: PerfView does for its kernel events and CPU samples by default (and for .NET events with /ClrEvents:...+Stack); xperf -on PROC_THREAD+LOADER+PROFILE -stackwalk Profile; for a manifest provider, its stack option (xperf -on Provider:keywords:level:'stack', EVENT_ENABLE_PROPERTY_STACK_TRACE); the runtime provider's Stack keyword (0x40000000) adds ClrStackWalk events.";
+    const fix = ep
+      ? `EventPipe records each event's managed stack unless the session turned stacks off: collect with ${DT} (it keeps them), and add the sample profiler (--providers Microsoft-DotNETCore-SampleProfiler) for stacks of the running threads.`
+      : "Collect stacks: PerfView does for its kernel events and CPU samples by default (and for .NET events with /ClrEvents:...+Stack); xperf -on PROC_THREAD+LOADER+PROFILE -stackwalk Profile; for a manifest provider, its stack option (xperf -on Provider:keywords:level:'stack', EVENT_ENABLE_PROPERTY_STACK_TRACE); the runtime provider's Stack keyword (0x40000000) adds ClrStackWalk events.";
     const parts: string[] = [];
-    if (extStacks) parts.push(`${fmt(extStacks)} in event headers (stack extended items)`);
+    if (extStacks) parts.push(ep ? `${count(extStacks, "event", "events")} with its managed stack` : `${fmt(extStacks)} in event headers (stack extended items)`);
     if (kernelStacks) parts.push(`${fmt(kernelStacks)} kernel StackWalk events`);
     if (stackKeys) parts.push(`${fmt(stackKeys)} compressed stack references with ${fmt(keyDefinitions)} key definitions`);
     if (clrStackWalk) parts.push(`${fmt(clrStackWalk)} ClrStackWalk events (managed frames of .NET events)`);
@@ -396,8 +433,24 @@ function buildReport(
     }
   }
 
-  // 7. CPU samples
-  {
+  // 7. CPU samples: an EventPipe file's come from the runtime's sample profiler
+  if (ep) {
+    const samples = ids(SAMPLE_PROFILER, [0]);
+    const counts = { samples, eventStacks: extStacks };
+    const q = "Are there CPU samples (a CPU profile)?";
+    const fix = `Add the sample profiler: ${DT} --providers Microsoft-DotNETCore-SampleProfiler,<the other providers> (dotnet-trace collects it by default, when neither --providers nor --profile is given).`;
+    if (!samples) {
+      findings.push({ id: "cpu-samples", status: "gap", question: q, counts, answer: "No: no samples of the runtime's sample profiler (Microsoft-DotNETCore-SampleProfiler Thread/Sample), so no CPU profile: where the time went cannot be told.", fix });
+    } else if (!extStacks) {
+      findings.push({
+        id: "cpu-samples", status: "partial", question: q, counts,
+        answer: `Partly: ${fmt(samples)} thread samples of the sample profiler, but no stacks: time per thread only, not per method.`,
+        fix: `Keep stacks on: ${DT} records each event's managed stack (the sample profiler's too) unless the session turns them off.`,
+      });
+    } else {
+      findings.push({ id: "cpu-samples", status: "ok", question: q, counts, answer: `Yes: ${fmt(samples)} thread samples of the runtime's sample profiler (Microsoft-DotNETCore-SampleProfiler Thread/Sample), with the threads' managed stacks.` });
+    }
+  } else {
     const samples = ops(K_PERFINFO, [46]);
     const stacks = ops(K_STACKWALK, [32, 37, 38]);
     const counts = { samples, kernelStackEvents: stacks };
@@ -416,8 +469,27 @@ function buildReport(
     }
   }
 
-  // 8. events and buffers lost
-  {
+  // 8. events lost: in an EventPipe file, as the capture threads' sequence numbers tell
+  if (ep) {
+    const { eventsLost } = o.info;
+    const counts = { eventsLost };
+    const q = "Were events lost?";
+    if (o.eventPipeVersion === 3) {
+      findings.push({
+        id: "lost", status: "partial", question: q, counts,
+        answer: "Cannot be told: a V3 .netperf file numbers no events (sequence numbers came with the .nettrace format of .NET Core 3.0).",
+        fix: "Collect from a .NET Core 3.0 or later process, whose .nettrace files number every event per thread.",
+      });
+    } else if (!eventsLost) {
+      findings.push({ id: "lost", status: "ok", question: q, counts, answer: "No: every capture thread's sequence numbers run on without a gap." });
+    } else {
+      findings.push({
+        id: "lost", status: "gap", question: q, counts,
+        answer: `Yes: ${fmt(eventsLost)} events (gaps in the capture threads' sequence numbers): the session's buffer filled faster than dotnet-trace wrote it out. Counts and durations are low where events were dropped, and pairs such as GC start/stop can be broken.`,
+        fix: `Give the session a bigger buffer: ${DT} --buffersize 1024 (MB; 256 by default), write the file to a fast local disk, or leave out high-volume keywords (e.g. the runtime's gcsampledobjectallocationhigh).`,
+      });
+    }
+  } else {
     const { eventsLost, buffersLost } = o.info;
     const lostRows = rows(K_LOST);
     const counts = { eventsLost, buffersLost, lostEventRecords: lostRows };
@@ -442,7 +514,9 @@ function buildReport(
       findings.push({
         id: "decoding", status: "gap", question: q, counts,
         answer: `No: decoding stopped at byte offset ${o.incomplete.offset} (${o.incomplete.reason}: ${o.incomplete.message}); everything after it is missing from this report.`,
-        fix: o.incomplete.reason === "capacity" ? "Give the decoder more memory (--max-memory) or read it as a stream (the commands that stream do)." : "Copy the file again from the machine that recorded it, after the trace was stopped (a file still being written, or cut short in transfer, ends early).",
+        fix: o.incomplete.reason === "capacity" ? "Give the decoder more memory (--max-memory) or read it as a stream (the commands that stream do)."
+          : ep ? `Let dotnet-trace finish the file (${STOP_NORMALLY}), then copy it again (a file still being written, or cut short in transfer, ends early).`
+          : "Copy the file again from the machine that recorded it, after the trace was stopped (a file still being written, or cut short in transfer, ends early).",
       });
     } else if (o.warningTotal) {
       const first = o.warnings[0];
@@ -452,12 +526,30 @@ function buildReport(
         fix: "Copy the file again from the machine that recorded it (damage usually comes from a copy cut short or corrupted in transfer).",
       });
     } else {
-      findings.push({ id: "decoding", status: "ok", question: q, counts, answer: "Yes: every buffer decoded without damage." });
+      findings.push({ id: "decoding", status: "ok", question: q, counts, answer: ep ? "Yes: every block decoded without damage, up to the end of the stream." : "Yes: every buffer decoded without damage." });
     }
   }
 
-  // 10. kernel process rundown
-  {
+  // 10. the process: an EventPipe file's is one, named by the EventPipe provider's ProcessInfo
+  if (ep) {
+    const processInfo = ids(EVENTPIPE, [1]);
+    const pids = [...perPid.keys()].filter((p) => p !== 0xffffffff);
+    // (the file's events all carry its process id; those of the runtime are counted per process above)
+    const pid: number | undefined = pids[0] ?? processes.processes[0]?.pid;
+    const named = pid === undefined ? undefined : processes.fixedName(pid) || processes.processes.find((p) => p.pid === pid)?.name;
+    const counts = { processInfo };
+    const q = "Is the process known (ProcessInfo)?";
+    if (processInfo && named) {
+      const cmd = processes.processes.find((p) => p.pid === pid)?.commandLine;
+      findings.push({ id: "processes", status: "ok", question: q, counts, answer: `Yes: the file's process, ${named} (${pid}), is named by ProcessInfo${cmd ? ` (command line: ${cmd.trim()})` : ""}.` });
+    } else {
+      findings.push({
+        id: "processes", status: "partial", question: q, counts,
+        answer: `Partly: the file gives its process's id${pids.length ? ` (${pids.join(", ")})` : ""} but not its name: there is no ProcessInfo event (runtimes before .NET 5 do not write it), so it shows as Process(<pid>).`,
+        fix: "Collect from a .NET 5 or later process, whose runtime writes ProcessInfo (its command line) when the session starts; with an older one, the process is the one given to dotnet-trace collect -p or -n.",
+      });
+    }
+  } else {
     const dcStart = ops(K_PROCESS, [3]), start = ops(K_PROCESS, [1]), dcEnd = ops(K_PROCESS, [4]), end = ops(K_PROCESS, [2]);
     const threadDcStart = ops(K_THREAD, [3]), threadStart = ops(K_THREAD, [1]);
     const counts = { processDCStart: dcStart, processStart: start, processDCStop: dcEnd, processEnd: end, threadDCStart: threadDcStart, threadStart };
@@ -483,8 +575,8 @@ function buildReport(
     }
   }
 
-  // 11. kernel image rundown
-  {
+  // 11. kernel image rundown (an EventPipe file has no kernel events: its managed frames are placed by module 5.)
+  if (!ep) {
     const dcStart = ops(K_IMAGE, [3]), load = ops(K_IMAGE, [10]), dcEnd = ops(K_IMAGE, [4]), unload = ops(K_IMAGE, [2]);
     const pdbIds = ops(KTC_IMAGEID, [36]);
     const counts = { imageDCStart: dcStart, imageLoad: load, imageDCStop: dcEnd, imageUnload: unload, pdbIdentities: pdbIds };
