@@ -54,3 +54,65 @@ export function fileRange(shared: SharedSource, offset: number, length: number):
     },
   };
 }
+
+/** How a file still being written is followed (streamTraceFile's `follow`). */
+export interface FollowOptions {
+  /** How long to wait at the file's current end before looking again (ms; default 200). */
+  pollMs?: number;
+  /**
+   * Stop when the file has not grown for this long (ms). By default a follow waits until the reader
+   * has the file's end (an EventPipe file's end-of-stream marker), or `signal` aborts.
+   */
+  idleMs?: number;
+  /** Ends the follow: the stream ends with what was read (incomplete unless the file's end was read). */
+  signal?: AbortSignal;
+}
+
+/**
+ * A file another process is still writing, as chunks in file order: each read takes what has been
+ * appended since the last; at the file's current end it waits `pollMs` and looks again. It ends when
+ * the consumer stops asking (the EventPipe reader at the end-of-stream marker), when `signal` aborts,
+ * or after `idleMs` without growth. Chunks come from two buffers used in turn: one is valid until the
+ * next is asked for, as with sourceChunks.
+ */
+export async function* followChunks(path: string, chunkBytes: number, options: FollowOptions = {}): AsyncGenerator<Uint8Array> {
+  const pollMs = options.pollMs ?? 200;
+  const { idleMs, signal } = options;
+  if (!(Number.isFinite(pollMs) && pollMs >= 0)) throw new RangeError(`etw-wasm: follow.pollMs must be a number of milliseconds, not ${String(pollMs)}`);
+  if (idleMs !== undefined && !(Number.isFinite(idleMs) && idleMs >= 0)) throw new RangeError(`etw-wasm: follow.idleMs must be a number of milliseconds, not ${String(idleMs)}`);
+  const handle = await open(path, "r");
+  const buffers = [new Uint8Array(chunkBytes), new Uint8Array(chunkBytes)];
+  let k = 0;
+  let position = 0;
+  let grewAt = Date.now();
+  try {
+    while (!signal?.aborted) {
+      const into = buffers[k];
+      const { bytesRead } = await handle.read(into, 0, into.length, position);
+      if (bytesRead > 0) {
+        position += bytesRead;
+        grewAt = Date.now();
+        k ^= 1;
+        yield into.subarray(0, bytesRead);
+        continue;
+      }
+      if (idleMs !== undefined && Date.now() - grewAt >= idleMs) return;
+      await pause(pollMs, signal);
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}

@@ -6,7 +6,9 @@ import { openTrace, type OpenOptions, type Trace } from "./trace.js";
 import { streamTrace, type StreamOptions, type TraceStream } from "./stream.js";
 import { Worker } from "node:worker_threads";
 import { setSyncInstances, setUrlLoader } from "./decode/loader.js";
-import { fileSource } from "./node-file.js";
+import { fileSource, followChunks, type FollowOptions } from "./node-file.js";
+
+export type { FollowOptions };
 import { setWorkerFactory } from "./decode/worker-factory.js";
 
 setUrlLoader(async (url) => (await readFile(url)) as BufferSource);
@@ -48,8 +50,26 @@ export async function openTraceFile(path: string | readonly string[], options: O
  * Streams a trace file as batches (see streamTrace): memory bounded by the batch size at any file
  * size. Several paths are the files of one session, streamed as one.
  */
-export async function streamTraceFile(path: string | readonly string[], options: StreamOptions = {}): Promise<TraceStream> {
-  return streamTrace(await fileInput(path), options);
+export async function streamTraceFile(path: string | readonly string[], options: FileStreamOptions = {}): Promise<TraceStream> {
+  const { follow, ...rest } = options;
+  if (!follow) return streamTrace(await fileInput(path), rest);
+  // a file still being written: read as it grows, on this thread (its size is not known)
+  const one = typeof path === "string" ? path : path.length === 1 ? path[0] : undefined;
+  if (one === undefined) throw new TypeError("etw-wasm: follow reads one file, not the files of a session");
+  await stat(one);
+  return streamTrace(followChunks(one, rest.chunkBytes ?? 1 << 20, follow === true ? {} : follow), { ...rest, workers: 0 });
+}
+
+/** streamTraceFile's options: a stream's, and how to follow a file another process is still writing. */
+export interface FileStreamOptions extends StreamOptions {
+  /**
+   * Read the file as another process writes it: batches come as whole blocks (an EventPipe file's
+   * sequence points; an .etl file's `batchBytes` of buffers) arrive, until the file's end-of-stream
+   * marker (EventPipe), `follow.signal` aborts or `follow.idleMs` pass without growth (then the stream
+   * ends incomplete at the offset read, unless the end was read). An .etl file has no end marker: it
+   * is followed until the signal or the idle time. Decodes on this thread (no workers).
+   */
+  follow?: boolean | FollowOptions;
 }
 
 /**

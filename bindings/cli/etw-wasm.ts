@@ -10,7 +10,7 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 import {
   openTraceFile, streamTraceFile, sessionFiles, inTimeOrder, eventNameParts, ProcessCollector, PROCESS_EVENTS, EtlDecodeError, EtlFormatError, ManifestCollector, setTraceManifests, codes,
   type DecodeFilter, type ProcessTable, type StreamOptions, type Trace, type TraceManifests,
-  type TraceStream, type TraceWarning, type TraceIncomplete, type TraceFile,
+  type TraceStream, type TraceWarning, type TraceIncomplete, type TraceFile, type FollowOptions,
 } from "etw-wasm/node";
 import { perfViewLines, isTraceLogBookkeeping, eventPipeBaselineLines } from "etw-wasm/perfview";
 import { gcStats, jitStats, GC_PROVIDERS, JIT_PROVIDERS } from "etw-wasm/analysis";
@@ -94,6 +94,12 @@ const READ_HELP = `  --max-memory SIZE              the most memory the decoder'
   --no-progress                  no progress bar (shown on a terminal for files over 8 MB)
   --merge-all                    FILE and the files of its session beside it, as TraceEvent's MergeAll
                                  opens them: FILE.kernel*.etl, FILE.clr*.etl, FILE.user*.etl
+  --follow                       (info, summary, doctor, events, gc, methods, jit) read FILE while another
+                                 process writes it (dotnet-trace's .nettrace; an .etl in sequential mode),
+                                 batch by batch as whole blocks arrive, until the file's end-of-stream
+                                 marker (EventPipe), Ctrl-C, or --follow-idle SECONDS without growth;
+                                 progress counts the events so far. Ctrl-C or the idle time before the
+                                 end: what was read is reported, with where it stopped (exit 1)
 Several FILEs are the files of one session (X.etl, X.kernel.etl, X.clrRundown.etl, ...): they are
 merged into one trace as TraceEvent merges them, one timeline on one clock.`;
 
@@ -128,22 +134,24 @@ const READS_TRACE: OptionSpecs = {
   "merge-all": { type: "boolean" },
 };
 const FORMAT: OptionSpecs = { format: { type: "string" } };
+/** The commands that read a trace in one pass, batch by batch, can follow a file still being written. */
+const FOLLOW: OptionSpecs = { follow: { type: "boolean" }, "follow-idle": { type: "string" } };
 
 /** The options each command accepts; any other option is an error. */
 const OPTIONS: Record<Command, OptionSpecs> = {
-  info: READS_TRACE,
-  summary: READS_TRACE,
-  doctor: { ...READS_TRACE, ...FORMAT },
+  info: { ...READS_TRACE, ...FOLLOW },
+  summary: { ...READS_TRACE, ...FOLLOW },
+  doctor: { ...READS_TRACE, ...FORMAT, ...FOLLOW },
   events: {
-    ...READS_TRACE, ...FORMAT,
+    ...READS_TRACE, ...FORMAT, ...FOLLOW,
     provider: { type: "string" }, event: { type: "string" }, pid: { type: "string" }, tid: { type: "string" },
     from: { type: "string" }, to: { type: "string" }, "time-order": { type: "boolean" },
     keywords: { type: "string" }, level: { type: "string" },
     edition: { type: "string" }, "no-container-id": { type: "boolean" }, tracelog: { type: "boolean" },
   },
-  gc: { ...READS_TRACE, ...FORMAT, rollup: { type: "boolean" } },
-  methods: { ...READS_TRACE, ...FORMAT },
-  jit: { ...READS_TRACE, ...FORMAT, summary: { type: "boolean" } },
+  gc: { ...READS_TRACE, ...FORMAT, ...FOLLOW, rollup: { type: "boolean" } },
+  methods: { ...READS_TRACE, ...FORMAT, ...FOLLOW },
+  jit: { ...READS_TRACE, ...FORMAT, ...FOLLOW, summary: { type: "boolean" } },
   cpu: { ...READS_TRACE, ...FORMAT, pid: { type: "string" }, out: { type: "string", short: "o" } },
   stacks: { ...READS_TRACE, ...FORMAT, event: { type: "string" }, pid: { type: "string" }, tid: { type: "string" } },
   convert: {
@@ -636,21 +644,26 @@ async function main(argv: string[]): Promise<number> {
   const batchBytes = await sizeOption(values, command, "batch-size", 64 << 10, "64KiB");
   const workers = workerCount(values, command);
   const size = files.reduce((n, f) => n + statSync(f).size, 0);
-  const bar = process.stderr.isTTY && size > 8 << 20 && values["no-progress"] !== true ? progressBar(size) : undefined;
+  const follow = followOption(values, command, files);
+  const bar = follow || !process.stderr.isTTY || size <= 8 << 20 || values["no-progress"] === true ? undefined : progressBar(size);
   const options = { onProgress: bar, memoryLimit: limit, batchBytes, workers, filter: DECODE_FILTER[command] };
   const out = new Output();
   const emit = (l: string) => out.line(l);
   // info, summary, gc, methods and events as jsonl, csv or json go batch by batch (in time order: the batches
   // waiting for the slowest processor are held); a table and perfview's lines need the whole trace
   const streams = command === "cpu" || command === "stacks" ? false : command !== "events" || ["jsonl", "csv", "json", "names"].includes(plan!.format);
+  if (follow && !streams) throw new UsageError(`--follow reads batch by batch: events --format ${plan!.format} needs the whole trace (jsonl, csv, json or names follow)`, command);
   const profile = command === "cpu" ? cpuPlan(values) : undefined;
   const stacksPlan = command === "stacks" ? stacksOptions(values) : undefined;
   // the processes (for their names), from the kernel's Process and Thread events only, through a decode-time filter
-  const processTable = () => streamedProcesses(input, options);
+  // (following a file: from the batches of the one pass as they come)
+  let processTable = () => streamedProcesses(input, options);
   let result: Pick<Trace, "warnings" | "incomplete" | "decodedBytes">;
   try {
     if (streams) {
-      const stream = await streamTraceFile(input, options);
+      const stream = await streamTraceFile(input, follow ? { ...options, follow: follow.options } : options);
+      if (follow) processTable = async () => follow.processes;
+      if (follow) follow.watch(stream);
       if (command === "info") {
         for await (const _ of stream) { /* counted by the stream */ }
         await cmdInfo(stream.end!, out);
@@ -676,7 +689,7 @@ async function main(argv: string[]): Promise<number> {
         // name each event's process: first passes gather the descriptions (every batch scanned, none kept)
         // and the processes (the kernel's Process and Thread events only, through a decode-time filter).
         let manifests: TraceManifests | undefined;
-        if (named) {
+        if (named && !follow) {
           const collector = new ManifestCollector();
           for await (const b of await streamTraceFile(input, { ...options, onProgress: undefined })) collector.scan(b.events);
           manifests = collector.result;
@@ -699,6 +712,7 @@ async function main(argv: string[]): Promise<number> {
     throw error;
   } finally {
     bar?.end();
+    follow?.end();
   }
   await out.flush();
   // What the stop line says is not repeated as a warning.
@@ -706,8 +720,94 @@ async function main(argv: string[]): Promise<number> {
   const told = (kind: string) => stop !== undefined && (kind === "capacity" || (kind === "truncated-buffer" && stop.reason === kind));
   for (const w of result.warnings.filter((x) => !told(x.kind)).slice(0, 5)) console.error(`etw-wasm: warning${w.file ? ` in ${w.file}` : ""} at byte ${w.offset}: ${w.message}`);
   if (!stop) return 0;
-  console.error(stoppedLine(file, size, result.decodedBytes, stop.offset, stop.message));
+  if (follow?.stoppedBy) {
+    console.error(`etw-wasm: stopped following ${file} (${follow.stoppedBy}) at byte offset ${stop.offset}, before the file's end: ${stop.message}`);
+    return 1;
+  }
+  // (a followed file's size is what it has grown to)
+  console.error(stoppedLine(file, follow ? statSync(files[0]).size : size, result.decodedBytes, stop.offset, stop.message));
   return 1;
+}
+
+/**
+ * --follow: the stream's follow options (Ctrl-C ends it, --follow-idle too), a progress line of the
+ * events so far, and the processes the batches describe, gathered as they pass (one pass: a file
+ * being written cannot be read twice).
+ */
+function followOption(values: Values, command: Command, files: string[]) {
+  const idle = values["follow-idle"];
+  if (values.follow !== true) {
+    if (idle !== undefined) throw new UsageError("--follow-idle goes with --follow", command);
+    return undefined;
+  }
+  if (files.length > 1) throw new UsageError("--follow reads one file, not the files of a session", command);
+  let idleMs: number | undefined;
+  if (typeof idle === "string") {
+    const seconds = /^\d+(\.\d+)?$/.test(idle) ? Number(idle) : NaN;
+    if (!(seconds > 0)) throw new UsageError(`bad --follow-idle '${idle}': seconds, e.g. 5 or 0.5`, command);
+    idleMs = seconds * 1000;
+  }
+  const controller = new AbortController();
+  const state = { stoppedBy: undefined as string | undefined };
+  const onInt = () => {
+    state.stoppedBy = "Ctrl-C";
+    controller.abort();
+  };
+  process.once("SIGINT", onInt);
+  const collector = new ProcessCollector();
+  let table: ProcessTable | undefined;
+  const current = () => (table ??= collector.result());
+  const processes: ProcessTable = {
+    get processes() { return current().processes; },
+    get threads() { return current().threads; },
+    processName: (pid, ts) => current().processName(pid, ts),
+    fixedName: (pid) => current().fixedName(pid),
+    processAt: (pid, ts) => current().processAt(pid, ts),
+    threadProcess: (tid, ts) => current().threadProcess(tid, ts),
+  };
+  // --follow-idle: the file's size looked at a few times a second; unchanged that long, the follow ends
+  let size = -1, grewAt = Date.now();
+  const timer = idleMs === undefined ? undefined : setInterval(() => {
+    const now = statSync(files[0]).size;
+    if (now !== size) {
+      size = now;
+      grewAt = Date.now();
+    } else if (Date.now() - grewAt >= idleMs) {
+      state.stoppedBy ??= `no growth for ${idle} s`;
+      controller.abort();
+    }
+  }, Math.min(200, idleMs / 2));
+  timer?.unref();
+  const show = process.stderr.isTTY && values["no-progress"] !== true;
+  let events = 0, shownAt = 0;
+  return {
+    options: { signal: controller.signal } satisfies FollowOptions,
+    processes,
+    get stoppedBy() {
+      return state.stoppedBy;
+    },
+    /** Each batch, on its way to the command: counted, and its processes gathered. */
+    watch(stream: TraceStream): void {
+      const batches = stream[Symbol.asyncIterator].bind(stream);
+      stream[Symbol.asyncIterator] = async function* () {
+        for await (const b of batches()) {
+          collector.scan(b, b.firstRow);
+          table = undefined;
+          events += b.events.length;
+          if (show && performance.now() - shownAt > 100) {
+            shownAt = performance.now();
+            process.stderr.write(`\rfollowing ${files[0]}: ${events.toLocaleString("en-US")} events`);
+          }
+          yield b;
+        }
+      };
+    },
+    end(): void {
+      process.removeListener("SIGINT", onInt);
+      if (timer) clearInterval(timer);
+      if (show) process.stderr.write(`\r${" ".repeat(Math.min(120, 30 + files[0].length))}\r`);
+    },
+  };
 }
 
 /** cpu's options: the format and output file are required. */

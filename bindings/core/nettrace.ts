@@ -1878,6 +1878,11 @@ export class NettraceStreamReader {
     this.reader.expectTimes = 4;
   }
 
+  /** Whether the reader has the file's end (its end-of-stream marker, or the error it stops at). */
+  get finished(): boolean {
+    return this.done;
+  }
+
   /** Takes the next bytes of the file; yields the windows they complete. */
   *push(chunk: Uint8Array): Generator<NettraceWindow> {
     if (this.done || chunk.length === 0) return;

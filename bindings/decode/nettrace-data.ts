@@ -249,6 +249,8 @@ export async function* nettraceWindows(input: Input, options: Pick<DecodeOptions
   try {
     for await (const chunk of chunksOf(input, options.chunkBytes ?? 1 << 20)) {
       for (const w of reader.push(chunk)) yield await tables.window(w, w.last);
+      // (the end-of-stream marker read: nothing after it is asked for, which ends a follow of a file being written)
+      if (reader.finished) break;
     }
     for (const w of reader.end()) yield await tables.window(w, true);
     return tables.outline();
@@ -637,9 +639,16 @@ export async function peekChunks(input: Iterable<Uint8Array> | AsyncIterable<Uin
     got += r.value.length;
   }
   async function* again(): AsyncGenerator<Uint8Array> {
-    yield* first;
-    if (done) return;
-    for (let r = await it.next(); !r.done; r = await it.next()) yield r.value;
+    let ended = done;
+    try {
+      yield* first;
+      if (done) return;
+      for (let r = await it.next(); !r.done; r = await it.next()) yield r.value;
+      ended = true;
+    } finally {
+      // a reader that stops early lets the input go (a file being followed is closed)
+      if (!ended) await it.return?.();
+    }
   }
   return { input: again(), head: concatBytes(first) };
 }
