@@ -5,7 +5,7 @@
 
 import { describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, readFileSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync, readdirSync, readlinkSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -156,10 +156,37 @@ describe("follow a file being written", () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^format: +EventPipe V5/m);
     expect(r.stderr).toMatch(/^etw-wasm: stopped following .*cli-cut\.nettrace \(no growth for 0\.3 s\) at byte offset \d+, before the file's end: /m);
+    // Ctrl-C: the same, said so
+    const child = spawn(process.execPath, [CLI, "summary", cut, "--follow"], { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "", stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+    // (once it has the file open, it is following: its Ctrl-C handler is in place before that)
+    for (let t = 0; t < 400 && !opened(child.pid!, cut); t++) await sleep(50);
+    child.kill("SIGINT");
+    expect(await exited).toBe(1);
+    expect(stdout).toMatch(/^format: +EventPipe V5/m);
+    expect(stderr).toMatch(/^etw-wasm: stopped following .*cli-cut\.nettrace \(Ctrl-C\) at byte offset \d+, before the file's end: /m);
     expect((await runCli(["summary", cut, "--follow-idle", "1"])).code).toBe(2);
     expect((await runCli(["events", cut, "--follow", "--format", "table"])).code).toBe(2);
   });
 });
+
+/** Whether process `pid` has `path` open (Linux's /proc). */
+function opened(pid: number, path: string): boolean {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        return readlinkSync(`/proc/${pid}/fd/${fd}`) === path;
+      } catch {
+        return false;
+      }
+    });
+  } catch {
+    return false;
+  }
+}
 
 function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
