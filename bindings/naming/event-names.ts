@@ -86,10 +86,35 @@ export const KERNEL_OPCODES: Readonly<Record<string, Readonly<Record<number, str
   },
 };
 
-/** Kernel events TraceEvent leaves to the OS's MOF descriptions, with the names those give. */
+/**
+ * Kernel events TraceEvent leaves to the OS's MOF descriptions (RegisteredTraceEventParser asks TDH, which
+ * answers from the MOF classes Windows registers), with the names those give.
+ */
 const MOF_NAMES: Readonly<Record<string, Readonly<Record<number, string>>>> = {
-  SystemConfig: { 25: "Platform" },
+  SystemConfig: { 25: "Platform", 28: "DPI", 33: "DeviceFamily", 34: "FlightIds", 35: "Processors" },
   Image: { 33: "KernelBase", 34: "HypercallPage" },
+};
+
+/**
+ * TraceEvent's own parser of the TPL provider (TplEtwProviderTraceEventParser, TplTraceEventParser.cs: its
+ * *Template methods give event id, task name, opcode, opcode name): its names come before those of the
+ * EventSource manifest a trace carries. Task/Opcode, or the task alone where the opcode is Info (0).
+ */
+const TPL_GUID = "2e5dba47-a3d2-4d16-8ee0-6671ffdcd7b5";
+const TPL_EVENTS: Readonly<Record<number, string>> = {
+  1: "Loop/Start", 2: "Loop/Stop", 3: "Invoke/Start", 4: "Invoke/Stop", 5: "ForkJoin/Start", 6: "ForkJoin/Stop",
+  7: "TaskScheduled/Send", 8: "TaskExecute/Start", 9: "TaskExecute/Stop", 10: "TaskWait/Send", 11: "TaskWait/Stop",
+  12: "AwaitTaskContinuationScheduled/Send", 13: "TaskWaitContinuationComplete", 14: "TraceOperation/Start",
+  15: "TraceOperation/Stop", 16: "TraceOperationRelation", 17: "TraceSynchronousWork/Start", 18: "TraceSynchronousWork/Stop",
+};
+
+/**
+ * A TraceLogging event's opcode name as TDH gives it (the winmeta names, "win:" taken off by
+ * RegisteredTraceEventParser); TraceEvent.EventName is then Task/Opcode with the event name as the task,
+ * and the task alone for Info (0). An opcode TDH has no name for prints as TraceEvent's Opcode(n).
+ */
+const TDH_OPCODES: Readonly<Record<number, string>> = {
+  1: "Start", 2: "Stop", 3: "DC_Start", 4: "DC_Stop", 5: "Extension", 6: "Reply", 7: "Resume", 8: "Suspend", 9: "Send", 240: "Receive",
 };
 
 /** KernelTraceControl (merge) events: provider, task and opcode names. */
@@ -207,6 +232,8 @@ function namePartsOf(row: NameKey, manifests: TraceManifests): EventNameParts {
   if (isEventHeader) {
     const memory = provider.guid.toLowerCase() === KERNEL_MEMORY_GUID ? KERNEL_MEMORY_EVENTS[row.eventId] : undefined;
     if (memory) return { provider: "Microsoft-Windows-Kernel-Memory", event: memory, source: "kernel" };
+    const tpl = provider.guid.toLowerCase() === TPL_GUID ? TPL_EVENTS[row.eventId] : undefined;
+    if (tpl) return { provider: "System.Threading.Tasks.TplEventSource", event: tpl, source: "eventsource" };
     const dyn = manifests.find(provider.guid, row.eventId, row.version);
     const manifestProvider = manifests.providers.get(provider.guid)?.name;
     if (row.eventId === 0xfffe) {
@@ -214,7 +241,10 @@ function namePartsOf(row: NameKey, manifests: TraceManifests): EventNameParts {
     }
     if (dyn) return { provider: dyn.provider.name || provider.name, event: dyn.event.eventName, source: dyn.event.source };
     const tl = row.traceLogging();
-    if (tl) return { provider: provider.name, event: tl, source: "tracelogging" };
+    if (tl) {
+      const op = row.opcode === 0 ? "" : TDH_OPCODES[row.opcode] ?? `Opcode(${row.opcode})`;
+      return { provider: provider.name, event: op ? `${tl}/${op}` : tl, source: "tracelogging" };
+    }
     return { provider: manifestProvider || provider.name, event: `EventID(${row.eventId})`, source: "unknown" };
   }
   if (ht === C.HT_MESSAGE) return { provider: provider.name, event: `Message(${row.eventId})`, source: "unknown" };

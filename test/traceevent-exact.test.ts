@@ -1,0 +1,86 @@
+// The last differences from TraceEvent (microsoft/perfview's src/TraceEvent): each expectation comes from
+// TraceEvent's source, cited by file and the method or template that gives it (commit 08095c84 for the
+// parsers, 01b14294 for TraceEvent.cs; the line numbers of those files move between commits, the names do not).
+
+import { describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { openTrace, eventNameParts, type Trace } from "../dist/bindings/index.js";
+import { EtlWriter, PayloadBuilder } from "../dist/bindings/generator/etl-writer.js";
+import { HAVE_CORPUS, etlPath } from "./helpers/shared.js";
+
+const p = () => new PayloadBuilder();
+/** Provider/Event of every row in time order (a row is a view: named as it comes). */
+function names(t: Trace): string[] {
+  const out: string[] = [];
+  for (const r of t.events.byTime()) {
+    const n = eventNameParts(r);
+    out.push(`${n.provider}/${n.event}`);
+  }
+  return out;
+}
+
+describe("event names as TraceEvent gives them", () => {
+  it("the TPL provider's events by TplEtwProviderTraceEventParser's templates, before any manifest", async () => {
+    const TPL = "2e5dba47-a3d2-4d16-8ee0-6671ffdcd7b5";
+    // TplTraceEventParser.cs, the *Template methods: (event id, task name, opcode, opcode name); TraceEvent.EventName
+    // (TraceEvent.cs) is TaskName/OpcodeName, the task alone where the opcode is Info (0) or its name empty
+    const templates: [number, string, number, string][] = [
+      [1, "Loop", 1, "Start"], [2, "Loop", 2, "Stop"], [3, "Invoke", 1, "Start"], [4, "Invoke", 2, "Stop"],
+      [5, "ForkJoin", 1, "Start"], [6, "ForkJoin", 2, "Stop"], [7, "TaskScheduled", 9, "Send"], [8, "TaskExecute", 1, "Start"],
+      [9, "TaskExecute", 2, "Stop"], [10, "TaskWait", 9, "Send"], [11, "TaskWait", 2, "Stop"], [12, "AwaitTaskContinuationScheduled", 9, "Send"],
+      [13, "TaskWaitContinuationComplete", 0, ""], [14, "TraceOperation", 1, "Start"], [15, "TraceOperation", 2, "Stop"],
+      [16, "TraceOperationRelation", 0, ""], [17, "TraceSynchronousWork", 1, "Start"], [18, "TraceSynchronousWork", 2, "Stop"],
+    ];
+    const w = new EtlWriter({ perfFreq: 1_000_000n });
+    templates.forEach(([id, , opcode], k) => w.event(0, {
+      headerType: 0x13, provider: TPL, id, version: 0, level: 4, opcode, task: 0, keywords: 0n, pid: 1, tid: 2,
+      ts: w.anchor + BigInt(10 * (k + 1)), payload: p().u32(k).build(),
+    }));
+    const t = await openTrace(w.finish());
+    expect(names(t).filter((n) => n.startsWith("System.Threading"))).toEqual(
+      templates.map(([, task, opcode, op]) => `System.Threading.Tasks.TplEventSource/${opcode === 0 || !op ? task : `${task}/${op}`}`),
+    );
+    t.dispose();
+  });
+
+  it("a TraceLogging event: its name as the task, TDH's opcode name after it (Activity2Start/Start), alone for Info", async () => {
+    // RegisteredTraceEventParser.cs (TdhEventParser.ParseEventMetaData): the opcode name TDH gives, "win:" taken
+    // off (win:Start, win:Stop); TraceEvent.cs EventName: TaskName + "/" + OpcodeName unless the opcode is Info
+    const PROVIDER = "5b4c3d2e-1f0a-4b9c-8d7e-6f5a4b3c2d1e";
+    const traits = p().u16(0).ansiz("MyActivities").build();
+    traits[0] = traits.length;
+    const w = new EtlWriter({ perfFreq: 1_000_000n });
+    const events: [string, number][] = [["Activity2Start", 1], ["Activity2Stop", 2], ["Plain", 0], ["Sent", 9]];
+    events.forEach(([name, opcode], k) => w.event(0, {
+      headerType: 0x13, provider: PROVIDER, id: 0, version: 0, level: 4, opcode, task: 0, keywords: 0n, pid: 1, tid: 2,
+      ts: w.anchor + BigInt(10 * (k + 1)),
+      ext: [{ type: 11, data: p().u16(0).u8(0).ansiz(name).ansiz("n").u8(7).build() }, { type: 12, data: traits }],
+      payload: p().i32(k).build(),
+    }));
+    const t = await openTrace(w.finish());
+    expect(names(t).filter((n) => n.startsWith("MyActivities"))).toEqual([
+      "MyActivities/Activity2Start/Start", "MyActivities/Activity2Stop/Stop", "MyActivities/Plain", "MyActivities/Sent/Send",
+    ]);
+    t.dispose();
+  });
+
+  it("SystemConfig opcodes TraceEvent's kernel parser has no template for take the OS's MOF names (MSNT_SystemTrace)", async () => {
+    // KernelTraceEventParser.cs has SystemConfig templates for opcodes 10-17 and 21-23 only; the rest go to
+    // RegisteredTraceEventParser, which asks TDH: a MOF event (DecodingSource 1) named by the OS's classes
+    const w = new EtlWriter({ perfFreq: 1_000_000n });
+    [28, 33, 34, 35].forEach((opcode, k) => w.system(0, {
+      headerType: 0x02, hookId: 0x0b00 | opcode, version: 2, pid: 4, tid: 8, ts: w.anchor + BigInt(10 * (k + 1)), payload: p().u32(k).build(),
+    }));
+    const t = await openTrace(w.finish());
+    expect(names(t).filter((n) => n.includes("SystemConfig"))).toEqual([
+      "MSNT_SystemTrace/SystemConfig/DPI", "MSNT_SystemTrace/SystemConfig/DeviceFamily", "MSNT_SystemTrace/SystemConfig/FlightIds",
+      "MSNT_SystemTrace/SystemConfig/Processors",
+    ]);
+    t.dispose();
+    if (HAVE_CORPUS) {
+      const real = await openTrace(readFileSync(etlPath("net.4.5.2.x64.etl")));
+      expect(names(real).filter((n) => n.includes("SystemConfig/") && n.startsWith("MSNT"))).toContain("MSNT_SystemTrace/SystemConfig/DPI");
+      real.dispose();
+    }
+  });
+});
