@@ -84,3 +84,42 @@ describe("event names as TraceEvent gives them", () => {
     }
   });
 });
+
+describe("TraceLogging structs in an EventPipe event's XML", () => {
+  it("a struct as StructValue.ToString() writes it: { \"name\":value, ... }, int/bool/double bare, the rest quoted, arrays [ a, b ]", async () => {
+    // DynamicTraceEventParser.cs, StructValue.WriteAsJSon: "{ " + "\"key\":" value joined by ", " + " }"; arrays
+    // "[ " ... " ]"; int, bool, double and float appended as they are, null as null, anything else quoted
+    // with \ and " escaped (Quote); TraceEvent.ToXml then escapes the text for the attribute (XmlAttrib)
+    const { NettraceWriter } = await import("../dist/bindings/generator/nettrace-writer.js");
+    const { eventXml, PayloadContext } = await import("../dist/bindings/perfview/index.js");
+    const w = new NettraceWriter({ version: 5, processId: 7, syncTimeQpc: 100n, qpcFrequency: 1_000_000n, syncTimeUtc: new Date(Date.UTC(2024, 2, 5)) });
+    const STRING = 18, INT32 = 9, UINT32 = 10, BOOLEAN = 3, OBJECT = 1, ARRAY = 19;
+    const flat = w.defineEvent({ providerName: "MySource", eventId: 1, eventName: "TestEvent", fields: [{ name: "", typeCode: OBJECT, fields: [
+      { name: "field1", typeCode: STRING }, { name: "field2", typeCode: INT32 }, { name: "field3", typeCode: INT32 }] }] });
+    const nested = w.defineEvent({ providerName: "MySource", eventId: 2, eventName: "TestNestedStructs", fields: [{ name: "", typeCode: OBJECT, fields: [
+      { name: "structVal", typeCode: OBJECT, fields: [{ name: "field17", typeCode: STRING }] }, { name: "i", typeCode: INT32 }] }] });
+    const kinds = w.defineEvent({ providerName: "MySource", eventId: 3, eventName: "Kinds", fields: [{ name: "s", typeCode: OBJECT, fields: [
+      { name: "u", typeCode: UINT32 }, { name: "b", typeCode: BOOLEAN }, { name: "q", typeCode: STRING }, { name: "a", typeCode: ARRAY, elementType: { typeCode: INT32 } }] }] });
+    const u16 = (s: string) => { const b = new Uint8Array(2 * s.length + 2); for (let i = 0; i < s.length; i++) b[2 * i] = s.charCodeAt(i); return b; };
+    const i32 = (...n: number[]) => new Uint8Array(new Int32Array(n).buffer);
+    const u16n = (n: number) => new Uint8Array(new Uint16Array([n]).buffer);
+    const event = (metadataId: number, timestamp: number, payload: Uint8Array) =>
+      w.writeEvent({ metadataId, timestamp, threadId: 10, captureThreadId: 10, processor: 0, payload, stack: null, activityId: null, relatedActivityId: null, sorted: false });
+    event(flat, 1000, Buffer.concat([u16("Hello"), i32(3, 6)]));
+    event(nested, 1001, Buffer.concat([u16("hello world!"), i32(42)]));
+    event(kinds, 1002, Buffer.concat([i32(7, 1), u16('say "hi" \\'), u16n(2), i32(1, -2)]));
+    const t = await openTrace(w.finish());
+    const ctx = new PayloadContext(t, t.processes, "current");
+    const attrs: string[] = [];
+    for (const r of t.events) {
+      const x = eventXml(r, ctx, t.processes);
+      attrs.push(x.slice(x.indexOf('ProviderName="MySource"') + 24, -2));
+    }
+    expect(attrs).toEqual([
+      '="{ &quot;field1&quot;:&quot;Hello&quot;, &quot;field2&quot;:3, &quot;field3&quot;:6 }"',
+      '="{ &quot;structVal&quot;:{ &quot;field17&quot;:&quot;hello world!&quot; }, &quot;i&quot;:42 }"',
+      's="{ &quot;u&quot;:&quot;7&quot;, &quot;b&quot;:True, &quot;q&quot;:&quot;say \\&quot;hi\\&quot; \\\\&quot;, &quot;a&quot;:[ 1, -2 ] }"',
+    ]);
+    t.dispose();
+  });
+});

@@ -11,7 +11,7 @@ import type { EventRow } from "../tables/event-table.js";
 import type { FieldValue } from "../schema/clr-payload.js";
 import type { DescribedPayload } from "../schema/eventpipe-payload.js";
 import {
-  TC_BOOLEAN, TC_BOOLEAN8, TC_DATETIME, TC_DOUBLE, TC_INT32, TC_INT64, TC_SINGLE, TC_UINT64, TC_VARINT, TC_VARUINT, type NettraceType,
+  TC_BOOLEAN, TC_BOOLEAN8, TC_DATETIME, TC_DOUBLE, TC_INT32, TC_INT64, TC_OBJECT, TC_SINGLE, TC_UINT64, TC_VARINT, TC_VARUINT, type NettraceType,
 } from "../core/nettrace.js";
 import { eventNameParts } from "../naming/event-names.js";
 import { buildProcessTable, type ProcessTable } from "../tables/processes.js";
@@ -303,8 +303,9 @@ function perHeapGenData(row: EventRow): string {
 function payloadString(t: NettraceType, name: string, v: FieldValue | undefined): string {
   if (v === undefined || v === null) return "";
   if (typeof v === "string") return v;
-  if (Array.isArray(v)) return "[" + v.map((x) => plainText(t.elementType ?? t, x)).join(",") + "]";
+  if (Array.isArray(v)) return "[" + v.map((x) => elementText(t.elementType ?? t, x)).join(",") + "]";
   if (v instanceof Uint8Array) return bytesText(v);
+  if (t.typeCode === TC_OBJECT) return structText(t, v);
   // (TraceEvent: a non-zero int named IPv4Address as a dotted quad; 0 as a number)
   if (t.typeCode === TC_INT32 && name === "IPv4Address" && typeof v === "number" && v !== 0) return ipv4(v);
   if ((t.typeCode === TC_INT64 || t.typeCode === TC_VARINT) && name === "objectId") return hex8(v as bigint);
@@ -319,6 +320,58 @@ const PAYLOAD_KINDS: Partial<Record<number, ValueKind>> = {
   [TC_DOUBLE]: "double", [TC_BOOLEAN]: "bool", [TC_BOOLEAN8]: "bool",
 };
 
+/**
+ * An element of a top-level array as TraceEvent.PayloadString writes it: a struct of exactly the fields
+ * Key and Value as `key->"value"`, anything else by its own ToString() (TraceEvent.cs, PayloadString).
+ */
+function elementText(t: NettraceType, v: FieldValue): string {
+  if (t.typeCode === TC_OBJECT && v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof Uint8Array)) {
+    const o = v as { [name: string]: FieldValue };
+    const keys = Object.keys(o);
+    if (keys.length === 2 && "Key" in o && "Value" in o) return `${scalarToString(fieldType(t, "Key"), o.Key)}->"${scalarToString(fieldType(t, "Value"), o.Value)}"`;
+  }
+  return plainText(t, v);
+}
+
+/** The type of struct field `name` of `t` (a string where not described). */
+function fieldType(t: NettraceType, name: string): NettraceType {
+  return t.fields?.find((f) => f.name === name) ?? { typeCode: TC_STRING_CODE };
+}
+
+const TC_STRING_CODE = 18;
+
+/**
+ * A struct value as DynamicTraceEventParser's StructValue.ToString() writes it (WriteAsJSon):
+ * `{ "name":value, ... }`, arrays `[ a, b ]`; int, bool, double and float bare (.NET's ToString()), every other
+ * value quoted, with \ and " escaped by a backslash (Quote); null as null.
+ */
+function structText(t: NettraceType, v: FieldValue | null | undefined): string {
+  if (v === null || v === undefined) return "null";
+  if (typeof v === "object" && !Array.isArray(v) && !(v instanceof Uint8Array)) {
+    const o = v as { [name: string]: FieldValue };
+    const items = Object.keys(o).map((k) => `"${quote(k)}":${structText(fieldType(t, k), o[k])}`);
+    return `{ ${items.join(", ")} }`;
+  }
+  const element = t.elementType ?? t;
+  if (Array.isArray(v)) return `[ ${v.map((x) => structText(element, x)).join(", ")} ]`;
+  if (v instanceof Uint8Array) return `[ ${Array.from(v, (x) => `"${x}"`).join(", ")} ]`;
+  const c = t.typeCode;
+  if (typeof v === "boolean" || c === TC_BOOLEAN || c === TC_BOOLEAN8) return v ? "True" : "False";
+  if (c === TC_INT32 || c === TC_SINGLE || c === TC_DOUBLE) return plainText(t, v);
+  return `"${quote(scalarToString(t, v))}"`;
+}
+
+/** A scalar's .NET ToString() (a DateTime as TraceEvent prints one elsewhere). */
+function scalarToString(t: NettraceType, v: FieldValue): string {
+  if (t.typeCode === TC_DATETIME && typeof v === "bigint") return filetimeText(v);
+  return plainText(t, v);
+}
+
+/** StructValue.Quote: a backslash before every \ and ". */
+function quote(s: string): string {
+  return s.replace(/[\\"]/g, (c) => "\\" + c);
+}
+
 /** An element's own ToString() (inside arrays PayloadString does not format). */
 function plainText(t: NettraceType, v: FieldValue): string {
   if (typeof v === "boolean") return v ? "True" : "False";
@@ -326,8 +379,8 @@ function plainText(t: NettraceType, v: FieldValue): string {
   if (typeof v === "bigint") return v.toString();
   if (typeof v === "string") return v;
   if (v instanceof Uint8Array) return "System.Byte[]";
-  if (Array.isArray(v)) return "[" + v.map((x) => plainText(t.elementType ?? t, x)).join(",") + "]";
-  return JSON.stringify(v, (_, x) => (typeof x === "bigint" ? x.toString() : x));
+  if (Array.isArray(v)) return "[" + v.map((x) => elementText(t.elementType ?? t, x)).join(",") + "]";
+  return structText(t, v);
 }
 
 function ipv4(v: number): string {
