@@ -73,7 +73,7 @@ export interface TraceStreamEnd {
   batchCount: number;
   /** The files of a session, each with its own header and completeness (one entry for one file). */
   files: TraceFile[];
-  /** The format version (3–6) of an EventPipe file (.nettrace, .netperf); undefined for .etl. */
+  /** The format version (2–6) of an EventPipe file (.nettrace, .netperf); undefined for .etl. */
   eventPipeVersion?: number;
 }
 

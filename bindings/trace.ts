@@ -102,7 +102,7 @@ export class Trace {
    * arose at; every row before it is kept (and `incomplete.reason` is "decode-error").
    */
   readonly decodeError?: EtlDecodeError;
-  /** The format version (3–6) of an EventPipe file (.nettrace, .netperf); undefined for an .etl trace. */
+  /** The format version (2–6) of an EventPipe file (.nettrace, .netperf); undefined for an .etl trace. */
   readonly eventPipeVersion?: number;
   private data: TraceData | null;
   private clr: ClrTables | null;

@@ -123,3 +123,43 @@ describe("TraceLogging structs in an EventPipe event's XML", () => {
     t.dispose();
   });
 });
+
+describe(".NET Core 2.0 EventPipe files (.netperf, Trace object version 2)", () => {
+  it("read as EventPipeEventSource reads them: flat events up to the forward reference, metadata ids as stream offsets, pid 0, 64-bit", async () => {
+    // EventPipeEventSource.cs (SUPPORT_V1_V2): FromStream reads a forward reference before the sync time and sets
+    // process id 0, pointer size 8, one processor for versions below 3; Process() reads events until the offset
+    // the reference resolves to; ReadObsoleteEventMetaData takes the record's stream offset as its metadata id,
+    // then provider name, event id, version, the length of the rest (ReadMetadataCommon when not 0).
+    // FastSerialization.cs FindEndTag: a version <= 2 EventPipeFile object may lack its end tag.
+    const { NetperfV2Writer } = await import("../dist/bindings/generator/netperf-v2-writer.js");
+    const { streamTrace } = await import("../dist/bindings/index.js");
+    for (const omitTraceEndTag of [false, true]) {
+      const w = new NetperfV2Writer({ syncTimeUtc: new Date(Date.UTC(2018, 3, 5, 10, 20, 30, 400)), syncTimeQpc: 1000n, qpcFrequency: 1_000_000n, omitTraceEndTag });
+      const mine = w.defineEvent({ providerName: "MySource", eventId: 1, eventName: "TestEvent", keywords: 0xf0n, level: 4, fields: [{ name: "i", typeCode: 9 }, { name: "s", typeCode: 18 }] });
+      const gc = w.defineEvent({ providerName: "Microsoft-Windows-DotNETRuntime", eventId: 1, version: 1 });
+      const s = new Uint8Array([104, 0, 105, 0, 0, 0]);
+      w.writeEvent({ metadataId: mine, threadId: 7, timestamp: 2000n, payload: Buffer.concat([new Uint8Array(new Int32Array([42]).buffer), s]), stack: [0x1234n, 0x5678n] });
+      const gcPayload = new Uint8Array(18);
+      new DataView(gcPayload.buffer).setUint32(0, 5, true);
+      w.writeEvent({ metadataId: gc, threadId: 8, timestamp: 3000n, payload: gcPayload });
+      const bytes = w.finish();
+      const t = await openTrace(bytes);
+      expect({ version: t.eventPipeVersion, complete: t.complete, warnings: t.warnings.length }).toEqual({ version: 2, complete: true, warnings: 0 });
+      expect({ ptr: t.info.pointerSize, processors: t.info.numberOfProcessors }).toEqual({ ptr: 8, processors: 1 });
+      expect(names(t)).toEqual(["MySource/TestEvent", "Microsoft-Windows-DotNETRuntime/GC/Start"]);
+      const rows: Record<string, unknown>[] = [];
+      for (const r of t.events) rows.push({ pid: r.pid, tid: r.tid, ts: r.timestamp, fields: r.fields, stack: r.stack });
+      expect(rows[0]).toEqual({ pid: 0, tid: 7, ts: 2000n, fields: { i: 42, s: "hi" }, stack: [0x1234n, 0x5678n] });
+      expect(rows[1]).toMatchObject({ pid: 0, tid: 8, ts: 3000n, stack: null });
+      expect(t.table("Microsoft-Windows-DotNETRuntime/GC/Start")!.columns.Count[0]).toBe(5);
+      // streamed, and cut short: the rows before the cut, said where it stopped
+      let streamed = 0;
+      for await (const b of streamTrace(bytes, { chunkBytes: 64 << 10 })) streamed += b.events.length;
+      expect(streamed).toBe(2);
+      const cut = await openTrace(bytes.subarray(0, bytes.length - 30));
+      expect(cut.complete).toBe(false);
+      t.dispose();
+      cut.dispose();
+    }
+  });
+});

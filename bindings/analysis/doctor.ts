@@ -474,10 +474,10 @@ function buildReport(
     const { eventsLost } = o.info;
     const counts = { eventsLost };
     const q = "Were events lost?";
-    if (o.eventPipeVersion === 3) {
+    if (o.eventPipeVersion !== undefined && o.eventPipeVersion <= 3) {
       findings.push({
         id: "lost", status: "partial", question: q, counts,
-        answer: "Cannot be told: a V3 .netperf file numbers no events (sequence numbers came with the .nettrace format of .NET Core 3.0).",
+        answer: "Cannot be told: a .netperf file (V2, V3) numbers no events (sequence numbers came with the .nettrace format of .NET Core 3.0).",
         fix: "Collect from a .NET Core 3.0 or later process, whose .nettrace files number every event per thread.",
       });
     } else if (!eventsLost) {

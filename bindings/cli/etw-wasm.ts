@@ -404,13 +404,13 @@ function infoLines(trace: Described): string[] {
     // an EventPipe file: its Trace object stands for the header (no logger, buffers or boot time)
     const v = trace.eventPipeVersion;
     return [
-      ["format", `EventPipe V${v} (${v === 3 ? ".netperf" : ".nettrace"})`],
+      ["format", `EventPipe V${v} (${v <= 3 ? ".netperf" : ".nettrace"})`],
       ["start", i.startTime.toISOString()],
       ["end", i.endTime ? i.endTime.toISOString() : "-"],
       ["processors", `${i.numberOfProcessors}`],
       ["pointer size", `${i.pointerSize}`],
       ["clock", `${i.clockName}, ${i.perfFreq} Hz`],
-      ["events lost", `${i.eventsLost} (by the capture threads' sequence numbers)`],
+      ["events lost", v <= 3 ? "unknown (a .netperf numbers no events)" : `${i.eventsLost} (by the capture threads' sequence numbers)`],
       ["records", `${i.eventCount}`],
       ["file size", `${i.fileSize}`],
       ["decoded", `${i.decodedBytes} bytes (${percent(i.decodedBytes, i.fileSize)}%)`],

@@ -612,6 +612,9 @@ class Reader {
   sawV5Tags = false;
   haveTrace = false;
   complete = false;
+  /** A Trace object version 2 (.NET Core 2.0): the forward reference to the end of its events, and that end. */
+  v2ForwardRef = -1;
+  v2End = -1;
 
   events = new EventColumns();
   stacks = new StackColumns();
@@ -824,8 +827,57 @@ class Reader {
    * stream; NEXT_NEED, reading nothing, when a stream has not given all of its bytes yet.
    */
   next(): number {
+    // (a version 2 file's events end where its trailer says: read once the file has ended)
+    if (this.version === 2) return this.final ? this.v2Events() : NEXT_NEED;
     if (!this.final && this.extent(this.pos) > this.len) return NEXT_NEED;
     return this.version === 6 ? this.v6Block() : this.fastSerializationObject();
+  }
+
+  /**
+   * A version 2 file's events (EventPipeEventSource with SUPPORT_V1_V2): records of the V3 layout, byte-packed,
+   * straight after the Trace object up to the offset its forward reference resolves to, then the end.
+   */
+  v2Events(): number {
+    const at = this.pos;
+    if (this.v2End < 0) {
+      try {
+        this.v2End = this.forwardReference(this.v2ForwardRef) - this.base;
+      } catch (e) {
+        if (!(e instanceof NettraceFormatError)) throw e;
+        // a file cut short has no trailer: its events up to the cut, then where it stopped
+        this.blocks.add(BLOCK_EVENT, at, at, this.len - at, 2);
+        this.block(BLOCK_EVENT, at, at, this.len);
+        this.fail(NE_TRUNCATED, this.len, `input ends before the end of its events (${e.reason})`);
+      }
+    }
+    if (at >= this.v2End) {
+      this.complete = true;
+      return NEXT_END;
+    }
+    this.blocks.add(BLOCK_EVENT, at, at, this.v2End - at, 2);
+    this.block(BLOCK_EVENT, at, at, this.v2End);
+    if (this.v2End > this.len) this.fail(NE_TRUNCATED, this.len, "input ends inside the events");
+    this.pos = this.v2End;
+    return BLOCK_EVENT;
+  }
+
+  /**
+   * The stream offset FastSerialization forward reference `index` resolves to: the file's last four bytes
+   * give the trailer, whose first int32 is where the forward-reference table is (an int32 count, then an
+   * int32 offset each).
+   */
+  forwardReference(index: number): number {
+    const dv = this.dv, len = this.len, base = this.base;
+    if (len < 8) this.fail(NE_TRUNCATED, len, "input ends before the FastSerialization trailer");
+    const trailer = dv.getInt32(len - 4, true) - base;
+    if (trailer < 0 || trailer + 4 > len - 4) this.fail(NE_BAD_OBJECT, len - 4, `trailer offset ${trailer + base} outside the file`);
+    const table = dv.getInt32(trailer, true) - base;
+    if (table < 0 || table + 4 > len) this.fail(NE_BAD_OBJECT, trailer, `forward-reference table offset ${table + base} outside the file`);
+    const count = dv.getInt32(table, true);
+    if (count < 0 || index < 0 || index >= count || table + 4 + 4 * count > len) this.fail(NE_BAD_OBJECT, table, `forward reference ${index} not in the table of ${count}`);
+    const end = dv.getInt32(table + 4 + 4 * index, true);
+    if (end - base < this.pos || end - base > len) this.fail(NE_BAD_OBJECT, table + 4 + 4 * index, `end of the events at ${end}, outside them`);
+    return end;
   }
 
   /** Where the object or block at `at` ends, as far as its first bytes tell (a bad header: at once). */
@@ -899,17 +951,24 @@ class Reader {
 
     if (name === "Trace" || name === "Microsoft.DotNet.Runtime.EventPipeFile") {
       if (this.haveTrace) this.fail(NE_BAD_TRACE, objStart, "second Trace object");
-      if (nettrace ? version !== 4 : version > 3 || version < 3) {
-        this.fail(NE_UNSUPPORTED_VERSION, objStart + 3, `Trace object version ${version} ${nettrace ? "(nettrace needs 4)" : "(netperf: only 3 is supported)"}`);
+      // (.NET Core 2.0 writes version 2, .NET Core 2.1 version 3; version 1's providers are GUIDs, not read here)
+      const v2 = !nettrace && version === 2;
+      if (nettrace ? version !== 4 : !v2 && version !== 3) {
+        this.fail(NE_UNSUPPORTED_VERSION, objStart + 3, `Trace object version ${version} ${nettrace ? "(nettrace needs 4)" : "(netperf: versions 2 and 3 are read)"}`);
       }
       this.header.traceObjectVersion = version;
       this.header.traceObjectMinVersion = minVersion;
       const content = this.pos;
-      this.traceFields(false);
-      if (this.u8("Trace object end") !== TAG_END) this.fail(NE_BAD_TRACE, this.pos - 1, "Trace object does not end with the end tag");
-      this.blocks.add(BLOCK_TRACE, objStart, content, 48, version);
+      if (v2) this.v2ForwardRef = this.i32("end-of-events forward reference");
+      this.traceFields(false, v2);
+      // (FastSerialization.FindEndTag: a version 2 Trace object may lack its end tag; a byte above 0x50 is the first event's)
+      if (v2 && this.pos < this.len && this.bytes[this.pos] !== TAG_END && this.bytes[this.pos] > 0x50) {
+        // no end tag
+      } else if (this.u8("Trace object end") !== TAG_END) this.fail(NE_BAD_TRACE, this.pos - 1, "Trace object does not end with the end tag");
+      this.blocks.add(BLOCK_TRACE, objStart, content, v2 ? 36 : 48, version);
       this.haveTrace = true;
-      this.header.formatVersion = nettrace ? 4 : 3;
+      this.header.formatVersion = nettrace ? 4 : v2 ? 2 : 3;
+      if (v2) this.version = 2;
       return BLOCK_TRACE;
     }
     if (!this.haveTrace) this.fail(NE_BAD_TRACE, objStart, `object "${name}" before the Trace object`);
@@ -944,7 +1003,7 @@ class Reader {
   }
 
   /** Trace object (V3–V5, 48 bytes) or V6 Trace block (§5). */
-  traceFields(v6: boolean): void {
+  traceFields(v6: boolean, v2 = false): void {
     const h = this.header;
     const t = h.syncTimeUtc;
     const at = this.pos;
@@ -970,6 +1029,14 @@ class Reader {
     }
     h.syncTimeQpc = this.i64("SyncTimeQPC");
     h.qpcFrequency = this.i64("QPCFrequency");
+    if (v2) {
+      // (EventPipeEventSource.FromStream: version 1 and 2 files are of 64-bit Linux, one processor, process id 0)
+      h.pointerSize = 8;
+      h.processId = 0;
+      h.numberOfProcessors = 1;
+      h.expectedCpuSamplingRate = 0;
+      return;
+    }
     h.pointerSize = this.i32("PointerSize");
     if (h.pointerSize !== 4 && h.pointerSize !== 8) this.fail(NE_BAD_TRACE, this.pos - 4, `pointer size ${h.pointerSize}`);
     if (!v6) {
@@ -1039,7 +1106,7 @@ class Reader {
     try {
       switch (kind) {
         case BLOCK_EVENT:
-          if (this.version === 3) this.v3EventBlock();
+          if (this.version <= 3) this.v3EventBlock();
           else this.eventBlock(false);
           break;
         case BLOCK_METADATA:
@@ -1092,7 +1159,8 @@ class Reader {
       if (stackSize < 0 || stackSize > MAX_V3_STACK || stackAt + 4 + stackSize > recEnd) this.fail(NE_TRUNCATED, stackAt, `V3 stack size ${stackSize} does not fit the event`);
       this.pos = recEnd;
       if (metadataId === 0) {
-        this.metadataRecord(payload, payloadSize);
+        if (this.version === 2) this.metadataRecordV2(start, payload, payloadSize);
+        else this.metadataRecord(payload, payloadSize);
         continue;
       }
       if (this.events.length === this.events.room) this.events.reserve(1, this.expectedEvents(this.events.length + 1, recEnd), this.expectTimes);
@@ -1375,6 +1443,53 @@ class Reader {
   // ---- metadata (§7) ----
 
   /** One V3–V5 metadata payload at [p, p+n); damage gives a warning, never aborts the block. */
+  /**
+   * A version 2 metadata record (EventPipeEventMetaDataHeader.ReadObsoleteEventMetaData): its id is the stream
+   * offset of the record, then provider name, event id, version and the length of the rest, which when
+   * not 0 repeats the event id and gives name, keywords, version and level (ReadMetadataCommon), then fields.
+   */
+  metadataRecordV2(record: number, p: number, n: number): void {
+    const savePos = this.pos, saveEnd = this.end;
+    this.pos = p;
+    this.end = p + n;
+    try {
+      const id = this.base + record;
+      const providerName = this.utf16z("provider name");
+      let eventId = this.i32("event id") & 0xffff;
+      let version = this.i32("version") & 0xff;
+      const rest = this.i32("metadata length");
+      let eventName = "", keywords = 0n, level = 0;
+      if (rest > 0) {
+        eventId = this.i32("event id") & 0xffff;
+        eventName = this.utf16z("event name");
+        keywords = BigInt.asUintN(64, this.i64("keywords"));
+        version = this.i32("version") & 0xff;
+        level = this.i32("level") & 0xff;
+      }
+      const md: NettraceMetadata = {
+        metadataId: id, providerName, eventId, eventName, keywords, version, level, fields: [], fieldLayout: "v1", fieldsUnparsable: false,
+        offset: this.base + p, length: n,
+      };
+      if (rest > 0 && this.pos < this.end) {
+        const at = this.pos;
+        try {
+          md.fields = this.fieldList(1, 0);
+        } catch (e) {
+          if (!(e instanceof NettraceFormatError)) throw e;
+          md.fieldsUnparsable = true;
+          this.warn(NW_METADATA_FIELDS, at, `metadata ${id} (${providerName}/${eventId}): field list unparsable, kept without fields`);
+        }
+      }
+      this.defineMetadata(md, p);
+    } catch (e) {
+      if (!(e instanceof NettraceFormatError)) throw e;
+      this.warn(NW_BAD_METADATA, e.offset - this.base, `metadata record at ${this.base + record} unreadable: ${e.reason}`);
+    } finally {
+      this.pos = savePos;
+      this.end = saveEnd;
+    }
+  }
+
   metadataRecord(p: number, n: number): void {
     const savePos = this.pos, saveEnd = this.end;
     this.pos = p;
@@ -1916,7 +2031,7 @@ export class NettraceStreamReader {
           break;
         }
         // a window ends at a sequence point, or (V3) after enough event blocks
-        if (kind === BLOCK_SEQUENCE_POINT || (r.version === 3 && kind === BLOCK_EVENT && r.pos >= this.windowBytes)) {
+        if (kind === BLOCK_SEQUENCE_POINT || (r.version <= 3 && kind === BLOCK_EVENT && r.pos >= this.windowBytes)) {
           yield this.window(r.takeWindow(null));
           // (the window has been used: nothing refers to the bytes before here any more)
           this.compact(final);

@@ -58,7 +58,7 @@ function guidBytes(guid: string): Uint8Array {
 /**
  * The order TraceEvent dispatches events in (EventCache): one queue per capture thread; a sorted event
  * first lets every queued event earlier than it go (oldest first across queues), then goes itself; a
- * sequence point and the end let everything go. V3 files are in time order as written.
+ * sequence point and the end let everything go. V2 and V3 files are in time order as written.
  *
  * The queues' heads sit in a binary heap by (timestamp, when the queue last became non-empty): the
  * earliest head goes first, and of equal heads the queue that has waited longest.
@@ -67,7 +67,7 @@ export function dispatchOrder(file: NettraceFile): Uint32Array {
   const ev = file.events;
   const n = ev.length;
   const order = new Uint32Array(n);
-  if (file.header.formatVersion === 3) {
+  if (file.header.formatVersion <= 3) {
     for (let i = 0; i < n; i++) order[i] = i;
     return order;
   }
