@@ -179,9 +179,10 @@ function heapHistory(e: Raw): { sizeBefore: number[]; objBefore: number[]; objAf
       objAfter: gens.map((x) => x[3] - (x[4] + x[5])),
     };
   }
-  // version 3: after ClrInstanceID, six pointers, six 32-bit fields, a pointer and Count
+  // version 3: after ClrInstanceID, six pointers, six 32-bit fields, a pointer and Count (the generations: 5 with the POH)
   const start = 2 + 7 * e.pointerSize + 6 * 4 + 4;
-  const gens = [0, 1, 2, 3].map((g) => Array.from({ length: 10 }, (_, i) => {
+  const count = e.bytes.getUint32(start - 4, true);
+  const gens = Array.from({ length: count }, (_, g) => g).map((g) => Array.from({ length: 10 }, (_, i) => {
     const at = start + (g * 10 + i) * e.pointerSize;
     return e.pointerSize === 8 ? Number(e.bytes.getBigInt64(at, true)) : e.bytes.getUint32(at, true);
   }));
@@ -249,12 +250,13 @@ function gcByHand(t: Trace): GcByHand[] {
     gcs.forEach((gc, k) => {
       const since = (gc as unknown as { sinceRestart: number }).sinceRestart;
       const before = (gen: number) => {
-        if (gc.hist.length) return gc.hist.reduce((n, h) => n + h!.sizeBefore[gen] / MB, 0);
+        if (gc.hist.length) return gc.hist.reduce((n, h) => n + (h!.sizeBefore[gen] ?? 0) / MB, 0);
         // no heap history: the nearest earlier GC with heap stats, never the first
         if (k <= 1) return k === 0 && gen === 0 ? gc.ticks[0] : 0;
         throw new Error("not in these traces");
       };
-      gc.HeapSizeBeforeMB = [0, 1, 2, 3].reduce((n, g) => n + before(g), 0);
+      // TraceManagedProcess.cs (f3ec1b38) GetHeapSizeBeforeMB, lines 2940-2949: every generation through GenPinObj
+      gc.HeapSizeBeforeMB = [0, 1, 2, 3, 4].reduce((n, g) => n + before(g), 0);
       gc.HeapSizePeakMB = gc.HeapSizeBeforeMB; // no background GCs here
       const prev = gcs[k - 1];
       const allocated = (gen: number, tick: number) => {
@@ -262,10 +264,13 @@ function gcByHand(t: Trace): GcByHand[] {
         return gc.hist.reduce((n, h, heap) => {
           let prevObj = prev.hist[heap]?.objAfter[gen] ?? 0;
           if (gen === 3 && prevObj === 0 && prev.Generation === 0) prevObj = prev.hist[heap]?.objBefore[gen] ?? 0;
-          return n + (h!.objBefore[gen] - prevObj) / MB;
+          return n + (gen < h!.objBefore.length ? h!.objBefore[gen] - prevObj : 0) / MB;
         }, 0);
       };
-      gc.AllocedSinceLastGCMB = allocated(0, 0) + allocated(3, 1);
+      // GetAllocedSinceLastGCMB (lines 2876-2879): GetUserAllocated of Gen0, GenLargeObj and GenPinObj; without usable
+      // histories GetUserAllocated (2908-2937) gives AllocedSinceLastGCBasedOnAllocTickMB[gen == Gen0 ? 0 : 1], so
+      // the non-small ticks count for the LOH and again for the POH
+      gc.AllocedSinceLastGCMB = allocated(0, 0) + allocated(3, 1) + allocated(4, 1);
       gc.AllocRateMBSec = (gc.AllocedSinceLastGCMB * 1000) / since;
       gc.RatioPeakAfter = gc.HeapSizeAfterMB === 0 ? 0 : gc.HeapSizePeakMB / gc.HeapSizeAfterMB;
       gc.PauseTimePercentageSinceLastGC = (gc.PauseDurationMSec * 100) / (gc.PauseDurationMSec + since);

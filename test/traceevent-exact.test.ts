@@ -163,3 +163,21 @@ describe(".NET Core 2.0 EventPipe files (.netperf, Trace object version 2)", () 
     }
   });
 });
+
+describe("GC statistics count the pinned-object heap", () => {
+  it.skipIf(!HAVE_CORPUS)("gcevents GC 1: the POH's SizeBefore in HeapSizeBeforeMB, the LOH's allocation ticks twice in AllocedSinceLastGCMB", async () => {
+    // TraceManagedProcess.cs (f3ec1b38): GetHeapSizeBeforeMB (2940-2949) adds every generation through GenPinObj (the
+    // per-heap history's five GenData, the POH's SizeBefore 16,368 bytes); GetAllocedSinceLastGCMB (2876-2879) adds
+    // GetUserAllocated of Gen0, GenLargeObj and GenPinObj, which for the first GC (2908-2937) is
+    // AllocedSinceLastGCBasedOnAllocTickMB[gen == Gen0 ? 0 : 1]: the LOH's 0.325992 MB of ticks twice
+    const { gcStats } = await import("../dist/bindings/analysis/index.js");
+    const t = await openTrace(readFileSync(etlPath("gcevents.etl")));
+    const [p] = await gcStats(t);
+    const gc1 = p.GCs.find((g) => g.Number === 1)!;
+    expect(gc1.HeapSizeBeforeMB).toBeCloseTo(1.468104, 9);
+    expect(gc1.AllocedSinceLastGCMB).toBeCloseTo(1.775936, 9);
+    expect(gc1.HeapSizePeakMB).toBeCloseTo(1.468104, 9);
+    expect(gc1.RatioPeakAfter).toBeCloseTo(1.468104 / gc1.HeapSizeAfterMB, 12);
+    t.dispose();
+  });
+});

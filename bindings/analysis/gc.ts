@@ -6,7 +6,7 @@
 
 import type { EventRow } from "../tables/event-table.js";
 import { CLR_PROVIDERS } from "../schema/clr-payload.js";
-import { parseGlobalHeapHistory, parsePerHeapHistory, GEN0, GEN1, GEN2, LOH, type PerHeapHistory } from "./gc-heap-history.js";
+import { parseGlobalHeapHistory, parsePerHeapHistory, GEN0, GEN1, GEN2, LOH, POH, type PerHeapHistory } from "./gc-heap-history.js";
 
 /** The providers whose events the GC statistics read (for a decode-time filter). */
 export const GC_PROVIDERS = ["Microsoft-Windows-DotNETRuntime", "Microsoft-Windows-DotNETRuntimePrivate"];
@@ -467,7 +467,9 @@ export class GcComputer {
         r.HeapSizePeakMB = Math.max(r.HeapSizePeakMB, this.heapSizeBeforeMB(s, s.gcs[i]));
       }
     }
-    r.AllocedSinceLastGCMB = this.userAllocatedMB(s, gc, GEN0) + this.userAllocatedMB(s, gc, LOH);
+    // (TraceEvent's GetAllocedSinceLastGCMB: gen0, LOH and POH; without usable per-heap histories the POH's share
+    // is the non-small allocation ticks, the LOH's again: counted twice, as TraceEvent does)
+    r.AllocedSinceLastGCMB = this.userAllocatedMB(s, gc, GEN0) + this.userAllocatedMB(s, gc, LOH) + this.userAllocatedMB(s, gc, POH);
     r.AllocRateMBSec = (r.AllocedSinceLastGCMB * 1000) / gc.durationSinceLastRestartMSec;
     r.RatioPeakAfter = r.HeapSizeAfterMB === 0 ? 0 : r.HeapSizePeakMB / r.HeapSizeAfterMB;
     if (r.Type === "BackgroundGC") {
@@ -479,9 +481,9 @@ export class GcComputer {
     }
   }
 
-  /** TraceGC.HeapSizeBeforeMB: gen0 to LOH (not POH). */
+  /** TraceGC.GetHeapSizeBeforeMB: every generation, gen0 to POH (a history without a POH entry adds 0 for it). */
   private heapSizeBeforeMB(s: ProcessState, gc: GcState): number {
-    return [GEN0, GEN1, GEN2, LOH].reduce((n, g) => n + this.genSizeBeforeMB(s, gc, g), 0);
+    return [GEN0, GEN1, GEN2, LOH, POH].reduce((n, g) => n + this.genSizeBeforeMB(s, gc, g), 0);
   }
 
   /** TraceGC.GenSizeBeforeMB. */
@@ -498,7 +500,7 @@ export class GcComputer {
     return Math.max(previous.genSize[gen], gc.heapStats?.genSize[gen] ?? 0) / MB;
   }
 
-  /** TraceGC.UserAllocated for gen0 or LOH, MB. */
+  /** TraceGC.GetUserAllocated for gen0, LOH or POH, MB. */
   private userAllocatedMB(s: ProcessState, gc: GcState, gen: number): number {
     const ticks = gc.allocedTickMB ?? [0, 0];
     if (gc.record.Type === "BackgroundGC" && gen === GEN0) return ticks[0];
