@@ -312,10 +312,8 @@ export class NettraceTables {
     const windowEnd = ((file as { base?: number }).base ?? 0) + file.bytes.length;
     if (err && file.events.length === 0 && this.rows === 0) throw new EtlFormatError(err.code, err.offset, `not a readable EventPipe file: ${err.reason}`);
     const input = file.bytes;
-    const { header, events: ev, metadata, stacks } = file;
+    const { header, metadata, stacks } = file;
     const ptr = header.pointerSize === 4 ? 4 : 8;
-    const order = dispatchOrder(file);
-    const n = order.length;
 
     // providers by name, in order of first sight
     const providerIndex = this.providerIndex;
@@ -338,7 +336,7 @@ export class NettraceTables {
     }
     const providerOf = this.providerOf;
     // events whose metadata id was never defined: a provider of their own (the empty GUID, no name)
-    if (this.unknownProvider < 0 && ev.metadata.includes(-1)) {
+    if (this.unknownProvider < 0 && file.events.metadata.includes(-1)) {
       this.unknownProvider = providerGuids.length;
       providerGuids.push(new Uint8Array(16));
     }
@@ -354,6 +352,117 @@ export class NettraceTables {
       stackBytes += align8(8 + stacks.byteLength[s]);
     }
 
+    // the rows, in a method of their own: once it returns, nothing holds the reader's columns
+    const rows = this.rowsOf(file, ptr, stackItem, providerOf, unknownProvider);
+    (file as { events?: unknown }).events = undefined;
+    const { n, events, metadataOfRow, activityOfRow, ext, typeRows, cut, ht } = rows;
+    const types = this.types;
+
+    // structs: providers, event types, the logfile header
+    const providerStructs = new Uint8Array(providerGuids.length * C.PROV_STRIDE);
+    providerGuids.forEach((g, p) => {
+      const o = p * C.PROV_STRIDE;
+      providerStructs.set(g, o + C.PROV_GUID);
+      providerStructs[o + C.PROV_GROUP] = 0xff;
+      providerStructs[o + C.PROV_GROUP + 1] = 0xff;
+      providerStructs[o + C.PROV_KIND] = C.PK_GUID;
+      providerStructs[o + C.PROV_WANTED] = 1;
+    });
+    const typeStructs = new Uint8Array(types.length * C.TYPE_STRIDE);
+    const tv = new DataView(typeStructs.buffer);
+    types.forEach(([p, id, v, op], t) => {
+      const o = t * C.TYPE_STRIDE;
+      tv.setUint16(o + C.TYPE_PROVIDER, p, true);
+      tv.setUint16(o + C.TYPE_EVENT_ID, id, true);
+      tv.setUint16(o + C.TYPE_VERSION, v, true);
+      typeStructs[o + C.TYPE_OPCODE] = op;
+      typeStructs[o + C.TYPE_HEADER_TYPE] = ht;
+      tv.setUint32(o + C.TYPE_ROWS, typeRows[t], true);
+    });
+    const lh = new Uint8Array(C.LH_SIZE);
+    const lv = new DataView(lh.buffer);
+    const { maxHi, maxLo } = rows;
+    let latest = this.latest > header.syncTimeQpc ? this.latest : header.syncTimeQpc;
+    if (n > 0) {
+      const windowLatest = (BigInt(maxHi) << 32n) | BigInt(maxLo);
+      if (windowLatest > latest) latest = windowLatest;
+    }
+    this.latest = latest;
+    const freq = header.qpcFrequency > 0n ? header.qpcFrequency : 1n;
+    lv.setUint32(C.LH_PRESENT, C.LH_SIZE, true);
+    lv.setUint32(C.LH_NUMBER_OF_PROCESSORS, header.numberOfProcessors >>> 0, true);
+    lv.setUint32(C.LH_POINTER_SIZE, ptr, true);
+    lv.setUint32(C.LH_RECORD_POINTER_SIZE, ptr, true);
+    lv.setUint32(C.LH_RESERVED_FLAGS, 1, true); // QPC
+    lv.setBigInt64(C.LH_PERF_FREQ, header.qpcFrequency, true);
+    lv.setBigInt64(C.LH_START_TIME, header.syncTimeFileTime, true);
+    lv.setBigInt64(C.LH_END_TIME, header.syncTimeFileTime + ((latest - header.syncTimeQpc) * 10_000_000n) / freq, true);
+    lv.setBigInt64(C.LH_HEADER_TIMESTAMP, header.syncTimeQpc, true);
+    // events lost, as the capture threads' sequence numbers tell (§14)
+    this.eventsLost += file.eventsLost;
+    lv.setUint32(C.LH_EVENTS_LOST, Math.min(this.eventsLost, 0xffffffff), true);
+
+    const structsAt = align8(stackAt + stackBytes);
+    const providersOffset = structsAt;
+    const typesOffset = align8(providersOffset + providerStructs.length);
+    const logfileOffset = align8(typesOffset + typeStructs.length);
+    // (with typed tables, the store is placed in a core's memory, where they are filled without a copy of it)
+    const storeBytes = logfileOffset + C.LH_SIZE;
+    const place = this.options.clrTables !== false ? clrPlace(storeBytes, n) : undefined;
+    const store = place ? place.s.u8.subarray(place.at, place.at + storeBytes) : new Uint8Array(storeBytes);
+    store.set(input, base);
+    for (let s = 0; s < stacks.length; s++) store.set(input.subarray(stacks.offset[s], stacks.offset[s] + stacks.byteLength[s]), stackItem[s] + 8);
+    store.set(providerStructs, providersOffset);
+    store.set(typeStructs, typesOffset);
+    store.set(lh, logfileOffset);
+
+    const data: TraceData & { nettrace: NettraceInfo } = {
+      bytes: store,
+      events,
+      eventCount: n,
+      ext,
+      extCount: ext.row.length,
+      buffersOffset: 0,
+      bufferCount: 0,
+      warningsOffset: 0,
+      warningCount: 0,
+      warningTotal: file.warningCount,
+      providersOffset,
+      providerCount: providerGuids.length,
+      typesOffset,
+      typeCount: types.length,
+      logfileOffset,
+      clrRows: 0,
+      arenaBytes: input.length,
+      // (a window: the file up to its end)
+      inputBytes: windowEnd,
+      decodedBytes: windowEnd,
+      nettrace: { formatVersion: header.formatVersion, metadata, providerOf, metadataOfRow, activityOfRow, warnings: file.warnings, payloadsCut: cut },
+    };
+    this.rows += n;
+    for (let t = 0; t < types.length; t++) this.typeRows[t] = (this.typeRows[t] ?? 0) + typeRows[t];
+    for (const w of file.warnings) if (this.warnings.length < MAX_NETTRACE_WARNINGS) this.warnings.push(w);
+    this.warningTotal = file.warningCount;
+    this.last = data;
+    // the typed .NET runtime tables, by the core's routine
+    if (this.options.clrTables !== false) fillNettraceClr(data, place);
+    if (err) {
+      data.decodeError = new EtlDecodeError(err.offset, `decoding stopped: ${err.reason}`);
+      data.incomplete = { reason: "decode-error", offset: err.offset, message: err.reason };
+      data.decodedBytes = err.offset;
+    }
+    return data;
+  }
+  /**
+   * The event table of a file's (or window's) events in TraceEvent's dispatch order, with what each row
+   * adds beside it (metadata row, activity id, stack and related-activity items), the rows of each type and
+   * the latest timestamp.
+   */
+  private rowsOf(file: NettraceFile, ptr: number, stackItem: Int32Array, providerOf: Int32Array, unknownProvider: number) {
+    const { header, events: ev, metadata, stacks } = file;
+    const base = 8;
+    const order = dispatchOrder(file);
+    const n = order.length;
     const timestamp = new BigInt64Array(n), keywords = new BigUint64Array(n);
     const pid = new Uint32Array(n), tid = new Uint32Array(n), payloadOffset = new Uint32Array(n);
     const payloadLength = new Uint16Array(n), headerLength = new Uint16Array(n), provider = new Uint16Array(n);
@@ -362,7 +471,14 @@ export class NettraceTables {
     const channel = new Uint8Array(n), eventType = new Uint16Array(n);
     const metadataOfRow = new Int32Array(n);
     const activityOfRow = new Uint32Array(n);
-    const extRow: number[] = [], extType: number[] = [], extSize: number[] = [], extOffset: number[] = [];
+    // (items: a related activity or a stack per row at most; counted first, so the columns are made once)
+    let items = 0;
+    for (let i = 0; i < n; i++) {
+      if (ev.relatedActivityIdOffset[i]) items++;
+      if (ev.stack[i] >= 0) items++;
+    }
+    const extRow = new Uint32Array(items), extType = new Uint16Array(items), extSize = new Uint16Array(items), extOffset = new Uint32Array(items);
+    let e = 0;
     const typeRows = new Uint32Array(C.MAX_EVENT_TYPES);
     const ht = ptr === 4 ? C.HT_EVENT_HEADER32 : C.HT_EVENT_HEADER64;
     // what each metadata row gives its events, worked out once: type, provider, id, version, opcode, level, keywords
@@ -449,47 +565,22 @@ export class NettraceTables {
       if (t !== C.EVENT_TYPE_NONE) typeRows[t]++;
       const related = evRelated[i];
       if (related) {
-        extRow.push(r);
-        extType.push(1); // EVENT_HEADER_EXT_TYPE_RELATED_ACTIVITYID
-        extSize.push(16);
-        extOffset.push(base + related);
+        extRow[e] = r;
+        extType[e] = 1; // EVENT_HEADER_EXT_TYPE_RELATED_ACTIVITYID
+        extSize[e] = 16;
+        extOffset[e++] = base + related;
         flags[r] |= 1;
       }
       const s = evStack[i];
       if (s >= 0 && !mDropsStack[x]) {
-        extRow.push(r);
-        extType.push(ptr === 4 ? 5 : 6); // EVENT_HEADER_EXT_TYPE_STACK_TRACE32 / 64
-        extSize.push(8 + stackBytesOf[s]);
-        extOffset.push(stackItem[s]);
+        extRow[e] = r;
+        extType[e] = ptr === 4 ? 5 : 6; // EVENT_HEADER_EXT_TYPE_STACK_TRACE32 / 64
+        extSize[e] = 8 + stackBytesOf[s];
+        extOffset[e++] = stackItem[s];
         flags[r] |= 1; // EVENT_HEADER_FLAG_EXTENDED_INFO
       }
     }
-    const types = this.types;
-
-    // structs: providers, event types, the logfile header
-    const providerStructs = new Uint8Array(providerGuids.length * C.PROV_STRIDE);
-    providerGuids.forEach((g, p) => {
-      const o = p * C.PROV_STRIDE;
-      providerStructs.set(g, o + C.PROV_GUID);
-      providerStructs[o + C.PROV_GROUP] = 0xff;
-      providerStructs[o + C.PROV_GROUP + 1] = 0xff;
-      providerStructs[o + C.PROV_KIND] = C.PK_GUID;
-      providerStructs[o + C.PROV_WANTED] = 1;
-    });
-    const typeStructs = new Uint8Array(types.length * C.TYPE_STRIDE);
-    const tv = new DataView(typeStructs.buffer);
-    types.forEach(([p, id, v, op], t) => {
-      const o = t * C.TYPE_STRIDE;
-      tv.setUint16(o + C.TYPE_PROVIDER, p, true);
-      tv.setUint16(o + C.TYPE_EVENT_ID, id, true);
-      tv.setUint16(o + C.TYPE_VERSION, v, true);
-      typeStructs[o + C.TYPE_OPCODE] = op;
-      typeStructs[o + C.TYPE_HEADER_TYPE] = ht;
-      tv.setUint32(o + C.TYPE_ROWS, typeRows[t], true);
-    });
-    const lh = new Uint8Array(C.LH_SIZE);
-    const lv = new DataView(lh.buffer);
-    // the latest timestamp so far (its halves compared: no bigint per event)
+    // the latest timestamp (its halves compared: no bigint per event)
     let maxHi = -0x80000000, maxLo = 0;
     for (let i = 0; i < n; i++) {
       const hi = tsIn[2 * i + 1] | 0, lo = tsIn[2 * i];
@@ -498,77 +589,13 @@ export class NettraceTables {
         maxLo = lo;
       }
     }
-    let latest = this.latest > header.syncTimeQpc ? this.latest : header.syncTimeQpc;
-    if (n > 0) {
-      const windowLatest = (BigInt(maxHi) << 32n) | BigInt(maxLo);
-      if (windowLatest > latest) latest = windowLatest;
-    }
-    this.latest = latest;
-    const freq = header.qpcFrequency > 0n ? header.qpcFrequency : 1n;
-    lv.setUint32(C.LH_PRESENT, C.LH_SIZE, true);
-    lv.setUint32(C.LH_NUMBER_OF_PROCESSORS, header.numberOfProcessors >>> 0, true);
-    lv.setUint32(C.LH_POINTER_SIZE, ptr, true);
-    lv.setUint32(C.LH_RECORD_POINTER_SIZE, ptr, true);
-    lv.setUint32(C.LH_RESERVED_FLAGS, 1, true); // QPC
-    lv.setBigInt64(C.LH_PERF_FREQ, header.qpcFrequency, true);
-    lv.setBigInt64(C.LH_START_TIME, header.syncTimeFileTime, true);
-    lv.setBigInt64(C.LH_END_TIME, header.syncTimeFileTime + ((latest - header.syncTimeQpc) * 10_000_000n) / freq, true);
-    lv.setBigInt64(C.LH_HEADER_TIMESTAMP, header.syncTimeQpc, true);
-    // events lost, as the capture threads' sequence numbers tell (§14)
-    this.eventsLost += file.eventsLost;
-    lv.setUint32(C.LH_EVENTS_LOST, Math.min(this.eventsLost, 0xffffffff), true);
-
-    const structsAt = align8(stackAt + stackBytes);
-    const providersOffset = structsAt;
-    const typesOffset = align8(providersOffset + providerStructs.length);
-    const logfileOffset = align8(typesOffset + typeStructs.length);
-    // (with typed tables, the store is placed in a core's memory, where they are filled without a copy of it)
-    const storeBytes = logfileOffset + C.LH_SIZE;
-    const place = this.options.clrTables !== false ? clrPlace(storeBytes, n) : undefined;
-    const store = place ? place.s.u8.subarray(place.at, place.at + storeBytes) : new Uint8Array(storeBytes);
-    store.set(input, base);
-    for (let s = 0; s < stacks.length; s++) store.set(input.subarray(stacks.offset[s], stacks.offset[s] + stacks.byteLength[s]), stackItem[s] + 8);
-    store.set(providerStructs, providersOffset);
-    store.set(typeStructs, typesOffset);
-    store.set(lh, logfileOffset);
-
-    const data: TraceData & { nettrace: NettraceInfo } = {
-      bytes: store,
+    return {
+      n, ht, cut, typeRows, metadataOfRow, activityOfRow, maxHi, maxLo,
       events: { timestamp, keywords, pid, tid, payloadOffset, payloadLength, headerLength, provider, eventId, task, flags, processor, version, opcode, level, headerType, channel, eventType },
-      eventCount: n,
-      ext: { row: Uint32Array.from(extRow), type: Uint16Array.from(extType), size: Uint16Array.from(extSize), offset: Uint32Array.from(extOffset) },
-      extCount: extRow.length,
-      buffersOffset: 0,
-      bufferCount: 0,
-      warningsOffset: 0,
-      warningCount: 0,
-      warningTotal: file.warningCount,
-      providersOffset,
-      providerCount: providerGuids.length,
-      typesOffset,
-      typeCount: types.length,
-      logfileOffset,
-      clrRows: 0,
-      arenaBytes: input.length,
-      // (a window: the file up to its end)
-      inputBytes: windowEnd,
-      decodedBytes: windowEnd,
-      nettrace: { formatVersion: header.formatVersion, metadata, providerOf, metadataOfRow, activityOfRow, warnings: file.warnings, payloadsCut: cut },
+      ext: { row: extRow.subarray(0, e), type: extType.subarray(0, e), size: extSize.subarray(0, e), offset: extOffset.subarray(0, e) },
     };
-    this.rows += n;
-    for (let t = 0; t < types.length; t++) this.typeRows[t] = (this.typeRows[t] ?? 0) + typeRows[t];
-    for (const w of file.warnings) if (this.warnings.length < MAX_NETTRACE_WARNINGS) this.warnings.push(w);
-    this.warningTotal = file.warningCount;
-    this.last = data;
-    // the typed .NET runtime tables, by the core's routine
-    if (this.options.clrTables !== false) fillNettraceClr(data, place);
-    if (err) {
-      data.decodeError = new EtlDecodeError(err.offset, `decoding stopped: ${err.reason}`);
-      data.incomplete = { reason: "decode-error", offset: err.offset, message: err.reason };
-      data.decodedBytes = err.offset;
-    }
-    return data;
   }
+
   /** The windows so far as one outline (no rows): header, providers, types with all their rows counted, every warning, the end. */
   outline(): (TraceData & { nettrace: NettraceInfo }) | undefined {
     const last = this.last;
