@@ -502,6 +502,22 @@ async function fileSink(path: string): Promise<TableSink> {
   };
 }
 
+/** The export libraries a format needs that cannot be found from here (they are optional peer dependencies). */
+function missingExportPackages(format: "parquet" | "arrow"): string[] {
+  const need: [string, string][] = [["apache-arrow", "apache-arrow"]];
+  if (format === "parquet") need.push(["parquet-wasm", "parquet-wasm/esm"]);
+  return need.filter(([, specifier]) => {
+    try {
+      import.meta.resolve(specifier);
+      return false;
+    } catch {
+      return true;
+    }
+  }).map(([name]) => name);
+}
+
+class MissingPackagesError extends Error {}
+
 async function cmdConvert(files: string[], values: Values): Promise<number> {
   const to = values.to;
   if (to !== "parquet" && to !== "arrow") {
@@ -515,6 +531,8 @@ async function cmdConvert(files: string[], values: Values): Promise<number> {
   const batchBytes = await sizeOption(values, "convert", "batch-size", 64 << 10, "64KiB");
   const workers = workerCount(values, "convert");
   const size = files.reduce((n, f) => n + statSync(f).size, 0);
+  const missing = missingExportPackages(to);
+  if (missing.length) throw new MissingPackagesError(`convert --to ${to} needs ${missing.map((m) => `"${m}"`).join(" and ")}, not installed (optional peer dependencies of etw-wasm): npm install ${missing.join(" ")}`);
   const { TraceConverter } = await import("etw-wasm/export");
   const converter = new TraceConverter({ format: to, sourceFiles: files.length > 1, open: (path) => fileSink(join(dir, path)) });
   // several files: one session, merged; each batch's rows name their file
@@ -907,7 +925,8 @@ main(process.argv.slice(2)).then(
     if (error instanceof UsageError) {
       console.error(`etw-wasm: ${error.message}\n${usageOf(error.command as Command | undefined)}`);
     } else if (error instanceof StoppedError) console.error(error.message);
-    else if (error instanceof EtlFormatError) console.error(`etw-wasm: ${error.message}`);
+    else if (error instanceof EtlFormatError || error instanceof MissingPackagesError) console.error(`etw-wasm: ${error.message}`);
+    else if (error instanceof Error && error.name === "MissingPackageError") console.error(error.message);
     else if (errno?.code === "ENOENT") console.error(`etw-wasm: no such file: ${errno.path}`);
     else if (typeof errno?.code === "string" && errno.syscall) console.error(`etw-wasm: ${errno.message}`);
     // Anything else is a fault of etw-wasm itself: keep the stack for the report.

@@ -2,15 +2,18 @@
 // copy), strings as dictionary columns with each batch's dictionary, and the IPC stream format
 // written batch by batch.
 
-import {
-  Binary, Bool, Dictionary, Field, Float32, Float64, Int16, Int32, Int64, Int8, RecordBatch, Schema,
-  Struct, Table, TimestampMicrosecond, Uint16, Uint32, Uint64, Uint8, Utf8, makeData, tableToIPC, vectorFromArray, type DataType,
-} from "apache-arrow";
+import type { Bool, DataType, Field, RecordBatch, Schema } from "apache-arrow";
+import arrow from "./arrow-library.js";
 import type { ColumnType, ExportBatch, ExportColumn, ExportField } from "./columns.js";
+
+const {
+  Binary, Bool: BoolType, Dictionary, Field: ArrowField, Float32, Float64, Int16, Int32, Int64, Int8, RecordBatch: ArrowRecordBatch, Schema: ArrowSchema,
+  Struct, Table, TimestampMicrosecond, Uint16, Uint32, Uint64, Uint8, Utf8, makeData, tableToIPC, vectorFromArray,
+} = arrow;
 
 function valueType(type: ColumnType): DataType {
   switch (type) {
-    case "bool": return new Bool();
+    case "bool": return new BoolType();
     case "int8": return new Int8();
     case "uint8": return new Uint8();
     case "int16": return new Int16();
@@ -30,9 +33,9 @@ function valueType(type: ColumnType): DataType {
 /** The Arrow schema of a table: strings and binary as dictionaries (ids in field order). */
 export function arrowSchema(fields: readonly ExportField[]): Schema {
   let id = 0;
-  return new Schema(fields.map((f) => {
+  return new ArrowSchema(fields.map((f) => {
     const type = f.type === "utf8" || f.type === "binary" ? new Dictionary(valueType(f.type), new Int32(), id++) : valueType(f.type);
-    return new Field(f.name, type, f.nullable);
+    return new ArrowField(f.name, type, f.nullable);
   }));
 }
 
@@ -66,7 +69,7 @@ function columnData(field: Field, f: ExportField, c: ExportColumn, n: number) {
 export function arrowBatch(schema: Schema, fields: readonly ExportField[], batch: ExportBatch): RecordBatch {
   const n = batch.length;
   const children = schema.fields.map((field, i) => columnData(field, fields[i], batch.columns[i], n));
-  return new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length: n, nullCount: 0, children }));
+  return new ArrowRecordBatch(schema, makeData({ type: new Struct(schema.fields), length: n, nullCount: 0, children }));
 }
 
 /**

@@ -18,6 +18,7 @@ export { clrBatch, clrExportSchema, clrTablePath, type ClrExportSchema } from ".
 export { PROCESS_FIELDS, PROVIDER_FIELDS, processBatch, providerBatch } from "./side-tables.js";
 export { ArrowStreamWriter, arrowBatch, arrowSchema } from "./arrow.js";
 export { ParquetStreamWriter, loadParquetWasm, setDefaultParquetWasm, type ParquetWasmSource } from "./parquet.js";
+export { MissingPackageError } from "./optional-package.js";
 export { TraceConverter, tableWriter, filterBatch, type ConvertOptions, type ConvertedTable, type ExportFormat, type TableSink, type TableWriter } from "./convert.js";
 
 /**

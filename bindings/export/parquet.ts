@@ -3,9 +3,12 @@
 // come out of a file streamed batch by batch. Snappy pages; dictionaries for the string columns only (numbers encode
 // faster and about as small without).
 
-import { Table, tableToIPC } from "apache-arrow";
+import arrow from "./arrow-library.js";
 import { arrowBatch, arrowSchema } from "./arrow.js";
 import { VALUE_ARRAYS, type ExportBatch, type ExportField } from "./columns.js";
+import { optionalPackage } from "./optional-package.js";
+
+const { Table, tableToIPC } = arrow;
 
 type ParquetWasm = typeof import("parquet-wasm/esm");
 
@@ -24,7 +27,7 @@ export function setDefaultParquetWasm(source: () => Promise<ParquetWasmSource>):
 /** Loads parquet-wasm once (from `source`; else Node reads it from node_modules, browsers fetch it beside its module). */
 export function loadParquetWasm(source?: ParquetWasmSource): Promise<ParquetWasm> {
   return (loaded ??= (async () => {
-    const pw = await import("parquet-wasm/esm");
+    const pw = await optionalPackage("parquet-wasm", "Parquet output", () => import("parquet-wasm/esm"));
     const from = source ?? (await defaultSource?.());
     await pw.default(from === undefined ? undefined : { module_or_path: from });
     return pw;
