@@ -494,6 +494,13 @@ async function fileSink(path: string): Promise<TableSink> {
       position += bytes.length;
       if (pending.length >= 4) await pending.shift();
     },
+    writev: async (chunks) => {
+      const n = chunks.reduce((k, c) => k + c.byteLength, 0);
+      if (!n) return;
+      pending.push(handle.writev(chunks, position));
+      position += n;
+      if (pending.length >= 4) await pending.shift();
+    },
     close: async () => {
       await Promise.all(pending);
       pending = [];

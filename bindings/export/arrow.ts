@@ -8,7 +8,7 @@ import type { ColumnType, ExportBatch, ExportColumn, ExportField } from "./colum
 
 const {
   Binary, Bool: BoolType, Dictionary, Field: ArrowField, Float32, Float64, Int16, Int32, Int64, Int8, RecordBatch: ArrowRecordBatch, Schema: ArrowSchema,
-  Struct, Table, TimestampMicrosecond, Uint16, Uint32, Uint64, Uint8, Utf8, makeData, tableToIPC, vectorFromArray,
+  RecordBatchStreamWriter, Struct, TimestampMicrosecond, Uint16, Uint32, Uint64, Uint8, Utf8, makeData, vectorFromArray,
 } = arrow;
 
 function valueType(type: ColumnType): DataType {
@@ -72,42 +72,78 @@ export function arrowBatch(schema: Schema, fields: readonly ExportField[], batch
   return new ArrowRecordBatch(schema, makeData({ type: new Struct(schema.fields), length: n, nullCount: 0, children }));
 }
 
+/** An apache-arrow stream writer whose bytes are kept as the chunks it writes (views of the columns, not a joined copy). */
+class ChunkedStreamWriter extends RecordBatchStreamWriter {
+  private chunks: Uint8Array[] = [];
+
+  protected override _write(chunk: ArrayBufferView | ArrayBuffer): this {
+    if (!this._started) return this;
+    const bytes = ArrayBuffer.isView(chunk) ? new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength) : new Uint8Array(chunk);
+    if (bytes.byteLength) {
+      this.chunks.push(bytes);
+      this._position += bytes.byteLength;
+    }
+    return this;
+  }
+
+  /** The chunks written since the last call. */
+  take(): Uint8Array[] {
+    const c = this.chunks;
+    this.chunks = [];
+    return c;
+  }
+}
+
 /**
- * An Arrow IPC stream, written batch by batch. Each batch is encoded on its own (schema,
- * dictionaries, record batch); the stream keeps the schema message once and the end marker once:
- * later batches send their dictionaries again, which the stream format reads as replacements.
+ * An Arrow IPC stream, written batch by batch: the schema message once, then each batch's
+ * dictionaries (sent again per batch, which the stream format reads as replacements) and record
+ * batch, then the end marker. The bytes come out as chunks that view the batch's own columns: a sink
+ * writes them as they are (`chunks`), or joined into one array (`write`).
  */
 export class ArrowStreamWriter {
   private readonly schema: Schema;
+  private readonly writer = new ChunkedStreamWriter({ autoDestroy: false });
   private started = false;
 
   constructor(private readonly fields: readonly ExportField[]) {
     this.schema = arrowSchema(fields);
   }
 
+  /** Encodes a batch; returns the chunks to append to the stream, in order. */
+  chunks(batch: ExportBatch): Uint8Array[] {
+    if (!batch.length && this.started) return [];
+    this.started = true;
+    this.writer.write(arrowBatch(this.schema, this.fields, batch));
+    return this.writer.take();
+  }
+
   /** Encodes a batch; returns the bytes to append to the stream. */
   write(batch: ExportBatch): Uint8Array {
-    if (!batch.length && this.started) return new Uint8Array(0);
-    const bytes = tableToIPC(new Table([arrowBatch(this.schema, this.fields, batch)]), "stream");
-    // (minus the end-of-stream marker; after the first batch, minus the schema message)
-    const from = this.started ? messageEnd(bytes, 0) : 0;
+    return joinChunks(this.chunks(batch));
+  }
+
+  /** Ends the stream; returns its last chunks (the schema too, when no batch was written). */
+  finishChunks(): Uint8Array[] {
+    if (!this.started) this.writer.reset(undefined, this.schema);
     this.started = true;
-    return bytes.subarray(from, bytes.length - EOS);
+    this.writer.finish();
+    return this.writer.take();
   }
 
   /** Ends the stream; returns its last bytes (the schema too, when no batch was written). */
   finish(): Uint8Array {
-    if (!this.started) return tableToIPC(new Table(this.schema), "stream");
-    return new Uint8Array([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]);
+    return joinChunks(this.finishChunks());
   }
 }
 
-/** Bytes of the end-of-stream marker (continuation, then a metadata length of 0). */
-const EOS = 8;
-
-/** Where the IPC message at `at` ends: continuation marker, metadata length, metadata (a schema has no body). */
-function messageEnd(bytes: Uint8Array, at: number): number {
-  const v = new DataView(bytes.buffer, bytes.byteOffset + at, 8);
-  if (v.getUint32(0, true) !== 0xffffffff) throw new Error("etw-wasm: unexpected Arrow IPC framing");
-  return at + 8 + v.getInt32(4, true);
+/** Chunks as one array. */
+export function joinChunks(chunks: Uint8Array[]): Uint8Array {
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
 }

@@ -10,12 +10,14 @@ import { pick, type ExportBatch, type ExportField } from "./columns.js";
 import { EVENT_FIELDS, SOURCE_FILE_FIELD, eventBatch } from "./event-columns.js";
 import { clrBatch, clrExportSchema, clrTablePath } from "./clr-columns.js";
 import { PROCESS_FIELDS, PROVIDER_FIELDS, processBatch, providerBatch } from "./side-tables.js";
-import { ArrowStreamWriter } from "./arrow.js";
+import { ArrowStreamWriter, joinChunks } from "./arrow.js";
 import { ParquetStreamWriter, loadParquetWasm, type ParquetWasmSource } from "./parquet.js";
 
 /** Where a table's bytes go: appended in order, then closed. */
 export interface TableSink {
   write(bytes: Uint8Array): Promise<void>;
+  /** Writes chunks in order as if joined (Arrow hands out its chunks without joining them where a sink has this). */
+  writev?(chunks: Uint8Array[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -31,10 +33,12 @@ export interface TableWriter {
 export async function tableWriter(format: ExportFormat, fields: readonly ExportField[], sink: TableSink, parquetWasm?: ParquetWasmSource): Promise<TableWriter> {
   if (format === "arrow") {
     const w = new ArrowStreamWriter(fields);
+    // (the chunks view the batch's columns, which no one writes again: a sink may keep them in flight)
+    const put = (chunks: Uint8Array[]) => (!chunks.length ? undefined : sink.writev ? sink.writev(chunks) : sink.write(joinChunks(chunks)));
     return {
-      write: async (b) => sink.write(w.write(b)),
+      write: async (b) => put(w.chunks(b)),
       finish: async () => {
-        await sink.write(w.finish());
+        await put(w.finishChunks());
         await sink.close();
       },
     };
