@@ -30,7 +30,7 @@ export interface TableWriter {
 }
 
 /** A writer of `fields` into `sink` (Parquet: parquet-wasm is loaded on first use). */
-export async function tableWriter(format: ExportFormat, fields: readonly ExportField[], sink: TableSink, parquetWasm?: ParquetWasmSource): Promise<TableWriter> {
+export async function tableWriter(format: ExportFormat, fields: readonly ExportField[], sink: TableSink, parquetWasm?: ParquetWasmSource, rowGroupRows?: number): Promise<TableWriter> {
   if (format === "arrow") {
     const w = new ArrowStreamWriter(fields);
     // (the chunks view the batch's columns, which no one writes again: a sink may keep them in flight)
@@ -43,7 +43,7 @@ export async function tableWriter(format: ExportFormat, fields: readonly ExportF
       },
     };
   }
-  const w = new ParquetStreamWriter(await loadParquetWasm(parquetWasm), fields, (bytes) => sink.write(bytes));
+  const w = new ParquetStreamWriter(await loadParquetWasm(parquetWasm), fields, (bytes) => sink.write(bytes), rowGroupRows);
   return {
     write: (b) => w.write(b),
     finish: async () => {
@@ -71,6 +71,8 @@ export interface ConvertOptions {
   sourceFiles?: boolean;
   /** parquet-wasm's `.wasm`, where the default location does not serve (see loadParquetWasm). */
   parquetWasm?: ParquetWasmSource;
+  /** Parquet: rows per row group at most (default 262,144; each row group has min/max statistics of the time columns). */
+  rowGroupRows?: number;
 }
 
 export interface ConvertedTable {
@@ -97,8 +99,8 @@ export class TraceConverter {
   private async write(path: string, fields: readonly ExportField[], batch: ExportBatch): Promise<void> {
     let w = this.writers.get(path);
     if (!w) {
-      const { format, parquetWasm } = this.options;
-      w = { writer: this.options.open(path + this.ext).then((sink) => tableWriter(format, this.fields(fields), sink, parquetWasm)), rows: 0 };
+      const { format, parquetWasm, rowGroupRows } = this.options;
+      w = { writer: this.options.open(path + this.ext).then((sink) => tableWriter(format, this.fields(fields), sink, parquetWasm, rowGroupRows)), rows: 0 };
       this.writers.set(path, w);
     }
     w.rows += batch.length;
