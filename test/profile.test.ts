@@ -4,17 +4,18 @@
 // runtime's method events read here; speedscope output is checked against speedscope's own schema.
 
 import { describe, expect, it } from "vitest";
-import { readFileSync, mkdtempSync } from "node:fs";
+import { readFileSync, readdirSync, mkdtempSync } from "node:fs";
 import { execFileSync, spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createRequire } from "node:module";
 import Ajv from "ajv";
-import { openTrace, type Trace } from "../dist/bindings/index.js";
-import { attachStacks, cpuProfile, gcStats, stackNames, toChromeTrace, toFolded, toSpeedscope, traceStacks } from "../dist/bindings/analysis/index.js";
+import { openTrace, streamTrace, type Trace } from "../dist/bindings/index.js";
+import { attachStacks, cpuProfile, gcStats, stackNames, streamCpuProfile, toChromeTrace, toFolded, toSpeedscope, traceStacks, type CpuProfile } from "../dist/bindings/analysis/index.js";
+import { generateTrace } from "../dist/bindings/generator/generate.js";
 import { EtlWriter, PayloadBuilder } from "../bindings/generator/etl-writer.js";
-import { HAVE_CORPUS, etlPath } from "./helpers/shared.js";
+import { CORPUS, HAVE_CORPUS, corpusFiles, etlPath } from "./helpers/shared.js";
 
 const CLI = fileURLToPath(new URL("../dist/bindings/cli/etw-wasm.js", import.meta.url));
 const STACKWALK = "def2fe46-7bd6-4b80-bd94-f57fe20d0ce3";
@@ -252,4 +253,49 @@ describe("etw-wasm generate --samples", () => {
     expect(lines.some((l) => /;system\.private\.corelib!Contoso\.Orders\./.test(l))).toBe(true);
     t.dispose();
   });
+});
+
+describe("a CPU profile of a stream", () => {
+  /** Every sample as (process, thread, time, weight, its named stack from the root): what a profile says. */
+  function samplesOf(p: CpuProfile): string[] {
+    const out: string[] = [];
+    for (let i = 0; i < p.samples.length; i++) {
+      out.push(`${p.samples.pid[i]} ${p.samples.tid[i]} ${p.samples.timeMSec[i]} ${p.samples.weightMSec?.[i] ?? p.intervalMSec} ${stackNames(p.stacks, p.samples.stack[i]).join(";")}`);
+    }
+    return out;
+  }
+
+  async function same(bytes: Uint8Array, batchBytes: number, pid?: number): Promise<CpuProfile> {
+    const t = await openTrace(bytes);
+    const whole = cpuProfile(t, { pid });
+    t.dispose();
+    const streamed = await streamCpuProfile(streamTrace(bytes, { batchBytes }), { pid });
+    expect(streamed.samples.length).toBe(whole.samples.length);
+    expect([streamed.intervalMSec, streamed.samplesWithStacks, streamed.idleSamples, streamed.otherSamples]).toEqual([whole.intervalMSec, whole.samplesWithStacks, whole.idleSamples, whole.otherSamples]);
+    expect(samplesOf(streamed)).toEqual(samplesOf(whole));
+    expect(toFolded(streamed)).toBe(toFolded(whole));
+    return whole;
+  }
+
+  it("equals the whole trace's on a generated trace with samples, in batches of 64 KiB and 1 MiB", async () => {
+    const bytes = generateTrace({ targetBytes: 3 << 20, samples: true, seed: 11 });
+    for (const batch of [64 << 10, 1 << 20]) {
+      const whole = await same(bytes, batch);
+      expect(whole.samples.length).toBeGreaterThan(1000);
+      expect(whole.samplesWithStacks).toBe(whole.samples.length);
+    }
+  });
+
+  it.skipIf(!HAVE_CORPUS)("equals the whole trace's on every corpus trace (.etl and .nettrace), in batches of 64 KiB", async () => {
+    let withSamples = 0;
+    const nettrace = readdirSync(join(CORPUS, "nettrace")).filter((f) => /\.(nettrace|netperf)$/.test(f)).map((f) => join(CORPUS, "nettrace", f));
+    for (const file of [...corpusFiles().map(etlPath), ...nettrace]) {
+      const whole = await same(readFileSync(file), 64 << 10);
+      if (whole.samples.length) withSamples++;
+    }
+    // (the x64 trace's kernel samples, the two sample-profiler .nettrace files at least)
+    expect(withSamples).toBeGreaterThanOrEqual(3);
+    // one process of many
+    await same(readFileSync(etlPath(X64)), 64 << 10, 3676);
+  }, 300_000);
 });

@@ -5,7 +5,9 @@
 // (flame graph tools) or Chrome trace-event JSON (ui.perfetto.dev, chrome://tracing).
 
 import type { Trace } from "../trace.js";
-import type { ProcessTable } from "../tables/processes.js";
+import type { TraceBatch, TraceStream } from "../stream.js";
+import { inTimeOrder } from "../stream-order.js";
+import { ProcessCollector, type ProcessTable } from "../tables/processes.js";
 import { StackAttacher, type StackTable } from "./stacks.js";
 import { SymbolMap, type ResolvedFrame } from "./symbols.js";
 import { PrefixTree } from "./prefix-tree.js";
@@ -193,206 +195,346 @@ function fit(a: Int32Array, n: number): Int32Array {
  * `options.stacks` reuses stacks already attached (traceStacks of the PerfInfo provider or more).
  */
 export function cpuProfile(trace: Trace, options: CpuOptions = {}): CpuProfile {
-  const pointerSize = trace.events.defaultPointerSize === 4 ? 4 : 8;
-  // an EventPipe trace: the sample profiler's samples, weighed by thread time
   const sampler = trace.providers.find(SAMPLE_PROFILER).length > 0 && trace.providers.find(PERFINFO).length === 0;
-  const { attacher, symbols } = options.stacks ?? traceStacks(trace, [sampler ? SAMPLE_PROFILER : PERFINFO]);
-  const processes = trace.processes;
-  const events = trace.events;
-  const { opcode, payloadOffset, payloadLength, timestamp } = events.columns;
-  const rows: number[] = [], pids: number[] = [], tids: number[] = [];
-  const cpuPerThread = new Map<number, number>();
-  let idle = 0, other = 0;
-  // the sample interval in force (100 ns units): CollectionStart's new interval wins, else the last
-  // SetInterval's old one; 1 ms when neither is there
-  let fromStart: number | undefined, fromSet: number | undefined;
-  let viewBytes: Uint8Array | null = null, view: DataView | undefined;
-  const perfInfoRows = sampler ? new Uint32Array(0) : trace.query({ provider: PERFINFO, order: "time" }).indices;
-  let weightMSec: Float64Array | undefined;
-  const onCpu: boolean[] = [];
-  if (sampler) weightMSec = threadTimeSamples(trace, options.pid, rows, pids, tids, cpuPerThread, (n: number) => (other += n), onCpu);
-  for (let r = 0; r < perfInfoRows.length; r++) {
-    const i = perfInfoRows[r];
-    const op = opcode[i];
-    if (op !== SAMPLE && op !== COLLECTION_START && op !== SET_INTERVAL) continue;
-    const bytes = events.recordBytesOf(i);
-    if (!bytes) continue;
-    if (bytes !== viewBytes) view = new DataView((viewBytes = bytes).buffer, bytes.byteOffset, bytes.length);
-    const at = payloadOffset[i];
-    if (op !== SAMPLE) {
-      if (payloadLength[i] < 12 || view!.getUint32(at, true) !== 0) continue; // not the timer
-      if (op === COLLECTION_START) fromStart = view!.getUint32(at + 4, true);
-      else fromSet = view!.getUint32(at + 8, true);
-      continue;
-    }
-    if (payloadLength[i] < pointerSize + 7) continue;
-    const tid = view!.getInt32(at + pointerSize, true);
-    if (tid === 0 && (view!.getUint8(at + pointerSize + 6) & 3) === 0) {
-      idle++;
-      continue;
-    }
-    const pid = processes.threadProcess(tid, timestamp[i]) ?? (tid === 0 ? 0 : -1);
-    if (options.pid !== undefined && pid !== options.pid) {
-      other++;
-      continue;
-    }
-    rows.push(i);
-    pids.push(pid);
-    tids.push(tid);
-    cpuPerThread.set(tid, (cpuPerThread.get(tid) ?? 0) + 1);
-  }
-  const intervalMSec = (fromStart ?? fromSet ?? 10_000) / 10_000;
-  const table = attacher.table;
-  // (about as many name stacks and (process, address) pairs as stack nodes: room made once)
-  const stacks = new NameInterner(table.size);
-
-  // 1. Name every (process, address) a sample reaches, in time order: TraceLog names an address once,
-  // from when it is first seen. A (process, address) pair is a number (a tree of addresses below
-  // process ids), its name a number. A stack node walked for a process has its callers walked too, so
-  // a walk stops at a node last walked for the same process; nodeName keeps that walk's names.
-  const pairs = new PrefixTree(table.size);
-  let pairName: Int32Array = new Int32Array(0);
-  // (the stack table is complete: arrays by stack node are made once)
-  const walkedFor = new Float64Array(table.size).fill(NaN); // NaN: not walked
-  const nodeName = new Int32Array(table.size);
-  const halves: [number, number] = [0, 0];
-  const frameIds = new Map<ResolvedFrame, number>(); // (resolve gives one object per frame)
-  const nameOf = (pid: number, s: number, row: number): number => {
-    const pair = pairs.child(pid, table.addr[s]);
-    pairName = fit(pairName, pair);
-    if (pairName[pair] < 0) {
-      table.addressHalves(s, halves);
-      const frame = symbols.resolveHalves(pid, halves[0], halves[1], timestamp[row]);
-      let id = frameIds.get(frame);
-      if (id === undefined) frameIds.set(frame, (id = stacks.nameId(frame.name)));
-      pairName[pair] = id;
-    }
-    return pairName[pair];
-  };
-  for (let k = 0; k < rows.length; k++) {
-    const pid = pids[k];
-    const stack = attacher.stackOf(rows[k]);
-    if (stack < 0) continue;
-    for (let s = stack; s >= 0 && walkedFor[s] !== pid; s = table.parent[s]) {
-      walkedFor[s] = pid;
-      nodeName[s] = nameOf(pid, s, rows[k]);
-    }
-  }
-
-  // 2. TraceEvent's pseudo frames above the stack: process, then thread (with its CPU milliseconds); the
-  // node of a (process, thread) is made once (a process id reused later is a new process frame)
-  const threadNode = new Int32Array(rows.length);
-  const threadNodes = new Map<number, { pid: number; start: bigint | null | undefined; node: number }>();
-  for (let k = 0; k < rows.length; k++) {
-    const pid = pids[k], tid = tids[k], ts = timestamp[rows[k]];
-    const info = processes.processAt(pid, ts);
-    let known = threadNodes.get(tid);
-    if (!known || known.pid !== pid || known.start !== info?.start) {
-      const process = stacks.node(-1, stacks.nameId(processFrame(processes, pid, ts, pointerSize)));
-      const cpu = (cpuPerThread.get(tid) ?? 0) * (weightMSec ? 1 : intervalMSec);
-      const node = stacks.node(process, stacks.nameId(`Thread (${tid}) CPU=${Math.round(cpu)}ms`));
-      threadNodes.set(tid, (known = { pid, start: info?.start, node }));
-    }
-    threadNode[k] = known.node;
-  }
-
-  // 3. Each sample's frame-name stack below its thread's node, a thread's samples together so that
-  // what its earlier samples made is found again (memo: stack node -> name node, for the thread it was made for)
-  const ordinal = new Map<number, number>();
-  const order = new Float64Array(rows.length);
-  for (let k = 0; k < rows.length; k++) {
-    let o = ordinal.get(threadNode[k]);
-    if (o === undefined) ordinal.set(threadNode[k], (o = ordinal.size));
-    order[k] = o * 4294967296 + k;
-  }
-  order.sort();
-
-  const node = new Int32Array(rows.length);
-  const memoFor = new Int32Array(table.size).fill(-1), memo = new Int32Array(table.size);
-  let path: Int32Array = new Int32Array(64);
-  let withStacks = 0;
-  for (let o = 0; o < order.length; o++) {
-    const k = order[o] % 4294967296;
-    const thread = threadNode[k];
-    const stack = attacher.stackOf(rows[k]);
-    if (stack < 0) {
-      node[k] = thread;
-      continue;
-    }
-    withStacks++;
-    const pid = pids[k];
-    let depth = 0;
-    let s = stack;
-    for (; s >= 0 && memoFor[s] !== thread; s = table.parent[s]) {
-      if (depth === path.length) path = fit(path, depth);
-      path[depth++] = s;
-    }
-    let id = s >= 0 ? memo[s] : thread;
-    for (let d = depth - 1; d >= 0; d--) {
-      const t = path[d];
-      id = stacks.node(id, walkedFor[t] === pid ? nodeName[t] : nameOf(pid, t, rows[k]));
-      memoFor[t] = thread;
-      memo[t] = id;
-    }
-    node[k] = id;
-  }
-  // thread time: the leaf says whether the thread ran managed code or was elsewhere (PerfView's pseudo frames)
-  if (weightMSec) {
-    const cpu = stacks.nameId("CPU_TIME"), elsewhere = stacks.nameId("UNMANAGED_CODE_TIME");
-    for (let k = 0; k < rows.length; k++) node[k] = stacks.node(node[k], onCpu[k] ? cpu : elsewhere);
-  }
-  const ts32 = new Uint32Array(timestamp.buffer, timestamp.byteOffset, timestamp.length * 2);
-  const timeMSec = new Float64Array(rows.length);
-  for (let k = 0; k < rows.length; k++) timeMSec[k] = events.clock.relativeMSecParts(ts32[2 * rows[k] + 1], ts32[2 * rows[k]]);
-  const samples: CpuSamples = { length: rows.length, pid: Int32Array.from(pids), tid: Int32Array.from(tids), timeMSec, stack: node, weightMSec };
-  return { intervalMSec, samples, stacks: stacks.result(), samplesWithStacks: withStacks, idleSamples: idle, otherSamples: other };
+  // (a whole trace: its symbol map reads method names from the trace when first resolved)
+  const stacks = options.stacks ?? { attacher: undefined, symbols: SymbolMap.fromTrace(trace, { pointerSize: trace.events.defaultPointerSize === 4 ? 4 : 8 }) };
+  const collector = new CpuCollector({ pid: options.pid, attacher: stacks.attacher, symbols: stacks.symbols });
+  const rows = trace.query({ provider: [sampler ? SAMPLE_PROFILER : PERFINFO, STACKWALK], order: "time" }).indices;
+  collector.add({ trace, firstRow: 0, rows });
+  return collector.result(trace.processes);
 }
 
 /**
- * An EventPipe trace's samples (the sample profiler's Thread/Sample, in time order), weighed as
- * PerfView's SampleProfilerThreadTimeComputer does: a sample stands for the time until its thread's
- * next sample, and a thread's last sample (with no next) is left out. Fills `rows`, `pids`, `tids`,
- * `cpuPerThread` (milliseconds) and `onCpu` (whether the sample ran managed code); returns the weights.
+ * The CPU profile of a stream, in one pass over its batches in time order, in memory bounded by the
+ * samples (a few numbers each) and the distinct stacks: the same profile `cpuProfile` makes of the
+ * whole trace. `processes`: the trace's process table (e.g. from a pass of its own); without it the
+ * processes are gathered from the same pass (ProcessCollector), which equals the whole trace's table.
  */
-function threadTimeSamples(
-  trace: Trace, onlyPid: number | undefined, rows: number[], pids: number[], tids: number[],
-  cpuPerThread: Map<number, number>, skipped: (n: number) => void, onCpu: boolean[],
-): Float64Array {
-  const e = trace.events;
-  const samples = trace.query({ provider: SAMPLE_PROFILER, eventId: 0, order: "time" }).indices;
-  const ts32 = new Uint32Array(e.timestamp.buffer, e.timestamp.byteOffset, e.timestamp.length * 2);
-  const at = (i: number) => e.clock.relativeMSecParts(ts32[2 * i + 1], ts32[2 * i]);
-  // each sample's weight: the time to the next sample of its thread (NaN: none)
-  const last = new Map<number, number>();
-  const weights: number[] = [];
-  for (let k = 0; k < samples.length; k++) {
-    const prev = last.get(e.tid[samples[k]]);
-    if (prev !== undefined) weights[prev] = at(samples[k]) - at(samples[prev]);
-    last.set(e.tid[samples[k]], k);
-    weights.push(NaN);
-  }
-  const out: number[] = [];
-  let other = 0;
-  for (let k = 0; k < samples.length; k++) {
-    if (Number.isNaN(weights[k])) continue;
-    const i = samples[k];
-    const pid = e.pid[i];
-    if (onlyPid !== undefined && pid !== onlyPid) {
-      other++;
-      continue;
+export async function streamCpuProfile(stream: TraceStream, options: Omit<CpuOptions, "stacks"> & { processes?: ProcessTable } = {}): Promise<CpuProfile> {
+  const collector = new CpuCollector({ pid: options.pid });
+  const processes = options.processes ? undefined : new ProcessCollector();
+  const select = (t: Trace, batch: TraceBatch) => {
+    processes?.scan(batch, batch.firstRow);
+    return CpuCollector.rowsOf(t);
+  };
+  for await (const run of inTimeOrder(stream, { select })) collector.add(run);
+  return collector.result(options.processes ?? processes!.result());
+}
+
+/** Growable typed columns of numbers. */
+class Column<T extends Int32Array | Uint32Array | Float64Array | Uint8Array> {
+  length = 0;
+  constructor(public data: T) {}
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const next = new (this.data.constructor as new (n: number) => T)(Math.max(1024, this.data.length * 2));
+      next.set(this.data as never);
+      this.data = next;
     }
-    rows.push(i);
-    pids.push(pid);
-    tids.push(e.tid[i]);
-    out.push(weights[k]);
-    // Type (i32): 2 managed code (on the CPU); 1 external code, 0 error (off it); read from the columns, no row object
-    const bytes = e.recordBytesOf(i);
-    const at = e.payloadOffset[i];
-    onCpu.push(bytes !== null && e.payloadLength[i] >= 4 && (bytes[at] | (bytes[at + 1] << 8) | (bytes[at + 2] << 16) | (bytes[at + 3] << 24)) === 2);
-    cpuPerThread.set(e.tid[i], (cpuPerThread.get(e.tid[i]) ?? 0) + weights[k]);
+    this.data[this.length++] = v;
   }
-  skipped(other);
-  return Float64Array.from(out);
+}
+
+/**
+ * What a CPU profile needs from a trace's events, taken run by run in time order (a whole trace, or
+ * a stream's batches): the stacks (StackAttacher), the symbol map, and per sample its row, thread,
+ * time (and for EventPipe's sample profiler its process and whether it ran managed code). The
+ * processes are asked only at the end (`result`), with the whole trace's table.
+ */
+export class CpuCollector {
+  private attacher?: StackAttacher;
+  private symbols?: SymbolMap;
+  private readonly ownSymbols: boolean;
+  private readonly ownAttacher: boolean;
+  private clock?: Trace["clock"];
+  private pointerSize: 4 | 8 = 8;
+  private sawPerfInfo = false;
+  private sawSampler = false;
+  // kernel samples: global row, thread, timestamp halves
+  private readonly kRow = new Column(new Float64Array(0));
+  private readonly kTid = new Column(new Int32Array(0));
+  private readonly kHi = new Column(new Int32Array(0));
+  private readonly kLo = new Column(new Uint32Array(0));
+  private idle = 0;
+  private fromStart?: number;
+  private fromSet?: number;
+  // sample-profiler samples: global row, process, thread, timestamp halves, on the CPU (managed code)
+  private readonly sRow = new Column(new Float64Array(0));
+  private readonly sPid = new Column(new Int32Array(0));
+  private readonly sTid = new Column(new Int32Array(0));
+  private readonly sHi = new Column(new Int32Array(0));
+  private readonly sLo = new Column(new Uint32Array(0));
+  private readonly sOnCpu = new Column(new Uint8Array(0));
+  /** Per batch (runs of held batches take turns): its providers' kinds and which of its rows the symbol map reads. */
+  private readonly batches = new WeakMap<Trace, { kind: Uint8Array; symbolRow?: Uint8Array }>();
+
+  constructor(private readonly options: { pid?: number; attacher?: StackAttacher; symbols?: SymbolMap } = {}) {
+    this.attacher = options.attacher;
+    this.symbols = options.symbols;
+    this.ownSymbols = !options.symbols;
+    this.ownAttacher = !options.attacher;
+  }
+
+  /** The rows of a batch `add` reads: samples, stack events, and what names frames. */
+  static rowsOf(trace: Trace): Uint32Array {
+    const stacks = trace.query({ provider: [PERFINFO, SAMPLE_PROFILER, STACKWALK] }).indices;
+    const symbols = SymbolMap.rowsOf(trace);
+    const out = new Uint32Array(stacks.length + symbols.length);
+    out.set(stacks);
+    out.set(symbols, stacks.length);
+    return out.sort();
+  }
+
+  /** Rows of one trace or batch, in time order (`firstRow`: the number of its row 0 in the whole trace). */
+  add(run: { trace: Trace; firstRow: number; rows: Uint32Array }): void {
+    const { trace, firstRow, rows } = run;
+    const events = trace.events;
+    if (!this.clock) {
+      this.clock = trace.clock;
+      this.pointerSize = events.defaultPointerSize === 4 ? 4 : 8;
+    }
+    const ps = this.pointerSize;
+    this.attacher ??= new StackAttacher(ps);
+    this.symbols ??= new SymbolMap({ pointerSize: ps });
+    // (a stream gives a batch in many runs: what is worked out per batch is kept for its other runs)
+    let batch = this.batches.get(trace);
+    if (!batch) {
+      const perfInfo = trace.providers.find(PERFINFO), sampler = trace.providers.find(SAMPLE_PROFILER), stackWalk = trace.providers.find(STACKWALK);
+      this.sawPerfInfo ||= perfInfo.length > 0;
+      this.sawSampler ||= sampler.length > 0;
+      // what each provider is here: 1 PerfInfo, 2 the sample profiler, 3 StackWalk
+      const kind = new Uint8Array(trace.providers.length);
+      for (const p of perfInfo) kind[p] = 1;
+      for (const p of sampler) kind[p] = 2;
+      for (const p of stackWalk) kind[p] = 3;
+      let symbolRow: Uint8Array | undefined;
+      if (this.ownSymbols) {
+        const symbolRows = SymbolMap.rowsOf(trace);
+        if (symbolRows.length) {
+          symbolRow = new Uint8Array(events.length);
+          for (const r of symbolRows) symbolRow[r] = 1;
+        }
+      }
+      this.batches.set(trace, (batch = { kind, symbolRow }));
+    }
+    const { kind, symbolRow } = batch;
+    // (the samples' provider, as cpuProfile picks it for a whole trace: the sample profiler only without PerfInfo)
+    const samplesKind = !this.sawPerfInfo && this.sawSampler ? 2 : 1;
+    const { provider, opcode, eventId, payloadOffset, payloadLength, pid: pids, tid: tids } = events.columns;
+    const ts32 = new Uint32Array(events.columns.timestamp.buffer, events.columns.timestamp.byteOffset, events.length * 2);
+    const stackRows = rows.filter((i) => kind[provider[i]] === samplesKind || kind[provider[i]] === 3);
+    if (this.ownAttacher) this.attacher.addRows(events, stackRows, firstRow);
+    if (symbolRow) for (const r of rows) if (symbolRow[r]) this.symbols.add(events.row(r));
+    let viewBytes: Uint8Array | null = null, view: DataView | undefined;
+    for (const i of stackRows) {
+      const k = kind[provider[i]];
+      if (k === 2) {
+        if (eventId[i] !== 0) continue;
+        this.sRow.push(firstRow + i);
+        this.sPid.push(pids[i]);
+        this.sTid.push(tids[i]);
+        this.sHi.push(ts32[2 * i + 1]);
+        this.sLo.push(ts32[2 * i]);
+        // Type (i32): 2 managed code (on the CPU); 1 external code, 0 error (off it)
+        const bytes = events.recordBytesOf(i);
+        const at = payloadOffset[i];
+        this.sOnCpu.push(bytes !== null && payloadLength[i] >= 4 && (bytes[at] | (bytes[at + 1] << 8) | (bytes[at + 2] << 16) | (bytes[at + 3] << 24)) === 2 ? 1 : 0);
+        continue;
+      }
+      if (k !== 1) continue;
+      const op = opcode[i];
+      if (op !== SAMPLE && op !== COLLECTION_START && op !== SET_INTERVAL) continue;
+      const bytes = events.recordBytesOf(i);
+      if (!bytes) continue;
+      if (bytes !== viewBytes) view = new DataView((viewBytes = bytes).buffer, bytes.byteOffset, bytes.length);
+      const at = payloadOffset[i];
+      if (op !== SAMPLE) {
+        // the sample interval in force (100 ns units): CollectionStart's new interval wins, else the last SetInterval's old one
+        if (payloadLength[i] < 12 || view!.getUint32(at, true) !== 0) continue; // not the timer
+        if (op === COLLECTION_START) this.fromStart = view!.getUint32(at + 4, true);
+        else this.fromSet = view!.getUint32(at + 8, true);
+        continue;
+      }
+      if (payloadLength[i] < ps + 7) continue;
+      const tid = view!.getInt32(at + ps, true);
+      if (tid === 0 && (view!.getUint8(at + ps + 6) & 3) === 0) {
+        this.idle++;
+        continue;
+      }
+      this.kRow.push(firstRow + i);
+      this.kTid.push(tid);
+      this.kHi.push(ts32[2 * i + 1]);
+      this.kLo.push(ts32[2 * i]);
+    }
+  }
+
+  /** The profile, with processes and threads named from `processes` (the whole trace's table). */
+  result(processes: ProcessTable): CpuProfile {
+    const attacher = this.attacher ?? new StackAttacher(this.pointerSize);
+    if (this.ownAttacher) attacher.finish();
+    const symbols = this.symbols ?? new SymbolMap({ pointerSize: this.pointerSize });
+    if (this.ownSymbols) symbols.prepare();
+    const clock = this.clock;
+    const pointerSize = this.pointerSize;
+    const onlyPid = this.options.pid;
+    const rows: number[] = [], pids: number[] = [], tids: number[] = [], tsHi: number[] = [], tsLo: number[] = [];
+    const cpuPerThread = new Map<number, number>();
+    let other = 0;
+    const sampler = this.sawSampler && !this.sawPerfInfo;
+    let weightMSec: Float64Array | undefined;
+    const onCpu: boolean[] = [];
+    const stamp = (hi: number, lo: number) => (BigInt(hi) << 32n) | BigInt(lo >>> 0);
+    if (sampler && clock) {
+      // PerfView's SampleProfilerThreadTimeComputer: a sample stands for the time until its thread's
+      // next sample; a thread's last sample (with no next) is left out
+      const n = this.sRow.length;
+      const at = (k: number) => clock.relativeMSecParts(this.sHi.data[k], this.sLo.data[k]);
+      const weights = new Float64Array(n).fill(NaN);
+      const last = new Map<number, number>();
+      for (let k = 0; k < n; k++) {
+        const prev = last.get(this.sTid.data[k]);
+        if (prev !== undefined) weights[prev] = at(k) - at(prev);
+        last.set(this.sTid.data[k], k);
+      }
+      const out: number[] = [];
+      for (let k = 0; k < n; k++) {
+        if (Number.isNaN(weights[k])) continue;
+        const pid = this.sPid.data[k], tid = this.sTid.data[k];
+        if (onlyPid !== undefined && pid !== onlyPid) {
+          other++;
+          continue;
+        }
+        rows.push(this.sRow.data[k]);
+        pids.push(pid);
+        tids.push(tid);
+        tsHi.push(this.sHi.data[k]);
+        tsLo.push(this.sLo.data[k]);
+        out.push(weights[k]);
+        onCpu.push(this.sOnCpu.data[k] === 1);
+        cpuPerThread.set(tid, (cpuPerThread.get(tid) ?? 0) + weights[k]);
+      }
+      weightMSec = Float64Array.from(out);
+    } else {
+      for (let k = 0; k < this.kRow.length; k++) {
+        const tid = this.kTid.data[k], hi = this.kHi.data[k], lo = this.kLo.data[k];
+        const pid = processes.threadProcess(tid, stamp(hi, lo)) ?? (tid === 0 ? 0 : -1);
+        if (onlyPid !== undefined && pid !== onlyPid) {
+          other++;
+          continue;
+        }
+        rows.push(this.kRow.data[k]);
+        pids.push(pid);
+        tids.push(tid);
+        tsHi.push(hi);
+        tsLo.push(lo);
+        cpuPerThread.set(tid, (cpuPerThread.get(tid) ?? 0) + 1);
+      }
+    }
+    const intervalMSec = (this.fromStart ?? this.fromSet ?? 10_000) / 10_000;
+    const table = attacher.table;
+    // (about as many name stacks and (process, address) pairs as stack nodes: room made once)
+    const stacks = new NameInterner(table.size);
+
+    // 1. Name every (process, address) a sample reaches, in time order: TraceLog names an address once,
+    // from when it is first seen. A (process, address) pair is a number (a tree of addresses below
+    // process ids), its name a number. A stack node walked for a process has its callers walked too, so
+    // a walk stops at a node last walked for the same process; nodeName keeps that walk's names.
+    const pairs = new PrefixTree(table.size);
+    let pairName: Int32Array = new Int32Array(0);
+    // (the stack table is complete: arrays by stack node are made once)
+    const walkedFor = new Float64Array(table.size).fill(NaN); // NaN: not walked
+    const nodeName = new Int32Array(table.size);
+    const halves: [number, number] = [0, 0];
+    const frameIds = new Map<ResolvedFrame, number>(); // (resolve gives one object per frame)
+    const nameOf = (pid: number, s: number, k: number): number => {
+      const pair = pairs.child(pid, table.addr[s]);
+      pairName = fit(pairName, pair);
+      if (pairName[pair] < 0) {
+        table.addressHalves(s, halves);
+        const frame = symbols.resolveHalves(pid, halves[0], halves[1], stamp(tsHi[k], tsLo[k]));
+        let id = frameIds.get(frame);
+        if (id === undefined) frameIds.set(frame, (id = stacks.nameId(frame.name)));
+        pairName[pair] = id;
+      }
+      return pairName[pair];
+    };
+    for (let k = 0; k < rows.length; k++) {
+      const pid = pids[k];
+      const stack = attacher.stackOf(rows[k]);
+      if (stack < 0) continue;
+      for (let s = stack; s >= 0 && walkedFor[s] !== pid; s = table.parent[s]) {
+        walkedFor[s] = pid;
+        nodeName[s] = nameOf(pid, s, k);
+      }
+    }
+
+    // 2. TraceEvent's pseudo frames above the stack: process, then thread (with its CPU milliseconds); the
+    // node of a (process, thread) is made once (a process id reused later is a new process frame)
+    const threadNode = new Int32Array(rows.length);
+    const threadNodes = new Map<number, { pid: number; start: bigint | null | undefined; node: number }>();
+    for (let k = 0; k < rows.length; k++) {
+      const pid = pids[k], tid = tids[k], ts = stamp(tsHi[k], tsLo[k]);
+      const info = processes.processAt(pid, ts);
+      let known = threadNodes.get(tid);
+      if (!known || known.pid !== pid || known.start !== info?.start) {
+        const process = stacks.node(-1, stacks.nameId(processFrame(processes, pid, ts, pointerSize)));
+        const cpu = (cpuPerThread.get(tid) ?? 0) * (weightMSec ? 1 : intervalMSec);
+        const node = stacks.node(process, stacks.nameId(`Thread (${tid}) CPU=${Math.round(cpu)}ms`));
+        threadNodes.set(tid, (known = { pid, start: info?.start, node }));
+      }
+      threadNode[k] = known.node;
+    }
+
+    // 3. Each sample's frame-name stack below its thread's node, a thread's samples together so that
+    // what its earlier samples made is found again (memo: stack node -> name node, for the thread it was made for)
+    const ordinal = new Map<number, number>();
+    const order = new Float64Array(rows.length);
+    for (let k = 0; k < rows.length; k++) {
+      let o = ordinal.get(threadNode[k]);
+      if (o === undefined) ordinal.set(threadNode[k], (o = ordinal.size));
+      order[k] = o * 4294967296 + k;
+    }
+    order.sort();
+
+    const node = new Int32Array(rows.length);
+    const memoFor = new Int32Array(table.size).fill(-1), memo = new Int32Array(table.size);
+    let path: Int32Array = new Int32Array(64);
+    let withStacks = 0;
+    for (let o = 0; o < order.length; o++) {
+      const k = order[o] % 4294967296;
+      const thread = threadNode[k];
+      const stack = attacher.stackOf(rows[k]);
+      if (stack < 0) {
+        node[k] = thread;
+        continue;
+      }
+      withStacks++;
+      const pid = pids[k];
+      let depth = 0;
+      let s = stack;
+      for (; s >= 0 && memoFor[s] !== thread; s = table.parent[s]) {
+        if (depth === path.length) path = fit(path, depth);
+        path[depth++] = s;
+      }
+      let id = s >= 0 ? memo[s] : thread;
+      for (let d = depth - 1; d >= 0; d--) {
+        const t = path[d];
+        id = stacks.node(id, walkedFor[t] === pid ? nodeName[t] : nameOf(pid, t, k));
+        memoFor[t] = thread;
+        memo[t] = id;
+      }
+      node[k] = id;
+    }
+    // thread time: the leaf says whether the thread ran managed code or was elsewhere (PerfView's pseudo frames)
+    if (weightMSec) {
+      const cpu = stacks.nameId("CPU_TIME"), elsewhere = stacks.nameId("UNMANAGED_CODE_TIME");
+      for (let k = 0; k < rows.length; k++) node[k] = stacks.node(node[k], onCpu[k] ? cpu : elsewhere);
+    }
+    const timeMSec = new Float64Array(rows.length);
+    if (clock) for (let k = 0; k < rows.length; k++) timeMSec[k] = clock.relativeMSecParts(tsHi[k], tsLo[k]);
+    const samples: CpuSamples = { length: rows.length, pid: Int32Array.from(pids), tid: Int32Array.from(tids), timeMSec, stack: node, weightMSec };
+    return { intervalMSec, samples, stacks: stacks.result(), samplesWithStacks: withStacks, idleSamples: this.idle, otherSamples: other };
+  }
 }
 
 /**

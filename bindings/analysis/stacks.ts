@@ -174,8 +174,12 @@ export class StackAttacher {
     return this.view;
   }
 
-  /** Feeds the rows `rows` of `events` (their numbers in the table; all rows when null), in time order. */
-  addRows(events: EventTable, rows: Uint32Array | null): void {
+  /**
+   * Feeds the rows `rows` of `events` (their numbers in the table; all rows when null), in time order.
+   * `base`: the number of the table's row 0 (a stream's batch: its first row in the whole trace), so
+   * that rows of every batch are numbered as the whole trace numbers them.
+   */
+  addRows(events: EventTable, rows: Uint32Array | null, base = 0): void {
     const kinds = new Uint8Array(events.providers.length);
     for (let p = 0; p < kinds.length; p++) kinds[p] = KIND_OF_GUID.get(events.providers.get(p).guid) ?? OTHER;
     const c = events.columns;
@@ -201,7 +205,7 @@ export class StackAttacher {
         if (v) tid = v.getInt32(payloadOffset[i] + ps, true);
       }
       const r = this.ringNext;
-      this.ringRow[r] = i;
+      this.ringRow[r] = base + i;
       this.ringTsLo[r] = ts32[2 * i];
       this.ringTsHi[r] = ts32[2 * i + 1];
       this.ringTid[r] = tid;
@@ -213,7 +217,7 @@ export class StackAttacher {
       const ht = headerType[i];
       if ((ht === 0x12 || ht === 0x13) && flags[i] & 1) {
         const frames = events.row(i).stack;
-        if (frames?.length) this.set(i, this.table.intern(frames.map(numberOfAddress)));
+        if (frames?.length) this.set(base + i, this.table.intern(frames.map(numberOfAddress)));
       }
     }
   }

@@ -383,6 +383,17 @@ export class SymbolMap {
     return map;
   }
 
+  /** The rows of `trace` that add() reads (method and module events, kernel image events), in table order. */
+  static rowsOf(trace: Trace): Uint32Array {
+    const clr = trace.query({ provider: SYMBOL_PROVIDERS.slice(0, 2), eventId: SYMBOL_EVENT_IDS }).indices;
+    const images = trace.query({ provider: IMAGE_PROVIDER, opcode: [IMAGE_UNLOAD, IMAGE_DC_START, IMAGE_DC_END, IMAGE_LOAD] }).indices;
+    if (!images.length) return clr;
+    const out = new Uint32Array(clr.length + images.length);
+    out.set(clr);
+    out.set(images, clr.length);
+    return out.sort();
+  }
+
   /** Builds the lookup indexes of what was added (else the first resolve after additions builds them). */
   prepare(): void {
     for (const p of this.processes.values()) {

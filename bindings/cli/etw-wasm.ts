@@ -676,9 +676,10 @@ async function main(argv: string[]): Promise<number> {
   const emit = (l: string) => out.line(l);
   // info, summary, gc, methods and events as jsonl, csv or json go batch by batch (in time order: the batches
   // waiting for the slowest processor are held); a table and perfview's lines need the whole trace
-  const streams = command === "cpu" || command === "stacks" ? false : command !== "events" || ["jsonl", "csv", "json", "names"].includes(plan!.format);
-  if (follow && !streams) throw new UsageError(`--follow reads batch by batch: events --format ${plan!.format} needs the whole trace (jsonl, csv, json or names follow)`, command);
   const profile = command === "cpu" ? cpuPlan(values) : undefined;
+  // (cpu: folded and speedscope profiles in one pass over the batches; chrome's GC and JIT tracks from the trace held whole)
+  const streams = command === "stacks" ? false : command === "cpu" ? profile!.format !== "chrome" : command !== "events" || ["jsonl", "csv", "json", "names"].includes(plan!.format);
+  if (follow && !streams) throw new UsageError(`--follow reads batch by batch: events --format ${plan!.format} needs the whole trace (jsonl, csv, json or names follow)`, command);
   const stacksPlan = command === "stacks" ? stacksOptions(values) : undefined;
   // the processes (for their names), from the kernel's Process and Thread events only, through a decode-time filter
   // (following a file: from the batches of the one pass as they come)
@@ -704,6 +705,8 @@ async function main(argv: string[]): Promise<number> {
         const round = format === "table";
         if (values.rollup === true) await writeTable(emit, format!, [...GC_ROLLUP_COLUMNS], stats.flatMap((p) => gcRollupRows(p, round)));
         else await writeTable(emit, format!, [...GC_COLUMNS], stats.flatMap((p) => p.GCs.filter((g) => g.IsComplete).map((g) => gcRow(g, round))));
+      } else if (command === "cpu") {
+        await out.line(await writeCpuProfile(stream, file, profile!.format, profile!.out, profile!.pid));
       } else if (command === "methods") {
         const processes = await processTable();
         const name = (pid: number, ts: bigint) => processes.processName(pid, ts);

@@ -4,9 +4,9 @@
 
 import { closeSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { basename, extname } from "node:path";
-import type { Trace } from "etw-wasm/node";
+import type { Trace, TraceStream } from "etw-wasm/node";
 import {
-  attachStacks, cpuProfile, gcStats, jitStats, toChromeTrace, toFolded, speedscopeFile, type TimelineSlice,
+  attachStacks, cpuProfile, gcStats, jitStats, streamCpuProfile, toChromeTrace, toFolded, speedscopeFile, type TimelineSlice,
 } from "etw-wasm/analysis";
 
 export const CPU_FORMATS = ["speedscope", "folded", "chrome"] as const;
@@ -18,13 +18,20 @@ export const CPU_PROVIDERS = [
   "Microsoft-Windows-DotNETRuntime", "Microsoft-Windows-DotNETRuntimeRundown", "Microsoft-Windows-DotNETRuntimePrivate",
 ];
 
-/** Writes a CPU profile of `trace` to `out`; returns the line to print (what was written). */
-export async function writeCpuProfile(trace: Trace, file: string, format: CpuFormat, out: string, pid: number | undefined): Promise<string> {
-  const profile = cpuProfile(trace, { pid });
+/**
+ * Writes a CPU profile of `source` to `out`; returns the line to print (what was written). A stream
+ * is profiled in one pass (streamCpuProfile); the chrome format, with its GC and JIT tracks, reads a
+ * trace held whole.
+ */
+export async function writeCpuProfile(source: Trace | TraceStream, file: string, format: CpuFormat, out: string, pid: number | undefined): Promise<string> {
+  const streamed = Symbol.asyncIterator in source;
+  if (streamed && format === "chrome") throw new Error("the chrome format reads a trace held whole");
+  const profile = streamed ? await streamCpuProfile(source, { pid }) : cpuProfile(source, { pid });
   let text: string | Uint8Array[];
   if (format === "folded") text = toFolded(profile);
   else if (format === "speedscope") text = speedscopeFile(profile, basename(out, extname(out)));
   else {
+    const trace = source as Trace;
     const slices: TimelineSlice[] = [];
     const names = new Map<number, string>();
     for (const p of await gcStats(trace)) {
