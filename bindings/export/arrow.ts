@@ -5,6 +5,7 @@
 import type { Bool, DataType, Field, RecordBatch, Schema } from "apache-arrow";
 import arrow from "./arrow-library.js";
 import type { ColumnType, ExportBatch, ExportColumn, ExportField } from "./columns.js";
+import { concatBytes } from "../decode/trace-data.js";
 
 const {
   Binary, Bool: BoolType, Dictionary, Field: ArrowField, Float32, Float64, Int16, Int32, Int64, Int8, RecordBatch: ArrowRecordBatch, Schema: ArrowSchema,
@@ -119,7 +120,7 @@ export class ArrowStreamWriter {
 
   /** Encodes a batch; returns the bytes to append to the stream. */
   write(batch: ExportBatch): Uint8Array {
-    return joinChunks(this.chunks(batch));
+    return concatBytes(this.chunks(batch));
   }
 
   /** Ends the stream; returns its last chunks (the schema too, when no batch was written). */
@@ -132,18 +133,7 @@ export class ArrowStreamWriter {
 
   /** Ends the stream; returns its last bytes (the schema too, when no batch was written). */
   finish(): Uint8Array {
-    return joinChunks(this.finishChunks());
+    return concatBytes(this.finishChunks());
   }
 }
 
-/** Chunks as one array. */
-export function joinChunks(chunks: Uint8Array[]): Uint8Array {
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
-}

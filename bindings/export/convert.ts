@@ -10,7 +10,8 @@ import { pick, type ExportBatch, type ExportField } from "./columns.js";
 import { EVENT_FIELDS, SOURCE_FILE_FIELD, eventBatch } from "./event-columns.js";
 import { clrBatch, clrExportSchema, clrTablePath } from "./clr-columns.js";
 import { PROCESS_FIELDS, PROVIDER_FIELDS, processBatch, providerBatch } from "./side-tables.js";
-import { ArrowStreamWriter, joinChunks } from "./arrow.js";
+import { ArrowStreamWriter } from "./arrow.js";
+import { concatBytes } from "../decode/trace-data.js";
 import { ParquetStreamWriter, loadParquetWasm, type ParquetWasmSource } from "./parquet.js";
 
 /** Where a table's bytes go: appended in order, then closed. */
@@ -34,7 +35,7 @@ export async function tableWriter(format: ExportFormat, fields: readonly ExportF
   if (format === "arrow") {
     const w = new ArrowStreamWriter(fields);
     // (the chunks view the batch's columns, which no one writes again: a sink may keep them in flight)
-    const put = (chunks: Uint8Array[]) => (!chunks.length ? undefined : sink.writev ? sink.writev(chunks) : sink.write(joinChunks(chunks)));
+    const put = (chunks: Uint8Array[]) => (!chunks.length ? undefined : sink.writev ? sink.writev(chunks) : sink.write(concatBytes(chunks)));
     return {
       write: async (b) => put(w.chunks(b)),
       finish: async () => {

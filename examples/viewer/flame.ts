@@ -53,9 +53,15 @@ function layout(profile: CpuProfile, total: Map<number, number>, width: number, 
   return boxes;
 }
 
-/** Fills the CPU panel for a held trace: a process choice, the flame graph, the top frames. */
-export function showCpu(t: Trace, el: { select: HTMLSelectElement; canvas: HTMLCanvasElement; tip: HTMLElement; top: HTMLTableSectionElement; note: HTMLElement }): void {
-  const profile = cpuProfile(t);
+type CpuElements = { select: HTMLSelectElement; canvas: HTMLCanvasElement; tip: HTMLElement; top: HTMLTableSectionElement; note: HTMLElement };
+
+/** Fills the CPU panel for a held trace. */
+export function showTraceCpu(t: Trace, el: CpuElements): void {
+  showCpu(cpuProfile(t), (pid) => t.processes.processName(pid, t.events.timestamp[0] ?? 0n), el);
+}
+
+/** Fills the CPU panel with a profile (a held trace's, or a streamed one's): a process choice, the flame graph, the top frames. */
+export function showCpu(profile: CpuProfile, processName: (pid: number) => string, el: CpuElements): void {
   const byPid = new Map<number, number>();
   for (const samplePid of profile.samples.pid) byPid.set(samplePid, (byPid.get(samplePid) ?? 0) + 1);
   el.select.replaceChildren();
@@ -68,7 +74,7 @@ export function showCpu(t: Trace, el: { select: HTMLSelectElement; canvas: HTMLC
   for (const [pid, n] of pids) {
     const o = document.createElement("option");
     o.value = String(pid);
-    o.textContent = `${t.processes.processName(pid, t.events.timestamp[0] ?? 0n)} (${pid}): ${n.toLocaleString("en-US")} samples`;
+    o.textContent = `${processName(pid)} (${pid}): ${n.toLocaleString("en-US")} samples`;
     el.select.append(o);
   }
   const draw = () => {

@@ -5,6 +5,7 @@
 
 import { openTraceInWorker, type Trace } from "etw-wasm/browser";
 import type { StreamSummary } from "./stream-worker.js";
+import type { DoctorReport, GcProcess } from "etw-wasm/analysis";
 import { rowCells, useFieldFormatter, type RowCells } from "./rows.js";
 import { sendFile } from "./feed.js";
 import { GcEvents, type GcLanes } from "./gc-lanes.js";
@@ -165,10 +166,10 @@ function renderStreamed(sum: StreamSummary) {
   fillTable("names", sum.names, "name-count");
   fitNameColumn(sum.names.map(([n]) => n));
   paintGc(sum.gcs, sum.spanMs);
-  $("gc-stats").querySelector("tbody")!.replaceChildren();
-  $("gc-rollup").textContent = "GC statistics need a trace held whole (up to 256 MiB); `etw-wasm gc` computes them for any size.";
-  $("cpu-note").textContent = "CPU samples need a trace held whole (up to 256 MiB); `etw-wasm cpu` profiles any size.";
-  $("doctor").textContent = "The health check needs a trace held whole (up to 256 MiB); `etw-wasm doctor` checks any size.";
+  // (the analyses came with the summary, from the same pass over the batches)
+  renderGcStats(sum.gcStats, sum.gcCount);
+  renderDoctor(sum.doctor);
+  void showStreamedCpu(sum);
   setFiltersEnabled(false);
   $("shown").textContent = `${fmt(sum.records)} shown`;
   $("grid-space").style.height = `${sum.records * ROW}px`;
@@ -219,12 +220,21 @@ async function loadFieldFormatter(t: Trace) {
   drawRows();
 }
 
+const cpuElements = () => ({ select: $<HTMLSelectElement>("cpu-process"), canvas: $<HTMLCanvasElement>("flame"), tip: $("cpu-tip"), top: $("cpu-top").querySelector("tbody")!, note: $("cpu-note") });
+
 /** The CPU panel (flame graph and top frames) for a held trace; its code is a chunk of its own. */
 async function showCpuPanel(t: Trace) {
   $("cpu-note").textContent = "Computing…";
-  const { showCpu } = await import("./flame.js");
+  const { showTraceCpu } = await import("./flame.js");
   if (t !== trace) return;
-  showCpu(t, { select: $("cpu-process"), canvas: $("flame"), tip: $("cpu-tip"), top: $("cpu-top").querySelector("tbody")!, note: $("cpu-note") });
+  showTraceCpu(t, cpuElements());
+}
+
+/** The CPU panel for a streamed trace, from the profile the stream worker made. */
+async function showStreamedCpu(sum: StreamSummary) {
+  const { showCpu } = await import("./flame.js");
+  const names = new Map(sum.cpuProcesses);
+  showCpu(sum.cpu, (pid) => names.get(pid) ?? `Process(${pid})`, cpuElements());
 }
 
 /**
@@ -238,11 +248,24 @@ async function showGcStats(t: Trace) {
   const { gcStats } = await import("etw-wasm/analysis");
   const stats = await gcStats(t);
   if (t !== trace) return; // another file was opened meanwhile
+  renderGcStats(stats);
+}
+
+/** The most GC statistics rows shown. */
+const GC_ROWS = 2000;
+
+/** GCStats as a table (one row per complete GC, up to GC_ROWS) and a rollup line per process; `total`: the complete GCs, where `stats` holds only the first. */
+function renderGcStats(stats: GcProcess[], total = 0) {
+  const body = $("gc-stats").querySelector("tbody")!;
+  body.replaceChildren();
   const n = (x: number, digits = 3) => x.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
   const rows: HTMLTableRowElement[] = [];
+  let complete = 0;
   for (const p of stats) {
     for (const g of p.GCs) {
       if (!g.IsComplete) continue;
+      // (a row per GC up to a limit: a big trace's hundreds of thousands would stall the page)
+      if (++complete > GC_ROWS) continue;
       const tr = document.createElement("tr");
       for (const cell of [String(p.PID), p.ProcessName, String(g.Number), n(g.PauseStartRelativeMSec), g.Reason, g.GCGenerationName, n(g.SuspendDurationMSec),
         n(g.PauseDurationMSec), n(g.PauseTimePercentageSinceLastGC, 1), n(g.AllocedSinceLastGCMB), n(g.HeapSizePeakMB), n(g.HeapSizeAfterMB), n(g.RatioPeakAfter, 2), n(g.PromotedMB)]) {
@@ -254,6 +277,8 @@ async function showGcStats(t: Trace) {
     }
   }
   body.append(...rows);
+  const all = Math.max(complete, total);
+  $("gc-more").textContent = all > rows.length ? `The first ${fmt(rows.length)} of ${fmt(all)} GCs; \`etw-wasm gc\` lists them all.` : "";
   $("gc-rollup").textContent = stats.length
     ? stats.map((p) => `${p.ProcessName} (${p.PID}): ${fmt(p.Total.Count)} GCs, total pause ${n(p.Total.TotalPauseTimeMSec, 1)} ms, max ${n(p.Total.MaxPauseDurationMSec, 1)} ms, `
       + `${n(p.GCPauseTimePercentage, 1)}% time paused, ${n(p.Total.TotalAllocatedMB, 1)} MB allocated, max heap ${n(p.Total.MaxSizePeakMB, 1)} MB`).join(" · ")
@@ -270,6 +295,12 @@ async function showDoctor(t: Trace) {
   const { traceDoctor } = await import("etw-wasm/analysis");
   const report = await traceDoctor(t);
   if (t !== trace) return; // another file was opened meanwhile
+  renderDoctor(report);
+}
+
+/** The health check's findings, a line each, with the fix where one is known. */
+function renderDoctor(report: DoctorReport) {
+  const list = $("doctor");
   const label = { ok: "OK", partial: "Partly", gap: "Gap" } as const;
   list.replaceChildren(...report.findings.map((f) => {
     const li = document.createElement("li");

@@ -4,7 +4,8 @@
 // so that the event table can be paged from the file on demand: a page's batch is decoded again
 // from its bytes, after buffer 0 (the logfile header's, which gives the trace's clock).
 
-import { streamTrace, openTrace, NameCounter, setTraceManifests, type Trace, type TraceManifests } from "etw-wasm/browser";
+import { streamTrace, openTrace, inTimeOrder, NameCounter, ProcessCollector, setTraceManifests, type ProcessTable, type Trace, type TraceManifests } from "etw-wasm/browser";
+import { CpuCollector, DoctorCollector, GcComputer, GC_EVENT_IDS, GC_PROVIDERS, type CpuProfile, type DoctorReport, type GcProcess } from "etw-wasm/analysis";
 import { rowCells, type RowCells } from "./rows.js";
 import { receiveFile } from "./feed.js";
 import { GcEvents, lanesBuffers, type GcLanes } from "./gc-lanes.js";
@@ -32,6 +33,14 @@ export interface StreamSummary {
   gcs: GcLanes;
   spanMs: number;
   batches: number;
+  /** PerfView's GCStats, the health check and the CPU profile, from the same pass as everything else. */
+  gcStats: GcProcess[];
+  /** Complete GCs in all (gcStats keeps the first few thousand: the page shows no more, and cloning them all is slow). */
+  gcCount: number;
+  doctor: DoctorReport;
+  cpu: CpuProfile;
+  /** The name of each process the CPU samples are of. */
+  cpuProcesses: [number, string][];
 }
 
 const scope = globalThis as unknown as {
@@ -94,23 +103,59 @@ async function open(input: Blob, port: MessagePort, batchBytes?: number): Promis
   const gcEvents = new GcEvents();
   const last: [number, number] = [0, 0];
   let clock: Trace["clock"] | undefined;
-  for await (const b of stream) {
-    names.add(b);
-    clock ??= b.clock;
-    const counts = providerRows(b);
-    for (const p of b.providers) {
-      if (!counts[p.index]) continue;
-      // (by GUID and group: a provider may be named only at the end, from a manifest or Windows' names)
-      const key = `${p.guid}/${p.group ?? ""}`;
-      perProvider.set(key, (perProvider.get(key) ?? 0) + counts[p.index]);
+  let firstTimestamp: bigint | undefined;
+  // the analyses, in the same pass: the health check batch by batch; GC statistics and the CPU profile
+  // over the batches in time order (inTimeOrder), each process named from the processes seen so far
+  const doctor = new DoctorCollector();
+  const processCollector = new ProcessCollector();
+  let processTable: ProcessTable | undefined;
+  const processes = () => (processTable ??= processCollector.result());
+  const gc = new GcComputer((pid, ts) => processes().processName(pid, ts));
+  const cpu = new CpuCollector();
+  const gcRows = new WeakMap<Trace, Uint8Array>();
+  const select = (t: Trace) => {
+    const ofGc = t.query({ provider: GC_PROVIDERS, eventId: GC_EVENT_IDS }).indices;
+    const mark = new Uint8Array(t.events.length);
+    for (const r of ofGc) mark[r] = 1;
+    gcRows.set(t, mark);
+    const ofCpu = CpuCollector.rowsOf(t);
+    const all = new Uint32Array(ofGc.length + ofCpu.length);
+    all.set(ofGc);
+    all.set(ofCpu, ofGc.length);
+    return all.sort().filter((r, k, a) => k === 0 || a[k - 1] !== r);
+  };
+  // (each batch, on its way to the time order: counted, named, its GC events and where it lies in the file kept)
+  const batchesOfStream = stream[Symbol.asyncIterator].bind(stream);
+  stream[Symbol.asyncIterator] = async function* () {
+    for await (const b of batchesOfStream()) {
+      names.add(b);
+      clock ??= b.clock;
+      if (firstTimestamp === undefined && b.events.length) firstTimestamp = b.events.timestamp[0];
+      const counts = providerRows(b);
+      for (const p of b.providers) {
+        if (!counts[p.index]) continue;
+        // (by GUID and group: a provider may be named only at the end, from a manifest or Windows' names)
+        const key = `${p.guid}/${p.group ?? ""}`;
+        perProvider.set(key, (perProvider.get(key) ?? 0) + counts[p.index]);
+      }
+      latest(b, last);
+      gcEvents.add(b);
+      if (b.bufferCount) {
+        const first = b.buffer(0), end = b.buffer(b.bufferCount - 1);
+        if (b.index === 0) headerEnd = first.fileOffset + first.bufferSize;
+        batches.push({ firstRow: b.firstRow, rows: b.events.length, start: first.fileOffset, end: end.fileOffset + end.bufferSize });
+      }
+      doctor.add(b, b.firstRow);
+      processCollector.scan(b, b.firstRow);
+      processTable = undefined;
+      yield b;
     }
-    latest(b, last);
-    gcEvents.add(b);
-    if (b.bufferCount) {
-      const first = b.buffer(0), end = b.buffer(b.bufferCount - 1);
-      if (b.index === 0) headerEnd = first.fileOffset + first.bufferSize;
-      batches.push({ firstRow: b.firstRow, rows: b.events.length, start: first.fileOffset, end: end.fileOffset + end.bufferSize });
-    }
+  };
+  for await (const run of inTimeOrder(stream, { select })) {
+    cpu.add(run);
+    const mark = gcRows.get(run.trace)!;
+    const own = run.rows.filter((r) => mark[r] === 1);
+    if (own.length) for (const row of run.trace.events.cursor(own)) gc.add(row);
   }
   const end = stream.end!;
   manifests = names.manifests;
@@ -127,6 +172,8 @@ async function open(input: Blob, port: MessagePort, batchBytes?: number): Promis
     const name = providerNames.get(key) ?? key;
     providerCounts.set(name, (providerCounts.get(name) ?? 0) + n);
   }
+  const cpuProfile = cpu.result(processes());
+  const gcStats = gc.result();
   const gcs = gcEvents.lanes();
   const nameCounts = names.counts(end.providers, end.eventTypes);
   const spanMs = clock && end.eventCount ? clock.relativeMSec((BigInt(last[0]) << 32n) | BigInt(last[1])) : 0;
@@ -137,7 +184,19 @@ async function open(input: Blob, port: MessagePort, batchBytes?: number): Promis
     inputBytes: end.inputBytes, decodedBytes: end.decodedBytes, warningTotal: end.warningTotal,
     providers: [...providerCounts].sort((a, b) => b[1] - a[1]), names: nameCounts,
     gcs, spanMs, batches: batches.length,
+    gcStats: firstGcs(gcStats, 2000), gcCount: gcStats.reduce((n, p) => n + p.GCs.filter((g) => g.IsComplete).length, 0), doctor: doctor.report(end), cpu: cpuProfile,
+    cpuProcesses: [...new Set(cpuProfile.samples.pid)].map((pid) => [pid, processes().processName(pid, firstTimestamp ?? 0n)]),
   };
+}
+
+/** The processes' statistics with their first `most` complete GCs (in all) and no incomplete ones. */
+function firstGcs(stats: GcProcess[], most: number): GcProcess[] {
+  let left = most;
+  return stats.map((p) => {
+    const gcs = p.GCs.filter((g) => g.IsComplete).slice(0, Math.max(0, left));
+    left -= gcs.length;
+    return { ...p, GCs: gcs };
+  });
 }
 
 /** Batch `index` decoded again from the file: its buffers after buffer 0 (whose rows are skipped). */
