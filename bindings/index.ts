@@ -8,6 +8,7 @@ export { ProviderTable, type ProviderInfo, type ProviderKind } from "./tables/pr
 export { EventTypeTable } from "./tables/event-types.js";
 export { TraceClock, filetimeToDate, type TraceInfo, type TimeZoneInfo } from "./tables/info.js";
 export { QueryResult, type QueryFilter, type TimeBound } from "./tables/query.js";
+export { parseWhere, filterWhere, WhereSyntaxError, type WhereCondition, type WhereOp } from "./tables/where.js";
 export {
   keywordNames, keywordNameList, keywordMaskFor, levelName, parseKeywords, parseLevel, providerKeywords, LEVEL_NAMES, UnknownNameError,
   type KeywordFilter, type KeywordSpec, type LevelSpec, type ProviderKeyword,

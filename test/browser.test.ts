@@ -174,8 +174,8 @@ describe.skipIf(!HAVE_CHROMIUM)("in Chromium", () => {
     expect(busiestSamples).toBeGreaterThan(10_000);
     // (over 256 MiB: streamed in the viewer's worker, the table paged from the file)
     const got = await viewerCounts(file, 300_000, "", async (page) => ({
-      // (the flame graph's code is a chunk loaded after the summary)
-      cpuReady: await page.locator("[data-testid=cpu-top] tbody tr").first().waitFor({ timeout: 60_000 }),
+      // (GC statistics and the CPU panel come from a second pass, after the summary)
+      cpuReady: await page.locator("[data-testid=cpu-top] tbody tr").first().waitFor({ timeout: 240_000 }),
       gcRows: await page.locator("[data-testid=gc-stats] tbody tr").count(),
       gcMore: await page.locator("[data-testid=gc-more]").textContent(),
       rollup: await page.locator("[data-testid=gc-rollup]").textContent(),

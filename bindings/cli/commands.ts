@@ -2,7 +2,7 @@
 // Each writes lines through `out`; tabular output comes as table, csv, json or jsonl.
 
 import {
-  HEADER_TYPE_NAMES, EVENTPIPE_PROVIDER, KeywordUsageCounter, ManifestCollector, NameCounter, type EventRow, type ProcessInfo, type QueryFilter, type Trace, type TraceStream, type TraceStreamEnd,
+  HEADER_TYPE_NAMES, EVENTPIPE_PROVIDER, KeywordUsageCounter, ManifestCollector, NameCounter, filterWhere, type WhereCondition, type EventRow, type ProcessInfo, type QueryFilter, type Trace, type TraceStream, type TraceStreamEnd,
 } from "etw-wasm/node";
 import type { GcProcess, GcRecord, JitProcess, JittedMethod } from "etw-wasm/analysis";
 import { nameManifestProviders, nameOsProviders, nameTraceProviders } from "etw-wasm/os-providers";
@@ -218,9 +218,11 @@ export interface EventFilters {
   keywords?: string;
   /** The least severe level kept (QueryFilter.level). */
   level?: number;
+  /** Conditions on payload fields (QueryFilter.where), tested on the rows the other filters keep. */
+  where?: readonly WhereCondition[];
 }
 
-/** The rows an `events` command prints: the query API, then the event-name filter on the survivors. */
+/** The rows an `events` command prints: the query API, then the event-name filter, then the payload conditions, each on the survivors. */
 export function selectEvents(trace: Trace, f: EventFilters): Uint32Array {
   const q: QueryFilter = { order: f.timeOrder ? "time" : "file" };
   if (f.provider !== undefined) {
@@ -233,9 +235,14 @@ export function selectEvents(trace: Trace, f: EventFilters): Uint32Array {
   if (f.to !== undefined) q.to = f.to;
   if (f.keywords !== undefined) q.keywords = f.keywords;
   if (f.level !== undefined) q.level = f.level;
-  const rows = trace.query(q).indices;
-  if (f.event === undefined) return rows;
-  const want = f.event.toLowerCase();
+  const named = selectByName(trace, trace.query(q).indices, f.event);
+  return f.where ? filterWhere(trace.events, named, f.where) : named;
+}
+
+/** `rows` whose event name is `event` (or ends in "/event"), any case; all of them without one. */
+function selectByName(trace: Trace, rows: Uint32Array, event: string | undefined): Uint32Array {
+  if (event === undefined) return rows;
+  const want = event.toLowerCase();
   const matches = (name: string) => {
     const n = name.toLowerCase();
     return n === want || n.endsWith("/" + want);

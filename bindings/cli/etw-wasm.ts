@@ -8,8 +8,8 @@ import type { TableSink } from "etw-wasm/export";
 import { availableParallelism } from "node:os";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import {
-  openTraceFile, streamTraceFile, sessionFiles, inTimeOrder, eventNameParts, ProcessCollector, PROCESS_EVENTS, EtlDecodeError, EtlFormatError, ManifestCollector, setTraceManifests, codes,
-  type DecodeFilter, type ProcessTable, type StreamOptions, type Trace, type TraceManifests,
+  openTraceFile, streamTraceFile, sessionFiles, inTimeOrder, eventNameParts, ProcessCollector, PROCESS_EVENTS, EtlDecodeError, EtlFormatError, ManifestCollector, setTraceManifests, codes, parseWhere, WhereSyntaxError,
+  type DecodeFilter, type WhereCondition, type ProcessTable, type StreamOptions, type Trace, type TraceManifests,
   type TraceStream, type TraceWarning, type TraceIncomplete, type TraceFile, type FollowOptions,
 } from "etw-wasm/node";
 import { perfViewLines, isTraceLogBookkeeping, eventPipeBaselineLines } from "etw-wasm/perfview";
@@ -41,6 +41,9 @@ const COMMAND_HELP: Record<Command, string> = {
       --level L                  events at this level or more severe: a number or a name (critical,
                                  error, warning, informational, verbose)
       --from MS  --to MS         time range in milliseconds since the trace started
+      --where COND               conditions on payload fields, joined by 'and': = != < <= > >= (numbers),
+                                 = != (a value map's name or text), ~ /regex/i, in (a, b); e.g.
+                                 --event GC/AllocationTick --where 'AllocationAmount > 85000'
       --time-order               time order instead of file order
       perfview: the text of PerfView's *.baseline.txt (EVENT lines for the first 5 events of each
       name in time order, then COUNT lines); --edition=2020 for mid-2020 TraceEvent payload names,
@@ -69,7 +72,7 @@ const COMMAND_HELP: Record<Command, string> = {
                                  runtime event (DIR/<Provider>/<Task>/<Opcode>), as .parquet or .arrow
       --to parquet|arrow         Parquet files, or Arrow IPC streams
       -o, --out DIR              the output directory (made if missing; tables in it are replaced)
-      --provider P  --event NAME  --pid N  --tid N  --keywords K  --level L
+      --provider P  --event NAME  --pid N  --tid N  --keywords K  --level L  --where COND
       --from MS  --until MS      the events filters (--until: the end of the time range, as events' --to)
       several files: one session, merged (see below), with a sourceFile column`,
   generate: `  generate OUT [options]         write a synthetic .NET runtime trace: .etl, or .nettrace when OUT ends in
@@ -146,7 +149,7 @@ const OPTIONS: Record<Command, OptionSpecs> = {
     ...READS_TRACE, ...FORMAT, ...FOLLOW,
     provider: { type: "string" }, event: { type: "string" }, pid: { type: "string" }, tid: { type: "string" },
     from: { type: "string" }, to: { type: "string" }, "time-order": { type: "boolean" },
-    keywords: { type: "string" }, level: { type: "string" },
+    keywords: { type: "string" }, level: { type: "string" }, where: { type: "string" },
     edition: { type: "string" }, "no-container-id": { type: "boolean" }, tracelog: { type: "boolean" },
   },
   gc: { ...READS_TRACE, ...FORMAT, ...FOLLOW, rollup: { type: "boolean" } },
@@ -157,7 +160,7 @@ const OPTIONS: Record<Command, OptionSpecs> = {
   convert: {
     ...READS_TRACE, to: { type: "string" }, out: { type: "string", short: "o" },
     provider: { type: "string" }, event: { type: "string" }, pid: { type: "string" }, tid: { type: "string" },
-    from: { type: "string" }, until: { type: "string" }, keywords: { type: "string" }, level: { type: "string" },
+    from: { type: "string" }, until: { type: "string" }, keywords: { type: "string" }, level: { type: "string" }, where: { type: "string" },
   },
   generate: {
     ...HELP,
@@ -304,7 +307,7 @@ function milliseconds(values: Values, name: string, command: Command): number | 
 }
 
 const RECORD_FORMATS = ["jsonl", "json", "csv", "table", "names"];
-const EVENT_FILTERS = ["provider", "event", "pid", "tid", "keywords", "level", "from", "to", "time-order"];
+const EVENT_FILTERS = ["provider", "event", "pid", "tid", "keywords", "level", "where", "from", "to", "time-order"];
 const PERFVIEW_ONLY = ["edition", "no-container-id"];
 const NAMES_ONLY = ["tracelog"];
 
@@ -353,11 +356,23 @@ function eventFilters(values: Values, command: Command, toName: "to" | "until"):
     timeOrder: values["time-order"] === true,
     keywords: keywordsOption(values.keywords, command),
     level: levelOption(values.level, command),
+    where: whereOption(values.where, command),
   };
   if (filters.from !== undefined && filters.to !== undefined && filters.from > filters.to) {
     throw new UsageError(`--from ${values.from} is after --${toName} ${values[toName]}`, command);
   }
   return filters;
+}
+
+/** --where: payload conditions, parsed here so that a mistake is a usage error before the trace is read. */
+function whereOption(text: unknown, command: Command): readonly WhereCondition[] | undefined {
+  if (typeof text !== "string") return undefined;
+  try {
+    return parseWhere(text);
+  } catch (error) {
+    if (error instanceof WhereSyntaxError) throw new UsageError(`bad --where: ${error.message}`, command);
+    throw error;
+  }
 }
 
 function tableFormat(values: Values, command: Command): TableFormat {

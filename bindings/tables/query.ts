@@ -5,6 +5,7 @@ import type { EventRow, EventTable } from "./event-table.js";
 import type { TraceClock } from "./info.js";
 import type { ProviderTable } from "./provider-table.js";
 import { keywordMaskFor, parseKeywords, parseLevel, type KeywordSpec, type LevelSpec } from "../schema/keywords.js";
+import { filterWhere, type WhereCondition } from "./where.js";
 
 type OneOrMany<T> = T | readonly T[];
 
@@ -39,6 +40,12 @@ export interface QueryFilter {
   to?: TimeBound;
   /** Row order of the result (default "file"). */
   order?: "file" | "time";
+  /**
+   * Conditions on payload fields, all of which must hold (where.ts): `"AllocationAmount > 85000"`,
+   * `"Reason = Induced and Depth >= 1"`, `"TypeName ~ /String/i"`, `"ClrInstanceID in (0, 1)"`.
+   * A row without the field fails. Tested after the other filters, on the rows they keep.
+   */
+  where?: string | readonly WhereCondition[];
 }
 
 export class QueryResult implements Iterable<EventRow> {
@@ -150,5 +157,6 @@ export function runQuery(table: EventTable, providers: ProviderTable, clock: Tra
     for (let t = 0; t < tests.length; t++) if (!tests[t](i)) { ok = false; break; }
     if (ok) out[k++] = i;
   }
-  return new QueryResult(table, out.slice(0, k));
+  const kept = out.slice(0, k);
+  return new QueryResult(table, q.where === undefined ? kept : filterWhere(table, kept, q.where));
 }

@@ -4,7 +4,7 @@
 // the counts and GC lanes come from its batches and the table is paged from the file on demand.
 
 import { openTraceInWorker, type Trace } from "etw-wasm/browser";
-import type { StreamSummary } from "./stream-worker.js";
+import type { StreamAnalyses, StreamSummary } from "./stream-worker.js";
 import type { DoctorReport, GcProcess } from "etw-wasm/analysis";
 import { rowCells, useFieldFormatter, type RowCells } from "./rows.js";
 import { sendFile } from "./feed.js";
@@ -135,8 +135,17 @@ function openStreamed(file: File) {
   const s = (streamed = { worker, records: 0, asked: 0, rows: new Map<number, RowCells>() });
   worker.onmessage = (e) => {
     if (streamed !== s) return;
-    const m = e.data as { progress?: number; summary?: StreamSummary; page?: { id: number; from: number; rows: RowCells[] }; error?: string };
+    const m = e.data as { progress?: number; summary?: StreamSummary; analysisProgress?: number; analyses?: StreamAnalyses; analysisError?: string; page?: { id: number; from: number; rows: RowCells[] }; error?: string };
     if (m.progress !== undefined) setStatus(`Streaming ${file.name}: ${Math.round((100 * m.progress) / Math.max(1, file.size))}%`);
+    else if (m.analysisProgress !== undefined) {
+      const share = `Computing… ${Math.round((100 * m.analysisProgress) / Math.max(1, file.size))}% of the file read again`;
+      $("gc-rollup").textContent = share;
+      $("cpu-note").textContent = share;
+    } else if (m.analyses) void showStreamedAnalyses(m.analyses);
+    else if (m.analysisError !== undefined) {
+      $("gc-rollup").textContent = `GC statistics could not be computed: ${m.analysisError}`;
+      $("cpu-note").textContent = `CPU samples could not be computed: ${m.analysisError}`;
+    }
     else if (m.error !== undefined) setStatus(`Cannot read ${file.name}: ${m.error}`);
     else if (m.summary) {
       const sum = m.summary;
@@ -166,10 +175,15 @@ function renderStreamed(sum: StreamSummary) {
   fillTable("names", sum.names, "name-count");
   fitNameColumn(sum.names.map(([n]) => n));
   paintGc(sum.gcs, sum.spanMs);
-  // (the analyses came with the summary, from the same pass over the batches)
-  renderGcStats(sum.gcStats, sum.gcCount);
+  // (the health check came with the summary; GC statistics and CPU samples come from a second pass)
   renderDoctor(sum.doctor);
-  void showStreamedCpu(sum);
+  $("gc-stats").querySelector("tbody")!.replaceChildren();
+  $("gc-more").textContent = "";
+  $("gc-rollup").textContent = "Computing…";
+  $("cpu-process").replaceChildren();
+  $("flame").hidden = true;
+  $("cpu-top").querySelector("tbody")!.replaceChildren();
+  $("cpu-note").textContent = "Computing…";
   setFiltersEnabled(false);
   $("shown").textContent = `${fmt(sum.records)} shown`;
   $("grid-space").style.height = `${sum.records * ROW}px`;
@@ -230,11 +244,12 @@ async function showCpuPanel(t: Trace) {
   showTraceCpu(t, cpuElements());
 }
 
-/** The CPU panel for a streamed trace, from the profile the stream worker made. */
-async function showStreamedCpu(sum: StreamSummary) {
+/** GC statistics and the CPU panel of a streamed trace, from the stream worker's second pass. */
+async function showStreamedAnalyses(a: StreamAnalyses) {
+  renderGcStats(a.gcStats, a.gcCount);
   const { showCpu } = await import("./flame.js");
-  const names = new Map(sum.cpuProcesses);
-  showCpu(sum.cpu, (pid) => names.get(pid) ?? `Process(${pid})`, cpuElements());
+  const names = new Map(a.cpuProcesses);
+  showCpu(a.cpu, (pid) => names.get(pid) ?? `Process(${pid})`, cpuElements());
 }
 
 /**

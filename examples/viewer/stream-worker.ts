@@ -33,11 +33,15 @@ export interface StreamSummary {
   gcs: GcLanes;
   spanMs: number;
   batches: number;
-  /** PerfView's GCStats, the health check and the CPU profile, from the same pass as everything else. */
+  /** The health check, from the same pass. */
+  doctor: DoctorReport;
+}
+
+/** What a second pass over the file gives, once the summary is shown: PerfView's GCStats and the CPU profile. */
+export interface StreamAnalyses {
   gcStats: GcProcess[];
   /** Complete GCs in all (gcStats keeps the first few thousand: the page shows no more, and cloning them all is slow). */
   gcCount: number;
-  doctor: DoctorReport;
   cpu: CpuProfile;
   /** The name of each process the CPU samples are of. */
   cpuProcesses: [number, string][];
@@ -103,60 +107,32 @@ async function open(input: Blob, port: MessagePort, batchBytes?: number): Promis
   const gcEvents = new GcEvents();
   const last: [number, number] = [0, 0];
   let clock: Trace["clock"] | undefined;
-  let firstTimestamp: bigint | undefined;
-  // the analyses, in the same pass: the health check batch by batch; GC statistics and the CPU profile
-  // over the batches in time order (inTimeOrder), each process named from the processes seen so far
+  firstTimestamp = undefined;
+  // the health check and the processes, batch by batch in the same pass
   const doctor = new DoctorCollector();
   const processCollector = new ProcessCollector();
-  let processTable: ProcessTable | undefined;
-  const processes = () => (processTable ??= processCollector.result());
-  const gc = new GcComputer((pid, ts) => processes().processName(pid, ts));
-  const cpu = new CpuCollector();
-  const gcRows = new WeakMap<Trace, Uint8Array>();
-  const select = (t: Trace) => {
-    const ofGc = t.query({ provider: GC_PROVIDERS, eventId: GC_EVENT_IDS }).indices;
-    const mark = new Uint8Array(t.events.length);
-    for (const r of ofGc) mark[r] = 1;
-    gcRows.set(t, mark);
-    const ofCpu = CpuCollector.rowsOf(t);
-    const all = new Uint32Array(ofGc.length + ofCpu.length);
-    all.set(ofGc);
-    all.set(ofCpu, ofGc.length);
-    return all.sort().filter((r, k, a) => k === 0 || a[k - 1] !== r);
-  };
-  // (each batch, on its way to the time order: counted, named, its GC events and where it lies in the file kept)
-  const batchesOfStream = stream[Symbol.asyncIterator].bind(stream);
-  stream[Symbol.asyncIterator] = async function* () {
-    for await (const b of batchesOfStream()) {
-      names.add(b);
-      clock ??= b.clock;
-      if (firstTimestamp === undefined && b.events.length) firstTimestamp = b.events.timestamp[0];
-      const counts = providerRows(b);
-      for (const p of b.providers) {
-        if (!counts[p.index]) continue;
-        // (by GUID and group: a provider may be named only at the end, from a manifest or Windows' names)
-        const key = `${p.guid}/${p.group ?? ""}`;
-        perProvider.set(key, (perProvider.get(key) ?? 0) + counts[p.index]);
-      }
-      latest(b, last);
-      gcEvents.add(b);
-      if (b.bufferCount) {
-        const first = b.buffer(0), end = b.buffer(b.bufferCount - 1);
-        if (b.index === 0) headerEnd = first.fileOffset + first.bufferSize;
-        batches.push({ firstRow: b.firstRow, rows: b.events.length, start: first.fileOffset, end: end.fileOffset + end.bufferSize });
-      }
-      doctor.add(b, b.firstRow);
-      processCollector.scan(b, b.firstRow);
-      processTable = undefined;
-      yield b;
+  for await (const b of stream) {
+    names.add(b);
+    clock ??= b.clock;
+    if (firstTimestamp === undefined && b.events.length) firstTimestamp = b.events.timestamp[0];
+    const counts = providerRows(b);
+    for (const p of b.providers) {
+      if (!counts[p.index]) continue;
+      // (by GUID and group: a provider may be named only at the end, from a manifest or Windows' names)
+      const key = `${p.guid}/${p.group ?? ""}`;
+      perProvider.set(key, (perProvider.get(key) ?? 0) + counts[p.index]);
     }
-  };
-  for await (const run of inTimeOrder(stream, { select })) {
-    cpu.add(run);
-    const mark = gcRows.get(run.trace)!;
-    const own = run.rows.filter((r) => mark[r] === 1);
-    if (own.length) for (const row of run.trace.events.cursor(own)) gc.add(row);
+    latest(b, last);
+    gcEvents.add(b);
+    if (b.bufferCount) {
+      const first = b.buffer(0), end = b.buffer(b.bufferCount - 1);
+      if (b.index === 0) headerEnd = first.fileOffset + first.bufferSize;
+      batches.push({ firstRow: b.firstRow, rows: b.events.length, start: first.fileOffset, end: end.fileOffset + end.bufferSize });
+    }
+    doctor.add(b, b.firstRow);
+    processCollector.scan(b, b.firstRow);
   }
+  processes = processCollector.result();
   const end = stream.end!;
   manifests = names.manifests;
   // providers known only by GUID: named by the trace's manifests, else by Windows' registered names
@@ -172,8 +148,6 @@ async function open(input: Blob, port: MessagePort, batchBytes?: number): Promis
     const name = providerNames.get(key) ?? key;
     providerCounts.set(name, (providerCounts.get(name) ?? 0) + n);
   }
-  const cpuProfile = cpu.result(processes());
-  const gcStats = gc.result();
   const gcs = gcEvents.lanes();
   const nameCounts = names.counts(end.providers, end.eventTypes);
   const spanMs = clock && end.eventCount ? clock.relativeMSec((BigInt(last[0]) << 32n) | BigInt(last[1])) : 0;
@@ -184,10 +158,59 @@ async function open(input: Blob, port: MessagePort, batchBytes?: number): Promis
     inputBytes: end.inputBytes, decodedBytes: end.decodedBytes, warningTotal: end.warningTotal,
     providers: [...providerCounts].sort((a, b) => b[1] - a[1]), names: nameCounts,
     gcs, spanMs, batches: batches.length,
-    gcStats: firstGcs(gcStats, 2000), gcCount: gcStats.reduce((n, p) => n + p.GCs.filter((g) => g.IsComplete).length, 0), doctor: doctor.report(end), cpu: cpuProfile,
-    cpuProcesses: [...new Set(cpuProfile.samples.pid)].map((pid) => [pid, processes().processName(pid, firstTimestamp ?? 0n)]),
+    doctor: doctor.report(end),
   };
 }
+
+/** The trace's processes (from the first pass) and its first timestamp, for the second. */
+let processes: ProcessTable | undefined;
+let firstTimestamp: bigint | undefined;
+
+/**
+ * The second pass, over the file itself (read in the worker) with a decode-time filter: the .NET
+ * runtime's GC events and the CPU samples, their stacks and what names frames, in time order
+ * (inTimeOrder), through GcComputer and CpuCollector; processes named from the first pass's table.
+ */
+async function analyses(input: Blob, batchBytes: number | undefined): Promise<StreamAnalyses> {
+  const table = processes!;
+  const stream = streamTrace(input, {
+    wasm: await wasm, batchBytes, inputSize: input.size, filter: { provider: ANALYSIS_PROVIDERS },
+    onProgress: (n) => scope.postMessage({ analysisProgress: n }),
+  });
+  const gc = new GcComputer((pid, ts) => table.processName(pid, ts));
+  const cpu = new CpuCollector();
+  const gcRows = new WeakMap<Trace, Uint8Array>();
+  const select = (t: Trace) => {
+    const ofGc = t.query({ provider: GC_PROVIDERS, eventId: GC_EVENT_IDS }).indices;
+    const mark = new Uint8Array(t.events.length);
+    for (const r of ofGc) mark[r] = 1;
+    gcRows.set(t, mark);
+    const ofCpu = CpuCollector.rowsOf(t);
+    const all = new Uint32Array(ofGc.length + ofCpu.length);
+    all.set(ofGc);
+    all.set(ofCpu, ofGc.length);
+    return all.sort().filter((r, k, a) => k === 0 || a[k - 1] !== r);
+  };
+  for await (const run of inTimeOrder(stream, { select })) {
+    cpu.add(run);
+    const mark = gcRows.get(run.trace)!;
+    const own = run.rows.filter((r) => mark[r] === 1);
+    if (own.length) for (const row of run.trace.events.cursor(own)) gc.add(row);
+  }
+  const profile = cpu.result(table);
+  const stats = gc.result();
+  return {
+    gcStats: firstGcs(stats, 2000), gcCount: stats.reduce((n, p) => n + p.GCs.filter((g) => g.IsComplete).length, 0), cpu: profile,
+    cpuProcesses: [...new Set(profile.samples.pid)].map((pid) => [pid, table.processName(pid, firstTimestamp ?? 0n)]),
+  };
+}
+
+/** What the second pass decodes: GC events, CPU samples and stacks, what names frames. */
+const ANALYSIS_PROVIDERS = [
+  "Microsoft-Windows-DotNETRuntime", "Microsoft-Windows-DotNETRuntimePrivate", "Microsoft-Windows-DotNETRuntimeRundown",
+  "Windows Kernel/PerfInfo", "Windows Kernel/StackWalk", "Windows Kernel/Image",
+  "3c530d44-97ae-513a-1e6d-783e8f8e03a9", // Microsoft-DotNETCore-SampleProfiler (EventPipe: its events are read whole anyway)
+];
 
 /** The processes' statistics with their first `most` complete GCs (in all) and no incomplete ones. */
 function firstGcs(stats: GcProcess[], most: number): GcProcess[] {
@@ -240,6 +263,11 @@ scope.onmessage = async (e) => {
     if ("open" in m && m.open) {
       const summary = await open(m.open, m.port, m.batchBytes);
       scope.postMessage({ summary }, lanesBuffers(summary.gcs));
+      try {
+        scope.postMessage({ analyses: await analyses(m.open, m.batchBytes) });
+      } catch (error) {
+        scope.postMessage({ analysisError: (error as Error).message ?? String(error) });
+      }
     }
     else if ("page" in m) scope.postMessage({ page: { id: m.page.id, from: m.page.from, rows: await page(m.page.from, m.page.to) } });
   } catch (error) {
