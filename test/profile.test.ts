@@ -299,3 +299,60 @@ describe("a CPU profile of a stream", () => {
     await same(readFileSync(etlPath(X64)), 64 << 10, 3676);
   }, 300_000);
 });
+
+describe("events' stacks weighted by a payload field (stacks --format folded --weight)", () => {
+  const NT3 = join(CORPUS, "nettrace", "eventpipe-dotnetcore3.0-win-x64-objver4.nettrace");
+
+  it.skipIf(!HAVE_CORPUS)("AllocationTick's stacks weighted by AllocationAmount: the weights are the amounts read by hand from the payloads", async () => {
+    const t = await openTrace(readFileSync(NT3));
+    const ticks = t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 10 }).indices;
+    // by hand: the events with a stack item of at least one frame, and their AllocationAmount (UInt32 at offset 0)
+    const framesOf = new Map<number, number>();
+    const ext = t.extendedItems;
+    for (let e = 0; e < ext.length; e++) if (ext.type[e] === 5 || ext.type[e] === 6) framesOf.set(ext.row[e], (ext.size[e] - 8) / (ext.type[e] === 6 ? 8 : 4));
+    let events = 0, total = 0;
+    const amounts: number[] = [];
+    for (const r of ticks) {
+      if (!(framesOf.get(r)! > 0)) continue;
+      const bytes = t.events.recordBytesOf(r)!;
+      const at = t.events.payloadOffset[r];
+      events++;
+      amounts.push((bytes[at] | (bytes[at + 1] << 8) | (bytes[at + 2] << 16) | (bytes[at + 3] << 24)) >>> 0);
+      total += amounts[amounts.length - 1];
+    }
+    const median = [...amounts].sort((a, b) => a - b)[amounts.length >> 1];
+    expect(events).toBeGreaterThan(30_000);
+    t.dispose();
+    const folded = spawnSync(process.execPath, [CLI, "stacks", NT3, "--event", "GC/AllocationTick", "--format", "folded", "--weight", "AllocationAmount"], { encoding: "utf8", maxBuffer: 1 << 28 });
+    expect(folded.status, folded.stderr).toBe(0);
+    expect(folded.stderr).toContain(`${events} of ${ticks.length} events with stacks, ${total} of AllocationAmount in all`);
+    const lines = folded.stdout.trim().split("\n").map((l) => [l.slice(0, l.lastIndexOf(" ")), Number(l.slice(l.lastIndexOf(" ") + 1))] as const);
+    expect(lines.reduce((n, [, w]) => n + w, 0)).toBe(total);
+    expect(lines.length).toBeGreaterThan(10);
+    // heaviest first; the callee view has the same stacks turned round, with the same weights
+    expect(lines.every(([, w], k) => k === 0 || lines[k - 1][1] >= w)).toBe(true);
+    const inverted = spawnSync(process.execPath, [CLI, "stacks", NT3, "--event", "GC/AllocationTick", "--format", "folded", "--weight", "AllocationAmount", "--invert"], { encoding: "utf8", maxBuffer: 1 << 28 });
+    expect(inverted.status, inverted.stderr).toBe(0);
+    const turned = new Map(inverted.stdout.trim().split("\n").map((l) => [l.slice(0, l.lastIndexOf(" ")).split(";").reverse().join(";"), Number(l.slice(l.lastIndexOf(" ") + 1))]));
+    expect(turned).toEqual(new Map(lines));
+    // counted, and only the big ones (--where)
+    const counted = spawnSync(process.execPath, [CLI, "stacks", NT3, "--event", "GC/AllocationTick", "--format", "folded", "--where", `AllocationAmount > ${median}`], { encoding: "utf8", maxBuffer: 1 << 28 });
+    expect(counted.status, counted.stderr).toBe(0);
+    const big = counted.stdout.trim().split("\n").reduce((n, l) => n + Number(l.slice(l.lastIndexOf(" ") + 1)), 0);
+    expect(big).toBe(amounts.filter((a) => a > median).length);
+    expect(big).toBeGreaterThan(0);
+    expect(big).toBeLessThan(events);
+  }, 120_000);
+
+  it("--weight without --format folded, or a bad field name, is a usage error", () => {
+    const sample = fileURLToPath(new URL("../examples/sample.etl", import.meta.url));
+    for (const [args, message] of [
+      [["--weight", "AllocationAmount"], "--weight and --invert go with --format folded"],
+      [["--format", "folded", "--weight", "1x"], "bad --weight '1x'"],
+    ] as const) {
+      const r = spawnSync(process.execPath, [CLI, "stacks", sample, "--event", "GC/AllocationTick", ...args], { encoding: "utf8" });
+      expect(r.status).toBe(2);
+      expect(r.stderr).toContain(message);
+    }
+  });
+});

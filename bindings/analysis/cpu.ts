@@ -5,6 +5,7 @@
 // (flame graph tools) or Chrome trace-event JSON (ui.perfetto.dev, chrome://tracing).
 
 import type { Trace } from "../trace.js";
+import type { EventRow } from "../tables/event-table.js";
 import type { TraceBatch, TraceStream } from "../stream.js";
 import { inTimeOrder } from "../stream-order.js";
 import { ProcessCollector, type ProcessTable } from "../tables/processes.js";
@@ -166,6 +167,42 @@ export function attachStacks(trace: Trace): StackAttacher {
     return names(pid ?? 0, stack, row.timestamp);
   };
   return attacher;
+}
+
+/** Collapsed stacks of events, each with its weight: what a flame graph or a call tree of those events shows. */
+export interface WeightedStacks {
+  /** `frame;frame;...;frame` (root first; leaf first when inverted) and the weight of the events with that stack, heaviest first. */
+  stacks: [string, number][];
+  /** Events asked about; those with a stack; their weight in all. */
+  events: number;
+  withStacks: number;
+  total: number;
+}
+
+/**
+ * The stacks of events `rows` (e.g. a query's: AllocationTick events, contention starts) as collapsed
+ * stacks, each weighted by `weight(row)` (a payload field such as AllocationAmount; 1 per event by
+ * default), the frames named as `row.callStack` names them (attachStacks): the hot allocation paths,
+ * where lock contention comes from. `invert`: leaf first, the callee view (who is called most, then
+ * by whom). Events without a stack are counted and left out.
+ */
+export function weightedStacks(trace: Trace, rows: Uint32Array, options: { weight?: (row: EventRow) => number; invert?: boolean } = {}): WeightedStacks {
+  if (!trace.events.callStacks) attachStacks(trace);
+  const byStack = new Map<string, number>();
+  let withStacks = 0, total = 0;
+  for (const row of trace.events.cursor(rows)) {
+    const frames = row.callStack;
+    if (!frames?.length) continue;
+    const w = options.weight ? options.weight(row) : 1;
+    if (!Number.isFinite(w)) continue;
+    withStacks++;
+    total += w;
+    // (callStack is leaf first)
+    const key = (options.invert ? frames : [...frames].reverse()).join(";");
+    byStack.set(key, (byStack.get(key) ?? 0) + w);
+  }
+  const stacks = [...byStack].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  return { stacks, events: rows.length, withStacks, total };
 }
 
 /** TraceEvent's process frame: `Process64 name (pid) Args: arguments`. */

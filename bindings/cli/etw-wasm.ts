@@ -9,11 +9,11 @@ import { availableParallelism } from "node:os";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import {
   openTraceFile, streamTraceFile, sessionFiles, inTimeOrder, eventNameParts, ProcessCollector, PROCESS_EVENTS, EtlDecodeError, EtlFormatError, ManifestCollector, setTraceManifests, codes, parseWhere, WhereSyntaxError,
-  type DecodeFilter, type WhereCondition, type ProcessTable, type StreamOptions, type Trace, type TraceManifests,
+  type DecodeFilter, type WhereCondition, type EventRow, type ProcessTable, type StreamOptions, type Trace, type TraceManifests,
   type TraceStream, type TraceWarning, type TraceIncomplete, type TraceFile, type FollowOptions,
 } from "etw-wasm/node";
 import { perfViewLines, isTraceLogBookkeeping, eventPipeBaselineLines } from "etw-wasm/perfview";
-import { gcStats, jitStats, GC_PROVIDERS, JIT_PROVIDERS } from "etw-wasm/analysis";
+import { gcStats, jitStats, weightedStacks, GC_PROVIDERS, JIT_PROVIDERS } from "etw-wasm/analysis";
 import { CPU_FORMATS, CPU_PROVIDERS, eventStacks, writeCpuProfile, type CpuFormat } from "./profile-commands.js";
 import { cmdDoctor, doctorFormat, keywordsOption, levelOption } from "./doctor-command.js";
 import {
@@ -65,8 +65,13 @@ const COMMAND_HELP: Record<Command, string> = {
                                  samples per thread, GC pauses and JIT compilations)
       --pid N                    only this process's samples`,
   stacks: `  stacks FILE --event NAME       events with their call stacks, frames named, leaf first
-      --format text|jsonl        text (default): an event line, then its frames; jsonl: one object each
-      --pid N  --tid N           only this process / thread`,
+      --format text|jsonl|folded text (default): an event line, then its frames; jsonl: one object each;
+                                 folded: collapsed stacks (root;...;leaf weight), heaviest first, for
+                                 flame graph tools: where allocations, contention or waits come from
+      --weight FIELD             folded: each event weighs its payload field (e.g. AllocationAmount);
+                                 default 1 per event
+      --invert                   folded: leaf first (the callee view: who is called, then by whom)
+      --pid N  --tid N  --where COND   only this process / thread / events whose fields pass`,
   convert: `  convert FILE... --to F -o DIR  tables for analytics engines (DuckDB, Spark, Polars, pandas):
                                  DIR/events, DIR/processes, DIR/providers and one table per .NET
                                  runtime event (DIR/<Provider>/<Task>/<Opcode>), as .parquet or .arrow
@@ -156,7 +161,10 @@ const OPTIONS: Record<Command, OptionSpecs> = {
   methods: { ...READS_TRACE, ...FORMAT, ...FOLLOW },
   jit: { ...READS_TRACE, ...FORMAT, ...FOLLOW, summary: { type: "boolean" } },
   cpu: { ...READS_TRACE, ...FORMAT, pid: { type: "string" }, out: { type: "string", short: "o" } },
-  stacks: { ...READS_TRACE, ...FORMAT, event: { type: "string" }, pid: { type: "string" }, tid: { type: "string" } },
+  stacks: {
+    ...READS_TRACE, ...FORMAT, event: { type: "string" }, pid: { type: "string" }, tid: { type: "string" }, where: { type: "string" },
+    weight: { type: "string" }, invert: { type: "boolean" },
+  },
   convert: {
     ...READS_TRACE, to: { type: "string" }, out: { type: "string", short: "o" },
     provider: { type: "string" }, event: { type: "string" }, pid: { type: "string" }, tid: { type: "string" },
@@ -863,27 +871,50 @@ function cpuPlan(values: Values): { format: CpuFormat; out: string; pid: number 
 }
 
 interface StacksPlan {
-  format: "text" | "jsonl";
+  format: "text" | "jsonl" | "folded";
   event: string;
   pid: number | undefined;
   tid: number | undefined;
+  where: readonly WhereCondition[] | undefined;
+  /** folded: the payload field each event weighs (else 1). */
+  weight: string | undefined;
+  invert: boolean;
 }
 
 function stacksOptions(values: Values): StacksPlan {
   const format = (values.format ?? "text") as string;
-  if (format !== "text" && format !== "jsonl") throw new UsageError(`unknown format: ${format} (text or jsonl)`, "stacks");
+  if (format !== "text" && format !== "jsonl" && format !== "folded") throw new UsageError(`unknown format: ${format} (text, jsonl or folded)`, "stacks");
   if (typeof values.event !== "string") throw new UsageError("stacks needs --event NAME (e.g. Windows Kernel/PerfInfo/Sample)", "stacks");
+  const weight = typeof values.weight === "string" ? values.weight : undefined;
+  if ((weight !== undefined || values.invert === true) && format !== "folded") throw new UsageError("--weight and --invert go with --format folded", "stacks");
+  if (weight !== undefined && !/^[A-Za-z_][\w.]*$/.test(weight)) throw new UsageError(`bad --weight '${weight}': a payload field's name, e.g. AllocationAmount`, "stacks");
   return {
     format, event: values.event,
     pid: wholeNumber(values, "pid", "a process id", 0, 0xffffffff, "stacks"), tid: wholeNumber(values, "tid", "a thread id", 0, 0xffffffff, "stacks"),
+    where: whereOption(values.where, "stacks"), weight, invert: values.invert === true,
   };
 }
 
 /** stacks: the events of one name with their stacks, frames named. */
 async function cmdStacks(trace: Trace, out: Output, plan: StacksPlan): Promise<void> {
-  const rows = selectEvents(trace, { event: plan.event, pid: plan.pid, tid: plan.tid, timeOrder: true });
+  const rows = selectEvents(trace, { event: plan.event, pid: plan.pid, tid: plan.tid, where: plan.where, timeOrder: true });
   // (no row: say so rather than print nothing)
-  if (!rows.length) throw new UsageError(`no event ${plan.event} in this trace${plan.pid !== undefined || plan.tid !== undefined ? " with those filters" : ""}`, "stacks");
+  if (!rows.length) throw new UsageError(`no event ${plan.event} in this trace${plan.pid !== undefined || plan.tid !== undefined || plan.where ? " with those filters" : ""}`, "stacks");
+  if (plan.format === "folded") {
+    const field = plan.weight;
+    let missing = 0;
+    const weight = field === undefined ? undefined : (row: EventRow) => {
+      const v = row.get(field);
+      if (typeof v === "number" || typeof v === "bigint") return Number(v);
+      missing++;
+      return NaN;
+    };
+    const w = weightedStacks(trace, rows, { weight, invert: plan.invert });
+    for (const [stack, n] of w.stacks) await out.line(`${stack} ${n}`);
+    // (what was left out, on stderr: stdout is the folded text)
+    console.error(`${w.withStacks} of ${w.events} events with stacks${field ? `, ${w.total} of ${field} in all` : ""}${missing ? `; ${missing} without a numeric ${field}, left out` : ""}`);
+    return;
+  }
   for await (const e of eventStacks(trace, rows)) {
     if (plan.format === "jsonl") {
       await out.line(JSON.stringify(e));
