@@ -12,7 +12,7 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { tableFromIPC } from "@uwdata/flechette";
 import { openTrace, type Trace } from "../dist/bindings/index.js";
-import { cpuProfile, gcStats, stackNames, streamCpuProfile, traceDoctor } from "../dist/bindings/analysis/index.js";
+import { attachStacks, cpuProfile, gcStats, stackNames, streamCpuProfile, traceDoctor } from "../dist/bindings/analysis/index.js";
 import { PayloadContext, payloadPairs } from "../dist/bindings/perfview/index.js";
 import { streamTraceFile } from "../dist/bindings/node.js";
 import { nameTraceProviders } from "../dist/bindings/naming/os-names.js";
@@ -301,6 +301,47 @@ describe.skipIf(!HAVE_CHROMIUM)("in Chromium", () => {
     });
     expect(await page.locator("[data-testid=gc-rollup]").textContent()).toContain(`${complete.length} GCs`);
     await page.close();
+  }, 90_000);
+
+  it("a where filter on payload fields, and a clicked event's fields and stack below the table", async () => {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    await page.goto(site.url);
+    await page.setInputFiles("#file", SAMPLE);
+    await page.locator("[data-testid=event-count]").waitFor({ timeout: 60_000 });
+    const t = await openTrace(readFileSync(SAMPLE));
+    // by hand: AllocationTick's AllocationAmount is the UInt32 at the payload's start
+    const ticks = t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 10, order: "time" }).indices;
+    const amount = (r: number) => { const b = t.events.recordBytesOf(r)!, at = t.events.payloadOffset[r]; return (b[at] | (b[at + 1] << 8) | (b[at + 2] << 16) | (b[at + 3] << 24)) >>> 0; };
+    const median = Array.from(ticks, amount).sort((a, b) => a - b)[ticks.length >> 1];
+    const over = Array.from(ticks).filter((r) => amount(r) > median);
+    await page.fill("#f-where", `AllocationAmount > ${median}`);
+    await page.press("#f-where", "Enter");
+    await page.waitForFunction((n) => document.querySelector("[data-testid=shown-count]")?.textContent === n, `${over.length.toLocaleString("en-US")} shown`, { timeout: 30_000 });
+    // the first row shown, clicked: its fields
+    await page.locator("#grid .grid-row[data-row='0']").click();
+    await page.locator("[data-testid=details]").waitFor({ state: "visible", timeout: 30_000 });
+    const fields = new Map(await page.locator("[data-testid=details-fields] tbody tr").evaluateAll((trs) => trs.map((tr) => [tr.children[0].textContent, tr.children[1].textContent] as [string, string])));
+    expect(fields.get("AllocationAmount")?.replace(/,/g, "")).toBe(String(amount(over[0])));
+    // a bad condition says so, and the table keeps the other filters' rows
+    await page.fill("#f-where", "AllocationAmount >");
+    await page.press("#f-where", "Enter");
+    await page.waitForFunction(() => document.querySelector("[data-testid=shown-count]")?.textContent?.includes("has no value"), null, { timeout: 30_000 });
+    // a CPU sample's stack, frames named as Node names them
+    await page.fill("#f-where", "");
+    await page.press("#f-where", "Enter");
+    await page.selectOption("#f-name", "Windows Kernel/PerfInfo/Sample");
+    await page.locator("#grid .grid-row[data-row='0']").click();
+    attachStacks(t);
+    const sample = t.query({ order: "time" }).indices.find((i) => t.names.ofRow(i) === "Windows Kernel/PerfInfo/Sample" && t.events.row(i).callStack)!;
+    const firstSample = t.query({ order: "time" }).indices.find((i) => t.names.ofRow(i) === "Windows Kernel/PerfInfo/Sample")!;
+    expect(sample).toBe(firstSample);
+    const frames = t.events.row(sample).callStack!;
+    await page.waitForFunction((n) => document.querySelectorAll("[data-testid=details-stack] li").length === n, frames.length, { timeout: 30_000 });
+    expect(await page.locator("[data-testid=details-stack] li").allTextContents()).toEqual(frames);
+    await page.close();
+    expect(errors).toEqual([]);
   }, 90_000);
 
   it.skipIf(!HAVE_CORPUS)("the event table: every event kind's fields as TraceEvent prints them; the keyboard moves through the rows", async () => {

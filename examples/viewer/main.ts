@@ -3,10 +3,10 @@
 // to hold (over 256 MiB, or any with ?stream in the address) is streamed instead (stream-worker.ts):
 // the counts and GC lanes come from its batches and the table is paged from the file on demand.
 
-import { openTraceInWorker, type Trace } from "etw-wasm/browser";
+import { openTraceInWorker, filterWhere, WhereSyntaxError, type Trace } from "etw-wasm/browser";
 import type { StreamAnalyses, StreamSummary } from "./stream-worker.js";
 import type { DoctorReport, GcProcess } from "etw-wasm/analysis";
-import { rowCells, useFieldFormatter, type RowCells } from "./rows.js";
+import { rowCells, rowFields, useFieldFormatter, type RowCells } from "./rows.js";
 import { sendFile } from "./feed.js";
 import { GcEvents, type GcLanes } from "./gc-lanes.js";
 
@@ -416,9 +416,20 @@ function applyFilters() {
   }).indices;
   const name = $<HTMLSelectElement>("f-name").value;
   const t = trace;
-  shown = name ? result.filter((i) => rowName(t, i) === name) : result;
+  const named = name ? result.filter((i) => rowName(t, i) === name) : result;
+  // payload conditions last, on the rows the other filters keep (a field is read per row)
+  const where = $<HTMLInputElement>("f-where").value.trim();
+  let whereError = "";
+  try {
+    shown = where ? filterWhere(t.events, named, where) : named;
+  } catch (error) {
+    if (!(error instanceof WhereSyntaxError)) throw error;
+    whereError = error.message;
+    shown = named;
+  }
   selected = -1;
-  $("shown").textContent = `${fmt(shown.length)} shown`;
+  void showDetails();
+  $("shown").textContent = whereError ? `${fmt(shown.length)} shown; where: ${whereError}` : `${fmt(shown.length)} shown`;
   $("grid-space").style.height = `${shown.length * ROW}px`;
   $("grid").scrollTop = 0;
   drawRows();
@@ -584,6 +595,8 @@ $<HTMLInputElement>("file").addEventListener("change", (e) => {
   if (f) void open(f);
 });
 $("filters").addEventListener("change", applyFilters);
+// (Enter in the where field applies it; the form is never submitted)
+$("filters").addEventListener("submit", (e) => e.preventDefault());
 $("grid").addEventListener("scroll", () => requestAnimationFrame(drawRows));
 // keyboard: arrows, Page Up/Down, Home/End move the picked row (and scroll to it); a click picks one
 $("grid").addEventListener("keydown", (e) => {
@@ -599,13 +612,61 @@ $("grid").addEventListener("keydown", (e) => {
   if (selected * ROW < grid.scrollTop) grid.scrollTop = selected * ROW;
   else if ((selected + 1) * ROW > grid.scrollTop + grid.clientHeight) grid.scrollTop = (selected + 1) * ROW - grid.clientHeight;
   drawRows();
+  void showDetails();
 });
 $("grid").addEventListener("click", (e) => {
   const row = (e.target as HTMLElement).closest<HTMLElement>(".grid-row");
   if (!row?.dataset.row) return;
   selected = Number(row.dataset.row);
   drawRows();
+  void showDetails();
 });
+
+/**
+ * The picked event below the table: its name and time, every field as TraceEvent prints it, and its
+ * stack with frames named (a held trace: stacks attached when the first event is shown; a streamed
+ * one: the fields the table has).
+ */
+async function showDetails() {
+  const box = $("details");
+  const k = selected;
+  if (k < 0) {
+    box.hidden = true;
+    return;
+  }
+  const fields = $("details-fields").querySelector("tbody")!;
+  const stack = $("details-stack");
+  const put = (title: string, pairs: [string, string][], frames: string[] | null) => {
+    $("details-title").textContent = title;
+    fields.replaceChildren(...pairs.map(([n, v]) => {
+      const tr = document.createElement("tr");
+      tr.insertCell().textContent = n;
+      tr.insertCell().textContent = v;
+      return tr;
+    }));
+    stack.replaceChildren(...(frames ?? []).map((f) => Object.assign(document.createElement("li"), { textContent: f })));
+    if (!frames?.length) stack.replaceChildren(Object.assign(document.createElement("li"), { textContent: frames ? "(empty)" : "No stack for this event." }));
+    box.hidden = false;
+  };
+  if (streamed) {
+    const cells = streamed.rows.get(k);
+    if (cells) put(`${cells[1]} at ${cells[0]} ms, pid ${cells[2]}, tid ${cells[3]}`, cells[6] ? cells[6].split("; ").map((p) => [p.slice(0, p.indexOf("=")), p.slice(p.indexOf("=") + 1)] as [string, string]) : [], null);
+    return;
+  }
+  const t = trace;
+  if (!t || k >= shown.length) return;
+  const i = shown[k];
+  const row = t.events.row(i);
+  const title = `${rowName(t, i)} at ${row.relativeMSec.toFixed(3)} ms, pid ${row.pid ?? ""}, tid ${row.tid ?? ""}`;
+  put(title, rowFields(t, i), null);
+  if (!t.events.callStacks) {
+    const { attachStacks } = await import("etw-wasm/analysis");
+    if (t !== trace) return;
+    attachStacks(t);
+  }
+  if (t !== trace || selected !== k) return;
+  put(title, rowFields(t, i), t.events.row(i).callStack);
+}
 document.addEventListener("dragover", (e) => {
   e.preventDefault();
   document.body.classList.add("dragging");

@@ -12,17 +12,22 @@ export function useFieldFormatter(f: (t: Trace, index: number) => [string, strin
   payloadFields = f;
 }
 
-function fieldsText(t: Trace, index: number): string {
+/** A row's fields as name and text: TraceEvent's, once that formatter is here, else the decoded payload's. */
+export function rowFields(t: Trace, index: number): [string, string][] {
   if (payloadFields) {
     try {
-      return payloadFields(t, index).map(([n, v]) => `${n}=${v.slice(0, 60)}`).join("; ");
+      return payloadFields(t, index);
     } catch {
       // (a payload the formatter cannot read: its decoded fields, if any)
     }
   }
   const d = t.events.row(index).decode();
-  if (!d) return "";
-  return d.names.map((n, k) => `${n}=${String(d.values[k]).slice(0, 40)}`).join("; ");
+  if (!d) return [];
+  return d.names.map((n, k) => [n, typeof d.values[k] === "object" ? JSON.stringify(d.values[k], (_, x) => (typeof x === "bigint" ? String(x) : x)) : String(d.values[k])]);
+}
+
+function fieldsText(t: Trace, index: number): string {
+  return rowFields(t, index).map(([n, v]) => `${n}=${v.slice(0, 60)}`).join("; ");
 }
 
 /** Row `i` of `t`, named `name`, as the table shows it. */
