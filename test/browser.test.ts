@@ -344,6 +344,45 @@ describe.skipIf(!HAVE_CHROMIUM)("in Chromium", () => {
     expect(errors).toEqual([]);
   }, 90_000);
 
+  it.skipIf(!HAVE_CORPUS)("an allocation call tree: the shown AllocationTick events' stacks as a flame graph weighted by AllocationAmount read by hand", async () => {
+    const file = join(CORPUS, "nettrace", "eventpipe-dotnetcore3.0-win-x64-objver4.nettrace");
+    const t = await openTrace(readFileSync(file));
+    // by hand: AllocationTick events with a stack item of at least one frame, and their AllocationAmount (UInt32 at offset 0)
+    const framed = new Set<number>();
+    const ext = t.extendedItems;
+    for (let e = 0; e < ext.length; e++) if ((ext.type[e] === 5 || ext.type[e] === 6) && ext.size[e] > 8) framed.add(ext.row[e]);
+    let events = 0, total = 0;
+    for (const r of t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 10 }).indices) {
+      if (!framed.has(r)) continue;
+      const b = t.events.recordBytesOf(r)!, at = t.events.payloadOffset[r];
+      events++;
+      total += (b[at] | (b[at + 1] << 8) | (b[at + 2] << 16) | (b[at + 3] << 24)) >>> 0;
+    }
+    expect(events).toBeGreaterThan(30_000);
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    await page.goto(site.url);
+    await page.setInputFiles("#file", file);
+    await page.locator("[data-testid=event-count]").waitFor({ timeout: 60_000 });
+    await page.selectOption("#f-name", "Microsoft-Windows-DotNETRuntime/GC/AllocationTick");
+    await page.selectOption("[data-testid=st-weight]", "AllocationAmount");
+    await page.locator("[data-testid=st-show]").click();
+    const flame = page.locator("[data-testid=st-flame]");
+    await page.waitForFunction(() => document.querySelector("[data-testid=st-flame]")?.getAttribute("data-total"), null, { timeout: 60_000 });
+    expect(await flame.isVisible()).toBe(true);
+    expect(await flame.getAttribute("data-total")).toBe(String(total));
+    expect(await flame.getAttribute("data-events")).toBe(String(events));
+    // the bottom row: the roots, together every byte
+    await flame.scrollIntoViewIfNeeded();
+    const box = (await flame.boundingBox())!;
+    await flame.hover({ position: { x: 2, y: box.height - 3 } });
+    expect(await page.locator("[data-testid=st-tip]").textContent()).toMatch(/AllocationAmount \(\d+\.\d%\)$/);
+    await page.close();
+    t.dispose();
+    expect(errors).toEqual([]);
+  }, 120_000);
+
   it.skipIf(!HAVE_CORPUS)("the event table: every event kind's fields as TraceEvent prints them; the keyboard moves through the rows", async () => {
     const file = etlPath("net.4.5.2.x64.etl");
     const page = await browser.newPage();

@@ -3,7 +3,7 @@
 // etw-wasm/analysis (cpuProfile), loaded with this chunk.
 
 import type { Trace } from "etw-wasm/browser";
-import { cpuProfile, type CpuProfile } from "etw-wasm/analysis";
+import { cpuProfile, type CpuProfile, type WeightedStacks } from "etw-wasm/analysis";
 
 const ROW = 18;
 
@@ -83,36 +83,8 @@ export function showCpu(profile: CpuProfile, processName: (pid: number) => strin
     el.canvas.hidden = false;
     const width = el.canvas.clientWidth || 900;
     const boxes = layout(profile, total, width, samples);
-    const depth = boxes.reduce((d, b) => Math.max(d, b.depth + 1), 1);
-    el.canvas.width = width;
-    el.canvas.height = depth * ROW;
     el.canvas.dataset.samples = String(samples);
-    const g = el.canvas.getContext("2d")!;
-    g.font = "11px system-ui, sans-serif";
-    g.textBaseline = "middle";
-    for (const b of boxes) {
-      const y = (depth - 1 - b.depth) * ROW; // root at the bottom
-      const managed = b.name.includes("!") && !b.name.endsWith("!?");
-      g.fillStyle = managed ? "#f2a65a" : b.depth < 2 ? "#b9c7d8" : "#e8d27a";
-      g.fillRect(b.x, y, Math.max(b.w - 0.5, 0.5), ROW - 1);
-      if (b.w > 40) {
-        g.fillStyle = "#222";
-        g.save();
-        g.beginPath();
-        g.rect(b.x, y, b.w - 2, ROW);
-        g.clip();
-        g.fillText(b.name, b.x + 3, y + ROW / 2);
-        g.restore();
-      }
-    }
-    el.canvas.onmousemove = (e) => {
-      const r = el.canvas.getBoundingClientRect();
-      // (in canvas pixels: the page may show the canvas scaled)
-      const x = ((e.clientX - r.left) * el.canvas.width) / r.width;
-      const row = Math.floor((((e.clientY - r.top) * el.canvas.height) / r.height) / ROW);
-      const hit = boxes.find((b) => depth - 1 - b.depth === row && x >= b.x && x < b.x + b.w);
-      el.tip.textContent = hit ? `${hit.name}: ${hit.count.toLocaleString("en-US")} samples (${((hit.count * 100) / samples).toFixed(1)}%)` : "";
-    };
+    paintFlame(el, boxes, samples, (n) => `${n.toLocaleString("en-US")} samples`);
     el.top.replaceChildren();
     for (const [name, n] of [...self].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 15)) {
       const tr = document.createElement("tr");
@@ -127,4 +99,86 @@ export function showCpu(profile: CpuProfile, processName: (pid: number) => strin
   };
   el.select.onchange = draw;
   draw();
+}
+
+/**
+ * Paints boxes as a flame graph on `el.canvas` (root at the bottom), each named where it is wide
+ * enough, managed frames (module!method) in orange; hovering one names it in `el.tip` with `what(count)`
+ * and its share of `total`.
+ */
+function paintFlame(el: { canvas: HTMLCanvasElement; tip: HTMLElement }, boxes: Box[], total: number, what: (count: number) => string): void {
+  el.canvas.hidden = false;
+  const width = el.canvas.clientWidth || 900;
+  const depth = boxes.reduce((d, b) => Math.max(d, b.depth + 1), 1);
+  el.canvas.width = width;
+  el.canvas.height = depth * ROW;
+  const g = el.canvas.getContext("2d")!;
+  g.font = "11px system-ui, sans-serif";
+  g.textBaseline = "middle";
+  for (const b of boxes) {
+    const y = (depth - 1 - b.depth) * ROW; // root at the bottom
+    const managed = b.name.includes("!") && !b.name.endsWith("!?");
+    g.fillStyle = managed ? "#f2a65a" : b.depth < 2 ? "#b9c7d8" : "#e8d27a";
+    g.fillRect(b.x, y, Math.max(b.w - 0.5, 0.5), ROW - 1);
+    if (b.w > 40) {
+      g.fillStyle = "#222";
+      g.save();
+      g.beginPath();
+      g.rect(b.x, y, b.w - 2, ROW);
+      g.clip();
+      g.fillText(b.name, b.x + 3, y + ROW / 2);
+      g.restore();
+    }
+  }
+  el.canvas.onmousemove = (e) => {
+    const r = el.canvas.getBoundingClientRect();
+    // (in canvas pixels: the page may show the canvas scaled)
+    const x = ((e.clientX - r.left) * el.canvas.width) / r.width;
+    const row = Math.floor((((e.clientY - r.top) * el.canvas.height) / r.height) / ROW);
+    const hit = boxes.find((b) => depth - 1 - b.depth === row && x >= b.x && x < b.x + b.w);
+    el.tip.textContent = hit ? `${hit.name}: ${what(hit.count)} (${((hit.count * 100) / total).toFixed(1)}%)` : "";
+  };
+}
+
+/** Events' stacks, weighted (weightedStacks), as a flame graph: boxes as wide as the weight of the stacks through them. */
+export function showWeightedStacks(w: WeightedStacks, unit: string, el: { canvas: HTMLCanvasElement; tip: HTMLElement; note: HTMLElement }): void {
+  // the collapsed stacks as a tree of frames, each node with the weight of the stacks through it
+  interface Node { name: string; count: number; children: Map<string, Node> }
+  const root: Node = { name: "", count: 0, children: new Map() };
+  for (const [stack, weight] of w.stacks) {
+    let n = root;
+    n.count += weight;
+    for (const frame of stack.split(";")) {
+      let c = n.children.get(frame);
+      if (!c) n.children.set(frame, (c = { name: frame, count: 0, children: new Map() }));
+      c.count += weight;
+      n = c;
+    }
+  }
+  el.canvas.hidden = false;
+  const width = el.canvas.clientWidth || 900;
+  const boxes: Box[] = [];
+  const place = (n: Node, x: number, depth: number) => {
+    const bw = root.count ? (n.count / root.count) * width : 0;
+    boxes.push({ x, w: bw, depth, name: n.name, count: n.count });
+    let cx = x;
+    for (const c of [...n.children.values()].sort((a, b) => b.count - a.count)) {
+      place(c, cx, depth + 1);
+      cx += (c.count / root.count) * width;
+    }
+  };
+  let x = 0;
+  for (const c of [...root.children.values()].sort((a, b) => b.count - a.count)) {
+    place(c, x, 0);
+    x += (c.count / root.count) * width;
+  }
+  el.canvas.dataset.total = String(w.total);
+  el.canvas.dataset.events = String(w.withStacks);
+  if (!w.withStacks) {
+    el.canvas.hidden = true;
+    el.note.textContent = `None of the ${w.events.toLocaleString("en-US")} events shown has a stack.`;
+    return;
+  }
+  paintFlame(el, boxes, root.count, (n) => `${n.toLocaleString("en-US")} ${unit}`);
+  el.note.textContent = `${w.withStacks.toLocaleString("en-US")} of ${w.events.toLocaleString("en-US")} events shown have stacks: ${w.total.toLocaleString("en-US")} ${unit} in all. Hover a frame for its share.`;
 }

@@ -194,6 +194,7 @@ function renderStreamed(sum: StreamSummary) {
 /** Filters need the whole trace: a streamed one is shown in file order, unfiltered. */
 function setFiltersEnabled(on: boolean) {
   $("filters").querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLButtonElement>("input, select, button").forEach((el) => (el.disabled = !on));
+  for (const id of ["st-weight", "st-invert", "st-show"]) $<HTMLInputElement>(id).disabled = !on;
   $("stream-note").hidden = on;
 }
 
@@ -429,6 +430,7 @@ function applyFilters() {
   }
   selected = -1;
   void showDetails();
+  weightChoices(t);
   $("shown").textContent = whereError ? `${fmt(shown.length)} shown; where: ${whereError}` : `${fmt(shown.length)} shown`;
   $("grid-space").style.height = `${shown.length * ROW}px`;
   $("grid").scrollTop = 0;
@@ -587,6 +589,7 @@ async function download(format: "arrow" | "parquet") {
 }
 
 $("download-arrow").addEventListener("click", () => void download("arrow"));
+$("st-show").addEventListener("click", () => void showStacksOfShown());
 $("download-parquet").addEventListener("click", () => void download("parquet"));
 // (a big trace streams at once: its worker is started, and etw.wasm compiled in it, before one is chosen)
 spareStreamWorker = streamWorker();
@@ -621,6 +624,33 @@ $("grid").addEventListener("click", (e) => {
   drawRows();
   void showDetails();
 });
+
+/** The weights the shown events' stacks can be weighed by: each event 1, or a numeric field of the first shown. */
+function weightChoices(t: Trace) {
+  const select = $<HTMLSelectElement>("st-weight");
+  const was = select.value;
+  select.replaceChildren(new Option("events", ""));
+  const d = shown.length ? t.events.row(shown[0]).decode() : null;
+  if (d) d.names.forEach((n, k) => {
+    if (typeof d.values[k] === "number" || typeof d.values[k] === "bigint") select.add(new Option(n, n));
+  });
+  if (Array.from(select.options).some((o) => o.value === was)) select.value = was;
+}
+
+/** A flame graph of the shown events' stacks, weighted as chosen (an allocation call tree with AllocationTick and AllocationAmount). */
+async function showStacksOfShown() {
+  const t = trace;
+  if (!t) return;
+  $("st-note").textContent = "Computing…";
+  const [{ weightedStacks }, { showWeightedStacks }] = await Promise.all([import("etw-wasm/analysis"), import("./flame.js")]);
+  if (t !== trace) return;
+  const field = $<HTMLSelectElement>("st-weight").value;
+  const w = weightedStacks(t, shown, {
+    weight: field ? (row) => { const v = row.get(field); return typeof v === "number" || typeof v === "bigint" ? Number(v) : NaN; } : undefined,
+    invert: $<HTMLInputElement>("st-invert").checked,
+  });
+  showWeightedStacks(w, field || "events", { canvas: $("st-flame"), tip: $("st-tip"), note: $("st-note") });
+}
 
 /**
  * The picked event below the table: its name and time, every field as TraceEvent prints it, and its
