@@ -344,6 +344,41 @@ describe.skipIf(!HAVE_CHROMIUM)("in Chromium", () => {
     expect(errors).toEqual([]);
   }, 90_000);
 
+  it("the SQL panel: DuckDB-WASM over the trace's tables answers as the Node decode counts; an example query charts a time column", async () => {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    await page.goto(site.url);
+    await page.setInputFiles("#file", SAMPLE);
+    await page.locator("[data-testid=event-count]").waitFor({ timeout: 60_000 });
+    const t = await openTrace(readFileSync(SAMPLE));
+    const run = async (sql: string) => {
+      await page.fill("[data-testid=sql-text]", sql);
+      await page.evaluate(() => { delete document.querySelector<HTMLElement>("[data-testid=sql-status]")!.dataset.rows; });
+      await page.click("[data-testid=sql-run]");
+      await page.waitForFunction(() => { const s = document.querySelector<HTMLElement>("[data-testid=sql-status]")!; return s.dataset.rows !== undefined || s.textContent!.startsWith("SQL:"); }, null, { timeout: 120_000 });
+      expect(await page.locator("[data-testid=sql-status]").textContent()).not.toMatch(/^SQL:/);
+      return page.locator("[data-testid=sql-result] tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+    };
+    expect(await run("SELECT count(*) AS n FROM events")).toEqual([[String(t.events.length)]]);
+    const gcs = t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 1 }).length;
+    expect(await run("SELECT count(*) AS n FROM GC_Start")).toEqual([[String(gcs)]]);
+    const perPid = new Map<number, number>();
+    for (const r of t.query({ provider: "Microsoft-Windows-DotNETRuntime" })) perPid.set(r.pid!, (perPid.get(r.pid!) ?? 0) + 1);
+    expect(await run("SELECT pid, count(*) AS n FROM events WHERE providerName = 'Microsoft-Windows-DotNETRuntime' GROUP BY 1 ORDER BY 1")).toEqual([...perPid].sort((a, b) => a[0] - b[0]).map(([p, n]) => [String(p), String(n)]));
+    // an example: every GC's pause (SuspendEEStart to the next RestartEEStop), drawn over time
+    await page.evaluate(() => { delete document.querySelector<HTMLElement>("[data-testid=sql-status]")!.dataset.rows; });
+    await page.getByRole("button", { name: "GC pauses (ms)" }).click();
+    await page.waitForFunction(() => document.querySelector<HTMLElement>("[data-testid=sql-status]")!.dataset.rows !== undefined && !/Running/.test(document.querySelector("[data-testid=sql-status]")!.textContent!), null, { timeout: 60_000 });
+    const suspends = t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 9 }).length;
+    expect(await page.locator("[data-testid=sql-status]").getAttribute("data-rows")).toBe(String(suspends));
+    expect(await page.locator("[data-testid=sql-chart]").isVisible()).toBe(true);
+    expect(await page.locator("[data-testid=sql-result] tbody tr").first().locator("td").first().textContent()).toMatch(/^\d{4}-\d\d-\d\dT/);
+    await page.close();
+    t.dispose();
+    expect(errors).toEqual([]);
+  }, 180_000);
+
   it.skipIf(!HAVE_CORPUS)("an allocation call tree: the shown AllocationTick events' stacks as a flame graph weighted by AllocationAmount read by hand", async () => {
     const file = join(CORPUS, "nettrace", "eventpipe-dotnetcore3.0-win-x64-objver4.nettrace");
     const t = await openTrace(readFileSync(file));

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Builds the viewer into examples/viewer/dist: a static site (index.html, main.js, worker.js,
-// etw.wasm, style.css; chunks/ and parquet_wasm_bg.wasm for downloads) that any static file server can serve. Run after `npm run build`.
+// etw.wasm, style.css; chunks/ and parquet_wasm_bg.wasm for downloads, duckdb/ for the SQL panel) that any static file server can serve. Run after `npm run build`.
 import { build } from "esbuild";
 import { copyFileSync, mkdirSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -18,4 +18,9 @@ copyFileSync(here("./index.html"), `${out}index.html`);
 copyFileSync(here("./style.css"), `${out}style.css`);
 copyFileSync(here("../../dist/etw.wasm"), `${out}etw.wasm`);
 copyFileSync(here("../../node_modules/parquet-wasm/esm/parquet_wasm_bg.wasm"), `${out}parquet_wasm_bg.wasm`);
+// DuckDB-WASM for the SQL panel: its workers and .wasm builds (with and without WebAssembly exceptions), fetched when the panel first runs
+mkdirSync(`${out}duckdb`, { recursive: true });
+for (const f of ["duckdb-eh.wasm", "duckdb-browser-eh.worker.js", "duckdb-mvp.wasm", "duckdb-browser-mvp.worker.js"]) {
+  copyFileSync(here(`../../node_modules/@duckdb/duckdb-wasm/dist/${f}`), `${out}duckdb/${f}`);
+}
 console.log(`viewer written to ${out}`);

@@ -590,6 +590,74 @@ async function download(format: "arrow" | "parquet") {
 
 $("download-arrow").addEventListener("click", () => void download("arrow"));
 $("st-show").addEventListener("click", () => void showStacksOfShown());
+$("sql-run").addEventListener("click", () => void runSqlPanel());
+
+/** The SQL panel: DuckDB-WASM (a chunk of its own, with its worker and .wasm) over the held trace's tables. */
+async function runSqlPanel() {
+  const t = trace;
+  const status = $("sql-status");
+  if (!t) {
+    status.textContent = "SQL needs a trace held whole (up to 256 MiB); `etw-wasm convert` writes Parquet for DuckDB at any size.";
+    return;
+  }
+  status.textContent = "Loading DuckDB and the trace's tables…";
+  try {
+    const sql = await import("./sql.js");
+    const tables = await sql.loadTrace(t);
+    if (t !== trace) return;
+    status.textContent = "Running…";
+    const t0 = performance.now();
+    const r = await sql.runSql($<HTMLTextAreaElement>("sql-text").value);
+    const head = $("sql-result").querySelector("thead")!, body = $("sql-result").querySelector("tbody")!;
+    head.replaceChildren(Object.assign(document.createElement("tr"), {}));
+    for (const c of r.columns) head.rows[0].append(Object.assign(document.createElement("th"), { textContent: c.name, title: c.type }));
+    body.replaceChildren(...r.rows.map((row) => {
+      const tr = document.createElement("tr");
+      for (const v of row) tr.insertCell().textContent = v;
+      return tr;
+    }));
+    status.textContent = `${fmt(r.total)} rows${r.total > r.rows.length ? ` (the first ${fmt(r.rows.length)} shown)` : ""} in ${(performance.now() - t0).toFixed(0)} ms; tables: ${tables.length}`;
+    status.dataset.rows = String(r.total);
+    drawSeries(r.series);
+  } catch (error) {
+    status.textContent = `SQL: ${(error as Error).message ?? String(error)}`;
+  }
+}
+
+/** A result whose first column is a time and second a number, as a line over time. */
+function drawSeries(series: { x: number[]; y: number[] } | undefined) {
+  const canvas = $<HTMLCanvasElement>("sql-chart");
+  canvas.hidden = !series || series.x.length < 2;
+  if (canvas.hidden || !series) return;
+  const width = (canvas.width = canvas.clientWidth || 900), height = canvas.height;
+  const g = canvas.getContext("2d")!;
+  const [x0, x1] = [Math.min(...series.x), Math.max(...series.x)];
+  const y1 = Math.max(...series.y, 0) || 1;
+  g.clearRect(0, 0, width, height);
+  g.strokeStyle = "#3b6fd8";
+  g.beginPath();
+  series.x.forEach((x, k) => {
+    const px = ((x - x0) / Math.max(1, x1 - x0)) * (width - 10) + 5, py = height - 5 - (series.y[k] / y1) * (height - 20);
+    if (k === 0) g.moveTo(px, py);
+    else g.lineTo(px, py);
+  });
+  g.stroke();
+  g.fillStyle = "#5a6475";
+  g.font = "11px system-ui, sans-serif";
+  g.fillText(`max ${y1.toLocaleString("en-US")}`, 5, 12);
+}
+
+// the example queries, one button each
+void import("./sql-examples.js").then(({ EXAMPLES }) => {
+  $("sql-examples").replaceChildren(...EXAMPLES.map(([label, text]) => {
+    const b = Object.assign(document.createElement("button"), { type: "button", textContent: label });
+    b.addEventListener("click", () => {
+      $<HTMLTextAreaElement>("sql-text").value = text;
+      void runSqlPanel();
+    });
+    return b;
+  }));
+});
 $("download-parquet").addEventListener("click", () => void download("parquet"));
 // (a big trace streams at once: its worker is started, and etw.wasm compiled in it, before one is chosen)
 spareStreamWorker = streamWorker();
