@@ -332,6 +332,17 @@ function growBlock(s: CoreState, t: number, d: number, count: number, cap: numbe
 }
 
 /**
+ * Room for `rows` rows in all in schema event `t`'s table, made at once where the rows to come are
+ * known (an EventPipe file's, counted before the fill), so that the block is not grown step by step
+ * and ends exactly full. False when memory is exhausted (the fill then grows it as it goes).
+ */
+export function clrPresize(s: CoreState, t: number, rows: number): boolean {
+  const d = s.clrDir + t * CLR_DIR_STRIDE;
+  if (rows <= s.u32[(d + CLR_DIR_CAP) >>> 2]) return true;
+  return growBlock(s, t, d, s.u32[(d + CLR_DIR_COUNT) >>> 2], rows);
+}
+
+/**
  * The next row of schema event `t`'s table (`d`: its directory entry), the block grown when full;
  * the caller writes it, after taking its views again (growing may move the memory). -1 when memory is
  * exhausted (the row is counted as missing).
@@ -357,6 +368,16 @@ export function clrRow(s: CoreState, t: number, d: number): number {
  */
 export function fillClrRows(s: CoreState, provClr: Int8Array): number {
   const n = s.rowCount;
+  // the rows of each schema event counted first: each table's block made once, exactly full
+  const rowsOf = new Uint32Array(s.clrTypes);
+  for (let r = 0; r < n; r++) {
+    const prov = s.u16[(s.colProvider >>> 1) + r];
+    const p = prov < provClr.length ? provClr[prov] : -1;
+    if (p < 0) continue;
+    const t = clrEventOf(s, p, s.u8[s.colHeaderType + r], s.u16[(s.colEventId >>> 1) + r], s.u16[(s.colVersion >>> 1) + r]);
+    if (t >= 0) rowsOf[t]++;
+  }
+  for (let t = 0; t < rowsOf.length; t++) if (rowsOf[t]) clrPresize(s, t, rowsOf[t]);
   for (let r = 0; r < n; r++) {
     const prov = s.u16[(s.colProvider >>> 1) + r];
     const p = prov < provClr.length ? provClr[prov] : -1;
