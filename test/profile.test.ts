@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { createRequire } from "node:module";
 import Ajv from "ajv";
 import { openTrace, streamTrace, type Trace } from "../dist/bindings/index.js";
-import { attachStacks, cpuProfile, gcStats, stackNames, streamCpuProfile, toChromeTrace, toFolded, toSpeedscope, traceStacks, type CpuProfile } from "../dist/bindings/analysis/index.js";
+import { attachStacks, cpuProfile, gcStats, stackNames, streamCpuProfile, streamWeightedStacks, toChromeTrace, toFolded, toSpeedscope, traceStacks, weightedStacks, type CpuProfile } from "../dist/bindings/analysis/index.js";
 import { generateTrace } from "../dist/bindings/generator/generate.js";
 import { EtlWriter, PayloadBuilder } from "../bindings/generator/etl-writer.js";
 import { CORPUS, HAVE_CORPUS, corpusFiles, etlPath } from "./helpers/shared.js";
@@ -343,6 +343,25 @@ describe("events' stacks weighted by a payload field (stacks --format folded --w
     expect(big).toBeGreaterThan(0);
     expect(big).toBeLessThan(events);
   }, 120_000);
+
+  it.skipIf(!HAVE_CORPUS)("a stream's weighted stacks equal the whole trace's (batches of 64 KiB): AllocationTick by AllocationAmount, kernel CPU samples counted", async () => {
+    const cases: [string, (t: Trace) => Uint32Array, string | undefined][] = [
+      [NT3, (t) => t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 10 }).indices, "AllocationAmount"],
+      [etlPath(X64), (t) => t.query({ provider: PERFINFO, opcode: 46 }).indices, undefined],
+      [etlPath("net.4.5.x86.etl"), (t) => t.query({ provider: PERFINFO, opcode: 46 }).indices, undefined],
+    ];
+    for (const [file, select, field] of cases) {
+      const bytes = readFileSync(file);
+      const weight = field ? (row: { get(name: string): unknown }) => Number(row.get(field)) : undefined;
+      const t = await openTrace(bytes);
+      const whole = weightedStacks(t, select(t), { weight });
+      t.dispose();
+      const streamed = await streamWeightedStacks(streamTrace(bytes, { batchBytes: 64 << 10 }), { select, weight });
+      expect(whole.withStacks, file).toBeGreaterThan(1000);
+      expect([streamed.events, streamed.withStacks, streamed.total], file).toEqual([whole.events, whole.withStacks, whole.total]);
+      expect(streamed.stacks, file).toEqual(whole.stacks);
+    }
+  }, 180_000);
 
   it("--weight without --format folded, or a bad field name, is a usage error", () => {
     const sample = fileURLToPath(new URL("../examples/sample.etl", import.meta.url));

@@ -10,6 +10,7 @@ import type { TraceBatch, TraceStream } from "../stream.js";
 import { inTimeOrder } from "../stream-order.js";
 import { ProcessCollector, type ProcessTable } from "../tables/processes.js";
 import { StackAttacher, type StackTable } from "./stacks.js";
+import { F_NO_PROCESS_INFO } from "../../assembly/codes.js";
 import { SymbolMap, type ResolvedFrame } from "./symbols.js";
 import { PrefixTree } from "./prefix-tree.js";
 import { ByteWriter, Literal } from "./byte-writer.js";
@@ -186,23 +187,159 @@ export interface WeightedStacks {
  * where lock contention comes from. `invert`: leaf first, the callee view (who is called most, then
  * by whom). Events without a stack are counted and left out.
  */
-export function weightedStacks(trace: Trace, rows: Uint32Array, options: { weight?: (row: EventRow) => number; invert?: boolean } = {}): WeightedStacks {
-  if (!trace.events.callStacks) attachStacks(trace);
-  const byStack = new Map<string, number>();
-  let withStacks = 0, total = 0;
-  for (const row of trace.events.cursor(rows)) {
-    const frames = row.callStack;
-    if (!frames?.length) continue;
-    const w = options.weight ? options.weight(row) : 1;
-    if (!Number.isFinite(w)) continue;
-    withStacks++;
-    total += w;
-    // (callStack is leaf first)
-    const key = (options.invert ? frames : [...frames].reverse()).join(";");
-    byStack.set(key, (byStack.get(key) ?? 0) + w);
+export function weightedStacks(trace: Trace, rows: Uint32Array, options: WeightOptions = {}): WeightedStacks {
+  const collector = new StackWeightCollector({ ...options, select: () => rows, symbols: SymbolMap.fromTrace(trace, { pointerSize: trace.events.defaultPointerSize === 4 ? 4 : 8 }) });
+  collector.add({ trace, firstRow: 0, rows: trace.events.timeOrder() });
+  return collector.result(trace.processes);
+}
+
+/** What each event weighs (1 by default; NaN leaves it out) and whether the leaf comes first. */
+export interface WeightOptions {
+  weight?: (row: EventRow) => number;
+  invert?: boolean;
+}
+
+/**
+ * weightedStacks of a stream, in one pass over its batches in time order: the events `select` picks in
+ * each batch (e.g. `(t) => t.query({ provider, eventId: 10 }).indices`), in memory bounded by those
+ * events (a few numbers each) and the distinct stacks. Equal to weightedStacks of the whole trace.
+ * `processes`: the trace's process table; without it, gathered from the same pass.
+ */
+export async function streamWeightedStacks(stream: TraceStream, options: WeightOptions & { select: (trace: Trace) => Uint32Array; processes?: ProcessTable }): Promise<WeightedStacks> {
+  const collector = new StackWeightCollector(options);
+  const processes = options.processes ? undefined : new ProcessCollector();
+  // (every row in time order: the stack attacher matches stack events to the events before them, picked or not)
+  const select = (t: Trace, batch: TraceBatch) => {
+    processes?.scan(batch, batch.firstRow);
+    const all = new Uint32Array(t.events.length);
+    for (let i = 0; i < all.length; i++) all[i] = i;
+    return all;
+  };
+  for await (const run of inTimeOrder(stream, { select })) collector.add(run);
+  return collector.result(options.processes ?? processes!.result());
+}
+
+/**
+ * The stacks of picked events, taken run by run in time order (a whole trace or a stream's batches):
+ * every row goes through the stack attacher (a stack event attaches to the event before it, whichever it
+ * is), the picked ones are kept as a few numbers with their weight, and the frames are named at the end,
+ * each (process, address) once, from when it is first seen, as attachStacks names them.
+ */
+export class StackWeightCollector {
+  private attacher?: StackAttacher;
+  private symbols?: SymbolMap;
+  private readonly ownSymbols: boolean;
+  private pointerSize: 4 | 8 = 8;
+  private events = 0;
+  // picked events with a usable weight: global row, process (-1: none; -2: a CPU sample's, by its thread), thread, time, weight
+  private readonly row = new Column(new Float64Array(0));
+  private readonly pid = new Column(new Int32Array(0));
+  private readonly tid = new Column(new Int32Array(0));
+  private readonly hi = new Column(new Int32Array(0));
+  private readonly lo = new Column(new Uint32Array(0));
+  private readonly weight = new Column(new Float64Array(0));
+  private readonly batches = new WeakMap<Trace, { picked: Uint8Array; symbolRow?: Uint8Array; perfInfo: Uint8Array }>();
+
+  constructor(private readonly options: WeightOptions & { select: (trace: Trace) => Uint32Array; symbols?: SymbolMap }) {
+    this.symbols = options.symbols;
+    this.ownSymbols = !options.symbols;
   }
-  const stacks = [...byStack].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-  return { stacks, events: rows.length, withStacks, total };
+
+  add(run: { trace: Trace; firstRow: number; rows: Uint32Array }): void {
+    const { trace, firstRow, rows } = run;
+    const events = trace.events;
+    if (!this.attacher) {
+      this.pointerSize = events.defaultPointerSize === 4 ? 4 : 8;
+      this.attacher = new StackAttacher(this.pointerSize);
+    }
+    this.symbols ??= new SymbolMap({ pointerSize: this.pointerSize });
+    let batch = this.batches.get(trace);
+    if (!batch) {
+      const picked = new Uint8Array(events.length);
+      const chosen = this.options.select(trace);
+      for (const r of chosen) picked[r] = 1;
+      this.events += chosen.length;
+      let symbolRow: Uint8Array | undefined;
+      if (this.ownSymbols) {
+        const symbolRows = SymbolMap.rowsOf(trace);
+        if (symbolRows.length) {
+          symbolRow = new Uint8Array(events.length);
+          for (const r of symbolRows) symbolRow[r] = 1;
+        }
+      }
+      const perfInfo = new Uint8Array(trace.providers.length);
+      for (const p of trace.providers.find(PERFINFO)) perfInfo[p] = 1;
+      this.batches.set(trace, (batch = { picked, symbolRow, perfInfo }));
+    }
+    this.attacher.addRows(events, rows, firstRow);
+    const { picked, symbolRow, perfInfo } = batch;
+    const { provider, opcode, flags, pid, tid, payloadOffset, payloadLength } = events.columns;
+    const ts32 = new Uint32Array(events.columns.timestamp.buffer, events.columns.timestamp.byteOffset, events.length * 2);
+    const ps = this.pointerSize;
+    for (const r of rows) {
+      if (symbolRow?.[r]) this.symbols.add(events.row(r));
+      if (!picked[r]) continue;
+      const w = this.options.weight ? this.options.weight(events.row(r)) : 1;
+      if (!Number.isFinite(w)) continue;
+      let p = flags[r] & F_NO_PROCESS_INFO ? -1 : pid[r];
+      let thread = tid[r];
+      // a CPU sample's process is its thread's (the thread is in its payload)
+      if (perfInfo[provider[r]] && opcode[r] === SAMPLE && payloadLength[r] >= ps + 4) {
+        const bytes = events.recordBytesOf(r);
+        if (bytes) {
+          const at = payloadOffset[r] + ps;
+          thread = bytes[at] | (bytes[at + 1] << 8) | (bytes[at + 2] << 16) | (bytes[at + 3] << 24);
+          p = -2;
+        }
+      }
+      this.row.push(firstRow + r);
+      this.pid.push(p);
+      this.tid.push(thread);
+      this.hi.push(ts32[2 * r + 1]);
+      this.lo.push(ts32[2 * r]);
+      this.weight.push(w);
+    }
+  }
+
+  result(processes: ProcessTable): WeightedStacks {
+    const attacher = this.attacher ?? new StackAttacher(this.pointerSize);
+    attacher.finish();
+    const symbols = this.symbols ?? new SymbolMap({ pointerSize: this.pointerSize });
+    if (this.ownSymbols) symbols.prepare();
+    const table = attacher.table;
+    const halves: [number, number] = [0, 0];
+    const cache = new Map<number, Map<number, string>>();
+    const byStack = new Map<string, number>();
+    let withStacks = 0, total = 0;
+    const frames: string[] = [];
+    for (let k = 0; k < this.row.length; k++) {
+      const stack = attacher.stackOf(this.row.data[k]);
+      if (stack < 0) continue;
+      const ts = (BigInt(this.hi.data[k]) << 32n) | BigInt(this.lo.data[k] >>> 0);
+      const p = this.pid.data[k];
+      const pid = p === -2 ? processes.threadProcess(this.tid.data[k], ts) ?? 0 : p === -1 ? 0 : p;
+      let names = cache.get(pid);
+      if (!names) cache.set(pid, (names = new Map()));
+      frames.length = 0;
+      for (let s = stack; s >= 0; s = table.parent[s]) {
+        let name = names.get(table.addr[s]);
+        if (name === undefined) {
+          table.addressHalves(s, halves);
+          names.set(table.addr[s], (name = symbols.resolveHalves(pid, halves[0], halves[1], ts).name));
+        }
+        frames.push(name);
+      }
+      if (!frames.length) continue;
+      const w = this.weight.data[k];
+      withStacks++;
+      total += w;
+      // (frames are leaf first)
+      const key = (this.options.invert ? frames : frames.reverse()).join(";");
+      byStack.set(key, (byStack.get(key) ?? 0) + w);
+    }
+    const stacks = [...byStack].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    return { stacks, events: this.events, withStacks, total };
+  }
 }
 
 /** TraceEvent's process frame: `Process64 name (pid) Args: arguments`. */

@@ -57,6 +57,6 @@ export function gcStats(source: Trace | TraceStream, processes?: ProcessTable): 
 export { SymbolMap, SYMBOL_PROVIDERS, fullMethodName, moduleFileName, type ResolvedFrame, type FrameKind, type SymbolMapOptions } from "./symbols.js";
 export { StackAttacher, StackTable, isKernelAddress } from "./stacks.js";
 export {
-  cpuProfile, streamCpuProfile, CpuCollector, weightedStacks, traceStacks, attachStacks, frameNamer, stackNames, toFolded, speedscopeFile, toSpeedscope, toChromeTrace,
-  type CpuProfile, type CpuSamples, type WeightedStacks, type CpuOptions, type TraceStacks, type NameStacks, type TimelineSlice,
+  cpuProfile, streamCpuProfile, CpuCollector, weightedStacks, streamWeightedStacks, StackWeightCollector, traceStacks, attachStacks, frameNamer, stackNames, toFolded, speedscopeFile, toSpeedscope, toChromeTrace,
+  type CpuProfile, type CpuSamples, type WeightedStacks, type WeightOptions, type CpuOptions, type TraceStacks, type NameStacks, type TimelineSlice,
 } from "./cpu.js";

@@ -13,7 +13,7 @@ import {
   type TraceStream, type TraceWarning, type TraceIncomplete, type TraceFile, type FollowOptions,
 } from "etw-wasm/node";
 import { perfViewLines, isTraceLogBookkeeping, eventPipeBaselineLines } from "etw-wasm/perfview";
-import { gcStats, jitStats, weightedStacks, GC_PROVIDERS, JIT_PROVIDERS } from "etw-wasm/analysis";
+import { gcStats, jitStats, streamWeightedStacks, GC_PROVIDERS, JIT_PROVIDERS } from "etw-wasm/analysis";
 import { CPU_FORMATS, CPU_PROVIDERS, eventStacks, writeCpuProfile, type CpuFormat } from "./profile-commands.js";
 import { cmdDoctor, doctorFormat, keywordsOption, levelOption } from "./doctor-command.js";
 import {
@@ -700,10 +700,10 @@ async function main(argv: string[]): Promise<number> {
   // info, summary, gc, methods and events as jsonl, csv or json go batch by batch (in time order: the batches
   // waiting for the slowest processor are held); a table and perfview's lines need the whole trace
   const profile = command === "cpu" ? cpuPlan(values) : undefined;
-  // (cpu: folded and speedscope profiles in one pass over the batches; chrome's GC and JIT tracks from the trace held whole)
-  const streams = command === "stacks" ? false : command === "cpu" ? profile!.format !== "chrome" : command !== "events" || ["jsonl", "csv", "json", "names"].includes(plan!.format);
-  if (follow && !streams) throw new UsageError(`--follow reads batch by batch: events --format ${plan!.format} needs the whole trace (jsonl, csv, json or names follow)`, command);
   const stacksPlan = command === "stacks" ? stacksOptions(values) : undefined;
+  // (cpu: folded and speedscope profiles in one pass over the batches; chrome's GC and JIT tracks from the trace held whole)
+  const streams = command === "stacks" ? stacksPlan!.format === "folded" : command === "cpu" ? profile!.format !== "chrome" : command !== "events" || ["jsonl", "csv", "json", "names"].includes(plan!.format);
+  if (follow && !streams) throw new UsageError(`--follow reads batch by batch: events --format ${plan!.format} needs the whole trace (jsonl, csv, json or names follow)`, command);
   // the processes (for their names), from the kernel's Process and Thread events only, through a decode-time filter
   // (following a file: from the batches of the one pass as they come)
   let processTable = () => streamedProcesses(input, options);
@@ -730,6 +730,8 @@ async function main(argv: string[]): Promise<number> {
         else await writeTable(emit, format!, [...GC_COLUMNS], stats.flatMap((p) => p.GCs.filter((g) => g.IsComplete).map((g) => gcRow(g, round))));
       } else if (command === "cpu") {
         await out.line(await writeCpuProfile(stream, file, profile!.format, profile!.out, profile!.pid));
+      } else if (command === "stacks") {
+        await foldedStacks(stream, out, stacksPlan!);
       } else if (command === "methods") {
         const processes = await processTable();
         const name = (pid: number, ts: bigint) => processes.processName(pid, ts);
@@ -895,26 +897,33 @@ function stacksOptions(values: Values): StacksPlan {
   };
 }
 
+/**
+ * stacks --format folded: the events' stacks as collapsed stacks, each weighing 1 or its payload field,
+ * in one pass over the batches (memory bounded by the events picked and the distinct stacks).
+ */
+async function foldedStacks(stream: TraceStream, out: Output, plan: StacksPlan): Promise<void> {
+  const field = plan.weight;
+  let missing = 0;
+  const weight = field === undefined ? undefined : (row: EventRow) => {
+    const v = row.get(field);
+    if (typeof v === "number" || typeof v === "bigint") return Number(v);
+    missing++;
+    return NaN;
+  };
+  const select = (t: Trace) => selectEvents(t, { event: plan.event, pid: plan.pid, tid: plan.tid, where: plan.where });
+  const w = await streamWeightedStacks(stream, { select, weight, invert: plan.invert });
+  if (!w.events) throw new UsageError(`no event ${plan.event} in this trace${plan.pid !== undefined || plan.tid !== undefined || plan.where ? " with those filters" : ""}`, "stacks");
+  for (const [stack, n] of w.stacks) await out.line(`${stack} ${n}`);
+  // (what was left out, on stderr: stdout is the folded text)
+  console.error(`${w.withStacks} of ${w.events} events with stacks${field ? `, ${w.total} of ${field} in all` : ""}${missing ? `; ${missing} without a numeric ${field}, left out` : ""}`);
+}
+
 /** stacks: the events of one name with their stacks, frames named. */
 async function cmdStacks(trace: Trace, out: Output, plan: StacksPlan): Promise<void> {
   const rows = selectEvents(trace, { event: plan.event, pid: plan.pid, tid: plan.tid, where: plan.where, timeOrder: true });
   // (no row: say so rather than print nothing)
   if (!rows.length) throw new UsageError(`no event ${plan.event} in this trace${plan.pid !== undefined || plan.tid !== undefined || plan.where ? " with those filters" : ""}`, "stacks");
-  if (plan.format === "folded") {
-    const field = plan.weight;
-    let missing = 0;
-    const weight = field === undefined ? undefined : (row: EventRow) => {
-      const v = row.get(field);
-      if (typeof v === "number" || typeof v === "bigint") return Number(v);
-      missing++;
-      return NaN;
-    };
-    const w = weightedStacks(trace, rows, { weight, invert: plan.invert });
-    for (const [stack, n] of w.stacks) await out.line(`${stack} ${n}`);
-    // (what was left out, on stderr: stdout is the folded text)
-    console.error(`${w.withStacks} of ${w.events} events with stacks${field ? `, ${w.total} of ${field} in all` : ""}${missing ? `; ${missing} without a numeric ${field}, left out` : ""}`);
-    return;
-  }
+
   for await (const e of eventStacks(trace, rows)) {
     if (plan.format === "jsonl") {
       await out.line(JSON.stringify(e));
