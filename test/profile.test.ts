@@ -4,7 +4,7 @@
 // runtime's method events read here; speedscope output is checked against speedscope's own schema.
 
 import { describe, expect, it } from "vitest";
-import { readFileSync, readdirSync, mkdtempSync } from "node:fs";
+import { readFileSync, readdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { execFileSync, spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -362,6 +362,53 @@ describe("events' stacks weighted by a payload field (stacks --format folded --w
       expect(streamed.stacks, file).toEqual(whole.stacks);
     }
   }, 180_000);
+
+  it("--weight duration: a Contention/Start weighs the milliseconds to its thread's Contention/Stop (a synthetic trace)", async () => {
+    const w = new EtlWriter({ perfFreq: 1_000_000n });
+    const at = (ms: number) => w.anchor + BigInt(Math.round(ms * 1000));
+    const U = (n: number) => 0x7ff600000000n + BigInt(n);
+    const RUNTIME = "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4";
+    const clr = (ms: number, tid: number, id: number, opcode: number, task: number, payload: Uint8Array) =>
+      w.event(0, { headerType: 0x13, provider: RUNTIME, id, version: id === 82 ? 0 : 1, level: 4, opcode, task, keywords: 0x4000n, pid: 10, tid, ts: at(ms), payload });
+    const start = (ms: number, tid: number, frames: bigint[]) => {
+      clr(ms, tid, 81, 1, 8, new PayloadBuilder().u8(0).u16(9).build());
+      // its ClrStackWalk, right after it on its thread
+      const b = new PayloadBuilder().u16(9).u8(0).u8(0).u32(frames.length);
+      for (const f of frames) b.u64(f);
+      clr(ms + 0.0001, tid, 82, 82, 11, b.build());
+    };
+    const stop = (ms: number, tid: number) => clr(ms, tid, 91, 2, 8, new PayloadBuilder().u8(0).u16(9).build());
+    start(1, 21, [U(7), U(8)]);
+    start(2, 22, [U(9)]);
+    stop(2.5, 22);
+    stop(4, 21);
+    start(5, 21, [U(7), U(8)]);
+    stop(6, 21);
+    start(7, 23, [U(9)]); // no Stop: left out
+    const bytes = w.finish();
+    const select = (t: Trace) => t.query({ provider: RUNTIME, eventId: 81 }).indices;
+    for (const source of ["whole", "stream"]) {
+      const r = source === "whole"
+        ? weightedStacks(await openTrace(bytes), select(await openTrace(bytes)), { duration: {} })
+        : await streamWeightedStacks(streamTrace(bytes, { batchBytes: 64 << 10 }), { select, duration: {} });
+      expect(r.events, source).toBe(4);
+      expect(r.withStacks, source).toBe(3);
+      expect(r.total).toBeCloseTo(3 + 0.5 + 1, 6);
+      const byDepth = new Map(r.stacks.map(([k, n]) => [k.split(";").length, n]));
+      expect(byDepth.get(2)).toBeCloseTo(4, 6);
+      expect(byDepth.get(1)).toBeCloseTo(0.5, 6);
+    }
+    const dir = mkdtempSync(join(tmpdir(), "etw-duration-"));
+    const file = join(dir, "contention.etl");
+    writeFileSync(file, bytes);
+    const cli = spawnSync(process.execPath, [CLI, "stacks", file, "--event", "Contention/Start", "--format", "folded", "--weight", "duration"], { encoding: "utf8" });
+    expect(cli.status, cli.stderr).toBe(0);
+    expect(cli.stderr).toContain("3 of 4 events with stacks and a Stop, 4.5 ms from Start to Stop in all");
+    expect(cli.stdout.trim().split("\n").map((l) => Number(l.slice(l.lastIndexOf(" ") + 1)))).toEqual([4, 0.5]);
+    const bad = spawnSync(process.execPath, [CLI, "stacks", file, "--event", "Contention/Start", "--format", "folded", "--pair-by", "TaskID"], { encoding: "utf8" });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain("--pair-by goes with --weight duration");
+  });
 
   it("--weight without --format folded, or a bad field name, is a usage error", () => {
     const sample = fileURLToPath(new URL("../examples/sample.etl", import.meta.url));

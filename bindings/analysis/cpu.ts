@@ -196,6 +196,12 @@ export function weightedStacks(trace: Trace, rows: Uint32Array, options: WeightO
 /** What each event weighs (1 by default; NaN leaves it out) and whether the leaf comes first. */
 export interface WeightOptions {
   weight?: (row: EventRow) => number;
+  /**
+   * Each picked event (a Start, opcode 1) weighs the milliseconds to its Stop (opcode 2, same provider
+   * and task) on the same thread, or with the same value of the field `by` (e.g. TaskID); a Start with
+   * no Stop is left out. Instead of `weight`.
+   */
+  duration?: { by?: string };
   invert?: boolean;
 }
 
@@ -238,6 +244,11 @@ export class StackWeightCollector {
   private readonly hi = new Column(new Int32Array(0));
   private readonly lo = new Column(new Uint32Array(0));
   private readonly weight = new Column(new Float64Array(0));
+  /** duration: the Starts waiting for their Stop, by provider, task and thread or field value (their entry). */
+  private readonly open = new Map<string, number>();
+  /** duration: the (provider, task) pairs of the picked Starts, as provider * 65536 + task. */
+  private readonly startTasks = new Set<number>();
+  private clock?: Trace["clock"];
   private readonly batches = new WeakMap<Trace, { picked: Uint8Array; symbolRow?: Uint8Array; perfInfo: Uint8Array }>();
 
   constructor(private readonly options: WeightOptions & { select: (trace: Trace) => Uint32Array; symbols?: SymbolMap }) {
@@ -272,15 +283,36 @@ export class StackWeightCollector {
       this.batches.set(trace, (batch = { picked, symbolRow, perfInfo }));
     }
     this.attacher.addRows(events, rows, firstRow);
+    this.clock ??= trace.clock;
     const { picked, symbolRow, perfInfo } = batch;
-    const { provider, opcode, flags, pid, tid, payloadOffset, payloadLength } = events.columns;
+    const { provider, opcode, task, flags, pid, tid, payloadOffset, payloadLength } = events.columns;
     const ts32 = new Uint32Array(events.columns.timestamp.buffer, events.columns.timestamp.byteOffset, events.length * 2);
     const ps = this.pointerSize;
+    const duration = this.options.duration;
+    const pairKey = (r: number) => `${provider[r]}/${task[r]}/${duration!.by === undefined ? tid[r] : String(events.row(r).get(duration!.by))}`;
     for (const r of rows) {
       if (symbolRow?.[r]) this.symbols.add(events.row(r));
+      // duration: a Stop gives the Start it ends its weight, the milliseconds between them
+      if (duration && opcode[r] === 2 && this.startTasks.has(provider[r] * 65536 + task[r])) {
+        const key = pairKey(r);
+        const k = this.open.get(key);
+        if (k !== undefined) {
+          this.open.delete(key);
+          this.weight.data[k] = this.clock.relativeMSecParts(ts32[2 * r + 1], ts32[2 * r]) - this.clock.relativeMSecParts(this.hi.data[k], this.lo.data[k]);
+        }
+      }
       if (!picked[r]) continue;
-      const w = this.options.weight ? this.options.weight(events.row(r)) : 1;
-      if (!Number.isFinite(w)) continue;
+      let w = 1;
+      if (duration) {
+        if (opcode[r] !== 1) continue;
+        w = NaN;
+        this.startTasks.add(provider[r] * 65536 + task[r]);
+        // (a Start again before its Stop: the newer one waits, as the Stop ends the latest)
+        this.open.set(pairKey(r), this.row.length);
+      } else if (this.options.weight) {
+        w = this.options.weight(events.row(r));
+        if (!Number.isFinite(w)) continue;
+      }
       let p = flags[r] & F_NO_PROCESS_INFO ? -1 : pid[r];
       let thread = tid[r];
       // a CPU sample's process is its thread's (the thread is in its payload)
@@ -313,6 +345,8 @@ export class StackWeightCollector {
     let withStacks = 0, total = 0;
     const frames: string[] = [];
     for (let k = 0; k < this.row.length; k++) {
+      // (duration: a Start whose Stop never came is left out)
+      if (Number.isNaN(this.weight.data[k])) continue;
       const stack = attacher.stackOf(this.row.data[k]);
       if (stack < 0) continue;
       const ts = (BigInt(this.hi.data[k]) << 32n) | BigInt(this.lo.data[k] >>> 0);

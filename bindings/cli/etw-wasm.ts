@@ -69,7 +69,9 @@ const COMMAND_HELP: Record<Command, string> = {
                                  folded: collapsed stacks (root;...;leaf weight), heaviest first, for
                                  flame graph tools: where allocations, contention or waits come from
       --weight FIELD             folded: each event weighs its payload field (e.g. AllocationAmount);
-                                 default 1 per event
+                                 default 1 per event. --weight duration: a Start event (--event
+                                 Contention/Start) weighs the milliseconds to its Stop on its thread
+      --pair-by FIELD            --weight duration: a Stop ends the Start with the same FIELD (TaskID)
       --invert                   folded: leaf first (the callee view: who is called, then by whom)
       --pid N  --tid N  --where COND   only this process / thread / events whose fields pass`,
   convert: `  convert FILE... --to F -o DIR  tables for analytics engines (DuckDB, Spark, Polars, pandas):
@@ -163,7 +165,7 @@ const OPTIONS: Record<Command, OptionSpecs> = {
   cpu: { ...READS_TRACE, ...FORMAT, pid: { type: "string" }, out: { type: "string", short: "o" } },
   stacks: {
     ...READS_TRACE, ...FORMAT, event: { type: "string" }, pid: { type: "string" }, tid: { type: "string" }, where: { type: "string" },
-    weight: { type: "string" }, invert: { type: "boolean" },
+    weight: { type: "string" }, invert: { type: "boolean" }, "pair-by": { type: "string" },
   },
   convert: {
     ...READS_TRACE, to: { type: "string" }, out: { type: "string", short: "o" },
@@ -878,8 +880,10 @@ interface StacksPlan {
   pid: number | undefined;
   tid: number | undefined;
   where: readonly WhereCondition[] | undefined;
-  /** folded: the payload field each event weighs (else 1). */
+  /** folded: the payload field each event weighs (else 1), or "duration" (a Start to its Stop). */
   weight: string | undefined;
+  /** --weight duration: the field that pairs a Stop with its Start (else the thread). */
+  pairBy: string | undefined;
   invert: boolean;
 }
 
@@ -889,11 +893,13 @@ function stacksOptions(values: Values): StacksPlan {
   if (typeof values.event !== "string") throw new UsageError("stacks needs --event NAME (e.g. Windows Kernel/PerfInfo/Sample)", "stacks");
   const weight = typeof values.weight === "string" ? values.weight : undefined;
   if ((weight !== undefined || values.invert === true) && format !== "folded") throw new UsageError("--weight and --invert go with --format folded", "stacks");
-  if (weight !== undefined && !/^[A-Za-z_][\w.]*$/.test(weight)) throw new UsageError(`bad --weight '${weight}': a payload field's name, e.g. AllocationAmount`, "stacks");
+  if (weight !== undefined && !/^[A-Za-z_][\w.]*$/.test(weight)) throw new UsageError(`bad --weight '${weight}': a payload field's name, e.g. AllocationAmount, or duration`, "stacks");
+  const pairBy = typeof values["pair-by"] === "string" ? values["pair-by"] : undefined;
+  if (pairBy !== undefined && weight !== "duration") throw new UsageError("--pair-by goes with --weight duration", "stacks");
   return {
     format, event: values.event,
     pid: wholeNumber(values, "pid", "a process id", 0, 0xffffffff, "stacks"), tid: wholeNumber(values, "tid", "a thread id", 0, 0xffffffff, "stacks"),
-    where: whereOption(values.where, "stacks"), weight, invert: values.invert === true,
+    where: whereOption(values.where, "stacks"), weight, pairBy, invert: values.invert === true,
   };
 }
 
@@ -902,7 +908,8 @@ function stacksOptions(values: Values): StacksPlan {
  * in one pass over the batches (memory bounded by the events picked and the distinct stacks).
  */
 async function foldedStacks(stream: TraceStream, out: Output, plan: StacksPlan): Promise<void> {
-  const field = plan.weight;
+  const duration = plan.weight === "duration" ? { by: plan.pairBy } : undefined;
+  const field = duration ? undefined : plan.weight;
   let missing = 0;
   const weight = field === undefined ? undefined : (row: EventRow) => {
     const v = row.get(field);
@@ -911,11 +918,12 @@ async function foldedStacks(stream: TraceStream, out: Output, plan: StacksPlan):
     return NaN;
   };
   const select = (t: Trace) => selectEvents(t, { event: plan.event, pid: plan.pid, tid: plan.tid, where: plan.where });
-  const w = await streamWeightedStacks(stream, { select, weight, invert: plan.invert });
+  const w = await streamWeightedStacks(stream, { select, weight, duration, invert: plan.invert });
   if (!w.events) throw new UsageError(`no event ${plan.event} in this trace${plan.pid !== undefined || plan.tid !== undefined || plan.where ? " with those filters" : ""}`, "stacks");
   for (const [stack, n] of w.stacks) await out.line(`${stack} ${n}`);
   // (what was left out, on stderr: stdout is the folded text)
-  console.error(`${w.withStacks} of ${w.events} events with stacks${field ? `, ${w.total} of ${field} in all` : ""}${missing ? `; ${missing} without a numeric ${field}, left out` : ""}`);
+  const unit = duration ? "ms from Start to Stop" : field ? `of ${field}` : "";
+  console.error(`${w.withStacks} of ${w.events} events with stacks${unit ? `${duration ? " and a Stop" : ""}, ${w.total} ${unit} in all` : ""}${missing ? `; ${missing} without a numeric ${field}, left out` : ""}`);
 }
 
 /** stacks: the events of one name with their stacks, frames named. */

@@ -693,11 +693,16 @@ $("grid").addEventListener("click", (e) => {
   void showDetails();
 });
 
+/** The weight choice "each Start weighs the time to its Stop". */
+const DURATION = "@duration";
+
 /** The weights the shown events' stacks can be weighed by: each event 1, or a numeric field of the first shown. */
 function weightChoices(t: Trace) {
   const select = $<HTMLSelectElement>("st-weight");
   const was = select.value;
   select.replaceChildren(new Option("events", ""));
+  // (Start events: each can weigh the time to its Stop on its thread)
+  if (shown.length && t.events.row(shown[0]).opcode === 1) select.add(new Option("duration to its Stop (ms)", DURATION));
   const d = shown.length ? t.events.row(shown[0]).decode() : null;
   if (d) d.names.forEach((n, k) => {
     if (typeof d.values[k] === "number" || typeof d.values[k] === "bigint") select.add(new Option(n, n));
@@ -713,11 +718,13 @@ async function showStacksOfShown() {
   const [{ weightedStacks }, { showWeightedStacks }] = await Promise.all([import("etw-wasm/analysis"), import("./flame.js")]);
   if (t !== trace) return;
   const field = $<HTMLSelectElement>("st-weight").value;
+  const duration = field === DURATION;
   const w = weightedStacks(t, shown, {
-    weight: field ? (row) => { const v = row.get(field); return typeof v === "number" || typeof v === "bigint" ? Number(v) : NaN; } : undefined,
+    weight: field && !duration ? (row) => { const v = row.get(field); return typeof v === "number" || typeof v === "bigint" ? Number(v) : NaN; } : undefined,
+    duration: duration ? {} : undefined,
     invert: $<HTMLInputElement>("st-invert").checked,
   });
-  showWeightedStacks(w, field || "events", { canvas: $("st-flame"), tip: $("st-tip"), note: $("st-note") });
+  showWeightedStacks(w, duration ? "ms" : field || "events", { canvas: $("st-flame"), tip: $("st-tip"), note: $("st-note") });
 }
 
 /**
