@@ -592,6 +592,20 @@ export class CpuCollector {
     let weightMSec: Float64Array | undefined;
     const onCpu: boolean[] = [];
     const stamp = (hi: number, lo: number) => (BigInt(hi) << 32n) | BigInt(lo >>> 0);
+    /** A sample kept (unless of another process than asked): its row, process, thread, time; its weight counts to its thread's CPU. */
+    const keep = (row: number, pid: number, tid: number, hi: number, lo: number, weight: number): boolean => {
+      if (onlyPid !== undefined && pid !== onlyPid) {
+        other++;
+        return false;
+      }
+      rows.push(row);
+      pids.push(pid);
+      tids.push(tid);
+      tsHi.push(hi);
+      tsLo.push(lo);
+      cpuPerThread.set(tid, (cpuPerThread.get(tid) ?? 0) + weight);
+      return true;
+    };
     if (sampler && clock) {
       // PerfView's SampleProfilerThreadTimeComputer: a sample stands for the time until its thread's
       // next sample; a thread's last sample (with no next) is left out
@@ -607,35 +621,15 @@ export class CpuCollector {
       const out: number[] = [];
       for (let k = 0; k < n; k++) {
         if (Number.isNaN(weights[k])) continue;
-        const pid = this.sPid.data[k], tid = this.sTid.data[k];
-        if (onlyPid !== undefined && pid !== onlyPid) {
-          other++;
-          continue;
-        }
-        rows.push(this.sRow.data[k]);
-        pids.push(pid);
-        tids.push(tid);
-        tsHi.push(this.sHi.data[k]);
-        tsLo.push(this.sLo.data[k]);
+        if (!keep(this.sRow.data[k], this.sPid.data[k], this.sTid.data[k], this.sHi.data[k], this.sLo.data[k], weights[k])) continue;
         out.push(weights[k]);
         onCpu.push(this.sOnCpu.data[k] === 1);
-        cpuPerThread.set(tid, (cpuPerThread.get(tid) ?? 0) + weights[k]);
       }
       weightMSec = Float64Array.from(out);
     } else {
       for (let k = 0; k < this.kRow.length; k++) {
         const tid = this.kTid.data[k], hi = this.kHi.data[k], lo = this.kLo.data[k];
-        const pid = processes.threadProcess(tid, stamp(hi, lo)) ?? (tid === 0 ? 0 : -1);
-        if (onlyPid !== undefined && pid !== onlyPid) {
-          other++;
-          continue;
-        }
-        rows.push(this.kRow.data[k]);
-        pids.push(pid);
-        tids.push(tid);
-        tsHi.push(hi);
-        tsLo.push(lo);
-        cpuPerThread.set(tid, (cpuPerThread.get(tid) ?? 0) + 1);
+        keep(this.kRow.data[k], processes.threadProcess(tid, stamp(hi, lo)) ?? (tid === 0 ? 0 : -1), tid, hi, lo, 1);
       }
     }
     const intervalMSec = (this.fromStart ?? this.fromSet ?? 10_000) / 10_000;
