@@ -379,7 +379,7 @@ describe.skipIf(!HAVE_CHROMIUM)("in Chromium", () => {
     expect(errors).toEqual([]);
   }, 180_000);
 
-  it.skipIf(!HAVE_CORPUS)("an allocation call tree: the shown AllocationTick events' stacks as a flame graph weighted by AllocationAmount read by hand", async () => {
+  it.skipIf(!HAVE_CORPUS)("an allocation call tree: the shown AllocationTick events' stacks as a flame graph weighted by AllocationAmount read by hand, held and streamed", async () => {
     const file = join(CORPUS, "nettrace", "eventpipe-dotnetcore3.0-win-x64-objver4.nettrace");
     const t = await openTrace(readFileSync(file));
     // by hand: AllocationTick events with a stack item of at least one frame, and their AllocationAmount (UInt32 at offset 0)
@@ -414,6 +414,20 @@ describe.skipIf(!HAVE_CHROMIUM)("in Chromium", () => {
     await flame.hover({ position: { x: 2, y: box.height - 3 } });
     expect(await page.locator("[data-testid=st-tip]").textContent()).toMatch(/AllocationAmount \(\d+\.\d%\)$/);
     await page.close();
+    // the same file streamed: the event filter and a typed field choose and weigh the events, read again from the file
+    const streamedPage = await browser.newPage();
+    streamedPage.on("pageerror", (e) => errors.push(e.message));
+    await streamedPage.goto(`${site.url}?stream=1048576`);
+    await streamedPage.setInputFiles("#file", file);
+    await streamedPage.locator("[data-testid=event-count]").waitFor({ timeout: 60_000 });
+    expect(await streamedPage.locator("#stream-note").isVisible()).toBe(true);
+    await streamedPage.selectOption("#f-name", "Microsoft-Windows-DotNETRuntime/GC/AllocationTick");
+    await streamedPage.fill("[data-testid=st-field]", "AllocationAmount");
+    await streamedPage.locator("[data-testid=st-show]").click();
+    await streamedPage.waitForFunction(() => document.querySelector("[data-testid=st-flame]")?.getAttribute("data-total"), null, { timeout: 60_000 });
+    expect(await streamedPage.locator("[data-testid=st-flame]").getAttribute("data-total")).toBe(String(total));
+    expect(await streamedPage.locator("[data-testid=st-flame]").getAttribute("data-events")).toBe(String(events));
+    await streamedPage.close();
     t.dispose();
     expect(errors).toEqual([]);
   }, 120_000);

@@ -5,7 +5,7 @@
 
 import { openTraceInWorker, filterWhere, WhereSyntaxError, type Trace } from "etw-wasm/browser";
 import type { StreamAnalyses, StreamSummary } from "./stream-worker.js";
-import type { DoctorReport, GcProcess } from "etw-wasm/analysis";
+import type { DoctorReport, GcProcess, WeightedStacks } from "etw-wasm/analysis";
 import { rowCells, rowFields, useFieldFormatter, type RowCells } from "./rows.js";
 import { sendFile } from "./feed.js";
 import { GcEvents, type GcLanes } from "./gc-lanes.js";
@@ -135,13 +135,16 @@ function openStreamed(file: File) {
   const s = (streamed = { worker, records: 0, asked: 0, rows: new Map<number, RowCells>() });
   worker.onmessage = (e) => {
     if (streamed !== s) return;
-    const m = e.data as { progress?: number; summary?: StreamSummary; analysisProgress?: number; analyses?: StreamAnalyses; analysisError?: string; page?: { id: number; from: number; rows: RowCells[] }; error?: string };
+    const m = e.data as { progress?: number; summary?: StreamSummary; analysisProgress?: number; analyses?: StreamAnalyses; analysisError?: string; stacks?: { result: WeightedStacks; unit: string }; stacksError?: string; stacksProgress?: number; page?: { id: number; from: number; rows: RowCells[] }; error?: string };
     if (m.progress !== undefined) setStatus(`Streaming ${file.name}: ${Math.round((100 * m.progress) / Math.max(1, file.size))}%`);
     else if (m.analysisProgress !== undefined) {
       const share = `Computing… ${Math.round((100 * m.analysisProgress) / Math.max(1, file.size))}% of the file read again`;
       $("gc-rollup").textContent = share;
       $("cpu-note").textContent = share;
     } else if (m.analyses) void showStreamedAnalyses(m.analyses);
+    else if (m.stacks) void import("./flame.js").then(({ showWeightedStacks }) => showWeightedStacks(m.stacks!.result, m.stacks!.unit, { canvas: $("st-flame"), tip: $("st-tip"), note: $("st-note") }));
+    else if (m.stacksError !== undefined) $("st-note").textContent = m.stacksError;
+    else if (m.stacksProgress !== undefined) $("st-note").textContent = `Reading the file again: ${Math.round((100 * m.stacksProgress) / Math.max(1, file.size))}%`;
     else if (m.analysisError !== undefined) {
       $("gc-rollup").textContent = `GC statistics could not be computed: ${m.analysisError}`;
       $("cpu-note").textContent = `CPU samples could not be computed: ${m.analysisError}`;
@@ -173,6 +176,11 @@ function renderStreamed(sum: StreamSummary) {
   summaryList(sum.info, sum.records, sum.spanMs, sum.complete, sum.warningTotal);
   fillTable("providers", sum.providers.filter(([, n]) => n), "provider-count");
   fillTable("names", sum.names, "name-count");
+  const names = $<HTMLSelectElement>("f-name");
+  names.replaceChildren(new Option("all", ""));
+  for (const [n] of [...sum.names].sort((a, b) => (a[0] < b[0] ? -1 : 1))) names.add(new Option(n, n));
+  const weights = $<HTMLSelectElement>("st-weight");
+  weights.replaceChildren(new Option("events", ""), new Option("duration to its Stop (ms)", DURATION));
   fitNameColumn(sum.names.map(([n]) => n));
   paintGc(sum.gcs, sum.spanMs);
   // (the health check came with the summary; GC statistics and CPU samples come from a second pass)
@@ -194,7 +202,8 @@ function renderStreamed(sum: StreamSummary) {
 /** Filters need the whole trace: a streamed one is shown in file order, unfiltered. */
 function setFiltersEnabled(on: boolean) {
   $("filters").querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLButtonElement>("input, select, button").forEach((el) => (el.disabled = !on));
-  for (const id of ["st-weight", "st-invert", "st-show"]) $<HTMLInputElement>(id).disabled = !on;
+  // (a streamed trace: the event and where filters choose the events of the flame graph of stacks)
+  if (!on) for (const id of ["f-name", "f-where"]) $<HTMLInputElement>(id).disabled = false;
   $("stream-note").hidden = on;
 }
 
@@ -713,12 +722,23 @@ function weightChoices(t: Trace) {
 /** A flame graph of the shown events' stacks, weighted as chosen (an allocation call tree with AllocationTick and AllocationAmount). */
 async function showStacksOfShown() {
   const t = trace;
+  const typed = $<HTMLInputElement>("st-field").value.trim();
+  if (streamed) {
+    // a streamed trace: its worker reads the file again for the events the filters choose
+    $("st-note").textContent = "Reading the file again…";
+    streamed.worker.postMessage({ stacks: {
+      event: $<HTMLSelectElement>("f-name").value, where: $<HTMLInputElement>("f-where").value.trim(),
+      field: typed || ($<HTMLSelectElement>("st-weight").value === DURATION ? undefined : $<HTMLSelectElement>("st-weight").value || undefined),
+      duration: !typed && $<HTMLSelectElement>("st-weight").value === DURATION, invert: $<HTMLInputElement>("st-invert").checked,
+    } });
+    return;
+  }
   if (!t) return;
   $("st-note").textContent = "Computing…";
   const [{ weightedStacks }, { showWeightedStacks }] = await Promise.all([import("etw-wasm/analysis"), import("./flame.js")]);
   if (t !== trace) return;
-  const field = $<HTMLSelectElement>("st-weight").value;
-  const duration = field === DURATION;
+  const field = typed || $<HTMLSelectElement>("st-weight").value;
+  const duration = !typed && field === DURATION;
   const w = weightedStacks(t, shown, {
     weight: field && !duration ? (row) => { const v = row.get(field); return typeof v === "number" || typeof v === "bigint" ? Number(v) : NaN; } : undefined,
     duration: duration ? {} : undefined,

@@ -4,8 +4,8 @@
 // so that the event table can be paged from the file on demand: a page's batch is decoded again
 // from its bytes, after buffer 0 (the logfile header's, which gives the trace's clock).
 
-import { streamTrace, openTrace, inTimeOrder, NameCounter, ProcessCollector, setTraceManifests, type ProcessTable, type Trace, type TraceManifests } from "etw-wasm/browser";
-import { CpuCollector, DoctorCollector, GcComputer, GC_EVENT_IDS, GC_PROVIDERS, type CpuProfile, type DoctorReport, type GcProcess } from "etw-wasm/analysis";
+import { streamTrace, openTrace, inTimeOrder, NameCounter, ProcessCollector, setTraceManifests, parseWhere, filterWhere, type ProcessTable, type Trace, type TraceManifests } from "etw-wasm/browser";
+import { CpuCollector, DoctorCollector, GcComputer, GC_EVENT_IDS, GC_PROVIDERS, streamWeightedStacks, type CpuProfile, type DoctorReport, type GcProcess, type WeightedStacks } from "etw-wasm/analysis";
 import { rowCells, type RowCells } from "./rows.js";
 import { receiveFile } from "./feed.js";
 import { GcEvents, lanesBuffers, type GcLanes } from "./gc-lanes.js";
@@ -252,8 +252,34 @@ async function page(from: number, to: number): Promise<RowCells[]> {
   return out;
 }
 
+/** The chosen events' stacks (a name, payload conditions), weighted, from a pass over the file. */
+async function stacksOf(input: Blob, ask: { event: string; where: string; field?: string; duration: boolean; invert: boolean }): Promise<{ result: WeightedStacks; unit: string }> {
+  const conditions = ask.where ? parseWhere(ask.where) : undefined;
+  const select = (t: Trace) => {
+    let rows = t.query({}).indices;
+    if (ask.event) {
+      // (rows of one event type share their name: each type named once)
+      const types = t.events.eventType;
+      const verdict = new Uint8Array(t.eventTypes.length);
+      rows = rows.filter((i) => {
+        const k = types[i];
+        if (k >= verdict.length) return t.names.ofRow(i) === ask.event;
+        if (!verdict[k]) verdict[k] = (t.names.ofType(k) ?? t.names.ofRow(i)) === ask.event ? 1 : 2;
+        return verdict[k] === 1;
+      });
+    }
+    return conditions ? filterWhere(t.events, rows, conditions) : rows;
+  };
+  const field = ask.field;
+  const weight = field ? (row: { get(name: string): unknown }) => { const v = row.get(field); return typeof v === "number" || typeof v === "bigint" ? Number(v) : NaN; } : undefined;
+  const stream = streamTrace(input, { wasm: await wasm, inputSize: input.size, onProgress: (n) => scope.postMessage({ stacksProgress: n }) });
+  const result = await streamWeightedStacks(stream, { select, weight, duration: ask.duration ? {} : undefined, invert: ask.invert, processes });
+  return { result, unit: ask.duration ? "ms" : field ?? "events" };
+}
+
 scope.onmessage = async (e) => {
-  const m = e.data as { warm: string } | { open?: Blob; port: MessagePort; batchBytes?: number } | { page: { id: number; from: number; to: number } };
+  const m = e.data as { warm: string } | { open?: Blob; port: MessagePort; batchBytes?: number } | { page: { id: number; from: number; to: number } }
+    | { stacks: { event: string; where: string; field?: string; duration: boolean; invert: boolean } };
   if ("warm" in m) {
     wasm = WebAssembly.compileStreaming(fetch(m.warm));
     wasm.catch(() => undefined); // (reported when a trace is opened)
@@ -267,6 +293,13 @@ scope.onmessage = async (e) => {
         scope.postMessage({ analyses: await analyses(m.open, m.batchBytes) });
       } catch (error) {
         scope.postMessage({ analysisError: (error as Error).message ?? String(error) });
+      }
+    }
+    else if ("stacks" in m) {
+      try {
+        scope.postMessage({ stacks: await stacksOf(file!, m.stacks) });
+      } catch (error) {
+        scope.postMessage({ stacksError: (error as Error).message ?? String(error) });
       }
     }
     else if ("page" in m) scope.postMessage({ page: { id: m.page.id, from: m.page.from, rows: await page(m.page.from, m.page.to) } });
