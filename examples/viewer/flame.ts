@@ -95,7 +95,9 @@ export function showCpu(profile: CpuProfile, processName: (pid: number) => strin
       tr.append(a, c);
       el.top.append(tr);
     }
-    el.note.textContent = `${samples.toLocaleString("en-US")} samples of ${profile.intervalMSec} ms; ${profile.samplesWithStacks.toLocaleString("en-US")} of all ${profile.samples.length.toLocaleString("en-US")} with stacks. Hover a frame for its samples.`;
+    // (an EventPipe profile: each sample weighs its thread's time to its next sample, not one interval)
+    const each = profile.samples.weightMSec ? "weighted by thread time" : `of ${profile.intervalMSec} ms`;
+    el.note.textContent = `${samples.toLocaleString("en-US")} samples ${each}; ${profile.samplesWithStacks.toLocaleString("en-US")} of all ${profile.samples.length.toLocaleString("en-US")} with stacks. Hover a frame for its samples.`;
   };
   el.select.onchange = draw;
   draw();
