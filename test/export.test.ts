@@ -197,6 +197,15 @@ describe("convert --to parquet, read by DuckDB", () => {
     const inRange = Array.from(t.events.timestamp).filter((x) => x >= lo && x <= hi).length;
     expect(inRange).toBeGreaterThan(0);
     expect(await sql(`select count(*) from '${file}' where timestamp between ${lo} and ${hi}`)).toEqual([[String(inRange)]]);
+    // the command line's --row-group-rows: the sample's records (one batch) in row groups of 500 at most
+    const sample = await openTrace(readFileSync(SAMPLE));
+    const out = join(tmp, "row-groups-cli");
+    expect((await cli("convert", SAMPLE, "--to", "parquet", "-o", out, "--row-group-rows", "500")).code).toBe(0);
+    expect(await sql(`select count(distinct row_group_id), max(row_group_num_rows) from parquet_metadata('${join(out, "events.parquet")}')`))
+      .toEqual([[String(Math.ceil(sample.events.length / 500)), "500"]]);
+    const arrow = await cli("convert", SAMPLE, "--to", "arrow", "-o", join(tmp, "row-groups-arrow"), "--row-group-rows", "500");
+    expect(arrow.code).toBe(2);
+    expect(arrow.stderr).toContain("--row-group-rows goes with --to parquet");
   });
 });
 

@@ -81,6 +81,8 @@ const COMMAND_HELP: Record<Command, string> = {
       -o, --out DIR              the output directory (made if missing; tables in it are replaced)
       --provider P  --event NAME  --pid N  --tid N  --keywords K  --level L  --where COND
       --from MS  --until MS      the events filters (--until: the end of the time range, as events' --to)
+      --row-group-rows N         Parquet: rows per row group at most (default 262144); each has min/max
+                                 statistics of the time columns, so readers skip by time
       several files: one session, merged (see below), with a sourceFile column`,
   generate: `  generate OUT [options]         write a synthetic .NET runtime trace: .etl, or .nettrace when OUT ends in
                                  .nettrace or with --format nettrace
@@ -171,6 +173,7 @@ const OPTIONS: Record<Command, OptionSpecs> = {
     ...READS_TRACE, to: { type: "string" }, out: { type: "string", short: "o" },
     provider: { type: "string" }, event: { type: "string" }, pid: { type: "string" }, tid: { type: "string" },
     from: { type: "string" }, until: { type: "string" }, keywords: { type: "string" }, level: { type: "string" }, where: { type: "string" },
+    "row-group-rows": { type: "string" },
   },
   generate: {
     ...HELP,
@@ -557,6 +560,8 @@ async function cmdConvert(files: string[], values: Values): Promise<number> {
   }
   const dir = values.out;
   if (typeof dir !== "string") throw new UsageError("convert needs -o DIR (the output directory)", "convert");
+  const rowGroupRows = wholeNumber(values, "row-group-rows", "rows per Parquet row group", 1, 1 << 24, "convert");
+  if (rowGroupRows !== undefined && to !== "parquet") throw new UsageError("--row-group-rows goes with --to parquet", "convert");
   const filters = eventFilters(values, "convert", "until");
   const filtered = Object.entries(filters).some(([k, v]) => k !== "timeOrder" && v !== undefined);
   const limit = await memoryLimit(values, "convert");
@@ -566,7 +571,7 @@ async function cmdConvert(files: string[], values: Values): Promise<number> {
   const missing = missingExportPackages(to);
   if (missing.length) throw new MissingPackagesError(`convert --to ${to} needs ${missing.map((m) => `"${m}"`).join(" and ")}, not installed (optional peer dependencies of etw-wasm): npm install ${missing.join(" ")}`);
   const { TraceConverter } = await import("etw-wasm/export");
-  const converter = new TraceConverter({ format: to, sourceFiles: files.length > 1, open: (path) => fileSink(join(dir, path)) });
+  const converter = new TraceConverter({ format: to, sourceFiles: files.length > 1, open: (path) => fileSink(join(dir, path)), rowGroupRows });
   // several files: one session, merged; each batch's rows name their file
   const input = files.length === 1 ? files[0] : files;
   const label = files.join(" + ");
