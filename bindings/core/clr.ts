@@ -368,25 +368,22 @@ export function clrRow(s: CoreState, t: number, d: number): number {
  */
 export function fillClrRows(s: CoreState, provClr: Int8Array): number {
   const n = s.rowCount;
-  // the rows of each schema event counted first: each table's block made once, exactly full
+  // each row's schema event (-1: none), and the rows of each counted: each table's block made once, exactly full
+  const eventOf = new Int32Array(n);
   const rowsOf = new Uint32Array(s.clrTypes);
   for (let r = 0; r < n; r++) {
     const prov = s.u16[(s.colProvider >>> 1) + r];
     const p = prov < provClr.length ? provClr[prov] : -1;
-    if (p < 0) continue;
-    const t = clrEventOf(s, p, s.u8[s.colHeaderType + r], s.u16[(s.colEventId >>> 1) + r], s.u16[(s.colVersion >>> 1) + r]);
+    const t = p < 0 ? -1 : clrEventOf(s, p, s.u8[s.colHeaderType + r], s.u16[(s.colEventId >>> 1) + r], s.u16[(s.colVersion >>> 1) + r]);
+    eventOf[r] = t;
     if (t >= 0) rowsOf[t]++;
   }
   for (let t = 0; t < rowsOf.length; t++) if (rowsOf[t]) clrPresize(s, t, rowsOf[t]);
   for (let r = 0; r < n; r++) {
-    const prov = s.u16[(s.colProvider >>> 1) + r];
-    const p = prov < provClr.length ? provClr[prov] : -1;
-    if (p < 0) continue;
-    const ht = s.u8[s.colHeaderType + r];
-    const t = clrEventOf(s, p, ht, s.u16[(s.colEventId >>> 1) + r], s.u16[(s.colVersion >>> 1) + r]);
+    const t = eventOf[r];
     if (t < 0) continue;
     const q = s.u32[(s.colPayloadOffset >>> 2) + r];
-    fillClr(s, t, s.clrDir + t * CLR_DIR_STRIDE, r, q, q + s.u16[(s.colPayloadLength >>> 1) + r], ht === HT_EVENT_HEADER64);
+    fillClr(s, t, s.clrDir + t * CLR_DIR_STRIDE, r, q, q + s.u16[(s.colPayloadLength >>> 1) + r], s.u8[s.colHeaderType + r] === HT_EVENT_HEADER64);
   }
   return s.clrRows;
 }
