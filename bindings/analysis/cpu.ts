@@ -270,14 +270,7 @@ export class StackWeightCollector {
       const chosen = this.options.select(trace);
       for (const r of chosen) picked[r] = 1;
       this.events += chosen.length;
-      let symbolRow: Uint8Array | undefined;
-      if (this.ownSymbols) {
-        const symbolRows = SymbolMap.rowsOf(trace);
-        if (symbolRows.length) {
-          symbolRow = new Uint8Array(events.length);
-          for (const r of symbolRows) symbolRow[r] = 1;
-        }
-      }
+      const symbolRow = this.ownSymbols ? symbolRowsOf(trace) : undefined;
       const perfInfo = new Uint8Array(trace.providers.length);
       for (const p of trace.providers.find(PERFINFO)) perfInfo[p] = 1;
       this.batches.set(trace, (batch = { picked, symbolRow, perfInfo }));
@@ -339,8 +332,7 @@ export class StackWeightCollector {
     const symbols = this.symbols ?? new SymbolMap({ pointerSize: this.pointerSize });
     if (this.ownSymbols) symbols.prepare();
     const table = attacher.table;
-    const halves: [number, number] = [0, 0];
-    const cache = new Map<number, Map<number, string>>();
+    const nameOf = frameNameOf(table, symbols);
     const byStack = new Map<string, number>();
     let withStacks = 0, total = 0;
     const frames: string[] = [];
@@ -349,20 +341,11 @@ export class StackWeightCollector {
       if (Number.isNaN(this.weight.data[k])) continue;
       const stack = attacher.stackOf(this.row.data[k]);
       if (stack < 0) continue;
-      const ts = (BigInt(this.hi.data[k]) << 32n) | BigInt(this.lo.data[k] >>> 0);
+      const ts = stampOf(this.hi.data[k], this.lo.data[k]);
       const p = this.pid.data[k];
       const pid = p === -2 ? processes.threadProcess(this.tid.data[k], ts) ?? 0 : p === -1 ? 0 : p;
-      let names = cache.get(pid);
-      if (!names) cache.set(pid, (names = new Map()));
       frames.length = 0;
-      for (let s = stack; s >= 0; s = table.parent[s]) {
-        let name = names.get(table.addr[s]);
-        if (name === undefined) {
-          table.addressHalves(s, halves);
-          names.set(table.addr[s], (name = symbols.resolveHalves(pid, halves[0], halves[1], ts).name));
-        }
-        frames.push(name);
-      }
+      for (let s = stack; s >= 0; s = table.parent[s]) frames.push(nameOf(pid, s, ts));
       if (!frames.length) continue;
       const w = this.weight.data[k];
       withStacks++;
@@ -427,6 +410,20 @@ export async function streamCpuProfile(stream: TraceStream, options: Omit<CpuOpt
   };
   for await (const run of inTimeOrder(stream, { select })) collector.add(run);
   return collector.result(options.processes ?? processes!.result());
+}
+
+/** Which rows of a batch the symbol map reads (1), or undefined when none. */
+function symbolRowsOf(trace: Trace): Uint8Array | undefined {
+  const rows = SymbolMap.rowsOf(trace);
+  if (!rows.length) return undefined;
+  const mark = new Uint8Array(trace.events.length);
+  for (const r of rows) mark[r] = 1;
+  return mark;
+}
+
+/** A raw timestamp from its 32-bit halves (high signed). */
+function stampOf(hi: number, lo: number): bigint {
+  return (BigInt(hi) << 32n) | BigInt(lo >>> 0);
 }
 
 /** Growable typed columns of numbers. */
@@ -515,14 +512,7 @@ export class CpuCollector {
       for (const p of perfInfo) kind[p] = 1;
       for (const p of sampler) kind[p] = 2;
       for (const p of stackWalk) kind[p] = 3;
-      let symbolRow: Uint8Array | undefined;
-      if (this.ownSymbols) {
-        const symbolRows = SymbolMap.rowsOf(trace);
-        if (symbolRows.length) {
-          symbolRow = new Uint8Array(events.length);
-          for (const r of symbolRows) symbolRow[r] = 1;
-        }
-      }
+      const symbolRow = this.ownSymbols ? symbolRowsOf(trace) : undefined;
       this.batches.set(trace, (batch = { kind, symbolRow }));
     }
     const { kind, symbolRow } = batch;
@@ -591,7 +581,6 @@ export class CpuCollector {
     const sampler = this.sawSampler && !this.sawPerfInfo;
     let weightMSec: Float64Array | undefined;
     const onCpu: boolean[] = [];
-    const stamp = (hi: number, lo: number) => (BigInt(hi) << 32n) | BigInt(lo >>> 0);
     /** A sample kept (unless of another process than asked): its row, process, thread, time; its weight counts to its thread's CPU. */
     const keep = (row: number, pid: number, tid: number, hi: number, lo: number, weight: number): boolean => {
       if (onlyPid !== undefined && pid !== onlyPid) {
@@ -629,7 +618,7 @@ export class CpuCollector {
     } else {
       for (let k = 0; k < this.kRow.length; k++) {
         const tid = this.kTid.data[k], hi = this.kHi.data[k], lo = this.kLo.data[k];
-        keep(this.kRow.data[k], processes.threadProcess(tid, stamp(hi, lo)) ?? (tid === 0 ? 0 : -1), tid, hi, lo, 1);
+        keep(this.kRow.data[k], processes.threadProcess(tid, stampOf(hi, lo)) ?? (tid === 0 ? 0 : -1), tid, hi, lo, 1);
       }
     }
     const intervalMSec = (this.fromStart ?? this.fromSet ?? 10_000) / 10_000;
@@ -653,7 +642,7 @@ export class CpuCollector {
       pairName = fit(pairName, pair);
       if (pairName[pair] < 0) {
         table.addressHalves(s, halves);
-        const frame = symbols.resolveHalves(pid, halves[0], halves[1], stamp(tsHi[k], tsLo[k]));
+        const frame = symbols.resolveHalves(pid, halves[0], halves[1], stampOf(tsHi[k], tsLo[k]));
         let id = frameIds.get(frame);
         if (id === undefined) frameIds.set(frame, (id = stacks.nameId(frame.name)));
         pairName[pair] = id;
@@ -675,7 +664,7 @@ export class CpuCollector {
     const threadNode = new Int32Array(rows.length);
     const threadNodes = new Map<number, { pid: number; start: bigint | null | undefined; node: number }>();
     for (let k = 0; k < rows.length; k++) {
-      const pid = pids[k], tid = tids[k], ts = stamp(tsHi[k], tsLo[k]);
+      const pid = pids[k], tid = tids[k], ts = stampOf(tsHi[k], tsLo[k]);
       const info = processes.processAt(pid, ts);
       let known = threadNodes.get(tid);
       if (!known || known.pid !== pid || known.start !== info?.start) {
