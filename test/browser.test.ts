@@ -18,6 +18,7 @@ import { streamTraceFile } from "../dist/bindings/node.js";
 import { nameTraceProviders } from "../dist/bindings/naming/os-names.js";
 import { generateTraceFile } from "../dist/bindings/generator/generate-file.js";
 import { serve } from "./helpers/static-server.js";
+import { payloadU32, rowsWithStackItems } from "./helpers/by-hand.js";
 import { CORPUS, HAVE_CORPUS, etlPath } from "./helpers/shared.js";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -313,7 +314,7 @@ describe.skipIf(!HAVE_CHROMIUM)("in Chromium", () => {
     const t = await openTrace(readFileSync(SAMPLE));
     // by hand: AllocationTick's AllocationAmount is the UInt32 at the payload's start
     const ticks = t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 10, order: "time" }).indices;
-    const amount = (r: number) => { const b = t.events.recordBytesOf(r)!, at = t.events.payloadOffset[r]; return (b[at] | (b[at + 1] << 8) | (b[at + 2] << 16) | (b[at + 3] << 24)) >>> 0; };
+    const amount = (r: number) => payloadU32(t, r);
     const median = Array.from(ticks, amount).sort((a, b) => a - b)[ticks.length >> 1];
     const over = Array.from(ticks).filter((r) => amount(r) > median);
     await page.fill("#f-where", `AllocationAmount > ${median}`);
@@ -383,15 +384,12 @@ describe.skipIf(!HAVE_CHROMIUM)("in Chromium", () => {
     const file = join(CORPUS, "nettrace", "eventpipe-dotnetcore3.0-win-x64-objver4.nettrace");
     const t = await openTrace(readFileSync(file));
     // by hand: AllocationTick events with a stack item of at least one frame, and their AllocationAmount (UInt32 at offset 0)
-    const framed = new Set<number>();
-    const ext = t.extendedItems;
-    for (let e = 0; e < ext.length; e++) if ((ext.type[e] === 5 || ext.type[e] === 6) && ext.size[e] > 8) framed.add(ext.row[e]);
+    const framed = rowsWithStackItems(t);
     let events = 0, total = 0;
     for (const r of t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 10 }).indices) {
       if (!framed.has(r)) continue;
-      const b = t.events.recordBytesOf(r)!, at = t.events.payloadOffset[r];
       events++;
-      total += (b[at] | (b[at + 1] << 8) | (b[at + 2] << 16) | (b[at + 3] << 24)) >>> 0;
+      total += payloadU32(t, r);
     }
     expect(events).toBeGreaterThan(30_000);
     const page = await browser.newPage();

@@ -16,6 +16,7 @@ import { attachStacks, cpuProfile, gcStats, stackNames, streamCpuProfile, stream
 import { generateTrace } from "../dist/bindings/generator/generate.js";
 import { EtlWriter, PayloadBuilder } from "../bindings/generator/etl-writer.js";
 import { CORPUS, HAVE_CORPUS, corpusFiles, etlPath } from "./helpers/shared.js";
+import { payloadU32, rowsWithStackItems } from "./helpers/by-hand.js";
 
 const CLI = fileURLToPath(new URL("../dist/bindings/cli/etw-wasm.js", import.meta.url));
 const STACKWALK = "def2fe46-7bd6-4b80-bd94-f57fe20d0ce3";
@@ -307,17 +308,13 @@ describe("events' stacks weighted by a payload field (stacks --format folded --w
     const t = await openTrace(readFileSync(NT3));
     const ticks = t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 10 }).indices;
     // by hand: the events with a stack item of at least one frame, and their AllocationAmount (UInt32 at offset 0)
-    const framesOf = new Map<number, number>();
-    const ext = t.extendedItems;
-    for (let e = 0; e < ext.length; e++) if (ext.type[e] === 5 || ext.type[e] === 6) framesOf.set(ext.row[e], (ext.size[e] - 8) / (ext.type[e] === 6 ? 8 : 4));
+    const framed = rowsWithStackItems(t);
     let events = 0, total = 0;
     const amounts: number[] = [];
     for (const r of ticks) {
-      if (!(framesOf.get(r)! > 0)) continue;
-      const bytes = t.events.recordBytesOf(r)!;
-      const at = t.events.payloadOffset[r];
+      if (!framed.has(r)) continue;
       events++;
-      amounts.push((bytes[at] | (bytes[at + 1] << 8) | (bytes[at + 2] << 16) | (bytes[at + 3] << 24)) >>> 0);
+      amounts.push(payloadU32(t, r));
       total += amounts[amounts.length - 1];
     }
     const median = [...amounts].sort((a, b) => a - b)[amounts.length >> 1];

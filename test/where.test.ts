@@ -8,6 +8,7 @@ import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { openTrace, parseWhere, WhereSyntaxError, type Trace } from "../dist/bindings/index.js";
 import { HAVE_CORPUS, etlPath } from "./helpers/shared.js";
+import { payloadU32 } from "./helpers/by-hand.js";
 
 const CLI = fileURLToPath(new URL("../dist/bindings/cli/etw-wasm.js", import.meta.url));
 const SAMPLE = fileURLToPath(new URL("../examples/sample.etl", import.meta.url));
@@ -15,11 +16,7 @@ const RUNTIME = "Microsoft-Windows-DotNETRuntime";
 
 /** A UInt32 of each row's payload at `offset`, read from the record bytes. */
 function u32s(t: Trace, rows: Uint32Array, offset: number): number[] {
-  return Array.from(rows, (r) => {
-    const bytes = t.events.recordBytesOf(r)!;
-    const at = t.events.payloadOffset[r] + offset;
-    return (bytes[at] | (bytes[at + 1] << 8) | (bytes[at + 2] << 16) | (bytes[at + 3] << 24)) >>> 0;
-  });
+  return Array.from(rows, (r) => payloadU32(t, r, offset));
 }
 
 describe("where: conditions on payload fields", () => {
