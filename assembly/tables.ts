@@ -53,6 +53,11 @@ export function setMemoryPages(pages: u32): void {
   memoryPages = pages == 0 || pages > <u32>MEMORY_MAX_PAGES ? <u32>MEMORY_MAX_PAGES : pages;
 }
 
+/** Whether a memory limit below the most the core can address was set. */
+export function memoryLimited(): bool {
+  return memoryPages < <u32>MEMORY_MAX_PAGES;
+}
+
 // Bytes of the heap's live blocks, headers included (the allocator keeps a block's size in the
 // word before it, low two bits for flags).
 let liveBytes: u64 = 0;

@@ -553,7 +553,7 @@ function streamMarkdown(rows: StreamRow[], summary: { input: string; ms: number;
     "",
     "Streamed from the file (streamTraceFile, batches of 64 MiB of record data; every batch's rows and typed .NET rows counted), one run per engine in a fresh process",
     "(the faster of two processes; \"next\": the wasm engine streaming the file again in the same process, its memory and workers warm);",
-    "with workers, the wasm engine in worker threads (segments of 8 MiB of the file, each read by its worker into a core on shared memory; windows merged on the main thread where the workers wrote them):",
+    "with workers, the wasm engine in worker threads (segments of 32 MiB of the file, each read by its worker into a core on shared memory; windows merged on the main thread where the workers wrote them):",
     "",
     `| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`,
   ];

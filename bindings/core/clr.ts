@@ -10,6 +10,7 @@ import * as codes from "../../assembly/codes.js";
 import { allocate, release, clrInit } from "./tables.js";
 import { fillClr } from "./clr-fill.js";
 import type { CoreState } from "./state.js";
+import { MEMORY_LIMIT } from "./memory.js";
 
 // module consts, not imported bindings: V8 folds the former but loads the latter at every use
 const {
@@ -350,8 +351,10 @@ export function clrPresize(s: CoreState, t: number, rows: number): boolean {
 export function clrRow(s: CoreState, t: number, d: number): number {
   const n = s.u32[(d + CLR_DIR_COUNT) >>> 2];
   const cap = s.u32[(d + CLR_DIR_CAP) >>> 2];
-  // (near the memory's end: a quarter more, then one row more, as the WebAssembly core does)
-  if (n >= cap && !growBlock(s, t, d, n, Math.max(cap * 2, 64)) && !growBlock(s, t, d, n, Math.max(n + 1, cap + (cap >> 2))) && !growBlock(s, t, d, n, n + 1)) {
+  // (by four from 1,024 rows, under a memory limit by doubling from 64; near the memory's end a quarter
+  // more, then one row more, as the WebAssembly core does)
+  const limited = s.memoryLimit < MEMORY_LIMIT;
+  if (n >= cap && !growBlock(s, t, d, n, limited ? Math.max(cap * 2, 64) : Math.max(cap * 4, 1024)) && !growBlock(s, t, d, n, Math.max(n + 1, cap + (cap >> 2))) && !growBlock(s, t, d, n, n + 1)) {
     s.clrMissing++;
     return -1;
   }

@@ -19,8 +19,12 @@ import { formatGuid } from "../schema/guid.js";
 
 import { haveWorkers, openShared, workerAbilities, workerFactory, type DecodeWorker } from "./worker-factory.js";
 
-/** The input bytes of one worker's segment at most (a window of `batchBytes` of record data may hold less). */
-const SEGMENT_BYTES = 8 << 20;
+/**
+ * The input bytes of one worker's segment at most (a window of `batchBytes` of record data may hold less).
+ * Each segment is a core instantiated afresh, its typed tables grown from empty: streaming 1 GiB with
+ * 2 workers took 0.66-0.80 s in segments of 8 MiB, 0.51-0.74 s in 32 MiB ones (peak RSS 223 -> 345 MB).
+ */
+const SEGMENT_BYTES = 32 << 20;
 /**
  * Decode workers between decodes: a worker keeps its core's memory and its spare window buffers warm
  * (fresh memory costs a page fault per 4 KiB page), so a decode takes idle workers before starting new
@@ -73,12 +77,13 @@ function releaseWorkers(list: readonly PooledWorker[]): Promise<unknown> {
 }
 
 /**
- * Segments queued or being decoded per worker: on cores with shared memory three (a core per segment:
- * one decoding, the others' windows with the calling thread or waiting); with packed windows two (one
- * decoding, one waiting: a third only adds memory, measured 10% slower on a whole 1 GiB decode).
+ * Segments queued or being decoded per worker, two: on cores with shared memory a core per segment,
+ * one decoding while the other's window is with the calling thread (a third core measured no faster
+ * with 32 MiB segments and took 110 MB more); with packed windows one decoding, one waiting (a third only
+ * adds memory, measured 10% slower on a whole 1 GiB decode).
  */
 const IN_FLIGHT_PER_WORKER = 2;
-const IN_FLIGHT_SHARED_CORES = 3;
+const IN_FLIGHT_SHARED_CORES = 2;
 
 /** The options a worker's decode takes (what crosses to the worker thread). */
 export type SegmentOptions = Pick<DecodeOptions, "engine" | "batchBytes" | "clrTables" | "memoryLimit" | "filter"> & {
