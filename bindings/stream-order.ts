@@ -31,6 +31,12 @@ export interface TimeOrderOptions {
    * soon as they come).
    */
   holdBytes?: number;
+  /**
+   * Gives each batch's copy back (`dispose()`) once all its rows are given out, so the next batch
+   * copies into memory written before instead of fresh pages (default false). Only for a consumer
+   * that reads each run at once and keeps nothing of it (no rows, tables or views).
+   */
+  release?: boolean;
 }
 
 /** Counts kept while ordering, read when the iteration has ended. */
@@ -110,6 +116,8 @@ export async function* inTimeOrder(stream: TraceStream, options: TimeOrderOption
     for (let i = held.length - 1; i >= 0; i--) {
       if (held[i].at === held[i].order.length) {
         heldBytes -= held[i].bytes;
+        // (the consumer is done with its runs: it asked for the next one)
+        if (options.release) held[i].trace.dispose();
         held.splice(i, 1);
       }
     }
@@ -120,12 +128,7 @@ export async function* inTimeOrder(stream: TraceStream, options: TimeOrderOption
     processors ||= trace.info.numberOfProcessors;
     const e = trace.events;
     const rows = options.select ? options.select(trace, batch) : null;
-    let order = e.timeOrder();
-    if (rows) {
-      const wanted = new Uint8Array(e.length);
-      for (let i = 0; i < rows.length; i++) wanted[rows[i]] = 1;
-      order = order.filter((r) => wanted[r] === 1);
-    }
+    const order = rows ? e.timeOrderOf(rows) : e.timeOrder();
     // rows that come after rows already given out
     if (given !== undefined) for (let i = 0; i < order.length && e.timestamp[order[i]] < given; i++) stats.late++;
     for (let b = 0; b < trace.bufferCount; b++) {

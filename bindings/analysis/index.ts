@@ -33,7 +33,8 @@ async function replay<T>(
   }
   const computer = make((pid, ts) => processes?.processName(pid, ts) ?? `Process(${pid})`);
   const select = (t: Trace) => (providers.some((p) => t.providers.find(p).length) ? t.query(filter).indices : new Uint32Array(0));
-  for await (const run of inTimeOrder(source, { select })) for (const row of run.trace.events.cursor(run.rows)) computer.add(row);
+  // (the computers take numbers and strings out of each row: a batch's copy can go once its rows are read)
+  for await (const run of inTimeOrder(source, { select, release: true })) for (const row of run.trace.events.cursor(run.rows)) computer.add(row);
   return computer.result();
 }
 

@@ -16,14 +16,79 @@ interface Stream {
 
 export function timeOrder(data: TraceData): Uint32Array {
   const n = data.eventCount;
-  const order = new Uint32Array(n);
-  const ts = new Uint32Array(data.events.timestamp.buffer, data.events.timestamp.byteOffset, n * 2);
+  const ts = timestampHalves(data);
   // rows without buffers (an EventPipe file: its rows come in the order they are dispatched)
   if (data.bufferCount === 0) {
+    const order = new Uint32Array(n);
     for (let i = 0; i < n; i++) order[i] = i;
     if (!isOrdered(order, ts)) stableSort(order, ts, data.events.processor);
     return order;
   }
+  const order = merge(streamsOf(data), ts, n);
+  if (!isOrdered(order, ts)) stableSort(order, ts, data.events.processor);
+  return order;
+}
+
+/**
+ * `rows` (distinct row indices) in the order timeOrder(data) gives them, the same as timeOrder(data) with the
+ * other rows left out, without ordering those. Where each processor's stream is in time order and
+ * its buffers follow one another in the file (the usual case), timeOrder is the order of (timestamp,
+ * processor, row) and the streams are merged with only `rows` in them; where a stream is out of time
+ * order, timeOrder falls back to that order and `rows` are sorted by it; else (buffers of a stream
+ * out of file order, ties between them then going by stream order) timeOrder itself is filtered.
+ */
+export function timeOrderOf(data: TraceData, rows: Uint32Array): Uint32Array {
+  const ts = timestampHalves(data);
+  const proc = data.events.processor;
+  if (data.bufferCount === 0) {
+    const all = new Uint32Array(data.eventCount);
+    for (let i = 0; i < all.length; i++) all[i] = i;
+    const order = rows.slice();
+    if (!isOrdered(all, ts)) order.sort((a, b) => cmp(ts, proc, a, b));
+    else order.sort();
+    return order;
+  }
+  const streams = streamsOf(data);
+  let inTime = true, inFile = true;
+  for (const s of streams) {
+    const r = s.ranges;
+    for (let k = 0; k < r.length; k += 2) {
+      if (k > 0 && r[k] < r[k - 1]) inFile = false;
+      const from = k > 0 ? r[k - 1] - 1 : r[k];
+      if (!isRunOrdered(ts, from, r[k], r[k + 1])) inTime = false;
+    }
+  }
+  if (!inTime) return rows.slice().sort((a, b) => cmp(ts, proc, a, b));
+  if (!inFile) {
+    const wanted = new Uint8Array(data.eventCount);
+    for (let i = 0; i < rows.length; i++) wanted[rows[i]] = 1;
+    return timeOrder(data).filter((r) => wanted[r] === 1);
+  }
+  // each stream's ranges cut down to the rows wanted (a range per run of them)
+  const wanted = new Uint8Array(data.eventCount);
+  for (let i = 0; i < rows.length; i++) wanted[rows[i]] = 1;
+  const kept: Stream[] = [];
+  for (const s of streams) {
+    const ranges: number[] = [];
+    for (let k = 0; k < s.ranges.length; k += 2) {
+      for (let r = s.ranges[k], end = s.ranges[k + 1]; r < end; r++) {
+        if (!wanted[r]) continue;
+        if (ranges.length && ranges[ranges.length - 1] === r) ranges[ranges.length - 1] = r + 1;
+        else ranges.push(r, r + 1);
+      }
+    }
+    if (ranges.length) kept.push({ processor: s.processor, ranges, at: 0, row: ranges[0], end: ranges[1] });
+  }
+  return merge(kept, ts, rows.length);
+}
+
+/** The timestamps as 32-bit halves (low, high), read without a bigint per row. */
+function timestampHalves(data: TraceData): Uint32Array {
+  return new Uint32Array(data.events.timestamp.buffer, data.events.timestamp.byteOffset, data.eventCount * 2);
+}
+
+/** Each (file, logger, processor) stream of buffers, its rows as [first, end) ranges in sequence order. */
+function streamsOf(data: TraceData): Stream[] {
   const meta = metaOf(data);
   const view = new DataView(meta.buffer, meta.byteOffset);
   const byKey = new Map<string, { processor: number; bufs: { seq: bigint; first: number; count: number }[] }>();
@@ -49,6 +114,24 @@ export function timeOrder(data: TraceData): Uint32Array {
     for (const b of s.bufs) ranges.push(b.first, b.first + b.count);
     streams.push({ processor: s.processor, ranges, at: 0, row: ranges[0], end: ranges[1] });
   }
+  return streams;
+}
+
+/** Whether rows [first, end) are in time order, after row `before` (itself when there is none before). */
+function isRunOrdered(ts: Uint32Array, before: number, first: number, end: number): boolean {
+  let ph = ts[before * 2 + 1] | 0, pl = ts[before * 2];
+  for (let r = first; r < end; r++) {
+    const h = ts[r * 2 + 1] | 0, l = ts[r * 2];
+    if (h < ph || (h === ph && l < pl)) return false;
+    ph = h;
+    pl = l;
+  }
+  return true;
+}
+
+/** A k-way merge of `streams` (`n` rows in all): earlier timestamp, then lower processor, then earlier row. */
+function merge(streams: Stream[], ts: Uint32Array, n: number): Uint32Array {
+  const order = new Uint32Array(n);
   // a < b: earlier timestamp, then lower processor, then earlier row
   const less = (a: Stream, b: Stream): boolean => {
     const ha = ts[a.row * 2 + 1], hb = ts[b.row * 2 + 1];
@@ -88,7 +171,6 @@ export function timeOrder(data: TraceData): Uint32Array {
     }
     if (heap.length) down(0);
   }
-  if (!isOrdered(order, ts)) stableSort(order, ts, data.events.processor);
   return order;
 }
 
