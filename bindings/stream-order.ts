@@ -128,7 +128,8 @@ export async function* inTimeOrder(stream: TraceStream, options: TimeOrderOption
     processors ||= trace.info.numberOfProcessors;
     const e = trace.events;
     const rows = options.select ? options.select(trace, batch) : null;
-    const order = rows ? e.timeOrderOf(rows) : e.timeOrder();
+    // (rows are distinct: as many as the batch has are all of them)
+    const order = rows && rows.length < e.length ? e.timeOrderOf(rows) : e.timeOrder();
     // rows that come after rows already given out
     if (given !== undefined) for (let i = 0; i < order.length && e.timestamp[order[i]] < given; i++) stats.late++;
     for (let b = 0; b < trace.bufferCount; b++) {

@@ -221,7 +221,8 @@ export async function streamWeightedStacks(stream: TraceStream, options: WeightO
     for (let i = 0; i < all.length; i++) all[i] = i;
     return all;
   };
-  for await (const run of inTimeOrder(stream, { select })) collector.add(run);
+  // (the collector takes numbers out of each run: a batch's copy can go once its rows are read)
+  for await (const run of inTimeOrder(stream, { select, release: true })) collector.add(run);
   return collector.result(options.processes ?? processes!.result());
 }
 
@@ -408,7 +409,8 @@ export async function streamCpuProfile(stream: TraceStream, options: Omit<CpuOpt
     processes?.scan(batch, batch.firstRow);
     return CpuCollector.rowsOf(t);
   };
-  for await (const run of inTimeOrder(stream, { select })) collector.add(run);
+  // (the collector takes numbers out of each run: a batch's copy can go once its rows are read)
+  for await (const run of inTimeOrder(stream, { select, release: true })) collector.add(run);
   return collector.result(options.processes ?? processes!.result());
 }
 
