@@ -960,7 +960,8 @@ async function streamEvents(
   };
   // runs of rows of one batch each: batch by batch in file order, or merged in time order across batches
   async function* runs(): AsyncGenerator<{ trace: Trace; firstRow: number; rows: Uint32Array }> {
-    if (filters.timeOrder) yield* inTimeOrder(stream, { select });
+    // (every format writes a run's rows out before asking for the next: a batch's copy can go once read)
+    if (filters.timeOrder) yield* inTimeOrder(stream, { select, release: true });
     else for await (const batch of stream) yield { trace: batch, firstRow: batch.firstRow, rows: select(batch) };
     if (filters.provider !== undefined && !stream.end!.providers.find(filters.provider).length) {
       throw new UsageError(`no provider ${filters.provider} in this trace`, "events");

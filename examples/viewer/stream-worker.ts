@@ -191,7 +191,8 @@ async function analyses(input: Blob, batchBytes: number | undefined): Promise<St
     all.set(ofCpu, ofGc.length);
     return all.sort().filter((r, k, a) => k === 0 || a[k - 1] !== r);
   };
-  for await (const run of inTimeOrder(stream, { select })) {
+  // (both take numbers and strings out of each run: a batch's copy can go once its rows are read)
+  for await (const run of inTimeOrder(stream, { select, release: true })) {
     cpu.add(run);
     const mark = gcRows.get(run.trace)!;
     const own = run.rows.filter((r) => mark[r] === 1);
