@@ -353,8 +353,7 @@ export function clrRow(s: CoreState, t: number, d: number): number {
   const cap = s.u32[(d + CLR_DIR_CAP) >>> 2];
   // (by four from 1,024 rows, under a memory limit by doubling from 64; near the memory's end a quarter
   // more, then one row more, as the WebAssembly core does)
-  const limited = s.memoryLimit < MEMORY_LIMIT;
-  if (n >= cap && !growBlock(s, t, d, n, limited ? Math.max(cap * 2, 64) : Math.max(cap * 4, 1024)) && !growBlock(s, t, d, n, Math.max(n + 1, cap + (cap >> 2))) && !growBlock(s, t, d, n, n + 1)) {
+  if (n >= cap && !growBlock(s, t, d, n, s.memoryLimit < MEMORY_LIMIT ? Math.max(cap * 2, 64) : Math.max(cap * 4, 1024)) && !growBlock(s, t, d, n, Math.max(n + 1, cap + (cap >> 2))) && !growBlock(s, t, d, n, n + 1)) {
     s.clrMissing++;
     return -1;
   }

@@ -9,7 +9,7 @@ import type { EventColumns, TraceData } from "../decode/trace-data.js";
 import type { ClrEventSchema } from "../schema/clr-schema-types.js";
 import { clrProviderIndex, decodeClrPayload, findClrEvent, mapName, readFixedField, type DecodedPayload, type FieldValue } from "../schema/clr-payload.js";
 import { keywordNames, levelName } from "../schema/keywords.js";
-import { timeOrderOf } from "./order.js";
+import { onlyRows, timeOrderOf } from "./order.js";
 
 const EMPTY = new Uint8Array(0);
 const ZERO_GUID = "00000000-0000-0000-0000-000000000000";
@@ -124,12 +124,7 @@ export class EventTable implements Iterable<EventRow> {
    * without ordering those when timeOrder() has not been made.
    */
   timeOrderOf(rows: Uint32Array): Uint32Array {
-    if (this.order) {
-      const wanted = new Uint8Array(this.length);
-      for (let i = 0; i < rows.length; i++) wanted[rows[i]] = 1;
-      return this.order.filter((r) => wanted[r] === 1);
-    }
-    return timeOrderOf(this.data, rows);
+    return this.order ? onlyRows(this.order, this.length, rows) : timeOrderOf(this.data, rows);
   }
 
   /** Rows in time order, as one moving cursor. */

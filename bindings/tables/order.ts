@@ -41,11 +41,10 @@ export function timeOrderOf(data: TraceData, rows: Uint32Array): Uint32Array {
   const ts = timestampHalves(data);
   const proc = data.events.processor;
   if (data.bufferCount === 0) {
-    const all = new Uint32Array(data.eventCount);
-    for (let i = 0; i < all.length; i++) all[i] = i;
+    // (rows in file order: timeOrder keeps that order when the whole is in time order, else sorts)
     const order = rows.slice();
-    if (!isOrdered(all, ts)) order.sort((a, b) => cmp(ts, proc, a, b));
-    else order.sort();
+    if (data.eventCount === 0 || isRunOrdered(ts, 0, 0, data.eventCount)) order.sort();
+    else order.sort((a, b) => cmp(ts, proc, a, b));
     return order;
   }
   const streams = streamsOf(data);
@@ -59,14 +58,9 @@ export function timeOrderOf(data: TraceData, rows: Uint32Array): Uint32Array {
     }
   }
   if (!inTime) return rows.slice().sort((a, b) => cmp(ts, proc, a, b));
-  if (!inFile) {
-    const wanted = new Uint8Array(data.eventCount);
-    for (let i = 0; i < rows.length; i++) wanted[rows[i]] = 1;
-    return timeOrder(data).filter((r) => wanted[r] === 1);
-  }
+  if (!inFile) return onlyRows(timeOrder(data), data.eventCount, rows);
   // each stream's ranges cut down to the rows wanted (a range per run of them)
-  const wanted = new Uint8Array(data.eventCount);
-  for (let i = 0; i < rows.length; i++) wanted[rows[i]] = 1;
+  const wanted = rowMask(data.eventCount, rows);
   const kept: Stream[] = [];
   for (const s of streams) {
     const ranges: number[] = [];
@@ -80,6 +74,19 @@ export function timeOrderOf(data: TraceData, rows: Uint32Array): Uint32Array {
     if (ranges.length) kept.push({ processor: s.processor, ranges, at: 0, row: ranges[0], end: ranges[1] });
   }
   return merge(kept, ts, rows.length);
+}
+
+/** `order` with only `rows` (of `n` rows in all) left in it. */
+export function onlyRows(order: Uint32Array, n: number, rows: Uint32Array): Uint32Array {
+  const wanted = rowMask(n, rows);
+  return order.filter((r) => wanted[r] === 1);
+}
+
+/** 1 for each of `rows`, 0 for the other rows of `n`. */
+function rowMask(n: number, rows: Uint32Array): Uint8Array {
+  const wanted = new Uint8Array(n);
+  for (let i = 0; i < rows.length; i++) wanted[rows[i]] = 1;
+  return wanted;
 }
 
 /** The timestamps as 32-bit halves (low, high), read without a bigint per row. */
