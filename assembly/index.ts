@@ -200,6 +200,18 @@ export function nettraceWalk(start: usize, end: usize, compressed: i32, v6: i32,
   return walkEventBlock(0, start, end, compressed, v6, resume, out, cap, bias);
 }
 
+/**
+ * Adds `delta` (modulo 2^32) to the `count` u32s at `at`, in place: a window's addresses moved to
+ * where its record bytes are kept, before its columns are copied out (bindings/decode/builder.ts).
+ */
+export function shiftU32(at: usize, count: u32, delta: u32): void {
+  let end = at + (<usize>count << 2);
+  let d = i32x4.splat(delta);
+  let p = at;
+  for (; p + 16 <= end; p += 16) v128.store(p, i32x4.add(v128.load(p), d));
+  for (; p < end; p += 4) store<u32>(p, load<u32>(p) + delta);
+}
+
 /** A block for the bindings, or 0 when memory is exhausted. */
 export function alloc(size: usize): usize {
   return tables.allocate(size);

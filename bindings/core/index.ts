@@ -67,6 +67,8 @@ export interface CoreExports {
   directory(): number;
   arenaBytes(): number;
   decompress(src: number, srcLen: number, dst: number, expected: number): number;
+  /** Adds `delta` (modulo 2^32) to the `count` u32s at `at`, in place (assembly/index.ts shiftU32). */
+  shiftU32(at: number, count: number, delta: number): void;
   /** A block of `size` bytes, or 0 when memory is exhausted. */
   alloc(size: number): number;
   free(ptr: number): void;
@@ -228,6 +230,12 @@ class JsCore implements CoreExports {
   /** XPRESS decompression on its own, for tests and benchmarks: bytes produced, or -1 - bytes produced when corrupt. */
   decompress(src: number, srcLen: number, dst: number, expected: number): number {
     return xpressDecompress(this.s, src, srcLen, dst, expected) ? expected : -1 - xpressProduced;
+  }
+
+  shiftU32(at: number, count: number, delta: number): void {
+    const d = delta | 0;
+    const v = new Int32Array(this.memory.buffer, at, count);
+    for (let i = 0; i < count; i++) v[i] = (v[i] + d) | 0;
   }
 
   alloc(size: number): number {

@@ -67,6 +67,21 @@ class ByteStore {
   }
 }
 
+/**
+ * `src` moved by `delta` into `dst` from `at`, in 32-bit integer arithmetic (modulo 2^32, which is
+ * exact for addresses that stay u32): through Uint32 values and a double delta the loop took 7 ns a row.
+ */
+function shiftInto(dst: Uint32Array, at: number, src: Uint32Array, delta: number): void {
+  if (delta === 0) {
+    dst.set(src, at);
+    return;
+  }
+  const d = delta | 0;
+  const to = new Int32Array(dst.buffer, dst.byteOffset + 4 * at, src.length);
+  const from = new Int32Array(src.buffer, src.byteOffset, src.length);
+  for (let i = 0; i < from.length; i++) to[i] = (from[i] + d) | 0;
+}
+
 /** The room to grow to for `need` rows: the rows expected, and at least half again the old room. */
 function grownCap(need: number, cap: number, expect: number): number {
   return Math.max(need, expect, Math.ceil(cap * 1.5));
@@ -298,12 +313,17 @@ export class TraceBuilder {
       else {
         const src = e.payloadOffset;
         // (records where the window's addresses say, as the windows of workers are sent: one copy)
-        if (deltas.every((d) => d === 0)) offsets.set(src, this.rows);
+        // (a window staged in one piece moves alike: one loop over its rows, not one per buffer)
+        const d = deltas.length ? deltas[0] : 0;
+        if (deltas.every((x) => x === d)) {
+          // (moved in place by the core where it can: the window is taken once)
+          if (d !== 0 && w.shift?.(src.subarray(0, n), d)) offsets.set(src.subarray(0, n), this.rows);
+          else shiftInto(offsets, this.rows, src.subarray(0, n), d);
+        }
         else for (let b = 0; b < data.bufferCount; b++) {
           const first = bv.getUint32(b * C.BUF_STRIDE + C.B_FIRST_ROW, true);
           const end = first + bv.getUint32(b * C.BUF_STRIDE + C.B_ROW_COUNT, true);
-          const delta = deltas[b];
-          for (let r = first; r < end; r++) offsets[r] = src[r - this.rows] + delta;
+          shiftInto(offsets, first, src.subarray(first - this.rows, end - this.rows), deltas[b]);
         }
       }
       this.events.length = total;

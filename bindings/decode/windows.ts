@@ -428,6 +428,13 @@ export interface Window {
   /** The last window: no more decoding follows, so its views stay valid until the core is released. */
   final: boolean;
   /**
+   * Adds `delta` (modulo 2^32) to a column of the window's in place, by the core (a SIMD loop in the
+   * WebAssembly one): its addresses moved before the column is copied out. False when the column is not
+   * in the core's memory (a window copied or sent on). Not enumerable: a window posted to another
+   * thread goes without it.
+   */
+  readonly shift?: (column: Uint32Array, delta: number) => boolean;
+  /**
    * The record bytes were left out of the copy (the caller holds the input whole): `records` is one range
    * of file offsets, which is what the tables' addresses are; `data.bytes` has the tables only.
    */
@@ -557,6 +564,11 @@ export async function* decodeWindows(input: Input, options: DecodeOptions = {}, 
   let stoppedEarly = false;
   let handedOut = false;
   let last: TraceData | undefined;
+  const shift = (column: Uint32Array, delta: number): boolean => {
+    if (column.buffer !== core.memory.buffer) return false;
+    core.shiftU32(column.byteOffset, column.length, delta >>> 0);
+    return true;
+  };
   // Each window: handed out with its typed tables (filled as it was walked); the next one reuses the core's memory.
   function take(final: boolean): Window | undefined {
     const data = collect(core);
@@ -572,11 +584,12 @@ export async function* decodeWindows(input: Input, options: DecodeOptions = {}, 
     const records: [number, number][] = [[staging.area + staging.windowStart, staging.area + staging.start]];
     const arenas = new Uint32Array(core.memory.buffer, d[C.DIR_ARENAS], 2 * d[C.DIR_ARENA_COUNT]);
     for (let k = 0; k < d[C.DIR_ARENA_COUNT]; k++) records.push([arenas[2 * k], arenas[2 * k] + arenas[2 * k + 1]]);
-    return {
+    const w: Window = {
       data, firstRow: firstRow - data.eventCount, firstBuffer: d[C.DIR_BUF_BASE], records,
       recordsFileOffset: staging.fileOffset - (staging.start - staging.windowStart), final,
       warnings: { offset: data.warningsOffset + start * C.WARN_STRIDE, count: data.warningCount - start, total: data.warningTotal - totalStart },
     };
+    return Object.defineProperty(w, "shift", { value: shift, enumerable: false });
   }
   /**
    * The window handed out is released: the core starts the next one there. (The area's bytes move to its
