@@ -212,6 +212,25 @@ export function shiftU32(at: usize, count: u32, delta: u32): void {
   for (; p < end; p += 4) store<u32>(p, load<u32>(p) + delta);
 }
 
+/**
+ * Moves the `count` u32 addresses at `at` in place: one in [start, end] by `delta` (modulo 2^32), any
+ * other to 0 (none; 0 stays 0). A window's references into its record bytes, moved to where those are kept.
+ */
+export function relocateU32(at: usize, count: u32, start: u32, end: u32, delta: u32): void {
+  let stop = at + (<usize>count << 2);
+  let d = i32x4.splat(delta), lo = i32x4.splat(start), hi = i32x4.splat(end), zero = i32x4.splat(0);
+  let p = at;
+  for (; p + 16 <= stop; p += 16) {
+    let a = v128.load(p);
+    let keep = v128.and(v128.and(i32x4.ge_u(a, lo), i32x4.le_u(a, hi)), i32x4.ne(a, zero));
+    v128.store(p, v128.and(i32x4.add(a, d), keep));
+  }
+  for (; p < stop; p += 4) {
+    let a = load<u32>(p);
+    store<u32>(p, a != 0 && a >= start && a <= end ? a + delta : 0);
+  }
+}
+
 /** A block for the bindings, or 0 when memory is exhausted. */
 export function alloc(size: usize): usize {
   return tables.allocate(size);

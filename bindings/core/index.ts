@@ -69,6 +69,8 @@ export interface CoreExports {
   decompress(src: number, srcLen: number, dst: number, expected: number): number;
   /** Adds `delta` (modulo 2^32) to the `count` u32s at `at`, in place (assembly/index.ts shiftU32). */
   shiftU32(at: number, count: number, delta: number): void;
+  /** Moves the `count` u32 addresses at `at` in place: in [start, end] by `delta`, others to 0 (assembly/index.ts relocateU32). */
+  relocateU32(at: number, count: number, start: number, end: number, delta: number): void;
   /** A block of `size` bytes, or 0 when memory is exhausted. */
   alloc(size: number): number;
   free(ptr: number): void;
@@ -236,6 +238,14 @@ class JsCore implements CoreExports {
     const d = delta | 0;
     const v = new Int32Array(this.memory.buffer, at, count);
     for (let i = 0; i < count; i++) v[i] = (v[i] + d) | 0;
+  }
+
+  relocateU32(at: number, count: number, start: number, end: number, delta: number): void {
+    const v = new Uint32Array(this.memory.buffer, at, count);
+    for (let i = 0; i < count; i++) {
+      const a = v[i];
+      v[i] = a !== 0 && a >= start && a <= end ? a + delta : 0;
+    }
   }
 
   alloc(size: number): number {

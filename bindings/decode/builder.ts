@@ -259,8 +259,13 @@ export class TraceBuilder {
     return moves;
   }
 
-  /** Takes a window's tables (views into the core's memory) as JS-owned copies. False when they do not fit. */
-  add(w: Window): boolean {
+  /**
+   * Takes a window's tables (views into the core's memory) as JS-owned copies. False when they do not
+   * fit. `last`: nothing reads the window after this (a whole decode's), so its addresses may be moved in
+   * the core's memory before they are copied; a stream's batch kept (TraceBatch.keep) is still read.
+   */
+  add(w: Window, last = false): boolean {
+    const inCore = last ? w.inCore : undefined;
     if (this.full) return false;
     const { data } = w;
     // how far into the file this window reaches: what the rows so far tell of the whole trace
@@ -317,7 +322,7 @@ export class TraceBuilder {
         const d = deltas.length ? deltas[0] : 0;
         if (deltas.every((x) => x === d)) {
           // (moved in place by the core where it can: the window is taken once)
-          if (d !== 0 && w.shift?.(src.subarray(0, n), d)) offsets.set(src.subarray(0, n), this.rows);
+          if (d !== 0 && inCore?.shift(src.subarray(0, n), d)) offsets.set(src.subarray(0, n), this.rows);
           else shiftInto(offsets, this.rows, src.subarray(0, n), d);
         }
         else for (let b = 0; b < data.bufferCount; b++) {
@@ -372,8 +377,14 @@ export class TraceBuilder {
           g.block = block;
           g.cap = cap;
         }
-        appendRows(t, g.block, g.cap, g.count, src, caps?.[t] ?? count, count);
-        moveBlock(g.block, t, count, this.rows, this.keepRecords ? moves : null, g.cap, g.count);
+        // (moved in the core's memory first where it can, then copied: the window is taken once)
+        const srcCap = caps?.[t] ?? count;
+        if (inCore && moveBlock(src, t, count, this.rows, this.keepRecords ? moves : null, srcCap, 0, inCore)) {
+          appendRows(t, g.block, g.cap, g.count, src, srcCap, count);
+        } else {
+          appendRows(t, g.block, g.cap, g.count, src, srcCap, count);
+          moveBlock(g.block, t, count, this.rows, this.keepRecords ? moves : null, g.cap, g.count);
+        }
         g.count = need;
       }
     }

@@ -5,6 +5,7 @@
 
 import * as C from "../../assembly/codes.js";
 import { clrProgram } from "../schema/clr-program.js";
+import type { ColumnMoves } from "./windows.js";
 
 /** Where u32 references into the byte store sit in a block (column offsets per row), and its column runs (pre, width). */
 export interface BlockShape {
@@ -82,23 +83,28 @@ export function relocateAll(moves: Relocation, src: Uint32Array, dst: Uint32Arra
 /**
  * Moves rows `from`..`from + count` of a block of type `t` laid out for `cap` rows (`count` by default;
  * 4-byte aligned, in place): their row indices by `rows`, their references into the byte store (0:
- * none) by `moves`, or to 0 when `moves` is null (record bytes not kept).
+ * none) by `moves`, or to 0 when `moves` is null (record bytes not kept). With `inCore`, only a block in
+ * the core's memory moved by one range, by the core's loops: false (nothing done) otherwise.
  */
-export function moveBlock(block: Uint8Array, t: number, count: number, rows: number, moves: Relocation | null, cap = count, from = 0): void {
+export function moveBlock(block: Uint8Array, t: number, count: number, rows: number, moves: Relocation | null, cap = count, from = 0, inCore?: ColumnMoves): boolean {
   const words = new Uint32Array(block.buffer, block.byteOffset, block.byteLength >>> 2);
-  if (rows) {
-    const rowAt = ((cap * clrProgram().layouts[t].preRow) >>> 2) + from;
-    for (let i = 0; i < count; i++) words[rowAt + i] += rows;
-  }
-  for (const pre of blockShapes()[t].offsets) {
-    const o = ((cap * pre) >>> 2) + from;
-    if (!moves) {
-      words.fill(0, o, o + count);
-      continue;
+  const rowAt = ((cap * clrProgram().layouts[t].preRow) >>> 2) + from;
+  const refs = blockShapes()[t].offsets.map((pre) => words.subarray(((cap * pre) >>> 2) + from, ((cap * pre) >>> 2) + from + count));
+  if (inCore) {
+    if (moves && moves.length !== 1) return false;
+    if (!inCore.shift(words.subarray(rowAt, rowAt + count), rows)) return false;
+    for (const r of refs) {
+      if (moves) inCore.relocate(r, moves[0][0], moves[0][1], moves[0][2]);
+      else r.fill(0);
     }
-    const refs = words.subarray(o, o + count);
-    relocateAll(moves, refs, refs);
+    return true;
   }
+  if (rows) for (let i = 0; i < count; i++) words[rowAt + i] += rows;
+  for (const r of refs) {
+    if (moves) relocateAll(moves, r, r);
+    else r.fill(0);
+  }
+  return true;
 }
 
 /** Blocks of type `t` (rows in order, each moved already) as one block: each column's runs one after another. */

@@ -85,7 +85,8 @@ async function decodeInto(builder: TraceBuilder, input: Input, options: DecodeOp
     const w = next.value;
     // (records not kept: even one window is gathered, to let the core's memory go)
     if (w.final && builder.windows === 0 && !gather) only = w;
-    else if (!builder.add(w)) {
+    // (no one else reads a window here: add may move its addresses where they lie)
+    else if (!builder.add(w, true)) {
       // record bytes past 4 GiB: the trace stops before the window that did not fit
       await windows.return(undefined as never);
       end = stopped(w.data, size ?? 0);
@@ -93,7 +94,7 @@ async function decodeInto(builder: TraceBuilder, input: Input, options: DecodeOp
     }
   }
   if (only && !end.fatalCode && end.last) return judged(oneWindow(only, end), end, false);
-  if (only) builder.add(only);
+  if (only) builder.add(only, true);
   return finishTrace(builder, end);
 }
 

@@ -404,6 +404,14 @@ export interface Resume extends TraceContext {
   types?: Uint8Array;
 }
 
+/** Loops over a column of u32 addresses in the core's memory, in place; each false (nothing done) for a column elsewhere. */
+export interface ColumnMoves {
+  /** Adds `delta` (modulo 2^32) to each. */
+  shift(column: Uint32Array, delta: number): boolean;
+  /** Moves each in [start, end] by `delta`, any other to 0 (none). */
+  relocate(column: Uint32Array, start: number, end: number, delta: number): boolean;
+}
+
 /** One decoded window: the core's tables over its buffers, as views into the core's memory. */
 export interface Window {
   /** The window's tables (row, buffer and extended-item indices from 0 within the window). */
@@ -428,12 +436,11 @@ export interface Window {
   /** The last window: no more decoding follows, so its views stay valid until the core is released. */
   final: boolean;
   /**
-   * Adds `delta` (modulo 2^32) to a column of the window's in place, by the core (a SIMD loop in the
-   * WebAssembly one): its addresses moved before the column is copied out. False when the column is not
-   * in the core's memory (a window copied or sent on). Not enumerable: a window posted to another
-   * thread goes without it.
+   * The core's loops over the window's columns in place (SIMD in the WebAssembly core), which move its
+   * addresses before the columns are copied out. Not enumerable: a window posted to another thread goes
+   * without them.
    */
-  readonly shift?: (column: Uint32Array, delta: number) => boolean;
+  readonly inCore?: ColumnMoves;
   /**
    * The record bytes were left out of the copy (the caller holds the input whole): `records` is one range
    * of file offsets, which is what the tables' addresses are; `data.bytes` has the tables only.
@@ -564,10 +571,17 @@ export async function* decodeWindows(input: Input, options: DecodeOptions = {}, 
   let stoppedEarly = false;
   let handedOut = false;
   let last: TraceData | undefined;
-  const shift = (column: Uint32Array, delta: number): boolean => {
-    if (column.buffer !== core.memory.buffer) return false;
-    core.shiftU32(column.byteOffset, column.length, delta >>> 0);
-    return true;
+  const inCore: ColumnMoves = {
+    shift(column, delta) {
+      if (column.buffer !== core.memory.buffer) return false;
+      core.shiftU32(column.byteOffset, column.length, delta >>> 0);
+      return true;
+    },
+    relocate(column, start, end, delta) {
+      if (column.buffer !== core.memory.buffer || start < 0 || end > 0xffff_ffff) return false;
+      core.relocateU32(column.byteOffset, column.length, start, end, delta >>> 0);
+      return true;
+    },
   };
   // Each window: handed out with its typed tables (filled as it was walked); the next one reuses the core's memory.
   function take(final: boolean): Window | undefined {
@@ -589,7 +603,7 @@ export async function* decodeWindows(input: Input, options: DecodeOptions = {}, 
       recordsFileOffset: staging.fileOffset - (staging.start - staging.windowStart), final,
       warnings: { offset: data.warningsOffset + start * C.WARN_STRIDE, count: data.warningCount - start, total: data.warningTotal - totalStart },
     };
-    return Object.defineProperty(w, "shift", { value: shift, enumerable: false });
+    return Object.defineProperty(w, "inCore", { value: inCore, enumerable: false });
   }
   /**
    * The window handed out is released: the core starts the next one there. (The area's bytes move to its
