@@ -8,8 +8,8 @@ import type { Trace } from "../trace.js";
 import { latin1, utf16, type ClrTable, type NumberColumn } from "../tables/clr-tables.js";
 import { clrEventsNamed, mapName } from "../schema/clr-payload.js";
 import type { ClrEventSchema, ClrFieldSchema } from "../schema/clr-schema-types.js";
-import { DictionaryBuilder, VALUE_ARRAYS, halvesOf, setInt64, type ColumnType, type ExportBatch, type ExportColumn, type ExportField } from "./columns.js";
-import { microsecondsOf } from "./event-columns.js";
+import { DictionaryBuilder, VALUE_ARRAYS, halvesOf, type ColumnType, type ExportBatch, type ExportColumn, type ExportField } from "./columns.js";
+import { microsecondsInto } from "./event-columns.js";
 
 /** The export type of a payload field (strings, GUIDs, times as text, arrays and structs as JSON text). */
 function fieldType(f: ClrFieldSchema): ColumnType {
@@ -120,20 +120,26 @@ export function clrBatch(trace: Trace, name: string, firstRow: number): ExportBa
       entry[i] = at[best]++;
     }
   }
-  const rowOf = (i: number) => tables[which[i]].rows[entry[i]];
+  // the event row of each output row
+  let rowOf: Uint32Array;
+  if (tables.length === 1) rowOf = tables[0].rows;
+  else {
+    rowOf = new Uint32Array(n);
+    for (let i = 0; i < n; i++) rowOf[i] = tables[which[i]].rows[entry[i]];
+  }
   const e = trace.events.columns;
+  // (each column once: a property read per row of the columns object cost more than the row's work)
+  const ePid = e.pid, eTid = e.tid, eFlags = e.flags;
   const row = new Uint32Array(n), pid = new Uint32Array(n), tid = new Uint32Array(n), time = new BigInt64Array(n);
-  const timeHalves = halvesOf(time), ts = halvesOf(e.timestamp);
-  const micros = microsecondsOf(trace);
   let ids: Uint8Array | undefined;
   for (let i = 0; i < n; i++) {
-    const r = rowOf(i);
+    const r = rowOf[i];
     row[i] = firstRow + r;
-    pid[i] = e.pid[r];
-    tid[i] = e.tid[r];
-    if (e.flags[r] & C.F_NO_PROCESS_INFO) (ids ??= new Uint8Array(n).fill(1))[i] = 0;
-    setInt64(timeHalves, i, micros(ts[2 * r + 1], ts[2 * r]));
+    pid[i] = ePid[r];
+    tid[i] = eTid[r];
+    if (eFlags[r] & C.F_NO_PROCESS_INFO) (ids ??= new Uint8Array(n).fill(1))[i] = 0;
   }
+  microsecondsInto(trace, halvesOf(e.timestamp), rowOf, halvesOf(time));
   const columns: ExportColumn[] = [{ values: row }, { values: time }, { values: pid, valid: ids }, { values: tid, valid: ids }];
   for (let c = 0; c < schema.sources.length; c++) {
     columns.push(fieldColumn(tables, which, entry, n, schema.sources[c], schema.fields[LEADING.length + c].type));

@@ -5,7 +5,7 @@ import * as C from "../../assembly/codes.js";
 import type { Trace } from "../trace.js";
 import type { ProcessTable } from "../tables/processes.js";
 import { formatGuid } from "../schema/guid.js";
-import { DictionaryBuilder, halvesOf, pick, setInt64, type ExportBatch, type ExportField } from "./columns.js";
+import { DictionaryBuilder, halvesOf, pick, type ExportBatch, type ExportField } from "./columns.js";
 
 export const EVENT_FIELDS: readonly ExportField[] = [
   { name: "row", type: "uint32", nullable: false },
@@ -43,19 +43,31 @@ export interface EventContext {
   processes?: ProcessTable;
 }
 
-/** Microseconds since 1970 (UTC) of raw timestamps, from their 32-bit halves (exact to a microsecond or so). */
-export function microsecondsOf(trace: Trace): (hi: number, lo: number) => number {
+/**
+ * Microseconds since 1970 (UTC) of the raw timestamps at `rows` (every one when null) of `ts` (an
+ * int64 column's 32-bit halves), into the int64 halves `out` (exact to a microsecond or so; no BigInt per row).
+ */
+export function microsecondsInto(trace: Trace, ts: Uint32Array, rows: Uint32Array | null, out: Uint32Array): void {
   const clock = trace.clock;
   const base = Number(clock.startFiletime) / 10 - FILETIME_UNIX_EPOCH_US;
-  const hi0 = Number(BigInt.asUintN(64, clock.anchor) >> 32n), lo0 = Number(BigInt.asUintN(32, clock.anchor));
+  const hi0 = Number(BigInt.asUintN(64, clock.anchor) >> 32n) | 0, lo0 = Number(BigInt.asUintN(32, clock.anchor));
   const perTick = 1e6 / Number(clock.frequency);
-  return (hi, lo) => Math.floor(base + ((hi | 0) - (hi0 | 0)) * 4294967296 * perTick + (lo - lo0) * perTick);
+  const n = out.length >>> 1;
+  for (let i = 0; i < n; i++) {
+    const r = rows ? rows[i] : i;
+    const us = Math.floor(base + ((ts[2 * r + 1] | 0) - hi0) * 4294967296 * perTick + (ts[2 * r] - lo0) * perTick);
+    out[2 * i] = us % 4294967296;
+    out[2 * i + 1] = Math.floor(us / 4294967296);
+  }
 }
 
 /** Rows `rows` of `trace` (every row when null), as the events table exports them. */
 export function eventBatch(trace: Trace, rows: Uint32Array | null, ctx: EventContext): ExportBatch {
   const e = trace.events;
   const c = e.columns;
+  // (each column once: a property read per row of the columns object cost more than the row's work)
+  const cProvider = c.provider, cEventType = c.eventType, cFlags = c.flags, cHeaderType = c.headerType;
+  const cPayloadOffset = c.payloadOffset, cHeaderLength = c.headerLength;
   const n = rows ? rows.length : e.length;
   const at = (i: number) => (rows ? rows[i] : i);
   const rowIndex = new Uint32Array(n);
@@ -69,7 +81,7 @@ export function eventBatch(trace: Trace, rows: Uint32Array | null, ctx: EventCon
   const names = trace.names;
   for (let i = 0; i < n; i++) {
     const r = at(i);
-    const p = c.provider[r];
+    const p = cProvider[r];
     if (provKey[p] < 0) {
       const info = trace.providers.get(p);
       provKey[p] = provider.key(info.guid);
@@ -77,7 +89,7 @@ export function eventBatch(trace: Trace, rows: Uint32Array | null, ctx: EventCon
     }
     provider.keys[i] = provKey[p];
     providerName.keys[i] = provNameKey[p];
-    const t = c.eventType[r];
+    const t = cEventType[r];
     if (t < typeKey.length && typeKey[t] >= 0) eventName.keys[i] = typeKey[t];
     else {
       const byType = t < typeKey.length ? names.ofType(t) : null;
@@ -91,7 +103,7 @@ export function eventBatch(trace: Trace, rows: Uint32Array | null, ctx: EventCon
   const pid = pick(c.pid, rows), tid = pick(c.tid, rows);
   let valid: Uint8Array | undefined;
   for (let i = 0; i < n; i++) {
-    if (c.flags[at(i)] & C.F_NO_PROCESS_INFO) (valid ??= new Uint8Array(n).fill(1))[i] = 0;
+    if (cFlags[at(i)] & C.F_NO_PROCESS_INFO) (valid ??= new Uint8Array(n).fill(1))[i] = 0;
   }
 
   // time: microseconds since 1970 UTC, and PerfView's relative milliseconds
@@ -100,12 +112,9 @@ export function eventBatch(trace: Trace, rows: Uint32Array | null, ctx: EventCon
   const time = new BigInt64Array(n);
   const timeHalves = halvesOf(time);
   const relative = new Float64Array(n);
-  const micros = microsecondsOf(trace);
-  for (let i = 0; i < n; i++) {
-    const hi = halves[2 * i + 1], lo = halves[2 * i];
-    setInt64(timeHalves, i, micros(hi, lo));
-    relative[i] = trace.clock.relativeMSecParts(hi | 0, lo);
-  }
+  microsecondsInto(trace, halves, null, timeHalves);
+  const clock = trace.clock;
+  for (let i = 0; i < n; i++) relative[i] = clock.relativeMSecParts(halves[2 * i + 1] | 0, halves[2 * i]);
 
   // process names: a pid whose name never changes is looked up once
   const processName = new DictionaryBuilder(n);
@@ -130,22 +139,19 @@ export function eventBatch(trace: Trace, rows: Uint32Array | null, ctx: EventCon
   // activity ids of EVENT_HEADER records (null for other headers, or without record bytes)
   const activity = new DictionaryBuilder(n);
   let zeroKey = -1;
-  let viewed: Uint8Array | undefined, view: DataView | undefined;
   for (let i = 0; i < n; i++) {
     const r = at(i);
-    const ht = c.headerType[r];
+    const ht = cHeaderType[r];
     const bytes = ht === C.HT_EVENT_HEADER32 || ht === C.HT_EVENT_HEADER64 ? e.recordBytesOf(r) : null;
     if (!bytes) {
       activity.setNull(i);
       continue;
     }
-    const o = c.payloadOffset[r] - c.headerLength[r] + 0x40;
-    if (bytes !== viewed) {
-      viewed = bytes;
-      view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    }
-    const zero = (view!.getUint32(o, true) | view!.getUint32(o + 4, true) | view!.getUint32(o + 8, true) | view!.getUint32(o + 12, true)) === 0;
-    if (!zero) activity.keys[i] = activity.key(formatGuid(bytes, o));
+    const o = cPayloadOffset[r] - cHeaderLength[r] + 0x40;
+    let any = 0;
+    for (let k = 0; k < 16; k++) any |= bytes[o + k];
+    // (an id met before costs a hash of its bytes, not a formatted string)
+    if (any) activity.keys[i] = activity.keyOfBytes(bytes, o, 16, formatGuid);
     else activity.keys[i] = zeroKey < 0 ? (zeroKey = activity.key(ZERO_GUID)) : zeroKey;
   }
 
