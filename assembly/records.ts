@@ -22,6 +22,7 @@ import { provTable } from "./providers";
 import { eventType, eventTypeKey, typeClr, typeHash } from "./eventtypes";
 import * as eventtypes from "./eventtypes";
 import { clrOn, clrEntry } from "./clr";
+import * as clr from "./clr";
 import { fillClrRows } from "./clr-fill";
 import * as tables from "./tables";
 import { providerByGuid, providerByHook, providerNone } from "./providers";
@@ -207,6 +208,69 @@ function fillTyped(): void {
     store<u16>(slotOf + (<usize>t << 1), 0);
   }
   slotsUsed = 0;
+}
+
+/**
+ * The typed tables of `rows` rows that are not a record walk's (an EventPipe file's rows), from columns the
+ * caller placed: provider (u16), header type (u8), event id and version (u16), payload offset (u32,
+ * an address) and length (u16). `provClr` holds an i8 per provider (`nProv`): its .NET runtime provider
+ * index, or -1. Each schema event's rows go to its table in row order, in one call of its fill. Returns
+ * the rows placed (tables.clrRows; tables.clrMissing counts those memory could not take).
+ */
+export function fillRowsOf(
+  provClr: usize, nProv: u32, rows: u32, provider: usize, headerType: usize, eventId: usize, version: usize,
+  payloadOffset: usize, payloadLength: usize,
+): u32 {
+  let nTypes = clr.clrTypes;
+  if (rows == 0 || nTypes == 0) return 0;
+  // each row's schema event (-1: none), then the rows of each event one after another
+  let starts = allocate((<usize>nTypes + 1) << 2);
+  let eventOf = allocate(<usize>rows << 2);
+  let list = allocate(<usize>rows << 2);
+  if (starts == 0 || eventOf == 0 || list == 0) {
+    release(starts);
+    release(eventOf);
+    release(list);
+    tables.clrMissing += rows;
+    return 0;
+  }
+  memory.fill(starts, 0, (<usize>nTypes + 1) << 2);
+  for (let r: u32 = 0; r < rows; r++) {
+    let prov = <u32>load<u16>(provider + (<usize>r << 1));
+    let p = prov < nProv ? <i32>load<i8>(provClr + prov) : -1;
+    let t = p < 0 ? -1 : clr.clrEventOf(p, load<u8>(headerType + r), load<u16>(eventId + (<usize>r << 1)), load<u16>(version + (<usize>r << 1)));
+    store<i32>(eventOf + (<usize>r << 2), t);
+    if (t >= 0) {
+      let c = starts + (<usize>(t + 1) << 2);
+      store<u32>(c, load<u32>(c) + 1);
+    }
+  }
+  for (let t: u32 = 1; t <= nTypes; t++) {
+    let c = starts + (<usize>t << 2);
+    store<u32>(c, load<u32>(c) + load<u32>(c - 4));
+  }
+  // (placing a row moves starts[t] on: once all are placed, starts[t] is where t's rows end and t + 1's begin)
+  for (let r: u32 = 0; r < rows; r++) {
+    let t = load<i32>(eventOf + (<usize>r << 2));
+    if (t < 0) continue;
+    let c = starts + (<usize>t << 2);
+    let k = load<u32>(c);
+    store<u32>(list + (<usize>k << 2), r);
+    store<u32>(c, k + 1);
+  }
+  tables.colPayloadOffset = payloadOffset;
+  tables.colPayloadLength = payloadLength;
+  tables.colHeaderType = headerType;
+  let from: u32 = 0;
+  for (let t: u32 = 0; t < nTypes; t++) {
+    let end = load<u32>(starts + (<usize>t << 2));
+    if (end > from) fillClrRows(<i32>t, clrEntry(<i32>t), list + (<usize>from << 2), end - from);
+    from = end;
+  }
+  release(starts);
+  release(eventOf);
+  release(list);
+  return tables.clrRows;
 }
 
 /** A record whose layout is unknown: kept whole as user data, with the previous timestamp. */

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { streamTraceFile } from "../dist/bindings/node.js";
 import { decodeWindows } from "../dist/bindings/decode/windows.js";
-import { metaOf } from "../dist/bindings/decode/trace-data.js";
+import { concatBytes, metaOf } from "../dist/bindings/decode/trace-data.js";
 import { PROV_STRIDE, TYPE_STRIDE } from "../dist/assembly/codes.js";
 import { openTrace, streamTrace, inTimeOrder, EtlFormatError, type TimeOrderOptions, type TimeOrderStats, type EventTypeTable, type Trace, type TraceBatch, type DecodeFilter } from "../dist/bindings/index.js";
 import { generateTraceChunks } from "../dist/bindings/generator/generate.js";
@@ -45,16 +45,6 @@ function headerFields(t: Trace): object {
 }
 
 /** Every difference between batch `b` and rows firstRow.. of the whole trace (at most a few). */
-function concatChunks(chunks: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
-}
-
 function batchDifferences(b: TraceBatch, whole: Trace): string[] {
   const out: string[] = [];
   const n = b.events.length;
@@ -185,7 +175,7 @@ describe("streamTrace", () => {
 
   it("a batch kept is read as before: keep() leaves the batch's own columns and typed tables as they were", async () => {
     // (a whole decode moves a window's addresses where they lie; a batch is still read after keep())
-    const bytes = concatChunks([...generateTraceChunks({ targetBytes: 3 << 20, samples: true, seed: 7 })]);
+    const bytes = concatBytes([...generateTraceChunks({ targetBytes: 3 << 20, samples: true, seed: 7 })]);
     const whole = await openTrace(bytes);
     for (const engine of ENGINES) {
       const problems: string[] = [];

@@ -21,7 +21,7 @@ import { compression, consume, resetBuffers, setCompression } from "./buffers.js
 import { initProviders } from "./providers.js";
 import { logfileHeader } from "./logfile.js";
 import { xpressDecompress, xpressProduced } from "./xpress.js";
-import { setClr } from "./clr.js";
+import { fillClrRows, setClr } from "./clr.js";
 import { CLR_FILL_FINGERPRINT, CLR_FILL_TYPES } from "./clr-fill.js";
 
 /** The decoder core's interface: the WebAssembly exports (assembly/index.ts), or this core. */
@@ -67,6 +67,11 @@ export interface CoreExports {
   directory(): number;
   arenaBytes(): number;
   decompress(src: number, srcLen: number, dst: number, expected: number): number;
+  /**
+   * The typed tables of `rows` rows placed by the caller (assembly/records.ts fillRowsOf): provClr (i8
+   * per provider), then the provider, header type, event id, version, payload offset and length columns.
+   */
+  fillRowsOf(provClr: number, nProv: number, rows: number, provider: number, headerType: number, eventId: number, version: number, payloadOffset: number, payloadLength: number): number;
   /** Adds `delta` (modulo 2^32) to the `count` u32s at `at`, in place (assembly/index.ts shiftU32). */
   shiftU32(at: number, count: number, delta: number): void;
   /** Moves the `count` u32 addresses at `at` in place: in [start, end] by `delta`, others to 0 (assembly/index.ts relocateU32). */
@@ -232,6 +237,18 @@ class JsCore implements CoreExports {
   /** XPRESS decompression on its own, for tests and benchmarks: bytes produced, or -1 - bytes produced when corrupt. */
   decompress(src: number, srcLen: number, dst: number, expected: number): number {
     return xpressDecompress(this.s, src, srcLen, dst, expected) ? expected : -1 - xpressProduced;
+  }
+
+  fillRowsOf(provClr: number, nProv: number, rows: number, provider: number, headerType: number, eventId: number, version: number, payloadOffset: number, payloadLength: number): number {
+    const s = this.s;
+    s.rowCount = rows;
+    s.colProvider = provider;
+    s.colHeaderType = headerType;
+    s.colEventId = eventId;
+    s.colVersion = version;
+    s.colPayloadOffset = payloadOffset;
+    s.colPayloadLength = payloadLength;
+    return fillClrRows(s, new Int8Array(this.memory.buffer, provClr, nProv).slice());
   }
 
   shiftU32(at: number, count: number, delta: number): void {

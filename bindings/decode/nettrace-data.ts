@@ -11,7 +11,7 @@
 import * as C from "../../assembly/codes.js";
 import { readNettrace, NettraceStreamReader, EVENT_SORTED, MAX_NETTRACE_WARNINGS, type NettraceFile, type NettraceMetadata, type NettraceWarning } from "../core/nettrace.js";
 import { EtlDecodeError, EtlFormatError } from "./errors.js";
-import { clrPlace, fillNettraceClr } from "./nettrace-clr.js";
+import { clrFiller, fillNettraceClr, type ClrFiller } from "./nettrace-clr.js";
 import { align8, concatBytes, type TraceData } from "./trace-data.js";
 import { blobChunks, isByteSource, type DecodeOptions, type Input } from "./windows.js";
 import { slices, sourceChunks } from "./chunks.js";
@@ -227,7 +227,12 @@ export async function nettraceData(input: Uint8Array, options: Pick<DecodeOption
   } finally {
     walker.dispose?.();
   }
-  return new NettraceTables(options).window(file, true);
+  const filler = options.clrTables !== false ? await clrFiller(engineOf(options), options.wasm) : undefined;
+  try {
+    return await new NettraceTables(filler).window(file, true);
+  } finally {
+    filler?.dispose();
+  }
 }
 
 function engineOf(options: Pick<DecodeOptions, "engine">): "wasm" | "js" {
@@ -243,7 +248,8 @@ function engineOf(options: Pick<DecodeOptions, "engine">): "wasm" | "js" {
  */
 export async function* nettraceWindows(input: Input, options: Pick<DecodeOptions, "engine" | "wasm" | "clrTables" | "chunkBytes" | "batchBytes"> = {}): AsyncGenerator<TraceData & { nettrace: NettraceInfo }, (TraceData & { nettrace: NettraceInfo }) | undefined> {
   const walker = await nettraceWalker(engineOf(options), options.wasm);
-  const tables = new NettraceTables(options);
+  const filler = options.clrTables !== false ? await clrFiller(engineOf(options), options.wasm) : undefined;
+  const tables = new NettraceTables(filler);
   // (a .netperf, in time order already, is cut into windows of about batchBytes)
   const reader = new NettraceStreamReader(walker, options.batchBytes ?? 64 << 20);
   try {
@@ -256,6 +262,7 @@ export async function* nettraceWindows(input: Input, options: Pick<DecodeOptions
     return tables.outline();
   } finally {
     walker.dispose?.();
+    filler?.dispose();
   }
 }
 
@@ -287,7 +294,8 @@ export class NettraceTables {
   private warningTotal = 0;
   private last?: TraceData & { nettrace: NettraceInfo };
 
-  constructor(private readonly options: Pick<DecodeOptions, "clrTables"> = {}) {}
+  /** `filler`: the core that fills each window's typed .NET tables (none: no typed tables). */
+  constructor(private readonly filler?: ClrFiller) {}
 
   /** The event type of (provider, id, version, opcode), added when new; EVENT_TYPE_NONE past the table's limit. */
   private typeOf(provider: number, id: number, version: number, opcode: number): number {
@@ -406,10 +414,8 @@ export class NettraceTables {
     const providersOffset = structsAt;
     const typesOffset = align8(providersOffset + providerStructs.length);
     const logfileOffset = align8(typesOffset + typeStructs.length);
-    // (with typed tables, the store is placed in a core's memory, where they are filled without a copy of it)
     const storeBytes = logfileOffset + C.LH_SIZE;
-    const place = this.options.clrTables !== false ? clrPlace(storeBytes, n) : undefined;
-    const store = place ? place.s.u8.subarray(place.at, place.at + storeBytes) : new Uint8Array(storeBytes);
+    const store = new Uint8Array(storeBytes);
     store.set(input, base);
     for (let s = 0; s < stacks.length; s++) store.set(input.subarray(stacks.offset[s], stacks.offset[s] + stacks.byteLength[s]), stackItem[s] + 8);
     store.set(providerStructs, providersOffset);
@@ -445,7 +451,7 @@ export class NettraceTables {
     this.warningTotal = file.warningCount;
     this.last = data;
     // the typed .NET runtime tables, by the core's routine
-    if (this.options.clrTables !== false) fillNettraceClr(data, place);
+    if (this.filler) fillNettraceClr(data, this.filler);
     if (err) {
       data.decodeError = new EtlDecodeError(err.offset, `decoding stopped: ${err.reason}`);
       data.incomplete = { reason: "decode-error", offset: err.offset, message: err.reason };

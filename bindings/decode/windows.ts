@@ -483,7 +483,7 @@ export interface DecodeEnd {
  * runtime providers' GUIDs, placed once in the core's memory. Throws when the core was built for other
  * layouts than the bindings' schema (a build out of step with itself).
  */
-function setupClr(core: CoreExports): boolean {
+export function setupClr(core: CoreExports): boolean {
   const { words, typeStarts, lookup, layouts, fingerprint } = clrProgram();
   const guids = new Uint8Array(16 * CLR_PROVIDERS.length);
   CLR_PROVIDERS.forEach((p, i) => guids.set(parseGuid(p.guid), 16 * i));
