@@ -210,12 +210,17 @@ function fillTyped(): void {
   slotsUsed = 0;
 }
 
+// Rows that are not a record walk's are filled a chunk at a time, each chunk's rows of one schema event
+// in one call of its fill: their payloads are then near one another, as a record walk's buckets are (one
+// call per schema event over a whole 64 MiB store took 120 ns an event, a payload missing the cache each).
+const FILL_CHUNK: u32 = 4096;
+
 /**
  * The typed tables of `rows` rows that are not a record walk's (an EventPipe file's rows), from columns the
  * caller placed: provider (u16), header type (u8), event id and version (u16), payload offset (u32,
  * an address) and length (u16). `provClr` holds an i8 per provider (`nProv`): its .NET runtime provider
- * index, or -1. Each schema event's rows go to its table in row order, in one call of its fill. Returns
- * the rows placed (tables.clrRows; tables.clrMissing counts those memory could not take).
+ * index, or -1. Each schema event's rows go to its table in row order. Returns the rows placed
+ * (tables.clrRows; tables.clrMissing counts those memory could not take).
  */
 export function fillRowsOf(
   provClr: usize, nProv: u32, rows: u32, provider: usize, headerType: usize, eventId: usize, version: usize,
@@ -223,51 +228,69 @@ export function fillRowsOf(
 ): u32 {
   let nTypes = clr.clrTypes;
   if (rows == 0 || nTypes == 0) return 0;
-  // each row's schema event (-1: none), then the rows of each event one after another
-  let starts = allocate((<usize>nTypes + 1) << 2);
-  let eventOf = allocate(<usize>rows << 2);
-  let list = allocate(<usize>rows << 2);
-  if (starts == 0 || eventOf == 0 || list == 0) {
-    release(starts);
+  // per schema event: its rows in the chunk, then where they go in `list`; the events met in the chunk
+  let count = allocate(<usize>nTypes << 2);
+  let at = allocate(<usize>nTypes << 2);
+  let met = allocate(<usize>FILL_CHUNK << 2);
+  let eventOf = allocate(<usize>FILL_CHUNK << 2);
+  let list = allocate(<usize>FILL_CHUNK << 2);
+  if (count == 0 || at == 0 || met == 0 || eventOf == 0 || list == 0) {
+    release(count);
+    release(at);
+    release(met);
     release(eventOf);
     release(list);
     tables.clrMissing += rows;
     return 0;
   }
-  memory.fill(starts, 0, (<usize>nTypes + 1) << 2);
-  for (let r: u32 = 0; r < rows; r++) {
-    let prov = <u32>load<u16>(provider + (<usize>r << 1));
-    let p = prov < nProv ? <i32>load<i8>(provClr + prov) : -1;
-    let t = p < 0 ? -1 : clr.clrEventOf(p, load<u8>(headerType + r), load<u16>(eventId + (<usize>r << 1)), load<u16>(version + (<usize>r << 1)));
-    store<i32>(eventOf + (<usize>r << 2), t);
-    if (t >= 0) {
-      let c = starts + (<usize>(t + 1) << 2);
-      store<u32>(c, load<u32>(c) + 1);
-    }
-  }
-  for (let t: u32 = 1; t <= nTypes; t++) {
-    let c = starts + (<usize>t << 2);
-    store<u32>(c, load<u32>(c) + load<u32>(c - 4));
-  }
-  // (placing a row moves starts[t] on: once all are placed, starts[t] is where t's rows end and t + 1's begin)
-  for (let r: u32 = 0; r < rows; r++) {
-    let t = load<i32>(eventOf + (<usize>r << 2));
-    if (t < 0) continue;
-    let c = starts + (<usize>t << 2);
-    let k = load<u32>(c);
-    store<u32>(list + (<usize>k << 2), r);
-    store<u32>(c, k + 1);
-  }
+  memory.fill(count, 0, <usize>nTypes << 2);
   tables.colPayloadOffset = payloadOffset;
   tables.colPayloadLength = payloadLength;
   tables.colHeaderType = headerType;
-  let from: u32 = 0;
-  for (let t: u32 = 0; t < nTypes; t++) {
-    let end = load<u32>(starts + (<usize>t << 2));
-    if (end > from) fillClrRows(<i32>t, clrEntry(<i32>t), list + (<usize>from << 2), end - from);
-    from = end;
+  for (let c: u32 = 0; c < rows; c += FILL_CHUNK) {
+    let end = min<u32>(rows, c + FILL_CHUNK);
+    let nMet: u32 = 0;
+    for (let r = c; r < end; r++) {
+      let prov = <u32>load<u16>(provider + (<usize>r << 1));
+      let p = prov < nProv ? <i32>load<i8>(provClr + prov) : -1;
+      let t = p < 0 ? -1 : clr.clrEventOf(p, load<u8>(headerType + r), load<u16>(eventId + (<usize>r << 1)), load<u16>(version + (<usize>r << 1)));
+      store<i32>(eventOf + (<usize>(r - c) << 2), t);
+      if (t < 0) continue;
+      let k = count + (<usize>t << 2);
+      let n = load<u32>(k);
+      if (n == 0) {
+        store<u32>(met + (<usize>nMet << 2), <u32>t);
+        nMet++;
+      }
+      store<u32>(k, n + 1);
+    }
+    // each event's rows one after another in `list`, in row order
+    let from: u32 = 0;
+    for (let m: u32 = 0; m < nMet; m++) {
+      let t = <usize>load<u32>(met + (<usize>m << 2));
+      store<u32>(at + (t << 2), from);
+      from += load<u32>(count + (t << 2));
+    }
+    for (let r = c; r < end; r++) {
+      let t = load<i32>(eventOf + (<usize>(r - c) << 2));
+      if (t < 0) continue;
+      let a = at + (<usize>t << 2);
+      let k = load<u32>(a);
+      store<u32>(list + (<usize>k << 2), r);
+      store<u32>(a, k + 1);
+    }
+    for (let m: u32 = 0; m < nMet; m++) {
+      let t = load<u32>(met + (<usize>m << 2));
+      let n = load<u32>(count + (<usize>t << 2));
+      // (`at` has moved on to the event's last row + 1)
+      let first = load<u32>(at + (<usize>t << 2)) - n;
+      fillClrRows(<i32>t, clrEntry(<i32>t), list + (<usize>first << 2), n);
+      store<u32>(count + (<usize>t << 2), 0);
+    }
   }
-  release(starts);
+  release(count);
+  release(at);
+  release(met);
   release(eventOf);
   release(list);
   return tables.clrRows;

@@ -81,9 +81,9 @@ function fits(bytes: usize): bool {
   return liveBytes + need + (capacity >> 3) <= capacity;
 }
 
-/** heap.alloc that returns 0 instead of trapping when memory is exhausted. */
+/** heap.alloc that returns 0 instead of trapping when memory is exhausted or the block passes MAX_BLOCK. */
 export function allocate(bytes: usize): usize {
-  if (!fits(bytes)) return 0;
+  if (bytes > <usize>MAX_BLOCK || !fits(bytes)) return 0;
   let p = heap.alloc(bytes);
   liveBytes += blockBytes(p);
   return p;

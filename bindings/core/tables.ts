@@ -26,7 +26,8 @@ export function setFilter(s: CoreState): void {
 
 /** A block of `bytes`, or 0 when memory is exhausted. */
 export function allocate(s: CoreState, bytes: number): number {
-  return heapAlloc(s, bytes);
+  // (as the WebAssembly core's allocator, whose own limit is just under 1 GiB)
+  return bytes > MAX_BLOCK ? 0 : heapAlloc(s, bytes);
 }
 
 /** realloc that also takes a null pointer. Returns 0, the block left as it was, when memory is exhausted. */

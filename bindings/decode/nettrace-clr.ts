@@ -1,41 +1,86 @@
-// The typed .NET runtime tables of an EventPipe file's rows, filled by a core's own fill (fillRowsOf:
-// the same generated functions an .etl window's record walk calls), on the engine asked for: the rows'
-// columns and bytes are copied into the core's memory, the tables filled there, then moved out with
-// their references made offsets into the trace's bytes again. One core serves every window of a file.
+// The typed .NET runtime tables of an EventPipe file's rows, filled by a core's own fill (the same
+// generated functions an .etl window's record walk calls): the rows' columns and bytes are laid out in
+// the core's memory as a window's would be, the tables filled there, then moved out with their references
+// made offsets into the trace's bytes again.
+//
+// Two ways, by engine and size. The WebAssembly engine fills in a WebAssembly core (fillRowsOf), one per
+// file for every window, each window's byte store and columns copied into it. The TypeScript engine, and
+// a window whose byte store the WebAssembly core cannot hold in one block (MAX_BLOCK, just under 1 GiB;
+// a whole file read at once), fill in a TypeScript core whose memory the store is built in (no copy).
 
 import * as C from "../../assembly/codes.js";
 import type { CoreExports } from "../core/index.js";
+import { CoreState } from "../core/state.js";
+import { HEAP_BASE, heapAlloc, reserveMemory } from "../core/memory.js";
+import { fillClrRows, setClr } from "../core/clr.js";
 import { clrProgram } from "../schema/clr-program.js";
-import { clrProviderIndex } from "../schema/clr-payload.js";
-import { formatGuid } from "../schema/guid.js";
+import { CLR_PROVIDERS, clrProviderIndex } from "../schema/clr-payload.js";
+import { formatGuid, parseGuid } from "../schema/guid.js";
 import { exactBlock, moveBlock } from "./clr-blocks.js";
 import { instantiateCore, recycleMemory, type WasmSource } from "./loader.js";
 import { metaOf, type TraceData } from "./trace-data.js";
 import { setupClr } from "./windows.js";
 
-/** A core that fills the typed tables of a file's windows, one after another; `dispose` when the file is read. */
+/** What fills the typed tables of a file's windows, one after another; `dispose` when the file is read. */
 export interface ClrFiller {
-  core: CoreExports;
+  /** The WebAssembly core (engine "wasm"), typed tables on. */
+  core?: CoreExports;
+  /** Where a window's byte store of `bytes` is built: in a TypeScript core's memory when that core fills it. */
+  place(bytes: number, rows: number): ClrPlace | undefined;
   dispose(): void;
 }
 
-/** A core with its typed tables turned on, on `engine`; undefined when memory is exhausted. */
-export async function clrFiller(engine: "wasm" | "js", wasm?: WebAssembly.Module | WasmSource): Promise<ClrFiller | undefined> {
-  // (the TypeScript core is loaded only when asked for, as windows.ts does)
-  const core = engine === "js" ? (await import("../core/index.js")).createJsCore() : await instantiateCore(wasm);
-  const dispose = () => {
-    if (engine === "wasm") recycleMemory(core.memory as WebAssembly.Memory);
-  };
+/** Bytes of a window's store and columns the WebAssembly core takes (its allocator's blocks end below 1 GiB). */
+const CORE_STORE_LIMIT = C.MAX_BLOCK - (64 << 20);
+
+/** The filler for `engine`. */
+export async function clrFiller(engine: "wasm" | "js", wasm?: WebAssembly.Module | WasmSource): Promise<ClrFiller> {
+  if (engine === "js") return { place: clrPlace, dispose: () => {} };
+  const core = await instantiateCore(wasm);
   core.init(0, C.MIN_WINDOW, 0);
-  if (!setupClr(core)) {
-    dispose();
-    return undefined;
-  }
-  return { core, dispose };
+  const on = setupClr(core);
+  return {
+    core: on ? core : undefined,
+    place: (bytes, rows) => (on && bytes <= CORE_STORE_LIMIT ? undefined : clrPlace(bytes, rows)),
+    dispose: () => recycleMemory(core.memory as WebAssembly.Memory),
+  };
 }
 
-/** A copy of `src` in the core's memory: its address, or 0 when memory is exhausted. */
-function put(core: CoreExports, src: ArrayBufferView, taken: number[]): number {
+/** A store inside a TypeScript core's memory, where its typed tables are filled without a copy. */
+export interface ClrPlace {
+  s: CoreState;
+  at: number;
+}
+
+/** Memory for a byte store of `bytes` and the typed tables of `rows` rows; undefined when it cannot be had. */
+function clrPlace(bytes: number, rows: number): ClrPlace | undefined {
+  const s = new CoreState();
+  // room for the store, the columns the fill reads and the tables at once (each growth copies what is in use)
+  if (!reserveMemory(s, HEAP_BASE + bytes + 80 * rows + (4 << 20))) return undefined;
+  const at = heapAlloc(s, Math.max(8, bytes));
+  return at ? { s, at } : undefined;
+}
+
+/**
+ * Fills `data.clr` (and `clrRows`) for the rows of `data`; leaves the trace without typed tables when
+ * none of its providers is a .NET runtime provider or memory runs out. `place`: where `data.bytes` was
+ * built (filler.place), else the filler's WebAssembly core fills, else a TypeScript core a copy is put in.
+ */
+export function fillNettraceClr(data: TraceData, filler: ClrFiller, place?: ClrPlace): void {
+  const provClr = new Int8Array(data.providerCount);
+  for (let i = 0; i < data.providerCount; i++) provClr[i] = clrProviderIndex(formatGuid(metaOf(data), data.providersOffset + i * C.PROV_STRIDE + C.PROV_GUID));
+  if (!provClr.some((p) => p >= 0) || data.eventCount === 0) return;
+  if (!place && filler.core && fillInCore(data, provClr, filler.core)) return;
+  if (!place) {
+    place = clrPlace(data.bytes.length, data.eventCount);
+    if (!place) return;
+    place.s.u8.set(data.bytes, place.at);
+  }
+  fillInPlace(data, provClr, place);
+}
+
+/** A copy of `src` in the core's memory: its address (noted in `taken`), or 0 when memory is exhausted. */
+function putInCore(core: CoreExports, src: ArrayBufferView, taken: number[]): number {
   const at = core.alloc(Math.max(8, src.byteLength));
   if (at !== 0) {
     new Uint8Array(core.memory.buffer, at, src.byteLength).set(new Uint8Array(src.buffer, src.byteOffset, src.byteLength));
@@ -44,53 +89,86 @@ function put(core: CoreExports, src: ArrayBufferView, taken: number[]): number {
   return at;
 }
 
-/**
- * Fills `data.clr` (and `clrRows`) for the rows of `data`; leaves the trace without typed tables when
- * none of its providers is a .NET runtime provider or memory runs out.
- */
-export function fillNettraceClr(data: TraceData, filler: ClrFiller): void {
-  const provClr = new Int8Array(data.providerCount);
-  for (let i = 0; i < data.providerCount; i++) provClr[i] = clrProviderIndex(formatGuid(metaOf(data), data.providersOffset + i * C.PROV_STRIDE + C.PROV_GUID));
-  if (!provClr.some((p) => p >= 0) || data.eventCount === 0) return;
-  const { core } = filler;
+/** The typed tables filled in the WebAssembly core; false when its memory cannot take the window. */
+function fillInCore(data: TraceData, provClr: Int8Array, core: CoreExports): boolean {
   const taken: number[] = [];
   try {
     const n = data.eventCount;
     const e = data.events;
-    const store = put(core, data.bytes, taken);
-    const provider = put(core, e.provider.subarray(0, n), taken), headerType = put(core, e.headerType.subarray(0, n), taken);
-    const eventId = put(core, e.eventId.subarray(0, n), taken), version = put(core, e.version.subarray(0, n), taken);
-    const payloadLength = put(core, e.payloadLength.subarray(0, n), taken), payloadOffset = put(core, e.payloadOffset.subarray(0, n), taken);
-    const prov = put(core, provClr, taken);
-    if (!store || !provider || !headerType || !eventId || !version || !payloadLength || !payloadOffset || !prov) return;
+    const store = putInCore(core, data.bytes, taken);
+    const provider = putInCore(core, e.provider.subarray(0, n), taken), headerType = putInCore(core, e.headerType.subarray(0, n), taken);
+    const eventId = putInCore(core, e.eventId.subarray(0, n), taken), version = putInCore(core, e.version.subarray(0, n), taken);
+    const payloadLength = putInCore(core, e.payloadLength.subarray(0, n), taken), payloadOffset = putInCore(core, e.payloadOffset.subarray(0, n), taken);
+    const prov = putInCore(core, provClr, taken);
+    if (!store || !provider || !headerType || !eventId || !version || !payloadLength || !payloadOffset || !prov) return false;
     // payloads at their place in the core's copy of the bytes
     core.shiftU32(payloadOffset, n, store);
     const rows = core.fillRowsOf(prov, provClr.length, n, provider, headerType, eventId, version, payloadOffset, payloadLength);
     const dir = new Uint32Array(core.memory.buffer, core.directory(), C.DIR_SLOTS);
-    if (!rows || dir[C.DIR_CLR_MISSING]) return;
-    const { layouts } = clrProgram();
-    const d = new Uint32Array(core.memory.buffer, dir[C.DIR_CLR_DIR], (layouts.length * C.CLR_DIR_STRIDE) >>> 2);
-    const u8 = new Uint8Array(core.memory.buffer);
-    const counts = new Uint32Array(layouts.length);
-    const blocks: (Uint8Array | null)[] = [];
-    for (let t = 0; t < layouts.length; t++) {
-      const count = d[(t * C.CLR_DIR_STRIDE + C.CLR_DIR_COUNT) >>> 2];
-      const at = d[(t * C.CLR_DIR_STRIDE + C.CLR_DIR_BLOCK) >>> 2];
-      const cap = d[(t * C.CLR_DIR_STRIDE + C.CLR_DIR_CAP) >>> 2];
-      if (!count || !at) {
-        blocks.push(null);
-        continue;
-      }
-      counts[t] = count;
-      const block = exactBlock(t, count, cap, u8.subarray(at, at + cap * layouts[t].rowBytes));
-      moveBlock(block, t, count, 0, [[store, store + data.bytes.length, -store]]);
-      blocks.push(block);
-    }
-    data.clr = { counts, blocks };
-    data.clrRows = rows;
+    if (dir[C.DIR_CLR_MISSING]) return false;
+    if (rows) takeBlocks(data, new Uint8Array(core.memory.buffer), dir[C.DIR_CLR_DIR], store, rows);
+    return true;
   } finally {
     // the next window starts with empty tables (their blocks kept) and the heap as it was
     for (const at of taken) core.free(at);
     core.resetWindow();
   }
+}
+
+/** The typed tables filled in a TypeScript core, where `data.bytes` is at `place`. */
+function fillInPlace(data: TraceData, provClr: Int8Array, place: ClrPlace): void {
+  const { s, at: store } = place;
+  const e = data.events;
+  const put = (src: ArrayBufferView): number => {
+    const at = heapAlloc(s, Math.max(8, src.byteLength));
+    if (at !== 0) s.u8.set(new Uint8Array(src.buffer, src.byteOffset, src.byteLength), at);
+    return at;
+  };
+  const provider = put(e.provider), headerType = put(e.headerType), eventId = put(e.eventId), version = put(e.version);
+  const payloadLength = put(e.payloadLength);
+  const payloadOffset = heapAlloc(s, e.payloadOffset.byteLength);
+  const { words, typeStarts, lookup, layouts } = clrProgram();
+  const guids = new Uint8Array(16 * CLR_PROVIDERS.length);
+  CLR_PROVIDERS.forEach((p, i) => guids.set(parseGuid(p.guid), 16 * i));
+  const program = put(words);
+  const starts = put(typeStarts), table = put(lookup), g = put(guids);
+  if (!store || !provider || !headerType || !eventId || !version || !payloadLength || !payloadOffset || !program || !starts || !table || !g) return;
+  if (!setClr(s, program, starts, layouts.length, table, g, CLR_PROVIDERS.length)) return;
+  // payloads at their place in the core's copy of the bytes
+  const offsets = new Uint32Array(s.u8.buffer, payloadOffset, data.eventCount);
+  const from = e.payloadOffset;
+  for (let i = 0; i < data.eventCount; i++) offsets[i] = from[i] + store;
+  s.rowCount = data.eventCount;
+  s.colProvider = provider;
+  s.colHeaderType = headerType;
+  s.colEventId = eventId;
+  s.colVersion = version;
+  s.colPayloadLength = payloadLength;
+  s.colPayloadOffset = payloadOffset;
+  const rows = fillClrRows(s, provClr);
+  if (!rows || s.clrMissing) return;
+  takeBlocks(data, s.u8, s.clrDir, store, rows);
+}
+
+/** The filled blocks (directory at `dir` in `memory`) as the trace's, references made offsets into the store at `store`. */
+function takeBlocks(data: TraceData, memory: Uint8Array, dir: number, store: number, rows: number): void {
+  const { layouts } = clrProgram();
+  const d = new Uint32Array(memory.buffer, dir, (layouts.length * C.CLR_DIR_STRIDE) >>> 2);
+  const counts = new Uint32Array(layouts.length);
+  const blocks: (Uint8Array | null)[] = [];
+  for (let t = 0; t < layouts.length; t++) {
+    const count = d[(t * C.CLR_DIR_STRIDE + C.CLR_DIR_COUNT) >>> 2];
+    const at = d[(t * C.CLR_DIR_STRIDE + C.CLR_DIR_BLOCK) >>> 2];
+    const cap = d[(t * C.CLR_DIR_STRIDE + C.CLR_DIR_CAP) >>> 2];
+    if (!count || !at) {
+      blocks.push(null);
+      continue;
+    }
+    counts[t] = count;
+    const block = exactBlock(t, count, cap, memory.subarray(at, at + cap * layouts[t].rowBytes));
+    moveBlock(block, t, count, 0, [[store, store + data.bytes.length, -store]]);
+    blocks.push(block);
+  }
+  data.clr = { counts, blocks };
+  data.clrRows = rows;
 }

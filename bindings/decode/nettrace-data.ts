@@ -414,8 +414,10 @@ export class NettraceTables {
     const providersOffset = structsAt;
     const typesOffset = align8(providersOffset + providerStructs.length);
     const logfileOffset = align8(typesOffset + typeStructs.length);
+    // (a store the TypeScript core fills the typed tables of is placed in its memory: no copy of it)
     const storeBytes = logfileOffset + C.LH_SIZE;
-    const store = new Uint8Array(storeBytes);
+    const place = this.filler?.place(storeBytes, n);
+    const store = place ? place.s.u8.subarray(place.at, place.at + storeBytes) : new Uint8Array(storeBytes);
     store.set(input, base);
     for (let s = 0; s < stacks.length; s++) store.set(input.subarray(stacks.offset[s], stacks.offset[s] + stacks.byteLength[s]), stackItem[s] + 8);
     store.set(providerStructs, providersOffset);
@@ -451,7 +453,7 @@ export class NettraceTables {
     this.warningTotal = file.warningCount;
     this.last = data;
     // the typed .NET runtime tables, by the core's routine
-    if (this.filler) fillNettraceClr(data, this.filler);
+    if (this.filler) fillNettraceClr(data, this.filler, place);
     if (err) {
       data.decodeError = new EtlDecodeError(err.offset, `decoding stopped: ${err.reason}`);
       data.incomplete = { reason: "decode-error", offset: err.offset, message: err.reason };
