@@ -91,7 +91,8 @@ export function moveBlock(block: Uint8Array, t: number, count: number, rows: num
   const rowAt = ((cap * clrProgram().layouts[t].preRow) >>> 2) + from;
   const refs = blockShapes()[t].offsets.map((pre) => words.subarray(((cap * pre) >>> 2) + from, ((cap * pre) >>> 2) + from + count));
   if (inCore) {
-    if (moves && moves.length !== 1) return false;
+    // (every refusal comes before the first move: a block is moved whole or not at all)
+    if (moves && (moves.length !== 1 || moves[0][0] < 0 || moves[0][1] > 0xffff_ffff)) return false;
     if (!inCore.shift(words.subarray(rowAt, rowAt + count), rows)) return false;
     for (const r of refs) {
       if (moves) inCore.relocate(r, moves[0][0], moves[0][1], moves[0][2]);
