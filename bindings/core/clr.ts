@@ -389,3 +389,21 @@ export function fillClrRows(s: CoreState, provClr: Int8Array): number {
   }
   return s.clrRows;
 }
+
+/**
+ * fillClrRows over `rows` rows whose columns the caller placed at these addresses (assembly/records.ts
+ * fillRowsOf's columns): provider, header type, event id, version, payload offset and length.
+ */
+export function fillRowsOf(
+  s: CoreState, provClr: Int8Array, rows: number, provider: number, headerType: number, eventId: number, version: number,
+  payloadOffset: number, payloadLength: number,
+): number {
+  s.rowCount = rows;
+  s.colProvider = provider;
+  s.colHeaderType = headerType;
+  s.colEventId = eventId;
+  s.colVersion = version;
+  s.colPayloadOffset = payloadOffset;
+  s.colPayloadLength = payloadLength;
+  return fillClrRows(s, provClr);
+}

@@ -21,7 +21,7 @@ import { compression, consume, resetBuffers, setCompression } from "./buffers.js
 import { initProviders } from "./providers.js";
 import { logfileHeader } from "./logfile.js";
 import { xpressDecompress, xpressProduced } from "./xpress.js";
-import { fillClrRows, setClr } from "./clr.js";
+import { fillRowsOf, setClr } from "./clr.js";
 import { CLR_FILL_FINGERPRINT, CLR_FILL_TYPES } from "./clr-fill.js";
 
 /** The decoder core's interface: the WebAssembly exports (assembly/index.ts), or this core. */
@@ -240,15 +240,8 @@ class JsCore implements CoreExports {
   }
 
   fillRowsOf(provClr: number, nProv: number, rows: number, provider: number, headerType: number, eventId: number, version: number, payloadOffset: number, payloadLength: number): number {
-    const s = this.s;
-    s.rowCount = rows;
-    s.colProvider = provider;
-    s.colHeaderType = headerType;
-    s.colEventId = eventId;
-    s.colVersion = version;
-    s.colPayloadOffset = payloadOffset;
-    s.colPayloadLength = payloadLength;
-    return fillClrRows(s, new Int8Array(this.memory.buffer, provClr, nProv).slice());
+    const prov = new Int8Array(this.memory.buffer, provClr, nProv).slice();
+    return fillRowsOf(this.s, prov, rows, provider, headerType, eventId, version, payloadOffset, payloadLength);
   }
 
   shiftU32(at: number, count: number, delta: number): void {

@@ -12,7 +12,7 @@ import * as C from "../../assembly/codes.js";
 import type { CoreExports } from "../core/index.js";
 import { CoreState } from "../core/state.js";
 import { HEAP_BASE, heapAlloc, reserveMemory } from "../core/memory.js";
-import { fillClrRows, setClr } from "../core/clr.js";
+import { fillRowsOf, setClr } from "../core/clr.js";
 import { clrProgram } from "../schema/clr-program.js";
 import { CLR_PROVIDERS, clrProviderIndex } from "../schema/clr-payload.js";
 import { formatGuid, parseGuid } from "../schema/guid.js";
@@ -138,14 +138,7 @@ function fillInPlace(data: TraceData, provClr: Int8Array, place: ClrPlace): void
   const offsets = new Uint32Array(s.u8.buffer, payloadOffset, data.eventCount);
   const from = e.payloadOffset;
   for (let i = 0; i < data.eventCount; i++) offsets[i] = from[i] + store;
-  s.rowCount = data.eventCount;
-  s.colProvider = provider;
-  s.colHeaderType = headerType;
-  s.colEventId = eventId;
-  s.colVersion = version;
-  s.colPayloadLength = payloadLength;
-  s.colPayloadOffset = payloadOffset;
-  const rows = fillClrRows(s, provClr);
+  const rows = fillRowsOf(s, provClr, data.eventCount, provider, headerType, eventId, version, payloadOffset, payloadLength);
   if (!rows || s.clrMissing) return;
   takeBlocks(data, s.u8, s.clrDir, store, rows);
 }

@@ -5,7 +5,7 @@ import * as C from "../../assembly/codes.js";
 import type { Trace } from "../trace.js";
 import type { ProcessTable } from "../tables/processes.js";
 import { formatGuid } from "../schema/guid.js";
-import { DictionaryBuilder, halvesOf, pick, type ExportBatch, type ExportField } from "./columns.js";
+import { DictionaryBuilder, halvesOf, pick, setInt64, type ExportBatch, type ExportField } from "./columns.js";
 
 export const EVENT_FIELDS: readonly ExportField[] = [
   { name: "row", type: "uint32", nullable: false },
@@ -55,9 +55,7 @@ export function microsecondsInto(trace: Trace, ts: Uint32Array, rows: Uint32Arra
   const n = out.length >>> 1;
   for (let i = 0; i < n; i++) {
     const r = rows ? rows[i] : i;
-    const us = Math.floor(base + ((ts[2 * r + 1] | 0) - hi0) * 4294967296 * perTick + (ts[2 * r] - lo0) * perTick);
-    out[2 * i] = us % 4294967296;
-    out[2 * i + 1] = Math.floor(us / 4294967296);
+    setInt64(out, i, Math.floor(base + ((ts[2 * r + 1] | 0) - hi0) * 4294967296 * perTick + (ts[2 * r] - lo0) * perTick));
   }
 }
 
