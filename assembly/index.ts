@@ -17,6 +17,7 @@ import {
 import * as eventtypes from "./eventtypes";
 import { xpressDecompress, xpressProduced } from "./xpress";
 import { walkEventBlock } from "./nettrace-events";
+import { dispatchOrder, eventRows, eventTypes } from "./nettrace-rows";
 import { clrOn } from "./clr";
 import { typedBuckets } from "./records";
 import * as clr from "./clr";
@@ -199,6 +200,21 @@ export function decompress(src: usize, srcLen: u32, dst: usize, expected: u32): 
  */
 export function nettraceWalk(start: usize, end: usize, compressed: i32, v6: i32, resume: i32, out: usize, cap: u32, bias: u32): u32 {
   return walkEventBlock(0, start, end, compressed, v6, resume, out, cap, bias);
+}
+
+/** An EventPipe file's events in TraceEvent's dispatch order (assembly/nettrace-rows.ts dispatchOrder; `p`: its NO_* block). */
+export function nettraceOrder(p: usize): u32 {
+  return dispatchOrder(0, p);
+}
+
+/** Event table rows of EventPipe events (assembly/nettrace-rows.ts eventRows; `p`: its NR_* block). */
+export function nettraceRows(p: usize): void {
+  eventRows(0, p);
+}
+
+/** The event types of nettraceRows' rows (assembly/nettrace-rows.ts eventTypes). */
+export function nettraceTypes(p: usize): void {
+  eventTypes(0, p);
 }
 
 /**

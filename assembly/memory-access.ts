@@ -10,6 +10,7 @@ export type Mem = usize;
 @inline export function ld32(m: Mem, p: usize): u32 { return load<u32>(p); }
 @inline export function ldi32(m: Mem, p: usize): i32 { return load<i32>(p); }
 @inline export function st8(m: Mem, p: usize, v: u32): void { store<u8>(p, v); }
+@inline export function st16(m: Mem, p: usize, v: u32): void { store<u16>(p, v); }
 @inline export function st32(m: Mem, p: usize, v: u32): void { store<u32>(p, v); }
 
 /** Copies `n` bytes from `src` up to `dst` forward: where the ranges overlap, the source repeats. */

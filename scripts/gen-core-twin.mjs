@@ -8,7 +8,7 @@
 //   node scripts/gen-core-twin.mjs --check   exit 1 if a copy is not what this script writes
 import { readFileSync, writeFileSync } from "node:fs";
 
-export const SHARED = ["xpress.ts", "nettrace-events.ts"];
+export const SHARED = ["xpress.ts", "nettrace-events.ts", "nettrace-rows.ts"];
 
 export function twinOf(name, source) {
   const body = source.replace(/(from\s+")(\.\/[^"]+)(")/g, (_, a, spec, b) => a + spec + ".js" + b);

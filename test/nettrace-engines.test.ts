@@ -9,7 +9,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { readNettrace, BLOCK_EVENT, BLOCK_METADATA, NE_INTERNAL, type NettraceFile } from "../dist/bindings/core/nettrace.js";
 import { CoreWalker, jsNettraceWalker, type NettraceWalkCore, type NettraceWalker } from "../dist/bindings/core/nettrace-walk.js";
-import { nettraceWalker } from "../dist/bindings/decode/nettrace-engine.js";
+import { nettraceEngine } from "../dist/bindings/decode/nettrace-engine.js";
+import { eventTableOf, type EventTableOf } from "../dist/bindings/decode/nettrace-rows.js";
 import { instantiateCore } from "../dist/bindings/decode/loader.js";
 import { SHARED } from "./helpers/shared.js";
 import { mulberry32 } from "../bindings/generator/random.js";
@@ -52,6 +53,9 @@ function firstColumnDiff(a: NettraceFile, b: NettraceFile): string | undefined {
   }
   return undefined;
 }
+
+/** The walker of a reader core on `engine` (its memory is the walker's: disposing the walker gives it back). */
+const nettraceWalker = async (engine: "wasm" | "js"): Promise<NettraceWalker> => (await nettraceEngine(engine)).walker;
 
 let wasm: NettraceWalker;
 let js: NettraceWalker;
@@ -183,5 +187,132 @@ describe("EventPipe damaged input: wasm and js walkers", () => {
     const r = readNettrace(syntheticV6(), { walker: w });
     expect(r.error?.code).toBe(NE_INTERNAL);
     expect(r.error?.message).toMatch(/disposed/);
+  });
+});
+
+/**
+ * TraceEvent's dispatch order (EventCache) the plain way, for the core's heap to be checked against:
+ * one queue per capture thread; a sorted event lets every queued event earlier than it go, then goes;
+ * a sequence point and the end let all go; the earliest head goes first, of equal heads the queue
+ * that became non-empty first (a linear search over the heads).
+ */
+function orderByHand(file: NettraceFile): number[] {
+  const ev = file.events;
+  const n = ev.length;
+  if (file.header.formatVersion <= 3) return Array.from({ length: n }, (_, i) => i);
+  const queues = new Map<bigint, { rows: number[]; at: number; since: number }>();
+  const out: number[] = [];
+  let clock = 0;
+  const release = (until: number) => {
+    for (;;) {
+      let best: { rows: number[]; at: number; since: number } | undefined;
+      for (const q of queues.values()) {
+        if (q.at === q.rows.length) continue;
+        if (!best) best = q;
+        else {
+          const a = ev.timestamp[q.rows[q.at]], b = ev.timestamp[best.rows[best.at]];
+          if (a < b || (a === b && q.since < best.since)) best = q;
+        }
+      }
+      if (!best) return;
+      const row = best.rows[best.at];
+      if (until >= 0 && !(ev.timestamp[row] < ev.timestamp[until])) return;
+      out.push(row);
+      best.at++;
+    }
+  };
+  const points = Array.from(file.sequencePoints.offset);
+  for (let i = 0; i < n; i++) {
+    while (points.length && points[0] < ev.blockOffset[i]) {
+      release(-1);
+      points.shift();
+    }
+    if (ev.flags[i] & 1) {
+      release(i);
+      out.push(i);
+      continue;
+    }
+    let q = queues.get(ev.captureThreadId[i]);
+    if (!q) queues.set(ev.captureThreadId[i], (q = { rows: [], at: 0, since: 0 }));
+    if (q.at === q.rows.length) q.since = clock++;
+    q.rows.push(i);
+  }
+  release(-1);
+  return out;
+}
+
+/** The event table of a read file on `engine`, `chunkRows` rows a call. */
+async function tableOf(file: NettraceFile, engine: "wasm" | "js", chunkRows?: number): Promise<EventTableOf> {
+  const core = await nettraceEngine(engine);
+  const types = new Map<string, number>();
+  try {
+    return eventTableOf(core.rows, file, {
+      ptr: file.header.pointerSize,
+      stackItem: Int32Array.from({ length: file.stacks.length }, (_, s) => 1000 + 16 * s),
+      providerOf: Int32Array.from(file.metadata, (_, m) => m % 3),
+      unknownProvider: 3,
+      typeOf: (p, id, v, op) => {
+        const key = `${p}/${id}/${v}/${op}`;
+        if (!types.has(key)) types.set(key, types.size);
+        return types.get(key)!;
+      },
+      chunkRows,
+    });
+  } finally {
+    core.dispose();
+  }
+}
+
+describe("EventPipe event table: dispatch order and rows on both engines", () => {
+  const cases = (): [string, Uint8Array][] => [
+    ...samples(),
+    ...corpusTraces().map((f): [string, Uint8Array] => [f, load(f)]),
+  ];
+  it("rows in the order a plain EventCache gives; the same table on both engines and in chunks of 997 rows", async () => {
+    let checked = 0;
+    for (const [label, bytes] of cases()) {
+      const file = readNettrace(bytes);
+      const want = orderByHand(file);
+      const t = await tableOf(file, "wasm");
+      expect(t.n, label).toBe(file.events.length);
+      // (a payload offset names its event)
+      const got = Array.from(t.events.payloadOffset, (o) => o - 8);
+      expect(got.join(","), label).toBe(want.map((i) => file.events.payloadOffset[i]).join(","));
+      expect(Array.from(t.events.timestamp).join(","), label).toBe(want.map((i) => file.events.timestamp[i]).join(","));
+      expect(Array.from(t.metadataOfRow).join(","), label).toBe(want.map((i) => file.events.metadata[i]).join(","));
+      const all = JSON.stringify(plain(t));
+      expect(JSON.stringify(plain(await tableOf(file, "js"))), `${label}, js`).toBe(all);
+      expect(JSON.stringify(plain(await tableOf(file, "wasm", 997))), `${label}, 997 rows a call`).toBe(all);
+      expect(JSON.stringify(plain(await tableOf(file, "js", 997))), `${label}, js, 997 rows a call`).toBe(all);
+      checked++;
+    }
+    expect(checked).toBeGreaterThanOrEqual(HAVE_NETTRACE ? 10 : 2);
+  });
+
+  it("stacks and related activities as extended items; processors only where the capture thread is the event's own", async () => {
+    for (const [label, bytes] of cases()) {
+      const file = readNettrace(bytes);
+      const order = orderByHand(file);
+      const t = await tableOf(file, "js", 997);
+      const ev = file.events;
+      const v6 = file.header.formatVersion === 6;
+      const ext: number[][] = [];
+      const processor: number[] = [];
+      for (let r = 0; r < order.length; r++) {
+        const i = order[r];
+        const related = ev.relatedActivityIdOffset[i];
+        if (related) ext.push([r, 1, 16, related + 8]);
+        const m = file.metadata[ev.metadata[i]];
+        const drops = m && (m.providerName === "Microsoft-Windows-DotNETRuntimeRundown" || (m.providerName === "Microsoft-Windows-DotNETRuntime" && ((m.eventId >= 140 && m.eventId <= 144) || m.eventId === 190)));
+        const s = ev.stack[i];
+        if (s >= 0 && !drops) ext.push([r, file.header.pointerSize === 4 ? 5 : 6, 8 + file.stacks.byteLength[s], 1000 + 16 * s]);
+        const own = v6 || ev.threadId[i] === ev.captureThreadId[i];
+        const proc = ev.processorNumber[i];
+        processor.push(own && proc >= 0 && proc <= 0xfffe ? proc : 0xffff);
+      }
+      const got = Array.from(t.ext.row, (row, e) => [row, t.ext.type[e], t.ext.size[e], t.ext.offset[e]]);
+      expect(got.join(";"), label).toBe(ext.join(";"));
+      expect(Array.from(t.events.processor).join(","), label).toBe(processor.join(","));
+    }
   });
 });

@@ -17,18 +17,26 @@ export function ld16(m: Mem, p: number): number {
 }
 
 export function ld32(m: Mem, p: number): number {
+  if ((p & 3) === 0) return m.u32[p >>> 2];
   const b = m.u8;
   return (b[p] | (b[p + 1] << 8) | (b[p + 2] << 16) | (b[p + 3] << 24)) >>> 0;
 }
 
 /** Four bytes as a signed 32-bit integer: stays a small integer to V8 where a u32 past 2^31 would not. */
 export function ldi32(m: Mem, p: number): number {
+  if ((p & 3) === 0) return m.u32[p >>> 2] | 0;
   const b = m.u8;
   return b[p] | (b[p + 1] << 8) | (b[p + 2] << 16) | (b[p + 3] << 24);
 }
 
 export function st8(m: Mem, p: number, v: number): void {
   m.u8[p] = v;
+}
+
+/** Two bytes; an even address is one store. */
+export function st16(m: Mem, p: number, v: number): void {
+  if ((p & 1) === 0) m.u16[p >>> 1] = v;
+  else m.dv.setUint16(p, v, true);
 }
 
 /** Four bytes; a multiple of 4 (every use so far) is one store, others go through the DataView. */

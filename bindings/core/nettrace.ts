@@ -252,6 +252,8 @@ export interface NettraceEvents {
   flags: Uint8Array;
   /** File offset of the first byte of the event's block (the begin tag in V3–V5, the block header in V6). */
   blockOffset: Uint32Array;
+  /** The event's capture thread as a small number, 0 … NettraceFile.queueCount-1, kept across a stream's windows (V3: 0). */
+  queue: Uint32Array;
 }
 
 export interface NettraceStacks {
@@ -338,6 +340,8 @@ export interface NettraceFile {
   threads: NettraceThread[];
   removedThreads: NettraceRemovedThread[];
   labelLists: NettraceLabelLists;
+  /** Capture threads seen so far (in a stream, over every window): the events' `queue` numbers are below it. */
+  queueCount: number;
   /** Events lost according to the sequence numbers (§14). */
   eventsLost: number;
   /** The end-of-stream marker was reached. */
@@ -426,6 +430,7 @@ class EventColumns extends Growable {
   labelList = new Int32Array(0);
   flags = new Uint8Array(0);
   blockOffset = new Uint32Array(0);
+  queue = new Uint32Array(0);
   constructor() { super(1024); }
   add(): number { return this.row(); }
   done(): NettraceEvents { return this.columns(); }
@@ -635,6 +640,8 @@ class Reader {
   threadByIndex = new Map<bigint, number>();
   /** Last sequence number per capture thread (§14), by threadKey / bigThreadKey. */
   lastSequence = new Map<number | bigint, number>();
+  /** Each capture thread's number (the events' `queue`), in order of first sight. */
+  queueOf = new Map<number | bigint, number>();
   /** metadataById's rows + 1 by id for ids below METADATA_DIRECT (0: none), the map's copy for the events' lookups. */
   metadataRow = new Int32Array(METADATA_DIRECT);
   /**
@@ -1189,6 +1196,7 @@ class Reader {
       ev.labelList[i] = -1;
       ev.flags[i] = 0;
       ev.blockOffset[i] = this.blockStart;
+      ev.queue[i] = 0;
     }
   }
 
@@ -1254,7 +1262,7 @@ class Reader {
     const ev = this.events;
     if (ev.length + n > ev.room) ev.reserve(n, this.expectedEvents(ev.length + n, rows.next), this.expectTimes);
     const timestamp = halves(ev.timestamp), captureThreadId = halves(ev.captureThreadId), threadId = halves(ev.threadId);
-    const { metadataId, metadata, sequenceNumber, processorNumber, stackId, stack, payloadOffset, payloadLength, activityIdOffset, relatedActivityIdOffset, labelListId, labelList, flags, blockOffset } = ev;
+    const { metadataId, metadata, sequenceNumber, processorNumber, stackId, stack, payloadOffset, payloadLength, activityIdOffset, relatedActivityIdOffset, labelListId, labelList, flags, blockOffset, queue } = ev;
     const {
       recordOffset: rRecord, metadataId: rMetadataId, timestampLo: rTsLo, timestampHi: rTsHi, sequenceNumber: rSeq, captureThreadLo: rCtLo,
       captureThreadHi: rCtHi, threadLo: rThLo, threadHi: rThHi, processorNumber: rProc, stackId: rStack, payloadOffset: rPayload,
@@ -1281,7 +1289,7 @@ class Reader {
         relatedActivityIdOffset.set(rRelated.subarray(0, n), first);
       }
     }
-    const metadataById = this.metadataById, stackById = this.stackById, lastSequence = this.lastSequence;
+    const metadataById = this.metadataById, stackById = this.stackById, lastSequence = this.lastSequence, queueOf = this.queueOf;
     const metadataRow = this.metadataRow, stackRow = this.stackRow, stackEpoch = this.stackEpoch, epoch = this.stackEpochNow;
     const stackDirect = stackRow.length;
     // the cache of capture threads: seqKey[j]'s last sequence number is seqLast[j] (undefined: none yet)
@@ -1289,6 +1297,7 @@ class Reader {
     const seqLast: (number | undefined)[] = [];
     let thread: number | bigint | undefined;
     let slot = 0;
+    let queueNow = 0;
     let evict = 0;
     let i = first;
     for (let k = 0; k < n; k++) {
@@ -1357,6 +1366,12 @@ class Reader {
       const key = ctHi === 0 ? ctLo : threadKey(ctLo, ctHi);
       if (key !== thread) {
         thread = key;
+        let q = queueOf.get(key);
+        if (q === undefined) {
+          q = queueOf.size;
+          queueOf.set(key, q);
+        }
+        queueNow = q;
         slot = -1;
         for (let j = 0; j < seqKey.length; j++) {
           if (seqKey[j] === key) {
@@ -1378,6 +1393,7 @@ class Reader {
           }
         }
       }
+      queue[i - 1] = queueNow;
       const last = seqLast[slot];
       seqLast[slot] = seq;
       if (last === undefined || (!v6 && last === 0)) continue;
@@ -1923,6 +1939,7 @@ class Reader {
       threads: this.threads,
       removedThreads: this.removedThreads,
       labelLists: this.labelLists.done(),
+      queueCount: this.queueOf.size,
       eventsLost: this.eventsLost,
       complete: this.complete,
       warnings: this.warnings,

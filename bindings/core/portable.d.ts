@@ -5,4 +5,5 @@ type u16 = number;
 type u32 = number;
 type i32 = number;
 type usize = number;
+type f64 = number;
 type bool = boolean;

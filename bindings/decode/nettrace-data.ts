@@ -9,13 +9,14 @@
 // streams); the per-event walk runs on the engine asked for, the rest in TypeScript on either.
 
 import * as C from "../../assembly/codes.js";
-import { readNettrace, NettraceStreamReader, EVENT_SORTED, MAX_NETTRACE_WARNINGS, type NettraceFile, type NettraceMetadata, type NettraceWarning } from "../core/nettrace.js";
+import { readNettrace, NettraceStreamReader, MAX_NETTRACE_WARNINGS, type NettraceFile, type NettraceMetadata, type NettraceWarning } from "../core/nettrace.js";
 import { EtlDecodeError, EtlFormatError } from "./errors.js";
 import { clrFiller, fillNettraceClr, type ClrFiller } from "./nettrace-clr.js";
 import { align8, concatBytes, type TraceData } from "./trace-data.js";
 import { blobChunks, isByteSource, type DecodeOptions, type Input } from "./windows.js";
 import { slices, sourceChunks } from "./chunks.js";
-import { nettraceWalker } from "./nettrace-engine.js";
+import { nettraceEngine } from "./nettrace-engine.js";
+import { eventTableOf, type NettraceRowsCore } from "./nettrace-rows.js";
 
 /** The fixed GUIDs TraceEvent gives providers by name (EventPipeMetadata.GetProviderGuidFromProviderName). */
 const FIXED_GUIDS: Record<string, string> = {
@@ -55,152 +56,6 @@ function guidBytes(guid: string): Uint8Array {
   return Uint8Array.from([b[3], b[2], b[1], b[0], b[5], b[4], b[7], b[6], ...b.subarray(8)]);
 }
 
-/**
- * The order TraceEvent dispatches events in (EventCache): one queue per capture thread; a sorted event
- * first lets every queued event earlier than it go (oldest first across queues), then goes itself; a
- * sequence point and the end let everything go. V2 and V3 files are in time order as written.
- *
- * The queues' heads sit in a binary heap by (timestamp, when the queue last became non-empty): the
- * earliest head goes first, and of equal heads the queue that has waited longest.
- */
-export function dispatchOrder(file: NettraceFile): Uint32Array {
-  const ev = file.events;
-  const n = ev.length;
-  const order = new Uint32Array(n);
-  if (file.header.formatVersion <= 3) {
-    for (let i = 0; i < n; i++) order[i] = i;
-    return order;
-  }
-  // timestamps as numbers where they are exact (QPC values below 2^53), else compared as bigints
-  const tsWords = new Uint32Array(ev.timestamp.buffer, ev.timestamp.byteOffset, 2 * n);
-  const time = new Float64Array(n);
-  let exact = true;
-  for (let i = 0; i < n; i++) {
-    const hi = tsWords[2 * i + 1] | 0;
-    time[i] = hi * 4294967296 + tsWords[2 * i];
-    if (hi >= 0x200000 || hi < -0x200000) exact = false;
-  }
-  const before = exact
-    ? (a: number, b: number) => time[a] < time[b]
-    : (a: number, b: number) => ev.timestamp[a] < ev.timestamp[b];
-
-  // queues: rows chained in file order (next[row]), one queue per capture thread
-  const next = new Int32Array(n).fill(-1);
-  const thWords = new Uint32Array(ev.captureThreadId.buffer, ev.captureThreadId.byteOffset, 2 * n);
-  const queueOf = new Map<number | bigint, number>();
-  const head: number[] = [], tail: number[] = [], since: number[] = [];
-  let queues = 0;
-  let clock = 0;
-  // heap of queue indices with a non-empty queue
-  const heap: number[] = [];
-  const less = (q: number, r: number) => {
-    const a = head[q], b = head[r];
-    if (before(a, b)) return true;
-    if (before(b, a)) return false;
-    return since[q] < since[r];
-  };
-  const up = (k: number) => {
-    const q = heap[k];
-    while (k > 0) {
-      const parent = (k - 1) >> 1;
-      if (!less(q, heap[parent])) break;
-      heap[k] = heap[parent];
-      k = parent;
-    }
-    heap[k] = q;
-  };
-  const down = (k: number) => {
-    const q = heap[k];
-    const size = heap.length;
-    for (;;) {
-      let c = 2 * k + 1;
-      if (c >= size) break;
-      if (c + 1 < size && less(heap[c + 1], heap[c])) c++;
-      if (!less(heap[c], q)) break;
-      heap[k] = heap[c];
-      k = c;
-    }
-    heap[k] = q;
-  };
-  let k = 0;
-  /** Every queued event before `until` (all when -1), oldest first. */
-  const flush = (until: number) => {
-    while (heap.length) {
-      const q = heap[0];
-      const row = head[q];
-      if (until >= 0 && !before(row, until)) break;
-      order[k++] = row;
-      const after = next[row];
-      if (after >= 0) {
-        head[q] = after;
-        down(0);
-      } else {
-        head[q] = -1;
-        const last = heap.pop()!;
-        if (heap.length) {
-          heap[0] = last;
-          down(0);
-        }
-      }
-    }
-  };
-  const spOffset = file.sequencePoints.offset;
-  const spCount = file.sequencePoints.length;
-  let nextSp = 0;
-  let spAt = spCount ? spOffset[0] : Infinity;
-  const blockOffset = ev.blockOffset, flags = ev.flags;
-  // (events of a block mostly come from one capture thread: its queue is remembered)
-  let lastLo = -1, lastHi = -1, lastQ = -1;
-  for (let i = 0; i < n; i++) {
-    // sequence points before this event's block
-    while (spAt < blockOffset[i]) {
-      flush(-1);
-      nextSp++;
-      spAt = nextSp < spCount ? spOffset[nextSp] : Infinity;
-    }
-    if (flags[i] & EVENT_SORTED) {
-      flush(i);
-      order[k++] = i;
-      continue;
-    }
-    const lo = thWords[2 * i], hi = thWords[2 * i + 1];
-    let q = lastQ;
-    if (lo !== lastLo || hi !== lastHi) {
-      const key = hi < 0x200000 ? hi * 4294967296 + lo : ev.captureThreadId[i];
-      let found = queueOf.get(key);
-      if (found === undefined) {
-        found = queues++;
-        queueOf.set(key, found);
-        head.push(-1);
-        tail.push(-1);
-        since.push(0);
-      }
-      q = lastQ = found;
-      lastLo = lo;
-      lastHi = hi;
-    }
-    if (head[q] < 0) {
-      // the queue starts again: it waits from now
-      head[q] = i;
-      since[q] = clock++;
-      heap.push(q);
-      up(heap.length - 1);
-    } else {
-      next[tail[q]] = i;
-    }
-    tail[q] = i;
-  }
-  flush(-1);
-  return order;
-}
-
-/** Rundown and method-bookkeeping events carry stacks TraceEvent drops (EventPipeMetadata.GetEventRecordForEventData). */
-function dropsStack(m: NettraceMetadata | undefined): boolean {
-  if (!m) return false;
-  if (m.providerName === "Microsoft-Windows-DotNETRuntimeRundown") return true;
-  return m.providerName === "Microsoft-Windows-DotNETRuntime" && ((m.eventId >= 140 && m.eventId <= 144) || m.eventId === 190);
-}
-
 /** What an EventPipe trace keeps beside its tables: the metadata, for naming and decoding its events. */
 export interface NettraceInfo {
   formatVersion: number;
@@ -219,18 +74,15 @@ export interface NettraceInfo {
 
 /** The file's tables; a file the reader cannot start on throws EtlFormatError, one it stops in part way keeps its rows. */
 export async function nettraceData(input: Uint8Array, options: Pick<DecodeOptions, "engine" | "wasm" | "clrTables"> = {}): Promise<TraceData & { nettrace: NettraceInfo }> {
-  // the per-event walk on the engine asked for (the rest of the reader is TypeScript on either)
-  const walker = await nettraceWalker(engineOf(options), options.wasm);
-  let file: NettraceFile;
+  // the per-event walk and the rows on the engine asked for (the rest of the reader is TypeScript on either)
+  const engine = await nettraceEngine(engineOf(options), options.wasm);
+  let filler: ClrFiller | undefined;
   try {
-    file = readNettrace(input, { walker });
+    const file = readNettrace(input, { walker: engine.walker });
+    filler = options.clrTables !== false ? await clrFiller(engineOf(options), options.wasm) : undefined;
+    return await new NettraceTables(engine.rows, filler).window(file, true);
   } finally {
-    walker.dispose?.();
-  }
-  const filler = options.clrTables !== false ? await clrFiller(engineOf(options), options.wasm) : undefined;
-  try {
-    return await new NettraceTables(filler).window(file, true);
-  } finally {
+    engine.dispose();
     filler?.dispose();
   }
 }
@@ -247,11 +99,11 @@ function engineOf(options: Pick<DecodeOptions, "engine">): "wasm" | "js" {
  * the outline of them all (the stream's end).
  */
 export async function* nettraceWindows(input: Input, options: Pick<DecodeOptions, "engine" | "wasm" | "clrTables" | "chunkBytes" | "batchBytes"> = {}): AsyncGenerator<TraceData & { nettrace: NettraceInfo }, (TraceData & { nettrace: NettraceInfo }) | undefined> {
-  const walker = await nettraceWalker(engineOf(options), options.wasm);
+  const engine = await nettraceEngine(engineOf(options), options.wasm);
   const filler = options.clrTables !== false ? await clrFiller(engineOf(options), options.wasm) : undefined;
-  const tables = new NettraceTables(filler);
+  const tables = new NettraceTables(engine.rows, filler);
   // (a .netperf, in time order already, is cut into windows of about batchBytes)
-  const reader = new NettraceStreamReader(walker, options.batchBytes ?? 64 << 20);
+  const reader = new NettraceStreamReader(engine.walker, options.batchBytes ?? 64 << 20);
   try {
     for await (const chunk of chunksOf(input, options.chunkBytes ?? 1 << 20)) {
       for (const w of reader.push(chunk)) yield await tables.window(w, w.last);
@@ -261,7 +113,7 @@ export async function* nettraceWindows(input: Input, options: Pick<DecodeOptions
     for (const w of reader.end()) yield await tables.window(w, true);
     return tables.outline();
   } finally {
-    walker.dispose?.();
+    engine.dispose();
     filler?.dispose();
   }
 }
@@ -274,8 +126,6 @@ async function* chunksOf(input: Input, chunkBytes: number): AsyncGenerator<Uint8
   else if (isByteSource(input)) yield* sourceChunks(input, chunkBytes);
   else for await (const c of input as AsyncIterable<Uint8Array>) yield c;
 }
-
-const TYPE_UNSET = -1;
 
 /** The tables of a file, or of the windows of a streamed one, with providers and types kept across windows. */
 export class NettraceTables {
@@ -294,8 +144,8 @@ export class NettraceTables {
   private warningTotal = 0;
   private last?: TraceData & { nettrace: NettraceInfo };
 
-  /** `filler`: the core that fills each window's typed .NET tables (none: no typed tables). */
-  constructor(private readonly filler?: ClrFiller) {}
+  /** `rows`: the core that orders each window's events as rows; `filler`: the core that fills its typed .NET tables (none: no typed tables). */
+  constructor(private readonly rowsCore: NettraceRowsCore, private readonly filler?: ClrFiller) {}
 
   /** The event type of (provider, id, version, opcode), added when new; EVENT_TYPE_NONE past the table's limit. */
   private typeOf(provider: number, id: number, version: number, opcode: number): number {
@@ -361,9 +211,10 @@ export class NettraceTables {
     }
 
     // the rows, in a method of their own: once it returns, nothing holds the reader's columns
-    const rows = this.rowsOf(file, ptr, stackItem, providerOf, unknownProvider);
+    const rows = eventTableOf(this.rowsCore, file, { ptr, stackItem, providerOf, unknownProvider, typeOf: (p, id, v, op) => this.typeOf(p, id, v, op) });
     (file as { events?: unknown }).events = undefined;
-    const { n, events, metadataOfRow, activityOfRow, ext, typeRows, cut, ht } = rows;
+    const { n, events, metadataOfRow, activityOfRow, ext, typeRows, cut } = rows;
+    const ht = ptr === 4 ? C.HT_EVENT_HEADER32 : C.HT_EVENT_HEADER64;
     const types = this.types;
 
     // structs: providers, event types, the logfile header
@@ -461,149 +312,6 @@ export class NettraceTables {
     }
     return data;
   }
-  /**
-   * The event table of a file's (or window's) events in TraceEvent's dispatch order, with what each row
-   * adds beside it (metadata row, activity id, stack and related-activity items), the rows of each type and
-   * the latest timestamp.
-   */
-  private rowsOf(file: NettraceFile, ptr: number, stackItem: Int32Array, providerOf: Int32Array, unknownProvider: number) {
-    const { header, events: ev, metadata, stacks } = file;
-    const base = 8;
-    const order = dispatchOrder(file);
-    const n = order.length;
-    const timestamp = new BigInt64Array(n), keywords = new BigUint64Array(n);
-    const pid = new Uint32Array(n), tid = new Uint32Array(n), payloadOffset = new Uint32Array(n);
-    const payloadLength = new Uint16Array(n), headerLength = new Uint16Array(n), provider = new Uint16Array(n);
-    const eventId = new Uint16Array(n), task = new Uint16Array(n), flags = new Uint16Array(n), processor = new Uint16Array(n);
-    const version = new Uint16Array(n), opcode = new Uint8Array(n), level = new Uint8Array(n), headerType = new Uint8Array(n);
-    const channel = new Uint8Array(n), eventType = new Uint16Array(n);
-    const metadataOfRow = new Int32Array(n);
-    const activityOfRow = new Uint32Array(n);
-    // (items: a related activity or a stack per row at most; counted first, so the columns are made once)
-    let items = 0;
-    for (let i = 0; i < n; i++) {
-      if (ev.relatedActivityIdOffset[i]) items++;
-      if (ev.stack[i] >= 0) items++;
-    }
-    const extRow = new Uint32Array(items), extType = new Uint16Array(items), extSize = new Uint16Array(items), extOffset = new Uint32Array(items);
-    let e = 0;
-    const typeRows = new Uint32Array(C.MAX_EVENT_TYPES);
-    const ht = ptr === 4 ? C.HT_EVENT_HEADER32 : C.HT_EVENT_HEADER64;
-    // what each metadata row gives its events, worked out once: type, provider, id, version, opcode, level, keywords
-    const nm = metadata.length;
-    const mType = new Int32Array(nm + 1), mProvider = new Uint16Array(nm + 1), mId = new Uint16Array(nm + 1), mVersion = new Uint16Array(nm + 1);
-    // (types are numbered in order of first sight in the rows: a metadata row's is looked up at its first event)
-    mType.fill(TYPE_UNSET);
-    const mOpcode = new Uint8Array(nm + 1), mLevel = new Uint8Array(nm + 1), mKeywords = new Uint32Array(2 * (nm + 1)), mDropsStack = new Uint8Array(nm + 1);
-    for (let mi = -1; mi < nm; mi++) {
-      const m = mi >= 0 ? metadata[mi] : undefined;
-      const x = mi + 1;
-      mProvider[x] = mi >= 0 ? providerOf[mi] : Math.max(0, unknownProvider);
-      mId[x] = m?.eventId ?? 0;
-      mVersion[x] = m?.version ?? 0;
-      mOpcode[x] = m?.opcode ?? 0;
-      mLevel[x] = m?.level ?? 0;
-      const kw = BigInt.asUintN(64, m?.keywords ?? 0n);
-      mKeywords[2 * x] = Number(kw & 0xffffffffn);
-      mKeywords[2 * x + 1] = Number(kw >> 32n);
-      mDropsStack[x] = dropsStack(m) ? 1 : 0;
-    }
-    // 64-bit columns through their 32-bit halves (no bigint per event)
-    const tsIn = new Uint32Array(ev.timestamp.buffer, ev.timestamp.byteOffset, 2 * ev.length);
-    const thIn = new Uint32Array(ev.threadId.buffer, ev.threadId.byteOffset, 2 * ev.length);
-    const capIn = new Uint32Array(ev.captureThreadId.buffer, ev.captureThreadId.byteOffset, 2 * ev.length);
-    const tsOut = new Uint32Array(timestamp.buffer), kwOut = new Uint32Array(keywords.buffer);
-    const pidValue = header.processId >>> 0;
-    const headerFlags = ptr === 4 ? 0x20 : 0x40; // (the header's pointer size, as EVENT_HEADER flags give it)
-    pid.fill(pidValue);
-    headerType.fill(ht);
-    flags.fill(headerFlags);
-    // V6: an event's thread is an index into the thread table, which gives its OS thread and process (§15)
-    const v6 = header.formatVersion === 6;
-    const v6Threads = new Map<number, { tid: number; pid: number }>();
-    if (v6) {
-      for (const th of file.threads) {
-        v6Threads.set(Number(BigInt.asUintN(32, th.index)), {
-          tid: th.osThreadId !== undefined ? Number(BigInt.asUintN(32, th.osThreadId)) : Number(BigInt.asUintN(32, th.index)),
-          pid: th.osProcessId !== undefined ? Number(BigInt.asUintN(32, th.osProcessId)) : pidValue,
-        });
-      }
-    }
-    let cut = 0;
-    // (the columns as locals: the loop reads them 1.4 million times in a 64 MiB file)
-    const evMetadata = ev.metadata, evActivity = ev.activityIdOffset, evRelated = ev.relatedActivityIdOffset, evPayloadOffset = ev.payloadOffset;
-    const evPayloadLength = ev.payloadLength, evProcessor = ev.processorNumber, evStack = ev.stack, stackBytesOf = stacks.byteLength;
-    for (let r = 0; r < n; r++) {
-      const i = order[r];
-      const mi = evMetadata[i];
-      const x = mi + 1;
-      metadataOfRow[r] = mi;
-      const activity = evActivity[i];
-      if (activity) activityOfRow[r] = base + activity;
-      tsOut[2 * r] = tsIn[2 * i];
-      tsOut[2 * r + 1] = tsIn[2 * i + 1];
-      tid[r] = thIn[2 * i];
-      if (v6) {
-        const th = v6Threads.get(thIn[2 * i]);
-        if (th) {
-          tid[r] = th.tid;
-          pid[r] = th.pid;
-        }
-      }
-      payloadOffset[r] = base + evPayloadOffset[i];
-      const len = evPayloadLength[i];
-      if (len > 0xffff) {
-        cut++;
-        payloadLength[r] = 0xffff;
-      } else payloadLength[r] = len;
-      provider[r] = mProvider[x];
-      eventId[r] = mId[x];
-      version[r] = mVersion[x];
-      opcode[r] = mOpcode[x];
-      level[r] = mLevel[x];
-      kwOut[2 * r] = mKeywords[2 * x];
-      kwOut[2 * r + 1] = mKeywords[2 * x + 1];
-      // the processor only where the capture thread is the event's own (§15)
-      const proc = evProcessor[i];
-      // (V6 always gives it)
-      processor[r] = proc >= 0 && proc <= 0xfffe && (v6 || (thIn[2 * i] === capIn[2 * i] && thIn[2 * i + 1] === capIn[2 * i + 1])) ? proc : 0xffff;
-      let t = mType[x];
-      if (t === TYPE_UNSET) t = mType[x] = this.typeOf(mProvider[x], mId[x], mVersion[x], mOpcode[x]);
-      eventType[r] = t;
-      if (t !== C.EVENT_TYPE_NONE) typeRows[t]++;
-      const related = evRelated[i];
-      if (related) {
-        extRow[e] = r;
-        extType[e] = 1; // EVENT_HEADER_EXT_TYPE_RELATED_ACTIVITYID
-        extSize[e] = 16;
-        extOffset[e++] = base + related;
-        flags[r] |= 1;
-      }
-      const s = evStack[i];
-      if (s >= 0 && !mDropsStack[x]) {
-        extRow[e] = r;
-        extType[e] = ptr === 4 ? 5 : 6; // EVENT_HEADER_EXT_TYPE_STACK_TRACE32 / 64
-        extSize[e] = 8 + stackBytesOf[s];
-        extOffset[e++] = stackItem[s];
-        flags[r] |= 1; // EVENT_HEADER_FLAG_EXTENDED_INFO
-      }
-    }
-    // the latest timestamp (its halves compared: no bigint per event)
-    let maxHi = -0x80000000, maxLo = 0;
-    for (let i = 0; i < n; i++) {
-      const hi = tsIn[2 * i + 1] | 0, lo = tsIn[2 * i];
-      if (hi > maxHi || (hi === maxHi && lo > maxLo)) {
-        maxHi = hi;
-        maxLo = lo;
-      }
-    }
-    return {
-      n, ht, cut, typeRows, metadataOfRow, activityOfRow, maxHi, maxLo,
-      events: { timestamp, keywords, pid, tid, payloadOffset, payloadLength, headerLength, provider, eventId, task, flags, processor, version, opcode, level, headerType, channel, eventType },
-      ext: { row: extRow.subarray(0, e), type: extType.subarray(0, e), size: extSize.subarray(0, e), offset: extOffset.subarray(0, e) },
-    };
-  }
-
   /** The windows so far as one outline (no rows): header, providers, types with all their rows counted, every warning, the end. */
   outline(): (TraceData & { nettrace: NettraceInfo }) | undefined {
     const last = this.last;

@@ -1,21 +1,47 @@
-// The EventPipe reader's record walker on either engine: readNettrace(bytes, { walker }) with the
-// walker made here runs the per-event loop (assembly/nettrace-events.ts) in the WebAssembly core
-// ("wasm") or in its TypeScript twin ("js", readNettrace's default).
+// The EventPipe reader's core on either engine: one core, WebAssembly ("wasm") or its TypeScript twin
+// ("js"), that walks each event block's records for readNettrace (assembly/nettrace-events.ts) and
+// puts the events in dispatch order as event table rows (assembly/nettrace-rows.ts).
 
-import { CoreWalker, jsNettraceWalker, type NettraceWalkCore, type NettraceWalker } from "../core/nettrace-walk.js";
+import { CoreWalker, type NettraceWalkCore, type NettraceWalker } from "../core/nettrace-walk.js";
+import { walkEventBlock } from "../core/nettrace-events.js";
+import { dispatchOrder, eventRows, eventTypes } from "../core/nettrace-rows.js";
+import { CoreState } from "../core/state.js";
+import { heapAlloc, heapFree } from "../core/memory.js";
 import { instantiateCore, recycleMemory, type WasmSource } from "./loader.js";
+import type { NettraceRowsCore } from "./nettrace-rows.js";
 
 export type { NettraceWalker };
 
+/** A file's reader core: its walker (for readNettrace) and its rows; `dispose()` when the file is read gives its memory back. */
+export interface NettraceEngine {
+  walker: NettraceWalker;
+  rows: NettraceRowsCore;
+  dispose(): void;
+}
+
 /**
- * A walker for readNettrace on `engine`. "wasm" instantiates the core (`wasm`: the compiled module,
- * else the default one) with a memory of its own, into which each block is copied; call `dispose()`
- * when the file is read to give that memory back. "js" needs no module.
+ * The core for `engine`. "wasm" instantiates the WebAssembly core (`wasm`: the compiled module, else
+ * the default one) with a memory of its own, into which each block and the events are copied; "js"
+ * runs the same sources over a TypeScript core's memory.
  */
-export async function nettraceWalker(engine: "wasm" | "js", wasm?: WebAssembly.Module | WasmSource): Promise<NettraceWalker> {
-  if (engine === "js") return jsNettraceWalker();
+export async function nettraceEngine(engine: "wasm" | "js", wasm?: WebAssembly.Module | WasmSource): Promise<NettraceEngine> {
+  if (engine === "js") {
+    const s = new CoreState();
+    const core: NettraceWalkCore & NettraceRowsCore = {
+      memory: s.memory,
+      alloc: (size) => heapAlloc(s, size),
+      free: (ptr) => heapFree(s, ptr),
+      nettraceWalk: (start, end, compressed, v6, resume, out, rows, bias) => walkEventBlock(s, start, end, compressed, v6, resume, out, rows, bias),
+      nettraceOrder: (p) => dispatchOrder(s, p),
+      nettraceRows: (p) => eventRows(s, p),
+      nettraceTypes: (p) => eventTypes(s, p),
+    };
+    const walker = new CoreWalker(core);
+    return { walker, rows: core, dispose: () => walker.dispose() };
+  }
   const core = await instantiateCore(wasm);
-  const exports = core as unknown as Partial<NettraceWalkCore> & typeof core;
-  if (typeof exports.nettraceWalk !== "function") throw new Error("etw-wasm: this WebAssembly core has no nettraceWalk export (an older build?)");
-  return new CoreWalker(exports as NettraceWalkCore, undefined, () => recycleMemory(core.memory as WebAssembly.Memory));
+  const exports = core as unknown as Partial<NettraceWalkCore & NettraceRowsCore> & typeof core;
+  if (typeof exports.nettraceWalk !== "function" || typeof exports.nettraceRows !== "function") throw new Error("etw-wasm: this WebAssembly core has no EventPipe exports (an older build?)");
+  const walker = new CoreWalker(exports as NettraceWalkCore, undefined, () => recycleMemory(core.memory as WebAssembly.Memory));
+  return { walker, rows: exports as NettraceRowsCore, dispose: () => walker.dispose() };
 }

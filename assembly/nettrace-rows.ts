@@ -1,0 +1,411 @@
+// The EventPipe reader's events (bindings/core/nettrace.ts) as the event table an .etl window gives
+// (bindings/decode/nettrace-data.ts): the order TraceEvent dispatches them in, then, in that order,
+// the EVENT_HEADER columns and the extended items (stacks, related activities) beside them.
+//
+// Both cores run this source (see nettrace-events.ts and scripts/gen-core-twin.mjs). The caller lays
+// the reader's columns out in the core's memory and names them in a parameter block of u32 words (NO_*
+// for the order, NR_* for the rows), which also carries the results back. Byte offsets are computed by
+// multiplication, not shifts: in the TypeScript core a shift past 2^31 would turn negative.
+
+import { Mem, ld8, ld32, ldi32, st8, st16, st32 } from "./memory-access";
+
+// ---- dispatchOrder: parameter block ----
+
+export const NO_COUNT: u32 = 0; // events
+export const NO_TIMESTAMP: u32 = 1; // i64 per event (QPC ticks)
+export const NO_QUEUE: u32 = 2; // u32 per event: its capture thread's queue, 0 … NO_QUEUES-1
+export const NO_BLOCK: u32 = 3; // u32 per event: file offset of its block
+export const NO_FLAGS: u32 = 4; // u8 per event: bit 0 = sorted (EVENT_SORTED)
+export const NO_SEQUENCE_POINTS: u32 = 5; // u32 file offsets of the sequence point blocks, ascending
+export const NO_SEQUENCE_POINT_COUNT: u32 = 6;
+export const NO_QUEUES: u32 = 7;
+export const NO_WORK: u32 = 8; // scratch: 4 × (events + 4 × queues) bytes
+export const NO_ORDER: u32 = 9; // out: u32 per row, the event it is
+export const NO_WORDS: u32 = 10;
+
+/** Bytes of dispatchOrder's scratch block. */
+export function orderWorkBytes(events: u32, queues: u32): f64 {
+  return 4 * (<f64>events + 4 * <f64>queues);
+}
+
+/** Event a is earlier than event b (signed 64-bit timestamps at `ts`). */
+function before(m: Mem, ts: usize, a: u32, b: u32): bool {
+  let pa: usize = ts + <usize>a * 8, pb: usize = ts + <usize>b * 8;
+  let ha = ldi32(m, pa + 4), hb = ldi32(m, pb + 4);
+  if (ha != hb) return ha < hb;
+  return ld32(m, pa) < ld32(m, pb);
+}
+
+/** Queue q's head goes before queue r's: the earlier head, of equal heads the queue that has waited longest. */
+function less(m: Mem, ts: usize, head: usize, since: usize, q: u32, r: u32): bool {
+  let a = ld32(m, head + <usize>q * 4), b = ld32(m, head + <usize>r * 4);
+  if (before(m, ts, a, b)) return true;
+  if (before(m, ts, b, a)) return false;
+  return ld32(m, since + <usize>q * 4) < ld32(m, since + <usize>r * 4);
+}
+
+function siftUp(m: Mem, ts: usize, head: usize, since: usize, heap: usize, k: u32): void {
+  let q = ld32(m, heap + <usize>k * 4);
+  while (k > 0) {
+    let parent = (k - 1) >>> 1;
+    let p = ld32(m, heap + <usize>parent * 4);
+    if (!less(m, ts, head, since, q, p)) break;
+    st32(m, heap + <usize>k * 4, p);
+    k = parent;
+  }
+  st32(m, heap + <usize>k * 4, q);
+}
+
+function siftDown(m: Mem, ts: usize, head: usize, since: usize, heap: usize, size: u32, k: u32): void {
+  let q = ld32(m, heap + <usize>k * 4);
+  while (true) {
+    let c: u32 = 2 * k + 1;
+    if (c >= size) break;
+    let cq = ld32(m, heap + <usize>c * 4);
+    if (c + 1 < size) {
+      let dq = ld32(m, heap + <usize>(c + 1) * 4);
+      if (less(m, ts, head, since, dq, cq)) {
+        c++;
+        cq = dq;
+      }
+    }
+    if (!less(m, ts, head, since, cq, q)) break;
+    st32(m, heap + <usize>k * 4, cq);
+    k = c;
+  }
+  st32(m, heap + <usize>k * 4, q);
+}
+
+// (the order's running state: rows written and the heap's size)
+let orderRows: u32 = 0;
+let heapSize: u32 = 0;
+
+/** Every queued event earlier than event `until` (all when `all`), oldest first, into the order. */
+function flush(m: Mem, ts: usize, next: usize, head: usize, since: usize, heap: usize, order: usize, until: u32, all: bool): void {
+  while (heapSize > 0) {
+    let q = ld32(m, heap);
+    let row = ld32(m, head + <usize>q * 4);
+    if (!all && !before(m, ts, row, until)) break;
+    st32(m, order + <usize>orderRows * 4, row);
+    orderRows++;
+    let after = ldi32(m, next + <usize>row * 4);
+    if (after >= 0) {
+      st32(m, head + <usize>q * 4, <u32>after);
+      siftDown(m, ts, head, since, heap, heapSize, 0);
+    } else {
+      st32(m, head + <usize>q * 4, 0xffffffff);
+      heapSize--;
+      if (heapSize > 0) {
+        st32(m, heap, ld32(m, heap + <usize>heapSize * 4));
+        siftDown(m, ts, head, since, heap, heapSize, 0);
+      }
+    }
+  }
+}
+
+/**
+ * The order TraceEvent dispatches events in (EventCache): one queue per capture thread; a sorted event
+ * first lets every queued event earlier than it go (oldest first across queues), then goes itself; a
+ * sequence point and the end let everything go. The queues' heads sit in a binary heap by (timestamp,
+ * when the queue last became non-empty). Writes NO_ORDER; returns the rows written (the events).
+ */
+export function dispatchOrder(m: Mem, p: usize): u32 {
+  let n = ld32(m, p + NO_COUNT * 4);
+  let ts: usize = ld32(m, p + NO_TIMESTAMP * 4);
+  let queue: usize = ld32(m, p + NO_QUEUE * 4);
+  let block: usize = ld32(m, p + NO_BLOCK * 4);
+  let flags: usize = ld32(m, p + NO_FLAGS * 4);
+  let sp: usize = ld32(m, p + NO_SEQUENCE_POINTS * 4);
+  let spCount = ld32(m, p + NO_SEQUENCE_POINT_COUNT * 4);
+  let queues = ld32(m, p + NO_QUEUES * 4);
+  let work: usize = ld32(m, p + NO_WORK * 4);
+  let order: usize = ld32(m, p + NO_ORDER * 4);
+  // scratch: next[event] (the queue's chain, -1 at its tail), then head, tail, since, heap per queue
+  let next = work;
+  let head: usize = next + <usize>n * 4;
+  let tail: usize = head + <usize>queues * 4;
+  let since: usize = tail + <usize>queues * 4;
+  let heap: usize = since + <usize>queues * 4;
+  for (let q: u32 = 0; q < queues; q++) st32(m, head + <usize>q * 4, 0xffffffff);
+  orderRows = 0;
+  heapSize = 0;
+  let clock: u32 = 0;
+  let nextSp: u32 = 0;
+  let spAt: u32 = spCount > 0 ? ld32(m, sp) : 0xffffffff;
+  for (let i: u32 = 0; i < n; i++) {
+    st32(m, next + <usize>i * 4, 0xffffffff);
+    // sequence points before this event's block
+    let at = ld32(m, block + <usize>i * 4);
+    while (nextSp < spCount && spAt < at) {
+      flush(m, ts, next, head, since, heap, order, 0, true);
+      nextSp++;
+      spAt = nextSp < spCount ? ld32(m, sp + <usize>nextSp * 4) : 0xffffffff;
+    }
+    if ((ld8(m, flags + <usize>i) & 1) != 0) {
+      flush(m, ts, next, head, since, heap, order, i, false);
+      st32(m, order + <usize>orderRows * 4, i);
+      orderRows++;
+      continue;
+    }
+    let q = ld32(m, queue + <usize>i * 4);
+    let hp: usize = head + <usize>q * 4;
+    if (ldi32(m, hp) < 0) {
+      // the queue starts again: it waits from now
+      st32(m, hp, i);
+      st32(m, since + <usize>q * 4, clock);
+      clock++;
+      st32(m, heap + <usize>heapSize * 4, q);
+      heapSize++;
+      siftUp(m, ts, head, since, heap, heapSize - 1);
+    } else {
+      st32(m, next + <usize>ld32(m, tail + <usize>q * 4) * 4, i);
+    }
+    st32(m, tail + <usize>q * 4, i);
+  }
+  flush(m, ts, next, head, since, heap, order, 0, true);
+  return orderRows;
+}
+
+// ---- eventRows: parameter block ----
+
+export const NR_ROWS: u32 = 0; // rows of this call
+export const NR_ORDER: u32 = 1; // u32 per row: its event
+export const NR_FIRST_EVENT: u32 = 2; // the event the staged input columns start at
+export const NR_FIRST_ROW: u32 = 3; // the table row of this call's first row (for the extended items)
+// input columns, one entry per event from NR_FIRST_EVENT on
+export const NR_TIMESTAMP: u32 = 4; // i64
+export const NR_METADATA: u32 = 5; // i32: metadata row, -1 undefined
+export const NR_ACTIVITY: u32 = 6; // u32 file offset, 0 none
+export const NR_RELATED: u32 = 7; // u32 file offset, 0 none
+export const NR_PAYLOAD_OFFSET: u32 = 8; // u32 file offset
+export const NR_PAYLOAD_LENGTH: u32 = 9; // u32
+export const NR_PROCESSOR: u32 = 10; // i32
+export const NR_STACK: u32 = 11; // i32: row in the stacks, -1 none
+export const NR_THREAD: u32 = 12; // i64: thread id (V6: index)
+export const NR_CAPTURE: u32 = 13; // i64: capture thread id (V6: index)
+// tables
+export const NR_METADATA_TABLE: u32 = 14; // NM_WORDS u32 per metadata row + 1 (entry 0: undefined metadata)
+export const NR_STACK_ITEM: u32 = 15; // u32 per stack: store offset of its stack item
+export const NR_STACK_BYTES: u32 = 16; // u32 per stack: bytes of its frames
+export const NR_THREADS: u32 = 17; // V6: 3 u32 per thread (index, thread id, process id), by index ascending
+export const NR_THREAD_COUNT: u32 = 18; // 0: not V6
+export const NR_V6: u32 = 19;
+export const NR_PROCESS_ID: u32 = 20; // the file's process id
+export const NR_BASE: u32 = 21; // where the file's byte 0 is in the store
+export const NR_HEADER_FLAGS: u32 = 22; // EVENT_HEADER flags of every row (pointer size)
+export const NR_STACK_TYPE: u32 = 23; // extended item type of a stack (32- or 64-bit)
+// output columns, one entry per row of this call
+export const NR_OUT_TIMESTAMP: u32 = 24; // i64
+export const NR_OUT_KEYWORDS: u32 = 25; // u64
+export const NR_OUT_PID: u32 = 26; // u32
+export const NR_OUT_TID: u32 = 27; // u32
+export const NR_OUT_PAYLOAD_OFFSET: u32 = 28; // u32 store offset
+export const NR_OUT_PAYLOAD_LENGTH: u32 = 29; // u16
+export const NR_OUT_PROVIDER: u32 = 30; // u16
+export const NR_OUT_EVENT_ID: u32 = 31; // u16
+export const NR_OUT_FLAGS: u32 = 32; // u16
+export const NR_OUT_PROCESSOR: u32 = 33; // u16
+export const NR_OUT_VERSION: u32 = 34; // u16
+export const NR_OUT_OPCODE: u32 = 35; // u8
+export const NR_OUT_LEVEL: u32 = 36; // u8
+export const NR_OUT_METADATA: u32 = 37; // i32: metadata row of each row
+export const NR_OUT_ACTIVITY: u32 = 38; // u32 store offset of its ActivityId, 0 none
+export const NR_OUT_EVENT_TYPE: u32 = 39; // u16 (eventTypes)
+// extended items (at most two per row)
+export const NR_EXT_ROW: u32 = 40; // u32
+export const NR_EXT_TYPE: u32 = 41; // u16
+export const NR_EXT_SIZE: u32 = 42; // u16
+export const NR_EXT_OFFSET: u32 = 43; // u32
+// results
+export const NR_EXT_COUNT: u32 = 44; // items written
+export const NR_CUT: u32 = 45; // payloads longer than 65,535 bytes (cut to it), added to
+export const NR_MAX_LO: u32 = 46; // latest timestamp so far (in and out), low and high halves
+export const NR_MAX_HI: u32 = 47;
+export const NR_SEEN: u32 = 48; // u32 list: metadata table entries met first in this call, in row order
+export const NR_SEEN_COUNT: u32 = 49;
+export const NR_TYPE_ROWS: u32 = 50; // u32 per event type: rows, added to (eventTypes)
+export const NR_WORDS: u32 = 51;
+
+/** A metadata table entry: NM_WORDS u32s. */
+export const NM_PROVIDER: u32 = 0;
+export const NM_EVENT_ID: u32 = 1;
+export const NM_VERSION: u32 = 2;
+export const NM_OPCODE: u32 = 3;
+export const NM_LEVEL: u32 = 4;
+export const NM_KEYWORDS_LO: u32 = 5;
+export const NM_KEYWORDS_HI: u32 = 6;
+export const NM_DROPS_STACK: u32 = 7; // 1: TraceEvent drops this event's stack
+export const NM_TYPE: u32 = 8; // event type; NM_TYPE_UNSET until the caller gives it, NM_TYPE_SEEN once listed in NR_SEEN
+export const NM_WORDS: u32 = 9;
+export const NM_TYPE_UNSET: u32 = 0xffffffff;
+export const NM_TYPE_SEEN: u32 = 0xfffffffe;
+
+/** Event type index of a row beyond the table (codes.ts EVENT_TYPE_NONE). */
+const TYPE_NONE: u32 = 0xffff;
+
+// (the last V6 thread looked up: events of a block mostly come from one thread)
+let lastThreadIndex: u32 = 0;
+let lastThreadEntry: i32 = -1;
+
+/** The entry of V6 thread `index` in the sorted table at `threads` (count entries), -1 when absent. */
+function findThread(m: Mem, threads: usize, count: u32, index: u32): i32 {
+  if (lastThreadEntry >= 0 && lastThreadIndex == index) return lastThreadEntry;
+  let lo: u32 = 0, hi: u32 = count;
+  while (lo < hi) {
+    let mid = (lo + hi) >>> 1;
+    if (ld32(m, threads + <usize>mid * 12) < index) lo = mid + 1;
+    else hi = mid;
+  }
+  let found: i32 = lo < count && ld32(m, threads + <usize>lo * 12) == index ? <i32>lo : -1;
+  lastThreadIndex = index;
+  lastThreadEntry = found;
+  return found;
+}
+
+/**
+ * Rows NR_ORDER[0 … NR_ROWS-1] of the event table: every output column but the event type, the
+ * extended items, the cut payloads and the latest timestamp; metadata entries met for the first time
+ * (NM_TYPE_UNSET) are listed in NR_SEEN for the caller to give their types before eventTypes.
+ */
+export function eventRows(m: Mem, p: usize): void {
+  let rows = ld32(m, p + NR_ROWS * 4);
+  let order: usize = ld32(m, p + NR_ORDER * 4);
+  let first = ld32(m, p + NR_FIRST_EVENT * 4);
+  let firstRow = ld32(m, p + NR_FIRST_ROW * 4);
+  let ts: usize = ld32(m, p + NR_TIMESTAMP * 4);
+  let metadata: usize = ld32(m, p + NR_METADATA * 4);
+  let activity: usize = ld32(m, p + NR_ACTIVITY * 4);
+  let related: usize = ld32(m, p + NR_RELATED * 4);
+  let payloadOffset: usize = ld32(m, p + NR_PAYLOAD_OFFSET * 4);
+  let payloadLength: usize = ld32(m, p + NR_PAYLOAD_LENGTH * 4);
+  let processor: usize = ld32(m, p + NR_PROCESSOR * 4);
+  let stack: usize = ld32(m, p + NR_STACK * 4);
+  let thread: usize = ld32(m, p + NR_THREAD * 4);
+  let capture: usize = ld32(m, p + NR_CAPTURE * 4);
+  let meta: usize = ld32(m, p + NR_METADATA_TABLE * 4);
+  let stackItem: usize = ld32(m, p + NR_STACK_ITEM * 4);
+  let stackBytes: usize = ld32(m, p + NR_STACK_BYTES * 4);
+  let threads: usize = ld32(m, p + NR_THREADS * 4);
+  let threadCount = ld32(m, p + NR_THREAD_COUNT * 4);
+  let v6 = ld32(m, p + NR_V6 * 4) != 0;
+  let pid = ld32(m, p + NR_PROCESS_ID * 4);
+  let base = ld32(m, p + NR_BASE * 4);
+  let headerFlags = ld32(m, p + NR_HEADER_FLAGS * 4);
+  let stackType = ld32(m, p + NR_STACK_TYPE * 4);
+  let oTs: usize = ld32(m, p + NR_OUT_TIMESTAMP * 4);
+  let oKw: usize = ld32(m, p + NR_OUT_KEYWORDS * 4);
+  let oPid: usize = ld32(m, p + NR_OUT_PID * 4);
+  let oTid: usize = ld32(m, p + NR_OUT_TID * 4);
+  let oPayloadOffset: usize = ld32(m, p + NR_OUT_PAYLOAD_OFFSET * 4);
+  let oPayloadLength: usize = ld32(m, p + NR_OUT_PAYLOAD_LENGTH * 4);
+  let oProvider: usize = ld32(m, p + NR_OUT_PROVIDER * 4);
+  let oEventId: usize = ld32(m, p + NR_OUT_EVENT_ID * 4);
+  let oFlags: usize = ld32(m, p + NR_OUT_FLAGS * 4);
+  let oProcessor: usize = ld32(m, p + NR_OUT_PROCESSOR * 4);
+  let oVersion: usize = ld32(m, p + NR_OUT_VERSION * 4);
+  let oOpcode: usize = ld32(m, p + NR_OUT_OPCODE * 4);
+  let oLevel: usize = ld32(m, p + NR_OUT_LEVEL * 4);
+  let oMetadata: usize = ld32(m, p + NR_OUT_METADATA * 4);
+  let oActivity: usize = ld32(m, p + NR_OUT_ACTIVITY * 4);
+  let xRow: usize = ld32(m, p + NR_EXT_ROW * 4);
+  let xType: usize = ld32(m, p + NR_EXT_TYPE * 4);
+  let xSize: usize = ld32(m, p + NR_EXT_SIZE * 4);
+  let xOffset: usize = ld32(m, p + NR_EXT_OFFSET * 4);
+  let seen: usize = ld32(m, p + NR_SEEN * 4);
+  let e: u32 = 0;
+  let cut = ld32(m, p + NR_CUT * 4);
+  let maxLo = ld32(m, p + NR_MAX_LO * 4);
+  let maxHi = ldi32(m, p + NR_MAX_HI * 4);
+  let seenCount: u32 = 0;
+  lastThreadEntry = -1;
+  for (let r: u32 = 0; r < rows; r++) {
+    let i: usize = <usize>(ld32(m, order + <usize>r * 4) - first);
+    let mi = ldi32(m, metadata + i * 4);
+    let x: usize = meta + <usize>(mi + 1) * (NM_WORDS * 4);
+    st32(m, oMetadata + <usize>r * 4, <u32>mi);
+    let act = ld32(m, activity + i * 4);
+    st32(m, oActivity + <usize>r * 4, act != 0 ? (act + base) >>> 0 : 0);
+    let tsLo = ld32(m, ts + i * 8), tsHi = ldi32(m, ts + i * 8 + 4);
+    st32(m, oTs + <usize>r * 8, tsLo);
+    st32(m, oTs + <usize>r * 8 + 4, <u32>tsHi);
+    if (tsHi > maxHi || (tsHi == maxHi && tsLo > maxLo)) {
+      maxHi = tsHi;
+      maxLo = tsLo;
+    }
+    let thLo = ld32(m, thread + i * 8);
+    let tid = thLo, rowPid = pid;
+    if (threadCount > 0) {
+      // V6: the thread index names an entry of the thread table, which gives the OS thread and process
+      let t = findThread(m, threads, threadCount, thLo);
+      if (t >= 0) {
+        tid = ld32(m, threads + <usize>t * 12 + 4);
+        rowPid = ld32(m, threads + <usize>t * 12 + 8);
+      }
+    }
+    st32(m, oTid + <usize>r * 4, tid);
+    st32(m, oPid + <usize>r * 4, rowPid);
+    st32(m, oPayloadOffset + <usize>r * 4, (ld32(m, payloadOffset + i * 4) + base) >>> 0);
+    let len = ld32(m, payloadLength + i * 4);
+    if (len > 0xffff) {
+      cut++;
+      len = 0xffff;
+    }
+    st16(m, oPayloadLength + <usize>r * 2, len);
+    st16(m, oProvider + <usize>r * 2, ld32(m, x + NM_PROVIDER * 4));
+    st16(m, oEventId + <usize>r * 2, ld32(m, x + NM_EVENT_ID * 4));
+    st16(m, oVersion + <usize>r * 2, ld32(m, x + NM_VERSION * 4));
+    st8(m, oOpcode + <usize>r, ld32(m, x + NM_OPCODE * 4));
+    st8(m, oLevel + <usize>r, ld32(m, x + NM_LEVEL * 4));
+    st32(m, oKw + <usize>r * 8, ld32(m, x + NM_KEYWORDS_LO * 4));
+    st32(m, oKw + <usize>r * 8 + 4, ld32(m, x + NM_KEYWORDS_HI * 4));
+    // the processor only where the capture thread is the event's own (V6 always gives it)
+    let proc = ldi32(m, processor + i * 4);
+    let own = v6 || (thLo == ld32(m, capture + i * 8) && ld32(m, thread + i * 8 + 4) == ld32(m, capture + i * 8 + 4));
+    st16(m, oProcessor + <usize>r * 2, proc >= 0 && proc <= 0xfffe && own ? <u32>proc : 0xffff);
+    if (ld32(m, x + NM_TYPE * 4) == NM_TYPE_UNSET) {
+      st32(m, x + NM_TYPE * 4, NM_TYPE_SEEN);
+      st32(m, seen + <usize>seenCount * 4, <u32>(mi + 1));
+      seenCount++;
+    }
+    let flags = headerFlags;
+    let rel = ld32(m, related + i * 4);
+    if (rel != 0) {
+      st32(m, xRow + <usize>e * 4, firstRow + r);
+      st16(m, xType + <usize>e * 2, 1); // EVENT_HEADER_EXT_TYPE_RELATED_ACTIVITYID
+      st16(m, xSize + <usize>e * 2, 16);
+      st32(m, xOffset + <usize>e * 4, (rel + base) >>> 0);
+      e++;
+      flags = flags | 1; // EVENT_HEADER_FLAG_EXTENDED_INFO
+    }
+    let s = ldi32(m, stack + i * 4);
+    if (s >= 0 && ld32(m, x + NM_DROPS_STACK * 4) == 0) {
+      st32(m, xRow + <usize>e * 4, firstRow + r);
+      st16(m, xType + <usize>e * 2, stackType);
+      st16(m, xSize + <usize>e * 2, 8 + ld32(m, stackBytes + <usize>s * 4));
+      st32(m, xOffset + <usize>e * 4, ld32(m, stackItem + <usize>s * 4));
+      e++;
+      flags = flags | 1;
+    }
+    st16(m, oFlags + <usize>r * 2, flags);
+  }
+  st32(m, p + NR_EXT_COUNT * 4, e);
+  st32(m, p + NR_CUT * 4, cut);
+  st32(m, p + NR_MAX_LO * 4, maxLo);
+  st32(m, p + NR_MAX_HI * 4, <u32>maxHi);
+  st32(m, p + NR_SEEN_COUNT * 4, seenCount);
+}
+
+/** The event type of each of eventRows' rows, from its metadata entry's NM_TYPE, counted in NR_TYPE_ROWS. */
+export function eventTypes(m: Mem, p: usize): void {
+  let rows = ld32(m, p + NR_ROWS * 4);
+  let meta: usize = ld32(m, p + NR_METADATA_TABLE * 4);
+  let oMetadata: usize = ld32(m, p + NR_OUT_METADATA * 4);
+  let oType: usize = ld32(m, p + NR_OUT_EVENT_TYPE * 4);
+  let typeRows: usize = ld32(m, p + NR_TYPE_ROWS * 4);
+  for (let r: u32 = 0; r < rows; r++) {
+    let x: usize = meta + <usize>(ldi32(m, oMetadata + <usize>r * 4) + 1) * (NM_WORDS * 4);
+    let t = ld32(m, x + NM_TYPE * 4);
+    st16(m, oType + <usize>r * 2, t);
+    if (t != TYPE_NONE) st32(m, typeRows + <usize>t * 4, ld32(m, typeRows + <usize>t * 4) + 1);
+  }
+}

@@ -1,0 +1,353 @@
+// An EventPipe file's (or window's) events as event table columns, by a core: the reader's columns
+// are laid out in the core's memory, the core puts them in TraceEvent's dispatch order and writes the
+// rows (assembly/nettrace-rows.ts, one source for both engines), and the rows come back out a chunk at
+// a time. The order needs the timestamps, queues and blocks of every event at once (25 bytes an
+// event, with its scratch); the rows are written in chunks of CHUNK_ROWS, each chunk's events staged
+// by the range of event numbers it reads (the dispatch order moves events only a little).
+
+import * as C from "../../assembly/codes.js";
+import * as R from "../core/nettrace-rows.js";
+import { EVENT_SORTED, type NettraceFile, type NettraceMetadata } from "../core/nettrace.js";
+
+/** What a core gives the rows: the WebAssembly core's exports (assembly/index.ts) or the TypeScript core's equivalents. */
+export interface NettraceRowsCore {
+  memory: { readonly buffer: ArrayBuffer };
+  /** A block of `size` bytes, or 0 when memory is exhausted. */
+  alloc(size: number): number;
+  free(ptr: number): void;
+  nettraceOrder(p: number): number;
+  nettraceRows(p: number): void;
+  nettraceTypes(p: number): void;
+}
+
+/** Rows written per call of the core. */
+const CHUNK_ROWS = 1 << 20;
+
+/** Rundown and method-bookkeeping events carry stacks TraceEvent drops (EventPipeMetadata.GetEventRecordForEventData). */
+function dropsStack(m: NettraceMetadata | undefined): boolean {
+  if (!m) return false;
+  if (m.providerName === "Microsoft-Windows-DotNETRuntimeRundown") return true;
+  return m.providerName === "Microsoft-Windows-DotNETRuntime" && ((m.eventId >= 140 && m.eventId <= 144) || m.eventId === 190);
+}
+
+export interface EventTableOf {
+  n: number;
+  cut: number;
+  typeRows: Uint32Array;
+  metadataOfRow: Int32Array;
+  activityOfRow: Uint32Array;
+  maxHi: number;
+  maxLo: number;
+  events: {
+    timestamp: BigInt64Array; keywords: BigUint64Array; pid: Uint32Array; tid: Uint32Array; payloadOffset: Uint32Array;
+    payloadLength: Uint16Array; headerLength: Uint16Array; provider: Uint16Array; eventId: Uint16Array; task: Uint16Array;
+    flags: Uint16Array; processor: Uint16Array; version: Uint16Array; opcode: Uint8Array; level: Uint8Array;
+    headerType: Uint8Array; channel: Uint8Array; eventType: Uint16Array;
+  };
+  ext: { row: Uint32Array; type: Uint16Array; size: Uint16Array; offset: Uint32Array };
+}
+
+/** Where the table of a file's events takes its providers, types and stack items from. */
+export interface EventTableContext {
+  /** Pointer size of the file's records (4 or 8). */
+  ptr: number;
+  /** Store offset of each stack's item (MatchId, then the frames). */
+  stackItem: Int32Array;
+  /** Provider index of each metadata row. */
+  providerOf: Int32Array;
+  /** Provider of events whose metadata is undefined (-1: none yet, then 0). */
+  unknownProvider: number;
+  /** The event type of (provider, id, version, opcode), added when new. */
+  typeOf(provider: number, id: number, version: number, opcode: number): number;
+  /** Rows a call of the core writes (CHUNK_ROWS; tests make it small). */
+  chunkRows?: number;
+}
+
+/** Blocks taken from a core, given back by `release`. */
+class Blocks {
+  private readonly taken: number[] = [];
+  constructor(private readonly core: NettraceRowsCore, private readonly what: string) {}
+  take(bytes: number): number {
+    const at = this.core.alloc(Math.max(8, bytes));
+    if (at === 0) throw new RangeError(`etw-wasm: out of memory ${this.what} (a block of ${bytes} bytes)`);
+    this.taken.push(at);
+    return at;
+  }
+  give(at: number): void {
+    const k = this.taken.indexOf(at);
+    if (k >= 0) this.taken.splice(k, 1);
+    this.core.free(at);
+  }
+  release(): void {
+    for (const at of this.taken) this.core.free(at);
+    this.taken.length = 0;
+  }
+}
+
+/** A column's bytes into the core at `at` (from its element `from`, `count` elements). */
+function put(core: NettraceRowsCore, at: number, column: ArrayBufferView & { BYTES_PER_ELEMENT: number }, from: number, count: number): void {
+  const size = column.BYTES_PER_ELEMENT;
+  new Uint8Array(core.memory.buffer, at, count * size).set(new Uint8Array(column.buffer, column.byteOffset + from * size, count * size));
+}
+
+/** `count` elements from the core at `at` into `column` at element `to`. */
+function take(core: NettraceRowsCore, at: number, column: ArrayBufferView & { BYTES_PER_ELEMENT: number }, to: number, count: number): void {
+  const size = column.BYTES_PER_ELEMENT;
+  new Uint8Array(column.buffer, column.byteOffset + to * size, count * size).set(new Uint8Array(core.memory.buffer, at, count * size));
+}
+
+/**
+ * The event table of a file's (or window's) events in TraceEvent's dispatch order, with what each row
+ * adds beside it (metadata row, activity id, stack and related-activity items), the rows of each type
+ * and the latest timestamp.
+ */
+export function eventTableOf(core: NettraceRowsCore, file: NettraceFile, cx: EventTableContext): EventTableOf {
+  const { header, events: ev } = file;
+  const n = ev.length;
+  const blocks = new Blocks(core, `ordering ${n} EventPipe events`);
+  try {
+    // ---- the dispatch order, whole ----
+    const order = blocks.take(4 * n);
+    if (header.formatVersion <= 3 || n === 0) {
+      // (V2 and V3 files are in time order as written)
+      const o = new Uint32Array(core.memory.buffer, order, n);
+      for (let i = 0; i < n; i++) o[i] = i;
+    } else {
+      const queues = Math.max(1, file.queueCount);
+      const p = blocks.take(R.NO_WORDS * 4);
+      const ts = blocks.take(8 * n), queue = blocks.take(4 * n), block = blocks.take(4 * n), flags = blocks.take(n);
+      const sp = blocks.take(4 * file.sequencePoints.length), work = blocks.take(R.orderWorkBytes(n, queues));
+      put(core, ts, ev.timestamp, 0, n);
+      put(core, queue, ev.queue, 0, n);
+      put(core, block, ev.blockOffset, 0, n);
+      put(core, flags, ev.flags, 0, n);
+      put(core, sp, file.sequencePoints.offset, 0, file.sequencePoints.length);
+      const w = new Uint32Array(core.memory.buffer, p, R.NO_WORDS);
+      w[R.NO_COUNT] = n;
+      w[R.NO_TIMESTAMP] = ts;
+      w[R.NO_QUEUE] = queue;
+      w[R.NO_BLOCK] = block;
+      w[R.NO_FLAGS] = flags;
+      w[R.NO_SEQUENCE_POINTS] = sp;
+      w[R.NO_SEQUENCE_POINT_COUNT] = file.sequencePoints.length;
+      w[R.NO_QUEUES] = queues;
+      w[R.NO_WORK] = work;
+      w[R.NO_ORDER] = order;
+      const written = core.nettraceOrder(p);
+      if (written !== n) throw new Error(`etw-wasm: the dispatch order has ${written} of ${n} events`);
+      for (const at of [p, ts, queue, block, flags, sp, work]) blocks.give(at);
+    }
+    if (EVENT_SORTED !== 1) throw new Error("etw-wasm: EVENT_SORTED is not the bit the core's order reads");
+    return rowsInOrder(core, blocks, order, file, cx);
+  } finally {
+    blocks.release();
+  }
+}
+
+function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file: NettraceFile, cx: EventTableContext): EventTableOf {
+  const { header, events: ev, metadata, stacks } = file;
+  const n = ev.length;
+  const { ptr, stackItem, providerOf, unknownProvider } = cx;
+  const ht = ptr === 4 ? C.HT_EVENT_HEADER32 : C.HT_EVENT_HEADER64;
+  const pidValue = header.processId >>> 0;
+
+  // the output columns (those every row has the same value of are filled here)
+  const timestamp = new BigInt64Array(n), keywords = new BigUint64Array(n);
+  const pid = new Uint32Array(n), tid = new Uint32Array(n), payloadOffset = new Uint32Array(n);
+  const payloadLength = new Uint16Array(n), headerLength = new Uint16Array(n), provider = new Uint16Array(n);
+  const eventId = new Uint16Array(n), task = new Uint16Array(n), flags = new Uint16Array(n), processor = new Uint16Array(n);
+  const version = new Uint16Array(n), opcode = new Uint8Array(n), level = new Uint8Array(n), headerType = new Uint8Array(n).fill(ht);
+  const channel = new Uint8Array(n), eventType = new Uint16Array(n);
+  const metadataOfRow = new Int32Array(n);
+  const activityOfRow = new Uint32Array(n);
+  // (items: a related activity or a stack per row at most; counted first, so the columns are made once)
+  let items = 0;
+  for (let i = 0; i < n; i++) {
+    if (ev.relatedActivityIdOffset[i]) items++;
+    if (ev.stack[i] >= 0) items++;
+  }
+  const extRow = new Uint32Array(items), extType = new Uint16Array(items), extSize = new Uint16Array(items), extOffset = new Uint32Array(items);
+
+  // the tables: metadata (entry 0: undefined metadata), stack items, V6 threads
+  const nm = metadata.length;
+  const metaAt = blocks.take((nm + 1) * R.NM_WORDS * 4);
+  const stackItemAt = blocks.take(4 * stacks.length), stackBytesAt = blocks.take(4 * stacks.length);
+  const v6 = header.formatVersion === 6;
+  const threadRows: number[][] = [];
+  if (v6) {
+    // (a later row of the same index replaces an earlier one)
+    const byIndex = new Map<number, number[]>();
+    for (const th of file.threads) {
+      const index = Number(BigInt.asUintN(32, th.index));
+      byIndex.set(index, [
+        index,
+        th.osThreadId !== undefined ? Number(BigInt.asUintN(32, th.osThreadId)) : index,
+        th.osProcessId !== undefined ? Number(BigInt.asUintN(32, th.osProcessId)) : pidValue,
+      ]);
+    }
+    threadRows.push(...[...byIndex.values()].sort((a, b) => a[0] - b[0]));
+  }
+  const threadsAt = blocks.take(12 * threadRows.length);
+  const typeRowsAt = blocks.take(4 * C.MAX_EVENT_TYPES);
+  const p = blocks.take(R.NR_WORDS * 4);
+  // the chunk's staged inputs and outputs, sized for the largest chunk
+  const chunk = Math.min(cx.chunkRows ?? CHUNK_ROWS, Math.max(1, n));
+  const out = {
+    ts: blocks.take(8 * chunk), kw: blocks.take(8 * chunk), pid: blocks.take(4 * chunk), tid: blocks.take(4 * chunk),
+    payloadOffset: blocks.take(4 * chunk), payloadLength: blocks.take(2 * chunk), provider: blocks.take(2 * chunk),
+    eventId: blocks.take(2 * chunk), flags: blocks.take(2 * chunk), processor: blocks.take(2 * chunk), version: blocks.take(2 * chunk),
+    opcode: blocks.take(chunk), level: blocks.take(chunk), metadata: blocks.take(4 * chunk), activity: blocks.take(4 * chunk),
+    eventType: blocks.take(2 * chunk), extRow: blocks.take(8 * chunk), extType: blocks.take(4 * chunk), extSize: blocks.take(4 * chunk),
+    extOffset: blocks.take(8 * chunk), seen: blocks.take(4 * chunk),
+  };
+  let stagedCap = 0;
+  let staged = { ts: 0, metadata: 0, activity: 0, related: 0, payloadOffset: 0, payloadLength: 0, processor: 0, stack: 0, thread: 0, capture: 0 };
+
+  {
+    const u32 = new Uint32Array(core.memory.buffer);
+    const m = metaAt >>> 2;
+    for (let mi = -1; mi < nm; mi++) {
+      const md = mi >= 0 ? metadata[mi] : undefined;
+      const x = m + (mi + 1) * R.NM_WORDS;
+      u32[x + R.NM_PROVIDER] = mi >= 0 ? providerOf[mi] : Math.max(0, unknownProvider);
+      u32[x + R.NM_EVENT_ID] = md?.eventId ?? 0;
+      u32[x + R.NM_VERSION] = md?.version ?? 0;
+      u32[x + R.NM_OPCODE] = md?.opcode ?? 0;
+      u32[x + R.NM_LEVEL] = md?.level ?? 0;
+      const kw = BigInt.asUintN(64, md?.keywords ?? 0n);
+      u32[x + R.NM_KEYWORDS_LO] = Number(kw & 0xffffffffn);
+      u32[x + R.NM_KEYWORDS_HI] = Number(kw >> 32n);
+      u32[x + R.NM_DROPS_STACK] = dropsStack(md) ? 1 : 0;
+      // (types are numbered in order of first sight in the rows: a metadata row's is looked up at its first event)
+      u32[x + R.NM_TYPE] = R.NM_TYPE_UNSET;
+    }
+    new Int32Array(core.memory.buffer, stackItemAt, stacks.length).set(stackItem.subarray(0, stacks.length));
+    new Uint32Array(core.memory.buffer, stackBytesAt, stacks.length).set(stacks.byteLength.subarray(0, stacks.length));
+    threadRows.forEach((row, k) => u32.set(row, (threadsAt >>> 2) + 3 * k));
+    u32.fill(0, typeRowsAt >>> 2, (typeRowsAt >>> 2) + C.MAX_EVENT_TYPES);
+    const w = u32.subarray(p >>> 2, (p >>> 2) + R.NR_WORDS);
+    w.fill(0);
+    w[R.NR_METADATA_TABLE] = metaAt;
+    w[R.NR_STACK_ITEM] = stackItemAt;
+    w[R.NR_STACK_BYTES] = stackBytesAt;
+    w[R.NR_THREADS] = threadsAt;
+    w[R.NR_THREAD_COUNT] = threadRows.length;
+    w[R.NR_V6] = v6 ? 1 : 0;
+    w[R.NR_PROCESS_ID] = pidValue;
+    w[R.NR_BASE] = 8;
+    w[R.NR_HEADER_FLAGS] = ptr === 4 ? 0x20 : 0x40; // (the header's pointer size, as EVENT_HEADER flags give it)
+    w[R.NR_STACK_TYPE] = ptr === 4 ? 5 : 6; // EVENT_HEADER_EXT_TYPE_STACK_TRACE32 / 64
+    w[R.NR_MAX_HI] = 0x80000000;
+    w[R.NR_TYPE_ROWS] = typeRowsAt;
+    w[R.NR_OUT_TIMESTAMP] = out.ts;
+    w[R.NR_OUT_KEYWORDS] = out.kw;
+    w[R.NR_OUT_PID] = out.pid;
+    w[R.NR_OUT_TID] = out.tid;
+    w[R.NR_OUT_PAYLOAD_OFFSET] = out.payloadOffset;
+    w[R.NR_OUT_PAYLOAD_LENGTH] = out.payloadLength;
+    w[R.NR_OUT_PROVIDER] = out.provider;
+    w[R.NR_OUT_EVENT_ID] = out.eventId;
+    w[R.NR_OUT_FLAGS] = out.flags;
+    w[R.NR_OUT_PROCESSOR] = out.processor;
+    w[R.NR_OUT_VERSION] = out.version;
+    w[R.NR_OUT_OPCODE] = out.opcode;
+    w[R.NR_OUT_LEVEL] = out.level;
+    w[R.NR_OUT_METADATA] = out.metadata;
+    w[R.NR_OUT_ACTIVITY] = out.activity;
+    w[R.NR_OUT_EVENT_TYPE] = out.eventType;
+    w[R.NR_EXT_ROW] = out.extRow;
+    w[R.NR_EXT_TYPE] = out.extType;
+    w[R.NR_EXT_SIZE] = out.extSize;
+    w[R.NR_EXT_OFFSET] = out.extOffset;
+    w[R.NR_SEEN] = out.seen;
+  }
+
+  let e = 0;
+  for (let r0 = 0; r0 < n; r0 += chunk) {
+    const rows = Math.min(chunk, n - r0);
+    // the events this chunk reads: a range of event numbers, staged
+    const o = new Uint32Array(core.memory.buffer, order + 4 * r0, rows);
+    let lo = o[0], hi = o[0];
+    for (let k = 1; k < rows; k++) {
+      const i = o[k];
+      if (i < lo) lo = i;
+      else if (i > hi) hi = i;
+    }
+    const span = hi - lo + 1;
+    if (span > stagedCap) {
+      for (const at of Object.values(staged)) if (at) blocks.give(at);
+      stagedCap = Math.max(span, chunk);
+      staged = {
+        ts: blocks.take(8 * stagedCap), metadata: blocks.take(4 * stagedCap), activity: blocks.take(4 * stagedCap),
+        related: blocks.take(4 * stagedCap), payloadOffset: blocks.take(4 * stagedCap), payloadLength: blocks.take(4 * stagedCap),
+        processor: blocks.take(4 * stagedCap), stack: blocks.take(4 * stagedCap), thread: blocks.take(8 * stagedCap), capture: blocks.take(8 * stagedCap),
+      };
+    }
+    put(core, staged.ts, ev.timestamp, lo, span);
+    put(core, staged.metadata, ev.metadata, lo, span);
+    put(core, staged.activity, ev.activityIdOffset, lo, span);
+    put(core, staged.related, ev.relatedActivityIdOffset, lo, span);
+    put(core, staged.payloadOffset, ev.payloadOffset, lo, span);
+    put(core, staged.payloadLength, ev.payloadLength, lo, span);
+    put(core, staged.processor, ev.processorNumber, lo, span);
+    put(core, staged.stack, ev.stack, lo, span);
+    put(core, staged.thread, ev.threadId, lo, span);
+    put(core, staged.capture, ev.captureThreadId, lo, span);
+    let w = new Uint32Array(core.memory.buffer, p, R.NR_WORDS);
+    w[R.NR_ROWS] = rows;
+    w[R.NR_ORDER] = order + 4 * r0;
+    w[R.NR_FIRST_EVENT] = lo;
+    w[R.NR_FIRST_ROW] = r0;
+    w[R.NR_TIMESTAMP] = staged.ts;
+    w[R.NR_METADATA] = staged.metadata;
+    w[R.NR_ACTIVITY] = staged.activity;
+    w[R.NR_RELATED] = staged.related;
+    w[R.NR_PAYLOAD_OFFSET] = staged.payloadOffset;
+    w[R.NR_PAYLOAD_LENGTH] = staged.payloadLength;
+    w[R.NR_PROCESSOR] = staged.processor;
+    w[R.NR_STACK] = staged.stack;
+    w[R.NR_THREAD] = staged.thread;
+    w[R.NR_CAPTURE] = staged.capture;
+    core.nettraceRows(p);
+    // the types of metadata met first in this chunk, in row order
+    w = new Uint32Array(core.memory.buffer, p, R.NR_WORDS);
+    const seen = new Uint32Array(core.memory.buffer, out.seen, w[R.NR_SEEN_COUNT]);
+    const u32 = new Uint32Array(core.memory.buffer);
+    for (const x of seen) {
+      const at = (metaAt >>> 2) + x * R.NM_WORDS;
+      u32[at + R.NM_TYPE] = cx.typeOf(u32[at + R.NM_PROVIDER], u32[at + R.NM_EVENT_ID], u32[at + R.NM_VERSION], u32[at + R.NM_OPCODE]);
+    }
+    core.nettraceTypes(p);
+    take(core, out.ts, timestamp, r0, rows);
+    take(core, out.kw, keywords, r0, rows);
+    take(core, out.pid, pid, r0, rows);
+    take(core, out.tid, tid, r0, rows);
+    take(core, out.payloadOffset, payloadOffset, r0, rows);
+    take(core, out.payloadLength, payloadLength, r0, rows);
+    take(core, out.provider, provider, r0, rows);
+    take(core, out.eventId, eventId, r0, rows);
+    take(core, out.flags, flags, r0, rows);
+    take(core, out.processor, processor, r0, rows);
+    take(core, out.version, version, r0, rows);
+    take(core, out.opcode, opcode, r0, rows);
+    take(core, out.level, level, r0, rows);
+    take(core, out.metadata, metadataOfRow, r0, rows);
+    take(core, out.activity, activityOfRow, r0, rows);
+    take(core, out.eventType, eventType, r0, rows);
+    const x = new Uint32Array(core.memory.buffer, p, R.NR_WORDS)[R.NR_EXT_COUNT];
+    if (e + x > items) throw new Error("etw-wasm: more extended items than counted");
+    take(core, out.extRow, extRow, e, x);
+    take(core, out.extType, extType, e, x);
+    take(core, out.extSize, extSize, e, x);
+    take(core, out.extOffset, extOffset, e, x);
+    e += x;
+  }
+  const w = new Uint32Array(core.memory.buffer, p, R.NR_WORDS);
+  const typeRows = new Uint32Array(C.MAX_EVENT_TYPES);
+  take(core, typeRowsAt, typeRows, 0, C.MAX_EVENT_TYPES);
+  return {
+    n, cut: w[R.NR_CUT], typeRows, metadataOfRow, activityOfRow, maxHi: w[R.NR_MAX_HI] | 0, maxLo: w[R.NR_MAX_LO],
+    events: { timestamp, keywords, pid, tid, payloadOffset, payloadLength, headerLength, provider, eventId, task, flags, processor, version, opcode, level, headerType, channel, eventType },
+    ext: { row: extRow.subarray(0, e), type: extType.subarray(0, e), size: extSize.subarray(0, e), offset: extOffset.subarray(0, e) },
+  };
+}
