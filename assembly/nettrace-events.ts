@@ -122,7 +122,7 @@ function fail(kind: u32, at: usize, what: u32, arg: u32, arg2: u32): void {
 }
 
 /** LEB128 of at most 5 bytes at `pos`; bits above 32 are dropped. */
-function varU32(m: Mem, what: u32): u32 {
+@inline function varU32(m: Mem, what: u32): u32 {
   let p = pos;
   let v: u32 = 0;
   for (let shift: u32 = 0; shift < 35; shift += 7) {
@@ -143,7 +143,7 @@ function varU32(m: Mem, what: u32): u32 {
 }
 
 /** LEB128 of at most 10 bytes at `pos`, into vLo/vHi; bits above 64 are dropped. */
-function varU64(m: Mem, what: u32): void {
+@inline function varU64(m: Mem, what: u32): void {
   let p = pos;
   let lo: u32 = 0;
   let hi: u32 = 0;

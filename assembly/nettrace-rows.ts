@@ -19,44 +19,57 @@ export const NO_FLAGS: u32 = 4; // u8 per event: bit 0 = sorted (EVENT_SORTED)
 export const NO_SEQUENCE_POINTS: u32 = 5; // u32 file offsets of the sequence point blocks, ascending
 export const NO_SEQUENCE_POINT_COUNT: u32 = 6;
 export const NO_QUEUES: u32 = 7;
-export const NO_WORK: u32 = 8; // scratch: 4 × (events + 4 × queues) bytes
+export const NO_WORK: u32 = 8; // scratch: orderWorkBytes(events, queues)
 export const NO_ORDER: u32 = 9; // out: u32 per row, the event it is
 export const NO_WORDS: u32 = 10;
 
 /** Bytes of dispatchOrder's scratch block. */
 export function orderWorkBytes(events: u32, queues: u32): f64 {
-  return 4 * (<f64>events + 4 * <f64>queues);
+  return 4 * (<f64>events + 6 * <f64>queues);
 }
 
-/** Event a is earlier than event b (signed 64-bit timestamps at `ts`). */
-function before(m: Mem, ts: usize, a: u32, b: u32): bool {
-  let pa: usize = ts + <usize>a * 8, pb: usize = ts + <usize>b * 8;
-  let ha = ldi32(m, pa + 4), hb = ldi32(m, pb + 4);
-  if (ha != hb) return ha < hb;
-  return ld32(m, pa) < ld32(m, pb);
-}
+
+// A queue's state is QUEUE_WORDS u32s in the scratch block: its head event (-1: empty), its tail, when
+// it last became non-empty, and its head's timestamp (low, high), kept there so the heap compares
+// without reaching into the events.
+const Q_HEAD: u32 = 0;
+const Q_TAIL: u32 = 1;
+const Q_SINCE: u32 = 2;
+const Q_LO: u32 = 3;
+const Q_HI: u32 = 4;
+const QUEUE_WORDS: u32 = 5;
 
 /** Queue q's head goes before queue r's: the earlier head, of equal heads the queue that has waited longest. */
-function less(m: Mem, ts: usize, head: usize, since: usize, q: u32, r: u32): bool {
-  let a = ld32(m, head + <usize>q * 4), b = ld32(m, head + <usize>r * 4);
-  if (before(m, ts, a, b)) return true;
-  if (before(m, ts, b, a)) return false;
-  return ld32(m, since + <usize>q * 4) < ld32(m, since + <usize>r * 4);
+function less(m: Mem, queues: usize, q: u32, r: u32): bool {
+  let a: usize = queues + <usize>q * (QUEUE_WORDS * 4), b: usize = queues + <usize>r * (QUEUE_WORDS * 4);
+  let ha = ldi32(m, a + Q_HI * 4), hb = ldi32(m, b + Q_HI * 4);
+  if (ha != hb) return ha < hb;
+  let la = ld32(m, a + Q_LO * 4), lb = ld32(m, b + Q_LO * 4);
+  if (la != lb) return la < lb;
+  return ld32(m, a + Q_SINCE * 4) < ld32(m, b + Q_SINCE * 4);
 }
 
-function siftUp(m: Mem, ts: usize, head: usize, since: usize, heap: usize, k: u32): void {
+/** Queue q's head is event `row`. */
+function setHead(m: Mem, ts: usize, queues: usize, q: u32, row: u32): void {
+  let a: usize = queues + <usize>q * (QUEUE_WORDS * 4);
+  st32(m, a + Q_HEAD * 4, row);
+  st32(m, a + Q_LO * 4, ld32(m, ts + <usize>row * 8));
+  st32(m, a + Q_HI * 4, ld32(m, ts + <usize>row * 8 + 4));
+}
+
+function siftUp(m: Mem, queues: usize, heap: usize, k: u32): void {
   let q = ld32(m, heap + <usize>k * 4);
   while (k > 0) {
     let parent = (k - 1) >>> 1;
     let p = ld32(m, heap + <usize>parent * 4);
-    if (!less(m, ts, head, since, q, p)) break;
+    if (!less(m, queues, q, p)) break;
     st32(m, heap + <usize>k * 4, p);
     k = parent;
   }
   st32(m, heap + <usize>k * 4, q);
 }
 
-function siftDown(m: Mem, ts: usize, head: usize, since: usize, heap: usize, size: u32, k: u32): void {
+function siftDown(m: Mem, queues: usize, heap: usize, size: u32, k: u32): void {
   let q = ld32(m, heap + <usize>k * 4);
   while (true) {
     let c: u32 = 2 * k + 1;
@@ -64,12 +77,12 @@ function siftDown(m: Mem, ts: usize, head: usize, since: usize, heap: usize, siz
     let cq = ld32(m, heap + <usize>c * 4);
     if (c + 1 < size) {
       let dq = ld32(m, heap + <usize>(c + 1) * 4);
-      if (less(m, ts, head, since, dq, cq)) {
+      if (less(m, queues, dq, cq)) {
         c++;
         cq = dq;
       }
     }
-    if (!less(m, ts, head, since, cq, q)) break;
+    if (!less(m, queues, cq, q)) break;
     st32(m, heap + <usize>k * 4, cq);
     k = c;
   }
@@ -81,23 +94,28 @@ let orderRows: u32 = 0;
 let heapSize: u32 = 0;
 
 /** Every queued event earlier than event `until` (all when `all`), oldest first, into the order. */
-function flush(m: Mem, ts: usize, next: usize, head: usize, since: usize, heap: usize, order: usize, until: u32, all: bool): void {
+function flush(m: Mem, ts: usize, next: usize, queues: usize, heap: usize, order: usize, until: u32, all: bool): void {
+  let uLo = ld32(m, ts + <usize>until * 8), uHi = ldi32(m, ts + <usize>until * 8 + 4);
   while (heapSize > 0) {
     let q = ld32(m, heap);
-    let row = ld32(m, head + <usize>q * 4);
-    if (!all && !before(m, ts, row, until)) break;
+    let a: usize = queues + <usize>q * (QUEUE_WORDS * 4);
+    if (!all) {
+      let hi = ldi32(m, a + Q_HI * 4);
+      if (hi > uHi || (hi == uHi && ld32(m, a + Q_LO * 4) >= uLo)) break;
+    }
+    let row = ld32(m, a + Q_HEAD * 4);
     st32(m, order + <usize>orderRows * 4, row);
     orderRows++;
     let after = ldi32(m, next + <usize>row * 4);
     if (after >= 0) {
-      st32(m, head + <usize>q * 4, <u32>after);
-      siftDown(m, ts, head, since, heap, heapSize, 0);
+      setHead(m, ts, queues, q, <u32>after);
+      siftDown(m, queues, heap, heapSize, 0);
     } else {
-      st32(m, head + <usize>q * 4, 0xffffffff);
+      st32(m, a + Q_HEAD * 4, 0xffffffff);
       heapSize--;
       if (heapSize > 0) {
         st32(m, heap, ld32(m, heap + <usize>heapSize * 4));
-        siftDown(m, ts, head, since, heap, heapSize, 0);
+        siftDown(m, queues, heap, heapSize, 0);
       }
     }
   }
@@ -120,13 +138,11 @@ export function dispatchOrder(m: Mem, p: usize): u32 {
   let queues = ld32(m, p + NO_QUEUES * 4);
   let work: usize = ld32(m, p + NO_WORK * 4);
   let order: usize = ld32(m, p + NO_ORDER * 4);
-  // scratch: next[event] (the queue's chain, -1 at its tail), then head, tail, since, heap per queue
+  // scratch: next[event] (the queue's chain, -1 at its tail), then each queue's state, then the heap
   let next = work;
-  let head: usize = next + <usize>n * 4;
-  let tail: usize = head + <usize>queues * 4;
-  let since: usize = tail + <usize>queues * 4;
-  let heap: usize = since + <usize>queues * 4;
-  for (let q: u32 = 0; q < queues; q++) st32(m, head + <usize>q * 4, 0xffffffff);
+  let qs: usize = next + <usize>n * 4;
+  let heap: usize = qs + <usize>queues * (QUEUE_WORDS * 4);
+  for (let q: u32 = 0; q < queues; q++) st32(m, qs + <usize>q * (QUEUE_WORDS * 4) + Q_HEAD * 4, 0xffffffff);
   orderRows = 0;
   heapSize = 0;
   let clock: u32 = 0;
@@ -137,32 +153,32 @@ export function dispatchOrder(m: Mem, p: usize): u32 {
     // sequence points before this event's block
     let at = ld32(m, block + <usize>i * 4);
     while (nextSp < spCount && spAt < at) {
-      flush(m, ts, next, head, since, heap, order, 0, true);
+      flush(m, ts, next, qs, heap, order, 0, true);
       nextSp++;
       spAt = nextSp < spCount ? ld32(m, sp + <usize>nextSp * 4) : 0xffffffff;
     }
     if ((ld8(m, flags + <usize>i) & 1) != 0) {
-      flush(m, ts, next, head, since, heap, order, i, false);
+      flush(m, ts, next, qs, heap, order, i, false);
       st32(m, order + <usize>orderRows * 4, i);
       orderRows++;
       continue;
     }
     let q = ld32(m, queue + <usize>i * 4);
-    let hp: usize = head + <usize>q * 4;
-    if (ldi32(m, hp) < 0) {
+    let a: usize = qs + <usize>q * (QUEUE_WORDS * 4);
+    if (ldi32(m, a + Q_HEAD * 4) < 0) {
       // the queue starts again: it waits from now
-      st32(m, hp, i);
-      st32(m, since + <usize>q * 4, clock);
+      setHead(m, ts, qs, q, i);
+      st32(m, a + Q_SINCE * 4, clock);
       clock++;
       st32(m, heap + <usize>heapSize * 4, q);
       heapSize++;
-      siftUp(m, ts, head, since, heap, heapSize - 1);
+      siftUp(m, qs, heap, heapSize - 1);
     } else {
-      st32(m, next + <usize>ld32(m, tail + <usize>q * 4) * 4, i);
+      st32(m, next + <usize>ld32(m, a + Q_TAIL * 4) * 4, i);
     }
-    st32(m, tail + <usize>q * 4, i);
+    st32(m, a + Q_TAIL * 4, i);
   }
-  flush(m, ts, next, head, since, heap, order, 0, true);
+  flush(m, ts, next, qs, heap, order, 0, true);
   return orderRows;
 }
 

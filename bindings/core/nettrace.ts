@@ -371,6 +371,11 @@ abstract class Growable {
   private capacity = 0;
   constructor(private readonly first: number) {}
 
+  /** No rows, the columns kept for the next (a window's rows read before the next window's are). */
+  clear(): void {
+    this.length = 0;
+  }
+
   /** Index of a new row. */
   protected row(): number {
     if (this.length === this.capacity) this.grow(this.length + 1);
@@ -659,6 +664,8 @@ class Reader {
   windowFrom = 0;
   expectBytes = Infinity;
   expectTimes = 16;
+  /** takeWindow keeps the columns for the next window (whose rows overwrite the last one's). */
+  reuseColumns = false;
 
   blockStart = 0;
 
@@ -1295,6 +1302,8 @@ class Reader {
     // the cache of capture threads: seqKey[j]'s last sequence number is seqLast[j] (undefined: none yet)
     const seqKey: (number | bigint)[] = [];
     const seqLast: (number | undefined)[] = [];
+    // (and its queue number: seqQueue[j])
+    const seqQueue: number[] = [];
     let thread: number | bigint | undefined;
     let slot = 0;
     let queueNow = 0;
@@ -1366,12 +1375,6 @@ class Reader {
       const key = ctHi === 0 ? ctLo : threadKey(ctLo, ctHi);
       if (key !== thread) {
         thread = key;
-        let q = queueOf.get(key);
-        if (q === undefined) {
-          q = queueOf.size;
-          queueOf.set(key, q);
-        }
-        queueNow = q;
         slot = -1;
         for (let j = 0; j < seqKey.length; j++) {
           if (seqKey[j] === key) {
@@ -1380,18 +1383,26 @@ class Reader {
           }
         }
         if (slot < 0) {
+          let q = queueOf.get(key);
+          if (q === undefined) {
+            q = queueOf.size;
+            queueOf.set(key, q);
+          }
           if (seqKey.length < SEQUENCE_CACHE) {
             slot = seqKey.length;
             seqKey.push(key);
             seqLast.push(lastSequence.get(key));
+            seqQueue.push(q);
           } else {
             slot = evict;
             evict = (evict + 1) % SEQUENCE_CACHE;
             lastSequence.set(seqKey[slot], seqLast[slot]!);
             seqKey[slot] = key;
             seqLast[slot] = lastSequence.get(key);
+            seqQueue[slot] = q;
           }
         }
+        queueNow = seqQueue[slot];
       }
       queue[i - 1] = queueNow;
       const last = seqLast[slot];
@@ -1899,11 +1910,19 @@ class Reader {
   takeWindow(error: NettraceFormatError | null): NettraceFile {
     const f = this.result(error);
     this.windowFrom = this.base + this.pos;
-    this.events = new EventColumns();
-    this.stacks = new StackColumns();
-    this.blocks = new BlockColumns();
-    this.sequencePoints = new SequencePointColumns();
-    this.labelLists = new LabelListColumns();
+    if (this.reuseColumns) {
+      this.events.clear();
+      this.stacks.clear();
+      this.blocks.clear();
+      this.sequencePoints.clear();
+      this.labelLists.clear();
+    } else {
+      this.events = new EventColumns();
+      this.stacks = new StackColumns();
+      this.blocks = new BlockColumns();
+      this.sequencePoints = new SequencePointColumns();
+      this.labelLists = new LabelListColumns();
+    }
     this.warnings = [];
     this.eventsLost = 0;
     return f;
@@ -1982,6 +2001,30 @@ export function readNettrace(bytes: Uint8Array, options: ReadNettraceOptions = {
     else error = new NettraceFormatError(NE_INTERNAL, r.pos, `internal error: ${e instanceof Error ? e.message : String(e)}`);
   }
   return r.result(error);
+}
+
+/**
+ * A file held whole, read a window at a time: the events between two sequence points (a .netperf, and
+ * a file without sequence points, is one window). Offsets are file offsets, `base` 0. A window's
+ * columns are the next window's: use each window before asking for the next. Bad input ends the
+ * windows with the one that holds the error (and what came before it in that window).
+ */
+export function* nettraceWindowsOf(bytes: Uint8Array, walker?: NettraceWalker): Generator<NettraceWindow> {
+  const r = new Reader(bytes, walker);
+  r.reuseColumns = true;
+  r.expectBytes = 32 << 20;
+  r.expectTimes = 4;
+  let error: NettraceFormatError | null = null;
+  try {
+    r.start();
+    for (let kind = r.next(); kind !== NEXT_END; kind = r.next()) {
+      if (kind === BLOCK_SEQUENCE_POINT) yield Object.assign(r.takeWindow(null), { base: 0, last: false });
+    }
+  } catch (e) {
+    if (e instanceof NettraceFormatError) error = e;
+    else error = new NettraceFormatError(NE_INTERNAL, r.pos, `internal error: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  yield Object.assign(r.takeWindow(error), { base: 0, last: true });
 }
 
 /**

@@ -9,14 +9,14 @@
 // streams); the per-event walk runs on the engine asked for, the rest in TypeScript on either.
 
 import * as C from "../../assembly/codes.js";
-import { readNettrace, NettraceStreamReader, MAX_NETTRACE_WARNINGS, type NettraceFile, type NettraceMetadata, type NettraceWarning } from "../core/nettrace.js";
+import { nettraceWindowsOf, NettraceStreamReader, MAX_NETTRACE_WARNINGS, type NettraceFile, type NettraceMetadata, type NettraceWarning } from "../core/nettrace.js";
 import { EtlDecodeError, EtlFormatError } from "./errors.js";
 import { clrFiller, fillNettraceClr, type ClrFiller } from "./nettrace-clr.js";
 import { align8, concatBytes, type TraceData } from "./trace-data.js";
 import { blobChunks, isByteSource, type DecodeOptions, type Input } from "./windows.js";
 import { slices, sourceChunks } from "./chunks.js";
 import { nettraceEngine } from "./nettrace-engine.js";
-import { eventTableOf, type NettraceRowsCore } from "./nettrace-rows.js";
+import { EventTable, eventTableOf, type NettraceRowsCore } from "./nettrace-rows.js";
 
 /** The fixed GUIDs TraceEvent gives providers by name (EventPipeMetadata.GetProviderGuidFromProviderName). */
 const FIXED_GUIDS: Record<string, string> = {
@@ -78,9 +78,9 @@ export async function nettraceData(input: Uint8Array, options: Pick<DecodeOption
   const engine = await nettraceEngine(engineOf(options), options.wasm);
   let filler: ClrFiller | undefined;
   try {
-    const file = readNettrace(input, { walker: engine.walker });
     filler = options.clrTables !== false ? await clrFiller(engineOf(options), options.wasm) : undefined;
-    return await new NettraceTables(engine.rows, filler).window(file, true);
+    // (read a window at a time: the reader's columns hold one window's events, not the file's)
+    return await new NettraceTables(engine.rows, filler).whole(nettraceWindowsOf(input, engine.walker));
   } finally {
     engine.dispose();
     filler?.dispose();
@@ -165,56 +165,78 @@ export class NettraceTables {
    * The tables of a file's (or a window's) events in TraceEvent's dispatch order. `final`: the file
    * ends here (its error, if any, is the trace's). A file the reader could not start on throws.
    */
-  async window(file: NettraceFile, final: boolean): Promise<TraceData & { nettrace: NettraceInfo }> {
-    const err = final ? file.error : null;
-    const windowEnd = ((file as { base?: number }).base ?? 0) + file.bytes.length;
-    if (err && file.events.length === 0 && this.rows === 0) throw new EtlFormatError(err.code, err.offset, `not a readable EventPipe file: ${err.reason}`);
-    const input = file.bytes;
-    const { header, metadata, stacks } = file;
-    const ptr = header.pointerSize === 4 ? 4 : 8;
+  window(file: NettraceFile, final: boolean): Promise<TraceData & { nettrace: NettraceInfo }> {
+    return this.tablesOf([file], final);
+  }
 
-    // providers by name, in order of first sight
-    const providerIndex = this.providerIndex;
-    const providerGuids = this.providerGuids;
-    if (this.providerOf.length < metadata.length) {
-      const grown = new Int32Array(metadata.length);
-      grown.set(this.providerOf);
-      for (let m = this.providerOf.length; m < metadata.length; m++) {
-        const name = metadata[m].providerName;
-        let p = providerIndex.get(name);
-        if (p === undefined) {
-          p = providerGuids.length;
-          providerIndex.set(name, p);
-          // (a V6 file may give the GUID; else TraceEvent's from the name)
-          providerGuids.push(metadata[m].providerGuid ?? (await providerGuidBytes(name)));
-        }
-        grown[m] = p;
-      }
-      this.providerOf = grown;
-    }
-    const providerOf = this.providerOf;
-    // events whose metadata id was never defined: a provider of their own (the empty GUID, no name)
-    if (this.unknownProvider < 0 && file.events.metadata.includes(-1)) {
-      this.unknownProvider = providerGuids.length;
-      providerGuids.push(new Uint8Array(16));
-    }
-    const unknownProvider = this.unknownProvider;
-    // the byte store: the file (payloads stay where they are), then the stacks as ETW stack items, then the structs
+  /**
+   * The tables of the windows of one file held whole (nettraceWindowsOf: each window's columns are
+   * used before the next is read), as one trace; the last window's error is the trace's.
+   */
+  whole(windows: Iterable<NettraceFile>): Promise<TraceData & { nettrace: NettraceInfo }> {
+    return this.tablesOf(windows, true);
+  }
+
+  /** The tables of `windows`, which share their bytes (one window, or the windows of a file held whole). */
+  private async tablesOf(windows: Iterable<NettraceFile>, final: boolean): Promise<TraceData & { nettrace: NettraceInfo }> {
+    const table = new EventTable();
     const base = 8;
-    // (a stack item: MatchId 0, then the frames as the file has them, pointer-sized, leaf first; copied in below)
-    const stackItem = new Int32Array(stacks.length);
-    let stackBytes = 0;
-    const stackAt = align8(base + input.length);
-    for (let s = 0; s < stacks.length; s++) {
-      stackItem[s] = stackAt + stackBytes;
-      stackBytes += align8(8 + stacks.byteLength[s]);
+    let file: NettraceFile | undefined;
+    let input: Uint8Array = new Uint8Array(0);
+    let stackAt = 0;
+    // the stack items: where each window's stacks are in the input, and where they go in the store
+    let stackFrom = new Uint32Array(0), stackLength = new Uint32Array(0);
+    let stackCount = 0, stackBytes = 0;
+    const warnings: NettraceWarning[] = [];
+    let warningCount = 0, eventsLost = 0;
+    for (const w of windows) {
+      if (!file) {
+        input = w.bytes;
+        stackAt = align8(base + input.length);
+      } else if (w.bytes !== input) throw new Error("etw-wasm: the windows of one trace share their bytes");
+      file = w;
+      const ptr = w.header.pointerSize === 4 ? 4 : 8;
+      const providerOf = await this.providersOf(w.metadata);
+      // events whose metadata id was never defined: a provider of their own (the empty GUID, no name)
+      if (this.unknownProvider < 0 && w.events.metadata.includes(-1)) {
+        this.unknownProvider = this.providerGuids.length;
+        this.providerGuids.push(new Uint8Array(16));
+      }
+      // (a stack item: MatchId 0, then the frames as the file has them, pointer-sized, leaf first; copied in below)
+      const { stacks } = w;
+      const stackItem = new Int32Array(stacks.length);
+      if (stackCount + stacks.length > stackFrom.length) {
+        const cap = Math.max(stackCount + stacks.length, 2 * stackFrom.length);
+        const from = new Uint32Array(cap), length = new Uint32Array(cap);
+        from.set(stackFrom.subarray(0, stackCount));
+        length.set(stackLength.subarray(0, stackCount));
+        stackFrom = from;
+        stackLength = length;
+      }
+      for (let s = 0; s < stacks.length; s++) {
+        stackItem[s] = stackAt + stackBytes;
+        stackFrom[stackCount] = stacks.offset[s];
+        stackLength[stackCount++] = stacks.byteLength[s];
+        stackBytes += align8(8 + stacks.byteLength[s]);
+      }
+      // (the rows the whole table will likely have: this window's share of the bytes read so far)
+      const readTo = Math.max(1, w.events.length ? w.events.blockOffset[w.events.length - 1] : input.length);
+      const expect = ((table.n + w.events.length) * input.length) / Math.min(readTo, input.length) * 1.05;
+      eventTableOf(this.rowsCore, w, { ptr, stackItem, providerOf, unknownProvider: this.unknownProvider, typeOf: (p, id, v, op) => this.typeOf(p, id, v, op) }, table, expect);
+      // (the reader's columns of this window are read: nothing holds them past here)
+      for (const x of w.warnings) if (warnings.length < MAX_NETTRACE_WARNINGS) warnings.push(x);
+      warningCount = w.warningCount;
+      eventsLost += w.eventsLost;
     }
-
-    // the rows, in a method of their own: once it returns, nothing holds the reader's columns
-    const rows = eventTableOf(this.rowsCore, file, { ptr, stackItem, providerOf, unknownProvider, typeOf: (p, id, v, op) => this.typeOf(p, id, v, op) });
-    (file as { events?: unknown }).events = undefined;
-    const { n, events, metadataOfRow, activityOfRow, ext, typeRows, cut } = rows;
+    if (!file) throw new Error("etw-wasm: no window to make tables of");
+    const err = final ? file.error : null;
+    const windowEnd = ((file as { base?: number }).base ?? 0) + input.length;
+    if (err && table.n === 0 && this.rows === 0) throw new EtlFormatError(err.code, err.offset, `not a readable EventPipe file: ${err.reason}`);
+    const { header, metadata } = file;
+    const ptr = header.pointerSize === 4 ? 4 : 8;
+    const { n, events, metadataOfRow, activityOfRow, ext, typeRows, cut } = table.result();
     const ht = ptr === 4 ? C.HT_EVENT_HEADER32 : C.HT_EVENT_HEADER64;
+    const providerGuids = this.providerGuids;
     const types = this.types;
 
     // structs: providers, event types, the logfile header
@@ -240,10 +262,9 @@ export class NettraceTables {
     });
     const lh = new Uint8Array(C.LH_SIZE);
     const lv = new DataView(lh.buffer);
-    const { maxHi, maxLo } = rows;
     let latest = this.latest > header.syncTimeQpc ? this.latest : header.syncTimeQpc;
     if (n > 0) {
-      const windowLatest = (BigInt(maxHi) << 32n) | BigInt(maxLo);
+      const windowLatest = (BigInt(table.maxHi) << 32n) | BigInt(table.maxLo);
       if (windowLatest > latest) latest = windowLatest;
     }
     this.latest = latest;
@@ -258,9 +279,10 @@ export class NettraceTables {
     lv.setBigInt64(C.LH_END_TIME, header.syncTimeFileTime + ((latest - header.syncTimeQpc) * 10_000_000n) / freq, true);
     lv.setBigInt64(C.LH_HEADER_TIMESTAMP, header.syncTimeQpc, true);
     // events lost, as the capture threads' sequence numbers tell (§14)
-    this.eventsLost += file.eventsLost;
+    this.eventsLost += eventsLost;
     lv.setUint32(C.LH_EVENTS_LOST, Math.min(this.eventsLost, 0xffffffff), true);
 
+    // the byte store: the file (payloads stay where they are), then the stacks as ETW stack items, then the structs
     const structsAt = align8(stackAt + stackBytes);
     const providersOffset = structsAt;
     const typesOffset = align8(providersOffset + providerStructs.length);
@@ -270,7 +292,10 @@ export class NettraceTables {
     const place = this.filler?.place(storeBytes, n);
     const store = place ? place.s.u8.subarray(place.at, place.at + storeBytes) : new Uint8Array(storeBytes);
     store.set(input, base);
-    for (let s = 0; s < stacks.length; s++) store.set(input.subarray(stacks.offset[s], stacks.offset[s] + stacks.byteLength[s]), stackItem[s] + 8);
+    for (let s = 0, at = stackAt; s < stackCount; s++) {
+      store.set(input.subarray(stackFrom[s], stackFrom[s] + stackLength[s]), at + 8);
+      at += align8(8 + stackLength[s]);
+    }
     store.set(providerStructs, providersOffset);
     store.set(typeStructs, typesOffset);
     store.set(lh, logfileOffset);
@@ -285,7 +310,7 @@ export class NettraceTables {
       bufferCount: 0,
       warningsOffset: 0,
       warningCount: 0,
-      warningTotal: file.warningCount,
+      warningTotal: warningCount,
       providersOffset,
       providerCount: providerGuids.length,
       typesOffset,
@@ -296,12 +321,12 @@ export class NettraceTables {
       // (a window: the file up to its end)
       inputBytes: windowEnd,
       decodedBytes: windowEnd,
-      nettrace: { formatVersion: header.formatVersion, metadata, providerOf, metadataOfRow, activityOfRow, warnings: file.warnings, payloadsCut: cut },
+      nettrace: { formatVersion: header.formatVersion, metadata, providerOf: this.providerOf, metadataOfRow, activityOfRow, warnings, payloadsCut: cut },
     };
     this.rows += n;
     for (let t = 0; t < types.length; t++) this.typeRows[t] = (this.typeRows[t] ?? 0) + typeRows[t];
-    for (const w of file.warnings) if (this.warnings.length < MAX_NETTRACE_WARNINGS) this.warnings.push(w);
-    this.warningTotal = file.warningCount;
+    for (const w of warnings) if (this.warnings.length < MAX_NETTRACE_WARNINGS) this.warnings.push(w);
+    this.warningTotal = warningCount;
     this.last = data;
     // the typed .NET runtime tables, by the core's routine
     if (this.filler) fillNettraceClr(data, this.filler, place);
@@ -312,6 +337,30 @@ export class NettraceTables {
     }
     return data;
   }
+
+  /** The provider of each metadata row (providers by name, in order of first sight), extended for rows new since the last call. */
+  private async providersOf(metadata: NettraceMetadata[]): Promise<Int32Array> {
+    const providerIndex = this.providerIndex;
+    const providerGuids = this.providerGuids;
+    if (this.providerOf.length < metadata.length) {
+      const grown = new Int32Array(metadata.length);
+      grown.set(this.providerOf);
+      for (let m = this.providerOf.length; m < metadata.length; m++) {
+        const name = metadata[m].providerName;
+        let p = providerIndex.get(name);
+        if (p === undefined) {
+          p = providerGuids.length;
+          providerIndex.set(name, p);
+          // (a V6 file may give the GUID; else TraceEvent's from the name)
+          providerGuids.push(metadata[m].providerGuid ?? (await providerGuidBytes(name)));
+        }
+        grown[m] = p;
+      }
+      this.providerOf = grown;
+    }
+    return this.providerOf;
+  }
+
   /** The windows so far as one outline (no rows): header, providers, types with all their rows counted, every warning, the end. */
   outline(): (TraceData & { nettrace: NettraceInfo }) | undefined {
     const last = this.last;

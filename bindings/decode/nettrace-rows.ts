@@ -47,6 +47,76 @@ export interface EventTableOf {
   ext: { row: Uint32Array; type: Uint16Array; size: Uint16Array; offset: Uint32Array };
 }
 
+type Columns = EventTableOf["events"];
+type Ext = EventTableOf["ext"];
+
+/** A column of `n` elements like `like`, holding its first `keep`. */
+function resized<T extends ArrayBufferView & { length: number }>(like: T, n: number, keep: number): T {
+  const next = new (like.constructor as new (n: number) => T)(n);
+  (next as unknown as { set(a: ArrayLike<number | bigint>): void }).set((like as unknown as { subarray(a: number, b: number): ArrayLike<number | bigint> }).subarray(0, keep));
+  return next;
+}
+
+/**
+ * The event table the windows of a file are appended to: columns with room ahead (pages never written
+ * are never resident, so room counted on costs address space only), grown by half when they fill.
+ */
+export class EventTable {
+  n = 0;
+  items = 0;
+  cut = 0;
+  maxHi = -0x80000000;
+  maxLo = 0;
+  readonly typeRows = new Uint32Array(C.MAX_EVENT_TYPES);
+  events: Columns = EventTable.columns(0, 8);
+  metadataOfRow = new Int32Array(0);
+  activityOfRow = new Uint32Array(0);
+  ext: Ext = { row: new Uint32Array(0), type: new Uint16Array(0), size: new Uint16Array(0), offset: new Uint32Array(0) };
+
+  private static columns(n: number, ptr: number): Columns {
+    const ht = ptr === 4 ? C.HT_EVENT_HEADER32 : C.HT_EVENT_HEADER64;
+    return {
+      timestamp: new BigInt64Array(n), keywords: new BigUint64Array(n), pid: new Uint32Array(n), tid: new Uint32Array(n), payloadOffset: new Uint32Array(n),
+      payloadLength: new Uint16Array(n), headerLength: new Uint16Array(n), provider: new Uint16Array(n), eventId: new Uint16Array(n), task: new Uint16Array(n),
+      flags: new Uint16Array(n), processor: new Uint16Array(n), version: new Uint16Array(n), opcode: new Uint8Array(n), level: new Uint8Array(n),
+      headerType: new Uint8Array(n).fill(ht), channel: new Uint8Array(n), eventType: new Uint16Array(n),
+    };
+  }
+
+  /** Room for `rows` more rows and `items` more extended items; `expect`: the rows the whole table will likely have. */
+  reserve(rows: number, items: number, ptr: number, expect = 0): void {
+    const need = this.n + rows;
+    if (need > this.metadataOfRow.length) {
+      const cap = Math.max(need, Math.ceil(expect), this.n ? Math.floor(this.n * 1.5) : 0);
+      const old = this.events;
+      const next = EventTable.columns(cap, ptr);
+      for (const k of Object.keys(next) as (keyof Columns)[]) {
+        if (k !== "headerType") (next[k] as unknown as { set(a: ArrayLike<number | bigint>): void }).set(old[k].subarray(0, this.n) as ArrayLike<number | bigint>);
+      }
+      this.events = next;
+      this.metadataOfRow = resized(this.metadataOfRow, cap, this.n);
+      this.activityOfRow = resized(this.activityOfRow, cap, this.n);
+    }
+    const needItems = this.items + items;
+    if (needItems > this.ext.row.length) {
+      const cap = Math.max(needItems, this.items ? Math.floor(this.items * 1.5) : 0, expect && this.n ? Math.ceil((expect * needItems) / need) : 0);
+      const x = this.ext;
+      this.ext = { row: resized(x.row, cap, this.items), type: resized(x.type, cap, this.items), size: resized(x.size, cap, this.items), offset: resized(x.offset, cap, this.items) };
+    }
+  }
+
+  /** The rows so far. */
+  result(): EventTableOf {
+    const n = this.n, e = this.items;
+    const events = Object.fromEntries(Object.entries(this.events).map(([k, v]) => [k, (v as Uint8Array).subarray(0, n)])) as unknown as Columns;
+    return {
+      n, cut: this.cut, typeRows: this.typeRows, maxHi: this.maxHi, maxLo: this.maxLo, events,
+      metadataOfRow: this.metadataOfRow.subarray(0, n), activityOfRow: this.activityOfRow.subarray(0, n),
+      ext: { row: this.ext.row.subarray(0, e), type: this.ext.type.subarray(0, e), size: this.ext.size.subarray(0, e), offset: this.ext.offset.subarray(0, e) },
+    };
+  }
+}
+
 /** Where the table of a file's events takes its providers, types and stack items from. */
 export interface EventTableContext {
   /** Pointer size of the file's records (4 or 8). */
@@ -99,9 +169,9 @@ function take(core: NettraceRowsCore, at: number, column: ArrayBufferView & { BY
 /**
  * The event table of a file's (or window's) events in TraceEvent's dispatch order, with what each row
  * adds beside it (metadata row, activity id, stack and related-activity items), the rows of each type
- * and the latest timestamp.
+ * and the latest timestamp: appended to `table` (`expect`: the rows it will likely have in all).
  */
-export function eventTableOf(core: NettraceRowsCore, file: NettraceFile, cx: EventTableContext): EventTableOf {
+export function eventTableOf(core: NettraceRowsCore, file: NettraceFile, cx: EventTableContext, table = new EventTable(), expect = 0): EventTableOf {
   const { header, events: ev } = file;
   const n = ev.length;
   const blocks = new Blocks(core, `ordering ${n} EventPipe events`);
@@ -138,35 +208,50 @@ export function eventTableOf(core: NettraceRowsCore, file: NettraceFile, cx: Eve
       for (const at of [p, ts, queue, block, flags, sp, work]) blocks.give(at);
     }
     if (EVENT_SORTED !== 1) throw new Error("etw-wasm: EVENT_SORTED is not the bit the core's order reads");
-    return rowsInOrder(core, blocks, order, file, cx);
+    rowsInOrder(core, blocks, order, file, cx, table, expect);
+    return table.result();
   } finally {
     blocks.release();
   }
 }
 
-function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file: NettraceFile, cx: EventTableContext): EventTableOf {
+// (hot loops in small functions of their own: optimized after a few calls, where a loop in a long
+// function that runs once a window waits for on-stack replacement)
+
+/** Extended items at most: a related activity and a stack per event. */
+function itemsOf(related: Uint32Array, stack: Int32Array, n: number): number {
+  let items = 0;
+  for (let i = 0; i < n; i++) {
+    if (related[i] !== 0) items++;
+    if (stack[i] >= 0) items++;
+  }
+  return items;
+}
+
+/** The least and greatest of `o` (not empty). */
+function rangeOf(o: Uint32Array): [number, number] {
+  let lo = o[0], hi = o[0];
+  for (let k = 1; k < o.length; k++) {
+    const i = o[k];
+    if (i < lo) lo = i;
+    else if (i > hi) hi = i;
+  }
+  return [lo, hi];
+}
+
+function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file: NettraceFile, cx: EventTableContext, table: EventTable, expect: number): void {
   const { header, events: ev, metadata, stacks } = file;
   const n = ev.length;
   const { ptr, stackItem, providerOf, unknownProvider } = cx;
-  const ht = ptr === 4 ? C.HT_EVENT_HEADER32 : C.HT_EVENT_HEADER64;
   const pidValue = header.processId >>> 0;
 
-  // the output columns (those every row has the same value of are filled here)
-  const timestamp = new BigInt64Array(n), keywords = new BigUint64Array(n);
-  const pid = new Uint32Array(n), tid = new Uint32Array(n), payloadOffset = new Uint32Array(n);
-  const payloadLength = new Uint16Array(n), headerLength = new Uint16Array(n), provider = new Uint16Array(n);
-  const eventId = new Uint16Array(n), task = new Uint16Array(n), flags = new Uint16Array(n), processor = new Uint16Array(n);
-  const version = new Uint16Array(n), opcode = new Uint8Array(n), level = new Uint8Array(n), headerType = new Uint8Array(n).fill(ht);
-  const channel = new Uint8Array(n), eventType = new Uint16Array(n);
-  const metadataOfRow = new Int32Array(n);
-  const activityOfRow = new Uint32Array(n);
-  // (items: a related activity or a stack per row at most; counted first, so the columns are made once)
-  let items = 0;
-  for (let i = 0; i < n; i++) {
-    if (ev.relatedActivityIdOffset[i]) items++;
-    if (ev.stack[i] >= 0) items++;
-  }
-  const extRow = new Uint32Array(items), extType = new Uint16Array(items), extSize = new Uint16Array(items), extOffset = new Uint32Array(items);
+  // (items: a related activity or a stack per row at most; counted first, so the columns grow once)
+  const items = itemsOf(ev.relatedActivityIdOffset, ev.stack, n);
+  table.reserve(n, items, ptr, expect);
+  const base = table.n, itemBase = table.items;
+  const { timestamp, keywords, pid, tid, payloadOffset, payloadLength, provider, eventId, flags, processor, version, opcode, level, eventType } = table.events;
+  const { metadataOfRow, activityOfRow } = table;
+  const { row: extRow, type: extType, size: extSize, offset: extOffset } = table.ext;
 
   // the tables: metadata (entry 0: undefined metadata), stack items, V6 threads
   const nm = metadata.length;
@@ -237,7 +322,8 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
     w[R.NR_BASE] = 8;
     w[R.NR_HEADER_FLAGS] = ptr === 4 ? 0x20 : 0x40; // (the header's pointer size, as EVENT_HEADER flags give it)
     w[R.NR_STACK_TYPE] = ptr === 4 ? 5 : 6; // EVENT_HEADER_EXT_TYPE_STACK_TRACE32 / 64
-    w[R.NR_MAX_HI] = 0x80000000;
+    w[R.NR_MAX_HI] = table.maxHi >>> 0;
+    w[R.NR_MAX_LO] = table.maxLo;
     w[R.NR_TYPE_ROWS] = typeRowsAt;
     w[R.NR_OUT_TIMESTAMP] = out.ts;
     w[R.NR_OUT_KEYWORDS] = out.kw;
@@ -266,13 +352,7 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
   for (let r0 = 0; r0 < n; r0 += chunk) {
     const rows = Math.min(chunk, n - r0);
     // the events this chunk reads: a range of event numbers, staged
-    const o = new Uint32Array(core.memory.buffer, order + 4 * r0, rows);
-    let lo = o[0], hi = o[0];
-    for (let k = 1; k < rows; k++) {
-      const i = o[k];
-      if (i < lo) lo = i;
-      else if (i > hi) hi = i;
-    }
+    const [lo, hi] = rangeOf(new Uint32Array(core.memory.buffer, order + 4 * r0, rows));
     const span = hi - lo + 1;
     if (span > stagedCap) {
       for (const at of Object.values(staged)) if (at) blocks.give(at);
@@ -297,7 +377,7 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
     w[R.NR_ROWS] = rows;
     w[R.NR_ORDER] = order + 4 * r0;
     w[R.NR_FIRST_EVENT] = lo;
-    w[R.NR_FIRST_ROW] = r0;
+    w[R.NR_FIRST_ROW] = base + r0;
     w[R.NR_TIMESTAMP] = staged.ts;
     w[R.NR_METADATA] = staged.metadata;
     w[R.NR_ACTIVITY] = staged.activity;
@@ -318,36 +398,36 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
       u32[at + R.NM_TYPE] = cx.typeOf(u32[at + R.NM_PROVIDER], u32[at + R.NM_EVENT_ID], u32[at + R.NM_VERSION], u32[at + R.NM_OPCODE]);
     }
     core.nettraceTypes(p);
-    take(core, out.ts, timestamp, r0, rows);
-    take(core, out.kw, keywords, r0, rows);
-    take(core, out.pid, pid, r0, rows);
-    take(core, out.tid, tid, r0, rows);
-    take(core, out.payloadOffset, payloadOffset, r0, rows);
-    take(core, out.payloadLength, payloadLength, r0, rows);
-    take(core, out.provider, provider, r0, rows);
-    take(core, out.eventId, eventId, r0, rows);
-    take(core, out.flags, flags, r0, rows);
-    take(core, out.processor, processor, r0, rows);
-    take(core, out.version, version, r0, rows);
-    take(core, out.opcode, opcode, r0, rows);
-    take(core, out.level, level, r0, rows);
-    take(core, out.metadata, metadataOfRow, r0, rows);
-    take(core, out.activity, activityOfRow, r0, rows);
-    take(core, out.eventType, eventType, r0, rows);
+    take(core, out.ts, timestamp, base + r0, rows);
+    take(core, out.kw, keywords, base + r0, rows);
+    take(core, out.pid, pid, base + r0, rows);
+    take(core, out.tid, tid, base + r0, rows);
+    take(core, out.payloadOffset, payloadOffset, base + r0, rows);
+    take(core, out.payloadLength, payloadLength, base + r0, rows);
+    take(core, out.provider, provider, base + r0, rows);
+    take(core, out.eventId, eventId, base + r0, rows);
+    take(core, out.flags, flags, base + r0, rows);
+    take(core, out.processor, processor, base + r0, rows);
+    take(core, out.version, version, base + r0, rows);
+    take(core, out.opcode, opcode, base + r0, rows);
+    take(core, out.level, level, base + r0, rows);
+    take(core, out.metadata, metadataOfRow, base + r0, rows);
+    take(core, out.activity, activityOfRow, base + r0, rows);
+    take(core, out.eventType, eventType, base + r0, rows);
     const x = new Uint32Array(core.memory.buffer, p, R.NR_WORDS)[R.NR_EXT_COUNT];
     if (e + x > items) throw new Error("etw-wasm: more extended items than counted");
-    take(core, out.extRow, extRow, e, x);
-    take(core, out.extType, extType, e, x);
-    take(core, out.extSize, extSize, e, x);
-    take(core, out.extOffset, extOffset, e, x);
+    take(core, out.extRow, extRow, itemBase + e, x);
+    take(core, out.extType, extType, itemBase + e, x);
+    take(core, out.extSize, extSize, itemBase + e, x);
+    take(core, out.extOffset, extOffset, itemBase + e, x);
     e += x;
   }
   const w = new Uint32Array(core.memory.buffer, p, R.NR_WORDS);
-  const typeRows = new Uint32Array(C.MAX_EVENT_TYPES);
-  take(core, typeRowsAt, typeRows, 0, C.MAX_EVENT_TYPES);
-  return {
-    n, cut: w[R.NR_CUT], typeRows, metadataOfRow, activityOfRow, maxHi: w[R.NR_MAX_HI] | 0, maxLo: w[R.NR_MAX_LO],
-    events: { timestamp, keywords, pid, tid, payloadOffset, payloadLength, headerLength, provider, eventId, task, flags, processor, version, opcode, level, headerType, channel, eventType },
-    ext: { row: extRow.subarray(0, e), type: extType.subarray(0, e), size: extSize.subarray(0, e), offset: extOffset.subarray(0, e) },
-  };
+  const typeRows = new Uint32Array(core.memory.buffer, typeRowsAt, C.MAX_EVENT_TYPES);
+  for (let t = 0; t < typeRows.length; t++) table.typeRows[t] += typeRows[t];
+  table.n += n;
+  table.items += e;
+  table.cut += w[R.NR_CUT];
+  table.maxHi = w[R.NR_MAX_HI] | 0;
+  table.maxLo = w[R.NR_MAX_LO];
 }
