@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { openTrace } from "../dist/bindings/index.js";
+import { openTraceFile } from "../dist/bindings/node.js";
 import { eventPipeBaselineLines } from "../dist/bindings/perfview/index.js";
 import { CORPUS, HAVE_CORPUS } from "./helpers/shared.js";
 import { syntheticV4Uncompressed, syntheticV6 } from "./helpers/nettrace-cases.js";
@@ -106,6 +107,35 @@ describe.skipIf(!HAVE_CORPUS)("EventPipe files: fields, typed tables and PerfVie
     expect(rows).toBe(clrRows);
     expect(clrRows).toBe(70_379); // the README's DotNETRuntime + DotNETRuntimePrivate events
   });
+});
+
+describe.skipIf(!HAVE_CORPUS)("EventPipe files opened from a path (the byte store built around the bytes read, no copy)", () => {
+  for (const name of ["eventpipe-dotnetcore3.0-win-x64-objver4.nettrace", "only_managed_samples.nettrace"]) {
+    it(`${name}: every row, payload, stack and typed row as openTrace of its bytes gives`, async () => {
+      const path = join(NETTRACE, name);
+      const a = await openTraceFile(path);
+      const b = await openTrace(new Uint8Array(readFileSync(path)));
+      const text = (t: typeof a) => {
+        const out: string[] = [];
+        for (const r of t.events) out.push(`${r.timestamp}|${r.name}|${r.tid}|${Buffer.from(r.payload).toString("hex")}|${r.extTypes.join(",")}|${r.stack?.join(",")}|${r.activityId}`);
+        return out;
+      };
+      // (the path's store is the buffer the file was read into, which has room after the store; the bytes' a copy of its own)
+      const storeOf = (t: typeof a) => (t as unknown as { eventTable: { data: { bytes: Uint8Array } } }).eventTable.data.bytes;
+      expect(storeOf(a).buffer.byteLength).toBeGreaterThan(storeOf(a).byteLength);
+      expect(storeOf(b).buffer.byteLength).toBe(storeOf(b).byteLength);
+      const rows = text(a);
+      expect(rows.length).toBeGreaterThan(1000);
+      expect(rows.filter((r) => !r.includes("|undefined|")).length).toBeGreaterThan(0);
+      expect(rows).toEqual(text(b));
+      // (tables by position: a name may be two tables' of different versions)
+      expect(a.tables.map((t) => `${t.name} ${t.length}`)).toEqual(b.tables.map((t) => `${t.name} ${t.length}`));
+      for (const [k, table] of b.tables.entries()) {
+        const other = a.tables[k];
+        for (let i = 0; i < table.length; i += 31) for (const f of table.fieldNames) expect(plain(other.get(f, i))).toEqual(plain(table.get(f, i)));
+      }
+    });
+  }
 });
 
 describe.skipIf(!HAVE_CORPUS)("EventPipe files streamed in windows (one per sequence point)", () => {

@@ -11,7 +11,7 @@
 import * as C from "../../assembly/codes.js";
 import { nettraceWindowsOf, NettraceStreamReader, MAX_NETTRACE_WARNINGS, type NettraceFile, type NettraceMetadata, type NettraceWarning } from "../core/nettrace.js";
 import { EtlDecodeError, EtlFormatError } from "./errors.js";
-import { clrFiller, fillNettraceClr, type ClrFiller } from "./nettrace-clr.js";
+import { clrFiller, clrProvidersOf, fillNettraceClr, fillPartInCore, joinParts, type ClrFiller, type ClrPart } from "./nettrace-clr.js";
 import { align8, concatBytes, type TraceData } from "./trace-data.js";
 import { blobChunks, isByteSource, type DecodeOptions, type Input } from "./windows.js";
 import { slices, sourceChunks } from "./chunks.js";
@@ -189,6 +189,10 @@ export class NettraceTables {
     let stackCount = 0, stackBytes = 0;
     const warnings: NettraceWarning[] = [];
     let warningCount = 0, eventsLost = 0;
+    // the typed .NET tables of each window's rows, filled as it comes in the WebAssembly core (only its payload bytes copied in)
+    const core = this.filler?.core;
+    const parts: ClrPart[] = [];
+    let partsFilled = core !== undefined;
     for (const w of windows) {
       if (!file) {
         input = w.bytes;
@@ -222,7 +226,19 @@ export class NettraceTables {
       // (the rows the whole table will likely have: this window's share of the bytes read so far)
       const readTo = Math.max(1, w.events.length ? w.events.blockOffset[w.events.length - 1] : input.length);
       const expect = ((table.n + w.events.length) * input.length) / Math.min(readTo, input.length) * 1.05;
+      const first = table.n;
       eventTableOf(this.rowsCore, w, { ptr, stackItem, providerOf, unknownProvider: this.unknownProvider, typeOf: (p, id, v, op) => this.typeOf(p, id, v, op) }, table, expect);
+      if (core && partsFilled && table.n > first) {
+        const provClr = clrProvidersOf(this.providerGuids);
+        if (provClr.some((p) => p >= 0)) {
+          const e = table.events;
+          const rows = { provider: e.provider.subarray(first, table.n), headerType: e.headerType.subarray(first, table.n), eventId: e.eventId.subarray(first, table.n), version: e.version.subarray(first, table.n), payloadOffset: e.payloadOffset.subarray(first, table.n), payloadLength: e.payloadLength.subarray(first, table.n) };
+          const [lo, hi] = payloadRange(rows.payloadOffset, rows.payloadLength);
+          const part = fillPartInCore(core, provClr, rows, table.n - first, input.subarray(lo - base, hi - base), lo, first);
+          if (part) parts.push(part);
+          else partsFilled = false;
+        }
+      }
       // (the reader's columns of this window are read: nothing holds them past here)
       for (const x of w.warnings) if (warnings.length < MAX_NETTRACE_WARNINGS) warnings.push(x);
       warningCount = w.warningCount;
@@ -289,9 +305,11 @@ export class NettraceTables {
     const logfileOffset = align8(typesOffset + typeStructs.length);
     // (a store the TypeScript core fills the typed tables of is placed in its memory: no copy of it)
     const storeBytes = logfileOffset + C.LH_SIZE;
-    const place = this.filler?.place(storeBytes, n);
-    const store = place ? place.s.u8.subarray(place.at, place.at + storeBytes) : new Uint8Array(storeBytes);
-    store.set(input, base);
+    const place = partsFilled ? undefined : this.filler?.place(storeBytes, n);
+    // (a file read here is already in place: the store is built around it)
+    const around = place ? undefined : storeAround(input, storeBytes);
+    const store = place ? place.s.u8.subarray(place.at, place.at + storeBytes) : around ?? new Uint8Array(storeBytes);
+    if (!around) store.set(input, base);
     for (let s = 0, at = stackAt; s < stackCount; s++) {
       store.set(input.subarray(stackFrom[s], stackFrom[s] + stackLength[s]), at + 8);
       at += align8(8 + stackLength[s]);
@@ -328,8 +346,14 @@ export class NettraceTables {
     for (const w of warnings) if (this.warnings.length < MAX_NETTRACE_WARNINGS) this.warnings.push(w);
     this.warningTotal = warningCount;
     this.last = data;
-    // the typed .NET runtime tables, by the core's routine
-    if (this.filler) fillNettraceClr(data, this.filler, place);
+    // the typed .NET runtime tables, by the core's routine: joined from the windows', or filled now
+    if (partsFilled) {
+      if (parts.length) {
+        const { counts, blocks, rows } = joinParts(parts);
+        data.clr = { counts, blocks };
+        data.clrRows = rows;
+      }
+    } else if (this.filler) fillNettraceClr(data, this.filler, place);
     if (err) {
       data.decodeError = new EtlDecodeError(err.offset, `decoding stopped: ${err.reason}`);
       data.incomplete = { reason: "decode-error", offset: err.offset, message: err.reason };
@@ -390,13 +414,50 @@ export class NettraceTables {
   }
 }
 
+/** The store offsets the payloads of some rows span: [least start, greatest end) (a hot loop: a function of its own). */
+function payloadRange(offset: Uint32Array, length: Uint16Array): [number, number] {
+  let lo = Infinity, hi = 0;
+  for (let i = 0; i < offset.length; i++) {
+    const o = offset[i];
+    if (o < lo) lo = o;
+    if (o + length[i] > hi) hi = o + length[i];
+  }
+  return lo <= hi ? [lo, hi] : [8, 8];
+}
+
+/**
+ * Buffers of inputs this module read itself (wholeInput): the bytes sit 8 bytes into the buffer, with
+ * room after them, so the trace's byte store is built around them without a copy (tablesOf).
+ */
+const OWNED = new WeakSet<ArrayBufferLike>();
+
+/** Room for `length` input bytes, 8 bytes into a buffer with room after them for stack items and structs (a quarter more and 1 MiB: address space, resident only where written). */
+function ownedInput(length: number): Uint8Array {
+  for (const room of [Math.floor(length / 4) + (1 << 20), 1 << 20]) {
+    try {
+      const buffer = new ArrayBuffer(8 + length + room);
+      OWNED.add(buffer);
+      return new Uint8Array(buffer, 8, length);
+    } catch {
+      // (past the largest buffer: less room)
+    }
+  }
+  return new Uint8Array(length);
+}
+
+/** The store of `storeBytes` around `input` (its bytes at store offset 8) when `input` was read here with room enough; else a new store. */
+function storeAround(input: Uint8Array, storeBytes: number): Uint8Array | undefined {
+  if (!OWNED.has(input.buffer) || input.byteOffset !== 8 || input.buffer.byteLength < storeBytes) return undefined;
+  return new Uint8Array(input.buffer, 0, storeBytes);
+}
+
 /** All of an input's bytes in one array. */
 export async function wholeInput(input: Input): Promise<Uint8Array> {
   if (input instanceof Uint8Array) return input;
   if (input instanceof ArrayBuffer) return new Uint8Array(input);
   if (typeof Blob !== "undefined" && input instanceof Blob) return new Uint8Array(await input.arrayBuffer());
   if (isByteSource(input)) {
-    const out = new Uint8Array(input.byteLength);
+    const out = ownedInput(input.byteLength);
     let at = 0;
     try {
       while (at < out.length) {
