@@ -568,11 +568,11 @@ const TWO_32 = 4294967296;
 /** Ids below these are looked up in typed arrays, the rest in Maps (Reader.metadataRow, stackRow). */
 const METADATA_DIRECT = 4096;
 const STACK_DIRECT = 1 << 16;
-/** Capture threads whose last sequence numbers addEvents keeps at hand (in front of lastSequence). */
-const SEQUENCE_CACHE = 8;
+/** Capture threads whose queue numbers addEvents keeps at hand (a power of two). */
+const QUEUE_CACHE = 256;
 
 /**
- * A capture thread's key in the sequence-number map: the signed 64-bit value as a number where a
+ * A capture thread's key in queueOf: the signed 64-bit value as a number where a
  * double holds it exactly (every real id), else as a bigint. threadKey and bigThreadKey agree.
  */
 function threadKey(lo: number, hi: number): number | bigint {
@@ -643,10 +643,13 @@ class Reader {
   stackById = new Map<number, number>();
   labelListByIndex = new Map<number, number>();
   threadByIndex = new Map<bigint, number>();
-  /** Last sequence number per capture thread (§14), by threadKey / bigThreadKey. */
-  lastSequence = new Map<number | bigint, number>();
-  /** Each capture thread's number (the events' `queue`), in order of first sight. */
+  /** Each capture thread's number (the events' `queue`; by threadKey / bigThreadKey), in order of first sight. */
   queueOf = new Map<number | bigint, number>();
+  /** Last sequence number of each capture thread (§14) by its queue number; -1: none yet. */
+  lastSequence: number[] = [];
+  /** Capture threads with an id below 2^32 by the id's low bits: the id and its queue number (-1: none), in front of queueOf. */
+  queueCacheId = new Uint32Array(QUEUE_CACHE);
+  queueCacheQueue = new Int32Array(QUEUE_CACHE).fill(-1);
   /** metadataById's rows + 1 by id for ids below METADATA_DIRECT (0: none), the map's copy for the events' lookups. */
   metadataRow = new Int32Array(METADATA_DIRECT);
   /**
@@ -1260,8 +1263,8 @@ class Reader {
 
   /**
    * One walk's rows as events: the lookups of each (metadata, stack, label list) and its sequence
-   * number (checkSequence, with the entries of the last few capture threads kept at hand in `seqKey`
-   * / `seqLast` and put back in lastSequence at the end). Small metadata and stack ids are looked up
+   * number (checkSequence, by the capture thread's queue number, found through a direct-mapped cache
+   * in front of queueOf). Small metadata and stack ids are looked up
    * in typed arrays (metadataRow, stackRow), the rest in their maps.
    */
   addEvents(rows: NettraceRows): void {
@@ -1296,18 +1299,10 @@ class Reader {
         relatedActivityIdOffset.set(rRelated.subarray(0, n), first);
       }
     }
-    const metadataById = this.metadataById, stackById = this.stackById, lastSequence = this.lastSequence, queueOf = this.queueOf;
+    const metadataById = this.metadataById, stackById = this.stackById;
     const metadataRow = this.metadataRow, stackRow = this.stackRow, stackEpoch = this.stackEpoch, epoch = this.stackEpochNow;
     const stackDirect = stackRow.length;
-    // the cache of capture threads: seqKey[j]'s last sequence number is seqLast[j] (undefined: none yet)
-    const seqKey: (number | bigint)[] = [];
-    const seqLast: (number | undefined)[] = [];
-    // (and its queue number: seqQueue[j])
-    const seqQueue: number[] = [];
-    let thread: number | bigint | undefined;
-    let slot = 0;
-    let queueNow = 0;
-    let evict = 0;
+    const cacheId = this.queueCacheId, cacheQueue = this.queueCacheQueue;
     let i = first;
     for (let k = 0; k < n; k++) {
       const id = rMetadataId[k];
@@ -1370,57 +1365,47 @@ class Reader {
       }
       labelList[i] = list;
       i++;
-      // checkSequence over the cache
+      // the capture thread's queue (a direct-mapped cache by its id in front of queueOf), then checkSequence
       const seq = rSeq[k];
-      const key = ctHi === 0 ? ctLo : threadKey(ctLo, ctHi);
-      if (key !== thread) {
-        thread = key;
-        slot = -1;
-        for (let j = 0; j < seqKey.length; j++) {
-          if (seqKey[j] === key) {
-            slot = j;
-            break;
-          }
+      let q: number;
+      if (ctHi === 0) {
+        const h = (ctLo ^ (ctLo >>> 8) ^ (ctLo >>> 16)) & (QUEUE_CACHE - 1);
+        q = cacheQueue[h];
+        if (q < 0 || cacheId[h] !== ctLo) {
+          q = this.queueFor(ctLo);
+          cacheId[h] = ctLo;
+          cacheQueue[h] = q;
         }
-        if (slot < 0) {
-          let q = queueOf.get(key);
-          if (q === undefined) {
-            q = queueOf.size;
-            queueOf.set(key, q);
-          }
-          if (seqKey.length < SEQUENCE_CACHE) {
-            slot = seqKey.length;
-            seqKey.push(key);
-            seqLast.push(lastSequence.get(key));
-            seqQueue.push(q);
-          } else {
-            slot = evict;
-            evict = (evict + 1) % SEQUENCE_CACHE;
-            lastSequence.set(seqKey[slot], seqLast[slot]!);
-            seqKey[slot] = key;
-            seqLast[slot] = lastSequence.get(key);
-            seqQueue[slot] = q;
-          }
-        }
-        queueNow = seqQueue[slot];
-      }
-      queue[i - 1] = queueNow;
-      const last = seqLast[slot];
-      seqLast[slot] = seq;
-      if (last === undefined || (!v6 && last === 0)) continue;
+      } else q = this.queueFor(threadKey(ctLo, ctHi));
+      queue[i - 1] = q;
+      const seqLast = this.lastSequence;
+      const last = seqLast[q];
+      seqLast[q] = seq;
+      if (last < 0 || (!v6 && last === 0)) continue;
       const gap = (seq - last - 1) | 0;
       if (gap > 0) this.eventsLost += gap;
-      else if (gap < 0) this.warn(NW_SEQUENCE_BACKWARDS, rRecord[k], `sequence number of capture thread ${key} went from ${last} to ${seq}`);
+      else if (gap < 0) this.warn(NW_SEQUENCE_BACKWARDS, rRecord[k], `sequence number of capture thread ${threadKey(ctLo, ctHi)} went from ${last} to ${seq}`);
     }
-    for (let j = 0; j < seqKey.length; j++) lastSequence.set(seqKey[j], seqLast[j]!);
     ev.length = i;
+  }
+
+  /** The queue number of a capture thread (threadKey / bigThreadKey), numbered in order of first sight. */
+  queueFor(key: number | bigint): number {
+    let q = this.queueOf.get(key);
+    if (q === undefined) {
+      q = this.queueOf.size;
+      this.queueOf.set(key, q);
+      this.lastSequence.push(-1);
+    }
+    return q;
   }
 
   /** §14: count events lost between two sightings of a capture thread. */
   checkSequence(thread: number | bigint, seq: number, at: number, sequencePoint: boolean): void {
-    const last = this.lastSequence.get(thread);
-    this.lastSequence.set(thread, seq);
-    if (last === undefined || (this.version < 6 && last === 0)) return;
+    const q = this.queueFor(thread);
+    const last = this.lastSequence[q];
+    this.lastSequence[q] = seq;
+    if (last < 0 || (this.version < 6 && last === 0)) return;
     const gap = (seq - last - (sequencePoint ? 0 : 1)) | 0;
     if (gap > 0) this.eventsLost += gap;
     else if (gap < 0) this.warn(NW_SEQUENCE_BACKWARDS, at, `sequence number of capture thread ${thread} went from ${last} to ${seq}`);
@@ -1818,7 +1803,7 @@ class Reader {
       const seq = this.varU32("sequence number");
       this.removedThreads.push({ index, sequenceNumber: seq, offset: this.base + at });
       this.checkSequence(bigThreadKey(index), seq, at, true);
-      this.lastSequence.delete(bigThreadKey(index));
+      this.lastSequence[this.queueFor(bigThreadKey(index))] = -1;
     }
   }
 
@@ -2046,8 +2031,10 @@ export class NettraceStreamReader {
   private base = 0;
   private done = false;
 
-  constructor(walker?: NettraceWalker, private readonly windowBytes = 32 << 20) {
+  /** `reuse`: a window's columns are the next window's (a caller that is done with each window before the next push). */
+  constructor(walker?: NettraceWalker, private readonly windowBytes = 32 << 20, reuse = false) {
     this.reader = new Reader(new Uint8Array(0), walker);
+    this.reader.reuseColumns = reuse;
     this.reader.final = false;
     this.reader.expectBytes = windowBytes;
     this.reader.expectTimes = 4;

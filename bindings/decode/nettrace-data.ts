@@ -103,7 +103,8 @@ export async function* nettraceWindows(input: Input, options: Pick<DecodeOptions
   const filler = options.clrTables !== false ? await clrFiller(engineOf(options), options.wasm) : undefined;
   const tables = new NettraceTables(engine.rows, filler);
   // (a .netperf, in time order already, is cut into windows of about batchBytes)
-  const reader = new NettraceStreamReader(engine.walker, options.batchBytes ?? 64 << 20);
+  // (each window's tables are made before the next push: its columns can be the next window's)
+  const reader = new NettraceStreamReader(engine.walker, options.batchBytes ?? 64 << 20, true);
   try {
     for await (const chunk of chunksOf(input, options.chunkBytes ?? 1 << 20)) {
       for (const w of reader.push(chunk)) yield await tables.window(w, w.last);
