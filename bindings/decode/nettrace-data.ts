@@ -228,7 +228,7 @@ export class NettraceTables {
       const readTo = Math.max(1, w.events.length ? w.events.blockOffset[w.events.length - 1] : input.length);
       const expect = ((table.n + w.events.length) * input.length) / Math.min(readTo, input.length) * 1.05;
       const first = table.n;
-      eventTableOf(this.rowsCore, w, { ptr, stackItem, providerOf, unknownProvider: this.unknownProvider, typeOf: (p, id, v, op) => this.typeOf(p, id, v, op) }, table, expect);
+      eventTableOf(this.rowsCore, w, { ptr, stackItem, providerOf, unknownProvider: this.unknownProvider, typeOf: (p, id, v, op) => this.typeOf(p, id, v, op), typeCount: () => this.types.length }, table, expect);
       if (core && partsFilled && table.n > first) {
         const provClr = clrProvidersOf(this.providerGuids);
         if (provClr.some((p) => p >= 0)) {

@@ -131,6 +131,8 @@ export interface EventTableContext {
   typeOf(provider: number, id: number, version: number, opcode: number): number;
   /** Rows a call of the core writes (CHUNK_ROWS; tests make it small). */
   chunkRows?: number;
+  /** The event types there are (typeOf gives no higher index): the rows of each are counted up to it. */
+  typeCount?(): number;
 }
 
 /** Blocks taken from a core, given back by `release`. */
@@ -226,6 +228,11 @@ function itemsOf(related: Uint32Array, stack: Int32Array, n: number): number {
     if (stack[i] >= 0) items++;
   }
   return items;
+}
+
+/** dst[t] += src[t] for the first `n` types. */
+function addRows(dst: Uint32Array, src: Uint32Array, n: number): void {
+  for (let t = 0; t < n; t++) dst[t] += src[t];
 }
 
 /** The least and greatest of `o` (not empty). */
@@ -423,8 +430,8 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
     e += x;
   }
   const w = new Uint32Array(core.memory.buffer, p, R.NR_WORDS);
-  const typeRows = new Uint32Array(core.memory.buffer, typeRowsAt, C.MAX_EVENT_TYPES);
-  for (let t = 0; t < typeRows.length; t++) table.typeRows[t] += typeRows[t];
+  // (the types known: no row has a type past them)
+  addRows(table.typeRows, new Uint32Array(core.memory.buffer, typeRowsAt, C.MAX_EVENT_TYPES), cx.typeCount?.() ?? C.MAX_EVENT_TYPES);
   table.n += n;
   table.items += e;
   table.cut += w[R.NR_CUT];
