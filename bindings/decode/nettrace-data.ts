@@ -349,7 +349,8 @@ export class NettraceTables {
     this.last = data;
     // the typed .NET runtime tables, by the core's routine: joined from the windows', or filled now
     if (partsFilled) {
-      if (parts.length) {
+      // (no typed rows: no typed tables, as a fill of the whole store gives)
+      if (parts.some((p) => p.rows > 0)) {
         const { counts, blocks, rows } = joinParts(parts);
         data.clr = { counts, blocks };
         data.clrRows = rows;
