@@ -279,6 +279,14 @@ function findThread(m: Mem, threads: usize, count: u32, index: u32): i32 {
   return found;
 }
 
+/** Extended item `e` (columns at xRow, xType, xSize, xOffset): its row, type, size and store offset. */
+function putItem(m: Mem, xRow: usize, xType: usize, xSize: usize, xOffset: usize, e: u32, row: u32, type: u32, size: u32, offset: u32): void {
+  st32(m, xRow + <usize>e * 4, row);
+  st16(m, xType + <usize>e * 2, type);
+  st16(m, xSize + <usize>e * 2, size);
+  st32(m, xOffset + <usize>e * 4, offset);
+}
+
 /**
  * Rows NR_ORDER[0 … NR_ROWS-1] of the event table: every output column but the event type, the
  * extended items, the cut payloads and the latest timestamp; metadata entries met for the first time
@@ -387,19 +395,14 @@ export function eventRows(m: Mem, p: usize): void {
     let flags = headerFlags;
     let rel = ld32(m, related + i * 4);
     if (rel != 0) {
-      st32(m, xRow + <usize>e * 4, firstRow + r);
-      st16(m, xType + <usize>e * 2, 1); // EVENT_HEADER_EXT_TYPE_RELATED_ACTIVITYID
-      st16(m, xSize + <usize>e * 2, 16);
-      st32(m, xOffset + <usize>e * 4, (rel + base) >>> 0);
+      // EVENT_HEADER_EXT_TYPE_RELATED_ACTIVITYID
+      putItem(m, xRow, xType, xSize, xOffset, e, firstRow + r, 1, 16, (rel + base) >>> 0);
       e++;
       flags = flags | 1; // EVENT_HEADER_FLAG_EXTENDED_INFO
     }
     let s = ldi32(m, stack + i * 4);
     if (s >= 0 && ld32(m, x + NM_DROPS_STACK * 4) == 0) {
-      st32(m, xRow + <usize>e * 4, firstRow + r);
-      st16(m, xType + <usize>e * 2, stackType);
-      st16(m, xSize + <usize>e * 2, 8 + ld32(m, stackBytes + <usize>s * 4));
-      st32(m, xOffset + <usize>e * 4, ld32(m, stackItem + <usize>s * 4));
+      putItem(m, xRow, xType, xSize, xOffset, e, firstRow + r, stackType, 8 + ld32(m, stackBytes + <usize>s * 4), ld32(m, stackItem + <usize>s * 4));
       e++;
       flags = flags | 1;
     }

@@ -183,11 +183,15 @@ export class CoreWalker implements NettraceWalker {
  * of its own, `cap` rows per call.
  */
 export function jsNettraceWalker(cap = NETTRACE_BATCH): NettraceWalker {
-  const s = new CoreState();
-  return new CoreWalker({
+  return new CoreWalker(jsWalkCore(new CoreState()), cap);
+}
+
+/** The walk over a TypeScript core's memory (`s`), with its allocator. */
+export function jsWalkCore(s: CoreState): NettraceWalkCore {
+  return {
     memory: s.memory,
     alloc: (size) => heapAlloc(s, size),
     free: (ptr) => heapFree(s, ptr),
     nettraceWalk: (start, end, compressed, v6, resume, out, rows, bias) => walkEventBlock(s, start, end, compressed, v6, resume, out, rows, bias),
-  }, cap);
+  };
 }

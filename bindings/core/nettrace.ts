@@ -1302,7 +1302,7 @@ class Reader {
     const metadataById = this.metadataById, stackById = this.stackById;
     const metadataRow = this.metadataRow, stackRow = this.stackRow, stackEpoch = this.stackEpoch, epoch = this.stackEpochNow;
     const stackDirect = stackRow.length;
-    const cacheId = this.queueCacheId, cacheQueue = this.queueCacheQueue;
+    const cacheId = this.queueCacheId, cacheQueue = this.queueCacheQueue, seqLast = this.lastSequence;
     let i = first;
     for (let k = 0; k < n; k++) {
       const id = rMetadataId[k];
@@ -1378,7 +1378,6 @@ class Reader {
         }
       } else q = this.queueFor(threadKey(ctLo, ctHi));
       queue[i - 1] = q;
-      const seqLast = this.lastSequence;
       const last = seqLast[q];
       seqLast[q] = seq;
       if (last < 0 || (!v6 && last === 0)) continue;
@@ -1972,6 +1971,12 @@ export interface ReadNettraceOptions {
   walker?: NettraceWalker;
 }
 
+/** What the reader threw, as the error a file stops with: its own, or an internal error at `at`. */
+function formatErrorOf(e: unknown, at: number): NettraceFormatError {
+  if (e instanceof NettraceFormatError) return e;
+  return new NettraceFormatError(NE_INTERNAL, at, `internal error: ${e instanceof Error ? e.message : String(e)}`);
+}
+
 /**
  * Reads a whole .nettrace / .netperf file. Never throws for bad input: `error` holds the fatal
  * NettraceFormatError (with everything decoded before it kept), `warnings` the skipped damage.
@@ -1982,8 +1987,7 @@ export function readNettrace(bytes: Uint8Array, options: ReadNettraceOptions = {
   try {
     r.run();
   } catch (e) {
-    if (e instanceof NettraceFormatError) error = e;
-    else error = new NettraceFormatError(NE_INTERNAL, r.pos, `internal error: ${e instanceof Error ? e.message : String(e)}`);
+    error = formatErrorOf(e, r.pos);
   }
   return r.result(error);
 }
@@ -2006,8 +2010,7 @@ export function* nettraceWindowsOf(bytes: Uint8Array, walker?: NettraceWalker): 
       if (kind === BLOCK_SEQUENCE_POINT) yield Object.assign(r.takeWindow(null), { base: 0, last: false });
     }
   } catch (e) {
-    if (e instanceof NettraceFormatError) error = e;
-    else error = new NettraceFormatError(NE_INTERNAL, r.pos, `internal error: ${e instanceof Error ? e.message : String(e)}`);
+    error = formatErrorOf(e, r.pos);
   }
   yield Object.assign(r.takeWindow(error), { base: 0, last: true });
 }
@@ -2085,7 +2088,7 @@ export class NettraceStreamReader {
         }
       }
     } catch (e) {
-      error = e instanceof NettraceFormatError ? e : new NettraceFormatError(NE_INTERNAL, this.base + r.pos, `internal error: ${e instanceof Error ? e.message : String(e)}`);
+      error = formatErrorOf(e, this.base + r.pos);
       this.done = true;
     }
     if (this.done) {

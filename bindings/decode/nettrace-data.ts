@@ -134,6 +134,8 @@ export class NettraceTables {
   private readonly providerGuids: Uint8Array[] = [];
   private providerOf = new Int32Array(0);
   private unknownProvider = -1;
+  /** The .NET runtime provider (CLR_PROVIDERS index, -1: none) of each provider. */
+  private provClr: Int8Array = new Int8Array(0);
   private readonly typeIndex = new Map<number, number>();
   private readonly types: number[][] = []; // provider, id, version, opcode
   private latest = -(2n ** 63n);
@@ -230,7 +232,9 @@ export class NettraceTables {
       const first = table.n;
       eventTableOf(this.rowsCore, w, { ptr, stackItem, providerOf, unknownProvider: this.unknownProvider, typeOf: (p, id, v, op) => this.typeOf(p, id, v, op), typeCount: () => this.types.length }, table, expect);
       if (core && partsFilled && table.n > first) {
-        const provClr = clrProvidersOf(this.providerGuids);
+        // (each provider's .NET runtime provider, worked out again only when providers were added)
+        if (this.provClr.length !== this.providerGuids.length) this.provClr = clrProvidersOf(this.providerGuids);
+        const provClr = this.provClr;
         if (provClr.some((p) => p >= 0)) {
           const e = table.events;
           const rows = { provider: e.provider.subarray(first, table.n), headerType: e.headerType.subarray(first, table.n), eventId: e.eventId.subarray(first, table.n), version: e.version.subarray(first, table.n), payloadOffset: e.payloadOffset.subarray(first, table.n), payloadLength: e.payloadLength.subarray(first, table.n) };

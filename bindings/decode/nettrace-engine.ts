@@ -2,11 +2,9 @@
 // ("js"), that walks each event block's records for readNettrace (assembly/nettrace-events.ts) and
 // puts the events in dispatch order as event table rows (assembly/nettrace-rows.ts).
 
-import { CoreWalker, type NettraceWalkCore, type NettraceWalker } from "../core/nettrace-walk.js";
-import { walkEventBlock } from "../core/nettrace-events.js";
+import { CoreWalker, jsWalkCore, type NettraceWalkCore, type NettraceWalker } from "../core/nettrace-walk.js";
 import { dispatchOrder, eventRows, eventTypes } from "../core/nettrace-rows.js";
 import { CoreState } from "../core/state.js";
-import { heapAlloc, heapFree } from "../core/memory.js";
 import { instantiateCore, recycleMemory, type WasmSource } from "./loader.js";
 import type { NettraceRowsCore } from "./nettrace-rows.js";
 
@@ -28,10 +26,7 @@ export async function nettraceEngine(engine: "wasm" | "js", wasm?: WebAssembly.M
   if (engine === "js") {
     const s = new CoreState();
     const core: NettraceWalkCore & NettraceRowsCore = {
-      memory: s.memory,
-      alloc: (size) => heapAlloc(s, size),
-      free: (ptr) => heapFree(s, ptr),
-      nettraceWalk: (start, end, compressed, v6, resume, out, rows, bias) => walkEventBlock(s, start, end, compressed, v6, resume, out, rows, bias),
+      ...jsWalkCore(s),
       nettraceOrder: (p) => dispatchOrder(s, p),
       nettraceRows: (p) => eventRows(s, p),
       nettraceTypes: (p) => eventTypes(s, p),
