@@ -4,7 +4,9 @@
 // the per-process rollup of PerfView's GCStats report. CPU-derived values (GC CPU time, % time in GC)
 // need kernel CPU samples and are left out.
 
-import type { EventRow } from "../tables/event-table.js";
+import * as C from "../../assembly/codes.js";
+import { EventRow, type EventTable } from "../tables/event-table.js";
+import type { ClrEventSchema } from "../schema/clr-schema-types.js";
 import { CLR_PROVIDERS } from "../schema/clr-payload.js";
 import { parseGlobalHeapHistory, parsePerHeapHistory, GEN0, GEN1, GEN2, LOH, POH, type PerHeapHistory } from "./gc-heap-history.js";
 
@@ -150,6 +152,7 @@ interface ProcessState {
 }
 
 const MB = 1e6;
+const NO_TICKS: readonly number[] = [0, 0];
 
 function rollup(): GcRollup {
   return {
@@ -198,15 +201,15 @@ class Fields {
   private base = 0;
   private len = 0;
 
-  /** Reads `row`'s payload from now on (one reader, moved from row to row: no view per event). */
-  of(row: EventRow): this {
-    const bytes = row.table.recordBytesOf(row.index);
+  /** Reads row `index` of `table`'s payload from now on (one reader, moved from row to row: no view per event). */
+  at(table: EventTable, index: number): this {
+    const bytes = table.recordBytesOf(index);
     if (bytes !== this.bytes) {
       this.bytes = bytes;
       this.v = bytes ? new DataView(bytes.buffer, bytes.byteOffset, bytes.length) : new DataView(new ArrayBuffer(0));
     }
-    this.base = row.payloadOffset;
-    this.len = bytes ? row.payloadLength : 0;
+    this.base = table.columns.payloadOffset[index];
+    this.len = bytes ? table.columns.payloadLength[index] : 0;
     return this;
   }
   u16(at: number): number { return at + 2 <= this.len ? this.v.getUint16(this.base + at, true) : 0; }
@@ -217,6 +220,69 @@ class Fields {
   get length(): number { return this.len; }
 }
 
+// What each event is to the computer (by its schema: looked up once per event type of a table).
+const K_NONE = 0, K_SUSPEND_START = 1, K_SUSPEND_STOP = 2, K_ALLOCATION_TICK = 3, K_GC_START = 4, K_GC_STOP = 5, K_HEAP_STATS = 6;
+const K_RESTART_STOP = 7, K_GLOBAL_HISTORY = 8, K_PER_HEAP_HISTORY = 9, K_MARK_WITH_TYPE = 10, K_MARK_HANDLES = 11;
+const K_UNKNOWN = 255;
+
+function kindOf(schema: ClrEventSchema | undefined): number {
+  if (!schema) return K_NONE;
+  if (schema.provider === RUNTIME) {
+    switch (schema.id) {
+      case SUSPEND_EE_START: return K_SUSPEND_START;
+      case SUSPEND_EE_STOP: return K_SUSPEND_STOP;
+      case ALLOCATION_TICK: return K_ALLOCATION_TICK;
+      case GC_START: return K_GC_START;
+      case GC_STOP: return K_GC_STOP;
+      case HEAP_STATS: return K_HEAP_STATS;
+      case RESTART_EE_STOP: return K_RESTART_STOP;
+      case GLOBAL_HEAP_HISTORY: return K_GLOBAL_HISTORY;
+      case PER_HEAP_HISTORY: return K_PER_HEAP_HISTORY;
+      case MARK_WITH_TYPE: return K_MARK_WITH_TYPE;
+    }
+  } else if (schema.provider === PRIVATE) {
+    switch (schema.id) {
+      case PRIVATE_GLOBAL_HEAP_HISTORY: return K_GLOBAL_HISTORY;
+      case PRIVATE_PER_HEAP_HISTORY: return K_PER_HEAP_HISTORY;
+      case PRIVATE_MARK_HANDLES: return K_MARK_HANDLES;
+    }
+  }
+  return K_NONE;
+}
+
+/** The table rows are read from, with what is kept per table: each event type's kind, one row view for the heap-history parsers. */
+class RowSource {
+  readonly kinds: Uint8Array;
+  readonly row: EventRow;
+  readonly pid: Uint32Array;
+  readonly tid: Uint32Array;
+  readonly flags: Uint16Array;
+  readonly eventType: Uint16Array;
+  constructor(readonly table: EventTable) {
+    this.kinds = new Uint8Array(table.typeValues().version.length).fill(K_UNKNOWN);
+    this.row = new EventRow(table, -1);
+    const c = table.columns;
+    this.pid = c.pid;
+    this.tid = c.tid;
+    this.flags = c.flags;
+    this.eventType = c.eventType;
+  }
+  kind(i: number): number {
+    const k = this.eventType[i];
+    if (k >= this.kinds.length) return kindOf(this.table.clrSchema(i));
+    const v = this.kinds[k];
+    return v !== K_UNKNOWN ? v : (this.kinds[k] = kindOf(this.table.clrSchema(i)));
+  }
+  /** The row's process id (0 when its header has none), and thread id likewise. */
+  pidOf(i: number): number { return this.flags[i] & C.F_NO_PROCESS_INFO ? 0 : this.pid[i]; }
+  tidOf(i: number): number { return this.flags[i] & C.F_NO_PROCESS_INFO ? 0 : this.tid[i]; }
+  /** The row view, moved to `i` (for the heap-history parsers). */
+  rowAt(i: number): EventRow {
+    this.row.index = i;
+    return this.row;
+  }
+}
+
 /**
  * Replays GC events one at a time, in time order (`add`), and gives each process's GCs and rollup
  * (`result`). `processName(pid, ts)` names each process at its first GC event.
@@ -224,15 +290,16 @@ class Fields {
 export class GcComputer {
   private readonly processes = new Map<number, ProcessState>();
   private readonly fields = new Fields();
+  private src?: RowSource;
 
   constructor(private readonly processName: (pid: number, timestamp: bigint) => string) {}
 
-  private state(row: EventRow): ProcessState {
-    const pid = row.pid ?? 0;
+  private state(i: number): ProcessState {
+    const pid = this.src!.pidOf(i);
     let s = this.processes.get(pid);
     if (!s) {
       s = {
-        pid, name: this.processName(pid, row.timestamp), gcs: [], suspendThreadIDGC: -1, suspendThreadIDBGC: -1, suspendThreadIDOther: -1,
+        pid, name: this.processName(pid, this.src!.table.columns.timestamp[i]), gcs: [], suspendThreadIDGC: -1, suspendThreadIDBGC: -1, suspendThreadIDOther: -1,
         suspendTimeRelativeMSec: -1, suspendEndTimeRelativeMSec: -1, lastRestartEndTimeRelativeMSec: 0,
         allocTickCurrentMB: [0, 0], allocTickAtLastGC: [0, 0], hasAllocTickEvents: false, seenBadAllocTick: false,
         heapCount: -1, markingThreads: new Set(), isServerGC: false, versionMismatch: false,
@@ -250,62 +317,67 @@ export class GcComputer {
     return s.currentBGC;
   }
 
+  /** One event (events come in time order). */
   add(row: EventRow): void {
-    const schema = row.clrSchema;
-    if (!schema) return;
-    const id = schema.id;
-    if (schema.provider === RUNTIME) {
-      switch (id) {
-        case SUSPEND_EE_START: return this.suspendStart(row);
-        case SUSPEND_EE_STOP: return this.suspendStop(row);
-        case ALLOCATION_TICK: return this.allocationTick(row);
-        case GC_START: return this.gcStart(row);
-        case GC_STOP: return this.gcStop(row);
-        case HEAP_STATS: return this.heapStats(row);
-        case RESTART_EE_STOP: return this.restartStop(row);
-        case GLOBAL_HEAP_HISTORY: return this.globalHistory(row);
-        case PER_HEAP_HISTORY: return this.perHeapHistory(row);
-        // MarkWithType: HeapNum u32, ClrInstanceID u16, Type u32
-        case MARK_WITH_TYPE: if (this.fields.of(row).u32(6) === MARK_HANDLES_TYPE) this.markHandles(row); return;
-      }
-    } else if (schema.provider === PRIVATE) {
-      switch (id) {
-        case PRIVATE_GLOBAL_HEAP_HISTORY: return this.globalHistory(row);
-        case PRIVATE_PER_HEAP_HISTORY: return this.perHeapHistory(row);
-        case PRIVATE_MARK_HANDLES: return this.markHandles(row);
-      }
+    this.addAt(this.sourceOf(row.table), row.index);
+  }
+
+  /** The events of `rows` of `table`, in the order given (time order). */
+  addRows(table: EventTable, rows: ArrayLike<number>): void {
+    const src = this.sourceOf(table);
+    for (let j = 0; j < rows.length; j++) this.addAt(src, rows[j]);
+  }
+
+  private sourceOf(table: EventTable): RowSource {
+    return this.src?.table === table ? this.src : (this.src = new RowSource(table));
+  }
+
+  private addAt(src: RowSource, i: number): void {
+    switch (src.kind(i)) {
+      case K_SUSPEND_START: return this.suspendStart(i);
+      case K_SUSPEND_STOP: return this.suspendStop(i);
+      case K_ALLOCATION_TICK: return this.allocationTick(i);
+      case K_GC_START: return this.gcStart(i);
+      case K_GC_STOP: return this.gcStop(i);
+      case K_HEAP_STATS: return this.heapStats(i);
+      case K_RESTART_STOP: return this.restartStop(i);
+      case K_GLOBAL_HISTORY: return this.globalHistory(i);
+      case K_PER_HEAP_HISTORY: return this.perHeapHistory(i);
+      // MarkWithType: HeapNum u32, ClrInstanceID u16, Type u32
+      case K_MARK_WITH_TYPE: if (this.fields.at(src.table, i).u32(6) === MARK_HANDLES_TYPE) this.markHandles(i); return;
+      case K_MARK_HANDLES: return this.markHandles(i);
     }
   }
 
-  private suspendStart(row: EventRow): void {
-    const s = this.state(row);
+  private suspendStart(i: number): void {
+    const s = this.state(i);
     // Reason: a u32 from version 1, a u16 before
-    const reason = row.version >= 1 ? this.fields.of(row).u32(0) : this.fields.of(row).u16(0);
-    const tid = row.tid ?? 0;
+    const reason = this.src!.table.typeFieldOf("version", i) >= 1 ? this.fields.at(this.src!.table, i).u32(0) : this.fields.at(this.src!.table, i).u16(0);
+    const tid = this.src!.tidOf(i);
     if (reason === SUSPEND_FOR_GC) s.suspendThreadIDGC = tid;
     else if (reason === SUSPEND_FOR_GC_PREP) s.suspendThreadIDBGC = tid;
     else {
       s.suspendThreadIDOther = tid;
       return;
     }
-    s.suspendTimeRelativeMSec = row.relativeMSec;
+    s.suspendTimeRelativeMSec = this.src!.table.relativeMSecOf(i);
   }
 
-  private suspendStop(row: EventRow): void {
-    const s = this.state(row);
-    const tid = row.tid ?? 0;
+  private suspendStop(i: number): void {
+    const s = this.state(i);
+    const tid = this.src!.tidOf(i);
     if (tid !== s.suspendThreadIDBGC && tid !== s.suspendThreadIDGC) return;
-    const t = row.relativeMSec;
+    const t = this.src!.table.relativeMSecOf(i);
     if (s.suspendThreadIDBGC > 0 && s.currentBGC) s.currentBGC.record.SuspendDurationMSec += t - s.suspendTimeRelativeMSec;
     s.suspendEndTimeRelativeMSec = t;
   }
 
-  private allocationTick(row: EventRow): void {
-    const s = this.state(row);
+  private allocationTick(i: number): void {
+    const s = this.state(i);
     // AllocationAmount i32 @0, AllocationKind @4, ClrInstanceID @8, AllocationAmount64 @10 (version 2 on)
-    const f = this.fields.of(row);
+    const f = this.fields.at(this.src!.table, i);
     const kind = f.u32(4);
-    let amount = row.version >= 2 ? f.u64(10) : 0;
+    let amount = this.src!.table.typeFieldOf("version", i) >= 2 ? f.u64(10) : 0;
     if (amount === 0) amount = f.i32(0);
     if (amount < 0) s.seenBadAllocTick = true;
     if (s.seenBadAllocTick) amount = Math.min(Math.max(amount, 90 * 1024), kind === 0 ? 110 * 1024 : 2 * 1024 * 1024);
@@ -313,16 +385,16 @@ export class GcComputer {
     s.hasAllocTickEvents = true;
   }
 
-  private gcStart(row: EventRow): void {
-    const s = this.state(row);
+  private gcStart(i: number): void {
+    const s = this.state(i);
     // Count @0; Depth, Reason, Type @4, @8, @12 (a payload under 16 bytes: Reason @4, generation 0, non-concurrent)
-    const f = this.fields.of(row);
+    const f = this.fields.at(this.src!.table, i);
     const count = f.u32(0);
     const last = s.gcs[s.gcs.length - 1];
-    s.markingThreads.clear();
+    if (s.markingThreads.size) s.markingThreads.clear(); // (clear() makes a new table even when empty)
     if (!(s.suspendThreadIDGC > 0 || s.suspendThreadIDOther > 0)) return;
     if (last && last.record.Number === count) return; // the same GC logged twice
-    const t = row.relativeMSec;
+    const t = this.src!.table.relativeMSecOf(i);
     const full = f.length >= 16;
     const generation = full ? f.u32(4) : 0;
     const reason = full ? f.u32(8) : f.u32(4);
@@ -355,49 +427,50 @@ export class GcComputer {
     s.gcs.push(gc);
   }
 
-  private gcStop(row: EventRow): void {
-    const s = this.state(row);
+  private gcStop(i: number): void {
+    const s = this.state(i);
     const gc = GcComputer.current(s);
-    if (gc) gc.record.DurationMSec = row.relativeMSec - gc.record.StartRelativeMSec;
+    if (gc) gc.record.DurationMSec = this.src!.table.relativeMSecOf(i) - gc.record.StartRelativeMSec;
     // server GC: several threads marked handles between GC/Start and GC/Stop
     if (s.markingThreads.size > 1) s.isServerGC = true;
-    s.markingThreads.clear();
+    if (s.markingThreads.size) s.markingThreads.clear(); // (clear() makes a new table even when empty)
   }
 
-  private markHandles(row: EventRow): void {
-    this.state(row).markingThreads.add(row.tid ?? 0);
+  private markHandles(i: number): void {
+    this.state(i).markingThreads.add(this.src!.tidOf(i));
   }
 
-  private heapStats(row: EventRow): void {
-    const s = this.state(row);
-    const t = row.relativeMSec;
+  private heapStats(i: number): void {
+    const s = this.state(i);
+    const t = this.src!.table.relativeMSecOf(i);
     const gc = GcComputer.current(s);
     if (gc) {
       // GenerationSize0..3 and TotalPromotedSize0..3 in pairs of u64 from 0; GenerationSize4 @94 and TotalPromotedSize4 @102 (version 2)
-      const f = this.fields.of(row);
-      const v2 = row.version >= 2;
+      const f = this.fields.at(this.src!.table, i);
+      const v2 = this.src!.table.typeFieldOf("version", i) >= 2;
       gc.heapStats = {
         genSize: [f.u64(0), f.u64(16), f.u64(32), f.u64(48), v2 ? f.u64(94) : 0],
         promoted: [f.u64(8), f.u64(24), f.u64(40), f.u64(56), v2 ? f.u64(102) : 0],
       };
       const background = gc.record.Type === "BackgroundGC";
       gc.durationSinceLastRestartMSec = (background ? t : gc.record.PauseStartRelativeMSec) - s.lastRestartEndTimeRelativeMSec;
-      if (s.hasAllocTickEvents) gc.allocedTickMB = s.allocTickCurrentMB.map((mb, k) => mb - s.allocTickAtLastGC[k]);
+      if (s.hasAllocTickEvents) gc.allocedTickMB = [s.allocTickCurrentMB[0] - s.allocTickAtLastGC[0], s.allocTickCurrentMB[1] - s.allocTickAtLastGC[1]];
       if (background && s.currentBGC) {
         this.complete(s, s.currentBGC);
         s.currentBGC = undefined;
       }
     }
-    s.allocTickAtLastGC = [...s.allocTickCurrentMB];
+    s.allocTickAtLastGC[0] = s.allocTickCurrentMB[0];
+    s.allocTickAtLastGC[1] = s.allocTickCurrentMB[1];
     s.lastRestartEndTimeRelativeMSec = t;
   }
 
-  private restartStop(row: EventRow): void {
-    const s = this.state(row);
-    const tid = row.tid ?? 0;
+  private restartStop(i: number): void {
+    const s = this.state(i);
+    const tid = this.src!.tidOf(i);
     if (tid === s.suspendThreadIDOther) s.suspendThreadIDOther = -1;
     if (tid !== s.suspendThreadIDBGC && tid !== s.suspendThreadIDGC) return;
-    const t = row.relativeMSec;
+    const t = this.src!.table.relativeMSecOf(i);
     const gc = GcComputer.current(s);
     if (gc) {
       if (gc.record.Type === "BackgroundGC") this.concurrentPause(s, gc, t);
@@ -425,18 +498,18 @@ export class GcComputer {
     return s.isServerGC ? s.lastCompletedGC : undefined;
   }
 
-  private globalHistory(row: EventRow): void {
-    const s = this.state(row);
-    const history = parseGlobalHeapHistory(row);
+  private globalHistory(i: number): void {
+    const s = this.state(i);
+    const history = parseGlobalHeapHistory(this.src!.rowAt(i));
     if (!history) return;
     if (s.heapCount === -1) s.heapCount = history.numHeaps;
     const gc = this.lastGC(s);
     if (gc && gc.record.HeapCount === -1) gc.record.HeapCount = history.numHeaps;
   }
 
-  private perHeapHistory(row: EventRow): void {
-    const s = this.state(row);
-    const history = parsePerHeapHistory(row);
+  private perHeapHistory(i: number): void {
+    const s = this.state(i);
+    const history = parsePerHeapHistory(this.src!.rowAt(i));
     if (!history) {
       s.versionMismatch = true;
       return;
@@ -455,9 +528,17 @@ export class GcComputer {
   private onEnd(s: ProcessState, gc: GcState): void {
     const r = gc.record;
     const stats = gc.heapStats;
-    r.GenSizeAfterMB = [0, 1, 2, 3, 4].map((g) => (stats ? stats.genSize[g] / MB : -1));
-    r.HeapSizeAfterMB = stats ? stats.genSize.reduce((a, b) => a + b, 0) / MB : -1;
-    r.PromotedMB = stats ? stats.promoted.reduce((a, b) => a + b, 0) / MB : -1;
+    // (plain loops, no array or closure per call: OnEnd runs twice for each of a trace's GCs)
+    let after = 0, promoted = 0;
+    for (let g = 0; g < 5; g++) {
+      r.GenSizeAfterMB[g] = stats ? stats.genSize[g] / MB : -1;
+      if (stats) {
+        after += stats.genSize[g];
+        promoted += stats.promoted[g];
+      }
+    }
+    r.HeapSizeAfterMB = stats ? after / MB : -1;
+    r.PromotedMB = stats ? promoted / MB : -1;
     r.HeapSizeBeforeMB = this.heapSizeBeforeMB(s, gc);
     r.HeapSizePeakMB = r.HeapSizeBeforeMB;
     if (r.Type === "BackgroundGC") {
@@ -483,12 +564,18 @@ export class GcComputer {
 
   /** TraceGC.GetHeapSizeBeforeMB: every generation, gen0 to POH (a history without a POH entry adds 0 for it). */
   private heapSizeBeforeMB(s: ProcessState, gc: GcState): number {
-    return [GEN0, GEN1, GEN2, LOH, POH].reduce((n, g) => n + this.genSizeBeforeMB(s, gc, g), 0);
+    let mb = 0;
+    for (let g = GEN0; g <= POH; g++) mb += this.genSizeBeforeMB(s, gc, g);
+    return mb;
   }
 
   /** TraceGC.GenSizeBeforeMB. */
   private genSizeBeforeMB(s: ProcessState, gc: GcState, gen: number): number {
-    if (gc.perHeap.length) return gc.perHeap.reduce((n, h) => n + (h.gens[gen]?.sizeBefore ?? 0) / MB, 0);
+    if (gc.perHeap.length) {
+      let mb = 0;
+      for (const h of gc.perHeap) mb += (h.gens[gen]?.sizeBefore ?? 0) / MB;
+      return mb;
+    }
     const ticks = gc.allocedTickMB?.[0] ?? 0;
     if (gc.index === 0) return gen === GEN0 ? ticks : 0;
     // the nearest earlier GC with heap stats (the first GC of the list is never looked at)
@@ -502,7 +589,7 @@ export class GcComputer {
 
   /** TraceGC.GetUserAllocated for gen0, LOH or POH, MB. */
   private userAllocatedMB(s: ProcessState, gc: GcState, gen: number): number {
-    const ticks = gc.allocedTickMB ?? [0, 0];
+    const ticks = gc.allocedTickMB ?? NO_TICKS;
     if (gc.record.Type === "BackgroundGC" && gen === GEN0) return ticks[0];
     const previous = gc.index > 0 ? s.gcs[gc.index - 1] : undefined;
     if (!gc.perHeap.length || !previous?.perHeap.length) return ticks[gen === GEN0 ? 0 : 1];

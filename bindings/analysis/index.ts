@@ -2,7 +2,7 @@
 
 import { Trace } from "../trace.js";
 import type { TraceStream } from "../stream.js";
-import type { EventRow } from "../tables/event-table.js";
+import type { EventRow, EventTable } from "../tables/event-table.js";
 import { inTimeOrder } from "../stream-order.js";
 import type { ProcessTable } from "../tables/processes.js";
 import { JIT_EVENT_IDS, JIT_PROVIDERS, JitComputer, type JitProcess } from "./jit.js";
@@ -21,21 +21,27 @@ type ProcessName = (pid: number, timestamp: bigint) => string;
  */
 async function replay<T>(
   source: Trace | TraceStream, providers: string[], eventIds: number[], processes: ProcessTable | undefined,
-  make: (name: ProcessName) => { add(row: EventRow): void; result(): T },
+  make: (name: ProcessName) => { add(row: EventRow): void; addRows?(table: EventTable, rows: Uint32Array): void; result(): T },
 ): Promise<T> {
   // (the ids the computer reads, of any of the providers: it tells them apart itself)
   const filter = { provider: providers, eventId: eventIds };
   if (source instanceof Trace) {
     const table = processes ?? source.processes;
     const computer = make((pid, ts) => table.processName(pid, ts));
-    for (const row of source.query({ ...filter, order: "time" })) computer.add(row);
+    feed(computer, source.events, source.query({ ...filter, order: "time" }).indices);
     return computer.result();
   }
   const computer = make((pid, ts) => processes?.processName(pid, ts) ?? `Process(${pid})`);
   const select = (t: Trace) => (providers.some((p) => t.providers.find(p).length) ? t.query(filter).indices : new Uint32Array(0));
   // (the computers take numbers and strings out of each row: a batch's copy can go once its rows are read)
-  for await (const run of inTimeOrder(source, { select, release: true })) for (const row of run.trace.events.cursor(run.rows)) computer.add(row);
+  for await (const run of inTimeOrder(source, { select, release: true })) feed(computer, run.trace.events, run.rows);
   return computer.result();
+}
+
+/** `rows` of `table` to a computer: all at once where it takes them so (no row object per event). */
+function feed(computer: { add(row: EventRow): void; addRows?(table: EventTable, rows: Uint32Array): void }, table: EventTable, rows: Uint32Array): void {
+  if (computer.addRows) computer.addRows(table, rows);
+  else for (const row of table.cursor(rows)) computer.add(row);
 }
 
 /**

@@ -6,6 +6,7 @@
 
 import type { EventRow } from "../tables/event-table.js";
 import { CLR_PROVIDERS } from "../schema/clr-payload.js";
+import { decodedMethodName } from "./symbols.js";
 
 /** TraceEvent's OptimizationTier names, by MethodFlags bits 7..9. */
 export const OPTIMIZATION_TIERS = [
@@ -82,13 +83,6 @@ function add(t: JitTotals, m: JittedMethod): void {
   t.TotalCpuTimeMSec += m.CompileCpuTimeMSec;
   t.TotalILSize += m.ILSize;
   t.TotalNativeSize += m.NativeSize;
-}
-
-/** TraceEvent's method name: namespace "." name, then the signature from its first '(' (none without one). */
-function methodName(row: EventRow): string {
-  const sig = String(row.get("MethodSignature") ?? "");
-  const paren = sig.indexOf("(");
-  return `${String(row.get("MethodNamespace") ?? "")}.${String(row.get("MethodName") ?? "")}${paren >= 0 ? sig.slice(paren) : ""}`;
 }
 
 interface ProcessState {
@@ -188,7 +182,7 @@ export class JitComputer {
     const module = (row.get("ModuleID") as bigint | undefined) ?? 0n;
     const verbose = row.clrSchema!.fields.some((f) => f.name === "MethodName");
     return {
-      MethodName: verbose ? methodName(row) : "", StartTimeMSec: row.relativeMSec, CompileCpuTimeMSec: 0, ILSize: ilSize, NativeSize: 0,
+      MethodName: verbose ? decodedMethodName(row) : "", StartTimeMSec: row.relativeMSec, CompileCpuTimeMSec: 0, ILSize: ilSize, NativeSize: 0,
       OptimizationTier: "Unknown", VersionID: 0, ThreadID: tid, ModuleILPath: state.modules.get(module) ?? "",
       CompilationThreadKind: "Foreground", IsCompleted: false, ModuleID: module,
     };

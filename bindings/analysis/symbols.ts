@@ -47,7 +47,7 @@
 
 import type { EventRow, EventTable } from "../tables/event-table.js";
 import type { Trace } from "../trace.js";
-import { CLR_PROVIDERS } from "../schema/clr-payload.js";
+import { CLR_PROVIDERS, stringRunSpan, utf16Run } from "../schema/clr-payload.js";
 import { utf16z } from "../tables/payload-strings.js";
 import { isKernelAddress } from "./stacks.js";
 
@@ -97,8 +97,30 @@ export interface SymbolMapOptions {
   showUnknownAddresses?: boolean;
 }
 
-/** The full method name of a method event. */
-function methodNameOf(row: EventRow): string {
+const METHOD_STRINGS = ["MethodNamespace", "MethodName", "MethodSignature"] as const;
+
+/** Where a method event's three name strings lie in its table's record bytes, or null (decode it then). */
+function methodStringsOf(row: EventRow): [Uint8Array, number, number] | null {
+  const schema = row.clrSchema;
+  const bytes = schema ? row.table.recordBytesOf(row.index) : null;
+  const span = schema && bytes ? stringRunSpan(schema, METHOD_STRINGS, bytes, row.payloadOffset, row.payloadLength, row.pointerSize) : null;
+  return span ? [bytes!, span[0], span[1]] : null;
+}
+
+/** The full method name from a method event's three name strings, in bytes [from, to). */
+function methodNameIn(bytes: Uint8Array, from: number, to: number): string {
+  const [namespace, name, signature] = utf16Run(bytes, from, to, 3);
+  return fullMethodName(namespace ?? "", name ?? "", signature ?? "");
+}
+
+/** The full method name of a method event (its three strings read where they are: no decode of the payload). */
+export function methodNameOf(row: EventRow): string {
+  const at = methodStringsOf(row);
+  return at ? methodNameIn(...at) : decodedMethodName(row);
+}
+
+/** The full method name of a method event, from its payload decoded (kept by the row: the fields after the strings are then read without decoding it again). */
+export function decodedMethodName(row: EventRow): string {
   return fullMethodName(String(row.get("MethodNamespace") ?? ""), String(row.get("MethodName") ?? ""), String(row.get("MethodSignature") ?? ""));
 }
 
@@ -225,11 +247,35 @@ interface MethodRange extends Ranged {
   name?: string;
   /** The row of its event, in the map's trace, while the name is not read. */
   row?: number;
+  /** Where its event's name strings were kept (NamePool), while the name is not read: events not from the map's trace. */
+  nameAt?: number;
+  nameEnd?: number;
   /** Its frame (resolve's cache), and frames of other module paths. */
   frame?: ResolvedFrame;
   frames?: Map<string, ResolvedFrame>;
   moduleId: bigint;
   time: bigint;
+}
+
+/**
+ * The name strings of method events that come and go (a stream's batches), kept as their bytes: a
+ * copy costs less than making the strings, and most methods are never named.
+ */
+class NamePool {
+  bytes = new Uint8Array(1 << 16);
+  size = 0;
+  /** Keeps bytes [from, to) of `source`; gives where they are kept. */
+  add(source: Uint8Array, from: number, to: number): number {
+    const n = to - from;
+    if (this.size + n > this.bytes.length) {
+      const next = new Uint8Array(Math.max(2 * this.bytes.length, this.size + n));
+      next.set(this.bytes.subarray(0, this.size));
+      this.bytes = next;
+    }
+    this.bytes.set(source.subarray(from, to), this.size);
+    this.size += n;
+    return this.size - n;
+  }
 }
 
 /** An image range with its TraceModuleFile path (lower-cased). */
@@ -351,6 +397,8 @@ export class SymbolMap {
   private seq = 0;
   /** The event table method names are read from when first resolved (fromTrace), rather than when added. */
   private rows?: EventTable;
+  /** The name strings of methods from other tables (a stream's batches), read when first resolved. */
+  private readonly namePool = new NamePool();
   /** resolve's frames of addresses with no method, by image path ("" for none). */
   private readonly imageFrames = new Map<string, ResolvedFrame>();
 
@@ -407,8 +455,9 @@ export class SymbolMap {
   /** A method range's name, read from its event the first time. */
   private nameOfMethod(m: MethodRange): string {
     if (m.name === undefined) {
-      m.name = m.row !== undefined && this.rows ? methodNameOf(this.rows.row(m.row)) : "";
-      m.row = undefined;
+      if (m.row !== undefined && this.rows) m.name = methodNameOf(this.rows.row(m.row));
+      else m.name = m.nameAt !== undefined ? methodNameIn(this.namePool.bytes, m.nameAt, m.nameEnd!) : "";
+      m.row = m.nameAt = m.nameEnd = undefined;
     }
     return m.name;
   }
@@ -470,7 +519,14 @@ export class SymbolMap {
     const moduleId = BigInt((row.get("ModuleID") as bigint | number | undefined) ?? 0);
     const range: MethodRange = { start, end: start + size, key, seq, moduleId, time: row.timestamp };
     if (this.rows === row.table) range.row = row.index;
-    else range.name = methodNameOf(row);
+    else {
+      const strings = methodStringsOf(row);
+      if (!strings) range.name = decodedMethodName(row);
+      else {
+        range.nameAt = this.namePool.add(...strings);
+        range.nameEnd = range.nameAt + strings[2] - strings[1];
+      }
+    }
     return range;
   }
 

@@ -119,19 +119,30 @@ export function storedColumns(events: EventColumns): StoredEventColumns {
   return out as unknown as StoredEventColumns;
 }
 
-function typeField(
-  field: TypeField, eventType: Uint16Array, n: number, t: Pick<TraceData, "bytes" | "meta" | "typesOffset" | "typeCount">, untyped?: ArrayLike<number>,
-): Uint16Array | Uint8Array {
-  const [at, width] = TYPE_FIELD_AT[field];
+/** Each type field's value by event type (`typeCount` entries), from the type structs of `t`. */
+export function typeFieldValues(t: Pick<TraceData, "bytes" | "meta" | "typesOffset" | "typeCount">): Record<TypeField, Uint16Array | Uint8Array> {
   const meta = metaOf(t as TraceData);
   const v = new DataView(meta.buffer, meta.byteOffset);
   const count = t.typeCount;
-  const out = width === 2 ? new Uint16Array(n) : new Uint8Array(n);
-  const of = width === 2 ? new Uint16Array(count) : new Uint8Array(count);
-  for (let k = 0; k < count; k++) {
-    const o = t.typesOffset + k * C.TYPE_STRIDE + at;
-    of[k] = width === 2 ? v.getUint16(o, true) : v.getUint8(o);
+  const out = {} as Record<TypeField, Uint16Array | Uint8Array>;
+  for (const field of TYPE_FIELDS) {
+    const [at, width] = TYPE_FIELD_AT[field];
+    const of = width === 2 ? new Uint16Array(count) : new Uint8Array(count);
+    for (let k = 0; k < count; k++) {
+      const o = t.typesOffset + k * C.TYPE_STRIDE + at;
+      of[k] = width === 2 ? v.getUint16(o, true) : v.getUint8(o);
+    }
+    out[field] = of;
   }
+  return out;
+}
+
+function typeField(
+  field: TypeField, eventType: Uint16Array, n: number, t: Pick<TraceData, "bytes" | "meta" | "typesOffset" | "typeCount">, untyped?: ArrayLike<number>,
+): Uint16Array | Uint8Array {
+  const of = typeFieldValues(t)[field];
+  const count = of.length;
+  const out = of instanceof Uint16Array ? new Uint16Array(n) : new Uint8Array(n);
   for (let r = 0; r < n; r++) {
     const k = eventType[r];
     out[r] = k < count ? of[k] : untyped ? untyped[r] : 0;

@@ -253,6 +253,8 @@ interface FixedField {
 }
 
 const fixedFieldsOf = new WeakMap<ClrEventSchema, Map<string, FixedField>>();
+/** Per schema: where its UTF-16 strings begin when every field before the first string is fixed, with the names of the strings that follow one another there. */
+const stringRunOf = new WeakMap<ClrEventSchema, { at4: number; at8: number; names: string[] } | null>();
 
 /** The fields of `schema` at fixed offsets, by name (worked out once per schema). */
 function fixedFields(schema: ClrEventSchema): Map<string, FixedField> {
@@ -260,15 +262,65 @@ function fixedFields(schema: ClrEventSchema): Map<string, FixedField> {
   if (m) return m;
   m = new Map();
   let at4 = 0, at8 = 0;
-  for (const f of schema.fields) {
+  let run: { at4: number; at8: number; names: string[] } | null = null;
+  for (let i = 0; i < schema.fields.length; i++) {
+    const f = schema.fields[i];
     const size = f.type === C.T_PTR ? -1 : FIXED[f.type];
-    if (f.count !== undefined || f.length !== undefined || f.fields || (size === undefined && f.type !== C.T_PTR)) break;
+    if (f.count !== undefined || f.length !== undefined || f.fields || (size === undefined && f.type !== C.T_PTR)) {
+      run = { at4, at8, names: [] };
+      for (let j = i; j < schema.fields.length && schema.fields[j].type === C.T_USTR && schema.fields[j].count === undefined; j++) run.names.push(schema.fields[j].name);
+      break;
+    }
     if (!m.has(f.name)) m.set(f.name, { type: f.type, at4, at8 }); // (the first of a name, as get() finds it)
     at4 += size === -1 ? 4 : size;
     at8 += size === -1 ? 8 : size;
   }
   fixedFieldsOf.set(schema, m);
+  stringRunOf.set(schema, run?.names.length ? run : null);
   return m;
+}
+
+/**
+ * Where the UTF-16 string fields `names` of a payload lie: [from, to) in `bytes`, from the first of
+ * them to the end of the last (its terminator included), or the payload's end; null when they are
+ * not the strings that follow the payload's fixed fields, in that order, or the payload ends among
+ * the fixed fields (decode it then: its strings begin where the fields it has end).
+ */
+export function stringRunSpan(
+  schema: ClrEventSchema, names: readonly string[], bytes: Uint8Array, offset: number, length: number, pointerSize: number,
+): [number, number] | null {
+  fixedFields(schema);
+  const run = stringRunOf.get(schema);
+  if (!run || names.length > run.names.length || names.some((n, i) => run.names[i] !== n)) return null;
+  const at = pointerSize === 4 ? run.at4 : run.at8;
+  if (at > length) return null;
+  const end = offset + length;
+  let p = offset + at;
+  for (let k = 0; k < names.length && p < end; k++) {
+    while (p + 2 <= end && (bytes[p] | bytes[p + 1]) !== 0) p += 2;
+    p = p + 2 <= end ? p + 2 : end;
+  }
+  return [offset + at, p];
+}
+
+/**
+ * `count` UTF-16 strings one after another in bytes [from, to), as decodeClrPayload reads them: a
+ * string that reaches `to` unterminated runs to it; one that begins at or past `to` is undefined.
+ */
+export function utf16Run(bytes: Uint8Array, from: number, to: number, count: number): (string | undefined)[] {
+  const out: (string | undefined)[] = [];
+  let p = from;
+  for (let k = 0; k < count; k++) {
+    if (p >= to) {
+      out.push(undefined);
+      continue;
+    }
+    let q = p;
+    while (q + 2 <= to && (bytes[q] | bytes[q + 1]) !== 0) q += 2;
+    out.push(charsOf(bytes, p, q, 2));
+    p = q + 2 <= to ? q + 2 : to;
+  }
+  return out;
 }
 
 /**

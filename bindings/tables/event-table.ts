@@ -5,7 +5,7 @@ import * as C from "../../assembly/codes.js";
 import { formatGuid } from "../schema/guid.js";
 import type { TraceClock } from "./info.js";
 import type { ProviderTable } from "./provider-table.js";
-import type { EventColumns, TraceData } from "../decode/trace-data.js";
+import { typeFieldValues, type EventColumns, type TraceData, type TypeField } from "../decode/trace-data.js";
 import type { ClrEventSchema } from "../schema/clr-schema-types.js";
 import { clrProviderIndex, decodeClrPayload, findClrEvent, mapName, readFixedField, type DecodedPayload, type FieldValue } from "../schema/clr-payload.js";
 import { keywordNames, levelName } from "../schema/keywords.js";
@@ -103,6 +103,34 @@ export class EventTable implements Iterable<EventRow> {
   /** Index into the event type table (Trace.eventTypes); 0xFFFF for rows beyond its MAX_EVENT_TYPES types. */
   get eventType(): Uint16Array { return this.columns.eventType; }
 
+  /**
+   * A type field of one row (provider, eventId, version, opcode), from its event type: the whole
+   * column is not made for it (a row without a type reads the column).
+   */
+  typeFieldOf(field: TypeField, index: number): number {
+    const k = this.columns.eventType[index];
+    const of = this.typeValues()[field];
+    return k < of.length ? of[k] : this.columns[field][index];
+  }
+
+  /** Each type field's value by event type (index: the eventType column's value). */
+  typeValues(): Record<TypeField, Uint16Array | Uint8Array> {
+    return (this.typeValuesMade ??= typeFieldValues(this.data));
+  }
+  private typeValuesMade?: Record<TypeField, Uint16Array | Uint8Array>;
+
+  /** A row's relativeMSec, from the timestamp column's 32-bit halves (no BigInt). */
+  relativeMSecOf(index: number): number {
+    const ts = this.columns.timestamp;
+    if (ts !== this.timestamps) {
+      this.timestamps = ts;
+      this.halves = new Uint32Array(ts.buffer, ts.byteOffset, ts.length * 2);
+    }
+    return this.clock.relativeMSecParts(this.halves![2 * index + 1], this.halves![2 * index]);
+  }
+  private timestamps?: BigInt64Array;
+  private halves?: Uint32Array;
+
   /** A row view that stays on `index`. */
   row(index: number): EventRow {
     if (!(index >= 0 && index < this.length)) throw new RangeError(`row ${index} out of range 0..${this.length - 1}`);
@@ -182,11 +210,11 @@ export class EventTable implements Iterable<EventRow> {
   }
 
   private findClrSchema(index: number): ClrEventSchema | undefined {
-    const p = this.clrProviderOf(this.columns.provider[index]);
+    const p = this.clrProviderOf(this.typeFieldOf("provider", index));
     if (p < 0) return undefined;
     const ht = this.columns.headerType[index];
     if (ht !== C.HT_EVENT_HEADER32 && ht !== C.HT_EVENT_HEADER64) return undefined;
-    return findClrEvent(p, this.columns.eventId[index], this.columns.version[index]);
+    return findClrEvent(p, this.typeFieldOf("eventId", index), this.typeFieldOf("version", index));
   }
 
   /**
@@ -232,12 +260,12 @@ export class EventRow {
   private get c(): EventColumns { return this.table.columns; }
 
   get timestamp(): bigint { return this.c.timestamp[this.index]; }
-  get providerIndex(): number { return this.c.provider[this.index]; }
+  get providerIndex(): number { return this.table.typeFieldOf("provider", this.index); }
   get providerGuid(): string { return this.table.providers.get(this.providerIndex).guid; }
   get providerName(): string { return this.table.providers.get(this.providerIndex).name; }
-  get eventId(): number { return this.c.eventId[this.index]; }
-  get version(): number { return this.c.version[this.index]; }
-  get opcode(): number { return this.c.opcode[this.index]; }
+  get eventId(): number { return this.table.typeFieldOf("eventId", this.index); }
+  get version(): number { return this.table.typeFieldOf("version", this.index); }
+  get opcode(): number { return this.table.typeFieldOf("opcode", this.index); }
   get level(): number { return this.c.level[this.index]; }
   get task(): number { return this.c.task[this.index]; }
   get channel(): number { return this.c.channel[this.index]; }
@@ -341,7 +369,7 @@ export class EventRow {
     }
     return out;
   }
-  get relativeMSec(): number { return this.table.clock.relativeMSec(this.timestamp); }
+  get relativeMSec(): number { return this.table.relativeMSecOf(this.index); }
   get filetime(): bigint { return this.table.clock.toFiletime(this.timestamp); }
   get time(): Date { return this.table.clock.toDate(this.timestamp); }
 

@@ -105,7 +105,7 @@ export class TraceClock {
     else freq = 10_000_000n; // no frequency: treat as system time
     this.frequency = freq;
     this.relativeFrequency = clockType === 2 ? 1e7 : Number(perfFreq > 0n ? perfFreq : freq);
-    this.hi0 = Number(BigInt.asUintN(64, anchor) >> 32n);
+    this.hi0 = Number(BigInt.asIntN(64, anchor) >> 32n); // signed, as a raw timestamp is
     this.lo0 = Number(BigInt.asUintN(32, anchor));
   }
 
@@ -123,9 +123,9 @@ export class TraceClock {
     return ms > 0 ? ms : 0;
   }
 
-  /** Same as relativeMSec, from the two 32-bit halves of the raw value (no BigInt). */
+  /** Same as relativeMSec, from the two 32-bit halves of the raw value (no BigInt; `hi` read signed or unsigned). */
   relativeMSecParts(hi: number, lo: number): number {
-    const ticks = (hi - this.hi0) * 4294967296 + (lo - this.lo0);
+    const ticks = ((hi | 0) - this.hi0) * 4294967296 + (lo - this.lo0);
     const ms = (ticks * 1000) / this.relativeFrequency;
     return ms > 0 ? ms : 0;
   }

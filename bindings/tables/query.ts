@@ -84,19 +84,33 @@ function memberTest(values: readonly number[]): (v: number) => boolean {
   return (v) => set.has(v);
 }
 
+/** A test of a provider index: any of the providers named. */
+function providerMaskTest(providers: ProviderTable, spec: OneOrMany<string | number>): (p: number) => boolean {
+  const mask = new Uint8Array(Math.max(providers.length, 1));
+  for (const key of asArray(spec)) for (const i of providers.find(key)) mask[i] = 1;
+  return (p) => mask[p] === 1;
+}
+
 export function runQuery(table: EventTable, providers: ProviderTable, clock: TraceClock, q: QueryFilter): QueryResult {
   const c = table.columns;
   const n = table.length;
   const tests: ((i: number) => boolean)[] = [];
-  // the providers are tested in the loop itself (what the analyses ask: no call per row for it)
-  let providerMask: Uint8Array | undefined;
-  if (q.provider !== undefined) {
-    providerMask = new Uint8Array(Math.max(providers.length, 1));
-    for (const key of asArray(q.provider)) for (const i of providers.find(key)) providerMask[i] = 1;
+  // The type fields (provider, eventId, opcode) are tested once per event type, and a row by its
+  // type (no column of them is made); a row without a type is tested on the columns.
+  const providerTest = q.provider === undefined ? undefined : providerMaskTest(providers, q.provider);
+  const typeTests: [string, (v: number) => boolean][] = [];
+  if (providerTest) typeTests.push(["provider", providerTest]);
+  if (q.eventId !== undefined) typeTests.push(["eventId", memberTest(asArray(q.eventId))]);
+  if (q.opcode !== undefined) typeTests.push(["opcode", memberTest(asArray(q.opcode))]);
+  let typePass: Uint8Array | undefined;
+  if (typeTests.length) {
+    const values = table.typeValues();
+    typePass = new Uint8Array(values.provider.length);
+    for (let k = 0; k < typePass.length; k++) typePass[k] = typeTests.every(([f, test]) => test(values[f as keyof typeof values][k])) ? 1 : 0;
   }
+  const untypedTest = (i: number) => typeTests.every(([f, test]) => test(c[f as "provider" | "eventId" | "opcode"][i]));
   const numeric: [OneOrMany<number> | undefined, ArrayLike<number>][] = [
-    [q.eventId, c.eventId], [q.opcode, c.opcode], [q.task, c.task], [q.pid, c.pid], [q.tid, c.tid],
-    [q.processor, c.processor], [q.headerType, c.headerType],
+    [q.task, c.task], [q.pid, c.pid], [q.tid, c.tid], [q.processor, c.processor], [q.headerType, c.headerType],
   ];
   for (const [values, col] of numeric) {
     if (values === undefined) continue;
@@ -127,9 +141,8 @@ export function runQuery(table: EventTable, providers: ProviderTable, clock: Tra
         masks[2 * p] = Number(BigInt.asUintN(32, m));
         masks[2 * p + 1] = Number(BigInt.asUintN(32, m >> 32n));
       }
-      const prov = c.provider;
       tests.push((i) => {
-        const p = prov[i];
+        const p = table.typeFieldOf("provider", i);
         return ((kw[2 * i] & masks[2 * p]) | (kw[2 * i + 1] & masks[2 * p + 1])) !== 0;
       });
     }
@@ -149,10 +162,14 @@ export function runQuery(table: EventTable, providers: ProviderTable, clock: Tra
   const rows = q.order === "time" ? table.timeOrder() : null;
   const out = new Uint32Array(n);
   let k = 0;
-  const prov = c.provider;
+  const types = c.eventType;
+  const typeCount = typePass ? typePass.length : 0;
   for (let j = 0; j < n; j++) {
     const i = rows ? rows[j] : j;
-    if (providerMask && providerMask[prov[i]] !== 1) continue;
+    if (typePass) {
+      const t = types[i];
+      if (t < typeCount ? typePass[t] !== 1 : !untypedTest(i)) continue;
+    }
     let ok = true;
     for (let t = 0; t < tests.length; t++) if (!tests[t](i)) { ok = false; break; }
     if (ok) out[k++] = i;
