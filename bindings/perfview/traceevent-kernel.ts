@@ -41,8 +41,7 @@ const FILE = 0, RAW = 1, COPY = 2, TYPE = 3;
 /**
  * Trace-wide kernel state, as TraceEvent's KernelTraceEventParserState keeps it: names by key and time in
  * one table (fileIDToName: file names by file key and file object, registry key names by KCB handle, object
- * names), object type names, the NT-path to DOS-path volume mappings (KernelTraceControl SysConfig events) and
- * the time and disk of every disk I/O completion (for DiskServiceTimeMSec).
+ * names), object type names and the NT-path to DOS-path volume mappings (KernelTraceControl SysConfig events).
  *
  * The name table is TraceEvent's HistoryDictionary: TraceLog's conversion adds an entry (key, the event's
  * TimeStampQPC, name) for every FileIO Name / FileCreate / FileDelete / FileRundown (by FileKey), FileIO Create
@@ -62,10 +61,6 @@ export class KernelState {
   /** Object type names by type number (Object TypeDCEnd events). */
   private readonly objectTypes = new Map<number, string>();
   private readonly volumes: [string, string][] = [];
-  /** TraceEvent's diskEventTimeStamp: (disk, relative msec) of every DiskIO Read, Write and FlushBuffers. */
-  private diskEvents?: { disk: number; msec: number }[];
-  /** TraceEvent's lastDiskEventIdx: where the previous DiskServiceTimeMSec lookup stopped. */
-  private lastDiskEventIdx = 0;
 
   constructor(readonly processes: ProcessTable) {}
 
@@ -228,56 +223,12 @@ export class KernelState {
     this.build();
     return this.lookup(key, time) ?? (object === undefined ? undefined : this.lookup(object, time)) ?? "";
   }
-
-  /**
-   * DiskServiceTimeMSec of a DiskIO Read/Write as DiskIOTraceData computes it: the elapsed time, or the time
-   * since the last I/O on the same disk completed when that is shorter. TraceLog lists every disk I/O while it
-   * converts the trace (time order); each lookup scans that list from where the previous lookup stopped
-   * (from the start only when this event is not later than that entry), so I/Os before that point are not
-   * seen and with none seen the time since the trace start counts. Lookups happen only for the events
-   * printed, in the order printed, and so does the saved position: call this in printing order.
-   */
-  diskServiceTime(row: EventRow, elapsedMSec: number): number {
-    const events = (this.diskEvents ??= diskIOCompletions(row));
-    const t = row.relativeMSec;
-    const disk = u32(row.payload, 0);
-    let last = 0;
-    if (events.length > 0) {
-      let idx = this.lastDiskEventIdx;
-      if (t <= events[idx].msec) idx = 0;
-      for (; idx < events.length; idx++) {
-        if (t <= events[idx].msec) {
-          this.lastDiskEventIdx = idx;
-          break;
-        }
-        if (events[idx].disk === disk) last = events[idx].msec;
-      }
-    }
-    return Math.min(elapsedMSec, t - last);
-  }
 }
-
-/** The disk I/O completions TraceLog's kernel parser records (DiskIO Read 10, Write 11, FlushBuffers 14), in time order. */
-function diskIOCompletions(row: EventRow): { disk: number; msec: number }[] {
-  const t = row.table;
-  const order = t.timeOrder();
-  const out: { disk: number; msec: number }[] = [];
-  const r = t.row(0);
-  for (let k = 0; k < order.length; k++) {
-    r.index = order[k];
-    const p = t.providers.get(r.providerIndex);
-    if (p.name !== "Windows Kernel" || p.group !== "DiskIO" || (r.opcode !== 10 && r.opcode !== 11 && r.opcode !== 14)) continue;
-    out.push({ disk: u32(r.payload, 0), msec: r.relativeMSec });
-  }
-  return out;
-}
-
 
 /** Raw clock ticks as milliseconds. */
 function ticksToMSec(row: EventRow, ticks: bigint): number {
   return (Number(ticks) * 1000) / Number(row.table.clock.frequency);
 }
-
 
 /** RegistryTraceData.NameIsKeyName: whether the event's string is a key name (else a value name). */
 function registryNameIsKeyName(op: number): boolean {
@@ -827,9 +778,20 @@ function diskPairs(row: EventRow, r: R, state: KernelState): Pairs | null {
   return [
     ["DiskNumber", int(disk)], ["IrpFlags", en(IRP_FLAGS, flags & 0x1ffff)], ["Priority", en(IO_PRIORITY, (flags >>> 17) & 7)],
     ["TransferSize", int(size)], ["ByteOffset", long(offset)], ["Irp", addr(irp)], ["ElapsedTimeMSec", nFixed(elapsed, 3)],
-    ["DiskServiceTimeMSec", nFixed(state.diskServiceTime(row, elapsed), 3)], ["FileKey", addr(fileKey)],
+    ["DiskServiceTimeMSec", nFixed(diskServiceTimeMSec(row, elapsed), 3)], ["FileKey", addr(fileKey)],
     ["FileName", state.fileName(fileKey, row.timestamp)],
   ];
+}
+
+/**
+ * DiskIOTraceData.DiskServiceTimeMSec: Min(ElapsedTimeMSec, time - the last completion on the same disk
+ * found in the parser state's diskEventTimeStamp). That table is always empty in TraceEvent: the
+ * property returns its GrowableArray, a struct, by value, so the parser's Add goes to a copy and its
+ * Count stays 0 (KernelTraceEventParser.cs, KernelTraceEventParserState.diskEventTimeStamp). The last
+ * completion is then 0, the trace start: Min(ElapsedTimeMSec, TimeStampRelativeMSec).
+ */
+function diskServiceTimeMSec(row: EventRow, elapsedMSec: number): number {
+  return Math.min(elapsedMSec, row.relativeMSec);
 }
 
 function ktcPairs(row: EventRow, r: R): Pairs | null {
