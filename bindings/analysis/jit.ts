@@ -6,7 +6,7 @@
 
 import type { EventRow } from "../tables/event-table.js";
 import { CLR_PROVIDERS } from "../schema/clr-payload.js";
-import { decodedMethodName } from "./symbols.js";
+import { methodNameOf } from "./symbols.js";
 
 /** TraceEvent's OptimizationTier names, by MethodFlags bits 7..9. */
 export const OPTIMIZATION_TIERS = [
@@ -182,7 +182,7 @@ export class JitComputer {
     const module = (row.get("ModuleID") as bigint | undefined) ?? 0n;
     const verbose = row.clrSchema!.fields.some((f) => f.name === "MethodName");
     return {
-      MethodName: verbose ? decodedMethodName(row) : "", StartTimeMSec: row.relativeMSec, CompileCpuTimeMSec: 0, ILSize: ilSize, NativeSize: 0,
+      MethodName: verbose ? methodNameOf(row) : "", StartTimeMSec: row.relativeMSec, CompileCpuTimeMSec: 0, ILSize: ilSize, NativeSize: 0,
       OptimizationTier: "Unknown", VersionID: 0, ThreadID: tid, ModuleILPath: state.modules.get(module) ?? "",
       CompilationThreadKind: "Foreground", IsCompleted: false, ModuleID: module,
     };

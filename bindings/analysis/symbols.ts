@@ -119,8 +119,8 @@ export function methodNameOf(row: EventRow): string {
   return at ? methodNameIn(...at) : decodedMethodName(row);
 }
 
-/** The full method name of a method event, from its payload decoded (kept by the row: the fields after the strings are then read without decoding it again). */
-export function decodedMethodName(row: EventRow): string {
+/** The full method name of a method event, from its fields one by one. */
+function decodedMethodName(row: EventRow): string {
   return fullMethodName(String(row.get("MethodNamespace") ?? ""), String(row.get("MethodName") ?? ""), String(row.get("MethodSignature") ?? ""));
 }
 

@@ -338,6 +338,62 @@ export function readFixedField(
   return at + size <= length ? scalarAt(bytes, view, offset + at, f.type, pointerSize) : undefined;
 }
 
+/** Per schema: its leading fields that are fixed scalars or strings (a field's place then follows from the strings before it). */
+interface ScanPlan {
+  types: number[];
+  index: Map<string, number>;
+}
+const scanPlans = new WeakMap<ClrEventSchema, ScanPlan>();
+
+function scanPlanOf(schema: ClrEventSchema): ScanPlan {
+  let plan = scanPlans.get(schema);
+  if (plan) return plan;
+  plan = { types: [], index: new Map() };
+  for (const f of schema.fields) {
+    const scalar = f.type === C.T_PTR || FIXED[f.type] !== undefined;
+    if (f.count !== undefined || f.length !== undefined || f.fields || !(scalar || f.type === C.T_USTR || f.type === C.T_ASTR)) break;
+    if (!plan.index.has(f.name)) plan.index.set(f.name, plan.types.length);
+    plan.types.push(f.type);
+  }
+  scanPlans.set(schema, plan);
+  return plan;
+}
+
+/**
+ * One field of a payload, reached by skipping the strings before it (none made) as decodeClrPayload
+ * reads them: undefined where decodeClrPayload leaves it out (the payload ends before it, or a string
+ * before it runs to the payload's end); null when a field before it is neither a fixed scalar nor a
+ * string (decode the payload then).
+ */
+export function readScannedField(
+  schema: ClrEventSchema, name: string, bytes: Uint8Array, view: DataView, offset: number, length: number, pointerSize: number,
+): FieldValue | undefined | null {
+  const plan = scanPlanOf(schema);
+  const target = plan.index.get(name);
+  if (target === undefined) return null;
+  const end = offset + length;
+  let p = offset;
+  for (let k = 0; ; k++) {
+    const type = plan.types[k];
+    if (type === C.T_USTR || type === C.T_ASTR) {
+      if (p >= end) return undefined;
+      const width = type === C.T_USTR ? 2 : 1;
+      let q = p;
+      if (width === 2) while (q + 2 <= end && (bytes[q] | bytes[q + 1]) !== 0) q += 2;
+      else while (q < end && bytes[q] !== 0) q++;
+      const terminated = q + width <= end;
+      if (k === target) return charsOf(bytes, p, q, width);
+      if (!terminated) return undefined; // (a string cut short: nothing after it is located)
+      p = q + width;
+      continue;
+    }
+    const size = type === C.T_PTR ? pointerSize : FIXED[type];
+    if (p + size > end) return undefined;
+    if (k === target) return scalarAt(bytes, view, p, type, pointerSize);
+    p += size;
+  }
+}
+
 class Reader {
   truncated = false;
   constructor(

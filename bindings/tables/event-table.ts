@@ -7,7 +7,7 @@ import type { TraceClock } from "./info.js";
 import type { ProviderTable } from "./provider-table.js";
 import { typeFieldValues, type EventColumns, type TraceData, type TypeField } from "../decode/trace-data.js";
 import type { ClrEventSchema } from "../schema/clr-schema-types.js";
-import { clrProviderIndex, decodeClrPayload, findClrEvent, mapName, readFixedField, type DecodedPayload, type FieldValue } from "../schema/clr-payload.js";
+import { clrProviderIndex, decodeClrPayload, findClrEvent, mapName, readFixedField, readScannedField, type DecodedPayload, type FieldValue } from "../schema/clr-payload.js";
 import { keywordNames, levelName } from "../schema/keywords.js";
 import { onlyRows, timeOrderOf } from "./order.js";
 
@@ -407,8 +407,12 @@ export class EventRow {
     if (schema) {
       const bytes = this.table.recordBytesOf(this.index);
       if (bytes) {
-        const v = readFixedField(schema, name, bytes, this.table.viewOf(bytes), this.payloadOffset, this.payloadLength, this.pointerSize);
+        const view = this.table.viewOf(bytes);
+        const v = readFixedField(schema, name, bytes, view, this.payloadOffset, this.payloadLength, this.pointerSize);
         if (v !== null) return v;
+        // (past strings: found by skipping them, the payload not decoded)
+        const w = readScannedField(schema, name, bytes, view, this.payloadOffset, this.payloadLength, this.pointerSize);
+        if (w !== null) return w;
       }
     }
     const d = this.decode();
