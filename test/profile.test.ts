@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { createRequire } from "node:module";
 import Ajv from "ajv";
 import { openTrace, streamTrace, type Trace } from "../dist/bindings/index.js";
-import { attachStacks, cpuProfile, gcStats, stackNames, streamCpuProfile, streamWeightedStacks, toChromeTrace, toFolded, toSpeedscope, traceStacks, weightedStacks, type CpuProfile } from "../dist/bindings/analysis/index.js";
+import { StackAttacher, attachStacks, cpuProfile, gcStats, stackNames, streamCpuProfile, streamWeightedStacks, toChromeTrace, toFolded, toSpeedscope, traceStacks, weightedStacks, type CpuProfile } from "../dist/bindings/analysis/index.js";
 import { generateTrace } from "../dist/bindings/generator/generate.js";
 import { EtlWriter, PayloadBuilder } from "../bindings/generator/etl-writer.js";
 import { CORPUS, HAVE_CORPUS, corpusFiles, etlPath } from "./helpers/shared.js";
@@ -357,6 +357,41 @@ describe("events' stacks weighted by a payload field (stacks --format folded --w
       expect(whole.withStacks, file).toBeGreaterThan(1000);
       expect([streamed.events, streamed.withStacks, streamed.total], file).toEqual([whole.events, whole.withStacks, whole.total]);
       expect(streamed.stacks, file).toEqual(whole.stacks);
+    }
+  }, 180_000);
+
+  it.skipIf(!HAVE_CORPUS)("an attacher asked for some rows' stacks gives those rows the stacks the full attacher gives them, and no others", async () => {
+    // the rows wanted: every other row with a stack (so unwanted user parts must still complete wanted kernel parts
+    // waiting on their thread), and the CPU samples or allocation ticks alone
+    for (const file of [etlPath(X64), etlPath("net.4.5.x86.etl"), NT3]) {
+      const t = await openTrace(readFileSync(file));
+      const ps = t.events.defaultPointerSize === 4 ? 4 : 8;
+      const order = t.events.timeOrder();
+      const full = new StackAttacher(ps);
+      full.addRows(t.events, order);
+      full.finish();
+      const withStack = [...order].filter((r) => full.stackOf(r) >= 0);
+      expect(withStack.length, file).toBeGreaterThan(1000);
+      const picks = [new Set(withStack.filter((_, k) => k % 2 === 0)), new Set(t.query({ provider: [PERFINFO, "Microsoft-Windows-DotNETRuntime"], eventId: [46, 10] }).indices)];
+      for (const wanted of picks) {
+        const some = new StackAttacher(ps, (row) => wanted.has(row));
+        some.addRows(t.events, order);
+        some.finish();
+        let same = 0;
+        for (let r = 0; r < t.events.length; r++) {
+          const a = full.stackOf(r), b = some.stackOf(r);
+          if (!wanted.has(r)) {
+            if (b >= 0) expect.fail(`${file}: row ${r} not wanted has a stack`);
+            continue;
+          }
+          const fa = a < 0 ? null : full.table.frames(a).join(), fb = b < 0 ? null : some.table.frames(b).join();
+          if (fa !== fb) expect.fail(`${file}: row ${r}: ${fb} instead of ${fa}`);
+          if (a >= 0) same++;
+        }
+        expect(same, file).toBeGreaterThan(100);
+        expect(some.table.size, file).toBeLessThan(full.table.size);
+      }
+      t.dispose();
     }
   }, 180_000);
 

@@ -251,6 +251,8 @@ export class StackWeightCollector {
   private readonly startTasks = new Set<number>();
   private clock?: Trace["clock"];
   private readonly batches = new WeakMap<Trace, { picked: Uint8Array; symbolRow?: Uint8Array; perfInfo: Uint8Array }>();
+  /** The picked events, by their row in the whole trace. */
+  private readonly pickedRows = new RowSet();
 
   constructor(private readonly options: WeightOptions & { select: (trace: Trace) => Uint32Array; symbols?: SymbolMap }) {
     this.symbols = options.symbols;
@@ -262,14 +264,18 @@ export class StackWeightCollector {
     const events = trace.events;
     if (!this.attacher) {
       this.pointerSize = events.defaultPointerSize === 4 ? 4 : 8;
-      this.attacher = new StackAttacher(this.pointerSize);
+      // (only the picked events' stacks are made: the other stack events are matched, not interned)
+      this.attacher = new StackAttacher(this.pointerSize, (row) => this.pickedRows.has(row));
     }
     this.symbols ??= new SymbolMap({ pointerSize: this.pointerSize });
     let batch = this.batches.get(trace);
     if (!batch) {
       const picked = new Uint8Array(events.length);
       const chosen = this.options.select(trace);
-      for (const r of chosen) picked[r] = 1;
+      for (const r of chosen) {
+        picked[r] = 1;
+        this.pickedRows.add(firstRow + r);
+      }
       this.events += chosen.length;
       const symbolRow = this.ownSymbols ? symbolRowsOf(trace) : undefined;
       const perfInfo = new Uint8Array(trace.providers.length);
@@ -426,6 +432,24 @@ function symbolRowsOf(trace: Trace): Uint8Array | undefined {
 /** A raw timestamp from its 32-bit halves (high signed). */
 function stampOf(hi: number, lo: number): bigint {
   return (BigInt(hi) << 32n) | BigInt(lo >>> 0);
+}
+
+/** A set of row numbers (rows of a whole trace: a bit each). */
+class RowSet {
+  private bits = new Uint32Array(1024);
+  add(row: number): void {
+    const w = row >>> 5;
+    if (w >= this.bits.length) {
+      const next = new Uint32Array(Math.max(w + 1, this.bits.length * 2));
+      next.set(this.bits);
+      this.bits = next;
+    }
+    this.bits[w] |= 1 << (row & 31);
+  }
+  has(row: number): boolean {
+    const w = row >>> 5;
+    return w < this.bits.length && (this.bits[w] & (1 << (row & 31))) !== 0;
+  }
 }
 
 /** Growable typed columns of numbers. */

@@ -140,7 +140,14 @@ export class StackAttacher {
   private viewBytes?: Uint8Array;
   private view?: DataView;
 
-  constructor(private readonly pointerSize: 4 | 8) {}
+  /**
+   * `wants(row)`: whether a row's stack is asked for (default: every row's). The stacks of other rows are
+   * not made, unless a stack's user part also completes a wanted event's kernel part waiting on its thread.
+   */
+  constructor(
+    private readonly pointerSize: 4 | 8,
+    private readonly wants?: (row: number) => boolean,
+  ) {}
 
   /** isKernelAddress of an addressNumber. */
   private kernel(n: number): boolean {
@@ -215,7 +222,7 @@ export class StackAttacher {
       if (this.ringSize < RING) this.ringSize++;
       // a stack in the event's own header (EVENT_HEADER records with extended items only)
       const ht = headerType[i];
-      if ((ht === 0x12 || ht === 0x13) && flags[i] & 1) {
+      if ((ht === 0x12 || ht === 0x13) && flags[i] & 1 && (!this.wants || this.wants(base + i))) {
         const frames = events.row(i).stack;
         if (frames?.length) this.set(base + i, this.table.intern(frames.map(numberOfAddress)));
       }
@@ -286,6 +293,9 @@ export class StackAttacher {
       this.orphans++;
       return;
     }
+    const wanted = !this.wants || this.wants(row);
+    // (an unwanted row's stack is read only to complete kernel parts waiting on its thread)
+    if (!wanted && (op !== STACK || !this.waitingOnThread.has(tid))) return;
     if (op === KEY_KERNEL || op === KEY_USER) {
       if (end - at < 16 + ps) return;
       const key = ps === 8 ? addressNumber(v.getUint32(at + 16, true), v.getUint32(at + 20, true)) : v.getUint32(at + 16, true);
@@ -302,6 +312,10 @@ export class StackAttacher {
     const frames = ips(v, at + 16, end, ps);
     if (!frames.length) return;
     const outerKernel = this.kernel(frames[frames.length - 1]);
+    if (!wanted) {
+      if (!outerKernel && !this.kernel(frames[0])) this.completeWaitingOnThread(tid, frames, undefined);
+      return;
+    }
     if (!outerKernel && !this.pending.has(row)) {
       // (the usual case, a user stack of an event nothing else waits for: no Pending kept)
       if (!this.kernel(frames[0])) this.completeWaitingOnThread(tid, frames, undefined);
@@ -351,7 +365,7 @@ export class StackAttacher {
     const count = v.getUint32(at + 4, true);
     const frames = ips(v, at + 8, Math.min(end, at + 8 + count * this.pointerSize), this.pointerSize);
     const row = this.matchClr(events.columns.flags[i] & F_NO_PROCESS_INFO ? -1 : events.columns.tid[i]);
-    if (row < 0 || this.clrStacked.has(row) || !frames.length) {
+    if (row < 0 || this.clrStacked.has(row) || !frames.length || (this.wants && !this.wants(row))) {
       if (row < 0) this.orphans++;
       return;
     }
