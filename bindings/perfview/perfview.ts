@@ -4,7 +4,7 @@
 // COUNT line per name (ordinal order).
 
 import * as C from "../../assembly/codes.js";
-import type { EventRow } from "../tables/event-table.js";
+import type { EventRow, EventTable } from "../tables/event-table.js";
 import { eventNameParts, MOF_PROVIDER } from "../naming/event-names.js";
 import { nFixed } from "./dotnet-format.js";
 import { buildProcessTable, type ProcessTable } from "../tables/processes.js";
@@ -23,13 +23,8 @@ export interface PerfViewOptions {
 }
 
 export interface PerfViewTrace {
-  events: {
-    length: number;
-    row(i: number): EventRow;
-    timeOrder(): Uint32Array;
-    byTime(): Iterable<EventRow>;
-  };
-  providers: { get(i: number): { name: string; group?: string; guid: string } };
+  events: EventTable;
+  providers: { readonly length: number; get(i: number): { name: string; group?: string; guid: string } };
   info: { pointerSize: number };
 }
 

@@ -2,7 +2,7 @@
 // Defunct 39): pid -> image name and command line, tid -> pid. Process and thread ids are reused, so
 // every entry has a time interval and lookups take a timestamp.
 
-import type { EventRow } from "./event-table.js";
+import { EventRow, type EventTable } from "./event-table.js";
 import { ansiz, utf16z } from "./payload-strings.js";
 
 export interface ProcessInfo {
@@ -40,8 +40,8 @@ export interface ProcessTable {
 }
 
 interface Source {
-  events: { byTime(): Iterable<EventRow> };
-  providers: { get(i: number): { name: string; group?: string; guid: string } };
+  events: EventTable;
+  providers: { readonly length: number; get(i: number): { name: string; group?: string; guid: string } };
 }
 
 /** PerfView's short process name: no directory, no extension. */
@@ -161,9 +161,38 @@ function processInfo(row: EventRow, firstRow: number): LifeEvent {
   };
 }
 
-/** The Process and Thread events among `rows` (row `row.index + firstRow` of the trace). */
-function lifeEvents(rows: Iterable<EventRow>, providers: Source["providers"], firstRow: number, out: LifeEvent[]): void {
-  for (const row of rows) {
+const OTHER = 0, PROCESS_INFO = 1, KERNEL = 2;
+
+/**
+ * The rows of `events` from the Process and Thread providers (and EventPipe's ProcessInfo), in file
+ * order: the event types are tested, not the rows (a row without a type is tested by its provider).
+ */
+function lifeRows(events: EventTable, providers: Source["providers"]): { rows: Uint32Array; kinds: Uint8Array } {
+  const kinds = new Uint8Array(providers.length);
+  let any = false;
+  for (let p = 0; p < providers.length; p++) {
+    const info = providers.get(p);
+    kinds[p] = info.guid === EVENTPIPE_PROVIDER ? PROCESS_INFO : info.name === "Windows Kernel" && (info.group === "Process" || info.group === "Thread") ? KERNEL : OTHER;
+    any ||= kinds[p] !== OTHER;
+  }
+  if (!any) return { rows: new Uint32Array(0), kinds };
+  const typeProvider = events.typeValues().provider;
+  const typePass = new Uint8Array(typeProvider.length);
+  for (let t = 0; t < typePass.length; t++) typePass[t] = kinds[typeProvider[t]] !== OTHER ? 1 : 0;
+  const types = events.columns.eventType;
+  const out: number[] = [];
+  for (let i = 0; i < events.length; i++) {
+    const t = types[i];
+    if (t < typePass.length ? typePass[t] === 1 : kinds[events.typeFieldOf("provider", i)] !== OTHER) out.push(i);
+  }
+  return { rows: Uint32Array.from(out), kinds };
+}
+
+/** The Process and Thread events among `rows` of `events` (row `index + firstRow` of the trace), in the order given. */
+function lifeEvents(events: EventTable, rows: Uint32Array, providers: Source["providers"], firstRow: number, out: LifeEvent[]): void {
+  const row = new EventRow(events, -1);
+  for (let k = 0; k < rows.length; k++) {
+    row.index = rows[k];
     const p = providers.get(row.providerIndex);
     if (p.guid === EVENTPIPE_PROVIDER && row.eventId === 1) {
       out.push(processInfo(row, firstRow));
@@ -191,7 +220,8 @@ function lifeEvents(rows: Iterable<EventRow>, providers: Source["providers"], fi
 /** Builds the process and thread tables of a trace (one pass over its kernel Process and Thread events). */
 export function buildProcessTable(trace: Source): ProcessTable {
   const events: LifeEvent[] = [];
-  lifeEvents(trace.events.byTime(), trace.providers, 0, events);
+  // (the few rows of those providers put in time order, not the trace's whole order walked)
+  lifeEvents(trace.events, trace.events.timeOrderOf(lifeRows(trace.events, trace.providers).rows), trace.providers, 0, events);
   return tableOf(events);
 }
 
@@ -205,8 +235,8 @@ export const PROCESS_EVENTS = { provider: ["Windows Kernel/Process", "Windows Ke
 export class ProcessCollector {
   private readonly events: LifeEvent[] = [];
 
-  scan(batch: Source & { events: Iterable<EventRow> & { provider: Uint16Array } }, firstRow: number): void {
-    lifeEvents(batch.events, batch.providers, firstRow, this.events);
+  scan(batch: Source, firstRow: number): void {
+    lifeEvents(batch.events, lifeRows(batch.events, batch.providers).rows, batch.providers, firstRow, this.events);
   }
 
   result(): ProcessTable {
