@@ -65,6 +65,21 @@ describe.skipIf(!HAVE_CORPUS)("process table", () => {
     expect(table.threadProcess(3680, test[0].end!)).toBe(3676);
     expect(table.threadProcess(3780, 0n)).toBe(3988);
     expect(table.threadProcess(0x7fffffff, 0n)).toBeUndefined();
+    // A thread's fixed process: given only where threadProcess gives it at every time (checked at every event
+    // of the trace on that thread, and before the trace); a thread started inside the trace has none.
+    expect(table.fixedThreadProcess(3780)).toEqual({ pid: 3988 });
+    expect(table.fixedThreadProcess(3680)).toBeUndefined();
+    expect(table.fixedThreadProcess(0x7fffffff)).toEqual({ pid: undefined });
+    let fixedChecked = 0;
+    for (let i = 0; i < trace.events.length; i++) {
+      const tid = trace.events.tid[i];
+      const fixed = table.fixedThreadProcess(tid);
+      if (!fixed) continue;
+      expect(table.threadProcess(tid, trace.events.timestamp[i])).toBe(fixed.pid);
+      expect(table.threadProcess(tid, 0n)).toBe(fixed.pid);
+      fixedChecked++;
+    }
+    expect(fixedChecked).toBeGreaterThan(1000);
     // Every process has an image name; start/end are raw timestamps or null.
     expect(table.processes.length).toBeGreaterThan(30);
     for (const p of table.processes) {

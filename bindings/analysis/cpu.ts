@@ -285,15 +285,20 @@ export class StackWeightCollector {
     this.attacher.addRows(events, rows, firstRow);
     this.clock ??= trace.clock;
     const { picked, symbolRow, perfInfo } = batch;
-    const { provider, opcode, task, flags, pid, tid, payloadOffset, payloadLength } = events.columns;
+    const { task, flags, pid, tid, payloadOffset, payloadLength, eventType } = events.columns;
+    // (provider and opcode from each row's event type: their columns are not made)
+    const typed = events.typeValues();
+    const types = typed.provider.length;
+    const provider = (r: number) => (eventType[r] < types ? typed.provider[eventType[r]] : events.typeFieldOf("provider", r));
+    const opcode = (r: number) => (eventType[r] < types ? typed.opcode[eventType[r]] : events.typeFieldOf("opcode", r));
     const ts32 = new Uint32Array(events.columns.timestamp.buffer, events.columns.timestamp.byteOffset, events.length * 2);
     const ps = this.pointerSize;
     const duration = this.options.duration;
-    const pairKey = (r: number) => `${provider[r]}/${task[r]}/${duration!.by === undefined ? tid[r] : String(events.row(r).get(duration!.by))}`;
+    const pairKey = (r: number) => `${provider(r)}/${task[r]}/${duration!.by === undefined ? tid[r] : String(events.row(r).get(duration!.by))}`;
     for (const r of rows) {
       if (symbolRow?.[r]) this.symbols.add(events.row(r));
       // duration: a Stop gives the Start it ends its weight, the milliseconds between them
-      if (duration && opcode[r] === 2 && this.startTasks.has(provider[r] * 65536 + task[r])) {
+      if (duration && opcode(r) === 2 && this.startTasks.has(provider(r) * 65536 + task[r])) {
         const key = pairKey(r);
         const k = this.open.get(key);
         if (k !== undefined) {
@@ -304,9 +309,9 @@ export class StackWeightCollector {
       if (!picked[r]) continue;
       let w = 1;
       if (duration) {
-        if (opcode[r] !== 1) continue;
+        if (opcode(r) !== 1) continue;
         w = NaN;
-        this.startTasks.add(provider[r] * 65536 + task[r]);
+        this.startTasks.add(provider(r) * 65536 + task[r]);
         // (a Start again before its Stop: the newer one waits, as the Stop ends the latest)
         this.open.set(pairKey(r), this.row.length);
       } else if (this.options.weight) {
@@ -316,7 +321,7 @@ export class StackWeightCollector {
       let p = flags[r] & F_NO_PROCESS_INFO ? -1 : pid[r];
       let thread = tid[r];
       // a CPU sample's process is its thread's (the thread is in its payload)
-      if (perfInfo[provider[r]] && opcode[r] === SAMPLE && payloadLength[r] >= ps + 4) {
+      if (perfInfo[provider(r)] && opcode(r) === SAMPLE && payloadLength[r] >= ps + 4) {
         const bytes = events.recordBytesOf(r);
         if (bytes) {
           const at = payloadOffset[r] + ps;
@@ -544,16 +549,20 @@ export class CpuCollector {
     const { kind, symbolRow } = batch;
     // (the samples' provider, as cpuProfile picks it for a whole trace: the sample profiler only without PerfInfo)
     const samplesKind = !this.sawPerfInfo && this.sawSampler ? 2 : 1;
-    const { provider, opcode, eventId, payloadOffset, payloadLength, pid: pids, tid: tids } = events.columns;
+    const { payloadOffset, payloadLength, pid: pids, tid: tids, eventType } = events.columns;
+    // (provider, id and opcode from each row's event type: their columns are not made)
+    const typed = events.typeValues();
+    const types = typed.provider.length;
+    const provider = (i: number) => (eventType[i] < types ? typed.provider[eventType[i]] : events.typeFieldOf("provider", i));
     const ts32 = new Uint32Array(events.columns.timestamp.buffer, events.columns.timestamp.byteOffset, events.length * 2);
-    const stackRows = rows.filter((i) => kind[provider[i]] === samplesKind || kind[provider[i]] === 3);
+    const stackRows = rows.filter((i) => kind[provider(i)] === samplesKind || kind[provider(i)] === 3);
     if (this.ownAttacher) this.attacher.addRows(events, stackRows, firstRow);
     if (symbolRow) for (const r of rows) if (symbolRow[r]) this.symbols.add(events.row(r));
     let viewBytes: Uint8Array | null = null, view: DataView | undefined;
     for (const i of stackRows) {
-      const k = kind[provider[i]];
+      const k = kind[provider(i)];
       if (k === 2) {
-        if (eventId[i] !== 0) continue;
+        if (events.typeFieldOf("eventId", i) !== 0) continue;
         this.sRow.push(firstRow + i);
         this.sPid.push(pids[i]);
         this.sTid.push(tids[i]);
@@ -566,7 +575,7 @@ export class CpuCollector {
         continue;
       }
       if (k !== 1) continue;
-      const op = opcode[i];
+      const op = events.typeFieldOf("opcode", i);
       if (op !== SAMPLE && op !== COLLECTION_START && op !== SET_INTERVAL) continue;
       const bytes = events.recordBytesOf(i);
       if (!bytes) continue;
@@ -642,9 +651,14 @@ export class CpuCollector {
       }
       weightMSec = Float64Array.from(out);
     } else {
+      // (a thread whose process is the same at every time is looked up once, not at each sample's time)
+      const fixed = new Map<number, { pid: number | undefined } | undefined>();
       for (let k = 0; k < this.kRow.length; k++) {
         const tid = this.kTid.data[k], hi = this.kHi.data[k], lo = this.kLo.data[k];
-        keep(this.kRow.data[k], processes.threadProcess(tid, stampOf(hi, lo)) ?? (tid === 0 ? 0 : -1), tid, hi, lo, 1);
+        let f = fixed.get(tid);
+        if (f === undefined && !fixed.has(tid)) fixed.set(tid, (f = processes.fixedThreadProcess(tid)));
+        const pid = f ? f.pid : processes.threadProcess(tid, stampOf(hi, lo));
+        keep(this.kRow.data[k], pid ?? (tid === 0 ? 0 : -1), tid, hi, lo, 1);
       }
     }
     const intervalMSec = (this.fromStart ?? this.fromSet ?? 10_000) / 10_000;

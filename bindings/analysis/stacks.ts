@@ -190,24 +190,29 @@ export class StackAttacher {
     const kinds = new Uint8Array(events.providers.length);
     for (let p = 0; p < kinds.length; p++) kinds[p] = KIND_OF_GUID.get(events.providers.get(p).guid) ?? OTHER;
     const c = events.columns;
-    const { provider, eventId, opcode, flags, tid: tids, processor, payloadOffset, payloadLength, headerType } = c;
+    const { flags, tid: tids, processor, payloadOffset, payloadLength, headerType, eventType } = c;
+    // (provider, id and opcode from each row's event type: their columns are not made)
+    const { provider: typeProvider, eventId: typeEventId, opcode: typeOpcode } = events.typeValues();
+    const types = typeProvider.length;
     const ts32 = new Uint32Array(c.timestamp.buffer, c.timestamp.byteOffset, c.timestamp.length * 2);
     const ps = this.pointerSize;
     const n = rows ? rows.length : events.length;
     for (let k = 0; k < n; k++) {
       const i = rows ? rows[k] : k;
-      const kind = kinds[provider[i]];
+      const type = eventType[i];
+      const kind = kinds[type < types ? typeProvider[type] : events.typeFieldOf("provider", i)];
       if (kind === STACK_WALK) {
         this.stackEvent(events, i);
         continue;
       }
-      if ((kind === CLR_RUNTIME && eventId[i] === CLR_STACK_WALK) || (kind === CLR_PRIVATE && eventId[i] === PRIVATE_CLR_STACK_WALK)) {
+      const id = kind === CLR_RUNTIME || kind === CLR_PRIVATE ? (type < types ? typeEventId[type] : events.typeFieldOf("eventId", i)) : -1;
+      if ((kind === CLR_RUNTIME && id === CLR_STACK_WALK) || (kind === CLR_PRIVATE && id === PRIVATE_CLR_STACK_WALK)) {
         this.clrStack(events, i);
         continue;
       }
       // the thread: a CPU sample's is in its payload
       let tid = flags[i] & F_NO_PROCESS_INFO ? -1 : tids[i];
-      if (kind === PERF_INFO && opcode[i] === SAMPLE && payloadLength[i] >= ps + 4) {
+      if (kind === PERF_INFO && (type < types ? typeOpcode[type] : events.typeFieldOf("opcode", i)) === SAMPLE && payloadLength[i] >= ps + 4) {
         const v = this.viewOf(events, i);
         if (v) tid = v.getInt32(payloadOffset[i] + ps, true);
       }
@@ -262,7 +267,7 @@ export class StackAttacher {
     const at = events.columns.payloadOffset[i];
     const end = at + events.columns.payloadLength[i];
     const ps = this.pointerSize;
-    const op = events.columns.opcode[i];
+    const op = events.typeFieldOf("opcode", i);
     if (op === KEY_DELETE || op === KEY_RUNDOWN) {
       if (end - at < ps) return;
       const all = ips(v, at, end, ps);

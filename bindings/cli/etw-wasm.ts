@@ -824,6 +824,7 @@ function followOption(values: Values, command: Command, files: string[]) {
     fixedName: (pid) => current().fixedName(pid),
     processAt: (pid, ts) => current().processAt(pid, ts),
     threadProcess: (tid, ts) => current().threadProcess(tid, ts),
+    fixedThreadProcess: (tid) => current().fixedThreadProcess(tid),
   };
   // --follow-idle: the file's size looked at a few times a second; unchanged that long, the follow ends
   let size = -1, grewAt = Date.now();

@@ -253,8 +253,6 @@ interface FixedField {
 }
 
 const fixedFieldsOf = new WeakMap<ClrEventSchema, Map<string, FixedField>>();
-/** Per schema: where its UTF-16 strings begin when every field before the first string is fixed, with the names of the strings that follow one another there. */
-const stringRunOf = new WeakMap<ClrEventSchema, { at4: number; at8: number; names: string[] } | null>();
 
 /** The fields of `schema` at fixed offsets, by name (worked out once per schema). */
 function fixedFields(schema: ClrEventSchema): Map<string, FixedField> {
@@ -262,22 +260,40 @@ function fixedFields(schema: ClrEventSchema): Map<string, FixedField> {
   if (m) return m;
   m = new Map();
   let at4 = 0, at8 = 0;
-  let run: { at4: number; at8: number; names: string[] } | null = null;
-  for (let i = 0; i < schema.fields.length; i++) {
-    const f = schema.fields[i];
+  for (const f of schema.fields) {
     const size = f.type === C.T_PTR ? -1 : FIXED[f.type];
-    if (f.count !== undefined || f.length !== undefined || f.fields || (size === undefined && f.type !== C.T_PTR)) {
-      run = { at4, at8, names: [] };
-      for (let j = i; j < schema.fields.length && schema.fields[j].type === C.T_USTR && schema.fields[j].count === undefined; j++) run.names.push(schema.fields[j].name);
-      break;
-    }
+    if (f.count !== undefined || f.length !== undefined || f.fields || (size === undefined && f.type !== C.T_PTR)) break;
     if (!m.has(f.name)) m.set(f.name, { type: f.type, at4, at8 }); // (the first of a name, as get() finds it)
     at4 += size === -1 ? 4 : size;
     at8 += size === -1 ? 8 : size;
   }
   fixedFieldsOf.set(schema, m);
-  stringRunOf.set(schema, run?.names.length ? run : null);
   return m;
+}
+
+/** Per schema: where its first string begins when every field before it is fixed (4- and 8-byte pointers), and the names of the strings that follow one another there. */
+let stringRuns: WeakMap<ClrEventSchema, { at4: number; at8: number; names: string[] } | null> | undefined;
+
+function stringRunOf(schema: ClrEventSchema): { at4: number; at8: number; names: string[] } | null {
+  stringRuns ??= new WeakMap();
+  let run = stringRuns.get(schema);
+  if (run !== undefined) return run;
+  run = null;
+  let at4 = 0, at8 = 0;
+  for (let i = 0; i < schema.fields.length; i++) {
+    const f = schema.fields[i];
+    const size = f.type === C.T_PTR ? -1 : FIXED[f.type];
+    if (f.count !== undefined || f.length !== undefined || f.fields || (size === undefined && f.type !== C.T_PTR)) {
+      const names: string[] = [];
+      for (let j = i; j < schema.fields.length && schema.fields[j].type === C.T_USTR && schema.fields[j].count === undefined; j++) names.push(schema.fields[j].name);
+      if (names.length) run = { at4, at8, names };
+      break;
+    }
+    at4 += size === -1 ? 4 : size;
+    at8 += size === -1 ? 8 : size;
+  }
+  stringRuns.set(schema, run);
+  return run;
 }
 
 /**
@@ -289,8 +305,7 @@ function fixedFields(schema: ClrEventSchema): Map<string, FixedField> {
 export function stringRunSpan(
   schema: ClrEventSchema, names: readonly string[], bytes: Uint8Array, offset: number, length: number, pointerSize: number,
 ): [number, number] | null {
-  fixedFields(schema);
-  const run = stringRunOf.get(schema);
+  const run = stringRunOf(schema);
   if (!run || names.length > run.names.length || names.some((n, i) => run.names[i] !== n)) return null;
   const at = pointerSize === 4 ? run.at4 : run.at8;
   if (at > length) return null;

@@ -37,6 +37,8 @@ export interface ProcessTable {
   processAt(pid: number, timestamp: bigint): ProcessInfo | undefined;
   /** The process that owned thread `tid` at `timestamp`, or undefined. */
   threadProcess(tid: number, timestamp: bigint): number | undefined;
+  /** threadProcess of `tid` when it is the same at every time (no thread described, or one from the start), as `{ pid }`; else undefined. */
+  fixedThreadProcess(tid: number): { pid: number | undefined } | undefined;
 }
 
 interface Source {
@@ -324,6 +326,11 @@ function tableOf(events: LifeEvent[]): ProcessTable {
     },
     threadProcess(tid: number, ts: bigint): number | undefined {
       return pick(byTid.get(tid), ts)?.pid;
+    },
+    fixedThreadProcess(tid: number): { pid: number | undefined } | undefined {
+      const list = byTid.get(tid);
+      if (!list) return { pid: undefined };
+      return list.length === 1 && list[0].start === null ? { pid: list[0].pid } : undefined;
     },
   };
 }
