@@ -285,12 +285,10 @@ export class StackWeightCollector {
     this.attacher.addRows(events, rows, firstRow);
     this.clock ??= trace.clock;
     const { picked, symbolRow, perfInfo } = batch;
-    const { task, flags, pid, tid, payloadOffset, payloadLength, eventType } = events.columns;
+    const { task, flags, pid, tid, payloadOffset, payloadLength } = events.columns;
     // (provider and opcode from each row's event type: their columns are not made)
-    const typed = events.typeValues();
-    const types = typed.provider.length;
-    const provider = (r: number) => (eventType[r] < types ? typed.provider[eventType[r]] : events.typeFieldOf("provider", r));
-    const opcode = (r: number) => (eventType[r] < types ? typed.opcode[eventType[r]] : events.typeFieldOf("opcode", r));
+    const provider = (r: number) => events.typeFieldOf("provider", r);
+    const opcode = (r: number) => events.typeFieldOf("opcode", r);
     const ts32 = new Uint32Array(events.columns.timestamp.buffer, events.columns.timestamp.byteOffset, events.length * 2);
     const ps = this.pointerSize;
     const duration = this.options.duration;
@@ -549,13 +547,14 @@ export class CpuCollector {
     const { kind, symbolRow } = batch;
     // (the samples' provider, as cpuProfile picks it for a whole trace: the sample profiler only without PerfInfo)
     const samplesKind = !this.sawPerfInfo && this.sawSampler ? 2 : 1;
-    const { payloadOffset, payloadLength, pid: pids, tid: tids, eventType } = events.columns;
+    const { payloadOffset, payloadLength, pid: pids, tid: tids } = events.columns;
     // (provider, id and opcode from each row's event type: their columns are not made)
-    const typed = events.typeValues();
-    const types = typed.provider.length;
-    const provider = (i: number) => (eventType[i] < types ? typed.provider[eventType[i]] : events.typeFieldOf("provider", i));
+    const provider = (i: number) => events.typeFieldOf("provider", i);
     const ts32 = new Uint32Array(events.columns.timestamp.buffer, events.columns.timestamp.byteOffset, events.length * 2);
-    const stackRows = rows.filter((i) => kind[provider(i)] === samplesKind || kind[provider(i)] === 3);
+    const stackRows = rows.filter((i) => {
+      const k = kind[provider(i)];
+      return k === samplesKind || k === 3;
+    });
     if (this.ownAttacher) this.attacher.addRows(events, stackRows, firstRow);
     if (symbolRow) for (const r of rows) if (symbolRow[r]) this.symbols.add(events.row(r));
     let viewBytes: Uint8Array | null = null, view: DataView | undefined;

@@ -169,7 +169,7 @@ const OTHER = 0, PROCESS_INFO = 1, KERNEL = 2;
  * The rows of `events` from the Process and Thread providers (and EventPipe's ProcessInfo), in file
  * order: the event types are tested, not the rows (a row without a type is tested by its provider).
  */
-function lifeRows(events: EventTable, providers: Source["providers"]): { rows: Uint32Array; kinds: Uint8Array } {
+function lifeRows(events: EventTable, providers: Source["providers"]): Uint32Array {
   const kinds = new Uint8Array(providers.length);
   let any = false;
   for (let p = 0; p < providers.length; p++) {
@@ -177,7 +177,7 @@ function lifeRows(events: EventTable, providers: Source["providers"]): { rows: U
     kinds[p] = info.guid === EVENTPIPE_PROVIDER ? PROCESS_INFO : info.name === "Windows Kernel" && (info.group === "Process" || info.group === "Thread") ? KERNEL : OTHER;
     any ||= kinds[p] !== OTHER;
   }
-  if (!any) return { rows: new Uint32Array(0), kinds };
+  if (!any) return new Uint32Array(0);
   const typeProvider = events.typeValues().provider;
   const typePass = new Uint8Array(typeProvider.length);
   for (let t = 0; t < typePass.length; t++) typePass[t] = kinds[typeProvider[t]] !== OTHER ? 1 : 0;
@@ -187,7 +187,7 @@ function lifeRows(events: EventTable, providers: Source["providers"]): { rows: U
     const t = types[i];
     if (t < typePass.length ? typePass[t] === 1 : kinds[events.typeFieldOf("provider", i)] !== OTHER) out.push(i);
   }
-  return { rows: Uint32Array.from(out), kinds };
+  return Uint32Array.from(out);
 }
 
 /** The Process and Thread events among `rows` of `events` (row `index + firstRow` of the trace), in the order given. */
@@ -223,7 +223,7 @@ function lifeEvents(events: EventTable, rows: Uint32Array, providers: Source["pr
 export function buildProcessTable(trace: Source): ProcessTable {
   const events: LifeEvent[] = [];
   // (the few rows of those providers put in time order, not the trace's whole order walked)
-  lifeEvents(trace.events, trace.events.timeOrderOf(lifeRows(trace.events, trace.providers).rows), trace.providers, 0, events);
+  lifeEvents(trace.events, trace.events.timeOrderOf(lifeRows(trace.events, trace.providers)), trace.providers, 0, events);
   return tableOf(events);
 }
 
@@ -238,7 +238,7 @@ export class ProcessCollector {
   private readonly events: LifeEvent[] = [];
 
   scan(batch: Source, firstRow: number): void {
-    lifeEvents(batch.events, lifeRows(batch.events, batch.providers).rows, batch.providers, firstRow, this.events);
+    lifeEvents(batch.events, lifeRows(batch.events, batch.providers), batch.providers, firstRow, this.events);
   }
 
   result(): ProcessTable {
