@@ -198,8 +198,8 @@ export function decompress(src: usize, srcLen: u32, dst: usize, expected: u32): 
  * The records of one EventPipe Event/Metadata block staged at [start, end) as rows in the output block
  * `out` of `cap` rows (assembly/nettrace-events.ts walkEventBlock): returns the rows written.
  */
-export function nettraceWalk(start: usize, end: usize, compressed: i32, v6: i32, resume: i32, out: usize, cap: u32, bias: u32): u32 {
-  return walkEventBlock(0, start, end, compressed, v6, resume, out, cap, bias);
+export function nettraceWalk(start: usize, end: usize, compressed: i32, v6: i32, resume: i32, out: usize, cap: u32, bias: u32, lk: usize): u32 {
+  return walkEventBlock(0, start, end, compressed, v6, resume, out, cap, bias, lk);
 }
 
 /** An EventPipe file's events in TraceEvent's dispatch order (assembly/nettrace-rows.ts dispatchOrder; `p`: its NO_* block). */

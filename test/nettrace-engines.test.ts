@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import * as NT from "../dist/bindings/core/nettrace.js";
 import { readNettrace, BLOCK_EVENT, BLOCK_METADATA, NE_INTERNAL, type NettraceFile } from "../dist/bindings/core/nettrace.js";
 import { CoreWalker, jsNettraceWalker, type NettraceWalkCore, type NettraceWalker } from "../dist/bindings/core/nettrace-walk.js";
 import { nettraceEngine } from "../dist/bindings/decode/nettrace-engine.js";
@@ -14,7 +15,7 @@ import { eventTableOf, type EventTableOf } from "../dist/bindings/decode/nettrac
 import { instantiateCore } from "../dist/bindings/decode/loader.js";
 import { SHARED } from "./helpers/shared.js";
 import { mulberry32 } from "../bindings/generator/random.js";
-import { syntheticV6, syntheticV4Uncompressed, prefixFile, nettraceCorpusFiles } from "./helpers/nettrace-cases.js";
+import { syntheticV6, syntheticV4Uncompressed, syntheticLookups, LOOKUP_CASE, prefixFile, nettraceCorpusFiles } from "./helpers/nettrace-cases.js";
 
 const NETTRACE = join(SHARED, "corpus", "nettrace");
 const HAVE_NETTRACE = existsSync(join(NETTRACE, "README.md"));
@@ -162,6 +163,43 @@ describe("EventPipe damaged input: wasm and js walkers", () => {
     }
     expect(errors).toBeGreaterThan(0);
     expect(damaged).toBeGreaterThan(0);
+  });
+
+  it("each event's lookups (done in the walk, a few left to the reader) give the rows worked out by hand, on both cores, in batches of any size", async () => {
+    const bytes = syntheticLookups();
+    const codes = LOOKUP_CASE.warnings.map((name) => (NT as unknown as Record<string, number>)[name]);
+    expect(codes.every((c) => typeof c === "number")).toBe(true);
+    for (const cap of [8192, 1, 2, 3]) {
+      const core = await instantiateCore();
+      const walkers: [string, NettraceWalker][] = [
+        ["wasm", new CoreWalker(core as unknown as NettraceWalkCore, cap)],
+        ["js", jsNettraceWalker(cap)],
+      ];
+      for (const [engine, walker] of walkers) {
+        const label = `${engine}, ${cap} rows a batch`;
+        const r = readNettrace(bytes, { walker });
+        expect(r.error, label).toBeNull();
+        const e = r.events;
+        expect(Array.from(e.metadata), label).toEqual(LOOKUP_CASE.metadata);
+        expect(Array.from(e.stack), label).toEqual(LOOKUP_CASE.stack);
+        expect(Array.from(e.queue), label).toEqual(LOOKUP_CASE.queue);
+        expect(Array.from(e.sequenceNumber), label).toEqual(LOOKUP_CASE.sequenceNumber);
+        expect(r.eventsLost, label).toBe(LOOKUP_CASE.eventsLost);
+        expect(r.warnings.map((w) => w.code), label).toEqual(codes);
+        expect(r.queueCount, label).toBe(3);
+        walker.dispose?.();
+      }
+    }
+  });
+
+  it("readers one after another on one walker each start from empty lookup tables", async () => {
+    const walker = (await nettraceEngine("wasm")).walker;
+    const first = readNettrace(syntheticLookups(), { walker });
+    readNettrace(syntheticV4Uncompressed(), { walker });
+    const again = readNettrace(syntheticLookups(), { walker });
+    expect(first.events.metadata.length).toBe(LOOKUP_CASE.metadata.length);
+    expect(plain(again)).toEqual(plain(first));
+    walker.dispose?.();
   });
 
   it("batches of 1, 2 and 5 rows (the walk resumed within a block) give the file one batch gives, on both cores", async () => {

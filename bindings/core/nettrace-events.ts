@@ -25,16 +25,19 @@ export const NT_ERR_ARG: u32 = 6; // NTE_NEED: bytes needed; NTE_EVENT_*: EventS
 export const NT_ERR_ARG2: u32 = 7; // NTE_PAYLOAD_SIZE: EventSize (i32)
 export const NT_HEADER_WORDS: u32 = 8;
 
-/** Columns, in this order after the status words: column k starts at word NT_HEADER_WORDS + k * cap. */
-export const NT_TIMESTAMP_LO: u32 = 0;
-export const NT_TIMESTAMP_HI: u32 = 1;
-export const NT_METADATA_ID: u32 = 2;
-export const NT_FLAGS: u32 = 3; // NT_FLAG_* (the reader's EVENT_SORTED / EVENT_COMPRESSED)
-export const NT_SEQUENCE: u32 = 4;
-export const NT_CAPTURE_LO: u32 = 5; // capture thread id (V4/V5) or index (V6)
-export const NT_CAPTURE_HI: u32 = 6;
-export const NT_THREAD_LO: u32 = 7; // thread id (V4/V5) or index (V6)
-export const NT_THREAD_HI: u32 = 8;
+/**
+ * Columns, in this order after the status words: column k starts at word NT_HEADER_WORDS + k * (cap +
+ * NT_PAD) (the pad keeps columns a multiple of 4 KiB apart from falling in one set of the L1 cache, where
+ * a row's stores to twenty columns would evict one another).
+ * The 64-bit columns take two: row r's low half at word 2r of them, its high half at 2r + 1 (the
+ * layout of a little-endian 64-bit array, which the reader's columns take in one copy).
+ */
+export const NT_TIMESTAMP: u32 = 0; // and 1
+export const NT_CAPTURE: u32 = 2; // and 3: capture thread id (V4/V5) or index (V6)
+export const NT_THREAD: u32 = 4; // and 5: thread id (V4/V5) or index (V6)
+export const NT_METADATA_ID: u32 = 6;
+export const NT_FLAGS: u32 = 7; // NT_FLAG_* (the reader's EVENT_SORTED / EVENT_COMPRESSED)
+export const NT_SEQUENCE: u32 = 8;
 export const NT_PROCESSOR: u32 = 9; // as an i32's bits
 export const NT_STACK_ID: u32 = 10;
 export const NT_PAYLOAD_OFFSET: u32 = 11; // biased
@@ -43,12 +46,45 @@ export const NT_ACTIVITY: u32 = 13; // biased offset of a non-zero ActivityId (V
 export const NT_RELATED: u32 = 14; // the same for RelatedActivityId
 export const NT_LABEL_LIST: u32 = 15; // V6 LabelListId
 export const NT_RECORD: u32 = 16; // biased offset of the record's first byte
-export const NT_COLUMNS: u32 = 17;
+// With lookups (a lookup block given), what the reader's columns of the same names hold:
+export const NT_METADATA: u32 = 17; // metadata row (i32)
+export const NT_STACK: u32 = 18; // stack row (i32), -1: none
+export const NT_QUEUE: u32 = 19; // the capture thread's queue number
+export const NT_COLUMNS: u32 = 20;
+export const NT_PAD: u32 = 16;
 
 /** NT_STATUS values. */
 export const NT_DONE: u32 = 0; // every record up to the end
 export const NT_MORE: u32 = 1; // `cap` rows written: call again with `resume` from NT_NEXT
 export const NT_ERROR: u32 = 2; // a malformed record at NT_NEXT: the rows before it are written
+// With lookups: the last row written is one the lookups left to the reader (its metadata id is 0 or
+// past the direct table, its metadata or stack undefined there, its capture thread not in the queue
+// cache, its sequence number going backwards); its NT_METADATA, NT_STACK and NT_QUEUE are not set and
+// its sequence number not yet checked. The reader does that row and calls again with `resume`.
+export const NT_SLOW: u32 = 3;
+
+/**
+ * The lookup block (words): where the reader keeps, in the core's memory, what each event's lookups
+ * read, so the walk does them for every event but the few it leaves to the reader (NT_SLOW).
+ */
+export const LK_METADATA_ROW: u32 = 0; // -> i32[LK_METADATA_DIRECT]: metadata row + 1 by id (0: none)
+export const LK_STACK_ROW: u32 = 1; // -> i32[LK_STACK_DIRECT]: stack row by id, valid while its epoch is LK_EPOCH
+export const LK_STACK_EPOCH: u32 = 2; // -> u32[LK_STACK_DIRECT]
+export const LK_EPOCH: u32 = 3; // the stack table's current epoch (clearing it is the next epoch)
+export const LK_CACHE_ID: u32 = 4; // -> u32[LK_QUEUE_CACHE]: capture thread id (below 2^32) by its hash
+export const LK_CACHE_QUEUE: u32 = 5; // -> i32[LK_QUEUE_CACHE]: its queue number, -1: none
+export const LK_LAST_SEQUENCE: u32 = 6; // -> u32[2 * LK_QUEUES]: by queue, its last sequence number and 1 (0: none yet)
+export const LK_QUEUES: u32 = 7; // queues LK_LAST_SEQUENCE has room for
+export const LK_LOST: u32 = 8; // events lost (sequence gaps) the walk counted: the reader adds and zeroes it
+export const LK_WORDS: u32 = 9;
+export const LK_METADATA_DIRECT: u32 = 4096;
+export const LK_STACK_DIRECT: u32 = 65536;
+export const LK_QUEUE_CACHE: u32 = 256;
+
+/** The queue cache's slot of a capture thread id below 2^32. */
+export function queueSlot(id: u32): u32 {
+  return (id ^ (id >>> 8) ^ (id >>> 16)) & (LK_QUEUE_CACHE - 1);
+}
 
 /** NT_FLAGS bits. */
 export const NT_FLAG_SORTED: u32 = 1;
@@ -191,46 +227,6 @@ function guid(m: Mem, what: u32, bias: u32): u32 {
   return isZero16(m, p) ? 0 : (<u32>p + bias) >>> 0;
 }
 
-/** One compressed header (§6.5) at `pos` into the h* state. */
-function compressedHeader(m: Mem, v6: bool, bias: u32): void {
-  if (pos >= lim) {
-    fail(NTE_NEED, pos, NTW_FLAGS, 1, 0);
-    return;
-  }
-  let flags: u32 = ld8(m, pos);
-  pos++;
-  hFlags = flags;
-  if ((flags & 0x01) != 0) hMetadataId = varU32(m, NTW_METADATA_ID);
-  if ((flags & 0x02) != 0) {
-    hSequence = (hSequence + varU32(m, NTW_SEQUENCE_DELTA) + 1) >>> 0;
-    varU64(m, NTW_CAPTURE_THREAD);
-    hCaptureLo = vLo;
-    hCaptureHi = vHi;
-    hProcessor = varU32(m, NTW_PROCESSOR);
-  } else if (hMetadataId != 0) {
-    hSequence = (hSequence + 1) >>> 0;
-  }
-  if ((flags & 0x04) != 0) {
-    varU64(m, NTW_THREAD);
-    hThreadLo = vLo;
-    hThreadHi = vHi;
-  }
-  if ((flags & 0x08) != 0) hStackId = varU32(m, NTW_STACK_ID);
-  // TimeStamp = previous + delta, wrapping mod 2^64
-  varU64(m, NTW_TIMESTAMP_DELTA);
-  let lo: u32 = (hTimestampLo + vLo) >>> 0;
-  let carry: u32 = lo < hTimestampLo ? 1 : 0;
-  hTimestampHi = (hTimestampHi + vHi + carry) >>> 0;
-  hTimestampLo = lo;
-  if (v6) {
-    if ((flags & 0x10) != 0) hLabelList = varU32(m, NTW_LABEL_LIST);
-  } else {
-    if ((flags & 0x10) != 0) hActivity = guid(m, NTW_ACTIVITY, bias);
-    if ((flags & 0x20) != 0) hRelated = guid(m, NTW_RELATED, bias);
-  }
-  if ((flags & 0x80) != 0) hPayloadSize = varU32(m, NTW_PAYLOAD_SIZE);
-}
-
 function resetHeader(): void {
   hMetadataId = 0;
   hSequence = 0;
@@ -253,14 +249,16 @@ function resetHeader(): void {
  * content's end or the input's, whichever is first), writing one row per record (metadata records
  * included) into the output block `out`: NT_HEADER_WORDS status words, then NT_COLUMNS columns of
  * `cap` rows (cap >= 1). `compressed`: the block's Flags bit 0; `v6`: the V6 record layouts. `resume`
- * (non-zero) continues a block whose last call stopped with NT_MORE, from its NT_NEXT, keeping the
- * compressed header state; otherwise the state starts at zero. Every offset written (the columns
- * NT_PAYLOAD_OFFSET, NT_ACTIVITY, NT_RELATED, NT_RECORD and the words NT_NEXT, NT_ERR_AT) is the
- * address in memory plus `bias` (mod 2^32), so a caller that copied the block gives the difference
- * between its file offset and its address and reads file offsets. Returns the rows written.
+ * (non-zero) continues a block whose last call stopped with NT_MORE or NT_SLOW, from its NT_NEXT,
+ * keeping the compressed header state; otherwise the state starts at zero. Every offset written (the
+ * columns NT_PAYLOAD_OFFSET, NT_ACTIVITY, NT_RELATED, NT_RECORD and the words NT_NEXT, NT_ERR_AT) is
+ * the address in memory plus `bias` (mod 2^32), so a caller that copied the block gives the
+ * difference between its file offset and its address and reads file offsets. `lk`: a lookup block
+ * (LK_*), whose lookups fill NT_METADATA, NT_STACK and NT_QUEUE and check sequence numbers; 0: none
+ * (a metadata block). Returns the rows written.
  */
 export function walkEventBlock(
-  m: Mem, start: usize, end: usize, compressed: i32, v6: i32, resume: i32, out: usize, cap: u32, bias: u32,
+  m: Mem, start: usize, end: usize, compressed: i32, v6: i32, resume: i32, out: usize, cap: u32, bias: u32, lk: usize,
 ): u32 {
   pos = start;
   lim = end;
@@ -271,12 +269,26 @@ export function walkEventBlock(
   errArg2 = 0;
   if (resume == 0) resetHeader();
   let isV6 = v6 != 0;
-  let stride: usize = <usize>cap << 2;
+  let stride: usize = <usize>(cap + NT_PAD) << 2;
   let col: usize = out + (NT_HEADER_WORDS << 2);
   let rows: u32 = 0;
   let status: u32 = NT_DONE;
   let recordFlags: u32 = compressed != 0 ? NT_FLAG_COMPRESSED : 0;
   let stop: usize = start; // NT_NEXT
+  // the lookups' tables
+  let mdRow: usize = 0, stRow: usize = 0, stEpoch: usize = 0, cacheId: usize = 0, cacheQueue: usize = 0, lastSeq: usize = 0;
+  let epoch: u32 = 0, queues: u32 = 0, lost: u32 = 0;
+  if (lk != 0) {
+    mdRow = <usize>ld32(m, lk + (LK_METADATA_ROW << 2));
+    stRow = <usize>ld32(m, lk + (LK_STACK_ROW << 2));
+    stEpoch = <usize>ld32(m, lk + (LK_STACK_EPOCH << 2));
+    epoch = ld32(m, lk + (LK_EPOCH << 2));
+    cacheId = <usize>ld32(m, lk + (LK_CACHE_ID << 2));
+    cacheQueue = <usize>ld32(m, lk + (LK_CACHE_QUEUE << 2));
+    lastSeq = <usize>ld32(m, lk + (LK_LAST_SEQUENCE << 2));
+    queues = ld32(m, lk + (LK_QUEUES << 2));
+    lost = ld32(m, lk + (LK_LOST << 2));
+  }
 
   while (pos < lim) {
     if (rows >= cap) {
@@ -289,9 +301,40 @@ export function walkEventBlock(
     let sorted: u32 = 0;
     let payload: usize = 0;
     if (compressed != 0) {
-      compressedHeader(m, isV6, bias);
+      // §6.5: the header as changes to the previous one
+      let flags: u32 = ld8(m, pos);
+      pos++;
+      if ((flags & 0x01) != 0) hMetadataId = varU32(m, NTW_METADATA_ID);
+      if ((flags & 0x02) != 0) {
+        hSequence = (hSequence + varU32(m, NTW_SEQUENCE_DELTA) + 1) >>> 0;
+        varU64(m, NTW_CAPTURE_THREAD);
+        hCaptureLo = vLo;
+        hCaptureHi = vHi;
+        hProcessor = varU32(m, NTW_PROCESSOR);
+      } else if (hMetadataId != 0) {
+        hSequence = (hSequence + 1) >>> 0;
+      }
+      if ((flags & 0x04) != 0) {
+        varU64(m, NTW_THREAD);
+        hThreadLo = vLo;
+        hThreadHi = vHi;
+      }
+      if ((flags & 0x08) != 0) hStackId = varU32(m, NTW_STACK_ID);
+      // TimeStamp = previous + delta, wrapping mod 2^64
+      varU64(m, NTW_TIMESTAMP_DELTA);
+      let lo: u32 = (hTimestampLo + vLo) >>> 0;
+      let carry: u32 = lo < hTimestampLo ? 1 : 0;
+      hTimestampHi = (hTimestampHi + vHi + carry) >>> 0;
+      hTimestampLo = lo;
+      if (isV6) {
+        if ((flags & 0x10) != 0) hLabelList = varU32(m, NTW_LABEL_LIST);
+      } else {
+        if ((flags & 0x10) != 0) hActivity = guid(m, NTW_ACTIVITY, bias);
+        if ((flags & 0x20) != 0) hRelated = guid(m, NTW_RELATED, bias);
+      }
+      if ((flags & 0x80) != 0) hPayloadSize = varU32(m, NTW_PAYLOAD_SIZE);
       if (errKind != NTE_NONE) break;
-      sorted = (hFlags & 0x40) != 0 ? NT_FLAG_SORTED : 0;
+      sorted = (flags & 0x40) != 0 ? NT_FLAG_SORTED : 0;
       payload = pos;
       if (<usize>hPayloadSize > lim - payload) {
         fail(NTE_NEED, payload, NTW_PAYLOAD, hPayloadSize, 0);
@@ -351,15 +394,16 @@ export function walkEventBlock(
       next = recEnd;
     }
     let at: usize = col + (<usize>rows << 2);
-    st32(m, at, hTimestampLo);
-    st32(m, at + stride, hTimestampHi);
-    st32(m, at + 2 * stride, hMetadataId);
-    st32(m, at + 3 * stride, sorted | recordFlags);
-    st32(m, at + 4 * stride, hSequence);
-    st32(m, at + 5 * stride, hCaptureLo);
-    st32(m, at + 6 * stride, hCaptureHi);
-    st32(m, at + 7 * stride, hThreadLo);
-    st32(m, at + 8 * stride, hThreadHi);
+    let at2: usize = col + (<usize>rows << 3);
+    st32(m, at2, hTimestampLo);
+    st32(m, at2 + 4, hTimestampHi);
+    st32(m, at2 + 2 * stride, hCaptureLo);
+    st32(m, at2 + 2 * stride + 4, hCaptureHi);
+    st32(m, at2 + 4 * stride, hThreadLo);
+    st32(m, at2 + 4 * stride + 4, hThreadHi);
+    st32(m, at + 6 * stride, hMetadataId);
+    st32(m, at + 7 * stride, sorted | recordFlags);
+    st32(m, at + 8 * stride, hSequence);
     st32(m, at + 9 * stride, hProcessor);
     st32(m, at + 10 * stride, hStackId);
     st32(m, at + 11 * stride, (<u32>payload + bias) >>> 0);
@@ -370,8 +414,48 @@ export function walkEventBlock(
     st32(m, at + 16 * stride, (<u32>recStart + bias) >>> 0);
     rows++;
     pos = next;
+    if (lk != 0) {
+      // the lookups (Reader.addEvents does the same for a row left to it)
+      let id = hMetadataId;
+      let md: i32 = id != 0 && id < LK_METADATA_DIRECT ? ldi32(m, mdRow + (<usize>id << 2)) - 1 : -1;
+      let st: i32 = -1;
+      let sid = hStackId;
+      let known = md >= 0;
+      if (sid != 0) {
+        if (sid < LK_STACK_DIRECT && ld32(m, stEpoch + (<usize>sid << 2)) == epoch) st = ldi32(m, stRow + (<usize>sid << 2));
+        else known = false;
+      }
+      let q: i32 = -1;
+      if (hCaptureHi == 0) {
+        let h: usize = <usize>queueSlot(hCaptureLo);
+        q = ldi32(m, cacheQueue + (h << 2));
+        if (q >= 0 && ld32(m, cacheId + (h << 2)) != hCaptureLo) q = -1;
+      }
+      if (q < 0 || <u32>q >= queues) known = false;
+      let gap: i32 = 0;
+      if (known) {
+        let last = ld32(m, lastSeq + (<usize>q << 3));
+        if (ld32(m, lastSeq + (<usize>q << 3) + 4) != 0 && (isV6 || last != 0)) {
+          gap = <i32>(hSequence - last - 1);
+          // (a gap going backwards is the reader's warning; a large one its count, so the walk's stays in 32 bits)
+          if (gap < 0 || gap > 0xffff) known = false;
+        }
+      }
+      if (!known) {
+        status = NT_SLOW;
+        stop = pos;
+        break;
+      }
+      st32(m, lastSeq + (<usize>q << 3), hSequence);
+      st32(m, lastSeq + (<usize>q << 3) + 4, 1);
+      lost = lost + <u32>gap;
+      st32(m, at + 17 * stride, <u32>md);
+      st32(m, at + 18 * stride, <u32>st);
+      st32(m, at + 19 * stride, <u32>q);
+    }
   }
-  if (errKind == NTE_NONE) stop = pos;
+  if (errKind == NTE_NONE && status != NT_SLOW) stop = pos;
+  if (lk != 0) st32(m, lk + (LK_LOST << 2), lost);
 
   if (errKind != NTE_NONE) status = NT_ERROR;
   st32(m, out + (NT_STATUS << 2), status);

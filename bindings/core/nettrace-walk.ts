@@ -7,14 +7,15 @@
 
 import {
   walkEventBlock, NT_STATUS, NT_ROWS, NT_NEXT, NT_ERR_KIND, NT_ERR_AT, NT_ERR_WHAT, NT_ERR_ARG, NT_ERR_ARG2,
-  NT_HEADER_WORDS, NT_COLUMNS, NT_TIMESTAMP_LO, NT_TIMESTAMP_HI, NT_METADATA_ID, NT_FLAGS, NT_SEQUENCE, NT_CAPTURE_LO,
-  NT_CAPTURE_HI, NT_THREAD_LO, NT_THREAD_HI, NT_PROCESSOR, NT_STACK_ID, NT_PAYLOAD_OFFSET, NT_PAYLOAD_SIZE,
-  NT_ACTIVITY, NT_RELATED, NT_LABEL_LIST, NT_RECORD,
+  NT_HEADER_WORDS, NT_COLUMNS, NT_TIMESTAMP, NT_METADATA_ID, NT_FLAGS, NT_SEQUENCE, NT_CAPTURE, NT_THREAD,
+  NT_PROCESSOR, NT_STACK_ID, NT_PAYLOAD_OFFSET, NT_PAYLOAD_SIZE, NT_ACTIVITY, NT_RELATED, NT_LABEL_LIST, NT_RECORD,
+  NT_METADATA, NT_STACK, NT_QUEUE, NT_PAD, LK_METADATA_ROW, LK_STACK_ROW, LK_STACK_EPOCH, LK_EPOCH, LK_CACHE_ID, LK_CACHE_QUEUE,
+  LK_LAST_SEQUENCE, LK_QUEUES, LK_LOST, LK_WORDS, LK_METADATA_DIRECT, LK_STACK_DIRECT, LK_QUEUE_CACHE,
 } from "./nettrace-events.js";
 import { CoreState } from "./state.js";
 import { heapAlloc, heapFree } from "./memory.js";
 
-export { NT_DONE, NT_MORE, NT_ERROR } from "./nettrace-events.js";
+export { NT_DONE, NT_MORE, NT_ERROR, NT_SLOW, LK_METADATA_DIRECT, LK_STACK_DIRECT, queueSlot } from "./nettrace-events.js";
 
 /**
  * One call's rows (assembly/nettrace-events.ts walkEventBlock): `count` rows in the columns, whose
@@ -22,7 +23,10 @@ export { NT_DONE, NT_MORE, NT_ERROR } from "./nettrace-events.js";
  */
 export interface NettraceRows {
   count: number;
-  /** NT_DONE (the whole range), NT_MORE (call again with `resume` from `next`) or NT_ERROR. */
+  /**
+   * NT_DONE (the whole range), NT_MORE (call again with `resume` from `next`), NT_SLOW (the last row's
+   * lookups are the caller's; then call again with `resume`) or NT_ERROR.
+   */
   status: number;
   /** Where the walk stopped: the end, the next record (NT_MORE), or the malformed record (NT_ERROR). */
   next: number;
@@ -32,16 +36,16 @@ export interface NettraceRows {
   errorWhat: number;
   errorArg: number;
   errorArg2: number;
-  timestampLo: Uint32Array;
-  timestampHi: Uint32Array;
+  /** Two words a row (low, high): a little-endian 64-bit column's layout. */
+  timestamp: Uint32Array;
   metadataId: Uint32Array;
   /** EVENT_SORTED | EVENT_COMPRESSED. */
   flags: Uint32Array;
   sequenceNumber: Uint32Array;
-  captureThreadLo: Uint32Array;
-  captureThreadHi: Uint32Array;
-  threadLo: Uint32Array;
-  threadHi: Uint32Array;
+  /** Two words a row, as `timestamp`. */
+  captureThread: Uint32Array;
+  /** Two words a row, as `timestamp`. */
+  thread: Uint32Array;
   /** As an i32's bits. */
   processorNumber: Uint32Array;
   stackId: Uint32Array;
@@ -53,6 +57,10 @@ export interface NettraceRows {
   labelListId: Uint32Array;
   /** File offset of the record's first byte. */
   recordOffset: Uint32Array;
+  /** With lookups, of every row but an NT_SLOW walk's last: its metadata row, stack row (-1: none) and queue number. */
+  metadata: Int32Array;
+  stack: Int32Array;
+  queue: Uint32Array;
 }
 
 export interface NettraceWalker {
@@ -60,9 +68,12 @@ export interface NettraceWalker {
    * Walks the records of `bytes[contentStart, contentEnd)`, one block's content after its header
    * (contentEnd: the content's end or the input's, whichever is first). `resume`: continue the block
    * of the last call, which stopped with NT_MORE, from its `next` (= contentStart), keeping the
-   * compressed header state and the same contentEnd.
+   * compressed header state and the same contentEnd. `lookups`: do each event's lookups with these
+   * tables (an event block's walk), else none (a metadata block's).
    */
-  walk(bytes: Uint8Array, contentStart: number, contentEnd: number, compressed: boolean, v6: boolean, resume?: boolean): NettraceRows;
+  walk(bytes: Uint8Array, contentStart: number, contentEnd: number, compressed: boolean, v6: boolean, resume?: boolean, lookups?: NettraceLookups): NettraceRows;
+  /** The lookup tables in the walker's core, emptied, for one reader (`owner`) at a time. */
+  lookups(owner: object): NettraceLookups;
   /** Releases the walker's memory; it cannot walk again. */
   dispose?(): void;
 }
@@ -75,7 +86,125 @@ export interface NettraceWalkCore {
   alloc(size: number): number;
   free(ptr: number): void;
   /** assembly/index.ts nettraceWalk: walkEventBlock over the core's memory. */
-  nettraceWalk(start: number, end: number, compressed: number, v6: number, resume: number, out: number, cap: number, bias: number): number;
+  nettraceWalk(start: number, end: number, compressed: number, v6: number, resume: number, out: number, cap: number, bias: number, lk: number): number;
+}
+
+/**
+ * The tables each event's lookups read (metadata rows and stack rows by small id, the capture
+ * threads' queue cache, each queue's last sequence number), in the walker's core, where the walk
+ * reads them (assembly/nettrace-events.ts LK_*); the reader writes them through these views, which
+ * follow the core's memory as it grows (`view()` before each use after anything that may allocate).
+ */
+export class NettraceLookups {
+  readonly ptr: number;
+  owner: object | null = null;
+  private buffer: ArrayBuffer | null = null;
+  words = new Uint32Array(0);
+  metadataRow = new Int32Array(0);
+  stackRow = new Int32Array(0);
+  stackEpoch = new Uint32Array(0);
+  cacheId = new Uint32Array(0);
+  cacheQueue = new Int32Array(0);
+  /** Two words a queue: its last sequence number, and 1 once it has one. */
+  sequence = new Uint32Array(0);
+
+  constructor(private readonly core: NettraceWalkCore) {
+    const bytes = LK_WORDS * 4 + LK_METADATA_DIRECT * 4 + LK_STACK_DIRECT * 8 + LK_QUEUE_CACHE * 8;
+    this.ptr = core.alloc(bytes);
+    if (this.ptr === 0) throw new Error("etw-wasm: out of memory for the nettrace lookups");
+    const w = new Uint32Array(core.memory.buffer, this.ptr, LK_WORDS);
+    let at = this.ptr + LK_WORDS * 4;
+    w[LK_METADATA_ROW] = at;
+    at += LK_METADATA_DIRECT * 4;
+    w[LK_STACK_ROW] = at;
+    at += LK_STACK_DIRECT * 4;
+    w[LK_STACK_EPOCH] = at;
+    at += LK_STACK_DIRECT * 4;
+    w[LK_CACHE_ID] = at;
+    at += LK_QUEUE_CACHE * 4;
+    w[LK_CACHE_QUEUE] = at;
+    w[LK_LAST_SEQUENCE] = 0;
+    w[LK_QUEUES] = 0;
+    this.reset();
+  }
+
+  /** The views of the current memory. */
+  view(): this {
+    const buffer = this.core.memory.buffer;
+    if (buffer === this.buffer) return this;
+    this.buffer = buffer;
+    const w = (this.words = new Uint32Array(buffer, this.ptr, LK_WORDS));
+    this.metadataRow = new Int32Array(buffer, w[LK_METADATA_ROW], LK_METADATA_DIRECT);
+    this.stackRow = new Int32Array(buffer, w[LK_STACK_ROW], LK_STACK_DIRECT);
+    this.stackEpoch = new Uint32Array(buffer, w[LK_STACK_EPOCH], LK_STACK_DIRECT);
+    this.cacheId = new Uint32Array(buffer, w[LK_CACHE_ID], LK_QUEUE_CACHE);
+    this.cacheQueue = new Int32Array(buffer, w[LK_CACHE_QUEUE], LK_QUEUE_CACHE);
+    this.sequence = new Uint32Array(buffer, w[LK_LAST_SEQUENCE], 2 * w[LK_QUEUES]);
+    return this;
+  }
+
+  /** Empty tables (no metadata, stacks, queues). */
+  reset(): void {
+    const v = this.view();
+    v.metadataRow.fill(0);
+    v.stackEpoch.fill(0);
+    v.cacheQueue.fill(-1);
+    v.cacheId.fill(0);
+    v.sequence.fill(0);
+    v.words[LK_EPOCH] = 1;
+    v.words[LK_LOST] = 0;
+  }
+
+  get epoch(): number {
+    return this.view().words[LK_EPOCH];
+  }
+
+  set epoch(e: number) {
+    this.view().words[LK_EPOCH] = e;
+  }
+
+  /** The events lost the walks counted since the last call. */
+  takeLost(): number {
+    const w = this.view().words;
+    const lost = w[LK_LOST];
+    w[LK_LOST] = 0;
+    return lost;
+  }
+
+  /** Room for `queues` queues' sequence numbers (the new ones with none yet). */
+  ensureQueues(queues: number): void {
+    const w = this.view().words;
+    const have = w[LK_QUEUES];
+    if (queues <= have) return;
+    const cap = Math.max(queues, 2 * have, 64);
+    const at = this.core.alloc(cap * 8);
+    if (at === 0) throw new Error("etw-wasm: out of memory for the nettrace sequence numbers");
+    const old = w[LK_LAST_SEQUENCE];
+    const buffer = this.core.memory.buffer;
+    const next = new Uint32Array(buffer, at, 2 * cap);
+    next.fill(0);
+    if (old !== 0) {
+      next.set(new Uint32Array(buffer, old, 2 * have));
+      this.core.free(old);
+    }
+    const words = new Uint32Array(buffer, this.ptr, LK_WORDS);
+    words[LK_LAST_SEQUENCE] = at;
+    words[LK_QUEUES] = cap;
+    this.buffer = null;
+  }
+
+  /** Queue q's last sequence number, -1: none yet. */
+  lastSequence(q: number): number {
+    const s = this.view().sequence;
+    return s[2 * q + 1] === 0 ? -1 : s[2 * q];
+  }
+
+  /** Sets queue q's last sequence number (-1: none). */
+  setLastSequence(q: number, seq: number): void {
+    const s = this.view().sequence;
+    s[2 * q] = seq < 0 ? 0 : seq;
+    s[2 * q + 1] = seq < 0 ? 0 : 1;
+  }
 }
 
 /** Rows per call: the output block is NT_COLUMNS × 4 bytes a row (about 550 KB). */
@@ -96,11 +225,21 @@ export class CoreWalker implements NettraceWalker {
 
   constructor(private readonly core: NettraceWalkCore, private readonly cap = NETTRACE_BATCH, private readonly onDispose?: () => void) {}
 
-  walk(bytes: Uint8Array, contentStart: number, contentEnd: number, compressed: boolean, v6: boolean, resume = false): NettraceRows {
+  private tables: NettraceLookups | null = null;
+
+  lookups(owner: object): NettraceLookups {
+    if (this.disposed) throw new Error("etw-wasm: the nettrace walker was disposed");
+    const t = (this.tables ??= new NettraceLookups(this.core));
+    if (t.owner !== null) t.reset();
+    t.owner = owner;
+    return t;
+  }
+
+  walk(bytes: Uint8Array, contentStart: number, contentEnd: number, compressed: boolean, v6: boolean, resume = false, lookups?: NettraceLookups): NettraceRows {
     if (this.disposed) throw new Error("etw-wasm: the nettrace walker was disposed");
     const core = this.core;
     if (this.out === 0) {
-      this.out = core.alloc((NT_HEADER_WORDS + NT_COLUMNS * this.cap) * 4);
+      this.out = core.alloc((NT_HEADER_WORDS + NT_COLUMNS * (this.cap + NT_PAD)) * 4);
       if (this.out === 0) throw new Error("etw-wasm: out of memory for the nettrace walker's rows");
     }
     if (!resume) {
@@ -118,7 +257,7 @@ export class CoreWalker implements NettraceWalker {
     }
     const at = this.staging + (contentStart - this.stagedFrom);
     const end = this.staging + (contentEnd - this.stagedFrom);
-    core.nettraceWalk(at, end, compressed ? 1 : 0, v6 ? 1 : 0, resume ? 1 : 0, this.out, this.cap, this.bias);
+    core.nettraceWalk(at, end, compressed ? 1 : 0, v6 ? 1 : 0, resume ? 1 : 0, this.out, this.cap, this.bias, lookups ? lookups.ptr : 0);
     const rows = this.view();
     const w = this.words;
     const h = this.out >>> 2;
@@ -141,18 +280,17 @@ export class CoreWalker implements NettraceWalker {
     this.words = new Uint32Array(buffer);
     const cap = this.cap;
     const first = this.out + NT_HEADER_WORDS * 4;
-    const col = (k: number) => new Uint32Array(buffer, first + k * cap * 4, cap);
+    const stride = (cap + NT_PAD) * 4;
+    const col = (k: number) => new Uint32Array(buffer, first + k * stride, cap);
+    const col64 = (k: number) => new Uint32Array(buffer, first + k * stride, 2 * cap);
     this.rows = {
       count: 0, status: 0, next: 0, errorKind: 0, errorAt: 0, errorWhat: 0, errorArg: 0, errorArg2: 0,
-      timestampLo: col(NT_TIMESTAMP_LO),
-      timestampHi: col(NT_TIMESTAMP_HI),
+      timestamp: col64(NT_TIMESTAMP),
       metadataId: col(NT_METADATA_ID),
       flags: col(NT_FLAGS),
       sequenceNumber: col(NT_SEQUENCE),
-      captureThreadLo: col(NT_CAPTURE_LO),
-      captureThreadHi: col(NT_CAPTURE_HI),
-      threadLo: col(NT_THREAD_LO),
-      threadHi: col(NT_THREAD_HI),
+      captureThread: col64(NT_CAPTURE),
+      thread: col64(NT_THREAD),
       processorNumber: col(NT_PROCESSOR),
       stackId: col(NT_STACK_ID),
       payloadOffset: col(NT_PAYLOAD_OFFSET),
@@ -161,6 +299,9 @@ export class CoreWalker implements NettraceWalker {
       relatedActivityIdOffset: col(NT_RELATED),
       labelListId: col(NT_LABEL_LIST),
       recordOffset: col(NT_RECORD),
+      metadata: new Int32Array(buffer, first + NT_METADATA * stride, cap),
+      stack: new Int32Array(buffer, first + NT_STACK * stride, cap),
+      queue: col(NT_QUEUE),
     };
     return this.rows;
   }
@@ -170,8 +311,14 @@ export class CoreWalker implements NettraceWalker {
     this.disposed = true;
     if (this.staging !== 0) this.core.free(this.staging);
     if (this.out !== 0) this.core.free(this.out);
+    if (this.tables) {
+      const seq = this.tables.view().words[LK_LAST_SEQUENCE];
+      if (seq !== 0) this.core.free(seq);
+      this.core.free(this.tables.ptr);
+    }
     this.staging = this.out = this.stagingCap = 0;
     this.rows = null;
+    this.tables = null;
     this.buffer = null;
     this.words = new Uint32Array(0);
     this.onDispose?.();
@@ -192,6 +339,6 @@ export function jsWalkCore(s: CoreState): NettraceWalkCore {
     memory: s.memory,
     alloc: (size) => heapAlloc(s, size),
     free: (ptr) => heapFree(s, ptr),
-    nettraceWalk: (start, end, compressed, v6, resume, out, rows, bias) => walkEventBlock(s, start, end, compressed, v6, resume, out, rows, bias),
+    nettraceWalk: (start, end, compressed, v6, resume, out, rows, bias, lk) => walkEventBlock(s, start, end, compressed, v6, resume, out, rows, bias, lk),
   };
 }

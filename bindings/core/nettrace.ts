@@ -20,7 +20,10 @@ import {
   NTW_EVENT_SIZE, NTW_FLAGS, NTW_METADATA_ID, NTW_SEQUENCE_DELTA, NTW_CAPTURE_THREAD, NTW_PROCESSOR, NTW_THREAD,
   NTW_STACK_ID, NTW_TIMESTAMP_DELTA, NTW_LABEL_LIST, NTW_ACTIVITY, NTW_RELATED, NTW_PAYLOAD_SIZE, NTW_PAYLOAD,
 } from "./nettrace-events.js";
-import { jsNettraceWalker, NT_MORE, NT_ERROR, type NettraceRows, type NettraceWalker } from "./nettrace-walk.js";
+import {
+  jsNettraceWalker, NT_MORE, NT_ERROR, NT_SLOW, LK_METADATA_DIRECT, LK_STACK_DIRECT, queueSlot,
+  type NettraceLookups, type NettraceRows, type NettraceWalker,
+} from "./nettrace-walk.js";
 
 export type { NettraceRows, NettraceWalker } from "./nettrace-walk.js";
 
@@ -565,11 +568,9 @@ WALK_WHAT[NTW_PAYLOAD_SIZE] = "payload size";
 WALK_WHAT[NTW_PAYLOAD] = "event payload";
 
 const TWO_32 = 4294967296;
-/** Ids below these are looked up in typed arrays, the rest in Maps (Reader.metadataRow, stackRow). */
-const METADATA_DIRECT = 4096;
-const STACK_DIRECT = 1 << 16;
-/** Capture threads whose queue numbers addEvents keeps at hand (a power of two). */
-const QUEUE_CACHE = 256;
+/** Ids below these are looked up in the lookups' tables (in the walk), the rest in Maps. */
+const METADATA_DIRECT = LK_METADATA_DIRECT;
+const STACK_DIRECT = LK_STACK_DIRECT;
 
 /**
  * A capture thread's key in queueOf: the signed 64-bit value as a number where a
@@ -645,20 +646,14 @@ class Reader {
   threadByIndex = new Map<bigint, number>();
   /** Each capture thread's number (the events' `queue`; by threadKey / bigThreadKey), in order of first sight. */
   queueOf = new Map<number | bigint, number>();
-  /** Last sequence number of each capture thread (§14) by its queue number; -1: none yet. */
-  lastSequence: number[] = [];
-  /** Capture threads with an id below 2^32 by the id's low bits: the id and its queue number (-1: none), in front of queueOf. */
-  queueCacheId = new Uint32Array(QUEUE_CACHE);
-  queueCacheQueue = new Int32Array(QUEUE_CACHE).fill(-1);
-  /** metadataById's rows + 1 by id for ids below METADATA_DIRECT (0: none), the map's copy for the events' lookups. */
-  metadataRow = new Int32Array(METADATA_DIRECT);
   /**
-   * stackById for ids below STACK_DIRECT (which the map then does not hold): the row of id i is
-   * stackRow[i] while stackEpoch[i] is stackEpochNow (clearing is the next epoch). Grown on use.
+   * The tables each event's lookups read, in the walker's core (nettrace-walk.ts NettraceLookups): the
+   * metadata rows of ids below METADATA_DIRECT (row + 1, 0: none; the map's copy), the stack rows of
+   * ids below STACK_DIRECT (valid while their epoch is the current one; the map holds the rest), the
+   * capture threads' queue cache (ids below 2^32, in front of queueOf) and each queue's last sequence
+   * number (§14). Taken from the walker on first use.
    */
-  stackRow = new Int32Array(0);
-  stackEpoch = new Uint32Array(0);
-  stackEpochNow = 1;
+  private tables: NettraceLookups | null = null;
   /**
    * The estimate of the events a window will hold (expectedEvents): the file offset where its rows
    * began, the most bytes ahead it counts on, and the most times the rows at hand the columns grow to.
@@ -671,6 +666,10 @@ class Reader {
   reuseColumns = false;
 
   blockStart = 0;
+
+  get lk(): NettraceLookups {
+    return (this.tables ??= (this.walker ??= jsNettraceWalker()).lookups(this));
+  }
 
   constructor(bytes: Uint8Array, private walker?: NettraceWalker) {
     this.bytes = bytes;
@@ -1221,11 +1220,14 @@ class Reader {
     this.need(headerSize, "block header");
     const compressed = (flags & 1) !== 0;
     const v6 = this.version === 6;
-    const walker = (this.walker ??= jsNettraceWalker());
+    // (the lookups taken before the walk: their first use allocates in the core, which would let go the rows' views)
+    const lk = this.lk;
+    const lookups = metadataBlock ? undefined : lk;
+    const walker = this.walker!;
     let from = this.pos;
     let resume = false;
     while (from < this.end) {
-      const rows = walker.walk(this.bytes, from, this.end, compressed, v6, resume);
+      const rows = walker.walk(this.bytes, from, this.end, compressed, v6, resume, lookups);
       if (metadataBlock) {
         for (let k = 0; k < rows.count; k++) this.metadataRecord(rows.payloadOffset[k], rows.payloadSize[k]);
       } else {
@@ -1234,7 +1236,7 @@ class Reader {
       from = rows.next;
       this.pos = from;
       if (rows.status === NT_ERROR) this.walkFailed(rows, v6);
-      if (rows.status !== NT_MORE) break;
+      if (rows.status !== NT_MORE && rows.status !== NT_SLOW) break;
       resume = true;
     }
   }
@@ -1262,130 +1264,134 @@ class Reader {
   }
 
   /**
-   * One walk's rows as events: the lookups of each (metadata, stack, label list) and its sequence
-   * number (checkSequence, by the capture thread's queue number, found through a direct-mapped cache
-   * in front of queueOf). Small metadata and stack ids are looked up
-   * in typed arrays (metadataRow, stackRow), the rest in their maps.
+   * One walk's rows as events. The walk did each row's lookups (metadata, stack, the capture thread's
+   * queue and its sequence number) in the core, so its columns are copied whole, but for the last row
+   * of an NT_SLOW walk, whose lookups are done here (slowEvent); V6 label lists are looked up here.
    */
   addEvents(rows: NettraceRows): void {
+    const lk = this.lk;
+    if (lk.owner !== this) throw new Error("etw-wasm: one nettrace walker read by two readers at once");
     const n = rows.count;
+    const fast = rows.status === NT_SLOW ? n - 1 : n;
     const ev = this.events;
     if (ev.length + n > ev.room) ev.reserve(n, this.expectedEvents(ev.length + n, rows.next), this.expectTimes);
-    const timestamp = halves(ev.timestamp), captureThreadId = halves(ev.captureThreadId), threadId = halves(ev.threadId);
-    const { metadataId, metadata, sequenceNumber, processorNumber, stackId, stack, payloadOffset, payloadLength, activityIdOffset, relatedActivityIdOffset, labelListId, labelList, flags, blockOffset, queue } = ev;
-    const {
-      recordOffset: rRecord, metadataId: rMetadataId, timestampLo: rTsLo, timestampHi: rTsHi, sequenceNumber: rSeq, captureThreadLo: rCtLo,
-      captureThreadHi: rCtHi, threadLo: rThLo, threadHi: rThHi, processorNumber: rProc, stackId: rStack, payloadOffset: rPayload,
-      payloadSize: rPayloadSize, activityIdOffset: rActivity, relatedActivityIdOffset: rRelated, labelListId: rLabel, flags: rFlags,
-    } = rows;
-    const v6 = this.version === 6;
-    const blockStart = this.blockStart;
     const first = ev.length;
-    // Every row becomes an event unless one has metadata id 0 (skipped): then the columns the rows
-    // give as they are are copied whole here, else row by row in the loop.
-    const whole = rMetadataId.subarray(0, n).indexOf(0) < 0;
-    if (whole) {
-      metadataId.set(rMetadataId.subarray(0, n), first);
-      sequenceNumber.set(rSeq.subarray(0, n), first);
-      processorNumber.set(rProc.subarray(0, n), first);
-      stackId.set(rStack.subarray(0, n), first);
-      payloadOffset.set(rPayload.subarray(0, n), first);
-      payloadLength.set(rPayloadSize.subarray(0, n), first);
-      labelListId.set(rLabel.subarray(0, n), first);
-      flags.set(rFlags.subarray(0, n), first);
-      blockOffset.fill(blockStart, first, first + n);
-      if (!v6) {
-        activityIdOffset.set(rActivity.subarray(0, n), first);
-        relatedActivityIdOffset.set(rRelated.subarray(0, n), first);
+    const v6 = this.version === 6;
+    if (fast > 0) {
+      halves(ev.timestamp).set(rows.timestamp.subarray(0, 2 * fast), 2 * first);
+      halves(ev.captureThreadId).set(rows.captureThread.subarray(0, 2 * fast), 2 * first);
+      halves(ev.threadId).set(rows.thread.subarray(0, 2 * fast), 2 * first);
+      ev.metadataId.set(rows.metadataId.subarray(0, fast), first);
+      ev.metadata.set(rows.metadata.subarray(0, fast), first);
+      ev.sequenceNumber.set(rows.sequenceNumber.subarray(0, fast), first);
+      ev.processorNumber.set(rows.processorNumber.subarray(0, fast), first);
+      ev.stackId.set(rows.stackId.subarray(0, fast), first);
+      ev.stack.set(rows.stack.subarray(0, fast), first);
+      ev.payloadOffset.set(rows.payloadOffset.subarray(0, fast), first);
+      ev.payloadLength.set(rows.payloadSize.subarray(0, fast), first);
+      ev.labelListId.set(rows.labelListId.subarray(0, fast), first);
+      ev.flags.set(rows.flags.subarray(0, fast), first);
+      ev.blockOffset.fill(this.blockStart, first, first + fast);
+      ev.queue.set(rows.queue.subarray(0, fast), first);
+      if (v6) this.labelsOf(rows, 0, fast, first);
+      else {
+        ev.activityIdOffset.set(rows.activityIdOffset.subarray(0, fast), first);
+        ev.relatedActivityIdOffset.set(rows.relatedActivityIdOffset.subarray(0, fast), first);
+        ev.labelList.fill(-1, first, first + fast);
       }
+      ev.length = first + fast;
     }
-    const metadataById = this.metadataById, stackById = this.stackById;
-    const metadataRow = this.metadataRow, stackRow = this.stackRow, stackEpoch = this.stackEpoch, epoch = this.stackEpochNow;
-    const stackDirect = stackRow.length;
-    const cacheId = this.queueCacheId, cacheQueue = this.queueCacheQueue, seqLast = this.lastSequence;
-    let i = first;
-    for (let k = 0; k < n; k++) {
-      const id = rMetadataId[k];
-      if (id === 0) {
-        this.warn(NW_METADATA_ID_ZERO, rRecord[k], "event with metadata id 0 in an EventBlock skipped");
-        continue;
-      }
-      if (!whole) {
-        metadataId[i] = id;
-        sequenceNumber[i] = rSeq[k];
-        processorNumber[i] = rProc[k];
-        stackId[i] = rStack[k];
-        payloadOffset[i] = rPayload[k];
-        payloadLength[i] = rPayloadSize[k];
-        labelListId[i] = rLabel[k];
-        flags[i] = rFlags[k];
-        blockOffset[i] = blockStart;
-        if (!v6) {
-          activityIdOffset[i] = rActivity[k];
-          relatedActivityIdOffset[i] = rRelated[k];
+    this.eventsLost += lk.takeLost();
+    if (fast < n) this.slowEvent(rows, n - 1, v6);
+  }
+
+  /** V6: the label list of rows [from, to) (at events `first` on), and the activity ids it gives. */
+  labelsOf(rows: NettraceRows, from: number, to: number, first: number): void {
+    const ev = this.events;
+    const { activityIdOffset, relatedActivityIdOffset, labelList } = ev;
+    const L = this.labelLists;
+    for (let k = from, i = first; k < to; k++, i++) {
+      const lid = rows.labelListId[k];
+      let list = -1, a = 0, r = 0;
+      if (lid !== 0) {
+        const row = this.labelListByIndex.get(lid);
+        if (row === undefined) this.warn(NW_BAD_ROW, rows.recordOffset[k], `label list ${lid} not defined since the last sequence point`);
+        else {
+          list = row;
+          a = L.activityIdOffset[row];
+          r = L.relatedActivityIdOffset[row];
         }
       }
-      const i2 = 2 * i;
-      timestamp[i2] = rTsLo[k];
-      timestamp[i2 + 1] = rTsHi[k];
-      const ctLo = rCtLo[k], ctHi = rCtHi[k];
-      captureThreadId[i2] = ctLo;
-      captureThreadId[i2 + 1] = ctHi;
-      threadId[i2] = rThLo[k];
-      threadId[i2 + 1] = rThHi[k];
-      const md = id < METADATA_DIRECT ? metadataRow[id] - 1 : metadataById.get(id) ?? -1;
-      if (md < 0) this.warn(NW_UNKNOWN_METADATA, rRecord[k], `event references undefined metadata id ${id}`);
-      metadata[i] = md;
-      const sid = rStack[k];
-      let st = -1;
-      if (sid !== 0) {
-        if (sid < stackDirect) {
-          if (stackEpoch[sid] === epoch) st = stackRow[sid];
-        } else if (sid >= STACK_DIRECT) {
-          st = stackById.get(sid) ?? -1;
-        }
-        if (st < 0) this.warn(NW_UNKNOWN_STACK, rRecord[k], `stack id ${sid} not defined since the last sequence point`);
-      }
-      stack[i] = st;
-      let list = -1;
-      if (v6) {
-        const lid = rLabel[k];
-        let a = 0, r = 0;
-        if (lid !== 0) {
-          const row = this.labelListByIndex.get(lid);
-          if (row === undefined) this.warn(NW_BAD_ROW, rRecord[k], `label list ${lid} not defined since the last sequence point`);
-          else {
-            list = row;
-            a = this.labelLists.activityIdOffset[row];
-            r = this.labelLists.relatedActivityIdOffset[row];
-          }
-        }
-        activityIdOffset[i] = a;
-        relatedActivityIdOffset[i] = r;
-      }
+      activityIdOffset[i] = a;
+      relatedActivityIdOffset[i] = r;
       labelList[i] = list;
-      i++;
-      // the capture thread's queue (a direct-mapped cache by its id in front of queueOf), then checkSequence
-      const seq = rSeq[k];
-      let q: number;
-      if (ctHi === 0) {
-        const h = (ctLo ^ (ctLo >>> 8) ^ (ctLo >>> 16)) & (QUEUE_CACHE - 1);
-        q = cacheQueue[h];
-        if (q < 0 || cacheId[h] !== ctLo) {
-          q = this.queueFor(ctLo);
-          cacheId[h] = ctLo;
-          cacheQueue[h] = q;
-        }
-      } else q = this.queueFor(threadKey(ctLo, ctHi));
-      queue[i - 1] = q;
-      const last = seqLast[q];
-      seqLast[q] = seq;
-      if (last < 0 || (!v6 && last === 0)) continue;
-      const gap = (seq - last - 1) | 0;
-      if (gap > 0) this.eventsLost += gap;
-      else if (gap < 0) this.warn(NW_SEQUENCE_BACKWARDS, rRecord[k], `sequence number of capture thread ${threadKey(ctLo, ctHi)} went from ${last} to ${seq}`);
     }
-    ev.length = i;
+  }
+
+  /** Row k of a walk, whose lookups the walk left to the reader (NT_SLOW): an event, unless its metadata id is 0. */
+  slowEvent(rows: NettraceRows, k: number, v6: boolean): void {
+    // (every field read before queueFor, which may allocate in the core and so let go the rows' views)
+    const at = rows.recordOffset[k];
+    const id = rows.metadataId[k];
+    const seq = rows.sequenceNumber[k];
+    if (id === 0) {
+      this.warn(NW_METADATA_ID_ZERO, at, "event with metadata id 0 in an EventBlock skipped");
+      return;
+    }
+    const ev = this.events;
+    const i = ev.add();
+    const i2 = 2 * i, k2 = 2 * k;
+    const timestamp = halves(ev.timestamp), captureThreadId = halves(ev.captureThreadId), threadId = halves(ev.threadId);
+    timestamp[i2] = rows.timestamp[k2];
+    timestamp[i2 + 1] = rows.timestamp[k2 + 1];
+    const ctLo = rows.captureThread[k2], ctHi = rows.captureThread[k2 + 1];
+    captureThreadId[i2] = ctLo;
+    captureThreadId[i2 + 1] = ctHi;
+    threadId[i2] = rows.thread[k2];
+    threadId[i2 + 1] = rows.thread[k2 + 1];
+    ev.metadataId[i] = id;
+    ev.sequenceNumber[i] = rows.sequenceNumber[k];
+    ev.processorNumber[i] = rows.processorNumber[k];
+    ev.stackId[i] = rows.stackId[k];
+    ev.payloadOffset[i] = rows.payloadOffset[k];
+    ev.payloadLength[i] = rows.payloadSize[k];
+    ev.labelListId[i] = rows.labelListId[k];
+    ev.flags[i] = rows.flags[k];
+    ev.blockOffset[i] = this.blockStart;
+    if (v6) this.labelsOf(rows, k, k + 1, i);
+    else {
+      ev.activityIdOffset[i] = rows.activityIdOffset[k];
+      ev.relatedActivityIdOffset[i] = rows.relatedActivityIdOffset[k];
+      ev.labelList[i] = -1;
+    }
+    const lk = this.lk.view();
+    const md = id < METADATA_DIRECT ? lk.metadataRow[id] - 1 : this.metadataById.get(id) ?? -1;
+    if (md < 0) this.warn(NW_UNKNOWN_METADATA, at, `event references undefined metadata id ${id}`);
+    ev.metadata[i] = md;
+    const sid = rows.stackId[k];
+    let st = -1;
+    if (sid !== 0) {
+      if (sid < STACK_DIRECT) {
+        if (lk.stackEpoch[sid] === lk.epoch) st = lk.stackRow[sid];
+      } else st = this.stackById.get(sid) ?? -1;
+      if (st < 0) this.warn(NW_UNKNOWN_STACK, at, `stack id ${sid} not defined since the last sequence point`);
+    }
+    ev.stack[i] = st;
+    // the capture thread's queue (put in the walk's cache), then its sequence number
+    let q: number;
+    if (ctHi === 0) {
+      q = this.queueFor(ctLo);
+      const h = queueSlot(ctLo), v = this.lk.view();
+      v.cacheId[h] = ctLo;
+      v.cacheQueue[h] = q;
+    } else q = this.queueFor(threadKey(ctLo, ctHi));
+    ev.queue[i] = q;
+    const last = this.lk.lastSequence(q);
+    this.lk.setLastSequence(q, seq);
+    if (last < 0 || (!v6 && last === 0)) return;
+    const gap = (seq - last - 1) | 0;
+    if (gap > 0) this.eventsLost += gap;
+    else if (gap < 0) this.warn(NW_SEQUENCE_BACKWARDS, at, `sequence number of capture thread ${threadKey(ctLo, ctHi)} went from ${last} to ${seq}`);
   }
 
   /** The queue number of a capture thread (threadKey / bigThreadKey), numbered in order of first sight. */
@@ -1394,7 +1400,8 @@ class Reader {
     if (q === undefined) {
       q = this.queueOf.size;
       this.queueOf.set(key, q);
-      this.lastSequence.push(-1);
+      this.lk.ensureQueues(q + 1);
+      this.lk.setLastSequence(q, -1);
     }
     return q;
   }
@@ -1402,36 +1409,33 @@ class Reader {
   /** §14: count events lost between two sightings of a capture thread. */
   checkSequence(thread: number | bigint, seq: number, at: number, sequencePoint: boolean): void {
     const q = this.queueFor(thread);
-    const last = this.lastSequence[q];
-    this.lastSequence[q] = seq;
+    const last = this.lk.lastSequence(q);
+    this.lk.setLastSequence(q, seq);
     if (last < 0 || (this.version < 6 && last === 0)) return;
     const gap = (seq - last - (sequencePoint ? 0 : 1)) | 0;
     if (gap > 0) this.eventsLost += gap;
     else if (gap < 0) this.warn(NW_SEQUENCE_BACKWARDS, at, `sequence number of capture thread ${thread} went from ${last} to ${seq}`);
   }
 
-  /** stackById.set, the small ids in stackRow. */
+  /** stackById.set, the small ids in the lookups' stack table. */
   setStack(id: number, row: number): void {
     if (id >= STACK_DIRECT) {
       this.stackById.set(id, row);
       return;
     }
-    if (id >= this.stackRow.length) {
-      const n = Math.min(STACK_DIRECT, Math.max(1024, 2 * this.stackRow.length, id + 1));
-      this.stackRow = grown(this.stackRow, n);
-      this.stackEpoch = grown(this.stackEpoch, n);
-    }
-    this.stackRow[id] = row;
-    this.stackEpoch[id] = this.stackEpochNow;
+    const lk = this.lk.view();
+    lk.stackRow[id] = row;
+    lk.stackEpoch[id] = lk.epoch;
   }
 
-  /** stackById.clear, stackRow's too. */
+  /** stackById.clear, the lookups' stack table's too (its next epoch). */
   clearStacks(): void {
     this.stackById.clear();
-    if (++this.stackEpochNow > 0xffffffff) {
-      this.stackEpoch.fill(0);
-      this.stackEpochNow = 1;
-    }
+    const lk = this.lk.view();
+    if (lk.epoch >= 0xffffffff) {
+      lk.stackEpoch.fill(0);
+      lk.epoch = 1;
+    } else lk.epoch = lk.epoch + 1;
   }
 
   /**
@@ -1587,7 +1591,7 @@ class Reader {
     }
     if (this.metadataById.has(md.metadataId)) this.warn(NW_METADATA_REDEFINED, at, `metadata id ${md.metadataId} defined again; the new definition wins`);
     this.metadataById.set(md.metadataId, this.metadata.length);
-    if (md.metadataId < METADATA_DIRECT) this.metadataRow[md.metadataId] = this.metadata.length + 1;
+    if (md.metadataId < METADATA_DIRECT) this.lk.view().metadataRow[md.metadataId] = this.metadata.length + 1;
     this.metadata.push(md);
   }
 
@@ -1758,7 +1762,7 @@ class Reader {
     if (flags & 1) this.threadByIndex.clear();
     if (flags & 2) {
       this.metadataById.clear();
-      this.metadataRow.fill(0);
+      this.lk.view().metadataRow.fill(0);
     }
   }
 
@@ -1802,7 +1806,7 @@ class Reader {
       const seq = this.varU32("sequence number");
       this.removedThreads.push({ index, sequenceNumber: seq, offset: this.base + at });
       this.checkSequence(bigThreadKey(index), seq, at, true);
-      this.lastSequence[this.queueFor(bigThreadKey(index))] = -1;
+      this.lk.setLastSequence(this.queueFor(bigThreadKey(index)), -1);
     }
   }
 

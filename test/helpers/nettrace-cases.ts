@@ -241,6 +241,73 @@ export function syntheticV4Uncompressed(): Uint8Array {
   return w.out();
 }
 
+/**
+ * An uncompressed V5 file whose events take every way of each lookup the reader does (metadata ids
+ * past the direct table, stack ids past it, a capture thread id past 2^32, two capture threads in one
+ * queue-cache slot, a sequence gap, a sequence going backwards, metadata id 0, undefined metadata, a
+ * stack id cleared by a sequence point). LOOKUP_CASE gives what each event must come out as.
+ */
+export function syntheticLookups(): Uint8Array {
+  const w = new Writer().ascii("Nettrace").u32(20).ascii("!FastSerialization.1");
+  const typeHeader = (name: string, version: number) => w.u8(5).u8(5).u8(1).u32(version).u32(version).u32(name.length).ascii(name).u8(6);
+  const blockObj = (name: string, content: Writer) => {
+    typeHeader(name, 2);
+    w.u32(content.length);
+    while (w.length % 4) w.u8(0);
+    w.raw(content.bytes).u8(6);
+  };
+  typeHeader("Trace", 4);
+  for (const v of SYSTEMTIME) w.u16(v);
+  w.i64(5000n).i64(1_000_000_000n).u32(8).u32(777).u32(4).u32(1000).u8(6);
+  const record = (blk: Writer, f: { metadataId: number; seq?: number; capture?: bigint; stack?: number; ts?: bigint }, payload: Writer) => {
+    const size = 76 + payload.length;
+    blk.u32(size).u32(f.metadataId).u32(f.seq ?? 0).i64(f.capture ?? 0n).i64(f.capture ?? 0n).u32(0).u32(f.stack ?? 0).i64(f.ts ?? 0n);
+    blk.raw(new Array(32).fill(0)).u32(payload.length).raw(payload.bytes);
+  };
+  const meta = new Writer().u16(20).u16(0).i64(0n).i64(0n);
+  record(meta, { metadataId: 0 }, new Writer().u32(1).utf16z("Lookup-Provider").u32(1).utf16z("Small").i64(0n).u32(0).u32(4).u32(0));
+  record(meta, { metadataId: 0 }, new Writer().u32(5000).utf16z("Lookup-Provider").u32(2).utf16z("Large").i64(0n).u32(0).u32(4).u32(0));
+  blockObj("MetadataBlock", meta);
+  blockObj("StackBlock", new Writer().u32(5).u32(1).u32(8).i64(0xaan));
+  blockObj("StackBlock", new Writer().u32(70000).u32(1).u32(8).i64(0xbbn));
+  const payload = () => new Writer().u32(0x1234);
+  const events = (list: { metadataId: number; seq?: number; capture?: bigint; stack?: number }[], ts: bigint) => {
+    const blk = new Writer().u16(20).u16(0).i64(0n).i64(0n);
+    for (const e of list) record(blk, { ...e, ts: ts++ }, payload());
+    blockObj("EventBlock", blk);
+  };
+  const T = 11n, FAR = 0x1_0000_000bn, SAME_SLOT = 266n; // (266 and 11 share a slot of the queue cache)
+  events([
+    { metadataId: 1, seq: 1, capture: T, stack: 5 },
+    { metadataId: 5000, seq: 2, capture: T, stack: 70000 },
+    { metadataId: 1, seq: 5, capture: T }, // seq 3 and 4 lost
+  ], 100n);
+  blockObj("SPBlock", new Writer().i64(200n).u32(1).i64(T).u32(5)); // stacks cleared
+  events([
+    { metadataId: 0, seq: 6, capture: T }, // skipped with a warning
+    { metadataId: 1, seq: 1, capture: FAR },
+    { metadataId: 1, seq: 4, capture: T }, // backwards from 5
+    { metadataId: 7, seq: 1, capture: SAME_SLOT }, // undefined metadata
+    { metadataId: 1, seq: 5, capture: T, stack: 5 }, // stack 5 cleared by the sequence point
+    { metadataId: 1, seq: 2, capture: SAME_SLOT },
+    { metadataId: 5000, seq: 6, capture: T, stack: 70000 }, // cleared too
+    { metadataId: 1, seq: 9, capture: T }, // seq 7 and 8 lost
+  ], 300n);
+  w.u8(1);
+  return w.out();
+}
+
+/** What syntheticLookups' events come out as, worked out by hand from the file above. */
+export const LOOKUP_CASE = {
+  metadata: [0, 1, 0, 0, 0, -1, 0, 0, 1, 0],
+  stack: [0, 1, -1, -1, -1, -1, -1, -1, -1, -1],
+  queue: [0, 0, 0, 1, 0, 2, 0, 2, 0, 0],
+  sequenceNumber: [1, 2, 5, 1, 4, 1, 5, 2, 6, 9],
+  eventsLost: 4,
+  /** The warnings' names (NW_*), in order. */
+  warnings: ["NW_METADATA_ID_ZERO", "NW_SEQUENCE_BACKWARDS", "NW_UNKNOWN_METADATA", "NW_UNKNOWN_STACK", "NW_UNKNOWN_STACK"],
+};
+
 /** The first `blocks` blocks of a V3–V5 file followed by the end-of-stream tag: a small valid file. */
 export function prefixFile(bytes: Uint8Array, blockEnds: number[], blocks: number): Uint8Array {
   const end = blockEnds[Math.min(blocks, blockEnds.length) - 1];
