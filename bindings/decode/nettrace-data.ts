@@ -315,8 +315,9 @@ export class NettraceTables {
     const around = place ? undefined : storeAround(input, storeBytes);
     const store = place ? place.s.u8.subarray(place.at, place.at + storeBytes) : around ?? new Uint8Array(storeBytes);
     if (!around) store.set(input, base);
+    // (the stacks from the store's own copy of the input, which is at `base`: no view made per stack)
     for (let s = 0, at = stackAt; s < stackCount; s++) {
-      store.set(input.subarray(stackFrom[s], stackFrom[s] + stackLength[s]), at + 8);
+      store.copyWithin(at + 8, base + stackFrom[s], base + stackFrom[s] + stackLength[s]);
       at += align8(8 + stackLength[s]);
     }
     store.set(providerStructs, providersOffset);
