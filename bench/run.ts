@@ -90,7 +90,7 @@ async function nettraceSection(quick: boolean): Promise<string[]> {
     .map((l) => (l.startsWith("Streamed from") ? "Streamed from the file (streamTraceFile: a batch per sequence point, every 10 MiB of events in the generated files; every batch's rows and typed .NET rows counted), one run per engine in a fresh process" : l));
   return [
     "## EventPipe files (.nettrace)", "",
-    "Generated with `etw-wasm generate OUT.nettrace --size N --samples` (V5: the runtime's events with empty metadata, sample profiler samples with stacks, an EventSource with fields). Opened whole (openTrace of the file's bytes, both engines; the record walk, the dispatch order, the event table's rows and the typed tables run in the engine asked for, the container reader and each event's lookups are TypeScript on both; the worker columns are the same one-thread decode):", "",
+    "Generated with `etw-wasm generate OUT.nettrace --size N --samples` (V5: the runtime's events with empty metadata, sample profiler samples with stacks, an EventSource with fields). Opened whole (openTrace of the file's bytes, both engines; the record walk with each event's lookups, the dispatch order, the event table's rows and the typed tables run in the engine asked for, the container reader is TypeScript on both; the worker columns are the same one-thread decode):", "",
     ...md, ...streamed, "",
   ];
 }
