@@ -343,7 +343,7 @@ describe("payloads: source", () => {
       // (a different way in for each input, in turn)
       const ways: [string, () => Promise<Trace>][] = [
         ["bytes", () => openTrace(bytes, { payloads: "source" })],
-        ["blob js 64KiB", () => openTrace(new Blob([bytes]), { payloads: "source", engine: "js", batchBytes: 64 << 10 })],
+        ["blob js 64KiB", () => openTrace(new Blob([bytes as Uint8Array<ArrayBuffer>]), { payloads: "source", engine: "js", batchBytes: 64 << 10 })],
       ];
       if (path) ways.push(["file 2 workers", () => openTraceFile(path, { payloads: "source", workers: 2, batchBytes: 64 << 10 })]);
       const [way, open] = ways[k++ % ways.length];

@@ -335,7 +335,7 @@ describe.skipIf(!HAVE_CHROMIUM)("in Chromium", () => {
     await page.selectOption("#f-name", "Windows Kernel/PerfInfo/Sample");
     await page.locator("#grid .grid-row[data-row='0']").click();
     attachStacks(t);
-    const sample = t.query({ order: "time" }).indices.find((i) => t.names.ofRow(i) === "Windows Kernel/PerfInfo/Sample" && t.events.row(i).callStack)!;
+    const sample = t.query({ order: "time" }).indices.find((i) => t.names.ofRow(i) === "Windows Kernel/PerfInfo/Sample" && !!t.events.row(i).callStack)!;
     const firstSample = t.query({ order: "time" }).indices.find((i) => t.names.ofRow(i) === "Windows Kernel/PerfInfo/Sample")!;
     expect(sample).toBe(firstSample);
     const frames = t.events.row(sample).callStack!;

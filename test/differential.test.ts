@@ -325,7 +325,7 @@ describe("damaged input", () => {
 
   it("the decompress export on crafted, compressed, truncated and random streams", async () => {
     const cores: CoreExports[] = [await instantiateCore(), createJsCore()];
-    for (const c of cores) c.init(1 << 16, 0, 1 << 20, 0);
+    for (const c of cores) c.init(1 << 16, 0, 1 << 20);
     const run = (c: CoreExports, src: Uint8Array, expected: number) => {
       const s = c.alloc(Math.max(1, src.length));
       const d = c.alloc(Math.max(1, expected));
@@ -372,7 +372,7 @@ describe("damaged input", () => {
 
   it("alloc returns 0, not a trap, when memory cannot hold the block", async () => {
     for (const c of [await instantiateCore(), createJsCore()]) {
-      c.init(1 << 16, 0, 1 << 20, 0);
+      c.init(1 << 16, 0, 1 << 20);
       expect(c.alloc(0xffff8000)).toBe(0);
       const p = c.alloc(64);
       expect(p).toBeGreaterThan(0);

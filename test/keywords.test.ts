@@ -474,7 +474,7 @@ describe.skipIf(!existsSync(CHROMIUM) || !HAVE_CORPUS)("doctor in the viewer", (
         ["runtime", "ok"], ["jitted-methods", "gap"], ["precompiled-methods", "gap"], ["rundown", "gap"], ["modules", "gap"], ["stacks", "gap"],
         ["cpu-samples", "gap"], ["lost", "ok"], ["decoding", "ok"], ["processes", "gap"], ["images", "gap"],
       ]);
-      for (const [, st, fix] of items) expect(fix.startsWith("Fix: ")).toBe(st !== "ok");
+      for (const [, st, fix] of items) expect(fix!.startsWith("Fix: ")).toBe(st !== "ok");
       expect(errors).toEqual([]);
     } finally {
       await browser.close();

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createRequire } from "node:module";
-import Ajv from "ajv";
+import { Ajv } from "ajv";
 import { openTrace, streamTrace, type Trace } from "../dist/bindings/index.js";
 import { StackAttacher, attachStacks, cpuProfile, gcStats, stackNames, streamCpuProfile, streamWeightedStacks, toChromeTrace, toFolded, toSpeedscope, traceStacks, weightedStacks, type CpuProfile } from "../dist/bindings/analysis/index.js";
 import { generateTrace } from "../dist/bindings/generator/generate.js";

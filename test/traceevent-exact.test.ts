@@ -151,7 +151,7 @@ describe(".NET Core 2.0 EventPipe files (.netperf, Trace object version 2)", () 
       for (const r of t.events) rows.push({ pid: r.pid, tid: r.tid, ts: r.timestamp, fields: r.fields, stack: r.stack });
       expect(rows[0]).toEqual({ pid: 0, tid: 7, ts: 2000n, fields: { i: 42, s: "hi" }, stack: [0x1234n, 0x5678n] });
       expect(rows[1]).toMatchObject({ pid: 0, tid: 8, ts: 3000n, stack: null });
-      expect(t.table("Microsoft-Windows-DotNETRuntime/GC/Start")!.columns.Count[0]).toBe(5);
+      expect((t.table("Microsoft-Windows-DotNETRuntime/GC/Start")!.columns.Count as Uint32Array)[0]).toBe(5);
       // streamed, and cut short: the rows before the cut, said where it stopped
       let streamed = 0;
       for await (const b of streamTrace(bytes, { chunkBytes: 64 << 10 })) streamed += b.events.length;

@@ -10,7 +10,7 @@ import { mulberry32 } from "../bindings/generator/random.js";
 let core: CoreExports;
 beforeAll(async () => {
   core = await instantiateCore();
-  core.init(1 << 16, 0, 1 << 20, 0);
+  core.init(1 << 16, 0, 1 << 20);
 });
 
 /** Decompresses with the core; returns the output, or the negative code on failure. */
