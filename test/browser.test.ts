@@ -583,7 +583,7 @@ describe.skipIf(!HAVE_CHROMIUM)("in Chromium", () => {
     await page.goto(`${app.url}index.html#profileURL=${encodeURIComponent(`${app.url}x64.json`)}`);
     // the title names the profile once it is imported; the toolbar names the thread shown
     await page.waitForFunction(() => document.title.includes("x64"), null, { timeout: 60_000 });
-    const text = await page.evaluate(() => document.body.innerText);
+    const text = await page.evaluate(() => document.body.textContent ?? "");
     expect(text).toContain(doc.profiles[0].name);
     expect(errors).toEqual([]);
     expect(doc.shared.frames.some((f) => f.name === "test.x64!Test.Program.Main(class System.String[])")).toBe(true);

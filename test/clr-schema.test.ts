@@ -9,8 +9,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CLR_EVENTS, CLR_PROVIDERS, findClrEvent, mapName, type ClrFieldSchema } from "../dist/bindings/index.js";
 import { SHARED } from "./helpers/shared.js";
-// @ts-ignore: a plain ES module script, without type declarations
+// @ts-expect-error: a plain ES module script, without type declarations
 import { render, schemaFromSpec } from "../scripts/gen-clr-schema.mjs";
+
+// biome-ignore lint/suspicious/noExplicitAny: the manifest summary is JSON read as it is
+type Json = any;
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const SPEC = join(SHARED, "spec", "clr-events.json");
@@ -86,10 +89,10 @@ describe.skipIf(!HAVE_SPEC)("the schema against the manifest", () => {
   });
 
   it("matches the manifest's events, fields and maps", () => {
-    const events = spec.providers.flatMap((p: any, pi: number) => p.events.map((e: any) => ({ ...e, pi })));
+    const events = spec.providers.flatMap((p: Json, pi: number) => p.events.map((e: Json) => ({ ...e, pi })));
     expect(CLR_EVENTS).toHaveLength(events.length);
-    const hex = (f: any) => f.inType.startsWith("win:Hex") || /^win:HexInt(32|64)$/.test(f.outType ?? "");
-    const same = (got: ClrFieldSchema[], want: any[]) => {
+    const hex = (f: Json) => f.inType.startsWith("win:Hex") || /^win:HexInt(32|64)$/.test(f.outType ?? "");
+    const same = (got: ClrFieldSchema[], want: Json[]) => {
       expect(got.map((f) => f.name)).toEqual(want.map((f) => f.name));
       got.forEach((f, i) => {
         expect(f.map).toBe(want[i].map);
@@ -100,13 +103,13 @@ describe.skipIf(!HAVE_SPEC)("the schema against the manifest", () => {
         else expect(f.fields).toBeUndefined();
       });
     };
-    events.forEach((m: any, i: number) => {
+    events.forEach((m: Json, i: number) => {
       const e = CLR_EVENTS[i];
       expect([e.provider, e.id, e.version, e.symbol, e.task, e.opcode, e.level, e.keywords]).toEqual([m.pi, m.id, m.version, m.symbol, m.task, m.opcode, m.level, m.keywords]);
       if (m.traceEventName) expect(e.name).toBe(m.traceEventName);
       same(e.fields, m.fields);
     });
-    spec.providers.forEach((p: any, i: number) => {
+    spec.providers.forEach((p: Json, i: number) => {
       expect([CLR_PROVIDERS[i].name, CLR_PROVIDERS[i].guid]).toEqual([p.name, p.guid]);
       for (const [name, m] of Object.entries<Record<string, string>>(p.maps?.valueMap ?? {})) {
         for (const [v, t] of Object.entries(m)) expect(CLR_PROVIDERS[i].valueMaps[name][Number(v)]).toBe(t);

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
-// @ts-ignore: a plain ES module script without type declarations
+// @ts-expect-error: a plain ES module script without type declarations
 import { SHARED, twinOf } from "../scripts/gen-core-twin.mjs";
 
 const at = (path: string) => new URL(`../${path}`, import.meta.url);

@@ -46,7 +46,7 @@ describe.skipIf(!HAVE_CORPUS)("corpus against reference dumps", () => {
       expect(trace.info.logFileName).toBe(file.log_file_name);
       expect(trace.info.headerPointerSize).toBe(file.header_is_64bit ? 8 : 4);
 
-      let expected = events;
+      const expected = events;
       if (name === "s4-CldFlt2-2025-12-21-121418.etl") {
         // The reference decoder iterates BuffersWritten buffers, and this file says 0 although its
         // header buffer holds records; we decode that buffer: the header record and one more.

@@ -54,7 +54,7 @@ describe("mutated traces", () => {
       let slowest = 0;
       for (let k = 0; k < CASES; k++) {
         const seed = caseSeed(base.name, k);
-        let c;
+        let c: ReturnType<typeof mutateCase>;
         try {
           c = mutateCase(seed, base, bases);
         } catch (error) {

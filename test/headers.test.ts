@@ -6,7 +6,6 @@ import { EtlWriter, PayloadBuilder, records } from "../bindings/generator/etl-wr
 
 const CLR = "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4";
 const PROCESS = "3d6fa8d0-fe05-11d0-9dda-00c04fd7ba7c";
-const PERFINFO = "ce1dbfb4-137e-4da6-87b0-3f59aa102cbc";
 const IMAGE = "2cb15d1d-5fc1-11d2-abe1-00a0c911f518";
 const MY = "a1b2c3d4-0001-0002-0304-05060708090a";
 const ACTIVITY = "11111111-2222-3333-4444-555555555555";

@@ -5,9 +5,9 @@
 // the getters' offsets in KernelTraceEventParser.cs (noted next to each case), not from our code.
 
 import { describe, expect, it } from "vitest";
-import { EtlWriter, PayloadBuilder } from "../dist/bindings/generator/etl-writer.js";
+import { EtlWriter } from "../dist/bindings/generator/etl-writer.js";
 import { openTrace } from "../dist/bindings/index.js";
-import { HEADER_PID, HEADER_TID, expectEventLine, expectKernelCases, joinedPairs, kernelCaseTrace, type KernelCase, p, CaseBuilder } from "./helpers/kernel-cases.js";
+import { HEADER_PID, HEADER_TID, expectEventLine, expectKernelCases, joinedPairs, kernelCaseTrace, type KernelCase, p, type CaseBuilder } from "./helpers/kernel-cases.js";
 import { PayloadContext, payloadPairs, perfViewLines } from "../dist/bindings/perfview/index.js";
 
 const FILEIO = 0x04; // kernel group bytes of the SYSTEM header's HookId

@@ -60,7 +60,7 @@ describe.skipIf(!HAVE_CORPUS)("EventPipe files: fields, typed tables and PerfVie
         const mine = got.filter((l) => /^Microsoft-Windows-DotNETRuntime\/GC\/(Increase|Decrease)MemoryPressure, /.test(l));
         expect(mine.length).toBe(2);
         expect(mine.reduce((n, l) => n + Number(l.split(", ")[1]), 0)).toBe(Number(tdh.split(", ")[1]));
-        expect(mine.find((l) => l.includes("Increase"))).toMatch(/<Event MSec=  "1598\.5796" PID="10064" PName="Process\(10064\)" TID="7532" EventName="GC\/IncreaseMemoryPressure"/);
+        expect(mine.find((l) => l.includes("Increase"))).toMatch(/<Event MSec= {2}"1598\.5796" PID="10064" PName="Process\(10064\)" TID="7532" EventName="GC\/IncreaseMemoryPressure"/);
       }
       const expected = want.filter((l) => l !== tdh);
       const compared = got.filter((l) => !/^Microsoft-Windows-DotNETRuntime\/GC\/(Increase|Decrease)MemoryPressure, /.test(l));

@@ -174,7 +174,7 @@ describe("stacks and CPU profiles of net.4.5.2.x64", () => {
       else expect(() => JSON.parse(text)).not.toThrow();
     }
     const text = execFileSync(process.execPath, [CLI, "stacks", etlPath(X64), "--event", "Microsoft-Windows-DotNETRuntime/GC/Start"], { encoding: "utf8" });
-    expect(text).toMatch(/^3228\.\d+ Microsoft-Windows-DotNETRuntime\/GC\/Start pid=3676 tid=3680\n(    .+\n)+/);
+    expect(text).toMatch(/^3228\.\d+ Microsoft-Windows-DotNETRuntime\/GC\/Start pid=3676 tid=3680\n( {4}.+\n)+/);
     expect(text).toContain("    test.x64!Test.Program.Main(class System.String[])\n");
     for (const [args, message] of [
       [["cpu", etlPath(X64), "-o", join(dir, "x")], "cpu needs --format"],

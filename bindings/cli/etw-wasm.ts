@@ -240,14 +240,15 @@ function parseCommandLine(argv: string[]): Parsed {
   if (!(COMMANDS as readonly string[]).includes(name)) throw new UsageError(`unknown command: ${name}`);
   const command = name as Command;
   const options = OPTIONS[command];
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: true, tokens: true });
-  } catch (e) {
-    const error = e as Error & { code?: string };
-    if (typeof error.code === "string" && error.code.startsWith("ERR_PARSE_ARGS_")) throw new UsageError(describeParseError(command, error), command);
-    throw e;
-  }
+  const parsed = (() => {
+    try {
+      return parseArgs({ args: argv, options, strict: true, allowPositionals: true, tokens: true });
+    } catch (e) {
+      const error = e as Error & { code?: string };
+      if (typeof error.code === "string" && error.code.startsWith("ERR_PARSE_ARGS_")) throw new UsageError(describeParseError(command, error), command);
+      throw e;
+    }
+  })();
   const seen = new Set<string>();
   for (const t of parsed.tokens) {
     if (t.kind !== "option" || options[t.name]?.type !== "string") continue;

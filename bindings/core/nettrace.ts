@@ -1247,19 +1247,19 @@ class Reader {
     const what = WALK_WHAT[rows.errorWhat] ?? "event";
     switch (rows.errorKind) {
       case NTE_NEED:
-        this.fail(NE_TRUNCATED, at, `${what}: needs ${rows.errorArg} bytes, ${Math.max(0, this.end - at)} left in ${this.end === this.len ? "the input" : "the structure"}`);
+        return this.fail(NE_TRUNCATED, at, `${what}: needs ${rows.errorArg} bytes, ${Math.max(0, this.end - at)} left in ${this.end === this.len ? "the input" : "the structure"}`);
       case NTE_VAR32_LONG:
-        this.fail(NE_TRUNCATED, at, `${what}: varuint32 longer than 5 bytes`);
+        return this.fail(NE_TRUNCATED, at, `${what}: varuint32 longer than 5 bytes`);
       case NTE_VAR64_LONG:
-        this.fail(NE_TRUNCATED, at, `${what}: varuint64 longer than 10 bytes`);
+        return this.fail(NE_TRUNCATED, at, `${what}: varuint64 longer than 10 bytes`);
       case NTE_EVENT_SIZE:
-        this.fail(NE_TRUNCATED, at, `event size ${rows.errorArg | 0} below the ${v6 ? 52 : 80}-byte header`);
+        return this.fail(NE_TRUNCATED, at, `event size ${rows.errorArg | 0} below the ${v6 ? 52 : 80}-byte header`);
       case NTE_EVENT_PAST_END:
-        this.fail(NE_TRUNCATED, at, `event of ${rows.errorArg | 0} bytes runs past the end of its block`);
+        return this.fail(NE_TRUNCATED, at, `event of ${rows.errorArg | 0} bytes runs past the end of its block`);
       case NTE_PAYLOAD_SIZE:
-        this.fail(NE_TRUNCATED, at, `payload size ${rows.errorArg | 0} does not fit the event of ${rows.errorArg2 | 0} bytes`);
+        return this.fail(NE_TRUNCATED, at, `payload size ${rows.errorArg | 0} does not fit the event of ${rows.errorArg2 | 0} bytes`);
       default:
-        this.fail(NE_TRUNCATED, at, `malformed event record (walker error ${rows.errorKind})`);
+        return this.fail(NE_TRUNCATED, at, `malformed event record (walker error ${rows.errorKind})`);
     }
   }
 

@@ -58,7 +58,7 @@ function leaseWorker(): PooledWorker {
 }
 
 function releaseWorkers(list: readonly PooledWorker[]): Promise<unknown> {
-  const stopping: (Promise<unknown> | void)[] = [];
+  const stopping: (Promise<unknown> | undefined)[] = [];
   for (const p of list) {
     p.onMessage = p.onError = undefined;
     if (p.failed) stopping.push(p.worker.terminate());

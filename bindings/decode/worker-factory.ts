@@ -11,7 +11,7 @@ export interface DecodeWorker {
   /** Sets the handlers of the worker's messages and of its failure. */
   listen(onMessage: (message: unknown) => void, onError: (error: Error) => void): void;
   /** Stops the worker; resolves once it has stopped (where the platform says). */
-  terminate(): Promise<unknown> | void;
+  terminate(): Promise<unknown> | undefined;
   /** Whether an idle worker keeps the process alive (Node; a browser has no such notion). */
   ref?(): void;
   unref?(): void;
@@ -69,7 +69,10 @@ function webWorker(): DecodeWorker {
       worker.addEventListener("message", (e) => onMessage(e.data));
       worker.addEventListener("error", (e) => onError(new Error(e.message)));
     },
-    terminate: () => worker.terminate(),
+    terminate: () => {
+      worker.terminate();
+      return undefined;
+    },
   };
 }
 

@@ -37,7 +37,7 @@ export function nameUnnamed(providers: ProviderTable, lookup: (guid: string) => 
 /** The registered name of a provider GUID (any case, braces or not), if the OS table has it. */
 export function osProviderName(guid: string): string | undefined {
   const key = guid.trim().replace(/^\{|\}$/g, "").toLowerCase();
-  return Object.prototype.hasOwnProperty.call(OS_PROVIDERS, key) ? OS_PROVIDERS[key] : undefined;
+  return Object.hasOwn(OS_PROVIDERS, key) ? OS_PROVIDERS[key] : undefined;
 }
 
 /** Names unnamed providers from a trace's EventSource manifests and TDH descriptions. */

@@ -47,11 +47,11 @@ export function parseWhere(text: string): WhereCondition[] {
     if (op === "in") {
       const list = /^\((.*)\)$/s.exec(rest);
       if (!list) throw new WhereSyntaxError(`'${part.trim()}': in takes a list in parentheses, e.g. in (1, 2)`);
-      const values = splitList(list[1]).map(valueOf);
+      const values = splitList(list[1]).map(literalOf);
       if (!values.length) throw new WhereSyntaxError(`'${part.trim()}': the list is empty`);
       return { field, op, values };
     }
-    const value = valueOf(rest);
+    const value = literalOf(rest);
     if (op !== "=" && op !== "!=" && typeof value === "string") throw new WhereSyntaxError(`'${part.trim()}': ${op} needs a number`);
     return { field, op, values: [value] };
   });
@@ -110,7 +110,7 @@ function escapeRegExp(s: string): string {
 }
 
 /** A value as written: a number (decimal, hex; a bigint past 2^53), else text (quotes taken off). */
-function valueOf(s: string): number | bigint | string {
+function literalOf(s: string): number | bigint | string {
   const t = s.trim();
   if (/^-?(0x[0-9a-f]+|\d+)$/i.test(t)) {
     const neg = t.startsWith("-");
