@@ -7,14 +7,13 @@
 // Rows, buffers and warnings are numbered over the whole trace; the structs go to a small store of their own.
 
 import * as C from "../../assembly/codes.js";
-import { clrProgram } from "../schema/clr-program.js";
 import {
   align8, concatBytes, metaOf, readBuffer, untypedRows, withTypeFields, EXT_COLUMN_LAYOUT, STORED_EVENT_LAYOUT, TYPE_FIELD_LAYOUT, TYPE_FIELDS,
   type ColumnType, type EventColumns, type ExtendedItemColumns, type StoredEventColumns, type TraceData, type TypeField,
 } from "./trace-data.js";
 import { stagedOnly, type Window } from "./windows.js";
 import { giveBack, takeBuffer } from "./reuse.js";
-import { appendRows, moveBlock, relocate, relocateAll, type Relocation } from "./clr-blocks.js";
+import { GrowingClrBlocks, relocate, relocateAll, type Relocation } from "./clr-blocks.js";
 
 /** Where a built trace's record bytes are: held ("keep"), not kept ("drop"), read back from the input ("source"). */
 export type RecordsMode = "keep" | "drop" | "source";
@@ -127,12 +126,6 @@ class GrowingColumns<T extends object> {
 }
 
 /** A typed .NET table's rows gathered over windows: a block laid out for `cap` rows, the first `count` used. */
-interface GrowingBlock {
-  block: Uint8Array;
-  cap: number;
-  count: number;
-}
-
 /** The logfile header struct with its time zone and names, their addresses relative to the copy. */
 export function logfileCopy(data: TraceData): Uint8Array {
   const src = metaOf(data);
@@ -178,7 +171,7 @@ export class TraceBuilder {
   private readonly ext = new GrowingColumns<ExtendedItemColumns>(EXT_COLUMN_LAYOUT);
   private readonly buffers: Uint8Array[] = [];
   private readonly warnings: Uint8Array[] = [];
-  private readonly clr: GrowingBlock[] = [];
+  private readonly clr = new GrowingClrBlocks(takeBuffer);
   private typeRows = new Float64Array(0);
   private logfile?: Uint8Array;
   private warningsTaken = 0;
@@ -363,29 +356,11 @@ export class TraceBuilder {
     // typed tables: each type's rows appended to its block (room reserved ahead as for the columns), references moved
     if (data.clr && this.keepRows) {
       const { counts, blocks, caps } = data.clr;
-      const { layouts } = clrProgram();
       for (let t = 0; t < counts.length; t++) {
         const count = counts[t];
         const src = blocks[t];
         if (!count || !src) continue;
-        const g = (this.clr[t] ??= { block: new Uint8Array(0), cap: 0, count: 0 });
-        const need = g.count + count;
-        if (need > g.cap) {
-          const cap = grownCap(need, g.cap, this.expect(need, at));
-          const block = new Uint8Array(takeBuffer(cap * layouts[t].rowBytes), 0, cap * layouts[t].rowBytes);
-          if (g.count) appendRows(t, block, cap, 0, g.block, g.cap, g.count);
-          g.block = block;
-          g.cap = cap;
-        }
-        // (moved in the core's memory first where it can, then copied: the window is taken once)
-        const srcCap = caps?.[t] ?? count;
-        if (inCore && moveBlock(src, t, count, this.rows, this.keepRecords ? moves : null, srcCap, 0, inCore)) {
-          appendRows(t, g.block, g.cap, g.count, src, srcCap, count);
-        } else {
-          appendRows(t, g.block, g.cap, g.count, src, srcCap, count);
-          moveBlock(g.block, t, count, this.rows, this.keepRecords ? moves : null, g.cap, g.count);
-        }
-        g.count = need;
+        this.clr.append(t, src, caps?.[t] ?? count, count, this.rows, this.keepRecords ? moves : null, (need) => this.expect(need, at), inCore);
       }
     }
     this.clrRows += data.clrRows;
@@ -434,23 +409,10 @@ export class TraceBuilder {
     parts.forEach((p, i) => meta.set(p, offsets[i]));
     const [buffersOffset, warningsOffset, providersOffset, typesOffset, logfileOffset] = offsets;
     rebaseLogfile(meta, logfileOffset);
-    let clr: TraceData["clr"];
-    if (this.clr.length) {
-      const { layouts } = clrProgram();
-      const counts = new Uint32Array(layouts.length);
-      const caps = new Uint32Array(layouts.length);
-      const blocks: (Uint8Array | null)[] = new Array(layouts.length).fill(null);
-      this.clr.forEach((g, t) => {
-        if (!g?.count) return;
-        counts[t] = g.count;
-        caps[t] = g.cap;
-        blocks[t] = g.block;
-      });
-      clr = { counts, blocks, caps };
-    }
+    const clr: TraceData["clr"] = this.clr.result();
     const bytes = this.input ?? (this.store ? this.store.bytes.subarray(0, this.store.length) : new Uint8Array(8));
     // what the trace's tables live in goes back for the next decode when the trace is disposed
-    const owned = [...this.events.buffers(), ...(this.untyped?.buffers() ?? []), ...this.ext.buffers(), ...this.clr.filter(Boolean).map((g) => g.block.buffer)];
+    const owned = [...this.events.buffers(), ...(this.untyped?.buffers() ?? []), ...this.ext.buffers(), ...this.clr.buffers()];
     if (this.store?.bytes.length) owned.push(this.store.bytes.buffer);
     const untyped = this.untyped && (this.untyped.length = this.events.length, this.untyped.view());
     const built: TraceData = {

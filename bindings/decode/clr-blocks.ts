@@ -123,3 +123,62 @@ export function joinBlocks(t: number, parts: readonly { count: number; block: Ui
   }
   return block;
 }
+
+/**
+ * Typed tables that grow by appended parts (the windows of a trace): each type's block laid out for
+ * `cap` rows with `count` used, a part's rows copied in once and then moved (row indices, references),
+ * or moved in the core's memory first where `inCore` can. A block grows to the rows expected in all.
+ */
+export class GrowingClrBlocks {
+  private readonly types: ({ block: Uint8Array; cap: number; count: number } | undefined)[] = [];
+
+  /** `take`: where a block's memory comes from (the builder's pool of buffers to reuse). */
+  constructor(private readonly take: (bytes: number) => ArrayBuffer = (bytes) => new ArrayBuffer(bytes)) {}
+
+  /**
+   * Appends `count` rows of type `t` from `src` (laid out for `srcCap` rows): row indices moved by
+   * `rows`, references by `moves` (null: to 0, record bytes not kept). `expect(need)`: the rows of this
+   * type likely in all when `need` are held.
+   */
+  append(t: number, src: Uint8Array, srcCap: number, count: number, rows: number, moves: Relocation | null, expect: (need: number) => number, inCore?: ColumnMoves): void {
+    const rowBytes = clrProgram().layouts[t].rowBytes;
+    const g = (this.types[t] ??= { block: new Uint8Array(0), cap: 0, count: 0 });
+    const need = g.count + count;
+    if (need > g.cap) {
+      const cap = Math.max(need, Math.ceil(expect(need)), Math.ceil(g.cap * 1.5));
+      const block = new Uint8Array(this.take(cap * rowBytes), 0, cap * rowBytes);
+      if (g.count) appendRows(t, block, cap, 0, g.block, g.cap, g.count);
+      g.block = block;
+      g.cap = cap;
+    }
+    // (moved in the core's memory first where it can, then copied: the part is taken once)
+    if (inCore && moveBlock(src, t, count, rows, moves, srcCap, 0, inCore)) {
+      appendRows(t, g.block, g.cap, g.count, src, srcCap, count);
+    } else {
+      appendRows(t, g.block, g.cap, g.count, src, srcCap, count);
+      moveBlock(g.block, t, count, rows, moves, g.cap, g.count);
+    }
+    g.count = need;
+  }
+
+  /** The buffers of the blocks. */
+  buffers(): ArrayBufferLike[] {
+    return this.types.filter((g) => g !== undefined).map((g) => g.block.buffer);
+  }
+
+  /** The tables (blocks with room after their rows: `caps`), or undefined when no rows were appended. */
+  result(): { counts: Uint32Array; blocks: (Uint8Array | null)[]; caps: Uint32Array } | undefined {
+    if (!this.types.some((g) => g?.count)) return undefined;
+    const n = clrProgram().layouts.length;
+    const counts = new Uint32Array(n);
+    const caps = new Uint32Array(n);
+    const blocks: (Uint8Array | null)[] = new Array(n).fill(null);
+    this.types.forEach((g, t) => {
+      if (!g?.count) return;
+      counts[t] = g.count;
+      caps[t] = g.cap;
+      blocks[t] = g.block;
+    });
+    return { counts, blocks, caps };
+  }
+}

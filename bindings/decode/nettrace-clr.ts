@@ -16,7 +16,7 @@ import { fillRowsOf, setClr } from "../core/clr.js";
 import { clrProgram } from "../schema/clr-program.js";
 import { CLR_PROVIDERS, clrProviderIndex } from "../schema/clr-payload.js";
 import { formatGuid, parseGuid } from "../schema/guid.js";
-import { exactBlock, joinBlocks, moveBlock, type Relocation } from "./clr-blocks.js";
+import { GrowingClrBlocks, type Relocation } from "./clr-blocks.js";
 import { instantiateCore, recycleMemory, type WasmSource } from "./loader.js";
 import { metaOf, type TraceData } from "./trace-data.js";
 import { setupClr } from "./windows.js";
@@ -84,13 +84,6 @@ export function clrProvidersOf(guids: readonly Uint8Array[]): Int8Array {
   return Int8Array.from(guids, (g) => clrProviderIndex(formatGuid(g, 0)));
 }
 
-/** The typed tables of some rows, blocks of exactly their rows, and the rows they hold. */
-export interface ClrPart {
-  counts: Uint32Array;
-  blocks: (Uint8Array | null)[];
-  rows: number;
-}
-
 /** The rows' columns a fill reads. */
 export interface ClrRowColumns {
   provider: Uint16Array;
@@ -103,10 +96,12 @@ export interface ClrRowColumns {
 
 /**
  * The typed tables of `n` rows (`e`: their columns, payload offsets into a store whose offset `bytesAt`
- * is `bytes[0]`) filled in the WebAssembly core, only `bytes` copied in: their row indices counted from
- * `rowBase`, their references store offsets. Null when the core's memory cannot take them.
+ * is `bytes[0]`) filled in the WebAssembly core, only `bytes` copied in, and appended to `into` (each
+ * type's rows copied out once, their row indices counted from `rowBase`, their references store
+ * offsets; `scale`: the rows expected in all per row held, at least 1). The typed rows filled, or -1
+ * when the core's memory cannot take them (nothing appended).
  */
-export function fillPartInCore(core: CoreExports, provClr: Int8Array, e: ClrRowColumns, n: number, bytes: Uint8Array, bytesAt: number, rowBase: number): ClrPart | null {
+export function fillPartInCore(core: CoreExports, provClr: Int8Array, e: ClrRowColumns, n: number, bytes: Uint8Array, bytesAt: number, rowBase: number, into: GrowingClrBlocks, scale = 1): number {
   const taken: number[] = [];
   try {
     const store = putInCore(core, bytes, taken);
@@ -114,35 +109,19 @@ export function fillPartInCore(core: CoreExports, provClr: Int8Array, e: ClrRowC
     const eventId = putInCore(core, e.eventId.subarray(0, n), taken), version = putInCore(core, e.version.subarray(0, n), taken);
     const payloadLength = putInCore(core, e.payloadLength.subarray(0, n), taken), payloadOffset = putInCore(core, e.payloadOffset.subarray(0, n), taken);
     const prov = putInCore(core, provClr, taken);
-    if (!store || !provider || !headerType || !eventId || !version || !payloadLength || !payloadOffset || !prov) return null;
+    if (!store || !provider || !headerType || !eventId || !version || !payloadLength || !payloadOffset || !prov) return -1;
     // payloads at their place in the core's copy of the bytes
     core.shiftU32(payloadOffset, n, (store - bytesAt) >>> 0);
     const rows = core.fillRowsOf(prov, provClr.length, n, provider, headerType, eventId, version, payloadOffset, payloadLength);
     const dir = new Uint32Array(core.memory.buffer, core.directory(), C.DIR_SLOTS);
-    if (dir[C.DIR_CLR_MISSING]) return null;
-    return blocksOf(new Uint8Array(core.memory.buffer), dir[C.DIR_CLR_DIR], rowBase, [[store, store + bytes.length, bytesAt - store]], rows);
+    if (dir[C.DIR_CLR_MISSING]) return -1;
+    appendFilled(new Uint8Array(core.memory.buffer), dir[C.DIR_CLR_DIR], rowBase, [[store, store + bytes.length, bytesAt - store]], into, scale);
+    return rows;
   } finally {
     // the next part starts with empty tables (their blocks kept) and the heap as it was
     for (const at of taken) core.free(at);
     core.resetWindow();
   }
-}
-
-/** Parts' tables as one (their rows one after another, as the parts are); the parts' blocks are let go as they are joined. */
-export function joinParts(parts: readonly ClrPart[]): ClrPart {
-  const { layouts } = clrProgram();
-  const counts = new Uint32Array(layouts.length);
-  const blocks: (Uint8Array | null)[] = [];
-  let rows = 0;
-  for (const p of parts) rows += p.rows;
-  for (let t = 0; t < layouts.length; t++) {
-    const of = parts.filter((p) => p.counts[t] > 0).map((p) => ({ count: p.counts[t], block: p.blocks[t]! }));
-    for (const p of of) counts[t] += p.count;
-    blocks.push(of.length ? joinBlocks(t, of) : null);
-    // (a type's blocks joined: the parts' copies can go, so the tables are held about once, not twice)
-    for (const p of parts) p.blocks[t] = null;
-  }
-  return { counts, blocks, rows };
 }
 
 /** A copy of `src` in the core's memory: its address (noted in `taken`), or 0 when memory is exhausted. */
@@ -157,11 +136,13 @@ function putInCore(core: CoreExports, src: ArrayBufferView, taken: number[]): nu
 
 /** The typed tables filled in the WebAssembly core; false when its memory cannot take the window. */
 function fillInCore(data: TraceData, provClr: Int8Array, core: CoreExports): boolean {
-  const part = fillPartInCore(core, provClr, data.events, data.eventCount, data.bytes, 0, 0);
-  if (!part) return false;
-  if (part.rows) {
-    data.clr = { counts: part.counts, blocks: part.blocks };
-    data.clrRows = part.rows;
+  const into = new GrowingClrBlocks();
+  const rows = fillPartInCore(core, provClr, data.events, data.eventCount, data.bytes, 0, 0, into);
+  if (rows < 0) return false;
+  const clr = into.result();
+  if (clr) {
+    data.clr = clr;
+    data.clrRows = rows;
   }
   return true;
 }
@@ -196,29 +177,26 @@ function fillInPlace(data: TraceData, provClr: Int8Array, place: ClrPlace): void
 
 /** The filled blocks (directory at `dir` in `memory`) as the trace's, references made offsets into the store at `store`. */
 function takeBlocks(data: TraceData, memory: Uint8Array, dir: number, store: number, rows: number): void {
-  const { counts, blocks } = blocksOf(memory, dir, 0, [[store, store + data.bytes.length, -store]], rows);
-  data.clr = { counts, blocks };
-  data.clrRows = rows;
+  const into = new GrowingClrBlocks();
+  appendFilled(memory, dir, 0, [[store, store + data.bytes.length, -store]], into, 1);
+  const clr = into.result();
+  if (clr) {
+    data.clr = clr;
+    data.clrRows = rows;
+  }
 }
 
-/** The filled blocks (directory at `dir` in `memory`) copied out exactly, row indices moved by `rowBase`, references by `moves`. */
-function blocksOf(memory: Uint8Array, dir: number, rowBase: number, moves: Relocation, rows: number): ClrPart {
+/**
+ * The filled blocks (directory at `dir` in `memory`) appended to `into`, row indices moved by `rowBase`,
+ * references by `moves`; `scale`: the rows of each type expected in all per row held.
+ */
+function appendFilled(memory: Uint8Array, dir: number, rowBase: number, moves: Relocation, into: GrowingClrBlocks, scale: number): void {
   const { layouts } = clrProgram();
   const d = new Uint32Array(memory.buffer, dir, (layouts.length * C.CLR_DIR_STRIDE) >>> 2);
-  const counts = new Uint32Array(layouts.length);
-  const blocks: (Uint8Array | null)[] = [];
   for (let t = 0; t < layouts.length; t++) {
     const count = d[(t * C.CLR_DIR_STRIDE + C.CLR_DIR_COUNT) >>> 2];
     const at = d[(t * C.CLR_DIR_STRIDE + C.CLR_DIR_BLOCK) >>> 2];
     const cap = d[(t * C.CLR_DIR_STRIDE + C.CLR_DIR_CAP) >>> 2];
-    if (!count || !at) {
-      blocks.push(null);
-      continue;
-    }
-    counts[t] = count;
-    const block = exactBlock(t, count, cap, memory.subarray(at, at + cap * layouts[t].rowBytes));
-    moveBlock(block, t, count, rowBase, moves);
-    blocks.push(block);
+    if (count && at) into.append(t, memory.subarray(at, at + cap * layouts[t].rowBytes), cap, count, rowBase, moves, (need) => need * scale);
   }
-  return { counts, blocks, rows };
 }

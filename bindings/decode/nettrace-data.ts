@@ -11,7 +11,8 @@
 import * as C from "../../assembly/codes.js";
 import { nettraceWindowsOf, NettraceStreamReader, MAX_NETTRACE_WARNINGS, type NettraceFile, type NettraceMetadata, type NettraceWarning } from "../core/nettrace.js";
 import { EtlDecodeError, EtlFormatError } from "./errors.js";
-import { clrFiller, clrProvidersOf, fillNettraceClr, fillPartInCore, joinParts, type ClrFiller, type ClrPart } from "./nettrace-clr.js";
+import { clrFiller, clrProvidersOf, fillNettraceClr, fillPartInCore, type ClrFiller } from "./nettrace-clr.js";
+import { GrowingClrBlocks } from "./clr-blocks.js";
 import { align8, concatBytes, type TraceData } from "./trace-data.js";
 import { blobChunks, isByteSource, type DecodeOptions, type Input } from "./windows.js";
 import { slices, sourceChunks } from "./chunks.js";
@@ -194,7 +195,8 @@ export class NettraceTables {
     let warningCount = 0, eventsLost = 0;
     // the typed .NET tables of each window's rows, filled as it comes in the WebAssembly core (only its payload bytes copied in)
     const core = this.filler?.core;
-    const parts: ClrPart[] = [];
+    const typed = new GrowingClrBlocks();
+    let typedRows = 0;
     let partsFilled = core !== undefined;
     for (const w of windows) {
       if (!file) {
@@ -239,8 +241,9 @@ export class NettraceTables {
           const e = table.events;
           const rows = { provider: e.provider.subarray(first, table.n), headerType: e.headerType.subarray(first, table.n), eventId: e.eventId.subarray(first, table.n), version: e.version.subarray(first, table.n), payloadOffset: e.payloadOffset.subarray(first, table.n), payloadLength: e.payloadLength.subarray(first, table.n) };
           const [lo, hi] = payloadRange(rows.payloadOffset, rows.payloadLength);
-          const part = fillPartInCore(core, provClr, rows, table.n - first, input.subarray(lo - base, hi - base), lo, first);
-          if (part) parts.push(part);
+          // (each type's block sized for the rows the whole table will likely have)
+          const filled = fillPartInCore(core, provClr, rows, table.n - first, input.subarray(lo - base, hi - base), lo, first, typed, Math.max(1, expect / table.n));
+          if (filled >= 0) typedRows += filled;
           else partsFilled = false;
         }
       }
@@ -355,10 +358,10 @@ export class NettraceTables {
     // the typed .NET runtime tables, by the core's routine: joined from the windows', or filled now
     if (partsFilled) {
       // (no typed rows: no typed tables, as a fill of the whole store gives)
-      if (parts.some((p) => p.rows > 0)) {
-        const { counts, blocks, rows } = joinParts(parts);
-        data.clr = { counts, blocks };
-        data.clrRows = rows;
+      const clr = typedRows > 0 ? typed.result() : undefined;
+      if (clr) {
+        data.clr = clr;
+        data.clrRows = typedRows;
       }
     } else if (this.filler) fillNettraceClr(data, this.filler, place);
     if (err) {

@@ -188,7 +188,15 @@ export function syntheticV6(): Uint8Array {
 // ---------------------------------------------------------------------------------------------
 // Synthetic V4/V5 file with uncompressed headers (§3, §6.3, §7.1, §7.2)
 
-export function syntheticV4Uncompressed(): Uint8Array {
+/** An uncompressed record's header fields (§6.3). */
+interface RecordFields { metadataId: number; seq?: number; thread?: bigint; capture?: bigint; proc?: number; stack?: number; ts?: bigint; act?: number[]; rel?: number[]; unsorted?: boolean }
+
+/**
+ * A V4/V5 file (Trace object: pid 777, 4 processors, 1 GHz QPC) whose blocks `body` writes with
+ * `blockObj`, `record` writing an 80-byte uncompressed header and its payload, padded to 4 bytes
+ * inside EventSize; then the end-of-stream tag.
+ */
+function uncompressedFile(body: (blockObj: (name: string, content: Writer) => void, record: (blk: Writer, f: RecordFields, payload: Writer) => void) => void): Uint8Array {
   const w = new Writer().ascii("Nettrace").u32(20).ascii("!FastSerialization.1");
   const typeHeader = (name: string, version: number) => w.u8(5).u8(5).u8(1).u32(version).u32(version).u32(name.length).ascii(name).u8(6);
   const blockObj = (name: string, content: Writer) => {
@@ -200,9 +208,7 @@ export function syntheticV4Uncompressed(): Uint8Array {
   typeHeader("Trace", 4);
   for (const v of SYSTEMTIME) w.u16(v);
   w.i64(5000n).i64(1_000_000_000n).u32(8).u32(777).u32(4).u32(1000).u8(6);
-
-  // An 80-byte uncompressed header + payload, padded to 4 bytes inside EventSize.
-  const record = (blk: Writer, f: { metadataId: number; seq?: number; thread?: bigint; capture?: bigint; proc?: number; stack?: number; ts?: bigint; act?: number[]; rel?: number[]; unsorted?: boolean }, payload: Writer) => {
+  const record = (blk: Writer, f: RecordFields, payload: Writer) => {
     let size = 76 + payload.length;
     const pad = (4 - (size % 4)) % 4;
     size += pad;
@@ -210,35 +216,41 @@ export function syntheticV4Uncompressed(): Uint8Array {
     blk.raw(f.act ?? new Array(16).fill(0)).raw(f.rel ?? new Array(16).fill(0)).u32(payload.length).raw(payload.bytes);
     for (let i = 0; i < pad; i++) blk.u8(0);
   };
-
-  const meta = new Writer().u16(20).u16(0).i64(0n).i64(0n);
-  const m1 = new Writer().u32(1).utf16z("Test-Provider").u32(3).utf16z("Work").i64(0x10n).u32(1).u32(4);
-  m1.u32(0); // V1 field count 0, V2Params below
-  const v2 = new Writer().u32(2);
-  const fa = new Writer().utf16z("ids").u32(19).u32(10); // Array of UInt32
-  v2.u32(fa.length + 4).raw(fa.bytes);
-  const fb = new Writer().utf16z("pair").u32(1).u32(1); // Object { x: Int16 } in V2 layout
-  const fx = new Writer().utf16z("x").u32(7);
-  fb.u32(fx.length + 4).raw(fx.bytes);
-  v2.u32(fb.length + 4).raw(fb.bytes);
-  m1.u32(v2.length).u8(2).raw(v2.bytes);
-  m1.u32(1).u8(1).u8(9); // OpCode 9
-  m1.u32(3).u8(77).raw([1, 2, 3]); // unknown tag: skipped
-  record(meta, { metadataId: 0 }, m1);
-  const m2 = new Writer().u32(2).utf16z("Old-Provider").u32(4).utf16z("").i64(0n).u32(0).u32(5).u32(2);
-  m2.u32(18).utf16z("s").u32(1).u32(1).u32(9).utf16z("n").utf16z("obj"); // String s; Object obj { Int32 n }
-  record(meta, { metadataId: 0 }, m2);
-  blockObj("MetadataBlock", meta);
-
-  blockObj("StackBlock", new Writer().u32(5).u32(1).u32(16).i64(0xaan).i64(0xbbn));
-
-  const evs = new Writer().u16(24).u16(0).i64(100n).i64(300n).u32(0); // header of 24 bytes
-  record(evs, { metadataId: 1, seq: 1, thread: 11n, capture: 11n, proc: 2, stack: 5, ts: 100n, act: GUID_A }, new Writer().u16(1).u32(7).u16(3));
-  record(evs, { metadataId: 2, seq: 2, thread: 11n, capture: 11n, ts: 300n, rel: GUID_B, unsorted: true }, new Writer().utf16z("ab").u32(5));
-  blockObj("EventBlock", evs);
-  blockObj("SPBlock", new Writer().i64(400n).u32(1).i64(11n).u32(2));
+  body(blockObj, record);
   w.u8(1);
   return w.out();
+}
+
+export function syntheticV4Uncompressed(): Uint8Array {
+  return uncompressedFile((blockObj, record) => {
+
+    const meta = new Writer().u16(20).u16(0).i64(0n).i64(0n);
+    const m1 = new Writer().u32(1).utf16z("Test-Provider").u32(3).utf16z("Work").i64(0x10n).u32(1).u32(4);
+    m1.u32(0); // V1 field count 0, V2Params below
+    const v2 = new Writer().u32(2);
+    const fa = new Writer().utf16z("ids").u32(19).u32(10); // Array of UInt32
+    v2.u32(fa.length + 4).raw(fa.bytes);
+    const fb = new Writer().utf16z("pair").u32(1).u32(1); // Object { x: Int16 } in V2 layout
+    const fx = new Writer().utf16z("x").u32(7);
+    fb.u32(fx.length + 4).raw(fx.bytes);
+    v2.u32(fb.length + 4).raw(fb.bytes);
+    m1.u32(v2.length).u8(2).raw(v2.bytes);
+    m1.u32(1).u8(1).u8(9); // OpCode 9
+    m1.u32(3).u8(77).raw([1, 2, 3]); // unknown tag: skipped
+    record(meta, { metadataId: 0 }, m1);
+    const m2 = new Writer().u32(2).utf16z("Old-Provider").u32(4).utf16z("").i64(0n).u32(0).u32(5).u32(2);
+    m2.u32(18).utf16z("s").u32(1).u32(1).u32(9).utf16z("n").utf16z("obj"); // String s; Object obj { Int32 n }
+    record(meta, { metadataId: 0 }, m2);
+    blockObj("MetadataBlock", meta);
+
+    blockObj("StackBlock", new Writer().u32(5).u32(1).u32(16).i64(0xaan).i64(0xbbn));
+
+    const evs = new Writer().u16(24).u16(0).i64(100n).i64(300n).u32(0); // header of 24 bytes
+    record(evs, { metadataId: 1, seq: 1, thread: 11n, capture: 11n, proc: 2, stack: 5, ts: 100n, act: GUID_A }, new Writer().u16(1).u32(7).u16(3));
+    record(evs, { metadataId: 2, seq: 2, thread: 11n, capture: 11n, ts: 300n, rel: GUID_B, unsorted: true }, new Writer().utf16z("ab").u32(5));
+    blockObj("EventBlock", evs);
+    blockObj("SPBlock", new Writer().i64(400n).u32(1).i64(11n).u32(2));
+  });
 }
 
 /**
@@ -248,53 +260,37 @@ export function syntheticV4Uncompressed(): Uint8Array {
  * stack id cleared by a sequence point). LOOKUP_CASE gives what each event must come out as.
  */
 export function syntheticLookups(): Uint8Array {
-  const w = new Writer().ascii("Nettrace").u32(20).ascii("!FastSerialization.1");
-  const typeHeader = (name: string, version: number) => w.u8(5).u8(5).u8(1).u32(version).u32(version).u32(name.length).ascii(name).u8(6);
-  const blockObj = (name: string, content: Writer) => {
-    typeHeader(name, 2);
-    w.u32(content.length);
-    while (w.length % 4) w.u8(0);
-    w.raw(content.bytes).u8(6);
-  };
-  typeHeader("Trace", 4);
-  for (const v of SYSTEMTIME) w.u16(v);
-  w.i64(5000n).i64(1_000_000_000n).u32(8).u32(777).u32(4).u32(1000).u8(6);
-  const record = (blk: Writer, f: { metadataId: number; seq?: number; capture?: bigint; stack?: number; ts?: bigint }, payload: Writer) => {
-    const size = 76 + payload.length;
-    blk.u32(size).u32(f.metadataId).u32(f.seq ?? 0).i64(f.capture ?? 0n).i64(f.capture ?? 0n).u32(0).u32(f.stack ?? 0).i64(f.ts ?? 0n);
-    blk.raw(new Array(32).fill(0)).u32(payload.length).raw(payload.bytes);
-  };
-  const meta = new Writer().u16(20).u16(0).i64(0n).i64(0n);
-  record(meta, { metadataId: 0 }, new Writer().u32(1).utf16z("Lookup-Provider").u32(1).utf16z("Small").i64(0n).u32(0).u32(4).u32(0));
-  record(meta, { metadataId: 0 }, new Writer().u32(5000).utf16z("Lookup-Provider").u32(2).utf16z("Large").i64(0n).u32(0).u32(4).u32(0));
-  blockObj("MetadataBlock", meta);
-  blockObj("StackBlock", new Writer().u32(5).u32(1).u32(8).i64(0xaan));
-  blockObj("StackBlock", new Writer().u32(70000).u32(1).u32(8).i64(0xbbn));
-  const payload = () => new Writer().u32(0x1234);
-  const events = (list: { metadataId: number; seq?: number; capture?: bigint; stack?: number }[], ts: bigint) => {
-    const blk = new Writer().u16(20).u16(0).i64(0n).i64(0n);
-    for (const e of list) record(blk, { ...e, ts: ts++ }, payload());
-    blockObj("EventBlock", blk);
-  };
-  const T = 11n, FAR = 0x1_0000_000bn, SAME_SLOT = 266n; // (266 and 11 share a slot of the queue cache)
-  events([
-    { metadataId: 1, seq: 1, capture: T, stack: 5 },
-    { metadataId: 5000, seq: 2, capture: T, stack: 70000 },
-    { metadataId: 1, seq: 5, capture: T }, // seq 3 and 4 lost
-  ], 100n);
-  blockObj("SPBlock", new Writer().i64(200n).u32(1).i64(T).u32(5)); // stacks cleared
-  events([
-    { metadataId: 0, seq: 6, capture: T }, // skipped with a warning
-    { metadataId: 1, seq: 1, capture: FAR },
-    { metadataId: 1, seq: 4, capture: T }, // backwards from 5
-    { metadataId: 7, seq: 1, capture: SAME_SLOT }, // undefined metadata
-    { metadataId: 1, seq: 5, capture: T, stack: 5 }, // stack 5 cleared by the sequence point
-    { metadataId: 1, seq: 2, capture: SAME_SLOT },
-    { metadataId: 5000, seq: 6, capture: T, stack: 70000 }, // cleared too
-    { metadataId: 1, seq: 9, capture: T }, // seq 7 and 8 lost
-  ], 300n);
-  w.u8(1);
-  return w.out();
+  return uncompressedFile((blockObj, record) => {
+    const meta = new Writer().u16(20).u16(0).i64(0n).i64(0n);
+    record(meta, { metadataId: 0 }, new Writer().u32(1).utf16z("Lookup-Provider").u32(1).utf16z("Small").i64(0n).u32(0).u32(4).u32(0));
+    record(meta, { metadataId: 0 }, new Writer().u32(5000).utf16z("Lookup-Provider").u32(2).utf16z("Large").i64(0n).u32(0).u32(4).u32(0));
+    blockObj("MetadataBlock", meta);
+    blockObj("StackBlock", new Writer().u32(5).u32(1).u32(8).i64(0xaan));
+    blockObj("StackBlock", new Writer().u32(70000).u32(1).u32(8).i64(0xbbn));
+    const payload = () => new Writer().u32(0x1234);
+    const events = (list: { metadataId: number; seq?: number; capture?: bigint; stack?: number }[], ts: bigint) => {
+      const blk = new Writer().u16(20).u16(0).i64(0n).i64(0n);
+      for (const e of list) record(blk, { ...e, ts: ts++ }, payload());
+      blockObj("EventBlock", blk);
+    };
+    const T = 11n, FAR = 0x1_0000_000bn, SAME_SLOT = 266n; // (266 and 11 share a slot of the queue cache)
+    events([
+      { metadataId: 1, seq: 1, capture: T, stack: 5 },
+      { metadataId: 5000, seq: 2, capture: T, stack: 70000 },
+      { metadataId: 1, seq: 5, capture: T }, // seq 3 and 4 lost
+    ], 100n);
+    blockObj("SPBlock", new Writer().i64(200n).u32(1).i64(T).u32(5)); // stacks cleared
+    events([
+      { metadataId: 0, seq: 6, capture: T }, // skipped with a warning
+      { metadataId: 1, seq: 1, capture: FAR },
+      { metadataId: 1, seq: 4, capture: T }, // backwards from 5
+      { metadataId: 7, seq: 1, capture: SAME_SLOT }, // undefined metadata
+      { metadataId: 1, seq: 5, capture: T, stack: 5 }, // stack 5 cleared by the sequence point
+      { metadataId: 1, seq: 2, capture: SAME_SLOT },
+      { metadataId: 5000, seq: 6, capture: T, stack: 70000 }, // cleared too
+      { metadataId: 1, seq: 9, capture: T }, // seq 7 and 8 lost
+    ], 300n);
+  });
 }
 
 /** What syntheticLookups' events come out as, worked out by hand from the file above. */
