@@ -14,7 +14,7 @@ export {
   type KeywordFilter, type KeywordSpec, type LevelSpec, type ProviderKeyword,
 } from "./schema/keywords.js";
 export { KeywordUsageCounter, type ProviderKeywordUsage } from "./tables/keyword-usage.js";
-export { EtlFormatError, EtlDecodeError, RecordsNotLoadedError, type TraceWarning, type TraceIncomplete } from "./decode/errors.js";
+export { TraceFormatError, TraceDecodeError, EtlFormatError, EtlDecodeError, RecordsNotLoadedError, type TraceFormat, type TraceWarning, type TraceIncomplete } from "./decode/errors.js";
 export { formatGuid, parseGuid } from "./schema/guid.js";
 export { KNOWN_PROVIDERS } from "./schema/known-providers.js";
 export type { Input, ByteSource, DecodeOptions, DecodeFilter, NamedInput, SessionInput } from "./decode/decode.js";

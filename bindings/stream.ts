@@ -11,7 +11,7 @@ import { Trace, filesOf, namesFromProviderTraits, traceOf, type TraceFile } from
 import { ProviderTable } from "./tables/provider-table.js";
 import { EventTypeTable } from "./tables/event-types.js";
 import { readInfo, type TraceClock, type TraceInfo } from "./tables/info.js";
-import { formatError, readWarnings, type EtlDecodeError, type TraceIncomplete, type TraceWarning } from "./decode/errors.js";
+import { formatError, readWarnings, type TraceDecodeError, type TraceIncomplete, type TraceWarning } from "./decode/errors.js";
 
 export type StreamOptions = DecodeOptions;
 
@@ -65,7 +65,7 @@ export interface TraceStreamEnd {
   /** As Trace.complete: whether every buffer of the trace was decoded. */
   complete: boolean;
   incomplete?: TraceIncomplete;
-  decodeError?: EtlDecodeError;
+  decodeError?: TraceDecodeError;
   inputBytes: number;
   decodedBytes: number;
   eventCount: number;
@@ -102,7 +102,7 @@ function streamEnd(data: TraceData, providerNames: Map<number, string>, batchCou
 /**
  * A trace as an async iterable of batches. Iterate it once; `end` is set when the iteration has
  * run to its end. A decode that stops early ends the iteration normally, with `end.complete` false
- * and `end.incomplete` saying why and where; an input that is no trace rejects (EtlFormatError).
+ * and `end.incomplete` saying why and where; an input that is no trace rejects (TraceFormatError).
  */
 export class TraceStream implements AsyncIterable<TraceBatch> {
   /** Set once the last batch has been read. */

@@ -15,7 +15,7 @@ import { ClrTables, type ClrTable } from "./tables/clr-tables.js";
 import { buildProcessTable, type ProcessTable } from "./tables/processes.js";
 import { EventNames, eventName } from "./naming/event-names.js";
 import type { NettraceInfo } from "./decode/nettrace-data.js";
-import { readWarnings, type EtlDecodeError, type TraceIncomplete, type TraceWarning } from "./decode/errors.js";
+import { readWarnings, type TraceDecodeError, type TraceIncomplete, type TraceWarning } from "./decode/errors.js";
 
 export type OpenOptions = DecodeOptions;
 export type { BufferInfo, FileClock };
@@ -101,7 +101,7 @@ export class Trace {
    * Set when decoding failed part way (an exception or a trap): the error, with the byte offset it
    * arose at; every row before it is kept (and `incomplete.reason` is "decode-error").
    */
-  readonly decodeError?: EtlDecodeError;
+  readonly decodeError?: TraceDecodeError;
   /** The format version (2–6) of an EventPipe file (.nettrace, .netperf); undefined for an .etl trace. */
   readonly eventPipeVersion?: number;
   private data: TraceData | null;

@@ -2,7 +2,7 @@
 
 import { traceOf, type Trace } from "./trace.js";
 import { unpackTraceData, type PackedTrace } from "./decode/transfer.js";
-import { EtlDecodeError, EtlFormatError } from "./decode/errors.js";
+import { TraceDecodeError, TraceFormatError, type TraceFormat } from "./decode/errors.js";
 import type { DecodeOptions } from "./decode/decode.js";
 
 export interface WorkerOptions extends Omit<DecodeOptions, "onProgress" | "wasm"> {
@@ -27,7 +27,7 @@ export function openTraceInWorker(input: Blob | ArrayBuffer | Uint8Array, option
       if (!given) worker.terminate();
     };
     const onMessage = (e: MessageEvent) => {
-      const m = e.data as { id: number; progress?: number; result?: PackedTrace; error?: { name: string; message: string; reason?: string; code?: number; offset?: number } };
+      const m = e.data as { id: number; progress?: number; result?: PackedTrace; error?: { name: string; message: string; reason?: string; code?: number; format?: TraceFormat; offset?: number } };
       if (m.id !== id) return;
       if (m.progress !== undefined) return onProgress?.(m.progress);
       done();
@@ -35,8 +35,8 @@ export function openTraceInWorker(input: Blob | ArrayBuffer | Uint8Array, option
       const message = m.error?.reason ?? m.error?.message ?? "";
       // (an EventPipe file's names come with its metadata)
       if (m.result) traceOf(unpackTraceData(m.result)).then(resolve, reject);
-      else if (m.error?.name === "EtlFormatError") reject(new EtlFormatError(m.error.code ?? 0, m.error.offset ?? 0, message));
-      else if (m.error?.name === "EtlDecodeError") reject(new EtlDecodeError(m.error.offset ?? 0, message));
+      else if (m.error?.name === "TraceFormatError") reject(new TraceFormatError(m.error.code ?? 0, m.error.offset ?? 0, message, m.error.format));
+      else if (m.error?.name === "TraceDecodeError") reject(new TraceDecodeError(m.error.offset ?? 0, message));
       else if (m.error?.name === "RangeError" || m.error?.name === "TypeError") reject(new (m.error.name === "RangeError" ? RangeError : TypeError)(m.error.message));
       else reject(new Error(m.error?.message ?? "etw-wasm: worker failed"));
     };

@@ -3,7 +3,7 @@
 
 import { decodeTrace, type DecodeOptions, type Input } from "./decode/decode.js";
 import { packTraceData } from "./decode/transfer.js";
-import type { EtlDecodeError, EtlFormatError } from "./decode/errors.js";
+import type { TraceDecodeError, TraceFormatError } from "./decode/errors.js";
 import { segmentServer, type WorkerRequest } from "./decode/parallel.js";
 
 interface Request {
@@ -30,11 +30,11 @@ scope.onmessage = async (e) => {
     data.release?.();
     scope.postMessage({ id, result: message }, transfer);
   } catch (error) {
-    // EtlFormatError has a code and an offset, EtlDecodeError an offset; the client makes them again.
+    // TraceFormatError has a code and an offset, TraceDecodeError an offset; the client makes them again.
     const e = error as Error;
     scope.postMessage({
       id,
-      error: { name: e.name, message: e.message, reason: (error as EtlFormatError | EtlDecodeError).reason, code: (error as EtlFormatError).code, offset: (error as EtlFormatError | EtlDecodeError).offset },
+      error: { name: e.name, message: e.message, reason: (error as TraceFormatError | TraceDecodeError).reason, code: (error as TraceFormatError).code, format: (error as TraceFormatError).format, offset: (error as TraceFormatError | TraceDecodeError).offset },
     });
   }
 };

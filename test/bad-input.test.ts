@@ -3,7 +3,9 @@
 
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
-import { openTrace, EtlFormatError, type Trace } from "../dist/bindings/index.js";
+import { openTrace, EtlFormatError, TraceFormatError, TraceDecodeError, EtlDecodeError, type Trace } from "../dist/bindings/index.js";
+import * as NT from "../dist/bindings/eventpipe.js";
+import * as C from "../dist/assembly/codes.js";
 import { HAVE_CORPUS, etlPath } from "./helpers/shared.js";
 import { mulberry32 } from "../bindings/generator/random.js";
 
@@ -85,6 +87,32 @@ describe("input that is not a trace", () => {
     const r = await openDamaged(b);
     expect(r).toBeInstanceOf(EtlFormatError);
     expect((r as EtlFormatError).offset).toBe(0x48);
+  });
+
+  it("one error family for both formats: the format, the code's name, the old names as aliases", async () => {
+    expect(EtlFormatError).toBe(TraceFormatError);
+    expect(EtlDecodeError).toBe(TraceDecodeError);
+    // .etl: too short for a buffer header (codes.ts E_TOO_SHORT)
+    const etl = await openDamaged(new Uint8Array(10));
+    expect(etl).toBeInstanceOf(TraceFormatError);
+    expect([(etl as TraceFormatError).format, (etl as TraceFormatError).kind, (etl as TraceFormatError).code]).toEqual(["etl", "too-short", C.E_TOO_SHORT]);
+    expect((etl as TraceFormatError).name).toBe("TraceFormatError");
+    // .nettrace: the magic and the FastSerialization header, then a type name no Trace object has (core/nettrace.ts NE_BAD_OBJECT)
+    const enc = new TextEncoder();
+    const bytes = new Uint8Array(64);
+    bytes.set(enc.encode("Nettrace"));
+    new DataView(bytes.buffer).setUint32(8, 20, true);
+    bytes.set(enc.encode("!FastSerialization.1"), 12);
+    bytes.set([5, 5, 1, 4, 0, 0, 0, 4, 0, 0, 0, 5, 0, 0, 0], 32);
+    bytes.set(enc.encode("Trash"), 47);
+    const r = await openDamaged(bytes);
+    expect(r).toBeInstanceOf(TraceFormatError);
+    const e = r as TraceFormatError;
+    const read = NT.readNettrace(bytes).error!;
+    expect(read).toBeInstanceOf(NT.NettraceFormatError);
+    expect([e.format, e.code, e.offset]).toEqual(["nettrace", read.code, read.offset]);
+    const names: Record<number, string> = { [NT.NE_TRUNCATED]: "truncated", [NT.NE_BAD_MAGIC]: "bad-magic", [NT.NE_UNSUPPORTED_VERSION]: "unsupported-version", [NT.NE_BAD_OBJECT]: "bad-object", [NT.NE_BAD_TRACE]: "bad-trace" };
+    expect(e.kind).toBe(names[read.code]);
   });
 });
 

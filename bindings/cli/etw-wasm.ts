@@ -8,7 +8,7 @@ import type { TableSink } from "etw-wasm/export";
 import { availableParallelism } from "node:os";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import {
-  openTraceFile, streamTraceFile, sessionFiles, inTimeOrder, eventNameParts, ProcessCollector, PROCESS_EVENTS, EtlDecodeError, EtlFormatError, ManifestCollector, setTraceManifests, codes, parseWhere, WhereSyntaxError,
+  openTraceFile, streamTraceFile, sessionFiles, inTimeOrder, eventNameParts, ProcessCollector, PROCESS_EVENTS, TraceDecodeError, TraceFormatError, ManifestCollector, setTraceManifests, codes, parseWhere, WhereSyntaxError,
   type DecodeFilter, type WhereCondition, type EventRow, type ProcessTable, type StreamOptions, type Trace, type TraceManifests,
   type TraceStream, type TraceWarning, type TraceIncomplete, type TraceFile, type FollowOptions,
 } from "etw-wasm/node";
@@ -595,7 +595,7 @@ async function cmdConvert(files: string[], values: Values): Promise<number> {
     }
   } catch (error) {
     bar?.end();
-    if (error instanceof EtlDecodeError) {
+    if (error instanceof TraceDecodeError) {
       console.error(stoppedLine(label, size, error.offset, error.offset, error.reason));
       code = 1;
     } else throw error;
@@ -769,7 +769,7 @@ async function main(argv: string[]): Promise<number> {
     }
   } catch (error) {
     // Nothing decoded at all: no records to write, only where and why.
-    if (error instanceof EtlDecodeError) throw new StoppedError(stoppedLine(file, size, error.offset, error.offset, error.reason));
+    if (error instanceof TraceDecodeError) throw new StoppedError(stoppedLine(file, size, error.offset, error.offset, error.reason));
     throw error;
   } finally {
     bar?.end();
@@ -1006,7 +1006,7 @@ main(process.argv.slice(2)).then(
     if (error instanceof UsageError) {
       console.error(`etw-wasm: ${error.message}\n${usageOf(error.command as Command | undefined)}`);
     } else if (error instanceof StoppedError) console.error(error.message);
-    else if (error instanceof EtlFormatError || error instanceof MissingPackagesError) console.error(`etw-wasm: ${error.message}`);
+    else if (error instanceof TraceFormatError || error instanceof MissingPackagesError) console.error(`etw-wasm: ${error.message}`);
     else if (error instanceof Error && error.name === "MissingPackageError") console.error(error.message);
     else if (errno?.code === "ENOENT") console.error(`etw-wasm: no such file: ${errno.path}`);
     else if (typeof errno?.code === "string" && errno.syscall) console.error(`etw-wasm: ${errno.message}`);

@@ -4,7 +4,7 @@
 import { isByteSource, knownSize, windowsOf, type ByteSource, type DecodeEnd, type DecodeOptions, type Input, type Window } from "./windows.js";
 import { TraceBuilder } from "./builder.js";
 import { metaOf, readBuffer, type TraceData } from "./trace-data.js";
-import { EtlDecodeError, formatError, readWarnings, type TraceIncomplete } from "./errors.js";
+import { TraceDecodeError, formatError, readWarnings, type TraceIncomplete } from "./errors.js";
 import * as C from "../../assembly/codes.js";
 import type { DecodeFilter } from "./filter.js";
 
@@ -135,14 +135,14 @@ function judged(data: TraceData, end: DecodeEnd, storeFull: boolean): TraceData 
   if (failure) {
     if (data.eventCount === 0) {
       data.release?.();
-      throw new EtlDecodeError(end.fileOffset, `decoding failed: ${String(failure)}`, { cause: failure });
+      throw new TraceDecodeError(end.fileOffset, `decoding failed: ${String(failure)}`, { cause: failure });
     }
-    data.decodeError = new EtlDecodeError(end.fileOffset, `decoding stopped: ${String(failure)}`, { cause: failure });
+    data.decodeError = new TraceDecodeError(end.fileOffset, `decoding stopped: ${String(failure)}`, { cause: failure });
   }
   judge(data, end, storeFull);
   if (data.eventCount === 0 && data.incomplete?.reason === "capacity") {
     data.release?.();
-    throw new EtlDecodeError(data.incomplete.offset, `decoding failed: ${limitText(end.pages)} before the first buffer was decoded`);
+    throw new TraceDecodeError(data.incomplete.offset, `decoding failed: ${limitText(end.pages)} before the first buffer was decoded`);
   }
   return data;
 }

@@ -3,17 +3,34 @@
 import * as C from "../../assembly/codes.js";
 import { metaOf, type TraceData } from "./trace-data.js";
 
-/** The input is not an ETL file (or not one this decoder can start on). */
-export class EtlFormatError extends Error {
-  override name = "EtlFormatError";
+/** The trace formats the decoder reads. */
+export type TraceFormat = "etl" | "nettrace";
+
+/** Names of the format errors' codes (`TraceFormatError.kind`), by format. */
+const FORMAT_KINDS: Record<TraceFormat, Record<number, string>> = {
+  etl: { [C.E_TOO_SHORT]: "too-short", [C.E_BAD_FIRST_BUFFER]: "bad-first-buffer", [C.E_NO_LOGFILE_HEADER]: "no-logfile-header" },
+  // (the EventPipe reader's NE_* codes, bindings/core/nettrace.ts)
+  nettrace: { 1: "truncated", 2: "bad-magic", 3: "unsupported-version", 4: "bad-object", 5: "bad-trace", 6: "bad-block", 7: "too-large", 99: "internal" },
+};
+
+/**
+ * The input is not a trace this decoder can start on: not an ETL file, or an EventPipe file it cannot
+ * read from the start. `format` says which the input was taken for, `kind` names the `code`.
+ */
+export class TraceFormatError extends Error {
+  override name = "TraceFormatError";
+  /** The code's name, e.g. "too-short" (.etl) or "bad-magic" (.nettrace). */
+  readonly kind: string;
   constructor(
     readonly code: number,
     /** Byte offset in the input. */
     readonly offset: number,
     /** What went wrong, without the offset (the message adds it). */
     readonly reason: string,
+    readonly format: TraceFormat = "etl",
   ) {
     super(`${reason} (at byte offset ${offset})`);
+    this.kind = FORMAT_KINDS[format][code] ?? `code-${code}`;
   }
 }
 
@@ -21,8 +38,8 @@ export class EtlFormatError extends Error {
  * The decoder could not go on (for example out of memory). Every row decoded before `offset` is kept:
  * the Trace opens with them and holds this error as `trace.decodeError`.
  */
-export class EtlDecodeError extends Error {
-  override name = "EtlDecodeError";
+export class TraceDecodeError extends Error {
+  override name = "TraceDecodeError";
   constructor(
     readonly offset: number,
     /** What went wrong, without the offset (the message adds it). */
@@ -32,6 +49,15 @@ export class EtlDecodeError extends Error {
     super(`${reason} (at byte offset ${offset})`, options);
   }
 }
+
+/** The name TraceFormatError had before EventPipe files were read (kept for a release). @deprecated */
+export const EtlFormatError = TraceFormatError;
+/** @deprecated TraceFormatError. */
+export type EtlFormatError = TraceFormatError;
+/** The name TraceDecodeError had before EventPipe files were read (kept for a release). @deprecated */
+export const EtlDecodeError = TraceDecodeError;
+/** @deprecated TraceDecodeError. */
+export type EtlDecodeError = TraceDecodeError;
 
 /**
  * Why a trace is not complete (`trace.incomplete`): its rows come from the input up to `offset`, and

@@ -11,7 +11,7 @@
 
 import * as C from "../../assembly/codes.js";
 import { clrProgram } from "../schema/clr-program.js";
-import { EtlDecodeError } from "./errors.js";
+import { TraceDecodeError } from "./errors.js";
 import { align8, metaOf, EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type TraceData } from "./trace-data.js";
 import { logfileCopy, rebaseLogfile } from "./builder.js";
 import { exactBlock, joinBlocks, moveBlock, relocate, type Relocation } from "./clr-blocks.js";
@@ -43,7 +43,7 @@ export interface SourceFile {
   decodedBytes: number;
   clock: FileClock;
   incomplete?: TraceIncomplete;
-  decodeError?: EtlDecodeError;
+  decodeError?: TraceDecodeError;
 }
 
 /** A file is taken to share the anchor's clock when its header's start time fits within this (FILETIME units: 5 s). */
@@ -251,7 +251,7 @@ export class SessionMerger {
     const files: SourceFile[] = [];
     let row = 0, col = 0, extRow = 0, buffer = 0, warning = 0, clrRows = 0, warningTotal = 0, arenaBytes = 0, inputBytes = 0, decodedBytes = 0;
     let incomplete: TraceIncomplete | undefined;
-    let decodeError: EtlDecodeError | undefined;
+    let decodeError: TraceDecodeError | undefined;
 
     parts.forEach((p, i) => {
       const d = p.data;
@@ -306,7 +306,7 @@ export class SessionMerger {
       const name = this.names[p.file];
       const fileIncomplete = d.incomplete && { ...d.incomplete, message: `${name}: ${d.incomplete.message}` };
       incomplete ??= fileIncomplete;
-      decodeError ??= d.decodeError && new EtlDecodeError(d.decodeError.offset, `${name}: ${d.decodeError.reason}`, { cause: d.decodeError });
+      decodeError ??= d.decodeError && new TraceDecodeError(d.decodeError.offset, `${name}: ${d.decodeError.reason}`, { cause: d.decodeError });
       files.push({
         name, firstRow: row, rowCount: n, firstBuffer: buffer, bufferCount: d.bufferCount, firstWarning: warning, warningCount: d.warningCount,
         logfileOffset: offsets[5 + fileList.indexOf(p.file)], inputBytes: d.inputBytes, decodedBytes: d.decodedBytes, clock,

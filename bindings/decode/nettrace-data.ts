@@ -10,7 +10,7 @@
 
 import * as C from "../../assembly/codes.js";
 import { nettraceWindowsOf, NettraceStreamReader, MAX_NETTRACE_WARNINGS, type NettraceFile, type NettraceMetadata, type NettraceWarning } from "../core/nettrace.js";
-import { EtlDecodeError, EtlFormatError } from "./errors.js";
+import { TraceDecodeError, TraceFormatError } from "./errors.js";
 import { clrFiller, clrProvidersOf, fillNettraceClr, fillPartInCore, type ClrFiller } from "./nettrace-clr.js";
 import { GrowingClrBlocks } from "./clr-blocks.js";
 import { align8, concatBytes, type TraceData } from "./trace-data.js";
@@ -73,7 +73,7 @@ export interface NettraceInfo {
   payloadsCut: number;
 }
 
-/** The file's tables; a file the reader cannot start on throws EtlFormatError, one it stops in part way keeps its rows. */
+/** The file's tables; a file the reader cannot start on throws TraceFormatError, one it stops in part way keeps its rows. */
 export async function nettraceData(input: Uint8Array, options: Pick<DecodeOptions, "engine" | "wasm" | "clrTables"> = {}): Promise<TraceData & { nettrace: NettraceInfo }> {
   // the per-event walk and the rows on the engine asked for (the rest of the reader is TypeScript on either)
   const engine = await nettraceEngine(engineOf(options), options.wasm);
@@ -255,7 +255,7 @@ export class NettraceTables {
     if (!file) throw new Error("etw-wasm: no window to make tables of");
     const err = final ? file.error : null;
     const windowEnd = ((file as { base?: number }).base ?? 0) + input.length;
-    if (err && table.n === 0 && this.rows === 0) throw new EtlFormatError(err.code, err.offset, `not a readable EventPipe file: ${err.reason}`);
+    if (err && table.n === 0 && this.rows === 0) throw new TraceFormatError(err.code, err.offset, `not a readable EventPipe file: ${err.reason}`, "nettrace");
     const { header, metadata } = file;
     const ptr = header.pointerSize === 4 ? 4 : 8;
     const { n, events, metadataOfRow, activityOfRow, ext, typeRows, cut } = table.result();
@@ -365,7 +365,7 @@ export class NettraceTables {
       }
     } else if (this.filler) fillNettraceClr(data, this.filler, place);
     if (err) {
-      data.decodeError = new EtlDecodeError(err.offset, `decoding stopped: ${err.reason}`);
+      data.decodeError = new TraceDecodeError(err.offset, `decoding stopped: ${err.reason}`);
       data.incomplete = { reason: "decode-error", offset: err.offset, message: err.reason };
       data.decodedBytes = err.offset;
     }

@@ -2,7 +2,7 @@
 // only when given several files.
 
 import { decodeTrace, type DecodeOptions, type Input, type NamedInput, type SessionInput } from "./decode.js";
-import { EtlDecodeError, EtlFormatError } from "./errors.js";
+import { TraceDecodeError, TraceFormatError } from "./errors.js";
 import { SessionMerger, type MergePart } from "./merge.js";
 import type { TraceData } from "./trace-data.js";
 
@@ -17,8 +17,8 @@ export function namedInputs(files: SessionInput): NamedInput[] {
 
 /** `error` (from decoding one file of several) with the file's name in its message. */
 export function namedError(error: unknown, name: string): unknown {
-  if (error instanceof EtlFormatError) return new EtlFormatError(error.code, error.offset, `${name}: ${error.reason}`);
-  if (error instanceof EtlDecodeError) return new EtlDecodeError(error.offset, `${name}: ${error.reason}`, { cause: error.cause });
+  if (error instanceof TraceFormatError) return new TraceFormatError(error.code, error.offset, `${name}: ${error.reason}`, error.format);
+  if (error instanceof TraceDecodeError) return new TraceDecodeError(error.offset, `${name}: ${error.reason}`, { cause: error.cause });
   return error;
 }
 

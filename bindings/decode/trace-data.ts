@@ -4,7 +4,7 @@
 // structs (BUF_STRIDE, B_*, WARN_*, PROV_*, TYPE_*, LH_*) are in assembly/codes.ts.
 
 import * as C from "../../assembly/codes.js";
-import type { EtlDecodeError, TraceIncomplete } from "./errors.js";
+import type { TraceDecodeError, TraceIncomplete } from "./errors.js";
 import type { SourceFile } from "./merge.js";
 
 export interface EventColumns {
@@ -243,7 +243,7 @@ export interface TraceData {
   /** Set when the trace is not complete: why, and from which byte offset. */
   incomplete?: TraceIncomplete;
   /** Set when decoding stopped early; every row before its offset is kept. */
-  decodeError?: EtlDecodeError;
+  decodeError?: TraceDecodeError;
   /** Hands the backing memory back for reuse once the trace is disposed. */
   release?: () => void;
   /** The tables are views into the decoder's memory (a trace of one window, or a batch of a stream). */

@@ -11,7 +11,7 @@ import { logfileCopy, rebaseLogfile } from "./builder.js";
 import { stagedOnly, type Window } from "./windows.js";
 import * as C from "../../assembly/codes.js";
 import { clrProgram } from "../schema/clr-program.js";
-import { EtlDecodeError } from "./errors.js";
+import { TraceDecodeError } from "./errors.js";
 
 export interface PackedTrace {
   bytes: Uint8Array;
@@ -61,7 +61,7 @@ export function packTraceData(data: TraceData): { message: PackedTrace; transfer
 
 /** Rebuilds the tables on the receiving side. */
 export function unpackTraceData(m: PackedTrace): TraceData {
-  const decodeError = m.decodeError && new EtlDecodeError(m.decodeError.offset, m.decodeError.message);
+  const decodeError = m.decodeError && new TraceDecodeError(m.decodeError.offset, m.decodeError.message);
   return { ...m.scalars, bytes: m.bytes, meta: m.meta, events: m.events, ext: m.ext, clr: m.clr, decodeError };
 }
 

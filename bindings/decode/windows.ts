@@ -76,7 +76,7 @@ export interface DecodeOptions {
    * the staging area (rounded down to 64 KiB pages; at least 1 MiB, `codes.MEMORY_MIN_PAGES`; default
    * and most 4 GiB). Where not even one buffer's window fits, decoding stops: the trace keeps every
    * row before and is not complete (`incomplete.reason` "capacity"); if not even the first buffer
-   * fits, decoding rejects with EtlDecodeError. Both engines honour it.
+   * fits, decoding rejects with TraceDecodeError. Both engines honour it.
    */
   memoryLimit?: number;
   /**
