@@ -622,3 +622,17 @@ describe.skipIf(!HAVE_CORPUS)("incomplete traces: complete is false, incomplete 
     }
   });
 });
+
+describe("the public codes", () => {
+  it("give what a user of the tables reads, and none of the core's memory layout", async () => {
+    const { codes } = await import("../dist/bindings/index.js");
+    const core = await import("../dist/assembly/codes.js");
+    const names = Object.keys(codes);
+    // (layout: directory slots, logfile header offsets, filter words, typed-table program words, struct offsets)
+    expect(names.filter((k) => /^(DIR|LH|CLR|PROV|TYPE|WARN|B|BUF|FF|ARENA|TIME)_/.test(k) || (k.startsWith("FILTER_") && k !== "FILTER_SET_MAX"))).toEqual([]);
+    for (const k of ["HT_EVENT_HEADER64", "W_CAPACITY", "E_TOO_SHORT", "EVENT_TYPE_NONE", "BS_TRUNCATED", "T_GUID"]) {
+      expect((codes as Record<string, unknown>)[k], k).toBe((core as Record<string, unknown>)[k]);
+    }
+    expect(names.length).toBeLessThan(Object.keys(core).length / 2);
+  });
+});

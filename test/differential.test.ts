@@ -5,7 +5,8 @@
 
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
-import { codes as C, type Trace } from "../dist/bindings/index.js";
+import type { Trace } from "../dist/bindings/index.js";
+import * as C from "../dist/assembly/codes.js";
 import { generateTrace } from "../bindings/generator/generate.js";
 import { mulberry32 } from "../bindings/generator/random.js";
 import { HAVE_CORPUS, corpusFiles, etlPath } from "./helpers/shared.js";

@@ -4,7 +4,8 @@
 
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
-import { codes as C, openTrace, type DecodeFilter, type Trace } from "../dist/bindings/index.js";
+import { openTrace, type DecodeFilter, type Trace } from "../dist/bindings/index.js";
+import * as C from "../dist/assembly/codes.js";
 import { providerGuids } from "../dist/bindings/decode/filter.js";
 import { generateTrace } from "../bindings/generator/generate.js";
 import { EtlWriter } from "../bindings/generator/etl-writer.js";

@@ -3,7 +3,8 @@
 // logfile header, typed .NET runtime tables, time order and errors. Only absolute addresses may
 // differ; they are compared relative to the record or buffer they point into.
 
-import { openTrace, EtlFormatError, EtlDecodeError, CLR_EVENTS, CLR_PROVIDERS, codes as C, type Trace, type OpenOptions } from "../../dist/bindings/index.js";
+import { openTrace, EtlFormatError, EtlDecodeError, CLR_EVENTS, CLR_PROVIDERS, type Trace, type OpenOptions } from "../../dist/bindings/index.js";
+import * as C from "../../dist/assembly/codes.js";
 import { clrProgram } from "../../dist/bindings/schema/clr-program.js";
 import { EtlWriter, PayloadBuilder, records } from "../../bindings/generator/etl-writer.js";
 import { mulberry32 } from "../../bindings/generator/random.js";
