@@ -11,6 +11,15 @@ export type Out = (line: string) => Promise<void>;
 export type TableFormat = "table" | "csv" | "json" | "jsonl";
 
 /** A bad command line (exit code 2); `command` picks the usage lines printed with it. */
+/** "256MiB", "1GiB", "64MB", "1000000" -> bytes. */
+export function parseSize(text: string): number {
+  const m = /^(\d+(?:\.\d+)?)\s*(k|m|g|ki|mi|gi)?b?$/i.exec(text.trim());
+  if (!m) throw new Error(`not a size: ${text}`);
+  const unit = (m[2] ?? "").toLowerCase();
+  const mult: Record<string, number> = { "": 1, k: 1e3, m: 1e6, g: 1e9, ki: 1024, mi: 1024 ** 2, gi: 1024 ** 3 };
+  return Math.round(Number(m[1]) * mult[unit]);
+}
+
 export class UsageError extends Error {
   constructor(message: string, readonly command?: string) {
     super(message);

@@ -17,7 +17,7 @@ import { gcStats, jitStats, streamWeightedStacks, GC_PROVIDERS, JIT_PROVIDERS } 
 import { CPU_FORMATS, CPU_PROVIDERS, eventStacks, writeCpuProfile, type CpuFormat } from "./profile-commands.js";
 import { cmdDoctor, doctorFormat, keywordsOption, levelOption } from "./doctor-command.js";
 import {
-  EVENT_COLUMNS, GC_COLUMNS, GC_ROLLUP_COLUMNS, METHOD_COLUMNS, JIT_COLUMNS, JIT_SUMMARY_COLUMNS, jitRow, jitSummaryRow, UsageError, eventRecord, gcRow, gcRollupRows, methodRows, progressBar, selectEvents,
+  EVENT_COLUMNS, GC_COLUMNS, GC_ROLLUP_COLUMNS, METHOD_COLUMNS, JIT_COLUMNS, JIT_SUMMARY_COLUMNS, jitRow, jitSummaryRow, UsageError, parseSize, eventRecord, gcRow, gcRollupRows, methodRows, progressBar, selectEvents,
   streamSummary, writeTable, type EventFilters, type TableFormat,
 } from "./commands.js";
 
@@ -281,7 +281,6 @@ function wholeNumber(values: Values, name: string, what: string, min: number, ma
 async function sizeOption(values: Values, command: Command, name: string, least: number, leastText: string): Promise<number | undefined> {
   const text = values[name];
   if (typeof text !== "string") return undefined;
-  const { parseSize } = await import("../generator/generate-file.js");
   let bytes: number;
   try {
     bytes = parseSize(text);
@@ -606,7 +605,7 @@ async function cmdConvert(files: string[], values: Values): Promise<number> {
 }
 
 async function cmdGenerate(out: string, values: Values): Promise<number> {
-  const { generateTraceFile, parseSize } = await import("../generator/generate-file.js");
+  const { generateTraceFile } = await import("etw-wasm/generator");
   const sizeText = (values.size ?? "64MiB") as string;
   let size: number;
   try {
@@ -631,7 +630,7 @@ async function cmdGenerate(out: string, values: Values): Promise<number> {
   if (nettrace) {
     if (values.compress === true) throw new UsageError("--compress is for an .etl (a .nettrace's event headers are always compressed)", "generate");
     if (values.split === true) throw new UsageError("--split is for an .etl (a .nettrace is one file)", "generate");
-    const { generateNettraceFile } = await import("../generator/generate-file.js");
+    const { generateNettraceFile } = await import("etw-wasm/generator");
     const version = Number(versionText ?? "5") as 4 | 5 | 6;
     // --size is the file's: the content runs until the .nettrace has grown to it
     const summary = generateNettraceFile(out, { targetBytes: Infinity, fileBytes: size, pointerSize, seed, processors, samples: values.samples === true, version });
@@ -639,7 +638,7 @@ async function cmdGenerate(out: string, values: Values): Promise<number> {
     return 0;
   }
   if (values.split === true) {
-    const { generateSession } = await import("../generator/generate.js");
+    const { generateSession } = await import("etw-wasm/generator");
     const { writeFile } = await import("node:fs/promises");
     const name = basename(out).replace(/\.etl$/i, "");
     for (const f of generateSession({ targetBytes: size, compress: values.compress === true, pointerSize, seed, processors, samples: values.samples === true, name })) {

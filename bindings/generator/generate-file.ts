@@ -52,12 +52,3 @@ export function generateNettraceFile(path: string, opts: GenerateNettraceOptions
 function writeAll(fd: number, bytes: Uint8Array, position: number): void {
   for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done, position + done);
 }
-
-/** "256MiB", "1GiB", "64MB", "1000000" -> bytes. */
-export function parseSize(text: string): number {
-  const m = /^(\d+(?:\.\d+)?)\s*(k|m|g|ki|mi|gi)?b?$/i.exec(text.trim());
-  if (!m) throw new Error(`not a size: ${text}`);
-  const unit = (m[2] ?? "").toLowerCase();
-  const mult: Record<string, number> = { "": 1, k: 1e3, m: 1e6, g: 1e9, ki: 1024, mi: 1024 ** 2, gi: 1024 ** 3 };
-  return Math.round(Number(m[1]) * mult[unit]);
-}
