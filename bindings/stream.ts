@@ -95,7 +95,7 @@ function streamEnd(data: TraceData, providerNames: Map<number, string>, batchCou
     bufferCount: data.bufferCount,
     batchCount,
     files: filesOf(data, info),
-    eventPipeVersion: (data as { nettrace?: { formatVersion: number } }).nettrace?.formatVersion,
+    eventPipeVersion: data.nettrace?.formatVersion,
   };
 }
 

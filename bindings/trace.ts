@@ -14,7 +14,6 @@ import { runQuery, type QueryFilter, type QueryResult } from "./tables/query.js"
 import { ClrTables, type ClrTable } from "./tables/clr-tables.js";
 import { buildProcessTable, type ProcessTable } from "./tables/processes.js";
 import { EventNames, eventName } from "./naming/event-names.js";
-import type { NettraceInfo } from "./decode/nettrace-data.js";
 import { readWarnings, type TraceDecodeError, type TraceIncomplete, type TraceWarning } from "./decode/errors.js";
 
 export type OpenOptions = DecodeOptions;
@@ -127,7 +126,7 @@ export class Trace {
     this.complete = data.incomplete === undefined;
     this.inputBytes = data.inputBytes;
     this.decodedBytes = data.decodedBytes;
-    this.eventPipeVersion = (data as { nettrace?: NettraceInfo }).nettrace?.formatVersion;
+    this.eventPipeVersion = data.nettrace?.formatVersion;
     this.clr = new ClrTables(data, (row, name) => this.events.row(row).get(name));
   }
 
@@ -286,7 +285,7 @@ export async function traceOf<T extends Trace = Trace>(
   data: TraceData, providerNames?: Map<number, string>,
   make: (data: TraceData, providerNames?: Map<number, string>) => T = (d, n) => new Trace(d, n) as T,
 ): Promise<T> {
-  const nettrace = (data as { nettrace?: NettraceInfo }).nettrace;
+  const nettrace = data.nettrace;
   if (!nettrace) return make(data, providerNames);
   const { nettraceNames } = await import("./naming/nettrace-names.js");
   const named = nettraceNames(data, nettrace);

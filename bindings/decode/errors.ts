@@ -151,7 +151,7 @@ const EVENTPIPE_KINDS = [
 /** The warnings the core kept (WARN_STRIDE-byte structs at `warningsOffset`), or an EventPipe reader's. */
 export function readWarnings(data: TraceData): TraceWarning[] {
   const out: TraceWarning[] = [];
-  const eventPipe = (data as { nettrace?: { warnings: { code: number; offset: number; message: string }[] } }).nettrace?.warnings;
+  const eventPipe = data.nettrace?.warnings;
   if (eventPipe) {
     for (const w of eventPipe) {
       out.push({ code: EVENTPIPE_WARNING_BASE + w.code, kind: EVENTPIPE_KINDS[w.code] ?? `eventpipe-${w.code}`, offset: w.offset, buffer: -1, recordOffset: -1, detail: 0, message: w.message });

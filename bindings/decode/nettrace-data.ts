@@ -13,7 +13,8 @@ import { nettraceWindowsOf, NettraceStreamReader, MAX_NETTRACE_WARNINGS, type Ne
 import { TraceDecodeError, TraceFormatError } from "./errors.js";
 import { clrFiller, clrProvidersOf, fillNettraceClr, fillPartInCore, type ClrFiller } from "./nettrace-clr.js";
 import { GrowingClrBlocks } from "./clr-blocks.js";
-import { align8, concatBytes, type TraceData } from "./trace-data.js";
+import { align8, concatBytes, type NettraceInfo, type TraceData } from "./trace-data.js";
+export type { NettraceInfo } from "./trace-data.js";
 import { blobChunks, isByteSource, type DecodeOptions, type Input } from "./windows.js";
 import { slices, sourceChunks } from "./chunks.js";
 import { nettraceEngine } from "./nettrace-engine.js";
@@ -57,21 +58,6 @@ function guidBytes(guid: string): Uint8Array {
   return Uint8Array.from([b[3], b[2], b[1], b[0], b[5], b[4], b[7], b[6], ...b.subarray(8)]);
 }
 
-/** What an EventPipe trace keeps beside its tables: the metadata, for naming and decoding its events. */
-export interface NettraceInfo {
-  formatVersion: number;
-  metadata: NettraceMetadata[];
-  /** Provider index (in the trace's provider table) of each metadata row. */
-  providerOf: Int32Array;
-  /** Metadata row of each event row, -1 when its metadata id was never defined. */
-  metadataOfRow: Int32Array;
-  /** Where each event row's ActivityId sits in the trace's bytes; 0 when it is all zero or absent. */
-  activityOfRow: Uint32Array;
-  /** The reader's warnings (the window's, in a stream). */
-  warnings: NettraceWarning[];
-  /** Events whose payload passes 64 KiB, the event table's limit: their payloadLength is cut to 65,535. */
-  payloadsCut: number;
-}
 
 /** The file's tables; a file the reader cannot start on throws TraceFormatError, one it stops in part way keeps its rows. */
 export async function nettraceData(input: Uint8Array, options: Pick<DecodeOptions, "engine" | "wasm" | "clrTables"> = {}): Promise<TraceData & { nettrace: NettraceInfo }> {

@@ -6,6 +6,7 @@
 import * as C from "../../assembly/codes.js";
 import type { TraceDecodeError, TraceIncomplete } from "./errors.js";
 import type { SourceFile } from "./merge.js";
+import type { NettraceMetadata, NettraceWarning } from "../core/nettrace.js";
 
 export interface EventColumns {
   /** Raw timestamp in the trace's clock (normally QPC ticks). */
@@ -192,6 +193,22 @@ export function align8(n: number): number {
   return Math.ceil(n / 8) * 8;
 }
 
+/** What an EventPipe trace keeps beside its tables: the metadata, for naming and decoding its events. */
+export interface NettraceInfo {
+  formatVersion: number;
+  metadata: NettraceMetadata[];
+  /** Provider index (in the trace's provider table) of each metadata row. */
+  providerOf: Int32Array;
+  /** Metadata row of each event row, -1 when its metadata id was never defined. */
+  metadataOfRow: Int32Array;
+  /** Where each event row's ActivityId sits in the trace's bytes; 0 when it is all zero or absent. */
+  activityOfRow: Uint32Array;
+  /** The reader's warnings (the window's, in a stream). */
+  warnings: NettraceWarning[];
+  /** Events whose payload passes 64 KiB, the event table's limit: their payloadLength is cut to 65,535. */
+  payloadsCut: number;
+}
+
 export interface TraceData {
   /** Backing store of every offset in the tables (WASM linear memory for the wasm engine). */
   bytes: Uint8Array;
@@ -264,6 +281,8 @@ export interface TraceData {
    * header. Absent for a trace of one file.
    */
   files?: SourceFile[];
+  /** An EventPipe file's metadata and what its rows add (absent for .etl traces). */
+  nettrace?: NettraceInfo;
 }
 
 export interface BufferInfo {
