@@ -33,7 +33,10 @@ const ENTRY = "examples/browser-app/main.ts";
 // loaded (43.0 KB before): rows and queries read provider, id, version and opcode by event type instead of
 // making those columns, a field after strings is read by skipping them instead of decoding the payload, and
 // the process table visits only the rows of its event types (2.5 KB minified, in the tables and the schema).
-const ENTRY_GZIP_BUDGET = 44_500;
+// Lowered to 40 KB, the project's target, at 38.8 KB loaded (43.9 KB before): the TypeScript core read the
+// layout codes by destructuring their namespace, which kept all 256 of them (7 KB minified) in the chunk
+// the up-front code shares with it; they are read by name now.
+const ENTRY_GZIP_BUDGET = 40_000;
 
 let inputs: Metafile["inputs"];
 let outputs: Metafile["outputs"];

@@ -6,7 +6,8 @@ import * as codes from "../../assembly/codes.js";
 import { clrRow, clrSlow, clrSlowRow, scanUtf16, scanAnsi } from "./clr.js";
 import type { CoreState } from "./state.js";
 
-const { CLR_DIR_CAP, CLR_DIR_BLOCK } = codes;
+// (module consts read by name: destructuring the namespace would keep every code in an app's bundle)
+const CLR_DIR_CAP = codes.CLR_DIR_CAP, CLR_DIR_BLOCK = codes.CLR_DIR_BLOCK;
 
 /** The layouts this fill was generated for (bindings/schema/clr-program.ts); setClr checks it. */
 export const CLR_FILL_FINGERPRINT = 242903990;
