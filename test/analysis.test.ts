@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { openTrace, streamTrace, ProcessCollector, type Trace } from "../dist/bindings/index.js";
 import { gcStats, jitStats, type JitProcess } from "../dist/bindings/analysis/index.js";
 import { HAVE_CORPUS, etlPath } from "./helpers/shared.js";
-import { EtlWriter, PayloadBuilder } from "../bindings/generator/etl-writer.js";
+import { EtlWriter, PayloadBuilder } from "../dist/bindings/generator/etl-writer.js";
 
 const CLI = fileURLToPath(new URL("../dist/bindings/cli/etw-wasm.js", import.meta.url));
 const RUNTIME = "Microsoft-Windows-DotNETRuntime";

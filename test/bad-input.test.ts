@@ -7,7 +7,7 @@ import { openTrace, EtlFormatError, TraceFormatError, TraceDecodeError, EtlDecod
 import * as NT from "../dist/bindings/eventpipe.js";
 import * as C from "../dist/assembly/codes.js";
 import { HAVE_CORPUS, etlPath } from "./helpers/shared.js";
-import { mulberry32 } from "../bindings/generator/random.js";
+import { mulberry32 } from "../dist/bindings/generator/random.js";
 
 /** Identity of a row, enough to tell records apart (for messages). */
 function keyOf(t: Trace, i: number): string {
@@ -327,7 +327,7 @@ describe.skipIf(!HAVE_CORPUS)("damaged corpus traces", () => {
 
 describe("buffer status", () => {
   it("a buffer without records after an abandoned one is not marked abandoned", async () => {
-    const { EtlWriter } = await import("../bindings/generator/etl-writer.js");
+    const { EtlWriter } = await import("../dist/bindings/generator/etl-writer.js");
     const w = new EtlWriter({ bufferSize: 4096 });
     for (let k = 0; k < 300; k++) {
       w.event(0, { headerType: 0x13, provider: "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4", id: 1, version: 2, level: 4, opcode: 1, task: 1,

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { openTrace, type Trace } from "../dist/bindings/index.js";
-import { EtlWriter, PayloadBuilder } from "../bindings/generator/etl-writer.js";
+import { EtlWriter, PayloadBuilder } from "../dist/bindings/generator/etl-writer.js";
 import { HAVE_CORPUS, etlPath } from "./helpers/shared.js";
 
 const RUNTIME = "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4";

@@ -7,8 +7,8 @@ import { readFileSync } from "node:fs";
 import { openTrace, type DecodeFilter, type Trace } from "../dist/bindings/index.js";
 import * as C from "../dist/assembly/codes.js";
 import { providerGuids } from "../dist/bindings/decode/filter.js";
-import { generateTrace } from "../bindings/generator/generate.js";
-import { EtlWriter } from "../bindings/generator/etl-writer.js";
+import { generateTrace } from "../dist/bindings/generator/generate.js";
+import { EtlWriter } from "../dist/bindings/generator/etl-writer.js";
 import { HAVE_CORPUS, etlPath } from "./helpers/shared.js";
 import { syntheticTrace } from "./helpers/engines.js";
 

@@ -14,8 +14,8 @@ import { HAVE_CORPUS, CORPUS } from "./helpers/shared.js";
 import { join } from "node:path";
 import { MUTATOR_NAMES, caseSeed, checkInput, mutateCase, replayCommand, standardBases, type Base } from "./helpers/mutate.js";
 import { NETTRACE_MUTATOR_NAMES, mutateNettraceCase, nettraceBases } from "./helpers/mutate-nettrace.js";
-import { generateNettrace } from "../bindings/generator/generate-nettrace.js";
-import { NetperfV2Writer } from "../bindings/generator/netperf-v2-writer.js";
+import { generateNettrace } from "../dist/bindings/generator/generate-nettrace.js";
+import { NetperfV2Writer } from "../dist/bindings/generator/netperf-v2-writer.js";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 /** Inputs per base: 2,520 in all with the 18 corpus files, the sample and two synthetic traces. */

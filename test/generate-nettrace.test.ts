@@ -15,11 +15,11 @@ import { fileURLToPath } from "node:url";
 import { openTrace, type Trace } from "../dist/bindings/index.js";
 import { readNettrace, stackFrames, NettraceFormatError, NE_TRUNCATED, EVENT_SORTED, type NettraceFile } from "../dist/bindings/core/nettrace.js";
 import { cpuProfile, gcStats, jitStats } from "../dist/bindings/analysis/index.js";
-import { generateTrace, GENERATED_PROCESS, type GenerateOptions } from "../bindings/generator/generate.js";
-import { generateNettrace, nettraceChunks, NettraceGenerator, type GenerateNettraceOptions } from "../bindings/generator/generate-nettrace.js";
-import { records } from "../bindings/generator/etl-writer.js";
-import { generateNettraceFile } from "../bindings/generator/generate-file.js";
-import { NettraceWriter } from "../bindings/generator/nettrace-writer.js";
+import { generateTrace, GENERATED_PROCESS, type GenerateOptions } from "../dist/bindings/generator/generate.js";
+import { generateNettrace, nettraceChunks, NettraceGenerator, type GenerateNettraceOptions } from "../dist/bindings/generator/generate-nettrace.js";
+import { records } from "../dist/bindings/generator/etl-writer.js";
+import { generateNettraceFile } from "../dist/bindings/generator/generate-file.js";
+import { NettraceWriter } from "../dist/bindings/generator/nettrace-writer.js";
 
 const dir = mkdtempSync(join(tmpdir(), "etw-wasm-nettrace-gen-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -10,10 +10,10 @@ import { createHash } from "node:crypto";
 import { openTrace } from "../dist/bindings/index.js";
 import {
   generateTrace, generateTraceChunks, traceChunks, TraceGenerator, type GenerateOptions, type GenerateSummary,
-} from "../bindings/generator/generate.js";
-import { generateTraceFile, writeTraceFile } from "../bindings/generator/generate-file.js";
-import { xpressBound, xpressCompress, xpressCompressInto } from "../bindings/generator/xpress-compress.js";
-import { mulberry32 } from "../bindings/generator/random.js";
+} from "../dist/bindings/generator/generate.js";
+import { generateTraceFile, writeTraceFile } from "../dist/bindings/generator/generate-file.js";
+import { xpressBound, xpressCompress, xpressCompressInto } from "../dist/bindings/generator/xpress-compress.js";
+import { mulberry32 } from "../dist/bindings/generator/random.js";
 
 const MiB = 1 << 20;
 const dir = mkdtempSync(join(tmpdir(), "etw-wasm-generator-"));

@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from "vitest";
 import { openTrace, type EventRow } from "../dist/bindings/index.js";
-import { EtlWriter, PayloadBuilder, records } from "../bindings/generator/etl-writer.js";
+import { EtlWriter, PayloadBuilder, records } from "../dist/bindings/generator/etl-writer.js";
 
 const CLR = "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4";
 const PROCESS = "3d6fa8d0-fe05-11d0-9dda-00c04fd7ba7c";

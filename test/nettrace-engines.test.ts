@@ -14,7 +14,7 @@ import { nettraceEngine } from "../dist/bindings/decode/nettrace-engine.js";
 import { eventTableOf, type EventTableOf } from "../dist/bindings/decode/nettrace-rows.js";
 import { instantiateCore } from "../dist/bindings/decode/loader.js";
 import { SHARED } from "./helpers/shared.js";
-import { mulberry32 } from "../bindings/generator/random.js";
+import { mulberry32 } from "../dist/bindings/generator/random.js";
 import { syntheticV6, syntheticV4Uncompressed, syntheticLookups, LOOKUP_CASE, prefixFile, nettraceCorpusFiles } from "./helpers/nettrace-cases.js";
 
 const NETTRACE = join(SHARED, "corpus", "nettrace");

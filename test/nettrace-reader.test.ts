@@ -26,7 +26,7 @@ import {
   type NettraceFile,
 } from "../dist/bindings/core/nettrace.js";
 import { SHARED } from "./helpers/shared.js";
-import { mulberry32 } from "../bindings/generator/random.js";
+import { mulberry32 } from "../dist/bindings/generator/random.js";
 import { readmeCases, syntheticV6, syntheticV4Uncompressed, prefixFile, GUID_A, GUID_B, nettraceCorpusFiles } from "./helpers/nettrace-cases.js";
 
 const NETTRACE = join(SHARED, "corpus", "nettrace");

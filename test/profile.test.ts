@@ -14,7 +14,7 @@ import { Ajv } from "ajv";
 import { openTrace, streamTrace, type Trace } from "../dist/bindings/index.js";
 import { StackAttacher, attachStacks, cpuProfile, gcStats, stackNames, streamCpuProfile, streamWeightedStacks, toChromeTrace, toFolded, toSpeedscope, traceStacks, weightedStacks, type CpuProfile } from "../dist/bindings/analysis/index.js";
 import { generateTrace } from "../dist/bindings/generator/generate.js";
-import { EtlWriter, PayloadBuilder } from "../bindings/generator/etl-writer.js";
+import { EtlWriter, PayloadBuilder } from "../dist/bindings/generator/etl-writer.js";
 import { CORPUS, HAVE_CORPUS, corpusFiles, etlPath } from "./helpers/shared.js";
 import { payloadU32, rowsWithStackItems } from "./helpers/by-hand.js";
 

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { openTrace } from "../dist/bindings/index.js";
-import { generateTrace } from "../bindings/generator/generate.js";
+import { generateTrace } from "../dist/bindings/generator/generate.js";
 
 const SAMPLE = new URL("../examples/sample.etl", import.meta.url);
 

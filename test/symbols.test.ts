@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { openTrace, type Trace } from "../dist/bindings/index.js";
 import { SymbolMap } from "../dist/bindings/analysis/symbols.js";
-import { EtlWriter, PayloadBuilder } from "../bindings/generator/etl-writer.js";
+import { EtlWriter, PayloadBuilder } from "../dist/bindings/generator/etl-writer.js";
 import { HAVE_CORPUS, etlPath } from "./helpers/shared.js";
 
 const RUNTIME = "Microsoft-Windows-DotNETRuntime";

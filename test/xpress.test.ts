@@ -4,8 +4,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { instantiateCore, type CoreExports } from "../dist/bindings/decode/loader.js";
 import { createJsCore } from "../dist/bindings/core/index.js";
-import { xpressCompress } from "../bindings/generator/xpress-compress.js";
-import { mulberry32 } from "../bindings/generator/random.js";
+import { xpressCompress } from "../dist/bindings/generator/xpress-compress.js";
+import { mulberry32 } from "../dist/bindings/generator/random.js";
 
 let core: CoreExports;
 beforeAll(async () => {

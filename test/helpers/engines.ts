@@ -6,8 +6,8 @@
 import { openTrace, EtlFormatError, EtlDecodeError, CLR_EVENTS, CLR_PROVIDERS, type Trace, type OpenOptions } from "../../dist/bindings/index.js";
 import * as C from "../../dist/assembly/codes.js";
 import { clrProgram } from "../../dist/bindings/schema/clr-program.js";
-import { EtlWriter, PayloadBuilder, records } from "../../bindings/generator/etl-writer.js";
-import { mulberry32 } from "../../bindings/generator/random.js";
+import { EtlWriter, PayloadBuilder, records } from "../../dist/bindings/generator/etl-writer.js";
+import { mulberry32 } from "../../dist/bindings/generator/random.js";
 
 export type Outcome = { trace: Trace; error?: undefined } | { trace?: undefined; error: unknown };
 export type Source = Uint8Array | (() => Iterable<Uint8Array>);

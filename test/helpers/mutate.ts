@@ -15,9 +15,9 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { openTrace, EtlFormatError, EtlDecodeError, type Trace, type OpenOptions } from "../../dist/bindings/index.js";
 import { concatBytes } from "../../dist/bindings/decode/trace-data.js";
-import { xpressCompress } from "../../bindings/generator/xpress-compress.js";
+import { xpressCompress } from "../../dist/bindings/generator/xpress-compress.js";
 import { mutateNettraceCase, nettraceBases } from "./mutate-nettrace.js";
-import { mulberry32 } from "../../bindings/generator/random.js";
+import { mulberry32 } from "../../dist/bindings/generator/random.js";
 import { compareEngines, traceDifferences, show, syntheticTrace, type Outcome } from "./engines.js";
 
 export { syntheticTrace };
