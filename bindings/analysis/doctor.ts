@@ -24,8 +24,9 @@ import type { TraceStream, TraceStreamEnd } from "../stream.js";
 import { ProcessCollector, type ProcessTable } from "../tables/processes.js";
 import { KeywordUsageCounter, type ProviderKeywordUsage } from "../tables/keyword-usage.js";
 import { CLR_PROVIDERS } from "../schema/clr-payload.js";
+import { DOTNET_RUNTIME_GUID } from "../schema/known-providers.js";
 
-const RUNTIME = "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4";
+const RUNTIME = DOTNET_RUNTIME_GUID;
 const RUNDOWN = "a669021c-c450-4609-a035-5af59af4df18";
 const PRIVATE = "763fd754-7086-4dfe-95eb-c01a46faf4ca";
 const STRESS = "cc2bcbba-16b6-4cf3-8990-d74c2e8af500";

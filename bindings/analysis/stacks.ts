@@ -7,10 +7,11 @@
 import type { EventTable } from "../tables/event-table.js";
 import { F_NO_PROCESS_INFO } from "../../assembly/codes.js";
 import { PrefixTree } from "./prefix-tree.js";
+import { DOTNET_RUNTIME_GUID } from "../schema/known-providers.js";
 
 const STACKWALK = "def2fe46-7bd6-4b80-bd94-f57fe20d0ce3";
 const PERFINFO = "ce1dbfb4-137e-4da6-87b0-3f59aa102cbc";
-const RUNTIME = "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4";
+const RUNTIME = DOTNET_RUNTIME_GUID;
 const PRIVATE = "763fd754-7086-4dfe-95eb-c01a46faf4ca";
 const RUNDOWN = "a669021c-c450-4609-a035-5af59af4df18";
 const STACK = 32, KEY_DELETE = 35, KEY_RUNDOWN = 36, KEY_KERNEL = 37, KEY_USER = 38;

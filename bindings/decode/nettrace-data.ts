@@ -19,10 +19,11 @@ import { blobChunks, isByteSource, type DecodeOptions, type Input } from "./wind
 import { slices, sourceChunks } from "./chunks.js";
 import { nettraceEngine } from "./nettrace-engine.js";
 import { EventTable, eventTableOf, type NettraceRowsCore } from "./nettrace-rows.js";
+import { DOTNET_RUNTIME_GUID } from "../schema/known-providers.js";
 
 /** The fixed GUIDs TraceEvent gives providers by name (EventPipeMetadata.GetProviderGuidFromProviderName). */
 const FIXED_GUIDS: Record<string, string> = {
-  "Microsoft-Windows-DotNETRuntime": "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4",
+  "Microsoft-Windows-DotNETRuntime": DOTNET_RUNTIME_GUID,
   "Microsoft-Windows-DotNETRuntimeRundown": "a669021c-c450-4609-a035-5af59af4df18",
   "Microsoft-Windows-DotNETRuntimePrivate": "763fd754-7086-4dfe-95eb-c01a46faf4ca",
   "Microsoft-Windows-DotNETRuntimeStress": "cc2bcbba-16b6-4cf3-8990-d74c2e8af500",

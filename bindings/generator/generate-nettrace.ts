@@ -18,7 +18,7 @@
 // the processor the record was placed on, the .etl's QPC clock: the same options give the same
 // runtime events with the same times, threads and payloads in both files.
 
-import { GENERATED_CLOCK, GENERATED_PROCESS, TraceGenerator, isJittedCode, type GenerateOptions } from "./generate.js";
+import { CLR_PROVIDER, GENERATED_CLOCK, GENERATED_PROCESS, TraceGenerator, isJittedCode, type GenerateOptions } from "./generate.js";
 import { NettraceWriter, type NettraceEventDefinition, type NettraceEventInput, type NettraceWriterStats } from "./nettrace-writer.js";
 
 export interface GenerateNettraceOptions extends GenerateOptions {
@@ -67,7 +67,7 @@ export const GENERATOR_EVENTSOURCE = "Etw.Wasm.Generator";
 
 /** The runtime providers by GUID (as .NET lays GUIDs out in memory, read as four little-endian words). */
 const CLR_PROVIDERS: [string, Uint32Array][] = [
-  [RUNTIME_PROVIDER, guidWords("e13c0d23-ccbc-4e12-931b-d9cc2eee27e4")],
+  [RUNTIME_PROVIDER, guidWords(CLR_PROVIDER)],
   [RUNDOWN_PROVIDER, guidWords("a669021c-c450-4609-a035-5af59af4df18")],
   [PRIVATE_PROVIDER, guidWords("763fd754-7086-4dfe-95eb-c01a46faf4ca")],
 ];

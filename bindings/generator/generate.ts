@@ -7,8 +7,9 @@
 
 import { BUFFER_HEADER_SIZE as HDR, EtlWriter, PayloadBuilder, records, writeBufferHeader } from "./etl-writer.js";
 import { xpressBound, xpressCompressInto } from "./xpress-compress.js";
+import { DOTNET_RUNTIME_GUID } from "../schema/known-providers.js";
 
-export const CLR_PROVIDER = "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4";
+export const CLR_PROVIDER = DOTNET_RUNTIME_GUID;
 const PROCESS_GROUP_GUID_HOOK = 0x0300; // Process group; the opcode is the low byte
 const THREAD_HOOK = 0x0500;
 const PID = 4242;

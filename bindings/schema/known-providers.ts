@@ -9,8 +9,11 @@ export interface KnownProvider {
 
 const KERNEL = "Windows Kernel";
 
+/** The .NET runtime provider's GUID (Microsoft-Windows-DotNETRuntime): the one place it is written by hand. */
+export const DOTNET_RUNTIME_GUID = "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4";
+
 export const KNOWN_PROVIDERS: Readonly<Record<string, KnownProvider>> = {
-  "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4": { name: "Microsoft-Windows-DotNETRuntime" },
+  [DOTNET_RUNTIME_GUID]: { name: "Microsoft-Windows-DotNETRuntime" },
   "a669021c-c450-4609-a035-5af59af4df18": { name: "Microsoft-Windows-DotNETRuntimeRundown" },
   "cc2bcbba-16b6-4cf3-8990-d74c2e8af500": { name: "Microsoft-Windows-DotNETRuntimeStress" },
   "763fd754-7086-4dfe-95eb-c01a46faf4ca": { name: "Microsoft-Windows-DotNETRuntimePrivate" },
