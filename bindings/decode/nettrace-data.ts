@@ -228,8 +228,9 @@ export class NettraceTables {
           const e = table.events;
           const rows = { provider: e.provider.subarray(first, table.n), headerType: e.headerType.subarray(first, table.n), eventId: e.eventId.subarray(first, table.n), version: e.version.subarray(first, table.n), payloadOffset: e.payloadOffset.subarray(first, table.n), payloadLength: e.payloadLength.subarray(first, table.n) };
           const [lo, hi] = payloadRange(rows.payloadOffset, rows.payloadLength);
-          // (each type's block sized for the rows the whole table will likely have)
-          const filled = fillPartInCore(core, provClr, rows, table.n - first, input.subarray(lo - base, hi - base), lo, first, typed, Math.max(1, expect / table.n));
+          // (each type's block sized for the rows the whole table will likely have, at most 16 times those at
+          // hand: a stream's window guesses the rest of the file from its first blocks)
+          const filled = fillPartInCore(core, provClr, rows, table.n - first, input.subarray(lo - base, hi - base), lo, first, typed, Math.min(16, Math.max(1, expect / table.n)));
           if (filled >= 0) typedRows += filled;
           else partsFilled = false;
         }
