@@ -1378,20 +1378,15 @@ class Reader {
     }
     ev.stack[i] = st;
     // the capture thread's queue (put in the walk's cache), then its sequence number
-    let q: number;
+    const key = threadKey(ctLo, ctHi);
+    const q = this.queueFor(key);
     if (ctHi === 0) {
-      q = this.queueFor(ctLo);
       const h = queueSlot(ctLo), v = this.lk.view();
       v.cacheId[h] = ctLo;
       v.cacheQueue[h] = q;
-    } else q = this.queueFor(threadKey(ctLo, ctHi));
+    }
     ev.queue[i] = q;
-    const last = this.lk.lastSequence(q);
-    this.lk.setLastSequence(q, seq);
-    if (last < 0 || (!v6 && last === 0)) return;
-    const gap = (seq - last - 1) | 0;
-    if (gap > 0) this.eventsLost += gap;
-    else if (gap < 0) this.warn(NW_SEQUENCE_BACKWARDS, at, `sequence number of capture thread ${threadKey(ctLo, ctHi)} went from ${last} to ${seq}`);
+    this.checkSequence(key, seq, at, false);
   }
 
   /** The queue number of a capture thread (threadKey / bigThreadKey), numbered in order of first sight. */
