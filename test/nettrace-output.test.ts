@@ -12,6 +12,70 @@ import { openTraceFile } from "../dist/bindings/node.js";
 import { eventPipeBaselineLines } from "../dist/bindings/perfview/index.js";
 import { CORPUS, HAVE_CORPUS } from "./helpers/shared.js";
 import { syntheticV4Uncompressed, syntheticV6 } from "./helpers/nettrace-cases.js";
+import { createHash } from "node:crypto";
+import { giveBack, takeBuffer } from "../dist/bindings/decode/reuse.js";
+import { generateNettrace } from "../dist/bindings/generator/index.js";
+
+/**
+ * Fills the pool of disposed traces' memory (decode/reuse.ts), which a whole file's tables are taken
+ * from, with buffers of every size from 64 KiB to 128 MiB holding `byte`: a decode must give the same
+ * tables whatever the memory it reuses held.
+ */
+function poolFilledWith(byte: number): void {
+  // (empty it first: what earlier tests gave back)
+  const taken: ArrayBuffer[] = [];
+  for (let size = 1 << 16; size <= 1 << 27; size *= 2) {
+    for (let k = 0; k < 3; k++) {
+      const b = takeBuffer(size);
+      new Uint8Array(b).fill(byte);
+      taken.push(b);
+    }
+  }
+  giveBack(taken);
+}
+
+/** A digest of everything a trace holds: the byte store, every event and extended-item column, every typed table's columns. */
+function traceDigest(t: Awaited<ReturnType<typeof openTrace>>): string {
+  const h = createHash("sha256");
+  const bytesOf = (v: ArrayBufferView) => new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+  h.update(t.bytes);
+  for (const k of ["timestamp", "pid", "tid", "provider", "eventId", "version", "opcode", "level", "keywords", "payloadOffset", "payloadLength", "flags", "processor", "eventType", "headerType", "headerLength", "task", "channel"]) {
+    const col = (t.events.columns as unknown as Record<string, unknown>)[k];
+    if (!ArrayBuffer.isView(col)) throw new Error(`no event column ${k}`);
+    h.update(k).update(bytesOf(col));
+  }
+  const x = t.extendedItems;
+  for (const col of [x.row, x.type, x.size, x.offset]) h.update(bytesOf(col));
+  for (const table of t.tables) {
+    h.update(table.name).update(bytesOf(table.rows)).update(bytesOf(table.truncated));
+    for (const [name, col] of Object.entries(table.columns)) {
+      h.update(name);
+      if (ArrayBuffer.isView(col)) h.update(bytesOf(col));
+      else h.update(bytesOf(col.offset)).update(bytesOf(col.length));
+    }
+  }
+  return h.digest("hex");
+}
+
+describe("a whole file's tables in memory disposed traces gave back", () => {
+  it("the same tables whether that memory held zeros or garbage (V5 with samples and stacks, V6), on both engines", async () => {
+    for (const version of [5, 6] as const) {
+      const { bytes } = generateNettrace({ targetBytes: Infinity, fileBytes: 3 << 20, samples: true, seed: 7, version });
+      for (const engine of ["wasm", "js"] as const) {
+        const digests: string[] = [];
+        for (const byte of [0, 0xa5, 0xff]) {
+          poolFilledWith(byte);
+          const t = await openTrace(bytes, { engine });
+          expect(t.events.length).toBeGreaterThan(10_000);
+          expect(t.extendedItems.row.length).toBeGreaterThan(100);
+          digests.push(traceDigest(t));
+          t.dispose();
+        }
+        expect(new Set(digests).size, `V${version} ${engine}`).toBe(1);
+      }
+    }
+  });
+});
 
 const NETTRACE = join(CORPUS, "nettrace");
 const CLI = fileURLToPath(new URL("../dist/bindings/cli/etw-wasm.js", import.meta.url));

@@ -13,12 +13,13 @@ import { nettraceWindowsOf, NettraceStreamReader, MAX_NETTRACE_WARNINGS, type Ne
 import { TraceDecodeError, TraceFormatError } from "./errors.js";
 import { clrFiller, clrProvidersOf, fillNettraceClr, fillPartInCore, type ClrFiller } from "./nettrace-clr.js";
 import { GrowingClrBlocks } from "./clr-blocks.js";
+import { giveBack, takeBuffer } from "./reuse.js";
 import { align8, concatBytes, type NettraceInfo, type TraceData } from "./trace-data.js";
 export type { NettraceInfo } from "./trace-data.js";
 import { blobChunks, isByteSource, type DecodeOptions, type Input } from "./windows.js";
 import { slices, sourceChunks } from "./chunks.js";
 import { nettraceEngine } from "./nettrace-engine.js";
-import { EventTable, eventTableOf, type NettraceRowsCore } from "./nettrace-rows.js";
+import { EventTable, eventTableOf, type NettraceRowsCore, type TakeBuffer } from "./nettrace-rows.js";
 import { DOTNET_RUNTIME_GUID } from "../schema/known-providers.js";
 
 /** The fixed GUIDs TraceEvent gives providers by name (EventPipeMetadata.GetProviderGuidFromProviderName). */
@@ -157,7 +158,7 @@ export class NettraceTables {
    * ends here (its error, if any, is the trace's). A file the reader could not start on throws.
    */
   window(file: NettraceFile, final: boolean): Promise<TraceData & { nettrace: NettraceInfo }> {
-    return this.tablesOf([file], final);
+    return this.tablesOf([file], final, false);
   }
 
   /**
@@ -165,12 +166,17 @@ export class NettraceTables {
    * used before the next is read), as one trace; the last window's error is the trace's.
    */
   whole(windows: Iterable<NettraceFile>): Promise<TraceData & { nettrace: NettraceInfo }> {
-    return this.tablesOf(windows, true);
+    return this.tablesOf(windows, true, true);
   }
 
-  /** The tables of `windows`, which share their bytes (one window, or the windows of a file held whole). */
-  private async tablesOf(windows: Iterable<NettraceFile>, final: boolean): Promise<TraceData & { nettrace: NettraceInfo }> {
-    const table = new EventTable();
+  /**
+   * The tables of `windows`, which share their bytes (one window, or the windows of a file held whole).
+   * `whole`: the tables are a trace's, whose memory comes from the pool of disposed traces and goes
+   * back to it when the trace is disposed (a stream's windows are read after their batch is let go).
+   */
+  private async tablesOf(windows: Iterable<NettraceFile>, final: boolean, whole: boolean): Promise<TraceData & { nettrace: NettraceInfo }> {
+    const take: TakeBuffer = whole ? takeBuffer : (bytes) => new ArrayBuffer(bytes);
+    const table = new EventTable(take);
     const base = 8;
     let file: NettraceFile | undefined;
     let input: Uint8Array = new Uint8Array(0);
@@ -182,7 +188,7 @@ export class NettraceTables {
     let warningCount = 0, eventsLost = 0;
     // the typed .NET tables of each window's rows, filled as it comes in the WebAssembly core (only its payload bytes copied in)
     const core = this.filler?.core;
-    const typed = new GrowingClrBlocks();
+    const typed = new GrowingClrBlocks(take);
     let typedRows = 0;
     let partsFilled = core !== undefined;
     for (const w of windows) {
@@ -304,8 +310,13 @@ export class NettraceTables {
     const place = partsFilled ? undefined : this.filler?.place(storeBytes, n);
     // (a file read here is already in place: the store is built around it)
     const around = place ? undefined : storeAround(input, storeBytes);
-    const store = place ? place.s.u8.subarray(place.at, place.at + storeBytes) : around ?? new Uint8Array(storeBytes);
+    const store = place ? place.s.u8.subarray(place.at, place.at + storeBytes) : around ?? new Uint8Array(take(storeBytes), 0, storeBytes);
     if (!around) store.set(input, base);
+    // (memory from the pool is not zeroed: the bytes around the input's, stack items' MatchIds and padding included)
+    if (!place && (whole || around)) {
+      store.fill(0, 0, base);
+      store.fill(0, base + input.length);
+    }
     // (the stacks from the store's own copy of the input, which is at `base`: no view made per stack)
     for (let s = 0, at = stackAt; s < stackCount; s++) {
       store.copyWithin(at + 8, base + stackFrom[s], base + stackFrom[s] + stackLength[s]);
@@ -315,7 +326,11 @@ export class NettraceTables {
     store.set(typeStructs, typesOffset);
     store.set(lh, logfileOffset);
 
+    // (what the tables live in goes back to the pool when the trace is disposed)
+    const owned = [...table.buffers(), ...typed.buffers()];
+    if (!place) owned.push(store.buffer);
     const data: TraceData & { nettrace: NettraceInfo } = {
+      release: whole ? () => giveBack(owned) : undefined,
       bytes: store,
       events,
       eventCount: n,
@@ -433,7 +448,8 @@ const OWNED = new WeakSet<ArrayBufferLike>();
 function ownedInput(length: number): Uint8Array {
   for (const room of [Math.floor(length / 4) + (1 << 20), 1 << 20]) {
     try {
-      const buffer = new ArrayBuffer(8 + length + room);
+      // (from the pool of disposed traces: the store built around it goes back there)
+      const buffer = takeBuffer(8 + length + room);
       OWNED.add(buffer);
       return new Uint8Array(buffer, 8, length);
     } catch {

@@ -50,16 +50,28 @@ export interface EventTableOf {
 type Columns = EventTableOf["events"];
 type Ext = EventTableOf["ext"];
 
+type ColumnType<T> = { new (buffer: ArrayBuffer, byteOffset: number, length: number): T; readonly BYTES_PER_ELEMENT: number };
+
+/** Where a table's memory comes from: fresh, or the pool of disposed traces (decode/reuse.ts takeBuffer, not zeroed). */
+export type TakeBuffer = (bytes: number) => ArrayBuffer;
+
+/** A column of `n` elements in memory from `take` (not zeroed: every row is written before it is read). */
+function column<T>(take: TakeBuffer, type: ColumnType<T>, n: number): T {
+  return new type(take(Math.max(8, n * type.BYTES_PER_ELEMENT)), 0, n);
+}
+
 /** A column of `n` elements like `like`, holding its first `keep`. */
-function resized<T extends ArrayBufferView & { length: number }>(like: T, n: number, keep: number): T {
-  const next = new (like.constructor as new (n: number) => T)(n);
+function resized<T extends ArrayBufferView & { length: number }>(take: TakeBuffer, like: T, n: number, keep: number): T {
+  const next = column(take, like.constructor as unknown as ColumnType<T>, n);
   (next as unknown as { set(a: ArrayLike<number | bigint>): void }).set((like as unknown as { subarray(a: number, b: number): ArrayLike<number | bigint> }).subarray(0, keep));
   return next;
 }
 
 /**
  * The event table the windows of a file are appended to: columns with room ahead (pages never written
- * are never resident, so room counted on costs address space only), grown by half when they fill.
+ * are never resident, so room counted on costs address space only), grown by half when they fill. Their
+ * memory comes from the pool of disposed traces (decode/reuse.ts) and goes back to it with `buffers()`:
+ * memory written before costs no page faults, which on a fresh buffer cost more than writing the rows.
  */
 export class EventTable {
   n = 0;
@@ -68,18 +80,24 @@ export class EventTable {
   maxHi = -0x80000000;
   maxLo = 0;
   readonly typeRows = new Uint32Array(C.MAX_EVENT_TYPES);
-  events: Columns = EventTable.columns(0, 8);
+  events: Columns;
   metadataOfRow = new Int32Array(0);
   activityOfRow = new Uint32Array(0);
   ext: Ext = { row: new Uint32Array(0), type: new Uint16Array(0), size: new Uint16Array(0), offset: new Uint32Array(0) };
 
-  private static columns(n: number, ptr: number): Columns {
+  constructor(private readonly take: TakeBuffer = (bytes) => new ArrayBuffer(bytes)) {
+    this.events = this.columns(0, 8);
+  }
+
+  private columns(n: number, ptr: number): Columns {
     const ht = ptr === 4 ? C.HT_EVENT_HEADER32 : C.HT_EVENT_HEADER64;
+    const t = this.take;
     return {
-      timestamp: new BigInt64Array(n), keywords: new BigUint64Array(n), pid: new Uint32Array(n), tid: new Uint32Array(n), payloadOffset: new Uint32Array(n),
-      payloadLength: new Uint16Array(n), headerLength: new Uint16Array(n), provider: new Uint16Array(n), eventId: new Uint16Array(n), task: new Uint16Array(n),
-      flags: new Uint16Array(n), processor: new Uint16Array(n), version: new Uint16Array(n), opcode: new Uint8Array(n), level: new Uint8Array(n),
-      headerType: new Uint8Array(n).fill(ht), channel: new Uint8Array(n), eventType: new Uint16Array(n),
+      timestamp: column(t, BigInt64Array, n), keywords: column(t, BigUint64Array, n), pid: column(t, Uint32Array, n), tid: column(t, Uint32Array, n),
+      payloadOffset: column(t, Uint32Array, n), payloadLength: column(t, Uint16Array, n), headerLength: column(t, Uint16Array, n).fill(0),
+      provider: column(t, Uint16Array, n), eventId: column(t, Uint16Array, n), task: column(t, Uint16Array, n).fill(0), flags: column(t, Uint16Array, n),
+      processor: column(t, Uint16Array, n), version: column(t, Uint16Array, n), opcode: column(t, Uint8Array, n), level: column(t, Uint8Array, n),
+      headerType: column(t, Uint8Array, n).fill(ht), channel: column(t, Uint8Array, n).fill(0), eventType: column(t, Uint16Array, n),
     };
   }
 
@@ -89,20 +107,27 @@ export class EventTable {
     if (need > this.metadataOfRow.length) {
       const cap = Math.max(need, Math.ceil(expect), this.n ? Math.floor(this.n * 1.5) : 0);
       const old = this.events;
-      const next = EventTable.columns(cap, ptr);
+      const next = this.columns(cap, ptr);
       for (const k of Object.keys(next) as (keyof Columns)[]) {
         if (k !== "headerType") (next[k] as unknown as { set(a: ArrayLike<number | bigint>): void }).set(old[k].subarray(0, this.n) as ArrayLike<number | bigint>);
       }
       this.events = next;
-      this.metadataOfRow = resized(this.metadataOfRow, cap, this.n);
-      this.activityOfRow = resized(this.activityOfRow, cap, this.n);
+      this.metadataOfRow = resized(this.take, this.metadataOfRow, cap, this.n);
+      this.activityOfRow = resized(this.take, this.activityOfRow, cap, this.n);
     }
     const needItems = this.items + items;
     if (needItems > this.ext.row.length) {
       const cap = Math.max(needItems, this.items ? Math.floor(this.items * 1.5) : 0, expect && this.n ? Math.ceil((expect * needItems) / need) : 0);
       const x = this.ext;
-      this.ext = { row: resized(x.row, cap, this.items), type: resized(x.type, cap, this.items), size: resized(x.size, cap, this.items), offset: resized(x.offset, cap, this.items) };
+      const t = this.take;
+      this.ext = { row: resized(t, x.row, cap, this.items), type: resized(t, x.type, cap, this.items), size: resized(t, x.size, cap, this.items), offset: resized(t, x.offset, cap, this.items) };
     }
+  }
+
+  /** The memory of the columns, for the pool once the table is let go. */
+  buffers(): ArrayBufferLike[] {
+    const x = this.ext;
+    return [...Object.values(this.events), this.metadataOfRow, this.activityOfRow, x.row, x.type, x.size, x.offset].map((c) => (c as ArrayBufferView).buffer);
   }
 
   /** The rows so far. */
