@@ -195,11 +195,14 @@ export function decompress(src: usize, srcLen: u32, dst: usize, expected: u32): 
 }
 
 /**
- * The records of one EventPipe Event/Metadata block staged at [start, end) as rows in the output block
- * `out` of `cap` rows (assembly/nettrace-events.ts walkEventBlock): returns the rows written.
+ * The records of one EventPipe Event/Metadata block staged at [start, end) as rows `first` on (up to
+ * `cap`) of the columns at `cols`, `stride` bytes apart, its status at `out`
+ * (assembly/nettrace-events.ts walkEventBlock): returns the rows written.
  */
-export function nettraceWalk(start: usize, end: usize, compressed: i32, v6: i32, resume: i32, out: usize, cap: u32, bias: u32, lk: usize): u32 {
-  return walkEventBlock(0, start, end, compressed, v6, resume, out, cap, bias, lk);
+export function nettraceWalk(
+  start: usize, end: usize, compressed: i32, v6: i32, resume: i32, out: usize, cols: usize, stride: usize, first: u32, cap: u32, bias: u32, lk: usize,
+): u32 {
+  return walkEventBlock(0, start, end, compressed, v6, resume, out, cols, stride, first, cap, bias, lk);
 }
 
 /** An EventPipe file's events in TraceEvent's dispatch order (assembly/nettrace-rows.ts dispatchOrder; `p`: its NO_* block). */

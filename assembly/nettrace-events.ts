@@ -9,7 +9,7 @@
 // 64-bit fields move as two 32-bit halves (lo, hi); every half is kept unsigned (`>>> 0`, a no-op in
 // AssemblyScript) so both cores compare and add them alike.
 
-import { Mem, ld8, ld32, ldi32, st32 } from "./memory-access";
+import { Mem, ld8, ld32, ldi32, st8, st32 } from "./memory-access";
 
 // ---- the output block: NT_HEADER_WORDS words of status, then NT_COLUMNS columns of `cap` u32 rows ----
 
@@ -25,17 +25,19 @@ export const NT_ERR_ARG2: u32 = 7; // NTE_PAYLOAD_SIZE: EventSize (i32)
 export const NT_HEADER_WORDS: u32 = 8;
 
 /**
- * Columns, in this order after the status words: column k starts at word NT_HEADER_WORDS + k * (cap +
- * NT_PAD) (the pad keeps columns a multiple of 4 KiB apart from falling in one set of the L1 cache, where
- * a row's stores to twenty columns would evict one another).
- * The 64-bit columns take two: row r's low half at word 2r of them, its high half at 2r + 1 (the
- * layout of a little-endian 64-bit array, which the reader's columns take in one copy).
+ * Columns, in this order, `stride` bytes apart (a walker's own output block: after the status words,
+ * with a stride of (cap + NT_PAD) words, the pad keeping columns a multiple of 4 KiB apart from falling
+ * in one set of the L1 cache, where a row's stores to twenty columns would evict one another; the
+ * reader's window columns in the core, which the walk writes in place: NT_READER_COLUMNS of them).
+ * Row r of a column is its word r, but in the 64-bit columns, which take two: row r's low half at word
+ * 2r of them, its high half at 2r + 1 (the layout of a little-endian 64-bit array), and in NT_FLAGS,
+ * a byte a row.
  */
 export const NT_TIMESTAMP: u32 = 0; // and 1
 export const NT_CAPTURE: u32 = 2; // and 3: capture thread id (V4/V5) or index (V6)
 export const NT_THREAD: u32 = 4; // and 5: thread id (V4/V5) or index (V6)
 export const NT_METADATA_ID: u32 = 6;
-export const NT_FLAGS: u32 = 7; // NT_FLAG_* (the reader's EVENT_SORTED / EVENT_COMPRESSED)
+export const NT_FLAGS: u32 = 7; // u8: NT_FLAG_* (the reader's EVENT_SORTED / EVENT_COMPRESSED)
 export const NT_SEQUENCE: u32 = 8;
 export const NT_PROCESSOR: u32 = 9; // as an i32's bits
 export const NT_STACK_ID: u32 = 10;
@@ -51,6 +53,10 @@ export const NT_STACK: u32 = 18; // stack row (i32), -1: none
 export const NT_QUEUE: u32 = 19; // the capture thread's queue number
 export const NT_COLUMNS: u32 = 20;
 export const NT_PAD: u32 = 16;
+// The reader's window columns (bindings/core/nettrace.ts CoreEventColumns) add two the reader writes:
+export const NT_BLOCK: u32 = 20; // file offset of the event's block
+export const NT_LABEL_ROW: u32 = 21; // V6 label list row (i32), -1: none
+export const NT_READER_COLUMNS: u32 = 22;
 
 /** NT_STATUS values. */
 export const NT_DONE: u32 = 0; // every record up to the end
@@ -159,6 +165,19 @@ function fail(kind: u32, at: usize, what: u32, arg: u32, arg2: u32): void {
 
 /** LEB128 of at most 5 bytes at `pos`; bits above 32 are dropped. */
 @inline function varU32(m: Mem, what: u32): u32 {
+  // (most are one byte: the loop's checks only past it)
+  let p = pos;
+  if (p < lim) {
+    let b: u32 = ld8(m, p);
+    if (b < 0x80) {
+      pos = p + 1;
+      return b;
+    }
+  }
+  return varU32Long(m, what);
+}
+
+function varU32Long(m: Mem, what: u32): u32 {
   let p = pos;
   let v: u32 = 0;
   for (let shift: u32 = 0; shift < 35; shift += 7) {
@@ -180,6 +199,46 @@ function fail(kind: u32, at: usize, what: u32, arg: u32, arg2: u32): void {
 
 /** LEB128 of at most 10 bytes at `pos`, into vLo/vHi; bits above 64 are dropped. */
 @inline function varU64(m: Mem, what: u32): void {
+  let p = pos;
+  if (lim - p >= 4 && lim > p) {
+    // (up to 4 bytes, 28 bits, the most a timestamp delta or a thread id usually takes: no checks per byte)
+    let b: u32 = ld8(m, p);
+    let v: u32 = b & 0x7f;
+    if (b < 0x80) {
+      pos = p + 1;
+      vLo = v;
+      vHi = 0;
+      return;
+    }
+    b = ld8(m, p + 1);
+    v |= (b & 0x7f) << 7;
+    if (b < 0x80) {
+      pos = p + 2;
+      vLo = v;
+      vHi = 0;
+      return;
+    }
+    b = ld8(m, p + 2);
+    v |= (b & 0x7f) << 14;
+    if (b < 0x80) {
+      pos = p + 3;
+      vLo = v;
+      vHi = 0;
+      return;
+    }
+    b = ld8(m, p + 3);
+    v |= (b & 0x7f) << 21;
+    if (b < 0x80) {
+      pos = p + 4;
+      vLo = v;
+      vHi = 0;
+      return;
+    }
+  }
+  varU64Long(m, what);
+}
+
+function varU64Long(m: Mem, what: u32): void {
   let p = pos;
   let lo: u32 = 0;
   let hi: u32 = 0;
@@ -246,18 +305,18 @@ function resetHeader(): void {
 /**
  * Walks the records of one block's content at [start, end) (after the block header; `end` is the
  * content's end or the input's, whichever is first), writing one row per record (metadata records
- * included) into the output block `out`: NT_HEADER_WORDS status words, then NT_COLUMNS columns of
- * `cap` rows (cap >= 1). `compressed`: the block's Flags bit 0; `v6`: the V6 record layouts. `resume`
+ * included) into the columns at `cols`, `stride` bytes apart, from row `first` up to row `cap`
+ * (first < cap), and its status into the NT_HEADER_WORDS words at `out`. `compressed`: the block's Flags bit 0; `v6`: the V6 record layouts. `resume`
  * (non-zero) continues a block whose last call stopped with NT_MORE or NT_SLOW, from its NT_NEXT,
  * keeping the compressed header state; otherwise the state starts at zero. Every offset written (the
  * columns NT_PAYLOAD_OFFSET, NT_ACTIVITY, NT_RELATED, NT_RECORD and the words NT_NEXT, NT_ERR_AT) is
  * the address in memory plus `bias` (mod 2^32), so a caller that copied the block gives the
  * difference between its file offset and its address and reads file offsets. `lk`: a lookup block
  * (LK_*), whose lookups fill NT_METADATA, NT_STACK and NT_QUEUE and check sequence numbers; 0: none
- * (a metadata block). Returns the rows written.
+ * (a metadata block). Returns the rows written (NT_ROWS).
  */
 export function walkEventBlock(
-  m: Mem, start: usize, end: usize, compressed: i32, v6: i32, resume: i32, out: usize, cap: u32, bias: u32, lk: usize,
+  m: Mem, start: usize, end: usize, compressed: i32, v6: i32, resume: i32, out: usize, cols: usize, stride: usize, first: u32, cap: u32, bias: u32, lk: usize,
 ): u32 {
   pos = start;
   lim = end;
@@ -268,9 +327,8 @@ export function walkEventBlock(
   errArg2 = 0;
   if (resume == 0) resetHeader();
   let isV6 = v6 != 0;
-  let stride: usize = <usize>(cap + NT_PAD) << 2;
-  let col: usize = out + (NT_HEADER_WORDS << 2);
-  let rows: u32 = 0;
+  let col: usize = cols;
+  let rows: u32 = first;
   let status: u32 = NT_DONE;
   let recordFlags: u32 = compressed != 0 ? NT_FLAG_COMPRESSED : 0;
   let stop: usize = start; // NT_NEXT
@@ -401,7 +459,7 @@ export function walkEventBlock(
     st32(m, at2 + 4 * stride, hThreadLo);
     st32(m, at2 + 4 * stride + 4, hThreadHi);
     st32(m, at + 6 * stride, hMetadataId);
-    st32(m, at + 7 * stride, sorted | recordFlags);
+    st8(m, col + 7 * stride + <usize>rows, sorted | recordFlags);
     st32(m, at + 8 * stride, hSequence);
     st32(m, at + 9 * stride, hProcessor);
     st32(m, at + 10 * stride, hStackId);
@@ -458,12 +516,12 @@ export function walkEventBlock(
 
   if (errKind != NTE_NONE) status = NT_ERROR;
   st32(m, out + (NT_STATUS << 2), status);
-  st32(m, out + (NT_ROWS << 2), rows);
+  st32(m, out + (NT_ROWS << 2), rows - first);
   st32(m, out + (NT_NEXT << 2), (<u32>stop + bias) >>> 0);
   st32(m, out + (NT_ERR_KIND << 2), errKind);
   st32(m, out + (NT_ERR_AT << 2), errKind != NTE_NONE ? (<u32>errAt + bias) >>> 0 : 0);
   st32(m, out + (NT_ERR_WHAT << 2), errWhat);
   st32(m, out + (NT_ERR_ARG << 2), errArg);
   st32(m, out + (NT_ERR_ARG2 << 2), errArg2);
-  return rows;
+  return rows - first;
 }

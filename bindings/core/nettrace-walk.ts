@@ -39,8 +39,8 @@ export interface NettraceRows {
   /** Two words a row (low, high): a little-endian 64-bit column's layout. */
   timestamp: Uint32Array;
   metadataId: Uint32Array;
-  /** EVENT_SORTED | EVENT_COMPRESSED. */
-  flags: Uint32Array;
+  /** EVENT_SORTED | EVENT_COMPRESSED, a byte a row. */
+  flags: Uint8Array;
   sequenceNumber: Uint32Array;
   /** Two words a row, as `timestamp`. */
   captureThread: Uint32Array;
@@ -69,13 +69,16 @@ export interface NettraceWalker {
    * (contentEnd: the content's end or the input's, whichever is first). `resume`: continue the block
    * of the last call, which stopped with NT_MORE, from its `next` (= contentStart), keeping the
    * compressed header state and the same contentEnd. `lookups`: do each event's lookups with these
-   * tables (an event block's walk), else none (a metadata block's).
+   * tables (an event block's walk), else none (a metadata block's). `into`: write the rows into these
+   * columns in the walker's core instead of its own (the rows' column views are then not this call's).
    */
-  walk(bytes: Uint8Array, contentStart: number, contentEnd: number, compressed: boolean, v6: boolean, resume?: boolean, lookups?: NettraceLookups): NettraceRows;
+  walk(bytes: Uint8Array, contentStart: number, contentEnd: number, compressed: boolean, v6: boolean, resume?: boolean, lookups?: NettraceLookups, into?: WalkInto): NettraceRows;
   /** The lookup tables in the walker's core, emptied, for one reader (`owner`) at a time. */
   lookups(owner: object): NettraceLookups;
   /** Releases the walker's memory; it cannot walk again. */
   dispose?(): void;
+  /** The core it walks in, whose memory `into` columns are in. */
+  readonly core: NettraceWalkCore;
 }
 
 /** What a core gives a walker: the WebAssembly core's exports (assembly/index.ts) or the TypeScript core's equivalents. */
@@ -86,7 +89,16 @@ export interface NettraceWalkCore {
   alloc(size: number): number;
   free(ptr: number): void;
   /** assembly/index.ts nettraceWalk: walkEventBlock over the core's memory. */
-  nettraceWalk(start: number, end: number, compressed: number, v6: number, resume: number, out: number, cap: number, bias: number, lk: number): number;
+  nettraceWalk(start: number, end: number, compressed: number, v6: number, resume: number, out: number, cols: number, stride: number, first: number, cap: number, bias: number, lk: number): number;
+}
+
+/** Columns in the walker's core a walk writes its rows into (assembly/nettrace-events.ts NT_*): rows `first` up to `cap`. */
+export interface WalkInto {
+  cols: number;
+  /** Bytes from one column to the next. */
+  stride: number;
+  first: number;
+  cap: number;
 }
 
 /**
@@ -223,7 +235,7 @@ export class CoreWalker implements NettraceWalker {
   private rows: NettraceRows | null = null;
   private disposed = false;
 
-  constructor(private readonly core: NettraceWalkCore, private readonly cap = NETTRACE_BATCH, private readonly onDispose?: () => void) {}
+  constructor(readonly core: NettraceWalkCore, private readonly cap = NETTRACE_BATCH, private readonly onDispose?: () => void) {}
 
   private tables: NettraceLookups | null = null;
 
@@ -235,7 +247,7 @@ export class CoreWalker implements NettraceWalker {
     return t;
   }
 
-  walk(bytes: Uint8Array, contentStart: number, contentEnd: number, compressed: boolean, v6: boolean, resume = false, lookups?: NettraceLookups): NettraceRows {
+  walk(bytes: Uint8Array, contentStart: number, contentEnd: number, compressed: boolean, v6: boolean, resume = false, lookups?: NettraceLookups, into?: WalkInto): NettraceRows {
     if (this.disposed) throw new Error("etw-wasm: the nettrace walker was disposed");
     const core = this.core;
     if (this.out === 0) {
@@ -257,7 +269,9 @@ export class CoreWalker implements NettraceWalker {
     }
     const at = this.staging + (contentStart - this.stagedFrom);
     const end = this.staging + (contentEnd - this.stagedFrom);
-    core.nettraceWalk(at, end, compressed ? 1 : 0, v6 ? 1 : 0, resume ? 1 : 0, this.out, this.cap, this.bias, lookups ? lookups.ptr : 0);
+    const cols = into ? into.cols : this.out + NT_HEADER_WORDS * 4;
+    const stride = into ? into.stride : (this.cap + NT_PAD) * 4;
+    core.nettraceWalk(at, end, compressed ? 1 : 0, v6 ? 1 : 0, resume ? 1 : 0, this.out, cols, stride, into ? into.first : 0, into ? into.cap : this.cap, this.bias, lookups ? lookups.ptr : 0);
     const rows = this.view();
     const w = this.words;
     const h = this.out >>> 2;
@@ -287,7 +301,7 @@ export class CoreWalker implements NettraceWalker {
       count: 0, status: 0, next: 0, errorKind: 0, errorAt: 0, errorWhat: 0, errorArg: 0, errorArg2: 0,
       timestamp: col64(NT_TIMESTAMP),
       metadataId: col(NT_METADATA_ID),
-      flags: col(NT_FLAGS),
+      flags: new Uint8Array(buffer, first + NT_FLAGS * stride, cap),
       sequenceNumber: col(NT_SEQUENCE),
       captureThread: col64(NT_CAPTURE),
       thread: col64(NT_THREAD),
@@ -339,6 +353,7 @@ export function jsWalkCore(s: CoreState): NettraceWalkCore {
     memory: s.memory,
     alloc: (size) => heapAlloc(s, size),
     free: (ptr) => heapFree(s, ptr),
-    nettraceWalk: (start, end, compressed, v6, resume, out, rows, bias, lk) => walkEventBlock(s, start, end, compressed, v6, resume, out, rows, bias, lk),
+    nettraceWalk: (start, end, compressed, v6, resume, out, cols, stride, first, cap, bias, lk) =>
+      walkEventBlock(s, start, end, compressed, v6, resume, out, cols, stride, first, cap, bias, lk),
   };
 }

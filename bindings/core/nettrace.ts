@@ -16,13 +16,16 @@
 // the WebAssembly core (bindings/decode/nettrace-engine.ts); this reader does the lookups over its rows.
 
 import {
+  NT_TIMESTAMP, NT_CAPTURE, NT_THREAD, NT_METADATA_ID, NT_FLAGS, NT_SEQUENCE, NT_PROCESSOR, NT_STACK_ID, NT_PAYLOAD_OFFSET,
+  NT_PAYLOAD_SIZE, NT_ACTIVITY, NT_RELATED, NT_LABEL_LIST, NT_RECORD, NT_METADATA, NT_STACK, NT_QUEUE, NT_BLOCK, NT_LABEL_ROW,
+  NT_READER_COLUMNS, NT_PAD,
   NTE_NEED, NTE_VAR32_LONG, NTE_VAR64_LONG, NTE_EVENT_SIZE, NTE_EVENT_PAST_END, NTE_PAYLOAD_SIZE,
   NTW_EVENT_SIZE, NTW_FLAGS, NTW_METADATA_ID, NTW_SEQUENCE_DELTA, NTW_CAPTURE_THREAD, NTW_PROCESSOR, NTW_THREAD,
   NTW_STACK_ID, NTW_TIMESTAMP_DELTA, NTW_LABEL_LIST, NTW_ACTIVITY, NTW_RELATED, NTW_PAYLOAD_SIZE, NTW_PAYLOAD,
 } from "./nettrace-events.js";
 import {
   jsNettraceWalker, NT_MORE, NT_ERROR, NT_SLOW, LK_METADATA_DIRECT, LK_STACK_DIRECT, queueSlot,
-  type NettraceLookups, type NettraceRows, type NettraceWalker,
+  type NettraceLookups, type NettraceRows, type NettraceWalker, type NettraceWalkCore,
 } from "./nettrace-walk.js";
 
 export type { NettraceRows, NettraceWalker } from "./nettrace-walk.js";
@@ -359,6 +362,18 @@ export interface NettraceFile {
 
 type Column = Uint8Array | Uint16Array | Uint32Array | Int32Array | BigInt64Array | BigUint64Array;
 
+/**
+ * The rows columns of `capacity` rows grow to when they must hold `rows`: `expected`, an estimate of the
+ * rows there will be in all (at most `most` times the rows needed, at least a quarter more than before),
+ * or without one double; at least `first`.
+ */
+function grownCapacity(capacity: number, first: number, rows: number, expected: number, most: number): number {
+  if (expected > 0) return Math.max(Math.min(Math.ceil(expected), rows * most), capacity + (capacity >> 2), first, rows);
+  let c = capacity === 0 ? first : capacity * 2;
+  while (c < rows) c *= 2;
+  return c;
+}
+
 function grown<T extends Column>(a: T, capacity: number): T {
   const b = new (a.constructor as new (n: number) => T)(capacity);
   (b as unknown as { set(x: T): void }).set(a);
@@ -400,13 +415,7 @@ abstract class Growable {
   }
 
   private grow(rows: number, expected = 0, most = 16): void {
-    let c: number;
-    if (expected > 0) {
-      c = Math.max(Math.min(Math.ceil(expected), rows * most), this.capacity + (this.capacity >> 2), this.first, rows);
-    } else {
-      c = this.capacity === 0 ? this.first : this.capacity * 2;
-      while (c < rows) c *= 2;
-    }
+    const c = grownCapacity(this.capacity, this.first, rows, expected, most);
     const self = this as unknown as Record<string, unknown>;
     for (const k of Object.keys(self)) if (ArrayBuffer.isView(self[k])) self[k] = grown(self[k] as Column, c);
     this.capacity = c;
@@ -441,7 +450,149 @@ class EventColumns extends Growable {
   queue = new Uint32Array(0);
   constructor() { super(1024); }
   add(): number { return this.row(); }
+  refresh(): this { return this; }
   done(): NettraceEvents { return this.columns(); }
+}
+
+/** Where a window's events are in its walker's core (CoreEventColumns): the columns of assembly/nettrace-events.ts NT_*. */
+export interface CoreColumns {
+  core: NettraceWalkCore;
+  /** Address of the first column; `stride`: bytes from one column to the next. */
+  ptr: number;
+  stride: number;
+}
+
+/** The columns in a core of the events a reader that reads in place hands out (CoreEventColumns.done). */
+const CORE_COLUMNS = new WeakMap<NettraceEvents, CoreColumns>();
+
+/** Where `events` are in a core, when a reader that reads in place gave them (the views are then of that core's memory). */
+export function coreColumnsOf(events: NettraceEvents): CoreColumns | undefined {
+  return CORE_COLUMNS.get(events);
+}
+
+/**
+ * A window's events in its walker's core, where the walk writes them (a reader whose windows are read
+ * one at a time: Reader.readInPlace): one block of NT_READER_COLUMNS columns, `stride` bytes apart, of
+ * which the views below are made. Anything that allocates in the core may replace its memory: `refresh()`
+ * takes the views again (their addresses stay).
+ */
+class CoreEventColumns implements CoreColumns {
+  length = 0;
+  private capacity = 0;
+  ptr = 0;
+  stride = 0;
+  private buffer: ArrayBuffer | null = null;
+  timestamp = new BigInt64Array(0);
+  metadataId = new Uint32Array(0);
+  metadata = new Int32Array(0);
+  sequenceNumber = new Uint32Array(0);
+  captureThreadId = new BigInt64Array(0);
+  threadId = new BigInt64Array(0);
+  processorNumber = new Int32Array(0);
+  stackId = new Uint32Array(0);
+  stack = new Int32Array(0);
+  payloadOffset = new Uint32Array(0);
+  payloadLength = new Uint32Array(0);
+  activityIdOffset = new Uint32Array(0);
+  relatedActivityIdOffset = new Uint32Array(0);
+  labelListId = new Uint32Array(0);
+  labelList = new Int32Array(0);
+  flags = new Uint8Array(0);
+  blockOffset = new Uint32Array(0);
+  queue = new Uint32Array(0);
+  /** File offset of each event's record (for the reader's warnings). */
+  recordOffset = new Uint32Array(0);
+
+  constructor(readonly core: NettraceWalkCore) {}
+
+  get room(): number {
+    return this.capacity;
+  }
+
+  clear(): void {
+    this.length = 0;
+  }
+
+  add(): number {
+    if (this.length === this.capacity) this.grow(this.length + 1);
+    return this.length++;
+  }
+
+  reserve(n: number, expected = 0, most = 16): void {
+    if (this.length + n > this.capacity) this.grow(this.length + n, expected, most);
+  }
+
+  private grow(rows: number, expected = 0, most = 16): void {
+    const cap = grownCapacity(this.capacity, 1024, rows, expected, most);
+    const stride = (cap + NT_PAD) * 4;
+    const core = this.core;
+    const ptr = core.alloc(NT_READER_COLUMNS * stride);
+    if (ptr === 0) throw new RangeError(`etw-wasm: out of memory for the columns of ${cap} EventPipe events`);
+    if (this.ptr !== 0) {
+      const u8 = new Uint8Array(core.memory.buffer);
+      for (let k = 0; k < NT_READER_COLUMNS; k++) {
+        // (a 64-bit column's two slots are one column of 8 bytes a row; NT_FLAGS a byte a row)
+        if (k === NT_TIMESTAMP + 1 || k === NT_CAPTURE + 1 || k === NT_THREAD + 1) continue;
+        const size = k === NT_TIMESTAMP || k === NT_CAPTURE || k === NT_THREAD ? 8 : k === NT_FLAGS ? 1 : 4;
+        const from = this.ptr + k * this.stride;
+        u8.copyWithin(ptr + k * stride, from, from + this.length * size);
+      }
+      core.free(this.ptr);
+    }
+    this.ptr = ptr;
+    this.stride = stride;
+    this.capacity = cap;
+    this.buffer = null;
+    this.refresh();
+  }
+
+  /** The views of the core's current memory. */
+  refresh(): this {
+    const buffer = this.core.memory.buffer as ArrayBuffer;
+    if (buffer === this.buffer) return this;
+    this.buffer = buffer;
+    const n = this.capacity;
+    const at = (k: number) => this.ptr + k * this.stride;
+    this.timestamp = new BigInt64Array(buffer, at(NT_TIMESTAMP), n);
+    this.captureThreadId = new BigInt64Array(buffer, at(NT_CAPTURE), n);
+    this.threadId = new BigInt64Array(buffer, at(NT_THREAD), n);
+    this.metadataId = new Uint32Array(buffer, at(NT_METADATA_ID), n);
+    this.flags = new Uint8Array(buffer, at(NT_FLAGS), n);
+    this.sequenceNumber = new Uint32Array(buffer, at(NT_SEQUENCE), n);
+    this.processorNumber = new Int32Array(buffer, at(NT_PROCESSOR), n);
+    this.stackId = new Uint32Array(buffer, at(NT_STACK_ID), n);
+    this.payloadOffset = new Uint32Array(buffer, at(NT_PAYLOAD_OFFSET), n);
+    this.payloadLength = new Uint32Array(buffer, at(NT_PAYLOAD_SIZE), n);
+    this.activityIdOffset = new Uint32Array(buffer, at(NT_ACTIVITY), n);
+    this.relatedActivityIdOffset = new Uint32Array(buffer, at(NT_RELATED), n);
+    this.labelListId = new Uint32Array(buffer, at(NT_LABEL_LIST), n);
+    this.recordOffset = new Uint32Array(buffer, at(NT_RECORD), n);
+    this.metadata = new Int32Array(buffer, at(NT_METADATA), n);
+    this.stack = new Int32Array(buffer, at(NT_STACK), n);
+    this.queue = new Uint32Array(buffer, at(NT_QUEUE), n);
+    this.blockOffset = new Uint32Array(buffer, at(NT_BLOCK), n);
+    this.labelList = new Int32Array(buffer, at(NT_LABEL_ROW), n);
+    return this;
+  }
+
+  /** The rows as views of the core's memory, valid until something allocates there. */
+  done(): NettraceEvents {
+    if (this.ptr === 0) this.grow(1);
+    this.refresh();
+    const n = this.length;
+    const events: NettraceEvents = {
+      length: n,
+      timestamp: this.timestamp.subarray(0, n), metadataId: this.metadataId.subarray(0, n), metadata: this.metadata.subarray(0, n),
+      sequenceNumber: this.sequenceNumber.subarray(0, n), captureThreadId: this.captureThreadId.subarray(0, n), threadId: this.threadId.subarray(0, n),
+      processorNumber: this.processorNumber.subarray(0, n), stackId: this.stackId.subarray(0, n), stack: this.stack.subarray(0, n),
+      payloadOffset: this.payloadOffset.subarray(0, n), payloadLength: this.payloadLength.subarray(0, n),
+      activityIdOffset: this.activityIdOffset.subarray(0, n), relatedActivityIdOffset: this.relatedActivityIdOffset.subarray(0, n),
+      labelListId: this.labelListId.subarray(0, n), labelList: this.labelList.subarray(0, n), flags: this.flags.subarray(0, n),
+      blockOffset: this.blockOffset.subarray(0, n), queue: this.queue.subarray(0, n),
+    };
+    CORE_COLUMNS.set(events, { core: this.core, ptr: this.ptr, stride: this.stride });
+    return events;
+  }
 }
 
 class StackColumns extends Growable {
@@ -627,7 +778,9 @@ class Reader {
   v2ForwardRef = -1;
   v2End = -1;
 
-  events = new EventColumns();
+  events: EventColumns | CoreEventColumns = new EventColumns();
+  /** The events are written where the walk puts them, in its core (readInPlace). */
+  inPlace = false;
   stacks = new StackColumns();
   blocks = new BlockColumns();
   sequencePoints = new SequencePointColumns();
@@ -666,6 +819,16 @@ class Reader {
   reuseColumns = false;
 
   blockStart = 0;
+
+  /**
+   * Reads windows one at a time whose events are written where the walk puts them, in its core
+   * (CoreEventColumns): a window's columns are the next window's, and views of the core's memory.
+   */
+  readInPlace(): void {
+    this.reuseColumns = true;
+    this.inPlace = true;
+    this.events = new CoreEventColumns((this.walker ??= jsNettraceWalker()).core);
+  }
 
   get lk(): NettraceLookups {
     return (this.tables ??= (this.walker ??= jsNettraceWalker()).lookups(this));
@@ -1180,7 +1343,7 @@ class Reader {
         continue;
       }
       if (this.events.length === this.events.room) this.events.reserve(1, this.expectedEvents(this.events.length + 1, recEnd), this.expectTimes);
-      const ev = this.events;
+      const ev = this.events.refresh();
       const i = ev.add();
       ev.timestamp[i] = timestamp;
       ev.metadataId[i] = metadataId;
@@ -1226,12 +1389,21 @@ class Reader {
     const walker = this.walker!;
     let from = this.pos;
     let resume = false;
+    const inPlace = this.inPlace && !metadataBlock ? (this.events as CoreEventColumns) : undefined;
     while (from < this.end) {
-      const rows = walker.walk(this.bytes, from, this.end, compressed, v6, resume, lookups);
-      if (metadataBlock) {
-        for (let k = 0; k < rows.count; k++) this.metadataRecord(rows.payloadOffset[k], rows.payloadSize[k]);
+      let rows: NettraceRows;
+      if (inPlace) {
+        // (rows written where the window's events are: room for some first)
+        if (inPlace.length === inPlace.room) inPlace.reserve(1, this.expectedEvents(inPlace.length + 1, from), this.expectTimes);
+        rows = walker.walk(this.bytes, from, this.end, compressed, v6, resume, lookups, { cols: inPlace.ptr, stride: inPlace.stride, first: inPlace.length, cap: inPlace.room });
+        this.eventsInPlace(rows, v6);
       } else {
-        this.addEvents(rows);
+        rows = walker.walk(this.bytes, from, this.end, compressed, v6, resume, lookups);
+        if (metadataBlock) {
+          for (let k = 0; k < rows.count; k++) this.metadataRecord(rows.payloadOffset[k], rows.payloadSize[k]);
+        } else {
+          this.addEvents(rows);
+        }
       }
       from = rows.next;
       this.pos = from;
@@ -1293,7 +1465,7 @@ class Reader {
       ev.flags.set(rows.flags.subarray(0, fast), first);
       ev.blockOffset.fill(this.blockStart, first, first + fast);
       ev.queue.set(rows.queue.subarray(0, fast), first);
-      if (v6) this.labelsOf(rows, 0, fast, first);
+      if (v6) this.labelsOf(rows.labelListId, rows.recordOffset, 0, fast, first);
       else {
         ev.activityIdOffset.set(rows.activityIdOffset.subarray(0, fast), first);
         ev.relatedActivityIdOffset.set(rows.relatedActivityIdOffset.subarray(0, fast), first);
@@ -1305,17 +1477,46 @@ class Reader {
     if (fast < n) this.slowEvent(rows, n - 1, v6);
   }
 
-  /** V6: the label list of rows [from, to) (at events `first` on), and the activity ids it gives. */
-  labelsOf(rows: NettraceRows, from: number, to: number, first: number): void {
+  /**
+   * A walk's rows written in place (Reader.readInPlace): the columns the walk does not write, and the
+   * last row of an NT_SLOW walk, whose lookups are done here (rowLookups).
+   */
+  eventsInPlace(rows: NettraceRows, v6: boolean): void {
+    const lk = this.lk;
+    if (lk.owner !== this) throw new Error("etw-wasm: one nettrace walker read by two readers at once");
+    // (the walk may have allocated in the core)
+    const ev = (this.events as CoreEventColumns).refresh();
+    const n = rows.count;
+    const first = ev.length;
+    const fast = rows.status === NT_SLOW ? n - 1 : n;
+    ev.blockOffset.fill(this.blockStart, first, first + n);
+    if (v6) this.labelsOf(ev.labelListId, ev.recordOffset, first, first + fast, first);
+    else ev.labelList.fill(-1, first, first + n);
+    ev.length = first + fast;
+    this.eventsLost += lk.takeLost();
+    if (fast === n) return;
+    // the last row, whose lookups the walk left here: an event, unless its metadata id is 0
+    const i = ev.length;
+    if (ev.metadataId[i] === 0) {
+      this.warn(NW_METADATA_ID_ZERO, ev.recordOffset[i], "event with metadata id 0 in an EventBlock skipped");
+      return;
+    }
+    if (v6) this.labelsOf(ev.labelListId, ev.recordOffset, i, i + 1, i);
+    ev.length = i + 1;
+    this.rowLookups(i, ev.recordOffset[i]);
+  }
+
+  /** V6: the label lists of rows [from, to) of `labelListId` (events `first` on), and the activity ids they give. */
+  labelsOf(labelListId: Uint32Array, recordOffset: Uint32Array, from: number, to: number, first: number): void {
     const ev = this.events;
     const { activityIdOffset, relatedActivityIdOffset, labelList } = ev;
     const L = this.labelLists;
     for (let k = from, i = first; k < to; k++, i++) {
-      const lid = rows.labelListId[k];
+      const lid = labelListId[k];
       let list = -1, a = 0, r = 0;
       if (lid !== 0) {
         const row = this.labelListByIndex.get(lid);
-        if (row === undefined) this.warn(NW_BAD_ROW, rows.recordOffset[k], `label list ${lid} not defined since the last sequence point`);
+        if (row === undefined) this.warn(NW_BAD_ROW, recordOffset[k], `label list ${lid} not defined since the last sequence point`);
         else {
           list = row;
           a = L.activityIdOffset[row];
@@ -1330,10 +1531,9 @@ class Reader {
 
   /** Row k of a walk, whose lookups the walk left to the reader (NT_SLOW): an event, unless its metadata id is 0. */
   slowEvent(rows: NettraceRows, k: number, v6: boolean): void {
-    // (every field read before queueFor, which may allocate in the core and so let go the rows' views)
+    // (every field read before anything may allocate in the core and so let go the rows' views)
     const at = rows.recordOffset[k];
     const id = rows.metadataId[k];
-    const seq = rows.sequenceNumber[k];
     if (id === 0) {
       this.warn(NW_METADATA_ID_ZERO, at, "event with metadata id 0 in an EventBlock skipped");
       return;
@@ -1344,9 +1544,8 @@ class Reader {
     const timestamp = halves(ev.timestamp), captureThreadId = halves(ev.captureThreadId), threadId = halves(ev.threadId);
     timestamp[i2] = rows.timestamp[k2];
     timestamp[i2 + 1] = rows.timestamp[k2 + 1];
-    const ctLo = rows.captureThread[k2], ctHi = rows.captureThread[k2 + 1];
-    captureThreadId[i2] = ctLo;
-    captureThreadId[i2 + 1] = ctHi;
+    captureThreadId[i2] = rows.captureThread[k2];
+    captureThreadId[i2 + 1] = rows.captureThread[k2 + 1];
     threadId[i2] = rows.thread[k2];
     threadId[i2 + 1] = rows.thread[k2 + 1];
     ev.metadataId[i] = id;
@@ -1358,17 +1557,31 @@ class Reader {
     ev.labelListId[i] = rows.labelListId[k];
     ev.flags[i] = rows.flags[k];
     ev.blockOffset[i] = this.blockStart;
-    if (v6) this.labelsOf(rows, k, k + 1, i);
+    if (v6) this.labelsOf(rows.labelListId, rows.recordOffset, k, k + 1, i);
     else {
       ev.activityIdOffset[i] = rows.activityIdOffset[k];
       ev.relatedActivityIdOffset[i] = rows.relatedActivityIdOffset[k];
       ev.labelList[i] = -1;
     }
+    this.rowLookups(i, at);
+  }
+
+  /**
+   * Event i's lookups, which the walk left to the reader (its metadata id, stack id, capture thread and
+   * sequence number are in the columns): its metadata row, stack row and queue, its sequence number
+   * checked; `at`: its record's offset, for the warnings.
+   */
+  rowLookups(i: number, at: number): void {
+    let ev = this.events.refresh();
+    const id = ev.metadataId[i];
+    const sid = ev.stackId[i];
+    const seq = ev.sequenceNumber[i];
+    const ct = halves(ev.captureThreadId);
+    const ctLo = ct[2 * i], ctHi = ct[2 * i + 1];
     const lk = this.lk.view();
     const md = id < METADATA_DIRECT ? lk.metadataRow[id] - 1 : this.metadataById.get(id) ?? -1;
     if (md < 0) this.warn(NW_UNKNOWN_METADATA, at, `event references undefined metadata id ${id}`);
     ev.metadata[i] = md;
-    const sid = rows.stackId[k];
     let st = -1;
     if (sid !== 0) {
       if (sid < STACK_DIRECT) {
@@ -1385,6 +1598,8 @@ class Reader {
       v.cacheId[h] = ctLo;
       v.cacheQueue[h] = q;
     }
+    // (queueFor may have allocated in the core)
+    ev = this.events.refresh();
     ev.queue[i] = q;
     this.checkSequence(key, seq, at, false);
   }
@@ -1413,14 +1628,13 @@ class Reader {
   }
 
   /** stackById.set, the small ids in the lookups' stack table. */
-  setStack(id: number, row: number): void {
+  setStack(id: number, row: number, lk = this.lk.view(), epoch = lk.epoch): void {
     if (id >= STACK_DIRECT) {
       this.stackById.set(id, row);
       return;
     }
-    const lk = this.lk.view();
     lk.stackRow[id] = row;
-    lk.stackEpoch[id] = lk.epoch;
+    lk.stackEpoch[id] = epoch;
   }
 
   /** stackById.clear, the lookups' stack table's too (its next epoch). */
@@ -1722,6 +1936,9 @@ class Reader {
   stackBlock(): void {
     const firstId = this.u32("stack block first id");
     const count = this.u32("stack block count");
+    // (the lookups' views and epoch once a block: nothing below allocates in the core)
+    const lk = this.lk.view();
+    const epoch = lk.epoch;
     for (let i = 0; i < count; i++) {
       const at = this.pos;
       const size = this.i32("stack size");
@@ -1729,7 +1946,7 @@ class Reader {
       const p = this.need(size, "stack");
       const ptr = this.header.pointerSize;
       const id = (firstId + i) >>> 0;
-      this.setStack(id, this.stacks.add(id, p, size - (size % ptr)));
+      this.setStack(id, this.stacks.add(id, p, size - (size % ptr)), lk, epoch);
     }
     if (this.pos < this.end) this.warn(NW_BLOCK_TRAILING, this.pos, `${this.end - this.pos} bytes after the last stack of the block`);
   }
@@ -1994,12 +2211,13 @@ export function readNettrace(bytes: Uint8Array, options: ReadNettraceOptions = {
 /**
  * A file held whole, read a window at a time: the events between two sequence points (a .netperf, and
  * a file without sequence points, is one window). Offsets are file offsets, `base` 0. A window's
- * columns are the next window's: use each window before asking for the next. Bad input ends the
+ * columns are the next window's, views of the walker's core memory: use each window before asking for
+ * the next. Bad input ends the
  * windows with the one that holds the error (and what came before it in that window).
  */
 export function* nettraceWindowsOf(bytes: Uint8Array, walker?: NettraceWalker): Generator<NettraceWindow> {
   const r = new Reader(bytes, walker);
-  r.reuseColumns = true;
+  r.readInPlace();
   r.expectBytes = 32 << 20;
   r.expectTimes = 4;
   let error: NettraceFormatError | null = null;
@@ -2033,10 +2251,13 @@ export class NettraceStreamReader {
   private base = 0;
   private done = false;
 
-  /** `reuse`: a window's columns are the next window's (a caller that is done with each window before the next push). */
+  /**
+   * `reuse`: a window's columns are the next window's, views of the walker's core memory (a caller that
+   * is done with each window before the next push).
+   */
   constructor(walker?: NettraceWalker, private readonly windowBytes = 32 << 20, reuse = false) {
     this.reader = new Reader(new Uint8Array(0), walker);
-    this.reader.reuseColumns = reuse;
+    if (reuse) this.reader.readInPlace();
     this.reader.final = false;
     this.reader.expectBytes = windowBytes;
     this.reader.expectTimes = 4;

@@ -7,7 +7,11 @@
 
 import * as C from "../../assembly/codes.js";
 import * as R from "../core/nettrace-rows.js";
-import { EVENT_SORTED, type NettraceFile, type NettraceMetadata } from "../core/nettrace.js";
+import { EVENT_SORTED, coreColumnsOf, type CoreColumns, type NettraceEvents, type NettraceFile, type NettraceMetadata } from "../core/nettrace.js";
+import {
+  NT_TIMESTAMP, NT_CAPTURE, NT_THREAD, NT_FLAGS, NT_PROCESSOR, NT_PAYLOAD_OFFSET, NT_PAYLOAD_SIZE, NT_ACTIVITY, NT_RELATED,
+  NT_METADATA, NT_STACK, NT_QUEUE, NT_BLOCK, NT_READER_COLUMNS, NT_PAD,
+} from "../core/nettrace-events.js";
 
 /** What a core gives the rows: the WebAssembly core's exports (assembly/index.ts) or the TypeScript core's equivalents. */
 export interface NettraceRowsCore {
@@ -194,15 +198,38 @@ function take(core: NettraceRowsCore, at: number, column: ArrayBufferView & { BY
 }
 
 /**
+ * The columns of a file's events in the core (assembly/nettrace-events.ts NT_*): where a reader that
+ * reads in place wrote them (its walker's core), else laid out there from the file's columns.
+ */
+function columnsIn(core: NettraceRowsCore, blocks: Blocks, ev: NettraceEvents): CoreColumns {
+  const there = coreColumnsOf(ev);
+  if (there && (there.core as object) === core) return there;
+  const n = ev.length;
+  const stride = (Math.max(1, n) + NT_PAD) * 4;
+  const ptr = blocks.take(NT_READER_COLUMNS * stride);
+  const columns: [number, ArrayBufferView & { BYTES_PER_ELEMENT: number }][] = [
+    [NT_TIMESTAMP, ev.timestamp], [NT_CAPTURE, ev.captureThreadId], [NT_THREAD, ev.threadId], [NT_FLAGS, ev.flags],
+    [NT_PROCESSOR, ev.processorNumber], [NT_PAYLOAD_OFFSET, ev.payloadOffset], [NT_PAYLOAD_SIZE, ev.payloadLength],
+    [NT_ACTIVITY, ev.activityIdOffset], [NT_RELATED, ev.relatedActivityIdOffset], [NT_METADATA, ev.metadata], [NT_STACK, ev.stack],
+    [NT_QUEUE, ev.queue], [NT_BLOCK, ev.blockOffset],
+  ];
+  for (const [k, column] of columns) put(core, ptr + k * stride, column, 0, n);
+  return { core: core as unknown as CoreColumns["core"], ptr, stride };
+}
+
+/**
  * The event table of a file's (or window's) events in TraceEvent's dispatch order, with what each row
  * adds beside it (metadata row, activity id, stack and related-activity items), the rows of each type
- * and the latest timestamp: appended to `table` (`expect`: the rows it will likely have in all).
+ * and the latest timestamp: appended to `table` (`expect`: the rows it will likely have in all). The
+ * order and the rows read the events' columns where they are in the core (columnsIn).
  */
 export function eventTableOf(core: NettraceRowsCore, file: NettraceFile, cx: EventTableContext, table = new EventTable(), expect = 0): EventTableOf {
   const { header, events: ev } = file;
   const n = ev.length;
   const blocks = new Blocks(core, `ordering ${n} EventPipe events`);
   try {
+    const cols = columnsIn(core, blocks, ev);
+    const at = (k: number) => cols.ptr + k * cols.stride;
     // ---- the dispatch order, whole ----
     const order = blocks.take(4 * n);
     if (header.formatVersion <= 3 || n === 0) {
@@ -212,19 +239,14 @@ export function eventTableOf(core: NettraceRowsCore, file: NettraceFile, cx: Eve
     } else {
       const queues = Math.max(1, file.queueCount);
       const p = blocks.take(R.NO_WORDS * 4);
-      const ts = blocks.take(8 * n), queue = blocks.take(4 * n), block = blocks.take(4 * n), flags = blocks.take(n);
       const sp = blocks.take(4 * file.sequencePoints.length), work = blocks.take(R.orderWorkBytes(n, queues));
-      put(core, ts, ev.timestamp, 0, n);
-      put(core, queue, ev.queue, 0, n);
-      put(core, block, ev.blockOffset, 0, n);
-      put(core, flags, ev.flags, 0, n);
       put(core, sp, file.sequencePoints.offset, 0, file.sequencePoints.length);
       const w = new Uint32Array(core.memory.buffer, p, R.NO_WORDS);
       w[R.NO_COUNT] = n;
-      w[R.NO_TIMESTAMP] = ts;
-      w[R.NO_QUEUE] = queue;
-      w[R.NO_BLOCK] = block;
-      w[R.NO_FLAGS] = flags;
+      w[R.NO_TIMESTAMP] = at(NT_TIMESTAMP);
+      w[R.NO_QUEUE] = at(NT_QUEUE);
+      w[R.NO_BLOCK] = at(NT_BLOCK);
+      w[R.NO_FLAGS] = at(NT_FLAGS);
       w[R.NO_SEQUENCE_POINTS] = sp;
       w[R.NO_SEQUENCE_POINT_COUNT] = file.sequencePoints.length;
       w[R.NO_QUEUES] = queues;
@@ -232,10 +254,10 @@ export function eventTableOf(core: NettraceRowsCore, file: NettraceFile, cx: Eve
       w[R.NO_ORDER] = order;
       const written = core.nettraceOrder(p);
       if (written !== n) throw new Error(`etw-wasm: the dispatch order has ${written} of ${n} events`);
-      for (const at of [p, ts, queue, block, flags, sp, work]) blocks.give(at);
+      for (const x of [p, sp, work]) blocks.give(x);
     }
     if (EVENT_SORTED !== 1) throw new Error("etw-wasm: EVENT_SORTED is not the bit the core's order reads");
-    rowsInOrder(core, blocks, order, file, cx, table, expect);
+    rowsInOrder(core, blocks, order, file, cx, table, expect, at);
     return table.result();
   } finally {
     blocks.release();
@@ -260,25 +282,15 @@ function addRows(dst: Uint32Array, src: Uint32Array, n: number): void {
   for (let t = 0; t < n; t++) dst[t] += src[t];
 }
 
-/** The least and greatest of `o` (not empty). */
-function rangeOf(o: Uint32Array): [number, number] {
-  let lo = o[0], hi = o[0];
-  for (let k = 1; k < o.length; k++) {
-    const i = o[k];
-    if (i < lo) lo = i;
-    else if (i > hi) hi = i;
-  }
-  return [lo, hi];
-}
-
-function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file: NettraceFile, cx: EventTableContext, table: EventTable, expect: number): void {
-  const { header, events: ev, metadata, stacks } = file;
-  const n = ev.length;
+/** The rows of `file`'s events in `order`; `at(k)`: where the events' column NT_k is in the core. */
+function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file: NettraceFile, cx: EventTableContext, table: EventTable, expect: number, at: (k: number) => number): void {
+  const { header, metadata, stacks } = file;
+  const n = file.events.length;
   const { ptr, stackItem, providerOf, unknownProvider } = cx;
   const pidValue = header.processId >>> 0;
 
   // (items: a related activity or a stack per row at most; counted first, so the columns grow once)
-  const items = itemsOf(ev.relatedActivityIdOffset, ev.stack, n);
+  const items = itemsOf(new Uint32Array(core.memory.buffer, at(NT_RELATED), n), new Int32Array(core.memory.buffer, at(NT_STACK), n), n);
   table.reserve(n, items, ptr, expect);
   const base = table.n, itemBase = table.items;
   const { timestamp, keywords, pid, tid, payloadOffset, payloadLength, provider, eventId, flags, processor, version, opcode, level, eventType } = table.events;
@@ -317,9 +329,6 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
     eventType: blocks.take(2 * chunk), extRow: blocks.take(8 * chunk), extType: blocks.take(4 * chunk), extSize: blocks.take(4 * chunk),
     extOffset: blocks.take(8 * chunk), seen: blocks.take(4 * chunk),
   };
-  let stagedCap = 0;
-  let staged = { ts: 0, metadata: 0, activity: 0, related: 0, payloadOffset: 0, payloadLength: 0, processor: 0, stack: 0, thread: 0, capture: 0 };
-
   {
     const u32 = new Uint32Array(core.memory.buffer);
     const m = metaAt >>> 2;
@@ -383,43 +392,22 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
   let e = 0;
   for (let r0 = 0; r0 < n; r0 += chunk) {
     const rows = Math.min(chunk, n - r0);
-    // the events this chunk reads: a range of event numbers, staged
-    const [lo, hi] = rangeOf(new Uint32Array(core.memory.buffer, order + 4 * r0, rows));
-    const span = hi - lo + 1;
-    if (span > stagedCap) {
-      for (const at of Object.values(staged)) if (at) blocks.give(at);
-      stagedCap = Math.max(span, chunk);
-      staged = {
-        ts: blocks.take(8 * stagedCap), metadata: blocks.take(4 * stagedCap), activity: blocks.take(4 * stagedCap),
-        related: blocks.take(4 * stagedCap), payloadOffset: blocks.take(4 * stagedCap), payloadLength: blocks.take(4 * stagedCap),
-        processor: blocks.take(4 * stagedCap), stack: blocks.take(4 * stagedCap), thread: blocks.take(8 * stagedCap), capture: blocks.take(8 * stagedCap),
-      };
-    }
-    put(core, staged.ts, ev.timestamp, lo, span);
-    put(core, staged.metadata, ev.metadata, lo, span);
-    put(core, staged.activity, ev.activityIdOffset, lo, span);
-    put(core, staged.related, ev.relatedActivityIdOffset, lo, span);
-    put(core, staged.payloadOffset, ev.payloadOffset, lo, span);
-    put(core, staged.payloadLength, ev.payloadLength, lo, span);
-    put(core, staged.processor, ev.processorNumber, lo, span);
-    put(core, staged.stack, ev.stack, lo, span);
-    put(core, staged.thread, ev.threadId, lo, span);
-    put(core, staged.capture, ev.captureThreadId, lo, span);
+    // (the events' columns read where they are)
     let w = new Uint32Array(core.memory.buffer, p, R.NR_WORDS);
     w[R.NR_ROWS] = rows;
     w[R.NR_ORDER] = order + 4 * r0;
-    w[R.NR_FIRST_EVENT] = lo;
+    w[R.NR_FIRST_EVENT] = 0;
     w[R.NR_FIRST_ROW] = base + r0;
-    w[R.NR_TIMESTAMP] = staged.ts;
-    w[R.NR_METADATA] = staged.metadata;
-    w[R.NR_ACTIVITY] = staged.activity;
-    w[R.NR_RELATED] = staged.related;
-    w[R.NR_PAYLOAD_OFFSET] = staged.payloadOffset;
-    w[R.NR_PAYLOAD_LENGTH] = staged.payloadLength;
-    w[R.NR_PROCESSOR] = staged.processor;
-    w[R.NR_STACK] = staged.stack;
-    w[R.NR_THREAD] = staged.thread;
-    w[R.NR_CAPTURE] = staged.capture;
+    w[R.NR_TIMESTAMP] = at(NT_TIMESTAMP);
+    w[R.NR_METADATA] = at(NT_METADATA);
+    w[R.NR_ACTIVITY] = at(NT_ACTIVITY);
+    w[R.NR_RELATED] = at(NT_RELATED);
+    w[R.NR_PAYLOAD_OFFSET] = at(NT_PAYLOAD_OFFSET);
+    w[R.NR_PAYLOAD_LENGTH] = at(NT_PAYLOAD_SIZE);
+    w[R.NR_PROCESSOR] = at(NT_PROCESSOR);
+    w[R.NR_STACK] = at(NT_STACK);
+    w[R.NR_THREAD] = at(NT_THREAD);
+    w[R.NR_CAPTURE] = at(NT_CAPTURE);
     core.nettraceRows(p);
     // the types of metadata met first in this chunk, in row order
     w = new Uint32Array(core.memory.buffer, p, R.NR_WORDS);
