@@ -109,7 +109,8 @@ export class EventTable {
   reserve(rows: number, items: number, ptr: number, expect = 0): void {
     const need = this.n + rows;
     if (need > this.metadataOfRow.length) {
-      const cap = Math.max(need, Math.ceil(expect), this.n ? Math.floor(this.n * 1.5) : 0);
+      // (at most 16 times the rows needed: a stream's window guesses the rest of the file from its first blocks)
+      const cap = Math.max(need, Math.min(Math.ceil(expect), 16 * need), this.n ? Math.floor(this.n * 1.5) : 0);
       const old = this.events;
       const next = this.columns(cap, ptr);
       for (const k of Object.keys(next) as (keyof Columns)[]) {
