@@ -166,13 +166,18 @@ function fail(kind: u32, at: usize, what: u32, arg: u32, arg2: u32): void {
 
 /** LEB128 of at most 5 bytes at `pos`; bits above 32 are dropped. */
 function varU32(m: Mem, what: u32): u32 {
-  // (most are one byte: the loop's checks only past it)
+  // (most are one or two bytes, payload sizes two: the loop's checks only past them)
   let p = pos;
-  if (p < lim) {
+  if (lim - p >= 2 && lim > p) {
     let b: u32 = ld8(m, p);
     if (b < 0x80) {
       pos = p + 1;
       return b;
+    }
+    let c: u32 = ld8(m, p + 1);
+    if (c < 0x80) {
+      pos = p + 2;
+      return (b & 0x7f) | (c << 7);
     }
   }
   return varU32Long(m, what);
