@@ -1,4 +1,4 @@
-// The per-event loop of the EventPipe reader (bindings/core/nettrace.ts): the records of one V4/V5/V6
+// The per-event loop of the EventPipe reader (bindings/eventpipe/reader.ts): the records of one V4/V5/V6
 // EventBlock or V4/V5 MetadataBlock (nettrace-format.md §6.3–6.5), after the block header, as
 // struct-of-arrays rows. The reader does the lookups (metadata, stacks, label lists, sequence numbers)
 // and the metadata records over these rows; this walk only frames the records and decodes their
@@ -53,7 +53,7 @@ export const NT_STACK: u32 = 18; // stack row (i32), -1: none
 export const NT_QUEUE: u32 = 19; // the capture thread's queue number
 export const NT_COLUMNS: u32 = 20;
 export const NT_PAD: u32 = 16;
-// The reader's window columns (bindings/core/nettrace.ts CoreEventColumns) add two the reader writes:
+// The reader's window columns (bindings/eventpipe/reader.ts CoreEventColumns) add two the reader writes:
 export const NT_BLOCK: u32 = 20; // file offset of the event's block
 export const NT_LABEL_ROW: u32 = 21; // V6 label list row (i32), -1: none
 export const NT_READER_COLUMNS: u32 = 22;
@@ -104,7 +104,7 @@ export const NTE_EVENT_SIZE: u32 = 4; // "event size <arg> below the <52|80>-byt
 export const NTE_EVENT_PAST_END: u32 = 5; // "event of <arg> bytes runs past the end of its block"
 export const NTE_PAYLOAD_SIZE: u32 = 6; // "payload size <arg> does not fit the event of <arg2> bytes"
 
-/** NT_ERR_WHAT: the field being read (the reader's `what` strings, bindings/core/nettrace.ts). */
+/** NT_ERR_WHAT: the field being read (the reader's `what` strings, bindings/eventpipe/reader.ts). */
 export const NTW_EVENT_SIZE: u32 = 1;
 export const NTW_FLAGS: u32 = 2; // compressed header flags
 export const NTW_METADATA_ID: u32 = 3;

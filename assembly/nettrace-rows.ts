@@ -1,5 +1,5 @@
-// The EventPipe reader's events (bindings/core/nettrace.ts) as the event table an .etl window gives
-// (bindings/decode/nettrace-data.ts): the order TraceEvent dispatches them in, then, in that order,
+// The EventPipe reader's events (bindings/eventpipe/reader.ts) as the event table an .etl window gives
+// (bindings/decode/eventpipe/data.ts): the order TraceEvent dispatches them in, then, in that order,
 // the EVENT_HEADER columns and the extended items (stacks, related activities) beside them.
 //
 // Both cores run this source (see nettrace-events.ts and scripts/gen-core-twin.mjs). The caller lays

@@ -31,4 +31,4 @@ export {
   type NettraceLabelLists,
   type NettraceWarning,
   type NettraceWalker,
-} from "./core/nettrace.js";
+} from "./eventpipe/reader.js";

@@ -131,7 +131,7 @@ export class TraceStream implements AsyncIterable<TraceBatch> {
     const peeked = await peek(this.input);
     if (peeked.nettrace) {
       // (read straight by the EventPipe reader: the input's first bytes are known already)
-      const { nettraceWindows } = await import("./decode/nettrace-data.js");
+      const { nettraceWindows } = await import("./decode/eventpipe/data.js");
       const windows = nettraceWindows(peeked.input, this.options);
       let index = 0, firstRow = 0;
       let names = new Map<number, string>();

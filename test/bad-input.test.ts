@@ -97,7 +97,7 @@ describe("input that is not a trace", () => {
     expect(etl).toBeInstanceOf(TraceFormatError);
     expect([(etl as TraceFormatError).format, (etl as TraceFormatError).kind, (etl as TraceFormatError).code]).toEqual(["etl", "too-short", C.E_TOO_SHORT]);
     expect((etl as TraceFormatError).name).toBe("TraceFormatError");
-    // .nettrace: the magic and the FastSerialization header, then a type name no Trace object has (core/nettrace.ts NE_BAD_OBJECT)
+    // .nettrace: the magic and the FastSerialization header, then a type name no Trace object has (eventpipe/reader.ts NE_BAD_OBJECT)
     const enc = new TextEncoder();
     const bytes = new Uint8Array(64);
     bytes.set(enc.encode("Nettrace"));

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { openTrace, type Trace } from "../dist/bindings/index.js";
-import { readNettrace, stackFrames, NettraceFormatError, NE_TRUNCATED, EVENT_SORTED, type NettraceFile } from "../dist/bindings/core/nettrace.js";
+import { readNettrace, stackFrames, NettraceFormatError, NE_TRUNCATED, EVENT_SORTED, type NettraceFile } from "../dist/bindings/eventpipe/reader.js";
 import { cpuProfile, gcStats, jitStats } from "../dist/bindings/analysis/index.js";
 import { generateTrace, GENERATED_PROCESS, type GenerateOptions } from "../dist/bindings/generator/generate.js";
 import { generateNettrace, nettraceChunks, NettraceGenerator, type GenerateNettraceOptions } from "../dist/bindings/generator/generate-nettrace.js";

@@ -13,7 +13,7 @@ const ROOT = fileURLToPath(new URL("../", import.meta.url));
 // Lowest first. "entries" are the files directly in bindings/ (index, node, browser, inline, worker,
 // trace, worker-client): they put the layers together. The CLI reaches the library through the
 // package's own entries ("etw-wasm/node", "etw-wasm/perfview"), as a user would.
-const LAYERS = ["assembly", "core", "schema", "decode", "tables", "naming", "entries", "perfview", "export", "analysis", "generator", "cli"];
+const LAYERS = ["assembly", "core", "eventpipe", "schema", "decode", "tables", "naming", "entries", "perfview", "export", "analysis", "generator", "cli"];
 
 const layerOf = (file: string): string => {
   const rel = relative(ROOT, file).split("/");

@@ -273,7 +273,7 @@ describe.skipIf(!HAVE_CORPUS)("EventPipe files streamed in windows (one per sequ
 describe.skipIf(!HAVE_CORPUS)("a streamed EventPipe file's end", () => {
   it("counts every window's rows by type, keeps every window's warnings, and says the format", async () => {
     const { streamTrace } = await import("../dist/bindings/node.js");
-    const { readNettrace, BLOCK_EVENT } = await import("../dist/bindings/core/nettrace.js");
+    const { readNettrace, BLOCK_EVENT } = await import("../dist/bindings/eventpipe/reader.js");
     const bytes = new Uint8Array(readFileSync(join(NETTRACE, "eventpipe-dotnetcore3.0-win-x64-objver4.nettrace")));
     // damage inside an event block late in the file (its framing intact): a warning, and decoding goes on
     const blocks = readNettrace(bytes).blocks;

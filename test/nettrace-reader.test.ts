@@ -1,4 +1,4 @@
-// The EventPipe container reader (bindings/core/nettrace.ts): every corpus file against the facts of
+// The EventPipe container reader (bindings/eventpipe/reader.ts): every corpus file against the facts of
 // ../shared/corpus/nettrace/README.md, synthetic V6 / uncompressed-V4 files built from the spec, and
 // damaged input (truncation at many offsets, random byte flips): always a result, never a throw.
 
@@ -24,7 +24,7 @@ import {
   TC_FIXED_ARRAY,
   TC_OBJECT,
   type NettraceFile,
-} from "../dist/bindings/core/nettrace.js";
+} from "../dist/bindings/eventpipe/reader.js";
 import { SHARED } from "./helpers/shared.js";
 import { mulberry32 } from "../dist/bindings/generator/random.js";
 import { readmeCases, syntheticV6, syntheticV4Uncompressed, prefixFile, GUID_A, GUID_B, nettraceCorpusFiles } from "./helpers/nettrace-cases.js";

@@ -22,7 +22,7 @@ export async function decodeTrace(input: Input, options: DecodeOptions = {}, own
   const peeked = await peek(input);
   input = peeked.input;
   if (peeked.nettrace) {
-    const { nettraceData, wholeInput } = await import("./nettrace-data.js");
+    const { nettraceData, wholeInput } = await import("./eventpipe/data.js");
     return nettraceData(await wholeInput(input), options);
   }
   const size = knownSize(input, options);
@@ -65,7 +65,7 @@ export async function peek(input: Input): Promise<{ input: Input; nettrace: bool
     return { input, nettrace: is(head.subarray(0, n)) };
   }
   // chunks: the first ones are read to see the start, then given back ahead of the rest (a lazy chunk)
-  const { peekChunks } = await import("./nettrace-data.js");
+  const { peekChunks } = await import("./eventpipe/data.js");
   const { input: again, head } = await peekChunks(input as Iterable<Uint8Array> | AsyncIterable<Uint8Array>);
   return { input: again, nettrace: is(head) };
 }

@@ -12,39 +12,12 @@
 import * as C from "../../assembly/codes.js";
 import { clrProgram } from "../schema/clr-program.js";
 import { TraceDecodeError } from "./errors.js";
-import { align8, metaOf, EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type TraceData } from "./trace-data.js";
+import { align8, metaOf, EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type FileClock, type SourceFile, type TraceData } from "./trace-data.js";
+export type { FileClock, SourceFile } from "./trace-data.js";
 import { logfileCopy, rebaseLogfile } from "./builder.js";
 import { exactBlock, joinBlocks, moveBlock, relocate, type Relocation } from "./clr-blocks.js";
 import type { TraceIncomplete } from "./errors.js";
 
-/** How a file's timestamps were put on the session's clock. */
-export type FileClock =
-  /** the session's clock is this file's (the file that started first) */
-  | "anchor"
-  /** raw timestamps kept: the file shares the anchor's clock */
-  | "shared"
-  /** converted through the file's own start time and frequency: its clock is not the anchor's */
-  | "rebased";
-
-/** One input file of a merged trace. */
-export interface SourceFile {
-  name: string;
-  /** Its rows: [firstRow, firstRow + rowCount) of the merged tables. */
-  firstRow: number;
-  rowCount: number;
-  /** Its buffers, warnings and extended items in the merged tables. */
-  firstBuffer: number;
-  bufferCount: number;
-  firstWarning: number;
-  warningCount: number;
-  /** Its own logfile header struct (LH_*) in the merged byte store. */
-  logfileOffset: number;
-  inputBytes: number;
-  decodedBytes: number;
-  clock: FileClock;
-  incomplete?: TraceIncomplete;
-  decodeError?: TraceDecodeError;
-}
 
 /** A file is taken to share the anchor's clock when its header's start time fits within this (FILETIME units: 5 s). */
 const CLOCK_SLACK = 50_000_000n;

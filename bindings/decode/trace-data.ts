@@ -4,9 +4,8 @@
 // structs (BUF_STRIDE, B_*, WARN_*, PROV_*, TYPE_*, LH_*) are in assembly/codes.ts.
 
 import * as C from "../../assembly/codes.js";
-import type { TraceDecodeError, TraceIncomplete } from "./errors.js";
-import type { SourceFile } from "./merge.js";
-import type { NettraceMetadata, NettraceWarning } from "../core/nettrace.js";
+import type { TraceDecodeError, TraceIncomplete } from "./trace-errors.js";
+import type { NettraceMetadata, NettraceWarning } from "../eventpipe/format.js";
 
 export interface EventColumns {
   /** Raw timestamp in the trace's clock (normally QPC ticks). */
@@ -358,3 +357,32 @@ export function fileOfRow(files: readonly { firstRow: number }[], row: number): 
   }
   return lo;
 }
+
+/** One input file of a merged trace. */
+export interface SourceFile {
+  name: string;
+  /** Its rows: [firstRow, firstRow + rowCount) of the merged tables. */
+  firstRow: number;
+  rowCount: number;
+  /** Its buffers, warnings and extended items in the merged tables. */
+  firstBuffer: number;
+  bufferCount: number;
+  firstWarning: number;
+  warningCount: number;
+  /** Its own logfile header struct (LH_*) in the merged byte store. */
+  logfileOffset: number;
+  inputBytes: number;
+  decodedBytes: number;
+  clock: FileClock;
+  incomplete?: TraceIncomplete;
+  decodeError?: TraceDecodeError;
+}
+
+/** How a file's timestamps were put on the session's clock. */
+export type FileClock =
+  /** the session's clock is this file's (the file that started first) */
+  | "anchor"
+  /** raw timestamps kept: the file shares the anchor's clock */
+  | "shared"
+  /** converted through the file's own start time and frequency: its clock is not the anchor's */
+  | "rebased";

@@ -12,7 +12,10 @@
 // Events are written with no object per event: the caller fills one NettraceEventInput and passes it
 // again and again; payloads and stacks are read from the caller's arrays (ranges, no copies made).
 
-import type { NettraceField, NettraceType } from "../core/nettrace.js";
+import {
+  BLOCK_EVENT, BLOCK_METADATA, BLOCK_SEQUENCE_POINT, BLOCK_STACK, BLOCK_THREAD, BLOCK_LABEL_LIST,
+  TC_OBJECT, TC_ARRAY, TC_FIXED_ARRAY, TC_RELLOC, TC_DATALOC, type NettraceField, type NettraceType,
+} from "../eventpipe/format.js";
 
 /** A field of an event's metadata (the reader's own description type). */
 export type NettraceFieldSpec = NettraceField;
@@ -112,9 +115,7 @@ export interface NettraceWriterStats {
   blocks: { event: number; metadata: number; stack: number; sequencePoint: number; thread: number; labelList: number };
 }
 
-const KIND_EVENT = 2, KIND_METADATA = 3, KIND_SEQUENCE_POINT = 4, KIND_STACK = 5, KIND_THREAD = 6, KIND_LABEL_LIST = 8;
-const BLOCK_NAMES: Record<number, string> = { [KIND_EVENT]: "EventBlock", [KIND_METADATA]: "MetadataBlock", [KIND_STACK]: "StackBlock", [KIND_SEQUENCE_POINT]: "SPBlock" };
-const TC_OBJECT = 1, TC_ARRAY = 19, TC_FIXED_ARRAY = 22, TC_RELLOC = 24, TC_DATALOC = 25;
+const BLOCK_NAMES: Record<number, string> = { [BLOCK_EVENT]: "EventBlock", [BLOCK_METADATA]: "MetadataBlock", [BLOCK_STACK]: "StackBlock", [BLOCK_SEQUENCE_POINT]: "SPBlock" };
 const TWO_32 = 4294967296;
 const EVENT_HEADER_BYTES = 20; // event/metadata block header (§6.1)
 const MAX_HEADER = 96; // the longest event header, compressed or not
@@ -1000,7 +1001,7 @@ export class NettraceWriter {
     if (this.metadataCount === 0) return;
     const b = this.metadataBlock;
     if (this.version !== 6) this.blockHeader(b, this.metadataMin, this.metadataMax);
-    this.writeBlock(KIND_METADATA, b.buf, b.at);
+    this.writeBlock(BLOCK_METADATA, b.buf, b.at);
     this.stats.blocks.metadata++;
     this.openMetadataBlock();
   }
@@ -1010,14 +1011,14 @@ export class NettraceWriter {
     if (t.blockCount === 0) return;
     t.view.setUint32(t.blockStart, t.firstId, true);
     t.view.setUint32(t.blockStart + 4, t.blockCount, true);
-    this.writeBlock(KIND_STACK, t.arena, t.blockLength, t.blockStart);
+    this.writeBlock(BLOCK_STACK, t.arena, t.blockLength, t.blockStart);
     this.stats.blocks.stack++;
     t.openBlock();
   }
 
   private flushThreads(): void {
     if (this.threadBlock.at === 0) return;
-    this.writeBlock(KIND_THREAD, this.threadBlock.buf, this.threadBlock.at);
+    this.writeBlock(BLOCK_THREAD, this.threadBlock.buf, this.threadBlock.at);
     this.stats.blocks.thread++;
     this.threadBlock.reset();
   }
@@ -1027,7 +1028,7 @@ export class NettraceWriter {
     const b = this.labelBlock;
     b.view.setUint32(0, this.firstLabelList, true);
     b.view.setUint32(4, this.labelCount, true);
-    this.writeBlock(KIND_LABEL_LIST, b.buf, b.at);
+    this.writeBlock(BLOCK_LABEL_LIST, b.buf, b.at);
     this.stats.blocks.labelList++;
     this.openLabelBlock();
   }
@@ -1041,7 +1042,7 @@ export class NettraceWriter {
     if (this.eventCount === 0) return;
     const b = this.eventBlock;
     this.blockHeader(b, this.eventMin, this.eventMax);
-    this.writeBlock(KIND_EVENT, b.buf, b.at);
+    this.writeBlock(BLOCK_EVENT, b.buf, b.at);
     this.stats.blocks.event++;
     this.openEventBlock();
   }
@@ -1068,7 +1069,7 @@ export class NettraceWriter {
         b.u32(t.sequence);
       }
     }
-    this.writeBlock(KIND_SEQUENCE_POINT, b.buf, b.at);
+    this.writeBlock(BLOCK_SEQUENCE_POINT, b.buf, b.at);
     this.stats.blocks.sequencePoint++;
     this.stacks.reset();
     this.labelLists.clear();

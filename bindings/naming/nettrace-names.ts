@@ -10,7 +10,7 @@ import { metaOf, type TraceData } from "../decode/trace-data.js";
 import * as C from "../../assembly/codes.js";
 import { setTraceManifests, TraceManifests } from "./trace-manifests.js";
 import type { EventTable } from "../tables/event-table.js";
-import { TC_INT32, TC_STRING, TC_ARRAY, TC_OBJECT, type NettraceField } from "../core/nettrace.js";
+import { TC_INT32, TC_STRING, TC_ARRAY, TC_OBJECT, type NettraceField } from "../eventpipe/format.js";
 import { decodeEventPipePayload } from "../schema/eventpipe-payload.js";
 import type { DecodedPayload } from "../schema/clr-payload.js";
 

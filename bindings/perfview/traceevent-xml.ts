@@ -12,7 +12,7 @@ import type { FieldValue } from "../schema/clr-payload.js";
 import type { DescribedPayload } from "../schema/eventpipe-payload.js";
 import {
   TC_BOOLEAN, TC_BOOLEAN8, TC_DATETIME, TC_DOUBLE, TC_INT32, TC_INT64, TC_OBJECT, TC_SINGLE, TC_UINT64, TC_VARINT, TC_VARUINT, type NettraceType,
-} from "../core/nettrace.js";
+} from "../eventpipe/format.js";
 import { eventNameParts } from "../naming/event-names.js";
 import { buildProcessTable, type ProcessTable } from "../tables/processes.js";
 import { bytesText, enumText, fFixed, filetimeText, gText, hex8, n0 } from "./dotnet-format.js";

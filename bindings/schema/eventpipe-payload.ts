@@ -8,7 +8,7 @@ import {
   TC_OBJECT, TC_BOOLEAN, TC_CHAR, TC_SBYTE, TC_BYTE, TC_INT16, TC_UINT16, TC_INT32, TC_UINT32, TC_INT64, TC_UINT64,
   TC_SINGLE, TC_DOUBLE, TC_DECIMAL, TC_DATETIME, TC_GUID, TC_STRING, TC_ARRAY, TC_VARINT, TC_VARUINT, TC_FIXED_ARRAY,
   TC_UTF8_CODE_UNIT, TC_RELLOC, TC_DATALOC, TC_BOOLEAN8, type NettraceField, type NettraceType,
-} from "../core/nettrace.js";
+} from "../eventpipe/format.js";
 import type { DecodedPayload, FieldValue } from "./clr-payload.js";
 import { formatGuid } from "./guid.js";
 

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { mulberry32 } from "../../dist/bindings/generator/random.js";
-import { readNettrace, BLOCK_EVENT, BLOCK_METADATA, BLOCK_STACK, BLOCK_SEQUENCE_POINT, type NettraceFile } from "../../dist/bindings/core/nettrace.js";
+import { readNettrace, BLOCK_EVENT, BLOCK_METADATA, BLOCK_STACK, BLOCK_SEQUENCE_POINT, type NettraceFile } from "../../dist/bindings/eventpipe/reader.js";
 import type { Base, Case } from "./mutate.js";
 import { concatBytes } from "../../dist/bindings/decode/trace-data.js";
 import { syntheticV4Uncompressed, syntheticV6 } from "./nettrace-cases.js";

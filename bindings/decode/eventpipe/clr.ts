@@ -8,18 +8,18 @@
 // a window whose byte store the WebAssembly core cannot hold in one block (MAX_BLOCK, just under 1 GiB;
 // a whole file read at once), fill in a TypeScript core whose memory the store is built in (no copy).
 
-import * as C from "../../assembly/codes.js";
-import type { CoreExports } from "../core/index.js";
-import { CoreState } from "../core/state.js";
-import { HEAP_BASE, heapAlloc, reserveMemory } from "../core/memory.js";
-import { fillRowsOf, setClr } from "../core/clr.js";
-import { clrProgram } from "../schema/clr-program.js";
-import { CLR_PROVIDERS, clrProviderIndex } from "../schema/clr-payload.js";
-import { formatGuid, parseGuid } from "../schema/guid.js";
-import { GrowingClrBlocks, type Relocation } from "./clr-blocks.js";
-import { instantiateCore, recycleMemory, type WasmSource } from "./loader.js";
-import { metaOf, type TraceData } from "./trace-data.js";
-import { setupClr } from "./windows.js";
+import * as C from "../../../assembly/codes.js";
+import type { CoreExports } from "../../core/index.js";
+import { CoreState } from "../../core/state.js";
+import { HEAP_BASE, heapAlloc, reserveMemory } from "../../core/memory.js";
+import { fillRowsOf, setClr } from "../../core/clr.js";
+import { clrProgram } from "../../schema/clr-program.js";
+import { CLR_PROVIDERS, clrProviderIndex } from "../../schema/clr-payload.js";
+import { formatGuid, parseGuid } from "../../schema/guid.js";
+import { GrowingClrBlocks, type Relocation } from "../clr-blocks.js";
+import { instantiateCore, recycleMemory, type WasmSource } from "../loader.js";
+import { metaOf, type TraceData } from "../trace-data.js";
+import { setupClr } from "../windows.js";
 
 /** What fills the typed tables of a file's windows, one after another; `dispose` when the file is read. */
 export interface ClrFiller {

@@ -1,5 +1,5 @@
 // A .NET EventPipe file (.nettrace, .netperf) as the tables an .etl file gives: the reader's events
-// (core/nettrace.ts) in the order TraceEvent dispatches them, providers named by the GUIDs TraceEvent
+// (eventpipe/reader.ts) in the order TraceEvent dispatches them, providers named by the GUIDs TraceEvent
 // derives from their names, the Trace object as the logfile header (QPC at the sync time is the
 // anchor of every time conversion, as PerfView's relative times count from it), stacks as ETW stack
 // extended items. Events are EVENT_HEADER rows of the file's pointer size, so the .NET runtime's
@@ -8,19 +8,19 @@
 // A file is read whole (nettraceData) or in windows, one per sequence point (nettraceWindows, for
 // streams); the per-event walk runs on the engine asked for, the rest in TypeScript on either.
 
-import * as C from "../../assembly/codes.js";
-import { nettraceWindowsOf, NettraceStreamReader, MAX_NETTRACE_WARNINGS, type NettraceFile, type NettraceMetadata, type NettraceWarning } from "../core/nettrace.js";
-import { TraceDecodeError, TraceFormatError } from "./errors.js";
-import { clrFiller, clrProvidersOf, fillNettraceClr, fillPartInCore, type ClrFiller } from "./nettrace-clr.js";
-import { GrowingClrBlocks } from "./clr-blocks.js";
-import { giveBack, takeBuffer } from "./reuse.js";
-import { align8, concatBytes, type NettraceInfo, type TraceData } from "./trace-data.js";
-export type { NettraceInfo } from "./trace-data.js";
-import { blobChunks, isByteSource, type DecodeOptions, type Input } from "./windows.js";
-import { slices, sourceChunks } from "./chunks.js";
-import { nettraceEngine } from "./nettrace-engine.js";
-import { EventTable, eventTableOf, type NettraceRowsCore, type TakeBuffer } from "./nettrace-rows.js";
-import { DOTNET_RUNTIME_GUID } from "../schema/known-providers.js";
+import * as C from "../../../assembly/codes.js";
+import { nettraceWindowsOf, NettraceStreamReader, MAX_NETTRACE_WARNINGS, type NettraceFile, type NettraceMetadata, type NettraceWarning } from "../../eventpipe/reader.js";
+import { TraceDecodeError, TraceFormatError } from "../errors.js";
+import { clrFiller, clrProvidersOf, fillNettraceClr, fillPartInCore, type ClrFiller } from "./clr.js";
+import { GrowingClrBlocks } from "../clr-blocks.js";
+import { giveBack, takeBuffer } from "../reuse.js";
+import { align8, concatBytes, type NettraceInfo, type TraceData } from "../trace-data.js";
+export type { NettraceInfo } from "../trace-data.js";
+import { blobChunks, isByteSource, type DecodeOptions, type Input } from "../windows.js";
+import { slices, sourceChunks } from "../chunks.js";
+import { nettraceEngine } from "./engine.js";
+import { EventTable, eventTableOf, type NettraceRowsCore, type TakeBuffer } from "./rows.js";
+import { DOTNET_RUNTIME_GUID } from "../../schema/known-providers.js";
 
 /** The fixed GUIDs TraceEvent gives providers by name (EventPipeMetadata.GetProviderGuidFromProviderName). */
 const FIXED_GUIDS: Record<string, string> = {

@@ -5,13 +5,14 @@
 // event, with its scratch); the rows are written in chunks of CHUNK_ROWS, each chunk's events staged
 // by the range of event numbers it reads (the dispatch order moves events only a little).
 
-import * as C from "../../assembly/codes.js";
-import * as R from "../core/nettrace-rows.js";
-import { EVENT_SORTED, coreColumnsOf, type CoreColumns, type NettraceEvents, type NettraceFile, type NettraceMetadata } from "../core/nettrace.js";
+import * as C from "../../../assembly/codes.js";
+import * as R from "../../core/nettrace-rows.js";
+import { EVENT_SORTED, type NettraceEvents, type NettraceFile, type NettraceMetadata } from "../../eventpipe/format.js";
+import { coreColumnsOf, type CoreColumns } from "../../eventpipe/columns.js";
 import {
   NT_TIMESTAMP, NT_CAPTURE, NT_THREAD, NT_FLAGS, NT_PROCESSOR, NT_PAYLOAD_OFFSET, NT_PAYLOAD_SIZE, NT_ACTIVITY, NT_RELATED,
   NT_METADATA, NT_STACK, NT_QUEUE, NT_BLOCK, NT_READER_COLUMNS, NT_PAD,
-} from "../core/nettrace-events.js";
+} from "../../core/nettrace-events.js";
 
 /** What a core gives the rows: the WebAssembly core's exports (assembly/index.ts) or the TypeScript core's equivalents. */
 export interface NettraceRowsCore {

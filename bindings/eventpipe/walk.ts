@@ -2,7 +2,7 @@
 // V4+ Event/Metadata block. A walker runs walkEventBlock (assembly/nettrace-events.ts) in a core: it
 // copies the block into the core's memory, calls the walk, and hands the rows back as views of the
 // output columns. The TypeScript core's walker (jsNettraceWalker) is the default; the WebAssembly
-// core's is made by bindings/decode/nettrace-engine.ts over the same class, so both engines run the
+// core's is made by bindings/decode/eventpipe/engine.ts over the same class, so both engines run the
 // one source and differ only in the core under it.
 
 import {
@@ -11,11 +11,11 @@ import {
   NT_PROCESSOR, NT_STACK_ID, NT_PAYLOAD_OFFSET, NT_PAYLOAD_SIZE, NT_ACTIVITY, NT_RELATED, NT_LABEL_LIST, NT_RECORD,
   NT_METADATA, NT_STACK, NT_QUEUE, NT_PAD, LK_METADATA_ROW, LK_STACK_ROW, LK_STACK_EPOCH, LK_EPOCH, LK_CACHE_ID, LK_CACHE_QUEUE,
   LK_LAST_SEQUENCE, LK_QUEUES, LK_LOST, LK_WORDS, LK_METADATA_DIRECT, LK_STACK_DIRECT, LK_QUEUE_CACHE,
-} from "./nettrace-events.js";
-import { CoreState } from "./state.js";
-import { heapAlloc, heapFree } from "./memory.js";
+} from "../core/nettrace-events.js";
+import { CoreState } from "../core/state.js";
+import { heapAlloc, heapFree } from "../core/memory.js";
 
-export { NT_DONE, NT_MORE, NT_ERROR, NT_SLOW, LK_METADATA_DIRECT, LK_STACK_DIRECT, queueSlot } from "./nettrace-events.js";
+export { NT_DONE, NT_MORE, NT_ERROR, NT_SLOW, LK_METADATA_DIRECT, LK_STACK_DIRECT, queueSlot } from "../core/nettrace-events.js";
 
 /**
  * One call's rows (assembly/nettrace-events.ts walkEventBlock): `count` rows in the columns, whose

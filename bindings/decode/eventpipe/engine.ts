@@ -2,11 +2,11 @@
 // ("js"), that walks each event block's records for readNettrace (assembly/nettrace-events.ts) and
 // puts the events in dispatch order as event table rows (assembly/nettrace-rows.ts).
 
-import { CoreWalker, jsWalkCore, type NettraceWalkCore, type NettraceWalker } from "../core/nettrace-walk.js";
-import { dispatchOrder, eventRows, eventTypes } from "../core/nettrace-rows.js";
-import { CoreState } from "../core/state.js";
-import { instantiateCore, recycleMemory, type WasmSource } from "./loader.js";
-import type { NettraceRowsCore } from "./nettrace-rows.js";
+import { CoreWalker, jsWalkCore, type NettraceWalkCore, type NettraceWalker } from "../../eventpipe/walk.js";
+import { dispatchOrder, eventRows, eventTypes } from "../../core/nettrace-rows.js";
+import { CoreState } from "../../core/state.js";
+import { instantiateCore, recycleMemory, type WasmSource } from "../loader.js";
+import type { NettraceRowsCore } from "./rows.js";
 
 export type { NettraceWalker };
 
