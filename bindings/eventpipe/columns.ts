@@ -175,7 +175,9 @@ export class CoreEventColumns implements CoreColumns {
   }
 
   private grow(rows: number, expected = 0, most = 16): void {
-    const cap = grownCapacity(this.capacity, 1024, rows, expected, most);
+    // (at least fourfold: each block outgrown stays in the core's memory as far as rows were written to it, while
+    // the part of a block never written is never resident)
+    const cap = Math.max(grownCapacity(this.capacity, 1024, rows, expected, most), 4 * this.capacity);
     const stride = (cap + NT_PAD) * 4;
     const core = this.core;
     const ptr = core.alloc(NT_READER_COLUMNS * stride);
