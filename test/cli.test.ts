@@ -44,6 +44,17 @@ function runAsync(...args: string[]): Promise<RunResult> {
   });
 }
 
+/**
+ * Like run, in this process (runCli, the bin's own function): for sweeps of many commands, where a
+ * process of its own each adds start-up time and nothing to check. One command at a time.
+ */
+async function runInProcess(...args: string[]): Promise<RunResult> {
+  const { runCli } = await import("../dist/bindings/cli/etw-wasm.js");
+  let stdout = "", stderr = "";
+  const code = await runCli(args, { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t) });
+  return { code, stdout, stderr };
+}
+
 /** stdout of a command that must succeed without a word on stderr. */
 function ok(r: RunResult): string {
   expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" });
@@ -208,11 +219,9 @@ describe("etw-wasm on a trace decoded only in part: what was decoded on stdout, 
         ["events", "--event", "Microsoft-Windows-Kernel-File/Create"], ["gc", "--format", "csv"], ["methods", "--format", "jsonl"],
         // time order merged across batches
         ["events", "--time-order"], ["events", "--time-order", "--format", "csv", "--provider", "Microsoft-Windows-DotNETRuntime"]]) {
-        const [whole, batched, parallel] = await Promise.all([
-          runAsync(args[0], etlPath(name), ...args.slice(1), "--workers", "0"),
-          runAsync(args[0], etlPath(name), ...args.slice(1), "--batch-size", "64KiB", "--workers", "0"),
-          runAsync(args[0], etlPath(name), ...args.slice(1), "--batch-size", "64KiB", "--workers", "2"),
-        ]);
+        const whole = await runInProcess(args[0], etlPath(name), ...args.slice(1), "--workers", "0");
+        const batched = await runInProcess(args[0], etlPath(name), ...args.slice(1), "--batch-size", "64KiB", "--workers", "0");
+        const parallel = await runInProcess(args[0], etlPath(name), ...args.slice(1), "--batch-size", "64KiB", "--workers", "2");
         const what = `${name} ${args.join(" ")}`;
         for (const [how, r] of [["batched", batched], ["2 workers", parallel]] as const) {
           expect({ what, how, code: r.code, stderr: r.stderr }).toEqual({ what, how, code: whole.code, stderr: whole.stderr });
@@ -625,7 +634,8 @@ function checkEventRecord(name: string, index: number, got: Record<string, unkno
 describe.skipIf(!HAVE_CORPUS)("etw-wasm on the corpus, against the reference dumps", () => {
   it("info of every file: the logfile header, buffers and records of the reference", async () => {
     const files = corpusFiles();
-    const results = await Promise.all(files.map((name) => runAsync("info", etlPath(name))));
+    const results: RunResult[] = [];
+    for (const name of files) results.push(await runInProcess("info", etlPath(name)));
     for (let k = 0; k < files.length; k++) {
       const name = files[k];
       const got = infoFields(ok(results[k]));
@@ -641,7 +651,8 @@ describe.skipIf(!HAVE_CORPUS)("etw-wasm on the corpus, against the reference dum
 
   it("summary of every file: records per header type, provider and process, and the time span", async () => {
     const files = corpusFiles().filter((n) => n !== NO_BUFFERS_WRITTEN);
-    const results = await Promise.all(files.map((name) => runAsync("summary", etlPath(name))));
+    const results: RunResult[] = [];
+    for (const name of files) results.push(await runInProcess("summary", etlPath(name)));
     for (let k = 0; k < files.length; k++) {
       const name = files[k];
       const text = ok(results[k]);
@@ -704,7 +715,7 @@ describe.skipIf(!HAVE_CORPUS)("etw-wasm on the corpus, against the reference dum
   it("events --format jsonl equals the reference dump of every file", async () => {
     const files = corpusFiles().filter((n) => n !== NO_BUFFERS_WRITTEN);
     for (const name of files) {
-      const lines = ok(await runAsync("events", etlPath(name), "--format", "jsonl")).trimEnd().split("\n");
+      const lines = ok(await runInProcess("events", etlPath(name), "--format", "jsonl")).trimEnd().split("\n");
       const { events } = await reference(name);
       expect(lines.length, name).toBe(events.length);
       for (let i = 0; i < events.length; i++) {

@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 // etw-wasm command line: info, summary and events of a trace file, on the public API only.
 
-import { existsSync, statSync } from "node:fs";
+import { existsSync, realpathSync, statSync } from "node:fs";
 import { mkdir, open } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { TableSink } from "etw-wasm/export";
 import { availableParallelism } from "node:os";
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { fileURLToPath } from "node:url";
+import { output, processOutput, say, setOutput, type CliOutput } from "./io.js";
 import {
   openTraceFile, streamTraceFile, sessionFiles, inTimeOrder, eventNameParts, ProcessCollector, PROCESS_EVENTS, TraceDecodeError, TraceFormatError, ManifestCollector, setTraceManifests, codes, parseWhere, WhereSyntaxError,
   type DecodeFilter, type WhereCondition, type EventRow, type ProcessTable, type StreamOptions, type Trace, type TraceManifests,
@@ -408,7 +410,7 @@ class Output {
     const text = this.parts.join("\n") + "\n";
     this.parts = [];
     this.size = 0;
-    if (!process.stdout.write(text)) await new Promise((r) => process.stdout.once("drain", r));
+    await output().stdout(text);
   }
 }
 
@@ -587,20 +589,20 @@ async function cmdConvert(files: string[], values: Values): Promise<number> {
     bar?.end();
     const stop = end.incomplete;
     const told = (kind: string) => stop !== undefined && (kind === "capacity" || (kind === "truncated-buffer" && stop.reason === kind));
-    for (const w of end.warnings.filter((x) => !told(x.kind)).slice(0, 5)) console.error(`etw-wasm: warning${w.file ? ` in ${w.file}` : ""} at byte ${w.offset}: ${w.message}`);
+    for (const w of end.warnings.filter((x) => !told(x.kind)).slice(0, 5)) say(`etw-wasm: warning${w.file ? ` in ${w.file}` : ""} at byte ${w.offset}: ${w.message}`);
     if (stop) {
-      console.error(stoppedLine(label, size, end.decodedBytes, stop.offset, stop.message));
+      say(stoppedLine(label, size, end.decodedBytes, stop.offset, stop.message));
       code = 1;
     }
   } catch (error) {
     bar?.end();
     if (error instanceof TraceDecodeError) {
-      console.error(stoppedLine(label, size, error.offset, error.offset, error.reason));
+      say(stoppedLine(label, size, error.offset, error.offset, error.reason));
       code = 1;
     } else throw error;
   }
   // what was written, one table a line
-  for (const t of await converter.finish()) console.log(`${join(dir, t.path)}\t${t.rows} rows`);
+  for (const t of await converter.finish()) await output().stdout(`${join(dir, t.path)}\t${t.rows} rows\n`);
   return code;
 }
 
@@ -634,7 +636,7 @@ async function cmdGenerate(out: string, values: Values): Promise<number> {
     const version = Number(versionText ?? "5") as 4 | 5 | 6;
     // --size is the file's: the content runs until the .nettrace has grown to it
     const summary = generateNettraceFile(out, { targetBytes: Infinity, fileBytes: size, pointerSize, seed, processors, samples: values.samples === true, version });
-    console.error(`wrote ${out}: ${summary.bytes} bytes (nettrace V${version}, ${summary.events} events) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    say(`wrote ${out}: ${summary.bytes} bytes (nettrace V${version}, ${summary.events} events) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     return 0;
   }
   if (values.split === true) {
@@ -644,13 +646,13 @@ async function cmdGenerate(out: string, values: Values): Promise<number> {
     for (const f of generateSession({ targetBytes: size, compress: values.compress === true, pointerSize, seed, processors, samples: values.samples === true, name })) {
       const path = join(dirname(out), f.name);
       await writeFile(path, f.bytes);
-      console.error(`wrote ${path}: ${f.bytes.length} bytes`);
+      say(`wrote ${path}: ${f.bytes.length} bytes`);
     }
-    console.error(`in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    say(`in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     return 0;
   }
   const bytes = generateTraceFile(out, { targetBytes: size, compress: values.compress === true, pointerSize, seed, processors, samples: values.samples === true });
-  console.error(`wrote ${out}: ${bytes} bytes in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  say(`wrote ${out}: ${bytes} bytes in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   return 0;
 }
 
@@ -681,7 +683,7 @@ async function traceFiles(given: string[], values: Values, command: Command): Pr
 async function main(argv: string[]): Promise<number> {
   const parsed = parseCommandLine(argv);
   if (parsed.command === "help") {
-    console.log(USAGE);
+    await output().stdout(`${USAGE}\n`);
     return 0;
   }
   if (parsed.command === "generate") return cmdGenerate(parsed.out, parsed.values);
@@ -778,14 +780,14 @@ async function main(argv: string[]): Promise<number> {
   // What the stop line says is not repeated as a warning.
   const stop = result.incomplete;
   const told = (kind: string) => stop !== undefined && (kind === "capacity" || (kind === "truncated-buffer" && stop.reason === kind));
-  for (const w of result.warnings.filter((x) => !told(x.kind)).slice(0, 5)) console.error(`etw-wasm: warning${w.file ? ` in ${w.file}` : ""} at byte ${w.offset}: ${w.message}`);
+  for (const w of result.warnings.filter((x) => !told(x.kind)).slice(0, 5)) say(`etw-wasm: warning${w.file ? ` in ${w.file}` : ""} at byte ${w.offset}: ${w.message}`);
   if (!stop) return 0;
   if (follow?.stoppedBy) {
-    console.error(`etw-wasm: stopped following ${file} (${follow.stoppedBy}) at byte offset ${stop.offset}, before the file's end: ${stop.message}`);
+    say(`etw-wasm: stopped following ${file} (${follow.stoppedBy}) at byte offset ${stop.offset}, before the file's end: ${stop.message}`);
     return 1;
   }
   // (a followed file's size is what it has grown to)
-  console.error(stoppedLine(file, follow ? statSync(files[0]).size : size, result.decodedBytes, stop.offset, stop.message));
+  say(stoppedLine(file, follow ? statSync(files[0]).size : size, result.decodedBytes, stop.offset, stop.message));
   return 1;
 }
 
@@ -929,7 +931,7 @@ async function foldedStacks(stream: TraceStream, out: Output, plan: StacksPlan):
   for (const [stack, n] of w.stacks) await out.line(`${stack} ${n}`);
   // (what was left out, on stderr: stdout is the folded text)
   const unit = duration ? "ms from Start to Stop" : field ? `of ${field}` : "";
-  console.error(`${w.withStacks} of ${w.events} events with stacks${unit ? `${duration ? " and a Stop" : ""}, ${w.total} ${unit} in all` : ""}${missing ? `; ${missing} without a numeric ${field}, left out` : ""}`);
+  say(`${w.withStacks} of ${w.events} events with stacks${unit ? `${duration ? " and a Stop" : ""}, ${w.total} ${unit} in all` : ""}${missing ? `; ${missing} without a numeric ${field}, left out` : ""}`);
 }
 
 /** stacks: the events of one name with their stacks, frames named. */
@@ -992,25 +994,40 @@ async function streamEvents(
 /** Decoding stopped before anything could be written: the message is the whole report (exit 1). */
 class StoppedError extends Error {}
 
-// A closed pipe (etw-wasm events … | head) ends the output quietly.
-process.stdout.on("error", (e: NodeJS.ErrnoException) => {
-  if (e.code === "EPIPE") process.exit(0);
-  throw e;
-});
-
-main(process.argv.slice(2)).then(
-  (code) => { process.exitCode = code; },
-  (error: unknown) => {
+/**
+ * Runs the command line `argv` (without the program name), writing to `to` (the process's streams by
+ * default): the exit code (0, 1 for a decode that stopped or a file it cannot read, 2 for a usage error).
+ * One command at a time.
+ */
+export async function runCli(argv: string[], to: CliOutput = processOutput): Promise<number> {
+  const before = setOutput(to);
+  try {
+    return await main(argv);
+  } catch (error) {
     const errno = error as NodeJS.ErrnoException;
     if (error instanceof UsageError) {
-      console.error(`etw-wasm: ${error.message}\n${usageOf(error.command as Command | undefined)}`);
-    } else if (error instanceof StoppedError) console.error(error.message);
-    else if (error instanceof TraceFormatError || error instanceof MissingPackagesError) console.error(`etw-wasm: ${error.message}`);
-    else if (error instanceof Error && error.name === "MissingPackageError") console.error(error.message);
-    else if (errno?.code === "ENOENT") console.error(`etw-wasm: no such file: ${errno.path}`);
-    else if (typeof errno?.code === "string" && errno.syscall) console.error(`etw-wasm: ${errno.message}`);
+      say(`etw-wasm: ${error.message}\n${usageOf(error.command as Command | undefined)}`);
+    } else if (error instanceof StoppedError) say(error.message);
+    else if (error instanceof TraceFormatError || error instanceof MissingPackagesError) say(`etw-wasm: ${error.message}`);
+    else if (error instanceof Error && error.name === "MissingPackageError") say(error.message);
+    else if (errno?.code === "ENOENT") say(`etw-wasm: no such file: ${errno.path}`);
+    else if (typeof errno?.code === "string" && errno.syscall) say(`etw-wasm: ${errno.message}`);
     // Anything else is a fault of etw-wasm itself: keep the stack for the report.
-    else console.error(`etw-wasm: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
-    process.exitCode = error instanceof UsageError ? 2 : 1;
-  },
-);
+    else say(`etw-wasm: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+    return error instanceof UsageError ? 2 : 1;
+  } finally {
+    setOutput(before);
+  }
+}
+
+// Run as the program (the bin, or node on this file), not when imported.
+if (process.argv[1] && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url))) {
+  // A closed pipe (etw-wasm events … | head) ends the output quietly.
+  process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code === "EPIPE") process.exit(0);
+    throw e;
+  });
+  runCli(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}

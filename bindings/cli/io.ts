@@ -1,0 +1,36 @@
+// Where the CLI writes its output and its messages: the process's streams, or what a caller of runCli
+// collects (the tests run the CLI in their own process, where spawning one adds nothing to check).
+
+export interface CliOutput {
+  /** Output text; resolves when the stream can take more. */
+  stdout(text: string): Promise<void> | void;
+  /** Messages: warnings, what was written, why a decode stopped. */
+  stderr(text: string): void;
+}
+
+/** The process's standard streams. */
+export const processOutput: CliOutput = {
+  stdout: (text) => (process.stdout.write(text) ? undefined : new Promise<void>((r) => process.stdout.once("drain", () => r()))),
+  stderr: (text) => {
+    process.stderr.write(text);
+  },
+};
+
+let current: CliOutput = processOutput;
+
+/** Where the running command writes. */
+export function output(): CliOutput {
+  return current;
+}
+
+/** Makes `to` where commands write (one command at a time); returns what it replaced. */
+export function setOutput(to: CliOutput): CliOutput {
+  const before = current;
+  current = to;
+  return before;
+}
+
+/** A message line on the command's stderr. */
+export function say(line: string): void {
+  current.stderr(`${line}\n`);
+}
