@@ -1,9 +1,7 @@
-// An EventPipe file's (or window's) events as event table columns, by a core: the reader's columns
-// are laid out in the core's memory, the core puts them in TraceEvent's dispatch order and writes the
-// rows (assembly/nettrace-rows.ts, one source for both engines), and the rows come back out a chunk at
-// a time. The order needs the timestamps, queues and blocks of every event at once (25 bytes an
-// event, with its scratch); the rows are written in chunks of CHUNK_ROWS, each chunk's events staged
-// by the range of event numbers it reads (the dispatch order moves events only a little).
+// An EventPipe file's (or window's) events as event table columns, by a core: the reader's columns are
+// in the core's memory (where a reader that reads in place wrote them, or laid out there), the core puts
+// them in TraceEvent's dispatch order and writes the rows (assembly/nettrace-rows.ts, one source for
+// both engines) reading them in place, and the rows come back out a chunk of CHUNK_ROWS at a time.
 
 import * as C from "../../../assembly/codes.js";
 import * as R from "../../core/nettrace-rows.js";
@@ -75,8 +73,9 @@ function resized<T extends ArrayBufferView & { length: number }>(take: TakeBuffe
 /**
  * The event table the windows of a file are appended to: columns with room ahead (pages never written
  * are never resident, so room counted on costs address space only), grown by half when they fill. Their
- * memory comes from the pool of disposed traces (decode/reuse.ts) and goes back to it with `buffers()`:
- * memory written before costs no page faults, which on a fresh buffer cost more than writing the rows.
+ * memory comes from `take`: for a whole file's table, the pool of disposed traces (decode/reuse.ts),
+ * to which `buffers()` go back when the trace is disposed (memory written before costs no page faults,
+ * which on a fresh buffer cost more than writing the rows); for a stream's window, fresh memory.
  */
 export class EventTable {
   n = 0;
