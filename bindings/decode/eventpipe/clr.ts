@@ -37,12 +37,18 @@ const CORE_STORE_LIMIT = C.MAX_BLOCK - (64 << 20);
 export async function clrFiller(engine: "wasm" | "js", wasm?: WebAssembly.Module | WasmSource): Promise<ClrFiller> {
   if (engine === "js") return { place: clrPlace, dispose: () => {} };
   const core = await instantiateCore(wasm);
+  const filler = coreFiller(core);
+  return { ...filler, dispose: () => recycleMemory(core.memory as WebAssembly.Memory) };
+}
+
+/** A filler in a WebAssembly core that does other work too (the EventPipe reader's); its `dispose` leaves the core to its owner. */
+export function coreFiller(core: CoreExports): ClrFiller {
   core.init(0, C.MIN_WINDOW, 0);
   const on = setupClr(core);
   return {
     core: on ? core : undefined,
     place: (bytes, rows) => (on && bytes <= CORE_STORE_LIMIT ? undefined : clrPlace(bytes, rows)),
-    dispose: () => recycleMemory(core.memory as WebAssembly.Memory),
+    dispose: () => {},
   };
 }
 

@@ -64,10 +64,12 @@ function guidBytes(guid: string): Uint8Array {
 /** The file's tables; a file the reader cannot start on throws TraceFormatError, one it stops in part way keeps its rows. */
 export async function nettraceData(input: Uint8Array, options: Pick<DecodeOptions, "engine" | "wasm" | "clrTables"> = {}): Promise<TraceData & { nettrace: NettraceInfo }> {
   // the per-event walk and the rows on the engine asked for (the rest of the reader is TypeScript on either)
-  const engine = await nettraceEngine(engineOf(options), options.wasm);
+  const clrTables = options.clrTables !== false;
+  const engine = await nettraceEngine(engineOf(options), options.wasm, clrTables);
   let filler: ClrFiller | undefined;
   try {
-    filler = options.clrTables !== false ? await clrFiller(engineOf(options), options.wasm) : undefined;
+    // (the WebAssembly engine fills in its own core)
+    filler = engine.filler ?? (clrTables ? await clrFiller(engineOf(options), options.wasm) : undefined);
     // (read a window at a time: the reader's columns hold one window's events, not the file's)
     return await new NettraceTables(engine.rows, filler).whole(nettraceWindowsOf(input, engine.walker));
   } finally {
@@ -88,8 +90,9 @@ function engineOf(options: Pick<DecodeOptions, "engine">): "wasm" | "js" {
  * the outline of them all (the stream's end).
  */
 export async function* nettraceWindows(input: Input, options: Pick<DecodeOptions, "engine" | "wasm" | "clrTables" | "chunkBytes" | "batchBytes"> = {}): AsyncGenerator<TraceData & { nettrace: NettraceInfo }, (TraceData & { nettrace: NettraceInfo }) | undefined> {
-  const engine = await nettraceEngine(engineOf(options), options.wasm);
-  const filler = options.clrTables !== false ? await clrFiller(engineOf(options), options.wasm) : undefined;
+  const clrTables = options.clrTables !== false;
+  const engine = await nettraceEngine(engineOf(options), options.wasm, clrTables);
+  const filler = engine.filler ?? (clrTables ? await clrFiller(engineOf(options), options.wasm) : undefined);
   const tables = new NettraceTables(engine.rows, filler);
   // (a .netperf, in time order already, is cut into windows of about batchBytes)
   // (each window's tables are made before the next push: its columns can be the next window's)

@@ -1,12 +1,14 @@
 // The EventPipe reader's core on either engine: one core, WebAssembly ("wasm") or its TypeScript twin
 // ("js"), that walks each event block's records for readNettrace (assembly/nettrace-events.ts) and
-// puts the events in dispatch order as event table rows (assembly/nettrace-rows.ts).
+// puts the events in dispatch order as event table rows (assembly/nettrace-rows.ts); on WebAssembly, the
+// same core fills the typed .NET tables.
 
 import { CoreWalker, jsWalkCore, type NettraceWalkCore, type NettraceWalker } from "../../eventpipe/walk.js";
 import { dispatchOrder, eventRows, eventTypes } from "../../core/nettrace-rows.js";
 import { CoreState } from "../../core/state.js";
 import { instantiateCore, recycleMemory, type WasmSource } from "../loader.js";
 import type { NettraceRowsCore } from "./rows.js";
+import { coreFiller, type ClrFiller } from "./clr.js";
 
 export type { NettraceWalker };
 
@@ -14,6 +16,8 @@ export type { NettraceWalker };
 export interface NettraceEngine {
   walker: NettraceWalker;
   rows: NettraceRowsCore;
+  /** The WebAssembly engine's typed .NET tables (`clrTables`), filled in the same core: one core's memory a file, not two. */
+  filler?: ClrFiller;
   dispose(): void;
 }
 
@@ -22,7 +26,7 @@ export interface NettraceEngine {
  * the default one) with a memory of its own, into which each block and the events are copied; "js"
  * runs the same sources over a TypeScript core's memory.
  */
-export async function nettraceEngine(engine: "wasm" | "js", wasm?: WebAssembly.Module | WasmSource): Promise<NettraceEngine> {
+export async function nettraceEngine(engine: "wasm" | "js", wasm?: WebAssembly.Module | WasmSource, clrTables = false): Promise<NettraceEngine> {
   if (engine === "js") {
     const s = new CoreState();
     const core: NettraceWalkCore & NettraceRowsCore = {
@@ -38,5 +42,6 @@ export async function nettraceEngine(engine: "wasm" | "js", wasm?: WebAssembly.M
   const exports = core as unknown as Partial<NettraceWalkCore & NettraceRowsCore> & typeof core;
   if (typeof exports.nettraceWalk !== "function" || typeof exports.nettraceRows !== "function") throw new Error("etw-wasm: this WebAssembly core has no EventPipe exports (an older build?)");
   const walker = new CoreWalker(exports as NettraceWalkCore, undefined, () => recycleMemory(core.memory as WebAssembly.Memory));
-  return { walker, rows: exports as NettraceRowsCore, dispose: () => walker.dispose() };
+  const filler = clrTables ? coreFiller(core) : undefined;
+  return { walker, rows: exports as NettraceRowsCore, filler, dispose: () => walker.dispose() };
 }
