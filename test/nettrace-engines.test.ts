@@ -354,3 +354,39 @@ describe("EventPipe event table: dispatch order and rows on both engines", () =>
     }
   });
 });
+
+describe("EventPipe typed .NET tables filled chunk by chunk where the rows are made", () => {
+  it("equal the TypeScript engine's, filled once over the whole store, in chunks of 997 rows and of a million", async () => {
+    const { nettraceData } = await import("../dist/bindings/decode/eventpipe/data.js");
+    const { exactBlock } = await import("../dist/bindings/decode/clr-blocks.js");
+    const typedOf = (d: Awaited<ReturnType<typeof nettraceData>>): string[] => {
+      const out: string[] = [];
+      d.clr?.blocks.forEach((b, t) => {
+        const count = d.clr!.counts[t];
+        if (!b || !count) return;
+        const block = exactBlock(t, count, d.clr!.caps ? d.clr!.caps[t] : count, b);
+        out.push(`${t}:${count}:${createHash("sha1").update(block).digest("hex")}`);
+      });
+      return out;
+    };
+    let typedFiles = 0;
+    const { generateNettrace } = await import("../dist/bindings/generator/index.js");
+    const generated = ([5, 6] as const).map((version): [string, Uint8Array] => [
+      `generated V${version}`, generateNettrace({ targetBytes: Infinity, fileBytes: 3 << 20, samples: true, seed: 11, version }).bytes,
+    ]);
+    for (const [label, bytes] of [...generated, ...samples(), ...corpusTraces().map((f): [string, Uint8Array] => [f, load(f)])]) {
+      // (the oracle: the TypeScript engine fills the typed tables once the byte store is made, from the type fields the rows' event types give)
+      const whole = await nettraceData(bytes, { engine: "js" });
+      const want = typedOf(whole);
+      for (const chunkRows of [997, undefined]) {
+        const got = await nettraceData(bytes, { engine: "wasm" }, { chunkRows });
+        expect(got.clrRows, `${label}, ${chunkRows ?? "default"} rows a chunk`).toBe(whole.clrRows);
+        expect(typedOf(got), `${label}, ${chunkRows ?? "default"} rows a chunk`).toEqual(want);
+        got.release?.();
+      }
+      if (want.length) typedFiles++;
+      whole.release?.();
+    }
+    expect(typedFiles).toBeGreaterThanOrEqual(HAVE_NETTRACE ? 4 : 2);
+  });
+});

@@ -19,6 +19,7 @@ import { formatGuid, parseGuid } from "../../schema/guid.js";
 import { GrowingClrBlocks, type Relocation } from "../clr-blocks.js";
 import { instantiateCore, recycleMemory, type WasmSource } from "../loader.js";
 import { metaOf, type TraceData } from "../trace-data.js";
+import type { ChunkColumns } from "./rows.js";
 import { setupClr } from "../windows.js";
 
 /** What fills the typed tables of a file's windows, one after another; `dispose` when the file is read. */
@@ -128,6 +129,79 @@ export function fillPartInCore(core: CoreExports, provClr: Int8Array, e: ClrRowC
     for (const at of taken) core.free(at);
     core.resetWindow();
   }
+}
+
+/**
+ * The typed tables of a file's rows filled in the core the rows are made in, a chunk at a time, where
+ * the rows wrote them (EventTableContext.fillChunk: no column copied in), each chunk's payload bytes
+ * copied in once, the typed rows appended to `into` (their references store offsets, their row indices
+ * the table's). `failed`: the core's memory could not take a chunk (the rows filled so far are not all).
+ */
+export class ChunkFiller {
+  /** Typed rows filled. */
+  rows = 0;
+  failed = false;
+  private prov = 0;
+  private ht = 0;
+  private htRows = 0;
+
+  /** `input`: the bytes the store offsets are of, from store offset `base`; `headerType`: the rows' (one for the file); `scale` as fillPartInCore's. */
+  constructor(
+    private readonly core: CoreExports, private readonly provClr: Int8Array, private readonly input: Uint8Array, private readonly base: number,
+    private readonly headerType: number, private readonly into: GrowingClrBlocks, private readonly scale: number,
+  ) {}
+
+  chunk(at: ChunkColumns, rows: number, firstRow: number): void {
+    if (this.failed || rows === 0) return;
+    const core = this.core;
+    const taken: number[] = [];
+    try {
+      if (this.prov === 0) this.prov = putInCore(core, this.provClr, []);
+      if (this.htRows < rows) {
+        if (this.ht !== 0) core.free(this.ht);
+        this.ht = core.alloc(Math.max(8, rows));
+        this.htRows = this.ht === 0 ? 0 : rows;
+        if (this.ht !== 0) new Uint8Array(core.memory.buffer, this.ht, rows).fill(this.headerType);
+      }
+      const [lo, hi] = payloadRange(new Uint32Array(core.memory.buffer, at.payloadOffset, rows), new Uint16Array(core.memory.buffer, at.payloadLength, rows));
+      const store = putInCore(core, this.input.subarray(lo - this.base, hi - this.base), taken);
+      if (!this.prov || !this.ht || !store) {
+        this.failed = true;
+        return;
+      }
+      // (payloads at their place in the core's copy: the offsets were copied out already)
+      core.shiftU32(at.payloadOffset, rows, (store - lo) >>> 0);
+      const filled = core.fillRowsOf(this.prov, this.provClr.length, rows, at.provider, this.ht, at.eventId, at.version, at.payloadOffset, at.payloadLength);
+      const dir = new Uint32Array(core.memory.buffer, core.directory(), C.DIR_SLOTS);
+      if (dir[C.DIR_CLR_MISSING]) {
+        this.failed = true;
+        return;
+      }
+      appendFilled(new Uint8Array(core.memory.buffer), dir[C.DIR_CLR_DIR], firstRow, [[store, store + (hi - lo), lo - store]], this.into, this.scale);
+      this.rows += filled;
+    } finally {
+      for (const x of taken) core.free(x);
+      core.resetWindow();
+    }
+  }
+
+  /** Gives the core's blocks back. */
+  dispose(): void {
+    if (this.prov) this.core.free(this.prov);
+    if (this.ht) this.core.free(this.ht);
+    this.prov = this.ht = this.htRows = 0;
+  }
+}
+
+/** The store offsets the payloads of some rows span: [least start, greatest end) (a hot loop: a function of its own). */
+export function payloadRange(offset: Uint32Array, length: Uint16Array): [number, number] {
+  let lo = Infinity, hi = 0;
+  for (let i = 0; i < offset.length; i++) {
+    const o = offset[i];
+    if (o < lo) lo = o;
+    if (o + length[i] > hi) hi = o + length[i];
+  }
+  return lo <= hi ? [lo, hi] : [8, 8];
 }
 
 /** A copy of `src` in the core's memory: its address (noted in `taken`), or 0 when memory is exhausted. */

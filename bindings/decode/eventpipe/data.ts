@@ -11,10 +11,10 @@
 import * as C from "../../../assembly/codes.js";
 import { nettraceWindowsOf, NettraceStreamReader, MAX_NETTRACE_WARNINGS, type NettraceFile, type NettraceMetadata, type NettraceWarning } from "../../eventpipe/reader.js";
 import { TraceDecodeError, TraceFormatError } from "../errors.js";
-import { clrFiller, clrProvidersOf, fillNettraceClr, fillPartInCore, type ClrFiller } from "./clr.js";
+import { ChunkFiller, clrFiller, clrProvidersOf, fillNettraceClr, type ClrFiller } from "./clr.js";
 import { GrowingClrBlocks } from "../clr-blocks.js";
 import { giveBack, takeBuffer } from "../reuse.js";
-import { align8, concatBytes, type NettraceInfo, type TraceData } from "../trace-data.js";
+import { align8, concatBytes, withTypeFields, type NettraceInfo, type StoredEventColumns, type TraceData } from "../trace-data.js";
 export type { NettraceInfo } from "../trace-data.js";
 import { blobChunks, isByteSource, type DecodeOptions, type Input } from "../windows.js";
 import { slices, sourceChunks } from "../chunks.js";
@@ -62,7 +62,7 @@ function guidBytes(guid: string): Uint8Array {
 
 
 /** The file's tables; a file the reader cannot start on throws TraceFormatError, one it stops in part way keeps its rows. */
-export async function nettraceData(input: Uint8Array, options: Pick<DecodeOptions, "engine" | "wasm" | "clrTables"> = {}): Promise<TraceData & { nettrace: NettraceInfo }> {
+export async function nettraceData(input: Uint8Array, options: Pick<DecodeOptions, "engine" | "wasm" | "clrTables"> = {}, tuning: NettraceTuning = {}): Promise<TraceData & { nettrace: NettraceInfo }> {
   // the per-event walk and the rows on the engine asked for (the rest of the reader is TypeScript on either)
   const clrTables = options.clrTables !== false;
   const engine = await nettraceEngine(engineOf(options), options.wasm, clrTables);
@@ -71,7 +71,7 @@ export async function nettraceData(input: Uint8Array, options: Pick<DecodeOption
     // (the WebAssembly engine fills in its own core)
     filler = engine.filler ?? (clrTables ? await clrFiller(engineOf(options), options.wasm) : undefined);
     // (read a window at a time: the reader's columns hold one window's events, not the file's)
-    return await new NettraceTables(engine.rows, filler).whole(nettraceWindowsOf(input, engine.walker));
+    return await new NettraceTables(engine.rows, filler, tuning).whole(nettraceWindowsOf(input, engine.walker));
   } finally {
     engine.dispose();
     filler?.dispose();
@@ -120,6 +120,11 @@ async function* chunksOf(input: Input, chunkBytes: number): AsyncGenerator<Uint8
   else for await (const c of input as AsyncIterable<Uint8Array>) yield c;
 }
 
+/** What the tests vary that a user has no need to: the rows a call of the core makes (and fills the typed tables of). */
+export interface NettraceTuning {
+  chunkRows?: number;
+}
+
 /** The tables of a file, or of the windows of a streamed one, with providers and types kept across windows. */
 export class NettraceTables {
   private readonly providerIndex = new Map<string, number>();
@@ -140,7 +145,7 @@ export class NettraceTables {
   private last?: TraceData & { nettrace: NettraceInfo };
 
   /** `rows`: the core that orders each window's events as rows; `filler`: the core that fills its typed .NET tables (none: no typed tables). */
-  constructor(private readonly rowsCore: NettraceRowsCore, private readonly filler?: ClrFiller) {}
+  constructor(private readonly rowsCore: NettraceRowsCore, private readonly filler?: ClrFiller, private readonly tuning: NettraceTuning = {}) {}
 
   /** The event type of (provider, id, version, opcode), added when new; EVENT_TYPE_NONE past the table's limit. */
   private typeOf(provider: number, id: number, version: number, opcode: number): number {
@@ -227,22 +232,31 @@ export class NettraceTables {
       // (the rows the whole table will likely have: this window's share of the bytes read so far)
       const readTo = Math.max(1, w.events.length ? w.events.blockOffset[w.events.length - 1] : input.length);
       const expect = ((table.n + w.events.length) * input.length) / Math.min(readTo, input.length) * 1.05;
-      const first = table.n;
-      eventTableOf(this.rowsCore, w, { ptr, stackItem, providerOf, unknownProvider: this.unknownProvider, typeOf: (p, id, v, op) => this.typeOf(p, id, v, op), typeCount: () => this.types.length }, table, expect);
-      if (core && partsFilled && table.n > first) {
+      // the typed .NET tables of each chunk of rows, filled where the rows are made (the WebAssembly
+      // engine: the same core), each type's block sized for the rows the whole table will likely have, at
+      // most 16 times those at hand (a stream's window guesses the rest of the file from its first blocks)
+      let filler: ChunkFiller | undefined;
+      if (core && partsFilled && w.events.length > 0) {
         // (each provider's .NET runtime provider, worked out again only when providers were added)
         if (this.provClr.length !== this.providerGuids.length) this.provClr = clrProvidersOf(this.providerGuids);
-        const provClr = this.provClr;
-        if (provClr.some((p) => p >= 0)) {
-          const e = table.events;
-          const rows = { provider: e.provider.subarray(first, table.n), headerType: e.headerType.subarray(first, table.n), eventId: e.eventId.subarray(first, table.n), version: e.version.subarray(first, table.n), payloadOffset: e.payloadOffset.subarray(first, table.n), payloadLength: e.payloadLength.subarray(first, table.n) };
-          const [lo, hi] = payloadRange(rows.payloadOffset, rows.payloadLength);
-          // (each type's block sized for the rows the whole table will likely have, at most 16 times those at
-          // hand: a stream's window guesses the rest of the file from its first blocks)
-          const filled = fillPartInCore(core, provClr, rows, table.n - first, input.subarray(lo - base, hi - base), lo, first, typed, Math.min(16, Math.max(1, expect / table.n)));
-          if (filled >= 0) typedRows += filled;
-          else partsFilled = false;
+        if ((core as object) !== this.rowsCore) partsFilled = false;
+        else if (this.provClr.some((p) => p >= 0)) {
+          const scale = Math.min(16, Math.max(1, expect / (table.n + w.events.length)));
+          filler = new ChunkFiller(core, this.provClr, input, base, ptr === 4 ? C.HT_EVENT_HEADER32 : C.HT_EVENT_HEADER64, typed, scale);
         }
+      }
+      try {
+        eventTableOf(this.rowsCore, w, {
+          ptr, stackItem, providerOf, unknownProvider: this.unknownProvider, typeOf: (p, id, v, op) => this.typeOf(p, id, v, op), typeCount: () => this.types.length,
+          fillChunk: filler && ((at, rows, firstRow) => filler.chunk(at, rows, firstRow)),
+          chunkRows: this.tuning.chunkRows,
+        }, table, expect);
+      } finally {
+        filler?.dispose();
+      }
+      if (filler) {
+        if (filler.failed) partsFilled = false;
+        else typedRows += filler.rows;
       }
       // (the reader's columns of this window are read: nothing holds them past here)
       for (const x of w.warnings) if (warnings.length < MAX_NETTRACE_WARNINGS) warnings.push(x);
@@ -255,7 +269,7 @@ export class NettraceTables {
     if (err && table.n === 0 && this.rows === 0) throw new TraceFormatError(err.code, err.offset, `not a readable EventPipe file: ${err.reason}`, "nettrace");
     const { header, metadata } = file;
     const ptr = header.pointerSize === 4 ? 4 : 8;
-    const { n, events, metadataOfRow, activityOfRow, ext, typeRows, cut } = table.result();
+    const { n, events: stored, untyped, metadataOfRow, activityOfRow, ext, typeRows, cut } = table.result();
     const ht = ptr === 4 ? C.HT_EVENT_HEADER32 : C.HT_EVENT_HEADER64;
     const providerGuids = this.providerGuids;
     const types = this.types;
@@ -332,10 +346,13 @@ export class NettraceTables {
     // (what the tables live in goes back to the pool when the trace is disposed)
     const owned = [...table.buffers(), ...typed.buffers()];
     if (!place) owned.push(store.buffer);
+    // (the type fields made from each row's event type when first read: withTypeFields)
+    const events = withTypeFields(stored as StoredEventColumns, n, () => data, untyped);
     const data: TraceData & { nettrace: NettraceInfo } = {
       release: whole ? () => giveBack(owned) : undefined,
       bytes: store,
       events,
+      untyped,
       eventCount: n,
       ext,
       extCount: ext.row.length,
@@ -419,6 +436,7 @@ export class NettraceTables {
       typesOffset: last.typesOffset - from,
       logfileOffset: last.logfileOffset - from,
       events: noRows as unknown as TraceData["events"],
+      untyped: undefined,
       eventCount: this.rows,
       ext: { row: none, type: new Uint16Array(0), size: new Uint16Array(0), offset: none },
       extCount: 0,
@@ -430,16 +448,6 @@ export class NettraceTables {
   }
 }
 
-/** The store offsets the payloads of some rows span: [least start, greatest end) (a hot loop: a function of its own). */
-function payloadRange(offset: Uint32Array, length: Uint16Array): [number, number] {
-  let lo = Infinity, hi = 0;
-  for (let i = 0; i < offset.length; i++) {
-    const o = offset[i];
-    if (o < lo) lo = o;
-    if (o + length[i] > hi) hi = o + length[i];
-  }
-  return lo <= hi ? [lo, hi] : [8, 8];
-}
 
 /**
  * Buffers of inputs this module read itself (wholeInput): the bytes sit 8 bytes into the buffer, with

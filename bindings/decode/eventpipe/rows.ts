@@ -41,13 +41,37 @@ export interface EventTableOf {
   activityOfRow: Uint32Array;
   maxHi: number;
   maxLo: number;
+  /** The stored columns: the type fields (provider, event id, version, opcode) are the event type's (withTypeFields). */
   events: {
     timestamp: BigInt64Array; keywords: BigUint64Array; pid: Uint32Array; tid: Uint32Array; payloadOffset: Uint32Array;
-    payloadLength: Uint16Array; headerLength: Uint16Array; provider: Uint16Array; eventId: Uint16Array; task: Uint16Array;
-    flags: Uint16Array; processor: Uint16Array; version: Uint16Array; opcode: Uint8Array; level: Uint8Array;
+    payloadLength: Uint16Array; headerLength: Uint16Array; task: Uint16Array;
+    flags: Uint16Array; processor: Uint16Array; level: Uint8Array;
     headerType: Uint8Array; channel: Uint8Array; eventType: Uint16Array;
   };
+  /** The type fields of rows without an event type (EVENT_TYPE_NONE: past the type table's limit); absent when none lacks one. */
+  untyped?: TypeFieldColumns;
   ext: { row: Uint32Array; type: Uint16Array; size: Uint16Array; offset: Uint32Array };
+}
+
+/** The type fields' columns, of rows without an event type. */
+export interface TypeFieldColumns {
+  provider: Uint16Array;
+  eventId: Uint16Array;
+  version: Uint16Array;
+  opcode: Uint8Array;
+}
+
+/**
+ * Where a chunk's rows are in the core's memory as the rows wrote them (addresses), for a fill of their
+ * typed .NET tables there (EventTableContext.fillChunk): the type fields, the payload's store offset
+ * (which the fill may overwrite: the rows are copied out already) and length.
+ */
+export interface ChunkColumns {
+  provider: number;
+  eventId: number;
+  version: number;
+  payloadOffset: number;
+  payloadLength: number;
 }
 
 type Columns = EventTableOf["events"];
@@ -87,6 +111,7 @@ export class EventTable {
   events: Columns;
   metadataOfRow = new Int32Array(0);
   activityOfRow = new Uint32Array(0);
+  untyped?: TypeFieldColumns;
   ext: Ext = { row: new Uint32Array(0), type: new Uint16Array(0), size: new Uint16Array(0), offset: new Uint32Array(0) };
 
   constructor(private readonly take: TakeBuffer = (bytes) => new ArrayBuffer(bytes)) {
@@ -99,10 +124,18 @@ export class EventTable {
     return {
       timestamp: column(t, BigInt64Array, n), keywords: column(t, BigUint64Array, n), pid: column(t, Uint32Array, n), tid: column(t, Uint32Array, n),
       payloadOffset: column(t, Uint32Array, n), payloadLength: column(t, Uint16Array, n), headerLength: column(t, Uint16Array, n).fill(0),
-      provider: column(t, Uint16Array, n), eventId: column(t, Uint16Array, n), task: column(t, Uint16Array, n).fill(0), flags: column(t, Uint16Array, n),
-      processor: column(t, Uint16Array, n), version: column(t, Uint16Array, n), opcode: column(t, Uint8Array, n), level: column(t, Uint8Array, n),
+      task: column(t, Uint16Array, n).fill(0), flags: column(t, Uint16Array, n),
+      processor: column(t, Uint16Array, n), level: column(t, Uint8Array, n),
       headerType: column(t, Uint8Array, n).fill(ht), channel: column(t, Uint8Array, n).fill(0), eventType: column(t, Uint16Array, n),
     };
+  }
+
+  /** The type-field columns for rows without a type, made when the first such row comes (only those rows are written). */
+  untypedColumns(): TypeFieldColumns {
+    if (this.untyped) return this.untyped;
+    const t = this.take, cap = this.metadataOfRow.length;
+    this.untyped = { provider: column(t, Uint16Array, cap), eventId: column(t, Uint16Array, cap), version: column(t, Uint16Array, cap), opcode: column(t, Uint8Array, cap) };
+    return this.untyped;
   }
 
   /** Room for `rows` more rows and `items` more extended items; `expect`: the rows the whole table will likely have. */
@@ -119,6 +152,13 @@ export class EventTable {
       this.events = next;
       this.metadataOfRow = resized(this.take, this.metadataOfRow, cap, this.n);
       this.activityOfRow = resized(this.take, this.activityOfRow, cap, this.n);
+      const u = this.untyped;
+      if (u) {
+        this.untyped = {
+          provider: resized(this.take, u.provider, cap, this.n), eventId: resized(this.take, u.eventId, cap, this.n),
+          version: resized(this.take, u.version, cap, this.n), opcode: resized(this.take, u.opcode, cap, this.n),
+        };
+      }
     }
     const needItems = this.items + items;
     if (needItems > this.ext.row.length) {
@@ -132,15 +172,19 @@ export class EventTable {
   /** The memory of the columns, for the pool once the table is let go. */
   buffers(): ArrayBufferLike[] {
     const x = this.ext;
-    return [...Object.values(this.events), this.metadataOfRow, this.activityOfRow, x.row, x.type, x.size, x.offset].map((c) => (c as ArrayBufferView).buffer);
+    return [...Object.values(this.events), ...Object.values(this.untyped ?? {}), this.metadataOfRow, this.activityOfRow, x.row, x.type, x.size, x.offset].map(
+      (c) => (c as ArrayBufferView).buffer,
+    );
   }
 
   /** The rows so far. */
   result(): EventTableOf {
     const n = this.n, e = this.items;
     const events = Object.fromEntries(Object.entries(this.events).map(([k, v]) => [k, (v as Uint8Array).subarray(0, n)])) as unknown as Columns;
+    const u = this.untyped;
+    const untyped = u && { provider: u.provider.subarray(0, n), eventId: u.eventId.subarray(0, n), version: u.version.subarray(0, n), opcode: u.opcode.subarray(0, n) };
     return {
-      n, cut: this.cut, typeRows: this.typeRows, maxHi: this.maxHi, maxLo: this.maxLo, events,
+      n, cut: this.cut, typeRows: this.typeRows, maxHi: this.maxHi, maxLo: this.maxLo, events, untyped,
       metadataOfRow: this.metadataOfRow.subarray(0, n), activityOfRow: this.activityOfRow.subarray(0, n),
       ext: { row: this.ext.row.subarray(0, e), type: this.ext.type.subarray(0, e), size: this.ext.size.subarray(0, e), offset: this.ext.offset.subarray(0, e) },
     };
@@ -163,6 +207,11 @@ export interface EventTableContext {
   chunkRows?: number;
   /** The event types there are (typeOf gives no higher index): the rows of each are counted up to it. */
   typeCount?(): number;
+  /**
+   * Fills the typed .NET tables of each chunk's rows in the core, where the rows wrote them (`rows`
+   * rows, the first of them the table's row `firstRow`), once they are copied out.
+   */
+  fillChunk?(at: ChunkColumns, rows: number, firstRow: number): void;
 }
 
 /** Blocks taken from a core, given back by `release`. */
@@ -294,7 +343,7 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
   const items = itemsOf(new Uint32Array(core.memory.buffer, at(NT_RELATED), n), new Int32Array(core.memory.buffer, at(NT_STACK), n), n);
   table.reserve(n, items, ptr, expect);
   const base = table.n, itemBase = table.items;
-  const { timestamp, keywords, pid, tid, payloadOffset, payloadLength, provider, eventId, flags, processor, version, opcode, level, eventType } = table.events;
+  const { timestamp, keywords, pid, tid, payloadOffset, payloadLength, flags, processor, level, eventType } = table.events;
   const { metadataOfRow, activityOfRow } = table;
   const { row: extRow, type: extType, size: extSize, offset: extOffset } = table.ext;
 
@@ -425,16 +474,20 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
     take(core, out.tid, tid, base + r0, rows);
     take(core, out.payloadOffset, payloadOffset, base + r0, rows);
     take(core, out.payloadLength, payloadLength, base + r0, rows);
-    take(core, out.provider, provider, base + r0, rows);
-    take(core, out.eventId, eventId, base + r0, rows);
     take(core, out.flags, flags, base + r0, rows);
     take(core, out.processor, processor, base + r0, rows);
-    take(core, out.version, version, base + r0, rows);
-    take(core, out.opcode, opcode, base + r0, rows);
     take(core, out.level, level, base + r0, rows);
     take(core, out.metadata, metadataOfRow, base + r0, rows);
     take(core, out.activity, activityOfRow, base + r0, rows);
     take(core, out.eventType, eventType, base + r0, rows);
+    // (the type fields are the event type's: kept only for a chunk with rows that have none)
+    if (new Uint16Array(core.memory.buffer, out.eventType, rows).includes(C.EVENT_TYPE_NONE)) {
+      const u = table.untypedColumns();
+      take(core, out.provider, u.provider, base + r0, rows);
+      take(core, out.eventId, u.eventId, base + r0, rows);
+      take(core, out.version, u.version, base + r0, rows);
+      take(core, out.opcode, u.opcode, base + r0, rows);
+    }
     const x = new Uint32Array(core.memory.buffer, p, R.NR_WORDS)[R.NR_EXT_COUNT];
     if (e + x > items) throw new Error("etw-wasm: more extended items than counted");
     take(core, out.extRow, extRow, itemBase + e, x);
@@ -442,6 +495,7 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
     take(core, out.extSize, extSize, itemBase + e, x);
     take(core, out.extOffset, extOffset, itemBase + e, x);
     e += x;
+    cx.fillChunk?.({ provider: out.provider, eventId: out.eventId, version: out.version, payloadOffset: out.payloadOffset, payloadLength: out.payloadLength }, rows, base + r0);
   }
   const w = new Uint32Array(core.memory.buffer, p, R.NR_WORDS);
   // (the types known: no row has a type past them)
