@@ -390,3 +390,39 @@ describe("EventPipe typed .NET tables filled chunk by chunk where the rows are m
     expect(typedFiles).toBeGreaterThanOrEqual(HAVE_NETTRACE ? 4 : 2);
   });
 });
+
+describe("EventPipe columns not stored, made when first read", () => {
+  it("keywords and level are each row's metadata's, event ids its metadata's, the header type the pointer size's, task, channel and header length 0", async () => {
+    const { nettraceData } = await import("../dist/bindings/decode/eventpipe/data.js");
+    const { generateNettrace } = await import("../dist/bindings/generator/index.js");
+    const files: [string, Uint8Array][] = [
+      ["generated V5", generateNettrace({ targetBytes: Infinity, fileBytes: 2 << 20, samples: true, seed: 3, version: 5 }).bytes],
+      ...samples(),
+      ...corpusTraces().map((f): [string, Uint8Array] => [f, load(f)]),
+    ];
+    let rows = 0;
+    for (const [label, bytes] of files) {
+      const ht = readNettrace(bytes).header.pointerSize === 4 ? 0x12 : 0x13; // EVENT_HEADER32 / 64
+      for (const engine of ["wasm", "js"] as const) {
+        const d = await nettraceData(bytes, { engine });
+        const md = d.nettrace.metadata;
+        const of = d.nettrace.metadataOfRow;
+        const n = d.eventCount;
+        const want = {
+          keywords: Array.from(of, (m) => (m >= 0 ? BigInt.asUintN(64, md[m].keywords) : 0n)),
+          level: Array.from(of, (m) => (m >= 0 ? md[m].level : 0)),
+          eventId: Array.from(of, (m) => (m >= 0 ? md[m].eventId & 0xffff : 0)),
+        };
+        const e = d.events;
+        expect(Array.from(e.keywords), `${label}, ${engine}`).toEqual(want.keywords);
+        expect(Array.from(e.level), `${label}, ${engine}`).toEqual(want.level);
+        expect(Array.from(e.eventId), `${label}, ${engine}`).toEqual(want.eventId);
+        expect(e.headerType.every((x) => x === ht) && e.headerType.length === n, `${label}, ${engine}`).toBe(true);
+        expect(e.task.every((x) => x === 0) && e.channel.every((x) => x === 0) && e.headerLength.every((x) => x === 0), `${label}, ${engine}`).toBe(true);
+        rows += n;
+        d.release?.();
+      }
+    }
+    expect(rows).toBeGreaterThan(10_000);
+  });
+});

@@ -14,12 +14,12 @@ import { TraceDecodeError, TraceFormatError } from "../errors.js";
 import { ChunkFiller, clrFiller, clrProvidersOf, fillNettraceClr, type ClrFiller } from "./clr.js";
 import { GrowingClrBlocks } from "../clr-blocks.js";
 import { giveBack, takeBuffer } from "../reuse.js";
-import { align8, concatBytes, withTypeFields, type NettraceInfo, type StoredEventColumns, type TraceData } from "../trace-data.js";
+import { align8, concatBytes, withTypeFields, type EventColumns, type NettraceInfo, type StoredEventColumns, type TraceData } from "../trace-data.js";
 export type { NettraceInfo } from "../trace-data.js";
 import { blobChunks, isByteSource, type DecodeOptions, type Input } from "../windows.js";
 import { slices, sourceChunks } from "../chunks.js";
 import { nettraceEngine } from "./engine.js";
-import { EventTable, eventTableOf, type NettraceRowsCore, type TakeBuffer } from "./rows.js";
+import { EventTable, eventTableOf, type EventTableOf, type NettraceRowsCore, type TakeBuffer } from "./rows.js";
 import { DOTNET_RUNTIME_GUID } from "../../schema/known-providers.js";
 
 /** The fixed GUIDs TraceEvent gives providers by name (EventPipeMetadata.GetProviderGuidFromProviderName). */
@@ -346,8 +346,8 @@ export class NettraceTables {
     // (what the tables live in goes back to the pool when the trace is disposed)
     const owned = [...table.buffers(), ...typed.buffers()];
     if (!place) owned.push(store.buffer);
-    // (the type fields made from each row's event type when first read: withTypeFields)
-    const events = withTypeFields(stored as StoredEventColumns, n, () => data, untyped);
+    // (the columns not stored made when first read)
+    const events = nettraceColumns(stored, n, () => data, untyped, metadataOfRow, metadata, ht);
     const data: TraceData & { nettrace: NettraceInfo } = {
       release: whole ? () => giveBack(owned) : undefined,
       bytes: store,
@@ -448,6 +448,58 @@ export class NettraceTables {
   }
 }
 
+
+/**
+ * `stored` with the columns an EventPipe trace does not store, each made when first read: the type
+ * fields from the rows' event types (withTypeFields), keywords and level from their metadata rows (-1:
+ * undefined metadata, 0), and the columns of one value: header length, task and channel 0, the header
+ * type of the file's pointer size (`ht`).
+ */
+function nettraceColumns(
+  stored: EventTableOf["events"], n: number, tables: () => TraceData, untyped: EventTableOf["untyped"], metadataOfRow: Int32Array, metadata: readonly NettraceMetadata[], ht: number,
+): EventColumns {
+  const events = withTypeFields(stored as unknown as StoredEventColumns, n, tables, untyped);
+  const lazy = (key: keyof EventColumns, make: () => ArrayBufferView) => {
+    Object.defineProperty(events, key, {
+      configurable: true,
+      enumerable: true,
+      get() {
+        const column = make();
+        Object.defineProperty(events, key, { value: column, writable: true, configurable: true, enumerable: true });
+        return column;
+      },
+    });
+  };
+  lazy("keywords", () => {
+    // (two 32-bit words a row: no BigInt per row)
+    const lo = Uint32Array.from(metadata, (m) => Number(BigInt.asUintN(32, m.keywords)));
+    const hi = Uint32Array.from(metadata, (m) => Number(BigInt.asUintN(64, m.keywords) >> 32n));
+    const out = new BigUint64Array(n);
+    const words = new Uint32Array(out.buffer);
+    for (let r = 0; r < n; r++) {
+      const m = metadataOfRow[r];
+      if (m >= 0 && m < lo.length) {
+        words[2 * r] = lo[m];
+        words[2 * r + 1] = hi[m];
+      }
+    }
+    return out;
+  });
+  lazy("level", () => {
+    const byRow = Uint8Array.from(metadata, (m) => m.level);
+    const out = new Uint8Array(n);
+    for (let r = 0; r < n; r++) {
+      const m = metadataOfRow[r];
+      if (m >= 0 && m < byRow.length) out[r] = byRow[m];
+    }
+    return out;
+  });
+  lazy("headerLength", () => new Uint16Array(n));
+  lazy("task", () => new Uint16Array(n));
+  lazy("channel", () => new Uint8Array(n));
+  lazy("headerType", () => new Uint8Array(n).fill(ht));
+  return events;
+}
 
 /**
  * Buffers of inputs this module read itself (wholeInput): the bytes sit 8 bytes into the buffer, with

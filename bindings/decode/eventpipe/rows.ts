@@ -41,12 +41,14 @@ export interface EventTableOf {
   activityOfRow: Uint32Array;
   maxHi: number;
   maxLo: number;
-  /** The stored columns: the type fields (provider, event id, version, opcode) are the event type's (withTypeFields). */
+  /**
+   * The stored columns. The others are made when first read: the type fields (provider, event id,
+   * version, opcode) from each row's event type (withTypeFields), keywords and level from its metadata
+   * row, and the columns an EventPipe file has one value of (header length, task, channel, header type).
+   */
   events: {
-    timestamp: BigInt64Array; keywords: BigUint64Array; pid: Uint32Array; tid: Uint32Array; payloadOffset: Uint32Array;
-    payloadLength: Uint16Array; headerLength: Uint16Array; task: Uint16Array;
-    flags: Uint16Array; processor: Uint16Array; level: Uint8Array;
-    headerType: Uint8Array; channel: Uint8Array; eventType: Uint16Array;
+    timestamp: BigInt64Array; pid: Uint32Array; tid: Uint32Array; payloadOffset: Uint32Array;
+    payloadLength: Uint16Array; flags: Uint16Array; processor: Uint16Array; eventType: Uint16Array;
   };
   /** The type fields of rows without an event type (EVENT_TYPE_NONE: past the type table's limit); absent when none lacks one. */
   untyped?: TypeFieldColumns;
@@ -115,18 +117,15 @@ export class EventTable {
   ext: Ext = { row: new Uint32Array(0), type: new Uint16Array(0), size: new Uint16Array(0), offset: new Uint32Array(0) };
 
   constructor(private readonly take: TakeBuffer = (bytes) => new ArrayBuffer(bytes)) {
-    this.events = this.columns(0, 8);
+    this.events = this.columns(0);
   }
 
-  private columns(n: number, ptr: number): Columns {
-    const ht = ptr === 4 ? C.HT_EVENT_HEADER32 : C.HT_EVENT_HEADER64;
+  private columns(n: number): Columns {
     const t = this.take;
     return {
-      timestamp: column(t, BigInt64Array, n), keywords: column(t, BigUint64Array, n), pid: column(t, Uint32Array, n), tid: column(t, Uint32Array, n),
-      payloadOffset: column(t, Uint32Array, n), payloadLength: column(t, Uint16Array, n), headerLength: column(t, Uint16Array, n).fill(0),
-      task: column(t, Uint16Array, n).fill(0), flags: column(t, Uint16Array, n),
-      processor: column(t, Uint16Array, n), level: column(t, Uint8Array, n),
-      headerType: column(t, Uint8Array, n).fill(ht), channel: column(t, Uint8Array, n).fill(0), eventType: column(t, Uint16Array, n),
+      timestamp: column(t, BigInt64Array, n), pid: column(t, Uint32Array, n), tid: column(t, Uint32Array, n),
+      payloadOffset: column(t, Uint32Array, n), payloadLength: column(t, Uint16Array, n), flags: column(t, Uint16Array, n),
+      processor: column(t, Uint16Array, n), eventType: column(t, Uint16Array, n),
     };
   }
 
@@ -139,15 +138,15 @@ export class EventTable {
   }
 
   /** Room for `rows` more rows and `items` more extended items; `expect`: the rows the whole table will likely have. */
-  reserve(rows: number, items: number, ptr: number, expect = 0): void {
+  reserve(rows: number, items: number, expect = 0): void {
     const need = this.n + rows;
     if (need > this.metadataOfRow.length) {
       // (at most 16 times the rows needed: a stream's window guesses the rest of the file from its first blocks)
       const cap = Math.max(need, Math.min(Math.ceil(expect), 16 * need), this.n ? Math.floor(this.n * 1.5) : 0);
       const old = this.events;
-      const next = this.columns(cap, ptr);
+      const next = this.columns(cap);
       for (const k of Object.keys(next) as (keyof Columns)[]) {
-        if (k !== "headerType") (next[k] as unknown as { set(a: ArrayLike<number | bigint>): void }).set(old[k].subarray(0, this.n) as ArrayLike<number | bigint>);
+        (next[k] as unknown as { set(a: ArrayLike<number | bigint>): void }).set(old[k].subarray(0, this.n) as ArrayLike<number | bigint>);
       }
       this.events = next;
       this.metadataOfRow = resized(this.take, this.metadataOfRow, cap, this.n);
@@ -180,7 +179,7 @@ export class EventTable {
   /** The rows so far. */
   result(): EventTableOf {
     const n = this.n, e = this.items;
-    const events = Object.fromEntries(Object.entries(this.events).map(([k, v]) => [k, (v as Uint8Array).subarray(0, n)])) as unknown as Columns;
+    const events = Object.fromEntries(Object.entries(this.events).map(([k, v]) => [k, (v as unknown as Uint8Array).subarray(0, n)])) as unknown as Columns;
     const u = this.untyped;
     const untyped = u && { provider: u.provider.subarray(0, n), eventId: u.eventId.subarray(0, n), version: u.version.subarray(0, n), opcode: u.opcode.subarray(0, n) };
     return {
@@ -341,9 +340,9 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
 
   // (items: a related activity or a stack per row at most; counted first, so the columns grow once)
   const items = itemsOf(new Uint32Array(core.memory.buffer, at(NT_RELATED), n), new Int32Array(core.memory.buffer, at(NT_STACK), n), n);
-  table.reserve(n, items, ptr, expect);
+  table.reserve(n, items, expect);
   const base = table.n, itemBase = table.items;
-  const { timestamp, keywords, pid, tid, payloadOffset, payloadLength, flags, processor, level, eventType } = table.events;
+  const { timestamp, pid, tid, payloadOffset, payloadLength, flags, processor, eventType } = table.events;
   const { metadataOfRow, activityOfRow } = table;
   const { row: extRow, type: extType, size: extSize, offset: extOffset } = table.ext;
 
@@ -469,14 +468,12 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
     }
     core.nettraceTypes(p);
     take(core, out.ts, timestamp, base + r0, rows);
-    take(core, out.kw, keywords, base + r0, rows);
     take(core, out.pid, pid, base + r0, rows);
     take(core, out.tid, tid, base + r0, rows);
     take(core, out.payloadOffset, payloadOffset, base + r0, rows);
     take(core, out.payloadLength, payloadLength, base + r0, rows);
     take(core, out.flags, flags, base + r0, rows);
     take(core, out.processor, processor, base + r0, rows);
-    take(core, out.level, level, base + r0, rows);
     take(core, out.metadata, metadataOfRow, base + r0, rows);
     take(core, out.activity, activityOfRow, base + r0, rows);
     take(core, out.eventType, eventType, base + r0, rows);
