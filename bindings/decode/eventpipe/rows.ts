@@ -190,6 +190,9 @@ export class EventTable {
   }
 }
 
+/** Bytes an EventPipe event table holds a row: its stored columns, the metadata row and the activity id's offset. */
+export const NETTRACE_ROW_BYTES = 8 + 4 + 4 + 4 + 2 + 2 + 2 + 2 + 4 + 4;
+
 /** Where the table of a file's events takes its providers, types and stack items from. */
 export interface EventTableContext {
   /** Pointer size of the file's records (4 or 8). */
