@@ -86,11 +86,11 @@ export function nettraceNames(data: TraceData, info: NettraceInfo): {
     list.push({ providerName: m.providerName, eventName, fields: [], source: "eventsource" });
     versions.push(m.version);
   });
-  const activity = info.activityOfRow;
   const describe = (table: EventTable) => {
     setTraceManifests(table, manifests);
     table.describedPayload = describedPayload(info);
-    table.activityIdAt = (i) => activity[i];
+    // (the column made when first asked for: most traces are never asked)
+    table.activityIdAt = (i) => info.activityOfRow[i];
   };
   return { providers, describe };
 }

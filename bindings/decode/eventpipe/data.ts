@@ -269,7 +269,7 @@ export class NettraceTables {
     if (err && table.n === 0 && this.rows === 0) throw new TraceFormatError(err.code, err.offset, `not a readable EventPipe file: ${err.reason}`, "nettrace");
     const { header, metadata } = file;
     const ptr = header.pointerSize === 4 ? 4 : 8;
-    const { n, events: stored, untyped, metadataOfRow, activityOfRow, ext, typeRows, cut } = table.result();
+    const { n, events: stored, untyped, metadataOfRow, activities, ext, typeRows, cut } = table.result();
     const ht = ptr === 4 ? C.HT_EVENT_HEADER32 : C.HT_EVENT_HEADER64;
     const providerGuids = this.providerGuids;
     const types = this.types;
@@ -371,7 +371,7 @@ export class NettraceTables {
       // (a window: the file up to its end)
       inputBytes: windowEnd,
       decodedBytes: windowEnd,
-      nettrace: { formatVersion: header.formatVersion, metadata, providerOf: this.providerOf, metadataOfRow, activityOfRow, warnings, payloadsCut: cut },
+      nettrace: activityColumn({ formatVersion: header.formatVersion, metadata, providerOf: this.providerOf, metadataOfRow, warnings, payloadsCut: cut }, n, activities),
     };
     this.rows += n;
     for (let t = 0; t < types.length; t++) this.typeRows[t] = (this.typeRows[t] ?? 0) + typeRows[t];
@@ -448,6 +448,20 @@ export class NettraceTables {
   }
 }
 
+
+/** `info` with `activityOfRow`, made from the rows that have an activity id when first read. */
+function activityColumn(info: Omit<NettraceInfo, "activityOfRow">, n: number, activities: EventTableOf["activities"]): NettraceInfo {
+  return Object.defineProperty(info, "activityOfRow", {
+    configurable: true,
+    enumerable: true,
+    get() {
+      const column = new Uint32Array(n);
+      for (let k = 0; k < activities.row.length; k++) column[activities.row[k]] = activities.offset[k];
+      Object.defineProperty(info, "activityOfRow", { value: column, writable: true, configurable: true, enumerable: true });
+      return column;
+    },
+  }) as NettraceInfo;
+}
 
 /**
  * `stored` with the columns an EventPipe trace does not store, each made when first read: the type

@@ -38,7 +38,8 @@ export interface EventTableOf {
   cut: number;
   typeRows: Uint32Array;
   metadataOfRow: Int32Array;
-  activityOfRow: Uint32Array;
+  /** The rows with an activity id, in row order, and where each id is (store offsets): most rows have none. */
+  activities: { row: Uint32Array; offset: Uint32Array };
   maxHi: number;
   maxLo: number;
   /**
@@ -112,7 +113,10 @@ export class EventTable {
   readonly typeRows = new Uint32Array(C.MAX_EVENT_TYPES);
   events: Columns;
   metadataOfRow = new Int32Array(0);
-  activityOfRow = new Uint32Array(0);
+  /** Rows with an activity id and its offset, `activityCount` of them. */
+  activityRow = new Uint32Array(0);
+  activityOffset = new Uint32Array(0);
+  activityCount = 0;
   untyped?: TypeFieldColumns;
   ext: Ext = { row: new Uint32Array(0), type: new Uint16Array(0), size: new Uint16Array(0), offset: new Uint32Array(0) };
 
@@ -150,7 +154,6 @@ export class EventTable {
       }
       this.events = next;
       this.metadataOfRow = resized(this.take, this.metadataOfRow, cap, this.n);
-      this.activityOfRow = resized(this.take, this.activityOfRow, cap, this.n);
       const u = this.untyped;
       if (u) {
         this.untyped = {
@@ -168,10 +171,25 @@ export class EventTable {
     }
   }
 
+  /** Notes the rows of `offsets` (the activity id of rows `first`.. : 0 none) that have one. */
+  addActivities(offsets: Uint32Array, first: number): void {
+    for (let i = 0; i < offsets.length; i++) {
+      const o = offsets[i];
+      if (o === 0) continue;
+      if (this.activityCount === this.activityRow.length) {
+        const cap = Math.max(1024, 2 * this.activityCount);
+        this.activityRow = resized(this.take, this.activityRow, cap, this.activityCount);
+        this.activityOffset = resized(this.take, this.activityOffset, cap, this.activityCount);
+      }
+      this.activityRow[this.activityCount] = first + i;
+      this.activityOffset[this.activityCount++] = o;
+    }
+  }
+
   /** The memory of the columns, for the pool once the table is let go. */
   buffers(): ArrayBufferLike[] {
     const x = this.ext;
-    return [...Object.values(this.events), ...Object.values(this.untyped ?? {}), this.metadataOfRow, this.activityOfRow, x.row, x.type, x.size, x.offset].map(
+    return [...Object.values(this.events), ...Object.values(this.untyped ?? {}), this.metadataOfRow, this.activityRow, this.activityOffset, x.row, x.type, x.size, x.offset].map(
       (c) => (c as ArrayBufferView).buffer,
     );
   }
@@ -184,14 +202,15 @@ export class EventTable {
     const untyped = u && { provider: u.provider.subarray(0, n), eventId: u.eventId.subarray(0, n), version: u.version.subarray(0, n), opcode: u.opcode.subarray(0, n) };
     return {
       n, cut: this.cut, typeRows: this.typeRows, maxHi: this.maxHi, maxLo: this.maxLo, events, untyped,
-      metadataOfRow: this.metadataOfRow.subarray(0, n), activityOfRow: this.activityOfRow.subarray(0, n),
+      metadataOfRow: this.metadataOfRow.subarray(0, n),
+      activities: { row: this.activityRow.subarray(0, this.activityCount), offset: this.activityOffset.subarray(0, this.activityCount) },
       ext: { row: this.ext.row.subarray(0, e), type: this.ext.type.subarray(0, e), size: this.ext.size.subarray(0, e), offset: this.ext.offset.subarray(0, e) },
     };
   }
 }
 
-/** Bytes an EventPipe event table holds a row: its stored columns, the metadata row and the activity id's offset. */
-export const NETTRACE_ROW_BYTES = 8 + 4 + 4 + 4 + 2 + 2 + 2 + 2 + 4 + 4;
+/** Bytes an EventPipe event table holds a row: its stored columns and the metadata row (activity ids: only rows that have one). */
+export const NETTRACE_ROW_BYTES = 8 + 4 + 4 + 4 + 2 + 2 + 2 + 2 + 4;
 
 /** Where the table of a file's events takes its providers, types and stack items from. */
 export interface EventTableContext {
@@ -346,7 +365,7 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
   table.reserve(n, items, expect);
   const base = table.n, itemBase = table.items;
   const { timestamp, pid, tid, payloadOffset, payloadLength, flags, processor, eventType } = table.events;
-  const { metadataOfRow, activityOfRow } = table;
+  const { metadataOfRow } = table;
   const { row: extRow, type: extType, size: extSize, offset: extOffset } = table.ext;
 
   // the tables: metadata (entry 0: undefined metadata), stack items, V6 threads
@@ -478,7 +497,7 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
     take(core, out.flags, flags, base + r0, rows);
     take(core, out.processor, processor, base + r0, rows);
     take(core, out.metadata, metadataOfRow, base + r0, rows);
-    take(core, out.activity, activityOfRow, base + r0, rows);
+    table.addActivities(new Uint32Array(core.memory.buffer, out.activity, rows), base + r0);
     take(core, out.eventType, eventType, base + r0, rows);
     // (the type fields are the event type's: kept only for a chunk with rows that have none)
     if (new Uint16Array(core.memory.buffer, out.eventType, rows).includes(C.EVENT_TYPE_NONE)) {
