@@ -24,7 +24,7 @@ import { Bench } from "tinybench";
 import { openTrace, openTraceFile, streamTraceFile, type Trace } from "../bindings/node.js";
 import { instantiateCore } from "../bindings/decode/loader.js";
 import { STORED_EVENT_LAYOUT } from "../bindings/decode/trace-data.js";
-import { NETTRACE_ROW_BYTES } from "../bindings/decode/eventpipe/rows.js";
+import { nettraceRowBytes } from "../bindings/decode/eventpipe/rows.js";
 import { generated, generatedNettrace, warmPageCache } from "./inputs.js";
 import { guardFigures } from "./guard.js";
 import { viewerMarkdown, viewerRows } from "./viewer.js";
@@ -233,7 +233,7 @@ function firstDecode(engine: string, file: string): { rssMB: number; ms: number;
 function tableBytes(t: Trace): { events: number; all: number } {
   // the event table as stored (provider, event id, version and opcode are made from the event type when first read;
   // an EventPipe file's keywords, level and the columns of one value from its metadata when first read)
-  const perRow = t.eventPipeVersion !== undefined ? NETTRACE_ROW_BYTES : Object.values(STORED_EVENT_LAYOUT).reduce((n, [Type]) => n + Type.BYTES_PER_ELEMENT, 0);
+  const perRow = t.eventPipeVersion !== undefined ? nettraceRowBytes() : Object.values(STORED_EVENT_LAYOUT).reduce((n, [Type]) => n + Type.BYTES_PER_ELEMENT, 0);
   let clr = 0;
   for (const table of t.tables) {
     clr += table.rows.byteLength + table.truncated.byteLength;

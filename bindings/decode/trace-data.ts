@@ -98,18 +98,21 @@ export function withTypeFields(
   untyped?: Pick<EventColumns, TypeField>,
 ): EventColumns {
   const events = stored as EventColumns;
-  for (const field of TYPE_FIELDS) {
-    Object.defineProperty(events, field, {
-      configurable: true,
-      enumerable: true,
-      get() {
-        const column = typeField(field, events.eventType, n, tables(), untyped?.[field]);
-        Object.defineProperty(events, field, { value: column, writable: true, configurable: true, enumerable: true });
-        return column;
-      },
-    });
-  }
+  for (const field of TYPE_FIELDS) madeOnFirstRead(events, field, () => typeField(field, events.eventType, n, tables(), untyped?.[field]));
   return events;
+}
+
+/** Gives `target` a property `key` that `make` makes when it is first read, and that is then a plain value. */
+export function madeOnFirstRead<T extends object>(target: T, key: keyof T, make: () => unknown): void {
+  Object.defineProperty(target, key, {
+    configurable: true,
+    enumerable: true,
+    get() {
+      const value = make();
+      Object.defineProperty(target, key, { value, writable: true, configurable: true, enumerable: true });
+      return value;
+    },
+  });
 }
 
 /** The stored columns of `events` (the type fields left where they are: not made). */

@@ -3,8 +3,9 @@
 // the core's memory as a window's would be, the tables filled there, then moved out with their references
 // made offsets into the trace's bytes again.
 //
-// Two ways, by engine and size. The WebAssembly engine fills in a WebAssembly core (fillRowsOf), one per
-// file for every window, each window's byte store and columns copied into it. The TypeScript engine, and
+// Two ways, by engine and size. The WebAssembly engine fills in the EventPipe reader's own core
+// (fillRowsOf), a chunk of rows at a time where the rows wrote them, each chunk's payloads copied in
+// (ChunkFiller). The TypeScript engine, and
 // a window whose byte store the WebAssembly core cannot hold in one block (MAX_BLOCK, just under 1 GiB;
 // a whole file read at once), fill in a TypeScript core whose memory the store is built in (no copy).
 
@@ -17,7 +18,6 @@ import { clrProgram } from "../../schema/clr-program.js";
 import { CLR_PROVIDERS, clrProviderIndex } from "../../schema/clr-payload.js";
 import { formatGuid, parseGuid } from "../../schema/guid.js";
 import { GrowingClrBlocks, type Relocation } from "../clr-blocks.js";
-import { instantiateCore, recycleMemory, type WasmSource } from "../loader.js";
 import { metaOf, type TraceData } from "../trace-data.js";
 import type { ChunkColumns } from "./rows.js";
 import { setupClr } from "../windows.js";
@@ -34,13 +34,8 @@ export interface ClrFiller {
 /** Bytes of a window's store and columns the WebAssembly core takes (its allocator's blocks end below 1 GiB). */
 const CORE_STORE_LIMIT = C.MAX_BLOCK - (64 << 20);
 
-/** The filler for `engine`. */
-export async function clrFiller(engine: "wasm" | "js", wasm?: WebAssembly.Module | WasmSource): Promise<ClrFiller> {
-  if (engine === "js") return { place: clrPlace, dispose: () => {} };
-  const core = await instantiateCore(wasm);
-  const filler = coreFiller(core);
-  return { ...filler, dispose: () => recycleMemory(core.memory as WebAssembly.Memory) };
-}
+/** The TypeScript engine's filler: a TypeScript core the store is built in. */
+export const placeFiller: ClrFiller = { place: clrPlace, dispose: () => {} };
 
 /** A filler in a WebAssembly core that does other work too (the EventPipe reader's); its `dispose` leaves the core to its owner. */
 export function coreFiller(core: CoreExports): ClrFiller {
@@ -117,18 +112,30 @@ export function fillPartInCore(core: CoreExports, provClr: Int8Array, e: ClrRowC
     const payloadLength = putInCore(core, e.payloadLength.subarray(0, n), taken), payloadOffset = putInCore(core, e.payloadOffset.subarray(0, n), taken);
     const prov = putInCore(core, provClr, taken);
     if (!store || !provider || !headerType || !eventId || !version || !payloadLength || !payloadOffset || !prov) return -1;
-    // payloads at their place in the core's copy of the bytes
-    core.shiftU32(payloadOffset, n, (store - bytesAt) >>> 0);
-    const rows = core.fillRowsOf(prov, provClr.length, n, provider, headerType, eventId, version, payloadOffset, payloadLength);
-    const dir = new Uint32Array(core.memory.buffer, core.directory(), C.DIR_SLOTS);
-    if (dir[C.DIR_CLR_MISSING]) return -1;
-    appendFilled(new Uint8Array(core.memory.buffer), dir[C.DIR_CLR_DIR], rowBase, [[store, store + bytes.length, bytesAt - store]], into, scale);
-    return rows;
+    return fillPlaced(core, prov, provClr.length, n, { provider, headerType, eventId, version, payloadOffset, payloadLength }, store, bytes.length, bytesAt, rowBase, into, scale);
   } finally {
     // the next part starts with empty tables (their blocks kept) and the heap as it was
     for (const at of taken) core.free(at);
     core.resetWindow();
   }
+}
+
+/**
+ * The typed tables of `n` rows whose columns are in the core (addresses; the payload offsets store
+ * offsets, moved here to `store`, the core's copy of `length` bytes from store offset `bytesAt`), filled
+ * and appended to `into` as fillPartInCore says. The typed rows filled, or -1 when memory ran out.
+ */
+function fillPlaced(
+  core: CoreExports, prov: number, nProv: number, n: number, at: ChunkColumns & { headerType: number }, store: number, length: number, bytesAt: number,
+  rowBase: number, into: GrowingClrBlocks, scale: number,
+): number {
+  // payloads at their place in the core's copy of the bytes
+  core.shiftU32(at.payloadOffset, n, (store - bytesAt) >>> 0);
+  const rows = core.fillRowsOf(prov, nProv, n, at.provider, at.headerType, at.eventId, at.version, at.payloadOffset, at.payloadLength);
+  const dir = new Uint32Array(core.memory.buffer, core.directory(), C.DIR_SLOTS);
+  if (dir[C.DIR_CLR_MISSING]) return -1;
+  appendFilled(new Uint8Array(core.memory.buffer), dir[C.DIR_CLR_DIR], rowBase, [[store, store + length, bytesAt - store]], into, scale);
+  return rows;
 }
 
 /**
@@ -165,20 +172,11 @@ export class ChunkFiller {
       }
       const [lo, hi] = payloadRange(new Uint32Array(core.memory.buffer, at.payloadOffset, rows), new Uint16Array(core.memory.buffer, at.payloadLength, rows));
       const store = putInCore(core, this.input.subarray(lo - this.base, hi - this.base), taken);
-      if (!this.prov || !this.ht || !store) {
-        this.failed = true;
-        return;
-      }
-      // (payloads at their place in the core's copy: the offsets were copied out already)
-      core.shiftU32(at.payloadOffset, rows, (store - lo) >>> 0);
-      const filled = core.fillRowsOf(this.prov, this.provClr.length, rows, at.provider, this.ht, at.eventId, at.version, at.payloadOffset, at.payloadLength);
-      const dir = new Uint32Array(core.memory.buffer, core.directory(), C.DIR_SLOTS);
-      if (dir[C.DIR_CLR_MISSING]) {
-        this.failed = true;
-        return;
-      }
-      appendFilled(new Uint8Array(core.memory.buffer), dir[C.DIR_CLR_DIR], firstRow, [[store, store + (hi - lo), lo - store]], this.into, this.scale);
-      this.rows += filled;
+      // (the payload offsets may be moved: the rows were copied out already)
+      const filled = !this.prov || !this.ht || !store ? -1
+        : fillPlaced(core, this.prov, this.provClr.length, rows, { ...at, headerType: this.ht }, store, hi - lo, lo, firstRow, this.into, this.scale);
+      if (filled < 0) this.failed = true;
+      else this.rows += filled;
     } finally {
       for (const x of taken) core.free(x);
       core.resetWindow();

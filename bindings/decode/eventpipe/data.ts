@@ -11,10 +11,10 @@
 import * as C from "../../../assembly/codes.js";
 import { nettraceWindowsOf, NettraceStreamReader, MAX_NETTRACE_WARNINGS, type NettraceFile, type NettraceMetadata, type NettraceWarning } from "../../eventpipe/reader.js";
 import { TraceDecodeError, TraceFormatError } from "../errors.js";
-import { ChunkFiller, clrFiller, clrProvidersOf, fillNettraceClr, type ClrFiller } from "./clr.js";
+import { ChunkFiller, clrProvidersOf, fillNettraceClr, type ClrFiller } from "./clr.js";
 import { GrowingClrBlocks } from "../clr-blocks.js";
 import { giveBack, takeBuffer } from "../reuse.js";
-import { align8, concatBytes, withTypeFields, type EventColumns, type NettraceInfo, type StoredEventColumns, type TraceData } from "../trace-data.js";
+import { align8, concatBytes, madeOnFirstRead, withTypeFields, type EventColumns, type NettraceInfo, type StoredEventColumns, type TraceData } from "../trace-data.js";
 export type { NettraceInfo } from "../trace-data.js";
 import { blobChunks, isByteSource, type DecodeOptions, type Input } from "../windows.js";
 import { slices, sourceChunks } from "../chunks.js";
@@ -64,17 +64,12 @@ function guidBytes(guid: string): Uint8Array {
 /** The file's tables; a file the reader cannot start on throws TraceFormatError, one it stops in part way keeps its rows. */
 export async function nettraceData(input: Uint8Array, options: Pick<DecodeOptions, "engine" | "wasm" | "clrTables"> = {}, tuning: NettraceTuning = {}): Promise<TraceData & { nettrace: NettraceInfo }> {
   // the per-event walk and the rows on the engine asked for (the rest of the reader is TypeScript on either)
-  const clrTables = options.clrTables !== false;
-  const engine = await nettraceEngine(engineOf(options), options.wasm, clrTables);
-  let filler: ClrFiller | undefined;
+  const engine = await nettraceEngine(engineOf(options), options.wasm, options.clrTables !== false);
   try {
-    // (the WebAssembly engine fills in its own core)
-    filler = engine.filler ?? (clrTables ? await clrFiller(engineOf(options), options.wasm) : undefined);
     // (read a window at a time: the reader's columns hold one window's events, not the file's)
-    return await new NettraceTables(engine.rows, filler, tuning).whole(nettraceWindowsOf(input, engine.walker));
+    return await new NettraceTables(engine.rows, engine.filler, tuning).whole(nettraceWindowsOf(input, engine.walker));
   } finally {
     engine.dispose();
-    filler?.dispose();
   }
 }
 
@@ -90,10 +85,8 @@ function engineOf(options: Pick<DecodeOptions, "engine">): "wasm" | "js" {
  * the outline of them all (the stream's end).
  */
 export async function* nettraceWindows(input: Input, options: Pick<DecodeOptions, "engine" | "wasm" | "clrTables" | "chunkBytes" | "batchBytes"> = {}): AsyncGenerator<TraceData & { nettrace: NettraceInfo }, (TraceData & { nettrace: NettraceInfo }) | undefined> {
-  const clrTables = options.clrTables !== false;
-  const engine = await nettraceEngine(engineOf(options), options.wasm, clrTables);
-  const filler = engine.filler ?? (clrTables ? await clrFiller(engineOf(options), options.wasm) : undefined);
-  const tables = new NettraceTables(engine.rows, filler);
+  const engine = await nettraceEngine(engineOf(options), options.wasm, options.clrTables !== false);
+  const tables = new NettraceTables(engine.rows, engine.filler);
   // (a .netperf, in time order already, is cut into windows of about batchBytes)
   // (each window's tables are made before the next push: its columns can be the next window's)
   const reader = new NettraceStreamReader(engine.walker, options.batchBytes ?? 64 << 20, true);
@@ -107,7 +100,6 @@ export async function* nettraceWindows(input: Input, options: Pick<DecodeOptions
     return tables.outline();
   } finally {
     engine.dispose();
-    filler?.dispose();
   }
 }
 
@@ -239,8 +231,8 @@ export class NettraceTables {
       if (core && partsFilled && w.events.length > 0) {
         // (each provider's .NET runtime provider, worked out again only when providers were added)
         if (this.provClr.length !== this.providerGuids.length) this.provClr = clrProvidersOf(this.providerGuids);
-        if ((core as object) !== this.rowsCore) partsFilled = false;
-        else if (this.provClr.some((p) => p >= 0)) {
+        // (the filler's core is the rows' own: nettraceEngine)
+        if (this.provClr.some((p) => p >= 0)) {
           const scale = Math.min(16, Math.max(1, expect / (table.n + w.events.length)));
           filler = new ChunkFiller(core, this.provClr, input, base, ptr === 4 ? C.HT_EVENT_HEADER32 : C.HT_EVENT_HEADER64, typed, scale);
         }
@@ -451,16 +443,12 @@ export class NettraceTables {
 
 /** `info` with `activityOfRow`, made from the rows that have an activity id when first read. */
 function activityColumn(info: Omit<NettraceInfo, "activityOfRow">, n: number, activities: EventTableOf["activities"]): NettraceInfo {
-  return Object.defineProperty(info, "activityOfRow", {
-    configurable: true,
-    enumerable: true,
-    get() {
-      const column = new Uint32Array(n);
-      for (let k = 0; k < activities.row.length; k++) column[activities.row[k]] = activities.offset[k];
-      Object.defineProperty(info, "activityOfRow", { value: column, writable: true, configurable: true, enumerable: true });
-      return column;
-    },
-  }) as NettraceInfo;
+  madeOnFirstRead(info as NettraceInfo, "activityOfRow", () => {
+    const column = new Uint32Array(n);
+    for (let k = 0; k < activities.row.length; k++) column[activities.row[k]] = activities.offset[k];
+    return column;
+  });
+  return info as NettraceInfo;
 }
 
 /**
@@ -473,17 +461,7 @@ function nettraceColumns(
   stored: EventTableOf["events"], n: number, tables: () => TraceData, untyped: EventTableOf["untyped"], metadataOfRow: Int32Array, metadata: readonly NettraceMetadata[], ht: number,
 ): EventColumns {
   const events = withTypeFields(stored as unknown as StoredEventColumns, n, tables, untyped);
-  const lazy = (key: keyof EventColumns, make: () => ArrayBufferView) => {
-    Object.defineProperty(events, key, {
-      configurable: true,
-      enumerable: true,
-      get() {
-        const column = make();
-        Object.defineProperty(events, key, { value: column, writable: true, configurable: true, enumerable: true });
-        return column;
-      },
-    });
-  };
+  const lazy = (key: keyof EventColumns, make: () => ArrayBufferView) => madeOnFirstRead(events, key, make);
   lazy("keywords", () => {
     // (two 32-bit words a row: no BigInt per row)
     const lo = Uint32Array.from(metadata, (m) => Number(BigInt.asUintN(32, m.keywords)));

@@ -8,7 +8,7 @@ import { dispatchOrder, eventRows, eventTypes } from "../../core/nettrace-rows.j
 import { CoreState } from "../../core/state.js";
 import { instantiateCore, recycleMemory, type WasmSource } from "../loader.js";
 import type { NettraceRowsCore } from "./rows.js";
-import { coreFiller, type ClrFiller } from "./clr.js";
+import { coreFiller, placeFiller, type ClrFiller } from "./clr.js";
 
 export type { NettraceWalker };
 
@@ -16,7 +16,10 @@ export type { NettraceWalker };
 export interface NettraceEngine {
   walker: NettraceWalker;
   rows: NettraceRowsCore;
-  /** The WebAssembly engine's typed .NET tables (`clrTables`), filled in the same core: one core's memory a file, not two. */
+  /**
+   * What fills the typed .NET tables (`clrTables`): on WebAssembly the same core (one core's memory a
+   * file, not two), on TypeScript a TypeScript core the store is built in.
+   */
   filler?: ClrFiller;
   dispose(): void;
 }
@@ -36,7 +39,7 @@ export async function nettraceEngine(engine: "wasm" | "js", wasm?: WebAssembly.M
       nettraceTypes: (p) => eventTypes(s, p),
     };
     const walker = new CoreWalker(core);
-    return { walker, rows: core, dispose: () => walker.dispose() };
+    return { walker, rows: core, filler: clrTables ? placeFiller : undefined, dispose: () => walker.dispose() };
   }
   const core = await instantiateCore(wasm);
   const exports = core as unknown as Partial<NettraceWalkCore & NettraceRowsCore> & typeof core;

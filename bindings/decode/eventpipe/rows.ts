@@ -97,6 +97,14 @@ function resized<T extends ArrayBufferView & { length: number }>(take: TakeBuffe
   return next;
 }
 
+/** Type-field columns like `like`, of `n` rows, holding its first `keep`. */
+function resizedTypeFields(take: TakeBuffer, like: TypeFieldColumns, n: number, keep: number): TypeFieldColumns {
+  return {
+    provider: resized(take, like.provider, n, keep), eventId: resized(take, like.eventId, n, keep),
+    version: resized(take, like.version, n, keep), opcode: resized(take, like.opcode, n, keep),
+  };
+}
+
 /**
  * The event table the windows of a file are appended to: columns with room ahead (pages never written
  * are never resident, so room counted on costs address space only), grown by half when they fill. Their
@@ -135,10 +143,8 @@ export class EventTable {
 
   /** The type-field columns for rows without a type, made when the first such row comes (only those rows are written). */
   untypedColumns(): TypeFieldColumns {
-    if (this.untyped) return this.untyped;
-    const t = this.take, cap = this.metadataOfRow.length;
-    this.untyped = { provider: column(t, Uint16Array, cap), eventId: column(t, Uint16Array, cap), version: column(t, Uint16Array, cap), opcode: column(t, Uint8Array, cap) };
-    return this.untyped;
+    const none = { provider: new Uint16Array(0), eventId: new Uint16Array(0), version: new Uint16Array(0), opcode: new Uint8Array(0) };
+    return (this.untyped ??= resizedTypeFields(this.take, none, this.metadataOfRow.length, 0));
   }
 
   /** Room for `rows` more rows and `items` more extended items; `expect`: the rows the whole table will likely have. */
@@ -154,13 +160,7 @@ export class EventTable {
       }
       this.events = next;
       this.metadataOfRow = resized(this.take, this.metadataOfRow, cap, this.n);
-      const u = this.untyped;
-      if (u) {
-        this.untyped = {
-          provider: resized(this.take, u.provider, cap, this.n), eventId: resized(this.take, u.eventId, cap, this.n),
-          version: resized(this.take, u.version, cap, this.n), opcode: resized(this.take, u.opcode, cap, this.n),
-        };
-      }
+      if (this.untyped) this.untyped = resizedTypeFields(this.take, this.untyped, cap, this.n);
     }
     const needItems = this.items + items;
     if (needItems > this.ext.row.length) {
@@ -210,7 +210,10 @@ export class EventTable {
 }
 
 /** Bytes an EventPipe event table holds a row: its stored columns and the metadata row (activity ids: only rows that have one). */
-export const NETTRACE_ROW_BYTES = 8 + 4 + 4 + 4 + 2 + 2 + 2 + 2 + 4;
+export function nettraceRowBytes(): number {
+  const t = new EventTable();
+  return Object.values(t.events).reduce((n, c) => n + (c as ArrayBufferView & { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT, 0) + t.metadataOfRow.BYTES_PER_ELEMENT;
+}
 
 /** Where the table of a file's events takes its providers, types and stack items from. */
 export interface EventTableContext {
