@@ -330,30 +330,43 @@ describe("EventPipe event table: dispatch order and rows on both engines", () =>
   it("stacks and related activities as extended items; processors only where the capture thread is the event's own", async () => {
     for (const [label, bytes] of cases()) {
       const file = readNettrace(bytes);
-      const order = orderByHand(file);
+      const want = rowsByHand(file);
       const t = await tableOf(file, "js", 997);
-      const ev = file.events;
-      const v6 = file.header.formatVersion === 6;
-      const ext: number[][] = [];
-      const processor: number[] = [];
-      for (let r = 0; r < order.length; r++) {
-        const i = order[r];
-        const related = ev.relatedActivityIdOffset[i];
-        if (related) ext.push([r, 1, 16, related + 8]);
-        const m = file.metadata[ev.metadata[i]];
-        const drops = m && (m.providerName === "Microsoft-Windows-DotNETRuntimeRundown" || (m.providerName === "Microsoft-Windows-DotNETRuntime" && ((m.eventId >= 140 && m.eventId <= 144) || m.eventId === 190)));
-        const s = ev.stack[i];
-        if (s >= 0 && !drops) ext.push([r, file.header.pointerSize === 4 ? 5 : 6, 8 + file.stacks.byteLength[s], 1000 + 16 * s]);
-        const own = v6 || ev.threadId[i] === ev.captureThreadId[i];
-        const proc = ev.processorNumber[i];
-        processor.push(own && proc >= 0 && proc <= 0xfffe ? proc : 0xffff);
-      }
       const got = Array.from(t.ext.row, (row, e) => [row, t.ext.type[e], t.ext.size[e], t.ext.offset[e]]);
-      expect(got.join(";"), label).toBe(ext.join(";"));
-      expect(Array.from(t.events.processor).join(","), label).toBe(processor.join(","));
+      expect(got.join(";"), label).toBe(want.ext.join(";"));
+      expect(Array.from(t.events.processor).join(","), label).toBe(want.processor.join(","));
     }
   });
 });
+
+/**
+ * What the rows of `file` in the order a plain EventCache gives have beside the reader's columns, worked
+ * out here: extended items (row, type, size, offset; stack items as tableOf places them), processors,
+ * EVENT_HEADER flags (EXTENDED_INFO where a row has an item) and process ids (a V6 thread's, else the file's).
+ */
+function rowsByHand(file: NettraceFile, stackAt = (s: number) => 1000 + 16 * s): { ext: number[][]; processor: number[]; flags: number[]; pid: number[] } {
+  const order = orderByHand(file);
+  const ev = file.events;
+  const v6 = file.header.formatVersion === 6;
+  const pidOf = new Map(file.threads.map((th) => [th.index, Number(th.osProcessId ?? BigInt(file.header.processId))]));
+  const out = { ext: [] as number[][], processor: [] as number[], flags: [] as number[], pid: [] as number[] };
+  for (let r = 0; r < order.length; r++) {
+    const i = order[r];
+    const items = out.ext.length;
+    const related = ev.relatedActivityIdOffset[i];
+    if (related) out.ext.push([r, 1, 16, related + 8]);
+    const m = file.metadata[ev.metadata[i]];
+    const drops = m && (m.providerName === "Microsoft-Windows-DotNETRuntimeRundown" || (m.providerName === "Microsoft-Windows-DotNETRuntime" && ((m.eventId >= 140 && m.eventId <= 144) || m.eventId === 190)));
+    const s = ev.stack[i];
+    if (s >= 0 && !drops) out.ext.push([r, file.header.pointerSize === 4 ? 5 : 6, 8 + file.stacks.byteLength[s], stackAt(s)]);
+    const own = v6 || ev.threadId[i] === ev.captureThreadId[i];
+    const proc = ev.processorNumber[i];
+    out.processor.push(own && proc >= 0 && proc <= 0xfffe ? proc : 0xffff);
+    out.flags.push((file.header.pointerSize === 4 ? 0x20 : 0x40) | (out.ext.length > items ? 1 : 0));
+    out.pid.push(v6 ? (pidOf.get(ev.threadId[i]) ?? file.header.processId) : file.header.processId);
+  }
+  return out;
+}
 
 describe("EventPipe typed .NET tables filled chunk by chunk where the rows are made", () => {
   it("equal the TypeScript engine's, filled once over the whole store, in chunks of 997 rows and of a million", async () => {
@@ -432,5 +445,34 @@ describe("EventPipe columns not stored, made when first read", () => {
     }
     expect(rows).toBeGreaterThan(10_000);
     if (HAVE_NETTRACE) expect(activities).toBeGreaterThan(1000);
+  });
+
+  it("flags are the pointer size's, with EXTENDED_INFO on rows with an extended item; process ids a V6 thread's or the file's, in chunks of any size", async () => {
+    const { nettraceData } = await import("../dist/bindings/decode/eventpipe/data.js");
+    const { generateNettrace } = await import("../dist/bindings/generator/index.js");
+    const files: [string, Uint8Array][] = [
+      ["generated V6", generateNettrace({ targetBytes: Infinity, fileBytes: 1 << 20, samples: true, seed: 5, version: 6 }).bytes],
+      ["synthetic V6, a thread of another process", syntheticV6(777)],
+      ...samples(),
+      ...corpusTraces().map((f): [string, Uint8Array] => [f, load(f)]),
+    ];
+    let others = 0, extended = 0;
+    for (const [label, bytes] of files) {
+      const file = readNettrace(bytes);
+      const want = rowsByHand(file);
+      // (rows a chunk: one and two on the small files, where the process id column is made mid-window)
+      const small = file.events.length < 5000;
+      for (const [engine, chunkRows] of [["wasm", undefined], ["js", undefined], ["wasm", small ? 1 : 997], ["js", small ? 2 : 997]] as const) {
+        const d = await nettraceData(bytes, { engine }, { chunkRows });
+        const at = `${label}, ${engine}, ${chunkRows ?? "default"} rows a chunk`;
+        expect(Array.from(d.events.flags), at).toEqual(want.flags);
+        expect(Array.from(d.events.pid), at).toEqual(want.pid);
+        d.release?.();
+      }
+      others += want.pid.filter((p) => p !== file.header.processId).length;
+      extended += want.flags.filter((f) => f & 1).length;
+    }
+    expect(others).toBe(1);
+    expect(extended).toBeGreaterThan(HAVE_NETTRACE ? 10_000 : 100);
   });
 });

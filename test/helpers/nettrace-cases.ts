@@ -125,7 +125,8 @@ export const GUID_B = Array.from({ length: 16 }, (_, i) => 0xa0 + i);
 // ---------------------------------------------------------------------------------------------
 // Synthetic V6 file (§4, §5, §6.4, §6.5, §7.3, §8, §9, §10)
 
-export function syntheticV6(): Uint8Array {
+/** `otherProcess`: thread 2 names that process (else none: the file's). */
+export function syntheticV6(otherProcess?: number): Uint8Array {
   const w = new Writer().ascii("Nettrace").u32(0).u32(6).u32(2);
   const block = (kind: number, content: Writer) => w.u32((kind << 24) | content.length).raw(content.bytes);
 
@@ -153,7 +154,9 @@ export function syntheticV6(): Uint8Array {
   const th = new Writer();
   const t1 = new Writer().varU(1).u8(1).utf8v("main").u8(2).varU(4321).u8(3).varU(5678);
   th.u16(t1.length).raw(t1.bytes);
-  const t2 = new Writer().varU(2).u8(3).varU(99);
+  const t2 = new Writer().varU(2);
+  if (otherProcess !== undefined) t2.u8(2).varU(otherProcess);
+  t2.u8(3).varU(99);
   th.u16(t2.length).raw(t2.bytes);
   block(6, th);
 

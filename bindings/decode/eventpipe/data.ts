@@ -19,7 +19,7 @@ export type { NettraceInfo } from "../trace-data.js";
 import { blobChunks, isByteSource, type DecodeOptions, type Input } from "../windows.js";
 import { slices, sourceChunks } from "../chunks.js";
 import { nettraceEngine } from "./engine.js";
-import { EventTable, eventTableOf, type EventTableOf, type NettraceRowsCore, type TakeBuffer } from "./rows.js";
+import { EventTable, eventTableOf, headerFlagsOf, type EventTableOf, type NettraceRowsCore, type TakeBuffer } from "./rows.js";
 import { DOTNET_RUNTIME_GUID } from "../../schema/known-providers.js";
 
 /** The fixed GUIDs TraceEvent gives providers by name (EventPipeMetadata.GetProviderGuidFromProviderName). */
@@ -261,7 +261,7 @@ export class NettraceTables {
     if (err && table.n === 0 && this.rows === 0) throw new TraceFormatError(err.code, err.offset, `not a readable EventPipe file: ${err.reason}`, "nettrace");
     const { header, metadata } = file;
     const ptr = header.pointerSize === 4 ? 4 : 8;
-    const { n, events: stored, untyped, metadataOfRow, activities, ext, typeRows, cut } = table.result();
+    const { n, events: stored, untyped, pid, metadataOfRow, activities, ext, typeRows, cut } = table.result();
     const ht = ptr === 4 ? C.HT_EVENT_HEADER32 : C.HT_EVENT_HEADER64;
     const providerGuids = this.providerGuids;
     const types = this.types;
@@ -339,7 +339,7 @@ export class NettraceTables {
     const owned = [...table.buffers(), ...typed.buffers()];
     if (!place) owned.push(store.buffer);
     // (the columns not stored made when first read)
-    const events = nettraceColumns(stored, n, () => data, untyped, metadataOfRow, metadata, ht);
+    const events = nettraceColumns(stored, n, () => data, untyped, metadataOfRow, metadata, { ht, flags: headerFlagsOf(ptr), pid: pid ?? header.processId >>> 0, extRows: ext.row });
     const data: TraceData & { nettrace: NettraceInfo } = {
       release: whole ? () => giveBack(owned) : undefined,
       bytes: store,
@@ -451,14 +451,26 @@ function activityColumn(info: Omit<NettraceInfo, "activityOfRow">, n: number, ac
   return info as NettraceInfo;
 }
 
+/** What the columns an EventPipe trace does not store are made from, besides the rows' metadata. */
+interface MadeFrom {
+  /** The header type of the file's pointer size. */
+  ht: number;
+  /** Every row's EVENT_HEADER flags but EXTENDED_INFO (headerFlagsOf). */
+  flags: number;
+  /** The process id column, or the one process id of every row. */
+  pid: Uint32Array | number;
+  /** The row of each extended item (ascending): those rows have EXTENDED_INFO. */
+  extRows: Uint32Array;
+}
+
 /**
  * `stored` with the columns an EventPipe trace does not store, each made when first read: the type
  * fields from the rows' event types (withTypeFields), keywords and level from their metadata rows (-1:
- * undefined metadata, 0), and the columns of one value: header length, task and channel 0, the header
- * type of the file's pointer size (`ht`).
+ * undefined metadata, 0), the flags and process ids as `from` says, and the columns of one value:
+ * header length, task and channel 0, the header type of the file's pointer size.
  */
 function nettraceColumns(
-  stored: EventTableOf["events"], n: number, tables: () => TraceData, untyped: EventTableOf["untyped"], metadataOfRow: Int32Array, metadata: readonly NettraceMetadata[], ht: number,
+  stored: EventTableOf["events"], n: number, tables: () => TraceData, untyped: EventTableOf["untyped"], metadataOfRow: Int32Array, metadata: readonly NettraceMetadata[], from: MadeFrom,
 ): EventColumns {
   const events = withTypeFields(stored as unknown as StoredEventColumns, n, tables, untyped);
   const lazy = (key: keyof EventColumns, make: () => ArrayBufferView) => madeOnFirstRead(events, key, make);
@@ -486,10 +498,17 @@ function nettraceColumns(
     }
     return out;
   });
+  lazy("flags", () => {
+    const out = new Uint16Array(n).fill(from.flags);
+    for (const r of from.extRows) out[r] = from.flags | 1; // EVENT_HEADER_FLAG_EXTENDED_INFO
+    return out;
+  });
+  const { pid } = from;
+  lazy("pid", () => (typeof pid === "number" ? new Uint32Array(n).fill(pid) : pid));
   lazy("headerLength", () => new Uint16Array(n));
   lazy("task", () => new Uint16Array(n));
   lazy("channel", () => new Uint8Array(n));
-  lazy("headerType", () => new Uint8Array(n).fill(ht));
+  lazy("headerType", () => new Uint8Array(n).fill(from.ht));
   return events;
 }
 

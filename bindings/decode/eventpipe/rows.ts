@@ -45,12 +45,16 @@ export interface EventTableOf {
   /**
    * The stored columns. The others are made when first read: the type fields (provider, event id,
    * version, opcode) from each row's event type (withTypeFields), keywords and level from its metadata
-   * row, and the columns an EventPipe file has one value of (header length, task, channel, header type).
+   * row, the flags from the extended items (headerFlagsOf, and EXTENDED_INFO on rows with an item), the
+   * process id from `pid` or the file's, and the columns an EventPipe file has one value of (header
+   * length, task, channel, header type).
    */
   events: {
-    timestamp: BigInt64Array; pid: Uint32Array; tid: Uint32Array; payloadOffset: Uint32Array;
-    payloadLength: Uint16Array; flags: Uint16Array; processor: Uint16Array; eventType: Uint16Array;
+    timestamp: BigInt64Array; tid: Uint32Array; payloadOffset: Uint32Array;
+    payloadLength: Uint16Array; processor: Uint16Array; eventType: Uint16Array;
   };
+  /** The process id of each row, kept only when a row's is not the file's (a V6 thread of another process); absent when every row's is. */
+  pid?: Uint32Array;
   /** The type fields of rows without an event type (EVENT_TYPE_NONE: past the type table's limit); absent when none lacks one. */
   untyped?: TypeFieldColumns;
   ext: { row: Uint32Array; type: Uint16Array; size: Uint16Array; offset: Uint32Array };
@@ -126,6 +130,7 @@ export class EventTable {
   activityOffset = new Uint32Array(0);
   activityCount = 0;
   untyped?: TypeFieldColumns;
+  pid?: Uint32Array;
   ext: Ext = { row: new Uint32Array(0), type: new Uint16Array(0), size: new Uint16Array(0), offset: new Uint32Array(0) };
 
   constructor(private readonly take: TakeBuffer = (bytes) => new ArrayBuffer(bytes)) {
@@ -135,10 +140,22 @@ export class EventTable {
   private columns(n: number): Columns {
     const t = this.take;
     return {
-      timestamp: column(t, BigInt64Array, n), pid: column(t, Uint32Array, n), tid: column(t, Uint32Array, n),
-      payloadOffset: column(t, Uint32Array, n), payloadLength: column(t, Uint16Array, n), flags: column(t, Uint16Array, n),
+      timestamp: column(t, BigInt64Array, n), tid: column(t, Uint32Array, n),
+      payloadOffset: column(t, Uint32Array, n), payloadLength: column(t, Uint16Array, n),
       processor: column(t, Uint16Array, n), eventType: column(t, Uint16Array, n),
     };
+  }
+
+  /**
+   * The process id column, made when the first row whose process is not the file's (`filePid`) comes
+   * (row `row`): the rows before it get the file's.
+   */
+  pidColumn(filePid: number, row: number): Uint32Array {
+    if (!this.pid) {
+      this.pid = column(this.take, Uint32Array, this.metadataOfRow.length);
+      this.pid.fill(filePid, 0, row);
+    }
+    return this.pid;
   }
 
   /** The type-field columns for rows without a type, made when the first such row comes (only those rows are written). */
@@ -161,6 +178,7 @@ export class EventTable {
       this.events = next;
       this.metadataOfRow = resized(this.take, this.metadataOfRow, cap, this.n);
       if (this.untyped) this.untyped = resizedTypeFields(this.take, this.untyped, cap, this.n);
+      if (this.pid) this.pid = resized(this.take, this.pid, cap, this.n);
     }
     const needItems = this.items + items;
     if (needItems > this.ext.row.length) {
@@ -189,7 +207,7 @@ export class EventTable {
   /** The memory of the columns, for the pool once the table is let go. */
   buffers(): ArrayBufferLike[] {
     const x = this.ext;
-    return [...Object.values(this.events), ...Object.values(this.untyped ?? {}), this.metadataOfRow, this.activityRow, this.activityOffset, x.row, x.type, x.size, x.offset].map(
+    return [...Object.values(this.events), ...Object.values(this.untyped ?? {}), ...(this.pid ? [this.pid] : []), this.metadataOfRow, this.activityRow, this.activityOffset, x.row, x.type, x.size, x.offset].map(
       (c) => (c as ArrayBufferView).buffer,
     );
   }
@@ -201,7 +219,7 @@ export class EventTable {
     const u = this.untyped;
     const untyped = u && { provider: u.provider.subarray(0, n), eventId: u.eventId.subarray(0, n), version: u.version.subarray(0, n), opcode: u.opcode.subarray(0, n) };
     return {
-      n, cut: this.cut, typeRows: this.typeRows, maxHi: this.maxHi, maxLo: this.maxLo, events, untyped,
+      n, cut: this.cut, typeRows: this.typeRows, maxHi: this.maxHi, maxLo: this.maxLo, events, untyped, pid: this.pid?.subarray(0, n),
       metadataOfRow: this.metadataOfRow.subarray(0, n),
       activities: { row: this.activityRow.subarray(0, this.activityCount), offset: this.activityOffset.subarray(0, this.activityCount) },
       ext: { row: this.ext.row.subarray(0, e), type: this.ext.type.subarray(0, e), size: this.ext.size.subarray(0, e), offset: this.ext.offset.subarray(0, e) },
@@ -213,6 +231,17 @@ export class EventTable {
 export function nettraceRowBytes(): number {
   const t = new EventTable();
   return Object.values(t.events).reduce((n, c) => n + (c as ArrayBufferView & { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT, 0) + t.metadataOfRow.BYTES_PER_ELEMENT;
+}
+
+/** The EVENT_HEADER flags of every EventPipe row of a file of pointer size `ptr` (4 or 8), EXTENDED_INFO aside. */
+export function headerFlagsOf(ptr: number): number {
+  return ptr === 4 ? 0x20 : 0x40;
+}
+
+/** Whether a value of `column` is not `value` (a hot loop: a function of its own). */
+function anyOther(column: Uint32Array, value: number): boolean {
+  for (let i = 0; i < column.length; i++) if (column[i] !== value) return true;
+  return false;
 }
 
 /** Where the table of a file's events takes its providers, types and stack items from. */
@@ -367,7 +396,7 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
   const items = itemsOf(new Uint32Array(core.memory.buffer, at(NT_RELATED), n), new Int32Array(core.memory.buffer, at(NT_STACK), n), n);
   table.reserve(n, items, expect);
   const base = table.n, itemBase = table.items;
-  const { timestamp, pid, tid, payloadOffset, payloadLength, flags, processor, eventType } = table.events;
+  const { timestamp, tid, payloadOffset, payloadLength, processor, eventType } = table.events;
   const { metadataOfRow } = table;
   const { row: extRow, type: extType, size: extSize, offset: extOffset } = table.ext;
 
@@ -435,7 +464,7 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
     w[R.NR_V6] = v6 ? 1 : 0;
     w[R.NR_PROCESS_ID] = pidValue;
     w[R.NR_BASE] = 8;
-    w[R.NR_HEADER_FLAGS] = ptr === 4 ? 0x20 : 0x40; // (the header's pointer size, as EVENT_HEADER flags give it)
+    w[R.NR_HEADER_FLAGS] = headerFlagsOf(ptr);
     w[R.NR_STACK_TYPE] = ptr === 4 ? 5 : 6; // EVENT_HEADER_EXT_TYPE_STACK_TRACE32 / 64
     w[R.NR_MAX_HI] = table.maxHi >>> 0;
     w[R.NR_MAX_LO] = table.maxLo;
@@ -493,11 +522,11 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
     }
     core.nettraceTypes(p);
     take(core, out.ts, timestamp, base + r0, rows);
-    take(core, out.pid, pid, base + r0, rows);
+    // (the process ids only where a row's is not the file's; the flags are the extended items')
+    if (table.pid || anyOther(new Uint32Array(core.memory.buffer, out.pid, rows), pidValue)) take(core, out.pid, table.pidColumn(pidValue, base + r0), base + r0, rows);
     take(core, out.tid, tid, base + r0, rows);
     take(core, out.payloadOffset, payloadOffset, base + r0, rows);
     take(core, out.payloadLength, payloadLength, base + r0, rows);
-    take(core, out.flags, flags, base + r0, rows);
     take(core, out.processor, processor, base + r0, rows);
     take(core, out.metadata, metadataOfRow, base + r0, rows);
     table.addActivities(new Uint32Array(core.memory.buffer, out.activity, rows), base + r0);
