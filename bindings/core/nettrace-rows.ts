@@ -241,7 +241,9 @@ export const NR_MAX_HI: u32 = 47;
 export const NR_SEEN: u32 = 48; // u32 list: metadata table entries met first in this call, in row order
 export const NR_SEEN_COUNT: u32 = 49;
 export const NR_TYPE_ROWS: u32 = 50; // u32 per event type: rows, added to (eventTypes)
-export const NR_WORDS: u32 = 51;
+export const NR_PAYLOAD_FROM: u32 = 51; // the store offsets this call's payloads span (as cut): [least start, greatest end), [0, 0) when no row
+export const NR_PAYLOAD_TO: u32 = 52;
+export const NR_WORDS: u32 = 53;
 
 /** A metadata table entry: NM_WORDS u32s. */
 export const NM_PROVIDER: u32 = 0;
@@ -342,6 +344,7 @@ export function eventRows(m: Mem, p: usize): void {
   let maxLo = ld32(m, p + NR_MAX_LO * 4);
   let maxHi = ldi32(m, p + NR_MAX_HI * 4);
   let seenCount: u32 = 0;
+  let payloadFrom: u32 = 0xffffffff, payloadTo: u32 = 0;
   lastThreadEntry = -1;
   for (let r: u32 = 0; r < rows; r++) {
     let i: usize = <usize>(ld32(m, order + <usize>r * 4) - first);
@@ -369,12 +372,15 @@ export function eventRows(m: Mem, p: usize): void {
     }
     st32(m, oTid + <usize>r * 4, tid);
     st32(m, oPid + <usize>r * 4, rowPid);
-    st32(m, oPayloadOffset + <usize>r * 4, (ld32(m, payloadOffset + i * 4) + base) >>> 0);
+    let po = (ld32(m, payloadOffset + i * 4) + base) >>> 0;
+    st32(m, oPayloadOffset + <usize>r * 4, po);
     let len = ld32(m, payloadLength + i * 4);
     if (len > 0xffff) {
       cut++;
       len = 0xffff;
     }
+    if (po < payloadFrom) payloadFrom = po;
+    if (po + len > payloadTo) payloadTo = (po + len) >>> 0;
     st16(m, oPayloadLength + <usize>r * 2, len);
     st16(m, oProvider + <usize>r * 2, ld32(m, x + NM_PROVIDER * 4));
     st16(m, oEventId + <usize>r * 2, ld32(m, x + NM_EVENT_ID * 4));
@@ -413,6 +419,8 @@ export function eventRows(m: Mem, p: usize): void {
   st32(m, p + NR_MAX_LO * 4, maxLo);
   st32(m, p + NR_MAX_HI * 4, <u32>maxHi);
   st32(m, p + NR_SEEN_COUNT * 4, seenCount);
+  st32(m, p + NR_PAYLOAD_FROM * 4, rows > 0 ? payloadFrom : 0);
+  st32(m, p + NR_PAYLOAD_TO * 4, payloadTo);
 }
 
 /** The event type of each of eventRows' rows, from its metadata entry's NM_TYPE, counted in NR_TYPE_ROWS. */

@@ -126,7 +126,7 @@ export function fillPartInCore(core: CoreExports, provClr: Int8Array, e: ClrRowC
  * and appended to `into` as fillPartInCore says. The typed rows filled, or -1 when memory ran out.
  */
 function fillPlaced(
-  core: CoreExports, prov: number, nProv: number, n: number, at: ChunkColumns & { headerType: number }, store: number, length: number, bytesAt: number,
+  core: CoreExports, prov: number, nProv: number, n: number, at: Omit<ChunkColumns, "payloadFrom" | "payloadTo"> & { headerType: number }, store: number, length: number, bytesAt: number,
   rowBase: number, into: GrowingClrBlocks, scale: number,
 ): number {
   // payloads at their place in the core's copy of the bytes
@@ -170,7 +170,7 @@ export class ChunkFiller {
         this.htRows = this.ht === 0 ? 0 : rows;
         if (this.ht !== 0) new Uint8Array(core.memory.buffer, this.ht, rows).fill(this.headerType);
       }
-      const [lo, hi] = payloadRange(new Uint32Array(core.memory.buffer, at.payloadOffset, rows), new Uint16Array(core.memory.buffer, at.payloadLength, rows));
+      const lo = at.payloadFrom, hi = at.payloadTo;
       const store = putInCore(core, this.input.subarray(lo - this.base, hi - this.base), taken);
       // (the payload offsets may be moved: the rows were copied out already)
       const filled = !this.prov || !this.ht || !store ? -1
@@ -189,17 +189,6 @@ export class ChunkFiller {
     if (this.ht) this.core.free(this.ht);
     this.prov = this.ht = this.htRows = 0;
   }
-}
-
-/** The store offsets the payloads of some rows span: [least start, greatest end) (a hot loop: a function of its own). */
-export function payloadRange(offset: Uint32Array, length: Uint16Array): [number, number] {
-  let lo = Infinity, hi = 0;
-  for (let i = 0; i < offset.length; i++) {
-    const o = offset[i];
-    if (o < lo) lo = o;
-    if (o + length[i] > hi) hi = o + length[i];
-  }
-  return lo <= hi ? [lo, hi] : [8, 8];
 }
 
 /** A copy of `src` in the core's memory: its address (noted in `taken`), or 0 when memory is exhausted. */

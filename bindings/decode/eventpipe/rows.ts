@@ -71,7 +71,8 @@ export interface TypeFieldColumns {
 /**
  * Where a chunk's rows are in the core's memory as the rows wrote them (addresses), for a fill of their
  * typed .NET tables there (EventTableContext.fillChunk): the type fields, the payload's store offset
- * (which the fill may overwrite: the rows are copied out already) and length.
+ * (which the fill may overwrite: the rows are copied out already) and length; and the store offsets
+ * the payloads span, [payloadFrom, payloadTo).
  */
 export interface ChunkColumns {
   provider: number;
@@ -79,6 +80,8 @@ export interface ChunkColumns {
   version: number;
   payloadOffset: number;
   payloadLength: number;
+  payloadFrom: number;
+  payloadTo: number;
 }
 
 type Columns = EventTableOf["events"];
@@ -546,7 +549,11 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
     take(core, out.extSize, extSize, itemBase + e, x);
     take(core, out.extOffset, extOffset, itemBase + e, x);
     e += x;
-    cx.fillChunk?.({ provider: out.provider, eventId: out.eventId, version: out.version, payloadOffset: out.payloadOffset, payloadLength: out.payloadLength }, rows, base + r0);
+    w = new Uint32Array(core.memory.buffer, p, R.NR_WORDS);
+    cx.fillChunk?.(
+      { provider: out.provider, eventId: out.eventId, version: out.version, payloadOffset: out.payloadOffset, payloadLength: out.payloadLength, payloadFrom: w[R.NR_PAYLOAD_FROM], payloadTo: w[R.NR_PAYLOAD_TO] },
+      rows, base + r0,
+    );
   }
   const w = new Uint32Array(core.memory.buffer, p, R.NR_WORDS);
   // (the types known: no row has a type past them)
