@@ -38,11 +38,21 @@ export class TraceBatch extends Trace {
     super(batchData, providerNames);
   }
 
+  /** The batch and the traces kept of it, while its tables are theirs (tables in memory of their own). */
+  private holders?: { count: number; release?: () => void };
+
   /** A copy of the batch's tables in memory of its own: a Trace that outlives the stream. */
   keep(): Trace {
     if (!this.window) {
-      // (the tables are in memory of their own already: the same tables, names and descriptions)
-      const kept = new Trace(this.batchData, new Map([...this.providers].map((p) => [p.index, p.name])));
+      // (the tables are in memory of their own already: the same tables, names and descriptions, whose
+      // memory goes back to the pool when the last of the batch and the traces kept of it is disposed)
+      const h = (this.holders ??= { count: 1, release: this.batchData.release });
+      const drop = () => {
+        if (--h.count === 0) h.release?.();
+      };
+      this.batchData.release = drop;
+      h.count++;
+      const kept = new Trace({ ...this.batchData, release: drop }, new Map([...this.providers].map((p) => [p.index, p.name])));
       setTraceManifests(kept.events, traceManifests(this.events));
       return kept;
     }

@@ -45,7 +45,7 @@ function headerFields(t: Trace): object {
 }
 
 /** Every difference between batch `b` and rows firstRow.. of the whole trace (at most a few). */
-function batchDifferences(b: TraceBatch, whole: Trace): string[] {
+function batchDifferences(b: Trace & Pick<TraceBatch, "index" | "firstRow" | "firstBuffer">, whole: Trace): string[] {
   const out: string[] = [];
   const n = b.events.length;
   const bc = b.events.columns, wc = whole.events.columns;
@@ -189,6 +189,40 @@ describe("streamTrace", () => {
       }
       expect(batches, engine).toBeGreaterThan(2);
       expect(problems, engine).toEqual([]);
+    }
+  });
+
+  it("EventPipe: each window is written into the memory of the batch before (given back when it is disposed); what keep() keeps stays right while later windows are read", async () => {
+    const { generateNettrace } = await import("../dist/bindings/generator/index.js");
+    const bytes = generateNettrace({ targetBytes: Infinity, fileBytes: 3 << 20, samples: true, seed: 9, version: 5, sequencePointBytes: 256 << 10 }).bytes;
+    const whole = await openTrace(bytes);
+    for (const engine of ENGINES) {
+      const problems: string[] = [];
+      const kept: (Trace & Pick<TraceBatch, "index" | "firstRow" | "firstBuffer">)[] = [];
+      let batches = 0, reused = 0, rows = 0;
+      let before = new Set<ArrayBufferLike>();
+      for await (const b of streamTrace(bytes, { engine })) {
+        // (the memory of the byte store and the stored columns: some of it the batch before's, when that one was not kept)
+        const data = (b as unknown as { data: { bytes: Uint8Array; events: object } }).data;
+        const views = [data.bytes, ...Object.values(Object.getOwnPropertyDescriptors(data.events)).map((d) => d.value as ArrayBufferView | undefined)];
+        const memory = new Set(views.filter((v) => v !== undefined).map((v) => v!.buffer));
+        if ([...memory].some((m) => before.has(m))) reused++;
+        problems.push(...batchDifferences(b, whole));
+        if (b.index % 2 === 1) {
+          // (kept twice: the memory goes back once both copies and the batch are disposed)
+          kept.push(Object.assign(b.keep(), { index: b.index, firstRow: b.firstRow, firstBuffer: b.firstBuffer }));
+          b.keep().dispose();
+          before = new Set();
+        } else before = memory;
+        rows += b.events.length;
+        batches++;
+      }
+      expect(rows, engine).toBe(whole.events.length);
+      expect(batches, engine).toBeGreaterThan(5);
+      expect(reused, engine).toBeGreaterThan(0);
+      for (const t of kept) problems.push(...batchDifferences(t, whole));
+      expect(problems, engine).toEqual([]);
+      for (const t of kept) t.dispose();
     }
   });
 

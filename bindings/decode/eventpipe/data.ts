@@ -14,7 +14,7 @@ import { TraceDecodeError, TraceFormatError } from "../errors.js";
 import { ChunkFiller, clrProvidersOf, fillNettraceClr, type ClrFiller } from "./clr.js";
 import { GrowingClrBlocks } from "../clr-blocks.js";
 import { giveBack, takeBuffer } from "../reuse.js";
-import { align8, concatBytes, madeOnFirstRead, withTypeFields, type EventColumns, type NettraceInfo, type StoredEventColumns, type TraceData } from "../trace-data.js";
+import { align8, concatBytes, madeOnFirstRead, withTypeFields, EVENT_COLUMN_LAYOUT, type EventColumns, type NettraceInfo, type StoredEventColumns, type TraceData } from "../trace-data.js";
 export type { NettraceInfo } from "../trace-data.js";
 import { blobChunks, isByteSource, type DecodeOptions, type Input } from "../windows.js";
 import { slices, sourceChunks } from "../chunks.js";
@@ -135,6 +135,7 @@ export class NettraceTables {
   private readonly warnings: NettraceWarning[] = [];
   private warningTotal = 0;
   private last?: TraceData & { nettrace: NettraceInfo };
+  private lastStructs = new Uint8Array(0);
 
   /** `rows`: the core that orders each window's events as rows; `filler`: the core that fills its typed .NET tables (none: no typed tables). */
   constructor(private readonly rowsCore: NettraceRowsCore, private readonly filler?: ClrFiller, private readonly tuning: NettraceTuning = {}) {}
@@ -155,10 +156,12 @@ export class NettraceTables {
 
   /**
    * The tables of a file's (or a window's) events in TraceEvent's dispatch order. `final`: the file
-   * ends here (its error, if any, is the trace's). A file the reader could not start on throws.
+   * ends here (its error, if any, is the trace's). A file the reader could not start on throws. Their
+   * memory comes from the pool of disposed traces, and `release` gives it back: a stream's batch is
+   * disposed before the next window is read, so each window writes into the memory of the one before.
    */
   window(file: NettraceFile, final: boolean): Promise<TraceData & { nettrace: NettraceInfo }> {
-    return this.tablesOf([file], final, false);
+    return this.tablesOf([file], final);
   }
 
   /**
@@ -166,16 +169,15 @@ export class NettraceTables {
    * used before the next is read), as one trace; the last window's error is the trace's.
    */
   whole(windows: Iterable<NettraceFile>): Promise<TraceData & { nettrace: NettraceInfo }> {
-    return this.tablesOf(windows, true, true);
+    return this.tablesOf(windows, true);
   }
 
   /**
-   * The tables of `windows`, which share their bytes (one window, or the windows of a file held whole).
-   * `whole`: the tables are a trace's, whose memory comes from the pool of disposed traces and goes
-   * back to it when the trace is disposed (a stream's windows are read after their batch is let go).
+   * The tables of `windows`, which share their bytes (one window, or the windows of a file held whole),
+   * in memory from the pool of disposed traces, which `release` gives back.
    */
-  private async tablesOf(windows: Iterable<NettraceFile>, final: boolean, whole: boolean): Promise<TraceData & { nettrace: NettraceInfo }> {
-    const take: TakeBuffer = whole ? takeBuffer : (bytes) => new ArrayBuffer(bytes);
+  private async tablesOf(windows: Iterable<NettraceFile>, final: boolean): Promise<TraceData & { nettrace: NettraceInfo }> {
+    const take: TakeBuffer = takeBuffer;
     const table = new EventTable(take);
     const base = 8;
     let file: NettraceFile | undefined;
@@ -322,7 +324,7 @@ export class NettraceTables {
     const store = place ? place.s.u8.subarray(place.at, place.at + storeBytes) : around ?? new Uint8Array(take(storeBytes), 0, storeBytes);
     if (!around) store.set(input, base);
     // (memory from the pool is not zeroed: the bytes around the input's, stack items' MatchIds and padding included)
-    if (!place && (whole || around)) {
+    if (!place) {
       store.fill(0, 0, base);
       store.fill(0, base + input.length);
     }
@@ -341,7 +343,7 @@ export class NettraceTables {
     // (the columns not stored made when first read)
     const events = nettraceColumns(stored, n, () => data, untyped, metadataOfRow, metadata, { ht, flags: headerFlagsOf(ptr), pid: pid ?? header.processId >>> 0, extRows: ext.row });
     const data: TraceData & { nettrace: NettraceInfo } = {
-      release: whole ? () => giveBack(owned) : undefined,
+      release: () => giveBack(owned),
       bytes: store,
       events,
       untyped,
@@ -370,6 +372,8 @@ export class NettraceTables {
     for (const w of warnings) if (this.warnings.length < MAX_NETTRACE_WARNINGS) this.warnings.push(w);
     this.warningTotal = warningCount;
     this.last = data;
+    // (what the stream's outline takes from the last window, copied: the window's memory is given back before the outline is made)
+    this.lastStructs = store.slice(providersOffset, logfileOffset + C.LH_SIZE);
     // the typed .NET runtime tables, by the core's routine: joined from the windows', or filled now
     if (partsFilled) {
       // (no typed rows: no typed tables, as a fill of the whole store gives)
@@ -416,13 +420,15 @@ export class NettraceTables {
     if (!last) return undefined;
     // the structs of the last window (providers, types, logfile header), with the types' rows over all windows
     const from = last.providersOffset;
-    const bytes = last.bytes.slice(from, last.logfileOffset + C.LH_SIZE);
+    const bytes = this.lastStructs.slice();
     const types = new DataView(bytes.buffer, last.typesOffset - from);
     for (let t = 0; t < last.typeCount; t++) types.setUint32(t * C.TYPE_STRIDE + C.TYPE_ROWS, this.typeRows[t] ?? 0, true);
     const none = new Uint32Array(0);
-    const noRows = Object.fromEntries(Object.entries(last.events).map(([k, v]) => [k, (v as Uint32Array).subarray(0, 0)]));
+    // (columns of no rows, none of the last window's read: its memory is the pool's again)
+    const noRows = Object.fromEntries(Object.entries(EVENT_COLUMN_LAYOUT).map(([k, [type]]) => [k, new type(0)]));
     return {
       ...last,
+      release: undefined,
       bytes,
       providersOffset: 0,
       typesOffset: last.typesOffset - from,
