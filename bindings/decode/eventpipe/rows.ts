@@ -525,8 +525,8 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
     }
     core.nettraceTypes(p);
     take(core, out.ts, timestamp, base + r0, rows);
-    // (the process ids only where a row's is not the file's; the flags are the extended items')
-    if (table.pid || anyOther(new Uint32Array(core.memory.buffer, out.pid, rows), pidValue)) take(core, out.pid, table.pidColumn(pidValue, base + r0), base + r0, rows);
+    // (the process ids only where a row's is not the file's, which only a V6 thread table can give; the flags are the extended items')
+    if (table.pid || (threadRows.length > 0 && anyOther(new Uint32Array(core.memory.buffer, out.pid, rows), pidValue))) take(core, out.pid, table.pidColumn(pidValue, base + r0), base + r0, rows);
     take(core, out.tid, tid, base + r0, rows);
     take(core, out.payloadOffset, payloadOffset, base + r0, rows);
     take(core, out.payloadLength, payloadLength, base + r0, rows);
