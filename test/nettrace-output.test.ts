@@ -13,7 +13,7 @@ import { eventPipeBaselineLines } from "../dist/bindings/perfview/index.js";
 import { CORPUS, HAVE_CORPUS } from "./helpers/shared.js";
 import { syntheticV4Uncompressed, syntheticV6 } from "./helpers/nettrace-cases.js";
 import { createHash } from "node:crypto";
-import { giveBack, takeBuffer } from "../dist/bindings/decode/reuse.js";
+import { giveBack, sizeClass, takeBuffer } from "../dist/bindings/decode/reuse.js";
 import { generateNettrace } from "../dist/bindings/generator/index.js";
 
 /**
@@ -74,6 +74,16 @@ describe("a whole file's tables in memory disposed traces gave back", () => {
         expect(new Set(digests).size, `V${version} ${engine}`).toBe(1);
       }
     }
+  });
+
+  it("buffers come in size classes an eighth of a power of two apart: a request a little larger than a buffer given back takes that buffer", () => {
+    expect([65535, 65536, 65537, 1_000_000, 5_000_000, 2 ** 30 + 1].map(sizeClass)).toEqual([65535, 65536, 73728, 1_048_576, 5_242_880, 2 ** 30 + 2 ** 27]);
+    // (a size no test's decode gives back: a fresh buffer of the class; address space only, never written)
+    const a = takeBuffer(300_000_000);
+    expect(a.byteLength).toBe(301_989_888);
+    giveBack([a]);
+    // (a window a little larger than the one before reuses its memory instead of adding to the pool)
+    expect(takeBuffer(301_000_000)).toBe(a);
   });
 });
 
@@ -178,16 +188,19 @@ describe.skipIf(!HAVE_CORPUS)("EventPipe files opened from a path (the byte stor
     it(`${name}: every row, payload, stack and typed row as openTrace of its bytes gives`, async () => {
       const path = join(NETTRACE, name);
       const a = await openTraceFile(path);
-      const b = await openTrace(new Uint8Array(readFileSync(path)));
+      const input = new Uint8Array(readFileSync(path));
+      const b = await openTrace(input);
       const text = (t: typeof a) => {
         const out: string[] = [];
         for (const r of t.events) out.push(`${r.timestamp}|${r.name}|${r.tid}|${Buffer.from(r.payload).toString("hex")}|${r.extTypes.join(",")}|${r.stack?.join(",")}|${r.activityId}`);
         return out;
       };
-      // (the path's store is the buffer the file was read into, which has room after the store; the bytes' a copy of its own)
+      // (the path's store is the buffer the file was read into, which has room after the store; the bytes' a copy
+      // of its own, in a buffer of the store's size class)
       const storeOf = (t: typeof a) => (t as unknown as { eventTable: { data: { bytes: Uint8Array } } }).eventTable.data.bytes;
       expect(storeOf(a).buffer.byteLength).toBeGreaterThan(storeOf(a).byteLength);
-      expect(storeOf(b).buffer.byteLength).toBe(storeOf(b).byteLength);
+      expect(storeOf(b).buffer).not.toBe(input.buffer);
+      expect(storeOf(b).buffer.byteLength).toBeLessThanOrEqual(sizeClass(storeOf(b).byteLength) * 2 + (1 << 20));
       const rows = text(a);
       expect(rows.length).toBeGreaterThan(1000);
       expect(rows.filter((r) => !r.includes("|undefined|")).length).toBeGreaterThan(0);

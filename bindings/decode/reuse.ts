@@ -19,10 +19,27 @@ export function takeBuffer(bytes: number): ArrayBuffer {
     // (not one far larger than asked: a small table would hold a large trace's memory)
     if (n >= bytes && n <= bytes * 2 + (1 << 20) && (best < 0 || n < pool[best].byteLength)) best = i;
   }
-  if (best < 0) return new ArrayBuffer(bytes);
+  if (best < 0) {
+    // (a size of a few classes, an eighth of a power of two apart: the next request of about the size finds
+    // it, where exact sizes would leave a stream's windows, each a little different, adding to the pool)
+    const rounded = sizeClass(bytes);
+    try {
+      return new ArrayBuffer(rounded);
+    } catch (error) {
+      if (rounded === bytes) throw error;
+      return new ArrayBuffer(bytes);
+    }
+  }
   const [buffer] = pool.splice(best, 1);
   pooled -= buffer.byteLength;
   return buffer;
+}
+
+/** `bytes` rounded up to a multiple of an eighth of its power of two, from 64 KiB (smaller buffers are not pooled). */
+export function sizeClass(bytes: number): number {
+  if (bytes < 1 << 16) return bytes;
+  const step = 2 ** (Math.floor(Math.log2(bytes)) - 3);
+  return Math.ceil(bytes / step) * step;
 }
 
 /** Gives buffers back for reuse (none may be read or written after; detached ones are skipped). */
