@@ -192,37 +192,41 @@ describe("streamTrace", () => {
     }
   });
 
-  it("EventPipe: each window is written into the memory of the batch before (given back when it is disposed); what keep() keeps stays right while later windows are read", async () => {
+  it("EventPipe: batches write into memory from the pool, which a kept batch holds until it and every copy are disposed; what keep() keeps stays right while later windows are read", async () => {
     const { generateNettrace } = await import("../dist/bindings/generator/index.js");
+    const { isPooled } = await import("../dist/bindings/decode/reuse.js");
     const bytes = generateNettrace({ targetBytes: Infinity, fileBytes: 3 << 20, samples: true, seed: 9, version: 5, sequencePointBytes: 256 << 10 }).bytes;
     const whole = await openTrace(bytes);
     for (const engine of ENGINES) {
       const problems: string[] = [];
-      const kept: (Trace & Pick<TraceBatch, "index" | "firstRow" | "firstBuffer">)[] = [];
-      let batches = 0, reused = 0, rows = 0;
-      let before = new Set<ArrayBufferLike>();
+      const kept: { trace: Trace & Pick<TraceBatch, "index" | "firstRow" | "firstBuffer">; memory: ArrayBufferLike[] }[] = [];
+      let rows = 0, batches = 0;
       for await (const b of streamTrace(bytes, { engine })) {
-        // (the memory of the byte store and the stored columns: some of it the batch before's, when that one was not kept)
-        const data = (b as unknown as { data: { bytes: Uint8Array; events: object } }).data;
-        const views = [data.bytes, ...Object.values(Object.getOwnPropertyDescriptors(data.events)).map((d) => d.value as ArrayBufferView | undefined)];
-        const memory = new Set(views.filter((v) => v !== undefined).map((v) => v!.buffer));
-        if ([...memory].some((m) => before.has(m))) reused++;
         problems.push(...batchDifferences(b, whole));
         if (b.index % 2 === 1) {
-          // (kept twice: the memory goes back once both copies and the batch are disposed)
-          kept.push(Object.assign(b.keep(), { index: b.index, firstRow: b.firstRow, firstBuffer: b.firstBuffer }));
-          b.keep().dispose();
-          before = new Set();
-        } else before = memory;
+          // (the memory of its stored event columns, which the pool gets back once the batch and both copies are disposed)
+          const events = (b as unknown as { data: { events: object } }).data.events;
+          const memory = Object.values(Object.getOwnPropertyDescriptors(events)).map((d) => (d.value as ArrayBufferView | undefined)?.buffer).filter((m) => m !== undefined);
+          const copy = b.keep();
+          kept.push({ trace: Object.assign(b.keep(), { index: b.index, firstRow: b.firstRow, firstBuffer: b.firstBuffer }), memory });
+          copy.dispose();
+        }
         rows += b.events.length;
         batches++;
       }
       expect(rows, engine).toBe(whole.events.length);
       expect(batches, engine).toBeGreaterThan(5);
-      expect(reused, engine).toBeGreaterThan(0);
-      for (const t of kept) problems.push(...batchDifferences(t, whole));
+      // (every batch disposed now, each kept one's copy too: the other copy holds its memory)
+      for (const { trace, memory } of kept) {
+        problems.push(...batchDifferences(trace, whole));
+        if (memory.some((m) => isPooled(m))) problems.push(`${engine} batch ${trace.index}: memory pooled while kept`);
+        trace.dispose();
+        // (the pool takes buffers of 64 KiB and more)
+        const large = memory.filter((m) => m.byteLength >= 1 << 16);
+        if (!large.length) problems.push(`${engine} batch ${trace.index}: no column of 64 KiB to follow`);
+        if (!large.every((m) => isPooled(m))) problems.push(`${engine} batch ${trace.index}: memory not given back once every copy was disposed`);
+      }
       expect(problems, engine).toEqual([]);
-      for (const t of kept) t.dispose();
     }
   });
 

@@ -42,6 +42,11 @@ export function sizeClass(bytes: number): number {
   return Math.ceil(bytes / step) * step;
 }
 
+/** Whether `buffer` is in the pool now (for tests of what gives memory back). */
+export function isPooled(buffer: ArrayBufferLike): boolean {
+  return pool.includes(buffer as ArrayBuffer);
+}
+
 /** Gives buffers back for reuse (none may be read or written after; detached ones are skipped). */
 export function giveBack(buffers: Iterable<ArrayBufferLike>): void {
   const seen = new Set<ArrayBufferLike>();
