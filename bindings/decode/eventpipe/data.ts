@@ -19,7 +19,7 @@ export type { NettraceInfo } from "../trace-data.js";
 import { blobChunks, isByteSource, type DecodeOptions, type Input } from "../windows.js";
 import { slices, sourceChunks } from "../chunks.js";
 import { nettraceEngine } from "./engine.js";
-import { EventTable, eventTableOf, headerFlagsOf, type EventTableOf, type NettraceRowsCore, type TakeBuffer } from "./rows.js";
+import { EventTable, eventTableOf, headerFlagsOf, type EventTableOf, type NettraceRowsCore } from "./rows.js";
 import { DOTNET_RUNTIME_GUID } from "../../schema/known-providers.js";
 
 /** The fixed GUIDs TraceEvent gives providers by name (EventPipeMetadata.GetProviderGuidFromProviderName). */
@@ -177,8 +177,7 @@ export class NettraceTables {
    * in memory from the pool of disposed traces, which `release` gives back.
    */
   private async tablesOf(windows: Iterable<NettraceFile>, final: boolean): Promise<TraceData & { nettrace: NettraceInfo }> {
-    const take: TakeBuffer = takeBuffer;
-    const table = new EventTable(take);
+    const table = new EventTable(takeBuffer);
     const base = 8;
     let file: NettraceFile | undefined;
     let input: Uint8Array = new Uint8Array(0);
@@ -190,7 +189,7 @@ export class NettraceTables {
     let warningCount = 0, eventsLost = 0;
     // the typed .NET tables of each window's rows, filled as it comes in the WebAssembly core (only its payload bytes copied in)
     const core = this.filler?.core;
-    const typed = new GrowingClrBlocks(take);
+    const typed = new GrowingClrBlocks(takeBuffer);
     let typedRows = 0;
     let partsFilled = core !== undefined;
     for (const w of windows) {
@@ -321,7 +320,7 @@ export class NettraceTables {
     const place = partsFilled ? undefined : this.filler?.place(storeBytes, n);
     // (a file read here is already in place: the store is built around it)
     const around = place ? undefined : storeAround(input, storeBytes);
-    const store = place ? place.s.u8.subarray(place.at, place.at + storeBytes) : around ?? new Uint8Array(take(storeBytes), 0, storeBytes);
+    const store = place ? place.s.u8.subarray(place.at, place.at + storeBytes) : around ?? new Uint8Array(takeBuffer(storeBytes), 0, storeBytes);
     if (!around) store.set(input, base);
     // (memory from the pool is not zeroed: the bytes around the input's, stack items' MatchIds and padding included)
     if (!place) {
