@@ -327,6 +327,37 @@ describe("EventPipe event table: dispatch order and rows on both engines", () =>
     expect(checked).toBeGreaterThanOrEqual(HAVE_NETTRACE ? 10 : 2);
   });
 
+  it("a window in time order keeps the file's order; ties across queues or with a sorted event take the EventCache's", async () => {
+    const { generateNettrace } = await import("../dist/bindings/generator/index.js");
+    const file = readNettrace(generateNettrace({ targetBytes: Infinity, fileBytes: 1 << 20, samples: true, seed: 5, version: 5 }).bytes);
+    const ev = file.events;
+    const n = ev.length;
+    expect(file.queueCount).toBeGreaterThan(2);
+    const identity = Array.from({ length: n }, (_, i) => i);
+    let queueRun = 0;
+    // (each variant sets the timestamps and sorted flags; `inOrder`: whether the EventCache gives the file's order)
+    const variants: [string, (i: number) => bigint, (i: number) => number, boolean][] = [
+      ["strictly increasing", (i) => BigInt(i) * 10n, () => 0, true],
+      ["ties within one queue's run", (i) => BigInt(i > 0 && ev.queue[i] !== ev.queue[i - 1] ? ++queueRun : queueRun), () => 0, true],
+      ["ties across queues", (i) => BigInt(i >> 1), () => 0, false],
+      ["a sorted event tied with a queued one of its queue", (i) => BigInt(i > 0 && ev.queue[i] !== ev.queue[i - 1] ? ++queueRun : queueRun), (i) => (i > 0 && ev.queue[i] === ev.queue[i - 1] && i % 3 === 0 ? 1 : 0), false],
+      ["timestamps going back", (i) => BigInt(n - i), () => 0, false],
+    ];
+    for (const [label, ts, sorted, inOrder] of variants) {
+      queueRun = 0;
+      for (let i = 0; i < n; i++) {
+        ev.timestamp[i] = ts(i);
+        ev.flags[i] = (ev.flags[i] & ~1) | sorted(i);
+      }
+      const want = orderByHand(file);
+      expect(want.join(",") === identity.join(","), label).toBe(inOrder);
+      for (const engine of ["wasm", "js"] as const) {
+        const t = await tableOf(file, engine, 997);
+        expect(Array.from(t.events.payloadOffset, (o) => o - 8).join(","), `${label}, ${engine}`).toBe(want.map((i) => ev.payloadOffset[i]).join(","));
+      }
+    }
+  });
+
   it("stacks and related activities as extended items; processors only where the capture thread is the event's own", async () => {
     for (const [label, bytes] of cases()) {
       const file = readNettrace(bytes);
