@@ -16,6 +16,7 @@ import { TraceConverter, toArrowIPC, toParquet, clrExportSchema, EVENT_FIELDS, t
 import { CORPUS, HAVE_CORPUS, corpusFiles, etlPath } from "./helpers/shared.js";
 import { syntheticTrace } from "./helpers/engines.js";
 import { generateTrace } from "../dist/bindings/generator/generate.js";
+import { isPooled } from "../dist/bindings/decode/reuse.js";
 
 const CLI = fileURLToPath(new URL("../dist/bindings/cli/etw-wasm.js", import.meta.url));
 const SAMPLE = fileURLToPath(new URL("../examples/sample.etl", import.meta.url));
@@ -172,6 +173,65 @@ describe("convert --to parquet, read by DuckDB", () => {
     await converter.add(streamTrace(bytes, { batchBytes: 64 << 10 }), { processes: t.processes });
     await converter.finish();
     await checkParquet(dir, t, "synthetic");
+  });
+
+  it("Arrow batches from reused memory: a sink that holds every chunk until it settles gets what a copying sink gets; a settled sink's memory is written again", async () => {
+    const bytes = generateTrace({ targetBytes: 16 << 20, seed: 3 });
+    const t = await openTrace(bytes);
+    /** Converts with sinks made by `sink` (per table path); the bytes of each table. */
+    const convert = async (sink: (out: Uint8Array[][]) => TableSink): Promise<Map<string, Uint8Array>> => {
+      const tables = new Map<string, Uint8Array[][]>();
+      const converter = new TraceConverter({ format: "arrow", open: async (path) => sink(tables.set(path, []).get(path)!) });
+      await converter.add(streamTrace(bytes, { batchBytes: 4 << 20 }), { processes: t.processes });
+      await converter.finish();
+      return new Map([...tables].map(([path, writes]) => [path, Buffer.concat(writes.flat())]));
+    };
+    // the oracle: every write copied at once (write only: Arrow joins its chunks into a copy)
+    const want = await convert((out) => ({ write: async (b) => void out.push([b.slice()]), close: async () => undefined }));
+    // a sink that keeps the chunks (views of the batches' arrays) and copies them only when closed, settled
+    // then: none of the memory they view is given back before (a converter that did not wait would let a
+    // later batch write into it)
+    let heldPooled = 0, heldViews = 0;
+    const late = await convert((out) => {
+      const views: Uint8Array[][] = [];
+      let settle!: () => void;
+      const settledAt = new Promise<void>((r) => (settle = r));
+      return {
+        write: async (b) => void views.push([b]),
+        writev: async (chunks) => void views.push(chunks),
+        settled: () => settledAt,
+        close: async () => {
+          for (const w of views) {
+            for (const c of w) {
+              heldViews++;
+              if (isPooled(c.buffer)) heldPooled++;
+            }
+            out.push(w.map((c) => c.slice()));
+          }
+          settle();
+        },
+      };
+    });
+    expect(heldViews).toBeGreaterThan(100);
+    expect(heldPooled).toBe(0);
+    expect(want.size).toBeGreaterThan(5);
+    expect(late.size).toBe(want.size);
+    for (const [path, b] of want) expect(Buffer.compare(late.get(path)!, b), path).toBe(0);
+    // a sink that copies each write and is settled at once: the batches' memory goes back to the pool
+    const viewed = new Set<ArrayBufferLike>();
+    const eager = await convert((out) => ({
+      write: async (b) => void out.push([b.slice()]),
+      writev: async (chunks) => {
+        out.push(chunks.map((c) => c.slice()));
+        for (const c of chunks) if (c.buffer.byteLength >= 1 << 16) viewed.add(c.buffer);
+      },
+      settled: async () => undefined,
+      close: async () => undefined,
+    }));
+    await new Promise((r) => setTimeout(r, 10));
+    expect([...viewed].filter((b) => isPooled(b)).length).toBeGreaterThan(5);
+    for (const [path, b] of want) expect(Buffer.compare(eager.get(path)!, b), path).toBe(0);
+    expect(tableFromIPC(want.get("events.arrow")!).numRows).toBe(t.events.length);
   });
 
   it("row groups a reader skips by time: min/max of timestamp per row group, a narrow range meets few", async () => {

@@ -531,6 +531,9 @@ async function fileSink(path: string): Promise<TableSink> {
       position += n;
       if (pending.length >= 4) await pending.shift();
     },
+    settled: async () => {
+      await Promise.all(pending);
+    },
     close: async () => {
       await Promise.all(pending);
       pending = [];

@@ -152,8 +152,6 @@ let hActivity: u32 = 0; // biased offset, 0: none
 let hRelated: u32 = 0;
 let hLabelList: u32 = 0;
 let hPayloadSize: u32 = 0;
-// The flags byte of the last compressed header (IsSorted is not carried from record to record).
-let hFlags: u32 = 0;
 
 function fail(kind: u32, at: usize, what: u32, arg: u32, arg2: u32): void {
   if (errKind != NTE_NONE) return;

@@ -8,7 +8,7 @@ import type { Trace } from "../trace.js";
 import { latin1, utf16, type ClrTable, type NumberColumn } from "../tables/clr-tables.js";
 import { clrEventsNamed, mapName } from "../schema/clr-payload.js";
 import type { ClrEventSchema, ClrFieldSchema } from "../schema/clr-schema-types.js";
-import { DictionaryBuilder, VALUE_ARRAYS, halvesOf, type ColumnType, type ExportBatch, type ExportColumn, type ExportField } from "./columns.js";
+import { DictionaryBuilder, FRESH_ARRAYS, VALUE_ARRAYS, halvesOf, type ColumnType, type ExportArrays, type ExportBatch, type ExportColumn, type ExportField, type NumberArray, type NumberArrayType } from "./columns.js";
 import { microsecondsInto } from "./event-columns.js";
 
 /** The export type of a payload field (strings, GUIDs, times as text, arrays and structs as JSON text). */
@@ -101,13 +101,13 @@ function systemTime(b: Uint8Array): string {
  * The rows of every version of the event `name` in `trace` (a whole trace or a batch whose row 0
  * is row `firstRow` of the trace), in file order. Null when there are none.
  */
-export function clrBatch(trace: Trace, name: string, firstRow: number): ExportBatch | null {
+export function clrBatch(trace: Trace, name: string, firstRow: number, arrays: ExportArrays = FRESH_ARRAYS): ExportBatch | null {
   const tables = trace.tables.filter((t) => t.name === name);
   const n = tables.reduce((k, t) => k + t.length, 0);
   if (!n) return null;
   const schema = clrExportSchema(name);
   // rows of all versions in file order: (table, entry) of each output row
-  const which = new Uint8Array(n), entry = new Uint32Array(n);
+  const which = arrays.take(Uint8Array, n), entry = arrays.take(Uint32Array, n);
   if (tables.length === 1) for (let i = 0; i < n; i++) entry[i] = i;
   else {
     const at = new Uint32Array(tables.length);
@@ -124,38 +124,88 @@ export function clrBatch(trace: Trace, name: string, firstRow: number): ExportBa
   let rowOf: Uint32Array;
   if (tables.length === 1) rowOf = tables[0].rows;
   else {
-    rowOf = new Uint32Array(n);
+    rowOf = arrays.take(Uint32Array, n);
     for (let i = 0; i < n; i++) rowOf[i] = tables[which[i]].rows[entry[i]];
   }
   const e = trace.events.columns;
   // (each column once: a property read per row of the columns object cost more than the row's work)
   const ePid = e.pid, eTid = e.tid, eFlags = e.flags;
-  const row = new Uint32Array(n), pid = new Uint32Array(n), tid = new Uint32Array(n), time = new BigInt64Array(n);
-  let ids: Uint8Array | undefined;
-  for (let i = 0; i < n; i++) {
-    const r = rowOf[i];
-    row[i] = firstRow + r;
-    pid[i] = ePid[r];
-    tid[i] = eTid[r];
-    if (eFlags[r] & C.F_NO_PROCESS_INFO) (ids ??= new Uint8Array(n).fill(1))[i] = 0;
-  }
+  const row = arrays.take(Uint32Array, n), pid = arrays.take(Uint32Array, n), tid = arrays.take(Uint32Array, n), time = arrays.take(BigInt64Array, n);
+  const ids = leading(rowOf, firstRow, ePid, eTid, eFlags, row, pid, tid, arrays);
   microsecondsInto(trace, halvesOf(e.timestamp), rowOf, halvesOf(time));
   const columns: ExportColumn[] = [{ values: row }, { values: time }, { values: pid, valid: ids }, { values: tid, valid: ids }];
   for (let c = 0; c < schema.sources.length; c++) {
-    columns.push(fieldColumn(tables, which, entry, n, schema.sources[c], schema.fields[LEADING.length + c].type));
+    columns.push(fieldColumn(tables, which, entry, n, schema.sources[c], schema.fields[LEADING.length + c].type, arrays));
   }
   return { length: n, columns };
 }
 
+/** The leading columns of each row (`rowOf`: its event row): row index, pid and tid; the validity of the last two. */
+function leading(rowOf: Uint32Array, firstRow: number, ePid: Uint32Array, eTid: Uint32Array, eFlags: Uint16Array, row: Uint32Array, pid: Uint32Array, tid: Uint32Array, arrays: ExportArrays): Uint8Array | undefined {
+  let ids: Uint8Array | undefined;
+  for (let i = 0; i < row.length; i++) {
+    const r = rowOf[i];
+    row[i] = firstRow + r;
+    pid[i] = ePid[r];
+    tid[i] = eTid[r];
+    if (eFlags[r] & C.F_NO_PROCESS_INFO) (ids ??= arrays.take(Uint8Array, row.length).fill(1))[i] = 0;
+  }
+  return ids;
+}
+
+/** The map names of a field whose values are numbers in typed columns (`cols`: undefined for a version without it: null). */
+function mapNames(
+  names: DictionaryBuilder, tables: ClrTable[], fields: (ClrFieldSchema | undefined)[], cols: (Exclude<NumberColumn, BigInt64Array | BigUint64Array> | undefined)[],
+  seen: Map<unknown, number>[], which: Uint8Array, entry: Uint32Array,
+): void {
+  const keys = names.keys;
+  let lastTable = -1, lastValue = NaN, lastKey = -1;
+  for (let i = 0; i < keys.length; i++) {
+    const w = which[i];
+    const col = cols[w];
+    if (!col) {
+      names.setNull(i);
+      continue;
+    }
+    const v = col[entry[i]];
+    let k = lastKey;
+    if (w !== lastTable || v !== lastValue) {
+      const known = seen[w].get(v);
+      if (known === undefined) {
+        const f = fields[w]!;
+        const text = f.map ? mapName(tables[w].schema.provider, f.map, v) : undefined;
+        k = text === undefined ? -1 : names.key(text);
+        seen[w].set(v, k);
+      } else k = known;
+      lastTable = w;
+      lastValue = v;
+      lastKey = k;
+    }
+    if (k < 0) names.setNull(i);
+    else keys[i] = k;
+  }
+}
+
 /** One payload field (or its map names) over the rows of every version. */
-function fieldColumn(tables: ClrTable[], which: Uint8Array, entry: Uint32Array, n: number, src: FieldSource, type: ColumnType): ExportColumn {
+function fieldColumn(tables: ClrTable[], which: Uint8Array, entry: Uint32Array, n: number, src: FieldSource, type: ColumnType, arrays: ExportArrays): ExportColumn {
   const fields = tables.map((t) => t.schema.fields.find((f) => f.name === src.field));
   let valid: Uint8Array | undefined;
-  const absent = (i: number) => ((valid ??= new Uint8Array(n).fill(1))[i] = 0);
+  const absent = (i: number) => ((valid ??= arrays.take(Uint8Array, n).fill(1))[i] = 0);
   if (src.names) {
     // each value of each version named once
-    const names = new DictionaryBuilder(n);
+    const names = new DictionaryBuilder(n, arrays);
     const seen = tables.map(() => new Map<unknown, number>());
+    // (a single field's values straight from its column: no getter per row)
+    const plain = tables.map((t, k) => {
+      const col = t.columns[src.field];
+      const f = fields[k];
+      const numbers = f && f.count === undefined && f.type !== C.T_BOOL && f.type !== C.T_GUID && f.type !== C.T_SYSTEMTIME;
+      return numbers && ArrayBuffer.isView(col) && !(col instanceof BigInt64Array || col instanceof BigUint64Array) ? (col as Exclude<NumberColumn, BigInt64Array | BigUint64Array>) : undefined;
+    });
+    if (plain.every((c, k) => c || !fields[k])) {
+      mapNames(names, tables, fields, plain, seen, which, entry);
+      return names.column();
+    }
     for (let i = 0; i < n; i++) {
       const t = tables[which[i]], f = fields[which[i]];
       const v = f ? t.get(src.field, entry[i]) : undefined;
@@ -176,7 +226,7 @@ function fieldColumn(tables: ClrTable[], which: Uint8Array, entry: Uint32Array, 
   });
   if (type === "utf8" && refs.every((r, k) => r || !fields[k])) {
     // strings straight from the record bytes: each distinct one decoded once
-    const dict = new DictionaryBuilder(n);
+    const dict = new DictionaryBuilder(n, arrays);
     for (let i = 0; i < n; i++) {
       const ref = refs[which[i]];
       if (!ref) {
@@ -189,7 +239,7 @@ function fieldColumn(tables: ClrTable[], which: Uint8Array, entry: Uint32Array, 
     return dict.column();
   }
   if (type === "utf8" || type === "binary") {
-    const dict = new DictionaryBuilder<string | Uint8Array>(n);
+    const dict = new DictionaryBuilder<string | Uint8Array>(n, arrays);
     for (let i = 0; i < n; i++) {
       const t = tables[which[i]], f = fields[which[i]];
       const v = f ? t.get(src.field, entry[i]) : undefined;
@@ -208,7 +258,7 @@ function fieldColumn(tables: ClrTable[], which: Uint8Array, entry: Uint32Array, 
     return dict.column();
   }
   // numbers: straight from the typed columns (booleans as 0/1; 64-bit from narrower versions widened)
-  const out = new VALUE_ARRAYS[type](n);
+  const out = arrays.take(VALUE_ARRAYS[type] as NumberArrayType<NumberArray>, n);
   const wide = out instanceof BigInt64Array || out instanceof BigUint64Array;
   const cols = tables.map((t, k) => (fields[k] ? (t.columns[src.field] as NumberColumn) : undefined));
   // one version, stored as exported: a copy

@@ -2,6 +2,8 @@
 // dictionary keys. The Arrow and Parquet writers (arrow.ts, parquet.ts) take nothing else, and the
 // builders (event-columns.ts, clr-columns.ts, side-tables.ts) make nothing else.
 
+import { giveBack, takeBuffer } from "../decode/reuse.js";
+
 /** A column's type, named as Arrow names them; "timestamp" is microseconds since 1970 UTC, in an int64. */
 export type ColumnType =
   | "bool" | "int8" | "uint8" | "int16" | "uint16" | "int32" | "uint32" | "int64" | "uint64" | "float32" | "float64"
@@ -47,6 +49,44 @@ export const VALUE_ARRAYS: Record<ColumnType, { new (n: number): NumberArray }> 
   utf8: Int32Array, binary: Int32Array, timestamp: BigInt64Array,
 };
 
+/** A typed array's constructor (the kinds NumberArray has). */
+export interface NumberArrayType<T extends NumberArray> {
+  new (length: number): T;
+  new (buffer: ArrayBuffer, byteOffset: number, length: number): T;
+  readonly BYTES_PER_ELEMENT: number;
+}
+
+/**
+ * Where a batch's arrays come from: zeroed arrays of `length` elements. By default fresh ones
+ * (FRESH_ARRAYS); a converter's come from memory its earlier batches were written from
+ * (PooledArrays), as a fresh page costs a page fault when first written.
+ */
+export interface ExportArrays {
+  take<T extends NumberArray>(Type: NumberArrayType<T>, length: number): T;
+}
+
+export const FRESH_ARRAYS: ExportArrays = { take: (Type, length) => new Type(length) };
+
+/** Arrays from the pool of memory written before (decode/reuse.ts); `release` gives them back once nothing reads them. */
+export class PooledArrays implements ExportArrays {
+  private held: ArrayBuffer[] = [];
+
+  take<T extends NumberArray>(Type: NumberArrayType<T>, length: number): T {
+    const bytes = length * Type.BYTES_PER_ELEMENT;
+    // (small arrays are not pooled: fresh ones cost little)
+    if (bytes < 1 << 16) return new Type(length);
+    const buffer = takeBuffer(bytes, true);
+    this.held.push(buffer);
+    return new Type(buffer, 0, length);
+  }
+
+  /** Gives every array taken back to the pool: none may be read after. */
+  release(): void {
+    giveBack(this.held);
+    this.held = [];
+  }
+}
+
 /** Strings (or byte strings) as dictionary keys, one dictionary per batch. */
 export class DictionaryBuilder<T extends string | Uint8Array = string> {
   readonly keys: Int32Array;
@@ -54,8 +94,8 @@ export class DictionaryBuilder<T extends string | Uint8Array = string> {
   private readonly index = new Map<string, number>();
   valid?: Uint8Array;
 
-  constructor(readonly length: number) {
-    this.keys = new Int32Array(length);
+  constructor(readonly length: number, private readonly arrays: ExportArrays = FRESH_ARRAYS) {
+    this.keys = arrays.take(Int32Array, length);
   }
 
   /** The key of `value` (added on first sight); `id` names it in the map when values are not strings. */
@@ -72,43 +112,27 @@ export class DictionaryBuilder<T extends string | Uint8Array = string> {
 
   /**
    * The key of the value whose bytes are `src[offset, offset + n)`, made by `decode` on first sight
-   * only: rows repeating a value cost a hash of its bytes, not a string.
+   * only: rows repeating a value cost a hash of its bytes and their comparison, not a string.
    */
   keyOfBytes(src: Uint8Array, offset: number, n: number, decode: (src: Uint8Array, offset: number, n: number) => T): number {
-    // (a hash of at most 24 of the bytes, an odd stride apart, and the last: equal bytes are compared below)
-    let h = 2166136261 ^ n;
-    const stride = ((n / 24) | 0) | 1;
-    for (let k = 0; k < n; k += stride) h = Math.imul(h ^ src[offset + k], 16777619);
-    if (n) h = Math.imul(h ^ src[offset + n - 1], 16777619);
-    const list = this.byHash.get(h);
-    if (list) {
-      for (const key of list) {
-        const raw = this.raw[key];
-        if (raw.length !== n) continue;
-        let same = true;
-        for (let k = 0; k < n && same; k++) same = raw[k] === src[offset + k];
-        if (same) return key;
-      }
-    }
+    const b = (this.bytesIndex ??= new BytesIndex());
+    const h = b.hash(src, offset, n);
+    const found = b.find(h, src, offset, n);
+    if (found >= 0) return found;
     const value = decode(src, offset, n);
     const key = this.key(value, typeof value === "string" ? value : undefined);
-    if (this.raw[key] === undefined) {
-      this.raw[key] = src.slice(offset, offset + n);
-      if (list) list.push(key);
-      else this.byHash.set(h, [key]);
-    }
+    b.add(h, src, offset, n, key);
     return key;
   }
 
-  private readonly byHash = new Map<number, number[]>();
-  private readonly raw: Uint8Array[] = [];
+  private bytesIndex?: BytesIndex;
 
   set(row: number, value: T): void {
     this.keys[row] = this.key(value);
   }
 
   setNull(row: number): void {
-    (this.valid ??= new Uint8Array(this.length).fill(1))[row] = 0;
+    (this.valid ??= this.arrays.take(Uint8Array, this.length).fill(1))[row] = 0;
   }
 
   column(): ExportColumn {
@@ -117,12 +141,111 @@ export class DictionaryBuilder<T extends string | Uint8Array = string> {
 }
 
 /**
- * Writes `us` (an integer below 2^53, e.g. microseconds) into element `i` of an int64 column
- * through its 32-bit halves: no BigInt per row.
+ * Byte strings seen, each with its dictionary key: an open-addressing table of their hashes, their
+ * bytes one after another in an arena, compared four bytes at a time.
+ */
+class BytesIndex {
+  private slots = new Int32Array(1024).fill(-1); // entry index, -1: empty
+  private hashes = new Int32Array(256);
+  private starts = new Int32Array(256);
+  private lengths = new Int32Array(256);
+  private keys = new Int32Array(256);
+  private count = 0;
+  private arena = new Uint8Array(1 << 16);
+  private arenaView = new DataView(this.arena.buffer);
+  private used = 0;
+  private src?: Uint8Array;
+  private srcView: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
+
+  /** A hash of the bytes: at most 32 of them, as 8 words an even stride apart, and the length. */
+  hash(src: Uint8Array, offset: number, n: number): number {
+    const v = this.viewOf(src);
+    let h = Math.imul(2166136261 ^ n, 16777619);
+    if (n < 4) {
+      for (let k = 0; k < n; k++) h = Math.imul(h ^ src[offset + k], 16777619);
+      return h;
+    }
+    const words = n >>> 2;
+    const step = words > 8 ? (words >>> 3) << 2 : 4;
+    for (let k = 0; k + 4 <= n; k += step) h = Math.imul(h ^ v.getInt32(offset + k, true), 16777619);
+    return Math.imul(h ^ v.getInt32(offset + n - 4, true), 16777619);
+  }
+
+  /** The key of the bytes when seen before, else -1. */
+  find(h: number, src: Uint8Array, offset: number, n: number): number {
+    const mask = this.slots.length - 1;
+    for (let s = h & mask; ; s = (s + 1) & mask) {
+      const e = this.slots[s];
+      if (e < 0) return -1;
+      if (this.hashes[e] === h && this.lengths[e] === n && this.same(this.starts[e], src, offset, n)) return this.keys[e];
+    }
+  }
+
+  add(h: number, src: Uint8Array, offset: number, n: number, key: number): void {
+    const e = this.count++;
+    if (e === this.hashes.length) {
+      const grow = (a: Int32Array) => {
+        const b = new Int32Array(2 * a.length);
+        b.set(a);
+        return b;
+      };
+      this.hashes = grow(this.hashes);
+      this.starts = grow(this.starts);
+      this.lengths = grow(this.lengths);
+      this.keys = grow(this.keys);
+    }
+    if (this.used + n > this.arena.length) {
+      const arena = new Uint8Array(Math.max(2 * this.arena.length, this.used + n));
+      arena.set(this.arena.subarray(0, this.used));
+      this.arena = arena;
+      this.arenaView = new DataView(arena.buffer);
+    }
+    this.arena.set(src.subarray(offset, offset + n), this.used);
+    this.hashes[e] = h;
+    this.starts[e] = this.used;
+    this.lengths[e] = n;
+    this.keys[e] = key;
+    this.used += n;
+    // (at most half full)
+    if (2 * this.count > this.slots.length) {
+      this.slots = new Int32Array(2 * this.slots.length).fill(-1);
+      for (let k = 0; k < this.count; k++) this.place(k);
+    } else this.place(e);
+  }
+
+  private place(e: number): void {
+    const mask = this.slots.length - 1;
+    let s = this.hashes[e] & mask;
+    while (this.slots[s] >= 0) s = (s + 1) & mask;
+    this.slots[s] = e;
+  }
+
+  private same(at: number, src: Uint8Array, offset: number, n: number): boolean {
+    const a = this.arenaView, v = this.viewOf(src);
+    let k = 0;
+    for (; k + 4 <= n; k += 4) if (a.getInt32(at + k, true) !== v.getInt32(offset + k, true)) return false;
+    for (; k < n; k++) if (this.arena[at + k] !== src[offset + k]) return false;
+    return true;
+  }
+
+  /** A DataView of `src` (kept: a batch's strings are mostly in one array). */
+  private viewOf(src: Uint8Array): DataView {
+    if (src !== this.src) {
+      this.src = src;
+      this.srcView = new DataView(src.buffer, src.byteOffset, src.byteLength);
+    }
+    return this.srcView;
+  }
+}
+
+/**
+ * Writes `us` (an integer of magnitude below 2^53, e.g. microseconds) into element `i` of an int64
+ * column through its 32-bit halves: no BigInt per row.
  */
 export function setInt64(halves: Uint32Array, i: number, us: number): void {
-  halves[2 * i] = us % 4294967296;
-  halves[2 * i + 1] = Math.floor(us / 4294967296);
+  const hi = Math.floor(us / 4294967296);
+  halves[2 * i] = us - hi * 4294967296;
+  halves[2 * i + 1] = hi;
 }
 
 /** The 32-bit halves of an int64 column (little-endian: low word first). */
@@ -130,10 +253,15 @@ export function halvesOf(a: BigInt64Array | BigUint64Array): Uint32Array {
   return new Uint32Array(a.buffer, a.byteOffset, a.length * 2);
 }
 
-/** Rows `rows` of a typed array (all of it when null). */
-export function pick<T extends NumberArray>(a: T, rows: Uint32Array | null): T {
-  if (!rows) return a.slice() as T;
-  const out = new (a.constructor as { new (n: number): T })(rows.length);
-  for (let i = 0; i < rows.length; i++) (out as unknown as number[])[i] = (a as unknown as number[])[rows[i]];
+/** Rows `rows` of a typed array (all of it when null), in arrays from `arrays`. */
+export function pick<T extends NumberArray>(a: T, rows: Uint32Array | null, arrays: ExportArrays = FRESH_ARRAYS): T {
+  const out = arrays.take(a.constructor as NumberArrayType<T>, rows ? rows.length : a.length);
+  if (!rows) (out as Uint8Array).set(a as Uint8Array);
+  else gather(out, a, rows);
   return out;
+}
+
+/** out[i] = a[rows[i]] (a hot loop: a function of its own). */
+function gather<T extends NumberArray>(out: T, a: T, rows: Uint32Array): void {
+  for (let i = 0; i < rows.length; i++) (out as unknown as number[])[i] = (a as unknown as number[])[rows[i]];
 }

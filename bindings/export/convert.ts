@@ -6,7 +6,7 @@
 import type { Trace } from "../trace.js";
 import type { TraceBatch, TraceStream } from "../stream.js";
 import type { ProcessTable } from "../tables/processes.js";
-import { pick, type ExportBatch, type ExportField } from "./columns.js";
+import { FRESH_ARRAYS, PooledArrays, pick, type ExportArrays, type ExportBatch, type ExportField } from "./columns.js";
 import { EVENT_FIELDS, SOURCE_FILE_FIELD, eventBatch } from "./event-columns.js";
 import { clrBatch, clrExportSchema, clrTablePath } from "./clr-columns.js";
 import { PROCESS_FIELDS, PROVIDER_FIELDS, processBatch, providerBatch } from "./side-tables.js";
@@ -19,6 +19,11 @@ export interface TableSink {
   write(bytes: Uint8Array): Promise<void>;
   /** Writes chunks in order as if joined (Arrow hands out its chunks without joining them where a sink has this). */
   writev?(chunks: Uint8Array[]): Promise<void>;
+  /**
+   * Resolves once every write so far is done with the bytes it was given (a sink that keeps writes in
+   * flight: a converter then reuses the memory of the batches written).
+   */
+  settled?(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -27,6 +32,11 @@ export type ExportFormat = "parquet" | "arrow";
 /** A table written batch by batch in either format. */
 export interface TableWriter {
   write(batch: ExportBatch): Promise<void>;
+  /**
+   * Resolves once no batch written so far is read any more (its arrays may be reused); undefined when
+   * that cannot be known (a sink holding Arrow's chunks, which view the batch's arrays, without `settled`).
+   */
+  settled(): Promise<void> | undefined;
   finish(): Promise<void>;
 }
 
@@ -38,6 +48,8 @@ export async function tableWriter(format: ExportFormat, fields: readonly ExportF
     const put = (chunks: Uint8Array[]) => (!chunks.length ? undefined : sink.writev ? sink.writev(chunks) : sink.write(concatBytes(chunks)));
     return {
       write: async (b) => put(w.chunks(b)),
+      // (chunks joined into one array by `put` are a copy: the batch is not read after)
+      settled: () => (!sink.writev ? Promise.resolve() : sink.settled?.()),
       finish: async () => {
         await put(w.finishChunks());
         await sink.close();
@@ -47,6 +59,8 @@ export async function tableWriter(format: ExportFormat, fields: readonly ExportF
   const w = new ParquetStreamWriter(await loadParquetWasm(parquetWasm), fields, (bytes) => sink.write(bytes), rowGroupRows);
   return {
     write: (b) => w.write(b),
+    // (the writer has taken the batch into its own memory when `write` resolves)
+    settled: () => Promise.resolve(),
     finish: async () => {
       await w.finish();
       await sink.close();
@@ -55,13 +69,13 @@ export async function tableWriter(format: ExportFormat, fields: readonly ExportF
 }
 
 /** Rows of `batch` where `keep` is 1. */
-export function filterBatch(batch: ExportBatch, keep: Uint8Array): ExportBatch {
+export function filterBatch(batch: ExportBatch, keep: Uint8Array, arrays: ExportArrays = FRESH_ARRAYS): ExportBatch {
   let n = 0;
   for (let i = 0; i < batch.length; i++) n += keep[i];
   if (n === batch.length) return batch;
-  const take = new Uint32Array(n);
+  const take = arrays.take(Uint32Array, n);
   for (let i = 0, k = 0; i < batch.length; i++) if (keep[i]) take[k++] = i;
-  return { length: n, columns: batch.columns.map((c) => ({ ...c, values: pick(c.values, take), valid: c.valid && pick(c.valid, take) })) };
+  return { length: n, columns: batch.columns.map((c) => ({ ...c, values: pick(c.values, take, arrays), valid: c.valid && pick(c.valid, take, arrays) })) };
 }
 
 export interface ConvertOptions {
@@ -97,7 +111,8 @@ export class TraceConverter {
     return this.options.sourceFiles ? [...base, SOURCE_FILE_FIELD] : base;
   }
 
-  private async write(path: string, fields: readonly ExportField[], batch: ExportBatch): Promise<void> {
+  /** Writes a batch of a table; resolves with its writer once the writer has it. */
+  private async write(path: string, fields: readonly ExportField[], batch: ExportBatch): Promise<TableWriter> {
     let w = this.writers.get(path);
     if (!w) {
       const { format, parquetWasm, rowGroupRows } = this.options;
@@ -105,13 +120,15 @@ export class TraceConverter {
       this.writers.set(path, w);
     }
     w.rows += batch.length;
-    await (await w.writer).write(batch);
+    const writer = await w.writer;
+    await writer.write(batch);
+    return writer;
   }
 
   /** Appends `file`'s column (its name in every row) when several files go together. */
-  private withSource(batch: ExportBatch, sourceFile: string): ExportBatch {
+  private withSource(batch: ExportBatch, sourceFile: string, arrays: ExportArrays = FRESH_ARRAYS): ExportBatch {
     if (!this.options.sourceFiles) return batch;
-    return { length: batch.length, columns: [...batch.columns, { values: new Int32Array(batch.length), dictionary: [sourceFile] }] };
+    return { length: batch.length, columns: [...batch.columns, { values: arrays.take(Int32Array, batch.length), dictionary: [sourceFile] }] };
   }
 
   /**
@@ -126,7 +143,10 @@ export class TraceConverter {
     for await (const batch of stream) {
       const file = typeof named === "function" ? named(batch) : whole;
       const rows = source.select ? source.select(batch) : null;
-      await this.write("events", EVENT_FIELDS, this.withSource(eventBatch(batch, rows, { firstRow: batch.firstRow, processes: source.processes }), file));
+      // (each batch's arrays from memory earlier batches were written from, given back once its writes are done)
+      const arrays = new PooledArrays();
+      const used = new Set<TableWriter>();
+      used.add(await this.write("events", EVENT_FIELDS, this.withSource(eventBatch(batch, rows, { firstRow: batch.firstRow, processes: source.processes, arrays }), file, arrays)));
       if (counts.length < batch.providers.length) {
         const grown = new Float64Array(batch.providers.length);
         grown.set(counts);
@@ -141,15 +161,18 @@ export class TraceConverter {
         for (const r of rows) keep[r] = 1;
       }
       for (const name of new Set(batch.tables.map((t) => t.name))) {
-        let b = clrBatch(batch, name, batch.firstRow);
+        let b = clrBatch(batch, name, batch.firstRow, arrays);
         if (!b) continue;
         if (keep) {
           const rowCol = b.columns[0].values as Uint32Array;
-          b = filterBatch(b, Uint8Array.from(rowCol, (r) => keep![r - batch.firstRow]));
+          b = filterBatch(b, Uint8Array.from(rowCol, (r) => keep![r - batch.firstRow]), arrays);
           if (!b.length) continue;
         }
-        await this.write(clrTablePath(name), clrExportSchema(name).fields, this.withSource(b, file));
+        used.add(await this.write(clrTablePath(name), clrExportSchema(name).fields, this.withSource(b, file, arrays)));
       }
+      const settled = [...used].map((w) => w.settled());
+      // (a write that fails is reported by finish; its arrays are then let go, not reused)
+      if (settled.every((p) => p !== undefined)) Promise.all(settled).then(() => arrays.release(), () => undefined);
     }
     const end = stream.end!;
     await this.write("processes", PROCESS_FIELDS, this.withSource(processBatch(source.processes, end.clock), whole));

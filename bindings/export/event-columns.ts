@@ -5,7 +5,7 @@ import * as C from "../../assembly/codes.js";
 import type { Trace } from "../trace.js";
 import type { ProcessTable } from "../tables/processes.js";
 import { formatGuid } from "../schema/guid.js";
-import { DictionaryBuilder, halvesOf, pick, setInt64, type ExportBatch, type ExportField } from "./columns.js";
+import { DictionaryBuilder, FRESH_ARRAYS, halvesOf, pick, setInt64, type ExportArrays, type ExportBatch, type ExportField } from "./columns.js";
 
 export const EVENT_FIELDS: readonly ExportField[] = [
   { name: "row", type: "uint32", nullable: false },
@@ -41,6 +41,8 @@ export interface EventContext {
   firstRow: number;
   /** The processes, for PerfView's process names (default: the trace's own process table). */
   processes?: ProcessTable;
+  /** Where the batch's arrays come from (default: fresh ones). */
+  arrays?: ExportArrays;
 }
 
 /**
@@ -53,125 +55,169 @@ export function microsecondsInto(trace: Trace, ts: Uint32Array, rows: Uint32Arra
   const hi0 = Number(BigInt.asUintN(64, clock.anchor) >> 32n) | 0, lo0 = Number(BigInt.asUintN(32, clock.anchor));
   const perTick = 1e6 / Number(clock.frequency);
   const n = out.length >>> 1;
-  for (let i = 0; i < n; i++) {
-    const r = rows ? rows[i] : i;
-    setInt64(out, i, Math.floor(base + ((ts[2 * r + 1] | 0) - hi0) * 4294967296 * perTick + (ts[2 * r] - lo0) * perTick));
-  }
+  if (rows) for (let i = 0; i < n; i++) setInt64(out, i, microsecondsAt(ts, rows[i], base, hi0, lo0, perTick));
+  else for (let i = 0; i < n; i++) setInt64(out, i, microsecondsAt(ts, i, base, hi0, lo0, perTick));
 }
 
-/** Rows `rows` of `trace` (every row when null), as the events table exports them. */
-export function eventBatch(trace: Trace, rows: Uint32Array | null, ctx: EventContext): ExportBatch {
-  const e = trace.events;
-  const c = e.columns;
-  // (each column once: a property read per row of the columns object cost more than the row's work)
-  const cProvider = c.provider, cEventType = c.eventType, cFlags = c.flags, cHeaderType = c.headerType;
-  const cPayloadOffset = c.payloadOffset, cHeaderLength = c.headerLength;
-  const n = rows ? rows.length : e.length;
-  const at = (i: number) => (rows ? rows[i] : i);
-  const rowIndex = new Uint32Array(n);
-  for (let i = 0; i < n; i++) rowIndex[i] = ctx.firstRow + at(i);
+function microsecondsAt(ts: Uint32Array, r: number, base: number, hi0: number, lo0: number, perTick: number): number {
+  return Math.floor(base + ((ts[2 * r + 1] | 0) - hi0) * 4294967296 * perTick + (ts[2 * r] - lo0) * perTick);
+}
 
-  // providers and names: by provider index and by event type, each named once
-  const provider = new DictionaryBuilder(n), providerName = new DictionaryBuilder(n), eventName = new DictionaryBuilder(n);
-  const provKey = new Int32Array(trace.providers.length).fill(-1);
-  const provNameKey = new Int32Array(trace.providers.length);
-  const typeKey = new Int32Array(trace.eventTypes.length).fill(-1);
-  const names = trace.names;
-  for (let i = 0; i < n; i++) {
-    const r = at(i);
-    const p = cProvider[r];
-    if (provKey[p] < 0) {
-      const info = trace.providers.get(p);
-      provKey[p] = provider.key(info.guid);
-      provNameKey[p] = providerName.key(info.name);
-    }
-    provider.keys[i] = provKey[p];
-    providerName.keys[i] = provNameKey[p];
-    const t = cEventType[r];
-    if (t < typeKey.length && typeKey[t] >= 0) eventName.keys[i] = typeKey[t];
-    else {
-      const byType = t < typeKey.length ? names.ofType(t) : null;
-      const k = eventName.key(byType ?? names.ofRow(r));
-      if (byType !== null) typeKey[t] = k;
-      eventName.keys[i] = k;
-    }
-  }
+// (the loops over every row are functions of their own: each is optimized after a few calls, where a
+// loop in a long function called once a batch runs unoptimized until on-stack replacement)
 
-  // pid and tid: null where the header has none
-  const pid = pick(c.pid, rows), tid = pick(c.tid, rows);
+/** out[i] = first + rows[i] (or first + i). */
+function rowIndices(out: Uint32Array, rows: Uint32Array | null, first: number): void {
+  if (rows) for (let i = 0; i < out.length; i++) out[i] = first + rows[i];
+  else for (let i = 0; i < out.length; i++) out[i] = first + i;
+}
+
+/** keys[i] = byValue[values[rows ? rows[i] : i]], values below byValue's length. */
+function keysOf(keys: Int32Array, values: Uint16Array, rows: Uint32Array | null, byValue: Int32Array): void {
+  if (rows) for (let i = 0; i < keys.length; i++) keys[i] = byValue[values[rows[i]]];
+  else for (let i = 0; i < keys.length; i++) keys[i] = byValue[values[i]];
+}
+
+/** The rows whose flags have `bit`: 0 in `valid` (made when the first comes), else 1. */
+function validWithout(flags: Uint16Array, rows: Uint32Array | null, bit: number, n: number, arrays: ExportArrays): Uint8Array | undefined {
   let valid: Uint8Array | undefined;
   for (let i = 0; i < n; i++) {
-    if (cFlags[at(i)] & C.F_NO_PROCESS_INFO) (valid ??= new Uint8Array(n).fill(1))[i] = 0;
+    if (flags[rows ? rows[i] : i] & bit) (valid ??= arrays.take(Uint8Array, n).fill(1))[i] = 0;
   }
+  return valid;
+}
 
-  // time: microseconds since 1970 UTC, and PerfView's relative milliseconds
-  const timestamp = pick(c.timestamp, rows);
-  const halves = halvesOf(timestamp);
-  const time = new BigInt64Array(n);
-  const timeHalves = halvesOf(time);
-  const relative = new Float64Array(n);
-  microsecondsInto(trace, halves, null, timeHalves);
-  const clock = trace.clock;
-  for (let i = 0; i < n; i++) relative[i] = clock.relativeMSecParts(halves[2 * i + 1] | 0, halves[2 * i]);
+/** PerfView's relative milliseconds of each timestamp (int64 halves). */
+function relativeInto(out: Float64Array, halves: Uint32Array, clock: Trace["clock"]): void {
+  for (let i = 0; i < out.length; i++) out[i] = clock.relativeMSecParts(halves[2 * i + 1] | 0, halves[2 * i]);
+}
 
-  // process names: a pid whose name never changes is looked up once
-  const processName = new DictionaryBuilder(n);
-  const processes = ctx.processes ?? trace.processes;
+/** Process names: a pid whose name never changes is looked up once; rows without a process get "". */
+function processNames(dict: DictionaryBuilder, pid: Uint32Array, timestamp: BigInt64Array, valid: Uint8Array | undefined, processes: ProcessTable): void {
+  const keys = dict.keys;
   const fixed = new Map<number, number>();
-  const none = valid ? processName.key("") : 0;
-  for (let i = 0; i < n; i++) {
+  const none = valid ? dict.key("") : 0;
+  let lastPid = -1, lastKey = -1;
+  for (let i = 0; i < keys.length; i++) {
     if (valid && !valid[i]) {
-      processName.keys[i] = none;
+      keys[i] = none;
       continue;
     }
     const p = pid[i];
-    let k = fixed.get(p);
-    if (k === undefined) {
-      const name = processes.fixedName(p);
-      k = name === undefined ? -1 : processName.key(name);
-      fixed.set(p, k);
+    let k = lastKey;
+    if (p !== lastPid) {
+      const f = fixed.get(p);
+      if (f === undefined) {
+        const name = processes.fixedName(p);
+        k = name === undefined ? -1 : dict.key(name);
+        fixed.set(p, k);
+      } else k = f;
+      lastPid = p;
+      lastKey = k;
     }
-    processName.keys[i] = k >= 0 ? k : processName.key(processes.processName(p, timestamp[i]));
+    keys[i] = k >= 0 ? k : dict.key(processes.processName(p, timestamp[i]));
   }
+}
 
-  // activity ids of EVENT_HEADER records (null for other headers, or without record bytes)
-  const activity = new DictionaryBuilder(n);
+/** Activity ids of EVENT_HEADER records (null for other headers, or without record bytes). */
+function activityIds(dict: DictionaryBuilder, e: Trace["events"], rows: Uint32Array | null): void {
+  const c = e.columns;
+  const cHeaderType = c.headerType, cPayloadOffset = c.payloadOffset, cHeaderLength = c.headerLength;
+  const keys = dict.keys;
   let zeroKey = -1;
-  for (let i = 0; i < n; i++) {
-    const r = at(i);
+  for (let i = 0; i < keys.length; i++) {
+    const r = rows ? rows[i] : i;
     const ht = cHeaderType[r];
     const bytes = ht === C.HT_EVENT_HEADER32 || ht === C.HT_EVENT_HEADER64 ? e.recordBytesOf(r) : null;
     if (!bytes) {
-      activity.setNull(i);
+      dict.setNull(i);
       continue;
     }
     const o = cPayloadOffset[r] - cHeaderLength[r] + 0x40;
     let any = 0;
     for (let k = 0; k < 16; k++) any |= bytes[o + k];
     // (an id met before costs a hash of its bytes, not a formatted string)
-    if (any) activity.keys[i] = activity.keyOfBytes(bytes, o, 16, formatGuid);
-    else activity.keys[i] = zeroKey < 0 ? (zeroKey = activity.key(ZERO_GUID)) : zeroKey;
+    if (any) keys[i] = dict.keyOfBytes(bytes, o, 16, formatGuid);
+    else keys[i] = zeroKey < 0 ? (zeroKey = dict.key(ZERO_GUID)) : zeroKey;
   }
+}
+
+/** Rows `rows` of `trace` (every row when null), as the events table exports them. */
+export function eventBatch(trace: Trace, rows: Uint32Array | null, ctx: EventContext): ExportBatch {
+  const arrays = ctx.arrays ?? FRESH_ARRAYS;
+  const e = trace.events;
+  const c = e.columns;
+  const n = rows ? rows.length : e.length;
+  const rowIndex = arrays.take(Uint32Array, n);
+  rowIndices(rowIndex, rows, ctx.firstRow);
+
+  // providers and names: by provider index and by event type, each named once
+  const provider = new DictionaryBuilder(n, arrays), providerName = new DictionaryBuilder(n, arrays), eventName = new DictionaryBuilder(n, arrays);
+  const providers = trace.providers;
+  const provKey = new Int32Array(providers.length), provNameKey = new Int32Array(providers.length);
+  for (let p = 0; p < providers.length; p++) {
+    const info = providers.get(p);
+    provKey[p] = provider.key(info.guid);
+    provNameKey[p] = providerName.key(info.name);
+  }
+  // (a provider's GUID and name keyed for every provider, in order: the dictionaries hold the batch's providers)
+  keysOf(provider.keys, c.provider, rows, provKey);
+  keysOf(providerName.keys, c.provider, rows, provNameKey);
+  // names: by event type where the type names its events (-2: not yet named, -1: named per row)
+  const names = trace.names;
+  const cEventType = c.eventType;
+  const typeKey = new Int32Array(trace.eventTypes.length + 1).fill(-2);
+  const perRow: number[] = [];
+  const k0 = eventName.keys;
+  for (let i = 0; i < n; i++) {
+    const r = rows ? rows[i] : i;
+    const t = Math.min(cEventType[r], typeKey.length - 1);
+    let k = typeKey[t];
+    if (k === -2) {
+      const byType = t < typeKey.length - 1 ? names.ofType(t) : null;
+      k = typeKey[t] = byType !== null ? eventName.key(byType) : -1;
+    }
+    if (k < 0) perRow.push(i);
+    k0[i] = k;
+  }
+  for (const i of perRow) k0[i] = eventName.key(names.ofRow(rows ? rows[i] : i));
+
+  // pid and tid: null where the header has none
+  const pid = pick(c.pid, rows, arrays), tid = pick(c.tid, rows, arrays);
+  const valid = validWithout(c.flags, rows, C.F_NO_PROCESS_INFO, n, arrays);
+
+  // time: microseconds since 1970 UTC, and PerfView's relative milliseconds
+  const timestamp = pick(c.timestamp, rows, arrays);
+  const halves = halvesOf(timestamp);
+  const time = arrays.take(BigInt64Array, n);
+  microsecondsInto(trace, halves, null, halvesOf(time));
+  const relative = arrays.take(Float64Array, n);
+  relativeInto(relative, halves, trace.clock);
+
+  const processName = new DictionaryBuilder(n, arrays);
+  processNames(processName, pid, timestamp, valid, ctx.processes ?? trace.processes);
+  const activity = new DictionaryBuilder(n, arrays);
+  activityIds(activity, e, rows);
 
   const columns = [
     { values: rowIndex },
-    { values: pick(c.headerType, rows) },
+    { values: pick(c.headerType, rows, arrays) },
     provider.column(),
     providerName.column(),
     eventName.column(),
-    { values: pick(c.eventId, rows) },
-    { values: pick(c.version, rows) },
-    { values: pick(c.opcode, rows) },
-    { values: pick(c.level, rows) },
-    { values: pick(c.task, rows) },
-    { values: pick(c.keywords, rows) },
+    { values: pick(c.eventId, rows, arrays) },
+    { values: pick(c.version, rows, arrays) },
+    { values: pick(c.opcode, rows, arrays) },
+    { values: pick(c.level, rows, arrays) },
+    { values: pick(c.task, rows, arrays) },
+    { values: pick(c.keywords, rows, arrays) },
     { values: pid, valid },
     { values: tid, valid },
-    { values: pick(c.processor, rows) },
+    { values: pick(c.processor, rows, arrays) },
     { values: timestamp },
     { values: time },
     { values: relative },
-    { values: pick(c.payloadLength, rows) },
+    { values: pick(c.payloadLength, rows, arrays) },
     processName.column(),
     activity.column(),
   ];
