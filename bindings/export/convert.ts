@@ -78,6 +78,17 @@ export function filterBatch(batch: ExportBatch, keep: Uint8Array, arrays: Export
   return { length: n, columns: batch.columns.map((c) => ({ ...c, values: pick(c.values, take, arrays), valid: c.valid && pick(c.valid, take, arrays) })) };
 }
 
+/** Adds each row's provider to `counts` (by its event type: the provider column is not made). */
+function countProviders(counts: Float64Array, e: Trace["events"], rows: Uint32Array | null): void {
+  const byType = e.typeValues().provider, eventType = e.columns.eventType;
+  const n = rows ? rows.length : e.length;
+  for (let i = 0; i < n; i++) {
+    const r = rows ? rows[i] : i;
+    const t = eventType[r];
+    counts[t < byType.length ? byType[t] : e.typeFieldOf("provider", r)]++;
+  }
+}
+
 export interface ConvertOptions {
   format: ExportFormat;
   /** Opens the sink of a table at a path relative to the output ("events.parquet", "Microsoft-Windows-DotNETRuntime/GC/Start.parquet"). */
@@ -152,9 +163,7 @@ export class TraceConverter {
         grown.set(counts);
         counts = grown;
       }
-      const provider = batch.events.provider;
-      if (rows) for (const r of rows) counts[provider[r]]++;
-      else for (let r = 0; r < provider.length; r++) counts[provider[r]]++;
+      countProviders(counts, batch.events, rows);
       let keep: Uint8Array | undefined;
       if (rows) {
         keep = new Uint8Array(batch.events.length);

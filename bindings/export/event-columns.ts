@@ -3,6 +3,7 @@
 
 import * as C from "../../assembly/codes.js";
 import type { Trace } from "../trace.js";
+import type { TypeField } from "../decode/trace-data.js";
 import type { ProcessTable } from "../tables/processes.js";
 import { formatGuid } from "../schema/guid.js";
 import { DictionaryBuilder, FRESH_ARRAYS, halvesOf, pick, setInt64, type ExportArrays, type ExportBatch, type ExportField } from "./columns.js";
@@ -78,6 +79,29 @@ function keysOf(keys: Int32Array, values: Uint16Array, rows: Uint32Array | null,
   else for (let i = 0; i < keys.length; i++) keys[i] = byValue[values[i]];
 }
 
+/**
+ * A type field's column (provider, eventId, version, opcode) of the rows, from their event types (`byType`:
+ * the field by event type), without making the table's own column; a row without a type reads the table's.
+ */
+function typeFieldColumn<T extends Uint16Array | Uint8Array>(out: T, e: Trace["events"], field: TypeField, rows: Uint32Array | null): T {
+  const byType = e.typeValues()[field];
+  const eventType = e.columns.eventType;
+  const none = byType.length;
+  let untyped = false;
+  for (let i = 0; i < out.length; i++) {
+    const t = eventType[rows ? rows[i] : i];
+    if (t < none) out[i] = byType[t];
+    else untyped = true;
+  }
+  if (untyped) {
+    for (let i = 0; i < out.length; i++) {
+      const r = rows ? rows[i] : i;
+      if (eventType[r] >= none) out[i] = e.typeFieldOf(field, r);
+    }
+  }
+  return out;
+}
+
 /** The rows whose flags have `bit`: 0 in `valid` (made when the first comes), else 1. */
 function validWithout(flags: Uint16Array, rows: Uint32Array | null, bit: number, n: number, arrays: ExportArrays): Uint8Array | undefined {
   let valid: Uint8Array | undefined;
@@ -95,25 +119,23 @@ function relativeInto(out: Float64Array, halves: Uint32Array, clock: Trace["cloc
 /** Process names: a pid whose name never changes is looked up once; rows without a process get "". */
 function processNames(dict: DictionaryBuilder, pid: Uint32Array, timestamp: BigInt64Array, valid: Uint8Array | undefined, processes: ProcessTable): void {
   const keys = dict.keys;
-  const fixed = new Map<number, number>();
   const none = valid ? dict.key("") : 0;
-  let lastPid = -1, lastKey = -1;
+  // each pid's key (-1: its name changes over time, -2: no pid in the slot) in a table direct-mapped by pid
+  const slotPid = new Int32Array(1024), slotKey = new Int32Array(1024).fill(-2);
   for (let i = 0; i < keys.length; i++) {
     if (valid && !valid[i]) {
       keys[i] = none;
       continue;
     }
     const p = pid[i];
-    let k = lastKey;
-    if (p !== lastPid) {
-      const f = fixed.get(p);
-      if (f === undefined) {
-        const name = processes.fixedName(p);
-        k = name === undefined ? -1 : dict.key(name);
-        fixed.set(p, k);
-      } else k = f;
-      lastPid = p;
-      lastKey = k;
+    const slot = (p ^ (p >>> 10)) & 1023;
+    let k: number;
+    if (slotKey[slot] !== -2 && slotPid[slot] === (p | 0)) k = slotKey[slot];
+    else {
+      const name = processes.fixedName(p);
+      k = name === undefined ? -1 : dict.key(name);
+      slotPid[slot] = p;
+      slotKey[slot] = k;
     }
     keys[i] = k >= 0 ? k : dict.key(processes.processName(p, timestamp[i]));
   }
@@ -124,18 +146,22 @@ function activityIds(dict: DictionaryBuilder, e: Trace["events"], rows: Uint32Ar
   const c = e.columns;
   const cHeaderType = c.headerType, cPayloadOffset = c.payloadOffset, cHeaderLength = c.headerLength;
   const keys = dict.keys;
+  // (the trace's bytes when every row's record is in them, read as words: most ids are zero)
+  const whole = e.recordBytes ? e.recordBytesOf(0) : null;
+  const view = whole ? e.viewOf(whole) : null;
   let zeroKey = -1;
   for (let i = 0; i < keys.length; i++) {
     const r = rows ? rows[i] : i;
     const ht = cHeaderType[r];
-    const bytes = ht === C.HT_EVENT_HEADER32 || ht === C.HT_EVENT_HEADER64 ? e.recordBytesOf(r) : null;
+    const bytes = ht === C.HT_EVENT_HEADER32 || ht === C.HT_EVENT_HEADER64 ? (whole ?? e.recordBytesOf(r)) : null;
     if (!bytes) {
       dict.setNull(i);
       continue;
     }
     const o = cPayloadOffset[r] - cHeaderLength[r] + 0x40;
     let any = 0;
-    for (let k = 0; k < 16; k++) any |= bytes[o + k];
+    if (view) any = view.getInt32(o, true) | view.getInt32(o + 4, true) | view.getInt32(o + 8, true) | view.getInt32(o + 12, true);
+    else for (let k = 0; k < 16; k++) any |= bytes[o + k];
     // (an id met before costs a hash of its bytes, not a formatted string)
     if (any) keys[i] = dict.keyOfBytes(bytes, o, 16, formatGuid);
     else keys[i] = zeroKey < 0 ? (zeroKey = dict.key(ZERO_GUID)) : zeroKey;
@@ -161,8 +187,9 @@ export function eventBatch(trace: Trace, rows: Uint32Array | null, ctx: EventCon
     provNameKey[p] = providerName.key(info.name);
   }
   // (a provider's GUID and name keyed for every provider, in order: the dictionaries hold the batch's providers)
-  keysOf(provider.keys, c.provider, rows, provKey);
-  keysOf(providerName.keys, c.provider, rows, provNameKey);
+  const providerOf = typeFieldColumn(arrays.take(Uint16Array, n), e, "provider", rows);
+  keysOf(provider.keys, providerOf, null, provKey);
+  keysOf(providerName.keys, providerOf, null, provNameKey);
   // names: by event type where the type names its events (-2: not yet named, -1: named per row)
   const names = trace.names;
   const cEventType = c.eventType;
@@ -205,9 +232,9 @@ export function eventBatch(trace: Trace, rows: Uint32Array | null, ctx: EventCon
     provider.column(),
     providerName.column(),
     eventName.column(),
-    { values: pick(c.eventId, rows, arrays) },
-    { values: pick(c.version, rows, arrays) },
-    { values: pick(c.opcode, rows, arrays) },
+    { values: typeFieldColumn(arrays.take(Uint16Array, n), e, "eventId", rows) },
+    { values: typeFieldColumn(arrays.take(Uint16Array, n), e, "version", rows) },
+    { values: typeFieldColumn(arrays.take(Uint8Array, n), e, "opcode", rows) },
     { values: pick(c.level, rows, arrays) },
     { values: pick(c.task, rows, arrays) },
     { values: pick(c.keywords, rows, arrays) },
