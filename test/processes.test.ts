@@ -39,6 +39,35 @@ describe.skipIf(!HAVE_CORPUS)("process table", () => {
     });
   }
 
+  it("processSpan: processName at a timestamp and the span it holds for, on either side of each span's ends", async () => {
+    const trace = await openTrace(readFileSync(etlPath("net.4.5.2.x64.etl")));
+    const table = buildProcessTable(trace);
+    const pids = [...new Set(table.processes.map((p) => p.pid)), 0xffffffff, 123456];
+    // (times: every process start and end, a tick either side, and the trace's ends)
+    const times = new Set<bigint>([trace.events.timestamp[0], trace.events.timestamp[trace.events.length - 1], 0n]);
+    for (const p of table.processes) for (const t of [p.start, p.end]) if (t !== null) for (const d of [-1n, 0n, 1n]) times.add(t + d);
+    let spans = 0, bounded = 0;
+    for (const pid of pids) {
+      for (const ts of times) {
+        const s = table.processSpan!(pid, ts);
+        expect(s.name, `${pid} at ${ts}`).toBe(table.processName(pid, ts));
+        expect(s.from === null || s.from <= ts).toBe(true);
+        expect(s.to === null || ts < s.to).toBe(true);
+        // the name holds from `from` to just before `to`, and not past either end
+        if (s.from !== null) expect(table.processName(pid, s.from)).toBe(s.name);
+        if (s.to !== null) {
+          expect(table.processName(pid, s.to - 1n)).toBe(s.name);
+          expect(table.processSpan!(pid, s.to).from).toBe(s.to);
+          bounded++;
+        }
+        spans++;
+      }
+    }
+    expect(spans).toBeGreaterThan(100);
+    expect(bounded).toBeGreaterThan(0);
+    trace.dispose();
+  });
+
   it("net.4.5.2.x64: the test process, rundown processes and thread owners", async () => {
     const trace = await openTrace(readFileSync(etlPath("net.4.5.2.x64.etl")));
     const table = buildProcessTable(trace);

@@ -116,12 +116,19 @@ function relativeInto(out: Float64Array, halves: Uint32Array, clock: Trace["cloc
   for (let i = 0; i < out.length; i++) out[i] = clock.relativeMSecParts(halves[2 * i + 1] | 0, halves[2 * i]);
 }
 
-/** Process names: a pid whose name never changes is looked up once; rows without a process get "". */
+/**
+ * Process names; rows without a process get "". Each pid's name is kept with the timestamps it holds
+ * for (ProcessTable.processSpan), in a table direct-mapped by pid, so rows in time order cost a lookup
+ * a span; without processSpan, a pid whose name never changes is looked up once.
+ */
 function processNames(dict: DictionaryBuilder, pid: Uint32Array, timestamp: BigInt64Array, valid: Uint8Array | undefined, processes: ProcessTable): void {
   const keys = dict.keys;
   const none = valid ? dict.key("") : 0;
-  // each pid's key (-1: its name changes over time, -2: no pid in the slot) in a table direct-mapped by pid
+  const ts = halvesOf(timestamp);
+  // per slot: its pid, its key (-2: empty), and [from, to) as int64 halves (unbounded: the int64 extremes)
   const slotPid = new Int32Array(1024), slotKey = new Int32Array(1024).fill(-2);
+  const fromHi = new Int32Array(1024), fromLo = new Uint32Array(1024), toHi = new Int32Array(1024), toLo = new Uint32Array(1024);
+  const span = processes.processSpan ? (p: number, t: bigint) => processes.processSpan!(p, t) : undefined;
   for (let i = 0; i < keys.length; i++) {
     if (valid && !valid[i]) {
       keys[i] = none;
@@ -129,15 +136,30 @@ function processNames(dict: DictionaryBuilder, pid: Uint32Array, timestamp: BigI
     }
     const p = pid[i];
     const slot = (p ^ (p >>> 10)) & 1023;
-    let k: number;
-    if (slotKey[slot] !== -2 && slotPid[slot] === (p | 0)) k = slotKey[slot];
-    else {
-      const name = processes.fixedName(p);
-      k = name === undefined ? -1 : dict.key(name);
-      slotPid[slot] = p;
-      slotKey[slot] = k;
+    const h = ts[2 * i + 1] | 0, l = ts[2 * i];
+    if (slotKey[slot] !== -2 && slotPid[slot] === (p | 0) && (h > fromHi[slot] || (h === fromHi[slot] && l >= fromLo[slot])) && (h < toHi[slot] || (h === toHi[slot] && l < toLo[slot]))) {
+      keys[i] = slotKey[slot];
+      continue;
     }
-    keys[i] = k >= 0 ? k : dict.key(processes.processName(p, timestamp[i]));
+    let name: string | undefined, from: bigint | null = null, to: bigint | null = null;
+    if (span) ({ name, from, to } = span(p, timestamp[i]));
+    else {
+      name = processes.fixedName(p);
+      if (name === undefined) {
+        // (a name that changes: this row's, kept for this timestamp alone)
+        name = processes.processName(p, timestamp[i]);
+        from = timestamp[i];
+        to = from + 1n;
+      }
+    }
+    const k = dict.key(name);
+    keys[i] = k;
+    slotPid[slot] = p;
+    slotKey[slot] = k;
+    fromHi[slot] = from === null ? -0x80000000 : Number(from >> 32n);
+    fromLo[slot] = from === null ? 0 : Number(BigInt.asUintN(32, from));
+    toHi[slot] = to === null ? 0x7fffffff : Number(to >> 32n);
+    toLo[slot] = to === null ? 0xffffffff : Number(BigInt.asUintN(32, to));
   }
 }
 

@@ -35,6 +35,11 @@ export interface ProcessTable {
   fixedName(pid: number): string | undefined;
   /** The process entry of `pid` at `timestamp`, if a Process event described it. */
   processAt(pid: number, timestamp: bigint): ProcessInfo | undefined;
+  /**
+   * processName of `pid` at `timestamp`, and the timestamps it is the name for: `from` (inclusive) to
+   * `to` (exclusive), null where unbounded. (Optional: rows in time order then cost one lookup a span.)
+   */
+  processSpan?(pid: number, timestamp: bigint): { name: string; from: bigint | null; to: bigint | null };
   /** The process that owned thread `tid` at `timestamp`, or undefined. */
   threadProcess(tid: number, timestamp: bigint): number | undefined;
   /** threadProcess of `tid` when it is the same at every time (no thread described, or one from the start), as `{ pid }`; else undefined. */
@@ -317,6 +322,16 @@ function tableOf(events: LifeEvent[]): ProcessTable {
       if (pid === -1 || pid === 0xffffffff) return "";
       const info = processAt(pid, ts);
       return info ? info.name : `Process(${pid})`;
+    },
+    processSpan(pid: number, ts: bigint): { name: string; from: bigint | null; to: bigint | null } {
+      if (pid === -1 || pid === 0xffffffff) return { name: "", from: null, to: null };
+      const list = byPid.get(pid);
+      if (!list) return { name: `Process(${pid})`, from: null, to: null };
+      // (as pick: the last entry started by `ts`, in a list sorted by start, null first; the next starts after `ts`)
+      let j = -1;
+      for (let k = 0; k < list.length; k++) if (list[k].start === null || list[k].start! <= ts) j = k;
+      const to = j + 1 < list.length ? list[j + 1].start : null;
+      return j < 0 ? { name: `Process(${pid})`, from: null, to } : { name: list[j].name, from: list[j].start, to };
     },
     fixedName(pid: number): string | undefined {
       if (pid === -1 || pid === 0xffffffff) return "";
