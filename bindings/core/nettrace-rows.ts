@@ -253,7 +253,7 @@ export const NR_OUT_VERSION: u32 = 34; // u16
 export const NR_OUT_OPCODE: u32 = 35; // u8
 export const NR_OUT_LEVEL: u32 = 36; // u8
 export const NR_OUT_METADATA: u32 = 37; // i32: metadata row of each row
-export const NR_OUT_ACTIVITY: u32 = 38; // u32 store offset of its ActivityId, 0 none
+export const NR_ACT_ROW: u32 = 38; // u32 list: the table row of each row with an ActivityId (NR_ACT_COUNT of them)
 export const NR_OUT_EVENT_TYPE: u32 = 39; // u16 (eventTypes)
 // extended items (at most two per row)
 export const NR_EXT_ROW: u32 = 40; // u32
@@ -270,7 +270,9 @@ export const NR_SEEN_COUNT: u32 = 49;
 export const NR_TYPE_ROWS: u32 = 50; // u32 per event type: rows, added to (eventTypes)
 export const NR_PAYLOAD_FROM: u32 = 51; // the store offsets this call's payloads span (as cut): [least start, greatest end), [0, 0) when no row
 export const NR_PAYLOAD_TO: u32 = 52;
-export const NR_WORDS: u32 = 53;
+export const NR_ACT_OFFSET: u32 = 53; // u32 list beside NR_ACT_ROW: the store offset of the row's ActivityId
+export const NR_ACT_COUNT: u32 = 54; // rows listed in NR_ACT_ROW
+export const NR_WORDS: u32 = 55;
 
 /** A metadata table entry: NM_WORDS u32s. */
 export const NM_PROVIDER: u32 = 0;
@@ -318,7 +320,7 @@ function putItem(m: Mem, xRow: usize, xType: usize, xSize: usize, xOffset: usize
 
 /**
  * Rows NR_ORDER[0 … NR_ROWS-1] of the event table: every output column but the event type, the
- * extended items, the cut payloads and the latest timestamp; metadata entries met for the first time
+ * extended items, the rows with an activity id, the cut payloads and the latest timestamp; metadata entries met for the first time
  * (NM_TYPE_UNSET) are listed in NR_SEEN for the caller to give their types before eventTypes.
  */
 export function eventRows(m: Mem, p: usize): void {
@@ -360,7 +362,9 @@ export function eventRows(m: Mem, p: usize): void {
   let oOpcode: usize = ld32(m, p + NR_OUT_OPCODE * 4);
   let oLevel: usize = ld32(m, p + NR_OUT_LEVEL * 4);
   let oMetadata: usize = ld32(m, p + NR_OUT_METADATA * 4);
-  let oActivity: usize = ld32(m, p + NR_OUT_ACTIVITY * 4);
+  let aRow: usize = ld32(m, p + NR_ACT_ROW * 4);
+  let aOffset: usize = ld32(m, p + NR_ACT_OFFSET * 4);
+  let acts: u32 = 0;
   let xRow: usize = ld32(m, p + NR_EXT_ROW * 4);
   let xType: usize = ld32(m, p + NR_EXT_TYPE * 4);
   let xSize: usize = ld32(m, p + NR_EXT_SIZE * 4);
@@ -379,7 +383,12 @@ export function eventRows(m: Mem, p: usize): void {
     let x: usize = meta + <usize>(mi + 1) * (NM_WORDS * 4);
     st32(m, oMetadata + <usize>r * 4, <u32>mi);
     let act = ld32(m, activity + i * 4);
-    st32(m, oActivity + <usize>r * 4, act != 0 ? (act + base) >>> 0 : 0);
+    if (act != 0) {
+      // (most rows have none: they are listed, not a column)
+      st32(m, aRow + <usize>acts * 4, firstRow + r);
+      st32(m, aOffset + <usize>acts * 4, (act + base) >>> 0);
+      acts++;
+    }
     let tsLo = ld32(m, ts + i * 8), tsHi = ldi32(m, ts + i * 8 + 4);
     st32(m, oTs + <usize>r * 8, tsLo);
     st32(m, oTs + <usize>r * 8 + 4, <u32>tsHi);
@@ -448,6 +457,7 @@ export function eventRows(m: Mem, p: usize): void {
   st32(m, p + NR_SEEN_COUNT * 4, seenCount);
   st32(m, p + NR_PAYLOAD_FROM * 4, rows > 0 ? payloadFrom : 0);
   st32(m, p + NR_PAYLOAD_TO * 4, payloadTo);
+  st32(m, p + NR_ACT_COUNT * 4, acts);
 }
 
 /** The event type of each of eventRows' rows, from its metadata entry's NM_TYPE, counted in NR_TYPE_ROWS. */

@@ -167,8 +167,11 @@ export class EventTable {
     return (this.untyped ??= resizedTypeFields(this.take, none, this.metadataOfRow.length, 0));
   }
 
-  /** Room for `rows` more rows and `items` more extended items; `expect`: the rows the whole table will likely have. */
-  reserve(rows: number, items: number, expect = 0): void {
+  /**
+   * Room for `rows` more rows and `items` more extended items; `expect`: the rows the whole table will
+   * likely have; `likelyItems`: the items the rows at hand will likely have (items grow to it at least).
+   */
+  reserve(rows: number, items: number, expect = 0, likelyItems = 0): void {
     const need = this.n + rows;
     if (need > this.metadataOfRow.length) {
       // (at most 16 times the rows needed: a stream's window guesses the rest of the file from its first blocks)
@@ -184,27 +187,25 @@ export class EventTable {
       if (this.pid) this.pid = resized(this.take, this.pid, cap, this.n);
     }
     const needItems = this.items + items;
-    if (needItems > this.ext.row.length) {
-      const cap = Math.max(needItems, this.items ? Math.floor(this.items * 1.5) : 0, expect && this.n ? Math.ceil((expect * needItems) / need) : 0);
+    if (Math.max(needItems, this.items + likelyItems) > this.ext.row.length) {
+      const cap = Math.max(needItems, this.items + likelyItems, this.items ? Math.floor(this.items * 1.5) : 0, expect && this.n ? Math.ceil((expect * needItems) / need) : 0);
       const x = this.ext;
       const t = this.take;
       this.ext = { row: resized(t, x.row, cap, this.items), type: resized(t, x.type, cap, this.items), size: resized(t, x.size, cap, this.items), offset: resized(t, x.offset, cap, this.items) };
     }
   }
 
-  /** Notes the rows of `offsets` (the activity id of rows `first`.. : 0 none) that have one. */
-  addActivities(offsets: Uint32Array, first: number): void {
-    for (let i = 0; i < offsets.length; i++) {
-      const o = offsets[i];
-      if (o === 0) continue;
-      if (this.activityCount === this.activityRow.length) {
-        const cap = Math.max(1024, 2 * this.activityCount);
-        this.activityRow = resized(this.take, this.activityRow, cap, this.activityCount);
-        this.activityOffset = resized(this.take, this.activityOffset, cap, this.activityCount);
-      }
-      this.activityRow[this.activityCount] = first + i;
-      this.activityOffset[this.activityCount++] = o;
+  /** Notes rows with an activity id: `rows[k]` has the one at store offset `offsets[k]`. */
+  addActivities(rows: Uint32Array, offsets: Uint32Array): void {
+    const count = this.activityCount + rows.length;
+    if (count > this.activityRow.length) {
+      const cap = Math.max(1024, count, 2 * this.activityCount);
+      this.activityRow = resized(this.take, this.activityRow, cap, this.activityCount);
+      this.activityOffset = resized(this.take, this.activityOffset, cap, this.activityCount);
     }
+    this.activityRow.set(rows, this.activityCount);
+    this.activityOffset.set(offsets, this.activityCount);
+    this.activityCount = count;
   }
 
   /** The memory of the columns, for the pool once the table is let go. */
@@ -373,16 +374,6 @@ export function eventTableOf(core: NettraceRowsCore, file: NettraceFile, cx: Eve
 // (hot loops in small functions of their own: optimized after a few calls, where a loop in a long
 // function that runs once a window waits for on-stack replacement)
 
-/** Extended items at most: a related activity and a stack per event. */
-function itemsOf(related: Uint32Array, stack: Int32Array, n: number): number {
-  let items = 0;
-  for (let i = 0; i < n; i++) {
-    if (related[i] !== 0) items++;
-    if (stack[i] >= 0) items++;
-  }
-  return items;
-}
-
 /** dst[t] += src[t] for the first `n` types. */
 function addRows(dst: Uint32Array, src: Uint32Array, n: number): void {
   for (let t = 0; t < n; t++) dst[t] += src[t];
@@ -395,13 +386,12 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
   const { ptr, stackItem, providerOf, unknownProvider } = cx;
   const pidValue = header.processId >>> 0;
 
-  // (items: a related activity or a stack per row at most; counted first, so the columns grow once)
-  const items = itemsOf(new Uint32Array(core.memory.buffer, at(NT_RELATED), n), new Int32Array(core.memory.buffer, at(NT_STACK), n), n);
-  table.reserve(n, items, expect);
+  // (extended items, a related activity or a stack per row at most: room for as many a row as the rows
+  // before had, grown to the share the chunks so far have once a chunk needs more)
+  table.reserve(n, 0, expect, table.n ? Math.ceil((n * table.items) / table.n) : 0);
   const base = table.n, itemBase = table.items;
   const { timestamp, tid, payloadOffset, payloadLength, processor, eventType } = table.events;
   const { metadataOfRow } = table;
-  const { row: extRow, type: extType, size: extSize, offset: extOffset } = table.ext;
 
   // the tables: metadata (entry 0: undefined metadata), stack items, V6 threads
   const nm = metadata.length;
@@ -431,7 +421,7 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
     ts: blocks.take(8 * chunk), kw: blocks.take(8 * chunk), pid: blocks.take(4 * chunk), tid: blocks.take(4 * chunk),
     payloadOffset: blocks.take(4 * chunk), payloadLength: blocks.take(2 * chunk), provider: blocks.take(2 * chunk),
     eventId: blocks.take(2 * chunk), flags: blocks.take(2 * chunk), processor: blocks.take(2 * chunk), version: blocks.take(2 * chunk),
-    opcode: blocks.take(chunk), level: blocks.take(chunk), metadata: blocks.take(4 * chunk), activity: blocks.take(4 * chunk),
+    opcode: blocks.take(chunk), level: blocks.take(chunk), metadata: blocks.take(4 * chunk), actRow: blocks.take(4 * chunk), actOffset: blocks.take(4 * chunk),
     eventType: blocks.take(2 * chunk), extRow: blocks.take(8 * chunk), extType: blocks.take(4 * chunk), extSize: blocks.take(4 * chunk),
     extOffset: blocks.take(8 * chunk), seen: blocks.take(4 * chunk),
   };
@@ -486,7 +476,8 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
     w[R.NR_OUT_OPCODE] = out.opcode;
     w[R.NR_OUT_LEVEL] = out.level;
     w[R.NR_OUT_METADATA] = out.metadata;
-    w[R.NR_OUT_ACTIVITY] = out.activity;
+    w[R.NR_ACT_ROW] = out.actRow;
+    w[R.NR_ACT_OFFSET] = out.actOffset;
     w[R.NR_OUT_EVENT_TYPE] = out.eventType;
     w[R.NR_EXT_ROW] = out.extRow;
     w[R.NR_EXT_TYPE] = out.extType;
@@ -532,7 +523,8 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
     take(core, out.payloadLength, payloadLength, base + r0, rows);
     take(core, out.processor, processor, base + r0, rows);
     take(core, out.metadata, metadataOfRow, base + r0, rows);
-    table.addActivities(new Uint32Array(core.memory.buffer, out.activity, rows), base + r0);
+    const acts = new Uint32Array(core.memory.buffer, p, R.NR_WORDS)[R.NR_ACT_COUNT];
+    table.addActivities(new Uint32Array(core.memory.buffer, out.actRow, acts), new Uint32Array(core.memory.buffer, out.actOffset, acts));
     take(core, out.eventType, eventType, base + r0, rows);
     // (the type fields are the event type's: kept only for a chunk with rows that have none)
     if (new Uint16Array(core.memory.buffer, out.eventType, rows).includes(C.EVENT_TYPE_NONE)) {
@@ -543,7 +535,8 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
       take(core, out.opcode, u.opcode, base + r0, rows);
     }
     const x = new Uint32Array(core.memory.buffer, p, R.NR_WORDS)[R.NR_EXT_COUNT];
-    if (e + x > items) throw new Error("etw-wasm: more extended items than counted");
+    if (itemBase + e + x > table.ext.row.length) table.reserve(0, e + x, 0, Math.ceil((((e + x) * n) / (r0 + rows)) * 1.05));
+    const { row: extRow, type: extType, size: extSize, offset: extOffset } = table.ext;
     take(core, out.extRow, extRow, itemBase + e, x);
     take(core, out.extType, extType, itemBase + e, x);
     take(core, out.extSize, extSize, itemBase + e, x);
