@@ -36,7 +36,7 @@ export interface TableWriter {
    * Resolves once no batch written so far is read any more (its arrays may be reused); undefined when
    * that cannot be known (a sink holding Arrow's chunks, which view the batch's arrays, without `settled`).
    */
-  settled(): Promise<void> | undefined;
+  settled?(): Promise<void> | undefined;
   finish(): Promise<void>;
 }
 
@@ -179,7 +179,7 @@ export class TraceConverter {
         }
         used.add(await this.write(clrTablePath(name), clrExportSchema(name).fields, this.withSource(b, file, arrays)));
       }
-      const settled = [...used].map((w) => w.settled());
+      const settled = [...used].map((w) => w.settled?.());
       // (a write that fails is reported by finish; its arrays are then let go, not reused)
       if (settled.every((p) => p !== undefined)) Promise.all(settled).then(() => arrays.release(), () => undefined);
     }

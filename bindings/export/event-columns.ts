@@ -3,7 +3,6 @@
 
 import * as C from "../../assembly/codes.js";
 import type { Trace } from "../trace.js";
-import type { TypeField } from "../decode/trace-data.js";
 import type { ProcessTable } from "../tables/processes.js";
 import { formatGuid } from "../schema/guid.js";
 import { DictionaryBuilder, FRESH_ARRAYS, halvesOf, pick, setInt64, type ExportArrays, type ExportBatch, type ExportField } from "./columns.js";
@@ -80,26 +79,37 @@ function keysOf(keys: Int32Array, values: Uint16Array, rows: Uint32Array | null,
 }
 
 /**
- * A type field's column (provider, eventId, version, opcode) of the rows, from their event types (`byType`:
- * the field by event type), without making the table's own column; a row without a type reads the table's.
+ * The type fields' columns (provider, eventId, version, opcode) of the rows, from their event types, in
+ * one pass, without making the table's own columns; a row without a type reads the table's.
  */
-function typeFieldColumn<T extends Uint16Array | Uint8Array>(out: T, e: Trace["events"], field: TypeField, rows: Uint32Array | null): T {
-  const byType = e.typeValues()[field];
+function typeFieldColumns(e: Trace["events"], rows: Uint32Array | null, arrays: ExportArrays): { provider: Uint16Array; eventId: Uint16Array; version: Uint16Array; opcode: Uint8Array } {
+  const n = rows ? rows.length : e.length;
+  const provider = arrays.take(Uint16Array, n), eventId = arrays.take(Uint16Array, n), version = arrays.take(Uint16Array, n), opcode = arrays.take(Uint8Array, n);
+  const v = e.typeValues();
+  const tProvider = v.provider, tEventId = v.eventId, tVersion = v.version, tOpcode = v.opcode;
   const eventType = e.columns.eventType;
-  const none = byType.length;
+  const none = tProvider.length;
   let untyped = false;
-  for (let i = 0; i < out.length; i++) {
+  for (let i = 0; i < n; i++) {
     const t = eventType[rows ? rows[i] : i];
-    if (t < none) out[i] = byType[t];
-    else untyped = true;
+    if (t < none) {
+      provider[i] = tProvider[t];
+      eventId[i] = tEventId[t];
+      version[i] = tVersion[t];
+      opcode[i] = tOpcode[t];
+    } else untyped = true;
   }
   if (untyped) {
-    for (let i = 0; i < out.length; i++) {
+    for (let i = 0; i < n; i++) {
       const r = rows ? rows[i] : i;
-      if (eventType[r] >= none) out[i] = e.typeFieldOf(field, r);
+      if (eventType[r] < none) continue;
+      provider[i] = e.typeFieldOf("provider", r);
+      eventId[i] = e.typeFieldOf("eventId", r);
+      version[i] = e.typeFieldOf("version", r);
+      opcode[i] = e.typeFieldOf("opcode", r);
     }
   }
-  return out;
+  return { provider, eventId, version, opcode };
 }
 
 /** The rows whose flags have `bit`: 0 in `valid` (made when the first comes), else 1. */
@@ -209,7 +219,8 @@ export function eventBatch(trace: Trace, rows: Uint32Array | null, ctx: EventCon
     provNameKey[p] = providerName.key(info.name);
   }
   // (a provider's GUID and name keyed for every provider, in order: the dictionaries hold the batch's providers)
-  const providerOf = typeFieldColumn(arrays.take(Uint16Array, n), e, "provider", rows);
+  const typeFields = typeFieldColumns(e, rows, arrays);
+  const providerOf = typeFields.provider;
   keysOf(provider.keys, providerOf, null, provKey);
   keysOf(providerName.keys, providerOf, null, provNameKey);
   // names: by event type where the type names its events (-2: not yet named, -1: named per row)
@@ -254,9 +265,9 @@ export function eventBatch(trace: Trace, rows: Uint32Array | null, ctx: EventCon
     provider.column(),
     providerName.column(),
     eventName.column(),
-    { values: typeFieldColumn(arrays.take(Uint16Array, n), e, "eventId", rows) },
-    { values: typeFieldColumn(arrays.take(Uint16Array, n), e, "version", rows) },
-    { values: typeFieldColumn(arrays.take(Uint8Array, n), e, "opcode", rows) },
+    { values: typeFields.eventId },
+    { values: typeFields.version },
+    { values: typeFields.opcode },
     { values: pick(c.level, rows, arrays) },
     { values: pick(c.task, rows, arrays) },
     { values: pick(c.keywords, rows, arrays) },

@@ -12,7 +12,7 @@ import { tableWriter } from "./convert.js";
 import type { ParquetWasmSource } from "./parquet.js";
 import { concatBytes } from "../decode/trace-data.js";
 
-export type { ColumnType, ExportBatch, ExportColumn, ExportField } from "./columns.js";
+export type { ColumnType, ExportArrays, ExportBatch, ExportColumn, ExportField, NumberArray, NumberArrayType } from "./columns.js";
 export { EVENT_FIELDS, SOURCE_FILE_FIELD, eventBatch, type EventContext } from "./event-columns.js";
 export { clrBatch, clrExportSchema, clrTablePath, type ClrExportSchema } from "./clr-columns.js";
 export { PROCESS_FIELDS, PROVIDER_FIELDS, processBatch, providerBatch } from "./side-tables.js";
