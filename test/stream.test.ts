@@ -230,27 +230,6 @@ describe("streamTrace", () => {
     }
   });
 
-  it("the TypeScript engine's memory goes back to the pool when its trace is disposed, and the next decode writes into it: rows as the WebAssembly engine's", async () => {
-    const { isPooled } = await import("../dist/bindings/decode/reuse.js");
-    const bytes = syntheticTrace(23, { records: 40_000 });
-    const want = await openTrace(bytes, { engine: "wasm" });
-    // (a trace of one window keeps its tables in the core's memory)
-    const first = await openTrace(bytes, { engine: "js" });
-    expect(traceDifferences(first, want)).toEqual([]);
-    const memory = first.events.timestamp.buffer;
-    expect(memory.byteLength).toBeGreaterThanOrEqual(1 << 20);
-    expect(isPooled(memory)).toBe(false);
-    first.dispose();
-    expect(isPooled(memory)).toBe(true);
-    // (taken again for the memory's last growth, as it was left: the core writes what it reads)
-    const second = await openTrace(bytes, { engine: "js" });
-    expect(second.events.timestamp.buffer).toBe(memory);
-    expect(isPooled(memory)).toBe(false);
-    expect(traceDifferences(second, want)).toEqual([]);
-    second.dispose();
-    want.dispose();
-  });
-
   it("chunks that can be read only once (generators, sync and async) give every row: none is lost to finding the format", async () => {
     const bytes = syntheticTrace(25, { records: 6000 });
     const whole = await openTrace(bytes);
