@@ -230,6 +230,31 @@ describe("streamTrace", () => {
     }
   });
 
+  it("the TypeScript engine's memory goes back to the pool when its trace is disposed, and the next decode writes into it: rows as the WebAssembly engine's", async () => {
+    const { isPooled, emptyPool } = await import("../dist/bindings/decode/reuse.js");
+    const bytes = syntheticTrace(23, { records: 40_000 });
+    // (earlier tests' buffers would be taken instead when they fit better)
+    emptyPool();
+    const want = await openTrace(bytes, { engine: "wasm" });
+    // (a trace of one window keeps its tables in the core's memory)
+    const first = await openTrace(bytes, { engine: "js" });
+    expect(traceDifferences(first, want)).toEqual([]);
+    const memory = first.events.timestamp.buffer;
+    expect(memory.byteLength).toBeGreaterThanOrEqual(1 << 20);
+    expect(isPooled(memory)).toBe(false);
+    first.dispose();
+    expect(isPooled(memory)).toBe(true);
+    // (taken again for the memory's last growth, not zeroed: the core writes what it reads)
+    new Uint8Array(memory).fill(0xa5);
+    const second = await openTrace(bytes, { engine: "js" });
+    // (compared by identity: a failed toBe would print both buffers)
+    expect(second.events.timestamp.buffer === memory).toBe(true);
+    expect(isPooled(memory)).toBe(false);
+    expect(traceDifferences(second, want)).toEqual([]);
+    second.dispose();
+    want.dispose();
+  });
+
   it("chunks that can be read only once (generators, sync and async) give every row: none is lost to finding the format", async () => {
     const bytes = syntheticTrace(25, { records: 6000 });
     const whole = await openTrace(bytes);

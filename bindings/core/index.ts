@@ -168,6 +168,10 @@ class JsCore implements CoreExports {
   private readonly s = new CoreState();
   readonly memory = this.s.memory;
 
+  constructor(takeBuffer?: (bytes: number) => ArrayBuffer) {
+    if (takeBuffer) this.s.takeBuffer = takeBuffer;
+  }
+
   init(memoryPages: number, windowBytes: number, rows: number): void {
     init(this.s, memoryPages, windowBytes, rows);
   }
@@ -276,7 +280,8 @@ class JsCore implements CoreExports {
   }
 }
 
-export function createJsCore(): CoreExports {
+/** The TypeScript core; `takeBuffer`: where its memory takes a larger buffer as it grows (CoreState.takeBuffer; default: fresh ones). */
+export function createJsCore(takeBuffer?: (bytes: number) => ArrayBuffer): CoreExports {
   if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) throw new Error("etw-wasm: the js engine needs a little-endian platform");
-  return new JsCore();
+  return new JsCore(takeBuffer);
 }

@@ -48,7 +48,7 @@ export function reserveMemory(s: CoreState, end: number): boolean {
   while (cap < end) cap = Math.min(cap * 4, limit);
   let next: ArrayBuffer;
   try {
-    next = new ArrayBuffer(cap);
+    next = s.takeBuffer(cap);
   } catch {
     // the platform refused that much: try the least that will do
     try {

@@ -15,12 +15,18 @@ export class CoreState {
   dv = new DataView(new ArrayBuffer(0));
   readonly memory: { buffer: ArrayBuffer } = { buffer: new ArrayBuffer(0) };
   top = HEAP_BASE; // bump pointer, 8-aligned
-  /** Highest address ever handed out: memory above it has never been written and is zero. */
+  /** Highest address ever handed out (memory above it was not written by this core; it may hold an earlier decode's bytes). */
   highWater = HEAP_BASE;
   /** The most the memory may grow to, in bytes (a decode's memory limit; memory.ts setMemoryPages). */
   memoryLimit = MEMORY_LIMIT;
   /** Addresses of freed blocks below the top (memory.ts). */
   freeBlocks: number[] = [];
+  /**
+   * Where the memory takes a larger buffer when it grows: an ArrayBuffer of at least `bytes`, whose
+   * bytes need not be zero (the core writes what it reads, as the WebAssembly core does on a memory
+   * recycled from an earlier decode). Default: a fresh one.
+   */
+  takeBuffer: (bytes: number) => ArrayBuffer = (bytes) => new ArrayBuffer(bytes);
 
   // ---- tables.ts ----
   rowCount = 0;

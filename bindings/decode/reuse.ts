@@ -11,7 +11,7 @@ let timer: ReturnType<typeof setTimeout> | undefined;
 const MAX_POOLED = 4 * 2 ** 30;
 const KEEP_MS = 10_000;
 
-/** An ArrayBuffer of at least `bytes` (its contents are not zeroed when it was used before, unless `zeroed`). */
+/** An ArrayBuffer of at least `bytes` (its contents are not zeroed when it was used before, unless `zeroed`: then all of it is zero). */
 export function takeBuffer(bytes: number, zeroed = false): ArrayBuffer {
   let best = -1;
   for (let i = 0; i < pool.length; i++) {
@@ -33,7 +33,7 @@ export function takeBuffer(bytes: number, zeroed = false): ArrayBuffer {
   const [buffer] = pool.splice(best, 1);
   pooled -= buffer.byteLength;
   // (a fresh buffer is zero already: filling it would only fault its pages in sooner)
-  if (zeroed) new Uint8Array(buffer, 0, bytes).fill(0);
+  if (zeroed) new Uint8Array(buffer).fill(0);
   return buffer;
 }
 
@@ -49,6 +49,14 @@ export function isPooled(buffer: ArrayBufferLike): boolean {
   return pool.includes(buffer as ArrayBuffer);
 }
 
+/** Lets go of every buffer kept: the memory is the collector's at once (and the pool is known to be empty, for tests). */
+export function emptyPool(): void {
+  pool.length = 0;
+  pooled = 0;
+  if (timer !== undefined) clearTimeout(timer);
+  timer = undefined;
+}
+
 /** Gives buffers back for reuse (none may be read or written after; detached ones are skipped). */
 export function giveBack(buffers: Iterable<ArrayBufferLike>): void {
   const seen = new Set<ArrayBufferLike>();
@@ -60,10 +68,6 @@ export function giveBack(buffers: Iterable<ArrayBufferLike>): void {
   }
   while (pooled > MAX_POOLED) pooled -= pool.shift()!.byteLength;
   if (timer !== undefined) clearTimeout(timer);
-  timer = setTimeout(() => {
-    pool.length = 0;
-    pooled = 0;
-    timer = undefined;
-  }, KEEP_MS);
+  timer = setTimeout(emptyPool, KEEP_MS);
   (timer as { unref?: () => void }).unref?.();
 }

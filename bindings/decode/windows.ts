@@ -5,6 +5,7 @@
 // WebAssembly one (assembly/) and its pure TypeScript twin (bindings/core/), loaded only when asked for.
 
 import { instantiateCore, recycleMemory, type CoreExports, type WasmSource } from "./loader.js";
+import { giveBack, takeBuffer } from "./reuse.js";
 import { EXT_COLUMN_LAYOUT, STORED_EVENT_LAYOUT, TYPE_FIELD_LAYOUT, withTypeFields, type ColumnType, type EventColumns, type ExtendedItemColumns, type StoredEventColumns, type TraceData, type TypeField } from "./trace-data.js";
 import * as C from "../../assembly/codes.js";
 import { clrProgram } from "../schema/clr-program.js";
@@ -527,7 +528,8 @@ export async function* decodeWindows(input: Input, options: DecodeOptions = {}, 
   const batch = options.batchBytes ?? DEFAULT_BATCH;
   if (!(Number.isSafeInteger(batch) && batch >= C.MIN_WINDOW)) throw new RangeError(`etw-wasm: batchBytes must be at least ${C.MIN_WINDOW} bytes (64 KiB), not ${String(batch)}`);
   // (`memory`: a decode worker's own, shared with the calling thread; it keeps it)
-  const core = engine === "js" ? (await import("../core/index.js")).createJsCore() : await instantiateCore(options.wasm, pages || undefined, memory);
+  // (the TypeScript core's memory from the pool of disposed traces' memory, and back to it when its trace is: written before, it costs no page faults)
+  const core = engine === "js" ? (await import("../core/index.js")).createJsCore((bytes) => takeBuffer(bytes)) : await instantiateCore(options.wasm, pages || undefined, memory);
   // The size of the input when it is known without reading it all.
   let size: number | undefined = given;
   let source: StagingSource;
@@ -760,7 +762,7 @@ export async function* decodeWindows(input: Input, options: DecodeOptions = {}, 
   return {
     inputBytes: size ?? read, fileOffset: staging.fileOffset, stoppedEarly, failure,
     fatalCode: core.fatalCode(), fatalOffset: core.fatalOffset(), context, pages, clrMissing, last,
-    release: engine === "wasm" && !pages && !memory ? () => recycleMemory(core.memory as WebAssembly.Memory) : undefined,
+    release: engine === "js" ? () => giveBack([core.memory.buffer]) : engine === "wasm" && !pages && !memory ? () => recycleMemory(core.memory as WebAssembly.Memory) : undefined,
   };
 }
 
