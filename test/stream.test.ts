@@ -44,6 +44,20 @@ function headerFields(t: Trace): object {
   return rest;
 }
 
+/** Where each event row of a whole trace's typed table is in it (made once per table: batches ask for it again and again). */
+const rowIndexes = new WeakMap<object, Map<object, Map<number, number>>>();
+function rowIndex(whole: Trace, wt: Trace["tables"][number]): Map<number, number> {
+  let byTable = rowIndexes.get(whole);
+  if (!byTable) rowIndexes.set(whole, (byTable = new Map()));
+  let at = byTable.get(wt.schema);
+  if (!at) {
+    at = new Map();
+    for (let i = 0; i < wt.length; i++) at.set(wt.rows[i], i);
+    byTable.set(wt.schema, at);
+  }
+  return at;
+}
+
 /** Every difference between batch `b` and rows firstRow.. of the whole trace (at most a few). */
 function batchDifferences(b: Trace & Pick<TraceBatch, "index" | "firstRow" | "firstBuffer">, whole: Trace): string[] {
   const out: string[] = [];
@@ -78,8 +92,7 @@ function batchDifferences(b: Trace & Pick<TraceBatch, "index" | "firstRow" | "fi
       out.push(`batch ${b.index}: table ${t.name} missing from the whole trace`);
       continue;
     }
-    const at = new Map<number, number>();
-    for (let i = 0; i < wt.length; i++) at.set(wt.rows[i], i);
+    const at = rowIndex(whole, wt);
     for (let i = 0; i < t.length; i++) {
       const j = at.get(b.firstRow + t.rows[i]);
       if (j === undefined) {

@@ -271,8 +271,12 @@ async function showGcStats(t: Trace) {
   body.replaceChildren();
   $("gc-rollup").textContent = "Computing…";
   const { gcStats } = await import("etw-wasm/analysis");
-  const stats = await gcStats(t);
-  if (t !== trace) return; // another file was opened meanwhile
+  // (another file opened meanwhile disposes of `t`: its statistics are no longer wanted, nor its error)
+  if (t !== trace) return;
+  const stats = await gcStats(t).catch((error: unknown) => {
+    if (t === trace) throw error;
+  });
+  if (t !== trace || !stats) return;
   renderGcStats(stats);
 }
 
@@ -318,8 +322,12 @@ async function showDoctor(t: Trace) {
   const list = $("doctor");
   list.replaceChildren();
   const { traceDoctor } = await import("etw-wasm/analysis");
-  const report = await traceDoctor(t);
-  if (t !== trace) return; // another file was opened meanwhile
+  // (another file opened meanwhile disposes of `t`, which ends its health check: not an error)
+  if (t !== trace) return;
+  const report = await traceDoctor(t).catch((error: unknown) => {
+    if (t === trace) throw error;
+  });
+  if (t !== trace || !report) return;
   renderDoctor(report);
 }
 
