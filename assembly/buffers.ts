@@ -13,7 +13,7 @@ import {
   B_PROCESSOR, B_LOGGER_ID, B_FLAGS, B_TYPE, B_STATUS, B_RAW_PROCESSOR,
 } from "./codes";
 import {
-  addBuffer, buffersSeen, ensureRows, warn, arenaReserve, arenaUnreserve, windowTakes, windowCommit, rowCount, rowsFit,
+  addBuffer, buffersSeen, ensureRows, warn, arenaReserve, arenaUnreserve, arenaCancel, windowTakes, windowCommit, rowCount, rowsFit,
 } from "./tables";
 import { walkRecords, walkAbandoned } from "./records";
 import { xpressDecompress, xpressProduced } from "./xpress";
@@ -199,7 +199,10 @@ function processBuffer(b: usize, bs: u32, avail: u32, off: f64, tentative: bool)
         status |= BS_SKIPPED;
       }
       if (tentative && !firstRecordSound(data, dlen)) { arenaUnreserve(expected); return REJECTED; }
-      arenaUnreserve(expected - dlen);
+      // (a buffer skipped keeps none of its reservation: the next buffer's goes where it began, in the same
+      // block, so that corrupt buffers each claiming 64 MiB do not each take a block of their own)
+      if ((status & BS_SKIPPED) != 0) arenaCancel(expected);
+      else arenaUnreserve(expected - dlen);
     }
   }
   if (index == 0 && !isLogfileHeaderRecord(data, dlen)) { fatal(E_NO_LOGFILE_HEADER, off + HDR); return TAKEN; }

@@ -387,6 +387,16 @@ export function arenaReserve(n: usize): usize {
   return start;
 }
 
+/** Undoes the last reservation (of `n` bytes), the list entry it opened too. */
+export function arenaCancel(n: usize): void {
+  if (arenaInUse == 0) return;
+  let e = arenaList + (<usize>(arenaInUse - 1) << 3);
+  let used = <usize>load<u32>(e, 4);
+  let need = (n + 7) & ~<usize>7;
+  if (need >= used) arenaInUse--;
+  else store<u32>(e, <u32>(used - need), 4);
+}
+
 /** Gives back the end of the last reservation that was not used (`unused` bytes of it). */
 export function arenaUnreserve(unused: usize): void {
   if (arenaInUse == 0) return;

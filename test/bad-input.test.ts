@@ -8,6 +8,7 @@ import * as NT from "../dist/bindings/eventpipe.js";
 import * as C from "../dist/assembly/codes.js";
 import { HAVE_CORPUS, etlPath } from "./helpers/shared.js";
 import { mulberry32 } from "../dist/bindings/generator/random.js";
+import { syntheticTrace } from "./helpers/engines.js";
 
 /** Identity of a row, enough to tell records apart (for messages). */
 function keyOf(t: Trace, i: number): string {
@@ -218,6 +219,27 @@ describe.skipIf(!HAVE_CORPUS)("damaged corpus traces", () => {
       // one buffer fewer than BuffersWritten, but the warning says why: damage, not a cut input
       expect({ b, complete: t.complete, incomplete: t.incomplete }).toEqual({ b, complete: true, incomplete: undefined });
     }
+  });
+
+  it("compressed buffers that each claim 64 MiB and fail to decompress take no memory of their own: the decode ends complete under a 192 MiB limit, both engines", async () => {
+    const bytes = syntheticTrace(12, { compress: true });
+    const full = await openTrace(bytes);
+    expect(full.bufferCount).toBeGreaterThan(8);
+    // every buffer after the first says its records fill 64 MiB less a byte (Offset, 0x30): each reserves that
+    // much to decompress into, and its stream ends long before
+    const damaged = bytes.slice();
+    const view = new DataView(damaged.buffer);
+    for (let b = 1; b < full.bufferCount; b++) view.setUint32(full.buffer(b).fileOffset + 0x30, C.MAX_BUFFER - 1, true);
+    for (const engine of ["wasm", "js"] as const) {
+      const t = await openTrace(damaged, { engine, memoryLimit: 192 << 20 });
+      // (each kept its reservation before, in a block of its own: the limit stopped the decode at the third)
+      expect({ engine, complete: t.complete, buffers: t.bufferCount }).toEqual({ engine, complete: true, buffers: full.bufferCount });
+      expect(t.warnings.filter((w) => w.code === C.W_CAPACITY)).toEqual([]);
+      const failed = t.warnings.filter((w) => w.code === C.W_DECOMPRESS_FAILED).map((w) => w.offset);
+      expect(failed).toEqual(Array.from({ length: full.bufferCount - 1 }, (_, i) => full.buffer(i + 1).fileOffset));
+      t.dispose();
+    }
+    full.dispose();
   });
 
   it("an oversized or zero record Size abandons only the rest of that buffer", async () => {

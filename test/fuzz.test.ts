@@ -20,7 +20,10 @@ import { NetperfV2Writer } from "../dist/bindings/generator/netperf-v2-writer.js
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 /** Inputs per base: 2,520 in all with the 18 corpus files, the sample and two synthetic traces. */
 const CASES = HAVE_CORPUS ? 120 : 400;
-/** One input (both engines, the sliced decode, every row) may take this long. */
+/**
+ * One input (both engines, the sliced decode, every row) may take this much CPU time of the test's process
+ * (its wall time depends on the other test files running beside it: the suite runs two at once).
+ */
 const GUARD_MS = 5_000;
 /** A decoder that is still busy after this long is taken to hang: the test process is ended. */
 const HANG_MS = 60_000;
@@ -66,8 +69,8 @@ describe("mutated traces", () => {
         watchdog.postMessage(label);
         const r = await checkInput(c.bytes, seed);
         watchdog.postMessage("");
-        slowest = Math.max(slowest, r.ms);
-        if (r.ms > GUARD_MS) r.problems.push(`took ${Math.round(r.ms)} ms (limit ${GUARD_MS} ms)`);
+        slowest = Math.max(slowest, r.cpuMs);
+        if (r.cpuMs > GUARD_MS) r.problems.push(`took ${Math.round(r.cpuMs)} ms of CPU time (limit ${GUARD_MS} ms; ${Math.round(r.ms)} ms wall)`);
         if (r.problems.length && failures.length < 10) {
           failures.push(`${label}\n    ${r.problems.slice(0, 5).join("\n    ")}\n    replay: ${replayCommand(c)}`);
         }
@@ -122,7 +125,7 @@ describe("mutated EventPipe files", () => {
         watchdog.postMessage(label);
         const r = await checkInput(c.bytes, seed);
         watchdog.postMessage("");
-        if (r.ms > GUARD_MS) r.problems.push(`took ${Math.round(r.ms)} ms (limit ${GUARD_MS} ms)`);
+        if (r.cpuMs > GUARD_MS) r.problems.push(`took ${Math.round(r.cpuMs)} ms of CPU time (limit ${GUARD_MS} ms; ${Math.round(r.ms)} ms wall)`);
         if (r.problems.length && failures.length < 10) failures.push(`${label}\n    ${r.problems.slice(0, 5).join("\n    ")}`);
         nettraceRan++;
       }

@@ -12,7 +12,7 @@ import {
   B_TIMESTAMP, B_FIRST_ROW, B_ROW_COUNT, B_DATA, B_DATA_LENGTH, B_BUFFER_SIZE, B_SAVED_OFFSET, B_FILLED,
   B_PROCESSOR, B_LOGGER_ID, B_FLAGS, B_TYPE, B_STATUS, B_RAW_PROCESSOR,
 } from "../../assembly/codes.js";
-import { addBuffer, buffersSeen, ensureRows, warn, arenaReserve, arenaUnreserve, windowTakes, windowCommit, rowsFit } from "./tables.js";
+import { addBuffer, buffersSeen, ensureRows, warn, arenaReserve, arenaUnreserve, arenaCancel, windowTakes, windowCommit, rowsFit } from "./tables.js";
 import { walkRecords } from "./records.js";
 import { xpressDecompress, xpressProduced } from "./xpress.js";
 import { parseLogfileHeader, logfileHeader } from "./logfile.js";
@@ -198,7 +198,10 @@ function processBuffer(s: CoreState, b: number, bs: number, avail: number, off: 
         status |= BS_SKIPPED;
       }
       if (tentative && !firstRecordSound(s, data, dlen)) { arenaUnreserve(s, expected); return REJECTED; }
-      arenaUnreserve(s, expected - dlen);
+      // (a buffer skipped keeps none of its reservation: the next buffer's goes where it began, in the same
+      // block, so that corrupt buffers each claiming 64 MiB do not each take a block of their own)
+      if ((status & BS_SKIPPED) !== 0) arenaCancel(s, expected);
+      else arenaUnreserve(s, expected - dlen);
     }
   }
   if (index === 0 && !isLogfileHeaderRecord(s, data, dlen)) { fatal(s, E_NO_LOGFILE_HEADER, off + HDR); return TAKEN; }

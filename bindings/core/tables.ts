@@ -208,6 +208,16 @@ export function arenaReserve(s: CoreState, n: number): number {
 }
 
 /** Gives back the end of the last reservation that was not used (`unused` bytes of it). */
+/** Undoes the last reservation (of `n` bytes), the list entry it opened too. */
+export function arenaCancel(s: CoreState, n: number): void {
+  const list = s.arenaList;
+  if (list.length === 0) return;
+  const used = list[list.length - 1];
+  const need = alignSize(n);
+  if (need >= used) list.length -= 2;
+  else list[list.length - 1] = used - need;
+}
+
 export function arenaUnreserve(s: CoreState, unused: number): void {
   const list = s.arenaList;
   if (list.length === 0) return;
