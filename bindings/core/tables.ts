@@ -207,7 +207,6 @@ export function arenaReserve(s: CoreState, n: number): number {
   return blocks[2 * k];
 }
 
-/** Gives back the end of the last reservation that was not used (`unused` bytes of it). */
 /** Undoes the last reservation (of `n` bytes), the list entry it opened too. */
 export function arenaCancel(s: CoreState, n: number): void {
   const list = s.arenaList;
@@ -218,6 +217,7 @@ export function arenaCancel(s: CoreState, n: number): void {
   else list[list.length - 1] = used - need;
 }
 
+/** Gives back the end of the last reservation that was not used (`unused` bytes of it). */
 export function arenaUnreserve(s: CoreState, unused: number): void {
   const list = s.arenaList;
   if (list.length === 0) return;

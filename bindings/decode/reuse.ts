@@ -11,7 +11,7 @@ let timer: ReturnType<typeof setTimeout> | undefined;
 const MAX_POOLED = 4 * 2 ** 30;
 const KEEP_MS = 10_000;
 
-/** An ArrayBuffer of at least `bytes` (its contents are not zeroed when it was used before, unless `zeroed`: then all of it is zero). */
+/** An ArrayBuffer of at least `bytes` (its contents are not zeroed when it was used before, unless `zeroed`: then its first `bytes` are). */
 export function takeBuffer(bytes: number, zeroed = false): ArrayBuffer {
   let best = -1;
   for (let i = 0; i < pool.length; i++) {
@@ -33,7 +33,7 @@ export function takeBuffer(bytes: number, zeroed = false): ArrayBuffer {
   const [buffer] = pool.splice(best, 1);
   pooled -= buffer.byteLength;
   // (a fresh buffer is zero already: filling it would only fault its pages in sooner)
-  if (zeroed) new Uint8Array(buffer).fill(0);
+  if (zeroed) new Uint8Array(buffer, 0, bytes).fill(0);
   return buffer;
 }
 

@@ -529,7 +529,7 @@ export async function* decodeWindows(input: Input, options: DecodeOptions = {}, 
   if (!(Number.isSafeInteger(batch) && batch >= C.MIN_WINDOW)) throw new RangeError(`etw-wasm: batchBytes must be at least ${C.MIN_WINDOW} bytes (64 KiB), not ${String(batch)}`);
   // (`memory`: a decode worker's own, shared with the calling thread; it keeps it)
   // (the TypeScript core's memory from the pool of disposed traces' memory, and back to it when its trace is: written before, it costs no page faults)
-  const core = engine === "js" ? (await import("../core/index.js")).createJsCore((bytes) => takeBuffer(bytes)) : await instantiateCore(options.wasm, pages || undefined, memory);
+  const core = engine === "js" ? (await import("../core/index.js")).createJsCore(takeBuffer) : await instantiateCore(options.wasm, pages || undefined, memory);
   // The size of the input when it is known without reading it all.
   let size: number | undefined = given;
   let source: StagingSource;
