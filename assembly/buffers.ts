@@ -188,7 +188,7 @@ function processBuffer(b: usize, bs: u32, avail: u32, off: f64, tentative: bool)
       if (xpressDecompress(0, b + HDR, avail - HDR, data, expected)) {
         dlen = expected;
       } else if (tentative) {
-        arenaUnreserve(expected);
+        arenaCancel(expected);
         return REJECTED;
       } else if (truncated) {
         // The bytes we have are sound; keep the records they complete.
@@ -198,9 +198,9 @@ function processBuffer(b: usize, bs: u32, avail: u32, off: f64, tentative: bool)
         problemDetail = xpressProduced;
         status |= BS_SKIPPED;
       }
-      if (tentative && !firstRecordSound(data, dlen)) { arenaUnreserve(expected); return REJECTED; }
-      // (a buffer skipped keeps none of its reservation: the next buffer's goes where it began, in the same
-      // block, so that corrupt buffers each claiming 64 MiB do not each take a block of their own)
+      if (tentative && !firstRecordSound(data, dlen)) { arenaCancel(expected); return REJECTED; }
+      // (a buffer skipped, as a candidate rejected above, keeps none of its reservation: the next buffer's goes
+      // where it began, in the same block, so that corrupt buffers each claiming 64 MiB do not each take a block of their own)
       if ((status & BS_SKIPPED) != 0) arenaCancel(expected);
       else arenaUnreserve(expected - dlen);
     }

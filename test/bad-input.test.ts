@@ -242,6 +242,30 @@ describe.skipIf(!HAVE_CORPUS)("damaged corpus traces", () => {
     full.dispose();
   });
 
+  it("candidates a resync rejects (compressed, claiming ever more bytes, failing to decompress) keep no arena block each: complete under a 192 MiB limit, both engines", async () => {
+    const bytes = syntheticTrace(12, { compress: true });
+    const full = await openTrace(bytes);
+    expect(full.bufferCount).toBeGreaterThan(8);
+    const damaged = bytes.slice();
+    const view = new DataView(damaged.buffer);
+    // buffer 1's BufferSize is impossible: the walk scans for the next buffer, and every later one is a
+    // candidate judged tentatively. Each says its records fill 24 MiB, 28 MiB, ... (Offset, 0x30), more
+    // than the window's arena block and than the candidate before: each reserves a block of that size,
+    // and its stream fails long before
+    view.setUint32(full.buffer(1).fileOffset, 0x10, true);
+    for (let b = 2; b < full.bufferCount; b++) view.setUint32(full.buffer(b).fileOffset + 0x30, Math.min(C.MAX_BUFFER - 1, (20 + 4 * b) << 20), true);
+    for (const engine of ["wasm", "js"] as const) {
+      const t = await openTrace(damaged, { engine, memoryLimit: 192 << 20 });
+      // (a rejected candidate kept its list entry before, so the next, larger one took a block beside it)
+      expect({ engine, capacity: t.warnings.filter((w) => w.code === C.W_CAPACITY).length, reason: t.incomplete?.reason }).toEqual({ engine, capacity: 0, reason: undefined });
+      // the scan rejected every candidate: one warning for buffer 1, the rest skipped as bytes
+      expect(t.bufferCount).toBe(1);
+      expect(t.warnings.map((w) => [w.code, w.offset])).toEqual([[C.W_BAD_BUFFER_SIZE, full.buffer(1).fileOffset], [C.W_TRAILING_GARBAGE, full.buffer(1).fileOffset]]);
+      t.dispose();
+    }
+    full.dispose();
+  });
+
   it("an oversized or zero record Size abandons only the rest of that buffer", async () => {
     const bytes = load("gcevents.etl");
     const full = await openTrace(bytes);

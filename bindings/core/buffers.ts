@@ -187,7 +187,7 @@ function processBuffer(s: CoreState, b: number, bs: number, avail: number, off: 
       if (xpressDecompress(s, b + HDR, avail - HDR, data, expected)) {
         dlen = expected;
       } else if (tentative) {
-        arenaUnreserve(s, expected);
+        arenaCancel(s, expected);
         return REJECTED;
       } else if (truncated) {
         // The bytes we have are sound; keep the records they complete.
@@ -197,9 +197,9 @@ function processBuffer(s: CoreState, b: number, bs: number, avail: number, off: 
         problemDetail = xpressProduced;
         status |= BS_SKIPPED;
       }
-      if (tentative && !firstRecordSound(s, data, dlen)) { arenaUnreserve(s, expected); return REJECTED; }
-      // (a buffer skipped keeps none of its reservation: the next buffer's goes where it began, in the same
-      // block, so that corrupt buffers each claiming 64 MiB do not each take a block of their own)
+      if (tentative && !firstRecordSound(s, data, dlen)) { arenaCancel(s, expected); return REJECTED; }
+      // (a buffer skipped, as a candidate rejected above, keeps none of its reservation: the next buffer's goes
+      // where it began, in the same block, so that corrupt buffers each claiming 64 MiB do not each take a block of their own)
       if ((status & BS_SKIPPED) !== 0) arenaCancel(s, expected);
       else arenaUnreserve(s, expected - dlen);
     }
