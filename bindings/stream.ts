@@ -306,7 +306,7 @@ export class TraceStream implements AsyncIterable<TraceBatch> {
 
 /**
  * Decodes a trace of any size as a stream of batches (one per window of `batchBytes` of record
- * data, 64 MiB by default) in memory bounded by the batch size: bytes, a Blob or File, or chunks
+ * data, 8 MiB by default) in memory bounded by the batch size: bytes, a Blob or File, or chunks
  * of the file in order. Several files of one session (as openTrace takes them) stream as one: their
  * batches in the order of their earliest timestamps, merged as openTrace merges them, each knowing
  * its `file`; memory is then a batch per file.

@@ -711,8 +711,7 @@ function rethrow(e: { name: string; message: string }): never {
  */
 export async function* decodeParallel(input: Input, options: DecodeOptions, workers: number, inputHeld = false): AsyncGenerator<Window, DecodeEnd> {
   if (!(Number.isInteger(workers) && workers >= 1)) throw new RangeError(`etw-wasm: workers must be a whole number of at least 1, not ${String(workers)}`);
-  const batch = options.batchBytes ?? 64 << 20;
-  const target = Math.min(SEGMENT_BYTES, batch);
+  const target = Math.min(SEGMENT_BYTES, options.batchBytes ?? SEGMENT_BYTES);
   const size = knownSize(input, options);
   if (!haveWorkers()) throw new Error("etw-wasm: no worker threads here (decode workers are started by the Node and browser entry points)");
   if (size !== undefined && size <= target) return yield* decodeWindows(input, options);
