@@ -200,7 +200,7 @@ function analysisMarkdown(a: Awaited<ReturnType<typeof analysisRows>>): string[]
   const lines = ["", `.NET analyses on ${a.input} (${(a.bytes / MiB).toFixed(0)} MiB, ${a.records} records), the trace held whole; medians of ${ANALYSIS_ROUNDS} rounds (each a fresh decode, then every step once):`, "",
     "| step | ms | × decode | records/s | |", "|---|---|---|---|---|"];
   for (const r of a.rows) lines.push(`| ${r.step} | ${r.ms.toFixed(0)} | ${r.ofDecode.toFixed(2)} | ${(r.recordsPerS / 1e6).toFixed(1)} M | ${r.note} |`);
-  lines.push("", "The same file streamed (streamTraceFile, batches of 64 MiB), each analysis in a pass of its own, one run each; × the streamed decode:", "",
+  lines.push("", "The same file streamed (streamTraceFile, batches of 8 MiB, the default), each analysis in a pass of its own, one run each; × the streamed decode:", "",
     "| step | ms | × streamed decode | |", "|---|---|---|---|");
   for (const r of a.streamed) lines.push(`| ${r.step} | ${r.ms.toFixed(0)} | ${r.ofDecode.toFixed(2)} | ${r.note} |`);
   return lines;
@@ -553,7 +553,7 @@ function streamMarkdown(rows: StreamRow[], summary: { input: string; ms: number;
   ];
   const lines = [
     "",
-    "Streamed from the file (streamTraceFile, batches of 64 MiB of record data; every batch's rows and typed .NET rows counted), one run per engine in a fresh process",
+    "Streamed from the file (streamTraceFile, batches of 8 MiB of record data, the default; every batch's rows and typed .NET rows counted), one run per engine in a fresh process",
     "(the faster of two processes; \"next\": the wasm engine streaming the file again in the same process, its memory and workers warm);",
     "with workers, the wasm engine in worker threads (segments of 32 MiB of the file, each read by its worker into a core on shared memory; windows merged on the main thread where the workers wrote them):",
     "",

@@ -101,7 +101,7 @@ const COMMAND_HELP: Record<Command, string> = {
 
 const READ_HELP = `  --max-memory SIZE              the most memory the decoder's core may take (e.g. 512MiB; at least 1MiB,
                                  default 4GiB): where not even one buffer fits, decoding stops early
-  --batch-size SIZE              record bytes decoded per batch (default 64MiB, at least 64KiB): info,
+  --batch-size SIZE              record bytes decoded per batch (default 8MiB, at least 64KiB): info,
                                  summary and events in file order (jsonl, csv, json) hold one at a time
   --workers N                    worker threads decoding side by side (0: this thread; default: one
                                  fewer than the machine's cores when it has 4 or more, else 0)
