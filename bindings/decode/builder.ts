@@ -227,19 +227,24 @@ export class TraceBuilder {
       const [start] = w.records[0];
       return [[start, w.records[0][1], w.recordsFileOffset - start]];
     }
+    const adding = ranges.reduce((n, [a, b]) => n + align8(b - a), 0);
     if (!this.store) {
       // (room for the input's size: the record bytes of an uncompressed trace take about as much)
       const hint = this.sizeHint !== undefined ? Math.min(this.sizeHint + (2 << 20), 0xffff_fff8) : 1 << 20;
       this.store = new ByteStore(hint);
+      // the windows before were left in the input: their offsets hold in a copy of it
+      const before = this.input ? w.recordsFileOffset : 0;
+      // (room for what the whole trace will likely take from the first window on: a store that grows copies
+      // what it holds into fresh memory, and a compressed trace's records take several times its size, the
+      // generated 1 GiB trace's with XPRESS 1.25 GB of its 200 MB: a store sized by the input grew once, and
+      // its first 200 MB, never pooled, were fresh memory at every decode, 50 k page faults)
+      if (!this.store.reserve(before + adding, Math.min(this.expect(this.store.length + before + adding, reached), 0xffff_fff8))) return null;
       if (this.input) {
-        // the windows before were left in the input: their offsets hold in a copy of it
-        if (!this.store.startWith(this.input.subarray(0, w.recordsFileOffset))) return null;
+        if (!this.store.startWith(this.input.subarray(0, before))) return null;
         this.input = undefined;
       }
     }
-    // (room for what the whole trace will likely take, from the record bytes per input byte so far: a
-    // compressed trace's records take several times its size)
-    const adding = ranges.reduce((n, [a, b]) => n + align8(b - a), 0);
+    // (room for what the whole trace will likely take, from the record bytes per input byte so far)
     if (!this.store.reserve(adding, Math.min(this.expect(this.store.length + adding, reached), 0xffff_fff8))) return null;
     const moves: [number, number, number][] = [];
     // (a window sent without its records: its one range is of file offsets in the held input)
