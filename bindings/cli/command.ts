@@ -1,0 +1,108 @@
+// What a command is to the program (etw-wasm.ts): its usage lines, the options it takes, and how it
+// runs. A command that reads a trace says what it reads (a decode-time filter), checks its options
+// into a plan before anything is read, and says whether the plan goes batch by batch (a stream) or
+// needs the trace whole; the program opens the file(s) either way and reports how decoding ended.
+
+import { ProcessCollector, PROCESS_EVENTS, streamTraceFile, type DecodeFilter, type ProcessTable, type StreamOptions, type Trace, type TraceStream } from "etw-wasm/node";
+import { output } from "./io.js";
+import type { OptionSpecs, Values } from "./args.js";
+
+/** A command with a run of its own: generate (writes a file), convert (its own report). */
+export interface OwnCommand {
+  readonly name: string;
+  /** Its lines of the usage text. */
+  readonly help: string;
+  readonly options: OptionSpecs;
+  /** What follows the command: an OUT file (generate), or the FILEs of a trace (convert). */
+  readonly operand: "OUT" | "FILE";
+  /** The exit code. `operands`: the OUT file, or the trace's files (a session's, with --merge-all). */
+  run(operands: string[], values: Values): Promise<number>;
+}
+
+/** A command that reads a trace; `P` is its plan, its options checked. */
+export interface TraceCommand<P = unknown> {
+  readonly name: string;
+  readonly help: string;
+  readonly options: OptionSpecs;
+  readonly operand: "FILE";
+  /** The records it needs, filtered at decode time (the rest of a big trace then takes no memory). */
+  readonly filter?: DecodeFilter;
+  /** Its options checked (UsageError for a mistake), before the trace is read. */
+  plan(values: Values): P;
+  /** Whether the plan reads batch by batch (`stream`), else the trace whole (`whole`). */
+  streams(plan: P): boolean;
+  stream?(stream: TraceStream, plan: P, run: TraceRun): Promise<void>;
+  whole?(trace: Trace, plan: P, run: TraceRun): Promise<void>;
+}
+
+export type Command = OwnCommand | TraceCommand<never>;
+
+/** What a trace command is given to run with. */
+export interface TraceRun {
+  /** The file, or the files of a session joined by " + ": how the trace is named in what is said. */
+  readonly label: string;
+  /** What streamTraceFile and openTraceFile take: the file, or a session's files. */
+  readonly input: string | string[];
+  /** The decode options (progress, memory limit, batch size, workers, the command's filter). */
+  readonly options: StreamOptions;
+  /** A file being followed (--follow): read once, so no pass of its own for the processes or names. */
+  readonly following: boolean;
+  /** Writes a line of output. */
+  line(text: string): Promise<void>;
+  /** The trace's processes, for their names (a pass of their own; following, from the batches read). */
+  processes(): Promise<ProcessTable>;
+}
+
+/** Writes lines to stdout in large batches, honouring backpressure. */
+export class Output {
+  private parts: string[] = [];
+  private size = 0;
+  async line(s: string): Promise<void> {
+    this.parts.push(s);
+    this.size += s.length + 1;
+    if (this.size > 1 << 20) await this.flush();
+  }
+  async flush(): Promise<void> {
+    if (!this.parts.length) return;
+    const text = this.parts.join("\n") + "\n";
+    this.parts = [];
+    this.size = 0;
+    await output().stdout(text);
+  }
+}
+
+/** Whole percent of `part` in `total`, rounded down (100 only when all of it). */
+export function percent(part: number, total: number): number {
+  return total > 0 ? Math.floor((100 * part) / total) : 100;
+}
+
+/** The line that says a trace was decoded only in part: where, how much of the file, and why. */
+export function stoppedLine(file: string, fileSize: number, decodedBytes: number, offset: number, message: string): string {
+  return `etw-wasm: decoding stopped early at byte offset ${offset} (${percent(decodedBytes, fileSize)}% of ${file} read): ${message}`;
+}
+
+/**
+ * The processes (for their names), from the kernel's Process and Thread events only: a streamed pass
+ * through a decode-time filter, so the rest of the trace takes no memory.
+ */
+export async function streamedProcesses(file: string | string[], options: StreamOptions): Promise<ProcessTable> {
+  const collector = new ProcessCollector();
+  for await (const b of await streamTraceFile(file, { ...options, onProgress: undefined, filter: PROCESS_EVENTS })) collector.scan(b, b.firstRow);
+  return collector.result();
+}
+
+/** What the warnings of a decode that stopped leave out: what its stop line says. */
+export function toldByStop(stop: { reason: string } | undefined): (kind: string) => boolean {
+  return (kind) => stop !== undefined && (kind === "capacity" || (kind === "truncated-buffer" && stop.reason === kind));
+}
+
+/** The command's options and its plan type, checked by the compiler (a TraceCommand<P> as a Command). */
+export function traceCommand<P>(c: TraceCommand<P>): TraceCommand<never> {
+  return c as unknown as TraceCommand<never>;
+}
+
+/** A command cannot go on (exit 1): its message is said as "etw-wasm: message". */
+export class CommandError extends Error {}
+
+/** Decoding stopped before anything could be written: the message is the whole report (exit 1). */
+export class StoppedError extends Error {}
