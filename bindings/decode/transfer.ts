@@ -73,8 +73,8 @@ export interface WindowBuffers {
 /** Free ArrayBuffers to pack windows into, handed back once their windows were used. */
 export class SparePool implements WindowBuffers {
   private readonly free: ArrayBuffer[] = [];
-  /** `max` buffers kept; a fresh buffer is `slack` times the bytes asked for. */
-  constructor(private readonly max = 4, private readonly slack = 1.25) {}
+  /** `max` buffers kept; a fresh buffer is `slack` times the bytes asked for, from `allocate`. */
+  constructor(private readonly max = 4, private readonly slack = 1.25, private readonly allocate = (bytes: number) => new ArrayBuffer(bytes)) {}
 
   give(buffer: ArrayBuffer): void {
     if (this.free.length < this.max) this.free.push(buffer);
@@ -84,7 +84,12 @@ export class SparePool implements WindowBuffers {
   take(bytes: number): ArrayBuffer {
     const i = this.free.findIndex((b) => b.byteLength >= bytes);
     if (i >= 0) return this.free.splice(i, 1)[0];
-    return new ArrayBuffer(align8(bytes * this.slack));
+    return this.allocate(align8(bytes * this.slack));
+  }
+
+  /** The buffers kept, let go of (for a pool that outlives this one). */
+  drain(): ArrayBuffer[] {
+    return this.free.splice(0);
   }
 }
 
