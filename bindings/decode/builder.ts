@@ -13,12 +13,13 @@ import {
 } from "./trace-data.js";
 import { stagedOnly, type Window } from "./windows.js";
 import { giveBack, takeBuffer } from "./reuse.js";
-import { GrowingClrBlocks, relocate, relocateAll, type Relocation } from "./clr-blocks.js";
+import { GROWTH, GrowingClrBlocks, relocate, relocateAll, type Relocation } from "./clr-blocks.js";
 
 /** Where a built trace's record bytes are: held ("keep"), not kept ("drop"), read back from the input ("source"). */
 export type RecordsMode = "keep" | "drop" | "source";
 
 type Column = EventColumns[keyof EventColumns] | ExtendedItemColumns[keyof ExtendedItemColumns];
+
 
 /**
  * A growing byte store of record bytes. Its first 8 bytes stay unused, so that offset 0 keeps meaning
@@ -38,7 +39,7 @@ class ByteStore {
     const need = this.length + n;
     if (need > 0xffff_fff8) return false;
     if (need > this.bytes.length) {
-      const grown = this.bytes.length ? Math.floor(this.bytes.length * 1.5) : Math.max(1 << 16, this.capacity);
+      const grown = this.bytes.length ? Math.floor(this.bytes.length * GROWTH) : Math.max(1 << 16, this.capacity);
       const size = Math.min(0xffff_fff8, Math.max(need, grown, expect));
       const next = new Uint8Array(takeBuffer(size), 0, size);
       next.set(this.bytes.subarray(0, this.length));
@@ -81,9 +82,9 @@ function shiftInto(dst: Uint32Array, at: number, src: Uint32Array, delta: number
   for (let i = 0; i < from.length; i++) to[i] = (from[i] + d) | 0;
 }
 
-/** The room to grow to for `need` rows: the rows expected, and at least half again the old room. */
+/** The room to grow to for `need` rows: the rows expected, and at least GROWTH times the old room. */
 function grownCap(need: number, cap: number, expect: number): number {
-  return Math.max(need, expect, Math.ceil(cap * 1.5));
+  return Math.max(need, expect, Math.ceil(cap * GROWTH));
 }
 
 /**
@@ -209,7 +210,7 @@ export class TraceBuilder {
 
   /**
    * How many of something the whole trace will likely have, `n` of them met up to file offset `at`:
-   * in proportion to the input's size when known (with a little to spare), else `n` (grown by half when passed).
+   * in proportion to the input's size when known (with a little to spare), else `n` (grown by GROWTH when passed).
    */
   private expect(n: number, at: number): number {
     if (this.sizeHint === undefined || at <= 0 || at >= this.sizeHint) return n;
