@@ -20,7 +20,6 @@ export type RecordsMode = "keep" | "drop" | "source";
 
 type Column = EventColumns[keyof EventColumns] | ExtendedItemColumns[keyof ExtendedItemColumns];
 
-
 /**
  * A growing byte store of record bytes. Its first 8 bytes stay unused, so that offset 0 keeps meaning
  * "none", as address 0 does in the core.
