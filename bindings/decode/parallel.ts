@@ -562,8 +562,8 @@ class SegmentJob {
   private readonly queue: SegmentMessage[] = [];
   private waiting?: () => void;
   readonly maps = new SegmentMaps();
-  /** `worker`: where the segment is decoded (none: on this thread). */
-  constructor(readonly fileOffset: number, readonly worker?: DecodeWorker) {}
+  /** `worker`: where the segment is decoded (none: on this thread); `length`: its input bytes. */
+  constructor(readonly fileOffset: number, readonly worker?: DecodeWorker, readonly length = 0) {}
 
   push(m: SegmentMessage): void {
     this.queue.push(m);
@@ -748,6 +748,8 @@ export async function* decodeParallel(input: Input, options: DecodeOptions, work
   const { onProgress: _p, inputSize: _s, ...here } = options;
   const merger = new Merger();
   let fileOffset = 0, stoppedEarly = false, failure: unknown, fatalCode = 0, fatalOffset = 0;
+  /** Record bytes of the windows merged, and input bytes of the segments ended (a compressed trace's ratio). */
+  let recordBytes = 0, cutBytes = 0;
   const pages = memoryPages(options.memoryLimit);
   let context: TraceContext | undefined;
   const finish = (): DecodeEnd => ({
@@ -759,6 +761,7 @@ export async function* decodeParallel(input: Input, options: DecodeOptions, work
     for (;;) {
       const m = await job.next();
       if ("window" in m) {
+        for (const [from, to] of m.window.records) recordBytes += to - from;
         const w = merger.take(m.window, job.maps);
         yield w;
         // the consumer is done with the window: its buffer goes back to the worker for another
@@ -771,6 +774,7 @@ export async function* decodeParallel(input: Input, options: DecodeOptions, work
       else if ("error" in m) rethrow(m.error);
       else {
         const end = m.end;
+        cutBytes += job.length;
         jobs.delete(m.segment);
         if (end.input) cutter.recycle(end.input);
         merger.end(end);
@@ -842,12 +846,19 @@ export async function* decodeParallel(input: Input, options: DecodeOptions, work
       pool.push(w);
     }
     const perWorker = segmentOptions.sharedCores ? IN_FLIGHT_SHARED_CORES : IN_FLIGHT_PER_WORKER;
+    // A compressed trace's segment is cut by the records it is likely to hold, so that on shared cores it
+    // is one window too: its input is `target` over the records a byte of input has held so far (6.3 in
+    // the generated traces; a guess of 8 until the first segment has come back).
+    const compressed = sharedCores !== undefined && (context.logFileMode & C.LOG_FILE_MODE_COMPRESSED) !== 0;
+    const segmentTarget = (): number => compressed
+      ? Math.max(C.MIN_WINDOW, Math.min(target, Math.floor(target / (cutBytes ? Math.max(1, recordBytes / cutBytes) : 8))))
+      : target;
     let id = 1;
     for (;;) {
       while (inFlight.length < workers * perWorker && !cutter.stopped && !workerError) {
-        const s = await cutter.next(target);
+        const s = await cutter.next(segmentTarget());
         if (!s) break;
-        const job = new SegmentJob(s.fileOffset, pool[id % workers]);
+        const job = new SegmentJob(s.fileOffset, pool[id % workers], s.length);
         jobs.set(id, job);
         inFlight.push(job);
         const request: SegmentRequest = {

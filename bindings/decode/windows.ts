@@ -566,8 +566,10 @@ export async function* decodeWindows(input: Input, options: DecodeOptions = {}, 
   // Under a memory limit the staging area and a window's record bytes take an eighth of it at most.
   let window = batch;
   if (pages) window = Math.max(C.MIN_WINDOW, Math.min(window, (pages * PAGE) >>> 3));
-  // an input of known size needs no more than its size (small traces take little memory)
-  if (size !== undefined) window = Math.max(C.MIN_WINDOW, Math.min(window, size + PAGE));
+  // an input of known size needs no more than its size (small traces take little memory); a compressed
+  // trace's segment (parallel decoding), whose records take several times its size, up to 16 times it
+  const expands = resume !== undefined && (resume.logFileMode & C.LOG_FILE_MODE_COMPRESSED) !== 0 ? 16 : 1;
+  if (size !== undefined) window = Math.max(C.MIN_WINDOW, Math.min(window, (size + PAGE) * expands));
   // room for the rows of a window up front (the tables grow past it when a window needs more)
   core.init(pages, window, Math.ceil(window / 64));
   if (filter) {
