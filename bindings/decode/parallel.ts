@@ -10,7 +10,7 @@
 
 import * as C from "../../assembly/codes.js";
 import { compiledCore, sharedMemoryCore } from "./loader.js";
-import { blobChunks, decodeWindows, isByteSource, knownSize, memoryPages, type ByteSource, type DecodeEnd, type DecodeOptions, type Input, type Resume, type SharedSource, type TraceContext, type Window } from "./windows.js";
+import { blobChunks, compressedTrace, decodeWindows, isByteSource, knownSize, memoryPages, type ByteSource, type DecodeEnd, type DecodeOptions, type Input, type Resume, type SharedSource, type TraceContext, type Window } from "./windows.js";
 import { slices, sourceChunks } from "./chunks.js";
 import { giveBack, takeBuffer } from "./reuse.js";
 import { describeViews, packWindow, rebuildViews, SharedSlots, SparePool, type WindowBuffers } from "./transfer.js";
@@ -813,7 +813,7 @@ export async function* decodeParallel(input: Input, options: DecodeOptions, work
     // thread takes segments in file order, so a worker whose segments were windows apart sat idle while the
     // other's came back one by one (2 workers streamed 1 GiB no faster than one: 0.60-0.65 s against
     // 0.71-0.76; as one window a segment, 0.35-0.38 s against 0.54-0.59). The window is bounded by the
-    // segment's size; a compressed segment's records, several times that, still take a few.
+    // segment's size (a compressed one's by 16 times it, and its segments are cut by records: below).
     const segmentBatch = sharedCores ? Math.max(here.batchBytes ?? 0, 2 * target) : here.batchBytes;
     const segmentOptions: SegmentOptions = {
       engine: here.engine, batchBytes: segmentBatch, clrTables: here.clrTables, memoryLimit: here.memoryLimit, filter: here.filter, wasm,
@@ -847,9 +847,10 @@ export async function* decodeParallel(input: Input, options: DecodeOptions, work
     }
     const perWorker = segmentOptions.sharedCores ? IN_FLIGHT_SHARED_CORES : IN_FLIGHT_PER_WORKER;
     // A compressed trace's segment is cut by the records it is likely to hold, so that on shared cores it
-    // is one window too: its input is `target` over the records a byte of input has held so far (6.3 in
-    // the generated traces; a guess of 8 until the first segment has come back).
-    const compressed = sharedCores !== undefined && (context.logFileMode & C.LOG_FILE_MODE_COMPRESSED) !== 0;
+    // is one window too: its input is `target` over the bytes a window held per byte of input so far (the
+    // records and the compressed input staged: 7.3 in the generated traces; a guess of 8 until the first
+    // segment has come back).
+    const compressed = sharedCores !== undefined && compressedTrace(context);
     const segmentTarget = (): number => compressed
       ? Math.max(C.MIN_WINDOW, Math.min(target, Math.floor(target / (cutBytes ? Math.max(1, recordBytes / cutBytes) : 8))))
       : target;

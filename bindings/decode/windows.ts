@@ -411,6 +411,11 @@ export interface TraceContext {
   compressionFormat: number;
 }
 
+/** Whether the trace's buffers are compressed (its logfile header's mode says so): their records take several times their size. */
+export function compressedTrace(context: TraceContext): boolean {
+  return (context.logFileMode & C.LOG_FILE_MODE_COMPRESSED) !== 0;
+}
+
 /** Where a decode that continues a trace starts: at `fileOffset`, after the trace's first `bufferCount` buffers. */
 export interface Resume extends TraceContext {
   bufferCount: number;
@@ -568,7 +573,7 @@ export async function* decodeWindows(input: Input, options: DecodeOptions = {}, 
   if (pages) window = Math.max(C.MIN_WINDOW, Math.min(window, (pages * PAGE) >>> 3));
   // an input of known size needs no more than its size (small traces take little memory); a compressed
   // trace's segment (parallel decoding), whose records take several times its size, up to 16 times it
-  const expands = resume !== undefined && (resume.logFileMode & C.LOG_FILE_MODE_COMPRESSED) !== 0 ? 16 : 1;
+  const expands = resume !== undefined && compressedTrace(resume) ? 16 : 1;
   if (size !== undefined) window = Math.max(C.MIN_WINDOW, Math.min(window, (size + PAGE) * expands));
   // room for the rows of a window up front (the tables grow past it when a window needs more)
   core.init(pages, window, Math.ceil(window / 64));
