@@ -143,16 +143,24 @@ export const PROV_KIND = 18; // u8 PK_*
 export const PROV_WANTED = 19; // u8 1 when the decode's provider filter keeps its rows (always 1 without one)
 export const PROV_CLR = 20; // i8 index of the .NET runtime provider it is (setClr's list), -1 for others
 
-// ---- event type struct (TYPE_STRIDE bytes per distinct provider, id, version, opcode, header type) ----
-// Bytes 0..7 are the type's key, one little-endian u64; types are numbered in order of first sight.
-export const TYPE_STRIDE = 16;
+// ---- event type struct (TYPE_STRIDE bytes per distinct provider, id, version, opcode, header type,
+// keywords, task, level, channel: every header field an EVENT_DESCRIPTOR decides) ----
+// Bytes 0..19 are the type's key: a little-endian u64 (provider .. header type), the keywords (u64)
+// and a u32 (task, level, channel). Types are numbered in order of first sight. A row stores only its
+// type's index; the fields of the key are the type's (stored per row only for rows without a type).
+export const TYPE_STRIDE = 32;
 export const TYPE_PROVIDER = 0; // u16 provider index
 export const TYPE_EVENT_ID = 2; // u16
 export const TYPE_VERSION = 4; // u16
 export const TYPE_OPCODE = 6; // u8
 export const TYPE_HEADER_TYPE = 7; // u8 HT_*
-export const TYPE_ROWS = 8; // u32 rows of this type in the window
-export const TYPE_CLR = 12; // i16 schema event (typed table) its rows go to, -1: none; bytes 14..15 are zero
+export const TYPE_KEYWORDS = 8; // u64
+export const TYPE_TASK = 16; // u16
+export const TYPE_LEVEL = 18; // u8
+export const TYPE_CHANNEL = 19; // u8
+export const TYPE_KEY_BYTES = 20; // bytes 0..19: the key
+export const TYPE_ROWS = 20; // u32 rows of this type in the window
+export const TYPE_CLR = 24; // i16 schema event (typed table) its rows go to, -1: none; bytes 26..31 are zero
 export const EVENT_TYPE_NONE = 0xffff; // a row beyond MAX_EVENT_TYPES types: not in the table
 
 // ---- typed .NET runtime tables ----

@@ -1,8 +1,10 @@
 // Event type table: one TYPE_STRIDE-byte entry per distinct (provider, event id, version, opcode,
-// header type), found through an open-addressing hash on that 64-bit key, with a row count each.
-// Every row stores its type's index in the eventType column.
+// header type, keywords, task, level, channel), found through an open-addressing hash on that key,
+// with a row count each. Every row stores its type's index in the eventType column, and the fields
+// of the key only when it has no type. The key travels as three words: `key` (provider .. header
+// type, eventTypeKey), the keywords, and `tlc` (task | level << 16 | channel << 24).
 
-import { TYPE_STRIDE, TYPE_ROWS, TYPE_CLR, MAX_EVENT_TYPES, EVENT_TYPE_NONE, PROV_STRIDE, PROV_CLR } from "./codes";
+import { TYPE_STRIDE, TYPE_ROWS, TYPE_CLR, TYPE_KEYWORDS, TYPE_TASK, MAX_EVENT_TYPES, EVENT_TYPE_NONE, PROV_STRIDE, PROV_CLR } from "./codes";
 import { allocate, release, resize } from "./tables";
 import { provTable, seedProvider } from "./providers";
 import { clrEventOf } from "./clr";
@@ -14,13 +16,23 @@ export let typeTable: usize = 0;
 export let hashSlots: usize = 0; // u32 per slot: type index + 1, 0 = empty (the record walk's fast path probes it too)
 export let hashMask: u32 = 0;
 
-/** The key as the first 8 bytes of an entry hold it (TYPE_* offsets). */
+/** The key's first word as the first 8 bytes of an entry hold it (TYPE_* offsets). */
 @inline export function eventTypeKey(provider: u32, eventId: u32, version: u32, opcode: u32, headerType: u32): u64 {
   return <u64>((provider & 0xffff) | (eventId << 16)) | (<u64>((version & 0xffff) | ((opcode & 0xff) << 16) | (headerType << 24)) << 32);
 }
 
-@inline export function typeHash(key: u64): u32 {
-  return <u32>((key * 0x9e3779b97f4a7c15) >> 32);
+/** The task, level and channel as bytes 16..19 of an entry hold them. */
+@inline export function eventTypeTlc(task: u32, level: u32, channel: u32): u32 {
+  return (task & 0xffff) | ((level & 0xff) << 16) | (channel << 24);
+}
+
+@inline export function typeHash(key: u64, keywords: u64, tlc: u32): u32 {
+  return <u32>(((key ^ (keywords * 0xff51afd7ed558ccd) ^ <u64>tlc) * 0x9e3779b97f4a7c15) >> 32);
+}
+
+/** Whether the entry at `p` has this key. */
+@inline function keyAt(p: usize, key: u64, keywords: u64, tlc: u32): bool {
+  return load<u64>(p) == key && load<u64>(p, TYPE_KEYWORDS) == keywords && load<u32>(p, TYPE_TASK) == tlc;
 }
 
 /** Moves the index to `newSize` slots; false (the old index kept) when memory is exhausted. */
@@ -31,17 +43,20 @@ function rehash(newSize: u32): bool {
   hashSlots = slots;
   memory.fill(hashSlots, 0, <usize>newSize << 2);
   hashMask = newSize - 1;
-  for (let i: u32 = 0; i < typeCount; i++) insertSlot(load<u64>(typeTable + <usize>i * TYPE_STRIDE), i);
+  for (let i: u32 = 0; i < typeCount; i++) {
+    let p = typeTable + <usize>i * TYPE_STRIDE;
+    insertSlot(typeHash(load<u64>(p), load<u64>(p, TYPE_KEYWORDS), load<u32>(p, TYPE_TASK)), i);
+  }
   return true;
 }
 
-function insertSlot(key: u64, index: u32): void {
-  let s = typeHash(key) & hashMask;
+function insertSlot(hash: u32, index: u32): void {
+  let s = hash & hashMask;
   while (load<u32>(hashSlots + (<usize>s << 2)) != 0) s = (s + 1) & hashMask;
   store<u32>(hashSlots + (<usize>s << 2), index + 1);
 }
 
-function addType(key: u64): u32 {
+function addType(key: u64, keywords: u64, tlc: u32): u32 {
   if (typeCount >= <u32>MAX_EVENT_TYPES) return EVENT_TYPE_NONE;
   if (typeCount >= typeCap) {
     let cap = max<u32>(typeCap << 1, 64);
@@ -55,10 +70,12 @@ function addType(key: u64): u32 {
   else if (((typeCount + 1) << 1) > hashMask && !rehash((hashMask + 1) << 1)) return EVENT_TYPE_NONE;
   let i = typeCount++;
   let p = typeTable + <usize>i * TYPE_STRIDE;
+  memory.fill(p, 0, TYPE_STRIDE);
   store<u64>(p, key);
-  store<u64>(p, 0, 8);
+  store<u64>(p, keywords, TYPE_KEYWORDS);
+  store<u32>(p, tlc, TYPE_TASK);
   store<i16>(p + TYPE_CLR, <i16>clrOfKey(key));
-  insertSlot(key, i);
+  insertSlot(typeHash(key, keywords, tlc), i);
   return i;
 }
 
@@ -75,21 +92,21 @@ export function clrOfKey(key: u64): i32 {
 }
 
 /** Type of a row with this key, added on first sight; counts the row. */
-function findType(key: u64): u32 {
+function findType(key: u64, keywords: u64, tlc: u32): u32 {
   let found = EVENT_TYPE_NONE;
   if (hashSlots != 0) {
-    let s = typeHash(key) & hashMask;
+    let s = typeHash(key, keywords, tlc) & hashMask;
     while (true) {
       let v = load<u32>(hashSlots + (<usize>s << 2));
       if (v == 0) break;
-      if (load<u64>(typeTable + <usize>(v - 1) * TYPE_STRIDE) == key) {
+      if (keyAt(typeTable + <usize>(v - 1) * TYPE_STRIDE, key, keywords, tlc)) {
         found = v - 1;
         break;
       }
       s = (s + 1) & hashMask;
     }
   }
-  if (found == EVENT_TYPE_NONE) found = addType(key);
+  if (found == EVENT_TYPE_NONE) found = addType(key, keywords, tlc);
   if (found != EVENT_TYPE_NONE) {
     let p = typeTable + <usize>found * TYPE_STRIDE;
     store<u32>(p + TYPE_ROWS, load<u32>(p + TYPE_ROWS) + 1);
@@ -102,18 +119,18 @@ function findType(key: u64): u32 {
  * first probe is inlined into the record walk: the index stays under half full, so it mostly finds
  * the type. (Trying the last row's type first costs more: types alternate from row to row.)
  */
-@inline export function eventType(key: u64): u32 {
+@inline export function eventType(key: u64, keywords: u64, tlc: u32): u32 {
   if (hashSlots != 0) {
-    let v = load<u32>(hashSlots + (<usize>(typeHash(key) & hashMask) << 2));
+    let v = load<u32>(hashSlots + (<usize>(typeHash(key, keywords, tlc) & hashMask) << 2));
     if (v != 0) {
       let p = typeTable + <usize>(v - 1) * TYPE_STRIDE;
-      if (load<u64>(p) == key) {
+      if (keyAt(p, key, keywords, tlc)) {
         store<u32>(p + TYPE_ROWS, load<u32>(p + TYPE_ROWS) + 1);
         return v - 1;
       }
     }
   }
-  return findType(key);
+  return findType(key, keywords, tlc);
 }
 
 /** Zeroes every type's row count: a new window counts its own rows. */
@@ -130,11 +147,12 @@ export function clearRowCounts(): void {
 export function seedTypes(provs: usize, nProviders: u32, types: usize, nTypes: u32): void {
   for (let i: u32 = 0; i < nProviders; i++) seedProvider(provs + <usize>i * PROV_STRIDE);
   for (let t: u32 = 0; t < nTypes; t++) {
-    let key = load<u64>(types + <usize>t * TYPE_STRIDE);
+    let e = types + <usize>t * TYPE_STRIDE;
+    let key = load<u64>(e);
     let p = <u32>(key & 0xffff);
     if (p >= nProviders) continue;
     let k = seedProvider(provs + <usize>p * PROV_STRIDE);
-    if (k >= 0) findType((key & ~(<u64>0xffff)) | <u64>k);
+    if (k >= 0) findType((key & ~(<u64>0xffff)) | <u64>k, load<u64>(e, TYPE_KEYWORDS), load<u32>(e, TYPE_TASK));
   }
   clearRowCounts();
 }

@@ -5,7 +5,7 @@
 import {
   W_RECORD_SIZE_ZERO, W_RECORD_TOO_SMALL, W_RECORD_OVERRUNS, W_OPAQUE_RECORD, W_CORRUPT_MARKER,
   W_EXT_ITEMS_MALFORMED, W_MESSAGE_TRUNCATED, F_NO_PROCESS_INFO, F_TIMESTAMP_INHERITED, F_EXT_MALFORMED,
-  F_OPAQUE, F_HEADER_FLAGS_MASK, HT_MESSAGE, PK_GUID, TYPE_STRIDE, TYPE_ROWS, TYPE_CLR, BUFFER_HEADER_SIZE, MAX_EXT_ITEMS, PROV_STRIDE, PROV_WANTED,
+  F_OPAQUE, F_HEADER_FLAGS_MASK, HT_MESSAGE, PK_GUID, TYPE_STRIDE, TYPE_ROWS, TYPE_CLR, TYPE_KEYWORDS, TYPE_TASK, BUFFER_HEADER_SIZE, MAX_EXT_ITEMS, PROV_STRIDE, PROV_WANTED,
   FF_PROVIDER, FF_EVENT_ID, FF_OPCODE, FF_LEVEL, FF_KEYWORDS, FF_PID, FF_TID, FF_FROM, FF_TO, FILTER_LEVEL,
   FILTER_KEYWORDS, FILTER_FROM, FILTER_TO, FILTER_EVENT_ID_COUNT, FILTER_OPCODE_COUNT, FILTER_PID_COUNT,
   FILTER_TID_COUNT, FILTER_EVENT_IDS, FILTER_OPCODES, FILTER_PIDS, FILTER_TIDS, EVENT_TYPE_NONE,
@@ -14,12 +14,12 @@ import {
   rowCount, rowBase, colTimestamp, colKeywords, colPid, colTid, colPayloadOffset, colPayloadLength, colHeaderLength,
   colProvider, colEventId, colTask, colFlags, colProcessor, colVersion, colOpcode, colLevel, colHeaderType,
   colChannel, colEventType, extCount, colExtRow, colExtType, colExtSize, colExtOffset, ensureExt, warn,
-  filterFlags, filterBlock, fixedBlock, FIXED_TIMESTAMP, FIXED_KEYWORDS, FIXED_PID, FIXED_TID, FIXED_PAYLOAD_OFFSET,
-  FIXED_PAYLOAD_LENGTH, FIXED_HEADER_LENGTH, FIXED_TASK, FIXED_FLAGS, FIXED_PROCESSOR,
-  FIXED_EVENT_TYPE, FIXED_LEVEL, FIXED_HEADER_TYPE, FIXED_CHANNEL, allocate, release,
+  filterFlags, filterBlock, fixedBlock, FIXED_TIMESTAMP, FIXED_PID, FIXED_TID, FIXED_PAYLOAD_OFFSET,
+  FIXED_PAYLOAD_LENGTH, FIXED_HEADER_LENGTH, FIXED_FLAGS, FIXED_PROCESSOR, FIXED_EVENT_TYPE, FIXED_HEADER_TYPE,
+  allocate, release,
 } from "./tables";
 import { provTable } from "./providers";
-import { eventType, eventTypeKey, typeClr, typeHash } from "./eventtypes";
+import { eventType, eventTypeKey, eventTypeTlc, typeClr, typeHash } from "./eventtypes";
 import * as eventtypes from "./eventtypes";
 import { clrOn, clrEntry } from "./clr";
 import * as clr from "./clr";
@@ -86,48 +86,46 @@ function filteredOut(
   // the row is committed here or nowhere: one branch per record without a filter
   if (filterFlags != 0 && filteredOut(ts, keywords, pid, tid, provider, eventId, flags, opcode, level)) return;
   let key = eventTypeKey(<u32>provider, eventId, version, opcode, headerType);
-  let type = eventType(key);
+  let tlc = eventTypeTlc(task, level, channel);
+  let type = eventType(key, keywords, tlc);
   let r = <usize>rowCount;
   let fb = fixedBlock;
   if (fb != 0) {
     let a8 = fb + (r << 3), a4 = fb + (r << 2), a2 = fb + (r << 1), a1 = fb + r;
     store<i64>(a8, ts, FIXED_TIMESTAMP);
-    store<u64>(a8, keywords, FIXED_KEYWORDS);
     store<u32>(a4, pid, FIXED_PID);
     store<u32>(a4, tid, FIXED_TID);
     store<u32>(a4, <u32>(rec + headerLength), FIXED_PAYLOAD_OFFSET);
     store<u16>(a2, <u16>(size - headerLength), FIXED_PAYLOAD_LENGTH);
     store<u16>(a2, <u16>headerLength, FIXED_HEADER_LENGTH);
-    store<u16>(a2, <u16>task, FIXED_TASK);
     store<u16>(a2, <u16>flags, FIXED_FLAGS);
     store<u16>(a2, <u16>processor, FIXED_PROCESSOR);
     store<u16>(a2, <u16>type, FIXED_EVENT_TYPE);
-    store<u8>(a1, <u8>level, FIXED_LEVEL);
     store<u8>(a1, <u8>headerType, FIXED_HEADER_TYPE);
-    store<u8>(a1, <u8>channel, FIXED_CHANNEL);
   } else {
     store<i64>(colTimestamp + (r << 3), ts);
-    store<u64>(colKeywords + (r << 3), keywords);
     store<u32>(colPid + (r << 2), pid);
     store<u32>(colTid + (r << 2), tid);
     store<u32>(colPayloadOffset + (r << 2), <u32>(rec + headerLength));
     store<u16>(colPayloadLength + (r << 1), <u16>(size - headerLength));
     store<u16>(colHeaderLength + (r << 1), <u16>headerLength);
-    store<u16>(colTask + (r << 1), <u16>task);
     store<u16>(colFlags + (r << 1), <u16>flags);
     store<u16>(colProcessor + (r << 1), <u16>processor);
     store<u16>(colEventType + (r << 1), <u16>type);
-    store<u8>(colLevel + r, <u8>level);
     store<u8>(colHeaderType + r, <u8>headerType);
-    store<u8>(colChannel + r, <u8>channel);
   }
-  // Provider, event id, version and opcode are the event type's (its struct holds them): stored only
-  // for a row without one, past the type table's MAX_EVENT_TYPES (the bindings read the rest there).
+  // Provider, event id, version, opcode, keywords, task, level and channel are the event type's (its
+  // struct holds them): stored only for a row without one, past the type table's MAX_EVENT_TYPES (the
+  // bindings read the rest there).
   if (type == EVENT_TYPE_NONE) {
     store<u16>(colProvider + (r << 1), <u16>provider);
     store<u16>(colEventId + (r << 1), <u16>eventId);
     store<u16>(colVersion + (r << 1), <u16>version);
     store<u8>(colOpcode + r, <u8>opcode);
+    store<u64>(colKeywords + (r << 3), keywords);
+    store<u16>(colTask + (r << 1), <u16>task);
+    store<u8>(colLevel + r, <u8>level);
+    store<u8>(colChannel + r, <u8>channel);
   }
   tables.rowCount = rowCount + 1;
   // its typed table, if the record is a .NET runtime event the schema knows
@@ -341,28 +339,26 @@ function walkFast(base: usize, pos: u32, len: u32, processor: u32): u32 {
     let version = <u32>(d >> 16) & 0xff;
     let opcode = <u32>(d >> 40) & 0xff;
     let key = <u64>(prov | (id << 16)) | (<u64>(version | (opcode << 16) | (ht << 24)) << 32);
-    let v = load<u32>(slots + (<usize>(typeHash(key) & mask) << 2));
+    let keywords = load<u64>(rec, 0x30);
+    let tlc = <u32>(d >> 48) | (<u32>(d >> 16) & 0xff0000) | (<u32>d & 0xff000000); // task, level, channel
+    let v = load<u32>(slots + (<usize>(typeHash(key, keywords, tlc) & mask) << 2));
     if (v == 0) break;
     let te = types + <usize>(v - 1) * TYPE_STRIDE;
-    if (load<u64>(te) != key) break;
+    if (load<u64>(te) != key || load<u64>(te, TYPE_KEYWORDS) != keywords || load<u32>(te, TYPE_TASK) != tlc) break;
     store<u32>(te + TYPE_ROWS, load<u32>(te + TYPE_ROWS) + 1);
     ts = load<i64>(rec, 0x10);
     let tp = load<u64>(rec, 8); // ThreadId, then ProcessId
     let a8 = fb + (r << 3), a4 = fb + (r << 2), a2 = fb + (r << 1), a1 = fb + r;
     store<i64>(a8, ts, FIXED_TIMESTAMP);
-    store<u64>(a8, load<u64>(rec, 0x30), FIXED_KEYWORDS);
     store<u32>(a4, <u32>(tp >> 32), FIXED_PID);
     store<u32>(a4, <u32>tp, FIXED_TID);
     store<u32>(a4, <u32>(rec + 0x50), FIXED_PAYLOAD_OFFSET);
     store<u16>(a2, <u16>(size - 0x50), FIXED_PAYLOAD_LENGTH);
     store<u16>(a2, 0x50, FIXED_HEADER_LENGTH);
-    store<u16>(a2, <u16>(d >> 48), FIXED_TASK);
     store<u16>(a2, <u16>flags, FIXED_FLAGS);
     store<u16>(a2, <u16>processor, FIXED_PROCESSOR);
     store<u16>(a2, <u16>(v - 1), FIXED_EVENT_TYPE);
-    store<u8>(a1, <u8>(d >> 32), FIXED_LEVEL);
     store<u8>(a1, <u8>ht, FIXED_HEADER_TYPE);
-    store<u8>(a1, <u8>(d >> 24), FIXED_CHANNEL);
     if (clr) {
       let t = <i32>load<i16>(te + TYPE_CLR);
       if (t >= 0) noteTyped(t, <u32>r);

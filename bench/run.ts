@@ -231,7 +231,7 @@ function firstDecode(engine: string, file: string): { rssMB: number; ms: number;
 }
 
 function tableBytes(t: Trace): { events: number; all: number } {
-  // the event table as stored (provider, event id, version and opcode are made from the event type when first read;
+  // the event table as stored (the fields the event type decides are made from it when first read;
   // an EventPipe file's keywords, level and the columns of one value from its metadata when first read)
   const perRow = t.eventPipeVersion !== undefined ? nettraceRowBytes() : Object.values(STORED_EVENT_LAYOUT).reduce((n, [Type]) => n + Type.BYTES_PER_ELEMENT, 0);
   let clr = 0;

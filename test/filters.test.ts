@@ -37,7 +37,12 @@ function typeKey(t: Trace, row: number): string {
   const ty = t.eventTypes;
   const k = ty.typeOf(row);
   if (k < 0) return "none";
-  return [ty.provider[k], ty.eventId[k], ty.version[k], ty.opcode[k], ty.headerType[k]].join(",");
+  return typeKeyAt(ty, k);
+}
+
+/** An event type's whole key: provider, id, version, opcode, header type, keywords, task, level, channel. */
+function typeKeyAt(ty: Trace["eventTypes"], k: number): string {
+  return [ty.provider[k], ty.eventId[k], ty.version[k], ty.opcode[k], ty.headerType[k], ty.keywords[k], ty.task[k], ty.level[k], ty.channel[k]].join(",");
 }
 
 function payloadOf(t: Trace, row: number): Uint8Array {
@@ -85,7 +90,7 @@ function differences(a: Trace, b: Trace, keep: number[], limit = 10): string[] {
   counts.delete("none");
   const ty = b.eventTypes;
   const got = new Map<string, number>();
-  for (let k = 0; k < ty.length; k++) got.set([ty.provider[k], ty.eventId[k], ty.version[k], ty.opcode[k], ty.headerType[k]].join(","), ty.count[k]);
+  for (let k = 0; k < ty.length; k++) got.set(typeKeyAt(ty, k), ty.count[k]);
   if (JSON.stringify([...got].sort()) !== JSON.stringify([...counts].sort())) say(`event types: ${got.size} (counts differ), expected ${counts.size}`);
   // extended items of kept rows only, renumbered
   const xa = extOf(a), xb = extOf(b);

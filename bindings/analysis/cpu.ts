@@ -285,18 +285,19 @@ export class StackWeightCollector {
     this.attacher.addRows(events, rows, firstRow);
     this.clock ??= trace.clock;
     const { picked, symbolRow, perfInfo } = batch;
-    const { task, flags, pid, tid, payloadOffset, payloadLength } = events.columns;
+    const { flags, pid, tid, payloadOffset, payloadLength } = events.columns;
+    const task = (r: number) => events.typeFieldOf("task", r);
     // (provider and opcode from each row's event type: their columns are not made)
     const provider = (r: number) => events.typeFieldOf("provider", r);
     const opcode = (r: number) => events.typeFieldOf("opcode", r);
     const ts32 = new Uint32Array(events.columns.timestamp.buffer, events.columns.timestamp.byteOffset, events.length * 2);
     const ps = this.pointerSize;
     const duration = this.options.duration;
-    const pairKey = (r: number) => `${provider(r)}/${task[r]}/${duration!.by === undefined ? tid[r] : String(events.row(r).get(duration!.by))}`;
+    const pairKey = (r: number) => `${provider(r)}/${task(r)}/${duration!.by === undefined ? tid[r] : String(events.row(r).get(duration!.by))}`;
     for (const r of rows) {
       if (symbolRow?.[r]) this.symbols.add(events.row(r));
       // duration: a Stop gives the Start it ends its weight, the milliseconds between them
-      if (duration && opcode(r) === 2 && this.startTasks.has(provider(r) * 65536 + task[r])) {
+      if (duration && opcode(r) === 2 && this.startTasks.has(provider(r) * 65536 + task(r))) {
         const key = pairKey(r);
         const k = this.open.get(key);
         if (k !== undefined) {
@@ -309,7 +310,7 @@ export class StackWeightCollector {
       if (duration) {
         if (opcode(r) !== 1) continue;
         w = NaN;
-        this.startTasks.add(provider(r) * 65536 + task[r]);
+        this.startTasks.add(provider(r) * 65536 + task(r));
         // (a Start again before its Stop: the newer one waits, as the Stop ends the latest)
         this.open.set(pairKey(r), this.row.length);
       } else if (this.options.weight) {

@@ -1,7 +1,9 @@
 // Event type table (assembly/eventtypes.ts): one TYPE_STRIDE-byte entry per distinct (provider,
-// event id, version, opcode, header type), found through an open-addressing hash on that 64-bit
-// key, with a row count each. Every row stores its type's index in the eventType column. The key
-// travels as two u32 words: lo = provider | eventId << 16, hi = version | opcode << 16 | headerType << 24.
+// event id, version, opcode, header type, keywords, task, level, channel), found through an
+// open-addressing hash on that key, with a row count each. Every row stores its type's index in the
+// eventType column. The key travels as five u32 words (a TypeKey): lo = provider | eventId << 16,
+// hi = version | opcode << 16 | headerType << 24, the keywords' two halves, and
+// tlc = task | level << 16 | channel << 24.
 
 import { TYPE_STRIDE, TYPE_ROWS, TYPE_CLR, MAX_EVENT_TYPES, EVENT_TYPE_NONE, PROV_STRIDE, PROV_CLR } from "../../assembly/codes.js";
 import { resize } from "./tables.js";
@@ -9,8 +11,8 @@ import { clrEventOf } from "./clr.js";
 import { seedProvider } from "./providers.js";
 import type { CoreState } from "./state.js";
 
-export function typeHash(lo: number, hi: number): number {
-  let h = Math.imul(lo ^ Math.imul(hi, 0x9e3779b1), 0x85ebca6b);
+export function typeHash(lo: number, hi: number, kwLo: number, kwHi: number, tlc: number): number {
+  let h = Math.imul(lo ^ Math.imul(hi, 0x9e3779b1) ^ Math.imul(kwLo ^ Math.imul(kwHi, 0x27d4eb2f), 0x165667b1) ^ tlc, 0x85ebca6b);
   h ^= h >>> 15;
   return Math.imul(h, 0x2c1b3c6d) >>> 0;
 }
@@ -21,18 +23,19 @@ function rehash(s: CoreState, size: number): boolean {
   s.typeMask = size - 1;
   for (let i = 0; i < s.typeCount; i++) {
     const w = (s.typeTable + i * TYPE_STRIDE) >>> 2;
-    insertSlot(s, s.u32[w], s.u32[w + 1], i);
+    const u = s.u32;
+    insertSlot(s, typeHash(u[w], u[w + 1], u[w + 2], u[w + 3], u[w + 4]), i);
   }
   return true;
 }
 
-function insertSlot(s: CoreState, lo: number, hi: number, index: number): void {
-  let k = typeHash(lo, hi) & s.typeMask;
+function insertSlot(s: CoreState, hash: number, index: number): void {
+  let k = hash & s.typeMask;
   while (s.typeSlots[k] !== 0) k = (k + 1) & s.typeMask;
   s.typeSlots[k] = index + 1;
 }
 
-function addType(s: CoreState, lo: number, hi: number): number {
+function addType(s: CoreState, lo: number, hi: number, kwLo: number, kwHi: number, tlc: number): number {
   if (s.typeCount >= MAX_EVENT_TYPES) return EVENT_TYPE_NONE;
   if (s.typeCount >= s.typeCap) {
     const cap = Math.max(s.typeCap * 2, 64);
@@ -46,11 +49,14 @@ function addType(s: CoreState, lo: number, hi: number): number {
   else if ((s.typeCount + 1) * 2 > s.typeMask && !rehash(s, (s.typeMask + 1) * 2)) return EVENT_TYPE_NONE;
   const i = s.typeCount++;
   const w = (s.typeTable + i * TYPE_STRIDE) >>> 2;
+  s.u32.fill(0, w, w + TYPE_STRIDE / 4);
   s.u32[w] = lo;
   s.u32[w + 1] = hi;
-  s.u32[w + 2] = 0;
-  s.u32[w + 3] = clrOfKey(s, lo, hi) & 0xffff; // TYPE_CLR (i16), then two zero bytes
-  insertSlot(s, lo, hi, i);
+  s.u32[w + 2] = kwLo;
+  s.u32[w + 3] = kwHi;
+  s.u32[w + 4] = tlc;
+  s.u32[w + (TYPE_CLR >>> 2)] = clrOfKey(s, lo, hi) & 0xffff; // TYPE_CLR (i16), then zero bytes
+  insertSlot(s, typeHash(lo, hi, kwLo, kwHi, tlc), i);
   return i;
 }
 
@@ -71,21 +77,21 @@ export function typeClr(s: CoreState, type: number, lo: number, hi: number): num
  * counts the row. The record walk makes the first probe itself (the WebAssembly core's eventType)
  * and takes its views again after this call: it may allocate.
  */
-export function findType(s: CoreState, lo: number, hi: number): number {
+export function findType(s: CoreState, lo: number, hi: number, kwLo: number, kwHi: number, tlc: number): number {
   let found = EVENT_TYPE_NONE;
   const table = s.u32;
-  let k = typeHash(lo, hi) & s.typeMask;
+  let k = typeHash(lo, hi, kwLo, kwHi, tlc) & s.typeMask;
   for (;;) {
     const v = s.typeSlots[k];
     if (v === 0) break;
     const w = (s.typeTable + (v - 1) * TYPE_STRIDE) >>> 2;
-    if (table[w] === lo && table[w + 1] === hi) {
+    if (table[w] === lo && table[w + 1] === hi && table[w + 2] === kwLo && table[w + 3] === kwHi && table[w + 4] === tlc) {
       found = v - 1;
       break;
     }
     k = (k + 1) & s.typeMask;
   }
-  if (found === EVENT_TYPE_NONE) found = addType(s, lo, hi);
+  if (found === EVENT_TYPE_NONE) found = addType(s, lo, hi, kwLo, kwHi, tlc);
   if (found !== EVENT_TYPE_NONE) s.u32[(s.typeTable + found * TYPE_STRIDE + TYPE_ROWS) >>> 2]++;
   return found;
 }
@@ -104,7 +110,7 @@ export function seedTypes(s: CoreState, provs: number, nProviders: number, types
     const p = lo & 0xffff;
     if (p >= nProviders) continue;
     const k = seedProvider(s, provs + p * PROV_STRIDE);
-    if (k >= 0) findType(s, ((lo & ~0xffff) | k) >>> 0, hi);
+    if (k >= 0) findType(s, ((lo & ~0xffff) | k) >>> 0, hi, s.u32[w + 2], s.u32[w + 3], s.u32[w + 4]);
   }
   clearRowCounts(s);
 }

@@ -312,38 +312,40 @@ export function walkRecords(s: CoreState, base: number, len: number, processor: 
     // its event type: the first probe of the index here, the rest in findType (which may allocate)
     const typeLo = ((prov & 0xffff) | (eventId << 16)) >>> 0;
     const typeHi = (version | (opcode << 16) | (rowType << 24)) >>> 0;
-    const v = s.typeSlots[typeHash(typeLo, typeHi) & s.typeMask];
+    const tlc = (task | (level << 16) | (channel << 24)) >>> 0;
+    const v = s.typeSlots[typeHash(typeLo, typeHi, kwLo, kwHi, tlc) & s.typeMask];
     const tw = (s.typeTable + (v - 1) * TYPE_STRIDE) >>> 2;
     let type: number;
-    if (v !== 0 && U32[tw] === typeLo && U32[tw + 1] === typeHi) {
+    if (v !== 0 && U32[tw] === typeLo && U32[tw + 1] === typeHi && U32[tw + 2] === kwLo && U32[tw + 3] === kwHi && U32[tw + 4] === tlc) {
       U32[tw + (TYPE_ROWS >>> 2)]++;
       type = v - 1;
     } else {
-      type = findType(s, typeLo, typeHi);
+      type = findType(s, typeLo, typeHi, kwLo, kwHi, tlc);
       U8 = s.u8; U16 = s.u16; U32 = s.u32;
     }
     U32[iTs + 2 * r] = tsLo;
     U32[iTs + 2 * r + 1] = tsHi;
-    U32[iKw + 2 * r] = kwLo;
-    U32[iKw + 2 * r + 1] = kwHi;
     U32[iPid + r] = pid;
     U32[iTid + r] = tid;
     U32[iPay + r] = rec + hl;
     U16[iPl + r] = size - hl;
     U16[iHl + r] = hl;
-    U16[iTask + r] = task;
     U16[iFlags + r] = flags;
     U16[iProc + r] = processor;
-    U8[iLevel + r] = level;
     U8[iHt + r] = rowType;
-    U8[iCh + r] = channel;
     U16[iType + r] = type;
-    // provider, event id, version and opcode are the event type's: stored only for a row without one
+    // provider, event id, version, opcode, keywords, task, level and channel are the event type's:
+    // stored only for a row without one
     if (type === EVENT_TYPE_NONE) {
       U16[iProv + r] = prov;
       U16[iId + r] = eventId;
       U16[iVer + r] = version;
       U8[iOp + r] = opcode;
+      U32[iKw + 2 * r] = kwLo;
+      U32[iKw + 2 * r + 1] = kwHi;
+      U16[iTask + r] = task;
+      U8[iLevel + r] = level;
+      U8[iCh + r] = channel;
     }
     s.rowCount = r + 1;
     // the row of its typed table, if the record is a .NET runtime event the schema knows

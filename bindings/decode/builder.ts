@@ -303,7 +303,10 @@ export class TraceBuilder {
         u.length = this.rows;
         u.reserve(total, this.expect(total, at));
         const from = data.untyped ?? e;
-        for (const k of TYPE_FIELDS) (u.arrays[k] as Uint16Array).set(from[k].subarray(0, n), this.rows);
+        for (const k of TYPE_FIELDS) {
+          const col = from[k] as Uint16Array | undefined;
+          if (col) (u.arrays[k] as Uint16Array).set(col.subarray(0, n), this.rows);
+        }
         u.length = total;
       }
       for (const k of Object.keys(STORED_EVENT_LAYOUT) as (keyof StoredEventColumns)[]) {

@@ -12,7 +12,7 @@
 import * as C from "../../assembly/codes.js";
 import { clrProgram } from "../schema/clr-program.js";
 import { TraceDecodeError } from "./errors.js";
-import { align8, metaOf, EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type FileClock, type SourceFile, type TraceData } from "./trace-data.js";
+import { align8, metaOf, typeKeyOf, EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type FileClock, type SourceFile, type TraceData } from "./trace-data.js";
 export type { FileClock, SourceFile } from "./trace-data.js";
 import { logfileCopy, rebaseLogfile } from "./builder.js";
 import { exactBlock, joinBlocks, moveBlock, relocate, type Relocation } from "./clr-blocks.js";
@@ -142,8 +142,7 @@ export class SessionMerger {
   }
 
   private type(provider: number, bytes: Uint8Array, at: number): number {
-    const v = new DataView(bytes.buffer, bytes.byteOffset + at, C.TYPE_STRIDE);
-    const key = `${provider}:${v.getUint16(C.TYPE_EVENT_ID, true)}:${v.getUint16(C.TYPE_VERSION, true)}:${bytes[at + C.TYPE_OPCODE]}:${bytes[at + C.TYPE_HEADER_TYPE]}`;
+    const key = typeKeyOf(bytes, at, provider);
     let i = this.typeIndex.get(key);
     if (i === undefined) {
       if (this.typeStructs.length >= C.MAX_EVENT_TYPES) return C.EVENT_TYPE_NONE;

@@ -14,7 +14,7 @@ import { blobChunks, compressedTrace, decodeWindows, isByteSource, knownSize, me
 import { slices, sourceChunks } from "./chunks.js";
 import { giveBack, takeBuffer } from "./reuse.js";
 import { describeViews, packWindow, rebuildViews, SharedSlots, SparePool, type WindowBuffers } from "./transfer.js";
-import { align8, metaOf, storedColumns, untypedRows, withTypeFields, type TraceData } from "./trace-data.js";
+import { align8, metaOf, storedColumns, typeKeyOf, untypedRows, withTypeFields, type TraceData } from "./trace-data.js";
 import { logfileCopy, rebaseLogfile } from "./builder.js";
 import { formatGuid } from "../schema/guid.js";
 
@@ -244,7 +244,7 @@ class Merger {
       const at = d.typesOffset + t * C.TYPE_STRIDE;
       const p = v.getUint16(at + C.TYPE_PROVIDER, true);
       const provider = maps.providers[p] ?? p;
-      const key = `${provider},${v.getUint32(at + C.TYPE_EVENT_ID, true)},${v.getUint16(at + C.TYPE_OPCODE, true)}`;
+      const key = typeKeyOf(bytes, at, provider);
       let g = this.typeIndex.get(key);
       if (g === undefined && this.typeCount < C.MAX_EVENT_TYPES) {
         g = this.typeCount++;
@@ -260,7 +260,7 @@ class Merger {
     }
     const e = d.events;
     // (a typed row's provider is its type's, mapped above; a row without a type has its own)
-    if (!maps.providersIdentity && d.untyped && untypedRows(d) > 0) remap(d.untyped.provider, d.eventCount, Uint16Array.from(maps.providers));
+    if (!maps.providersIdentity && d.untyped?.provider && untypedRows(d) > 0) remap(d.untyped.provider, d.eventCount, Uint16Array.from(maps.providers));
     if (!maps.typesIdentity) remap(e.eventType, d.eventCount, Uint16Array.from(maps.types));
     // the window's row counts on the trace's event types
     const types = this.types.slice(0, this.typeCount * C.TYPE_STRIDE);

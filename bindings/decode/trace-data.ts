@@ -67,10 +67,10 @@ export const EVENT_COLUMN_LAYOUT: Readonly<Record<keyof EventColumns, readonly [
 /**
  * The event columns a row's event type decides (its struct, TYPE_*, holds them). The cores store them
  * only for rows without a type (EVENT_TYPE_NONE, past the type table's MAX_EVENT_TYPES types), so a
- * row costs 7 bytes less to write and to move; a table of such rows makes them whole from the
+ * row costs 19 bytes less to write and to move; a table of such rows makes them whole from the
  * `eventType` column on first use (withTypeFields).
  */
-export const TYPE_FIELDS = ["provider", "eventId", "version", "opcode"] as const;
+export const TYPE_FIELDS = ["provider", "eventId", "version", "opcode", "keywords", "task", "level", "channel"] as const;
 export type TypeField = (typeof TYPE_FIELDS)[number];
 /** The event columns stored as they are: all but the type fields. */
 export type StoredEventColumns = Omit<EventColumns, TypeField>;
@@ -81,10 +81,25 @@ export const STORED_EVENT_LAYOUT = Object.fromEntries(
 export const TYPE_FIELD_LAYOUT = Object.fromEntries(TYPE_FIELDS.map((k) => [k, EVENT_COLUMN_LAYOUT[k]])) as Readonly<
   Record<TypeField, readonly [ColumnType, number]>
 >;
-/** Where each type field is in an event type struct, and its width in bytes. */
-const TYPE_FIELD_AT: Readonly<Record<TypeField, readonly [number, 1 | 2]>> = {
-  provider: [C.TYPE_PROVIDER, 2], eventId: [C.TYPE_EVENT_ID, 2], version: [C.TYPE_VERSION, 2], opcode: [C.TYPE_OPCODE, 1],
+/** Where each type field is in an event type struct (its width is its column's). */
+const TYPE_FIELD_AT: Readonly<Record<TypeField, number>> = {
+  provider: C.TYPE_PROVIDER, eventId: C.TYPE_EVENT_ID, version: C.TYPE_VERSION, opcode: C.TYPE_OPCODE,
+  keywords: C.TYPE_KEYWORDS, task: C.TYPE_TASK, level: C.TYPE_LEVEL, channel: C.TYPE_CHANNEL,
 };
+
+/** The values of each type field by event type (index: the eventType column's value). */
+export type TypeFieldValues = { [F in TypeField]: EventColumns[F] };
+
+/**
+ * An event type's identity: its key (TYPE_KEY_BYTES bytes of its struct at `at`) with its provider
+ * index `provider` in place of the struct's (the tables that put types of several windows or files
+ * together map providers first).
+ */
+export function typeKeyOf(bytes: Uint8Array, at: number, provider: number): string {
+  let key = String(provider);
+  for (let i = C.TYPE_PROVIDER + 2; i < C.TYPE_KEY_BYTES; i++) key += String.fromCharCode(bytes[at + i]);
+  return key;
+}
 
 /**
  * `stored` with the type fields added: each made, on first use, from the event type of each of the
@@ -95,7 +110,7 @@ const TYPE_FIELD_AT: Readonly<Record<TypeField, readonly [number, 1 | 2]>> = {
  */
 export function withTypeFields(
   stored: StoredEventColumns, n: number, tables: () => Pick<TraceData, "bytes" | "meta" | "typesOffset" | "typeCount">,
-  untyped?: Pick<EventColumns, TypeField>,
+  untyped?: Partial<Pick<EventColumns, TypeField>>,
 ): EventColumns {
   const events = stored as EventColumns;
   for (const field of TYPE_FIELDS) madeOnFirstRead(events, field, () => typeField(field, events.eventType, n, tables(), untyped?.[field]));
@@ -123,32 +138,52 @@ export function storedColumns(events: EventColumns): StoredEventColumns {
 }
 
 /** Each type field's value by event type (`typeCount` entries), from the type structs of `t`. */
-export function typeFieldValues(t: Pick<TraceData, "bytes" | "meta" | "typesOffset" | "typeCount">): Record<TypeField, Uint16Array | Uint8Array> {
+export function typeFieldValues(t: Pick<TraceData, "bytes" | "meta" | "typesOffset" | "typeCount">): TypeFieldValues {
   const meta = metaOf(t as TraceData);
-  const v = new DataView(meta.buffer, meta.byteOffset);
   const count = t.typeCount;
-  const out = {} as Record<TypeField, Uint16Array | Uint8Array>;
+  const out = {} as Record<TypeField, ArrayBufferView>;
   for (const field of TYPE_FIELDS) {
-    const [at, width] = TYPE_FIELD_AT[field];
-    const of = width === 2 ? new Uint16Array(count) : new Uint8Array(count);
+    const Type = EVENT_COLUMN_LAYOUT[field][0];
+    const width = Type.BYTES_PER_ELEMENT;
+    // (gathered byte by byte into a little-endian view: every width, no BigInt per value)
+    const of = new Type(count);
+    const into = new Uint8Array(of.buffer);
     for (let k = 0; k < count; k++) {
-      const o = t.typesOffset + k * C.TYPE_STRIDE + at;
-      of[k] = width === 2 ? v.getUint16(o, true) : v.getUint8(o);
+      const o = t.typesOffset + k * C.TYPE_STRIDE + TYPE_FIELD_AT[field];
+      for (let b = 0; b < width; b++) into[k * width + b] = meta[o + b];
     }
     out[field] = of;
   }
-  return out;
+  return out as unknown as TypeFieldValues;
 }
 
 function typeField(
-  field: TypeField, eventType: Uint16Array, n: number, t: Pick<TraceData, "bytes" | "meta" | "typesOffset" | "typeCount">, untyped?: ArrayLike<number>,
-): Uint16Array | Uint8Array {
+  field: TypeField, eventType: Uint16Array, n: number, t: Pick<TraceData, "bytes" | "meta" | "typesOffset" | "typeCount">, untyped?: ArrayBufferView,
+): ArrayBufferView {
   const of = typeFieldValues(t)[field];
   const count = of.length;
-  const out = of instanceof Uint16Array ? new Uint16Array(n) : new Uint8Array(n);
+  if (of instanceof BigUint64Array) {
+    // two 32-bit words a row: no BigInt per row
+    const out = new BigUint64Array(n);
+    const words = new Uint32Array(out.buffer), ofWords = new Uint32Array(of.buffer);
+    const from = untyped && new Uint32Array(untyped.buffer, untyped.byteOffset, n * 2);
+    for (let r = 0; r < n; r++) {
+      const k = eventType[r];
+      const src = k < count ? ofWords : from;
+      const at = k < count ? 2 * k : 2 * r;
+      if (src) {
+        words[2 * r] = src[at];
+        words[2 * r + 1] = src[at + 1];
+      }
+    }
+    return out;
+  }
+  const values = of as Uint16Array | Uint8Array;
+  const out = new (values.constructor as Uint16ArrayConstructor | Uint8ArrayConstructor)(n);
+  const from = untyped as Uint16Array | Uint8Array | undefined;
   for (let r = 0; r < n; r++) {
     const k = eventType[r];
-    out[r] = k < count ? of[k] : untyped ? untyped[r] : 0;
+    out[r] = k < count ? values[k] : from ? from[r] : 0;
   }
   return out;
 }
@@ -226,7 +261,7 @@ export interface TraceData {
    * The cores' type-field columns (TYPE_FIELDS), meaningful only at rows without an event type;
    * absent when the events' type fields are whole columns, or no row lacks a type.
    */
-  untyped?: Pick<EventColumns, TypeField>;
+  untyped?: Partial<Pick<EventColumns, TypeField>>;
   ext: ExtendedItemColumns;
   extCount: number;
   /** Buffer table: `bufferCount` structs of BUF_STRIDE bytes at `buffersOffset` in `bytes`. */

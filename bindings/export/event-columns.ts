@@ -5,7 +5,8 @@ import * as C from "../../assembly/codes.js";
 import type { Trace } from "../trace.js";
 import type { ProcessTable } from "../tables/processes.js";
 import { formatGuid } from "../schema/guid.js";
-import { DictionaryBuilder, FRESH_ARRAYS, halvesOf, pick, setInt64, type ExportArrays, type ExportBatch, type ExportField } from "./columns.js";
+import { DictionaryBuilder, FRESH_ARRAYS, halvesOf, pick, setInt64, type ExportArrays, type ExportBatch, type ExportField, type NumberArrayType } from "./columns.js";
+import { EVENT_COLUMN_LAYOUT, TYPE_FIELDS, type TypeField, type TypeFieldValues } from "../decode/trace-data.js";
 
 export const EVENT_FIELDS: readonly ExportField[] = [
   { name: "row", type: "uint32", nullable: false },
@@ -79,37 +80,58 @@ function keysOf(keys: Int32Array, values: Uint16Array, rows: Uint32Array | null,
 }
 
 /**
- * The type fields' columns (provider, eventId, version, opcode) of the rows, from their event types, in
- * one pass, without making the table's own columns; a row without a type reads the table's.
+ * The type fields' columns (provider, eventId, version, opcode, keywords, task, level, channel) of the
+ * rows, from their event types, without making the table's own columns; a row without a type reads
+ * the table's.
  */
-function typeFieldColumns(e: Trace["events"], rows: Uint32Array | null, arrays: ExportArrays): { provider: Uint16Array; eventId: Uint16Array; version: Uint16Array; opcode: Uint8Array } {
+function typeFieldColumns(e: Trace["events"], rows: Uint32Array | null, arrays: ExportArrays): TypeFieldValues {
   const n = rows ? rows.length : e.length;
-  const provider = arrays.take(Uint16Array, n), eventId = arrays.take(Uint16Array, n), version = arrays.take(Uint16Array, n), opcode = arrays.take(Uint8Array, n);
   const v = e.typeValues();
-  const tProvider = v.provider, tEventId = v.eventId, tVersion = v.version, tOpcode = v.opcode;
   const eventType = e.columns.eventType;
-  const none = tProvider.length;
-  let untyped = false;
-  for (let i = 0; i < n; i++) {
-    const t = eventType[rows ? rows[i] : i];
-    if (t < none) {
-      provider[i] = tProvider[t];
-      eventId[i] = tEventId[t];
-      version[i] = tVersion[t];
-      opcode[i] = tOpcode[t];
-    } else untyped = true;
+  const none = v.provider.length;
+  const out = {} as Record<TypeField, ArrayBufferView>;
+  for (const f of TYPE_FIELDS) {
+    const Type = EVENT_COLUMN_LAYOUT[f][0] as unknown as NumberArrayType<Uint16Array>;
+    const col = arrays.take(Type, n);
+    // (keywords as two 32-bit halves: no BigInt per row)
+    if (f === "keywords") gatherPairs(halvesOf(col as unknown as BigUint64Array), halvesOf(v.keywords), eventType, rows, none);
+    else gather(col, v[f], eventType, rows, none);
+    out[f] = col;
   }
-  if (untyped) {
+  if (untypedAny(eventType, rows, none)) {
+    const c = e.columns;
     for (let i = 0; i < n; i++) {
       const r = rows ? rows[i] : i;
       if (eventType[r] < none) continue;
-      provider[i] = e.typeFieldOf("provider", r);
-      eventId[i] = e.typeFieldOf("eventId", r);
-      version[i] = e.typeFieldOf("version", r);
-      opcode[i] = e.typeFieldOf("opcode", r);
+      for (const f of TYPE_FIELDS) (out[f] as unknown as unknown[])[i] = c[f][r];
     }
   }
-  return { provider, eventId, version, opcode };
+  return out as unknown as TypeFieldValues;
+}
+
+/** out[i] = byType[eventType[r]] for each row r (rows[i], or i) that has a type. */
+function gather(out: Uint16Array, byType: ArrayLike<number>, eventType: Uint16Array, rows: Uint32Array | null, none: number): void {
+  for (let i = 0; i < out.length; i++) {
+    const t = eventType[rows ? rows[i] : i];
+    if (t < none) out[i] = byType[t];
+  }
+}
+
+/** gather of 32-bit pairs. */
+function gatherPairs(out: Uint32Array, byType: Uint32Array, eventType: Uint16Array, rows: Uint32Array | null, none: number): void {
+  for (let i = 0; i < out.length >>> 1; i++) {
+    const t = eventType[rows ? rows[i] : i];
+    if (t < none) {
+      out[2 * i] = byType[2 * t];
+      out[2 * i + 1] = byType[2 * t + 1];
+    }
+  }
+}
+
+function untypedAny(eventType: Uint16Array, rows: Uint32Array | null, none: number): boolean {
+  const n = rows ? rows.length : eventType.length;
+  for (let i = 0; i < n; i++) if (eventType[rows ? rows[i] : i] >= none) return true;
+  return false;
 }
 
 /** The rows whose flags have `bit`: 0 in `valid` (made when the first comes), else 1. */
@@ -268,9 +290,9 @@ export function eventBatch(trace: Trace, rows: Uint32Array | null, ctx: EventCon
     { values: typeFields.eventId },
     { values: typeFields.version },
     { values: typeFields.opcode },
-    { values: pick(c.level, rows, arrays) },
-    { values: pick(c.task, rows, arrays) },
-    { values: pick(c.keywords, rows, arrays) },
+    { values: typeFields.level },
+    { values: typeFields.task },
+    { values: typeFields.keywords },
     { values: pid, valid },
     { values: tid, valid },
     { values: pick(c.processor, rows, arrays) },

@@ -5,7 +5,7 @@ import * as C from "../../assembly/codes.js";
 import { formatGuid } from "../schema/guid.js";
 import type { TraceClock } from "./info.js";
 import type { ProviderTable } from "./provider-table.js";
-import { typeFieldValues, type EventColumns, type TraceData, type TypeField } from "../decode/trace-data.js";
+import { typeFieldValues, type EventColumns, type TraceData, type TypeField, type TypeFieldValues } from "../decode/trace-data.js";
 import type { ClrEventSchema } from "../schema/clr-schema-types.js";
 import { clrProviderIndex, decodeClrPayload, findClrEvent, mapName, readFixedField, readScannedField, type DecodedPayload, type FieldValue } from "../schema/clr-payload.js";
 import { keywordNames, levelName } from "../schema/keywords.js";
@@ -104,20 +104,20 @@ export class EventTable implements Iterable<EventRow> {
   get eventType(): Uint16Array { return this.columns.eventType; }
 
   /**
-   * A type field of one row (provider, eventId, version, opcode), from its event type: the whole
-   * column is not made for it (a row without a type reads the column).
+   * A type field of one row (provider, eventId, version, opcode, keywords, task, level, channel), from
+   * its event type: the whole column is not made for it (a row without a type reads the column).
    */
-  typeFieldOf(field: TypeField, index: number): number {
+  typeFieldOf<F extends TypeField>(field: F, index: number): F extends "keywords" ? bigint : number {
     const k = this.columns.eventType[index];
-    const of = this.typeValues()[field];
-    return k < of.length ? of[k] : this.columns[field][index];
+    const of = this.typeValues()[field] as ArrayLike<number | bigint>;
+    return (k < of.length ? of[k] : (this.columns[field] as ArrayLike<number | bigint>)[index]) as F extends "keywords" ? bigint : number;
   }
 
   /** Each type field's value by event type (index: the eventType column's value). */
-  typeValues(): Record<TypeField, Uint16Array | Uint8Array> {
+  typeValues(): TypeFieldValues {
     return (this.typeValuesMade ??= typeFieldValues(this.data));
   }
-  private typeValuesMade?: Record<TypeField, Uint16Array | Uint8Array>;
+  private typeValuesMade?: TypeFieldValues;
 
   /** A row's relativeMSec, from the timestamp column's 32-bit halves (no BigInt). */
   relativeMSecOf(index: number): number {
@@ -266,10 +266,10 @@ export class EventRow {
   get eventId(): number { return this.table.typeFieldOf("eventId", this.index); }
   get version(): number { return this.table.typeFieldOf("version", this.index); }
   get opcode(): number { return this.table.typeFieldOf("opcode", this.index); }
-  get level(): number { return this.c.level[this.index]; }
-  get task(): number { return this.c.task[this.index]; }
-  get channel(): number { return this.c.channel[this.index]; }
-  get keywords(): bigint { return this.c.keywords[this.index]; }
+  get level(): number { return this.table.typeFieldOf("level", this.index); }
+  get task(): number { return this.table.typeFieldOf("task", this.index); }
+  get channel(): number { return this.table.typeFieldOf("channel", this.index); }
+  get keywords(): bigint { return this.table.typeFieldOf("keywords", this.index); }
   /**
    * The keyword bits by name: the manifest's names for the .NET runtime providers ("GC", "Loader",
    * "StartRundown"), lowest bit first; other bits (and every bit of other providers) as hex ("0x10").

@@ -1,9 +1,10 @@
-// The event type table: one entry per distinct (provider, event id, version, opcode, header type)
-// in the trace, numbered in order of first sight, with the number of rows of each. The event
-// table's eventType column holds each row's type. Names are attached by the layers above.
+// The event type table: one entry per distinct (provider, event id, version, opcode, header type,
+// keywords, task, level, channel) in the trace, numbered in order of first sight, with the number of
+// rows of each. The event table's eventType column holds each row's type. Names are attached by the
+// layers above.
 
 import * as C from "../../assembly/codes.js";
-import { metaOf, type TraceData } from "../decode/trace-data.js";
+import { metaOf, typeFieldValues, type TraceData } from "../decode/trace-data.js";
 
 export class EventTypeTable {
   readonly length: number;
@@ -13,6 +14,10 @@ export class EventTypeTable {
   readonly version: Uint16Array;
   readonly opcode: Uint8Array;
   readonly headerType: Uint8Array;
+  readonly keywords: BigUint64Array;
+  readonly task: Uint16Array;
+  readonly level: Uint8Array;
+  readonly channel: Uint8Array;
   /** Rows of each type. */
   readonly count: Uint32Array;
   private readonly column: Uint16Array;
@@ -22,20 +27,14 @@ export class EventTypeTable {
     const n = data.typeCount;
     this.length = n;
     this.column = data.events.eventType;
-    this.provider = new Uint16Array(n);
-    this.eventId = new Uint16Array(n);
-    this.version = new Uint16Array(n);
-    this.opcode = new Uint8Array(n);
+    ({ provider: this.provider, eventId: this.eventId, version: this.version, opcode: this.opcode, keywords: this.keywords, task: this.task, level: this.level, channel: this.channel } =
+      typeFieldValues(data));
     this.headerType = new Uint8Array(n);
     this.count = new Uint32Array(n);
     const m = metaOf(data);
     const v = new DataView(m.buffer, m.byteOffset);
     for (let t = 0; t < n; t++) {
       const at = data.typesOffset + t * C.TYPE_STRIDE;
-      this.provider[t] = v.getUint16(at + C.TYPE_PROVIDER, true);
-      this.eventId[t] = v.getUint16(at + C.TYPE_EVENT_ID, true);
-      this.version[t] = v.getUint16(at + C.TYPE_VERSION, true);
-      this.opcode[t] = v.getUint8(at + C.TYPE_OPCODE);
       this.headerType[t] = v.getUint8(at + C.TYPE_HEADER_TYPE);
       this.count[t] = v.getUint32(at + C.TYPE_ROWS, true);
     }

@@ -32,10 +32,6 @@ export class KeywordUsageCounter {
   /** Rows per (provider, level): 256 per provider. */
   private perLevel = new Float64Array(0);
 
-  /** Per event type, this batch's rows per level and keyword OR, folded into the providers' after each add. */
-  private typeLevel = new Uint32Array(0);
-  private typeKw = new Uint32Array(0);
-
   add(trace: { events: EventTable; providers: ProviderTable; eventTypes: EventTypeTable }): void {
     const np = trace.providers.length;
     if (this.kw.length < np * 2) {
@@ -46,45 +42,27 @@ export class KeywordUsageCounter {
       levels.set(this.perLevel);
       this.perLevel = levels;
     }
-    // Counted by event type, whose provider is in the type table: the provider column is not stored per
-    // row (made from the types on first read, which cost more than the count itself).
+    const kw = this.kw, perLevel = this.perLevel;
+    // Counted by event type: a type decides its rows' provider, keywords and level (the cores store
+    // them per row only for rows without a type), and counts its rows.
     const types = trace.eventTypes;
     const nt = types.length;
-    if (this.typeKw.length < nt * 2) {
-      this.typeKw = new Uint32Array(nt * 2);
-      this.typeLevel = new Uint32Array(nt * 256);
-    }
-    const { eventType, level, keywords } = trace.events.columns;
-    const n = trace.events.length;
-    const words = new Uint32Array(keywords.buffer, keywords.byteOffset, n * 2);
-    const kw = this.kw, perLevel = this.perLevel, typeKw = this.typeKw, typeLevel = this.typeLevel;
-    let untyped = false;
-    for (let i = 0; i < n; i++) {
-      const t = eventType[i];
-      if (t >= nt) {
-        untyped = true;
-        continue;
-      }
-      typeLevel[t * 256 + level[i]]++;
-      typeKw[2 * t] |= words[2 * i];
-      typeKw[2 * t + 1] |= words[2 * i + 1];
-    }
+    const typeKw = new Uint32Array(types.keywords.buffer, types.keywords.byteOffset, nt * 2);
+    let typed = 0;
     for (let t = 0; t < nt; t++) {
-      if (!types.count[t]) continue;
+      const rows = types.count[t];
+      if (!rows) continue;
+      typed += rows;
       const p = types.provider[t];
+      perLevel[p * 256 + types.level[t]] += rows;
       kw[2 * p] |= typeKw[2 * t];
       kw[2 * p + 1] |= typeKw[2 * t + 1];
-      typeKw[2 * t] = typeKw[2 * t + 1] = 0;
-      for (let l = t * 256, e = l + 256; l < e; l++) {
-        if (typeLevel[l]) {
-          perLevel[p * 256 + (l & 255)] += typeLevel[l];
-          typeLevel[l] = 0;
-        }
-      }
     }
-    // (rows past the type table's room have no type: their provider read row by row)
-    if (untyped) {
-      const provider = trace.events.columns.provider;
+    // (rows past the type table's room have no type: read row by row)
+    const n = trace.events.length;
+    if (typed < n) {
+      const { eventType, provider, level, keywords } = trace.events.columns;
+      const words = new Uint32Array(keywords.buffer, keywords.byteOffset, n * 2);
       for (let i = 0; i < n; i++) {
         if (eventType[i] < nt) continue;
         const p = provider[i];

@@ -95,22 +95,44 @@ export function runQuery(table: EventTable, providers: ProviderTable, clock: Tra
   const c = table.columns;
   const n = table.length;
   const tests: ((i: number) => boolean)[] = [];
-  // The type fields (provider, eventId, opcode) are tested once per event type, and a row by its
-  // type (no column of them is made); a row without a type is tested on the columns.
-  const providerTest = q.provider === undefined ? undefined : providerMaskTest(providers, q.provider);
-  const typeTests: [string, (v: number) => boolean][] = [];
-  if (providerTest) typeTests.push(["provider", providerTest]);
-  if (q.eventId !== undefined) typeTests.push(["eventId", memberTest(asArray(q.eventId))]);
-  if (q.opcode !== undefined) typeTests.push(["opcode", memberTest(asArray(q.opcode))]);
+  // The type fields (provider, eventId, opcode, task, level, keywords) are tested once per event type,
+  // and a row by its type (no column of them is made); a row without a type is tested on the columns.
+  const typeTests: { byType: (k: number) => boolean; byRow: (i: number) => boolean }[] = [];
+  const byField = (f: "provider" | "eventId" | "opcode" | "task" | "level", test: (v: number) => boolean) =>
+    typeTests.push({ byType: (k) => test(table.typeValues()[f][k]), byRow: (i) => test(c[f][i]) });
+  if (q.provider !== undefined) byField("provider", providerMaskTest(providers, q.provider));
+  if (q.eventId !== undefined) byField("eventId", memberTest(asArray(q.eventId)));
+  if (q.opcode !== undefined) byField("opcode", memberTest(asArray(q.opcode)));
+  if (q.task !== undefined) byField("task", memberTest(asArray(q.task)));
+  if (q.level !== undefined) {
+    const max = parseLevel(q.level);
+    byField("level", (v) => v <= max);
+  }
+  if (q.keywords !== undefined) {
+    const filter = parseKeywords(q.keywords);
+    // each provider's bits as two 32-bit halves (no BigInt per row); without names, the same for all
+    const masks = new Uint32Array(Math.max(providers.length, 1) * 2);
+    for (let p = 0; p < masks.length / 2; p++) {
+      const m = filter.byProvider.size === 0 ? filter.any : p < providers.length ? keywordMaskFor(filter, providers.get(p).guid) : 0n;
+      masks[2 * p] = Number(BigInt.asUintN(32, m));
+      masks[2 * p + 1] = Number(BigInt.asUintN(32, m >> 32n));
+    }
+    const hits = (p: number, words: Uint32Array, at: number) => ((words[2 * at] & masks[2 * p]) | (words[2 * at + 1] & masks[2 * p + 1])) !== 0;
+    const halves = (kw: BigUint64Array) => new Uint32Array(kw.buffer, kw.byteOffset, kw.length * 2);
+    let typeWords: Uint32Array | undefined, rowWords: Uint32Array | undefined;
+    typeTests.push({
+      byType: (k) => hits(table.typeValues().provider[k], (typeWords ??= halves(table.typeValues().keywords)), k),
+      byRow: (i) => hits(table.typeFieldOf("provider", i), (rowWords ??= halves(c.keywords)), i),
+    });
+  }
   let typePass: Uint8Array | undefined;
   if (typeTests.length) {
-    const values = table.typeValues();
-    typePass = new Uint8Array(values.provider.length);
-    for (let k = 0; k < typePass.length; k++) typePass[k] = typeTests.every(([f, test]) => test(values[f as keyof typeof values][k])) ? 1 : 0;
+    typePass = new Uint8Array(table.typeValues().provider.length);
+    for (let k = 0; k < typePass.length; k++) typePass[k] = typeTests.every((t) => t.byType(k)) ? 1 : 0;
   }
-  const untypedTest = (i: number) => typeTests.every(([f, test]) => test(c[f as "provider" | "eventId" | "opcode"][i]));
+  const untypedTest = (i: number) => typeTests.every((t) => t.byRow(i));
   const numeric: [OneOrMany<number> | undefined, ArrayLike<number>][] = [
-    [q.task, c.task], [q.pid, c.pid], [q.tid, c.tid], [q.processor, c.processor], [q.headerType, c.headerType],
+    [q.pid, c.pid], [q.tid, c.tid], [q.processor, c.processor], [q.headerType, c.headerType],
   ];
   for (const [values, col] of numeric) {
     if (values === undefined) continue;
@@ -121,31 +143,6 @@ export function runQuery(table: EventTable, providers: ProviderTable, clock: Tra
     // Rows whose header carries no process or thread id (their columns hold 0xFFFFFFFF) match no id.
     const flags = c.flags;
     tests.push((i) => (flags[i] & C.F_NO_PROCESS_INFO) === 0);
-  }
-  if (q.level !== undefined) {
-    const max = parseLevel(q.level), col = c.level;
-    tests.push((i) => col[i] <= max);
-  }
-  if (q.keywords !== undefined) {
-    const filter = parseKeywords(q.keywords);
-    // Compare the two 32-bit halves: no BigInt per row.
-    const kw = new Uint32Array(c.keywords.buffer, c.keywords.byteOffset, n * 2);
-    if (filter.byProvider.size === 0) {
-      const lo = Number(BigInt.asUintN(32, filter.any)), hi = Number(BigInt.asUintN(32, filter.any >> 32n));
-      tests.push((i) => ((kw[2 * i] & lo) | (kw[2 * i + 1] & hi)) !== 0);
-    } else {
-      // names: each provider's own bits (two halves per provider)
-      const masks = new Uint32Array(Math.max(providers.length, 1) * 2);
-      for (let p = 0; p < providers.length; p++) {
-        const m = keywordMaskFor(filter, providers.get(p).guid);
-        masks[2 * p] = Number(BigInt.asUintN(32, m));
-        masks[2 * p + 1] = Number(BigInt.asUintN(32, m >> 32n));
-      }
-      tests.push((i) => {
-        const p = table.typeFieldOf("provider", i);
-        return ((kw[2 * i] & masks[2 * p]) | (kw[2 * i + 1] & masks[2 * p + 1])) !== 0;
-      });
-    }
   }
   if (q.from !== undefined || q.to !== undefined) {
     const ts = new Uint32Array(c.timestamp.buffer, c.timestamp.byteOffset, n * 2);

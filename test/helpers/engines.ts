@@ -229,18 +229,18 @@ export function traceDifferences(a: Trace, b: Trace, options: CompareOptions = {
 
 function eventTypesOf(t: Trace): unknown[] {
   const x = t.eventTypes;
-  return Array.from({ length: x.length }, (_, i) => [x.provider[i], x.eventId[i], x.version[i], x.opcode[i], x.headerType[i], x.count[i]]);
+  return Array.from({ length: x.length }, (_, i) => [x.provider[i], x.eventId[i], x.version[i], x.opcode[i], x.headerType[i], x.keywords[i], x.task[i], x.level[i], x.channel[i], x.count[i]]);
 }
 
 /**
  * Where a trace's event types disagree with its rows: each row's type must hold the row's provider,
- * id, version, opcode and header type; types are numbered in order of first sight, one per key,
- * with their row counts; only a full table leaves rows out.
+ * id, version, opcode, header type, keywords, task, level and channel; types are numbered in order
+ * of first sight, one per key, with their row counts; only a full table leaves rows out.
  */
 export function eventTypeProblems(t: Trace, limit = 5): string[] {
   const out: string[] = [];
   const e = t.events, x = t.eventTypes;
-  const keyOfType = (i: number) => `${x.provider[i]}/${x.eventId[i]}/${x.version[i]}/${x.opcode[i]}/${x.headerType[i]}`;
+  const keyOfType = (i: number) => `${x.provider[i]}/${x.eventId[i]}/${x.version[i]}/${x.opcode[i]}/${x.headerType[i]}/${x.keywords[i]}/${x.task[i]}/${x.level[i]}/${x.channel[i]}`;
   const keys = new Set<string>();
   for (let i = 0; i < x.length; i++) keys.add(keyOfType(i));
   if (keys.size !== x.length) out.push("two types share a key");
@@ -249,11 +249,11 @@ export function eventTypeProblems(t: Trace, limit = 5): string[] {
   for (let r = 0; r < e.length && out.length < limit; r++) {
     const type = x.typeOf(r);
     if (type < 0) {
-      const k = `${e.provider[r]}/${e.eventId[r]}/${e.version[r]}/${e.opcode[r]}/${e.headerType[r]}`;
+      const k = `${e.provider[r]}/${e.eventId[r]}/${e.version[r]}/${e.opcode[r]}/${e.headerType[r]}/${e.keywords[r]}/${e.task[r]}/${e.level[r]}/${e.channel[r]}`;
       if (x.length !== C.MAX_EVENT_TYPES || keys.has(k)) out.push(`row ${r} has no type`);
       continue;
     }
-    if (x.provider[type] !== e.provider[r] || x.eventId[type] !== e.eventId[r] || x.version[type] !== e.version[r] || x.opcode[type] !== e.opcode[r] || x.headerType[type] !== e.headerType[r]) {
+    if (keyOfType(type) !== `${e.provider[r]}/${e.eventId[r]}/${e.version[r]}/${e.opcode[r]}/${e.headerType[r]}/${e.keywords[r]}/${e.task[r]}/${e.level[r]}/${e.channel[r]}`) {
       out.push(`row ${r}: type ${type} (${keyOfType(type)}) does not match the row`);
     }
     if (type > next) out.push(`row ${r}: type ${type} before type ${next}`);

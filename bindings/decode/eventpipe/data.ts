@@ -125,8 +125,8 @@ export class NettraceTables {
   private unknownProvider = -1;
   /** The .NET runtime provider (CLR_PROVIDERS index, -1: none) of each provider. */
   private provClr: Int8Array = new Int8Array(0);
-  private readonly typeIndex = new Map<number, number>();
-  private readonly types: number[][] = []; // provider, id, version, opcode
+  private readonly typeIndex = new Map<string, number>();
+  private readonly types: number[][] = []; // provider, id, version, opcode, level, keywords' low and high halves
   private latest = -(2n ** 63n);
   private rows = 0;
   private eventsLost = 0;
@@ -140,15 +140,15 @@ export class NettraceTables {
   /** `rows`: the core that orders each window's events as rows; `filler`: the core that fills its typed .NET tables (none: no typed tables). */
   constructor(private readonly rowsCore: NettraceRowsCore, private readonly filler?: ClrFiller, private readonly tuning: NettraceTuning = {}) {}
 
-  /** The event type of (provider, id, version, opcode), added when new; EVENT_TYPE_NONE past the table's limit. */
-  private typeOf(provider: number, id: number, version: number, opcode: number): number {
-    const key = ((provider * 65536 + id) * 65536 + version) * 256 + opcode;
+  /** The event type of (provider, id, version, opcode, level, keywords), added when new; EVENT_TYPE_NONE past the table's limit. */
+  private typeOf(provider: number, id: number, version: number, opcode: number, level: number, kwLo: number, kwHi: number): number {
+    const key = `${((provider * 65536 + id) * 65536 + version) * 256 + opcode},${level},${kwLo},${kwHi}`;
     let t = this.typeIndex.get(key);
     if (t === undefined) {
       t = this.types.length < C.MAX_EVENT_TYPES ? this.types.length : C.EVENT_TYPE_NONE;
       if (t !== C.EVENT_TYPE_NONE) {
         this.typeIndex.set(key, t);
-        this.types.push([provider, id, version, opcode]);
+        this.types.push([provider, id, version, opcode, level, kwLo, kwHi]);
       }
     }
     return t;
@@ -240,7 +240,7 @@ export class NettraceTables {
       }
       try {
         eventTableOf(this.rowsCore, w, {
-          ptr, stackItem, providerOf, unknownProvider: this.unknownProvider, typeOf: (p, id, v, op) => this.typeOf(p, id, v, op), typeCount: () => this.types.length,
+          ptr, stackItem, providerOf, unknownProvider: this.unknownProvider, typeOf: (p, id, v, op, level, kwLo, kwHi) => this.typeOf(p, id, v, op, level, kwLo, kwHi), typeCount: () => this.types.length,
           fillChunk: filler && ((at, rows, firstRow) => filler.chunk(at, rows, firstRow)),
           chunkRows: this.tuning.chunkRows,
         }, table, expect);
@@ -279,13 +279,16 @@ export class NettraceTables {
     });
     const typeStructs = new Uint8Array(types.length * C.TYPE_STRIDE);
     const tv = new DataView(typeStructs.buffer);
-    types.forEach(([p, id, v, op], t) => {
+    types.forEach(([p, id, v, op, level, kwLo, kwHi], t) => {
       const o = t * C.TYPE_STRIDE;
       tv.setUint16(o + C.TYPE_PROVIDER, p, true);
       tv.setUint16(o + C.TYPE_EVENT_ID, id, true);
       tv.setUint16(o + C.TYPE_VERSION, v, true);
       typeStructs[o + C.TYPE_OPCODE] = op;
       typeStructs[o + C.TYPE_HEADER_TYPE] = ht;
+      tv.setUint32(o + C.TYPE_KEYWORDS, kwLo, true);
+      tv.setUint32(o + C.TYPE_KEYWORDS + 4, kwHi, true);
+      typeStructs[o + C.TYPE_LEVEL] = level; // (task and channel: 0, as EventPipe has none)
       tv.setUint32(o + C.TYPE_ROWS, typeRows[t], true);
     });
     const lh = new Uint8Array(C.LH_SIZE);

@@ -259,7 +259,7 @@ export interface EventTableContext {
   /** Provider of events whose metadata is undefined (-1: none yet, then 0). */
   unknownProvider: number;
   /** The event type of (provider, id, version, opcode), added when new. */
-  typeOf(provider: number, id: number, version: number, opcode: number): number;
+  typeOf(provider: number, id: number, version: number, opcode: number, level: number, kwLo: number, kwHi: number): number;
   /** Rows a call of the core writes (CHUNK_ROWS; tests make it small). */
   chunkRows?: number;
   /** The event types there are (typeOf gives no higher index): the rows of each are counted up to it. */
@@ -512,7 +512,9 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
     const u32 = new Uint32Array(core.memory.buffer);
     for (const x of seen) {
       const at = (metaAt >>> 2) + x * R.NM_WORDS;
-      u32[at + R.NM_TYPE] = cx.typeOf(u32[at + R.NM_PROVIDER], u32[at + R.NM_EVENT_ID], u32[at + R.NM_VERSION], u32[at + R.NM_OPCODE]);
+      u32[at + R.NM_TYPE] = cx.typeOf(
+        u32[at + R.NM_PROVIDER], u32[at + R.NM_EVENT_ID], u32[at + R.NM_VERSION], u32[at + R.NM_OPCODE], u32[at + R.NM_LEVEL], u32[at + R.NM_KEYWORDS_LO], u32[at + R.NM_KEYWORDS_HI],
+      );
     }
     core.nettraceTypes(p);
     take(core, out.ts, timestamp, base + r0, rows);
