@@ -26,8 +26,10 @@ export let hashMask: u32 = 0;
   return (task & 0xffff) | ((level & 0xff) << 16) | (channel << 24);
 }
 
+// (the keywords and tlc folded in by xor: a type's first word mostly tells it apart, and this is per
+// record; multiplying the keywords in first made a whole decode 6-12% slower)
 @inline export function typeHash(key: u64, keywords: u64, tlc: u32): u32 {
-  return <u32>(((key ^ (keywords * 0xff51afd7ed558ccd) ^ <u64>tlc) * 0x9e3779b97f4a7c15) >> 32);
+  return <u32>(((key ^ keywords ^ <u64>tlc) * 0x9e3779b97f4a7c15) >> 32);
 }
 
 /** Whether the entry at `p` has this key. */

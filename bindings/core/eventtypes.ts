@@ -12,7 +12,8 @@ import { seedProvider } from "./providers.js";
 import type { CoreState } from "./state.js";
 
 export function typeHash(lo: number, hi: number, kwLo: number, kwHi: number, tlc: number): number {
-  let h = Math.imul(lo ^ Math.imul(hi, 0x9e3779b1) ^ Math.imul(kwLo ^ Math.imul(kwHi, 0x27d4eb2f), 0x165667b1) ^ tlc, 0x85ebca6b);
+  // (the keywords and tlc folded in by xor: a type's first word mostly tells it apart, and this is per record)
+  let h = Math.imul(lo ^ kwLo ^ tlc ^ Math.imul(hi ^ kwHi, 0x9e3779b1), 0x85ebca6b);
   h ^= h >>> 15;
   return Math.imul(h, 0x2c1b3c6d) >>> 0;
 }

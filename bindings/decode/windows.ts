@@ -571,12 +571,17 @@ export async function* decodeWindows(input: Input, options: DecodeOptions = {}, 
   // Under a memory limit the staging area and a window's record bytes take an eighth of it at most.
   let window = batch;
   if (pages) window = Math.max(C.MIN_WINDOW, Math.min(window, (pages * PAGE) >>> 3));
-  // an input of known size needs no more than its size (small traces take little memory); a compressed
-  // trace's segment (parallel decoding), whose records take several times its size, up to 16 times it
-  const expands = resume !== undefined && compressedTrace(resume) ? 16 : 1;
-  if (size !== undefined) window = Math.max(C.MIN_WINDOW, Math.min(window, (size + PAGE) * expands));
-  // room for the rows of a window up front (the tables grow past it when a window needs more)
-  core.init(pages, window, Math.ceil(window / 64));
+  // An input of known size needs a staging area no larger than itself (small traces take little memory).
+  // The window's budget of records may be up to 16 times the input: a compressed trace's records take
+  // several times its size, and with a budget of its input's size a whole XPRESS trace went in several
+  // windows, copied out and joined. An uncompressed trace's windows end where its staging area does.
+  let budget = window;
+  if (size !== undefined) {
+    budget = Math.max(C.MIN_WINDOW, Math.min(window, (size + PAGE) * 16));
+    window = Math.max(C.MIN_WINDOW, Math.min(window, size + PAGE));
+  }
+  // room for the rows of a window's input up front (the tables grow past it when a window needs more)
+  core.init(pages, budget, Math.ceil(window / 64));
   if (filter) {
     new Uint8Array(core.memory.buffer, core.filterPtr(), C.FILTER_BYTES).set(filter);
     core.setFilter();
