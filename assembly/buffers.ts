@@ -245,7 +245,7 @@ function processBuffer(b: usize, bs: u32, avail: u32, off: f64, tentative: bool)
   store<u16>(bp + B_PROCESSOR, <u16>proc);
   let first = rowCount;
   store<u32>(bp + B_FIRST_ROW, first);
-  if (dlen > 0) walkRecords(data, dlen, proc, ts, off, index);
+  if (dlen > 0) walkRecords(data, dlen, ts, off, index);
   store<u32>(bp + B_ROW_COUNT, rowCount - first);
   // walkAbandoned belongs to the last walk: a buffer without records was not walked
   if (dlen > 0 && walkAbandoned) status |= BS_ABANDONED;

@@ -12,10 +12,10 @@ import {
 } from "./codes";
 import {
   rowCount, rowBase, colTimestamp, colKeywords, colPid, colTid, colPayloadOffset, colPayloadLength, colHeaderLength,
-  colProvider, colEventId, colTask, colFlags, colProcessor, colVersion, colOpcode, colLevel, colHeaderType,
+  colProvider, colEventId, colTask, colFlags, colVersion, colOpcode, colLevel, colHeaderType,
   colChannel, colEventType, extCount, colExtRow, colExtType, colExtSize, colExtOffset, ensureExt, warn,
   filterFlags, filterBlock, fixedBlock, FIXED_TIMESTAMP, FIXED_PID, FIXED_TID, FIXED_PAYLOAD_OFFSET,
-  FIXED_PAYLOAD_LENGTH, FIXED_HEADER_LENGTH, FIXED_FLAGS, FIXED_PROCESSOR, FIXED_EVENT_TYPE, FIXED_HEADER_TYPE,
+  FIXED_PAYLOAD_LENGTH, FIXED_HEADER_LENGTH, FIXED_FLAGS, FIXED_EVENT_TYPE, FIXED_HEADER_TYPE,
   allocate, release,
 } from "./tables";
 import { provTable } from "./providers";
@@ -80,7 +80,7 @@ function filteredOut(
 // (clr-fill.ts), which reads each payload where the row says.
 @inline function emit(
   rec: usize, headerLength: u32, size: u32, ts: i64, keywords: u64, pid: u32, tid: u32, provider: i32,
-  eventId: u32, task: u32, flags: u32, processor: u32, version: u32, opcode: u32, level: u32, headerType: u32,
+  eventId: u32, task: u32, flags: u32, version: u32, opcode: u32, level: u32, headerType: u32,
   channel: u32,
 ): void {
   // the row is committed here or nowhere: one branch per record without a filter
@@ -99,7 +99,6 @@ function filteredOut(
     store<u16>(a2, <u16>(size - headerLength), FIXED_PAYLOAD_LENGTH);
     store<u16>(a2, <u16>headerLength, FIXED_HEADER_LENGTH);
     store<u16>(a2, <u16>flags, FIXED_FLAGS);
-    store<u16>(a2, <u16>processor, FIXED_PROCESSOR);
     store<u16>(a2, <u16>type, FIXED_EVENT_TYPE);
     store<u8>(a1, <u8>headerType, FIXED_HEADER_TYPE);
   } else {
@@ -110,7 +109,6 @@ function filteredOut(
     store<u16>(colPayloadLength + (r << 1), <u16>(size - headerLength));
     store<u16>(colHeaderLength + (r << 1), <u16>headerLength);
     store<u16>(colFlags + (r << 1), <u16>flags);
-    store<u16>(colProcessor + (r << 1), <u16>processor);
     store<u16>(colEventType + (r << 1), <u16>type);
     store<u8>(colHeaderType + r, <u8>headerType);
   }
@@ -295,10 +293,10 @@ export function fillRowsOf(
 }
 
 /** A record whose layout is unknown: kept whole as user data, with the previous timestamp. */
-function emitOpaque(rec: usize, pos: u32, size: u32, ts: i64, processor: u32, ht: u32, detail: u32): void {
+function emitOpaque(rec: usize, pos: u32, size: u32, ts: i64, ht: u32, detail: u32): void {
   recordWarning(W_OPAQUE_RECORD, pos, detail);
   emit(rec, 0, size, ts, 0, NONE32, NONE32, providerNone(), 0, 0,
-    F_OPAQUE | F_NO_PROCESS_INFO | F_TIMESTAMP_INHERITED, processor, 0, 0, 0, ht, 0);
+    F_OPAQUE | F_NO_PROCESS_INFO | F_TIMESTAMP_INHERITED, 0, 0, 0, ht, 0);
 }
 
 function recordWarning(code: u32, pos: u32, detail: u32): void {
@@ -311,7 +309,7 @@ function recordWarning(code: u32, pos: u32, detail: u32): void {
 // record that is not such, which the general walk then takes (and after it, this loop again).
 let fastLastTs: i64 = 0;
 
-function walkFast(base: usize, pos: u32, len: u32, processor: u32): u32 {
+function walkFast(base: usize, pos: u32, len: u32): u32 {
   let fb = fixedBlock;
   let r = <usize>rowCount;
   let slots = eventtypes.hashSlots;
@@ -356,7 +354,6 @@ function walkFast(base: usize, pos: u32, len: u32, processor: u32): u32 {
     store<u16>(a2, <u16>(size - 0x50), FIXED_PAYLOAD_LENGTH);
     store<u16>(a2, 0x50, FIXED_HEADER_LENGTH);
     store<u16>(a2, <u16>flags, FIXED_FLAGS);
-    store<u16>(a2, <u16>processor, FIXED_PROCESSOR);
     store<u16>(a2, <u16>(v - 1), FIXED_EVENT_TYPE);
     store<u8>(a1, <u8>ht, FIXED_HEADER_TYPE);
     if (clr) {
@@ -376,7 +373,7 @@ function walkFast(base: usize, pos: u32, len: u32, processor: u32): u32 {
  * own take the previous record's (the buffer's for the first).
  */
 export function walkRecords(
-  base: usize, len: u32, processor: u32, bufferTimestamp: i64, fileOffset: f64, bufferIndex: i32,
+  base: usize, len: u32, bufferTimestamp: i64, fileOffset: f64, bufferIndex: i32,
 ): void {
   ctxFileOffset = fileOffset;
   ctxBuffer = bufferIndex;
@@ -389,7 +386,7 @@ export function walkRecords(
     let marker = load<u32>(rec);
     if (fast && (marker & 0xc0fe0000) == 0xc0120000) {
       fastLastTs = lastTs;
-      let next = walkFast(base, pos, len, processor);
+      let next = walkFast(base, pos, len);
       if (next != pos) {
         pos = next;
         lastTs = fastLastTs;
@@ -431,7 +428,7 @@ export function walkRecords(
           ts = load<i64>(rec, 16);
         }
         lastTs = ts;
-        emit(rec, hl, size, ts, 0, pid, tid, prov, 0, 0, flags, processor, ver & 0xff, hook & 0xff, 0, ht, 0);
+        emit(rec, hl, size, ts, 0, pid, tid, prov, 0, 0, flags, ver & 0xff, hook & 0xff, 0, ht, 0);
       } else if (ht == 0x12 || ht == 0x13) {
         // EVENT_HEADER (0x50) with optional extended items
         size = marker & 0xffff;
@@ -475,7 +472,7 @@ export function walkRecords(
           ? providers.lastIndex : providerByGuid(g0, g1, PK_GUID, 0xffff);
         emit(
           rec, hl, size, ts, load<u64>(rec, 0x30), load<u32>(rec, 0x0c), load<u32>(rec, 0x08), prov,
-          <u32>load<u16>(rec, 0x28), <u32>load<u16>(rec, 0x2e), flags, processor, <u32>load<u8>(rec, 0x2a),
+          <u32>load<u16>(rec, 0x28), <u32>load<u16>(rec, 0x2e), flags, <u32>load<u8>(rec, 0x2a),
           <u32>load<u8>(rec, 0x2d), <u32>load<u8>(rec, 0x2c), ht, <u32>load<u8>(rec, 0x2b),
         );
       } else if (ht == 0x0a || ht == 0x14 || ht == 0x0b || ht == 0x15) {
@@ -489,7 +486,7 @@ export function walkRecords(
         lastTs = ts;
         let prov = providerByGuid(load<u64>(rec, 0x18), load<u64>(rec, 0x20), PK_GUID, 0xffff);
         emit(
-          rec, fixed, size, ts, 0, load<u32>(rec, 0x0c), load<u32>(rec, 0x08), prov, 0, 0, 0, processor,
+          rec, fixed, size, ts, 0, load<u32>(rec, 0x0c), load<u32>(rec, 0x08), prov, 0, 0, 0,
           <u32>load<u16>(rec, 6), <u32>load<u8>(rec, 4), <u32>load<u8>(rec, 5), ht, 0,
         );
       } else {
@@ -497,7 +494,7 @@ export function walkRecords(
         size = marker & 0xffff;
         if (size < 4) { recordWarning(W_RECORD_TOO_SMALL, pos, size); break; }
         if (size > remaining) { recordWarning(W_RECORD_OVERRUNS, pos, size); break; }
-        emitOpaque(rec, pos, size, lastTs, processor, ht, ht);
+        emitOpaque(rec, pos, size, lastTs, ht, ht);
       }
     } else if ((b3 & 0xf0) == 0x90) {
       // ---- WPP MESSAGE_TRACE_HEADER with optional fields in fixed order ----
@@ -534,13 +531,13 @@ export function walkRecords(
       if (prov < 0) prov = providerNone();
       if (hasTs) lastTs = ts; else flags |= F_TIMESTAMP_INHERITED;
       if (!hasInfo) flags |= F_NO_PROCESS_INFO;
-      emit(rec, hl, size, ts, 0, pid, tid, prov, <u32>load<u16>(rec, 4), 0, flags, processor, 0, 0, 0, HT_MESSAGE, 0);
+      emit(rec, hl, size, ts, 0, pid, tid, prov, <u32>load<u16>(rec, 4), 0, flags, 0, 0, 0, HT_MESSAGE, 0);
     } else if ((b3 & 0x80) != 0) {
       // Unknown trace header: skip it whole when its size is plausible.
       size = marker & 0xffff;
       if (size < 4) { recordWarning(W_RECORD_TOO_SMALL, pos, size); break; }
       if (size > remaining) { recordWarning(W_RECORD_OVERRUNS, pos, size); break; }
-      emitOpaque(rec, pos, size, lastTs, processor, ht, marker);
+      emitOpaque(rec, pos, size, lastTs, ht, marker);
     } else {
       recordWarning(W_CORRUPT_MARKER, pos, marker);
       break;

@@ -250,7 +250,7 @@ function processBuffer(s: CoreState, b: number, bs: number, avail: number, off: 
   s.u16[(bp + B_PROCESSOR) >>> 1] = proc;
   const first = s.rowCount;
   s.u32[(bp + B_FIRST_ROW) >>> 2] = first;
-  if (dlen > 0) walkRecords(s, data, dlen, proc, tsLo, tsHi, off, index);
+  if (dlen > 0) walkRecords(s, data, dlen, tsLo, tsHi, off, index);
   s.u32[(bp + B_ROW_COUNT) >>> 2] = s.rowCount - first;
   // walkAbandoned belongs to the last walk: a buffer without records was not walked
   if (dlen > 0 && s.walkAbandoned) status |= BS_ABANDONED;

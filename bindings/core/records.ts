@@ -86,7 +86,7 @@ function recordWarning(s: CoreState, code: number, pos: number, detail: number):
  * buffer's worst case is reserved by the caller; providers, extended items and warnings may
  * still allocate, after which the views are taken again.
  */
-export function walkRecords(s: CoreState, base: number, len: number, processor: number, bufTsLo: number, bufTsHi: number, fileOffset: number, bufferIndex: number): void {
+export function walkRecords(s: CoreState, base: number, len: number, bufTsLo: number, bufTsHi: number, fileOffset: number, bufferIndex: number): void {
   s.ctxFileOffset = fileOffset;
   s.ctxBuffer = bufferIndex;
   s.walkAbandoned = false;
@@ -97,7 +97,7 @@ export function walkRecords(s: CoreState, base: number, len: number, processor: 
   const iTs = s.colTimestamp >>> 2, iKw = s.colKeywords >>> 2, iPid = s.colPid >>> 2, iTid = s.colTid >>> 2;
   const iPay = s.colPayloadOffset >>> 2, iPl = s.colPayloadLength >>> 1, iHl = s.colHeaderLength >>> 1;
   const iProv = s.colProvider >>> 1, iId = s.colEventId >>> 1, iTask = s.colTask >>> 1, iFlags = s.colFlags >>> 1;
-  const iProc = s.colProcessor >>> 1, iVer = s.colVersion >>> 1;
+  const iVer = s.colVersion >>> 1;
   const iOp = s.colOpcode, iLevel = s.colLevel, iHt = s.colHeaderType, iCh = s.colChannel, iType = s.colEventType >>> 1;
   let r = s.rowCount;
   let pos = 0;
@@ -331,7 +331,6 @@ export function walkRecords(s: CoreState, base: number, len: number, processor: 
     U16[iPl + r] = size - hl;
     U16[iHl + r] = hl;
     U16[iFlags + r] = flags;
-    U16[iProc + r] = processor;
     U8[iHt + r] = rowType;
     U16[iType + r] = type;
     // provider, event id, version, opcode, keywords, task, level and channel are the event type's:

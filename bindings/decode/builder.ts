@@ -8,7 +8,7 @@
 
 import * as C from "../../assembly/codes.js";
 import {
-  align8, concatBytes, metaOf, readBuffer, untypedRows, withTypeFields, EXT_COLUMN_LAYOUT, STORED_EVENT_LAYOUT, TYPE_FIELD_LAYOUT, TYPE_FIELDS,
+  align8, concatBytes, metaOf, readBuffer, untypedRows, withDecidedFields, EXT_COLUMN_LAYOUT, STORED_EVENT_LAYOUT, TYPE_FIELD_LAYOUT, TYPE_FIELDS,
   type ColumnType, type EventColumns, type ExtendedItemColumns, type StoredEventColumns, type TraceData, type TypeField,
 } from "./trace-data.js";
 import { stagedOnly, type Window } from "./windows.js";
@@ -430,7 +430,7 @@ export class TraceBuilder {
       // (without rows, the count alone)
       eventCount: this.rows,
       // (rows kept: none when only the outline is)
-      events: withTypeFields(this.events.view(), this.events.length, () => built, untyped),
+      events: withDecidedFields(this.events.view(), this.events.length, () => built, untyped),
       untyped,
       extCount: this.extRows,
       ext: this.ext.view(),

@@ -14,7 +14,7 @@ import { blobChunks, compressedTrace, decodeWindows, isByteSource, knownSize, me
 import { slices, sourceChunks } from "./chunks.js";
 import { giveBack, takeBuffer } from "./reuse.js";
 import { describeViews, packWindow, rebuildViews, SharedSlots, SparePool, type WindowBuffers } from "./transfer.js";
-import { align8, metaOf, storedColumns, typeKeyOf, untypedRows, withTypeFields, type TraceData } from "./trace-data.js";
+import { align8, metaOf, storedColumns, typeKeyOf, untypedRows, withDecidedFields, type TraceData } from "./trace-data.js";
 import { logfileCopy, rebaseLogfile } from "./builder.js";
 import { formatGuid } from "../schema/guid.js";
 
@@ -289,7 +289,7 @@ class Merger {
       ...d, meta, buffersOffset, providersOffset, providerCount: this.providerCount, typesOffset, typeCount: this.typeCount, logfileOffset,
       warningsOffset, warningCount: count, warningTotal: w.warnings.total,
       // (type fields from the trace's types, which the window's event types now index)
-      events: withTypeFields(storedColumns(e), d.eventCount, () => data, d.untyped),
+      events: withDecidedFields(storedColumns(e), d.eventCount, () => data, d.untyped),
     };
     const firstRow = this.rows;
     this.rows += d.eventCount;

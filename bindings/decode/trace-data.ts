@@ -68,14 +68,21 @@ export const EVENT_COLUMN_LAYOUT: Readonly<Record<keyof EventColumns, readonly [
  * The event columns a row's event type decides (its struct, TYPE_*, holds them). The cores store them
  * only for rows without a type (EVENT_TYPE_NONE, past the type table's MAX_EVENT_TYPES types), so a
  * row costs 19 bytes less to write and to move; a table of such rows makes them whole from the
- * `eventType` column on first use (withTypeFields).
+ * `eventType` column on first use (withDecidedFields).
  */
 export const TYPE_FIELDS = ["provider", "eventId", "version", "opcode", "keywords", "task", "level", "channel"] as const;
 export type TypeField = (typeof TYPE_FIELDS)[number];
-/** The event columns stored as they are: all but the type fields. */
-export type StoredEventColumns = Omit<EventColumns, TypeField>;
+/**
+ * The event column a row's buffer decides: an .etl buffer's records are one processor's (its struct,
+ * B_PROCESSOR, holds it; rows B_FIRST_ROW.. are its records). The cores do not store it; a table
+ * makes it from its buffers on first use. (An EventPipe file, which has no such buffers, stores it.)
+ */
+export const BUFFER_FIELDS = ["processor"] as const;
+export type BufferField = (typeof BUFFER_FIELDS)[number];
+/** The event columns stored as they are: all but the type fields and the buffer's. */
+export type StoredEventColumns = Omit<EventColumns, TypeField | BufferField>;
 export const STORED_EVENT_LAYOUT = Object.fromEntries(
-  Object.entries(EVENT_COLUMN_LAYOUT).filter(([k]) => !(TYPE_FIELDS as readonly string[]).includes(k)),
+  Object.entries(EVENT_COLUMN_LAYOUT).filter(([k]) => !(TYPE_FIELDS as readonly string[]).includes(k) && !(BUFFER_FIELDS as readonly string[]).includes(k)),
 ) as Readonly<Record<keyof StoredEventColumns, readonly [ColumnType, number]>>;
 /** The type fields' columns (as the cores keep them, for rows without a type). */
 export const TYPE_FIELD_LAYOUT = Object.fromEntries(TYPE_FIELDS.map((k) => [k, EVENT_COLUMN_LAYOUT[k]])) as Readonly<
@@ -102,19 +109,34 @@ export function typeKeyOf(bytes: Uint8Array, at: number, provider: number): stri
 }
 
 /**
- * `stored` with the type fields added: each made, on first use, from the event type of each of the
- * `n` rows (the struct in the type table of `tables()`, the trace or window the columns belong to)
- * and, for rows without a type, from `untyped` (the cores' type-field columns, written only for
- * those rows; absent when there are none). What sends a window to another thread sends its stored
- * columns (storedColumns) and `untyped`, and the other side adds the type fields again.
+ * `stored` with the fields the cores do not store added, each made on first use. The type fields:
+ * from the event type of each of the `n` rows (the struct in the type table of `tables()`, the trace
+ * or window the columns belong to) and, for rows without a type, from `untyped` (the cores'
+ * type-field columns, written only for those rows; absent when there are none). The buffer's
+ * (processor), unless `stored` has it: from the buffer table. What sends a window to another thread
+ * sends its stored columns (storedColumns) and `untyped`, and the other side adds the rest again.
  */
-export function withTypeFields(
-  stored: StoredEventColumns, n: number, tables: () => Pick<TraceData, "bytes" | "meta" | "typesOffset" | "typeCount">,
+export function withDecidedFields(
+  stored: StoredEventColumns, n: number, tables: () => Pick<TraceData, "bytes" | "meta" | "typesOffset" | "typeCount" | "buffersOffset" | "bufferCount">,
   untyped?: Partial<Pick<EventColumns, TypeField>>,
 ): EventColumns {
   const events = stored as EventColumns;
   for (const field of TYPE_FIELDS) madeOnFirstRead(events, field, () => typeField(field, events.eventType, n, tables(), untyped?.[field]));
+  if (!("processor" in stored)) madeOnFirstRead(events, "processor", () => processorColumn(n, tables()));
   return events;
+}
+
+/** Each of the `n` rows' processor, from the buffers that hold them (rows of no buffer: 0). */
+function processorColumn(n: number, t: Pick<TraceData, "bytes" | "meta" | "buffersOffset" | "bufferCount">): Uint16Array {
+  const out = new Uint16Array(n);
+  const meta = metaOf(t as TraceData);
+  const v = new DataView(meta.buffer, meta.byteOffset);
+  for (let b = 0; b < t.bufferCount; b++) {
+    const at = t.buffersOffset + b * C.BUF_STRIDE;
+    const first = v.getUint32(at + C.B_FIRST_ROW, true), count = v.getUint32(at + C.B_ROW_COUNT, true);
+    if (count) out.fill(v.getUint16(at + C.B_PROCESSOR, true), first, Math.min(n, first + count));
+  }
+  return out;
 }
 
 /** Gives `target` a property `key` that `make` makes when it is first read, and that is then a plain value. */

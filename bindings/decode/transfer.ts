@@ -114,7 +114,7 @@ export function packWindow(w: Window, pool?: WindowBuffers, recordsInInput = fal
     d.bufferCount * C.BUF_STRIDE, w.warnings.count * C.WARN_STRIDE, d.providerCount * C.PROV_STRIDE, d.typeCount * C.TYPE_STRIDE, logfile.length,
   ];
   let total = 8 + (inInput ? 0 : w.records.reduce((a, [s, e]) => a + align8(e - s), 0)) + structs.reduce((a, b) => a + align8(b), 0);
-  // the stored columns, and the type fields only where rows lack an event type (withTypeFields makes the rest)
+  // the stored columns, and the type fields only where rows lack an event type (withDecidedFields makes the rest)
   const typeLayout = untypedRows(d) > 0 ? TYPE_FIELD_LAYOUT : undefined;
   for (const [Type] of [...Object.values(STORED_EVENT_LAYOUT), ...Object.values(typeLayout ?? {})]) {
     total += align8(n * (Type as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT);

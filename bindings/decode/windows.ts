@@ -6,7 +6,7 @@
 
 import { instantiateCore, recycleMemory, type CoreExports, type WasmSource } from "./loader.js";
 import { giveBack, takeBuffer } from "./reuse.js";
-import { EXT_COLUMN_LAYOUT, STORED_EVENT_LAYOUT, TYPE_FIELD_LAYOUT, withTypeFields, type ColumnType, type EventColumns, type ExtendedItemColumns, type StoredEventColumns, type TraceData, type TypeField } from "./trace-data.js";
+import { EXT_COLUMN_LAYOUT, STORED_EVENT_LAYOUT, TYPE_FIELD_LAYOUT, withDecidedFields, type ColumnType, type EventColumns, type ExtendedItemColumns, type StoredEventColumns, type TraceData, type TypeField } from "./trace-data.js";
 import * as C from "../../assembly/codes.js";
 import { clrProgram } from "../schema/clr-program.js";
 import { CLR_PROVIDERS } from "../schema/clr-payload.js";
@@ -834,7 +834,7 @@ function collect(core: CoreExports): TraceData {
   const data: TraceData = {
     bytes,
     eventCount: n,
-    events: withTypeFields(views<StoredEventColumns>(STORED_EVENT_LAYOUT, buffer, d, n), n, () => data, untyped),
+    events: withDecidedFields(views<StoredEventColumns>(STORED_EVENT_LAYOUT, buffer, d, n), n, () => data, untyped),
     untyped,
     extCount: nExt,
     ext: views<ExtendedItemColumns>(EXT_COLUMN_LAYOUT, buffer, d, nExt),

@@ -14,7 +14,7 @@ import { TraceDecodeError, TraceFormatError } from "../errors.js";
 import { ChunkFiller, clrProvidersOf, fillNettraceClr, type ClrFiller } from "./clr.js";
 import { GrowingClrBlocks } from "../clr-blocks.js";
 import { giveBack, takeBuffer } from "../reuse.js";
-import { align8, concatBytes, madeOnFirstRead, withTypeFields, EVENT_COLUMN_LAYOUT, type EventColumns, type NettraceInfo, type StoredEventColumns, type TraceData } from "../trace-data.js";
+import { align8, concatBytes, madeOnFirstRead, withDecidedFields, EVENT_COLUMN_LAYOUT, type EventColumns, type NettraceInfo, type StoredEventColumns, type TraceData } from "../trace-data.js";
 export type { NettraceInfo } from "../trace-data.js";
 import { blobChunks, isByteSource, type DecodeOptions, type Input } from "../windows.js";
 import { slices, sourceChunks } from "../chunks.js";
@@ -473,14 +473,14 @@ interface MadeFrom {
 
 /**
  * `stored` with the columns an EventPipe trace does not store, each made when first read: the type
- * fields from the rows' event types (withTypeFields), keywords and level from their metadata rows (-1:
+ * fields from the rows' event types (withDecidedFields), keywords and level from their metadata rows (-1:
  * undefined metadata, 0), the flags and process ids as `from` says, and the columns of one value:
  * header length, task and channel 0, the header type of the file's pointer size.
  */
 function nettraceColumns(
   stored: EventTableOf["events"], n: number, tables: () => TraceData, untyped: EventTableOf["untyped"], metadataOfRow: Int32Array, metadata: readonly NettraceMetadata[], from: MadeFrom,
 ): EventColumns {
-  const events = withTypeFields(stored as unknown as StoredEventColumns, n, tables, untyped);
+  const events = withDecidedFields(stored as unknown as StoredEventColumns, n, tables, untyped);
   const lazy = (key: keyof EventColumns, make: () => ArrayBufferView) => madeOnFirstRead(events, key, make);
   lazy("keywords", () => {
     // (two 32-bit words a row: no BigInt per row)

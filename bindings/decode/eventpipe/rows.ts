@@ -44,7 +44,7 @@ export interface EventTableOf {
   maxLo: number;
   /**
    * The stored columns. The others are made when first read: the type fields (provider, event id,
-   * version, opcode) from each row's event type (withTypeFields), keywords and level from its metadata
+   * version, opcode) from each row's event type (withDecidedFields), keywords and level from its metadata
    * row, the flags from the extended items (headerFlagsOf, and EXTENDED_INFO on rows with an item), the
    * process id from `pid` or the file's, and the columns an EventPipe file has one value of (header
    * length, task, channel, header type).
