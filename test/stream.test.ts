@@ -474,6 +474,34 @@ describe("parallel decoding equals one thread's", () => {
     }
   });
 
+  it("an event's other version, keywords or level first met in a later segment is a type of its own there too", async () => {
+    // The first 3,000 records: version 0, keywords 1, level 4 only; then the same ids with version 1,
+    // keywords 2 or level 5 as well. A worker's core is given the types seen before its segment, and what
+    // it meets first is mapped onto the trace's types by their whole key (typeKeyOf): a key without the
+    // keywords and level (the first 8 bytes of the struct, as it was) merges those types into the first.
+    const w = new EtlWriter({ bufferSize: 4096, numberOfProcessors: 2, anchor: 5000n });
+    let ts = 5000n;
+    const keys = new Set<string>();
+    for (let i = 0; i < 20_000; i++) {
+      const late = i >= 3000;
+      const payload = new Uint8Array(8 + (i % 24)).map((_, k) => (i * 5 + k) & 255);
+      const version = late && i % 3 === 0 ? 1 : 0, keywords = late && i % 5 === 0 ? 2n : 1n, level = late && i % 7 === 0 ? 5 : 4;
+      w.event(i & 1, { headerType: 0x13, provider: "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4", id: 1 + (i % 3), version, level, opcode: 0, task: 0, keywords, pid: 10, tid: 20, ts: (ts += 7n), payload });
+      keys.add(`${i % 3}/${version}/${keywords}/${level}`);
+    }
+    const bytes = w.finish();
+    const whole = await openTrace(bytes);
+    expect(whole.complete).toBe(true);
+    // a type per distinct id, version, keywords and level written, and the logfile header's
+    expect(whole.eventTypes.length).toBe(keys.size + 1);
+    const gathered = await openTrace(bytes, { workers: 2, batchBytes: 64 << 10 });
+    expect(traceDifferences(whole, gathered)).toEqual([]);
+    for (let i = 1; i < whole.events.length; i += 97) {
+      const r = gathered.events.row(i);
+      expect([r.version, r.keywords, r.level], `row ${i}`).toEqual([whole.events.row(i).version, whole.events.row(i).keywords, whole.events.row(i).level]);
+    }
+  });
+
   it("a core continuing the trace, given the providers and event types seen before, numbers them as the trace does (both engines)", async () => {
     const bytes = syntheticTrace(34, { records: 30_000 });
     const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
