@@ -191,9 +191,9 @@ export class StackAttacher {
     const kinds = new Uint8Array(events.providers.length);
     for (let p = 0; p < kinds.length; p++) kinds[p] = KIND_OF_GUID.get(events.providers.get(p).guid) ?? OTHER;
     const c = events.columns;
-    const { flags, tid: tids, processor, payloadOffset, payloadLength, headerType, eventType } = c;
-    // (provider, id and opcode from each row's event type: their columns are not made)
-    const { provider: typeProvider, eventId: typeEventId, opcode: typeOpcode } = events.typeValues();
+    const { flags, tid: tids, processor, payloadOffset, payloadLength, eventType } = c;
+    // (provider, id, opcode and header type from each row's event type: their columns are not made)
+    const { provider: typeProvider, eventId: typeEventId, opcode: typeOpcode, headerType: typeHeaderType } = events.typeValues();
     const types = typeProvider.length;
     const ts32 = new Uint32Array(c.timestamp.buffer, c.timestamp.byteOffset, c.timestamp.length * 2);
     const ps = this.pointerSize;
@@ -227,7 +227,7 @@ export class StackAttacher {
       this.ringNext = (r + 1) & (RING - 1);
       if (this.ringSize < RING) this.ringSize++;
       // a stack in the event's own header (EVENT_HEADER records with extended items only)
-      const ht = headerType[i];
+      const ht = type < types ? typeHeaderType[type] : events.typeFieldOf("headerType", i);
       if ((ht === 0x12 || ht === 0x13) && flags[i] & 1 && (!this.wants || this.wants(base + i))) {
         const frames = events.row(i).stack;
         if (frames?.length) this.set(base + i, this.table.intern(frames.map(numberOfAddress)));

@@ -68,9 +68,11 @@ export const EVENT_COLUMN_LAYOUT: Readonly<Record<keyof EventColumns, readonly [
  * The event columns a row's event type decides (its struct, TYPE_*, holds them). The cores store them
  * only for rows without a type (EVENT_TYPE_NONE, past the type table's MAX_EVENT_TYPES types), so a
  * row costs 19 bytes less to write and to move; a table of such rows makes them whole from the
- * `eventType` column on first use (withDecidedFields).
+ * `eventType` column on first use (withDecidedFields). The header type is written for every row of a
+ * core's window (its typed-table fill reads the pointer size there) but handed on, like the others, only
+ * for rows without a type.
  */
-export const TYPE_FIELDS = ["provider", "eventId", "version", "opcode", "keywords", "task", "level", "channel"] as const;
+export const TYPE_FIELDS = ["provider", "eventId", "version", "opcode", "headerType", "keywords", "task", "level", "channel"] as const;
 export type TypeField = (typeof TYPE_FIELDS)[number];
 /**
  * The event column a row's buffer decides: an .etl buffer's records are one processor's (its struct,
@@ -91,7 +93,7 @@ export const TYPE_FIELD_LAYOUT = Object.fromEntries(TYPE_FIELDS.map((k) => [k, E
 /** Where each type field is in an event type struct (its width is its column's). */
 const TYPE_FIELD_AT: Readonly<Record<TypeField, number>> = {
   provider: C.TYPE_PROVIDER, eventId: C.TYPE_EVENT_ID, version: C.TYPE_VERSION, opcode: C.TYPE_OPCODE,
-  keywords: C.TYPE_KEYWORDS, task: C.TYPE_TASK, level: C.TYPE_LEVEL, channel: C.TYPE_CHANNEL,
+  headerType: C.TYPE_HEADER_TYPE, keywords: C.TYPE_KEYWORDS, task: C.TYPE_TASK, level: C.TYPE_LEVEL, channel: C.TYPE_CHANNEL,
 };
 
 /** The values of each type field by event type (index: the eventType column's value). */

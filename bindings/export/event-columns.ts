@@ -80,7 +80,7 @@ function keysOf(keys: Int32Array, values: Uint16Array, rows: Uint32Array | null,
 }
 
 /**
- * The type fields' columns (provider, eventId, version, opcode, keywords, task, level, channel) of the
+ * The type fields' columns (provider, eventId, version, opcode, header type, keywords, task, level, channel) of the
  * rows, from their event types, without making the table's own columns; a row without a type reads
  * the table's.
  */
@@ -195,10 +195,10 @@ function processNames(dict: DictionaryBuilder, pid: Uint32Array, timestamp: BigI
   }
 }
 
-/** Activity ids of EVENT_HEADER records (null for other headers, or without record bytes). */
-function activityIds(dict: DictionaryBuilder, e: Trace["events"], rows: Uint32Array | null): void {
+/** Activity ids of EVENT_HEADER records (null for other headers, or without record bytes); `headerType`: the rows' (as `keys`). */
+function activityIds(dict: DictionaryBuilder, e: Trace["events"], rows: Uint32Array | null, headerType: Uint8Array): void {
   const c = e.columns;
-  const cHeaderType = c.headerType, cPayloadOffset = c.payloadOffset, cHeaderLength = c.headerLength;
+  const cPayloadOffset = c.payloadOffset, cHeaderLength = c.headerLength;
   const keys = dict.keys;
   // (the trace's bytes when every row's record is in them, read as words: most ids are zero)
   const whole = e.recordBytes ? e.recordBytesOf(0) : null;
@@ -206,7 +206,7 @@ function activityIds(dict: DictionaryBuilder, e: Trace["events"], rows: Uint32Ar
   let zeroKey = -1;
   for (let i = 0; i < keys.length; i++) {
     const r = rows ? rows[i] : i;
-    const ht = cHeaderType[r];
+    const ht = headerType[i];
     const bytes = ht === C.HT_EVENT_HEADER32 || ht === C.HT_EVENT_HEADER64 ? (whole ?? e.recordBytesOf(r)) : null;
     if (!bytes) {
       dict.setNull(i);
@@ -279,11 +279,11 @@ export function eventBatch(trace: Trace, rows: Uint32Array | null, ctx: EventCon
   const processName = new DictionaryBuilder(n, arrays);
   processNames(processName, pid, timestamp, valid, ctx.processes ?? trace.processes);
   const activity = new DictionaryBuilder(n, arrays);
-  activityIds(activity, e, rows);
+  activityIds(activity, e, rows, typeFields.headerType);
 
   const columns = [
     { values: rowIndex },
-    { values: pick(c.headerType, rows, arrays) },
+    { values: typeFields.headerType },
     provider.column(),
     providerName.column(),
     eventName.column(),

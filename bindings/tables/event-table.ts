@@ -104,8 +104,8 @@ export class EventTable implements Iterable<EventRow> {
   get eventType(): Uint16Array { return this.columns.eventType; }
 
   /**
-   * A type field of one row (provider, eventId, version, opcode, keywords, task, level, channel), from
-   * its event type: the whole column is not made for it (a row without a type reads the column).
+   * A type field of one row (provider, eventId, version, opcode, headerType, keywords, task, level,
+   * channel), from its event type: the whole column is not made for it (a row without a type reads the column).
    */
   typeFieldOf<F extends TypeField>(field: F, index: number): F extends "keywords" ? bigint : number {
     const k = this.columns.eventType[index];
@@ -212,7 +212,7 @@ export class EventTable implements Iterable<EventRow> {
   private findClrSchema(index: number): ClrEventSchema | undefined {
     const p = this.clrProviderOf(this.typeFieldOf("provider", index));
     if (p < 0) return undefined;
-    const ht = this.columns.headerType[index];
+    const ht = this.typeFieldOf("headerType", index);
     if (ht !== C.HT_EVENT_HEADER32 && ht !== C.HT_EVENT_HEADER64) return undefined;
     return findClrEvent(p, this.typeFieldOf("eventId", index), this.typeFieldOf("version", index));
   }
@@ -278,7 +278,7 @@ export class EventRow {
   /** The level by its standard name ("LogAlways", "Critical", "Error", "Warning", "Informational", "Verbose"; "Level(n)" above). */
   get levelName(): string { return levelName(this.level); }
   get processor(): number { return this.c.processor[this.index]; }
-  get headerType(): number { return this.c.headerType[this.index]; }
+  get headerType(): number { return this.table.typeFieldOf("headerType", this.index); }
   get headerTypeName(): string { return HEADER_TYPE_NAMES[this.headerType] ?? `Unknown(0x${this.headerType.toString(16)})`; }
   /** Flags as the record header stores them (EVENT_HEADER Flags, WPP OptionFlags). */
   get headerFlags(): number { return this.c.flags[this.index] & C.F_HEADER_FLAGS_MASK; }

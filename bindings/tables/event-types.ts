@@ -27,15 +27,15 @@ export class EventTypeTable {
     const n = data.typeCount;
     this.length = n;
     this.column = data.events.eventType;
-    ({ provider: this.provider, eventId: this.eventId, version: this.version, opcode: this.opcode, keywords: this.keywords, task: this.task, level: this.level, channel: this.channel } =
-      typeFieldValues(data));
-    this.headerType = new Uint8Array(n);
+    ({
+      provider: this.provider, eventId: this.eventId, version: this.version, opcode: this.opcode, headerType: this.headerType,
+      keywords: this.keywords, task: this.task, level: this.level, channel: this.channel,
+    } = typeFieldValues(data));
     this.count = new Uint32Array(n);
     const m = metaOf(data);
     const v = new DataView(m.buffer, m.byteOffset);
     for (let t = 0; t < n; t++) {
       const at = data.typesOffset + t * C.TYPE_STRIDE;
-      this.headerType[t] = v.getUint8(at + C.TYPE_HEADER_TYPE);
       this.count[t] = v.getUint32(at + C.TYPE_ROWS, true);
     }
   }

@@ -95,15 +95,16 @@ export function runQuery(table: EventTable, providers: ProviderTable, clock: Tra
   const c = table.columns;
   const n = table.length;
   const tests: ((i: number) => boolean)[] = [];
-  // The type fields (provider, eventId, opcode, task, level, keywords) are tested once per event type,
+  // The type fields (provider, eventId, opcode, header type, task, level, keywords) are tested once per event type,
   // and a row by its type (no column of them is made); a row without a type is tested on the columns.
   const typeTests: { byType: (k: number) => boolean; byRow: (i: number) => boolean }[] = [];
-  const byField = (f: "provider" | "eventId" | "opcode" | "task" | "level", test: (v: number) => boolean) =>
+  const byField = (f: "provider" | "eventId" | "opcode" | "headerType" | "task" | "level", test: (v: number) => boolean) =>
     typeTests.push({ byType: (k) => test(table.typeValues()[f][k]), byRow: (i) => test(c[f][i]) });
   if (q.provider !== undefined) byField("provider", providerMaskTest(providers, q.provider));
   if (q.eventId !== undefined) byField("eventId", memberTest(asArray(q.eventId)));
   if (q.opcode !== undefined) byField("opcode", memberTest(asArray(q.opcode)));
   if (q.task !== undefined) byField("task", memberTest(asArray(q.task)));
+  if (q.headerType !== undefined) byField("headerType", memberTest(asArray(q.headerType)));
   if (q.level !== undefined) {
     const max = parseLevel(q.level);
     byField("level", (v) => v <= max);
@@ -132,7 +133,7 @@ export function runQuery(table: EventTable, providers: ProviderTable, clock: Tra
   }
   const untypedTest = (i: number) => typeTests.every((t) => t.byRow(i));
   const numeric: [OneOrMany<number> | undefined, ArrayLike<number>][] = [
-    [q.pid, c.pid], [q.tid, c.tid], [q.processor, c.processor], [q.headerType, c.headerType],
+    [q.pid, c.pid], [q.tid, c.tid], [q.processor, c.processor],
   ];
   for (const [values, col] of numeric) {
     if (values === undefined) continue;
