@@ -4,7 +4,7 @@ import type { DecodeOptions, Input } from "./decode/decode.js";
 import { isSessionInput, type SessionInput } from "./decode/session-input.js";
 import type { FileClock } from "./decode/merge.js";
 import * as C from "../assembly/codes.js";
-import { fileOfRow, readBuffer, type BufferInfo, type TraceData } from "./decode/trace-data.js";
+import { extItemBytes, fileOfRow, readBuffer, type BufferInfo, type TraceData } from "./decode/trace-data.js";
 import { EventTable } from "./tables/event-table.js";
 import { ProviderTable } from "./tables/provider-table.js";
 import { EventTypeTable } from "./tables/event-types.js";
@@ -61,11 +61,10 @@ export function namesFromProviderTraits(data: TraceData): Map<number, string> {
     if (ext.type[e] !== 12 || ext.size[e] < 3) continue;
     const p = data.events.provider[ext.row[e]];
     if (names.has(p)) continue;
-    const start = ext.offset[e] + 2;
-    const end = ext.offset[e] + ext.size[e];
-    let z = start;
-    while (z < end && bytes[z] !== 0) z++;
-    if (z > start) names.set(p, decoder.decode(bytes.subarray(start, z)));
+    const item = extItemBytes(data, bytes, e);
+    let z = 2;
+    while (z < item.length && item[z] !== 0) z++;
+    if (z > 2) names.set(p, decoder.decode(item.subarray(2, z)));
   }
   return names;
 }
@@ -193,13 +192,25 @@ export class Trace {
     return this.data;
   }
 
-  /** The decoded bytes every offset in the tables refers to. */
+  /**
+   * The decoded bytes the tables' offsets refer to (payloads, strings of the typed tables). An
+   * extended item's bytes: `extendedItemBytes(e)` (an EventPipe file held as given keeps its stacks apart).
+   */
   get bytes(): Uint8Array {
     return this.live.bytes;
   }
 
   get extendedItems(): TraceData["ext"] & { length: number } {
     return { ...this.live.ext, length: this.live.extCount };
+  }
+
+  /** The bytes of extended item `e` (a row of `extendedItems`). */
+  extendedItemBytes(e: number): Uint8Array {
+    const d = this.live;
+    if (!(e >= 0 && e < d.extCount)) throw new RangeError(`no extended item ${e}`);
+    const bytes = this.events.recordBytesOf(d.ext.row[e]);
+    if (!bytes) throw new Error("etw-wasm: the record bytes of this trace were not kept");
+    return extItemBytes(d, bytes, e);
   }
 
   get bufferCount(): number {

@@ -463,10 +463,11 @@ describe("EventPipe columns not stored, made when first read", () => {
         expect(Array.from(e.eventId), `${label}, ${engine}`).toEqual(want.eventId);
         expect(e.headerType.every((x) => x === ht) && e.headerType.length === n, `${label}, ${engine}`).toBe(true);
         expect(e.task.every((x) => x === 0) && e.channel.every((x) => x === 0) && e.headerLength.every((x) => x === 0), `${label}, ${engine}`).toBe(true);
-        // (activity ids, kept for the rows that have one: the same offsets as the reader's events, in another order; V6 ids are the label lists')
+        // (activity ids, kept for the rows that have one: the same offsets as the reader's events, file offsets in a
+        // file held whole, in another order; V6 ids are the label lists')
         const file = readNettrace(bytes);
         if (file.header.formatVersion < 6) {
-          const fromReader = Array.from(file.events.activityIdOffset).filter((o) => o !== 0).map((o) => o + 8).sort((a, b) => a - b);
+          const fromReader = Array.from(file.events.activityIdOffset).filter((o) => o !== 0).sort((a, b) => a - b);
           expect(Array.from(d.nettrace.activityOfRow).filter((o) => o !== 0).sort((a, b) => a - b), `${label}, ${engine}`).toEqual(fromReader);
           activities += fromReader.length;
         }

@@ -279,6 +279,13 @@ export interface TraceData {
    * apart. `bytes` when absent (metaOf).
    */
   meta?: Uint8Array;
+  /**
+   * Where the extended items at or past offset `extFrom` are (at their offset less `extFrom`) when not
+   * in `bytes`: an EventPipe file held as given keeps its bytes as they are and its stacks as items
+   * apart (extItemBytes).
+   */
+  extBytes?: Uint8Array;
+  extFrom?: number;
   events: EventColumns;
   eventCount: number;
   /**
@@ -371,6 +378,23 @@ export interface BufferInfo {
 /** The bytes the struct offsets (buffersOffset, warningsOffset, ...) index. */
 export function metaOf(data: TraceData): Uint8Array {
   return data.meta ?? data.bytes;
+}
+
+/** Extended item `e`'s bytes; `bytes`: those its row's offsets index (the trace's, or its buffer's records). */
+export function extItemBytes(data: TraceData, bytes: Uint8Array, e: number): Uint8Array {
+  const at = data.ext.offset[e], end = at + data.ext.size[e];
+  const from = data.extFrom ?? Infinity;
+  return at >= from ? data.extBytes!.subarray(at - from, end - from) : bytes.subarray(at, end);
+}
+
+/** `data` with its extended items kept apart (extBytes) copied in after its bytes, where their offsets say. */
+export function withExtJoined(data: TraceData): TraceData {
+  const { extBytes, extFrom } = data;
+  if (!extBytes || extFrom === undefined) return data;
+  const bytes = new Uint8Array(extFrom + extBytes.length);
+  bytes.set(data.bytes);
+  bytes.set(extBytes, extFrom);
+  return { ...data, bytes, extBytes: undefined, extFrom: undefined };
 }
 
 /** The buffer table's entry `index` (a BUF_STRIDE-byte struct at `buffersOffset`). */

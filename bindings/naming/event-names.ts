@@ -11,6 +11,7 @@ import type { EventTypeTable } from "../tables/event-types.js";
 import type { ProviderInfo, ProviderTable } from "../tables/provider-table.js";
 import type { ClrEventSchema } from "../schema/clr-schema-types.js";
 import { clrProviderIndex, findClrEvent } from "../schema/clr-payload.js";
+import { extItemBytes } from "../decode/trace-data.js";
 import { ManifestCollector, traceManifests, type TraceManifests } from "./trace-manifests.js";
 
 /** Provider name TraceEvent uses for classic kernel events its kernel parser does not know (the OS's MOF). */
@@ -367,7 +368,7 @@ export class NameCounter {
       last = ext.row[e];
       const t = type[ext.row[e]];
       if (t === C.EVENT_TYPE_NONE) continue;
-      const name = traceLoggingName(bytes.subarray(ext.offset[e], ext.offset[e] + ext.size[e]));
+      const name = traceLoggingName(extItemBytes(events.data, bytes, e));
       if (name === undefined) continue;
       let m = this.traceLogging.get(t);
       if (!m) this.traceLogging.set(t, (m = new Map()));

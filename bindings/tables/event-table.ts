@@ -5,7 +5,7 @@ import * as C from "../../assembly/codes.js";
 import { formatGuid } from "../schema/guid.js";
 import type { TraceClock } from "./info.js";
 import type { ProviderTable } from "./provider-table.js";
-import { typeFieldValues, type EventColumns, type TraceData, type TypeField, type TypeFieldValues } from "../decode/trace-data.js";
+import { extItemBytes, typeFieldValues, type EventColumns, type TraceData, type TypeField, type TypeFieldValues } from "../decode/trace-data.js";
 import type { ClrEventSchema } from "../schema/clr-schema-types.js";
 import { clrProviderIndex, decodeClrPayload, findClrEvent, mapName, readFixedField, readScannedField, type DecodedPayload, type FieldValue } from "../schema/clr-payload.js";
 import { keywordNames, levelName } from "../schema/keywords.js";
@@ -338,7 +338,7 @@ export class EventRow {
     const ext = t.data.ext;
     const bytes = t.recordBytesOf(this.index)!;
     for (; e < t.data.extCount && ext.row[e] === this.index; e++) {
-      out.push({ type: ext.type[e], data: bytes.subarray(ext.offset[e], ext.offset[e] + ext.size[e]) });
+      out.push({ type: ext.type[e], data: extItemBytes(t.data, bytes, e) });
     }
     return out;
   }

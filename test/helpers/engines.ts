@@ -5,6 +5,7 @@
 
 import { openTrace, EtlFormatError, EtlDecodeError, CLR_EVENTS, CLR_PROVIDERS, type Trace, type OpenOptions } from "../../dist/bindings/index.js";
 import * as C from "../../dist/assembly/codes.js";
+import { extItemBytes } from "../../dist/bindings/decode/trace-data.js";
 import { clrProgram } from "../../dist/bindings/schema/clr-program.js";
 import { EtlWriter, PayloadBuilder, records } from "../../dist/bindings/generator/etl-writer.js";
 import { mulberry32 } from "../../dist/bindings/generator/random.js";
@@ -130,7 +131,8 @@ export function traceDifferences(a: Trace, b: Trace, options: CompareOptions = {
     for (let e = 0; e < da.extCount; e++) {
       const r = ea.row[e];
       const relA = ea.offset[e] - (oa[r] - ha[r]), relB = eb.offset[e] - (ob[r] - ha[r]);
-      if (relA !== relB || !rangeEqual(ba, ea.offset[e], bb, eb.offset[e], ea.size[e])) {
+      // (an item's bytes where its offset says: in the trace's bytes, or kept apart from them, extBytes)
+      if (relA !== relB || !sameBytes(extItemBytes(da, ba, e), extItemBytes(db, bb, e))) {
         add(`ext item ${e} (row ${r}): at ${relA} (wasm) / ${relB} (js) of its record, or bytes differ`);
         break;
       }

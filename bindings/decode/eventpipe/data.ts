@@ -161,7 +161,7 @@ export class NettraceTables {
    * disposed before the next window is read, so each window writes into the memory of the one before.
    */
   window(file: NettraceFile, final: boolean): Promise<TraceData & { nettrace: NettraceInfo }> {
-    return this.tablesOf([file], final);
+    return this.tablesOf([file], final, false);
   }
 
   /**
@@ -169,16 +169,22 @@ export class NettraceTables {
    * used before the next is read), as one trace; the last window's error is the trace's.
    */
   whole(windows: Iterable<NettraceFile>): Promise<TraceData & { nettrace: NettraceInfo }> {
-    return this.tablesOf(windows, true);
+    return this.tablesOf(windows, true, true);
   }
 
   /**
    * The tables of `windows`, which share their bytes (one window, or the windows of a file held whole),
    * in memory from the pool of disposed traces, which `release` gives back.
    */
-  private async tablesOf(windows: Iterable<NettraceFile>, final: boolean): Promise<TraceData & { nettrace: NettraceInfo }> {
+  private async tablesOf(windows: Iterable<NettraceFile>, final: boolean, whole: boolean): Promise<TraceData & { nettrace: NettraceInfo }> {
     const table = new EventTable(takeBuffer);
-    const base = 8;
+    // Where the file's byte 0 is in the trace's bytes: at 0 for a file held whole (offsets are file
+    // offsets; none is 0, where the file's magic is), 8 for a stream's window. A file held whole as the
+    // caller gave it, its typed tables filled in the WebAssembly core, is not copied: the trace's bytes
+    // are the input and the stack items and structs are kept apart, at the offsets they would have after
+    // it (extBytes, from `stackAt`). Else the input is copied into a store (or read there: storeAround).
+    const base = whole ? 0 : 8;
+    let apart = false;
     let file: NettraceFile | undefined;
     let input: Uint8Array = new Uint8Array(0);
     let stackAt = 0;
@@ -187,6 +193,8 @@ export class NettraceTables {
     let stackCount = 0, stackBytes = 0;
     const warnings: NettraceWarning[] = [];
     let warningCount = 0, eventsLost = 0;
+    // (the reader's count of warnings, which runs on over a file's windows, before this window's)
+    let warnedBefore = this.warningTotal;
     // the typed .NET tables of each window's rows, filled as it comes in the WebAssembly core (only its payload bytes copied in)
     const core = this.filler?.core;
     const typed = new GrowingClrBlocks(takeBuffer);
@@ -195,13 +203,15 @@ export class NettraceTables {
     for (const w of windows) {
       if (!file) {
         input = w.bytes;
+        apart = whole && core !== undefined && !OWNED.has(input.buffer);
         stackAt = align8(base + input.length);
       } else if (w.bytes !== input) throw new Error("etw-wasm: the windows of one trace share their bytes");
       file = w;
       const ptr = w.header.pointerSize === 4 ? 4 : 8;
       const providerOf = await this.providersOf(w.metadata);
       // events whose metadata id was never defined: a provider of their own (the empty GUID, no name)
-      if (this.unknownProvider < 0 && w.events.metadata.includes(-1)) {
+      // (the reader warns of each such event, so a window without new warnings has none: no scan of its rows)
+      if (this.unknownProvider < 0 && w.warningCount > warnedBefore && w.events.metadata.includes(-1)) {
         this.unknownProvider = this.providerGuids.length;
         this.providerGuids.push(new Uint8Array(16));
       }
@@ -240,7 +250,7 @@ export class NettraceTables {
       }
       try {
         eventTableOf(this.rowsCore, w, {
-          ptr, stackItem, providerOf, unknownProvider: this.unknownProvider, typeOf: (p, id, v, op, level, kwLo, kwHi) => this.typeOf(p, id, v, op, level, kwLo, kwHi), typeCount: () => this.types.length,
+          ptr, stackItem, base, providerOf, unknownProvider: this.unknownProvider, typeOf: (p, id, v, op, level, kwLo, kwHi) => this.typeOf(p, id, v, op, level, kwLo, kwHi), typeCount: () => this.types.length,
           fillChunk: filler && ((at, rows, firstRow) => filler.chunk(at, rows, firstRow)),
           chunkRows: this.tuning.chunkRows,
         }, table, expect);
@@ -253,7 +263,7 @@ export class NettraceTables {
       }
       // (the reader's columns of this window are read: nothing holds them past here)
       for (const x of w.warnings) if (warnings.length < MAX_NETTRACE_WARNINGS) warnings.push(x);
-      warningCount = w.warningCount;
+      warningCount = warnedBefore = w.warningCount;
       eventsLost += w.eventsLost;
     }
     if (!file) throw new Error("etw-wasm: no window to make tables of");
@@ -318,35 +328,42 @@ export class NettraceTables {
     const providersOffset = structsAt;
     const typesOffset = align8(providersOffset + providerStructs.length);
     const logfileOffset = align8(typesOffset + typeStructs.length);
-    // (a store the TypeScript core fills the typed tables of is placed in its memory: no copy of it)
     const storeBytes = logfileOffset + C.LH_SIZE;
+    // (the input as given, the rest apart: only while the typed tables were filled as the rows came)
+    apart &&= partsFilled;
+    // (a store the TypeScript core fills the typed tables of is placed in its memory: no copy of it)
     const place = partsFilled ? undefined : this.filler?.place(storeBytes, n);
     // (a file read here is already in place: the store is built around it)
-    const around = place ? undefined : storeAround(input, storeBytes);
-    const store = place ? place.s.u8.subarray(place.at, place.at + storeBytes) : around ?? new Uint8Array(takeBuffer(storeBytes), 0, storeBytes);
-    if (!around) store.set(input, base);
+    const around = place || apart ? undefined : storeAround(input, storeBytes);
+    // (`extFrom`: the store offset of the first byte of `store`, which holds the bytes from there on)
+    const extFrom = apart ? stackAt : 0;
+    const storeLength = storeBytes - extFrom;
+    const store = place ? place.s.u8.subarray(place.at, place.at + storeBytes) : around ?? new Uint8Array(takeBuffer(storeLength), 0, storeLength);
+    if (!around && !apart) store.set(input, base);
     // (memory from the pool is not zeroed: the bytes around the input's, stack items' MatchIds and padding included)
-    if (!place) {
+    if (apart) store.fill(0);
+    else if (!place) {
       store.fill(0, 0, base);
       store.fill(0, base + input.length);
     }
-    // (the stacks from the store's own copy of the input, which is at `base`: no view made per stack)
-    for (let s = 0, at = stackAt; s < stackCount; s++) {
-      store.copyWithin(at + 8, base + stackFrom[s], base + stackFrom[s] + stackLength[s]);
+    // (the stacks from the store's own copy of the input where it has one: no view made per stack)
+    for (let s = 0, at = stackAt - extFrom; s < stackCount; s++) {
+      if (apart) store.set(input.subarray(stackFrom[s], stackFrom[s] + stackLength[s]), at + 8);
+      else store.copyWithin(at + 8, base + stackFrom[s], base + stackFrom[s] + stackLength[s]);
       at += align8(8 + stackLength[s]);
     }
-    store.set(providerStructs, providersOffset);
-    store.set(typeStructs, typesOffset);
-    store.set(lh, logfileOffset);
+    store.set(providerStructs, providersOffset - extFrom);
+    store.set(typeStructs, typesOffset - extFrom);
+    store.set(lh, logfileOffset - extFrom);
 
-    // (what the tables live in goes back to the pool when the trace is disposed)
+    // (what the tables live in goes back to the pool when the trace is disposed; not the caller's input)
     const owned = [...table.buffers(), ...typed.buffers()];
     if (!place) owned.push(store.buffer);
     // (the columns not stored made when first read)
     const events = nettraceColumns(stored, n, () => data, untyped, metadataOfRow, metadata, { ht, flags: headerFlagsOf(ptr), pid: pid ?? header.processId >>> 0, extRows: ext.row });
     const data: TraceData & { nettrace: NettraceInfo } = {
       release: () => giveBack(owned),
-      bytes: store,
+      ...(apart ? { bytes: input, meta: store, extBytes: store, extFrom } : { bytes: store }),
       events,
       untyped,
       eventCount: n,
@@ -357,11 +374,11 @@ export class NettraceTables {
       warningsOffset: 0,
       warningCount: 0,
       warningTotal: warningCount,
-      providersOffset,
+      providersOffset: providersOffset - extFrom,
       providerCount: providerGuids.length,
-      typesOffset,
+      typesOffset: typesOffset - extFrom,
       typeCount: types.length,
-      logfileOffset,
+      logfileOffset: logfileOffset - extFrom,
       clrRows: 0,
       arenaBytes: input.length,
       // (a window: the file up to its end)
@@ -375,7 +392,7 @@ export class NettraceTables {
     this.warningTotal = warningCount;
     this.last = data;
     // (what the stream's outline takes from the last window, copied: the window's memory is given back before the outline is made)
-    this.lastStructs = store.slice(providersOffset, logfileOffset + C.LH_SIZE);
+    this.lastStructs = store.slice(providersOffset - extFrom, logfileOffset - extFrom + C.LH_SIZE);
     // the typed .NET runtime tables, by the core's routine: joined from the windows', or filled now
     if (partsFilled) {
       // (no typed rows: no typed tables, as a fill of the whole store gives)
@@ -432,6 +449,9 @@ export class NettraceTables {
       ...last,
       release: undefined,
       bytes,
+      meta: undefined,
+      extBytes: undefined,
+      extFrom: undefined,
       providersOffset: 0,
       typesOffset: last.typesOffset - from,
       logfileOffset: last.logfileOffset - from,
@@ -521,7 +541,7 @@ function nettraceColumns(
 }
 
 /**
- * Buffers of inputs this module read itself (wholeInput): the bytes sit 8 bytes into the buffer, with
+ * Buffers of inputs this module read itself (wholeInput): the bytes sit at the buffer's start, with
  * room after them, so the trace's byte store is built around them without a copy (tablesOf).
  */
 const OWNED = new WeakSet<ArrayBufferLike>();
@@ -531,9 +551,9 @@ function ownedInput(length: number): Uint8Array {
   for (const room of [Math.floor(length / 4) + (1 << 20), 1 << 20]) {
     try {
       // (from the pool of disposed traces: the store built around it goes back there)
-      const buffer = takeBuffer(8 + length + room);
+      const buffer = takeBuffer(length + room);
       OWNED.add(buffer);
-      return new Uint8Array(buffer, 8, length);
+      return new Uint8Array(buffer, 0, length);
     } catch {
       // (past the largest buffer: less room)
     }
@@ -541,9 +561,9 @@ function ownedInput(length: number): Uint8Array {
   return new Uint8Array(length);
 }
 
-/** The store of `storeBytes` around `input` (its bytes at store offset 8) when `input` was read here with room enough; else a new store. */
+/** The store of `storeBytes` around `input` (its bytes at store offset 0) when `input` was read here with room enough; else a new store. */
 function storeAround(input: Uint8Array, storeBytes: number): Uint8Array | undefined {
-  if (!OWNED.has(input.buffer) || input.byteOffset !== 8 || input.buffer.byteLength < storeBytes) return undefined;
+  if (!OWNED.has(input.buffer) || input.byteOffset !== 0 || input.buffer.byteLength < storeBytes) return undefined;
   return new Uint8Array(input.buffer, 0, storeBytes);
 }
 

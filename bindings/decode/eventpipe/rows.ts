@@ -254,6 +254,8 @@ export interface EventTableContext {
   ptr: number;
   /** Store offset of each stack's item (MatchId, then the frames). */
   stackItem: Int32Array;
+  /** Where the file's byte 0 is in the trace's bytes (8 by default: offset 0 stays "none"). */
+  base?: number;
   /** Provider index of each metadata row. */
   providerOf: Int32Array;
   /** Provider of events whose metadata is undefined (-1: none yet, then 0). */
@@ -456,7 +458,7 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
     w[R.NR_THREAD_COUNT] = threadRows.length;
     w[R.NR_V6] = v6 ? 1 : 0;
     w[R.NR_PROCESS_ID] = pidValue;
-    w[R.NR_BASE] = 8;
+    w[R.NR_BASE] = cx.base ?? 8;
     w[R.NR_HEADER_FLAGS] = headerFlagsOf(ptr);
     w[R.NR_STACK_TYPE] = ptr === 4 ? 5 : 6; // EVENT_HEADER_EXT_TYPE_STACK_TRACE32 / 64
     w[R.NR_MAX_HI] = table.maxHi >>> 0;
