@@ -193,8 +193,9 @@ export class Trace {
   }
 
   /**
-   * The decoded bytes the tables' offsets refer to (payloads, strings of the typed tables). An
-   * extended item's bytes: `extendedItemBytes(e)` (an EventPipe file held as given keeps its stacks apart).
+   * The decoded bytes the tables' offsets refer to (payloads, strings of the typed tables, extended
+   * items). Read an extended item with `extendedItemBytes(e)`: an EventPipe trace's stack items are the
+   * frames where the file has them, and the 8 bytes before them are not a MatchId.
    */
   get bytes(): Uint8Array {
     return this.live.bytes;

@@ -47,7 +47,7 @@ function traceDigest(t: Awaited<ReturnType<typeof openTrace>>): string {
   }
   const x = t.extendedItems;
   for (const col of [x.row, x.type, x.size, x.offset]) h.update(bytesOf(col));
-  // (the items' bytes: kept apart from t.bytes when the file is held as given)
+  // (the items' bytes: an EventPipe trace's stack items are made when asked for, from the frames where they are)
   for (let e = 0; e < x.length; e++) h.update(t.extendedItemBytes(e));
   for (const table of t.tables) {
     h.update(table.name).update(bytesOf(table.rows)).update(bytesOf(table.truncated));
@@ -109,6 +109,13 @@ describe("a whole file's tables in memory disposed traces gave back", () => {
     expect(wasm.bytes.buffer).toBe(bytes.buffer);
     expect(wasm.bytes.length).toBe(bytes.length);
     const want = stacksOf(wasm, 0);
+    // (a stack item as ETW gives one: MatchId 0, then the frames, which lie in the input after their stack's size)
+    const x = wasm.extendedItems;
+    const e = Array.from(x.type).findIndex((t, k) => t === 6 && k < x.length);
+    const item = wasm.extendedItemBytes(e);
+    expect(Array.from(item.subarray(0, 8))).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
+    expect(Array.from(item.subarray(8))).toEqual(Array.from(bytes.subarray(x.offset[e] + 8, x.offset[e] + x.size[e])));
+    expect(new DataView(bytes.buffer, bytes.byteOffset).getUint32(x.offset[e] + 4, true)).toBe(x.size[e] - 8);
     // the TypeScript engine copies the input into a store: the same offsets, the same stacks
     const js = await openTrace(bytes, { engine: "js" });
     expect(js.bytes.buffer).not.toBe(bytes.buffer);

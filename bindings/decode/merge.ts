@@ -12,7 +12,7 @@
 import * as C from "../../assembly/codes.js";
 import { clrProgram } from "../schema/clr-program.js";
 import { TraceDecodeError } from "./errors.js";
-import { align8, metaOf, typeKeyOf, withExtJoined, EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type FileClock, type SourceFile, type TraceData } from "./trace-data.js";
+import { align8, metaOf, typeKeyOf, withStacksPlaced, EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type FileClock, type SourceFile, type TraceData } from "./trace-data.js";
 export type { FileClock, SourceFile } from "./trace-data.js";
 import { logfileCopy, rebaseLogfile } from "./builder.js";
 import { exactBlock, joinBlocks, moveBlock, relocate, type Relocation } from "./clr-blocks.js";
@@ -161,8 +161,8 @@ export class SessionMerger {
    * entry in `files` and the first one is the trace's.
    */
   merge(given: readonly MergePart[]): TraceData {
-    // (extended items kept apart from a part's bytes joined to them: the merge copies the bytes anyway)
-    const parts = given.map((p) => (p.data.extBytes ? { ...p, data: withExtJoined(p.data), records: undefined } : p));
+    // (an EventPipe part's stack items made ETW items after its bytes: the merge copies the bytes anyway)
+    const parts = given.map((p) => (p.data.bareStacks ? { ...p, data: withStacksPlaced(p.data), records: undefined } : p));
     for (const p of parts) this.learn(p.file, p.data);
     this.settle();
     const anchor = this.anchorHeader();

@@ -280,12 +280,11 @@ export interface TraceData {
    */
   meta?: Uint8Array;
   /**
-   * Where the extended items at or past offset `extFrom` are (at their offset less `extFrom`) when not
-   * in `bytes`: an EventPipe file held as given keeps its bytes as they are and its stacks as items
-   * apart (extItemBytes).
+   * An EventPipe trace's stack items are its stack blocks' frames where they lie in `bytes`: an item's
+   * first 8 bytes (an ETW stack item's MatchId) are whatever precedes the frames there, so read the
+   * items with extItemBytes, which gives them with MatchId 0.
    */
-  extBytes?: Uint8Array;
-  extFrom?: number;
+  bareStacks?: boolean;
   events: EventColumns;
   eventCount: number;
   /**
@@ -383,18 +382,35 @@ export function metaOf(data: TraceData): Uint8Array {
 /** Extended item `e`'s bytes; `bytes`: those its row's offsets index (the trace's, or its buffer's records). */
 export function extItemBytes(data: TraceData, bytes: Uint8Array, e: number): Uint8Array {
   const at = data.ext.offset[e], end = at + data.ext.size[e];
-  const from = data.extFrom ?? Infinity;
-  return at >= from ? data.extBytes!.subarray(at - from, end - from) : bytes.subarray(at, end);
+  const type = data.ext.type[e];
+  if (!data.bareStacks || (type !== 5 && type !== 6)) return bytes.subarray(at, end);
+  // (a stack item made when asked for: MatchId 0, then the frames where they are)
+  const item = new Uint8Array(end - at);
+  item.set(bytes.subarray(at + 8, end), 8);
+  return item;
 }
 
-/** `data` with its extended items kept apart (extBytes) copied in after its bytes, where their offsets say. */
-export function withExtJoined(data: TraceData): TraceData {
-  const { extBytes, extFrom } = data;
-  if (!extBytes || extFrom === undefined) return data;
-  const bytes = new Uint8Array(extFrom + extBytes.length);
+/** `data` with its bare stack items (bareStacks) made ETW stack items after its bytes, where its extended items point. */
+export function withStacksPlaced(data: TraceData): TraceData {
+  if (!data.bareStacks) return data;
+  const { ext, extCount } = data;
+  // (each item once: rows that share a stack share its item)
+  const placed = new Map<number, [to: number, size: number]>();
+  const offset = ext.offset.slice();
+  let size = align8(data.bytes.length);
+  for (let e = 0; e < extCount; e++) {
+    if (ext.type[e] !== 5 && ext.type[e] !== 6) continue;
+    let at = placed.get(ext.offset[e]);
+    if (!at) {
+      placed.set(ext.offset[e], (at = [size, ext.size[e]]));
+      size += align8(ext.size[e]);
+    }
+    offset[e] = at[0];
+  }
+  const bytes = new Uint8Array(size);
   bytes.set(data.bytes);
-  bytes.set(extBytes, extFrom);
-  return { ...data, bytes, extBytes: undefined, extFrom: undefined };
+  for (const [from, [to, n]] of placed) bytes.set(data.bytes.subarray(from + 8, from + n), to + 8);
+  return { ...data, bytes, ext: { ...ext, offset }, bareStacks: undefined };
 }
 
 /** The buffer table's entry `index` (a BUF_STRIDE-byte struct at `buffersOffset`). */

@@ -19,9 +19,7 @@ export interface PackedTrace {
   events: EventColumns;
   ext: ExtendedItemColumns;
   clr?: TraceData["clr"];
-  /** The extended items kept apart (TraceData.extBytes): `meta` when it is the same array. */
-  extBytes?: Uint8Array | "meta";
-  scalars: Omit<TraceData, "bytes" | "meta" | "extBytes" | "events" | "untyped" | "ext" | "clr" | "release" | "inCore" | "decodeError">;
+  scalars: Omit<TraceData, "bytes" | "meta" | "events" | "untyped" | "ext" | "clr" | "release" | "inCore" | "decodeError">;
   /** A decode that stopped early: its offset and message (an error's class does not survive postMessage). */
   decodeError?: { offset: number; message: string };
 }
@@ -42,13 +40,12 @@ export function packTraceData(data: TraceData): { message: PackedTrace; transfer
   };
   const columns = <T extends object>(cols: T): T =>
     Object.fromEntries(Object.entries(cols).map(([k, v]) => [k, own(v as ArrayBufferView)])) as T;
-  const { bytes, meta, extBytes, events, untyped: _u, ext, clr, release: _r, inCore: _i, decodeError, ...scalars } = data;
+  const { bytes, meta, events, untyped: _u, ext, clr, release: _r, inCore: _i, decodeError, ...scalars } = data;
   const stopped = decodeError && { offset: decodeError.offset, message: decodeError.reason };
   const message: PackedTrace = {
     // (the byte store of a one-window trace is the core's memory, which cannot be transferred: copied)
     bytes: own(data.inCore ? bytes.slice() : bytes),
     meta: meta && own(meta),
-    extBytes: extBytes && (extBytes === meta ? "meta" : own(extBytes)),
     // (every column, the type fields made whole: the other side has no type table to make them from)
     events: columns(Object.fromEntries(Object.keys(EVENT_COLUMN_LAYOUT).map((k) => [k, events[k as keyof EventColumns]])) as unknown as EventColumns),
     ext: columns(ext),
@@ -65,8 +62,7 @@ export function packTraceData(data: TraceData): { message: PackedTrace; transfer
 /** Rebuilds the tables on the receiving side. */
 export function unpackTraceData(m: PackedTrace): TraceData {
   const decodeError = m.decodeError && new TraceDecodeError(m.decodeError.offset, m.decodeError.message);
-  const extBytes = m.extBytes === "meta" ? m.meta : m.extBytes;
-  return { ...m.scalars, bytes: m.bytes, meta: m.meta, extBytes, events: m.events, ext: m.ext, clr: m.clr, decodeError };
+  return { ...m.scalars, bytes: m.bytes, meta: m.meta, events: m.events, ext: m.ext, clr: m.clr, decodeError };
 }
 
 /** Where packWindow gets the buffer it copies a window into. */

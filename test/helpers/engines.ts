@@ -131,7 +131,7 @@ export function traceDifferences(a: Trace, b: Trace, options: CompareOptions = {
     for (let e = 0; e < da.extCount; e++) {
       const r = ea.row[e];
       const relA = ea.offset[e] - (oa[r] - ha[r]), relB = eb.offset[e] - (ob[r] - ha[r]);
-      // (an item's bytes where its offset says: in the trace's bytes, or kept apart from them, extBytes)
+      // (an item's bytes as extItemBytes gives them: an EventPipe trace's stack items are its frames where they are)
       if (relA !== relB || !sameBytes(extItemBytes(da, ba, e), extItemBytes(db, bb, e))) {
         add(`ext item ${e} (row ${r}): at ${relA} (wasm) / ${relB} (js) of its record, or bytes differ`);
         break;

@@ -181,16 +181,13 @@ export class NettraceTables {
     // Where the file's byte 0 is in the trace's bytes: at 0 for a file held whole (offsets are file
     // offsets; none is 0, where the file's magic is), 8 for a stream's window. A file held whole as the
     // caller gave it, its typed tables filled in the WebAssembly core, is not copied: the trace's bytes
-    // are the input and the stack items and structs are kept apart, at the offsets they would have after
-    // it (extBytes, from `stackAt`). Else the input is copied into a store (or read there: storeAround).
+    // are the input and its structs are kept apart (`meta`). Else the input is copied into a store (or
+    // read there: storeAround) with the structs after it. Stack items are the stack blocks' frames where
+    // they are (bareStacks), not copies.
     const base = whole ? 0 : 8;
     let apart = false;
     let file: NettraceFile | undefined;
     let input: Uint8Array = new Uint8Array(0);
-    let stackAt = 0;
-    // the stack items: where each window's stacks are in the input, and where they go in the store
-    let stackFrom = new Uint32Array(0), stackLength = new Uint32Array(0);
-    let stackCount = 0, stackBytes = 0;
     const warnings: NettraceWarning[] = [];
     let warningCount = 0, eventsLost = 0;
     // (the reader's count of warnings, which runs on over a file's windows, before this window's)
@@ -204,7 +201,6 @@ export class NettraceTables {
       if (!file) {
         input = w.bytes;
         apart = whole && core !== undefined && !OWNED.has(input.buffer);
-        stackAt = align8(base + input.length);
       } else if (w.bytes !== input) throw new Error("etw-wasm: the windows of one trace share their bytes");
       file = w;
       const ptr = w.header.pointerSize === 4 ? 4 : 8;
@@ -215,23 +211,10 @@ export class NettraceTables {
         this.unknownProvider = this.providerGuids.length;
         this.providerGuids.push(new Uint8Array(16));
       }
-      // (a stack item: MatchId 0, then the frames as the file has them, pointer-sized, leaf first; copied in below)
+      // (a stack item: where its frames are, less the 8 bytes of an ETW stack item's MatchId: bareStacks)
       const { stacks } = w;
       const stackItem = new Int32Array(stacks.length);
-      if (stackCount + stacks.length > stackFrom.length) {
-        const cap = Math.max(stackCount + stacks.length, 2 * stackFrom.length);
-        const from = new Uint32Array(cap), length = new Uint32Array(cap);
-        from.set(stackFrom.subarray(0, stackCount));
-        length.set(stackLength.subarray(0, stackCount));
-        stackFrom = from;
-        stackLength = length;
-      }
-      for (let s = 0; s < stacks.length; s++) {
-        stackItem[s] = stackAt + stackBytes;
-        stackFrom[stackCount] = stacks.offset[s];
-        stackLength[stackCount++] = stacks.byteLength[s];
-        stackBytes += align8(8 + stacks.byteLength[s]);
-      }
+      for (let s = 0; s < stacks.length; s++) stackItem[s] = base + stacks.offset[s] - 8;
       // (the rows the whole table will likely have: this window's share of the bytes read so far)
       const readTo = Math.max(1, w.events.length ? w.events.blockOffset[w.events.length - 1] : input.length);
       const expect = ((table.n + w.events.length) * input.length) / Math.min(readTo, input.length) * 1.05;
@@ -323,40 +306,32 @@ export class NettraceTables {
     this.eventsLost += eventsLost;
     lv.setUint32(C.LH_EVENTS_LOST, Math.min(this.eventsLost, 0xffffffff), true);
 
-    // the byte store: the file (payloads stay where they are), then the stacks as ETW stack items, then the structs
-    const structsAt = align8(stackAt + stackBytes);
+    // the byte store: the file (payloads and stacks stay where they are), then the structs
+    const structsAt = align8(base + input.length);
     const providersOffset = structsAt;
     const typesOffset = align8(providersOffset + providerStructs.length);
     const logfileOffset = align8(typesOffset + typeStructs.length);
     const storeBytes = logfileOffset + C.LH_SIZE;
-    // (the input as given, the rest apart: only while the typed tables were filled as the rows came)
+    // (the input as given, the structs apart: only while the typed tables were filled as the rows came)
     apart &&= partsFilled;
     // (a store the TypeScript core fills the typed tables of is placed in its memory: no copy of it)
     const place = partsFilled ? undefined : this.filler?.place(storeBytes, n);
     // (a file read here is already in place: the store is built around it)
     const around = place || apart ? undefined : storeAround(input, storeBytes);
-    // (`extFrom`: the store offset of the first byte of `store`, which holds the bytes from there on)
-    const extFrom = apart ? stackAt : 0;
-    const storeLength = storeBytes - extFrom;
+    // (`from`: the offset of the store's first byte, which holds the bytes from there on)
+    const from = apart ? structsAt : 0;
+    const storeLength = storeBytes - from;
     const store = place ? place.s.u8.subarray(place.at, place.at + storeBytes) : around ?? new Uint8Array(takeBuffer(storeLength), 0, storeLength);
     if (!around && !apart) store.set(input, base);
-    // (memory from the pool is not zeroed: the bytes around the input's, stack items' MatchIds and padding included)
+    // (memory from the pool is not zeroed: the bytes around the input's and the padding included)
     if (apart) store.fill(0);
     else if (!place) {
       store.fill(0, 0, base);
       store.fill(0, base + input.length);
     }
-    // (the stacks from the store's own copy of the input where it has one: no view made per stack; else
-    // from a plain view of the input, whose views cost less than a Node Buffer's)
-    const plain = apart ? new Uint8Array(input.buffer, input.byteOffset, input.length) : input;
-    for (let s = 0, at = stackAt - extFrom; s < stackCount; s++) {
-      if (apart) store.set(plain.subarray(stackFrom[s], stackFrom[s] + stackLength[s]), at + 8);
-      else store.copyWithin(at + 8, base + stackFrom[s], base + stackFrom[s] + stackLength[s]);
-      at += align8(8 + stackLength[s]);
-    }
-    store.set(providerStructs, providersOffset - extFrom);
-    store.set(typeStructs, typesOffset - extFrom);
-    store.set(lh, logfileOffset - extFrom);
+    store.set(providerStructs, providersOffset - from);
+    store.set(typeStructs, typesOffset - from);
+    store.set(lh, logfileOffset - from);
 
     // (what the tables live in goes back to the pool when the trace is disposed; not the caller's input)
     const owned = [...table.buffers(), ...typed.buffers()];
@@ -365,7 +340,8 @@ export class NettraceTables {
     const events = nettraceColumns(stored, n, () => data, untyped, metadataOfRow, metadata, { ht, flags: headerFlagsOf(ptr), pid: pid ?? header.processId >>> 0, extRows: ext.row });
     const data: TraceData & { nettrace: NettraceInfo } = {
       release: () => giveBack(owned),
-      ...(apart ? { bytes: input, meta: store, extBytes: store, extFrom } : { bytes: store }),
+      ...(apart ? { bytes: input, meta: store } : { bytes: store }),
+      bareStacks: true,
       events,
       untyped,
       eventCount: n,
@@ -376,11 +352,11 @@ export class NettraceTables {
       warningsOffset: 0,
       warningCount: 0,
       warningTotal: warningCount,
-      providersOffset: providersOffset - extFrom,
+      providersOffset: providersOffset - from,
       providerCount: providerGuids.length,
-      typesOffset: typesOffset - extFrom,
+      typesOffset: typesOffset - from,
       typeCount: types.length,
-      logfileOffset: logfileOffset - extFrom,
+      logfileOffset: logfileOffset - from,
       clrRows: 0,
       arenaBytes: input.length,
       // (a window: the file up to its end)
@@ -394,7 +370,7 @@ export class NettraceTables {
     this.warningTotal = warningCount;
     this.last = data;
     // (what the stream's outline takes from the last window, copied: the window's memory is given back before the outline is made)
-    this.lastStructs = store.slice(providersOffset - extFrom, logfileOffset - extFrom + C.LH_SIZE);
+    this.lastStructs = store.slice(providersOffset - from, logfileOffset - from + C.LH_SIZE);
     // the typed .NET runtime tables, by the core's routine: joined from the windows', or filled now
     if (partsFilled) {
       // (no typed rows: no typed tables, as a fill of the whole store gives)
@@ -452,8 +428,6 @@ export class NettraceTables {
       release: undefined,
       bytes,
       meta: undefined,
-      extBytes: undefined,
-      extFrom: undefined,
       providersOffset: 0,
       typesOffset: last.typesOffset - from,
       logfileOffset: last.logfileOffset - from,
