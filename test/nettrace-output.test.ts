@@ -14,7 +14,7 @@ import { eventPipeBaselineLines } from "../dist/bindings/perfview/index.js";
 import { CORPUS, HAVE_CORPUS } from "./helpers/shared.js";
 import { syntheticV4Uncompressed, syntheticV6 } from "./helpers/nettrace-cases.js";
 import { createHash } from "node:crypto";
-import { giveBack, sizeClass, takeBuffer } from "../dist/bindings/decode/reuse.js";
+import { emptyPool, giveBack, sizeClass, takeBuffer } from "../dist/bindings/decode/reuse.js";
 import { generateNettrace } from "../dist/bindings/generator/index.js";
 
 /**
@@ -77,6 +77,32 @@ describe("a whole file's tables in memory disposed traces gave back", () => {
         expect(new Set(digests).size, `V${version} ${engine}`).toBe(1);
       }
     }
+  });
+
+  it("a decode writes into memory a decode before gave back: outgrown columns and typed blocks go back too (no fresh buffer of 64 KiB or more)", async () => {
+    const { bytes } = generateNettrace({ targetBytes: Infinity, fileBytes: 8 << 20, samples: true, seed: 13, version: 5 });
+    // (from an empty pool, then three decodes: the pool hands each request the smallest buffer that fits, so it takes a few for every size to be there)
+    emptyPool();
+    for (let i = 0; i < 3; i++) (await openTrace(bytes, { engine: "wasm" })).dispose();
+    // (every ArrayBuffer made during the fourth decode; the pool's own are made by takeBuffer with `new ArrayBuffer`)
+    const Real = globalThis.ArrayBuffer;
+    const fresh: number[] = [];
+    globalThis.ArrayBuffer = new Proxy(Real, {
+      construct(target, args: [number]) {
+        if (args[0] >= 1 << 16) fresh.push(args[0]);
+        return new target(...args);
+      },
+    });
+    let t: Trace;
+    try {
+      t = await openTrace(bytes, { engine: "wasm" });
+    } finally {
+      globalThis.ArrayBuffer = Real;
+    }
+    expect(t.events.length).toBeGreaterThan(100_000);
+    expect(t.tables.length).toBeGreaterThan(5);
+    expect(fresh).toEqual([]);
+    t.dispose();
   });
 
   it("a file given as bytes is not copied: the trace's bytes are the input, its stacks the reader's, on both engines and in a session", async () => {

@@ -141,8 +141,11 @@ export function joinBlocks(t: number, parts: readonly { count: number; block: Ui
 export class GrowingClrBlocks {
   private readonly types: ({ block: Uint8Array; cap: number; count: number } | undefined)[] = [];
 
-  /** `take`: where a block's memory comes from (the builder's pool of buffers to reuse). */
-  constructor(private readonly take: (bytes: number) => ArrayBuffer = (bytes) => new ArrayBuffer(bytes)) {}
+  /** `take`: where a block's memory comes from (the builder's pool of buffers to reuse); `give`: where outgrown blocks go. */
+  constructor(
+    private readonly take: (bytes: number) => ArrayBuffer = (bytes) => new ArrayBuffer(bytes),
+    private readonly give: (buffers: ArrayBufferLike[]) => void = () => {},
+  ) {}
 
   /**
    * Appends `count` rows of type `t` from `src` (laid out for `srcCap` rows): row indices moved by
@@ -157,6 +160,7 @@ export class GrowingClrBlocks {
       const cap = Math.max(need, Math.ceil(expect(need)), Math.ceil(g.cap * GROWTH));
       const block = new Uint8Array(this.take(cap * rowBytes), 0, cap * rowBytes);
       if (g.count) appendRows(t, block, cap, 0, g.block, g.cap, g.count);
+      this.give([g.block.buffer]);
       g.block = block;
       g.cap = cap;
     }

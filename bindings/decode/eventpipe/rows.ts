@@ -136,7 +136,8 @@ export class EventTable {
   pid?: Uint32Array;
   ext: Ext = { row: new Uint32Array(0), type: new Uint16Array(0), size: new Uint16Array(0), offset: new Uint32Array(0) };
 
-  constructor(private readonly take: TakeBuffer = (bytes) => new ArrayBuffer(bytes)) {
+  /** `give`: where outgrown columns go (the pool `take` takes from: the next decode's columns are written into them). */
+  constructor(private readonly take: TakeBuffer = (bytes) => new ArrayBuffer(bytes), private readonly give: (buffers: ArrayBufferLike[]) => void = () => {}) {
     this.events = this.columns(0);
   }
 
@@ -181,10 +182,12 @@ export class EventTable {
       for (const k of Object.keys(next) as (keyof Columns)[]) {
         (next[k] as unknown as { set(a: ArrayLike<number | bigint>): void }).set(old[k].subarray(0, this.n) as ArrayLike<number | bigint>);
       }
+      const outgrown = [...Object.values(old), this.metadataOfRow, ...Object.values(this.untyped ?? {}), ...(this.pid ? [this.pid] : [])].map((c) => c.buffer);
       this.events = next;
       this.metadataOfRow = resized(this.take, this.metadataOfRow, cap, this.n);
       if (this.untyped) this.untyped = resizedTypeFields(this.take, this.untyped, cap, this.n);
       if (this.pid) this.pid = resized(this.take, this.pid, cap, this.n);
+      this.give(outgrown);
     }
     const needItems = this.items + items;
     if (Math.max(needItems, this.items + likelyItems) > this.ext.row.length) {
@@ -192,6 +195,7 @@ export class EventTable {
       const x = this.ext;
       const t = this.take;
       this.ext = { row: resized(t, x.row, cap, this.items), type: resized(t, x.type, cap, this.items), size: resized(t, x.size, cap, this.items), offset: resized(t, x.offset, cap, this.items) };
+      this.give(Object.values(x).map((c) => c.buffer));
     }
   }
 
