@@ -177,8 +177,11 @@ export class NettraceTables {
    * in memory from the pool of disposed traces, which `release` gives back.
    */
   private async tablesOf(windows: Iterable<NettraceFile>, final: boolean, whole: boolean): Promise<TraceData & { nettrace: NettraceInfo }> {
-    // (outgrown columns and blocks back to the pool: the next decode's first columns are written into them)
-    const table = new EventTable(takeBuffer, giveBack);
+    // (outgrown columns and blocks of up to 4 MiB back to the pool: the next decode's first columns are
+    // written into them; larger ones are left to the collector, for held in the pool they would add to this
+    // decode's peak: 96 MiB on the 1 GiB file)
+    const giveSmall = (buffers: ArrayBufferLike[]) => giveBack(buffers.filter((b) => b.byteLength <= 4 << 20));
+    const table = new EventTable(takeBuffer, giveSmall);
     // Where the file's byte 0 is in the trace's bytes: at 0 for a file held whole (offsets are file
     // offsets; none is 0, where the file's magic is), 8 for a stream's window. A file held whole as the
     // caller gave it, its typed tables filled in the WebAssembly core, is not copied: the trace's bytes
@@ -195,7 +198,7 @@ export class NettraceTables {
     let warnedBefore = this.warningTotal;
     // the typed .NET tables of each window's rows, filled as it comes in the WebAssembly core (only its payload bytes copied in)
     const core = this.filler?.core;
-    const typed = new GrowingClrBlocks(takeBuffer, giveBack);
+    const typed = new GrowingClrBlocks(takeBuffer, giveSmall);
     let typedRows = 0;
     let partsFilled = core !== undefined;
     for (const w of windows) {
