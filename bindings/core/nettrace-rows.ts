@@ -229,7 +229,7 @@ export const NR_THREAD: u32 = 12; // i64: thread id (V6: index)
 export const NR_CAPTURE: u32 = 13; // i64: capture thread id (V6: index)
 // tables
 export const NR_METADATA_TABLE: u32 = 14; // NM_WORDS u32 per metadata row + 1 (entry 0: undefined metadata)
-export const NR_STACK_ITEM: u32 = 15; // u32 per stack: store offset of its stack item
+export const NR_STACK_ITEM: u32 = 15; // u32 per stack: store offset of its stack item (its frames' less 8)
 export const NR_STACK_BYTES: u32 = 16; // u32 per stack: bytes of its frames
 export const NR_THREADS: u32 = 17; // V6: 3 u32 per thread (index, thread id, process id), by index ascending
 export const NR_THREAD_COUNT: u32 = 18; // 0: not V6

@@ -359,12 +359,18 @@ export class EventRow {
     return this.table.callStacks ? this.table.callStacks(this.index) : null;
   }
   get stack(): bigint[] | null {
-    const item = this.extendedItems.find((e) => e.type === 5 || e.type === 6);
-    if (!item) return null;
-    const v = new DataView(item.data.buffer, item.data.byteOffset, item.data.length);
-    const width = item.type === 6 ? 8 : 4;
+    const t = this.table;
+    const { ext, extCount } = t.data;
+    let e = t.firstExtendedItem(this.index);
+    if (e < 0) return null;
+    while (e < extCount && ext.row[e] === this.index && ext.type[e] !== 5 && ext.type[e] !== 6) e++;
+    if (e >= extCount || ext.row[e] !== this.index) return null;
+    // (the frames follow the item's 8-byte MatchId, an EventPipe trace's bare items too: read where they are, no item made)
+    const v = t.viewOf(t.recordBytesOf(this.index)!);
+    const width = ext.type[e] === 6 ? 8 : 4;
+    const end = ext.offset[e] + ext.size[e];
     const out: bigint[] = [];
-    for (let o = 8; o + width <= item.data.length; o += width) {
+    for (let o = ext.offset[e] + 8; o + width <= end; o += width) {
       out.push(width === 8 ? v.getBigUint64(o, true) : BigInt(v.getUint32(o, true)));
     }
     return out;

@@ -256,7 +256,7 @@ function anyOther(column: Uint32Array, value: number): boolean {
 export interface EventTableContext {
   /** Pointer size of the file's records (4 or 8). */
   ptr: number;
-  /** Store offset of each stack's item (MatchId, then the frames). */
+  /** Store offset of each stack's item: its frames' less 8, where an ETW stack item's MatchId would be (TraceData.bareStacks). */
   stackItem: Int32Array;
   /** Where the file's byte 0 is in the trace's bytes (8 by default: offset 0 stays "none"). */
   base?: number;
