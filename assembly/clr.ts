@@ -344,6 +344,31 @@ export function clrReserve(t: i32, d: usize, n: u32): u32 {
   return count;
 }
 
+/**
+ * Adds `delta` (mod 2^32) to the references of rows [from, to) of schema event `t`'s table (`d`: its
+ * directory entry) that are not 0: an EventPipe block's rows, filled while the block was staged, made
+ * to point into the trace's bytes before the staging area takes the next block.
+ */
+export function clrMoveRefs(t: i32, d: usize, from: u32, to: u32, delta: u32): void {
+  if (from >= to || delta == 0) return;
+  let base = <usize>load<u32>(d, CLR_DIR_BLOCK);
+  let cap = <usize>load<u32>(d, CLR_DIR_CAP);
+  let pr = prog(t);
+  let nf = <u32>load<u16>(pr, CLR_TYPE_FIELDS << 1);
+  let p = fieldsOf(pr);
+  for (let f: u32 = 0; f < nf; f++) {
+    let w0 = <u32>load<u16>(p, CLR_FIELD_KIND << 1);
+    if (isRefField(w0 & CLR_KIND_MASK, w0 >> CLR_FLAGS_SHIFT)) {
+      let col = base + cap * <usize>load<u16>(p, CLR_FIELD_PRE_A << 1);
+      for (let r = <usize>from; r < <usize>to; r++) {
+        let a = load<u32>(col + (r << 2));
+        if (a != 0) store<u32>(col + (r << 2), a + delta);
+      }
+    }
+    p += <usize>load<u16>(p, CLR_FIELD_LEN << 1) << 1;
+  }
+}
+
 /** Directory entry of schema event `t`. */
 @inline export function clrEntry(t: i32): usize {
   return clrDir + <usize>t * CLR_DIR_STRIDE;

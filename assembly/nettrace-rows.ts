@@ -21,7 +21,8 @@ export const NO_SEQUENCE_POINT_COUNT: u32 = 6;
 export const NO_QUEUES: u32 = 7;
 export const NO_WORK: u32 = 8; // scratch: orderWorkBytes(events, queues)
 export const NO_ORDER: u32 = 9; // out: u32 per row, the event it is
-export const NO_WORDS: u32 = 10;
+export const NO_IN_FILE_ORDER: u32 = 10; // out: 1 when the order is the file's (row i is event i), else 0
+export const NO_WORDS: u32 = 11;
 
 /** Bytes of dispatchOrder's scratch block. */
 export function orderWorkBytes(events: u32, queues: u32): f64 {
@@ -161,7 +162,9 @@ export function dispatchOrder(m: Mem, p: usize): u32 {
   let queues = ld32(m, p + NO_QUEUES * 4);
   let work: usize = ld32(m, p + NO_WORK * 4);
   let order: usize = ld32(m, p + NO_ORDER * 4);
-  if (inFileOrder(m, n, ts, queue, flags)) {
+  let same = inFileOrder(m, n, ts, queue, flags);
+  st32(m, p + NO_IN_FILE_ORDER * 4, same ? 1 : 0);
+  if (same) {
     for (let i: u32 = 0; i < n; i++) st32(m, order + <usize>i * 4, i);
     return n;
   }

@@ -8,8 +8,9 @@ import {
   F_OPAQUE, F_HEADER_FLAGS_MASK, HT_MESSAGE, PK_GUID, TYPE_STRIDE, TYPE_ROWS, TYPE_CLR, TYPE_KEYWORDS, TYPE_TASK, BUFFER_HEADER_SIZE, MAX_EXT_ITEMS, PROV_STRIDE, PROV_WANTED,
   FF_PROVIDER, FF_EVENT_ID, FF_OPCODE, FF_LEVEL, FF_KEYWORDS, FF_PID, FF_TID, FF_FROM, FF_TO, FILTER_LEVEL,
   FILTER_KEYWORDS, FILTER_FROM, FILTER_TO, FILTER_EVENT_ID_COUNT, FILTER_OPCODE_COUNT, FILTER_PID_COUNT,
-  FILTER_TID_COUNT, FILTER_EVENT_IDS, FILTER_OPCODES, FILTER_PIDS, FILTER_TIDS, EVENT_TYPE_NONE,
+  FILTER_TID_COUNT, FILTER_EVENT_IDS, FILTER_OPCODES, FILTER_PIDS, FILTER_TIDS, EVENT_TYPE_NONE, CLR_DIR_COUNT,
 } from "./codes";
+import { NT_METADATA, NT_PAYLOAD_OFFSET, NT_PAYLOAD_SIZE, NT_TIMESTAMP, NT_QUEUE, NT_FLAGS, NT_FLAG_SORTED } from "./nettrace-events";
 import {
   rowCount, rowBase, colTimestamp, colKeywords, colPid, colTid, colPayloadOffset, colPayloadLength, colHeaderLength,
   colProvider, colEventId, colTask, colFlags, colVersion, colOpcode, colLevel, colHeaderType,
@@ -211,46 +212,47 @@ function fillTyped(): void {
 // call per schema event over a whole 64 MiB store took 120 ns an event, a payload missing the cache each).
 const FILL_CHUNK: u32 = 4096;
 
-/**
- * The typed tables of `rows` rows that are not a record walk's (an EventPipe file's rows), from columns the
- * caller placed: provider (u16), header type (u8), event id and version (u16), payload offset (u32,
- * an address) and length (u16). `provClr` holds an i8 per provider (`nProv`): its .NET runtime provider
- * index, or -1. Each schema event's rows go to its table in row order. Returns the rows placed
- * (tables.clrRows; tables.clrMissing counts those memory could not take).
- */
-export function fillRowsOf(
-  provClr: usize, nProv: u32, rows: u32, provider: usize, headerType: usize, eventId: usize, version: usize,
-  payloadOffset: usize, payloadLength: usize,
-): u32 {
-  let nTypes = clr.clrTypes;
-  if (rows == 0 || nTypes == 0) return 0;
-  // per schema event: its rows in the chunk, then where they go in `list`; the events met in the chunk
-  let count = allocate(<usize>nTypes << 2);
-  let at = allocate(<usize>nTypes << 2);
-  let met = allocate(<usize>FILL_CHUNK << 2);
-  let eventOf = allocate(<usize>FILL_CHUNK << 2);
-  let list = allocate(<usize>FILL_CHUNK << 2);
-  if (count == 0 || at == 0 || met == 0 || eventOf == 0 || list == 0) {
-    release(count);
-    release(at);
-    release(met);
-    release(eventOf);
-    release(list);
-    tables.clrMissing += rows;
-    return 0;
+// Scratch of fillChunks, per schema event (count, at) and per row of a chunk (met, list): taken for
+// one call of fillRowsOf or fillPlacedRows.
+let chunkCount: usize = 0;
+let chunkAt: usize = 0;
+let chunkMet: usize = 0;
+let chunkList: usize = 0;
+
+/** Takes the scratch of fillChunks for `nTypes` schema events; false when memory is exhausted (none taken). */
+function takeChunkScratch(nTypes: u32): bool {
+  chunkCount = allocate(<usize>nTypes << 2);
+  chunkAt = allocate(<usize>nTypes << 2);
+  chunkMet = allocate(<usize>FILL_CHUNK << 2);
+  chunkList = allocate(<usize>FILL_CHUNK << 2);
+  if (chunkCount == 0 || chunkAt == 0 || chunkMet == 0 || chunkList == 0) {
+    releaseChunkScratch();
+    return false;
   }
-  memory.fill(count, 0, <usize>nTypes << 2);
-  tables.colPayloadOffset = payloadOffset;
-  tables.colPayloadLength = payloadLength;
-  tables.colHeaderType = headerType;
+  memory.fill(chunkCount, 0, <usize>nTypes << 2);
+  return true;
+}
+
+function releaseChunkScratch(): void {
+  release(chunkCount);
+  release(chunkAt);
+  release(chunkMet);
+  release(chunkList);
+  chunkCount = chunkAt = chunkMet = chunkList = 0;
+}
+
+/**
+ * Rows [first, first + rows) of the columns tables.colPayload* and colHeaderType name, whose schema
+ * events are at `eventOf` (i32 per row from `first`, -1: none), each chunk's rows of one schema event
+ * filled in one call, in row order. `delta`: added to the references of the rows filled (0: none).
+ */
+function fillChunks(eventOf: usize, first: u32, rows: u32, delta: u32): void {
+  let count = chunkCount, at = chunkAt, met = chunkMet, list = chunkList;
   for (let c: u32 = 0; c < rows; c += FILL_CHUNK) {
     let end = min<u32>(rows, c + FILL_CHUNK);
     let nMet: u32 = 0;
     for (let r = c; r < end; r++) {
-      let prov = <u32>load<u16>(provider + (<usize>r << 1));
-      let p = prov < nProv ? <i32>load<i8>(provClr + prov) : -1;
-      let t = p < 0 ? -1 : clr.clrEventOf(p, load<u8>(headerType + r), load<u16>(eventId + (<usize>r << 1)), load<u16>(version + (<usize>r << 1)));
-      store<i32>(eventOf + (<usize>(r - c) << 2), t);
+      let t = load<i32>(eventOf + (<usize>r << 2));
       if (t < 0) continue;
       let k = count + (<usize>t << 2);
       let n = load<u32>(k);
@@ -268,28 +270,137 @@ export function fillRowsOf(
       from += load<u32>(count + (t << 2));
     }
     for (let r = c; r < end; r++) {
-      let t = load<i32>(eventOf + (<usize>(r - c) << 2));
+      let t = load<i32>(eventOf + (<usize>r << 2));
       if (t < 0) continue;
       let a = at + (<usize>t << 2);
       let k = load<u32>(a);
-      store<u32>(list + (<usize>k << 2), r);
+      store<u32>(list + (<usize>k << 2), first + r);
       store<u32>(a, k + 1);
     }
     for (let m: u32 = 0; m < nMet; m++) {
       let t = load<u32>(met + (<usize>m << 2));
       let n = load<u32>(count + (<usize>t << 2));
       // (`at` has moved on to the event's last row + 1)
-      let first = load<u32>(at + (<usize>t << 2)) - n;
-      fillClrRows(<i32>t, clrEntry(<i32>t), list + (<usize>first << 2), n);
+      let from = load<u32>(at + (<usize>t << 2)) - n;
+      let d = clrEntry(<i32>t);
+      let before = load<u32>(d, CLR_DIR_COUNT);
+      fillClrRows(<i32>t, d, list + (<usize>from << 2), n);
+      if (delta != 0) clr.clrMoveRefs(<i32>t, d, before, load<u32>(d, CLR_DIR_COUNT), delta);
       store<u32>(count + (<usize>t << 2), 0);
     }
   }
-  release(count);
-  release(at);
-  release(met);
+}
+
+/**
+ * The typed tables of `rows` rows that are not a record walk's (an EventPipe file's rows), from columns the
+ * caller placed: provider (u16), header type (u8), event id and version (u16), payload offset (u32,
+ * an address) and length (u16). `provClr` holds an i8 per provider (`nProv`): its .NET runtime provider
+ * index, or -1. Each schema event's rows go to its table in row order. Returns the rows placed
+ * (tables.clrRows; tables.clrMissing counts those memory could not take).
+ */
+export function fillRowsOf(
+  provClr: usize, nProv: u32, rows: u32, provider: usize, headerType: usize, eventId: usize, version: usize,
+  payloadOffset: usize, payloadLength: usize,
+): u32 {
+  let nTypes = clr.clrTypes;
+  if (rows == 0 || nTypes == 0) return 0;
+  let eventOf = allocate(<usize>FILL_CHUNK << 2);
+  if (eventOf == 0 || !takeChunkScratch(nTypes)) {
+    release(eventOf);
+    tables.clrMissing += rows;
+    return 0;
+  }
+  tables.colPayloadOffset = payloadOffset;
+  tables.colPayloadLength = payloadLength;
+  tables.colHeaderType = headerType;
+  for (let c: u32 = 0; c < rows; c += FILL_CHUNK) {
+    let n = min<u32>(rows - c, FILL_CHUNK);
+    for (let r: u32 = 0; r < n; r++) {
+      let row = c + r;
+      let prov = <u32>load<u16>(provider + (<usize>row << 1));
+      let p = prov < nProv ? <i32>load<i8>(provClr + prov) : -1;
+      let t = p < 0 ? -1 : clr.clrEventOf(p, load<u8>(headerType + row), load<u16>(eventId + (<usize>row << 1)), load<u16>(version + (<usize>row << 1)));
+      store<i32>(eventOf + (<usize>r << 2), t);
+    }
+    fillChunks(eventOf, c, n, 0);
+  }
   release(eventOf);
-  release(list);
+  releaseChunkScratch();
   return tables.clrRows;
+}
+
+// The last row fillPlacedRows saw of the window: its timestamp (halves), queue and sorted bit.
+let placedLo: u32 = 0;
+let placedHi: i32 = 0;
+let placedQueue: u32 = 0;
+let placedSorted: u32 = 0;
+
+/**
+ * Whether rows [first, first + rows) of the window columns continue the file's dispatch order
+ * (nettrace-rows.ts inFileOrder, row by row across calls: timestamps never go back, and neighbours
+ * with equal timestamps are of one queue and neither sorted).
+ */
+function placedInOrder(cols: usize, stride: usize, first: u32, rows: u32): bool {
+  let ts = cols + <usize>NT_TIMESTAMP * stride, queue = cols + <usize>NT_QUEUE * stride, flags = cols + <usize>NT_FLAGS * stride;
+  let lo = placedLo, hi = placedHi, q = placedQueue, sorted = placedSorted;
+  for (let k = first; k < first + rows; k++) {
+    let l = load<u32>(ts + (<usize>k << 3)), h = load<i32>(ts + (<usize>k << 3), 4);
+    let kq = load<u32>(queue + (<usize>k << 2)), ks = <u32>load<u8>(flags + <usize>k) & NT_FLAG_SORTED;
+    if (k > 0 && (h < hi || (h == hi && l <= lo)) && (h != hi || l != lo || kq != q || ((ks | sorted) != 0))) return false;
+    lo = l;
+    hi = h;
+    q = kq;
+    sorted = ks;
+  }
+  placedLo = lo;
+  placedHi = hi;
+  placedQueue = q;
+  placedSorted = sorted;
+  return true;
+}
+
+/**
+ * The typed tables of rows [first, first + rows) of an EventPipe reader's window columns (`cols`,
+ * `stride` bytes apart: nettrace-events.ts NT_*), filled while their block is staged, its payloads in
+ * the cache still: the rows one walk of the block wrote, their lookups done. A row's schema event is
+ * that of its metadata row (`mdClr`: i16 per metadata row, `nMd` of them, -1: none); its payload is
+ * at its NT_PAYLOAD_OFFSET less `bias` (the walk's), of NT_PAYLOAD_SIZE bytes (cut to 65,535, as the
+ * event table's). The typed rows' row indices are the window rows, which are the event table's while
+ * the window is in the file's dispatch order (the calls of a window come in row order, from row 0):
+ * rows that break it are not filled, and -1 says so. References are the payloads' addresses plus
+ * `delta`. `headerType`: every row's. Returns the rows placed (tables.clrRows), as fillRowsOf.
+ */
+export function fillPlacedRows(cols: usize, stride: usize, first: u32, rows: u32, mdClr: usize, nMd: u32, bias: u32, delta: u32, headerType: u32): i32 {
+  let nTypes = clr.clrTypes;
+  if (!placedInOrder(cols, stride, first, rows)) return -1;
+  if (rows == 0 || nTypes == 0) return <i32>tables.clrRows;
+  let n = <usize>rows;
+  // (one block of scratch: schema event, payload address and length, header type, a row each)
+  let scratch = allocate(n * 11);
+  if (scratch == 0 || !takeChunkScratch(nTypes)) {
+    release(scratch);
+    tables.clrMissing += rows;
+    return <i32>tables.clrRows;
+  }
+  let eventOf = scratch, address = scratch + (n << 2), length = scratch + (n << 3), ht = scratch + n * 10;
+  let md = cols + <usize>NT_METADATA * stride + (<usize>first << 2);
+  let po = cols + <usize>NT_PAYLOAD_OFFSET * stride + (<usize>first << 2);
+  let ps = cols + <usize>NT_PAYLOAD_SIZE * stride + (<usize>first << 2);
+  for (let r: usize = 0; r < n; r++) {
+    let m = load<i32>(md + (r << 2));
+    store<i32>(eventOf + (r << 2), m >= 0 && <u32>m < nMd ? <i32>load<i16>(mdClr + (<usize>m << 1)) : -1);
+    store<u32>(address + (r << 2), load<u32>(po + (r << 2)) - bias);
+    store<u16>(length + (r << 1), <u16>min<u32>(load<u32>(ps + (r << 2)), 0xffff));
+  }
+  memory.fill(ht, <u8>headerType, n);
+  // (the fills read row `first + r` of these columns at their entry r)
+  tables.colPayloadOffset = address - (<usize>first << 2);
+  tables.colPayloadLength = length - (<usize>first << 1);
+  tables.colHeaderType = ht - <usize>first;
+  fillChunks(eventOf, first, rows, delta);
+  release(scratch);
+  releaseChunkScratch();
+  return <i32>tables.clrRows;
 }
 
 /** A record whose layout is unknown: kept whole as user data, with the previous timestamp. */

@@ -399,8 +399,8 @@ function rowsByHand(file: NettraceFile, stackAt = (s: number) => 1000 + 16 * s):
   return out;
 }
 
-describe("EventPipe typed .NET tables filled chunk by chunk where the rows are made", () => {
-  it("equal the TypeScript engine's, filled once over the whole store, in chunks of 997 rows and of a million", async () => {
+describe("EventPipe typed .NET tables filled as each walk places its rows, or chunk by chunk where the rows are made", () => {
+  it("equal the TypeScript engine's, filled once over the whole store: as placed (windows in the file's order), in chunks of 997 rows and of a million", async () => {
     const { nettraceData } = await import("../dist/bindings/decode/eventpipe/data.js");
     const { exactBlock } = await import("../dist/bindings/decode/clr-blocks.js");
     const typedOf = (d: Awaited<ReturnType<typeof nettraceData>>): string[] => {
@@ -422,16 +422,60 @@ describe("EventPipe typed .NET tables filled chunk by chunk where the rows are m
       // (the oracle: the TypeScript engine fills the typed tables once the byte store is made, from the type fields the rows' event types give)
       const whole = await nettraceData(bytes, { engine: "js" });
       const want = typedOf(whole);
-      for (const chunkRows of [997, undefined]) {
-        const got = await nettraceData(bytes, { engine: "wasm" }, { chunkRows });
-        expect(got.clrRows, `${label}, ${chunkRows ?? "default"} rows a chunk`).toBe(whole.clrRows);
-        expect(typedOf(got), `${label}, ${chunkRows ?? "default"} rows a chunk`).toEqual(want);
+      for (const [chunkRows, placed] of [[997, false], [undefined, false], [997, true], [undefined, true]] as const) {
+        const how = `${label}, ${chunkRows ?? "default"} rows a chunk${placed ? ", as placed" : ""}`;
+        const got = await nettraceData(bytes, { engine: "wasm" }, { chunkRows, placed });
+        expect(got.clrRows, how).toBe(whole.clrRows);
+        expect(typedOf(got), how).toEqual(want);
         got.release?.();
       }
       if (want.length) typedFiles++;
       whole.release?.();
     }
     expect(typedFiles).toBeGreaterThanOrEqual(HAVE_NETTRACE ? 4 : 2);
+  });
+});
+
+describe("EventPipe typed .NET tables as placed", () => {
+  it("are taken for each window in the file's order, and let go (then filled chunk by chunk) for one that is not", async () => {
+    const { nettraceData } = await import("../dist/bindings/decode/eventpipe/data.js");
+    const { PlacedFiller } = await import("../dist/bindings/decode/eventpipe/clr.js");
+    const { generateNettrace } = await import("../dist/bindings/generator/index.js");
+    const { take, drop } = PlacedFiller.prototype;
+    let taken = 0, dropped = 0;
+    PlacedFiller.prototype.take = function (this: InstanceType<typeof PlacedFiller>, ...args: Parameters<typeof take>) {
+      const filled = take.apply(this, args);
+      if (filled >= 0) taken++;
+      return filled;
+    };
+    // (take lets the window's tables go once taken too: windows let go = drops - takes)
+    PlacedFiller.prototype.drop = function (this: InstanceType<typeof PlacedFiller>) {
+      dropped++;
+      drop.apply(this);
+    };
+    const count = async (bytes: Uint8Array): Promise<{ taken: number; letGo: number }> => {
+      taken = dropped = 0;
+      const got = await nettraceData(bytes, { engine: "wasm" });
+      const oracle = await nettraceData(bytes, { engine: "js" });
+      expect(got.clrRows).toBe(oracle.clrRows);
+      got.release?.();
+      oracle.release?.();
+      return { taken, letGo: dropped - taken };
+    };
+    try {
+      // (the generator writes each window's events in time order)
+      const generated = await count(generateNettrace({ targetBytes: Infinity, fileBytes: 3 << 20, samples: true, seed: 5, version: 5 }).bytes);
+      expect(generated.taken).toBeGreaterThan(0);
+      expect(generated.letGo).toBe(0);
+      // (a .NET Core 3.0 file whose windows are mostly not in time order: EventCache orders them)
+      if (HAVE_NETTRACE) {
+        const corpus = await count(load("eventpipe-dotnetcore3.0-win-x64-objver4.nettrace"));
+        expect(corpus.letGo).toBeGreaterThan(0);
+      }
+    } finally {
+      PlacedFiller.prototype.take = take;
+      PlacedFiller.prototype.drop = drop;
+    }
   });
 });
 

@@ -66,6 +66,9 @@ export function appendRows(t: number, dst: Uint8Array, dstCap: number, at: numbe
  */
 export type Relocation = readonly (readonly [number, number, number])[];
 
+/** A relocation that moves nothing: references that are offsets into the trace's bytes already. */
+export const UNMOVED: Relocation = [[0, 0xffff_ffff, 0]];
+
 /** `addr` moved by the relocation (0 stays 0: no reference; an address in no range becomes 0). */
 export function relocate(moves: Relocation, addr: number): number {
   if (addr === 0) return 0;
@@ -110,6 +113,7 @@ export function moveBlock(block: Uint8Array, t: number, count: number, rows: num
     return true;
   }
   if (rows) for (let i = 0; i < count; i++) words[rowAt + i] += rows;
+  if (moves === UNMOVED) return true;
   for (const r of refs) {
     if (moves) relocateAll(moves, r, r);
     else r.fill(0);

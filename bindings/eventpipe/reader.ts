@@ -748,8 +748,11 @@ class Reader {
       if (inPlace) {
         // (rows written where the window's events are: room for some first)
         if (inPlace.length === inPlace.room) inPlace.reserve(1, this.expectedEvents(inPlace.length + 1, from), this.expectTimes);
-        rows = walker.walk(this.bytes, from, this.end, compressed, v6, resume, lookups, { cols: inPlace.ptr, stride: inPlace.stride, first: inPlace.length, cap: inPlace.room });
+        const first = inPlace.length;
+        rows = walker.walk(this.bytes, from, this.end, compressed, v6, resume, lookups, { cols: inPlace.ptr, stride: inPlace.stride, first, cap: inPlace.room });
         this.eventsInPlace(rows, v6);
+        // (the rows' payloads are where the walk read them: what fills the typed tables takes them now)
+        if (inPlace.length > first) walker.placed?.(inPlace, first, inPlace.length, this.metadata, this.header.pointerSize);
       } else {
         rows = walker.walk(this.bytes, from, this.end, compressed, v6, resume, lookups);
         if (metadataBlock) {

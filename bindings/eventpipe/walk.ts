@@ -13,6 +13,7 @@ import {
   LK_LAST_SEQUENCE, LK_QUEUES, LK_LOST, LK_WORDS, LK_METADATA_DIRECT, LK_STACK_DIRECT, LK_QUEUE_CACHE,
 } from "../core/nettrace-events.js";
 import { CoreState } from "../core/state.js";
+import type { NettraceMetadata } from "./format.js";
 import { heapAlloc, heapFree } from "../core/memory.js";
 
 export { NT_DONE, NT_MORE, NT_ERROR, NT_SLOW, LK_METADATA_DIRECT, LK_STACK_DIRECT, queueSlot } from "../core/nettrace-events.js";
@@ -77,6 +78,12 @@ export interface NettraceWalker {
   lookups(owner: object): NettraceLookups;
   /** Releases the walker's memory; it cannot walk again. */
   dispose?(): void;
+  /**
+   * Called by a reader that reads in place after each walk into a window's columns (`cols`): rows
+   * [first, end) are the events that walk added, their lookups done, the walked block staged still.
+   * `metadata`: the reader's metadata rows so far; `pointerSize`: the file's.
+   */
+  placed?(cols: WindowColumns, first: number, end: number, metadata: readonly NettraceMetadata[], pointerSize: number): void;
   /** The core it walks in, whose memory `into` columns are in. */
   readonly core: NettraceWalkCore;
 }
@@ -91,6 +98,18 @@ export interface NettraceWalkCore {
   /** assembly/index.ts nettraceWalk: walkEventBlock over the core's memory. */
   nettraceWalk(start: number, end: number, compressed: number, v6: number, resume: number, out: number, cols: number, stride: number, first: number, cap: number, bias: number, lk: number): number;
 }
+
+/** A reader's window columns in the walker's core (assembly/nettrace-events.ts NT_*, `stride` bytes apart from `ptr`). */
+export interface WindowColumns {
+  ptr: number;
+  stride: number;
+}
+
+/**
+ * What a CoreWalker calls with the rows a walk placed (NettraceWalker.placed), and `bias`: the staged
+ * block's, which maps its addresses in the core to the rows' offsets (offset = address + bias).
+ */
+export type PlacedRows = (cols: WindowColumns, first: number, end: number, metadata: readonly NettraceMetadata[], pointerSize: number, bias: number) => void;
 
 /** Columns in the walker's core a walk writes its rows into (assembly/nettrace-events.ts NT_*): rows `first` up to `cap`. */
 export interface WalkInto {
@@ -235,7 +254,14 @@ export class CoreWalker implements NettraceWalker {
   private rows: NettraceRows | null = null;
   private disposed = false;
 
+  /** What the rows each walk places in a reader's window columns go to (NettraceWalker.placed), if anything. */
+  onPlaced?: PlacedRows;
+
   constructor(readonly core: NettraceWalkCore, private readonly cap = NETTRACE_BATCH, private readonly onDispose?: () => void) {}
+
+  placed(cols: WindowColumns, first: number, end: number, metadata: readonly NettraceMetadata[], pointerSize: number): void {
+    this.onPlaced?.(cols, first, end, metadata, pointerSize, this.bias);
+  }
 
   private tables: NettraceLookups | null = null;
 

@@ -17,7 +17,10 @@ import { fillRowsOf, setClr } from "../../core/clr.js";
 import { clrProgram } from "../../schema/clr-program.js";
 import { CLR_PROVIDERS, clrProviderIndex } from "../../schema/clr-payload.js";
 import { formatGuid, parseGuid } from "../../schema/guid.js";
-import { GrowingClrBlocks, type Relocation } from "../clr-blocks.js";
+import { GrowingClrBlocks, UNMOVED, type Relocation } from "../clr-blocks.js";
+import type { NettraceMetadata } from "../../eventpipe/format.js";
+import type { WindowColumns } from "../../eventpipe/walk.js";
+import { fixedProviderGuid } from "./provider-guids.js";
 import { metaOf, type TraceData } from "../trace-data.js";
 import type { ChunkColumns } from "./rows.js";
 import { setupClr } from "../windows.js";
@@ -26,6 +29,8 @@ import { setupClr } from "../windows.js";
 export interface ClrFiller {
   /** The WebAssembly core (engine "wasm"), typed tables on. */
   core?: CoreExports;
+  /** What fills them as the reader places each walk's rows, in that core (PlacedFiller), where it can. */
+  placed?: PlacedFiller;
   /** Where a window's byte store of `bytes` is built: in a TypeScript core's memory when that core fills it. */
   place(bytes: number, rows: number): ClrPlace | undefined;
   dispose(): void;
@@ -37,14 +42,19 @@ const CORE_STORE_LIMIT = C.MAX_BLOCK - (64 << 20);
 /** The TypeScript engine's filler: a TypeScript core the store is built in. */
 export const placeFiller: ClrFiller = { place: clrPlace, dispose: () => {} };
 
-/** A filler in a WebAssembly core that does other work too (the EventPipe reader's); its `dispose` leaves the core to its owner. */
-export function coreFiller(core: CoreExports): ClrFiller {
+/**
+ * A filler in a WebAssembly core that does other work too (the EventPipe reader's); its `dispose` leaves
+ * the core to its owner. `placed`: with a PlacedFiller, where the core has one.
+ */
+export function coreFiller(core: CoreExports, placed = true): ClrFiller {
   core.init(0, C.MIN_WINDOW, 0);
   const on = setupClr(core);
+  const fill = on && placed && typeof core.fillPlacedRows === "function" ? new PlacedFiller(core) : undefined;
   return {
     core: on ? core : undefined,
+    placed: fill,
     place: (bytes, rows) => (on && bytes <= CORE_STORE_LIMIT ? undefined : clrPlace(bytes, rows)),
-    dispose: () => {},
+    dispose: () => fill?.dispose(),
   };
 }
 
@@ -188,6 +198,112 @@ export class ChunkFiller {
     if (this.prov) this.core.free(this.prov);
     if (this.ht) this.core.free(this.ht);
     this.prov = this.ht = this.htRows = 0;
+  }
+}
+
+/**
+ * The typed tables of a window's rows filled as the reader places them, a walk at a time, while the
+ * walked block is staged in the core (assembly/records.ts fillPlacedRows): its payloads in the cache
+ * still, none copied in again. The rows' row indices are the window's, which are the event table's
+ * when the window's dispatch order is the file's (most windows: nettrace-rows.ts inFileOrder). The
+ * tables wait in the core's window tables until the window's rows are made: `take` appends them, or
+ * `drop` lets them go (another order, or memory ran out), and ChunkFiller fills the rows again.
+ */
+export class PlacedFiller {
+  /** Where the file's byte 0 is in the trace's bytes (EventTableContext.base): 0 for a file held whole, 8 for a stream's windows. */
+  base = 0;
+  /** The window rows filled (every walk's, in order) and whether all went in. */
+  private rows = 0;
+  private ok = true;
+  private typedRows = 0;
+  /** The schema event of each metadata row (i16, -1: none) in the core, for the first `known` rows. */
+  private mdClr = 0;
+  private mdCap = 0;
+  private known = 0;
+  /** The .NET runtime provider (CLR_PROVIDERS index, -1: none) of each provider name, as the first metadata row of the name gives its GUID. */
+  private readonly clrOfName = new Map<string, number>();
+
+  constructor(private readonly core: CoreExports) {}
+
+  /** The rows one walk placed (CoreWalker.onPlaced). */
+  placed(cols: WindowColumns, first: number, end: number, metadata: readonly NettraceMetadata[], pointerSize: number, bias: number): void {
+    const fill = this.core.fillPlacedRows;
+    if (!this.ok || !fill) return;
+    if (first !== this.rows || !this.metadataTypes(metadata)) {
+      this.ok = false;
+      return;
+    }
+    const ht = pointerSize === 4 ? C.HT_EVENT_HEADER32 : C.HT_EVENT_HEADER64;
+    // (a reference's store offset is its file offset + base, its address + bias + base)
+    const filled = fill(cols.ptr, cols.stride, first, end - first, this.mdClr, this.known, bias >>> 0, (bias + this.base) >>> 0, ht);
+    // (the window is not in the file's order: its rows are filled once its order is known)
+    if (filled < 0) this.ok = false;
+    this.typedRows = filled;
+    this.rows = end;
+  }
+
+  /**
+   * The window's typed rows appended to `into` (row indices moved by `rowBase`; `scale` as
+   * fillPartInCore's) when every one of its `rows` rows was filled: the typed rows, or -1 (nothing
+   * appended). The core's window tables are empty after.
+   */
+  take(rows: number, rowBase: number, into: GrowingClrBlocks, scale: number): number {
+    try {
+      if (!this.ok || this.rows !== rows) return -1;
+      const core = this.core;
+      const dir = new Uint32Array(core.memory.buffer, core.directory(), C.DIR_SLOTS);
+      if (dir[C.DIR_CLR_MISSING]) return -1;
+      appendFilled(new Uint8Array(core.memory.buffer), dir[C.DIR_CLR_DIR], rowBase, UNMOVED, into, scale);
+      return this.typedRows;
+    } finally {
+      this.drop();
+    }
+  }
+
+  /** Lets the window's typed rows go: the next window starts with empty tables. */
+  drop(): void {
+    this.core.resetWindow();
+    this.rows = 0;
+    this.typedRows = 0;
+    this.ok = true;
+  }
+
+  /** The schema events of metadata rows new since the last call, in the core; false when memory is exhausted. */
+  private metadataTypes(metadata: readonly NettraceMetadata[]): boolean {
+    if (this.known === metadata.length) return true;
+    const core = this.core;
+    if (metadata.length > this.mdCap) {
+      const cap = Math.max(metadata.length, 2 * this.mdCap, 256);
+      const at = core.alloc(2 * cap);
+      if (at === 0) return false;
+      if (this.mdClr !== 0) {
+        new Uint8Array(core.memory.buffer).copyWithin(at, this.mdClr, this.mdClr + 2 * this.known);
+        core.free(this.mdClr);
+      }
+      this.mdClr = at;
+      this.mdCap = cap;
+    }
+    const { lookup } = clrProgram();
+    const types = new Int16Array(core.memory.buffer, this.mdClr, this.mdCap);
+    for (let m = this.known; m < metadata.length; m++) {
+      const md = metadata[m];
+      let p = this.clrOfName.get(md.providerName);
+      if (p === undefined) {
+        // (as NettraceTables.providersOf names a provider: the GUID of its name's first metadata row, else its name's)
+        const guid = md.providerGuid ? formatGuid(md.providerGuid, 0) : fixedProviderGuid(md.providerName);
+        p = guid ? clrProviderIndex(guid) : -1;
+        this.clrOfName.set(md.providerName, p);
+      }
+      types[m] = p < 0 || md.eventId >= C.CLR_MAX_ID ? -1 : lookup[(p * C.CLR_MAX_ID + md.eventId) * C.CLR_VERSIONS + Math.min(md.version, C.CLR_VERSIONS - 1)];
+    }
+    this.known = metadata.length;
+    return true;
+  }
+
+  /** Gives the core's blocks back. */
+  dispose(): void {
+    if (this.mdClr) this.core.free(this.mdClr);
+    this.mdClr = this.mdCap = this.known = 0;
   }
 }
 

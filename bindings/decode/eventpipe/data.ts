@@ -20,51 +20,13 @@ import { blobChunks, isByteSource, type DecodeOptions, type Input } from "../win
 import { slices, sourceChunks } from "../chunks.js";
 import { nettraceEngine } from "./engine.js";
 import { EventTable, eventTableOf, headerFlagsOf, type EventTableOf, type NettraceRowsCore } from "./rows.js";
-import { DOTNET_RUNTIME_GUID } from "../../schema/known-providers.js";
-
-/** The fixed GUIDs TraceEvent gives providers by name (EventPipeMetadata.GetProviderGuidFromProviderName). */
-const FIXED_GUIDS: Record<string, string> = {
-  "Microsoft-Windows-DotNETRuntime": DOTNET_RUNTIME_GUID,
-  "Microsoft-Windows-DotNETRuntimeRundown": "a669021c-c450-4609-a035-5af59af4df18",
-  "Microsoft-Windows-DotNETRuntimePrivate": "763fd754-7086-4dfe-95eb-c01a46faf4ca",
-  "Microsoft-Windows-DotNETRuntimeStress": "cc2bcbba-16b6-4cf3-8990-d74c2e8af500",
-  "System.Threading.Tasks.TplEventSource": "2e5dba47-a3d2-4d16-8ee0-6671ffdcd7b5",
-  "FrameworkEventSource": "8e9f5090-2d75-4d03-8a81-e5afbf85daf1",
-  "Microsoft-Windows-Application Server-Applications": "c651f5f6-1c0d-492e-8ae1-b4efd7c9d503",
-  "Microsoft-DotNETCore-SampleProfiler": "3c530d44-97ae-513a-1e6d-783e8f8e03a9",
-};
-
-/** The namespace an EventSource's GUID is hashed in, before its name. */
-const EVENTSOURCE_NAMESPACE = [0x48, 0x2c, 0x2d, 0xb2, 0xc3, 0x90, 0x47, 0xc8, 0x87, 0xf8, 0x1a, 0x15, 0xbf, 0xc1, 0x30, 0xfb];
-
-/** A provider's GUID in memory (.NET) byte order, from its name: fixed, or the EventSource name hash. */
-export async function providerGuidBytes(name: string): Promise<Uint8Array> {
-  const fixed = FIXED_GUIDS[name];
-  if (fixed) return guidBytes(fixed);
-  const upper = (name.startsWith("*") ? name.slice(1) : name).toUpperCase();
-  const input = new Uint8Array(16 + upper.length * 2);
-  input.set(EVENTSOURCE_NAMESPACE);
-  for (let i = 0; i < upper.length; i++) {
-    input[16 + 2 * i] = upper.charCodeAt(i) >> 8; // UTF-16 big-endian
-    input[17 + 2 * i] = upper.charCodeAt(i) & 0xff;
-  }
-  const h = new Uint8Array(await crypto.subtle.digest("SHA-1", input)).slice(0, 16);
-  h[7] = (h[7] & 0x0f) | 0x50;
-  return h;
-}
-
-function guidBytes(guid: string): Uint8Array {
-  const hex = guid.replace(/-/g, "");
-  const b = Uint8Array.from({ length: 16 }, (_, i) => parseInt(hex.slice(2 * i, 2 * i + 2), 16));
-  // Data1, Data2, Data3 are little-endian in memory
-  return Uint8Array.from([b[3], b[2], b[1], b[0], b[5], b[4], b[7], b[6], ...b.subarray(8)]);
-}
-
+import { providerGuidBytes } from "./provider-guids.js";
 
 /** The file's tables; a file the reader cannot start on throws TraceFormatError, one it stops in part way keeps its rows. */
 export async function nettraceData(input: Uint8Array, options: Pick<DecodeOptions, "engine" | "wasm" | "clrTables"> = {}, tuning: NettraceTuning = {}): Promise<TraceData & { nettrace: NettraceInfo }> {
   // the per-event walk and the rows on the engine asked for (the rest of the reader is TypeScript on either)
-  const engine = await nettraceEngine(engineOf(options), options.wasm, options.clrTables !== false);
+  const engine = await nettraceEngine(engineOf(options), options.wasm, options.clrTables !== false, tuning.placed !== false);
+  if (engine.filler?.placed) engine.filler.placed.base = 0; // (NettraceTables.tablesOf's base)
   try {
     // (read a window at a time: the reader's columns hold one window's events, not the file's)
     return await new NettraceTables(engine.rows, engine.filler, tuning).whole(nettraceWindowsOf(input, engine.walker));
@@ -86,6 +48,7 @@ function engineOf(options: Pick<DecodeOptions, "engine">): "wasm" | "js" {
  */
 export async function* nettraceWindows(input: Input, options: Pick<DecodeOptions, "engine" | "wasm" | "clrTables" | "chunkBytes" | "batchBytes"> = {}): AsyncGenerator<TraceData & { nettrace: NettraceInfo }, (TraceData & { nettrace: NettraceInfo }) | undefined> {
   const engine = await nettraceEngine(engineOf(options), options.wasm, options.clrTables !== false);
+  if (engine.filler?.placed) engine.filler.placed.base = 8; // (NettraceTables.tablesOf's base)
   const tables = new NettraceTables(engine.rows, engine.filler);
   // (a .netperf, in time order already, is cut into windows of about batchBytes)
   // (each window's tables are made before the next push: its columns can be the next window's)
@@ -112,9 +75,14 @@ async function* chunksOf(input: Input, chunkBytes: number): AsyncGenerator<Uint8
   else for await (const c of input as AsyncIterable<Uint8Array>) yield c;
 }
 
-/** What the tests vary that a user has no need to: the rows a call of the core makes (and fills the typed tables of). */
+/**
+ * What the tests vary that a user has no need to: the rows a call of the core makes (and fills the
+ * typed tables of), and whether the typed tables are filled as the reader places each walk's rows
+ * (PlacedFiller; else always a chunk at a time).
+ */
 export interface NettraceTuning {
   chunkRows?: number;
+  placed?: boolean;
 }
 
 /** The tables of a file, or of the windows of a streamed one, with providers and types kept across windows. */
@@ -198,6 +166,8 @@ export class NettraceTables {
     let warnedBefore = this.warningTotal;
     // the typed .NET tables of each window's rows, filled as it comes in the WebAssembly core (only its payload bytes copied in)
     const core = this.filler?.core;
+    // (the typed tables of each window's rows as the reader placed them, when its order is the file's)
+    const placed = this.filler?.placed;
     const typed = new GrowingClrBlocks(takeBuffer, giveSmall);
     let typedRows = 0;
     let partsFilled = core !== undefined;
@@ -239,6 +209,16 @@ export class NettraceTables {
         eventTableOf(this.rowsCore, w, {
           ptr, stackItem, base, providerOf, unknownProvider: this.unknownProvider, typeOf: (p, id, v, op, level, kwLo, kwHi) => this.typeOf(p, id, v, op, level, kwLo, kwHi), typeCount: () => this.types.length,
           fillChunk: filler && ((at, rows, firstRow) => filler.chunk(at, rows, firstRow)),
+          takePlaced: placed && ((inFileOrder, rowBase) => {
+            if (!inFileOrder || !core || !partsFilled) {
+              placed.drop();
+              return false;
+            }
+            const filled = placed.take(w.events.length, rowBase, typed, Math.min(16, Math.max(1, expect / (table.n + w.events.length))));
+            if (filled < 0) return false;
+            typedRows += filled;
+            return true;
+          }),
           chunkRows: this.tuning.chunkRows,
         }, table, expect);
       } finally {

@@ -29,7 +29,7 @@ export interface NettraceEngine {
  * the default one) with a memory of its own, into which each block and the events are copied; "js"
  * runs the same sources over a TypeScript core's memory.
  */
-export async function nettraceEngine(engine: "wasm" | "js", wasm?: WebAssembly.Module | WasmSource, clrTables = false): Promise<NettraceEngine> {
+export async function nettraceEngine(engine: "wasm" | "js", wasm?: WebAssembly.Module | WasmSource, clrTables = false, placed = true): Promise<NettraceEngine> {
   if (engine === "js") {
     const s = new CoreState();
     const core: NettraceWalkCore & NettraceRowsCore = {
@@ -45,6 +45,9 @@ export async function nettraceEngine(engine: "wasm" | "js", wasm?: WebAssembly.M
   const exports = core as unknown as Partial<NettraceWalkCore & NettraceRowsCore> & typeof core;
   if (typeof exports.nettraceWalk !== "function" || typeof exports.nettraceRows !== "function") throw new Error("etw-wasm: this WebAssembly core has no EventPipe exports (an older build?)");
   const walker = new CoreWalker(exports as NettraceWalkCore, undefined, () => recycleMemory(core.memory as WebAssembly.Memory));
-  const filler = clrTables ? coreFiller(core) : undefined;
+  const filler = clrTables ? coreFiller(core, placed) : undefined;
+  // (each walk's rows fill the typed tables while their block is staged)
+  const fill = filler?.placed;
+  if (fill) walker.onPlaced = (cols, first, end, metadata, pointerSize, bias) => fill.placed(cols, first, end, metadata, pointerSize, bias);
   return { walker, rows: exports as NettraceRowsCore, filler, dispose: () => walker.dispose() };
 }

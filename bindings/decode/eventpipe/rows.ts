@@ -275,6 +275,12 @@ export interface EventTableContext {
    * rows, the first of them the table's row `firstRow`), once they are copied out.
    */
   fillChunk?(at: ChunkColumns, rows: number, firstRow: number): void;
+  /**
+   * Takes the typed .NET tables the rows were filled into as the reader placed them (PlacedFiller),
+   * their row indices the file's order's from `rowBase`, when `inFileOrder` (the dispatch order is the
+   * file's); else lets them go. True when taken: fillChunk is then not called.
+   */
+  takePlaced?(inFileOrder: boolean, rowBase: number): boolean;
 }
 
 /** Blocks taken from a core, given back by `release`. */
@@ -345,6 +351,7 @@ export function eventTableOf(core: NettraceRowsCore, file: NettraceFile, cx: Eve
     const at = (k: number) => cols.ptr + k * cols.stride;
     // ---- the dispatch order, whole ----
     const order = blocks.take(4 * n);
+    let inFileOrder = true;
     if (header.formatVersion <= 3 || n === 0) {
       // (V2 and V3 files are in time order as written)
       const o = new Uint32Array(core.memory.buffer, order, n);
@@ -367,10 +374,12 @@ export function eventTableOf(core: NettraceRowsCore, file: NettraceFile, cx: Eve
       w[R.NO_ORDER] = order;
       const written = core.nettraceOrder(p);
       if (written !== n) throw new Error(`etw-wasm: the dispatch order has ${written} of ${n} events`);
+      inFileOrder = new Uint32Array(core.memory.buffer, p, R.NO_WORDS)[R.NO_IN_FILE_ORDER] === 1;
       for (const x of [p, sp, work]) blocks.give(x);
     }
     if (EVENT_SORTED !== 1) throw new Error("etw-wasm: EVENT_SORTED is not the bit the core's order reads");
-    rowsInOrder(core, blocks, order, file, cx, table, expect, at);
+    const placed = cx.takePlaced?.(inFileOrder, table.n) ?? false;
+    rowsInOrder(core, blocks, order, file, placed ? { ...cx, fillChunk: undefined } : cx, table, expect, at);
     return table.result();
   } finally {
     blocks.release();
