@@ -164,18 +164,38 @@ function fail(kind: u32, at: usize, what: u32, arg: u32, arg2: u32): void {
 
 /** LEB128 of at most 5 bytes at `pos`; bits above 32 are dropped. */
 function varU32(m: Mem, what: u32): u32 {
-  // (most are one or two bytes, payload sizes two: the loop's checks only past them)
+  // (unrolled where five bytes are at hand: a sequence number delta takes five when the capture
+  // thread changes; the checks byte by byte only near the end)
   let p = pos;
-  if (lim - p >= 2 && lim > p) {
+  if (lim - p >= 5 && lim > p) {
     let b: u32 = ld8(m, p);
     if (b < 0x80) {
       pos = p + 1;
       return b;
     }
-    let c: u32 = ld8(m, p + 1);
-    if (c < 0x80) {
+    let v: u32 = b & 0x7f;
+    b = ld8(m, p + 1);
+    v |= (b & 0x7f) << 7;
+    if (b < 0x80) {
       pos = p + 2;
-      return (b & 0x7f) | (c << 7);
+      return v;
+    }
+    b = ld8(m, p + 2);
+    v |= (b & 0x7f) << 14;
+    if (b < 0x80) {
+      pos = p + 3;
+      return v;
+    }
+    b = ld8(m, p + 3);
+    v |= (b & 0x7f) << 21;
+    if (b < 0x80) {
+      pos = p + 4;
+      return v;
+    }
+    b = ld8(m, p + 4);
+    if (b < 0x80) {
+      pos = p + 5;
+      return (v | (b << 28)) >>> 0;
     }
   }
   return varU32Long(m, what);
