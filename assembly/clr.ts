@@ -369,6 +369,45 @@ export function clrMoveRefs(t: i32, d: usize, from: u32, to: u32, delta: u32): v
   }
 }
 
+/** `n` values of `width` bytes (1, 2, 4 or 8) of the column at `col`: value i of `tmp` is value src[i]'s, then copied back. */
+function gatherColumn(col: usize, width: usize, src: usize, n: usize, tmp: usize): void {
+  for (let i: usize = 0; i < n; i++) {
+    let from = <usize>load<u32>(src + (i << 2));
+    if (width == 8) store<u64>(tmp + (i << 3), load<u64>(col + (from << 3)));
+    else if (width == 4) store<u32>(tmp + (i << 2), load<u32>(col + (from << 2)));
+    else if (width == 2) store<u16>(tmp + (i << 1), load<u16>(col + (from << 1)));
+    else store<u8>(tmp + i, load<u8>(col + from));
+  }
+  memory.copy(col, tmp, n * width);
+}
+
+/**
+ * Puts the first `n` rows of schema event `t`'s table (`d`: its directory entry) in another order:
+ * row i becomes what row src[i] was (u32 each), its row index rows[i]. `tmp`: room for `n` values of
+ * 8 bytes.
+ */
+export function clrPermute(t: i32, d: usize, src: usize, rows: usize, n: u32, tmp: usize): void {
+  let base = <usize>load<u32>(d, CLR_DIR_BLOCK);
+  let cap = <usize>load<u32>(d, CLR_DIR_CAP);
+  let pr = prog(t);
+  let count = <usize>n;
+  memory.copy(base + cap * <usize>load<u16>(pr, CLR_TYPE_PRE_ROW << 1), rows, count << 2);
+  gatherColumn(base + cap * <usize>load<u16>(pr, CLR_TYPE_PRE_STATUS << 1), 1, src, count, tmp);
+  let nf = <u32>load<u16>(pr, CLR_TYPE_FIELDS << 1);
+  let p = fieldsOf(pr);
+  for (let f: u32 = 0; f < nf; f++) {
+    let w0 = <u32>load<u16>(p, CLR_FIELD_KIND << 1);
+    let kind = w0 & CLR_KIND_MASK;
+    let preA = <usize>load<u16>(p, CLR_FIELD_PRE_A << 1);
+    let preB = <u32>load<u16>(p, CLR_FIELD_PRE_B << 1);
+    if (isRefField(kind, w0 >> CLR_FLAGS_SHIFT)) {
+      gatherColumn(base + cap * preA, 4, src, count, tmp);
+      if (preB != <u32>CLR_NOT_STORED) gatherColumn(base + cap * <usize>preB, 4, src, count, tmp);
+    } else gatherColumn(base + cap * preA, <usize>valueWidth(kind), src, count, tmp);
+    p += <usize>load<u16>(p, CLR_FIELD_LEN << 1) << 1;
+  }
+}
+
 /** Directory entry of schema event `t`. */
 @inline export function clrEntry(t: i32): usize {
   return clrDir + <usize>t * CLR_DIR_STRIDE;

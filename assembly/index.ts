@@ -24,7 +24,7 @@ import * as clr from "./clr";
 import { CLR_FILL_FINGERPRINT, CLR_FILL_TYPES } from "./clr-fill";
 
 export { consume } from "./buffers";
-export { fillRowsOf, fillPlacedRows } from "./records";
+export { fillRowsOf, fillPlacedRows, placedReorder } from "./records";
 
 /**
  * Turns the typed tables on (clr.ts setClr) with the field program, lookup and CLR provider GUIDs the

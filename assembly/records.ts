@@ -10,7 +10,7 @@ import {
   FILTER_KEYWORDS, FILTER_FROM, FILTER_TO, FILTER_EVENT_ID_COUNT, FILTER_OPCODE_COUNT, FILTER_PID_COUNT,
   FILTER_TID_COUNT, FILTER_EVENT_IDS, FILTER_OPCODES, FILTER_PIDS, FILTER_TIDS, EVENT_TYPE_NONE, CLR_DIR_COUNT,
 } from "./codes";
-import { NT_METADATA, NT_PAYLOAD_OFFSET, NT_PAYLOAD_SIZE, NT_TIMESTAMP, NT_QUEUE, NT_FLAGS, NT_FLAG_SORTED } from "./nettrace-events";
+import { NT_METADATA, NT_PAYLOAD_OFFSET, NT_PAYLOAD_SIZE } from "./nettrace-events";
 import {
   rowCount, rowBase, colTimestamp, colKeywords, colPid, colTid, colPayloadOffset, colPayloadLength, colHeaderLength,
   colProvider, colEventId, colTask, colFlags, colVersion, colOpcode, colLevel, colHeaderType,
@@ -329,36 +329,6 @@ export function fillRowsOf(
   return tables.clrRows;
 }
 
-// The last row fillPlacedRows saw of the window: its timestamp (halves), queue and sorted bit.
-let placedLo: u32 = 0;
-let placedHi: i32 = 0;
-let placedQueue: u32 = 0;
-let placedSorted: u32 = 0;
-
-/**
- * Whether rows [first, first + rows) of the window columns continue the file's dispatch order
- * (nettrace-rows.ts inFileOrder, row by row across calls: timestamps never go back, and neighbours
- * with equal timestamps are of one queue and neither sorted).
- */
-function placedInOrder(cols: usize, stride: usize, first: u32, rows: u32): bool {
-  let ts = cols + <usize>NT_TIMESTAMP * stride, queue = cols + <usize>NT_QUEUE * stride, flags = cols + <usize>NT_FLAGS * stride;
-  let lo = placedLo, hi = placedHi, q = placedQueue, sorted = placedSorted;
-  for (let k = first; k < first + rows; k++) {
-    let l = load<u32>(ts + (<usize>k << 3)), h = load<i32>(ts + (<usize>k << 3), 4);
-    let kq = load<u32>(queue + (<usize>k << 2)), ks = <u32>load<u8>(flags + <usize>k) & NT_FLAG_SORTED;
-    if (k > 0 && (h < hi || (h == hi && l <= lo)) && (h != hi || l != lo || kq != q || ((ks | sorted) != 0))) return false;
-    lo = l;
-    hi = h;
-    q = kq;
-    sorted = ks;
-  }
-  placedLo = lo;
-  placedHi = hi;
-  placedQueue = q;
-  placedSorted = sorted;
-  return true;
-}
-
 /**
  * The typed tables of rows [first, first + rows) of an EventPipe reader's window columns (`cols`,
  * `stride` bytes apart: nettrace-events.ts NT_*), filled while their block is staged, its payloads in
@@ -366,21 +336,20 @@ function placedInOrder(cols: usize, stride: usize, first: u32, rows: u32): bool 
  * that of its metadata row (`mdClr`: i16 per metadata row, `nMd` of them, -1: none); its payload is
  * at its NT_PAYLOAD_OFFSET less `bias` (the walk's), of NT_PAYLOAD_SIZE bytes (cut to 65,535, as the
  * event table's). The typed rows' row indices are the window rows, which are the event table's while
- * the window is in the file's dispatch order (the calls of a window come in row order, from row 0):
- * rows that break it are not filled, and -1 says so. References are the payloads' addresses plus
- * `delta`. `headerType`: every row's. Returns the rows placed (tables.clrRows), as fillRowsOf.
+ * the window's dispatch order is the file's, else placedReorder puts them in that order. References are
+ * the payloads' addresses plus `delta`. `headerType`: every row's. Returns the rows placed
+ * (tables.clrRows), as fillRowsOf.
  */
-export function fillPlacedRows(cols: usize, stride: usize, first: u32, rows: u32, mdClr: usize, nMd: u32, bias: u32, delta: u32, headerType: u32): i32 {
+export function fillPlacedRows(cols: usize, stride: usize, first: u32, rows: u32, mdClr: usize, nMd: u32, bias: u32, delta: u32, headerType: u32): u32 {
   let nTypes = clr.clrTypes;
-  if (!placedInOrder(cols, stride, first, rows)) return -1;
-  if (rows == 0 || nTypes == 0) return <i32>tables.clrRows;
+  if (rows == 0 || nTypes == 0) return tables.clrRows;
   let n = <usize>rows;
   // (one block of scratch: schema event, payload address and length, header type, a row each)
   let scratch = allocate(n * 11);
   if (scratch == 0 || !takeChunkScratch(nTypes)) {
     release(scratch);
     tables.clrMissing += rows;
-    return <i32>tables.clrRows;
+    return tables.clrRows;
   }
   let eventOf = scratch, address = scratch + (n << 2), length = scratch + (n << 3), ht = scratch + n * 10;
   let md = cols + <usize>NT_METADATA * stride + (<usize>first << 2);
@@ -400,7 +369,72 @@ export function fillPlacedRows(cols: usize, stride: usize, first: u32, rows: u32
   fillChunks(eventOf, first, rows, delta);
   release(scratch);
   releaseChunkScratch();
-  return <i32>tables.clrRows;
+  return tables.clrRows;
+}
+
+/** The schema event of window row `k` (fillPlacedRows's), -1: none. */
+@inline function placedType(md: usize, k: u32, mdClr: usize, nMd: u32): i32 {
+  let m = load<i32>(md + (<usize>k << 2));
+  return m >= 0 && <u32>m < nMd ? <i32>load<i16>(mdClr + (<usize>m << 1)) : -1;
+}
+
+/**
+ * The typed rows fillPlacedRows filled for a window's `n` rows (the window's tables, in file order)
+ * put in the window's dispatch order (`order`: u32 per position, the window row there): each table's
+ * rows by position, their row indices the positions. False when memory is exhausted (nothing moved).
+ */
+export function placedReorder(cols: usize, stride: usize, n: u32, order: usize, mdClr: usize, nMd: u32): bool {
+  let nTypes = clr.clrTypes;
+  if (n == 0 || nTypes == 0) return true;
+  let md = cols + <usize>NT_METADATA * stride;
+  // (each row's index among its table's rows in file order; each table's first entry in `src`, `rows`)
+  let index = allocate(<usize>n << 2);
+  let start = allocate(<usize>nTypes << 2);
+  let next = allocate(<usize>nTypes << 2);
+  let src = allocate(<usize>n << 2);
+  let rows = allocate(<usize>n << 2);
+  let tmp = allocate(<usize>n << 3);
+  let ok = index != 0 && start != 0 && next != 0 && src != 0 && rows != 0 && tmp != 0;
+  if (ok) {
+    memory.fill(next, 0, <usize>nTypes << 2);
+    for (let k: u32 = 0; k < n; k++) {
+      let t = placedType(md, k, mdClr, nMd);
+      if (t < 0) continue;
+      let c = next + (<usize>t << 2);
+      let j = load<u32>(c);
+      store<u32>(index + (<usize>k << 2), j);
+      store<u32>(c, j + 1);
+    }
+    let at: u32 = 0;
+    for (let t: u32 = 0; t < nTypes; t++) {
+      store<u32>(start + (<usize>t << 2), at);
+      at += load<u32>(next + (<usize>t << 2));
+      store<u32>(next + (<usize>t << 2), 0);
+    }
+    for (let r: u32 = 0; r < n; r++) {
+      let k = load<u32>(order + (<usize>r << 2));
+      let t = placedType(md, k, mdClr, nMd);
+      if (t < 0) continue;
+      let c = next + (<usize>t << 2);
+      let e = <usize>(load<u32>(start + (<usize>t << 2)) + load<u32>(c));
+      store<u32>(src + (e << 2), load<u32>(index + (<usize>k << 2)));
+      store<u32>(rows + (e << 2), r);
+      store<u32>(c, load<u32>(c) + 1);
+    }
+    for (let t: u32 = 0; t < nTypes; t++) {
+      let c = load<u32>(next + (<usize>t << 2));
+      if (c == 0) continue;
+      let s0 = <usize>load<u32>(start + (<usize>t << 2)) << 2;
+      clr.clrPermute(<i32>t, clrEntry(<i32>t), src + s0, rows + s0, c, tmp);
+    }
+  }
+  release(index);
+  release(start);
+  release(next);
+  release(src);
+  release(rows);
+  release(tmp);
+  return ok;
 }
 
 /** A record whose layout is unknown: kept whole as user data, with the previous timestamp. */

@@ -74,10 +74,11 @@ export interface CoreExports {
   fillRowsOf(provClr: number, nProv: number, rows: number, provider: number, headerType: number, eventId: number, version: number, payloadOffset: number, payloadLength: number): number;
   /**
    * The typed tables of rows [first, first + rows) of an EventPipe reader's window columns, filled while
-   * their block is staged, or -1 when they break the file's order (assembly/records.ts fillPlacedRows);
-   * the WebAssembly core's alone.
+   * their block is staged (assembly/records.ts fillPlacedRows); the WebAssembly core's alone.
    */
   fillPlacedRows?(cols: number, stride: number, first: number, rows: number, mdClr: number, nMd: number, bias: number, delta: number, headerType: number): number;
+  /** Those rows put in a window's dispatch order (assembly/records.ts placedReorder); false when memory is exhausted. */
+  placedReorder?(cols: number, stride: number, n: number, order: number, mdClr: number, nMd: number): boolean | number;
   /** Adds `delta` (modulo 2^32) to the `count` u32s at `at`, in place (assembly/index.ts shiftU32). */
   shiftU32(at: number, count: number, delta: number): void;
   /** Moves the `count` u32 addresses at `at` in place: in [start, end] by `delta`, others to 0 (assembly/index.ts relocateU32). */

@@ -205,9 +205,10 @@ export class ChunkFiller {
  * The typed tables of a window's rows filled as the reader places them, a walk at a time, while the
  * walked block is staged in the core (assembly/records.ts fillPlacedRows): its payloads in the cache
  * still, none copied in again. The rows' row indices are the window's, which are the event table's
- * when the window's dispatch order is the file's (most windows: nettrace-rows.ts inFileOrder). The
+ * when the window's dispatch order is the file's (most windows: nettrace-rows.ts inFileOrder); else
+ * `take` puts each table's rows in the window's order first (assembly/records.ts placedReorder). The
  * tables wait in the core's window tables until the window's rows are made: `take` appends them, or
- * `drop` lets them go (another order, or memory ran out), and ChunkFiller fills the rows again.
+ * `drop` lets them go (memory ran out), and ChunkFiller fills the rows again.
  */
 export class PlacedFiller {
   /** Where the file's byte 0 is in the trace's bytes (EventTableContext.base): 0 for a file held whole, 8 for a stream's windows. */
@@ -235,24 +236,27 @@ export class PlacedFiller {
     }
     const ht = pointerSize === 4 ? C.HT_EVENT_HEADER32 : C.HT_EVENT_HEADER64;
     // (a reference's store offset is its file offset + base, its address + bias + base)
-    const filled = fill(cols.ptr, cols.stride, first, end - first, this.mdClr, this.known, bias >>> 0, (bias + this.base) >>> 0, ht);
-    // (the window is not in the file's order: its rows are filled once its order is known)
-    if (filled < 0) this.ok = false;
-    this.typedRows = filled;
+    this.typedRows = fill(cols.ptr, cols.stride, first, end - first, this.mdClr, this.known, bias >>> 0, (bias + this.base) >>> 0, ht);
     this.rows = end;
   }
 
   /**
    * The window's typed rows appended to `into` (row indices moved by `rowBase`; `scale` as
    * fillPartInCore's) when every one of its `rows` rows was filled: the typed rows, or -1 (nothing
-   * appended). The core's window tables are empty after.
+   * appended). `reorder`: the window's dispatch order (its address in the core, u32 per position: the
+   * window row there) where it is not the file's, and the window's columns. The core's window tables
+   * are empty after.
    */
-  take(rows: number, rowBase: number, into: GrowingClrBlocks, scale: number): number {
+  take(rows: number, rowBase: number, into: GrowingClrBlocks, scale: number, reorder?: { order: number; cols: WindowColumns }): number {
     try {
       if (!this.ok || this.rows !== rows) return -1;
       const core = this.core;
-      const dir = new Uint32Array(core.memory.buffer, core.directory(), C.DIR_SLOTS);
+      let dir = new Uint32Array(core.memory.buffer, core.directory(), C.DIR_SLOTS);
       if (dir[C.DIR_CLR_MISSING]) return -1;
+      if (reorder) {
+        if (!core.placedReorder?.(reorder.cols.ptr, reorder.cols.stride, rows, reorder.order, this.mdClr, this.known)) return -1;
+        dir = new Uint32Array(core.memory.buffer, core.directory(), C.DIR_SLOTS);
+      }
       appendFilled(new Uint8Array(core.memory.buffer), dir[C.DIR_CLR_DIR], rowBase, UNMOVED, into, scale);
       return this.typedRows;
     } finally {

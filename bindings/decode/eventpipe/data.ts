@@ -209,12 +209,12 @@ export class NettraceTables {
         eventTableOf(this.rowsCore, w, {
           ptr, stackItem, base, providerOf, unknownProvider: this.unknownProvider, typeOf: (p, id, v, op, level, kwLo, kwHi) => this.typeOf(p, id, v, op, level, kwLo, kwHi), typeCount: () => this.types.length,
           fillChunk: filler && ((at, rows, firstRow) => filler.chunk(at, rows, firstRow)),
-          takePlaced: placed && ((inFileOrder, rowBase) => {
-            if (!inFileOrder || !core || !partsFilled) {
+          takePlaced: placed && ((rowBase, reorder) => {
+            if (!core || !partsFilled) {
               placed.drop();
               return false;
             }
-            const filled = placed.take(w.events.length, rowBase, typed, Math.min(16, Math.max(1, expect / (table.n + w.events.length))));
+            const filled = placed.take(w.events.length, rowBase, typed, Math.min(16, Math.max(1, expect / (table.n + w.events.length))), reorder);
             if (filled < 0) return false;
             typedRows += filled;
             return true;

@@ -277,10 +277,10 @@ export interface EventTableContext {
   fillChunk?(at: ChunkColumns, rows: number, firstRow: number): void;
   /**
    * Takes the typed .NET tables the rows were filled into as the reader placed them (PlacedFiller),
-   * their row indices the file's order's from `rowBase`, when `inFileOrder` (the dispatch order is the
-   * file's); else lets them go. True when taken: fillChunk is then not called.
+   * their row indices the order's from `rowBase`; `reorder`: the dispatch order (in the core) and the
+   * events' columns, where the order is not the file's. True when taken: fillChunk is then not called.
    */
-  takePlaced?(inFileOrder: boolean, rowBase: number): boolean;
+  takePlaced?(rowBase: number, reorder?: { order: number; cols: { ptr: number; stride: number } }): boolean;
 }
 
 /** Blocks taken from a core, given back by `release`. */
@@ -378,7 +378,7 @@ export function eventTableOf(core: NettraceRowsCore, file: NettraceFile, cx: Eve
       for (const x of [p, sp, work]) blocks.give(x);
     }
     if (EVENT_SORTED !== 1) throw new Error("etw-wasm: EVENT_SORTED is not the bit the core's order reads");
-    const placed = cx.takePlaced?.(inFileOrder, table.n) ?? false;
+    const placed = cx.takePlaced?.(table.n, inFileOrder ? undefined : { order, cols }) ?? false;
     rowsInOrder(core, blocks, order, file, placed ? { ...cx, fillChunk: undefined } : cx, table, expect, at);
     return table.result();
   } finally {
