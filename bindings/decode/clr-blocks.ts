@@ -161,8 +161,18 @@ export class GrowingClrBlocks {
     const g = (this.types[t] ??= { block: new Uint8Array(0), cap: 0, count: 0 });
     const need = g.count + count;
     if (need > g.cap) {
-      const cap = Math.max(need, Math.ceil(expect(need)), Math.ceil(g.cap * GROWTH));
-      const block = new Uint8Array(this.take(cap * rowBytes), 0, cap * rowBytes);
+      let cap = Math.max(need, Math.ceil(expect(need)), Math.ceil(g.cap * GROWTH));
+      let memory: ArrayBuffer;
+      try {
+        memory = this.take(cap * rowBytes);
+      } catch (error) {
+        // (more than memory gives at once: the expected rows were a guess, the needed ones are not)
+        const least = Math.max(need, Math.ceil(g.cap * GROWTH));
+        if (!(error instanceof RangeError) || least >= cap) throw error;
+        cap = least;
+        memory = this.take(cap * rowBytes);
+      }
+      const block = new Uint8Array(memory, 0, cap * rowBytes);
       if (g.count) appendRows(t, block, cap, 0, g.block, g.cap, g.count);
       this.give([g.block.buffer]);
       g.block = block;

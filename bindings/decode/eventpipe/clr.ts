@@ -3,11 +3,13 @@
 // the core's memory as a window's would be, the tables filled there, then moved out with their references
 // made offsets into the trace's bytes again.
 //
-// Two ways, by engine and size. The WebAssembly engine fills in the EventPipe reader's own core
-// (fillRowsOf), a chunk of rows at a time where the rows wrote them, each chunk's payloads copied in
-// (ChunkFiller). The TypeScript engine, and
-// a window whose byte store the WebAssembly core cannot hold in one block (MAX_BLOCK, just under 1 GiB;
-// a whole file read at once), fill in a TypeScript core whose memory the store is built in (no copy).
+// Three ways, by engine and size. The WebAssembly engine fills in the EventPipe reader's own core: as
+// each walk places its rows, while the walked block is staged (PlacedFiller: fillPlacedRows, the rows
+// put in the window's dispatch order once it is known), or, where that cannot be (memory ran out),
+// a chunk of rows at a time where the rows wrote them, each chunk's payloads copied in (ChunkFiller:
+// fillRowsOf). The TypeScript engine, and a window whose byte store the WebAssembly core cannot hold in
+// one block (MAX_BLOCK, just under 1 GiB; a whole file read at once), fill in a TypeScript core whose
+// memory the store is built in (no copy).
 
 import * as C from "../../../assembly/codes.js";
 import type { CoreExports } from "../../core/index.js";

@@ -149,7 +149,9 @@ export class NettraceTables {
     // written into them; larger ones are left to the collector, for held in the pool they would add to this
     // decode's peak: 96 MiB on the 1 GiB file)
     const giveSmall = (buffers: ArrayBufferLike[]) => giveBack(buffers.filter((b) => b.byteLength <= 4 << 20));
-    const table = new EventTable(takeBuffer, giveSmall);
+    // (a file held whole knows its size: its tables grow to the rows it will likely have at once)
+    const mostTimes = whole ? Infinity : 16;
+    const table = new EventTable(takeBuffer, giveSmall, mostTimes);
     // Where the file's byte 0 is in the trace's bytes: at 0 for a file held whole (offsets are file
     // offsets; none is 0, where the file's magic is), 8 for a stream's window. A file held whole as the
     // caller gave it, its typed tables filled in the WebAssembly core, is not copied: the trace's bytes
@@ -193,15 +195,15 @@ export class NettraceTables {
       const readTo = Math.max(1, w.events.length ? w.events.blockOffset[w.events.length - 1] : input.length);
       const expect = ((table.n + w.events.length) * input.length) / Math.min(readTo, input.length) * 1.05;
       // the typed .NET tables of each chunk of rows, filled where the rows are made (the WebAssembly
-      // engine: the same core), each type's block sized for the rows the whole table will likely have, at
-      // most 16 times those at hand (a stream's window guesses the rest of the file from its first blocks)
+      // engine: the same core), each type's block sized for the rows the whole table will likely have (a
+      // stream's: at most 16 times those at hand, as its window guesses the rest of the file from its first blocks)
       let filler: ChunkFiller | undefined;
       if (core && partsFilled && w.events.length > 0) {
         // (each provider's .NET runtime provider, worked out again only when providers were added)
         if (this.provClr.length !== this.providerGuids.length) this.provClr = clrProvidersOf(this.providerGuids);
         // (the filler's core is the rows' own: nettraceEngine)
         if (this.provClr.some((p) => p >= 0)) {
-          const scale = Math.min(16, Math.max(1, expect / (table.n + w.events.length)));
+          const scale = Math.min(mostTimes, Math.max(1, expect / (table.n + w.events.length)));
           filler = new ChunkFiller(core, this.provClr, input, base, ptr === 4 ? C.HT_EVENT_HEADER32 : C.HT_EVENT_HEADER64, typed, scale);
         }
       }
@@ -214,7 +216,7 @@ export class NettraceTables {
               placed.drop();
               return false;
             }
-            const filled = placed.take(w.events.length, rowBase, typed, Math.min(16, Math.max(1, expect / (table.n + w.events.length))), reorder);
+            const filled = placed.take(w.events.length, rowBase, typed, Math.min(mostTimes, Math.max(1, expect / (table.n + w.events.length))), reorder);
             if (filled < 0) return false;
             typedRows += filled;
             return true;

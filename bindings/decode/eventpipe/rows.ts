@@ -136,8 +136,13 @@ export class EventTable {
   pid?: Uint32Array;
   ext: Ext = { row: new Uint32Array(0), type: new Uint16Array(0), size: new Uint16Array(0), offset: new Uint32Array(0) };
 
-  /** `give`: where outgrown columns go (the pool `take` takes from: the next decode's columns are written into them). */
-  constructor(private readonly take: TakeBuffer = (bytes) => new ArrayBuffer(bytes), private readonly give: (buffers: ArrayBufferLike[]) => void = () => {}) {
+  /**
+   * `give`: where outgrown columns go (the pool `take` takes from: the next decode's columns are written
+   * into them). `mostTimes`: the columns grow to the rows expected in all, at most this many times the
+   * rows needed (a stream's window guesses the rest of the file from its first blocks; a file held whole
+   * knows its size, and each growth is a copy into fresh memory).
+   */
+  constructor(private readonly take: TakeBuffer = (bytes) => new ArrayBuffer(bytes), private readonly give: (buffers: ArrayBufferLike[]) => void = () => {}, private readonly mostTimes = 16) {
     this.events = this.columns(0);
   }
 
@@ -175,10 +180,19 @@ export class EventTable {
   reserve(rows: number, items: number, expect = 0, likelyItems = 0): void {
     const need = this.n + rows;
     if (need > this.metadataOfRow.length) {
-      // (at most 16 times the rows needed: a stream's window guesses the rest of the file from its first blocks)
-      const cap = Math.max(need, Math.min(Math.ceil(expect), 16 * need), this.n ? Math.floor(this.n * 1.5) : 0);
+      const grown = this.n ? Math.floor(this.n * 1.5) : 0;
+      let cap = Math.max(need, Math.min(Math.ceil(expect), this.mostTimes * need), grown);
       const old = this.events;
-      const next = this.columns(cap);
+      let next: Columns;
+      try {
+        next = this.columns(cap);
+      } catch (error) {
+        // (more than memory gives at once: the expected rows were a guess, the needed ones are not)
+        const least = Math.max(need, Math.min(Math.ceil(expect), 16 * need), grown);
+        if (!(error instanceof RangeError) || least >= cap) throw error;
+        cap = least;
+        next = this.columns(cap);
+      }
       for (const k of Object.keys(next) as (keyof Columns)[]) {
         (next[k] as unknown as { set(a: ArrayLike<number | bigint>): void }).set(old[k].subarray(0, this.n) as ArrayLike<number | bigint>);
       }
