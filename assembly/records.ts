@@ -172,6 +172,21 @@ export function typedBuckets(nTypes: u32): bool {
   return true;
 }
 
+// Added to the references of the typed rows the buckets fill (0: none; fillPlacedRows's staged block).
+let typedDelta: u32 = 0;
+
+/** Rows `list[0 … n-1]` of schema event `t` to its table, their references moved by typedDelta. */
+@inline function fillBucket(t: i32, list: usize, n: u32): void {
+  let d = clrEntry(t);
+  if (typedDelta == 0) {
+    fillClrRows(t, d, list, n);
+    return;
+  }
+  let before = load<u32>(d, CLR_DIR_COUNT);
+  fillClrRows(t, d, list, n);
+  clr.clrMoveRefs(t, d, before, load<u32>(d, CLR_DIR_COUNT), typedDelta);
+}
+
 /** Notes row `r` of schema event `t`; its bucket goes to the table when full. */
 @inline function noteTyped(t: i32, r: u32): void {
   let so = slotOf + (<usize>t << 1);
@@ -188,7 +203,7 @@ export function typedBuckets(nTypes: u32): bool {
   store<u32>(list + (<usize>k << 2), r);
   k++;
   if (k == TYPED_BUCKET) {
-    fillClrRows(t, clrEntry(t), list, k);
+    fillBucket(t, list, k);
     k = 0;
   }
   store<u32>(c, k);
@@ -200,7 +215,7 @@ function fillTyped(): void {
     let t = <i32>load<u16>(slotType + (<usize>s << 1));
     let c = slotFill + (<usize>s << 2);
     let n = load<u32>(c);
-    if (n > 0) fillClrRows(t, clrEntry(t), buckets + <usize>s * (<usize>TYPED_BUCKET << 2), n);
+    if (n > 0) fillBucket(t, buckets + <usize>s * (<usize>TYPED_BUCKET << 2), n);
     store<u32>(c, 0);
     store<u16>(slotOf + (<usize>t << 1), 0);
   }
@@ -329,6 +344,12 @@ export function fillRowsOf(
   return tables.clrRows;
 }
 
+/** The schema event of window row `k` (fillPlacedRows's), -1: none. */
+@inline function placedType(md: usize, k: u32, mdClr: usize, nMd: u32): i32 {
+  let m = load<i32>(md + (<usize>k << 2));
+  return m >= 0 && <u32>m < nMd ? <i32>load<i16>(mdClr + (<usize>m << 1)) : -1;
+}
+
 /**
  * The typed tables of rows [first, first + rows) of an EventPipe reader's window columns (`cols`,
  * `stride` bytes apart: nettrace-events.ts NT_*), filled while their block is staged, its payloads in
@@ -341,41 +362,35 @@ export function fillRowsOf(
  * (tables.clrRows), as fillRowsOf.
  */
 export function fillPlacedRows(cols: usize, stride: usize, first: u32, rows: u32, mdClr: usize, nMd: u32, bias: u32, delta: u32, headerType: u32): u32 {
-  let nTypes = clr.clrTypes;
-  if (rows == 0 || nTypes == 0) return tables.clrRows;
+  if (rows == 0 || clr.clrTypes == 0 || buckets == 0) return tables.clrRows;
   let n = <usize>rows;
-  // (one block of scratch: schema event, payload address and length, header type, a row each)
-  let scratch = allocate(n * 11);
-  if (scratch == 0 || !takeChunkScratch(nTypes)) {
-    release(scratch);
+  // (payload address and length and the header type, a row each: the columns the fills read)
+  let scratch = allocate(n * 7);
+  if (scratch == 0) {
     tables.clrMissing += rows;
     return tables.clrRows;
   }
-  let eventOf = scratch, address = scratch + (n << 2), length = scratch + (n << 3), ht = scratch + n * 10;
-  let md = cols + <usize>NT_METADATA * stride + (<usize>first << 2);
+  let address = scratch, length = scratch + (n << 2), ht = scratch + n * 6;
+  let md = cols + <usize>NT_METADATA * stride;
   let po = cols + <usize>NT_PAYLOAD_OFFSET * stride + (<usize>first << 2);
   let ps = cols + <usize>NT_PAYLOAD_SIZE * stride + (<usize>first << 2);
-  for (let r: usize = 0; r < n; r++) {
-    let m = load<i32>(md + (r << 2));
-    store<i32>(eventOf + (r << 2), m >= 0 && <u32>m < nMd ? <i32>load<i16>(mdClr + (<usize>m << 1)) : -1);
-    store<u32>(address + (r << 2), load<u32>(po + (r << 2)) - bias);
-    store<u16>(length + (r << 1), <u16>min<u32>(load<u32>(ps + (r << 2)), 0xffff));
-  }
-  memory.fill(ht, <u8>headerType, n);
   // (the fills read row `first + r` of these columns at their entry r)
   tables.colPayloadOffset = address - (<usize>first << 2);
   tables.colPayloadLength = length - (<usize>first << 1);
   tables.colHeaderType = ht - <usize>first;
-  fillChunks(eventOf, first, rows, delta);
+  typedDelta = delta;
+  // each row to its schema event's bucket, as a record walk's (a full bucket is filled at once, its rows' columns written)
+  for (let r: usize = 0; r < n; r++) {
+    store<u32>(address + (r << 2), load<u32>(po + (r << 2)) - bias);
+    store<u16>(length + (r << 1), <u16>min<u32>(load<u32>(ps + (r << 2)), 0xffff));
+    store<u8>(ht + r, <u8>headerType);
+    let t = placedType(md, first + <u32>r, mdClr, nMd);
+    if (t >= 0) noteTyped(t, first + <u32>r);
+  }
+  fillTyped();
+  typedDelta = 0;
   release(scratch);
-  releaseChunkScratch();
   return tables.clrRows;
-}
-
-/** The schema event of window row `k` (fillPlacedRows's), -1: none. */
-@inline function placedType(md: usize, k: u32, mdClr: usize, nMd: u32): i32 {
-  let m = load<i32>(md + (<usize>k << 2));
-  return m >= 0 && <u32>m < nMd ? <i32>load<i16>(mdClr + (<usize>m << 1)) : -1;
 }
 
 /**
