@@ -228,7 +228,7 @@ function fillTyped(): void {
 const FILL_CHUNK: u32 = 4096;
 
 // Scratch of fillChunks, per schema event (count, at) and per row of a chunk (met, list): taken for
-// one call of fillRowsOf or fillPlacedRows.
+// one call of fillRowsOf.
 let chunkCount: usize = 0;
 let chunkAt: usize = 0;
 let chunkMet: usize = 0;
@@ -259,9 +259,9 @@ function releaseChunkScratch(): void {
 /**
  * Rows [first, first + rows) of the columns tables.colPayload* and colHeaderType name, whose schema
  * events are at `eventOf` (i32 per row from `first`, -1: none), each chunk's rows of one schema event
- * filled in one call, in row order. `delta`: added to the references of the rows filled (0: none).
+ * filled in one call, in row order.
  */
-function fillChunks(eventOf: usize, first: u32, rows: u32, delta: u32): void {
+function fillChunks(eventOf: usize, first: u32, rows: u32): void {
   let count = chunkCount, at = chunkAt, met = chunkMet, list = chunkList;
   for (let c: u32 = 0; c < rows; c += FILL_CHUNK) {
     let end = min<u32>(rows, c + FILL_CHUNK);
@@ -297,10 +297,7 @@ function fillChunks(eventOf: usize, first: u32, rows: u32, delta: u32): void {
       let n = load<u32>(count + (<usize>t << 2));
       // (`at` has moved on to the event's last row + 1)
       let from = load<u32>(at + (<usize>t << 2)) - n;
-      let d = clrEntry(<i32>t);
-      let before = load<u32>(d, CLR_DIR_COUNT);
-      fillClrRows(<i32>t, d, list + (<usize>from << 2), n);
-      if (delta != 0) clr.clrMoveRefs(<i32>t, d, before, load<u32>(d, CLR_DIR_COUNT), delta);
+      fillClrRows(<i32>t, clrEntry(<i32>t), list + (<usize>from << 2), n);
       store<u32>(count + (<usize>t << 2), 0);
     }
   }
@@ -337,7 +334,7 @@ export function fillRowsOf(
       let t = p < 0 ? -1 : clr.clrEventOf(p, load<u8>(headerType + row), load<u16>(eventId + (<usize>row << 1)), load<u16>(version + (<usize>row << 1)));
       store<i32>(eventOf + (<usize>r << 2), t);
     }
-    fillChunks(eventOf, c, n, 0);
+    fillChunks(eventOf, c, n);
   }
   release(eventOf);
   releaseChunkScratch();
