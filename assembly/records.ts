@@ -227,47 +227,46 @@ function fillTyped(): void {
 // call per schema event over a whole 64 MiB store took 120 ns an event, a payload missing the cache each).
 const FILL_CHUNK: u32 = 4096;
 
-// Scratch of fillChunks, per schema event (count, at) and per row of a chunk (met, list): taken for
-// one call of fillRowsOf.
-let chunkCount: usize = 0;
-let chunkAt: usize = 0;
-let chunkMet: usize = 0;
-let chunkList: usize = 0;
-
-/** Takes the scratch of fillChunks for `nTypes` schema events; false when memory is exhausted (none taken). */
-function takeChunkScratch(nTypes: u32): bool {
-  chunkCount = allocate(<usize>nTypes << 2);
-  chunkAt = allocate(<usize>nTypes << 2);
-  chunkMet = allocate(<usize>FILL_CHUNK << 2);
-  chunkList = allocate(<usize>FILL_CHUNK << 2);
-  if (chunkCount == 0 || chunkAt == 0 || chunkMet == 0 || chunkList == 0) {
-    releaseChunkScratch();
-    return false;
-  }
-  memory.fill(chunkCount, 0, <usize>nTypes << 2);
-  return true;
-}
-
-function releaseChunkScratch(): void {
-  release(chunkCount);
-  release(chunkAt);
-  release(chunkMet);
-  release(chunkList);
-  chunkCount = chunkAt = chunkMet = chunkList = 0;
-}
-
 /**
- * Rows [first, first + rows) of the columns tables.colPayload* and colHeaderType name, whose schema
- * events are at `eventOf` (i32 per row from `first`, -1: none), each chunk's rows of one schema event
- * filled in one call, in row order.
+ * The typed tables of `rows` rows that are not a record walk's (an EventPipe file's rows), from columns the
+ * caller placed: provider (u16), header type (u8), event id and version (u16), payload offset (u32,
+ * an address) and length (u16). `provClr` holds an i8 per provider (`nProv`): its .NET runtime provider
+ * index, or -1. Each schema event's rows go to its table in row order. Returns the rows placed
+ * (tables.clrRows; tables.clrMissing counts those memory could not take).
  */
-function fillChunks(eventOf: usize, first: u32, rows: u32): void {
-  let count = chunkCount, at = chunkAt, met = chunkMet, list = chunkList;
+export function fillRowsOf(
+  provClr: usize, nProv: u32, rows: u32, provider: usize, headerType: usize, eventId: usize, version: usize,
+  payloadOffset: usize, payloadLength: usize,
+): u32 {
+  let nTypes = clr.clrTypes;
+  if (rows == 0 || nTypes == 0) return 0;
+  // per schema event: its rows in the chunk, then where they go in `list`; the events met in the chunk
+  let count = allocate(<usize>nTypes << 2);
+  let at = allocate(<usize>nTypes << 2);
+  let met = allocate(<usize>FILL_CHUNK << 2);
+  let eventOf = allocate(<usize>FILL_CHUNK << 2);
+  let list = allocate(<usize>FILL_CHUNK << 2);
+  if (count == 0 || at == 0 || met == 0 || eventOf == 0 || list == 0) {
+    release(count);
+    release(at);
+    release(met);
+    release(eventOf);
+    release(list);
+    tables.clrMissing += rows;
+    return 0;
+  }
+  memory.fill(count, 0, <usize>nTypes << 2);
+  tables.colPayloadOffset = payloadOffset;
+  tables.colPayloadLength = payloadLength;
+  tables.colHeaderType = headerType;
   for (let c: u32 = 0; c < rows; c += FILL_CHUNK) {
     let end = min<u32>(rows, c + FILL_CHUNK);
     let nMet: u32 = 0;
     for (let r = c; r < end; r++) {
-      let t = load<i32>(eventOf + (<usize>r << 2));
+      let prov = <u32>load<u16>(provider + (<usize>r << 1));
+      let p = prov < nProv ? <i32>load<i8>(provClr + prov) : -1;
+      let t = p < 0 ? -1 : clr.clrEventOf(p, load<u8>(headerType + r), load<u16>(eventId + (<usize>r << 1)), load<u16>(version + (<usize>r << 1)));
+      store<i32>(eventOf + (<usize>(r - c) << 2), t);
       if (t < 0) continue;
       let k = count + (<usize>t << 2);
       let n = load<u32>(k);
@@ -285,59 +284,27 @@ function fillChunks(eventOf: usize, first: u32, rows: u32): void {
       from += load<u32>(count + (t << 2));
     }
     for (let r = c; r < end; r++) {
-      let t = load<i32>(eventOf + (<usize>r << 2));
+      let t = load<i32>(eventOf + (<usize>(r - c) << 2));
       if (t < 0) continue;
       let a = at + (<usize>t << 2);
       let k = load<u32>(a);
-      store<u32>(list + (<usize>k << 2), first + r);
+      store<u32>(list + (<usize>k << 2), r);
       store<u32>(a, k + 1);
     }
     for (let m: u32 = 0; m < nMet; m++) {
       let t = load<u32>(met + (<usize>m << 2));
       let n = load<u32>(count + (<usize>t << 2));
       // (`at` has moved on to the event's last row + 1)
-      let from = load<u32>(at + (<usize>t << 2)) - n;
-      fillClrRows(<i32>t, clrEntry(<i32>t), list + (<usize>from << 2), n);
+      let first = load<u32>(at + (<usize>t << 2)) - n;
+      fillClrRows(<i32>t, clrEntry(<i32>t), list + (<usize>first << 2), n);
       store<u32>(count + (<usize>t << 2), 0);
     }
   }
-}
-
-/**
- * The typed tables of `rows` rows that are not a record walk's (an EventPipe file's rows), from columns the
- * caller placed: provider (u16), header type (u8), event id and version (u16), payload offset (u32,
- * an address) and length (u16). `provClr` holds an i8 per provider (`nProv`): its .NET runtime provider
- * index, or -1. Each schema event's rows go to its table in row order. Returns the rows placed
- * (tables.clrRows; tables.clrMissing counts those memory could not take).
- */
-export function fillRowsOf(
-  provClr: usize, nProv: u32, rows: u32, provider: usize, headerType: usize, eventId: usize, version: usize,
-  payloadOffset: usize, payloadLength: usize,
-): u32 {
-  let nTypes = clr.clrTypes;
-  if (rows == 0 || nTypes == 0) return 0;
-  let eventOf = allocate(<usize>FILL_CHUNK << 2);
-  if (eventOf == 0 || !takeChunkScratch(nTypes)) {
-    release(eventOf);
-    tables.clrMissing += rows;
-    return 0;
-  }
-  tables.colPayloadOffset = payloadOffset;
-  tables.colPayloadLength = payloadLength;
-  tables.colHeaderType = headerType;
-  for (let c: u32 = 0; c < rows; c += FILL_CHUNK) {
-    let n = min<u32>(rows - c, FILL_CHUNK);
-    for (let r: u32 = 0; r < n; r++) {
-      let row = c + r;
-      let prov = <u32>load<u16>(provider + (<usize>row << 1));
-      let p = prov < nProv ? <i32>load<i8>(provClr + prov) : -1;
-      let t = p < 0 ? -1 : clr.clrEventOf(p, load<u8>(headerType + row), load<u16>(eventId + (<usize>row << 1)), load<u16>(version + (<usize>row << 1)));
-      store<i32>(eventOf + (<usize>r << 2), t);
-    }
-    fillChunks(eventOf, c, n);
-  }
+  release(count);
+  release(at);
+  release(met);
   release(eventOf);
-  releaseChunkScratch();
+  release(list);
   return tables.clrRows;
 }
 

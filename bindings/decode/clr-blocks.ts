@@ -6,6 +6,7 @@
 import * as C from "../../assembly/codes.js";
 import { clrProgram } from "../schema/clr-program.js";
 import type { ColumnMoves } from "./windows.js";
+import { madeWithin } from "./reuse.js";
 
 /**
  * How much a column, a typed table or the byte store grows when what was reserved falls short: rarely
@@ -161,17 +162,8 @@ export class GrowingClrBlocks {
     const g = (this.types[t] ??= { block: new Uint8Array(0), cap: 0, count: 0 });
     const need = g.count + count;
     if (need > g.cap) {
-      let cap = Math.max(need, Math.ceil(expect(need)), Math.ceil(g.cap * GROWTH));
-      let memory: ArrayBuffer;
-      try {
-        memory = this.take(cap * rowBytes);
-      } catch (error) {
-        // (more than memory gives at once: the expected rows were a guess, the needed ones are not)
-        const least = Math.max(need, Math.ceil(g.cap * GROWTH));
-        if (!(error instanceof RangeError) || least >= cap) throw error;
-        cap = least;
-        memory = this.take(cap * rowBytes);
-      }
+      const least = Math.max(need, Math.ceil(g.cap * GROWTH));
+      const [memory, cap] = madeWithin(Math.max(least, Math.ceil(expect(need))), least, (rows) => this.take(rows * rowBytes));
       const block = new Uint8Array(memory, 0, cap * rowBytes);
       if (g.count) appendRows(t, block, cap, 0, g.block, g.cap, g.count);
       this.give([g.block.buffer]);

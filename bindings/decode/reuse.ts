@@ -71,3 +71,16 @@ export function giveBack(buffers: Iterable<ArrayBufferLike>): void {
   timer = setTimeout(emptyPool, KEEP_MS);
   (timer as { unref?: () => void }).unref?.();
 }
+
+/**
+ * `make(cap)`, or `make(least)` where memory refuses `cap` at once (a RangeError): room for the rows
+ * expected is a guess, room for those needed is not. What was made, and the size it was made for.
+ */
+export function madeWithin<T>(cap: number, least: number, make: (size: number) => T): [T, number] {
+  try {
+    return [make(cap), cap];
+  } catch (error) {
+    if (!(error instanceof RangeError) || least >= cap) throw error;
+    return [make(least), least];
+  }
+}

@@ -210,3 +210,11 @@ export function clrProgram(): ClrProgram {
   return (cached = { words: Uint16Array.from(words), typeStarts, lookup, layouts, fingerprint: layoutFingerprint(layouts) });
 }
 
+/**
+ * The schema event (index into the program's types) of (CLR provider index, event id, version) by the
+ * lookup, as the cores read it (assembly/clr.ts clrEventOf); -1 when none.
+ */
+export function clrEventIndex(provider: number, id: number, version: number): number {
+  if (provider < 0 || id >= C.CLR_MAX_ID) return -1;
+  return clrProgram().lookup[(provider * C.CLR_MAX_ID + id) * C.CLR_VERSIONS + Math.min(version, C.CLR_VERSIONS - 1)];
+}

@@ -16,7 +16,7 @@ import type { CoreExports } from "../../core/index.js";
 import { CoreState } from "../../core/state.js";
 import { HEAP_BASE, heapAlloc, reserveMemory } from "../../core/memory.js";
 import { fillRowsOf, setClr } from "../../core/clr.js";
-import { clrProgram } from "../../schema/clr-program.js";
+import { clrEventIndex, clrProgram } from "../../schema/clr-program.js";
 import { CLR_PROVIDERS, clrProviderIndex } from "../../schema/clr-payload.js";
 import { formatGuid, parseGuid } from "../../schema/guid.js";
 import { GrowingClrBlocks, UNMOVED, type Relocation } from "../clr-blocks.js";
@@ -289,7 +289,6 @@ export class PlacedFiller {
       this.mdClr = at;
       this.mdCap = cap;
     }
-    const { lookup } = clrProgram();
     const types = new Int16Array(core.memory.buffer, this.mdClr, this.mdCap);
     for (let m = this.known; m < metadata.length; m++) {
       const md = metadata[m];
@@ -300,7 +299,7 @@ export class PlacedFiller {
         p = guid ? clrProviderIndex(guid) : -1;
         this.clrOfName.set(md.providerName, p);
       }
-      types[m] = p < 0 || md.eventId >= C.CLR_MAX_ID ? -1 : lookup[(p * C.CLR_MAX_ID + md.eventId) * C.CLR_VERSIONS + Math.min(md.version, C.CLR_VERSIONS - 1)];
+      types[m] = clrEventIndex(p, md.eventId, md.version);
     }
     this.known = metadata.length;
     return true;

@@ -7,6 +7,7 @@ import * as C from "../../../assembly/codes.js";
 import * as R from "../../core/nettrace-rows.js";
 import { EVENT_SORTED, type NettraceEvents, type NettraceFile, type NettraceMetadata } from "../../eventpipe/format.js";
 import { coreColumnsOf, type CoreColumns } from "../../eventpipe/columns.js";
+import { madeWithin } from "../reuse.js";
 import {
   NT_TIMESTAMP, NT_CAPTURE, NT_THREAD, NT_FLAGS, NT_PROCESSOR, NT_PAYLOAD_OFFSET, NT_PAYLOAD_SIZE, NT_ACTIVITY, NT_RELATED,
   NT_METADATA, NT_STACK, NT_QUEUE, NT_BLOCK, NT_READER_COLUMNS, NT_PAD,
@@ -181,26 +182,25 @@ export class EventTable {
     const need = this.n + rows;
     if (need > this.metadataOfRow.length) {
       const grown = this.n ? Math.floor(this.n * 1.5) : 0;
-      let cap = Math.max(need, Math.min(Math.ceil(expect), this.mostTimes * need), grown);
       const old = this.events;
-      let next: Columns;
-      try {
-        next = this.columns(cap);
-      } catch (error) {
-        // (more than memory gives at once: the expected rows were a guess, the needed ones are not)
-        const least = Math.max(need, Math.min(Math.ceil(expect), 16 * need), grown);
-        if (!(error instanceof RangeError) || least >= cap) throw error;
-        cap = least;
-        next = this.columns(cap);
-      }
-      for (const k of Object.keys(next) as (keyof Columns)[]) {
-        (next[k] as unknown as { set(a: ArrayLike<number | bigint>): void }).set(old[k].subarray(0, this.n) as ArrayLike<number | bigint>);
-      }
       const outgrown = [...Object.values(old), this.metadataOfRow, ...Object.values(this.untyped ?? {}), ...(this.pid ? [this.pid] : [])].map((c) => c.buffer);
-      this.events = next;
-      this.metadataOfRow = resized(this.take, this.metadataOfRow, cap, this.n);
-      if (this.untyped) this.untyped = resizedTypeFields(this.take, this.untyped, cap, this.n);
-      if (this.pid) this.pid = resized(this.take, this.pid, cap, this.n);
+      const [next] = madeWithin(
+        Math.max(need, Math.min(Math.ceil(expect), this.mostTimes * need), grown),
+        Math.max(need, Math.min(Math.ceil(expect), 16 * need), grown),
+        (cap) => ({
+          events: this.columns(cap),
+          metadataOfRow: resized(this.take, this.metadataOfRow, cap, this.n),
+          untyped: this.untyped && resizedTypeFields(this.take, this.untyped, cap, this.n),
+          pid: this.pid && resized(this.take, this.pid, cap, this.n),
+        }),
+      );
+      for (const k of Object.keys(next.events) as (keyof Columns)[]) {
+        (next.events[k] as unknown as { set(a: ArrayLike<number | bigint>): void }).set(old[k].subarray(0, this.n) as ArrayLike<number | bigint>);
+      }
+      this.events = next.events;
+      this.metadataOfRow = next.metadataOfRow;
+      this.untyped = next.untyped;
+      this.pid = next.pid;
       this.give(outgrown);
     }
     const needItems = this.items + items;
