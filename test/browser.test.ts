@@ -380,6 +380,49 @@ describe.skipIf(!HAVE_CHROMIUM)("in Chromium", () => {
     expect(errors).toEqual([]);
   }, 180_000);
 
+  it.skipIf(!HAVE_CORPUS)("the SQL panel on a streamed trace (batches of 1 MiB): each batch's tables appended, counts and rows as the Node decode has them", async () => {
+    const file = etlPath("net.4.5.x86.etl");
+    const t = await openTrace(readFileSync(file));
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    await page.goto(`${site.url}?stream=1048576`);
+    await page.setInputFiles("#file", file);
+    await page.locator("[data-testid=event-count]").waitFor({ timeout: 60_000 });
+    expect(await page.locator("#stream-note").isVisible()).toBe(true);
+    const run = async (sql: string) => {
+      await page.fill("[data-testid=sql-text]", sql);
+      await page.evaluate(() => { delete document.querySelector<HTMLElement>("[data-testid=sql-status]")!.dataset.rows; });
+      await page.click("[data-testid=sql-run]");
+      await page.waitForFunction(() => { const s = document.querySelector<HTMLElement>("[data-testid=sql-status]")!; return s.dataset.rows !== undefined || s.textContent!.startsWith("SQL:"); }, null, { timeout: 120_000 });
+      const status = await page.locator("[data-testid=sql-status]").textContent();
+      expect(status).not.toMatch(/^SQL:|incomplete/);
+      return page.locator("[data-testid=sql-result] tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+    };
+    // every row once, numbered as the whole trace numbers them, though the file came in many batches
+    const n = t.events.length;
+    expect(await run("SELECT count(*), count(DISTINCT row), min(row), max(row) FROM events")).toEqual([[String(n), String(n), "0", String(n - 1)]]);
+    const gcs = t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 1 });
+    expect(gcs.length).toBeGreaterThan(100);
+    // a typed table's rows are the events' rows of the same number (appended batch by batch alike)
+    expect(await run("SELECT count(*) FROM GC_Start s JOIN events e USING (row) WHERE e.eventId = 1")).toEqual([[String(gcs.length)]]);
+    // (Depth, a UInt32 at payload offset 4 from version 1 on; null in a version 0 row, which has none)
+    const depth = new Map<number, number>();
+    for (const r of gcs) {
+      const d = r.version >= 1 ? payloadU32(t, r.index, 4) : -1;
+      depth.set(d, (depth.get(d) ?? 0) + 1);
+    }
+    const byDepth = [...depth].sort((a, b) => (a[0] < 0 ? 1 : b[0] < 0 ? -1 : a[0] - b[0])).map(([d, k]) => [d < 0 ? "" : String(d), String(k)]);
+    expect(await run("SELECT Depth, count(*) FROM GC_Start GROUP BY 1 ORDER BY 1 NULLS LAST")).toEqual(byDepth);
+    const perPid = new Map<number, number>();
+    for (const r of t.query({ provider: "Microsoft-Windows-DotNETRuntime" })) perPid.set(r.pid!, (perPid.get(r.pid!) ?? 0) + 1);
+    expect(await run("SELECT pid, count(*) AS n FROM events WHERE providerName = 'Microsoft-Windows-DotNETRuntime' GROUP BY 1 ORDER BY 1")).toEqual([...perPid].sort((a, b) => a[0] - b[0]).map(([p, k]) => [String(p), String(k)]));
+    expect(await run("SELECT count(*) FROM processes")).toEqual([[String(t.processes.processes.length)]]);
+    await page.close();
+    t.dispose();
+    expect(errors).toEqual([]);
+  }, 180_000);
+
   it.skipIf(!HAVE_CORPUS)("an allocation call tree: the shown AllocationTick events' stacks as a flame graph weighted by AllocationAmount read by hand, held and streamed", async () => {
     const file = join(CORPUS, "nettrace", "eventpipe-dotnetcore3.0-win-x64-objver4.nettrace");
     const t = await openTrace(readFileSync(file));

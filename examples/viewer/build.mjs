@@ -11,9 +11,9 @@ rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 const common = { bundle: true, format: "esm", platform: "browser", target: "es2022", minify: true, sourcemap: true, logLevel: "warning" };
 // (split: the export chunk, with the Arrow and Parquet libraries, loads on the first download only)
-await build({ ...common, entryPoints: [here("./main.ts")], outdir: out, splitting: true, chunkNames: "chunks/[name]-[hash]" });
+// (the stream worker, a module worker, shares the chunks: its SQL pass loads the Arrow chunk only when asked)
+await build({ ...common, entryPoints: [here("./main.ts"), here("./stream-worker.ts")], outdir: out, splitting: true, chunkNames: "chunks/[name]-[hash]" });
 await build({ ...common, entryPoints: [here("../../bindings/worker.ts")], outfile: `${out}worker.js` });
-await build({ ...common, entryPoints: [here("./stream-worker.ts")], outfile: `${out}stream-worker.js` });
 copyFileSync(here("./index.html"), `${out}index.html`);
 copyFileSync(here("./style.css"), `${out}style.css`);
 copyFileSync(here("../../dist/etw.wasm"), `${out}etw.wasm`);

@@ -21,8 +21,28 @@ let trace: Trace | null = null;
 let nameOfType: string[] = []; // event type -> name ("" where rows carry their own names)
 let shown: Uint32Array = new Uint32Array(0);
 let fileName = "";
-/** The streamed trace: its worker, its row count, and the page last asked for. */
-let streamed: { worker: Worker; records: number; asked: number; rows: Map<number, RowCells> } | null = null;
+/**
+ * The streamed trace: its worker, its row count, the page last asked for, and its SQL tables (loaded
+ * from the worker's batches when the panel first runs; `sqlFeed` takes them as they come).
+ */
+interface Streamed {
+  worker: Worker;
+  fileSize: number;
+  records: number;
+  asked: number;
+  rows: Map<number, RowCells>;
+  sql?: Promise<{ tables: string[]; stopped?: string }>;
+  sqlFeed?: SqlFeed;
+}
+
+/** What the page does with the stream worker's SQL messages. */
+interface SqlFeed {
+  tables(parts: [string, Uint8Array][], done: boolean, stopped: string | undefined): void;
+  progress(bytes: number): void;
+  error(message: string): void;
+}
+
+let streamed: Streamed | null = null;
 
 function setStatus(text: string) {
   $("status").textContent = text;
@@ -132,11 +152,17 @@ function openStreamed(file: File) {
   const t0 = performance.now();
   const worker = spareStreamWorker ?? streamWorker();
   spareStreamWorker = undefined;
-  const s = (streamed = { worker, records: 0, asked: 0, rows: new Map<number, RowCells>() });
+  const s: Streamed = (streamed = { worker, fileSize: file.size, records: 0, asked: 0, rows: new Map<number, RowCells>() });
   worker.onmessage = (e) => {
     if (streamed !== s) return;
-    const m = e.data as { progress?: number; summary?: StreamSummary; analysisProgress?: number; analyses?: StreamAnalyses; analysisError?: string; stacks?: { result: WeightedStacks; unit: string }; stacksError?: string; stacksProgress?: number; page?: { id: number; from: number; rows: RowCells[] }; error?: string };
-    if (m.progress !== undefined) setStatus(`Streaming ${file.name}: ${Math.round((100 * m.progress) / Math.max(1, file.size))}%`);
+    const m = e.data as {
+      progress?: number; summary?: StreamSummary; analysisProgress?: number; analyses?: StreamAnalyses; analysisError?: string; stacks?: { result: WeightedStacks; unit: string }; stacksError?: string; stacksProgress?: number;
+      page?: { id: number; from: number; rows: RowCells[] }; error?: string; sqlTables?: [string, Uint8Array][]; done?: boolean; stopped?: string; sqlProgress?: number; sqlError?: string;
+    };
+    if (m.sqlTables) s.sqlFeed?.tables(m.sqlTables, m.done === true, m.stopped);
+    else if (m.sqlProgress !== undefined) s.sqlFeed?.progress(m.sqlProgress);
+    else if (m.sqlError !== undefined) s.sqlFeed?.error(m.sqlError);
+    else if (m.progress !== undefined) setStatus(`Streaming ${file.name}: ${Math.round((100 * m.progress) / Math.max(1, file.size))}%`);
     else if (m.analysisProgress !== undefined) {
       const share = `Computing… ${Math.round((100 * m.analysisProgress) / Math.max(1, file.size))}% of the file read again`;
       $("gc-rollup").textContent = share;
@@ -609,19 +635,62 @@ $("download-arrow").addEventListener("click", () => void download("arrow"));
 $("st-show").addEventListener("click", () => void showStacksOfShown());
 $("sql-run").addEventListener("click", () => void runSqlPanel());
 
-/** The SQL panel: DuckDB-WASM (a chunk of its own, with its worker and .wasm) over the held trace's tables. */
+/**
+ * A streamed trace's tables in DuckDB: its worker reads the file again and sends each batch's tables,
+ * appended as they come (one batch in flight), with progress. Loaded once per trace.
+ */
+function streamedTables(s: Streamed, sql: typeof import("./sql.js"), status: HTMLElement): Promise<{ tables: string[]; stopped?: string }> {
+  const loading = (s.sql ??= sql.TableLoader.begin(s).then((loader) => new Promise<{ tables: string[]; stopped?: string }>((resolve, reject) => {
+    let failed = false;
+    const fail = (error: unknown) => {
+      failed = true;
+      s.sql = undefined;
+      reject(error);
+    };
+    // (the worker sends a few batches ahead: each is put after the one before)
+    let queue = Promise.resolve();
+    s.sqlFeed = {
+      tables: (parts, done, stopped) => {
+        const put = (queue = queue.then(() => (failed ? undefined : loader.put(parts))));
+        put.then(() => {
+          // (taken: the worker goes on to its next batch)
+          s.worker.postMessage({ sqlTaken: true });
+          if (done && !failed) resolve({ tables: loader.done(), stopped });
+        }, (error: unknown) => {
+          s.worker.postMessage({ sqlTaken: true });
+          // (DuckDB-WASM's memory is one 32-bit WebAssembly memory: a trace of several GiB may not fit)
+          fail(new Error(`DuckDB could not take the trace's tables (${(error as Error).message ?? String(error)}); \`etw-wasm convert\` writes them as Parquet for DuckDB at any size`));
+        });
+      },
+      progress: (n) => {
+        if (streamed === s) status.textContent = `Loading the trace's tables into DuckDB: ${Math.round((100 * n) / Math.max(1, s.fileSize))}% of the file read`;
+      },
+      error: (message) => fail(new Error(message)),
+    };
+    s.worker.postMessage({ sql: true });
+  })));
+  return loading;
+}
+
+/** The SQL panel: DuckDB-WASM (a chunk of its own, with its worker and .wasm) over the trace's tables, held or streamed. */
 async function runSqlPanel() {
-  const t = trace;
+  const t = trace, s = streamed;
   const status = $("sql-status");
-  if (!t) {
-    status.textContent = "SQL needs a trace held whole (up to 256 MiB); `etw-wasm convert` writes Parquet for DuckDB at any size.";
+  if (!t && !s) {
+    status.textContent = "Open a trace first.";
     return;
   }
   status.textContent = "Loading DuckDB and the trace's tables…";
   try {
     const sql = await import("./sql.js");
-    const tables = await sql.loadTrace(t);
-    if (t !== trace) return;
+    let tables: string[], stopped: string | undefined;
+    if (s) {
+      ({ tables, stopped } = await streamedTables(s, sql, status));
+      if (s !== streamed) return;
+    } else {
+      tables = await sql.loadTrace(t!);
+      if (t !== trace) return;
+    }
     status.textContent = "Running…";
     const t0 = performance.now();
     const r = await sql.runSql($<HTMLTextAreaElement>("sql-text").value);
@@ -633,7 +702,8 @@ async function runSqlPanel() {
       for (const v of row) tr.insertCell().textContent = v;
       return tr;
     }));
-    status.textContent = `${fmt(r.total)} rows${r.total > r.rows.length ? ` (the first ${fmt(r.rows.length)} shown)` : ""} in ${(performance.now() - t0).toFixed(0)} ms; tables: ${tables.length}`;
+    status.textContent = `${fmt(r.total)} rows${r.total > r.rows.length ? ` (the first ${fmt(r.rows.length)} shown)` : ""} in ${(performance.now() - t0).toFixed(0)} ms; tables: ${tables.length}`
+      + (stopped ? `; incomplete trace: ${stopped}, the tables hold the rows before` : "");
     status.dataset.rows = String(r.total);
     drawSeries(r.series);
   } catch (error) {

@@ -1,10 +1,11 @@
 // The viewer's SQL panel: DuckDB-WASM (its worker and .wasm served beside the viewer in duckdb/, this
-// chunk loaded when the panel is first used) over the held trace's tables, handed over as Arrow IPC:
+// chunk loaded when the panel is first used) over the trace's tables, handed over as Arrow IPC (made
+// here for a held trace, batch by batch by the stream worker for a streamed one: sql-tables.ts):
 // events, processes, providers and a table per .NET runtime event (GC_Start, GC_AllocationTick, ...).
 
 import * as duckdb from "@duckdb/duckdb-wasm";
 import type { Trace } from "etw-wasm/browser";
-import { ArrowStreamWriter, PROCESS_FIELDS, PROVIDER_FIELDS, processBatch, providerBatch, toArrowIPC, type ExportBatch, type ExportField } from "etw-wasm/export";
+import { rowTables, sideTables, type SqlPart } from "./sql-tables.js";
 
 let database: Promise<duckdb.AsyncDuckDB> | undefined;
 
@@ -25,46 +26,57 @@ function db(): Promise<duckdb.AsyncDuckDB> {
   }));
 }
 
-/** A .NET runtime event's table name: Task_Opcode for the runtime's events, else the provider's last word first. */
-export function sqlTableName(name: string): string {
-  const [provider, ...rest] = name.split("/");
-  const short = provider === "Microsoft-Windows-DotNETRuntime" ? [] : [provider.replace(/^Microsoft-Windows-DotNET/, "").replace(/\W/g, "")];
-  return [...short, ...rest].join("_").replace(/\W/g, "_");
+/** The tables loaded (of a held trace, or of a streamed one: its stream worker), and the connection they are in. */
+let loaded: { of: object; conn: duckdb.AsyncDuckDBConnection; tables: string[] } | undefined;
+
+/**
+ * Tables of `of` loaded part by part: a part makes its table, or appends its rows to the table
+ * an earlier part made (the batches of a streamed trace). `done` makes them the tables queried.
+ */
+export class TableLoader {
+  private readonly tables: string[] = [];
+  private constructor(private readonly of: object, private readonly conn: duckdb.AsyncDuckDBConnection) {}
+
+  static async begin(of: object): Promise<TableLoader> {
+    const d = await db();
+    if (loaded) await loaded.conn.close();
+    loaded = undefined;
+    const conn = await d.connect();
+    return new TableLoader(of, conn);
+  }
+
+  async put(parts: readonly SqlPart[]): Promise<void> {
+    for (const [name, bytes] of parts) {
+      const create = !this.tables.includes(name);
+      if (create) {
+        await this.conn.query(`DROP TABLE IF EXISTS "${name}"`);
+        this.tables.push(name);
+      }
+      await this.conn.insertArrowFromIPCStream(bytes, { name, create });
+    }
+  }
+
+  done(): string[] {
+    loaded = { of: this.of, conn: this.conn, tables: this.tables };
+    return this.tables;
+  }
 }
 
-function ipc(fields: readonly ExportField[], batch: ExportBatch): Uint8Array {
-  const w = new ArrowStreamWriter(fields);
-  const head = batch.length ? w.write(batch) : new Uint8Array(0);
-  const tail = w.finish();
-  const out = new Uint8Array(head.length + tail.length);
-  out.set(head);
-  out.set(tail, head.length);
-  return out;
+/** Whether the tables of `of` are the ones loaded. */
+export function isLoaded(of: object): boolean {
+  return loaded?.of === of;
 }
 
-let loaded: { trace: Trace; conn: duckdb.AsyncDuckDBConnection; tables: string[] } | undefined;
-
-/** The trace's tables in DuckDB (made once per trace): their names. */
+/** The held trace's tables in DuckDB (made once per trace): their names. */
 export async function loadTrace(t: Trace): Promise<string[]> {
-  if (loaded?.trace === t) return loaded.tables;
-  const d = await db();
-  if (loaded) await loaded.conn.close();
-  const conn = await d.connect();
-  const tables: string[] = [];
-  const put = async (name: string, bytes: Uint8Array) => {
-    await conn.query(`DROP TABLE IF EXISTS "${name}"`);
-    await conn.insertArrowFromIPCStream(bytes, { name, create: true });
-    tables.push(name);
-  };
-  await put("events", toArrowIPC(t));
-  await put("processes", ipc(PROCESS_FIELDS, processBatch(t.processes, t.clock)));
+  if (loaded?.of === t) return loaded.tables;
+  const loader = await TableLoader.begin(t);
+  await loader.put(rowTables(t));
   const counts = new Float64Array(t.providers.length);
   const provider = t.events.columns.provider;
   for (let i = 0; i < provider.length; i++) counts[provider[i]]++;
-  await put("providers", ipc(PROVIDER_FIELDS, providerBatch(t.providers, counts)));
-  for (const name of [...new Set(t.tables.map((x) => x.name))].sort()) await put(sqlTableName(name), toArrowIPC({ trace: t, table: name }));
-  loaded = { trace: t, conn, tables };
-  return tables;
+  await loader.put(sideTables(t.processes, t.clock, t.providers, counts));
+  return loader.done();
 }
 
 /** A query's result: column names and types, its first rows as text, how many rows in all. */

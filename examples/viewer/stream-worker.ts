@@ -53,6 +53,10 @@ const scope = globalThis as unknown as {
 };
 
 let file: Blob | undefined;
+/** The batch size the page asked for (?stream=BYTES), for the passes after the first. */
+let sqlBatchBytes: number | undefined;
+/** The first pass over the file, once started. */
+let opened: Promise<StreamSummary> | undefined;
 /** etw.wasm, compiled once when the worker starts (the page sends its address), for the stream and every page. */
 let wasm: Promise<WebAssembly.Module> | undefined;
 let batches: BatchAt[] = [];
@@ -278,9 +282,50 @@ async function stacksOf(input: Blob, ask: { event: string; where: string; field?
   return { result, unit: ask.duration ? "ms" : field ?? "events" };
 }
 
+/** The SQL pass's batches the page has not yet taken into DuckDB, and what wakes the pass when it takes one. */
+let sqlInFlight = 0;
+let sqlTaken: (() => void) | undefined;
+
+/** Batches the SQL pass sends ahead: the next is made while DuckDB takes one (memory: this many batches' tables). */
+const SQL_AHEAD = 2;
+
+/** The SQL pass's batches (larger than the first pass's: DuckDB's cost per insert counts, and its tables, not ours, hold the rows). */
+const SQL_BATCH_BYTES = 64 << 20;
+
+/**
+ * The SQL panel's tables, from a pass over the file: each batch's events and typed .NET tables as
+ * Arrow IPC, sent to the page (which appends them to its DuckDB tables) SQL_AHEAD batches ahead at
+ * most, then the processes (the first pass's) and providers. The Arrow chunk loads only when asked.
+ */
+async function sqlTables(input: Blob, batchBytes: number | undefined): Promise<void> {
+  const { rowTables, sideTables } = await import("./sql-tables.js");
+  const stream = streamTrace(input, { wasm: await wasm, batchBytes: batchBytes ?? SQL_BATCH_BYTES, inputSize: input.size, onProgress: (n) => scope.postMessage({ sqlProgress: n }) });
+  let counts = new Float64Array(0);
+  sqlInFlight = 0;
+  const send = async (parts: [string, Uint8Array][], done: boolean, stopped?: string) => {
+    while (sqlInFlight >= SQL_AHEAD) await new Promise<void>((resolve) => (sqlTaken = resolve));
+    sqlInFlight++;
+    scope.postMessage({ sqlTables: parts, done, stopped }, parts.map(([, bytes]) => bytes.buffer as ArrayBuffer));
+  };
+  for await (const b of stream) {
+    const rows = providerRows(b);
+    if (counts.length < rows.length) {
+      const grown = new Float64Array(rows.length);
+      grown.set(counts);
+      counts = grown;
+    }
+    for (let p = 0; p < rows.length; p++) counts[p] += rows[p];
+    await send(rowTables(b, b.firstRow, processes), false);
+  }
+  const end = stream.end!;
+  // (a trace decoded in part: its tables hold the rows read, and the panel says where decoding stopped)
+  const stopped = end.complete ? undefined : `decoding stopped early at byte offset ${end.incomplete?.offset ?? end.decodedBytes}`;
+  await send(sideTables(processes!, end.clock, end.providers, counts), true, stopped);
+}
+
 scope.onmessage = async (e) => {
   const m = e.data as { warm: string } | { open?: Blob; port: MessagePort; batchBytes?: number } | { page: { id: number; from: number; to: number } }
-    | { stacks: { event: string; where: string; field?: string; duration: boolean; invert: boolean } };
+    | { stacks: { event: string; where: string; field?: string; duration: boolean; invert: boolean } } | { sql: true } | { sqlTaken: true };
   if ("warm" in m) {
     wasm = WebAssembly.compileStreaming(fetch(m.warm));
     wasm.catch(() => undefined); // (reported when a trace is opened)
@@ -288,7 +333,9 @@ scope.onmessage = async (e) => {
   }
   try {
     if ("open" in m && m.open) {
-      const summary = await open(m.open, m.port, m.batchBytes);
+      sqlBatchBytes = m.batchBytes;
+      const first = (opened = open(m.open, m.port, m.batchBytes));
+      const summary = await first;
       scope.postMessage({ summary }, lanesBuffers(summary.gcs));
       try {
         scope.postMessage({ analyses: await analyses(m.open, m.batchBytes) });
@@ -301,6 +348,19 @@ scope.onmessage = async (e) => {
         scope.postMessage({ stacks: await stacksOf(file!, m.stacks) });
       } catch (error) {
         scope.postMessage({ stacksError: (error as Error).message ?? String(error) });
+      }
+    }
+    else if ("sqlTaken" in m) {
+      sqlInFlight--;
+      sqlTaken?.();
+    }
+    else if ("sql" in m) {
+      try {
+        // (the tables name processes from the first pass's table)
+        await opened;
+        await sqlTables(file!, sqlBatchBytes);
+      } catch (error) {
+        scope.postMessage({ sqlError: (error as Error).message ?? String(error) });
       }
     }
     else if ("page" in m) scope.postMessage({ page: { id: m.page.id, from: m.page.from, rows: await page(m.page.from, m.page.to) } });
