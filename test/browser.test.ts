@@ -353,14 +353,7 @@ describe.skipIf(!HAVE_CHROMIUM)("in Chromium", () => {
     await page.setInputFiles("#file", SAMPLE);
     await page.locator("[data-testid=event-count]").waitFor({ timeout: 60_000 });
     const t = await openTrace(readFileSync(SAMPLE));
-    const run = async (sql: string) => {
-      await page.fill("[data-testid=sql-text]", sql);
-      await page.evaluate(() => { delete document.querySelector<HTMLElement>("[data-testid=sql-status]")!.dataset.rows; });
-      await page.click("[data-testid=sql-run]");
-      await page.waitForFunction(() => { const s = document.querySelector<HTMLElement>("[data-testid=sql-status]")!; return s.dataset.rows !== undefined || s.textContent!.startsWith("SQL:"); }, null, { timeout: 120_000 });
-      expect(await page.locator("[data-testid=sql-status]").textContent()).not.toMatch(/^SQL:/);
-      return page.locator("[data-testid=sql-result] tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
-    };
+    const run = (sql: string) => runSql(page, sql);
     expect(await run("SELECT count(*) AS n FROM events")).toEqual([[String(t.events.length)]]);
     const gcs = t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 1 }).length;
     expect(await run("SELECT count(*) AS n FROM GC_Start")).toEqual([[String(gcs)]]);
@@ -380,9 +373,18 @@ describe.skipIf(!HAVE_CHROMIUM)("in Chromium", () => {
     expect(errors).toEqual([]);
   }, 180_000);
 
-  it.skipIf(!HAVE_CORPUS)("the SQL panel on a streamed trace (batches of 1 MiB): each batch's tables appended, counts and rows as the Node decode has them", async () => {
-    const file = etlPath("net.4.5.x86.etl");
-    const t = await openTrace(readFileSync(file));
+  /** `sql` run in the viewer's SQL panel: the result's rows as text (the status must not be an error or say the trace is incomplete). */
+  async function runSql(page: Page, sql: string): Promise<(string | null)[][]> {
+    await page.fill("[data-testid=sql-text]", sql);
+    await page.evaluate(() => { delete document.querySelector<HTMLElement>("[data-testid=sql-status]")!.dataset.rows; });
+    await page.click("[data-testid=sql-run]");
+    await page.waitForFunction(() => { const s = document.querySelector<HTMLElement>("[data-testid=sql-status]")!; return s.dataset.rows !== undefined || s.textContent!.startsWith("SQL:"); }, null, { timeout: 120_000 });
+    expect(await page.locator("[data-testid=sql-status]").textContent()).not.toMatch(/^SQL:|incomplete/);
+    return page.locator("[data-testid=sql-result] tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+  }
+
+  /** `file` opened in a fresh page, streamed in batches of 1 MiB; the page's errors collected. */
+  async function openStreamed(file: string): Promise<{ page: Page; errors: string[] }> {
     const page = await browser.newPage();
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(e.message));
@@ -390,15 +392,55 @@ describe.skipIf(!HAVE_CHROMIUM)("in Chromium", () => {
     await page.setInputFiles("#file", file);
     await page.locator("[data-testid=event-count]").waitFor({ timeout: 60_000 });
     expect(await page.locator("#stream-note").isVisible()).toBe(true);
-    const run = async (sql: string) => {
-      await page.fill("[data-testid=sql-text]", sql);
-      await page.evaluate(() => { delete document.querySelector<HTMLElement>("[data-testid=sql-status]")!.dataset.rows; });
-      await page.click("[data-testid=sql-run]");
-      await page.waitForFunction(() => { const s = document.querySelector<HTMLElement>("[data-testid=sql-status]")!; return s.dataset.rows !== undefined || s.textContent!.startsWith("SQL:"); }, null, { timeout: 120_000 });
-      const status = await page.locator("[data-testid=sql-status]").textContent();
-      expect(status).not.toMatch(/^SQL:|incomplete/);
-      return page.locator("[data-testid=sql-result] tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+    return { page, errors };
+  }
+
+  it.skipIf(!HAVE_CORPUS)("filters on a streamed trace (batches of 1 MiB): event, where and PID keep the rows found by hand, paged from the file", async () => {
+    const file = etlPath("net.4.5.x86.etl");
+    const t = await openTrace(readFileSync(file));
+    const { page, errors } = await openStreamed(file);
+    const shownIs = (n: number) => page.waitForFunction((text) => document.querySelector("[data-testid=shown-count]")?.textContent === text, `${n.toLocaleString("en-US")} shown`, { timeout: 60_000 });
+    const cellsOf = async (k: number) => {
+      await page.locator("#grid").evaluate((g, top) => { g.scrollTop = top; g.dispatchEvent(new Event("scroll")); }, k * 22);
+      const cell = page.locator(`#grid .grid-row[data-row="${k}"] span`);
+      await cell.first().waitFor({ timeout: 30_000 });
+      return (await cell.allTextContents()).slice(0, 6);
     };
+    const want = (r: number) => { const row = t.events.row(r); return [row.relativeMSec.toFixed(3), t.names.ofRow(r), String(row.pid ?? ""), String(row.tid ?? ""), String(row.processor), String(row.payloadLength)]; };
+    // by hand, in file order: GC/Start (version 1 on) whose Depth, the UInt32 at payload offset 4, is 2
+    const gen2 = t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 1 }).indices.filter((r) => t.events.version[r] >= 1 && payloadU32(t, r, 4) === 2);
+    expect(gen2.length).toBeGreaterThan(2);
+    await page.selectOption("#f-name", "Microsoft-Windows-DotNETRuntime/GC/Start");
+    await page.fill("#f-where", "Depth = 2");
+    await page.press("#f-where", "Enter");
+    await shownIs(gen2.length);
+    for (const k of [0, gen2.length - 1]) expect(await cellsOf(k), `gen 2 GC ${k}`).toEqual(want(gen2[k]));
+    // and one process's
+    const pid = t.events.pid[gen2[gen2.length - 1]];
+    const ofPid = gen2.filter((r) => t.events.pid[r] === pid);
+    await page.fill("#f-pid", String(pid));
+    await page.press("#f-pid", "Enter");
+    await shownIs(ofPid.length);
+    expect(await cellsOf(0)).toEqual(want(ofPid[0]));
+    // a bad condition says so; no filter: every row again
+    await page.fill("#f-where", "Depth >");
+    await page.press("#f-where", "Enter");
+    await page.waitForFunction(() => document.querySelector("[data-testid=shown-count]")?.textContent?.includes("where:"), null, { timeout: 30_000 });
+    await page.fill("#f-where", "");
+    await page.fill("#f-pid", "");
+    await page.selectOption("#f-name", "");
+    await shownIs(t.events.length);
+    expect(await cellsOf(5)).toEqual(want(5));
+    await page.close();
+    t.dispose();
+    expect(errors).toEqual([]);
+  }, 180_000);
+
+  it.skipIf(!HAVE_CORPUS)("the SQL panel on a streamed trace (batches of 1 MiB): each batch's tables appended, counts and rows as the Node decode has them", async () => {
+    const file = etlPath("net.4.5.x86.etl");
+    const t = await openTrace(readFileSync(file));
+    const { page, errors } = await openStreamed(file);
+    const run = (sql: string) => runSql(page, sql);
     // every row once, numbered as the whole trace numbers them, though the file came in many batches
     const n = t.events.length;
     expect(await run("SELECT count(*), count(DISTINCT row), min(row), max(row) FROM events")).toEqual([[String(n), String(n), "0", String(n - 1)]]);

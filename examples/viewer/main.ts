@@ -3,7 +3,7 @@
 // to hold (over 256 MiB, or any with ?stream in the address) is streamed instead (stream-worker.ts):
 // the counts and GC lanes come from its batches and the table is paged from the file on demand.
 
-import { openTraceInWorker, filterWhere, WhereSyntaxError, type Trace } from "etw-wasm/browser";
+import { openTraceInWorker, filterWhere, parseWhere, WhereSyntaxError, type Trace } from "etw-wasm/browser";
 import type { StreamAnalyses, StreamSummary } from "./stream-worker.js";
 import type { DoctorReport, GcProcess, WeightedStacks } from "etw-wasm/analysis";
 import { rowCells, rowFields, useFieldFormatter, type RowCells } from "./rows.js";
@@ -33,6 +33,10 @@ interface Streamed {
   rows: Map<number, RowCells>;
   sql?: Promise<{ tables: string[]; stopped?: string }>;
   sqlFeed?: SqlFeed;
+  /** The rows the table's filters keep (row numbers of the whole trace, file order), from the worker's pass; undefined: every row. */
+  filtered?: Uint32Array;
+  /** The latest filter asked of the worker (its answer is the one shown). */
+  filterAsked: number;
 }
 
 /** What the page does with the stream worker's SQL messages. */
@@ -152,14 +156,22 @@ function openStreamed(file: File) {
   const t0 = performance.now();
   const worker = spareStreamWorker ?? streamWorker();
   spareStreamWorker = undefined;
-  const s: Streamed = (streamed = { worker, fileSize: file.size, records: 0, asked: 0, rows: new Map<number, RowCells>() });
+  const s: Streamed = (streamed = { worker, fileSize: file.size, records: 0, asked: 0, rows: new Map<number, RowCells>(), filterAsked: 0 });
   worker.onmessage = (e) => {
     if (streamed !== s) return;
     const m = e.data as {
       progress?: number; summary?: StreamSummary; analysisProgress?: number; analyses?: StreamAnalyses; analysisError?: string; stacks?: { result: WeightedStacks; unit: string }; stacksError?: string; stacksProgress?: number;
       page?: { id: number; from: number; rows: RowCells[] }; error?: string; sqlTables?: [string, Uint8Array][]; done?: boolean; stopped?: string; sqlProgress?: number; sqlError?: string;
+      filtered?: { id: number; rows: Uint32Array }; filterProgress?: { id: number; bytes: number }; filterError?: { id: number; message: string };
     };
-    if (m.sqlTables) s.sqlFeed?.tables(m.sqlTables, m.done === true, m.stopped);
+    if (m.filtered) {
+      if (m.filtered.id === s.filterAsked) showStreamedRows(s, m.filtered.rows);
+    } else if (m.filterProgress) {
+      if (m.filterProgress.id === s.filterAsked) $("shown").textContent = `Filtering: ${Math.round((100 * m.filterProgress.bytes) / Math.max(1, file.size))}% of the file read again`;
+    }
+    else if (m.filterError) {
+      if (m.filterError.id === s.filterAsked) $("shown").textContent = `The filter failed: ${m.filterError.message}`;
+    } else if (m.sqlTables) s.sqlFeed?.tables(m.sqlTables, m.done === true, m.stopped);
     else if (m.sqlProgress !== undefined) s.sqlFeed?.progress(m.sqlProgress);
     else if (m.sqlError !== undefined) s.sqlFeed?.error(m.sqlError);
     else if (m.progress !== undefined) setStatus(`Streaming ${file.name}: ${Math.round((100 * m.progress) / Math.max(1, file.size))}%`);
@@ -225,13 +237,19 @@ function renderStreamed(sum: StreamSummary) {
   drawRows();
 }
 
-/** Filters need the whole trace: a streamed one is shown in file order, unfiltered. */
+/**
+ * Every filter applies to a held trace; a streamed one (`on` false) is filtered by event, where, PID
+ * and TID, from a pass over the file, and shown in file order (the event and where filters also
+ * choose the events of the flame graph of stacks).
+ */
 function setFiltersEnabled(on: boolean) {
   $("filters").querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLButtonElement>("input, select, button").forEach((el) => (el.disabled = !on));
-  // (a streamed trace: the event and where filters choose the events of the flame graph of stacks)
-  if (!on) for (const id of ["f-name", "f-where"]) $<HTMLInputElement>(id).disabled = false;
+  if (!on) for (const id of STREAMED_FILTERS) $<HTMLInputElement>(id).disabled = false;
   $("stream-note").hidden = on;
 }
+
+/** The filters a streamed trace takes. */
+const STREAMED_FILTERS = ["f-name", "f-where", "f-pid", "f-tid"];
 
 /** Rows of one event type share their name: name each type once. */
 function nameTypes(t: Trace) {
@@ -443,12 +461,56 @@ function renderFilters(t: Trace) {
   for (const [n] of [...t.names.counts()].sort((a, b) => (a[0] < b[0] ? -1 : 1))) name.add(new Option(n, n));
 }
 
+/** A number input's value (undefined when empty). */
+function num(id: string): number | undefined {
+  const v = $<HTMLInputElement>(id).value;
+  return v === "" ? undefined : Number(v);
+}
+
+/**
+ * A streamed trace's filters: its worker reads the file again for the rows they keep (the latest
+ * filter wins), shown when they come; no filter: every row.
+ */
+function applyStreamedFilters(s: Streamed) {
+  const event = $<HTMLSelectElement>("f-name").value, where = $<HTMLInputElement>("f-where").value.trim();
+  const pid = num("f-pid"), tid = num("f-tid");
+  const id = ++s.filterAsked;
+  if (where) {
+    try {
+      parseWhere(where);
+    } catch (error) {
+      if (!(error instanceof WhereSyntaxError)) throw error;
+      $("shown").textContent = `${fmt(s.filtered?.length ?? s.records)} shown; where: ${error.message}`;
+      return;
+    }
+  }
+  if (!event && !where && pid === undefined && tid === undefined) {
+    // (a filter's pass still reading is no longer wanted)
+    s.worker.postMessage({ filterStop: true });
+    return showStreamedRows(s, undefined);
+  }
+  $("shown").textContent = "Filtering: reading the file again…";
+  s.worker.postMessage({ filter: { id, event, where, pid, tid } });
+}
+
+/** The rows of a streamed trace the table shows: `rows` (row numbers, file order), or all. */
+function showStreamedRows(s: Streamed, rows: Uint32Array | undefined) {
+  s.filtered = rows;
+  // (pages asked for before are of other rows: dropped when they come)
+  s.asked++;
+  s.rows.clear();
+  selected = -1;
+  void showDetails();
+  const n = rows?.length ?? s.records;
+  $("shown").textContent = `${fmt(n)} shown`;
+  $("grid-space").style.height = `${n * ROW}px`;
+  $("grid").scrollTop = 0;
+  drawRows();
+}
+
 function applyFilters() {
+  if (streamed) return applyStreamedFilters(streamed);
   if (!trace) return;
-  const num = (id: string) => {
-    const v = $<HTMLInputElement>(id).value;
-    return v === "" ? undefined : Number(v);
-  };
   const provider = $<HTMLSelectElement>("f-provider").value;
   const result = trace.query({
     provider: provider === "" ? undefined : Number(provider),
@@ -513,7 +575,8 @@ function drawRows() {
 function drawStreamedRows(s: NonNullable<typeof streamed>) {
   const grid = $("grid");
   const first = Math.floor(grid.scrollTop / ROW);
-  const last = Math.min(s.records, first + Math.ceil(grid.clientHeight / ROW) + 2);
+  const total = s.filtered?.length ?? s.records;
+  const last = Math.min(total, first + Math.ceil(grid.clientHeight / ROW) + 2);
   let missing = false;
   for (let k = first; k < last; k++) {
     const cells = s.rows.get(k);
@@ -525,10 +588,10 @@ function drawStreamedRows(s: NonNullable<typeof streamed>) {
   }
   if (missing) {
     // a page around what is visible; rows paged before are let go
-    const from = Math.max(0, first - 50), to = Math.min(s.records, last + 50);
+    const from = Math.max(0, first - 50), to = Math.min(total, last + 50);
     s.asked++;
     if (s.rows.size > 2000) s.rows.clear();
-    s.worker.postMessage({ page: { id: s.asked, from, to } });
+    s.worker.postMessage({ page: { id: s.asked, from, to, rows: s.filtered ? Array.from(s.filtered.subarray(from, to)) : undefined } });
   }
 }
 
@@ -758,7 +821,7 @@ $("filters").addEventListener("submit", (e) => e.preventDefault());
 $("grid").addEventListener("scroll", () => requestAnimationFrame(drawRows));
 // keyboard: arrows, Page Up/Down, Home/End move the picked row (and scroll to it); a click picks one
 $("grid").addEventListener("keydown", (e) => {
-  const total = streamed ? streamed.records : shown.length;
+  const total = streamed ? (streamed.filtered?.length ?? streamed.records) : shown.length;
   if (!total) return;
   const grid = $("grid");
   const page = Math.max(1, Math.floor(grid.clientHeight / ROW) - 1);
@@ -802,10 +865,10 @@ async function showStacksOfShown() {
   const t = trace;
   const typed = $<HTMLInputElement>("st-field").value.trim();
   if (streamed) {
-    // a streamed trace: its worker reads the file again for the events the filters choose
+    // a streamed trace: its worker reads the file again for the events the filters choose (event, where, PID, TID)
     $("st-note").textContent = "Reading the file again…";
     streamed.worker.postMessage({ stacks: {
-      event: $<HTMLSelectElement>("f-name").value, where: $<HTMLInputElement>("f-where").value.trim(),
+      event: $<HTMLSelectElement>("f-name").value, where: $<HTMLInputElement>("f-where").value.trim(), pid: num("f-pid"), tid: num("f-tid"),
       field: typed || ($<HTMLSelectElement>("st-weight").value === DURATION ? undefined : $<HTMLSelectElement>("st-weight").value || undefined),
       duration: !typed && $<HTMLSelectElement>("st-weight").value === DURATION, invert: $<HTMLInputElement>("st-invert").checked,
     } });

@@ -241,11 +241,12 @@ async function batchTrace(index: number): Promise<{ trace: Trace; skip: number }
   return entry;
 }
 
-/** Rows `from` .. `to` (file order over the whole trace) as the table shows them. */
-async function page(from: number, to: number): Promise<RowCells[]> {
+/** Rows `rows` (row numbers of the whole trace, ascending) as the table shows them. */
+async function page(rows: ArrayLike<number>): Promise<RowCells[]> {
   const out: RowCells[] = [];
   let k = 0;
-  for (let r = from; r < to; r++) {
+  for (let j = 0; j < rows.length; j++) {
+    const r = rows[j];
     while (k < batches.length && batches[k].firstRow + batches[k].rows <= r) k++;
     if (k === batches.length) break;
     if (r < batches[k].firstRow) continue;
@@ -257,11 +258,19 @@ async function page(from: number, to: number): Promise<RowCells[]> {
   return out;
 }
 
-/** The chosen events' stacks (a name, payload conditions), weighted, from a pass over the file. */
-async function stacksOf(input: Blob, ask: { event: string; where: string; field?: string; duration: boolean; invert: boolean }): Promise<{ result: WeightedStacks; unit: string }> {
+/** What the page's filters ask of a streamed trace: an event name, payload conditions, a process and a thread ("" / undefined: any). */
+export interface EventFilter {
+  event: string;
+  where: string;
+  pid?: number;
+  tid?: number;
+}
+
+/** The rows of a batch the filters keep, in file order. */
+function selectOf(ask: EventFilter): (t: Trace) => Uint32Array {
   const conditions = ask.where ? parseWhere(ask.where) : undefined;
-  const select = (t: Trace) => {
-    let rows = t.query({}).indices;
+  return (t: Trace) => {
+    let rows = t.query({ pid: ask.pid, tid: ask.tid }).indices;
     if (ask.event) {
       // (rows of one event type share their name: each type named once)
       const types = t.events.eventType;
@@ -275,11 +284,39 @@ async function stacksOf(input: Blob, ask: { event: string; where: string; field?
     }
     return conditions ? filterWhere(t.events, rows, conditions) : rows;
   };
+}
+
+/** The chosen events' stacks (a name, payload conditions), weighted, from a pass over the file. */
+async function stacksOf(input: Blob, ask: EventFilter & { field?: string; duration: boolean; invert: boolean }): Promise<{ result: WeightedStacks; unit: string }> {
+  const select = selectOf(ask);
   const field = ask.field;
   const weight = field ? (row: { get(name: string): unknown }) => { const v = row.get(field); return typeof v === "number" || typeof v === "bigint" ? Number(v) : NaN; } : undefined;
   const stream = streamTrace(input, { wasm: await wasm, inputSize: input.size, onProgress: (n) => scope.postMessage({ stacksProgress: n }) });
   const result = await streamWeightedStacks(stream, { select, weight, duration: ask.duration ? {} : undefined, invert: ask.invert, processes });
   return { result, unit: ask.duration ? "ms" : field ?? "events" };
+}
+
+/** The filter pass running (a newer one stops it: only the latest filter's rows are wanted). */
+let filterPass = 0;
+
+/** The rows of the whole trace (file order) the filters keep, from a pass over the file; null when a newer filter replaced it. */
+async function filteredRows(input: Blob, ask: EventFilter & { id: number }, batchBytes: number | undefined): Promise<Uint32Array | null> {
+  const pass = ++filterPass;
+  const select = selectOf(ask);
+  const stream = streamTrace(input, { wasm: await wasm, batchBytes, inputSize: input.size, onProgress: (n) => pass === filterPass && scope.postMessage({ filterProgress: { id: ask.id, bytes: n } }) });
+  let out = new Uint32Array(1 << 16), n = 0;
+  for await (const b of stream) {
+    // (leaving the loop ends the stream)
+    if (pass !== filterPass) return null;
+    const rows = select(b);
+    if (n + rows.length > out.length) {
+      const grown = new Uint32Array(Math.max(2 * out.length, n + rows.length));
+      grown.set(out.subarray(0, n));
+      out = grown;
+    }
+    for (let k = 0; k < rows.length; k++) out[n++] = b.firstRow + rows[k];
+  }
+  return out.slice(0, n);
 }
 
 /** The SQL pass's batches the page has not yet taken into DuckDB, and what wakes the pass when it takes one. */
@@ -324,8 +361,8 @@ async function sqlTables(input: Blob, batchBytes: number | undefined): Promise<v
 }
 
 scope.onmessage = async (e) => {
-  const m = e.data as { warm: string } | { open?: Blob; port: MessagePort; batchBytes?: number } | { page: { id: number; from: number; to: number } }
-    | { stacks: { event: string; where: string; field?: string; duration: boolean; invert: boolean } } | { sql: true } | { sqlTaken: true };
+  const m = e.data as { warm: string } | { open?: Blob; port: MessagePort; batchBytes?: number } | { page: { id: number; from: number; to: number; rows?: number[] } }
+    | { stacks: EventFilter & { field?: string; duration: boolean; invert: boolean } } | { filter: EventFilter & { id: number } } | { filterStop: true } | { sql: true } | { sqlTaken: true };
   if ("warm" in m) {
     wasm = WebAssembly.compileStreaming(fetch(m.warm));
     wasm.catch(() => undefined); // (reported when a trace is opened)
@@ -363,7 +400,21 @@ scope.onmessage = async (e) => {
         scope.postMessage({ sqlError: (error as Error).message ?? String(error) });
       }
     }
-    else if ("page" in m) scope.postMessage({ page: { id: m.page.id, from: m.page.from, rows: await page(m.page.from, m.page.to) } });
+    else if ("filterStop" in m) filterPass++;
+    else if ("filter" in m) {
+      try {
+        const rows = await filteredRows(file!, m.filter, sqlBatchBytes);
+        if (rows) scope.postMessage({ filtered: { id: m.filter.id, rows } }, [rows.buffer]);
+      } catch (error) {
+        scope.postMessage({ filterError: { id: m.filter.id, message: (error as Error).message ?? String(error) } });
+      }
+    }
+    else if ("page" in m) {
+      // (rows from..to of the table: the trace's own, or those of the filter's rows)
+      const { id, from, to, rows } = m.page;
+      const wanted = rows ?? Array.from({ length: to - from }, (_, k) => from + k);
+      scope.postMessage({ page: { id, from, rows: await page(wanted) } });
+    }
   } catch (error) {
     scope.postMessage({ error: (error as Error).message ?? String(error) });
   }
