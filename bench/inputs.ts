@@ -9,10 +9,16 @@ import { generateNettraceFile, generateTraceFile } from "../bindings/generator/g
 const CACHE = fileURLToPath(new URL("../../bench/.cache/", import.meta.url));
 const MiB = 1024 * 1024;
 
+/**
+ * The generator's content of traces with samples, in their cache names: a file cached by another
+ * generation is not reused. g2: AllocationTick events carry stacks.
+ */
+const SAMPLES_GENERATION = "g2";
+
 /** Generated inputs are cached on disk (bench/.cache) so child processes can read them too. */
 export function generated(sizeMiB: number, compress: boolean, samples = false): string {
   mkdirSync(CACHE, { recursive: true });
-  const path = join(CACHE, `generated-${sizeMiB}MiB${compress ? "-xpress" : ""}${samples ? "-samples" : ""}.etl`);
+  const path = join(CACHE, `generated-${sizeMiB}MiB${compress ? "-xpress" : ""}${samples ? `-samples-${SAMPLES_GENERATION}` : ""}.etl`);
   if (!existsSync(path)) {
     process.stderr.write(`generating ${path} ...\n`);
     generateTraceFile(path, { targetBytes: sizeMiB * MiB, compress, seed: 42, processors: 8, samples });
@@ -23,7 +29,7 @@ export function generated(sizeMiB: number, compress: boolean, samples = false): 
 /** A generated .nettrace of `sizeMiB` (the runtime's events, sample profiler samples with stacks), cached as the .etl ones. */
 export function generatedNettrace(sizeMiB: number, version: 4 | 5 | 6 = 5): string {
   mkdirSync(CACHE, { recursive: true });
-  const path = join(CACHE, `generated-${sizeMiB}MiB-v${version}.nettrace`);
+  const path = join(CACHE, `generated-${sizeMiB}MiB-v${version}-${SAMPLES_GENERATION}.nettrace`);
   if (!existsSync(path)) {
     process.stderr.write(`generating ${path} ...\n`);
     generateNettraceFile(path, { targetBytes: Infinity, fileBytes: sizeMiB * MiB, seed: 42, processors: 8, samples: true, version });

@@ -14,6 +14,7 @@ import {
 import { generateTraceFile, writeTraceFile } from "../dist/bindings/generator/generate-file.js";
 import { xpressBound, xpressCompress, xpressCompressInto } from "../dist/bindings/generator/xpress-compress.js";
 import { mulberry32 } from "../dist/bindings/generator/random.js";
+import { payloadU32, rowsWithStackItems } from "./helpers/by-hand.js";
 
 const MiB = 1 << 20;
 const dir = mkdtempSync(join(tmpdir(), "etw-wasm-generator-"));
@@ -145,6 +146,31 @@ describe("streamed into openTrace", () => {
       const starts = t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 1 }).length;
       expect(starts).toBeGreaterThan(0);
       expect(t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 2 }).length).toBe(starts);
+    });
+  }
+});
+
+describe("allocation stacks", () => {
+  for (const pointerSize of [4, 8] as const) {
+    it(`with samples, AllocationTick events after the first JIT carry a stack item of 4 to 6 frames before their payload (pointer size ${pointerSize})`, async () => {
+      const t = await openTrace(generateTrace({ targetBytes: 2 << 20, seed: 3, processors: 2, samples: true, pointerSize }));
+      expect(t.warnings).toEqual([]);
+      const ticks = t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 10 }).indices;
+      const framed = rowsWithStackItems(t);
+      const withStack = Array.from(ticks).filter((r) => framed.has(r));
+      // (only the ticks before the first method load have none)
+      expect(ticks.length).toBeGreaterThan(1000);
+      expect(withStack.length).toBeGreaterThan(ticks.length - 20);
+      // by hand: the item is STACK_TRACE32/64 (MatchId, then 3 to 6 frames), the payload after it still AllocationTick's (its amount 100,000 and up)
+      const ext = t.extendedItems;
+      for (let e = 0; e < ext.length; e++) {
+        if (!framed.has(ext.row[e]) || t.events.eventId[ext.row[e]] !== 10) continue;
+        expect(ext.type[e]).toBe(pointerSize === 4 ? 5 : 6);
+        const frames = (ext.size[e] - 8) / pointerSize;
+        expect(frames).toBeGreaterThanOrEqual(4);
+        expect(frames).toBeLessThanOrEqual(6);
+      }
+      for (const r of withStack.slice(0, 50)) expect(payloadU32(t, r)).toBeGreaterThanOrEqual(100_000);
     });
   }
 });

@@ -53,7 +53,9 @@ export interface GenerateOptions {
   chunkBytes?: number;
   /**
    * Kernel CPU samples (PerfInfo/Sample, 1 ms) with their stacks (StackWalk/Stack: jitted methods,
-   * coreclr and ntdll, some kernel frames) and the kernel images that hold the native frames.
+   * coreclr and ntdll, some kernel frames) and the kernel images that hold the native frames; and
+   * the runtime's AllocationTick events with their stacks (an extended item, as a session with stacks
+   * enabled for the runtime gets them), for allocation call trees.
    */
   samples?: boolean;
 }
@@ -114,6 +116,8 @@ interface Templates {
   dequeue: Template;
   methodLoad: Template;
   alloc: Template;
+  /** AllocationTick with an extended item (a stack) before its payload. */
+  allocWithStack: Template;
   triggered: Template;
   suspendBegin: Template;
   suspendEnd: Template;
@@ -243,6 +247,7 @@ export class TraceGenerator {
       dequeue: this.template(62, 0, 23, 12, 5, 0x10000n),
       methodLoad: this.template(143, 2, 9, 37, 4, 0x30n),
       alloc: this.template(10, 4, 1, 11, 5, 0x1n),
+      allocWithStack: this.template(10, 4, 1, 11, 5, 0x1n),
       triggered: this.template(35, 0, 1, 35, 4, 0x1n),
       suspendBegin: this.template(9, 1, 1, 10, 4, 0x1n),
       suspendEnd: this.template(8, 1, 1, 137, 4, 0x1n),
@@ -256,6 +261,7 @@ export class TraceGenerator {
       contentionStop: this.template(91, 1, 8, 2, 4, 0x4000n),
       workerAdjust: this.template(50, 0, 16, 1, 4, 0x10000n),
     };
+    this.T.allocWithStack[1] |= 0x0001; // Flags: EXTENDED_INFO
     for (let i = 0; i < this.processors; i++) {
       this.bufs.push(new Uint8Array(0));
       this.words.push(new Uint32Array(0));
@@ -588,6 +594,8 @@ export class TraceGenerator {
       this.u64(0);
       this.clr(T.methodLoad, this.thread());
     } else if (r < 0.6) {
+      const stack = this.samples && this.methods > 0;
+      if (stack) this.allocationStack();
       const amount = 100000 + Math.floor(this.rand() * 5000);
       this.u32(amount);
       this.u32(this.rand() < 0.9 ? 0 : 1);
@@ -598,7 +606,7 @@ export class TraceGenerator {
       this.u32(Math.floor(this.rand() * 4));
       this.ptr(0x1c000000000 + Math.floor(this.rand() * 1e9));
       this.u64(24 + Math.floor(this.rand() * 2000));
-      this.clr(T.alloc, this.thread());
+      this.clr(stack ? T.allocWithStack : T.alloc, this.thread());
     } else if (r < 0.66) {
       // a whole GC: suspend, start, end, heap stats, restart; a background GC (gen2 only) restarts the
       // runtime right after its start and runs on to its end and heap stats
@@ -675,6 +683,29 @@ export class TraceGenerator {
       this.u16(8);
       this.clr(T.workerAdjust, this.thread());
     }
+  }
+
+  /**
+   * An AllocationTick's stack, as its extended item (STACK_TRACE32/64: MatchId, then the frames,
+   * leaf first) where the payload would start: a few jitted methods (one of a few hundred allocating
+   * places) above coreclr's allocator.
+   */
+  private allocationStack(): void {
+    const P = this.P;
+    const image = (k: number) => (P === 4 ? IMAGES[k][1] : IMAGES[k][0]);
+    const managed = 2 + this.index(3);
+    const dataSize = 8 + P * (managed + 2);
+    this.u16((8 + dataSize + 7) & ~7); // ItemSize
+    this.u16(P === 4 ? 5 : 6); // EVENT_HEADER_EXT_TYPE_STACK_TRACE32 / 64
+    this.u16(0); // the last item
+    this.u16(dataSize);
+    this.u64(0); // MatchId
+    this.ptr(image(0) + 0x40000 + this.index(8) * 0x40);
+    // (the leaf's caller a few methods apart from the root's: stacks repeat, and share their roots)
+    const leaf = this.index(Math.min(this.methods, 300));
+    for (let k = 0; k < managed; k++) this.ptr(methodStart(P, this.methods - 1 - ((leaf + k * 7) % this.methods)) + this.index(4) * 16);
+    this.ptr(image(1) + 0x3000 + this.index(2) * 0x40);
+    while ((this.p - EVENT_HEADER) & 7) this.s[this.p++] = 0;
   }
 
   /**

@@ -61,7 +61,7 @@ export const generate: OwnCommand = {
                                  .nettrace or with --format nettrace
       --size N (e.g. 256MiB; default 64MiB), --compress, --pointer-size 4|8, --seed N, --processors N,
       --samples (kernel CPU samples with stacks, for cpu and stacks; in a .nettrace the sample
-      profiler's samples)
+      profiler's samples; and AllocationTick events with stacks, for allocation call trees)
       --split: the session as PerfView writes it, the runtime's events in OUT and the kernel's in
       OUT's name with .kernel.etl (made in memory: for tests, up to a few hundred MiB)
       --format etl|nettrace      the file's format (default: by OUT's extension, else etl)
