@@ -9,7 +9,7 @@
 //   npm run bench -- --analysis        only the .NET analyses (GC and JIT stats, symbols, stacks, CPU profile)
 //                                      on a generated 1 GiB trace with CPU samples and stacks (--quick: 64 MiB)
 //   npm run bench -- --guard           only the quick guard's figures, written into bench/results.json
-//   npm run bench -- --viewer          only the viewer in Chromium (generated 64 MiB held, 1 GiB streamed)
+//   npm run bench -- --viewer          only the viewer in Chromium (generated 64 MiB held, 1 GiB streamed; the answers on 1 GiB with samples)
 //   npm run bench -- --nettrace        only EventPipe files: generated .nettrace of 64 MiB and 1 GiB opened whole
 //                                      and streamed, 3 GiB whole and 4 GiB streamed (WebAssembly only; --quick:
 //                                      64 MiB), and the corpus .nettrace files
@@ -28,7 +28,7 @@ import { STORED_EVENT_LAYOUT } from "../bindings/decode/trace-data.js";
 import { nettraceRowBytes } from "../bindings/decode/eventpipe/rows.js";
 import { generated, generatedNettrace, warmPageCache } from "./inputs.js";
 import { guardFigures, type GuardFigures } from "./guard.js";
-import { viewerMarkdown, viewerRows } from "./viewer.js";
+import { answersMarkdown, viewerAnswers, viewerMarkdown, viewerRows } from "./viewer.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const CORPUS = resolve(ROOT, "..", "shared", "corpus", "etl");
@@ -705,7 +705,7 @@ async function main() {
   }
   if (a.viewer) {
     // the viewer section alone: bench/results-viewer.md
-    const md = viewerMarkdown(await viewerRows([64, 1024])).join("\n") + "\n";
+    const md = [...viewerMarkdown(await viewerRows([64, 1024])), ...answersMarkdown(await viewerAnswers(1024))].join("\n") + "\n";
     writeFileSync(join(ROOT, "bench", "results-viewer.md"), md);
     process.stdout.write(md);
     return;
@@ -761,13 +761,14 @@ async function main() {
   const analysis = analysisMarkdown(await analysisRows(a.quick ? 64 : 1024));
   process.stderr.write("the viewer in Chromium ...\n");
   const viewer = await viewerRows(a.quick ? [64] : [64, 1024], a.quick ? 1 : 3);
+  const answers = await viewerAnswers(a.quick ? 64 : 1024);
   const eventPipe = await nettraceSection(a.quick);
   // the figures the quick guard in npm test holds later runs to (relative to memcpy)
   process.stderr.write("guard figures ...\n");
   const guard = await guardFigures();
   const meta = machine(a.quick);
-  const md = markdown(rows, xpress, meta, [...wholeFileMarkdown(wholeFiles), ...streamMarkdown(streamRows, summary), ...convertMarkdown(converts), ...viewerMarkdown(viewer), ...analysis, "", ...eventPipe, "", guardLine(guard)]);
-  writeFileSync(join(ROOT, "bench", "results.json"), JSON.stringify({ meta, rows, xpress, wholeFiles, streamRows, summary, converts, viewer, guard, peakRssMB: process.resourceUsage().maxRSS / 1024 }, null, 2) + "\n");
+  const md = markdown(rows, xpress, meta, [...wholeFileMarkdown(wholeFiles), ...streamMarkdown(streamRows, summary), ...convertMarkdown(converts), ...viewerMarkdown(viewer), ...answersMarkdown(answers), ...analysis, "", ...eventPipe, "", guardLine(guard)]);
+  writeFileSync(join(ROOT, "bench", "results.json"), JSON.stringify({ meta, rows, xpress, wholeFiles, streamRows, summary, converts, viewer, answers, guard, peakRssMB: process.resourceUsage().maxRSS / 1024 }, null, 2) + "\n");
   writeFileSync(join(ROOT, "bench", "results.md"), md);
   process.stdout.write(md);
 }
