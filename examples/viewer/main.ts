@@ -770,7 +770,8 @@ async function runSqlPanel() {
     status.dataset.rows = String(r.total);
     drawSeries(r.series);
   } catch (error) {
-    status.textContent = `SQL: ${(error as Error).message ?? String(error)}`;
+    // (a trace opened meanwhile ends the tables of this one: not its error)
+    if (t === trace && s === streamed) status.textContent = `SQL: ${(error as Error).message ?? String(error)}`;
   }
 }
 

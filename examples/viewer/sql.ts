@@ -28,6 +28,8 @@ function db(): Promise<duckdb.AsyncDuckDB> {
 
 /** The tables loaded (of a held trace, or of a streamed one: its stream worker), and the connection they are in. */
 let loaded: { of: object; conn: duckdb.AsyncDuckDBConnection; tables: string[] } | undefined;
+/** The connection of tables still loading (a streamed trace's, batch by batch), closed when another trace's begin. */
+let loading: duckdb.AsyncDuckDBConnection | undefined;
 
 /**
  * Tables of `of` loaded part by part: a part makes its table, or appends its rows to the table
@@ -39,9 +41,12 @@ export class TableLoader {
 
   static async begin(of: object): Promise<TableLoader> {
     const d = await db();
-    if (loaded) await loaded.conn.close();
+    // (one trace's tables at a time: those loaded, or still loading, go)
+    const before = [loaded?.conn, loading];
     loaded = undefined;
-    const conn = await d.connect();
+    loading = undefined;
+    for (const conn of before) await conn?.close().catch(() => undefined);
+    const conn = (loading = await d.connect());
     return new TableLoader(of, conn);
   }
 
@@ -57,6 +62,7 @@ export class TableLoader {
   }
 
   done(): string[] {
+    if (loading === this.conn) loading = undefined;
     loaded = { of: this.of, conn: this.conn, tables: this.tables };
     return this.tables;
   }
