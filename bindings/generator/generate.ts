@@ -685,6 +685,11 @@ export class TraceGenerator {
     }
   }
 
+  /** The base of native image `k` of the stacks (IMAGES) at this pointer size. */
+  private imageBase(k: number): number {
+    return this.P === 4 ? IMAGES[k][1] : IMAGES[k][0];
+  }
+
   /**
    * An AllocationTick's stack, as its extended item (STACK_TRACE32/64: MatchId, then the frames,
    * leaf first) where the payload would start: a few jitted methods (one of a few hundred allocating
@@ -692,7 +697,6 @@ export class TraceGenerator {
    */
   private allocationStack(): void {
     const P = this.P;
-    const image = (k: number) => (P === 4 ? IMAGES[k][1] : IMAGES[k][0]);
     const managed = 2 + this.index(3);
     const dataSize = 8 + P * (managed + 2);
     this.u16((8 + dataSize + 7) & ~7); // ItemSize
@@ -700,11 +704,11 @@ export class TraceGenerator {
     this.u16(0); // the last item
     this.u16(dataSize);
     this.u64(0); // MatchId
-    this.ptr(image(0) + 0x40000 + this.index(8) * 0x40);
+    this.ptr(this.imageBase(0) + 0x40000 + this.index(8) * 0x40);
     // (the leaf's caller a few methods apart from the root's: stacks repeat, and share their roots)
     const leaf = this.index(Math.min(this.methods, 300));
     for (let k = 0; k < managed; k++) this.ptr(methodStart(P, this.methods - 1 - ((leaf + k * 7) % this.methods)) + this.index(4) * 16);
-    this.ptr(image(1) + 0x3000 + this.index(2) * 0x40);
+    this.ptr(this.imageBase(1) + 0x3000 + this.index(2) * 0x40);
     while ((this.p - EVENT_HEADER) & 7) this.s[this.p++] = 0;
   }
 
@@ -716,7 +720,6 @@ export class TraceGenerator {
     // (written in place, with no object per sample: the frames as 32-bit halves, the records in `k`)
     const P = this.P;
     const KHI = P === 4 ? 0 : 0xfffff800, KLO = P === 4 ? 0x81000000 : 0; // the kernel base, kernelBase(P)
-    const image = (k: number) => (P === 4 ? IMAGES[k][1] : IMAGES[k][0]);
     const ts = (this.ts += 1 + Math.floor(this.rand() * 400));
     const proc = this.index(this.processors);
     const idle = this.rand() < 0.1;
@@ -738,9 +741,9 @@ export class TraceGenerator {
       const managed = this.methods ? 1 + this.index(3) : 0;
       // methods of late: the busy ones
       for (let k = 0; k < managed; k++) frame(methodStart(P, Math.max(0, this.methods - 1 - this.index(Math.min(this.methods, 200)))) + this.index(4) * 16);
-      frame(image(0) + 0x1000 + this.index(32) * 0x80);
-      frame(image(0) + 0x20000 + this.index(4) * 0x40);
-      frame(image(1) + 0x3000 + this.index(2) * 0x40);
+      frame(this.imageBase(0) + 0x1000 + this.index(32) * 0x80);
+      frame(this.imageBase(0) + 0x20000 + this.index(4) * 0x40);
+      frame(this.imageBase(1) + 0x3000 + this.index(2) * 0x40);
     }
     const type = P === 4 ? 0x10 : 0x11;
     // SampledProfile: InstructionPointer (the leaf), ThreadId, Count 1, reserved

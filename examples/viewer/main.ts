@@ -4,7 +4,7 @@
 // the counts and GC lanes come from its batches and the table is paged from the file on demand.
 
 import { openTraceInWorker, filterWhere, parseWhere, WhereSyntaxError, type Trace } from "etw-wasm/browser";
-import type { StreamAnalyses, StreamSummary } from "./stream-worker.js";
+import type { EventFilter, StreamAnalyses, StreamSummary } from "./stream-worker.js";
 import type { DoctorReport, GcProcess, WeightedStacks } from "etw-wasm/analysis";
 import { rowCells, rowFields, useFieldFormatter, type RowCells } from "./rows.js";
 import { sendFile } from "./feed.js";
@@ -472,15 +472,15 @@ function num(id: string): number | undefined {
  * filter wins), shown when they come; no filter: every row.
  */
 function applyStreamedFilters(s: Streamed) {
-  const event = $<HTMLSelectElement>("f-name").value, where = $<HTMLInputElement>("f-where").value.trim();
-  const pid = num("f-pid"), tid = num("f-tid");
+  const ask = streamedFilter();
+  const { event, where, pid, tid } = ask;
   const id = ++s.filterAsked;
   if (where) {
     try {
       parseWhere(where);
     } catch (error) {
       if (!(error instanceof WhereSyntaxError)) throw error;
-      $("shown").textContent = `${fmt(s.filtered?.length ?? s.records)} shown; where: ${error.message}`;
+      $("shown").textContent = `${fmt(streamedRowCount(s))} shown; where: ${error.message}`;
       return;
     }
   }
@@ -490,7 +490,17 @@ function applyStreamedFilters(s: Streamed) {
     return showStreamedRows(s, undefined);
   }
   $("shown").textContent = "Filtering: reading the file again…";
-  s.worker.postMessage({ filter: { id, event, where, pid, tid } });
+  s.worker.postMessage({ filter: { id, ...ask } });
+}
+
+/** What the filters a streamed trace takes (STREAMED_FILTERS) ask for. */
+function streamedFilter(): EventFilter {
+  return { event: $<HTMLSelectElement>("f-name").value, where: $<HTMLInputElement>("f-where").value.trim(), pid: num("f-pid"), tid: num("f-tid") };
+}
+
+/** The rows a streamed trace's table shows: those its filter kept, or all. */
+function streamedRowCount(s: Streamed): number {
+  return s.filtered?.length ?? s.records;
 }
 
 /** The rows of a streamed trace the table shows: `rows` (row numbers, file order), or all. */
@@ -501,7 +511,7 @@ function showStreamedRows(s: Streamed, rows: Uint32Array | undefined) {
   s.rows.clear();
   selected = -1;
   void showDetails();
-  const n = rows?.length ?? s.records;
+  const n = streamedRowCount(s);
   $("shown").textContent = `${fmt(n)} shown`;
   $("grid-space").style.height = `${n * ROW}px`;
   $("grid").scrollTop = 0;
@@ -575,7 +585,7 @@ function drawRows() {
 function drawStreamedRows(s: NonNullable<typeof streamed>) {
   const grid = $("grid");
   const first = Math.floor(grid.scrollTop / ROW);
-  const total = s.filtered?.length ?? s.records;
+  const total = streamedRowCount(s);
   const last = Math.min(total, first + Math.ceil(grid.clientHeight / ROW) + 2);
   let missing = false;
   for (let k = first; k < last; k++) {
@@ -699,11 +709,11 @@ $("st-show").addEventListener("click", () => void showStacksOfShown());
 $("sql-run").addEventListener("click", () => void runSqlPanel());
 
 /**
- * A streamed trace's tables in DuckDB: its worker reads the file again and sends each batch's tables,
- * appended as they come (one batch in flight), with progress. Loaded once per trace.
+ * A streamed trace's tables in DuckDB: its worker reads the file again and sends each batch's tables
+ * (a few ahead), appended one batch after another, with progress. Loaded once per trace.
  */
 function streamedTables(s: Streamed, sql: typeof import("./sql.js"), status: HTMLElement): Promise<{ tables: string[]; stopped?: string }> {
-  const loading = (s.sql ??= sql.TableLoader.begin(s).then((loader) => new Promise<{ tables: string[]; stopped?: string }>((resolve, reject) => {
+  return (s.sql ??= sql.TableLoader.begin(s).then((loader) => new Promise<{ tables: string[]; stopped?: string }>((resolve, reject) => {
     let failed = false;
     const fail = (error: unknown) => {
       failed = true;
@@ -732,7 +742,6 @@ function streamedTables(s: Streamed, sql: typeof import("./sql.js"), status: HTM
     };
     s.worker.postMessage({ sql: true });
   })));
-  return loading;
 }
 
 /** The SQL panel: DuckDB-WASM (a chunk of its own, with its worker and .wasm) over the trace's tables, held or streamed. */
@@ -822,7 +831,7 @@ $("filters").addEventListener("submit", (e) => e.preventDefault());
 $("grid").addEventListener("scroll", () => requestAnimationFrame(drawRows));
 // keyboard: arrows, Page Up/Down, Home/End move the picked row (and scroll to it); a click picks one
 $("grid").addEventListener("keydown", (e) => {
-  const total = streamed ? (streamed.filtered?.length ?? streamed.records) : shown.length;
+  const total = streamed ? streamedRowCount(streamed) : shown.length;
   if (!total) return;
   const grid = $("grid");
   const page = Math.max(1, Math.floor(grid.clientHeight / ROW) - 1);
@@ -869,7 +878,7 @@ async function showStacksOfShown() {
     // a streamed trace: its worker reads the file again for the events the filters choose (event, where, PID, TID)
     $("st-note").textContent = "Reading the file again…";
     streamed.worker.postMessage({ stacks: {
-      event: $<HTMLSelectElement>("f-name").value, where: $<HTMLInputElement>("f-where").value.trim(), pid: num("f-pid"), tid: num("f-tid"),
+      ...streamedFilter(),
       field: typed || ($<HTMLSelectElement>("st-weight").value === DURATION ? undefined : $<HTMLSelectElement>("st-weight").value || undefined),
       duration: !typed && $<HTMLSelectElement>("st-weight").value === DURATION, invert: $<HTMLInputElement>("st-invert").checked,
     } });

@@ -68,11 +68,6 @@ export class TableLoader {
   }
 }
 
-/** Whether the tables of `of` are the ones loaded. */
-export function isLoaded(of: object): boolean {
-  return loaded?.of === of;
-}
-
 /** The held trace's tables in DuckDB (made once per trace): their names. */
 export async function loadTrace(t: Trace): Promise<string[]> {
   if (loaded?.of === t) return loaded.tables;

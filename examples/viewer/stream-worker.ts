@@ -54,7 +54,7 @@ const scope = globalThis as unknown as {
 
 let file: Blob | undefined;
 /** The batch size the page asked for (?stream=BYTES), for the passes after the first. */
-let sqlBatchBytes: number | undefined;
+let askedBatchBytes: number | undefined;
 /** The first pass over the file, once started. */
 let opened: Promise<StreamSummary> | undefined;
 /** etw.wasm, compiled once when the worker starts (the page sends its address), for the stream and every page. */
@@ -370,9 +370,8 @@ scope.onmessage = async (e) => {
   }
   try {
     if ("open" in m && m.open) {
-      sqlBatchBytes = m.batchBytes;
-      const first = (opened = open(m.open, m.port, m.batchBytes));
-      const summary = await first;
+      askedBatchBytes = m.batchBytes;
+      const summary = await (opened = open(m.open, m.port, m.batchBytes));
       scope.postMessage({ summary }, lanesBuffers(summary.gcs));
       try {
         scope.postMessage({ analyses: await analyses(m.open, m.batchBytes) });
@@ -395,7 +394,7 @@ scope.onmessage = async (e) => {
       try {
         // (the tables name processes from the first pass's table)
         await opened;
-        await sqlTables(file!, sqlBatchBytes);
+        await sqlTables(file!, askedBatchBytes);
       } catch (error) {
         scope.postMessage({ sqlError: (error as Error).message ?? String(error) });
       }
@@ -403,7 +402,7 @@ scope.onmessage = async (e) => {
     else if ("filterStop" in m) filterPass++;
     else if ("filter" in m) {
       try {
-        const rows = await filteredRows(file!, m.filter, sqlBatchBytes);
+        const rows = await filteredRows(file!, m.filter, askedBatchBytes);
         if (rows) scope.postMessage({ filtered: { id: m.filter.id, rows } }, [rows.buffer]);
       } catch (error) {
         scope.postMessage({ filterError: { id: m.filter.id, message: (error as Error).message ?? String(error) } });
