@@ -11,6 +11,7 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { tableFromIPC } from "@uwdata/flechette";
+import { MessageHeader, MessageReader } from "apache-arrow";
 import { openTrace, streamTrace, type Trace } from "../dist/bindings/index.js";
 import { TraceConverter, toArrowIPC, toParquet, clrExportSchema, EVENT_FIELDS, type TableSink } from "../dist/bindings/export/node.js";
 import { CORPUS, HAVE_CORPUS, corpusFiles, etlPath } from "./helpers/shared.js";
@@ -232,6 +233,39 @@ describe("convert --to parquet, read by DuckDB", () => {
     expect([...viewed].filter((b) => isPooled(b)).length).toBeGreaterThan(5);
     for (const [path, b] of want) expect(Buffer.compare(eager.get(path)!, b), path).toBe(0);
     expect(tableFromIPC(want.get("events.arrow")!).numRows).toBe(t.events.length);
+  });
+
+  it("Arrow dictionaries: written again only when a batch's differ from the batch before's; every batch reads back with its names", async () => {
+    const bytes = generateTrace({ targetBytes: 8 << 20, seed: 11 });
+    const t = await openTrace(bytes);
+    const out: Uint8Array[] = [];
+    const converter = new TraceConverter({ format: "arrow", open: async (path) => (path === "events.arrow" ? { write: async (b) => void out.push(b.slice()), close: async () => undefined } : { write: async () => undefined, close: async () => undefined }) });
+    await converter.add(streamTrace(bytes, { batchBytes: 512 << 10 }), { processes: t.processes });
+    await converter.finish();
+    const ipc = Buffer.concat(out);
+    // the messages of the stream, by kind (apache-arrow's message reader: the header of each)
+    const kinds = { records: 0, dictionaries: 0 };
+    const reader = new MessageReader(ipc);
+    for (const m of reader) {
+      if (m.headerType === MessageHeader.RecordBatch) kinds.records++;
+      if (m.headerType === MessageHeader.DictionaryBatch) kinds.dictionaries++;
+      reader.readMessageBody(m.bodyLength);
+    }
+    const dictionaryColumns = EVENT_FIELDS.filter((f) => f.type === "utf8").length;
+    expect(kinds.records).toBeGreaterThan(10);
+    // (the first batch sends each dictionary; later ones only those that changed: event names do, processes and providers mostly not)
+    expect(kinds.dictionaries).toBeGreaterThanOrEqual(dictionaryColumns);
+    expect(kinds.dictionaries).toBeLessThan(kinds.records * dictionaryColumns * 0.7);
+    // read back by flechette, an independent reader: names, providers, processes and activity ids of every row
+    const table = tableFromIPC(ipc);
+    expect(table.numRows).toBe(t.events.length);
+    const c = t.events.columns;
+    const rows = [...Array(t.events.length).keys()];
+    const col = (k: string) => Array.from(table.getChild(k)!.toArray() as ArrayLike<unknown>);
+    expect(col("eventName")).toEqual(rows.map((i) => t.names.ofRow(i)));
+    expect(col("provider")).toEqual(rows.map((i) => t.providers.get(c.provider[i]).guid));
+    expect(col("processName")).toEqual(rows.map((i) => t.processName(i)));
+    expect(col("activityId")).toEqual(rows.map((i) => t.events.row(i).activityId));
   });
 
   it("row groups a reader skips by time: min/max of timestamp per row group, a narrow range meets few", async () => {

@@ -1,8 +1,8 @@
 // Export batches as Arrow (apache-arrow): record batches over the columns' own typed arrays (no
-// copy), strings as dictionary columns with each batch's dictionary, and the IPC stream format
-// written batch by batch.
+// copy), strings as dictionary columns with each batch's dictionary (written again only where it
+// changed), and the IPC stream format written batch by batch.
 
-import type { Bool, DataType, Field, RecordBatch, Schema } from "apache-arrow";
+import type { Bool, DataType, Field, RecordBatch, Schema, Vector } from "apache-arrow";
 import arrow from "./arrow-library.js";
 import type { ColumnType, ExportBatch, ExportColumn, ExportField } from "./columns.js";
 import { concatBytes } from "../decode/trace-data.js";
@@ -52,10 +52,39 @@ function bitmap(valid: Uint8Array | undefined, n: number): { nullBitmap?: Uint8A
   return nulls ? { nullBitmap: bits, nullCount: nulls } : { nullCount: 0 };
 }
 
-function columnData(field: Field, f: ExportField, c: ExportColumn, n: number) {
+/**
+ * The dictionaries of a stream's last batch, by column, with their Arrow vectors: a batch whose
+ * dictionary is the same list of values takes the same vector, which the stream writer then does not
+ * write again (a batch's names, providers and processes are mostly the batch before's).
+ */
+class DictionaryCache {
+  private values: (readonly (string | Uint8Array)[] | undefined)[] = [];
+  private vectors: Vector[] = [];
+
+  vector(column: number, values: readonly (string | Uint8Array)[], type: DataType): Vector {
+    const last = this.values[column];
+    if (last && sameValues(last, values)) return this.vectors[column];
+    this.values[column] = values.slice();
+    return (this.vectors[column] = vectorFromArray(values as string[], type));
+  }
+}
+
+function sameValues(a: readonly (string | Uint8Array)[], b: readonly (string | Uint8Array)[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i], y = b[i];
+    if (x === y) continue;
+    if (typeof x === "string" || typeof y === "string" || x.length !== y.length) return false;
+    for (let k = 0; k < x.length; k++) if (x[k] !== y[k]) return false;
+  }
+  return true;
+}
+
+function columnData(field: Field, f: ExportField, c: ExportColumn, n: number, column: number, cache?: DictionaryCache) {
   const nulls = bitmap(c.valid, n);
   if (field.type instanceof Dictionary) {
-    const dictionary = vectorFromArray(c.dictionary ?? [], field.type.dictionary);
+    const values = c.dictionary ?? [];
+    const dictionary = cache ? cache.vector(column, values, field.type.dictionary) : vectorFromArray(values, field.type.dictionary);
     return makeData({ type: field.type, length: n, data: c.values as Int32Array, dictionary, ...nulls });
   }
   if (f.type === "bool") {
@@ -68,8 +97,13 @@ function columnData(field: Field, f: ExportField, c: ExportColumn, n: number) {
 
 /** One export batch as an Arrow record batch of `schema` (made by arrowSchema from `fields`). */
 export function arrowBatch(schema: Schema, fields: readonly ExportField[], batch: ExportBatch): RecordBatch {
+  return recordBatch(schema, fields, batch);
+}
+
+/** arrowBatch; `cache`: the dictionaries of the stream's batch before, reused where a dictionary is the same. */
+function recordBatch(schema: Schema, fields: readonly ExportField[], batch: ExportBatch, cache?: DictionaryCache): RecordBatch {
   const n = batch.length;
-  const children = schema.fields.map((field, i) => columnData(field, fields[i], batch.columns[i], n));
+  const children = schema.fields.map((field, i) => columnData(field, fields[i], batch.columns[i], n, i, cache));
   return new ArrowRecordBatch(schema, makeData({ type: new Struct(schema.fields), length: n, nullCount: 0, children }));
 }
 
@@ -97,13 +131,14 @@ class ChunkedStreamWriter extends RecordBatchStreamWriter {
 
 /**
  * An Arrow IPC stream, written batch by batch: the schema message once, then each batch's
- * dictionaries (sent again per batch, which the stream format reads as replacements) and record
+ * dictionaries (sent again where they changed, which the stream format reads as replacements) and record
  * batch, then the end marker. The bytes come out as chunks that view the batch's own columns: a sink
  * writes them as they are (`chunks`), or joined into one array (`write`).
  */
 export class ArrowStreamWriter {
   private readonly schema: Schema;
   private readonly writer = new ChunkedStreamWriter({ autoDestroy: false });
+  private readonly dictionaries = new DictionaryCache();
   private started = false;
 
   constructor(private readonly fields: readonly ExportField[]) {
@@ -114,7 +149,7 @@ export class ArrowStreamWriter {
   chunks(batch: ExportBatch): Uint8Array[] {
     if (!batch.length && this.started) return [];
     this.started = true;
-    this.writer.write(arrowBatch(this.schema, this.fields, batch));
+    this.writer.write(recordBatch(this.schema, this.fields, batch, this.dictionaries));
     return this.writer.take();
   }
 

@@ -107,7 +107,7 @@ export function clrBatch(trace: Trace, name: string, firstRow: number, arrays: E
   if (!n) return null;
   const schema = clrExportSchema(name);
   // rows of all versions in file order: (table, entry) of each output row
-  const which = arrays.take(Uint8Array, n), entry = arrays.take(Uint32Array, n);
+  const which = arrays.take(Uint8Array, n), entry = arrays.take(Uint32Array, n, false);
   if (tables.length === 1) for (let i = 0; i < n; i++) entry[i] = i;
   else {
     const at = new Uint32Array(tables.length);
@@ -124,13 +124,13 @@ export function clrBatch(trace: Trace, name: string, firstRow: number, arrays: E
   let rowOf: Uint32Array;
   if (tables.length === 1) rowOf = tables[0].rows;
   else {
-    rowOf = arrays.take(Uint32Array, n);
+    rowOf = arrays.take(Uint32Array, n, false);
     for (let i = 0; i < n; i++) rowOf[i] = tables[which[i]].rows[entry[i]];
   }
   const e = trace.events.columns;
   // (each column once: a property read per row of the columns object cost more than the row's work)
   const ePid = e.pid, eTid = e.tid, eFlags = e.flags;
-  const row = arrays.take(Uint32Array, n), pid = arrays.take(Uint32Array, n), tid = arrays.take(Uint32Array, n), time = arrays.take(BigInt64Array, n);
+  const row = arrays.take(Uint32Array, n, false), pid = arrays.take(Uint32Array, n, false), tid = arrays.take(Uint32Array, n, false), time = arrays.take(BigInt64Array, n, false);
   const ids = leading(rowOf, firstRow, ePid, eTid, eFlags, row, pid, tid, arrays);
   microsecondsInto(trace, halvesOf(e.timestamp), rowOf, halvesOf(time));
   const columns: ExportColumn[] = [{ values: row }, { values: time }, { values: pid, valid: ids }, { values: tid, valid: ids }];

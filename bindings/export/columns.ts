@@ -57,25 +57,44 @@ export interface NumberArrayType<T extends NumberArray> {
 }
 
 /**
- * Where a batch's arrays come from: zeroed arrays of `length` elements. By default fresh ones
- * (FRESH_ARRAYS); a converter's come from memory its earlier batches were written from
- * (PooledArrays), as a fresh page costs a page fault when first written.
+ * Where a batch's arrays come from: zeroed arrays of `length` elements (or, with `zeroed` false, of
+ * any contents: for a caller that writes every element). By default fresh ones (FRESH_ARRAYS); a
+ * converter's come from memory its earlier batches were written from (PooledArrays), as a fresh page
+ * costs a page fault when first written.
  */
 export interface ExportArrays {
-  take<T extends NumberArray>(Type: NumberArrayType<T>, length: number): T;
+  take<T extends NumberArray>(Type: NumberArrayType<T>, length: number, zeroed?: boolean): T;
 }
 
 export const FRESH_ARRAYS: ExportArrays = { take: (Type, length) => new Type(length) };
 
-/** Arrays from the pool of memory written before (decode/reuse.ts); `release` gives them back once nothing reads them. */
+/** Small buffers given back, by size class (a power of two from 2^SMALL_MIN_BITS bytes up to 64 KiB). */
+const SMALL_MIN_BITS = 8;
+const smallFree: ArrayBuffer[][] = Array.from({ length: 17 - SMALL_MIN_BITS }, () => []);
+/** Buffers kept per size class at most. */
+const SMALL_KEPT = 256;
+
+/**
+ * Arrays from memory written before; `release` gives them back once nothing reads them. Large ones
+ * come from the decoder's pool (decode/reuse.ts); small ones (a table's few rows of a batch, a
+ * thousand arrays a batch in all) from free lists of their own, as a fresh small array costs an
+ * allocation and a finalizer of its backing store, microseconds each.
+ */
 export class PooledArrays implements ExportArrays {
   private held: ArrayBuffer[] = [];
+  private heldSmall: ArrayBuffer[] = [];
 
-  take<T extends NumberArray>(Type: NumberArrayType<T>, length: number): T {
+  take<T extends NumberArray>(Type: NumberArrayType<T>, length: number, zeroed = true): T {
     const bytes = length * Type.BYTES_PER_ELEMENT;
-    // (small arrays are not pooled: fresh ones cost little)
-    if (bytes < 1 << 16) return new Type(length);
-    const buffer = takeBuffer(bytes, true);
+    if (bytes < 1 << 16) {
+      if (bytes <= 64) return new Type(length);
+      const cls = Math.max(0, 32 - Math.clz32(bytes - 1) - SMALL_MIN_BITS);
+      const buffer = smallFree[cls].pop() ?? new ArrayBuffer(1 << (cls + SMALL_MIN_BITS));
+      this.heldSmall.push(buffer);
+      if (zeroed) new Uint8Array(buffer, 0, bytes).fill(0);
+      return new Type(buffer, 0, length);
+    }
+    const buffer = takeBuffer(bytes, zeroed);
     this.held.push(buffer);
     return new Type(buffer, 0, length);
   }
@@ -84,6 +103,11 @@ export class PooledArrays implements ExportArrays {
   release(): void {
     giveBack(this.held);
     this.held = [];
+    for (const b of this.heldSmall) {
+      const list = smallFree[31 - Math.clz32(b.byteLength) - SMALL_MIN_BITS];
+      if (list.length < SMALL_KEPT) list.push(b);
+    }
+    this.heldSmall = [];
   }
 }
 
@@ -94,8 +118,9 @@ export class DictionaryBuilder<T extends string | Uint8Array = string> {
   private readonly index = new Map<string, number>();
   valid?: Uint8Array;
 
-  constructor(readonly length: number, private readonly arrays: ExportArrays = FRESH_ARRAYS) {
-    this.keys = arrays.take(Int32Array, length);
+  /** `written`: the caller sets every row's key (or null), so the keys need not start zeroed. */
+  constructor(readonly length: number, private readonly arrays: ExportArrays = FRESH_ARRAYS, written = false) {
+    this.keys = arrays.take(Int32Array, length, !written);
   }
 
   /** The key of `value` (added on first sight); `id` names it in the map when values are not strings. */
@@ -145,29 +170,32 @@ export class DictionaryBuilder<T extends string | Uint8Array = string> {
  * bytes one after another in an arena, compared four bytes at a time.
  */
 class BytesIndex {
-  private slots = new Int32Array(1024).fill(-1); // entry index, -1: empty
-  private hashes = new Int32Array(256);
-  private starts = new Int32Array(256);
-  private lengths = new Int32Array(256);
-  private keys = new Int32Array(256);
+  // (small at first: a batch makes one per string column, most of a few values)
+  private slots = new Int32Array(64).fill(-1); // entry index, -1: empty
+  private hashes = new Int32Array(32);
+  private starts = new Int32Array(32);
+  private lengths = new Int32Array(32);
+  private keys = new Int32Array(32);
   private count = 0;
-  private arena = new Uint8Array(1 << 16);
+  private arena = new Uint8Array(1 << 12);
   private arenaView = new DataView(this.arena.buffer);
   private used = 0;
   private src?: Uint8Array;
   private srcView: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
 
-  /** A hash of the bytes: at most 32 of them, as 8 words an even stride apart, and the length. */
+  /**
+   * A hash of the bytes: the length and three words (first, middle, last). Values that share all
+   * four only cost a comparison more; every lookup compares the bytes anyway.
+   */
   hash(src: Uint8Array, offset: number, n: number): number {
-    const v = this.viewOf(src);
     let h = Math.imul(2166136261 ^ n, 16777619);
     if (n < 4) {
       for (let k = 0; k < n; k++) h = Math.imul(h ^ src[offset + k], 16777619);
       return h;
     }
-    const words = n >>> 2;
-    const step = words > 8 ? (words >>> 3) << 2 : 4;
-    for (let k = 0; k + 4 <= n; k += step) h = Math.imul(h ^ v.getInt32(offset + k, true), 16777619);
+    const v = this.viewOf(src);
+    h = Math.imul(h ^ v.getInt32(offset, true), 16777619);
+    h = Math.imul(h ^ v.getInt32(offset + ((n >>> 1) & ~3), true), 16777619);
     return Math.imul(h ^ v.getInt32(offset + n - 4, true), 16777619);
   }
 
@@ -255,7 +283,7 @@ export function halvesOf(a: BigInt64Array | BigUint64Array): Uint32Array {
 
 /** Rows `rows` of a typed array (all of it when null), in arrays from `arrays`. */
 export function pick<T extends NumberArray>(a: T, rows: Uint32Array | null, arrays: ExportArrays = FRESH_ARRAYS): T {
-  const out = arrays.take(a.constructor as NumberArrayType<T>, rows ? rows.length : a.length);
+  const out = arrays.take(a.constructor as NumberArrayType<T>, rows ? rows.length : a.length, false);
   if (!rows) (out as Uint8Array).set(a as Uint8Array);
   else gather(out, a, rows);
   return out;

@@ -5,8 +5,8 @@ import * as C from "../../assembly/codes.js";
 import type { Trace } from "../trace.js";
 import type { ProcessTable } from "../tables/processes.js";
 import { formatGuid } from "../schema/guid.js";
-import { DictionaryBuilder, FRESH_ARRAYS, halvesOf, pick, setInt64, type ExportArrays, type ExportBatch, type ExportField, type NumberArrayType } from "./columns.js";
-import { EVENT_COLUMN_LAYOUT, TYPE_FIELDS, type TypeField, type TypeFieldValues } from "../decode/trace-data.js";
+import { DictionaryBuilder, FRESH_ARRAYS, halvesOf, pick, setInt64, type ExportArrays, type ExportBatch, type ExportField } from "./columns.js";
+import type { TypeFieldValues } from "../decode/trace-data.js";
 
 export const EVENT_FIELDS: readonly ExportField[] = [
   { name: "row", type: "uint32", nullable: false },
@@ -73,47 +73,75 @@ function rowIndices(out: Uint32Array, rows: Uint32Array | null, first: number): 
   else for (let i = 0; i < out.length; i++) out[i] = first + i;
 }
 
-/** keys[i] = byValue[values[rows ? rows[i] : i]], values below byValue's length. */
-function keysOf(keys: Int32Array, values: Uint16Array, rows: Uint32Array | null, byValue: Int32Array): void {
-  if (rows) for (let i = 0; i < keys.length; i++) keys[i] = byValue[values[rows[i]]];
-  else for (let i = 0; i < keys.length; i++) keys[i] = byValue[values[i]];
+/** present[t] = 1 for each row's event type t (rows without a type: present[none]). */
+function markTypes(present: Uint8Array, eventType: Uint16Array, rows: Uint32Array | null, none: number): void {
+  const n = rows ? rows.length : eventType.length;
+  for (let i = 0; i < n; i++) present[Math.min(eventType[rows ? rows[i] : i], none)] = 1;
 }
 
+/** Each row's three keys by its event type (rows without a type get the `none` entries, set after). */
+function keysByType(
+  a: Int32Array, b: Int32Array, c: Int32Array, eventType: Uint16Array, rows: Uint32Array | null, none: number,
+  aOfType: Int32Array, bOfType: Int32Array, cOfType: Int32Array,
+): void {
+  for (let i = 0; i < a.length; i++) {
+    const t = Math.min(eventType[rows ? rows[i] : i], none);
+    a[i] = aOfType[t];
+    b[i] = bOfType[t];
+    c[i] = cOfType[t];
+  }
+}
+
+/** The type fields the events table exports (provider and channel are not: the provider is keyed by type). */
+const EXPORTED_TYPE_FIELDS = ["eventId", "version", "opcode", "headerType", "keywords", "task", "level"] as const;
+type ExportedTypeField = (typeof EXPORTED_TYPE_FIELDS)[number];
+
 /**
- * The type fields' columns (provider, eventId, version, opcode, header type, keywords, task, level, channel) of the
- * rows, from their event types, without making the table's own columns; a row without a type reads
- * the table's.
+ * The exported type fields' columns of the rows, from their event types, without making the table's
+ * own columns; a row without a type reads the table's.
  */
-function typeFieldColumns(e: Trace["events"], rows: Uint32Array | null, arrays: ExportArrays): TypeFieldValues {
+function typeFieldColumns(e: Trace["events"], rows: Uint32Array | null, arrays: ExportArrays): Pick<TypeFieldValues, ExportedTypeField> {
   const n = rows ? rows.length : e.length;
   const v = e.typeValues();
   const eventType = e.columns.eventType;
   const none = v.provider.length;
-  const out = {} as Record<TypeField, ArrayBufferView>;
-  for (const f of TYPE_FIELDS) {
-    const Type = EVENT_COLUMN_LAYOUT[f][0] as unknown as NumberArrayType<Uint16Array>;
-    const col = arrays.take(Type, n);
-    // (keywords as two 32-bit halves: no BigInt per row)
-    if (f === "keywords") gatherPairs(halvesOf(col as unknown as BigUint64Array), halvesOf(v.keywords), eventType, rows, none);
-    else gather(col, v[f], eventType, rows, none);
-    out[f] = col;
-  }
+  const take16 = (f: "eventId" | "version" | "task") => {
+    const col = arrays.take(Uint16Array, n, false);
+    gather(col, v[f], eventType, rows, none);
+    return col;
+  };
+  const take8 = (f: "opcode" | "headerType" | "level") => {
+    const col = arrays.take(Uint8Array, n, false);
+    gather(col, v[f], eventType, rows, none);
+    return col;
+  };
+  const keywords = arrays.take(BigUint64Array, n, false);
+  // (keywords as two 32-bit halves: no BigInt per row)
+  gatherPairs(halvesOf(keywords), halvesOf(v.keywords), eventType, rows, none);
+  const out = { eventId: take16("eventId"), version: take16("version"), task: take16("task"), opcode: take8("opcode"), headerType: take8("headerType"), level: take8("level"), keywords };
   if (untypedAny(eventType, rows, none)) {
     const c = e.columns;
     for (let i = 0; i < n; i++) {
       const r = rows ? rows[i] : i;
       if (eventType[r] < none) continue;
-      for (const f of TYPE_FIELDS) (out[f] as unknown as unknown[])[i] = c[f][r];
+      for (const f of EXPORTED_TYPE_FIELDS) (out[f] as unknown as unknown[])[i] = c[f][r];
     }
   }
-  return out as unknown as TypeFieldValues;
+  return out;
 }
 
 /** out[i] = byType[eventType[r]] for each row r (rows[i], or i) that has a type. */
-function gather(out: Uint16Array, byType: ArrayLike<number>, eventType: Uint16Array, rows: Uint32Array | null, none: number): void {
-  for (let i = 0; i < out.length; i++) {
-    const t = eventType[rows ? rows[i] : i];
-    if (t < none) out[i] = byType[t];
+function gather<T extends Uint8Array | Uint16Array>(out: T, byType: T, eventType: Uint16Array, rows: Uint32Array | null, none: number): void {
+  if (rows) {
+    for (let i = 0; i < out.length; i++) {
+      const t = eventType[rows[i]];
+      if (t < none) out[i] = byType[t];
+    }
+  } else {
+    for (let i = 0; i < out.length; i++) {
+      const t = eventType[i];
+      if (t < none) out[i] = byType[t];
+    }
   }
 }
 
@@ -204,6 +232,8 @@ function activityIds(dict: DictionaryBuilder, e: Trace["events"], rows: Uint32Ar
   const whole = e.recordBytes ? e.recordBytesOf(0) : null;
   const view = whole ? e.viewOf(whole) : null;
   let zeroKey = -1;
+  // (the last id keyed, as four words: runs of one id cost four comparisons a row)
+  let lastKey = -1, w0 = 0, w1 = 0, w2 = 0, w3 = 0;
   for (let i = 0; i < keys.length; i++) {
     const r = rows ? rows[i] : i;
     const ht = headerType[i];
@@ -213,9 +243,21 @@ function activityIds(dict: DictionaryBuilder, e: Trace["events"], rows: Uint32Ar
       continue;
     }
     const o = cPayloadOffset[r] - cHeaderLength[r] + 0x40;
+    if (view) {
+      const a = view.getInt32(o, true), b = view.getInt32(o + 4, true), c = view.getInt32(o + 8, true), d = view.getInt32(o + 12, true);
+      if (lastKey >= 0 && a === w0 && b === w1 && c === w2 && d === w3) keys[i] = lastKey;
+      else if (!(a | b | c | d)) keys[i] = zeroKey < 0 ? (zeroKey = dict.key(ZERO_GUID)) : zeroKey;
+      else {
+        keys[i] = lastKey = dict.keyOfBytes(bytes, o, 16, formatGuid);
+        w0 = a;
+        w1 = b;
+        w2 = c;
+        w3 = d;
+      }
+      continue;
+    }
     let any = 0;
-    if (view) any = view.getInt32(o, true) | view.getInt32(o + 4, true) | view.getInt32(o + 8, true) | view.getInt32(o + 12, true);
-    else for (let k = 0; k < 16; k++) any |= bytes[o + k];
+    for (let k = 0; k < 16; k++) any |= bytes[o + k];
     // (an id met before costs a hash of its bytes, not a formatted string)
     if (any) keys[i] = dict.keyOfBytes(bytes, o, 16, formatGuid);
     else keys[i] = zeroKey < 0 ? (zeroKey = dict.key(ZERO_GUID)) : zeroKey;
@@ -228,11 +270,11 @@ export function eventBatch(trace: Trace, rows: Uint32Array | null, ctx: EventCon
   const e = trace.events;
   const c = e.columns;
   const n = rows ? rows.length : e.length;
-  const rowIndex = arrays.take(Uint32Array, n);
+  const rowIndex = arrays.take(Uint32Array, n, false);
   rowIndices(rowIndex, rows, ctx.firstRow);
 
   // providers and names: by provider index and by event type, each named once
-  const provider = new DictionaryBuilder(n, arrays), providerName = new DictionaryBuilder(n, arrays), eventName = new DictionaryBuilder(n, arrays);
+  const provider = new DictionaryBuilder(n, arrays, true), providerName = new DictionaryBuilder(n, arrays, true), eventName = new DictionaryBuilder(n, arrays, true);
   const providers = trace.providers;
   const provKey = new Int32Array(providers.length), provNameKey = new Int32Array(providers.length);
   for (let p = 0; p < providers.length; p++) {
@@ -242,27 +284,37 @@ export function eventBatch(trace: Trace, rows: Uint32Array | null, ctx: EventCon
   }
   // (a provider's GUID and name keyed for every provider, in order: the dictionaries hold the batch's providers)
   const typeFields = typeFieldColumns(e, rows, arrays);
-  const providerOf = typeFields.provider;
-  keysOf(provider.keys, providerOf, null, provKey);
-  keysOf(providerName.keys, providerOf, null, provNameKey);
-  // names: by event type where the type names its events (-2: not yet named, -1: named per row)
+  // the three keys of each event type the rows have (its provider's GUID and name, its name: -1 where
+  // the type does not name its events), then of each row by its type
   const names = trace.names;
-  const cEventType = c.eventType;
-  const typeKey = new Int32Array(trace.eventTypes.length + 1).fill(-2);
-  const perRow: number[] = [];
-  const k0 = eventName.keys;
-  for (let i = 0; i < n; i++) {
-    const r = rows ? rows[i] : i;
-    const t = Math.min(cEventType[r], typeKey.length - 1);
-    let k = typeKey[t];
-    if (k === -2) {
-      const byType = t < typeKey.length - 1 ? names.ofType(t) : null;
-      k = typeKey[t] = byType !== null ? eventName.key(byType) : -1;
-    }
-    if (k < 0) perRow.push(i);
-    k0[i] = k;
+  const v = e.typeValues();
+  const none = v.provider.length;
+  const present = new Uint8Array(none + 1);
+  markTypes(present, c.eventType, rows, none);
+  const provOfType = new Int32Array(none + 1), provNameOfType = new Int32Array(none + 1), nameOfType = new Int32Array(none + 1).fill(-1);
+  for (let t = 0; t < none; t++) {
+    if (!present[t]) continue;
+    provOfType[t] = provKey[v.provider[t]];
+    provNameOfType[t] = provNameKey[v.provider[t]];
+    const name = names.ofType(t);
+    if (name !== null) nameOfType[t] = eventName.key(name);
   }
-  for (const i of perRow) k0[i] = eventName.key(names.ofRow(rows ? rows[i] : i));
+  keysByType(provider.keys, providerName.keys, eventName.keys, c.eventType, rows, none, provOfType, provNameOfType, nameOfType);
+  // rows without a type (their provider is the row's), and rows their type does not name
+  let perRow = present[none] === 1;
+  for (let t = 0; t < none && !perRow; t++) perRow = present[t] === 1 && nameOfType[t] < 0;
+  if (perRow) {
+    for (let i = 0; i < n; i++) {
+      const r = rows ? rows[i] : i;
+      const t = c.eventType[r];
+      if (t < none && nameOfType[t] >= 0) continue;
+      if (t >= none) {
+        provider.keys[i] = provKey[c.provider[r]];
+        providerName.keys[i] = provNameKey[c.provider[r]];
+      }
+      eventName.keys[i] = eventName.key(names.ofRow(r));
+    }
+  }
 
   // pid and tid: null where the header has none
   const pid = pick(c.pid, rows, arrays), tid = pick(c.tid, rows, arrays);
@@ -271,12 +323,12 @@ export function eventBatch(trace: Trace, rows: Uint32Array | null, ctx: EventCon
   // time: microseconds since 1970 UTC, and PerfView's relative milliseconds
   const timestamp = pick(c.timestamp, rows, arrays);
   const halves = halvesOf(timestamp);
-  const time = arrays.take(BigInt64Array, n);
+  const time = arrays.take(BigInt64Array, n, false);
   microsecondsInto(trace, halves, null, halvesOf(time));
-  const relative = arrays.take(Float64Array, n);
+  const relative = arrays.take(Float64Array, n, false);
   relativeInto(relative, halves, trace.clock);
 
-  const processName = new DictionaryBuilder(n, arrays);
+  const processName = new DictionaryBuilder(n, arrays, true);
   processNames(processName, pid, timestamp, valid, ctx.processes ?? trace.processes);
   const activity = new DictionaryBuilder(n, arrays);
   activityIds(activity, e, rows, typeFields.headerType);
