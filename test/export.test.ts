@@ -13,7 +13,7 @@ import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
 import { tableFromIPC } from "@uwdata/flechette";
 import { MessageHeader, MessageReader } from "apache-arrow";
 import { openTrace, streamTrace, type Trace } from "../dist/bindings/index.js";
-import { TraceConverter, toArrowIPC, toParquet, clrExportSchema, EVENT_FIELDS, type TableSink } from "../dist/bindings/export/node.js";
+import { TraceConverter, ParquetWorkers, toArrowIPC, toParquet, clrExportSchema, EVENT_FIELDS, type TableSink } from "../dist/bindings/export/node.js";
 import { CORPUS, HAVE_CORPUS, corpusFiles, etlPath } from "./helpers/shared.js";
 import { syntheticTrace } from "./helpers/engines.js";
 import { generateTrace } from "../dist/bindings/generator/generate.js";
@@ -266,6 +266,54 @@ describe("convert --to parquet, read by DuckDB", () => {
     expect(col("provider")).toEqual(rows.map((i) => t.providers.get(c.provider[i]).guid));
     expect(col("processName")).toEqual(rows.map((i) => t.processName(i)));
     expect(col("activityId")).toEqual(rows.map((i) => t.events.row(i).activityId));
+  });
+
+  it("Parquet encoded in worker threads: every table byte for byte as on this thread, read by DuckDB; a failing sink fails the conversion", async () => {
+    const bytes = generateTrace({ targetBytes: 8 << 20, seed: 5 });
+    const t = await openTrace(bytes);
+    /** The bytes of every table, converted with `encoders` (none: on this thread). */
+    const convert = async (encoders?: ParquetWorkers): Promise<Map<string, Buffer>> => {
+      const tables = new Map<string, Uint8Array[]>();
+      const converter = new TraceConverter({ format: "parquet", parquetEncoders: encoders, open: async (path) => {
+        const parts = tables.set(path, []).get(path)!;
+        return { write: async (b) => void parts.push(b.slice()), close: async () => undefined };
+      } });
+      try {
+        await converter.add(streamTrace(bytes, { batchBytes: 1 << 20 }), { processes: t.processes });
+        await converter.finish();
+      } finally {
+        await encoders?.close();
+      }
+      return new Map([...tables].map(([path, parts]) => [path, Buffer.concat(parts)]));
+    };
+    const here = await convert();
+    expect(here.size).toBeGreaterThan(5);
+    for (const count of [1, 2]) {
+      const there = await convert(new ParquetWorkers(count));
+      expect([...there.keys()].sort(), `${count} workers`).toEqual([...here.keys()].sort());
+      for (const [path, b] of here) expect(Buffer.compare(there.get(path)!, b), `${count} workers: ${path}`).toBe(0);
+    }
+    const dir = join(tmp, "workers");
+    const { mkdirSync } = await import("node:fs");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "events.parquet"), here.get("events.parquet")!);
+    expect(await sql(`select count(*) from '${join(dir, "events.parquet")}'`)).toEqual([[String(t.events.length)]]);
+    // a sink that fails: the conversion says so (and the workers stop)
+    const workers = new ParquetWorkers(1);
+    const failing = new TraceConverter({ format: "parquet", parquetEncoders: workers, open: async (path) => ({
+      write: async () => {
+        if (path === "events.parquet") throw new Error("disk full");
+      },
+      close: async () => undefined,
+    }) });
+    await expect((async () => {
+      try {
+        await failing.add(streamTrace(bytes, { batchBytes: 1 << 20 }), { processes: t.processes });
+        await failing.finish();
+      } finally {
+        await workers.close();
+      }
+    })()).rejects.toThrow("disk full");
   });
 
   it("row groups a reader skips by time: min/max of timestamp per row group, a narrow range meets few", async () => {

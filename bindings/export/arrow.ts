@@ -129,6 +129,14 @@ class ChunkedStreamWriter extends RecordBatchStreamWriter {
   }
 }
 
+/** The chunks of an Arrow IPC stream of one batch (schema, dictionaries, record batch, end), views of its columns. */
+export function oneBatchStream(schema: Schema, fields: readonly ExportField[], batch: ExportBatch): Uint8Array[] {
+  const w = new ChunkedStreamWriter({ autoDestroy: false });
+  w.write(recordBatch(schema, fields, batch));
+  w.finish();
+  return w.take();
+}
+
 /**
  * An Arrow IPC stream, written batch by batch: the schema message once, then each batch's
  * dictionaries (sent again where they changed, which the stream format reads as replacements) and record

@@ -10,9 +10,9 @@ import { FRESH_ARRAYS, PooledArrays, pick, type ExportArrays, type ExportBatch, 
 import { EVENT_FIELDS, SOURCE_FILE_FIELD, eventBatch } from "./event-columns.js";
 import { clrBatch, clrExportSchema, clrTablePath } from "./clr-columns.js";
 import { PROCESS_FIELDS, PROVIDER_FIELDS, processBatch, providerBatch } from "./side-tables.js";
-import { ArrowStreamWriter } from "./arrow.js";
+import { ArrowStreamWriter, arrowSchema } from "./arrow.js";
 import { concatBytes } from "../decode/trace-data.js";
-import { ParquetStreamWriter, loadParquetWasm, type ParquetWasmSource } from "./parquet.js";
+import { ParquetStreamWriter, emptyParquetInput, loadParquetWasm, parquetInput, type ParquetWasmSource } from "./parquet.js";
 
 /** Where a table's bytes go: appended in order, then closed. */
 export interface TableSink {
@@ -40,8 +40,25 @@ export interface TableWriter {
   finish(): Promise<void>;
 }
 
-/** A writer of `fields` into `sink` (Parquet: parquet-wasm is loaded on first use). */
-export async function tableWriter(format: ExportFormat, fields: readonly ExportField[], sink: TableSink, parquetWasm?: ParquetWasmSource, rowGroupRows?: number): Promise<TableWriter> {
+/** One Parquet file's encoder on another thread: each batch as parquet-wasm's input (parquetInput). */
+export interface RemoteParquetEncoder {
+  /** Hands a batch over (the bytes are the encoder's after); resolves when more may be handed over. */
+  write(ipc: Uint8Array): Promise<void>;
+  /** Ends the file; resolves once its last bytes are written. */
+  finish(): Promise<void>;
+}
+
+/** Where Parquet files are encoded, when not on this thread (etw-wasm/export's Node entry has ParquetWorkers). */
+export interface ParquetEncoders {
+  /** An encoder of one file of `fields`, its bytes handed to `sink` in order; undefined: encode this one on this thread. */
+  open(fields: readonly ExportField[], sink: (bytes: Uint8Array) => Promise<void>, rowGroupRows?: number): RemoteParquetEncoder | undefined;
+}
+
+/**
+ * A writer of `fields` into `sink` (Parquet: parquet-wasm is loaded on first use; with `encoders`, it
+ * encodes there).
+ */
+export async function tableWriter(format: ExportFormat, fields: readonly ExportField[], sink: TableSink, parquetWasm?: ParquetWasmSource, rowGroupRows?: number, encoders?: ParquetEncoders): Promise<TableWriter> {
   if (format === "arrow") {
     const w = new ArrowStreamWriter(fields);
     // (the chunks view the batch's columns, which no one writes again: a sink may keep them in flight)
@@ -52,6 +69,25 @@ export async function tableWriter(format: ExportFormat, fields: readonly ExportF
       settled: () => (!sink.writev ? Promise.resolve() : sink.settled?.()),
       finish: async () => {
         await put(w.finishChunks());
+        await sink.close();
+      },
+    };
+  }
+  const encoder = encoders?.open(fields, (bytes) => sink.write(bytes), rowGroupRows);
+  if (encoder) {
+    const schema = arrowSchema(fields);
+    let written = 0;
+    return {
+      write: async (b) => {
+        if (!b.length && written) return;
+        written++;
+        await encoder.write(parquetInput(schema, fields, b));
+      },
+      // (the encoder has a copy of the batch, its input)
+      settled: () => Promise.resolve(),
+      finish: async () => {
+        if (!written) await encoder.write(emptyParquetInput(schema, fields));
+        await encoder.finish();
         await sink.close();
       },
     };
@@ -99,6 +135,8 @@ export interface ConvertOptions {
   parquetWasm?: ParquetWasmSource;
   /** Parquet: rows per row group at most (default 262,144; each row group has min/max statistics of the time columns). */
   rowGroupRows?: number;
+  /** Parquet: encode the files there (e.g. ParquetWorkers, in Node) instead of on this thread. */
+  parquetEncoders?: ParquetEncoders;
 }
 
 export interface ConvertedTable {
@@ -126,8 +164,8 @@ export class TraceConverter {
   private async write(path: string, fields: readonly ExportField[], batch: ExportBatch): Promise<TableWriter> {
     let w = this.writers.get(path);
     if (!w) {
-      const { format, parquetWasm, rowGroupRows } = this.options;
-      w = { writer: this.options.open(path + this.ext).then((sink) => tableWriter(format, this.fields(fields), sink, parquetWasm, rowGroupRows)), rows: 0 };
+      const { format, parquetWasm, rowGroupRows, parquetEncoders } = this.options;
+      w = { writer: this.options.open(path + this.ext).then((sink) => tableWriter(format, this.fields(fields), sink, parquetWasm, rowGroupRows, parquetEncoders)), rows: 0 };
       this.writers.set(path, w);
     }
     w.rows += batch.length;

@@ -19,7 +19,7 @@ export { PROCESS_FIELDS, PROVIDER_FIELDS, processBatch, providerBatch } from "./
 export { ArrowStreamWriter, arrowBatch, arrowSchema } from "./arrow.js";
 export { ParquetStreamWriter, loadParquetWasm, setDefaultParquetWasm, type ParquetWasmSource } from "./parquet.js";
 export { MissingPackageError } from "./optional-package.js";
-export { TraceConverter, tableWriter, filterBatch, type ConvertOptions, type ConvertedTable, type ExportFormat, type TableSink, type TableWriter } from "./convert.js";
+export { TraceConverter, tableWriter, filterBatch, type ConvertOptions, type ConvertedTable, type ExportFormat, type ParquetEncoders, type RemoteParquetEncoder, type TableSink, type TableWriter } from "./convert.js";
 
 /**
  * What to export: a trace's event table (every row), some of its rows (a query's result or row

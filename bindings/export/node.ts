@@ -7,3 +7,4 @@ import { setDefaultParquetWasm } from "./parquet.js";
 setDefaultParquetWasm(async () => readFile(new URL(import.meta.resolve("parquet-wasm/esm/parquet_wasm_bg.wasm"))));
 
 export * from "./index.js";
+export { ParquetWorkers } from "./parquet-workers.js";

@@ -3,14 +3,14 @@
 // come out of a file streamed batch by batch. Snappy pages; dictionaries for the string columns only (numbers encode
 // faster and about as small without).
 
-import arrow from "./arrow-library.js";
-import { arrowBatch, arrowSchema } from "./arrow.js";
+import { arrowSchema, oneBatchStream } from "./arrow.js";
+import { giveBack, takeBuffer } from "../decode/reuse.js";
+import type { Schema } from "apache-arrow";
 import { VALUE_ARRAYS, type ExportBatch, type ExportField } from "./columns.js";
 import { optionalPackage } from "./optional-package.js";
 
-const { Table, tableToIPC } = arrow;
 
-type ParquetWasm = typeof import("parquet-wasm/esm");
+export type ParquetWasm = typeof import("parquet-wasm/esm");
 
 let loaded: Promise<ParquetWasm> | undefined;
 
@@ -44,22 +44,46 @@ const TIME_COLUMNS = new Set(["row", "timestamp", "time", "relativeMSec"]);
 export const ROW_GROUP_ROWS = 1 << 18;
 
 /**
- * A Parquet file written batch by batch: `write` takes a batch (one row group), `finish` ends it.
- * Bytes come out through `sink` in order, as the writer makes them.
+ * A batch as parquet-wasm takes it: an Arrow IPC stream of its one record batch, in memory from the
+ * pool (decode/reuse.ts), which the encoder gives back once parquet-wasm has copied it (a fresh
+ * buffer a batch would cost a page fault for every 4 KiB of it).
  */
-export class ParquetStreamWriter {
-  private readonly schema;
-  /** The batch handed over and not yet taken by the writer, and who waits for it to be taken. */
-  private next?: { batch: ExportBatch; taken: () => void };
+export function parquetInput(schema: Schema, fields: readonly ExportField[], batch: ExportBatch): Uint8Array {
+  const chunks = oneBatchStream(schema, fields, batch);
+  const n = chunks.reduce((k, c) => k + c.byteLength, 0);
+  const out = new Uint8Array(takeBuffer(n), 0, n);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
+/** The input of an empty row group (a file without rows still has the schema). */
+export function emptyParquetInput(schema: Schema, fields: readonly ExportField[]): Uint8Array {
+  return parquetInput(schema, fields, { length: 0, columns: fields.map((f) => emptyColumn(f)) });
+}
+
+/**
+ * The Parquet encoder of one file: batches in as parquet-wasm's input (parquetInput), one row group
+ * each (up to the row group size); bytes out through `sink` in order, as the writer makes them. It
+ * runs where parquet-wasm is loaded: this thread (ParquetStreamWriter), or a worker (parquet-workers.ts).
+ */
+export class ParquetEncoder {
+  /** The input handed over and not yet taken by the writer, and who waits for it to be taken. */
+  private next?: { ipc: Uint8Array; taken: () => void };
   private wakePull?: () => void;
   private ended = false;
-  private written = 0;
   private readonly done: Promise<void>;
   /** Rejects when the writer has stopped (done or failed): a write waiting then would wait for ever. */
   private readonly stopped: Promise<never>;
 
-  constructor(pw: ParquetWasm, private readonly fields: readonly ExportField[], sink: (bytes: Uint8Array) => Promise<void> | void, rowGroupRows = ROW_GROUP_ROWS) {
-    this.schema = arrowSchema(fields);
+  /** `copied`: called with each input once parquet-wasm has copied it (default: its memory goes back to the pool). */
+  constructor(
+    pw: ParquetWasm, fields: readonly ExportField[], sink: (bytes: Uint8Array) => Promise<void> | void, rowGroupRows = ROW_GROUP_ROWS,
+    private readonly copied: (ipc: Uint8Array) => void = (ipc) => giveBack([ipc.buffer]),
+  ) {
     // (statistics only where a reader skips by them: the time columns, rising batch by batch, so a time
     // range reads the row groups it meets; on every column they cost a sixth of the writer's time)
     let props = new pw.WriterPropertiesBuilder().setCompression(pw.Compression.SNAPPY).setStatisticsEnabled(pw.EnabledStatistics.None).setDictionaryEnabled(false)
@@ -77,13 +101,13 @@ export class ParquetStreamWriter {
           controller.close();
           return;
         }
-        // (parquet-wasm takes record batches of its own, made from Arrow IPC)
-        const ipc = tableToIPC(new Table([arrowBatch(this.schema, this.fields, next.batch)]), "stream");
         // (wasm memory is not the GC's: the table is freed now, the batch by the writer that takes it)
-        const table = pw.Table.fromIPCStream(ipc);
+        const table = pw.Table.fromIPCStream(next.ipc);
         const rb = table.recordBatch(0);
         table.free();
         controller.enqueue(rb);
+        // (copied into parquet-wasm's memory: the input's is free again)
+        this.copied(next.ipc);
         next.taken();
       },
     }, { highWaterMark: 0 });
@@ -105,22 +129,46 @@ export class ParquetStreamWriter {
     this.stopped.catch(() => undefined);
   }
 
-  /** Adds a batch as a row group (an empty one adds nothing); resolves when the writer has taken it. */
-  async write(batch: ExportBatch): Promise<void> {
-    if (!batch.length && this.written) return;
-    this.written++;
-    const taken = new Promise<void>((resolve) => (this.next = { batch, taken: resolve }));
+  /** Adds a batch's input; resolves when the writer has taken it. */
+  async write(ipc: Uint8Array): Promise<void> {
+    const taken = new Promise<void>((resolve) => (this.next = { ipc, taken: resolve }));
     this.wakePull?.();
     await Promise.race([taken, this.stopped]);
   }
 
   /** Writes the footer; resolves when the last bytes have gone to the sink. */
   async finish(): Promise<void> {
-    // (a file without rows still has the schema: one empty row group)
-    if (!this.written) await this.write({ length: 0, columns: this.fields.map((f) => emptyColumn(f)) });
     this.ended = true;
     this.wakePull?.();
     await this.done;
+  }
+}
+
+/**
+ * A Parquet file written batch by batch on this thread: `write` takes a batch (one row group),
+ * `finish` ends it. Bytes come out through `sink` in order, as the writer makes them.
+ */
+export class ParquetStreamWriter {
+  private readonly schema: Schema;
+  private readonly encoder: ParquetEncoder;
+  private written = 0;
+
+  constructor(pw: ParquetWasm, private readonly fields: readonly ExportField[], sink: (bytes: Uint8Array) => Promise<void> | void, rowGroupRows = ROW_GROUP_ROWS) {
+    this.schema = arrowSchema(fields);
+    this.encoder = new ParquetEncoder(pw, fields, sink, rowGroupRows);
+  }
+
+  /** Adds a batch as a row group (an empty one adds nothing); resolves when the writer has taken it. */
+  async write(batch: ExportBatch): Promise<void> {
+    if (!batch.length && this.written) return;
+    this.written++;
+    await this.encoder.write(parquetInput(this.schema, this.fields, batch));
+  }
+
+  /** Writes the footer; resolves when the last bytes have gone to the sink. */
+  async finish(): Promise<void> {
+    if (!this.written) await this.encoder.write(emptyParquetInput(this.schema, this.fields));
+    await this.encoder.finish();
   }
 }
 

@@ -2,6 +2,7 @@
 // files or Arrow IPC streams: events, processes, providers and one table per .NET runtime event.
 
 import { statSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { mkdir, open } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { TableSink } from "etw-wasm/export";
@@ -68,14 +69,19 @@ async function convertFiles(files: string[], values: Values): Promise<number> {
   if (typeof dir !== "string") throw new UsageError("convert needs -o DIR (the output directory)", "convert");
   const rowGroupRows = wholeNumber(values, "row-group-rows", "rows per Parquet row group", 1, 1 << 24, "convert");
   if (rowGroupRows !== undefined && to !== "parquet") throw new UsageError("--row-group-rows goes with --to parquet", "convert");
+  const encodeWorkers = wholeNumber(values, "encode-workers", "Parquet encoding threads", 0, 16, "convert");
+  if (encodeWorkers !== undefined && to !== "parquet") throw new UsageError("--encode-workers goes with --to parquet", "convert");
   const filters = eventFilters(values, "convert", "until");
   const filtered = Object.entries(filters).some(([k, v]) => k !== "timeOrder" && v !== undefined);
   const decode = decodeOptions(values, "convert");
   const size = files.reduce((n, f) => n + statSync(f).size, 0);
   const missing = missingExportPackages(to);
   if (missing.length) throw new CommandError(`convert --to ${to} needs ${missing.map((m) => `"${m}"`).join(" and ")}, not installed (optional peer dependencies of etw-wasm): npm install ${missing.join(" ")}`);
-  const { TraceConverter } = await import("etw-wasm/export");
-  const converter = new TraceConverter({ format: to, sourceFiles: files.length > 1, open: (path) => fileSink(join(dir, path)), rowGroupRows });
+  const { TraceConverter, ParquetWorkers } = await import("etw-wasm/export");
+  // (by default one where there is a core for it: the events table is encoded there, the rest here)
+  const encoders = encodeWorkers ?? (to === "parquet" && availableParallelism() >= 2 ? 1 : 0);
+  const parquetEncoders = encoders > 0 ? new ParquetWorkers(encoders) : undefined;
+  const converter = new TraceConverter({ format: to, sourceFiles: files.length > 1, open: (path) => fileSink(join(dir, path)), rowGroupRows, parquetEncoders });
   // several files: one session, merged; each batch's rows name their file
   const input = files.length === 1 ? files[0] : files;
   const label = files.join(" + ");
@@ -104,7 +110,11 @@ async function convertFiles(files: string[], values: Values): Promise<number> {
     } else throw error;
   }
   // what was written, one table a line
-  for (const t of await converter.finish()) await output().stdout(`${join(dir, t.path)}\t${t.rows} rows\n`);
+  try {
+    for (const t of await converter.finish()) await output().stdout(`${join(dir, t.path)}\t${t.rows} rows\n`);
+  } finally {
+    await parquetEncoders?.close();
+  }
   return code;
 }
 
@@ -119,10 +129,12 @@ export const convert: OwnCommand = {
       --from MS  --until MS      the events filters (--until: the end of the time range, as events' --to)
       --row-group-rows N         Parquet: rows per row group at most (default 262144); each has min/max
                                  statistics of the time columns, so readers skip by time
+      --encode-workers N         Parquet: threads that encode (default 1 on machines of 2 cores or more:
+                                 the events table there, the rest on the main thread; 0: all on it)
       several files: one session, merged (see below), with a sourceFile column`,
   options: {
     ...READS_TRACE, ...FILTERS, to: { type: "string" }, out: { type: "string", short: "o" }, until: { type: "string" },
-    "row-group-rows": { type: "string" },
+    "row-group-rows": { type: "string" }, "encode-workers": { type: "string" },
   },
   operand: "FILE",
   run: convertFiles,
