@@ -4,7 +4,9 @@
 // a fresh process (peak RSS); the bundle size is esbuild's minified, gzipped output of an entry that
 // imports the writer (parquet-wasm's .wasm counted beside it).
 //
-//   node dist/bench/export-candidates.js [FILE]      prints a markdown table (bench/export-candidates.md)
+// Then parquet-wasm alone under the settings it has, on the same batches.
+//
+//   node dist/bench/export-candidates.js [FILE]      prints markdown tables (bench/export-candidates.md)
 
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync, mkdtempSync, rmSync, statSync } from "node:fs";
@@ -14,7 +16,9 @@ import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
 import { streamTraceFile, ProcessCollector, PROCESS_EVENTS } from "../bindings/node.js";
-import { EVENT_FIELDS, eventBatch, ArrowStreamWriter, ParquetStreamWriter, loadParquetWasm } from "../bindings/export/node.js";
+import { EVENT_FIELDS, eventBatch, ArrowStreamWriter, ParquetStreamWriter, arrowSchema, loadParquetWasm } from "../bindings/export/node.js";
+import { parquetInput, type ParquetWasm } from "../bindings/export/parquet.js";
+import type { WriterPropertiesBuilder } from "parquet-wasm/esm";
 import type { ExportBatch, ExportField } from "../bindings/export/columns.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -109,6 +113,84 @@ async function runOne(name: Candidate, file: string): Promise<void> {
   console.log(`ms=${(performance.now() - t0).toFixed(0)} writer=${writerMs.toFixed(0)} rows=${rows} out=${out}`);
 }
 
+/** parquet-wasm's settings tried beside the ones chosen (parquet.ts ParquetEncoder: Snappy, version 1 pages, 1 MiB, batches of 1,024 values). */
+const PARQUET_SETTINGS: [string, (b: WriterPropertiesBuilder, pw: ParquetWasm) => WriterPropertiesBuilder][] = [
+  ["chosen", (b) => b],
+  ["write batches of 8,192 values", (b) => b.setWriteBatchSize(8192)],
+  ["write batches of 65,536 values", (b) => b.setWriteBatchSize(65536)],
+  ["data pages of 8 MiB", (b) => b.setDataPageSizeLimit(8 << 20)],
+  ["writer version 2", (b, pw) => b.setWriterVersion(pw.WriterVersion.V2)],
+  ["uncompressed", (b, pw) => b.setCompression(pw.Compression.UNCOMPRESSED)],
+  ["LZ4 (raw)", (b, pw) => b.setCompression(pw.Compression.LZ4_RAW)],
+  ["ZSTD", (b, pw) => b.setCompression(pw.Compression.ZSTD)],
+];
+
+/**
+ * parquet-wasm alone (no decode, no column building) on the events table's first batches, each
+ * setting twice in turn (the second run counted: the first warms the writer): MB/s of Arrow IPC in.
+ */
+async function parquetSettings(file: string): Promise<string[]> {
+  const pw = await loadParquetWasm();
+  const schema = arrowSchema(EVENT_FIELDS);
+  const inputs: Uint8Array[] = [];
+  let rows = 0;
+  for await (const batch of await streamTraceFile(file, { batchBytes: 8 << 20 })) {
+    const b = eventBatch(batch, null, { firstRow: batch.firstRow });
+    inputs.push(parquetInput(schema, EVENT_FIELDS, b).slice());
+    rows += b.length;
+    if (inputs.length === 16) break;
+  }
+  const ipcBytes = inputs.reduce((n, x) => n + x.byteLength, 0);
+  const lines = [
+    "",
+    `parquet-wasm alone, on the events table's first ${inputs.length} batches (${rows.toLocaleString("en-US")} rows, ${(ipcBytes / 1e6).toFixed(0)} MB of Arrow IPC in), each setting beside the chosen ones, one thread:`,
+    "",
+    "| setting | ms | MB/s of Arrow in | output MB |",
+    "|---|---|---|---|",
+  ];
+  const results = new Map<string, { ms: number; out: number }>();
+  for (let round = 0; round < 2; round++) {
+    for (const [name, set] of PARQUET_SETTINGS) {
+      let props = new pw.WriterPropertiesBuilder().setCompression(pw.Compression.SNAPPY).setStatisticsEnabled(pw.EnabledStatistics.None).setDictionaryEnabled(false).setMaxRowGroupSize(1 << 18);
+      for (const f of EVENT_FIELDS) if (f.type === "utf8") props = props.setColumnDictionaryEnabled(f.name, true);
+      props = set(props, pw);
+      let next = 0, out = 0;
+      const t0 = performance.now();
+      const source = new ReadableStream({
+        pull(c) {
+          if (next === inputs.length) return c.close();
+          const table = pw.Table.fromIPCStream(inputs[next++]);
+          c.enqueue(table.recordBatch(0));
+          table.free();
+        },
+      }, { highWaterMark: 0 });
+      const reader = (await pw.transformParquetStream(source, props.build())).getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        out += (value as Uint8Array).byteLength;
+      }
+      results.set(name, { ms: performance.now() - t0, out });
+    }
+  }
+  for (const [name, { ms, out }] of results) lines.push(`| ${name} | ${ms.toFixed(0)} | ${(ipcBytes / 1e3 / ms).toFixed(0)} | ${(out / 1e6).toFixed(1)} |`);
+  return lines;
+}
+
+/** What the tables above decided, kept with them. */
+const NOTES = `
+Chosen: apache-arrow for Arrow IPC (its stream writer takes the columns' own arrays, and writes a dictionary again
+only where a batch's differs from the batch before's), parquet-wasm for Parquet. parquet-wasm's own settings move its
+speed by less than this machine's noise: it encodes about 140 MB of Arrow a second on one thread whatever the
+compression, page size or writer version, so a 1 GiB trace (1.06 GB of Arrow over all its tables) costs about 7.5 s
+of encoding alone, more than decoding and building the columns together. So \`convert --to parquet\` encodes the
+events table (two thirds of the bytes) in a worker thread (\`--encode-workers\`, ParquetWorkers) while the main
+thread decodes, builds the columns and encodes the other tables; \`bench/results-convert.md\` has what that gives.
+Parquet at 200 MB/s of input needs the events table's encoding split too, which parquet-wasm's one writer per file
+does not allow. Writer version 2 (delta encodings of numbers) writes the events table in about half the bytes at the
+same speed; version 1 stays the default, as every Parquet reader reads it.
+`;
+
 /** Minified, gzipped bytes of an entry that uses the candidate (and the .wasm it fetches). */
 async function bundleBytes(name: Candidate): Promise<{ js: number; wasm: number }> {
   const dir = mkdtempSync(join(tmpdir(), "etw-wasm-bundle-"));
@@ -155,7 +237,9 @@ async function main() {
     const ms = Number(m[1]);
     lines.push(`| ${name} | ${format} | ${(ms / 1000).toFixed(1)} | ${(size / 1e6 / (ms / 1000)).toFixed(0)} | ${(Number(m[3]) / 1e6 / (ms / 1000)).toFixed(2)} | ${(Number(m[2]) / 1000).toFixed(1)} | ${(Number(m[4]) / 1e6).toFixed(0)} | ${(Number(peak[1]) / 1024).toFixed(0)} | ${size2} |`);
   }
-  const md = lines.join("\n") + "\n";
+  process.stderr.write("parquet-wasm settings ...\n");
+  lines.push(...(await parquetSettings(file)));
+  const md = lines.join("\n") + "\n" + NOTES;
   writeFileSync(join(ROOT, "bench", "export-candidates.md"), md);
   process.stdout.write(md);
 }
