@@ -109,6 +109,9 @@ function ips(view: DataView, at: number, end: number, pointerSize: number): numb
   return out;
 }
 
+/** Rows a page of StackAttacher's stack column holds: 2^PAGE_BITS. */
+const PAGE_BITS = 16;
+
 // what a provider is to the attacher
 const OTHER = 0, STACK_WALK = 1, PERF_INFO = 2, CLR_RUNTIME = 3, CLR_PRIVATE = 4, CLR_RUNDOWN = 5;
 const KIND_OF_GUID = new Map([[STACKWALK, STACK_WALK], [PERFINFO, PERF_INFO], [RUNTIME, CLR_RUNTIME], [PRIVATE, CLR_PRIVATE], [RUNDOWN, CLR_RUNDOWN]]);
@@ -120,7 +123,11 @@ const KIND_OF_GUID = new Map([[STACKWALK, STACK_WALK], [PERFINFO, PERF_INFO], [R
  */
 export class StackAttacher {
   readonly table = new StackTable();
-  private stackIds = new Int32Array(1024).fill(-1);
+  /**
+   * Each row's stack (-1: none), in pages of 2^16 rows made when a row of theirs gets one: rows run to
+   * the whole trace's count (millions), and an array grown by doubling would copy and fault in twice that.
+   */
+  private stackPages: (Int32Array | undefined)[] = [];
   /** Stacks attached; stack events no event of theirs was found for. */
   attached = 0;
   orphans = 0;
@@ -156,19 +163,16 @@ export class StackAttacher {
   }
 
   private set(row: number, id: number): void {
-    if (row >= this.stackIds.length) {
-      let n = this.stackIds.length;
-      while (n <= row) n *= 2;
-      const next = new Int32Array(n).fill(-1);
-      next.set(this.stackIds);
-      this.stackIds = next;
-    }
-    if (this.stackIds[row] < 0) this.attached++;
-    this.stackIds[row] = id;
+    const p = row >>> PAGE_BITS;
+    const page = (this.stackPages[p] ??= new Int32Array(1 << PAGE_BITS).fill(-1));
+    const i = row & ((1 << PAGE_BITS) - 1);
+    if (page[i] < 0) this.attached++;
+    page[i] = id;
   }
 
   stackOf(row: number): number {
-    return row < this.stackIds.length ? this.stackIds[row] : -1;
+    const page = this.stackPages[row >>> PAGE_BITS];
+    return page ? page[row & ((1 << PAGE_BITS) - 1)] : -1;
   }
 
   /** A view of the bytes row `i`'s payload offset indexes (one per trace, or per buffer of records). */

@@ -159,7 +159,9 @@ class RangeIndex<T extends Ranged> {
   private readonly items: T[] = [];
   private boundHi = new Uint32Array(0);
   private boundLo = new Uint32Array(0);
-  private segments: T[][] = [];
+  /** The items of segment s: segmentItems[segmentStart[s] … segmentStart[s + 1]), by key then arrival. */
+  private segmentStart = new Uint32Array(1);
+  private segmentItems: T[] = [];
   private built = true;
 
   add(item: T): void {
@@ -181,16 +183,18 @@ class RangeIndex<T extends Ranged> {
   first(hi: number, lo: number, from?: bigint): T | undefined {
     if (!this.built) this.build();
     const s = this.segmentOf(hi, lo);
-    if (s < 0 || s >= this.segments.length) return undefined;
-    const list = this.segments[s];
-    if (from === undefined) return list[0];
-    let a = 0, b = list.length;
+    if (s < 0 || s >= this.segmentStart.length - 1) return undefined;
+    const list = this.segmentItems;
+    let a = this.segmentStart[s];
+    const end = this.segmentStart[s + 1];
+    if (from === undefined) return a < end ? list[a] : undefined;
+    let b = end;
     while (a < b) {
       const mid = (a + b) >>> 1;
       if (list[mid].key < from) a = mid + 1;
       else b = mid;
     }
-    return list[a];
+    return a < end ? list[a] : undefined;
   }
 
   /** The last segment starting at or below the address (hi, lo), or -1. */
@@ -223,18 +227,29 @@ class RangeIndex<T extends Ranged> {
       this.boundLo[i] = words[2 * i];
       this.boundHi[i] = words[2 * i + 1];
     }
-    const segments: T[][] = Array.from({ length: Math.max(0, n - 1) }, () => []);
     // items by key, then arrival: usually so already (events come in time order)
     const before = (x: T, y: T) => cmp(x.key, y.key) || x.seq - y.seq;
     let sorted = true;
     for (let i = 1; i < this.items.length && sorted; i++) sorted = before(this.items[i - 1], this.items[i]) <= 0;
     const ordered = sorted ? this.items : this.items.slice().sort(before);
-    for (const it of ordered) {
+    // each segment's items in one array (counted, then placed): ranges rarely overlap, so most segments
+    // hold one item or none, and an array per segment was most of the build
+    const segments = Math.max(0, n - 1);
+    const from = new Int32Array(ordered.length), to = new Int32Array(ordered.length);
+    const start = new Uint32Array(segments + 1);
+    for (let i = 0; i < ordered.length; i++) {
+      const it = ordered[i];
       const last = (it.end > MAX ? MAX : it.end) - 1n;
-      const hi = this.segmentOf(Number(last >> 32n) >>> 0, Number(last & 0xffffffffn)) + 1; // segments starting before `end`
-      for (let s = this.segmentOf(Number(it.start >> 32n) >>> 0, Number(it.start & 0xffffffffn)); s < hi; s++) segments[s].push(it);
+      from[i] = this.segmentOf(Number(it.start >> 32n) >>> 0, Number(it.start & 0xffffffffn));
+      to[i] = this.segmentOf(Number(last >> 32n) >>> 0, Number(last & 0xffffffffn)) + 1; // segments starting before `end`
+      for (let s = from[i]; s < to[i]; s++) start[s + 1]++;
     }
-    this.segments = segments;
+    for (let s = 0; s < segments; s++) start[s + 1] += start[s];
+    const items = new Array<T>(start[segments]);
+    const at = start.slice(0, segments);
+    for (let i = 0; i < ordered.length; i++) for (let s = from[i]; s < to[i]; s++) items[at[s]++] = ordered[i];
+    this.segmentStart = start;
+    this.segmentItems = items;
     this.built = true;
   }
 }
@@ -413,19 +428,9 @@ export class SymbolMap {
     // the trace is kept: method names are read from it when first resolved (use the map while it is open)
     map.rows = trace.events;
     // only the events add() reads (a trace's runtime events are mostly others): the method and module
-    // events, and the kernel's image events, merged back into the trace's time order
-    const clr = trace.query({ provider: SYMBOL_PROVIDERS.slice(0, 2), eventId: SYMBOL_EVENT_IDS, order: "time" }).indices;
-    const images = trace.query({ provider: IMAGE_PROVIDER, opcode: [IMAGE_UNLOAD, IMAGE_DC_START, IMAGE_DC_END, IMAGE_LOAD], order: "time" }).indices;
-    let merged: Uint32Array;
-    if (!images.length) merged = clr;
-    else {
-      // (both lists follow the trace's time order: merged by each row's place in it)
-      const order = trace.events.timeOrder();
-      const place = new Uint32Array(order.length);
-      for (let k = 0; k < order.length; k++) place[order[k]] = k;
-      merged = new Uint32Array(clr.length + images.length);
-      for (let i = 0, j = 0, k = 0; k < merged.length; k++) merged[k] = j >= images.length || (i < clr.length && place[clr[i]] < place[images[j]]) ? clr[i++] : images[j++];
-    }
+    // events and the kernel's image events, in the trace's time order (timeOrderOf: that order of these
+    // rows alone, without a place for each of the trace's rows)
+    const merged = trace.events.timeOrderOf(SymbolMap.rowsOf(trace));
     for (const row of trace.events.cursor(merged)) map.add(row);
     map.prepare();
     return map;
