@@ -159,9 +159,10 @@ class RangeIndex<T extends Ranged> {
   private readonly items: T[] = [];
   private boundHi = new Uint32Array(0);
   private boundLo = new Uint32Array(0);
-  /** The items of segment s: segmentItems[segmentStart[s] … segmentStart[s + 1]), by key then arrival. */
+  /** The items of segment s: ordered[segmentItems[segmentStart[s] … segmentStart[s + 1])], by key then arrival. */
   private segmentStart = new Uint32Array(1);
-  private segmentItems: T[] = [];
+  private segmentItems = new Uint32Array(0);
+  private ordered: T[] = [];
   private built = true;
 
   add(item: T): void {
@@ -184,17 +185,17 @@ class RangeIndex<T extends Ranged> {
     if (!this.built) this.build();
     const s = this.segmentOf(hi, lo);
     if (s < 0 || s >= this.segmentStart.length - 1) return undefined;
-    const list = this.segmentItems;
+    const list = this.segmentItems, ordered = this.ordered;
     let a = this.segmentStart[s];
     const end = this.segmentStart[s + 1];
-    if (from === undefined) return a < end ? list[a] : undefined;
+    if (from === undefined) return a < end ? ordered[list[a]] : undefined;
     let b = end;
     while (a < b) {
       const mid = (a + b) >>> 1;
-      if (list[mid].key < from) a = mid + 1;
+      if (ordered[list[mid]].key < from) a = mid + 1;
       else b = mid;
     }
-    return a < end ? list[a] : undefined;
+    return a < end ? ordered[list[a]] : undefined;
   }
 
   /** The last segment starting at or below the address (hi, lo), or -1. */
@@ -245,11 +246,13 @@ class RangeIndex<T extends Ranged> {
       for (let s = from[i]; s < to[i]; s++) start[s + 1]++;
     }
     for (let s = 0; s < segments; s++) start[s + 1] += start[s];
-    const items = new Array<T>(start[segments]);
+    // (indices: an array of objects this long, made at its length, would be a dictionary, slow to fill)
+    const items = new Uint32Array(start[segments]);
     const at = start.slice(0, segments);
-    for (let i = 0; i < ordered.length; i++) for (let s = from[i]; s < to[i]; s++) items[at[s]++] = ordered[i];
+    for (let i = 0; i < ordered.length; i++) for (let s = from[i]; s < to[i]; s++) items[at[s]++] = i;
     this.segmentStart = start;
     this.segmentItems = items;
+    this.ordered = ordered;
     this.built = true;
   }
 }
@@ -522,7 +525,8 @@ export class SymbolMap {
     const start = BigInt((row.get("MethodStartAddress") as bigint | number | undefined) ?? 0);
     const size = BigInt(Number(row.get("MethodSize") ?? 0));
     const moduleId = BigInt((row.get("ModuleID") as bigint | number | undefined) ?? 0);
-    const range: MethodRange = { start, end: start + size, key, seq, moduleId, time: row.timestamp };
+    // (every field a range may get, from the start: one shape for all of them, not a new one per field added)
+    const range: MethodRange = { start, end: start + size, key, seq, moduleId, time: row.timestamp, name: undefined, row: undefined, nameAt: undefined, nameEnd: undefined, frame: undefined, frames: undefined };
     if (this.rows === row.table) range.row = row.index;
     else {
       const strings = methodStringsOf(row);

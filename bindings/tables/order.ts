@@ -90,10 +90,14 @@ function cutRanges(ranges: ArrayLike<number>, wanted: Uint8Array, out: Uint32Arr
   return at;
 }
 
-/** `order` with only `rows` (of `n` rows in all) left in it. */
+/** `order` with only `rows` (distinct, of `n` rows in all) left in it. */
 export function onlyRows(order: Uint32Array, n: number, rows: Uint32Array): Uint32Array {
   const wanted = rowMask(n, rows);
-  return order.filter((r) => wanted[r] === 1);
+  // (a loop into an array of the known size, stopping at the last row wanted: filter calls a function a row)
+  const out = new Uint32Array(rows.length);
+  let k = 0;
+  for (let i = 0; i < order.length && k < out.length; i++) if (wanted[order[i]] === 1) out[k++] = order[i];
+  return k === out.length ? out : out.slice(0, k);
 }
 
 /** 1 for each of `rows`, 0 for the other rows of `n`. */
