@@ -314,6 +314,24 @@ describe("convert --to parquet, read by DuckDB", () => {
         await workers.close();
       }
     })()).rejects.toThrow("disk full");
+    // a program that never closes its workers still ends once its files are finished (they hold it open only while a file is)
+    const script = join(tmp, "no-close.mjs");
+    const dist = (path: string) => JSON.stringify(fileURLToPath(new URL(`../dist/bindings/${path}`, import.meta.url)));
+    writeFileSync(script, [
+      `import { readFileSync } from "node:fs";`,
+      `const { openTrace, streamTrace } = await import(${dist("node.js")});`,
+      `const { TraceConverter, ParquetWorkers } = await import(${dist("export/node.js")});`,
+      `const bytes = readFileSync(${JSON.stringify(SAMPLE)});`,
+      `const t = await openTrace(bytes);`,
+      `const c = new TraceConverter({ format: "parquet", parquetEncoders: new ParquetWorkers(1), open: async () => ({ write: async () => undefined, close: async () => undefined }) });`,
+      `await c.add(streamTrace(bytes), { processes: t.processes });`,
+      `console.log((await c.finish()).length);`,
+    ].join("\n"));
+    const ended = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
+      execFile(process.execPath, [script], { timeout: 120_000 }, (error, stdout) => resolve({ code: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout }));
+    });
+    expect(ended.code).toBe(0);
+    expect(Number(ended.stdout.trim())).toBeGreaterThan(5);
   });
 
   it("row groups a reader skips by time: min/max of timestamp per row group, a narrow range meets few", async () => {

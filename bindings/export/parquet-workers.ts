@@ -79,6 +79,7 @@ export class ParquetWorkers implements ParquetEncoders {
     const id = this.nextId++;
     const file: FileState = { sink, inFlight: 0, waiting: [], written: Promise.resolve() };
     this.files.set(id, file);
+    this.holdOpen();
     // (fields as plain data: they cross to the worker by structured clone)
     this.post(worker, { kind: "open", id, fields: fields.map((f) => ({ ...f })), rowGroupRows });
     const fail = () => {
@@ -95,18 +96,33 @@ export class ParquetWorkers implements ParquetEncoders {
         fail();
       },
       finish: async () => {
-        fail();
-        const done = new Promise<void>((resolve, reject) => {
-          file.finished = resolve;
-          file.failed = reject;
-        });
-        this.post(worker, { kind: "finish", id });
-        await done;
-        await file.written;
-        this.files.delete(id);
-        fail();
+        try {
+          fail();
+          const done = new Promise<void>((resolve, reject) => {
+            file.finished = resolve;
+            file.failed = reject;
+          });
+          this.post(worker, { kind: "finish", id });
+          await done;
+          await file.written;
+          fail();
+        } finally {
+          this.files.delete(id);
+          this.holdOpen();
+        }
       },
     };
+  }
+
+  /**
+   * The workers keep the process alive while a file is open (its replies are awaited), and not when
+   * none is: a program that never calls close() still ends.
+   */
+  private holdOpen(): void {
+    for (const w of this.workers) {
+      if (this.files.size) w.ref();
+      else w.unref();
+    }
   }
 
   private post(worker: Worker, message: EncoderRequest, transfer: ArrayBuffer[] = []): void {
