@@ -17,7 +17,7 @@ import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
 import { streamTraceFile, ProcessCollector, PROCESS_EVENTS } from "../bindings/node.js";
 import { EVENT_FIELDS, eventBatch, ArrowStreamWriter, ParquetStreamWriter, arrowSchema, loadParquetWasm } from "../bindings/export/node.js";
-import { parquetInput, type ParquetWasm } from "../bindings/export/parquet.js";
+import { parquetInput, writerProperties, type ParquetWasm } from "../bindings/export/parquet.js";
 import type { WriterPropertiesBuilder } from "parquet-wasm/esm";
 import type { ExportBatch, ExportField } from "../bindings/export/columns.js";
 
@@ -113,7 +113,7 @@ async function runOne(name: Candidate, file: string): Promise<void> {
   console.log(`ms=${(performance.now() - t0).toFixed(0)} writer=${writerMs.toFixed(0)} rows=${rows} out=${out}`);
 }
 
-/** parquet-wasm's settings tried beside the ones chosen (parquet.ts ParquetEncoder: Snappy, version 1 pages, 1 MiB, batches of 1,024 values). */
+/** parquet-wasm's settings tried beside the ones chosen (parquet.ts writerProperties: Snappy, version 1 pages, 1 MiB, batches of 1,024 values). */
 const PARQUET_SETTINGS: [string, (b: WriterPropertiesBuilder, pw: ParquetWasm) => WriterPropertiesBuilder][] = [
   ["chosen", (b) => b],
   ["write batches of 8,192 values", (b) => b.setWriteBatchSize(8192)],
@@ -151,9 +151,7 @@ async function parquetSettings(file: string): Promise<string[]> {
   const results = new Map<string, { ms: number; out: number }>();
   for (let round = 0; round < 2; round++) {
     for (const [name, set] of PARQUET_SETTINGS) {
-      let props = new pw.WriterPropertiesBuilder().setCompression(pw.Compression.SNAPPY).setStatisticsEnabled(pw.EnabledStatistics.None).setDictionaryEnabled(false).setMaxRowGroupSize(1 << 18);
-      for (const f of EVENT_FIELDS) if (f.type === "utf8") props = props.setColumnDictionaryEnabled(f.name, true);
-      props = set(props, pw);
+      const props = set(writerProperties(pw, EVENT_FIELDS), pw);
       let next = 0, out = 0;
       const t0 = performance.now();
       const source = new ReadableStream({

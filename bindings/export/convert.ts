@@ -10,9 +10,9 @@ import { FRESH_ARRAYS, PooledArrays, pick, type ExportArrays, type ExportBatch, 
 import { EVENT_FIELDS, SOURCE_FILE_FIELD, eventBatch } from "./event-columns.js";
 import { clrBatch, clrExportSchema, clrTablePath } from "./clr-columns.js";
 import { PROCESS_FIELDS, PROVIDER_FIELDS, processBatch, providerBatch } from "./side-tables.js";
-import { ArrowStreamWriter, arrowSchema } from "./arrow.js";
+import { ArrowStreamWriter } from "./arrow.js";
 import { concatBytes } from "../decode/trace-data.js";
-import { ParquetStreamWriter, emptyParquetInput, loadParquetWasm, parquetInput, type ParquetWasmSource } from "./parquet.js";
+import { ParquetBatches, ParquetStreamWriter, loadParquetWasm, type ParquetInputEncoder, type ParquetWasmSource } from "./parquet.js";
 
 /** Where a table's bytes go: appended in order, then closed. */
 export interface TableSink {
@@ -40,18 +40,10 @@ export interface TableWriter {
   finish(): Promise<void>;
 }
 
-/** One Parquet file's encoder on another thread: each batch as parquet-wasm's input (parquetInput). */
-export interface RemoteParquetEncoder {
-  /** Hands a batch over (the bytes are the encoder's after); resolves when more may be handed over. */
-  write(ipc: Uint8Array): Promise<void>;
-  /** Ends the file; resolves once its last bytes are written. */
-  finish(): Promise<void>;
-}
-
 /** Where Parquet files are encoded, when not on this thread (etw-wasm/export's Node entry has ParquetWorkers). */
 export interface ParquetEncoders {
   /** An encoder of one file of `fields`, its bytes handed to `sink` in order; undefined: encode this one on this thread. */
-  open(fields: readonly ExportField[], sink: (bytes: Uint8Array) => Promise<void>, rowGroupRows?: number): RemoteParquetEncoder | undefined;
+  open(fields: readonly ExportField[], sink: (bytes: Uint8Array) => Promise<void>, rowGroupRows?: number): ParquetInputEncoder | undefined;
 }
 
 /**
@@ -73,29 +65,11 @@ export async function tableWriter(format: ExportFormat, fields: readonly ExportF
       },
     };
   }
-  const encoder = encoders?.open(fields, (bytes) => sink.write(bytes), rowGroupRows);
-  if (encoder) {
-    const schema = arrowSchema(fields);
-    let written = 0;
-    return {
-      write: async (b) => {
-        if (!b.length && written) return;
-        written++;
-        await encoder.write(parquetInput(schema, fields, b));
-      },
-      // (the encoder has a copy of the batch, its input)
-      settled: () => Promise.resolve(),
-      finish: async () => {
-        if (!written) await encoder.write(emptyParquetInput(schema, fields));
-        await encoder.finish();
-        await sink.close();
-      },
-    };
-  }
-  const w = new ParquetStreamWriter(await loadParquetWasm(parquetWasm), fields, (bytes) => sink.write(bytes), rowGroupRows);
+  const remote = encoders?.open(fields, (bytes) => sink.write(bytes), rowGroupRows);
+  const w = remote ? new ParquetBatches(remote, fields) : new ParquetStreamWriter(await loadParquetWasm(parquetWasm), fields, (bytes) => sink.write(bytes), rowGroupRows);
   return {
     write: (b) => w.write(b),
-    // (the writer has taken the batch into its own memory when `write` resolves)
+    // (the batch is in its input, a copy, when `write` resolves)
     settled: () => Promise.resolve(),
     finish: async () => {
       await w.finish();

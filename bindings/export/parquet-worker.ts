@@ -4,12 +4,11 @@
 // The messages are EncoderRequest and EncoderReply (parquet-workers.ts).
 
 import { parentPort } from "node:worker_threads";
-import { readFile } from "node:fs/promises";
 import { ParquetEncoder, loadParquetWasm } from "./parquet.js";
-import type { EncoderReply, EncoderRequest } from "./parquet-workers.js";
+import { readParquetWasm, type EncoderReply, type EncoderRequest } from "./parquet-workers.js";
 
 const port = parentPort!;
-const wasm = loadParquetWasm(await readFile(new URL(import.meta.resolve("parquet-wasm/esm/parquet_wasm_bg.wasm"))));
+const wasm = loadParquetWasm(await readParquetWasm());
 /** Each file's encoder, and the end of the chain its requests run in (in order, one at a time). */
 const files = new Map<number, { encoder: Promise<ParquetEncoder>; chain: Promise<void> }>();
 

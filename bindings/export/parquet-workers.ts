@@ -5,10 +5,17 @@
 // thirds of a .NET trace's bytes) has a worker of its own; with one worker the other files are
 // encoded on this thread, which has the time while that worker works; with more, they share the rest in turn.
 
+import { readFile } from "node:fs/promises";
 import { Worker } from "node:worker_threads";
 import { giveBack } from "../decode/reuse.js";
 import type { ExportField } from "./columns.js";
-import type { ParquetEncoders, RemoteParquetEncoder } from "./convert.js";
+import type { ParquetEncoders } from "./convert.js";
+import type { ParquetInputEncoder } from "./parquet.js";
+
+/** parquet-wasm's `.wasm`, read from node_modules (Node's fetch does not read files): for this thread and the workers. */
+export function readParquetWasm(): Promise<Uint8Array> {
+  return readFile(new URL(import.meta.resolve("parquet-wasm/esm/parquet_wasm_bg.wasm")));
+}
 
 /** What this thread asks of a worker: open a file, give it a batch, end it. */
 export type EncoderRequest =
@@ -70,7 +77,7 @@ export class ParquetWorkers implements ParquetEncoders {
     return w;
   }
 
-  open(fields: readonly ExportField[], sink: (bytes: Uint8Array) => Promise<void>, rowGroupRows?: number): RemoteParquetEncoder | undefined {
+  open(fields: readonly ExportField[], sink: (bytes: Uint8Array) => Promise<void>, rowGroupRows?: number): ParquetInputEncoder | undefined {
     const worker = this.worker();
     if (!worker) {
       this.nextId++;

@@ -60,9 +60,17 @@ export function parquetInput(schema: Schema, fields: readonly ExportField[], bat
   return out;
 }
 
-/** The input of an empty row group (a file without rows still has the schema). */
-export function emptyParquetInput(schema: Schema, fields: readonly ExportField[]): Uint8Array {
-  return parquetInput(schema, fields, { length: 0, columns: fields.map((f) => emptyColumn(f)) });
+/** The writer's settings for `fields` (not yet built: the benchmark of settings changes some). */
+export function writerProperties(pw: ParquetWasm, fields: readonly ExportField[], rowGroupRows = ROW_GROUP_ROWS): InstanceType<ParquetWasm["WriterPropertiesBuilder"]> {
+  // (statistics only where a reader skips by them: the time columns, rising batch by batch, so a time
+  // range reads the row groups it meets; on every column they cost a sixth of the writer's time)
+  let props = new pw.WriterPropertiesBuilder().setCompression(pw.Compression.SNAPPY).setStatisticsEnabled(pw.EnabledStatistics.None).setDictionaryEnabled(false)
+    .setMaxRowGroupSize(rowGroupRows).setCreatedBy("etw-wasm");
+  for (const f of fields) {
+    if (f.type === "utf8" || f.type === "binary") props = props.setColumnDictionaryEnabled(f.name, true);
+    if (TIME_COLUMNS.has(f.name)) props = props.setColumnStatisticsEnabled(f.name, pw.EnabledStatistics.Chunk);
+  }
+  return props;
 }
 
 /**
@@ -84,14 +92,7 @@ export class ParquetEncoder {
     pw: ParquetWasm, fields: readonly ExportField[], sink: (bytes: Uint8Array) => Promise<void> | void, rowGroupRows = ROW_GROUP_ROWS,
     private readonly copied: (ipc: Uint8Array) => void = (ipc) => giveBack([ipc.buffer]),
   ) {
-    // (statistics only where a reader skips by them: the time columns, rising batch by batch, so a time
-    // range reads the row groups it meets; on every column they cost a sixth of the writer's time)
-    let props = new pw.WriterPropertiesBuilder().setCompression(pw.Compression.SNAPPY).setStatisticsEnabled(pw.EnabledStatistics.None).setDictionaryEnabled(false)
-      .setMaxRowGroupSize(rowGroupRows).setCreatedBy("etw-wasm");
-    for (const f of fields) {
-      if (f.type === "utf8" || f.type === "binary") props = props.setColumnDictionaryEnabled(f.name, true);
-      if (TIME_COLUMNS.has(f.name)) props = props.setColumnStatisticsEnabled(f.name, pw.EnabledStatistics.Chunk);
-    }
+    const props = writerProperties(pw, fields, rowGroupRows);
     const source = new ReadableStream({
       pull: async (controller) => {
         while (!this.next && !this.ended) await new Promise<void>((r) => (this.wakePull = r));
@@ -144,31 +145,44 @@ export class ParquetEncoder {
   }
 }
 
-/**
- * A Parquet file written batch by batch on this thread: `write` takes a batch (one row group),
- * `finish` ends it. Bytes come out through `sink` in order, as the writer makes them.
- */
-export class ParquetStreamWriter {
+/** What takes a file's batches as parquet-wasm's input: a ParquetEncoder here, or one on another thread. */
+export interface ParquetInputEncoder {
+  /** Hands a batch's input over (its bytes are the encoder's after); resolves when more may be handed over. */
+  write(ipc: Uint8Array): Promise<void>;
+  /** Ends the file; resolves once its last bytes are out. */
+  finish(): Promise<void>;
+}
+
+/** A Parquet file's batches: each as `encoder`'s input, one row group each (an empty one adds nothing, unless it is the only one). */
+export class ParquetBatches {
   private readonly schema: Schema;
-  private readonly encoder: ParquetEncoder;
   private written = 0;
 
-  constructor(pw: ParquetWasm, private readonly fields: readonly ExportField[], sink: (bytes: Uint8Array) => Promise<void> | void, rowGroupRows = ROW_GROUP_ROWS) {
+  constructor(private readonly encoder: ParquetInputEncoder, private readonly fields: readonly ExportField[]) {
     this.schema = arrowSchema(fields);
-    this.encoder = new ParquetEncoder(pw, fields, sink, rowGroupRows);
   }
 
-  /** Adds a batch as a row group (an empty one adds nothing); resolves when the writer has taken it. */
+  /** Adds a batch as a row group; resolves when the encoder has taken it. */
   async write(batch: ExportBatch): Promise<void> {
     if (!batch.length && this.written) return;
     this.written++;
     await this.encoder.write(parquetInput(this.schema, this.fields, batch));
   }
 
-  /** Writes the footer; resolves when the last bytes have gone to the sink. */
+  /** Ends the file (a file without rows still has the schema: one empty row group). */
   async finish(): Promise<void> {
-    if (!this.written) await this.encoder.write(emptyParquetInput(this.schema, this.fields));
+    if (!this.written) await this.encoder.write(parquetInput(this.schema, this.fields, { length: 0, columns: this.fields.map((f) => emptyColumn(f)) }));
     await this.encoder.finish();
+  }
+}
+
+/**
+ * A Parquet file written batch by batch on this thread: `write` takes a batch (one row group),
+ * `finish` ends it. Bytes come out through `sink` in order, as the writer makes them.
+ */
+export class ParquetStreamWriter extends ParquetBatches {
+  constructor(pw: ParquetWasm, fields: readonly ExportField[], sink: (bytes: Uint8Array) => Promise<void> | void, rowGroupRows = ROW_GROUP_ROWS) {
+    super(new ParquetEncoder(pw, fields, sink, rowGroupRows), fields);
   }
 }
 
