@@ -238,43 +238,42 @@ export const NR_THREAD_COUNT: u32 = 18; // 0: not V6
 export const NR_V6: u32 = 19;
 export const NR_PROCESS_ID: u32 = 20; // the file's process id
 export const NR_BASE: u32 = 21; // where the file's byte 0 is in the store
-export const NR_HEADER_FLAGS: u32 = 22; // EVENT_HEADER flags of every row (pointer size)
-export const NR_STACK_TYPE: u32 = 23; // extended item type of a stack (32- or 64-bit)
+export const NR_STACK_TYPE: u32 = 22; // extended item type of a stack (32- or 64-bit)
 // output columns, one entry per row of this call
-export const NR_OUT_TIMESTAMP: u32 = 24; // i64
-export const NR_OUT_KEYWORDS: u32 = 25; // u64
-export const NR_OUT_PID: u32 = 26; // u32
-export const NR_OUT_TID: u32 = 27; // u32
-export const NR_OUT_PAYLOAD_OFFSET: u32 = 28; // u32 store offset
-export const NR_OUT_PAYLOAD_LENGTH: u32 = 29; // u16
-export const NR_OUT_PROVIDER: u32 = 30; // u16
-export const NR_OUT_EVENT_ID: u32 = 31; // u16
-export const NR_OUT_FLAGS: u32 = 32; // u16
-export const NR_OUT_PROCESSOR: u32 = 33; // u16
-export const NR_OUT_VERSION: u32 = 34; // u16
-export const NR_OUT_OPCODE: u32 = 35; // u8
-export const NR_OUT_LEVEL: u32 = 36; // u8
-export const NR_OUT_METADATA: u32 = 37; // i32: metadata row of each row
-export const NR_ACT_ROW: u32 = 38; // u32 list: the table row of each row with an ActivityId (NR_ACT_COUNT of them)
-export const NR_OUT_EVENT_TYPE: u32 = 39; // u16 (eventTypes)
+export const NR_OUT_TIMESTAMP: u32 = 23; // i64
+export const NR_FIELDS: u32 = 24; // 1: write the type fields (provider … opcode) of every row, 0: none (only the rows without a type need them)
+export const NR_OUT_PID: u32 = 25; // u32, V6 only (a file before V6 has one process, NR_PROCESS_ID)
+export const NR_OUT_TID: u32 = 26; // u32
+export const NR_OUT_PAYLOAD_OFFSET: u32 = 27; // u32 store offset
+export const NR_OUT_PAYLOAD_LENGTH: u32 = 28; // u16
+export const NR_OUT_PROVIDER: u32 = 29; // u16 (NR_FIELDS)
+export const NR_OUT_EVENT_ID: u32 = 30; // u16 (NR_FIELDS)
+export const NR_OUT_PROCESSOR: u32 = 31; // u16
+export const NR_OUT_VERSION: u32 = 32; // u16 (NR_FIELDS)
+export const NR_OUT_OPCODE: u32 = 33; // u8 (NR_FIELDS)
+// (keywords, level and the EVENT_HEADER flags are not rows' columns: the first two are the event type's,
+// the flags the extended items')
+export const NR_OUT_METADATA: u32 = 34; // i32: metadata row of each row
+export const NR_ACT_ROW: u32 = 35; // u32 list: the table row of each row with an ActivityId (NR_ACT_COUNT of them)
+export const NR_OUT_EVENT_TYPE: u32 = 36; // u16 (eventTypes)
 // extended items (at most two per row)
-export const NR_EXT_ROW: u32 = 40; // u32
-export const NR_EXT_TYPE: u32 = 41; // u16
-export const NR_EXT_SIZE: u32 = 42; // u16
-export const NR_EXT_OFFSET: u32 = 43; // u32
+export const NR_EXT_ROW: u32 = 37; // u32
+export const NR_EXT_TYPE: u32 = 38; // u16
+export const NR_EXT_SIZE: u32 = 39; // u16
+export const NR_EXT_OFFSET: u32 = 40; // u32
 // results
-export const NR_EXT_COUNT: u32 = 44; // items written
-export const NR_CUT: u32 = 45; // payloads longer than 65,535 bytes (cut to it), added to
-export const NR_MAX_LO: u32 = 46; // latest timestamp so far (in and out), low and high halves
-export const NR_MAX_HI: u32 = 47;
-export const NR_SEEN: u32 = 48; // u32 list: metadata table entries met first in this call, in row order
-export const NR_SEEN_COUNT: u32 = 49;
-export const NR_TYPE_ROWS: u32 = 50; // u32 per event type: rows, added to (eventTypes)
-export const NR_PAYLOAD_FROM: u32 = 51; // the store offsets this call's payloads span (as cut): [least start, greatest end), [0, 0) when no row
-export const NR_PAYLOAD_TO: u32 = 52;
-export const NR_ACT_OFFSET: u32 = 53; // u32 list beside NR_ACT_ROW: the store offset of the row's ActivityId
-export const NR_ACT_COUNT: u32 = 54; // rows listed in NR_ACT_ROW
-export const NR_WORDS: u32 = 55;
+export const NR_EXT_COUNT: u32 = 41; // items written
+export const NR_CUT: u32 = 42; // payloads longer than 65,535 bytes (cut to it), added to
+export const NR_MAX_LO: u32 = 43; // latest timestamp so far (in and out), low and high halves
+export const NR_MAX_HI: u32 = 44;
+export const NR_SEEN: u32 = 45; // u32 list: metadata table entries met first in this call, in row order
+export const NR_SEEN_COUNT: u32 = 46;
+export const NR_TYPE_ROWS: u32 = 47; // u32 per event type: rows, added to (eventTypes)
+export const NR_PAYLOAD_FROM: u32 = 48; // the store offsets this call's payloads span (as cut): [least start, greatest end), [0, 0) when no row
+export const NR_PAYLOAD_TO: u32 = 49;
+export const NR_ACT_OFFSET: u32 = 50; // u32 list beside NR_ACT_ROW: the store offset of the row's ActivityId
+export const NR_ACT_COUNT: u32 = 51; // rows listed in NR_ACT_ROW
+export const NR_WORDS: u32 = 52;
 
 /** A metadata table entry: NM_WORDS u32s. */
 export const NM_PROVIDER: u32 = 0;
@@ -321,9 +320,10 @@ function findThread(m: Mem, threads: usize, count: u32, index: u32): i32 {
 }
 
 /**
- * Rows NR_ORDER[0 … NR_ROWS-1] of the event table: every output column but the event type, the
- * extended items, the rows with an activity id, the cut payloads and the latest timestamp; metadata entries met for the first time
- * (NM_TYPE_UNSET) are listed in NR_SEEN for the caller to give their types before eventTypes.
+ * Rows NR_ORDER[0 … NR_ROWS-1] of the event table: every output column but the event type (the type
+ * fields only with NR_FIELDS, the process ids only in V6), the extended items, the rows with an activity
+ * id, the cut payloads and the latest timestamp; metadata entries met for the first time (NM_TYPE_UNSET)
+ * are listed in NR_SEEN for the caller to give their types before eventTypes.
  */
 export function eventRows(m: Mem, p: usize): void {
   let rows = ld32(m, p + NR_ROWS * 4);
@@ -348,21 +348,18 @@ export function eventRows(m: Mem, p: usize): void {
   let v6 = ld32(m, p + NR_V6 * 4) != 0;
   let pid = ld32(m, p + NR_PROCESS_ID * 4);
   let base = ld32(m, p + NR_BASE * 4);
-  let headerFlags = ld32(m, p + NR_HEADER_FLAGS * 4);
   let stackType = ld32(m, p + NR_STACK_TYPE * 4);
   let oTs: usize = ld32(m, p + NR_OUT_TIMESTAMP * 4);
-  let oKw: usize = ld32(m, p + NR_OUT_KEYWORDS * 4);
+  let fields = ld32(m, p + NR_FIELDS * 4) != 0;
   let oPid: usize = ld32(m, p + NR_OUT_PID * 4);
   let oTid: usize = ld32(m, p + NR_OUT_TID * 4);
   let oPayloadOffset: usize = ld32(m, p + NR_OUT_PAYLOAD_OFFSET * 4);
   let oPayloadLength: usize = ld32(m, p + NR_OUT_PAYLOAD_LENGTH * 4);
   let oProvider: usize = ld32(m, p + NR_OUT_PROVIDER * 4);
   let oEventId: usize = ld32(m, p + NR_OUT_EVENT_ID * 4);
-  let oFlags: usize = ld32(m, p + NR_OUT_FLAGS * 4);
   let oProcessor: usize = ld32(m, p + NR_OUT_PROCESSOR * 4);
   let oVersion: usize = ld32(m, p + NR_OUT_VERSION * 4);
   let oOpcode: usize = ld32(m, p + NR_OUT_OPCODE * 4);
-  let oLevel: usize = ld32(m, p + NR_OUT_LEVEL * 4);
   let oMetadata: usize = ld32(m, p + NR_OUT_METADATA * 4);
   let aRow: usize = ld32(m, p + NR_ACT_ROW * 4);
   let aOffset: usize = ld32(m, p + NR_ACT_OFFSET * 4);
@@ -399,17 +396,18 @@ export function eventRows(m: Mem, p: usize): void {
       maxLo = tsLo;
     }
     let thLo = ld32(m, thread + i * 8);
-    let tid = thLo, rowPid = pid;
+    let tid = thLo;
     if (threadCount > 0) {
       // V6: the thread index names an entry of the thread table, which gives the OS thread and process
       let t = findThread(m, threads, threadCount, thLo);
+      let rowPid = pid;
       if (t >= 0) {
         tid = ld32(m, threads + <usize>t * 12 + 4);
         rowPid = ld32(m, threads + <usize>t * 12 + 8);
       }
+      st32(m, oPid + <usize>r * 4, rowPid);
     }
     st32(m, oTid + <usize>r * 4, tid);
-    st32(m, oPid + <usize>r * 4, rowPid);
     let po = (ld32(m, payloadOffset + i * 4) + base) >>> 0;
     st32(m, oPayloadOffset + <usize>r * 4, po);
     let len = ld32(m, payloadLength + i * 4);
@@ -420,13 +418,12 @@ export function eventRows(m: Mem, p: usize): void {
     if (po < payloadFrom) payloadFrom = po;
     if (po + len > payloadTo) payloadTo = (po + len) >>> 0;
     st16(m, oPayloadLength + <usize>r * 2, len);
-    st16(m, oProvider + <usize>r * 2, ld32(m, x + NM_PROVIDER * 4));
-    st16(m, oEventId + <usize>r * 2, ld32(m, x + NM_EVENT_ID * 4));
-    st16(m, oVersion + <usize>r * 2, ld32(m, x + NM_VERSION * 4));
-    st8(m, oOpcode + <usize>r, ld32(m, x + NM_OPCODE * 4));
-    st8(m, oLevel + <usize>r, ld32(m, x + NM_LEVEL * 4));
-    st32(m, oKw + <usize>r * 8, ld32(m, x + NM_KEYWORDS_LO * 4));
-    st32(m, oKw + <usize>r * 8 + 4, ld32(m, x + NM_KEYWORDS_HI * 4));
+    if (fields) {
+      st16(m, oProvider + <usize>r * 2, ld32(m, x + NM_PROVIDER * 4));
+      st16(m, oEventId + <usize>r * 2, ld32(m, x + NM_EVENT_ID * 4));
+      st16(m, oVersion + <usize>r * 2, ld32(m, x + NM_VERSION * 4));
+      st8(m, oOpcode + <usize>r, ld32(m, x + NM_OPCODE * 4));
+    }
     // the processor only where the capture thread is the event's own (V6 always gives it)
     let proc = ldi32(m, processor + i * 4);
     let own = v6 || (thLo == ld32(m, capture + i * 8) && ld32(m, thread + i * 8 + 4) == ld32(m, capture + i * 8 + 4));
@@ -436,21 +433,17 @@ export function eventRows(m: Mem, p: usize): void {
       st32(m, seen + <usize>seenCount * 4, <u32>(mi + 1));
       seenCount++;
     }
-    let flags = headerFlags;
     let rel = ld32(m, related + i * 4);
     if (rel != 0) {
       // EVENT_HEADER_EXT_TYPE_RELATED_ACTIVITYID
       putItem(m, xRow, xType, xSize, xOffset, e, firstRow + r, 1, 16, (rel + base) >>> 0);
       e++;
-      flags = flags | 1; // EVENT_HEADER_FLAG_EXTENDED_INFO
     }
     let s = ldi32(m, stack + i * 4);
     if (s >= 0 && ld32(m, x + NM_DROPS_STACK * 4) == 0) {
       putItem(m, xRow, xType, xSize, xOffset, e, firstRow + r, stackType, 8 + ld32(m, stackBytes + <usize>s * 4), ld32(m, stackItem + <usize>s * 4));
       e++;
-      flags = flags | 1;
     }
-    st16(m, oFlags + <usize>r * 2, flags);
   }
   st32(m, p + NR_EXT_COUNT * 4, e);
   st32(m, p + NR_CUT * 4, cut);

@@ -549,4 +549,44 @@ describe("EventPipe columns not stored, made when first read", () => {
     expect(others).toBe(1);
     expect(extended).toBeGreaterThan(HAVE_NETTRACE ? 10_000 : 100);
   });
+
+  it("rows past the type table's 65,535 types keep their own provider, event id, version and opcode: as placed, chunk by chunk, on both engines", async () => {
+    const { nettraceData } = await import("../dist/bindings/decode/eventpipe/data.js");
+    const { NettraceWriter } = await import("../dist/bindings/generator/nettrace-writer.js");
+    const { EVENT_TYPE_NONE, MAX_EVENT_TYPES } = await import("../dist/assembly/codes.js");
+    const w = new NettraceWriter({ version: 5 });
+    // (65,600 kinds, each an event; then ten of the first kinds again and one new kind)
+    const kinds = 65_600;
+    const ids: number[] = [];
+    for (let k = 0; k < kinds; k++) ids.push(w.defineEvent({ providerName: `P${k % 3}`, eventId: k & 0xffff, version: k >>> 16, opcode: (k * 7) & 0xff }));
+    let ts = 1000;
+    const event = (metadataId: number) => w.writeEvent({ metadataId, timestamp: ts++, threadId: 5 });
+    for (const id of ids) event(id);
+    for (let k = 0; k < 10; k++) event(ids[k]);
+    event(w.defineEvent({ providerName: "P9", eventId: 7, version: 3, opcode: 11 }));
+    const bytes = w.finish();
+    const file = readNettrace(bytes);
+    const md = file.metadata;
+    const want = { eventId: [] as number[], version: [] as number[], opcode: [] as number[] };
+    for (const m of file.events.metadata) {
+      want.eventId.push(md[m].eventId & 0xffff);
+      want.version.push(md[m].version);
+      want.opcode.push(md[m].opcode ?? 0);
+    }
+    let providers: number[] | undefined;
+    for (const [engine, chunkRows, placed] of [["wasm", undefined, true], ["wasm", 997, false], ["js", undefined, undefined], ["js", 997, undefined]] as const) {
+      const d = await nettraceData(bytes, { engine }, { chunkRows, placed });
+      const at = `${engine}, ${chunkRows ?? "default"} rows a chunk${placed ? ", as placed" : ""}`;
+      const e = d.events;
+      expect(e.eventType.filter((t) => t === EVENT_TYPE_NONE).length, at).toBe(kinds - MAX_EVENT_TYPES + 1);
+      expect(Array.from(e.eventId), at).toEqual(want.eventId);
+      expect(Array.from(e.version), at).toEqual(want.version);
+      expect(Array.from(e.opcode), at).toEqual(want.opcode);
+      // (a provider index a name: the same on every engine and chunking, three providers and P9)
+      expect(new Set(e.provider).size, at).toBe(4);
+      if (providers) expect(Array.from(e.provider), at).toEqual(providers);
+      else providers = Array.from(e.provider);
+      d.release?.();
+    }
+  });
 });

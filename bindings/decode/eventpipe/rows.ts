@@ -403,6 +403,21 @@ export function eventTableOf(core: NettraceRowsCore, file: NettraceFile, cx: Eve
 // (hot loops in small functions of their own: optimized after a few calls, where a loop in a long
 // function that runs once a window waits for on-stack replacement)
 
+/**
+ * The type fields of rows without a type (past the type table's limit), from their metadata entries
+ * (`u32`: the core's memory, the entries at byte `metaAt`; `metadataOfRow`: the rows' metadata rows),
+ * into `u` from row `at`.
+ */
+function untypedFields(u32: Uint32Array, metaAt: number, metadataOfRow: Int32Array, u: TypeFieldColumns, at: number): void {
+  for (let r = 0; r < metadataOfRow.length; r++) {
+    const x = (metaAt >>> 2) + (metadataOfRow[r] + 1) * R.NM_WORDS;
+    u.provider[at + r] = u32[x + R.NM_PROVIDER];
+    u.eventId[at + r] = u32[x + R.NM_EVENT_ID];
+    u.version[at + r] = u32[x + R.NM_VERSION];
+    u.opcode[at + r] = u32[x + R.NM_OPCODE];
+  }
+}
+
 /** dst[t] += src[t] for the first `n` types. */
 function addRows(dst: Uint32Array, src: Uint32Array, n: number): void {
   for (let t = 0; t < n; t++) dst[t] += src[t];
@@ -447,10 +462,10 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
   // the chunk's staged inputs and outputs, sized for the largest chunk
   const chunk = Math.min(cx.chunkRows ?? CHUNK_ROWS, Math.max(1, n));
   const out = {
-    ts: blocks.take(8 * chunk), kw: blocks.take(8 * chunk), pid: blocks.take(4 * chunk), tid: blocks.take(4 * chunk),
+    ts: blocks.take(8 * chunk), pid: blocks.take(v6 ? 4 * chunk : 8), tid: blocks.take(4 * chunk),
     payloadOffset: blocks.take(4 * chunk), payloadLength: blocks.take(2 * chunk), provider: blocks.take(2 * chunk),
-    eventId: blocks.take(2 * chunk), flags: blocks.take(2 * chunk), processor: blocks.take(2 * chunk), version: blocks.take(2 * chunk),
-    opcode: blocks.take(chunk), level: blocks.take(chunk), metadata: blocks.take(4 * chunk), actRow: blocks.take(4 * chunk), actOffset: blocks.take(4 * chunk),
+    eventId: blocks.take(2 * chunk), processor: blocks.take(2 * chunk), version: blocks.take(2 * chunk),
+    opcode: blocks.take(chunk), metadata: blocks.take(4 * chunk), actRow: blocks.take(4 * chunk), actOffset: blocks.take(4 * chunk),
     eventType: blocks.take(2 * chunk), extRow: blocks.take(8 * chunk), extType: blocks.take(4 * chunk), extSize: blocks.take(4 * chunk),
     extOffset: blocks.take(8 * chunk), seen: blocks.take(4 * chunk),
   };
@@ -486,24 +501,22 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
     w[R.NR_V6] = v6 ? 1 : 0;
     w[R.NR_PROCESS_ID] = pidValue;
     w[R.NR_BASE] = cx.base ?? 8;
-    w[R.NR_HEADER_FLAGS] = headerFlagsOf(ptr);
     w[R.NR_STACK_TYPE] = ptr === 4 ? 5 : 6; // EVENT_HEADER_EXT_TYPE_STACK_TRACE32 / 64
     w[R.NR_MAX_HI] = table.maxHi >>> 0;
     w[R.NR_MAX_LO] = table.maxLo;
     w[R.NR_TYPE_ROWS] = typeRowsAt;
     w[R.NR_OUT_TIMESTAMP] = out.ts;
-    w[R.NR_OUT_KEYWORDS] = out.kw;
+    // (the type fields of every row only for a fill chunk by chunk, which reads them; else only rows without a type need them: untypedFields)
+    w[R.NR_FIELDS] = cx.fillChunk ? 1 : 0;
     w[R.NR_OUT_PID] = out.pid;
     w[R.NR_OUT_TID] = out.tid;
     w[R.NR_OUT_PAYLOAD_OFFSET] = out.payloadOffset;
     w[R.NR_OUT_PAYLOAD_LENGTH] = out.payloadLength;
     w[R.NR_OUT_PROVIDER] = out.provider;
     w[R.NR_OUT_EVENT_ID] = out.eventId;
-    w[R.NR_OUT_FLAGS] = out.flags;
     w[R.NR_OUT_PROCESSOR] = out.processor;
     w[R.NR_OUT_VERSION] = out.version;
     w[R.NR_OUT_OPCODE] = out.opcode;
-    w[R.NR_OUT_LEVEL] = out.level;
     w[R.NR_OUT_METADATA] = out.metadata;
     w[R.NR_ACT_ROW] = out.actRow;
     w[R.NR_ACT_OFFSET] = out.actOffset;
@@ -548,7 +561,9 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
     core.nettraceTypes(p);
     take(core, out.ts, timestamp, base + r0, rows);
     // (the process ids only where a row's is not the file's, which only a V6 thread table can give; the flags are the extended items')
-    if (table.pid || (threadRows.length > 0 && anyOther(new Uint32Array(core.memory.buffer, out.pid, rows), pidValue))) take(core, out.pid, table.pidColumn(pidValue, base + r0), base + r0, rows);
+    if (threadRows.length > 0) {
+      if (table.pid || anyOther(new Uint32Array(core.memory.buffer, out.pid, rows), pidValue)) take(core, out.pid, table.pidColumn(pidValue, base + r0), base + r0, rows);
+    } else if (table.pid) table.pid.fill(pidValue, base + r0, base + r0 + rows);
     take(core, out.tid, tid, base + r0, rows);
     take(core, out.payloadOffset, payloadOffset, base + r0, rows);
     take(core, out.payloadLength, payloadLength, base + r0, rows);
@@ -560,10 +575,12 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
     // (the type fields are the event type's: kept only for a chunk with rows that have none)
     if (new Uint16Array(core.memory.buffer, out.eventType, rows).includes(C.EVENT_TYPE_NONE)) {
       const u = table.untypedColumns();
-      take(core, out.provider, u.provider, base + r0, rows);
-      take(core, out.eventId, u.eventId, base + r0, rows);
-      take(core, out.version, u.version, base + r0, rows);
-      take(core, out.opcode, u.opcode, base + r0, rows);
+      if (cx.fillChunk) {
+        take(core, out.provider, u.provider, base + r0, rows);
+        take(core, out.eventId, u.eventId, base + r0, rows);
+        take(core, out.version, u.version, base + r0, rows);
+        take(core, out.opcode, u.opcode, base + r0, rows);
+      } else untypedFields(new Uint32Array(core.memory.buffer), metaAt, metadataOfRow.subarray(base + r0, base + r0 + rows), u, base + r0);
     }
     const x = new Uint32Array(core.memory.buffer, p, R.NR_WORDS)[R.NR_EXT_COUNT];
     if (itemBase + e + x > table.ext.row.length) table.reserve(0, e + x, 0, Math.ceil((((e + x) * n) / (r0 + rows)) * 1.05));
