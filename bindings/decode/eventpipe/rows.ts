@@ -204,8 +204,11 @@ export class EventTable {
       this.give(outgrown);
     }
     const needItems = this.items + items;
-    if (Math.max(needItems, this.items + likelyItems) > this.ext.row.length) {
-      const cap = Math.max(needItems, this.items + likelyItems, this.items ? Math.floor(this.items * 1.5) : 0, expect && this.n ? Math.ceil((expect * needItems) / need) : 0);
+    const likely = Math.max(needItems, this.items + likelyItems);
+    if (likely > this.ext.row.length) {
+      // (the items of the rows expected, at the rate of the rows so far and at hand: each growth is a copy into fresh memory)
+      const expected = expect && need ? Math.min(Math.ceil((expect * likely) / need), this.mostTimes * likely) : 0;
+      const cap = Math.max(likely, this.items ? Math.floor(this.items * 1.5) : 0, expected);
       const x = this.ext;
       const t = this.take;
       this.ext = { row: resized(t, x.row, cap, this.items), type: resized(t, x.type, cap, this.items), size: resized(t, x.size, cap, this.items), offset: resized(t, x.offset, cap, this.items) };
@@ -583,7 +586,8 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
       } else untypedFields(new Uint32Array(core.memory.buffer), metaAt, metadataOfRow.subarray(base + r0, base + r0 + rows), u, base + r0);
     }
     const x = new Uint32Array(core.memory.buffer, p, R.NR_WORDS)[R.NR_EXT_COUNT];
-    if (itemBase + e + x > table.ext.row.length) table.reserve(0, e + x, 0, Math.ceil((((e + x) * n) / (r0 + rows)) * 1.05));
+    // (the rows at hand are this call's `n`, their items so far e + x)
+    if (itemBase + e + x > table.ext.row.length) table.reserve(n, e + x, expect, Math.ceil((((e + x) * n) / (r0 + rows)) * 1.05));
     const { row: extRow, type: extType, size: extSize, offset: extOffset } = table.ext;
     take(core, out.extRow, extRow, itemBase + e, x);
     take(core, out.extType, extType, itemBase + e, x);
