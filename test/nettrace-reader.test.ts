@@ -423,3 +423,43 @@ describe("bad input", () => {
     });
   }
 });
+
+describe("NettraceStreamReader", () => {
+  it("hands each window's bytes over in a buffer of their own (handOver): the file's bytes, valid after later pushes, each window's rows those of the file read whole", async () => {
+    const { NettraceStreamReader } = await import("../dist/bindings/eventpipe/reader.js");
+    const { generateNettrace } = await import("../dist/bindings/generator/index.js");
+    const bytes = generateNettrace({ targetBytes: Infinity, fileBytes: 3 << 20, samples: true, seed: 4, version: 5, sequencePointBytes: 512 << 10 }).bytes;
+    const whole = readNettrace(bytes);
+    const taken: ArrayBuffer[] = [];
+    const take = (n: number) => {
+      const b = new ArrayBuffer(n);
+      new Uint8Array(b).fill(0xa5); // (not zeroed, as the pool's)
+      taken.push(b);
+      return b;
+    };
+    const r = new NettraceStreamReader(undefined, 32 << 20, false, { take, head: 8 });
+    const windows: { bytes: Uint8Array; base: number; events: number; payloadOffset: Uint32Array }[] = [];
+    // (chunks of an odd size: windows end inside them)
+    for (let at = 0; at < bytes.length; at += 300_001) {
+      for (const w of r.push(bytes.subarray(at, at + 300_001))) windows.push({ bytes: w.bytes, base: w.base, events: w.events.length, payloadOffset: w.events.payloadOffset.slice() });
+    }
+    for (const w of r.end()) windows.push({ bytes: w.bytes, base: w.base, events: w.events.length, payloadOffset: w.events.payloadOffset.slice() });
+    expect(windows.length).toBeGreaterThan(4);
+    const buffers = new Set(windows.map((w) => w.bytes.buffer));
+    expect(buffers.size).toBe(windows.length);
+    let next = 0, events = 0;
+    for (const w of windows) {
+      expect(taken.includes(w.bytes.buffer as ArrayBuffer)).toBe(true);
+      expect(w.bytes.byteOffset).toBe(8);
+      // (one window after another, each the file's bytes from its base, read after the whole stream)
+      expect(w.base).toBe(next);
+      expect(Buffer.from(w.bytes).equals(Buffer.from(bytes.subarray(w.base, w.base + w.bytes.length)))).toBe(true);
+      next = w.base + w.bytes.length;
+      // (its events' payloads where the whole file's are)
+      for (let i = 0; i < w.events; i++) expect(w.base + w.payloadOffset[i]).toBe(whole.events.payloadOffset[events + i]);
+      events += w.events;
+    }
+    expect(next).toBe(bytes.length);
+    expect(events).toBe(whole.events.length);
+  });
+});

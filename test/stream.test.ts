@@ -208,18 +208,19 @@ describe("streamTrace", () => {
   it("EventPipe: batches write into memory from the pool, which a kept batch holds until it and every copy are disposed; what keep() keeps stays right while later windows are read", async () => {
     const { generateNettrace } = await import("../dist/bindings/generator/index.js");
     const { isPooled } = await import("../dist/bindings/decode/reuse.js");
-    const bytes = generateNettrace({ targetBytes: Infinity, fileBytes: 3 << 20, samples: true, seed: 9, version: 5, sequencePointBytes: 256 << 10 }).bytes;
+    const bytes = generateNettrace({ targetBytes: Infinity, fileBytes: 8 << 20, samples: true, seed: 9, version: 5, sequencePointBytes: 1 << 20 }).bytes;
     const whole = await openTrace(bytes);
     for (const engine of ENGINES) {
       const problems: string[] = [];
       const kept: { trace: Trace & Pick<TraceBatch, "index" | "firstRow" | "firstBuffer">; memory: ArrayBufferLike[] }[] = [];
       let rows = 0, batches = 0;
       for await (const b of streamTrace(bytes, { engine })) {
+        // (the memory of its stored event columns, which the pool gets back once the batch and both copies
+        // are disposed: those made when first read are not yet, and are not the pool's)
+        const events = (b as unknown as { data: { events: object } }).data.events;
+        const memory = Object.values(Object.getOwnPropertyDescriptors(events)).map((d) => (d.value as ArrayBufferView | undefined)?.buffer).filter((m) => m !== undefined);
         problems.push(...batchDifferences(b, whole));
         if (b.index % 2 === 1) {
-          // (the memory of its stored event columns, which the pool gets back once the batch and both copies are disposed)
-          const events = (b as unknown as { data: { events: object } }).data.events;
-          const memory = Object.values(Object.getOwnPropertyDescriptors(events)).map((d) => (d.value as ArrayBufferView | undefined)?.buffer).filter((m) => m !== undefined);
           const copy = b.keep();
           kept.push({ trace: Object.assign(b.keep(), { index: b.index, firstRow: b.firstRow, firstBuffer: b.firstBuffer }), memory });
           copy.dispose();

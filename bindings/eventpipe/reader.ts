@@ -1597,26 +1597,41 @@ export function* nettraceWindowsOf(bytes: Uint8Array, walker?: NettraceWalker): 
  *   const r = new NettraceStreamReader();
  *   for await (const chunk of input) for (const w of r.push(chunk)) use(w);   // then: for (const w of r.end()) use(w)
  *
- * A window's offsets are into its own `bytes`, valid until the next push; `base` is the file offset of
- * `bytes[0]`. Bad input ends the stream with the window that holds the error (and what came before it).
+ * A window's offsets are into its own `bytes`, valid until the next push (for good with `handOver`);
+ * `base` is the file offset of `bytes[0]`. Bad input ends the stream with the window that holds the error (and what came before it).
  */
 export class NettraceStreamReader {
   private readonly reader: Reader;
-  private buffer = new Uint8Array(1 << 16);
+  private buffer: Uint8Array;
+  /** The file's bytes held are buffer[head, head + used). */
+  private readonly head: number;
   private used = 0;
   private base = 0;
   private done = false;
 
   /**
    * `reuse`: a window's columns are the next window's, views of the walker's core memory (a caller that
-   * is done with each window before the next push).
+   * is done with each window before the next push). `handOver`: each window's bytes are handed over in
+   * their buffer, `head` bytes into it, the rest of it after them free (the caller may build on it: no
+   * copy of the window), and the reader goes on in a buffer from `take` with the bytes after the window.
    */
-  constructor(walker?: NettraceWalker, private readonly windowBytes = 32 << 20, reuse = false) {
+  constructor(walker?: NettraceWalker, private readonly windowBytes = 32 << 20, reuse = false, private readonly handOver?: { take: (bytes: number) => ArrayBuffer; head: number }) {
+    this.head = handOver?.head ?? 0;
+    this.buffer = this.bufferOf(1 << 16);
     this.reader = new Reader(new Uint8Array(0), walker);
     if (reuse) this.reader.readInPlace();
     this.reader.final = false;
     this.reader.expectBytes = windowBytes;
     this.reader.expectTimes = 4;
+  }
+
+  private bufferOf(bytes: number): Uint8Array {
+    return this.handOver ? new Uint8Array(this.handOver.take(bytes)) : new Uint8Array(bytes);
+  }
+
+  /** The bytes held. */
+  private held(): Uint8Array {
+    return this.buffer.subarray(this.head, this.head + this.used);
   }
 
   /** Whether the reader has the file's end (its end-of-stream marker, or the error it stops at). */
@@ -1627,12 +1642,13 @@ export class NettraceStreamReader {
   /** Takes the next bytes of the file; yields the windows they complete. */
   *push(chunk: Uint8Array): Generator<NettraceWindow> {
     if (this.done || chunk.length === 0) return;
-    if (this.used + chunk.length > this.buffer.length) {
-      const next = new Uint8Array(Math.max(this.buffer.length * 2, this.used + chunk.length));
-      next.set(this.buffer.subarray(0, this.used));
+    const h = this.head;
+    if (h + this.used + chunk.length > this.buffer.length) {
+      const next = this.bufferOf(Math.max(this.buffer.length * 2, h + this.used + chunk.length));
+      next.set(this.held(), h);
       this.buffer = next;
     }
-    this.buffer.set(chunk, this.used);
+    this.buffer.set(chunk, h + this.used);
     this.used += chunk.length;
     yield* this.pump(false);
   }
@@ -1645,7 +1661,7 @@ export class NettraceStreamReader {
 
   private *pump(final: boolean): Generator<NettraceWindow> {
     const r = this.reader;
-    r.setBytes(this.buffer.subarray(0, this.used), this.base, final);
+    r.setBytes(this.held(), this.base, final);
     let error: NettraceFormatError | null = null;
     try {
       if (!r.started && !r.start()) return;
@@ -1658,9 +1674,15 @@ export class NettraceStreamReader {
         }
         // a window ends at a sequence point, or (V3) after enough event blocks
         if (kind === BLOCK_SEQUENCE_POINT || (r.version <= 3 && kind === BLOCK_EVENT && r.pos >= this.windowBytes)) {
-          yield this.window(r.takeWindow(null));
+          const w = this.window(r.takeWindow(null));
+          if (this.handOver) {
+            // (the window's bytes are its own from here: the reader goes on in another buffer)
+            w.bytes = w.bytes.subarray(0, r.pos);
+            this.compact(final, this.bufferOf(this.buffer.length));
+          }
+          yield w;
           // (the window has been used: nothing refers to the bytes before here any more)
-          this.compact(final);
+          if (!this.handOver) this.compact(final, this.buffer);
         }
       }
     } catch (e) {
@@ -1671,18 +1693,21 @@ export class NettraceStreamReader {
       yield this.window(r.takeWindow(error));
       return;
     }
-    if (!r.events.length && !r.stacks.length && !r.labelLists.length) this.compact(final);
+    if (!r.events.length && !r.stacks.length && !r.labelLists.length) this.compact(final, this.buffer);
   }
 
-  /** Drops the bytes before the read position (no window refers to them). */
-  private compact(final: boolean): void {
+  /** Drops the bytes before the read position (no window refers to them), moving those after it into `into` (which may be the buffer). */
+  private compact(final: boolean, into: Uint8Array): void {
     const r = this.reader;
     const keep = r.pos;
-    if (keep === 0) return;
-    this.buffer.copyWithin(0, keep, this.used);
+    if (keep === 0 && into === this.buffer) return;
+    const h = this.head;
+    if (into === this.buffer) this.buffer.copyWithin(h, h + keep, h + this.used);
+    else into.set(this.buffer.subarray(h + keep, h + this.used), h);
+    this.buffer = into;
     this.used -= keep;
     this.base += keep;
-    r.setBytes(this.buffer.subarray(0, this.used), this.base, final);
+    r.setBytes(this.held(), this.base, final);
     r.pos = 0;
   }
 

@@ -22,6 +22,9 @@ import { nettraceEngine } from "./engine.js";
 import { EventTable, eventTableOf, headerFlagsOf, type EventTableOf, type NettraceRowsCore } from "./rows.js";
 import { providerGuidBytes } from "./provider-guids.js";
 
+/** Where a stream window's byte 0 is in its trace's bytes (a file held whole: 0, where the magic is): offset 0 stays "none". */
+const WINDOW_BASE = 8;
+
 /** The file's tables; a file the reader cannot start on throws TraceFormatError, one it stops in part way keeps its rows. */
 export async function nettraceData(input: Uint8Array, options: Pick<DecodeOptions, "engine" | "wasm" | "clrTables"> = {}, tuning: NettraceTuning = {}): Promise<TraceData & { nettrace: NettraceInfo }> {
   // the per-event walk and the rows on the engine asked for (the rest of the reader is TypeScript on either)
@@ -52,7 +55,13 @@ export async function* nettraceWindows(input: Input, options: Pick<DecodeOptions
   const tables = new NettraceTables(engine.rows, engine.filler);
   // (a .netperf, in time order already, is cut into windows of about batchBytes)
   // (each window's tables are made before the next push: its columns can be the next window's)
-  const reader = new NettraceStreamReader(engine.walker, options.batchBytes ?? 64 << 20, true);
+  // (each window's bytes in a buffer of their own from the pool, at the store's base: its store is built around them, no copy)
+  const take = (bytes: number) => {
+    const buffer = takeBuffer(bytes);
+    OWNED.add(buffer);
+    return buffer;
+  };
+  const reader = new NettraceStreamReader(engine.walker, options.batchBytes ?? 64 << 20, true, { take, head: WINDOW_BASE });
   try {
     for await (const chunk of chunksOf(input, options.chunkBytes ?? 1 << 20)) {
       for (const w of reader.push(chunk)) yield await tables.window(w, w.last);
@@ -158,7 +167,7 @@ export class NettraceTables {
     // are the input and its structs are kept apart (`meta`). Else the input is copied into a store (or
     // read there: storeAround) with the structs after it. Stack items are the stack blocks' frames where
     // they are (bareStacks), not copies.
-    const base = whole ? 0 : 8;
+    const base = whole ? 0 : WINDOW_BASE;
     let apart = false;
     let file: NettraceFile | undefined;
     let input: Uint8Array = new Uint8Array(0);
@@ -303,7 +312,7 @@ export class NettraceTables {
     // (a store the TypeScript core fills the typed tables of is placed in its memory: no copy of it)
     const place = partsFilled ? undefined : this.filler?.place(storeBytes, n);
     // (a file read here is already in place: the store is built around it)
-    const around = place || apart ? undefined : storeAround(input, storeBytes);
+    const around = place || apart ? undefined : storeAround(input, storeBytes, base);
     // (`from`: the offset of the store's first byte, which holds the bytes from there on)
     const from = apart ? structsAt : 0;
     const storeLength = storeBytes - from;
@@ -503,8 +512,9 @@ function nettraceColumns(
 }
 
 /**
- * Buffers of inputs this module read itself (wholeInput): the bytes sit at the buffer's start, with
- * room after them, so the trace's byte store is built around them without a copy (tablesOf).
+ * Buffers of inputs this module read itself (wholeInput; a stream's windows, nettraceWindows): the
+ * bytes sit at the store's base in the buffer, with room after them, so the trace's byte store is built
+ * around them without a copy (tablesOf).
  */
 const OWNED = new WeakSet<ArrayBufferLike>();
 
@@ -523,9 +533,9 @@ function ownedInput(length: number): Uint8Array {
   return new Uint8Array(length);
 }
 
-/** The store of `storeBytes` around `input` (its bytes at store offset 0) when `input` was read here with room enough; else a new store. */
-function storeAround(input: Uint8Array, storeBytes: number): Uint8Array | undefined {
-  if (!OWNED.has(input.buffer) || input.byteOffset !== 0 || input.buffer.byteLength < storeBytes) return undefined;
+/** The store of `storeBytes` around `input` (its bytes at store offset `base`) when `input` was read here with room enough; else undefined. */
+function storeAround(input: Uint8Array, storeBytes: number, base: number): Uint8Array | undefined {
+  if (!OWNED.has(input.buffer) || input.byteOffset !== base || input.buffer.byteLength < storeBytes) return undefined;
   return new Uint8Array(input.buffer, 0, storeBytes);
 }
 
