@@ -162,108 +162,107 @@ function fail(kind: u32, at: usize, what: u32, arg: u32, arg2: u32): void {
   errArg2 = arg2;
 }
 
-/** LEB128 of at most 5 bytes at `pos`; bits above 32 are dropped. */
-function varU32(m: Mem, what: u32): u32 {
+// (the varint readers take the read position and return the one after: the position stays a local of
+// the walk, where a global's store and reload would put a few cycles on every field's way)
+
+/** LEB128 of at most 5 bytes at `p`, into vLo (bits above 32 dropped); returns the position after it (`p` on a failure). */
+function varU32(m: Mem, p: usize, what: u32): usize {
   // (unrolled where five bytes are at hand: a sequence number delta takes five when the capture
   // thread changes; the checks byte by byte only near the end)
-  let p = pos;
   if (lim - p >= 5 && lim > p) {
     let b: u32 = ld8(m, p);
     if (b < 0x80) {
-      pos = p + 1;
-      return b;
+      vLo = b;
+      return p + 1;
     }
     let v: u32 = b & 0x7f;
     b = ld8(m, p + 1);
     v |= (b & 0x7f) << 7;
     if (b < 0x80) {
-      pos = p + 2;
-      return v;
+      vLo = v;
+      return p + 2;
     }
     b = ld8(m, p + 2);
     v |= (b & 0x7f) << 14;
     if (b < 0x80) {
-      pos = p + 3;
-      return v;
+      vLo = v;
+      return p + 3;
     }
     b = ld8(m, p + 3);
     v |= (b & 0x7f) << 21;
     if (b < 0x80) {
-      pos = p + 4;
-      return v;
+      vLo = v;
+      return p + 4;
     }
     b = ld8(m, p + 4);
     if (b < 0x80) {
-      pos = p + 5;
-      return (v | (b << 28)) >>> 0;
+      vLo = (v | (b << 28)) >>> 0;
+      return p + 5;
     }
   }
-  return varU32Long(m, what);
+  return varU32Long(m, p, what);
 }
 
-function varU32Long(m: Mem, what: u32): u32 {
-  let p = pos;
+function varU32Long(m: Mem, at: usize, what: u32): usize {
+  let p = at;
   let v: u32 = 0;
   for (let shift: u32 = 0; shift < 35; shift += 7) {
     if (p >= lim) {
       fail(NTE_NEED, p, what, 1, 0);
-      return 0;
+      vLo = 0;
+      return at;
     }
     let b: u32 = ld8(m, p);
     p++;
     v |= (b & 0x7f) << shift;
     if ((b & 0x80) == 0) {
-      pos = p;
-      return v >>> 0;
+      vLo = v >>> 0;
+      return p;
     }
   }
   fail(NTE_VAR32_LONG, p - 5, what, 0, 0);
-  return 0;
+  vLo = 0;
+  return at;
 }
 
-/** LEB128 of at most 10 bytes at `pos`, into vLo/vHi; bits above 64 are dropped. */
-function varU64(m: Mem, what: u32): void {
-  let p = pos;
+/** LEB128 of at most 10 bytes at `p`, into vLo/vHi (bits above 64 dropped); returns the position after it (`p` on a failure). */
+function varU64(m: Mem, p: usize, what: u32): usize {
   if (lim - p >= 4 && lim > p) {
     // (up to 4 bytes, 28 bits, the most a timestamp delta or a thread id usually takes: no checks per byte)
     let b: u32 = ld8(m, p);
     let v: u32 = b & 0x7f;
     if (b < 0x80) {
-      pos = p + 1;
       vLo = v;
       vHi = 0;
-      return;
+      return p + 1;
     }
     b = ld8(m, p + 1);
     v |= (b & 0x7f) << 7;
     if (b < 0x80) {
-      pos = p + 2;
       vLo = v;
       vHi = 0;
-      return;
+      return p + 2;
     }
     b = ld8(m, p + 2);
     v |= (b & 0x7f) << 14;
     if (b < 0x80) {
-      pos = p + 3;
       vLo = v;
       vHi = 0;
-      return;
+      return p + 3;
     }
     b = ld8(m, p + 3);
     v |= (b & 0x7f) << 21;
     if (b < 0x80) {
-      pos = p + 4;
       vLo = v;
       vHi = 0;
-      return;
+      return p + 4;
     }
   }
-  varU64Long(m, what);
+  return varU64Long(m, p, what);
 }
 
-function varU64Long(m: Mem, what: u32): void {
-  let p = pos;
+function varU64Long(m: Mem, at: usize, what: u32): usize {
+  let p = at;
   let lo: u32 = 0;
   let hi: u32 = 0;
   for (let i: u32 = 0; i < 10; i++) {
@@ -271,7 +270,7 @@ function varU64Long(m: Mem, what: u32): void {
       fail(NTE_NEED, p, what, 1, 0);
       vLo = 0;
       vHi = 0;
-      return;
+      return at;
     }
     let b: u32 = ld8(m, p);
     p++;
@@ -282,15 +281,15 @@ function varU64Long(m: Mem, what: u32): void {
       hi = v >>> 4;
     } else hi |= v << (7 * i - 32);
     if ((b & 0x80) == 0) {
-      pos = p;
       vLo = lo >>> 0;
       vHi = hi >>> 0;
-      return;
+      return p;
     }
   }
   fail(NTE_VAR64_LONG, p - 10, what, 0, 0);
   vLo = 0;
   vHi = 0;
+  return at;
 }
 
 /** Whether the 16 bytes at `p` are all zero. */
@@ -383,40 +382,58 @@ export function walkEventBlock(
     let payload: usize = 0;
     if (compressed != 0) {
       // §6.5: the header as changes to the previous one
-      let flags: u32 = ld8(m, pos);
-      pos++;
-      if ((flags & 0x01) != 0) hMetadataId = varU32(m, NTW_METADATA_ID);
+      let p: usize = pos;
+      let flags: u32 = ld8(m, p);
+      p++;
+      if ((flags & 0x01) != 0) {
+        p = varU32(m, p, NTW_METADATA_ID);
+        hMetadataId = vLo;
+      }
       if ((flags & 0x02) != 0) {
-        hSequence = (hSequence + varU32(m, NTW_SEQUENCE_DELTA) + 1) >>> 0;
-        varU64(m, NTW_CAPTURE_THREAD);
+        p = varU32(m, p, NTW_SEQUENCE_DELTA);
+        hSequence = (hSequence + vLo + 1) >>> 0;
+        p = varU64(m, p, NTW_CAPTURE_THREAD);
         hCaptureLo = vLo;
         hCaptureHi = vHi;
-        hProcessor = varU32(m, NTW_PROCESSOR);
+        p = varU32(m, p, NTW_PROCESSOR);
+        hProcessor = vLo;
       } else if (hMetadataId != 0) {
         hSequence = (hSequence + 1) >>> 0;
       }
       if ((flags & 0x04) != 0) {
-        varU64(m, NTW_THREAD);
+        p = varU64(m, p, NTW_THREAD);
         hThreadLo = vLo;
         hThreadHi = vHi;
       }
-      if ((flags & 0x08) != 0) hStackId = varU32(m, NTW_STACK_ID);
+      if ((flags & 0x08) != 0) {
+        p = varU32(m, p, NTW_STACK_ID);
+        hStackId = vLo;
+      }
       // TimeStamp = previous + delta, wrapping mod 2^64
-      varU64(m, NTW_TIMESTAMP_DELTA);
+      p = varU64(m, p, NTW_TIMESTAMP_DELTA);
       let lo: u32 = (hTimestampLo + vLo) >>> 0;
       let carry: u32 = lo < hTimestampLo ? 1 : 0;
       hTimestampHi = (hTimestampHi + vHi + carry) >>> 0;
       hTimestampLo = lo;
       if (isV6) {
-        if ((flags & 0x10) != 0) hLabelList = varU32(m, NTW_LABEL_LIST);
+        if ((flags & 0x10) != 0) {
+          p = varU32(m, p, NTW_LABEL_LIST);
+          hLabelList = vLo;
+        }
       } else {
+        pos = p;
         if ((flags & 0x10) != 0) hActivity = guid(m, NTW_ACTIVITY, bias);
         if ((flags & 0x20) != 0) hRelated = guid(m, NTW_RELATED, bias);
+        p = pos;
       }
-      if ((flags & 0x80) != 0) hPayloadSize = varU32(m, NTW_PAYLOAD_SIZE);
+      if ((flags & 0x80) != 0) {
+        p = varU32(m, p, NTW_PAYLOAD_SIZE);
+        hPayloadSize = vLo;
+      }
+      pos = p;
       if (errKind != NTE_NONE) break;
       sorted = (flags & 0x40) != 0 ? NT_FLAG_SORTED : 0;
-      payload = pos;
+      payload = p;
       if (<usize>hPayloadSize > lim - payload) {
         fail(NTE_NEED, payload, NTW_PAYLOAD, hPayloadSize, 0);
         break;
