@@ -20,7 +20,7 @@ export const NO_SEQUENCE_POINTS: u32 = 5; // u32 file offsets of the sequence po
 export const NO_SEQUENCE_POINT_COUNT: u32 = 6;
 export const NO_QUEUES: u32 = 7;
 export const NO_WORK: u32 = 8; // scratch: orderWorkBytes(events, queues)
-export const NO_ORDER: u32 = 9; // out: u32 per row, the event it is
+export const NO_ORDER: u32 = 9; // out: u32 per row, the event it is (not written when the order is the file's)
 export const NO_IN_FILE_ORDER: u32 = 10; // out: 1 when the order is the file's (row i is event i), else 0
 export const NO_WORDS: u32 = 11;
 
@@ -149,7 +149,8 @@ function inFileOrder(m: Mem, n: u32, ts: usize, queue: usize, flags: usize): boo
  * The order TraceEvent dispatches events in (EventCache): one queue per capture thread; a sorted event
  * first lets every queued event earlier than it go (oldest first across queues), then goes itself; a
  * sequence point and the end let everything go. The queues' heads sit in a binary heap by (timestamp,
- * when the queue last became non-empty). Writes NO_ORDER; returns the rows written (the events).
+ * when the queue last became non-empty). Writes NO_ORDER (not when the order is the file's: NO_IN_FILE_ORDER);
+ * returns the rows written (the events).
  */
 export function dispatchOrder(m: Mem, p: usize): u32 {
   let n = ld32(m, p + NO_COUNT * 4);
@@ -164,10 +165,7 @@ export function dispatchOrder(m: Mem, p: usize): u32 {
   let order: usize = ld32(m, p + NO_ORDER * 4);
   let same = inFileOrder(m, n, ts, queue, flags);
   st32(m, p + NO_IN_FILE_ORDER * 4, same ? 1 : 0);
-  if (same) {
-    for (let i: u32 = 0; i < n; i++) st32(m, order + <usize>i * 4, i);
-    return n;
-  }
+  if (same) return n;
   // scratch: next[event] (the queue's chain, -1 at its tail), then each queue's state, then the heap
   let next = work;
   let qs: usize = next + <usize>n * 4;
@@ -215,7 +213,7 @@ export function dispatchOrder(m: Mem, p: usize): u32 {
 // ---- eventRows: parameter block ----
 
 export const NR_ROWS: u32 = 0; // rows of this call
-export const NR_ORDER: u32 = 1; // u32 per row: its event
+export const NR_ORDER: u32 = 1; // u32 per row: its event; 0: the file's order, row r is event NR_EVENT_FROM + r
 export const NR_FIRST_EVENT: u32 = 2; // the event the staged input columns start at
 export const NR_FIRST_ROW: u32 = 3; // the table row of this call's first row (for the extended items)
 // input columns, one entry per event from NR_FIRST_EVENT on
@@ -273,7 +271,8 @@ export const NR_PAYLOAD_FROM: u32 = 48; // the store offsets this call's payload
 export const NR_PAYLOAD_TO: u32 = 49;
 export const NR_ACT_OFFSET: u32 = 50; // u32 list beside NR_ACT_ROW: the store offset of the row's ActivityId
 export const NR_ACT_COUNT: u32 = 51; // rows listed in NR_ACT_ROW
-export const NR_WORDS: u32 = 52;
+export const NR_EVENT_FROM: u32 = 52; // the event of row 0 when NR_ORDER is 0
+export const NR_WORDS: u32 = 53;
 
 /** A metadata table entry: NM_WORDS u32s. */
 export const NM_PROVIDER: u32 = 0;
@@ -328,6 +327,7 @@ function findThread(m: Mem, threads: usize, count: u32, index: u32): i32 {
 export function eventRows(m: Mem, p: usize): void {
   let rows = ld32(m, p + NR_ROWS * 4);
   let order: usize = ld32(m, p + NR_ORDER * 4);
+  let eventFrom = ld32(m, p + NR_EVENT_FROM * 4);
   let first = ld32(m, p + NR_FIRST_EVENT * 4);
   let firstRow = ld32(m, p + NR_FIRST_ROW * 4);
   let ts: usize = ld32(m, p + NR_TIMESTAMP * 4);
@@ -377,7 +377,7 @@ export function eventRows(m: Mem, p: usize): void {
   let payloadFrom: u32 = 0xffffffff, payloadTo: u32 = 0;
   lastThreadEntry = -1;
   for (let r: u32 = 0; r < rows; r++) {
-    let i: usize = <usize>(ld32(m, order + <usize>r * 4) - first);
+    let i: usize = <usize>((order != 0 ? ld32(m, order + <usize>r * 4) : eventFrom + r) - first);
     let mi = ldi32(m, metadata + i * 4);
     let x: usize = meta + <usize>(mi + 1) * (NM_WORDS * 4);
     st32(m, oMetadata + <usize>r * 4, <u32>mi);

@@ -343,13 +343,15 @@ export function fillPlacedRows(cols: usize, stride: usize, first: u32, rows: u32
   tables.colPayloadLength = length - (<usize>first << 1);
   tables.colHeaderType = ht - <usize>first;
   typedDelta = delta;
-  // each row to its schema event's bucket, as a record walk's (a full bucket is filled at once, its rows' columns written)
+  // each row of a schema event to its bucket, as a record walk's (a full bucket is filled at once, its
+  // rows' columns written; the fills read only their rows' entries)
   for (let r: usize = 0; r < n; r++) {
+    let t = placedType(md, first + <u32>r, mdClr, nMd);
+    if (t < 0) continue;
     store<u32>(address + (r << 2), load<u32>(po + (r << 2)) - bias);
     store<u16>(length + (r << 1), <u16>min<u32>(load<u32>(ps + (r << 2)), 0xffff));
     store<u8>(ht + r, <u8>headerType);
-    let t = placedType(md, first + <u32>r, mdClr, nMd);
-    if (t >= 0) noteTyped(t, first + <u32>r);
+    noteTyped(t, first + <u32>r);
   }
   fillTyped();
   typedDelta = 0;

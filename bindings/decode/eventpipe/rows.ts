@@ -366,14 +366,11 @@ export function eventTableOf(core: NettraceRowsCore, file: NettraceFile, cx: Eve
   try {
     const cols = columnsIn(core, blocks, ev);
     const at = (k: number) => cols.ptr + k * cols.stride;
-    // ---- the dispatch order, whole ----
-    const order = blocks.take(4 * n);
-    let inFileOrder = true;
-    if (header.formatVersion <= 3 || n === 0) {
-      // (V2 and V3 files are in time order as written)
-      const o = new Uint32Array(core.memory.buffer, order, n);
-      for (let i = 0; i < n; i++) o[i] = i;
-    } else {
+    // ---- the dispatch order, whole (0: the file's, most windows', not written out) ----
+    let order = 0;
+    // (V2 and V3 files are in time order as written)
+    if (header.formatVersion > 3 && n > 0) {
+      order = blocks.take(4 * n);
       const queues = Math.max(1, file.queueCount);
       const p = blocks.take(R.NO_WORDS * 4);
       const sp = blocks.take(4 * file.sequencePoints.length), work = blocks.take(R.orderWorkBytes(n, queues));
@@ -391,11 +388,14 @@ export function eventTableOf(core: NettraceRowsCore, file: NettraceFile, cx: Eve
       w[R.NO_ORDER] = order;
       const written = core.nettraceOrder(p);
       if (written !== n) throw new Error(`etw-wasm: the dispatch order has ${written} of ${n} events`);
-      inFileOrder = new Uint32Array(core.memory.buffer, p, R.NO_WORDS)[R.NO_IN_FILE_ORDER] === 1;
+      if (new Uint32Array(core.memory.buffer, p, R.NO_WORDS)[R.NO_IN_FILE_ORDER] === 1) {
+        blocks.give(order);
+        order = 0;
+      }
       for (const x of [p, sp, work]) blocks.give(x);
     }
     if (EVENT_SORTED !== 1) throw new Error("etw-wasm: EVENT_SORTED is not the bit the core's order reads");
-    const placed = cx.takePlaced?.(table.n, inFileOrder ? undefined : { order, cols }) ?? false;
+    const placed = cx.takePlaced?.(table.n, order === 0 ? undefined : { order, cols }) ?? false;
     rowsInOrder(core, blocks, order, file, placed ? { ...cx, fillChunk: undefined } : cx, table, expect, at);
     return table.result();
   } finally {
@@ -426,7 +426,7 @@ function addRows(dst: Uint32Array, src: Uint32Array, n: number): void {
   for (let t = 0; t < n; t++) dst[t] += src[t];
 }
 
-/** The rows of `file`'s events in `order`; `at(k)`: where the events' column NT_k is in the core. */
+/** The rows of `file`'s events in `order` (0: the file's); `at(k)`: where the events' column NT_k is in the core. */
 function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file: NettraceFile, cx: EventTableContext, table: EventTable, expect: number, at: (k: number) => number): void {
   const { header, metadata, stacks } = file;
   const n = file.events.length;
@@ -537,7 +537,8 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
     // (the events' columns read where they are)
     let w = new Uint32Array(core.memory.buffer, p, R.NR_WORDS);
     w[R.NR_ROWS] = rows;
-    w[R.NR_ORDER] = order + 4 * r0;
+    w[R.NR_ORDER] = order === 0 ? 0 : order + 4 * r0;
+    w[R.NR_EVENT_FROM] = r0;
     w[R.NR_FIRST_EVENT] = 0;
     w[R.NR_FIRST_ROW] = base + r0;
     w[R.NR_TIMESTAMP] = at(NT_TIMESTAMP);
