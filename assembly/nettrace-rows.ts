@@ -272,7 +272,9 @@ export const NR_PAYLOAD_TO: u32 = 49;
 export const NR_ACT_OFFSET: u32 = 50; // u32 list beside NR_ACT_ROW: the store offset of the row's ActivityId
 export const NR_ACT_COUNT: u32 = 51; // rows listed in NR_ACT_ROW
 export const NR_EVENT_FROM: u32 = 52; // the event of row 0 when NR_ORDER is 0
-export const NR_WORDS: u32 = 53;
+export const NR_THREAD_DIRECT: u32 = 53; // V6: 2 u32 per thread index below NR_THREAD_DIRECT_COUNT (thread id, process id; an index not in the table: itself and the file's), 0: none
+export const NR_THREAD_DIRECT_COUNT: u32 = 54;
+export const NR_WORDS: u32 = 55;
 
 /** A metadata table entry: NM_WORDS u32s. */
 export const NM_PROVIDER: u32 = 0;
@@ -345,6 +347,8 @@ export function eventRows(m: Mem, p: usize): void {
   let stackBytes: usize = ld32(m, p + NR_STACK_BYTES * 4);
   let threads: usize = ld32(m, p + NR_THREADS * 4);
   let threadCount = ld32(m, p + NR_THREAD_COUNT * 4);
+  let direct: usize = ld32(m, p + NR_THREAD_DIRECT * 4);
+  let directCount = ld32(m, p + NR_THREAD_DIRECT_COUNT * 4);
   let v6 = ld32(m, p + NR_V6 * 4) != 0;
   let pid = ld32(m, p + NR_PROCESS_ID * 4);
   let base = ld32(m, p + NR_BASE * 4);
@@ -399,11 +403,18 @@ export function eventRows(m: Mem, p: usize): void {
     let tid = thLo;
     if (threadCount > 0) {
       // V6: the thread index names an entry of the thread table, which gives the OS thread and process
-      let t = findThread(m, threads, threadCount, thLo);
+      // (by index where the indices are small, as the runtime numbers them: the events of a block change
+      // thread at almost every row)
       let rowPid = pid;
-      if (t >= 0) {
-        tid = ld32(m, threads + <usize>t * 12 + 4);
-        rowPid = ld32(m, threads + <usize>t * 12 + 8);
+      if (thLo < directCount) {
+        tid = ld32(m, direct + <usize>thLo * 8);
+        rowPid = ld32(m, direct + <usize>thLo * 8 + 4);
+      } else {
+        let t = findThread(m, threads, threadCount, thLo);
+        if (t >= 0) {
+          tid = ld32(m, threads + <usize>t * 12 + 4);
+          rowPid = ld32(m, threads + <usize>t * 12 + 8);
+        }
       }
       st32(m, oPid + <usize>r * 4, rowPid);
     }

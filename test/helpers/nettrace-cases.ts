@@ -125,8 +125,8 @@ export const GUID_B = Array.from({ length: 16 }, (_, i) => 0xa0 + i);
 // ---------------------------------------------------------------------------------------------
 // Synthetic V6 file (§4, §5, §6.4, §6.5, §7.3, §8, §9, §10)
 
-/** `otherProcess`: thread 2 names that process (else none: the file's). */
-export function syntheticV6(otherProcess?: number): Uint8Array {
+/** `otherProcess`: the second thread names that process (else none: the file's); `secondThread`: its index (2). */
+export function syntheticV6(otherProcess?: number, secondThread = 2): Uint8Array {
   const w = new Writer().ascii("Nettrace").u32(0).u32(6).u32(2);
   const block = (kind: number, content: Writer) => w.u32((kind << 24) | content.length).raw(content.bytes);
 
@@ -154,7 +154,7 @@ export function syntheticV6(otherProcess?: number): Uint8Array {
   const th = new Writer();
   const t1 = new Writer().varU(1).u8(1).utf8v("main").u8(2).varU(4321).u8(3).varU(5678);
   th.u16(t1.length).raw(t1.bytes);
-  const t2 = new Writer().varU(2);
+  const t2 = new Writer().varU(secondThread);
   if (otherProcess !== undefined) t2.u8(2).varU(otherProcess);
   t2.u8(3).varU(99);
   th.u16(t2.length).raw(t2.bytes);
@@ -176,12 +176,12 @@ export function syntheticV6(otherProcess?: number): Uint8Array {
   block(2, ev);
   // Uncompressed block (52-byte headers): bit 31 clear = sorted (TraceEvent's polarity).
   const ev2 = new Writer().u16(20).u16(0).i64(0n).i64(0n);
-  ev2.u32(48 + payload.length).u32(1).u32(3).i64(2n).i64(1n).u32(0xffffffff).u32(2).i64(2500n).u32(2).u32(payload.length).raw(payload);
+  ev2.u32(48 + payload.length).u32(1).u32(3).i64(BigInt(secondThread)).i64(1n).u32(0xffffffff).u32(2).i64(2500n).u32(2).u32(payload.length).raw(payload);
   block(2, ev2);
 
-  const sp = new Writer().i64(3000n).u32(0).u32(2).varU(1).varU(3).varU(2).varU(0);
+  const sp = new Writer().i64(3000n).u32(0).u32(2).varU(1).varU(3).varU(secondThread).varU(0);
   block(4, sp);
-  const rm = new Writer().varU(2).varU(0);
+  const rm = new Writer().varU(secondThread).varU(0);
   block(7, rm);
   block(42, new Writer().u32(7)); // unknown kind: skipped
   w.u32(0); // EndOfStream

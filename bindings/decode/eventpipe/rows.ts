@@ -27,6 +27,9 @@ export interface NettraceRowsCore {
 /** Rows written per call of the core. */
 const CHUNK_ROWS = 1 << 20;
 
+/** V6 thread indices below this are looked up by index in the core (8 bytes each), the others searched. */
+const THREAD_DIRECT = 1 << 16;
+
 /** Rundown and method-bookkeeping events carry stacks TraceEvent drops (EventPipeMetadata.GetEventRecordForEventData). */
 function dropsStack(m: NettraceMetadata | undefined): boolean {
   if (!m) return false;
@@ -460,6 +463,9 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
     threadRows.push(...[...byIndex.values()].sort((a, b) => a[0] - b[0]));
   }
   const threadsAt = blocks.take(12 * threadRows.length);
+  // (and by index, where the indices are small: thread id and process id, an index not in the table itself and the file's)
+  const directCount = threadRows.length > 0 && threadRows[threadRows.length - 1][0] < THREAD_DIRECT ? threadRows[threadRows.length - 1][0] + 1 : 0;
+  const directAt = blocks.take(8 * directCount);
   const typeRowsAt = blocks.take(4 * C.MAX_EVENT_TYPES);
   const p = blocks.take(R.NR_WORDS * 4);
   // the chunk's staged inputs and outputs, sized for the largest chunk
@@ -493,6 +499,8 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
     new Int32Array(core.memory.buffer, stackItemAt, stacks.length).set(stackItem.subarray(0, stacks.length));
     new Uint32Array(core.memory.buffer, stackBytesAt, stacks.length).set(stacks.byteLength.subarray(0, stacks.length));
     threadRows.forEach((row, k) => u32.set(row, (threadsAt >>> 2) + 3 * k));
+    for (let index = 0; index < directCount; index++) u32.set([index, pidValue], (directAt >>> 2) + 2 * index);
+    for (const [index, tid, pid] of threadRows) if (index < directCount) u32.set([tid, pid], (directAt >>> 2) + 2 * index);
     u32.fill(0, typeRowsAt >>> 2, (typeRowsAt >>> 2) + C.MAX_EVENT_TYPES);
     const w = u32.subarray(p >>> 2, (p >>> 2) + R.NR_WORDS);
     w.fill(0);
@@ -501,6 +509,8 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
     w[R.NR_STACK_BYTES] = stackBytesAt;
     w[R.NR_THREADS] = threadsAt;
     w[R.NR_THREAD_COUNT] = threadRows.length;
+    w[R.NR_THREAD_DIRECT] = directCount ? directAt : 0;
+    w[R.NR_THREAD_DIRECT_COUNT] = directCount;
     w[R.NR_V6] = v6 ? 1 : 0;
     w[R.NR_PROCESS_ID] = pidValue;
     w[R.NR_BASE] = cx.base ?? 8;
