@@ -275,7 +275,8 @@ export const NR_ACT_COUNT: u32 = 51; // rows listed in NR_ACT_ROW
 export const NR_EVENT_FROM: u32 = 52; // the event of row 0 when NR_ORDER is 0
 export const NR_THREAD_DIRECT: u32 = 53; // V6: 2 u32 per thread index below NR_THREAD_DIRECT_COUNT (thread id, process id; an index not in the table: itself and the file's), 0: none
 export const NR_THREAD_DIRECT_COUNT: u32 = 54;
-export const NR_WORDS: u32 = 55;
+export const NR_OTHER_PIDS: u32 = 55; // rows of this call whose process id is not NR_PROCESS_ID (V6)
+export const NR_WORDS: u32 = 56;
 
 /** A metadata table entry: NM_WORDS u32s. */
 export const NM_PROVIDER: u32 = 0;
@@ -380,6 +381,7 @@ export function eventRows(m: Mem, p: usize): void {
   let maxHi = ldi32(m, p + NR_MAX_HI * 4);
   let seenCount: u32 = 0;
   let payloadFrom: u32 = 0xffffffff, payloadTo: u32 = 0;
+  let otherPids: u32 = 0;
   lastThreadEntry = -1;
   for (let r: u32 = 0; r < rows; r++) {
     let i: usize = <usize>((order != 0 ? ld32(m, order + <usize>r * 4) : eventFrom + r) - first);
@@ -418,6 +420,7 @@ export function eventRows(m: Mem, p: usize): void {
         }
       }
       st32(m, oPid + <usize>r * 4, rowPid);
+      if (rowPid != pid) otherPids++;
     }
     st32(m, oTid + <usize>r * 4, tid);
     let po = (ld32(m, payloadOffset + i * 4) + base) >>> 0;
@@ -465,6 +468,7 @@ export function eventRows(m: Mem, p: usize): void {
   st32(m, p + NR_PAYLOAD_FROM * 4, rows > 0 ? payloadFrom : 0);
   st32(m, p + NR_PAYLOAD_TO * 4, payloadTo);
   st32(m, p + NR_ACT_COUNT * 4, acts);
+  st32(m, p + NR_OTHER_PIDS * 4, otherPids);
 }
 
 /** The event type of each of eventRows' rows, from its metadata entry's NM_TYPE, counted in NR_TYPE_ROWS. */

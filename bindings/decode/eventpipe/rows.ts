@@ -266,12 +266,6 @@ export function headerFlagsOf(ptr: number): number {
   return ptr === 4 ? 0x20 : 0x40;
 }
 
-/** Whether a value of `column` is not `value` (a hot loop: a function of its own). */
-function anyOther(column: Uint32Array, value: number): boolean {
-  for (let i = 0; i < column.length; i++) if (column[i] !== value) return true;
-  return false;
-}
-
 /** Where the table of a file's events takes its providers, types and stack items from. */
 export interface EventTableContext {
   /** Pointer size of the file's records (4 or 8). */
@@ -576,7 +570,7 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
     take(core, out.ts, timestamp, base + r0, rows);
     // (the process ids only where a row's is not the file's, which only a V6 thread table can give; the flags are the extended items')
     if (threadRows.length > 0) {
-      if (table.pid || anyOther(new Uint32Array(core.memory.buffer, out.pid, rows), pidValue)) take(core, out.pid, table.pidColumn(pidValue, base + r0), base + r0, rows);
+      if (table.pid || new Uint32Array(core.memory.buffer, p, R.NR_WORDS)[R.NR_OTHER_PIDS] > 0) take(core, out.pid, table.pidColumn(pidValue, base + r0), base + r0, rows);
     } else if (table.pid) table.pid.fill(pidValue, base + r0, base + r0 + rows);
     take(core, out.tid, tid, base + r0, rows);
     take(core, out.payloadOffset, payloadOffset, base + r0, rows);
