@@ -493,8 +493,16 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
     new Int32Array(core.memory.buffer, stackItemAt, stacks.length).set(stackItem.subarray(0, stacks.length));
     new Uint32Array(core.memory.buffer, stackBytesAt, stacks.length).set(stacks.byteLength.subarray(0, stacks.length));
     threadRows.forEach((row, k) => u32.set(row, (threadsAt >>> 2) + 3 * k));
-    for (let index = 0; index < directCount; index++) u32.set([index, pidValue], (directAt >>> 2) + 2 * index);
-    for (const [index, tid, pid] of threadRows) if (index < directCount) u32.set([tid, pid], (directAt >>> 2) + 2 * index);
+    const d = directAt >>> 2;
+    for (let index = 0; index < directCount; index++) {
+      u32[d + 2 * index] = index;
+      u32[d + 2 * index + 1] = pidValue;
+    }
+    for (const [index, tid, pid] of threadRows) {
+      if (index >= directCount) continue;
+      u32[d + 2 * index] = tid;
+      u32[d + 2 * index + 1] = pid;
+    }
     u32.fill(0, typeRowsAt >>> 2, (typeRowsAt >>> 2) + C.MAX_EVENT_TYPES);
     const w = u32.subarray(p >>> 2, (p >>> 2) + R.NR_WORDS);
     w.fill(0);
