@@ -486,7 +486,7 @@ describe("EventPipe columns not stored, made when first read", () => {
       ...samples(),
       ...corpusTraces().map((f): [string, Uint8Array] => [f, load(f)]),
     ];
-    let rows = 0, activities = 0;
+    let rows = 0, activities = 0, v6Activities = 0;
     for (const [label, bytes] of files) {
       const ht = readNettrace(bytes).header.pointerSize === 4 ? 0x12 : 0x13; // EVENT_HEADER32 / 64
       for (const engine of ["wasm", "js"] as const) {
@@ -506,19 +506,24 @@ describe("EventPipe columns not stored, made when first read", () => {
         expect(e.headerType.every((x) => x === ht) && e.headerType.length === n, `${label}, ${engine}`).toBe(true);
         expect(e.task.every((x) => x === 0) && e.channel.every((x) => x === 0) && e.headerLength.every((x) => x === 0), `${label}, ${engine}`).toBe(true);
         // (activity ids, kept for the rows that have one: the same offsets as the reader's events, file offsets in a
-        // file held whole, in another order; V6 ids are the label lists')
+        // file held whole, in another order; V6 ids are the label lists', which the walk looks up as it places the
+        // rows and the reader read alone looks up itself; related ones are extended items)
         const file = readNettrace(bytes);
-        if (file.header.formatVersion < 6) {
-          const fromReader = Array.from(file.events.activityIdOffset).filter((o) => o !== 0).sort((a, b) => a - b);
-          expect(Array.from(d.nettrace.activityOfRow).filter((o) => o !== 0).sort((a, b) => a - b), `${label}, ${engine}`).toEqual(fromReader);
-          activities += fromReader.length;
-        }
+        const fromReader = Array.from(file.events.activityIdOffset).filter((o) => o !== 0).sort((a, b) => a - b);
+        expect(Array.from(d.nettrace.activityOfRow).filter((o) => o !== 0).sort((a, b) => a - b), `${label}, ${engine}`).toEqual(fromReader);
+        activities += fromReader.length;
+        const relatedFromReader = Array.from(file.events.relatedActivityIdOffset).filter((o) => o !== 0).sort((a, b) => a - b);
+        const related = Array.from(d.ext.offset.subarray(0, d.extCount)).filter((_, k) => d.ext.type[k] === 1).sort((a, b) => a - b);
+        expect(related, `${label}, ${engine}`).toEqual(relatedFromReader);
+        if (file.header.formatVersion === 6) v6Activities += fromReader.length + relatedFromReader.length;
         rows += n;
         d.release?.();
       }
     }
     expect(rows).toBeGreaterThan(10_000);
     if (HAVE_NETTRACE) expect(activities).toBeGreaterThan(1000);
+    // (the synthetic V6 file's label lists: an activity id and a related one, on both engines)
+    expect(v6Activities).toBeGreaterThanOrEqual(4);
   });
 
   it("flags are the pointer size's, with EXTENDED_INFO on rows with an extended item; process ids a V6 thread's or the file's, in chunks of any size", async () => {
@@ -550,6 +555,23 @@ describe("EventPipe columns not stored, made when first read", () => {
     }
     expect(others).toBe(2);
     expect(extended).toBeGreaterThan(HAVE_NETTRACE ? 10_000 : 100);
+  });
+
+  it("V6 rows whose label list is not defined: the reader's warning and no activity id, in place as read alone, on both engines", async () => {
+    const { nettraceData } = await import("../dist/bindings/decode/eventpipe/data.js");
+    const bytes = syntheticV6(undefined, 2, 5);
+    const alone = readNettrace(bytes);
+    const undefinedList = alone.warnings.filter((w) => /label list 5 not defined/.test(w.message));
+    // (the compressed block's two events carry list 5: its first sets it, the second keeps it)
+    expect(undefinedList.length).toBe(2);
+    for (const engine of ["wasm", "js"] as const) {
+      const d = await nettraceData(bytes, { engine });
+      expect(d.nettrace.warnings.filter((w) => /label list 5 not defined/.test(w.message)).map((w) => [w.code, w.offset]), engine).toEqual(undefinedList.map((w) => [w.code, w.offset]));
+      // (the uncompressed event's list 2 still gives its related activity id; no row has an activity id)
+      expect(Array.from(d.nettrace.activityOfRow).filter((o) => o !== 0), engine).toEqual([]);
+      expect(Array.from(d.ext.type.subarray(0, d.extCount)).filter((t) => t === 1).length, engine).toBe(1);
+      d.release?.();
+    }
   });
 
   it("rows past the type table's 65,535 types keep their own provider, event id, version and opcode: as placed, chunk by chunk, on both engines", async () => {

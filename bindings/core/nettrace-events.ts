@@ -82,8 +82,17 @@ export const LK_CACHE_QUEUE: u32 = 5; // -> i32[LK_QUEUE_CACHE]: its queue numbe
 export const LK_LAST_SEQUENCE: u32 = 6; // -> u32[2 * LK_QUEUES]: by queue, its last sequence number and 1 (0: none yet)
 export const LK_QUEUES: u32 = 7; // queues LK_LAST_SEQUENCE has room for
 export const LK_LOST: u32 = 8; // events lost (sequence gaps) the walk counted: the reader adds and zeroes it
-export const LK_WORDS: u32 = 9;
+// V6 label lists by id, valid while their epoch is LK_EPOCH (the reader clears them and the stacks at each sequence point):
+export const LK_LABEL_ROW: u32 = 9; // -> i32[LK_LABEL_DIRECT]: label list row
+export const LK_LABEL_EPOCH: u32 = 10; // -> u32[LK_LABEL_DIRECT]
+export const LK_LABEL_ACTIVITY: u32 = 11; // -> u32[LK_LABEL_DIRECT]: biased offset of its ActivityId, 0: none
+export const LK_LABEL_RELATED: u32 = 12; // -> u32[LK_LABEL_DIRECT]: the same for its RelatedActivityId
+// 1: the walk gives each V6 row its label list's row and activity ids (NT_LABEL_ROW, NT_ACTIVITY, NT_RELATED:
+// the columns are the reader's, NT_READER_COLUMNS of them); 0: the reader does
+export const LK_LABELS: u32 = 13;
+export const LK_WORDS: u32 = 14;
 export const LK_METADATA_DIRECT: u32 = 4096;
+export const LK_LABEL_DIRECT: u32 = 4096;
 export const LK_STACK_DIRECT: u32 = 65536;
 export const LK_QUEUE_CACHE: u32 = 256;
 
@@ -358,6 +367,7 @@ export function walkEventBlock(
   // the lookups' tables
   let mdRow: usize = 0, stRow: usize = 0, stEpoch: usize = 0, cacheId: usize = 0, cacheQueue: usize = 0, lastSeq: usize = 0;
   let epoch: u32 = 0, queues: u32 = 0, lost: u32 = 0;
+  let labels = false, lbRow: usize = 0, lbEpoch: usize = 0, lbActivity: usize = 0, lbRelated: usize = 0;
   if (lk != 0) {
     mdRow = <usize>ld32(m, lk + (LK_METADATA_ROW << 2));
     stRow = <usize>ld32(m, lk + (LK_STACK_ROW << 2));
@@ -368,6 +378,11 @@ export function walkEventBlock(
     lastSeq = <usize>ld32(m, lk + (LK_LAST_SEQUENCE << 2));
     queues = ld32(m, lk + (LK_QUEUES << 2));
     lost = ld32(m, lk + (LK_LOST << 2));
+    labels = isV6 && ld32(m, lk + (LK_LABELS << 2)) != 0;
+    lbRow = <usize>ld32(m, lk + (LK_LABEL_ROW << 2));
+    lbEpoch = <usize>ld32(m, lk + (LK_LABEL_EPOCH << 2));
+    lbActivity = <usize>ld32(m, lk + (LK_LABEL_ACTIVITY << 2));
+    lbRelated = <usize>ld32(m, lk + (LK_LABEL_RELATED << 2));
   }
 
   while (pos < lim) {
@@ -530,6 +545,17 @@ export function walkEventBlock(
         if (q >= 0 && ld32(m, cacheId + (h << 2)) != hCaptureLo) q = -1;
       }
       if (q < 0 || <u32>q >= queues) known = false;
+      // (V6: the row's label list, defined since the last sequence point)
+      let lrow: i32 = -1;
+      let lact: u32 = 0, lrel: u32 = 0;
+      let lid = hLabelList;
+      if (labels && lid != 0) {
+        if (lid < LK_LABEL_DIRECT && ld32(m, lbEpoch + (<usize>lid << 2)) == epoch) {
+          lrow = ldi32(m, lbRow + (<usize>lid << 2));
+          lact = ld32(m, lbActivity + (<usize>lid << 2));
+          lrel = ld32(m, lbRelated + (<usize>lid << 2));
+        } else known = false;
+      }
       let gap: i32 = 0;
       if (known) {
         let last = ld32(m, lastSeq + (<usize>q << 3));
@@ -550,6 +576,11 @@ export function walkEventBlock(
       st32(m, at + 17 * stride, <u32>md);
       st32(m, at + 18 * stride, <u32>st);
       st32(m, at + 19 * stride, <u32>q);
+      if (labels) {
+        st32(m, at + <usize>NT_ACTIVITY * stride, lact);
+        st32(m, at + <usize>NT_RELATED * stride, lrel);
+        st32(m, at + <usize>NT_LABEL_ROW * stride, <u32>lrow);
+      }
     }
   }
   if (errKind == NTE_NONE && status != NT_SLOW) stop = pos;

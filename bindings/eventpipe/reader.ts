@@ -22,7 +22,7 @@ import {
   NTW_STACK_ID, NTW_TIMESTAMP_DELTA, NTW_LABEL_LIST, NTW_ACTIVITY, NTW_RELATED, NTW_PAYLOAD_SIZE, NTW_PAYLOAD,
 } from "../core/nettrace-events.js";
 import {
-  jsNettraceWalker, NT_MORE, NT_ERROR, NT_SLOW, LK_METADATA_DIRECT, LK_STACK_DIRECT, queueSlot,
+  jsNettraceWalker, NT_MORE, NT_ERROR, NT_SLOW, LK_METADATA_DIRECT, LK_STACK_DIRECT, LK_LABEL_DIRECT, LK_LABELS, queueSlot,
   type NettraceLookups, type NettraceRows, type NettraceWalker,
 } from "./walk.js";
 import {
@@ -75,6 +75,7 @@ const TWO_32 = 4294967296;
 /** Ids below these are looked up in the lookups' tables (in the walk), the rest in Maps. */
 const METADATA_DIRECT = LK_METADATA_DIRECT;
 const STACK_DIRECT = LK_STACK_DIRECT;
+const LABEL_DIRECT = LK_LABEL_DIRECT;
 
 /**
  * A capture thread's key in queueOf: the signed 64-bit value as a number where a
@@ -743,6 +744,8 @@ class Reader {
     let from = this.pos;
     let resume = false;
     const inPlace = this.inPlace && !metadataBlock ? (this.events as CoreEventColumns) : undefined;
+    // (V6 rows written in place get their label lists from the walk: the columns it writes them to are the window's)
+    if (lookups) lk.view().words[LK_LABELS] = inPlace && v6 ? 1 : 0;
     while (from < this.end) {
       let rows: NettraceRows;
       if (inPlace) {
@@ -846,8 +849,8 @@ class Reader {
     const first = ev.length;
     const fast = rows.status === NT_SLOW ? n - 1 : n;
     ev.blockOffset.fill(this.blockStart, first, first + n);
-    if (v6) this.labelsOf(ev.labelListId, ev.recordOffset, first, first + fast, first);
-    else ev.labelList.fill(-1, first, first + n);
+    // (V6: the walk gave the rows their label lists, LK_LABELS)
+    if (!v6) ev.labelList.fill(-1, first, first + n);
     ev.length = first + fast;
     this.eventsLost += lk.takeLost();
     if (fast === n) return;
@@ -1009,6 +1012,7 @@ class Reader {
     const lk = this.lk.view();
     if (lk.epoch >= 0xffffffff) {
       lk.stackEpoch.fill(0);
+      lk.labelEpoch.fill(0);
       lk.epoch = 1;
     } else lk.epoch = lk.epoch + 1;
   }
@@ -1465,6 +1469,15 @@ class Reader {
       }
       L.byteLength[i] = this.pos - start;
       this.labelListByIndex.set(L.index[i], i);
+      if (L.index[i] < LABEL_DIRECT) {
+        // (and where the walk looks it up: cleared with the stacks at the next sequence point, their epoch)
+        const lk = this.lk.view();
+        const id = L.index[i];
+        lk.labelRow[id] = i;
+        lk.labelEpoch[id] = lk.epoch;
+        lk.labelActivity[id] = L.activityIdOffset[i];
+        lk.labelRelated[id] = L.relatedActivityIdOffset[i];
+      }
     }
     if (this.pos < this.end) this.warn(NW_BLOCK_TRAILING, this.pos, `${this.end - this.pos} bytes after the last label list of the block`);
   }

@@ -11,12 +11,13 @@ import {
   NT_PROCESSOR, NT_STACK_ID, NT_PAYLOAD_OFFSET, NT_PAYLOAD_SIZE, NT_ACTIVITY, NT_RELATED, NT_LABEL_LIST, NT_RECORD,
   NT_METADATA, NT_STACK, NT_QUEUE, NT_PAD, LK_METADATA_ROW, LK_STACK_ROW, LK_STACK_EPOCH, LK_EPOCH, LK_CACHE_ID, LK_CACHE_QUEUE,
   LK_LAST_SEQUENCE, LK_QUEUES, LK_LOST, LK_WORDS, LK_METADATA_DIRECT, LK_STACK_DIRECT, LK_QUEUE_CACHE,
+  LK_LABEL_ROW, LK_LABEL_EPOCH, LK_LABEL_ACTIVITY, LK_LABEL_RELATED, LK_LABELS, LK_LABEL_DIRECT,
 } from "../core/nettrace-events.js";
 import { CoreState } from "../core/state.js";
 import type { NettraceMetadata } from "./format.js";
 import { heapAlloc, heapFree } from "../core/memory.js";
 
-export { NT_DONE, NT_MORE, NT_ERROR, NT_SLOW, LK_METADATA_DIRECT, LK_STACK_DIRECT, queueSlot } from "../core/nettrace-events.js";
+export { NT_DONE, NT_MORE, NT_ERROR, NT_SLOW, LK_METADATA_DIRECT, LK_STACK_DIRECT, LK_LABEL_DIRECT, LK_LABELS, queueSlot } from "../core/nettrace-events.js";
 
 /**
  * One call's rows (assembly/nettrace-events.ts walkEventBlock): `count` rows in the columns, whose
@@ -138,9 +139,14 @@ export class NettraceLookups {
   cacheQueue = new Int32Array(0);
   /** Two words a queue: its last sequence number, and 1 once it has one. */
   sequence = new Uint32Array(0);
+  /** V6 label lists by id: row, epoch, ActivityId and RelatedActivityId offsets (0: none). */
+  labelRow = new Int32Array(0);
+  labelEpoch = new Uint32Array(0);
+  labelActivity = new Uint32Array(0);
+  labelRelated = new Uint32Array(0);
 
   constructor(private readonly core: NettraceWalkCore) {
-    const bytes = LK_WORDS * 4 + LK_METADATA_DIRECT * 4 + LK_STACK_DIRECT * 8 + LK_QUEUE_CACHE * 8;
+    const bytes = LK_WORDS * 4 + LK_METADATA_DIRECT * 4 + LK_STACK_DIRECT * 8 + LK_QUEUE_CACHE * 8 + LK_LABEL_DIRECT * 16;
     this.ptr = core.alloc(bytes);
     if (this.ptr === 0) throw new Error("etw-wasm: out of memory for the nettrace lookups");
     const w = new Uint32Array(core.memory.buffer, this.ptr, LK_WORDS);
@@ -154,6 +160,11 @@ export class NettraceLookups {
     w[LK_CACHE_ID] = at;
     at += LK_QUEUE_CACHE * 4;
     w[LK_CACHE_QUEUE] = at;
+    at += LK_QUEUE_CACHE * 4;
+    for (const k of [LK_LABEL_ROW, LK_LABEL_EPOCH, LK_LABEL_ACTIVITY, LK_LABEL_RELATED]) {
+      w[k] = at;
+      at += LK_LABEL_DIRECT * 4;
+    }
     w[LK_LAST_SEQUENCE] = 0;
     w[LK_QUEUES] = 0;
     this.reset();
@@ -171,6 +182,10 @@ export class NettraceLookups {
     this.cacheId = new Uint32Array(buffer, w[LK_CACHE_ID], LK_QUEUE_CACHE);
     this.cacheQueue = new Int32Array(buffer, w[LK_CACHE_QUEUE], LK_QUEUE_CACHE);
     this.sequence = new Uint32Array(buffer, w[LK_LAST_SEQUENCE], 2 * w[LK_QUEUES]);
+    this.labelRow = new Int32Array(buffer, w[LK_LABEL_ROW], LK_LABEL_DIRECT);
+    this.labelEpoch = new Uint32Array(buffer, w[LK_LABEL_EPOCH], LK_LABEL_DIRECT);
+    this.labelActivity = new Uint32Array(buffer, w[LK_LABEL_ACTIVITY], LK_LABEL_DIRECT);
+    this.labelRelated = new Uint32Array(buffer, w[LK_LABEL_RELATED], LK_LABEL_DIRECT);
     return this;
   }
 
@@ -182,6 +197,8 @@ export class NettraceLookups {
     v.cacheQueue.fill(-1);
     v.cacheId.fill(0);
     v.sequence.fill(0);
+    v.labelEpoch.fill(0);
+    v.words[LK_LABELS] = 0;
     v.words[LK_EPOCH] = 1;
     v.words[LK_LOST] = 0;
   }

@@ -125,8 +125,8 @@ export const GUID_B = Array.from({ length: 16 }, (_, i) => 0xa0 + i);
 // ---------------------------------------------------------------------------------------------
 // Synthetic V6 file (§4, §5, §6.4, §6.5, §7.3, §8, §9, §10)
 
-/** `otherProcess`: the second thread names that process (else none: the file's); `secondThread`: its index (2). */
-export function syntheticV6(otherProcess?: number, secondThread = 2): Uint8Array {
+/** `otherProcess`: the second thread names that process (else none: the file's); `secondThread`: its index (2); `firstLabel`: the first two events' label list (1; lists 1 and 2 are defined). */
+export function syntheticV6(otherProcess?: number, secondThread = 2, firstLabel = 1): Uint8Array {
   const w = new Writer().ascii("Nettrace").u32(0).u32(6).u32(2);
   const block = (kind: number, content: Writer) => w.u32((kind << 24) | content.length).raw(content.bytes);
 
@@ -171,7 +171,7 @@ export function syntheticV6(otherProcess?: number, secondThread = 2): Uint8Array
   const payload = [42, 0, 0, 0, 2, 0, 0x68, 0x69, 1, 0, 2, 0, 3, 0, 5];
   // Compressed block: event 1 sets everything; event 2 only a timestamp delta.
   const ev = new Writer().u16(20).u16(1).i64(0n).i64(0n);
-  ev.u8(0x01 | 0x02 | 0x04 | 0x08 | 0x10 | 0x80).varU(1).varU(0).varU(1).varU(3).varU(1).varU(1).varU(2000).varU(1).varU(payload.length).raw(payload);
+  ev.u8(0x01 | 0x02 | 0x04 | 0x08 | 0x10 | 0x80).varU(1).varU(0).varU(1).varU(3).varU(1).varU(1).varU(2000).varU(firstLabel).varU(payload.length).raw(payload);
   ev.u8(0x40).varU(10).raw(payload);
   block(2, ev);
   // Uncompressed block (52-byte headers): bit 31 clear = sorted (TraceEvent's polarity).
