@@ -555,14 +555,14 @@ describe("parallel decoding equals one thread's", () => {
         for (let o = 0; o + 4 <= b.length && v.getUint32(o, true) > 0; o += v.getUint32(o, true)) at.push(o);
         return at;
       };
-      const plain = syntheticTrace(31, { records: 40_000 });
+      const plain = syntheticTrace(31, { records: 16_000 });
       const cuts = boundaries(plain);
       const middle = cuts[Math.floor(cuts.length / 2)];
       const sizeBroken = plain.slice();
       new DataView(sizeBroken.buffer).setUint32(middle, 3, true);
       const cases: [string, Uint8Array][] = [
         ["plain", plain],
-        ["xpress", syntheticTrace(32, { compress: true, records: 40_000 })],
+        ["xpress", syntheticTrace(32, { compress: true, records: 16_000 })],
         ["a size that is not a buffer's in the middle", sizeBroken],
         ["the last buffer cut short", plain.subarray(0, cuts[cuts.length - 1] + 1000)],
         ["trailing bytes", Uint8Array.from([...plain, 1, 2, 3, 4, 5, 6, 7])],
