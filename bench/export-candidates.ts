@@ -186,7 +186,7 @@ events table (two thirds of the bytes) in a worker thread (\`--encode-workers\`,
 thread decodes, builds the columns and encodes the other tables; \`bench/results-convert.md\` has what that gives.
 Parquet at 200 MB/s of input needs the events table's encoding split too, which parquet-wasm's one writer per file
 does not allow. Writer version 2 (delta encodings of numbers) writes the events table in about half the bytes at the
-same speed; version 1 stays the default, as every Parquet reader reads it.
+same speed; version 1 stays the default, as every Parquet reader reads it, and \`convert --parquet-version 2\` writes version 2.
 `;
 
 /** Minified, gzipped bytes of an entry that uses the candidate (and the .wasm it fetches). */

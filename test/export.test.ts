@@ -334,6 +334,29 @@ describe("convert --to parquet, read by DuckDB", () => {
     expect(Number(ended.stdout.trim())).toBeGreaterThan(5);
   });
 
+  it("--parquet-version 2: files DuckDB reads as it reads version 1's, the events table in about half the bytes, the footer saying version 2; encoded alike in a worker", async () => {
+    const bytes = generateTrace({ targetBytes: 8 << 20, seed: 7 });
+    const path = join(tmp, "v2.etl");
+    writeFileSync(path, bytes);
+    const t = await openTrace(bytes);
+    const v1 = join(tmp, "v1-out"), v2 = join(tmp, "v2-out"), v2here = join(tmp, "v2-here");
+    for (const [dir, extra] of [[v1, []], [v2, ["--parquet-version", "2"]], [v2here, ["--parquet-version", "2", "--encode-workers", "0"]]] as const) {
+      const r = await cli("convert", path, "--to", "parquet", "-o", dir, ...extra);
+      expect(r.code, r.stderr).toBe(0);
+    }
+    await checkParquet(v2, t, "version 2");
+    const size = (dir: string) => readFileSync(join(dir, "events.parquet")).length;
+    expect(size(v2)).toBeLessThan(0.75 * size(v1));
+    expect(Buffer.compare(readFileSync(join(v2, "events.parquet")), readFileSync(join(v2here, "events.parquet")))).toBe(0);
+    const version = async (dir: string) => (await sql(`select format_version from parquet_file_metadata('${join(dir, "events.parquet")}')`))[0][0];
+    expect([await version(v1), await version(v2)]).toEqual(["1", "2"]);
+    // (version 1's files are what they were: the default unchanged, and a bad version refused)
+    const bad = await cli("convert", path, "--to", "parquet", "-o", join(tmp, "v3-out"), "--parquet-version", "3");
+    expect([bad.code, bad.stderr]).toEqual([2, expect.stringMatching(/--parquet-version '3'/)]);
+    const arrow = await cli("convert", path, "--to", "arrow", "-o", join(tmp, "v2-arrow"), "--parquet-version", "2");
+    expect([arrow.code, arrow.stderr]).toEqual([2, expect.stringMatching(/--parquet-version goes with --to parquet/)]);
+  });
+
   it("row groups a reader skips by time: min/max of timestamp per row group, a narrow range meets few", async () => {
     // (a generated trace: its batches follow one another in time, as a real trace's buffers do)
     const bytes = generateTrace({ targetBytes: 4 << 20, seed: 7 });

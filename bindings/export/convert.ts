@@ -12,7 +12,7 @@ import { clrBatch, clrExportSchema, clrTablePath } from "./clr-columns.js";
 import { PROCESS_FIELDS, PROVIDER_FIELDS, processBatch, providerBatch } from "./side-tables.js";
 import { ArrowStreamWriter } from "./arrow.js";
 import { concatBytes } from "../decode/trace-data.js";
-import { ParquetBatches, ParquetStreamWriter, loadParquetWasm, type ParquetInputEncoder, type ParquetWasmSource } from "./parquet.js";
+import { ParquetBatches, ParquetStreamWriter, loadParquetWasm, type ParquetInputEncoder, type ParquetSettings, type ParquetWasmSource } from "./parquet.js";
 
 /** Where a table's bytes go: appended in order, then closed. */
 export interface TableSink {
@@ -43,14 +43,14 @@ export interface TableWriter {
 /** Where Parquet files are encoded, when not on this thread (etw-wasm/export's Node entry has ParquetWorkers). */
 export interface ParquetEncoders {
   /** An encoder of one file of `fields`, its bytes handed to `sink` in order; undefined: encode this one on this thread. */
-  open(fields: readonly ExportField[], sink: (bytes: Uint8Array) => Promise<void>, rowGroupRows?: number): ParquetInputEncoder | undefined;
+  open(fields: readonly ExportField[], sink: (bytes: Uint8Array) => Promise<void>, settings?: ParquetSettings): ParquetInputEncoder | undefined;
 }
 
 /**
  * A writer of `fields` into `sink` (Parquet: parquet-wasm is loaded on first use; with `encoders`, it
  * encodes there).
  */
-export async function tableWriter(format: ExportFormat, fields: readonly ExportField[], sink: TableSink, parquetWasm?: ParquetWasmSource, rowGroupRows?: number, encoders?: ParquetEncoders): Promise<TableWriter> {
+export async function tableWriter(format: ExportFormat, fields: readonly ExportField[], sink: TableSink, parquetWasm?: ParquetWasmSource, settings: ParquetSettings = {}, encoders?: ParquetEncoders): Promise<TableWriter> {
   if (format === "arrow") {
     const w = new ArrowStreamWriter(fields);
     // (the chunks view the batch's columns, which no one writes again: a sink may keep them in flight)
@@ -65,8 +65,8 @@ export async function tableWriter(format: ExportFormat, fields: readonly ExportF
       },
     };
   }
-  const remote = encoders?.open(fields, (bytes) => sink.write(bytes), rowGroupRows);
-  const w = remote ? new ParquetBatches(remote, fields) : new ParquetStreamWriter(await loadParquetWasm(parquetWasm), fields, (bytes) => sink.write(bytes), rowGroupRows);
+  const remote = encoders?.open(fields, (bytes) => sink.write(bytes), settings);
+  const w = remote ? new ParquetBatches(remote, fields) : new ParquetStreamWriter(await loadParquetWasm(parquetWasm), fields, (bytes) => sink.write(bytes), settings);
   return {
     write: (b) => w.write(b),
     // (the batch is in its input, a copy, when `write` resolves)
@@ -109,6 +109,8 @@ export interface ConvertOptions {
   parquetWasm?: ParquetWasmSource;
   /** Parquet: rows per row group at most (default 262,144; each row group has min/max statistics of the time columns). */
   rowGroupRows?: number;
+  /** Parquet: the format version written (ParquetSettings.version: 1 by default; 2 about halves the files). */
+  parquetVersion?: 1 | 2;
   /** Parquet: encode the files there (e.g. ParquetWorkers, in Node) instead of on this thread. */
   parquetEncoders?: ParquetEncoders;
 }
@@ -138,8 +140,9 @@ export class TraceConverter {
   private async write(path: string, fields: readonly ExportField[], batch: ExportBatch): Promise<TableWriter> {
     let w = this.writers.get(path);
     if (!w) {
-      const { format, parquetWasm, rowGroupRows, parquetEncoders } = this.options;
-      w = { writer: this.options.open(path + this.ext).then((sink) => tableWriter(format, this.fields(fields), sink, parquetWasm, rowGroupRows, parquetEncoders)), rows: 0 };
+      const { format, parquetWasm, rowGroupRows, parquetVersion, parquetEncoders } = this.options;
+      const settings = { rowGroupRows, version: parquetVersion };
+      w = { writer: this.options.open(path + this.ext).then((sink) => tableWriter(format, this.fields(fields), sink, parquetWasm, settings, parquetEncoders)), rows: 0 };
       this.writers.set(path, w);
     }
     w.rows += batch.length;

@@ -28,7 +28,7 @@ port.on("message", (m: EncoderRequest) => {
       if (!bytes.byteLength) return;
       const own = ownBuffer(bytes);
       reply({ kind: "bytes", id: m.id, bytes: new Uint8Array(own) }, [own]);
-    }, m.rowGroupRows, (ipc) => {
+    }, m.settings, (ipc) => {
       const buffer = ipc.buffer as ArrayBuffer;
       reply({ kind: "copied", buffer }, [buffer]);
     }));

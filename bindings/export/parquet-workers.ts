@@ -10,7 +10,7 @@ import { Worker } from "node:worker_threads";
 import { giveBack } from "../decode/reuse.js";
 import type { ExportField } from "./columns.js";
 import type { ParquetEncoders } from "./convert.js";
-import type { ParquetInputEncoder } from "./parquet.js";
+import type { ParquetInputEncoder, ParquetSettings } from "./parquet.js";
 
 /** parquet-wasm's `.wasm`, read from node_modules (Node's fetch does not read files): for this thread and the workers. */
 export function readParquetWasm(): Promise<Uint8Array> {
@@ -19,7 +19,7 @@ export function readParquetWasm(): Promise<Uint8Array> {
 
 /** What this thread asks of a worker: open a file, give it a batch, end it. */
 export type EncoderRequest =
-  | { kind: "open"; id: number; fields: readonly ExportField[]; rowGroupRows?: number }
+  | { kind: "open"; id: number; fields: readonly ExportField[]; settings?: ParquetSettings }
   | { kind: "write"; id: number; ipc: Uint8Array }
   | { kind: "finish"; id: number };
 
@@ -77,7 +77,7 @@ export class ParquetWorkers implements ParquetEncoders {
     return w;
   }
 
-  open(fields: readonly ExportField[], sink: (bytes: Uint8Array) => Promise<void>, rowGroupRows?: number): ParquetInputEncoder | undefined {
+  open(fields: readonly ExportField[], sink: (bytes: Uint8Array) => Promise<void>, settings?: ParquetSettings): ParquetInputEncoder | undefined {
     const worker = this.worker();
     if (!worker) {
       this.nextId++;
@@ -88,7 +88,7 @@ export class ParquetWorkers implements ParquetEncoders {
     this.files.set(id, file);
     this.holdOpen();
     // (fields as plain data: they cross to the worker by structured clone)
-    this.post(worker, { kind: "open", id, fields: fields.map((f) => ({ ...f })), rowGroupRows });
+    this.post(worker, { kind: "open", id, fields: fields.map((f) => ({ ...f })), settings: settings && { ...settings } });
     const fail = () => {
       if (file.failure) throw file.failure;
     };

@@ -60,12 +60,24 @@ export function parquetInput(schema: Schema, fields: readonly ExportField[], bat
   return out;
 }
 
+/** What a Parquet file's writer may be asked for. */
+export interface ParquetSettings {
+  /** Rows per row group at most (default 262,144; each row group has min/max statistics of the time columns). */
+  rowGroupRows?: number;
+  /**
+   * The format version the writer writes (default 1, which every Parquet reader reads). 2 writes data pages
+   * of version 2 and delta encodings of numbers: about half the bytes, at the same speed, for readers of version 2.
+   */
+  version?: 1 | 2;
+}
+
 /** The writer's settings for `fields` (not yet built: the benchmark of settings changes some). */
-export function writerProperties(pw: ParquetWasm, fields: readonly ExportField[], rowGroupRows = ROW_GROUP_ROWS): InstanceType<ParquetWasm["WriterPropertiesBuilder"]> {
+export function writerProperties(pw: ParquetWasm, fields: readonly ExportField[], settings: ParquetSettings = {}): InstanceType<ParquetWasm["WriterPropertiesBuilder"]> {
   // (statistics only where a reader skips by them: the time columns, rising batch by batch, so a time
   // range reads the row groups it meets; on every column they cost a sixth of the writer's time)
   let props = new pw.WriterPropertiesBuilder().setCompression(pw.Compression.SNAPPY).setStatisticsEnabled(pw.EnabledStatistics.None).setDictionaryEnabled(false)
-    .setMaxRowGroupSize(rowGroupRows).setCreatedBy("etw-wasm");
+    .setMaxRowGroupSize(settings.rowGroupRows ?? ROW_GROUP_ROWS).setCreatedBy("etw-wasm");
+  if (settings.version === 2) props = props.setWriterVersion(pw.WriterVersion.V2);
   for (const f of fields) {
     if (f.type === "utf8" || f.type === "binary") props = props.setColumnDictionaryEnabled(f.name, true);
     if (TIME_COLUMNS.has(f.name)) props = props.setColumnStatisticsEnabled(f.name, pw.EnabledStatistics.Chunk);
@@ -89,10 +101,10 @@ export class ParquetEncoder {
 
   /** `copied`: called with each input once parquet-wasm has copied it (default: its memory goes back to the pool). */
   constructor(
-    pw: ParquetWasm, fields: readonly ExportField[], sink: (bytes: Uint8Array) => Promise<void> | void, rowGroupRows = ROW_GROUP_ROWS,
+    pw: ParquetWasm, fields: readonly ExportField[], sink: (bytes: Uint8Array) => Promise<void> | void, settings: ParquetSettings = {},
     private readonly copied: (ipc: Uint8Array) => void = (ipc) => giveBack([ipc.buffer]),
   ) {
-    const props = writerProperties(pw, fields, rowGroupRows);
+    const props = writerProperties(pw, fields, settings);
     const source = new ReadableStream({
       pull: async (controller) => {
         while (!this.next && !this.ended) await new Promise<void>((r) => (this.wakePull = r));
@@ -181,8 +193,8 @@ export class ParquetBatches {
  * `finish` ends it. Bytes come out through `sink` in order, as the writer makes them.
  */
 export class ParquetStreamWriter extends ParquetBatches {
-  constructor(pw: ParquetWasm, fields: readonly ExportField[], sink: (bytes: Uint8Array) => Promise<void> | void, rowGroupRows = ROW_GROUP_ROWS) {
-    super(new ParquetEncoder(pw, fields, sink, rowGroupRows), fields);
+  constructor(pw: ParquetWasm, fields: readonly ExportField[], sink: (bytes: Uint8Array) => Promise<void> | void, settings: ParquetSettings = {}) {
+    super(new ParquetEncoder(pw, fields, sink, settings), fields);
   }
 }
 

@@ -69,6 +69,8 @@ async function convertFiles(files: string[], values: Values): Promise<number> {
   if (typeof dir !== "string") throw new UsageError("convert needs -o DIR (the output directory)", "convert");
   const rowGroupRows = wholeNumber(values, "row-group-rows", "rows per Parquet row group", 1, 1 << 24, "convert");
   if (rowGroupRows !== undefined && to !== "parquet") throw new UsageError("--row-group-rows goes with --to parquet", "convert");
+  const parquetVersion = wholeNumber(values, "parquet-version", "Parquet format version", 1, 2, "convert") as 1 | 2 | undefined;
+  if (parquetVersion !== undefined && to !== "parquet") throw new UsageError("--parquet-version goes with --to parquet", "convert");
   const encodeWorkers = wholeNumber(values, "encode-workers", "Parquet encoding threads", 0, 16, "convert");
   if (encodeWorkers !== undefined && to !== "parquet") throw new UsageError("--encode-workers goes with --to parquet", "convert");
   const filters = eventFilters(values, "convert", "until");
@@ -81,7 +83,7 @@ async function convertFiles(files: string[], values: Values): Promise<number> {
   // (by default one where there is a core for it: the events table is encoded there, the rest here)
   const encoders = encodeWorkers ?? (to === "parquet" && availableParallelism() >= 2 ? 1 : 0);
   const parquetEncoders = encoders > 0 ? new ParquetWorkers(encoders) : undefined;
-  const converter = new TraceConverter({ format: to, sourceFiles: files.length > 1, open: (path) => fileSink(join(dir, path)), rowGroupRows, parquetEncoders });
+  const converter = new TraceConverter({ format: to, sourceFiles: files.length > 1, open: (path) => fileSink(join(dir, path)), rowGroupRows, parquetVersion, parquetEncoders });
   // several files: one session, merged; each batch's rows name their file
   const input = files.length === 1 ? files[0] : files;
   const label = files.join(" + ");
@@ -129,12 +131,14 @@ export const convert: OwnCommand = {
       --from MS  --until MS      the events filters (--until: the end of the time range, as events' --to)
       --row-group-rows N         Parquet: rows per row group at most (default 262144); each has min/max
                                  statistics of the time columns, so readers skip by time
+      --parquet-version 1|2      Parquet: the format version (default 1, read everywhere; 2: version 2
+                                 data pages and delta encodings, about half the bytes, for newer readers)
       --encode-workers N         Parquet: threads that encode (default 1 on machines of 2 cores or more:
                                  the events table there, the rest on the main thread; 0: all on it)
       several files: one session, merged (see below), with a sourceFile column`,
   options: {
     ...READS_TRACE, ...FILTERS, to: { type: "string" }, out: { type: "string", short: "o" }, until: { type: "string" },
-    "row-group-rows": { type: "string" }, "encode-workers": { type: "string" },
+    "row-group-rows": { type: "string" }, "parquet-version": { type: "string" }, "encode-workers": { type: "string" },
   },
   operand: "FILE",
   run: convertFiles,
