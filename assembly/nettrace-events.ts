@@ -305,15 +305,18 @@ function isZero16(m: Mem, p: usize): bool {
   return (ldi32(m, p) | ldi32(m, p + 4) | ldi32(m, p + 8) | ldi32(m, p + 12)) == 0;
 }
 
-/** A 16-byte GUID at `pos`: its biased offset, or 0 when it is all zero; 0 with a failure when it does not fit. */
-function guid(m: Mem, what: u32, bias: u32): u32 {
-  let p = pos;
+/**
+ * A 16-byte GUID at `p`, into vLo: its biased offset, or 0 when it is all zero; returns the position after
+ * it (`p`, vLo 0, with a failure when it does not fit).
+ */
+function guid(m: Mem, p: usize, what: u32, bias: u32): usize {
   if (lim - p < 16) {
     fail(NTE_NEED, p, what, 16, 0);
-    return 0;
+    vLo = 0;
+    return p;
   }
-  pos = p + 16;
-  return isZero16(m, p) ? 0 : (<u32>p + bias) >>> 0;
+  vLo = isZero16(m, p) ? 0 : (<u32>p + bias) >>> 0;
+  return p + 16;
 }
 
 function resetHeader(): void {
@@ -435,10 +438,14 @@ export function walkEventBlock(
           hLabelList = vLo;
         }
       } else {
-        pos = p;
-        if ((flags & 0x10) != 0) hActivity = guid(m, NTW_ACTIVITY, bias);
-        if ((flags & 0x20) != 0) hRelated = guid(m, NTW_RELATED, bias);
-        p = pos;
+        if ((flags & 0x10) != 0) {
+          p = guid(m, p, NTW_ACTIVITY, bias);
+          hActivity = vLo;
+        }
+        if ((flags & 0x20) != 0) {
+          p = guid(m, p, NTW_RELATED, bias);
+          hRelated = vLo;
+        }
       }
       if ((flags & 0x80) != 0) {
         p = varU32(m, p, NTW_PAYLOAD_SIZE);

@@ -214,68 +214,67 @@ export function dispatchOrder(m: Mem, p: usize): u32 {
 
 export const NR_ROWS: u32 = 0; // rows of this call
 export const NR_ORDER: u32 = 1; // u32 per row: its event; 0: the file's order, row r is event NR_EVENT_FROM + r
-export const NR_FIRST_EVENT: u32 = 2; // the event the staged input columns start at
-export const NR_FIRST_ROW: u32 = 3; // the table row of this call's first row (for the extended items)
-// input columns, one entry per event from NR_FIRST_EVENT on
-export const NR_TIMESTAMP: u32 = 4; // i64
-export const NR_METADATA: u32 = 5; // i32: metadata row, -1 undefined
-export const NR_ACTIVITY: u32 = 6; // u32 file offset, 0 none
-export const NR_RELATED: u32 = 7; // u32 file offset, 0 none
-export const NR_PAYLOAD_OFFSET: u32 = 8; // u32 file offset
-export const NR_PAYLOAD_LENGTH: u32 = 9; // u32
-export const NR_PROCESSOR: u32 = 10; // i32
-export const NR_STACK: u32 = 11; // i32: row in the stacks, -1 none
-export const NR_THREAD: u32 = 12; // i64: thread id (V6: index)
-export const NR_CAPTURE: u32 = 13; // i64: capture thread id (V6: index)
+export const NR_FIRST_ROW: u32 = 2; // the table row of this call's first row (for the extended items)
+// input columns, one entry per event
+export const NR_TIMESTAMP: u32 = 3; // i64
+export const NR_METADATA: u32 = 4; // i32: metadata row, -1 undefined
+export const NR_ACTIVITY: u32 = 5; // u32 file offset, 0 none
+export const NR_RELATED: u32 = 6; // u32 file offset, 0 none
+export const NR_PAYLOAD_OFFSET: u32 = 7; // u32 file offset
+export const NR_PAYLOAD_LENGTH: u32 = 8; // u32
+export const NR_PROCESSOR: u32 = 9; // i32
+export const NR_STACK: u32 = 10; // i32: row in the stacks, -1 none
+export const NR_THREAD: u32 = 11; // i64: thread id (V6: index)
+export const NR_CAPTURE: u32 = 12; // i64: capture thread id (V6: index)
 // tables
-export const NR_METADATA_TABLE: u32 = 14; // NM_WORDS u32 per metadata row + 1 (entry 0: undefined metadata)
-export const NR_STACK_ITEM: u32 = 15; // u32 per stack: store offset of its stack item (its frames' less 8)
-export const NR_STACK_BYTES: u32 = 16; // u32 per stack: bytes of its frames
-export const NR_THREADS: u32 = 17; // V6: 3 u32 per thread (index, thread id, process id), by index ascending
-export const NR_THREAD_COUNT: u32 = 18; // 0: not V6
-export const NR_V6: u32 = 19;
-export const NR_PROCESS_ID: u32 = 20; // the file's process id
-export const NR_BASE: u32 = 21; // where the file's byte 0 is in the store
-export const NR_STACK_TYPE: u32 = 22; // extended item type of a stack (32- or 64-bit)
+export const NR_METADATA_TABLE: u32 = 13; // NM_WORDS u32 per metadata row + 1 (entry 0: undefined metadata)
+export const NR_STACK_ITEM: u32 = 14; // u32 per stack: store offset of its stack item (its frames' less 8)
+export const NR_STACK_BYTES: u32 = 15; // u32 per stack: bytes of its frames
+export const NR_THREADS: u32 = 16; // V6: 3 u32 per thread (index, thread id, process id), by index ascending
+export const NR_THREAD_COUNT: u32 = 17; // 0: not V6
+export const NR_V6: u32 = 18;
+export const NR_PROCESS_ID: u32 = 19; // the file's process id
+export const NR_BASE: u32 = 20; // where the file's byte 0 is in the store
+export const NR_STACK_TYPE: u32 = 21; // extended item type of a stack (32- or 64-bit)
 // output columns, one entry per row of this call
-export const NR_OUT_TIMESTAMP: u32 = 23; // i64
-export const NR_FIELDS: u32 = 24; // 1: write the type fields (provider … opcode) of every row, 0: none (only the rows without a type need them)
-export const NR_OUT_PID: u32 = 25; // u32, V6 only (a file before V6 has one process, NR_PROCESS_ID)
-export const NR_OUT_TID: u32 = 26; // u32
-export const NR_OUT_PAYLOAD_OFFSET: u32 = 27; // u32 store offset
-export const NR_OUT_PAYLOAD_LENGTH: u32 = 28; // u16
-export const NR_OUT_PROVIDER: u32 = 29; // u16 (NR_FIELDS)
-export const NR_OUT_EVENT_ID: u32 = 30; // u16 (NR_FIELDS)
-export const NR_OUT_PROCESSOR: u32 = 31; // u16
-export const NR_OUT_VERSION: u32 = 32; // u16 (NR_FIELDS)
-export const NR_OUT_OPCODE: u32 = 33; // u8 (NR_FIELDS)
+export const NR_OUT_TIMESTAMP: u32 = 22; // i64
+export const NR_FIELDS: u32 = 23; // 1: write the type fields (provider … opcode) of every row (for a fill chunk by chunk), 0: none
+export const NR_OUT_PID: u32 = 24; // u32, V6 only (a file before V6 has one process, NR_PROCESS_ID)
+export const NR_OUT_TID: u32 = 25; // u32
+export const NR_OUT_PAYLOAD_OFFSET: u32 = 26; // u32 store offset
+export const NR_OUT_PAYLOAD_LENGTH: u32 = 27; // u16
+export const NR_OUT_PROVIDER: u32 = 28; // u16 (NR_FIELDS)
+export const NR_OUT_EVENT_ID: u32 = 29; // u16 (NR_FIELDS)
+export const NR_OUT_PROCESSOR: u32 = 30; // u16
+export const NR_OUT_VERSION: u32 = 31; // u16 (NR_FIELDS)
+export const NR_OUT_OPCODE: u32 = 32; // u8 (NR_FIELDS)
 // (keywords, level and the EVENT_HEADER flags are not rows' columns: the first two are the event type's,
 // the flags the extended items')
-export const NR_OUT_METADATA: u32 = 34; // i32: metadata row of each row
-export const NR_ACT_ROW: u32 = 35; // u32 list: the table row of each row with an ActivityId (NR_ACT_COUNT of them)
-export const NR_OUT_EVENT_TYPE: u32 = 36; // u16 (eventTypes)
+export const NR_OUT_METADATA: u32 = 33; // i32: metadata row of each row
+export const NR_ACT_ROW: u32 = 34; // u32 list: the table row of each row with an ActivityId (NR_ACT_COUNT of them)
+export const NR_OUT_EVENT_TYPE: u32 = 35; // u16 (eventTypes)
 // extended items (at most two per row)
-export const NR_EXT_ROW: u32 = 37; // u32
-export const NR_EXT_TYPE: u32 = 38; // u16
-export const NR_EXT_SIZE: u32 = 39; // u16
-export const NR_EXT_OFFSET: u32 = 40; // u32
+export const NR_EXT_ROW: u32 = 36; // u32
+export const NR_EXT_TYPE: u32 = 37; // u16
+export const NR_EXT_SIZE: u32 = 38; // u16
+export const NR_EXT_OFFSET: u32 = 39; // u32
 // results
-export const NR_EXT_COUNT: u32 = 41; // items written
-export const NR_CUT: u32 = 42; // payloads longer than 65,535 bytes (cut to it), added to
-export const NR_MAX_LO: u32 = 43; // latest timestamp so far (in and out), low and high halves
-export const NR_MAX_HI: u32 = 44;
-export const NR_SEEN: u32 = 45; // u32 list: metadata table entries met first in this call, in row order
-export const NR_SEEN_COUNT: u32 = 46;
-export const NR_TYPE_ROWS: u32 = 47; // u32 per event type: rows, added to (eventTypes)
-export const NR_PAYLOAD_FROM: u32 = 48; // the store offsets this call's payloads span (as cut): [least start, greatest end), [0, 0) when no row
-export const NR_PAYLOAD_TO: u32 = 49;
-export const NR_ACT_OFFSET: u32 = 50; // u32 list beside NR_ACT_ROW: the store offset of the row's ActivityId
-export const NR_ACT_COUNT: u32 = 51; // rows listed in NR_ACT_ROW
-export const NR_EVENT_FROM: u32 = 52; // the event of row 0 when NR_ORDER is 0
-export const NR_THREAD_DIRECT: u32 = 53; // V6: 2 u32 per thread index below NR_THREAD_DIRECT_COUNT (thread id, process id; an index not in the table: itself and the file's), 0: none
-export const NR_THREAD_DIRECT_COUNT: u32 = 54;
-export const NR_OTHER_PIDS: u32 = 55; // rows of this call whose process id is not NR_PROCESS_ID (V6)
-export const NR_WORDS: u32 = 56;
+export const NR_EXT_COUNT: u32 = 40; // items written
+export const NR_CUT: u32 = 41; // payloads longer than 65,535 bytes (cut to it), added to
+export const NR_MAX_LO: u32 = 42; // latest timestamp so far (in and out), low and high halves
+export const NR_MAX_HI: u32 = 43;
+export const NR_SEEN: u32 = 44; // u32 list: metadata table entries met first in this call, in row order
+export const NR_SEEN_COUNT: u32 = 45;
+export const NR_TYPE_ROWS: u32 = 46; // u32 per event type: rows, added to (eventTypes)
+export const NR_PAYLOAD_FROM: u32 = 47; // the store offsets this call's payloads span (as cut): [least start, greatest end), [0, 0) when no row
+export const NR_PAYLOAD_TO: u32 = 48;
+export const NR_ACT_OFFSET: u32 = 49; // u32 list beside NR_ACT_ROW: the store offset of the row's ActivityId
+export const NR_ACT_COUNT: u32 = 50; // rows listed in NR_ACT_ROW
+export const NR_EVENT_FROM: u32 = 51; // the event of row 0 when NR_ORDER is 0
+export const NR_THREAD_DIRECT: u32 = 52; // V6: 2 u32 per thread index below NR_THREAD_DIRECT_COUNT (thread id, process id; an index not in the table: itself and the file's), 0: none
+export const NR_THREAD_DIRECT_COUNT: u32 = 53;
+export const NR_OTHER_PIDS: u32 = 54; // rows of this call whose process id is not NR_PROCESS_ID (V6)
+export const NR_WORDS: u32 = 55;
 
 /** A metadata table entry: NM_WORDS u32s. */
 export const NM_PROVIDER: u32 = 0;
@@ -331,7 +330,6 @@ export function eventRows(m: Mem, p: usize): void {
   let rows = ld32(m, p + NR_ROWS * 4);
   let order: usize = ld32(m, p + NR_ORDER * 4);
   let eventFrom = ld32(m, p + NR_EVENT_FROM * 4);
-  let first = ld32(m, p + NR_FIRST_EVENT * 4);
   let firstRow = ld32(m, p + NR_FIRST_ROW * 4);
   let ts: usize = ld32(m, p + NR_TIMESTAMP * 4);
   let metadata: usize = ld32(m, p + NR_METADATA * 4);
@@ -383,7 +381,7 @@ export function eventRows(m: Mem, p: usize): void {
   let otherPids: u32 = 0;
   lastThreadEntry = -1;
   for (let r: u32 = 0; r < rows; r++) {
-    let i: usize = <usize>((order != 0 ? ld32(m, order + <usize>r * 4) : eventFrom + r) - first);
+    let i: usize = <usize>(order != 0 ? ld32(m, order + <usize>r * 4) : eventFrom + r);
     let mi = ldi32(m, metadata + i * 4);
     let x: usize = meta + <usize>(mi + 1) * (NM_WORDS * 4);
     st32(m, oMetadata + <usize>r * 4, <u32>mi);

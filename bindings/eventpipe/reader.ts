@@ -870,26 +870,16 @@ class Reader {
     const ev = this.events;
     const { activityIdOffset, relatedActivityIdOffset, labelList } = ev;
     const L = this.labelLists;
-    // (the last list found: a thread's events run with one list)
-    let lastId = 0, lastList = -1, lastA = 0, lastR = 0;
     for (let k = from, i = first; k < to; k++, i++) {
       const lid = labelListId[k];
       let list = -1, a = 0, r = 0;
-      if (lid !== 0 && lid === lastId) {
-        list = lastList;
-        a = lastA;
-        r = lastR;
-      } else if (lid !== 0) {
+      if (lid !== 0) {
         const row = this.labelListByIndex.get(lid);
         if (row === undefined) this.warn(NW_BAD_ROW, recordOffset[k], `label list ${lid} not defined since the last sequence point`);
         else {
           list = row;
           a = L.activityIdOffset[row];
           r = L.relatedActivityIdOffset[row];
-          lastId = lid;
-          lastList = list;
-          lastA = a;
-          lastR = r;
         }
       }
       activityIdOffset[i] = a;

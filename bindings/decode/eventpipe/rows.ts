@@ -521,7 +521,7 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
     w[R.NR_MAX_LO] = table.maxLo;
     w[R.NR_TYPE_ROWS] = typeRowsAt;
     w[R.NR_OUT_TIMESTAMP] = out.ts;
-    // (the type fields of every row only for a fill chunk by chunk, which reads them; else only rows without a type need them: untypedFields)
+    // (the type fields of every row only for a fill chunk by chunk, which reads them; rows without a type get theirs from their metadata: untypedFields)
     w[R.NR_FIELDS] = cx.fillChunk ? 1 : 0;
     w[R.NR_OUT_PID] = out.pid;
     w[R.NR_OUT_TID] = out.tid;
@@ -551,7 +551,6 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
     w[R.NR_ROWS] = rows;
     w[R.NR_ORDER] = order === 0 ? 0 : order + 4 * r0;
     w[R.NR_EVENT_FROM] = r0;
-    w[R.NR_FIRST_EVENT] = 0;
     w[R.NR_FIRST_ROW] = base + r0;
     w[R.NR_TIMESTAMP] = at(NT_TIMESTAMP);
     w[R.NR_METADATA] = at(NT_METADATA);
@@ -590,13 +589,7 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
     take(core, out.eventType, eventType, base + r0, rows);
     // (the type fields are the event type's: kept only for a chunk with rows that have none)
     if (new Uint16Array(core.memory.buffer, out.eventType, rows).includes(C.EVENT_TYPE_NONE)) {
-      const u = table.untypedColumns();
-      if (cx.fillChunk) {
-        take(core, out.provider, u.provider, base + r0, rows);
-        take(core, out.eventId, u.eventId, base + r0, rows);
-        take(core, out.version, u.version, base + r0, rows);
-        take(core, out.opcode, u.opcode, base + r0, rows);
-      } else untypedFields(new Uint32Array(core.memory.buffer), metaAt, metadataOfRow.subarray(base + r0, base + r0 + rows), u, base + r0);
+      untypedFields(new Uint32Array(core.memory.buffer), metaAt, metadataOfRow.subarray(base + r0, base + r0 + rows), table.untypedColumns(), base + r0);
     }
     const x = new Uint32Array(core.memory.buffer, p, R.NR_WORDS)[R.NR_EXT_COUNT];
     // (the rows at hand are this call's `n`, their items so far e + x)
