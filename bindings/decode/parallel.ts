@@ -13,6 +13,7 @@ import { compiledCore, sharedMemoryCore } from "./loader.js";
 import { blobChunks, compressedTrace, decodeWindows, isByteSource, knownSize, memoryPages, type ByteSource, type DecodeEnd, type DecodeOptions, type Input, type Resume, type SharedSource, type TraceContext, type Window } from "./windows.js";
 import { slices, sourceChunks } from "./chunks.js";
 import { giveBack, takeBuffer } from "./reuse.js";
+import type { NettracePieceRequest } from "./eventpipe/parallel.js";
 import { describeViews, packWindow, rebuildViews, SharedSlots, SparePool, type WindowBuffers } from "./transfer.js";
 import { align8, metaOf, storedColumns, typeKeyOf, untypedRows, withDecidedFields, type TraceData } from "./trace-data.js";
 import { logfileCopy, rebaseLogfile } from "./builder.js";
@@ -25,14 +26,14 @@ import { haveWorkers, openShared, workerAbilities, workerFactory, type DecodeWor
  * Each segment is a core instantiated afresh, its typed tables grown from empty: streaming 1 GiB with
  * 2 workers took 0.66-0.80 s in segments of 8 MiB, 0.51-0.74 s in 32 MiB ones (peak RSS 223 -> 345 MB).
  */
-const SEGMENT_BYTES = 32 << 20;
+export const SEGMENT_BYTES = 32 << 20;
 /**
  * Decode workers between decodes: a worker keeps its core's memory and its spare window buffers warm
  * (fresh memory costs a page fault per 4 KiB page), so a decode takes idle workers before starting new
  * ones, and gives them back when it ends; those idle for IDLE_MS are stopped. An idle worker does not
  * keep a Node process alive.
  */
-interface PooledWorker {
+export interface PooledWorker {
   worker: DecodeWorker;
   /** This side's objects for the worker's shared window slots (SharedSlots), kept as long as the worker. */
   slots: Map<number, SharedArrayBuffer>;
@@ -44,7 +45,7 @@ const idleWorkers: PooledWorker[] = [];
 let idleTimer: ReturnType<typeof setTimeout> | undefined;
 const IDLE_MS = 5_000;
 
-function leaseWorker(): PooledWorker {
+export function leaseWorker(): PooledWorker {
   const idle = idleWorkers.pop();
   if (idle) {
     idle.worker.ref?.();
@@ -58,7 +59,7 @@ function leaseWorker(): PooledWorker {
   return p;
 }
 
-function releaseWorkers(list: readonly PooledWorker[]): Promise<unknown> {
+export function releaseWorkers(list: readonly PooledWorker[]): Promise<unknown> {
   const stopping: (Promise<unknown> | undefined)[] = [];
   for (const p of list) {
     p.onMessage = p.onError = undefined;
@@ -127,8 +128,11 @@ export interface SegmentEnd {
   input?: ArrayBuffer;
 }
 
-/** A message to a worker: a segment to decode, or buffers (or shared slots) its windows came in, to pack the next ones into. */
-export type WorkerRequest = SegmentRequest | { recycle: ArrayBuffer } | { recycleSlot: number };
+/**
+ * A message to a worker: a segment to decode, or buffers (or shared slots) its windows came in, to pack the
+ * next ones into; a piece of an EventPipe file to read (eventpipe/parallel.ts), or the memory of its windows.
+ */
+export type WorkerRequest = SegmentRequest | { recycle: ArrayBuffer } | { recycleSlot: number } | NettracePieceRequest | { nettraceRecycle: ArrayBuffer[] };
 
 /**
  * A segment's messages: each window (packed; in a shared slot, its views described: `buffer` comes
@@ -558,22 +562,28 @@ class Cutter {
 }
 
 /** A segment on its way: its messages as they come, in order. */
-class SegmentJob {
-  private readonly queue: SegmentMessage[] = [];
+/** A worker's messages about one piece of work, waiting to be taken in the order they came. */
+export class Mailbox<M> {
+  private readonly queue: M[] = [];
   private waiting?: () => void;
-  readonly maps = new SegmentMaps();
-  /** `worker`: where the segment is decoded (none: on this thread); `length`: its input bytes. */
-  constructor(readonly fileOffset: number, readonly worker?: DecodeWorker, readonly length = 0) {}
 
-  push(m: SegmentMessage): void {
+  push(m: M): void {
     this.queue.push(m);
     this.waiting?.();
     this.waiting = undefined;
   }
 
-  async next(): Promise<SegmentMessage> {
+  async next(): Promise<M> {
     while (!this.queue.length) await new Promise<void>((resolve) => (this.waiting = resolve));
     return this.queue.shift()!;
+  }
+}
+
+class SegmentJob extends Mailbox<SegmentMessage> {
+  readonly maps = new SegmentMaps();
+  /** `worker`: where the segment is decoded (none: on this thread); `length`: its input bytes. */
+  constructor(readonly fileOffset: number, readonly worker?: DecodeWorker, readonly length = 0) {
+    super();
   }
 }
 
@@ -694,6 +704,12 @@ export function segmentServer(post: (m: SegmentMessage, transfer: ArrayBuffer[])
   const cores = new SharedCores(IN_FLIGHT_SHARED_CORES);
   let queue = Promise.resolve();
   return (req) => {
+    // (an EventPipe file's pieces: their module loaded when first asked for)
+    if ("nettracePiece" in req) {
+      queue = queue.then(async () => (await import("./eventpipe/parallel.js")).serveNettracePiece(req, post as (m: unknown, transfer: ArrayBuffer[]) => void));
+      return;
+    }
+    if ("nettraceRecycle" in req) return giveBack(req.nettraceRecycle);
     if ("recycle" in req) pool.give(req.recycle);
     else if ("recycleSlot" in req) {
       if (req.recycleSlot < 0) cores.giveBack(SharedCores.index(req.recycleSlot));

@@ -1602,6 +1602,92 @@ export function* nettraceWindowsOf(bytes: Uint8Array, walker?: NettraceWalker): 
 }
 
 /**
+ * Where an EventPipe file can be cut for parallel decoding (nettraceCuts): each piece decodes on its own
+ * once the reader has read what the events after the cut refer to and what the file says before them.
+ */
+export interface NettraceCuts {
+  /** File offset of the first block: the bytes before it are the stream header and the Trace object (or block). */
+  first: number;
+  /** Blocks whose content later events depend on, [start, end) in file order: metadata, V6 threads, removed threads and sequence points with flags. */
+  state: (readonly [number, number])[];
+  /**
+   * Cut offsets, in file order: each right after a sequence point (at `sequencePoint`, [start, end)),
+   * after which `state` blocks before it; a reader resumes there (NettraceStreamReader.resume).
+   */
+  cuts: { offset: number; sequencePoint: readonly [number, number]; state: number }[];
+  /** The most bytes from one sequence point's end to the next one's (a window's bytes, at most). */
+  largestWindow: number;
+}
+
+/**
+ * The cuts of a V4–V6 EventPipe file of `size` bytes, at least `every` bytes apart, found by reading
+ * its block headers alone (`readAt`: up to `length` bytes at a file offset). Cuts stop where the
+ * framing looks wrong or the file ends early: the rest is one piece, read as a whole file's would be.
+ * Undefined for files not cut (V2/V3, which have no sequence points, or one whose start is unreadable).
+ */
+export function nettraceCuts(readAt: (at: number, length: number) => Uint8Array, size: number, every: number): NettraceCuts | undefined {
+  const head = readAt(0, Math.min(size, 1 << 16));
+  const r = new Reader(head);
+  r.final = head.length >= size;
+  try {
+    if (!r.start() || r.version < 4) return undefined;
+    if (r.next() !== BLOCK_TRACE) return undefined;
+  } catch {
+    return undefined;
+  }
+  const v6 = r.version === 6;
+  const first = r.pos;
+  const state: (readonly [number, number])[] = [];
+  const cuts: NettraceCuts["cuts"] = [];
+  let last = 0, windowFrom = first, largestWindow = 0;
+  for (let at = first; at < size; ) {
+    let kind: number, end: number, content: number;
+    if (v6) {
+      const b = readAt(at, 4);
+      if (b.length < 4) break;
+      const word = b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24);
+      kind = word >>> 24;
+      content = at + 4;
+      end = content + (word & 0xffffff);
+      if (kind === 0 || kind === BLOCK_TRACE) break;
+    } else {
+      const b = readAt(at, 16 + MAX_TYPE_NAME + 4);
+      if (b.length < 16 || b[0] !== TAG_BEGIN_PRIVATE || b[1] !== TAG_BEGIN_PRIVATE || b[2] !== TAG_NULL) break;
+      const dv = new DataView(b.buffer, b.byteOffset, b.length);
+      const nameLen = dv.getInt32(11, true);
+      if (nameLen < 0 || nameLen > MAX_TYPE_NAME || 16 + nameLen + 4 > b.length || b[15 + nameLen] !== TAG_END) break;
+      let name = "";
+      for (let i = 0; i < nameLen; i++) name += String.fromCharCode(b[15 + i]);
+      const blockSize = dv.getInt32(16 + nameLen, true);
+      if (blockSize < 0) break;
+      content = at + 16 + nameLen + 4;
+      content += (4 - (content % 4)) % 4;
+      end = content + blockSize + 1;
+      kind = name === "EventBlock" ? BLOCK_EVENT : name === "MetadataBlock" ? BLOCK_METADATA : name === "StackBlock" ? BLOCK_STACK : name === "SPBlock" ? BLOCK_SEQUENCE_POINT : BLOCK_UNKNOWN;
+      if (kind === BLOCK_UNKNOWN) break;
+    }
+    if (end > size) break;
+    if (kind === BLOCK_METADATA || kind === BLOCK_THREAD || kind === BLOCK_REMOVE_THREAD) state.push([at, end]);
+    else if (kind === BLOCK_SEQUENCE_POINT) {
+      largestWindow = Math.max(largestWindow, end - windowFrom);
+      windowFrom = end;
+      // (a cut goes on from what the sequence point sets: its threads' sequence numbers; V6 flags clear threads or metadata)
+      if (end - last >= every && end < size) {
+        cuts.push({ offset: end, sequencePoint: [at, end], state: state.length });
+        last = end;
+      }
+      if (v6) {
+        const f = readAt(content + 8, 4);
+        if (f.length < 4) break;
+        if ((f[0] | f[1] | f[2] | f[3]) !== 0) state.push([at, end]);
+      }
+    }
+    at = end;
+  }
+  return { first, state, cuts, largestWindow: Math.max(largestWindow, size - windowFrom) };
+}
+
+/**
  * Reads a .nettrace / .netperf file as it arrives, in windows: each window holds the events between two
  * sequence points (where TraceEvent lets every queued event go, so a window's dispatch order is the
  * file's), or, in a .netperf (V3, in time order), about `windowBytes` of event blocks. Memory holds one
@@ -1647,22 +1733,69 @@ export class NettraceStreamReader {
     return this.buffer.subarray(this.head, this.head + this.used);
   }
 
+  /** Bytes pushed that no window has taken yet. */
+  get unread(): number {
+    return this.used - this.reader.pos;
+  }
+
   /** Whether the reader has the file's end (its end-of-stream marker, or the error it stops at). */
   get finished(): boolean {
     return this.done;
   }
 
+  /**
+   * Goes on from file offset `from` (a cut, nettraceCuts) as a reader that read the file up to there
+   * would: `prelude` is the file's bytes before its first block, then the blocks before `from` that
+   * later events refer to, then the sequence point the cut follows, each with its file offset. None of
+   * it makes a window or a warning; the next push gives the bytes from `from` on.
+   */
+  resume(prelude: readonly { bytes: Uint8Array; offset: number }[], from: number): void {
+    const r = this.reader;
+    if (r.started) throw new Error("etw-wasm: a nettrace reader resumes before it reads");
+    for (const { bytes, offset } of prelude) {
+      r.setBytes(bytes, offset, false);
+      r.pos = 0;
+      if (!r.started && !r.start()) throw new Error("etw-wasm: the prelude of a resumed nettrace reader lacks the stream header");
+      while (r.pos < r.len) {
+        const kind = r.next();
+        if (kind === NEXT_NEED || kind === NEXT_END) throw new Error(`etw-wasm: the prelude block at ${offset} of a resumed nettrace reader is not whole`);
+      }
+    }
+    r.takeWindow(null);
+    r.warningCount = 0;
+    this.base = from;
+    this.used = 0;
+    r.setBytes(this.held(), from, false);
+    r.pos = 0;
+    r.windowFrom = from;
+  }
+
   /** Takes the next bytes of the file; yields the windows they complete. */
   *push(chunk: Uint8Array): Generator<NettraceWindow> {
     if (this.done || chunk.length === 0) return;
+    this.room(chunk.length).set(chunk);
+    yield* this.commit(chunk.length);
+  }
+
+  /**
+   * Room for the next `bytes` of the file, to read them into instead of pushing a chunk (no copy of
+   * them); `commit` then says how many were read there. `bytes` is also how much room the reader's
+   * buffers keep from here on at least (a window's bytes and a read: no buffer grown for each window).
+   */
+  room(bytes: number): Uint8Array {
     const h = this.head;
-    if (h + this.used + chunk.length > this.buffer.length) {
-      const next = this.bufferOf(Math.max(this.buffer.length * 2, h + this.used + chunk.length));
+    if (h + this.used + bytes > this.buffer.length) {
+      const next = this.bufferOf(Math.max(this.buffer.length * 2, h + this.used + bytes));
       next.set(this.held(), h);
       this.buffer = next;
     }
-    this.buffer.set(chunk, h + this.used);
-    this.used += chunk.length;
+    return this.buffer.subarray(h + this.used, h + this.used + bytes);
+  }
+
+  /** The next `n` bytes of the file are in the room given (room); yields the windows they complete. */
+  *commit(n: number): Generator<NettraceWindow> {
+    if (this.done || n === 0) return;
+    this.used += n;
     yield* this.pump(false);
   }
 

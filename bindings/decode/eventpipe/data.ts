@@ -9,7 +9,7 @@
 // streams); the per-event walk runs on the engine asked for, the rest in TypeScript on either.
 
 import * as C from "../../../assembly/codes.js";
-import { nettraceWindowsOf, NettraceStreamReader, MAX_NETTRACE_WARNINGS, type NettraceFile, type NettraceMetadata, type NettraceWarning } from "../../eventpipe/reader.js";
+import { nettraceWindowsOf, NettraceStreamReader, MAX_NETTRACE_WARNINGS, type NettraceFile, type NettraceHeader, type NettraceMetadata, type NettraceWarning } from "../../eventpipe/reader.js";
 import { TraceDecodeError, TraceFormatError } from "../errors.js";
 import { ChunkFiller, clrProvidersOf, fillNettraceClr, type ClrFiller } from "./clr.js";
 import { GrowingClrBlocks } from "../clr-blocks.js";
@@ -18,7 +18,7 @@ import { align8, concatBytes, madeOnFirstRead, withDecidedFields, EVENT_COLUMN_L
 export type { NettraceInfo } from "../trace-data.js";
 import { blobChunks, isByteSource, type DecodeOptions, type Input } from "../windows.js";
 import { slices, sourceChunks } from "../chunks.js";
-import { nettraceEngine } from "./engine.js";
+import { nettraceEngine, type NettraceEngine } from "./engine.js";
 import { EventTable, eventTableOf, headerFlagsOf, type EventTableOf, type NettraceRowsCore } from "./rows.js";
 import { providerGuidBytes } from "./provider-guids.js";
 
@@ -49,19 +49,16 @@ function engineOf(options: Pick<DecodeOptions, "engine">): "wasm" | "js" {
  * between two sequence points). Providers and event types keep their indices across windows. Returns
  * the outline of them all (the stream's end).
  */
-export async function* nettraceWindows(input: Input, options: Pick<DecodeOptions, "engine" | "wasm" | "clrTables" | "chunkBytes" | "batchBytes"> = {}): AsyncGenerator<TraceData & { nettrace: NettraceInfo }, (TraceData & { nettrace: NettraceInfo }) | undefined> {
+export async function* nettraceWindows(input: Input, options: Pick<DecodeOptions, "engine" | "wasm" | "clrTables" | "chunkBytes" | "batchBytes" | "workers"> = {}): AsyncGenerator<TraceData & { nettrace: NettraceInfo }, (TraceData & { nettrace: NettraceInfo }) | undefined> {
+  // (with workers: the file cut at sequence points, each piece read by a worker; a file that cannot be cut is read here)
+  if (options.workers) {
+    const { parallelWindows } = await import("./parallel.js");
+    const windows = parallelWindows(input, options, options.workers);
+    if (windows) return yield* windows;
+  }
   const engine = await nettraceEngine(engineOf(options), options.wasm, options.clrTables !== false);
-  if (engine.filler?.placed) engine.filler.placed.base = 8; // (NettraceTables.tablesOf's base)
   const tables = new NettraceTables(engine.rows, engine.filler);
-  // (a .netperf, in time order already, is cut into windows of about batchBytes)
-  // (each window's tables are made before the next push: its columns can be the next window's)
-  // (each window's bytes in a buffer of their own from the pool, at the store's base: its store is built around them, no copy)
-  const take = (bytes: number) => {
-    const buffer = takeBuffer(bytes);
-    OWNED.add(buffer);
-    return buffer;
-  };
-  const reader = new NettraceStreamReader(engine.walker, options.batchBytes ?? 64 << 20, true, { take, head: WINDOW_BASE });
+  const reader = windowReader(engine, options.batchBytes);
   try {
     for await (const chunk of chunksOf(input, options.chunkBytes ?? 1 << 20)) {
       for (const w of reader.push(chunk)) yield await tables.window(w, w.last);
@@ -75,8 +72,24 @@ export async function* nettraceWindows(input: Input, options: Pick<DecodeOptions
   }
 }
 
+/**
+ * A reader of a stream's windows on `engine`, each window's bytes in a buffer of their own from the
+ * pool, at the store's base: its store is built around them, no copy. Each window's tables are to be
+ * made before the next push (its columns can be the next window's). A .netperf, in time order already,
+ * is cut into windows of about `batchBytes`.
+ */
+export function windowReader(engine: NettraceEngine, batchBytes = 64 << 20): NettraceStreamReader {
+  if (engine.filler?.placed) engine.filler.placed.base = WINDOW_BASE; // (NettraceTables.tablesOf's base)
+  const take = (bytes: number) => {
+    const buffer = takeBuffer(bytes);
+    OWNED.add(buffer);
+    return buffer;
+  };
+  return new NettraceStreamReader(engine.walker, batchBytes, true, { take, head: WINDOW_BASE });
+}
+
 /** The input as chunks, without reading it all first. */
-async function* chunksOf(input: Input, chunkBytes: number): AsyncGenerator<Uint8Array> {
+export async function* chunksOf(input: Input, chunkBytes: number): AsyncGenerator<Uint8Array> {
   if (input instanceof Uint8Array) yield* slices(input, Math.max(chunkBytes, 1 << 16));
   else if (input instanceof ArrayBuffer) yield* slices(new Uint8Array(input), Math.max(chunkBytes, 1 << 16));
   else if (typeof Blob !== "undefined" && input instanceof Blob) yield* blobChunks(input);
@@ -113,9 +126,17 @@ export class NettraceTables {
   private warningTotal = 0;
   private last?: TraceData & { nettrace: NettraceInfo };
   private lastStructs = new Uint8Array(0);
+  /** The metadata rows of the windows adopted (adopt). */
+  private readonly metadata: NettraceMetadata[] = [];
 
-  /** `rows`: the core that orders each window's events as rows; `filler`: the core that fills its typed .NET tables (none: no typed tables). */
-  constructor(private readonly rowsCore: NettraceRowsCore, private readonly filler?: ClrFiller, private readonly tuning: NettraceTuning = {}) {}
+  /** The windows are of a file read from a cut (a worker's, eventpipe/parallel.ts): a first window that stops at once is not the file's start. */
+  resumed = false;
+
+  /**
+   * `rows`: the core that orders each window's events as rows (none: the tables only adopt windows made
+   * elsewhere); `filler`: the core that fills its typed .NET tables (none: no typed tables).
+   */
+  constructor(private readonly rowsCore: NettraceRowsCore | undefined, private readonly filler?: ClrFiller, private readonly tuning: NettraceTuning = {}) {}
 
   /** The event type of (provider, id, version, opcode, level, keywords), added when new; EVENT_TYPE_NONE past the table's limit. */
   private typeOf(provider: number, id: number, version: number, opcode: number, level: number, kwLo: number, kwHi: number): number {
@@ -175,6 +196,7 @@ export class NettraceTables {
     let warningCount = 0, eventsLost = 0;
     // (the reader's count of warnings, which runs on over a file's windows, before this window's)
     let warnedBefore = this.warningTotal;
+    const warningTotalBefore = warnedBefore;
     // the typed .NET tables of each window's rows, filled as it comes in the WebAssembly core (only its payload bytes copied in)
     const core = this.filler?.core;
     // (the typed tables of each window's rows as the reader placed them, when its order is the file's)
@@ -217,6 +239,7 @@ export class NettraceTables {
         }
       }
       try {
+        if (!this.rowsCore) throw new Error("etw-wasm: these EventPipe tables adopt windows, they make none");
         eventTableOf(this.rowsCore, w, {
           ptr, stackItem, base, providerOf, unknownProvider: this.unknownProvider, typeOf: (p, id, v, op, level, kwLo, kwHi) => this.typeOf(p, id, v, op, level, kwLo, kwHi), typeCount: () => this.types.length,
           fillChunk: filler && ((at, rows, firstRow) => filler.chunk(at, rows, firstRow)),
@@ -247,59 +270,11 @@ export class NettraceTables {
     if (!file) throw new Error("etw-wasm: no window to make tables of");
     const err = final ? file.error : null;
     const windowEnd = ((file as { base?: number }).base ?? 0) + input.length;
-    if (err && table.n === 0 && this.rows === 0) throw new TraceFormatError(err.code, err.offset, `not a readable EventPipe file: ${err.reason}`, "nettrace");
+    if (err && table.n === 0 && this.rows === 0 && !this.resumed) throw new TraceFormatError(err.code, err.offset, `not a readable EventPipe file: ${err.reason}`, "nettrace");
     const { header, metadata } = file;
-    const ptr = header.pointerSize === 4 ? 4 : 8;
-    const { n, events: stored, untyped, pid, metadataOfRow, activities, ext, typeRows, cut } = table.result();
-    const ht = ptr === 4 ? C.HT_EVENT_HEADER32 : C.HT_EVENT_HEADER64;
-    const providerGuids = this.providerGuids;
-    const types = this.types;
-
-    // structs: providers, event types, the logfile header
-    const providerStructs = new Uint8Array(providerGuids.length * C.PROV_STRIDE);
-    providerGuids.forEach((g, p) => {
-      const o = p * C.PROV_STRIDE;
-      providerStructs.set(g, o + C.PROV_GUID);
-      providerStructs[o + C.PROV_GROUP] = 0xff;
-      providerStructs[o + C.PROV_GROUP + 1] = 0xff;
-      providerStructs[o + C.PROV_KIND] = C.PK_GUID;
-      providerStructs[o + C.PROV_WANTED] = 1;
-    });
-    const typeStructs = new Uint8Array(types.length * C.TYPE_STRIDE);
-    const tv = new DataView(typeStructs.buffer);
-    types.forEach(([p, id, v, op, level, kwLo, kwHi], t) => {
-      const o = t * C.TYPE_STRIDE;
-      tv.setUint16(o + C.TYPE_PROVIDER, p, true);
-      tv.setUint16(o + C.TYPE_EVENT_ID, id, true);
-      tv.setUint16(o + C.TYPE_VERSION, v, true);
-      typeStructs[o + C.TYPE_OPCODE] = op;
-      typeStructs[o + C.TYPE_HEADER_TYPE] = ht;
-      tv.setUint32(o + C.TYPE_KEYWORDS, kwLo, true);
-      tv.setUint32(o + C.TYPE_KEYWORDS + 4, kwHi, true);
-      typeStructs[o + C.TYPE_LEVEL] = level; // (task and channel: 0, as EventPipe has none)
-      tv.setUint32(o + C.TYPE_ROWS, typeRows[t], true);
-    });
-    const lh = new Uint8Array(C.LH_SIZE);
-    const lv = new DataView(lh.buffer);
-    let latest = this.latest > header.syncTimeQpc ? this.latest : header.syncTimeQpc;
-    if (n > 0) {
-      const windowLatest = (BigInt(table.maxHi) << 32n) | BigInt(table.maxLo);
-      if (windowLatest > latest) latest = windowLatest;
-    }
-    this.latest = latest;
-    const freq = header.qpcFrequency > 0n ? header.qpcFrequency : 1n;
-    lv.setUint32(C.LH_PRESENT, C.LH_SIZE, true);
-    lv.setUint32(C.LH_NUMBER_OF_PROCESSORS, header.numberOfProcessors >>> 0, true);
-    lv.setUint32(C.LH_POINTER_SIZE, ptr, true);
-    lv.setUint32(C.LH_RECORD_POINTER_SIZE, ptr, true);
-    lv.setUint32(C.LH_RESERVED_FLAGS, 1, true); // QPC
-    lv.setBigInt64(C.LH_PERF_FREQ, header.qpcFrequency, true);
-    lv.setBigInt64(C.LH_START_TIME, header.syncTimeFileTime, true);
-    lv.setBigInt64(C.LH_END_TIME, header.syncTimeFileTime + ((latest - header.syncTimeQpc) * 10_000_000n) / freq, true);
-    lv.setBigInt64(C.LH_HEADER_TIMESTAMP, header.syncTimeQpc, true);
-    // events lost, as the capture threads' sequence numbers tell (§14)
-    this.eventsLost += eventsLost;
-    lv.setUint32(C.LH_EVENTS_LOST, Math.min(this.eventsLost, 0xffffffff), true);
+    const rows = table.result();
+    const n = rows.n;
+    const [providerStructs, typeStructs, lh] = this.structs(header, rows.typeRows, latestOf(rows), eventsLost);
 
     // the byte store: the file (payloads and stacks stay where they are), then the structs
     const structsAt = align8(base + input.length);
@@ -331,39 +306,11 @@ export class NettraceTables {
     // (what the tables live in goes back to the pool when the trace is disposed; not the caller's input)
     const owned = [...table.buffers(), ...typed.buffers()];
     if (!place) owned.push(store.buffer);
-    // (the columns not stored made when first read)
-    const events = nettraceColumns(stored, n, () => data, untyped, metadataOfRow, metadata, { ht, flags: headerFlagsOf(ptr), pid: pid ?? header.processId >>> 0, extRows: ext.row });
-    const data: TraceData & { nettrace: NettraceInfo } = {
-      release: () => giveBack(owned),
+    const data = this.trace({
       ...(apart ? { bytes: input, meta: store } : { bytes: store }),
-      bareStacks: true,
-      events,
-      untyped,
-      eventCount: n,
-      ext,
-      extCount: ext.row.length,
-      buffersOffset: 0,
-      bufferCount: 0,
-      warningsOffset: 0,
-      warningCount: 0,
-      warningTotal: warningCount,
-      providersOffset: providersOffset - from,
-      providerCount: providerGuids.length,
-      typesOffset: typesOffset - from,
-      typeCount: types.length,
-      logfileOffset: logfileOffset - from,
-      clrRows: 0,
-      arenaBytes: input.length,
-      // (a window: the file up to its end)
-      inputBytes: windowEnd,
-      decodedBytes: windowEnd,
-      nettrace: activityColumn({ formatVersion: header.formatVersion, metadata, providerOf: this.providerOf, metadataOfRow, warnings, payloadsCut: cut }, n, activities),
-    };
-    this.rows += n;
-    for (let t = 0; t < types.length; t++) this.typeRows[t] = (this.typeRows[t] ?? 0) + typeRows[t];
-    for (const w of warnings) if (this.warnings.length < MAX_NETTRACE_WARNINGS) this.warnings.push(w);
-    this.warningTotal = warningCount;
-    this.last = data;
+      providersOffset: providersOffset - from, typesOffset: typesOffset - from, logfileOffset: logfileOffset - from,
+      rows, header, metadata, warnings, warningTotal: warningCount, arenaBytes: input.length, windowEnd, owned,
+    });
     // (what the stream's outline takes from the last window, copied: the window's memory is given back before the outline is made)
     this.lastStructs = store.slice(providersOffset - from, logfileOffset - from + C.LH_SIZE);
     // the typed .NET runtime tables, by the core's routine: joined from the windows', or filled now
@@ -375,11 +322,149 @@ export class NettraceTables {
         data.clrRows = typedRows;
       }
     } else if (this.filler) fillNettraceClr(data, this.filler, place);
-    if (err) {
-      data.decodeError = new TraceDecodeError(err.offset, `decoding stopped: ${err.reason}`);
-      data.incomplete = { reason: "decode-error", offset: err.offset, message: err.reason };
-      data.decodedBytes = err.offset;
+    if (err) stoppedAt(data, err);
+    WINDOW_PARTS.set(data, { rows, header, owned, eventsLost, warningCount: warningCount - warningTotalBefore, providerOf: this.providerOf, unknownProvider: this.unknownProvider, types: this.types });
+    return data;
+  }
+
+  /**
+   * The structs of a window's tables (providers, event types with the window's rows of each, the logfile
+   * header), the trace's latest timestamp and lost events moved on by the window's.
+   */
+  private structs(header: NettraceHeader, typeRows: ArrayLike<number>, windowLatest: bigint | undefined, eventsLost: number): [Uint8Array, Uint8Array, Uint8Array] {
+    const ptr = header.pointerSize === 4 ? 4 : 8;
+    const ht = ptr === 4 ? C.HT_EVENT_HEADER32 : C.HT_EVENT_HEADER64;
+    const providerStructs = new Uint8Array(this.providerGuids.length * C.PROV_STRIDE);
+    this.providerGuids.forEach((g, p) => {
+      const o = p * C.PROV_STRIDE;
+      providerStructs.set(g, o + C.PROV_GUID);
+      providerStructs[o + C.PROV_GROUP] = 0xff;
+      providerStructs[o + C.PROV_GROUP + 1] = 0xff;
+      providerStructs[o + C.PROV_KIND] = C.PK_GUID;
+      providerStructs[o + C.PROV_WANTED] = 1;
+    });
+    const typeStructs = new Uint8Array(this.types.length * C.TYPE_STRIDE);
+    const tv = new DataView(typeStructs.buffer);
+    this.types.forEach(([p, id, v, op, level, kwLo, kwHi], t) => {
+      const o = t * C.TYPE_STRIDE;
+      tv.setUint16(o + C.TYPE_PROVIDER, p, true);
+      tv.setUint16(o + C.TYPE_EVENT_ID, id, true);
+      tv.setUint16(o + C.TYPE_VERSION, v, true);
+      typeStructs[o + C.TYPE_OPCODE] = op;
+      typeStructs[o + C.TYPE_HEADER_TYPE] = ht;
+      tv.setUint32(o + C.TYPE_KEYWORDS, kwLo, true);
+      tv.setUint32(o + C.TYPE_KEYWORDS + 4, kwHi, true);
+      typeStructs[o + C.TYPE_LEVEL] = level; // (task and channel: 0, as EventPipe has none)
+      tv.setUint32(o + C.TYPE_ROWS, typeRows[t] ?? 0, true);
+    });
+    const lh = new Uint8Array(C.LH_SIZE);
+    const lv = new DataView(lh.buffer);
+    let latest = this.latest > header.syncTimeQpc ? this.latest : header.syncTimeQpc;
+    if (windowLatest !== undefined && windowLatest > latest) latest = windowLatest;
+    this.latest = latest;
+    const freq = header.qpcFrequency > 0n ? header.qpcFrequency : 1n;
+    lv.setUint32(C.LH_PRESENT, C.LH_SIZE, true);
+    lv.setUint32(C.LH_NUMBER_OF_PROCESSORS, header.numberOfProcessors >>> 0, true);
+    lv.setUint32(C.LH_POINTER_SIZE, ptr, true);
+    lv.setUint32(C.LH_RECORD_POINTER_SIZE, ptr, true);
+    lv.setUint32(C.LH_RESERVED_FLAGS, 1, true); // QPC
+    lv.setBigInt64(C.LH_PERF_FREQ, header.qpcFrequency, true);
+    lv.setBigInt64(C.LH_START_TIME, header.syncTimeFileTime, true);
+    lv.setBigInt64(C.LH_END_TIME, header.syncTimeFileTime + ((latest - header.syncTimeQpc) * 10_000_000n) / freq, true);
+    lv.setBigInt64(C.LH_HEADER_TIMESTAMP, header.syncTimeQpc, true);
+    // events lost, as the capture threads' sequence numbers tell (§14)
+    this.eventsLost += eventsLost;
+    lv.setUint32(C.LH_EVENTS_LOST, Math.min(this.eventsLost, 0xffffffff), true);
+    return [providerStructs, typeStructs, lh];
+  }
+
+  /** A window's TraceData from its rows and store (`bytes`, with the structs at the offsets given), counted into the stream's totals. */
+  private trace(w: WindowTrace): TraceData & { nettrace: NettraceInfo } {
+    const { rows, header } = w;
+    const { n, events: stored, untyped, pid, metadataOfRow, activities, ext, typeRows, cut } = rows;
+    const ptr = header.pointerSize === 4 ? 4 : 8;
+    // (the columns not stored made when first read)
+    const events = nettraceColumns(stored, n, () => data, untyped, metadataOfRow, w.metadata, { ht: ptr === 4 ? C.HT_EVENT_HEADER32 : C.HT_EVENT_HEADER64, flags: headerFlagsOf(ptr), pid: pid ?? header.processId >>> 0, extRows: ext.row });
+    const data: TraceData & { nettrace: NettraceInfo } = {
+      // (what the tables live in goes back to the pool when the trace is disposed; not the caller's input)
+      release: w.release ?? (() => giveBack(w.owned)),
+      bytes: w.bytes,
+      ...(w.meta ? { meta: w.meta } : {}),
+      bareStacks: true,
+      events,
+      untyped,
+      eventCount: n,
+      ext,
+      extCount: ext.row.length,
+      buffersOffset: 0,
+      bufferCount: 0,
+      warningsOffset: 0,
+      warningCount: 0,
+      warningTotal: w.warningTotal,
+      providersOffset: w.providersOffset,
+      providerCount: this.providerGuids.length,
+      typesOffset: w.typesOffset,
+      typeCount: this.types.length,
+      logfileOffset: w.logfileOffset,
+      clrRows: 0,
+      arenaBytes: w.arenaBytes,
+      // (a window: the file up to its end)
+      inputBytes: w.windowEnd,
+      decodedBytes: w.windowEnd,
+      nettrace: activityColumn({ formatVersion: header.formatVersion, metadata: w.metadata, providerOf: this.providerOf, metadataOfRow, warnings: w.warnings, payloadsCut: cut }, n, activities),
+    };
+    this.rows += n;
+    for (let t = 0; t < typeRows.length; t++) this.typeRows[t] = (this.typeRows[t] ?? 0) + typeRows[t];
+    for (const x of w.warnings) if (this.warnings.length < MAX_NETTRACE_WARNINGS) this.warnings.push(x);
+    this.warningTotal = w.warningTotal;
+    this.last = data;
+    return data;
+  }
+
+  /**
+   * A window another thread made of this stream's file (eventpipe/parallel.ts: a worker that read the file
+   * from a cut), its providers and event types, which are that thread's, put on this stream's: the window
+   * as this thread would have made it.
+   */
+  async adopt(w: AdoptedWindow): Promise<TraceData & { nettrace: NettraceInfo }> {
+    // the metadata rows: every thread reads the same ones in file order; a window sends those its thread had not sent
+    const metadata = this.metadata;
+    if (w.metadataFrom > metadata.length) throw new Error("etw-wasm: a window's metadata rows come before those of the windows ahead of it");
+    for (let m = metadata.length - w.metadataFrom; m < w.metadata.length; m++) metadata.push(w.metadata[m]);
+    const providerOf = await this.providersOf(metadata);
+    // the thread's providers (by the metadata rows they were made for) and event types, on this stream's
+    const providers = new Int32Array(w.providerCount);
+    for (let m = 0; m < w.providerOf.length; m++) providers[w.providerOf[m]] = providerOf[m];
+    if (w.unknownProvider >= 0) {
+      if (this.unknownProvider < 0) {
+        this.unknownProvider = this.providerGuids.length;
+        this.providerGuids.push(new Uint8Array(16));
+      }
+      providers[w.unknownProvider] = this.unknownProvider;
     }
+    const types = Uint16Array.from(w.types, ([p, id, v, op, level, kwLo, kwHi]) => this.typeOf(providers[p], id, v, op, level, kwLo, kwHi));
+    const rows = w.rows;
+    if (types.some((g, t) => g !== t)) renumber(rows.events.eventType, types);
+    if (rows.untyped && providers.some((g, p) => g !== p)) renumber(rows.untyped.provider, providers);
+    const typeRows = new Uint32Array(this.types.length);
+    for (let t = 0; t < types.length; t++) if (types[t] !== C.EVENT_TYPE_NONE) typeRows[types[t]] += rows.typeRows[t];
+    // the structs apart from the window's bytes (`meta`): their size is this stream's, not the thread's
+    const [providerStructs, typeStructs, lh] = this.structs(w.header, typeRows, latestOf(rows), w.eventsLost);
+    const typesOffset = align8(providerStructs.length), logfileOffset = align8(typesOffset + typeStructs.length);
+    const meta = new Uint8Array(logfileOffset + C.LH_SIZE);
+    meta.set(providerStructs, 0);
+    meta.set(typeStructs, typesOffset);
+    meta.set(lh, logfileOffset);
+    const data = this.trace({
+      bytes: w.bytes, meta, providersOffset: 0, typesOffset, logfileOffset, rows: { ...rows, typeRows }, header: w.header, metadata,
+      warnings: w.warnings, warningTotal: this.warningTotal + w.warningCount, arenaBytes: w.arenaBytes, windowEnd: w.windowEnd, owned: [], release: w.release,
+    });
+    this.lastStructs = meta.slice();
+    if (w.clr) {
+      data.clr = w.clr;
+      data.clrRows = w.clrRows;
+    }
+    if (w.error) stoppedAt(data, w.error);
     return data;
   }
 
@@ -439,6 +524,100 @@ export class NettraceTables {
   }
 }
 
+
+/** What a window's TraceData is made of (NettraceTables.trace). */
+interface WindowTrace {
+  bytes: Uint8Array;
+  meta?: Uint8Array;
+  providersOffset: number;
+  typesOffset: number;
+  logfileOffset: number;
+  rows: EventTableOf;
+  header: NettraceHeader;
+  metadata: NettraceMetadata[];
+  /** The window's warnings, and the stream's count of them up to its end. */
+  warnings: NettraceWarning[];
+  warningTotal: number;
+  arenaBytes: number;
+  /** File offset of the window's end. */
+  windowEnd: number;
+  /** What the tables live in, given back to the pool on release (unless `release` says otherwise). */
+  owned: ArrayBufferLike[];
+  release?: () => void;
+}
+
+/**
+ * A window another thread made (eventpipe/parallel.ts), as NettraceTables.adopt takes it: its rows, its
+ * store (`bytes`), and what its thread numbered its own way (providers, event types) or counted from
+ * its cut (metadata rows, warnings, lost events).
+ */
+export interface AdoptedWindow {
+  bytes: Uint8Array;
+  rows: EventTableOf;
+  header: NettraceHeader;
+  /** The thread's metadata rows from row `metadataFrom` on. */
+  metadata: NettraceMetadata[];
+  metadataFrom: number;
+  /** The thread's provider of each metadata row, its count of providers and its provider of undefined metadata (-1: none). */
+  providerOf: Int32Array;
+  providerCount: number;
+  unknownProvider: number;
+  /** The thread's event types: provider, id, version, opcode, level, keywords' low and high halves. */
+  types: number[][];
+  clr?: TraceData["clr"];
+  clrRows: number;
+  warnings: NettraceWarning[];
+  warningCount: number;
+  eventsLost: number;
+  arenaBytes: number;
+  windowEnd: number;
+  error?: { code: number; offset: number; reason: string };
+  /** Gives the window's memory back (to the thread that made it). */
+  release?: () => void;
+}
+
+/**
+ * What a window's TraceData was made from that it does not show, for sending the window to another
+ * thread (eventpipe/parallel.ts): its rows, what its tables live in, its own counts, and the numbering
+ * of providers and types it was made with.
+ */
+export interface WindowParts {
+  rows: EventTableOf;
+  header: NettraceHeader;
+  owned: ArrayBufferLike[];
+  eventsLost: number;
+  warningCount: number;
+  providerOf: Int32Array;
+  unknownProvider: number;
+  types: number[][];
+}
+const WINDOW_PARTS = new WeakMap<TraceData, WindowParts>();
+
+/** What `data` (a window of NettraceTables) was made from. */
+export function windowParts(data: TraceData): WindowParts | undefined {
+  return WINDOW_PARTS.get(data);
+}
+
+/** The latest timestamp of a window's rows; undefined when it has none. */
+function latestOf(rows: EventTableOf): bigint | undefined {
+  return rows.n > 0 ? (BigInt(rows.maxHi) << 32n) | BigInt(rows.maxLo) : undefined;
+}
+
+/** Maps a column's indices (those `to` has; the rest, "none", stay) onto another numbering. */
+function renumber(column: Uint16Array, to: ArrayLike<number>): void {
+  const known = to.length;
+  for (let i = 0; i < column.length; i++) {
+    const k = column[i];
+    if (k < known) column[i] = to[k];
+  }
+}
+
+/** `data` as a window where decoding stopped, at `err`. */
+function stoppedAt(data: TraceData, err: { offset: number; reason: string }): void {
+  data.decodeError = new TraceDecodeError(err.offset, `decoding stopped: ${err.reason}`);
+  data.incomplete = { reason: "decode-error", offset: err.offset, message: err.reason };
+  data.decodedBytes = err.offset;
+}
 
 /** `info` with `activityOfRow`, made from the rows that have an activity id when first read. */
 function activityColumn(info: Omit<NettraceInfo, "activityOfRow">, n: number, activities: EventTableOf["activities"]): NettraceInfo {
