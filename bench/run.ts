@@ -81,7 +81,7 @@ async function nettraceSection(quick: boolean): Promise<string[]> {
     process.stderr.write(`generated ${size} MiB .nettrace ...\n`);
     const wasmOnly = size > 1024;
     if (whole) rows.push(await benchInput(`generated ${size} MiB .nettrace`, path, quick, undefined, true, wasmOnly));
-    if (streamed) streams.push(benchStream(`generated ${size} MiB .nettrace`, path, false, wasmOnly));
+    if (streamed) streams.push(benchStream(`generated ${size} MiB .nettrace`, path, true, wasmOnly));
   }
   if (!quick) {
     rows.push(await benchInput("generated 64 MiB .nettrace V6", generatedNettrace(64, 6), quick, undefined, false));
@@ -91,8 +91,8 @@ async function nettraceSection(quick: boolean): Promise<string[]> {
   }
   const md = markdown(rows, undefined, machine(quick)).trimEnd().split("\n");
   const streamed = streamMarkdown(streams, undefined)
-    .filter((l) => !l.startsWith("with workers"))
-    .map((l) => (l.startsWith("Streamed from") ? "Streamed from the file (streamTraceFile: a batch per sequence point, every 10 MiB of events in the generated files; every batch's rows and typed .NET rows counted), one run per engine in a fresh process" : l));
+    .map((l) => (l.startsWith("Streamed from") ? "Streamed from the file (streamTraceFile: a batch per sequence point, every 10 MiB of events in the generated files; every batch's rows and typed .NET rows counted), one run per engine in a fresh process" : l))
+    .map((l) => (l.startsWith("with workers") ? "with workers, the wasm engine in worker threads (the file cut after sequence points into pieces of 32 MiB or more, each read by its worker, which resumes at its cut; the windows' memory transferred back and adopted on the main thread):" : l));
   return [
     "## EventPipe files (.nettrace)", "",
     "Generated with `etw-wasm generate OUT.nettrace --size N --samples` (V5: the runtime's events with empty metadata, sample profiler samples with stacks, an EventSource with fields). Opened whole (openTrace of the file's bytes, both engines; the record walk with each event's lookups, the dispatch order, the event table's rows and the typed tables run in the engine asked for, the container reader is TypeScript on both; the worker columns are the same one-thread decode):", "",
@@ -432,7 +432,7 @@ function benchStream(input: string, path: string, withWorkers = true, wasmOnly =
   const row: StreamRow = { input, bytes, events: 0, engines: {} };
   warmPageCache(path);
   const runs = [["wasm", "wasm", 0], ["js", "js", 0], ["wasm, 1 worker", "wasm", 1], ["wasm, 2 workers", "wasm", 2]] as const;
-  for (const [name, engine, workers] of withWorkers ? runs : runs.slice(0, wasmOnly ? 1 : 2)) {
+  for (const [name, engine, workers] of runs.filter(([, engine, w]) => (w > 0 ? withWorkers : !(wasmOnly && engine === "js")))) {
     const key = name;
     try {
       // the faster of two runs (the first may still meet pages the cache dropped)

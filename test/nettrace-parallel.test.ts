@@ -58,7 +58,7 @@ async function summaries(stream: AsyncIterable<TraceBatch> & { end?: unknown }):
  * The file streamed on this thread, then by workers (from its path and from its bytes): the same
  * batches. Returns the batches and the cuts the workers' pieces start at.
  */
-async function expectSameStreams(label: string, bytes: Uint8Array, batchBytes: number): Promise<{ batches: number; cuts: number }> {
+async function expectSameStreams(label: string, bytes: Uint8Array, batchBytes: number): Promise<{ batches: number; cuts: number; warnings: number; complete: boolean }> {
   const path = join(dir, `${label.replace(/[^a-z0-9.]+/gi, "_")}.nettrace`);
   writeFileSync(path, bytes);
   const one = await summaries(await streamTraceFile(path, { batchBytes }));
@@ -76,7 +76,8 @@ async function expectSameStreams(label: string, bytes: Uint8Array, batchBytes: n
   const fromBytes = await summaries(streamTrace(bytes, { batchBytes, workers: 2 }));
   expect(fromBytes, `${label}: 2 workers sent the bytes`).toEqual(one);
   expect(piecesRead.count - before, `${label}: pieces read by workers sent the bytes`).toBe(pieces);
-  return { batches: one.batches.length, cuts };
+  const end = one.end as { complete: boolean; warnings: number };
+  return { batches: one.batches.length, cuts, warnings: end.warnings, complete: end.complete };
 }
 
 describe("EventPipe streams read by workers", () => {
@@ -126,6 +127,36 @@ describe("EventPipe streams read by workers", () => {
     }
     expect(s.end?.complete).toBe(false);
     expect(s.end?.incomplete?.offset).toBeGreaterThan(bytes.length * 0.7);
+  }, 60_000);
+
+  it("damaged files (bytes flipped in blocks, a block's size, metadata): the batches, warnings and stop one thread gives", async () => {
+    const bytes = generateNettrace({ targetBytes: Infinity, fileBytes: 2 << 20, samples: true, seed: 9, version: 5, sequencePointBytes: 96 << 10 }).bytes;
+    const blocks = readNettrace(bytes).blocks;
+    const firstOf = (kind: number) => blocks.kind.findIndex((k) => k === kind);
+    const cases: [string, (b: Uint8Array) => void][] = [
+      ["payload bytes", (b) => { for (let k = 1; k < 40; k++) b[Math.floor((b.length * k) / 41)] ^= 0x5a; }],
+      ["a late block's size", (b) => { const i = blocks.length - 10; b[blocks.contentOffset[i] - 4] ^= 0x40; }],
+      ["the metadata block's content", (b) => { const i = firstOf(BLOCK_METADATA); for (let k = 40; k < 200; k += 7) b[blocks.contentOffset[i] + k] ^= 0xff; }],
+    ];
+    for (const [what, damage] of cases) {
+      const copy = bytes.slice();
+      damage(copy);
+      const r = await expectSameStreams(`damaged ${what}`, copy, 256 << 10);
+      // (the damage shows: warnings, or a stop)
+      expect(r.warnings > 0 || !r.complete, `damaged ${what}`).toBe(true);
+      expect(r.cuts, `damaged ${what}`).toBeGreaterThan(2);
+    }
+  }, 120_000);
+
+  it("a consumer that stops after two batches lets the workers go; the next stream reads the file whole", async () => {
+    const bytes = generateNettrace({ targetBytes: Infinity, fileBytes: 3 << 20, samples: true, seed: 21, version: 5, sequencePointBytes: 96 << 10 }).bytes;
+    const path = join(dir, "stopped.nettrace");
+    writeFileSync(path, bytes);
+    const one = await summaries(await streamTraceFile(path, { batchBytes: 256 << 10 }));
+    let seen = 0;
+    for await (const _ of await streamTraceFile(path, { batchBytes: 256 << 10, workers: 2 })) if (++seen === 2) break;
+    expect(seen).toBe(2);
+    expect(await summaries(await streamTraceFile(path, { batchBytes: 256 << 10, workers: 2 }))).toEqual(one);
   }, 60_000);
 
   it.skipIf(!HAVE_CORPUS)("every corpus EventPipe file: the batches one thread gives, cut every 64 KiB", async () => {

@@ -132,7 +132,7 @@ export interface SegmentEnd {
  * A message to a worker: a segment to decode, or buffers (or shared slots) its windows came in, to pack the
  * next ones into; a piece of an EventPipe file to read (eventpipe/parallel.ts), or the memory of its windows.
  */
-export type WorkerRequest = SegmentRequest | { recycle: ArrayBuffer } | { recycleSlot: number } | NettracePieceRequest | { nettraceRecycle: ArrayBuffer[] };
+export type WorkerRequest = SegmentRequest | { recycle: ArrayBuffer } | { recycleSlot: number } | NettracePieceRequest | { nettraceRecycle: ArrayBuffer[] } | { nettraceAdopted: true };
 
 /**
  * A segment's messages: each window (packed; in a shared slot, its views described: `buffer` comes
@@ -710,6 +710,7 @@ export function segmentServer(post: (m: SegmentMessage, transfer: ArrayBuffer[])
       return;
     }
     if ("nettraceRecycle" in req) return giveBack(req.nettraceRecycle);
+    if ("nettraceAdopted" in req) return void import("./eventpipe/parallel.js").then((m) => m.windowAdopted());
     if ("recycle" in req) pool.give(req.recycle);
     else if ("recycleSlot" in req) {
       if (req.recycleSlot < 0) cores.giveBack(SharedCores.index(req.recycleSlot));

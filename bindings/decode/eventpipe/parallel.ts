@@ -22,6 +22,25 @@ export const piecesRead = { count: 0 };
 
 /** Pieces queued or being read per worker: one being read while the other's windows wait to be adopted. */
 const IN_FLIGHT_PER_WORKER = 2;
+/**
+ * Windows a worker posts ahead of those adopted (about 20 MiB each in the generated files): it waits for
+ * the calling thread to take one before it reads on, so a consumer slower than the workers holds at most
+ * these. (2 workers streaming 1 GiB: peak RSS 570-680 MB when they ran ahead freely, 500-540 MB bounded; the
+ * rest is each worker's core and its pool of window memory. One ahead was 30% slower.)
+ */
+const WINDOWS_AHEAD = 2;
+
+/** This worker's windows posted and not yet adopted, and the wait for one to be. */
+let windowsAhead = 0;
+let aheadWait: (() => void) | undefined;
+
+/** The calling thread adopted one of this worker's windows (a worker's side). */
+export function windowAdopted(): void {
+  windowsAhead = Math.max(0, windowsAhead - 1);
+  const wake = aheadWait;
+  aheadWait = undefined;
+  wake?.();
+}
 
 /** What a worker is asked to read: the file's bytes from `from` up to the next cut (or its end). */
 export interface NettracePieceRequest {
@@ -63,10 +82,12 @@ export async function serveNettracePiece(req: NettracePieceRequest, post: (m: Ne
       metadataSent = w.metadata.length;
       failed ||= data.incomplete !== undefined;
       post({ nettracePiece: piece, window }, transfer);
+      windowsAhead++;
+      while (windowsAhead >= WINDOWS_AHEAD) await new Promise<void>((resolve) => (aheadWait = resolve));
     };
     const input = req.bytes ?? (req.range && openShared(req.range.source, req.range.offset, req.range.length));
     if (!input) throw new Error("etw-wasm: this decode worker cannot open the shared input (no source opener installed)");
-    const readBytes = req.options.chunkBytes ?? 4 << 20;
+    const readBytes = req.options.chunkBytes ?? 1 << 20;
     if (isByteSource(input) && input.readSync) {
       // read straight into the reader's buffer (a window's bytes and a read: no buffer grown for each window)
       reader.room(req.windowBytes + readBytes);
@@ -254,6 +275,7 @@ async function* readPieces(
         const { buffers, ...w } = m.window;
         // (the consumer done with the window: its memory goes back to the worker for the next ones)
         const data = await tables.adopt({ ...w, release: () => job.worker.worker.post({ nettraceRecycle: buffers }, buffers) });
+        job.worker.worker.post({ nettraceAdopted: true }, []);
         // (a window where reading stopped is the stream's last)
         if (data.incomplete) done = true;
         yield data;
