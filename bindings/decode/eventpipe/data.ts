@@ -422,6 +422,21 @@ export class NettraceTables {
   }
 
   /**
+   * The event types so far, for tables that go on from a later cut of the file (`seedTypes`), so that
+   * they number the types this stream knows as it does; undefined where providers would not be numbered
+   * alike (a provider of undefined metadata, which is numbered where it is first met).
+   */
+  knownTypes(): number[][] | undefined {
+    return this.unknownProvider < 0 ? this.types.map((t) => t.slice()) : undefined;
+  }
+
+  /** Numbers `types` (knownTypes of the stream these tables' windows go to) first, as that stream does. */
+  seedTypes(types: readonly number[][]): void {
+    if (this.types.length > 0) throw new Error("etw-wasm: event types are seeded before any is numbered");
+    for (const [p, id, v, op, level, kwLo, kwHi] of types) this.typeOf(p, id, v, op, level, kwLo, kwHi);
+  }
+
+  /**
    * A window another thread made of this stream's file (eventpipe/parallel.ts: a worker that read the file
    * from a cut), its providers and event types, which are that thread's, put on this stream's: the window
    * as this thread would have made it.

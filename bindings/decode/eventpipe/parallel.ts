@@ -55,6 +55,8 @@ export interface NettracePieceRequest {
   last: boolean;
   /** The most bytes a window of the file has (the reader's buffers hold one and a read). */
   windowBytes: number;
+  /** The event types the calling thread knows when it sends the piece (NettraceTables.knownTypes), numbered first. */
+  types?: number[][];
   options: Pick<DecodeOptions, "engine" | "clrTables" | "batchBytes" | "chunkBytes"> & { wasm?: WebAssembly.Module };
 }
 
@@ -70,6 +72,8 @@ export async function serveNettracePiece(req: NettracePieceRequest, post: (m: Ne
   const engine = await nettraceEngine(req.options.engine === "js" ? "js" : "wasm", req.options.wasm, req.options.clrTables !== false);
   try {
     const tables = new NettraceTables(engine.rows, engine.filler);
+    // (the types known so far numbered as the calling thread numbers them: its windows need no renumbering)
+    if (req.types) tables.seedTypes(req.types);
     const reader = windowReader(engine, req.options.batchBytes);
     if (req.prelude.length > 0) {
       reader.resume(req.prelude, req.from);
@@ -228,7 +232,7 @@ async function* readPieces(
     const cut = i > 0 ? cuts.cuts[i - 1] : undefined;
     const prelude = cut ? [head, ...state.slice(0, cut.state), { bytes: copy(cut.sequencePoint[0], cut.sequencePoint[1] - cut.sequencePoint[0]), offset: cut.sequencePoint[0] }] : [];
     return {
-      nettracePiece: i, from, prelude, last: to === size, windowBytes: cuts.largestWindow, options: pieceOptions,
+      nettracePiece: i, from, prelude, last: to === size, windowBytes: cuts.largestWindow, types: tables.knownTypes(), options: pieceOptions,
       ...(ranges ? { range: { source: shared!, offset: from, length: to - from } } : { bytes: bytes ? copy(from, to - from) : readAt(from, to - from) }),
     };
   };
