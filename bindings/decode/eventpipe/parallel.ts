@@ -6,7 +6,7 @@
 // (transferred, not copied), and are adopted here in file order: their providers and event types, which
 // are the workers' own, put on one numbering (NettraceTables.adopt). The windows are those of one reader.
 
-import { nettraceCuts, type NettraceCuts, type NettraceMetadata } from "../../eventpipe/reader.js";
+import { NettraceCutter, type NettraceCut, type NettraceMetadata } from "../../eventpipe/reader.js";
 import { compiledCore } from "../loader.js";
 import { leaseWorker, Mailbox, releaseWorkers, SEGMENT_BYTES, type PooledWorker } from "../parallel.js";
 import type { NettraceInfo, TraceData } from "../trace-data.js";
@@ -199,9 +199,10 @@ export function parallelWindows(input: Input, options: Pick<DecodeOptions, "engi
     };
   } else return undefined;
   // (pieces of a stream's batches at least, 32 MiB at most: a piece is a core's memory afresh and a message each window)
-  const cuts = nettraceCuts(readAt, size, Math.min(SEGMENT_BYTES, options.batchBytes ?? SEGMENT_BYTES));
-  if (!cuts || cuts.cuts.length === 0) return undefined;
-  return readPieces({ input, bytes, source, readAt, size }, cuts, options, workers);
+  const cutter = NettraceCutter.open(readAt, size, Math.min(SEGMENT_BYTES, options.batchBytes ?? SEGMENT_BYTES));
+  const first = cutter?.next();
+  if (!cutter || !first) return undefined;
+  return readPieces({ input, bytes, source, readAt, size }, cutter, first, options, workers);
 }
 
 interface PieceSource {
@@ -213,26 +214,43 @@ interface PieceSource {
 }
 
 async function* readPieces(
-  src: PieceSource, cuts: NettraceCuts, options: Pick<DecodeOptions, "engine" | "wasm" | "clrTables" | "chunkBytes" | "batchBytes">, workers: number,
+  src: PieceSource, cutter: NettraceCutter, firstCut: NettraceCut, options: Pick<DecodeOptions, "engine" | "wasm" | "clrTables" | "chunkBytes" | "batchBytes">, workers: number,
 ): AsyncGenerator<NettraceTrace, NettraceTrace | undefined> {
   const { bytes, readAt, size } = src;
+  // the cuts found as pieces are sent (the first pieces go while the rest of the file is looked at)
+  const cuts: NettraceCut[] = [firstCut];
+  let cutsEnded = false;
+  /** The cut that ends piece `i`; undefined for the last piece, which runs to the file's end. */
+  const endOf = (i: number): NettraceCut | undefined => {
+    while (!cutsEnded && cuts.length <= i) {
+      const c = cutter.next();
+      if (c) cuts.push(c);
+      else cutsEnded = true;
+    }
+    return cuts[i];
+  };
+  const pieceExists = (i: number) => i === 0 || endOf(i - 1) !== undefined;
   const shared = (src.source as { shared?: SharedSource } | undefined)?.shared;
   const ranges = shared !== undefined && workerAbilities().opensSources === true;
   // what a worker reads before resuming at a cut: the stream header and Trace object, the state blocks, the sequence point
   // (copies of their own: a view of the input would take all of its buffer with it to the worker)
   const copy = (at: number, length: number) => new Uint8Array(readAt(at, length));
-  const head = { bytes: copy(0, cuts.first), offset: 0 };
-  const state = cuts.state.map(([start, end]) => ({ bytes: copy(start, end - start), offset: start }));
+  const head = { bytes: copy(0, cutter.first), offset: 0 };
+  const state: { bytes: Uint8Array; offset: number }[] = [];
+  const stateBefore = (n: number) => {
+    for (let k = state.length; k < n; k++) state.push({ bytes: copy(cutter.state[k][0], cutter.state[k][1] - cutter.state[k][0]), offset: cutter.state[k][0] });
+    return state.slice(0, n);
+  };
   const wasm = options.engine === "js" ? undefined : await compiledCore(options.wasm);
   const pieceOptions: NettracePieceRequest["options"] = { engine: options.engine, clrTables: options.clrTables, batchBytes: options.batchBytes, chunkBytes: options.chunkBytes, wasm };
-  const starts = [0, ...cuts.cuts.map((c) => c.offset)];
   const request = (i: number): NettracePieceRequest => {
-    const from = starts[i];
-    const to = i + 1 < starts.length ? starts[i + 1] : size;
-    const cut = i > 0 ? cuts.cuts[i - 1] : undefined;
-    const prelude = cut ? [head, ...state.slice(0, cut.state), { bytes: copy(cut.sequencePoint[0], cut.sequencePoint[1] - cut.sequencePoint[0]), offset: cut.sequencePoint[0] }] : [];
+    const cut = i > 0 ? cuts[i - 1] : undefined;
+    const from = cut ? cut.offset : 0;
+    const to = endOf(i)?.offset ?? size;
+    const prelude = cut ? [head, ...stateBefore(cut.state), { bytes: copy(cut.sequencePoint[0], cut.sequencePoint[1] - cut.sequencePoint[0]), offset: cut.sequencePoint[0] }] : [];
     return {
-      nettracePiece: i, from, prelude, last: to === size, windowBytes: cuts.largestWindow, types: tables.knownTypes(), options: pieceOptions,
+      // (the largest window so far: the cutter has read past this piece's end)
+      nettracePiece: i, from, prelude, last: to === size, windowBytes: cutter.largestWindow, types: tables.knownTypes(), options: pieceOptions,
       ...(ranges ? { range: { source: shared!, offset: from, length: to - from } } : { bytes: bytes ? copy(from, to - from) : readAt(from, to - from) }),
     };
   };
@@ -255,7 +273,7 @@ async function* readPieces(
       };
     }
     for (;;) {
-      while (!done && next < starts.length && inFlight.length < workers * IN_FLIGHT_PER_WORKER) {
+      while (!done && inFlight.length < workers * IN_FLIGHT_PER_WORKER && pieceExists(next)) {
         const p = leased[next % workers];
         const job = new PieceJob(p);
         jobs.set(next, job);
