@@ -217,7 +217,7 @@ async function main() {
   const lines = [
     `Export libraries on the events table of ${file.split("/").pop()} (${(size / 1e9).toFixed(2)} GB), batches of 64 MiB; each in a fresh process:`,
     "",
-    "| library | format | s | input MB/s | M rows/s | s in the writer | output MB | peak RSS MB | bundle KB gz (+ .wasm) |",
+    "| library | format | s | input MB/s | M rows/s | s in the writer | output MB | peak RSS MiB | bundle KB gz (+ .wasm) |",
     "|---|---|---|---|---|---|---|---|---|",
   ];
   for (const name of CANDIDATES) {

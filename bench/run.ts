@@ -418,7 +418,7 @@ async function measureWholeFile(path: string): Promise<void> {
 function wholeFileMarkdown(rows: WholeFileRow[]): string[] {
   if (!rows.length) return [];
   const f = (x: number, d = 1) => x.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
-  const head = ["input", "GB", "events", "first decode s", "MB/s", "M events/s", "page faults", "next decode s", "MB/s", "M events/s", "page faults", "peak RSS MB"];
+  const head = ["input", "GB", "events", "first decode s", "MB/s", "M events/s", "page faults", "next decode s", "MB/s", "M events/s", "page faults", "peak RSS MiB"];
   const lines = ["", "Opened whole from the file (openTraceFile, payloads \"source\": the tables held, records read back when asked; past 4 GiB of record bytes a trace cannot be held as bytes), wasm, two decodes in a fresh process (the second writes into the first's memory):", "", `| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`];
   for (const r of rows) {
     lines.push(`| ${[r.input, f(r.bytes / 1e9, 2), r.events.toLocaleString("en-US"), f(r.firstMs / 1000, 2), f(r.bytes / 1e6 / (r.firstMs / 1000), 0), f(r.events / 1e6 / (r.firstMs / 1000), 2), r.minfltFirst.toLocaleString("en-US"),
@@ -520,7 +520,7 @@ async function convertRun(input: string, file: string, format: "parquet" | "arro
 function convertMarkdown(rows: ConvertRow[]): string[] {
   if (!rows.length) return [];
   const f = (x: number, d = 1) => x.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
-  const head = ["input", "to", "GB in", "events", "s", "input MB/s", "M events/s", "peak RSS MB", "output MB", "tables", "DuckDB count(*) of events"];
+  const head = ["input", "to", "GB in", "events", "s", "input MB/s", "M events/s", "peak RSS MiB", "output MB", "tables", "DuckDB count(*) of events"];
   const lines = ["", "`etw-wasm convert` (events, typed .NET tables, processes, providers; a fresh process, the process pass included):", "", `| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`];
   for (const r of rows) {
     lines.push(`| ${[r.input, r.format, f(r.bytes / 1e9, 2), r.events.toLocaleString("en-US"), f(r.ms / 1000, 1), f(r.bytes / 1e6 / (r.ms / 1000), 0), f(r.events / 1e6 / (r.ms / 1000), 2), f(r.rssMB, 0), f(r.outputBytes / 1e6, 0), String(r.tables), r.duckdbCount === undefined ? "" : r.duckdbCount.toLocaleString("en-US")].join(" | ")} |`);
@@ -570,9 +570,9 @@ function streamMarkdown(rows: StreamRow[], summary: { input: string; ms: number;
   if (!rows.length) return [];
   const f = (x: number, d = 1) => x.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
   const head = [
-    "input", "GB", "events", "batches", "wasm s", "wasm MB/s", "wasm M events/s", "wasm peak RSS MB", "js s", "js MB/s", "js M events/s", "js peak RSS MB",
+    "input", "GB", "events", "batches", "wasm s", "wasm MB/s", "wasm M events/s", "wasm peak RSS MiB", "js s", "js MB/s", "js M events/s", "js peak RSS MiB",
     "JS/WASM time", "RSS bytes/event (wasm)", "page faults (wasm, whole process)", "wasm next s", "wasm next MB/s", "wasm next M events/s",
-    "1 worker s", "1 worker peak RSS MB", "2 workers s", "2 workers peak RSS MB", "2 workers / 1", "1 worker next s", "2 workers next s", "2 workers / 1 (next)",
+    "1 worker s", "1 worker peak RSS MiB", "2 workers s", "2 workers peak RSS MiB", "2 workers / 1", "1 worker next s", "2 workers next s", "2 workers / 1 (next)",
   ];
   const lines = [
     "",
@@ -617,7 +617,7 @@ function streamMarkdown(rows: StreamRow[], summary: { input: string; ms: number;
 
 function markdown(rows: Row[], xpress: { outputMB: number; mbPerS: number } | undefined, meta: Record<string, string>, streamLines: string[] = []): string {
   const names = [...new Set(rows.flatMap((r) => Object.keys(r.engines)))];
-  const head = ["input", "MB", "events", ...names.flatMap((n) => [`${n} ms`, `${n} MB/s`, `${n} M events/s`]), "JS/WASM time", "peak RSS MB wasm / js", "first decode ms wasm / js", "page faults (first decode, wasm)", "bytes/event (event table as stored / all tables)"];
+  const head = ["input", "MB", "events", ...names.flatMap((n) => [`${n} ms`, `${n} MB/s`, `${n} M events/s`]), "JS/WASM time", "peak RSS MiB wasm / js", "first decode ms wasm / js", "page faults (first decode, wasm)", "bytes/event (event table as stored / all tables)"];
   const lines = [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`];
   const f = (x: number, d = 1) => x.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
   for (const r of rows) {
