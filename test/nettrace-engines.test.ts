@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as NT from "../dist/bindings/eventpipe/reader.js";
-import { readNettrace, BLOCK_EVENT, BLOCK_METADATA, NE_INTERNAL, type NettraceFile } from "../dist/bindings/eventpipe/reader.js";
+import { readNettrace, BLOCK_EVENT, BLOCK_METADATA, BLOCK_SEQUENCE_POINT, NE_INTERNAL, type NettraceFile } from "../dist/bindings/eventpipe/reader.js";
 import { CoreWalker, jsNettraceWalker, type NettraceWalkCore, type NettraceWalker } from "../dist/bindings/eventpipe/walk.js";
 import { nettraceEngine } from "../dist/bindings/decode/eventpipe/engine.js";
 import { eventTableOf, type EventTableOf } from "../dist/bindings/decode/eventpipe/rows.js";
@@ -129,6 +129,34 @@ describe("EventPipe damaged input: wasm and js walkers", () => {
       expect(r.error, label).toBeNull();
       expect(plain(readNettrace(bytes))).toEqual(plain(r));
     }
+  });
+
+  it("a sequence point damaged before it clears the stacks (a fuzz case): the rows after it name no stack or label list of the window before, on both engines", async () => {
+    // (syntheticV6 with its last event block and the sequence point after it swapped, the sequence point's
+    // thread count then made 2^31 - 1: its block fails before it clears the stack and label-list ids)
+    const base = syntheticV6();
+    const b = readNettrace(base).blocks;
+    const i = Array.from(b.kind).findIndex((k, j) => k === BLOCK_EVENT && b.kind[j + 1] === BLOCK_SEQUENCE_POINT);
+    expect(i).toBeGreaterThan(0);
+    const ev = base.slice(b.offset[i], b.offset[i + 1]);
+    const sp = base.slice(b.offset[i + 1], b.contentOffset[i + 1] + b.contentLength[i + 1]);
+    const bytes = base.slice();
+    bytes.set(sp, b.offset[i]);
+    bytes.set(ev, b.offset[i] + sp.length);
+    new DataView(bytes.buffer).setUint32(b.offset[i] + 4 + 12, 0x7fffffff, true);
+    const { openTrace } = await import("../dist/bindings/index.js");
+    const [w, j] = [await openTrace(bytes, { engine: "wasm" }), await openTrace(bytes, { engine: "js" })];
+    for (const t of [w, j]) {
+      expect(t.events.length).toBe(3);
+      expect(t.warnings.map((x) => x.message)).toContain("stack id 2 not defined since the last sequence point");
+      const x = t.extendedItems;
+      // (the last row's stack was the window before's: no item for it now)
+      expect(Array.from(x.row)).toEqual([0, 1]);
+      for (let e = 0; e < x.length; e++) expect(x.offset[e] + x.size[e]).toBeLessThanOrEqual(t.bytes.length);
+    }
+    expect(Array.from(j.extendedItems.offset)).toEqual(Array.from(w.extendedItems.offset));
+    w.dispose();
+    j.dispose();
   });
 
   it("200 damaged copies (flips, cuts, both; mostly inside event and metadata blocks): the same result on both engines, never a throw", () => {

@@ -1479,6 +1479,11 @@ class Reader {
   takeWindow(error: NettraceFormatError | null): NettraceFile {
     const f = this.result(error);
     this.windowFrom = this.base + this.pos;
+    // (stack and label-list rows are a window's: ids left from a sequence point whose block was damaged
+    // before it cleared them would name rows of the window before; no lookups yet, nothing to clear there)
+    if (this.tables) this.clearStacks();
+    else this.stackById.clear();
+    this.labelListByIndex.clear();
     if (this.reuseColumns) {
       this.events.clear();
       this.stacks.clear();
