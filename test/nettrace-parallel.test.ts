@@ -148,6 +148,25 @@ describe("EventPipe streams read by workers", () => {
     }
   }, 120_000);
 
+  it("V6 sequence points with flags (threads, metadata cleared): the cuts after them replay them, the batches one thread gives", async () => {
+    const base = generateNettrace({ targetBytes: Infinity, fileBytes: 3 << 20, samples: true, seed: 31, version: 6, sequencePointBytes: 96 << 10 }).bytes;
+    const b = readNettrace(base).blocks;
+    const points = Array.from({ length: b.length }, (_, i) => i).filter((i) => b.kind[i] === BLOCK_SEQUENCE_POINT);
+    expect(points.length).toBeGreaterThan(10);
+    for (const flags of [1, 2, 3]) {
+      const bytes = base.slice();
+      // (every third sequence point: its flags after the 8-byte timestamp)
+      for (const i of points.filter((_, k) => k % 3 === 1)) new DataView(bytes.buffer).setUint32(b.contentOffset[i] + 8, flags, true);
+      const cutter = nettraceCuts((at, n) => bytes.subarray(at, at + n), bytes.length, 256 << 10)!;
+      // (the flagged sequence points are state the pieces after them replay)
+      expect(cutter.state.length, `flags ${flags}`).toBeGreaterThan(3);
+      const r = await expectSameStreams(`V6 flags ${flags}`, bytes, 256 << 10);
+      expect(r.cuts).toBeGreaterThanOrEqual(8);
+      // (metadata cleared: the events after such a point name metadata not defined since, and say so)
+      if (flags & 2) expect(r.warnings, `flags ${flags}`).toBeGreaterThan(1000);
+    }
+  }, 120_000);
+
   it("a consumer that stops after two batches lets the workers go; the next stream reads the file whole", async () => {
     const bytes = generateNettrace({ targetBytes: Infinity, fileBytes: 3 << 20, samples: true, seed: 21, version: 5, sequencePointBytes: 96 << 10 }).bytes;
     const path = join(dir, "stopped.nettrace");
