@@ -1,6 +1,6 @@
-// Parallel reading of an EventPipe file. The file is cut after sequence points (nettraceCuts: its block
-// headers alone are read here), where TraceEvent lets every queued event go, so that what comes after a
-// cut is ordered on its own. Each piece goes to a worker, whose reader resumes at the cut from what the
+// Parallel reading of an EventPipe file. The file is cut after sequence points (NettraceCutter: its block
+// headers alone are read here, as pieces are sent), where TraceEvent lets every queued event go, so that
+// what comes after a cut is ordered on its own. Each piece goes to a worker, whose reader resumes at the cut from what the
 // events after it refer to: the Trace object, the metadata and V6 thread blocks before the cut, and the
 // sequence point itself (NettraceStreamReader.resume). The workers' windows come back with their memory
 // (transferred, not copied), and are adopted here in file order: their providers and event types, which
@@ -30,7 +30,10 @@ const IN_FLIGHT_PER_WORKER = 2;
  */
 const WINDOWS_AHEAD = 2;
 
-/** This worker's windows posted and not yet adopted, and the wait for one to be. */
+/**
+ * This worker's windows posted and not yet adopted, and the wait for one to be. (A worker reads one piece
+ * at a time; a stream that stops early stops its workers, so no count is left over for the next.)
+ */
 let windowsAhead = 0;
 let aheadWait: (() => void) | undefined;
 
