@@ -15,7 +15,7 @@ import { slices, sourceChunks } from "./chunks.js";
 import { giveBack, takeBuffer } from "./reuse.js";
 import type { NettracePieceRequest } from "./eventpipe/parallel.js";
 import { describeViews, packWindow, rebuildViews, SharedSlots, SparePool, type WindowBuffers } from "./transfer.js";
-import { align8, metaOf, storedColumns, typeKeyOf, untypedRows, withDecidedFields, type TraceData } from "./trace-data.js";
+import { align8, metaOf, remap, storedColumns, typeKeyOf, untypedRows, withDecidedFields, type TraceData } from "./trace-data.js";
 import { logfileCopy, rebaseLogfile } from "./builder.js";
 import { formatGuid } from "../schema/guid.js";
 
@@ -335,14 +335,6 @@ class Merger {
   }
 }
 
-/** Maps a column's indices (those `to` has: the rest, "none", stay) onto the trace's. */
-function remap(col: Uint16Array, n: number, to: Uint16Array): void {
-  const known = to.length;
-  for (let i = 0; i < n; i++) {
-    const k = col[i];
-    if (k < known) col[i] = to[k];
-  }
-}
 
 function grown(a: Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer> {
   const b = new Uint8Array(a.length * 2);

@@ -250,6 +250,18 @@ export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
 }
 
 /** `n` rounded up to a multiple of 8 (arithmetic, not bitwise: offsets pass 2^31). */
+/**
+ * Maps the first `n` of a column's provider or event type indices onto another numbering (those `to`
+ * has: the rest, "none", stay): a window made by another core, put on the trace's numbering.
+ */
+export function remap(col: Uint16Array, n: number, to: ArrayLike<number>): void {
+  const known = to.length;
+  for (let i = 0; i < n; i++) {
+    const k = col[i];
+    if (k < known) col[i] = to[k];
+  }
+}
+
 export function align8(n: number): number {
   return Math.ceil(n / 8) * 8;
 }

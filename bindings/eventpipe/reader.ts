@@ -512,11 +512,7 @@ class Reader {
     if (size < 0) this.fail(NE_BAD_OBJECT, sizeAt, `negative block size ${size}`);
     const content = this.aligned4(this.pos);
     const contentEnd = content + size;
-    let kind = BLOCK_UNKNOWN;
-    if (name === "EventBlock") kind = BLOCK_EVENT;
-    else if (nettrace && name === "MetadataBlock") kind = BLOCK_METADATA;
-    else if (nettrace && name === "StackBlock") kind = BLOCK_STACK;
-    else if (nettrace && name === "SPBlock") kind = BLOCK_SEQUENCE_POINT;
+    const kind = blockKindNamed(name, nettrace);
 
     if (contentEnd < this.len) {
       // Framing first: a wrong size must not let garbage be decoded as records.
@@ -1542,6 +1538,13 @@ class Reader {
   }
 }
 
+/** The BLOCK_* kind of a FastSerialization block object of type `name` (a .netperf has event blocks only). */
+function blockKindNamed(name: string, nettrace: boolean): number {
+  if (name === "EventBlock") return BLOCK_EVENT;
+  if (!nettrace) return BLOCK_UNKNOWN;
+  return name === "MetadataBlock" ? BLOCK_METADATA : name === "StackBlock" ? BLOCK_STACK : name === "SPBlock" ? BLOCK_SEQUENCE_POINT : BLOCK_UNKNOWN;
+}
+
 /** True when a value of this type always takes the same number of bytes (RelLoc/DataLoc elements). */
 function fixedSize(t: NettraceType): boolean {
   const c = t.typeCode;
@@ -1691,7 +1694,7 @@ export class NettraceCutter {
         content = at + 16 + nameLen + 4;
         content += (4 - (content % 4)) % 4;
         end = content + blockSize + 1;
-        kind = name === "EventBlock" ? BLOCK_EVENT : name === "MetadataBlock" ? BLOCK_METADATA : name === "StackBlock" ? BLOCK_STACK : name === "SPBlock" ? BLOCK_SEQUENCE_POINT : BLOCK_UNKNOWN;
+        kind = blockKindNamed(name, true);
         if (kind === BLOCK_UNKNOWN) break;
       }
       if (end > size) break;

@@ -14,7 +14,7 @@ import { TraceDecodeError, TraceFormatError } from "../errors.js";
 import { ChunkFiller, clrProvidersOf, fillNettraceClr, type ClrFiller } from "./clr.js";
 import { GrowingClrBlocks } from "../clr-blocks.js";
 import { giveBack, takeBuffer } from "../reuse.js";
-import { align8, concatBytes, madeOnFirstRead, withDecidedFields, EVENT_COLUMN_LAYOUT, type EventColumns, type NettraceInfo, type StoredEventColumns, type TraceData } from "../trace-data.js";
+import { align8, concatBytes, madeOnFirstRead, remap, withDecidedFields, EVENT_COLUMN_LAYOUT, type EventColumns, type NettraceInfo, type StoredEventColumns, type TraceData } from "../trace-data.js";
 export type { NettraceInfo } from "../trace-data.js";
 import { blobChunks, isByteSource, type DecodeOptions, type Input } from "../windows.js";
 import { slices, sourceChunks } from "../chunks.js";
@@ -311,8 +311,6 @@ export class NettraceTables {
       providersOffset: providersOffset - from, typesOffset: typesOffset - from, logfileOffset: logfileOffset - from,
       rows, header, metadata, warnings, warningTotal: warningCount, arenaBytes: input.length, windowEnd, owned,
     });
-    // (what the stream's outline takes from the last window, copied: the window's memory is given back before the outline is made)
-    this.lastStructs = store.slice(providersOffset - from, logfileOffset - from + C.LH_SIZE);
     // the typed .NET runtime tables, by the core's routine: joined from the windows', or filled now
     if (partsFilled) {
       // (no typed rows: no typed tables, as a fill of the whole store gives)
@@ -418,6 +416,8 @@ export class NettraceTables {
     for (const x of w.warnings) if (this.warnings.length < MAX_NETTRACE_WARNINGS) this.warnings.push(x);
     this.warningTotal = w.warningTotal;
     this.last = data;
+    // (what the stream's outline takes from the last window, copied: the window's memory is given back before the outline is made)
+    this.lastStructs = (w.meta ?? w.bytes).slice(w.providersOffset, w.logfileOffset + C.LH_SIZE);
     return data;
   }
 
@@ -459,8 +459,8 @@ export class NettraceTables {
     }
     const types = Uint16Array.from(w.types, ([p, id, v, op, level, kwLo, kwHi]) => this.typeOf(providers[p], id, v, op, level, kwLo, kwHi));
     const rows = w.rows;
-    if (types.some((g, t) => g !== t)) renumber(rows.events.eventType, types);
-    if (rows.untyped && providers.some((g, p) => g !== p)) renumber(rows.untyped.provider, providers);
+    if (types.some((g, t) => g !== t)) remap(rows.events.eventType, rows.n, types);
+    if (rows.untyped && providers.some((g, p) => g !== p)) remap(rows.untyped.provider, rows.n, providers);
     const typeRows = new Uint32Array(this.types.length);
     for (let t = 0; t < types.length; t++) if (types[t] !== C.EVENT_TYPE_NONE) typeRows[types[t]] += rows.typeRows[t];
     // the structs apart from the window's bytes (`meta`): their size is this stream's, not the thread's
@@ -474,7 +474,6 @@ export class NettraceTables {
       bytes: w.bytes, meta, providersOffset: 0, typesOffset, logfileOffset, rows: { ...rows, typeRows }, header: w.header, metadata,
       warnings: w.warnings, warningTotal: this.warningTotal + w.warningCount, arenaBytes: w.arenaBytes, windowEnd: w.windowEnd, owned: [], release: w.release,
     });
-    this.lastStructs = meta.slice();
     if (w.clr) {
       data.clr = w.clr;
       data.clrRows = w.clrRows;
@@ -616,15 +615,6 @@ export function windowParts(data: TraceData): WindowParts | undefined {
 /** The latest timestamp of a window's rows; undefined when it has none. */
 function latestOf(rows: EventTableOf): bigint | undefined {
   return rows.n > 0 ? (BigInt(rows.maxHi) << 32n) | BigInt(rows.maxLo) : undefined;
-}
-
-/** Maps a column's indices (those `to` has; the rest, "none", stay) onto another numbering. */
-function renumber(column: Uint16Array, to: ArrayLike<number>): void {
-  const known = to.length;
-  for (let i = 0; i < column.length; i++) {
-    const k = column[i];
-    if (k < known) column[i] = to[k];
-  }
 }
 
 /** `data` as a window where decoding stopped, at `err`. */
