@@ -412,7 +412,10 @@ export class NettraceTables {
       nettrace: activityColumn({ formatVersion: header.formatVersion, metadata: w.metadata, providerOf: this.providerOf, metadataOfRow, warnings: w.warnings, payloadsCut: cut }, n, activities),
     };
     this.rows += n;
-    for (let t = 0; t < typeRows.length; t++) this.typeRows[t] = (this.typeRows[t] ?? 0) + typeRows[t];
+    // (rows have only the types numbered so far: the window's counts past them, up to MAX_EVENT_TYPES, are 0)
+    const counted = this.typeRows, typeCount = Math.min(typeRows.length, this.types.length);
+    while (counted.length < typeCount) counted.push(0);
+    for (let t = 0; t < typeCount; t++) counted[t] += typeRows[t];
     for (const x of w.warnings) if (this.warnings.length < MAX_NETTRACE_WARNINGS) this.warnings.push(x);
     this.warningTotal = w.warningTotal;
     this.last = data;
