@@ -36,6 +36,8 @@ export interface GenerateNettraceOptions extends GenerateOptions {
   blockBytes?: number;
   /** Output bytes between sequence points (default 10 MiB). */
   sequencePointBytes?: number;
+  /** Each capture thread's events in blocks of their own, as the runtime writes them (NettraceWriterOptions.threadBlocks). Default false. */
+  threadBlocks?: boolean;
   /** Largest chunk the chunk sources give (default 1 MiB). */
   chunkBytes?: number;
 }
@@ -183,6 +185,7 @@ export class NettraceGenerator {
       compressedHeaders: opts.compressedHeaders ?? true,
       blockBytes: opts.blockBytes,
       sequencePointBytes: opts.sequencePointBytes,
+      threadBlocks: opts.threadBlocks,
       chunkBytes: opts.chunkBytes,
       onChunk: sink.onChunk,
       reuseChunks: sink.reuseChunks,

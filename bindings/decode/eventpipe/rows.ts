@@ -129,7 +129,8 @@ export class EventTable {
   cut = 0;
   maxHi = -0x80000000;
   maxLo = 0;
-  readonly typeRows = new Uint32Array(C.MAX_EVENT_TYPES);
+  /** Rows of each event type, as long as the types counted (grown by addRows: a window has few of the 65,535 a table may). */
+  typeRows = new Uint32Array(0);
   events: Columns;
   metadataOfRow = new Int32Array(0);
   /** Rows with an activity id and its offset, `activityCount` of them. */
@@ -419,7 +420,14 @@ function untypedFields(u32: Uint32Array, metaAt: number, metadataOfRow: Int32Arr
 }
 
 /** dst[t] += src[t] for the first `n` types. */
-function addRows(dst: Uint32Array, src: Uint32Array, n: number): void {
+/** Adds the first `n` counts of `src` to the table's rows per type. */
+function addRows(table: EventTable, src: Uint32Array, n: number): void {
+  if (table.typeRows.length < n) {
+    const grown = new Uint32Array(Math.min(C.MAX_EVENT_TYPES, Math.max(n, 2 * table.typeRows.length, 256)));
+    grown.set(table.typeRows);
+    table.typeRows = grown;
+  }
+  const dst = table.typeRows;
   for (let t = 0; t < n; t++) dst[t] += src[t];
 }
 
@@ -471,6 +479,8 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
     opcode: blocks.take(chunk), metadata: blocks.take(4 * chunk), actRow: blocks.take(4 * chunk), actOffset: blocks.take(4 * chunk),
     eventType: blocks.take(2 * chunk), extRow: blocks.take(8 * chunk), extType: blocks.take(4 * chunk), extSize: blocks.take(4 * chunk),
     extOffset: blocks.take(8 * chunk), seen: blocks.take(4 * chunk),
+    // (rows in a dispatch order other than the file's read their events through a stage)
+    stage: order === 0 ? 0 : blocks.take(R.STAGE_BYTES),
   };
   {
     const u32 = new Uint32Array(core.memory.buffer);
@@ -541,6 +551,7 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
     w[R.NR_EXT_SIZE] = out.extSize;
     w[R.NR_EXT_OFFSET] = out.extOffset;
     w[R.NR_SEEN] = out.seen;
+    w[R.NR_STAGE] = out.stage;
   }
 
   let e = 0;
@@ -608,7 +619,7 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
   }
   const w = new Uint32Array(core.memory.buffer, p, R.NR_WORDS);
   // (the types known: no row has a type past them)
-  addRows(table.typeRows, new Uint32Array(core.memory.buffer, typeRowsAt, C.MAX_EVENT_TYPES), cx.typeCount?.() ?? C.MAX_EVENT_TYPES);
+  addRows(table, new Uint32Array(core.memory.buffer, typeRowsAt, C.MAX_EVENT_TYPES), cx.typeCount?.() ?? C.MAX_EVENT_TYPES);
   table.n += n;
   table.items += e;
   table.cut += w[R.NR_CUT];
