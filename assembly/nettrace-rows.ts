@@ -26,68 +26,69 @@ export const NO_WORDS: u32 = 11;
 
 /** Bytes of dispatchOrder's scratch block. */
 export function orderWorkBytes(events: u32, queues: u32): f64 {
-  return 4 * (<f64>events + 6 * <f64>queues);
+  return 4 * (<f64>events + <f64>(QUEUE_WORDS + HEAP_WORDS) * <f64>queues + <f64>HEAP_WORDS);
 }
 
 
-// A queue's state is QUEUE_WORDS u32s in the scratch block: its head event (-1: empty), its tail, when
-// it last became non-empty, and its head's timestamp (low, high), kept there so the heap compares
-// without reaching into the events.
+// A queue's state is QUEUE_WORDS u32s in the scratch block: its head event (-1: empty) and its tail.
+// The heap's entries carry what it orders by: the head's timestamp (low, high), when the queue last
+// became non-empty, and the queue, HEAP_WORDS u32s each, so a comparison reads no queue or event.
 const Q_HEAD: u32 = 0;
 const Q_TAIL: u32 = 1;
-const Q_SINCE: u32 = 2;
-const Q_LO: u32 = 3;
-const Q_HI: u32 = 4;
-const QUEUE_WORDS: u32 = 5;
+const QUEUE_WORDS: u32 = 2;
+const H_LO: u32 = 0;
+const H_HI: u32 = 1;
+const H_SINCE: u32 = 2;
+const H_QUEUE: u32 = 3;
+const HEAP_WORDS: u32 = 4;
 
-/** Queue q's head goes before queue r's: the earlier head, of equal heads the queue that has waited longest. */
-function less(m: Mem, queues: usize, q: u32, r: u32): bool {
-  let a: usize = queues + <usize>q * (QUEUE_WORDS * 4), b: usize = queues + <usize>r * (QUEUE_WORDS * 4);
-  let ha = ldi32(m, a + Q_HI * 4), hb = ldi32(m, b + Q_HI * 4);
+/** Heap entry a goes before entry b: the earlier head, of equal heads the queue that has waited longest. */
+@inline function less(m: Mem, a: usize, b: usize): bool {
+  let ha = ldi32(m, a + H_HI * 4), hb = ldi32(m, b + H_HI * 4);
   if (ha != hb) return ha < hb;
-  let la = ld32(m, a + Q_LO * 4), lb = ld32(m, b + Q_LO * 4);
+  let la = ld32(m, a + H_LO * 4), lb = ld32(m, b + H_LO * 4);
   if (la != lb) return la < lb;
-  return ld32(m, a + Q_SINCE * 4) < ld32(m, b + Q_SINCE * 4);
+  return ld32(m, a + H_SINCE * 4) < ld32(m, b + H_SINCE * 4);
 }
 
-/** Queue q's head is event `row`. */
-function setHead(m: Mem, ts: usize, queues: usize, q: u32, row: u32): void {
-  let a: usize = queues + <usize>q * (QUEUE_WORDS * 4);
-  st32(m, a + Q_HEAD * 4, row);
-  st32(m, a + Q_LO * 4, ld32(m, ts + <usize>row * 8));
-  st32(m, a + Q_HI * 4, ld32(m, ts + <usize>row * 8 + 4));
+/** Copies heap entry `from` to `to`. */
+@inline function moveEntry(m: Mem, from: usize, to: usize): void {
+  st32(m, to, ld32(m, from));
+  st32(m, to + 4, ld32(m, from + 4));
+  st32(m, to + 8, ld32(m, from + 8));
+  st32(m, to + 12, ld32(m, from + 12));
 }
 
-function siftUp(m: Mem, queues: usize, heap: usize, k: u32): void {
-  let q = ld32(m, heap + <usize>k * 4);
+/** The entry at `k` (its place free to write) moves up to where it belongs; `hold` keeps it meanwhile. */
+function siftUp(m: Mem, heap: usize, hold: usize, k: u32): void {
+  moveEntry(m, heap + <usize>k * (HEAP_WORDS * 4), hold);
   while (k > 0) {
     let parent = (k - 1) >>> 1;
-    let p = ld32(m, heap + <usize>parent * 4);
-    if (!less(m, queues, q, p)) break;
-    st32(m, heap + <usize>k * 4, p);
+    let p: usize = heap + <usize>parent * (HEAP_WORDS * 4);
+    if (!less(m, hold, p)) break;
+    moveEntry(m, p, heap + <usize>k * (HEAP_WORDS * 4));
     k = parent;
   }
-  st32(m, heap + <usize>k * 4, q);
+  moveEntry(m, hold, heap + <usize>k * (HEAP_WORDS * 4));
 }
 
-function siftDown(m: Mem, queues: usize, heap: usize, size: u32, k: u32): void {
-  let q = ld32(m, heap + <usize>k * 4);
+/** The entry at the top moves down to where it belongs; `hold` keeps it meanwhile. */
+function siftDown(m: Mem, heap: usize, hold: usize, size: u32): void {
+  let k: u32 = 0;
+  moveEntry(m, heap, hold);
   while (true) {
     let c: u32 = 2 * k + 1;
     if (c >= size) break;
-    let cq = ld32(m, heap + <usize>c * 4);
-    if (c + 1 < size) {
-      let dq = ld32(m, heap + <usize>(c + 1) * 4);
-      if (less(m, queues, dq, cq)) {
-        c++;
-        cq = dq;
-      }
+    let cp: usize = heap + <usize>c * (HEAP_WORDS * 4);
+    if (c + 1 < size && less(m, cp + HEAP_WORDS * 4, cp)) {
+      c++;
+      cp += HEAP_WORDS * 4;
     }
-    if (!less(m, queues, cq, q)) break;
-    st32(m, heap + <usize>k * 4, cq);
+    if (!less(m, cp, hold)) break;
+    moveEntry(m, cp, heap + <usize>k * (HEAP_WORDS * 4));
     k = c;
   }
-  st32(m, heap + <usize>k * 4, q);
+  moveEntry(m, hold, heap + <usize>k * (HEAP_WORDS * 4));
 }
 
 // (the order's running state: rows written and the heap's size)
@@ -95,28 +96,31 @@ let orderRows: u32 = 0;
 let heapSize: u32 = 0;
 
 /** Every queued event earlier than event `until` (all when `all`), oldest first, into the order. */
-function flush(m: Mem, ts: usize, next: usize, queues: usize, heap: usize, order: usize, until: u32, all: bool): void {
+function flush(m: Mem, ts: usize, next: usize, queues: usize, heap: usize, hold: usize, order: usize, until: u32, all: bool): void {
   let uLo = ld32(m, ts + <usize>until * 8), uHi = ldi32(m, ts + <usize>until * 8 + 4);
   while (heapSize > 0) {
-    let q = ld32(m, heap);
-    let a: usize = queues + <usize>q * (QUEUE_WORDS * 4);
     if (!all) {
-      let hi = ldi32(m, a + Q_HI * 4);
-      if (hi > uHi || (hi == uHi && ld32(m, a + Q_LO * 4) >= uLo)) break;
+      let hi = ldi32(m, heap + H_HI * 4);
+      if (hi > uHi || (hi == uHi && ld32(m, heap + H_LO * 4) >= uLo)) break;
     }
+    let q = ld32(m, heap + H_QUEUE * 4);
+    let a: usize = queues + <usize>q * (QUEUE_WORDS * 4);
     let row = ld32(m, a + Q_HEAD * 4);
     st32(m, order + <usize>orderRows * 4, row);
     orderRows++;
     let after = ldi32(m, next + <usize>row * 4);
     if (after >= 0) {
-      setHead(m, ts, queues, q, <u32>after);
-      siftDown(m, queues, heap, heapSize, 0);
+      // (the queue's next event heads it; it has waited as long as before)
+      st32(m, a + Q_HEAD * 4, <u32>after);
+      st32(m, heap + H_LO * 4, ld32(m, ts + <usize>after * 8));
+      st32(m, heap + H_HI * 4, ld32(m, ts + <usize>after * 8 + 4));
+      siftDown(m, heap, hold, heapSize);
     } else {
       st32(m, a + Q_HEAD * 4, 0xffffffff);
       heapSize--;
       if (heapSize > 0) {
-        st32(m, heap, ld32(m, heap + <usize>heapSize * 4));
-        siftDown(m, queues, heap, heapSize, 0);
+        moveEntry(m, heap + <usize>heapSize * (HEAP_WORDS * 4), heap);
+        siftDown(m, heap, hold, heapSize);
       }
     }
   }
@@ -166,10 +170,11 @@ export function dispatchOrder(m: Mem, p: usize): u32 {
   let same = inFileOrder(m, n, ts, queue, flags);
   st32(m, p + NO_IN_FILE_ORDER * 4, same ? 1 : 0);
   if (same) return n;
-  // scratch: next[event] (the queue's chain, -1 at its tail), then each queue's state, then the heap
+  // scratch: next[event] (the queue's chain, -1 at its tail), then each queue's state, then the heap and an entry's room
   let next = work;
   let qs: usize = next + <usize>n * 4;
   let heap: usize = qs + <usize>queues * (QUEUE_WORDS * 4);
+  let hold: usize = heap + <usize>queues * (HEAP_WORDS * 4);
   for (let q: u32 = 0; q < queues; q++) st32(m, qs + <usize>q * (QUEUE_WORDS * 4) + Q_HEAD * 4, 0xffffffff);
   orderRows = 0;
   heapSize = 0;
@@ -181,12 +186,12 @@ export function dispatchOrder(m: Mem, p: usize): u32 {
     // sequence points before this event's block
     let at = ld32(m, block + <usize>i * 4);
     while (nextSp < spCount && spAt < at) {
-      flush(m, ts, next, qs, heap, order, 0, true);
+      flush(m, ts, next, qs, heap, hold, order, 0, true);
       nextSp++;
       spAt = nextSp < spCount ? ld32(m, sp + <usize>nextSp * 4) : 0xffffffff;
     }
     if ((ld8(m, flags + <usize>i) & 1) != 0) {
-      flush(m, ts, next, qs, heap, order, i, false);
+      flush(m, ts, next, qs, heap, hold, order, i, false);
       st32(m, order + <usize>orderRows * 4, i);
       orderRows++;
       continue;
@@ -195,18 +200,21 @@ export function dispatchOrder(m: Mem, p: usize): u32 {
     let a: usize = qs + <usize>q * (QUEUE_WORDS * 4);
     if (ldi32(m, a + Q_HEAD * 4) < 0) {
       // the queue starts again: it waits from now
-      setHead(m, ts, qs, q, i);
-      st32(m, a + Q_SINCE * 4, clock);
+      st32(m, a + Q_HEAD * 4, i);
+      let h: usize = heap + <usize>heapSize * (HEAP_WORDS * 4);
+      st32(m, h + H_LO * 4, ld32(m, ts + <usize>i * 8));
+      st32(m, h + H_HI * 4, ld32(m, ts + <usize>i * 8 + 4));
+      st32(m, h + H_SINCE * 4, clock);
+      st32(m, h + H_QUEUE * 4, q);
       clock++;
-      st32(m, heap + <usize>heapSize * 4, q);
       heapSize++;
-      siftUp(m, qs, heap, heapSize - 1);
+      siftUp(m, heap, hold, heapSize - 1);
     } else {
       st32(m, next + <usize>ld32(m, a + Q_TAIL * 4) * 4, i);
     }
     st32(m, a + Q_TAIL * 4, i);
   }
-  flush(m, ts, next, qs, heap, order, 0, true);
+  flush(m, ts, next, qs, heap, hold, order, 0, true);
   return orderRows;
 }
 

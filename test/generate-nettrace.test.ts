@@ -388,6 +388,58 @@ describe("NettraceWriter", () => {
   });
 });
 
+describe("threadBlocks: each capture thread's events in blocks of their own, as the runtime writes them", () => {
+  // (the runtime copies one thread's buffer after another into the file: the reader must merge the
+  // threads by time, TraceEvent's dispatch order; the same events written in one block in time order
+  // need no merge. Both files must give the same trace, on both engines.)
+  const cases: [string, GenerateNettraceOptions][] = [
+    ["V4", { ...BASE, version: 4, blockBytes: 8_000, sequencePointBytes: 80_000, processors: 4 }],
+    ["V5", { ...BASE, version: 5, blockBytes: 8_000, sequencePointBytes: 80_000, processors: 4 }],
+    ["V6", { ...BASE, version: 6, blockBytes: 8_000, sequencePointBytes: 80_000, processors: 4 }],
+    ["V5 uncompressed headers", { ...BASE, version: 5, compressedHeaders: false, blockBytes: 8_000, sequencePointBytes: 150_000, processors: 4 }],
+  ];
+  for (const [name, opts] of cases) {
+    it(`${name}: one capture thread a block, the trace of the time-ordered file on both engines`, async () => {
+      const merged = generateNettrace({ ...opts, threadBlocks: true }).bytes;
+      const ordered = generateNettrace(opts).bytes;
+      expect(merged).not.toEqual(ordered);
+      const f = readNettrace(merged);
+      expect(f.error).toBeNull();
+      expect(f.warnings).toEqual([]);
+      // every event block holds one capture thread's events, and several threads write
+      const threadOfBlock = new Map<number, bigint>();
+      for (let i = 0; i < f.events.length; i++) {
+        const b = f.events.blockOffset[i], c = f.events.captureThreadId[i];
+        if (!threadOfBlock.has(b)) threadOfBlock.set(b, c);
+        else expect(threadOfBlock.get(b)).toBe(c);
+      }
+      expect(new Set(threadOfBlock.values()).size).toBeGreaterThan(2);
+      // the file order is not the time order (it steps back where a block of another thread begins): the dispatch order has work to do
+      let back = 0;
+      for (let i = 1; i < f.events.length; i++) if (f.events.timestamp[i] < f.events.timestamp[i - 1]) back++;
+      expect(back).toBeGreaterThan(20);
+      const want = await openTrace(ordered);
+      for (const engine of ["wasm", "js"] as const) {
+        const got = await openTrace(merged, { engine });
+        expect(got.events.length).toBe(want.events.length);
+        for (const k of ["timestamp", "tid", "pid", "processor", "eventType", "payloadLength"] as const) {
+          expect(Array.from(got.events.columns[k] as ArrayLike<number | bigint>), `${engine} ${k}`).toEqual(Array.from(want.events.columns[k] as ArrayLike<number | bigint>));
+        }
+        const rows = (t: Trace) => {
+          const out: string[] = [];
+          for (const r of t.query({})) out.push(`${r.name} ${hex(r.payload)} ${r.extendedItems.map((x) => `${x.type}:${hex(x.data)}`).join(",")}`);
+          return out;
+        };
+        expect(rows(got)).toEqual(rows(want));
+        expect(got.tables.map((t) => `${t.name} ${t.length}`)).toEqual(want.tables.map((t) => `${t.name} ${t.length}`));
+        expect(json(gcStats(got))).toBe(json(gcStats(want)));
+        got.dispose();
+      }
+      want.dispose();
+    });
+  }
+});
+
 describe("etw-wasm generate OUT.nettrace", () => {
   it("writes a .nettrace of about --size that the CLI reads, in each version", () => {
     for (const [args, version] of [[[], 5], [["--nettrace-version", "4"], 4], [["--format", "nettrace", "--nettrace-version", "6"], 6]] as const) {
