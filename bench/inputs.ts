@@ -26,13 +26,17 @@ export function generated(sizeMiB: number, compress: boolean, samples = false): 
   return path;
 }
 
-/** A generated .nettrace of `sizeMiB` (the runtime's events, sample profiler samples with stacks), cached as the .etl ones. */
-export function generatedNettrace(sizeMiB: number, version: 4 | 5 | 6 = 5): string {
+/**
+ * A generated .nettrace of `sizeMiB` (the runtime's events, sample profiler samples with stacks), cached
+ * as the .etl ones. `threadBlocks`: each capture thread's events in blocks of their own, as the runtime
+ * writes them (the reader merges the threads); else one block for all, in time order.
+ */
+export function generatedNettrace(sizeMiB: number, version: 4 | 5 | 6 = 5, threadBlocks = false): string {
   mkdirSync(CACHE, { recursive: true });
-  const path = join(CACHE, `generated-${sizeMiB}MiB-v${version}-${SAMPLES_GENERATION}.nettrace`);
+  const path = join(CACHE, `generated-${sizeMiB}MiB-v${version}${threadBlocks ? "-threads" : ""}-${SAMPLES_GENERATION}.nettrace`);
   if (!existsSync(path)) {
     process.stderr.write(`generating ${path} ...\n`);
-    generateNettraceFile(path, { targetBytes: Infinity, fileBytes: sizeMiB * MiB, seed: 42, processors: 8, samples: true, version });
+    generateNettraceFile(path, { targetBytes: Infinity, fileBytes: sizeMiB * MiB, seed: 42, processors: 8, samples: true, version, threadBlocks });
   }
   return path;
 }

@@ -83,6 +83,12 @@ async function nettraceSection(quick: boolean): Promise<string[]> {
     if (whole) rows.push(await benchInput(`generated ${size} MiB .nettrace`, path, quick, undefined, true, wasmOnly));
     if (streamed) streams.push(benchStream(`generated ${size} MiB .nettrace`, path, true, wasmOnly));
   }
+  // the runtime's block layout: each capture thread's events in blocks of their own, merged by the reader
+  for (const size of quick ? [64] : [64, 1024]) {
+    const path = generatedNettrace(size, 5, true);
+    rows.push(await benchInput(`generated ${size} MiB .nettrace, thread blocks`, path, quick, undefined, true, size > 64));
+    streams.push(benchStream(`generated ${size} MiB .nettrace, thread blocks`, path, true, size > 64));
+  }
   if (!quick) {
     rows.push(await benchInput("generated 64 MiB .nettrace V6", generatedNettrace(64, 6), quick, undefined, false));
     if (existsSync(NETTRACE_CORPUS)) {
@@ -95,7 +101,7 @@ async function nettraceSection(quick: boolean): Promise<string[]> {
     .map((l) => (l.startsWith("with workers") ? "with workers, the wasm engine in worker threads (the file cut after sequence points into pieces of 32 MiB or more, each read by its worker, which resumes at its cut; the windows' memory transferred back and adopted on the main thread):" : l));
   return [
     "## EventPipe files (.nettrace)", "",
-    "Generated with `etw-wasm generate OUT.nettrace --size N --samples` (V5: the runtime's events with empty metadata, sample profiler samples with stacks, an EventSource with fields). Opened whole (openTrace of the file's bytes, both engines; the record walk with each event's lookups, the dispatch order, the event table's rows and the typed tables run in the engine asked for, the container reader is TypeScript on both; the worker columns are the same one-thread decode):", "",
+    "Generated with `etw-wasm generate OUT.nettrace --size N --samples` (V5: the runtime's events with empty metadata, sample profiler samples with stacks, an EventSource with fields; \"thread blocks\": with `--thread-blocks`, each capture thread's events in event blocks of their own, as the runtime writes them, so the reader merges 8 threads by time, where the other files are in time order already). Opened whole (openTrace of the file's bytes, both engines; the record walk with each event's lookups, the dispatch order, the event table's rows and the typed tables run in the engine asked for, the container reader is TypeScript on both; the worker columns are the same one-thread decode):", "",
     ...md, ...streamed, "",
   ];
 }

@@ -27,6 +27,7 @@ async function generateFile(out: string, values: Values): Promise<number> {
   const versionText = values["nettrace-version"] as string | undefined;
   if (versionText !== undefined && !nettrace) throw new UsageError("--nettrace-version is for a .nettrace (OUT.nettrace or --format nettrace)", "generate");
   if (versionText !== undefined && !/^[456]$/.test(versionText)) throw new UsageError(`bad --nettrace-version '${versionText}': 4, 5 or 6`, "generate");
+  if (values["thread-blocks"] === true && !nettrace) throw new UsageError("--thread-blocks is for a .nettrace (OUT.nettrace or --format nettrace)", "generate");
   const t0 = performance.now();
   if (nettrace) {
     if (values.compress === true) throw new UsageError("--compress is for an .etl (a .nettrace's event headers are always compressed)", "generate");
@@ -34,7 +35,7 @@ async function generateFile(out: string, values: Values): Promise<number> {
     const { generateNettraceFile } = await import("etw-wasm/generator");
     const version = Number(versionText ?? "5") as 4 | 5 | 6;
     // --size is the file's: the content runs until the .nettrace has grown to it
-    const summary = generateNettraceFile(out, { targetBytes: Infinity, fileBytes: size, pointerSize, seed, processors, samples: values.samples === true, version });
+    const summary = generateNettraceFile(out, { targetBytes: Infinity, fileBytes: size, pointerSize, seed, processors, samples: values.samples === true, version, threadBlocks: values["thread-blocks"] === true });
     say(`wrote ${out}: ${summary.bytes} bytes (nettrace V${version}, ${summary.events} events) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     return 0;
   }
@@ -67,12 +68,15 @@ export const generate: OwnCommand = {
       --format etl|nettrace      the file's format (default: by OUT's extension, else etl)
       --nettrace-version 4|5|6   4: the V4 container without metadata tags (.NET Core 3); 5 (default):
                                  the same container with the V5 tags (.NET 5 and later); 6: the V6 block
-                                 format. The same runtime events as the .etl of the same options`,
+                                 format. The same runtime events as the .etl of the same options
+      --thread-blocks            a .nettrace's events in blocks of one capture thread each, as the
+                                 runtime writes them (readers merge the threads by time); default: one
+                                 block for all threads, in time order`,
   options: {
     ...HELP,
     size: { type: "string" }, compress: { type: "boolean" }, "pointer-size": { type: "string" },
     seed: { type: "string" }, processors: { type: "string" }, samples: { type: "boolean" }, split: { type: "boolean" },
-    format: { type: "string" }, "nettrace-version": { type: "string" },
+    format: { type: "string" }, "nettrace-version": { type: "string" }, "thread-blocks": { type: "boolean" },
   },
   operand: "OUT",
   run: ([out], values) => generateFile(out, values),
