@@ -24,105 +24,95 @@ export const NO_ORDER: u32 = 9; // out: u32 per row, the event it is (not writte
 export const NO_IN_FILE_ORDER: u32 = 10; // out: 1 when the order is the file's (row i is event i), else 0
 export const NO_WORDS: u32 = 11;
 
+/** Leaves of the tournament over `queues` queues and the empty one: a power of two. */
+function leavesFor(queues: u32): u32 {
+  let leaves: u32 = 1;
+  while (leaves < queues + 1) leaves *= 2;
+  return leaves;
+}
+
 /** Bytes of dispatchOrder's scratch block. */
 export function orderWorkBytes(events: u32, queues: u32): f64 {
-  return 4 * (<f64>events + <f64>(QUEUE_WORDS + HEAP_WORDS) * <f64>queues + <f64>HEAP_WORDS);
+  return 4 * (<f64>events + <f64>QUEUE_WORDS * (<f64>queues + 1) + 2 * <f64>leavesFor(queues));
 }
 
-
-// A queue's state is QUEUE_WORDS u32s in the scratch block: its head event (-1: empty) and its tail.
-// The heap's entries carry what it orders by: the head's timestamp (low, high), when the queue last
-// became non-empty, and the queue, HEAP_WORDS u32s each, so a comparison reads no queue or event.
+// A queue's state is QUEUE_WORDS u32s in the scratch block: its head event (-1: empty), its tail, and
+// what the queues are ordered by: its head's timestamp (low, high; the greatest when empty) and when it
+// last became non-empty. Queue `queues` is always empty: the tournament's spare leaves name it.
 const Q_HEAD: u32 = 0;
 const Q_TAIL: u32 = 1;
-const QUEUE_WORDS: u32 = 2;
-const H_LO: u32 = 0;
-const H_HI: u32 = 1;
-const H_SINCE: u32 = 2;
-const H_QUEUE: u32 = 3;
-const HEAP_WORDS: u32 = 4;
+const Q_LO: u32 = 2;
+const Q_HI: u32 = 3;
+const Q_SINCE: u32 = 4;
+const QUEUE_WORDS: u32 = 5;
 
-/** Heap entry a goes before entry b: the earlier head, of equal heads the queue that has waited longest. */
-@inline function less(m: Mem, a: usize, b: usize): bool {
-  let ha = ldi32(m, a + H_HI * 4), hb = ldi32(m, b + H_HI * 4);
-  if (ha != hb) return ha < hb;
-  let la = ld32(m, a + H_LO * 4), lb = ld32(m, b + H_LO * 4);
-  if (la != lb) return la < lb;
-  return ld32(m, a + H_SINCE * 4) < ld32(m, b + H_SINCE * 4);
-}
-
-/** Copies heap entry `from` to `to`. */
-@inline function moveEntry(m: Mem, from: usize, to: usize): void {
-  st32(m, to, ld32(m, from));
-  st32(m, to + 4, ld32(m, from + 4));
-  st32(m, to + 8, ld32(m, from + 8));
-  st32(m, to + 12, ld32(m, from + 12));
-}
-
-/** The entry at `k` (its place free to write) moves up to where it belongs; `hold` keeps it meanwhile. */
-function siftUp(m: Mem, heap: usize, hold: usize, k: u32): void {
-  moveEntry(m, heap + <usize>k * (HEAP_WORDS * 4), hold);
-  while (k > 0) {
-    let parent = (k - 1) >>> 1;
-    let p: usize = heap + <usize>parent * (HEAP_WORDS * 4);
-    if (!less(m, hold, p)) break;
-    moveEntry(m, p, heap + <usize>k * (HEAP_WORDS * 4));
-    k = parent;
+/**
+ * Queue q's key changed: the tournament's matches on its way to the top are played again. The tree is
+ * `leaves` leaves (queue k at leaves + k, the spare ones the empty queue) and their matches, each node
+ * the queue that won below it; node 1 the queue that goes next. A match is against the sibling's
+ * winner, which q's change leaves as it was; the winner so far and its key stay in locals. Without
+ * branches: which queue a merge of interleaved threads takes next is a coin toss to the processor, and
+ * a mispredicted branch costs more than the comparisons; the siblings are known before any match is
+ * played, so their loads do not wait on one.
+ */
+function replay(m: Mem, queues: usize, tree: usize, leaves: u32, q: u32): void {
+  let at: usize = queues + <usize>q * (QUEUE_WORDS * 4);
+  let w = q;
+  let wHi = ldi32(m, at + Q_HI * 4), wLo = ld32(m, at + Q_LO * 4), wSince = ld32(m, at + Q_SINCE * 4);
+  let k: u32 = leaves + q;
+  while (k > 1) {
+    let s = ld32(m, tree + <usize>(k ^ 1) * 4);
+    let sAt: usize = queues + <usize>s * (QUEUE_WORDS * 4);
+    let sHi = ldi32(m, sAt + Q_HI * 4), sLo = ld32(m, sAt + Q_LO * 4), sSince = ld32(m, sAt + Q_SINCE * 4);
+    // (the earlier head, of equal heads the one that has waited longest; an empty queue last)
+    let hLess: u32 = wHi < sHi ? 1 : 0, hSame: u32 = wHi == sHi ? 1 : 0;
+    let lLess: u32 = wLo < sLo ? 1 : 0, lSame: u32 = wLo == sLo ? 1 : 0;
+    let keep = (hLess | (hSame & (lLess | (lSame & (wSince < sSince ? 1 : 0))))) != 0;
+    w = keep ? w : s;
+    wHi = keep ? wHi : sHi;
+    wLo = keep ? wLo : sLo;
+    wSince = keep ? wSince : sSince;
+    k = k >>> 1;
+    st32(m, tree + <usize>k * 4, w);
   }
-  moveEntry(m, hold, heap + <usize>k * (HEAP_WORDS * 4));
 }
 
-/** The entry at the top moves down to where it belongs; `hold` keeps it meanwhile. */
-function siftDown(m: Mem, heap: usize, hold: usize, size: u32): void {
-  let k: u32 = 0;
-  moveEntry(m, heap, hold);
-  while (true) {
-    let c: u32 = 2 * k + 1;
-    if (c >= size) break;
-    let cp: usize = heap + <usize>c * (HEAP_WORDS * 4);
-    if (c + 1 < size && less(m, cp + HEAP_WORDS * 4, cp)) {
-      c++;
-      cp += HEAP_WORDS * 4;
-    }
-    if (!less(m, cp, hold)) break;
-    moveEntry(m, cp, heap + <usize>k * (HEAP_WORDS * 4));
-    k = c;
+/** Queue q's head is event `row` (-1: empty). */
+function setHead(m: Mem, ts: usize, queues: usize, q: u32, row: i32): void {
+  let a: usize = queues + <usize>q * (QUEUE_WORDS * 4);
+  st32(m, a + Q_HEAD * 4, <u32>row);
+  if (row >= 0) {
+    st32(m, a + Q_LO * 4, ld32(m, ts + <usize>row * 8));
+    st32(m, a + Q_HI * 4, ld32(m, ts + <usize>row * 8 + 4));
+  } else {
+    st32(m, a + Q_LO * 4, 0xffffffff);
+    st32(m, a + Q_HI * 4, 0x7fffffff);
+    st32(m, a + Q_SINCE * 4, 0xffffffff);
   }
-  moveEntry(m, hold, heap + <usize>k * (HEAP_WORDS * 4));
 }
 
-// (the order's running state: rows written and the heap's size)
+// (the order's running state: rows written and the queues not empty)
 let orderRows: u32 = 0;
-let heapSize: u32 = 0;
+let waiting: u32 = 0;
 
 /** Every queued event earlier than event `until` (all when `all`), oldest first, into the order. */
-function flush(m: Mem, ts: usize, next: usize, queues: usize, heap: usize, hold: usize, order: usize, until: u32, all: bool): void {
+function flush(m: Mem, ts: usize, next: usize, queues: usize, tree: usize, leaves: u32, order: usize, until: u32, all: bool): void {
   let uLo = ld32(m, ts + <usize>until * 8), uHi = ldi32(m, ts + <usize>until * 8 + 4);
-  while (heapSize > 0) {
-    if (!all) {
-      let hi = ldi32(m, heap + H_HI * 4);
-      if (hi > uHi || (hi == uHi && ld32(m, heap + H_LO * 4) >= uLo)) break;
-    }
-    let q = ld32(m, heap + H_QUEUE * 4);
+  while (waiting > 0) {
+    let q = ld32(m, tree + 4);
     let a: usize = queues + <usize>q * (QUEUE_WORDS * 4);
+    if (!all) {
+      let hi = ldi32(m, a + Q_HI * 4);
+      if (hi > uHi || (hi == uHi && ld32(m, a + Q_LO * 4) >= uLo)) break;
+    }
     let row = ld32(m, a + Q_HEAD * 4);
     st32(m, order + <usize>orderRows * 4, row);
     orderRows++;
+    // (the queue's next event heads it, as long waiting as before; or it is empty)
     let after = ldi32(m, next + <usize>row * 4);
-    if (after >= 0) {
-      // (the queue's next event heads it; it has waited as long as before)
-      st32(m, a + Q_HEAD * 4, <u32>after);
-      st32(m, heap + H_LO * 4, ld32(m, ts + <usize>after * 8));
-      st32(m, heap + H_HI * 4, ld32(m, ts + <usize>after * 8 + 4));
-      siftDown(m, heap, hold, heapSize);
-    } else {
-      st32(m, a + Q_HEAD * 4, 0xffffffff);
-      heapSize--;
-      if (heapSize > 0) {
-        moveEntry(m, heap + <usize>heapSize * (HEAP_WORDS * 4), heap);
-        siftDown(m, heap, hold, heapSize);
-      }
-    }
+    setHead(m, ts, queues, q, after);
+    if (after < 0) waiting--;
+    replay(m, queues, tree, leaves, q);
   }
 }
 
@@ -130,8 +120,8 @@ function flush(m: Mem, ts: usize, next: usize, queues: usize, heap: usize, hold:
  * Whether the dispatch order is the file's: timestamps never go back, and every two neighbours with
  * equal timestamps are of one queue and neither is sorted. Then a group of equal timestamps is one
  * queue's (kept in its order), no queued event ties with a sorted one (each lets every queued event
- * go), and the heap gives each flush's events in file order. The runtime writes events merged in time
- * order, so this holds for most windows and the heap is skipped.
+ * go), and the merge gives each flush's events in file order. A window of one thread, or written in
+ * time order, passes and the merge is skipped; the runtime's, one thread's buffer after another, do not.
  */
 function inFileOrder(m: Mem, n: u32, ts: usize, queue: usize, flags: usize): bool {
   if (n == 0) return true;
@@ -152,8 +142,8 @@ function inFileOrder(m: Mem, n: u32, ts: usize, queue: usize, flags: usize): boo
 /**
  * The order TraceEvent dispatches events in (EventCache): one queue per capture thread; a sorted event
  * first lets every queued event earlier than it go (oldest first across queues), then goes itself; a
- * sequence point and the end let everything go. The queues' heads sit in a binary heap by (timestamp,
- * when the queue last became non-empty). Writes NO_ORDER (not when the order is the file's: NO_IN_FILE_ORDER);
+ * sequence point and the end let everything go. The queues meet in a tournament by their heads'
+ * (timestamp, when the queue last became non-empty). Writes NO_ORDER (not when the order is the file's: NO_IN_FILE_ORDER);
  * returns the rows written (the events).
  */
 export function dispatchOrder(m: Mem, p: usize): u32 {
@@ -170,14 +160,16 @@ export function dispatchOrder(m: Mem, p: usize): u32 {
   let same = inFileOrder(m, n, ts, queue, flags);
   st32(m, p + NO_IN_FILE_ORDER * 4, same ? 1 : 0);
   if (same) return n;
-  // scratch: next[event] (the queue's chain, -1 at its tail), then each queue's state, then the heap and an entry's room
+  // scratch: next[event] (the queue's chain, -1 at its tail), then each queue's state, then the tournament
   let next = work;
   let qs: usize = next + <usize>n * 4;
-  let heap: usize = qs + <usize>queues * (QUEUE_WORDS * 4);
-  let hold: usize = heap + <usize>queues * (HEAP_WORDS * 4);
-  for (let q: u32 = 0; q < queues; q++) st32(m, qs + <usize>q * (QUEUE_WORDS * 4) + Q_HEAD * 4, 0xffffffff);
+  let tree: usize = qs + <usize>(queues + 1) * (QUEUE_WORDS * 4);
+  let leaves = leavesFor(queues);
+  for (let q: u32 = 0; q <= queues; q++) setHead(m, ts, qs, q, -1);
+  for (let k: u32 = 0; k < leaves; k++) st32(m, tree + <usize>(leaves + k) * 4, k < queues ? k : queues);
+  for (let k: u32 = leaves - 1; k >= 1; k--) st32(m, tree + <usize>k * 4, queues);
   orderRows = 0;
-  heapSize = 0;
+  waiting = 0;
   let clock: u32 = 0;
   let nextSp: u32 = 0;
   let spAt: u32 = spCount > 0 ? ld32(m, sp) : 0xffffffff;
@@ -186,12 +178,12 @@ export function dispatchOrder(m: Mem, p: usize): u32 {
     // sequence points before this event's block
     let at = ld32(m, block + <usize>i * 4);
     while (nextSp < spCount && spAt < at) {
-      flush(m, ts, next, qs, heap, hold, order, 0, true);
+      flush(m, ts, next, qs, tree, leaves, order, 0, true);
       nextSp++;
       spAt = nextSp < spCount ? ld32(m, sp + <usize>nextSp * 4) : 0xffffffff;
     }
     if ((ld8(m, flags + <usize>i) & 1) != 0) {
-      flush(m, ts, next, qs, heap, hold, order, i, false);
+      flush(m, ts, next, qs, tree, leaves, order, i, false);
       st32(m, order + <usize>orderRows * 4, i);
       orderRows++;
       continue;
@@ -200,21 +192,17 @@ export function dispatchOrder(m: Mem, p: usize): u32 {
     let a: usize = qs + <usize>q * (QUEUE_WORDS * 4);
     if (ldi32(m, a + Q_HEAD * 4) < 0) {
       // the queue starts again: it waits from now
-      st32(m, a + Q_HEAD * 4, i);
-      let h: usize = heap + <usize>heapSize * (HEAP_WORDS * 4);
-      st32(m, h + H_LO * 4, ld32(m, ts + <usize>i * 8));
-      st32(m, h + H_HI * 4, ld32(m, ts + <usize>i * 8 + 4));
-      st32(m, h + H_SINCE * 4, clock);
-      st32(m, h + H_QUEUE * 4, q);
+      setHead(m, ts, qs, q, <i32>i);
+      st32(m, a + Q_SINCE * 4, clock);
       clock++;
-      heapSize++;
-      siftUp(m, heap, hold, heapSize - 1);
+      waiting++;
+      replay(m, qs, tree, leaves, q);
     } else {
       st32(m, next + <usize>ld32(m, a + Q_TAIL * 4) * 4, i);
     }
     st32(m, a + Q_TAIL * 4, i);
   }
-  flush(m, ts, next, qs, heap, hold, order, 0, true);
+  flush(m, ts, next, qs, tree, leaves, order, 0, true);
   return orderRows;
 }
 
