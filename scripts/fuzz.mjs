@@ -5,7 +5,8 @@
 //
 //   npm run fuzz -- --minutes 10 [--seed S] [--workers 2] [--out fuzz-failures] [--only xp.,rec.size]
 //   npm run fuzz -- --replay gcevents.etl:123456     one case again, with its steps and problems
-//   npm run fuzz -- --input fuzz-failures/x.etl      the checks on a saved input
+//   npm run fuzz -- --input fuzz-failures/x.etl [--seed S]   the checks on a saved input (S: the
+//                                                    case's seed, which picks the slicing checked)
 //
 // Every failing input is written to the output directory (default fuzz-failures/) with a .json file
 // of its base, seed, mutations, problems and replay command; the exit code is 1 if any failed. An
@@ -80,7 +81,7 @@ function parseArgs(argv) {
     else if (a === "--input") { o.input = resolve(v); i++; }
     else if (a === "--only") { o.only = v; i++; }
     else if (a === "--help" || a === "-h") {
-      console.log("usage: npm run fuzz -- [--minutes N] [--seed S] [--workers W] [--out DIR] [--hang-ms MS] [--guard-ms MS] [--only PREFIXES]\n       npm run fuzz -- --replay BASE:SEED [--only PREFIXES] | --input FILE.etl\n--only takes comma-separated prefixes of mutator names: buf., log., rec., xp., cut., splice., flip. or whole names (listed in the summary)");
+      console.log("usage: npm run fuzz -- [--minutes N] [--seed S] [--workers W] [--out DIR] [--hang-ms MS] [--guard-ms MS] [--only PREFIXES]\n       npm run fuzz -- --replay BASE:SEED [--only PREFIXES] | --input FILE.etl [--seed S]\n--only takes comma-separated prefixes of mutator names: buf., log., rec., xp., cut., splice., flip. or whole names (listed in the summary)");
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
   }
@@ -99,7 +100,7 @@ async function main() {
   if (!existsSync(CORPUS)) console.warn(`notice: ${CORPUS} not found; the campaign runs on the sample and synthetic traces only`);
 
   if (o.replay || o.input) {
-    let bytes, label;
+    let bytes, label, checkSeed = o.seed ?? 1;
     if (o.input) {
       bytes = new Uint8Array(readFileSync(o.input));
       label = o.input;
@@ -110,10 +111,11 @@ async function main() {
       if (!base) throw new Error(`no base ${name}; bases: ${bases.map((b) => b.name).join(", ")}`);
       const c = h.mutateAnyCase(seed, base, bases, o.only);
       bytes = c.bytes;
+      checkSeed = seed; // the campaign checks a case with its own seed (slices, chunk and batch sizes)
       label = `${name} seed ${seed}`;
       console.log(`${label}: ${bytes.length} bytes\n  ${c.steps.join("\n  ")}`);
     }
-    const r = await h.checkInput(bytes, 1);
+    const r = await h.checkInput(bytes, checkSeed);
     console.log(`${r.outcome}, ${r.rows} rows, ${r.warnings} warnings, ${Math.round(r.ms)} ms`);
     for (const p of r.problems) console.log(`  problem: ${p}`);
     process.exit(r.problems.length ? 1 : 0);
@@ -141,7 +143,7 @@ async function main() {
     const ext = /\.(nettrace|netperf)$/.test(c.base) ? ".nettrace" : ".etl";
     writeFileSync(`${stem}${ext}`, again.bytes);
     const replay = h.replayCommand(c, o.only);
-    writeFileSync(`${stem}.json`, JSON.stringify({ base: c.base, seed: c.seed, campaign, case: c.k, steps: again.steps, problems, replay, input: `npm run fuzz -- --input ${stem}${ext}` }, null, 2) + "\n");
+    writeFileSync(`${stem}.json`, JSON.stringify({ base: c.base, seed: c.seed, campaign, case: c.k, steps: again.steps, problems, replay, input: `npm run fuzz -- --input ${stem}${ext} --seed ${c.seed}` }, null, 2) + "\n");
     console.log(`FAIL ${c.base} seed ${c.seed}: ${again.steps.join("; ")}\n  ${problems.slice(0, 3).join("\n  ")}\n  replay: ${replay}`);
   };
 

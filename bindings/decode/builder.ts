@@ -125,7 +125,6 @@ class GrowingColumns<T extends object> {
   }
 }
 
-/** A typed .NET table's rows gathered over windows: a block laid out for `cap` rows, the first `count` used. */
 /** The logfile header struct with its time zone and names, their addresses relative to the copy. */
 export function logfileCopy(data: TraceData): Uint8Array {
   const src = metaOf(data);
@@ -148,7 +147,8 @@ export function logfileCopy(data: TraceData): Uint8Array {
     const n = u32(chars) * 2;
     const from = u32(addr);
     out.set(src.subarray(from, from + n), at);
-    v.setUint32(addr, n ? at : 0, true);
+    // (a name present but empty keeps an address, as the core gives it: present and absent stay apart)
+    v.setUint32(addr, from ? at : 0, true);
     at += (n + 7) & ~7;
   }
   return out;
