@@ -38,6 +38,9 @@ export async function nettraceData(input: Uint8Array, options: Pick<DecodeOption
   }
 }
 
+/** A stream's window size where none is asked for (DecodeOptions.batchBytes). */
+const DEFAULT_BATCH_BYTES = 64 << 20;
+
 function engineOf(options: Pick<DecodeOptions, "engine">): "wasm" | "js" {
   const engine = options.engine ?? "wasm";
   if (engine !== "wasm" && engine !== "js") throw new TypeError(`unknown engine: ${String(engine)}`);
@@ -59,8 +62,13 @@ export async function* nettraceWindows(input: Input, options: Pick<DecodeOptions
   const engine = await nettraceEngine(engineOf(options), options.wasm, options.clrTables !== false);
   const tables = new NettraceTables(engine.rows, engine.filler);
   const reader = windowReader(engine, options.batchBytes);
+  const chunkBytes = options.chunkBytes ?? 1 << 20;
+  // (a first window's buffer taken at its size where the input's is known: not grown read by read, each
+  // growth a copy into fresh pages, which was a tenth of a first decode)
+  const size = input instanceof Uint8Array || input instanceof ArrayBuffer ? input.byteLength : isByteSource(input) ? input.byteLength : 0;
+  if (size > 0) reader.room(Math.min(size, options.batchBytes ?? DEFAULT_BATCH_BYTES) + chunkBytes);
   try {
-    for await (const chunk of chunksOf(input, options.chunkBytes ?? 1 << 20)) {
+    for await (const chunk of chunksOf(input, chunkBytes)) {
       for (const w of reader.push(chunk)) yield await tables.window(w, w.last);
       // (the end-of-stream marker read: nothing after it is asked for, which ends a follow of a file being written)
       if (reader.finished) break;
@@ -78,7 +86,7 @@ export async function* nettraceWindows(input: Input, options: Pick<DecodeOptions
  * made before the next push (its columns can be the next window's). A .netperf, in time order already,
  * is cut into windows of about `batchBytes`.
  */
-export function windowReader(engine: NettraceEngine, batchBytes = 64 << 20): NettraceStreamReader {
+export function windowReader(engine: NettraceEngine, batchBytes = DEFAULT_BATCH_BYTES): NettraceStreamReader {
   if (engine.filler?.placed) engine.filler.placed.base = WINDOW_BASE; // (NettraceTables.tablesOf's base)
   const take = (bytes: number) => {
     const buffer = takeBuffer(bytes);
