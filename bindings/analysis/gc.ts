@@ -112,25 +112,35 @@ export interface GcProcess {
   GCVersionInfoMismatch: boolean;
 }
 
-interface HeapStats {
-  genSize: number[]; // gen0..POH, bytes
-  promoted: number[];
-}
+/**
+ * A GC's numbers that OnEnd needs, NUMBERS of them a GC in its process's `numbers` (at index × NUMBERS):
+ * GC/HeapStats' sizes and promoted bytes by generation (gen0..POH), the allocation ticks since the GC
+ * before (small objects, every other kind, MB), and the time since the last restart. (Numbers in a
+ * column, not objects per GC: a trace's GCs run to hundreds of thousands, and each object kept is
+ * memory the collector copies and the process takes fresh.)
+ */
+const GEN_SIZE = 0, PROMOTED = 5, TICKS = 10, SINCE_RESTART = 12, NUMBERS = 13;
 
 /** A GC being built: the record and what OnEnd needs. */
 interface GcState {
   record: GcRecord;
   index: number;
-  heapStats?: HeapStats;
+  /** GC/HeapStats seen: its numbers are in the process's `numbers`. */
+  heapStats: boolean;
+  /** Allocation ticks noted at its HeapStats. */
+  ticks: boolean;
   perHeap: PerHeapHistory[];
-  allocedTickMB?: number[];
-  durationSinceLastRestartMSec: number;
 }
+
+/** A GC's per-heap histories before the first (shared, never added to: a GC's own list is made at its first). */
+const NO_HISTORIES: PerHeapHistory[] = [];
 
 interface ProcessState {
   pid: number;
   name: string;
   gcs: GcState[];
+  /** NUMBERS numbers of each GC, by its index. */
+  numbers: Float64Array;
   suspendThreadIDGC: number;
   suspendThreadIDBGC: number;
   suspendThreadIDOther: number;
@@ -152,7 +162,6 @@ interface ProcessState {
 }
 
 const MB = 1e6;
-const NO_TICKS: readonly number[] = [0, 0];
 
 function rollup(): GcRollup {
   return {
@@ -294,12 +303,22 @@ export class GcComputer {
 
   constructor(private readonly processName: (pid: number, timestamp: bigint) => string) {}
 
+  private readonly generationNames = new Map<number, string>();
+
+  /** gcGenerationName, each name made once (a trace's GCs share a few). */
+  private generationName(generation: number, type: number, reason: number): string {
+    const key = generation * 16 + (type === BACKGROUND ? 1 : type === FOREGROUND ? 2 : 0) * 4 + (reason === INDUCED ? 1 : reason === INDUCED_NOT_FORCED ? 2 : 0);
+    let name = this.generationNames.get(key);
+    if (name === undefined) this.generationNames.set(key, (name = gcGenerationName(generation, type, reason)));
+    return name;
+  }
+
   private state(i: number): ProcessState {
     const pid = this.src!.pidOf(i);
     let s = this.processes.get(pid);
     if (!s) {
       s = {
-        pid, name: this.processName(pid, this.src!.table.columns.timestamp[i]), gcs: [], suspendThreadIDGC: -1, suspendThreadIDBGC: -1, suspendThreadIDOther: -1,
+        pid, name: this.processName(pid, this.src!.table.columns.timestamp[i]), gcs: [], numbers: new Float64Array(64 * NUMBERS), suspendThreadIDGC: -1, suspendThreadIDBGC: -1, suspendThreadIDOther: -1,
         suspendTimeRelativeMSec: -1, suspendEndTimeRelativeMSec: -1, lastRestartEndTimeRelativeMSec: 0,
         allocTickCurrentMB: [0, 0], allocTickAtLastGC: [0, 0], hasAllocTickEvents: false, seenBadAllocTick: false,
         heapCount: -1, markingThreads: new Set(), isServerGC: false, versionMismatch: false,
@@ -401,12 +420,17 @@ export class GcComputer {
     const type = full ? f.u32(12) : 0;
     const record: GcRecord = {
       PID: s.pid, ProcessName: s.name, Number: count, Generation: generation,
-      Reason: GC_REASONS[reason] ?? String(reason), Type: GC_TYPES[type] ?? String(type), GCGenerationName: gcGenerationName(generation, type, reason),
+      Reason: GC_REASONS[reason] ?? String(reason), Type: GC_TYPES[type] ?? String(type), GCGenerationName: this.generationName(generation, type, reason),
       StartRelativeMSec: t, PauseStartRelativeMSec: 0, SuspendDurationMSec: 0, PauseDurationMSec: 0, DurationMSec: 0,
       HeapSizeBeforeMB: 0, HeapSizeAfterMB: 0, HeapSizePeakMB: 0, PromotedMB: 0, AllocedSinceLastGCMB: 0, AllocRateMBSec: 0,
       RatioPeakAfter: 0, PauseTimePercentageSinceLastGC: 0, GenSizeAfterMB: [-1, -1, -1, -1, -1], HeapCount: s.heapCount, IsComplete: false,
     };
-    const gc: GcState = { record, index: s.gcs.length, perHeap: [], durationSinceLastRestartMSec: 0 };
+    const gc: GcState = { record, index: s.gcs.length, heapStats: false, ticks: false, perHeap: NO_HISTORIES };
+    if ((gc.index + 1) * NUMBERS > s.numbers.length) {
+      const grown = new Float64Array(2 * s.numbers.length);
+      grown.set(s.numbers);
+      s.numbers = grown;
+    }
     // an ephemeral GC at the start of a background GC pauses from its own start, as does a provisional-mode full GC
     const ephemeralInBGC = last !== undefined && last.record.Type === "BackgroundGC" && !last.record.IsComplete && type === NON_CONCURRENT;
     if (ephemeralInBGC || reason === PM_FULL_GC) {
@@ -448,13 +472,21 @@ export class GcComputer {
       // GenerationSize0..3 and TotalPromotedSize0..3 in pairs of u64 from 0; GenerationSize4 @94 and TotalPromotedSize4 @102 (version 2)
       const f = this.fields.at(this.src!.table, i);
       const v2 = this.src!.table.typeFieldOf("version", i) >= 2;
-      gc.heapStats = {
-        genSize: [f.u64(0), f.u64(16), f.u64(32), f.u64(48), v2 ? f.u64(94) : 0],
-        promoted: [f.u64(8), f.u64(24), f.u64(40), f.u64(56), v2 ? f.u64(102) : 0],
-      };
+      const n = s.numbers, at = gc.index * NUMBERS;
+      for (let g = 0; g < 4; g++) {
+        n[at + GEN_SIZE + g] = f.u64(16 * g);
+        n[at + PROMOTED + g] = f.u64(16 * g + 8);
+      }
+      n[at + GEN_SIZE + POH] = v2 ? f.u64(94) : 0;
+      n[at + PROMOTED + POH] = v2 ? f.u64(102) : 0;
+      gc.heapStats = true;
       const background = gc.record.Type === "BackgroundGC";
-      gc.durationSinceLastRestartMSec = (background ? t : gc.record.PauseStartRelativeMSec) - s.lastRestartEndTimeRelativeMSec;
-      if (s.hasAllocTickEvents) gc.allocedTickMB = [s.allocTickCurrentMB[0] - s.allocTickAtLastGC[0], s.allocTickCurrentMB[1] - s.allocTickAtLastGC[1]];
+      n[at + SINCE_RESTART] = (background ? t : gc.record.PauseStartRelativeMSec) - s.lastRestartEndTimeRelativeMSec;
+      if (s.hasAllocTickEvents) {
+        n[at + TICKS] = s.allocTickCurrentMB[0] - s.allocTickAtLastGC[0];
+        n[at + TICKS + 1] = s.allocTickCurrentMB[1] - s.allocTickAtLastGC[1];
+        gc.ticks = true;
+      }
       if (background && s.currentBGC) {
         this.complete(s, s.currentBGC);
         s.currentBGC = undefined;
@@ -515,7 +547,9 @@ export class GcComputer {
       return;
     }
     const gc = this.lastGC(s);
-    if (gc) gc.perHeap.push(history);
+    if (!gc) return;
+    if (gc.perHeap === NO_HISTORIES) gc.perHeap = [history];
+    else gc.perHeap.push(history);
   }
 
   private complete(s: ProcessState, gc: GcState): void {
@@ -528,13 +562,14 @@ export class GcComputer {
   private onEnd(s: ProcessState, gc: GcState): void {
     const r = gc.record;
     const stats = gc.heapStats;
+    const n = s.numbers, at = gc.index * NUMBERS;
     // (plain loops, no array or closure per call: OnEnd runs twice for each of a trace's GCs)
     let after = 0, promoted = 0;
     for (let g = 0; g < 5; g++) {
-      r.GenSizeAfterMB[g] = stats ? stats.genSize[g] / MB : -1;
+      r.GenSizeAfterMB[g] = stats ? n[at + GEN_SIZE + g] / MB : -1;
       if (stats) {
-        after += stats.genSize[g];
-        promoted += stats.promoted[g];
+        after += n[at + GEN_SIZE + g];
+        promoted += n[at + PROMOTED + g];
       }
     }
     r.HeapSizeAfterMB = stats ? after / MB : -1;
@@ -551,14 +586,14 @@ export class GcComputer {
     // (TraceEvent's GetAllocedSinceLastGCMB: gen0, LOH and POH; without usable per-heap histories the POH's share
     // is the non-small allocation ticks, the LOH's again: counted twice, as TraceEvent does)
     r.AllocedSinceLastGCMB = this.userAllocatedMB(s, gc, GEN0) + this.userAllocatedMB(s, gc, LOH) + this.userAllocatedMB(s, gc, POH);
-    r.AllocRateMBSec = (r.AllocedSinceLastGCMB * 1000) / gc.durationSinceLastRestartMSec;
+    r.AllocRateMBSec = (r.AllocedSinceLastGCMB * 1000) / n[at + SINCE_RESTART];
     r.RatioPeakAfter = r.HeapSizeAfterMB === 0 ? 0 : r.HeapSizePeakMB / r.HeapSizeAfterMB;
     if (r.Type === "BackgroundGC") {
       const before = gc.index > 0 ? s.gcs[gc.index - 1].record : undefined;
       const previousEnd = before ? before.StartRelativeMSec + before.DurationMSec : s.gcs[0].record.StartRelativeMSec;
       r.PauseTimePercentageSinceLastGC = (r.PauseDurationMSec * 100) / (r.StartRelativeMSec + r.DurationMSec - previousEnd);
     } else {
-      r.PauseTimePercentageSinceLastGC = (r.PauseDurationMSec * 100) / (r.PauseDurationMSec + gc.durationSinceLastRestartMSec);
+      r.PauseTimePercentageSinceLastGC = (r.PauseDurationMSec * 100) / (r.PauseDurationMSec + n[at + SINCE_RESTART]);
     }
   }
 
@@ -576,23 +611,26 @@ export class GcComputer {
       for (const h of gc.perHeap) mb += (h.gens[gen]?.sizeBefore ?? 0) / MB;
       return mb;
     }
-    const ticks = gc.allocedTickMB?.[0] ?? 0;
+    const n = s.numbers;
+    const ticks = gc.ticks ? n[gc.index * NUMBERS + TICKS] : 0;
     if (gc.index === 0) return gen === GEN0 ? ticks : 0;
     // the nearest earlier GC with heap stats (the first GC of the list is never looked at)
-    let previous: HeapStats | undefined;
-    for (let i = gc.index - 1; i >= 1 && !previous; i--) previous = s.gcs[i].heapStats;
-    if (!previous) return 0;
-    if (gen === GEN0) return Math.max(previous.genSize[0] / MB, ticks);
-    if (gen === GEN1 || gen === GEN2) return previous.genSize[gen] / MB;
-    return Math.max(previous.genSize[gen], gc.heapStats?.genSize[gen] ?? 0) / MB;
+    let previous = gc.index - 1;
+    while (previous >= 1 && !s.gcs[previous].heapStats) previous--;
+    if (previous < 1) return 0;
+    const before = n[previous * NUMBERS + GEN_SIZE + gen];
+    if (gen === GEN0) return Math.max(before / MB, ticks);
+    if (gen === GEN1 || gen === GEN2) return before / MB;
+    return Math.max(before, gc.heapStats ? n[gc.index * NUMBERS + GEN_SIZE + gen] : 0) / MB;
   }
 
   /** TraceGC.GetUserAllocated for gen0, LOH or POH, MB. */
   private userAllocatedMB(s: ProcessState, gc: GcState, gen: number): number {
-    const ticks = gc.allocedTickMB ?? NO_TICKS;
-    if (gc.record.Type === "BackgroundGC" && gen === GEN0) return ticks[0];
+    // (the allocation ticks of small objects, and of every other kind; 0 without them)
+    const ticks = gc.ticks ? s.numbers[gc.index * NUMBERS + TICKS + (gen === GEN0 ? 0 : 1)] : 0;
+    if (gc.record.Type === "BackgroundGC" && gen === GEN0) return ticks;
     const previous = gc.index > 0 ? s.gcs[gc.index - 1] : undefined;
-    if (!gc.perHeap.length || !previous?.perHeap.length) return ticks[gen === GEN0 ? 0 : 1];
+    if (!gc.perHeap.length || !previous?.perHeap.length) return ticks;
     // heaps paired by position with the previous GC's (whatever its kind or state)
     let total = 0;
     for (let h = 0; h < gc.perHeap.length; h++) {
@@ -606,7 +644,7 @@ export class GcComputer {
       else if (data.hasObjSpaceBefore) allocated = data.objSpaceBefore - prevSize;
       else if (data.survRate === 0) {
         // .NET 4.0 with nothing survived: an estimate (the alloc-tick MB, which TraceEvent then divides by 10^6 again, else the previous budget)
-        allocated = gc.allocedTickMB ? ticks[gen === GEN0 ? 0 : 1] : (before?.budget ?? 0);
+        allocated = gc.ticks ? ticks : (before?.budget ?? 0);
       } else allocated = Math.trunc(((data.out + data.objSizeAfter) * 100) / data.survRate) - prevSize;
       total += allocated / MB;
     }
