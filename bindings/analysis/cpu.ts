@@ -343,29 +343,79 @@ export class StackWeightCollector {
     const symbols = this.symbols ?? new SymbolMap({ pointerSize: this.pointerSize });
     if (this.ownSymbols) symbols.prepare();
     const table = attacher.table;
-    const nameOf = frameNameOf(table, symbols);
-    const byStack = new Map<string, number>();
+    // Each frame is named once per (process, address), at the first event that reaches it (TraceLog names
+    // an address once), and each name is a number; an event's frames are then a stack of name numbers (a
+    // prefix tree, root first, or leaf first when inverted) that its weight is summed on, and each stack's
+    // text is made once at the end: no string is built or hashed per event.
+    // (each tree sized at once for what it will likely hold: growing one rehashes it into fresh memory; a
+    // generated trace's events reach a third of the stack nodes, and as many name stacks)
+    const likely = Math.max(1024, Math.min(table.size, 2 * this.row.length));
+    const names = new NameInterner(likely);
+    const pairs = new PrefixTree(likely); // (process, address) pairs: their name numbers in pairName
+    let pairName: Int32Array = new Int32Array(likely).fill(-1);
+    const halves: [number, number] = [0, 0];
+    let weights = new Float64Array(likely);
+    let summed = new Uint8Array(likely);
+    const ends: number[] = []; // name stacks with a weight, in order of their first event
+    let path: Int32Array = new Int32Array(64); // an event's name numbers, leaf first
+    let semicolons = false;
     let withStacks = 0, total = 0;
-    const frames: string[] = [];
     for (let k = 0; k < this.row.length; k++) {
       // (duration: a Start whose Stop never came is left out)
-      if (Number.isNaN(this.weight.data[k])) continue;
+      const w = this.weight.data[k];
+      if (Number.isNaN(w)) continue;
       const stack = attacher.stackOf(this.row.data[k]);
       if (stack < 0) continue;
-      const ts = stampOf(this.hi.data[k], this.lo.data[k]);
+      const hi = this.hi.data[k], lo = this.lo.data[k];
       const p = this.pid.data[k];
-      const pid = p === -2 ? processes.threadProcess(this.tid.data[k], ts) ?? 0 : p === -1 ? 0 : p;
-      frames.length = 0;
-      for (let s = stack; s >= 0; s = table.parent[s]) frames.push(nameOf(pid, s, ts));
-      if (!frames.length) continue;
-      const w = this.weight.data[k];
+      const pid = p === -2 ? processes.threadProcess(this.tid.data[k], stampOf(hi, lo)) ?? 0 : p === -1 ? 0 : p;
+      let depth = 0;
+      for (let s = stack; s >= 0; s = table.parent[s]) {
+        const pair = pairs.child(pid | 0, table.addr[s]);
+        if (pair >= pairName.length) pairName = fit(pairName, pair);
+        let name = pairName[pair];
+        if (name < 0) {
+          table.addressHalves(s, halves);
+          const text = symbols.resolveHalves(pid, halves[0], halves[1], stampOf(hi, lo)).name;
+          semicolons ||= text.includes(";");
+          name = pairName[pair] = names.nameId(text);
+        }
+        if (depth === path.length) path = fit(path, depth);
+        path[depth++] = name;
+      }
+      let node = -1;
+      if (this.options.invert) for (let d = 0; d < depth; d++) node = names.node(node, path[d]);
+      else for (let d = depth - 1; d >= 0; d--) node = names.node(node, path[d]);
+      if (node >= weights.length) {
+        const size = Math.max(node + 1, 2 * weights.length);
+        const w2 = new Float64Array(size), s2 = new Uint8Array(size);
+        w2.set(weights);
+        s2.set(summed);
+        weights = w2;
+        summed = s2;
+      }
+      if (!summed[node]) {
+        summed[node] = 1;
+        ends.push(node);
+      }
+      weights[node] += w;
       withStacks++;
       total += w;
-      // (frames are leaf first)
-      const key = (this.options.invert ? frames : frames.reverse()).join(";");
-      byStack.set(key, (byStack.get(key) ?? 0) + w);
     }
-    const stacks = [...byStack].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    const made = names.result();
+    const frames: string[] = [];
+    let stacks: [string, number][] = ends.map((node) => {
+      frames.length = 0;
+      for (let n = node; n >= 0; n = made.parent[n]) frames.push(made.names[made.frame[n]]);
+      return [frames.reverse().join(";"), weights[node]];
+    });
+    // (names with a ';' can make one text of two name stacks: summed by text then, as the text is the key)
+    if (semicolons) {
+      const byText = new Map<string, number>();
+      for (const [key, w] of stacks) byText.set(key, (byText.get(key) ?? 0) + w);
+      stacks = [...byText];
+    }
+    stacks.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
     return { stacks, events: this.events, withStacks, total };
   }
 }
