@@ -660,23 +660,27 @@ export class CpuCollector {
     const clock = this.clock;
     const pointerSize = this.pointerSize;
     const onlyPid = this.options.pid;
-    const rows: number[] = [], pids: number[] = [], tids: number[] = [], tsHi: number[] = [], tsLo: number[] = [];
     const cpuPerThread = new Map<number, number>();
     let other = 0;
     const sampler = this.sawSampler && !this.sawPerfInfo;
     let weightMSec: Float64Array | undefined;
-    const onCpu: boolean[] = [];
+    // the samples kept: columns of room for every sample collected (no array grown sample by sample)
+    const room = sampler && clock ? this.sRow.length : this.kRow.length;
+    const keptRow = new Float64Array(room), keptPid = new Float64Array(room), keptTid = new Int32Array(room);
+    const keptHi = new Int32Array(room), keptLo = new Uint32Array(room), onCpu = new Uint8Array(room);
+    let kept = 0;
     /** A sample kept (unless of another process than asked): its row, process, thread, time; its weight counts to its thread's CPU. */
     const keep = (row: number, pid: number, tid: number, hi: number, lo: number, weight: number): boolean => {
       if (onlyPid !== undefined && pid !== onlyPid) {
         other++;
         return false;
       }
-      rows.push(row);
-      pids.push(pid);
-      tids.push(tid);
-      tsHi.push(hi);
-      tsLo.push(lo);
+      keptRow[kept] = row;
+      keptPid[kept] = pid;
+      keptTid[kept] = tid;
+      keptHi[kept] = hi;
+      keptLo[kept] = lo;
+      kept++;
       cpuPerThread.set(tid, (cpuPerThread.get(tid) ?? 0) + weight);
       return true;
     };
@@ -697,7 +701,7 @@ export class CpuCollector {
         if (Number.isNaN(weights[k])) continue;
         if (!keep(this.sRow.data[k], this.sPid.data[k], this.sTid.data[k], this.sHi.data[k], this.sLo.data[k], weights[k])) continue;
         out.push(weights[k]);
-        onCpu.push(this.sOnCpu.data[k] === 1);
+        onCpu[kept - 1] = this.sOnCpu.data[k];
       }
       weightMSec = Float64Array.from(out);
     } else {
@@ -711,6 +715,8 @@ export class CpuCollector {
         keep(this.kRow.data[k], pid ?? (tid === 0 ? 0 : -1), tid, hi, lo, 1);
       }
     }
+    const rows = keptRow.subarray(0, kept), pids = keptPid.subarray(0, kept), tids = keptTid.subarray(0, kept);
+    const tsHi = keptHi.subarray(0, kept), tsLo = keptLo.subarray(0, kept);
     const intervalMSec = (this.fromStart ?? this.fromSet ?? 10_000) / 10_000;
     const table = attacher.table;
     // (about as many name stacks and (process, address) pairs as stack nodes: room made once)
@@ -809,11 +815,11 @@ export class CpuCollector {
     // thread time: the leaf says whether the thread ran managed code or was elsewhere (PerfView's pseudo frames)
     if (weightMSec) {
       const cpu = stacks.nameId("CPU_TIME"), elsewhere = stacks.nameId("UNMANAGED_CODE_TIME");
-      for (let k = 0; k < rows.length; k++) node[k] = stacks.node(node[k], onCpu[k] ? cpu : elsewhere);
+      for (let k = 0; k < rows.length; k++) node[k] = stacks.node(node[k], onCpu[k] === 1 ? cpu : elsewhere);
     }
     const timeMSec = new Float64Array(rows.length);
     if (clock) for (let k = 0; k < rows.length; k++) timeMSec[k] = clock.relativeMSecParts(tsHi[k], tsLo[k]);
-    const samples: CpuSamples = { length: rows.length, pid: Int32Array.from(pids), tid: Int32Array.from(tids), timeMSec, stack: node, weightMSec };
+    const samples: CpuSamples = { length: rows.length, pid: Int32Array.from(pids), tid: tids.slice(), timeMSec, stack: node, weightMSec };
     return { intervalMSec, samples, stacks: stacks.result(), samplesWithStacks: withStacks, idleSamples: this.idle, otherSamples: other };
   }
 }
