@@ -365,6 +365,7 @@ async function scenario(events: [ms: number, tid: number, id: number, version: n
 
 const RUNTIME_GUID = "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4";
 const PRIVATE_GUID = "763fd754-7086-4dfe-95eb-c01a46faf4ca";
+const RUNDOWN_GUID = "a669021c-c450-4609-a035-5af59af4df18";
 const pb = () => new PayloadBuilder();
 const suspend = (reason: number) => pb().u32(reason).u32(0).u16(9).build();
 const clr = () => pb().u16(9).build();
@@ -486,6 +487,31 @@ describe("JIT statistics on synthetic events", () => {
       ["NS.M1()", "MulticoreJitBackground", 1], ["NS.M2()", "Foreground", 2],
     ]);
     expect([p.ByKind.MulticoreJitBackground.Count, p.ByKind.Foreground.Count]).toEqual([1, 1]);
+    t.dispose();
+  });
+
+  it("a method gets its module's path from a Loader/ModuleLoad or rundown event that comes after it (an empty path waits for a later one)", async () => {
+    // JittingStarted (145) and MethodLoadVerbose (143) of method `id` in module `module`; ModuleLoad (152, v1)
+    // and the rundown's ModuleDCStop (154) of `module` with `path`
+    const started = (id: number, module: bigint) => pb().u64(BigInt(id)).u64(module).u32(0x06000001).u32(40).utf16z("NS").utf16z(`M${id}`).utf16z("void  ()").u16(9).build();
+    const loaded = (id: number, module: bigint) => pb().u64(BigInt(id)).u64(module).u64(0x7ff800000000n + BigInt(id) * 256n).u32(120).u32(0x06000001).u32(0x8).utf16z("NS").utf16z(`M${id}`).utf16z("void  ()").u16(9).u64(0n).build();
+    const moduleEvent = (module: bigint, path: string) => pb().u64(module).u64(0x5000n).u32(0).u32(0).utf16z(path).utf16z("").u16(9).build();
+    const A = 0x100n, B = 0x200n;
+    const t = await scenario([
+      [1, 7, 145, 0, started(1, A)], [2, 7, 143, 2, loaded(1, A)],
+      [3, 7, 145, 0, started(2, B)], [4, 7, 143, 2, loaded(2, B)],
+      [5, 7, 152, 1, moduleEvent(A, "")], // an empty path: the methods of A keep waiting for one
+      [6, 7, 145, 0, started(3, A)], [7, 7, 143, 2, loaded(3, A)],
+      [8, 7, 152, 1, moduleEvent(A, "C:\\app\\a.dll")],
+      [9, 7, 145, 0, started(4, A)], [10, 7, 143, 2, loaded(4, A)],
+      [11, 7, 152, 1, moduleEvent(A, "C:\\other\\a.dll")], // every method of A has its path already
+      [12, 7, 154, 1, moduleEvent(B, "C:\\app\\b.dll"), RUNDOWN_GUID],
+    ]);
+    const [p] = await jitStats(t);
+    expect(p.Methods.map((m) => [m.MethodName, m.ModuleILPath])).toEqual([
+      ["NS.M1()", "C:\\app\\a.dll"], ["NS.M2()", "C:\\app\\b.dll"], ["NS.M3()", "C:\\app\\a.dll"], ["NS.M4()", "C:\\app\\a.dll"],
+    ]);
+    expect(p.ByModule.map((m) => [m.Module, m.Count])).toEqual(expect.arrayContaining([["C:\\app\\a.dll", 3], ["C:\\app\\b.dll", 1]]));
     t.dispose();
   });
 });

@@ -90,6 +90,8 @@ interface ProcessState {
   modules: Map<bigint, string>;
   /** Per thread, its methods still open (started, not loaded), oldest first. */
   open: Map<number, JittedMethod[]>;
+  /** Per module, its methods started before its path was known (a module's events may come after its methods'). */
+  pathless: Map<bigint, JittedMethod[]>;
   /** The multicore JIT's background thread (0: none seen). */
   backgroundJitThread: number;
 }
@@ -123,7 +125,13 @@ export class JitComputer {
       const module = row.get("ModuleID") as bigint;
       const path = String(row.get("ModuleILPath") ?? "");
       state.modules.set(module, path);
-      for (const m of methods) if (m.ModuleID === module && !m.ModuleILPath) m.ModuleILPath = path;
+      // (the methods of the module still without a path get it: listed per module, not found among every
+      // method so far, which made a trace's module rundown cost its modules times its methods)
+      const waiting = state.pathless.get(module);
+      if (waiting) {
+        for (const m of waiting) if (!m.ModuleILPath) m.ModuleILPath = path;
+        if (path) state.pathless.delete(module);
+      }
       return;
     }
     const tid = row.tid ?? 0;
@@ -173,7 +181,7 @@ export class JitComputer {
         PID: pid, ProcessName: this.processName(pid, row.timestamp), Methods: [], Totals: totals(),
         ByKind: { Foreground: totals(), MulticoreJitBackground: totals(), TieredCompilationBackground: totals() }, ByModule: [],
       };
-      this.processes.set(pid, (state = { process, modules: new Map(), open: new Map(), backgroundJitThread: 0 }));
+      this.processes.set(pid, (state = { process, modules: new Map(), open: new Map(), pathless: new Map(), backgroundJitThread: 0 }));
     }
     return state;
   }
@@ -181,11 +189,17 @@ export class JitComputer {
   private started(state: ProcessState, row: EventRow, ilSize: number, tid: number): JittedMethod {
     const module = (row.get("ModuleID") as bigint | undefined) ?? 0n;
     const verbose = row.clrSchema!.fields.some((f) => f.name === "MethodName");
-    return {
+    const m: JittedMethod = {
       MethodName: verbose ? methodNameOf(row) : "", StartTimeMSec: row.relativeMSec, CompileCpuTimeMSec: 0, ILSize: ilSize, NativeSize: 0,
       OptimizationTier: "Unknown", VersionID: 0, ThreadID: tid, ModuleILPath: state.modules.get(module) ?? "",
       CompilationThreadKind: "Foreground", IsCompleted: false, ModuleID: module,
     };
+    if (!m.ModuleILPath) {
+      const waiting = state.pathless.get(module);
+      if (waiting) waiting.push(m);
+      else state.pathless.set(module, [m]);
+    }
+    return m;
   }
 
   /** The processes with JIT events, by pid. */
