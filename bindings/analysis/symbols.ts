@@ -275,24 +275,36 @@ interface MethodRange extends Ranged {
   time: bigint;
 }
 
+/** Bytes a NamePool chunk holds: more than an event's payload, so a name never spans two. */
+const NAME_CHUNK = 1 << 20;
+
 /**
  * The name strings of method events that come and go (a stream's batches), kept as their bytes: a
- * copy costs less than making the strings, and most methods are never named.
+ * copy costs less than making the strings, and most methods are never named. In chunks of their own
+ * (a pool doubled and copied took its size again in fresh memory at every step), each name copied by
+ * a loop (a name is about a hundred bytes, which a subarray and a set cost more than).
  */
 class NamePool {
-  bytes = new Uint8Array(1 << 16);
-  size = 0;
-  /** Keeps bytes [from, to) of `source`; gives where they are kept. */
+  private readonly chunks: Uint8Array[] = [];
+  private chunk = new Uint8Array(0);
+  private used = 0;
+  /** Keeps bytes [from, to) of `source`; gives where they are kept (a name's bytes lie in one chunk). */
   add(source: Uint8Array, from: number, to: number): number {
     const n = to - from;
-    if (this.size + n > this.bytes.length) {
-      const next = new Uint8Array(Math.max(2 * this.bytes.length, this.size + n));
-      next.set(this.bytes.subarray(0, this.size));
-      this.bytes = next;
+    if (this.used + n > this.chunk.length) {
+      this.chunk = new Uint8Array(Math.max(NAME_CHUNK, n));
+      this.chunks.push(this.chunk);
+      this.used = 0;
     }
-    this.bytes.set(source.subarray(from, to), this.size);
-    this.size += n;
-    return this.size - n;
+    const chunk = this.chunk, at = this.used;
+    for (let k = 0; k < n; k++) chunk[at + k] = source[from + k];
+    this.used += n;
+    return (this.chunks.length - 1) * NAME_CHUNK + at;
+  }
+  /** The chunk that holds what was kept at `at`, and where it is in it. */
+  chunkOf(at: number): [Uint8Array, number] {
+    const c = Math.floor(at / NAME_CHUNK);
+    return [this.chunks[c], at - c * NAME_CHUNK];
   }
 }
 
@@ -464,7 +476,10 @@ export class SymbolMap {
   private nameOfMethod(m: MethodRange): string {
     if (m.name === undefined) {
       if (m.row !== undefined && this.rows) m.name = methodNameOf(this.rows.row(m.row));
-      else m.name = m.nameAt !== undefined ? methodNameIn(this.namePool.bytes, m.nameAt, m.nameEnd!) : "";
+      else if (m.nameAt !== undefined) {
+        const [chunk, at] = this.namePool.chunkOf(m.nameAt);
+        m.name = methodNameIn(chunk, at, at + (m.nameEnd! - m.nameAt));
+      } else m.name = "";
       m.row = m.nameAt = m.nameEnd = undefined;
     }
     return m.name;
