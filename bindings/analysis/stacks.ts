@@ -38,10 +38,6 @@ export function addressOfNumber(n: number): bigint {
   return n >= 0 ? BigInt(n) : 0xfff0000000000000n | BigInt(-n - 1);
 }
 
-function numberOfAddress(a: bigint): number {
-  return addressNumber(Number(a & 0xffffffffn), Number((a >> 32n) & 0xffffffffn));
-}
-
 /**
  * Stacks as a prefix tree: stack `id` is frame `addr[id]` (an addressNumber) called from stack
  * `parent[id]` (-1: the outermost frame). Walking parents from an event's stack gives its frames leaf first.
@@ -147,6 +143,9 @@ export class StackAttacher {
   private readonly clrStacked = new Set<number>();
   private viewBytes?: Uint8Array;
   private view?: DataView;
+  /** An event's own stack item, read into these (reused from event to event). */
+  private readonly halves = { lo: new Uint32Array(256), hi: new Uint32Array(256) };
+  private readonly frames: number[] = [];
 
   /**
    * `wants(row)`: whether a row's stack is asked for (default: every row's). The stacks of other rows are
@@ -233,8 +232,14 @@ export class StackAttacher {
       // a stack in the event's own header (EVENT_HEADER records with extended items only)
       const ht = type < types ? typeHeaderType[type] : events.typeFieldOf("headerType", i);
       if ((ht === 0x12 || ht === 0x13) && flags[i] & 1 && (!this.wants || this.wants(base + i))) {
-        const frames = events.row(i).stack;
-        if (frames?.length) this.set(base + i, this.table.intern(frames.map(numberOfAddress)));
+        // (the frames as address numbers from their halves: no BigInt a frame)
+        const n = events.stackHalves(i, this.halves);
+        if (n > 0) {
+          const frames = this.frames;
+          frames.length = n;
+          for (let k = 0; k < n; k++) frames[k] = addressNumber(this.halves.lo[k], this.halves.hi[k]);
+          this.set(base + i, this.table.intern(frames));
+        }
       }
     }
   }
