@@ -250,31 +250,6 @@ export class EventTable implements Iterable<EventRow> {
     return lo < this.data.extCount && rows[lo] === index ? lo : -1;
   }
 
-  /**
-   * The frames of row `index`'s stack item (EventRow.stack), as 32-bit halves: frame k's low half in
-   * `lo[k]`, its high half in `hi[k]` (0 for a 32-bit stack), leaf first; returns how many (0: no stack
-   * item), `lo` and `hi` holding room for them (grown when they do not: read them from `into`).
-   */
-  stackHalves(index: number, into: { lo: Uint32Array; hi: Uint32Array }): number {
-    const { ext, extCount } = this.data;
-    let e = this.firstExtendedItem(index);
-    if (e < 0) return 0;
-    while (e < extCount && ext.row[e] === index && ext.type[e] !== 5 && ext.type[e] !== 6) e++;
-    if (e >= extCount || ext.row[e] !== index) return 0;
-    const v = this.viewOf(this.recordBytesOf(index)!);
-    const width = ext.type[e] === 6 ? 8 : 4;
-    const first = ext.offset[e] + 8, end = ext.offset[e] + ext.size[e];
-    const n = end > first ? Math.floor((end - first) / width) : 0;
-    if (n > into.lo.length) {
-      into.lo = new Uint32Array(2 * n);
-      into.hi = new Uint32Array(2 * n);
-    }
-    for (let k = 0, o = first; k < n; k++, o += width) {
-      into.lo[k] = v.getUint32(o, true);
-      into.hi[k] = width === 8 ? v.getUint32(o + 4, true) : 0;
-    }
-    return n;
-  }
 }
 
 export class EventRow {
