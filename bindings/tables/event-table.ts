@@ -249,7 +249,6 @@ export class EventTable implements Iterable<EventRow> {
     }
     return lo < this.data.extCount && rows[lo] === index ? lo : -1;
   }
-
 }
 
 export class EventRow {
