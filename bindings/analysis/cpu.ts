@@ -106,6 +106,44 @@ class NameInterner {
   }
 }
 
+/**
+ * The name numbers (in `names`) of stack nodes' frames, each (process, address) named once, at the first
+ * time asked (TraceLog names an address once, from when it is first seen). A pair is a number (a tree
+ * of addresses below process ids), its name a number.
+ */
+class FrameNames {
+  private readonly pairs: PrefixTree;
+  private pairName: Int32Array;
+  private readonly halves: [number, number] = [0, 0];
+  private readonly frameIds = new Map<ResolvedFrame, number>(); // (resolve gives one object per frame)
+  /** Whether a frame's name holds a ';' (what joins a stack's names in its text). */
+  semicolons = false;
+
+  /** `expected`: about how many pairs will be named (the tree's room, made at once: growing it rehashes it). */
+  constructor(private readonly table: StackTable, private readonly symbols: SymbolMap, private readonly names: NameInterner, expected: number) {
+    this.pairs = new PrefixTree(expected);
+    this.pairName = new Int32Array(1024).fill(-1);
+  }
+
+  /** The name number of stack node `s`'s frame in process `pid`, named at time (hi, lo) if not named before. */
+  of(pid: number, s: number, hi: number, lo: number): number {
+    const pair = this.pairs.child(pid | 0, this.table.addr[s]);
+    if (pair >= this.pairName.length) this.pairName = fit(this.pairName, pair);
+    let id = this.pairName[pair];
+    if (id < 0) {
+      this.table.addressHalves(s, this.halves);
+      const frame = this.symbols.resolveHalves(pid, this.halves[0], this.halves[1], stampOf(hi, lo));
+      id = this.frameIds.get(frame) ?? -1;
+      if (id < 0) {
+        this.frameIds.set(frame, (id = this.names.nameId(frame.name)));
+        this.semicolons ||= frame.name.includes(";");
+      }
+      this.pairName[pair] = id;
+    }
+    return id;
+  }
+}
+
 /** A trace's stacks: the attacher's stack of every event, and the symbol map that names their frames. */
 export interface TraceStacks {
   attacher: StackAttacher;
@@ -351,14 +389,11 @@ export class StackWeightCollector {
     // generated trace's events reach a third of the stack nodes, and as many name stacks)
     const likely = Math.max(1024, Math.min(table.size, 2 * this.row.length));
     const names = new NameInterner(likely);
-    const pairs = new PrefixTree(likely); // (process, address) pairs: their name numbers in pairName
-    let pairName: Int32Array = new Int32Array(likely).fill(-1);
-    const halves: [number, number] = [0, 0];
+    const frameNames = new FrameNames(table, symbols, names, likely);
     let weights = new Float64Array(likely);
     let summed = new Uint8Array(likely);
     const ends: number[] = []; // name stacks with a weight, in order of their first event
     let path: Int32Array = new Int32Array(64); // an event's name numbers, leaf first
-    let semicolons = false;
     let withStacks = 0, total = 0;
     for (let k = 0; k < this.row.length; k++) {
       // (duration: a Start whose Stop never came is left out)
@@ -371,17 +406,8 @@ export class StackWeightCollector {
       const pid = p === -2 ? processes.threadProcess(this.tid.data[k], stampOf(hi, lo)) ?? 0 : p === -1 ? 0 : p;
       let depth = 0;
       for (let s = stack; s >= 0; s = table.parent[s]) {
-        const pair = pairs.child(pid | 0, table.addr[s]);
-        if (pair >= pairName.length) pairName = fit(pairName, pair);
-        let name = pairName[pair];
-        if (name < 0) {
-          table.addressHalves(s, halves);
-          const text = symbols.resolveHalves(pid, halves[0], halves[1], stampOf(hi, lo)).name;
-          semicolons ||= text.includes(";");
-          name = pairName[pair] = names.nameId(text);
-        }
         if (depth === path.length) path = fit(path, depth);
-        path[depth++] = name;
+        path[depth++] = frameNames.of(pid, s, hi, lo);
       }
       let node = -1;
       if (this.options.invert) for (let d = 0; d < depth; d++) node = names.node(node, path[d]);
@@ -410,7 +436,7 @@ export class StackWeightCollector {
       return [frames.reverse().join(";"), weights[node]];
     });
     // (names with a ';' can make one text of two name stacks: summed by text then, as the text is the key)
-    if (semicolons) {
+    if (frameNames.semicolons) {
       const byText = new Map<string, number>();
       for (const [key, w] of stacks) byText.set(key, (byText.get(key) ?? 0) + w);
       stacks = [...byText];
@@ -722,29 +748,14 @@ export class CpuCollector {
     // (about as many name stacks and (process, address) pairs as stack nodes: room made once)
     const stacks = new NameInterner(table.size);
 
-    // 1. Name every (process, address) a sample reaches, in time order: TraceLog names an address once,
-    // from when it is first seen. A (process, address) pair is a number (a tree of addresses below
-    // process ids), its name a number. A stack node walked for a process has its callers walked too, so
-    // a walk stops at a node last walked for the same process; nodeName keeps that walk's names.
-    const pairs = new PrefixTree(table.size);
-    let pairName: Int32Array = new Int32Array(0);
+    // 1. Name every (process, address) a sample reaches, in time order (FrameNames). A stack node walked
+    // for a process has its callers walked too, so a walk stops at a node last walked for the same
+    // process; nodeName keeps that walk's names.
+    const frameNames = new FrameNames(table, symbols, stacks, table.size);
+    const nameOf = (pid: number, s: number, k: number): number => frameNames.of(pid, s, tsHi[k], tsLo[k]);
     // (the stack table is complete: arrays by stack node are made once)
     const walkedFor = new Float64Array(table.size).fill(NaN); // NaN: not walked
     const nodeName = new Int32Array(table.size);
-    const halves: [number, number] = [0, 0];
-    const frameIds = new Map<ResolvedFrame, number>(); // (resolve gives one object per frame)
-    const nameOf = (pid: number, s: number, k: number): number => {
-      const pair = pairs.child(pid, table.addr[s]);
-      pairName = fit(pairName, pair);
-      if (pairName[pair] < 0) {
-        table.addressHalves(s, halves);
-        const frame = symbols.resolveHalves(pid, halves[0], halves[1], stampOf(tsHi[k], tsLo[k]));
-        let id = frameIds.get(frame);
-        if (id === undefined) frameIds.set(frame, (id = stacks.nameId(frame.name)));
-        pairName[pair] = id;
-      }
-      return pairName[pair];
-    };
     for (let k = 0; k < rows.length; k++) {
       const pid = pids[k];
       const stack = attacher.stackOf(rows[k]);
