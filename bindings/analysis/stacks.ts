@@ -4,7 +4,7 @@
 // ClrStackWalk on the CLR event before it on the same thread. Stacks are interned in a StackTable
 // (caller-first prefix tree), so a stack is one number per event.
 
-import type { EventTable } from "../tables/event-table.js";
+import { stackItemOf, type EventTable } from "../tables/event-table.js";
 import { F_NO_PROCESS_INFO } from "../../assembly/codes.js";
 import { PrefixTree } from "./prefix-tree.js";
 import { DOTNET_RUNTIME_GUID } from "../schema/known-providers.js";
@@ -111,11 +111,9 @@ function ips(view: DataView, at: number, end: number, pointerSize: number): numb
  * item), `lo` and `hi` holding room for them (grown when they do not: read them from `into`).
  */
 function stackHalves(events: EventTable, index: number, into: { lo: Uint32Array; hi: Uint32Array }): number {
-  const { ext, extCount } = events.data;
-  let e = events.firstExtendedItem(index);
+  const e = stackItemOf(events, index);
   if (e < 0) return 0;
-  while (e < extCount && ext.row[e] === index && ext.type[e] !== 5 && ext.type[e] !== 6) e++;
-  if (e >= extCount || ext.row[e] !== index) return 0;
+  const ext = events.data.ext;
   const v = events.viewOf(events.recordBytesOf(index)!);
   const width = ext.type[e] === 6 ? 8 : 4;
   const first = ext.offset[e] + 8, end = ext.offset[e] + ext.size[e];

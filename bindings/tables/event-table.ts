@@ -251,6 +251,15 @@ export class EventTable implements Iterable<EventRow> {
   }
 }
 
+/** The extended item of row `index` that is its stack (STACK_TRACE32 or 64), -1 when it has none. */
+export function stackItemOf(table: EventTable, index: number): number {
+  const { ext, extCount } = table.data;
+  let e = table.firstExtendedItem(index);
+  if (e < 0) return -1;
+  while (e < extCount && ext.row[e] === index && ext.type[e] !== 5 && ext.type[e] !== 6) e++;
+  return e < extCount && ext.row[e] === index ? e : -1;
+}
+
 export class EventRow {
   constructor(
     readonly table: EventTable,
@@ -360,11 +369,9 @@ export class EventRow {
   }
   get stack(): bigint[] | null {
     const t = this.table;
-    const { ext, extCount } = t.data;
-    let e = t.firstExtendedItem(this.index);
+    const ext = t.data.ext;
+    const e = stackItemOf(t, this.index);
     if (e < 0) return null;
-    while (e < extCount && ext.row[e] === this.index && ext.type[e] !== 5 && ext.type[e] !== 6) e++;
-    if (e >= extCount || ext.row[e] !== this.index) return null;
     // (the frames follow the item's 8-byte MatchId, an EventPipe trace's bare items too: read where they are, no item made)
     const v = t.viewOf(t.recordBytesOf(this.index)!);
     const width = ext.type[e] === 6 ? 8 : 4;
