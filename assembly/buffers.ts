@@ -12,12 +12,11 @@ import {
   B_TIMESTAMP, B_FIRST_ROW, B_ROW_COUNT, B_DATA, B_DATA_LENGTH, B_BUFFER_SIZE, B_SAVED_OFFSET, B_FILLED,
   B_PROCESSOR, B_LOGGER_ID, B_FLAGS, B_TYPE, B_STATUS, B_RAW_PROCESSOR,
 } from "./codes";
-import {
-  addBuffer, buffersSeen, ensureRows, warn, arenaReserve, arenaUnreserve, arenaCancel, windowTakes, windowCommit, rowCount, rowsFit,
-} from "./tables";
+import { addBuffer, buffersSeen, ensureRows, warn, arenaReserve, arenaUnreserve, arenaCancel, windowTakes, windowCommit, rowsFit } from "./tables";
 import { walkRecords, walkAbandoned } from "./records";
 import { xpressDecompress, xpressProduced } from "./xpress";
 import { parseLogfileHeader, logfileHeader } from "./logfile";
+import { STATE } from "./memory-access";
 
 const HDR: u32 = BUFFER_HEADER_SIZE;
 const FLAG_COMPRESSED: u32 = BUFFER_FLAG_COMPRESSED;
@@ -58,7 +57,7 @@ function fatal(code: u32, offset: f64): void {
 }
 
 function stop(code: u32, offset: f64, detail: u32): void {
-  warn(code, offset, <i32>buffersSeen() - 1, -1, detail);
+  warn(STATE, code, offset, <i32>buffersSeen(STATE) - 1, -1, detail);
   done = true;
 }
 
@@ -132,7 +131,7 @@ const NEXT_WINDOW = 2; // its records do not fit this window: nothing recorded, 
  * records look sound.
  */
 function processBuffer(b: usize, bs: u32, avail: u32, off: f64, tentative: bool): i32 {
-  let index = <i32>buffersSeen();
+  let index = <i32>buffersSeen(STATE);
   let flags = <u32>load<u16>(b, 0x34);
   let type = <u32>load<u16>(b, 0x36);
   let saved = load<u32>(b, 4);
@@ -158,12 +157,12 @@ function processBuffer(b: usize, bs: u32, avail: u32, off: f64, tentative: bool)
     if (end > avail) end = avail;
     dlen = end - HDR;
     if (tentative && !firstRecordSound(b + HDR, dlen)) return REJECTED;
-    if (!windowTakes(dlen) || !rowsFit((dlen >> 3) + 1)) return NEXT_WINDOW;
+    if (!windowTakes(STATE, dlen) || !rowsFit(STATE, (dlen >> 3) + 1)) return NEXT_WINDOW;
     // Records are walked where they lie; those of a buffer that is not 8-byte aligned (after damage)
     // are copied to the arena first, so that every record is aligned as the tables assume.
     data = b + HDR;
     if ((data & 7) != 0 && dlen > 0) {
-      data = arenaReserve(dlen);
+      data = arenaReserve(STATE, dlen);
       if (data == 0) { done = true; return TAKEN; }
       memory.copy(data, b + HDR, dlen);
     }
@@ -182,13 +181,13 @@ function processBuffer(b: usize, bs: u32, avail: u32, off: f64, tentative: bool)
       problemDetail = filled;
       status |= BS_SKIPPED;
     } else {
-      if (!windowTakes(expected) || !rowsFit((expected >> 3) + 1)) return NEXT_WINDOW;
-      data = arenaReserve(expected);
+      if (!windowTakes(STATE, expected) || !rowsFit(STATE, (expected >> 3) + 1)) return NEXT_WINDOW;
+      data = arenaReserve(STATE, expected);
       if (data == 0) { done = true; return TAKEN; }
-      if (xpressDecompress(0, b + HDR, avail - HDR, data, expected)) {
+      if (xpressDecompress(STATE, b + HDR, avail - HDR, data, expected)) {
         dlen = expected;
       } else if (tentative) {
-        arenaCancel(expected);
+        arenaCancel(STATE, expected);
         return REJECTED;
       } else if (truncated) {
         // The bytes we have are sound; keep the records they complete.
@@ -198,18 +197,18 @@ function processBuffer(b: usize, bs: u32, avail: u32, off: f64, tentative: bool)
         problemDetail = xpressProduced;
         status |= BS_SKIPPED;
       }
-      if (tentative && !firstRecordSound(data, dlen)) { arenaCancel(expected); return REJECTED; }
+      if (tentative && !firstRecordSound(data, dlen)) { arenaCancel(STATE, expected); return REJECTED; }
       // (a buffer skipped, as a candidate rejected above, keeps none of its reservation: the next buffer's goes
       // where it began, in the same block, so that corrupt buffers each claiming 64 MiB do not each take a block of their own)
-      if ((status & BS_SKIPPED) != 0) arenaCancel(expected);
-      else arenaUnreserve(expected - dlen);
+      if ((status & BS_SKIPPED) != 0) arenaCancel(STATE, expected);
+      else arenaUnreserve(STATE, expected - dlen);
     }
   }
   if (index == 0 && !isLogfileHeaderRecord(data, dlen)) { fatal(E_NO_LOGFILE_HEADER, off + HDR); return TAKEN; }
 
-  let bp = addBuffer();
+  let bp = addBuffer(STATE);
   if (bp == 0) { stop(W_CAPACITY, off, bs); return TAKEN; }
-  windowCommit(dlen);
+  windowCommit(STATE, dlen);
   store<f64>(bp + B_FILE_OFFSET, off);
   store<i64>(bp + B_SEQUENCE, load<i64>(b, 0x18));
   store<i64>(bp + B_TIMESTAMP, ts);
@@ -223,30 +222,30 @@ function processBuffer(b: usize, bs: u32, avail: u32, off: f64, tentative: bool)
   // (a buffer without records has no data address: its records, if any, were not kept)
   store<u32>(bp + B_DATA, dlen > 0 ? <u32>data : 0);
   store<u32>(bp + B_DATA_LENGTH, dlen);
-  if (index == 0 && type != 4) warn(W_HEADER_BUFFER_TYPE, off, index, -1, type);
-  if (index == 0 && (flags & FLAG_COMPRESSED) != 0) warn(W_BUFFER0_COMPRESSED, off, index, -1, 0);
-  if (truncated) warn(W_TRUNCATED_BUFFER, off, index, -1, avail);
-  if (problem != 0) warn(problem, off, index, -1, problemDetail);
+  if (index == 0 && type != 4) warn(STATE, W_HEADER_BUFFER_TYPE, off, index, -1, type);
+  if (index == 0 && (flags & FLAG_COMPRESSED) != 0) warn(STATE, W_BUFFER0_COMPRESSED, off, index, -1, 0);
+  if (truncated) warn(STATE, W_TRUNCATED_BUFFER, off, index, -1, avail);
+  if (problem != 0) warn(STATE, problem, off, index, -1, problemDetail);
 
   if (index == 0) {
     // Parse the logfile header first: the processor rule needs NumberOfProcessors.
     let m = load<u32>(data);
     let size = <u32>load<u16>(data, 4);
-    parseLogfileHeader(data + 0x20, size - 0x20, ((m >> 16) & 0xff) == 1 ? 4 : 8, load<i64>(data, 0x10), off);
+    parseLogfileHeader(STATE, data + 0x20, size - 0x20, ((m >> 16) & 0xff) == 1 ? 4 : 8, data + 0x10, off);
     // Compressed files name their format in the low 16 bits of buffer 0's State (3 = XPRESS).
     if ((load<u32>(logfileHeader + LH_LOG_FILE_MODE) & LOG_FILE_MODE_COMPRESSED) != 0) {
       let f = load<u32>(b, 0x2c) & 0xffff;
       compressionFormat = f == 2 || f == 4 ? f : COMPRESSION_XPRESS;
     }
   }
-  if (!ensureRows((dlen >> 3) + 1)) { stop(W_CAPACITY, off, dlen); return TAKEN; }
+  if (!ensureRows(STATE, (dlen >> 3) + 1)) { stop(W_CAPACITY, off, dlen); return TAKEN; }
 
   let proc = processorOf(rawProc, flags);
   store<u16>(bp + B_PROCESSOR, <u16>proc);
-  let first = rowCount;
+  let first = STATE.rowCount;
   store<u32>(bp + B_FIRST_ROW, first);
   if (dlen > 0) walkRecords(data, dlen, ts, off, index);
-  store<u32>(bp + B_ROW_COUNT, rowCount - first);
+  store<u32>(bp + B_ROW_COUNT, STATE.rowCount - first);
   // walkAbandoned belongs to the last walk: a buffer without records was not walked
   if (dlen > 0 && walkAbandoned) status |= BS_ABANDONED;
   store<u16>(bp + B_STATUS, <u16>status);
@@ -282,7 +281,7 @@ export function consume(staging: usize, len: u32, fileOffset: f64, atEnd: bool):
         if (taken == TAKEN) {
           resyncing = false;
           if (resyncNonZero) {
-            warn(W_SKIPPED_BYTES, resyncFrom, <i32>buffersSeen() - 2, -1, <u32>(fileOffset + p - resyncFrom));
+            warn(STATE, W_SKIPPED_BYTES, resyncFrom, <i32>buffersSeen(STATE) - 2, -1, <u32>(fileOffset + p - resyncFrom));
           }
           p += bs;
         } else {
@@ -293,7 +292,7 @@ export function consume(staging: usize, len: u32, fileOffset: f64, atEnd: bool):
       }
       if (!atEnd) break;
       for (let i: u32 = p; i < len; i++) if (load<u8>(staging + i) != 0) resyncNonZero = true;
-      if (resyncNonZero) warn(W_TRAILING_GARBAGE, resyncFrom, <i32>buffersSeen() - 1, -1, <u32>(fileOffset + len - resyncFrom));
+      if (resyncNonZero) warn(STATE, W_TRAILING_GARBAGE, resyncFrom, <i32>buffersSeen(STATE) - 1, -1, <u32>(fileOffset + len - resyncFrom));
       resyncing = false;
       p = len;
       done = true;
@@ -302,9 +301,9 @@ export function consume(staging: usize, len: u32, fileOffset: f64, atEnd: bool):
     let off = fileOffset + p;
     if (avail < HDR) {
       if (!atEnd) { wantBytes = HDR; break; }
-      if (buffersSeen() == 0) { fatal(E_TOO_SHORT, off); break; }
+      if (buffersSeen(STATE) == 0) { fatal(E_TOO_SHORT, off); break; }
       for (let i: u32 = p; i < len; i++) {
-        if (load<u8>(staging + i) != 0) { warn(W_TRAILING_GARBAGE, off, <i32>buffersSeen() - 1, -1, avail); break; }
+        if (load<u8>(staging + i) != 0) { warn(STATE, W_TRAILING_GARBAGE, off, <i32>buffersSeen(STATE) - 1, -1, avail); break; }
       }
       p = len;
       done = true;
@@ -312,7 +311,7 @@ export function consume(staging: usize, len: u32, fileOffset: f64, atEnd: bool):
     }
     let b = staging + p;
     let bs = load<u32>(b);
-    if (bs == 0 && buffersSeen() > 0) {
+    if (bs == 0 && buffersSeen(STATE) > 0) {
       // Zero-filled tail (preallocated files) or a zeroed header: look for another buffer.
       resyncing = true;
       resyncFrom = off;
@@ -320,8 +319,8 @@ export function consume(staging: usize, len: u32, fileOffset: f64, atEnd: bool):
       continue;
     }
     if (bs < HDR || bs > MAX_BUF) {
-      if (buffersSeen() == 0) { fatal(E_BAD_FIRST_BUFFER, off); break; }
-      warn(W_BAD_BUFFER_SIZE, off, <i32>buffersSeen() - 1, -1, bs);
+      if (buffersSeen(STATE) == 0) { fatal(E_BAD_FIRST_BUFFER, off); break; }
+      warn(STATE, W_BAD_BUFFER_SIZE, off, <i32>buffersSeen(STATE) - 1, -1, bs);
       resyncing = true;
       resyncFrom = off;
       resyncNonZero = true;

@@ -5,7 +5,7 @@
 
 import { CLR_DIR_CAP, CLR_DIR_BLOCK, HT_EVENT_HEADER64 } from "./codes";
 import { clrReserve, clrSlow, clrSlowRows, scanUtf16, scanAnsi } from "./clr";
-import { colPayloadOffset, colPayloadLength, colHeaderType } from "./tables";
+import { STATE } from "./memory-access";
 
 /** The layouts this fill was generated for (bindings/schema/clr-program.ts); setClr checks it. */
 export const CLR_FILL_FINGERPRINT: u32 = 242903990;
@@ -21,7 +21,7 @@ function rows0(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -51,7 +51,7 @@ function rows1(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c22 = b + c * 22;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -85,7 +85,7 @@ function rows2(d: usize, list: usize, n: u32): void {
   let c24 = b + c * 24;
   let c28 = b + c * 28;
   let c30 = b + c * 30;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -116,7 +116,7 @@ function rows3(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c8 = b + c * 8;
   let c10 = b + c * 10;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -144,7 +144,7 @@ function rows4(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c12 = b + c * 12;
   let c14 = b + c * 14;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -170,7 +170,7 @@ function rows5(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -192,7 +192,7 @@ function rows6(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -229,7 +229,7 @@ function rows7(d: usize, list: usize, n: u32): void {
   let c88 = b + c * 88;
   let c92 = b + c * 92;
   let c96 = b + c * 96;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -279,7 +279,7 @@ function rows8(d: usize, list: usize, n: u32): void {
   let c92 = b + c * 92;
   let c96 = b + c * 96;
   let c98 = b + c * 98;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -332,7 +332,7 @@ function rows9(d: usize, list: usize, n: u32): void {
   let c108 = b + c * 108;
   let c112 = b + c * 112;
   let c114 = b + c * 114;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -374,7 +374,7 @@ function rows10(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c24 = b + c * 24;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -404,7 +404,7 @@ function rows11(d: usize, list: usize, n: u32): void {
   let c20 = b + c * 20;
   let c24 = b + c * 24;
   let c26 = b + c * 26;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -432,7 +432,7 @@ function rows12(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -458,7 +458,7 @@ function rows13(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c12 = b + c * 12;
   let c14 = b + c * 14;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -483,7 +483,7 @@ function rows14(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -505,7 +505,7 @@ function rows15(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -529,7 +529,7 @@ function rows16(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -551,7 +551,7 @@ function rows17(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -576,7 +576,7 @@ function rows18(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -603,7 +603,7 @@ function rows19(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c12 = b + c * 12;
   let c14 = b + c * 14;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -631,7 +631,7 @@ function rows20(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -659,7 +659,7 @@ function rows21(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c12 = b + c * 12;
   let c14 = b + c * 14;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -693,7 +693,7 @@ function rows22(d: usize, list: usize, n: u32): void {
   let c36 = b + c * 36;
   let c40 = b + c * 40;
   let c42 = b + c * 42;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -740,7 +740,7 @@ function rows23(d: usize, list: usize, n: u32): void {
   let c44 = b + c * 44;
   let c48 = b + c * 48;
   let c50 = b + c * 50;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -789,7 +789,7 @@ function rows24(d: usize, list: usize, n: u32): void {
   let c52 = b + c * 52;
   let c56 = b + c * 56;
   let c58 = b + c * 58;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -829,7 +829,7 @@ function rows25(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -851,7 +851,7 @@ function rows26(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -875,7 +875,7 @@ function rows27(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -897,7 +897,7 @@ function rows28(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -922,7 +922,7 @@ function rows29(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c8 = b + c * 8;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -948,7 +948,7 @@ function rows30(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c8 = b + c * 8;
   let c10 = b + c * 10;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -973,7 +973,7 @@ function rows31(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -995,7 +995,7 @@ function rows32(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -1029,7 +1029,7 @@ function rows34(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c22 = b + c * 22;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -1070,7 +1070,7 @@ function rows35(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c22 = b + c * 22;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -1111,7 +1111,7 @@ function rows36(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c22 = b + c * 22;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -1152,7 +1152,7 @@ function rows37(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c22 = b + c * 22;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -1193,7 +1193,7 @@ function rows38(d: usize, list: usize, n: u32): void {
   let c28 = b + c * 28;
   let c32 = b + c * 32;
   let c34 = b + c * 34;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -1226,7 +1226,7 @@ function rows39(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c22 = b + c * 22;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -1267,7 +1267,7 @@ function rows40(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c22 = b + c * 22;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -1308,7 +1308,7 @@ function rows41(d: usize, list: usize, n: u32): void {
   let c28 = b + c * 28;
   let c30 = b + c * 30;
   let c31 = b + c * 31;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -1338,7 +1338,7 @@ function rows42(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c8 = b + c * 8;
   let c10 = b + c * 10;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -1365,7 +1365,7 @@ function rows43(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c8 = b + c * 8;
   let c10 = b + c * 10;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -1392,7 +1392,7 @@ function rows44(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c8 = b + c * 8;
   let c10 = b + c * 10;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -1419,7 +1419,7 @@ function rows45(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c8 = b + c * 8;
   let c10 = b + c * 10;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -1447,7 +1447,7 @@ function rows46(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c22 = b + c * 22;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -1479,7 +1479,7 @@ function rows47(d: usize, list: usize, n: u32): void {
   let c32 = b + c * 32;
   let c36 = b + c * 36;
   let c38 = b + c * 38;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -1510,7 +1510,7 @@ function rows48(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c12 = b + c * 12;
   let c14 = b + c * 14;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -1540,7 +1540,7 @@ function rows49(d: usize, list: usize, n: u32): void {
   let c28 = b + c * 28;
   let c32 = b + c * 32;
   let c34 = b + c * 34;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -1574,7 +1574,7 @@ function rows50(d: usize, list: usize, n: u32): void {
   let c32 = b + c * 32;
   let c36 = b + c * 36;
   let c38 = b + c * 38;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -1612,7 +1612,7 @@ function rows51(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c8 = b + c * 8;
   let c10 = b + c * 10;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -1641,7 +1641,7 @@ function rows52(d: usize, list: usize, n: u32): void {
   let c12 = b + c * 12;
   let c16 = b + c * 16;
   let c18 = b + c * 18;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -1680,7 +1680,7 @@ function rows53(d: usize, list: usize, n: u32): void {
   let c12 = b + c * 12;
   let c16 = b + c * 16;
   let c18 = b + c * 18;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -1726,7 +1726,7 @@ function rows55(d: usize, list: usize, n: u32): void {
   let c20 = b + c * 20;
   let c24 = b + c * 24;
   let c26 = b + c * 26;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -1772,7 +1772,7 @@ function rows56(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -1799,7 +1799,7 @@ function rows57(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -1826,7 +1826,7 @@ function rows58(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -1853,7 +1853,7 @@ function rows59(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -1880,7 +1880,7 @@ function rows60(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -1908,7 +1908,7 @@ function rows61(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c12 = b + c * 12;
   let c14 = b + c * 14;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -1936,7 +1936,7 @@ function rows62(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -1964,7 +1964,7 @@ function rows63(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c12 = b + c * 12;
   let c14 = b + c * 14;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -1992,7 +1992,7 @@ function rows64(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -2020,7 +2020,7 @@ function rows65(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c12 = b + c * 12;
   let c14 = b + c * 14;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -2048,7 +2048,7 @@ function rows66(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -2076,7 +2076,7 @@ function rows67(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c12 = b + c * 12;
   let c14 = b + c * 14;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -2104,7 +2104,7 @@ function rows68(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -2131,7 +2131,7 @@ function rows69(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -2159,7 +2159,7 @@ function rows70(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c12 = b + c * 12;
   let c14 = b + c * 14;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -2188,7 +2188,7 @@ function rows71(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c12 = b + c * 12;
   let c14 = b + c * 14;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -2217,7 +2217,7 @@ function rows72(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c12 = b + c * 12;
   let c14 = b + c * 14;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -2246,7 +2246,7 @@ function rows73(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c12 = b + c * 12;
   let c14 = b + c * 14;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -2274,7 +2274,7 @@ function rows74(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c12 = b + c * 12;
   let c14 = b + c * 14;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -2303,7 +2303,7 @@ function rows75(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c22 = b + c * 22;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -2341,7 +2341,7 @@ function rows76(d: usize, list: usize, n: u32): void {
   let c76 = b + c * 76;
   let c78 = b + c * 78;
   let c80 = b + c * 80;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -2378,7 +2378,7 @@ function rows77(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c12 = b + c * 12;
   let c14 = b + c * 14;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -2407,7 +2407,7 @@ function rows78(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c22 = b + c * 22;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -2438,7 +2438,7 @@ function rows79(d: usize, list: usize, n: u32): void {
   let c10 = b + c * 10;
   let c12 = b + c * 12;
   let c14 = b + c * 14;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -2468,7 +2468,7 @@ function rows80(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c8 = b + c * 8;
   let c10 = b + c * 10;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -2495,7 +2495,7 @@ function rows81(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c12 = b + c * 12;
   let c14 = b + c * 14;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -2522,7 +2522,7 @@ function rows82(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c12 = b + c * 12;
   let c14 = b + c * 14;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -2551,7 +2551,7 @@ function rows83(d: usize, list: usize, n: u32): void {
   let c20 = b + c * 20;
   let c24 = b + c * 24;
   let c26 = b + c * 26;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -2581,7 +2581,7 @@ function rows84(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c22 = b + c * 22;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -2610,7 +2610,7 @@ function rows85(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c22 = b + c * 22;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -2638,7 +2638,7 @@ function rows86(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c12 = b + c * 12;
   let c14 = b + c * 14;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -2665,7 +2665,7 @@ function rows87(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c12 = b + c * 12;
   let c14 = b + c * 14;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -2697,7 +2697,7 @@ function rows88(d: usize, list: usize, n: u32): void {
   let c36 = b + c * 36;
   let c40 = b + c * 40;
   let c44 = b + c * 44;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -2737,7 +2737,7 @@ function rows89(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c8 = b + c * 8;
   let c10 = b + c * 10;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -2768,7 +2768,7 @@ function rows90(d: usize, list: usize, n: u32): void {
   let c24 = b + c * 24;
   let c26 = b + c * 26;
   let c28 = b + c * 28;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -2802,7 +2802,7 @@ function rows91(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -2831,7 +2831,7 @@ function rows92(d: usize, list: usize, n: u32): void {
   let c32 = b + c * 32;
   let c34 = b + c * 34;
   let c36 = b + c * 36;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -2877,7 +2877,7 @@ function rows93(d: usize, list: usize, n: u32): void {
   let c24 = b + c * 24;
   let c28 = b + c * 28;
   let c30 = b + c * 30;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -2912,7 +2912,7 @@ function rows94(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -2938,7 +2938,7 @@ function rows95(d: usize, list: usize, n: u32): void {
   let c24 = b + c * 24;
   let c28 = b + c * 28;
   let c30 = b + c * 30;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -2973,7 +2973,7 @@ function rows96(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -2999,7 +2999,7 @@ function rows97(d: usize, list: usize, n: u32): void {
   let c24 = b + c * 24;
   let c28 = b + c * 28;
   let c30 = b + c * 30;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -3034,7 +3034,7 @@ function rows98(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -3055,7 +3055,7 @@ function rows99(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -3076,7 +3076,7 @@ function rows100(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -3099,7 +3099,7 @@ function rows101(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c6 = b + c * 6;
   let c7 = b + c * 7;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -3129,7 +3129,7 @@ function rows102(d: usize, list: usize, n: u32): void {
   let c28 = b + c * 28;
   let c30 = b + c * 30;
   let c31 = b + c * 31;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -3159,7 +3159,7 @@ function rows103(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c6 = b + c * 6;
   let c7 = b + c * 7;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -3187,7 +3187,7 @@ function rows104(d: usize, list: usize, n: u32): void {
   let c12 = b + c * 12;
   let c14 = b + c * 14;
   let c15 = b + c * 15;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -3216,7 +3216,7 @@ function rows105(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c22 = b + c * 22;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -3248,7 +3248,7 @@ function rows106(d: usize, list: usize, n: u32): void {
   let c18 = b + c * 18;
   let c19 = b + c * 19;
   let c20 = b + c * 20;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -3288,7 +3288,7 @@ function rows107(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c22 = b + c * 22;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -3318,7 +3318,7 @@ function rows108(d: usize, list: usize, n: u32): void {
   let c24 = b + c * 24;
   let c28 = b + c * 28;
   let c30 = b + c * 30;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -3351,7 +3351,7 @@ function rows109(d: usize, list: usize, n: u32): void {
   let c28 = b + c * 28;
   let c32 = b + c * 32;
   let c34 = b + c * 34;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -3383,7 +3383,7 @@ function rows110(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c22 = b + c * 22;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -3412,7 +3412,7 @@ function rows111(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c22 = b + c * 22;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -3455,7 +3455,7 @@ function rows112(d: usize, list: usize, n: u32): void {
   let c72 = b + c * 72;
   let c76 = b + c * 76;
   let c78 = b + c * 78;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -3535,7 +3535,7 @@ function rows113(d: usize, list: usize, n: u32): void {
   let c44 = b + c * 44;
   let c48 = b + c * 48;
   let c50 = b + c * 50;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -3583,7 +3583,7 @@ function rows114(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -3604,7 +3604,7 @@ function rows115(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -3631,7 +3631,7 @@ function rows116(d: usize, list: usize, n: u32): void {
   let c32 = b + c * 32;
   let c36 = b + c * 36;
   let c40 = b + c * 40;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -3666,7 +3666,7 @@ function rows117(d: usize, list: usize, n: u32): void {
   let c32 = b + c * 32;
   let c36 = b + c * 36;
   let c40 = b + c * 40;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -3707,7 +3707,7 @@ function rows118(d: usize, list: usize, n: u32): void {
   let c56 = b + c * 56;
   let c60 = b + c * 60;
   let c64 = b + c * 64;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -3769,7 +3769,7 @@ function rows119(d: usize, list: usize, n: u32): void {
   let c56 = b + c * 56;
   let c60 = b + c * 60;
   let c64 = b + c * 64;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -3825,7 +3825,7 @@ function rows120(d: usize, list: usize, n: u32): void {
   let c32 = b + c * 32;
   let c36 = b + c * 36;
   let c40 = b + c * 40;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -3861,7 +3861,7 @@ function rows121(d: usize, list: usize, n: u32): void {
   let c36 = b + c * 36;
   let c40 = b + c * 40;
   let c42 = b + c * 42;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -3899,7 +3899,7 @@ function rows122(d: usize, list: usize, n: u32): void {
   let c44 = b + c * 44;
   let c48 = b + c * 48;
   let c50 = b + c * 50;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -3939,7 +3939,7 @@ function rows123(d: usize, list: usize, n: u32): void {
   let c40 = b + c * 40;
   let c44 = b + c * 44;
   let c46 = b + c * 46;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -3998,7 +3998,7 @@ function rows124(d: usize, list: usize, n: u32): void {
   let c44 = b + c * 44;
   let c48 = b + c * 48;
   let c50 = b + c * 50;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -4050,7 +4050,7 @@ function rows125(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c12 = b + c * 12;
   let c14 = b + c * 14;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -4081,7 +4081,7 @@ function rows126(d: usize, list: usize, n: u32): void {
   let c32 = b + c * 32;
   let c36 = b + c * 36;
   let c40 = b + c * 40;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -4117,7 +4117,7 @@ function rows127(d: usize, list: usize, n: u32): void {
   let c36 = b + c * 36;
   let c40 = b + c * 40;
   let c42 = b + c * 42;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -4155,7 +4155,7 @@ function rows128(d: usize, list: usize, n: u32): void {
   let c44 = b + c * 44;
   let c48 = b + c * 48;
   let c50 = b + c * 50;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -4198,7 +4198,7 @@ function rows129(d: usize, list: usize, n: u32): void {
   let c56 = b + c * 56;
   let c60 = b + c * 60;
   let c64 = b + c * 64;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -4261,7 +4261,7 @@ function rows130(d: usize, list: usize, n: u32): void {
   let c60 = b + c * 60;
   let c64 = b + c * 64;
   let c66 = b + c * 66;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -4328,7 +4328,7 @@ function rows131(d: usize, list: usize, n: u32): void {
   let c68 = b + c * 68;
   let c72 = b + c * 72;
   let c74 = b + c * 74;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -4394,7 +4394,7 @@ function rows132(d: usize, list: usize, n: u32): void {
   let c56 = b + c * 56;
   let c60 = b + c * 60;
   let c64 = b + c * 64;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -4457,7 +4457,7 @@ function rows133(d: usize, list: usize, n: u32): void {
   let c60 = b + c * 60;
   let c64 = b + c * 64;
   let c66 = b + c * 66;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -4524,7 +4524,7 @@ function rows134(d: usize, list: usize, n: u32): void {
   let c68 = b + c * 68;
   let c72 = b + c * 72;
   let c74 = b + c * 74;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -4588,7 +4588,7 @@ function rows135(d: usize, list: usize, n: u32): void {
   let c44 = b + c * 44;
   let c48 = b + c * 48;
   let c52 = b + c * 52;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -4647,7 +4647,7 @@ function rows136(d: usize, list: usize, n: u32): void {
   let c48 = b + c * 48;
   let c52 = b + c * 52;
   let c54 = b + c * 54;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -4705,7 +4705,7 @@ function rows137(d: usize, list: usize, n: u32): void {
   let c44 = b + c * 44;
   let c48 = b + c * 48;
   let c50 = b + c * 50;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -4754,7 +4754,7 @@ function rows138(d: usize, list: usize, n: u32): void {
   let c72 = b + c * 72;
   let c76 = b + c * 76;
   let c78 = b + c * 78;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -4863,7 +4863,7 @@ function rows139(d: usize, list: usize, n: u32): void {
   let c84 = b + c * 84;
   let c88 = b + c * 88;
   let c90 = b + c * 90;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -4981,7 +4981,7 @@ function rows140(d: usize, list: usize, n: u32): void {
   let c80 = b + c * 80;
   let c84 = b + c * 84;
   let c86 = b + c * 86;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -5092,7 +5092,7 @@ function rows141(d: usize, list: usize, n: u32): void {
   let c84 = b + c * 84;
   let c88 = b + c * 88;
   let c90 = b + c * 90;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -5198,7 +5198,7 @@ function rows142(d: usize, list: usize, n: u32): void {
   let c38 = b + c * 38;
   let c40 = b + c * 40;
   let c41 = b + c * 41;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -5256,7 +5256,7 @@ function rows143(d: usize, list: usize, n: u32): void {
   let c46 = b + c * 46;
   let c48 = b + c * 48;
   let c49 = b + c * 49;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -5327,7 +5327,7 @@ function rows144(d: usize, list: usize, n: u32): void {
   let c84 = b + c * 84;
   let c88 = b + c * 88;
   let c90 = b + c * 90;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -5446,7 +5446,7 @@ function rows145(d: usize, list: usize, n: u32): void {
   let c84 = b + c * 84;
   let c88 = b + c * 88;
   let c90 = b + c * 90;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -5551,7 +5551,7 @@ function rows146(d: usize, list: usize, n: u32): void {
   let c36 = b + c * 36;
   let c40 = b + c * 40;
   let c44 = b + c * 44;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -5600,7 +5600,7 @@ function rows147(d: usize, list: usize, n: u32): void {
   let c36 = b + c * 36;
   let c40 = b + c * 40;
   let c44 = b + c * 44;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -5650,7 +5650,7 @@ function rows148(d: usize, list: usize, n: u32): void {
   let c44 = b + c * 44;
   let c48 = b + c * 48;
   let c52 = b + c * 52;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -5702,7 +5702,7 @@ function rows149(d: usize, list: usize, n: u32): void {
   let c48 = b + c * 48;
   let c52 = b + c * 52;
   let c54 = b + c * 54;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -5755,7 +5755,7 @@ function rows150(d: usize, list: usize, n: u32): void {
   let c36 = b + c * 36;
   let c40 = b + c * 40;
   let c44 = b + c * 44;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -5805,7 +5805,7 @@ function rows151(d: usize, list: usize, n: u32): void {
   let c40 = b + c * 40;
   let c44 = b + c * 44;
   let c46 = b + c * 46;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -5866,7 +5866,7 @@ function rows152(d: usize, list: usize, n: u32): void {
   let c72 = b + c * 72;
   let c76 = b + c * 76;
   let c78 = b + c * 78;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -5949,7 +5949,7 @@ function rows153(d: usize, list: usize, n: u32): void {
   let c80 = b + c * 80;
   let c84 = b + c * 84;
   let c86 = b + c * 86;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -6028,7 +6028,7 @@ function rows154(d: usize, list: usize, n: u32): void {
   let c36 = b + c * 36;
   let c40 = b + c * 40;
   let c44 = b + c * 44;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -6078,7 +6078,7 @@ function rows155(d: usize, list: usize, n: u32): void {
   let c40 = b + c * 40;
   let c44 = b + c * 44;
   let c46 = b + c * 46;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -6139,7 +6139,7 @@ function rows156(d: usize, list: usize, n: u32): void {
   let c72 = b + c * 72;
   let c76 = b + c * 76;
   let c78 = b + c * 78;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -6208,7 +6208,7 @@ function rows157(d: usize, list: usize, n: u32): void {
   let c24 = b + c * 24;
   let c28 = b + c * 28;
   let c32 = b + c * 32;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -6248,7 +6248,7 @@ function rows158(d: usize, list: usize, n: u32): void {
   let c36 = b + c * 36;
   let c40 = b + c * 40;
   let c42 = b + c * 42;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -6290,7 +6290,7 @@ function rows159(d: usize, list: usize, n: u32): void {
   let c24 = b + c * 24;
   let c28 = b + c * 28;
   let c32 = b + c * 32;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -6330,7 +6330,7 @@ function rows160(d: usize, list: usize, n: u32): void {
   let c36 = b + c * 36;
   let c40 = b + c * 40;
   let c42 = b + c * 42;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -6371,7 +6371,7 @@ function rows161(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c24 = b + c * 24;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -6409,7 +6409,7 @@ function rows162(d: usize, list: usize, n: u32): void {
   let c24 = b + c * 24;
   let c28 = b + c * 28;
   let c30 = b + c * 30;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -6449,7 +6449,7 @@ function rows163(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c24 = b + c * 24;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -6487,7 +6487,7 @@ function rows164(d: usize, list: usize, n: u32): void {
   let c24 = b + c * 24;
   let c28 = b + c * 28;
   let c30 = b + c * 30;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -6528,7 +6528,7 @@ function rows165(d: usize, list: usize, n: u32): void {
   let c20 = b + c * 20;
   let c22 = b + c * 22;
   let c23 = b + c * 23;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -6560,7 +6560,7 @@ function rows166(d: usize, list: usize, n: u32): void {
   let c12 = b + c * 12;
   let c16 = b + c * 16;
   let c20 = b + c * 20;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -6597,7 +6597,7 @@ function rows167(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c22 = b + c * 22;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -6636,7 +6636,7 @@ function rows168(d: usize, list: usize, n: u32): void {
   let c12 = b + c * 12;
   let c16 = b + c * 16;
   let c20 = b + c * 20;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -6673,7 +6673,7 @@ function rows169(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c22 = b + c * 22;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -6712,7 +6712,7 @@ function rows170(d: usize, list: usize, n: u32): void {
   let c12 = b + c * 12;
   let c16 = b + c * 16;
   let c20 = b + c * 20;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -6749,7 +6749,7 @@ function rows171(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c22 = b + c * 22;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -6788,7 +6788,7 @@ function rows172(d: usize, list: usize, n: u32): void {
   let c12 = b + c * 12;
   let c16 = b + c * 16;
   let c20 = b + c * 20;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -6825,7 +6825,7 @@ function rows173(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c22 = b + c * 22;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -6877,7 +6877,7 @@ function rows174(d: usize, list: usize, n: u32): void {
   let c46 = b + c * 46;
   let c48 = b + c * 48;
   let c49 = b + c * 49;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -6931,7 +6931,7 @@ function rows175(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c12 = b + c * 12;
   let c14 = b + c * 14;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -6958,7 +6958,7 @@ function rows176(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c12 = b + c * 12;
   let c14 = b + c * 14;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -6987,7 +6987,7 @@ function rows177(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c22 = b + c * 22;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -7019,7 +7019,7 @@ function rows178(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c22 = b + c * 22;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -7064,7 +7064,7 @@ function rows179(d: usize, list: usize, n: u32): void {
   let c92 = b + c * 92;
   let c96 = b + c * 96;
   let c98 = b + c * 98;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -7121,7 +7121,7 @@ function rows180(d: usize, list: usize, n: u32): void {
   let c36 = b + c * 36;
   let c40 = b + c * 40;
   let c42 = b + c * 42;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -7164,7 +7164,7 @@ function rows181(d: usize, list: usize, n: u32): void {
   let c44 = b + c * 44;
   let c48 = b + c * 48;
   let c50 = b + c * 50;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -7212,7 +7212,7 @@ function rows182(d: usize, list: usize, n: u32): void {
   let c56 = b + c * 56;
   let c60 = b + c * 60;
   let c62 = b + c * 62;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -7259,7 +7259,7 @@ function rows183(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c8 = b + c * 8;
   let c10 = b + c * 10;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -7286,7 +7286,7 @@ function rows184(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c8 = b + c * 8;
   let c10 = b + c * 10;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -7315,7 +7315,7 @@ function rows185(d: usize, list: usize, n: u32): void {
   let c12 = b + c * 12;
   let c14 = b + c * 14;
   let c16 = b + c * 16;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -7356,7 +7356,7 @@ function rows186(d: usize, list: usize, n: u32): void {
   let c22 = b + c * 22;
   let c24 = b + c * 24;
   let c26 = b + c * 26;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -7393,7 +7393,7 @@ function rows187(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -7414,7 +7414,7 @@ function rows188(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -7435,7 +7435,7 @@ function rows189(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -7456,7 +7456,7 @@ function rows190(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -7484,7 +7484,7 @@ function rows191(d: usize, list: usize, n: u32): void {
   let c26 = b + c * 26;
   let c28 = b + c * 28;
   let c30 = b + c * 30;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -7531,7 +7531,7 @@ function rows192(d: usize, list: usize, n: u32): void {
   let c24 = b + c * 24;
   let c28 = b + c * 28;
   let c32 = b + c * 32;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -7578,7 +7578,7 @@ function rows193(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c8 = b + c * 8;
   let c10 = b + c * 10;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -7604,7 +7604,7 @@ function rows194(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -7630,7 +7630,7 @@ function rows195(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c8 = b + c * 8;
   let c10 = b + c * 10;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -7657,7 +7657,7 @@ function rows196(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c8 = b + c * 8;
   let c10 = b + c * 10;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -7685,7 +7685,7 @@ function rows197(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c12 = b + c * 12;
   let c14 = b + c * 14;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -7722,7 +7722,7 @@ function rows198(d: usize, list: usize, n: u32): void {
   let c40 = b + c * 40;
   let c44 = b + c * 44;
   let c46 = b + c * 46;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -7798,7 +7798,7 @@ function rows199(d: usize, list: usize, n: u32): void {
   let c64 = b + c * 64;
   let c68 = b + c * 68;
   let c70 = b + c * 70;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -7890,7 +7890,7 @@ function rows200(d: usize, list: usize, n: u32): void {
   let c46 = b + c * 46;
   let c48 = b + c * 48;
   let c50 = b + c * 50;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -7966,7 +7966,7 @@ function rows201(d: usize, list: usize, n: u32): void {
   let c40 = b + c * 40;
   let c44 = b + c * 44;
   let c46 = b + c * 46;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -8034,7 +8034,7 @@ function rows202(d: usize, list: usize, n: u32): void {
   let c32 = b + c * 32;
   let c36 = b + c * 36;
   let c38 = b + c * 38;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -8094,7 +8094,7 @@ function rows203(d: usize, list: usize, n: u32): void {
   let c28 = b + c * 28;
   let c32 = b + c * 32;
   let c34 = b + c * 34;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -8147,7 +8147,7 @@ function rows204(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c18 = b + c * 18;
   let c20 = b + c * 20;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -8188,7 +8188,7 @@ function rows205(d: usize, list: usize, n: u32): void {
   let c24 = b + c * 24;
   let c28 = b + c * 28;
   let c30 = b + c * 30;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -8239,7 +8239,7 @@ function rows206(d: usize, list: usize, n: u32): void {
   let c60 = b + c * 60;
   let c64 = b + c * 64;
   let c66 = b + c * 66;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -8302,7 +8302,7 @@ function rows207(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c12 = b + c * 12;
   let c14 = b + c * 14;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -8337,7 +8337,7 @@ function rows208(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c22 = b + c * 22;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -8374,7 +8374,7 @@ function rows209(d: usize, list: usize, n: u32): void {
   let c12 = b + c * 12;
   let c14 = b + c * 14;
   let c15 = b + c * 15;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -8401,7 +8401,7 @@ function rows210(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -8433,7 +8433,7 @@ function rows211(d: usize, list: usize, n: u32): void {
   let c44 = b + c * 44;
   let c48 = b + c * 48;
   let c50 = b + c * 50;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -8477,7 +8477,7 @@ function rows212(d: usize, list: usize, n: u32): void {
   let c18 = b + c * 18;
   let c19 = b + c * 19;
   let c20 = b + c * 20;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -8522,7 +8522,7 @@ function rows213(d: usize, list: usize, n: u32): void {
   let c48 = b + c * 48;
   let c52 = b + c * 52;
   let c54 = b + c * 54;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -8559,7 +8559,7 @@ function rows214(d: usize, list: usize, n: u32): void {
   let c32 = b + c * 32;
   let c36 = b + c * 36;
   let c40 = b + c * 40;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -8595,7 +8595,7 @@ function rows215(d: usize, list: usize, n: u32): void {
   let c36 = b + c * 36;
   let c40 = b + c * 40;
   let c42 = b + c * 42;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -8633,7 +8633,7 @@ function rows216(d: usize, list: usize, n: u32): void {
   let c44 = b + c * 44;
   let c48 = b + c * 48;
   let c50 = b + c * 50;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -8670,7 +8670,7 @@ function rows217(d: usize, list: usize, n: u32): void {
   let c32 = b + c * 32;
   let c36 = b + c * 36;
   let c40 = b + c * 40;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -8706,7 +8706,7 @@ function rows218(d: usize, list: usize, n: u32): void {
   let c36 = b + c * 36;
   let c40 = b + c * 40;
   let c42 = b + c * 42;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -8744,7 +8744,7 @@ function rows219(d: usize, list: usize, n: u32): void {
   let c44 = b + c * 44;
   let c48 = b + c * 48;
   let c50 = b + c * 50;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -8787,7 +8787,7 @@ function rows220(d: usize, list: usize, n: u32): void {
   let c56 = b + c * 56;
   let c60 = b + c * 60;
   let c64 = b + c * 64;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -8850,7 +8850,7 @@ function rows221(d: usize, list: usize, n: u32): void {
   let c60 = b + c * 60;
   let c64 = b + c * 64;
   let c66 = b + c * 66;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -8917,7 +8917,7 @@ function rows222(d: usize, list: usize, n: u32): void {
   let c68 = b + c * 68;
   let c72 = b + c * 72;
   let c74 = b + c * 74;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -8983,7 +8983,7 @@ function rows223(d: usize, list: usize, n: u32): void {
   let c56 = b + c * 56;
   let c60 = b + c * 60;
   let c64 = b + c * 64;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -9046,7 +9046,7 @@ function rows224(d: usize, list: usize, n: u32): void {
   let c60 = b + c * 60;
   let c64 = b + c * 64;
   let c66 = b + c * 66;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -9113,7 +9113,7 @@ function rows225(d: usize, list: usize, n: u32): void {
   let c68 = b + c * 68;
   let c72 = b + c * 72;
   let c74 = b + c * 74;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -9167,7 +9167,7 @@ function rows226(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -9189,7 +9189,7 @@ function rows227(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -9213,7 +9213,7 @@ function rows228(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -9235,7 +9235,7 @@ function rows229(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -9259,7 +9259,7 @@ function rows230(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -9281,7 +9281,7 @@ function rows231(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -9305,7 +9305,7 @@ function rows232(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -9327,7 +9327,7 @@ function rows233(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -9360,7 +9360,7 @@ function rows234(d: usize, list: usize, n: u32): void {
   let c38 = b + c * 38;
   let c40 = b + c * 40;
   let c41 = b + c * 41;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -9418,7 +9418,7 @@ function rows235(d: usize, list: usize, n: u32): void {
   let c46 = b + c * 46;
   let c48 = b + c * 48;
   let c49 = b + c * 49;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -9476,7 +9476,7 @@ function rows236(d: usize, list: usize, n: u32): void {
   let c38 = b + c * 38;
   let c40 = b + c * 40;
   let c41 = b + c * 41;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -9534,7 +9534,7 @@ function rows237(d: usize, list: usize, n: u32): void {
   let c46 = b + c * 46;
   let c48 = b + c * 48;
   let c49 = b + c * 49;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -9592,7 +9592,7 @@ function rows238(d: usize, list: usize, n: u32): void {
   let c44 = b + c * 44;
   let c48 = b + c * 48;
   let c52 = b + c * 52;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -9644,7 +9644,7 @@ function rows239(d: usize, list: usize, n: u32): void {
   let c48 = b + c * 48;
   let c52 = b + c * 52;
   let c54 = b + c * 54;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -9698,7 +9698,7 @@ function rows240(d: usize, list: usize, n: u32): void {
   let c44 = b + c * 44;
   let c48 = b + c * 48;
   let c52 = b + c * 52;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -9750,7 +9750,7 @@ function rows241(d: usize, list: usize, n: u32): void {
   let c48 = b + c * 48;
   let c52 = b + c * 52;
   let c54 = b + c * 54;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -9803,7 +9803,7 @@ function rows242(d: usize, list: usize, n: u32): void {
   let c36 = b + c * 36;
   let c40 = b + c * 40;
   let c44 = b + c * 44;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -9853,7 +9853,7 @@ function rows243(d: usize, list: usize, n: u32): void {
   let c40 = b + c * 40;
   let c44 = b + c * 44;
   let c46 = b + c * 46;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -9914,7 +9914,7 @@ function rows244(d: usize, list: usize, n: u32): void {
   let c72 = b + c * 72;
   let c76 = b + c * 76;
   let c78 = b + c * 78;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -9986,7 +9986,7 @@ function rows245(d: usize, list: usize, n: u32): void {
   let c36 = b + c * 36;
   let c40 = b + c * 40;
   let c44 = b + c * 44;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -10036,7 +10036,7 @@ function rows246(d: usize, list: usize, n: u32): void {
   let c40 = b + c * 40;
   let c44 = b + c * 44;
   let c46 = b + c * 46;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -10097,7 +10097,7 @@ function rows247(d: usize, list: usize, n: u32): void {
   let c72 = b + c * 72;
   let c76 = b + c * 76;
   let c78 = b + c * 78;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -10180,7 +10180,7 @@ function rows248(d: usize, list: usize, n: u32): void {
   let c80 = b + c * 80;
   let c84 = b + c * 84;
   let c86 = b + c * 86;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -10256,7 +10256,7 @@ function rows249(d: usize, list: usize, n: u32): void {
   let c24 = b + c * 24;
   let c28 = b + c * 28;
   let c32 = b + c * 32;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -10296,7 +10296,7 @@ function rows250(d: usize, list: usize, n: u32): void {
   let c36 = b + c * 36;
   let c40 = b + c * 40;
   let c42 = b + c * 42;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -10338,7 +10338,7 @@ function rows251(d: usize, list: usize, n: u32): void {
   let c24 = b + c * 24;
   let c28 = b + c * 28;
   let c32 = b + c * 32;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -10378,7 +10378,7 @@ function rows252(d: usize, list: usize, n: u32): void {
   let c36 = b + c * 36;
   let c40 = b + c * 40;
   let c42 = b + c * 42;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -10419,7 +10419,7 @@ function rows253(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c24 = b + c * 24;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -10457,7 +10457,7 @@ function rows254(d: usize, list: usize, n: u32): void {
   let c24 = b + c * 24;
   let c28 = b + c * 28;
   let c30 = b + c * 30;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -10497,7 +10497,7 @@ function rows255(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c24 = b + c * 24;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -10535,7 +10535,7 @@ function rows256(d: usize, list: usize, n: u32): void {
   let c24 = b + c * 24;
   let c28 = b + c * 28;
   let c30 = b + c * 30;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -10577,7 +10577,7 @@ function rows257(d: usize, list: usize, n: u32): void {
   let c28 = b + c * 28;
   let c32 = b + c * 32;
   let c34 = b + c * 34;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -10613,7 +10613,7 @@ function rows258(d: usize, list: usize, n: u32): void {
   let c28 = b + c * 28;
   let c30 = b + c * 30;
   let c31 = b + c * 31;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -10664,7 +10664,7 @@ function rows259(d: usize, list: usize, n: u32): void {
   let c28 = b + c * 28;
   let c30 = b + c * 30;
   let c31 = b + c * 31;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -10725,7 +10725,7 @@ function rows260(d: usize, list: usize, n: u32): void {
   let c46 = b + c * 46;
   let c48 = b + c * 48;
   let c49 = b + c * 49;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -10779,7 +10779,7 @@ function rows261(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c8 = b + c * 8;
   let c10 = b + c * 10;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -10808,7 +10808,7 @@ function rows262(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c22 = b + c * 22;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -10846,7 +10846,7 @@ function rows263(d: usize, list: usize, n: u32): void {
   let c12 = b + c * 12;
   let c16 = b + c * 16;
   let c17 = b + c * 17;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -10883,7 +10883,7 @@ function rows264(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c18 = b + c * 18;
   let c19 = b + c * 19;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -10924,7 +10924,7 @@ function rows265(d: usize, list: usize, n: u32): void {
   let c18 = b + c * 18;
   let c19 = b + c * 19;
   let c20 = b + c * 20;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -10962,7 +10962,7 @@ function rows266(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c8 = b + c * 8;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -10988,7 +10988,7 @@ function rows267(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c8 = b + c * 8;
   let c10 = b + c * 10;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -11016,7 +11016,7 @@ function rows268(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c24 = b + c * 24;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -11046,7 +11046,7 @@ function rows269(d: usize, list: usize, n: u32): void {
   let c20 = b + c * 20;
   let c24 = b + c * 24;
   let c26 = b + c * 26;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -11076,7 +11076,7 @@ function rows270(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c24 = b + c * 24;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -11106,7 +11106,7 @@ function rows271(d: usize, list: usize, n: u32): void {
   let c20 = b + c * 20;
   let c24 = b + c * 24;
   let c26 = b + c * 26;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -11133,7 +11133,7 @@ function rows272(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -11155,7 +11155,7 @@ function rows273(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -11185,7 +11185,7 @@ function rows274(d: usize, list: usize, n: u32): void {
   let c24 = b + c * 24;
   let c28 = b + c * 28;
   let c32 = b + c * 32;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -11221,7 +11221,7 @@ function rows275(d: usize, list: usize, n: u32): void {
   let c28 = b + c * 28;
   let c32 = b + c * 32;
   let c34 = b + c * 34;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -11254,7 +11254,7 @@ function rows276(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c12 = b + c * 12;
   let c16 = b + c * 16;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -11284,7 +11284,7 @@ function rows277(d: usize, list: usize, n: u32): void {
   let c12 = b + c * 12;
   let c16 = b + c * 16;
   let c18 = b + c * 18;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -11312,7 +11312,7 @@ function rows278(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c8 = b + c * 8;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -11338,7 +11338,7 @@ function rows279(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c8 = b + c * 8;
   let c10 = b + c * 10;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -11364,7 +11364,7 @@ function rows280(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c8 = b + c * 8;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -11390,7 +11390,7 @@ function rows281(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c8 = b + c * 8;
   let c10 = b + c * 10;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -11416,7 +11416,7 @@ function rows282(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c8 = b + c * 8;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -11442,7 +11442,7 @@ function rows283(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c8 = b + c * 8;
   let c10 = b + c * 10;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -11468,7 +11468,7 @@ function rows284(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c8 = b + c * 8;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -11494,7 +11494,7 @@ function rows285(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c8 = b + c * 8;
   let c10 = b + c * 10;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -11520,7 +11520,7 @@ function rows286(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -11545,7 +11545,7 @@ function rows287(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -11570,7 +11570,7 @@ function rows288(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -11595,7 +11595,7 @@ function rows289(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -11620,7 +11620,7 @@ function rows290(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -11645,7 +11645,7 @@ function rows291(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -11670,7 +11670,7 @@ function rows292(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -11695,7 +11695,7 @@ function rows293(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -11720,7 +11720,7 @@ function rows294(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -11746,7 +11746,7 @@ function rows295(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c12 = b + c * 12;
   let c14 = b + c * 14;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -11775,7 +11775,7 @@ function rows296(d: usize, list: usize, n: u32): void {
   let c20 = b + c * 20;
   let c24 = b + c * 24;
   let c26 = b + c * 26;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -11807,7 +11807,7 @@ function rows297(d: usize, list: usize, n: u32): void {
   let c28 = b + c * 28;
   let c32 = b + c * 32;
   let c34 = b + c * 34;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -11841,7 +11841,7 @@ function rows298(d: usize, list: usize, n: u32): void {
   let c32 = b + c * 32;
   let c36 = b + c * 36;
   let c38 = b + c * 38;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -11872,7 +11872,7 @@ function rows299(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c8 = b + c * 8;
   let c10 = b + c * 10;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -11899,7 +11899,7 @@ function rows300(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c8 = b + c * 8;
   let c10 = b + c * 10;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -11926,7 +11926,7 @@ function rows301(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -11954,7 +11954,7 @@ function rows302(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c12 = b + c * 12;
   let c14 = b + c * 14;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -11982,7 +11982,7 @@ function rows303(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c8 = b + c * 8;
   let c10 = b + c * 10;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12007,7 +12007,7 @@ function rows304(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12029,7 +12029,7 @@ function rows305(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12053,7 +12053,7 @@ function rows306(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12075,7 +12075,7 @@ function rows307(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12099,7 +12099,7 @@ function rows308(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12121,7 +12121,7 @@ function rows309(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12145,7 +12145,7 @@ function rows310(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12167,7 +12167,7 @@ function rows311(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12191,7 +12191,7 @@ function rows312(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12213,7 +12213,7 @@ function rows313(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12237,7 +12237,7 @@ function rows314(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12259,7 +12259,7 @@ function rows315(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12283,7 +12283,7 @@ function rows316(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12305,7 +12305,7 @@ function rows317(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12329,7 +12329,7 @@ function rows318(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12351,7 +12351,7 @@ function rows319(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12375,7 +12375,7 @@ function rows320(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12397,7 +12397,7 @@ function rows321(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12421,7 +12421,7 @@ function rows322(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12443,7 +12443,7 @@ function rows323(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12467,7 +12467,7 @@ function rows324(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12489,7 +12489,7 @@ function rows325(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12513,7 +12513,7 @@ function rows326(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12535,7 +12535,7 @@ function rows327(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12559,7 +12559,7 @@ function rows328(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12581,7 +12581,7 @@ function rows329(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12605,7 +12605,7 @@ function rows330(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12627,7 +12627,7 @@ function rows331(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12651,7 +12651,7 @@ function rows332(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12673,7 +12673,7 @@ function rows333(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12697,7 +12697,7 @@ function rows334(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12719,7 +12719,7 @@ function rows335(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12743,7 +12743,7 @@ function rows336(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12765,7 +12765,7 @@ function rows337(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12789,7 +12789,7 @@ function rows338(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12811,7 +12811,7 @@ function rows339(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12835,7 +12835,7 @@ function rows340(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12857,7 +12857,7 @@ function rows341(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12881,7 +12881,7 @@ function rows342(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12903,7 +12903,7 @@ function rows343(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12927,7 +12927,7 @@ function rows344(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12949,7 +12949,7 @@ function rows345(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12973,7 +12973,7 @@ function rows346(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -12995,7 +12995,7 @@ function rows347(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13019,7 +13019,7 @@ function rows348(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13041,7 +13041,7 @@ function rows349(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13065,7 +13065,7 @@ function rows350(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13087,7 +13087,7 @@ function rows351(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13111,7 +13111,7 @@ function rows352(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13133,7 +13133,7 @@ function rows353(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13157,7 +13157,7 @@ function rows354(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13179,7 +13179,7 @@ function rows355(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13203,7 +13203,7 @@ function rows356(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13225,7 +13225,7 @@ function rows357(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13249,7 +13249,7 @@ function rows358(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13271,7 +13271,7 @@ function rows359(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13295,7 +13295,7 @@ function rows360(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13317,7 +13317,7 @@ function rows361(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13341,7 +13341,7 @@ function rows362(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13363,7 +13363,7 @@ function rows363(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13387,7 +13387,7 @@ function rows364(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13409,7 +13409,7 @@ function rows365(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13433,7 +13433,7 @@ function rows366(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13455,7 +13455,7 @@ function rows367(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13479,7 +13479,7 @@ function rows368(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13501,7 +13501,7 @@ function rows369(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13525,7 +13525,7 @@ function rows370(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13547,7 +13547,7 @@ function rows371(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13571,7 +13571,7 @@ function rows372(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13593,7 +13593,7 @@ function rows373(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13617,7 +13617,7 @@ function rows374(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13639,7 +13639,7 @@ function rows375(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13663,7 +13663,7 @@ function rows376(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13685,7 +13685,7 @@ function rows377(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13709,7 +13709,7 @@ function rows378(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13731,7 +13731,7 @@ function rows379(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13755,7 +13755,7 @@ function rows380(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13777,7 +13777,7 @@ function rows381(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13801,7 +13801,7 @@ function rows382(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13823,7 +13823,7 @@ function rows383(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13847,7 +13847,7 @@ function rows384(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13869,7 +13869,7 @@ function rows385(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13893,7 +13893,7 @@ function rows386(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13915,7 +13915,7 @@ function rows387(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13939,7 +13939,7 @@ function rows388(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13961,7 +13961,7 @@ function rows389(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -13985,7 +13985,7 @@ function rows390(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -14007,7 +14007,7 @@ function rows391(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -14037,7 +14037,7 @@ function rows392(d: usize, list: usize, n: u32): void {
   let c18 = b + c * 18;
   let c19 = b + c * 19;
   let c20 = b + c * 20;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -14083,7 +14083,7 @@ function rows393(d: usize, list: usize, n: u32): void {
   let c32 = b + c * 32;
   let c33 = b + c * 33;
   let c34 = b + c * 34;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -14138,7 +14138,7 @@ function rows394(d: usize, list: usize, n: u32): void {
   let c32 = b + c * 32;
   let c36 = b + c * 36;
   let c38 = b + c * 38;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -14191,7 +14191,7 @@ function rows395(d: usize, list: usize, n: u32): void {
   let c32 = b + c * 32;
   let c36 = b + c * 36;
   let c38 = b + c * 38;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -14244,7 +14244,7 @@ function rows396(d: usize, list: usize, n: u32): void {
   let c32 = b + c * 32;
   let c36 = b + c * 36;
   let c38 = b + c * 38;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -14297,7 +14297,7 @@ function rows397(d: usize, list: usize, n: u32): void {
   let c32 = b + c * 32;
   let c36 = b + c * 36;
   let c38 = b + c * 38;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -14350,7 +14350,7 @@ function rows398(d: usize, list: usize, n: u32): void {
   let c32 = b + c * 32;
   let c36 = b + c * 36;
   let c38 = b + c * 38;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -14403,7 +14403,7 @@ function rows399(d: usize, list: usize, n: u32): void {
   let c32 = b + c * 32;
   let c36 = b + c * 36;
   let c38 = b + c * 38;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -14456,7 +14456,7 @@ function rows400(d: usize, list: usize, n: u32): void {
   let c32 = b + c * 32;
   let c36 = b + c * 36;
   let c38 = b + c * 38;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -14509,7 +14509,7 @@ function rows401(d: usize, list: usize, n: u32): void {
   let c32 = b + c * 32;
   let c36 = b + c * 36;
   let c38 = b + c * 38;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -14562,7 +14562,7 @@ function rows402(d: usize, list: usize, n: u32): void {
   let c32 = b + c * 32;
   let c36 = b + c * 36;
   let c38 = b + c * 38;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -14615,7 +14615,7 @@ function rows403(d: usize, list: usize, n: u32): void {
   let c32 = b + c * 32;
   let c36 = b + c * 36;
   let c38 = b + c * 38;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -14668,7 +14668,7 @@ function rows404(d: usize, list: usize, n: u32): void {
   let c32 = b + c * 32;
   let c36 = b + c * 36;
   let c38 = b + c * 38;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -14721,7 +14721,7 @@ function rows405(d: usize, list: usize, n: u32): void {
   let c32 = b + c * 32;
   let c36 = b + c * 36;
   let c38 = b + c * 38;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -14774,7 +14774,7 @@ function rows406(d: usize, list: usize, n: u32): void {
   let c32 = b + c * 32;
   let c36 = b + c * 36;
   let c38 = b + c * 38;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -14827,7 +14827,7 @@ function rows407(d: usize, list: usize, n: u32): void {
   let c32 = b + c * 32;
   let c36 = b + c * 36;
   let c38 = b + c * 38;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -14880,7 +14880,7 @@ function rows408(d: usize, list: usize, n: u32): void {
   let c32 = b + c * 32;
   let c36 = b + c * 36;
   let c38 = b + c * 38;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -14933,7 +14933,7 @@ function rows409(d: usize, list: usize, n: u32): void {
   let c32 = b + c * 32;
   let c36 = b + c * 36;
   let c38 = b + c * 38;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -14986,7 +14986,7 @@ function rows410(d: usize, list: usize, n: u32): void {
   let c32 = b + c * 32;
   let c36 = b + c * 36;
   let c38 = b + c * 38;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -15039,7 +15039,7 @@ function rows411(d: usize, list: usize, n: u32): void {
   let c32 = b + c * 32;
   let c36 = b + c * 36;
   let c38 = b + c * 38;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -15088,7 +15088,7 @@ function rows412(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c22 = b + c * 22;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -15127,7 +15127,7 @@ function rows413(d: usize, list: usize, n: u32): void {
   let c12 = b + c * 12;
   let c16 = b + c * 16;
   let c18 = b + c * 18;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -15168,7 +15168,7 @@ function rows414(d: usize, list: usize, n: u32): void {
   let c32 = b + c * 32;
   let c36 = b + c * 36;
   let c38 = b + c * 38;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -15211,7 +15211,7 @@ function rows415(d: usize, list: usize, n: u32): void {
   let c20 = b + c * 20;
   let c24 = b + c * 24;
   let c26 = b + c * 26;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -15260,7 +15260,7 @@ function rows416(d: usize, list: usize, n: u32): void {
   let c36 = b + c * 36;
   let c40 = b + c * 40;
   let c42 = b + c * 42;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -15309,7 +15309,7 @@ function rows417(d: usize, list: usize, n: u32): void {
   let c20 = b + c * 20;
   let c24 = b + c * 24;
   let c26 = b + c * 26;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -15356,7 +15356,7 @@ function rows418(d: usize, list: usize, n: u32): void {
   let c28 = b + c * 28;
   let c32 = b + c * 32;
   let c34 = b + c * 34;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -15403,7 +15403,7 @@ function rows419(d: usize, list: usize, n: u32): void {
   let c20 = b + c * 20;
   let c24 = b + c * 24;
   let c26 = b + c * 26;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -15450,7 +15450,7 @@ function rows420(d: usize, list: usize, n: u32): void {
   let c28 = b + c * 28;
   let c32 = b + c * 32;
   let c34 = b + c * 34;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -15496,7 +15496,7 @@ function rows421(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c22 = b + c * 22;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -15538,7 +15538,7 @@ function rows422(d: usize, list: usize, n: u32): void {
   let c24 = b + c * 24;
   let c28 = b + c * 28;
   let c30 = b + c * 30;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -15580,7 +15580,7 @@ function rows423(d: usize, list: usize, n: u32): void {
   let c20 = b + c * 20;
   let c24 = b + c * 24;
   let c26 = b + c * 26;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -15621,7 +15621,7 @@ function rows424(d: usize, list: usize, n: u32): void {
   let c40 = b + c * 40;
   let c44 = b + c * 44;
   let c46 = b + c * 46;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -15666,7 +15666,7 @@ function rows425(d: usize, list: usize, n: u32): void {
   let c24 = b + c * 24;
   let c28 = b + c * 28;
   let c30 = b + c * 30;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -15705,7 +15705,7 @@ function rows426(d: usize, list: usize, n: u32): void {
   let c24 = b + c * 24;
   let c28 = b + c * 28;
   let c30 = b + c * 30;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -15750,7 +15750,7 @@ function rows427(d: usize, list: usize, n: u32): void {
   let c60 = b + c * 60;
   let c64 = b + c * 64;
   let c66 = b + c * 66;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -15808,7 +15808,7 @@ function rows428(d: usize, list: usize, n: u32): void {
   let c32 = b + c * 32;
   let c36 = b + c * 36;
   let c38 = b + c * 38;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -15839,7 +15839,7 @@ function rows429(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c12 = b + c * 12;
   let c14 = b + c * 14;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -15868,7 +15868,7 @@ function rows430(d: usize, list: usize, n: u32): void {
   let c12 = b + c * 12;
   let c16 = b + c * 16;
   let c18 = b + c * 18;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -15903,7 +15903,7 @@ function rows431(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c12 = b + c * 12;
   let c14 = b + c * 14;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -15933,7 +15933,7 @@ function rows432(d: usize, list: usize, n: u32): void {
   let c24 = b + c * 24;
   let c28 = b + c * 28;
   let c30 = b + c * 30;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -15972,7 +15972,7 @@ function rows433(d: usize, list: usize, n: u32): void {
   let c60 = b + c * 60;
   let c64 = b + c * 64;
   let c66 = b + c * 66;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -16030,7 +16030,7 @@ function rows434(d: usize, list: usize, n: u32): void {
   let c32 = b + c * 32;
   let c36 = b + c * 36;
   let c38 = b + c * 38;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -16067,7 +16067,7 @@ function rows435(d: usize, list: usize, n: u32): void {
   let c28 = b + c * 28;
   let c32 = b + c * 32;
   let c34 = b + c * 34;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -16113,7 +16113,7 @@ function rows436(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c22 = b + c * 22;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -16142,7 +16142,7 @@ function rows437(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c12 = b + c * 12;
   let c14 = b + c * 14;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -16178,7 +16178,7 @@ function rows438(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c22 = b + c * 22;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -16219,7 +16219,7 @@ function rows439(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c12 = b + c * 12;
   let c14 = b + c * 14;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -16257,7 +16257,7 @@ function rows440(d: usize, list: usize, n: u32): void {
   let c24 = b + c * 24;
   let c28 = b + c * 28;
   let c30 = b + c * 30;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -16307,7 +16307,7 @@ function rows441(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c22 = b + c * 22;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -16348,7 +16348,7 @@ function rows442(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c12 = b + c * 12;
   let c14 = b + c * 14;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -16386,7 +16386,7 @@ function rows443(d: usize, list: usize, n: u32): void {
   let c24 = b + c * 24;
   let c28 = b + c * 28;
   let c30 = b + c * 30;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -16435,7 +16435,7 @@ function rows444(d: usize, list: usize, n: u32): void {
   let c12 = b + c * 12;
   let c16 = b + c * 16;
   let c18 = b + c * 18;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -16472,7 +16472,7 @@ function rows445(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c22 = b + c * 22;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -16515,7 +16515,7 @@ function rows446(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c22 = b + c * 22;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -16558,7 +16558,7 @@ function rows447(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c22 = b + c * 22;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -16597,7 +16597,7 @@ function rows448(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -16622,7 +16622,7 @@ function rows449(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c4 = b + c * 4;
   let c6 = b + c * 6;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -16650,7 +16650,7 @@ function rows450(d: usize, list: usize, n: u32): void {
   let c12 = b + c * 12;
   let c16 = b + c * 16;
   let c18 = b + c * 18;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -16685,7 +16685,7 @@ function rows451(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c24 = b + c * 24;
   let c28 = b + c * 28;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -16714,7 +16714,7 @@ function rows452(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c24 = b + c * 24;
   let c28 = b + c * 28;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -16741,7 +16741,7 @@ function rows453(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -16766,7 +16766,7 @@ function rows454(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -16791,7 +16791,7 @@ function rows455(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -16816,7 +16816,7 @@ function rows456(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -16843,7 +16843,7 @@ function rows457(d: usize, list: usize, n: u32): void {
   let c12 = b + c * 12;
   let c16 = b + c * 16;
   let c20 = b + c * 20;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -16877,7 +16877,7 @@ function rows458(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c24 = b + c * 24;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -16906,7 +16906,7 @@ function rows459(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c24 = b + c * 24;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -16935,7 +16935,7 @@ function rows460(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c24 = b + c * 24;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -16967,7 +16967,7 @@ function rows461(d: usize, list: usize, n: u32): void {
   let c28 = b + c * 28;
   let c32 = b + c * 32;
   let c36 = b + c * 36;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -17006,7 +17006,7 @@ function rows462(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c16 = b + c * 16;
   let c20 = b + c * 20;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -17032,7 +17032,7 @@ function rows463(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -17059,7 +17059,7 @@ function rows464(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c21 = b + c * 21;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -17087,7 +17087,7 @@ function rows465(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c16 = b + c * 16;
   let c20 = b + c * 20;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -17114,7 +17114,7 @@ function rows466(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c16 = b + c * 16;
   let c20 = b + c * 20;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -17143,7 +17143,7 @@ function rows467(d: usize, list: usize, n: u32): void {
   let c20 = b + c * 20;
   let c24 = b + c * 24;
   let c28 = b + c * 28;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -17182,7 +17182,7 @@ function rows468(d: usize, list: usize, n: u32): void {
   let c32 = b + c * 32;
   let c36 = b + c * 36;
   let c40 = b + c * 40;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -17230,7 +17230,7 @@ function rows469(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c24 = b + c * 24;
   let c28 = b + c * 28;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -17259,7 +17259,7 @@ function rows470(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c24 = b + c * 24;
   let c28 = b + c * 28;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -17288,7 +17288,7 @@ function rows471(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c24 = b + c * 24;
   let c28 = b + c * 28;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -17315,7 +17315,7 @@ function rows472(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -17340,7 +17340,7 @@ function rows473(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -17369,7 +17369,7 @@ function rows474(d: usize, list: usize, n: u32): void {
   let c20 = b + c * 20;
   let c24 = b + c * 24;
   let c28 = b + c * 28;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -17408,7 +17408,7 @@ function rows475(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -17437,7 +17437,7 @@ function rows476(d: usize, list: usize, n: u32): void {
   let c20 = b + c * 20;
   let c24 = b + c * 24;
   let c28 = b + c * 28;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -17477,7 +17477,7 @@ function rows477(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c16 = b + c * 16;
   let c20 = b + c * 20;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -17506,7 +17506,7 @@ function rows478(d: usize, list: usize, n: u32): void {
   let c20 = b + c * 20;
   let c24 = b + c * 24;
   let c28 = b + c * 28;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -17540,7 +17540,7 @@ function rows479(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c16 = b + c * 16;
   let c20 = b + c * 20;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -17569,7 +17569,7 @@ function rows480(d: usize, list: usize, n: u32): void {
   let c20 = b + c * 20;
   let c24 = b + c * 24;
   let c28 = b + c * 28;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -17602,7 +17602,7 @@ function rows481(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -17627,7 +17627,7 @@ function rows482(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -17652,7 +17652,7 @@ function rows483(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -17677,7 +17677,7 @@ function rows484(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -17702,7 +17702,7 @@ function rows485(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -17727,7 +17727,7 @@ function rows486(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -17752,7 +17752,7 @@ function rows487(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -17778,7 +17778,7 @@ function rows488(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c16 = b + c * 16;
   let c20 = b + c * 20;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -17808,7 +17808,7 @@ function rows489(d: usize, list: usize, n: u32): void {
   let c28 = b + c * 28;
   let c32 = b + c * 32;
   let c33 = b + c * 33;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -17838,7 +17838,7 @@ function rows490(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c8 = b + c * 8;
   let c9 = b + c * 9;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -17866,7 +17866,7 @@ function rows491(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c24 = b + c * 24;
   let c28 = b + c * 28;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -17895,7 +17895,7 @@ function rows492(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c12 = b + c * 12;
   let c16 = b + c * 16;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -17930,7 +17930,7 @@ function rows493(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -17957,7 +17957,7 @@ function rows494(d: usize, list: usize, n: u32): void {
   let c16 = b + c * 16;
   let c20 = b + c * 20;
   let c21 = b + c * 21;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -17985,7 +17985,7 @@ function rows495(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c12 = b + c * 12;
   let c13 = b + c * 13;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -18010,7 +18010,7 @@ function rows496(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -18031,7 +18031,7 @@ function rows497(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -18053,7 +18053,7 @@ function rows498(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -18078,7 +18078,7 @@ function rows499(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -18108,7 +18108,7 @@ function rows500(d: usize, list: usize, n: u32): void {
   let c32 = b + c * 32;
   let c36 = b + c * 36;
   let c37 = b + c * 37;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -18143,7 +18143,7 @@ function rows501(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -18170,7 +18170,7 @@ function rows502(d: usize, list: usize, n: u32): void {
   let c8 = b + c * 8;
   let c12 = b + c * 12;
   let c16 = b + c * 16;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -18206,7 +18206,7 @@ function rows503(d: usize, list: usize, n: u32): void {
   let c4 = b + c * 4;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -18234,7 +18234,7 @@ function rows504(d: usize, list: usize, n: u32): void {
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
   let c0 = b + c * 0;
   let c4 = b + c * 4;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -18262,7 +18262,7 @@ function rows505(d: usize, list: usize, n: u32): void {
   let c36 = b + c * 36;
   let c40 = b + c * 40;
   let c41 = b + c * 41;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -18301,7 +18301,7 @@ function rows506(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -18326,7 +18326,7 @@ function rows507(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -18351,7 +18351,7 @@ function rows508(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -18376,7 +18376,7 @@ function rows509(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -18401,7 +18401,7 @@ function rows510(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -18426,7 +18426,7 @@ function rows511(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -18451,7 +18451,7 @@ function rows512(d: usize, list: usize, n: u32): void {
   let c0 = b + c * 0;
   let c8 = b + c * 8;
   let c12 = b + c * 12;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -18478,7 +18478,7 @@ function rows513(d: usize, list: usize, n: u32): void {
   let c12 = b + c * 12;
   let c16 = b + c * 16;
   let c20 = b + c * 20;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -18516,7 +18516,7 @@ function rows514(d: usize, list: usize, n: u32): void {
   let c28 = b + c * 28;
   let c32 = b + c * 32;
   let c36 = b + c * 36;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));
@@ -18566,7 +18566,7 @@ function rows515(d: usize, list: usize, n: u32): void {
   let c28 = b + c * 28;
   let c32 = b + c * 32;
   let c36 = b + c * 36;
-  let po = colPayloadOffset, pl = colPayloadLength, ph = colHeaderType;
+  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
     let q = <usize>load<u32>(po + (row << 2));

@@ -18,8 +18,9 @@ import {
   CLR_STRUCT_SIZE32, CLR_STRUCT_SIZE64, CLR_STRUCT_WORDS, CLR_FLAGS_SHIFT, CLR_KIND_MASK, CLR_FLAG_COUNT_FIELD,
   CLR_FLAG_COUNT_LITERAL, CLR_FLAG_PADDED_STRUCT, CLR_NOT_STORED, CLR_SCOPE_VALUES, CLR_MAX_DEPTH,
 } from "./codes";
-import { allocate, release, clrDir, clrInit, clrTypes } from "./tables";
+import { allocate, release, clrInit } from "./tables";
 import * as tables from "./tables";
+import { STATE, memoryLimited } from "./memory-access";
 
 
 // values of the fields of the scope being walked, for count and length references (u64, by depth)
@@ -42,7 +43,7 @@ export let clrGuidCount: u32 = 0;
  * clr-fill.ts were generated for.)
  */
 export function setClr(words: usize, starts: usize, nTypes: u32, table: usize, guids: usize, nGuids: u32): bool {
-  if (!clrInit(nTypes)) return false;
+  if (!clrInit(STATE, nTypes)) return false;
   program = words;
   typeStarts = starts;
   lookup = table;
@@ -274,10 +275,10 @@ export function clrSlowRows(t: i32, d: usize, list: usize, n: u32): void {
   let rowAt = base + cap * <usize>load<u16>(prog(t), CLR_TYPE_PRE_ROW << 1);
   for (let i: usize = 0; i < <usize>n; i++) {
     let row = <usize>load<u32>(list + (i << 2));
-    let q = <usize>load<u32>(tables.colPayloadOffset + (row << 2));
+    let q = <usize>load<u32>(STATE.colPayloadOffset + (row << 2));
     store<u32>(rowAt + ((count + i) << 2), <u32>row);
-    let p8 = <u32>load<u8>(tables.colHeaderType + row) == HT_EVENT_HEADER64;
-    clrSlow(t, base, cap, count + i, q, q + <usize>load<u16>(tables.colPayloadLength + (row << 1)), p8);
+    let p8 = <u32>load<u8>(STATE.colHeaderType + row) == HT_EVENT_HEADER64;
+    clrSlow(t, base, cap, count + i, q, q + <usize>load<u16>(STATE.colPayloadLength + (row << 1)), p8);
   }
 }
 
@@ -285,7 +286,7 @@ export function clrSlowRows(t: i32, d: usize, list: usize, n: u32): void {
 function growBlock(t: i32, d: usize, count: u32, cap: u32): bool {
   let pr = prog(t);
   let rowBytes = <usize>load<u16>(pr, CLR_TYPE_ROW_BYTES << 1);
-  let fresh = allocate(<usize>cap * rowBytes);
+  let fresh = allocate(STATE, <usize>cap * rowBytes);
   if (fresh == 0) return false;
   let old = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let oldCap = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -312,7 +313,7 @@ function growBlock(t: i32, d: usize, count: u32, cap: u32): bool {
       p += <usize>load<u16>(p, CLR_FIELD_LEN << 1) << 1;
     }
   }
-  if (old != 0) release(old);
+  if (old != 0) release(STATE, old);
   store<u32>(d, <u32>fresh, CLR_DIR_BLOCK);
   store<u32>(d, cap, CLR_DIR_CAP);
   return true;
@@ -331,16 +332,16 @@ export function clrReserve(t: i32, d: usize, n: u32): u32 {
     // by four from 1,024 rows: a core that starts empty (a worker's, for each segment) copies its typed
     // rows a third as often as by doubling (measured: the copies were 9% of a worker's time at 1 GiB);
     // under a memory limit by doubling from 64, which wastes less of it
-    let limited = tables.memoryLimited();
+    let limited = memoryLimited(STATE);
     let next = max<u32>(max<u32>(limited ? cap << 1 : cap << 2, need), limited ? 64 : 1024);
     // near the memory's end: a quarter more, then just what is needed
     if (!growBlock(t, d, count, next) && !growBlock(t, d, count, max<u32>(need, cap + (cap >> 2))) && !growBlock(t, d, count, need)) {
-      tables.clrMissing += n;
+      STATE.clrMissing += n;
       return 0xffffffff;
     }
   }
   store<u32>(d, count + n, CLR_DIR_COUNT);
-  tables.clrRows += n;
+  STATE.clrRows += n;
   return count;
 }
 
@@ -410,8 +411,5 @@ export function clrPermute(t: i32, d: usize, src: usize, rows: usize, n: u32, tm
 
 /** Directory entry of schema event `t`. */
 @inline export function clrEntry(t: i32): usize {
-  return clrDir + <usize>t * CLR_DIR_STRIDE;
+  return STATE.clrDir + <usize>t * CLR_DIR_STRIDE;
 }
-
-// (clrTypes is read by index.ts's directory)
-export { clrTypes };

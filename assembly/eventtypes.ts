@@ -8,6 +8,7 @@ import { TYPE_STRIDE, TYPE_ROWS, TYPE_CLR, TYPE_KEYWORDS, TYPE_TASK, MAX_EVENT_T
 import { allocate, release, resize } from "./tables";
 import { provTable, seedProvider } from "./providers";
 import { clrEventOf } from "./clr";
+import { STATE } from "./memory-access";
 
 export let typeCount: u32 = 0;
 let typeCap: u32 = 0;
@@ -39,9 +40,9 @@ export let hashMask: u32 = 0;
 
 /** Moves the index to `newSize` slots; false (the old index kept) when memory is exhausted. */
 function rehash(newSize: u32): bool {
-  let slots = allocate(<usize>newSize << 2);
+  let slots = allocate(STATE, <usize>newSize << 2);
   if (slots == 0) return false;
-  if (hashSlots != 0) release(hashSlots);
+  if (hashSlots != 0) release(STATE, hashSlots);
   hashSlots = slots;
   memory.fill(hashSlots, 0, <usize>newSize << 2);
   hashMask = newSize - 1;
@@ -62,7 +63,7 @@ function addType(key: u64, keywords: u64, tlc: u32): u32 {
   if (typeCount >= <u32>MAX_EVENT_TYPES) return EVENT_TYPE_NONE;
   if (typeCount >= typeCap) {
     let cap = max<u32>(typeCap << 1, 64);
-    let t = resize(typeTable, <usize>cap * TYPE_STRIDE);
+    let t = resize(STATE, typeTable, <usize>cap * TYPE_STRIDE);
     if (t == 0) return EVENT_TYPE_NONE;
     typeTable = t;
     typeCap = cap;

@@ -22,6 +22,8 @@ import { clrOn } from "./clr";
 import { typedBuckets } from "./records";
 import * as clr from "./clr";
 import { CLR_FILL_FINGERPRINT, CLR_FILL_TYPES } from "./clr-fill";
+import { STATE, FILTER_BLOCK, setMemoryPages } from "./memory-access";
+import { SharedState, resetState } from "./core-state";
 
 export { consume } from "./buffers";
 export { fillRowsOf, fillPlacedRows, placedReorder } from "./records";
@@ -42,17 +44,20 @@ export function setClr(words: usize, starts: usize, nTypes: u32, table: usize, g
  * is taken up front (the tables grow past it when a window needs more).
  */
 export function init(memoryPages: u32, windowBytes: u32, rows: u32): void {
-  tables.setMemoryPages(memoryPages);
-  tables.setArenaSize(windowBytes);
-  // The memory may be reused from an earlier trace: clear what is read before it is written.
+  // The memory may be reused from an earlier trace: the state starts from its initial values.
+  memory.fill(changetype<usize>(STATE), 0, offsetof<SharedState>());
+  resetState(STATE);
+  setMemoryPages(STATE, memoryPages);
+  tables.setArenaSize(STATE, windowBytes);
+  // (and so may the logfile header: what is read before it is written is cleared)
   memory.fill(logfileHeader, 0, LH_SIZE);
-  tables.reserveWarnings();
-  tables.clearFilter();
+  tables.reserveWarnings(STATE);
+  tables.clearFilter(STATE);
   providers.initProviders();
   buffers.resetBuffers();
   // many rows: the fixed columns, where the memory allows (the record walk writes them fastest)
-  if (rows >= 16384 && tables.useFixedColumns()) return;
-  if (rows > 0) tables.ensureRows(rows);
+  if (rows >= 16384 && tables.useFixedColumns(STATE)) return;
+  if (rows > 0) tables.ensureRows(STATE, rows);
 }
 
 /**
@@ -62,7 +67,7 @@ export function init(memoryPages: u32, windowBytes: u32, rows: u32): void {
  * format. After init, before the first consume.
  */
 export function resumeAt(bufferCount: u32, processors: u32, logFileMode: u32, compressionFormat: u32): void {
-  tables.resumeAt(bufferCount);
+  tables.resumeAt(STATE, bufferCount);
   store<u32>(logfileHeader + LH_NUMBER_OF_PROCESSORS, processors);
   store<u32>(logfileHeader + LH_LOG_FILE_MODE, logFileMode);
   buffers.setCompression(compressionFormat);
@@ -84,12 +89,12 @@ export function compressionFormat(): u32 {
 
 /** Address of the FILTER_BYTES filter block (codes.ts FILTER_*), for the driver to write after init. */
 export function filterPtr(): usize {
-  return tables.filterBlock;
+  return FILTER_BLOCK;
 }
 
 /** Puts the filter written at filterPtr() in force; before the first consume. */
 export function setFilter(): void {
-  tables.setFilter();
+  tables.setFilter(STATE);
 }
 
 export function wantBytes(): u32 {
@@ -101,7 +106,7 @@ export function wantBytes(): u32 {
  * memory: a W_CAPACITY warning says where (the driver's staging area could not grow to hold it).
  */
 export function stopAt(fileOffset: f64, bytes: u32): void {
-  tables.warn(W_CAPACITY, fileOffset, <i32>tables.buffersSeen() - 1, -1, bytes);
+  tables.warn(STATE, W_CAPACITY, fileOffset, <i32>tables.buffersSeen(STATE) - 1, -1, bytes);
   buffers.done = true;
 }
 
@@ -119,7 +124,7 @@ export function fatalOffset(): f64 {
 
 /** Whether the last consume stopped at a buffer that belongs to the next window. */
 export function windowFull(): bool {
-  return tables.windowFull;
+  return STATE.windowFull;
 }
 
 /**
@@ -127,8 +132,8 @@ export function windowFull(): bool {
  * row counts start again from zero. Providers, event types, warnings and the logfile header persist.
  */
 export function resetWindow(): void {
-  tables.resetWindow();
-  tables.clrReset();
+  tables.resetWindow(STATE);
+  tables.clrReset(STATE);
   eventtypes.clearRowCounts();
 }
 
@@ -141,57 +146,57 @@ const DIR: usize = memory.data(4 * DIR_SLOTS);
 
 /** Addresses and counts of every output table, at the DIR_* slots (assembly/codes.ts). Allocates nothing. */
 export function directory(): usize {
-  slot(DIR_ROW_COUNT, tables.rowCount);
-  slot(DIR_TIMESTAMP, tables.colTimestamp);
-  slot(DIR_KEYWORDS, tables.colKeywords);
-  slot(DIR_PID, tables.colPid);
-  slot(DIR_TID, tables.colTid);
-  slot(DIR_PAYLOAD_OFFSET, tables.colPayloadOffset);
-  slot(DIR_PAYLOAD_LENGTH, tables.colPayloadLength);
-  slot(DIR_HEADER_LENGTH, tables.colHeaderLength);
-  slot(DIR_PROVIDER, tables.colProvider);
-  slot(DIR_EVENT_ID, tables.colEventId);
-  slot(DIR_TASK, tables.colTask);
-  slot(DIR_FLAGS, tables.colFlags);
-  slot(DIR_PROCESSOR, tables.colProcessor);
-  slot(DIR_VERSION, tables.colVersion);
-  slot(DIR_OPCODE, tables.colOpcode);
-  slot(DIR_LEVEL, tables.colLevel);
-  slot(DIR_HEADER_TYPE, tables.colHeaderType);
-  slot(DIR_CHANNEL, tables.colChannel);
-  slot(DIR_EXT_COUNT, tables.extCount);
-  slot(DIR_EXT_ROW, tables.colExtRow);
-  slot(DIR_EXT_TYPE, tables.colExtType);
-  slot(DIR_EXT_SIZE, tables.colExtSize);
-  slot(DIR_EXT_OFFSET, tables.colExtOffset);
-  slot(DIR_BUF_COUNT, tables.bufCount);
-  slot(DIR_BUF_TABLE, tables.bufTable);
-  slot(DIR_WARN_COUNT, tables.warnCount);
-  slot(DIR_WARN_TOTAL, tables.warnTotal);
-  slot(DIR_WARN_TABLE, tables.warnTable);
+  slot(DIR_ROW_COUNT, STATE.rowCount);
+  slot(DIR_TIMESTAMP, STATE.colTimestamp);
+  slot(DIR_KEYWORDS, STATE.colKeywords);
+  slot(DIR_PID, STATE.colPid);
+  slot(DIR_TID, STATE.colTid);
+  slot(DIR_PAYLOAD_OFFSET, STATE.colPayloadOffset);
+  slot(DIR_PAYLOAD_LENGTH, STATE.colPayloadLength);
+  slot(DIR_HEADER_LENGTH, STATE.colHeaderLength);
+  slot(DIR_PROVIDER, STATE.colProvider);
+  slot(DIR_EVENT_ID, STATE.colEventId);
+  slot(DIR_TASK, STATE.colTask);
+  slot(DIR_FLAGS, STATE.colFlags);
+  slot(DIR_PROCESSOR, STATE.colProcessor);
+  slot(DIR_VERSION, STATE.colVersion);
+  slot(DIR_OPCODE, STATE.colOpcode);
+  slot(DIR_LEVEL, STATE.colLevel);
+  slot(DIR_HEADER_TYPE, STATE.colHeaderType);
+  slot(DIR_CHANNEL, STATE.colChannel);
+  slot(DIR_EXT_COUNT, STATE.extCount);
+  slot(DIR_EXT_ROW, STATE.colExtRow);
+  slot(DIR_EXT_TYPE, STATE.colExtType);
+  slot(DIR_EXT_SIZE, STATE.colExtSize);
+  slot(DIR_EXT_OFFSET, STATE.colExtOffset);
+  slot(DIR_BUF_COUNT, STATE.bufCount);
+  slot(DIR_BUF_TABLE, STATE.bufTable);
+  slot(DIR_WARN_COUNT, STATE.warnCount);
+  slot(DIR_WARN_TOTAL, STATE.warnTotal);
+  slot(DIR_WARN_TABLE, STATE.warnTable);
   slot(DIR_PROV_COUNT, providers.provCount);
   slot(DIR_PROV_TABLE, providers.provTable);
   slot(DIR_LOGFILE, logfileHeader);
-  slot(DIR_EVENT_TYPE, tables.colEventType);
+  slot(DIR_EVENT_TYPE, STATE.colEventType);
   slot(DIR_TYPE_COUNT, eventtypes.typeCount);
   slot(DIR_TYPE_TABLE, eventtypes.typeTable);
-  slot(DIR_ARENAS, tables.arenaListPtr());
-  slot(DIR_ARENA_COUNT, tables.arenaInUse);
-  slot(DIR_BUF_BASE, tables.bufBase);
-  slot(DIR_CLR_DIR, clrOn ? tables.clrDir : 0);
-  slot(DIR_CLR_ROWS, tables.clrRows);
-  slot(DIR_CLR_MISSING, tables.clrMissing);
-  slot(DIR_RECORD_BYTES, tables.windowRecords);
+  slot(DIR_ARENAS, STATE.arenaList);
+  slot(DIR_ARENA_COUNT, STATE.arenaInUse);
+  slot(DIR_BUF_BASE, STATE.bufBase);
+  slot(DIR_CLR_DIR, clrOn ? STATE.clrDir : 0);
+  slot(DIR_CLR_ROWS, STATE.clrRows);
+  slot(DIR_CLR_MISSING, STATE.clrMissing);
+  slot(DIR_RECORD_BYTES, STATE.windowRecords);
   return DIR;
 }
 
 export function arenaBytes(): f64 {
-  return tables.arenaBytes;
+  return STATE.arenaBytes;
 }
 
 /** XPRESS decompression on its own, for tests and benchmarks: returns bytes produced, -1 if corrupt. */
 export function decompress(src: usize, srcLen: u32, dst: usize, expected: u32): i32 {
-  return xpressDecompress(0, src, srcLen, dst, expected) ? <i32>expected : -1 - <i32>xpressProduced;
+  return xpressDecompress(STATE, src, srcLen, dst, expected) ? <i32>expected : -1 - <i32>xpressProduced;
 }
 
 /**
@@ -202,22 +207,22 @@ export function decompress(src: usize, srcLen: u32, dst: usize, expected: u32): 
 export function nettraceWalk(
   start: usize, end: usize, compressed: i32, v6: i32, resume: i32, out: usize, cols: usize, stride: usize, first: u32, cap: u32, bias: u32, lk: usize,
 ): u32 {
-  return walkEventBlock(0, start, end, compressed, v6, resume, out, cols, stride, first, cap, bias, lk);
+  return walkEventBlock(STATE, start, end, compressed, v6, resume, out, cols, stride, first, cap, bias, lk);
 }
 
 /** An EventPipe file's events in TraceEvent's dispatch order (assembly/nettrace-rows.ts dispatchOrder; `p`: its NO_* block). */
 export function nettraceOrder(p: usize): u32 {
-  return dispatchOrder(0, p);
+  return dispatchOrder(STATE, p);
 }
 
 /** Event table rows of EventPipe events (assembly/nettrace-rows.ts eventRows; `p`: its NR_* block). */
 export function nettraceRows(p: usize): void {
-  eventRows(0, p);
+  eventRows(STATE, p);
 }
 
 /** The event types of nettraceRows' rows (assembly/nettrace-rows.ts eventTypes). */
 export function nettraceTypes(p: usize): void {
-  eventTypes(0, p);
+  eventTypes(STATE, p);
 }
 
 /**
@@ -253,9 +258,9 @@ export function relocateU32(at: usize, count: u32, start: u32, end: u32, delta: 
 
 /** A block for the bindings, or 0 when memory is exhausted. */
 export function alloc(size: usize): usize {
-  return tables.allocate(size);
+  return tables.allocate(STATE, size);
 }
 
 export function free(ptr: usize): void {
-  tables.release(ptr);
+  tables.release(STATE, ptr);
 }

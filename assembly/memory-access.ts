@@ -1,9 +1,21 @@
 // Memory accessors of the sources both cores share (see scripts/gen-core-twin.mjs): a little-endian
-// read or write of one width, the copies of a decompressor, and clz32. Here they are the WebAssembly
-// loads and stores, inlined away; bindings/core/memory-access.ts gives the same names over a
-// Uint8Array. `m` names the memory: unused here (there is one), the byte view in the TypeScript core.
+// read or write of one width, fills and copies, the heap, the static blocks, and clz32. Here they are the
+// WebAssembly loads and stores, inlined away, and the AssemblyScript runtime's heap;
+// bindings/core/memory-access.ts gives the same names over an ArrayBuffer. `m` is the per-trace state
+// (core-state.ts): here a struct at the fixed address STATE (there is one memory), there also the
+// holder of the memory's views.
 
-export type Mem = usize;
+import { SharedState } from "./core-state";
+import { MEMORY_MAX_PAGES, MAX_BLOCK, FILTER_BYTES, LH_SIZE } from "./codes";
+
+export type Mem = SharedState;
+
+/** The state struct of this instance's trace. */
+export const STATE: Mem = changetype<Mem>(memory.data(offsetof<SharedState>(), 16));
+
+// ---- static blocks: fixed addresses the bindings read and write ----
+export const LOGFILE_HEADER: usize = memory.data(LH_SIZE, 16); // TRACE_LOGFILE_HEADER fields (LH_*)
+export const FILTER_BLOCK: usize = memory.data(FILTER_BYTES, 16); // the decode-time filter (FILTER_*)
 
 @inline export function ld8(m: Mem, p: usize): u32 { return <u32>load<u8>(p); }
 @inline export function ld16(m: Mem, p: usize): u32 { return <u32>load<u16>(p); }
@@ -12,6 +24,14 @@ export type Mem = usize;
 @inline export function st8(m: Mem, p: usize, v: u32): void { store<u8>(p, v); }
 @inline export function st16(m: Mem, p: usize, v: u32): void { store<u16>(p, v); }
 @inline export function st32(m: Mem, p: usize, v: u32): void { store<u32>(p, v); }
+@inline export function ldf64(m: Mem, p: usize): f64 { return load<f64>(p); }
+@inline export function stf64(m: Mem, p: usize, v: f64): void { store<f64>(p, v); }
+/** The 8 bytes at `src` to `dst` (an i64 field, which the other core cannot hold in one number). */
+@inline export function copy8(m: Mem, dst: usize, src: usize): void { store<u64>(dst, load<u64>(src)); }
+/** `n` bytes at `p` set to `byte`. */
+@inline export function fill(m: Mem, p: usize, byte: u32, n: usize): void { memory.fill(p, <u8>byte, n); }
+/** `n` bytes from `src` to `dst`; the ranges may overlap (memmove). */
+@inline export function copyBytes(m: Mem, dst: usize, src: usize, n: usize): void { memory.copy(dst, src, n); }
 
 /** Copies `n` bytes from `src` up to `dst` forward: where the ranges overlap, the source repeats. */
 @inline export function copyMatch(m: Mem, dst: usize, src: usize, n: usize): void {
@@ -88,4 +108,71 @@ export type Mem = usize;
   let b = load<u64>(src, 8);
   store<u64>(dst, a);
   store<u64>(dst, b, 8);
+}
+
+// ---- the heap: the runtime's allocator, which traps where it cannot grow; these return 0 instead ----
+
+// The memory's maximum in pages: the bindings create the memory with this maximum (a decode's
+// memory limit, or MEMORY_MAX_PAGES), and growing past it fails.
+let memoryPages: u32 = MEMORY_MAX_PAGES;
+
+/** Sets the memory's maximum (pages); 0 or anything above MEMORY_MAX_PAGES means MEMORY_MAX_PAGES. */
+export function setMemoryPages(m: Mem, pages: u32): void {
+  memoryPages = pages == 0 || pages > <u32>MEMORY_MAX_PAGES ? <u32>MEMORY_MAX_PAGES : pages;
+}
+
+/** Whether a memory limit below the most the core can address was set. */
+export function memoryLimited(m: Mem): bool {
+  return memoryPages < <u32>MEMORY_MAX_PAGES;
+}
+
+// Bytes of the heap's live blocks, headers included (the allocator keeps a block's size in the
+// word before it, low two bits for flags).
+let liveBytes: u64 = 0;
+
+@inline function blockBytes(ptr: usize): u64 {
+  return <u64>((load<usize>(ptr - sizeof<usize>()) & ~<usize>3) + sizeof<usize>());
+}
+
+/**
+ * Whether the allocator can take `bytes` more without trapping: it traps when it needs memory to
+ * grow and it cannot. It rounds a request up by at most 1/16 and adds block headers; growing takes
+ * whole pages (the allocator doubles the memory where it can), up to the memory's maximum. Once the
+ * memory has grown to its maximum, a request is served from blocks freed before: it is taken when
+ * the live blocks leave room for it with an eighth of the memory to spare for fragmentation.
+ */
+export function heapFits(m: Mem, bytes: f64): bool {
+  let need = <u64>bytes + (<u64>bytes >> 4) + 64;
+  let pages = (need + 0x1ffff) >> 16;
+  if (<u64>memory.size() + pages <= <u64>memoryPages) return true;
+  let capacity = (<u64>memory.size() << 16) - <u64>__heap_base;
+  return liveBytes + need + (capacity >> 3) <= capacity;
+}
+
+/** heap.alloc that returns 0 instead of trapping when memory is exhausted or the block passes MAX_BLOCK. */
+export function allocate(m: Mem, bytes: usize): usize {
+  if (bytes > <usize>MAX_BLOCK || !heapFits(m, <f64>bytes)) return 0;
+  let p = heap.alloc(bytes);
+  liveBytes += blockBytes(p);
+  return p;
+}
+
+/**
+ * heap.realloc that also takes a null pointer (the allocator's realloc does not). Returns 0, the
+ * block left as it was, when memory is exhausted.
+ */
+export function resize(m: Mem, ptr: usize, bytes: usize): usize {
+  if (ptr == 0) return allocate(m, bytes);
+  if (!heapFits(m, <f64>bytes)) return 0;
+  let before = blockBytes(ptr);
+  let p = heap.realloc(ptr, bytes);
+  liveBytes = liveBytes - before + blockBytes(p);
+  return p;
+}
+
+/** heap.free, keeping the count of live bytes. */
+export function release(m: Mem, ptr: usize): void {
+  if (ptr == 0) return;
+  liveBytes -= blockBytes(ptr);
+  heap.free(ptr);
 }

@@ -6,7 +6,8 @@ import {
   FF_PROVIDER, FILTER_PROVIDER_COUNT, FILTER_PROVIDERS,
 } from "./codes";
 import { clrProviderOf } from "./clr";
-import { allocate, release, resize, filterBlock, filterFlags } from "./tables";
+import { allocate, release, resize } from "./tables";
+import { STATE, FILTER_BLOCK } from "./memory-access";
 
 export let provCount: u32 = 0;
 let provCap: u32 = 0;
@@ -81,9 +82,9 @@ export function initProviders(): void {
 
 /** Moves the index to `newSize` slots; false (the old index kept) when memory is exhausted. */
 function rehash(newSize: u32): bool {
-  let slots = allocate(<usize>newSize << 2);
+  let slots = allocate(STATE, <usize>newSize << 2);
   if (slots == 0) return false;
-  if (hashSlots != 0) release(hashSlots);
+  if (hashSlots != 0) release(STATE, hashSlots);
   hashSlots = slots;
   memory.fill(hashSlots, 0, <usize>newSize << 2);
   hashMask = newSize - 1;
@@ -102,10 +103,10 @@ function insertSlot(lo: u64, hi: u64, index: u32): void {
 
 /** 1 when the decode's provider filter keeps this GUID's rows (or there is none), else 0. */
 function providerWanted(lo: u64, hi: u64): u32 {
-  if ((filterFlags & FF_PROVIDER) == 0) return 1;
-  let n = load<u32>(filterBlock + FILTER_PROVIDER_COUNT);
+  if ((STATE.filterFlags & FF_PROVIDER) == 0) return 1;
+  let n = load<u32>(FILTER_BLOCK + FILTER_PROVIDER_COUNT);
   for (let i: u32 = 0; i < n; i++) {
-    let g = filterBlock + FILTER_PROVIDERS + (<usize>i << 4);
+    let g = FILTER_BLOCK + FILTER_PROVIDERS + (<usize>i << 4);
     if (load<u64>(g) == lo && load<u64>(g, 8) == hi) return 1;
   }
   return 0;
@@ -115,7 +116,7 @@ function addProvider(lo: u64, hi: u64, group: u32, kind: u32): i32 {
   if (provCount >= <u32>MAX_PROVIDERS) return -1;
   if (provCount >= provCap) {
     let cap = max<u32>(provCap << 1, 64);
-    let t = resize(provTable, <usize>cap * PROV_STRIDE);
+    let t = resize(STATE, provTable, <usize>cap * PROV_STRIDE);
     if (t == 0) return -1;
     provTable = t;
     provCap = cap;

@@ -11,14 +11,7 @@ import {
   FILTER_TID_COUNT, FILTER_EVENT_IDS, FILTER_OPCODES, FILTER_PIDS, FILTER_TIDS, EVENT_TYPE_NONE, CLR_DIR_COUNT,
 } from "./codes";
 import { NT_METADATA, NT_PAYLOAD_OFFSET, NT_PAYLOAD_SIZE } from "./nettrace-events";
-import {
-  rowCount, rowBase, colTimestamp, colKeywords, colPid, colTid, colPayloadOffset, colPayloadLength, colHeaderLength,
-  colProvider, colEventId, colTask, colFlags, colVersion, colOpcode, colLevel, colHeaderType,
-  colChannel, colEventType, extCount, colExtRow, colExtType, colExtSize, colExtOffset, ensureExt, warn,
-  filterFlags, filterBlock, fixedBlock, FIXED_TIMESTAMP, FIXED_PID, FIXED_TID, FIXED_PAYLOAD_OFFSET,
-  FIXED_PAYLOAD_LENGTH, FIXED_HEADER_LENGTH, FIXED_FLAGS, FIXED_EVENT_TYPE, FIXED_HEADER_TYPE,
-  allocate, release,
-} from "./tables";
+import { ensureExt, warn, FIXED_TIMESTAMP, FIXED_PID, FIXED_TID, FIXED_PAYLOAD_OFFSET, FIXED_PAYLOAD_LENGTH, FIXED_HEADER_LENGTH, FIXED_FLAGS, FIXED_EVENT_TYPE, FIXED_HEADER_TYPE, allocate, release } from "./tables";
 import { provTable } from "./providers";
 import { eventType, eventTypeKey, eventTypeTlc, typeClr, typeHash } from "./eventtypes";
 import * as eventtypes from "./eventtypes";
@@ -28,6 +21,7 @@ import { fillClrRows } from "./clr-fill";
 import * as tables from "./tables";
 import { providerByGuid, providerByHook, providerNone } from "./providers";
 import * as providers from "./providers";
+import { STATE, FILTER_BLOCK } from "./memory-access";
 
 const NONE32: u32 = 0xffffffff;
 
@@ -39,38 +33,38 @@ export let walkAbandoned: bool = false;
 
 /** Whether `v` is one of the `count` u32 entries at `set` (filter block offsets). */
 function inSet(count: usize, set: usize, v: u32): bool {
-  let n = load<u32>(filterBlock + count);
-  let p = filterBlock + set;
+  let n = load<u32>(FILTER_BLOCK + count);
+  let p = FILTER_BLOCK + set;
   for (let i: u32 = 0; i < n; i++) if (load<u32>(p + (<usize>i << 2)) == v) return true;
   return false;
 }
 
 /**
- * The decode-time filter, asked once per record while a filter is in force (filterFlags != 0):
+ * The decode-time filter, asked once per record while a filter is in force (STATE.filterFlags != 0):
  * true when the record takes no row. Its extended items, written before the row, are dropped with it.
  * The first row (the logfile header record) is always kept.
  */
 function filteredOut(
   ts: i64, keywords: u64, pid: u32, tid: u32, provider: i32, eventId: u32, flags: u32, opcode: u32, level: u32,
 ): bool {
-  if (rowCount == 0 && rowBase == 0) return false;
-  let f = filterFlags;
+  if (STATE.rowCount == 0 && STATE.rowBase == 0) return false;
+  let f = STATE.filterFlags;
   let out = false;
   if ((f & FF_PROVIDER) != 0 && (provider < 0 || load<u8>(provTable + <usize>provider * PROV_STRIDE + PROV_WANTED) == 0)) out = true;
   else if ((f & FF_EVENT_ID) != 0 && !inSet(FILTER_EVENT_ID_COUNT, FILTER_EVENT_IDS, eventId)) out = true;
   else if ((f & FF_OPCODE) != 0 && !inSet(FILTER_OPCODE_COUNT, FILTER_OPCODES, opcode)) out = true;
-  else if ((f & FF_LEVEL) != 0 && level > load<u32>(filterBlock + FILTER_LEVEL)) out = true;
-  else if ((f & FF_KEYWORDS) != 0 && (keywords & load<u64>(filterBlock + FILTER_KEYWORDS)) == 0) out = true;
+  else if ((f & FF_LEVEL) != 0 && level > load<u32>(FILTER_BLOCK + FILTER_LEVEL)) out = true;
+  else if ((f & FF_KEYWORDS) != 0 && (keywords & load<u64>(FILTER_BLOCK + FILTER_KEYWORDS)) == 0) out = true;
   else if ((f & (FF_PID | FF_TID)) != 0 && (flags & F_NO_PROCESS_INFO) != 0) out = true;
   else if ((f & FF_PID) != 0 && !inSet(FILTER_PID_COUNT, FILTER_PIDS, pid)) out = true;
   else if ((f & FF_TID) != 0 && !inSet(FILTER_TID_COUNT, FILTER_TIDS, tid)) out = true;
-  else if ((f & FF_FROM) != 0 && ts < load<i64>(filterBlock + FILTER_FROM)) out = true;
-  else if ((f & FF_TO) != 0 && ts > load<i64>(filterBlock + FILTER_TO)) out = true;
+  else if ((f & FF_FROM) != 0 && ts < load<i64>(FILTER_BLOCK + FILTER_FROM)) out = true;
+  else if ((f & FF_TO) != 0 && ts > load<i64>(FILTER_BLOCK + FILTER_TO)) out = true;
   if (out) {
     // extended items of this record carry the row it would have taken
-    let e = extCount;
-    while (e > 0 && load<u32>(colExtRow + (<usize>(e - 1) << 2)) == rowCount) e--;
-    tables.extCount = e;
+    let e = STATE.extCount;
+    while (e > 0 && load<u32>(STATE.colExtRow + (<usize>(e - 1) << 2)) == STATE.rowCount) e--;
+    STATE.extCount = e;
   }
   return out;
 }
@@ -85,12 +79,12 @@ function filteredOut(
   channel: u32,
 ): void {
   // the row is committed here or nowhere: one branch per record without a filter
-  if (filterFlags != 0 && filteredOut(ts, keywords, pid, tid, provider, eventId, flags, opcode, level)) return;
+  if (STATE.filterFlags != 0 && filteredOut(ts, keywords, pid, tid, provider, eventId, flags, opcode, level)) return;
   let key = eventTypeKey(<u32>provider, eventId, version, opcode, headerType);
   let tlc = eventTypeTlc(task, level, channel);
   let type = eventType(key, keywords, tlc);
-  let r = <usize>rowCount;
-  let fb = fixedBlock;
+  let r = <usize>STATE.rowCount;
+  let fb = STATE.fixedBlock;
   if (fb != 0) {
     let a8 = fb + (r << 3), a4 = fb + (r << 2), a2 = fb + (r << 1), a1 = fb + r;
     store<i64>(a8, ts, FIXED_TIMESTAMP);
@@ -103,30 +97,30 @@ function filteredOut(
     store<u16>(a2, <u16>type, FIXED_EVENT_TYPE);
     store<u8>(a1, <u8>headerType, FIXED_HEADER_TYPE);
   } else {
-    store<i64>(colTimestamp + (r << 3), ts);
-    store<u32>(colPid + (r << 2), pid);
-    store<u32>(colTid + (r << 2), tid);
-    store<u32>(colPayloadOffset + (r << 2), <u32>(rec + headerLength));
-    store<u16>(colPayloadLength + (r << 1), <u16>(size - headerLength));
-    store<u16>(colHeaderLength + (r << 1), <u16>headerLength);
-    store<u16>(colFlags + (r << 1), <u16>flags);
-    store<u16>(colEventType + (r << 1), <u16>type);
-    store<u8>(colHeaderType + r, <u8>headerType);
+    store<i64>(STATE.colTimestamp + (r << 3), ts);
+    store<u32>(STATE.colPid + (r << 2), pid);
+    store<u32>(STATE.colTid + (r << 2), tid);
+    store<u32>(STATE.colPayloadOffset + (r << 2), <u32>(rec + headerLength));
+    store<u16>(STATE.colPayloadLength + (r << 1), <u16>(size - headerLength));
+    store<u16>(STATE.colHeaderLength + (r << 1), <u16>headerLength);
+    store<u16>(STATE.colFlags + (r << 1), <u16>flags);
+    store<u16>(STATE.colEventType + (r << 1), <u16>type);
+    store<u8>(STATE.colHeaderType + r, <u8>headerType);
   }
   // Provider, event id, version, opcode, keywords, task, level and channel are the event type's (its
   // struct holds them): stored only for a row without one, past the type table's MAX_EVENT_TYPES (the
   // bindings read the rest there).
   if (type == EVENT_TYPE_NONE) {
-    store<u16>(colProvider + (r << 1), <u16>provider);
-    store<u16>(colEventId + (r << 1), <u16>eventId);
-    store<u16>(colVersion + (r << 1), <u16>version);
-    store<u8>(colOpcode + r, <u8>opcode);
-    store<u64>(colKeywords + (r << 3), keywords);
-    store<u16>(colTask + (r << 1), <u16>task);
-    store<u8>(colLevel + r, <u8>level);
-    store<u8>(colChannel + r, <u8>channel);
+    store<u16>(STATE.colProvider + (r << 1), <u16>provider);
+    store<u16>(STATE.colEventId + (r << 1), <u16>eventId);
+    store<u16>(STATE.colVersion + (r << 1), <u16>version);
+    store<u8>(STATE.colOpcode + r, <u8>opcode);
+    store<u64>(STATE.colKeywords + (r << 3), keywords);
+    store<u16>(STATE.colTask + (r << 1), <u16>task);
+    store<u8>(STATE.colLevel + r, <u8>level);
+    store<u8>(STATE.colChannel + r, <u8>channel);
   }
-  tables.rowCount = rowCount + 1;
+  STATE.rowCount = STATE.rowCount + 1;
   // its typed table, if the record is a .NET runtime event the schema knows
   if (clrOn) {
     let t = typeClr(type, key);
@@ -151,15 +145,15 @@ let slotsUsed: u32 = 0;
  */
 export function typedBuckets(nTypes: u32): bool {
   if (buckets != 0) return true;
-  let b = allocate(<usize>(TYPED_SLOTS * TYPED_BUCKET) << 2);
-  let o = allocate(<usize>nTypes << 1);
-  let t = allocate(<usize>TYPED_SLOTS << 1);
-  let f = allocate(<usize>TYPED_SLOTS << 2);
+  let b = allocate(STATE, <usize>(TYPED_SLOTS * TYPED_BUCKET) << 2);
+  let o = allocate(STATE, <usize>nTypes << 1);
+  let t = allocate(STATE, <usize>TYPED_SLOTS << 1);
+  let f = allocate(STATE, <usize>TYPED_SLOTS << 2);
   if (b == 0 || o == 0 || t == 0 || f == 0) {
-    release(b);
-    release(o);
-    release(t);
-    release(f);
+    release(STATE, b);
+    release(STATE, o);
+    release(STATE, t);
+    release(STATE, f);
     return false;
   }
   memory.fill(o, 0, <usize>nTypes << 1);
@@ -232,33 +226,33 @@ const FILL_CHUNK: u32 = 4096;
  * caller placed: provider (u16), header type (u8), event id and version (u16), payload offset (u32,
  * an address) and length (u16). `provClr` holds an i8 per provider (`nProv`): its .NET runtime provider
  * index, or -1. Each schema event's rows go to its table in row order. Returns the rows placed
- * (tables.clrRows; tables.clrMissing counts those memory could not take).
+ * (STATE.clrRows; STATE.clrMissing counts those memory could not take).
  */
 export function fillRowsOf(
   provClr: usize, nProv: u32, rows: u32, provider: usize, headerType: usize, eventId: usize, version: usize,
   payloadOffset: usize, payloadLength: usize,
 ): u32 {
-  let nTypes = clr.clrTypes;
+  let nTypes = STATE.clrTypes;
   if (rows == 0 || nTypes == 0) return 0;
   // per schema event: its rows in the chunk, then where they go in `list`; the events met in the chunk
-  let count = allocate(<usize>nTypes << 2);
-  let at = allocate(<usize>nTypes << 2);
-  let met = allocate(<usize>FILL_CHUNK << 2);
-  let eventOf = allocate(<usize>FILL_CHUNK << 2);
-  let list = allocate(<usize>FILL_CHUNK << 2);
+  let count = allocate(STATE, <usize>nTypes << 2);
+  let at = allocate(STATE, <usize>nTypes << 2);
+  let met = allocate(STATE, <usize>FILL_CHUNK << 2);
+  let eventOf = allocate(STATE, <usize>FILL_CHUNK << 2);
+  let list = allocate(STATE, <usize>FILL_CHUNK << 2);
   if (count == 0 || at == 0 || met == 0 || eventOf == 0 || list == 0) {
-    release(count);
-    release(at);
-    release(met);
-    release(eventOf);
-    release(list);
-    tables.clrMissing += rows;
+    release(STATE, count);
+    release(STATE, at);
+    release(STATE, met);
+    release(STATE, eventOf);
+    release(STATE, list);
+    STATE.clrMissing += rows;
     return 0;
   }
   memory.fill(count, 0, <usize>nTypes << 2);
-  tables.colPayloadOffset = payloadOffset;
-  tables.colPayloadLength = payloadLength;
-  tables.colHeaderType = headerType;
+  STATE.colPayloadOffset = payloadOffset;
+  STATE.colPayloadLength = payloadLength;
+  STATE.colHeaderType = headerType;
   for (let c: u32 = 0; c < rows; c += FILL_CHUNK) {
     let end = min<u32>(rows, c + FILL_CHUNK);
     let nMet: u32 = 0;
@@ -300,12 +294,12 @@ export function fillRowsOf(
       store<u32>(count + (<usize>t << 2), 0);
     }
   }
-  release(count);
-  release(at);
-  release(met);
-  release(eventOf);
-  release(list);
-  return tables.clrRows;
+  release(STATE, count);
+  release(STATE, at);
+  release(STATE, met);
+  release(STATE, eventOf);
+  release(STATE, list);
+  return STATE.clrRows;
 }
 
 /** The schema event of window row `k` (fillPlacedRows's), -1: none. */
@@ -323,25 +317,25 @@ export function fillRowsOf(
  * event table's). The typed rows' row indices are the window rows, which are the event table's while
  * the window's dispatch order is the file's, else placedReorder puts them in that order. References are
  * the payloads' addresses plus `delta`. `headerType`: every row's. Returns the rows placed
- * (tables.clrRows), as fillRowsOf.
+ * (STATE.clrRows), as fillRowsOf.
  */
 export function fillPlacedRows(cols: usize, stride: usize, first: u32, rows: u32, mdClr: usize, nMd: u32, bias: u32, delta: u32, headerType: u32): u32 {
-  if (rows == 0 || clr.clrTypes == 0 || buckets == 0) return tables.clrRows;
+  if (rows == 0 || STATE.clrTypes == 0 || buckets == 0) return STATE.clrRows;
   let n = <usize>rows;
   // (payload address and length and the header type, a row each: the columns the fills read)
-  let scratch = allocate(n * 7);
+  let scratch = allocate(STATE, n * 7);
   if (scratch == 0) {
-    tables.clrMissing += rows;
-    return tables.clrRows;
+    STATE.clrMissing += rows;
+    return STATE.clrRows;
   }
   let address = scratch, length = scratch + (n << 2), ht = scratch + n * 6;
   let md = cols + <usize>NT_METADATA * stride;
   let po = cols + <usize>NT_PAYLOAD_OFFSET * stride + (<usize>first << 2);
   let ps = cols + <usize>NT_PAYLOAD_SIZE * stride + (<usize>first << 2);
   // (the fills read row `first + r` of these columns at their entry r)
-  tables.colPayloadOffset = address - (<usize>first << 2);
-  tables.colPayloadLength = length - (<usize>first << 1);
-  tables.colHeaderType = ht - <usize>first;
+  STATE.colPayloadOffset = address - (<usize>first << 2);
+  STATE.colPayloadLength = length - (<usize>first << 1);
+  STATE.colHeaderType = ht - <usize>first;
   typedDelta = delta;
   // each row of a schema event to its bucket, as a record walk's (a full bucket is filled at once, its
   // rows' columns written; the fills read only their rows' entries)
@@ -355,8 +349,8 @@ export function fillPlacedRows(cols: usize, stride: usize, first: u32, rows: u32
   }
   fillTyped();
   typedDelta = 0;
-  release(scratch);
-  return tables.clrRows;
+  release(STATE, scratch);
+  return STATE.clrRows;
 }
 
 /**
@@ -365,16 +359,16 @@ export function fillPlacedRows(cols: usize, stride: usize, first: u32, rows: u32
  * rows by position, their row indices the positions. False when memory is exhausted (nothing moved).
  */
 export function placedReorder(cols: usize, stride: usize, n: u32, order: usize, mdClr: usize, nMd: u32): bool {
-  let nTypes = clr.clrTypes;
+  let nTypes = STATE.clrTypes;
   if (n == 0 || nTypes == 0) return true;
   let md = cols + <usize>NT_METADATA * stride;
   // (each row's index among its table's rows in file order; each table's first entry in `src`, `rows`)
-  let index = allocate(<usize>n << 2);
-  let start = allocate(<usize>nTypes << 2);
-  let next = allocate(<usize>nTypes << 2);
-  let src = allocate(<usize>n << 2);
-  let rows = allocate(<usize>n << 2);
-  let tmp = allocate(<usize>n << 3);
+  let index = allocate(STATE, <usize>n << 2);
+  let start = allocate(STATE, <usize>nTypes << 2);
+  let next = allocate(STATE, <usize>nTypes << 2);
+  let src = allocate(STATE, <usize>n << 2);
+  let rows = allocate(STATE, <usize>n << 2);
+  let tmp = allocate(STATE, <usize>n << 3);
   let ok = index != 0 && start != 0 && next != 0 && src != 0 && rows != 0 && tmp != 0;
   if (ok) {
     memory.fill(next, 0, <usize>nTypes << 2);
@@ -409,12 +403,12 @@ export function placedReorder(cols: usize, stride: usize, n: u32, order: usize, 
       clr.clrPermute(<i32>t, clrEntry(<i32>t), src + s0, rows + s0, c, tmp);
     }
   }
-  release(index);
-  release(start);
-  release(next);
-  release(src);
-  release(rows);
-  release(tmp);
+  release(STATE, index);
+  release(STATE, start);
+  release(STATE, next);
+  release(STATE, src);
+  release(STATE, rows);
+  release(STATE, tmp);
   return ok;
 }
 
@@ -426,7 +420,7 @@ function emitOpaque(rec: usize, pos: u32, size: u32, ts: i64, ht: u32, detail: u
 }
 
 function recordWarning(code: u32, pos: u32, detail: u32): void {
-  warn(code, ctxFileOffset, ctxBuffer, <i32>(pos + BUFFER_HEADER_SIZE), detail);
+  warn(STATE, code, ctxFileOffset, ctxBuffer, <i32>(pos + BUFFER_HEADER_SIZE), detail);
 }
 
 // The run of records most traces are made of, written by a loop of its own (fewer instructions a record
@@ -436,8 +430,8 @@ function recordWarning(code: u32, pos: u32, detail: u32): void {
 let fastLastTs: i64 = 0;
 
 function walkFast(base: usize, pos: u32, len: u32): u32 {
-  let fb = fixedBlock;
-  let r = <usize>rowCount;
+  let fb = STATE.fixedBlock;
+  let r = <usize>STATE.rowCount;
   let slots = eventtypes.hashSlots;
   let mask = eventtypes.hashMask;
   let types = eventtypes.typeTable;
@@ -489,7 +483,7 @@ function walkFast(base: usize, pos: u32, len: u32): u32 {
     r++;
     pos += (size + 7) & ~7;
   }
-  tables.rowCount = <u32>r;
+  STATE.rowCount = <u32>r;
   fastLastTs = ts;
   return pos;
 }
@@ -506,7 +500,7 @@ export function walkRecords(
   walkAbandoned = false;
   let lastTs = bufferTimestamp;
   let pos: u32 = 0;
-  let fast = fixedBlock != 0 && filterFlags == 0;
+  let fast = STATE.fixedBlock != 0 && STATE.filterFlags == 0;
   while (pos + 4 <= len) {
     let rec = base + pos;
     let marker = load<u32>(rec);
@@ -566,8 +560,8 @@ export function walkRecords(
         if ((flags & 1) != 0) {
           // Items are inline: u16 item size, u16 type, u16 linkage bit, u16 data size, data, pad to 8.
           let n: u32 = 0;
-          let firstExt = extCount;
-          if (!ensureExt(MAX_EXT_ITEMS)) { flags |= F_EXT_MALFORMED; }
+          let firstExt = STATE.extCount;
+          if (!ensureExt(STATE, MAX_EXT_ITEMS)) { flags |= F_EXT_MALFORMED; }
           else {
             while (true) {
               if (n >= <u32>MAX_EXT_ITEMS || hl + 8 > size) { flags |= F_EXT_MALFORMED; break; }
@@ -577,17 +571,17 @@ export function walkRecords(
               let dataSize = <u32>load<u16>(item, 6);
               if (hl + 8 + dataSize > size) { flags |= F_EXT_MALFORMED; break; }
               let e = <usize>(firstExt + n);
-              store<u32>(colExtRow + (e << 2), rowCount);
-              store<u16>(colExtType + (e << 1), <u16>extType);
-              store<u16>(colExtSize + (e << 1), <u16>dataSize);
-              store<u32>(colExtOffset + (e << 2), <u32>(item + 8));
+              store<u32>(STATE.colExtRow + (e << 2), STATE.rowCount);
+              store<u16>(STATE.colExtType + (e << 1), <u16>extType);
+              store<u16>(STATE.colExtSize + (e << 1), <u16>dataSize);
+              store<u32>(STATE.colExtOffset + (e << 2), <u32>(item + 8));
               n++;
               hl += (8 + dataSize + 7) & ~7;
               if ((link & 1) == 0) break;
             }
             // The last stride may pad past the record end: user data is then empty.
             if (hl > size) hl = size;
-            tables.extCount = firstExt + n;
+            STATE.extCount = firstExt + n;
           }
           if ((flags & F_EXT_MALFORMED) != 0) recordWarning(W_EXT_ITEMS_MALFORMED, pos, n);
         }

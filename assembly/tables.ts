@@ -1,112 +1,30 @@
 // Output tables in linear memory. Every table grows by doubling before a buffer is walked, so the
 // per-record path never allocates: it only stores into space reserved for the whole buffer.
+//
+// Both cores run this source (scripts/gen-core-twin.mjs): its state is the struct `m`
+// (core-state.ts), its memory and heap the accessors of memory-access.ts. Sizes that could pass 2^32
+// are compared as f64, which both cores add exactly, where the other core's numbers would not wrap.
 
 import {
-  W_CAPACITY, MEMORY_MAX_PAGES, MAX_BLOCK, MAX_ROWS, MIN_WINDOW, ARENA_BLOCK, MAX_WARNINGS, BUF_STRIDE,
+  W_CAPACITY, MAX_BLOCK, MAX_ROWS, MIN_WINDOW, ARENA_BLOCK, MAX_WARNINGS, BUF_STRIDE,
   WARN_STRIDE, WARN_FILE_OFFSET, WARN_CODE, WARN_BUFFER, WARN_RECORD_OFFSET, WARN_DETAIL, FILTER_BYTES, FILTER_FLAGS,
   CLR_DIR_STRIDE, CLR_DIR_COUNT,
 } from "./codes";
+import { Mem, FILTER_BLOCK, ld32, st32, stf64, fill, allocate, resize, release, heapFits } from "./memory-access";
 
-// ---- event table: one row per record, struct of arrays (50 bytes a row; DIR_* slots) ----
-export let rowCount: u32 = 0;
-export let rowCap: u32 = 0;
-export let colTimestamp: usize = 0; // i64 raw clock
-export let colKeywords: usize = 0; // u64
-export let colPid: usize = 0; // u32, 0xFFFFFFFF when the header has none
-export let colTid: usize = 0; // u32, 0xFFFFFFFF when the header has none
-export let colPayloadOffset: usize = 0; // u32 address of the user data in linear memory
-export let colPayloadLength: usize = 0; // u16
-export let colHeaderLength: usize = 0; // u16 bytes from record start to user data
-export let colProvider: usize = 0; // u16 index into the provider table
-export let colEventId: usize = 0; // u16
-export let colTask: usize = 0; // u16
-export let colFlags: usize = 0; // u16 header flags (low 12 bits) | decoder status (high 4 bits)
-export let colProcessor: usize = 0; // u16
-export let colVersion: usize = 0; // u16
-export let colOpcode: usize = 0; // u8
-export let colLevel: usize = 0; // u8
-export let colHeaderType: usize = 0; // u8
-export let colChannel: usize = 0; // u8
-export let colEventType: usize = 0; // u16 index into the event type table (eventtypes.ts)
+export { allocate, resize, release } from "./memory-access";
 
 // ---- decode-time filter (FILTER_* layout): the driver writes the block, then setFilter() reads its flags ----
-export const filterBlock: usize = memory.data(FILTER_BYTES);
-export let filterFlags: u32 = 0; // FF_* bits in force; 0: every row is kept
 
 /** No filter: clears the block (the memory may be reused from an earlier trace). */
-export function clearFilter(): void {
-  memory.fill(filterBlock, 0, FILTER_BYTES);
-  filterFlags = 0;
+export function clearFilter(m: Mem): void {
+  fill(m, FILTER_BLOCK, 0, FILTER_BYTES);
+  m.filterFlags = 0;
 }
 
 /** Takes the filter the driver wrote into the block; called before any input is consumed. */
-export function setFilter(): void {
-  filterFlags = load<u32>(filterBlock + FILTER_FLAGS);
-}
-
-// The memory's maximum in pages: the bindings create the memory with this maximum (a decode's
-// memory limit, or MEMORY_MAX_PAGES), and growing past it fails.
-let memoryPages: u32 = MEMORY_MAX_PAGES;
-
-/** Sets the memory's maximum (pages); 0 or anything above MEMORY_MAX_PAGES means MEMORY_MAX_PAGES. */
-export function setMemoryPages(pages: u32): void {
-  memoryPages = pages == 0 || pages > <u32>MEMORY_MAX_PAGES ? <u32>MEMORY_MAX_PAGES : pages;
-}
-
-/** Whether a memory limit below the most the core can address was set. */
-export function memoryLimited(): bool {
-  return memoryPages < <u32>MEMORY_MAX_PAGES;
-}
-
-// Bytes of the heap's live blocks, headers included (the allocator keeps a block's size in the
-// word before it, low two bits for flags).
-let liveBytes: u64 = 0;
-
-@inline function blockBytes(ptr: usize): u64 {
-  return <u64>((load<usize>(ptr - sizeof<usize>()) & ~<usize>3) + sizeof<usize>());
-}
-
-/**
- * Whether the allocator can take `bytes` more without trapping: it traps when it needs memory to
- * grow and it cannot. It rounds a request up by at most 1/16 and adds block headers; growing takes
- * whole pages (the allocator doubles the memory where it can), up to the memory's maximum. Once the
- * memory has grown to its maximum, a request is served from blocks freed before: it is taken when
- * the live blocks leave room for it with an eighth of the memory to spare for fragmentation.
- */
-function fits(bytes: usize): bool {
-  let need = <u64>bytes + (<u64>bytes >> 4) + 64;
-  let pages = (need + 0x1ffff) >> 16;
-  if (<u64>memory.size() + pages <= <u64>memoryPages) return true;
-  let capacity = (<u64>memory.size() << 16) - <u64>__heap_base;
-  return liveBytes + need + (capacity >> 3) <= capacity;
-}
-
-/** heap.alloc that returns 0 instead of trapping when memory is exhausted or the block passes MAX_BLOCK. */
-export function allocate(bytes: usize): usize {
-  if (bytes > <usize>MAX_BLOCK || !fits(bytes)) return 0;
-  let p = heap.alloc(bytes);
-  liveBytes += blockBytes(p);
-  return p;
-}
-
-/**
- * heap.realloc that also takes a null pointer (the allocator's realloc does not). Returns 0, the
- * block left as it was, when memory is exhausted.
- */
-export function resize(ptr: usize, bytes: usize): usize {
-  if (ptr == 0) return allocate(bytes);
-  if (!fits(bytes)) return 0;
-  let before = blockBytes(ptr);
-  let p = heap.realloc(ptr, bytes);
-  liveBytes = liveBytes - before + blockBytes(p);
-  return p;
-}
-
-/** heap.free, keeping the count of live bytes. */
-export function release(ptr: usize): void {
-  if (ptr == 0) return;
-  liveBytes -= blockBytes(ptr);
-  heap.free(ptr);
+export function setFilter(m: Mem): void {
+  m.filterFlags = ld32(m, FILTER_BLOCK + FILTER_FLAGS);
 }
 
 // ---- fixed columns: when the memory allows, a window's columns are one block of FIXED_ROWS rows, each
@@ -136,34 +54,33 @@ export const FIXED_LEVEL: usize = <usize>FIXED_ROWS * 47 + 15 * FIXED_SKEW;
 export const FIXED_HEADER_TYPE: usize = <usize>FIXED_ROWS * 48 + 16 * FIXED_SKEW;
 export const FIXED_CHANNEL: usize = <usize>FIXED_ROWS * 49 + 17 * FIXED_SKEW;
 const FIXED_BYTES: usize = <usize>FIXED_ROWS * 50 + 18 * FIXED_SKEW;
-export let fixedBlock: usize = 0; // 0: the columns are blocks of their own (ensureRows)
 
 /** Takes the fixed column block when the memory allows it (before any row); false when it does not. */
-export function useFixedColumns(): bool {
-  if (fixedBlock != 0) return true;
-  if (rowCap != 0 || !fits(FIXED_BYTES + (FIXED_BYTES >> 3))) return false;
-  let b = allocate(FIXED_BYTES);
+export function useFixedColumns(m: Mem): bool {
+  if (m.fixedBlock != 0) return true;
+  if (m.rowCap != 0 || !heapFits(m, <f64>FIXED_BYTES + <f64>(FIXED_BYTES >> 3))) return false;
+  let b = allocate(m, FIXED_BYTES);
   if (b == 0) return false;
-  fixedBlock = b;
-  colTimestamp = b + FIXED_TIMESTAMP;
-  colKeywords = b + FIXED_KEYWORDS;
-  colPid = b + FIXED_PID;
-  colTid = b + FIXED_TID;
-  colPayloadOffset = b + FIXED_PAYLOAD_OFFSET;
-  colPayloadLength = b + FIXED_PAYLOAD_LENGTH;
-  colHeaderLength = b + FIXED_HEADER_LENGTH;
-  colProvider = b + FIXED_PROVIDER;
-  colEventId = b + FIXED_EVENT_ID;
-  colTask = b + FIXED_TASK;
-  colFlags = b + FIXED_FLAGS;
-  colProcessor = b + FIXED_PROCESSOR;
-  colVersion = b + FIXED_VERSION;
-  colEventType = b + FIXED_EVENT_TYPE;
-  colOpcode = b + FIXED_OPCODE;
-  colLevel = b + FIXED_LEVEL;
-  colHeaderType = b + FIXED_HEADER_TYPE;
-  colChannel = b + FIXED_CHANNEL;
-  rowCap = FIXED_ROWS;
+  m.fixedBlock = b;
+  m.colTimestamp = b + FIXED_TIMESTAMP;
+  m.colKeywords = b + FIXED_KEYWORDS;
+  m.colPid = b + FIXED_PID;
+  m.colTid = b + FIXED_TID;
+  m.colPayloadOffset = b + FIXED_PAYLOAD_OFFSET;
+  m.colPayloadLength = b + FIXED_PAYLOAD_LENGTH;
+  m.colHeaderLength = b + FIXED_HEADER_LENGTH;
+  m.colProvider = b + FIXED_PROVIDER;
+  m.colEventId = b + FIXED_EVENT_ID;
+  m.colTask = b + FIXED_TASK;
+  m.colFlags = b + FIXED_FLAGS;
+  m.colProcessor = b + FIXED_PROCESSOR;
+  m.colVersion = b + FIXED_VERSION;
+  m.colEventType = b + FIXED_EVENT_TYPE;
+  m.colOpcode = b + FIXED_OPCODE;
+  m.colLevel = b + FIXED_LEVEL;
+  m.colHeaderType = b + FIXED_HEADER_TYPE;
+  m.colChannel = b + FIXED_CHANNEL;
+  m.rowCap = FIXED_ROWS;
   return true;
 }
 
@@ -171,126 +88,116 @@ export function useFixedColumns(): bool {
  * Whether `extra` more rows fit the window's columns without growing them; fixed columns that cannot
  * hold them in an empty window are left for columns that grow (the buffer is then taken as usual).
  */
-export function rowsFit(extra: u32): bool {
-  if (fixedBlock == 0 || <u64>rowCount + extra <= <u64>FIXED_ROWS) return true;
-  if (rowCount > 0) {
-    windowFull = true;
+export function rowsFit(m: Mem, extra: u32): bool {
+  if (m.fixedBlock == 0 || <f64>m.rowCount + <f64>extra <= <f64>FIXED_ROWS) return true;
+  if (m.rowCount > 0) {
+    m.windowFull = true;
     return false;
   }
   // an empty window: the buffer alone passes the block; the columns become blocks of their own
-  release(fixedBlock);
-  fixedBlock = 0;
-  colTimestamp = colKeywords = colPid = colTid = colPayloadOffset = colPayloadLength = colHeaderLength = 0;
-  colProvider = colEventId = colTask = colFlags = colProcessor = colVersion = colEventType = 0;
-  colOpcode = colLevel = colHeaderType = colChannel = 0;
-  rowCap = 0;
+  release(m, m.fixedBlock);
+  m.fixedBlock = 0;
+  m.colTimestamp = m.colKeywords = m.colPid = m.colTid = m.colPayloadOffset = m.colPayloadLength = m.colHeaderLength = 0;
+  m.colProvider = m.colEventId = m.colTask = m.colFlags = m.colProcessor = m.colVersion = m.colEventType = 0;
+  m.colOpcode = m.colLevel = m.colHeaderType = m.colChannel = 0;
+  m.rowCap = 0;
   return true;
+}
+
+/** Rows of a table that must hold `need` (at most MAX_ROWS) and has `cap`: twice as many, at least `least`. */
+function grownCap(cap: u32, need: u32, least: u32): u32 {
+  let c = cap * 2 > need ? cap * 2 : need; // (cap is at most MAX_ROWS: twice it stays below 2^31)
+  if (c < least) c = least;
+  return c > <u32>MAX_ROWS ? <u32>MAX_ROWS : c;
 }
 
 /** Reserve room for `extra` more rows. Returns false when the table cannot grow any further. */
-export function ensureRows(extra: u32): bool {
-  let need = <u64>rowCount + extra;
-  if (need <= <u64>rowCap) return true;
-  if (need > <u64>MAX_ROWS || fixedBlock != 0) return false;
-  let cap = max<u32>(rowCap << 1, max<u32>(<u32>need, 4096));
-  if (cap > <u32>MAX_ROWS) cap = MAX_ROWS;
+export function ensureRows(m: Mem, extra: u32): bool {
+  let need = <f64>m.rowCount + <f64>extra;
+  if (need <= <f64>m.rowCap) return true;
+  if (need > <f64>MAX_ROWS || m.fixedBlock != 0) return false;
+  let cap = grownCap(m.rowCap, <u32>need, 4096);
   // A column that grew before one that could not is merely larger than rowCap.
   let c = <usize>cap;
   let p: usize;
-  if ((p = resize(colTimestamp, c << 3)) == 0) return false; colTimestamp = p;
-  if ((p = resize(colKeywords, c << 3)) == 0) return false; colKeywords = p;
-  if ((p = resize(colPid, c << 2)) == 0) return false; colPid = p;
-  if ((p = resize(colTid, c << 2)) == 0) return false; colTid = p;
-  if ((p = resize(colPayloadOffset, c << 2)) == 0) return false; colPayloadOffset = p;
-  if ((p = resize(colPayloadLength, c << 1)) == 0) return false; colPayloadLength = p;
-  if ((p = resize(colHeaderLength, c << 1)) == 0) return false; colHeaderLength = p;
-  if ((p = resize(colProvider, c << 1)) == 0) return false; colProvider = p;
-  if ((p = resize(colEventId, c << 1)) == 0) return false; colEventId = p;
-  if ((p = resize(colTask, c << 1)) == 0) return false; colTask = p;
-  if ((p = resize(colFlags, c << 1)) == 0) return false; colFlags = p;
-  if ((p = resize(colProcessor, c << 1)) == 0) return false; colProcessor = p;
-  if ((p = resize(colVersion, c << 1)) == 0) return false; colVersion = p;
-  if ((p = resize(colOpcode, c)) == 0) return false; colOpcode = p;
-  if ((p = resize(colLevel, c)) == 0) return false; colLevel = p;
-  if ((p = resize(colHeaderType, c)) == 0) return false; colHeaderType = p;
-  if ((p = resize(colChannel, c)) == 0) return false; colChannel = p;
-  if ((p = resize(colEventType, c << 1)) == 0) return false; colEventType = p;
-  rowCap = cap;
+  if ((p = resize(m, m.colTimestamp, c * 8)) == 0) return false; m.colTimestamp = p;
+  if ((p = resize(m, m.colKeywords, c * 8)) == 0) return false; m.colKeywords = p;
+  if ((p = resize(m, m.colPid, c * 4)) == 0) return false; m.colPid = p;
+  if ((p = resize(m, m.colTid, c * 4)) == 0) return false; m.colTid = p;
+  if ((p = resize(m, m.colPayloadOffset, c * 4)) == 0) return false; m.colPayloadOffset = p;
+  if ((p = resize(m, m.colPayloadLength, c * 2)) == 0) return false; m.colPayloadLength = p;
+  if ((p = resize(m, m.colHeaderLength, c * 2)) == 0) return false; m.colHeaderLength = p;
+  if ((p = resize(m, m.colProvider, c * 2)) == 0) return false; m.colProvider = p;
+  if ((p = resize(m, m.colEventId, c * 2)) == 0) return false; m.colEventId = p;
+  if ((p = resize(m, m.colTask, c * 2)) == 0) return false; m.colTask = p;
+  if ((p = resize(m, m.colFlags, c * 2)) == 0) return false; m.colFlags = p;
+  if ((p = resize(m, m.colProcessor, c * 2)) == 0) return false; m.colProcessor = p;
+  if ((p = resize(m, m.colVersion, c * 2)) == 0) return false; m.colVersion = p;
+  if ((p = resize(m, m.colOpcode, c)) == 0) return false; m.colOpcode = p;
+  if ((p = resize(m, m.colLevel, c)) == 0) return false; m.colLevel = p;
+  if ((p = resize(m, m.colHeaderType, c)) == 0) return false; m.colHeaderType = p;
+  if ((p = resize(m, m.colChannel, c)) == 0) return false; m.colChannel = p;
+  if ((p = resize(m, m.colEventType, c * 2)) == 0) return false; m.colEventType = p;
+  m.rowCap = cap;
   return true;
 }
 
-// ---- extended data items (EVENT_HEADER), struct of arrays; rows ascend ----
-export let extCount: u32 = 0;
-export let extCap: u32 = 0;
-export let colExtRow: usize = 0; // u32 event row
-export let colExtType: usize = 0; // u16 EVENT_HEADER_EXT_TYPE_*
-export let colExtSize: usize = 0; // u16 data bytes
-export let colExtOffset: usize = 0; // u32 address of the item data
-
-export function ensureExt(extra: u32): bool {
-  let need = <u64>extCount + extra;
-  if (need <= <u64>extCap) return true;
-  if (need > <u64>MAX_ROWS) return false;
-  let cap = max<u32>(extCap << 1, max<u32>(<u32>need, 256));
+/** Reserve room for `extra` more extended data items. Returns false when the table cannot grow any further. */
+export function ensureExt(m: Mem, extra: u32): bool {
+  let need = <f64>m.extCount + <f64>extra;
+  if (need <= <f64>m.extCap) return true;
+  if (need > <f64>MAX_ROWS) return false;
+  let cap = grownCap(m.extCap, <u32>need, 256);
   let c = <usize>cap;
   let p: usize;
-  if ((p = resize(colExtRow, c << 2)) == 0) return false; colExtRow = p;
-  if ((p = resize(colExtType, c << 1)) == 0) return false; colExtType = p;
-  if ((p = resize(colExtSize, c << 1)) == 0) return false; colExtSize = p;
-  if ((p = resize(colExtOffset, c << 2)) == 0) return false; colExtOffset = p;
-  extCap = cap;
+  if ((p = resize(m, m.colExtRow, c * 4)) == 0) return false; m.colExtRow = p;
+  if ((p = resize(m, m.colExtType, c * 2)) == 0) return false; m.colExtType = p;
+  if ((p = resize(m, m.colExtSize, c * 2)) == 0) return false; m.colExtSize = p;
+  if ((p = resize(m, m.colExtOffset, c * 4)) == 0) return false; m.colExtOffset = p;
+  m.extCap = cap;
   return true;
 }
 
-// ---- buffer table: array of BUF_STRIDE-byte structs (B_* offsets) ----
-export let bufCount: u32 = 0;
-let bufCap: u32 = 0;
-export let bufTable: usize = 0;
-
 /** Appends a zeroed buffer row and returns its address, or 0 when the table cannot grow. */
-export function addBuffer(): usize {
-  if (bufCount >= bufCap) {
-    let cap = max<u32>(bufCap << 1, 64);
-    if (<u64>cap * BUF_STRIDE > <u64>MAX_BLOCK) return 0;
-    let p = resize(bufTable, <usize>cap * BUF_STRIDE);
-    if (p == 0) return 0;
-    bufTable = p;
-    bufCap = cap;
+export function addBuffer(m: Mem): usize {
+  if (m.bufCount >= m.bufCap) {
+    let cap: u32 = m.bufCap * 2 > 64 ? m.bufCap * 2 : 64;
+    if (<f64>cap * <f64>BUF_STRIDE > <f64>MAX_BLOCK) return 0;
+    let t = resize(m, m.bufTable, <usize>cap * BUF_STRIDE);
+    if (t == 0) return 0;
+    m.bufTable = t;
+    m.bufCap = cap;
   }
-  let p = bufTable + <usize>bufCount * BUF_STRIDE;
-  memory.fill(p, 0, BUF_STRIDE);
-  bufCount++;
+  let p = m.bufTable + <usize>m.bufCount * BUF_STRIDE;
+  fill(m, p, 0, BUF_STRIDE);
+  m.bufCount++;
   return p;
 }
-
-// ---- warnings: array of WARN_STRIDE-byte structs, the first MAX_WARNINGS kept, all counted ----
-export let warnCount: u32 = 0; // kept
-export let warnTotal: u32 = 0; // seen
-export let warnTable: usize = 0;
 
 /**
  * Allocates the warnings table up front, so that a warning met when memory is exhausted (W_CAPACITY
  * above all) is kept, not only counted.
  */
-export function reserveWarnings(): void {
-  if (warnTable == 0) warnTable = allocate(<usize>MAX_WARNINGS * WARN_STRIDE);
+export function reserveWarnings(m: Mem): void {
+  if (m.warnTable == 0) m.warnTable = allocate(m, <usize>MAX_WARNINGS * WARN_STRIDE);
 }
 
-export function warn(code: u32, fileOffset: f64, buffer: i32, recordOffset: i32, detail: u32): void {
-  warnTotal++;
-  if (warnCount >= <u32>MAX_WARNINGS) return;
-  if (warnTable == 0) {
-    warnTable = allocate(<usize>MAX_WARNINGS * WARN_STRIDE);
-    if (warnTable == 0) return; // counted, not kept
+/** Counts a warning; keeps the first MAX_WARNINGS. */
+export function warn(m: Mem, code: u32, fileOffset: f64, buffer: i32, recordOffset: i32, detail: u32): void {
+  m.warnTotal++;
+  if (m.warnCount >= <u32>MAX_WARNINGS) return;
+  if (m.warnTable == 0) {
+    m.warnTable = allocate(m, <usize>MAX_WARNINGS * WARN_STRIDE);
+    if (m.warnTable == 0) return; // counted, not kept
   }
-  let p = warnTable + <usize>warnCount * WARN_STRIDE;
-  memory.fill(p, 0, WARN_STRIDE);
-  store<f64>(p + WARN_FILE_OFFSET, fileOffset);
-  store<u32>(p + WARN_CODE, code);
-  store<i32>(p + WARN_BUFFER, buffer);
-  store<i32>(p + WARN_RECORD_OFFSET, recordOffset);
-  store<u32>(p + WARN_DETAIL, detail);
-  warnCount++;
+  let p = m.warnTable + <usize>m.warnCount * WARN_STRIDE;
+  fill(m, p, 0, WARN_STRIDE);
+  stf64(m, p + WARN_FILE_OFFSET, fileOffset);
+  st32(m, p + WARN_CODE, code);
+  st32(m, p + WARN_BUFFER, <u32>buffer);
+  st32(m, p + WARN_RECORD_OFFSET, <u32>recordOffset);
+  st32(m, p + WARN_DETAIL, detail);
+  m.warnCount++;
 }
 
 // ---- window budget and arena ----
@@ -299,166 +206,156 @@ export function warn(code: u32, fileOffset: f64, buffer: i32, recordOffset: i32,
 // arena: a list of blocks kept from window to window (ARENA_BLOCK bytes or one buffer's records each).
 // Blocks never move, so the addresses rows hold stay valid until the window is reset.
 const ARENA_LIST_MAX: u32 = 1024;
-const arenaList: usize = memory.data(<i32>ARENA_LIST_MAX * 8); // (u32 start, u32 used) per block in use
-let arenaBlocks: usize = 0; // every block, in use or not: (u32 start, u32 size) pairs, ARENA_LIST_MAX of them
-let arenaBlockCount: u32 = 0; // blocks allocated
-export let arenaInUse: u32 = 0; // blocks of the list in use this window
-let windowWant: usize = MIN_WINDOW; // the record budget of a window
-export let windowRecords: usize = 0; // bytes of records taken in this window
-export let windowFull: bool = false;
-export let arenaBytes: f64 = 0; // records taken, every window (8-aligned)
 
-/** Sets the window's record budget (at least MIN_WINDOW, at most MAX_BLOCK). */
-export function setArenaSize(bytes: u32): void {
-  windowWant = min<usize>(max<usize>(<usize>bytes, MIN_WINDOW), MAX_BLOCK);
-  windowRecords = 0;
-  arenaBytes = 0;
-  arenaInUse = 0;
-  windowFull = false;
+/** `n` rounded up to a multiple of 8 (`n` below 2^32 - 8). */
+function align8(n: usize): usize {
+  return ((n + 7) >>> 3) * 8;
 }
 
-/** The arena block list (DIR_ARENAS). */
-export function arenaListPtr(): usize {
-  return arenaList;
+/** Sets the window's record budget (at least MIN_WINDOW, at most MAX_BLOCK). */
+export function setArenaSize(m: Mem, bytes: u32): void {
+  let want = <usize>bytes < <usize>MIN_WINDOW ? <usize>MIN_WINDOW : <usize>bytes;
+  m.windowWant = want > <usize>MAX_BLOCK ? <usize>MAX_BLOCK : want;
+  m.windowRecords = 0;
+  m.arenaBytes = 0;
+  m.arenaInUse = 0;
+  m.windowFull = false;
 }
 
 /**
  * Whether a buffer of `n` bytes of records fits the window's budget; when it does not (and the window
  * has records already) the window is full: the buffer is taken again in the next one.
  */
-export function windowTakes(n: usize): bool {
-  if (windowRecords > 0 && windowRecords + n > windowWant) {
-    windowFull = true;
+export function windowTakes(m: Mem, n: usize): bool {
+  if (m.windowRecords > 0 && <f64>m.windowRecords + <f64>n > <f64>m.windowWant) {
+    m.windowFull = true;
     return false;
   }
   return true;
 }
 
 /** Marks a buffer of `n` bytes of records as taken by the window. */
-export function windowCommit(n: usize): void {
-  let used = (n + 7) & ~<usize>7;
-  windowRecords += used;
-  arenaBytes += <f64>used;
+export function windowCommit(m: Mem, n: usize): void {
+  let used = align8(n);
+  m.windowRecords += used;
+  m.arenaBytes += <f64>used;
 }
 
 /**
  * Address of `n` bytes of arena space (8-aligned), or 0 with a W_CAPACITY warning (memory exhausted).
  * The space is taken at once: the caller writes the records there.
  */
-export function arenaReserve(n: usize): usize {
-  let need = (n + 7) & ~<usize>7;
-  if (arenaBlocks == 0) {
-    arenaBlocks = allocate(<usize>ARENA_LIST_MAX * 8);
-    if (arenaBlocks == 0) { warn(W_CAPACITY, -1, -1, -1, <u32>n); return 0; }
+export function arenaReserve(m: Mem, n: usize): usize {
+  let need = align8(n);
+  if (m.arenaBlocks == 0) {
+    let lists = allocate(m, <usize>ARENA_LIST_MAX * 16);
+    if (lists == 0) { warn(m, W_CAPACITY, -1, -1, -1, <u32>n); return 0; }
+    m.arenaBlocks = lists;
+    m.arenaList = lists + <usize>ARENA_LIST_MAX * 8;
   }
   // the block in use, if it has room
-  if (arenaInUse > 0) {
-    let e = arenaList + (<usize>(arenaInUse - 1) << 3);
-    let start = <usize>load<u32>(e);
-    let used = <usize>load<u32>(e, 4);
-    let size = <usize>load<u32>(arenaBlocks + (<usize>(arenaInUse - 1) << 3), 4);
-    if (used + need <= size) {
-      store<u32>(e, <u32>(used + need), 4);
+  let inUse = m.arenaInUse;
+  if (inUse > 0) {
+    let e = m.arenaList + <usize>(inUse - 1) * 8;
+    let start = <usize>ld32(m, e);
+    let used = <usize>ld32(m, e + 4);
+    let size = <usize>ld32(m, m.arenaBlocks + <usize>(inUse - 1) * 8 + 4);
+    if (<f64>used + <f64>need <= <f64>size) {
+      st32(m, e + 4, <u32>(used + need));
       return start + used;
     }
   }
   // the next block: one kept from an earlier window if it is big enough, else a new one
-  if (arenaInUse >= ARENA_LIST_MAX) { warn(W_CAPACITY, -1, -1, -1, <u32>n); return 0; }
-  let k = arenaInUse;
-  let slot = arenaBlocks + (<usize>k << 3);
-  if (k < arenaBlockCount && <usize>load<u32>(slot, 4) < need) {
-    release(<usize>load<u32>(slot));
-    store<u32>(slot, 0);
-    store<u32>(slot, 0, 4);
+  if (inUse >= ARENA_LIST_MAX) { warn(m, W_CAPACITY, -1, -1, -1, <u32>n); return 0; }
+  let k = inUse;
+  let slot = m.arenaBlocks + <usize>k * 8;
+  if (k < m.arenaBlockCount && <usize>ld32(m, slot + 4) < need) {
+    release(m, <usize>ld32(m, slot));
+    st32(m, slot, 0);
+    st32(m, slot + 4, 0);
   }
-  if (k >= arenaBlockCount || load<u32>(slot) == 0) {
-    let size = max<usize>(need, min<usize>(<usize>ARENA_BLOCK, windowWant));
-    let p: usize = size > <usize>MAX_BLOCK ? 0 : allocate(size);
-    if (p == 0) { warn(W_CAPACITY, -1, -1, -1, <u32>n); return 0; }
-    store<u32>(slot, <u32>p);
-    store<u32>(slot, <u32>size, 4);
-    if (k >= arenaBlockCount) arenaBlockCount = k + 1;
+  if (k >= m.arenaBlockCount || ld32(m, slot) == 0) {
+    let least = m.windowWant < <usize>ARENA_BLOCK ? m.windowWant : <usize>ARENA_BLOCK;
+    let size = need > least ? need : least;
+    let p: usize = size > <usize>MAX_BLOCK ? 0 : allocate(m, size);
+    if (p == 0) { warn(m, W_CAPACITY, -1, -1, -1, <u32>n); return 0; }
+    st32(m, slot, <u32>p);
+    st32(m, slot + 4, <u32>size);
+    if (k >= m.arenaBlockCount) m.arenaBlockCount = k + 1;
   }
-  let start = <usize>load<u32>(slot);
-  let e = arenaList + (<usize>k << 3);
-  store<u32>(e, <u32>start);
-  store<u32>(e, <u32>need, 4);
-  arenaInUse = k + 1;
+  let start = <usize>ld32(m, slot);
+  let e = m.arenaList + <usize>k * 8;
+  st32(m, e, <u32>start);
+  st32(m, e + 4, <u32>need);
+  m.arenaInUse = k + 1;
   return start;
 }
 
 /** Undoes the last reservation (of `n` bytes), the list entry it opened too. */
-export function arenaCancel(n: usize): void {
-  if (arenaInUse == 0) return;
-  let e = arenaList + (<usize>(arenaInUse - 1) << 3);
-  let used = <usize>load<u32>(e, 4);
-  let need = (n + 7) & ~<usize>7;
-  if (need >= used) arenaInUse--;
-  else store<u32>(e, <u32>(used - need), 4);
+export function arenaCancel(m: Mem, n: usize): void {
+  if (m.arenaInUse == 0) return;
+  let e = m.arenaList + <usize>(m.arenaInUse - 1) * 8;
+  let used = <usize>ld32(m, e + 4);
+  let need = align8(n);
+  if (need >= used) m.arenaInUse--;
+  else st32(m, e + 4, <u32>(used - need));
 }
 
 /** Gives back the end of the last reservation that was not used (`unused` bytes of it). */
-export function arenaUnreserve(unused: usize): void {
-  if (arenaInUse == 0) return;
-  let e = arenaList + (<usize>(arenaInUse - 1) << 3);
-  let used = <usize>load<u32>(e, 4);
-  let back = min<usize>(used, unused & ~<usize>7);
-  store<u32>(e, <u32>(used - back), 4);
+export function arenaUnreserve(m: Mem, unused: usize): void {
+  if (m.arenaInUse == 0) return;
+  let e = m.arenaList + <usize>(m.arenaInUse - 1) * 8;
+  let used = <usize>ld32(m, e + 4);
+  let whole = (unused >>> 3) * 8;
+  st32(m, e + 4, <u32>(used - (whole < used ? whole : used)));
 }
 
 // ---- windows: the rows of a run of buffers, handed to the bindings before the next run is decoded ----
-export let bufBase: u32 = 0; // buffers of the windows before this one
-export let rowBase: f64 = 0; // rows of the windows before this one
 
 /** Buffers seen so far, this window's included (buffer indices are over the whole trace). */
-@inline export function buffersSeen(): u32 {
-  return bufBase + bufCount;
+@inline export function buffersSeen(m: Mem): u32 {
+  return m.bufBase + m.bufCount;
 }
 
 /**
  * Continues a trace after its first `buffers` buffers, which another core decoded: buffer indices go
  * on from there, and the trace's first row (the logfile header's) came before.
  */
-export function resumeAt(buffers: u32): void {
-  bufBase = buffers;
-  rowBase = 1;
+export function resumeAt(m: Mem, buffers: u32): void {
+  m.bufBase = buffers;
+  m.rowBase = 1;
 }
 
 /** Empties the event, extended-item and buffer tables and the arena for the next window. */
-export function resetWindow(): void {
-  bufBase += bufCount;
-  rowBase += <f64>rowCount;
-  bufCount = 0;
-  rowCount = 0;
-  extCount = 0;
-  arenaInUse = 0;
-  windowRecords = 0;
-  windowFull = false;
+export function resetWindow(m: Mem): void {
+  m.bufBase += m.bufCount;
+  m.rowBase += <f64>m.rowCount;
+  m.bufCount = 0;
+  m.rowCount = 0;
+  m.extCount = 0;
+  m.arenaInUse = 0;
+  m.windowRecords = 0;
+  m.windowFull = false;
 }
-
 
 // ---- typed tables: a block per schema event, kept from window to window ----
 // The directory holds, per schema event, the window's rows, the block and the rows it has room for
 // (CLR_DIR_*). A block's columns are `cap` rows long each; a full block moves to one twice the size
 // (its columns copied). A window starts with every count at 0 and the blocks of the windows before.
-export let clrDir: usize = 0;
-export let clrTypes: u32 = 0;
-export let clrRows: u32 = 0; // rows placed in this window
-export let clrMissing: u32 = 0; // rows that found no memory, in this window
 
 /** Makes the directory for `n` schema events (once); false when memory is exhausted. */
-export function clrInit(n: u32): bool {
-  if (clrDir != 0) return true;
-  clrDir = allocate(<usize>n * CLR_DIR_STRIDE);
-  if (clrDir == 0) return false;
-  memory.fill(clrDir, 0, <usize>n * CLR_DIR_STRIDE);
-  clrTypes = n;
+export function clrInit(m: Mem, n: u32): bool {
+  if (m.clrDir != 0) return true;
+  m.clrDir = allocate(m, <usize>n * CLR_DIR_STRIDE);
+  if (m.clrDir == 0) return false;
+  fill(m, m.clrDir, 0, <usize>n * CLR_DIR_STRIDE);
+  m.clrTypes = n;
   return true;
 }
 
 /** Empties every typed table for the next window (blocks are kept). */
-export function clrReset(): void {
-  for (let t: u32 = 0; t < clrTypes; t++) store<u32>(clrDir + <usize>t * CLR_DIR_STRIDE + CLR_DIR_COUNT, 0);
-  clrRows = 0;
-  clrMissing = 0;
+export function clrReset(m: Mem): void {
+  for (let t: u32 = 0; t < m.clrTypes; t++) st32(m, m.clrDir + <usize>t * CLR_DIR_STRIDE + CLR_DIR_COUNT, 0);
+  m.clrRows = 0;
+  m.clrMissing = 0;
 }

@@ -236,8 +236,7 @@ function processBuffer(s: CoreState, b: number, bs: number, avail: number, off: 
     v = s.dv;
     const m = v.getUint32(data, true);
     const size = v.getUint16(data + 4, true);
-    parseLogfileHeader(s, data + 0x20, size - 0x20, ((m >>> 16) & 0xff) === 1 ? 4 : 8,
-      v.getUint32(data + 0x10, true), v.getUint32(data + 0x14, true), off);
+    parseLogfileHeader(s, data + 0x20, size - 0x20, ((m >>> 16) & 0xff) === 1 ? 4 : 8, data + 0x10, off);
     // Compressed files name their format in the low 16 bits of buffer 0's State (3 = XPRESS).
     if ((s.u32[(logfileHeader + LH_LOG_FILE_MODE) >>> 2] & LOG_FILE_MODE_COMPRESSED) !== 0) {
       const f = s.dv.getUint32(b + 0x2c, true) & 0xffff;

@@ -10,12 +10,12 @@ import {
   DIR_LEVEL, DIR_HEADER_TYPE, DIR_CHANNEL, DIR_EXT_COUNT, DIR_EXT_ROW, DIR_EXT_TYPE, DIR_EXT_SIZE, DIR_EXT_OFFSET,
   DIR_BUF_COUNT, DIR_BUF_TABLE, DIR_WARN_COUNT, DIR_WARN_TOTAL, DIR_WARN_TABLE, DIR_PROV_COUNT, DIR_PROV_TABLE,
   DIR_LOGFILE, DIR_EVENT_TYPE, DIR_TYPE_COUNT, DIR_TYPE_TABLE, DIR_ARENAS, DIR_ARENA_COUNT, DIR_BUF_BASE, DIR_CLR_DIR,
-  DIR_CLR_ROWS, DIR_CLR_MISSING, DIR_RECORD_BYTES, MAX_WARNINGS, W_CAPACITY,
-  WARN_STRIDE, LH_NUMBER_OF_PROCESSORS, LH_LOG_FILE_MODE,
+  DIR_CLR_ROWS, DIR_CLR_MISSING, DIR_RECORD_BYTES, W_CAPACITY,
+  LH_NUMBER_OF_PROCESSORS, LH_LOG_FILE_MODE,
 } from "../../assembly/codes.js";
 import { CoreState } from "./state.js";
 import { HEAP_BASE, STATIC_DIR, STATIC_FILTER, reserveMemory, setMemoryPages } from "./memory.js";
-import { allocate, buffersSeen, clearFilter, clrReset, ensureRows, release, resetWindow, resumeAt, setArenaSize, setFilter, useFixedColumns, warn } from "./tables.js";
+import { allocate, buffersSeen, clearFilter, reserveWarnings, clrReset, ensureRows, release, resetWindow, resumeAt, setArenaSize, setFilter, useFixedColumns, warn } from "./tables.js";
 import { clearRowCounts, seedTypes } from "./eventtypes.js";
 import { compression, consume, resetBuffers, setCompression } from "./buffers.js";
 import { initProviders } from "./providers.js";
@@ -101,13 +101,11 @@ function init(s: CoreState, memoryPages: number, windowBytes: number, rows: numb
   // platform grants it (otherwise memory grows as needed).
   reserveMemory(s, Math.min(s.memoryLimit, HEAP_BASE + 3 * windowBytes));
   s.u8.fill(0, logfileHeader, logfileHeader + LH_SIZE);
-  // The warnings table up front (assembly/tables.ts reserveWarnings), so that a warning met when
-  // memory is exhausted (W_CAPACITY above all) is kept, not only counted.
-  if (s.warnTable === 0) s.warnTable = allocate(s, MAX_WARNINGS * WARN_STRIDE);
+  reserveWarnings(s);
   clearFilter(s);
   initProviders(s);
   resetBuffers(s);
-  // many rows: windows cut as the other core's fixed columns cut them (assembly/index.ts init)
+  // many rows: the fixed columns, where the memory allows (assembly/index.ts init)
   if (rows >= 16384 && useFixedColumns(s)) return;
   if (rows > 0) ensureRows(s, rows);
 }
@@ -150,15 +148,9 @@ function directory(s: CoreState): number {
   U32[d + DIR_EVENT_TYPE] = s.colEventType;
   U32[d + DIR_TYPE_COUNT] = s.typeCount;
   U32[d + DIR_TYPE_TABLE] = s.typeTable;
-  // the arena list goes to linear memory for the bindings (the state keeps it outside)
-  const list = s.arenaList;
-  if (list.length > 0) {
-    if (s.arenaListPtr === 0) s.arenaListPtr = allocate(s, 1024 * 8);
-    if (s.arenaListPtr !== 0) s.u32.set(list, s.arenaListPtr >>> 2);
-  }
   const W = s.u32;
-  W[d + DIR_ARENAS] = s.arenaListPtr;
-  W[d + DIR_ARENA_COUNT] = s.arenaListPtr !== 0 ? list.length >>> 1 : 0;
+  W[d + DIR_ARENAS] = s.arenaList;
+  W[d + DIR_ARENA_COUNT] = s.arenaInUse;
   W[d + DIR_BUF_BASE] = s.bufBase;
   W[d + DIR_CLR_DIR] = s.clrOn ? s.clrDir : 0;
   W[d + DIR_CLR_ROWS] = s.clrRows;

@@ -1,11 +1,18 @@
 // Memory accessors of the sources both cores share (see scripts/gen-core-twin.mjs), over the
 // TypeScript core's memory: the same names as assembly/memory-access.ts, where they are WebAssembly
-// loads and stores (clz32: an instruction). `m` is the core's per-trace state, whose views follow the
-// memory as it grows. V8 inlines these small functions into their callers.
+// loads and stores (clz32: an instruction) and the AssemblyScript runtime's heap. `m` is the core's
+// per-trace state, whose views follow the memory as it grows. V8 inlines these small functions into
+// their callers.
 
 import type { CoreState } from "./state.js";
+import { MAX_BLOCK } from "../../assembly/codes.js";
+import { MEMORY_LIMIT, STATIC_FILTER, STATIC_LOGFILE, heapAlloc, heapFree, heapRealloc } from "./memory.js";
 
 export type Mem = CoreState;
+
+// ---- static blocks: fixed addresses the bindings read and write ----
+export const LOGFILE_HEADER = STATIC_LOGFILE; // TRACE_LOGFILE_HEADER fields (LH_*)
+export const FILTER_BLOCK = STATIC_FILTER; // the decode-time filter (FILTER_*)
 
 export function ld8(m: Mem, p: number): number {
   return m.u8[p];
@@ -27,6 +34,32 @@ export function ldi32(m: Mem, p: number): number {
   if ((p & 3) === 0) return m.u32[p >>> 2] | 0;
   const b = m.u8;
   return b[p] | (b[p + 1] << 8) | (b[p + 2] << 16) | (b[p + 3] << 24);
+}
+
+export function ldf64(m: Mem, p: number): number {
+  return (p & 7) === 0 ? m.f64[p >>> 3] : m.dv.getFloat64(p, true);
+}
+
+export function stf64(m: Mem, p: number, v: number): void {
+  if ((p & 7) === 0) m.f64[p >>> 3] = v;
+  else m.dv.setFloat64(p, v, true);
+}
+
+/** The 8 bytes at `src` to `dst` (an i64 field, which a number cannot hold): two 32-bit words. */
+export function copy8(m: Mem, dst: number, src: number): void {
+  const v = m.dv;
+  v.setUint32(dst, v.getUint32(src, true), true);
+  v.setUint32(dst + 4, v.getUint32(src + 4, true), true);
+}
+
+/** `n` bytes at `p` set to `byte`. */
+export function fill(m: Mem, p: number, byte: number, n: number): void {
+  m.u8.fill(byte, p, p + n);
+}
+
+/** `n` bytes from `src` to `dst`; the ranges may overlap (memmove). */
+export function copyBytes(m: Mem, dst: number, src: number, n: number): void {
+  m.u8.copyWithin(dst, src, src + n);
 }
 
 export function st8(m: Mem, p: number, v: number): void {
@@ -85,4 +118,33 @@ export function copyMatchWide(m: Mem, dst: number, src: number, n: number): void
   }
   const b = m.u8;
   while (dst < stop) b[dst++] = b[src++];
+}
+
+// ---- the heap (memory.ts): blocks that return 0 where the memory cannot grow ----
+
+export { setMemoryPages } from "./memory.js";
+
+/** Whether a memory limit below the most the core can address was set. */
+export function memoryLimited(m: Mem): boolean {
+  return m.memoryLimit < MEMORY_LIMIT;
+}
+
+/** Whether `bytes` more can be allocated (the memory may grow to its limit). */
+export function heapFits(m: Mem, bytes: number): boolean {
+  return m.top + bytes <= m.memoryLimit;
+}
+
+/** A block of `bytes`, or 0 when memory is exhausted or the block passes MAX_BLOCK (as the other core's allocator). */
+export function allocate(m: Mem, bytes: number): number {
+  return bytes > MAX_BLOCK ? 0 : heapAlloc(m, bytes);
+}
+
+/** realloc that also takes a null pointer. Returns 0, the block left as it was, when memory is exhausted. */
+export function resize(m: Mem, ptr: number, bytes: number): number {
+  return ptr === 0 ? heapAlloc(m, bytes) : heapRealloc(m, ptr, bytes);
+}
+
+/** Frees a block (0: nothing). */
+export function release(m: Mem, ptr: number): void {
+  if (ptr !== 0) heapFree(m, ptr);
 }

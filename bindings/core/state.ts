@@ -3,10 +3,12 @@
 // this one shape, so the module functions that take it stay monomorphic and keep their optimized
 // code from one trace to the next.
 
-import { CLR_MAX_DEPTH, CLR_SCOPE_VALUES, COMPRESSION_XPRESS, MIN_WINDOW } from "../../assembly/codes.js";
+import { CLR_MAX_DEPTH, CLR_SCOPE_VALUES, COMPRESSION_XPRESS } from "../../assembly/codes.js";
+import { SharedState } from "./core-state.js";
 import { HEAP_BASE, INITIAL_MEMORY, MEMORY_LIMIT, setBuffer } from "./memory.js";
 
-export class CoreState {
+/** The shared modules' state (core-state.ts, tables.ts's and on), the memory, and the fields of the modules not yet shared. */
+export class CoreState extends SharedState {
   // ---- memory (the WebAssembly memory and runtime heap) ----
   u8 = new Uint8Array(0);
   u16 = new Uint16Array(0);
@@ -27,55 +29,6 @@ export class CoreState {
    * recycled from an earlier decode). Default: a fresh one.
    */
   takeBuffer: (bytes: number) => ArrayBuffer = (bytes) => new ArrayBuffer(bytes);
-
-  // ---- tables.ts ----
-  rowCount = 0;
-  rowCap = 0;
-  colTimestamp = 0;
-  colKeywords = 0;
-  colPid = 0;
-  colTid = 0;
-  colPayloadOffset = 0;
-  colPayloadLength = 0;
-  colHeaderLength = 0;
-  colProvider = 0;
-  colEventId = 0;
-  colTask = 0;
-  colFlags = 0;
-  colProcessor = 0;
-  colVersion = 0;
-  colOpcode = 0;
-  colLevel = 0;
-  colHeaderType = 0;
-  colChannel = 0;
-  colEventType = 0;
-  extCount = 0;
-  extCap = 0;
-  colExtRow = 0;
-  colExtType = 0;
-  colExtSize = 0;
-  colExtOffset = 0;
-  bufCount = 0;
-  bufCap = 0;
-  bufTable = 0;
-  warnCount = 0;
-  warnTotal = 0;
-  warnTable = 0;
-  arenaBlocks: number[] = []; // every arena block: [start, size] pairs flattened (kept from window to window)
-  arenaList: number[] = []; // the blocks in use this window: [start, used] pairs flattened
-  arenaListPtr = 0; // where directory() writes arenaList for the bindings (DIR_ARENAS)
-  fixedRows = false; // windows end at tables.ts FIXED_ROWS rows, as the WebAssembly core's fixed columns make them
-  windowWant = MIN_WINDOW;
-  windowRecords = 0;
-  windowFull = false;
-  arenaBytes = 0;
-  bufBase = 0;
-  rowBase = 0;
-  clrDir = 0;
-  clrTypes = 0;
-  clrRows = 0;
-  clrMissing = 0;
-  filterFlags = 0; // FF_* bits in force (the block is at memory.ts STATIC_FILTER); 0: every row is kept
 
   // ---- providers.ts ----
   provCount = 0;
@@ -129,6 +82,7 @@ export class CoreState {
   clrGuidCount = 0;
 
   constructor() {
+    super();
     setBuffer(this, new ArrayBuffer(INITIAL_MEMORY));
   }
 }

@@ -1,0 +1,75 @@
+// The per-trace state of the modules both cores share: one struct, which a shared module's functions
+// take as their first argument (`m`). In the WebAssembly core it lies in linear memory at a fixed
+// address (memory-access.ts STATE), its fields loads and stores at constant offsets; in the TypeScript
+// core it is the base class of the per-trace CoreState (bindings/core/state.ts), which adds the views of
+// its memory. scripts/gen-core-twin.mjs copies this file to bindings/core/. A module that is not yet
+// shared keeps its state in its own globals (and in CoreState's own fields on the other side).
+//
+// Every field has an initial value here, which the TypeScript core's constructor gives it; the
+// WebAssembly core zeroes the struct and sets the others in resetState, as a memory reused from an
+// earlier trace holds that trace's values.
+
+import { MIN_WINDOW } from "./codes";
+
+@unmanaged export class SharedState {
+  // ---- tables.ts: the event table, one row per record, struct of arrays (50 bytes a row; DIR_* slots) ----
+  rowCount: u32 = 0;
+  rowCap: u32 = 0;
+  colTimestamp: usize = 0; // i64 raw clock
+  colKeywords: usize = 0; // u64
+  colPid: usize = 0; // u32, 0xFFFFFFFF when the header has none
+  colTid: usize = 0; // u32, 0xFFFFFFFF when the header has none
+  colPayloadOffset: usize = 0; // u32 address of the user data in linear memory
+  colPayloadLength: usize = 0; // u16
+  colHeaderLength: usize = 0; // u16 bytes from record start to user data
+  colProvider: usize = 0; // u16 index into the provider table
+  colEventId: usize = 0; // u16
+  colTask: usize = 0; // u16
+  colFlags: usize = 0; // u16 header flags (low 12 bits) | decoder status (high 4 bits)
+  colProcessor: usize = 0; // u16
+  colVersion: usize = 0; // u16
+  colOpcode: usize = 0; // u8
+  colLevel: usize = 0; // u8
+  colHeaderType: usize = 0; // u8
+  colChannel: usize = 0; // u8
+  colEventType: usize = 0; // u16 index into the event type table (eventtypes.ts)
+  fixedBlock: usize = 0; // the fixed columns' block (tables.ts FIXED_*); 0: the columns are blocks of their own
+  // extended data items (EVENT_HEADER), struct of arrays; rows ascend
+  extCount: u32 = 0;
+  extCap: u32 = 0;
+  colExtRow: usize = 0; // u32 event row
+  colExtType: usize = 0; // u16 EVENT_HEADER_EXT_TYPE_*
+  colExtSize: usize = 0; // u16 data bytes
+  colExtOffset: usize = 0; // u32 address of the item data
+  // buffer table: BUF_STRIDE-byte structs (B_* offsets)
+  bufCount: u32 = 0;
+  bufCap: u32 = 0;
+  bufTable: usize = 0;
+  // warnings: WARN_STRIDE-byte structs, the first MAX_WARNINGS kept, all counted
+  warnCount: u32 = 0;
+  warnTotal: u32 = 0;
+  warnTable: usize = 0;
+  filterFlags: u32 = 0; // FF_* bits in force (the block is memory-access.ts FILTER_BLOCK); 0: every row is kept
+  // window budget and arena (tables.ts)
+  arenaList: usize = 0; // (u32 start, u32 used) per block in use this window, ARENA_LIST_MAX of them
+  arenaBlocks: usize = 0; // every block, in use or not: (u32 start, u32 size), ARENA_LIST_MAX of them
+  arenaBlockCount: u32 = 0; // blocks allocated
+  arenaInUse: u32 = 0; // blocks of the list in use this window
+  windowWant: usize = MIN_WINDOW; // the record budget of a window
+  windowRecords: usize = 0; // bytes of records taken in this window
+  windowFull: bool = false;
+  arenaBytes: f64 = 0; // records taken, every window (8-aligned)
+  // windows: the rows of a run of buffers, handed to the bindings before the next run is decoded
+  bufBase: u32 = 0; // buffers of the windows before this one
+  rowBase: f64 = 0; // rows of the windows before this one
+  // typed tables: the directory (CLR_DIR_*) of a block per schema event
+  clrDir: usize = 0;
+  clrTypes: u32 = 0;
+  clrRows: u32 = 0; // rows placed in this window
+  clrMissing: u32 = 0; // rows that found no memory, in this window
+}
+
+/** The initial values of the fields that do not start at zero (the WebAssembly core's struct is zeroed first). */
+export function resetState(m: SharedState): void {
+  m.windowWant = MIN_WINDOW;
+}
