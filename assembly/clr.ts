@@ -20,7 +20,7 @@ import {
 } from "./codes";
 import { allocate, release, clrInit } from "./tables";
 import * as tables from "./tables";
-import { STATE, memoryLimited } from "./memory-access";
+import { Mem, STATE, memoryLimited } from "./memory-access";
 
 
 // values of the fields of the scope being walked, for count and length references (u64, by depth)
@@ -53,8 +53,9 @@ export function setClr(words: usize, starts: usize, nTypes: u32, table: usize, g
   return true;
 }
 
-/** The CLR provider index of a GUID (two little-endian halves), -1 for others. */
-export function clrProviderOf(lo: u64, hi: u64): i32 {
+/** The CLR provider index of the GUID at `guid` (16 bytes), -1 for others. */
+export function clrProviderOf(m: Mem, guid: usize): i32 {
+  let lo = load<u64>(guid), hi = load<u64>(guid, 8);
   for (let i: u32 = 0; i < clrGuidCount; i++) {
     let g = clrGuids + (<usize>i << 4);
     if (load<u64>(g) == lo && load<u64>(g, 8) == hi) return <i32>i;

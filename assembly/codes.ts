@@ -56,6 +56,7 @@ export const COMPRESSION_XPRESS = 3; // COMPRESSION_FORMAT_XPRESS (the default w
 export const MEMORY_MAX_PAGES = 65536; // 64 KiB pages: addresses are u32
 export const MEMORY_MIN_PAGES = 16; // the smallest memory limit a decode takes (1 MiB)
 export const MAX_BLOCK = 960 << 20; // largest block asked of the allocator (its own limit is just under 1 GiB)
+export const PROVIDER_BLOCK_BYTES = 1056; // the provider table's static block (providers.ts: kernel groups, the last GUID looked up)
 export const MAX_ROWS = 120 << 20; // event and extended-item rows: the widest column (8 bytes) stays under MAX_BLOCK
 export const MIN_WINDOW = 64 << 10; // the smallest record budget of a window (a larger buffer gets a window of its own)
 export const ARENA_BLOCK = 4 << 20; // an arena block (decompressed records) holds at least this much, or one buffer's records

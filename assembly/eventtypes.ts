@@ -6,7 +6,7 @@
 
 import { TYPE_STRIDE, TYPE_ROWS, TYPE_CLR, TYPE_KEYWORDS, TYPE_TASK, MAX_EVENT_TYPES, EVENT_TYPE_NONE, PROV_STRIDE, PROV_CLR } from "./codes";
 import { allocate, release, resize } from "./tables";
-import { provTable, seedProvider } from "./providers";
+import { seedProvider } from "./providers";
 import { clrEventOf } from "./clr";
 import { STATE } from "./memory-access";
 
@@ -85,7 +85,7 @@ function addType(key: u64, keywords: u64, tlc: u32): u32 {
 /** The schema event (typed table) of rows with this key, -1 when none. */
 export function clrOfKey(key: u64): i32 {
   let provider = <usize>(key & 0xffff);
-  let p = <i32>load<i8>(provTable + provider * PROV_STRIDE + PROV_CLR);
+  let p = <i32>load<i8>(STATE.provTable + provider * PROV_STRIDE + PROV_CLR);
   return clrEventOf(p, <u32>(key >> 56), <u32>((key >> 16) & 0xffff), <u32>((key >> 32) & 0xffff));
 }
 
@@ -148,13 +148,13 @@ export function clearRowCounts(): void {
  * needs mapping onto the trace's numbering.
  */
 export function seedTypes(provs: usize, nProviders: u32, types: usize, nTypes: u32): void {
-  for (let i: u32 = 0; i < nProviders; i++) seedProvider(provs + <usize>i * PROV_STRIDE);
+  for (let i: u32 = 0; i < nProviders; i++) seedProvider(STATE, provs + <usize>i * PROV_STRIDE);
   for (let t: u32 = 0; t < nTypes; t++) {
     let e = types + <usize>t * TYPE_STRIDE;
     let key = load<u64>(e);
     let p = <u32>(key & 0xffff);
     if (p >= nProviders) continue;
-    let k = seedProvider(provs + <usize>p * PROV_STRIDE);
+    let k = seedProvider(STATE, provs + <usize>p * PROV_STRIDE);
     if (k >= 0) findType((key & ~(<u64>0xffff)) | <u64>k, load<u64>(e, TYPE_KEYWORDS), load<u32>(e, TYPE_TASK));
   }
   clearRowCounts();

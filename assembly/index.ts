@@ -53,7 +53,7 @@ export function init(memoryPages: u32, windowBytes: u32, rows: u32): void {
   memory.fill(logfileHeader, 0, LH_SIZE);
   tables.reserveWarnings(STATE);
   tables.clearFilter(STATE);
-  providers.initProviders();
+  providers.initProviders(STATE);
   buffers.resetBuffers();
   // many rows: the fixed columns, where the memory allows (the record walk writes them fastest)
   if (rows >= 16384 && tables.useFixedColumns(STATE)) return;
@@ -174,8 +174,8 @@ export function directory(): usize {
   slot(DIR_WARN_COUNT, STATE.warnCount);
   slot(DIR_WARN_TOTAL, STATE.warnTotal);
   slot(DIR_WARN_TABLE, STATE.warnTable);
-  slot(DIR_PROV_COUNT, providers.provCount);
-  slot(DIR_PROV_TABLE, providers.provTable);
+  slot(DIR_PROV_COUNT, STATE.provCount);
+  slot(DIR_PROV_TABLE, STATE.provTable);
   slot(DIR_LOGFILE, logfileHeader);
   slot(DIR_EVENT_TYPE, STATE.colEventType);
   slot(DIR_TYPE_COUNT, eventtypes.typeCount);

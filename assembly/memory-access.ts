@@ -6,7 +6,7 @@
 // holder of the memory's views.
 
 import { SharedState } from "./core-state";
-import { MEMORY_MAX_PAGES, MAX_BLOCK, FILTER_BYTES, LH_SIZE } from "./codes";
+import { MEMORY_MAX_PAGES, MAX_BLOCK, FILTER_BYTES, LH_SIZE, PROVIDER_BLOCK_BYTES } from "./codes";
 
 export type Mem = SharedState;
 
@@ -16,6 +16,7 @@ export const STATE: Mem = changetype<Mem>(memory.data(offsetof<SharedState>(), 1
 // ---- static blocks: fixed addresses the bindings read and write ----
 export const LOGFILE_HEADER: usize = memory.data(LH_SIZE, 16); // TRACE_LOGFILE_HEADER fields (LH_*)
 export const FILTER_BLOCK: usize = memory.data(FILTER_BYTES, 16); // the decode-time filter (FILTER_*)
+export const PROVIDER_BLOCK: usize = memory.data(PROVIDER_BLOCK_BYTES, 16); // providers.ts's kernel groups and last lookup
 
 @inline export function ld8(m: Mem, p: usize): u32 { return <u32>load<u8>(p); }
 @inline export function ld16(m: Mem, p: usize): u32 { return <u32>load<u16>(p); }
@@ -46,6 +47,9 @@ export const FILTER_BLOCK: usize = memory.data(FILTER_BYTES, 16); // the decode-
     src++;
   }
 }
+
+/** The low 32 bits of a product of two 32-bit values. */
+@inline export function mul32(a: u32, b: u32): u32 { return a * b; }
 
 /** Leading zero bits of a 32-bit value (32 for 0). */
 @inline export function clz32(x: i32): i32 { return clz<i32>(x); }

@@ -12,16 +12,15 @@ import {
 } from "./codes";
 import { NT_METADATA, NT_PAYLOAD_OFFSET, NT_PAYLOAD_SIZE } from "./nettrace-events";
 import { ensureExt, warn, FIXED_TIMESTAMP, FIXED_PID, FIXED_TID, FIXED_PAYLOAD_OFFSET, FIXED_PAYLOAD_LENGTH, FIXED_HEADER_LENGTH, FIXED_FLAGS, FIXED_EVENT_TYPE, FIXED_HEADER_TYPE, allocate, release } from "./tables";
-import { provTable } from "./providers";
 import { eventType, eventTypeKey, eventTypeTlc, typeClr, typeHash } from "./eventtypes";
 import * as eventtypes from "./eventtypes";
 import { clrOn, clrEntry } from "./clr";
 import * as clr from "./clr";
 import { fillClrRows } from "./clr-fill";
 import * as tables from "./tables";
-import { providerByGuid, providerByHook, providerNone } from "./providers";
+import { providerByGuid, providerByHook, providerNone, PROV_LAST } from "./providers";
 import * as providers from "./providers";
-import { STATE, FILTER_BLOCK } from "./memory-access";
+import { STATE, FILTER_BLOCK, PROVIDER_BLOCK } from "./memory-access";
 
 const NONE32: u32 = 0xffffffff;
 
@@ -50,7 +49,7 @@ function filteredOut(
   if (STATE.rowCount == 0 && STATE.rowBase == 0) return false;
   let f = STATE.filterFlags;
   let out = false;
-  if ((f & FF_PROVIDER) != 0 && (provider < 0 || load<u8>(provTable + <usize>provider * PROV_STRIDE + PROV_WANTED) == 0)) out = true;
+  if ((f & FF_PROVIDER) != 0 && (provider < 0 || load<u8>(STATE.provTable + <usize>provider * PROV_STRIDE + PROV_WANTED) == 0)) out = true;
   else if ((f & FF_EVENT_ID) != 0 && !inSet(FILTER_EVENT_ID_COUNT, FILTER_EVENT_IDS, eventId)) out = true;
   else if ((f & FF_OPCODE) != 0 && !inSet(FILTER_OPCODE_COUNT, FILTER_OPCODES, opcode)) out = true;
   else if ((f & FF_LEVEL) != 0 && level > load<u32>(FILTER_BLOCK + FILTER_LEVEL)) out = true;
@@ -415,7 +414,7 @@ export function placedReorder(cols: usize, stride: usize, n: u32, order: usize, 
 /** A record whose layout is unknown: kept whole as user data, with the previous timestamp. */
 function emitOpaque(rec: usize, pos: u32, size: u32, ts: i64, ht: u32, detail: u32): void {
   recordWarning(W_OPAQUE_RECORD, pos, detail);
-  emit(rec, 0, size, ts, 0, NONE32, NONE32, providerNone(), 0, 0,
+  emit(rec, 0, size, ts, 0, NONE32, NONE32, providerNone(STATE), 0, 0,
     F_OPAQUE | F_NO_PROCESS_INFO | F_TIMESTAMP_INHERITED, 0, 0, 0, ht, 0);
 }
 
@@ -435,9 +434,9 @@ function walkFast(base: usize, pos: u32, len: u32): u32 {
   let slots = eventtypes.hashSlots;
   let mask = eventtypes.hashMask;
   let types = eventtypes.typeTable;
-  let provLo = providers.lastLo;
-  let provHi = providers.lastHi;
-  let prov = <u32>providers.lastIndex;
+  let provLo = load<u64>(PROVIDER_BLOCK + PROV_LAST);
+  let provHi = load<u64>(PROVIDER_BLOCK + PROV_LAST, 8);
+  let prov = <u32>STATE.provLast;
   let clr = clrOn;
   let ts: i64 = fastLastTs;
   while (pos + 0x50 <= len) {
@@ -534,7 +533,7 @@ export function walkRecords(
         if (size < hl) { recordWarning(W_RECORD_TOO_SMALL, pos, size); break; }
         if (size > remaining) { recordWarning(W_RECORD_OVERRUNS, pos, size); break; }
         let hook = <u32>load<u16>(rec, 6);
-        let prov = providerByHook(hook);
+        let prov = providerByHook(STATE, hook);
         let ts: i64;
         let pid = NONE32;
         let tid = NONE32;
@@ -588,8 +587,8 @@ export function walkRecords(
         let ts = load<i64>(rec, 0x10);
         lastTs = ts;
         let g0 = load<u64>(rec, 0x18), g1 = load<u64>(rec, 0x20);
-        let prov = g0 == providers.lastLo && g1 == providers.lastHi && providers.lastIndex >= 0
-          ? providers.lastIndex : providerByGuid(g0, g1, PK_GUID, 0xffff);
+        let prov = g0 == load<u64>(PROVIDER_BLOCK + PROV_LAST) && g1 == load<u64>(PROVIDER_BLOCK + PROV_LAST, 8) && STATE.provLast >= 0
+          ? STATE.provLast : providerByGuid(STATE, rec + 0x18, PK_GUID, 0xffff);
         emit(
           rec, hl, size, ts, load<u64>(rec, 0x30), load<u32>(rec, 0x0c), load<u32>(rec, 0x08), prov,
           <u32>load<u16>(rec, 0x28), <u32>load<u16>(rec, 0x2e), flags, <u32>load<u8>(rec, 0x2a),
@@ -604,7 +603,7 @@ export function walkRecords(
         if (size > remaining) { recordWarning(W_RECORD_OVERRUNS, pos, size); break; }
         let ts = load<i64>(rec, 0x10);
         lastTs = ts;
-        let prov = providerByGuid(load<u64>(rec, 0x18), load<u64>(rec, 0x20), PK_GUID, 0xffff);
+        let prov = providerByGuid(STATE, rec + 0x18, PK_GUID, 0xffff);
         emit(
           rec, fixed, size, ts, 0, load<u32>(rec, 0x0c), load<u32>(rec, 0x08), prov, 0, 0, 0,
           <u32>load<u16>(rec, 6), <u32>load<u8>(rec, 4), <u32>load<u8>(rec, 5), ht, 0,
@@ -632,7 +631,7 @@ export function walkRecords(
       if ((options & 0x01) != 0) { if (hl + 4 <= size) hl += 4; else fits = false; }
       if (fits && (options & 0x02) != 0) {
         if (hl + 16 <= size) {
-          prov = providerByGuid(load<u64>(rec + hl), load<u64>(rec + hl, 8), PK_GUID, 0xffff);
+          prov = providerByGuid(STATE, rec + hl, PK_GUID, 0xffff);
           hl += 16;
         } else fits = false;
       } else if (fits && (options & 0x04) != 0) {
@@ -648,7 +647,7 @@ export function walkRecords(
         else fits = false;
       }
       if (!fits) recordWarning(W_MESSAGE_TRUNCATED, pos, options);
-      if (prov < 0) prov = providerNone();
+      if (prov < 0) prov = providerNone(STATE);
       if (hasTs) lastTs = ts; else flags |= F_TIMESTAMP_INHERITED;
       if (!hasInfo) flags |= F_NO_PROCESS_INFO;
       emit(rec, hl, size, ts, 0, pid, tid, prov, <u32>load<u16>(rec, 4), 0, flags, 0, 0, 0, HT_MESSAGE, 0);

@@ -231,8 +231,10 @@ export function setClr(s: CoreState, words: number, starts: number, nTypes: numb
 }
 
 /** The CLR provider index of a GUID (four little-endian words), -1 for others. */
-export function clrProviderOf(s: CoreState, g0: number, g1: number, g2: number, g3: number): number {
+export function clrProviderOf(s: CoreState, guid: number): number {
   const U32 = s.u32;
+  const v = s.dv;
+  const g0 = v.getUint32(guid, true), g1 = v.getUint32(guid + 4, true), g2 = v.getUint32(guid + 8, true), g3 = v.getUint32(guid + 12, true);
   for (let i = 0; i < s.clrGuidCount; i++) {
     const w = (s.clrGuids + 16 * i) >>> 2;
     if (U32[w] === g0 && U32[w + 1] === g1 && U32[w + 2] === g2 && U32[w + 3] === g3) return i;

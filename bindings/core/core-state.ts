@@ -68,9 +68,17 @@ export class SharedState {
   clrTypes: u32 = 0;
   clrRows: u32 = 0; // rows placed in this window
   clrMissing: u32 = 0; // rows that found no memory, in this window
+  // ---- providers.ts: the provider table, PROV_STRIDE-byte entries, and its hash index ----
+  provCount: u32 = 0;
+  provCap: u32 = 0;
+  provTable: usize = 0;
+  provSlots: usize = 0; // u32 per slot: provider index + 1, 0 = empty
+  provMask: u32 = 0;
+  provLast: i32 = -1; // index of the last lookup (its GUID at providers.ts PROV_LAST), -1: none
 }
 
 /** The initial values of the fields that do not start at zero (the WebAssembly core's struct is zeroed first). */
 export function resetState(m: SharedState): void {
   m.windowWant = MIN_WINDOW;
+  m.provLast = -1;
 }

@@ -6,13 +6,14 @@
 
 import type { CoreState } from "./state.js";
 import { MAX_BLOCK } from "../../assembly/codes.js";
-import { MEMORY_LIMIT, STATIC_FILTER, STATIC_LOGFILE, heapAlloc, heapFree, heapRealloc } from "./memory.js";
+import { MEMORY_LIMIT, STATIC_FILTER, STATIC_LOGFILE, STATIC_PROVIDERS, heapAlloc, heapFree, heapRealloc } from "./memory.js";
 
 export type Mem = CoreState;
 
 // ---- static blocks: fixed addresses the bindings read and write ----
 export const LOGFILE_HEADER = STATIC_LOGFILE; // TRACE_LOGFILE_HEADER fields (LH_*)
 export const FILTER_BLOCK = STATIC_FILTER; // the decode-time filter (FILTER_*)
+export const PROVIDER_BLOCK = STATIC_PROVIDERS; // providers.ts's kernel groups and last lookup
 
 export function ld8(m: Mem, p: number): number {
   return m.u8[p];
@@ -92,6 +93,11 @@ export function copyMatch(m: Mem, dst: number, src: number, n: number): void {
   }
   const b = m.u8;
   while (dst < stop) b[dst++] = b[src++];
+}
+
+/** The low 32 bits of a product of two 32-bit values. */
+export function mul32(a: number, b: number): number {
+  return Math.imul(a, b) >>> 0;
 }
 
 /** Leading zero bits of a 32-bit value (32 for 0). */

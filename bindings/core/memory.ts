@@ -3,14 +3,15 @@
 // heap.realloc). Addresses are byte offsets into the buffer. It grows by allocating a larger one
 // and copying, so callers take their views again after anything that may allocate.
 
-import { MEMORY_MAX_PAGES, DIR_SLOTS, LH_SIZE, FILTER_BYTES } from "../../assembly/codes.js";
+import { MEMORY_MAX_PAGES, DIR_SLOTS, LH_SIZE, FILTER_BYTES, PROVIDER_BLOCK_BYTES } from "../../assembly/codes.js";
 import type { CoreState } from "./state.js";
 
 // ---- static data (the WebAssembly module's memory.data): fixed addresses ----
 export const STATIC_DIR = 64; // DIR_SLOTS u32 slots
 export const STATIC_LOGFILE = (STATIC_DIR + 4 * DIR_SLOTS + 63) & ~63; // LH_SIZE bytes
 export const STATIC_FILTER = (STATIC_LOGFILE + LH_SIZE + 63) & ~63; // FILTER_BYTES bytes
-export const HEAP_BASE = (STATIC_FILTER + FILTER_BYTES + 63) & ~63;
+export const STATIC_PROVIDERS = (STATIC_FILTER + FILTER_BYTES + 63) & ~63; // PROVIDER_BLOCK_BYTES bytes
+export const HEAP_BASE = (STATIC_PROVIDERS + PROVIDER_BLOCK_BYTES + 63) & ~63;
 
 export const INITIAL_MEMORY = 1 << 20;
 export const MEMORY_LIMIT = MEMORY_MAX_PAGES * 65536 - 65536; // addresses are u32

@@ -13,8 +13,9 @@ import {
   FILTER_TID_COUNT, FILTER_EVENT_IDS, FILTER_OPCODES, FILTER_PIDS, FILTER_TIDS, EVENT_TYPE_NONE,
 } from "../../assembly/codes.js";
 import { STATIC_FILTER } from "./memory.js";
+import { PROVIDER_BLOCK } from "./memory-access.js";
 import { ensureExt, warn } from "./tables.js";
-import { providerByGuid, providerByHook, providerNone } from "./providers.js";
+import { providerByGuid, providerByHook, providerNone, PROV_LAST } from "./providers.js";
 import { findType, typeHash, typeClr } from "./eventtypes.js";
 import { fillClr } from "./clr-fill.js";
 import type { CoreState } from "./state.js";
@@ -132,8 +133,8 @@ export function walkRecords(s: CoreState, base: number, len: number, bufTsLo: nu
         const hook = U16[h + 3];
         let group = hook >>> 8;
         if (hook === 0x030a) group = 0x14;
-        prov = s.groupIndex[group];
-        if (prov < 0) {
+        prov = U16[(PROVIDER_BLOCK >>> 1) + group]; // (providers.ts's index of kernel groups)
+        if (prov === 0xffff) {
           prov = providerByHook(s, hook);
           U8 = s.u8; U16 = s.u16; U32 = s.u32;
         }
@@ -198,10 +199,10 @@ export function walkRecords(s: CoreState, base: number, len: number, bufTsLo: nu
         tsHi = U32[w + 5];
         lastLo = tsLo;
         lastHi = tsHi;
-        const g0 = U32[w + 6], g1 = U32[w + 7], g2 = U32[w + 8], g3 = U32[w + 9];
-        if (s.lastIndex >= 0 && g0 === s.last0 && g1 === s.last1 && g2 === s.last2 && g3 === s.last3) prov = s.lastIndex;
+        const last = (PROVIDER_BLOCK + PROV_LAST) >>> 2;
+        if (s.provLast >= 0 && U32[w + 6] === U32[last] && U32[w + 7] === U32[last + 1] && U32[w + 8] === U32[last + 2] && U32[w + 9] === U32[last + 3]) prov = s.provLast;
         else {
-          prov = providerByGuid(s, g0, g1, g2, g3, PK_GUID, NONE16);
+          prov = providerByGuid(s, rec + 0x18, PK_GUID, NONE16);
           U8 = s.u8; U16 = s.u16; U32 = s.u32;
         }
         kwLo = U32[w + 12];
@@ -225,7 +226,7 @@ export function walkRecords(s: CoreState, base: number, len: number, bufTsLo: nu
         tsHi = U32[w + 5];
         lastLo = tsLo;
         lastHi = tsHi;
-        prov = providerByGuid(s, U32[w + 6], U32[w + 7], U32[w + 8], U32[w + 9], PK_GUID, NONE16);
+        prov = providerByGuid(s, rec + 0x18, PK_GUID, NONE16);
         U8 = s.u8; U16 = s.u16; U32 = s.u32;
         pid = U32[w + 3];
         tid = U32[w + 2];
@@ -255,8 +256,7 @@ export function walkRecords(s: CoreState, base: number, len: number, bufTsLo: nu
       if ((options & 0x01) !== 0) { if (hl + 4 <= size) hl += 4; else fits = false; }
       if (fits && (options & 0x02) !== 0) {
         if (hl + 16 <= size) {
-          const g = (rec + hl) >>> 2;
-          prov = providerByGuid(s, U32[g], U32[g + 1], U32[g + 2], U32[g + 3], PK_GUID, NONE16);
+          prov = providerByGuid(s, rec + hl, PK_GUID, NONE16);
           U8 = s.u8; U16 = s.u16; U32 = s.u32;
           hl += 16;
         } else fits = false;

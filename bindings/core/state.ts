@@ -30,21 +30,6 @@ export class CoreState extends SharedState {
    */
   takeBuffer: (bytes: number) => ArrayBuffer = (bytes) => new ArrayBuffer(bytes);
 
-  // ---- providers.ts ----
-  provCount = 0;
-  provCap = 0;
-  provTable = 0;
-  // The hash index lives outside linear memory: only the provider table is part of the output.
-  hashSlots = new Uint32Array(0); // provider index + 1, 0 = empty
-  hashMask = 0;
-  // last lookup (GUID as four words), because consecutive records usually share a provider
-  last0 = 0;
-  last1 = 0;
-  last2 = 0;
-  last3 = 0;
-  lastIndex = -1;
-  readonly groupIndex = new Int32Array(256); // kernel group byte -> provider index, -1 = not yet seen
-
   // ---- eventtypes.ts ----
   typeCount = 0;
   typeCap = 0;
