@@ -64,7 +64,7 @@ export function clrProviderOf(m: Mem, guid: usize): i32 {
 }
 
 /** The schema event of rows of (CLR provider `p`, header type, id, version), -1 when none. */
-export function clrEventOf(p: i32, headerType: u32, id: u32, version: u32): i32 {
+export function clrEventOf(m: Mem, p: i32, headerType: u32, id: u32, version: u32): i32 {
   if (p < 0 || !clrOn) return -1;
   if (headerType != HT_EVENT_HEADER32 && headerType != HT_EVENT_HEADER64) return -1;
   if (id >= <u32>CLR_MAX_ID) return -1;

@@ -1,144 +1,111 @@
 // Event type table: one TYPE_STRIDE-byte entry per distinct (provider, event id, version, opcode,
 // header type, keywords, task, level, channel), found through an open-addressing hash on that key,
 // with a row count each. Every row stores its type's index in the eventType column, and the fields
-// of the key only when it has no type. The key travels as three words: `key` (provider .. header
-// type, eventTypeKey), the keywords, and `tlc` (task | level << 16 | channel << 24).
+// of the key only when it has no type. The key travels as five u32 words, as an entry's first 20
+// bytes hold it: lo = provider | eventId << 16, hi = version | opcode << 16 | headerType << 24, the
+// keywords' two halves, and tlc = task | level << 16 | channel << 24.
+//
+// Both cores run this source (scripts/gen-core-twin.mjs). The record walks make the first probe of
+// the index themselves (memory-access.ts typeHash, each core's own) and call findType for the rest.
 
-import { TYPE_STRIDE, TYPE_ROWS, TYPE_CLR, TYPE_KEYWORDS, TYPE_TASK, MAX_EVENT_TYPES, EVENT_TYPE_NONE, PROV_STRIDE, PROV_CLR } from "./codes";
+import { TYPE_STRIDE, TYPE_ROWS, TYPE_CLR, MAX_EVENT_TYPES, EVENT_TYPE_NONE, PROV_STRIDE, PROV_CLR } from "./codes";
 import { allocate, release, resize } from "./tables";
 import { seedProvider } from "./providers";
 import { clrEventOf } from "./clr";
-import { STATE } from "./memory-access";
+import { Mem, ld8, ld16, ld32, st16, st32, fill, typeHash } from "./memory-access";
 
-export let typeCount: u32 = 0;
-let typeCap: u32 = 0;
-export let typeTable: usize = 0;
-
-export let hashSlots: usize = 0; // u32 per slot: type index + 1, 0 = empty (the record walk's fast path probes it too)
-export let hashMask: u32 = 0;
-
-/** The key's first word as the first 8 bytes of an entry hold it (TYPE_* offsets). */
-@inline export function eventTypeKey(provider: u32, eventId: u32, version: u32, opcode: u32, headerType: u32): u64 {
-  return <u64>((provider & 0xffff) | (eventId << 16)) | (<u64>((version & 0xffff) | ((opcode & 0xff) << 16) | (headerType << 24)) << 32);
-}
-
-/** The task, level and channel as bytes 16..19 of an entry hold them. */
-@inline export function eventTypeTlc(task: u32, level: u32, channel: u32): u32 {
-  return (task & 0xffff) | ((level & 0xff) << 16) | (channel << 24);
-}
-
-// (the keywords and tlc folded in by xor: a type's first word mostly tells it apart, and this is per
-// record; multiplying the keywords in first made a whole decode 6-12% slower)
-@inline export function typeHash(key: u64, keywords: u64, tlc: u32): u32 {
-  return <u32>(((key ^ keywords ^ <u64>tlc) * 0x9e3779b97f4a7c15) >> 32);
-}
-
-/** Whether the entry at `p` has this key. */
-@inline function keyAt(p: usize, key: u64, keywords: u64, tlc: u32): bool {
-  return load<u64>(p) == key && load<u64>(p, TYPE_KEYWORDS) == keywords && load<u32>(p, TYPE_TASK) == tlc;
+/** The hash of the entry at `p`. */
+function entryHash(m: Mem, p: usize): u32 {
+  return typeHash(m, ld32(m, p), ld32(m, p + 4), ld32(m, p + 8), ld32(m, p + 12), ld32(m, p + 16));
 }
 
 /** Moves the index to `newSize` slots; false (the old index kept) when memory is exhausted. */
-function rehash(newSize: u32): bool {
-  let slots = allocate(STATE, <usize>newSize << 2);
+function rehash(m: Mem, newSize: u32): bool {
+  let slots = allocate(m, <usize>newSize * 4);
   if (slots == 0) return false;
-  if (hashSlots != 0) release(STATE, hashSlots);
-  hashSlots = slots;
-  memory.fill(hashSlots, 0, <usize>newSize << 2);
-  hashMask = newSize - 1;
-  for (let i: u32 = 0; i < typeCount; i++) {
-    let p = typeTable + <usize>i * TYPE_STRIDE;
-    insertSlot(typeHash(load<u64>(p), load<u64>(p, TYPE_KEYWORDS), load<u32>(p, TYPE_TASK)), i);
-  }
+  if (m.typeSlots != 0) release(m, m.typeSlots);
+  m.typeSlots = slots;
+  fill(m, slots, 0, <usize>newSize * 4);
+  m.typeMask = newSize - 1;
+  for (let i: u32 = 0; i < m.typeCount; i++) insertSlot(m, entryHash(m, m.typeTable + <usize>i * TYPE_STRIDE), i);
   return true;
 }
 
-function insertSlot(hash: u32, index: u32): void {
-  let s = hash & hashMask;
-  while (load<u32>(hashSlots + (<usize>s << 2)) != 0) s = (s + 1) & hashMask;
-  store<u32>(hashSlots + (<usize>s << 2), index + 1);
+function insertSlot(m: Mem, hash: u32, index: u32): void {
+  let s = hash & m.typeMask;
+  while (ld32(m, m.typeSlots + <usize>s * 4) != 0) s = (s + 1) & m.typeMask;
+  st32(m, m.typeSlots + <usize>s * 4, index + 1);
 }
 
-function addType(key: u64, keywords: u64, tlc: u32): u32 {
-  if (typeCount >= <u32>MAX_EVENT_TYPES) return EVENT_TYPE_NONE;
-  if (typeCount >= typeCap) {
-    let cap = max<u32>(typeCap << 1, 64);
-    let t = resize(STATE, typeTable, <usize>cap * TYPE_STRIDE);
+function addType(m: Mem, lo: u32, hi: u32, kwLo: u32, kwHi: u32, tlc: u32): u32 {
+  if (m.typeCount >= <u32>MAX_EVENT_TYPES) return EVENT_TYPE_NONE;
+  if (m.typeCount >= m.typeCap) {
+    let cap: u32 = m.typeCap * 2 > 64 ? m.typeCap * 2 : 64;
+    let t = resize(m, m.typeTable, <usize>cap * TYPE_STRIDE);
     if (t == 0) return EVENT_TYPE_NONE;
-    typeTable = t;
-    typeCap = cap;
+    m.typeTable = t;
+    m.typeCap = cap;
   }
   // Keep the index under half full: grow it before the entry goes in.
-  if (hashSlots == 0) { if (!rehash(256)) return EVENT_TYPE_NONE; }
-  else if (((typeCount + 1) << 1) > hashMask && !rehash((hashMask + 1) << 1)) return EVENT_TYPE_NONE;
-  let i = typeCount++;
-  let p = typeTable + <usize>i * TYPE_STRIDE;
-  memory.fill(p, 0, TYPE_STRIDE);
-  store<u64>(p, key);
-  store<u64>(p, keywords, TYPE_KEYWORDS);
-  store<u32>(p, tlc, TYPE_TASK);
-  store<i16>(p + TYPE_CLR, <i16>clrOfKey(key));
-  insertSlot(typeHash(key, keywords, tlc), i);
+  if (m.typeSlots == 0) { if (!rehash(m, 256)) return EVENT_TYPE_NONE; }
+  else if ((m.typeCount + 1) * 2 > m.typeMask && !rehash(m, (m.typeMask + 1) * 2)) return EVENT_TYPE_NONE;
+  let i = m.typeCount++;
+  let p = m.typeTable + <usize>i * TYPE_STRIDE;
+  fill(m, p, 0, TYPE_STRIDE);
+  st32(m, p, lo);
+  st32(m, p + 4, hi);
+  st32(m, p + 8, kwLo);
+  st32(m, p + 12, kwHi);
+  st32(m, p + 16, tlc);
+  st16(m, p + TYPE_CLR, <u32>clrOfKey(m, lo, hi) & 0xffff);
+  insertSlot(m, typeHash(m, lo, hi, kwLo, kwHi, tlc), i);
   return i;
 }
 
 /** The schema event (typed table) of rows with this key, -1 when none. */
-export function clrOfKey(key: u64): i32 {
-  let provider = <usize>(key & 0xffff);
-  let p = <i32>load<i8>(STATE.provTable + provider * PROV_STRIDE + PROV_CLR);
-  return clrEventOf(p, <u32>(key >> 56), <u32>((key >> 16) & 0xffff), <u32>((key >> 32) & 0xffff));
+export function clrOfKey(m: Mem, lo: u32, hi: u32): i32 {
+  let c = ld8(m, m.provTable + <usize>(lo & 0xffff) * PROV_STRIDE + PROV_CLR);
+  let p: i32 = c < 0x80 ? <i32>c : <i32>c - 256; // (an i8)
+  return clrEventOf(m, p, hi >>> 24, lo >>> 16, hi & 0xffff);
 }
 
-/** The schema event of rows of type `type` (EVENT_TYPE_NONE: of `key`), -1 when none. */
-@inline export function typeClr(type: u32, key: u64): i32 {
-  return type != EVENT_TYPE_NONE ? <i32>load<i16>(typeTable + <usize>type * TYPE_STRIDE + TYPE_CLR) : clrOfKey(key);
+/** The schema event of rows of type `type` (EVENT_TYPE_NONE: of the key), -1 when none. */
+@inline export function typeClr(m: Mem, type: u32, lo: u32, hi: u32): i32 {
+  if (type == EVENT_TYPE_NONE) return clrOfKey(m, lo, hi);
+  let c = ld16(m, m.typeTable + <usize>type * TYPE_STRIDE + TYPE_CLR);
+  return c < 0x8000 ? <i32>c : <i32>c - 65536; // (an i16)
 }
 
-/** Type of a row with this key, added on first sight; counts the row. */
-function findType(key: u64, keywords: u64, tlc: u32): u32 {
+/**
+ * Type of a row with this key (EVENT_TYPE_NONE past MAX_EVENT_TYPES types), added on first sight;
+ * counts the row. A record walk's own first probe missed it (or it is new): it may allocate.
+ */
+export function findType(m: Mem, lo: u32, hi: u32, kwLo: u32, kwHi: u32, tlc: u32): u32 {
   let found = EVENT_TYPE_NONE;
-  if (hashSlots != 0) {
-    let s = typeHash(key, keywords, tlc) & hashMask;
+  if (m.typeSlots != 0) {
+    let s = typeHash(m, lo, hi, kwLo, kwHi, tlc) & m.typeMask;
     while (true) {
-      let v = load<u32>(hashSlots + (<usize>s << 2));
+      let v = ld32(m, m.typeSlots + <usize>s * 4);
       if (v == 0) break;
-      if (keyAt(typeTable + <usize>(v - 1) * TYPE_STRIDE, key, keywords, tlc)) {
+      let p = m.typeTable + <usize>(v - 1) * TYPE_STRIDE;
+      if (ld32(m, p) == lo && ld32(m, p + 4) == hi && ld32(m, p + 8) == kwLo && ld32(m, p + 12) == kwHi && ld32(m, p + 16) == tlc) {
         found = v - 1;
         break;
       }
-      s = (s + 1) & hashMask;
+      s = (s + 1) & m.typeMask;
     }
   }
-  if (found == EVENT_TYPE_NONE) found = addType(key, keywords, tlc);
+  if (found == EVENT_TYPE_NONE) found = addType(m, lo, hi, kwLo, kwHi, tlc);
   if (found != EVENT_TYPE_NONE) {
-    let p = typeTable + <usize>found * TYPE_STRIDE;
-    store<u32>(p + TYPE_ROWS, load<u32>(p + TYPE_ROWS) + 1);
+    let p = m.typeTable + <usize>found * TYPE_STRIDE + TYPE_ROWS;
+    st32(m, p, ld32(m, p) + 1);
   }
   return found;
 }
 
-/**
- * Type of a row with this key (EVENT_TYPE_NONE past MAX_EVENT_TYPES types); counts the row. The
- * first probe is inlined into the record walk: the index stays under half full, so it mostly finds
- * the type. (Trying the last row's type first costs more: types alternate from row to row.)
- */
-@inline export function eventType(key: u64, keywords: u64, tlc: u32): u32 {
-  if (hashSlots != 0) {
-    let v = load<u32>(hashSlots + (<usize>(typeHash(key, keywords, tlc) & hashMask) << 2));
-    if (v != 0) {
-      let p = typeTable + <usize>(v - 1) * TYPE_STRIDE;
-      if (keyAt(p, key, keywords, tlc)) {
-        store<u32>(p + TYPE_ROWS, load<u32>(p + TYPE_ROWS) + 1);
-        return v - 1;
-      }
-    }
-  }
-  return findType(key, keywords, tlc);
-}
-
 /** Zeroes every type's row count: a new window counts its own rows. */
-export function clearRowCounts(): void {
-  for (let i: u32 = 0; i < typeCount; i++) store<u32>(typeTable + <usize>i * TYPE_STRIDE + TYPE_ROWS, 0);
+export function clearRowCounts(m: Mem): void {
+  for (let i: u32 = 0; i < m.typeCount; i++) st32(m, m.typeTable + <usize>i * TYPE_STRIDE + TYPE_ROWS, 0);
 }
 
 /**
@@ -147,15 +114,15 @@ export function clearRowCounts(): void {
  * the trace (parallel decoding) then numbers them as the trace does, and only what it meets first
  * needs mapping onto the trace's numbering.
  */
-export function seedTypes(provs: usize, nProviders: u32, types: usize, nTypes: u32): void {
-  for (let i: u32 = 0; i < nProviders; i++) seedProvider(STATE, provs + <usize>i * PROV_STRIDE);
+export function seedTypes(m: Mem, provs: usize, nProviders: u32, types: usize, nTypes: u32): void {
+  for (let i: u32 = 0; i < nProviders; i++) seedProvider(m, provs + <usize>i * PROV_STRIDE);
   for (let t: u32 = 0; t < nTypes; t++) {
     let e = types + <usize>t * TYPE_STRIDE;
-    let key = load<u64>(e);
-    let p = <u32>(key & 0xffff);
+    let lo = ld32(m, e);
+    let p = lo & 0xffff;
     if (p >= nProviders) continue;
-    let k = seedProvider(STATE, provs + <usize>p * PROV_STRIDE);
-    if (k >= 0) findType((key & ~(<u64>0xffff)) | <u64>k, load<u64>(e, TYPE_KEYWORDS), load<u32>(e, TYPE_TASK));
+    let k = seedProvider(m, provs + <usize>p * PROV_STRIDE);
+    if (k >= 0) findType(m, ((lo & 0xffff0000) | <u32>k) >>> 0, ld32(m, e + 4), ld32(m, e + 8), ld32(m, e + 12), ld32(m, e + 16));
   }
-  clearRowCounts();
+  clearRowCounts(m);
 }

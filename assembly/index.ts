@@ -79,7 +79,7 @@ export function resumeAt(bufferCount: u32, processors: u32, logFileMode: u32, co
  * decoding, after setClr, before the first consume.
  */
 export function seedTables(provs: usize, nProviders: u32, types: usize, nTypes: u32): void {
-  eventtypes.seedTypes(provs, nProviders, types, nTypes);
+  eventtypes.seedTypes(STATE, provs, nProviders, types, nTypes);
 }
 
 /** The compression format buffer 0 named (COMPRESSION_*), for resumeAt. */
@@ -134,7 +134,7 @@ export function windowFull(): bool {
 export function resetWindow(): void {
   tables.resetWindow(STATE);
   tables.clrReset(STATE);
-  eventtypes.clearRowCounts();
+  eventtypes.clearRowCounts(STATE);
 }
 
 // The table directory: DIR_SLOTS u32 slots that `directory()` fills for the bindings.
@@ -178,8 +178,8 @@ export function directory(): usize {
   slot(DIR_PROV_TABLE, STATE.provTable);
   slot(DIR_LOGFILE, logfileHeader);
   slot(DIR_EVENT_TYPE, STATE.colEventType);
-  slot(DIR_TYPE_COUNT, eventtypes.typeCount);
-  slot(DIR_TYPE_TABLE, eventtypes.typeTable);
+  slot(DIR_TYPE_COUNT, STATE.typeCount);
+  slot(DIR_TYPE_TABLE, STATE.typeTable);
   slot(DIR_ARENAS, STATE.arenaList);
   slot(DIR_ARENA_COUNT, STATE.arenaInUse);
   slot(DIR_BUF_BASE, STATE.bufBase);

@@ -12,15 +12,13 @@ import {
 } from "./codes";
 import { NT_METADATA, NT_PAYLOAD_OFFSET, NT_PAYLOAD_SIZE } from "./nettrace-events";
 import { ensureExt, warn, FIXED_TIMESTAMP, FIXED_PID, FIXED_TID, FIXED_PAYLOAD_OFFSET, FIXED_PAYLOAD_LENGTH, FIXED_HEADER_LENGTH, FIXED_FLAGS, FIXED_EVENT_TYPE, FIXED_HEADER_TYPE, allocate, release } from "./tables";
-import { eventType, eventTypeKey, eventTypeTlc, typeClr, typeHash } from "./eventtypes";
-import * as eventtypes from "./eventtypes";
+import { findType, typeClr } from "./eventtypes";
 import { clrOn, clrEntry } from "./clr";
 import * as clr from "./clr";
 import { fillClrRows } from "./clr-fill";
 import * as tables from "./tables";
 import { providerByGuid, providerByHook, providerNone, PROV_LAST } from "./providers";
-import * as providers from "./providers";
-import { STATE, FILTER_BLOCK, PROVIDER_BLOCK } from "./memory-access";
+import { STATE, FILTER_BLOCK, PROVIDER_BLOCK, typeHash64 } from "./memory-access";
 
 const NONE32: u32 = 0xffffffff;
 
@@ -36,6 +34,38 @@ function inSet(count: usize, set: usize, v: u32): bool {
   let p = FILTER_BLOCK + set;
   for (let i: u32 = 0; i < n; i++) if (load<u32>(p + (<usize>i << 2)) == v) return true;
   return false;
+}
+
+// ---- event types (eventtypes.ts): the key as 64-bit words, and the first probe of the index ----
+
+/** The key's first word as the first 8 bytes of an entry hold it (TYPE_* offsets). */
+@inline function eventTypeKey(provider: u32, eventId: u32, version: u32, opcode: u32, headerType: u32): u64 {
+  return <u64>((provider & 0xffff) | (eventId << 16)) | (<u64>((version & 0xffff) | ((opcode & 0xff) << 16) | (headerType << 24)) << 32);
+}
+
+/** The task, level and channel as bytes 16..19 of an entry hold them. */
+@inline function eventTypeTlc(task: u32, level: u32, channel: u32): u32 {
+  return (task & 0xffff) | ((level & 0xff) << 16) | (channel << 24);
+}
+
+/**
+ * Type of a row with this key (EVENT_TYPE_NONE past MAX_EVENT_TYPES types); counts the row. The
+ * first probe is made here: the index stays under half full, so it mostly finds the type. (Trying the
+ * last row's type first costs more: types alternate from row to row.)
+ */
+@inline function eventType(key: u64, keywords: u64, tlc: u32): u32 {
+  let slots = STATE.typeSlots;
+  if (slots != 0) {
+    let v = load<u32>(slots + (<usize>(typeHash64(key, keywords, tlc) & STATE.typeMask) << 2));
+    if (v != 0) {
+      let p = STATE.typeTable + <usize>(v - 1) * TYPE_STRIDE;
+      if (load<u64>(p) == key && load<u64>(p, TYPE_KEYWORDS) == keywords && load<u32>(p, TYPE_TASK) == tlc) {
+        store<u32>(p + TYPE_ROWS, load<u32>(p + TYPE_ROWS) + 1);
+        return v - 1;
+      }
+    }
+  }
+  return findType(STATE, <u32>key, <u32>(key >> 32), <u32>keywords, <u32>(keywords >> 32), tlc);
 }
 
 /**
@@ -122,7 +152,7 @@ function filteredOut(
   STATE.rowCount = STATE.rowCount + 1;
   // its typed table, if the record is a .NET runtime event the schema knows
   if (clrOn) {
-    let t = typeClr(type, key);
+    let t = typeClr(STATE, type, <u32>key, <u32>(key >> 32));
     if (t >= 0) noteTyped(t, <u32>r);
   }
 }
@@ -258,7 +288,7 @@ export function fillRowsOf(
     for (let r = c; r < end; r++) {
       let prov = <u32>load<u16>(provider + (<usize>r << 1));
       let p = prov < nProv ? <i32>load<i8>(provClr + prov) : -1;
-      let t = p < 0 ? -1 : clr.clrEventOf(p, load<u8>(headerType + r), load<u16>(eventId + (<usize>r << 1)), load<u16>(version + (<usize>r << 1)));
+      let t = p < 0 ? -1 : clr.clrEventOf(STATE, p, load<u8>(headerType + r), load<u16>(eventId + (<usize>r << 1)), load<u16>(version + (<usize>r << 1)));
       store<i32>(eventOf + (<usize>(r - c) << 2), t);
       if (t < 0) continue;
       let k = count + (<usize>t << 2);
@@ -431,9 +461,9 @@ let fastLastTs: i64 = 0;
 function walkFast(base: usize, pos: u32, len: u32): u32 {
   let fb = STATE.fixedBlock;
   let r = <usize>STATE.rowCount;
-  let slots = eventtypes.hashSlots;
-  let mask = eventtypes.hashMask;
-  let types = eventtypes.typeTable;
+  let slots = STATE.typeSlots;
+  let mask = STATE.typeMask;
+  let types = STATE.typeTable;
   let provLo = load<u64>(PROVIDER_BLOCK + PROV_LAST);
   let provHi = load<u64>(PROVIDER_BLOCK + PROV_LAST, 8);
   let prov = <u32>STATE.provLast;
@@ -458,7 +488,7 @@ function walkFast(base: usize, pos: u32, len: u32): u32 {
     let key = <u64>(prov | (id << 16)) | (<u64>(version | (opcode << 16) | (ht << 24)) << 32);
     let keywords = load<u64>(rec, 0x30);
     let tlc = <u32>(d >> 48) | (<u32>(d >> 16) & 0xff0000) | (<u32>d & 0xff000000); // task, level, channel
-    let v = load<u32>(slots + (<usize>(typeHash(key, keywords, tlc) & mask) << 2));
+    let v = load<u32>(slots + (<usize>(typeHash64(key, keywords, tlc) & mask) << 2));
     if (v == 0) break;
     let te = types + <usize>(v - 1) * TYPE_STRIDE;
     if (load<u64>(te) != key || load<u64>(te, TYPE_KEYWORDS) != keywords || load<u32>(te, TYPE_TASK) != tlc) break;

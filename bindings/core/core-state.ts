@@ -75,6 +75,12 @@ export class SharedState {
   provSlots: usize = 0; // u32 per slot: provider index + 1, 0 = empty
   provMask: u32 = 0;
   provLast: i32 = -1; // index of the last lookup (its GUID at providers.ts PROV_LAST), -1: none
+  // ---- eventtypes.ts: the event type table, TYPE_STRIDE-byte entries, and its hash index ----
+  typeCount: u32 = 0;
+  typeCap: u32 = 0;
+  typeTable: usize = 0;
+  typeSlots: usize = 0; // u32 per slot: type index + 1, 0 = empty (the record walks make the first probe)
+  typeMask: u32 = 0;
 }
 
 /** The initial values of the fields that do not start at zero (the WebAssembly core's struct is zeroed first). */

@@ -100,6 +100,14 @@ export function mul32(a: number, b: number): number {
   return Math.imul(a, b) >>> 0;
 }
 
+/** The event type index's hash (eventtypes.ts) of a key as five 32-bit words (the other core's is its own). */
+export function typeHash(m: Mem, lo: number, hi: number, kwLo: number, kwHi: number, tlc: number): number {
+  // (the keywords and tlc folded in by xor: a type's first word mostly tells it apart, and this is per record)
+  let h = Math.imul(lo ^ kwLo ^ tlc ^ Math.imul(hi ^ kwHi, 0x9e3779b1), 0x85ebca6b);
+  h ^= h >>> 15;
+  return Math.imul(h, 0x2c1b3c6d) >>> 0;
+}
+
 /** Leading zero bits of a 32-bit value (32 for 0). */
 export function clz32(x: number): number {
   return Math.clz32(x);

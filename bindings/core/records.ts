@@ -13,10 +13,10 @@ import {
   FILTER_TID_COUNT, FILTER_EVENT_IDS, FILTER_OPCODES, FILTER_PIDS, FILTER_TIDS, EVENT_TYPE_NONE,
 } from "../../assembly/codes.js";
 import { STATIC_FILTER } from "./memory.js";
-import { PROVIDER_BLOCK } from "./memory-access.js";
+import { PROVIDER_BLOCK, typeHash } from "./memory-access.js";
 import { ensureExt, warn } from "./tables.js";
 import { providerByGuid, providerByHook, providerNone, PROV_LAST } from "./providers.js";
-import { findType, typeHash, typeClr } from "./eventtypes.js";
+import { findType, typeClr } from "./eventtypes.js";
 import { fillClr } from "./clr-fill.js";
 import type { CoreState } from "./state.js";
 
@@ -313,7 +313,7 @@ export function walkRecords(s: CoreState, base: number, len: number, bufTsLo: nu
     const typeLo = ((prov & 0xffff) | (eventId << 16)) >>> 0;
     const typeHi = (version | (opcode << 16) | (rowType << 24)) >>> 0;
     const tlc = (task | (level << 16) | (channel << 24)) >>> 0;
-    const v = s.typeSlots[typeHash(typeLo, typeHi, kwLo, kwHi, tlc) & s.typeMask];
+    const v = U32[(s.typeSlots >>> 2) + (typeHash(s, typeLo, typeHi, kwLo, kwHi, tlc) & s.typeMask)]; // (no index yet: address 0, never written, holds 0)
     const tw = (s.typeTable + (v - 1) * TYPE_STRIDE) >>> 2;
     let type: number;
     if (v !== 0 && U32[tw] === typeLo && U32[tw + 1] === typeHi && U32[tw + 2] === kwLo && U32[tw + 3] === kwHi && U32[tw + 4] === tlc) {

@@ -30,16 +30,6 @@ export class CoreState extends SharedState {
    */
   takeBuffer: (bytes: number) => ArrayBuffer = (bytes) => new ArrayBuffer(bytes);
 
-  // ---- eventtypes.ts ----
-  typeCount = 0;
-  typeCap = 0;
-  typeTable = 0;
-  // The hash index lives outside linear memory, as the providers' does. It starts as one empty
-  // slot, so the record walk's first probe needs no test for a missing index.
-  typeSlots = new Uint32Array(1); // type index + 1, 0 = empty
-  typeMask = 0;
-
-
   // ---- records.ts ----
   ctxFileOffset = 0;
   ctxBuffer = 0;
