@@ -25,7 +25,6 @@ import { CLR_FILL_FINGERPRINT, CLR_FILL_TYPES } from "./clr-fill";
 import { STATE, FILTER_BLOCK, setMemoryPages } from "./memory-access";
 import { SharedState, resetState } from "./core-state";
 
-export { consume } from "./buffers";
 export { fillRowsOf, fillPlacedRows, placedReorder } from "./records";
 
 /**
@@ -54,7 +53,7 @@ export function init(memoryPages: u32, windowBytes: u32, rows: u32): void {
   tables.reserveWarnings(STATE);
   tables.clearFilter(STATE);
   providers.initProviders(STATE);
-  buffers.resetBuffers();
+  buffers.resetBuffers(STATE);
   // many rows: the fixed columns, where the memory allows (the record walk writes them fastest)
   if (rows >= 16384 && tables.useFixedColumns(STATE)) return;
   if (rows > 0) tables.ensureRows(STATE, rows);
@@ -70,7 +69,7 @@ export function resumeAt(bufferCount: u32, processors: u32, logFileMode: u32, co
   tables.resumeAt(STATE, bufferCount);
   store<u32>(logfileHeader + LH_NUMBER_OF_PROCESSORS, processors);
   store<u32>(logfileHeader + LH_LOG_FILE_MODE, logFileMode);
-  buffers.setCompression(compressionFormat);
+  buffers.setCompression(STATE, compressionFormat);
 }
 
 /**
@@ -84,7 +83,7 @@ export function seedTables(provs: usize, nProviders: u32, types: usize, nTypes: 
 
 /** The compression format buffer 0 named (COMPRESSION_*), for resumeAt. */
 export function compressionFormat(): u32 {
-  return buffers.compression();
+  return buffers.compression(STATE);
 }
 
 /** Address of the FILTER_BYTES filter block (codes.ts FILTER_*), for the driver to write after init. */
@@ -97,8 +96,16 @@ export function setFilter(): void {
   tables.setFilter(STATE);
 }
 
+/**
+ * Takes the whole buffers among the `len` bytes staged at `staging` (file offset `fileOffset`), walking
+ * their records where they lie; returns the length of what is left at the end (buffers.ts consume).
+ */
+export function consume(staging: usize, len: u32, fileOffset: f64, atEnd: bool): u32 {
+  return buffers.consume(STATE, staging, len, fileOffset, atEnd);
+}
+
 export function wantBytes(): u32 {
-  return buffers.wantBytes;
+  return STATE.wantBytes;
 }
 
 /**
@@ -107,19 +114,19 @@ export function wantBytes(): u32 {
  */
 export function stopAt(fileOffset: f64, bytes: u32): void {
   tables.warn(STATE, W_CAPACITY, fileOffset, <i32>tables.buffersSeen(STATE) - 1, -1, bytes);
-  buffers.done = true;
+  STATE.done = true;
 }
 
 export function isDone(): bool {
-  return buffers.done;
+  return STATE.done;
 }
 
 export function fatalCode(): u32 {
-  return buffers.fatalCode;
+  return STATE.fatalCode;
 }
 
 export function fatalOffset(): f64 {
-  return buffers.fatalOffset;
+  return STATE.fatalOffset;
 }
 
 /** Whether the last consume stopped at a buffer that belongs to the next window. */

@@ -18,7 +18,7 @@ import * as clr from "./clr";
 import { fillClrRows } from "./clr-fill";
 import * as tables from "./tables";
 import { providerByGuid, providerByHook, providerNone, PROV_LAST } from "./providers";
-import { STATE, FILTER_BLOCK, PROVIDER_BLOCK, typeHash64 } from "./memory-access";
+import { Mem, STATE, FILTER_BLOCK, PROVIDER_BLOCK, typeHash64 } from "./memory-access";
 
 const NONE32: u32 = 0xffffffff;
 
@@ -26,7 +26,6 @@ const NONE32: u32 = 0xffffffff;
 let ctxFileOffset: f64 = 0;
 let ctxBuffer: i32 = 0;
 /** Set when the last walk stopped at a bad record. */
-export let walkAbandoned: bool = false;
 
 /** Whether `v` is one of the `count` u32 entries at `set` (filter block offsets). */
 function inSet(count: usize, set: usize, v: u32): bool {
@@ -522,12 +521,12 @@ function walkFast(base: usize, pos: u32, len: u32): u32 {
  * own take the previous record's (the buffer's for the first).
  */
 export function walkRecords(
-  base: usize, len: u32, bufferTimestamp: i64, fileOffset: f64, bufferIndex: i32,
+  m: Mem, base: usize, len: u32, timestampAt: usize, fileOffset: f64, bufferIndex: i32,
 ): void {
   ctxFileOffset = fileOffset;
   ctxBuffer = bufferIndex;
-  walkAbandoned = false;
-  let lastTs = bufferTimestamp;
+  STATE.walkAbandoned = false;
+  let lastTs = load<i64>(timestampAt); // the buffer's
   let pos: u32 = 0;
   let fast = STATE.fixedBlock != 0 && STATE.filterFlags == 0;
   while (pos + 4 <= len) {
@@ -693,6 +692,6 @@ export function walkRecords(
     }
     pos += (size + 7) & ~7;
   }
-  walkAbandoned = pos + 4 <= len && load<u32>(base + pos) != 0xffffffff && load<u32>(base + pos) != 0;
+  STATE.walkAbandoned = pos + 4 <= len && load<u32>(base + pos) != 0xffffffff && load<u32>(base + pos) != 0;
   fillTyped();
 }

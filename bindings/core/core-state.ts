@@ -10,7 +10,7 @@
 // WebAssembly core zeroes the struct and sets the others in resetState, as a memory reused from an
 // earlier trace holds that trace's values.
 
-import { MIN_WINDOW } from "../../assembly/codes.js";
+import { MIN_WINDOW, COMPRESSION_XPRESS } from "../../assembly/codes.js";
 
 export class SharedState {
   // ---- tables.ts: the event table, one row per record, struct of arrays (50 bytes a row; DIR_* slots) ----
@@ -81,10 +81,22 @@ export class SharedState {
   typeTable: usize = 0;
   typeSlots: usize = 0; // u32 per slot: type index + 1, 0 = empty (the record walks make the first probe)
   typeMask: u32 = 0;
+  // ---- buffers.ts: the buffer walk ----
+  wantBytes: u32 = 0; // bytes the next buffer needs at the front of the unconsumed input
+  done: bool = false;
+  fatalCode: u32 = 0;
+  fatalOffset: f64 = 0;
+  resyncing: bool = false; // scanning for the next buffer after damage
+  resyncFrom: f64 = 0;
+  resyncNonZero: bool = false;
+  compressionFormat: u32 = COMPRESSION_XPRESS;
+  // ---- records.ts ----
+  walkAbandoned: bool = false; // the last walk stopped before the end of its buffer's records
 }
 
 /** The initial values of the fields that do not start at zero (the WebAssembly core's struct is zeroed first). */
 export function resetState(m: SharedState): void {
   m.windowWant = MIN_WINDOW;
   m.provLast = -1;
+  m.compressionFormat = COMPRESSION_XPRESS;
 }

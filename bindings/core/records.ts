@@ -87,12 +87,12 @@ function recordWarning(s: CoreState, code: number, pos: number, detail: number):
  * buffer's worst case is reserved by the caller; providers, extended items and warnings may
  * still allocate, after which the views are taken again.
  */
-export function walkRecords(s: CoreState, base: number, len: number, bufTsLo: number, bufTsHi: number, fileOffset: number, bufferIndex: number): void {
+export function walkRecords(s: CoreState, base: number, len: number, timestampAt: number, fileOffset: number, bufferIndex: number): void {
   s.ctxFileOffset = fileOffset;
   s.ctxBuffer = bufferIndex;
   s.walkAbandoned = false;
-  let lastLo = bufTsLo;
-  let lastHi = bufTsHi;
+  let lastLo = s.dv.getUint32(timestampAt, true); // the buffer's timestamp
+  let lastHi = s.dv.getUint32(timestampAt + 4, true);
   let U8 = s.u8, U16 = s.u16, U32 = s.u32;
   // Column addresses do not move during the walk (ensureRows ran before it).
   const iTs = s.colTimestamp >>> 2, iKw = s.colKeywords >>> 2, iPid = s.colPid >>> 2, iTid = s.colTid >>> 2;

@@ -3,7 +3,7 @@
 // this one shape, so the module functions that take it stay monomorphic and keep their optimized
 // code from one trace to the next.
 
-import { CLR_MAX_DEPTH, CLR_SCOPE_VALUES, COMPRESSION_XPRESS } from "../../assembly/codes.js";
+import { CLR_MAX_DEPTH, CLR_SCOPE_VALUES } from "../../assembly/codes.js";
 import { SharedState } from "./core-state.js";
 import { HEAP_BASE, INITIAL_MEMORY, MEMORY_LIMIT, setBuffer } from "./memory.js";
 
@@ -33,17 +33,6 @@ export class CoreState extends SharedState {
   // ---- records.ts ----
   ctxFileOffset = 0;
   ctxBuffer = 0;
-  walkAbandoned = false;
-
-  // ---- buffers.ts ----
-  wantBytes = 0;
-  done = false;
-  fatalCode = 0;
-  fatalOffset = 0;
-  resyncing = false;
-  resyncFrom = 0;
-  resyncNonZero = false;
-  compressionFormat = COMPRESSION_XPRESS;
 
   // ---- clr.ts ----
   // values of the fields of the scope being walked (u64 as two words), CLR_SCOPE_VALUES per depth
