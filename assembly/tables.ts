@@ -53,7 +53,7 @@ export const FIXED_OPCODE: usize = <usize>FIXED_ROWS * 46 + 14 * FIXED_SKEW;
 export const FIXED_LEVEL: usize = <usize>FIXED_ROWS * 47 + 15 * FIXED_SKEW;
 export const FIXED_HEADER_TYPE: usize = <usize>FIXED_ROWS * 48 + 16 * FIXED_SKEW;
 export const FIXED_CHANNEL: usize = <usize>FIXED_ROWS * 49 + 17 * FIXED_SKEW;
-const FIXED_BYTES: usize = <usize>FIXED_ROWS * 50 + 18 * FIXED_SKEW;
+export const FIXED_BYTES: usize = <usize>FIXED_ROWS * 50 + 18 * FIXED_SKEW;
 
 /** Takes the fixed column block when the memory allows it (before any row); false when it does not. */
 export function useFixedColumns(m: Mem): bool {

@@ -1,8 +1,10 @@
 // Pure TypeScript decoder core (engine: "js"): the WebAssembly core's algorithm and table layout
-// over an ArrayBuffer standing in for linear memory. Its files mirror assembly/ file for file, with
-// the same function names in the same order; the globals of the AssemblyScript modules are the
-// fields of one CoreState per trace (state.ts), the runtime's heap is memory.ts. This file, like
-// assembly/index.ts, holds the exports the bindings call.
+// over an ArrayBuffer standing in for linear memory. Most of its files are generated from assembly/
+// (scripts/gen-core-twin.mjs SHARED: the tables, buffer walk, logfile header, providers, event
+// types, XPRESS and the EventPipe walk), their state the shared struct of core-state.ts that
+// CoreState (state.ts) extends; records.ts and clr.ts still mirror assembly/ by hand, their state
+// CoreState's own fields. memory.ts is the runtime's heap. This file, like assembly/index.ts, holds
+// the exports the bindings call.
 
 import {
   LH_SIZE, DIR_ROW_COUNT, DIR_TIMESTAMP, DIR_KEYWORDS, DIR_PID, DIR_TID, DIR_PAYLOAD_OFFSET, DIR_PAYLOAD_LENGTH,
@@ -15,7 +17,7 @@ import {
 } from "../../assembly/codes.js";
 import { CoreState } from "./state.js";
 import { HEAP_BASE, STATIC_DIR, STATIC_FILTER, reserveMemory, setMemoryPages } from "./memory.js";
-import { allocate, buffersSeen, clearFilter, reserveWarnings, clrReset, ensureRows, release, resetWindow, resumeAt, setArenaSize, setFilter, useFixedColumns, warn } from "./tables.js";
+import { FIXED_BYTES, allocate, buffersSeen, clearFilter, reserveWarnings, clrReset, ensureRows, release, resetWindow, resumeAt, setArenaSize, setFilter, useFixedColumns, warn } from "./tables.js";
 import { clearRowCounts, seedTypes } from "./eventtypes.js";
 import { compression, consume, resetBuffers, setCompression } from "./buffers.js";
 import { initProviders } from "./providers.js";
@@ -97,9 +99,10 @@ const DIR = STATIC_DIR;
 function init(s: CoreState, memoryPages: number, windowBytes: number, rows: number): void {
   setMemoryPages(s, memoryPages);
   setArenaSize(s, windowBytes);
-  // Room for the staging area, the tables and the typed tables of about that much input, where the
-  // platform grants it (otherwise memory grows as needed).
-  reserveMemory(s, Math.min(s.memoryLimit, HEAP_BASE + 3 * windowBytes));
+  // Room for the staging area, the tables and the typed tables of about that much input, and the fixed
+  // columns when they will be taken, where the platform grants it (otherwise memory grows as needed,
+  // each time copying what it holds: growing past the fixed block cost 100 ms of a 128 MiB decode).
+  reserveMemory(s, Math.min(s.memoryLimit, HEAP_BASE + 3 * windowBytes + (rows >= 16384 ? FIXED_BYTES : 0)));
   s.u8.fill(0, logfileHeader, logfileHeader + LH_SIZE);
   reserveWarnings(s);
   clearFilter(s);

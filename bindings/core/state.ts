@@ -1,13 +1,14 @@
-// Per-trace state of the TypeScript core: what the WebAssembly core keeps in the globals of its
-// modules, grouped by the module (assembly/*.ts) that owns them. One object per trace, always of
-// this one shape, so the module functions that take it stay monomorphic and keep their optimized
-// code from one trace to the next.
+// Per-trace state of the TypeScript core: the shared modules' struct (core-state.ts, generated from
+// assembly/), the views of the memory, and what the WebAssembly core keeps in the globals of the
+// modules still mirrored by hand (records.ts, clr.ts). One object per trace, always of this one
+// shape, so the module functions that take it stay monomorphic and keep their optimized code from
+// one trace to the next.
 
 import { CLR_MAX_DEPTH, CLR_SCOPE_VALUES } from "../../assembly/codes.js";
 import { SharedState } from "./core-state.js";
 import { HEAP_BASE, INITIAL_MEMORY, MEMORY_LIMIT, setBuffer } from "./memory.js";
 
-/** The shared modules' state (core-state.ts, tables.ts's and on), the memory, and the fields of the modules not yet shared. */
+/** The shared modules' state, the memory's views, and the fields of the modules not yet shared. */
 export class CoreState extends SharedState {
   // ---- memory (the WebAssembly memory and runtime heap) ----
   u8 = new Uint8Array(0);
