@@ -3,17 +3,6 @@
 
 import * as tables from "./tables";
 import * as buffers from "./buffers";
-import * as providers from "./providers";
-import { logfileHeader } from "./logfile";
-import {
-  LH_SIZE, DIR_SLOTS, DIR_ROW_COUNT, DIR_TIMESTAMP, DIR_KEYWORDS, DIR_PID, DIR_TID, DIR_PAYLOAD_OFFSET,
-  DIR_PAYLOAD_LENGTH, DIR_HEADER_LENGTH, DIR_PROVIDER, DIR_EVENT_ID, DIR_TASK, DIR_FLAGS, DIR_PROCESSOR, DIR_VERSION,
-  DIR_OPCODE, DIR_LEVEL, DIR_HEADER_TYPE, DIR_CHANNEL, DIR_EXT_COUNT, DIR_EXT_ROW, DIR_EXT_TYPE, DIR_EXT_SIZE,
-  DIR_EXT_OFFSET, DIR_BUF_COUNT, DIR_BUF_TABLE, DIR_WARN_COUNT, DIR_WARN_TOTAL, DIR_WARN_TABLE, DIR_PROV_COUNT,
-  DIR_PROV_TABLE, DIR_LOGFILE, DIR_EVENT_TYPE, DIR_TYPE_COUNT, DIR_TYPE_TABLE, DIR_ARENAS, DIR_ARENA_COUNT,
-  DIR_BUF_BASE, DIR_CLR_DIR, DIR_CLR_ROWS, DIR_CLR_MISSING, DIR_RECORD_BYTES, LH_NUMBER_OF_PROCESSORS, LH_LOG_FILE_MODE,
-  W_CAPACITY,
-} from "./codes";
 import * as eventtypes from "./eventtypes";
 import { xpressDecompress, xpressProduced } from "./xpress";
 import { walkEventBlock } from "./nettrace-events";
@@ -22,8 +11,9 @@ import { clrOn } from "./clr";
 import { typedBuckets } from "./records";
 import * as clr from "./clr";
 import { CLR_FILL_FINGERPRINT, CLR_FILL_TYPES } from "./clr-fill";
-import { STATE, FILTER_BLOCK, setMemoryPages } from "./memory-access";
+import { STATE, FILTER_BLOCK } from "./memory-access";
 import { SharedState, resetState } from "./core-state";
+import { beginTrace, continueTrace, nextWindow, stopTrace, directory as traceDirectory } from "./trace";
 
 export { fillRowsOf, fillPlacedRows, placedReorder } from "./records";
 
@@ -46,30 +36,15 @@ export function init(memoryPages: u32, windowBytes: u32, rows: u32): void {
   // The memory may be reused from an earlier trace: the state starts from its initial values.
   memory.fill(changetype<usize>(STATE), 0, offsetof<SharedState>());
   resetState(STATE);
-  setMemoryPages(STATE, memoryPages);
-  tables.setArenaSize(STATE, windowBytes);
-  // (and so may the logfile header: what is read before it is written is cleared)
-  memory.fill(logfileHeader, 0, LH_SIZE);
-  tables.reserveWarnings(STATE);
-  tables.clearFilter(STATE);
-  providers.initProviders(STATE);
-  buffers.resetBuffers(STATE);
-  // many rows: the fixed columns, where the memory allows (the record walk writes them fastest)
-  if (rows >= 16384 && tables.useFixedColumns(STATE)) return;
-  if (rows > 0) tables.ensureRows(STATE, rows);
+  beginTrace(STATE, memoryPages, windowBytes, rows);
 }
 
 /**
- * Continues a trace that another core began (parallel decoding): the input that follows starts at
- * a buffer boundary after the trace's first `bufferCount` buffers, whose first (the logfile
- * header's buffer) gave `processors` (NumberOfProcessors), `logFileMode` and the compression
- * format. After init, before the first consume.
+ * Continues a trace that another core began (parallel decoding; trace.ts continueTrace). After init,
+ * before the first consume.
  */
 export function resumeAt(bufferCount: u32, processors: u32, logFileMode: u32, compressionFormat: u32): void {
-  tables.resumeAt(STATE, bufferCount);
-  store<u32>(logfileHeader + LH_NUMBER_OF_PROCESSORS, processors);
-  store<u32>(logfileHeader + LH_LOG_FILE_MODE, logFileMode);
-  buffers.setCompression(STATE, compressionFormat);
+  continueTrace(STATE, bufferCount, processors, logFileMode, compressionFormat);
 }
 
 /**
@@ -108,13 +83,9 @@ export function wantBytes(): u32 {
   return STATE.wantBytes;
 }
 
-/**
- * Stops decoding at file offset `fileOffset`, where a buffer of `bytes` could not be staged for want of
- * memory: a W_CAPACITY warning says where (the driver's staging area could not grow to hold it).
- */
+/** Stops decoding where a buffer could not be staged for want of memory (trace.ts stopTrace). */
 export function stopAt(fileOffset: f64, bytes: u32): void {
-  tables.warn(STATE, W_CAPACITY, fileOffset, <i32>tables.buffersSeen(STATE) - 1, -1, bytes);
-  STATE.done = true;
+  stopTrace(STATE, fileOffset, bytes);
 }
 
 export function isDone(): bool {
@@ -134,67 +105,14 @@ export function windowFull(): bool {
   return STATE.windowFull;
 }
 
-/**
- * Starts the next window: the event, extended-item and buffer tables, the arena and the event types'
- * row counts start again from zero. Providers, event types, warnings and the logfile header persist.
- */
+/** Starts the next window (trace.ts nextWindow). */
 export function resetWindow(): void {
-  tables.resetWindow(STATE);
-  tables.clrReset(STATE);
-  eventtypes.clearRowCounts(STATE);
+  nextWindow(STATE);
 }
 
-// The table directory: DIR_SLOTS u32 slots that `directory()` fills for the bindings.
-const DIR: usize = memory.data(4 * DIR_SLOTS);
-
-@inline function slot(index: i32, value: usize): void {
-  store<u32>(DIR + (<usize>index << 2), <u32>value);
-}
-
-/** Addresses and counts of every output table, at the DIR_* slots (assembly/codes.ts). Allocates nothing. */
+/** Addresses and counts of every output table, at the DIR_* slots (codes.ts) of the block it returns. Allocates nothing. */
 export function directory(): usize {
-  slot(DIR_ROW_COUNT, STATE.rowCount);
-  slot(DIR_TIMESTAMP, STATE.colTimestamp);
-  slot(DIR_KEYWORDS, STATE.colKeywords);
-  slot(DIR_PID, STATE.colPid);
-  slot(DIR_TID, STATE.colTid);
-  slot(DIR_PAYLOAD_OFFSET, STATE.colPayloadOffset);
-  slot(DIR_PAYLOAD_LENGTH, STATE.colPayloadLength);
-  slot(DIR_HEADER_LENGTH, STATE.colHeaderLength);
-  slot(DIR_PROVIDER, STATE.colProvider);
-  slot(DIR_EVENT_ID, STATE.colEventId);
-  slot(DIR_TASK, STATE.colTask);
-  slot(DIR_FLAGS, STATE.colFlags);
-  slot(DIR_PROCESSOR, STATE.colProcessor);
-  slot(DIR_VERSION, STATE.colVersion);
-  slot(DIR_OPCODE, STATE.colOpcode);
-  slot(DIR_LEVEL, STATE.colLevel);
-  slot(DIR_HEADER_TYPE, STATE.colHeaderType);
-  slot(DIR_CHANNEL, STATE.colChannel);
-  slot(DIR_EXT_COUNT, STATE.extCount);
-  slot(DIR_EXT_ROW, STATE.colExtRow);
-  slot(DIR_EXT_TYPE, STATE.colExtType);
-  slot(DIR_EXT_SIZE, STATE.colExtSize);
-  slot(DIR_EXT_OFFSET, STATE.colExtOffset);
-  slot(DIR_BUF_COUNT, STATE.bufCount);
-  slot(DIR_BUF_TABLE, STATE.bufTable);
-  slot(DIR_WARN_COUNT, STATE.warnCount);
-  slot(DIR_WARN_TOTAL, STATE.warnTotal);
-  slot(DIR_WARN_TABLE, STATE.warnTable);
-  slot(DIR_PROV_COUNT, STATE.provCount);
-  slot(DIR_PROV_TABLE, STATE.provTable);
-  slot(DIR_LOGFILE, logfileHeader);
-  slot(DIR_EVENT_TYPE, STATE.colEventType);
-  slot(DIR_TYPE_COUNT, STATE.typeCount);
-  slot(DIR_TYPE_TABLE, STATE.typeTable);
-  slot(DIR_ARENAS, STATE.arenaList);
-  slot(DIR_ARENA_COUNT, STATE.arenaInUse);
-  slot(DIR_BUF_BASE, STATE.bufBase);
-  slot(DIR_CLR_DIR, clrOn ? STATE.clrDir : 0);
-  slot(DIR_CLR_ROWS, STATE.clrRows);
-  slot(DIR_CLR_MISSING, STATE.clrMissing);
-  slot(DIR_RECORD_BYTES, STATE.windowRecords);
-  return DIR;
+  return traceDirectory(STATE, clrOn);
 }
 
 export function arenaBytes(): f64 {

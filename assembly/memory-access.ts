@@ -6,7 +6,7 @@
 // holder of the memory's views.
 
 import { SharedState } from "./core-state";
-import { MEMORY_MAX_PAGES, MAX_BLOCK, FILTER_BYTES, LH_SIZE, PROVIDER_BLOCK_BYTES } from "./codes";
+import { MEMORY_MAX_PAGES, MAX_BLOCK, FILTER_BYTES, LH_SIZE, PROVIDER_BLOCK_BYTES, DIR_SLOTS } from "./codes";
 
 export type Mem = SharedState;
 
@@ -14,6 +14,7 @@ export type Mem = SharedState;
 export const STATE: Mem = changetype<Mem>(memory.data(offsetof<SharedState>(), 16));
 
 // ---- static blocks: fixed addresses the bindings read and write ----
+export const DIRECTORY_BLOCK: usize = memory.data(4 * DIR_SLOTS, 16); // the table directory (DIR_* slots, trace.ts)
 export const LOGFILE_HEADER: usize = memory.data(LH_SIZE, 16); // TRACE_LOGFILE_HEADER fields (LH_*)
 export const FILTER_BLOCK: usize = memory.data(FILTER_BYTES, 16); // the decode-time filter (FILTER_*)
 export const PROVIDER_BLOCK: usize = memory.data(PROVIDER_BLOCK_BYTES, 16); // providers.ts's kernel groups and last lookup

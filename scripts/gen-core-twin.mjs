@@ -8,7 +8,7 @@
 //   node scripts/gen-core-twin.mjs --check   exit 1 if a copy is not what this script writes
 import { readFileSync, writeFileSync } from "node:fs";
 
-export const SHARED = ["core-state.ts", "tables.ts", "logfile.ts", "providers.ts", "eventtypes.ts", "buffers.ts", "xpress.ts", "nettrace-events.ts", "nettrace-rows.ts"];
+export const SHARED = ["core-state.ts", "tables.ts", "logfile.ts", "providers.ts", "eventtypes.ts", "buffers.ts", "trace.ts", "xpress.ts", "nettrace-events.ts", "nettrace-rows.ts"];
 
 export function twinOf(name, source) {
   // (AssemblyScript's decorators are not TypeScript: @inline dropped, V8 inlines on its own; @unmanaged,

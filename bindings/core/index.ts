@@ -1,27 +1,17 @@
 // Pure TypeScript decoder core (engine: "js"): the WebAssembly core's algorithm and table layout
 // over an ArrayBuffer standing in for linear memory. Most of its files are generated from assembly/
 // (scripts/gen-core-twin.mjs SHARED: the tables, buffer walk, logfile header, providers, event
-// types, XPRESS and the EventPipe walk), their state the shared struct of core-state.ts that
+// types, a trace's course (trace.ts), XPRESS and the EventPipe walk), their state the shared struct of core-state.ts that
 // CoreState (state.ts) extends; records.ts and clr.ts still mirror assembly/ by hand, their state
 // CoreState's own fields. memory.ts is the runtime's heap. This file, like assembly/index.ts, holds
-// the exports the bindings call.
+// the exports the bindings call, thin wrappers of the shared functions.
 
-import {
-  LH_SIZE, DIR_ROW_COUNT, DIR_TIMESTAMP, DIR_KEYWORDS, DIR_PID, DIR_TID, DIR_PAYLOAD_OFFSET, DIR_PAYLOAD_LENGTH,
-  DIR_HEADER_LENGTH, DIR_PROVIDER, DIR_EVENT_ID, DIR_TASK, DIR_FLAGS, DIR_PROCESSOR, DIR_VERSION, DIR_OPCODE,
-  DIR_LEVEL, DIR_HEADER_TYPE, DIR_CHANNEL, DIR_EXT_COUNT, DIR_EXT_ROW, DIR_EXT_TYPE, DIR_EXT_SIZE, DIR_EXT_OFFSET,
-  DIR_BUF_COUNT, DIR_BUF_TABLE, DIR_WARN_COUNT, DIR_WARN_TOTAL, DIR_WARN_TABLE, DIR_PROV_COUNT, DIR_PROV_TABLE,
-  DIR_LOGFILE, DIR_EVENT_TYPE, DIR_TYPE_COUNT, DIR_TYPE_TABLE, DIR_ARENAS, DIR_ARENA_COUNT, DIR_BUF_BASE, DIR_CLR_DIR,
-  DIR_CLR_ROWS, DIR_CLR_MISSING, DIR_RECORD_BYTES, W_CAPACITY,
-  LH_NUMBER_OF_PROCESSORS, LH_LOG_FILE_MODE,
-} from "../../assembly/codes.js";
 import { CoreState } from "./state.js";
-import { HEAP_BASE, STATIC_DIR, STATIC_FILTER, reserveMemory, setMemoryPages } from "./memory.js";
-import { FIXED_BYTES, allocate, buffersSeen, clearFilter, reserveWarnings, clrReset, ensureRows, release, resetWindow, resumeAt, setArenaSize, setFilter, useFixedColumns, warn } from "./tables.js";
-import { clearRowCounts, seedTypes } from "./eventtypes.js";
-import { compression, consume, resetBuffers, setCompression } from "./buffers.js";
-import { initProviders } from "./providers.js";
-import { logfileHeader } from "./logfile.js";
+import { beginTrace, continueTrace, nextWindow, stopTrace, directory } from "./trace.js";
+import { HEAP_BASE, STATIC_FILTER, reserveMemory, setMemoryPages } from "./memory.js";
+import { FIXED_BYTES, allocate, release, setFilter } from "./tables.js";
+import { seedTypes } from "./eventtypes.js";
+import { compression, consume } from "./buffers.js";
 import { xpressDecompress, xpressProduced } from "./xpress.js";
 import { fillRowsOf, setClr } from "./clr.js";
 import { CLR_FILL_FINGERPRINT, CLR_FILL_TYPES } from "./clr-fill.js";
@@ -90,76 +80,18 @@ export interface CoreExports {
   free(ptr: number): void;
 }
 
-const DIR = STATIC_DIR;
 
 /**
  * Prepares an empty trace decoded in windows of `windowBytes` of record data, in a memory that may
- * grow to `memoryPages` pages of 64 KiB (0: MEMORY_LIMIT); allocation stops short of it.
+ * grow to `memoryPages` pages of 64 KiB (0: MEMORY_LIMIT); allocation stops short of it (trace.ts beginTrace).
  */
 function init(s: CoreState, memoryPages: number, windowBytes: number, rows: number): void {
   setMemoryPages(s, memoryPages);
-  setArenaSize(s, windowBytes);
   // Room for the staging area, the tables and the typed tables of about that much input, and the fixed
   // columns when they will be taken, where the platform grants it (otherwise memory grows as needed,
   // each time copying what it holds: growing past the fixed block cost 100 ms of a 128 MiB decode).
   reserveMemory(s, Math.min(s.memoryLimit, HEAP_BASE + 3 * windowBytes + (rows >= 16384 ? FIXED_BYTES : 0)));
-  s.u8.fill(0, logfileHeader, logfileHeader + LH_SIZE);
-  reserveWarnings(s);
-  clearFilter(s);
-  initProviders(s);
-  resetBuffers(s);
-  // many rows: the fixed columns, where the memory allows (assembly/index.ts init)
-  if (rows >= 16384 && useFixedColumns(s)) return;
-  if (rows > 0) ensureRows(s, rows);
-}
-
-/** Addresses and counts of every output table, at the DIR_* slots (assembly/codes.ts). Allocates nothing. */
-function directory(s: CoreState): number {
-  const d = DIR >>> 2;
-  const U32 = s.u32;
-  U32[d + DIR_ROW_COUNT] = s.rowCount;
-  U32[d + DIR_TIMESTAMP] = s.colTimestamp;
-  U32[d + DIR_KEYWORDS] = s.colKeywords;
-  U32[d + DIR_PID] = s.colPid;
-  U32[d + DIR_TID] = s.colTid;
-  U32[d + DIR_PAYLOAD_OFFSET] = s.colPayloadOffset;
-  U32[d + DIR_PAYLOAD_LENGTH] = s.colPayloadLength;
-  U32[d + DIR_HEADER_LENGTH] = s.colHeaderLength;
-  U32[d + DIR_PROVIDER] = s.colProvider;
-  U32[d + DIR_EVENT_ID] = s.colEventId;
-  U32[d + DIR_TASK] = s.colTask;
-  U32[d + DIR_FLAGS] = s.colFlags;
-  U32[d + DIR_PROCESSOR] = s.colProcessor;
-  U32[d + DIR_VERSION] = s.colVersion;
-  U32[d + DIR_OPCODE] = s.colOpcode;
-  U32[d + DIR_LEVEL] = s.colLevel;
-  U32[d + DIR_HEADER_TYPE] = s.colHeaderType;
-  U32[d + DIR_CHANNEL] = s.colChannel;
-  U32[d + DIR_EXT_COUNT] = s.extCount;
-  U32[d + DIR_EXT_ROW] = s.colExtRow;
-  U32[d + DIR_EXT_TYPE] = s.colExtType;
-  U32[d + DIR_EXT_SIZE] = s.colExtSize;
-  U32[d + DIR_EXT_OFFSET] = s.colExtOffset;
-  U32[d + DIR_BUF_COUNT] = s.bufCount;
-  U32[d + DIR_BUF_TABLE] = s.bufTable;
-  U32[d + DIR_WARN_COUNT] = s.warnCount;
-  U32[d + DIR_WARN_TOTAL] = s.warnTotal;
-  U32[d + DIR_WARN_TABLE] = s.warnTable;
-  U32[d + DIR_PROV_COUNT] = s.provCount;
-  U32[d + DIR_PROV_TABLE] = s.provTable;
-  U32[d + DIR_LOGFILE] = logfileHeader;
-  U32[d + DIR_EVENT_TYPE] = s.colEventType;
-  U32[d + DIR_TYPE_COUNT] = s.typeCount;
-  U32[d + DIR_TYPE_TABLE] = s.typeTable;
-  const W = s.u32;
-  W[d + DIR_ARENAS] = s.arenaList;
-  W[d + DIR_ARENA_COUNT] = s.arenaInUse;
-  W[d + DIR_BUF_BASE] = s.bufBase;
-  W[d + DIR_CLR_DIR] = s.clrOn ? s.clrDir : 0;
-  W[d + DIR_CLR_ROWS] = s.clrRows;
-  W[d + DIR_CLR_MISSING] = s.clrMissing;
-  W[d + DIR_RECORD_BYTES] = s.windowRecords;
-  return DIR;
+  beginTrace(s, memoryPages, windowBytes, rows);
 }
 
 /**
@@ -183,16 +115,11 @@ class JsCore implements CoreExports {
   }
 
   resetWindow(): void {
-    resetWindow(this.s);
-    clrReset(this.s);
-    clearRowCounts(this.s);
+    nextWindow(this.s);
   }
 
   resumeAt(bufferCount: number, processors: number, logFileMode: number, compressionFormat: number): void {
-    resumeAt(this.s, bufferCount);
-    this.s.dv.setUint32(logfileHeader + LH_NUMBER_OF_PROCESSORS, processors, true);
-    this.s.dv.setUint32(logfileHeader + LH_LOG_FILE_MODE, logFileMode, true);
-    setCompression(this.s, compressionFormat);
+    continueTrace(this.s, bufferCount, processors, logFileMode, compressionFormat);
   }
 
   seedTables(provs: number, nProviders: number, types: number, nTypes: number): void {
@@ -220,8 +147,7 @@ class JsCore implements CoreExports {
   }
 
   stopAt(fileOffset: number, bytes: number): void {
-    warn(this.s, W_CAPACITY, fileOffset, buffersSeen(this.s) - 1, -1, bytes);
-    this.s.done = true;
+    stopTrace(this.s, fileOffset, bytes);
   }
 
   fatalCode(): number {
@@ -233,7 +159,7 @@ class JsCore implements CoreExports {
   }
 
   directory(): number {
-    return directory(this.s);
+    return directory(this.s, this.s.clrOn);
   }
 
   arenaBytes(): number {

@@ -6,11 +6,12 @@
 
 import type { CoreState } from "./state.js";
 import { MAX_BLOCK } from "../../assembly/codes.js";
-import { MEMORY_LIMIT, STATIC_FILTER, STATIC_LOGFILE, STATIC_PROVIDERS, heapAlloc, heapFree, heapRealloc } from "./memory.js";
+import { MEMORY_LIMIT, STATIC_DIR, STATIC_FILTER, STATIC_LOGFILE, STATIC_PROVIDERS, heapAlloc, heapFree, heapRealloc } from "./memory.js";
 
 export type Mem = CoreState;
 
 // ---- static blocks: fixed addresses the bindings read and write ----
+export const DIRECTORY_BLOCK = STATIC_DIR; // the table directory (DIR_* slots, trace.ts)
 export const LOGFILE_HEADER = STATIC_LOGFILE; // TRACE_LOGFILE_HEADER fields (LH_*)
 export const FILTER_BLOCK = STATIC_FILTER; // the decode-time filter (FILTER_*)
 export const PROVIDER_BLOCK = STATIC_PROVIDERS; // providers.ts's kernel groups and last lookup
