@@ -63,8 +63,14 @@ function batchDifferences(b: Trace & Pick<TraceBatch, "index" | "firstRow" | "fi
   const out: string[] = [];
   const n = b.events.length;
   const bc = b.events.columns, wc = whole.events.columns;
+  // (columns compared as bytes, element by element only to name the first difference; payloads as
+  // ranges of their record bytes: a sweep of a corpus trace compares millions of rows, and a BigInt, an
+  // EventRow or a subarray each would cost)
   for (const k of COLUMNS) {
-    const x = bc[k] as ArrayLike<unknown>, y = wc[k] as ArrayLike<unknown>;
+    const x = bc[k] as ArrayBufferView & ArrayLike<unknown>, y = wc[k] as ArrayBufferView & ArrayLike<unknown>;
+    const w = (x as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT;
+    const xs = Buffer.from(x.buffer, x.byteOffset, n * w), ys = Buffer.from(y.buffer, y.byteOffset + b.firstRow * w, n * w);
+    if (xs.equals(ys)) continue;
     for (let i = 0; i < n; i++) {
       if (x[i] !== y[b.firstRow + i]) {
         out.push(`batch ${b.index} ${k}[${i}]: ${String(x[i])} whole ${String(y[b.firstRow + i])}`);
@@ -72,8 +78,15 @@ function batchDifferences(b: Trace & Pick<TraceBatch, "index" | "firstRow" | "fi
       }
     }
   }
+  let bytesA: Uint8Array | null = null, bytesB: Uint8Array | null = null;
+  let bufA: Buffer<ArrayBufferLike> = Buffer.alloc(0), bufB: Buffer<ArrayBufferLike> = Buffer.alloc(0);
   for (let i = 0; i < n; i++) {
-    if (Buffer.compare(b.events.row(i).payload, whole.events.row(b.firstRow + i).payload) !== 0) {
+    const ra = b.events.recordBytesOf(i), rb = whole.events.recordBytesOf(b.firstRow + i);
+    if (ra !== bytesA) { bytesA = ra; bufA = ra ? Buffer.from(ra.buffer, ra.byteOffset, ra.byteLength) : Buffer.alloc(0); }
+    if (rb !== bytesB) { bytesB = rb; bufB = rb ? Buffer.from(rb.buffer, rb.byteOffset, rb.byteLength) : Buffer.alloc(0); }
+    const oa = bc.payloadOffset[i], la = bc.payloadLength[i];
+    const ob = wc.payloadOffset[b.firstRow + i], lb = wc.payloadLength[b.firstRow + i];
+    if (la !== lb || bufA.compare(bufB, ob, ob + lb, oa, oa + la) !== 0) {
       out.push(`batch ${b.index} payload of row ${i}`);
       break;
     }
@@ -99,7 +112,10 @@ function batchDifferences(b: Trace & Pick<TraceBatch, "index" | "firstRow" | "fi
         out.push(`batch ${b.index} ${t.name}[${i}]: row ${b.firstRow + t.rows[i]} not in the whole table`);
         break;
       }
-      const bad = t.fieldNames.find((f) => show(t.get(f, i)) !== show(wt.get(f, j)));
+      const bad = t.fieldNames.find((f) => {
+        const x = t.get(f, i), y = wt.get(f, j);
+        return x !== y && show(x) !== show(y); // (equal primitives show alike: show only the others)
+      });
       if (bad) {
         out.push(`batch ${b.index} ${t.name}.${bad}[${i}]: ${show(t.get(bad, i))} whole ${show(wt.get(bad, j))}`);
         break;
