@@ -13,9 +13,8 @@ import {
 } from "./codes";
 import { Mem, DIRECTORY_BLOCK, st32, fill, setMemoryPages } from "./memory-access";
 import {
-  setArenaSize, reserveWarnings, clearFilter, useFixedColumns, ensureRows, resetWindow, clrReset, warn, buffersSeen,
+  setArenaSize, reserveWarnings, clearFilter, useFixedColumns, ensureRows, resetWindow, resumeAt, clrReset, warn, buffersSeen,
 } from "./tables";
-import * as tables from "./tables";
 import { initProviders } from "./providers";
 import { clearRowCounts } from "./eventtypes";
 import { resetBuffers, setCompression } from "./buffers";
@@ -48,7 +47,7 @@ export function beginTrace(m: Mem, memoryPages: u32, windowBytes: u32, rows: u32
  * format. After beginTrace, before the first consume.
  */
 export function continueTrace(m: Mem, bufferCount: u32, processors: u32, logFileMode: u32, compressionFormat: u32): void {
-  tables.resumeAt(m, bufferCount);
+  resumeAt(m, bufferCount);
   st32(m, logfileHeader + LH_NUMBER_OF_PROCESSORS, processors);
   st32(m, logfileHeader + LH_LOG_FILE_MODE, logFileMode);
   setCompression(m, compressionFormat);
