@@ -5,7 +5,7 @@
 
 import { CLR_DIR_CAP, CLR_DIR_BLOCK, HT_EVENT_HEADER64 } from "./codes";
 import { clrReserve, clrSlow, clrSlowRows, scanUtf16, scanAnsi } from "./clr";
-import { STATE } from "./memory-access";
+import { Mem, STATE } from "./memory-access";
 
 /** The layouts this fill was generated for (bindings/schema/clr-program.ts); setClr checks it. */
 export const CLR_FILL_FINGERPRINT: u32 = 242903990;
@@ -18598,6 +18598,6 @@ const FILL: StaticArray<(d: usize, list: usize, n: u32) => void> = [rows0, rows1
  * Writes the rows of schema event `t` (`d`: its directory entry) for `n` rows of the event table, whose
  * indices are the u32 at `list` (records.ts noteTyped): each row's payload is where its columns say.
  */
-export function fillClrRows(t: i32, d: usize, list: usize, n: u32): void {
+export function fillClrRows(m: Mem, t: i32, d: usize, list: usize, n: u32): void {
   unchecked(FILL[t])(d, list, n);
 }

@@ -29,7 +29,6 @@ const scope: usize = memory.data((CLR_MAX_DEPTH + 1) * CLR_SCOPE_VALUES * 8);
 let truncated = false;
 
 // The field program and lookups (setClr), in memory the bindings placed.
-export let clrOn: bool = false;
 let program: usize = 0;
 let typeStarts: usize = 0;
 let lookup: usize = 0; // i16 per (CLR provider, id < CLR_MAX_ID, version < CLR_VERSIONS): schema event, -1 none
@@ -49,7 +48,7 @@ export function setClr(words: usize, starts: usize, nTypes: u32, table: usize, g
   lookup = table;
   clrGuids = guids;
   clrGuidCount = nGuids;
-  clrOn = true;
+  STATE.clrOn = true;
   return true;
 }
 
@@ -65,7 +64,7 @@ export function clrProviderOf(m: Mem, guid: usize): i32 {
 
 /** The schema event of rows of (CLR provider `p`, header type, id, version), -1 when none. */
 export function clrEventOf(m: Mem, p: i32, headerType: u32, id: u32, version: u32): i32 {
-  if (p < 0 || !clrOn) return -1;
+  if (p < 0 || !m.clrOn) return -1;
   if (headerType != HT_EVENT_HEADER32 && headerType != HT_EVENT_HEADER64) return -1;
   if (id >= <u32>CLR_MAX_ID) return -1;
   let v = min<u32>(version, CLR_VERSIONS - 1);
@@ -351,7 +350,7 @@ export function clrReserve(t: i32, d: usize, n: u32): u32 {
  * directory entry) that are not 0: an EventPipe block's rows, filled while the block was staged, made
  * to point into the trace's bytes before the staging area takes the next block.
  */
-export function clrMoveRefs(t: i32, d: usize, from: u32, to: u32, delta: u32): void {
+export function clrMoveRefs(m: Mem, t: i32, d: usize, from: u32, to: u32, delta: u32): void {
   if (from >= to || delta == 0) return;
   let base = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let cap = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -388,7 +387,7 @@ function gatherColumn(col: usize, width: usize, src: usize, n: usize, tmp: usize
  * row i becomes what row src[i] was (u32 each), its row index rows[i]. `tmp`: room for `n` values of
  * 8 bytes.
  */
-export function clrPermute(t: i32, d: usize, src: usize, rows: usize, n: u32, tmp: usize): void {
+export function clrPermute(m: Mem, t: i32, d: usize, src: usize, rows: usize, n: u32, tmp: usize): void {
   let base = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let cap = <usize>load<u32>(d, CLR_DIR_CAP);
   let pr = prog(t);
@@ -408,9 +407,4 @@ export function clrPermute(t: i32, d: usize, src: usize, rows: usize, n: u32, tm
     } else gatherColumn(base + cap * preA, <usize>valueWidth(kind), src, count, tmp);
     p += <usize>load<u16>(p, CLR_FIELD_LEN << 1) << 1;
   }
-}
-
-/** Directory entry of schema event `t`. */
-@inline export function clrEntry(t: i32): usize {
-  return STATE.clrDir + <usize>t * CLR_DIR_STRIDE;
 }

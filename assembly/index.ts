@@ -7,15 +7,30 @@ import * as eventtypes from "./eventtypes";
 import { xpressDecompress, xpressProduced } from "./xpress";
 import { walkEventBlock } from "./nettrace-events";
 import { dispatchOrder, eventRows, eventTypes } from "./nettrace-rows";
-import { clrOn } from "./clr";
-import { typedBuckets } from "./records";
+import * as records from "./records";
 import * as clr from "./clr";
 import { CLR_FILL_FINGERPRINT, CLR_FILL_TYPES } from "./clr-fill";
 import { STATE, FILTER_BLOCK } from "./memory-access";
 import { SharedState, resetState } from "./core-state";
 import { beginTrace, continueTrace, nextWindow, stopTrace, directory as traceDirectory } from "./trace";
 
-export { fillRowsOf, fillPlacedRows, placedReorder } from "./records";
+/** The typed tables of rows an EventPipe reader placed (records.ts fillRowsOf). */
+export function fillRowsOf(
+  provClr: usize, nProv: u32, rows: u32, provider: usize, headerType: usize, eventId: usize, version: usize,
+  payloadOffset: usize, payloadLength: usize,
+): u32 {
+  return records.fillRowsOf(STATE, provClr, nProv, rows, provider, headerType, eventId, version, payloadOffset, payloadLength);
+}
+
+/** The typed tables of a staged EventPipe block's rows (records.ts fillPlacedRows). */
+export function fillPlacedRows(cols: usize, stride: usize, first: u32, rows: u32, mdClr: usize, nMd: u32, bias: u32, delta: u32, headerType: u32): u32 {
+  return records.fillPlacedRows(STATE, cols, stride, first, rows, mdClr, nMd, bias, delta, headerType);
+}
+
+/** Those typed rows in a window's dispatch order (records.ts placedReorder). */
+export function placedReorder(cols: usize, stride: usize, n: u32, order: usize, mdClr: usize, nMd: u32): bool {
+  return records.placedReorder(STATE, cols, stride, n, order, mdClr, nMd);
+}
 
 /**
  * Turns the typed tables on (clr.ts setClr) with the field program, lookup and CLR provider GUIDs the
@@ -24,7 +39,7 @@ export { fillRowsOf, fillPlacedRows, placedReorder } from "./records";
  */
 export function setClr(words: usize, starts: usize, nTypes: u32, table: usize, guids: usize, nGuids: u32, fingerprint: u32): bool {
   if (nTypes != CLR_FILL_TYPES || fingerprint != CLR_FILL_FINGERPRINT) return false;
-  return typedBuckets(nTypes) && clr.setClr(words, starts, nTypes, table, guids, nGuids);
+  return records.typedBuckets(STATE, nTypes) && clr.setClr(words, starts, nTypes, table, guids, nGuids);
 }
 
 /**
@@ -112,7 +127,7 @@ export function resetWindow(): void {
 
 /** Addresses and counts of every output table, at the DIR_* slots (codes.ts) of the block it returns. Allocates nothing. */
 export function directory(): usize {
-  return traceDirectory(STATE, clrOn);
+  return traceDirectory(STATE, STATE.clrOn);
 }
 
 export function arenaBytes(): f64 {

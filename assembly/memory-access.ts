@@ -23,13 +23,25 @@ export const PROVIDER_BLOCK: usize = memory.data(PROVIDER_BLOCK_BYTES, 16); // p
 @inline export function ld16(m: Mem, p: usize): u32 { return <u32>load<u16>(p); }
 @inline export function ld32(m: Mem, p: usize): u32 { return load<u32>(p); }
 @inline export function ldi32(m: Mem, p: usize): i32 { return load<i32>(p); }
+@inline export function ldi16(m: Mem, p: usize): i32 { return <i32>load<i16>(p); }
+@inline export function ldi8(m: Mem, p: usize): i32 { return <i32>load<i8>(p); }
 @inline export function st8(m: Mem, p: usize, v: u32): void { store<u8>(p, v); }
 @inline export function st16(m: Mem, p: usize, v: u32): void { store<u16>(p, v); }
 @inline export function st32(m: Mem, p: usize, v: u32): void { store<u32>(p, v); }
+// (the same at an address the caller knows to be a multiple of the width: the other core reads them as one
+// typed-array element, small enough that its compiler inlines every one in a record walk)
+@inline export function ld16a(m: Mem, p: usize): u32 { return <u32>load<u16>(p); }
+@inline export function ld32a(m: Mem, p: usize): u32 { return load<u32>(p); }
+@inline export function st16a(m: Mem, p: usize, v: u32): void { store<u16>(p, v); }
+@inline export function st32a(m: Mem, p: usize, v: u32): void { store<u32>(p, v); }
+/** copy8 of 4-aligned addresses. */
+@inline export function copy8a(m: Mem, dst: usize, src: usize): void { store<u64>(dst, load<u64>(src)); }
 @inline export function ldf64(m: Mem, p: usize): f64 { return load<f64>(p); }
 @inline export function stf64(m: Mem, p: usize, v: f64): void { store<f64>(p, v); }
 /** The 8 bytes at `src` to `dst` (an i64 field, which the other core cannot hold in one number). */
 @inline export function copy8(m: Mem, dst: usize, src: usize): void { store<u64>(dst, load<u64>(src)); }
+/** Whether the i64 at `a` is less than the i64 at `b`. */
+@inline export function lti64(m: Mem, a: usize, b: usize): bool { return load<i64>(a) < load<i64>(b); }
 /** `n` bytes at `p` set to `byte`. */
 @inline export function fill(m: Mem, p: usize, byte: u32, n: usize): void { memory.fill(p, <u8>byte, n); }
 /** `n` bytes from `src` to `dst`; the ranges may overlap (memmove). */

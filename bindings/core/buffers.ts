@@ -266,7 +266,7 @@ export function consume(m: Mem, staging: usize, len: u32, fileOffset: f64, atEnd
       while (avail >= HDR + 4 || (atEnd && avail >= HDR)) {
         let b = staging + p;
         if (plausible(m, b, avail)) { found = true; break; }
-        if (ld8(m, b) != 0) m.resyncNonZero = true;
+        if (m.u8[b] != 0) m.resyncNonZero = true;
         p++;
         avail--;
       }
@@ -288,7 +288,7 @@ export function consume(m: Mem, staging: usize, len: u32, fileOffset: f64, atEnd
         continue;
       }
       if (!atEnd) break;
-      for (let i: u32 = p; i < len; i++) if (ld8(m, staging + i) != 0) m.resyncNonZero = true;
+      for (let i: u32 = p; i < len; i++) if (m.u8[staging + i] != 0) m.resyncNonZero = true;
       if (m.resyncNonZero) warn(m, W_TRAILING_GARBAGE, m.resyncFrom, <i32>buffersSeen(m) - 1, -1, satU32(fileOffset + len - m.resyncFrom));
       m.resyncing = false;
       p = len;
@@ -300,7 +300,7 @@ export function consume(m: Mem, staging: usize, len: u32, fileOffset: f64, atEnd
       if (!atEnd) { m.wantBytes = HDR; break; }
       if (buffersSeen(m) == 0) { fatal(m, E_TOO_SHORT, off); break; }
       for (let i: u32 = p; i < len; i++) {
-        if (ld8(m, staging + i) != 0) { warn(m, W_TRAILING_GARBAGE, off, <i32>buffersSeen(m) - 1, -1, avail); break; }
+        if (m.u8[staging + i] != 0) { warn(m, W_TRAILING_GARBAGE, off, <i32>buffersSeen(m) - 1, -1, avail); break; }
       }
       p = len;
       m.done = true;

@@ -8,7 +8,6 @@
 
 import * as codes from "../../assembly/codes.js";
 import { allocate, release, clrInit } from "./tables.js";
-import { fillClr } from "./clr-fill.js";
 import type { CoreState } from "./state.js";
 import { MEMORY_LIMIT } from "./memory.js";
 
@@ -19,7 +18,7 @@ const T_U8 = codes.T_U8, T_I8 = codes.T_I8, T_U16 = codes.T_U16, T_I16 = codes.T
   T_BOOL = codes.T_BOOL, T_PTR = codes.T_PTR, T_GUID = codes.T_GUID, T_FILETIME = codes.T_FILETIME,
   T_SYSTEMTIME = codes.T_SYSTEMTIME, T_USTR = codes.T_USTR, T_ASTR = codes.T_ASTR, T_BINARY = codes.T_BINARY,
   T_STRUCT = codes.T_STRUCT, HT_EVENT_HEADER32 = codes.HT_EVENT_HEADER32,
-  HT_EVENT_HEADER64 = codes.HT_EVENT_HEADER64, CLR_DIR_STRIDE = codes.CLR_DIR_STRIDE,
+  HT_EVENT_HEADER64 = codes.HT_EVENT_HEADER64,
   CLR_DIR_COUNT = codes.CLR_DIR_COUNT, CLR_DIR_BLOCK = codes.CLR_DIR_BLOCK, CLR_DIR_CAP = codes.CLR_DIR_CAP,
   CLR_MAX_ID = codes.CLR_MAX_ID, CLR_VERSIONS = codes.CLR_VERSIONS,
   CLR_STATUS_TRUNCATED = codes.CLR_STATUS_TRUNCATED, CLR_TYPE_ROW_BYTES = codes.CLR_TYPE_ROW_BYTES,
@@ -345,17 +344,6 @@ function growBlock(s: CoreState, t: number, d: number, count: number, cap: numbe
 }
 
 /**
- * Room for `rows` rows in all in schema event `t`'s table, made at once where the rows to come are
- * known (an EventPipe file's, counted before the fill), so that the block is not grown step by step
- * and ends exactly full. False when memory is exhausted (the fill then grows it as it goes).
- */
-export function clrPresize(s: CoreState, t: number, rows: number): boolean {
-  const d = s.clrDir + t * CLR_DIR_STRIDE;
-  if (rows <= s.u32[(d + CLR_DIR_CAP) >>> 2]) return true;
-  return growBlock(s, t, d, s.u32[(d + CLR_DIR_COUNT) >>> 2], rows);
-}
-
-/**
  * The next row of schema event `t`'s table (`d`: its directory entry), the block grown when full;
  * the caller writes it, after taking its views again (growing may move the memory). -1 when memory is
  * exhausted (the row is counted as missing).
@@ -375,47 +363,57 @@ export function clrRow(s: CoreState, t: number, d: number): number {
 }
 
 /**
- * Fills the typed tables for rows whose columns were written by other means than the record walk (the
- * EventPipe reader's): each row of a .NET runtime provider (`provClr`: CLR provider index by provider,
- * outside linear memory) goes through its schema event's fill, as the walk's rows do. setClr first.
- * Returns the rows placed.
+ * Adds `delta` (mod 2^32) to the references of rows [from, to) of schema event `t`'s table (`d`: its
+ * directory entry) that are not 0 (assembly/clr.ts clrMoveRefs).
  */
-export function fillClrRows(s: CoreState, provClr: Int8Array): number {
-  const n = s.rowCount;
-  // each row's schema event (-1: none), and the rows of each counted: each table's block made once, exactly full
-  const eventOf = new Int32Array(n);
-  const rowsOf = new Uint32Array(s.clrTypes);
-  for (let r = 0; r < n; r++) {
-    const prov = s.u16[(s.colProvider >>> 1) + r];
-    const p = prov < provClr.length ? provClr[prov] : -1;
-    const t = p < 0 ? -1 : clrEventOf(s, p, s.u8[s.colHeaderType + r], s.u16[(s.colEventId >>> 1) + r], s.u16[(s.colVersion >>> 1) + r]);
-    eventOf[r] = t;
-    if (t >= 0) rowsOf[t]++;
+export function clrMoveRefs(s: CoreState, t: number, d: number, from: number, to: number, delta: number): void {
+  if (from >= to || delta === 0) return;
+  const U16 = s.u16, U32 = s.u32;
+  const base = U32[(d + CLR_DIR_BLOCK) >>> 2], cap = U32[(d + CLR_DIR_CAP) >>> 2];
+  const pr = prog(s, t);
+  const n = U16[(pr >>> 1) + CLR_TYPE_FIELDS];
+  let p = fieldsOf(s, pr) >>> 1;
+  for (let f = 0; f < n; f++) {
+    const w0 = U16[p + CLR_FIELD_KIND];
+    if (isRefField(w0 & CLR_KIND_MASK, w0 >>> CLR_FLAGS_SHIFT)) {
+      const col = (base + cap * U16[p + CLR_FIELD_PRE_A]) >>> 2;
+      for (let r = from; r < to; r++) if (U32[col + r] !== 0) U32[col + r] = (U32[col + r] + delta) >>> 0;
+    }
+    p += U16[p + CLR_FIELD_LEN];
   }
-  for (let t = 0; t < rowsOf.length; t++) if (rowsOf[t]) clrPresize(s, t, rowsOf[t]);
-  for (let r = 0; r < n; r++) {
-    const t = eventOf[r];
-    if (t < 0) continue;
-    const q = s.u32[(s.colPayloadOffset >>> 2) + r];
-    fillClr(s, t, s.clrDir + t * CLR_DIR_STRIDE, r, q, q + s.u16[(s.colPayloadLength >>> 1) + r], s.u8[s.colHeaderType + r] === HT_EVENT_HEADER64);
+}
+
+/** `n` values of `width` bytes (1, 2, 4 or 8) of the column at `col`: value i of `tmp` is value src[i]'s, then copied back. */
+function gatherColumn(s: CoreState, col: number, width: number, src: number, n: number, tmp: number): void {
+  const U8 = s.u8, U32 = s.u32;
+  for (let i = 0; i < n; i++) {
+    const a = col + U32[(src >>> 2) + i] * width;
+    U8.copyWithin(tmp + i * width, a, a + width);
   }
-  return s.clrRows;
+  U8.copyWithin(col, tmp, tmp + n * width);
 }
 
 /**
- * fillClrRows over `rows` rows whose columns the caller placed at these addresses (assembly/records.ts
- * fillRowsOf's columns): provider, header type, event id, version, payload offset and length.
+ * Puts the first `n` rows of schema event `t`'s table (`d`: its directory entry) in another order:
+ * row i becomes what row src[i] was (u32 each), its row index rows[i]. `tmp`: room for `n` values of
+ * 8 bytes.
  */
-export function fillRowsOf(
-  s: CoreState, provClr: Int8Array, rows: number, provider: number, headerType: number, eventId: number, version: number,
-  payloadOffset: number, payloadLength: number,
-): number {
-  s.rowCount = rows;
-  s.colProvider = provider;
-  s.colHeaderType = headerType;
-  s.colEventId = eventId;
-  s.colVersion = version;
-  s.colPayloadOffset = payloadOffset;
-  s.colPayloadLength = payloadLength;
-  return fillClrRows(s, provClr);
+export function clrPermute(s: CoreState, t: number, d: number, src: number, rows: number, n: number, tmp: number): void {
+  const U16 = s.u16, U32 = s.u32;
+  const base = U32[(d + CLR_DIR_BLOCK) >>> 2], cap = U32[(d + CLR_DIR_CAP) >>> 2];
+  const pr = prog(s, t);
+  s.u8.copyWithin(base + cap * U16[(pr >>> 1) + CLR_TYPE_PRE_ROW], rows, rows + n * 4);
+  gatherColumn(s, base + cap * U16[(pr >>> 1) + CLR_TYPE_PRE_STATUS], 1, src, n, tmp);
+  const nf = U16[(pr >>> 1) + CLR_TYPE_FIELDS];
+  let p = fieldsOf(s, pr) >>> 1;
+  for (let f = 0; f < nf; f++) {
+    const w0 = U16[p + CLR_FIELD_KIND];
+    const kind = w0 & CLR_KIND_MASK;
+    const preB = U16[p + CLR_FIELD_PRE_B];
+    if (isRefField(kind, w0 >>> CLR_FLAGS_SHIFT)) {
+      gatherColumn(s, base + cap * U16[p + CLR_FIELD_PRE_A], 4, src, n, tmp);
+      if (preB !== CLR_NOT_STORED) gatherColumn(s, base + cap * preB, 4, src, n, tmp);
+    } else gatherColumn(s, base + cap * U16[p + CLR_FIELD_PRE_A], kind === T_PTR ? 8 : fixedSize(kind, 8), src, n, tmp);
+    p += U16[p + CLR_FIELD_LEN];
+  }
 }

@@ -68,6 +68,7 @@ export class SharedState {
   clrTypes: u32 = 0;
   clrRows: u32 = 0; // rows placed in this window
   clrMissing: u32 = 0; // rows that found no memory, in this window
+  clrOn: bool = false; // the typed tables are on (clr.ts setClr)
   // ---- providers.ts: the provider table, PROV_STRIDE-byte entries, and its hash index ----
   provCount: u32 = 0;
   provCap: u32 = 0;
@@ -92,6 +93,17 @@ export class SharedState {
   compressionFormat: u32 = COMPRESSION_XPRESS;
   // ---- records.ts ----
   walkAbandoned: bool = false; // the last walk stopped before the end of its buffer's records
+  walkFileOffset: f64 = 0; // the buffer being walked, for warnings
+  walkBuffer: i32 = 0;
+  walkTsAt: usize = 0; // address of the timestamp the next record without one inherits (walkFast hands it back)
+  // typed rows on their way to their tables (records.ts noteTyped): a bucket of row indices per schema
+  // event met since the last fill
+  bucketRows: usize = 0; // TYPED_SLOTS buckets of TYPED_BUCKET u32 row indices
+  bucketOf: usize = 0; // u16 per schema event: its slot + 1, 0: none
+  bucketType: usize = 0; // u16 schema event of each slot
+  bucketFill: usize = 0; // u32 rows in each slot's bucket
+  bucketsUsed: u32 = 0;
+  typedDelta: u32 = 0; // added to the references of the typed rows the buckets fill (fillPlacedRows)
 }
 
 /** The initial values of the fields that do not start at zero (the WebAssembly core's struct is zeroed first). */

@@ -65,7 +65,7 @@ function addType(m: Mem, lo: u32, hi: u32, kwLo: u32, kwHi: u32, tlc: u32): u32 
 
 /** The schema event (typed table) of rows with this key, -1 when none. */
 export function clrOfKey(m: Mem, lo: u32, hi: u32): i32 {
-  let c = ld8(m, m.provTable + <usize>(lo & 0xffff) * PROV_STRIDE + PROV_CLR);
+  let c = m.u8[m.provTable + <usize>(lo & 0xffff) * PROV_STRIDE + PROV_CLR];
   let p: i32 = c < 0x80 ? <i32>c : <i32>c - 256; // (an i8)
   return clrEventOf(m, p, hi >>> 24, lo >>> 16, hi & 0xffff);
 }

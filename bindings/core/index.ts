@@ -1,9 +1,9 @@
 // Pure TypeScript decoder core (engine: "js"): the WebAssembly core's algorithm and table layout
 // over an ArrayBuffer standing in for linear memory. Most of its files are generated from assembly/
-// (scripts/gen-core-twin.mjs SHARED: the tables, buffer walk, logfile header, providers, event
-// types, a trace's course (trace.ts), XPRESS and the EventPipe walk), their state the shared struct of core-state.ts that
-// CoreState (state.ts) extends; records.ts and clr.ts still mirror assembly/ by hand, their state
-// CoreState's own fields. memory.ts is the runtime's heap. This file, like assembly/index.ts, holds
+// (scripts/gen-core-twin.mjs SHARED: the tables, buffer and record walks, logfile header, providers,
+// event types, a trace's course (trace.ts), XPRESS and the EventPipe walk), their state the shared
+// struct of core-state.ts that CoreState (state.ts) extends; clr.ts still mirrors assembly/ by hand,
+// its state CoreState's own fields. memory.ts is the runtime's heap. This file, like assembly/index.ts, holds
 // the exports the bindings call, thin wrappers of the shared functions.
 
 import { CoreState } from "./state.js";
@@ -13,7 +13,8 @@ import { FIXED_BYTES, allocate, release, setFilter } from "./tables.js";
 import { seedTypes } from "./eventtypes.js";
 import { compression, consume } from "./buffers.js";
 import { xpressDecompress, xpressProduced } from "./xpress.js";
-import { fillRowsOf, setClr } from "./clr.js";
+import { setClr } from "./clr.js";
+import { fillPlacedRows, fillRowsOf, placedReorder, typedBuckets } from "./records.js";
 import { CLR_FILL_FINGERPRINT, CLR_FILL_TYPES } from "./clr-fill.js";
 
 /** The decoder core's interface: the WebAssembly exports (assembly/index.ts), or this core. */
@@ -66,11 +67,11 @@ export interface CoreExports {
   fillRowsOf(provClr: number, nProv: number, rows: number, provider: number, headerType: number, eventId: number, version: number, payloadOffset: number, payloadLength: number): number;
   /**
    * The typed tables of rows [first, first + rows) of an EventPipe reader's window columns, filled while
-   * their block is staged (assembly/records.ts fillPlacedRows); the WebAssembly core's alone.
+   * their block is staged (assembly/records.ts fillPlacedRows).
    */
-  fillPlacedRows?(cols: number, stride: number, first: number, rows: number, mdClr: number, nMd: number, bias: number, delta: number, headerType: number): number;
+  fillPlacedRows(cols: number, stride: number, first: number, rows: number, mdClr: number, nMd: number, bias: number, delta: number, headerType: number): number;
   /** Those rows put in a window's dispatch order (assembly/records.ts placedReorder); false when memory is exhausted. */
-  placedReorder?(cols: number, stride: number, n: number, order: number, mdClr: number, nMd: number): boolean | number;
+  placedReorder(cols: number, stride: number, n: number, order: number, mdClr: number, nMd: number): boolean | number;
   /** Adds `delta` (modulo 2^32) to the `count` u32s at `at`, in place (assembly/index.ts shiftU32). */
   shiftU32(at: number, count: number, delta: number): void;
   /** Moves the `count` u32 addresses at `at` in place: in [start, end] by `delta`, others to 0 (assembly/index.ts relocateU32). */
@@ -172,8 +173,15 @@ class JsCore implements CoreExports {
   }
 
   fillRowsOf(provClr: number, nProv: number, rows: number, provider: number, headerType: number, eventId: number, version: number, payloadOffset: number, payloadLength: number): number {
-    const prov = new Int8Array(this.memory.buffer, provClr, nProv).slice();
-    return fillRowsOf(this.s, prov, rows, provider, headerType, eventId, version, payloadOffset, payloadLength);
+    return fillRowsOf(this.s, provClr, nProv, rows, provider, headerType, eventId, version, payloadOffset, payloadLength);
+  }
+
+  fillPlacedRows(cols: number, stride: number, first: number, rows: number, mdClr: number, nMd: number, bias: number, delta: number, headerType: number): number {
+    return fillPlacedRows(this.s, cols, stride, first, rows, mdClr, nMd, bias, delta, headerType);
+  }
+
+  placedReorder(cols: number, stride: number, n: number, order: number, mdClr: number, nMd: number): boolean {
+    return placedReorder(this.s, cols, stride, n, order, mdClr, nMd);
   }
 
   shiftU32(at: number, count: number, delta: number): void {
@@ -204,7 +212,7 @@ class JsCore implements CoreExports {
 
   setClr(words: number, starts: number, nTypes: number, table: number, guids: number, nGuids: number, fingerprint: number): number {
     if (nTypes !== CLR_FILL_TYPES || fingerprint !== CLR_FILL_FINGERPRINT) return 0;
-    return setClr(this.s, words, starts, nTypes, table, guids, nGuids) ? 1 : 0;
+    return typedBuckets(this.s, nTypes) && setClr(this.s, words, starts, nTypes, table, guids, nGuids) ? 1 : 0;
   }
 }
 

@@ -21,14 +21,52 @@ export function ld8(m: Mem, p: number): number {
 }
 
 export function ld16(m: Mem, p: number): number {
+  if ((p & 1) === 0) return m.u16[p >>> 1];
   const b = m.u8;
   return b[p] | (b[p + 1] << 8);
+}
+
+/** Two bytes as a signed 16-bit integer. */
+export function ldi16(m: Mem, p: number): number {
+  return (ld16(m, p) << 16) >> 16;
+}
+
+/** A byte as a signed 8-bit integer. */
+export function ldi8(m: Mem, p: number): number {
+  return (m.u8[p] << 24) >> 24;
 }
 
 export function ld32(m: Mem, p: number): number {
   if ((p & 3) === 0) return m.u32[p >>> 2];
   const b = m.u8;
   return (b[p] | (b[p + 1] << 8) | (b[p + 2] << 16) | (b[p + 3] << 24)) >>> 0;
+}
+
+// ld16, ld32, st16, st32 and copy8 at an address the caller knows to be a multiple of the width (every
+// field of a record header, every column): one typed-array element, small enough that V8 inlines every
+// one in a record walk, where the general ones' alignment test used up its inlining budget and left
+// values past 2^31 boxed on return.
+export function ld16a(m: Mem, p: number): number {
+  return m.u16[p >>> 1];
+}
+
+export function ld32a(m: Mem, p: number): number {
+  return m.u32[p >>> 2];
+}
+
+export function st16a(m: Mem, p: number, v: number): void {
+  m.u16[p >>> 1] = v;
+}
+
+export function st32a(m: Mem, p: number, v: number): void {
+  m.u32[p >>> 2] = v;
+}
+
+/** copy8 of 4-aligned addresses. */
+export function copy8a(m: Mem, dst: number, src: number): void {
+  const u = m.u32;
+  u[dst >>> 2] = u[src >>> 2];
+  u[(dst >>> 2) + 1] = u[(src >>> 2) + 1];
 }
 
 /** Four bytes as a signed 32-bit integer: stays a small integer to V8 where a u32 past 2^31 would not. */
@@ -45,6 +83,13 @@ export function ldf64(m: Mem, p: number): number {
 export function stf64(m: Mem, p: number, v: number): void {
   if ((p & 7) === 0) m.f64[p >>> 3] = v;
   else m.dv.setFloat64(p, v, true);
+}
+
+/** Whether the i64 at `a` is less than the i64 at `b` (high words signed, then low words unsigned). */
+export function lti64(m: Mem, a: number, b: number): boolean {
+  const v = m.dv;
+  const ha = v.getInt32(a + 4, true), hb = v.getInt32(b + 4, true);
+  return ha !== hb ? ha < hb : v.getUint32(a, true) < v.getUint32(b, true);
 }
 
 /** The 8 bytes at `src` to `dst` (an i64 field, which a number cannot hold): two 32-bit words. */

@@ -179,31 +179,31 @@ function varU32(m: Mem, p: usize, what: u32): usize {
   // (unrolled where five bytes are at hand: a sequence number delta takes five when the capture
   // thread changes; the checks byte by byte only near the end)
   if (lim - p >= 5 && lim > p) {
-    let b: u32 = ld8(m, p);
+    let b: u32 = m.u8[p];
     if (b < 0x80) {
       vLo = b;
       return p + 1;
     }
     let v: u32 = b & 0x7f;
-    b = ld8(m, p + 1);
+    b = m.u8[p + 1];
     v |= (b & 0x7f) << 7;
     if (b < 0x80) {
       vLo = v;
       return p + 2;
     }
-    b = ld8(m, p + 2);
+    b = m.u8[p + 2];
     v |= (b & 0x7f) << 14;
     if (b < 0x80) {
       vLo = v;
       return p + 3;
     }
-    b = ld8(m, p + 3);
+    b = m.u8[p + 3];
     v |= (b & 0x7f) << 21;
     if (b < 0x80) {
       vLo = v;
       return p + 4;
     }
-    b = ld8(m, p + 4);
+    b = m.u8[p + 4];
     if (b < 0x80) {
       vLo = (v | (b << 28)) >>> 0;
       return p + 5;
@@ -221,7 +221,7 @@ function varU32Long(m: Mem, at: usize, what: u32): usize {
       vLo = 0;
       return at;
     }
-    let b: u32 = ld8(m, p);
+    let b: u32 = m.u8[p];
     p++;
     v |= (b & 0x7f) << shift;
     if ((b & 0x80) == 0) {
@@ -238,28 +238,28 @@ function varU32Long(m: Mem, at: usize, what: u32): usize {
 function varU64(m: Mem, p: usize, what: u32): usize {
   if (lim - p >= 4 && lim > p) {
     // (up to 4 bytes, 28 bits, the most a timestamp delta or a thread id usually takes: no checks per byte)
-    let b: u32 = ld8(m, p);
+    let b: u32 = m.u8[p];
     let v: u32 = b & 0x7f;
     if (b < 0x80) {
       vLo = v;
       vHi = 0;
       return p + 1;
     }
-    b = ld8(m, p + 1);
+    b = m.u8[p + 1];
     v |= (b & 0x7f) << 7;
     if (b < 0x80) {
       vLo = v;
       vHi = 0;
       return p + 2;
     }
-    b = ld8(m, p + 2);
+    b = m.u8[p + 2];
     v |= (b & 0x7f) << 14;
     if (b < 0x80) {
       vLo = v;
       vHi = 0;
       return p + 3;
     }
-    b = ld8(m, p + 3);
+    b = m.u8[p + 3];
     v |= (b & 0x7f) << 21;
     if (b < 0x80) {
       vLo = v;
@@ -281,7 +281,7 @@ function varU64Long(m: Mem, at: usize, what: u32): usize {
       vHi = 0;
       return at;
     }
-    let b: u32 = ld8(m, p);
+    let b: u32 = m.u8[p];
     p++;
     let v: u32 = b & 0x7f;
     if (i < 4) lo |= v << (7 * i);
@@ -401,7 +401,7 @@ export function walkEventBlock(
     if (compressed != 0) {
       // §6.5: the header as changes to the previous one
       let p: usize = pos;
-      let flags: u32 = ld8(m, p);
+      let flags: u32 = m.u8[p];
       p++;
       if ((flags & 0x01) != 0) {
         p = varU32(m, p, NTW_METADATA_ID);
@@ -522,7 +522,7 @@ export function walkEventBlock(
     st32(m, at2 + 4 * stride, hThreadLo);
     st32(m, at2 + 4 * stride + 4, hThreadHi);
     st32(m, at + 6 * stride, hMetadataId);
-    st8(m, col + 7 * stride + <usize>rows, sorted | recordFlags);
+    (m.u8[col + 7 * stride + <usize>rows] = sorted | recordFlags);
     st32(m, at + 8 * stride, hSequence);
     st32(m, at + 9 * stride, hProcessor);
     st32(m, at + 10 * stride, hStackId);

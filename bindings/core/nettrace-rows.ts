@@ -132,7 +132,7 @@ function inFileOrder(m: Mem, n: u32, ts: usize, queue: usize, flags: usize): boo
     if (h < hi || (h == hi && l <= lo)) {
       if (h != hi || l != lo) return false;
       if (ld32(m, queue + <usize>i * 4) != ld32(m, queue + <usize>(i - 1) * 4)) return false;
-      if (((ld8(m, flags + <usize>i) | ld8(m, flags + <usize>(i - 1))) & 1) != 0) return false;
+      if (((m.u8[flags + <usize>i] | m.u8[flags + <usize>(i - 1)]) & 1) != 0) return false;
     }
     lo = l;
     hi = h;
@@ -183,7 +183,7 @@ export function dispatchOrder(m: Mem, p: usize): u32 {
       nextSp++;
       spAt = nextSp < spCount ? ld32(m, sp + <usize>nextSp * 4) : 0xffffffff;
     }
-    if ((ld8(m, flags + <usize>i) & 1) != 0) {
+    if ((m.u8[flags + <usize>i] & 1) != 0) {
       flush(m, ts, next, qs, tree, leaves, order, i, false);
       st32(m, order + <usize>orderRows * 4, i);
       orderRows++;
@@ -488,7 +488,7 @@ export function eventRows(m: Mem, p: usize): void {
       st16(m, oProvider + <usize>r * 2, ld32(m, x + NM_PROVIDER * 4));
       st16(m, oEventId + <usize>r * 2, ld32(m, x + NM_EVENT_ID * 4));
       st16(m, oVersion + <usize>r * 2, ld32(m, x + NM_VERSION * 4));
-      st8(m, oOpcode + <usize>r, ld32(m, x + NM_OPCODE * 4));
+      (m.u8[oOpcode + <usize>r] = ld32(m, x + NM_OPCODE * 4));
     }
     // the processor only where the capture thread is the event's own (V6 always gives it)
     let proc = ldi32(m, processor + i * 4);

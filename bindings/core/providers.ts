@@ -138,9 +138,9 @@ function addProvider(m: Mem, g: usize, group: u32, kind: u32): i32 {
   fill(m, p, 0, PROV_STRIDE);
   copyGuid(m, p + PROV_GUID, g);
   st16(m, p + PROV_GROUP, group);
-  st8(m, p + PROV_KIND, kind);
-  st8(m, p + PROV_WANTED, providerWanted(m, g));
-  st8(m, p + PROV_CLR, <u32>clrProviderOf(m, g) & 0xff);
+  (m.u8[p + PROV_KIND] = kind);
+  (m.u8[p + PROV_WANTED] = providerWanted(m, g));
+  (m.u8[p + PROV_CLR] = <u32>clrProviderOf(m, g) & 0xff);
   insertSlot(m, p + PROV_GUID, i);
   return <i32>i;
 }
@@ -202,5 +202,5 @@ export function providerNone(m: Mem): i32 {
 
 /** The provider of a PROV_STRIDE-byte struct (another core's), added if new (eventtypes.ts seedTypes). */
 export function seedProvider(m: Mem, p: usize): i32 {
-  return providerByGuid(m, p + PROV_GUID, ld8(m, p + PROV_KIND), ld16(m, p + PROV_GROUP));
+  return providerByGuid(m, p + PROV_GUID, m.u8[p + PROV_KIND], ld16(m, p + PROV_GROUP));
 }

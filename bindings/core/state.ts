@@ -1,6 +1,6 @@
 // Per-trace state of the TypeScript core: the shared modules' struct (core-state.ts, generated from
 // assembly/), the views of the memory, and what the WebAssembly core keeps in the globals of the
-// modules still mirrored by hand (records.ts, clr.ts). One object per trace, always of this one
+// module still mirrored by hand (clr.ts). One object per trace, always of this one
 // shape, so the module functions that take it stay monomorphic and keep their optimized code from
 // one trace to the next.
 
@@ -31,15 +31,10 @@ export class CoreState extends SharedState {
    */
   takeBuffer: (bytes: number) => ArrayBuffer = (bytes) => new ArrayBuffer(bytes);
 
-  // ---- records.ts ----
-  ctxFileOffset = 0;
-  ctxBuffer = 0;
-
   // ---- clr.ts ----
   // values of the fields of the scope being walked (u64 as two words), CLR_SCOPE_VALUES per depth
   readonly scope = new Uint32Array((CLR_MAX_DEPTH + 1) * CLR_SCOPE_VALUES * 2);
   clrTruncated = false;
-  clrOn = false;
   clrProgram = 0;
   clrStarts = 0;
   clrLookup = 0;

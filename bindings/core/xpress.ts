@@ -62,14 +62,14 @@ export function xpressDecompress(m: Mem, src: usize, srcLen: u32, dst: usize, ex
     // low one of the next byte; 7 + 15 continues in the next byte.
     let length: u32 = token & 7;
     let long: u32 = (length + 1) >>> 3;
-    let nibbles: u32 = ld8(m, ip + pend * <u32>(halfByte - ip));
+    let nibbles: u32 = m.u8[ip + pend * <u32>(halfByte - ip)];
     length += (0 - long) & ((nibbles >>> (pend << 2)) & 0x0f);
     let take: u32 = long & (pend ^ 1); // a new nibble byte
     halfByte += take * <u32>(ip - halfByte);
     pend ^= long;
     ip += take;
     let long2: u32 = (length + 10) >>> 5; // 1 for 22
-    length += (0 - long2) & ld8(m, ip);
+    length += (0 - long2) & m.u8[ip];
     ip += long2;
     if (length == 22 + 255) {
       length = ld16(m, ip);
@@ -115,7 +115,7 @@ function careful(m: Mem, ip: usize, iend: usize, op: usize, dst: usize, oend: us
     flagCount--;
     if (((flags >>> flagCount) & 1) == 0) {
       if (ip >= iend) { ok = false; break; }
-      st8(m, op, ld8(m, ip));
+      (m.u8[op] = m.u8[ip]);
       ip++;
       op++;
       continue;
@@ -129,15 +129,15 @@ function careful(m: Mem, ip: usize, iend: usize, op: usize, dst: usize, oend: us
       if (halfByte == 0) {
         if (ip >= iend) { ok = false; break; }
         halfByte = ip;
-        length = ld8(m, ip) & 0x0f;
+        length = m.u8[ip] & 0x0f;
         ip++;
       } else {
-        length = ld8(m, halfByte) >>> 4;
+        length = m.u8[halfByte] >>> 4;
         halfByte = 0;
       }
       if (length == 15) {
         if (ip >= iend) { ok = false; break; }
-        length = ld8(m, ip);
+        length = m.u8[ip];
         ip++;
         if (length == 255) {
           if (ip + 2 > iend) { ok = false; break; }

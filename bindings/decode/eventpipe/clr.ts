@@ -15,7 +15,8 @@ import * as C from "../../../assembly/codes.js";
 import type { CoreExports } from "../../core/index.js";
 import { CoreState } from "../../core/state.js";
 import { HEAP_BASE, heapAlloc, reserveMemory } from "../../core/memory.js";
-import { fillRowsOf, setClr } from "../../core/clr.js";
+import { setClr } from "../../core/clr.js";
+import { fillRowsOf } from "../../core/records.js";
 import { clrEventIndex, clrProgram } from "../../schema/clr-program.js";
 import { CLR_PROVIDERS, clrProviderIndex } from "../../schema/clr-payload.js";
 import { formatGuid, parseGuid } from "../../schema/guid.js";
@@ -51,7 +52,7 @@ export const placeFiller: ClrFiller = { place: clrPlace, dispose: () => {} };
 export function coreFiller(core: CoreExports, placed = true): ClrFiller {
   core.init(0, C.MIN_WINDOW, 0);
   const on = setupClr(core);
-  const fill = on && placed && typeof core.fillPlacedRows === "function" ? new PlacedFiller(core) : undefined;
+  const fill = on && placed ? new PlacedFiller(core) : undefined;
   return {
     core: on ? core : undefined,
     placed: fill,
@@ -230,15 +231,14 @@ export class PlacedFiller {
 
   /** The rows one walk placed (CoreWalker.onPlaced). */
   placed(cols: WindowColumns, first: number, end: number, metadata: readonly NettraceMetadata[], pointerSize: number, bias: number): void {
-    const fill = this.core.fillPlacedRows;
-    if (!this.ok || !fill) return;
+    if (!this.ok) return;
     if (first !== this.rows || !this.metadataTypes(metadata)) {
       this.ok = false;
       return;
     }
     const ht = pointerSize === 4 ? C.HT_EVENT_HEADER32 : C.HT_EVENT_HEADER64;
     // (a reference's store offset is its file offset + base, its address + bias + base)
-    this.typedRows = fill(cols.ptr, cols.stride, first, end - first, this.mdClr, this.known, bias >>> 0, (bias + this.base) >>> 0, ht);
+    this.typedRows = this.core.fillPlacedRows(cols.ptr, cols.stride, first, end - first, this.mdClr, this.known, bias >>> 0, (bias + this.base) >>> 0, ht);
     this.rows = end;
   }
 
@@ -256,7 +256,7 @@ export class PlacedFiller {
       let dir = new Uint32Array(core.memory.buffer, core.directory(), C.DIR_SLOTS);
       if (dir[C.DIR_CLR_MISSING]) return -1;
       if (reorder) {
-        if (!core.placedReorder?.(reorder.cols.ptr, reorder.cols.stride, rows, reorder.order, this.mdClr, this.known)) return -1;
+        if (!core.placedReorder(reorder.cols.ptr, reorder.cols.stride, rows, reorder.order, this.mdClr, this.known)) return -1;
         dir = new Uint32Array(core.memory.buffer, core.directory(), C.DIR_SLOTS);
       }
       appendFilled(new Uint8Array(core.memory.buffer), dir[C.DIR_CLR_DIR], rowBase, UNMOVED, into, scale);
@@ -351,14 +351,14 @@ function fillInPlace(data: TraceData, provClr: Int8Array, place: ClrPlace): void
   const guids = new Uint8Array(16 * CLR_PROVIDERS.length);
   CLR_PROVIDERS.forEach((p, i) => guids.set(parseGuid(p.guid), 16 * i));
   const program = put(words);
-  const starts = put(typeStarts), table = put(lookup), g = put(guids);
-  if (!store || !provider || !headerType || !eventId || !version || !payloadLength || !payloadOffset || !program || !starts || !table || !g) return;
+  const starts = put(typeStarts), table = put(lookup), g = put(guids), prov = put(provClr);
+  if (!store || !provider || !headerType || !eventId || !version || !payloadLength || !payloadOffset || !program || !starts || !table || !g || !prov) return;
   if (!setClr(s, program, starts, layouts.length, table, g, CLR_PROVIDERS.length)) return;
   // payloads at their place in the core's copy of the bytes
   const offsets = new Uint32Array(s.u8.buffer, payloadOffset, data.eventCount);
   const from = e.payloadOffset;
   for (let i = 0; i < data.eventCount; i++) offsets[i] = from[i] + store;
-  const rows = fillRowsOf(s, provClr, data.eventCount, provider, headerType, eventId, version, payloadOffset, payloadLength);
+  const rows = fillRowsOf(s, prov, provClr.length, data.eventCount, provider, headerType, eventId, version, payloadOffset, payloadLength);
   if (!rows || s.clrMissing) return;
   takeBlocks(data, s.u8, s.clrDir, store, rows);
 }
