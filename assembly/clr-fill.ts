@@ -13,7 +13,7 @@ export const CLR_FILL_TYPES: u32 = 516;
 
 // 0: Microsoft-Windows-DotNETRuntime/GC/Start v0
 function rows0(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(0, d, n);
+  let count = <usize>clrReserve(STATE, 0, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -31,7 +31,7 @@ function rows0(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(0, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 0, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // Count
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // Reason
     pos += 8;
@@ -40,7 +40,7 @@ function rows0(d: usize, list: usize, n: u32): void {
 
 // 1: Microsoft-Windows-DotNETRuntime/GC/Start v1
 function rows1(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(1, d, n);
+  let count = <usize>clrReserve(STATE, 1, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -61,7 +61,7 @@ function rows1(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c22 + r, 0);
     let pos = q;
-    if (pos + 18 > end) { clrSlow(1, b, c, r, q, end, p8); continue; }
+    if (pos + 18 > end) { clrSlow(STATE, 1, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // Count
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // Depth
     store<u32>(c12 + (r << 2), load<u32>(pos + 8)); // Reason
@@ -73,7 +73,7 @@ function rows1(d: usize, list: usize, n: u32): void {
 
 // 2: Microsoft-Windows-DotNETRuntime/GC/Start v2
 function rows2(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(2, d, n);
+  let count = <usize>clrReserve(STATE, 2, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -95,7 +95,7 @@ function rows2(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c30 + r, 0);
     let pos = q;
-    if (pos + 26 > end) { clrSlow(2, b, c, r, q, end, p8); continue; }
+    if (pos + 26 > end) { clrSlow(STATE, 2, b, c, r, q, end, p8); continue; }
     store<u32>(c12 + (r << 2), load<u32>(pos)); // Count
     store<u32>(c16 + (r << 2), load<u32>(pos + 4)); // Depth
     store<u32>(c20 + (r << 2), load<u32>(pos + 8)); // Reason
@@ -108,7 +108,7 @@ function rows2(d: usize, list: usize, n: u32): void {
 
 // 3: Microsoft-Windows-DotNETRuntime/GC/Stop v0
 function rows3(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(3, d, n);
+  let count = <usize>clrReserve(STATE, 3, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -126,7 +126,7 @@ function rows3(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c10 + r, 0);
     let pos = q;
-    if (pos + 6 > end) { clrSlow(3, b, c, r, q, end, p8); continue; }
+    if (pos + 6 > end) { clrSlow(STATE, 3, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // Count
     store<u16>(c8 + (r << 1), load<u16>(pos + 4)); // Depth
     pos += 6;
@@ -135,7 +135,7 @@ function rows3(d: usize, list: usize, n: u32): void {
 
 // 4: Microsoft-Windows-DotNETRuntime/GC/Stop v1
 function rows4(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(4, d, n);
+  let count = <usize>clrReserve(STATE, 4, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -154,7 +154,7 @@ function rows4(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c14 + r, 0);
     let pos = q;
-    if (pos + 10 > end) { clrSlow(4, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 4, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // Count
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // Depth
     store<u16>(c12 + (r << 1), load<u16>(pos + 8)); // ClrInstanceID
@@ -164,7 +164,7 @@ function rows4(d: usize, list: usize, n: u32): void {
 
 // 5: Microsoft-Windows-DotNETRuntime/GC/RestartEEStop v0
 function rows5(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(5, d, n);
+  let count = <usize>clrReserve(STATE, 5, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -185,7 +185,7 @@ function rows5(d: usize, list: usize, n: u32): void {
 
 // 6: Microsoft-Windows-DotNETRuntime/GC/RestartEEStop v1
 function rows6(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(6, d, n);
+  let count = <usize>clrReserve(STATE, 6, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -202,7 +202,7 @@ function rows6(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(6, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 6, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -210,7 +210,7 @@ function rows6(d: usize, list: usize, n: u32): void {
 
 // 7: Microsoft-Windows-DotNETRuntime/GC/HeapStats v0
 function rows7(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(7, d, n);
+  let count = <usize>clrReserve(STATE, 7, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -239,7 +239,7 @@ function rows7(d: usize, list: usize, n: u32): void {
     store<u32>(c80 + (r << 2), <u32>row);
     store<u8>(c96 + r, 0);
     let pos = q;
-    if (pos + 92 > end) { clrSlow(7, b, c, r, q, end, p8); continue; }
+    if (pos + 92 > end) { clrSlow(STATE, 7, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // GenerationSize0
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // TotalPromotedSize0
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // GenerationSize1
@@ -259,7 +259,7 @@ function rows7(d: usize, list: usize, n: u32): void {
 
 // 8: Microsoft-Windows-DotNETRuntime/GC/HeapStats v1
 function rows8(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(8, d, n);
+  let count = <usize>clrReserve(STATE, 8, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -289,7 +289,7 @@ function rows8(d: usize, list: usize, n: u32): void {
     store<u32>(c80 + (r << 2), <u32>row);
     store<u8>(c98 + r, 0);
     let pos = q;
-    if (pos + 94 > end) { clrSlow(8, b, c, r, q, end, p8); continue; }
+    if (pos + 94 > end) { clrSlow(STATE, 8, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // GenerationSize0
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // TotalPromotedSize0
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // GenerationSize1
@@ -310,7 +310,7 @@ function rows8(d: usize, list: usize, n: u32): void {
 
 // 9: Microsoft-Windows-DotNETRuntime/GC/HeapStats v2
 function rows9(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(9, d, n);
+  let count = <usize>clrReserve(STATE, 9, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -342,7 +342,7 @@ function rows9(d: usize, list: usize, n: u32): void {
     store<u32>(c96 + (r << 2), <u32>row);
     store<u8>(c114 + r, 0);
     let pos = q;
-    if (pos + 110 > end) { clrSlow(9, b, c, r, q, end, p8); continue; }
+    if (pos + 110 > end) { clrSlow(STATE, 9, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // GenerationSize0
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // TotalPromotedSize0
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // GenerationSize1
@@ -365,7 +365,7 @@ function rows9(d: usize, list: usize, n: u32): void {
 
 // 10: Microsoft-Windows-DotNETRuntime/GC/CreateSegment v0
 function rows10(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(10, d, n);
+  let count = <usize>clrReserve(STATE, 10, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -384,7 +384,7 @@ function rows10(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c24 + r, 0);
     let pos = q;
-    if (pos + 20 > end) { clrSlow(10, b, c, r, q, end, p8); continue; }
+    if (pos + 20 > end) { clrSlow(STATE, 10, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // Address
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // Size
     store<u32>(c20 + (r << 2), load<u32>(pos + 16)); // Type
@@ -394,7 +394,7 @@ function rows10(d: usize, list: usize, n: u32): void {
 
 // 11: Microsoft-Windows-DotNETRuntime/GC/CreateSegment v1
 function rows11(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(11, d, n);
+  let count = <usize>clrReserve(STATE, 11, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -414,7 +414,7 @@ function rows11(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c26 + r, 0);
     let pos = q;
-    if (pos + 22 > end) { clrSlow(11, b, c, r, q, end, p8); continue; }
+    if (pos + 22 > end) { clrSlow(STATE, 11, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // Address
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // Size
     store<u32>(c20 + (r << 2), load<u32>(pos + 16)); // Type
@@ -425,7 +425,7 @@ function rows11(d: usize, list: usize, n: u32): void {
 
 // 12: Microsoft-Windows-DotNETRuntime/GC/FreeSegment v0
 function rows12(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(12, d, n);
+  let count = <usize>clrReserve(STATE, 12, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -442,7 +442,7 @@ function rows12(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(12, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 12, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // Address
     pos += 8;
   }
@@ -450,7 +450,7 @@ function rows12(d: usize, list: usize, n: u32): void {
 
 // 13: Microsoft-Windows-DotNETRuntime/GC/FreeSegment v1
 function rows13(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(13, d, n);
+  let count = <usize>clrReserve(STATE, 13, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -468,7 +468,7 @@ function rows13(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c14 + r, 0);
     let pos = q;
-    if (pos + 10 > end) { clrSlow(13, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 13, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // Address
     store<u16>(c12 + (r << 1), load<u16>(pos + 8)); // ClrInstanceID
     pos += 10;
@@ -477,7 +477,7 @@ function rows13(d: usize, list: usize, n: u32): void {
 
 // 14: Microsoft-Windows-DotNETRuntime/GC/RestartEEStart v0
 function rows14(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(14, d, n);
+  let count = <usize>clrReserve(STATE, 14, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -498,7 +498,7 @@ function rows14(d: usize, list: usize, n: u32): void {
 
 // 15: Microsoft-Windows-DotNETRuntime/GC/RestartEEStart v1
 function rows15(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(15, d, n);
+  let count = <usize>clrReserve(STATE, 15, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -515,7 +515,7 @@ function rows15(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(15, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 15, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -523,7 +523,7 @@ function rows15(d: usize, list: usize, n: u32): void {
 
 // 16: Microsoft-Windows-DotNETRuntime/GC/SuspendEEStop v0
 function rows16(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(16, d, n);
+  let count = <usize>clrReserve(STATE, 16, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -544,7 +544,7 @@ function rows16(d: usize, list: usize, n: u32): void {
 
 // 17: Microsoft-Windows-DotNETRuntime/GC/SuspendEEStop v1
 function rows17(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(17, d, n);
+  let count = <usize>clrReserve(STATE, 17, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -561,7 +561,7 @@ function rows17(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(17, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 17, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -569,7 +569,7 @@ function rows17(d: usize, list: usize, n: u32): void {
 
 // 18: Microsoft-Windows-DotNETRuntime/GC/SuspendEEStart v0
 function rows18(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(18, d, n);
+  let count = <usize>clrReserve(STATE, 18, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -586,7 +586,7 @@ function rows18(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(18, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 18, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // Reason
     pos += 2;
   }
@@ -594,7 +594,7 @@ function rows18(d: usize, list: usize, n: u32): void {
 
 // 19: Microsoft-Windows-DotNETRuntime/GC/SuspendEEStart v1
 function rows19(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(19, d, n);
+  let count = <usize>clrReserve(STATE, 19, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -613,7 +613,7 @@ function rows19(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c14 + r, 0);
     let pos = q;
-    if (pos + 10 > end) { clrSlow(19, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 19, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // Reason
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // Count
     store<u16>(c12 + (r << 1), load<u16>(pos + 8)); // ClrInstanceID
@@ -623,7 +623,7 @@ function rows19(d: usize, list: usize, n: u32): void {
 
 // 20: Microsoft-Windows-DotNETRuntime/GC/AllocationTick v0
 function rows20(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(20, d, n);
+  let count = <usize>clrReserve(STATE, 20, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -641,7 +641,7 @@ function rows20(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(20, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 20, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // AllocationAmount
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // AllocationKind
     pos += 8;
@@ -650,7 +650,7 @@ function rows20(d: usize, list: usize, n: u32): void {
 
 // 21: Microsoft-Windows-DotNETRuntime/GC/AllocationTick v1
 function rows21(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(21, d, n);
+  let count = <usize>clrReserve(STATE, 21, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -669,7 +669,7 @@ function rows21(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c14 + r, 0);
     let pos = q;
-    if (pos + 10 > end) { clrSlow(21, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 21, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // AllocationAmount
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // AllocationKind
     store<u16>(c12 + (r << 1), load<u16>(pos + 8)); // ClrInstanceID
@@ -679,7 +679,7 @@ function rows21(d: usize, list: usize, n: u32): void {
 
 // 22: Microsoft-Windows-DotNETRuntime/GC/AllocationTick v2
 function rows22(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(22, d, n);
+  let count = <usize>clrReserve(STATE, 22, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -703,7 +703,7 @@ function rows22(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c42 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 26 : 22) > end) { clrSlow(22, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 26 : 22) > end) { clrSlow(STATE, 22, b, c, r, q, end, p8); continue; }
     store<u32>(c20 + (r << 2), load<u32>(pos)); // AllocationAmount
     store<u32>(c24 + (r << 2), load<u32>(pos + 4)); // AllocationKind
     store<u16>(c40 + (r << 1), load<u16>(pos + 8)); // ClrInstanceID
@@ -711,13 +711,13 @@ function rows22(d: usize, list: usize, n: u32): void {
     store<u64>(c8 + (r << 3), p8 ? load<u64>(pos + 18) : <u64>load<u32>(pos + 18)); // TypeID
     pos += (p8 ? 26 : 22);
     { // TypeName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(22, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 22, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 4 > end) { clrSlow(22, b, c, r, q, end, p8); continue; }
+    if (pos + 4 > end) { clrSlow(STATE, 22, b, c, r, q, end, p8); continue; }
     store<u32>(c36 + (r << 2), load<u32>(pos)); // HeapIndex
     pos += 4;
   }
@@ -725,7 +725,7 @@ function rows22(d: usize, list: usize, n: u32): void {
 
 // 23: Microsoft-Windows-DotNETRuntime/GC/AllocationTick v3
 function rows23(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(23, d, n);
+  let count = <usize>clrReserve(STATE, 23, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -750,7 +750,7 @@ function rows23(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c50 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 26 : 22) > end) { clrSlow(23, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 26 : 22) > end) { clrSlow(STATE, 23, b, c, r, q, end, p8); continue; }
     store<u32>(c28 + (r << 2), load<u32>(pos)); // AllocationAmount
     store<u32>(c32 + (r << 2), load<u32>(pos + 4)); // AllocationKind
     store<u16>(c48 + (r << 1), load<u16>(pos + 8)); // ClrInstanceID
@@ -758,13 +758,13 @@ function rows23(d: usize, list: usize, n: u32): void {
     store<u64>(c8 + (r << 3), p8 ? load<u64>(pos + 18) : <u64>load<u32>(pos + 18)); // TypeID
     pos += (p8 ? 26 : 22);
     { // TypeName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(23, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 23, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + (p8 ? 12 : 8) > end) { clrSlow(23, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 12 : 8) > end) { clrSlow(STATE, 23, b, c, r, q, end, p8); continue; }
     store<u32>(c44 + (r << 2), load<u32>(pos)); // HeapIndex
     store<u64>(c16 + (r << 3), p8 ? load<u64>(pos + 4) : <u64>load<u32>(pos + 4)); // Address
     pos += (p8 ? 12 : 8);
@@ -773,7 +773,7 @@ function rows23(d: usize, list: usize, n: u32): void {
 
 // 24: Microsoft-Windows-DotNETRuntime/GC/AllocationTick v4
 function rows24(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(24, d, n);
+  let count = <usize>clrReserve(STATE, 24, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -799,7 +799,7 @@ function rows24(d: usize, list: usize, n: u32): void {
     store<u32>(c32 + (r << 2), <u32>row);
     store<u8>(c58 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 26 : 22) > end) { clrSlow(24, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 26 : 22) > end) { clrSlow(STATE, 24, b, c, r, q, end, p8); continue; }
     store<u32>(c36 + (r << 2), load<u32>(pos)); // AllocationAmount
     store<u32>(c40 + (r << 2), load<u32>(pos + 4)); // AllocationKind
     store<u16>(c56 + (r << 1), load<u16>(pos + 8)); // ClrInstanceID
@@ -807,13 +807,13 @@ function rows24(d: usize, list: usize, n: u32): void {
     store<u64>(c8 + (r << 3), p8 ? load<u64>(pos + 18) : <u64>load<u32>(pos + 18)); // TypeID
     pos += (p8 ? 26 : 22);
     { // TypeName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(24, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 24, b, c, r, q, end, p8); continue; }
       store<u32>(c44 + (r << 2), <u32>pos);
       store<u32>(c48 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + (p8 ? 20 : 16) > end) { clrSlow(24, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 20 : 16) > end) { clrSlow(STATE, 24, b, c, r, q, end, p8); continue; }
     store<u32>(c52 + (r << 2), load<u32>(pos)); // HeapIndex
     store<u64>(c16 + (r << 3), p8 ? load<u64>(pos + 4) : <u64>load<u32>(pos + 4)); // Address
     store<u64>(c24 + (r << 3), load<u64>(pos + (p8 ? 12 : 8))); // ObjectSize
@@ -823,7 +823,7 @@ function rows24(d: usize, list: usize, n: u32): void {
 
 // 25: Microsoft-Windows-DotNETRuntime/GC/CreateConcurrentThread v0
 function rows25(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(25, d, n);
+  let count = <usize>clrReserve(STATE, 25, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -844,7 +844,7 @@ function rows25(d: usize, list: usize, n: u32): void {
 
 // 26: Microsoft-Windows-DotNETRuntime/GC/CreateConcurrentThread v1
 function rows26(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(26, d, n);
+  let count = <usize>clrReserve(STATE, 26, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -861,7 +861,7 @@ function rows26(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(26, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 26, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -869,7 +869,7 @@ function rows26(d: usize, list: usize, n: u32): void {
 
 // 27: Microsoft-Windows-DotNETRuntime/GC/TerminateConcurrentThread v0
 function rows27(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(27, d, n);
+  let count = <usize>clrReserve(STATE, 27, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -890,7 +890,7 @@ function rows27(d: usize, list: usize, n: u32): void {
 
 // 28: Microsoft-Windows-DotNETRuntime/GC/TerminateConcurrentThread v1
 function rows28(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(28, d, n);
+  let count = <usize>clrReserve(STATE, 28, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -907,7 +907,7 @@ function rows28(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(28, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 28, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -915,7 +915,7 @@ function rows28(d: usize, list: usize, n: u32): void {
 
 // 29: Microsoft-Windows-DotNETRuntime/GC/FinalizersStop v0
 function rows29(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(29, d, n);
+  let count = <usize>clrReserve(STATE, 29, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -932,7 +932,7 @@ function rows29(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c8 + r, 0);
     let pos = q;
-    if (pos + 4 > end) { clrSlow(29, b, c, r, q, end, p8); continue; }
+    if (pos + 4 > end) { clrSlow(STATE, 29, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // Count
     pos += 4;
   }
@@ -940,7 +940,7 @@ function rows29(d: usize, list: usize, n: u32): void {
 
 // 30: Microsoft-Windows-DotNETRuntime/GC/FinalizersStop v1
 function rows30(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(30, d, n);
+  let count = <usize>clrReserve(STATE, 30, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -958,7 +958,7 @@ function rows30(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c10 + r, 0);
     let pos = q;
-    if (pos + 6 > end) { clrSlow(30, b, c, r, q, end, p8); continue; }
+    if (pos + 6 > end) { clrSlow(STATE, 30, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // Count
     store<u16>(c8 + (r << 1), load<u16>(pos + 4)); // ClrInstanceID
     pos += 6;
@@ -967,7 +967,7 @@ function rows30(d: usize, list: usize, n: u32): void {
 
 // 31: Microsoft-Windows-DotNETRuntime/GC/FinalizersStart v0
 function rows31(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(31, d, n);
+  let count = <usize>clrReserve(STATE, 31, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -988,7 +988,7 @@ function rows31(d: usize, list: usize, n: u32): void {
 
 // 32: Microsoft-Windows-DotNETRuntime/GC/FinalizersStart v1
 function rows32(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(32, d, n);
+  let count = <usize>clrReserve(STATE, 32, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -1005,7 +1005,7 @@ function rows32(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(32, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 32, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -1013,12 +1013,12 @@ function rows32(d: usize, list: usize, n: u32): void {
 
 // 33: Microsoft-Windows-DotNETRuntime/Type/BulkType v0
 function rows33(d: usize, list: usize, n: u32): void {
-  clrSlowRows(33, d, list, n);
+  clrSlowRows(STATE, 33, d, list, n);
 }
 
 // 34: Microsoft-Windows-DotNETRuntime/GC/BulkRootEdge v0
 function rows34(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(34, d, n);
+  let count = <usize>clrReserve(STATE, 34, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -1040,7 +1040,7 @@ function rows34(d: usize, list: usize, n: u32): void {
     store<u8>(c22 + r, 0);
     let pos = q;
     let v1: u64 = 0;
-    if (pos + 10 > end) { clrSlow(34, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 34, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // Index
     v1 = <u64>load<u32>(pos + 4);
     store<u32>(c8 + (r << 2), <u32>v1); // Count
@@ -1049,7 +1049,7 @@ function rows34(d: usize, list: usize, n: u32): void {
     { // Values
       let n: u64 = v1;
       let bytes = <u64>(p8 ? 21 : 13) * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(34, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 34, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>n);
       pos += <usize>bytes;
@@ -1059,7 +1059,7 @@ function rows34(d: usize, list: usize, n: u32): void {
 
 // 35: Microsoft-Windows-DotNETRuntime/GC/BulkRootConditionalWeakTableElementEdge v0
 function rows35(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(35, d, n);
+  let count = <usize>clrReserve(STATE, 35, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -1081,7 +1081,7 @@ function rows35(d: usize, list: usize, n: u32): void {
     store<u8>(c22 + r, 0);
     let pos = q;
     let v1: u64 = 0;
-    if (pos + 10 > end) { clrSlow(35, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 35, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // Index
     v1 = <u64>load<u32>(pos + 4);
     store<u32>(c8 + (r << 2), <u32>v1); // Count
@@ -1090,7 +1090,7 @@ function rows35(d: usize, list: usize, n: u32): void {
     { // Values
       let n: u64 = v1;
       let bytes = <u64>(p8 ? 24 : 12) * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(35, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 35, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>n);
       pos += <usize>bytes;
@@ -1100,7 +1100,7 @@ function rows35(d: usize, list: usize, n: u32): void {
 
 // 36: Microsoft-Windows-DotNETRuntime/GC/BulkNode v0
 function rows36(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(36, d, n);
+  let count = <usize>clrReserve(STATE, 36, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -1122,7 +1122,7 @@ function rows36(d: usize, list: usize, n: u32): void {
     store<u8>(c22 + r, 0);
     let pos = q;
     let v1: u64 = 0;
-    if (pos + 10 > end) { clrSlow(36, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 36, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // Index
     v1 = <u64>load<u32>(pos + 4);
     store<u32>(c8 + (r << 2), <u32>v1); // Count
@@ -1131,7 +1131,7 @@ function rows36(d: usize, list: usize, n: u32): void {
     { // Values
       let n: u64 = v1;
       let bytes = <u64>(p8 ? 32 : 28) * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(36, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 36, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>n);
       pos += <usize>bytes;
@@ -1141,7 +1141,7 @@ function rows36(d: usize, list: usize, n: u32): void {
 
 // 37: Microsoft-Windows-DotNETRuntime/GC/BulkEdge v0
 function rows37(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(37, d, n);
+  let count = <usize>clrReserve(STATE, 37, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -1163,7 +1163,7 @@ function rows37(d: usize, list: usize, n: u32): void {
     store<u8>(c22 + r, 0);
     let pos = q;
     let v1: u64 = 0;
-    if (pos + 10 > end) { clrSlow(37, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 37, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // Index
     v1 = <u64>load<u32>(pos + 4);
     store<u32>(c8 + (r << 2), <u32>v1); // Count
@@ -1172,7 +1172,7 @@ function rows37(d: usize, list: usize, n: u32): void {
     { // Values
       let n: u64 = v1;
       let bytes = <u64>(p8 ? 12 : 8) * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(37, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 37, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>n);
       pos += <usize>bytes;
@@ -1182,7 +1182,7 @@ function rows37(d: usize, list: usize, n: u32): void {
 
 // 38: Microsoft-Windows-DotNETRuntime/GC/SampledObjectAllocation v0
 function rows38(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(38, d, n);
+  let count = <usize>clrReserve(STATE, 38, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -1203,7 +1203,7 @@ function rows38(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c34 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 30 : 22) > end) { clrSlow(38, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 30 : 22) > end) { clrSlow(STATE, 38, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos) : <u64>load<u32>(pos)); // Address
     store<u64>(c8 + (r << 3), p8 ? load<u64>(pos + (p8 ? 8 : 4)) : <u64>load<u32>(pos + (p8 ? 8 : 4))); // TypeID
     store<u32>(c28 + (r << 2), load<u32>(pos + (p8 ? 16 : 8))); // ObjectCountForTypeSample
@@ -1215,7 +1215,7 @@ function rows38(d: usize, list: usize, n: u32): void {
 
 // 39: Microsoft-Windows-DotNETRuntime/GC/BulkSurvivingObjectRanges v0
 function rows39(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(39, d, n);
+  let count = <usize>clrReserve(STATE, 39, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -1237,7 +1237,7 @@ function rows39(d: usize, list: usize, n: u32): void {
     store<u8>(c22 + r, 0);
     let pos = q;
     let v1: u64 = 0;
-    if (pos + 10 > end) { clrSlow(39, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 39, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // Index
     v1 = <u64>load<u32>(pos + 4);
     store<u32>(c8 + (r << 2), <u32>v1); // Count
@@ -1246,7 +1246,7 @@ function rows39(d: usize, list: usize, n: u32): void {
     { // Values
       let n: u64 = v1;
       let bytes = <u64>(p8 ? 16 : 12) * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(39, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 39, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>n);
       pos += <usize>bytes;
@@ -1256,7 +1256,7 @@ function rows39(d: usize, list: usize, n: u32): void {
 
 // 40: Microsoft-Windows-DotNETRuntime/GC/BulkMovedObjectRanges v0
 function rows40(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(40, d, n);
+  let count = <usize>clrReserve(STATE, 40, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -1278,7 +1278,7 @@ function rows40(d: usize, list: usize, n: u32): void {
     store<u8>(c22 + r, 0);
     let pos = q;
     let v1: u64 = 0;
-    if (pos + 10 > end) { clrSlow(40, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 40, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // Index
     v1 = <u64>load<u32>(pos + 4);
     store<u32>(c8 + (r << 2), <u32>v1); // Count
@@ -1287,7 +1287,7 @@ function rows40(d: usize, list: usize, n: u32): void {
     { // Values
       let n: u64 = v1;
       let bytes = <u64>(p8 ? 24 : 16) * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(40, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 40, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>n);
       pos += <usize>bytes;
@@ -1297,7 +1297,7 @@ function rows40(d: usize, list: usize, n: u32): void {
 
 // 41: Microsoft-Windows-DotNETRuntime/GC/GenerationRange v0
 function rows41(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(41, d, n);
+  let count = <usize>clrReserve(STATE, 41, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -1318,7 +1318,7 @@ function rows41(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c30 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 27 : 23) > end) { clrSlow(41, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 27 : 23) > end) { clrSlow(STATE, 41, b, c, r, q, end, p8); continue; }
     store<u8>(c31 + (r), load<u8>(pos)); // Generation
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos + 1) : <u64>load<u32>(pos + 1)); // RangeStart
     store<u64>(c8 + (r << 3), load<u64>(pos + (p8 ? 9 : 5))); // RangeUsedLength
@@ -1330,7 +1330,7 @@ function rows41(d: usize, list: usize, n: u32): void {
 
 // 42: Microsoft-Windows-DotNETRuntime/GC/MarkStackRoots v0
 function rows42(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(42, d, n);
+  let count = <usize>clrReserve(STATE, 42, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -1348,7 +1348,7 @@ function rows42(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c10 + r, 0);
     let pos = q;
-    if (pos + 6 > end) { clrSlow(42, b, c, r, q, end, p8); continue; }
+    if (pos + 6 > end) { clrSlow(STATE, 42, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // HeapNum
     store<u16>(c8 + (r << 1), load<u16>(pos + 4)); // ClrInstanceID
     pos += 6;
@@ -1357,7 +1357,7 @@ function rows42(d: usize, list: usize, n: u32): void {
 
 // 43: Microsoft-Windows-DotNETRuntime/GC/MarkFinalizeQueueRoots v0
 function rows43(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(43, d, n);
+  let count = <usize>clrReserve(STATE, 43, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -1375,7 +1375,7 @@ function rows43(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c10 + r, 0);
     let pos = q;
-    if (pos + 6 > end) { clrSlow(43, b, c, r, q, end, p8); continue; }
+    if (pos + 6 > end) { clrSlow(STATE, 43, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // HeapNum
     store<u16>(c8 + (r << 1), load<u16>(pos + 4)); // ClrInstanceID
     pos += 6;
@@ -1384,7 +1384,7 @@ function rows43(d: usize, list: usize, n: u32): void {
 
 // 44: Microsoft-Windows-DotNETRuntime/GC/MarkHandles v0
 function rows44(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(44, d, n);
+  let count = <usize>clrReserve(STATE, 44, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -1402,7 +1402,7 @@ function rows44(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c10 + r, 0);
     let pos = q;
-    if (pos + 6 > end) { clrSlow(44, b, c, r, q, end, p8); continue; }
+    if (pos + 6 > end) { clrSlow(STATE, 44, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // HeapNum
     store<u16>(c8 + (r << 1), load<u16>(pos + 4)); // ClrInstanceID
     pos += 6;
@@ -1411,7 +1411,7 @@ function rows44(d: usize, list: usize, n: u32): void {
 
 // 45: Microsoft-Windows-DotNETRuntime/GC/MarkCards v0
 function rows45(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(45, d, n);
+  let count = <usize>clrReserve(STATE, 45, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -1429,7 +1429,7 @@ function rows45(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c10 + r, 0);
     let pos = q;
-    if (pos + 6 > end) { clrSlow(45, b, c, r, q, end, p8); continue; }
+    if (pos + 6 > end) { clrSlow(STATE, 45, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // HeapNum
     store<u16>(c8 + (r << 1), load<u16>(pos + 4)); // ClrInstanceID
     pos += 6;
@@ -1438,7 +1438,7 @@ function rows45(d: usize, list: usize, n: u32): void {
 
 // 46: Microsoft-Windows-DotNETRuntime/GC/FinalizeObject v0
 function rows46(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(46, d, n);
+  let count = <usize>clrReserve(STATE, 46, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -1457,7 +1457,7 @@ function rows46(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c22 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 18 : 10) > end) { clrSlow(46, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 18 : 10) > end) { clrSlow(STATE, 46, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos) : <u64>load<u32>(pos)); // TypeID
     store<u64>(c8 + (r << 3), p8 ? load<u64>(pos + (p8 ? 8 : 4)) : <u64>load<u32>(pos + (p8 ? 8 : 4))); // ObjectID
     store<u16>(c20 + (r << 1), load<u16>(pos + (p8 ? 16 : 8))); // ClrInstanceID
@@ -1467,7 +1467,7 @@ function rows46(d: usize, list: usize, n: u32): void {
 
 // 47: Microsoft-Windows-DotNETRuntime/GC/SetGCHandle v0
 function rows47(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(47, d, n);
+  let count = <usize>clrReserve(STATE, 47, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -1489,7 +1489,7 @@ function rows47(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c38 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 34 : 26) > end) { clrSlow(47, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 34 : 26) > end) { clrSlow(STATE, 47, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos) : <u64>load<u32>(pos)); // HandleID
     store<u64>(c8 + (r << 3), p8 ? load<u64>(pos + (p8 ? 8 : 4)) : <u64>load<u32>(pos + (p8 ? 8 : 4))); // ObjectID
     store<u32>(c28 + (r << 2), load<u32>(pos + (p8 ? 16 : 8))); // Kind
@@ -1502,7 +1502,7 @@ function rows47(d: usize, list: usize, n: u32): void {
 
 // 48: Microsoft-Windows-DotNETRuntime/GC/DestoryGCHandle v0
 function rows48(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(48, d, n);
+  let count = <usize>clrReserve(STATE, 48, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -1520,7 +1520,7 @@ function rows48(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c14 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 10 : 6) > end) { clrSlow(48, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 10 : 6) > end) { clrSlow(STATE, 48, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos) : <u64>load<u32>(pos)); // HandleID
     store<u16>(c12 + (r << 1), load<u16>(pos + (p8 ? 8 : 4))); // ClrInstanceID
     pos += (p8 ? 10 : 6);
@@ -1529,7 +1529,7 @@ function rows48(d: usize, list: usize, n: u32): void {
 
 // 49: Microsoft-Windows-DotNETRuntime/GC/SampledObjectAllocation v0
 function rows49(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(49, d, n);
+  let count = <usize>clrReserve(STATE, 49, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -1550,7 +1550,7 @@ function rows49(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c34 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 30 : 22) > end) { clrSlow(49, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 30 : 22) > end) { clrSlow(STATE, 49, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos) : <u64>load<u32>(pos)); // Address
     store<u64>(c8 + (r << 3), p8 ? load<u64>(pos + (p8 ? 8 : 4)) : <u64>load<u32>(pos + (p8 ? 8 : 4))); // TypeID
     store<u32>(c28 + (r << 2), load<u32>(pos + (p8 ? 16 : 8))); // ObjectCountForTypeSample
@@ -1562,7 +1562,7 @@ function rows49(d: usize, list: usize, n: u32): void {
 
 // 50: Microsoft-Windows-DotNETRuntime/GC/PinObjectAtGCTime v0
 function rows50(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(50, d, n);
+  let count = <usize>clrReserve(STATE, 50, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -1584,19 +1584,19 @@ function rows50(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c38 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 24 : 16) > end) { clrSlow(50, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 24 : 16) > end) { clrSlow(STATE, 50, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos) : <u64>load<u32>(pos)); // HandleID
     store<u64>(c8 + (r << 3), p8 ? load<u64>(pos + (p8 ? 8 : 4)) : <u64>load<u32>(pos + (p8 ? 8 : 4))); // ObjectID
     store<u64>(c16 + (r << 3), load<u64>(pos + (p8 ? 16 : 8))); // ObjectSize
     pos += (p8 ? 24 : 16);
     { // TypeName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(50, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 50, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(50, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 50, b, c, r, q, end, p8); continue; }
     store<u16>(c36 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -1604,7 +1604,7 @@ function rows50(d: usize, list: usize, n: u32): void {
 
 // 51: Microsoft-Windows-DotNETRuntime/GC/Triggered v0
 function rows51(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(51, d, n);
+  let count = <usize>clrReserve(STATE, 51, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -1622,7 +1622,7 @@ function rows51(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c10 + r, 0);
     let pos = q;
-    if (pos + 6 > end) { clrSlow(51, b, c, r, q, end, p8); continue; }
+    if (pos + 6 > end) { clrSlow(STATE, 51, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // Reason
     store<u16>(c8 + (r << 1), load<u16>(pos + 4)); // ClrInstanceID
     pos += 6;
@@ -1631,7 +1631,7 @@ function rows51(d: usize, list: usize, n: u32): void {
 
 // 52: Microsoft-Windows-DotNETRuntime/GC/BulkRootCCW v0
 function rows52(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(52, d, n);
+  let count = <usize>clrReserve(STATE, 52, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -1652,7 +1652,7 @@ function rows52(d: usize, list: usize, n: u32): void {
     store<u8>(c18 + r, 0);
     let pos = q;
     let v0: u64 = 0;
-    if (pos + 6 > end) { clrSlow(52, b, c, r, q, end, p8); continue; }
+    if (pos + 6 > end) { clrSlow(STATE, 52, b, c, r, q, end, p8); continue; }
     v0 = <u64>load<u32>(pos);
     store<u32>(c4 + (r << 2), <u32>v0); // Count
     store<u16>(c16 + (r << 1), load<u16>(pos + 4)); // ClrInstanceID
@@ -1660,7 +1660,7 @@ function rows52(d: usize, list: usize, n: u32): void {
     { // Values
       let n: u64 = v0;
       let bytes = <u64>44 * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(52, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 52, b, c, r, q, end, p8); continue; }
       store<u32>(c8 + (r << 2), <u32>pos);
       store<u32>(c12 + (r << 2), <u32>n);
       pos += <usize>bytes;
@@ -1670,7 +1670,7 @@ function rows52(d: usize, list: usize, n: u32): void {
 
 // 53: Microsoft-Windows-DotNETRuntime/GC/BulkRCW v0
 function rows53(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(53, d, n);
+  let count = <usize>clrReserve(STATE, 53, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -1691,7 +1691,7 @@ function rows53(d: usize, list: usize, n: u32): void {
     store<u8>(c18 + r, 0);
     let pos = q;
     let v0: u64 = 0;
-    if (pos + 6 > end) { clrSlow(53, b, c, r, q, end, p8); continue; }
+    if (pos + 6 > end) { clrSlow(STATE, 53, b, c, r, q, end, p8); continue; }
     v0 = <u64>load<u32>(pos);
     store<u32>(c4 + (r << 2), <u32>v0); // Count
     store<u16>(c16 + (r << 1), load<u16>(pos + 4)); // ClrInstanceID
@@ -1699,7 +1699,7 @@ function rows53(d: usize, list: usize, n: u32): void {
     { // Values
       let n: u64 = v0;
       let bytes = <u64>40 * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(53, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 53, b, c, r, q, end, p8); continue; }
       store<u32>(c8 + (r << 2), <u32>pos);
       store<u32>(c12 + (r << 2), <u32>n);
       pos += <usize>bytes;
@@ -1709,12 +1709,12 @@ function rows53(d: usize, list: usize, n: u32): void {
 
 // 54: Microsoft-Windows-DotNETRuntime/GC/BulkRootStaticVar v0
 function rows54(d: usize, list: usize, n: u32): void {
-  clrSlowRows(54, d, list, n);
+  clrSlowRows(STATE, 54, d, list, n);
 }
 
 // 55: Microsoft-Windows-DotNETRuntime/GC/GCDynamicEvent v0
 function rows55(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(55, d, n);
+  let count = <usize>clrReserve(STATE, 55, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -1738,25 +1738,25 @@ function rows55(d: usize, list: usize, n: u32): void {
     let pos = q;
     let v1: u64 = 0;
     { // Name
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(55, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 55, b, c, r, q, end, p8); continue; }
       store<u32>(c4 + (r << 2), <u32>pos);
       store<u32>(c8 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 4 > end) { clrSlow(55, b, c, r, q, end, p8); continue; }
+    if (pos + 4 > end) { clrSlow(STATE, 55, b, c, r, q, end, p8); continue; }
     v1 = <u64>load<u32>(pos);
     store<u32>(c12 + (r << 2), <u32>v1); // DataSize
     pos += 4;
     { // Data
       let n: u64 = v1;
       let bytes = <u64>1 * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(55, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 55, b, c, r, q, end, p8); continue; }
       store<u32>(c16 + (r << 2), <u32>pos);
       store<u32>(c20 + (r << 2), <u32>n);
       pos += <usize>bytes;
     }
-    if (pos + 2 > end) { clrSlow(55, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 55, b, c, r, q, end, p8); continue; }
     store<u16>(c24 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -1764,7 +1764,7 @@ function rows55(d: usize, list: usize, n: u32): void {
 
 // 56: Microsoft-Windows-DotNETRuntime/WorkerThreadCreationV2/Start v0
 function rows56(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(56, d, n);
+  let count = <usize>clrReserve(STATE, 56, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -1782,7 +1782,7 @@ function rows56(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(56, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 56, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // WorkerThreadCount
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // RetiredWorkerThreads
     pos += 8;
@@ -1791,7 +1791,7 @@ function rows56(d: usize, list: usize, n: u32): void {
 
 // 57: Microsoft-Windows-DotNETRuntime/WorkerThreadCreationV2/Stop v0
 function rows57(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(57, d, n);
+  let count = <usize>clrReserve(STATE, 57, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -1809,7 +1809,7 @@ function rows57(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(57, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 57, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // WorkerThreadCount
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // RetiredWorkerThreads
     pos += 8;
@@ -1818,7 +1818,7 @@ function rows57(d: usize, list: usize, n: u32): void {
 
 // 58: Microsoft-Windows-DotNETRuntime/WorkerThreadRetirementV2/Start v0
 function rows58(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(58, d, n);
+  let count = <usize>clrReserve(STATE, 58, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -1836,7 +1836,7 @@ function rows58(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(58, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 58, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // WorkerThreadCount
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // RetiredWorkerThreads
     pos += 8;
@@ -1845,7 +1845,7 @@ function rows58(d: usize, list: usize, n: u32): void {
 
 // 59: Microsoft-Windows-DotNETRuntime/WorkerThreadRetirementV2/Stop v0
 function rows59(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(59, d, n);
+  let count = <usize>clrReserve(STATE, 59, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -1863,7 +1863,7 @@ function rows59(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(59, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 59, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // WorkerThreadCount
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // RetiredWorkerThreads
     pos += 8;
@@ -1872,7 +1872,7 @@ function rows59(d: usize, list: usize, n: u32): void {
 
 // 60: Microsoft-Windows-DotNETRuntime/IOThreadCreation/Start v0
 function rows60(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(60, d, n);
+  let count = <usize>clrReserve(STATE, 60, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -1890,7 +1890,7 @@ function rows60(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(60, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 60, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // IOThreadCount
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // RetiredIOThreads
     pos += 8;
@@ -1899,7 +1899,7 @@ function rows60(d: usize, list: usize, n: u32): void {
 
 // 61: Microsoft-Windows-DotNETRuntime/IOThreadCreation/Start v1
 function rows61(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(61, d, n);
+  let count = <usize>clrReserve(STATE, 61, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -1918,7 +1918,7 @@ function rows61(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c14 + r, 0);
     let pos = q;
-    if (pos + 10 > end) { clrSlow(61, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 61, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // IOThreadCount
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // RetiredIOThreads
     store<u16>(c12 + (r << 1), load<u16>(pos + 8)); // ClrInstanceID
@@ -1928,7 +1928,7 @@ function rows61(d: usize, list: usize, n: u32): void {
 
 // 62: Microsoft-Windows-DotNETRuntime/IOThreadCreation/Stop v0
 function rows62(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(62, d, n);
+  let count = <usize>clrReserve(STATE, 62, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -1946,7 +1946,7 @@ function rows62(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(62, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 62, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // IOThreadCount
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // RetiredIOThreads
     pos += 8;
@@ -1955,7 +1955,7 @@ function rows62(d: usize, list: usize, n: u32): void {
 
 // 63: Microsoft-Windows-DotNETRuntime/IOThreadCreation/Stop v1
 function rows63(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(63, d, n);
+  let count = <usize>clrReserve(STATE, 63, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -1974,7 +1974,7 @@ function rows63(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c14 + r, 0);
     let pos = q;
-    if (pos + 10 > end) { clrSlow(63, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 63, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // IOThreadCount
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // RetiredIOThreads
     store<u16>(c12 + (r << 1), load<u16>(pos + 8)); // ClrInstanceID
@@ -1984,7 +1984,7 @@ function rows63(d: usize, list: usize, n: u32): void {
 
 // 64: Microsoft-Windows-DotNETRuntime/IOThreadRetirement/Start v0
 function rows64(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(64, d, n);
+  let count = <usize>clrReserve(STATE, 64, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -2002,7 +2002,7 @@ function rows64(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(64, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 64, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // IOThreadCount
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // RetiredIOThreads
     pos += 8;
@@ -2011,7 +2011,7 @@ function rows64(d: usize, list: usize, n: u32): void {
 
 // 65: Microsoft-Windows-DotNETRuntime/IOThreadRetirement/Start v1
 function rows65(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(65, d, n);
+  let count = <usize>clrReserve(STATE, 65, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -2030,7 +2030,7 @@ function rows65(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c14 + r, 0);
     let pos = q;
-    if (pos + 10 > end) { clrSlow(65, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 65, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // IOThreadCount
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // RetiredIOThreads
     store<u16>(c12 + (r << 1), load<u16>(pos + 8)); // ClrInstanceID
@@ -2040,7 +2040,7 @@ function rows65(d: usize, list: usize, n: u32): void {
 
 // 66: Microsoft-Windows-DotNETRuntime/IOThreadRetirement/Stop v0
 function rows66(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(66, d, n);
+  let count = <usize>clrReserve(STATE, 66, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -2058,7 +2058,7 @@ function rows66(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(66, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 66, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // IOThreadCount
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // RetiredIOThreads
     pos += 8;
@@ -2067,7 +2067,7 @@ function rows66(d: usize, list: usize, n: u32): void {
 
 // 67: Microsoft-Windows-DotNETRuntime/IOThreadRetirement/Stop v1
 function rows67(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(67, d, n);
+  let count = <usize>clrReserve(STATE, 67, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -2086,7 +2086,7 @@ function rows67(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c14 + r, 0);
     let pos = q;
-    if (pos + 10 > end) { clrSlow(67, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 67, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // IOThreadCount
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // RetiredIOThreads
     store<u16>(c12 + (r << 1), load<u16>(pos + 8)); // ClrInstanceID
@@ -2096,7 +2096,7 @@ function rows67(d: usize, list: usize, n: u32): void {
 
 // 68: Microsoft-Windows-DotNETRuntime/ThreadpoolSuspensionV2/Start v0
 function rows68(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(68, d, n);
+  let count = <usize>clrReserve(STATE, 68, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -2114,7 +2114,7 @@ function rows68(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(68, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 68, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // ClrThreadID
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // CpuUtilization
     pos += 8;
@@ -2123,7 +2123,7 @@ function rows68(d: usize, list: usize, n: u32): void {
 
 // 69: Microsoft-Windows-DotNETRuntime/ThreadpoolSuspensionV2/Stop v0
 function rows69(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(69, d, n);
+  let count = <usize>clrReserve(STATE, 69, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -2141,7 +2141,7 @@ function rows69(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(69, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 69, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // ClrThreadID
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // CpuUtilization
     pos += 8;
@@ -2150,7 +2150,7 @@ function rows69(d: usize, list: usize, n: u32): void {
 
 // 70: Microsoft-Windows-DotNETRuntime/ThreadPoolWorkerThread/Start v0
 function rows70(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(70, d, n);
+  let count = <usize>clrReserve(STATE, 70, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -2169,7 +2169,7 @@ function rows70(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c14 + r, 0);
     let pos = q;
-    if (pos + 10 > end) { clrSlow(70, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 70, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // ActiveWorkerThreadCount
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // RetiredWorkerThreadCount
     store<u16>(c12 + (r << 1), load<u16>(pos + 8)); // ClrInstanceID
@@ -2179,7 +2179,7 @@ function rows70(d: usize, list: usize, n: u32): void {
 
 // 71: Microsoft-Windows-DotNETRuntime/ThreadPoolWorkerThread/Stop v0
 function rows71(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(71, d, n);
+  let count = <usize>clrReserve(STATE, 71, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -2198,7 +2198,7 @@ function rows71(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c14 + r, 0);
     let pos = q;
-    if (pos + 10 > end) { clrSlow(71, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 71, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // ActiveWorkerThreadCount
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // RetiredWorkerThreadCount
     store<u16>(c12 + (r << 1), load<u16>(pos + 8)); // ClrInstanceID
@@ -2208,7 +2208,7 @@ function rows71(d: usize, list: usize, n: u32): void {
 
 // 72: Microsoft-Windows-DotNETRuntime/ThreadPoolWorkerThreadRetirement/Start v0
 function rows72(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(72, d, n);
+  let count = <usize>clrReserve(STATE, 72, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -2227,7 +2227,7 @@ function rows72(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c14 + r, 0);
     let pos = q;
-    if (pos + 10 > end) { clrSlow(72, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 72, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // ActiveWorkerThreadCount
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // RetiredWorkerThreadCount
     store<u16>(c12 + (r << 1), load<u16>(pos + 8)); // ClrInstanceID
@@ -2237,7 +2237,7 @@ function rows72(d: usize, list: usize, n: u32): void {
 
 // 73: Microsoft-Windows-DotNETRuntime/ThreadPoolWorkerThreadRetirement/Stop v0
 function rows73(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(73, d, n);
+  let count = <usize>clrReserve(STATE, 73, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -2256,7 +2256,7 @@ function rows73(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c14 + r, 0);
     let pos = q;
-    if (pos + 10 > end) { clrSlow(73, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 73, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // ActiveWorkerThreadCount
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // RetiredWorkerThreadCount
     store<u16>(c12 + (r << 1), load<u16>(pos + 8)); // ClrInstanceID
@@ -2266,7 +2266,7 @@ function rows73(d: usize, list: usize, n: u32): void {
 
 // 74: Microsoft-Windows-DotNETRuntime/ThreadPoolWorkerThreadAdjustment/Sample v0
 function rows74(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(74, d, n);
+  let count = <usize>clrReserve(STATE, 74, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -2284,7 +2284,7 @@ function rows74(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c14 + r, 0);
     let pos = q;
-    if (pos + 10 > end) { clrSlow(74, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 74, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // Throughput
     store<u16>(c12 + (r << 1), load<u16>(pos + 8)); // ClrInstanceID
     pos += 10;
@@ -2293,7 +2293,7 @@ function rows74(d: usize, list: usize, n: u32): void {
 
 // 75: Microsoft-Windows-DotNETRuntime/ThreadPoolWorkerThreadAdjustment/Adjustment v0
 function rows75(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(75, d, n);
+  let count = <usize>clrReserve(STATE, 75, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -2313,7 +2313,7 @@ function rows75(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c22 + r, 0);
     let pos = q;
-    if (pos + 18 > end) { clrSlow(75, b, c, r, q, end, p8); continue; }
+    if (pos + 18 > end) { clrSlow(STATE, 75, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // AverageThroughput
     store<u32>(c12 + (r << 2), load<u32>(pos + 8)); // NewWorkerThreadCount
     store<u32>(c16 + (r << 2), load<u32>(pos + 12)); // Reason
@@ -2324,7 +2324,7 @@ function rows75(d: usize, list: usize, n: u32): void {
 
 // 76: Microsoft-Windows-DotNETRuntime/ThreadPoolWorkerThreadAdjustment/Stats v0
 function rows76(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(76, d, n);
+  let count = <usize>clrReserve(STATE, 76, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -2351,7 +2351,7 @@ function rows76(d: usize, list: usize, n: u32): void {
     store<u32>(c72 + (r << 2), <u32>row);
     store<u8>(c80 + r, 0);
     let pos = q;
-    if (pos + 76 > end) { clrSlow(76, b, c, r, q, end, p8); continue; }
+    if (pos + 76 > end) { clrSlow(STATE, 76, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // Duration
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // Throughput
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // ThreadWave
@@ -2369,7 +2369,7 @@ function rows76(d: usize, list: usize, n: u32): void {
 
 // 77: Microsoft-Windows-DotNETRuntime/ThreadPoolWorkerThread/Wait v0
 function rows77(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(77, d, n);
+  let count = <usize>clrReserve(STATE, 77, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -2388,7 +2388,7 @@ function rows77(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c14 + r, 0);
     let pos = q;
-    if (pos + 10 > end) { clrSlow(77, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 77, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // ActiveWorkerThreadCount
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // RetiredWorkerThreadCount
     store<u16>(c12 + (r << 1), load<u16>(pos + 8)); // ClrInstanceID
@@ -2398,7 +2398,7 @@ function rows77(d: usize, list: usize, n: u32): void {
 
 // 78: Microsoft-Windows-DotNETRuntime/YieldProcessorMeasurement v0
 function rows78(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(78, d, n);
+  let count = <usize>clrReserve(STATE, 78, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -2417,7 +2417,7 @@ function rows78(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c22 + r, 0);
     let pos = q;
-    if (pos + 18 > end) { clrSlow(78, b, c, r, q, end, p8); continue; }
+    if (pos + 18 > end) { clrSlow(STATE, 78, b, c, r, q, end, p8); continue; }
     store<u16>(c20 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u64>(c0 + (r << 3), load<u64>(pos + 2)); // NsPerYield
     store<u64>(c8 + (r << 3), load<u64>(pos + 10)); // EstablishedNsPerYield
@@ -2427,7 +2427,7 @@ function rows78(d: usize, list: usize, n: u32): void {
 
 // 79: Microsoft-Windows-DotNETRuntime/ThreadPoolMinMaxThreads v0
 function rows79(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(79, d, n);
+  let count = <usize>clrReserve(STATE, 79, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -2448,7 +2448,7 @@ function rows79(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c14 + r, 0);
     let pos = q;
-    if (pos + 10 > end) { clrSlow(79, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 79, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // MinWorkerThreads
     store<u16>(c6 + (r << 1), load<u16>(pos + 2)); // MaxWorkerThreads
     store<u16>(c8 + (r << 1), load<u16>(pos + 4)); // MinIOCompletionThreads
@@ -2460,7 +2460,7 @@ function rows79(d: usize, list: usize, n: u32): void {
 
 // 80: Microsoft-Windows-DotNETRuntime/ThreadPoolWorkingThreadCount/Start v0
 function rows80(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(80, d, n);
+  let count = <usize>clrReserve(STATE, 80, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -2478,7 +2478,7 @@ function rows80(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c10 + r, 0);
     let pos = q;
-    if (pos + 6 > end) { clrSlow(80, b, c, r, q, end, p8); continue; }
+    if (pos + 6 > end) { clrSlow(STATE, 80, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // Count
     store<u16>(c8 + (r << 1), load<u16>(pos + 4)); // ClrInstanceID
     pos += 6;
@@ -2487,7 +2487,7 @@ function rows80(d: usize, list: usize, n: u32): void {
 
 // 81: Microsoft-Windows-DotNETRuntime/ThreadPool/Enqueue v0
 function rows81(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(81, d, n);
+  let count = <usize>clrReserve(STATE, 81, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -2505,7 +2505,7 @@ function rows81(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c14 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 10 : 6) > end) { clrSlow(81, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 10 : 6) > end) { clrSlow(STATE, 81, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos) : <u64>load<u32>(pos)); // WorkID
     store<u16>(c12 + (r << 1), load<u16>(pos + (p8 ? 8 : 4))); // ClrInstanceID
     pos += (p8 ? 10 : 6);
@@ -2514,7 +2514,7 @@ function rows81(d: usize, list: usize, n: u32): void {
 
 // 82: Microsoft-Windows-DotNETRuntime/ThreadPool/Dequeue v0
 function rows82(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(82, d, n);
+  let count = <usize>clrReserve(STATE, 82, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -2532,7 +2532,7 @@ function rows82(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c14 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 10 : 6) > end) { clrSlow(82, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 10 : 6) > end) { clrSlow(STATE, 82, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos) : <u64>load<u32>(pos)); // WorkID
     store<u16>(c12 + (r << 1), load<u16>(pos + (p8 ? 8 : 4))); // ClrInstanceID
     pos += (p8 ? 10 : 6);
@@ -2541,7 +2541,7 @@ function rows82(d: usize, list: usize, n: u32): void {
 
 // 83: Microsoft-Windows-DotNETRuntime/ThreadPool/IOEnqueue v0
 function rows83(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(83, d, n);
+  let count = <usize>clrReserve(STATE, 83, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -2561,7 +2561,7 @@ function rows83(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c26 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 22 : 14) > end) { clrSlow(83, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 22 : 14) > end) { clrSlow(STATE, 83, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos) : <u64>load<u32>(pos)); // NativeOverlapped
     store<u64>(c8 + (r << 3), p8 ? load<u64>(pos + (p8 ? 8 : 4)) : <u64>load<u32>(pos + (p8 ? 8 : 4))); // Overlapped
     store<u32>(c20 + (r << 2), load<u32>(pos + (p8 ? 16 : 8))); // MultiDequeues
@@ -2572,7 +2572,7 @@ function rows83(d: usize, list: usize, n: u32): void {
 
 // 84: Microsoft-Windows-DotNETRuntime/ThreadPool/IODequeue v0
 function rows84(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(84, d, n);
+  let count = <usize>clrReserve(STATE, 84, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -2591,7 +2591,7 @@ function rows84(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c22 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 18 : 10) > end) { clrSlow(84, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 18 : 10) > end) { clrSlow(STATE, 84, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos) : <u64>load<u32>(pos)); // NativeOverlapped
     store<u64>(c8 + (r << 3), p8 ? load<u64>(pos + (p8 ? 8 : 4)) : <u64>load<u32>(pos + (p8 ? 8 : 4))); // Overlapped
     store<u16>(c20 + (r << 1), load<u16>(pos + (p8 ? 16 : 8))); // ClrInstanceID
@@ -2601,7 +2601,7 @@ function rows84(d: usize, list: usize, n: u32): void {
 
 // 85: Microsoft-Windows-DotNETRuntime/ThreadPool/IOPack v0
 function rows85(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(85, d, n);
+  let count = <usize>clrReserve(STATE, 85, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -2620,7 +2620,7 @@ function rows85(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c22 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 18 : 10) > end) { clrSlow(85, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 18 : 10) > end) { clrSlow(STATE, 85, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos) : <u64>load<u32>(pos)); // NativeOverlapped
     store<u64>(c8 + (r << 3), p8 ? load<u64>(pos + (p8 ? 8 : 4)) : <u64>load<u32>(pos + (p8 ? 8 : 4))); // Overlapped
     store<u16>(c20 + (r << 1), load<u16>(pos + (p8 ? 16 : 8))); // ClrInstanceID
@@ -2630,7 +2630,7 @@ function rows85(d: usize, list: usize, n: u32): void {
 
 // 86: Microsoft-Windows-DotNETRuntime/Thread/Creating v0
 function rows86(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(86, d, n);
+  let count = <usize>clrReserve(STATE, 86, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -2648,7 +2648,7 @@ function rows86(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c14 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 10 : 6) > end) { clrSlow(86, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 10 : 6) > end) { clrSlow(STATE, 86, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos) : <u64>load<u32>(pos)); // ID
     store<u16>(c12 + (r << 1), load<u16>(pos + (p8 ? 8 : 4))); // ClrInstanceID
     pos += (p8 ? 10 : 6);
@@ -2657,7 +2657,7 @@ function rows86(d: usize, list: usize, n: u32): void {
 
 // 87: Microsoft-Windows-DotNETRuntime/Thread/Running v0
 function rows87(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(87, d, n);
+  let count = <usize>clrReserve(STATE, 87, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -2675,7 +2675,7 @@ function rows87(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c14 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 10 : 6) > end) { clrSlow(87, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 10 : 6) > end) { clrSlow(STATE, 87, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos) : <u64>load<u32>(pos)); // ID
     store<u16>(c12 + (r << 1), load<u16>(pos + (p8 ? 8 : 4))); // ClrInstanceID
     pos += (p8 ? 10 : 6);
@@ -2684,7 +2684,7 @@ function rows87(d: usize, list: usize, n: u32): void {
 
 // 88: Microsoft-Windows-DotNETRuntime/Method/MethodDetails v0
 function rows88(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(88, d, n);
+  let count = <usize>clrReserve(STATE, 88, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -2708,7 +2708,7 @@ function rows88(d: usize, list: usize, n: u32): void {
     store<u8>(c44 + r, 0);
     let pos = q;
     let v3: u64 = 0;
-    if (pos + 32 > end) { clrSlow(88, b, c, r, q, end, p8); continue; }
+    if (pos + 32 > end) { clrSlow(STATE, 88, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // TypeID
     store<u32>(c28 + (r << 2), load<u32>(pos + 16)); // MethodToken
@@ -2719,7 +2719,7 @@ function rows88(d: usize, list: usize, n: u32): void {
     { // TypeParameters
       let n: u64 = v3;
       let bytes = <u64>8 * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(88, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 88, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>n);
       pos += <usize>bytes;
@@ -2729,7 +2729,7 @@ function rows88(d: usize, list: usize, n: u32): void {
 
 // 89: Microsoft-Windows-DotNETRuntime/TypeLoad/Start v0
 function rows89(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(89, d, n);
+  let count = <usize>clrReserve(STATE, 89, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -2747,7 +2747,7 @@ function rows89(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c10 + r, 0);
     let pos = q;
-    if (pos + 6 > end) { clrSlow(89, b, c, r, q, end, p8); continue; }
+    if (pos + 6 > end) { clrSlow(STATE, 89, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // TypeLoadStartID
     store<u16>(c8 + (r << 1), load<u16>(pos + 4)); // ClrInstanceID
     pos += 6;
@@ -2756,7 +2756,7 @@ function rows89(d: usize, list: usize, n: u32): void {
 
 // 90: Microsoft-Windows-DotNETRuntime/TypeLoad/Stop v0
 function rows90(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(90, d, n);
+  let count = <usize>clrReserve(STATE, 90, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -2778,15 +2778,15 @@ function rows90(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c28 + r, 0);
     let pos = q;
-    if (pos + 16 > end) { clrSlow(90, b, c, r, q, end, p8); continue; }
+    if (pos + 16 > end) { clrSlow(STATE, 90, b, c, r, q, end, p8); continue; }
     store<u32>(c12 + (r << 2), load<u32>(pos)); // TypeLoadStartID
     store<u16>(c24 + (r << 1), load<u16>(pos + 4)); // ClrInstanceID
     store<u16>(c26 + (r << 1), load<u16>(pos + 6)); // LoadLevel
     store<u64>(c0 + (r << 3), load<u64>(pos + 8)); // TypeID
     pos += 16;
     { // TypeName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(90, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 90, b, c, r, q, end, p8); continue; }
       store<u32>(c16 + (r << 2), <u32>pos);
       store<u32>(c20 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -2796,7 +2796,7 @@ function rows90(d: usize, list: usize, n: u32): void {
 
 // 91: Microsoft-Windows-DotNETRuntime/Exception/Start v0
 function rows91(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(91, d, n);
+  let count = <usize>clrReserve(STATE, 91, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -2817,7 +2817,7 @@ function rows91(d: usize, list: usize, n: u32): void {
 
 // 92: Microsoft-Windows-DotNETRuntime/Exception/Start v1
 function rows92(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(92, d, n);
+  let count = <usize>clrReserve(STATE, 92, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -2842,20 +2842,20 @@ function rows92(d: usize, list: usize, n: u32): void {
     store<u8>(c36 + r, 0);
     let pos = q;
     { // ExceptionType
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(92, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 92, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // ExceptionMessage
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(92, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 92, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + (p8 ? 16 : 12) > end) { clrSlow(92, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 16 : 12) > end) { clrSlow(STATE, 92, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos) : <u64>load<u32>(pos)); // ExceptionEIP
     store<u32>(c28 + (r << 2), load<u32>(pos + (p8 ? 8 : 4))); // ExceptionHRESULT
     store<u16>(c32 + (r << 1), load<u16>(pos + (p8 ? 12 : 8))); // ExceptionFlags
@@ -2866,7 +2866,7 @@ function rows92(d: usize, list: usize, n: u32): void {
 
 // 93: Microsoft-Windows-DotNETRuntime/ExceptionCatch/Start v0
 function rows93(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(93, d, n);
+  let count = <usize>clrReserve(STATE, 93, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -2887,18 +2887,18 @@ function rows93(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c30 + r, 0);
     let pos = q;
-    if (pos + 16 > end) { clrSlow(93, b, c, r, q, end, p8); continue; }
+    if (pos + 16 > end) { clrSlow(STATE, 93, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // EntryEIP
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // MethodID
     pos += 16;
     { // MethodName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(93, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 93, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(93, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 93, b, c, r, q, end, p8); continue; }
     store<u16>(c28 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -2906,7 +2906,7 @@ function rows93(d: usize, list: usize, n: u32): void {
 
 // 94: Microsoft-Windows-DotNETRuntime/ExceptionCatch/Stop v0
 function rows94(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(94, d, n);
+  let count = <usize>clrReserve(STATE, 94, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -2927,7 +2927,7 @@ function rows94(d: usize, list: usize, n: u32): void {
 
 // 95: Microsoft-Windows-DotNETRuntime/ExceptionFinally/Start v0
 function rows95(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(95, d, n);
+  let count = <usize>clrReserve(STATE, 95, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -2948,18 +2948,18 @@ function rows95(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c30 + r, 0);
     let pos = q;
-    if (pos + 16 > end) { clrSlow(95, b, c, r, q, end, p8); continue; }
+    if (pos + 16 > end) { clrSlow(STATE, 95, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // EntryEIP
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // MethodID
     pos += 16;
     { // MethodName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(95, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 95, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(95, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 95, b, c, r, q, end, p8); continue; }
     store<u16>(c28 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -2967,7 +2967,7 @@ function rows95(d: usize, list: usize, n: u32): void {
 
 // 96: Microsoft-Windows-DotNETRuntime/ExceptionFinally/Stop v0
 function rows96(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(96, d, n);
+  let count = <usize>clrReserve(STATE, 96, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -2988,7 +2988,7 @@ function rows96(d: usize, list: usize, n: u32): void {
 
 // 97: Microsoft-Windows-DotNETRuntime/ExceptionFilter/Start v0
 function rows97(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(97, d, n);
+  let count = <usize>clrReserve(STATE, 97, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -3009,18 +3009,18 @@ function rows97(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c30 + r, 0);
     let pos = q;
-    if (pos + 16 > end) { clrSlow(97, b, c, r, q, end, p8); continue; }
+    if (pos + 16 > end) { clrSlow(STATE, 97, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // EntryEIP
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // MethodID
     pos += 16;
     { // MethodName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(97, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 97, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(97, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 97, b, c, r, q, end, p8); continue; }
     store<u16>(c28 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -3028,7 +3028,7 @@ function rows97(d: usize, list: usize, n: u32): void {
 
 // 98: Microsoft-Windows-DotNETRuntime/ExceptionFilter/Stop v0
 function rows98(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(98, d, n);
+  let count = <usize>clrReserve(STATE, 98, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -3049,7 +3049,7 @@ function rows98(d: usize, list: usize, n: u32): void {
 
 // 99: Microsoft-Windows-DotNETRuntime/Exception/Stop v0
 function rows99(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(99, d, n);
+  let count = <usize>clrReserve(STATE, 99, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -3070,7 +3070,7 @@ function rows99(d: usize, list: usize, n: u32): void {
 
 // 100: Microsoft-Windows-DotNETRuntime/Contention/Start v0
 function rows100(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(100, d, n);
+  let count = <usize>clrReserve(STATE, 100, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -3091,7 +3091,7 @@ function rows100(d: usize, list: usize, n: u32): void {
 
 // 101: Microsoft-Windows-DotNETRuntime/Contention/Start v1
 function rows101(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(101, d, n);
+  let count = <usize>clrReserve(STATE, 101, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -3109,7 +3109,7 @@ function rows101(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 3 > end) { clrSlow(101, b, c, r, q, end, p8); continue; }
+    if (pos + 3 > end) { clrSlow(STATE, 101, b, c, r, q, end, p8); continue; }
     store<u8>(c7 + (r), load<u8>(pos)); // ContentionFlags
     store<u16>(c4 + (r << 1), load<u16>(pos + 1)); // ClrInstanceID
     pos += 3;
@@ -3118,7 +3118,7 @@ function rows101(d: usize, list: usize, n: u32): void {
 
 // 102: Microsoft-Windows-DotNETRuntime/Contention/Start v2
 function rows102(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(102, d, n);
+  let count = <usize>clrReserve(STATE, 102, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -3139,7 +3139,7 @@ function rows102(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c30 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 27 : 19) > end) { clrSlow(102, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 27 : 19) > end) { clrSlow(STATE, 102, b, c, r, q, end, p8); continue; }
     store<u8>(c31 + (r), load<u8>(pos)); // ContentionFlags
     store<u16>(c28 + (r << 1), load<u16>(pos + 1)); // ClrInstanceID
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos + 3) : <u64>load<u32>(pos + 3)); // LockID
@@ -3151,7 +3151,7 @@ function rows102(d: usize, list: usize, n: u32): void {
 
 // 103: Microsoft-Windows-DotNETRuntime/Contention/Stop v0
 function rows103(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(103, d, n);
+  let count = <usize>clrReserve(STATE, 103, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -3169,7 +3169,7 @@ function rows103(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 3 > end) { clrSlow(103, b, c, r, q, end, p8); continue; }
+    if (pos + 3 > end) { clrSlow(STATE, 103, b, c, r, q, end, p8); continue; }
     store<u8>(c7 + (r), load<u8>(pos)); // ContentionFlags
     store<u16>(c4 + (r << 1), load<u16>(pos + 1)); // ClrInstanceID
     pos += 3;
@@ -3178,7 +3178,7 @@ function rows103(d: usize, list: usize, n: u32): void {
 
 // 104: Microsoft-Windows-DotNETRuntime/Contention/Stop v1
 function rows104(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(104, d, n);
+  let count = <usize>clrReserve(STATE, 104, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -3197,7 +3197,7 @@ function rows104(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c14 + r, 0);
     let pos = q;
-    if (pos + 11 > end) { clrSlow(104, b, c, r, q, end, p8); continue; }
+    if (pos + 11 > end) { clrSlow(STATE, 104, b, c, r, q, end, p8); continue; }
     store<u8>(c15 + (r), load<u8>(pos)); // ContentionFlags
     store<u16>(c12 + (r << 1), load<u16>(pos + 1)); // ClrInstanceID
     store<u64>(c0 + (r << 3), load<u64>(pos + 3)); // DurationNs
@@ -3207,7 +3207,7 @@ function rows104(d: usize, list: usize, n: u32): void {
 
 // 105: Microsoft-Windows-DotNETRuntime/Contention/LockCreated v0
 function rows105(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(105, d, n);
+  let count = <usize>clrReserve(STATE, 105, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -3226,7 +3226,7 @@ function rows105(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c22 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 18 : 10) > end) { clrSlow(105, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 18 : 10) > end) { clrSlow(STATE, 105, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos) : <u64>load<u32>(pos)); // LockID
     store<u64>(c8 + (r << 3), p8 ? load<u64>(pos + (p8 ? 8 : 4)) : <u64>load<u32>(pos + (p8 ? 8 : 4))); // AssociatedObjectID
     store<u16>(c20 + (r << 1), load<u16>(pos + (p8 ? 16 : 8))); // ClrInstanceID
@@ -3236,7 +3236,7 @@ function rows105(d: usize, list: usize, n: u32): void {
 
 // 106: Microsoft-Windows-DotNETRuntime/ClrStack/Walk v0
 function rows106(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(106, d, n);
+  let count = <usize>clrReserve(STATE, 106, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -3259,7 +3259,7 @@ function rows106(d: usize, list: usize, n: u32): void {
     store<u8>(c18 + r, 0);
     let pos = q;
     let v3: u64 = 0;
-    if (pos + 8 > end) { clrSlow(106, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 106, b, c, r, q, end, p8); continue; }
     store<u16>(c16 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u8>(c19 + (r), load<u8>(pos + 2)); // Reserved1
     store<u8>(c20 + (r), load<u8>(pos + 3)); // Reserved2
@@ -3269,7 +3269,7 @@ function rows106(d: usize, list: usize, n: u32): void {
     { // Stack
       let n: u64 = v3;
       let bytes = <u64>(p8 ? 8 : 4) * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(106, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 106, b, c, r, q, end, p8); continue; }
       store<u32>(c8 + (r << 2), <u32>pos);
       store<u32>(c12 + (r << 2), <u32>n);
       pos += <usize>bytes;
@@ -3279,7 +3279,7 @@ function rows106(d: usize, list: usize, n: u32): void {
 
 // 107: Microsoft-Windows-DotNETRuntime/AppDomainResourceManagement/MemAllocated v0
 function rows107(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(107, d, n);
+  let count = <usize>clrReserve(STATE, 107, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -3298,7 +3298,7 @@ function rows107(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c22 + r, 0);
     let pos = q;
-    if (pos + 18 > end) { clrSlow(107, b, c, r, q, end, p8); continue; }
+    if (pos + 18 > end) { clrSlow(STATE, 107, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // AppDomainID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // Allocated
     store<u16>(c20 + (r << 1), load<u16>(pos + 16)); // ClrInstanceID
@@ -3308,7 +3308,7 @@ function rows107(d: usize, list: usize, n: u32): void {
 
 // 108: Microsoft-Windows-DotNETRuntime/AppDomainResourceManagement/MemSurvived v0
 function rows108(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(108, d, n);
+  let count = <usize>clrReserve(STATE, 108, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -3328,7 +3328,7 @@ function rows108(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c30 + r, 0);
     let pos = q;
-    if (pos + 26 > end) { clrSlow(108, b, c, r, q, end, p8); continue; }
+    if (pos + 26 > end) { clrSlow(STATE, 108, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // AppDomainID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // Survived
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // ProcessSurvived
@@ -3339,7 +3339,7 @@ function rows108(d: usize, list: usize, n: u32): void {
 
 // 109: Microsoft-Windows-DotNETRuntime/AppDomainResourceManagement/ThreadCreated v0
 function rows109(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(109, d, n);
+  let count = <usize>clrReserve(STATE, 109, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -3361,7 +3361,7 @@ function rows109(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c34 + r, 0);
     let pos = q;
-    if (pos + 30 > end) { clrSlow(109, b, c, r, q, end, p8); continue; }
+    if (pos + 30 > end) { clrSlow(STATE, 109, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ManagedThreadID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // AppDomainID
     store<u32>(c20 + (r << 2), load<u32>(pos + 16)); // Flags
@@ -3374,7 +3374,7 @@ function rows109(d: usize, list: usize, n: u32): void {
 
 // 110: Microsoft-Windows-DotNETRuntime/AppDomainResourceManagement/ThreadTerminated v0
 function rows110(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(110, d, n);
+  let count = <usize>clrReserve(STATE, 110, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -3393,7 +3393,7 @@ function rows110(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c22 + r, 0);
     let pos = q;
-    if (pos + 18 > end) { clrSlow(110, b, c, r, q, end, p8); continue; }
+    if (pos + 18 > end) { clrSlow(STATE, 110, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ManagedThreadID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // AppDomainID
     store<u16>(c20 + (r << 1), load<u16>(pos + 16)); // ClrInstanceID
@@ -3403,7 +3403,7 @@ function rows110(d: usize, list: usize, n: u32): void {
 
 // 111: Microsoft-Windows-DotNETRuntime/AppDomainResourceManagement/DomainEnter v0
 function rows111(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(111, d, n);
+  let count = <usize>clrReserve(STATE, 111, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -3422,7 +3422,7 @@ function rows111(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c22 + r, 0);
     let pos = q;
-    if (pos + 18 > end) { clrSlow(111, b, c, r, q, end, p8); continue; }
+    if (pos + 18 > end) { clrSlow(STATE, 111, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ManagedThreadID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // AppDomainID
     store<u16>(c20 + (r << 1), load<u16>(pos + 16)); // ClrInstanceID
@@ -3432,7 +3432,7 @@ function rows111(d: usize, list: usize, n: u32): void {
 
 // 112: Microsoft-Windows-DotNETRuntime/ILStub/StubGenerated v0
 function rows112(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(112, d, n);
+  let count = <usize>clrReserve(STATE, 112, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -3465,7 +3465,7 @@ function rows112(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c78 + r, 0);
     let pos = q;
-    if (pos + 26 > end) { clrSlow(112, b, c, r, q, end, p8); continue; }
+    if (pos + 26 > end) { clrSlow(STATE, 112, b, c, r, q, end, p8); continue; }
     store<u16>(c76 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u64>(c0 + (r << 3), load<u64>(pos + 2)); // ModuleID
     store<u64>(c8 + (r << 3), load<u64>(pos + 10)); // StubMethodID
@@ -3473,43 +3473,43 @@ function rows112(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), load<u32>(pos + 22)); // ManagedInteropMethodToken
     pos += 26;
     { // ManagedInteropMethodNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(112, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 112, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // ManagedInteropMethodName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(112, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 112, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // ManagedInteropMethodSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(112, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 112, b, c, r, q, end, p8); continue; }
       store<u32>(c44 + (r << 2), <u32>pos);
       store<u32>(c48 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // NativeMethodSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(112, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 112, b, c, r, q, end, p8); continue; }
       store<u32>(c52 + (r << 2), <u32>pos);
       store<u32>(c56 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // StubMethodSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(112, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 112, b, c, r, q, end, p8); continue; }
       store<u32>(c60 + (r << 2), <u32>pos);
       store<u32>(c64 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // StubMethodILCode
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(112, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 112, b, c, r, q, end, p8); continue; }
       store<u32>(c68 + (r << 2), <u32>pos);
       store<u32>(c72 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -3519,7 +3519,7 @@ function rows112(d: usize, list: usize, n: u32): void {
 
 // 113: Microsoft-Windows-DotNETRuntime/ILStub/StubCacheHit v0
 function rows113(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(113, d, n);
+  let count = <usize>clrReserve(STATE, 113, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -3545,29 +3545,29 @@ function rows113(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c50 + r, 0);
     let pos = q;
-    if (pos + 22 > end) { clrSlow(113, b, c, r, q, end, p8); continue; }
+    if (pos + 22 > end) { clrSlow(STATE, 113, b, c, r, q, end, p8); continue; }
     store<u16>(c48 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u64>(c0 + (r << 3), load<u64>(pos + 2)); // ModuleID
     store<u64>(c8 + (r << 3), load<u64>(pos + 10)); // StubMethodID
     store<u32>(c20 + (r << 2), load<u32>(pos + 18)); // ManagedInteropMethodToken
     pos += 22;
     { // ManagedInteropMethodNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(113, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 113, b, c, r, q, end, p8); continue; }
       store<u32>(c24 + (r << 2), <u32>pos);
       store<u32>(c28 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // ManagedInteropMethodName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(113, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 113, b, c, r, q, end, p8); continue; }
       store<u32>(c32 + (r << 2), <u32>pos);
       store<u32>(c36 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // ManagedInteropMethodSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(113, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 113, b, c, r, q, end, p8); continue; }
       store<u32>(c40 + (r << 2), <u32>pos);
       store<u32>(c44 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -3577,7 +3577,7 @@ function rows113(d: usize, list: usize, n: u32): void {
 
 // 114: Microsoft-Windows-DotNETRuntime/Method/DCStartCompleteV2 v0
 function rows114(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(114, d, n);
+  let count = <usize>clrReserve(STATE, 114, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -3598,7 +3598,7 @@ function rows114(d: usize, list: usize, n: u32): void {
 
 // 115: Microsoft-Windows-DotNETRuntime/Method/DCStopCompleteV2 v0
 function rows115(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(115, d, n);
+  let count = <usize>clrReserve(STATE, 115, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -3619,7 +3619,7 @@ function rows115(d: usize, list: usize, n: u32): void {
 
 // 116: Microsoft-Windows-DotNETRuntime/Method/DCStartV2 v0
 function rows116(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(116, d, n);
+  let count = <usize>clrReserve(STATE, 116, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -3641,7 +3641,7 @@ function rows116(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c40 + r, 0);
     let pos = q;
-    if (pos + 36 > end) { clrSlow(116, b, c, r, q, end, p8); continue; }
+    if (pos + 36 > end) { clrSlow(STATE, 116, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // MethodStartAddress
@@ -3654,7 +3654,7 @@ function rows116(d: usize, list: usize, n: u32): void {
 
 // 117: Microsoft-Windows-DotNETRuntime/Method/DCStopV2 v0
 function rows117(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(117, d, n);
+  let count = <usize>clrReserve(STATE, 117, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -3676,7 +3676,7 @@ function rows117(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c40 + r, 0);
     let pos = q;
-    if (pos + 36 > end) { clrSlow(117, b, c, r, q, end, p8); continue; }
+    if (pos + 36 > end) { clrSlow(STATE, 117, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // MethodStartAddress
@@ -3689,7 +3689,7 @@ function rows117(d: usize, list: usize, n: u32): void {
 
 // 118: Microsoft-Windows-DotNETRuntime/Method/DCStartVerboseV2 v0
 function rows118(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(118, d, n);
+  let count = <usize>clrReserve(STATE, 118, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -3717,7 +3717,7 @@ function rows118(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c64 + r, 0);
     let pos = q;
-    if (pos + 36 > end) { clrSlow(118, b, c, r, q, end, p8); continue; }
+    if (pos + 36 > end) { clrSlow(STATE, 118, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // MethodStartAddress
@@ -3726,22 +3726,22 @@ function rows118(d: usize, list: usize, n: u32): void {
     store<u32>(c36 + (r << 2), load<u32>(pos + 32)); // MethodFlags
     pos += 36;
     { // MethodNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(118, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 118, b, c, r, q, end, p8); continue; }
       store<u32>(c40 + (r << 2), <u32>pos);
       store<u32>(c44 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(118, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 118, b, c, r, q, end, p8); continue; }
       store<u32>(c48 + (r << 2), <u32>pos);
       store<u32>(c52 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(118, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 118, b, c, r, q, end, p8); continue; }
       store<u32>(c56 + (r << 2), <u32>pos);
       store<u32>(c60 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -3751,7 +3751,7 @@ function rows118(d: usize, list: usize, n: u32): void {
 
 // 119: Microsoft-Windows-DotNETRuntime/Method/DCStopVerboseV2 v0
 function rows119(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(119, d, n);
+  let count = <usize>clrReserve(STATE, 119, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -3779,7 +3779,7 @@ function rows119(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c64 + r, 0);
     let pos = q;
-    if (pos + 36 > end) { clrSlow(119, b, c, r, q, end, p8); continue; }
+    if (pos + 36 > end) { clrSlow(STATE, 119, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // MethodStartAddress
@@ -3788,22 +3788,22 @@ function rows119(d: usize, list: usize, n: u32): void {
     store<u32>(c36 + (r << 2), load<u32>(pos + 32)); // MethodFlags
     pos += 36;
     { // MethodNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(119, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 119, b, c, r, q, end, p8); continue; }
       store<u32>(c40 + (r << 2), <u32>pos);
       store<u32>(c44 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(119, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 119, b, c, r, q, end, p8); continue; }
       store<u32>(c48 + (r << 2), <u32>pos);
       store<u32>(c52 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(119, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 119, b, c, r, q, end, p8); continue; }
       store<u32>(c56 + (r << 2), <u32>pos);
       store<u32>(c60 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -3813,7 +3813,7 @@ function rows119(d: usize, list: usize, n: u32): void {
 
 // 120: Microsoft-Windows-DotNETRuntime/Method/Load v0
 function rows120(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(120, d, n);
+  let count = <usize>clrReserve(STATE, 120, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -3835,7 +3835,7 @@ function rows120(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c40 + r, 0);
     let pos = q;
-    if (pos + 36 > end) { clrSlow(120, b, c, r, q, end, p8); continue; }
+    if (pos + 36 > end) { clrSlow(STATE, 120, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // MethodStartAddress
@@ -3848,7 +3848,7 @@ function rows120(d: usize, list: usize, n: u32): void {
 
 // 121: Microsoft-Windows-DotNETRuntime/Method/Load v1
 function rows121(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(121, d, n);
+  let count = <usize>clrReserve(STATE, 121, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -3871,7 +3871,7 @@ function rows121(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c42 + r, 0);
     let pos = q;
-    if (pos + 38 > end) { clrSlow(121, b, c, r, q, end, p8); continue; }
+    if (pos + 38 > end) { clrSlow(STATE, 121, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // MethodStartAddress
@@ -3885,7 +3885,7 @@ function rows121(d: usize, list: usize, n: u32): void {
 
 // 122: Microsoft-Windows-DotNETRuntime/Method/Load v2
 function rows122(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(122, d, n);
+  let count = <usize>clrReserve(STATE, 122, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -3909,7 +3909,7 @@ function rows122(d: usize, list: usize, n: u32): void {
     store<u32>(c32 + (r << 2), <u32>row);
     store<u8>(c50 + r, 0);
     let pos = q;
-    if (pos + 46 > end) { clrSlow(122, b, c, r, q, end, p8); continue; }
+    if (pos + 46 > end) { clrSlow(STATE, 122, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // MethodStartAddress
@@ -3924,7 +3924,7 @@ function rows122(d: usize, list: usize, n: u32): void {
 
 // 123: Microsoft-Windows-DotNETRuntime/Method/R2RGetEntryPoint v0
 function rows123(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(123, d, n);
+  let count = <usize>clrReserve(STATE, 123, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -3949,31 +3949,31 @@ function rows123(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c46 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(123, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 123, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     pos += 8;
     { // MethodNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(123, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 123, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(123, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 123, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(123, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 123, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 10 > end) { clrSlow(123, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 123, b, c, r, q, end, p8); continue; }
     store<u64>(c8 + (r << 3), load<u64>(pos)); // EntryPoint
     store<u16>(c44 + (r << 1), load<u16>(pos + 8)); // ClrInstanceID
     pos += 10;
@@ -3982,7 +3982,7 @@ function rows123(d: usize, list: usize, n: u32): void {
 
 // 124: Microsoft-Windows-DotNETRuntime/Method/R2RGetEntryPoint v1
 function rows124(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(124, d, n);
+  let count = <usize>clrReserve(STATE, 124, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -4008,31 +4008,31 @@ function rows124(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c50 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(124, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 124, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     pos += 8;
     { // MethodNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(124, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 124, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(124, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 124, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(124, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 124, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 14 > end) { clrSlow(124, b, c, r, q, end, p8); continue; }
+    if (pos + 14 > end) { clrSlow(STATE, 124, b, c, r, q, end, p8); continue; }
     store<u64>(c8 + (r << 3), load<u64>(pos)); // EntryPoint
     store<u16>(c48 + (r << 1), load<u16>(pos + 8)); // ClrInstanceID
     store<u32>(c44 + (r << 2), load<u32>(pos + 10)); // MethodSize
@@ -4042,7 +4042,7 @@ function rows124(d: usize, list: usize, n: u32): void {
 
 // 125: Microsoft-Windows-DotNETRuntime/Method/R2RGetEntryPointStart v0
 function rows125(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(125, d, n);
+  let count = <usize>clrReserve(STATE, 125, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -4060,7 +4060,7 @@ function rows125(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c14 + r, 0);
     let pos = q;
-    if (pos + 10 > end) { clrSlow(125, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 125, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u16>(c12 + (r << 1), load<u16>(pos + 8)); // ClrInstanceID
     pos += 10;
@@ -4069,7 +4069,7 @@ function rows125(d: usize, list: usize, n: u32): void {
 
 // 126: Microsoft-Windows-DotNETRuntime/Method/Unload v0
 function rows126(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(126, d, n);
+  let count = <usize>clrReserve(STATE, 126, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -4091,7 +4091,7 @@ function rows126(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c40 + r, 0);
     let pos = q;
-    if (pos + 36 > end) { clrSlow(126, b, c, r, q, end, p8); continue; }
+    if (pos + 36 > end) { clrSlow(STATE, 126, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // MethodStartAddress
@@ -4104,7 +4104,7 @@ function rows126(d: usize, list: usize, n: u32): void {
 
 // 127: Microsoft-Windows-DotNETRuntime/Method/Unload v1
 function rows127(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(127, d, n);
+  let count = <usize>clrReserve(STATE, 127, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -4127,7 +4127,7 @@ function rows127(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c42 + r, 0);
     let pos = q;
-    if (pos + 38 > end) { clrSlow(127, b, c, r, q, end, p8); continue; }
+    if (pos + 38 > end) { clrSlow(STATE, 127, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // MethodStartAddress
@@ -4141,7 +4141,7 @@ function rows127(d: usize, list: usize, n: u32): void {
 
 // 128: Microsoft-Windows-DotNETRuntime/Method/Unload v2
 function rows128(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(128, d, n);
+  let count = <usize>clrReserve(STATE, 128, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -4165,7 +4165,7 @@ function rows128(d: usize, list: usize, n: u32): void {
     store<u32>(c32 + (r << 2), <u32>row);
     store<u8>(c50 + r, 0);
     let pos = q;
-    if (pos + 46 > end) { clrSlow(128, b, c, r, q, end, p8); continue; }
+    if (pos + 46 > end) { clrSlow(STATE, 128, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // MethodStartAddress
@@ -4180,7 +4180,7 @@ function rows128(d: usize, list: usize, n: u32): void {
 
 // 129: Microsoft-Windows-DotNETRuntime/Method/LoadVerbose v0
 function rows129(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(129, d, n);
+  let count = <usize>clrReserve(STATE, 129, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -4208,7 +4208,7 @@ function rows129(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c64 + r, 0);
     let pos = q;
-    if (pos + 36 > end) { clrSlow(129, b, c, r, q, end, p8); continue; }
+    if (pos + 36 > end) { clrSlow(STATE, 129, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // MethodStartAddress
@@ -4217,22 +4217,22 @@ function rows129(d: usize, list: usize, n: u32): void {
     store<u32>(c36 + (r << 2), load<u32>(pos + 32)); // MethodFlags
     pos += 36;
     { // MethodNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(129, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 129, b, c, r, q, end, p8); continue; }
       store<u32>(c40 + (r << 2), <u32>pos);
       store<u32>(c44 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(129, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 129, b, c, r, q, end, p8); continue; }
       store<u32>(c48 + (r << 2), <u32>pos);
       store<u32>(c52 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(129, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 129, b, c, r, q, end, p8); continue; }
       store<u32>(c56 + (r << 2), <u32>pos);
       store<u32>(c60 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -4242,7 +4242,7 @@ function rows129(d: usize, list: usize, n: u32): void {
 
 // 130: Microsoft-Windows-DotNETRuntime/Method/LoadVerbose v1
 function rows130(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(130, d, n);
+  let count = <usize>clrReserve(STATE, 130, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -4271,7 +4271,7 @@ function rows130(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c66 + r, 0);
     let pos = q;
-    if (pos + 36 > end) { clrSlow(130, b, c, r, q, end, p8); continue; }
+    if (pos + 36 > end) { clrSlow(STATE, 130, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // MethodStartAddress
@@ -4280,27 +4280,27 @@ function rows130(d: usize, list: usize, n: u32): void {
     store<u32>(c36 + (r << 2), load<u32>(pos + 32)); // MethodFlags
     pos += 36;
     { // MethodNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(130, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 130, b, c, r, q, end, p8); continue; }
       store<u32>(c40 + (r << 2), <u32>pos);
       store<u32>(c44 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(130, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 130, b, c, r, q, end, p8); continue; }
       store<u32>(c48 + (r << 2), <u32>pos);
       store<u32>(c52 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(130, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 130, b, c, r, q, end, p8); continue; }
       store<u32>(c56 + (r << 2), <u32>pos);
       store<u32>(c60 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(130, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 130, b, c, r, q, end, p8); continue; }
     store<u16>(c64 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -4308,7 +4308,7 @@ function rows130(d: usize, list: usize, n: u32): void {
 
 // 131: Microsoft-Windows-DotNETRuntime/Method/LoadVerbose v2
 function rows131(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(131, d, n);
+  let count = <usize>clrReserve(STATE, 131, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -4338,7 +4338,7 @@ function rows131(d: usize, list: usize, n: u32): void {
     store<u32>(c32 + (r << 2), <u32>row);
     store<u8>(c74 + r, 0);
     let pos = q;
-    if (pos + 36 > end) { clrSlow(131, b, c, r, q, end, p8); continue; }
+    if (pos + 36 > end) { clrSlow(STATE, 131, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // MethodStartAddress
@@ -4347,27 +4347,27 @@ function rows131(d: usize, list: usize, n: u32): void {
     store<u32>(c44 + (r << 2), load<u32>(pos + 32)); // MethodFlags
     pos += 36;
     { // MethodNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(131, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 131, b, c, r, q, end, p8); continue; }
       store<u32>(c48 + (r << 2), <u32>pos);
       store<u32>(c52 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(131, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 131, b, c, r, q, end, p8); continue; }
       store<u32>(c56 + (r << 2), <u32>pos);
       store<u32>(c60 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(131, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 131, b, c, r, q, end, p8); continue; }
       store<u32>(c64 + (r << 2), <u32>pos);
       store<u32>(c68 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 10 > end) { clrSlow(131, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 131, b, c, r, q, end, p8); continue; }
     store<u16>(c72 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u64>(c24 + (r << 3), load<u64>(pos + 2)); // ReJITID
     pos += 10;
@@ -4376,7 +4376,7 @@ function rows131(d: usize, list: usize, n: u32): void {
 
 // 132: Microsoft-Windows-DotNETRuntime/Method/UnloadVerbose v0
 function rows132(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(132, d, n);
+  let count = <usize>clrReserve(STATE, 132, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -4404,7 +4404,7 @@ function rows132(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c64 + r, 0);
     let pos = q;
-    if (pos + 36 > end) { clrSlow(132, b, c, r, q, end, p8); continue; }
+    if (pos + 36 > end) { clrSlow(STATE, 132, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // MethodStartAddress
@@ -4413,22 +4413,22 @@ function rows132(d: usize, list: usize, n: u32): void {
     store<u32>(c36 + (r << 2), load<u32>(pos + 32)); // MethodFlags
     pos += 36;
     { // MethodNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(132, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 132, b, c, r, q, end, p8); continue; }
       store<u32>(c40 + (r << 2), <u32>pos);
       store<u32>(c44 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(132, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 132, b, c, r, q, end, p8); continue; }
       store<u32>(c48 + (r << 2), <u32>pos);
       store<u32>(c52 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(132, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 132, b, c, r, q, end, p8); continue; }
       store<u32>(c56 + (r << 2), <u32>pos);
       store<u32>(c60 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -4438,7 +4438,7 @@ function rows132(d: usize, list: usize, n: u32): void {
 
 // 133: Microsoft-Windows-DotNETRuntime/Method/UnloadVerbose v1
 function rows133(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(133, d, n);
+  let count = <usize>clrReserve(STATE, 133, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -4467,7 +4467,7 @@ function rows133(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c66 + r, 0);
     let pos = q;
-    if (pos + 36 > end) { clrSlow(133, b, c, r, q, end, p8); continue; }
+    if (pos + 36 > end) { clrSlow(STATE, 133, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // MethodStartAddress
@@ -4476,27 +4476,27 @@ function rows133(d: usize, list: usize, n: u32): void {
     store<u32>(c36 + (r << 2), load<u32>(pos + 32)); // MethodFlags
     pos += 36;
     { // MethodNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(133, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 133, b, c, r, q, end, p8); continue; }
       store<u32>(c40 + (r << 2), <u32>pos);
       store<u32>(c44 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(133, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 133, b, c, r, q, end, p8); continue; }
       store<u32>(c48 + (r << 2), <u32>pos);
       store<u32>(c52 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(133, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 133, b, c, r, q, end, p8); continue; }
       store<u32>(c56 + (r << 2), <u32>pos);
       store<u32>(c60 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(133, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 133, b, c, r, q, end, p8); continue; }
     store<u16>(c64 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -4504,7 +4504,7 @@ function rows133(d: usize, list: usize, n: u32): void {
 
 // 134: Microsoft-Windows-DotNETRuntime/Method/UnloadVerbose v2
 function rows134(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(134, d, n);
+  let count = <usize>clrReserve(STATE, 134, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -4534,7 +4534,7 @@ function rows134(d: usize, list: usize, n: u32): void {
     store<u32>(c32 + (r << 2), <u32>row);
     store<u8>(c74 + r, 0);
     let pos = q;
-    if (pos + 36 > end) { clrSlow(134, b, c, r, q, end, p8); continue; }
+    if (pos + 36 > end) { clrSlow(STATE, 134, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // MethodStartAddress
@@ -4543,27 +4543,27 @@ function rows134(d: usize, list: usize, n: u32): void {
     store<u32>(c44 + (r << 2), load<u32>(pos + 32)); // MethodFlags
     pos += 36;
     { // MethodNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(134, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 134, b, c, r, q, end, p8); continue; }
       store<u32>(c48 + (r << 2), <u32>pos);
       store<u32>(c52 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(134, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 134, b, c, r, q, end, p8); continue; }
       store<u32>(c56 + (r << 2), <u32>pos);
       store<u32>(c60 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(134, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 134, b, c, r, q, end, p8); continue; }
       store<u32>(c64 + (r << 2), <u32>pos);
       store<u32>(c68 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 10 > end) { clrSlow(134, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 134, b, c, r, q, end, p8); continue; }
     store<u16>(c72 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u64>(c24 + (r << 3), load<u64>(pos + 2)); // ReJITID
     pos += 10;
@@ -4572,7 +4572,7 @@ function rows134(d: usize, list: usize, n: u32): void {
 
 // 135: Microsoft-Windows-DotNETRuntime/Method/JittingStarted v0
 function rows135(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(135, d, n);
+  let count = <usize>clrReserve(STATE, 135, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -4598,29 +4598,29 @@ function rows135(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c52 + r, 0);
     let pos = q;
-    if (pos + 24 > end) { clrSlow(135, b, c, r, q, end, p8); continue; }
+    if (pos + 24 > end) { clrSlow(STATE, 135, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     store<u32>(c20 + (r << 2), load<u32>(pos + 16)); // MethodToken
     store<u32>(c24 + (r << 2), load<u32>(pos + 20)); // MethodILSize
     pos += 24;
     { // MethodNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(135, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 135, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(135, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 135, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(135, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 135, b, c, r, q, end, p8); continue; }
       store<u32>(c44 + (r << 2), <u32>pos);
       store<u32>(c48 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -4630,7 +4630,7 @@ function rows135(d: usize, list: usize, n: u32): void {
 
 // 136: Microsoft-Windows-DotNETRuntime/Method/JittingStarted v1
 function rows136(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(136, d, n);
+  let count = <usize>clrReserve(STATE, 136, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -4657,34 +4657,34 @@ function rows136(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c54 + r, 0);
     let pos = q;
-    if (pos + 24 > end) { clrSlow(136, b, c, r, q, end, p8); continue; }
+    if (pos + 24 > end) { clrSlow(STATE, 136, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     store<u32>(c20 + (r << 2), load<u32>(pos + 16)); // MethodToken
     store<u32>(c24 + (r << 2), load<u32>(pos + 20)); // MethodILSize
     pos += 24;
     { // MethodNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(136, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 136, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(136, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 136, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(136, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 136, b, c, r, q, end, p8); continue; }
       store<u32>(c44 + (r << 2), <u32>pos);
       store<u32>(c48 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(136, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 136, b, c, r, q, end, p8); continue; }
     store<u16>(c52 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -4692,7 +4692,7 @@ function rows136(d: usize, list: usize, n: u32): void {
 
 // 137: Microsoft-Windows-DotNETRuntime/Method/MemoryAllocatedForJitCode v0
 function rows137(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(137, d, n);
+  let count = <usize>clrReserve(STATE, 137, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -4715,7 +4715,7 @@ function rows137(d: usize, list: usize, n: u32): void {
     store<u32>(c40 + (r << 2), <u32>row);
     store<u8>(c50 + r, 0);
     let pos = q;
-    if (pos + 46 > end) { clrSlow(137, b, c, r, q, end, p8); continue; }
+    if (pos + 46 > end) { clrSlow(STATE, 137, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // JitHotCodeRequestSize
@@ -4729,7 +4729,7 @@ function rows137(d: usize, list: usize, n: u32): void {
 
 // 138: Microsoft-Windows-DotNETRuntime/Method/InliningSucceeded v0
 function rows138(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(138, d, n);
+  let count = <usize>clrReserve(STATE, 138, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -4765,69 +4765,69 @@ function rows138(d: usize, list: usize, n: u32): void {
     store<u8>(c78 + r, 0);
     let pos = q;
     { // MethodBeingCompiledNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(138, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 138, b, c, r, q, end, p8); continue; }
       store<u32>(c4 + (r << 2), <u32>pos);
       store<u32>(c8 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodBeingCompiledName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(138, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 138, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodBeingCompiledNameSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(138, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 138, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // InlinerNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(138, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 138, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // InlinerName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(138, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 138, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // InlinerNameSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(138, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 138, b, c, r, q, end, p8); continue; }
       store<u32>(c44 + (r << 2), <u32>pos);
       store<u32>(c48 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // InlineeNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(138, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 138, b, c, r, q, end, p8); continue; }
       store<u32>(c52 + (r << 2), <u32>pos);
       store<u32>(c56 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // InlineeName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(138, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 138, b, c, r, q, end, p8); continue; }
       store<u32>(c60 + (r << 2), <u32>pos);
       store<u32>(c64 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // InlineeNameSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(138, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 138, b, c, r, q, end, p8); continue; }
       store<u32>(c68 + (r << 2), <u32>pos);
       store<u32>(c72 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(138, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 138, b, c, r, q, end, p8); continue; }
     store<u16>(c76 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -4835,7 +4835,7 @@ function rows138(d: usize, list: usize, n: u32): void {
 
 // 139: Microsoft-Windows-DotNETRuntime/Method/InliningFailedAnsi v0
 function rows139(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(139, d, n);
+  let count = <usize>clrReserve(STATE, 139, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -4874,79 +4874,79 @@ function rows139(d: usize, list: usize, n: u32): void {
     store<u8>(c90 + r, 0);
     let pos = q;
     { // MethodBeingCompiledNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(139, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 139, b, c, r, q, end, p8); continue; }
       store<u32>(c4 + (r << 2), <u32>pos);
       store<u32>(c8 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodBeingCompiledName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(139, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 139, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodBeingCompiledNameSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(139, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 139, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // InlinerNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(139, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 139, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // InlinerName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(139, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 139, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // InlinerNameSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(139, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 139, b, c, r, q, end, p8); continue; }
       store<u32>(c44 + (r << 2), <u32>pos);
       store<u32>(c48 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // InlineeNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(139, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 139, b, c, r, q, end, p8); continue; }
       store<u32>(c52 + (r << 2), <u32>pos);
       store<u32>(c56 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // InlineeName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(139, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 139, b, c, r, q, end, p8); continue; }
       store<u32>(c60 + (r << 2), <u32>pos);
       store<u32>(c64 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // InlineeNameSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(139, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 139, b, c, r, q, end, p8); continue; }
       store<u32>(c68 + (r << 2), <u32>pos);
       store<u32>(c72 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 4 > end) { clrSlow(139, b, c, r, q, end, p8); continue; }
+    if (pos + 4 > end) { clrSlow(STATE, 139, b, c, r, q, end, p8); continue; }
     store<u32>(c76 + (r << 2), load<u32>(pos)); // FailAlways
     pos += 4;
     { // FailReason
-      let z = scanAnsi(pos, end);
-      if (z + 1 > end) { clrSlow(139, b, c, r, q, end, p8); continue; }
+      let z = scanAnsi(STATE, pos, end);
+      if (z + 1 > end) { clrSlow(STATE, 139, b, c, r, q, end, p8); continue; }
       store<u32>(c80 + (r << 2), <u32>pos);
       store<u32>(c84 + (r << 2), <u32>(z - pos));
       pos = z + 1;
     }
-    if (pos + 2 > end) { clrSlow(139, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 139, b, c, r, q, end, p8); continue; }
     store<u16>(c88 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -4954,7 +4954,7 @@ function rows139(d: usize, list: usize, n: u32): void {
 
 // 140: Microsoft-Windows-DotNETRuntime/Method/TailCallSucceeded v0
 function rows140(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(140, d, n);
+  let count = <usize>clrReserve(STATE, 140, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -4992,69 +4992,69 @@ function rows140(d: usize, list: usize, n: u32): void {
     store<u8>(c86 + r, 0);
     let pos = q;
     { // MethodBeingCompiledNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(140, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 140, b, c, r, q, end, p8); continue; }
       store<u32>(c4 + (r << 2), <u32>pos);
       store<u32>(c8 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodBeingCompiledName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(140, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 140, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodBeingCompiledNameSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(140, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 140, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // CallerNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(140, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 140, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // CallerName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(140, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 140, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // CallerNameSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(140, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 140, b, c, r, q, end, p8); continue; }
       store<u32>(c44 + (r << 2), <u32>pos);
       store<u32>(c48 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // CalleeNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(140, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 140, b, c, r, q, end, p8); continue; }
       store<u32>(c52 + (r << 2), <u32>pos);
       store<u32>(c56 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // CalleeName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(140, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 140, b, c, r, q, end, p8); continue; }
       store<u32>(c60 + (r << 2), <u32>pos);
       store<u32>(c64 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // CalleeNameSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(140, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 140, b, c, r, q, end, p8); continue; }
       store<u32>(c68 + (r << 2), <u32>pos);
       store<u32>(c72 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 10 > end) { clrSlow(140, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 140, b, c, r, q, end, p8); continue; }
     store<u32>(c76 + (r << 2), load<u32>(pos)); // TailPrefix
     store<u32>(c80 + (r << 2), load<u32>(pos + 4)); // TailCallType
     store<u16>(c84 + (r << 1), load<u16>(pos + 8)); // ClrInstanceID
@@ -5064,7 +5064,7 @@ function rows140(d: usize, list: usize, n: u32): void {
 
 // 141: Microsoft-Windows-DotNETRuntime/Method/TailCallFailed v0
 function rows141(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(141, d, n);
+  let count = <usize>clrReserve(STATE, 141, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -5103,79 +5103,79 @@ function rows141(d: usize, list: usize, n: u32): void {
     store<u8>(c90 + r, 0);
     let pos = q;
     { // MethodBeingCompiledNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(141, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 141, b, c, r, q, end, p8); continue; }
       store<u32>(c4 + (r << 2), <u32>pos);
       store<u32>(c8 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodBeingCompiledName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(141, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 141, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodBeingCompiledNameSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(141, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 141, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // CallerNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(141, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 141, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // CallerName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(141, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 141, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // CallerNameSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(141, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 141, b, c, r, q, end, p8); continue; }
       store<u32>(c44 + (r << 2), <u32>pos);
       store<u32>(c48 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // CalleeNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(141, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 141, b, c, r, q, end, p8); continue; }
       store<u32>(c52 + (r << 2), <u32>pos);
       store<u32>(c56 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // CalleeName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(141, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 141, b, c, r, q, end, p8); continue; }
       store<u32>(c60 + (r << 2), <u32>pos);
       store<u32>(c64 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // CalleeNameSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(141, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 141, b, c, r, q, end, p8); continue; }
       store<u32>(c68 + (r << 2), <u32>pos);
       store<u32>(c72 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 4 > end) { clrSlow(141, b, c, r, q, end, p8); continue; }
+    if (pos + 4 > end) { clrSlow(STATE, 141, b, c, r, q, end, p8); continue; }
     store<u32>(c76 + (r << 2), load<u32>(pos)); // TailPrefix
     pos += 4;
     { // FailReason
-      let z = scanAnsi(pos, end);
-      if (z + 1 > end) { clrSlow(141, b, c, r, q, end, p8); continue; }
+      let z = scanAnsi(STATE, pos, end);
+      if (z + 1 > end) { clrSlow(STATE, 141, b, c, r, q, end, p8); continue; }
       store<u32>(c80 + (r << 2), <u32>pos);
       store<u32>(c84 + (r << 2), <u32>(z - pos));
       pos = z + 1;
     }
-    if (pos + 2 > end) { clrSlow(141, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 141, b, c, r, q, end, p8); continue; }
     store<u16>(c88 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -5183,7 +5183,7 @@ function rows141(d: usize, list: usize, n: u32): void {
 
 // 142: Microsoft-Windows-DotNETRuntime/Method/ILToNativeMap v0
 function rows142(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(142, d, n);
+  let count = <usize>clrReserve(STATE, 142, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -5209,7 +5209,7 @@ function rows142(d: usize, list: usize, n: u32): void {
     store<u8>(c40 + r, 0);
     let pos = q;
     let v3: u64 = 0;
-    if (pos + 19 > end) { clrSlow(142, b, c, r, q, end, p8); continue; }
+    if (pos + 19 > end) { clrSlow(STATE, 142, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ReJITID
     store<u8>(c41 + (r), load<u8>(pos + 16)); // MethodExtent
@@ -5219,7 +5219,7 @@ function rows142(d: usize, list: usize, n: u32): void {
     { // ILOffsets
       let n: u64 = v3;
       let bytes = <u64>4 * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(142, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 142, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>n);
       pos += <usize>bytes;
@@ -5227,12 +5227,12 @@ function rows142(d: usize, list: usize, n: u32): void {
     { // NativeOffsets
       let n: u64 = v3;
       let bytes = <u64>4 * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(142, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 142, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>n);
       pos += <usize>bytes;
     }
-    if (pos + 2 > end) { clrSlow(142, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 142, b, c, r, q, end, p8); continue; }
     store<u16>(c38 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -5240,7 +5240,7 @@ function rows142(d: usize, list: usize, n: u32): void {
 
 // 143: Microsoft-Windows-DotNETRuntime/Method/ILToNativeMap v1
 function rows143(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(143, d, n);
+  let count = <usize>clrReserve(STATE, 143, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -5267,7 +5267,7 @@ function rows143(d: usize, list: usize, n: u32): void {
     store<u8>(c48 + r, 0);
     let pos = q;
     let v3: u64 = 0;
-    if (pos + 19 > end) { clrSlow(143, b, c, r, q, end, p8); continue; }
+    if (pos + 19 > end) { clrSlow(STATE, 143, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ReJITID
     store<u8>(c49 + (r), load<u8>(pos + 16)); // MethodExtent
@@ -5277,7 +5277,7 @@ function rows143(d: usize, list: usize, n: u32): void {
     { // ILOffsets
       let n: u64 = v3;
       let bytes = <u64>4 * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(143, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 143, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>n);
       pos += <usize>bytes;
@@ -5285,12 +5285,12 @@ function rows143(d: usize, list: usize, n: u32): void {
     { // NativeOffsets
       let n: u64 = v3;
       let bytes = <u64>4 * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(143, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 143, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>n);
       pos += <usize>bytes;
     }
-    if (pos + 10 > end) { clrSlow(143, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 143, b, c, r, q, end, p8); continue; }
     store<u16>(c46 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u64>(c16 + (r << 3), load<u64>(pos + 2)); // ILVersionID
     pos += 10;
@@ -5299,7 +5299,7 @@ function rows143(d: usize, list: usize, n: u32): void {
 
 // 144: Microsoft-Windows-DotNETRuntime/Method/TailCallFailed v0
 function rows144(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(144, d, n);
+  let count = <usize>clrReserve(STATE, 144, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -5338,79 +5338,79 @@ function rows144(d: usize, list: usize, n: u32): void {
     store<u8>(c90 + r, 0);
     let pos = q;
     { // MethodBeingCompiledNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(144, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 144, b, c, r, q, end, p8); continue; }
       store<u32>(c4 + (r << 2), <u32>pos);
       store<u32>(c8 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodBeingCompiledName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(144, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 144, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodBeingCompiledNameSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(144, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 144, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // CallerNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(144, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 144, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // CallerName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(144, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 144, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // CallerNameSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(144, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 144, b, c, r, q, end, p8); continue; }
       store<u32>(c44 + (r << 2), <u32>pos);
       store<u32>(c48 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // CalleeNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(144, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 144, b, c, r, q, end, p8); continue; }
       store<u32>(c52 + (r << 2), <u32>pos);
       store<u32>(c56 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // CalleeName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(144, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 144, b, c, r, q, end, p8); continue; }
       store<u32>(c60 + (r << 2), <u32>pos);
       store<u32>(c64 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // CalleeNameSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(144, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 144, b, c, r, q, end, p8); continue; }
       store<u32>(c68 + (r << 2), <u32>pos);
       store<u32>(c72 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 4 > end) { clrSlow(144, b, c, r, q, end, p8); continue; }
+    if (pos + 4 > end) { clrSlow(STATE, 144, b, c, r, q, end, p8); continue; }
     store<u32>(c76 + (r << 2), load<u32>(pos)); // TailPrefix
     pos += 4;
     { // FailReason
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(144, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 144, b, c, r, q, end, p8); continue; }
       store<u32>(c80 + (r << 2), <u32>pos);
       store<u32>(c84 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(144, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 144, b, c, r, q, end, p8); continue; }
     store<u16>(c88 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -5418,7 +5418,7 @@ function rows144(d: usize, list: usize, n: u32): void {
 
 // 145: Microsoft-Windows-DotNETRuntime/Method/InliningFailed v0
 function rows145(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(145, d, n);
+  let count = <usize>clrReserve(STATE, 145, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -5457,79 +5457,79 @@ function rows145(d: usize, list: usize, n: u32): void {
     store<u8>(c90 + r, 0);
     let pos = q;
     { // MethodBeingCompiledNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(145, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 145, b, c, r, q, end, p8); continue; }
       store<u32>(c4 + (r << 2), <u32>pos);
       store<u32>(c8 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodBeingCompiledName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(145, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 145, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodBeingCompiledNameSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(145, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 145, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // InlinerNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(145, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 145, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // InlinerName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(145, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 145, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // InlinerNameSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(145, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 145, b, c, r, q, end, p8); continue; }
       store<u32>(c44 + (r << 2), <u32>pos);
       store<u32>(c48 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // InlineeNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(145, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 145, b, c, r, q, end, p8); continue; }
       store<u32>(c52 + (r << 2), <u32>pos);
       store<u32>(c56 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // InlineeName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(145, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 145, b, c, r, q, end, p8); continue; }
       store<u32>(c60 + (r << 2), <u32>pos);
       store<u32>(c64 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // InlineeNameSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(145, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 145, b, c, r, q, end, p8); continue; }
       store<u32>(c68 + (r << 2), <u32>pos);
       store<u32>(c72 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 4 > end) { clrSlow(145, b, c, r, q, end, p8); continue; }
+    if (pos + 4 > end) { clrSlow(STATE, 145, b, c, r, q, end, p8); continue; }
     store<u32>(c76 + (r << 2), load<u32>(pos)); // FailAlways
     pos += 4;
     { // FailReason
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(145, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 145, b, c, r, q, end, p8); continue; }
       store<u32>(c80 + (r << 2), <u32>pos);
       store<u32>(c84 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(145, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 145, b, c, r, q, end, p8); continue; }
     store<u16>(c88 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -5537,7 +5537,7 @@ function rows145(d: usize, list: usize, n: u32): void {
 
 // 146: Microsoft-Windows-DotNETRuntime/Loader/ModuleDCStartV2 v0
 function rows146(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(146, d, n);
+  let count = <usize>clrReserve(STATE, 146, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -5561,22 +5561,22 @@ function rows146(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c44 + r, 0);
     let pos = q;
-    if (pos + 24 > end) { clrSlow(146, b, c, r, q, end, p8); continue; }
+    if (pos + 24 > end) { clrSlow(STATE, 146, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ModuleID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // AssemblyID
     store<u32>(c20 + (r << 2), load<u32>(pos + 16)); // ModuleFlags
     store<u32>(c24 + (r << 2), load<u32>(pos + 20)); // Reserved1
     pos += 24;
     { // ModuleILPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(146, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 146, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // ModuleNativePath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(146, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 146, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -5586,7 +5586,7 @@ function rows146(d: usize, list: usize, n: u32): void {
 
 // 147: Microsoft-Windows-DotNETRuntime/Loader/ModuleDCStopV2 v0
 function rows147(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(147, d, n);
+  let count = <usize>clrReserve(STATE, 147, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -5610,22 +5610,22 @@ function rows147(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c44 + r, 0);
     let pos = q;
-    if (pos + 24 > end) { clrSlow(147, b, c, r, q, end, p8); continue; }
+    if (pos + 24 > end) { clrSlow(STATE, 147, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ModuleID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // AssemblyID
     store<u32>(c20 + (r << 2), load<u32>(pos + 16)); // ModuleFlags
     store<u32>(c24 + (r << 2), load<u32>(pos + 20)); // Reserved1
     pos += 24;
     { // ModuleILPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(147, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 147, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // ModuleNativePath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(147, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 147, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -5635,7 +5635,7 @@ function rows147(d: usize, list: usize, n: u32): void {
 
 // 148: Microsoft-Windows-DotNETRuntime/Loader/DomainModuleLoad v0
 function rows148(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(148, d, n);
+  let count = <usize>clrReserve(STATE, 148, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -5660,7 +5660,7 @@ function rows148(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c52 + r, 0);
     let pos = q;
-    if (pos + 32 > end) { clrSlow(148, b, c, r, q, end, p8); continue; }
+    if (pos + 32 > end) { clrSlow(STATE, 148, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ModuleID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // AssemblyID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // AppDomainID
@@ -5668,15 +5668,15 @@ function rows148(d: usize, list: usize, n: u32): void {
     store<u32>(c32 + (r << 2), load<u32>(pos + 28)); // Reserved1
     pos += 32;
     { // ModuleILPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(148, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 148, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // ModuleNativePath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(148, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 148, b, c, r, q, end, p8); continue; }
       store<u32>(c44 + (r << 2), <u32>pos);
       store<u32>(c48 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -5686,7 +5686,7 @@ function rows148(d: usize, list: usize, n: u32): void {
 
 // 149: Microsoft-Windows-DotNETRuntime/Loader/DomainModuleLoad v1
 function rows149(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(149, d, n);
+  let count = <usize>clrReserve(STATE, 149, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -5712,7 +5712,7 @@ function rows149(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c54 + r, 0);
     let pos = q;
-    if (pos + 32 > end) { clrSlow(149, b, c, r, q, end, p8); continue; }
+    if (pos + 32 > end) { clrSlow(STATE, 149, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ModuleID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // AssemblyID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // AppDomainID
@@ -5720,20 +5720,20 @@ function rows149(d: usize, list: usize, n: u32): void {
     store<u32>(c32 + (r << 2), load<u32>(pos + 28)); // Reserved1
     pos += 32;
     { // ModuleILPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(149, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 149, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // ModuleNativePath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(149, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 149, b, c, r, q, end, p8); continue; }
       store<u32>(c44 + (r << 2), <u32>pos);
       store<u32>(c48 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(149, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 149, b, c, r, q, end, p8); continue; }
     store<u16>(c52 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -5741,7 +5741,7 @@ function rows149(d: usize, list: usize, n: u32): void {
 
 // 150: Microsoft-Windows-DotNETRuntime/Loader/ModuleLoad v0
 function rows150(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(150, d, n);
+  let count = <usize>clrReserve(STATE, 150, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -5765,22 +5765,22 @@ function rows150(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c44 + r, 0);
     let pos = q;
-    if (pos + 24 > end) { clrSlow(150, b, c, r, q, end, p8); continue; }
+    if (pos + 24 > end) { clrSlow(STATE, 150, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ModuleID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // AssemblyID
     store<u32>(c20 + (r << 2), load<u32>(pos + 16)); // ModuleFlags
     store<u32>(c24 + (r << 2), load<u32>(pos + 20)); // Reserved1
     pos += 24;
     { // ModuleILPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(150, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 150, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // ModuleNativePath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(150, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 150, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -5790,7 +5790,7 @@ function rows150(d: usize, list: usize, n: u32): void {
 
 // 151: Microsoft-Windows-DotNETRuntime/Loader/ModuleLoad v1
 function rows151(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(151, d, n);
+  let count = <usize>clrReserve(STATE, 151, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -5815,27 +5815,27 @@ function rows151(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c46 + r, 0);
     let pos = q;
-    if (pos + 24 > end) { clrSlow(151, b, c, r, q, end, p8); continue; }
+    if (pos + 24 > end) { clrSlow(STATE, 151, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ModuleID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // AssemblyID
     store<u32>(c20 + (r << 2), load<u32>(pos + 16)); // ModuleFlags
     store<u32>(c24 + (r << 2), load<u32>(pos + 20)); // Reserved1
     pos += 24;
     { // ModuleILPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(151, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 151, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // ModuleNativePath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(151, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 151, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(151, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 151, b, c, r, q, end, p8); continue; }
     store<u16>(c44 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -5843,7 +5843,7 @@ function rows151(d: usize, list: usize, n: u32): void {
 
 // 152: Microsoft-Windows-DotNETRuntime/Loader/ModuleLoad v2
 function rows152(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(152, d, n);
+  let count = <usize>clrReserve(STATE, 152, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -5876,45 +5876,45 @@ function rows152(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c78 + r, 0);
     let pos = q;
-    if (pos + 24 > end) { clrSlow(152, b, c, r, q, end, p8); continue; }
+    if (pos + 24 > end) { clrSlow(STATE, 152, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ModuleID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // AssemblyID
     store<u32>(c20 + (r << 2), load<u32>(pos + 16)); // ModuleFlags
     store<u32>(c24 + (r << 2), load<u32>(pos + 20)); // Reserved1
     pos += 24;
     { // ModuleILPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(152, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 152, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // ModuleNativePath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(152, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 152, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 22 > end) { clrSlow(152, b, c, r, q, end, p8); continue; }
+    if (pos + 22 > end) { clrSlow(STATE, 152, b, c, r, q, end, p8); continue; }
     store<u16>(c76 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u32>(c44 + (r << 2), <u32>(pos + 2)); // ManagedPdbSignature
     store<u32>(c48 + (r << 2), load<u32>(pos + 18)); // ManagedPdbAge
     pos += 22;
     { // ManagedPdbBuildPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(152, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 152, b, c, r, q, end, p8); continue; }
       store<u32>(c52 + (r << 2), <u32>pos);
       store<u32>(c56 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 20 > end) { clrSlow(152, b, c, r, q, end, p8); continue; }
+    if (pos + 20 > end) { clrSlow(STATE, 152, b, c, r, q, end, p8); continue; }
     store<u32>(c60 + (r << 2), <u32>(pos)); // NativePdbSignature
     store<u32>(c64 + (r << 2), load<u32>(pos + 16)); // NativePdbAge
     pos += 20;
     { // NativePdbBuildPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(152, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 152, b, c, r, q, end, p8); continue; }
       store<u32>(c68 + (r << 2), <u32>pos);
       store<u32>(c72 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -5924,7 +5924,7 @@ function rows152(d: usize, list: usize, n: u32): void {
 
 // 153: Microsoft-Windows-DotNETRuntime/Loader/ModuleLoad v3
 function rows153(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(153, d, n);
+  let count = <usize>clrReserve(STATE, 153, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -5959,52 +5959,52 @@ function rows153(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c86 + r, 0);
     let pos = q;
-    if (pos + 24 > end) { clrSlow(153, b, c, r, q, end, p8); continue; }
+    if (pos + 24 > end) { clrSlow(STATE, 153, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ModuleID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // AssemblyID
     store<u32>(c20 + (r << 2), load<u32>(pos + 16)); // ModuleFlags
     store<u32>(c24 + (r << 2), load<u32>(pos + 20)); // Reserved1
     pos += 24;
     { // ModuleILPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(153, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 153, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // ModuleNativePath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(153, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 153, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 22 > end) { clrSlow(153, b, c, r, q, end, p8); continue; }
+    if (pos + 22 > end) { clrSlow(STATE, 153, b, c, r, q, end, p8); continue; }
     store<u16>(c84 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u32>(c44 + (r << 2), <u32>(pos + 2)); // ManagedPdbSignature
     store<u32>(c48 + (r << 2), load<u32>(pos + 18)); // ManagedPdbAge
     pos += 22;
     { // ManagedPdbBuildPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(153, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 153, b, c, r, q, end, p8); continue; }
       store<u32>(c52 + (r << 2), <u32>pos);
       store<u32>(c56 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 20 > end) { clrSlow(153, b, c, r, q, end, p8); continue; }
+    if (pos + 20 > end) { clrSlow(STATE, 153, b, c, r, q, end, p8); continue; }
     store<u32>(c60 + (r << 2), <u32>(pos)); // NativePdbSignature
     store<u32>(c64 + (r << 2), load<u32>(pos + 16)); // NativePdbAge
     pos += 20;
     { // NativePdbBuildPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(153, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 153, b, c, r, q, end, p8); continue; }
       store<u32>(c68 + (r << 2), <u32>pos);
       store<u32>(c72 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // NativeBuildID
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(153, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 153, b, c, r, q, end, p8); continue; }
       store<u32>(c76 + (r << 2), <u32>pos);
       store<u32>(c80 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -6014,7 +6014,7 @@ function rows153(d: usize, list: usize, n: u32): void {
 
 // 154: Microsoft-Windows-DotNETRuntime/Loader/ModuleUnload v0
 function rows154(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(154, d, n);
+  let count = <usize>clrReserve(STATE, 154, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -6038,22 +6038,22 @@ function rows154(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c44 + r, 0);
     let pos = q;
-    if (pos + 24 > end) { clrSlow(154, b, c, r, q, end, p8); continue; }
+    if (pos + 24 > end) { clrSlow(STATE, 154, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ModuleID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // AssemblyID
     store<u32>(c20 + (r << 2), load<u32>(pos + 16)); // ModuleFlags
     store<u32>(c24 + (r << 2), load<u32>(pos + 20)); // Reserved1
     pos += 24;
     { // ModuleILPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(154, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 154, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // ModuleNativePath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(154, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 154, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -6063,7 +6063,7 @@ function rows154(d: usize, list: usize, n: u32): void {
 
 // 155: Microsoft-Windows-DotNETRuntime/Loader/ModuleUnload v1
 function rows155(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(155, d, n);
+  let count = <usize>clrReserve(STATE, 155, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -6088,27 +6088,27 @@ function rows155(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c46 + r, 0);
     let pos = q;
-    if (pos + 24 > end) { clrSlow(155, b, c, r, q, end, p8); continue; }
+    if (pos + 24 > end) { clrSlow(STATE, 155, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ModuleID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // AssemblyID
     store<u32>(c20 + (r << 2), load<u32>(pos + 16)); // ModuleFlags
     store<u32>(c24 + (r << 2), load<u32>(pos + 20)); // Reserved1
     pos += 24;
     { // ModuleILPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(155, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 155, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // ModuleNativePath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(155, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 155, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(155, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 155, b, c, r, q, end, p8); continue; }
     store<u16>(c44 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -6116,7 +6116,7 @@ function rows155(d: usize, list: usize, n: u32): void {
 
 // 156: Microsoft-Windows-DotNETRuntime/Loader/ModuleUnload v2
 function rows156(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(156, d, n);
+  let count = <usize>clrReserve(STATE, 156, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -6149,45 +6149,45 @@ function rows156(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c78 + r, 0);
     let pos = q;
-    if (pos + 24 > end) { clrSlow(156, b, c, r, q, end, p8); continue; }
+    if (pos + 24 > end) { clrSlow(STATE, 156, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ModuleID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // AssemblyID
     store<u32>(c20 + (r << 2), load<u32>(pos + 16)); // ModuleFlags
     store<u32>(c24 + (r << 2), load<u32>(pos + 20)); // Reserved1
     pos += 24;
     { // ModuleILPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(156, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 156, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // ModuleNativePath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(156, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 156, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 22 > end) { clrSlow(156, b, c, r, q, end, p8); continue; }
+    if (pos + 22 > end) { clrSlow(STATE, 156, b, c, r, q, end, p8); continue; }
     store<u16>(c76 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u32>(c44 + (r << 2), <u32>(pos + 2)); // ManagedPdbSignature
     store<u32>(c48 + (r << 2), load<u32>(pos + 18)); // ManagedPdbAge
     pos += 22;
     { // ManagedPdbBuildPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(156, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 156, b, c, r, q, end, p8); continue; }
       store<u32>(c52 + (r << 2), <u32>pos);
       store<u32>(c56 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 20 > end) { clrSlow(156, b, c, r, q, end, p8); continue; }
+    if (pos + 20 > end) { clrSlow(STATE, 156, b, c, r, q, end, p8); continue; }
     store<u32>(c60 + (r << 2), <u32>(pos)); // NativePdbSignature
     store<u32>(c64 + (r << 2), load<u32>(pos + 16)); // NativePdbAge
     pos += 20;
     { // NativePdbBuildPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(156, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 156, b, c, r, q, end, p8); continue; }
       store<u32>(c68 + (r << 2), <u32>pos);
       store<u32>(c72 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -6197,7 +6197,7 @@ function rows156(d: usize, list: usize, n: u32): void {
 
 // 157: Microsoft-Windows-DotNETRuntime/Loader/AssemblyLoad v0
 function rows157(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(157, d, n);
+  let count = <usize>clrReserve(STATE, 157, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -6218,14 +6218,14 @@ function rows157(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c32 + r, 0);
     let pos = q;
-    if (pos + 20 > end) { clrSlow(157, b, c, r, q, end, p8); continue; }
+    if (pos + 20 > end) { clrSlow(STATE, 157, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // AssemblyID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // AppDomainID
     store<u32>(c20 + (r << 2), load<u32>(pos + 16)); // AssemblyFlags
     pos += 20;
     { // FullyQualifiedAssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(157, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 157, b, c, r, q, end, p8); continue; }
       store<u32>(c24 + (r << 2), <u32>pos);
       store<u32>(c28 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -6235,7 +6235,7 @@ function rows157(d: usize, list: usize, n: u32): void {
 
 // 158: Microsoft-Windows-DotNETRuntime/Loader/AssemblyLoad v1
 function rows158(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(158, d, n);
+  let count = <usize>clrReserve(STATE, 158, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -6258,20 +6258,20 @@ function rows158(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c42 + r, 0);
     let pos = q;
-    if (pos + 28 > end) { clrSlow(158, b, c, r, q, end, p8); continue; }
+    if (pos + 28 > end) { clrSlow(STATE, 158, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // AssemblyID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // AppDomainID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // BindingID
     store<u32>(c28 + (r << 2), load<u32>(pos + 24)); // AssemblyFlags
     pos += 28;
     { // FullyQualifiedAssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(158, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 158, b, c, r, q, end, p8); continue; }
       store<u32>(c32 + (r << 2), <u32>pos);
       store<u32>(c36 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(158, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 158, b, c, r, q, end, p8); continue; }
     store<u16>(c40 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -6279,7 +6279,7 @@ function rows158(d: usize, list: usize, n: u32): void {
 
 // 159: Microsoft-Windows-DotNETRuntime/Loader/AssemblyUnload v0
 function rows159(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(159, d, n);
+  let count = <usize>clrReserve(STATE, 159, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -6300,14 +6300,14 @@ function rows159(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c32 + r, 0);
     let pos = q;
-    if (pos + 20 > end) { clrSlow(159, b, c, r, q, end, p8); continue; }
+    if (pos + 20 > end) { clrSlow(STATE, 159, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // AssemblyID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // AppDomainID
     store<u32>(c20 + (r << 2), load<u32>(pos + 16)); // AssemblyFlags
     pos += 20;
     { // FullyQualifiedAssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(159, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 159, b, c, r, q, end, p8); continue; }
       store<u32>(c24 + (r << 2), <u32>pos);
       store<u32>(c28 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -6317,7 +6317,7 @@ function rows159(d: usize, list: usize, n: u32): void {
 
 // 160: Microsoft-Windows-DotNETRuntime/Loader/AssemblyUnload v1
 function rows160(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(160, d, n);
+  let count = <usize>clrReserve(STATE, 160, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -6340,20 +6340,20 @@ function rows160(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c42 + r, 0);
     let pos = q;
-    if (pos + 28 > end) { clrSlow(160, b, c, r, q, end, p8); continue; }
+    if (pos + 28 > end) { clrSlow(STATE, 160, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // AssemblyID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // AppDomainID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // BindingID
     store<u32>(c28 + (r << 2), load<u32>(pos + 24)); // AssemblyFlags
     pos += 28;
     { // FullyQualifiedAssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(160, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 160, b, c, r, q, end, p8); continue; }
       store<u32>(c32 + (r << 2), <u32>pos);
       store<u32>(c36 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(160, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 160, b, c, r, q, end, p8); continue; }
     store<u16>(c40 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -6361,7 +6361,7 @@ function rows160(d: usize, list: usize, n: u32): void {
 
 // 161: Microsoft-Windows-DotNETRuntime/Loader/AppDomainLoad v0
 function rows161(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(161, d, n);
+  let count = <usize>clrReserve(STATE, 161, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -6381,13 +6381,13 @@ function rows161(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c24 + r, 0);
     let pos = q;
-    if (pos + 12 > end) { clrSlow(161, b, c, r, q, end, p8); continue; }
+    if (pos + 12 > end) { clrSlow(STATE, 161, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // AppDomainID
     store<u32>(c12 + (r << 2), load<u32>(pos + 8)); // AppDomainFlags
     pos += 12;
     { // AppDomainName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(161, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 161, b, c, r, q, end, p8); continue; }
       store<u32>(c16 + (r << 2), <u32>pos);
       store<u32>(c20 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -6397,7 +6397,7 @@ function rows161(d: usize, list: usize, n: u32): void {
 
 // 162: Microsoft-Windows-DotNETRuntime/Loader/AppDomainLoad v1
 function rows162(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(162, d, n);
+  let count = <usize>clrReserve(STATE, 162, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -6419,18 +6419,18 @@ function rows162(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c30 + r, 0);
     let pos = q;
-    if (pos + 12 > end) { clrSlow(162, b, c, r, q, end, p8); continue; }
+    if (pos + 12 > end) { clrSlow(STATE, 162, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // AppDomainID
     store<u32>(c12 + (r << 2), load<u32>(pos + 8)); // AppDomainFlags
     pos += 12;
     { // AppDomainName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(162, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 162, b, c, r, q, end, p8); continue; }
       store<u32>(c16 + (r << 2), <u32>pos);
       store<u32>(c20 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 6 > end) { clrSlow(162, b, c, r, q, end, p8); continue; }
+    if (pos + 6 > end) { clrSlow(STATE, 162, b, c, r, q, end, p8); continue; }
     store<u32>(c24 + (r << 2), load<u32>(pos)); // AppDomainIndex
     store<u16>(c28 + (r << 1), load<u16>(pos + 4)); // ClrInstanceID
     pos += 6;
@@ -6439,7 +6439,7 @@ function rows162(d: usize, list: usize, n: u32): void {
 
 // 163: Microsoft-Windows-DotNETRuntime/Loader/AppDomainUnload v0
 function rows163(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(163, d, n);
+  let count = <usize>clrReserve(STATE, 163, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -6459,13 +6459,13 @@ function rows163(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c24 + r, 0);
     let pos = q;
-    if (pos + 12 > end) { clrSlow(163, b, c, r, q, end, p8); continue; }
+    if (pos + 12 > end) { clrSlow(STATE, 163, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // AppDomainID
     store<u32>(c12 + (r << 2), load<u32>(pos + 8)); // AppDomainFlags
     pos += 12;
     { // AppDomainName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(163, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 163, b, c, r, q, end, p8); continue; }
       store<u32>(c16 + (r << 2), <u32>pos);
       store<u32>(c20 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -6475,7 +6475,7 @@ function rows163(d: usize, list: usize, n: u32): void {
 
 // 164: Microsoft-Windows-DotNETRuntime/Loader/AppDomainUnload v1
 function rows164(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(164, d, n);
+  let count = <usize>clrReserve(STATE, 164, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -6497,18 +6497,18 @@ function rows164(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c30 + r, 0);
     let pos = q;
-    if (pos + 12 > end) { clrSlow(164, b, c, r, q, end, p8); continue; }
+    if (pos + 12 > end) { clrSlow(STATE, 164, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // AppDomainID
     store<u32>(c12 + (r << 2), load<u32>(pos + 8)); // AppDomainFlags
     pos += 12;
     { // AppDomainName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(164, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 164, b, c, r, q, end, p8); continue; }
       store<u32>(c16 + (r << 2), <u32>pos);
       store<u32>(c20 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 6 > end) { clrSlow(164, b, c, r, q, end, p8); continue; }
+    if (pos + 6 > end) { clrSlow(STATE, 164, b, c, r, q, end, p8); continue; }
     store<u32>(c24 + (r << 2), load<u32>(pos)); // AppDomainIndex
     store<u16>(c28 + (r << 1), load<u16>(pos + 4)); // ClrInstanceID
     pos += 6;
@@ -6517,7 +6517,7 @@ function rows164(d: usize, list: usize, n: u32): void {
 
 // 165: Microsoft-Windows-DotNETRuntime/ClrPerfTrack/ModuleRangeLoad v0
 function rows165(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(165, d, n);
+  let count = <usize>clrReserve(STATE, 165, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -6538,7 +6538,7 @@ function rows165(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c22 + r, 0);
     let pos = q;
-    if (pos + 19 > end) { clrSlow(165, b, c, r, q, end, p8); continue; }
+    if (pos + 19 > end) { clrSlow(STATE, 165, b, c, r, q, end, p8); continue; }
     store<u16>(c20 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u64>(c0 + (r << 3), load<u64>(pos + 2)); // ModuleID
     store<u32>(c12 + (r << 2), load<u32>(pos + 10)); // RangeBegin
@@ -6550,7 +6550,7 @@ function rows165(d: usize, list: usize, n: u32): void {
 
 // 166: Microsoft-Windows-DotNETRuntime/StrongNameVerification/Start v0
 function rows166(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(166, d, n);
+  let count = <usize>clrReserve(STATE, 166, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -6570,13 +6570,13 @@ function rows166(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c20 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(166, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 166, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // VerificationFlags
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // ErrorCode
     pos += 8;
     { // FullyQualifiedAssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(166, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 166, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -6586,7 +6586,7 @@ function rows166(d: usize, list: usize, n: u32): void {
 
 // 167: Microsoft-Windows-DotNETRuntime/StrongNameVerification/Start v1
 function rows167(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(167, d, n);
+  let count = <usize>clrReserve(STATE, 167, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -6607,18 +6607,18 @@ function rows167(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c22 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(167, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 167, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // VerificationFlags
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // ErrorCode
     pos += 8;
     { // FullyQualifiedAssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(167, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 167, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(167, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 167, b, c, r, q, end, p8); continue; }
     store<u16>(c20 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -6626,7 +6626,7 @@ function rows167(d: usize, list: usize, n: u32): void {
 
 // 168: Microsoft-Windows-DotNETRuntime/StrongNameVerification/Stop v0
 function rows168(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(168, d, n);
+  let count = <usize>clrReserve(STATE, 168, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -6646,13 +6646,13 @@ function rows168(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c20 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(168, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 168, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // VerificationFlags
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // ErrorCode
     pos += 8;
     { // FullyQualifiedAssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(168, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 168, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -6662,7 +6662,7 @@ function rows168(d: usize, list: usize, n: u32): void {
 
 // 169: Microsoft-Windows-DotNETRuntime/StrongNameVerification/Stop v1
 function rows169(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(169, d, n);
+  let count = <usize>clrReserve(STATE, 169, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -6683,18 +6683,18 @@ function rows169(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c22 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(169, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 169, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // VerificationFlags
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // ErrorCode
     pos += 8;
     { // FullyQualifiedAssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(169, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 169, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(169, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 169, b, c, r, q, end, p8); continue; }
     store<u16>(c20 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -6702,7 +6702,7 @@ function rows169(d: usize, list: usize, n: u32): void {
 
 // 170: Microsoft-Windows-DotNETRuntime/AuthenticodeVerification/Start v0
 function rows170(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(170, d, n);
+  let count = <usize>clrReserve(STATE, 170, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -6722,13 +6722,13 @@ function rows170(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c20 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(170, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 170, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // VerificationFlags
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // ErrorCode
     pos += 8;
     { // ModulePath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(170, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 170, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -6738,7 +6738,7 @@ function rows170(d: usize, list: usize, n: u32): void {
 
 // 171: Microsoft-Windows-DotNETRuntime/AuthenticodeVerification/Start v1
 function rows171(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(171, d, n);
+  let count = <usize>clrReserve(STATE, 171, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -6759,18 +6759,18 @@ function rows171(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c22 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(171, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 171, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // VerificationFlags
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // ErrorCode
     pos += 8;
     { // ModulePath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(171, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 171, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(171, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 171, b, c, r, q, end, p8); continue; }
     store<u16>(c20 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -6778,7 +6778,7 @@ function rows171(d: usize, list: usize, n: u32): void {
 
 // 172: Microsoft-Windows-DotNETRuntime/AuthenticodeVerification/Stop v0
 function rows172(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(172, d, n);
+  let count = <usize>clrReserve(STATE, 172, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -6798,13 +6798,13 @@ function rows172(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c20 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(172, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 172, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // VerificationFlags
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // ErrorCode
     pos += 8;
     { // ModulePath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(172, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 172, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -6814,7 +6814,7 @@ function rows172(d: usize, list: usize, n: u32): void {
 
 // 173: Microsoft-Windows-DotNETRuntime/AuthenticodeVerification/Stop v1
 function rows173(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(173, d, n);
+  let count = <usize>clrReserve(STATE, 173, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -6835,18 +6835,18 @@ function rows173(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c22 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(173, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 173, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // VerificationFlags
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // ErrorCode
     pos += 8;
     { // ModulePath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(173, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 173, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(173, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 173, b, c, r, q, end, p8); continue; }
     store<u16>(c20 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -6854,7 +6854,7 @@ function rows173(d: usize, list: usize, n: u32): void {
 
 // 174: Microsoft-Windows-DotNETRuntime/Runtime/Start v0
 function rows174(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(174, d, n);
+  let count = <usize>clrReserve(STATE, 174, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -6887,7 +6887,7 @@ function rows174(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c48 + r, 0);
     let pos = q;
-    if (pos + 25 > end) { clrSlow(174, b, c, r, q, end, p8); continue; }
+    if (pos + 25 > end) { clrSlow(STATE, 174, b, c, r, q, end, p8); continue; }
     store<u16>(c28 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u16>(c30 + (r << 1), load<u16>(pos + 2)); // Sku
     store<u16>(c32 + (r << 1), load<u16>(pos + 4)); // BclMajorVersion
@@ -6902,18 +6902,18 @@ function rows174(d: usize, list: usize, n: u32): void {
     store<u8>(c49 + (r), load<u8>(pos + 24)); // StartupMode
     pos += 25;
     { // CommandLine
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(174, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 174, b, c, r, q, end, p8); continue; }
       store<u32>(c8 + (r << 2), <u32>pos);
       store<u32>(c12 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 16 > end) { clrSlow(174, b, c, r, q, end, p8); continue; }
+    if (pos + 16 > end) { clrSlow(STATE, 174, b, c, r, q, end, p8); continue; }
     store<u32>(c16 + (r << 2), <u32>(pos)); // ComObjectGuid
     pos += 16;
     { // RuntimeDllPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(174, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 174, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -6923,7 +6923,7 @@ function rows174(d: usize, list: usize, n: u32): void {
 
 // 175: Microsoft-Windows-DotNETRuntime/GC/IncreaseMemoryPressure v0
 function rows175(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(175, d, n);
+  let count = <usize>clrReserve(STATE, 175, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -6941,7 +6941,7 @@ function rows175(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c14 + r, 0);
     let pos = q;
-    if (pos + 10 > end) { clrSlow(175, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 175, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // BytesAllocated
     store<u16>(c12 + (r << 1), load<u16>(pos + 8)); // ClrInstanceID
     pos += 10;
@@ -6950,7 +6950,7 @@ function rows175(d: usize, list: usize, n: u32): void {
 
 // 176: Microsoft-Windows-DotNETRuntime/GC/DecreaseMemoryPressure v0
 function rows176(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(176, d, n);
+  let count = <usize>clrReserve(STATE, 176, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -6968,7 +6968,7 @@ function rows176(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c14 + r, 0);
     let pos = q;
-    if (pos + 10 > end) { clrSlow(176, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 176, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // BytesFreed
     store<u16>(c12 + (r << 1), load<u16>(pos + 8)); // ClrInstanceID
     pos += 10;
@@ -6977,7 +6977,7 @@ function rows176(d: usize, list: usize, n: u32): void {
 
 // 177: Microsoft-Windows-DotNETRuntime/GC/MarkWithType v0
 function rows177(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(177, d, n);
+  let count = <usize>clrReserve(STATE, 177, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -6997,7 +6997,7 @@ function rows177(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c22 + r, 0);
     let pos = q;
-    if (pos + 18 > end) { clrSlow(177, b, c, r, q, end, p8); continue; }
+    if (pos + 18 > end) { clrSlow(STATE, 177, b, c, r, q, end, p8); continue; }
     store<u32>(c12 + (r << 2), load<u32>(pos)); // HeapNum
     store<u16>(c20 + (r << 1), load<u16>(pos + 4)); // ClrInstanceID
     store<u32>(c16 + (r << 2), load<u32>(pos + 6)); // Type
@@ -7008,7 +7008,7 @@ function rows177(d: usize, list: usize, n: u32): void {
 
 // 178: Microsoft-Windows-DotNETRuntime/GC/Join v2
 function rows178(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(178, d, n);
+  let count = <usize>clrReserve(STATE, 178, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -7029,7 +7029,7 @@ function rows178(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c22 + r, 0);
     let pos = q;
-    if (pos + 18 > end) { clrSlow(178, b, c, r, q, end, p8); continue; }
+    if (pos + 18 > end) { clrSlow(STATE, 178, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // Heap
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // JoinTime
     store<u32>(c12 + (r << 2), load<u32>(pos + 8)); // JoinType
@@ -7041,7 +7041,7 @@ function rows178(d: usize, list: usize, n: u32): void {
 
 // 179: Microsoft-Windows-DotNETRuntime/GC/PerHeapHistory v3
 function rows179(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(179, d, n);
+  let count = <usize>clrReserve(STATE, 179, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -7075,7 +7075,7 @@ function rows179(d: usize, list: usize, n: u32): void {
     store<u8>(c98 + r, 0);
     let pos = q;
     let v14: u64 = 0;
-    if (pos + (p8 ? 86 : 58) > end) { clrSlow(179, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 86 : 58) > end) { clrSlow(STATE, 179, b, c, r, q, end, p8); continue; }
     store<u16>(c96 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos + 2) : <u64>load<u32>(pos + 2)); // FreeListAllocated
     store<u64>(c8 + (r << 3), p8 ? load<u64>(pos + (p8 ? 10 : 6)) : <u64>load<u32>(pos + (p8 ? 10 : 6))); // FreeListRejected
@@ -7096,7 +7096,7 @@ function rows179(d: usize, list: usize, n: u32): void {
     { // Values
       let n: u64 = v14;
       let bytes = <u64>(p8 ? 80 : 40) * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(179, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 179, b, c, r, q, end, p8); continue; }
       store<u32>(c88 + (r << 2), <u32>pos);
       store<u32>(c92 + (r << 2), <u32>n);
       pos += <usize>bytes;
@@ -7106,7 +7106,7 @@ function rows179(d: usize, list: usize, n: u32): void {
 
 // 180: Microsoft-Windows-DotNETRuntime/GC/GlobalHeapHistory v2
 function rows180(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(180, d, n);
+  let count = <usize>clrReserve(STATE, 180, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -7131,7 +7131,7 @@ function rows180(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c42 + r, 0);
     let pos = q;
-    if (pos + 38 > end) { clrSlow(180, b, c, r, q, end, p8); continue; }
+    if (pos + 38 > end) { clrSlow(STATE, 180, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // FinalYoungestDesired
     store<u32>(c12 + (r << 2), load<u32>(pos + 8)); // NumHeaps
     store<u32>(c16 + (r << 2), load<u32>(pos + 12)); // CondemnedGeneration
@@ -7147,7 +7147,7 @@ function rows180(d: usize, list: usize, n: u32): void {
 
 // 181: Microsoft-Windows-DotNETRuntime/GC/GlobalHeapHistory v3
 function rows181(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(181, d, n);
+  let count = <usize>clrReserve(STATE, 181, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -7174,7 +7174,7 @@ function rows181(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c50 + r, 0);
     let pos = q;
-    if (pos + 46 > end) { clrSlow(181, b, c, r, q, end, p8); continue; }
+    if (pos + 46 > end) { clrSlow(STATE, 181, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // FinalYoungestDesired
     store<u32>(c12 + (r << 2), load<u32>(pos + 8)); // NumHeaps
     store<u32>(c16 + (r << 2), load<u32>(pos + 12)); // CondemnedGeneration
@@ -7192,7 +7192,7 @@ function rows181(d: usize, list: usize, n: u32): void {
 
 // 182: Microsoft-Windows-DotNETRuntime/GC/GlobalHeapHistory v4
 function rows182(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(182, d, n);
+  let count = <usize>clrReserve(STATE, 182, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -7223,7 +7223,7 @@ function rows182(d: usize, list: usize, n: u32): void {
     store<u8>(c62 + r, 0);
     let pos = q;
     let v11: u64 = 0;
-    if (pos + 50 > end) { clrSlow(182, b, c, r, q, end, p8); continue; }
+    if (pos + 50 > end) { clrSlow(STATE, 182, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // FinalYoungestDesired
     store<u32>(c12 + (r << 2), load<u32>(pos + 8)); // NumHeaps
     store<u32>(c16 + (r << 2), load<u32>(pos + 12)); // CondemnedGeneration
@@ -7241,7 +7241,7 @@ function rows182(d: usize, list: usize, n: u32): void {
     { // Values
       let n: u64 = v11;
       let bytes = <u64>4 * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(182, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 182, b, c, r, q, end, p8); continue; }
       store<u32>(c52 + (r << 2), <u32>pos);
       store<u32>(c56 + (r << 2), <u32>n);
       pos += <usize>bytes;
@@ -7251,7 +7251,7 @@ function rows182(d: usize, list: usize, n: u32): void {
 
 // 183: Microsoft-Windows-DotNETRuntime/GC/GenAwareBegin v0
 function rows183(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(183, d, n);
+  let count = <usize>clrReserve(STATE, 183, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -7269,7 +7269,7 @@ function rows183(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c10 + r, 0);
     let pos = q;
-    if (pos + 6 > end) { clrSlow(183, b, c, r, q, end, p8); continue; }
+    if (pos + 6 > end) { clrSlow(STATE, 183, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // Count
     store<u16>(c8 + (r << 1), load<u16>(pos + 4)); // ClrInstanceID
     pos += 6;
@@ -7278,7 +7278,7 @@ function rows183(d: usize, list: usize, n: u32): void {
 
 // 184: Microsoft-Windows-DotNETRuntime/GC/GenAwareEnd v0
 function rows184(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(184, d, n);
+  let count = <usize>clrReserve(STATE, 184, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -7296,7 +7296,7 @@ function rows184(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c10 + r, 0);
     let pos = q;
-    if (pos + 6 > end) { clrSlow(184, b, c, r, q, end, p8); continue; }
+    if (pos + 6 > end) { clrSlow(STATE, 184, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // Count
     store<u16>(c8 + (r << 1), load<u16>(pos + 4)); // ClrInstanceID
     pos += 6;
@@ -7305,7 +7305,7 @@ function rows184(d: usize, list: usize, n: u32): void {
 
 // 185: Microsoft-Windows-DotNETRuntime/GC/LOHCompact v0
 function rows185(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(185, d, n);
+  let count = <usize>clrReserve(STATE, 185, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -7326,7 +7326,7 @@ function rows185(d: usize, list: usize, n: u32): void {
     store<u8>(c16 + r, 0);
     let pos = q;
     let v1: u64 = 0;
-    if (pos + 4 > end) { clrSlow(185, b, c, r, q, end, p8); continue; }
+    if (pos + 4 > end) { clrSlow(STATE, 185, b, c, r, q, end, p8); continue; }
     store<u16>(c12 + (r << 1), load<u16>(pos)); // ClrInstanceID
     v1 = <u64>load<u16>(pos + 2);
     store<u16>(c14 + (r << 1), <u16>v1); // Count
@@ -7334,7 +7334,7 @@ function rows185(d: usize, list: usize, n: u32): void {
     { // Values
       let n: u64 = v1;
       let bytes = <u64>(p8 ? 32 : 20) * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(185, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 185, b, c, r, q, end, p8); continue; }
       store<u32>(c4 + (r << 2), <u32>pos);
       store<u32>(c8 + (r << 2), <u32>n);
       pos += <usize>bytes;
@@ -7344,7 +7344,7 @@ function rows185(d: usize, list: usize, n: u32): void {
 
 // 186: Microsoft-Windows-DotNETRuntime/GC/FitBucketInfo v0
 function rows186(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(186, d, n);
+  let count = <usize>clrReserve(STATE, 186, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -7367,7 +7367,7 @@ function rows186(d: usize, list: usize, n: u32): void {
     store<u8>(c26 + r, 0);
     let pos = q;
     let v3: u64 = 0;
-    if (pos + 14 > end) { clrSlow(186, b, c, r, q, end, p8); continue; }
+    if (pos + 14 > end) { clrSlow(STATE, 186, b, c, r, q, end, p8); continue; }
     store<u16>(c20 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u16>(c22 + (r << 1), load<u16>(pos + 2)); // BucketKind
     store<u64>(c0 + (r << 3), load<u64>(pos + 4)); // TotalSize
@@ -7377,7 +7377,7 @@ function rows186(d: usize, list: usize, n: u32): void {
     { // Values
       let n: u64 = v3;
       let bytes = <u64>(p8 ? 16 : 12) * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(186, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 186, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>n);
       pos += <usize>bytes;
@@ -7387,7 +7387,7 @@ function rows186(d: usize, list: usize, n: u32): void {
 
 // 187: Microsoft-Windows-DotNETRuntime/DebugIPCEvent/Start v0
 function rows187(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(187, d, n);
+  let count = <usize>clrReserve(STATE, 187, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -7408,7 +7408,7 @@ function rows187(d: usize, list: usize, n: u32): void {
 
 // 188: Microsoft-Windows-DotNETRuntime/DebugIPCEvent/Stop v0
 function rows188(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(188, d, n);
+  let count = <usize>clrReserve(STATE, 188, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -7429,7 +7429,7 @@ function rows188(d: usize, list: usize, n: u32): void {
 
 // 189: Microsoft-Windows-DotNETRuntime/DebugExceptionProcessing/Start v0
 function rows189(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(189, d, n);
+  let count = <usize>clrReserve(STATE, 189, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -7450,7 +7450,7 @@ function rows189(d: usize, list: usize, n: u32): void {
 
 // 190: Microsoft-Windows-DotNETRuntime/DebugExceptionProcessing/Stop v0
 function rows190(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(190, d, n);
+  let count = <usize>clrReserve(STATE, 190, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -7471,7 +7471,7 @@ function rows190(d: usize, list: usize, n: u32): void {
 
 // 191: Microsoft-Windows-DotNETRuntime/CodeSymbols/Start v0
 function rows191(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(191, d, n);
+  let count = <usize>clrReserve(STATE, 191, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -7495,7 +7495,7 @@ function rows191(d: usize, list: usize, n: u32): void {
     store<u8>(c30 + r, 0);
     let pos = q;
     let v3: u64 = 0;
-    if (pos + 16 > end) { clrSlow(191, b, c, r, q, end, p8); continue; }
+    if (pos + 16 > end) { clrSlow(STATE, 191, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ModuleId
     store<u16>(c24 + (r << 1), load<u16>(pos + 8)); // TotalChunks
     store<u16>(c26 + (r << 1), load<u16>(pos + 10)); // ChunkNumber
@@ -7505,12 +7505,12 @@ function rows191(d: usize, list: usize, n: u32): void {
     { // Chunk
       let n: u64 = v3;
       let bytes = <u64>1 * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(191, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 191, b, c, r, q, end, p8); continue; }
       store<u32>(c16 + (r << 2), <u32>pos);
       store<u32>(c20 + (r << 2), <u32>n);
       pos += <usize>bytes;
     }
-    if (pos + 2 > end) { clrSlow(191, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 191, b, c, r, q, end, p8); continue; }
     store<u16>(c28 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -7518,7 +7518,7 @@ function rows191(d: usize, list: usize, n: u32): void {
 
 // 192: Microsoft-Windows-DotNETRuntime/EventSourceEvent v0
 function rows192(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(192, d, n);
+  let count = <usize>clrReserve(STATE, 192, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -7541,26 +7541,26 @@ function rows192(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c32 + r, 0);
     let pos = q;
-    if (pos + 4 > end) { clrSlow(192, b, c, r, q, end, p8); continue; }
+    if (pos + 4 > end) { clrSlow(STATE, 192, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // EventID
     pos += 4;
     { // EventName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(192, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 192, b, c, r, q, end, p8); continue; }
       store<u32>(c8 + (r << 2), <u32>pos);
       store<u32>(c12 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // EventSourceName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(192, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 192, b, c, r, q, end, p8); continue; }
       store<u32>(c16 + (r << 2), <u32>pos);
       store<u32>(c20 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // Payload
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(192, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 192, b, c, r, q, end, p8); continue; }
       store<u32>(c24 + (r << 2), <u32>pos);
       store<u32>(c28 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -7570,7 +7570,7 @@ function rows192(d: usize, list: usize, n: u32): void {
 
 // 193: Microsoft-Windows-DotNETRuntime/TieredCompilation/Settings v0
 function rows193(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(193, d, n);
+  let count = <usize>clrReserve(STATE, 193, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -7588,7 +7588,7 @@ function rows193(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c10 + r, 0);
     let pos = q;
-    if (pos + 6 > end) { clrSlow(193, b, c, r, q, end, p8); continue; }
+    if (pos + 6 > end) { clrSlow(STATE, 193, b, c, r, q, end, p8); continue; }
     store<u16>(c8 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u32>(c4 + (r << 2), load<u32>(pos + 2)); // Flags
     pos += 6;
@@ -7597,7 +7597,7 @@ function rows193(d: usize, list: usize, n: u32): void {
 
 // 194: Microsoft-Windows-DotNETRuntime/TieredCompilation/Pause v0
 function rows194(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(194, d, n);
+  let count = <usize>clrReserve(STATE, 194, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -7614,7 +7614,7 @@ function rows194(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(194, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 194, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -7622,7 +7622,7 @@ function rows194(d: usize, list: usize, n: u32): void {
 
 // 195: Microsoft-Windows-DotNETRuntime/TieredCompilation/Resume v0
 function rows195(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(195, d, n);
+  let count = <usize>clrReserve(STATE, 195, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -7640,7 +7640,7 @@ function rows195(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c10 + r, 0);
     let pos = q;
-    if (pos + 6 > end) { clrSlow(195, b, c, r, q, end, p8); continue; }
+    if (pos + 6 > end) { clrSlow(STATE, 195, b, c, r, q, end, p8); continue; }
     store<u16>(c8 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u32>(c4 + (r << 2), load<u32>(pos + 2)); // NewMethodCount
     pos += 6;
@@ -7649,7 +7649,7 @@ function rows195(d: usize, list: usize, n: u32): void {
 
 // 196: Microsoft-Windows-DotNETRuntime/TieredCompilation/BackgroundJitStart v0
 function rows196(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(196, d, n);
+  let count = <usize>clrReserve(STATE, 196, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -7667,7 +7667,7 @@ function rows196(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c10 + r, 0);
     let pos = q;
-    if (pos + 6 > end) { clrSlow(196, b, c, r, q, end, p8); continue; }
+    if (pos + 6 > end) { clrSlow(STATE, 196, b, c, r, q, end, p8); continue; }
     store<u16>(c8 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u32>(c4 + (r << 2), load<u32>(pos + 2)); // PendingMethodCount
     pos += 6;
@@ -7676,7 +7676,7 @@ function rows196(d: usize, list: usize, n: u32): void {
 
 // 197: Microsoft-Windows-DotNETRuntime/TieredCompilation/BackgroundJitStop v0
 function rows197(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(197, d, n);
+  let count = <usize>clrReserve(STATE, 197, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -7695,7 +7695,7 @@ function rows197(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c14 + r, 0);
     let pos = q;
-    if (pos + 10 > end) { clrSlow(197, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 197, b, c, r, q, end, p8); continue; }
     store<u16>(c12 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u32>(c4 + (r << 2), load<u32>(pos + 2)); // PendingMethodCount
     store<u32>(c8 + (r << 2), load<u32>(pos + 6)); // JittedMethodCount
@@ -7705,7 +7705,7 @@ function rows197(d: usize, list: usize, n: u32): void {
 
 // 198: Microsoft-Windows-DotNETRuntime/AssemblyLoader/Start v0
 function rows198(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(198, d, n);
+  let count = <usize>clrReserve(STATE, 198, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -7732,40 +7732,40 @@ function rows198(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c46 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(198, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 198, b, c, r, q, end, p8); continue; }
     store<u16>(c44 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
     { // AssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(198, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 198, b, c, r, q, end, p8); continue; }
       store<u32>(c4 + (r << 2), <u32>pos);
       store<u32>(c8 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // AssemblyPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(198, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 198, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // RequestingAssembly
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(198, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 198, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // AssemblyLoadContext
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(198, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 198, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // RequestingAssemblyLoadContext
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(198, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 198, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -7775,7 +7775,7 @@ function rows198(d: usize, list: usize, n: u32): void {
 
 // 199: Microsoft-Windows-DotNETRuntime/AssemblyLoader/Stop v0
 function rows199(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(199, d, n);
+  let count = <usize>clrReserve(STATE, 199, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -7808,62 +7808,62 @@ function rows199(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c70 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(199, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 199, b, c, r, q, end, p8); continue; }
     store<u16>(c68 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
     { // AssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(199, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 199, b, c, r, q, end, p8); continue; }
       store<u32>(c4 + (r << 2), <u32>pos);
       store<u32>(c8 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // AssemblyPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(199, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 199, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // RequestingAssembly
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(199, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 199, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // AssemblyLoadContext
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(199, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 199, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // RequestingAssemblyLoadContext
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(199, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 199, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 4 > end) { clrSlow(199, b, c, r, q, end, p8); continue; }
+    if (pos + 4 > end) { clrSlow(STATE, 199, b, c, r, q, end, p8); continue; }
     store<u32>(c44 + (r << 2), load<u32>(pos)); // Success
     pos += 4;
     { // ResultAssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(199, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 199, b, c, r, q, end, p8); continue; }
       store<u32>(c48 + (r << 2), <u32>pos);
       store<u32>(c52 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // ResultAssemblyPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(199, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 199, b, c, r, q, end, p8); continue; }
       store<u32>(c56 + (r << 2), <u32>pos);
       store<u32>(c60 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 4 > end) { clrSlow(199, b, c, r, q, end, p8); continue; }
+    if (pos + 4 > end) { clrSlow(STATE, 199, b, c, r, q, end, p8); continue; }
     store<u32>(c64 + (r << 2), load<u32>(pos)); // Cached
     pos += 4;
   }
@@ -7871,7 +7871,7 @@ function rows199(d: usize, list: usize, n: u32): void {
 
 // 200: Microsoft-Windows-DotNETRuntime/AssemblyLoader/ResolutionAttempted v0
 function rows200(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(200, d, n);
+  let count = <usize>clrReserve(STATE, 200, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -7900,46 +7900,46 @@ function rows200(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c50 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(200, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 200, b, c, r, q, end, p8); continue; }
     store<u16>(c44 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
     { // AssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(200, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 200, b, c, r, q, end, p8); continue; }
       store<u32>(c4 + (r << 2), <u32>pos);
       store<u32>(c8 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(200, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 200, b, c, r, q, end, p8); continue; }
     store<u16>(c46 + (r << 1), load<u16>(pos)); // Stage
     pos += 2;
     { // AssemblyLoadContext
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(200, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 200, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(200, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 200, b, c, r, q, end, p8); continue; }
     store<u16>(c48 + (r << 1), load<u16>(pos)); // Result
     pos += 2;
     { // ResultAssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(200, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 200, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // ResultAssemblyPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(200, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 200, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // ErrorMessage
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(200, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 200, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -7949,7 +7949,7 @@ function rows200(d: usize, list: usize, n: u32): void {
 
 // 201: Microsoft-Windows-DotNETRuntime/AssemblyLoader/AssemblyLoadContextResolvingHandlerInvoked v0
 function rows201(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(201, d, n);
+  let count = <usize>clrReserve(STATE, 201, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -7976,40 +7976,40 @@ function rows201(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c46 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(201, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 201, b, c, r, q, end, p8); continue; }
     store<u16>(c44 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
     { // AssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(201, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 201, b, c, r, q, end, p8); continue; }
       store<u32>(c4 + (r << 2), <u32>pos);
       store<u32>(c8 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // HandlerName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(201, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 201, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // AssemblyLoadContext
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(201, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 201, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // ResultAssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(201, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 201, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // ResultAssemblyPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(201, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 201, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -8019,7 +8019,7 @@ function rows201(d: usize, list: usize, n: u32): void {
 
 // 202: Microsoft-Windows-DotNETRuntime/AssemblyLoader/AppDomainAssemblyResolveHandlerInvoked v0
 function rows202(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(202, d, n);
+  let count = <usize>clrReserve(STATE, 202, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -8044,33 +8044,33 @@ function rows202(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c38 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(202, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 202, b, c, r, q, end, p8); continue; }
     store<u16>(c36 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
     { // AssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(202, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 202, b, c, r, q, end, p8); continue; }
       store<u32>(c4 + (r << 2), <u32>pos);
       store<u32>(c8 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // HandlerName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(202, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 202, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // ResultAssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(202, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 202, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // ResultAssemblyPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(202, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 202, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -8080,7 +8080,7 @@ function rows202(d: usize, list: usize, n: u32): void {
 
 // 203: Microsoft-Windows-DotNETRuntime/AssemblyLoader/AssemblyLoadFromResolveHandlerInvoked v0
 function rows203(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(203, d, n);
+  let count = <usize>clrReserve(STATE, 203, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -8104,29 +8104,29 @@ function rows203(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c34 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(203, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 203, b, c, r, q, end, p8); continue; }
     store<u16>(c32 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
     { // AssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(203, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 203, b, c, r, q, end, p8); continue; }
       store<u32>(c4 + (r << 2), <u32>pos);
       store<u32>(c8 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 4 > end) { clrSlow(203, b, c, r, q, end, p8); continue; }
+    if (pos + 4 > end) { clrSlow(STATE, 203, b, c, r, q, end, p8); continue; }
     store<u32>(c12 + (r << 2), load<u32>(pos)); // IsTrackedLoad
     pos += 4;
     { // RequestingAssemblyPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(203, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 203, b, c, r, q, end, p8); continue; }
       store<u32>(c16 + (r << 2), <u32>pos);
       store<u32>(c20 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // ComputedRequestedAssemblyPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(203, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 203, b, c, r, q, end, p8); continue; }
       store<u32>(c24 + (r << 2), <u32>pos);
       store<u32>(c28 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -8136,7 +8136,7 @@ function rows203(d: usize, list: usize, n: u32): void {
 
 // 204: Microsoft-Windows-DotNETRuntime/AssemblyLoader/KnownPathProbed v0
 function rows204(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(204, d, n);
+  let count = <usize>clrReserve(STATE, 204, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -8157,17 +8157,17 @@ function rows204(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c20 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(204, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 204, b, c, r, q, end, p8); continue; }
     store<u16>(c16 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
     { // FilePath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(204, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 204, b, c, r, q, end, p8); continue; }
       store<u32>(c4 + (r << 2), <u32>pos);
       store<u32>(c8 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 6 > end) { clrSlow(204, b, c, r, q, end, p8); continue; }
+    if (pos + 6 > end) { clrSlow(STATE, 204, b, c, r, q, end, p8); continue; }
     store<u16>(c18 + (r << 1), load<u16>(pos)); // Source
     store<u32>(c12 + (r << 2), load<u32>(pos + 2)); // Result
     pos += 6;
@@ -8176,7 +8176,7 @@ function rows204(d: usize, list: usize, n: u32): void {
 
 // 205: Microsoft-Windows-DotNETRuntime/JitInstrumentationData/InstrumentationData v0
 function rows205(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(205, d, n);
+  let count = <usize>clrReserve(STATE, 205, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -8199,7 +8199,7 @@ function rows205(d: usize, list: usize, n: u32): void {
     store<u8>(c30 + r, 0);
     let pos = q;
     let v2: u64 = 0;
-    if (pos + 18 > end) { clrSlow(205, b, c, r, q, end, p8); continue; }
+    if (pos + 18 > end) { clrSlow(STATE, 205, b, c, r, q, end, p8); continue; }
     store<u16>(c28 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u32>(c12 + (r << 2), load<u32>(pos + 2)); // MethodFlags
     v2 = <u64>load<u32>(pos + 6);
@@ -8209,7 +8209,7 @@ function rows205(d: usize, list: usize, n: u32): void {
     { // Data
       let n: u64 = v2;
       let bytes = <u64>1 * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(205, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 205, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>n);
       pos += <usize>bytes;
@@ -8219,7 +8219,7 @@ function rows205(d: usize, list: usize, n: u32): void {
 
 // 206: Microsoft-Windows-DotNETRuntime/JitInstrumentationDataVerbose/InstrumentationData v0
 function rows206(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(206, d, n);
+  let count = <usize>clrReserve(STATE, 206, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -8250,7 +8250,7 @@ function rows206(d: usize, list: usize, n: u32): void {
     store<u8>(c66 + r, 0);
     let pos = q;
     let v2: u64 = 0;
-    if (pos + 30 > end) { clrSlow(206, b, c, r, q, end, p8); continue; }
+    if (pos + 30 > end) { clrSlow(STATE, 206, b, c, r, q, end, p8); continue; }
     store<u16>(c64 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u32>(c20 + (r << 2), load<u32>(pos + 2)); // MethodFlags
     v2 = <u64>load<u32>(pos + 6);
@@ -8260,22 +8260,22 @@ function rows206(d: usize, list: usize, n: u32): void {
     store<u32>(c28 + (r << 2), load<u32>(pos + 26)); // MethodToken
     pos += 30;
     { // MethodNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(206, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 206, b, c, r, q, end, p8); continue; }
       store<u32>(c32 + (r << 2), <u32>pos);
       store<u32>(c36 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(206, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 206, b, c, r, q, end, p8); continue; }
       store<u32>(c40 + (r << 2), <u32>pos);
       store<u32>(c44 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(206, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 206, b, c, r, q, end, p8); continue; }
       store<u32>(c48 + (r << 2), <u32>pos);
       store<u32>(c52 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -8283,7 +8283,7 @@ function rows206(d: usize, list: usize, n: u32): void {
     { // Data
       let n: u64 = v2;
       let bytes = <u64>1 * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(206, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 206, b, c, r, q, end, p8); continue; }
       store<u32>(c56 + (r << 2), <u32>pos);
       store<u32>(c60 + (r << 2), <u32>n);
       pos += <usize>bytes;
@@ -8293,7 +8293,7 @@ function rows206(d: usize, list: usize, n: u32): void {
 
 // 207: Microsoft-Windows-DotNETRuntime/Profiler/ProfilerMessage v0
 function rows207(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(207, d, n);
+  let count = <usize>clrReserve(STATE, 207, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -8312,12 +8312,12 @@ function rows207(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c14 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(207, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 207, b, c, r, q, end, p8); continue; }
     store<u16>(c12 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
     { // Message
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(207, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 207, b, c, r, q, end, p8); continue; }
       store<u32>(c4 + (r << 2), <u32>pos);
       store<u32>(c8 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -8327,7 +8327,7 @@ function rows207(d: usize, list: usize, n: u32): void {
 
 // 208: Microsoft-Windows-DotNETRuntime/ExecutionCheckpoint/ExecutionCheckpoint v0
 function rows208(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(208, d, n);
+  let count = <usize>clrReserve(STATE, 208, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -8347,17 +8347,17 @@ function rows208(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c22 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(208, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 208, b, c, r, q, end, p8); continue; }
     store<u16>(c20 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
     { // Name
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(208, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 208, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 8 > end) { clrSlow(208, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 208, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // Timestamp
     pos += 8;
   }
@@ -8365,7 +8365,7 @@ function rows208(d: usize, list: usize, n: u32): void {
 
 // 209: Microsoft-Windows-DotNETRuntime/WaitHandleWait/Start v0
 function rows209(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(209, d, n);
+  let count = <usize>clrReserve(STATE, 209, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -8384,7 +8384,7 @@ function rows209(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c14 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 11 : 7) > end) { clrSlow(209, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 11 : 7) > end) { clrSlow(STATE, 209, b, c, r, q, end, p8); continue; }
     store<u8>(c15 + (r), load<u8>(pos)); // WaitSource
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos + 1) : <u64>load<u32>(pos + 1)); // AssociatedObjectID
     store<u16>(c12 + (r << 1), load<u16>(pos + (p8 ? 9 : 5))); // ClrInstanceID
@@ -8394,7 +8394,7 @@ function rows209(d: usize, list: usize, n: u32): void {
 
 // 210: Microsoft-Windows-DotNETRuntime/WaitHandleWait/Stop v0
 function rows210(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(210, d, n);
+  let count = <usize>clrReserve(STATE, 210, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -8411,7 +8411,7 @@ function rows210(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(210, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 210, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -8419,7 +8419,7 @@ function rows210(d: usize, list: usize, n: u32): void {
 
 // 211: Microsoft-Windows-DotNETRuntime/AllocationSampling v0
 function rows211(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(211, d, n);
+  let count = <usize>clrReserve(STATE, 211, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -8443,19 +8443,19 @@ function rows211(d: usize, list: usize, n: u32): void {
     store<u32>(c32 + (r << 2), <u32>row);
     store<u8>(c50 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 14 : 10) > end) { clrSlow(211, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 14 : 10) > end) { clrSlow(STATE, 211, b, c, r, q, end, p8); continue; }
     store<u32>(c36 + (r << 2), load<u32>(pos)); // AllocationKind
     store<u16>(c48 + (r << 1), load<u16>(pos + 4)); // ClrInstanceID
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos + 6) : <u64>load<u32>(pos + 6)); // TypeID
     pos += (p8 ? 14 : 10);
     { // TypeName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(211, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 211, b, c, r, q, end, p8); continue; }
       store<u32>(c40 + (r << 2), <u32>pos);
       store<u32>(c44 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + (p8 ? 24 : 20) > end) { clrSlow(211, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 24 : 20) > end) { clrSlow(STATE, 211, b, c, r, q, end, p8); continue; }
     store<u64>(c8 + (r << 3), p8 ? load<u64>(pos) : <u64>load<u32>(pos)); // Address
     store<u64>(c16 + (r << 3), load<u64>(pos + (p8 ? 8 : 4))); // ObjectSize
     store<u64>(c24 + (r << 3), load<u64>(pos + (p8 ? 16 : 12))); // SampledByteOffset
@@ -8465,7 +8465,7 @@ function rows211(d: usize, list: usize, n: u32): void {
 
 // 212: Microsoft-Windows-DotNETRuntimeRundown/ClrStack/Walk v0
 function rows212(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(212, d, n);
+  let count = <usize>clrReserve(STATE, 212, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -8488,7 +8488,7 @@ function rows212(d: usize, list: usize, n: u32): void {
     store<u8>(c18 + r, 0);
     let pos = q;
     let v3: u64 = 0;
-    if (pos + 8 > end) { clrSlow(212, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 212, b, c, r, q, end, p8); continue; }
     store<u16>(c16 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u8>(c19 + (r), load<u8>(pos + 2)); // Reserved1
     store<u8>(c20 + (r), load<u8>(pos + 3)); // Reserved2
@@ -8498,7 +8498,7 @@ function rows212(d: usize, list: usize, n: u32): void {
     { // Stack
       let n: u64 = v3;
       let bytes = <u64>(p8 ? 8 : 4) * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(212, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 212, b, c, r, q, end, p8); continue; }
       store<u32>(c8 + (r << 2), <u32>pos);
       store<u32>(c12 + (r << 2), <u32>n);
       pos += <usize>bytes;
@@ -8508,7 +8508,7 @@ function rows212(d: usize, list: usize, n: u32): void {
 
 // 213: Microsoft-Windows-DotNETRuntimeRundown/GC/SettingsRundown v0
 function rows213(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(213, d, n);
+  let count = <usize>clrReserve(STATE, 213, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -8532,7 +8532,7 @@ function rows213(d: usize, list: usize, n: u32): void {
     store<u32>(c40 + (r << 2), <u32>row);
     store<u8>(c54 + r, 0);
     let pos = q;
-    if (pos + 50 > end) { clrSlow(213, b, c, r, q, end, p8); continue; }
+    if (pos + 50 > end) { clrSlow(STATE, 213, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // HardLimit
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // LOHThreshold
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // PhysicalMemoryConfig
@@ -8547,7 +8547,7 @@ function rows213(d: usize, list: usize, n: u32): void {
 
 // 214: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStart v0
 function rows214(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(214, d, n);
+  let count = <usize>clrReserve(STATE, 214, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -8569,7 +8569,7 @@ function rows214(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c40 + r, 0);
     let pos = q;
-    if (pos + 36 > end) { clrSlow(214, b, c, r, q, end, p8); continue; }
+    if (pos + 36 > end) { clrSlow(STATE, 214, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // MethodStartAddress
@@ -8582,7 +8582,7 @@ function rows214(d: usize, list: usize, n: u32): void {
 
 // 215: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStart v1
 function rows215(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(215, d, n);
+  let count = <usize>clrReserve(STATE, 215, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -8605,7 +8605,7 @@ function rows215(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c42 + r, 0);
     let pos = q;
-    if (pos + 38 > end) { clrSlow(215, b, c, r, q, end, p8); continue; }
+    if (pos + 38 > end) { clrSlow(STATE, 215, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // MethodStartAddress
@@ -8619,7 +8619,7 @@ function rows215(d: usize, list: usize, n: u32): void {
 
 // 216: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStart v2
 function rows216(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(216, d, n);
+  let count = <usize>clrReserve(STATE, 216, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -8643,7 +8643,7 @@ function rows216(d: usize, list: usize, n: u32): void {
     store<u32>(c32 + (r << 2), <u32>row);
     store<u8>(c50 + r, 0);
     let pos = q;
-    if (pos + 46 > end) { clrSlow(216, b, c, r, q, end, p8); continue; }
+    if (pos + 46 > end) { clrSlow(STATE, 216, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // MethodStartAddress
@@ -8658,7 +8658,7 @@ function rows216(d: usize, list: usize, n: u32): void {
 
 // 217: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStop v0
 function rows217(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(217, d, n);
+  let count = <usize>clrReserve(STATE, 217, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -8680,7 +8680,7 @@ function rows217(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c40 + r, 0);
     let pos = q;
-    if (pos + 36 > end) { clrSlow(217, b, c, r, q, end, p8); continue; }
+    if (pos + 36 > end) { clrSlow(STATE, 217, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // MethodStartAddress
@@ -8693,7 +8693,7 @@ function rows217(d: usize, list: usize, n: u32): void {
 
 // 218: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStop v1
 function rows218(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(218, d, n);
+  let count = <usize>clrReserve(STATE, 218, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -8716,7 +8716,7 @@ function rows218(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c42 + r, 0);
     let pos = q;
-    if (pos + 38 > end) { clrSlow(218, b, c, r, q, end, p8); continue; }
+    if (pos + 38 > end) { clrSlow(STATE, 218, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // MethodStartAddress
@@ -8730,7 +8730,7 @@ function rows218(d: usize, list: usize, n: u32): void {
 
 // 219: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStop v2
 function rows219(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(219, d, n);
+  let count = <usize>clrReserve(STATE, 219, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -8754,7 +8754,7 @@ function rows219(d: usize, list: usize, n: u32): void {
     store<u32>(c32 + (r << 2), <u32>row);
     store<u8>(c50 + r, 0);
     let pos = q;
-    if (pos + 46 > end) { clrSlow(219, b, c, r, q, end, p8); continue; }
+    if (pos + 46 > end) { clrSlow(STATE, 219, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // MethodStartAddress
@@ -8769,7 +8769,7 @@ function rows219(d: usize, list: usize, n: u32): void {
 
 // 220: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStartVerbose v0
 function rows220(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(220, d, n);
+  let count = <usize>clrReserve(STATE, 220, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -8797,7 +8797,7 @@ function rows220(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c64 + r, 0);
     let pos = q;
-    if (pos + 36 > end) { clrSlow(220, b, c, r, q, end, p8); continue; }
+    if (pos + 36 > end) { clrSlow(STATE, 220, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // MethodStartAddress
@@ -8806,22 +8806,22 @@ function rows220(d: usize, list: usize, n: u32): void {
     store<u32>(c36 + (r << 2), load<u32>(pos + 32)); // MethodFlags
     pos += 36;
     { // MethodNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(220, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 220, b, c, r, q, end, p8); continue; }
       store<u32>(c40 + (r << 2), <u32>pos);
       store<u32>(c44 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(220, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 220, b, c, r, q, end, p8); continue; }
       store<u32>(c48 + (r << 2), <u32>pos);
       store<u32>(c52 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(220, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 220, b, c, r, q, end, p8); continue; }
       store<u32>(c56 + (r << 2), <u32>pos);
       store<u32>(c60 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -8831,7 +8831,7 @@ function rows220(d: usize, list: usize, n: u32): void {
 
 // 221: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStartVerbose v1
 function rows221(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(221, d, n);
+  let count = <usize>clrReserve(STATE, 221, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -8860,7 +8860,7 @@ function rows221(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c66 + r, 0);
     let pos = q;
-    if (pos + 36 > end) { clrSlow(221, b, c, r, q, end, p8); continue; }
+    if (pos + 36 > end) { clrSlow(STATE, 221, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // MethodStartAddress
@@ -8869,27 +8869,27 @@ function rows221(d: usize, list: usize, n: u32): void {
     store<u32>(c36 + (r << 2), load<u32>(pos + 32)); // MethodFlags
     pos += 36;
     { // MethodNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(221, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 221, b, c, r, q, end, p8); continue; }
       store<u32>(c40 + (r << 2), <u32>pos);
       store<u32>(c44 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(221, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 221, b, c, r, q, end, p8); continue; }
       store<u32>(c48 + (r << 2), <u32>pos);
       store<u32>(c52 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(221, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 221, b, c, r, q, end, p8); continue; }
       store<u32>(c56 + (r << 2), <u32>pos);
       store<u32>(c60 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(221, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 221, b, c, r, q, end, p8); continue; }
     store<u16>(c64 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -8897,7 +8897,7 @@ function rows221(d: usize, list: usize, n: u32): void {
 
 // 222: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStartVerbose v2
 function rows222(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(222, d, n);
+  let count = <usize>clrReserve(STATE, 222, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -8927,7 +8927,7 @@ function rows222(d: usize, list: usize, n: u32): void {
     store<u32>(c32 + (r << 2), <u32>row);
     store<u8>(c74 + r, 0);
     let pos = q;
-    if (pos + 36 > end) { clrSlow(222, b, c, r, q, end, p8); continue; }
+    if (pos + 36 > end) { clrSlow(STATE, 222, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // MethodStartAddress
@@ -8936,27 +8936,27 @@ function rows222(d: usize, list: usize, n: u32): void {
     store<u32>(c44 + (r << 2), load<u32>(pos + 32)); // MethodFlags
     pos += 36;
     { // MethodNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(222, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 222, b, c, r, q, end, p8); continue; }
       store<u32>(c48 + (r << 2), <u32>pos);
       store<u32>(c52 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(222, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 222, b, c, r, q, end, p8); continue; }
       store<u32>(c56 + (r << 2), <u32>pos);
       store<u32>(c60 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(222, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 222, b, c, r, q, end, p8); continue; }
       store<u32>(c64 + (r << 2), <u32>pos);
       store<u32>(c68 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 10 > end) { clrSlow(222, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 222, b, c, r, q, end, p8); continue; }
     store<u16>(c72 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u64>(c24 + (r << 3), load<u64>(pos + 2)); // ReJITID
     pos += 10;
@@ -8965,7 +8965,7 @@ function rows222(d: usize, list: usize, n: u32): void {
 
 // 223: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStopVerbose v0
 function rows223(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(223, d, n);
+  let count = <usize>clrReserve(STATE, 223, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -8993,7 +8993,7 @@ function rows223(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c64 + r, 0);
     let pos = q;
-    if (pos + 36 > end) { clrSlow(223, b, c, r, q, end, p8); continue; }
+    if (pos + 36 > end) { clrSlow(STATE, 223, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // MethodStartAddress
@@ -9002,22 +9002,22 @@ function rows223(d: usize, list: usize, n: u32): void {
     store<u32>(c36 + (r << 2), load<u32>(pos + 32)); // MethodFlags
     pos += 36;
     { // MethodNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(223, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 223, b, c, r, q, end, p8); continue; }
       store<u32>(c40 + (r << 2), <u32>pos);
       store<u32>(c44 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(223, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 223, b, c, r, q, end, p8); continue; }
       store<u32>(c48 + (r << 2), <u32>pos);
       store<u32>(c52 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(223, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 223, b, c, r, q, end, p8); continue; }
       store<u32>(c56 + (r << 2), <u32>pos);
       store<u32>(c60 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -9027,7 +9027,7 @@ function rows223(d: usize, list: usize, n: u32): void {
 
 // 224: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStopVerbose v1
 function rows224(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(224, d, n);
+  let count = <usize>clrReserve(STATE, 224, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -9056,7 +9056,7 @@ function rows224(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c66 + r, 0);
     let pos = q;
-    if (pos + 36 > end) { clrSlow(224, b, c, r, q, end, p8); continue; }
+    if (pos + 36 > end) { clrSlow(STATE, 224, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // MethodStartAddress
@@ -9065,27 +9065,27 @@ function rows224(d: usize, list: usize, n: u32): void {
     store<u32>(c36 + (r << 2), load<u32>(pos + 32)); // MethodFlags
     pos += 36;
     { // MethodNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(224, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 224, b, c, r, q, end, p8); continue; }
       store<u32>(c40 + (r << 2), <u32>pos);
       store<u32>(c44 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(224, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 224, b, c, r, q, end, p8); continue; }
       store<u32>(c48 + (r << 2), <u32>pos);
       store<u32>(c52 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(224, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 224, b, c, r, q, end, p8); continue; }
       store<u32>(c56 + (r << 2), <u32>pos);
       store<u32>(c60 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(224, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 224, b, c, r, q, end, p8); continue; }
     store<u16>(c64 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -9093,7 +9093,7 @@ function rows224(d: usize, list: usize, n: u32): void {
 
 // 225: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStopVerbose v2
 function rows225(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(225, d, n);
+  let count = <usize>clrReserve(STATE, 225, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -9123,7 +9123,7 @@ function rows225(d: usize, list: usize, n: u32): void {
     store<u32>(c32 + (r << 2), <u32>row);
     store<u8>(c74 + r, 0);
     let pos = q;
-    if (pos + 36 > end) { clrSlow(225, b, c, r, q, end, p8); continue; }
+    if (pos + 36 > end) { clrSlow(STATE, 225, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // MethodStartAddress
@@ -9132,27 +9132,27 @@ function rows225(d: usize, list: usize, n: u32): void {
     store<u32>(c44 + (r << 2), load<u32>(pos + 32)); // MethodFlags
     pos += 36;
     { // MethodNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(225, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 225, b, c, r, q, end, p8); continue; }
       store<u32>(c48 + (r << 2), <u32>pos);
       store<u32>(c52 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(225, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 225, b, c, r, q, end, p8); continue; }
       store<u32>(c56 + (r << 2), <u32>pos);
       store<u32>(c60 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(225, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 225, b, c, r, q, end, p8); continue; }
       store<u32>(c64 + (r << 2), <u32>pos);
       store<u32>(c68 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 10 > end) { clrSlow(225, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 225, b, c, r, q, end, p8); continue; }
     store<u16>(c72 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u64>(c24 + (r << 3), load<u64>(pos + 2)); // ReJITID
     pos += 10;
@@ -9161,7 +9161,7 @@ function rows225(d: usize, list: usize, n: u32): void {
 
 // 226: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStartComplete v0
 function rows226(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(226, d, n);
+  let count = <usize>clrReserve(STATE, 226, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -9182,7 +9182,7 @@ function rows226(d: usize, list: usize, n: u32): void {
 
 // 227: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStartComplete v1
 function rows227(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(227, d, n);
+  let count = <usize>clrReserve(STATE, 227, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -9199,7 +9199,7 @@ function rows227(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(227, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 227, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -9207,7 +9207,7 @@ function rows227(d: usize, list: usize, n: u32): void {
 
 // 228: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStopComplete v0
 function rows228(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(228, d, n);
+  let count = <usize>clrReserve(STATE, 228, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -9228,7 +9228,7 @@ function rows228(d: usize, list: usize, n: u32): void {
 
 // 229: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStopComplete v1
 function rows229(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(229, d, n);
+  let count = <usize>clrReserve(STATE, 229, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -9245,7 +9245,7 @@ function rows229(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(229, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 229, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -9253,7 +9253,7 @@ function rows229(d: usize, list: usize, n: u32): void {
 
 // 230: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStartInit v0
 function rows230(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(230, d, n);
+  let count = <usize>clrReserve(STATE, 230, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -9274,7 +9274,7 @@ function rows230(d: usize, list: usize, n: u32): void {
 
 // 231: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStartInit v1
 function rows231(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(231, d, n);
+  let count = <usize>clrReserve(STATE, 231, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -9291,7 +9291,7 @@ function rows231(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(231, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 231, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -9299,7 +9299,7 @@ function rows231(d: usize, list: usize, n: u32): void {
 
 // 232: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStopInit v0
 function rows232(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(232, d, n);
+  let count = <usize>clrReserve(STATE, 232, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -9320,7 +9320,7 @@ function rows232(d: usize, list: usize, n: u32): void {
 
 // 233: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStopInit v1
 function rows233(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(233, d, n);
+  let count = <usize>clrReserve(STATE, 233, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -9337,7 +9337,7 @@ function rows233(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(233, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 233, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -9345,7 +9345,7 @@ function rows233(d: usize, list: usize, n: u32): void {
 
 // 234: Microsoft-Windows-DotNETRuntimeRundown/Method/ILToNativeMapDCStart v0
 function rows234(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(234, d, n);
+  let count = <usize>clrReserve(STATE, 234, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -9371,7 +9371,7 @@ function rows234(d: usize, list: usize, n: u32): void {
     store<u8>(c40 + r, 0);
     let pos = q;
     let v3: u64 = 0;
-    if (pos + 19 > end) { clrSlow(234, b, c, r, q, end, p8); continue; }
+    if (pos + 19 > end) { clrSlow(STATE, 234, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ReJITID
     store<u8>(c41 + (r), load<u8>(pos + 16)); // MethodExtent
@@ -9381,7 +9381,7 @@ function rows234(d: usize, list: usize, n: u32): void {
     { // ILOffsets
       let n: u64 = v3;
       let bytes = <u64>4 * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(234, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 234, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>n);
       pos += <usize>bytes;
@@ -9389,12 +9389,12 @@ function rows234(d: usize, list: usize, n: u32): void {
     { // NativeOffsets
       let n: u64 = v3;
       let bytes = <u64>4 * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(234, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 234, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>n);
       pos += <usize>bytes;
     }
-    if (pos + 2 > end) { clrSlow(234, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 234, b, c, r, q, end, p8); continue; }
     store<u16>(c38 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -9402,7 +9402,7 @@ function rows234(d: usize, list: usize, n: u32): void {
 
 // 235: Microsoft-Windows-DotNETRuntimeRundown/Method/ILToNativeMapDCStart v1
 function rows235(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(235, d, n);
+  let count = <usize>clrReserve(STATE, 235, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -9429,7 +9429,7 @@ function rows235(d: usize, list: usize, n: u32): void {
     store<u8>(c48 + r, 0);
     let pos = q;
     let v3: u64 = 0;
-    if (pos + 19 > end) { clrSlow(235, b, c, r, q, end, p8); continue; }
+    if (pos + 19 > end) { clrSlow(STATE, 235, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ReJITID
     store<u8>(c49 + (r), load<u8>(pos + 16)); // MethodExtent
@@ -9439,7 +9439,7 @@ function rows235(d: usize, list: usize, n: u32): void {
     { // ILOffsets
       let n: u64 = v3;
       let bytes = <u64>4 * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(235, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 235, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>n);
       pos += <usize>bytes;
@@ -9447,12 +9447,12 @@ function rows235(d: usize, list: usize, n: u32): void {
     { // NativeOffsets
       let n: u64 = v3;
       let bytes = <u64>4 * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(235, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 235, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>n);
       pos += <usize>bytes;
     }
-    if (pos + 10 > end) { clrSlow(235, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 235, b, c, r, q, end, p8); continue; }
     store<u16>(c46 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u64>(c16 + (r << 3), load<u64>(pos + 2)); // ILVersionID
     pos += 10;
@@ -9461,7 +9461,7 @@ function rows235(d: usize, list: usize, n: u32): void {
 
 // 236: Microsoft-Windows-DotNETRuntimeRundown/Method/ILToNativeMapDCStop v0
 function rows236(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(236, d, n);
+  let count = <usize>clrReserve(STATE, 236, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -9487,7 +9487,7 @@ function rows236(d: usize, list: usize, n: u32): void {
     store<u8>(c40 + r, 0);
     let pos = q;
     let v3: u64 = 0;
-    if (pos + 19 > end) { clrSlow(236, b, c, r, q, end, p8); continue; }
+    if (pos + 19 > end) { clrSlow(STATE, 236, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ReJITID
     store<u8>(c41 + (r), load<u8>(pos + 16)); // MethodExtent
@@ -9497,7 +9497,7 @@ function rows236(d: usize, list: usize, n: u32): void {
     { // ILOffsets
       let n: u64 = v3;
       let bytes = <u64>4 * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(236, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 236, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>n);
       pos += <usize>bytes;
@@ -9505,12 +9505,12 @@ function rows236(d: usize, list: usize, n: u32): void {
     { // NativeOffsets
       let n: u64 = v3;
       let bytes = <u64>4 * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(236, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 236, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>n);
       pos += <usize>bytes;
     }
-    if (pos + 2 > end) { clrSlow(236, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 236, b, c, r, q, end, p8); continue; }
     store<u16>(c38 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -9518,7 +9518,7 @@ function rows236(d: usize, list: usize, n: u32): void {
 
 // 237: Microsoft-Windows-DotNETRuntimeRundown/Method/ILToNativeMapDCStop v1
 function rows237(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(237, d, n);
+  let count = <usize>clrReserve(STATE, 237, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -9545,7 +9545,7 @@ function rows237(d: usize, list: usize, n: u32): void {
     store<u8>(c48 + r, 0);
     let pos = q;
     let v3: u64 = 0;
-    if (pos + 19 > end) { clrSlow(237, b, c, r, q, end, p8); continue; }
+    if (pos + 19 > end) { clrSlow(STATE, 237, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ReJITID
     store<u8>(c49 + (r), load<u8>(pos + 16)); // MethodExtent
@@ -9555,7 +9555,7 @@ function rows237(d: usize, list: usize, n: u32): void {
     { // ILOffsets
       let n: u64 = v3;
       let bytes = <u64>4 * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(237, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 237, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>n);
       pos += <usize>bytes;
@@ -9563,12 +9563,12 @@ function rows237(d: usize, list: usize, n: u32): void {
     { // NativeOffsets
       let n: u64 = v3;
       let bytes = <u64>4 * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(237, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 237, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>n);
       pos += <usize>bytes;
     }
-    if (pos + 10 > end) { clrSlow(237, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 237, b, c, r, q, end, p8); continue; }
     store<u16>(c46 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u64>(c16 + (r << 3), load<u64>(pos + 2)); // ILVersionID
     pos += 10;
@@ -9577,7 +9577,7 @@ function rows237(d: usize, list: usize, n: u32): void {
 
 // 238: Microsoft-Windows-DotNETRuntimeRundown/Loader/DomainModuleDCStart v0
 function rows238(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(238, d, n);
+  let count = <usize>clrReserve(STATE, 238, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -9602,7 +9602,7 @@ function rows238(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c52 + r, 0);
     let pos = q;
-    if (pos + 32 > end) { clrSlow(238, b, c, r, q, end, p8); continue; }
+    if (pos + 32 > end) { clrSlow(STATE, 238, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ModuleID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // AssemblyID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // AppDomainID
@@ -9610,15 +9610,15 @@ function rows238(d: usize, list: usize, n: u32): void {
     store<u32>(c32 + (r << 2), load<u32>(pos + 28)); // Reserved1
     pos += 32;
     { // ModuleILPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(238, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 238, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // ModuleNativePath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(238, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 238, b, c, r, q, end, p8); continue; }
       store<u32>(c44 + (r << 2), <u32>pos);
       store<u32>(c48 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -9628,7 +9628,7 @@ function rows238(d: usize, list: usize, n: u32): void {
 
 // 239: Microsoft-Windows-DotNETRuntimeRundown/Loader/DomainModuleDCStart v1
 function rows239(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(239, d, n);
+  let count = <usize>clrReserve(STATE, 239, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -9654,7 +9654,7 @@ function rows239(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c54 + r, 0);
     let pos = q;
-    if (pos + 32 > end) { clrSlow(239, b, c, r, q, end, p8); continue; }
+    if (pos + 32 > end) { clrSlow(STATE, 239, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ModuleID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // AssemblyID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // AppDomainID
@@ -9662,20 +9662,20 @@ function rows239(d: usize, list: usize, n: u32): void {
     store<u32>(c32 + (r << 2), load<u32>(pos + 28)); // Reserved1
     pos += 32;
     { // ModuleILPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(239, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 239, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // ModuleNativePath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(239, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 239, b, c, r, q, end, p8); continue; }
       store<u32>(c44 + (r << 2), <u32>pos);
       store<u32>(c48 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(239, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 239, b, c, r, q, end, p8); continue; }
     store<u16>(c52 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -9683,7 +9683,7 @@ function rows239(d: usize, list: usize, n: u32): void {
 
 // 240: Microsoft-Windows-DotNETRuntimeRundown/Loader/DomainModuleDCStop v0
 function rows240(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(240, d, n);
+  let count = <usize>clrReserve(STATE, 240, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -9708,7 +9708,7 @@ function rows240(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c52 + r, 0);
     let pos = q;
-    if (pos + 32 > end) { clrSlow(240, b, c, r, q, end, p8); continue; }
+    if (pos + 32 > end) { clrSlow(STATE, 240, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ModuleID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // AssemblyID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // AppDomainID
@@ -9716,15 +9716,15 @@ function rows240(d: usize, list: usize, n: u32): void {
     store<u32>(c32 + (r << 2), load<u32>(pos + 28)); // Reserved1
     pos += 32;
     { // ModuleILPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(240, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 240, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // ModuleNativePath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(240, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 240, b, c, r, q, end, p8); continue; }
       store<u32>(c44 + (r << 2), <u32>pos);
       store<u32>(c48 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -9734,7 +9734,7 @@ function rows240(d: usize, list: usize, n: u32): void {
 
 // 241: Microsoft-Windows-DotNETRuntimeRundown/Loader/DomainModuleDCStop v1
 function rows241(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(241, d, n);
+  let count = <usize>clrReserve(STATE, 241, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -9760,7 +9760,7 @@ function rows241(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c54 + r, 0);
     let pos = q;
-    if (pos + 32 > end) { clrSlow(241, b, c, r, q, end, p8); continue; }
+    if (pos + 32 > end) { clrSlow(STATE, 241, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ModuleID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // AssemblyID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // AppDomainID
@@ -9768,20 +9768,20 @@ function rows241(d: usize, list: usize, n: u32): void {
     store<u32>(c32 + (r << 2), load<u32>(pos + 28)); // Reserved1
     pos += 32;
     { // ModuleILPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(241, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 241, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // ModuleNativePath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(241, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 241, b, c, r, q, end, p8); continue; }
       store<u32>(c44 + (r << 2), <u32>pos);
       store<u32>(c48 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(241, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 241, b, c, r, q, end, p8); continue; }
     store<u16>(c52 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -9789,7 +9789,7 @@ function rows241(d: usize, list: usize, n: u32): void {
 
 // 242: Microsoft-Windows-DotNETRuntimeRundown/Loader/ModuleDCStart v0
 function rows242(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(242, d, n);
+  let count = <usize>clrReserve(STATE, 242, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -9813,22 +9813,22 @@ function rows242(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c44 + r, 0);
     let pos = q;
-    if (pos + 24 > end) { clrSlow(242, b, c, r, q, end, p8); continue; }
+    if (pos + 24 > end) { clrSlow(STATE, 242, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ModuleID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // AssemblyID
     store<u32>(c20 + (r << 2), load<u32>(pos + 16)); // ModuleFlags
     store<u32>(c24 + (r << 2), load<u32>(pos + 20)); // Reserved1
     pos += 24;
     { // ModuleILPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(242, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 242, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // ModuleNativePath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(242, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 242, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -9838,7 +9838,7 @@ function rows242(d: usize, list: usize, n: u32): void {
 
 // 243: Microsoft-Windows-DotNETRuntimeRundown/Loader/ModuleDCStart v1
 function rows243(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(243, d, n);
+  let count = <usize>clrReserve(STATE, 243, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -9863,27 +9863,27 @@ function rows243(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c46 + r, 0);
     let pos = q;
-    if (pos + 24 > end) { clrSlow(243, b, c, r, q, end, p8); continue; }
+    if (pos + 24 > end) { clrSlow(STATE, 243, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ModuleID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // AssemblyID
     store<u32>(c20 + (r << 2), load<u32>(pos + 16)); // ModuleFlags
     store<u32>(c24 + (r << 2), load<u32>(pos + 20)); // Reserved1
     pos += 24;
     { // ModuleILPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(243, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 243, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // ModuleNativePath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(243, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 243, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(243, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 243, b, c, r, q, end, p8); continue; }
     store<u16>(c44 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -9891,7 +9891,7 @@ function rows243(d: usize, list: usize, n: u32): void {
 
 // 244: Microsoft-Windows-DotNETRuntimeRundown/Loader/ModuleDCStart v2
 function rows244(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(244, d, n);
+  let count = <usize>clrReserve(STATE, 244, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -9924,45 +9924,45 @@ function rows244(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c78 + r, 0);
     let pos = q;
-    if (pos + 24 > end) { clrSlow(244, b, c, r, q, end, p8); continue; }
+    if (pos + 24 > end) { clrSlow(STATE, 244, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ModuleID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // AssemblyID
     store<u32>(c20 + (r << 2), load<u32>(pos + 16)); // ModuleFlags
     store<u32>(c24 + (r << 2), load<u32>(pos + 20)); // Reserved1
     pos += 24;
     { // ModuleILPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(244, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 244, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // ModuleNativePath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(244, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 244, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 22 > end) { clrSlow(244, b, c, r, q, end, p8); continue; }
+    if (pos + 22 > end) { clrSlow(STATE, 244, b, c, r, q, end, p8); continue; }
     store<u16>(c76 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u32>(c44 + (r << 2), <u32>(pos + 2)); // ManagedPdbSignature
     store<u32>(c48 + (r << 2), load<u32>(pos + 18)); // ManagedPdbAge
     pos += 22;
     { // ManagedPdbBuildPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(244, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 244, b, c, r, q, end, p8); continue; }
       store<u32>(c52 + (r << 2), <u32>pos);
       store<u32>(c56 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 20 > end) { clrSlow(244, b, c, r, q, end, p8); continue; }
+    if (pos + 20 > end) { clrSlow(STATE, 244, b, c, r, q, end, p8); continue; }
     store<u32>(c60 + (r << 2), <u32>(pos)); // NativePdbSignature
     store<u32>(c64 + (r << 2), load<u32>(pos + 16)); // NativePdbAge
     pos += 20;
     { // NativePdbBuildPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(244, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 244, b, c, r, q, end, p8); continue; }
       store<u32>(c68 + (r << 2), <u32>pos);
       store<u32>(c72 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -9972,7 +9972,7 @@ function rows244(d: usize, list: usize, n: u32): void {
 
 // 245: Microsoft-Windows-DotNETRuntimeRundown/Loader/ModuleDCStop v0
 function rows245(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(245, d, n);
+  let count = <usize>clrReserve(STATE, 245, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -9996,22 +9996,22 @@ function rows245(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c44 + r, 0);
     let pos = q;
-    if (pos + 24 > end) { clrSlow(245, b, c, r, q, end, p8); continue; }
+    if (pos + 24 > end) { clrSlow(STATE, 245, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ModuleID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // AssemblyID
     store<u32>(c20 + (r << 2), load<u32>(pos + 16)); // ModuleFlags
     store<u32>(c24 + (r << 2), load<u32>(pos + 20)); // Reserved1
     pos += 24;
     { // ModuleILPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(245, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 245, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // ModuleNativePath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(245, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 245, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -10021,7 +10021,7 @@ function rows245(d: usize, list: usize, n: u32): void {
 
 // 246: Microsoft-Windows-DotNETRuntimeRundown/Loader/ModuleDCStop v1
 function rows246(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(246, d, n);
+  let count = <usize>clrReserve(STATE, 246, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -10046,27 +10046,27 @@ function rows246(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c46 + r, 0);
     let pos = q;
-    if (pos + 24 > end) { clrSlow(246, b, c, r, q, end, p8); continue; }
+    if (pos + 24 > end) { clrSlow(STATE, 246, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ModuleID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // AssemblyID
     store<u32>(c20 + (r << 2), load<u32>(pos + 16)); // ModuleFlags
     store<u32>(c24 + (r << 2), load<u32>(pos + 20)); // Reserved1
     pos += 24;
     { // ModuleILPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(246, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 246, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // ModuleNativePath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(246, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 246, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(246, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 246, b, c, r, q, end, p8); continue; }
     store<u16>(c44 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -10074,7 +10074,7 @@ function rows246(d: usize, list: usize, n: u32): void {
 
 // 247: Microsoft-Windows-DotNETRuntimeRundown/Loader/ModuleDCStop v2
 function rows247(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(247, d, n);
+  let count = <usize>clrReserve(STATE, 247, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -10107,45 +10107,45 @@ function rows247(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c78 + r, 0);
     let pos = q;
-    if (pos + 24 > end) { clrSlow(247, b, c, r, q, end, p8); continue; }
+    if (pos + 24 > end) { clrSlow(STATE, 247, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ModuleID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // AssemblyID
     store<u32>(c20 + (r << 2), load<u32>(pos + 16)); // ModuleFlags
     store<u32>(c24 + (r << 2), load<u32>(pos + 20)); // Reserved1
     pos += 24;
     { // ModuleILPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(247, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 247, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // ModuleNativePath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(247, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 247, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 22 > end) { clrSlow(247, b, c, r, q, end, p8); continue; }
+    if (pos + 22 > end) { clrSlow(STATE, 247, b, c, r, q, end, p8); continue; }
     store<u16>(c76 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u32>(c44 + (r << 2), <u32>(pos + 2)); // ManagedPdbSignature
     store<u32>(c48 + (r << 2), load<u32>(pos + 18)); // ManagedPdbAge
     pos += 22;
     { // ManagedPdbBuildPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(247, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 247, b, c, r, q, end, p8); continue; }
       store<u32>(c52 + (r << 2), <u32>pos);
       store<u32>(c56 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 20 > end) { clrSlow(247, b, c, r, q, end, p8); continue; }
+    if (pos + 20 > end) { clrSlow(STATE, 247, b, c, r, q, end, p8); continue; }
     store<u32>(c60 + (r << 2), <u32>(pos)); // NativePdbSignature
     store<u32>(c64 + (r << 2), load<u32>(pos + 16)); // NativePdbAge
     pos += 20;
     { // NativePdbBuildPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(247, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 247, b, c, r, q, end, p8); continue; }
       store<u32>(c68 + (r << 2), <u32>pos);
       store<u32>(c72 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -10155,7 +10155,7 @@ function rows247(d: usize, list: usize, n: u32): void {
 
 // 248: Microsoft-Windows-DotNETRuntimeRundown/Loader/ModuleDCStop v3
 function rows248(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(248, d, n);
+  let count = <usize>clrReserve(STATE, 248, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -10190,52 +10190,52 @@ function rows248(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c86 + r, 0);
     let pos = q;
-    if (pos + 24 > end) { clrSlow(248, b, c, r, q, end, p8); continue; }
+    if (pos + 24 > end) { clrSlow(STATE, 248, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ModuleID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // AssemblyID
     store<u32>(c20 + (r << 2), load<u32>(pos + 16)); // ModuleFlags
     store<u32>(c24 + (r << 2), load<u32>(pos + 20)); // Reserved1
     pos += 24;
     { // ModuleILPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(248, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 248, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // ModuleNativePath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(248, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 248, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 22 > end) { clrSlow(248, b, c, r, q, end, p8); continue; }
+    if (pos + 22 > end) { clrSlow(STATE, 248, b, c, r, q, end, p8); continue; }
     store<u16>(c84 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u32>(c44 + (r << 2), <u32>(pos + 2)); // ManagedPdbSignature
     store<u32>(c48 + (r << 2), load<u32>(pos + 18)); // ManagedPdbAge
     pos += 22;
     { // ManagedPdbBuildPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(248, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 248, b, c, r, q, end, p8); continue; }
       store<u32>(c52 + (r << 2), <u32>pos);
       store<u32>(c56 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 20 > end) { clrSlow(248, b, c, r, q, end, p8); continue; }
+    if (pos + 20 > end) { clrSlow(STATE, 248, b, c, r, q, end, p8); continue; }
     store<u32>(c60 + (r << 2), <u32>(pos)); // NativePdbSignature
     store<u32>(c64 + (r << 2), load<u32>(pos + 16)); // NativePdbAge
     pos += 20;
     { // NativePdbBuildPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(248, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 248, b, c, r, q, end, p8); continue; }
       store<u32>(c68 + (r << 2), <u32>pos);
       store<u32>(c72 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // NativeBuildID
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(248, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 248, b, c, r, q, end, p8); continue; }
       store<u32>(c76 + (r << 2), <u32>pos);
       store<u32>(c80 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -10245,7 +10245,7 @@ function rows248(d: usize, list: usize, n: u32): void {
 
 // 249: Microsoft-Windows-DotNETRuntimeRundown/Loader/AssemblyDCStart v0
 function rows249(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(249, d, n);
+  let count = <usize>clrReserve(STATE, 249, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -10266,14 +10266,14 @@ function rows249(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c32 + r, 0);
     let pos = q;
-    if (pos + 20 > end) { clrSlow(249, b, c, r, q, end, p8); continue; }
+    if (pos + 20 > end) { clrSlow(STATE, 249, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // AssemblyID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // AppDomainID
     store<u32>(c20 + (r << 2), load<u32>(pos + 16)); // AssemblyFlags
     pos += 20;
     { // FullyQualifiedAssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(249, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 249, b, c, r, q, end, p8); continue; }
       store<u32>(c24 + (r << 2), <u32>pos);
       store<u32>(c28 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -10283,7 +10283,7 @@ function rows249(d: usize, list: usize, n: u32): void {
 
 // 250: Microsoft-Windows-DotNETRuntimeRundown/Loader/AssemblyDCStart v1
 function rows250(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(250, d, n);
+  let count = <usize>clrReserve(STATE, 250, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -10306,20 +10306,20 @@ function rows250(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c42 + r, 0);
     let pos = q;
-    if (pos + 28 > end) { clrSlow(250, b, c, r, q, end, p8); continue; }
+    if (pos + 28 > end) { clrSlow(STATE, 250, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // AssemblyID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // AppDomainID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // BindingID
     store<u32>(c28 + (r << 2), load<u32>(pos + 24)); // AssemblyFlags
     pos += 28;
     { // FullyQualifiedAssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(250, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 250, b, c, r, q, end, p8); continue; }
       store<u32>(c32 + (r << 2), <u32>pos);
       store<u32>(c36 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(250, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 250, b, c, r, q, end, p8); continue; }
     store<u16>(c40 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -10327,7 +10327,7 @@ function rows250(d: usize, list: usize, n: u32): void {
 
 // 251: Microsoft-Windows-DotNETRuntimeRundown/Loader/AssemblyDCStop v0
 function rows251(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(251, d, n);
+  let count = <usize>clrReserve(STATE, 251, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -10348,14 +10348,14 @@ function rows251(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c32 + r, 0);
     let pos = q;
-    if (pos + 20 > end) { clrSlow(251, b, c, r, q, end, p8); continue; }
+    if (pos + 20 > end) { clrSlow(STATE, 251, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // AssemblyID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // AppDomainID
     store<u32>(c20 + (r << 2), load<u32>(pos + 16)); // AssemblyFlags
     pos += 20;
     { // FullyQualifiedAssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(251, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 251, b, c, r, q, end, p8); continue; }
       store<u32>(c24 + (r << 2), <u32>pos);
       store<u32>(c28 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -10365,7 +10365,7 @@ function rows251(d: usize, list: usize, n: u32): void {
 
 // 252: Microsoft-Windows-DotNETRuntimeRundown/Loader/AssemblyDCStop v1
 function rows252(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(252, d, n);
+  let count = <usize>clrReserve(STATE, 252, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -10388,20 +10388,20 @@ function rows252(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c42 + r, 0);
     let pos = q;
-    if (pos + 28 > end) { clrSlow(252, b, c, r, q, end, p8); continue; }
+    if (pos + 28 > end) { clrSlow(STATE, 252, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // AssemblyID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // AppDomainID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // BindingID
     store<u32>(c28 + (r << 2), load<u32>(pos + 24)); // AssemblyFlags
     pos += 28;
     { // FullyQualifiedAssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(252, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 252, b, c, r, q, end, p8); continue; }
       store<u32>(c32 + (r << 2), <u32>pos);
       store<u32>(c36 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(252, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 252, b, c, r, q, end, p8); continue; }
     store<u16>(c40 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -10409,7 +10409,7 @@ function rows252(d: usize, list: usize, n: u32): void {
 
 // 253: Microsoft-Windows-DotNETRuntimeRundown/Loader/AppDomainDCStart v0
 function rows253(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(253, d, n);
+  let count = <usize>clrReserve(STATE, 253, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -10429,13 +10429,13 @@ function rows253(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c24 + r, 0);
     let pos = q;
-    if (pos + 12 > end) { clrSlow(253, b, c, r, q, end, p8); continue; }
+    if (pos + 12 > end) { clrSlow(STATE, 253, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // AppDomainID
     store<u32>(c12 + (r << 2), load<u32>(pos + 8)); // AppDomainFlags
     pos += 12;
     { // AppDomainName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(253, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 253, b, c, r, q, end, p8); continue; }
       store<u32>(c16 + (r << 2), <u32>pos);
       store<u32>(c20 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -10445,7 +10445,7 @@ function rows253(d: usize, list: usize, n: u32): void {
 
 // 254: Microsoft-Windows-DotNETRuntimeRundown/Loader/AppDomainDCStart v1
 function rows254(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(254, d, n);
+  let count = <usize>clrReserve(STATE, 254, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -10467,18 +10467,18 @@ function rows254(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c30 + r, 0);
     let pos = q;
-    if (pos + 12 > end) { clrSlow(254, b, c, r, q, end, p8); continue; }
+    if (pos + 12 > end) { clrSlow(STATE, 254, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // AppDomainID
     store<u32>(c12 + (r << 2), load<u32>(pos + 8)); // AppDomainFlags
     pos += 12;
     { // AppDomainName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(254, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 254, b, c, r, q, end, p8); continue; }
       store<u32>(c16 + (r << 2), <u32>pos);
       store<u32>(c20 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 6 > end) { clrSlow(254, b, c, r, q, end, p8); continue; }
+    if (pos + 6 > end) { clrSlow(STATE, 254, b, c, r, q, end, p8); continue; }
     store<u32>(c24 + (r << 2), load<u32>(pos)); // AppDomainIndex
     store<u16>(c28 + (r << 1), load<u16>(pos + 4)); // ClrInstanceID
     pos += 6;
@@ -10487,7 +10487,7 @@ function rows254(d: usize, list: usize, n: u32): void {
 
 // 255: Microsoft-Windows-DotNETRuntimeRundown/Loader/AppDomainDCStop v0
 function rows255(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(255, d, n);
+  let count = <usize>clrReserve(STATE, 255, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -10507,13 +10507,13 @@ function rows255(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c24 + r, 0);
     let pos = q;
-    if (pos + 12 > end) { clrSlow(255, b, c, r, q, end, p8); continue; }
+    if (pos + 12 > end) { clrSlow(STATE, 255, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // AppDomainID
     store<u32>(c12 + (r << 2), load<u32>(pos + 8)); // AppDomainFlags
     pos += 12;
     { // AppDomainName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(255, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 255, b, c, r, q, end, p8); continue; }
       store<u32>(c16 + (r << 2), <u32>pos);
       store<u32>(c20 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -10523,7 +10523,7 @@ function rows255(d: usize, list: usize, n: u32): void {
 
 // 256: Microsoft-Windows-DotNETRuntimeRundown/Loader/AppDomainDCStop v1
 function rows256(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(256, d, n);
+  let count = <usize>clrReserve(STATE, 256, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -10545,18 +10545,18 @@ function rows256(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c30 + r, 0);
     let pos = q;
-    if (pos + 12 > end) { clrSlow(256, b, c, r, q, end, p8); continue; }
+    if (pos + 12 > end) { clrSlow(STATE, 256, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // AppDomainID
     store<u32>(c12 + (r << 2), load<u32>(pos + 8)); // AppDomainFlags
     pos += 12;
     { // AppDomainName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(256, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 256, b, c, r, q, end, p8); continue; }
       store<u32>(c16 + (r << 2), <u32>pos);
       store<u32>(c20 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 6 > end) { clrSlow(256, b, c, r, q, end, p8); continue; }
+    if (pos + 6 > end) { clrSlow(STATE, 256, b, c, r, q, end, p8); continue; }
     store<u32>(c24 + (r << 2), load<u32>(pos)); // AppDomainIndex
     store<u16>(c28 + (r << 1), load<u16>(pos + 4)); // ClrInstanceID
     pos += 6;
@@ -10565,7 +10565,7 @@ function rows256(d: usize, list: usize, n: u32): void {
 
 // 257: Microsoft-Windows-DotNETRuntimeRundown/Loader/ThreadDCStop v0
 function rows257(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(257, d, n);
+  let count = <usize>clrReserve(STATE, 257, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -10587,7 +10587,7 @@ function rows257(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c34 + r, 0);
     let pos = q;
-    if (pos + 30 > end) { clrSlow(257, b, c, r, q, end, p8); continue; }
+    if (pos + 30 > end) { clrSlow(STATE, 257, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ManagedThreadID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // AppDomainID
     store<u32>(c20 + (r << 2), load<u32>(pos + 16)); // Flags
@@ -10600,7 +10600,7 @@ function rows257(d: usize, list: usize, n: u32): void {
 
 // 258: Microsoft-Windows-DotNETRuntimeRundown/ClrPerfTrack/ModuleRangeDCStart v0
 function rows258(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(258, d, n);
+  let count = <usize>clrReserve(STATE, 258, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -10623,14 +10623,14 @@ function rows258(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c30 + r, 0);
     let pos = q;
-    if (pos + 10 > end) { clrSlow(258, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 258, b, c, r, q, end, p8); continue; }
     store<u16>(c28 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u64>(c0 + (r << 3), load<u64>(pos + 2)); // ModuleID
     pos += 10;
     { // RangeBegin
       let n: u64 = 1;
       let bytes = <u64>4 * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(258, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 258, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>n);
       pos += <usize>bytes;
@@ -10638,12 +10638,12 @@ function rows258(d: usize, list: usize, n: u32): void {
     { // RangeSize
       let n: u64 = 1;
       let bytes = <u64>4 * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(258, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 258, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>n);
       pos += <usize>bytes;
     }
-    if (pos + 1 > end) { clrSlow(258, b, c, r, q, end, p8); continue; }
+    if (pos + 1 > end) { clrSlow(STATE, 258, b, c, r, q, end, p8); continue; }
     store<u8>(c31 + (r), load<u8>(pos)); // RangeType
     pos += 1;
   }
@@ -10651,7 +10651,7 @@ function rows258(d: usize, list: usize, n: u32): void {
 
 // 259: Microsoft-Windows-DotNETRuntimeRundown/ClrPerfTrack/ModuleRangeDCEnd v0
 function rows259(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(259, d, n);
+  let count = <usize>clrReserve(STATE, 259, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -10674,14 +10674,14 @@ function rows259(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c30 + r, 0);
     let pos = q;
-    if (pos + 10 > end) { clrSlow(259, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 259, b, c, r, q, end, p8); continue; }
     store<u16>(c28 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u64>(c0 + (r << 3), load<u64>(pos + 2)); // ModuleID
     pos += 10;
     { // RangeBegin
       let n: u64 = 1;
       let bytes = <u64>4 * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(259, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 259, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>n);
       pos += <usize>bytes;
@@ -10689,12 +10689,12 @@ function rows259(d: usize, list: usize, n: u32): void {
     { // RangeSize
       let n: u64 = 1;
       let bytes = <u64>4 * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(259, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 259, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>n);
       pos += <usize>bytes;
     }
-    if (pos + 1 > end) { clrSlow(259, b, c, r, q, end, p8); continue; }
+    if (pos + 1 > end) { clrSlow(STATE, 259, b, c, r, q, end, p8); continue; }
     store<u8>(c31 + (r), load<u8>(pos)); // RangeType
     pos += 1;
   }
@@ -10702,7 +10702,7 @@ function rows259(d: usize, list: usize, n: u32): void {
 
 // 260: Microsoft-Windows-DotNETRuntimeRundown/Runtime/Start v0
 function rows260(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(260, d, n);
+  let count = <usize>clrReserve(STATE, 260, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -10735,7 +10735,7 @@ function rows260(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c48 + r, 0);
     let pos = q;
-    if (pos + 25 > end) { clrSlow(260, b, c, r, q, end, p8); continue; }
+    if (pos + 25 > end) { clrSlow(STATE, 260, b, c, r, q, end, p8); continue; }
     store<u16>(c28 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u16>(c30 + (r << 1), load<u16>(pos + 2)); // Sku
     store<u16>(c32 + (r << 1), load<u16>(pos + 4)); // BclMajorVersion
@@ -10750,18 +10750,18 @@ function rows260(d: usize, list: usize, n: u32): void {
     store<u8>(c49 + (r), load<u8>(pos + 24)); // StartupMode
     pos += 25;
     { // CommandLine
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(260, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 260, b, c, r, q, end, p8); continue; }
       store<u32>(c8 + (r << 2), <u32>pos);
       store<u32>(c12 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 16 > end) { clrSlow(260, b, c, r, q, end, p8); continue; }
+    if (pos + 16 > end) { clrSlow(STATE, 260, b, c, r, q, end, p8); continue; }
     store<u32>(c16 + (r << 2), <u32>(pos)); // ComObjectGuid
     pos += 16;
     { // RuntimeDllPath
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(260, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 260, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -10771,7 +10771,7 @@ function rows260(d: usize, list: usize, n: u32): void {
 
 // 261: Microsoft-Windows-DotNETRuntimeRundown/TieredCompilationRundown/SettingsDCStart v0
 function rows261(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(261, d, n);
+  let count = <usize>clrReserve(STATE, 261, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -10789,7 +10789,7 @@ function rows261(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c10 + r, 0);
     let pos = q;
-    if (pos + 6 > end) { clrSlow(261, b, c, r, q, end, p8); continue; }
+    if (pos + 6 > end) { clrSlow(STATE, 261, b, c, r, q, end, p8); continue; }
     store<u16>(c8 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u32>(c4 + (r << 2), load<u32>(pos + 2)); // Flags
     pos += 6;
@@ -10798,7 +10798,7 @@ function rows261(d: usize, list: usize, n: u32): void {
 
 // 262: Microsoft-Windows-DotNETRuntimeRundown/ExecutionCheckpointRundown/ExecutionCheckpointDCEnd v0
 function rows262(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(262, d, n);
+  let count = <usize>clrReserve(STATE, 262, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -10818,17 +10818,17 @@ function rows262(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c22 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(262, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 262, b, c, r, q, end, p8); continue; }
     store<u16>(c20 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
     { // Name
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(262, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 262, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 8 > end) { clrSlow(262, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 262, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // Timestamp
     pos += 8;
   }
@@ -10836,7 +10836,7 @@ function rows262(d: usize, list: usize, n: u32): void {
 
 // 263: Microsoft-Windows-DotNETRuntimeStress/StressLog/Start v0
 function rows263(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(263, d, n);
+  let count = <usize>clrReserve(STATE, 263, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -10856,13 +10856,13 @@ function rows263(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c16 + r, 0);
     let pos = q;
-    if (pos + 5 > end) { clrSlow(263, b, c, r, q, end, p8); continue; }
+    if (pos + 5 > end) { clrSlow(STATE, 263, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // Facility
     store<u8>(c17 + (r), load<u8>(pos + 4)); // LogLevel
     pos += 5;
     { // Message
-      let z = scanAnsi(pos, end);
-      if (z + 1 > end) { clrSlow(263, b, c, r, q, end, p8); continue; }
+      let z = scanAnsi(STATE, pos, end);
+      if (z + 1 > end) { clrSlow(STATE, 263, b, c, r, q, end, p8); continue; }
       store<u32>(c8 + (r << 2), <u32>pos);
       store<u32>(c12 + (r << 2), <u32>(z - pos));
       pos = z + 1;
@@ -10872,7 +10872,7 @@ function rows263(d: usize, list: usize, n: u32): void {
 
 // 264: Microsoft-Windows-DotNETRuntimeStress/StressLog/Start v1
 function rows264(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(264, d, n);
+  let count = <usize>clrReserve(STATE, 264, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -10893,18 +10893,18 @@ function rows264(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c18 + r, 0);
     let pos = q;
-    if (pos + 5 > end) { clrSlow(264, b, c, r, q, end, p8); continue; }
+    if (pos + 5 > end) { clrSlow(STATE, 264, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // Facility
     store<u8>(c19 + (r), load<u8>(pos + 4)); // LogLevel
     pos += 5;
     { // Message
-      let z = scanAnsi(pos, end);
-      if (z + 1 > end) { clrSlow(264, b, c, r, q, end, p8); continue; }
+      let z = scanAnsi(STATE, pos, end);
+      if (z + 1 > end) { clrSlow(STATE, 264, b, c, r, q, end, p8); continue; }
       store<u32>(c8 + (r << 2), <u32>pos);
       store<u32>(c12 + (r << 2), <u32>(z - pos));
       pos = z + 1;
     }
-    if (pos + 2 > end) { clrSlow(264, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 264, b, c, r, q, end, p8); continue; }
     store<u16>(c16 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -10912,7 +10912,7 @@ function rows264(d: usize, list: usize, n: u32): void {
 
 // 265: Microsoft-Windows-DotNETRuntimeStress/ClrStack/Walk v0
 function rows265(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(265, d, n);
+  let count = <usize>clrReserve(STATE, 265, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -10935,7 +10935,7 @@ function rows265(d: usize, list: usize, n: u32): void {
     store<u8>(c18 + r, 0);
     let pos = q;
     let v3: u64 = 0;
-    if (pos + 8 > end) { clrSlow(265, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 265, b, c, r, q, end, p8); continue; }
     store<u16>(c16 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u8>(c19 + (r), load<u8>(pos + 2)); // Reserved1
     store<u8>(c20 + (r), load<u8>(pos + 3)); // Reserved2
@@ -10945,7 +10945,7 @@ function rows265(d: usize, list: usize, n: u32): void {
     { // Stack
       let n: u64 = v3;
       let bytes = <u64>(p8 ? 8 : 4) * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(265, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 265, b, c, r, q, end, p8); continue; }
       store<u32>(c8 + (r << 2), <u32>pos);
       store<u32>(c12 + (r << 2), <u32>n);
       pos += <usize>bytes;
@@ -10955,7 +10955,7 @@ function rows265(d: usize, list: usize, n: u32): void {
 
 // 266: Microsoft-Windows-DotNETRuntimePrivate/GC/Decision v0
 function rows266(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(266, d, n);
+  let count = <usize>clrReserve(STATE, 266, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -10972,7 +10972,7 @@ function rows266(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c8 + r, 0);
     let pos = q;
-    if (pos + 4 > end) { clrSlow(266, b, c, r, q, end, p8); continue; }
+    if (pos + 4 > end) { clrSlow(STATE, 266, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // DoCompact
     pos += 4;
   }
@@ -10980,7 +10980,7 @@ function rows266(d: usize, list: usize, n: u32): void {
 
 // 267: Microsoft-Windows-DotNETRuntimePrivate/GC/Decision v1
 function rows267(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(267, d, n);
+  let count = <usize>clrReserve(STATE, 267, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -10998,7 +10998,7 @@ function rows267(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c10 + r, 0);
     let pos = q;
-    if (pos + 6 > end) { clrSlow(267, b, c, r, q, end, p8); continue; }
+    if (pos + 6 > end) { clrSlow(STATE, 267, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // DoCompact
     store<u16>(c8 + (r << 1), load<u16>(pos + 4)); // ClrInstanceID
     pos += 6;
@@ -11007,7 +11007,7 @@ function rows267(d: usize, list: usize, n: u32): void {
 
 // 268: Microsoft-Windows-DotNETRuntimePrivate/GC/Settings v0
 function rows268(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(268, d, n);
+  let count = <usize>clrReserve(STATE, 268, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -11026,7 +11026,7 @@ function rows268(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c24 + r, 0);
     let pos = q;
-    if (pos + 20 > end) { clrSlow(268, b, c, r, q, end, p8); continue; }
+    if (pos + 20 > end) { clrSlow(STATE, 268, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // SegmentSize
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // LargeObjectSegmentSize
     store<u32>(c20 + (r << 2), load<u32>(pos + 16)); // ServerGC
@@ -11036,7 +11036,7 @@ function rows268(d: usize, list: usize, n: u32): void {
 
 // 269: Microsoft-Windows-DotNETRuntimePrivate/GC/Settings v1
 function rows269(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(269, d, n);
+  let count = <usize>clrReserve(STATE, 269, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -11056,7 +11056,7 @@ function rows269(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c26 + r, 0);
     let pos = q;
-    if (pos + 22 > end) { clrSlow(269, b, c, r, q, end, p8); continue; }
+    if (pos + 22 > end) { clrSlow(STATE, 269, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // SegmentSize
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // LargeObjectSegmentSize
     store<u32>(c20 + (r << 2), load<u32>(pos + 16)); // ServerGC
@@ -11067,7 +11067,7 @@ function rows269(d: usize, list: usize, n: u32): void {
 
 // 270: Microsoft-Windows-DotNETRuntimePrivate/GC/Optimized v0
 function rows270(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(270, d, n);
+  let count = <usize>clrReserve(STATE, 270, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -11086,7 +11086,7 @@ function rows270(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c24 + r, 0);
     let pos = q;
-    if (pos + 20 > end) { clrSlow(270, b, c, r, q, end, p8); continue; }
+    if (pos + 20 > end) { clrSlow(STATE, 270, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // DesiredAllocation
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // NewAllocation
     store<u32>(c20 + (r << 2), load<u32>(pos + 16)); // GenerationNumber
@@ -11096,7 +11096,7 @@ function rows270(d: usize, list: usize, n: u32): void {
 
 // 271: Microsoft-Windows-DotNETRuntimePrivate/GC/Optimized v1
 function rows271(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(271, d, n);
+  let count = <usize>clrReserve(STATE, 271, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -11116,7 +11116,7 @@ function rows271(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c26 + r, 0);
     let pos = q;
-    if (pos + 22 > end) { clrSlow(271, b, c, r, q, end, p8); continue; }
+    if (pos + 22 > end) { clrSlow(STATE, 271, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // DesiredAllocation
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // NewAllocation
     store<u32>(c20 + (r << 2), load<u32>(pos + 16)); // GenerationNumber
@@ -11127,7 +11127,7 @@ function rows271(d: usize, list: usize, n: u32): void {
 
 // 272: Microsoft-Windows-DotNETRuntimePrivate/GC/PerHeapHistory v2
 function rows272(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(272, d, n);
+  let count = <usize>clrReserve(STATE, 272, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -11148,7 +11148,7 @@ function rows272(d: usize, list: usize, n: u32): void {
 
 // 273: Microsoft-Windows-DotNETRuntimePrivate/GC/PerHeapHistory v1
 function rows273(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(273, d, n);
+  let count = <usize>clrReserve(STATE, 273, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -11165,7 +11165,7 @@ function rows273(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(273, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 273, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -11173,7 +11173,7 @@ function rows273(d: usize, list: usize, n: u32): void {
 
 // 274: Microsoft-Windows-DotNETRuntimePrivate/GC/GlobalHeapHistory v0
 function rows274(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(274, d, n);
+  let count = <usize>clrReserve(STATE, 274, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -11195,7 +11195,7 @@ function rows274(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c32 + r, 0);
     let pos = q;
-    if (pos + 28 > end) { clrSlow(274, b, c, r, q, end, p8); continue; }
+    if (pos + 28 > end) { clrSlow(STATE, 274, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // FinalYoungestDesired
     store<u32>(c12 + (r << 2), load<u32>(pos + 8)); // NumHeaps
     store<u32>(c16 + (r << 2), load<u32>(pos + 12)); // CondemnedGeneration
@@ -11208,7 +11208,7 @@ function rows274(d: usize, list: usize, n: u32): void {
 
 // 275: Microsoft-Windows-DotNETRuntimePrivate/GC/GlobalHeapHistory v1
 function rows275(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(275, d, n);
+  let count = <usize>clrReserve(STATE, 275, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -11231,7 +11231,7 @@ function rows275(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c34 + r, 0);
     let pos = q;
-    if (pos + 30 > end) { clrSlow(275, b, c, r, q, end, p8); continue; }
+    if (pos + 30 > end) { clrSlow(STATE, 275, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // FinalYoungestDesired
     store<u32>(c12 + (r << 2), load<u32>(pos + 8)); // NumHeaps
     store<u32>(c16 + (r << 2), load<u32>(pos + 12)); // CondemnedGeneration
@@ -11245,7 +11245,7 @@ function rows275(d: usize, list: usize, n: u32): void {
 
 // 276: Microsoft-Windows-DotNETRuntimePrivate/GC/Join v0
 function rows276(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(276, d, n);
+  let count = <usize>clrReserve(STATE, 276, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -11264,7 +11264,7 @@ function rows276(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c16 + r, 0);
     let pos = q;
-    if (pos + 12 > end) { clrSlow(276, b, c, r, q, end, p8); continue; }
+    if (pos + 12 > end) { clrSlow(STATE, 276, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // Heap
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // JoinTime
     store<u32>(c12 + (r << 2), load<u32>(pos + 8)); // JoinType
@@ -11274,7 +11274,7 @@ function rows276(d: usize, list: usize, n: u32): void {
 
 // 277: Microsoft-Windows-DotNETRuntimePrivate/GC/Join v1
 function rows277(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(277, d, n);
+  let count = <usize>clrReserve(STATE, 277, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -11294,7 +11294,7 @@ function rows277(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c18 + r, 0);
     let pos = q;
-    if (pos + 14 > end) { clrSlow(277, b, c, r, q, end, p8); continue; }
+    if (pos + 14 > end) { clrSlow(STATE, 277, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // Heap
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // JoinTime
     store<u32>(c12 + (r << 2), load<u32>(pos + 8)); // JoinType
@@ -11305,7 +11305,7 @@ function rows277(d: usize, list: usize, n: u32): void {
 
 // 278: Microsoft-Windows-DotNETRuntimePrivate/GC/MarkStackRoots v0
 function rows278(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(278, d, n);
+  let count = <usize>clrReserve(STATE, 278, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -11322,7 +11322,7 @@ function rows278(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c8 + r, 0);
     let pos = q;
-    if (pos + 4 > end) { clrSlow(278, b, c, r, q, end, p8); continue; }
+    if (pos + 4 > end) { clrSlow(STATE, 278, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // HeapNum
     pos += 4;
   }
@@ -11330,7 +11330,7 @@ function rows278(d: usize, list: usize, n: u32): void {
 
 // 279: Microsoft-Windows-DotNETRuntimePrivate/GC/MarkStackRoots v1
 function rows279(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(279, d, n);
+  let count = <usize>clrReserve(STATE, 279, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -11348,7 +11348,7 @@ function rows279(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c10 + r, 0);
     let pos = q;
-    if (pos + 6 > end) { clrSlow(279, b, c, r, q, end, p8); continue; }
+    if (pos + 6 > end) { clrSlow(STATE, 279, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // HeapNum
     store<u16>(c8 + (r << 1), load<u16>(pos + 4)); // ClrInstanceID
     pos += 6;
@@ -11357,7 +11357,7 @@ function rows279(d: usize, list: usize, n: u32): void {
 
 // 280: Microsoft-Windows-DotNETRuntimePrivate/GC/MarkFinalizeQueueRoots v0
 function rows280(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(280, d, n);
+  let count = <usize>clrReserve(STATE, 280, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -11374,7 +11374,7 @@ function rows280(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c8 + r, 0);
     let pos = q;
-    if (pos + 4 > end) { clrSlow(280, b, c, r, q, end, p8); continue; }
+    if (pos + 4 > end) { clrSlow(STATE, 280, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // HeapNum
     pos += 4;
   }
@@ -11382,7 +11382,7 @@ function rows280(d: usize, list: usize, n: u32): void {
 
 // 281: Microsoft-Windows-DotNETRuntimePrivate/GC/MarkFinalizeQueueRoots v1
 function rows281(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(281, d, n);
+  let count = <usize>clrReserve(STATE, 281, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -11400,7 +11400,7 @@ function rows281(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c10 + r, 0);
     let pos = q;
-    if (pos + 6 > end) { clrSlow(281, b, c, r, q, end, p8); continue; }
+    if (pos + 6 > end) { clrSlow(STATE, 281, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // HeapNum
     store<u16>(c8 + (r << 1), load<u16>(pos + 4)); // ClrInstanceID
     pos += 6;
@@ -11409,7 +11409,7 @@ function rows281(d: usize, list: usize, n: u32): void {
 
 // 282: Microsoft-Windows-DotNETRuntimePrivate/GC/MarkHandles v0
 function rows282(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(282, d, n);
+  let count = <usize>clrReserve(STATE, 282, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -11426,7 +11426,7 @@ function rows282(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c8 + r, 0);
     let pos = q;
-    if (pos + 4 > end) { clrSlow(282, b, c, r, q, end, p8); continue; }
+    if (pos + 4 > end) { clrSlow(STATE, 282, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // HeapNum
     pos += 4;
   }
@@ -11434,7 +11434,7 @@ function rows282(d: usize, list: usize, n: u32): void {
 
 // 283: Microsoft-Windows-DotNETRuntimePrivate/GC/MarkHandles v1
 function rows283(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(283, d, n);
+  let count = <usize>clrReserve(STATE, 283, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -11452,7 +11452,7 @@ function rows283(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c10 + r, 0);
     let pos = q;
-    if (pos + 6 > end) { clrSlow(283, b, c, r, q, end, p8); continue; }
+    if (pos + 6 > end) { clrSlow(STATE, 283, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // HeapNum
     store<u16>(c8 + (r << 1), load<u16>(pos + 4)); // ClrInstanceID
     pos += 6;
@@ -11461,7 +11461,7 @@ function rows283(d: usize, list: usize, n: u32): void {
 
 // 284: Microsoft-Windows-DotNETRuntimePrivate/GC/MarkCards v0
 function rows284(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(284, d, n);
+  let count = <usize>clrReserve(STATE, 284, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -11478,7 +11478,7 @@ function rows284(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c8 + r, 0);
     let pos = q;
-    if (pos + 4 > end) { clrSlow(284, b, c, r, q, end, p8); continue; }
+    if (pos + 4 > end) { clrSlow(STATE, 284, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // HeapNum
     pos += 4;
   }
@@ -11486,7 +11486,7 @@ function rows284(d: usize, list: usize, n: u32): void {
 
 // 285: Microsoft-Windows-DotNETRuntimePrivate/GC/MarkCards v1
 function rows285(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(285, d, n);
+  let count = <usize>clrReserve(STATE, 285, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -11504,7 +11504,7 @@ function rows285(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c10 + r, 0);
     let pos = q;
-    if (pos + 6 > end) { clrSlow(285, b, c, r, q, end, p8); continue; }
+    if (pos + 6 > end) { clrSlow(STATE, 285, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // HeapNum
     store<u16>(c8 + (r << 1), load<u16>(pos + 4)); // ClrInstanceID
     pos += 6;
@@ -11513,7 +11513,7 @@ function rows285(d: usize, list: usize, n: u32): void {
 
 // 286: Microsoft-Windows-DotNETRuntimePrivate/GC/BGCStart v0
 function rows286(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(286, d, n);
+  let count = <usize>clrReserve(STATE, 286, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -11530,7 +11530,7 @@ function rows286(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(286, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 286, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -11538,7 +11538,7 @@ function rows286(d: usize, list: usize, n: u32): void {
 
 // 287: Microsoft-Windows-DotNETRuntimePrivate/GC/BGC1stNonCondStop v0
 function rows287(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(287, d, n);
+  let count = <usize>clrReserve(STATE, 287, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -11555,7 +11555,7 @@ function rows287(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(287, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 287, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -11563,7 +11563,7 @@ function rows287(d: usize, list: usize, n: u32): void {
 
 // 288: Microsoft-Windows-DotNETRuntimePrivate/GC/BGC1stConStop v0
 function rows288(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(288, d, n);
+  let count = <usize>clrReserve(STATE, 288, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -11580,7 +11580,7 @@ function rows288(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(288, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 288, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -11588,7 +11588,7 @@ function rows288(d: usize, list: usize, n: u32): void {
 
 // 289: Microsoft-Windows-DotNETRuntimePrivate/GC/BGC2ndNonConStart v0
 function rows289(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(289, d, n);
+  let count = <usize>clrReserve(STATE, 289, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -11605,7 +11605,7 @@ function rows289(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(289, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 289, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -11613,7 +11613,7 @@ function rows289(d: usize, list: usize, n: u32): void {
 
 // 290: Microsoft-Windows-DotNETRuntimePrivate/GC/BGC2ndNonConStop v0
 function rows290(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(290, d, n);
+  let count = <usize>clrReserve(STATE, 290, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -11630,7 +11630,7 @@ function rows290(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(290, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 290, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -11638,7 +11638,7 @@ function rows290(d: usize, list: usize, n: u32): void {
 
 // 291: Microsoft-Windows-DotNETRuntimePrivate/GC/BGC2ndConStart v0
 function rows291(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(291, d, n);
+  let count = <usize>clrReserve(STATE, 291, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -11655,7 +11655,7 @@ function rows291(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(291, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 291, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -11663,7 +11663,7 @@ function rows291(d: usize, list: usize, n: u32): void {
 
 // 292: Microsoft-Windows-DotNETRuntimePrivate/GC/BGC2ndConStop v0
 function rows292(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(292, d, n);
+  let count = <usize>clrReserve(STATE, 292, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -11680,7 +11680,7 @@ function rows292(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(292, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 292, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -11688,7 +11688,7 @@ function rows292(d: usize, list: usize, n: u32): void {
 
 // 293: Microsoft-Windows-DotNETRuntimePrivate/GC/BGCPlanStop v0
 function rows293(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(293, d, n);
+  let count = <usize>clrReserve(STATE, 293, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -11705,7 +11705,7 @@ function rows293(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(293, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 293, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -11713,7 +11713,7 @@ function rows293(d: usize, list: usize, n: u32): void {
 
 // 294: Microsoft-Windows-DotNETRuntimePrivate/GC/BGCSweepStop v0
 function rows294(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(294, d, n);
+  let count = <usize>clrReserve(STATE, 294, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -11730,7 +11730,7 @@ function rows294(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(294, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 294, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -11738,7 +11738,7 @@ function rows294(d: usize, list: usize, n: u32): void {
 
 // 295: Microsoft-Windows-DotNETRuntimePrivate/GC/BGCDrainMark v0
 function rows295(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(295, d, n);
+  let count = <usize>clrReserve(STATE, 295, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -11756,7 +11756,7 @@ function rows295(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c14 + r, 0);
     let pos = q;
-    if (pos + 10 > end) { clrSlow(295, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 295, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // Objects
     store<u16>(c12 + (r << 1), load<u16>(pos + 8)); // ClrInstanceID
     pos += 10;
@@ -11765,7 +11765,7 @@ function rows295(d: usize, list: usize, n: u32): void {
 
 // 296: Microsoft-Windows-DotNETRuntimePrivate/GC/BGCRevisit v0
 function rows296(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(296, d, n);
+  let count = <usize>clrReserve(STATE, 296, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -11785,7 +11785,7 @@ function rows296(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c26 + r, 0);
     let pos = q;
-    if (pos + 22 > end) { clrSlow(296, b, c, r, q, end, p8); continue; }
+    if (pos + 22 > end) { clrSlow(STATE, 296, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // Pages
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // Objects
     store<u32>(c20 + (r << 2), load<u32>(pos + 16)); // IsLarge
@@ -11796,7 +11796,7 @@ function rows296(d: usize, list: usize, n: u32): void {
 
 // 297: Microsoft-Windows-DotNETRuntimePrivate/GC/BGCOverflow v0
 function rows297(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(297, d, n);
+  let count = <usize>clrReserve(STATE, 297, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -11817,7 +11817,7 @@ function rows297(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c34 + r, 0);
     let pos = q;
-    if (pos + 30 > end) { clrSlow(297, b, c, r, q, end, p8); continue; }
+    if (pos + 30 > end) { clrSlow(STATE, 297, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // Min
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // Max
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // Objects
@@ -11829,7 +11829,7 @@ function rows297(d: usize, list: usize, n: u32): void {
 
 // 298: Microsoft-Windows-DotNETRuntimePrivate/GC/BGCOverflow v1
 function rows298(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(298, d, n);
+  let count = <usize>clrReserve(STATE, 298, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -11851,7 +11851,7 @@ function rows298(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c38 + r, 0);
     let pos = q;
-    if (pos + 34 > end) { clrSlow(298, b, c, r, q, end, p8); continue; }
+    if (pos + 34 > end) { clrSlow(STATE, 298, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // Min
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // Max
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // Objects
@@ -11864,7 +11864,7 @@ function rows298(d: usize, list: usize, n: u32): void {
 
 // 299: Microsoft-Windows-DotNETRuntimePrivate/GC/BGCAllocWaitStart v0
 function rows299(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(299, d, n);
+  let count = <usize>clrReserve(STATE, 299, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -11882,7 +11882,7 @@ function rows299(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c10 + r, 0);
     let pos = q;
-    if (pos + 6 > end) { clrSlow(299, b, c, r, q, end, p8); continue; }
+    if (pos + 6 > end) { clrSlow(STATE, 299, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // Reason
     store<u16>(c8 + (r << 1), load<u16>(pos + 4)); // ClrInstanceID
     pos += 6;
@@ -11891,7 +11891,7 @@ function rows299(d: usize, list: usize, n: u32): void {
 
 // 300: Microsoft-Windows-DotNETRuntimePrivate/GC/BGCAllocWaitStop v0
 function rows300(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(300, d, n);
+  let count = <usize>clrReserve(STATE, 300, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -11909,7 +11909,7 @@ function rows300(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c10 + r, 0);
     let pos = q;
-    if (pos + 6 > end) { clrSlow(300, b, c, r, q, end, p8); continue; }
+    if (pos + 6 > end) { clrSlow(STATE, 300, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // Reason
     store<u16>(c8 + (r << 1), load<u16>(pos + 4)); // ClrInstanceID
     pos += 6;
@@ -11918,7 +11918,7 @@ function rows300(d: usize, list: usize, n: u32): void {
 
 // 301: Microsoft-Windows-DotNETRuntimePrivate/GC/FullNotify v0
 function rows301(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(301, d, n);
+  let count = <usize>clrReserve(STATE, 301, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -11936,7 +11936,7 @@ function rows301(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(301, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 301, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // GenNumber
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // IsAlloc
     pos += 8;
@@ -11945,7 +11945,7 @@ function rows301(d: usize, list: usize, n: u32): void {
 
 // 302: Microsoft-Windows-DotNETRuntimePrivate/GC/FullNotify v1
 function rows302(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(302, d, n);
+  let count = <usize>clrReserve(STATE, 302, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -11964,7 +11964,7 @@ function rows302(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c14 + r, 0);
     let pos = q;
-    if (pos + 10 > end) { clrSlow(302, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 302, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // GenNumber
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // IsAlloc
     store<u16>(c12 + (r << 1), load<u16>(pos + 8)); // ClrInstanceID
@@ -11974,7 +11974,7 @@ function rows302(d: usize, list: usize, n: u32): void {
 
 // 303: Microsoft-Windows-DotNETRuntimePrivate/GC/BGC1stSweepEnd v0
 function rows303(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(303, d, n);
+  let count = <usize>clrReserve(STATE, 303, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -11992,7 +11992,7 @@ function rows303(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c10 + r, 0);
     let pos = q;
-    if (pos + 6 > end) { clrSlow(303, b, c, r, q, end, p8); continue; }
+    if (pos + 6 > end) { clrSlow(STATE, 303, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // GenNumber
     store<u16>(c8 + (r << 1), load<u16>(pos + 4)); // ClrInstanceID
     pos += 6;
@@ -12001,7 +12001,7 @@ function rows303(d: usize, list: usize, n: u32): void {
 
 // 304: Microsoft-Windows-DotNETRuntimePrivate/Startup/EEStartupStart v0
 function rows304(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(304, d, n);
+  let count = <usize>clrReserve(STATE, 304, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12022,7 +12022,7 @@ function rows304(d: usize, list: usize, n: u32): void {
 
 // 305: Microsoft-Windows-DotNETRuntimePrivate/Startup/EEStartupStart v1
 function rows305(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(305, d, n);
+  let count = <usize>clrReserve(STATE, 305, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12039,7 +12039,7 @@ function rows305(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(305, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 305, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -12047,7 +12047,7 @@ function rows305(d: usize, list: usize, n: u32): void {
 
 // 306: Microsoft-Windows-DotNETRuntimePrivate/Startup/EEStartupStop v0
 function rows306(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(306, d, n);
+  let count = <usize>clrReserve(STATE, 306, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12068,7 +12068,7 @@ function rows306(d: usize, list: usize, n: u32): void {
 
 // 307: Microsoft-Windows-DotNETRuntimePrivate/Startup/EEStartupStop v1
 function rows307(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(307, d, n);
+  let count = <usize>clrReserve(STATE, 307, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12085,7 +12085,7 @@ function rows307(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(307, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 307, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -12093,7 +12093,7 @@ function rows307(d: usize, list: usize, n: u32): void {
 
 // 308: Microsoft-Windows-DotNETRuntimePrivate/Startup/EEConfigSetupStart v0
 function rows308(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(308, d, n);
+  let count = <usize>clrReserve(STATE, 308, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12114,7 +12114,7 @@ function rows308(d: usize, list: usize, n: u32): void {
 
 // 309: Microsoft-Windows-DotNETRuntimePrivate/Startup/EEConfigSetupStart v1
 function rows309(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(309, d, n);
+  let count = <usize>clrReserve(STATE, 309, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12131,7 +12131,7 @@ function rows309(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(309, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 309, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -12139,7 +12139,7 @@ function rows309(d: usize, list: usize, n: u32): void {
 
 // 310: Microsoft-Windows-DotNETRuntimePrivate/Startup/EEConfigSetupStop v0
 function rows310(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(310, d, n);
+  let count = <usize>clrReserve(STATE, 310, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12160,7 +12160,7 @@ function rows310(d: usize, list: usize, n: u32): void {
 
 // 311: Microsoft-Windows-DotNETRuntimePrivate/Startup/EEConfigSetupStop v1
 function rows311(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(311, d, n);
+  let count = <usize>clrReserve(STATE, 311, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12177,7 +12177,7 @@ function rows311(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(311, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 311, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -12185,7 +12185,7 @@ function rows311(d: usize, list: usize, n: u32): void {
 
 // 312: Microsoft-Windows-DotNETRuntimePrivate/Startup/LoadSystemBasesStart v0
 function rows312(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(312, d, n);
+  let count = <usize>clrReserve(STATE, 312, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12206,7 +12206,7 @@ function rows312(d: usize, list: usize, n: u32): void {
 
 // 313: Microsoft-Windows-DotNETRuntimePrivate/Startup/LoadSystemBasesStart v1
 function rows313(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(313, d, n);
+  let count = <usize>clrReserve(STATE, 313, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12223,7 +12223,7 @@ function rows313(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(313, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 313, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -12231,7 +12231,7 @@ function rows313(d: usize, list: usize, n: u32): void {
 
 // 314: Microsoft-Windows-DotNETRuntimePrivate/Startup/LoadSystemBasesStop v0
 function rows314(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(314, d, n);
+  let count = <usize>clrReserve(STATE, 314, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12252,7 +12252,7 @@ function rows314(d: usize, list: usize, n: u32): void {
 
 // 315: Microsoft-Windows-DotNETRuntimePrivate/Startup/LoadSystemBasesStop v1
 function rows315(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(315, d, n);
+  let count = <usize>clrReserve(STATE, 315, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12269,7 +12269,7 @@ function rows315(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(315, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 315, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -12277,7 +12277,7 @@ function rows315(d: usize, list: usize, n: u32): void {
 
 // 316: Microsoft-Windows-DotNETRuntimePrivate/Startup/ExecExeStart v0
 function rows316(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(316, d, n);
+  let count = <usize>clrReserve(STATE, 316, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12298,7 +12298,7 @@ function rows316(d: usize, list: usize, n: u32): void {
 
 // 317: Microsoft-Windows-DotNETRuntimePrivate/Startup/ExecExeStart v1
 function rows317(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(317, d, n);
+  let count = <usize>clrReserve(STATE, 317, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12315,7 +12315,7 @@ function rows317(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(317, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 317, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -12323,7 +12323,7 @@ function rows317(d: usize, list: usize, n: u32): void {
 
 // 318: Microsoft-Windows-DotNETRuntimePrivate/Startup/ExecExeStop v0
 function rows318(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(318, d, n);
+  let count = <usize>clrReserve(STATE, 318, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12344,7 +12344,7 @@ function rows318(d: usize, list: usize, n: u32): void {
 
 // 319: Microsoft-Windows-DotNETRuntimePrivate/Startup/ExecExeStop v1
 function rows319(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(319, d, n);
+  let count = <usize>clrReserve(STATE, 319, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12361,7 +12361,7 @@ function rows319(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(319, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 319, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -12369,7 +12369,7 @@ function rows319(d: usize, list: usize, n: u32): void {
 
 // 320: Microsoft-Windows-DotNETRuntimePrivate/Startup/MainStart v0
 function rows320(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(320, d, n);
+  let count = <usize>clrReserve(STATE, 320, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12390,7 +12390,7 @@ function rows320(d: usize, list: usize, n: u32): void {
 
 // 321: Microsoft-Windows-DotNETRuntimePrivate/Startup/MainStart v1
 function rows321(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(321, d, n);
+  let count = <usize>clrReserve(STATE, 321, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12407,7 +12407,7 @@ function rows321(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(321, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 321, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -12415,7 +12415,7 @@ function rows321(d: usize, list: usize, n: u32): void {
 
 // 322: Microsoft-Windows-DotNETRuntimePrivate/Startup/MainStop v0
 function rows322(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(322, d, n);
+  let count = <usize>clrReserve(STATE, 322, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12436,7 +12436,7 @@ function rows322(d: usize, list: usize, n: u32): void {
 
 // 323: Microsoft-Windows-DotNETRuntimePrivate/Startup/MainStop v1
 function rows323(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(323, d, n);
+  let count = <usize>clrReserve(STATE, 323, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12453,7 +12453,7 @@ function rows323(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(323, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 323, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -12461,7 +12461,7 @@ function rows323(d: usize, list: usize, n: u32): void {
 
 // 324: Microsoft-Windows-DotNETRuntimePrivate/Startup/ApplyPolicyStart v0
 function rows324(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(324, d, n);
+  let count = <usize>clrReserve(STATE, 324, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12482,7 +12482,7 @@ function rows324(d: usize, list: usize, n: u32): void {
 
 // 325: Microsoft-Windows-DotNETRuntimePrivate/Startup/ApplyPolicyStart v1
 function rows325(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(325, d, n);
+  let count = <usize>clrReserve(STATE, 325, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12499,7 +12499,7 @@ function rows325(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(325, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 325, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -12507,7 +12507,7 @@ function rows325(d: usize, list: usize, n: u32): void {
 
 // 326: Microsoft-Windows-DotNETRuntimePrivate/Startup/ApplyPolicyStop v0
 function rows326(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(326, d, n);
+  let count = <usize>clrReserve(STATE, 326, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12528,7 +12528,7 @@ function rows326(d: usize, list: usize, n: u32): void {
 
 // 327: Microsoft-Windows-DotNETRuntimePrivate/Startup/ApplyPolicyStop v1
 function rows327(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(327, d, n);
+  let count = <usize>clrReserve(STATE, 327, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12545,7 +12545,7 @@ function rows327(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(327, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 327, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -12553,7 +12553,7 @@ function rows327(d: usize, list: usize, n: u32): void {
 
 // 328: Microsoft-Windows-DotNETRuntimePrivate/Startup/LdLibShFolderStart v0
 function rows328(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(328, d, n);
+  let count = <usize>clrReserve(STATE, 328, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12574,7 +12574,7 @@ function rows328(d: usize, list: usize, n: u32): void {
 
 // 329: Microsoft-Windows-DotNETRuntimePrivate/Startup/LdLibShFolderStart v1
 function rows329(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(329, d, n);
+  let count = <usize>clrReserve(STATE, 329, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12591,7 +12591,7 @@ function rows329(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(329, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 329, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -12599,7 +12599,7 @@ function rows329(d: usize, list: usize, n: u32): void {
 
 // 330: Microsoft-Windows-DotNETRuntimePrivate/Startup/LdLibShFolderStop v0
 function rows330(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(330, d, n);
+  let count = <usize>clrReserve(STATE, 330, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12620,7 +12620,7 @@ function rows330(d: usize, list: usize, n: u32): void {
 
 // 331: Microsoft-Windows-DotNETRuntimePrivate/Startup/LdLibShFolderStop v1
 function rows331(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(331, d, n);
+  let count = <usize>clrReserve(STATE, 331, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12637,7 +12637,7 @@ function rows331(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(331, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 331, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -12645,7 +12645,7 @@ function rows331(d: usize, list: usize, n: u32): void {
 
 // 332: Microsoft-Windows-DotNETRuntimePrivate/Startup/PrestubWorkerStart v0
 function rows332(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(332, d, n);
+  let count = <usize>clrReserve(STATE, 332, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12666,7 +12666,7 @@ function rows332(d: usize, list: usize, n: u32): void {
 
 // 333: Microsoft-Windows-DotNETRuntimePrivate/Startup/PrestubWorkerStart v1
 function rows333(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(333, d, n);
+  let count = <usize>clrReserve(STATE, 333, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12683,7 +12683,7 @@ function rows333(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(333, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 333, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -12691,7 +12691,7 @@ function rows333(d: usize, list: usize, n: u32): void {
 
 // 334: Microsoft-Windows-DotNETRuntimePrivate/Startup/PrestubWorkerStop v0
 function rows334(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(334, d, n);
+  let count = <usize>clrReserve(STATE, 334, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12712,7 +12712,7 @@ function rows334(d: usize, list: usize, n: u32): void {
 
 // 335: Microsoft-Windows-DotNETRuntimePrivate/Startup/PrestubWorkerStop v1
 function rows335(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(335, d, n);
+  let count = <usize>clrReserve(STATE, 335, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12729,7 +12729,7 @@ function rows335(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(335, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 335, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -12737,7 +12737,7 @@ function rows335(d: usize, list: usize, n: u32): void {
 
 // 336: Microsoft-Windows-DotNETRuntimePrivate/Startup/GetInstallationStart v0
 function rows336(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(336, d, n);
+  let count = <usize>clrReserve(STATE, 336, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12758,7 +12758,7 @@ function rows336(d: usize, list: usize, n: u32): void {
 
 // 337: Microsoft-Windows-DotNETRuntimePrivate/Startup/GetInstallationStart v1
 function rows337(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(337, d, n);
+  let count = <usize>clrReserve(STATE, 337, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12775,7 +12775,7 @@ function rows337(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(337, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 337, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -12783,7 +12783,7 @@ function rows337(d: usize, list: usize, n: u32): void {
 
 // 338: Microsoft-Windows-DotNETRuntimePrivate/Startup/GetInstallationStop v0
 function rows338(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(338, d, n);
+  let count = <usize>clrReserve(STATE, 338, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12804,7 +12804,7 @@ function rows338(d: usize, list: usize, n: u32): void {
 
 // 339: Microsoft-Windows-DotNETRuntimePrivate/Startup/GetInstallationStop v1
 function rows339(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(339, d, n);
+  let count = <usize>clrReserve(STATE, 339, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12821,7 +12821,7 @@ function rows339(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(339, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 339, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -12829,7 +12829,7 @@ function rows339(d: usize, list: usize, n: u32): void {
 
 // 340: Microsoft-Windows-DotNETRuntimePrivate/Startup/OpenHModuleStart v0
 function rows340(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(340, d, n);
+  let count = <usize>clrReserve(STATE, 340, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12850,7 +12850,7 @@ function rows340(d: usize, list: usize, n: u32): void {
 
 // 341: Microsoft-Windows-DotNETRuntimePrivate/Startup/OpenHModuleStart v1
 function rows341(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(341, d, n);
+  let count = <usize>clrReserve(STATE, 341, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12867,7 +12867,7 @@ function rows341(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(341, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 341, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -12875,7 +12875,7 @@ function rows341(d: usize, list: usize, n: u32): void {
 
 // 342: Microsoft-Windows-DotNETRuntimePrivate/Startup/OpenHModuleStop v0
 function rows342(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(342, d, n);
+  let count = <usize>clrReserve(STATE, 342, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12896,7 +12896,7 @@ function rows342(d: usize, list: usize, n: u32): void {
 
 // 343: Microsoft-Windows-DotNETRuntimePrivate/Startup/OpenHModuleStop v1
 function rows343(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(343, d, n);
+  let count = <usize>clrReserve(STATE, 343, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12913,7 +12913,7 @@ function rows343(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(343, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 343, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -12921,7 +12921,7 @@ function rows343(d: usize, list: usize, n: u32): void {
 
 // 344: Microsoft-Windows-DotNETRuntimePrivate/Startup/ExplicitBindStart v0
 function rows344(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(344, d, n);
+  let count = <usize>clrReserve(STATE, 344, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12942,7 +12942,7 @@ function rows344(d: usize, list: usize, n: u32): void {
 
 // 345: Microsoft-Windows-DotNETRuntimePrivate/Startup/ExplicitBindStart v1
 function rows345(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(345, d, n);
+  let count = <usize>clrReserve(STATE, 345, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12959,7 +12959,7 @@ function rows345(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(345, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 345, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -12967,7 +12967,7 @@ function rows345(d: usize, list: usize, n: u32): void {
 
 // 346: Microsoft-Windows-DotNETRuntimePrivate/Startup/ExplicitBindStop v0
 function rows346(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(346, d, n);
+  let count = <usize>clrReserve(STATE, 346, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -12988,7 +12988,7 @@ function rows346(d: usize, list: usize, n: u32): void {
 
 // 347: Microsoft-Windows-DotNETRuntimePrivate/Startup/ExplicitBindStop v1
 function rows347(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(347, d, n);
+  let count = <usize>clrReserve(STATE, 347, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13005,7 +13005,7 @@ function rows347(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(347, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 347, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -13013,7 +13013,7 @@ function rows347(d: usize, list: usize, n: u32): void {
 
 // 348: Microsoft-Windows-DotNETRuntimePrivate/Startup/ParseXmlStart v0
 function rows348(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(348, d, n);
+  let count = <usize>clrReserve(STATE, 348, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13034,7 +13034,7 @@ function rows348(d: usize, list: usize, n: u32): void {
 
 // 349: Microsoft-Windows-DotNETRuntimePrivate/Startup/ParseXmlStart v1
 function rows349(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(349, d, n);
+  let count = <usize>clrReserve(STATE, 349, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13051,7 +13051,7 @@ function rows349(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(349, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 349, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -13059,7 +13059,7 @@ function rows349(d: usize, list: usize, n: u32): void {
 
 // 350: Microsoft-Windows-DotNETRuntimePrivate/Startup/ParseXmlStop v0
 function rows350(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(350, d, n);
+  let count = <usize>clrReserve(STATE, 350, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13080,7 +13080,7 @@ function rows350(d: usize, list: usize, n: u32): void {
 
 // 351: Microsoft-Windows-DotNETRuntimePrivate/Startup/ParseXmlStop v1
 function rows351(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(351, d, n);
+  let count = <usize>clrReserve(STATE, 351, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13097,7 +13097,7 @@ function rows351(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(351, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 351, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -13105,7 +13105,7 @@ function rows351(d: usize, list: usize, n: u32): void {
 
 // 352: Microsoft-Windows-DotNETRuntimePrivate/Startup/InitDefaultDomainStart v0
 function rows352(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(352, d, n);
+  let count = <usize>clrReserve(STATE, 352, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13126,7 +13126,7 @@ function rows352(d: usize, list: usize, n: u32): void {
 
 // 353: Microsoft-Windows-DotNETRuntimePrivate/Startup/InitDefaultDomainStart v1
 function rows353(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(353, d, n);
+  let count = <usize>clrReserve(STATE, 353, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13143,7 +13143,7 @@ function rows353(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(353, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 353, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -13151,7 +13151,7 @@ function rows353(d: usize, list: usize, n: u32): void {
 
 // 354: Microsoft-Windows-DotNETRuntimePrivate/Startup/InitDefaultDomainStop v0
 function rows354(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(354, d, n);
+  let count = <usize>clrReserve(STATE, 354, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13172,7 +13172,7 @@ function rows354(d: usize, list: usize, n: u32): void {
 
 // 355: Microsoft-Windows-DotNETRuntimePrivate/Startup/InitDefaultDomainStop v1
 function rows355(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(355, d, n);
+  let count = <usize>clrReserve(STATE, 355, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13189,7 +13189,7 @@ function rows355(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(355, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 355, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -13197,7 +13197,7 @@ function rows355(d: usize, list: usize, n: u32): void {
 
 // 356: Microsoft-Windows-DotNETRuntimePrivate/Startup/InitSecurityStart v0
 function rows356(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(356, d, n);
+  let count = <usize>clrReserve(STATE, 356, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13218,7 +13218,7 @@ function rows356(d: usize, list: usize, n: u32): void {
 
 // 357: Microsoft-Windows-DotNETRuntimePrivate/Startup/InitSecurityStart v1
 function rows357(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(357, d, n);
+  let count = <usize>clrReserve(STATE, 357, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13235,7 +13235,7 @@ function rows357(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(357, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 357, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -13243,7 +13243,7 @@ function rows357(d: usize, list: usize, n: u32): void {
 
 // 358: Microsoft-Windows-DotNETRuntimePrivate/Startup/InitSecurityStop v0
 function rows358(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(358, d, n);
+  let count = <usize>clrReserve(STATE, 358, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13264,7 +13264,7 @@ function rows358(d: usize, list: usize, n: u32): void {
 
 // 359: Microsoft-Windows-DotNETRuntimePrivate/Startup/InitSecurityStop v1
 function rows359(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(359, d, n);
+  let count = <usize>clrReserve(STATE, 359, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13281,7 +13281,7 @@ function rows359(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(359, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 359, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -13289,7 +13289,7 @@ function rows359(d: usize, list: usize, n: u32): void {
 
 // 360: Microsoft-Windows-DotNETRuntimePrivate/Startup/AllowBindingRedirsStart v0
 function rows360(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(360, d, n);
+  let count = <usize>clrReserve(STATE, 360, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13310,7 +13310,7 @@ function rows360(d: usize, list: usize, n: u32): void {
 
 // 361: Microsoft-Windows-DotNETRuntimePrivate/Startup/AllowBindingRedirsStart v1
 function rows361(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(361, d, n);
+  let count = <usize>clrReserve(STATE, 361, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13327,7 +13327,7 @@ function rows361(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(361, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 361, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -13335,7 +13335,7 @@ function rows361(d: usize, list: usize, n: u32): void {
 
 // 362: Microsoft-Windows-DotNETRuntimePrivate/Startup/AllowBindingRedirsStop v0
 function rows362(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(362, d, n);
+  let count = <usize>clrReserve(STATE, 362, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13356,7 +13356,7 @@ function rows362(d: usize, list: usize, n: u32): void {
 
 // 363: Microsoft-Windows-DotNETRuntimePrivate/Startup/AllowBindingRedirsStop v1
 function rows363(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(363, d, n);
+  let count = <usize>clrReserve(STATE, 363, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13373,7 +13373,7 @@ function rows363(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(363, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 363, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -13381,7 +13381,7 @@ function rows363(d: usize, list: usize, n: u32): void {
 
 // 364: Microsoft-Windows-DotNETRuntimePrivate/Startup/EEConfigSyncStart v0
 function rows364(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(364, d, n);
+  let count = <usize>clrReserve(STATE, 364, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13402,7 +13402,7 @@ function rows364(d: usize, list: usize, n: u32): void {
 
 // 365: Microsoft-Windows-DotNETRuntimePrivate/Startup/EEConfigSyncStart v1
 function rows365(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(365, d, n);
+  let count = <usize>clrReserve(STATE, 365, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13419,7 +13419,7 @@ function rows365(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(365, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 365, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -13427,7 +13427,7 @@ function rows365(d: usize, list: usize, n: u32): void {
 
 // 366: Microsoft-Windows-DotNETRuntimePrivate/Startup/EEConfigSyncStop v0
 function rows366(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(366, d, n);
+  let count = <usize>clrReserve(STATE, 366, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13448,7 +13448,7 @@ function rows366(d: usize, list: usize, n: u32): void {
 
 // 367: Microsoft-Windows-DotNETRuntimePrivate/Startup/EEConfigSyncStop v1
 function rows367(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(367, d, n);
+  let count = <usize>clrReserve(STATE, 367, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13465,7 +13465,7 @@ function rows367(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(367, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 367, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -13473,7 +13473,7 @@ function rows367(d: usize, list: usize, n: u32): void {
 
 // 368: Microsoft-Windows-DotNETRuntimePrivate/Startup/BindingStart v0
 function rows368(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(368, d, n);
+  let count = <usize>clrReserve(STATE, 368, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13494,7 +13494,7 @@ function rows368(d: usize, list: usize, n: u32): void {
 
 // 369: Microsoft-Windows-DotNETRuntimePrivate/Startup/BindingStart v1
 function rows369(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(369, d, n);
+  let count = <usize>clrReserve(STATE, 369, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13511,7 +13511,7 @@ function rows369(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(369, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 369, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -13519,7 +13519,7 @@ function rows369(d: usize, list: usize, n: u32): void {
 
 // 370: Microsoft-Windows-DotNETRuntimePrivate/Startup/BindingStop v0
 function rows370(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(370, d, n);
+  let count = <usize>clrReserve(STATE, 370, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13540,7 +13540,7 @@ function rows370(d: usize, list: usize, n: u32): void {
 
 // 371: Microsoft-Windows-DotNETRuntimePrivate/Startup/BindingStop v1
 function rows371(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(371, d, n);
+  let count = <usize>clrReserve(STATE, 371, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13557,7 +13557,7 @@ function rows371(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(371, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 371, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -13565,7 +13565,7 @@ function rows371(d: usize, list: usize, n: u32): void {
 
 // 372: Microsoft-Windows-DotNETRuntimePrivate/Startup/LoaderCatchCallStart v0
 function rows372(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(372, d, n);
+  let count = <usize>clrReserve(STATE, 372, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13586,7 +13586,7 @@ function rows372(d: usize, list: usize, n: u32): void {
 
 // 373: Microsoft-Windows-DotNETRuntimePrivate/Startup/LoaderCatchCallStart v1
 function rows373(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(373, d, n);
+  let count = <usize>clrReserve(STATE, 373, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13603,7 +13603,7 @@ function rows373(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(373, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 373, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -13611,7 +13611,7 @@ function rows373(d: usize, list: usize, n: u32): void {
 
 // 374: Microsoft-Windows-DotNETRuntimePrivate/Startup/LoaderCatchCallStop v0
 function rows374(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(374, d, n);
+  let count = <usize>clrReserve(STATE, 374, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13632,7 +13632,7 @@ function rows374(d: usize, list: usize, n: u32): void {
 
 // 375: Microsoft-Windows-DotNETRuntimePrivate/Startup/LoaderCatchCallStop v1
 function rows375(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(375, d, n);
+  let count = <usize>clrReserve(STATE, 375, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13649,7 +13649,7 @@ function rows375(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(375, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 375, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -13657,7 +13657,7 @@ function rows375(d: usize, list: usize, n: u32): void {
 
 // 376: Microsoft-Windows-DotNETRuntimePrivate/Startup/FusionInitStart v0
 function rows376(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(376, d, n);
+  let count = <usize>clrReserve(STATE, 376, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13678,7 +13678,7 @@ function rows376(d: usize, list: usize, n: u32): void {
 
 // 377: Microsoft-Windows-DotNETRuntimePrivate/Startup/FusionInitStart v1
 function rows377(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(377, d, n);
+  let count = <usize>clrReserve(STATE, 377, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13695,7 +13695,7 @@ function rows377(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(377, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 377, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -13703,7 +13703,7 @@ function rows377(d: usize, list: usize, n: u32): void {
 
 // 378: Microsoft-Windows-DotNETRuntimePrivate/Startup/FusionInitStop v0
 function rows378(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(378, d, n);
+  let count = <usize>clrReserve(STATE, 378, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13724,7 +13724,7 @@ function rows378(d: usize, list: usize, n: u32): void {
 
 // 379: Microsoft-Windows-DotNETRuntimePrivate/Startup/FusionInitStop v1
 function rows379(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(379, d, n);
+  let count = <usize>clrReserve(STATE, 379, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13741,7 +13741,7 @@ function rows379(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(379, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 379, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -13749,7 +13749,7 @@ function rows379(d: usize, list: usize, n: u32): void {
 
 // 380: Microsoft-Windows-DotNETRuntimePrivate/Startup/FusionAppCtxStart v0
 function rows380(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(380, d, n);
+  let count = <usize>clrReserve(STATE, 380, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13770,7 +13770,7 @@ function rows380(d: usize, list: usize, n: u32): void {
 
 // 381: Microsoft-Windows-DotNETRuntimePrivate/Startup/FusionAppCtxStart v1
 function rows381(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(381, d, n);
+  let count = <usize>clrReserve(STATE, 381, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13787,7 +13787,7 @@ function rows381(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(381, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 381, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -13795,7 +13795,7 @@ function rows381(d: usize, list: usize, n: u32): void {
 
 // 382: Microsoft-Windows-DotNETRuntimePrivate/Startup/FusionAppCtxStop v0
 function rows382(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(382, d, n);
+  let count = <usize>clrReserve(STATE, 382, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13816,7 +13816,7 @@ function rows382(d: usize, list: usize, n: u32): void {
 
 // 383: Microsoft-Windows-DotNETRuntimePrivate/Startup/FusionAppCtxStop v1
 function rows383(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(383, d, n);
+  let count = <usize>clrReserve(STATE, 383, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13833,7 +13833,7 @@ function rows383(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(383, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 383, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -13841,7 +13841,7 @@ function rows383(d: usize, list: usize, n: u32): void {
 
 // 384: Microsoft-Windows-DotNETRuntimePrivate/Startup/Fusion2EEStart v0
 function rows384(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(384, d, n);
+  let count = <usize>clrReserve(STATE, 384, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13862,7 +13862,7 @@ function rows384(d: usize, list: usize, n: u32): void {
 
 // 385: Microsoft-Windows-DotNETRuntimePrivate/Startup/Fusion2EEStart v1
 function rows385(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(385, d, n);
+  let count = <usize>clrReserve(STATE, 385, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13879,7 +13879,7 @@ function rows385(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(385, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 385, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -13887,7 +13887,7 @@ function rows385(d: usize, list: usize, n: u32): void {
 
 // 386: Microsoft-Windows-DotNETRuntimePrivate/Startup/Fusion2EEStop v0
 function rows386(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(386, d, n);
+  let count = <usize>clrReserve(STATE, 386, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13908,7 +13908,7 @@ function rows386(d: usize, list: usize, n: u32): void {
 
 // 387: Microsoft-Windows-DotNETRuntimePrivate/Startup/Fusion2EEStop v1
 function rows387(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(387, d, n);
+  let count = <usize>clrReserve(STATE, 387, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13925,7 +13925,7 @@ function rows387(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(387, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 387, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -13933,7 +13933,7 @@ function rows387(d: usize, list: usize, n: u32): void {
 
 // 388: Microsoft-Windows-DotNETRuntimePrivate/Startup/SecurityCatchCallStart v0
 function rows388(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(388, d, n);
+  let count = <usize>clrReserve(STATE, 388, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13954,7 +13954,7 @@ function rows388(d: usize, list: usize, n: u32): void {
 
 // 389: Microsoft-Windows-DotNETRuntimePrivate/Startup/SecurityCatchCallStart v1
 function rows389(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(389, d, n);
+  let count = <usize>clrReserve(STATE, 389, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -13971,7 +13971,7 @@ function rows389(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(389, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 389, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -13979,7 +13979,7 @@ function rows389(d: usize, list: usize, n: u32): void {
 
 // 390: Microsoft-Windows-DotNETRuntimePrivate/Startup/SecurityCatchCallStop v0
 function rows390(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(390, d, n);
+  let count = <usize>clrReserve(STATE, 390, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -14000,7 +14000,7 @@ function rows390(d: usize, list: usize, n: u32): void {
 
 // 391: Microsoft-Windows-DotNETRuntimePrivate/Startup/SecurityCatchCallStop v1
 function rows391(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(391, d, n);
+  let count = <usize>clrReserve(STATE, 391, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -14017,7 +14017,7 @@ function rows391(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(391, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 391, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -14025,7 +14025,7 @@ function rows391(d: usize, list: usize, n: u32): void {
 
 // 392: Microsoft-Windows-DotNETRuntimePrivate/ClrStack/Walk v0
 function rows392(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(392, d, n);
+  let count = <usize>clrReserve(STATE, 392, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -14048,7 +14048,7 @@ function rows392(d: usize, list: usize, n: u32): void {
     store<u8>(c18 + r, 0);
     let pos = q;
     let v3: u64 = 0;
-    if (pos + 8 > end) { clrSlow(392, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 392, b, c, r, q, end, p8); continue; }
     store<u16>(c16 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u8>(c19 + (r), load<u8>(pos + 2)); // Reserved1
     store<u8>(c20 + (r), load<u8>(pos + 3)); // Reserved2
@@ -14058,7 +14058,7 @@ function rows392(d: usize, list: usize, n: u32): void {
     { // Stack
       let n: u64 = v3;
       let bytes = <u64>(p8 ? 8 : 4) * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(392, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 392, b, c, r, q, end, p8); continue; }
       store<u32>(c8 + (r << 2), <u32>pos);
       store<u32>(c12 + (r << 2), <u32>n);
       pos += <usize>bytes;
@@ -14068,7 +14068,7 @@ function rows392(d: usize, list: usize, n: u32): void {
 
 // 393: Microsoft-Windows-DotNETRuntimePrivate/ClrPerfTrack/ModuleRangeLoad v0
 function rows393(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(393, d, n);
+  let count = <usize>clrReserve(STATE, 393, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -14093,14 +14093,14 @@ function rows393(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c32 + r, 0);
     let pos = q;
-    if (pos + 10 > end) { clrSlow(393, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 393, b, c, r, q, end, p8); continue; }
     store<u16>(c28 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u64>(c0 + (r << 3), load<u64>(pos + 2)); // ModuleID
     pos += 10;
     { // RangeBegin
       let n: u64 = 1;
       let bytes = <u64>4 * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(393, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 393, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>n);
       pos += <usize>bytes;
@@ -14108,12 +14108,12 @@ function rows393(d: usize, list: usize, n: u32): void {
     { // RangeSize
       let n: u64 = 1;
       let bytes = <u64>4 * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(393, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 393, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>n);
       pos += <usize>bytes;
     }
-    if (pos + 4 > end) { clrSlow(393, b, c, r, q, end, p8); continue; }
+    if (pos + 4 > end) { clrSlow(STATE, 393, b, c, r, q, end, p8); continue; }
     store<u8>(c33 + (r), load<u8>(pos)); // RangeType
     store<u8>(c34 + (r), load<u8>(pos + 1)); // IBCType
     store<u16>(c30 + (r << 1), load<u16>(pos + 2)); // SectionType
@@ -14123,7 +14123,7 @@ function rows393(d: usize, list: usize, n: u32): void {
 
 // 394: Microsoft-Windows-DotNETRuntimePrivate/Binding/PolicyPhaseStart v0
 function rows394(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(394, d, n);
+  let count = <usize>clrReserve(STATE, 394, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -14148,27 +14148,27 @@ function rows394(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c38 + r, 0);
     let pos = q;
-    if (pos + 16 > end) { clrSlow(394, b, c, r, q, end, p8); continue; }
+    if (pos + 16 > end) { clrSlow(STATE, 394, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // AppDomainID
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // LoadContextID
     store<u32>(c12 + (r << 2), load<u32>(pos + 8)); // FromLoaderCache
     store<u32>(c16 + (r << 2), load<u32>(pos + 12)); // DynamicLoad
     pos += 16;
     { // AssemblyCodebase
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(394, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 394, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // AssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(394, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 394, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(394, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 394, b, c, r, q, end, p8); continue; }
     store<u16>(c36 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -14176,7 +14176,7 @@ function rows394(d: usize, list: usize, n: u32): void {
 
 // 395: Microsoft-Windows-DotNETRuntimePrivate/Binding/PolicyPhaseStop v0
 function rows395(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(395, d, n);
+  let count = <usize>clrReserve(STATE, 395, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -14201,27 +14201,27 @@ function rows395(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c38 + r, 0);
     let pos = q;
-    if (pos + 16 > end) { clrSlow(395, b, c, r, q, end, p8); continue; }
+    if (pos + 16 > end) { clrSlow(STATE, 395, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // AppDomainID
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // LoadContextID
     store<u32>(c12 + (r << 2), load<u32>(pos + 8)); // FromLoaderCache
     store<u32>(c16 + (r << 2), load<u32>(pos + 12)); // DynamicLoad
     pos += 16;
     { // AssemblyCodebase
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(395, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 395, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // AssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(395, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 395, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(395, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 395, b, c, r, q, end, p8); continue; }
     store<u16>(c36 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -14229,7 +14229,7 @@ function rows395(d: usize, list: usize, n: u32): void {
 
 // 396: Microsoft-Windows-DotNETRuntimePrivate/Binding/NgenPhaseStart v0
 function rows396(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(396, d, n);
+  let count = <usize>clrReserve(STATE, 396, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -14254,27 +14254,27 @@ function rows396(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c38 + r, 0);
     let pos = q;
-    if (pos + 16 > end) { clrSlow(396, b, c, r, q, end, p8); continue; }
+    if (pos + 16 > end) { clrSlow(STATE, 396, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // AppDomainID
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // LoadContextID
     store<u32>(c12 + (r << 2), load<u32>(pos + 8)); // FromLoaderCache
     store<u32>(c16 + (r << 2), load<u32>(pos + 12)); // DynamicLoad
     pos += 16;
     { // AssemblyCodebase
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(396, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 396, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // AssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(396, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 396, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(396, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 396, b, c, r, q, end, p8); continue; }
     store<u16>(c36 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -14282,7 +14282,7 @@ function rows396(d: usize, list: usize, n: u32): void {
 
 // 397: Microsoft-Windows-DotNETRuntimePrivate/Binding/NgenPhaseStop v0
 function rows397(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(397, d, n);
+  let count = <usize>clrReserve(STATE, 397, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -14307,27 +14307,27 @@ function rows397(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c38 + r, 0);
     let pos = q;
-    if (pos + 16 > end) { clrSlow(397, b, c, r, q, end, p8); continue; }
+    if (pos + 16 > end) { clrSlow(STATE, 397, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // AppDomainID
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // LoadContextID
     store<u32>(c12 + (r << 2), load<u32>(pos + 8)); // FromLoaderCache
     store<u32>(c16 + (r << 2), load<u32>(pos + 12)); // DynamicLoad
     pos += 16;
     { // AssemblyCodebase
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(397, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 397, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // AssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(397, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 397, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(397, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 397, b, c, r, q, end, p8); continue; }
     store<u16>(c36 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -14335,7 +14335,7 @@ function rows397(d: usize, list: usize, n: u32): void {
 
 // 398: Microsoft-Windows-DotNETRuntimePrivate/Binding/LoopupAndProbingPhaseStart v0
 function rows398(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(398, d, n);
+  let count = <usize>clrReserve(STATE, 398, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -14360,27 +14360,27 @@ function rows398(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c38 + r, 0);
     let pos = q;
-    if (pos + 16 > end) { clrSlow(398, b, c, r, q, end, p8); continue; }
+    if (pos + 16 > end) { clrSlow(STATE, 398, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // AppDomainID
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // LoadContextID
     store<u32>(c12 + (r << 2), load<u32>(pos + 8)); // FromLoaderCache
     store<u32>(c16 + (r << 2), load<u32>(pos + 12)); // DynamicLoad
     pos += 16;
     { // AssemblyCodebase
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(398, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 398, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // AssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(398, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 398, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(398, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 398, b, c, r, q, end, p8); continue; }
     store<u16>(c36 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -14388,7 +14388,7 @@ function rows398(d: usize, list: usize, n: u32): void {
 
 // 399: Microsoft-Windows-DotNETRuntimePrivate/Binding/LookupAndProbingPhaseStop v0
 function rows399(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(399, d, n);
+  let count = <usize>clrReserve(STATE, 399, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -14413,27 +14413,27 @@ function rows399(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c38 + r, 0);
     let pos = q;
-    if (pos + 16 > end) { clrSlow(399, b, c, r, q, end, p8); continue; }
+    if (pos + 16 > end) { clrSlow(STATE, 399, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // AppDomainID
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // LoadContextID
     store<u32>(c12 + (r << 2), load<u32>(pos + 8)); // FromLoaderCache
     store<u32>(c16 + (r << 2), load<u32>(pos + 12)); // DynamicLoad
     pos += 16;
     { // AssemblyCodebase
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(399, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 399, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // AssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(399, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 399, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(399, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 399, b, c, r, q, end, p8); continue; }
     store<u16>(c36 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -14441,7 +14441,7 @@ function rows399(d: usize, list: usize, n: u32): void {
 
 // 400: Microsoft-Windows-DotNETRuntimePrivate/Binding/LoaderPhaseStart v0
 function rows400(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(400, d, n);
+  let count = <usize>clrReserve(STATE, 400, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -14466,27 +14466,27 @@ function rows400(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c38 + r, 0);
     let pos = q;
-    if (pos + 16 > end) { clrSlow(400, b, c, r, q, end, p8); continue; }
+    if (pos + 16 > end) { clrSlow(STATE, 400, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // AppDomainID
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // LoadContextID
     store<u32>(c12 + (r << 2), load<u32>(pos + 8)); // FromLoaderCache
     store<u32>(c16 + (r << 2), load<u32>(pos + 12)); // DynamicLoad
     pos += 16;
     { // AssemblyCodebase
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(400, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 400, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // AssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(400, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 400, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(400, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 400, b, c, r, q, end, p8); continue; }
     store<u16>(c36 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -14494,7 +14494,7 @@ function rows400(d: usize, list: usize, n: u32): void {
 
 // 401: Microsoft-Windows-DotNETRuntimePrivate/Binding/LoaderPhaseStop v0
 function rows401(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(401, d, n);
+  let count = <usize>clrReserve(STATE, 401, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -14519,27 +14519,27 @@ function rows401(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c38 + r, 0);
     let pos = q;
-    if (pos + 16 > end) { clrSlow(401, b, c, r, q, end, p8); continue; }
+    if (pos + 16 > end) { clrSlow(STATE, 401, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // AppDomainID
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // LoadContextID
     store<u32>(c12 + (r << 2), load<u32>(pos + 8)); // FromLoaderCache
     store<u32>(c16 + (r << 2), load<u32>(pos + 12)); // DynamicLoad
     pos += 16;
     { // AssemblyCodebase
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(401, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 401, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // AssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(401, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 401, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(401, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 401, b, c, r, q, end, p8); continue; }
     store<u16>(c36 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -14547,7 +14547,7 @@ function rows401(d: usize, list: usize, n: u32): void {
 
 // 402: Microsoft-Windows-DotNETRuntimePrivate/Binding/PhaseStart v0
 function rows402(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(402, d, n);
+  let count = <usize>clrReserve(STATE, 402, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -14572,27 +14572,27 @@ function rows402(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c38 + r, 0);
     let pos = q;
-    if (pos + 16 > end) { clrSlow(402, b, c, r, q, end, p8); continue; }
+    if (pos + 16 > end) { clrSlow(STATE, 402, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // AppDomainID
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // LoadContextID
     store<u32>(c12 + (r << 2), load<u32>(pos + 8)); // FromLoaderCache
     store<u32>(c16 + (r << 2), load<u32>(pos + 12)); // DynamicLoad
     pos += 16;
     { // AssemblyCodebase
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(402, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 402, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // AssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(402, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 402, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(402, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 402, b, c, r, q, end, p8); continue; }
     store<u16>(c36 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -14600,7 +14600,7 @@ function rows402(d: usize, list: usize, n: u32): void {
 
 // 403: Microsoft-Windows-DotNETRuntimePrivate/Binding/PhaseStop v0
 function rows403(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(403, d, n);
+  let count = <usize>clrReserve(STATE, 403, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -14625,27 +14625,27 @@ function rows403(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c38 + r, 0);
     let pos = q;
-    if (pos + 16 > end) { clrSlow(403, b, c, r, q, end, p8); continue; }
+    if (pos + 16 > end) { clrSlow(STATE, 403, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // AppDomainID
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // LoadContextID
     store<u32>(c12 + (r << 2), load<u32>(pos + 8)); // FromLoaderCache
     store<u32>(c16 + (r << 2), load<u32>(pos + 12)); // DynamicLoad
     pos += 16;
     { // AssemblyCodebase
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(403, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 403, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // AssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(403, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 403, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(403, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 403, b, c, r, q, end, p8); continue; }
     store<u16>(c36 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -14653,7 +14653,7 @@ function rows403(d: usize, list: usize, n: u32): void {
 
 // 404: Microsoft-Windows-DotNETRuntimePrivate/Binding/DownloadPhaseStart v0
 function rows404(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(404, d, n);
+  let count = <usize>clrReserve(STATE, 404, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -14678,27 +14678,27 @@ function rows404(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c38 + r, 0);
     let pos = q;
-    if (pos + 16 > end) { clrSlow(404, b, c, r, q, end, p8); continue; }
+    if (pos + 16 > end) { clrSlow(STATE, 404, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // AppDomainID
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // LoadContextID
     store<u32>(c12 + (r << 2), load<u32>(pos + 8)); // FromLoaderCache
     store<u32>(c16 + (r << 2), load<u32>(pos + 12)); // DynamicLoad
     pos += 16;
     { // AssemblyCodebase
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(404, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 404, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // AssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(404, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 404, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(404, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 404, b, c, r, q, end, p8); continue; }
     store<u16>(c36 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -14706,7 +14706,7 @@ function rows404(d: usize, list: usize, n: u32): void {
 
 // 405: Microsoft-Windows-DotNETRuntimePrivate/Binding/DownloadPhaseStop v0
 function rows405(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(405, d, n);
+  let count = <usize>clrReserve(STATE, 405, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -14731,27 +14731,27 @@ function rows405(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c38 + r, 0);
     let pos = q;
-    if (pos + 16 > end) { clrSlow(405, b, c, r, q, end, p8); continue; }
+    if (pos + 16 > end) { clrSlow(STATE, 405, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // AppDomainID
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // LoadContextID
     store<u32>(c12 + (r << 2), load<u32>(pos + 8)); // FromLoaderCache
     store<u32>(c16 + (r << 2), load<u32>(pos + 12)); // DynamicLoad
     pos += 16;
     { // AssemblyCodebase
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(405, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 405, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // AssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(405, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 405, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(405, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 405, b, c, r, q, end, p8); continue; }
     store<u16>(c36 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -14759,7 +14759,7 @@ function rows405(d: usize, list: usize, n: u32): void {
 
 // 406: Microsoft-Windows-DotNETRuntimePrivate/Binding/LoaderAssemblyInitPhaseStart v0
 function rows406(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(406, d, n);
+  let count = <usize>clrReserve(STATE, 406, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -14784,27 +14784,27 @@ function rows406(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c38 + r, 0);
     let pos = q;
-    if (pos + 16 > end) { clrSlow(406, b, c, r, q, end, p8); continue; }
+    if (pos + 16 > end) { clrSlow(STATE, 406, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // AppDomainID
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // LoadContextID
     store<u32>(c12 + (r << 2), load<u32>(pos + 8)); // FromLoaderCache
     store<u32>(c16 + (r << 2), load<u32>(pos + 12)); // DynamicLoad
     pos += 16;
     { // AssemblyCodebase
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(406, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 406, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // AssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(406, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 406, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(406, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 406, b, c, r, q, end, p8); continue; }
     store<u16>(c36 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -14812,7 +14812,7 @@ function rows406(d: usize, list: usize, n: u32): void {
 
 // 407: Microsoft-Windows-DotNETRuntimePrivate/Binding/LoaderAssemblyInitPhaseStop v0
 function rows407(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(407, d, n);
+  let count = <usize>clrReserve(STATE, 407, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -14837,27 +14837,27 @@ function rows407(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c38 + r, 0);
     let pos = q;
-    if (pos + 16 > end) { clrSlow(407, b, c, r, q, end, p8); continue; }
+    if (pos + 16 > end) { clrSlow(STATE, 407, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // AppDomainID
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // LoadContextID
     store<u32>(c12 + (r << 2), load<u32>(pos + 8)); // FromLoaderCache
     store<u32>(c16 + (r << 2), load<u32>(pos + 12)); // DynamicLoad
     pos += 16;
     { // AssemblyCodebase
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(407, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 407, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // AssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(407, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 407, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(407, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 407, b, c, r, q, end, p8); continue; }
     store<u16>(c36 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -14865,7 +14865,7 @@ function rows407(d: usize, list: usize, n: u32): void {
 
 // 408: Microsoft-Windows-DotNETRuntimePrivate/Binding/LoaderMappingPhaseStart v0
 function rows408(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(408, d, n);
+  let count = <usize>clrReserve(STATE, 408, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -14890,27 +14890,27 @@ function rows408(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c38 + r, 0);
     let pos = q;
-    if (pos + 16 > end) { clrSlow(408, b, c, r, q, end, p8); continue; }
+    if (pos + 16 > end) { clrSlow(STATE, 408, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // AppDomainID
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // LoadContextID
     store<u32>(c12 + (r << 2), load<u32>(pos + 8)); // FromLoaderCache
     store<u32>(c16 + (r << 2), load<u32>(pos + 12)); // DynamicLoad
     pos += 16;
     { // AssemblyCodebase
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(408, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 408, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // AssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(408, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 408, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(408, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 408, b, c, r, q, end, p8); continue; }
     store<u16>(c36 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -14918,7 +14918,7 @@ function rows408(d: usize, list: usize, n: u32): void {
 
 // 409: Microsoft-Windows-DotNETRuntimePrivate/Binding/LoaderMappingPhaseStop v0
 function rows409(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(409, d, n);
+  let count = <usize>clrReserve(STATE, 409, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -14943,27 +14943,27 @@ function rows409(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c38 + r, 0);
     let pos = q;
-    if (pos + 16 > end) { clrSlow(409, b, c, r, q, end, p8); continue; }
+    if (pos + 16 > end) { clrSlow(STATE, 409, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // AppDomainID
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // LoadContextID
     store<u32>(c12 + (r << 2), load<u32>(pos + 8)); // FromLoaderCache
     store<u32>(c16 + (r << 2), load<u32>(pos + 12)); // DynamicLoad
     pos += 16;
     { // AssemblyCodebase
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(409, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 409, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // AssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(409, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 409, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(409, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 409, b, c, r, q, end, p8); continue; }
     store<u16>(c36 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -14971,7 +14971,7 @@ function rows409(d: usize, list: usize, n: u32): void {
 
 // 410: Microsoft-Windows-DotNETRuntimePrivate/Binding/LoaderDeliverEventPhaseStart v0
 function rows410(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(410, d, n);
+  let count = <usize>clrReserve(STATE, 410, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -14996,27 +14996,27 @@ function rows410(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c38 + r, 0);
     let pos = q;
-    if (pos + 16 > end) { clrSlow(410, b, c, r, q, end, p8); continue; }
+    if (pos + 16 > end) { clrSlow(STATE, 410, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // AppDomainID
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // LoadContextID
     store<u32>(c12 + (r << 2), load<u32>(pos + 8)); // FromLoaderCache
     store<u32>(c16 + (r << 2), load<u32>(pos + 12)); // DynamicLoad
     pos += 16;
     { // AssemblyCodebase
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(410, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 410, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // AssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(410, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 410, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(410, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 410, b, c, r, q, end, p8); continue; }
     store<u16>(c36 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -15024,7 +15024,7 @@ function rows410(d: usize, list: usize, n: u32): void {
 
 // 411: Microsoft-Windows-DotNETRuntimePrivate/Binding/LoaderDeliverEventsPhaseStop v0
 function rows411(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(411, d, n);
+  let count = <usize>clrReserve(STATE, 411, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -15049,27 +15049,27 @@ function rows411(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c38 + r, 0);
     let pos = q;
-    if (pos + 16 > end) { clrSlow(411, b, c, r, q, end, p8); continue; }
+    if (pos + 16 > end) { clrSlow(STATE, 411, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // AppDomainID
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // LoadContextID
     store<u32>(c12 + (r << 2), load<u32>(pos + 8)); // FromLoaderCache
     store<u32>(c16 + (r << 2), load<u32>(pos + 12)); // DynamicLoad
     pos += 16;
     { // AssemblyCodebase
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(411, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 411, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // AssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(411, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 411, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(411, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 411, b, c, r, q, end, p8); continue; }
     store<u16>(c36 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -15077,7 +15077,7 @@ function rows411(d: usize, list: usize, n: u32): void {
 
 // 412: Microsoft-Windows-DotNETRuntimePrivate/EvidenceGeneration/EvidenceGenerated v0
 function rows412(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(412, d, n);
+  let count = <usize>clrReserve(STATE, 412, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -15098,18 +15098,18 @@ function rows412(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c22 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(412, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 412, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // Type
     store<u32>(c8 + (r << 2), load<u32>(pos + 4)); // AppDomain
     pos += 8;
     { // ILImage
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(412, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 412, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(412, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 412, b, c, r, q, end, p8); continue; }
     store<u16>(c20 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -15117,7 +15117,7 @@ function rows412(d: usize, list: usize, n: u32): void {
 
 // 413: Microsoft-Windows-DotNETRuntimePrivate/Transparency/ModuleTransparencyComputationStart v0
 function rows413(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(413, d, n);
+  let count = <usize>clrReserve(STATE, 413, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -15138,13 +15138,13 @@ function rows413(d: usize, list: usize, n: u32): void {
     store<u8>(c18 + r, 0);
     let pos = q;
     { // Module
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(413, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 413, b, c, r, q, end, p8); continue; }
       store<u32>(c4 + (r << 2), <u32>pos);
       store<u32>(c8 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 6 > end) { clrSlow(413, b, c, r, q, end, p8); continue; }
+    if (pos + 6 > end) { clrSlow(STATE, 413, b, c, r, q, end, p8); continue; }
     store<u32>(c12 + (r << 2), load<u32>(pos)); // AppDomainID
     store<u16>(c16 + (r << 1), load<u16>(pos + 4)); // ClrInstanceID
     pos += 6;
@@ -15153,7 +15153,7 @@ function rows413(d: usize, list: usize, n: u32): void {
 
 // 414: Microsoft-Windows-DotNETRuntimePrivate/Transparency/ModuleTransparencyComputationStop v0
 function rows414(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(414, d, n);
+  let count = <usize>clrReserve(STATE, 414, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -15179,13 +15179,13 @@ function rows414(d: usize, list: usize, n: u32): void {
     store<u8>(c38 + r, 0);
     let pos = q;
     { // Module
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(414, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 414, b, c, r, q, end, p8); continue; }
       store<u32>(c4 + (r << 2), <u32>pos);
       store<u32>(c8 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 26 > end) { clrSlow(414, b, c, r, q, end, p8); continue; }
+    if (pos + 26 > end) { clrSlow(STATE, 414, b, c, r, q, end, p8); continue; }
     store<u32>(c12 + (r << 2), load<u32>(pos)); // AppDomainID
     store<u32>(c16 + (r << 2), load<u32>(pos + 4)); // IsAllCritical
     store<u32>(c20 + (r << 2), load<u32>(pos + 8)); // IsAllTransparent
@@ -15199,7 +15199,7 @@ function rows414(d: usize, list: usize, n: u32): void {
 
 // 415: Microsoft-Windows-DotNETRuntimePrivate/Transparency/TypeTransparencyComputationStart v0
 function rows415(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(415, d, n);
+  let count = <usize>clrReserve(STATE, 415, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -15222,20 +15222,20 @@ function rows415(d: usize, list: usize, n: u32): void {
     store<u8>(c26 + r, 0);
     let pos = q;
     { // Type
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(415, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 415, b, c, r, q, end, p8); continue; }
       store<u32>(c4 + (r << 2), <u32>pos);
       store<u32>(c8 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // Module
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(415, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 415, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 6 > end) { clrSlow(415, b, c, r, q, end, p8); continue; }
+    if (pos + 6 > end) { clrSlow(STATE, 415, b, c, r, q, end, p8); continue; }
     store<u32>(c20 + (r << 2), load<u32>(pos)); // AppDomainID
     store<u16>(c24 + (r << 1), load<u16>(pos + 4)); // ClrInstanceID
     pos += 6;
@@ -15244,7 +15244,7 @@ function rows415(d: usize, list: usize, n: u32): void {
 
 // 416: Microsoft-Windows-DotNETRuntimePrivate/Transparency/TypeTransparencyComputationStop v0
 function rows416(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(416, d, n);
+  let count = <usize>clrReserve(STATE, 416, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -15271,20 +15271,20 @@ function rows416(d: usize, list: usize, n: u32): void {
     store<u8>(c42 + r, 0);
     let pos = q;
     { // Type
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(416, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 416, b, c, r, q, end, p8); continue; }
       store<u32>(c4 + (r << 2), <u32>pos);
       store<u32>(c8 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // Module
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(416, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 416, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 22 > end) { clrSlow(416, b, c, r, q, end, p8); continue; }
+    if (pos + 22 > end) { clrSlow(STATE, 416, b, c, r, q, end, p8); continue; }
     store<u32>(c20 + (r << 2), load<u32>(pos)); // AppDomainID
     store<u32>(c24 + (r << 2), load<u32>(pos + 4)); // IsAllCritical
     store<u32>(c28 + (r << 2), load<u32>(pos + 8)); // IsAllTransparent
@@ -15297,7 +15297,7 @@ function rows416(d: usize, list: usize, n: u32): void {
 
 // 417: Microsoft-Windows-DotNETRuntimePrivate/Transparency/MethodTransparencyComputationStart v0
 function rows417(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(417, d, n);
+  let count = <usize>clrReserve(STATE, 417, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -15320,20 +15320,20 @@ function rows417(d: usize, list: usize, n: u32): void {
     store<u8>(c26 + r, 0);
     let pos = q;
     { // Method
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(417, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 417, b, c, r, q, end, p8); continue; }
       store<u32>(c4 + (r << 2), <u32>pos);
       store<u32>(c8 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // Module
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(417, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 417, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 6 > end) { clrSlow(417, b, c, r, q, end, p8); continue; }
+    if (pos + 6 > end) { clrSlow(STATE, 417, b, c, r, q, end, p8); continue; }
     store<u32>(c20 + (r << 2), load<u32>(pos)); // AppDomainID
     store<u16>(c24 + (r << 1), load<u16>(pos + 4)); // ClrInstanceID
     pos += 6;
@@ -15342,7 +15342,7 @@ function rows417(d: usize, list: usize, n: u32): void {
 
 // 418: Microsoft-Windows-DotNETRuntimePrivate/Transparency/MethodTransparencyComputationStop v0
 function rows418(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(418, d, n);
+  let count = <usize>clrReserve(STATE, 418, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -15367,20 +15367,20 @@ function rows418(d: usize, list: usize, n: u32): void {
     store<u8>(c34 + r, 0);
     let pos = q;
     { // Method
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(418, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 418, b, c, r, q, end, p8); continue; }
       store<u32>(c4 + (r << 2), <u32>pos);
       store<u32>(c8 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // Module
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(418, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 418, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 14 > end) { clrSlow(418, b, c, r, q, end, p8); continue; }
+    if (pos + 14 > end) { clrSlow(STATE, 418, b, c, r, q, end, p8); continue; }
     store<u32>(c20 + (r << 2), load<u32>(pos)); // AppDomainID
     store<u32>(c24 + (r << 2), load<u32>(pos + 4)); // IsCritical
     store<u32>(c28 + (r << 2), load<u32>(pos + 8)); // IsTreatAsSafe
@@ -15391,7 +15391,7 @@ function rows418(d: usize, list: usize, n: u32): void {
 
 // 419: Microsoft-Windows-DotNETRuntimePrivate/Transparency/FieldTransparencyComputationStart v0
 function rows419(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(419, d, n);
+  let count = <usize>clrReserve(STATE, 419, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -15414,20 +15414,20 @@ function rows419(d: usize, list: usize, n: u32): void {
     store<u8>(c26 + r, 0);
     let pos = q;
     { // Field
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(419, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 419, b, c, r, q, end, p8); continue; }
       store<u32>(c4 + (r << 2), <u32>pos);
       store<u32>(c8 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // Module
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(419, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 419, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 6 > end) { clrSlow(419, b, c, r, q, end, p8); continue; }
+    if (pos + 6 > end) { clrSlow(STATE, 419, b, c, r, q, end, p8); continue; }
     store<u32>(c20 + (r << 2), load<u32>(pos)); // AppDomainID
     store<u16>(c24 + (r << 1), load<u16>(pos + 4)); // ClrInstanceID
     pos += 6;
@@ -15436,7 +15436,7 @@ function rows419(d: usize, list: usize, n: u32): void {
 
 // 420: Microsoft-Windows-DotNETRuntimePrivate/Transparency/FieldTransparencyComputationStop v0
 function rows420(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(420, d, n);
+  let count = <usize>clrReserve(STATE, 420, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -15461,20 +15461,20 @@ function rows420(d: usize, list: usize, n: u32): void {
     store<u8>(c34 + r, 0);
     let pos = q;
     { // Field
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(420, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 420, b, c, r, q, end, p8); continue; }
       store<u32>(c4 + (r << 2), <u32>pos);
       store<u32>(c8 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // Module
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(420, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 420, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 14 > end) { clrSlow(420, b, c, r, q, end, p8); continue; }
+    if (pos + 14 > end) { clrSlow(STATE, 420, b, c, r, q, end, p8); continue; }
     store<u32>(c20 + (r << 2), load<u32>(pos)); // AppDomainID
     store<u32>(c24 + (r << 2), load<u32>(pos + 4)); // IsCritical
     store<u32>(c28 + (r << 2), load<u32>(pos + 8)); // IsTreatAsSafe
@@ -15485,7 +15485,7 @@ function rows420(d: usize, list: usize, n: u32): void {
 
 // 421: Microsoft-Windows-DotNETRuntimePrivate/Transparency/TokenTransparencyComputationStart v0
 function rows421(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(421, d, n);
+  let count = <usize>clrReserve(STATE, 421, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -15506,17 +15506,17 @@ function rows421(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c22 + r, 0);
     let pos = q;
-    if (pos + 4 > end) { clrSlow(421, b, c, r, q, end, p8); continue; }
+    if (pos + 4 > end) { clrSlow(STATE, 421, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // Token
     pos += 4;
     { // Module
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(421, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 421, b, c, r, q, end, p8); continue; }
       store<u32>(c8 + (r << 2), <u32>pos);
       store<u32>(c12 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 6 > end) { clrSlow(421, b, c, r, q, end, p8); continue; }
+    if (pos + 6 > end) { clrSlow(STATE, 421, b, c, r, q, end, p8); continue; }
     store<u32>(c16 + (r << 2), load<u32>(pos)); // AppDomainID
     store<u16>(c20 + (r << 1), load<u16>(pos + 4)); // ClrInstanceID
     pos += 6;
@@ -15525,7 +15525,7 @@ function rows421(d: usize, list: usize, n: u32): void {
 
 // 422: Microsoft-Windows-DotNETRuntimePrivate/Transparency/TokenTransparencyComputationStop v0
 function rows422(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(422, d, n);
+  let count = <usize>clrReserve(STATE, 422, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -15548,17 +15548,17 @@ function rows422(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c30 + r, 0);
     let pos = q;
-    if (pos + 4 > end) { clrSlow(422, b, c, r, q, end, p8); continue; }
+    if (pos + 4 > end) { clrSlow(STATE, 422, b, c, r, q, end, p8); continue; }
     store<u32>(c4 + (r << 2), load<u32>(pos)); // Token
     pos += 4;
     { // Module
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(422, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 422, b, c, r, q, end, p8); continue; }
       store<u32>(c8 + (r << 2), <u32>pos);
       store<u32>(c12 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 14 > end) { clrSlow(422, b, c, r, q, end, p8); continue; }
+    if (pos + 14 > end) { clrSlow(STATE, 422, b, c, r, q, end, p8); continue; }
     store<u32>(c16 + (r << 2), load<u32>(pos)); // AppDomainID
     store<u32>(c20 + (r << 2), load<u32>(pos + 4)); // IsCritical
     store<u32>(c24 + (r << 2), load<u32>(pos + 8)); // IsTreatAsSafe
@@ -15569,7 +15569,7 @@ function rows422(d: usize, list: usize, n: u32): void {
 
 // 423: Microsoft-Windows-DotNETRuntimePrivate/NgenBinder/NgenBind v0
 function rows423(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(423, d, n);
+  let count = <usize>clrReserve(STATE, 423, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -15590,14 +15590,14 @@ function rows423(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c26 + r, 0);
     let pos = q;
-    if (pos + 14 > end) { clrSlow(423, b, c, r, q, end, p8); continue; }
+    if (pos + 14 > end) { clrSlow(STATE, 423, b, c, r, q, end, p8); continue; }
     store<u16>(c24 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u64>(c0 + (r << 3), load<u64>(pos + 2)); // BindingID
     store<u32>(c12 + (r << 2), load<u32>(pos + 10)); // ReasonCode
     pos += 14;
     { // AssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(423, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 423, b, c, r, q, end, p8); continue; }
       store<u32>(c16 + (r << 2), <u32>pos);
       store<u32>(c20 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -15607,7 +15607,7 @@ function rows423(d: usize, list: usize, n: u32): void {
 
 // 424: Microsoft-Windows-DotNETRuntimePrivate/CLRMethodPrivate/JittedMethodRichDebugInfo v0
 function rows424(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(424, d, n);
+  let count = <usize>clrReserve(STATE, 424, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -15632,7 +15632,7 @@ function rows424(d: usize, list: usize, n: u32): void {
     store<u8>(c46 + r, 0);
     let pos = q;
     let v5: u64 = 0;
-    if (pos + 34 > end) { clrSlow(424, b, c, r, q, end, p8); continue; }
+    if (pos + 34 > end) { clrSlow(STATE, 424, b, c, r, q, end, p8); continue; }
     store<u16>(c44 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u64>(c0 + (r << 3), load<u64>(pos + 2)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 10)); // ReJITID
@@ -15644,7 +15644,7 @@ function rows424(d: usize, list: usize, n: u32): void {
     { // Data
       let n: u64 = v5;
       let bytes = <u64>1 * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(424, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 424, b, c, r, q, end, p8); continue; }
       store<u32>(c36 + (r << 2), <u32>pos);
       store<u32>(c40 + (r << 2), <u32>n);
       pos += <usize>bytes;
@@ -15654,7 +15654,7 @@ function rows424(d: usize, list: usize, n: u32): void {
 
 // 425: Microsoft-Windows-DotNETRuntimePrivate/FailFast v0
 function rows425(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(425, d, n);
+  let count = <usize>clrReserve(STATE, 425, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -15677,13 +15677,13 @@ function rows425(d: usize, list: usize, n: u32): void {
     store<u8>(c30 + r, 0);
     let pos = q;
     { // FailFastUserMessage
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(425, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 425, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + (p8 ? 18 : 14) > end) { clrSlow(425, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 18 : 14) > end) { clrSlow(STATE, 425, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos) : <u64>load<u32>(pos)); // FailedEIP
     store<u32>(c20 + (r << 2), load<u32>(pos + (p8 ? 8 : 4))); // OSExitCode
     store<u32>(c24 + (r << 2), load<u32>(pos + (p8 ? 12 : 8))); // ClrExitCode
@@ -15694,7 +15694,7 @@ function rows425(d: usize, list: usize, n: u32): void {
 
 // 426: Microsoft-Windows-DotNETRuntimePrivate/GC/FinalizeObject v0
 function rows426(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(426, d, n);
+  let count = <usize>clrReserve(STATE, 426, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -15715,14 +15715,14 @@ function rows426(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c30 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 18 : 10) > end) { clrSlow(426, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 18 : 10) > end) { clrSlow(STATE, 426, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos) : <u64>load<u32>(pos)); // TypeID
     store<u64>(c8 + (r << 3), p8 ? load<u64>(pos + (p8 ? 8 : 4)) : <u64>load<u32>(pos + (p8 ? 8 : 4))); // ObjectID
     store<u16>(c28 + (r << 1), load<u16>(pos + (p8 ? 16 : 8))); // ClrInstanceID
     pos += (p8 ? 18 : 10);
     { // TypeName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(426, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 426, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -15732,7 +15732,7 @@ function rows426(d: usize, list: usize, n: u32): void {
 
 // 427: Microsoft-Windows-DotNETRuntimePrivate/GC/CCWRefCountChangeAnsi v0
 function rows427(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(427, d, n);
+  let count = <usize>clrReserve(STATE, 427, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -15760,7 +15760,7 @@ function rows427(d: usize, list: usize, n: u32): void {
     store<u32>(c32 + (r << 2), <u32>row);
     store<u8>(c66 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 36 : 24) > end) { clrSlow(427, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 36 : 24) > end) { clrSlow(STATE, 427, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos) : <u64>load<u32>(pos)); // HandleID
     store<u64>(c8 + (r << 3), p8 ? load<u64>(pos + (p8 ? 8 : 4)) : <u64>load<u32>(pos + (p8 ? 8 : 4))); // ObjectID
     store<u64>(c16 + (r << 3), p8 ? load<u64>(pos + (p8 ? 16 : 8)) : <u64>load<u32>(pos + (p8 ? 16 : 8))); // COMInterfacePointer
@@ -15768,27 +15768,27 @@ function rows427(d: usize, list: usize, n: u32): void {
     store<u64>(c24 + (r << 3), load<u64>(pos + (p8 ? 28 : 16))); // AppDomainID
     pos += (p8 ? 36 : 24);
     { // ClassName
-      let z = scanAnsi(pos, end);
-      if (z + 1 > end) { clrSlow(427, b, c, r, q, end, p8); continue; }
+      let z = scanAnsi(STATE, pos, end);
+      if (z + 1 > end) { clrSlow(STATE, 427, b, c, r, q, end, p8); continue; }
       store<u32>(c40 + (r << 2), <u32>pos);
       store<u32>(c44 + (r << 2), <u32>(z - pos));
       pos = z + 1;
     }
     { // NameSpace
-      let z = scanAnsi(pos, end);
-      if (z + 1 > end) { clrSlow(427, b, c, r, q, end, p8); continue; }
+      let z = scanAnsi(STATE, pos, end);
+      if (z + 1 > end) { clrSlow(STATE, 427, b, c, r, q, end, p8); continue; }
       store<u32>(c48 + (r << 2), <u32>pos);
       store<u32>(c52 + (r << 2), <u32>(z - pos));
       pos = z + 1;
     }
     { // Operation
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(427, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 427, b, c, r, q, end, p8); continue; }
       store<u32>(c56 + (r << 2), <u32>pos);
       store<u32>(c60 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(427, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 427, b, c, r, q, end, p8); continue; }
     store<u16>(c64 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -15796,7 +15796,7 @@ function rows427(d: usize, list: usize, n: u32): void {
 
 // 428: Microsoft-Windows-DotNETRuntimePrivate/GC/SetGCHandle v0
 function rows428(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(428, d, n);
+  let count = <usize>clrReserve(STATE, 428, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -15818,7 +15818,7 @@ function rows428(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c38 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 34 : 26) > end) { clrSlow(428, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 34 : 26) > end) { clrSlow(STATE, 428, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos) : <u64>load<u32>(pos)); // HandleID
     store<u64>(c8 + (r << 3), p8 ? load<u64>(pos + (p8 ? 8 : 4)) : <u64>load<u32>(pos + (p8 ? 8 : 4))); // ObjectID
     store<u32>(c28 + (r << 2), load<u32>(pos + (p8 ? 16 : 8))); // Kind
@@ -15831,7 +15831,7 @@ function rows428(d: usize, list: usize, n: u32): void {
 
 // 429: Microsoft-Windows-DotNETRuntimePrivate/GC/DestroyGCHandle v0
 function rows429(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(429, d, n);
+  let count = <usize>clrReserve(STATE, 429, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -15849,7 +15849,7 @@ function rows429(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c14 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 10 : 6) > end) { clrSlow(429, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 10 : 6) > end) { clrSlow(STATE, 429, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos) : <u64>load<u32>(pos)); // HandleID
     store<u16>(c12 + (r << 1), load<u16>(pos + (p8 ? 8 : 4))); // ClrInstanceID
     pos += (p8 ? 10 : 6);
@@ -15858,7 +15858,7 @@ function rows429(d: usize, list: usize, n: u32): void {
 
 // 430: Microsoft-Windows-DotNETRuntimePrivate/Binding/FusionMessage v0
 function rows430(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(430, d, n);
+  let count = <usize>clrReserve(STATE, 430, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -15878,13 +15878,13 @@ function rows430(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c18 + r, 0);
     let pos = q;
-    if (pos + 6 > end) { clrSlow(430, b, c, r, q, end, p8); continue; }
+    if (pos + 6 > end) { clrSlow(STATE, 430, b, c, r, q, end, p8); continue; }
     store<u16>(c16 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u32>(c4 + (r << 2), load<u32>(pos + 2)); // Prepend
     pos += 6;
     { // Message
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(430, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 430, b, c, r, q, end, p8); continue; }
       store<u32>(c8 + (r << 2), <u32>pos);
       store<u32>(c12 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -15894,7 +15894,7 @@ function rows430(d: usize, list: usize, n: u32): void {
 
 // 431: Microsoft-Windows-DotNETRuntimePrivate/Binding/FusionErrorCode v0
 function rows431(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(431, d, n);
+  let count = <usize>clrReserve(STATE, 431, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -15913,7 +15913,7 @@ function rows431(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c14 + r, 0);
     let pos = q;
-    if (pos + 10 > end) { clrSlow(431, b, c, r, q, end, p8); continue; }
+    if (pos + 10 > end) { clrSlow(STATE, 431, b, c, r, q, end, p8); continue; }
     store<u16>(c12 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u32>(c4 + (r << 2), load<u32>(pos + 2)); // Category
     store<u32>(c8 + (r << 2), load<u32>(pos + 6)); // ErrorCode
@@ -15923,7 +15923,7 @@ function rows431(d: usize, list: usize, n: u32): void {
 
 // 432: Microsoft-Windows-DotNETRuntimePrivate/GC/PinPlugAtGCTime v0
 function rows432(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(432, d, n);
+  let count = <usize>clrReserve(STATE, 432, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -15943,7 +15943,7 @@ function rows432(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c30 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 26 : 14) > end) { clrSlow(432, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 26 : 14) > end) { clrSlow(STATE, 432, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos) : <u64>load<u32>(pos)); // PlugStart
     store<u64>(c8 + (r << 3), p8 ? load<u64>(pos + (p8 ? 8 : 4)) : <u64>load<u32>(pos + (p8 ? 8 : 4))); // PlugEnd
     store<u64>(c16 + (r << 3), p8 ? load<u64>(pos + (p8 ? 16 : 8)) : <u64>load<u32>(pos + (p8 ? 16 : 8))); // GapBeforeSize
@@ -15954,7 +15954,7 @@ function rows432(d: usize, list: usize, n: u32): void {
 
 // 433: Microsoft-Windows-DotNETRuntimePrivate/GC/CCWRefCountChange v0
 function rows433(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(433, d, n);
+  let count = <usize>clrReserve(STATE, 433, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -15982,7 +15982,7 @@ function rows433(d: usize, list: usize, n: u32): void {
     store<u32>(c32 + (r << 2), <u32>row);
     store<u8>(c66 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 36 : 24) > end) { clrSlow(433, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 36 : 24) > end) { clrSlow(STATE, 433, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos) : <u64>load<u32>(pos)); // HandleID
     store<u64>(c8 + (r << 3), p8 ? load<u64>(pos + (p8 ? 8 : 4)) : <u64>load<u32>(pos + (p8 ? 8 : 4))); // ObjectID
     store<u64>(c16 + (r << 3), p8 ? load<u64>(pos + (p8 ? 16 : 8)) : <u64>load<u32>(pos + (p8 ? 16 : 8))); // COMInterfacePointer
@@ -15990,27 +15990,27 @@ function rows433(d: usize, list: usize, n: u32): void {
     store<u64>(c24 + (r << 3), load<u64>(pos + (p8 ? 28 : 16))); // AppDomainID
     pos += (p8 ? 36 : 24);
     { // ClassName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(433, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 433, b, c, r, q, end, p8); continue; }
       store<u32>(c40 + (r << 2), <u32>pos);
       store<u32>(c44 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // NameSpace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(433, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 433, b, c, r, q, end, p8); continue; }
       store<u32>(c48 + (r << 2), <u32>pos);
       store<u32>(c52 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // Operation
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(433, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 433, b, c, r, q, end, p8); continue; }
       store<u32>(c56 + (r << 2), <u32>pos);
       store<u32>(c60 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(433, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 433, b, c, r, q, end, p8); continue; }
     store<u16>(c64 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -16018,7 +16018,7 @@ function rows433(d: usize, list: usize, n: u32): void {
 
 // 434: Microsoft-Windows-DotNETRuntimePrivate/LoaderHeap/AllocRequest v0
 function rows434(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(434, d, n);
+  let count = <usize>clrReserve(STATE, 434, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -16040,7 +16040,7 @@ function rows434(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c38 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 34 : 26) > end) { clrSlow(434, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 34 : 26) > end) { clrSlow(STATE, 434, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos) : <u64>load<u32>(pos)); // LoaderHeapPtr
     store<u64>(c8 + (r << 3), p8 ? load<u64>(pos + (p8 ? 8 : 4)) : <u64>load<u32>(pos + (p8 ? 8 : 4))); // MemoryAddress
     store<u32>(c28 + (r << 2), load<u32>(pos + (p8 ? 16 : 8))); // RequestSize
@@ -16053,7 +16053,7 @@ function rows434(d: usize, list: usize, n: u32): void {
 
 // 435: Microsoft-Windows-DotNETRuntimePrivate/ClrMulticoreJit/Common v0
 function rows435(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(435, d, n);
+  let count = <usize>clrReserve(STATE, 435, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -16077,24 +16077,24 @@ function rows435(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c34 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(435, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 435, b, c, r, q, end, p8); continue; }
     store<u16>(c32 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
     { // String1
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(435, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 435, b, c, r, q, end, p8); continue; }
       store<u32>(c4 + (r << 2), <u32>pos);
       store<u32>(c8 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // String2
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(435, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 435, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 12 > end) { clrSlow(435, b, c, r, q, end, p8); continue; }
+    if (pos + 12 > end) { clrSlow(STATE, 435, b, c, r, q, end, p8); continue; }
     store<u32>(c20 + (r << 2), load<u32>(pos)); // Int1
     store<u32>(c24 + (r << 2), load<u32>(pos + 4)); // Int2
     store<u32>(c28 + (r << 2), load<u32>(pos + 8)); // Int3
@@ -16104,7 +16104,7 @@ function rows435(d: usize, list: usize, n: u32): void {
 
 // 436: Microsoft-Windows-DotNETRuntimePrivate/ClrMulticoreJit/MethodCodeReturned v0
 function rows436(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(436, d, n);
+  let count = <usize>clrReserve(STATE, 436, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -16123,7 +16123,7 @@ function rows436(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c22 + r, 0);
     let pos = q;
-    if (pos + 18 > end) { clrSlow(436, b, c, r, q, end, p8); continue; }
+    if (pos + 18 > end) { clrSlow(STATE, 436, b, c, r, q, end, p8); continue; }
     store<u16>(c20 + (r << 1), load<u16>(pos)); // ClrInstanceID
     store<u64>(c0 + (r << 3), load<u64>(pos + 2)); // ModuleID
     store<u64>(c8 + (r << 3), load<u64>(pos + 10)); // MethodID
@@ -16133,7 +16133,7 @@ function rows436(d: usize, list: usize, n: u32): void {
 
 // 437: Microsoft-Windows-DotNETRuntimePrivate/ClrDynamicTypeUsage/IInspectableRuntimeClassName v0
 function rows437(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(437, d, n);
+  let count = <usize>clrReserve(STATE, 437, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -16153,13 +16153,13 @@ function rows437(d: usize, list: usize, n: u32): void {
     store<u8>(c14 + r, 0);
     let pos = q;
     { // TypeName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(437, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 437, b, c, r, q, end, p8); continue; }
       store<u32>(c4 + (r << 2), <u32>pos);
       store<u32>(c8 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(437, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 437, b, c, r, q, end, p8); continue; }
     store<u16>(c12 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -16167,7 +16167,7 @@ function rows437(d: usize, list: usize, n: u32): void {
 
 // 438: Microsoft-Windows-DotNETRuntimePrivate/ClrDynamicTypeUsage/WinRTUnbox v0
 function rows438(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(438, d, n);
+  let count = <usize>clrReserve(STATE, 438, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -16189,20 +16189,20 @@ function rows438(d: usize, list: usize, n: u32): void {
     store<u8>(c22 + r, 0);
     let pos = q;
     { // TypeName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(438, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 438, b, c, r, q, end, p8); continue; }
       store<u32>(c4 + (r << 2), <u32>pos);
       store<u32>(c8 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // SecondTypeName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(438, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 438, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(438, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 438, b, c, r, q, end, p8); continue; }
     store<u16>(c20 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -16210,7 +16210,7 @@ function rows438(d: usize, list: usize, n: u32): void {
 
 // 439: Microsoft-Windows-DotNETRuntimePrivate/ClrDynamicTypeUsage/CreateRCW v0
 function rows439(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(439, d, n);
+  let count = <usize>clrReserve(STATE, 439, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -16230,13 +16230,13 @@ function rows439(d: usize, list: usize, n: u32): void {
     store<u8>(c14 + r, 0);
     let pos = q;
     { // TypeName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(439, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 439, b, c, r, q, end, p8); continue; }
       store<u32>(c4 + (r << 2), <u32>pos);
       store<u32>(c8 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(439, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 439, b, c, r, q, end, p8); continue; }
     store<u16>(c12 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -16244,7 +16244,7 @@ function rows439(d: usize, list: usize, n: u32): void {
 
 // 440: Microsoft-Windows-DotNETRuntimePrivate/ClrDynamicTypeUsage/RCWVariance v0
 function rows440(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(440, d, n);
+  let count = <usize>clrReserve(STATE, 440, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -16268,27 +16268,27 @@ function rows440(d: usize, list: usize, n: u32): void {
     store<u8>(c30 + r, 0);
     let pos = q;
     { // TypeName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(440, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 440, b, c, r, q, end, p8); continue; }
       store<u32>(c4 + (r << 2), <u32>pos);
       store<u32>(c8 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // InterfaceTypeName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(440, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 440, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // VariantInterfaceTypeName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(440, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 440, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(440, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 440, b, c, r, q, end, p8); continue; }
     store<u16>(c28 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -16296,7 +16296,7 @@ function rows440(d: usize, list: usize, n: u32): void {
 
 // 441: Microsoft-Windows-DotNETRuntimePrivate/ClrDynamicTypeUsage/RCWIEnumerableCasting v0
 function rows441(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(441, d, n);
+  let count = <usize>clrReserve(STATE, 441, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -16318,20 +16318,20 @@ function rows441(d: usize, list: usize, n: u32): void {
     store<u8>(c22 + r, 0);
     let pos = q;
     { // TypeName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(441, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 441, b, c, r, q, end, p8); continue; }
       store<u32>(c4 + (r << 2), <u32>pos);
       store<u32>(c8 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // SecondTypeName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(441, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 441, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(441, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 441, b, c, r, q, end, p8); continue; }
     store<u16>(c20 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -16339,7 +16339,7 @@ function rows441(d: usize, list: usize, n: u32): void {
 
 // 442: Microsoft-Windows-DotNETRuntimePrivate/ClrDynamicTypeUsage/CreateCCW v0
 function rows442(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(442, d, n);
+  let count = <usize>clrReserve(STATE, 442, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -16359,13 +16359,13 @@ function rows442(d: usize, list: usize, n: u32): void {
     store<u8>(c14 + r, 0);
     let pos = q;
     { // TypeName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(442, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 442, b, c, r, q, end, p8); continue; }
       store<u32>(c4 + (r << 2), <u32>pos);
       store<u32>(c8 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(442, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 442, b, c, r, q, end, p8); continue; }
     store<u16>(c12 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -16373,7 +16373,7 @@ function rows442(d: usize, list: usize, n: u32): void {
 
 // 443: Microsoft-Windows-DotNETRuntimePrivate/ClrDynamicTypeUsage/CCWVariance v0
 function rows443(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(443, d, n);
+  let count = <usize>clrReserve(STATE, 443, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -16397,27 +16397,27 @@ function rows443(d: usize, list: usize, n: u32): void {
     store<u8>(c30 + r, 0);
     let pos = q;
     { // TypeName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(443, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 443, b, c, r, q, end, p8); continue; }
       store<u32>(c4 + (r << 2), <u32>pos);
       store<u32>(c8 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // InterfaceTypeName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(443, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 443, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // VariantInterfaceTypeName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(443, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 443, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(443, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 443, b, c, r, q, end, p8); continue; }
     store<u16>(c28 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -16425,7 +16425,7 @@ function rows443(d: usize, list: usize, n: u32): void {
 
 // 444: Microsoft-Windows-DotNETRuntimePrivate/ClrDynamicTypeUsage/ObjectVariantMarshallingToNative v0
 function rows444(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(444, d, n);
+  let count = <usize>clrReserve(STATE, 444, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -16446,13 +16446,13 @@ function rows444(d: usize, list: usize, n: u32): void {
     store<u8>(c18 + r, 0);
     let pos = q;
     { // TypeName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(444, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 444, b, c, r, q, end, p8); continue; }
       store<u32>(c4 + (r << 2), <u32>pos);
       store<u32>(c8 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 6 > end) { clrSlow(444, b, c, r, q, end, p8); continue; }
+    if (pos + 6 > end) { clrSlow(STATE, 444, b, c, r, q, end, p8); continue; }
     store<u32>(c12 + (r << 2), load<u32>(pos)); // Int1
     store<u16>(c16 + (r << 1), load<u16>(pos + 4)); // ClrInstanceID
     pos += 6;
@@ -16461,7 +16461,7 @@ function rows444(d: usize, list: usize, n: u32): void {
 
 // 445: Microsoft-Windows-DotNETRuntimePrivate/ClrDynamicTypeUsage/GetTypeFromGUID v0
 function rows445(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(445, d, n);
+  let count = <usize>clrReserve(STATE, 445, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -16483,20 +16483,20 @@ function rows445(d: usize, list: usize, n: u32): void {
     store<u8>(c22 + r, 0);
     let pos = q;
     { // TypeName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(445, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 445, b, c, r, q, end, p8); continue; }
       store<u32>(c4 + (r << 2), <u32>pos);
       store<u32>(c8 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // SecondTypeName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(445, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 445, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(445, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 445, b, c, r, q, end, p8); continue; }
     store<u16>(c20 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -16504,7 +16504,7 @@ function rows445(d: usize, list: usize, n: u32): void {
 
 // 446: Microsoft-Windows-DotNETRuntimePrivate/ClrDynamicTypeUsage/GetTypeFromProgID v0
 function rows446(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(446, d, n);
+  let count = <usize>clrReserve(STATE, 446, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -16526,20 +16526,20 @@ function rows446(d: usize, list: usize, n: u32): void {
     store<u8>(c22 + r, 0);
     let pos = q;
     { // TypeName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(446, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 446, b, c, r, q, end, p8); continue; }
       store<u32>(c4 + (r << 2), <u32>pos);
       store<u32>(c8 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // SecondTypeName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(446, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 446, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(446, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 446, b, c, r, q, end, p8); continue; }
     store<u16>(c20 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -16547,7 +16547,7 @@ function rows446(d: usize, list: usize, n: u32): void {
 
 // 447: Microsoft-Windows-DotNETRuntimePrivate/ClrDynamicTypeUsage/ConvertToCallbackEtw v0
 function rows447(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(447, d, n);
+  let count = <usize>clrReserve(STATE, 447, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -16569,20 +16569,20 @@ function rows447(d: usize, list: usize, n: u32): void {
     store<u8>(c22 + r, 0);
     let pos = q;
     { // TypeName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(447, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 447, b, c, r, q, end, p8); continue; }
       store<u32>(c4 + (r << 2), <u32>pos);
       store<u32>(c8 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // SecondTypeName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(447, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 447, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 2 > end) { clrSlow(447, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 447, b, c, r, q, end, p8); continue; }
     store<u16>(c20 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -16590,7 +16590,7 @@ function rows447(d: usize, list: usize, n: u32): void {
 
 // 448: Microsoft-Windows-DotNETRuntimePrivate/ClrDynamicTypeUsage/BeginCreateManagedReference v0
 function rows448(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(448, d, n);
+  let count = <usize>clrReserve(STATE, 448, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -16607,7 +16607,7 @@ function rows448(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(448, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 448, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -16615,7 +16615,7 @@ function rows448(d: usize, list: usize, n: u32): void {
 
 // 449: Microsoft-Windows-DotNETRuntimePrivate/ClrDynamicTypeUsage/EndCreateManagedReference v0
 function rows449(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(449, d, n);
+  let count = <usize>clrReserve(STATE, 449, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -16632,7 +16632,7 @@ function rows449(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c6 + r, 0);
     let pos = q;
-    if (pos + 2 > end) { clrSlow(449, b, c, r, q, end, p8); continue; }
+    if (pos + 2 > end) { clrSlow(STATE, 449, b, c, r, q, end, p8); continue; }
     store<u16>(c4 + (r << 1), load<u16>(pos)); // ClrInstanceID
     pos += 2;
   }
@@ -16640,7 +16640,7 @@ function rows449(d: usize, list: usize, n: u32): void {
 
 // 450: Microsoft-Windows-DotNETRuntimePrivate/ClrDynamicTypeUsage/ObjectVariantMarshallingToManaged v0
 function rows450(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(450, d, n);
+  let count = <usize>clrReserve(STATE, 450, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -16661,13 +16661,13 @@ function rows450(d: usize, list: usize, n: u32): void {
     store<u8>(c18 + r, 0);
     let pos = q;
     { // TypeName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(450, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 450, b, c, r, q, end, p8); continue; }
       store<u32>(c4 + (r << 2), <u32>pos);
       store<u32>(c8 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 6 > end) { clrSlow(450, b, c, r, q, end, p8); continue; }
+    if (pos + 6 > end) { clrSlow(STATE, 450, b, c, r, q, end, p8); continue; }
     store<u32>(c12 + (r << 2), load<u32>(pos)); // Int1
     store<u16>(c16 + (r << 1), load<u16>(pos + 4)); // ClrInstanceID
     pos += 6;
@@ -16676,7 +16676,7 @@ function rows450(d: usize, list: usize, n: u32): void {
 
 // 451: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/ContextLoaded v0
 function rows451(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(451, d, n);
+  let count = <usize>clrReserve(STATE, 451, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -16695,7 +16695,7 @@ function rows451(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c28 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 24 : 20) > end) { clrSlow(451, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 24 : 20) > end) { clrSlow(STATE, 451, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos) : <u64>load<u32>(pos)); // ObjectID
     store<u64>(c8 + (r << 3), load<u64>(pos + (p8 ? 8 : 4))); // AppDomainID
     store<u64>(c16 + (r << 3), load<u64>(pos + (p8 ? 16 : 12))); // ContextID
@@ -16705,7 +16705,7 @@ function rows451(d: usize, list: usize, n: u32): void {
 
 // 452: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/ContextUnloaded v0
 function rows452(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(452, d, n);
+  let count = <usize>clrReserve(STATE, 452, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -16724,7 +16724,7 @@ function rows452(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c28 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 24 : 20) > end) { clrSlow(452, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 24 : 20) > end) { clrSlow(STATE, 452, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos) : <u64>load<u32>(pos)); // ObjectID
     store<u64>(c8 + (r << 3), load<u64>(pos + (p8 ? 8 : 4))); // AppDomainID
     store<u64>(c16 + (r << 3), load<u64>(pos + (p8 ? 16 : 12))); // ContextID
@@ -16734,7 +16734,7 @@ function rows452(d: usize, list: usize, n: u32): void {
 
 // 453: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/AppDomainLoading v0
 function rows453(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(453, d, n);
+  let count = <usize>clrReserve(STATE, 453, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -16751,7 +16751,7 @@ function rows453(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(453, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 453, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // AppDomainID
     pos += 8;
   }
@@ -16759,7 +16759,7 @@ function rows453(d: usize, list: usize, n: u32): void {
 
 // 454: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/AppDomainLoaded v0
 function rows454(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(454, d, n);
+  let count = <usize>clrReserve(STATE, 454, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -16776,7 +16776,7 @@ function rows454(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(454, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 454, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // AppDomainID
     pos += 8;
   }
@@ -16784,7 +16784,7 @@ function rows454(d: usize, list: usize, n: u32): void {
 
 // 455: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/AppDomainUnloading v0
 function rows455(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(455, d, n);
+  let count = <usize>clrReserve(STATE, 455, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -16801,7 +16801,7 @@ function rows455(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(455, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 455, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // AppDomainID
     pos += 8;
   }
@@ -16809,7 +16809,7 @@ function rows455(d: usize, list: usize, n: u32): void {
 
 // 456: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/AppDomainUnloaded v0
 function rows456(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(456, d, n);
+  let count = <usize>clrReserve(STATE, 456, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -16826,7 +16826,7 @@ function rows456(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(456, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 456, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // AppDomainID
     pos += 8;
   }
@@ -16834,7 +16834,7 @@ function rows456(d: usize, list: usize, n: u32): void {
 
 // 457: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/AppDomainName v0
 function rows457(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(457, d, n);
+  let count = <usize>clrReserve(STATE, 457, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -16853,12 +16853,12 @@ function rows457(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c20 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(457, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 457, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // AppDomainID
     pos += 8;
     { // AppDomainName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(457, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 457, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -16868,7 +16868,7 @@ function rows457(d: usize, list: usize, n: u32): void {
 
 // 458: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/JitBegin v0
 function rows458(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(458, d, n);
+  let count = <usize>clrReserve(STATE, 458, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -16887,7 +16887,7 @@ function rows458(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c24 + r, 0);
     let pos = q;
-    if (pos + 20 > end) { clrSlow(458, b, c, r, q, end, p8); continue; }
+    if (pos + 20 > end) { clrSlow(STATE, 458, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     store<u32>(c20 + (r << 2), load<u32>(pos + 16)); // MethodToken
@@ -16897,7 +16897,7 @@ function rows458(d: usize, list: usize, n: u32): void {
 
 // 459: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/JitFailed v0
 function rows459(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(459, d, n);
+  let count = <usize>clrReserve(STATE, 459, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -16916,7 +16916,7 @@ function rows459(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c24 + r, 0);
     let pos = q;
-    if (pos + 20 > end) { clrSlow(459, b, c, r, q, end, p8); continue; }
+    if (pos + 20 > end) { clrSlow(STATE, 459, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     store<u32>(c20 + (r << 2), load<u32>(pos + 16)); // MethodToken
@@ -16926,7 +16926,7 @@ function rows459(d: usize, list: usize, n: u32): void {
 
 // 460: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/JitDone v0
 function rows460(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(460, d, n);
+  let count = <usize>clrReserve(STATE, 460, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -16945,7 +16945,7 @@ function rows460(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c24 + r, 0);
     let pos = q;
-    if (pos + 20 > end) { clrSlow(460, b, c, r, q, end, p8); continue; }
+    if (pos + 20 > end) { clrSlow(STATE, 460, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     store<u32>(c20 + (r << 2), load<u32>(pos + 16)); // MethodToken
@@ -16955,7 +16955,7 @@ function rows460(d: usize, list: usize, n: u32): void {
 
 // 461: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/JitDone v1
 function rows461(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(461, d, n);
+  let count = <usize>clrReserve(STATE, 461, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -16978,7 +16978,7 @@ function rows461(d: usize, list: usize, n: u32): void {
     store<u8>(c36 + r, 0);
     let pos = q;
     let v3: u64 = 0;
-    if (pos + 24 > end) { clrSlow(461, b, c, r, q, end, p8); continue; }
+    if (pos + 24 > end) { clrSlow(STATE, 461, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     store<u32>(c20 + (r << 2), load<u32>(pos + 16)); // MethodToken
@@ -16988,7 +16988,7 @@ function rows461(d: usize, list: usize, n: u32): void {
     { // Values
       let n: u64 = v3;
       let bytes = <u64>9 * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(461, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 461, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>n);
       pos += <usize>bytes;
@@ -16998,7 +16998,7 @@ function rows461(d: usize, list: usize, n: u32): void {
 
 // 462: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/JitChunkCreated v0
 function rows462(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(462, d, n);
+  let count = <usize>clrReserve(STATE, 462, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -17016,7 +17016,7 @@ function rows462(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c20 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 16 : 12) > end) { clrSlow(462, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 16 : 12) > end) { clrSlow(STATE, 462, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos) : <u64>load<u32>(pos)); // ChunkID
     store<u64>(c8 + (r << 3), load<u64>(pos + (p8 ? 8 : 4))); // ChunkSize
     pos += (p8 ? 16 : 12);
@@ -17025,7 +17025,7 @@ function rows462(d: usize, list: usize, n: u32): void {
 
 // 463: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/JitChunkDestroyed v0
 function rows463(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(463, d, n);
+  let count = <usize>clrReserve(STATE, 463, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -17042,7 +17042,7 @@ function rows463(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 8 : 4) > end) { clrSlow(463, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 8 : 4) > end) { clrSlow(STATE, 463, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos) : <u64>load<u32>(pos)); // ChunkID
     pos += (p8 ? 8 : 4);
   }
@@ -17050,7 +17050,7 @@ function rows463(d: usize, list: usize, n: u32): void {
 
 // 464: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/JitCodeBuffer v0
 function rows464(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(464, d, n);
+  let count = <usize>clrReserve(STATE, 464, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -17069,7 +17069,7 @@ function rows464(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c20 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 17 : 13) > end) { clrSlow(464, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 17 : 13) > end) { clrSlow(STATE, 464, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos) : <u64>load<u32>(pos)); // BufferID
     store<u64>(c8 + (r << 3), load<u64>(pos + (p8 ? 8 : 4))); // BufferSize
     store<u8>(c21 + (r), load<u8>(pos + (p8 ? 16 : 12))); // BufferType
@@ -17079,7 +17079,7 @@ function rows464(d: usize, list: usize, n: u32): void {
 
 // 465: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/ClassLoading v0
 function rows465(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(465, d, n);
+  let count = <usize>clrReserve(STATE, 465, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -17097,7 +17097,7 @@ function rows465(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c20 + r, 0);
     let pos = q;
-    if (pos + 16 > end) { clrSlow(465, b, c, r, q, end, p8); continue; }
+    if (pos + 16 > end) { clrSlow(STATE, 465, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ClassID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     pos += 16;
@@ -17106,7 +17106,7 @@ function rows465(d: usize, list: usize, n: u32): void {
 
 // 466: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/ClassFailed v0
 function rows466(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(466, d, n);
+  let count = <usize>clrReserve(STATE, 466, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -17124,7 +17124,7 @@ function rows466(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c20 + r, 0);
     let pos = q;
-    if (pos + 16 > end) { clrSlow(466, b, c, r, q, end, p8); continue; }
+    if (pos + 16 > end) { clrSlow(STATE, 466, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ClassID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     pos += 16;
@@ -17133,7 +17133,7 @@ function rows466(d: usize, list: usize, n: u32): void {
 
 // 467: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/ClassLoaded v0
 function rows467(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(467, d, n);
+  let count = <usize>clrReserve(STATE, 467, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -17153,13 +17153,13 @@ function rows467(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c28 + r, 0);
     let pos = q;
-    if (pos + 16 > end) { clrSlow(467, b, c, r, q, end, p8); continue; }
+    if (pos + 16 > end) { clrSlow(STATE, 467, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ClassID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     pos += 16;
     { // ClassName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(467, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 467, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -17169,7 +17169,7 @@ function rows467(d: usize, list: usize, n: u32): void {
 
 // 468: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/ClassLoaded v1
 function rows468(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(468, d, n);
+  let count = <usize>clrReserve(STATE, 468, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -17193,25 +17193,25 @@ function rows468(d: usize, list: usize, n: u32): void {
     store<u8>(c40 + r, 0);
     let pos = q;
     let v3: u64 = 0;
-    if (pos + 16 > end) { clrSlow(468, b, c, r, q, end, p8); continue; }
+    if (pos + 16 > end) { clrSlow(STATE, 468, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ClassID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     pos += 16;
     { // ClassName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(468, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 468, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
-    if (pos + 4 > end) { clrSlow(468, b, c, r, q, end, p8); continue; }
+    if (pos + 4 > end) { clrSlow(STATE, 468, b, c, r, q, end, p8); continue; }
     v3 = <u64>load<u32>(pos);
     store<u32>(c28 + (r << 2), <u32>v3); // Count
     pos += 4;
     { // Values
       let n: u64 = v3;
       let bytes = <u64>9 * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(468, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 468, b, c, r, q, end, p8); continue; }
       store<u32>(c32 + (r << 2), <u32>pos);
       store<u32>(c36 + (r << 2), <u32>n);
       pos += <usize>bytes;
@@ -17221,7 +17221,7 @@ function rows468(d: usize, list: usize, n: u32): void {
 
 // 469: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/VTableLoading v0
 function rows469(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(469, d, n);
+  let count = <usize>clrReserve(STATE, 469, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -17240,7 +17240,7 @@ function rows469(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c28 + r, 0);
     let pos = q;
-    if (pos + 24 > end) { clrSlow(469, b, c, r, q, end, p8); continue; }
+    if (pos + 24 > end) { clrSlow(STATE, 469, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // VTableID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ClassID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // AppDomainID
@@ -17250,7 +17250,7 @@ function rows469(d: usize, list: usize, n: u32): void {
 
 // 470: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/VTableFailed v0
 function rows470(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(470, d, n);
+  let count = <usize>clrReserve(STATE, 470, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -17269,7 +17269,7 @@ function rows470(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c28 + r, 0);
     let pos = q;
-    if (pos + 24 > end) { clrSlow(470, b, c, r, q, end, p8); continue; }
+    if (pos + 24 > end) { clrSlow(STATE, 470, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // VTableID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ClassID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // AppDomainID
@@ -17279,7 +17279,7 @@ function rows470(d: usize, list: usize, n: u32): void {
 
 // 471: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/VTableLoaded v0
 function rows471(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(471, d, n);
+  let count = <usize>clrReserve(STATE, 471, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -17298,7 +17298,7 @@ function rows471(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c28 + r, 0);
     let pos = q;
-    if (pos + 24 > end) { clrSlow(471, b, c, r, q, end, p8); continue; }
+    if (pos + 24 > end) { clrSlow(STATE, 471, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // VTableID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ClassID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // AppDomainID
@@ -17308,7 +17308,7 @@ function rows471(d: usize, list: usize, n: u32): void {
 
 // 472: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/ModuleLoading v0
 function rows472(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(472, d, n);
+  let count = <usize>clrReserve(STATE, 472, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -17325,7 +17325,7 @@ function rows472(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(472, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 472, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ModuleID
     pos += 8;
   }
@@ -17333,7 +17333,7 @@ function rows472(d: usize, list: usize, n: u32): void {
 
 // 473: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/ModuleFailed v0
 function rows473(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(473, d, n);
+  let count = <usize>clrReserve(STATE, 473, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -17350,7 +17350,7 @@ function rows473(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(473, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 473, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ModuleID
     pos += 8;
   }
@@ -17358,7 +17358,7 @@ function rows473(d: usize, list: usize, n: u32): void {
 
 // 474: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/ModuleLoaded v0
 function rows474(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(474, d, n);
+  let count = <usize>clrReserve(STATE, 474, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -17379,19 +17379,19 @@ function rows474(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c28 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(474, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 474, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ModuleID
     pos += 8;
     { // ModuleName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(474, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 474, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // ModuleSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(474, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 474, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -17401,7 +17401,7 @@ function rows474(d: usize, list: usize, n: u32): void {
 
 // 475: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/ModuleUnloading v0
 function rows475(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(475, d, n);
+  let count = <usize>clrReserve(STATE, 475, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -17418,7 +17418,7 @@ function rows475(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(475, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 475, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ModuleID
     pos += 8;
   }
@@ -17426,7 +17426,7 @@ function rows475(d: usize, list: usize, n: u32): void {
 
 // 476: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/ModuleUnloaded v0
 function rows476(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(476, d, n);
+  let count = <usize>clrReserve(STATE, 476, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -17447,19 +17447,19 @@ function rows476(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c28 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(476, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 476, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ModuleID
     pos += 8;
     { // ModuleName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(476, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 476, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // ModuleSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(476, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 476, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -17469,7 +17469,7 @@ function rows476(d: usize, list: usize, n: u32): void {
 
 // 477: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/AssemblyLoading v0
 function rows477(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(477, d, n);
+  let count = <usize>clrReserve(STATE, 477, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -17487,7 +17487,7 @@ function rows477(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c20 + r, 0);
     let pos = q;
-    if (pos + 16 > end) { clrSlow(477, b, c, r, q, end, p8); continue; }
+    if (pos + 16 > end) { clrSlow(STATE, 477, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // AssemblyID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     pos += 16;
@@ -17496,7 +17496,7 @@ function rows477(d: usize, list: usize, n: u32): void {
 
 // 478: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/AssemblyLoaded v0
 function rows478(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(478, d, n);
+  let count = <usize>clrReserve(STATE, 478, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -17516,13 +17516,13 @@ function rows478(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c28 + r, 0);
     let pos = q;
-    if (pos + 16 > end) { clrSlow(478, b, c, r, q, end, p8); continue; }
+    if (pos + 16 > end) { clrSlow(STATE, 478, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // AssemblyID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     pos += 16;
     { // AssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(478, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 478, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -17532,7 +17532,7 @@ function rows478(d: usize, list: usize, n: u32): void {
 
 // 479: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/AssemblyUnloading v0
 function rows479(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(479, d, n);
+  let count = <usize>clrReserve(STATE, 479, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -17550,7 +17550,7 @@ function rows479(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c20 + r, 0);
     let pos = q;
-    if (pos + 16 > end) { clrSlow(479, b, c, r, q, end, p8); continue; }
+    if (pos + 16 > end) { clrSlow(STATE, 479, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // AssemblyID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     pos += 16;
@@ -17559,7 +17559,7 @@ function rows479(d: usize, list: usize, n: u32): void {
 
 // 480: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/AssemblyUnloaded v0
 function rows480(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(480, d, n);
+  let count = <usize>clrReserve(STATE, 480, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -17579,13 +17579,13 @@ function rows480(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c28 + r, 0);
     let pos = q;
-    if (pos + 16 > end) { clrSlow(480, b, c, r, q, end, p8); continue; }
+    if (pos + 16 > end) { clrSlow(STATE, 480, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // AssemblyID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ModuleID
     pos += 16;
     { // AssemblyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(480, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 480, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -17595,7 +17595,7 @@ function rows480(d: usize, list: usize, n: u32): void {
 
 // 481: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/MethodEnter v0
 function rows481(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(481, d, n);
+  let count = <usize>clrReserve(STATE, 481, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -17612,7 +17612,7 @@ function rows481(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(481, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 481, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     pos += 8;
   }
@@ -17620,7 +17620,7 @@ function rows481(d: usize, list: usize, n: u32): void {
 
 // 482: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/MethodLeave v0
 function rows482(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(482, d, n);
+  let count = <usize>clrReserve(STATE, 482, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -17637,7 +17637,7 @@ function rows482(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(482, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 482, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     pos += 8;
   }
@@ -17645,7 +17645,7 @@ function rows482(d: usize, list: usize, n: u32): void {
 
 // 483: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/MethodTailCall v0
 function rows483(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(483, d, n);
+  let count = <usize>clrReserve(STATE, 483, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -17662,7 +17662,7 @@ function rows483(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(483, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 483, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     pos += 8;
   }
@@ -17670,7 +17670,7 @@ function rows483(d: usize, list: usize, n: u32): void {
 
 // 484: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/MethodExceptionLeave v0
 function rows484(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(484, d, n);
+  let count = <usize>clrReserve(STATE, 484, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -17687,7 +17687,7 @@ function rows484(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(484, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 484, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     pos += 8;
   }
@@ -17695,7 +17695,7 @@ function rows484(d: usize, list: usize, n: u32): void {
 
 // 485: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/MethodFree v0
 function rows485(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(485, d, n);
+  let count = <usize>clrReserve(STATE, 485, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -17712,7 +17712,7 @@ function rows485(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(485, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 485, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     pos += 8;
   }
@@ -17720,7 +17720,7 @@ function rows485(d: usize, list: usize, n: u32): void {
 
 // 486: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/MethodBeginInvoke v0
 function rows486(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(486, d, n);
+  let count = <usize>clrReserve(STATE, 486, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -17737,7 +17737,7 @@ function rows486(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(486, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 486, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     pos += 8;
   }
@@ -17745,7 +17745,7 @@ function rows486(d: usize, list: usize, n: u32): void {
 
 // 487: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/MethodEndInvoke v0
 function rows487(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(487, d, n);
+  let count = <usize>clrReserve(STATE, 487, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -17762,7 +17762,7 @@ function rows487(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(487, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 487, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     pos += 8;
   }
@@ -17770,7 +17770,7 @@ function rows487(d: usize, list: usize, n: u32): void {
 
 // 488: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/ExceptionThrow v0
 function rows488(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(488, d, n);
+  let count = <usize>clrReserve(STATE, 488, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -17788,7 +17788,7 @@ function rows488(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c20 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 16 : 12) > end) { clrSlow(488, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 16 : 12) > end) { clrSlow(STATE, 488, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // TypeID
     store<u64>(c8 + (r << 3), p8 ? load<u64>(pos + 8) : <u64>load<u32>(pos + 8)); // ObjectID
     pos += (p8 ? 16 : 12);
@@ -17797,7 +17797,7 @@ function rows488(d: usize, list: usize, n: u32): void {
 
 // 489: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/ExceptionClause v0
 function rows489(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(489, d, n);
+  let count = <usize>clrReserve(STATE, 489, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -17818,7 +17818,7 @@ function rows489(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c32 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 29 : 25) > end) { clrSlow(489, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 29 : 25) > end) { clrSlow(STATE, 489, b, c, r, q, end, p8); continue; }
     store<u8>(c33 + (r), load<u8>(pos)); // ClauseType
     store<u32>(c28 + (r << 2), load<u32>(pos + 1)); // ClauseIdx
     store<u64>(c0 + (r << 3), load<u64>(pos + 5)); // MethodID
@@ -17830,7 +17830,7 @@ function rows489(d: usize, list: usize, n: u32): void {
 
 // 490: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/GCEvent v0
 function rows490(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(490, d, n);
+  let count = <usize>clrReserve(STATE, 490, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -17848,7 +17848,7 @@ function rows490(d: usize, list: usize, n: u32): void {
     store<u32>(c0 + (r << 2), <u32>row);
     store<u8>(c8 + r, 0);
     let pos = q;
-    if (pos + 5 > end) { clrSlow(490, b, c, r, q, end, p8); continue; }
+    if (pos + 5 > end) { clrSlow(STATE, 490, b, c, r, q, end, p8); continue; }
     store<u8>(c9 + (r), load<u8>(pos)); // GCEventType
     store<u32>(c4 + (r << 2), load<u32>(pos + 1)); // GCGeneration
     pos += 5;
@@ -17857,7 +17857,7 @@ function rows490(d: usize, list: usize, n: u32): void {
 
 // 491: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/GCAllocation v0
 function rows491(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(491, d, n);
+  let count = <usize>clrReserve(STATE, 491, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -17876,7 +17876,7 @@ function rows491(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c28 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 24 : 20) > end) { clrSlow(491, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 24 : 20) > end) { clrSlow(STATE, 491, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // VTableID
     store<u64>(c8 + (r << 3), p8 ? load<u64>(pos + 8) : <u64>load<u32>(pos + 8)); // ObjectID
     store<u64>(c16 + (r << 3), load<u64>(pos + (p8 ? 16 : 12))); // ObjectSize
@@ -17886,7 +17886,7 @@ function rows491(d: usize, list: usize, n: u32): void {
 
 // 492: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/GCMoves v0
 function rows492(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(492, d, n);
+  let count = <usize>clrReserve(STATE, 492, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -17906,14 +17906,14 @@ function rows492(d: usize, list: usize, n: u32): void {
     store<u8>(c16 + r, 0);
     let pos = q;
     let v0: u64 = 0;
-    if (pos + 4 > end) { clrSlow(492, b, c, r, q, end, p8); continue; }
+    if (pos + 4 > end) { clrSlow(STATE, 492, b, c, r, q, end, p8); continue; }
     v0 = <u64>load<u32>(pos);
     store<u32>(c4 + (r << 2), <u32>v0); // Count
     pos += 4;
     { // Values
       let n: u64 = v0;
       let bytes = <u64>(p8 ? 16 : 8) * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(492, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 492, b, c, r, q, end, p8); continue; }
       store<u32>(c8 + (r << 2), <u32>pos);
       store<u32>(c12 + (r << 2), <u32>n);
       pos += <usize>bytes;
@@ -17923,7 +17923,7 @@ function rows492(d: usize, list: usize, n: u32): void {
 
 // 493: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/GCResize v0
 function rows493(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(493, d, n);
+  let count = <usize>clrReserve(STATE, 493, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -17940,7 +17940,7 @@ function rows493(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(493, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 493, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // NewSize
     pos += 8;
   }
@@ -17948,7 +17948,7 @@ function rows493(d: usize, list: usize, n: u32): void {
 
 // 494: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/GCHandleCreated v0
 function rows494(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(494, d, n);
+  let count = <usize>clrReserve(STATE, 494, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -17967,7 +17967,7 @@ function rows494(d: usize, list: usize, n: u32): void {
     store<u32>(c16 + (r << 2), <u32>row);
     store<u8>(c20 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 17 : 13) > end) { clrSlow(494, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 17 : 13) > end) { clrSlow(STATE, 494, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // HandleID
     store<u8>(c21 + (r), load<u8>(pos + 8)); // HandleType
     store<u64>(c8 + (r << 3), p8 ? load<u64>(pos + 9) : <u64>load<u32>(pos + 9)); // ObjectID
@@ -17977,7 +17977,7 @@ function rows494(d: usize, list: usize, n: u32): void {
 
 // 495: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/GCHandleDeleted v0
 function rows495(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(495, d, n);
+  let count = <usize>clrReserve(STATE, 495, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -17995,7 +17995,7 @@ function rows495(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + 9 > end) { clrSlow(495, b, c, r, q, end, p8); continue; }
+    if (pos + 9 > end) { clrSlow(STATE, 495, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // HandleID
     store<u8>(c13 + (r), load<u8>(pos + 8)); // HandleType
     pos += 9;
@@ -18004,7 +18004,7 @@ function rows495(d: usize, list: usize, n: u32): void {
 
 // 496: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/GCFinalizing v0
 function rows496(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(496, d, n);
+  let count = <usize>clrReserve(STATE, 496, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -18025,7 +18025,7 @@ function rows496(d: usize, list: usize, n: u32): void {
 
 // 497: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/GCFinalized v0
 function rows497(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(497, d, n);
+  let count = <usize>clrReserve(STATE, 497, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -18046,7 +18046,7 @@ function rows497(d: usize, list: usize, n: u32): void {
 
 // 498: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/GCFinalizingObject v0
 function rows498(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(498, d, n);
+  let count = <usize>clrReserve(STATE, 498, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -18063,7 +18063,7 @@ function rows498(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 8 : 4) > end) { clrSlow(498, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 8 : 4) > end) { clrSlow(STATE, 498, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos) : <u64>load<u32>(pos)); // ObjectID
     pos += (p8 ? 8 : 4);
   }
@@ -18071,7 +18071,7 @@ function rows498(d: usize, list: usize, n: u32): void {
 
 // 499: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/GCFinalizedObject v0
 function rows499(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(499, d, n);
+  let count = <usize>clrReserve(STATE, 499, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -18088,7 +18088,7 @@ function rows499(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 8 : 4) > end) { clrSlow(499, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 8 : 4) > end) { clrSlow(STATE, 499, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos) : <u64>load<u32>(pos)); // ObjectID
     pos += (p8 ? 8 : 4);
   }
@@ -18096,7 +18096,7 @@ function rows499(d: usize, list: usize, n: u32): void {
 
 // 500: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/GCRootRegister v0
 function rows500(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(500, d, n);
+  let count = <usize>clrReserve(STATE, 500, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -18118,15 +18118,15 @@ function rows500(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c36 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 25 : 21) > end) { clrSlow(500, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 25 : 21) > end) { clrSlow(STATE, 500, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos) : <u64>load<u32>(pos)); // RootID
     store<u64>(c8 + (r << 3), load<u64>(pos + (p8 ? 8 : 4))); // RootSize
     store<u8>(c37 + (r), load<u8>(pos + (p8 ? 16 : 12))); // RootType
     store<u64>(c16 + (r << 3), load<u64>(pos + (p8 ? 17 : 13))); // RootKeyID
     pos += (p8 ? 25 : 21);
     { // RootKeyName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(500, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 500, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -18136,7 +18136,7 @@ function rows500(d: usize, list: usize, n: u32): void {
 
 // 501: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/GCRootUnregister v0
 function rows501(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(501, d, n);
+  let count = <usize>clrReserve(STATE, 501, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -18153,7 +18153,7 @@ function rows501(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 8 : 4) > end) { clrSlow(501, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 8 : 4) > end) { clrSlow(STATE, 501, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos) : <u64>load<u32>(pos)); // RootID
     pos += (p8 ? 8 : 4);
   }
@@ -18161,7 +18161,7 @@ function rows501(d: usize, list: usize, n: u32): void {
 
 // 502: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/GCRoots v0
 function rows502(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(502, d, n);
+  let count = <usize>clrReserve(STATE, 502, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -18181,14 +18181,14 @@ function rows502(d: usize, list: usize, n: u32): void {
     store<u8>(c16 + r, 0);
     let pos = q;
     let v0: u64 = 0;
-    if (pos + 4 > end) { clrSlow(502, b, c, r, q, end, p8); continue; }
+    if (pos + 4 > end) { clrSlow(STATE, 502, b, c, r, q, end, p8); continue; }
     v0 = <u64>load<u32>(pos);
     store<u32>(c4 + (r << 2), <u32>v0); // Count
     pos += 4;
     { // Values
       let n: u64 = v0;
       let bytes = <u64>(p8 ? 16 : 8) * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(502, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 502, b, c, r, q, end, p8); continue; }
       store<u32>(c8 + (r << 2), <u32>pos);
       store<u32>(c12 + (r << 2), <u32>n);
       pos += <usize>bytes;
@@ -18198,7 +18198,7 @@ function rows502(d: usize, list: usize, n: u32): void {
 
 // 503: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/GCHeapDumpStart v0
 function rows503(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(503, d, n);
+  let count = <usize>clrReserve(STATE, 503, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -18217,8 +18217,8 @@ function rows503(d: usize, list: usize, n: u32): void {
     store<u8>(c12 + r, 0);
     let pos = q;
     { // HeapCollectParam
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(503, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 503, b, c, r, q, end, p8); continue; }
       store<u32>(c4 + (r << 2), <u32>pos);
       store<u32>(c8 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -18228,7 +18228,7 @@ function rows503(d: usize, list: usize, n: u32): void {
 
 // 504: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/GCHeapDumpStop v0
 function rows504(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(504, d, n);
+  let count = <usize>clrReserve(STATE, 504, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -18249,7 +18249,7 @@ function rows504(d: usize, list: usize, n: u32): void {
 
 // 505: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/GCHeapDumpObjectReference v0
 function rows505(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(505, d, n);
+  let count = <usize>clrReserve(STATE, 505, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -18273,7 +18273,7 @@ function rows505(d: usize, list: usize, n: u32): void {
     store<u8>(c40 + r, 0);
     let pos = q;
     let v4: u64 = 0;
-    if (pos + (p8 ? 29 : 25) > end) { clrSlow(505, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 29 : 25) > end) { clrSlow(STATE, 505, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos) : <u64>load<u32>(pos)); // ObjectID
     store<u64>(c8 + (r << 3), load<u64>(pos + (p8 ? 8 : 4))); // VTableID
     store<u64>(c16 + (r << 3), load<u64>(pos + (p8 ? 16 : 12))); // ObjectSize
@@ -18284,7 +18284,7 @@ function rows505(d: usize, list: usize, n: u32): void {
     { // Values
       let n: u64 = v4;
       let bytes = <u64>(p8 ? 12 : 8) * n;
-      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(505, b, c, r, q, end, p8); continue; }
+      if (n > 0xffffffff || <u64>pos + bytes > <u64>end) { clrSlow(STATE, 505, b, c, r, q, end, p8); continue; }
       store<u32>(c32 + (r << 2), <u32>pos);
       store<u32>(c36 + (r << 2), <u32>n);
       pos += <usize>bytes;
@@ -18294,7 +18294,7 @@ function rows505(d: usize, list: usize, n: u32): void {
 
 // 506: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/MonitorContention v0
 function rows506(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(506, d, n);
+  let count = <usize>clrReserve(STATE, 506, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -18311,7 +18311,7 @@ function rows506(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 8 : 4) > end) { clrSlow(506, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 8 : 4) > end) { clrSlow(STATE, 506, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos) : <u64>load<u32>(pos)); // ObjectID
     pos += (p8 ? 8 : 4);
   }
@@ -18319,7 +18319,7 @@ function rows506(d: usize, list: usize, n: u32): void {
 
 // 507: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/MonitorFailed v0
 function rows507(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(507, d, n);
+  let count = <usize>clrReserve(STATE, 507, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -18336,7 +18336,7 @@ function rows507(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 8 : 4) > end) { clrSlow(507, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 8 : 4) > end) { clrSlow(STATE, 507, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos) : <u64>load<u32>(pos)); // ObjectID
     pos += (p8 ? 8 : 4);
   }
@@ -18344,7 +18344,7 @@ function rows507(d: usize, list: usize, n: u32): void {
 
 // 508: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/MonitorAquired v0
 function rows508(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(508, d, n);
+  let count = <usize>clrReserve(STATE, 508, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -18361,7 +18361,7 @@ function rows508(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + (p8 ? 8 : 4) > end) { clrSlow(508, b, c, r, q, end, p8); continue; }
+    if (pos + (p8 ? 8 : 4) > end) { clrSlow(STATE, 508, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), p8 ? load<u64>(pos) : <u64>load<u32>(pos)); // ObjectID
     pos += (p8 ? 8 : 4);
   }
@@ -18369,7 +18369,7 @@ function rows508(d: usize, list: usize, n: u32): void {
 
 // 509: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/ThreadStarted v0
 function rows509(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(509, d, n);
+  let count = <usize>clrReserve(STATE, 509, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -18386,7 +18386,7 @@ function rows509(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(509, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 509, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ThreadID
     pos += 8;
   }
@@ -18394,7 +18394,7 @@ function rows509(d: usize, list: usize, n: u32): void {
 
 // 510: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/ThreadStopping v0
 function rows510(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(510, d, n);
+  let count = <usize>clrReserve(STATE, 510, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -18411,7 +18411,7 @@ function rows510(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(510, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 510, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ThreadID
     pos += 8;
   }
@@ -18419,7 +18419,7 @@ function rows510(d: usize, list: usize, n: u32): void {
 
 // 511: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/ThreadStopped v0
 function rows511(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(511, d, n);
+  let count = <usize>clrReserve(STATE, 511, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -18436,7 +18436,7 @@ function rows511(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(511, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 511, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ThreadID
     pos += 8;
   }
@@ -18444,7 +18444,7 @@ function rows511(d: usize, list: usize, n: u32): void {
 
 // 512: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/ThreadExited v0
 function rows512(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(512, d, n);
+  let count = <usize>clrReserve(STATE, 512, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -18461,7 +18461,7 @@ function rows512(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c12 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(512, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 512, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ThreadID
     pos += 8;
   }
@@ -18469,7 +18469,7 @@ function rows512(d: usize, list: usize, n: u32): void {
 
 // 513: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/ThreadName v0
 function rows513(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(513, d, n);
+  let count = <usize>clrReserve(STATE, 513, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -18488,12 +18488,12 @@ function rows513(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c20 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(513, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 513, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // ThreadID
     pos += 8;
     { // ThreadName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(513, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 513, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -18503,7 +18503,7 @@ function rows513(d: usize, list: usize, n: u32): void {
 
 // 514: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/JitDoneVerbose v0
 function rows514(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(514, d, n);
+  let count = <usize>clrReserve(STATE, 514, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -18526,26 +18526,26 @@ function rows514(d: usize, list: usize, n: u32): void {
     store<u32>(c8 + (r << 2), <u32>row);
     store<u8>(c36 + r, 0);
     let pos = q;
-    if (pos + 8 > end) { clrSlow(514, b, c, r, q, end, p8); continue; }
+    if (pos + 8 > end) { clrSlow(STATE, 514, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // MethodID
     pos += 8;
     { // MethodNamespace
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(514, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 514, b, c, r, q, end, p8); continue; }
       store<u32>(c12 + (r << 2), <u32>pos);
       store<u32>(c16 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(514, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 514, b, c, r, q, end, p8); continue; }
       store<u32>(c20 + (r << 2), <u32>pos);
       store<u32>(c24 + (r << 2), <u32>(z - pos));
       pos = z + 2;
     }
     { // MethodSignature
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(514, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 514, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;
@@ -18555,7 +18555,7 @@ function rows514(d: usize, list: usize, n: u32): void {
 
 // 515: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/GCHeapDumpVTableClassReference v0
 function rows515(d: usize, list: usize, n: u32): void {
-  let count = <usize>clrReserve(515, d, n);
+  let count = <usize>clrReserve(STATE, 515, d, n);
   if (count == <usize>-1) return;
   let b = <usize>load<u32>(d, CLR_DIR_BLOCK);
   let c = <usize>load<u32>(d, CLR_DIR_CAP);
@@ -18576,14 +18576,14 @@ function rows515(d: usize, list: usize, n: u32): void {
     store<u32>(c24 + (r << 2), <u32>row);
     store<u8>(c36 + r, 0);
     let pos = q;
-    if (pos + 24 > end) { clrSlow(515, b, c, r, q, end, p8); continue; }
+    if (pos + 24 > end) { clrSlow(STATE, 515, b, c, r, q, end, p8); continue; }
     store<u64>(c0 + (r << 3), load<u64>(pos)); // VTableID
     store<u64>(c8 + (r << 3), load<u64>(pos + 8)); // ClassID
     store<u64>(c16 + (r << 3), load<u64>(pos + 16)); // ModuleID
     pos += 24;
     { // ClassName
-      let z = scanUtf16(pos, end);
-      if (z + 2 > end) { clrSlow(515, b, c, r, q, end, p8); continue; }
+      let z = scanUtf16(STATE, pos, end);
+      if (z + 2 > end) { clrSlow(STATE, 515, b, c, r, q, end, p8); continue; }
       store<u32>(c28 + (r << 2), <u32>pos);
       store<u32>(c32 + (r << 2), <u32>(z - pos));
       pos = z + 2;

@@ -68,6 +68,14 @@ import { MIN_WINDOW, COMPRESSION_XPRESS } from "./codes";
   clrRows: u32 = 0; // rows placed in this window
   clrMissing: u32 = 0; // rows that found no memory, in this window
   clrOn: bool = false; // the typed tables are on (clr.ts setClr)
+  // ---- clr.ts: the field program and lookups, in memory the bindings placed (setClr) ----
+  clrProgram: usize = 0;
+  clrStarts: usize = 0; // u32 per schema event: its first word in the program
+  clrLookup: usize = 0; // i16 per (CLR provider, id < CLR_MAX_ID, version < CLR_VERSIONS): schema event, -1 none
+  clrGuids: usize = 0; // 16 bytes per CLR provider, in memory order
+  clrGuidCount: u32 = 0;
+  clrScope: usize = 0; // the values of the fields of the scope being walked (u64 per field, CLR_SCOPE_VALUES per depth)
+  clrTruncated: bool = false; // the field walk met the payload's end
   // ---- providers.ts: the provider table, PROV_STRIDE-byte entries, and its hash index ----
   provCount: u32 = 0;
   provCap: u32 = 0;

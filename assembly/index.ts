@@ -39,7 +39,7 @@ export function placedReorder(cols: usize, stride: usize, n: u32, order: usize, 
  */
 export function setClr(words: usize, starts: usize, nTypes: u32, table: usize, guids: usize, nGuids: u32, fingerprint: u32): bool {
   if (nTypes != CLR_FILL_TYPES || fingerprint != CLR_FILL_FINGERPRINT) return false;
-  return records.typedBuckets(STATE, nTypes) && clr.setClr(words, starts, nTypes, table, guids, nGuids);
+  return records.typedBuckets(STATE, nTypes) && clr.setClr(STATE, words, starts, nTypes, table, guids, nGuids);
 }
 
 /**

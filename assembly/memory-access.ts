@@ -141,6 +141,36 @@ export const PROVIDER_BLOCK: usize = memory.data(PROVIDER_BLOCK_BYTES, 16); // p
   store<u64>(dst, b, 8);
 }
 
+// ---- scans of the typed tables' strings (clr.ts), 16 bytes a step ----
+
+/**
+ * Position of the first zero UTF-16 unit at or after `q` (by two-byte steps), or where the units end
+ * before `end` (then no unit of the rest is zero).
+ */
+export function scanUtf16(m: Mem, q: usize, end: usize): usize {
+  // eight units at a time: a lane mask of the zero units
+  let zero = i16x8.splat(0);
+  while (q + 16 <= end) {
+    let z = i16x8.bitmask(i16x8.eq(v128.load(q), zero));
+    if (z != 0) return q + (<usize>ctz<u32>(z) << 1);
+    q += 16;
+  }
+  while (q + 2 <= end && load<u16>(q) != 0) q += 2;
+  return q;
+}
+
+/** Position of the first zero byte at or after `q`, or `end`. */
+export function scanAnsi(m: Mem, q: usize, end: usize): usize {
+  let zero = i8x16.splat(0);
+  while (q + 16 <= end) {
+    let z = i8x16.bitmask(i8x16.eq(v128.load(q), zero));
+    if (z != 0) return q + <usize>ctz<u32>(z);
+    q += 16;
+  }
+  while (q < end && load<u8>(q) != 0) q++;
+  return q;
+}
+
 // ---- the heap: the runtime's allocator, which traps where it cannot grow; these return 0 instead ----
 
 // The memory's maximum in pages: the bindings create the memory with this maximum (a decode's

@@ -25,7 +25,7 @@ import { clrEventOf, clrMoveRefs, clrPermute } from "./clr";
 import { fillClrRows } from "./clr-fill";
 import { providerByGuid, providerByHook, providerNone, PROV_LAST } from "./providers";
 import {
-  Mem, FILTER_BLOCK, PROVIDER_BLOCK, ld8, ld16, ld32, ldi8, ldi16, ldi32, st8, st16, st32, ld16a, ld32a, st16a, st32a,
+  Mem, FILTER_BLOCK, PROVIDER_BLOCK, ld8, ldi8, ldi16, st8, ld16a, ld32a, st16a, st32a,
   copy8, copy8a, fill, lti64, typeHash, allocate, release,
 } from "./memory-access";
 
@@ -240,6 +240,7 @@ function fillTyped(m: Mem): void {
   m.bucketsUsed = 0;
 }
 
+// (the columns and blocks below are the caller's or allocated: aligned as their widths)
 // Rows that are not a record walk's are filled a chunk at a time, each chunk's rows of one schema event
 // in one call of its fill: their payloads are then near one another, as a record walk's buckets are (one
 // call per schema event over a whole 64 MiB store took 120 ns an event, a payload missing the cache each).
@@ -281,41 +282,42 @@ export function fillRowsOf(
     let end = rows < c + FILL_CHUNK ? rows : c + FILL_CHUNK;
     let nMet: u32 = 0;
     for (let r = c; r < end; r++) {
-      let prov = ld16(m, provider + (<usize>r << 1));
+      let prov = ld16a(m, provider + (<usize>r << 1));
       let p = prov < nProv ? ldi8(m, provClr + prov) : -1;
-      let t = p < 0 ? -1 : clrEventOf(m, p, ld8(m, headerType + r), ld16(m, eventId + (<usize>r << 1)), ld16(m, version + (<usize>r << 1)));
-      st32(m, eventOf + (<usize>(r - c) << 2), <u32>t);
+      let t = p < 0 ? -1 : clrEventOf(m, p, ld8(m, headerType + r), ld16a(m, eventId + (<usize>r << 1)), ld16a(m, version + (<usize>r << 1)));
+      st32a(m, eventOf + (<usize>(r - c) << 2), <u32>(t + 1)); // (0: none)
       if (t < 0) continue;
       let k = count + (<usize>t << 2);
-      let n = ld32(m, k);
+      let n = ld32a(m, k);
       if (n == 0) {
-        st32(m, met + (<usize>nMet << 2), <u32>t);
+        st32a(m, met + (<usize>nMet << 2), <u32>t);
         nMet++;
       }
-      st32(m, k, n + 1);
+      st32a(m, k, n + 1);
     }
     // each event's rows one after another in `list`, in row order
     let from: u32 = 0;
     for (let e: u32 = 0; e < nMet; e++) {
-      let t = <usize>ld32(m, met + (<usize>e << 2));
-      st32(m, at + (t << 2), from);
-      from += ld32(m, count + (t << 2));
+      let t = <usize>ld32a(m, met + (<usize>e << 2));
+      st32a(m, at + (t << 2), from);
+      from += ld32a(m, count + (t << 2));
     }
     for (let r = c; r < end; r++) {
-      let t = ldi32(m, eventOf + (<usize>(r - c) << 2));
-      if (t < 0) continue;
+      let t1 = ld32a(m, eventOf + (<usize>(r - c) << 2));
+      if (t1 == 0) continue;
+      let t = t1 - 1;
       let a = at + (<usize>t << 2);
-      let k = ld32(m, a);
-      st32(m, list + (<usize>k << 2), r);
-      st32(m, a, k + 1);
+      let k = ld32a(m, a);
+      st32a(m, list + (<usize>k << 2), r);
+      st32a(m, a, k + 1);
     }
     for (let e: u32 = 0; e < nMet; e++) {
-      let t = ld32(m, met + (<usize>e << 2));
-      let n = ld32(m, count + (<usize>t << 2));
+      let t = ld32a(m, met + (<usize>e << 2));
+      let n = ld32a(m, count + (<usize>t << 2));
       // (`at` has moved on to the event's last row + 1)
-      let first = ld32(m, at + (<usize>t << 2)) - n;
+      let first = ld32a(m, at + (<usize>t << 2)) - n;
       fillClrRows(m, <i32>t, clrEntry(m, <i32>t), list + (<usize>first << 2), n);
-      st32(m, count + (<usize>t << 2), 0);
+      st32a(m, count + (<usize>t << 2), 0);
     }
   }
   release(m, count);
@@ -328,8 +330,8 @@ export function fillRowsOf(
 
 /** The schema event of window row `k` (fillPlacedRows's), -1: none. */
 @inline function placedType(m: Mem, md: usize, k: u32, mdClr: usize, nMd: u32): i32 {
-  let v = ldi32(m, md + (<usize>k << 2));
-  return v >= 0 && <u32>v < nMd ? ldi16(m, mdClr + (<usize>v << 1)) : -1;
+  let v = ld32a(m, md + (<usize>k << 2)); // (an i32: -1, none, is past nMd as a u32)
+  return v < nMd ? ldi16(m, mdClr + (<usize>v << 1)) : -1;
 }
 
 /**
@@ -368,9 +370,9 @@ export function fillPlacedRows(
   for (let r: usize = 0; r < n; r++) {
     let t = placedType(m, md, first + <u32>r, mdClr, nMd);
     if (t < 0) continue;
-    let size = ld32(m, ps + (r << 2));
-    st32(m, address + (r << 2), ld32(m, po + (r << 2)) - bias);
-    st16(m, length + (r << 1), size < 0xffff ? size : 0xffff);
+    let size = ld32a(m, ps + (r << 2));
+    st32a(m, address + (r << 2), ld32a(m, po + (r << 2)) - bias);
+    st16a(m, length + (r << 1), size < 0xffff ? size : 0xffff);
     st8(m, ht + r, headerType);
     noteTyped(m, t, first + <u32>r);
   }
@@ -403,30 +405,30 @@ export function placedReorder(m: Mem, cols: usize, stride: usize, n: u32, order:
       let t = placedType(m, md, k, mdClr, nMd);
       if (t < 0) continue;
       let c = next + (<usize>t << 2);
-      let j = ld32(m, c);
-      st32(m, index + (<usize>k << 2), j);
-      st32(m, c, j + 1);
+      let j = ld32a(m, c);
+      st32a(m, index + (<usize>k << 2), j);
+      st32a(m, c, j + 1);
     }
     let at: u32 = 0;
     for (let t: u32 = 0; t < nTypes; t++) {
-      st32(m, start + (<usize>t << 2), at);
-      at += ld32(m, next + (<usize>t << 2));
-      st32(m, next + (<usize>t << 2), 0);
+      st32a(m, start + (<usize>t << 2), at);
+      at += ld32a(m, next + (<usize>t << 2));
+      st32a(m, next + (<usize>t << 2), 0);
     }
     for (let r: u32 = 0; r < n; r++) {
-      let k = ld32(m, order + (<usize>r << 2));
+      let k = ld32a(m, order + (<usize>r << 2));
       let t = placedType(m, md, k, mdClr, nMd);
       if (t < 0) continue;
       let c = next + (<usize>t << 2);
-      let e = <usize>(ld32(m, start + (<usize>t << 2)) + ld32(m, c));
-      st32(m, src + (e << 2), ld32(m, index + (<usize>k << 2)));
-      st32(m, rows + (e << 2), r);
-      st32(m, c, ld32(m, c) + 1);
+      let e = <usize>(ld32a(m, start + (<usize>t << 2)) + ld32a(m, c));
+      st32a(m, src + (e << 2), ld32a(m, index + (<usize>k << 2)));
+      st32a(m, rows + (e << 2), r);
+      st32a(m, c, ld32a(m, c) + 1);
     }
     for (let t: u32 = 0; t < nTypes; t++) {
-      let c = ld32(m, next + (<usize>t << 2));
+      let c = ld32a(m, next + (<usize>t << 2));
       if (c == 0) continue;
-      let s0 = <usize>ld32(m, start + (<usize>t << 2)) << 2;
+      let s0 = <usize>ld32a(m, start + (<usize>t << 2)) << 2;
       clrPermute(m, <i32>t, clrEntry(m, <i32>t), src + s0, rows + s0, c, tmp);
     }
   }
@@ -437,13 +439,6 @@ export function placedReorder(m: Mem, cols: usize, stride: usize, n: u32, order:
   release(m, rows);
   release(m, tmp);
   return ok;
-}
-
-/** A record whose layout is unknown: kept whole as user data, with the previous timestamp (at `tsAt`). */
-function emitOpaque(m: Mem, rec: usize, pos: u32, size: u32, tsAt: usize, ht: u32, detail: u32): void {
-  recordWarning(m, W_OPAQUE_RECORD, pos, detail);
-  emit(m, rec, 0, size, tsAt, 0, 0, NONE32, NONE32, providerNone(m), 0, 0,
-    F_OPAQUE | F_NO_PROCESS_INFO | F_TIMESTAMP_INHERITED, 0, 0, 0, ht, 0);
 }
 
 function recordWarning(m: Mem, code: u32, pos: u32, detail: u32): void {
@@ -541,45 +536,50 @@ export function walkRecords(
     let remaining = len - pos;
     let b3 = marker >>> 24;
     let ht = (marker >>> 16) & 0xff;
+    // the row's values, which each header layout sets; the row is written at the end, in one place
     let size: u32 = 0;
-    let fixed: u32 = 0;
+    let hl: u32 = 0;
+    let tsAt = lastTsAt;
+    let kwLo: u32 = 0, kwHi: u32 = 0;
+    let pid = NONE32, tid = NONE32;
+    let prov: i32 = 0;
+    let eventId: u32 = 0, task: u32 = 0, flags: u32 = 0, version: u32 = 0, opcode: u32 = 0, level: u32 = 0, channel: u32 = 0;
+    let rowType = ht;
 
     if ((b3 & 0xc0) == 0xc0 && ht != 0) {
       // ---- fixed-layout trace headers ----
       if (ht <= 4 || ht == 0x10 || ht == 0x11) {
         // system family: SYSTEM (0x20), COMPACT (0x18), PERFINFO (0x10)
-        fixed = ht <= 2 ? 0x20 : ht <= 4 ? 0x18 : 0x10;
+        let fixed: u32 = ht <= 2 ? 0x20 : ht <= 4 ? 0x18 : 0x10;
         if (remaining < 8) { recordWarning(m, W_RECORD_OVERRUNS, pos, remaining); break; }
         size = ld16a(m, rec + 4);
         let ver = marker & 0xffff;
         // PEBS index and PMC counters sit between the fixed header and the payload.
-        let hl = fixed + ((ver & 0x8000) != 0 ? 8 : 0) + (((ver >>> 8) & 7) << 3);
+        hl = fixed + ((ver & 0x8000) != 0 ? 8 : 0) + (((ver >>> 8) & 7) << 3);
         if (size == 0) { recordWarning(m, W_RECORD_SIZE_ZERO, pos, marker); break; }
         if (size < hl) { recordWarning(m, W_RECORD_TOO_SMALL, pos, size); break; }
         if (size > remaining) { recordWarning(m, W_RECORD_OVERRUNS, pos, size); break; }
         let hook = ld16a(m, rec + 6);
-        let prov = providerByHook(m, hook);
-        let tsAt: usize = rec + 16;
-        let pid = NONE32;
-        let tid = NONE32;
-        let flags: u32 = 0;
+        prov = providerByHook(m, hook);
         if (fixed == 0x10) {
           tsAt = rec + 8;
           flags = F_NO_PROCESS_INFO;
         } else {
           tid = ld32a(m, rec + 8);
           pid = ld32a(m, rec + 12);
+          tsAt = rec + 16;
         }
         lastTsAt = tsAt;
-        emit(m, rec, hl, size, tsAt, 0, 0, pid, tid, prov, 0, 0, flags, ver & 0xff, hook & 0xff, 0, ht, 0);
+        version = ver & 0xff;
+        opcode = hook & 0xff;
       } else if (ht == 0x12 || ht == 0x13) {
         // EVENT_HEADER (0x50) with optional extended items
         size = marker & 0xffff;
         if (size == 0) { recordWarning(m, W_RECORD_SIZE_ZERO, pos, marker); break; }
         if (size < 0x50) { recordWarning(m, W_RECORD_TOO_SMALL, pos, size); break; }
         if (size > remaining) { recordWarning(m, W_RECORD_OVERRUNS, pos, size); break; }
-        let flags = ld16a(m, rec + 4) & F_HEADER_FLAGS_MASK;
-        let hl: u32 = 0x50;
+        flags = ld16a(m, rec + 4) & F_HEADER_FLAGS_MASK;
+        hl = 0x50;
         if ((flags & 1) != 0) {
           // Items are inline: u16 item size, u16 type, u16 linkage bit, u16 data size, data, pad to 8.
           let n: u32 = 0;
@@ -608,35 +608,45 @@ export function walkRecords(
           }
           if ((flags & F_EXT_MALFORMED) != 0) recordWarning(m, W_EXT_ITEMS_MALFORMED, pos, n);
         }
-        lastTsAt = rec + 0x10;
+        tsAt = rec + 0x10;
+        lastTsAt = tsAt;
         let last = PROVIDER_BLOCK + PROV_LAST;
-        let prov = m.provLast >= 0 && ld32a(m, rec + 0x18) == ld32a(m, last) && ld32a(m, rec + 0x1c) == ld32a(m, last + 4)
+        prov = m.provLast >= 0 && ld32a(m, rec + 0x18) == ld32a(m, last) && ld32a(m, rec + 0x1c) == ld32a(m, last + 4)
           && ld32a(m, rec + 0x20) == ld32a(m, last + 8) && ld32a(m, rec + 0x24) == ld32a(m, last + 12)
           ? m.provLast : providerByGuid(m, rec + 0x18, PK_GUID, 0xffff);
-        emit(
-          m, rec, hl, size, rec + 0x10, ld32a(m, rec + 0x30), ld32a(m, rec + 0x34), ld32a(m, rec + 0x0c), ld32a(m, rec + 0x08), prov,
-          ld16a(m, rec + 0x28), ld16a(m, rec + 0x2e), flags, ld8(m, rec + 0x2a), ld8(m, rec + 0x2d), ld8(m, rec + 0x2c), ht,
-          ld8(m, rec + 0x2b),
-        );
+        kwLo = ld32a(m, rec + 0x30);
+        kwHi = ld32a(m, rec + 0x34);
+        pid = ld32a(m, rec + 0x0c);
+        tid = ld32a(m, rec + 0x08);
+        eventId = ld16a(m, rec + 0x28);
+        task = ld16a(m, rec + 0x2e);
+        version = ld8(m, rec + 0x2a);
+        opcode = ld8(m, rec + 0x2d);
+        level = ld8(m, rec + 0x2c);
+        channel = ld8(m, rec + 0x2b);
       } else if (ht == 0x0a || ht == 0x14 || ht == 0x0b || ht == 0x15) {
         // classic EVENT_TRACE_HEADER (0x30) and EVENT_INSTANCE_GUID_HEADER (0x48)
-        fixed = (ht == 0x0a || ht == 0x14) ? 0x30 : 0x48;
+        hl = (ht == 0x0a || ht == 0x14) ? 0x30 : 0x48;
         size = marker & 0xffff;
         if (size == 0) { recordWarning(m, W_RECORD_SIZE_ZERO, pos, marker); break; }
-        if (size < fixed) { recordWarning(m, W_RECORD_TOO_SMALL, pos, size); break; }
+        if (size < hl) { recordWarning(m, W_RECORD_TOO_SMALL, pos, size); break; }
         if (size > remaining) { recordWarning(m, W_RECORD_OVERRUNS, pos, size); break; }
-        lastTsAt = rec + 0x10;
-        let prov = providerByGuid(m, rec + 0x18, PK_GUID, 0xffff);
-        emit(
-          m, rec, fixed, size, rec + 0x10, 0, 0, ld32a(m, rec + 0x0c), ld32a(m, rec + 0x08), prov, 0, 0, 0,
-          ld16a(m, rec + 6), ld8(m, rec + 4), ld8(m, rec + 5), ht, 0,
-        );
+        tsAt = rec + 0x10;
+        lastTsAt = tsAt;
+        prov = providerByGuid(m, rec + 0x18, PK_GUID, 0xffff);
+        pid = ld32a(m, rec + 0x0c);
+        tid = ld32a(m, rec + 0x08);
+        version = ld16a(m, rec + 6);
+        opcode = ld8(m, rec + 4);
+        level = ld8(m, rec + 5);
       } else {
         // TIMED, ERROR, WNODE and unknown layouts: Size at offset 0, kept whole as an opaque record.
         size = marker & 0xffff;
         if (size < 4) { recordWarning(m, W_RECORD_TOO_SMALL, pos, size); break; }
         if (size > remaining) { recordWarning(m, W_RECORD_OVERRUNS, pos, size); break; }
-        emitOpaque(m, rec, pos, size, lastTsAt, ht, ht);
+        recordWarning(m, W_OPAQUE_RECORD, pos, ht);
+        prov = providerNone(m);
+        flags = F_OPAQUE | F_NO_PROCESS_INFO | F_TIMESTAMP_INHERITED;
       }
     } else if ((b3 & 0xf0) == 0x90) {
       // ---- WPP MESSAGE_TRACE_HEADER with optional fields in fixed order ----
@@ -644,12 +654,9 @@ export function walkRecords(
       if (size < 8) { recordWarning(m, size == 0 ? W_RECORD_SIZE_ZERO : W_RECORD_TOO_SMALL, pos, size); break; }
       if (size > remaining) { recordWarning(m, W_RECORD_OVERRUNS, pos, size); break; }
       let options = ld16a(m, rec + 6);
-      let hl: u32 = 8;
-      let flags = options & F_HEADER_FLAGS_MASK;
-      let prov: i32 = -1;
-      let tsAt = lastTsAt;
-      let pid = NONE32;
-      let tid = NONE32;
+      hl = 8;
+      flags = options & F_HEADER_FLAGS_MASK;
+      prov = -1;
       let fits = true;
       if ((options & 0x01) != 0) { if (hl + 4 <= size) hl += 4; else fits = false; }
       if (fits && (options & 0x02) != 0) {
@@ -673,17 +680,21 @@ export function walkRecords(
       if (prov < 0) prov = providerNone(m);
       if (hasTs) lastTsAt = tsAt; else flags |= F_TIMESTAMP_INHERITED;
       if (!hasInfo) flags |= F_NO_PROCESS_INFO;
-      emit(m, rec, hl, size, tsAt, 0, 0, pid, tid, prov, ld16a(m, rec + 4), 0, flags, 0, 0, 0, HT_MESSAGE, 0);
+      eventId = ld16a(m, rec + 4);
+      rowType = HT_MESSAGE;
     } else if ((b3 & 0x80) != 0) {
       // Unknown trace header: skip it whole when its size is plausible.
       size = marker & 0xffff;
       if (size < 4) { recordWarning(m, W_RECORD_TOO_SMALL, pos, size); break; }
       if (size > remaining) { recordWarning(m, W_RECORD_OVERRUNS, pos, size); break; }
-      emitOpaque(m, rec, pos, size, lastTsAt, ht, marker);
+      recordWarning(m, W_OPAQUE_RECORD, pos, marker);
+      prov = providerNone(m);
+      flags = F_OPAQUE | F_NO_PROCESS_INFO | F_TIMESTAMP_INHERITED;
     } else {
       recordWarning(m, W_CORRUPT_MARKER, pos, marker);
       break;
     }
+    emit(m, rec, hl, size, tsAt, kwLo, kwHi, pid, tid, prov, eventId, task, flags, version, opcode, level, rowType, channel);
     pos += (size + 7) & ~7;
   }
   m.walkAbandoned = pos + 4 <= len && ld32a(m, base + pos) != 0xffffffff && ld32a(m, base + pos) != 0;

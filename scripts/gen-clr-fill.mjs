@@ -84,7 +84,7 @@ export function generate(layouts, C, layoutFingerprint) {
     const p = plan(layout);
     const title = `// ${t}: ${layout.schema.name} v${layout.schema.version}`;
     if (!p) {
-      as.push(title, `function rows${t}(d: usize, list: usize, n: u32): void {`, `  clrSlowRows(${t}, d, list, n);`, `}`, ``);
+      as.push(title, `function rows${t}(d: usize, list: usize, n: u32): void {`, `  clrSlowRows(STATE, ${t}, d, list, n);`, `}`, ``);
       ts.push(title, `function fill${t}(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {`, `  clrSlowRow(s, ${t}, d, row, q, end, p8);`, `}`, ``);
       continue;
     }
@@ -94,12 +94,12 @@ export function generate(layouts, C, layoutFingerprint) {
     const A = [`  store<u32>(c${layout.preRow} + (r << 2), <u32>row);`, `  store<u8>(c${layout.preStatus} + r, 0);`, `  let pos = q;`,
       ...[...p.referenced].map((k) => `  let v${k}: u64 = 0;`)];
     const T = [`function fill${t}(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {`,
-      `  const r = clrRow(s, ${t}, d);`, `  if (r < 0) return;`,
+      `  const r = clrReserve(s, ${t}, d, 1);`, `  if (r === 0xffffffff) return;`,
       `  const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;`,
       `  const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];`,
       `  U32[((b + c * ${layout.preRow}) >>> 2) + r] = row;`, `  U8[b + c * ${layout.preStatus} + r] = 0;`, `  let pos = q;`,
       ...[...p.referenced].map((k) => `  let v${k} = 0;`)];
-    const slowA = `{ clrSlow(${t}, b, c, r, q, end, p8); continue; }`;
+    const slowA = `{ clrSlow(STATE, ${t}, b, c, r, q, end, p8); continue; }`;
     const slowT = `{ clrSlow(s, ${t}, b, c, r, q, end, p8); return; }`;
     const col = (pre) => `b + c * ${pre}`;
     const colA = (pre) => {
@@ -168,7 +168,7 @@ export function generate(layouts, C, layoutFingerprint) {
       if (s.kind === "ustr" || s.kind === "astr") {
         const unit = s.kind === "ustr" ? 2 : 1;
         const keep = p.referenced.has(s.i);
-        A.push(`  { // ${name}`, `    let z = ${s.kind === "ustr" ? "scanUtf16" : "scanAnsi"}(pos, end);`, `    if (z + ${unit} > end) ${slowA}`,
+        A.push(`  { // ${name}`, `    let z = ${s.kind === "ustr" ? "scanUtf16" : "scanAnsi"}(STATE, pos, end);`, `    if (z + ${unit} > end) ${slowA}`,
           `    store<u32>(${colA(s.col.pre)} + (r << 2), <u32>pos);`, `    store<u32>(${colA(s.col.preB)} + (r << 2), <u32>(z - pos));`,
           ...(keep ? [`    v${s.i} = <u64>(z - pos);`] : []), `    pos = z + ${unit};`, `  }`);
         T.push(`  { // ${name}`, `    const z = ${s.kind === "ustr" ? "scanUtf16" : "scanAnsi"}(s, pos, end);`, `    if (z + ${unit} > end) ${slowT}`,
@@ -190,7 +190,7 @@ export function generate(layouts, C, layoutFingerprint) {
     }
     T.push(`}`, ``);
     as.push(title, `function rows${t}(d: usize, list: usize, n: u32): void {`,
-      `  let count = <usize>clrReserve(${t}, d, n);`, `  if (count == <usize>-1) return;`,
+      `  let count = <usize>clrReserve(STATE, ${t}, d, n);`, `  if (count == <usize>-1) return;`,
       `  let b = <usize>load<u32>(d, CLR_DIR_BLOCK);`, `  let c = <usize>load<u32>(d, CLR_DIR_CAP);`,
       ...[...used].sort((x, y) => x - y).map((pre) => `  let c${pre} = b + c * ${pre};`),
       `  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;`,
@@ -240,7 +240,7 @@ export function generate(layouts, C, layoutFingerprint) {
     ...head("TypeScript"),
     ``,
     `import * as codes from "../../assembly/codes.js";`,
-    `import { clrRow, clrSlow, clrSlowRow, scanUtf16, scanAnsi } from "./clr.js";`,
+    `import { clrReserve, clrSlow, clrSlowRow, scanUtf16, scanAnsi } from "./clr.js";`,
     `import type { CoreState } from "./state.js";`,
     ``,
     `// (module consts read by name: destructuring the namespace would keep every code in an app's bundle)`,

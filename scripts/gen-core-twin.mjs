@@ -8,7 +8,7 @@
 //   node scripts/gen-core-twin.mjs --check   exit 1 if a copy is not what this script writes
 import { readFileSync, writeFileSync } from "node:fs";
 
-export const SHARED = ["core-state.ts", "tables.ts", "logfile.ts", "providers.ts", "eventtypes.ts", "buffers.ts", "records.ts", "trace.ts", "xpress.ts", "nettrace-events.ts", "nettrace-rows.ts"];
+export const SHARED = ["core-state.ts", "tables.ts", "logfile.ts", "providers.ts", "eventtypes.ts", "buffers.ts", "records.ts", "clr.ts", "trace.ts", "xpress.ts", "nettrace-events.ts", "nettrace-rows.ts"];
 
 // The aligned accessors of memory-access.ts (and the byte ones), written out in the copy as the typed-array element they are
 // (`m` the state, whose views follow the memory): V8 inlines calls only up to a budget per function, and a

@@ -3,7 +3,7 @@
 // payload [q, end) as its row is written; clrSlow (the field-program walk) takes whatever the fast path does not.
 
 import * as codes from "../../assembly/codes.js";
-import { clrRow, clrSlow, clrSlowRow, scanUtf16, scanAnsi } from "./clr.js";
+import { clrReserve, clrSlow, clrSlowRow, scanUtf16, scanAnsi } from "./clr.js";
 import type { CoreState } from "./state.js";
 
 // (module consts read by name: destructuring the namespace would keep every code in an app's bundle)
@@ -15,8 +15,8 @@ export const CLR_FILL_TYPES = 516;
 
 // 0: Microsoft-Windows-DotNETRuntime/GC/Start v0
 function fill0(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 0, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 0, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -30,8 +30,8 @@ function fill0(s: CoreState, d: number, row: number, q: number, end: number, p8:
 
 // 1: Microsoft-Windows-DotNETRuntime/GC/Start v1
 function fill1(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 1, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 1, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -48,8 +48,8 @@ function fill1(s: CoreState, d: number, row: number, q: number, end: number, p8:
 
 // 2: Microsoft-Windows-DotNETRuntime/GC/Start v2
 function fill2(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 2, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 2, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -67,8 +67,8 @@ function fill2(s: CoreState, d: number, row: number, q: number, end: number, p8:
 
 // 3: Microsoft-Windows-DotNETRuntime/GC/Stop v0
 function fill3(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 3, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 3, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -82,8 +82,8 @@ function fill3(s: CoreState, d: number, row: number, q: number, end: number, p8:
 
 // 4: Microsoft-Windows-DotNETRuntime/GC/Stop v1
 function fill4(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 4, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 4, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -98,8 +98,8 @@ function fill4(s: CoreState, d: number, row: number, q: number, end: number, p8:
 
 // 5: Microsoft-Windows-DotNETRuntime/GC/RestartEEStop v0
 function fill5(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 5, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 5, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -109,8 +109,8 @@ function fill5(s: CoreState, d: number, row: number, q: number, end: number, p8:
 
 // 6: Microsoft-Windows-DotNETRuntime/GC/RestartEEStop v1
 function fill6(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 6, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 6, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -123,8 +123,8 @@ function fill6(s: CoreState, d: number, row: number, q: number, end: number, p8:
 
 // 7: Microsoft-Windows-DotNETRuntime/GC/HeapStats v0
 function fill7(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 7, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 7, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 80) >>> 2) + r] = row;
@@ -149,8 +149,8 @@ function fill7(s: CoreState, d: number, row: number, q: number, end: number, p8:
 
 // 8: Microsoft-Windows-DotNETRuntime/GC/HeapStats v1
 function fill8(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 8, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 8, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 80) >>> 2) + r] = row;
@@ -176,8 +176,8 @@ function fill8(s: CoreState, d: number, row: number, q: number, end: number, p8:
 
 // 9: Microsoft-Windows-DotNETRuntime/GC/HeapStats v2
 function fill9(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 9, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 9, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 96) >>> 2) + r] = row;
@@ -205,8 +205,8 @@ function fill9(s: CoreState, d: number, row: number, q: number, end: number, p8:
 
 // 10: Microsoft-Windows-DotNETRuntime/GC/CreateSegment v0
 function fill10(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 10, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 10, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -221,8 +221,8 @@ function fill10(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 11: Microsoft-Windows-DotNETRuntime/GC/CreateSegment v1
 function fill11(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 11, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 11, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -238,8 +238,8 @@ function fill11(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 12: Microsoft-Windows-DotNETRuntime/GC/FreeSegment v0
 function fill12(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 12, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 12, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -252,8 +252,8 @@ function fill12(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 13: Microsoft-Windows-DotNETRuntime/GC/FreeSegment v1
 function fill13(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 13, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 13, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -267,8 +267,8 @@ function fill13(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 14: Microsoft-Windows-DotNETRuntime/GC/RestartEEStart v0
 function fill14(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 14, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 14, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -278,8 +278,8 @@ function fill14(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 15: Microsoft-Windows-DotNETRuntime/GC/RestartEEStart v1
 function fill15(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 15, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 15, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -292,8 +292,8 @@ function fill15(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 16: Microsoft-Windows-DotNETRuntime/GC/SuspendEEStop v0
 function fill16(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 16, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 16, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -303,8 +303,8 @@ function fill16(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 17: Microsoft-Windows-DotNETRuntime/GC/SuspendEEStop v1
 function fill17(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 17, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 17, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -317,8 +317,8 @@ function fill17(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 18: Microsoft-Windows-DotNETRuntime/GC/SuspendEEStart v0
 function fill18(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 18, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 18, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -331,8 +331,8 @@ function fill18(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 19: Microsoft-Windows-DotNETRuntime/GC/SuspendEEStart v1
 function fill19(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 19, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 19, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -347,8 +347,8 @@ function fill19(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 20: Microsoft-Windows-DotNETRuntime/GC/AllocationTick v0
 function fill20(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 20, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 20, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -362,8 +362,8 @@ function fill20(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 21: Microsoft-Windows-DotNETRuntime/GC/AllocationTick v1
 function fill21(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 21, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 21, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -378,8 +378,8 @@ function fill21(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 22: Microsoft-Windows-DotNETRuntime/GC/AllocationTick v2
 function fill22(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 22, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 22, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -406,8 +406,8 @@ function fill22(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 23: Microsoft-Windows-DotNETRuntime/GC/AllocationTick v3
 function fill23(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 23, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 23, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -435,8 +435,8 @@ function fill23(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 24: Microsoft-Windows-DotNETRuntime/GC/AllocationTick v4
 function fill24(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 24, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 24, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 32) >>> 2) + r] = row;
@@ -465,8 +465,8 @@ function fill24(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 25: Microsoft-Windows-DotNETRuntime/GC/CreateConcurrentThread v0
 function fill25(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 25, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 25, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -476,8 +476,8 @@ function fill25(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 26: Microsoft-Windows-DotNETRuntime/GC/CreateConcurrentThread v1
 function fill26(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 26, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 26, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -490,8 +490,8 @@ function fill26(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 27: Microsoft-Windows-DotNETRuntime/GC/TerminateConcurrentThread v0
 function fill27(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 27, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 27, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -501,8 +501,8 @@ function fill27(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 28: Microsoft-Windows-DotNETRuntime/GC/TerminateConcurrentThread v1
 function fill28(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 28, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 28, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -515,8 +515,8 @@ function fill28(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 29: Microsoft-Windows-DotNETRuntime/GC/FinalizersStop v0
 function fill29(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 29, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 29, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -529,8 +529,8 @@ function fill29(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 30: Microsoft-Windows-DotNETRuntime/GC/FinalizersStop v1
 function fill30(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 30, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 30, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -544,8 +544,8 @@ function fill30(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 31: Microsoft-Windows-DotNETRuntime/GC/FinalizersStart v0
 function fill31(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 31, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 31, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -555,8 +555,8 @@ function fill31(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 32: Microsoft-Windows-DotNETRuntime/GC/FinalizersStart v1
 function fill32(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 32, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 32, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -574,8 +574,8 @@ function fill33(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 34: Microsoft-Windows-DotNETRuntime/GC/BulkRootEdge v0
 function fill34(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 34, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 34, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -600,8 +600,8 @@ function fill34(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 35: Microsoft-Windows-DotNETRuntime/GC/BulkRootConditionalWeakTableElementEdge v0
 function fill35(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 35, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 35, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -626,8 +626,8 @@ function fill35(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 36: Microsoft-Windows-DotNETRuntime/GC/BulkNode v0
 function fill36(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 36, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 36, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -652,8 +652,8 @@ function fill36(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 37: Microsoft-Windows-DotNETRuntime/GC/BulkEdge v0
 function fill37(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 37, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 37, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -678,8 +678,8 @@ function fill37(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 38: Microsoft-Windows-DotNETRuntime/GC/SampledObjectAllocation v0
 function fill38(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 38, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 38, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -696,8 +696,8 @@ function fill38(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 39: Microsoft-Windows-DotNETRuntime/GC/BulkSurvivingObjectRanges v0
 function fill39(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 39, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 39, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -722,8 +722,8 @@ function fill39(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 40: Microsoft-Windows-DotNETRuntime/GC/BulkMovedObjectRanges v0
 function fill40(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 40, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 40, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -748,8 +748,8 @@ function fill40(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 41: Microsoft-Windows-DotNETRuntime/GC/GenerationRange v0
 function fill41(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 41, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 41, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -766,8 +766,8 @@ function fill41(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 42: Microsoft-Windows-DotNETRuntime/GC/MarkStackRoots v0
 function fill42(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 42, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 42, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -781,8 +781,8 @@ function fill42(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 43: Microsoft-Windows-DotNETRuntime/GC/MarkFinalizeQueueRoots v0
 function fill43(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 43, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 43, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -796,8 +796,8 @@ function fill43(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 44: Microsoft-Windows-DotNETRuntime/GC/MarkHandles v0
 function fill44(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 44, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 44, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -811,8 +811,8 @@ function fill44(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 45: Microsoft-Windows-DotNETRuntime/GC/MarkCards v0
 function fill45(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 45, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 45, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -826,8 +826,8 @@ function fill45(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 46: Microsoft-Windows-DotNETRuntime/GC/FinalizeObject v0
 function fill46(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 46, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 46, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -842,8 +842,8 @@ function fill46(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 47: Microsoft-Windows-DotNETRuntime/GC/SetGCHandle v0
 function fill47(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 47, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 47, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -861,8 +861,8 @@ function fill47(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 48: Microsoft-Windows-DotNETRuntime/GC/DestoryGCHandle v0
 function fill48(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 48, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 48, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -876,8 +876,8 @@ function fill48(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 49: Microsoft-Windows-DotNETRuntime/GC/SampledObjectAllocation v0
 function fill49(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 49, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 49, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -894,8 +894,8 @@ function fill49(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 50: Microsoft-Windows-DotNETRuntime/GC/PinObjectAtGCTime v0
 function fill50(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 50, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 50, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -920,8 +920,8 @@ function fill50(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 51: Microsoft-Windows-DotNETRuntime/GC/Triggered v0
 function fill51(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 51, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 51, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -935,8 +935,8 @@ function fill51(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 52: Microsoft-Windows-DotNETRuntime/GC/BulkRootCCW v0
 function fill52(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 52, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 52, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -960,8 +960,8 @@ function fill52(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 53: Microsoft-Windows-DotNETRuntime/GC/BulkRCW v0
 function fill53(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 53, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 53, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -990,8 +990,8 @@ function fill54(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 55: Microsoft-Windows-DotNETRuntime/GC/GCDynamicEvent v0
 function fill55(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 55, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 55, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -1024,8 +1024,8 @@ function fill55(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 56: Microsoft-Windows-DotNETRuntime/WorkerThreadCreationV2/Start v0
 function fill56(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 56, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 56, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -1039,8 +1039,8 @@ function fill56(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 57: Microsoft-Windows-DotNETRuntime/WorkerThreadCreationV2/Stop v0
 function fill57(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 57, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 57, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -1054,8 +1054,8 @@ function fill57(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 58: Microsoft-Windows-DotNETRuntime/WorkerThreadRetirementV2/Start v0
 function fill58(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 58, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 58, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -1069,8 +1069,8 @@ function fill58(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 59: Microsoft-Windows-DotNETRuntime/WorkerThreadRetirementV2/Stop v0
 function fill59(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 59, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 59, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -1084,8 +1084,8 @@ function fill59(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 60: Microsoft-Windows-DotNETRuntime/IOThreadCreation/Start v0
 function fill60(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 60, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 60, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -1099,8 +1099,8 @@ function fill60(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 61: Microsoft-Windows-DotNETRuntime/IOThreadCreation/Start v1
 function fill61(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 61, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 61, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -1115,8 +1115,8 @@ function fill61(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 62: Microsoft-Windows-DotNETRuntime/IOThreadCreation/Stop v0
 function fill62(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 62, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 62, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -1130,8 +1130,8 @@ function fill62(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 63: Microsoft-Windows-DotNETRuntime/IOThreadCreation/Stop v1
 function fill63(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 63, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 63, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -1146,8 +1146,8 @@ function fill63(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 64: Microsoft-Windows-DotNETRuntime/IOThreadRetirement/Start v0
 function fill64(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 64, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 64, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -1161,8 +1161,8 @@ function fill64(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 65: Microsoft-Windows-DotNETRuntime/IOThreadRetirement/Start v1
 function fill65(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 65, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 65, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -1177,8 +1177,8 @@ function fill65(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 66: Microsoft-Windows-DotNETRuntime/IOThreadRetirement/Stop v0
 function fill66(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 66, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 66, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -1192,8 +1192,8 @@ function fill66(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 67: Microsoft-Windows-DotNETRuntime/IOThreadRetirement/Stop v1
 function fill67(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 67, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 67, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -1208,8 +1208,8 @@ function fill67(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 68: Microsoft-Windows-DotNETRuntime/ThreadpoolSuspensionV2/Start v0
 function fill68(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 68, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 68, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -1223,8 +1223,8 @@ function fill68(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 69: Microsoft-Windows-DotNETRuntime/ThreadpoolSuspensionV2/Stop v0
 function fill69(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 69, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 69, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -1238,8 +1238,8 @@ function fill69(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 70: Microsoft-Windows-DotNETRuntime/ThreadPoolWorkerThread/Start v0
 function fill70(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 70, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 70, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -1254,8 +1254,8 @@ function fill70(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 71: Microsoft-Windows-DotNETRuntime/ThreadPoolWorkerThread/Stop v0
 function fill71(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 71, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 71, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -1270,8 +1270,8 @@ function fill71(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 72: Microsoft-Windows-DotNETRuntime/ThreadPoolWorkerThreadRetirement/Start v0
 function fill72(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 72, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 72, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -1286,8 +1286,8 @@ function fill72(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 73: Microsoft-Windows-DotNETRuntime/ThreadPoolWorkerThreadRetirement/Stop v0
 function fill73(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 73, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 73, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -1302,8 +1302,8 @@ function fill73(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 74: Microsoft-Windows-DotNETRuntime/ThreadPoolWorkerThreadAdjustment/Sample v0
 function fill74(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 74, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 74, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -1317,8 +1317,8 @@ function fill74(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 75: Microsoft-Windows-DotNETRuntime/ThreadPoolWorkerThreadAdjustment/Adjustment v0
 function fill75(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 75, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 75, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -1334,8 +1334,8 @@ function fill75(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 76: Microsoft-Windows-DotNETRuntime/ThreadPoolWorkerThreadAdjustment/Stats v0
 function fill76(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 76, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 76, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 72) >>> 2) + r] = row;
@@ -1358,8 +1358,8 @@ function fill76(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 77: Microsoft-Windows-DotNETRuntime/ThreadPoolWorkerThread/Wait v0
 function fill77(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 77, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 77, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -1374,8 +1374,8 @@ function fill77(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 78: Microsoft-Windows-DotNETRuntime/YieldProcessorMeasurement v0
 function fill78(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 78, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 78, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -1390,8 +1390,8 @@ function fill78(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 79: Microsoft-Windows-DotNETRuntime/ThreadPoolMinMaxThreads v0
 function fill79(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 79, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 79, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -1408,8 +1408,8 @@ function fill79(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 80: Microsoft-Windows-DotNETRuntime/ThreadPoolWorkingThreadCount/Start v0
 function fill80(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 80, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 80, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -1423,8 +1423,8 @@ function fill80(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 81: Microsoft-Windows-DotNETRuntime/ThreadPool/Enqueue v0
 function fill81(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 81, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 81, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -1438,8 +1438,8 @@ function fill81(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 82: Microsoft-Windows-DotNETRuntime/ThreadPool/Dequeue v0
 function fill82(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 82, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 82, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -1453,8 +1453,8 @@ function fill82(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 83: Microsoft-Windows-DotNETRuntime/ThreadPool/IOEnqueue v0
 function fill83(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 83, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 83, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -1470,8 +1470,8 @@ function fill83(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 84: Microsoft-Windows-DotNETRuntime/ThreadPool/IODequeue v0
 function fill84(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 84, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 84, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -1486,8 +1486,8 @@ function fill84(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 85: Microsoft-Windows-DotNETRuntime/ThreadPool/IOPack v0
 function fill85(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 85, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 85, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -1502,8 +1502,8 @@ function fill85(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 86: Microsoft-Windows-DotNETRuntime/Thread/Creating v0
 function fill86(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 86, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 86, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -1517,8 +1517,8 @@ function fill86(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 87: Microsoft-Windows-DotNETRuntime/Thread/Running v0
 function fill87(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 87, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 87, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -1532,8 +1532,8 @@ function fill87(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 88: Microsoft-Windows-DotNETRuntime/Method/MethodDetails v0
 function fill88(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 88, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 88, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -1560,8 +1560,8 @@ function fill88(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 89: Microsoft-Windows-DotNETRuntime/TypeLoad/Start v0
 function fill89(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 89, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 89, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -1575,8 +1575,8 @@ function fill89(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 90: Microsoft-Windows-DotNETRuntime/TypeLoad/Stop v0
 function fill90(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 90, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 90, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -1599,8 +1599,8 @@ function fill90(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 91: Microsoft-Windows-DotNETRuntime/Exception/Start v0
 function fill91(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 91, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 91, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -1610,8 +1610,8 @@ function fill91(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 92: Microsoft-Windows-DotNETRuntime/Exception/Start v1
 function fill92(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 92, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 92, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -1641,8 +1641,8 @@ function fill92(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 93: Microsoft-Windows-DotNETRuntime/ExceptionCatch/Start v0
 function fill93(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 93, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 93, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -1666,8 +1666,8 @@ function fill93(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 94: Microsoft-Windows-DotNETRuntime/ExceptionCatch/Stop v0
 function fill94(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 94, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 94, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -1677,8 +1677,8 @@ function fill94(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 95: Microsoft-Windows-DotNETRuntime/ExceptionFinally/Start v0
 function fill95(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 95, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 95, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -1702,8 +1702,8 @@ function fill95(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 96: Microsoft-Windows-DotNETRuntime/ExceptionFinally/Stop v0
 function fill96(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 96, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 96, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -1713,8 +1713,8 @@ function fill96(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 97: Microsoft-Windows-DotNETRuntime/ExceptionFilter/Start v0
 function fill97(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 97, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 97, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -1738,8 +1738,8 @@ function fill97(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 98: Microsoft-Windows-DotNETRuntime/ExceptionFilter/Stop v0
 function fill98(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 98, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 98, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -1749,8 +1749,8 @@ function fill98(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 99: Microsoft-Windows-DotNETRuntime/Exception/Stop v0
 function fill99(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 99, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 99, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -1760,8 +1760,8 @@ function fill99(s: CoreState, d: number, row: number, q: number, end: number, p8
 
 // 100: Microsoft-Windows-DotNETRuntime/Contention/Start v0
 function fill100(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 100, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 100, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -1771,8 +1771,8 @@ function fill100(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 101: Microsoft-Windows-DotNETRuntime/Contention/Start v1
 function fill101(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 101, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 101, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -1786,8 +1786,8 @@ function fill101(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 102: Microsoft-Windows-DotNETRuntime/Contention/Start v2
 function fill102(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 102, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 102, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -1804,8 +1804,8 @@ function fill102(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 103: Microsoft-Windows-DotNETRuntime/Contention/Stop v0
 function fill103(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 103, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 103, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -1819,8 +1819,8 @@ function fill103(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 104: Microsoft-Windows-DotNETRuntime/Contention/Stop v1
 function fill104(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 104, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 104, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -1835,8 +1835,8 @@ function fill104(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 105: Microsoft-Windows-DotNETRuntime/Contention/LockCreated v0
 function fill105(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 105, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 105, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -1851,8 +1851,8 @@ function fill105(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 106: Microsoft-Windows-DotNETRuntime/ClrStack/Walk v0
 function fill106(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 106, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 106, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -1878,8 +1878,8 @@ function fill106(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 107: Microsoft-Windows-DotNETRuntime/AppDomainResourceManagement/MemAllocated v0
 function fill107(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 107, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 107, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -1894,8 +1894,8 @@ function fill107(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 108: Microsoft-Windows-DotNETRuntime/AppDomainResourceManagement/MemSurvived v0
 function fill108(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 108, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 108, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -1911,8 +1911,8 @@ function fill108(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 109: Microsoft-Windows-DotNETRuntime/AppDomainResourceManagement/ThreadCreated v0
 function fill109(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 109, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 109, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -1930,8 +1930,8 @@ function fill109(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 110: Microsoft-Windows-DotNETRuntime/AppDomainResourceManagement/ThreadTerminated v0
 function fill110(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 110, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 110, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -1946,8 +1946,8 @@ function fill110(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 111: Microsoft-Windows-DotNETRuntime/AppDomainResourceManagement/DomainEnter v0
 function fill111(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 111, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 111, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -1962,8 +1962,8 @@ function fill111(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 112: Microsoft-Windows-DotNETRuntime/ILStub/StubGenerated v0
 function fill112(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 112, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 112, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -2022,8 +2022,8 @@ function fill112(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 113: Microsoft-Windows-DotNETRuntime/ILStub/StubCacheHit v0
 function fill113(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 113, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 113, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -2060,8 +2060,8 @@ function fill113(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 114: Microsoft-Windows-DotNETRuntime/Method/DCStartCompleteV2 v0
 function fill114(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 114, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 114, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -2071,8 +2071,8 @@ function fill114(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 115: Microsoft-Windows-DotNETRuntime/Method/DCStopCompleteV2 v0
 function fill115(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 115, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 115, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -2082,8 +2082,8 @@ function fill115(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 116: Microsoft-Windows-DotNETRuntime/Method/DCStartV2 v0
 function fill116(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 116, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 116, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -2101,8 +2101,8 @@ function fill116(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 117: Microsoft-Windows-DotNETRuntime/Method/DCStopV2 v0
 function fill117(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 117, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 117, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -2120,8 +2120,8 @@ function fill117(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 118: Microsoft-Windows-DotNETRuntime/Method/DCStartVerboseV2 v0
 function fill118(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 118, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 118, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -2160,8 +2160,8 @@ function fill118(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 119: Microsoft-Windows-DotNETRuntime/Method/DCStopVerboseV2 v0
 function fill119(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 119, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 119, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -2200,8 +2200,8 @@ function fill119(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 120: Microsoft-Windows-DotNETRuntime/Method/Load v0
 function fill120(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 120, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 120, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -2219,8 +2219,8 @@ function fill120(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 121: Microsoft-Windows-DotNETRuntime/Method/Load v1
 function fill121(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 121, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 121, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -2239,8 +2239,8 @@ function fill121(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 122: Microsoft-Windows-DotNETRuntime/Method/Load v2
 function fill122(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 122, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 122, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 32) >>> 2) + r] = row;
@@ -2260,8 +2260,8 @@ function fill122(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 123: Microsoft-Windows-DotNETRuntime/Method/R2RGetEntryPoint v0
 function fill123(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 123, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 123, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -2299,8 +2299,8 @@ function fill123(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 124: Microsoft-Windows-DotNETRuntime/Method/R2RGetEntryPoint v1
 function fill124(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 124, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 124, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -2339,8 +2339,8 @@ function fill124(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 125: Microsoft-Windows-DotNETRuntime/Method/R2RGetEntryPointStart v0
 function fill125(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 125, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 125, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -2354,8 +2354,8 @@ function fill125(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 126: Microsoft-Windows-DotNETRuntime/Method/Unload v0
 function fill126(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 126, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 126, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -2373,8 +2373,8 @@ function fill126(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 127: Microsoft-Windows-DotNETRuntime/Method/Unload v1
 function fill127(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 127, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 127, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -2393,8 +2393,8 @@ function fill127(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 128: Microsoft-Windows-DotNETRuntime/Method/Unload v2
 function fill128(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 128, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 128, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 32) >>> 2) + r] = row;
@@ -2414,8 +2414,8 @@ function fill128(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 129: Microsoft-Windows-DotNETRuntime/Method/LoadVerbose v0
 function fill129(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 129, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 129, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -2454,8 +2454,8 @@ function fill129(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 130: Microsoft-Windows-DotNETRuntime/Method/LoadVerbose v1
 function fill130(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 130, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 130, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -2497,8 +2497,8 @@ function fill130(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 131: Microsoft-Windows-DotNETRuntime/Method/LoadVerbose v2
 function fill131(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 131, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 131, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 32) >>> 2) + r] = row;
@@ -2541,8 +2541,8 @@ function fill131(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 132: Microsoft-Windows-DotNETRuntime/Method/UnloadVerbose v0
 function fill132(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 132, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 132, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -2581,8 +2581,8 @@ function fill132(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 133: Microsoft-Windows-DotNETRuntime/Method/UnloadVerbose v1
 function fill133(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 133, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 133, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -2624,8 +2624,8 @@ function fill133(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 134: Microsoft-Windows-DotNETRuntime/Method/UnloadVerbose v2
 function fill134(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 134, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 134, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 32) >>> 2) + r] = row;
@@ -2668,8 +2668,8 @@ function fill134(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 135: Microsoft-Windows-DotNETRuntime/Method/JittingStarted v0
 function fill135(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 135, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 135, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -2706,8 +2706,8 @@ function fill135(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 136: Microsoft-Windows-DotNETRuntime/Method/JittingStarted v1
 function fill136(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 136, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 136, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -2747,8 +2747,8 @@ function fill136(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 137: Microsoft-Windows-DotNETRuntime/Method/MemoryAllocatedForJitCode v0
 function fill137(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 137, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 137, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 40) >>> 2) + r] = row;
@@ -2767,8 +2767,8 @@ function fill137(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 138: Microsoft-Windows-DotNETRuntime/Method/InliningSucceeded v0
 function fill138(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 138, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 138, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -2844,8 +2844,8 @@ function fill138(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 139: Microsoft-Windows-DotNETRuntime/Method/InliningFailedAnsi v0
 function fill139(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 139, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 139, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -2931,8 +2931,8 @@ function fill139(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 140: Microsoft-Windows-DotNETRuntime/Method/TailCallSucceeded v0
 function fill140(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 140, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 140, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -3010,8 +3010,8 @@ function fill140(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 141: Microsoft-Windows-DotNETRuntime/Method/TailCallFailed v0
 function fill141(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 141, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 141, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -3097,8 +3097,8 @@ function fill141(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 142: Microsoft-Windows-DotNETRuntime/Method/ILToNativeMap v0
 function fill142(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 142, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 142, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -3135,8 +3135,8 @@ function fill142(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 143: Microsoft-Windows-DotNETRuntime/Method/ILToNativeMap v1
 function fill143(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 143, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 143, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -3174,8 +3174,8 @@ function fill143(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 144: Microsoft-Windows-DotNETRuntime/Method/TailCallFailed v0
 function fill144(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 144, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 144, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -3261,8 +3261,8 @@ function fill144(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 145: Microsoft-Windows-DotNETRuntime/Method/InliningFailed v0
 function fill145(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 145, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 145, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -3348,8 +3348,8 @@ function fill145(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 146: Microsoft-Windows-DotNETRuntime/Loader/ModuleDCStartV2 v0
 function fill146(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 146, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 146, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -3379,8 +3379,8 @@ function fill146(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 147: Microsoft-Windows-DotNETRuntime/Loader/ModuleDCStopV2 v0
 function fill147(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 147, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 147, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -3410,8 +3410,8 @@ function fill147(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 148: Microsoft-Windows-DotNETRuntime/Loader/DomainModuleLoad v0
 function fill148(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 148, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 148, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -3442,8 +3442,8 @@ function fill148(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 149: Microsoft-Windows-DotNETRuntime/Loader/DomainModuleLoad v1
 function fill149(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 149, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 149, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -3477,8 +3477,8 @@ function fill149(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 150: Microsoft-Windows-DotNETRuntime/Loader/ModuleLoad v0
 function fill150(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 150, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 150, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -3508,8 +3508,8 @@ function fill150(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 151: Microsoft-Windows-DotNETRuntime/Loader/ModuleLoad v1
 function fill151(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 151, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 151, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -3542,8 +3542,8 @@ function fill151(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 152: Microsoft-Windows-DotNETRuntime/Loader/ModuleLoad v2
 function fill152(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 152, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 152, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -3596,8 +3596,8 @@ function fill152(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 153: Microsoft-Windows-DotNETRuntime/Loader/ModuleLoad v3
 function fill153(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 153, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 153, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -3657,8 +3657,8 @@ function fill153(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 154: Microsoft-Windows-DotNETRuntime/Loader/ModuleUnload v0
 function fill154(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 154, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 154, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -3688,8 +3688,8 @@ function fill154(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 155: Microsoft-Windows-DotNETRuntime/Loader/ModuleUnload v1
 function fill155(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 155, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 155, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -3722,8 +3722,8 @@ function fill155(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 156: Microsoft-Windows-DotNETRuntime/Loader/ModuleUnload v2
 function fill156(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 156, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 156, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -3776,8 +3776,8 @@ function fill156(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 157: Microsoft-Windows-DotNETRuntime/Loader/AssemblyLoad v0
 function fill157(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 157, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 157, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -3799,8 +3799,8 @@ function fill157(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 158: Microsoft-Windows-DotNETRuntime/Loader/AssemblyLoad v1
 function fill158(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 158, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 158, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -3826,8 +3826,8 @@ function fill158(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 159: Microsoft-Windows-DotNETRuntime/Loader/AssemblyUnload v0
 function fill159(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 159, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 159, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -3849,8 +3849,8 @@ function fill159(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 160: Microsoft-Windows-DotNETRuntime/Loader/AssemblyUnload v1
 function fill160(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 160, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 160, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -3876,8 +3876,8 @@ function fill160(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 161: Microsoft-Windows-DotNETRuntime/Loader/AppDomainLoad v0
 function fill161(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 161, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 161, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -3898,8 +3898,8 @@ function fill161(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 162: Microsoft-Windows-DotNETRuntime/Loader/AppDomainLoad v1
 function fill162(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 162, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 162, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -3924,8 +3924,8 @@ function fill162(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 163: Microsoft-Windows-DotNETRuntime/Loader/AppDomainUnload v0
 function fill163(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 163, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 163, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -3946,8 +3946,8 @@ function fill163(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 164: Microsoft-Windows-DotNETRuntime/Loader/AppDomainUnload v1
 function fill164(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 164, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 164, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -3972,8 +3972,8 @@ function fill164(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 165: Microsoft-Windows-DotNETRuntime/ClrPerfTrack/ModuleRangeLoad v0
 function fill165(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 165, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 165, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -3990,8 +3990,8 @@ function fill165(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 166: Microsoft-Windows-DotNETRuntime/StrongNameVerification/Start v0
 function fill166(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 166, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 166, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -4012,8 +4012,8 @@ function fill166(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 167: Microsoft-Windows-DotNETRuntime/StrongNameVerification/Start v1
 function fill167(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 167, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 167, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -4037,8 +4037,8 @@ function fill167(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 168: Microsoft-Windows-DotNETRuntime/StrongNameVerification/Stop v0
 function fill168(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 168, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 168, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -4059,8 +4059,8 @@ function fill168(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 169: Microsoft-Windows-DotNETRuntime/StrongNameVerification/Stop v1
 function fill169(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 169, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 169, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -4084,8 +4084,8 @@ function fill169(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 170: Microsoft-Windows-DotNETRuntime/AuthenticodeVerification/Start v0
 function fill170(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 170, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 170, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -4106,8 +4106,8 @@ function fill170(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 171: Microsoft-Windows-DotNETRuntime/AuthenticodeVerification/Start v1
 function fill171(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 171, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 171, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -4131,8 +4131,8 @@ function fill171(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 172: Microsoft-Windows-DotNETRuntime/AuthenticodeVerification/Stop v0
 function fill172(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 172, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 172, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -4153,8 +4153,8 @@ function fill172(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 173: Microsoft-Windows-DotNETRuntime/AuthenticodeVerification/Stop v1
 function fill173(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 173, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 173, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -4178,8 +4178,8 @@ function fill173(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 174: Microsoft-Windows-DotNETRuntime/Runtime/Start v0
 function fill174(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 174, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 174, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -4220,8 +4220,8 @@ function fill174(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 175: Microsoft-Windows-DotNETRuntime/GC/IncreaseMemoryPressure v0
 function fill175(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 175, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 175, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -4235,8 +4235,8 @@ function fill175(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 176: Microsoft-Windows-DotNETRuntime/GC/DecreaseMemoryPressure v0
 function fill176(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 176, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 176, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -4250,8 +4250,8 @@ function fill176(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 177: Microsoft-Windows-DotNETRuntime/GC/MarkWithType v0
 function fill177(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 177, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 177, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -4267,8 +4267,8 @@ function fill177(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 178: Microsoft-Windows-DotNETRuntime/GC/Join v2
 function fill178(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 178, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 178, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -4285,8 +4285,8 @@ function fill178(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 179: Microsoft-Windows-DotNETRuntime/GC/PerHeapHistory v3
 function fill179(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 179, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 179, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 56) >>> 2) + r] = row;
@@ -4323,8 +4323,8 @@ function fill179(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 180: Microsoft-Windows-DotNETRuntime/GC/GlobalHeapHistory v2
 function fill180(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 180, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 180, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -4345,8 +4345,8 @@ function fill180(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 181: Microsoft-Windows-DotNETRuntime/GC/GlobalHeapHistory v3
 function fill181(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 181, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 181, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -4369,8 +4369,8 @@ function fill181(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 182: Microsoft-Windows-DotNETRuntime/GC/GlobalHeapHistory v4
 function fill182(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 182, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 182, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -4404,8 +4404,8 @@ function fill182(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 183: Microsoft-Windows-DotNETRuntime/GC/GenAwareBegin v0
 function fill183(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 183, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 183, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -4419,8 +4419,8 @@ function fill183(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 184: Microsoft-Windows-DotNETRuntime/GC/GenAwareEnd v0
 function fill184(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 184, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 184, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -4434,8 +4434,8 @@ function fill184(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 185: Microsoft-Windows-DotNETRuntime/GC/LOHCompact v0
 function fill185(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 185, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 185, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -4459,8 +4459,8 @@ function fill185(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 186: Microsoft-Windows-DotNETRuntime/GC/FitBucketInfo v0
 function fill186(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 186, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 186, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -4486,8 +4486,8 @@ function fill186(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 187: Microsoft-Windows-DotNETRuntime/DebugIPCEvent/Start v0
 function fill187(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 187, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 187, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -4497,8 +4497,8 @@ function fill187(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 188: Microsoft-Windows-DotNETRuntime/DebugIPCEvent/Stop v0
 function fill188(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 188, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 188, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -4508,8 +4508,8 @@ function fill188(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 189: Microsoft-Windows-DotNETRuntime/DebugExceptionProcessing/Start v0
 function fill189(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 189, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 189, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -4519,8 +4519,8 @@ function fill189(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 190: Microsoft-Windows-DotNETRuntime/DebugExceptionProcessing/Stop v0
 function fill190(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 190, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 190, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -4530,8 +4530,8 @@ function fill190(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 191: Microsoft-Windows-DotNETRuntime/CodeSymbols/Start v0
 function fill191(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 191, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 191, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -4560,8 +4560,8 @@ function fill191(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 192: Microsoft-Windows-DotNETRuntime/EventSourceEvent v0
 function fill192(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 192, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 192, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -4595,8 +4595,8 @@ function fill192(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 193: Microsoft-Windows-DotNETRuntime/TieredCompilation/Settings v0
 function fill193(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 193, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 193, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -4610,8 +4610,8 @@ function fill193(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 194: Microsoft-Windows-DotNETRuntime/TieredCompilation/Pause v0
 function fill194(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 194, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 194, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -4624,8 +4624,8 @@ function fill194(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 195: Microsoft-Windows-DotNETRuntime/TieredCompilation/Resume v0
 function fill195(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 195, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 195, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -4639,8 +4639,8 @@ function fill195(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 196: Microsoft-Windows-DotNETRuntime/TieredCompilation/BackgroundJitStart v0
 function fill196(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 196, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 196, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -4654,8 +4654,8 @@ function fill196(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 197: Microsoft-Windows-DotNETRuntime/TieredCompilation/BackgroundJitStop v0
 function fill197(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 197, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 197, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -4670,8 +4670,8 @@ function fill197(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 198: Microsoft-Windows-DotNETRuntime/AssemblyLoader/Start v0
 function fill198(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 198, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 198, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -4719,8 +4719,8 @@ function fill198(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 199: Microsoft-Windows-DotNETRuntime/AssemblyLoader/Stop v0
 function fill199(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 199, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 199, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -4788,8 +4788,8 @@ function fill199(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 200: Microsoft-Windows-DotNETRuntime/AssemblyLoader/ResolutionAttempted v0
 function fill200(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 200, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 200, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -4843,8 +4843,8 @@ function fill200(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 201: Microsoft-Windows-DotNETRuntime/AssemblyLoader/AssemblyLoadContextResolvingHandlerInvoked v0
 function fill201(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 201, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 201, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -4892,8 +4892,8 @@ function fill201(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 202: Microsoft-Windows-DotNETRuntime/AssemblyLoader/AppDomainAssemblyResolveHandlerInvoked v0
 function fill202(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 202, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 202, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -4934,8 +4934,8 @@ function fill202(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 203: Microsoft-Windows-DotNETRuntime/AssemblyLoader/AssemblyLoadFromResolveHandlerInvoked v0
 function fill203(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 203, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 203, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -4972,8 +4972,8 @@ function fill203(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 204: Microsoft-Windows-DotNETRuntime/AssemblyLoader/KnownPathProbed v0
 function fill204(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 204, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 204, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -4997,8 +4997,8 @@ function fill204(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 205: Microsoft-Windows-DotNETRuntime/JitInstrumentationData/InstrumentationData v0
 function fill205(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 205, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 205, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -5024,8 +5024,8 @@ function fill205(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 206: Microsoft-Windows-DotNETRuntime/JitInstrumentationDataVerbose/InstrumentationData v0
 function fill206(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 206, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 206, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -5074,8 +5074,8 @@ function fill206(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 207: Microsoft-Windows-DotNETRuntime/Profiler/ProfilerMessage v0
 function fill207(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 207, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 207, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -5095,8 +5095,8 @@ function fill207(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 208: Microsoft-Windows-DotNETRuntime/ExecutionCheckpoint/ExecutionCheckpoint v0
 function fill208(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 208, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 208, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -5119,8 +5119,8 @@ function fill208(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 209: Microsoft-Windows-DotNETRuntime/WaitHandleWait/Start v0
 function fill209(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 209, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 209, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -5135,8 +5135,8 @@ function fill209(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 210: Microsoft-Windows-DotNETRuntime/WaitHandleWait/Stop v0
 function fill210(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 210, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 210, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -5149,8 +5149,8 @@ function fill210(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 211: Microsoft-Windows-DotNETRuntime/AllocationSampling v0
 function fill211(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 211, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 211, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 32) >>> 2) + r] = row;
@@ -5177,8 +5177,8 @@ function fill211(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 212: Microsoft-Windows-DotNETRuntimeRundown/ClrStack/Walk v0
 function fill212(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 212, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 212, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -5204,8 +5204,8 @@ function fill212(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 213: Microsoft-Windows-DotNETRuntimeRundown/GC/SettingsRundown v0
 function fill213(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 213, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 213, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 40) >>> 2) + r] = row;
@@ -5225,8 +5225,8 @@ function fill213(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 214: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStart v0
 function fill214(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 214, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 214, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -5244,8 +5244,8 @@ function fill214(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 215: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStart v1
 function fill215(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 215, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 215, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -5264,8 +5264,8 @@ function fill215(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 216: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStart v2
 function fill216(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 216, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 216, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 32) >>> 2) + r] = row;
@@ -5285,8 +5285,8 @@ function fill216(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 217: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStop v0
 function fill217(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 217, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 217, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -5304,8 +5304,8 @@ function fill217(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 218: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStop v1
 function fill218(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 218, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 218, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -5324,8 +5324,8 @@ function fill218(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 219: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStop v2
 function fill219(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 219, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 219, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 32) >>> 2) + r] = row;
@@ -5345,8 +5345,8 @@ function fill219(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 220: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStartVerbose v0
 function fill220(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 220, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 220, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -5385,8 +5385,8 @@ function fill220(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 221: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStartVerbose v1
 function fill221(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 221, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 221, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -5428,8 +5428,8 @@ function fill221(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 222: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStartVerbose v2
 function fill222(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 222, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 222, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 32) >>> 2) + r] = row;
@@ -5472,8 +5472,8 @@ function fill222(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 223: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStopVerbose v0
 function fill223(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 223, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 223, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -5512,8 +5512,8 @@ function fill223(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 224: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStopVerbose v1
 function fill224(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 224, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 224, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -5555,8 +5555,8 @@ function fill224(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 225: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStopVerbose v2
 function fill225(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 225, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 225, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 32) >>> 2) + r] = row;
@@ -5599,8 +5599,8 @@ function fill225(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 226: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStartComplete v0
 function fill226(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 226, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 226, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -5610,8 +5610,8 @@ function fill226(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 227: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStartComplete v1
 function fill227(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 227, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 227, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -5624,8 +5624,8 @@ function fill227(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 228: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStopComplete v0
 function fill228(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 228, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 228, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -5635,8 +5635,8 @@ function fill228(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 229: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStopComplete v1
 function fill229(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 229, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 229, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -5649,8 +5649,8 @@ function fill229(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 230: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStartInit v0
 function fill230(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 230, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 230, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -5660,8 +5660,8 @@ function fill230(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 231: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStartInit v1
 function fill231(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 231, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 231, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -5674,8 +5674,8 @@ function fill231(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 232: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStopInit v0
 function fill232(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 232, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 232, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -5685,8 +5685,8 @@ function fill232(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 233: Microsoft-Windows-DotNETRuntimeRundown/Method/DCStopInit v1
 function fill233(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 233, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 233, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -5699,8 +5699,8 @@ function fill233(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 234: Microsoft-Windows-DotNETRuntimeRundown/Method/ILToNativeMapDCStart v0
 function fill234(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 234, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 234, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -5737,8 +5737,8 @@ function fill234(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 235: Microsoft-Windows-DotNETRuntimeRundown/Method/ILToNativeMapDCStart v1
 function fill235(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 235, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 235, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -5776,8 +5776,8 @@ function fill235(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 236: Microsoft-Windows-DotNETRuntimeRundown/Method/ILToNativeMapDCStop v0
 function fill236(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 236, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 236, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -5814,8 +5814,8 @@ function fill236(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 237: Microsoft-Windows-DotNETRuntimeRundown/Method/ILToNativeMapDCStop v1
 function fill237(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 237, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 237, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -5853,8 +5853,8 @@ function fill237(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 238: Microsoft-Windows-DotNETRuntimeRundown/Loader/DomainModuleDCStart v0
 function fill238(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 238, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 238, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -5885,8 +5885,8 @@ function fill238(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 239: Microsoft-Windows-DotNETRuntimeRundown/Loader/DomainModuleDCStart v1
 function fill239(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 239, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 239, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -5920,8 +5920,8 @@ function fill239(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 240: Microsoft-Windows-DotNETRuntimeRundown/Loader/DomainModuleDCStop v0
 function fill240(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 240, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 240, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -5952,8 +5952,8 @@ function fill240(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 241: Microsoft-Windows-DotNETRuntimeRundown/Loader/DomainModuleDCStop v1
 function fill241(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 241, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 241, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -5987,8 +5987,8 @@ function fill241(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 242: Microsoft-Windows-DotNETRuntimeRundown/Loader/ModuleDCStart v0
 function fill242(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 242, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 242, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -6018,8 +6018,8 @@ function fill242(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 243: Microsoft-Windows-DotNETRuntimeRundown/Loader/ModuleDCStart v1
 function fill243(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 243, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 243, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -6052,8 +6052,8 @@ function fill243(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 244: Microsoft-Windows-DotNETRuntimeRundown/Loader/ModuleDCStart v2
 function fill244(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 244, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 244, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -6106,8 +6106,8 @@ function fill244(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 245: Microsoft-Windows-DotNETRuntimeRundown/Loader/ModuleDCStop v0
 function fill245(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 245, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 245, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -6137,8 +6137,8 @@ function fill245(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 246: Microsoft-Windows-DotNETRuntimeRundown/Loader/ModuleDCStop v1
 function fill246(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 246, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 246, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -6171,8 +6171,8 @@ function fill246(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 247: Microsoft-Windows-DotNETRuntimeRundown/Loader/ModuleDCStop v2
 function fill247(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 247, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 247, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -6225,8 +6225,8 @@ function fill247(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 248: Microsoft-Windows-DotNETRuntimeRundown/Loader/ModuleDCStop v3
 function fill248(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 248, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 248, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -6286,8 +6286,8 @@ function fill248(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 249: Microsoft-Windows-DotNETRuntimeRundown/Loader/AssemblyDCStart v0
 function fill249(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 249, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 249, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -6309,8 +6309,8 @@ function fill249(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 250: Microsoft-Windows-DotNETRuntimeRundown/Loader/AssemblyDCStart v1
 function fill250(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 250, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 250, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -6336,8 +6336,8 @@ function fill250(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 251: Microsoft-Windows-DotNETRuntimeRundown/Loader/AssemblyDCStop v0
 function fill251(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 251, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 251, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -6359,8 +6359,8 @@ function fill251(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 252: Microsoft-Windows-DotNETRuntimeRundown/Loader/AssemblyDCStop v1
 function fill252(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 252, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 252, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -6386,8 +6386,8 @@ function fill252(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 253: Microsoft-Windows-DotNETRuntimeRundown/Loader/AppDomainDCStart v0
 function fill253(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 253, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 253, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -6408,8 +6408,8 @@ function fill253(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 254: Microsoft-Windows-DotNETRuntimeRundown/Loader/AppDomainDCStart v1
 function fill254(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 254, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 254, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -6434,8 +6434,8 @@ function fill254(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 255: Microsoft-Windows-DotNETRuntimeRundown/Loader/AppDomainDCStop v0
 function fill255(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 255, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 255, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -6456,8 +6456,8 @@ function fill255(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 256: Microsoft-Windows-DotNETRuntimeRundown/Loader/AppDomainDCStop v1
 function fill256(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 256, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 256, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -6482,8 +6482,8 @@ function fill256(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 257: Microsoft-Windows-DotNETRuntimeRundown/Loader/ThreadDCStop v0
 function fill257(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 257, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 257, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -6501,8 +6501,8 @@ function fill257(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 258: Microsoft-Windows-DotNETRuntimeRundown/ClrPerfTrack/ModuleRangeDCStart v0
 function fill258(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 258, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 258, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -6535,8 +6535,8 @@ function fill258(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 259: Microsoft-Windows-DotNETRuntimeRundown/ClrPerfTrack/ModuleRangeDCEnd v0
 function fill259(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 259, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 259, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -6569,8 +6569,8 @@ function fill259(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 260: Microsoft-Windows-DotNETRuntimeRundown/Runtime/Start v0
 function fill260(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 260, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 260, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -6611,8 +6611,8 @@ function fill260(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 261: Microsoft-Windows-DotNETRuntimeRundown/TieredCompilationRundown/SettingsDCStart v0
 function fill261(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 261, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 261, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -6626,8 +6626,8 @@ function fill261(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 262: Microsoft-Windows-DotNETRuntimeRundown/ExecutionCheckpointRundown/ExecutionCheckpointDCEnd v0
 function fill262(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 262, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 262, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -6650,8 +6650,8 @@ function fill262(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 263: Microsoft-Windows-DotNETRuntimeStress/StressLog/Start v0
 function fill263(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 263, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 263, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -6672,8 +6672,8 @@ function fill263(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 264: Microsoft-Windows-DotNETRuntimeStress/StressLog/Start v1
 function fill264(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 264, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 264, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -6697,8 +6697,8 @@ function fill264(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 265: Microsoft-Windows-DotNETRuntimeStress/ClrStack/Walk v0
 function fill265(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 265, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 265, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -6724,8 +6724,8 @@ function fill265(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 266: Microsoft-Windows-DotNETRuntimePrivate/GC/Decision v0
 function fill266(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 266, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 266, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -6738,8 +6738,8 @@ function fill266(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 267: Microsoft-Windows-DotNETRuntimePrivate/GC/Decision v1
 function fill267(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 267, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 267, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -6753,8 +6753,8 @@ function fill267(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 268: Microsoft-Windows-DotNETRuntimePrivate/GC/Settings v0
 function fill268(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 268, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 268, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -6769,8 +6769,8 @@ function fill268(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 269: Microsoft-Windows-DotNETRuntimePrivate/GC/Settings v1
 function fill269(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 269, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 269, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -6786,8 +6786,8 @@ function fill269(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 270: Microsoft-Windows-DotNETRuntimePrivate/GC/Optimized v0
 function fill270(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 270, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 270, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -6802,8 +6802,8 @@ function fill270(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 271: Microsoft-Windows-DotNETRuntimePrivate/GC/Optimized v1
 function fill271(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 271, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 271, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -6819,8 +6819,8 @@ function fill271(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 272: Microsoft-Windows-DotNETRuntimePrivate/GC/PerHeapHistory v2
 function fill272(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 272, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 272, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -6830,8 +6830,8 @@ function fill272(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 273: Microsoft-Windows-DotNETRuntimePrivate/GC/PerHeapHistory v1
 function fill273(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 273, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 273, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -6844,8 +6844,8 @@ function fill273(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 274: Microsoft-Windows-DotNETRuntimePrivate/GC/GlobalHeapHistory v0
 function fill274(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 274, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 274, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -6863,8 +6863,8 @@ function fill274(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 275: Microsoft-Windows-DotNETRuntimePrivate/GC/GlobalHeapHistory v1
 function fill275(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 275, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 275, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -6883,8 +6883,8 @@ function fill275(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 276: Microsoft-Windows-DotNETRuntimePrivate/GC/Join v0
 function fill276(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 276, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 276, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -6899,8 +6899,8 @@ function fill276(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 277: Microsoft-Windows-DotNETRuntimePrivate/GC/Join v1
 function fill277(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 277, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 277, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -6916,8 +6916,8 @@ function fill277(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 278: Microsoft-Windows-DotNETRuntimePrivate/GC/MarkStackRoots v0
 function fill278(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 278, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 278, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -6930,8 +6930,8 @@ function fill278(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 279: Microsoft-Windows-DotNETRuntimePrivate/GC/MarkStackRoots v1
 function fill279(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 279, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 279, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -6945,8 +6945,8 @@ function fill279(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 280: Microsoft-Windows-DotNETRuntimePrivate/GC/MarkFinalizeQueueRoots v0
 function fill280(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 280, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 280, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -6959,8 +6959,8 @@ function fill280(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 281: Microsoft-Windows-DotNETRuntimePrivate/GC/MarkFinalizeQueueRoots v1
 function fill281(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 281, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 281, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -6974,8 +6974,8 @@ function fill281(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 282: Microsoft-Windows-DotNETRuntimePrivate/GC/MarkHandles v0
 function fill282(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 282, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 282, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -6988,8 +6988,8 @@ function fill282(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 283: Microsoft-Windows-DotNETRuntimePrivate/GC/MarkHandles v1
 function fill283(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 283, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 283, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7003,8 +7003,8 @@ function fill283(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 284: Microsoft-Windows-DotNETRuntimePrivate/GC/MarkCards v0
 function fill284(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 284, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 284, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7017,8 +7017,8 @@ function fill284(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 285: Microsoft-Windows-DotNETRuntimePrivate/GC/MarkCards v1
 function fill285(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 285, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 285, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7032,8 +7032,8 @@ function fill285(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 286: Microsoft-Windows-DotNETRuntimePrivate/GC/BGCStart v0
 function fill286(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 286, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 286, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7046,8 +7046,8 @@ function fill286(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 287: Microsoft-Windows-DotNETRuntimePrivate/GC/BGC1stNonCondStop v0
 function fill287(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 287, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 287, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7060,8 +7060,8 @@ function fill287(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 288: Microsoft-Windows-DotNETRuntimePrivate/GC/BGC1stConStop v0
 function fill288(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 288, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 288, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7074,8 +7074,8 @@ function fill288(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 289: Microsoft-Windows-DotNETRuntimePrivate/GC/BGC2ndNonConStart v0
 function fill289(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 289, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 289, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7088,8 +7088,8 @@ function fill289(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 290: Microsoft-Windows-DotNETRuntimePrivate/GC/BGC2ndNonConStop v0
 function fill290(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 290, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 290, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7102,8 +7102,8 @@ function fill290(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 291: Microsoft-Windows-DotNETRuntimePrivate/GC/BGC2ndConStart v0
 function fill291(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 291, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 291, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7116,8 +7116,8 @@ function fill291(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 292: Microsoft-Windows-DotNETRuntimePrivate/GC/BGC2ndConStop v0
 function fill292(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 292, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 292, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7130,8 +7130,8 @@ function fill292(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 293: Microsoft-Windows-DotNETRuntimePrivate/GC/BGCPlanStop v0
 function fill293(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 293, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 293, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7144,8 +7144,8 @@ function fill293(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 294: Microsoft-Windows-DotNETRuntimePrivate/GC/BGCSweepStop v0
 function fill294(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 294, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 294, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7158,8 +7158,8 @@ function fill294(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 295: Microsoft-Windows-DotNETRuntimePrivate/GC/BGCDrainMark v0
 function fill295(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 295, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 295, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -7173,8 +7173,8 @@ function fill295(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 296: Microsoft-Windows-DotNETRuntimePrivate/GC/BGCRevisit v0
 function fill296(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 296, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 296, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -7190,8 +7190,8 @@ function fill296(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 297: Microsoft-Windows-DotNETRuntimePrivate/GC/BGCOverflow v0
 function fill297(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 297, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 297, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -7208,8 +7208,8 @@ function fill297(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 298: Microsoft-Windows-DotNETRuntimePrivate/GC/BGCOverflow v1
 function fill298(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 298, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 298, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -7227,8 +7227,8 @@ function fill298(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 299: Microsoft-Windows-DotNETRuntimePrivate/GC/BGCAllocWaitStart v0
 function fill299(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 299, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 299, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7242,8 +7242,8 @@ function fill299(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 300: Microsoft-Windows-DotNETRuntimePrivate/GC/BGCAllocWaitStop v0
 function fill300(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 300, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 300, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7257,8 +7257,8 @@ function fill300(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 301: Microsoft-Windows-DotNETRuntimePrivate/GC/FullNotify v0
 function fill301(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 301, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 301, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7272,8 +7272,8 @@ function fill301(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 302: Microsoft-Windows-DotNETRuntimePrivate/GC/FullNotify v1
 function fill302(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 302, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 302, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7288,8 +7288,8 @@ function fill302(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 303: Microsoft-Windows-DotNETRuntimePrivate/GC/BGC1stSweepEnd v0
 function fill303(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 303, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 303, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7303,8 +7303,8 @@ function fill303(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 304: Microsoft-Windows-DotNETRuntimePrivate/Startup/EEStartupStart v0
 function fill304(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 304, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 304, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7314,8 +7314,8 @@ function fill304(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 305: Microsoft-Windows-DotNETRuntimePrivate/Startup/EEStartupStart v1
 function fill305(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 305, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 305, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7328,8 +7328,8 @@ function fill305(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 306: Microsoft-Windows-DotNETRuntimePrivate/Startup/EEStartupStop v0
 function fill306(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 306, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 306, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7339,8 +7339,8 @@ function fill306(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 307: Microsoft-Windows-DotNETRuntimePrivate/Startup/EEStartupStop v1
 function fill307(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 307, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 307, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7353,8 +7353,8 @@ function fill307(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 308: Microsoft-Windows-DotNETRuntimePrivate/Startup/EEConfigSetupStart v0
 function fill308(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 308, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 308, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7364,8 +7364,8 @@ function fill308(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 309: Microsoft-Windows-DotNETRuntimePrivate/Startup/EEConfigSetupStart v1
 function fill309(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 309, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 309, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7378,8 +7378,8 @@ function fill309(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 310: Microsoft-Windows-DotNETRuntimePrivate/Startup/EEConfigSetupStop v0
 function fill310(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 310, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 310, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7389,8 +7389,8 @@ function fill310(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 311: Microsoft-Windows-DotNETRuntimePrivate/Startup/EEConfigSetupStop v1
 function fill311(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 311, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 311, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7403,8 +7403,8 @@ function fill311(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 312: Microsoft-Windows-DotNETRuntimePrivate/Startup/LoadSystemBasesStart v0
 function fill312(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 312, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 312, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7414,8 +7414,8 @@ function fill312(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 313: Microsoft-Windows-DotNETRuntimePrivate/Startup/LoadSystemBasesStart v1
 function fill313(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 313, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 313, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7428,8 +7428,8 @@ function fill313(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 314: Microsoft-Windows-DotNETRuntimePrivate/Startup/LoadSystemBasesStop v0
 function fill314(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 314, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 314, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7439,8 +7439,8 @@ function fill314(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 315: Microsoft-Windows-DotNETRuntimePrivate/Startup/LoadSystemBasesStop v1
 function fill315(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 315, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 315, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7453,8 +7453,8 @@ function fill315(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 316: Microsoft-Windows-DotNETRuntimePrivate/Startup/ExecExeStart v0
 function fill316(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 316, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 316, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7464,8 +7464,8 @@ function fill316(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 317: Microsoft-Windows-DotNETRuntimePrivate/Startup/ExecExeStart v1
 function fill317(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 317, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 317, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7478,8 +7478,8 @@ function fill317(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 318: Microsoft-Windows-DotNETRuntimePrivate/Startup/ExecExeStop v0
 function fill318(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 318, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 318, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7489,8 +7489,8 @@ function fill318(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 319: Microsoft-Windows-DotNETRuntimePrivate/Startup/ExecExeStop v1
 function fill319(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 319, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 319, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7503,8 +7503,8 @@ function fill319(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 320: Microsoft-Windows-DotNETRuntimePrivate/Startup/MainStart v0
 function fill320(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 320, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 320, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7514,8 +7514,8 @@ function fill320(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 321: Microsoft-Windows-DotNETRuntimePrivate/Startup/MainStart v1
 function fill321(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 321, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 321, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7528,8 +7528,8 @@ function fill321(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 322: Microsoft-Windows-DotNETRuntimePrivate/Startup/MainStop v0
 function fill322(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 322, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 322, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7539,8 +7539,8 @@ function fill322(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 323: Microsoft-Windows-DotNETRuntimePrivate/Startup/MainStop v1
 function fill323(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 323, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 323, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7553,8 +7553,8 @@ function fill323(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 324: Microsoft-Windows-DotNETRuntimePrivate/Startup/ApplyPolicyStart v0
 function fill324(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 324, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 324, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7564,8 +7564,8 @@ function fill324(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 325: Microsoft-Windows-DotNETRuntimePrivate/Startup/ApplyPolicyStart v1
 function fill325(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 325, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 325, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7578,8 +7578,8 @@ function fill325(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 326: Microsoft-Windows-DotNETRuntimePrivate/Startup/ApplyPolicyStop v0
 function fill326(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 326, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 326, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7589,8 +7589,8 @@ function fill326(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 327: Microsoft-Windows-DotNETRuntimePrivate/Startup/ApplyPolicyStop v1
 function fill327(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 327, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 327, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7603,8 +7603,8 @@ function fill327(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 328: Microsoft-Windows-DotNETRuntimePrivate/Startup/LdLibShFolderStart v0
 function fill328(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 328, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 328, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7614,8 +7614,8 @@ function fill328(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 329: Microsoft-Windows-DotNETRuntimePrivate/Startup/LdLibShFolderStart v1
 function fill329(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 329, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 329, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7628,8 +7628,8 @@ function fill329(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 330: Microsoft-Windows-DotNETRuntimePrivate/Startup/LdLibShFolderStop v0
 function fill330(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 330, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 330, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7639,8 +7639,8 @@ function fill330(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 331: Microsoft-Windows-DotNETRuntimePrivate/Startup/LdLibShFolderStop v1
 function fill331(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 331, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 331, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7653,8 +7653,8 @@ function fill331(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 332: Microsoft-Windows-DotNETRuntimePrivate/Startup/PrestubWorkerStart v0
 function fill332(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 332, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 332, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7664,8 +7664,8 @@ function fill332(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 333: Microsoft-Windows-DotNETRuntimePrivate/Startup/PrestubWorkerStart v1
 function fill333(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 333, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 333, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7678,8 +7678,8 @@ function fill333(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 334: Microsoft-Windows-DotNETRuntimePrivate/Startup/PrestubWorkerStop v0
 function fill334(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 334, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 334, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7689,8 +7689,8 @@ function fill334(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 335: Microsoft-Windows-DotNETRuntimePrivate/Startup/PrestubWorkerStop v1
 function fill335(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 335, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 335, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7703,8 +7703,8 @@ function fill335(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 336: Microsoft-Windows-DotNETRuntimePrivate/Startup/GetInstallationStart v0
 function fill336(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 336, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 336, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7714,8 +7714,8 @@ function fill336(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 337: Microsoft-Windows-DotNETRuntimePrivate/Startup/GetInstallationStart v1
 function fill337(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 337, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 337, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7728,8 +7728,8 @@ function fill337(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 338: Microsoft-Windows-DotNETRuntimePrivate/Startup/GetInstallationStop v0
 function fill338(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 338, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 338, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7739,8 +7739,8 @@ function fill338(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 339: Microsoft-Windows-DotNETRuntimePrivate/Startup/GetInstallationStop v1
 function fill339(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 339, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 339, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7753,8 +7753,8 @@ function fill339(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 340: Microsoft-Windows-DotNETRuntimePrivate/Startup/OpenHModuleStart v0
 function fill340(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 340, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 340, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7764,8 +7764,8 @@ function fill340(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 341: Microsoft-Windows-DotNETRuntimePrivate/Startup/OpenHModuleStart v1
 function fill341(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 341, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 341, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7778,8 +7778,8 @@ function fill341(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 342: Microsoft-Windows-DotNETRuntimePrivate/Startup/OpenHModuleStop v0
 function fill342(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 342, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 342, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7789,8 +7789,8 @@ function fill342(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 343: Microsoft-Windows-DotNETRuntimePrivate/Startup/OpenHModuleStop v1
 function fill343(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 343, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 343, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7803,8 +7803,8 @@ function fill343(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 344: Microsoft-Windows-DotNETRuntimePrivate/Startup/ExplicitBindStart v0
 function fill344(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 344, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 344, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7814,8 +7814,8 @@ function fill344(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 345: Microsoft-Windows-DotNETRuntimePrivate/Startup/ExplicitBindStart v1
 function fill345(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 345, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 345, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7828,8 +7828,8 @@ function fill345(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 346: Microsoft-Windows-DotNETRuntimePrivate/Startup/ExplicitBindStop v0
 function fill346(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 346, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 346, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7839,8 +7839,8 @@ function fill346(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 347: Microsoft-Windows-DotNETRuntimePrivate/Startup/ExplicitBindStop v1
 function fill347(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 347, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 347, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7853,8 +7853,8 @@ function fill347(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 348: Microsoft-Windows-DotNETRuntimePrivate/Startup/ParseXmlStart v0
 function fill348(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 348, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 348, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7864,8 +7864,8 @@ function fill348(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 349: Microsoft-Windows-DotNETRuntimePrivate/Startup/ParseXmlStart v1
 function fill349(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 349, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 349, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7878,8 +7878,8 @@ function fill349(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 350: Microsoft-Windows-DotNETRuntimePrivate/Startup/ParseXmlStop v0
 function fill350(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 350, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 350, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7889,8 +7889,8 @@ function fill350(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 351: Microsoft-Windows-DotNETRuntimePrivate/Startup/ParseXmlStop v1
 function fill351(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 351, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 351, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7903,8 +7903,8 @@ function fill351(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 352: Microsoft-Windows-DotNETRuntimePrivate/Startup/InitDefaultDomainStart v0
 function fill352(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 352, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 352, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7914,8 +7914,8 @@ function fill352(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 353: Microsoft-Windows-DotNETRuntimePrivate/Startup/InitDefaultDomainStart v1
 function fill353(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 353, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 353, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7928,8 +7928,8 @@ function fill353(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 354: Microsoft-Windows-DotNETRuntimePrivate/Startup/InitDefaultDomainStop v0
 function fill354(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 354, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 354, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7939,8 +7939,8 @@ function fill354(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 355: Microsoft-Windows-DotNETRuntimePrivate/Startup/InitDefaultDomainStop v1
 function fill355(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 355, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 355, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7953,8 +7953,8 @@ function fill355(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 356: Microsoft-Windows-DotNETRuntimePrivate/Startup/InitSecurityStart v0
 function fill356(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 356, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 356, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7964,8 +7964,8 @@ function fill356(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 357: Microsoft-Windows-DotNETRuntimePrivate/Startup/InitSecurityStart v1
 function fill357(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 357, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 357, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7978,8 +7978,8 @@ function fill357(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 358: Microsoft-Windows-DotNETRuntimePrivate/Startup/InitSecurityStop v0
 function fill358(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 358, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 358, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -7989,8 +7989,8 @@ function fill358(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 359: Microsoft-Windows-DotNETRuntimePrivate/Startup/InitSecurityStop v1
 function fill359(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 359, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 359, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8003,8 +8003,8 @@ function fill359(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 360: Microsoft-Windows-DotNETRuntimePrivate/Startup/AllowBindingRedirsStart v0
 function fill360(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 360, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 360, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8014,8 +8014,8 @@ function fill360(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 361: Microsoft-Windows-DotNETRuntimePrivate/Startup/AllowBindingRedirsStart v1
 function fill361(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 361, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 361, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8028,8 +8028,8 @@ function fill361(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 362: Microsoft-Windows-DotNETRuntimePrivate/Startup/AllowBindingRedirsStop v0
 function fill362(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 362, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 362, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8039,8 +8039,8 @@ function fill362(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 363: Microsoft-Windows-DotNETRuntimePrivate/Startup/AllowBindingRedirsStop v1
 function fill363(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 363, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 363, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8053,8 +8053,8 @@ function fill363(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 364: Microsoft-Windows-DotNETRuntimePrivate/Startup/EEConfigSyncStart v0
 function fill364(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 364, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 364, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8064,8 +8064,8 @@ function fill364(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 365: Microsoft-Windows-DotNETRuntimePrivate/Startup/EEConfigSyncStart v1
 function fill365(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 365, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 365, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8078,8 +8078,8 @@ function fill365(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 366: Microsoft-Windows-DotNETRuntimePrivate/Startup/EEConfigSyncStop v0
 function fill366(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 366, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 366, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8089,8 +8089,8 @@ function fill366(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 367: Microsoft-Windows-DotNETRuntimePrivate/Startup/EEConfigSyncStop v1
 function fill367(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 367, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 367, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8103,8 +8103,8 @@ function fill367(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 368: Microsoft-Windows-DotNETRuntimePrivate/Startup/BindingStart v0
 function fill368(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 368, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 368, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8114,8 +8114,8 @@ function fill368(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 369: Microsoft-Windows-DotNETRuntimePrivate/Startup/BindingStart v1
 function fill369(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 369, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 369, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8128,8 +8128,8 @@ function fill369(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 370: Microsoft-Windows-DotNETRuntimePrivate/Startup/BindingStop v0
 function fill370(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 370, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 370, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8139,8 +8139,8 @@ function fill370(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 371: Microsoft-Windows-DotNETRuntimePrivate/Startup/BindingStop v1
 function fill371(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 371, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 371, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8153,8 +8153,8 @@ function fill371(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 372: Microsoft-Windows-DotNETRuntimePrivate/Startup/LoaderCatchCallStart v0
 function fill372(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 372, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 372, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8164,8 +8164,8 @@ function fill372(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 373: Microsoft-Windows-DotNETRuntimePrivate/Startup/LoaderCatchCallStart v1
 function fill373(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 373, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 373, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8178,8 +8178,8 @@ function fill373(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 374: Microsoft-Windows-DotNETRuntimePrivate/Startup/LoaderCatchCallStop v0
 function fill374(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 374, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 374, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8189,8 +8189,8 @@ function fill374(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 375: Microsoft-Windows-DotNETRuntimePrivate/Startup/LoaderCatchCallStop v1
 function fill375(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 375, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 375, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8203,8 +8203,8 @@ function fill375(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 376: Microsoft-Windows-DotNETRuntimePrivate/Startup/FusionInitStart v0
 function fill376(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 376, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 376, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8214,8 +8214,8 @@ function fill376(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 377: Microsoft-Windows-DotNETRuntimePrivate/Startup/FusionInitStart v1
 function fill377(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 377, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 377, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8228,8 +8228,8 @@ function fill377(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 378: Microsoft-Windows-DotNETRuntimePrivate/Startup/FusionInitStop v0
 function fill378(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 378, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 378, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8239,8 +8239,8 @@ function fill378(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 379: Microsoft-Windows-DotNETRuntimePrivate/Startup/FusionInitStop v1
 function fill379(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 379, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 379, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8253,8 +8253,8 @@ function fill379(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 380: Microsoft-Windows-DotNETRuntimePrivate/Startup/FusionAppCtxStart v0
 function fill380(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 380, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 380, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8264,8 +8264,8 @@ function fill380(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 381: Microsoft-Windows-DotNETRuntimePrivate/Startup/FusionAppCtxStart v1
 function fill381(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 381, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 381, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8278,8 +8278,8 @@ function fill381(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 382: Microsoft-Windows-DotNETRuntimePrivate/Startup/FusionAppCtxStop v0
 function fill382(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 382, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 382, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8289,8 +8289,8 @@ function fill382(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 383: Microsoft-Windows-DotNETRuntimePrivate/Startup/FusionAppCtxStop v1
 function fill383(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 383, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 383, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8303,8 +8303,8 @@ function fill383(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 384: Microsoft-Windows-DotNETRuntimePrivate/Startup/Fusion2EEStart v0
 function fill384(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 384, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 384, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8314,8 +8314,8 @@ function fill384(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 385: Microsoft-Windows-DotNETRuntimePrivate/Startup/Fusion2EEStart v1
 function fill385(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 385, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 385, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8328,8 +8328,8 @@ function fill385(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 386: Microsoft-Windows-DotNETRuntimePrivate/Startup/Fusion2EEStop v0
 function fill386(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 386, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 386, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8339,8 +8339,8 @@ function fill386(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 387: Microsoft-Windows-DotNETRuntimePrivate/Startup/Fusion2EEStop v1
 function fill387(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 387, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 387, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8353,8 +8353,8 @@ function fill387(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 388: Microsoft-Windows-DotNETRuntimePrivate/Startup/SecurityCatchCallStart v0
 function fill388(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 388, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 388, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8364,8 +8364,8 @@ function fill388(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 389: Microsoft-Windows-DotNETRuntimePrivate/Startup/SecurityCatchCallStart v1
 function fill389(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 389, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 389, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8378,8 +8378,8 @@ function fill389(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 390: Microsoft-Windows-DotNETRuntimePrivate/Startup/SecurityCatchCallStop v0
 function fill390(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 390, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 390, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8389,8 +8389,8 @@ function fill390(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 391: Microsoft-Windows-DotNETRuntimePrivate/Startup/SecurityCatchCallStop v1
 function fill391(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 391, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 391, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8403,8 +8403,8 @@ function fill391(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 392: Microsoft-Windows-DotNETRuntimePrivate/ClrStack/Walk v0
 function fill392(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 392, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 392, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8430,8 +8430,8 @@ function fill392(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 393: Microsoft-Windows-DotNETRuntimePrivate/ClrPerfTrack/ModuleRangeLoad v0
 function fill393(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 393, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 393, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -8466,8 +8466,8 @@ function fill393(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 394: Microsoft-Windows-DotNETRuntimePrivate/Binding/PolicyPhaseStart v0
 function fill394(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 394, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 394, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8500,8 +8500,8 @@ function fill394(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 395: Microsoft-Windows-DotNETRuntimePrivate/Binding/PolicyPhaseStop v0
 function fill395(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 395, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 395, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8534,8 +8534,8 @@ function fill395(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 396: Microsoft-Windows-DotNETRuntimePrivate/Binding/NgenPhaseStart v0
 function fill396(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 396, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 396, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8568,8 +8568,8 @@ function fill396(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 397: Microsoft-Windows-DotNETRuntimePrivate/Binding/NgenPhaseStop v0
 function fill397(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 397, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 397, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8602,8 +8602,8 @@ function fill397(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 398: Microsoft-Windows-DotNETRuntimePrivate/Binding/LoopupAndProbingPhaseStart v0
 function fill398(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 398, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 398, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8636,8 +8636,8 @@ function fill398(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 399: Microsoft-Windows-DotNETRuntimePrivate/Binding/LookupAndProbingPhaseStop v0
 function fill399(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 399, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 399, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8670,8 +8670,8 @@ function fill399(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 400: Microsoft-Windows-DotNETRuntimePrivate/Binding/LoaderPhaseStart v0
 function fill400(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 400, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 400, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8704,8 +8704,8 @@ function fill400(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 401: Microsoft-Windows-DotNETRuntimePrivate/Binding/LoaderPhaseStop v0
 function fill401(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 401, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 401, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8738,8 +8738,8 @@ function fill401(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 402: Microsoft-Windows-DotNETRuntimePrivate/Binding/PhaseStart v0
 function fill402(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 402, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 402, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8772,8 +8772,8 @@ function fill402(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 403: Microsoft-Windows-DotNETRuntimePrivate/Binding/PhaseStop v0
 function fill403(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 403, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 403, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8806,8 +8806,8 @@ function fill403(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 404: Microsoft-Windows-DotNETRuntimePrivate/Binding/DownloadPhaseStart v0
 function fill404(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 404, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 404, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8840,8 +8840,8 @@ function fill404(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 405: Microsoft-Windows-DotNETRuntimePrivate/Binding/DownloadPhaseStop v0
 function fill405(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 405, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 405, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8874,8 +8874,8 @@ function fill405(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 406: Microsoft-Windows-DotNETRuntimePrivate/Binding/LoaderAssemblyInitPhaseStart v0
 function fill406(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 406, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 406, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8908,8 +8908,8 @@ function fill406(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 407: Microsoft-Windows-DotNETRuntimePrivate/Binding/LoaderAssemblyInitPhaseStop v0
 function fill407(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 407, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 407, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8942,8 +8942,8 @@ function fill407(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 408: Microsoft-Windows-DotNETRuntimePrivate/Binding/LoaderMappingPhaseStart v0
 function fill408(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 408, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 408, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -8976,8 +8976,8 @@ function fill408(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 409: Microsoft-Windows-DotNETRuntimePrivate/Binding/LoaderMappingPhaseStop v0
 function fill409(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 409, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 409, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -9010,8 +9010,8 @@ function fill409(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 410: Microsoft-Windows-DotNETRuntimePrivate/Binding/LoaderDeliverEventPhaseStart v0
 function fill410(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 410, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 410, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -9044,8 +9044,8 @@ function fill410(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 411: Microsoft-Windows-DotNETRuntimePrivate/Binding/LoaderDeliverEventsPhaseStop v0
 function fill411(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 411, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 411, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -9078,8 +9078,8 @@ function fill411(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 412: Microsoft-Windows-DotNETRuntimePrivate/EvidenceGeneration/EvidenceGenerated v0
 function fill412(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 412, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 412, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -9103,8 +9103,8 @@ function fill412(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 413: Microsoft-Windows-DotNETRuntimePrivate/Transparency/ModuleTransparencyComputationStart v0
 function fill413(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 413, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 413, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -9125,8 +9125,8 @@ function fill413(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 414: Microsoft-Windows-DotNETRuntimePrivate/Transparency/ModuleTransparencyComputationStop v0
 function fill414(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 414, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 414, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -9152,8 +9152,8 @@ function fill414(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 415: Microsoft-Windows-DotNETRuntimePrivate/Transparency/TypeTransparencyComputationStart v0
 function fill415(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 415, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 415, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -9181,8 +9181,8 @@ function fill415(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 416: Microsoft-Windows-DotNETRuntimePrivate/Transparency/TypeTransparencyComputationStop v0
 function fill416(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 416, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 416, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -9214,8 +9214,8 @@ function fill416(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 417: Microsoft-Windows-DotNETRuntimePrivate/Transparency/MethodTransparencyComputationStart v0
 function fill417(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 417, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 417, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -9243,8 +9243,8 @@ function fill417(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 418: Microsoft-Windows-DotNETRuntimePrivate/Transparency/MethodTransparencyComputationStop v0
 function fill418(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 418, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 418, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -9274,8 +9274,8 @@ function fill418(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 419: Microsoft-Windows-DotNETRuntimePrivate/Transparency/FieldTransparencyComputationStart v0
 function fill419(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 419, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 419, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -9303,8 +9303,8 @@ function fill419(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 420: Microsoft-Windows-DotNETRuntimePrivate/Transparency/FieldTransparencyComputationStop v0
 function fill420(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 420, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 420, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -9334,8 +9334,8 @@ function fill420(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 421: Microsoft-Windows-DotNETRuntimePrivate/Transparency/TokenTransparencyComputationStart v0
 function fill421(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 421, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 421, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -9359,8 +9359,8 @@ function fill421(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 422: Microsoft-Windows-DotNETRuntimePrivate/Transparency/TokenTransparencyComputationStop v0
 function fill422(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 422, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 422, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -9386,8 +9386,8 @@ function fill422(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 423: Microsoft-Windows-DotNETRuntimePrivate/NgenBinder/NgenBind v0
 function fill423(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 423, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 423, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -9409,8 +9409,8 @@ function fill423(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 424: Microsoft-Windows-DotNETRuntimePrivate/CLRMethodPrivate/JittedMethodRichDebugInfo v0
 function fill424(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 424, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 424, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -9438,8 +9438,8 @@ function fill424(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 425: Microsoft-Windows-DotNETRuntimePrivate/FailFast v0
 function fill425(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 425, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 425, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -9462,8 +9462,8 @@ function fill425(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 426: Microsoft-Windows-DotNETRuntimePrivate/GC/FinalizeObject v0
 function fill426(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 426, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 426, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -9485,8 +9485,8 @@ function fill426(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 427: Microsoft-Windows-DotNETRuntimePrivate/GC/CCWRefCountChangeAnsi v0
 function fill427(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 427, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 427, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 32) >>> 2) + r] = row;
@@ -9527,8 +9527,8 @@ function fill427(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 428: Microsoft-Windows-DotNETRuntimePrivate/GC/SetGCHandle v0
 function fill428(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 428, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 428, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -9546,8 +9546,8 @@ function fill428(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 429: Microsoft-Windows-DotNETRuntimePrivate/GC/DestroyGCHandle v0
 function fill429(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 429, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 429, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -9561,8 +9561,8 @@ function fill429(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 430: Microsoft-Windows-DotNETRuntimePrivate/Binding/FusionMessage v0
 function fill430(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 430, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 430, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -9583,8 +9583,8 @@ function fill430(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 431: Microsoft-Windows-DotNETRuntimePrivate/Binding/FusionErrorCode v0
 function fill431(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 431, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 431, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -9599,8 +9599,8 @@ function fill431(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 432: Microsoft-Windows-DotNETRuntimePrivate/GC/PinPlugAtGCTime v0
 function fill432(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 432, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 432, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -9616,8 +9616,8 @@ function fill432(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 433: Microsoft-Windows-DotNETRuntimePrivate/GC/CCWRefCountChange v0
 function fill433(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 433, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 433, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 32) >>> 2) + r] = row;
@@ -9658,8 +9658,8 @@ function fill433(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 434: Microsoft-Windows-DotNETRuntimePrivate/LoaderHeap/AllocRequest v0
 function fill434(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 434, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 434, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -9677,8 +9677,8 @@ function fill434(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 435: Microsoft-Windows-DotNETRuntimePrivate/ClrMulticoreJit/Common v0
 function fill435(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 435, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 435, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -9710,8 +9710,8 @@ function fill435(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 436: Microsoft-Windows-DotNETRuntimePrivate/ClrMulticoreJit/MethodCodeReturned v0
 function fill436(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 436, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 436, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -9726,8 +9726,8 @@ function fill436(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 437: Microsoft-Windows-DotNETRuntimePrivate/ClrDynamicTypeUsage/IInspectableRuntimeClassName v0
 function fill437(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 437, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 437, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -9747,8 +9747,8 @@ function fill437(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 438: Microsoft-Windows-DotNETRuntimePrivate/ClrDynamicTypeUsage/WinRTUnbox v0
 function fill438(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 438, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 438, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -9775,8 +9775,8 @@ function fill438(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 439: Microsoft-Windows-DotNETRuntimePrivate/ClrDynamicTypeUsage/CreateRCW v0
 function fill439(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 439, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 439, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -9796,8 +9796,8 @@ function fill439(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 440: Microsoft-Windows-DotNETRuntimePrivate/ClrDynamicTypeUsage/RCWVariance v0
 function fill440(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 440, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 440, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -9831,8 +9831,8 @@ function fill440(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 441: Microsoft-Windows-DotNETRuntimePrivate/ClrDynamicTypeUsage/RCWIEnumerableCasting v0
 function fill441(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 441, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 441, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -9859,8 +9859,8 @@ function fill441(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 442: Microsoft-Windows-DotNETRuntimePrivate/ClrDynamicTypeUsage/CreateCCW v0
 function fill442(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 442, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 442, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -9880,8 +9880,8 @@ function fill442(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 443: Microsoft-Windows-DotNETRuntimePrivate/ClrDynamicTypeUsage/CCWVariance v0
 function fill443(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 443, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 443, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -9915,8 +9915,8 @@ function fill443(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 444: Microsoft-Windows-DotNETRuntimePrivate/ClrDynamicTypeUsage/ObjectVariantMarshallingToNative v0
 function fill444(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 444, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 444, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -9937,8 +9937,8 @@ function fill444(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 445: Microsoft-Windows-DotNETRuntimePrivate/ClrDynamicTypeUsage/GetTypeFromGUID v0
 function fill445(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 445, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 445, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -9965,8 +9965,8 @@ function fill445(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 446: Microsoft-Windows-DotNETRuntimePrivate/ClrDynamicTypeUsage/GetTypeFromProgID v0
 function fill446(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 446, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 446, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -9993,8 +9993,8 @@ function fill446(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 447: Microsoft-Windows-DotNETRuntimePrivate/ClrDynamicTypeUsage/ConvertToCallbackEtw v0
 function fill447(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 447, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 447, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -10021,8 +10021,8 @@ function fill447(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 448: Microsoft-Windows-DotNETRuntimePrivate/ClrDynamicTypeUsage/BeginCreateManagedReference v0
 function fill448(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 448, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 448, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -10035,8 +10035,8 @@ function fill448(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 449: Microsoft-Windows-DotNETRuntimePrivate/ClrDynamicTypeUsage/EndCreateManagedReference v0
 function fill449(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 449, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 449, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -10049,8 +10049,8 @@ function fill449(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 450: Microsoft-Windows-DotNETRuntimePrivate/ClrDynamicTypeUsage/ObjectVariantMarshallingToManaged v0
 function fill450(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 450, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 450, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -10071,8 +10071,8 @@ function fill450(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 451: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/ContextLoaded v0
 function fill451(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 451, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 451, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -10087,8 +10087,8 @@ function fill451(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 452: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/ContextUnloaded v0
 function fill452(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 452, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 452, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -10103,8 +10103,8 @@ function fill452(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 453: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/AppDomainLoading v0
 function fill453(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 453, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 453, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -10117,8 +10117,8 @@ function fill453(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 454: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/AppDomainLoaded v0
 function fill454(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 454, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 454, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -10131,8 +10131,8 @@ function fill454(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 455: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/AppDomainUnloading v0
 function fill455(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 455, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 455, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -10145,8 +10145,8 @@ function fill455(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 456: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/AppDomainUnloaded v0
 function fill456(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 456, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 456, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -10159,8 +10159,8 @@ function fill456(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 457: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/AppDomainName v0
 function fill457(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 457, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 457, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -10180,8 +10180,8 @@ function fill457(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 458: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/JitBegin v0
 function fill458(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 458, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 458, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -10196,8 +10196,8 @@ function fill458(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 459: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/JitFailed v0
 function fill459(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 459, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 459, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -10212,8 +10212,8 @@ function fill459(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 460: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/JitDone v0
 function fill460(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 460, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 460, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -10228,8 +10228,8 @@ function fill460(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 461: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/JitDone v1
 function fill461(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 461, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 461, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -10255,8 +10255,8 @@ function fill461(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 462: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/JitChunkCreated v0
 function fill462(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 462, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 462, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -10270,8 +10270,8 @@ function fill462(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 463: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/JitChunkDestroyed v0
 function fill463(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 463, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 463, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -10284,8 +10284,8 @@ function fill463(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 464: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/JitCodeBuffer v0
 function fill464(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 464, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 464, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -10300,8 +10300,8 @@ function fill464(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 465: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/ClassLoading v0
 function fill465(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 465, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 465, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -10315,8 +10315,8 @@ function fill465(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 466: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/ClassFailed v0
 function fill466(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 466, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 466, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -10330,8 +10330,8 @@ function fill466(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 467: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/ClassLoaded v0
 function fill467(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 467, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 467, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -10352,8 +10352,8 @@ function fill467(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 468: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/ClassLoaded v1
 function fill468(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 468, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 468, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -10387,8 +10387,8 @@ function fill468(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 469: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/VTableLoading v0
 function fill469(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 469, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 469, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -10403,8 +10403,8 @@ function fill469(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 470: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/VTableFailed v0
 function fill470(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 470, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 470, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -10419,8 +10419,8 @@ function fill470(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 471: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/VTableLoaded v0
 function fill471(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 471, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 471, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -10435,8 +10435,8 @@ function fill471(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 472: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/ModuleLoading v0
 function fill472(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 472, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 472, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -10449,8 +10449,8 @@ function fill472(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 473: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/ModuleFailed v0
 function fill473(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 473, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 473, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -10463,8 +10463,8 @@ function fill473(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 474: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/ModuleLoaded v0
 function fill474(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 474, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 474, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -10491,8 +10491,8 @@ function fill474(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 475: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/ModuleUnloading v0
 function fill475(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 475, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 475, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -10505,8 +10505,8 @@ function fill475(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 476: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/ModuleUnloaded v0
 function fill476(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 476, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 476, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -10533,8 +10533,8 @@ function fill476(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 477: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/AssemblyLoading v0
 function fill477(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 477, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 477, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -10548,8 +10548,8 @@ function fill477(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 478: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/AssemblyLoaded v0
 function fill478(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 478, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 478, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -10570,8 +10570,8 @@ function fill478(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 479: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/AssemblyUnloading v0
 function fill479(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 479, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 479, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -10585,8 +10585,8 @@ function fill479(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 480: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/AssemblyUnloaded v0
 function fill480(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 480, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 480, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -10607,8 +10607,8 @@ function fill480(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 481: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/MethodEnter v0
 function fill481(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 481, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 481, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -10621,8 +10621,8 @@ function fill481(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 482: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/MethodLeave v0
 function fill482(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 482, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 482, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -10635,8 +10635,8 @@ function fill482(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 483: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/MethodTailCall v0
 function fill483(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 483, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 483, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -10649,8 +10649,8 @@ function fill483(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 484: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/MethodExceptionLeave v0
 function fill484(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 484, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 484, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -10663,8 +10663,8 @@ function fill484(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 485: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/MethodFree v0
 function fill485(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 485, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 485, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -10677,8 +10677,8 @@ function fill485(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 486: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/MethodBeginInvoke v0
 function fill486(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 486, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 486, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -10691,8 +10691,8 @@ function fill486(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 487: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/MethodEndInvoke v0
 function fill487(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 487, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 487, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -10705,8 +10705,8 @@ function fill487(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 488: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/ExceptionThrow v0
 function fill488(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 488, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 488, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -10720,8 +10720,8 @@ function fill488(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 489: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/ExceptionClause v0
 function fill489(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 489, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 489, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -10738,8 +10738,8 @@ function fill489(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 490: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/GCEvent v0
 function fill490(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 490, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 490, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -10753,8 +10753,8 @@ function fill490(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 491: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/GCAllocation v0
 function fill491(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 491, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 491, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -10769,8 +10769,8 @@ function fill491(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 492: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/GCMoves v0
 function fill492(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 492, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 492, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -10793,8 +10793,8 @@ function fill492(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 493: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/GCResize v0
 function fill493(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 493, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 493, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -10807,8 +10807,8 @@ function fill493(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 494: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/GCHandleCreated v0
 function fill494(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 494, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 494, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 16) >>> 2) + r] = row;
@@ -10823,8 +10823,8 @@ function fill494(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 495: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/GCHandleDeleted v0
 function fill495(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 495, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 495, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -10838,8 +10838,8 @@ function fill495(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 496: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/GCFinalizing v0
 function fill496(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 496, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 496, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -10849,8 +10849,8 @@ function fill496(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 497: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/GCFinalized v0
 function fill497(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 497, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 497, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -10860,8 +10860,8 @@ function fill497(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 498: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/GCFinalizingObject v0
 function fill498(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 498, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 498, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -10874,8 +10874,8 @@ function fill498(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 499: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/GCFinalizedObject v0
 function fill499(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 499, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 499, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -10888,8 +10888,8 @@ function fill499(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 500: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/GCRootRegister v0
 function fill500(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 500, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 500, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -10912,8 +10912,8 @@ function fill500(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 501: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/GCRootUnregister v0
 function fill501(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 501, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 501, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -10926,8 +10926,8 @@ function fill501(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 502: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/GCRoots v0
 function fill502(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 502, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 502, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -10950,8 +10950,8 @@ function fill502(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 503: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/GCHeapDumpStart v0
 function fill503(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 503, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 503, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -10968,8 +10968,8 @@ function fill503(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 504: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/GCHeapDumpStop v0
 function fill504(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 504, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 504, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 0) >>> 2) + r] = row;
@@ -10979,8 +10979,8 @@ function fill504(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 505: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/GCHeapDumpObjectReference v0
 function fill505(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 505, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 505, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;
@@ -11007,8 +11007,8 @@ function fill505(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 506: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/MonitorContention v0
 function fill506(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 506, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 506, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -11021,8 +11021,8 @@ function fill506(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 507: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/MonitorFailed v0
 function fill507(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 507, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 507, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -11035,8 +11035,8 @@ function fill507(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 508: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/MonitorAquired v0
 function fill508(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 508, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 508, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -11049,8 +11049,8 @@ function fill508(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 509: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/ThreadStarted v0
 function fill509(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 509, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 509, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -11063,8 +11063,8 @@ function fill509(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 510: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/ThreadStopping v0
 function fill510(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 510, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 510, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -11077,8 +11077,8 @@ function fill510(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 511: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/ThreadStopped v0
 function fill511(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 511, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 511, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -11091,8 +11091,8 @@ function fill511(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 512: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/ThreadExited v0
 function fill512(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 512, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 512, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -11105,8 +11105,8 @@ function fill512(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 513: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/ThreadName v0
 function fill513(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 513, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 513, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -11126,8 +11126,8 @@ function fill513(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 514: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/JitDoneVerbose v0
 function fill514(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 514, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 514, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 8) >>> 2) + r] = row;
@@ -11161,8 +11161,8 @@ function fill514(s: CoreState, d: number, row: number, q: number, end: number, p
 
 // 515: Microsoft-DotNETRuntimeMonoProfiler/MonoProfiler/GCHeapDumpVTableClassReference v0
 function fill515(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {
-  const r = clrRow(s, 515, d);
-  if (r < 0) return;
+  const r = clrReserve(s, 515, d, 1);
+  if (r === 0xffffffff) return;
   const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;
   const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];
   U32[((b + c * 24) >>> 2) + r] = row;

@@ -21,7 +21,6 @@ export function ld8(m: Mem, p: number): number {
 }
 
 export function ld16(m: Mem, p: number): number {
-  if ((p & 1) === 0) return m.u16[p >>> 1];
   const b = m.u8;
   return b[p] | (b[p + 1] << 8);
 }
@@ -207,4 +206,28 @@ export function resize(m: Mem, ptr: number, bytes: number): number {
 /** Frees a block (0: nothing). */
 export function release(m: Mem, ptr: number): void {
   if (ptr !== 0) heapFree(m, ptr);
+}
+
+// ---- scans of the typed tables' strings (clr.ts; the other core's take 16 bytes a step) ----
+
+/**
+ * Position of the first zero UTF-16 unit at or after `q` (by two-byte steps), or where the units end
+ * before `end` (then no unit of the rest is zero).
+ */
+export function scanUtf16(m: Mem, q: number, end: number): number {
+  if ((q & 1) === 0) {
+    const U16 = m.u16;
+    while (q + 2 <= end && U16[q >>> 1] !== 0) q += 2;
+  } else {
+    const U8 = m.u8;
+    while (q + 2 <= end && (U8[q] | U8[q + 1]) !== 0) q += 2;
+  }
+  return q;
+}
+
+/** Position of the first zero byte at or after `q`, or `end`. */
+export function scanAnsi(m: Mem, q: number, end: number): number {
+  const U8 = m.u8;
+  while (q < end && U8[q] !== 0) q++;
+  return q;
 }

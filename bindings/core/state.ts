@@ -1,14 +1,12 @@
 // Per-trace state of the TypeScript core: the shared modules' struct (core-state.ts, generated from
-// assembly/), the views of the memory, and what the WebAssembly core keeps in the globals of the
-// module still mirrored by hand (clr.ts). One object per trace, always of this one
-// shape, so the module functions that take it stay monomorphic and keep their optimized code from
-// one trace to the next.
+// assembly/) and the memory's views and allocator. One object per trace, always of this one shape, so
+// the module functions that take it stay monomorphic and keep their optimized code from one trace to
+// the next.
 
-import { CLR_MAX_DEPTH, CLR_SCOPE_VALUES } from "../../assembly/codes.js";
 import { SharedState } from "./core-state.js";
 import { HEAP_BASE, INITIAL_MEMORY, MEMORY_LIMIT, setBuffer } from "./memory.js";
 
-/** The shared modules' state, the memory's views, and the fields of the modules not yet shared. */
+/** The shared modules' state and the memory's views. */
 export class CoreState extends SharedState {
   // ---- memory (the WebAssembly memory and runtime heap) ----
   u8 = new Uint8Array(0);
@@ -30,16 +28,6 @@ export class CoreState extends SharedState {
    * recycled from an earlier decode). Default: a fresh one.
    */
   takeBuffer: (bytes: number) => ArrayBuffer = (bytes) => new ArrayBuffer(bytes);
-
-  // ---- clr.ts ----
-  // values of the fields of the scope being walked (u64 as two words), CLR_SCOPE_VALUES per depth
-  readonly scope = new Uint32Array((CLR_MAX_DEPTH + 1) * CLR_SCOPE_VALUES * 2);
-  clrTruncated = false;
-  clrProgram = 0;
-  clrStarts = 0;
-  clrLookup = 0;
-  clrGuids = 0;
-  clrGuidCount = 0;
 
   constructor() {
     super();
