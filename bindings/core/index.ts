@@ -1,10 +1,11 @@
 // Pure TypeScript decoder core (engine: "js"): the WebAssembly core's algorithm and table layout
-// over an ArrayBuffer standing in for linear memory. Most of its files are generated from assembly/
-// (scripts/gen-core-twin.mjs SHARED: the tables, buffer and record walks, logfile header, providers,
-// event types, a trace's course (trace.ts), XPRESS and the EventPipe walk), their state the shared
-// struct of core-state.ts that CoreState (state.ts) extends; clr.ts still mirrors assembly/ by hand,
-// its state CoreState's own fields. memory.ts is the runtime's heap. This file, like assembly/index.ts, holds
-// the exports the bindings call, thin wrappers of the shared functions.
+// over an ArrayBuffer standing in for linear memory. Every module of the algorithm is generated from
+// assembly/ (scripts/gen-core-twin.mjs SHARED: the tables, buffer and record walks, logfile header,
+// providers, event types, typed .NET tables, a trace's course (trace.ts), XPRESS and the EventPipe walk),
+// their state the shared struct of core-state.ts that CoreState (state.ts) extends; clr-fill.ts is
+// generated from the schema (scripts/gen-clr-fill.mjs, a form per core). memory.ts is the runtime's heap,
+// memory-access.ts this core's accessors. This file, like assembly/index.ts, holds the exports the
+// bindings call, thin wrappers of the shared functions.
 
 import { CoreState } from "./state.js";
 import { beginTrace, continueTrace, nextWindow, stopTrace, directory } from "./trace.js";
