@@ -8,7 +8,7 @@ import type { EventRow } from "../tables/event-table.js";
 export const GEN0 = 0, GEN1 = 1, GEN2 = 2, LOH = 3, POH = 4;
 
 /** One generation of one heap (TraceEvent's GCPerHeapHistoryGenData), bytes. */
-export interface GenData {
+interface GenData {
   sizeBefore: number;
   sizeAfter: number;
   /** SizeBefore − free-list and free-object space before; only from version 2 on. */

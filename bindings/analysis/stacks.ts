@@ -29,12 +29,12 @@ export function isKernelAddress(address: bigint, pointerSize: number): boolean {
  * An address as a JavaScript number (BigInt map keys are slow): exact below 2^53; a kernel address
  * (the top bits set) as a negative number keeping its low 52 bits.
  */
-export function addressNumber(lo: number, hi: number): number {
+function addressNumber(lo: number, hi: number): number {
   return hi < 0x200000 ? hi * 4294967296 + lo : -((hi & 0xfffff) * 4294967296 + lo) - 1;
 }
 
 /** The address an addressNumber stands for. */
-export function addressOfNumber(n: number): bigint {
+function addressOfNumber(n: number): bigint {
   return n >= 0 ? BigInt(n) : 0xfff0000000000000n | BigInt(-n - 1);
 }
 

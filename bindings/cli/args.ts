@@ -53,7 +53,7 @@ export function wholeNumber(values: Values, name: string, what: string, min: num
 }
 
 /** A size option such as 512MiB or 2GiB (as generate's --size), `least` bytes at least. */
-export function sizeOption(values: Values, command: string, name: string, least: number, leastText: string): number | undefined {
+function sizeOption(values: Values, command: string, name: string, least: number, leastText: string): number | undefined {
   const text = values[name];
   if (typeof text !== "string") return undefined;
   let bytes: number;

@@ -25,7 +25,7 @@ export function setMemoryPages(s: CoreState, pages: number): void {
 }
 
 /** `n` rounded up to a multiple of 8; sizes may pass 2^31, beyond the bitwise operators. */
-export function alignSize(n: number): number {
+function alignSize(n: number): number {
   return n + (-n & 7);
 }
 

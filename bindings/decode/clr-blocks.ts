@@ -18,14 +18,14 @@ import { madeWithin } from "./reuse.js";
 export const GROWTH = 2;
 
 /** Where u32 references into the byte store sit in a block (column offsets per row), and its column runs (pre, width). */
-export interface BlockShape {
+interface BlockShape {
   offsets: number[];
   runs: [number, number][];
 }
 
 let shapes: BlockShape[] | undefined;
 
-export function blockShapes(): BlockShape[] {
+function blockShapes(): BlockShape[] {
   return (shapes ??= clrProgram().layouts.map((l) => {
     const pres = new Set<number>([l.preRow, l.preStatus]);
     const offsets: number[] = [];
@@ -55,7 +55,7 @@ export function exactBlock(t: number, count: number, cap: number, src: Uint8Arra
  * Copies the first `count` rows of `src` (a block of type `t` laid out for `srcCap` rows) to rows
  * `at`.. of `dst` (laid out for `dstCap` rows): each column's run at once.
  */
-export function appendRows(t: number, dst: Uint8Array, dstCap: number, at: number, src: Uint8Array, srcCap: number, count: number): void {
+function appendRows(t: number, dst: Uint8Array, dstCap: number, at: number, src: Uint8Array, srcCap: number, count: number): void {
   for (const [pre, width] of blockShapes()[t].runs) {
     dst.set(src.subarray(srcCap * pre, srcCap * pre + count * width), dstCap * pre + at * width);
   }

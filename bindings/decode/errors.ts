@@ -44,11 +44,11 @@ const KINDS: Record<number, [string, string]> = {
   [C.W_BUFFER0_COMPRESSED]: ["buffer0-compressed", "first buffer is compressed"],
 };
 
-export function warningKind(code: number): string {
+function warningKind(code: number): string {
   return KINDS[code]?.[0] ?? `warning-${code}`;
 }
 
-export function describeWarning(code: number, detail: number): string {
+function describeWarning(code: number, detail: number): string {
   const text = KINDS[code]?.[1] ?? `warning ${code}`;
   return `${text} (${detail})`;
 }
@@ -64,7 +64,7 @@ export function formatError(code: number, offset: number): TraceFormatError {
 }
 
 /** An EventPipe reader's warning codes (eventpipe/reader.ts NW_*) are reported as 100 + the code. */
-export const EVENTPIPE_WARNING_BASE = 100;
+const EVENTPIPE_WARNING_BASE = 100;
 const EVENTPIPE_KINDS = [
   "", "eventpipe-block-damaged", "eventpipe-bad-metadata", "eventpipe-metadata-fields", "eventpipe-metadata-redefined",
   "eventpipe-unknown-metadata", "eventpipe-unknown-stack", "eventpipe-unknown-object", "eventpipe-block-version",

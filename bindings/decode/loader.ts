@@ -52,7 +52,7 @@ export function setUrlLoader(loader: UrlLoader): void {
 }
 
 /** Compiles from a URL, streaming where the platform can. */
-export async function compileUrl(url: URL): Promise<WebAssembly.Module> {
+async function compileUrl(url: URL): Promise<WebAssembly.Module> {
   // fetch cannot read files: Node's entry point installs a loader for file: URLs.
   if (url.protocol === "file:") {
     if (!urlLoader) throw new Error(`etw-wasm: cannot read ${url} here; in Node import "etw-wasm" or "etw-wasm/node"`);
@@ -78,7 +78,7 @@ async function compileSource(source: WasmSource): Promise<WebAssembly.Module> {
  * same code, instantiable on a SharedArrayBuffer-backed memory, so that a decode worker's windows can
  * be read by the calling thread where they are. Throws on bytes that are not such a core.
  */
-export function sharedMemoryImport(wasm: Uint8Array): Uint8Array {
+function sharedMemoryImport(wasm: Uint8Array): Uint8Array {
   const b = wasm.slice();
   let p = 8;
   const leb = (): number => {

@@ -13,7 +13,7 @@ import * as C from "../../assembly/codes.js";
 import { clrProgram } from "../schema/clr-program.js";
 import { TraceDecodeError } from "./errors.js";
 import { align8, metaOf, typeKeyOf, withStacksPlaced, EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type FileClock, type SourceFile, type TraceData } from "./trace-data.js";
-export type { FileClock, SourceFile } from "./trace-data.js";
+export type { FileClock } from "./trace-data.js";
 import { logfileCopy, rebaseLogfile } from "./builder.js";
 import { exactBlock, joinBlocks, moveBlock, relocate, type Relocation } from "./clr-blocks.js";
 import type { TraceIncomplete } from "./errors.js";

@@ -88,7 +88,7 @@ const IN_FLIGHT_PER_WORKER = 2;
 const IN_FLIGHT_SHARED_CORES = 2;
 
 /** The options a worker's decode takes (what crosses to the worker thread). */
-export type SegmentOptions = Pick<DecodeOptions, "engine" | "batchBytes" | "clrTables" | "memoryLimit" | "filter"> & {
+type SegmentOptions = Pick<DecodeOptions, "engine" | "batchBytes" | "clrTables" | "memoryLimit" | "filter"> & {
   wasm?: WebAssembly.Module;
   /** The calling thread holds the input whole: windows are sent back without their record bytes (packWindow). */
   recordsInInput?: boolean;
@@ -102,7 +102,7 @@ export type SegmentOptions = Pick<DecodeOptions, "engine" | "batchBytes" | "clrT
 };
 
 /** A request to a worker: decode `bytes` (or the worker reads `range` itself) as the trace's segment starting at `resume`. */
-export interface SegmentRequest {
+interface SegmentRequest {
   segment: number;
   bytes?: Uint8Array;
   range?: { source: SharedSource; offset: number; length: number };
@@ -111,7 +111,7 @@ export interface SegmentRequest {
 }
 
 /** How a segment's decode ended (DecodeEnd made to cross threads). */
-export interface SegmentEnd {
+interface SegmentEnd {
   fileOffset: number;
   stoppedEarly: boolean;
   /** The failure's text (an error's class does not survive postMessage). */
@@ -147,7 +147,7 @@ export type SegmentMessage =
  * Decodes one segment: each window copied out of the core (to post, or to keep when the core is
  * let go), then how it ended. Runs in the workers, and here for buffer 0 and the uncut rest.
  */
-export async function* decodeSegment(
+async function* decodeSegment(
   input: Input, options: DecodeOptions & SegmentOptions, resume?: Resume, pool?: WindowBuffers, memory?: WebAssembly.Memory,
 ): AsyncGenerator<{ window: Window; transfer: ArrayBuffer[] }, SegmentEnd> {
   // (on a shared memory the windows stay where they are: the core waits for each to come back)
@@ -583,7 +583,7 @@ class SegmentJob extends Mailbox<SegmentMessage> {
  * Decodes a segment request, posting each window and then the end (or the error that ended it):
  * what a worker does with each request, and this thread with buffer 0 and the uncut rest.
  */
-export async function serveSegment(
+async function serveSegment(
   req: Omit<SegmentRequest, "bytes"> & { bytes?: Input }, post: (m: SegmentMessage, transfer: ArrayBuffer[]) => void, pool?: SparePool, slots?: SharedSlots,
   core?: { cores: SharedCores; index: number },
 ): Promise<void> {
@@ -628,7 +628,7 @@ export async function serveSegment(
  * where the core wrote it, and that core waits for it to come back before it goes on; the other core
  * decodes the next segment meanwhile. Each memory goes across again only when it has grown.
  */
-export class SharedCores {
+class SharedCores {
   private readonly cores: { memory: WebAssembly.Memory; sentBytes: number; busy: boolean; back?: () => void }[] = [];
   private readonly waiting: ((index: number) => void)[] = [];
   constructor(private readonly max: number) {}

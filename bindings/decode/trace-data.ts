@@ -79,8 +79,8 @@ export type TypeField = (typeof TYPE_FIELDS)[number];
  * B_PROCESSOR, holds it; rows B_FIRST_ROW.. are its records). The cores do not store it; a table
  * makes it from its buffers on first use. (An EventPipe file, which has no such buffers, stores it.)
  */
-export const BUFFER_FIELDS = ["processor"] as const;
-export type BufferField = (typeof BUFFER_FIELDS)[number];
+const BUFFER_FIELDS = ["processor"] as const;
+type BufferField = (typeof BUFFER_FIELDS)[number];
 /** The event columns stored as they are: all but the type fields and the buffer's. */
 export type StoredEventColumns = Omit<EventColumns, TypeField | BufferField>;
 export const STORED_EVENT_LAYOUT = Object.fromEntries(

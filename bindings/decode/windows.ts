@@ -13,7 +13,6 @@ import { CLR_PROVIDERS } from "../schema/clr-payload.js";
 import { parseGuid } from "../schema/guid.js";
 import { encodeFilter, type DecodeFilter } from "./filter.js";
 
-export type { DecodeFilter };
 
 /**
  * A trace file read at any position (a Node file handle, say): the decoder reads it straight into

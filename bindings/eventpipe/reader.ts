@@ -31,7 +31,7 @@ import {
 } from "./format.js";
 import { BlockColumns, CoreEventColumns, EventColumns, LabelListColumns, SequencePointColumns, StackColumns } from "./columns.js";
 
-export type { NettraceRows, NettraceWalker } from "./walk.js";
+export type { NettraceWalker } from "./walk.js";
 export * from "./format.js";
 
 /** Reader.next(): the stream has ended; a streamed input has not given the next object's bytes yet. */

@@ -17,7 +17,7 @@ import { CoreState } from "../core/state.js";
 import type { NettraceMetadata } from "./format.js";
 import { heapAlloc, heapFree } from "../core/memory.js";
 
-export { NT_DONE, NT_MORE, NT_ERROR, NT_SLOW, LK_METADATA_DIRECT, LK_STACK_DIRECT, LK_LABEL_DIRECT, LK_LABELS, queueSlot } from "../core/nettrace-events.js";
+export { NT_MORE, NT_ERROR, NT_SLOW, LK_METADATA_DIRECT, LK_STACK_DIRECT, LK_LABEL_DIRECT, LK_LABELS, queueSlot } from "../core/nettrace-events.js";
 
 /**
  * One call's rows (assembly/nettrace-events.ts walkEventBlock): `count` rows in the columns, whose
@@ -256,7 +256,7 @@ export class NettraceLookups {
 }
 
 /** Rows per call: the output block is NT_COLUMNS × 4 bytes a row (about 550 KB). */
-export const NETTRACE_BATCH = 8192;
+const NETTRACE_BATCH = 8192;
 
 /** A walker over a core: one output block, and one staging block that grows to the largest block. */
 export class CoreWalker implements NettraceWalker {

@@ -37,11 +37,6 @@ export interface ExportBatch {
   columns: ExportColumn[];
 }
 
-/** A table: its fields, then its rows batch by batch. */
-export interface ExportSchema {
-  fields: ExportField[];
-}
-
 /** Typed-array type of each column type's values. */
 export const VALUE_ARRAYS: Record<ColumnType, { new (n: number): NumberArray }> = {
   bool: Uint8Array, int8: Int8Array, uint8: Uint8Array, int16: Int16Array, uint16: Uint16Array, int32: Int32Array,

@@ -41,7 +41,7 @@ export function loadParquetWasm(source?: ParquetWasmSource): Promise<ParquetWasm
 const TIME_COLUMNS = new Set(["row", "timestamp", "time", "relativeMSec"]);
 
 /** Rows per row group at most: the writer holds a row group's rows until it is full (or the file ends). */
-export const ROW_GROUP_ROWS = 1 << 18;
+const ROW_GROUP_ROWS = 1 << 18;
 
 /**
  * A batch as parquet-wasm takes it: an Arrow IPC stream of its one record batch, in memory from the

@@ -140,7 +140,7 @@ export interface ClassicRecord {
   parentGuid?: string;
 }
 
-export interface ExtItem {
+interface ExtItem {
   type: number;
   data: Uint8Array;
 }

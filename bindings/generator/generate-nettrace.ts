@@ -60,12 +60,12 @@ export interface NettraceSummary {
   droppedRecords: number;
 }
 
-export const RUNTIME_PROVIDER = "Microsoft-Windows-DotNETRuntime";
-export const RUNDOWN_PROVIDER = "Microsoft-Windows-DotNETRuntimeRundown";
-export const PRIVATE_PROVIDER = "Microsoft-Windows-DotNETRuntimePrivate";
-export const SAMPLE_PROFILER_PROVIDER = "Microsoft-DotNETCore-SampleProfiler";
-export const EVENTPIPE_PROVIDER_NAME = "Microsoft-DotNETCore-EventPipe";
-export const GENERATOR_EVENTSOURCE = "Etw.Wasm.Generator";
+const RUNTIME_PROVIDER = "Microsoft-Windows-DotNETRuntime";
+const RUNDOWN_PROVIDER = "Microsoft-Windows-DotNETRuntimeRundown";
+const PRIVATE_PROVIDER = "Microsoft-Windows-DotNETRuntimePrivate";
+const SAMPLE_PROFILER_PROVIDER = "Microsoft-DotNETCore-SampleProfiler";
+const EVENTPIPE_PROVIDER_NAME = "Microsoft-DotNETCore-EventPipe";
+const GENERATOR_EVENTSOURCE = "Etw.Wasm.Generator";
 
 /** The runtime providers by GUID (as .NET lays GUIDs out in memory, read as four little-endian words). */
 const CLR_PROVIDERS: [string, Uint32Array][] = [

@@ -27,7 +27,7 @@ const KERNEL_TASK_BY_OPCODE: Readonly<Record<string, Readonly<Record<number, str
 };
 
 /** Opcode names of the classic kernel events TraceEvent's kernel parser knows, by group. */
-export const KERNEL_OPCODES: Readonly<Record<string, Readonly<Record<number, string>>>> = {
+const KERNEL_OPCODES: Readonly<Record<string, Readonly<Record<number, string>>>> = {
   EventTrace: { 0: "", 5: "Extension", 8: "RundownComplete", 32: "EndExtension" },
   Process: { 1: "Start", 2: "Stop", 3: "DCStart", 4: "DCStop", 11: "Terminate", 32: "PerfCtr", 33: "PerfCtrRundown", 39: "Defunct" },
   Thread: {
@@ -148,7 +148,7 @@ export function clrHasTemplate(provider: number, id: number): boolean {
 }
 
 /** The TraceLogging event name from an EVENT_SCHEMA_TL item (u16 size, tag bytes, then the NUL-terminated name). */
-export function traceLoggingName(data: Uint8Array): string | undefined {
+function traceLoggingName(data: Uint8Array): string | undefined {
   let p = 2;
   while (p < data.length && data[p] & 0x80) p++;
   p++;

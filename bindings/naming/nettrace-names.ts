@@ -20,7 +20,7 @@ const SAMPLE_PROFILER_EVENTS: Record<number, string> = { 0: "Thread/Sample", 1: 
 const OPCODES = ["Info", "Start", "Stop", "DataCollectionStart", "DataCollectionStop", "Extension", "Reply", "Resume", "Suspend", "Transfer"];
 
 /** TraceEvent's EventName of an event its metadata names (EventPipeMetadata's transforms). */
-export function metadataEventName(name: string, opcode: number | undefined): string {
+function metadataEventName(name: string, opcode: number | undefined): string {
   let op = opcode;
   if (op === undefined) op = /start$/i.test(name) ? 1 : /stop$/i.test(name) ? 2 : 0;
   if (op === 1 && /start$/i.test(name)) name = name.slice(0, -5);

@@ -332,7 +332,7 @@ function decodeEntities(s: string): string {
 }
 
 /** A small XML reader: elements and attributes only (text, comments and declarations are skipped). */
-export function parseXml(xml: string): XmlElement {
+function parseXml(xml: string): XmlElement {
   const root: XmlElement = { tag: "#root", attrs: {}, children: [] };
   const stack = [root];
   const tagRe = /<(\/?)([A-Za-z_][\w:.-]*)((?:\s+[\w:.-]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*(\/?)>|<!--[\s\S]*?-->|<\?[\s\S]*?\?>|<!\[CDATA\[[\s\S]*?\]\]>|<![^>]*>/g;

@@ -99,7 +99,7 @@ export function filetimeText(ft: bigint): string {
 }
 
 /** What DynamicTraceEventData.PayloadValue returns when reading the value throws (DateTime's range checks). */
-export const OUT_OF_RANGE_TEXT = "<<<EXCEPTION_DURING_VALUE_LOOKUP ArgumentOutOfRangeException>>>";
+const OUT_OF_RANGE_TEXT = "<<<EXCEPTION_DURING_VALUE_LOOKUP ArgumentOutOfRangeException>>>";
 
 /**
  * A SYSTEMTIME field (eight 16-bit words: year, month, day of week, day, hour, minute, second, milliseconds)

@@ -56,7 +56,7 @@ export interface OverlayState {
 
 const E = (name: string, flags: boolean, members: [number, string][]): EnumDef => ({ name, flags, members });
 
-export const ENUMS = {
+const ENUMS = {
   GCReason: E("GCReason", false, [
     [0, "AllocSmall"], [1, "Induced"], [2, "LowMemory"], [3, "Empty"], [4, "AllocLarge"], [5, "OutOfSpaceSOH"],
     [6, "OutOfSpaceLOH"], [7, "InducedNotForced"], [8, "Internal"], [9, "InducedLowMemory"], [10, "InducedCompacting"],
@@ -569,7 +569,7 @@ const MODULE_RANGE_PRIVATE: OverlayField[] = [
 ];
 
 /** Overlays by "providerIndex:eventId" (0 runtime, 1 rundown, 2 stress, 3 private). */
-export const CLR_OVERLAYS: Readonly<Record<string, readonly OverlayField[]>> = {
+const CLR_OVERLAYS: Readonly<Record<string, readonly OverlayField[]>> = {
   // ---- runtime: GC
   "0:1": [F("Count", "int"), F("Reason", ENUMS.GCReason), F("Depth", "int"), F("Type", ENUMS.GCType), CID, F("ClientSequenceNumber", "long")],
   "0:2": [F("Count", "int"), F("Depth", "int"), CID],

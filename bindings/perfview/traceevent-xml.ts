@@ -84,7 +84,7 @@ function xmlStruct(className: string): XmlStruct | undefined {
 }
 
 /** XmlUtilities.XmlEscape: the five XML entities. */
-export function xmlEscape(s: string): string {
+function xmlEscape(s: string): string {
   return s.replace(/[&<>"']/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === '"' ? "&quot;" : "&apos;"));
 }
 

@@ -7,7 +7,7 @@ import { CLR_EVENTS, CLR_PROVIDERS } from "./clr-payload.js";
 import type { ClrEventSchema, ClrFieldSchema } from "./clr-schema-types.js";
 
 /** How one top-level field is stored. */
-export interface ColumnLayout {
+interface ColumnLayout {
   field: ClrFieldSchema;
   /** "value": a number column; "ref": offset (+ length or count) into the trace's bytes. */
   storage: "value" | "ref";
@@ -150,6 +150,7 @@ function layoutOf(schema: ClrEventSchema): { layout: TypeLayout; program: number
 /**
  * A 32-bit FNV-1a hash of the layouts' shapes: what the cores' generated fill functions
  * (scripts/gen-clr-fill.mjs) depend on. The cores refuse a program whose layouts they were not made for.
+ * @public (the generator reads it from the build)
  */
 export function layoutFingerprint(layouts: readonly TypeLayout[]): number {
   let h = 0x811c9dc5;

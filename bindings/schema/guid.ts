@@ -25,11 +25,6 @@ export function parseGuid(text: string): Uint8Array {
   return out;
 }
 
-export function isZeroGuid(bytes: Uint8Array, offset: number): boolean {
-  for (let i = 0; i < 16; i++) if (bytes[offset + i] !== 0) return false;
-  return true;
-}
-
 const GUID_TEXT = /^\{?[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\}?$/i;
 
 /** A provider key given as a GUID (braces optional, any case) in formatGuid's form; undefined for a name. */

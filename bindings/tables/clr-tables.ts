@@ -2,18 +2,11 @@
 // (schema/clr-program.ts): views over the blocks it fills.
 
 import * as C from "../../assembly/codes.js";
-import { CLR_EVENTS, CLR_PROVIDERS, clrEventsNamed, clrProviderIndex, mapName, type FieldValue } from "../schema/clr-payload.js";
+import { CLR_EVENTS, CLR_PROVIDERS, clrEventsNamed, mapName, type FieldValue } from "../schema/clr-payload.js";
 import type { ClrEventSchema, ClrFieldSchema } from "../schema/clr-schema-types.js";
 import { clrProgram, type TypeLayout } from "../schema/clr-program.js";
 import { formatGuid } from "../schema/guid.js";
-import { metaOf, type TraceData } from "../decode/trace-data.js";
-
-/** CLR provider index of each provider of a decoded trace (-1 for others). */
-export function clrProvidersOf(data: TraceData): Int8Array {
-  const out = new Int8Array(data.providerCount);
-  for (let i = 0; i < data.providerCount; i++) out[i] = clrProviderIndex(formatGuid(metaOf(data), data.providersOffset + i * C.PROV_STRIDE + C.PROV_GUID));
-  return out;
-}
+import type { TraceData } from "../decode/trace-data.js";
 
 export type NumberColumn =
   | Uint8Array | Int8Array | Uint16Array | Int16Array | Uint32Array | Int32Array | Float32Array | Float64Array

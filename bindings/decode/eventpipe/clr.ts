@@ -100,7 +100,7 @@ export function clrProvidersOf(guids: readonly Uint8Array[]): Int8Array {
 }
 
 /** The rows' columns a fill reads. */
-export interface ClrRowColumns {
+interface ClrRowColumns {
   provider: Uint16Array;
   headerType: Uint8Array;
   eventId: Uint16Array;
@@ -116,7 +116,7 @@ export interface ClrRowColumns {
  * offsets; `scale`: the rows expected in all per row held, at least 1). The typed rows filled, or -1
  * when the core's memory cannot take them (nothing appended).
  */
-export function fillPartInCore(core: CoreExports, provClr: Int8Array, e: ClrRowColumns, n: number, bytes: Uint8Array, bytesAt: number, rowBase: number, into: GrowingClrBlocks, scale = 1): number {
+function fillPartInCore(core: CoreExports, provClr: Int8Array, e: ClrRowColumns, n: number, bytes: Uint8Array, bytesAt: number, rowBase: number, into: GrowingClrBlocks, scale = 1): number {
   const taken: number[] = [];
   try {
     const store = putInCore(core, bytes, taken);

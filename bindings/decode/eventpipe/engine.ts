@@ -10,7 +10,6 @@ import { instantiateCore, recycleMemory, type WasmSource } from "../loader.js";
 import type { NettraceRowsCore } from "./rows.js";
 import { coreFiller, placeFiller, type ClrFiller } from "./clr.js";
 
-export type { NettraceWalker };
 
 /** A file's reader core: its walker (for readNettrace) and its rows; `dispose()` when the file is read gives its memory back. */
 export interface NettraceEngine {
