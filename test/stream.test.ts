@@ -16,7 +16,7 @@ import { openTrace, streamTrace, inTimeOrder, EtlFormatError, type TimeOrderOpti
 import { generateTraceChunks } from "../dist/bindings/generator/generate.js";
 import { EtlWriter } from "../dist/bindings/generator/etl-writer.js";
 import { HAVE_CORPUS, corpusFiles, etlPath } from "./helpers/shared.js";
-import { syntheticTrace, traceDifferences, show } from "./helpers/engines.js";
+import { syntheticTrace, traceDifferences, show, sameValue } from "./helpers/engines.js";
 
 const ENGINES = ["wasm", "js"] as const;
 // (the smallest batch, and an odd one; odd chunks too)
@@ -113,8 +113,7 @@ function batchDifferences(b: Trace & Pick<TraceBatch, "index" | "firstRow" | "fi
         break;
       }
       const bad = t.fieldNames.find((f) => {
-        const x = t.get(f, i), y = wt.get(f, j);
-        return x !== y && show(x) !== show(y); // (equal primitives show alike: show only the others)
+        return !sameValue(t.get(f, i), wt.get(f, j));
       });
       if (bad) {
         out.push(`batch ${b.index} ${t.name}.${bad}[${i}]: ${show(t.get(bad, i))} whole ${show(wt.get(bad, j))}`);

@@ -43,6 +43,32 @@ export function show(v: unknown): string {
   return JSON.stringify(v, (_, x) => (typeof x === "bigint" ? `${x}n` : x instanceof Uint8Array ? `hex:${Buffer.from(x).toString("hex")}` : x)) ?? String(v);
 }
 
+/**
+ * Whether two decoded values are equal as show() would print them (numbers, strings, bigints, byte arrays,
+ * arrays and plain objects, recursively), without making the text: cheaper for the large arrays of some events.
+ */
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return show(a) === show(b);
+  if (a instanceof Uint8Array || b instanceof Uint8Array) {
+    return a instanceof Uint8Array && b instanceof Uint8Array && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+  }
+  if (Array.isArray(a) !== Array.isArray(b) || Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false;
+  if (Array.isArray(a)) {
+    const y = b as unknown[];
+    if (a.length !== y.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameValue(a[i], y[i])) return false;
+    return true;
+  }
+  if (Object.getPrototypeOf(a) !== Object.prototype) return show(a) === show(b);
+  const ka = Object.keys(a), kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) {
+    if (ka[i] !== kb[i] || !sameValue((a as Record<string, unknown>)[ka[i]], (b as Record<string, unknown>)[kb[i]])) return false;
+  }
+  return true;
+}
+
 function describeError(e: unknown): string {
   if (e instanceof EtlFormatError) return `EtlFormatError code=${e.code} offset=${e.offset}`;
   if (e instanceof EtlDecodeError) return `EtlDecodeError offset=${e.offset}`;
@@ -216,8 +242,8 @@ export function traceDifferences(a: Trace, b: Trace, options: CompareOptions = {
         const step = Math.max(1, Math.floor(x.length / most));
         for (let i = 0; i < x.length; i += step) {
           for (const name of x.fieldNames) {
-            const va = show(x.get(name, i)), vb = show(y.get(name, i));
-            if (va !== vb) { add(`${x.name}.${name}[${i}]: wasm ${va} js ${vb}`); break; }
+            const xa = x.get(name, i), xb = y.get(name, i);
+            if (!sameValue(xa, xb)) { add(`${x.name}.${name}[${i}]: wasm ${show(xa)} js ${show(xb)}`); break; }
           }
         }
       }
