@@ -9,7 +9,7 @@
 // 64-bit fields move as two 32-bit halves (lo, hi); every half is kept unsigned (`>>> 0`, a no-op in
 // AssemblyScript) so both cores compare and add them alike.
 
-import { Mem, ld8, ld32, ldi32, st8, st32 } from "./memory-access";
+import { Mem, ld8, ld32, ldi32, st8, st32, st32a } from "./memory-access";
 
 // ---- the output block: NT_HEADER_WORDS words of status, then NT_COLUMNS columns of `cap` u32 rows ----
 
@@ -514,23 +514,23 @@ export function walkEventBlock(
     }
     let at: usize = col + (<usize>rows << 2);
     let at2: usize = col + (<usize>rows << 3);
-    st32(m, at2, hTimestampLo);
-    st32(m, at2 + 4, hTimestampHi);
-    st32(m, at2 + 2 * stride, hCaptureLo);
-    st32(m, at2 + 2 * stride + 4, hCaptureHi);
-    st32(m, at2 + 4 * stride, hThreadLo);
-    st32(m, at2 + 4 * stride + 4, hThreadHi);
-    st32(m, at + 6 * stride, hMetadataId);
+    st32a(m, at2, hTimestampLo);
+    st32a(m, at2 + 4, hTimestampHi);
+    st32a(m, at2 + 2 * stride, hCaptureLo);
+    st32a(m, at2 + 2 * stride + 4, hCaptureHi);
+    st32a(m, at2 + 4 * stride, hThreadLo);
+    st32a(m, at2 + 4 * stride + 4, hThreadHi);
+    st32a(m, at + 6 * stride, hMetadataId);
     st8(m, col + 7 * stride + <usize>rows, sorted | recordFlags);
-    st32(m, at + 8 * stride, hSequence);
-    st32(m, at + 9 * stride, hProcessor);
-    st32(m, at + 10 * stride, hStackId);
-    st32(m, at + 11 * stride, (<u32>payload + bias) >>> 0);
-    st32(m, at + 12 * stride, hPayloadSize);
-    st32(m, at + 13 * stride, hActivity);
-    st32(m, at + 14 * stride, hRelated);
-    st32(m, at + 15 * stride, hLabelList);
-    st32(m, at + 16 * stride, (<u32>recStart + bias) >>> 0);
+    st32a(m, at + 8 * stride, hSequence);
+    st32a(m, at + 9 * stride, hProcessor);
+    st32a(m, at + 10 * stride, hStackId);
+    st32a(m, at + 11 * stride, (<u32>payload + bias) >>> 0);
+    st32a(m, at + 12 * stride, hPayloadSize);
+    st32a(m, at + 13 * stride, hActivity);
+    st32a(m, at + 14 * stride, hRelated);
+    st32a(m, at + 15 * stride, hLabelList);
+    st32a(m, at + 16 * stride, (<u32>recStart + bias) >>> 0);
     rows++;
     pos = next;
     if (lk != 0) {
@@ -576,30 +576,30 @@ export function walkEventBlock(
         stop = pos;
         break;
       }
-      st32(m, lastSeq + (<usize>q << 3), hSequence);
-      st32(m, lastSeq + (<usize>q << 3) + 4, 1);
+      st32a(m, lastSeq + (<usize>q << 3), hSequence);
+      st32a(m, lastSeq + (<usize>q << 3) + 4, 1);
       lost = lost + <u32>gap;
-      st32(m, at + 17 * stride, <u32>md);
-      st32(m, at + 18 * stride, <u32>st);
-      st32(m, at + 19 * stride, <u32>q);
+      st32a(m, at + 17 * stride, <u32>md);
+      st32a(m, at + 18 * stride, <u32>st);
+      st32a(m, at + 19 * stride, <u32>q);
       if (labels) {
-        st32(m, at + <usize>NT_ACTIVITY * stride, lact);
-        st32(m, at + <usize>NT_RELATED * stride, lrel);
-        st32(m, at + <usize>NT_LABEL_ROW * stride, <u32>lrow);
+        st32a(m, at + <usize>NT_ACTIVITY * stride, lact);
+        st32a(m, at + <usize>NT_RELATED * stride, lrel);
+        st32a(m, at + <usize>NT_LABEL_ROW * stride, <u32>lrow);
       }
     }
   }
   if (errKind == NTE_NONE && status != NT_SLOW) stop = pos;
-  if (lk != 0) st32(m, lk + (LK_LOST << 2), lost);
+  if (lk != 0) st32a(m, lk + (LK_LOST << 2), lost);
 
   if (errKind != NTE_NONE) status = NT_ERROR;
-  st32(m, out + (NT_STATUS << 2), status);
-  st32(m, out + (NT_ROWS << 2), rows - first);
-  st32(m, out + (NT_NEXT << 2), (<u32>stop + bias) >>> 0);
-  st32(m, out + (NT_ERR_KIND << 2), errKind);
-  st32(m, out + (NT_ERR_AT << 2), errKind != NTE_NONE ? (<u32>errAt + bias) >>> 0 : 0);
-  st32(m, out + (NT_ERR_WHAT << 2), errWhat);
-  st32(m, out + (NT_ERR_ARG << 2), errArg);
-  st32(m, out + (NT_ERR_ARG2 << 2), errArg2);
+  st32a(m, out + (NT_STATUS << 2), status);
+  st32a(m, out + (NT_ROWS << 2), rows - first);
+  st32a(m, out + (NT_NEXT << 2), (<u32>stop + bias) >>> 0);
+  st32a(m, out + (NT_ERR_KIND << 2), errKind);
+  st32a(m, out + (NT_ERR_AT << 2), errKind != NTE_NONE ? (<u32>errAt + bias) >>> 0 : 0);
+  st32a(m, out + (NT_ERR_WHAT << 2), errWhat);
+  st32a(m, out + (NT_ERR_ARG << 2), errArg);
+  st32a(m, out + (NT_ERR_ARG2 << 2), errArg2);
   return rows - first;
 }

@@ -21,7 +21,7 @@ import {
   FIXED_HEADER_LENGTH, FIXED_FLAGS, FIXED_EVENT_TYPE, FIXED_HEADER_TYPE,
 } from "./tables";
 import { findType, typeClr } from "./eventtypes";
-import { clrEventOf, clrMoveRefs, clrPermute } from "./clr";
+import { clrEventOf, clrMoveRefs, clrPermute, clrRoom } from "./clr";
 import { fillClrRows } from "./clr-fill";
 import { providerByGuid, providerByHook, providerNone, PROV_LAST } from "./providers";
 import {
@@ -259,20 +259,34 @@ export function fillRowsOf(
 ): u32 {
   let nTypes = m.clrTypes;
   if (rows == 0 || nTypes == 0) return 0;
-  // per schema event: its rows in the chunk, then where they go in `list`; the events met in the chunk
+  // each row's schema event + 1 (0: none); per schema event: its rows (all, then in the chunk), then where
+  // they go in `list`; the events met in the chunk
+  let eventOf = allocate(m, <usize>rows << 2);
   let count = allocate(m, <usize>nTypes << 2);
   let at = allocate(m, <usize>nTypes << 2);
   let met = allocate(m, <usize>FILL_CHUNK << 2);
-  let eventOf = allocate(m, <usize>FILL_CHUNK << 2);
   let list = allocate(m, <usize>FILL_CHUNK << 2);
   if (count == 0 || at == 0 || met == 0 || eventOf == 0 || list == 0) {
+    release(m, eventOf);
     release(m, count);
     release(m, at);
     release(m, met);
-    release(m, eventOf);
     release(m, list);
     m.clrMissing += rows;
     return 0;
+  }
+  fill(m, count, 0, <usize>nTypes << 2);
+  for (let r: u32 = 0; r < rows; r++) {
+    let prov = ld16a(m, provider + (<usize>r << 1));
+    let p = prov < nProv ? ldi8(m, provClr + prov) : -1;
+    let t = p < 0 ? -1 : clrEventOf(m, p, ld8(m, headerType + r), ld16a(m, eventId + (<usize>r << 1)), ld16a(m, version + (<usize>r << 1)));
+    st32a(m, eventOf + (<usize>r << 2), <u32>(t + 1));
+    if (t >= 0) st32a(m, count + (<usize>t << 2), ld32a(m, count + (<usize>t << 2)) + 1);
+  }
+  // each table grown once for all its rows (a table that cannot be is grown as its rows come)
+  for (let t: u32 = 0; t < nTypes; t++) {
+    let n = ld32a(m, count + (<usize>t << 2));
+    if (n > 0) clrRoom(m, <i32>t, clrEntry(m, <i32>t), n);
   }
   fill(m, count, 0, <usize>nTypes << 2);
   m.colPayloadOffset = payloadOffset;
@@ -282,15 +296,12 @@ export function fillRowsOf(
     let end = rows < c + FILL_CHUNK ? rows : c + FILL_CHUNK;
     let nMet: u32 = 0;
     for (let r = c; r < end; r++) {
-      let prov = ld16a(m, provider + (<usize>r << 1));
-      let p = prov < nProv ? ldi8(m, provClr + prov) : -1;
-      let t = p < 0 ? -1 : clrEventOf(m, p, ld8(m, headerType + r), ld16a(m, eventId + (<usize>r << 1)), ld16a(m, version + (<usize>r << 1)));
-      st32a(m, eventOf + (<usize>(r - c) << 2), <u32>(t + 1)); // (0: none)
-      if (t < 0) continue;
-      let k = count + (<usize>t << 2);
+      let t1 = ld32a(m, eventOf + (<usize>r << 2));
+      if (t1 == 0) continue;
+      let k = count + (<usize>(t1 - 1) << 2);
       let n = ld32a(m, k);
       if (n == 0) {
-        st32a(m, met + (<usize>nMet << 2), <u32>t);
+        st32a(m, met + (<usize>nMet << 2), t1 - 1);
         nMet++;
       }
       st32a(m, k, n + 1);
@@ -303,10 +314,9 @@ export function fillRowsOf(
       from += ld32a(m, count + (t << 2));
     }
     for (let r = c; r < end; r++) {
-      let t1 = ld32a(m, eventOf + (<usize>(r - c) << 2));
+      let t1 = ld32a(m, eventOf + (<usize>r << 2));
       if (t1 == 0) continue;
-      let t = t1 - 1;
-      let a = at + (<usize>t << 2);
+      let a = at + (<usize>(t1 - 1) << 2);
       let k = ld32a(m, a);
       st32a(m, list + (<usize>k << 2), r);
       st32a(m, a, k + 1);
@@ -320,10 +330,10 @@ export function fillRowsOf(
       st32a(m, count + (<usize>t << 2), 0);
     }
   }
+  release(m, eventOf);
   release(m, count);
   release(m, at);
   release(m, met);
-  release(m, eventOf);
   release(m, list);
   return m.clrRows;
 }

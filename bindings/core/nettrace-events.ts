@@ -10,7 +10,7 @@
 // 64-bit fields move as two 32-bit halves (lo, hi); every half is kept unsigned (`>>> 0`, a no-op in
 // AssemblyScript) so both cores compare and add them alike.
 
-import { Mem, ld8, ld32, ldi32, st8, st32 } from "./memory-access.js";
+import { Mem, ld8, ld32, ldi32, st8, st32, st32a } from "./memory-access.js";
 
 // ---- the output block: NT_HEADER_WORDS words of status, then NT_COLUMNS columns of `cap` u32 rows ----
 
@@ -515,23 +515,23 @@ export function walkEventBlock(
     }
     let at: usize = col + (<usize>rows << 2);
     let at2: usize = col + (<usize>rows << 3);
-    st32(m, at2, hTimestampLo);
-    st32(m, at2 + 4, hTimestampHi);
-    st32(m, at2 + 2 * stride, hCaptureLo);
-    st32(m, at2 + 2 * stride + 4, hCaptureHi);
-    st32(m, at2 + 4 * stride, hThreadLo);
-    st32(m, at2 + 4 * stride + 4, hThreadHi);
-    st32(m, at + 6 * stride, hMetadataId);
+    (m.u32[(at2) >>> 2] = hTimestampLo);
+    (m.u32[(at2 + 4) >>> 2] = hTimestampHi);
+    (m.u32[(at2 + 2 * stride) >>> 2] = hCaptureLo);
+    (m.u32[(at2 + 2 * stride + 4) >>> 2] = hCaptureHi);
+    (m.u32[(at2 + 4 * stride) >>> 2] = hThreadLo);
+    (m.u32[(at2 + 4 * stride + 4) >>> 2] = hThreadHi);
+    (m.u32[(at + 6 * stride) >>> 2] = hMetadataId);
     (m.u8[col + 7 * stride + <usize>rows] = sorted | recordFlags);
-    st32(m, at + 8 * stride, hSequence);
-    st32(m, at + 9 * stride, hProcessor);
-    st32(m, at + 10 * stride, hStackId);
-    st32(m, at + 11 * stride, (<u32>payload + bias) >>> 0);
-    st32(m, at + 12 * stride, hPayloadSize);
-    st32(m, at + 13 * stride, hActivity);
-    st32(m, at + 14 * stride, hRelated);
-    st32(m, at + 15 * stride, hLabelList);
-    st32(m, at + 16 * stride, (<u32>recStart + bias) >>> 0);
+    (m.u32[(at + 8 * stride) >>> 2] = hSequence);
+    (m.u32[(at + 9 * stride) >>> 2] = hProcessor);
+    (m.u32[(at + 10 * stride) >>> 2] = hStackId);
+    (m.u32[(at + 11 * stride) >>> 2] = (<u32>payload + bias) >>> 0);
+    (m.u32[(at + 12 * stride) >>> 2] = hPayloadSize);
+    (m.u32[(at + 13 * stride) >>> 2] = hActivity);
+    (m.u32[(at + 14 * stride) >>> 2] = hRelated);
+    (m.u32[(at + 15 * stride) >>> 2] = hLabelList);
+    (m.u32[(at + 16 * stride) >>> 2] = (<u32>recStart + bias) >>> 0);
     rows++;
     pos = next;
     if (lk != 0) {
@@ -577,30 +577,30 @@ export function walkEventBlock(
         stop = pos;
         break;
       }
-      st32(m, lastSeq + (<usize>q << 3), hSequence);
-      st32(m, lastSeq + (<usize>q << 3) + 4, 1);
+      (m.u32[(lastSeq + (<usize>q << 3)) >>> 2] = hSequence);
+      (m.u32[(lastSeq + (<usize>q << 3) + 4) >>> 2] = 1);
       lost = lost + <u32>gap;
-      st32(m, at + 17 * stride, <u32>md);
-      st32(m, at + 18 * stride, <u32>st);
-      st32(m, at + 19 * stride, <u32>q);
+      (m.u32[(at + 17 * stride) >>> 2] = <u32>md);
+      (m.u32[(at + 18 * stride) >>> 2] = <u32>st);
+      (m.u32[(at + 19 * stride) >>> 2] = <u32>q);
       if (labels) {
-        st32(m, at + <usize>NT_ACTIVITY * stride, lact);
-        st32(m, at + <usize>NT_RELATED * stride, lrel);
-        st32(m, at + <usize>NT_LABEL_ROW * stride, <u32>lrow);
+        (m.u32[(at + <usize>NT_ACTIVITY * stride) >>> 2] = lact);
+        (m.u32[(at + <usize>NT_RELATED * stride) >>> 2] = lrel);
+        (m.u32[(at + <usize>NT_LABEL_ROW * stride) >>> 2] = <u32>lrow);
       }
     }
   }
   if (errKind == NTE_NONE && status != NT_SLOW) stop = pos;
-  if (lk != 0) st32(m, lk + (LK_LOST << 2), lost);
+  if (lk != 0) (m.u32[(lk + (LK_LOST << 2)) >>> 2] = lost);
 
   if (errKind != NTE_NONE) status = NT_ERROR;
-  st32(m, out + (NT_STATUS << 2), status);
-  st32(m, out + (NT_ROWS << 2), rows - first);
-  st32(m, out + (NT_NEXT << 2), (<u32>stop + bias) >>> 0);
-  st32(m, out + (NT_ERR_KIND << 2), errKind);
-  st32(m, out + (NT_ERR_AT << 2), errKind != NTE_NONE ? (<u32>errAt + bias) >>> 0 : 0);
-  st32(m, out + (NT_ERR_WHAT << 2), errWhat);
-  st32(m, out + (NT_ERR_ARG << 2), errArg);
-  st32(m, out + (NT_ERR_ARG2 << 2), errArg2);
+  (m.u32[(out + (NT_STATUS << 2)) >>> 2] = status);
+  (m.u32[(out + (NT_ROWS << 2)) >>> 2] = rows - first);
+  (m.u32[(out + (NT_NEXT << 2)) >>> 2] = (<u32>stop + bias) >>> 0);
+  (m.u32[(out + (NT_ERR_KIND << 2)) >>> 2] = errKind);
+  (m.u32[(out + (NT_ERR_AT << 2)) >>> 2] = errKind != NTE_NONE ? (<u32>errAt + bias) >>> 0 : 0);
+  (m.u32[(out + (NT_ERR_WHAT << 2)) >>> 2] = errWhat);
+  (m.u32[(out + (NT_ERR_ARG << 2)) >>> 2] = errArg);
+  (m.u32[(out + (NT_ERR_ARG2 << 2)) >>> 2] = errArg2);
   return rows - first;
 }

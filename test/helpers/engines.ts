@@ -25,7 +25,15 @@ const { BUF_STRIDE, B_DATA, B_DATA_LENGTH, LH_TIME_ZONE, LH_LOGGER_NAME, LH_LOGG
 const { WARN_STRIDE, PROV_STRIDE, TYPE_STRIDE } = C;
 
 const view = (x: ArrayBufferView) => Buffer.from(x.buffer, x.byteOffset, x.byteLength);
-const sameBytes = (x: ArrayBufferView, y: ArrayBufferView) => Buffer.compare(view(x), view(y)) === 0;
+function sameBytes(x: ArrayBufferView, y: ArrayBufferView): boolean {
+  // (short byte arrays, an extended item's say, compared in place: a Buffer each would cost more)
+  if (x instanceof Uint8Array && y instanceof Uint8Array && x.length <= 64) {
+    if (x.length !== y.length) return false;
+    for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+    return true;
+  }
+  return Buffer.compare(view(x), view(y)) === 0;
+}
 const u32 = (b: Uint8Array, at: number) => (b[at] | (b[at + 1] << 8) | (b[at + 2] << 16) | (b[at + 3] << 24)) >>> 0;
 
 function firstDiff(x: ArrayLike<unknown>, y: ArrayLike<unknown>): number {
@@ -273,17 +281,20 @@ export function eventTypeProblems(t: Trace, limit = 5): string[] {
   for (let i = 0; i < x.length; i++) keys.add(keyOfType(i));
   if (keys.size !== x.length) out.push("two types share a key");
   const counts = new Uint32Array(x.length);
+  // (the key's columns of the types and of the rows, taken once; compared field by field, as text only to report)
+  const typeColumns: ArrayLike<number | bigint>[] = [x.provider, x.eventId, x.version, x.opcode, x.headerType, x.keywords, x.task, x.level, x.channel];
+  const rowColumns: ArrayLike<number | bigint>[] = [e.provider, e.eventId, e.version, e.opcode, e.headerType, e.keywords, e.task, e.level, e.channel];
+  const keyOfRow = (r: number) => rowColumns.map((c) => String(c[r])).join("/");
   let next = 0;
   for (let r = 0; r < e.length && out.length < limit; r++) {
     const type = x.typeOf(r);
     if (type < 0) {
-      const k = `${e.provider[r]}/${e.eventId[r]}/${e.version[r]}/${e.opcode[r]}/${e.headerType[r]}/${e.keywords[r]}/${e.task[r]}/${e.level[r]}/${e.channel[r]}`;
-      if (x.length !== C.MAX_EVENT_TYPES || keys.has(k)) out.push(`row ${r} has no type`);
+      if (x.length !== C.MAX_EVENT_TYPES || keys.has(keyOfRow(r))) out.push(`row ${r} has no type`);
       continue;
     }
-    if (keyOfType(type) !== `${e.provider[r]}/${e.eventId[r]}/${e.version[r]}/${e.opcode[r]}/${e.headerType[r]}/${e.keywords[r]}/${e.task[r]}/${e.level[r]}/${e.channel[r]}`) {
-      out.push(`row ${r}: type ${type} (${keyOfType(type)}) does not match the row`);
-    }
+    let same = true;
+    for (let k = 0; k < typeColumns.length && same; k++) same = typeColumns[k][type] === rowColumns[k][r];
+    if (!same) out.push(`row ${r}: type ${type} (${keyOfType(type)}) does not match the row`);
     if (type > next) out.push(`row ${r}: type ${type} before type ${next}`);
     else if (type === next) next++;
     counts[type]++;
