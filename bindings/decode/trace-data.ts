@@ -163,28 +163,32 @@ export function storedColumns(events: EventColumns): StoredEventColumns {
 
 /** Each type field's value by event type (`typeCount` entries), from the type structs of `t`. */
 export function typeFieldValues(t: Pick<TraceData, "bytes" | "meta" | "typesOffset" | "typeCount">): TypeFieldValues {
+  const out = {} as Record<TypeField, ArrayBufferView>;
+  for (const field of TYPE_FIELDS) out[field] = typeFieldOfTypes(t, field);
+  return out as unknown as TypeFieldValues;
+}
+
+/** One type field's value by event type (`typeCount` entries). */
+function typeFieldOfTypes(t: Pick<TraceData, "bytes" | "meta" | "typesOffset" | "typeCount">, field: TypeField): Uint8Array | Uint16Array | BigUint64Array {
   const meta = metaOf(t as TraceData);
   const count = t.typeCount;
-  const out = {} as Record<TypeField, ArrayBufferView>;
-  for (const field of TYPE_FIELDS) {
-    const Type = EVENT_COLUMN_LAYOUT[field][0];
-    const width = Type.BYTES_PER_ELEMENT;
-    // (gathered byte by byte into a little-endian view: every width, no BigInt per value)
-    const of = new Type(count);
-    const into = new Uint8Array(of.buffer);
-    for (let k = 0; k < count; k++) {
-      const o = t.typesOffset + k * C.TYPE_STRIDE + TYPE_FIELD_AT[field];
-      for (let b = 0; b < width; b++) into[k * width + b] = meta[o + b];
-    }
-    out[field] = of;
+  const Type = EVENT_COLUMN_LAYOUT[field][0];
+  const width = Type.BYTES_PER_ELEMENT;
+  // (gathered byte by byte into a little-endian view: every width, no BigInt per value)
+  const of = new Type(count);
+  const into = new Uint8Array(of.buffer);
+  for (let k = 0; k < count; k++) {
+    const o = t.typesOffset + k * C.TYPE_STRIDE + TYPE_FIELD_AT[field];
+    for (let b = 0; b < width; b++) into[k * width + b] = meta[o + b];
   }
-  return out as unknown as TypeFieldValues;
+  return of as Uint8Array | Uint16Array | BigUint64Array;
 }
 
 function typeField(
   field: TypeField, eventType: Uint16Array, n: number, t: Pick<TraceData, "bytes" | "meta" | "typesOffset" | "typeCount">, untyped?: ArrayBufferView,
 ): ArrayBufferView {
-  const of = typeFieldValues(t)[field];
+  // (only this field's values: a batch of a long stream reads each field of a type table of thousands)
+  const of = typeFieldOfTypes(t, field);
   const count = of.length;
   if (of instanceof BigUint64Array) {
     // two 32-bit words a row: no BigInt per row
