@@ -5,7 +5,7 @@ import { isSessionInput, type SessionInput } from "./decode/session-input.js";
 import type { FileClock } from "./decode/merge.js";
 import * as C from "../assembly/codes.js";
 import { extItemBytes, fileOfRow, readBuffer, type BufferInfo, type TraceData } from "./decode/trace-data.js";
-import { EventTable } from "./tables/event-table.js";
+import { EventTable, type EventRow } from "./tables/event-table.js";
 import { ProviderTable } from "./tables/provider-table.js";
 import { EventTypeTable } from "./tables/event-types.js";
 import { readInfo, type TraceClock, type TraceInfo } from "./tables/info.js";
@@ -126,7 +126,9 @@ export class Trace {
     this.inputBytes = data.inputBytes;
     this.decodedBytes = data.decodedBytes;
     this.eventPipeVersion = data.nettrace?.formatVersion;
-    this.clr = new ClrTables(data, (row, name) => this.events.row(row).get(name));
+    // (one row kept: the fields of a row read one after another decode its payload once)
+    let last: EventRow | undefined;
+    this.clr = new ClrTables(data, (row, name) => (last?.index === row ? last : (last = this.events.row(row))).get(name));
   }
 
   /**
