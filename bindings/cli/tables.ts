@@ -24,6 +24,7 @@ export async function writeTable(
     await out("]");
   } else if (format === "csv") {
     const cell = (v: unknown) => {
+      if (typeof v === "number") return String(v); // (no quote, comma or line break in a number)
       const s = text(v);
       return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
     };
@@ -88,7 +89,6 @@ export const EVENT_COLUMNS = ["row", "timeMs", "name", "pid", "tid", "process", 
 /** One event as a flat record for table, csv and json output: `index` in the whole trace, `process` its name. */
 export function eventRecord(row: EventRow, index: number, process: string): Record<string, unknown> {
   const d = row.decode();
-  const fields = d ? Object.fromEntries(d.names.map((n, k) => [n, d.values[k] instanceof Uint8Array ? Buffer.from(d.values[k] as Uint8Array).toString("hex") : d.values[k]])) : {};
   return {
     row: index,
     timeMs: Number(row.relativeMSec.toFixed(4)),
@@ -99,6 +99,26 @@ export function eventRecord(row: EventRow, index: number, process: string): Reco
     processor: row.processor,
     headerType: row.headerTypeName,
     payloadLength: row.payloadLength,
-    fields: JSON.stringify(fields, (_, v) => (typeof v === "bigint" ? v.toString() : v)),
+    fields: d ? fieldsJson(d.names, d.values) : "{}",
   };
+}
+
+/**
+ * The fields as one JSON object: bigints as decimal strings, a byte array as hex, as JSON.stringify
+ * with a replacer writes them; numbers and strings written directly (a replacer, called for every
+ * value, was most of a CSV line's cost).
+ */
+function fieldsJson(names: readonly string[], values: readonly unknown[]): string {
+  let out = "{";
+  for (let k = 0; k < names.length; k++) {
+    const v = values[k];
+    let json: string | undefined;
+    if (typeof v === "number" || typeof v === "string" || typeof v === "boolean") json = JSON.stringify(v);
+    else if (typeof v === "bigint") json = `"${v}"`;
+    else if (v instanceof Uint8Array) json = `"${Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString("hex")}"`;
+    else json = JSON.stringify(v, (_, x) => (typeof x === "bigint" ? x.toString() : x));
+    if (json === undefined) continue; // (as JSON.stringify leaves out a field it cannot write)
+    out += (k === 0 || out.length === 1 ? "" : ",") + JSON.stringify(names[k]) + ":" + json;
+  }
+  return out + "}";
 }
