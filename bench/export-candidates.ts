@@ -81,14 +81,19 @@ async function writerOf(name: Candidate, sink: (b: Uint8Array) => void): Promise
 function hyparquetElement(f: ExportField): Record<string, unknown> {
   const repetition_type = f.nullable ? "OPTIONAL" : "REQUIRED";
   const ints: Record<string, [string, string?]> = {
-    uint8: ["INT32", "UINT_8"], uint16: ["INT32", "UINT_16"], uint32: ["INT32", "UINT_32"], int64: ["INT64"], uint64: ["INT64", "UINT_64"],
+    uint8: ["INT32", "UINT_8"],
+    uint16: ["INT32", "UINT_16"],
+    uint32: ["INT32", "UINT_32"],
+    int64: ["INT64"],
+    uint64: ["INT64", "UINT_64"],
   };
   if (f.type in ints) {
     const [type, converted_type] = ints[f.type];
     return { name: f.name, type, converted_type, repetition_type };
   }
   if (f.type === "float64") return { name: f.name, type: "DOUBLE", repetition_type };
-  if (f.type === "timestamp") return { name: f.name, type: "INT64", logical_type: { type: "TIMESTAMP", isAdjustedToUTC: true, unit: "MICROS" }, repetition_type };
+  if (f.type === "timestamp")
+    return { name: f.name, type: "INT64", logical_type: { type: "TIMESTAMP", isAdjustedToUTC: true, unit: "MICROS" }, repetition_type };
   return { name: f.name, type: "BYTE_ARRAY", converted_type: "UTF8", repetition_type };
 }
 
@@ -97,7 +102,9 @@ async function runOne(name: Candidate, file: string): Promise<void> {
   const collector = new ProcessCollector();
   for await (const b of await streamTraceFile(file, { filter: PROCESS_EVENTS })) collector.scan(b, b.firstRow);
   const processes = collector.result();
-  let out = 0, rows = 0, writerMs = 0;
+  let out = 0,
+    rows = 0,
+    writerMs = 0;
   const t0 = performance.now();
   const w = await writerOf(name, (b) => void (out += b.length));
   for await (const batch of await streamTraceFile(file)) {
@@ -152,16 +159,20 @@ async function parquetSettings(file: string): Promise<string[]> {
   for (let round = 0; round < 2; round++) {
     for (const [name, set] of PARQUET_SETTINGS) {
       const props = set(writerProperties(pw, EVENT_FIELDS), pw);
-      let next = 0, out = 0;
+      let next = 0,
+        out = 0;
       const t0 = performance.now();
-      const source = new ReadableStream({
-        pull(c) {
-          if (next === inputs.length) return c.close();
-          const table = pw.Table.fromIPCStream(inputs[next++]);
-          c.enqueue(table.recordBatch(0));
-          table.free();
+      const source = new ReadableStream(
+        {
+          pull(c) {
+            if (next === inputs.length) return c.close();
+            const table = pw.Table.fromIPCStream(inputs[next++]);
+            c.enqueue(table.recordBatch(0));
+            table.free();
+          },
         },
-      }, { highWaterMark: 0 });
+        { highWaterMark: 0 },
+      );
       const reader = (await pw.transformParquetStream(source, props.build())).getReader();
       for (;;) {
         const { done, value } = await reader.read();
@@ -200,7 +211,17 @@ async function bundleBytes(name: Candidate): Promise<{ js: number; wasm: number 
       "hyparquet-writer": `import { ParquetWriter } from "hyparquet-writer"; console.log(ParquetWriter);`,
     }[name];
     writeFileSync(join(dir, "entry.js"), entry);
-    await build({ entryPoints: [join(dir, "entry.js")], bundle: true, minify: true, format: "esm", platform: "browser", outfile: join(dir, "out.js"), absWorkingDir: ROOT, logLevel: "silent", nodePaths: [join(ROOT, "node_modules")] });
+    await build({
+      entryPoints: [join(dir, "entry.js")],
+      bundle: true,
+      minify: true,
+      format: "esm",
+      platform: "browser",
+      outfile: join(dir, "out.js"),
+      absWorkingDir: ROOT,
+      logLevel: "silent",
+      nodePaths: [join(ROOT, "node_modules")],
+    });
     const js = gzipSync(readFileSync(join(dir, "out.js"))).length;
     const wasm = name === "parquet-wasm" ? gzipSync(readFileSync(join(ROOT, "node_modules", "parquet-wasm", "esm", "parquet_wasm_bg.wasm"))).length : 0;
     return { js, wasm };
@@ -222,7 +243,10 @@ async function main() {
   ];
   for (const name of CANDIDATES) {
     process.stderr.write(`${name} ...\n`);
-    const r = spawnSync("/usr/bin/time", ["-f", "peak=%M", process.execPath, fileURLToPath(import.meta.url), "--one", name, file], { encoding: "utf8", maxBuffer: 1 << 26 });
+    const r = spawnSync("/usr/bin/time", ["-f", "peak=%M", process.execPath, fileURLToPath(import.meta.url), "--one", name, file], {
+      encoding: "utf8",
+      maxBuffer: 1 << 26,
+    });
     const m = /ms=(\d+) writer=(\d+) rows=(\d+) out=(\d+)/.exec(r.stdout);
     const peak = /peak=(\d+)/.exec(r.stderr);
     const bundle = await bundleBytes(name);
@@ -233,7 +257,9 @@ async function main() {
       continue;
     }
     const ms = Number(m[1]);
-    lines.push(`| ${name} | ${format} | ${(ms / 1000).toFixed(1)} | ${(size / 1e6 / (ms / 1000)).toFixed(0)} | ${(Number(m[3]) / 1e6 / (ms / 1000)).toFixed(2)} | ${(Number(m[2]) / 1000).toFixed(1)} | ${(Number(m[4]) / 1e6).toFixed(0)} | ${(Number(peak[1]) / 1024).toFixed(0)} | ${size2} |`);
+    lines.push(
+      `| ${name} | ${format} | ${(ms / 1000).toFixed(1)} | ${(size / 1e6 / (ms / 1000)).toFixed(0)} | ${(Number(m[3]) / 1e6 / (ms / 1000)).toFixed(2)} | ${(Number(m[2]) / 1000).toFixed(1)} | ${(Number(m[4]) / 1e6).toFixed(0)} | ${(Number(peak[1]) / 1024).toFixed(0)} | ${size2} |`,
+    );
   }
   process.stderr.write("parquet-wasm settings ...\n");
   lines.push(...(await parquetSettings(file)));

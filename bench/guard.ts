@@ -60,15 +60,17 @@ export async function guardFigures(): Promise<GuardFigures> {
   };
   const whole = mbps(await best(7, decode("wasm")));
   const wholeJs = mbps(await best(3, decode("js")));
-  const streamed = mbps(await best(5, async () => {
-    const stream = await streamTraceFile(path);
-    let rows = 0;
-    for await (const b of stream) {
-      rows += b.events.length;
-      for (const t of b.tables) rows += t.length;
-    }
-    if (!stream.end?.complete || rows === 0) throw new Error(`guard: streaming ${path} stopped early`);
-  }));
+  const streamed = mbps(
+    await best(5, async () => {
+      const stream = await streamTraceFile(path);
+      let rows = 0;
+      for await (const b of stream) {
+        rows += b.events.length;
+        for (const t of b.tables) rows += t.length;
+      }
+      if (!stream.end?.complete || rows === 0) throw new Error(`guard: streaming ${path} stopped early`);
+    }),
+  );
   return { memcpy: await memcpy(), whole, wholeJs, streamed };
 }
 
@@ -83,7 +85,12 @@ async function main() {
   const line = (k: keyof typeof NAMES, committed?: GuardFigures) => {
     const ratio = now[k] / now.memcpy;
     const was = committed ? committed[k] / committed.memcpy : undefined;
-    return { ok: was === undefined || ratio >= was / 2, text: `${NAMES[k]}: ${now[k].toFixed(0)} MB/s, ${(ratio * 100).toFixed(2)}% of memcpy` + (was === undefined ? "" : ` (committed ${(was * 100).toFixed(2)}%, floor ${(was * 50).toFixed(2)}%)`) };
+    return {
+      ok: was === undefined || ratio >= was / 2,
+      text:
+        `${NAMES[k]}: ${now[k].toFixed(0)} MB/s, ${(ratio * 100).toFixed(2)}% of memcpy` +
+        (was === undefined ? "" : ` (committed ${(was * 100).toFixed(2)}%, floor ${(was * 50).toFixed(2)}%)`),
+    };
   };
   console.log(`bench guard: memcpy ${now.memcpy.toFixed(0)} MB/s`);
   if (process.argv.includes("--print")) {

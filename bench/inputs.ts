@@ -46,7 +46,9 @@ export function warmPageCache(path: string): void {
   const b = Buffer.alloc(16 << 20);
   const fd = openSync(path, "r");
   try {
-    while (readSync(fd, b, 0, b.length, null) > 0) { /* read on */ }
+    while (readSync(fd, b, 0, b.length, null) > 0) {
+      /* read on */
+    }
   } finally {
     closeSync(fd);
   }

@@ -75,7 +75,14 @@ async function nettraceSection(quick: boolean): Promise<string[]> {
   const streams: StreamRow[] = [];
   // (past 1 GiB on the WebAssembly engine alone, where the reference engine would take minutes a run;
   // whole up to 3 GiB, as a file held whole must be under 4 GiB, its offsets 32-bit; streamed 4 GiB)
-  const sizes: [number, boolean, boolean][] = quick ? [[64, true, true]] : [[64, true, true], [1024, true, true], [3072, true, false], [4096, false, true]];
+  const sizes: [number, boolean, boolean][] = quick
+    ? [[64, true, true]]
+    : [
+        [64, true, true],
+        [1024, true, true],
+        [3072, true, false],
+        [4096, false, true],
+      ];
   for (const [size, whole, streamed] of sizes) {
     const path = generatedNettrace(size);
     process.stderr.write(`generated ${size} MiB .nettrace ...\n`);
@@ -92,17 +99,32 @@ async function nettraceSection(quick: boolean): Promise<string[]> {
   if (!quick) {
     rows.push(await benchInput("generated 64 MiB .nettrace V6", generatedNettrace(64, 6), quick, undefined, false));
     if (existsSync(NETTRACE_CORPUS)) {
-      for (const f of readdirSync(NETTRACE_CORPUS).filter((x) => /\.(nettrace|netperf)$/.test(x)).sort()) rows.push(await benchInput(f, join(NETTRACE_CORPUS, f), quick));
+      for (const f of readdirSync(NETTRACE_CORPUS)
+        .filter((x) => /\.(nettrace|netperf)$/.test(x))
+        .sort())
+        rows.push(await benchInput(f, join(NETTRACE_CORPUS, f), quick));
     }
   }
   const md = markdown(rows, undefined, machine(quick)).trimEnd().split("\n");
   const streamed = streamMarkdown(streams, undefined)
-    .map((l) => (l.startsWith("Streamed from") ? "Streamed from the file (streamTraceFile: a batch per sequence point, every 10 MiB of events in the generated files; every batch's rows and typed .NET rows counted), one run per engine in a fresh process" : l))
-    .map((l) => (l.startsWith("with workers") ? "with workers, the wasm engine in worker threads (the file cut after sequence points into pieces of 32 MiB or more, each read by its worker, which resumes at its cut; the windows' memory transferred back and adopted on the main thread):" : l));
+    .map((l) =>
+      l.startsWith("Streamed from")
+        ? "Streamed from the file (streamTraceFile: a batch per sequence point, every 10 MiB of events in the generated files; every batch's rows and typed .NET rows counted), one run per engine in a fresh process"
+        : l,
+    )
+    .map((l) =>
+      l.startsWith("with workers")
+        ? "with workers, the wasm engine in worker threads (the file cut after sequence points into pieces of 32 MiB or more, each read by its worker, which resumes at its cut; the windows' memory transferred back and adopted on the main thread):"
+        : l,
+    );
   return [
-    "## EventPipe files (.nettrace)", "",
-    "Generated with `etw-wasm generate OUT.nettrace --size N --samples` (V5: the runtime's events with empty metadata, sample profiler samples with stacks, an EventSource with fields; \"thread blocks\": with `--thread-blocks`, each capture thread's events in event blocks of their own, as the runtime writes them, so the reader merges 8 threads by time, where the other files are in time order already). Opened whole (openTrace of the file's bytes, both engines; the record walk with each event's lookups, the dispatch order, the event table's rows and the typed tables run in the engine asked for, the container reader is TypeScript on both; the worker columns are the same one-thread decode):", "",
-    ...md, ...streamed, "",
+    "## EventPipe files (.nettrace)",
+    "",
+    "Generated with `etw-wasm generate OUT.nettrace --size N --samples` (V5: the runtime's events with empty metadata, sample profiler samples with stacks, an EventSource with fields; \"thread blocks\": with `--thread-blocks`, each capture thread's events in event blocks of their own, as the runtime writes them, so the reader merges 8 threads by time, where the other files are in time order already). Opened whole (openTrace of the file's bytes, both engines; the record walk with each event's lookups, the dispatch order, the event table's rows and the typed tables run in the engine asked for, the container reader is TypeScript on both; the worker columns are the same one-thread decode):",
+    "",
+    ...md,
+    ...streamed,
+    "",
   ];
 }
 
@@ -154,46 +176,101 @@ async function analysisRows(sizeMiB: number): Promise<{ input: string; bytes: nu
       return r;
     };
     // the time order every analysis reads its events in: made once per trace, on first use
-    await step("time order (once per trace, shared)", () => t.events.timeOrder(), () => "");
-    await step("GC statistics (gcStats)", () => gcStats(t), (r) => `${r.reduce((n, p) => n + p.GCs.length, 0)} GCs`);
-    await step("JIT statistics (jitStats)", () => jitStats(t), (r) => `${r.reduce((n, p) => n + p.Methods.length, 0)} methods`);
-    const symbols = await step("symbol map (SymbolMap.fromTrace)", () => SymbolMap.fromTrace(t), () => "");
-    const attacher = await step("stack attachment (StackAttacher: samples and StackWalk events)", () => {
-      const a = new StackAttacher(t.events.defaultPointerSize === 4 ? 4 : 8);
-      a.addRows(t.events, t.query({ provider: ["ce1dbfb4-137e-4da6-87b0-3f59aa102cbc", "def2fe46-7bd6-4b80-bd94-f57fe20d0ce3"], order: "time" }).indices);
-      a.finish();
-      return a;
-    }, (a) => `${a.attached} stacks attached, ${a.table.size} stack nodes`);
-    const profile: Profile = await step("CPU aggregation (cpuProfile of the attached stacks: frames named, per process and thread)",
-      () => cpuProfile(t, { stacks: { attacher, symbols } }), (r) => `${r.samples.length} samples, ${r.stacks.parent.length} frame-name nodes`);
-    await step("speedscope file (speedscopeFile)", () => speedscopeFile(profile, "bench"), (r) => `${Math.round(r.reduce((n, c) => n + c.length, 0) / MiB)} MiB`);
+    await step(
+      "time order (once per trace, shared)",
+      () => t.events.timeOrder(),
+      () => "",
+    );
+    await step(
+      "GC statistics (gcStats)",
+      () => gcStats(t),
+      (r) => `${r.reduce((n, p) => n + p.GCs.length, 0)} GCs`,
+    );
+    await step(
+      "JIT statistics (jitStats)",
+      () => jitStats(t),
+      (r) => `${r.reduce((n, p) => n + p.Methods.length, 0)} methods`,
+    );
+    const symbols = await step(
+      "symbol map (SymbolMap.fromTrace)",
+      () => SymbolMap.fromTrace(t),
+      () => "",
+    );
+    const attacher = await step(
+      "stack attachment (StackAttacher: samples and StackWalk events)",
+      () => {
+        const a = new StackAttacher(t.events.defaultPointerSize === 4 ? 4 : 8);
+        a.addRows(t.events, t.query({ provider: ["ce1dbfb4-137e-4da6-87b0-3f59aa102cbc", "def2fe46-7bd6-4b80-bd94-f57fe20d0ce3"], order: "time" }).indices);
+        a.finish();
+        return a;
+      },
+      (a) => `${a.attached} stacks attached, ${a.table.size} stack nodes`,
+    );
+    const profile: Profile = await step(
+      "CPU aggregation (cpuProfile of the attached stacks: frames named, per process and thread)",
+      () => cpuProfile(t, { stacks: { attacher, symbols } }),
+      (r) => `${r.samples.length} samples, ${r.stacks.parent.length} frame-name nodes`,
+    );
+    await step(
+      "speedscope file (speedscopeFile)",
+      () => speedscopeFile(profile, "bench"),
+      (r) => `${Math.round(r.reduce((n, c) => n + c.length, 0) / MiB)} MiB`,
+    );
     t.dispose();
   }
   const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[xs.length >> 1];
   const decodeMs = median([...times.values()][0]);
   const rows: AnalysisRow[] = [...times].map(([name, ms]) => ({
-    step: name, ms: median(ms), ofDecode: median(ms) / decodeMs, recordsPerS: records / (median(ms) / 1000), note: notes.get(name) ?? "",
+    step: name,
+    ms: median(ms),
+    ofDecode: median(ms) / decodeMs,
+    recordsPerS: records / (median(ms) / 1000),
+    note: notes.get(name) ?? "",
   }));
   const endToEnd = rows.filter((r) => /^(symbol map|stack attachment|CPU aggregation)/.test(r.step)).reduce((n, r) => n + r.ms, 0);
-  rows.push({ step: "CPU profile end to end (symbol map + attachment + aggregation, the sum)", ms: endToEnd, ofDecode: endToEnd / decodeMs, recordsPerS: records / (endToEnd / 1000), note: "" });
-  return { input: `generated ${sizeMiB >= 1024 ? `${sizeMiB / 1024} GiB` : `${sizeMiB} MiB`} with CPU samples and stacks`, bytes: bytes.length, records, rows, streamed: await streamedAnalysisRows(path) };
+  rows.push({
+    step: "CPU profile end to end (symbol map + attachment + aggregation, the sum)",
+    ms: endToEnd,
+    ofDecode: endToEnd / decodeMs,
+    recordsPerS: records / (endToEnd / 1000),
+    note: "",
+  });
+  return {
+    input: `generated ${sizeMiB >= 1024 ? `${sizeMiB / 1024} GiB` : `${sizeMiB} MiB`} with CPU samples and stacks`,
+    bytes: bytes.length,
+    records,
+    rows,
+    streamed: await streamedAnalysisRows(path),
+  };
 }
 
 /** The analyses of a stream, each in a pass of its own over the file (one run each), beside a pass that only counts the batches. */
 async function streamedAnalysisRows(path: string): Promise<AnalysisRow[]> {
   const { gcStats, streamCpuProfile, streamWeightedStacks } = await import("../bindings/analysis/index.js");
   const runs: [string, (stream: Awaited<ReturnType<typeof streamTraceFile>>) => Promise<string>][] = [
-    ["streamed decode (streamTraceFile, every batch's rows counted)", async (stream) => {
-      let n = 0;
-      for await (const b of stream) n += b.events.length;
-      return `${n} records`;
-    }],
-    ["GC statistics of the stream (gcStats, processes from the same pass)", async (stream) => `${(await gcStats(stream)).reduce((n, p) => n + p.GCs.length, 0)} GCs`],
+    [
+      "streamed decode (streamTraceFile, every batch's rows counted)",
+      async (stream) => {
+        let n = 0;
+        for await (const b of stream) n += b.events.length;
+        return `${n} records`;
+      },
+    ],
+    [
+      "GC statistics of the stream (gcStats, processes from the same pass)",
+      async (stream) => `${(await gcStats(stream)).reduce((n, p) => n + p.GCs.length, 0)} GCs`,
+    ],
     ["CPU profile of the stream (streamCpuProfile)", async (stream) => `${(await streamCpuProfile(stream)).samples.length} samples`],
-    ["AllocationTick stacks by AllocationAmount (streamWeightedStacks)", async (stream) => {
-      const w = await streamWeightedStacks(stream, { select: (t) => t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 10 }).indices, weight: (row) => Number(row.get("AllocationAmount")) });
-      return `${w.events} events, ${w.withStacks} with stacks`;
-    }],
+    [
+      "AllocationTick stacks by AllocationAmount (streamWeightedStacks)",
+      async (stream) => {
+        const w = await streamWeightedStacks(stream, {
+          select: (t) => t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 10 }).indices,
+          weight: (row) => Number(row.get("AllocationAmount")),
+        });
+        return `${w.events} events, ${w.withStacks} with stacks`;
+      },
+    ],
   ];
   const rows: AnalysisRow[] = [];
   for (const [step, fn] of runs) {
@@ -207,11 +284,21 @@ async function streamedAnalysisRows(path: string): Promise<AnalysisRow[]> {
 }
 
 function analysisMarkdown(a: Awaited<ReturnType<typeof analysisRows>>): string[] {
-  const lines = ["", `.NET analyses on ${a.input} (${(a.bytes / MiB).toFixed(0)} MiB, ${a.records} records), the trace held whole; medians of ${ANALYSIS_ROUNDS} rounds (each a fresh decode, then every step once):`, "",
-    "| step | ms | × decode | records/s | |", "|---|---|---|---|---|"];
+  const lines = [
+    "",
+    `.NET analyses on ${a.input} (${(a.bytes / MiB).toFixed(0)} MiB, ${a.records} records), the trace held whole; medians of ${ANALYSIS_ROUNDS} rounds (each a fresh decode, then every step once):`,
+    "",
+    "| step | ms | × decode | records/s | |",
+    "|---|---|---|---|---|",
+  ];
   for (const r of a.rows) lines.push(`| ${r.step} | ${r.ms.toFixed(0)} | ${r.ofDecode.toFixed(2)} | ${(r.recordsPerS / 1e6).toFixed(1)} M | ${r.note} |`);
-  lines.push("", "The same file streamed (streamTraceFile, batches of 8 MiB, the default), each analysis in a pass of its own, one run each; × the streamed decode:", "",
-    "| step | ms | × streamed decode | |", "|---|---|---|---|");
+  lines.push(
+    "",
+    "The same file streamed (streamTraceFile, batches of 8 MiB, the default), each analysis in a pass of its own, one run each; × the streamed decode:",
+    "",
+    "| step | ms | × streamed decode | |",
+    "|---|---|---|---|",
+  );
   for (const r of a.streamed) lines.push(`| ${r.step} | ${r.ms.toFixed(0)} | ${r.ofDecode.toFixed(2)} | ${r.note} |`);
   return lines;
 }
@@ -243,7 +330,8 @@ function firstDecode(engine: string, file: string): { rssMB: number; ms: number;
 function tableBytes(t: Trace): { events: number; all: number } {
   // the event table as stored (the fields the event type decides are made from it when first read;
   // an EventPipe file's keywords, level and the columns of one value from its metadata when first read)
-  const perRow = t.eventPipeVersion !== undefined ? nettraceRowBytes() : Object.values(STORED_EVENT_LAYOUT).reduce((n, [Type]) => n + Type.BYTES_PER_ELEMENT, 0);
+  const perRow =
+    t.eventPipeVersion !== undefined ? nettraceRowBytes() : Object.values(STORED_EVENT_LAYOUT).reduce((n, [Type]) => n + Type.BYTES_PER_ELEMENT, 0);
   let clr = 0;
   for (const table of t.tables) {
     clr += table.rows.byteLength + table.truncated.byteLength;
@@ -298,7 +386,7 @@ function readInput(path: string): Uint8Array {
   try {
     const size = fstatSync(fd).size;
     const bytes = Buffer.allocUnsafeSlow(size);
-    for (let at = 0; at < size;) {
+    for (let at = 0; at < size; ) {
       const n = readSync(fd, bytes, at, Math.min(1 << 30, size - at), at);
       if (n <= 0) throw new Error(`${path}: ended at ${at} of ${size} bytes`);
       at += n;
@@ -328,7 +416,11 @@ async function benchInput(input: string, path: string, quick: boolean, adapter?:
   for (const [name, fn] of engines) {
     try {
       const ms = await timeTask(`${input} ${name}`, fn, quick, big);
-      const entry: { ms: number; mbPerS: number; eventsPerS: number; rssMB?: number; firstMs?: number; minflt?: number } = { ms, mbPerS: bytes.length / 1e6 / (ms / 1000), eventsPerS: events / (ms / 1000) };
+      const entry: { ms: number; mbPerS: number; eventsPerS: number; rssMB?: number; firstMs?: number; minflt?: number } = {
+        ms,
+        mbPerS: bytes.length / 1e6 / (ms / 1000),
+        eventsPerS: events / (ms / 1000),
+      };
       const first = rss && (name === "wasm" || name === "js") ? firstDecode(name, path) : undefined;
       if (first) Object.assign(entry, { rssMB: first.rssMB, firstMs: first.ms, minflt: first.minflt });
       row.engines[name] = entry;
@@ -336,7 +428,8 @@ async function benchInput(input: string, path: string, quick: boolean, adapter?:
       row.engines[name] = { error: String((error as Error).message ?? error) };
     }
   }
-  const w = row.engines.wasm, j = row.engines.js;
+  const w = row.engines.wasm,
+    j = row.engines.js;
   if (w && j && "ms" in w && "ms" in j) row.ratio = j.ms / w.ms;
   return row;
 }
@@ -346,7 +439,10 @@ interface StreamRow {
   bytes: number;
   events: number;
   /** `nextMs`: the second stream in the same process (wasm engine only). */
-  engines: Record<string, { ms: number; mbPerS: number; eventsPerS: number; rssMB: number; batches: number; minflt: number; nextMs?: number } | { error: string }>;
+  engines: Record<
+    string,
+    { ms: number; mbPerS: number; eventsPerS: number; rssMB: number; batches: number; minflt: number; nextMs?: number } | { error: string }
+  >;
   ratio?: number;
   /** The wasm engine with 1 and 2 worker threads: time of 1 / time of 2 (first streams; next streams). */
   workerSpeedup?: number;
@@ -360,7 +456,9 @@ interface StreamRow {
 async function streamOnce(engine: "wasm" | "js", file: string, workers = 0): Promise<{ ms: number; events: number; clrRows: number; batches: number }> {
   const t0 = performance.now();
   const stream = await streamTraceFile(file, { engine, workers });
-  let events = 0, clrRows = 0, batches = 0;
+  let events = 0,
+    clrRows = 0,
+    batches = 0;
   for await (const b of stream) {
     events += b.events.length;
     for (const t of b.tables) clrRows += t.length;
@@ -368,12 +466,17 @@ async function streamOnce(engine: "wasm" | "js", file: string, workers = 0): Pro
   }
   const ms = performance.now() - t0;
   const end = stream.end!;
-  if (!end.complete) throw new Error(`${file}: decoding stopped early at byte offset ${end.incomplete!.offset}: ${end.incomplete!.message}; a partial decode is not timed`);
+  if (!end.complete)
+    throw new Error(`${file}: decoding stopped early at byte offset ${end.incomplete!.offset}: ${end.incomplete!.message}; a partial decode is not timed`);
   return { ms, events, clrRows, batches };
 }
 
 /** streamOnce in a fresh process, for its peak RSS (one run per engine: a run of 10 GiB takes seconds). */
-function streamInChild(engine: string, file: string, workers = 0): { ms: number; events: number; rssMB: number; batches: number; minflt: number; nextMs: number } {
+function streamInChild(
+  engine: string,
+  file: string,
+  workers = 0,
+): { ms: number; events: number; rssMB: number; batches: number; minflt: number; nextMs: number } {
   const r = runFresh("--measure-stream", engine, file, String(workers));
   const m = /ms=([\d.]+) events=(\d+) batches=(\d+) rss=(\d+) minflt=(\d+) next=([\d.]+)/.exec(r.stdout);
   if (!m) throw new Error(`${engine} ${file}: ${r.stderr.trim().split("\n").pop() ?? "no result"}`);
@@ -402,11 +505,21 @@ function benchWholeFile(input: string, path: string): WholeFileRow {
   const r = runFresh("--measure-whole-file", path);
   const m = /events=(\d+) first=([\d.]+) next=([\d.]+) minflt1=(\d+) minflt2=(\d+) rss=(\d+)/.exec(r.stdout);
   if (!m) throw new Error(`${path}: ${r.stderr.trim().split("\n").pop() ?? "no result"}`);
-  return { input, bytes: statSync(path).size, events: Number(m[1]), firstMs: Number(m[2]), nextMs: Number(m[3]), minfltFirst: Number(m[4]), minfltNext: Number(m[5]), rssMB: Number(m[6]) / 1024 };
+  return {
+    input,
+    bytes: statSync(path).size,
+    events: Number(m[1]),
+    firstMs: Number(m[2]),
+    nextMs: Number(m[3]),
+    minfltFirst: Number(m[4]),
+    minfltNext: Number(m[5]),
+    rssMB: Number(m[6]) / 1024,
+  };
 }
 
 async function measureWholeFile(path: string): Promise<void> {
-  const times: number[] = [], faults: number[] = [];
+  const times: number[] = [],
+    faults: number[] = [];
   let events = 0;
   for (let i = 0; i < 2; i++) {
     const f0 = minorFaults();
@@ -418,17 +531,52 @@ async function measureWholeFile(path: string): Promise<void> {
     t.dispose();
     (globalThis as { gc?: () => void }).gc?.();
   }
-  console.log(`events=${events} first=${times[0].toFixed(1)} next=${times[1].toFixed(1)} minflt1=${faults[0]} minflt2=${faults[1]} rss=${process.resourceUsage().maxRSS}`);
+  console.log(
+    `events=${events} first=${times[0].toFixed(1)} next=${times[1].toFixed(1)} minflt1=${faults[0]} minflt2=${faults[1]} rss=${process.resourceUsage().maxRSS}`,
+  );
 }
 
 function wholeFileMarkdown(rows: WholeFileRow[]): string[] {
   if (!rows.length) return [];
   const f = (x: number, d = 1) => x.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
-  const head = ["input", "GB", "events", "first decode s", "MB/s", "M events/s", "page faults", "next decode s", "MB/s", "M events/s", "page faults", "peak RSS MiB"];
-  const lines = ["", "Opened whole from the file (openTraceFile, payloads \"source\": the tables held, records read back when asked; past 4 GiB of record bytes a trace cannot be held as bytes), wasm, two decodes in a fresh process (the second writes into the first's memory):", "", `| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`];
+  const head = [
+    "input",
+    "GB",
+    "events",
+    "first decode s",
+    "MB/s",
+    "M events/s",
+    "page faults",
+    "next decode s",
+    "MB/s",
+    "M events/s",
+    "page faults",
+    "peak RSS MiB",
+  ];
+  const lines = [
+    "",
+    'Opened whole from the file (openTraceFile, payloads "source": the tables held, records read back when asked; past 4 GiB of record bytes a trace cannot be held as bytes), wasm, two decodes in a fresh process (the second writes into the first\'s memory):',
+    "",
+    `| ${head.join(" | ")} |`,
+    `|${head.map(() => "---").join("|")}|`,
+  ];
   for (const r of rows) {
-    lines.push(`| ${[r.input, f(r.bytes / 1e9, 2), r.events.toLocaleString("en-US"), f(r.firstMs / 1000, 2), f(r.bytes / 1e6 / (r.firstMs / 1000), 0), f(r.events / 1e6 / (r.firstMs / 1000), 2), r.minfltFirst.toLocaleString("en-US"),
-      f(r.nextMs / 1000, 2), f(r.bytes / 1e6 / (r.nextMs / 1000), 0), f(r.events / 1e6 / (r.nextMs / 1000), 2), r.minfltNext.toLocaleString("en-US"), f(r.rssMB, 0)].join(" | ")} |`);
+    lines.push(
+      `| ${[
+        r.input,
+        f(r.bytes / 1e9, 2),
+        r.events.toLocaleString("en-US"),
+        f(r.firstMs / 1000, 2),
+        f(r.bytes / 1e6 / (r.firstMs / 1000), 0),
+        f(r.events / 1e6 / (r.firstMs / 1000), 2),
+        r.minfltFirst.toLocaleString("en-US"),
+        f(r.nextMs / 1000, 2),
+        f(r.bytes / 1e6 / (r.nextMs / 1000), 0),
+        f(r.events / 1e6 / (r.nextMs / 1000), 2),
+        r.minfltNext.toLocaleString("en-US"),
+        f(r.rssMB, 0),
+      ].join(" | ")} |`,
+    );
   }
   return lines;
 }
@@ -437,7 +585,12 @@ function benchStream(input: string, path: string, withWorkers = true, wasmOnly =
   const bytes = statSync(path).size;
   const row: StreamRow = { input, bytes, events: 0, engines: {} };
   warmPageCache(path);
-  const runs = [["wasm", "wasm", 0], ["js", "js", 0], ["wasm, 1 worker", "wasm", 1], ["wasm, 2 workers", "wasm", 2]] as const;
+  const runs = [
+    ["wasm", "wasm", 0],
+    ["js", "js", 0],
+    ["wasm, 1 worker", "wasm", 1],
+    ["wasm, 2 workers", "wasm", 2],
+  ] as const;
   for (const [name, engine, workers] of runs.filter(([, engine, w]) => (w > 0 ? withWorkers : !(wasmOnly && engine === "js")))) {
     const key = name;
     try {
@@ -446,14 +599,24 @@ function benchStream(input: string, path: string, withWorkers = true, wasmOnly =
       const r = runs[0].ms <= runs[1].ms ? runs[0] : runs[1];
       row.events = r.events;
       const nextMs = Math.min(runs[0].nextMs, runs[1].nextMs) || undefined;
-      row.engines[key] = { ms: r.ms, mbPerS: bytes / 1e6 / (r.ms / 1000), eventsPerS: r.events / (r.ms / 1000), rssMB: r.rssMB, batches: r.batches, minflt: r.minflt, nextMs };
+      row.engines[key] = {
+        ms: r.ms,
+        mbPerS: bytes / 1e6 / (r.ms / 1000),
+        eventsPerS: r.events / (r.ms / 1000),
+        rssMB: r.rssMB,
+        batches: r.batches,
+        minflt: r.minflt,
+        nextMs,
+      };
     } catch (error) {
       row.engines[key] = { error: String((error as Error).message ?? error) };
     }
   }
-  const w = row.engines.wasm, j = row.engines.js;
+  const w = row.engines.wasm,
+    j = row.engines.js;
   if (w && j && "ms" in w && "ms" in j) row.ratio = j.ms / w.ms;
-  const w1 = row.engines["wasm, 1 worker"], w2 = row.engines["wasm, 2 workers"];
+  const w1 = row.engines["wasm, 1 worker"],
+    w2 = row.engines["wasm, 2 workers"];
   if (w1 && w2 && "ms" in w1 && "ms" in w2) {
     row.workerSpeedup = w1.ms / w2.ms;
     if (w1.nextMs && w2.nextMs) row.workerSpeedupNext = w1.nextMs / w2.nextMs;
@@ -488,7 +651,8 @@ interface ConvertRow {
 }
 
 function directoryBytes(dir: string): { bytes: number; files: number } {
-  let bytes = 0, files = 0;
+  let bytes = 0,
+    files = 0;
   for (const d of readdirSync(dir, { withFileTypes: true, recursive: true })) {
     if (!d.isFile()) continue;
     bytes += statSync(join(d.parentPath, d.name)).size;
@@ -504,13 +668,25 @@ async function convertRun(input: string, file: string, format: "parquet" | "arro
   try {
     warmPageCache(file);
     const t0 = performance.now();
-    const r = spawnSync("/usr/bin/time", ["-f", "peak=%M", process.execPath, cli, "convert", file, "--to", format, "-o", out, "--no-progress"], { encoding: "utf8", maxBuffer: 1 << 26 });
+    const r = spawnSync("/usr/bin/time", ["-f", "peak=%M", process.execPath, cli, "convert", file, "--to", format, "-o", out, "--no-progress"], {
+      encoding: "utf8",
+      maxBuffer: 1 << 26,
+    });
     const ms = performance.now() - t0;
     const peak = /peak=(\d+)/.exec(r.stderr);
     const events = new RegExp(`events\\.${format === "parquet" ? "parquet" : "arrow"}\\t(\\d+) rows`).exec(r.stdout);
     if (r.status !== 0 || !peak || !events) throw new Error(`convert of ${file} failed: ${r.stderr.trim()}`);
     const { bytes: outputBytes, files } = directoryBytes(out);
-    const row: ConvertRow = { input, format, bytes: statSync(file).size, events: Number(events[1]), ms, rssMB: Number(peak[1]) / 1024, outputBytes, tables: files };
+    const row: ConvertRow = {
+      input,
+      format,
+      bytes: statSync(file).size,
+      events: Number(events[1]),
+      ms,
+      rssMB: Number(peak[1]) / 1024,
+      outputBytes,
+      tables: files,
+    };
     if (count && format === "parquet") {
       const { DuckDBInstance } = await import("@duckdb/node-api");
       const db = await (await DuckDBInstance.create(":memory:")).connect();
@@ -527,9 +703,17 @@ function convertMarkdown(rows: ConvertRow[]): string[] {
   if (!rows.length) return [];
   const f = (x: number, d = 1) => x.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
   const head = ["input", "to", "GB in", "events", "s", "input MB/s", "M events/s", "peak RSS MiB", "output MB", "tables", "DuckDB count(*) of events"];
-  const lines = ["", "`etw-wasm convert` (events, typed .NET tables, processes, providers; a fresh process, the process pass included):", "", `| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`];
+  const lines = [
+    "",
+    "`etw-wasm convert` (events, typed .NET tables, processes, providers; a fresh process, the process pass included):",
+    "",
+    `| ${head.join(" | ")} |`,
+    `|${head.map(() => "---").join("|")}|`,
+  ];
   for (const r of rows) {
-    lines.push(`| ${[r.input, r.format, f(r.bytes / 1e9, 2), r.events.toLocaleString("en-US"), f(r.ms / 1000, 1), f(r.bytes / 1e6 / (r.ms / 1000), 0), f(r.events / 1e6 / (r.ms / 1000), 2), f(r.rssMB, 0), f(r.outputBytes / 1e6, 0), String(r.tables), r.duckdbCount === undefined ? "" : r.duckdbCount.toLocaleString("en-US")].join(" | ")} |`);
+    lines.push(
+      `| ${[r.input, r.format, f(r.bytes / 1e9, 2), r.events.toLocaleString("en-US"), f(r.ms / 1000, 1), f(r.bytes / 1e6 / (r.ms / 1000), 0), f(r.events / 1e6 / (r.ms / 1000), 2), f(r.rssMB, 0), f(r.outputBytes / 1e6, 0), String(r.tables), r.duckdbCount === undefined ? "" : r.duckdbCount.toLocaleString("en-US")].join(" | ")} |`,
+    );
   }
   return lines;
 }
@@ -566,27 +750,59 @@ async function xpressSpeed(path: string, quick: boolean): Promise<{ outputMB: nu
     o += size;
   }
   const dst = core.alloc(64 * MiB);
-  const ms = await timeTask("xpress", async () => {
-    for (const j of jobs) if (core.decompress(j.src, j.len, dst, j.expected) !== j.expected) throw new Error("decompression failed");
-  }, quick, false);
+  const ms = await timeTask(
+    "xpress",
+    async () => {
+      for (const j of jobs) if (core.decompress(j.src, j.len, dst, j.expected) !== j.expected) throw new Error("decompression failed");
+    },
+    quick,
+    false,
+  );
   return { outputMB: total / 1e6, mbPerS: total / 1e6 / (ms / 1000) };
 }
 
-function streamMarkdown(rows: StreamRow[], summary: { input: string; ms: number; rssMB: number; buffersRead: number; buffersWritten: number } | undefined): string[] {
+function streamMarkdown(
+  rows: StreamRow[],
+  summary: { input: string; ms: number; rssMB: number; buffersRead: number; buffersWritten: number } | undefined,
+): string[] {
   if (!rows.length) return [];
   const f = (x: number, d = 1) => x.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
   const head = [
-    "input", "GB", "events", "batches", "wasm s", "wasm MB/s", "wasm M events/s", "wasm peak RSS MiB", "js s", "js MB/s", "js M events/s", "js peak RSS MiB",
-    "JS/WASM time", "RSS bytes/event (wasm)", "page faults (wasm, whole process)", "wasm next s", "wasm next MB/s", "wasm next M events/s",
-    "1 worker s", "1 worker peak RSS MiB", "2 workers s", "2 workers peak RSS MiB", "2 workers / 1", "1 worker next s", "2 workers next s", "2 workers / 1 (next)",
+    "input",
+    "GB",
+    "events",
+    "batches",
+    "wasm s",
+    "wasm MB/s",
+    "wasm M events/s",
+    "wasm peak RSS MiB",
+    "js s",
+    "js MB/s",
+    "js M events/s",
+    "js peak RSS MiB",
+    "JS/WASM time",
+    "RSS bytes/event (wasm)",
+    "page faults (wasm, whole process)",
+    "wasm next s",
+    "wasm next MB/s",
+    "wasm next M events/s",
+    "1 worker s",
+    "1 worker peak RSS MiB",
+    "2 workers s",
+    "2 workers peak RSS MiB",
+    "2 workers / 1",
+    "1 worker next s",
+    "2 workers next s",
+    "2 workers / 1 (next)",
   ];
   const lines = [
     "",
     "Streamed from the file (streamTraceFile, batches of 8 MiB of record data, the default; every batch's rows and typed .NET rows counted), one run per engine in a fresh process",
-    "(the faster of two processes; \"next\": the wasm engine streaming the file again in the same process, its memory and workers warm);",
+    '(the faster of two processes; "next": the wasm engine streaming the file again in the same process, its memory and workers warm);',
     "with workers, the wasm engine in worker threads (segments of 32 MiB of the file, each read by its worker into a core on shared memory; windows merged on the main thread where the workers wrote them):",
     "",
-    `| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`,
+    `| ${head.join(" | ")} |`,
+    `|${head.map(() => "---").join("|")}|`,
   ];
   for (const r of rows) {
     const cells = [r.input, f(r.bytes / 1e9, 2), r.events.toLocaleString("en-US")];
@@ -616,14 +832,27 @@ function streamMarkdown(rows: StreamRow[], summary: { input: string; ms: number;
     lines.push(`| ${cells.join(" | ")} |`);
   }
   if (summary) {
-    lines.push("", `\`etw-wasm summary\` of the ${summary.input} trace: ${f(summary.ms / 1000, 1)} s, peak RSS ${f(summary.rssMB, 0)} MB, buffers ${summary.buffersRead.toLocaleString("en-US")} read of ${summary.buffersWritten.toLocaleString("en-US")} written.`);
+    lines.push(
+      "",
+      `\`etw-wasm summary\` of the ${summary.input} trace: ${f(summary.ms / 1000, 1)} s, peak RSS ${f(summary.rssMB, 0)} MB, buffers ${summary.buffersRead.toLocaleString("en-US")} read of ${summary.buffersWritten.toLocaleString("en-US")} written.`,
+    );
   }
   return lines;
 }
 
 function markdown(rows: Row[], xpress: { outputMB: number; mbPerS: number } | undefined, meta: Record<string, string>, streamLines: string[] = []): string {
   const names = [...new Set(rows.flatMap((r) => Object.keys(r.engines)))];
-  const head = ["input", "MB", "events", ...names.flatMap((n) => [`${n} ms`, `${n} MB/s`, `${n} M events/s`]), "JS/WASM time", "peak RSS MiB wasm / js", "first decode ms wasm / js", "page faults (first decode, wasm)", "bytes/event (event table as stored / all tables)"];
+  const head = [
+    "input",
+    "MB",
+    "events",
+    ...names.flatMap((n) => [`${n} ms`, `${n} MB/s`, `${n} M events/s`]),
+    "JS/WASM time",
+    "peak RSS MiB wasm / js",
+    "first decode ms wasm / js",
+    "page faults (first decode, wasm)",
+    "bytes/event (event table as stored / all tables)",
+  ];
   const lines = [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`];
   const f = (x: number, d = 1) => x.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
   for (const r of rows) {
@@ -634,7 +863,8 @@ function markdown(rows: Row[], xpress: { outputMB: number; mbPerS: number } | un
       else if ("error" in e) cells.push("error", "", "");
       else cells.push(f(e.ms), f(e.mbPerS, 0), f(e.eventsPerS / 1e6, 2));
     }
-    const w = r.engines.wasm, j = r.engines.js;
+    const w = r.engines.wasm,
+      j = r.engines.js;
     cells.push(r.ratio ? `${f(r.ratio, 2)}×` : "");
     cells.push(w && "rssMB" in w && w.rssMB ? `${f(w.rssMB, 0)} / ${j && "rssMB" in j && j.rssMB ? f(j.rssMB, 0) : "-"}` : "");
     cells.push(w && "firstMs" in w && w.firstMs ? `${f(w.firstMs, 0)} / ${j && "firstMs" in j && j.firstMs ? f(j.firstMs, 0) : "-"}` : "");
@@ -656,7 +886,8 @@ async function main() {
   const a = args();
   if (a.measureStream) {
     const r = await streamOnce(a.measureStream.engine, a.measureStream.file, a.measureStream.workers);
-    const rss = process.resourceUsage().maxRSS, minflt = minorFaults();
+    const rss = process.resourceUsage().maxRSS,
+      minflt = minorFaults();
     // the wasm engine streams once more in the same process: what a process that decodes more than once gets
     const next = a.measureStream.engine === "wasm" ? (await streamOnce("wasm", a.measureStream.file, a.measureStream.workers)).ms : 0;
     console.log(`ms=${r.ms.toFixed(1)} events=${r.events} batches=${r.batches} rss=${rss} minflt=${minflt} next=${next.toFixed(1)}`);
@@ -734,7 +965,10 @@ async function main() {
     // (whole from bytes at 4 GiB too: the record walk's rate at that size, beside 64 MiB and 1 GiB)
     inputs.push(["generated 4 GiB", generated(4096, false), true]);
     if (existsSync(CORPUS)) {
-      for (const f of readdirSync(CORPUS).filter((x) => x.endsWith(".etl")).sort()) inputs.push([f, join(CORPUS, f), false]);
+      for (const f of readdirSync(CORPUS)
+        .filter((x) => x.endsWith(".etl"))
+        .sort())
+        inputs.push([f, join(CORPUS, f), false]);
     }
   }
   const rows: Row[] = [];
@@ -746,11 +980,14 @@ async function main() {
   const streamRows: StreamRow[] = [];
   const wholeFiles: WholeFileRow[] = [];
   const converts: ConvertRow[] = [];
-  let summary: ReturnType<typeof summaryRun> & { input: string } | undefined;
+  let summary: (ReturnType<typeof summaryRun> & { input: string }) | undefined;
   if (!a.quick) {
     const streamed: [string, string][] = [
-      ["generated 64 MiB", generated(64, false)], ["generated 1 GiB", generated(1024, false)], ["generated 1 GiB, XPRESS", generated(1024, true)],
-      ["generated 4 GiB", generated(4096, false)], ["generated 10 GiB", generated(10240, false)],
+      ["generated 64 MiB", generated(64, false)],
+      ["generated 1 GiB", generated(1024, false)],
+      ["generated 1 GiB, XPRESS", generated(1024, true)],
+      ["generated 4 GiB", generated(4096, false)],
+      ["generated 10 GiB", generated(10240, false)],
     ];
     for (const [name, path] of streamed) {
       process.stderr.write(`${name}, streamed ...\n`);
@@ -773,8 +1010,26 @@ async function main() {
   process.stderr.write("guard figures ...\n");
   const guard = await guardFigures();
   const meta = machine(a.quick);
-  const md = markdown(rows, xpress, meta, [...wholeFileMarkdown(wholeFiles), ...streamMarkdown(streamRows, summary), ...convertMarkdown(converts), ...viewerMarkdown(viewer), ...answersMarkdown(answers), ...analysis, "", ...eventPipe, "", guardLine(guard)]);
-  writeFileSync(join(ROOT, "bench", "results.json"), JSON.stringify({ meta, rows, xpress, wholeFiles, streamRows, summary, converts, viewer, answers, guard, peakRssMB: process.resourceUsage().maxRSS / 1024 }, null, 2) + "\n");
+  const md = markdown(rows, xpress, meta, [
+    ...wholeFileMarkdown(wholeFiles),
+    ...streamMarkdown(streamRows, summary),
+    ...convertMarkdown(converts),
+    ...viewerMarkdown(viewer),
+    ...answersMarkdown(answers),
+    ...analysis,
+    "",
+    ...eventPipe,
+    "",
+    guardLine(guard),
+  ]);
+  writeFileSync(
+    join(ROOT, "bench", "results.json"),
+    JSON.stringify(
+      { meta, rows, xpress, wholeFiles, streamRows, summary, converts, viewer, answers, guard, peakRssMB: process.resourceUsage().maxRSS / 1024 },
+      null,
+      2,
+    ) + "\n",
+  );
   writeFileSync(join(ROOT, "bench", "results.md"), md);
   process.stdout.write(md);
 }

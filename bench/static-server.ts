@@ -4,8 +4,13 @@ import { readFile } from "node:fs/promises";
 import { extname, join, normalize } from "node:path";
 
 const TYPES: Record<string, string> = {
-  ".html": "text/html; charset=utf-8", ".js": "text/javascript", ".mjs": "text/javascript", ".css": "text/css",
-  ".wasm": "application/wasm", ".map": "application/json", ".json": "application/json",
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript",
+  ".mjs": "text/javascript",
+  ".css": "text/css",
+  ".wasm": "application/wasm",
+  ".map": "application/json",
+  ".json": "application/json",
 };
 
 export async function serve(root: string): Promise<{ url: string; close(): Promise<void> }> {

@@ -37,7 +37,8 @@ export async function viewerRows(sizesMiB: number[], runs = 3): Promise<ViewerRo
       const file = generated(size, false);
       const bytes = statSync(file).size;
       const runsMs: number[] = [];
-      let records = 0, gcs = 0;
+      let records = 0,
+        gcs = 0;
       for (let r = 0; r < runs; r++) {
         warmPageCache(file);
         const page = await browser.newPage();
@@ -57,7 +58,10 @@ export async function viewerRows(sizesMiB: number[], runs = 3): Promise<ViewerRo
         });
         await page.setInputFiles("#file", file);
         await page.waitForFunction(() => (window as unknown as { t1?: number }).t1 !== undefined, null, { timeout: 300_000, polling: 100 });
-        const ms = await page.evaluate(() => { const w = window as unknown as { t0: number; t1: number }; return w.t1 - w.t0; });
+        const ms = await page.evaluate(() => {
+          const w = window as unknown as { t0: number; t1: number };
+          return w.t1 - w.t0;
+        });
         const count = await page.locator("[data-testid=event-count]").textContent();
         const note = (await page.locator("#gc-note").textContent()) ?? "";
         const incomplete = await page.locator("[data-testid=incomplete-banner]").isVisible();
@@ -71,8 +75,14 @@ export async function viewerRows(sizesMiB: number[], runs = 3): Promise<ViewerRo
       }
       const sorted = [...runsMs].sort((a, b) => a - b);
       rows.push({
-        input: `generated ${size >= 1024 ? `${size / 1024} GiB` : `${size} MiB`}`, bytes, how: bytes > STREAM_BYTES ? "streamed" : "held",
-        records, gcs, runsMs, bestMs: sorted[0], medianMs: sorted[sorted.length >> 1],
+        input: `generated ${size >= 1024 ? `${size / 1024} GiB` : `${size} MiB`}`,
+        bytes,
+        how: bytes > STREAM_BYTES ? "streamed" : "held",
+        records,
+        gcs,
+        runsMs,
+        bestMs: sorted[0],
+        medianMs: sorted[sorted.length >> 1],
       });
     }
     return rows;
@@ -80,11 +90,17 @@ export async function viewerRows(sizesMiB: number[], runs = 3): Promise<ViewerRo
 }
 
 export function viewerMarkdown(rows: ViewerRow[] | string): string[] {
-  const lines = ["", "The viewer in Chromium (examples/viewer; a fresh page per run, timed in the page from the file chosen to the frame that paints its record count, providers and GC lanes):", ""];
+  const lines = [
+    "",
+    "The viewer in Chromium (examples/viewer; a fresh page per run, timed in the page from the file chosen to the frame that paints its record count, providers and GC lanes):",
+    "",
+  ];
   if (typeof rows === "string") return [...lines, `Not measured: ${rows}.`];
   lines.push("| input | opened | records | GCs drawn | best ms | median ms | MB/s (best) | runs ms |", "|---|---|---|---|---|---|---|---|");
   for (const r of rows) {
-    lines.push(`| ${r.input} | ${r.how} | ${r.records.toLocaleString("en-US")} | ${r.gcs.toLocaleString("en-US")} | ${r.bestMs.toFixed(0)} | ${r.medianMs.toFixed(0)} | ${(r.bytes / r.bestMs / 1000).toFixed(0)} | ${r.runsMs.map((x) => x.toFixed(0)).join(", ")} |`);
+    lines.push(
+      `| ${r.input} | ${r.how} | ${r.records.toLocaleString("en-US")} | ${r.gcs.toLocaleString("en-US")} | ${r.bestMs.toFixed(0)} | ${r.medianMs.toFixed(0)} | ${(r.bytes / r.bestMs / 1000).toFixed(0)} | ${r.runsMs.map((x) => x.toFixed(0)).join(", ")} |`,
+    );
   }
   return lines;
 }
@@ -103,7 +119,10 @@ async function withViewer<T>(run: (browser: import("playwright-core").Browser, u
   if (built.status !== 0) throw new Error(`viewer build failed: ${built.stderr}`);
   const { chromium } = await import("playwright-core");
   const site = await serve(VIEWER);
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
   try {
     return await run(browser, site.url);
   } finally {
@@ -136,9 +155,17 @@ export async function viewerAnswers(sizeMiB: number): Promise<{ input: string; b
     await wait(`document.querySelectorAll("[data-testid=doctor] li").length > 0`);
     answers.push({ answer: "health check", ms: Date.now() - t0, shows: `${await page.locator("[data-testid=doctor] li").count()} findings` });
     await wait(`document.querySelectorAll("[data-testid=gc-stats] tbody tr").length > 0`);
-    answers.push({ answer: "GC statistics (second pass)", ms: Date.now() - t0, shows: /^[^:]*: [\d,]+ GCs/.exec(await text("[data-testid=gc-rollup]"))?.[0] ?? "" });
+    answers.push({
+      answer: "GC statistics (second pass)",
+      ms: Date.now() - t0,
+      shows: /^[^:]*: [\d,]+ GCs/.exec(await text("[data-testid=gc-rollup]"))?.[0] ?? "",
+    });
     await wait(`!!document.querySelector("[data-testid=flame]")?.getAttribute("data-samples")`);
-    answers.push({ answer: "CPU flame graph (second pass)", ms: Date.now() - t0, shows: `${Number(await page.locator("[data-testid=flame]").getAttribute("data-samples")).toLocaleString("en-US")} samples of the busiest process` });
+    answers.push({
+      answer: "CPU flame graph (second pass)",
+      ms: Date.now() - t0,
+      shows: `${Number(await page.locator("[data-testid=flame]").getAttribute("data-samples")).toLocaleString("en-US")} samples of the busiest process`,
+    });
     // AllocationTick over 100 KB by a payload field, then their stacks weighed by the amount
     t0 = Date.now();
     await page.selectOption("#f-name", "Microsoft-Windows-DotNETRuntime/GC/AllocationTick");
@@ -151,14 +178,24 @@ export async function viewerAnswers(sizeMiB: number): Promise<{ input: string; b
     await page.locator("[data-testid=st-show]").click();
     await wait(`!!document.querySelector("[data-testid=st-flame]")?.getAttribute("data-total")`);
     const total = Number(await page.locator("[data-testid=st-flame]").getAttribute("data-total"));
-    answers.push({ answer: "allocation call tree of those events", ms: Date.now() - t0, shows: `${Number(await page.locator("[data-testid=st-flame]").getAttribute("data-events")).toLocaleString("en-US")} events, ${(total / 1e6).toFixed(1)} MB` });
+    answers.push({
+      answer: "allocation call tree of those events",
+      ms: Date.now() - t0,
+      shows: `${Number(await page.locator("[data-testid=st-flame]").getAttribute("data-events")).toLocaleString("en-US")} events, ${(total / 1e6).toFixed(1)} MB`,
+    });
     t0 = Date.now();
     await page.fill("[data-testid=sql-text]", "SELECT count(*) FROM events");
     await page.click("[data-testid=sql-run]");
-    await wait(`(() => { const s = document.querySelector("[data-testid=sql-status]"); return s.dataset.rows !== undefined || s.textContent.startsWith("SQL:"); })()`);
+    await wait(
+      `(() => { const s = document.querySelector("[data-testid=sql-status]"); return s.dataset.rows !== undefined || s.textContent.startsWith("SQL:"); })()`,
+    );
     const status = await text("[data-testid=sql-status]");
     if (status.startsWith("SQL:")) throw new Error(`the viewer's SQL panel failed on ${file}: ${status}`);
-    answers.push({ answer: "SQL: tables loaded into DuckDB, then count(*) of events", ms: Date.now() - t0, shows: `${Number(await text("[data-testid=sql-result] tbody td")).toLocaleString("en-US")} rows` });
+    answers.push({
+      answer: "SQL: tables loaded into DuckDB, then count(*) of events",
+      ms: Date.now() - t0,
+      shows: `${Number(await text("[data-testid=sql-result] tbody td")).toLocaleString("en-US")} rows`,
+    });
     await page.close();
     if (errors.length) throw new Error(`viewer page error on ${file}: ${errors.join("; ")}`);
     return { input: `generated ${sizeMiB >= 1024 ? `${sizeMiB / 1024} GiB` : `${sizeMiB} MiB`} with samples`, bytes, answers };
@@ -166,7 +203,11 @@ export async function viewerAnswers(sizeMiB: number): Promise<{ input: string; b
 }
 
 export function answersMarkdown(r: Awaited<ReturnType<typeof viewerAnswers>>): string[] {
-  const lines = ["", "The viewer's answers, asked in turn on one page in Chromium (the first four timed from the file chosen, the others from their asking):", ""];
+  const lines = [
+    "",
+    "The viewer's answers, asked in turn on one page in Chromium (the first four timed from the file chosen, the others from their asking):",
+    "",
+  ];
   if (typeof r === "string") return [...lines, `Not measured: ${r}.`];
   lines.push(`${r.input} (${(r.bytes / 1e9).toFixed(2)} GB, streamed):`, "", "| answer | s | shows |", "|---|---|---|");
   for (const a of r.answers) lines.push(`| ${a.answer} | ${(a.ms / 1000).toFixed(1)} | ${a.shows} |`);

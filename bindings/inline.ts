@@ -10,6 +10,9 @@ function decodeBase64(text: string): Uint8Array {
   return out;
 }
 
-setModuleProvider(() => WebAssembly.compile(decodeBase64(WASM_BASE64) as BufferSource), async () => decodeBase64(WASM_BASE64) as BufferSource);
+setModuleProvider(
+  () => WebAssembly.compile(decodeBase64(WASM_BASE64) as BufferSource),
+  async () => decodeBase64(WASM_BASE64) as BufferSource,
+);
 
 export * from "./index.js";

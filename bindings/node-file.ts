@@ -79,7 +79,8 @@ export async function* followChunks(path: string, chunkBytes: number, options: F
   const pollMs = options.pollMs ?? 200;
   const { idleMs, signal } = options;
   if (!(Number.isFinite(pollMs) && pollMs >= 0)) throw new RangeError(`etw-wasm: follow.pollMs must be a number of milliseconds, not ${String(pollMs)}`);
-  if (idleMs !== undefined && !(Number.isFinite(idleMs) && idleMs >= 0)) throw new RangeError(`etw-wasm: follow.idleMs must be a number of milliseconds, not ${String(idleMs)}`);
+  if (idleMs !== undefined && !(Number.isFinite(idleMs) && idleMs >= 0))
+    throw new RangeError(`etw-wasm: follow.idleMs must be a number of milliseconds, not ${String(idleMs)}`);
   const handle = await open(path, "r");
   const buffers = [new Uint8Array(chunkBytes), new Uint8Array(chunkBytes)];
   let k = 0;

@@ -12,4 +12,7 @@ setSourceOpener(fileRange);
 setSyncInstances(true);
 
 const port = parentPort!;
-port.on("message", segmentServer((m, transfer) => port.postMessage(m, transfer)));
+port.on(
+  "message",
+  segmentServer((m, transfer) => port.postMessage(m, transfer)),
+);

@@ -15,19 +15,22 @@ setUrlLoader(async (url) => (await readFile(url)) as BufferSource);
 setSyncInstances(true);
 
 // decode workers (options.workers) are worker threads running node-worker.js
-setWorkerFactory(() => {
-  const worker = new Worker(new URL("./node-worker.js", import.meta.url));
-  return {
-    post: (message, transfer) => worker.postMessage(message, transfer),
-    listen(onMessage, onError) {
-      worker.on("message", onMessage);
-      worker.on("error", onError);
-    },
-    terminate: () => worker.terminate(),
-    ref: () => worker.ref(),
-    unref: () => worker.unref(),
-  };
-}, { opensSources: true, sharesWindows: true });
+setWorkerFactory(
+  () => {
+    const worker = new Worker(new URL("./node-worker.js", import.meta.url));
+    return {
+      post: (message, transfer) => worker.postMessage(message, transfer),
+      listen(onMessage, onError) {
+        worker.on("message", onMessage);
+        worker.on("error", onError);
+      },
+      terminate: () => worker.terminate(),
+      ref: () => worker.ref(),
+      unref: () => worker.unref(),
+    };
+  },
+  { opensSources: true, sharesWindows: true },
+);
 
 export * from "./index.js";
 

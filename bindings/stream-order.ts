@@ -64,7 +64,11 @@ const RUN = 1 << 16;
  * `trace.events.timeOrder()` gives the whole trace: timestamp, then processor, then file order.
  * `stats` (optional) is filled in as it goes.
  */
-export async function* inTimeOrder(stream: TraceStream, options: TimeOrderOptions = {}, stats: TimeOrderStats = { late: 0, maxHeld: 0 }): AsyncGenerator<TimeOrderedRun> {
+export async function* inTimeOrder(
+  stream: TraceStream,
+  options: TimeOrderOptions = {},
+  stats: TimeOrderStats = { late: 0, maxHeld: 0 },
+): AsyncGenerator<TimeOrderedRun> {
   const holdBytes = options.holdBytes ?? 1 << 30;
   const held: Held[] = [];
   // the latest timestamp of each (logger, processor) stream of buffers, and the processors seen
@@ -80,10 +84,13 @@ export async function* inTimeOrder(stream: TraceStream, options: TimeOrderOption
   const key = (h: Held) => h.order[h.at];
   // a before b: timestamp, processor, row in the trace
   const before = (a: Held, b: Held): boolean => {
-    const ra = key(a), rb = key(b);
-    const ta = a.ts[ra], tb = b.ts[rb];
+    const ra = key(a),
+      rb = key(b);
+    const ta = a.ts[ra],
+      tb = b.ts[rb];
     if (ta !== tb) return ta < tb;
-    const pa = a.processor[ra], pb = b.processor[rb];
+    const pa = a.processor[ra],
+      pb = b.processor[rb];
     if (pa !== pb) return pa < pb;
     return a.firstRow + ra < b.firstRow + rb;
   };

@@ -91,7 +91,8 @@ export interface TraceStreamEnd {
 function streamEnd(data: TraceData, providerNames: Map<number, string>, batchCount: number): TraceStreamEnd {
   const { info, clock } = readInfo(data);
   return {
-    info, clock,
+    info,
+    clock,
     providers: new ProviderTable(data, providerNames),
     eventTypes: new EventTypeTable(data),
     warnings: readWarnings(data),
@@ -127,7 +128,10 @@ export class TraceStream implements AsyncIterable<TraceBatch> {
   /** The files of a session whose every batch has been given out (their rows can hold nothing back). */
   readonly endedFiles = new Set<number>();
 
-  constructor(private readonly input: Input | SessionInput, private readonly options: StreamOptions = {}) {}
+  constructor(
+    private readonly input: Input | SessionInput,
+    private readonly options: StreamOptions = {},
+  ) {}
 
   async *[Symbol.asyncIterator](): AsyncGenerator<TraceBatch> {
     if (this.started) throw new Error("etw-wasm: a trace stream is read once");
@@ -143,7 +147,8 @@ export class TraceStream implements AsyncIterable<TraceBatch> {
       // (read straight by the EventPipe reader: the input's first bytes are known already)
       const { nettraceWindows } = await import("./decode/eventpipe/data.js");
       const windows = nettraceWindows(peeked.input, this.options);
-      let index = 0, firstRow = 0;
+      let index = 0,
+        firstRow = 0;
       let names = new Map<number, string>();
       try {
         for (;;) {
@@ -189,7 +194,10 @@ export class TraceStream implements AsyncIterable<TraceBatch> {
         for (const [p, name] of namesFromProviderTraits(w.data)) if (!providerNames.has(p)) providerNames.set(p, name);
         // the batch's own warnings
         const data = {
-          ...w.data, warningsOffset: w.warnings.offset, warningCount: w.warnings.count, warningTotal: w.warnings.total,
+          ...w.data,
+          warningsOffset: w.warnings.offset,
+          warningCount: w.warnings.count,
+          warningTotal: w.warnings.total,
         };
         batch = new TraceBatch(data, index++, w.firstRow, w.firstBuffer, w, new Map(providerNames));
         yield batch;
@@ -216,20 +224,26 @@ export class TraceStream implements AsyncIterable<TraceBatch> {
     const merger = new SessionMerger(names);
     const sizes: number[] = files.map(() => 0);
     const progress = this.options.onProgress;
-    const gens = files.map((f, i) => windowsOf(f.input, {
-      ...this.options,
-      onProgress: progress && ((n: number) => {
-        sizes[i] = n;
-        progress(sizes.reduce((a, b) => a + b, 0));
+    const gens = files.map((f, i) =>
+      windowsOf(f.input, {
+        ...this.options,
+        onProgress:
+          progress &&
+          ((n: number) => {
+            sizes[i] = n;
+            progress(sizes.reduce((a, b) => a + b, 0));
+          }),
       }),
-    }));
+    );
     const outlines = files.map(() => new TraceBuilder(undefined, false));
     const ends: (DecodeEnd | undefined)[] = files.map(() => undefined);
     // each file's next window, as views into its decoder's memory: valid until that decoder goes on
     const heads: (Window | undefined)[] = files.map(() => undefined);
     const providerNames = new Map<number, string>();
     let batch: TraceBatch | undefined;
-    let index = 0, rows = 0, buffers = 0;
+    let index = 0,
+      rows = 0,
+      buffers = 0;
     /** The next window of file f (undefined once the file has ended). */
     const advance = async (f: number, learn: boolean): Promise<void> => {
       heads[f] = undefined;

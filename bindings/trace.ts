@@ -39,16 +39,38 @@ export interface TraceFile {
 /** The files of `data`, each with its own header read as `readInfo` reads a trace's. */
 export function filesOf(data: TraceData, whole: TraceInfo): TraceFile[] {
   if (!data.files) {
-    return [{ name: "", info: whole, firstRow: 0, rowCount: data.eventCount, clock: "anchor", complete: data.incomplete === undefined, incomplete: data.incomplete, inputBytes: data.inputBytes, decodedBytes: data.decodedBytes }];
+    return [
+      {
+        name: "",
+        info: whole,
+        firstRow: 0,
+        rowCount: data.eventCount,
+        clock: "anchor",
+        complete: data.incomplete === undefined,
+        incomplete: data.incomplete,
+        inputBytes: data.inputBytes,
+        decodedBytes: data.decodedBytes,
+      },
+    ];
   }
   return data.files.map((f) => ({
     name: f.name,
     info: readInfo({
-      ...data, logfileOffset: f.logfileOffset, eventCount: f.rowCount, bufferCount: f.bufferCount,
-      buffersOffset: data.buffersOffset + f.firstBuffer * C.BUF_STRIDE, inputBytes: f.inputBytes, decodedBytes: f.decodedBytes,
+      ...data,
+      logfileOffset: f.logfileOffset,
+      eventCount: f.rowCount,
+      bufferCount: f.bufferCount,
+      buffersOffset: data.buffersOffset + f.firstBuffer * C.BUF_STRIDE,
+      inputBytes: f.inputBytes,
+      decodedBytes: f.decodedBytes,
     }).info,
-    firstRow: f.firstRow, rowCount: f.rowCount, clock: f.clock,
-    complete: f.incomplete === undefined, incomplete: f.incomplete, inputBytes: f.inputBytes, decodedBytes: f.decodedBytes,
+    firstRow: f.firstRow,
+    rowCount: f.rowCount,
+    clock: f.clock,
+    complete: f.incomplete === undefined,
+    incomplete: f.incomplete,
+    inputBytes: f.inputBytes,
+    decodedBytes: f.decodedBytes,
   }));
 }
 
@@ -226,7 +248,6 @@ export class Trace {
     return readBuffer(d, index);
   }
 
-
   /**
    * Reads the records of `rows` (a row, a range `{ start, end }` with `end` exclusive, or row
    * indices such as a query's) back from the input, for a trace opened with `payloads: "source"`.
@@ -270,7 +291,6 @@ export class Trace {
   }
 }
 
-
 /**
  * Decodes a whole trace: bytes, or chunks in file order (any sizes; e.g. a file stream). Several
  * files of one session (an array of `{ name, input }`, Files, Blobs or ByteSources) are decoded and
@@ -296,7 +316,8 @@ export async function openTrace(input: Input | SessionInput, options: OpenOption
  * providers and events are named by its metadata (`providerNames`: names known besides, which win).
  */
 export async function traceOf<T extends Trace = Trace>(
-  data: TraceData, providerNames?: Map<number, string>,
+  data: TraceData,
+  providerNames?: Map<number, string>,
   make: (data: TraceData, providerNames?: Map<number, string>) => T = (d, n) => new Trace(d, n) as T,
 ): Promise<T> {
   const nettrace = data.nettrace;

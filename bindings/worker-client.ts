@@ -27,7 +27,12 @@ export function openTraceInWorker(input: Blob | ArrayBuffer | Uint8Array, option
       if (!given) worker.terminate();
     };
     const onMessage = (e: MessageEvent) => {
-      const m = e.data as { id: number; progress?: number; result?: PackedTrace; error?: { name: string; message: string; reason?: string; code?: number; format?: TraceFormat; offset?: number } };
+      const m = e.data as {
+        id: number;
+        progress?: number;
+        result?: PackedTrace;
+        error?: { name: string; message: string; reason?: string; code?: number; format?: TraceFormat; offset?: number };
+      };
       if (m.id !== id) return;
       if (m.progress !== undefined) return onProgress?.(m.progress);
       done();
@@ -37,7 +42,8 @@ export function openTraceInWorker(input: Blob | ArrayBuffer | Uint8Array, option
       if (m.result) traceOf(unpackTraceData(m.result)).then(resolve, reject);
       else if (m.error?.name === "TraceFormatError") reject(new TraceFormatError(m.error.code ?? 0, m.error.offset ?? 0, message, m.error.format));
       else if (m.error?.name === "TraceDecodeError") reject(new TraceDecodeError(m.error.offset ?? 0, message));
-      else if (m.error?.name === "RangeError" || m.error?.name === "TypeError") reject(new (m.error.name === "RangeError" ? RangeError : TypeError)(m.error.message));
+      else if (m.error?.name === "RangeError" || m.error?.name === "TypeError")
+        reject(new (m.error.name === "RangeError" ? RangeError : TypeError)(m.error.message));
       else reject(new Error(m.error?.message ?? "etw-wasm: worker failed"));
     };
     const onError = (e: ErrorEvent) => {

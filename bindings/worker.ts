@@ -34,7 +34,14 @@ scope.onmessage = async (e) => {
     const e = error as Error;
     scope.postMessage({
       id,
-      error: { name: e.name, message: e.message, reason: (error as TraceFormatError | TraceDecodeError).reason, code: (error as TraceFormatError).code, format: (error as TraceFormatError).format, offset: (error as TraceFormatError | TraceDecodeError).offset },
+      error: {
+        name: e.name,
+        message: e.message,
+        reason: (error as TraceFormatError | TraceDecodeError).reason,
+        code: (error as TraceFormatError).code,
+        format: (error as TraceFormatError).format,
+        offset: (error as TraceFormatError | TraceDecodeError).offset,
+      },
     });
   }
 };

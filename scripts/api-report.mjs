@@ -13,7 +13,10 @@ const entries = Object.entries(pkg.exports)
   .filter(([, v]) => typeof v === "object" && v.types)
   .map(([name, v]) => [name === "." ? pkg.name : `${pkg.name}/${name.slice(2)}`, new URL(v.types, root).pathname]);
 
-const program = ts.createProgram(entries.map(([, file]) => file), { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, skipLibCheck: true, types: [] });
+const program = ts.createProgram(
+  entries.map(([, file]) => file),
+  { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, skipLibCheck: true, types: [] },
+);
 const checker = program.getTypeChecker();
 const flags = ts.TypeFormatFlags.NoTruncation;
 
@@ -24,17 +27,37 @@ function describe(symbol) {
   const f = s.flags;
   const type = () => checker.typeToString(checker.getTypeOfSymbol(s), decl, flags);
   if (f & ts.SymbolFlags.Class) {
-    const members = checker.getPropertiesOfType(checker.getDeclaredTypeOfSymbol(s)).filter((m) => !m.name.startsWith("#") && !(m.valueDeclaration && ts.getCombinedModifierFlags(m.valueDeclaration) & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected)));
+    const members = checker
+      .getPropertiesOfType(checker.getDeclaredTypeOfSymbol(s))
+      .filter(
+        (m) =>
+          !m.name.startsWith("#") &&
+          !(m.valueDeclaration && ts.getCombinedModifierFlags(m.valueDeclaration) & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected)),
+      );
     const statics = checker.getPropertiesOfType(checker.getTypeOfSymbol(s)).filter((m) => m.name !== "prototype");
-    return [`class ${symbol.name}`, ...statics.map((m) => `  static ${m.name}: ${checker.typeToString(checker.getTypeOfSymbol(m), decl, flags)}`), ...members.map((m) => `  ${m.name}: ${checker.typeToString(checker.getTypeOfSymbol(m), decl, flags)}`)];
+    return [
+      `class ${symbol.name}`,
+      ...statics.map((m) => `  static ${m.name}: ${checker.typeToString(checker.getTypeOfSymbol(m), decl, flags)}`),
+      ...members.map((m) => `  ${m.name}: ${checker.typeToString(checker.getTypeOfSymbol(m), decl, flags)}`),
+    ];
   }
   if (f & ts.SymbolFlags.Function) return [`function ${symbol.name}: ${type()}`];
   if (f & ts.SymbolFlags.Interface) {
     const members = checker.getPropertiesOfType(checker.getDeclaredTypeOfSymbol(s));
-    return [`interface ${symbol.name}`, ...members.map((m) => `  ${m.name}${m.flags & ts.SymbolFlags.Optional ? "?" : ""}: ${checker.typeToString(checker.getTypeOfSymbol(m), decl, flags)}`)];
+    return [
+      `interface ${symbol.name}`,
+      ...members.map((m) => `  ${m.name}${m.flags & ts.SymbolFlags.Optional ? "?" : ""}: ${checker.typeToString(checker.getTypeOfSymbol(m), decl, flags)}`),
+    ];
   }
   if (f & ts.SymbolFlags.TypeAlias) return [`type ${symbol.name} = ${checker.typeToString(checker.getDeclaredTypeOfSymbol(s), decl, flags)}`];
-  if (f & (ts.SymbolFlags.ValueModule | ts.SymbolFlags.NamespaceModule)) return [`namespace ${symbol.name}: ${checker.getExportsOfModule(s).map((e) => e.name).sort().join(", ")}`];
+  if (f & (ts.SymbolFlags.ValueModule | ts.SymbolFlags.NamespaceModule))
+    return [
+      `namespace ${symbol.name}: ${checker
+        .getExportsOfModule(s)
+        .map((e) => e.name)
+        .sort()
+        .join(", ")}`,
+    ];
   if (f & ts.SymbolFlags.Variable) return [`const ${symbol.name}: ${type()}`];
   return [`${symbol.name}`];
 }

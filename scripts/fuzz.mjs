@@ -35,12 +35,14 @@ async function bundleHarness() {
     target: "node20",
     write: false,
     logLevel: "silent",
-    plugins: [{
-      name: "dist-external",
-      setup(b) {
-        b.onResolve({ filter: /(^|\/)dist\// }, (args) => ({ path: pathToFileURL(resolve(args.resolveDir, args.path)).href, external: true }));
+    plugins: [
+      {
+        name: "dist-external",
+        setup(b) {
+          b.onResolve({ filter: /(^|\/)dist\// }, (args) => ({ path: pathToFileURL(resolve(args.resolveDir, args.path)).href, external: true }));
+        },
       },
-    }],
+    ],
   });
   const file = join(tmpdir(), `etw-wasm-fuzz-${process.pid}.mjs`);
   writeFileSync(file, result.outputFiles[0].contents);
@@ -68,20 +70,51 @@ function caseOf(h, bases, campaign, k) {
 // Main
 
 function parseArgs(argv) {
-  const o = { minutes: 1, seed: undefined, workers: Math.max(1, Math.min(2, cpus().length)), out: join(ROOT, "fuzz-failures"), hangMs: 60_000, guardMs: 5_000, replay: undefined, input: undefined, only: undefined };
+  const o = {
+    minutes: 1,
+    seed: undefined,
+    workers: Math.max(1, Math.min(2, cpus().length)),
+    out: join(ROOT, "fuzz-failures"),
+    hangMs: 60_000,
+    guardMs: 5_000,
+    replay: undefined,
+    input: undefined,
+    only: undefined,
+  };
   for (let i = 0; i < argv.length; i++) {
-    const a = argv[i], v = argv[i + 1];
-    if (a === "--minutes") { o.minutes = Number(v); i++; }
-    else if (a === "--seed") { o.seed = Number(v) >>> 0; i++; }
-    else if (a === "--workers") { o.workers = Math.max(1, Number(v) | 0); i++; }
-    else if (a === "--out") { o.out = resolve(v); i++; }
-    else if (a === "--hang-ms") { o.hangMs = Number(v); i++; }
-    else if (a === "--guard-ms") { o.guardMs = Number(v); i++; }
-    else if (a === "--replay") { o.replay = v; i++; }
-    else if (a === "--input") { o.input = resolve(v); i++; }
-    else if (a === "--only") { o.only = v; i++; }
-    else if (a === "--help" || a === "-h") {
-      console.log("usage: npm run fuzz -- [--minutes N] [--seed S] [--workers W] [--out DIR] [--hang-ms MS] [--guard-ms MS] [--only PREFIXES]\n       npm run fuzz -- --replay BASE:SEED [--only PREFIXES] | --input FILE.etl [--seed S]\n--only takes comma-separated prefixes of mutator names: buf., log., rec., xp., cut., splice., flip. or whole names (listed in the summary)");
+    const a = argv[i],
+      v = argv[i + 1];
+    if (a === "--minutes") {
+      o.minutes = Number(v);
+      i++;
+    } else if (a === "--seed") {
+      o.seed = Number(v) >>> 0;
+      i++;
+    } else if (a === "--workers") {
+      o.workers = Math.max(1, Number(v) | 0);
+      i++;
+    } else if (a === "--out") {
+      o.out = resolve(v);
+      i++;
+    } else if (a === "--hang-ms") {
+      o.hangMs = Number(v);
+      i++;
+    } else if (a === "--guard-ms") {
+      o.guardMs = Number(v);
+      i++;
+    } else if (a === "--replay") {
+      o.replay = v;
+      i++;
+    } else if (a === "--input") {
+      o.input = resolve(v);
+      i++;
+    } else if (a === "--only") {
+      o.only = v;
+      i++;
+    } else if (a === "--help" || a === "-h") {
+      console.log(
+        "usage: npm run fuzz -- [--minutes N] [--seed S] [--workers W] [--out DIR] [--hang-ms MS] [--guard-ms MS] [--only PREFIXES]\n       npm run fuzz -- --replay BASE:SEED [--only PREFIXES] | --input FILE.etl [--seed S]\n--only takes comma-separated prefixes of mutator names: buf., log., rec., xp., cut., splice., flip. or whole names (listed in the summary)",
+      );
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
   }
@@ -100,13 +133,16 @@ async function main() {
   if (!existsSync(CORPUS)) console.warn(`notice: ${CORPUS} not found; the campaign runs on the sample and synthetic traces only`);
 
   if (o.replay || o.input) {
-    let bytes, label, checkSeed = o.seed ?? 1;
+    let bytes,
+      label,
+      checkSeed = o.seed ?? 1;
     if (o.input) {
       bytes = new Uint8Array(readFileSync(o.input));
       label = o.input;
     } else {
       const at = o.replay.lastIndexOf(":");
-      const name = o.replay.slice(0, at), seed = Number(o.replay.slice(at + 1)) >>> 0;
+      const name = o.replay.slice(0, at),
+        seed = Number(o.replay.slice(at + 1)) >>> 0;
       const base = bases.find((b) => b.name === name);
       if (!base) throw new Error(`no base ${name}; bases: ${bases.map((b) => b.name).join(", ")}`);
       const c = h.mutateAnyCase(seed, base, bases, o.only);
@@ -124,9 +160,14 @@ async function main() {
   const campaign = o.seed ?? randomInt(0x100000000);
   const endAt = Date.now() + o.minutes * 60_000;
   const started = Date.now();
-  console.log(`fuzz: campaign seed ${campaign}, ${bases.length} bases, ${o.workers} workers, ${o.minutes} min${o.only ? `, mutators ${o.only}` : ""}; failures go to ${o.out}`);
+  console.log(
+    `fuzz: campaign seed ${campaign}, ${bases.length} bases, ${o.workers} workers, ${o.minutes} min${o.only ? `, mutators ${o.only}` : ""}; failures go to ${o.out}`,
+  );
 
-  let done = 0, traces = 0, errors = 0, failing = 0;
+  let done = 0,
+    traces = 0,
+    errors = 0,
+    failing = 0;
   const perMutator = new Map();
   const signatures = new Map();
   const workers = new Set();
@@ -143,7 +184,23 @@ async function main() {
     const ext = /\.(nettrace|netperf)$/.test(c.base) ? ".nettrace" : ".etl";
     writeFileSync(`${stem}${ext}`, again.bytes);
     const replay = h.replayCommand(c, o.only);
-    writeFileSync(`${stem}.json`, JSON.stringify({ base: c.base, seed: c.seed, campaign, case: c.k, steps: again.steps, problems, replay, input: `npm run fuzz -- --input ${stem}${ext} --seed ${c.seed}` }, null, 2) + "\n");
+    writeFileSync(
+      `${stem}.json`,
+      JSON.stringify(
+        {
+          base: c.base,
+          seed: c.seed,
+          campaign,
+          case: c.k,
+          steps: again.steps,
+          problems,
+          replay,
+          input: `npm run fuzz -- --input ${stem}${ext} --seed ${c.seed}`,
+        },
+        null,
+        2,
+      ) + "\n",
+    );
     console.log(`FAIL ${c.base} seed ${c.seed}: ${again.steps.join("; ")}\n  ${problems.slice(0, 3).join("\n  ")}\n  replay: ${replay}`);
   };
 
@@ -211,7 +268,12 @@ async function main() {
 
   const secs = (Date.now() - started) / 1000;
   console.log(`fuzz: ${done} inputs in ${secs.toFixed(0)} s (campaign seed ${campaign}): ${traces} traces, ${errors} EtlFormatError, ${failing} failing`);
-  console.log(`mutators: ${[...perMutator].sort((a, b) => a[0].localeCompare(b[0])).map(([k, v]) => `${k} ${v}`).join(", ")}`);
+  console.log(
+    `mutators: ${[...perMutator]
+      .sort((a, b) => a[0].localeCompare(b[0]))
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", ")}`,
+  );
   if (failing) {
     console.log(`failures by kind:`);
     for (const [sig, n] of [...signatures].sort((a, b) => b[1] - a[1])) console.log(`  ${n} x ${sig}`);
@@ -228,7 +290,9 @@ async function runWorker() {
   const h = await loadHarness(harness);
   const bases = allBases(h);
   let stopping = false;
-  parentPort.on("message", (m) => { if (m === "stop") stopping = true; });
+  parentPort.on("message", (m) => {
+    if (m === "stop") stopping = true;
+  });
   for (let k = first; !stopping; k += stride) {
     const { base, seed } = caseOf(h, bases, campaign, k);
     const c = h.mutateAnyCase(seed, base, bases, only);
@@ -241,7 +305,6 @@ async function runWorker() {
   }
   parentPort.postMessage({ type: "stopped" });
 }
-
 
 if (isMainThread) await main();
 else await runWorker();

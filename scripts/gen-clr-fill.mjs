@@ -20,8 +20,19 @@ const root = new URL("../", import.meta.url);
 /** The generated sources for `layouts` (clrProgram().layouts) and the codes (assembly/codes.ts). */
 export function generate(layouts, C, layoutFingerprint) {
   const VALUE_WIDTH = {
-    [C.T_U8]: 1, [C.T_I8]: 1, [C.T_U16]: 2, [C.T_I16]: 2, [C.T_U32]: 4, [C.T_I32]: 4, [C.T_BOOL]: 4, [C.T_F32]: 4,
-    [C.T_U64]: 8, [C.T_I64]: 8, [C.T_F64]: 8, [C.T_FILETIME]: 8, [C.T_PTR]: 8,
+    [C.T_U8]: 1,
+    [C.T_I8]: 1,
+    [C.T_U16]: 2,
+    [C.T_I16]: 2,
+    [C.T_U32]: 4,
+    [C.T_I32]: 4,
+    [C.T_BOOL]: 4,
+    [C.T_F32]: 4,
+    [C.T_U64]: 8,
+    [C.T_I64]: 8,
+    [C.T_F64]: 8,
+    [C.T_FILETIME]: 8,
+    [C.T_PTR]: 8,
   };
   const SIGNED = new Set([C.T_I8, C.T_I16, C.T_I32]);
   /** Payload bytes of a value kind: [32-bit records, 64-bit records]. */
@@ -85,20 +96,35 @@ export function generate(layouts, C, layoutFingerprint) {
     const title = `// ${t}: ${layout.schema.name} v${layout.schema.version}`;
     if (!p) {
       as.push(title, `function rows${t}(d: usize, list: usize, n: u32): void {`, `  clrSlowRows(STATE, ${t}, d, list, n);`, `}`, ``);
-      ts.push(title, `function fill${t}(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {`, `  clrSlowRow(s, ${t}, d, row, q, end, p8);`, `}`, ``);
+      ts.push(
+        title,
+        `function fill${t}(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {`,
+        `  clrSlowRow(s, ${t}, d, row, q, end, p8);`,
+        `}`,
+        ``,
+      );
       continue;
     }
     fastCount.n++;
     // (the AssemblyScript body runs in a loop over the rows of one schema event: its column addresses are hoisted)
     const used = new Set([layout.preRow, layout.preStatus]);
-    const A = [`  store<u32>(c${layout.preRow} + (r << 2), <u32>row);`, `  store<u8>(c${layout.preStatus} + r, 0);`, `  let pos = q;`,
-      ...[...p.referenced].map((k) => `  let v${k}: u64 = 0;`)];
-    const T = [`function fill${t}(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {`,
-      `  const r = clrReserve(s, ${t}, d, 1);`, `  if (r === 0xffffffff) return;`,
+    const A = [
+      `  store<u32>(c${layout.preRow} + (r << 2), <u32>row);`,
+      `  store<u8>(c${layout.preStatus} + r, 0);`,
+      `  let pos = q;`,
+      ...[...p.referenced].map((k) => `  let v${k}: u64 = 0;`),
+    ];
+    const T = [
+      `function fill${t}(s: CoreState, d: number, row: number, q: number, end: number, p8: boolean): void {`,
+      `  const r = clrReserve(s, ${t}, d, 1);`,
+      `  if (r === 0xffffffff) return;`,
       `  const U8 = s.u8, U16 = s.u16, U32 = s.u32, v = s.dv;`,
       `  const c = U32[(d + CLR_DIR_CAP) >>> 2], b = U32[(d + CLR_DIR_BLOCK) >>> 2];`,
-      `  U32[((b + c * ${layout.preRow}) >>> 2) + r] = row;`, `  U8[b + c * ${layout.preStatus} + r] = 0;`, `  let pos = q;`,
-      ...[...p.referenced].map((k) => `  let v${k} = 0;`)];
+      `  U32[((b + c * ${layout.preRow}) >>> 2) + r] = row;`,
+      `  U8[b + c * ${layout.preStatus} + r] = 0;`,
+      `  let pos = q;`,
+      ...[...p.referenced].map((k) => `  let v${k} = 0;`),
+    ];
     const slowA = `{ clrSlow(STATE, ${t}, b, c, r, q, end, p8); continue; }`;
     const slowT = `{ clrSlow(s, ${t}, b, c, r, q, end, p8); return; }`;
     const col = (pre) => `b + c * ${pre}`;
@@ -129,7 +155,9 @@ export function generate(layouts, C, layoutFingerprint) {
           const ref = p.referenced.has(s.i);
           if (s.type === C.T_PTR) {
             A.push(`  store<u64>(${colA(s.col.pre)} + (r << 3), p8 ? load<u64>(${at}) : <u64>load<u32>(${at})); // ${name}`);
-            T.push(`  { const x = ((${col(s.col.pre)}) >>> 2) + 2 * r; U32[x] = v.getUint32(${at}, true); U32[x + 1] = p8 ? v.getUint32(${at} + 4, true) : 0; } // ${name}`);
+            T.push(
+              `  { const x = ((${col(s.col.pre)}) >>> 2) + 2 * r; U32[x] = v.getUint32(${at}, true); U32[x + 1] = p8 ? v.getUint32(${at} + 4, true) : 0; } // ${name}`,
+            );
             if (ref) {
               A.push(`  v${s.i} = p8 ? load<u64>(${at}) : <u64>load<u32>(${at});`);
               T.push(`  v${s.i} = p8 ? v.getUint32(${at} + 4, true) * 4294967296 + v.getUint32(${at}, true) : v.getUint32(${at}, true);`);
@@ -149,13 +177,20 @@ export function generate(layouts, C, layoutFingerprint) {
           if (w === 1) T.push(`  U8[${col(s.col.pre)} + r] = U8[${at}]; // ${name}`);
           else if (w === 2) T.push(`  U16[((${col(s.col.pre)}) >>> 1) + r] = v.getUint16(${at}, true); // ${name}`);
           else if (w === 4) T.push(`  U32[((${col(s.col.pre)}) >>> 2) + r] = v.getUint32(${at}, true); // ${name}`);
-          else T.push(`  { const x = ((${col(s.col.pre)}) >>> 2) + 2 * r; U32[x] = v.getUint32(${at}, true); U32[x + 1] = v.getUint32(${at} + 4, true); } // ${name}`);
+          else
+            T.push(
+              `  { const x = ((${col(s.col.pre)}) >>> 2) + 2 * r; U32[x] = v.getUint32(${at}, true); U32[x + 1] = v.getUint32(${at} + 4, true); } // ${name}`,
+            );
           if (ref) {
             // (a negative count is huge to the walk: the payload cannot hold it)
-            const get = w === 1 ? `v.get${SIGNED.has(s.type) ? "Int8" : "Uint8"}(${at})`
-              : w === 2 ? `v.get${SIGNED.has(s.type) ? "Int16" : "Uint16"}(${at}, true)`
-                : w === 4 ? `v.get${SIGNED.has(s.type) ? "Int32" : "Uint32"}(${at}, true)`
-                  : `v.getUint32(${at} + 4, true) * 4294967296 + v.getUint32(${at}, true)`;
+            const get =
+              w === 1
+                ? `v.get${SIGNED.has(s.type) ? "Int8" : "Uint8"}(${at})`
+                : w === 2
+                  ? `v.get${SIGNED.has(s.type) ? "Int16" : "Uint16"}(${at}, true)`
+                  : w === 4
+                    ? `v.get${SIGNED.has(s.type) ? "Int32" : "Uint32"}(${at}, true)`
+                    : `v.getUint32(${at} + 4, true) * 4294967296 + v.getUint32(${at}, true)`;
             T.push(`  v${s.i} = ${SIGNED.has(s.type) ? `${get} < 0 ? 1.8446744073709552e19 : ${get}` : get};`);
           }
         }
@@ -168,36 +203,76 @@ export function generate(layouts, C, layoutFingerprint) {
       if (s.kind === "ustr" || s.kind === "astr") {
         const unit = s.kind === "ustr" ? 2 : 1;
         const keep = p.referenced.has(s.i);
-        A.push(`  { // ${name}`, `    let z = ${s.kind === "ustr" ? "scanUtf16" : "scanAnsi"}(STATE, pos, end);`, `    if (z + ${unit} > end) ${slowA}`,
-          `    store<u32>(${colA(s.col.pre)} + (r << 2), <u32>pos);`, `    store<u32>(${colA(s.col.preB)} + (r << 2), <u32>(z - pos));`,
-          ...(keep ? [`    v${s.i} = <u64>(z - pos);`] : []), `    pos = z + ${unit};`, `  }`);
-        T.push(`  { // ${name}`, `    const z = ${s.kind === "ustr" ? "scanUtf16" : "scanAnsi"}(s, pos, end);`, `    if (z + ${unit} > end) ${slowT}`,
-          `    U32[((${col(s.col.pre)}) >>> 2) + r] = pos;`, `    U32[((${col(s.col.preB)}) >>> 2) + r] = z - pos;`,
-          ...(keep ? [`    v${s.i} = z - pos;`] : []), `    pos = z + ${unit};`, `  }`);
+        A.push(
+          `  { // ${name}`,
+          `    let z = ${s.kind === "ustr" ? "scanUtf16" : "scanAnsi"}(STATE, pos, end);`,
+          `    if (z + ${unit} > end) ${slowA}`,
+          `    store<u32>(${colA(s.col.pre)} + (r << 2), <u32>pos);`,
+          `    store<u32>(${colA(s.col.preB)} + (r << 2), <u32>(z - pos));`,
+          ...(keep ? [`    v${s.i} = <u64>(z - pos);`] : []),
+          `    pos = z + ${unit};`,
+          `  }`,
+        );
+        T.push(
+          `  { // ${name}`,
+          `    const z = ${s.kind === "ustr" ? "scanUtf16" : "scanAnsi"}(s, pos, end);`,
+          `    if (z + ${unit} > end) ${slowT}`,
+          `    U32[((${col(s.col.pre)}) >>> 2) + r] = pos;`,
+          `    U32[((${col(s.col.preB)}) >>> 2) + r] = z - pos;`,
+          ...(keep ? [`    v${s.i} = z - pos;`] : []),
+          `    pos = z + ${unit};`,
+          `  }`,
+        );
         continue;
       }
       // arrays, binary, padded struct arrays: a reference (offset, count or length)
       const keep = p.referenced.has(s.i);
       const n = s.count.literal !== undefined ? String(s.count.literal) : `v${s.count.field}`;
       const size = sel(s.size);
-      A.push(`  { // ${name}`, `    let n: u64 = ${n};`, `    let bytes = <u64>${size} * n;`,
+      A.push(
+        `  { // ${name}`,
+        `    let n: u64 = ${n};`,
+        `    let bytes = <u64>${size} * n;`,
         `    if (n > 0xffffffff || <u64>pos + bytes > <u64>end) ${slowA}`,
-        `    store<u32>(${colA(s.col.pre)} + (r << 2), <u32>pos);`, `    store<u32>(${colA(s.col.preB)} + (r << 2), <u32>n);`,
-        ...(keep ? [`    v${s.i} = n;`] : []), `    pos += <usize>bytes;`, `  }`);
-      T.push(`  { // ${name}`, `    const n = ${n};`, `    const bytes = ${size} * n;`, `    if (n > 0xffffffff || pos + bytes > end) ${slowT}`,
-        `    U32[((${col(s.col.pre)}) >>> 2) + r] = pos;`, `    U32[((${col(s.col.preB)}) >>> 2) + r] = n;`,
-        ...(keep ? [`    v${s.i} = n;`] : []), `    pos += bytes;`, `  }`);
+        `    store<u32>(${colA(s.col.pre)} + (r << 2), <u32>pos);`,
+        `    store<u32>(${colA(s.col.preB)} + (r << 2), <u32>n);`,
+        ...(keep ? [`    v${s.i} = n;`] : []),
+        `    pos += <usize>bytes;`,
+        `  }`,
+      );
+      T.push(
+        `  { // ${name}`,
+        `    const n = ${n};`,
+        `    const bytes = ${size} * n;`,
+        `    if (n > 0xffffffff || pos + bytes > end) ${slowT}`,
+        `    U32[((${col(s.col.pre)}) >>> 2) + r] = pos;`,
+        `    U32[((${col(s.col.preB)}) >>> 2) + r] = n;`,
+        ...(keep ? [`    v${s.i} = n;`] : []),
+        `    pos += bytes;`,
+        `  }`,
+      );
     }
     T.push(`}`, ``);
-    as.push(title, `function rows${t}(d: usize, list: usize, n: u32): void {`,
-      `  let count = <usize>clrReserve(STATE, ${t}, d, n);`, `  if (count == <usize>-1) return;`,
-      `  let b = <usize>load<u32>(d, CLR_DIR_BLOCK);`, `  let c = <usize>load<u32>(d, CLR_DIR_CAP);`,
+    as.push(
+      title,
+      `function rows${t}(d: usize, list: usize, n: u32): void {`,
+      `  let count = <usize>clrReserve(STATE, ${t}, d, n);`,
+      `  if (count == <usize>-1) return;`,
+      `  let b = <usize>load<u32>(d, CLR_DIR_BLOCK);`,
+      `  let c = <usize>load<u32>(d, CLR_DIR_CAP);`,
       ...[...used].sort((x, y) => x - y).map((pre) => `  let c${pre} = b + c * ${pre};`),
       `  let po = STATE.colPayloadOffset, pl = STATE.colPayloadLength, ph = STATE.colHeaderType;`,
-      `  for (let i: usize = 0; i < <usize>n; i++) {`, `    let row = <usize>load<u32>(list + (i << 2));`,
-      `    let q = <usize>load<u32>(po + (row << 2));`, `    let end = q + <usize>load<u16>(pl + (row << 1));`,
-      `    let p8 = <u32>load<u8>(ph + row) == HT_EVENT_HEADER64;`, `    let r = count + i;`,
-      ...A.map((l) => "  " + l), `  }`, `}`, ``);
+      `  for (let i: usize = 0; i < <usize>n; i++) {`,
+      `    let row = <usize>load<u32>(list + (i << 2));`,
+      `    let q = <usize>load<u32>(po + (row << 2));`,
+      `    let end = q + <usize>load<u16>(pl + (row << 1));`,
+      `    let p8 = <u32>load<u8>(ph + row) == HT_EVENT_HEADER64;`,
+      `    let r = count + i;`,
+      ...A.map((l) => "  " + l),
+      `  }`,
+      `}`,
+      ``,
+    );
     ts.push(title, ...T);
   }
 
@@ -207,11 +282,15 @@ export function generate(layouts, C, layoutFingerprint) {
   const head = (core) => [
     `// Generated by scripts/gen-clr-fill.mjs from the .NET runtime schema (${count} events, ${fastCount.n} with a fast path): do not edit.`,
     ...(core === "WebAssembly"
-      ? [`// The typed-table fill of the WebAssembly core: one function per schema event, called with event-table rows`,
-        `// of its records (in row order, each payload where the row's columns say); clrSlow (the field-program walk)`,
-        `// takes whatever the fast path does not.`]
-      : [`// The typed-table fill of the TypeScript core: one function per schema event, called with the record's`,
-        `// payload [q, end) as its row is written; clrSlow (the field-program walk) takes whatever the fast path does not.`]),
+      ? [
+          `// The typed-table fill of the WebAssembly core: one function per schema event, called with event-table rows`,
+          `// of its records (in row order, each payload where the row's columns say); clrSlow (the field-program walk)`,
+          `// takes whatever the fast path does not.`,
+        ]
+      : [
+          `// The typed-table fill of the TypeScript core: one function per schema event, called with the record's`,
+          `// payload [q, end) as its row is written; clrSlow (the field-program walk) takes whatever the fast path does not.`,
+        ]),
   ];
   const asText = [
     ...head("WebAssembly"),
@@ -277,7 +356,10 @@ async function main() {
   const { as, ts } = generate(clrProgram().layouts, C, layoutFingerprint);
   const check = process.argv.includes("--check");
   let stale = 0;
-  for (const [path, text] of [["assembly/clr-fill.ts", as], ["bindings/core/clr-fill.ts", ts]]) {
+  for (const [path, text] of [
+    ["assembly/clr-fill.ts", as],
+    ["bindings/core/clr-fill.ts", ts],
+  ]) {
     const at = new URL(path, root);
     let have = "";
     try {

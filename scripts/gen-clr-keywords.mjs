@@ -40,7 +40,9 @@ export function keywordsFromSpec(spec) {
     const keywords = rows.sort((a, b) => (BigInt(a.mask) < BigInt(b.mask) ? -1 : 1)).map((r) => [r.name, r.mask, r.manifestName]);
     return { provider: p.name, guid: p.guid, keywords };
   });
-  const levels = Object.entries(spec.standardLevels).map(([name, value]) => [value, strip(name)]).sort((a, b) => a[0] - b[0]);
+  const levels = Object.entries(spec.standardLevels)
+    .map(([name, value]) => [value, strip(name)])
+    .sort((a, b) => a[0] - b[0]);
   return { providers, levels };
 }
 
@@ -50,15 +52,19 @@ export function render(spec) {
   // per provider (in the manifest's order, the order of CLR_PROVIDERS): keywords joined by ",", each
   // "name:mask" (hex, no 0x), then ":ManifestName" where it is not name + "Keyword", then ":message"
   // where the manifest's display string differs from both
-  const packed = providers.map((p) => p.keywords.map(([name, mask, manifestName]) => {
-    const k = spec.providers.find((x) => x.name === p.provider).keywords.find((x) => x.name === manifestName);
-    let text = `${name}:${BigInt(mask).toString(16)}`;
-    const message = k.message ?? "";
-    const plainMessage = !message || [name, manifestName, manifestName.replace(/Keyword$/, "")].some((x) => x.toLowerCase() === message.toLowerCase());
-    if (manifestName !== `${name}Keyword` || !plainMessage) text += `:${manifestName === `${name}Keyword` ? "" : manifestName}`;
-    if (!plainMessage) text += `:${message}`;
-    return text;
-  }).join(","));
+  const packed = providers.map((p) =>
+    p.keywords
+      .map(([name, mask, manifestName]) => {
+        const k = spec.providers.find((x) => x.name === p.provider).keywords.find((x) => x.name === manifestName);
+        let text = `${name}:${BigInt(mask).toString(16)}`;
+        const message = k.message ?? "";
+        const plainMessage = !message || [name, manifestName, manifestName.replace(/Keyword$/, "")].some((x) => x.toLowerCase() === message.toLowerCase());
+        if (manifestName !== `${name}Keyword` || !plainMessage) text += `:${manifestName === `${name}Keyword` ? "" : manifestName}`;
+        if (!plainMessage) text += `:${message}`;
+        return text;
+      })
+      .join(","),
+  );
   for (const [k, p] of providers.entries()) {
     if (spec.providers[k].name !== p.provider) throw new Error("provider order");
   }
@@ -70,12 +76,17 @@ export function render(spec) {
     "/**",
     " * The keywords of each .NET runtime provider, in the order of CLR_PROVIDERS (the manifest's), lowest bit",
     ` * first: "name:mask" (hex), then ":ManifestName" where it is not name + "Keyword", then ":message" (the`,
-    " * manifest's display string) where that is another name; keywords joined by \",\".",
+    ' * manifest\'s display string) where that is another name; keywords joined by ",".',
     " */",
     `export const CLR_KEYWORDS: readonly string[] = ${JSON.stringify(packed, null, 2)};`,
     "",
     "/** The standard ETW levels 0-5, as the manifest names them (win:LogAlways ... win:Verbose). */",
-    `export const STANDARD_LEVELS: readonly string[] = ${JSON.stringify(levels.map(([v, n], i) => { if (v !== i) throw new Error("levels"); return n; }))};`,
+    `export const STANDARD_LEVELS: readonly string[] = ${JSON.stringify(
+      levels.map(([v, n], i) => {
+        if (v !== i) throw new Error("levels");
+        return n;
+      }),
+    )};`,
     "",
   ].join("\n");
 }

@@ -44,10 +44,27 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const TYPES = {
-  "win:UInt8": 1, "win:Int8": 2, "win:UInt16": 3, "win:Int16": 4, "win:UInt32": 5, "win:Int32": 6, "win:HexInt32": 5,
-  "win:UInt64": 7, "win:Int64": 8, "win:HexInt64": 7, "win:Float": 9, "win:Double": 10, "win:Boolean": 11,
-  "win:Pointer": 12, "win:GUID": 13, "win:FILETIME": 14, "win:SYSTEMTIME": 15, "win:UnicodeString": 16,
-  "win:AnsiString": 17, "win:Binary": 18, struct: 19,
+  "win:UInt8": 1,
+  "win:Int8": 2,
+  "win:UInt16": 3,
+  "win:Int16": 4,
+  "win:UInt32": 5,
+  "win:Int32": 6,
+  "win:HexInt32": 5,
+  "win:UInt64": 7,
+  "win:Int64": 8,
+  "win:HexInt64": 7,
+  "win:Float": 9,
+  "win:Double": 10,
+  "win:Boolean": 11,
+  "win:Pointer": 12,
+  "win:GUID": 13,
+  "win:FILETIME": 14,
+  "win:SYSTEMTIME": 15,
+  "win:UnicodeString": 16,
+  "win:AnsiString": 17,
+  "win:Binary": 18,
+  struct: 19,
 };
 
 function field(f, stackWalk) {
@@ -80,7 +97,9 @@ export function schemaFromSpec(spec) {
   const providers = spec.providers.map((p) => ({
     name: p.name,
     guid: p.guid,
-    valueMaps: Object.fromEntries(Object.entries(p.maps?.valueMap ?? {}).map(([k, m]) => [k, Object.fromEntries(Object.entries(m).map(([v, t]) => [Number(v), t]))])),
+    valueMaps: Object.fromEntries(
+      Object.entries(p.maps?.valueMap ?? {}).map(([k, m]) => [k, Object.fromEntries(Object.entries(m).map(([v, t]) => [Number(v), t]))]),
+    ),
     bitMaps: Object.fromEntries(Object.entries(p.maps?.bitMap ?? {}).map(([k, m]) => [k, Object.entries(m).map(([v, t]) => [Number(v), t])])),
   }));
   const events = [];
@@ -182,12 +201,28 @@ export function packSchema({ providers, events }) {
     const key = JSON.stringify(f);
     if (defs.has(key)) return n(1 + defs.get(key));
     n(0);
-    if (Object.keys(f).some((k, i, keys) => FIELD_KEYS.indexOf(k) < 0 || (i > 0 && FIELD_KEYS.indexOf(k) < FIELD_KEYS.indexOf(keys[i - 1])))) throw new Error(`field keys of ${f.name}`);
+    if (Object.keys(f).some((k, i, keys) => FIELD_KEYS.indexOf(k) < 0 || (i > 0 && FIELD_KEYS.indexOf(k) < FIELD_KEYS.indexOf(keys[i - 1]))))
+      throw new Error(`field keys of ${f.name}`);
     if (!(f.type >= 1 && f.type <= 19) || (f.hex !== undefined && f.hex !== 1)) throw new Error(`field ${f.name}`);
     const padded = f.elementSize64 !== undefined;
-    if (padded !== (f.elementSize32 !== undefined) || padded !== (f.elementOffsets32 !== undefined) || padded !== (f.elementOffsets64 !== undefined) || (padded && !f.fields)) throw new Error(`padded ${f.name}`);
+    if (
+      padded !== (f.elementSize32 !== undefined) ||
+      padded !== (f.elementOffsets32 !== undefined) ||
+      padded !== (f.elementOffsets64 !== undefined) ||
+      (padded && !f.fields)
+    )
+      throw new Error(`padded ${f.name}`);
     str(f.name);
-    n(f.type + 20 * ((f.hex ? 1 : 0) | (f.map !== undefined ? 2 : 0) | (f.count !== undefined ? 4 : 0) | (f.length !== undefined ? 8 : 0) | (f.fields ? 16 : 0) | (padded ? 32 : 0)));
+    n(
+      f.type +
+        20 *
+          ((f.hex ? 1 : 0) |
+            (f.map !== undefined ? 2 : 0) |
+            (f.count !== undefined ? 4 : 0) |
+            (f.length !== undefined ? 8 : 0) |
+            (f.fields ? 16 : 0) |
+            (padded ? 32 : 0)),
+    );
     if (f.map !== undefined) str(f.map);
     if (f.count !== undefined) str(f.count);
     if (f.length !== undefined) str(f.length);
@@ -250,7 +285,15 @@ export function packSchema({ providers, events }) {
     if (!e.name.startsWith(prefix)) throw new Error(`name ${e.name} lacks its provider`);
     const parts = e.name.slice(prefix.length).split("/");
     if (parts.length > 2) throw new Error(`name ${e.name} has more than two parts`);
-    if (prev && e.id === prev.id && e.version === prev.version + 1 && e.task === prev.task && e.opcode === prev.opcode && e.level === prev.level && e.name === prev.name) {
+    if (
+      prev &&
+      e.id === prev.id &&
+      e.version === prev.version + 1 &&
+      e.task === prev.task &&
+      e.opcode === prev.opcode &&
+      e.level === prev.level &&
+      e.name === prev.name
+    ) {
       n(0); // the next version of the previous event
     } else {
       n(1 + zigzag(e.id - (prev?.id ?? 0)));

@@ -13,7 +13,11 @@ import { fileURLToPath } from "node:url";
 const root = new URL("../", import.meta.url);
 const input = process.argv[2] ?? fileURLToPath(new URL("../shared/corpus/nettrace/traceevent-toxml.tsv", root));
 const text = readFileSync(input, "utf8");
-const source = text.split("\n").filter((l) => l.startsWith("# TraceEvent ToXml")).map((l) => l.slice(2).trim())[0] ?? "";
+const source =
+  text
+    .split("\n")
+    .filter((l) => l.startsWith("# TraceEvent ToXml"))
+    .map((l) => l.slice(2).trim())[0] ?? "";
 
 const events = [];
 const structs = [];

@@ -78,7 +78,8 @@ describe.skipIf(!HAVE_CORPUS)("public API on corpus traces", () => {
     let fileInversions = 0;
     for (let i = 1; i < ts.length; i++) if (ts[i - 1] > ts[i]) fileInversions++;
     expect(fileInversions).toBeGreaterThan(0);
-    let n = 0, prev = -1n;
+    let n = 0,
+      prev = -1n;
     for (const row of t.events.byTime()) {
       expect(row.timestamp >= prev).toBe(true);
       prev = row.timestamp;
@@ -107,15 +108,19 @@ describe.skipIf(!HAVE_CORPUS)("public API on corpus traces", () => {
     expect(t.query({ tid: e.tid[noPid[0]] }).indices).not.toContain(noPid[0]);
     expect([...t.query({ level: 3 }).indices]).toEqual(brute((i) => e.level[i] <= 3));
     expect([...t.query({ keywords: 0x8000n }).indices]).toEqual(brute((i) => (e.keywords[i] & 0x8000n) !== 0n));
-    const from = 2000, to = 3000;
+    const from = 2000,
+      to = 3000;
     const inRange = t.query({ from, to });
     expect(inRange.length).toBeGreaterThan(0);
-    expect([...inRange.indices]).toEqual(brute((i) => {
-      const ms = t.relativeMSec(e.timestamp[i]);
-      return ms >= from && ms <= to;
-    }));
+    expect([...inRange.indices]).toEqual(
+      brute((i) => {
+        const ms = t.relativeMSec(e.timestamp[i]);
+        return ms >= from && ms <= to;
+      }),
+    );
     const byTime = t.query({ provider: clr, order: "time" });
-    let last = -1n, count = 0;
+    let last = -1n,
+      count = 0;
     for (const row of byTime) {
       expect(row.providerIndex).toBe(clr);
       expect(row.timestamp >= last).toBe(true);
@@ -129,18 +134,28 @@ describe.skipIf(!HAVE_CORPUS)("public API on corpus traces", () => {
   it("event types: every row's identity is its type's, and names by type equal names by row", async () => {
     for (const file of ["net.4.5.2.x64.etl", "primitive-types.etl", "SelfDescribingSingleEvent.etl", "hw3d-trace.etl"]) {
       const t = await open(file);
-      const e = t.events, ty = t.eventTypes;
+      const e = t.events,
+        ty = t.eventTypes;
       const count = new Uint32Array(ty.length);
       for (let i = 0; i < e.length; i++) {
         const k = e.eventType[i];
         count[k]++;
-        if (ty.provider[k] !== e.provider[i] || ty.eventId[k] !== e.eventId[i] || ty.version[k] !== e.version[i] ||
-            ty.opcode[k] !== e.opcode[i] || ty.headerType[k] !== e.headerType[i]) throw new Error(`${file}: row ${i} is not of its type ${k}`);
+        if (
+          ty.provider[k] !== e.provider[i] ||
+          ty.eventId[k] !== e.eventId[i] ||
+          ty.version[k] !== e.version[i] ||
+          ty.opcode[k] !== e.opcode[i] ||
+          ty.headerType[k] !== e.headerType[i]
+        )
+          throw new Error(`${file}: row ${i} is not of its type ${k}`);
       }
       expect([...count], file).toEqual([...ty.count]);
       // the same counts named row by row
       const byRow = new Map<string, number>();
-      for (let i = 0; i < e.length; i++) { const n = e.row(i).name; byRow.set(n, (byRow.get(n) ?? 0) + 1); }
+      for (let i = 0; i < e.length; i++) {
+        const n = e.row(i).name;
+        byRow.set(n, (byRow.get(n) ?? 0) + 1);
+      }
       expect(new Map(t.names.counts()), file).toEqual(byRow);
       for (let i = 0; i < e.length; i += 97) expect(t.names.ofRow(i)).toBe(e.row(i).name);
       t.dispose();
@@ -182,13 +197,19 @@ describe.skipIf(!HAVE_CORPUS)("public API on corpus traces", () => {
     const a = await openTraceFile(etlPath("net.4.5.x86.etl"), { chunkBytes: 1 << 20 });
     const b = await open("net.4.5.x86.etl");
     expect(a.events.length).toBe(b.events.length);
-    expect(Buffer.compare(Buffer.from(a.events.timestamp.buffer, a.events.timestamp.byteOffset, a.events.timestamp.byteLength),
-      Buffer.from(b.events.timestamp.buffer, b.events.timestamp.byteOffset, b.events.timestamp.byteLength))).toBe(0);
+    expect(
+      Buffer.compare(
+        Buffer.from(a.events.timestamp.buffer, a.events.timestamp.byteOffset, a.events.timestamp.byteLength),
+        Buffer.from(b.events.timestamp.buffer, b.events.timestamp.byteOffset, b.events.timestamp.byteLength),
+      ),
+    ).toBe(0);
   });
 
   it("gives activity ids, related activity ids and stacks from the record bytes", async () => {
     const t = await open("net.4.5.2.x64.etl");
-    let stacks = 0, related = 0, activities = 0;
+    let stacks = 0,
+      related = 0,
+      activities = 0;
     for (const row of t.events) {
       const types = row.extTypes;
       if (types.includes(6)) {
@@ -237,10 +258,12 @@ describe.skipIf(!HAVE_CORPUS)("process side tables", () => {
 /** Rows of `t` are the first rows of `full`: every column, and the payload bytes. */
 function expectPrefix(t: Trace, full: Trace, what: string): void {
   expect(t.events.length, what).toBeLessThanOrEqual(full.events.length);
-  const a = t.events.columns, b = full.events.columns;
+  const a = t.events.columns,
+    b = full.events.columns;
   for (const name of Object.keys(a) as (keyof typeof a)[]) {
     if (name === "payloadOffset" || name === "provider" || name === "eventType") continue; // addresses and indices of each trace's own tables
-    const x = a[name] as ArrayLike<unknown>, y = b[name] as ArrayLike<unknown>;
+    const x = a[name] as ArrayLike<unknown>,
+      y = b[name] as ArrayLike<unknown>;
     for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) expect({ what, name, row: i, value: x[i] }).toEqual({ what, name, row: i, value: y[i] });
   }
   for (let i = 0; i < t.events.length; i++) {
@@ -255,7 +278,8 @@ describe("byte sources", () => {
     const bytes = new Uint8Array(readFileSync(SAMPLE));
     const whole = await openTrace(bytes);
     for (const options of [{}, { workers: 2, batchBytes: 64 << 10 }, { chunkBytes: 100_003 }]) {
-      let closed = 0, reads = 0;
+      let closed = 0,
+        reads = 0;
       const source = {
         byteLength: bytes.length,
         async read(into: Uint8Array, position: number) {
@@ -293,8 +317,13 @@ describe("payloads: drop", () => {
           if (k === "payloadOffset") continue;
           expect(Array.from(b[k]), `${what} ${k}`).toEqual(Array.from(a[k]));
         }
-        expect([t.bufferCount, t.warnings, t.complete, t.providers.length, t.eventTypes.length], what)
-          .toEqual([kept.bufferCount, kept.warnings, kept.complete, kept.providers.length, kept.eventTypes.length]);
+        expect([t.bufferCount, t.warnings, t.complete, t.providers.length, t.eventTypes.length], what).toEqual([
+          kept.bufferCount,
+          kept.warnings,
+          kept.complete,
+          kept.providers.length,
+          kept.eventTypes.length,
+        ]);
         // no record bytes: far less memory, and nothing read from them
         expect(t.bytes.length, what).toBeLessThan(kept.bytes.length / 4);
         expect(t.extendedItems.length, what).toBe(0);
@@ -303,7 +332,10 @@ describe("payloads: drop", () => {
           expect([row.payload.length, row.record.length, row.decode(), row.activityId], what).toEqual([0, 0, null, null]);
         }
         // typed tables: the same rows and number fields; strings and GUIDs undefined
-        expect(t.tables.map((x) => [x.name, x.length]), what).toEqual(kept.tables.map((x) => [x.name, x.length]));
+        expect(
+          t.tables.map((x) => [x.name, x.length]),
+          what,
+        ).toEqual(kept.tables.map((x) => [x.name, x.length]));
         for (const table of t.tables) {
           const k = kept.tables.find((x) => x.schema === table.schema)!;
           expect(Array.from(table.rows), `${what} ${table.name}`).toEqual(Array.from(k.rows));
@@ -352,12 +384,18 @@ describe("payloads: source", () => {
       const ca = kept.events.columns as unknown as Record<string, ArrayLike<unknown>>;
       const cb = t.events.columns as unknown as Record<string, ArrayLike<unknown>>;
       for (const c of Object.keys(ca)) if (c !== "payloadOffset") expect(show(Array.from(cb[c])), `${what} ${c}`).toBe(show(Array.from(ca[c])));
-      expect([t.bufferCount, t.extendedItems.length, t.warnings, t.complete], what).toEqual([kept.bufferCount, kept.extendedItems.length, kept.warnings, kept.complete]);
+      expect([t.bufferCount, t.extendedItems.length, t.warnings, t.complete], what).toEqual([
+        kept.bufferCount,
+        kept.extendedItems.length,
+        kept.warnings,
+        kept.complete,
+      ]);
       // nothing loaded yet: a plain error, not a wrong answer
       expect(() => t.events.row(t.events.length - 1).payload, what).toThrow(RecordsNotLoadedError);
       await t.loadRecords({ start: 0, end: t.events.length });
       for (let i = 0; i < t.events.length; i++) {
-        const want = recordView(kept, i), got = recordView(t, i);
+        const want = recordView(kept, i),
+          got = recordView(t, i);
         if (got !== want) expect(`${what} row ${i}: ${got}`).toBe(`${what} row ${i}: ${want}`);
       }
       t.dispose();
@@ -378,7 +416,9 @@ describe("payloads: source", () => {
         return n;
       },
       closed: 0,
-      async close() { this.closed++; },
+      async close() {
+        this.closed++;
+      },
     };
     const t = await openTrace(source, { payloads: "source", batchBytes: 64 << 10 });
     expect(source.closed, "the trace holds the source open").toBe(0);
@@ -409,23 +449,32 @@ describe("complete traces", () => {
     const bytes = readFileSync(SAMPLE);
     for (const engine of ENGINES) {
       const t = await openTrace(bytes, { engine });
-      expect({ engine, complete: t.complete, incomplete: t.incomplete, decodeError: t.decodeError }).toEqual({ engine, complete: true, incomplete: undefined, decodeError: undefined });
+      expect({ engine, complete: t.complete, incomplete: t.incomplete, decodeError: t.decodeError }).toEqual({
+        engine,
+        complete: true,
+        incomplete: undefined,
+        decodeError: undefined,
+      });
       expect([t.inputBytes, t.decodedBytes, t.info.fileSize, t.info.decodedBytes]).toEqual(Array(4).fill(bytes.length));
     }
   });
 
-  it.skipIf(!HAVE_CORPUS)("every corpus file is complete in both engines, whole or streamed", async () => {
-    for (const name of corpusFiles()) {
-      const size = statSync(etlPath(name)).size;
-      for (const engine of ENGINES) {
-        for (const t of [await open(name), await openTraceFile(etlPath(name), { engine, chunkBytes: 1 << 16 })]) {
-          expect({ name, engine, complete: t.complete, incomplete: t.incomplete }).toEqual({ name, engine, complete: true, incomplete: undefined });
-          expect({ name, input: t.inputBytes, decoded: t.decodedBytes }).toEqual({ name, input: size, decoded: size });
-          t.dispose();
+  it.skipIf(!HAVE_CORPUS)(
+    "every corpus file is complete in both engines, whole or streamed",
+    async () => {
+      for (const name of corpusFiles()) {
+        const size = statSync(etlPath(name)).size;
+        for (const engine of ENGINES) {
+          for (const t of [await open(name), await openTraceFile(etlPath(name), { engine, chunkBytes: 1 << 16 })]) {
+            expect({ name, engine, complete: t.complete, incomplete: t.incomplete }).toEqual({ name, engine, complete: true, incomplete: undefined });
+            expect({ name, input: t.inputBytes, decoded: t.decodedBytes }).toEqual({ name, input: size, decoded: size });
+            t.dispose();
+          }
         }
       }
-    }
-  }, 120_000);
+    },
+    120_000,
+  );
 
   it("a memory limit the trace fits in changes nothing", async () => {
     const bytes = readFileSync(SAMPLE);
@@ -454,7 +503,12 @@ describe.skipIf(!HAVE_CORPUS)("incomplete traces: complete is false, incomplete 
         const cut = fileOffset + Math.floor(bufferSize / 2);
         const t = await openTrace(bytes.subarray(0, cut), { engine });
         const what = `${name} ${engine} cut at ${cut}`;
-        expect({ what, complete: t.complete, reason: t.incomplete?.reason, offset: t.incomplete?.offset }).toEqual({ what, complete: false, reason: "truncated-buffer", offset: fileOffset });
+        expect({ what, complete: t.complete, reason: t.incomplete?.reason, offset: t.incomplete?.offset }).toEqual({
+          what,
+          complete: false,
+          reason: "truncated-buffer",
+          offset: fileOffset,
+        });
         expect(t.incomplete!.message).toContain(`buffer at byte offset ${fileOffset}`);
         expect([t.inputBytes, t.decodedBytes, t.info.fileSize, t.info.decodedBytes]).toEqual([cut, cut, cut, cut]);
         expect(t.decodeError).toBeUndefined();
@@ -481,9 +535,15 @@ describe.skipIf(!HAVE_CORPUS)("incomplete traces: complete is false, incomplete 
           continue;
         }
         expect({ name, engine, complete: t.complete, reason: t.incomplete?.reason, offset: t.incomplete?.offset }).toEqual({
-          name, engine, complete: false, reason: "missing-buffers", offset: cut,
+          name,
+          engine,
+          complete: false,
+          reason: "missing-buffers",
+          offset: cut,
         });
-        expect(t.incomplete!.message).toBe(`only ${full.bufferCount - 1} of the ${full.bufferCount} buffers the logfile header counts (BuffersWritten) are in the input`);
+        expect(t.incomplete!.message).toBe(
+          `only ${full.bufferCount - 1} of the ${full.bufferCount} buffers the logfile header counts (BuffersWritten) are in the input`,
+        );
         expect([t.inputBytes, t.decodedBytes]).toEqual([cut, cut]);
         expect(t.events.length).toBe(full.buffer(full.bufferCount - 1).firstRow);
       }
@@ -519,7 +579,10 @@ describe.skipIf(!HAVE_CORPUS)("incomplete traces: complete is false, incomplete 
           expect(offset, what).toBe(at);
           expect(t.decodedBytes, what).toBe(offset);
           expect(t.inputBytes, what).toBe(bytes.length);
-          expect(t.warnings.map((w) => w.kind), what).toContain("capacity");
+          expect(
+            t.warnings.map((w) => w.kind),
+            what,
+          ).toContain("capacity");
           expect(t.bufferCount, what).toBe(101);
           expect(t.events.length, what).toBe(full.buffer(101).firstRow);
           expectPrefix(t, full, what);
@@ -611,7 +674,10 @@ describe.skipIf(!HAVE_CORPUS)("incomplete traces: complete is false, incomplete 
       const { message } = packTraceData(data);
       const after = new TraceClass(unpackTraceData(structuredClone(message)));
       expect({ complete: after.complete, incomplete: after.incomplete, input: after.inputBytes, decoded: after.decodedBytes }).toEqual({
-        complete: false, incomplete: before.incomplete, input: before.inputBytes, decoded: before.decodedBytes,
+        complete: false,
+        incomplete: before.incomplete,
+        input: before.inputBytes,
+        decoded: before.decodedBytes,
       });
       expect(after.events.length).toBe(before.events.length);
       if (before.decodeError) {

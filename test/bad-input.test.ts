@@ -32,18 +32,27 @@ const range = (from: number, to: number) => Array.from({ length: Math.max(0, to 
 /** Asserts that the rows of `t` are exactly rows `rows` of `full` (all columns, payload bytes). */
 function expectRows(t: Trace, full: Trace, rows: number[]): void {
   expect(t.events.length).toBe(rows.length);
-  const a = t.events.columns, b = full.events.columns;
-  const guidA = [...t.providers].map((p) => p.guid), guidB = [...full.providers].map((p) => p.guid);
+  const a = t.events.columns,
+    b = full.events.columns;
+  const guidA = [...t.providers].map((p) => p.guid),
+    guidB = [...full.providers].map((p) => p.guid);
   // (timestamps as 32-bit halves: a sweep compares tens of millions of rows, and a BigInt each costs)
   const tsA = new Uint32Array(a.timestamp.buffer, a.timestamp.byteOffset, 2 * a.timestamp.length);
   const tsB = new Uint32Array(b.timestamp.buffer, b.timestamp.byteOffset, 2 * b.timestamp.length);
   for (let i = 0; i < rows.length; i++) {
     const j = rows[i];
     const same =
-      tsA[2 * i] === tsB[2 * j] && tsA[2 * i + 1] === tsB[2 * j + 1] && a.eventId[i] === b.eventId[j] && a.opcode[i] === b.opcode[j] &&
-      a.version[i] === b.version[j] && a.pid[i] === b.pid[j] && a.tid[i] === b.tid[j] &&
-      a.headerType[i] === b.headerType[j] && a.payloadLength[i] === b.payloadLength[j] &&
-      a.processor[i] === b.processor[j] && guidA[a.provider[i]] === guidB[b.provider[j]] &&
+      tsA[2 * i] === tsB[2 * j] &&
+      tsA[2 * i + 1] === tsB[2 * j + 1] &&
+      a.eventId[i] === b.eventId[j] &&
+      a.opcode[i] === b.opcode[j] &&
+      a.version[i] === b.version[j] &&
+      a.pid[i] === b.pid[j] &&
+      a.tid[i] === b.tid[j] &&
+      a.headerType[i] === b.headerType[j] &&
+      a.payloadLength[i] === b.payloadLength[j] &&
+      a.processor[i] === b.processor[j] &&
+      guidA[a.provider[i]] === guidB[b.provider[j]] &&
       Buffer.compare(t.events.row(i).payload, full.events.row(j).payload) === 0;
     if (!same) expect({ row: i, key: keyOf(t, i) }).toEqual({ row: i, key: keyOf(full, j) });
   }
@@ -62,7 +71,6 @@ async function openDamaged(bytes: Uint8Array): Promise<Trace | EtlFormatError> {
     return e;
   }
 }
-
 
 describe("input that is not a trace", () => {
   it("rejects empty, short and random input with EtlFormatError at offset 0", async () => {
@@ -115,7 +123,13 @@ describe("input that is not a trace", () => {
     const read = NT.readNettrace(bytes).error!;
     expect(read).toBeInstanceOf(NT.NettraceFormatError);
     expect([e.format, e.code, e.offset]).toEqual(["nettrace", read.code, read.offset]);
-    const names: Record<number, string> = { [NT.NE_TRUNCATED]: "truncated", [NT.NE_BAD_MAGIC]: "bad-magic", [NT.NE_UNSUPPORTED_VERSION]: "unsupported-version", [NT.NE_BAD_OBJECT]: "bad-object", [NT.NE_BAD_TRACE]: "bad-trace" };
+    const names: Record<number, string> = {
+      [NT.NE_TRUNCATED]: "truncated",
+      [NT.NE_BAD_MAGIC]: "bad-magic",
+      [NT.NE_UNSUPPORTED_VERSION]: "unsupported-version",
+      [NT.NE_BAD_OBJECT]: "bad-object",
+      [NT.NE_BAD_TRACE]: "bad-trace",
+    };
     expect(e.kind).toBe(names[read.code]);
   });
 });
@@ -137,8 +151,11 @@ describe.skipIf(!HAVE_CORPUS)("damaged corpus traces", () => {
         expectRows(t, full, range(0, expected));
         expect(t.warnings).toEqual([]);
         const whole = b === full.bufferCount;
-        expect({ cut, complete: t.complete, reason: t.incomplete?.reason }).toEqual(
-          { cut, complete: whole || !sequential, reason: whole || !sequential ? undefined : "missing-buffers" });
+        expect({ cut, complete: t.complete, reason: t.incomplete?.reason }).toEqual({
+          cut,
+          complete: whole || !sequential,
+          reason: whole || !sequential ? undefined : "missing-buffers",
+        });
         expect(t.decodedBytes).toBe(cut);
         t.dispose(); // (its memory back to the pool: the next cut's decode reuses it)
       }
@@ -175,7 +192,10 @@ describe.skipIf(!HAVE_CORPUS)("damaged corpus traces", () => {
         expect(got).toBeGreaterThanOrEqual(whole);
         // Losing records is always reported, except when the input ends in a few zero bytes
         // (indistinguishable from a zero-filled tail).
-        const lastStart = [...Array(full.bufferCount).keys()].map((i) => full.buffer(i).fileOffset).filter((o) => o < cut).pop()!;
+        const lastStart = [...Array(full.bufferCount).keys()]
+          .map((i) => full.buffer(i).fileOffset)
+          .filter((o) => o < cut)
+          .pop()!;
         const tailIsZero = cut - lastStart < 0x48 && bytes.subarray(lastStart, cut).every((x) => x === 0);
         if (got < full.events.length && !tailIsZero) expect(r.warnings.length).toBeGreaterThan(0);
         // A cut that leaves a buffer's header ends inside that buffer: never complete. Shorter tails
@@ -261,10 +281,17 @@ describe.skipIf(!HAVE_CORPUS)("damaged corpus traces", () => {
     for (const engine of ["wasm", "js"] as const) {
       const t = await openTrace(damaged, { engine, memoryLimit: 192 << 20 });
       // (a rejected candidate kept its list entry before, so the next, larger one took a block beside it)
-      expect({ engine, capacity: t.warnings.filter((w) => w.code === C.W_CAPACITY).length, reason: t.incomplete?.reason }).toEqual({ engine, capacity: 0, reason: undefined });
+      expect({ engine, capacity: t.warnings.filter((w) => w.code === C.W_CAPACITY).length, reason: t.incomplete?.reason }).toEqual({
+        engine,
+        capacity: 0,
+        reason: undefined,
+      });
       // the scan rejected every candidate: one warning for buffer 1, the rest skipped as bytes
       expect(t.bufferCount).toBe(1);
-      expect(t.warnings.map((w) => [w.code, w.offset])).toEqual([[C.W_BAD_BUFFER_SIZE, full.buffer(1).fileOffset], [C.W_TRAILING_GARBAGE, full.buffer(1).fileOffset]]);
+      expect(t.warnings.map((w) => [w.code, w.offset])).toEqual([
+        [C.W_BAD_BUFFER_SIZE, full.buffer(1).fileOffset],
+        [C.W_TRAILING_GARBAGE, full.buffer(1).fileOffset],
+      ]);
       t.dispose();
     }
     full.dispose();
@@ -273,7 +300,11 @@ describe.skipIf(!HAVE_CORPUS)("damaged corpus traces", () => {
   it("an oversized or zero record Size abandons only the rest of that buffer", async () => {
     const bytes = load("gcevents.etl");
     const full = await openTrace(bytes);
-    for (const [value, kind] of [[0xfff8, "record-overruns"], [0, "record-size-zero"], [0x20, "record-too-small"]] as const) {
+    for (const [value, kind] of [
+      [0xfff8, "record-overruns"],
+      [0, "record-size-zero"],
+      [0x20, "record-too-small"],
+    ] as const) {
       const row = full.events.row(20);
       const buf = [...Array(full.bufferCount).keys()].map((i) => full.buffer(i)).find((x) => x.firstRow <= 20 && 20 < x.firstRow + x.rowCount)!;
       const recordAt = buf.fileOffset + 0x48 + (row.recordOffset - full.events.row(buf.firstRow).recordOffset);
@@ -380,8 +411,20 @@ describe("buffer status", () => {
     const { EtlWriter } = await import("../dist/bindings/generator/etl-writer.js");
     const w = new EtlWriter({ bufferSize: 4096 });
     for (let k = 0; k < 300; k++) {
-      w.event(0, { headerType: 0x13, provider: "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4", id: 1, version: 2, level: 4, opcode: 1, task: 1,
-        keywords: 1n, pid: 1, tid: 2, ts: 2_000_000n + BigInt(k), payload: new Uint8Array(26) });
+      w.event(0, {
+        headerType: 0x13,
+        provider: "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4",
+        id: 1,
+        version: 2,
+        level: 4,
+        opcode: 1,
+        task: 1,
+        keywords: 1n,
+        pid: 1,
+        tid: 2,
+        ts: 2_000_000n + BigInt(k),
+        payload: new Uint8Array(26),
+      });
     }
     const file = w.finish();
     const v = new DataView(file.buffer);

@@ -16,8 +16,15 @@ import { join } from "node:path";
 import { CORPUS, HAVE_CORPUS, corpusFiles, etlPath, referencePath } from "./helpers/shared.js";
 import { withLargeBuffer } from "./helpers/large-buffer.js";
 import {
-  atOrAfterMs, atOrBeforeMs, payloadOf, readReference, referenceAsJson, relativeMs, timestampOf,
-  type Reference, type ReferenceRecord,
+  atOrAfterMs,
+  atOrBeforeMs,
+  payloadOf,
+  readReference,
+  referenceAsJson,
+  relativeMs,
+  timestampOf,
+  type Reference,
+  type ReferenceRecord,
 } from "./helpers/reference.js";
 
 const CLI = fileURLToPath(new URL("../dist/bindings/cli/etw-wasm.js", import.meta.url));
@@ -50,7 +57,8 @@ function runAsync(...args: string[]): Promise<RunResult> {
  */
 async function runInProcess(...args: string[]): Promise<RunResult> {
   const { runCli } = await import("../dist/bindings/cli/etw-wasm.js");
-  let stdout = "", stderr = "";
+  let stdout = "",
+    stderr = "";
   const code = await runCli(args, { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t) });
   return { code, stdout, stderr };
 }
@@ -61,7 +69,11 @@ function ok(r: RunResult): string {
   return r.stdout;
 }
 
-const jsonLines = (text: string) => text.split("\n").filter((l) => l).map((l) => JSON.parse(l));
+const jsonLines = (text: string) =>
+  text
+    .split("\n")
+    .filter((l) => l)
+    .map((l) => JSON.parse(l));
 
 describe("etw-wasm bad arguments: exit 2, one error line and the usage on stderr, nothing on stdout", () => {
   const S = SAMPLE;
@@ -208,28 +220,47 @@ describe("etw-wasm on a trace decoded only in part: what was decoded on stdout, 
     const m = STOPPED.exec(lines[lines.length - 1]);
     expect(m, `${what}: ${r.stderr}`).not.toBeNull();
     // warnings may come before it, never a second stop line or a stack
-    expect(lines.slice(0, -1).every((l) => l.startsWith("etw-wasm: warning at byte ")), `${what}: ${r.stderr}`).toBe(true);
+    expect(
+      lines.slice(0, -1).every((l) => l.startsWith("etw-wasm: warning at byte ")),
+      `${what}: ${r.stderr}`,
+    ).toBe(true);
     return { offset: Number(m![1]), percent: Number(m![2]), file: m![3], reason: m![4] };
   }
 
-  it.skipIf(!HAVE_CORPUS)("summary, events (jsonl, csv, json), gc and methods in batches of 64 KiB, and with 2 workers, print what one batch prints, on every corpus file", async () => {
-    for (const name of corpusFiles()) {
-      for (const args of [["summary"], ["events", "--format", "jsonl"], ["events", "--event", "GC/Start"], ["events", "--format", "csv"], ["events", "--format", "json", "--provider", "Windows Kernel"],
-        // named by an EventSource manifest that comes after its first events in net.4.5.2.x64
-        ["events", "--event", "Microsoft-Windows-Kernel-File/Create"], ["gc", "--format", "csv"], ["methods", "--format", "jsonl"],
-        // time order merged across batches
-        ["events", "--time-order"], ["events", "--time-order", "--format", "csv", "--provider", "Microsoft-Windows-DotNETRuntime"]]) {
-        const whole = await runInProcess(args[0], etlPath(name), ...args.slice(1), "--workers", "0");
-        const batched = await runInProcess(args[0], etlPath(name), ...args.slice(1), "--batch-size", "64KiB", "--workers", "0");
-        const parallel = await runInProcess(args[0], etlPath(name), ...args.slice(1), "--batch-size", "64KiB", "--workers", "2");
-        const what = `${name} ${args.join(" ")}`;
-        for (const [how, r] of [["batched", batched], ["2 workers", parallel]] as const) {
-          expect({ what, how, code: r.code, stderr: r.stderr }).toEqual({ what, how, code: whole.code, stderr: whole.stderr });
-          expect(r.stdout === whole.stdout, `${what} ${how}`).toBe(true);
+  it.skipIf(!HAVE_CORPUS)(
+    "summary, events (jsonl, csv, json), gc and methods in batches of 64 KiB, and with 2 workers, print what one batch prints, on every corpus file",
+    async () => {
+      for (const name of corpusFiles()) {
+        for (const args of [
+          ["summary"],
+          ["events", "--format", "jsonl"],
+          ["events", "--event", "GC/Start"],
+          ["events", "--format", "csv"],
+          ["events", "--format", "json", "--provider", "Windows Kernel"],
+          // named by an EventSource manifest that comes after its first events in net.4.5.2.x64
+          ["events", "--event", "Microsoft-Windows-Kernel-File/Create"],
+          ["gc", "--format", "csv"],
+          ["methods", "--format", "jsonl"],
+          // time order merged across batches
+          ["events", "--time-order"],
+          ["events", "--time-order", "--format", "csv", "--provider", "Microsoft-Windows-DotNETRuntime"],
+        ]) {
+          const whole = await runInProcess(args[0], etlPath(name), ...args.slice(1), "--workers", "0");
+          const batched = await runInProcess(args[0], etlPath(name), ...args.slice(1), "--batch-size", "64KiB", "--workers", "0");
+          const parallel = await runInProcess(args[0], etlPath(name), ...args.slice(1), "--batch-size", "64KiB", "--workers", "2");
+          const what = `${name} ${args.join(" ")}`;
+          for (const [how, r] of [
+            ["batched", batched],
+            ["2 workers", parallel],
+          ] as const) {
+            expect({ what, how, code: r.code, stderr: r.stderr }).toEqual({ what, how, code: whole.code, stderr: whole.stderr });
+            expect(r.stdout === whole.stdout, `${what} ${how}`).toBe(true);
+          }
         }
       }
-    }
-  }, 900_000);
+    },
+    900_000,
+  );
 
   it("a generous --max-memory changes nothing on the sample (exit 0)", () => {
     expect(ok(run("events", SAMPLE, "--max-memory", "256MiB"))).toBe(ok(run("events", SAMPLE)));
@@ -248,11 +279,20 @@ describe("etw-wasm on a trace decoded only in part: what was decoded on stdout, 
 
   const X64 = "net.4.5.2.x64.etl";
   const COMMANDS: string[][] = [
-    ["info"], ["summary"],
-    ["events", "--format", "jsonl"], ["events", "--format", "json"], ["events", "--format", "csv"], ["events", "--format", "table"],
-    ["events", "--format", "perfview"], ["events", "--provider", "Microsoft-Windows-DotNETRuntime", "--time-order"],
-    ["gc"], ["gc", "--format", "jsonl"], ["methods", "--format", "csv"], ["methods"],
-    ["jit", "--format", "jsonl"], ["convert", "--to", "arrow", "-o", join(mkdtempSync(join(tmpdir(), "etw-wasm-convert-")), "out")],
+    ["info"],
+    ["summary"],
+    ["events", "--format", "jsonl"],
+    ["events", "--format", "json"],
+    ["events", "--format", "csv"],
+    ["events", "--format", "table"],
+    ["events", "--format", "perfview"],
+    ["events", "--provider", "Microsoft-Windows-DotNETRuntime", "--time-order"],
+    ["gc"],
+    ["gc", "--format", "jsonl"],
+    ["methods", "--format", "csv"],
+    ["methods"],
+    ["jit", "--format", "jsonl"],
+    ["convert", "--to", "arrow", "-o", join(mkdtempSync(join(tmpdir(), "etw-wasm-convert-")), "out")],
   ];
 
   /** Every command on `file` (with `extra` options): exit 1, the stop line, and what the API decodes printed. */
@@ -271,7 +311,11 @@ describe("etw-wasm on a trace decoded only in part: what was decoded on stdout, 
       const r = results[k];
       const s = stopped(r, `${what}: ${args}`);
       expect({ args, offset: s.offset, percent: s.percent, file: s.file, reason: s.reason }).toEqual({
-        args, offset, percent: Math.floor((100 * t.decodedBytes) / bytes.length), file, reason: message,
+        args,
+        offset,
+        percent: Math.floor((100 * t.decodedBytes) / bytes.length),
+        file,
+        reason: message,
       });
       expect(r.stdout.length, args).toBeGreaterThan(0);
       const lines = r.stdout.trimEnd().split("\n");
@@ -280,7 +324,9 @@ describe("etw-wasm on a trace decoded only in part: what was decoded on stdout, 
         case "info": {
           const info = infoFields(r.stdout);
           expect({ records: info.records, size: info["file size"], decoded: info.decoded }).toEqual({
-            records: String(n), size: String(bytes.length), decoded: `${t.decodedBytes} bytes (${s.percent}%)`,
+            records: String(n),
+            size: String(bytes.length),
+            decoded: `${t.decodedBytes} bytes (${s.percent}%)`,
           });
           expect(info.complete).toBe(`no (${t.incomplete!.reason} at byte offset ${offset}): ${message}`);
           break;
@@ -336,36 +382,44 @@ describe("etw-wasm on a trace decoded only in part: what was decoded on stdout, 
     }
   }
 
-  it.skipIf(!HAVE_CORPUS)("a corpus trace cut in mid-buffer: every command", async () => {
-    const full = await openTrace(readFileSync(etlPath(X64)));
-    const { fileOffset, bufferSize } = full.buffer(Math.floor(full.bufferCount * 0.6));
-    const cut = fileOffset + Math.floor(bufferSize / 2);
-    const file = join(mkdtempSync(join(tmpdir(), "etw-wasm-cut-")), "cut.etl");
-    writeFileSync(file, readFileSync(etlPath(X64)).subarray(0, cut));
-    await everyCommand(file, [], undefined, "cut");
-    // the commands that hold the trace whole for its stacks, and doctor: the same stop, and what was decoded before it
-    const t = await openTrace(readFileSync(file));
-    const out = join(mkdtempSync(join(tmpdir(), "etw-wasm-cut-cpu-")), "cut.folded");
-    for (const args of [["cpu", "--format", "folded", "-o", out], ["stacks", "--event", "Microsoft-Windows-DotNETRuntime/GC/Start"], ["doctor"]]) {
-      const r = await runAsync(args[0], file, ...args.slice(1));
-      expect(stopped(r, `cut: ${args.join(" ")}`).offset).toBe(t.incomplete!.offset);
-      expect(r.stdout.length, args.join(" ")).toBeGreaterThan(0);
-    }
-    expect(readFileSync(out, "utf8").trim().split("\n").length).toBeGreaterThan(10);
-    const r = await runAsync("info", file);
-    expect(stopped(r, "cut").reason).toMatch(new RegExp(`^the input ends inside the buffer at byte offset ${fileOffset} \\(`));
-    expect(stopped(r, "cut").percent).toBe(100);
-  }, 120_000);
+  it.skipIf(!HAVE_CORPUS)(
+    "a corpus trace cut in mid-buffer: every command",
+    async () => {
+      const full = await openTrace(readFileSync(etlPath(X64)));
+      const { fileOffset, bufferSize } = full.buffer(Math.floor(full.bufferCount * 0.6));
+      const cut = fileOffset + Math.floor(bufferSize / 2);
+      const file = join(mkdtempSync(join(tmpdir(), "etw-wasm-cut-")), "cut.etl");
+      writeFileSync(file, readFileSync(etlPath(X64)).subarray(0, cut));
+      await everyCommand(file, [], undefined, "cut");
+      // the commands that hold the trace whole for its stacks, and doctor: the same stop, and what was decoded before it
+      const t = await openTrace(readFileSync(file));
+      const out = join(mkdtempSync(join(tmpdir(), "etw-wasm-cut-cpu-")), "cut.folded");
+      for (const args of [["cpu", "--format", "folded", "-o", out], ["stacks", "--event", "Microsoft-Windows-DotNETRuntime/GC/Start"], ["doctor"]]) {
+        const r = await runAsync(args[0], file, ...args.slice(1));
+        expect(stopped(r, `cut: ${args.join(" ")}`).offset).toBe(t.incomplete!.offset);
+        expect(r.stdout.length, args.join(" ")).toBeGreaterThan(0);
+      }
+      expect(readFileSync(out, "utf8").trim().split("\n").length).toBeGreaterThan(10);
+      const r = await runAsync("info", file);
+      expect(stopped(r, "cut").reason).toMatch(new RegExp(`^the input ends inside the buffer at byte offset ${fileOffset} \\(`));
+      expect(stopped(r, "cut").percent).toBe(100);
+    },
+    120_000,
+  );
 
-  it.skipIf(!HAVE_CORPUS)("a corpus trace stopped by --max-memory: every command", async () => {
-    // a buffer of 40 MiB after buffer 300: more than 12 MiB of memory can take
-    const file = join(mkdtempSync(join(tmpdir(), "etw-wasm-limit-")), "large-buffer.etl");
-    writeFileSync(file, withLargeBuffer(readFileSync(etlPath(X64)), 300, 40 << 20).bytes);
-    await everyCommand(file, ["--max-memory", "12MiB"], 12 << 20, "12MiB");
-    const s = stopped(await runAsync("info", file, "--max-memory", "12MiB"), "12MiB");
-    expect(s.reason).toBe("memory limit of 12 MiB reached: the tables cannot grow any further");
-    expect(s.percent).toBeLessThan(100);
-  }, 120_000);
+  it.skipIf(!HAVE_CORPUS)(
+    "a corpus trace stopped by --max-memory: every command",
+    async () => {
+      // a buffer of 40 MiB after buffer 300: more than 12 MiB of memory can take
+      const file = join(mkdtempSync(join(tmpdir(), "etw-wasm-limit-")), "large-buffer.etl");
+      writeFileSync(file, withLargeBuffer(readFileSync(etlPath(X64)), 300, 40 << 20).bytes);
+      await everyCommand(file, ["--max-memory", "12MiB"], 12 << 20, "12MiB");
+      const s = stopped(await runAsync("info", file, "--max-memory", "12MiB"), "12MiB");
+      expect(s.reason).toBe("memory limit of 12 MiB reached: the tables cannot grow any further");
+      expect(s.percent).toBeLessThan(100);
+    },
+    120_000,
+  );
 
   it.skipIf(!HAVE_CORPUS)("a corpus trace cut at a buffer boundary: missing buffers, exit 1", async () => {
     const bytes = readFileSync(etlPath(X64));
@@ -376,7 +430,10 @@ describe("etw-wasm on a trace decoded only in part: what was decoded on stdout, 
     const r = run("events", file);
     expect(r.stdout.trimEnd().split("\n")).toHaveLength(full.buffer(200).firstRow);
     expect(stopped(r, "boundary")).toEqual({
-      offset: cut, percent: 100, file, reason: `only 200 of the ${full.bufferCount} buffers the logfile header counts (BuffersWritten) are in the input`,
+      offset: cut,
+      percent: 100,
+      file,
+      reason: `only 200 of the ${full.bufferCount} buffers the logfile header counts (BuffersWritten) are in the input`,
     });
   });
 });
@@ -384,7 +441,10 @@ describe("etw-wasm on a trace decoded only in part: what was decoded on stdout, 
 describe("etw-wasm generate", () => {
   it("writes a trace of about the requested size that decodes cleanly, compressed or not", () => {
     const dir = mkdtempSync(join(tmpdir(), "etw-wasm-gen-"));
-    for (const [flags, ptr] of [[[], "8"], [["--compress", "--pointer-size", "4"], "4"]] as const) {
+    for (const [flags, ptr] of [
+      [[], "8"],
+      [["--compress", "--pointer-size", "4"], "4"],
+    ] as const) {
       const out = join(dir, `g${ptr}.etl`);
       const g = run("generate", out, "--size", "2MiB", "--seed", "3", "--processors", "2", ...flags);
       expect(g.code).toBe(0);
@@ -428,17 +488,23 @@ describe("etw-wasm summary, events filters and formats, gc, methods on the sampl
     const json = JSON.parse(run(...args, "--format", "json").stdout);
     expect(json).toHaveLength(want);
     expect(JSON.parse(json[0].fields)).toHaveProperty("Depth");
-    const table = run(...args, "--format", "table").stdout.trimEnd().split("\n");
+    const table = run(...args, "--format", "table")
+      .stdout.trimEnd()
+      .split("\n");
     expect(table).toHaveLength(want + 1);
     // --option=value is the same as --option value
-    expect(run("events", SAMPLE, "--provider=Microsoft-Windows-DotNETRuntime", "--event=GC/Start", "--from=2", "--to=30", "--pid=4242").stdout).toBe(jsonl.stdout);
+    expect(run("events", SAMPLE, "--provider=Microsoft-Windows-DotNETRuntime", "--event=GC/Start", "--from=2", "--to=30", "--pid=4242").stdout).toBe(
+      jsonl.stdout,
+    );
   });
 
   it("gc gives one row per GC with pause and heap sizes; methods lists JIT loads per process", async () => {
     const t = await openTrace(readFileSync(SAMPLE));
     const gcs = jsonLines(run("gc", SAMPLE, "--format", "jsonl").stdout);
     // (the query's rows are one cursor: read each as it comes)
-    const heapStats = Array.from(t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 4, order: "time" }), (r) => [0, 1, 2, 3, 4].map((n) => Number(r.get(`GenerationSize${n}`))));
+    const heapStats = Array.from(t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 4, order: "time" }), (r) =>
+      [0, 1, 2, 3, 4].map((n) => Number(r.get(`GenerationSize${n}`))),
+    );
     expect(gcs).toHaveLength(t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 1 }).length);
     gcs.forEach((g, k) => {
       expect(g.ProcessName).toBe("Contoso.Orders");
@@ -564,7 +630,8 @@ function tableRows(text: string): Record<string, string>[] {
   const [header, ...lines] = text.trimEnd().split("\n");
   const columns = [...header.matchAll(/\S+/g)].map((m) => ({ name: m[0], at: m.index! }));
   return lines.map((line) =>
-    Object.fromEntries(columns.map((c, k) => [c.name, line.slice(c.at, k + 1 < columns.length ? columns[k + 1].at : undefined).trim()])));
+    Object.fromEntries(columns.map((c, k) => [c.name, line.slice(c.at, k + 1 < columns.length ? columns[k + 1].at : undefined).trim()])),
+  );
 }
 
 /** Rows of a csv without quoted commas in any but the last column (true of the event columns). */
@@ -583,14 +650,35 @@ function csvRows(text: string): Record<string, string>[] {
 // the runtime's manifest): GC/Start (Count, Depth, Reason, Type u32), GC/Stop (Count, Depth u32),
 // GC/RestartEEStop, GC/HeapStats (GenerationSize0..3 u64, each followed by its TotalPromotedSize u64),
 // GC/SuspendEEStart (Reason, Count u32).
-const GC_START = 1, GC_STOP = 2, GC_RESTART_EE_STOP = 3, GC_HEAP_STATS = 4, GC_SUSPEND_EE_START = 9;
+const GC_START = 1,
+  GC_STOP = 2,
+  GC_RESTART_EE_STOP = 3,
+  GC_HEAP_STATS = 4,
+  GC_SUSPEND_EE_START = 9;
 const CLR_NAMES: Record<number, string> = {
-  [GC_START]: "GC/Start", [GC_STOP]: "GC/Stop", [GC_RESTART_EE_STOP]: "GC/RestartEEStop",
-  [GC_HEAP_STATS]: "GC/HeapStats", [GC_SUSPEND_EE_START]: "GC/SuspendEEStart",
+  [GC_START]: "GC/Start",
+  [GC_STOP]: "GC/Stop",
+  [GC_RESTART_EE_STOP]: "GC/RestartEEStop",
+  [GC_HEAP_STATS]: "GC/HeapStats",
+  [GC_SUSPEND_EE_START]: "GC/SuspendEEStart",
 };
 // The manifest's GCReason and GCType value maps.
-const GC_REASONS = ["AllocSmall", "Induced", "LowMemory", "Empty", "AllocLarge", "OutOfSpaceSOH", "OutOfSpaceLOH",
-  "InducedNotForced", "Internal", "InducedLowMemory", "InducedCompacting", "LowMemoryHost", "PMFullGC", "LowMemoryHostBlocking"];
+const GC_REASONS = [
+  "AllocSmall",
+  "Induced",
+  "LowMemory",
+  "Empty",
+  "AllocLarge",
+  "OutOfSpaceSOH",
+  "OutOfSpaceLOH",
+  "InducedNotForced",
+  "Internal",
+  "InducedLowMemory",
+  "InducedCompacting",
+  "LowMemoryHost",
+  "PMFullGC",
+  "LowMemoryHostBlocking",
+];
 const GC_TYPES = ["NonConcurrentGC", "BackgroundGC", "ForegroundGC"];
 
 const u32 = (r: ReferenceRecord, at: number) => payloadOf(r).readUInt32LE(at);
@@ -618,15 +706,27 @@ function checkEventRecord(name: string, index: number, got: Record<string, unkno
   const cell = (k: string) => String(got[k] ?? "");
   const where = `${name} row ${index}`;
   expect(
-    { row: cell("row"), pid: cell("pid"), tid: cell("tid"), processor: cell("processor"), headerType: cell("headerType"), payloadLength: cell("payloadLength") },
+    {
+      row: cell("row"),
+      pid: cell("pid"),
+      tid: cell("tid"),
+      processor: cell("processor"),
+      headerType: cell("headerType"),
+      payloadLength: cell("payloadLength"),
+    },
     where,
   ).toEqual({
-    row: String(index), pid: String(r.pid ?? ""), tid: String(r.tid ?? ""), processor: String(r.processor_number),
-    headerType: r.htn, payloadLength: String(r.payload_len),
+    row: String(index),
+    pid: String(r.pid ?? ""),
+    tid: String(r.tid ?? ""),
+    processor: String(r.processor_number),
+    headerType: r.htn,
+    payloadLength: String(r.payload_len),
   });
   expect(Math.abs(Number(cell("timeMs")) - ms), `${where} timeMs`).toBeLessThanOrEqual(0.00006);
   if (r.pid !== undefined && names.has(r.pid as number)) expect(cell("process"), `${where} process`).toBe(names.get(r.pid as number));
-  if (r.provider === CLR && CLR_NAMES[r.id as number]) expect(cell("name"), `${where} name`).toBe(`Microsoft-Windows-DotNETRuntime/${CLR_NAMES[r.id as number]}`);
+  if (r.provider === CLR && CLR_NAMES[r.id as number])
+    expect(cell("name"), `${where} name`).toBe(`Microsoft-Windows-DotNETRuntime/${CLR_NAMES[r.id as number]}`);
   const fields = gcFieldsByHand(r);
   if (fields) expect(JSON.parse(cell("fields")), `${where} fields`).toMatchObject(fields);
 }
@@ -688,7 +788,10 @@ describe.skipIf(!HAVE_CORPUS)("etw-wasm on the corpus, against the reference dum
 
       // Records per event name add up to all records.
       const perName = lists.get("records per event name:")!.map((l) => Number(/^\s+(\d+)\s/.exec(l)![1]));
-      expect(perName.reduce((a, b) => a + b, 0), name).toBe(ref.events.length);
+      expect(
+        perName.reduce((a, b) => a + b, 0),
+        name,
+      ).toBe(ref.events.length);
 
       const rel = relativeMs(ref);
       let [first, last] = [Infinity, -Infinity];
@@ -715,7 +818,9 @@ describe.skipIf(!HAVE_CORPUS)("etw-wasm on the corpus, against the reference dum
   it("events --format jsonl equals the reference dump of every file", async () => {
     const files = corpusFiles().filter((n) => n !== NO_BUFFERS_WRITTEN);
     for (const name of files) {
-      const lines = ok(await runInProcess("events", etlPath(name), "--format", "jsonl")).trimEnd().split("\n");
+      const lines = ok(await runInProcess("events", etlPath(name), "--format", "jsonl"))
+        .trimEnd()
+        .split("\n");
       const { events } = await reference(name);
       expect(lines.length, name).toBe(events.length);
       for (let i = 0; i < events.length; i++) {
@@ -724,7 +829,11 @@ describe.skipIf(!HAVE_CORPUS)("etw-wasm on the corpus, against the reference dum
       }
     }
     // The header buffer of the BuffersWritten-0 file: the logfile-header record and one more.
-    expect(ok(run("events", etlPath(NO_BUFFERS_WRITTEN))).trimEnd().split("\n")).toHaveLength(2);
+    expect(
+      ok(run("events", etlPath(NO_BUFFERS_WRITTEN)))
+        .trimEnd()
+        .split("\n"),
+    ).toHaveLength(2);
   });
 
   it("events --format csv, json and table of gcevents: every record's columns and the GC payload fields", async () => {
@@ -736,7 +845,11 @@ describe.skipIf(!HAVE_CORPUS)("etw-wasm on the corpus, against the reference dum
     const csv = csvRows(ok(run("events", file, "--format", "csv")));
     const json = JSON.parse(ok(run("events", file, "--format", "json"))) as Record<string, unknown>[];
     const table = tableRows(ok(run("events", file, "--format", "table")));
-    for (const [format, rows] of [["csv", csv], ["json", json], ["table", table]] as const) {
+    for (const [format, rows] of [
+      ["csv", csv],
+      ["json", json],
+      ["table", table],
+    ] as const) {
       expect(rows.length, format).toBe(ref.events.length);
       rows.forEach((row, i) => checkEventRecord(`${name} ${format}`, i, row, ref.events[i], rel(ref.events[i]), names));
     }
@@ -774,7 +887,9 @@ describe.skipIf(!HAVE_CORPUS)("etw-wasm on the corpus, against the reference dum
     for (let k = 0; k < cases.length; k++) {
       const [args, keep] = cases[k];
       const want = ref.events.filter(keep).map((r) => JSON.stringify(referenceAsJson(r)));
-      const got = ok(results[k]).split("\n").filter((l) => l);
+      const got = ok(results[k])
+        .split("\n")
+        .filter((l) => l);
       expect({ args, n: got.length }).toEqual({ args, n: want.length });
       expect(got, args.join(" ")).toEqual(want);
       if (k === 0 || k === 4) expect(want.length, args.join(" ")).toBeGreaterThan(1000);
@@ -793,9 +908,15 @@ describe.skipIf(!HAVE_CORPUS)("etw-wasm on the corpus, against the reference dum
       const args = name === "gcevents.etl" ? [] : ["--pid", "1980"];
       const rows = csvRows(ok(run("events", etlPath(name), "--time-order", "--format", "csv", ...args))).map((r) => Number(r.row));
       const want = ref.events.map((r, i) => ({ r, i })).filter(({ r }) => !args.length || r.pid === 1980);
-      expect([...rows].sort((a, b) => a - b), name).toEqual(want.map((x) => x.i));
+      expect(
+        [...rows].sort((a, b) => a - b),
+        name,
+      ).toEqual(want.map((x) => x.i));
       const ts = rows.map((i) => timestampOf(ref.events[i]));
-      expect(ts.every((t, k) => k === 0 || ts[k - 1] <= t), `${name} timestamps ascending`).toBe(true);
+      expect(
+        ts.every((t, k) => k === 0 || ts[k - 1] <= t),
+        `${name} timestamps ascending`,
+      ).toBe(true);
       expect(rows, `${name} not just file order`).not.toEqual(want.map((x) => x.i));
     }
   });
@@ -815,7 +936,12 @@ describe.skipIf(!HAVE_CORPUS)("etw-wasm on the corpus, against the reference dum
         const w = want[k];
         const where = `${name} GC ${k}`;
         expect({ where, pid: got.PID, gc: got.Number, generation: got.Generation, reason: got.Reason, type: got.Type }).toEqual({
-          where, pid: w.pid, gc: w.gc, generation: w.generation, reason: w.reason, type: w.type,
+          where,
+          pid: w.pid,
+          gc: w.gc,
+          generation: w.generation,
+          reason: w.reason,
+          type: w.type,
         });
         expect(Math.abs(got.PauseStartRelativeMSec - w.suspendMs), `${where} PauseStartRelativeMSec`).toBeLessThanOrEqual(1e-9);
         expect(Math.abs(got.DurationMSec - w.durationMs), `${where} DurationMSec`).toBeLessThanOrEqual(1e-9);
@@ -861,10 +987,19 @@ function gcRowsByHand(ref: Reference, rel: (r: ReferenceRecord) => number): GcBy
       const heap = events.findIndex((r, i) => i > stop && r.id === GC_HEAP_STATS);
       const restart = events.findIndex((r, i) => i > stop && r.id === GC_RESTART_EE_STOP);
       const suspend = events.findLastIndex((r, i) => i < at && r.id === GC_SUSPEND_EE_START);
-      expect([stop, heap, restart, suspend].every((i) => i >= 0), `pid ${pid} GC ${count}: complete`).toBe(true);
+      expect(
+        [stop, heap, restart, suspend].every((i) => i >= 0),
+        `pid ${pid} GC ${count}: complete`,
+      ).toBe(true);
       out.push({
-        pid, gc: count, generation: u32(first, 4), reason: GC_REASONS[u32(first, 8)], type: GC_TYPES[u32(first, 12)],
-        suspendMs: rel(events[suspend]), durationMs: rel(events[stop]) - rel(first), pauseMs: rel(events[restart]) - rel(events[suspend]),
+        pid,
+        gc: count,
+        generation: u32(first, 4),
+        reason: GC_REASONS[u32(first, 8)],
+        type: GC_TYPES[u32(first, 12)],
+        suspendMs: rel(events[suspend]),
+        durationMs: rel(events[stop]) - rel(first),
+        pauseMs: rel(events[restart]) - rel(events[suspend]),
         sizes: [0, 1, 2, 3].map((g) => u64(events[heap], 16 * g)),
       });
     }

@@ -70,7 +70,8 @@ describe("the unpacked schema", () => {
     expect(mapName(0, "StartupFlagsMap", 1 | 4194304)).toBe("CONCURRENT_GC | ARM");
     const padded = CLR_EVENTS.flatMap((e) => e.fields).filter((f) => f.elementSize64 !== undefined);
     expect(padded.length).toBeGreaterThan(0);
-    for (const f of padded) expect(Object.keys(f)).toEqual(["name", "type", "count", "fields", "elementSize32", "elementSize64", "elementOffsets32", "elementOffsets64"]);
+    for (const f of padded)
+      expect(Object.keys(f)).toEqual(["name", "type", "count", "fields", "elementSize32", "elementSize64", "elementOffsets32", "elementOffsets64"]);
   });
 });
 
@@ -105,7 +106,16 @@ describe.skipIf(!HAVE_SPEC)("the schema against the manifest", () => {
     };
     events.forEach((m: Json, i: number) => {
       const e = CLR_EVENTS[i];
-      expect([e.provider, e.id, e.version, e.symbol, e.task, e.opcode, e.level, e.keywords]).toEqual([m.pi, m.id, m.version, m.symbol, m.task, m.opcode, m.level, m.keywords]);
+      expect([e.provider, e.id, e.version, e.symbol, e.task, e.opcode, e.level, e.keywords]).toEqual([
+        m.pi,
+        m.id,
+        m.version,
+        m.symbol,
+        m.task,
+        m.opcode,
+        m.level,
+        m.keywords,
+      ]);
       if (m.traceEventName) expect(e.name).toBe(m.traceEventName);
       same(e.fields, m.fields);
     });

@@ -33,7 +33,20 @@ async function traceOf(events: { ht: 0x12 | 0x13; id: number; version: number; p
   const w = new EtlWriter({});
   let ts = 2_000_000n;
   for (const e of events) {
-    w.event(0, { headerType: e.ht, provider: RUNTIME, id: e.id, version: e.version, level: 4, opcode: 0, task: 0, keywords: 1n, pid: 1, tid: 2, ts: (ts += 10n), payload: e.payload });
+    w.event(0, {
+      headerType: e.ht,
+      provider: RUNTIME,
+      id: e.id,
+      version: e.version,
+      level: 4,
+      opcode: 0,
+      task: 0,
+      keywords: 1n,
+      pid: 1,
+      tid: 2,
+      ts: (ts += 10n),
+      payload: e.payload,
+    });
   }
   return openTrace(w.finish());
 }
@@ -50,22 +63,50 @@ describe("typed tables on synthetic events", () => {
         { ht, id: 63, version: 0, payload: p().ptr(P, 1n).ptr(P, 2n).u32(1).u16(9).build() },
         { ht, id: 205, version: 2, payload: p().u64(5n).i32(-3).u32(2).u32(0).u32(1).u32(0x10).u16(9).u32(0).u32(60).build() },
         { ht, id: 300, version: 0, payload: p().u16(9).utf16z("Startup").i64(-42n).build() },
-        { ht, id: 39, version: 0, payload: p().utf16z("dyn").u32(3).bytes(new Uint8Array([9, 8, 7])).u16(9).build() },
-        { ht, id: 152, version: 2, payload: p().u64(1n).u64(2n).u32(8).u32(0).utf16z("a.dll").utf16z("").u16(9).guid(GUID).u32(3).utf16z("a.pdb").guid(GUID).u32(0).utf16z("").build() },
+        {
+          ht,
+          id: 39,
+          version: 0,
+          payload: p()
+            .utf16z("dyn")
+            .u32(3)
+            .bytes(new Uint8Array([9, 8, 7]))
+            .u16(9)
+            .build(),
+        },
+        {
+          ht,
+          id: 152,
+          version: 2,
+          payload: p().u64(1n).u64(2n).u32(8).u32(0).utf16z("a.dll").utf16z("").u16(9).guid(GUID).u32(3).utf16z("a.pdb").guid(GUID).u32(0).utf16z("").build(),
+        },
         { ht, id: 82, version: 0, payload: p().u16(9).u8(0).u8(0).u32(3).ptr(P, 0x10n).ptr(P, 0x20n).ptr(P, 0x30n).build() },
-        { ht, id: 209, version: 0, payload: (() => {
-          const b = p().u16(9).u16(1).u64(999n).u16(2);
-          for (const [i, c, s] of [[1, 10, 100n], [2, 20, 200n]] as const) {
-            b.u16(i).zeros(2).u32(c).ptr(P, s);
-            if (P === 8) b.zeros(0);
-          }
-          return b.build();
-        })() },
-        { ht, id: 186, version: 0, payload: (() => {
-          const b = p();
-          for (let k = 0; k < 9; k++) b.utf16z(`s${k}`);
-          return b.u32(1).ansiz("too big").u16(9).build();
-        })() },
+        {
+          ht,
+          id: 209,
+          version: 0,
+          payload: (() => {
+            const b = p().u16(9).u16(1).u64(999n).u16(2);
+            for (const [i, c, s] of [
+              [1, 10, 100n],
+              [2, 20, 200n],
+            ] as const) {
+              b.u16(i).zeros(2).u32(c).ptr(P, s);
+              if (P === 8) b.zeros(0);
+            }
+            return b.build();
+          })(),
+        },
+        {
+          ht,
+          id: 186,
+          version: 0,
+          payload: (() => {
+            const b = p();
+            for (let k = 0; k < 9; k++) b.utf16z(`s${k}`);
+            return b.u32(1).ansiz("too big").u16(9).build();
+          })(),
+        },
       ]);
       expect(t.warnings).toEqual([]);
       const gc = t.table("Microsoft-Windows-DotNETRuntime/GC/Start")!;
@@ -76,7 +117,12 @@ describe("typed tables on synthetic events", () => {
       expect(t.events.row(gc.rows[0]).eventId).toBe(1);
 
       const cs = t.table({ provider: "Microsoft-Windows-DotNETRuntime", id: 81, version: 2 })!;
-      expect([cs.get("ContentionFlags", 0), cs.get("LockID", 0), cs.get("AssociatedObjectID", 0), cs.get("LockOwnerThreadID", 0)]).toEqual([1, 0xdeadbeefn, 0x12345678n, 77n]);
+      expect([cs.get("ContentionFlags", 0), cs.get("LockID", 0), cs.get("AssociatedObjectID", 0), cs.get("LockOwnerThreadID", 0)]).toEqual([
+        1,
+        0xdeadbeefn,
+        0x12345678n,
+        77n,
+      ]);
       expect(cs.getDisplay("ContentionFlags", 0)).toBe("Native");
       expect(t.table("Microsoft-Windows-DotNETRuntime/Contention/Stop")!.get("DurationNs", 0)).toBe(1234.5);
       const io = t.table({ provider: RUNTIME, id: 63, version: 0 })!;
@@ -89,16 +135,29 @@ describe("typed tables on synthetic events", () => {
       expect([...(dyn.get("Data", 0) as Uint8Array)]).toEqual([9, 8, 7]);
       expect(dyn.get("ClrInstanceID", 0)).toBe(9);
       const ml = t.table({ provider: RUNTIME, id: 152, version: 2 })!;
-      expect([ml.get("ModuleILPath", 0), ml.get("ManagedPdbSignature", 0), ml.get("ManagedPdbAge", 0), ml.get("ManagedPdbBuildPath", 0)]).toEqual(["a.dll", GUID, 3, "a.pdb"]);
+      expect([ml.get("ModuleILPath", 0), ml.get("ManagedPdbSignature", 0), ml.get("ManagedPdbAge", 0), ml.get("ManagedPdbBuildPath", 0)]).toEqual([
+        "a.dll",
+        GUID,
+        3,
+        "a.pdb",
+      ]);
       expect(ml.getDisplay("ModuleFlags", 0)).toBe("Manifest");
       const sw = t.table({ provider: RUNTIME, id: 82, version: 0 })!;
       expect(sw.get("Stack", 0)).toEqual([0x10n, 0x20n, 0x30n]);
       expect((sw.columns.Stack as { length: Uint32Array }).length[0]).toBe(3);
       const fb = t.table({ provider: RUNTIME, id: 209, version: 0 })!;
-      expect(fb.get("Values", 0)).toEqual([{ Index: 1, Count: 10, Size: 100n }, { Index: 2, Count: 20, Size: 200n }]);
+      expect(fb.get("Values", 0)).toEqual([
+        { Index: 1, Count: 10, Size: 100n },
+        { Index: 2, Count: 20, Size: 200n },
+      ]);
       expect(fb.truncated[0]).toBe(0);
       const ansi = t.table({ provider: RUNTIME, id: 186, version: 0 })!;
-      expect([ansi.get("InlineeNameSignature", 0), ansi.get("FailAlways", 0), ansi.get("FailReason", 0), ansi.get("ClrInstanceID", 0)]).toEqual(["s8", true, "too big", 9]);
+      expect([ansi.get("InlineeNameSignature", 0), ansi.get("FailAlways", 0), ansi.get("FailReason", 0), ansi.get("ClrInstanceID", 0)]).toEqual([
+        "s8",
+        true,
+        "too big",
+        9,
+      ]);
       expect(expectTablesMatchDecoder(t)).toBeGreaterThan(60);
     });
   }
@@ -156,7 +215,20 @@ describe("typed tables on synthetic events", () => {
 
   it("can be switched off", async () => {
     const w = new EtlWriter({});
-    w.event(0, { headerType: 0x13, provider: RUNTIME, id: 2, version: 1, level: 4, opcode: 2, task: 1, keywords: 1n, pid: 1, tid: 2, ts: 2_000_000n, payload: new Uint8Array(10) });
+    w.event(0, {
+      headerType: 0x13,
+      provider: RUNTIME,
+      id: 2,
+      version: 1,
+      level: 4,
+      opcode: 2,
+      task: 1,
+      keywords: 1n,
+      pid: 1,
+      tid: 2,
+      ts: 2_000_000n,
+      payload: new Uint8Array(10),
+    });
     const t = await openTrace(w.finish(), { clrTables: false });
     expect(t.tables).toEqual([]);
     expect(t.events.row(1).get("ClrInstanceID")).toBe(0);

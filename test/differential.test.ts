@@ -74,7 +74,7 @@ describe.skipIf(!HAVE_CORPUS)("corpus", () => {
     it(`${name}: same tables`, async () => {
       const bytes = loadCorpus(name);
       // every cell of the typed tables; the largest files every cell of a sample of rows
-      await expectSame(name, bytes, {}, { cells: bytes.length > (2 << 20) ? 400 : true });
+      await expectSame(name, bytes, {}, { cells: bytes.length > 2 << 20 ? 400 : true });
     });
   }
 
@@ -124,7 +124,21 @@ describe("generated and bundled traces", () => {
   it("more event types than the table holds (65,535)", async () => {
     const w = new EtlWriter({ bufferSize: 65536 });
     const provider = "a1b2c3d4-0001-0002-0304-05060708090a";
-    const event = (k: number, ts: bigint) => w.event(0, { headerType: 0x13, provider, id: k & 0xffff, version: 1, level: 4, opcode: k >>> 16, task: 0, keywords: 0n, pid: 1, tid: 2, ts, payload: new Uint8Array(0) });
+    const event = (k: number, ts: bigint) =>
+      w.event(0, {
+        headerType: 0x13,
+        provider,
+        id: k & 0xffff,
+        version: 1,
+        level: 4,
+        opcode: k >>> 16,
+        task: 0,
+        keywords: 0n,
+        pid: 1,
+        tid: 2,
+        ts,
+        payload: new Uint8Array(0),
+      });
     let ts = 100n;
     for (let k = 0; k < 65_600; k++) event(k, ts++);
     for (let k = 0; k < 10; k++) event(k, ts++); // known types after the table is full
@@ -169,7 +183,12 @@ describe("damaged input", () => {
   const plain = syntheticTrace(21, { records: 1500 });
   const packed = syntheticTrace(22, { records: 1500, compress: true });
   const generatedPacked = generateTrace({ targetBytes: 400_000, compress: true, pointerSize: 4, seed: 23 });
-  const inputs: [string, Uint8Array][] = [["sample", sample], ["synthetic plain", plain], ["synthetic compressed", packed], ["generated compressed", generatedPacked]];
+  const inputs: [string, Uint8Array][] = [
+    ["sample", sample],
+    ["synthetic plain", plain],
+    ["synthetic compressed", packed],
+    ["generated compressed", generatedPacked],
+  ];
   if (HAVE_CORPUS) inputs.push(["gcevents.etl", loadCorpus("gcevents.etl")], ["smallEtlFile.etl", loadCorpus("smallEtlFile.etl")]);
 
   it("input that is not a trace", async () => {
@@ -229,9 +248,11 @@ describe("damaged input", () => {
         const damaged = bytes.slice();
         const at = offsets[Math.floor(rand() * offsets.length)];
         const r = rand();
-        if (r < 0.4) damaged[at + Math.floor(rand() * 4)] = (rand() * 256) | 0; // Size, type, marker class
+        if (r < 0.4)
+          damaged[at + Math.floor(rand() * 4)] = (rand() * 256) | 0; // Size, type, marker class
         else if (r < 0.6) damaged[at + 2] = [0x01, 0x02, 0x03, 0x04, 0x0a, 0x0b, 0x0c, 0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x3c][Math.floor(rand() * 14)];
-        else if (r < 0.8) damaged[at + 4 + Math.floor(rand() * 12)] = (rand() * 256) | 0; // flags, sizes, ids
+        else if (r < 0.8)
+          damaged[at + 4 + Math.floor(rand() * 12)] = (rand() * 256) | 0; // flags, sizes, ids
         else damaged.fill(0, at, at + 4); // padding-like marker in the middle of a buffer
         await expectSame(`${name} record at ${at} round ${round}`, damaged, {}, { cells: 10 });
       }
@@ -249,11 +270,16 @@ describe("damaged input", () => {
         const field = Math.floor(rand() * 8);
         if (field === 0) v.setUint32(b.fileOffset, 0, true);
         else if (field === 1) v.setUint32(b.fileOffset, [0x7fffffff, 0x47, 0x48, 0x10000000, b.bufferSize + 8, b.bufferSize - 8][Math.floor(rand() * 6)], true);
-        else if (field === 2) v.setUint32(b.fileOffset + [4, 0x30][Math.floor(rand() * 2)], [0, 0x47, 0x48, b.bufferSize + 1, 0x7fffffff][Math.floor(rand() * 5)], true);
-        else if (field === 3) v.setUint16(b.fileOffset + 0x34, (rand() * 0x100) | 0, true); // flags (compressed, processor index)
-        else if (field === 4) v.setUint16(b.fileOffset + 0x36, (rand() * 10) | 0, true); // buffer type
-        else if (field === 5) v.setUint16(b.fileOffset + 0x28, (rand() * 0x10000) | 0, true); // processor
-        else if (field === 6) v.setUint32(b.fileOffset + 0x2c, [2, 4, 0x10003, 0][Math.floor(rand() * 4)], true); // State / format
+        else if (field === 2)
+          v.setUint32(b.fileOffset + [4, 0x30][Math.floor(rand() * 2)], [0, 0x47, 0x48, b.bufferSize + 1, 0x7fffffff][Math.floor(rand() * 5)], true);
+        else if (field === 3)
+          v.setUint16(b.fileOffset + 0x34, (rand() * 0x100) | 0, true); // flags (compressed, processor index)
+        else if (field === 4)
+          v.setUint16(b.fileOffset + 0x36, (rand() * 10) | 0, true); // buffer type
+        else if (field === 5)
+          v.setUint16(b.fileOffset + 0x28, (rand() * 0x10000) | 0, true); // processor
+        else if (field === 6)
+          v.setUint32(b.fileOffset + 0x2c, [2, 4, 0x10003, 0][Math.floor(rand() * 4)], true); // State / format
         else damaged.fill(0, b.fileOffset, b.fileOffset + b.bufferSize); // a zeroed buffer
         await expectSame(`${name} buffer at ${b.fileOffset} field ${field} round ${round}`, damaged, {}, { cells: 10 });
       }
@@ -284,7 +310,18 @@ describe("damaged input", () => {
       const bufs = buffersOf(full);
       const b = bufs[bufs.length > 2 ? 2 : bufs.length - 1];
       // also a processor count past 255, where the index flag decides between 11 and 8 bits
-      for (const [count, raw] of [[n, n - 1], [n, n], [n, n + 1], [n, 0x0800 | n], [n, 0x0800 | (n - 1)], [n, 0x07ff], [n, 0xffff], [300, 299], [300, 300], [300, 301]]) {
+      for (const [count, raw] of [
+        [n, n - 1],
+        [n, n],
+        [n, n + 1],
+        [n, 0x0800 | n],
+        [n, 0x0800 | (n - 1)],
+        [n, 0x07ff],
+        [n, 0xffff],
+        [300, 299],
+        [300, 300],
+        [300, 301],
+      ]) {
         for (const flag of [0, 0x20]) {
           const damaged = bytes.slice();
           const v = new DataView(damaged.buffer);
@@ -367,7 +404,11 @@ describe("damaged input", () => {
       const bad = packed.slice();
       for (let k = 0; k < 3; k++) bad[Math.floor(rand() * bad.length)] = (rand() * 256) | 0;
       same(`flipped ${round}`, bad, n + Math.floor(rand() * 20) - 10);
-      same(`junk ${round}`, Uint8Array.from({ length: Math.floor(rand() * 300) }, () => (rand() * 256) | 0), 1 + Math.floor(rand() * 500));
+      same(
+        `junk ${round}`,
+        Uint8Array.from({ length: Math.floor(rand() * 300) }, () => (rand() * 256) | 0),
+        1 + Math.floor(rand() * 500),
+      );
     }
   });
 
@@ -383,7 +424,11 @@ describe("damaged input", () => {
 
   it("corrupted XPRESS streams", async () => {
     const rand = mulberry32(16);
-    const compressed: [string, Uint8Array][] = [["synthetic compressed", packed], ["generated compressed", generatedPacked], ["sample", sample]];
+    const compressed: [string, Uint8Array][] = [
+      ["synthetic compressed", packed],
+      ["generated compressed", generatedPacked],
+      ["sample", sample],
+    ];
     if (HAVE_CORPUS) compressed.push(["net.4.5.2.x64.etl", loadCorpus("net.4.5.2.x64.etl")]);
     for (const [name, bytes] of compressed) {
       const bufs = buffersOf((await expectSame(name, bytes, {}, { cells: 100 }))!).filter((b) => b.compressed);
@@ -395,10 +440,13 @@ describe("damaged input", () => {
         const b = bufs[Math.floor(rand() * bufs.length)];
         const body = b.bufferSize - HDR;
         const kind = round % 5;
-        if (kind === 0) v.setUint32(b.fileOffset + HDR, 0xffffffff, true); // a match before any output
+        if (kind === 0)
+          v.setUint32(b.fileOffset + HDR, 0xffffffff, true); // a match before any output
         else if (kind === 1) for (let k = 0; k < 4; k++) damaged[b.fileOffset + HDR + Math.floor(rand() * body)] = (rand() * 256) | 0;
-        else if (kind === 2) v.setUint32(b.fileOffset + 0x30, v.getUint32(b.fileOffset + 0x30, true) + 8 + Math.floor(rand() * 4000), true); // more output claimed
-        else if (kind === 3) v.setUint32(b.fileOffset + 0x30, Math.max(HDR, v.getUint32(b.fileOffset + 0x30, true) - 8 - Math.floor(rand() * 400)), true); // less
+        else if (kind === 2)
+          v.setUint32(b.fileOffset + 0x30, v.getUint32(b.fileOffset + 0x30, true) + 8 + Math.floor(rand() * 4000), true); // more output claimed
+        else if (kind === 3)
+          v.setUint32(b.fileOffset + 0x30, Math.max(HDR, v.getUint32(b.fileOffset + 0x30, true) - 8 - Math.floor(rand() * 400)), true); // less
         else damaged.fill(0xff, b.fileOffset + HDR + Math.floor(rand() * body), b.fileOffset + b.bufferSize); // stream tail lost
         await expectSame(`${name} buffer at ${b.fileOffset} kind ${kind}`, damaged, {}, { cells: 10 });
       }
@@ -422,7 +470,13 @@ describe("damaged input", () => {
         ["ends inside time zone", (v: DataView) => v.setUint16(at + 4, 0x20 + 0x48 + 171, true)],
         ["no processors", (v: DataView) => v.setUint32(payload + 0x0c, 0, true)],
         ["HookId not 0", (v: DataView) => v.setUint16(at + 6, 1, true)],
-        ["compressed mode, format 2", (v: DataView) => { v.setUint32(payload + 0x20, v.getUint32(payload + 0x20, true) | 0x04000000, true); v.setUint32(0x2c, 2, true); }],
+        [
+          "compressed mode, format 2",
+          (v: DataView) => {
+            v.setUint32(payload + 0x20, v.getUint32(payload + 0x20, true) | 0x04000000, true);
+            v.setUint32(0x2c, 2, true);
+          },
+        ],
       ] as const) {
         const damaged = bytes.slice();
         patch(new DataView(damaged.buffer));

@@ -25,7 +25,12 @@ function jsBlocks(file: string): { line: number; code: string }[] {
   return out;
 }
 
-const pages = ["README.md", ...readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+const pages = [
+  "README.md",
+  ...readdirSync(join(ROOT, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+];
 const dir = join(ROOT, "dist", "doc-examples");
 
 describe("documentation examples", () => {

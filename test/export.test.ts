@@ -76,18 +76,26 @@ async function checkParquet(dir: string, t: Trace, what: string): Promise<void> 
   const gc = gcCounts(t);
   if (gc.length) {
     const got = await sql(`select "Count" from '${join(dir, GC_START)}.parquet' order by row`);
-    expect(got.map(([v]) => String(v)), what).toEqual(gc);
+    expect(
+      got.map(([v]) => String(v)),
+      what,
+    ).toEqual(gc);
   }
   // a time range: the middle third of the trace, as trace.query gives it
   const ts = t.events.timestamp;
-  let lo = ts[0], hi = ts[0];
+  let lo = ts[0],
+    hi = ts[0];
   for (const x of ts) {
     if (x < lo) lo = x;
     if (x > hi) hi = x;
   }
-  const from = lo + (hi - lo) / 3n, to = lo + (2n * (hi - lo)) / 3n;
+  const from = lo + (hi - lo) / 3n,
+    to = lo + (2n * (hi - lo)) / 3n;
   const inRange = await sql(`select row from ${events} where timestamp between ${from} and ${to} order by row`);
-  expect(inRange.map(([r]) => r), what).toEqual(Array.from(t.query({ from, to }).indices));
+  expect(
+    inRange.map(([r]) => r),
+    what,
+  ).toEqual(Array.from(t.query({ from, to }).indices));
   // events joined with processes: each event of a described process finds it
   const joined = await sql(`select count(*) from ${events} e join '${join(dir, "processes.parquet")}' p on e.pid = p.pid`);
   const pids = new Set(t.processes.processes.map((p) => p.pid));
@@ -108,31 +116,52 @@ describe("convert --to parquet, read by DuckDB", () => {
     expect(r.stdout).toContain(`${join(dir, "events.parquet")}\t${t.events.length} rows`);
     // the typed table's columns: manifest names and types, map names beside the values
     const cols = (await sql(`describe select * from '${join(dir, GC_START)}.parquet'`)).map(([name, type]) => `${name} ${type}`);
-    expect(cols.slice(0, 8)).toEqual(["row UINTEGER", "time TIMESTAMP WITH TIME ZONE", "pid UINTEGER", "tid UINTEGER", "Count UINTEGER", "Depth UINTEGER", "Reason UINTEGER", "ReasonName VARCHAR"]);
+    expect(cols.slice(0, 8)).toEqual([
+      "row UINTEGER",
+      "time TIMESTAMP WITH TIME ZONE",
+      "pid UINTEGER",
+      "tid UINTEGER",
+      "Count UINTEGER",
+      "Depth UINTEGER",
+      "Reason UINTEGER",
+      "ReasonName VARCHAR",
+    ]);
     const start = t.table(GC_START)!;
     const first = (await sql(`select Reason, ReasonName, Type, TypeName, ClrInstanceID from '${join(dir, GC_START)}.parquet' order by row limit 1`))[0];
-    expect(first).toEqual([start.get("Reason", 0), start.getDisplay("Reason", 0), start.get("Type", 0), start.getDisplay("Type", 0), start.get("ClrInstanceID", 0)]);
+    expect(first).toEqual([
+      start.get("Reason", 0),
+      start.getDisplay("Reason", 0),
+      start.get("Type", 0),
+      start.getDisplay("Type", 0),
+      start.get("ClrInstanceID", 0),
+    ]);
     // time is a UTC timestamp: the row's own time, to the microsecond
     const [[us]] = await sql(`select epoch_us(time) from '${join(dir, "events.parquet")}' where row = 5`);
     const exact = (t.clock.toFiletime(t.events.timestamp[5]) - 116444736000000000n) / 10n;
     expect(Math.abs(Number(BigInt(us as string) - exact))).toBeLessThanOrEqual(1);
     // processes and providers
-    expect(await sql(`select pid, processName, commandLine from '${join(dir, "processes.parquet")}'`))
-      .toEqual(t.processes.processes.map((p) => [p.pid, p.name, p.commandLine]));
-    expect(await sql(`select provider, providerName, events from '${join(dir, "providers.parquet")}' order by provider`))
-      .toEqual([...t.providers].map((p) => [p.guid, p.name, providerCounts(t)[p.guid] ?? "0"]).sort((a, b) => (a[0] < b[0] ? -1 : 1)));
+    expect(await sql(`select pid, processName, commandLine from '${join(dir, "processes.parquet")}'`)).toEqual(
+      t.processes.processes.map((p) => [p.pid, p.name, p.commandLine]),
+    );
+    expect(await sql(`select provider, providerName, events from '${join(dir, "providers.parquet")}' order by provider`)).toEqual(
+      [...t.providers].map((p) => [p.guid, p.name, providerCounts(t)[p.guid] ?? "0"]).sort((a, b) => (a[0] < b[0] ? -1 : 1)),
+    );
   });
 
-  it.skipIf(!HAVE_CORPUS)("every corpus file: counts, providers, GC/Start Count, time range, processes join", async () => {
-    for (const name of corpusFiles()) {
-      const dir = join(tmp, name);
-      const r = await cli("convert", etlPath(name), "--to", "parquet", "-o", dir, "--batch-size", "64KiB");
-      expect({ name, code: r.code }).toEqual({ name, code: 0 });
-      const t = await openTrace(readFileSync(etlPath(name)));
-      await checkParquet(dir, t, name);
-      t.dispose();
-    }
-  }, 600_000);
+  it.skipIf(!HAVE_CORPUS)(
+    "every corpus file: counts, providers, GC/Start Count, time range, processes join",
+    async () => {
+      for (const name of corpusFiles()) {
+        const dir = join(tmp, name);
+        const r = await cli("convert", etlPath(name), "--to", "parquet", "-o", dir, "--batch-size", "64KiB");
+        expect({ name, code: r.code }).toEqual({ name, code: 0 });
+        const t = await openTrace(readFileSync(etlPath(name)));
+        await checkParquet(dir, t, name);
+        t.dispose();
+      }
+    },
+    600_000,
+  );
 
   it.skipIf(!HAVE_CORPUS)("an EventPipe file (.nettrace): events and the typed tables, as many GC/Start rows as PerfView's baseline counts", async () => {
     const file = join(CORPUS, "nettrace", "eventpipe-dotnetcore3.0-win-x64-objver4.nettrace");
@@ -146,25 +175,33 @@ describe("convert --to parquet, read by DuckDB", () => {
     expect(await sql(`select count(*) from '${join(dir, "Microsoft-Windows-DotNETRuntime/GC/AllocationTick")}.parquet'`)).toEqual([["35458"]]);
   });
 
-  it.skipIf(!HAVE_CORPUS)("several files: one set of tables with a sourceFile column; filters as events has them", async () => {
-    const files = ["gcevents.etl", "net.4.5.2.x64.etl"];
-    const dir = join(tmp, "several");
-    const r = await cli("convert", ...files.map(etlPath), "--to", "parquet", "-o", dir);
-    expect(r.code).toBe(0);
-    const traces = await Promise.all(files.map(async (f) => openTrace(readFileSync(etlPath(f)))));
-    expect(await sql(`select sourceFile, count(*) from '${join(dir, "events.parquet")}' group by all order by 1`))
-      .toEqual(files.map((f, k) => [f, String(traces[k].events.length)]));
-    expect(await sql(`select sourceFile, count(*) from '${join(dir, GC_START)}.parquet' group by all order by 1`))
-      .toEqual(files.map((f, k) => [f, String(gcCounts(traces[k]).length)]).filter(([, n]) => n !== "0"));
-    // --pid keeps that process's rows (and their typed rows)
-    const pid = traces[1].events.pid[traces[1].table(GC_START)!.rows[0]];
-    const filtered = join(tmp, "filtered");
-    expect((await cli("convert", etlPath(files[1]), "--to", "parquet", "-o", filtered, "--pid", String(pid))).code).toBe(0);
-    expect(await sql(`select count(*) from '${join(filtered, "events.parquet")}'`)).toEqual([[String(traces[1].query({ pid }).length)]]);
-    const ofPid = traces[1].tables.filter((x) => x.name === GC_START).reduce((n, x) => n + Array.from(x.rows).filter((r) => traces[1].events.pid[r] === pid).length, 0);
-    expect(ofPid).toBeGreaterThan(0);
-    expect(await sql(`select count(*) from '${join(filtered, GC_START)}.parquet'`)).toEqual([[String(ofPid)]]);
-  }, 120_000);
+  it.skipIf(!HAVE_CORPUS)(
+    "several files: one set of tables with a sourceFile column; filters as events has them",
+    async () => {
+      const files = ["gcevents.etl", "net.4.5.2.x64.etl"];
+      const dir = join(tmp, "several");
+      const r = await cli("convert", ...files.map(etlPath), "--to", "parquet", "-o", dir);
+      expect(r.code).toBe(0);
+      const traces = await Promise.all(files.map(async (f) => openTrace(readFileSync(etlPath(f)))));
+      expect(await sql(`select sourceFile, count(*) from '${join(dir, "events.parquet")}' group by all order by 1`)).toEqual(
+        files.map((f, k) => [f, String(traces[k].events.length)]),
+      );
+      expect(await sql(`select sourceFile, count(*) from '${join(dir, GC_START)}.parquet' group by all order by 1`)).toEqual(
+        files.map((f, k) => [f, String(gcCounts(traces[k]).length)]).filter(([, n]) => n !== "0"),
+      );
+      // --pid keeps that process's rows (and their typed rows)
+      const pid = traces[1].events.pid[traces[1].table(GC_START)!.rows[0]];
+      const filtered = join(tmp, "filtered");
+      expect((await cli("convert", etlPath(files[1]), "--to", "parquet", "-o", filtered, "--pid", String(pid))).code).toBe(0);
+      expect(await sql(`select count(*) from '${join(filtered, "events.parquet")}'`)).toEqual([[String(traces[1].query({ pid }).length)]]);
+      const ofPid = traces[1].tables
+        .filter((x) => x.name === GC_START)
+        .reduce((n, x) => n + Array.from(x.rows).filter((r) => traces[1].events.pid[r] === pid).length, 0);
+      expect(ofPid).toBeGreaterThan(0);
+      expect(await sql(`select count(*) from '${join(filtered, GC_START)}.parquet'`)).toEqual([[String(ofPid)]]);
+    },
+    120_000,
+  );
 
   it("a trace streamed in small batches: every row counted", async () => {
     const bytes = syntheticTrace(31, { records: 20_000 });
@@ -192,7 +229,8 @@ describe("convert --to parquet, read by DuckDB", () => {
     // a sink that keeps the chunks (views of the batches' arrays) and copies them only when closed, settled
     // then: none of the memory they view is given back before (a converter that did not wait would let a
     // later batch write into it)
-    let heldPooled = 0, heldViews = 0;
+    let heldPooled = 0,
+      heldViews = 0;
     const late = await convert((out) => {
       const views: Uint8Array[][] = [];
       let settle!: () => void;
@@ -239,7 +277,13 @@ describe("convert --to parquet, read by DuckDB", () => {
     const bytes = generateTrace({ targetBytes: 8 << 20, seed: 11 });
     const t = await openTrace(bytes);
     const out: Uint8Array[] = [];
-    const converter = new TraceConverter({ format: "arrow", open: async (path) => (path === "events.arrow" ? { write: async (b) => void out.push(b.slice()), close: async () => undefined } : { write: async () => undefined, close: async () => undefined }) });
+    const converter = new TraceConverter({
+      format: "arrow",
+      open: async (path) =>
+        path === "events.arrow"
+          ? { write: async (b) => void out.push(b.slice()), close: async () => undefined }
+          : { write: async () => undefined, close: async () => undefined },
+    });
     await converter.add(streamTrace(bytes, { batchBytes: 512 << 10 }), { processes: t.processes });
     await converter.finish();
     const ipc = Buffer.concat(out);
@@ -274,10 +318,14 @@ describe("convert --to parquet, read by DuckDB", () => {
     /** The bytes of every table, converted with `encoders` (none: on this thread). */
     const convert = async (encoders?: ParquetWorkers): Promise<Map<string, Buffer>> => {
       const tables = new Map<string, Uint8Array[]>();
-      const converter = new TraceConverter({ format: "parquet", parquetEncoders: encoders, open: async (path) => {
-        const parts = tables.set(path, []).get(path)!;
-        return { write: async (b) => void parts.push(b.slice()), close: async () => undefined };
-      } });
+      const converter = new TraceConverter({
+        format: "parquet",
+        parquetEncoders: encoders,
+        open: async (path) => {
+          const parts = tables.set(path, []).get(path)!;
+          return { write: async (b) => void parts.push(b.slice()), close: async () => undefined };
+        },
+      });
       try {
         await converter.add(streamTrace(bytes, { batchBytes: 1 << 20 }), { processes: t.processes });
         await converter.finish();
@@ -300,35 +348,46 @@ describe("convert --to parquet, read by DuckDB", () => {
     expect(await sql(`select count(*) from '${join(dir, "events.parquet")}'`)).toEqual([[String(t.events.length)]]);
     // a sink that fails: the conversion says so (and the workers stop)
     const workers = new ParquetWorkers(1);
-    const failing = new TraceConverter({ format: "parquet", parquetEncoders: workers, open: async (path) => ({
-      write: async () => {
-        if (path === "events.parquet") throw new Error("disk full");
-      },
-      close: async () => undefined,
-    }) });
-    await expect((async () => {
-      try {
-        await failing.add(streamTrace(bytes, { batchBytes: 1 << 20 }), { processes: t.processes });
-        await failing.finish();
-      } finally {
-        await workers.close();
-      }
-    })()).rejects.toThrow("disk full");
+    const failing = new TraceConverter({
+      format: "parquet",
+      parquetEncoders: workers,
+      open: async (path) => ({
+        write: async () => {
+          if (path === "events.parquet") throw new Error("disk full");
+        },
+        close: async () => undefined,
+      }),
+    });
+    await expect(
+      (async () => {
+        try {
+          await failing.add(streamTrace(bytes, { batchBytes: 1 << 20 }), { processes: t.processes });
+          await failing.finish();
+        } finally {
+          await workers.close();
+        }
+      })(),
+    ).rejects.toThrow("disk full");
     // a program that never closes its workers still ends once its files are finished (they hold it open only while a file is)
     const script = join(tmp, "no-close.mjs");
     const dist = (path: string) => JSON.stringify(fileURLToPath(new URL(`../dist/bindings/${path}`, import.meta.url)));
-    writeFileSync(script, [
-      `import { readFileSync } from "node:fs";`,
-      `const { openTrace, streamTrace } = await import(${dist("node.js")});`,
-      `const { TraceConverter, ParquetWorkers } = await import(${dist("export/node.js")});`,
-      `const bytes = readFileSync(${JSON.stringify(SAMPLE)});`,
-      `const t = await openTrace(bytes);`,
-      `const c = new TraceConverter({ format: "parquet", parquetEncoders: new ParquetWorkers(1), open: async () => ({ write: async () => undefined, close: async () => undefined }) });`,
-      `await c.add(streamTrace(bytes), { processes: t.processes });`,
-      `console.log((await c.finish()).length);`,
-    ].join("\n"));
+    writeFileSync(
+      script,
+      [
+        `import { readFileSync } from "node:fs";`,
+        `const { openTrace, streamTrace } = await import(${dist("node.js")});`,
+        `const { TraceConverter, ParquetWorkers } = await import(${dist("export/node.js")});`,
+        `const bytes = readFileSync(${JSON.stringify(SAMPLE)});`,
+        `const t = await openTrace(bytes);`,
+        `const c = new TraceConverter({ format: "parquet", parquetEncoders: new ParquetWorkers(1), open: async () => ({ write: async () => undefined, close: async () => undefined }) });`,
+        `await c.add(streamTrace(bytes), { processes: t.processes });`,
+        `console.log((await c.finish()).length);`,
+      ].join("\n"),
+    );
     const ended = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
-      execFile(process.execPath, [script], { timeout: 120_000 }, (error, stdout) => resolve({ code: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout }));
+      execFile(process.execPath, [script], { timeout: 120_000 }, (error, stdout) =>
+        resolve({ code: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout }),
+      );
     });
     expect(ended.code).toBe(0);
     expect(Number(ended.stdout.trim())).toBeGreaterThan(5);
@@ -339,8 +398,14 @@ describe("convert --to parquet, read by DuckDB", () => {
     const path = join(tmp, "v2.etl");
     writeFileSync(path, bytes);
     const t = await openTrace(bytes);
-    const v1 = join(tmp, "v1-out"), v2 = join(tmp, "v2-out"), v2here = join(tmp, "v2-here");
-    for (const [dir, extra] of [[v1, []], [v2, ["--parquet-version", "2"]], [v2here, ["--parquet-version", "2", "--encode-workers", "0"]]] as const) {
+    const v1 = join(tmp, "v1-out"),
+      v2 = join(tmp, "v2-out"),
+      v2here = join(tmp, "v2-here");
+    for (const [dir, extra] of [
+      [v1, []],
+      [v2, ["--parquet-version", "2"]],
+      [v2here, ["--parquet-version", "2", "--encode-workers", "0"]],
+    ] as const) {
       const r = await cli("convert", path, "--to", "parquet", "-o", dir, ...extra);
       expect(r.code, r.stderr).toBe(0);
     }
@@ -367,8 +432,9 @@ describe("convert --to parquet, read by DuckDB", () => {
     await converter.finish();
     const file = join(dir, "events.parquet");
     expect(await sql(`select count(*) from '${file}'`)).toEqual([[String(t.events.length)]]);
-    const groups = (await sql(`select stats_min, stats_max from parquet_metadata('${file}') where path_in_schema = 'timestamp' order by row_group_id`))
-      .map(([lo, hi]) => [BigInt(lo as string), BigInt(hi as string)]);
+    const groups = (await sql(`select stats_min, stats_max from parquet_metadata('${file}') where path_in_schema = 'timestamp' order by row_group_id`)).map(
+      ([lo, hi]) => [BigInt(lo as string), BigInt(hi as string)],
+    );
     expect(groups.length).toBeGreaterThan(4);
     // (statistics on the time columns only)
     expect(await sql(`select count(*) from parquet_metadata('${file}') where path_in_schema = 'eventId' and stats_min is not null`)).toEqual([["0"]]);
@@ -384,8 +450,9 @@ describe("convert --to parquet, read by DuckDB", () => {
     const sample = await openTrace(readFileSync(SAMPLE));
     const out = join(tmp, "row-groups-cli");
     expect((await cli("convert", SAMPLE, "--to", "parquet", "-o", out, "--row-group-rows", "500")).code).toBe(0);
-    expect(await sql(`select count(distinct row_group_id), max(row_group_num_rows) from parquet_metadata('${join(out, "events.parquet")}')`))
-      .toEqual([[String(Math.ceil(sample.events.length / 500)), "500"]]);
+    expect(await sql(`select count(distinct row_group_id), max(row_group_num_rows) from parquet_metadata('${join(out, "events.parquet")}')`)).toEqual([
+      [String(Math.ceil(sample.events.length / 500)), "500"],
+    ]);
     const arrow = await cli("convert", SAMPLE, "--to", "arrow", "-o", join(tmp, "row-groups-arrow"), "--row-group-rows", "500");
     expect(arrow.code).toBe(2);
     expect(arrow.stderr).toContain("--row-group-rows goes with --to parquet");
@@ -397,7 +464,16 @@ describe("examples/sql", () => {
     const dir = join(tmp, "sql", "trace");
     expect((await cli("convert", SAMPLE, "--to", "parquet", "-o", dir)).code).toBe(0);
     const text = readFileSync(fileURLToPath(new URL("../examples/sql/queries.sql", import.meta.url)), "utf8");
-    const queries = text.split(/\n\s*\n/).map((q) => q.split("\n").filter((l) => !l.startsWith("--")).join("\n").trim()).filter(Boolean);
+    const queries = text
+      .split(/\n\s*\n/)
+      .map((q) =>
+        q
+          .split("\n")
+          .filter((l) => !l.startsWith("--"))
+          .join("\n")
+          .trim(),
+      )
+      .filter(Boolean);
     expect(queries.length).toBe(5);
     const results = [];
     for (const q of queries) results.push(await sql(q.replaceAll("'trace/", `'${dir}/`)));
@@ -410,7 +486,9 @@ describe("examples/sql", () => {
       byPid.set(g.PID, { n: e.n + 1, total: e.total + g.PauseDurationMSec, max: Math.max(e.max, g.PauseDurationMSec) });
     }
     const pauses = results[0] as [number, string, string, number, number][];
-    expect(pauses.map(([pid, , n]) => [pid, Number(n)]).sort((a, b) => a[0] - b[0])).toEqual([...byPid].map(([pid, e]) => [pid, e.n]).sort((a, b) => a[0] - b[0]));
+    expect(pauses.map(([pid, , n]) => [pid, Number(n)]).sort((a, b) => a[0] - b[0])).toEqual(
+      [...byPid].map(([pid, e]) => [pid, e.n]).sort((a, b) => a[0] - b[0]),
+    );
     for (const [pid, , , total, max] of pauses) {
       // (the query takes whole microseconds of each time: up to 1 µs a GC off)
       expect(Math.abs(total - byPid.get(pid)!.total)).toBeLessThanOrEqual(byPid.get(pid)!.n * 0.001 + 0.0005);
@@ -420,7 +498,10 @@ describe("examples/sql", () => {
     const t = await openTrace(readFileSync(SAMPLE));
     const counts = new Map<string, number>();
     for (let i = 0; i < t.events.length; i++) counts.set(t.names.ofRow(i), (counts.get(t.names.ofRow(i)) ?? 0) + 1);
-    const top = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 20).map(([n, c]) => [n, String(c)]);
+    const top = [...counts]
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      .slice(0, 20)
+      .map(([n, c]) => [n, String(c)]);
     expect(results[1]).toEqual(top);
   });
 });
@@ -484,12 +565,17 @@ describe("Arrow IPC, read by an independent reader (flechette)", () => {
     const bytes = syntheticTrace(32, { records: 8000 });
     const whole = await openTrace(bytes);
     const parts: Uint8Array[] = [];
-    const converter = new TraceConverter({ format: "arrow", open: async (path) => ({ write: async (b) => void (path === "events.arrow" && parts.push(b.slice())), close: async () => undefined }) });
+    const converter = new TraceConverter({
+      format: "arrow",
+      open: async (path) => ({ write: async (b) => void (path === "events.arrow" && parts.push(b.slice())), close: async () => undefined }),
+    });
     await converter.add(streamTrace(bytes, { batchBytes: 64 << 10 }), { processes: whole.processes });
     await converter.finish();
     const table = tableFromIPC(Buffer.concat(parts));
     expect(table.numRows).toBe(whole.events.length);
-    expect(Array.from(table.getChild("eventName")!.toArray() as ArrayLike<string>)).toEqual([...Array(whole.events.length).keys()].map((i) => whole.names.ofRow(i)));
+    expect(Array.from(table.getChild("eventName")!.toArray() as ArrayLike<string>)).toEqual(
+      [...Array(whole.events.length).keys()].map((i) => whole.names.ofRow(i)),
+    );
     // a sink that takes the chunks as they are, kept (not copied) until the end: the same bytes,
     // so nothing the chunks view is written again by later batches
     const kept: Uint8Array[] = [];

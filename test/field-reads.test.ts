@@ -42,7 +42,8 @@ describe.skipIf(!HAVE_CORPUS)("a field read without decoding the payload", () =>
     // the first row of every .NET event with a string, cut at each length from 0 to the whole payload
     const t = await openTrace(new Uint8Array(readFileSync(etlPath("net.4.5.2.x64.etl"))));
     const seen = new Set<string>();
-    let cases = 0, leftOut = 0;
+    let cases = 0,
+      leftOut = 0;
     for (let i = 0; i < t.events.length; i++) {
       const row = t.events.row(i);
       const schema = row.clrSchema;

@@ -29,8 +29,22 @@ function selectRows(a: Trace, f: DecodeFilter): number[] {
 }
 
 const COLUMNS = [
-  "timestamp", "keywords", "pid", "tid", "payloadLength", "headerLength", "provider", "eventId", "task", "flags",
-  "processor", "version", "opcode", "level", "headerType", "channel",
+  "timestamp",
+  "keywords",
+  "pid",
+  "tid",
+  "payloadLength",
+  "headerLength",
+  "provider",
+  "eventId",
+  "task",
+  "flags",
+  "processor",
+  "version",
+  "opcode",
+  "level",
+  "headerType",
+  "channel",
 ] as const;
 
 function typeKey(t: Trace, row: number): string {
@@ -78,11 +92,21 @@ function differences(a: Trace, b: Trace, keep: number[], limit = 10): string[] {
   const ca = a.events.columns as unknown as Record<string, ArrayLike<number | bigint>>;
   const cb = b.events.columns as unknown as Record<string, ArrayLike<number | bigint>>;
   for (const name of COLUMNS) {
-    for (let j = 0; j < n; j++) if (cb[name][j] !== ca[name][keep[j]]) { say(`${name}[${j}] = ${cb[name][j]}, expected ${ca[name][keep[j]]} (row ${keep[j]})`); break; }
+    for (let j = 0; j < n; j++)
+      if (cb[name][j] !== ca[name][keep[j]]) {
+        say(`${name}[${j}] = ${cb[name][j]}, expected ${ca[name][keep[j]]} (row ${keep[j]})`);
+        break;
+      }
   }
   for (let j = 0; j < n; j++) {
-    if (typeKey(b, j) !== typeKey(a, keep[j])) { say(`event type of row ${j}: ${typeKey(b, j)}, expected ${typeKey(a, keep[j])}`); break; }
-    if (!sameBytes(payloadOf(b, j), payloadOf(a, keep[j]))) { say(`payload of row ${j} differs`); break; }
+    if (typeKey(b, j) !== typeKey(a, keep[j])) {
+      say(`event type of row ${j}: ${typeKey(b, j)}, expected ${typeKey(a, keep[j])}`);
+      break;
+    }
+    if (!sameBytes(payloadOf(b, j), payloadOf(a, keep[j]))) {
+      say(`payload of row ${j} differs`);
+      break;
+    }
   }
   // event types: only those of kept rows, each counting its kept rows
   const counts = new Map<string, number>();
@@ -93,12 +117,17 @@ function differences(a: Trace, b: Trace, keep: number[], limit = 10): string[] {
   for (let k = 0; k < ty.length; k++) got.set(typeKeyAt(ty, k), ty.count[k]);
   if (JSON.stringify([...got].sort()) !== JSON.stringify([...counts].sort())) say(`event types: ${got.size} (counts differ), expected ${counts.size}`);
   // extended items of kept rows only, renumbered
-  const xa = extOf(a), xb = extOf(b);
+  const xa = extOf(a),
+    xb = extOf(b);
   let items = 0;
   for (let j = 0; j < n; j++) {
-    const want = (xa.get(keep[j]) ?? []).join("|"), have = (xb.get(j) ?? []).join("|");
+    const want = (xa.get(keep[j]) ?? []).join("|"),
+      have = (xb.get(j) ?? []).join("|");
     items += xa.get(keep[j])?.length ?? 0;
-    if (want !== have) { say(`extended items of row ${j}: ${have}, expected ${want}`); break; }
+    if (want !== have) {
+      say(`extended items of row ${j}: ${have}, expected ${want}`);
+      break;
+    }
   }
   if (b.extendedItems.length !== items) say(`extended items: ${b.extendedItems.length}, expected ${items}`);
   // typed .NET tables: exactly the kept rows of each
@@ -107,14 +136,22 @@ function differences(a: Trace, b: Trace, keep: number[], limit = 10): string[] {
   const tablesA = new Map(a.tables.map((t) => [id(t), t]));
   const tablesB = new Map(b.tables.map((t) => [id(t), t]));
   for (const [name, ta] of tablesA) {
-    const want = Array.from(ta.rows).filter((r) => newIndex.has(r)).map((r) => newIndex.get(r)!);
+    const want = Array.from(ta.rows)
+      .filter((r) => newIndex.has(r))
+      .map((r) => newIndex.get(r)!);
     const tb = tablesB.get(name);
     const have = tb ? Array.from(tb.rows) : [];
-    if (want.join() !== have.join()) { say(`typed table ${name}: ${have.length} rows, expected ${want.length}`); continue; }
+    if (want.join() !== have.join()) {
+      say(`typed table ${name}: ${have.length} rows, expected ${want.length}`);
+      continue;
+    }
     for (let i = 0; i < want.length && tb; i++) {
       const ia = Array.from(ta.rows).indexOf(keep[want[i]]);
       for (const field of Object.keys(ta.columns)) {
-        if (JSON.stringify(ta.get(field, ia), (_, v) => (typeof v === "bigint" ? `${v}` : v)) !== JSON.stringify(tb.get(field, i), (_, v) => (typeof v === "bigint" ? `${v}` : v))) {
+        if (
+          JSON.stringify(ta.get(field, ia), (_, v) => (typeof v === "bigint" ? `${v}` : v)) !==
+          JSON.stringify(tb.get(field, i), (_, v) => (typeof v === "bigint" ? `${v}` : v))
+        ) {
           say(`typed table ${name} row ${i} field ${field} differs`);
           break;
         }
@@ -129,8 +166,13 @@ function differences(a: Trace, b: Trace, keep: number[], limit = 10): string[] {
 function mostCommon<T>(values: Iterable<T>, skip?: (v: T) => boolean): T | undefined {
   const m = new Map<T, number>();
   for (const v of values) if (!skip?.(v)) m.set(v, (m.get(v) ?? 0) + 1);
-  let best: T | undefined, n = -1;
-  for (const [v, k] of m) if (k > n) { best = v; n = k; }
+  let best: T | undefined,
+    n = -1;
+  for (const [v, k] of m)
+    if (k > n) {
+      best = v;
+      n = k;
+    }
   return best;
 }
 
@@ -149,7 +191,8 @@ function filtersFor(a: Trace): [string, DecodeFilter][] {
   const lowBit = kw & -kw;
   const provider = a.providers.get(mostCommon(c.provider) ?? 0).guid;
   const sorted = Array.from(c.timestamp).sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
-  const from = sorted[Math.floor(n / 3)] ?? 0n, to = sorted[Math.floor((2 * n) / 3)] ?? 0n;
+  const from = sorted[Math.floor(n / 3)] ?? 0n,
+    to = sorted[Math.floor((2 * n) / 3)] ?? 0n;
   return [
     ["provider by name", { provider: RUNTIME }],
     ["kernel group by name", { provider: "Windows Kernel/Thread" }],
@@ -191,7 +234,16 @@ async function checkAll(label: string, bytes: Uint8Array, filters?: (a: Trace) =
 }
 
 describe.skipIf(!HAVE_CORPUS)("corpus", () => {
-  for (const name of ["net.4.5.2.x64.etl", "gcevents.etl", "tx-CrossMachineHTTP.etl", "etl-parser-lxcore_kernel.etl", "SelfDescribingSingleEvent.etl", "primitive-types.etl", "smallEtlFile.etl", "s4-waasmedic.20251005_113019_195.etl"]) {
+  for (const name of [
+    "net.4.5.2.x64.etl",
+    "gcevents.etl",
+    "tx-CrossMachineHTTP.etl",
+    "etl-parser-lxcore_kernel.etl",
+    "SelfDescribingSingleEvent.etl",
+    "primitive-types.etl",
+    "smallEtlFile.etl",
+    "s4-waasmedic.20251005_113019_195.etl",
+  ]) {
     it(name, async () => {
       await checkAll(name, new Uint8Array(readFileSync(etlPath(name))));
     }, 60_000);
@@ -229,7 +281,21 @@ describe("generated and synthetic traces", () => {
     const w = new EtlWriter({});
     const provider = "a1b2c3d4-0001-0002-0304-05060708090a";
     for (let k = 0; k < 20; k++) {
-      w.event(0, { headerType: 0x13, provider, id: k % 4, version: 0, level: 4, opcode: 0, task: 0, keywords: 1n, pid: 7, tid: 8, ts: 1000n + BigInt(k), payload: new Uint8Array(4), ext: [{ type: 9, data: Uint8Array.of(k, 1, 2, 3, 4, 5, 6, 7) }] });
+      w.event(0, {
+        headerType: 0x13,
+        provider,
+        id: k % 4,
+        version: 0,
+        level: 4,
+        opcode: 0,
+        task: 0,
+        keywords: 1n,
+        pid: 7,
+        tid: 8,
+        ts: 1000n + BigInt(k),
+        payload: new Uint8Array(4),
+        ext: [{ type: 9, data: Uint8Array.of(k, 1, 2, 3, 4, 5, 6, 7) }],
+      });
     }
     const bytes = w.finish();
     for (const engine of ENGINES) {

@@ -50,8 +50,11 @@ function writer(path: string, chunks: Uint8Array[], ms: number, bytes = Infinity
 
 /** Every batch's events and typed rows, with the columns that tell the rows apart, and how many batches came while the writer wrote. */
 async function collect(stream: TraceStream, w?: { done: boolean }) {
-  const ts: bigint[] = [], ids: number[] = [];
-  let typed = 0, batches = 0, whileWriting = 0;
+  const ts: bigint[] = [],
+    ids: number[] = [];
+  let typed = 0,
+    batches = 0,
+    whileWriting = 0;
   for await (const b of stream) {
     batches++;
     if (w && !w.done) whileWriting++;
@@ -134,7 +137,8 @@ describe("follow a file being written", () => {
       const path = join(dir, `cli-${command}.nettrace`);
       writeFileSync(path, "");
       const child = spawn(process.execPath, [CLI, command, path, "--follow"], { stdio: ["ignore", "pipe", "pipe"] });
-      let stdout = "", stderr = "";
+      let stdout = "",
+        stderr = "";
       child.stdout.on("data", (d) => (stdout += d));
       child.stderr.on("data", (d) => (stderr += d));
       const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
@@ -158,7 +162,8 @@ describe("follow a file being written", () => {
     expect(r.stderr).toMatch(/^etw-wasm: stopped following .*cli-cut\.nettrace \(no growth for 0\.3 s\) at byte offset \d+, before the file's end: /m);
     // Ctrl-C: the same, said so
     const child = spawn(process.execPath, [CLI, "summary", cut, "--follow"], { stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "", stderr = "";
+    let stdout = "",
+      stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
     child.stderr.on("data", (d) => (stderr += d));
     const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
@@ -191,7 +196,8 @@ function opened(pid: number, path: string): boolean {
 function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "", stderr = "";
+    let stdout = "",
+      stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
     child.stderr.on("data", (d) => (stderr += d));
     child.on("close", (code) => resolve({ code, stdout, stderr }));

@@ -115,19 +115,41 @@ const NETTRACE_CASES = HAVE_CORPUS ? 60 : 150;
 const nettraceApplied = new Map<string, number>();
 let nettraceRan = 0;
 const eventPipeBases = nettraceBases(HAVE_CORPUS ? join(CORPUS, "nettrace") : null, [
-  { name: "generated-v5.nettrace", bytes: generateNettrace({ targetBytes: 300_000, samples: true, seed: 5, processors: 2, version: 5, sequencePointBytes: 60_000 }).bytes },
-  { name: "generated-v6.nettrace", bytes: generateNettrace({ targetBytes: 300_000, samples: true, seed: 6, processors: 2, version: 6, sequencePointBytes: 60_000 }).bytes },
+  {
+    name: "generated-v5.nettrace",
+    bytes: generateNettrace({ targetBytes: 300_000, samples: true, seed: 5, processors: 2, version: 5, sequencePointBytes: 60_000 }).bytes,
+  },
+  {
+    name: "generated-v6.nettrace",
+    bytes: generateNettrace({ targetBytes: 300_000, samples: true, seed: 6, processors: 2, version: 6, sequencePointBytes: 60_000 }).bytes,
+  },
   { name: "netperf-v2.netperf", bytes: netperfV2Sample() },
 ]);
 
 /** A .NET Core 2.0 file (Trace object version 2): metadata with fields, events with stacks and activities. */
 function netperfV2Sample(): Uint8Array {
   const w = new NetperfV2Writer({ syncTimeUtc: new Date(Date.UTC(2018, 3, 5)), syncTimeQpc: 1000n, qpcFrequency: 1_000_000n });
-  const a = w.defineEvent({ providerName: "MySource", eventId: 1, eventName: "A", level: 4, fields: [{ name: "i", typeCode: 9 }, { name: "s", typeCode: 18 }] });
+  const a = w.defineEvent({
+    providerName: "MySource",
+    eventId: 1,
+    eventName: "A",
+    level: 4,
+    fields: [
+      { name: "i", typeCode: 9 },
+      { name: "s", typeCode: 18 },
+    ],
+  });
   const gc = w.defineEvent({ providerName: "Microsoft-Windows-DotNETRuntime", eventId: 1, version: 1 });
   for (let k = 0; k < 200; k++) {
     const payload = k % 3 === 0 ? new Uint8Array(18) : Uint8Array.from([k, 0, 0, 0, 104, 0, 105, 0, 0, 0]);
-    w.writeEvent({ metadataId: k % 3 === 0 ? gc : a, threadId: 7 + (k % 4), timestamp: BigInt(2000 + 10 * k), payload, stack: k % 2 ? [0x1000n + BigInt(k), 0x2000n] : undefined, activityId: k % 5 ? undefined : new Uint8Array(16).fill(k) });
+    w.writeEvent({
+      metadataId: k % 3 === 0 ? gc : a,
+      threadId: 7 + (k % 4),
+      timestamp: BigInt(2000 + 10 * k),
+      payload,
+      stack: k % 2 ? [0x1000n + BigInt(k), 0x2000n] : undefined,
+      activityId: k % 5 ? undefined : new Uint8Array(16).fill(k),
+    });
   }
   return w.finish();
 }

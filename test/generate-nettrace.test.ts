@@ -53,7 +53,8 @@ function osThread(file: NettraceFile, tid: number): number {
 /** The runtime's events in time order: id, version, time, thread, processor, payload. */
 function runtimeEvents(t: Trace, thread: (tid: number) => number = (x) => x): string[] {
   const out: string[] = [];
-  for (const r of t.query({ provider: RUNTIME, order: "time" })) out.push(`${r.eventId}v${r.version} @${r.timestamp} t${thread(r.tid ?? -1)} p${r.processor} ${hex(r.payload)}`);
+  for (const r of t.query({ provider: RUNTIME, order: "time" }))
+    out.push(`${r.eventId}v${r.version} @${r.timestamp} t${thread(r.tid ?? -1)} p${r.processor} ${hex(r.payload)}`);
   return out;
 }
 
@@ -149,27 +150,37 @@ describe("generateNettrace: what the reader finds", () => {
 describe("generateNettrace against generateTrace: the same content in both formats", () => {
   for (const [name, opts] of FLAVOURS) {
     it(`${name}: runtime events, samples and their stacks, GC and JIT statistics`, async () => {
-      const etlOpts: GenerateOptions = { targetBytes: opts.targetBytes, samples: opts.samples, seed: opts.seed, processors: opts.processors, pointerSize: opts.pointerSize };
+      const etlOpts: GenerateOptions = {
+        targetBytes: opts.targetBytes,
+        samples: opts.samples,
+        seed: opts.seed,
+        processors: opts.processors,
+        pointerSize: opts.pointerSize,
+      };
       const etl = await openTrace(generateTrace(etlOpts));
       const bytes = generateNettrace(opts).bytes;
       const nt = await openTrace(bytes);
       expect(etl.complete && nt.complete).toBe(true);
       expect(nt.warnings).toEqual([]);
       // (a V6 file's events name their thread by an index into its thread table: the row's tid is the OS thread it gives)
-      const a = runtimeEvents(etl), b = runtimeEvents(nt);
+      const a = runtimeEvents(etl),
+        b = runtimeEvents(nt);
       expect(a.length).toBeGreaterThan(3000);
       expect(b.length).toBe(a.length);
       for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) expect({ i, nettrace: b[i] }).toEqual({ i, nettrace: a[i] });
       // the same clock: times relative to the trace start and as dates
-      const first = nt.query({ provider: RUNTIME, order: "time" }).indices[0], firstEtl = etl.query({ provider: RUNTIME, order: "time" }).indices[0];
+      const first = nt.query({ provider: RUNTIME, order: "time" }).indices[0],
+        firstEtl = etl.query({ provider: RUNTIME, order: "time" }).indices[0];
       expect(nt.events.row(first).relativeMSec).toBe(etl.events.row(firstEtl).relativeMSec);
       expect(nt.events.row(first).filetime).toBe(etl.events.row(firstEtl).filetime);
 
       // samples: the .etl's non-idle kernel samples are the sample profiler's, with the same stacks
-      const sa = etlSamples(etl), sb = nettraceSamples(nt);
+      const sa = etlSamples(etl),
+        sb = nettraceSamples(nt);
       expect(sa.length).toBeGreaterThan(200);
       expect(sb).toEqual(sa);
-      const pe = cpuProfile(etl), pn = cpuProfile(nt);
+      const pe = cpuProfile(etl),
+        pn = cpuProfile(nt);
       expect(pe.samples.length).toBe(sa.length);
       let kernelSamples = 0;
       for (const r of etl.query({ provider: PERFINFO })) if (r.opcode === 46) kernelSamples++;
@@ -195,16 +206,24 @@ describe("generateNettrace against generateTrace: the same content in both forma
       expect(info.length).toBe(1);
       const pi = nt.events.row(info.indices[0]);
       expect(pi.name).toBe("Microsoft-DotNETCore-EventPipe/ProcessInfo");
-      expect(pi.fields).toEqual(version === 4
-        ? { CommandLine: GENERATED_PROCESS.commandLine }
-        : { CommandLine: GENERATED_PROCESS.commandLine, OSInformation: "Microsoft Windows 10.0.19045", ArchInformation: "X64" });
+      expect(pi.fields).toEqual(
+        version === 4
+          ? { CommandLine: GENERATED_PROCESS.commandLine }
+          : { CommandLine: GENERATED_PROCESS.commandLine, OSInformation: "Microsoft Windows 10.0.19045", ArchInformation: "X64" },
+      );
       expect(nt.processName(info.indices[0])).toBe("Contoso.Orders");
       const es = nt.query({ provider: "Etw.Wasm.Generator", order: "time" }).indices;
       expect(es.length).toBeGreaterThan(50);
-      const r1 = nt.events.row(es[0]).clone(), r2 = nt.events.row(es[1]).clone(), r3 = nt.events.row(es[2]).clone();
+      const r1 = nt.events.row(es[0]).clone(),
+        r2 = nt.events.row(es[1]).clone(),
+        r3 = nt.events.row(es[2]).clone();
       expect(r1.name).toBe("Etw.Wasm.Generator/Request/Start");
       expect(r1.fields).toEqual({
-        RequestId: 1, Bytes: 1_000_003n, Path: "/orders/{id}", CorrelationId: "00000001-a5a4-a7a6-a8a9-aaabacadaeaf", DurationMSec: 0.25,
+        RequestId: 1,
+        Bytes: 1_000_003n,
+        Path: "/orders/{id}",
+        CorrelationId: "00000001-a5a4-a7a6-a8a9-aaabacadaeaf",
+        DurationMSec: 0.25,
         ...(version === 4 ? {} : { StatusCodes: [201] }),
       });
       expect(r2.name).toBe("Etw.Wasm.Generator/Heartbeat");
@@ -221,20 +240,51 @@ describe("the conversion of an .etl record", () => {
     new DataView(frames.buffer).setUint32(8, 0x1234, true);
     new DataView(frames.buffer).setUint32(12, 0x5678, true);
     new DataView(frames.buffer).setUint32(16, 0x9abc, true);
-    const make = (id: number, ext: { type: number; data: Uint8Array }[], ts: number) => records.event({
-      headerType: 0x13, provider: "a669021c-c450-4609-a035-5af59af4df18", id, version: 1, level: 4, opcode: 0, task: 0, keywords: 8n,
-      pid: GENERATED_PROCESS.pid, tid: 77, ts: BigInt(ts), payload: Uint8Array.from([1, 2, 3, 4, 5]), ext,
-      activityId: "11111111-2222-3333-4444-555555555555",
-    });
+    const make = (id: number, ext: { type: number; data: Uint8Array }[], ts: number) =>
+      records.event({
+        headerType: 0x13,
+        provider: "a669021c-c450-4609-a035-5af59af4df18",
+        id,
+        version: 1,
+        level: 4,
+        opcode: 0,
+        task: 0,
+        keywords: 8n,
+        pid: GENERATED_PROCESS.pid,
+        tid: 77,
+        ts: BigInt(ts),
+        payload: Uint8Array.from([1, 2, 3, 4, 5]),
+        ext,
+        activityId: "11111111-2222-3333-4444-555555555555",
+      });
     const tap = (g as unknown as { record(proc: number, r: Uint8Array, ts: number): void }).record.bind(g);
     tap(1, make(150, [{ type: 5, data: frames }], 5000), 5000);
-    tap(2, records.event({ headerType: 0x13, provider: "00000000-0000-0000-0000-000000000001", id: 1, version: 0, level: 4, opcode: 0, task: 0, keywords: 0n, pid: 1, tid: 1, ts: 5001n, payload: new Uint8Array(0) }), 5001);
+    tap(
+      2,
+      records.event({
+        headerType: 0x13,
+        provider: "00000000-0000-0000-0000-000000000001",
+        id: 1,
+        version: 0,
+        level: 4,
+        opcode: 0,
+        task: 0,
+        keywords: 0n,
+        pid: 1,
+        tid: 1,
+        ts: 5001n,
+        payload: new Uint8Array(0),
+      }),
+      5001,
+    );
     const summary = g.run().summary();
     expect(summary.providers["Microsoft-Windows-DotNETRuntimeRundown"]).toBe(1);
     expect(summary.droppedRecords).toBeGreaterThan(0);
     const f = readNettrace(g.file());
     expect(f.warnings).toEqual([]);
-    const i = Array.from({ length: f.events.length }, (_, k) => k).find((k) => f.metadata[f.events.metadata[k]].providerName === "Microsoft-Windows-DotNETRuntimeRundown")!;
+    const i = Array.from({ length: f.events.length }, (_, k) => k).find(
+      (k) => f.metadata[f.events.metadata[k]].providerName === "Microsoft-Windows-DotNETRuntimeRundown",
+    )!;
     expect(f.metadata[f.events.metadata[i]]).toMatchObject({ eventId: 150, version: 1, level: 4, keywords: 8n, eventName: "", fields: [] });
     expect(Array.from(stackFrames(f, f.events.stack[i]))).toEqual([0x1234n, 0x5678n, 0x9abcn]);
     expect(hex(g.file().subarray(f.events.payloadOffset[i], f.events.payloadOffset[i] + f.events.payloadLength[i]))).toBe("0102030405");
@@ -289,17 +339,67 @@ describe("NettraceWriter", () => {
   for (const version of [4, 5, 6] as const) {
     for (const compressedHeaders of [true, false]) {
       it(`V${version}${compressedHeaders ? "" : " uncompressed"}: activities, threads, stacks across sequence points, sorted flags, time steps back`, () => {
-        const w = new NettraceWriter({ version, compressedHeaders, processId: 77, syncTimeQpc: 100n, qpcFrequency: 1_000_000n, syncTimeUtc: new Date(Date.UTC(2024, 2, 5, 14, 10, 20, 456)) });
-        const fields = [{ name: "n", typeCode: 9 }, { name: "o", typeCode: 1, fields: [{ name: "x", typeCode: 7 }, { name: "s", typeCode: 18 }] }];
-        const m1 = w.defineEvent({ providerName: "P", eventId: 5, eventName: "Five", version: 2, level: 3, keywords: 0xf0n, opcode: version === 4 ? undefined : 9, fields });
+        const w = new NettraceWriter({
+          version,
+          compressedHeaders,
+          processId: 77,
+          syncTimeQpc: 100n,
+          qpcFrequency: 1_000_000n,
+          syncTimeUtc: new Date(Date.UTC(2024, 2, 5, 14, 10, 20, 456)),
+        });
+        const fields = [
+          { name: "n", typeCode: 9 },
+          {
+            name: "o",
+            typeCode: 1,
+            fields: [
+              { name: "x", typeCode: 7 },
+              { name: "s", typeCode: 18 },
+            ],
+          },
+        ];
+        const m1 = w.defineEvent({
+          providerName: "P",
+          eventId: 5,
+          eventName: "Five",
+          version: 2,
+          level: 3,
+          keywords: 0xf0n,
+          opcode: version === 4 ? undefined : 9,
+          fields,
+        });
         const m2 = w.defineEvent({ providerName: "Q", eventId: 6 });
-        if (version === 4) expect(() => w.defineEvent({ providerName: "P", eventId: 7, fields: [{ name: "a", typeCode: 19, elementType: { typeCode: 9 } }] })).toThrow(/arrays/);
+        if (version === 4)
+          expect(() => w.defineEvent({ providerName: "P", eventId: 7, fields: [{ name: "a", typeCode: 19, elementType: { typeCode: 9 } }] })).toThrow(/arrays/);
         const payload = Uint8Array.from([42, 0, 0, 0, 3, 0, 0x68, 0, 0x69, 0, 0, 0]);
-        const s1 = stack(0x1111, 0x2222), s2 = stack(0x3333);
-        const e = { metadataId: m1, timestamp: 1000, threadId: 10, captureThreadId: 10, processor: 2, payload, stack: s1 as Uint8Array | null, activityId: A as Uint8Array | null, relatedActivityId: null as Uint8Array | null, sorted: false };
+        const s1 = stack(0x1111, 0x2222),
+          s2 = stack(0x3333);
+        const e = {
+          metadataId: m1,
+          timestamp: 1000,
+          threadId: 10,
+          captureThreadId: 10,
+          processor: 2,
+          payload,
+          stack: s1 as Uint8Array | null,
+          activityId: A as Uint8Array | null,
+          relatedActivityId: null as Uint8Array | null,
+          sorted: false,
+        };
         w.writeEvent(e);
         w.writeEvent({ ...e, timestamp: 990, stack: s1, activityId: A, relatedActivityId: B }); // a step back in time
-        w.writeEvent({ ...e, metadataId: m2, threadId: 11, captureThreadId: 12, processor: -1, timestamp: 1100, stack: s2, activityId: null, sorted: true, payload: new Uint8Array(0) });
+        w.writeEvent({
+          ...e,
+          metadataId: m2,
+          threadId: 11,
+          captureThreadId: 12,
+          processor: -1,
+          timestamp: 1100,
+          stack: s2,
+          activityId: null,
+          sorted: true,
+          payload: new Uint8Array(0),
+        });
         w.sequencePoint();
         w.writeEvent({ ...e, timestamp: 1200, stack: s2, activityId: null });
         const bytes = w.finish();
@@ -312,7 +412,15 @@ describe("NettraceWriter", () => {
         expect(f.header.processId).toBe(77);
         expect(f.header.syncTimeUtc).toMatchObject({ year: 2024, month: 3, day: 5, dayOfWeek: 2, hour: 14, minute: 10, second: 20, millisecond: 456 });
         const m = f.metadata[0];
-        expect({ ...m, offset: 0, length: 0 }).toMatchObject({ providerName: "P", eventId: 5, eventName: "Five", version: 2, level: 3, keywords: 0xf0n, fields });
+        expect({ ...m, offset: 0, length: 0 }).toMatchObject({
+          providerName: "P",
+          eventId: 5,
+          eventName: "Five",
+          version: 2,
+          level: 3,
+          keywords: 0xf0n,
+          fields,
+        });
         if (version !== 4) expect(m.opcode).toBe(9);
         const ev = f.events;
         expect(ev.length).toBe(4);
@@ -336,7 +444,11 @@ describe("NettraceWriter", () => {
         expect(f.sequencePoints.length).toBe(1);
         expect(f.sequencePoints.timestamp[0]).toBe(1100n);
         if (version === 6) {
-          expect(f.threads.map((t) => [t.osThreadId, t.osProcessId])).toEqual([[10n, undefined], [12n, undefined], [11n, undefined]]);
+          expect(f.threads.map((t) => [t.osThreadId, t.osProcessId])).toEqual([
+            [10n, undefined],
+            [12n, undefined],
+            [11n, undefined],
+          ]);
           expect(f.labelLists.length).toBe(2);
         }
       });
@@ -346,7 +458,14 @@ describe("NettraceWriter", () => {
   it("blocks of the size asked for, each in the runtime's order, padded to 4-byte offsets in V4", () => {
     for (const version of [5, 6] as const) {
       const chunks: Uint8Array[] = [];
-      const w = new NettraceWriter({ version, blockBytes: 2000, sequencePointBytes: 20_000, onChunk: (c) => chunks.push(c.slice()), reuseChunks: true, chunkBytes: 4096 });
+      const w = new NettraceWriter({
+        version,
+        blockBytes: 2000,
+        sequencePointBytes: 20_000,
+        onChunk: (c) => chunks.push(c.slice()),
+        reuseChunks: true,
+        chunkBytes: 4096,
+      });
       const id = w.defineEvent({ providerName: "P", eventId: 1 });
       const payload = new Uint8Array(37).fill(7);
       for (let k = 0; k < 2000; k++) {
@@ -365,7 +484,8 @@ describe("NettraceWriter", () => {
       expect(f.sequencePoints.length).toBeGreaterThan(3);
       const epochOf = (i: number) => f.sequencePoints.offset.filter((o) => o < f.events.blockOffset[i]).length;
       const seen = new Set<string>();
-      for (let i = 0; i < f.events.length; i++) seen.add(`${epochOf(i)}:${hex(bytes.subarray(f.stacks.offset[f.events.stack[i]], f.stacks.offset[f.events.stack[i]] + 8))}`);
+      for (let i = 0; i < f.events.length; i++)
+        seen.add(`${epochOf(i)}:${hex(bytes.subarray(f.stacks.offset[f.events.stack[i]], f.stacks.offset[f.events.stack[i]] + 8))}`);
       expect(f.stacks.length).toBe(seen.size);
       const ids = Array.from(f.stacks.stackId);
       expect(ids.filter((x) => x === 1).length).toBe(f.sequencePoints.length + 1);
@@ -409,7 +529,8 @@ describe("threadBlocks: each capture thread's events in blocks of their own, as 
       // every event block holds one capture thread's events, and several threads write
       const threadOfBlock = new Map<number, bigint>();
       for (let i = 0; i < f.events.length; i++) {
-        const b = f.events.blockOffset[i], c = f.events.captureThreadId[i];
+        const b = f.events.blockOffset[i],
+          c = f.events.captureThreadId[i];
         if (!threadOfBlock.has(b)) threadOfBlock.set(b, c);
         else expect(threadOfBlock.get(b)).toBe(c);
       }
@@ -423,7 +544,9 @@ describe("threadBlocks: each capture thread's events in blocks of their own, as 
         const got = await openTrace(merged, { engine });
         expect(got.events.length).toBe(want.events.length);
         for (const k of ["timestamp", "tid", "pid", "processor", "eventType", "payloadLength"] as const) {
-          expect(Array.from(got.events.columns[k] as ArrayLike<number | bigint>), `${engine} ${k}`).toEqual(Array.from(want.events.columns[k] as ArrayLike<number | bigint>));
+          expect(Array.from(got.events.columns[k] as ArrayLike<number | bigint>), `${engine} ${k}`).toEqual(
+            Array.from(want.events.columns[k] as ArrayLike<number | bigint>),
+          );
         }
         const rows = (t: Trace) => {
           const out: string[] = [];
@@ -442,7 +565,11 @@ describe("threadBlocks: each capture thread's events in blocks of their own, as 
 
 describe("etw-wasm generate OUT.nettrace", () => {
   it("writes a .nettrace of about --size that the CLI reads, in each version", () => {
-    for (const [args, version] of [[[], 5], [["--nettrace-version", "4"], 4], [["--format", "nettrace", "--nettrace-version", "6"], 6]] as const) {
+    for (const [args, version] of [
+      [[], 5],
+      [["--nettrace-version", "4"], 4],
+      [["--format", "nettrace", "--nettrace-version", "6"], 6],
+    ] as const) {
       const out = join(dir, args[0] === "--format" ? "g.trace" : `g${version}.nettrace`);
       const g = cli("generate", out, "--size", "400KB", "--samples", "--seed", "5", ...args);
       expect(g.status, g.stderr).toBe(0);

@@ -9,7 +9,12 @@ import { join } from "node:path";
 import { createHash } from "node:crypto";
 import { openTrace } from "../dist/bindings/index.js";
 import {
-  generateTrace, generateTraceChunks, traceChunks, TraceGenerator, type GenerateOptions, type GenerateSummary,
+  generateTrace,
+  generateTraceChunks,
+  traceChunks,
+  TraceGenerator,
+  type GenerateOptions,
+  type GenerateSummary,
 } from "../dist/bindings/generator/generate.js";
 import { generateTraceFile, writeTraceFile } from "../dist/bindings/generator/generate-file.js";
 import { xpressBound, xpressCompress, xpressCompressInto } from "../dist/bindings/generator/xpress-compress.js";

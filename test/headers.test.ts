@@ -22,8 +22,17 @@ function expectPayload(row: EventRow, want: Uint8Array) {
 for (const compress of [false, true]) {
   for (const pointerSize of [8, 4] as const) {
     describe(`synthetic trace (${compress ? "compressed" : "plain"}, ${pointerSize * 8}-bit logfile header)`, async () => {
-      const w = new EtlWriter({ compress, pointerSize, bufferSize: 4096, numberOfProcessors: 3, perfFreq: 3_000_000n,
-        startTime: 132000000000000000n, loggerName: "synthetic", logFileName: "D:\\s.etl", anchor: 5000n });
+      const w = new EtlWriter({
+        compress,
+        pointerSize,
+        bufferSize: 4096,
+        numberOfProcessors: 3,
+        perfFreq: 3_000_000n,
+        startTime: 132000000000000000n,
+        loggerName: "synthetic",
+        logFileName: "D:\\s.etl",
+        anchor: 5000n,
+      });
       const written: { ts: bigint; check: (r: EventRow) => void }[] = [];
       let ts = 5000n;
       const next = () => (ts += 7n);
@@ -35,54 +44,75 @@ for (const compress of [false, true]) {
         const pmc = ht === 0x11 ? [1n, 2n] : undefined;
         const pebs = ht === 0x10 || ht === 0x11 ? 0x1234n : undefined;
         w.system(ht % 3, { headerType: ht, hookId: 0x0301, version: 3, pid: 100 + ht, tid: 200 + ht, ts: t, payload: p, pebs, pmc });
-        written.push({ ts: t, check: (r) => {
-          expect(r.headerType).toBe(ht);
-          expect(r.providerGuid).toBe(PROCESS);
-          expect(r.group).toBe(3);
-          expect(r.opcode).toBe(1);
-          expect(r.version).toBe(3);
-          expect(r.eventId).toBe(0);
-          expect(r.pointerSize).toBe([0x01, 0x03, 0x10].includes(ht) ? 4 : 8);
-          if (ht >= 0x10) {
-            expect(r.pid).toBeNull();
-            expect(r.tid).toBeNull();
-          } else {
-            expect(r.pid).toBe(100 + ht);
-            expect(r.tid).toBe(200 + ht);
-          }
-          expectPayload(r, p);
-        } });
+        written.push({
+          ts: t,
+          check: (r) => {
+            expect(r.headerType).toBe(ht);
+            expect(r.providerGuid).toBe(PROCESS);
+            expect(r.group).toBe(3);
+            expect(r.opcode).toBe(1);
+            expect(r.version).toBe(3);
+            expect(r.eventId).toBe(0);
+            expect(r.pointerSize).toBe([0x01, 0x03, 0x10].includes(ht) ? 4 : 8);
+            if (ht >= 0x10) {
+              expect(r.pid).toBeNull();
+              expect(r.tid).toBeNull();
+            } else {
+              expect(r.pid).toBe(100 + ht);
+              expect(r.tid).toBe(200 + ht);
+            }
+            expectPayload(r, p);
+          },
+        });
       }
       // HookId 0x030A is Image Load
       {
         const t = next();
         w.system(0, { headerType: 0x02, hookId: 0x030a, version: 3, pid: 1, tid: 2, ts: t, payload: payload(8) });
-        written.push({ ts: t, check: (r) => {
-          expect(r.providerGuid).toBe(IMAGE);
-          expect(r.group).toBe(3);
-          expect(r.opcode).toBe(10);
-        } });
+        written.push({
+          ts: t,
+          check: (r) => {
+            expect(r.providerGuid).toBe(IMAGE);
+            expect(r.group).toBe(3);
+            expect(r.opcode).toBe(10);
+          },
+        });
       }
       // classic and instance headers
       for (const ht of [0x0a, 0x14, 0x0b, 0x15] as const) {
         const t = next();
         const p = payload(33, ht);
-        w.classic(1, { headerType: ht, guid: MY, opcode: 40 + ht, level: 3, version: 2, pid: 7, tid: 8, ts: t, payload: p,
-          instanceId: 5, parentInstanceId: 6, parentGuid: RELATED });
-        written.push({ ts: t, check: (r) => {
-          expect(r.headerType).toBe(ht);
-          expect(r.providerGuid).toBe(MY);
-          expect(r.opcode).toBe(40 + ht);
-          expect(r.level).toBe(3);
-          expect(r.version).toBe(2);
-          expect([r.pid, r.tid]).toEqual([7, 8]);
-          expect(r.pointerSize).toBe(ht === 0x0a || ht === 0x0b ? 4 : 8);
-          expectPayload(r, p);
-          if (ht === 0x0b || ht === 0x15) {
-            const rec = r.record;
-            expect(new DataView(rec.buffer, rec.byteOffset).getUint32(0x30, true)).toBe(5);
-          }
-        } });
+        w.classic(1, {
+          headerType: ht,
+          guid: MY,
+          opcode: 40 + ht,
+          level: 3,
+          version: 2,
+          pid: 7,
+          tid: 8,
+          ts: t,
+          payload: p,
+          instanceId: 5,
+          parentInstanceId: 6,
+          parentGuid: RELATED,
+        });
+        written.push({
+          ts: t,
+          check: (r) => {
+            expect(r.headerType).toBe(ht);
+            expect(r.providerGuid).toBe(MY);
+            expect(r.opcode).toBe(40 + ht);
+            expect(r.level).toBe(3);
+            expect(r.version).toBe(2);
+            expect([r.pid, r.tid]).toEqual([7, 8]);
+            expect(r.pointerSize).toBe(ht === 0x0a || ht === 0x0b ? 4 : 8);
+            expectPayload(r, p);
+            if (ht === 0x0b || ht === 0x15) {
+              const rec = r.record;
+              expect(new DataView(rec.buffer, rec.byteOffset).getUint32(0x30, true)).toBe(5);
+            }
+          },
+        });
       }
       // EVENT_HEADER with extended items: related activity, stacks, TraceLogging schema, provider traits
       for (const ht of [0x12, 0x13] as const) {
@@ -90,7 +120,10 @@ for (const compress of [false, true]) {
         const p = payload(41, ht);
         const stack64 = new PayloadBuilder().u64(77n).u64(0x7ff812345678n).u64(0x7ff8abcdef00n).build();
         const stack32 = new PayloadBuilder().u64(78n).u32(0x401000).u32(0x402000).u32(0x403000).build();
-        const traits = new PayloadBuilder().u16(2 + 7 + 1).ansiz("MyProv!").build();
+        const traits = new PayloadBuilder()
+          .u16(2 + 7 + 1)
+          .ansiz("MyProv!")
+          .build();
         traits[0] = traits.length;
         const schema = new PayloadBuilder().u16(0).u8(0).ansiz("Evt").ansiz("f").u8(8).build();
         const ext = [
@@ -99,67 +132,137 @@ for (const compress of [false, true]) {
           { type: 11, data: schema },
           { type: 12, data: traits },
         ];
-        w.event(2, { headerType: ht, provider: CLR, id: 80, version: 1, channel: 11, level: 2, opcode: 1, task: 7,
-          keywords: 0x8000000200008000n, pid: 30, tid: 31, ts: t, activityId: ACTIVITY, ext, payload: p });
-        written.push({ ts: t, check: (r) => {
-          expect(r.headerType).toBe(ht);
-          expect(r.providerGuid).toBe(CLR);
-          expect(r.providerName).toBe("Microsoft-Windows-DotNETRuntime");
-          expect([r.eventId, r.version, r.channel, r.level, r.opcode, r.task]).toEqual([80, 1, 11, 2, 1, 7]);
-          expect(r.keywords).toBe(0x8000000200008000n);
-          expect([r.pid, r.tid]).toEqual([30, 31]);
-          expect(r.headerFlags).toBe(1);
-          expect(r.extTypes).toEqual([1, ht === 0x12 ? 5 : 6, 11, 12]);
-          expect(r.activityId).toBe(ACTIVITY);
-          expect(r.relatedActivityId).toBe(RELATED);
-          expect(r.stack).toEqual(ht === 0x12 ? [0x401000n, 0x402000n, 0x403000n] : [0x7ff812345678n, 0x7ff8abcdef00n]);
-          expect(r.pointerSize).toBe(ht === 0x12 ? 4 : 8);
-          expectPayload(r, p);
-        } });
+        w.event(2, {
+          headerType: ht,
+          provider: CLR,
+          id: 80,
+          version: 1,
+          channel: 11,
+          level: 2,
+          opcode: 1,
+          task: 7,
+          keywords: 0x8000000200008000n,
+          pid: 30,
+          tid: 31,
+          ts: t,
+          activityId: ACTIVITY,
+          ext,
+          payload: p,
+        });
+        written.push({
+          ts: t,
+          check: (r) => {
+            expect(r.headerType).toBe(ht);
+            expect(r.providerGuid).toBe(CLR);
+            expect(r.providerName).toBe("Microsoft-Windows-DotNETRuntime");
+            expect([r.eventId, r.version, r.channel, r.level, r.opcode, r.task]).toEqual([80, 1, 11, 2, 1, 7]);
+            expect(r.keywords).toBe(0x8000000200008000n);
+            expect([r.pid, r.tid]).toEqual([30, 31]);
+            expect(r.headerFlags).toBe(1);
+            expect(r.extTypes).toEqual([1, ht === 0x12 ? 5 : 6, 11, 12]);
+            expect(r.activityId).toBe(ACTIVITY);
+            expect(r.relatedActivityId).toBe(RELATED);
+            expect(r.stack).toEqual(ht === 0x12 ? [0x401000n, 0x402000n, 0x403000n] : [0x7ff812345678n, 0x7ff8abcdef00n]);
+            expect(r.pointerSize).toBe(ht === 0x12 ? 4 : 8);
+            expectPayload(r, p);
+          },
+        });
       }
       // EVENT_HEADER without items, empty payload
       {
         const t = next();
-        w.event(0, { headerType: 0x13, provider: MY, id: 65535, version: 255, level: 5, opcode: 255, task: 65535,
-          keywords: 0xffffffffffffffffn, pid: 0, tid: 0, ts: t, payload: new Uint8Array(0) });
-        written.push({ ts: t, check: (r) => {
-          expect([r.eventId, r.version, r.opcode, r.task]).toEqual([65535, 255, 255, 65535]);
-          expect(r.keywords).toBe(0xffffffffffffffffn);
-          expect(r.extTypes).toEqual([]);
-          expect(r.payloadLength).toBe(0);
-          expect(r.relatedActivityId).toBeNull();
-        } });
+        w.event(0, {
+          headerType: 0x13,
+          provider: MY,
+          id: 65535,
+          version: 255,
+          level: 5,
+          opcode: 255,
+          task: 65535,
+          keywords: 0xffffffffffffffffn,
+          pid: 0,
+          tid: 0,
+          ts: t,
+          payload: new Uint8Array(0),
+        });
+        written.push({
+          ts: t,
+          check: (r) => {
+            expect([r.eventId, r.version, r.opcode, r.task]).toEqual([65535, 255, 255, 65535]);
+            expect(r.keywords).toBe(0xffffffffffffffffn);
+            expect(r.extTypes).toEqual([]);
+            expect(r.payloadLength).toBe(0);
+            expect(r.relatedActivityId).toBeNull();
+          },
+        });
       }
       // WPP messages: all optional fields, GUID + timestamp + system info, component id, none
-      const messages: [number, number][] = [[0x01 | 0x02 | 0x08 | 0x20 | 0x80, 1], [0x02 | 0x08 | 0x20 | 0x40, 2], [0x04 | 0x08, 3], [0, 4]];
+      const messages: [number, number][] = [
+        [0x01 | 0x02 | 0x08 | 0x20 | 0x80, 1],
+        [0x02 | 0x08 | 0x20 | 0x40, 2],
+        [0x04 | 0x08, 3],
+        [0, 4],
+      ];
       for (const [flags, n] of messages) {
         const t = next();
         const p = payload(12, n);
         const hasTs = (flags & 0x08) !== 0;
-        w.message(1, { messageNumber: 40 + n, optionFlags: flags, sequence: 9, guid: MY, componentId: 12, ts: hasTs ? t : undefined, pid: 55, tid: 56, payload: p });
-        written.push({ ts: hasTs ? t : -1n, check: (r) => {
-          expect(r.headerType).toBe(0x0f);
-          expect(r.eventId).toBe(40 + n);
-          expect(r.headerFlags).toBe(flags);
-          expect(r.providerGuid).toBe(flags & 0x02 ? MY : "00000000-0000-0000-0000-000000000000");
-          if (flags & 0x20) expect([r.pid, r.tid]).toEqual([55, 56]);
-          else expect(r.pid).toBeNull();
-          if (hasTs) expect(r.timestamp).toBe(t);
-          else expect(r.status & 0x4000).toBe(0x4000);
-          expect(r.pointerSize).toBe(flags & 0x40 ? 4 : flags & 0x80 ? 8 : pointerSize);
-          expectPayload(r, p);
-        } });
+        w.message(1, {
+          messageNumber: 40 + n,
+          optionFlags: flags,
+          sequence: 9,
+          guid: MY,
+          componentId: 12,
+          ts: hasTs ? t : undefined,
+          pid: 55,
+          tid: 56,
+          payload: p,
+        });
+        written.push({
+          ts: hasTs ? t : -1n,
+          check: (r) => {
+            expect(r.headerType).toBe(0x0f);
+            expect(r.eventId).toBe(40 + n);
+            expect(r.headerFlags).toBe(flags);
+            expect(r.providerGuid).toBe(flags & 0x02 ? MY : "00000000-0000-0000-0000-000000000000");
+            if (flags & 0x20) expect([r.pid, r.tid]).toEqual([55, 56]);
+            else expect(r.pid).toBeNull();
+            if (hasTs) expect(r.timestamp).toBe(t);
+            else expect(r.status & 0x4000).toBe(0x4000);
+            expect(r.pointerSize).toBe(flags & 0x40 ? 4 : flags & 0x80 ? 8 : pointerSize);
+            expectPayload(r, p);
+          },
+        });
       }
       // many events on three processors, forcing several buffers each
       for (let k = 0; k < 600; k++) {
         const t = next();
-        const p = new PayloadBuilder().u32(k).utf16z("event " + k).build();
-        w.event(k % 3, { headerType: 0x13, provider: CLR, id: 1, version: 2, level: 4, opcode: 1, task: 1, keywords: 1n, pid: 9, tid: 10 + (k % 3), ts: t, payload: p });
-        written.push({ ts: t, check: (r) => {
-          expect(r.processor).toBe(k % 3);
-          expect(r.tid).toBe(10 + (k % 3));
-          expectPayload(r, p);
-        } });
+        const p = new PayloadBuilder()
+          .u32(k)
+          .utf16z("event " + k)
+          .build();
+        w.event(k % 3, {
+          headerType: 0x13,
+          provider: CLR,
+          id: 1,
+          version: 2,
+          level: 4,
+          opcode: 1,
+          task: 1,
+          keywords: 1n,
+          pid: 9,
+          tid: 10 + (k % 3),
+          ts: t,
+          payload: p,
+        });
+        written.push({
+          ts: t,
+          check: (r) => {
+            expect(r.processor).toBe(k % 3);
+            expect(r.tid).toBe(10 + (k % 3));
+            expectPayload(r, p);
+          },
+        });
       }
       const file = w.finish();
       const trace = await openTrace(file);
@@ -239,10 +342,36 @@ for (const compress of [false, true]) {
 describe("records the writer cannot express", () => {
   it("keeps an unknown header type as an opaque record", async () => {
     const w = new EtlWriter({});
-    const rec = records.event({ headerType: 0x13, provider: MY, id: 1, version: 0, level: 4, opcode: 0, task: 0, keywords: 0n, pid: 1, tid: 2, ts: 6000n, payload: bytesOf(1, 2, 3) });
+    const rec = records.event({
+      headerType: 0x13,
+      provider: MY,
+      id: 1,
+      version: 0,
+      level: 4,
+      opcode: 0,
+      task: 0,
+      keywords: 0n,
+      pid: 1,
+      tid: 2,
+      ts: 6000n,
+      payload: bytesOf(1, 2, 3),
+    });
     rec[2] = 0x0d; // ERROR header type: layout unknown, Size at offset 0
     w.raw(0, rec, 6000n);
-    w.event(0, { headerType: 0x13, provider: MY, id: 2, version: 0, level: 4, opcode: 0, task: 0, keywords: 0n, pid: 1, tid: 2, ts: 6001n, payload: bytesOf(9) });
+    w.event(0, {
+      headerType: 0x13,
+      provider: MY,
+      id: 2,
+      version: 0,
+      level: 4,
+      opcode: 0,
+      task: 0,
+      keywords: 0n,
+      pid: 1,
+      tid: 2,
+      ts: 6001n,
+      payload: bytesOf(9),
+    });
     const t = await openTrace(w.finish());
     expect(t.events.length).toBe(3);
     const opaque = t.events.row(1);
@@ -256,8 +385,21 @@ describe("records the writer cannot express", () => {
 
   it("flags extended items that overrun their record and keeps the rest as user data", async () => {
     const w = new EtlWriter({});
-    const rec = records.event({ headerType: 0x13, provider: MY, id: 1, version: 0, level: 4, opcode: 0, task: 0, keywords: 0n, pid: 1, tid: 2, ts: 6000n,
-      ext: [{ type: 1, data: new Uint8Array(16) }], payload: new Uint8Array(8) });
+    const rec = records.event({
+      headerType: 0x13,
+      provider: MY,
+      id: 1,
+      version: 0,
+      level: 4,
+      opcode: 0,
+      task: 0,
+      keywords: 0n,
+      pid: 1,
+      tid: 2,
+      ts: 6000n,
+      ext: [{ type: 1, data: new Uint8Array(16) }],
+      payload: new Uint8Array(8),
+    });
     new DataView(rec.buffer).setUint16(0x50 + 6, 500, true); // item data size past the record
     w.raw(0, rec, 6000n);
     const t = await openTrace(w.finish());

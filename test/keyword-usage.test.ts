@@ -57,8 +57,18 @@ describe("KeywordUsageCounter", () => {
     for (let k = 0; k < C.MAX_EVENT_TYPES + 200; k++) {
       const p = k >= C.MAX_EVENT_TYPES ? k % 2 : 0;
       w.event(0, {
-        headerType: 0x13, provider: providers[p], id: k & 0xffff, version: 1, level: 1 + (k % 5), opcode: k >>> 16, task: 0,
-        keywords: 1n << BigInt(k % 40), pid: 1, tid: 2, ts: ts++, payload: new Uint8Array(0),
+        headerType: 0x13,
+        provider: providers[p],
+        id: k & 0xffff,
+        version: 1,
+        level: 1 + (k % 5),
+        opcode: k >>> 16,
+        task: 0,
+        keywords: 1n << BigInt(k % 40),
+        pid: 1,
+        tid: 2,
+        ts: ts++,
+        payload: new Uint8Array(0),
       });
     }
     const t = await openTrace(w.finish());

@@ -34,12 +34,38 @@ const EVENTPIPE = "92f528a6-f5b8-5160-a7ee-b33da7739e29"; // Microsoft-DotNETCor
 
 /** The runtime provider's keyword masks, as ClrEtwAll.man gives them (used where the corpus is not needed). */
 const RUNTIME_MASKS: Record<string, bigint> = {
-  GC: 0x1n, GCHandle: 0x2n, AssemblyLoader: 0x4n, Loader: 0x8n, Jit: 0x10n, NGen: 0x20n, StartEnumeration: 0x40n, EndEnumeration: 0x80n,
-  Security: 0x400n, AppDomainResourceManagement: 0x800n, JitTracing: 0x1000n, Interop: 0x2000n, Contention: 0x4000n, Exception: 0x8000n,
-  Threading: 0x10000n, JittedMethodILToNativeMap: 0x20000n, OverrideAndSuppressNGenEvents: 0x40000n, Type: 0x80000n, GCHeapDump: 0x100000n,
-  GCSampledObjectAllocationHigh: 0x200000n, GCHeapSurvivalAndMovement: 0x400000n, ManagedHeapCollect: 0x800000n, GCHeapAndTypeNames: 0x1000000n,
-  GCSampledObjectAllocationLow: 0x2000000n, PerfTrack: 0x20000000n, Stack: 0x40000000n, ThreadTransfer: 0x80000000n, Debugger: 0x100000000n,
-  Monitoring: 0x200000000n, CodeSymbols: 0x400000000n, EventSource: 0x800000000n, Compilation: 0x1000000000n,
+  GC: 0x1n,
+  GCHandle: 0x2n,
+  AssemblyLoader: 0x4n,
+  Loader: 0x8n,
+  Jit: 0x10n,
+  NGen: 0x20n,
+  StartEnumeration: 0x40n,
+  EndEnumeration: 0x80n,
+  Security: 0x400n,
+  AppDomainResourceManagement: 0x800n,
+  JitTracing: 0x1000n,
+  Interop: 0x2000n,
+  Contention: 0x4000n,
+  Exception: 0x8000n,
+  Threading: 0x10000n,
+  JittedMethodILToNativeMap: 0x20000n,
+  OverrideAndSuppressNGenEvents: 0x40000n,
+  Type: 0x80000n,
+  GCHeapDump: 0x100000n,
+  GCSampledObjectAllocationHigh: 0x200000n,
+  GCHeapSurvivalAndMovement: 0x400000n,
+  ManagedHeapCollect: 0x800000n,
+  GCHeapAndTypeNames: 0x1000000n,
+  GCSampledObjectAllocationLow: 0x2000000n,
+  PerfTrack: 0x20000000n,
+  Stack: 0x40000000n,
+  ThreadTransfer: 0x80000000n,
+  Debugger: 0x100000000n,
+  Monitoring: 0x200000000n,
+  CodeSymbols: 0x400000000n,
+  EventSource: 0x800000000n,
+  Compilation: 0x1000000000n,
 };
 const LEVELS = ["LogAlways", "Critical", "Error", "Warning", "Informational", "Verbose"];
 
@@ -137,47 +163,50 @@ describe("keyword and level names", () => {
     expect(checked).toBeGreaterThan(100);
   });
 
-  it.skipIf(!HAVE_CORPUS || !HAVE_MANIFEST)("rows of net.4.5.2.x64 (runtime, rundown and other providers) name their keywords and levels from the manifest", async () => {
-    const man = manifestKeywords();
-    const byGuid = new Map([...man.values()].map((p) => [p.guid, p.keywords]));
-    const t = await openTrace(readFileSync(etlPath("net.4.5.2.x64.etl")));
-    const seen = new Map<string, string[]>();
-    for (const row of t.events) {
-      expect(row.levelName).toBe(LEVELS[row.level] ?? `Level(${row.level})`);
-      const keywords = byGuid.get(row.providerGuid);
-      const names = row.keywordNames;
-      if (keywords) {
-        // the names' masks (from the manifest) OR-ed give the row's keywords, each bit once
-        let or = 0n;
-        for (const n of names) {
-          const m = maskOf(keywords, n) ?? (n.startsWith("0x") ? BigInt(n) : undefined);
-          expect(m, `${row.providerName} ${n}`).toBeDefined();
-          expect(or & m!).toBe(0n);
-          or |= m!;
+  it.skipIf(!HAVE_CORPUS || !HAVE_MANIFEST)(
+    "rows of net.4.5.2.x64 (runtime, rundown and other providers) name their keywords and levels from the manifest",
+    async () => {
+      const man = manifestKeywords();
+      const byGuid = new Map([...man.values()].map((p) => [p.guid, p.keywords]));
+      const t = await openTrace(readFileSync(etlPath("net.4.5.2.x64.etl")));
+      const seen = new Map<string, string[]>();
+      for (const row of t.events) {
+        expect(row.levelName).toBe(LEVELS[row.level] ?? `Level(${row.level})`);
+        const keywords = byGuid.get(row.providerGuid);
+        const names = row.keywordNames;
+        if (keywords) {
+          // the names' masks (from the manifest) OR-ed give the row's keywords, each bit once
+          let or = 0n;
+          for (const n of names) {
+            const m = maskOf(keywords, n) ?? (n.startsWith("0x") ? BigInt(n) : undefined);
+            expect(m, `${row.providerName} ${n}`).toBeDefined();
+            expect(or & m!).toBe(0n);
+            or |= m!;
+          }
+          expect(or).toBe(row.keywords);
+          seen.set(`${row.providerName} 0x${row.keywords.toString(16)}`, names);
+        } else {
+          // other providers: one hex name per bit
+          expect(names.map((n) => BigInt(n)).reduce((a, b) => a | b, 0n)).toBe(row.keywords);
+          for (const n of names) expect(BigInt(n) & (BigInt(n) - 1n)).toBe(0n);
         }
-        expect(or).toBe(row.keywords);
-        seen.set(`${row.providerName} 0x${row.keywords.toString(16)}`, names);
-      } else {
-        // other providers: one hex name per bit
-        expect(names.map((n) => BigInt(n)).reduce((a, b) => a | b, 0n)).toBe(row.keywords);
-        for (const n of names) expect(BigInt(n) & (BigInt(n) - 1n)).toBe(0n);
       }
-    }
-    // the combinations this trace holds, by hand from the manifest's masks
-    expect(seen.get("Microsoft-Windows-DotNETRuntime 0x40000000")).toEqual(["Stack"]);
-    expect(seen.get("Microsoft-Windows-DotNETRuntime 0x30")).toEqual(["Jit", "NGen"]);
-    expect(seen.get("Microsoft-Windows-DotNETRuntime 0x20000008")).toEqual(["Loader", "PerfTrack"]);
-    expect(seen.get("Microsoft-Windows-DotNETRuntime 0x10800")).toEqual(["AppDomainResourceManagement", "Threading"]);
-    expect(seen.get("Microsoft-Windows-DotNETRuntimeRundown 0x30")).toEqual(["Jit", "NGen"]);
-    expect(seen.get("Microsoft-Windows-DotNETRuntimeRundown 0x20038")).toEqual(["Loader", "Jit", "NGen", "JittedMethodILToNativeMap"]);
-    expect(seen.get("Microsoft-Windows-DotNETRuntimePrivate 0x8")).toEqual(["PrivateFusion"]);
-    // an EventSource's bit 63 and a kernel record
-    const es = t.query({ provider: "edd08927-9cc4-4e65-b970-c2560fb5c289" });
-    expect([...es][0].keywordNames).toEqual(["0x80", "0x20", "0x8000000000000000"].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1)));
-    const kernel = [...t.query({ provider: K_PROCESS })];
-    expect(kernel.length).toBeGreaterThan(0);
-    expect(kernel[0].keywordNames).toEqual([]);
-  });
+      // the combinations this trace holds, by hand from the manifest's masks
+      expect(seen.get("Microsoft-Windows-DotNETRuntime 0x40000000")).toEqual(["Stack"]);
+      expect(seen.get("Microsoft-Windows-DotNETRuntime 0x30")).toEqual(["Jit", "NGen"]);
+      expect(seen.get("Microsoft-Windows-DotNETRuntime 0x20000008")).toEqual(["Loader", "PerfTrack"]);
+      expect(seen.get("Microsoft-Windows-DotNETRuntime 0x10800")).toEqual(["AppDomainResourceManagement", "Threading"]);
+      expect(seen.get("Microsoft-Windows-DotNETRuntimeRundown 0x30")).toEqual(["Jit", "NGen"]);
+      expect(seen.get("Microsoft-Windows-DotNETRuntimeRundown 0x20038")).toEqual(["Loader", "Jit", "NGen", "JittedMethodILToNativeMap"]);
+      expect(seen.get("Microsoft-Windows-DotNETRuntimePrivate 0x8")).toEqual(["PrivateFusion"]);
+      // an EventSource's bit 63 and a kernel record
+      const es = t.query({ provider: "edd08927-9cc4-4e65-b970-c2560fb5c289" });
+      expect([...es][0].keywordNames).toEqual(["0x80", "0x20", "0x8000000000000000"].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1)));
+      const kernel = [...t.query({ provider: K_PROCESS })];
+      expect(kernel.length).toBeGreaterThan(0);
+      expect(kernel[0].keywordNames).toEqual([]);
+    },
+  );
 });
 
 describe("filters by keyword and level names", () => {
@@ -227,7 +256,10 @@ describe("filters by keyword and level names", () => {
     expect(want.length).toBeGreaterThan(0);
     const r = run("events", SAMPLE, "--keywords", "GC,Loader", "--level", "informational");
     expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" });
-    const lines = r.stdout.trimEnd().split("\n").map((l) => JSON.parse(l));
+    const lines = r.stdout
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(want.length);
     for (const [k, line] of lines.entries()) {
       expect(line.timestamp).toBe(t.events.columns.timestamp[want[k]].toString());
@@ -247,7 +279,9 @@ describe("filters by keyword and level names", () => {
     expect(kw.code).toBe(2);
     expect(kw.stdout).toBe("");
     const [first, second] = kw.stderr.split("\n");
-    expect(first).toMatch(/^etw-wasm: bad --keywords 'GC,Garbage': unknown keyword "Garbage": .*GC, GCHandle, AssemblyLoader, Loader, Jit, NGen.*StartRundown, EndRundown/);
+    expect(first).toMatch(
+      /^etw-wasm: bad --keywords 'GC,Garbage': unknown keyword "Garbage": .*GC, GCHandle, AssemblyLoader, Loader, Jit, NGen.*StartRundown, EndRundown/,
+    );
     expect(second).toMatch(/^usage of etw-wasm events/);
     const level = run("convert", SAMPLE, "--to", "arrow", "-o", join(tmpdir(), "etw-wasm-never-written"), "--level", "loud");
     expect(level.code).toBe(2);
@@ -285,7 +319,10 @@ describe("summary: keywords and levels per provider", () => {
       }
       const names = m[1] === "none" ? [] : m[1].split(", ");
       expect(names.reduce((a, n) => a | (info.guid === RUNTIME ? RUNTIME_MASKS[n] : BigInt(n)), 0n)).toBe(or);
-      const levels = [...perLevel].sort((a, b) => a[0] - b[0]).map(([l, n]) => `${LEVELS[l]} ${n}`).join(", ");
+      const levels = [...perLevel]
+        .sort((a, b) => a[0] - b[0])
+        .map(([l, n]) => `${LEVELS[l]} ${n}`)
+        .join(", ");
       expect(m[2]).toBe(levels);
     }
   });
@@ -294,59 +331,68 @@ describe("summary: keywords and levels per provider", () => {
 describe("doctor", () => {
   const status = (r: DoctorReport, id: string) => r.findings.find((f) => f.id === id)!;
 
-  it.skipIf(!HAVE_CORPUS)("net.4.5.2.x64: runtime, jitted methods, end rundown, modules, stacks, samples, process and image rundown present; no precompiled method named", async () => {
-    const t = await openTrace(readFileSync(etlPath("net.4.5.2.x64.etl")));
-    // by hand, from the rows
-    const runtimeRows = rawRows(t, (g) => g === RUNTIME).length;
-    const loadVerbose = countRows(t, RUNTIME, "eventId", [143]);
-    const dcStop = countRows(t, RUNDOWN, "eventId", [142, 144, 146, 148, 152, 154, 156, 158]);
-    const dcStart = countRows(t, RUNDOWN, "eventId", [141, 143, 145, 147, 151, 153, 155, 157]);
-    const moduleLoads = countRows(t, RUNTIME, "eventId", [151, 152, 153]);
-    const ext = t.extendedItems;
-    let headerStacks = 0;
-    for (let e = 0; e < ext.length; e++) if (ext.type[e] === 5 || ext.type[e] === 6) headerStacks++;
-    const stackWalk = countRows(t, K_STACKWALK, "opcode", [32]);
-    const clrStackWalk = countRows(t, RUNTIME, "eventId", [82]);
-    const samples = countRows(t, K_PERFINFO, "opcode", [46]);
-    const processDcStart = countRows(t, K_PROCESS, "opcode", [3]);
-    const imageDcStart = countRows(t, K_IMAGE, "opcode", [3]);
-    // MethodFlags (u32 at byte 32 of DCStopVerbose's payload): precompiled = neither Dynamic, Jitted nor JitHelper
-    let precompiled = 0, named = 0;
-    for (const row of t.query({ provider: "Microsoft-Windows-DotNETRuntimeRundown", eventId: 144 })) {
-      const p = row.payload;
-      const flags = new DataView(p.buffer, p.byteOffset, p.length).getUint32(32, true);
-      named++;
-      if ((flags & 0x19) === 0) precompiled++;
-    }
-    expect({ runtimeRows: runtimeRows > 0, loadVerbose: loadVerbose > 0, dcStop: dcStop > 0, dcStart, named: named > 0, precompiled }).toEqual(
-      { runtimeRows: true, loadVerbose: true, dcStop: true, dcStart: 0, named: true, precompiled: 0 },
-    );
-    expect(t.info.eventsLost + t.info.buffersLost).toBe(0);
+  it.skipIf(!HAVE_CORPUS)(
+    "net.4.5.2.x64: runtime, jitted methods, end rundown, modules, stacks, samples, process and image rundown present; no precompiled method named",
+    async () => {
+      const t = await openTrace(readFileSync(etlPath("net.4.5.2.x64.etl")));
+      // by hand, from the rows
+      const runtimeRows = rawRows(t, (g) => g === RUNTIME).length;
+      const loadVerbose = countRows(t, RUNTIME, "eventId", [143]);
+      const dcStop = countRows(t, RUNDOWN, "eventId", [142, 144, 146, 148, 152, 154, 156, 158]);
+      const dcStart = countRows(t, RUNDOWN, "eventId", [141, 143, 145, 147, 151, 153, 155, 157]);
+      const moduleLoads = countRows(t, RUNTIME, "eventId", [151, 152, 153]);
+      const ext = t.extendedItems;
+      let headerStacks = 0;
+      for (let e = 0; e < ext.length; e++) if (ext.type[e] === 5 || ext.type[e] === 6) headerStacks++;
+      const stackWalk = countRows(t, K_STACKWALK, "opcode", [32]);
+      const clrStackWalk = countRows(t, RUNTIME, "eventId", [82]);
+      const samples = countRows(t, K_PERFINFO, "opcode", [46]);
+      const processDcStart = countRows(t, K_PROCESS, "opcode", [3]);
+      const imageDcStart = countRows(t, K_IMAGE, "opcode", [3]);
+      // MethodFlags (u32 at byte 32 of DCStopVerbose's payload): precompiled = neither Dynamic, Jitted nor JitHelper
+      let precompiled = 0,
+        named = 0;
+      for (const row of t.query({ provider: "Microsoft-Windows-DotNETRuntimeRundown", eventId: 144 })) {
+        const p = row.payload;
+        const flags = new DataView(p.buffer, p.byteOffset, p.length).getUint32(32, true);
+        named++;
+        if ((flags & 0x19) === 0) precompiled++;
+      }
+      expect({ runtimeRows: runtimeRows > 0, loadVerbose: loadVerbose > 0, dcStop: dcStop > 0, dcStart, named: named > 0, precompiled }).toEqual({
+        runtimeRows: true,
+        loadVerbose: true,
+        dcStop: true,
+        dcStart: 0,
+        named: true,
+        precompiled: 0,
+      });
+      expect(t.info.eventsLost + t.info.buffersLost).toBe(0);
 
-    const r = await traceDoctor(t);
-    expect(status(r, "runtime")).toMatchObject({ status: "ok", counts: { events: runtimeRows, maxLevel: 5 } });
-    expect(status(r, "jitted-methods")).toMatchObject({ status: "ok", counts: { loadVerbose } });
-    expect(status(r, "precompiled-methods")).toMatchObject({ status: "gap", counts: { precompiledNamed: 0, rundownNamed: named } });
-    expect(status(r, "precompiled-methods").fix).toContain("Microsoft-Windows-DotNETRuntimeRundown:0x138:5");
-    // an end rundown only; the one .NET process without rundown (Test.x64) started during the trace
-    expect(status(r, "rundown")).toMatchObject({ status: "ok", counts: { startRundownEvents: 0, endRundownEvents: dcStop, dcStopVerbose: named } });
-    expect(status(r, "modules").status).toBe("ok");
-    expect(status(r, "modules").counts.moduleLoadEvents).toBe(moduleLoads);
-    expect(status(r, "stacks")).toMatchObject({ status: "ok", counts: { eventHeaderStacks: headerStacks, kernelStackWalk: stackWalk, clrStackWalk } });
-    expect(status(r, "cpu-samples")).toMatchObject({ status: "ok", counts: { samples } });
-    expect(status(r, "lost")).toMatchObject({ status: "ok", counts: { eventsLost: 0, buffersLost: 0 } });
-    expect(status(r, "decoding").status).toBe("ok");
-    expect(status(r, "processes")).toMatchObject({ status: "ok", counts: { processDCStart: processDcStart } });
-    expect(status(r, "images")).toMatchObject({ status: "ok", counts: { imageDCStart: imageDcStart } });
-    // per process: Test.x64's methods come from LoadVerbose, PerfView's from the end rundown
-    const test = r.processes.find((p) => p.name === "Test.x64")!;
-    expect(test).toMatchObject({ runningAtStart: false, endedDuringTrace: true, endRundown: 0 });
-    expect(test.loadedNamed).toBe(countRows(t, RUNTIME, "eventId", [143]) - r.processes.filter((p) => p !== test).reduce((s, p) => s + p.loadedNamed, 0));
+      const r = await traceDoctor(t);
+      expect(status(r, "runtime")).toMatchObject({ status: "ok", counts: { events: runtimeRows, maxLevel: 5 } });
+      expect(status(r, "jitted-methods")).toMatchObject({ status: "ok", counts: { loadVerbose } });
+      expect(status(r, "precompiled-methods")).toMatchObject({ status: "gap", counts: { precompiledNamed: 0, rundownNamed: named } });
+      expect(status(r, "precompiled-methods").fix).toContain("Microsoft-Windows-DotNETRuntimeRundown:0x138:5");
+      // an end rundown only; the one .NET process without rundown (Test.x64) started during the trace
+      expect(status(r, "rundown")).toMatchObject({ status: "ok", counts: { startRundownEvents: 0, endRundownEvents: dcStop, dcStopVerbose: named } });
+      expect(status(r, "modules").status).toBe("ok");
+      expect(status(r, "modules").counts.moduleLoadEvents).toBe(moduleLoads);
+      expect(status(r, "stacks")).toMatchObject({ status: "ok", counts: { eventHeaderStacks: headerStacks, kernelStackWalk: stackWalk, clrStackWalk } });
+      expect(status(r, "cpu-samples")).toMatchObject({ status: "ok", counts: { samples } });
+      expect(status(r, "lost")).toMatchObject({ status: "ok", counts: { eventsLost: 0, buffersLost: 0 } });
+      expect(status(r, "decoding").status).toBe("ok");
+      expect(status(r, "processes")).toMatchObject({ status: "ok", counts: { processDCStart: processDcStart } });
+      expect(status(r, "images")).toMatchObject({ status: "ok", counts: { imageDCStart: imageDcStart } });
+      // per process: Test.x64's methods come from LoadVerbose, PerfView's from the end rundown
+      const test = r.processes.find((p) => p.name === "Test.x64")!;
+      expect(test).toMatchObject({ runningAtStart: false, endedDuringTrace: true, endRundown: 0 });
+      expect(test.loadedNamed).toBe(countRows(t, RUNTIME, "eventId", [143]) - r.processes.filter((p) => p !== test).reduce((s, p) => s + p.loadedNamed, 0));
 
-    // streamed in small batches: the same report
-    const streamed = await traceDoctor(await streamTrace(readFileSync(etlPath("net.4.5.2.x64.etl")), { batchBytes: 64 << 10 }));
-    expect(streamed).toEqual(r);
-  });
+      // streamed in small batches: the same report
+      const streamed = await traceDoctor(await streamTrace(readFileSync(etlPath("net.4.5.2.x64.etl")), { batchBytes: 64 << 10 }));
+      expect(streamed).toEqual(r);
+    },
+  );
 
   it.skipIf(!HAVE_CORPUS)("gcevents: GC events only: no method names, no rundown, no stacks, no kernel rundown; nothing lost", async () => {
     const t = await openTrace(readFileSync(etlPath("gcevents.etl")));
@@ -359,8 +405,17 @@ describe("doctor", () => {
     expect(t.extendedItems.length).toBe(0);
     const r = await traceDoctor(t);
     expect(r.findings.map((f) => [f.id, f.status])).toEqual([
-      ["runtime", "ok"], ["jitted-methods", "gap"], ["precompiled-methods", "gap"], ["rundown", "gap"], ["modules", "gap"], ["stacks", "gap"],
-      ["cpu-samples", "gap"], ["lost", "ok"], ["decoding", "ok"], ["processes", "gap"], ["images", "gap"],
+      ["runtime", "ok"],
+      ["jitted-methods", "gap"],
+      ["precompiled-methods", "gap"],
+      ["rundown", "gap"],
+      ["modules", "gap"],
+      ["stacks", "gap"],
+      ["cpu-samples", "gap"],
+      ["lost", "ok"],
+      ["decoding", "ok"],
+      ["processes", "gap"],
+      ["images", "gap"],
     ]);
     expect(status(r, "runtime").answer).toContain(`${runtime.length} events`);
     expect(status(r, "runtime").answer).toContain("keywords GC;");
@@ -369,54 +424,73 @@ describe("doctor", () => {
     expect(status(r, "jitted-methods").fix).toContain("Microsoft-Windows-DotNETRuntime:0x18:5");
   });
 
-  it.skipIf(!HAVE_CORPUS)("EventPipe files: every check speaks of EventPipe (sample profiler, ProcessInfo, sequence numbers) and every fix is a dotnet-trace command line", async () => {
-    const dir = join(SHARED, "corpus", "nettrace");
-    const files = ["eventpipe-dotnetcore2.1-linux-x64-objver3.netperf", "eventpipe-dotnetcore3.0-win-x64-objver4.nettrace", "eventpipe-dotnetcore5.0-win-x64-arraytypes.nettrace",
-      "mixed_managed_external_samples.nettrace", "only_managed_samples.nettrace", "dotnetdiag/dotnet-5.0-SampleProfiler-single-thread.golden.nettrace"];
-    const seen = { samples: 0, named: 0 };
-    for (const name of files) {
-      const bytes = readFileSync(join(dir, name));
-      const t = await openTrace(bytes);
-      const r = await traceDoctor(t);
-      expect(r.findings.map((f) => f.id), name).toEqual(["runtime", "jitted-methods", "precompiled-methods", "rundown", "modules", "stacks", "cpu-samples", "lost", "decoding", "processes"]);
-      for (const f of r.findings) {
-        expect(`${f.answer} ${f.fix ?? ""}`, `${name} ${f.id}`).not.toMatch(/PerfView|xperf|WPR|logman|KernelEvents|PerfInfo|kernel/i);
-        if (f.status !== "ok") expect(f.fix, `${name} ${f.id}`).toMatch(/dotnet-trace|\.NET/);
+  it.skipIf(!HAVE_CORPUS)(
+    "EventPipe files: every check speaks of EventPipe (sample profiler, ProcessInfo, sequence numbers) and every fix is a dotnet-trace command line",
+    async () => {
+      const dir = join(SHARED, "corpus", "nettrace");
+      const files = [
+        "eventpipe-dotnetcore2.1-linux-x64-objver3.netperf",
+        "eventpipe-dotnetcore3.0-win-x64-objver4.nettrace",
+        "eventpipe-dotnetcore5.0-win-x64-arraytypes.nettrace",
+        "mixed_managed_external_samples.nettrace",
+        "only_managed_samples.nettrace",
+        "dotnetdiag/dotnet-5.0-SampleProfiler-single-thread.golden.nettrace",
+      ];
+      const seen = { samples: 0, named: 0 };
+      for (const name of files) {
+        const bytes = readFileSync(join(dir, name));
+        const t = await openTrace(bytes);
+        const r = await traceDoctor(t);
+        expect(
+          r.findings.map((f) => f.id),
+          name,
+        ).toEqual(["runtime", "jitted-methods", "precompiled-methods", "rundown", "modules", "stacks", "cpu-samples", "lost", "decoding", "processes"]);
+        for (const f of r.findings) {
+          expect(`${f.answer} ${f.fix ?? ""}`, `${name} ${f.id}`).not.toMatch(/PerfView|xperf|WPR|logman|KernelEvents|PerfInfo|kernel/i);
+          if (f.status !== "ok") expect(f.fix, `${name} ${f.id}`).toMatch(/dotnet-trace|\.NET/);
+        }
+        // samples by hand: the sample profiler's Thread/Sample (id 0) rows; stacks: EventPipe's stack items
+        const samples = countRows(t, SAMPLE_PROFILER, "eventId", [0]);
+        let stacks = 0;
+        for (let e = 0; e < t.extendedItems.length; e++) if (t.extendedItems.type[e] === 5 || t.extendedItems.type[e] === 6) stacks++;
+        expect(status(r, "cpu-samples"), name).toMatchObject({ status: samples && stacks ? "ok" : samples ? "partial" : "gap", counts: { samples } });
+        seen.samples += samples;
+        // lost events: the capture threads' sequence numbers (none lost in these files); a V3 file has none to tell by
+        expect(status(r, "lost"), name).toMatchObject({
+          status: t.eventPipeVersion === 3 ? "partial" : t.info.eventsLost ? "gap" : "ok",
+          counts: { eventsLost: t.info.eventsLost },
+        });
+        // the process: ProcessInfo's command line (its payload's first UTF-16 string), its first word's file name
+        const infos = rawRows(t, (g, _k, _l, i) => g === EVENTPIPE && t.events.columns.eventId[i] === 1);
+        if (infos.length) {
+          const p = t.events.row(infos[0]).payload;
+          let end = 0;
+          while (end + 1 < p.length && (p[end] | p[end + 1]) !== 0) end += 2;
+          const commandLine = new TextDecoder("utf-16le").decode(p.subarray(0, end)).trim();
+          const image = commandLine
+            .split(" ")[0]
+            .split(/[\\/]/)
+            .pop()!
+            .replace(/\.(exe|dll)$/i, "");
+          expect(status(r, "processes"), name).toMatchObject({ status: "ok", counts: { processInfo: infos.length } });
+          expect(status(r, "processes").answer).toContain(`${image} (${t.events.columns.pid[infos[0]]})`);
+          expect(status(r, "processes").answer).toContain(commandLine);
+          seen.named++;
+        } else {
+          expect(status(r, "processes"), name).toMatchObject({ status: "partial", counts: { processInfo: 0 } });
+        }
+        // streamed in small batches: the same report
+        expect(await traceDoctor(await streamTrace(bytes, { batchBytes: 64 << 10 })), name).toEqual(r);
       }
-      // samples by hand: the sample profiler's Thread/Sample (id 0) rows; stacks: EventPipe's stack items
-      const samples = countRows(t, SAMPLE_PROFILER, "eventId", [0]);
-      let stacks = 0;
-      for (let e = 0; e < t.extendedItems.length; e++) if (t.extendedItems.type[e] === 5 || t.extendedItems.type[e] === 6) stacks++;
-      expect(status(r, "cpu-samples"), name).toMatchObject({ status: samples && stacks ? "ok" : samples ? "partial" : "gap", counts: { samples } });
-      seen.samples += samples;
-      // lost events: the capture threads' sequence numbers (none lost in these files); a V3 file has none to tell by
-      expect(status(r, "lost"), name).toMatchObject({ status: t.eventPipeVersion === 3 ? "partial" : t.info.eventsLost ? "gap" : "ok", counts: { eventsLost: t.info.eventsLost } });
-      // the process: ProcessInfo's command line (its payload's first UTF-16 string), its first word's file name
-      const infos = rawRows(t, (g, _k, _l, i) => g === EVENTPIPE && t.events.columns.eventId[i] === 1);
-      if (infos.length) {
-        const p = t.events.row(infos[0]).payload;
-        let end = 0;
-        while (end + 1 < p.length && (p[end] | p[end + 1]) !== 0) end += 2;
-        const commandLine = new TextDecoder("utf-16le").decode(p.subarray(0, end)).trim();
-        const image = commandLine.split(" ")[0].split(/[\\/]/).pop()!.replace(/\.(exe|dll)$/i, "");
-        expect(status(r, "processes"), name).toMatchObject({ status: "ok", counts: { processInfo: infos.length } });
-        expect(status(r, "processes").answer).toContain(`${image} (${t.events.columns.pid[infos[0]]})`);
-        expect(status(r, "processes").answer).toContain(commandLine);
-        seen.named++;
-      } else {
-        expect(status(r, "processes"), name).toMatchObject({ status: "partial", counts: { processInfo: 0 } });
-      }
-      // streamed in small batches: the same report
-      expect(await traceDoctor(await streamTrace(bytes, { batchBytes: 64 << 10 })), name).toEqual(r);
-    }
-    // (the files hold both cases)
-    expect(seen.samples).toBeGreaterThan(0);
-    expect(seen.named).toBeGreaterThan(0);
-    const cli = run("doctor", join(dir, "only_managed_samples.nettrace"));
-    expect({ code: cli.code, stderr: cli.stderr }).toEqual({ code: 0, stderr: "" });
-    expect(cli.stdout).toMatch(/^ok +Are there CPU samples \(a CPU profile\)\? Yes: [\d,]+ thread samples of the runtime's sample profiler/m);
-    expect(cli.stdout).toMatch(/^ +fix: .*dotnet-trace collect -p <pid> --clrevents jit\+loader --clreventlevel verbose/m);
-  });
+      // (the files hold both cases)
+      expect(seen.samples).toBeGreaterThan(0);
+      expect(seen.named).toBeGreaterThan(0);
+      const cli = run("doctor", join(dir, "only_managed_samples.nettrace"));
+      expect({ code: cli.code, stderr: cli.stderr }).toEqual({ code: 0, stderr: "" });
+      expect(cli.stdout).toMatch(/^ok +Are there CPU samples \(a CPU profile\)\? Yes: [\d,]+ thread samples of the runtime's sample profiler/m);
+      expect(cli.stdout).toMatch(/^ +fix: .*dotnet-trace collect -p <pid> --clrevents jit\+loader --clreventlevel verbose/m);
+    },
+  );
 
   it.skipIf(!HAVE_CORPUS)("CLI doctor: text and json, exit 0 with gaps", () => {
     const text = run("doctor", etlPath("gcevents.etl"));
@@ -429,7 +503,13 @@ describe("doctor", () => {
     expect(json.code).toBe(0);
     const report = JSON.parse(json.stdout);
     expect(report.findings.find((f: { id: string }) => f.id === "stacks").status).toBe("ok");
-    expect(report.providers.find((p: { guid: string }) => p.guid === RUNDOWN).keywordNames).toEqual(["Loader", "Jit", "NGen", "JittedMethodILToNativeMap", "PerfTrack"]);
+    expect(report.providers.find((p: { guid: string }) => p.guid === RUNDOWN).keywordNames).toEqual([
+      "Loader",
+      "Jit",
+      "NGen",
+      "JittedMethodILToNativeMap",
+      "PerfTrack",
+    ]);
   });
 
   it("CLI doctor on the sample, and on a copy cut short (exit 1, the report still written)", () => {
@@ -466,13 +546,24 @@ describe.skipIf(!existsSync(CHROMIUM) || !HAVE_CORPUS)("doctor in the viewer", (
       await page.goto(site.url);
       await page.setInputFiles("#file", etlPath("gcevents.etl"));
       await page.locator("[data-testid=doctor] li").nth(10).waitFor({ timeout: 60_000 });
-      const items = await page.locator("[data-testid=doctor] li").evaluateAll((lis) =>
-        lis.map((li) => [(li as HTMLElement).dataset.id, (li as HTMLElement).dataset.status, li.querySelector(".note")?.textContent ?? ""]),
-      );
+      const items = await page
+        .locator("[data-testid=doctor] li")
+        .evaluateAll((lis) =>
+          lis.map((li) => [(li as HTMLElement).dataset.id, (li as HTMLElement).dataset.status, li.querySelector(".note")?.textContent ?? ""]),
+        );
       // gcevents holds GC events of the runtime provider only (checked from its rows above)
       expect(items.map(([id, st]) => [id, st])).toEqual([
-        ["runtime", "ok"], ["jitted-methods", "gap"], ["precompiled-methods", "gap"], ["rundown", "gap"], ["modules", "gap"], ["stacks", "gap"],
-        ["cpu-samples", "gap"], ["lost", "ok"], ["decoding", "ok"], ["processes", "gap"], ["images", "gap"],
+        ["runtime", "ok"],
+        ["jitted-methods", "gap"],
+        ["precompiled-methods", "gap"],
+        ["rundown", "gap"],
+        ["modules", "gap"],
+        ["stacks", "gap"],
+        ["cpu-samples", "gap"],
+        ["lost", "ok"],
+        ["decoding", "ok"],
+        ["processes", "gap"],
+        ["images", "gap"],
       ]);
       for (const [, st, fix] of items) expect(fix!.startsWith("Fix: ")).toBe(st !== "ok");
       expect(errors).toEqual([]);

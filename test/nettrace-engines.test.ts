@@ -49,7 +49,8 @@ function plain(v: unknown): unknown {
 function firstColumnDiff(a: NettraceFile, b: NettraceFile): string | undefined {
   for (const [k, col] of Object.entries(a.events)) {
     if (!ArrayBuffer.isView(col)) continue;
-    const x = col as unknown as ArrayLike<unknown>, y = (b.events as unknown as Record<string, ArrayLike<unknown>>)[k];
+    const x = col as unknown as ArrayLike<unknown>,
+      y = (b.events as unknown as Record<string, ArrayLike<unknown>>)[k];
     for (let i = 0; i < Math.max(x.length, y.length); i++) if (x[i] !== y[i]) return `events.${k}[${i}]: ${String(x[i])} vs ${String(y[i])}`;
   }
   return undefined;
@@ -78,7 +79,8 @@ function both(bytes: Uint8Array, label: string): NettraceFile {
   } catch (e) {
     throw new Error(`${label}: readNettrace threw ${e instanceof Error ? e.stack : e}`);
   }
-  const pa = plain(a), pb = plain(b);
+  const pa = plain(a),
+    pb = plain(b);
   if (JSON.stringify(pa) !== JSON.stringify(pb)) {
     expect(firstColumnDiff(a, b), label).toBeUndefined();
     expect(pa, label).toEqual(pb);
@@ -162,7 +164,8 @@ describe("EventPipe damaged input: wasm and js walkers", () => {
   it("200 damaged copies (flips, cuts, both; mostly inside event and metadata blocks): the same result on both engines, never a throw", () => {
     const bases = samples();
     const rnd = mulberry32(0xe9e1);
-    let errors = 0, damaged = 0;
+    let errors = 0,
+      damaged = 0;
     for (let k = 0; k < 200; k++) {
       const [label, base] = bases[k % bases.length];
       const layout = readNettrace(base).blocks;
@@ -213,7 +216,10 @@ describe("EventPipe damaged input: wasm and js walkers", () => {
         expect(Array.from(e.queue), label).toEqual(LOOKUP_CASE.queue);
         expect(Array.from(e.sequenceNumber), label).toEqual(LOOKUP_CASE.sequenceNumber);
         expect(r.eventsLost, label).toBe(LOOKUP_CASE.eventsLost);
-        expect(r.warnings.map((w) => w.code), label).toEqual(codes);
+        expect(
+          r.warnings.map((w) => w.code),
+          label,
+        ).toEqual(codes);
         expect(r.queueCount, label).toBe(3);
         walker.dispose?.();
       }
@@ -276,7 +282,8 @@ function orderByHand(file: NettraceFile): number[] {
         if (q.at === q.rows.length) continue;
         if (!best) best = q;
         else {
-          const a = ev.timestamp[q.rows[q.at]], b = ev.timestamp[best.rows[best.at]];
+          const a = ev.timestamp[q.rows[q.at]],
+            b = ev.timestamp[best.rows[best.at]];
           if (a < b || (a === b && q.since < best.since)) best = q;
         }
       }
@@ -330,10 +337,7 @@ async function tableOf(file: NettraceFile, engine: "wasm" | "js", chunkRows?: nu
 }
 
 describe("EventPipe event table: dispatch order and rows on both engines", () => {
-  const cases = (): [string, Uint8Array][] => [
-    ...samples(),
-    ...corpusTraces().map((f): [string, Uint8Array] => [f, load(f)]),
-  ];
+  const cases = (): [string, Uint8Array][] => [...samples(), ...corpusTraces().map((f): [string, Uint8Array] => [f, load(f)])];
   it("rows in the order a plain EventCache gives; the same table on both engines and in chunks of 997 rows", async () => {
     let checked = 0;
     for (const [label, bytes] of cases()) {
@@ -368,7 +372,12 @@ describe("EventPipe event table: dispatch order and rows on both engines", () =>
       ["strictly increasing", (i) => BigInt(i) * 10n, () => 0, true],
       ["ties within one queue's run", (i) => BigInt(i > 0 && ev.queue[i] !== ev.queue[i - 1] ? ++queueRun : queueRun), () => 0, true],
       ["ties across queues", (i) => BigInt(i >> 1), () => 0, false],
-      ["a sorted event tied with a queued one of its queue", (i) => BigInt(i > 0 && ev.queue[i] !== ev.queue[i - 1] ? ++queueRun : queueRun), (i) => (i > 0 && ev.queue[i] === ev.queue[i - 1] && i % 3 === 0 ? 1 : 0), false],
+      [
+        "a sorted event tied with a queued one of its queue",
+        (i) => BigInt(i > 0 && ev.queue[i] !== ev.queue[i - 1] ? ++queueRun : queueRun),
+        (i) => (i > 0 && ev.queue[i] === ev.queue[i - 1] && i % 3 === 0 ? 1 : 0),
+        false,
+      ],
       ["timestamps going back", (i) => BigInt(n - i), () => 0, false],
     ];
     for (const [label, ts, sorted, inOrder] of variants) {
@@ -415,7 +424,10 @@ function rowsByHand(file: NettraceFile, stackAt = (s: number) => 1000 + 16 * s):
     const related = ev.relatedActivityIdOffset[i];
     if (related) out.ext.push([r, 1, 16, related + 8]);
     const m = file.metadata[ev.metadata[i]];
-    const drops = m && (m.providerName === "Microsoft-Windows-DotNETRuntimeRundown" || (m.providerName === "Microsoft-Windows-DotNETRuntime" && ((m.eventId >= 140 && m.eventId <= 144) || m.eventId === 190)));
+    const drops =
+      m &&
+      (m.providerName === "Microsoft-Windows-DotNETRuntimeRundown" ||
+        (m.providerName === "Microsoft-Windows-DotNETRuntime" && ((m.eventId >= 140 && m.eventId <= 144) || m.eventId === 190)));
     const s = ev.stack[i];
     if (s >= 0 && !drops) out.ext.push([r, file.header.pointerSize === 4 ? 5 : 6, 8 + file.stacks.byteLength[s], stackAt(s)]);
     const own = v6 || ev.threadId[i] === ev.captureThreadId[i];
@@ -444,13 +456,19 @@ describe("EventPipe typed .NET tables filled as each walk places its rows, or ch
     let typedFiles = 0;
     const { generateNettrace } = await import("../dist/bindings/generator/index.js");
     const generated = ([5, 6] as const).map((version): [string, Uint8Array] => [
-      `generated V${version}`, generateNettrace({ targetBytes: Infinity, fileBytes: 3 << 20, samples: true, seed: 11, version }).bytes,
+      `generated V${version}`,
+      generateNettrace({ targetBytes: Infinity, fileBytes: 3 << 20, samples: true, seed: 11, version }).bytes,
     ]);
     for (const [label, bytes] of [...generated, ...samples(), ...corpusTraces().map((f): [string, Uint8Array] => [f, load(f)])]) {
       // (the oracle: the TypeScript engine fills the typed tables once the byte store is made, from the type fields the rows' event types give)
       const whole = await nettraceData(bytes, { engine: "js" });
       const want = typedOf(whole);
-      for (const [chunkRows, placed] of [[997, false], [undefined, false], [997, true], [undefined, true]] as const) {
+      for (const [chunkRows, placed] of [
+        [997, false],
+        [undefined, false],
+        [997, true],
+        [undefined, true],
+      ] as const) {
         const how = `${label}, ${chunkRows ?? "default"} rows a chunk${placed ? ", as placed" : ""}`;
         const got = await nettraceData(bytes, { engine: "wasm" }, { chunkRows, placed });
         expect(got.clrRows, how).toBe(whole.clrRows);
@@ -470,7 +488,9 @@ describe("EventPipe typed .NET tables as placed", () => {
     const { PlacedFiller } = await import("../dist/bindings/decode/eventpipe/clr.js");
     const { generateNettrace } = await import("../dist/bindings/generator/index.js");
     const { take } = PlacedFiller.prototype;
-    let inOrder = 0, reordered = 0, refused = 0;
+    let inOrder = 0,
+      reordered = 0,
+      refused = 0;
     PlacedFiller.prototype.take = function (this: InstanceType<typeof PlacedFiller>, ...args: Parameters<typeof take>) {
       const filled = take.apply(this, args);
       if (filled < 0) refused++;
@@ -514,7 +534,9 @@ describe("EventPipe columns not stored, made when first read", () => {
       ...samples(),
       ...corpusTraces().map((f): [string, Uint8Array] => [f, load(f)]),
     ];
-    let rows = 0, activities = 0, v6Activities = 0;
+    let rows = 0,
+      activities = 0,
+      v6Activities = 0;
     for (const [label, bytes] of files) {
       const ht = readNettrace(bytes).header.pointerSize === 4 ? 0x12 : 0x13; // EVENT_HEADER32 / 64
       for (const engine of ["wasm", "js"] as const) {
@@ -537,11 +559,22 @@ describe("EventPipe columns not stored, made when first read", () => {
         // file held whole, in another order; V6 ids are the label lists', which the walk looks up as it places the
         // rows and the reader read alone looks up itself; related ones are extended items)
         const file = readNettrace(bytes);
-        const fromReader = Array.from(file.events.activityIdOffset).filter((o) => o !== 0).sort((a, b) => a - b);
-        expect(Array.from(d.nettrace.activityOfRow).filter((o) => o !== 0).sort((a, b) => a - b), `${label}, ${engine}`).toEqual(fromReader);
+        const fromReader = Array.from(file.events.activityIdOffset)
+          .filter((o) => o !== 0)
+          .sort((a, b) => a - b);
+        expect(
+          Array.from(d.nettrace.activityOfRow)
+            .filter((o) => o !== 0)
+            .sort((a, b) => a - b),
+          `${label}, ${engine}`,
+        ).toEqual(fromReader);
         activities += fromReader.length;
-        const relatedFromReader = Array.from(file.events.relatedActivityIdOffset).filter((o) => o !== 0).sort((a, b) => a - b);
-        const related = Array.from(d.ext.offset.subarray(0, d.extCount)).filter((_, k) => d.ext.type[k] === 1).sort((a, b) => a - b);
+        const relatedFromReader = Array.from(file.events.relatedActivityIdOffset)
+          .filter((o) => o !== 0)
+          .sort((a, b) => a - b);
+        const related = Array.from(d.ext.offset.subarray(0, d.extCount))
+          .filter((_, k) => d.ext.type[k] === 1)
+          .sort((a, b) => a - b);
         expect(related, `${label}, ${engine}`).toEqual(relatedFromReader);
         if (file.header.formatVersion === 6) v6Activities += fromReader.length + relatedFromReader.length;
         rows += n;
@@ -565,13 +598,19 @@ describe("EventPipe columns not stored, made when first read", () => {
       ...samples(),
       ...corpusTraces().map((f): [string, Uint8Array] => [f, load(f)]),
     ];
-    let others = 0, extended = 0;
+    let others = 0,
+      extended = 0;
     for (const [label, bytes] of files) {
       const file = readNettrace(bytes);
       const want = rowsByHand(file);
       // (rows a chunk: one and two on the small files, where the process id column is made mid-window)
       const small = file.events.length < 5000;
-      for (const [engine, chunkRows] of [["wasm", undefined], ["js", undefined], ["wasm", small ? 1 : 997], ["js", small ? 2 : 997]] as const) {
+      for (const [engine, chunkRows] of [
+        ["wasm", undefined],
+        ["js", undefined],
+        ["wasm", small ? 1 : 997],
+        ["js", small ? 2 : 997],
+      ] as const) {
         const d = await nettraceData(bytes, { engine }, { chunkRows });
         const at = `${label}, ${engine}, ${chunkRows ?? "default"} rows a chunk`;
         expect(Array.from(d.events.flags), at).toEqual(want.flags);
@@ -594,9 +633,15 @@ describe("EventPipe columns not stored, made when first read", () => {
     expect(undefinedList.length).toBe(2);
     for (const engine of ["wasm", "js"] as const) {
       const d = await nettraceData(bytes, { engine });
-      expect(d.nettrace.warnings.filter((w) => /label list 5 not defined/.test(w.message)).map((w) => [w.code, w.offset]), engine).toEqual(undefinedList.map((w) => [w.code, w.offset]));
+      expect(
+        d.nettrace.warnings.filter((w) => /label list 5 not defined/.test(w.message)).map((w) => [w.code, w.offset]),
+        engine,
+      ).toEqual(undefinedList.map((w) => [w.code, w.offset]));
       // (the uncompressed event's list 2 still gives its related activity id; no row has an activity id)
-      expect(Array.from(d.nettrace.activityOfRow).filter((o) => o !== 0), engine).toEqual([]);
+      expect(
+        Array.from(d.nettrace.activityOfRow).filter((o) => o !== 0),
+        engine,
+      ).toEqual([]);
       expect(Array.from(d.ext.type.subarray(0, d.extCount)).filter((t) => t === 1).length, engine).toBe(1);
       d.release?.();
     }
@@ -626,7 +671,12 @@ describe("EventPipe columns not stored, made when first read", () => {
       want.opcode.push(md[m].opcode ?? 0);
     }
     let providers: number[] | undefined;
-    for (const [engine, chunkRows, placed] of [["wasm", undefined, true], ["wasm", 997, false], ["js", undefined, undefined], ["js", 997, undefined]] as const) {
+    for (const [engine, chunkRows, placed] of [
+      ["wasm", undefined, true],
+      ["wasm", 997, false],
+      ["js", undefined, undefined],
+      ["js", 997, undefined],
+    ] as const) {
       const d = await nettraceData(bytes, { engine }, { chunkRows, placed });
       const at = `${engine}, ${chunkRows ?? "default"} rows a chunk${placed ? ", as placed" : ""}`;
       const e = d.events;

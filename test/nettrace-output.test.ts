@@ -40,7 +40,26 @@ function traceDigest(t: Awaited<ReturnType<typeof openTrace>>): string {
   const h = createHash("sha256");
   const bytesOf = (v: ArrayBufferView) => new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
   h.update(t.bytes);
-  for (const k of ["timestamp", "pid", "tid", "provider", "eventId", "version", "opcode", "level", "keywords", "payloadOffset", "payloadLength", "flags", "processor", "eventType", "headerType", "headerLength", "task", "channel"]) {
+  for (const k of [
+    "timestamp",
+    "pid",
+    "tid",
+    "provider",
+    "eventId",
+    "version",
+    "opcode",
+    "level",
+    "keywords",
+    "payloadOffset",
+    "payloadLength",
+    "flags",
+    "processor",
+    "eventType",
+    "headerType",
+    "headerLength",
+    "task",
+    "channel",
+  ]) {
     const col = (t.events.columns as unknown as Record<string, unknown>)[k];
     if (!ArrayBuffer.isView(col)) throw new Error(`no event column ${k}`);
     h.update(k).update(bytesOf(col));
@@ -147,7 +166,13 @@ describe("a whole file's tables in memory disposed traces gave back", () => {
     expect(js.bytes.buffer).not.toBe(bytes.buffer);
     expect(stacksOf(js, 0)).toEqual(want);
     // a session of it twice: merged into one store, the items with it
-    const session = await openTrace([{ name: "a", input: bytes }, { name: "b", input: bytes }], { engine: "wasm" });
+    const session = await openTrace(
+      [
+        { name: "a", input: bytes },
+        { name: "b", input: bytes },
+      ],
+      { engine: "wasm" },
+    );
     expect(session.events.length).toBe(2 * wasm.events.length);
     const merged: string[] = [];
     for (let i = 0; i < session.events.length; i++) merged.push(session.events.row(i).stack?.join(",") ?? "");
@@ -199,7 +224,10 @@ describe.skipIf(!HAVE_CORPUS)("EventPipe files: fields, typed tables and PerfVie
     "eventpipe-dotnetcore5.0-win-x64-arraytypes.nettrace",
   ];
   const baselineLines = (name: string) =>
-    readFileSync(join(NETTRACE, "baselines", `${name}.baseline.txt`), "utf8").replace(/^\uFEFF/, "").split(/\r?\n/).filter(Boolean);
+    readFileSync(join(NETTRACE, "baselines", `${name}.baseline.txt`), "utf8")
+      .replace(/^\uFEFF/, "")
+      .split(/\r?\n/)
+      .filter(Boolean);
 
   for (const name of files) {
     it(`${name}: every baseline line, XML included`, async () => {
@@ -214,7 +242,9 @@ describe.skipIf(!HAVE_CORPUS)("EventPipe files: fields, typed tables and PerfVie
         const mine = got.filter((l) => /^Microsoft-Windows-DotNETRuntime\/GC\/(Increase|Decrease)MemoryPressure, /.test(l));
         expect(mine.length).toBe(2);
         expect(mine.reduce((n, l) => n + Number(l.split(", ")[1]), 0)).toBe(Number(tdh.split(", ")[1]));
-        expect(mine.find((l) => l.includes("Increase"))).toMatch(/<Event MSec= {2}"1598\.5796" PID="10064" PName="Process\(10064\)" TID="7532" EventName="GC\/IncreaseMemoryPressure"/);
+        expect(mine.find((l) => l.includes("Increase"))).toMatch(
+          /<Event MSec= {2}"1598\.5796" PID="10064" PName="Process\(10064\)" TID="7532" EventName="GC\/IncreaseMemoryPressure"/,
+        );
       }
       const expected = want.filter((l) => l !== tdh);
       const compared = got.filter((l) => !/^Microsoft-Windows-DotNETRuntime\/GC\/(Increase|Decrease)MemoryPressure, /.test(l));
@@ -234,7 +264,10 @@ describe.skipIf(!HAVE_CORPUS)("EventPipe files: fields, typed tables and PerfVie
     const ev: unknown[] = [];
     for (const r of t.events) if (r.providerName === "TestEventSource0") ev.push([r.name, plain(r.fields)]);
     // the baseline's arg0="[2032854139,…]" arg1="[26494,…]" arg2="2,033,417,279" (an Int64)
-    expect(ev[0]).toEqual(["TestEventSource0/TestEvent1", { arg0: [2032854139, 1608221689, 1470019200, 199494339, 1238846140, 1366609043], arg1: [26494, 17115, -7229, 18850, 27931], arg2: "2033417279n" }]);
+    expect(ev[0]).toEqual([
+      "TestEventSource0/TestEvent1",
+      { arg0: [2032854139, 1608221689, 1470019200, 199494339, 1238846140, 1366609043], arg1: [26494, 17115, -7229, 18850, 27931], arg2: "2033417279n" },
+    ]);
     // an array of UTF-16 code units is a string (the baseline's text of it)
     const line = baselineLines(files[2]).find((l) => l.startsWith("TestEventSource0/TestEvent3/24, "))!;
     expect(ev[2]).toEqual(["TestEventSource0/TestEvent3/24", { arg0: /arg0="([^"]*)"/.exec(line)![1] }]);
@@ -249,7 +282,8 @@ describe.skipIf(!HAVE_CORPUS)("EventPipe files: fields, typed tables and PerfVie
     for (const key of ["GC/Start", "GC/Stop", "GC/AllocationTick", "GC/HeapStats", "GC/RestartEEStop", "Method/R2RGetEntryPoint"]) {
       expect([key, t.table(`Microsoft-Windows-DotNETRuntime/${key}`)?.length]).toEqual([key, counts.get(`Microsoft-Windows-DotNETRuntime/${key}`)]);
     }
-    let rows = 0, clrRows = 0;
+    let rows = 0,
+      clrRows = 0;
     for (const r of t.events) if (r.clrSchema) clrRows++;
     for (const table of t.tables) {
       rows += table.length;
@@ -272,7 +306,8 @@ describe.skipIf(!HAVE_CORPUS)("EventPipe files opened from a path (the byte stor
       const b = await openTrace(input);
       const text = (t: typeof a) => {
         const out: string[] = [];
-        for (const r of t.events) out.push(`${r.timestamp}|${r.name}|${r.tid}|${Buffer.from(r.payload).toString("hex")}|${r.extTypes.join(",")}|${r.stack?.join(",")}|${r.activityId}`);
+        for (const r of t.events)
+          out.push(`${r.timestamp}|${r.name}|${r.tid}|${Buffer.from(r.payload).toString("hex")}|${r.extTypes.join(",")}|${r.stack?.join(",")}|${r.activityId}`);
         return out;
       };
       // (the path's store is the buffer the file was read into, which has room after the store; the bytes' are
@@ -295,7 +330,15 @@ describe.skipIf(!HAVE_CORPUS)("EventPipe files opened from a path (the byte stor
 });
 
 describe.skipIf(!HAVE_CORPUS)("EventPipe files streamed in windows (one per sequence point)", () => {
-  const rowText = (r: { timestamp: bigint; name: string; tid: number | null; payload: Uint8Array; extTypes: number[]; fields: unknown; activityId: string | null }) =>
+  const rowText = (r: {
+    timestamp: bigint;
+    name: string;
+    tid: number | null;
+    payload: Uint8Array;
+    extTypes: number[];
+    fields: unknown;
+    activityId: string | null;
+  }) =>
     `${r.timestamp}|${r.name}|${r.tid}|${Buffer.from(r.payload).toString("hex")}|${r.extTypes.join(",")}|${JSON.stringify(plain(r.fields))}|${r.activityId}`;
 
   async function streamedRows(bytes: Uint8Array, chunk: number, options: { engine?: "wasm" | "js"; batchBytes?: number }) {
@@ -305,7 +348,8 @@ describe.skipIf(!HAVE_CORPUS)("EventPipe files streamed in windows (one per sequ
     const { streamTrace } = await import("../dist/bindings/node.js");
     const s = streamTrace(chunks(), options);
     const rows: string[] = [];
-    let batches = 0, most = 0;
+    let batches = 0,
+      most = 0;
     for await (const b of s) {
       batches++;
       most = Math.max(most, b.events.length);
@@ -379,7 +423,8 @@ describe.skipIf(!HAVE_CORPUS)("a streamed EventPipe file's end", () => {
     expect(whole.warnings.every((w) => w.kind.startsWith("eventpipe-") && w.offset > bytes.length * 0.7)).toBe(true);
 
     const s = streamTrace(damaged, { batchBytes: 1 << 20 });
-    let rows = 0, batches = 0;
+    let rows = 0,
+      batches = 0;
     for await (const b of s) {
       rows += b.events.length;
       batches++;

@@ -21,7 +21,21 @@ const NETTRACE = join(CORPUS, "nettrace");
 const dir = mkdtempSync(join(tmpdir(), "etw-wasm-nettrace-parallel-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const COLUMNS = ["timestamp", "keywords", "pid", "tid", "payloadLength", "provider", "eventId", "version", "opcode", "level", "flags", "processor", "eventType"] as const;
+const COLUMNS = [
+  "timestamp",
+  "keywords",
+  "pid",
+  "tid",
+  "payloadLength",
+  "provider",
+  "eventId",
+  "version",
+  "opcode",
+  "level",
+  "flags",
+  "processor",
+  "eventType",
+] as const;
 
 const hash = (parts: Iterable<ArrayBufferView | string>) => {
   const h = createHash("sha1");
@@ -33,7 +47,14 @@ const hash = (parts: Iterable<ArrayBufferView | string>) => {
 function summary(b: TraceBatch): Record<string, unknown> {
   const n = b.events.length;
   const cols = b.events.columns as unknown as Record<string, ArrayBufferView>;
-  const out: Record<string, unknown> = { index: b.index, firstRow: b.firstRow, rows: n, complete: b.complete, incomplete: b.incomplete, eventsLost: b.info.eventsLost };
+  const out: Record<string, unknown> = {
+    index: b.index,
+    firstRow: b.firstRow,
+    rows: n,
+    complete: b.complete,
+    incomplete: b.incomplete,
+    eventsLost: b.info.eventsLost,
+  };
   for (const k of COLUMNS) out[k] = hash([cols[k]]);
   const rows = Array.from({ length: n }, (_, i) => b.events.row(i));
   out.payloads = hash(rows.map((r) => r.payload));
@@ -50,15 +71,31 @@ function summary(b: TraceBatch): Record<string, unknown> {
 async function summaries(stream: AsyncIterable<TraceBatch> & { end?: unknown }): Promise<{ batches: Record<string, unknown>[]; end: unknown }> {
   const batches: Record<string, unknown>[] = [];
   for await (const b of stream) batches.push(summary(b));
-  const end = stream.end as { eventCount: number; complete: boolean; incomplete?: unknown; eventTypes: { length: number }; info: { eventsLost: number }; warningTotal: number } | undefined;
-  return { batches, end: end && { events: end.eventCount, complete: end.complete, incomplete: end.incomplete, types: end.eventTypes.length, lost: end.info.eventsLost, warnings: end.warningTotal } };
+  const end = stream.end as
+    | { eventCount: number; complete: boolean; incomplete?: unknown; eventTypes: { length: number }; info: { eventsLost: number }; warningTotal: number }
+    | undefined;
+  return {
+    batches,
+    end: end && {
+      events: end.eventCount,
+      complete: end.complete,
+      incomplete: end.incomplete,
+      types: end.eventTypes.length,
+      lost: end.info.eventsLost,
+      warnings: end.warningTotal,
+    },
+  };
 }
 
 /**
  * The file streamed on this thread, then by workers (from its path and from its bytes): the same
  * batches. Returns the batches and the cuts the workers' pieces start at.
  */
-async function expectSameStreams(label: string, bytes: Uint8Array, batchBytes: number): Promise<{ batches: number; cuts: number; warnings: number; complete: boolean }> {
+async function expectSameStreams(
+  label: string,
+  bytes: Uint8Array,
+  batchBytes: number,
+): Promise<{ batches: number; cuts: number; warnings: number; complete: boolean }> {
   const path = join(dir, `${label.replace(/[^a-z0-9.]+/gi, "_")}.nettrace`);
   writeFileSync(path, bytes);
   const one = await summaries(await streamTraceFile(path, { batchBytes }));
@@ -109,7 +146,14 @@ describe("EventPipe streams read by workers", () => {
 
   it("generated V5 and V6 files with samples and stacks: the batches one thread gives, from a path or bytes, with 1 and 2 workers", async () => {
     for (const version of [5, 6] as const) {
-      const bytes = generateNettrace({ targetBytes: Infinity, fileBytes: 3 << 20, samples: true, seed: 11 + version, version, sequencePointBytes: 96 << 10 }).bytes;
+      const bytes = generateNettrace({
+        targetBytes: Infinity,
+        fileBytes: 3 << 20,
+        samples: true,
+        seed: 11 + version,
+        version,
+        sequencePointBytes: 96 << 10,
+      }).bytes;
       // (cuts every 256 KiB: a dozen pieces, several windows each)
       const { batches, cuts } = await expectSameStreams(`generated V${version}`, bytes, 256 << 10);
       expect(batches).toBeGreaterThan(20);
@@ -134,9 +178,26 @@ describe("EventPipe streams read by workers", () => {
     const blocks = readNettrace(bytes).blocks;
     const firstOf = (kind: number) => blocks.kind.findIndex((k) => k === kind);
     const cases: [string, (b: Uint8Array) => void][] = [
-      ["payload bytes", (b) => { for (let k = 1; k < 40; k++) b[Math.floor((b.length * k) / 41)] ^= 0x5a; }],
-      ["a late block's size", (b) => { const i = blocks.length - 10; b[blocks.contentOffset[i] - 4] ^= 0x40; }],
-      ["the metadata block's content", (b) => { const i = firstOf(BLOCK_METADATA); for (let k = 40; k < 200; k += 7) b[blocks.contentOffset[i] + k] ^= 0xff; }],
+      [
+        "payload bytes",
+        (b) => {
+          for (let k = 1; k < 40; k++) b[Math.floor((b.length * k) / 41)] ^= 0x5a;
+        },
+      ],
+      [
+        "a late block's size",
+        (b) => {
+          const i = blocks.length - 10;
+          b[blocks.contentOffset[i] - 4] ^= 0x40;
+        },
+      ],
+      [
+        "the metadata block's content",
+        (b) => {
+          const i = firstOf(BLOCK_METADATA);
+          for (let k = 40; k < 200; k += 7) b[blocks.contentOffset[i] + k] ^= 0xff;
+        },
+      ],
     ];
     for (const [what, damage] of cases) {
       const copy = bytes.slice();
@@ -178,9 +239,13 @@ describe("EventPipe streams read by workers", () => {
     expect(await summaries(await streamTraceFile(path, { batchBytes: 256 << 10, workers: 2 }))).toEqual(one);
   }, 60_000);
 
-  it.skipIf(!HAVE_CORPUS)("every corpus EventPipe file: the batches one thread gives, cut every 64 KiB", async () => {
-    const files = nettraceCorpusFiles(NETTRACE);
-    expect(files.length).toBeGreaterThan(3);
-    for (const f of files) await expectSameStreams(f.split("/").pop()!, readFileSync(join(NETTRACE, f)), 64 << 10);
-  }, 180_000);
+  it.skipIf(!HAVE_CORPUS)(
+    "every corpus EventPipe file: the batches one thread gives, cut every 64 KiB",
+    async () => {
+      const files = nettraceCorpusFiles(NETTRACE);
+      expect(files.length).toBeGreaterThan(3);
+      for (const f of files) await expectSameStreams(f.split("/").pop()!, readFileSync(join(NETTRACE, f)), 64 << 10);
+    },
+    180_000,
+  );
 });

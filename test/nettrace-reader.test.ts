@@ -45,7 +45,25 @@ const corpusTraces = (): string[] => (HAVE_NETTRACE ? nettraceCorpusFiles(NETTRA
 function checkInvariants(r: NettraceFile): void {
   const n = r.bytes.length;
   const e = r.events;
-  for (const col of [e.timestamp, e.metadataId, e.metadata, e.sequenceNumber, e.captureThreadId, e.threadId, e.processorNumber, e.stackId, e.stack, e.payloadOffset, e.payloadLength, e.activityIdOffset, e.relatedActivityIdOffset, e.labelListId, e.labelList, e.flags, e.blockOffset]) {
+  for (const col of [
+    e.timestamp,
+    e.metadataId,
+    e.metadata,
+    e.sequenceNumber,
+    e.captureThreadId,
+    e.threadId,
+    e.processorNumber,
+    e.stackId,
+    e.stack,
+    e.payloadOffset,
+    e.payloadLength,
+    e.activityIdOffset,
+    e.relatedActivityIdOffset,
+    e.labelListId,
+    e.labelList,
+    e.flags,
+    e.blockOffset,
+  ]) {
     expect(col.length).toBe(e.length);
   }
   for (let i = 0; i < e.length; i++) {
@@ -236,7 +254,17 @@ describe("synthetic files from the spec", () => {
 
     expect(r.metadata.length).toBe(1);
     const m = r.metadata[0];
-    expect([m.metadataId, m.providerName, m.eventId, m.eventName, m.opcode, m.keywords, m.level, m.version, m.messageTemplate]).toEqual([1, "My-Provider", 7, "MyEvent", 1, 0xf0n, 4, 2, "n={count}"]);
+    expect([m.metadataId, m.providerName, m.eventId, m.eventName, m.opcode, m.keywords, m.level, m.version, m.messageTemplate]).toEqual([
+      1,
+      "My-Provider",
+      7,
+      "MyEvent",
+      1,
+      0xf0n,
+      4,
+      2,
+      "n={count}",
+    ]);
     expect(m.keyValues).toEqual([["k", "v"]]);
     expect(m.fields).toEqual([
       { name: "count", typeCode: 9 },
@@ -245,7 +273,10 @@ describe("synthetic files from the spec", () => {
       { name: "nested", typeCode: TC_OBJECT, fields: [{ name: "inner", typeCode: 21 }] },
     ]);
 
-    expect(r.threads.map((t) => [t.index, t.name, t.osProcessId, t.osThreadId])).toEqual([[1n, "main", 4321n, 5678n], [2n, undefined, undefined, 99n]]);
+    expect(r.threads.map((t) => [t.index, t.name, t.osProcessId, t.osThreadId])).toEqual([
+      [1n, "main", 4321n, 5678n],
+      [2n, undefined, undefined, 99n],
+    ]);
     expect(r.labelLists.length).toBe(2);
     expect(r.labelLists.present[0]).toBe(LABEL_ACTIVITY | LABEL_OPCODE);
     expect(r.labelLists.opcode[0]).toBe(2);
@@ -286,7 +317,15 @@ describe("synthetic files from the spec", () => {
     expect(r.warnings).toEqual([]);
     expect([r.header.formatVersion, r.header.processId, r.header.numberOfProcessors, r.header.expectedCpuSamplingRate]).toEqual([5, 777, 4, 1000]);
     const [m1, m2] = r.metadata;
-    expect([m1.providerName, m1.eventName, m1.opcode, m1.fieldLayout, m1.version, m1.level, m1.keywords]).toEqual(["Test-Provider", "Work", 9, "v2", 1, 4, 0x10n]);
+    expect([m1.providerName, m1.eventName, m1.opcode, m1.fieldLayout, m1.version, m1.level, m1.keywords]).toEqual([
+      "Test-Provider",
+      "Work",
+      9,
+      "v2",
+      1,
+      4,
+      0x10n,
+    ]);
     expect(m1.fields).toEqual([
       { name: "ids", typeCode: TC_ARRAY, elementType: { typeCode: 10 } },
       { name: "pair", typeCode: TC_OBJECT, fields: [{ name: "x", typeCode: 7 }] },
@@ -348,12 +387,15 @@ describe("bad input", () => {
       ["3.0 V4 prefix", "eventpipe-dotnetcore3.0-win-x64-objver4.nettrace", 12],
       ["dotnetdiag V4 prefix", "dotnetdiag/dotnet-5.0-SampleProfiler-single-thread.golden.nettrace", 16],
     ] as const) {
-      samples.push([label, () => {
-        const bytes = load(name);
-        const full = readNettrace(bytes);
-        const ends = Array.from(full.blocks.contentOffset, (o, i) => o + full.blocks.contentLength[i] + 1);
-        return prefixFile(bytes, ends, blocks);
-      }]);
+      samples.push([
+        label,
+        () => {
+          const bytes = load(name);
+          const full = readNettrace(bytes);
+          const ends = Array.from(full.blocks.contentOffset, (o, i) => o + full.blocks.contentLength[i] + 1);
+          return prefixFile(bytes, ends, blocks);
+        },
+      ]);
     }
   }
 
@@ -381,7 +423,11 @@ describe("bad input", () => {
           expect(r.complete).toBe(false);
           expect(r.events.length).toBeLessThanOrEqual(full.events.length);
           for (let i = 0; i < r.events.length; i++) {
-            if (r.events.timestamp[i] !== full.events.timestamp[i] || r.events.payloadOffset[i] !== full.events.payloadOffset[i] || r.events.metadataId[i] !== full.events.metadataId[i]) {
+            if (
+              r.events.timestamp[i] !== full.events.timestamp[i] ||
+              r.events.payloadOffset[i] !== full.events.payloadOffset[i] ||
+              r.events.metadataId[i] !== full.events.metadataId[i]
+            ) {
               throw new Error(`cut at ${cut}: event ${i} differs from the full file's`);
             }
           }
@@ -401,7 +447,8 @@ describe("bad input", () => {
 
       it("300 random byte flips: success, warnings or a typed error; never a throw", () => {
         const rnd = mulberry32(0xf11b + bytes.length);
-        let errors = 0, warned = 0;
+        let errors = 0,
+          warned = 0;
         for (let k = 0; k < 300; k++) {
           const copy = bytes.slice();
           const flips = 1 + Math.floor(rnd() * 4);
@@ -441,13 +488,15 @@ describe("NettraceStreamReader", () => {
     const windows: { bytes: Uint8Array; base: number; events: number; payloadOffset: Uint32Array }[] = [];
     // (chunks of an odd size: windows end inside them)
     for (let at = 0; at < bytes.length; at += 300_001) {
-      for (const w of r.push(bytes.subarray(at, at + 300_001))) windows.push({ bytes: w.bytes, base: w.base, events: w.events.length, payloadOffset: w.events.payloadOffset.slice() });
+      for (const w of r.push(bytes.subarray(at, at + 300_001)))
+        windows.push({ bytes: w.bytes, base: w.base, events: w.events.length, payloadOffset: w.events.payloadOffset.slice() });
     }
     for (const w of r.end()) windows.push({ bytes: w.bytes, base: w.base, events: w.events.length, payloadOffset: w.events.payloadOffset.slice() });
     expect(windows.length).toBeGreaterThan(4);
     const buffers = new Set(windows.map((w) => w.bytes.buffer));
     expect(buffers.size).toBe(windows.length);
-    let next = 0, events = 0;
+    let next = 0,
+      events = 0;
     for (const w of windows) {
       expect(taken.includes(w.bytes.buffer as ArrayBuffer)).toBe(true);
       expect(w.bytes.byteOffset).toBe(8);

@@ -18,7 +18,12 @@ const NETTRACE = join(CORPUS, "nettrace");
 const CLI = fileURLToPath(new URL("../dist/bindings/cli/etw-wasm.js", import.meta.url));
 const cli = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", maxBuffer: 1 << 30 });
 
-interface Line { count: number; msec: string; tid: number; pname: string }
+interface Line {
+  count: number;
+  msec: string;
+  tid: number;
+  pname: string;
+}
 
 /** A baseline's lines: key -> count, and the first event's MSec and TID. */
 function baseline(name: string): Map<string, Line> {
@@ -57,10 +62,11 @@ describe.skipIf(!HAVE_CORPUS)("EventPipe files against PerfView's baselines", ()
       if (tdh) {
         want.delete("Microsoft-Windows-DotNETRuntime/GC");
         let n = 0;
-        for (const [k, v] of got) if (/^Microsoft-Windows-DotNETRuntime\/GC\/(Increase|Decrease)MemoryPressure$/.test(k)) {
-          n += v.count;
-          got.delete(k);
-        }
+        for (const [k, v] of got)
+          if (/^Microsoft-Windows-DotNETRuntime\/GC\/(Increase|Decrease)MemoryPressure$/.test(k)) {
+            n += v.count;
+            got.delete(k);
+          }
         expect(n).toBe(tdh.count);
       }
       expect([...got.keys()].sort()).toEqual([...want.keys()].sort());
@@ -70,9 +76,33 @@ describe.skipIf(!HAVE_CORPUS)("EventPipe files against PerfView's baselines", ()
 
   it("the other files: event counts per provider as the corpus README gives them; stacks on the samples", async () => {
     const expected: [string, Record<string, number>][] = [
-      ["only_managed_samples.nettrace", { "Microsoft-Windows-DotNETRuntime": 29_697, "Microsoft-DotNETCore-SampleProfiler": 7_423, "Microsoft-Windows-DotNETRuntimeRundown": 482, "Microsoft-DotNETCore-EventPipe": 1 }],
-      ["mixed_managed_external_samples.nettrace", { "Microsoft-Windows-DotNETRuntime": 25_355, "Microsoft-DotNETCore-SampleProfiler": 6_331, "Microsoft-Windows-DotNETRuntimeRundown": 560, "Microsoft-DotNETCore-EventPipe": 1 }],
-      ["dotnetdiag/dotnet-5.0-SampleProfiler-single-thread.golden.nettrace", { "Microsoft-Windows-DotNETRuntime": 22_259, "Microsoft-DotNETCore-SampleProfiler": 5_564, "Microsoft-Windows-DotNETRuntimeRundown": 127, "Microsoft-DotNETCore-EventPipe": 1 }],
+      [
+        "only_managed_samples.nettrace",
+        {
+          "Microsoft-Windows-DotNETRuntime": 29_697,
+          "Microsoft-DotNETCore-SampleProfiler": 7_423,
+          "Microsoft-Windows-DotNETRuntimeRundown": 482,
+          "Microsoft-DotNETCore-EventPipe": 1,
+        },
+      ],
+      [
+        "mixed_managed_external_samples.nettrace",
+        {
+          "Microsoft-Windows-DotNETRuntime": 25_355,
+          "Microsoft-DotNETCore-SampleProfiler": 6_331,
+          "Microsoft-Windows-DotNETRuntimeRundown": 560,
+          "Microsoft-DotNETCore-EventPipe": 1,
+        },
+      ],
+      [
+        "dotnetdiag/dotnet-5.0-SampleProfiler-single-thread.golden.nettrace",
+        {
+          "Microsoft-Windows-DotNETRuntime": 22_259,
+          "Microsoft-DotNETCore-SampleProfiler": 5_564,
+          "Microsoft-Windows-DotNETRuntimeRundown": 127,
+          "Microsoft-DotNETCore-EventPipe": 1,
+        },
+      ],
     ];
     for (const [name, counts] of expected) {
       const t = await openTrace(readFileSync(join(NETTRACE, name)));
@@ -176,7 +206,9 @@ describe.skipIf(!HAVE_CORPUS)("CPU profiles from EventPipe's sample profiler", (
     expect([...ours.keys()].sort()).toEqual([...perStack.keys()].sort());
     for (const [key, ns] of perStack) expect(Math.abs(ours.get(key)! * 1e6 - Number(ns)), key).toBeLessThan(1000);
     // dotnetdiag's expected profile: the same stacks (root first) and the same total thread time
-    const expected = readFileSync(join(NETTRACE, "dotnetdiag", "dotnet-5.0-SampleProfiler-single-thread.txt"), "utf8").trim().split("\n");
+    const expected = readFileSync(join(NETTRACE, "dotnetdiag", "dotnet-5.0-SampleProfiler-single-thread.txt"), "utf8")
+      .trim()
+      .split("\n");
     const theirs = new Map(expected.map((l) => [l.slice(0, l.lastIndexOf(" ")), Number(l.slice(l.lastIndexOf(" ") + 1))]));
     const stacksOfOurs = new Set([...ours.keys()].map((k) => k.split(";").slice(0, -1).join(";")));
     expect([...stacksOfOurs].sort()).toEqual([...theirs.keys()].sort());
@@ -186,7 +218,12 @@ describe.skipIf(!HAVE_CORPUS)("CPU profiles from EventPipe's sample profiler", (
 
   it("cpu --format speedscope on every EventPipe file of the corpus", () => {
     const dir = mkdtempSync(join(tmpdir(), "etw-nettrace-cpu-"));
-    for (const name of ["eventpipe-dotnetcore3.0-win-x64-objver4.nettrace", "only_managed_samples.nettrace", "mixed_managed_external_samples.nettrace", "dotnetdiag/dotnet-5.0-SampleProfiler-single-thread.golden.nettrace"]) {
+    for (const name of [
+      "eventpipe-dotnetcore3.0-win-x64-objver4.nettrace",
+      "only_managed_samples.nettrace",
+      "mixed_managed_external_samples.nettrace",
+      "dotnetdiag/dotnet-5.0-SampleProfiler-single-thread.golden.nettrace",
+    ]) {
       const out = join(dir, `${name.replace(/\W/g, "_")}.speedscope.json`);
       const r = cli("cpu", join(NETTRACE, name), "--format", "speedscope", "-o", out);
       expect(r.status, `${name}: ${r.stderr}`).toBe(0);
@@ -235,4 +272,3 @@ describe.skipIf(!HAVE_CORPUS)("bad EventPipe input through openTrace", () => {
     expect(outcomes.complete + outcomes.stopped + outcomes.rejected).toBe(300);
   });
 });
-

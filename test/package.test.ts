@@ -73,7 +73,8 @@ describe("the packed package", () => {
       // every entry of package.json's exports is in the package
       const pkg = JSON.parse(readFileSync(join(dir, "package", "package.json"), "utf8"));
       const targets: string[] = [];
-      const collect = (v: unknown) => (typeof v === "string" ? targets.push(v.replace(/^\.\//, "")) : v && typeof v === "object" && Object.values(v).forEach(collect));
+      const collect = (v: unknown) =>
+        typeof v === "string" ? targets.push(v.replace(/^\.\//, "")) : v && typeof v === "object" && Object.values(v).forEach(collect);
       collect(pkg.exports);
       collect(pkg.bin);
       for (const t of targets) expect(files, t).toContain(t);
@@ -85,14 +86,17 @@ describe("the packed package", () => {
     expect(existsSync(join(dir, "node_modules", "apache-arrow"))).toBe(false);
     expect(existsSync(join(dir, "node_modules", "parquet-wasm"))).toBe(false);
     const sample = join(dir, "node_modules", "etw-wasm", "examples", "sample.etl");
-    writeFileSync(join(dir, "decode.mjs"), [
-      `import { readFileSync } from "node:fs";`,
-      `import { openTrace } from "etw-wasm";`,
-      `const trace = await openTrace(readFileSync(${JSON.stringify(sample)}));`,
-      `let message = "";`,
-      `try { await import("etw-wasm/export"); } catch (e) { message = e.name + ": " + e.message; }`,
-      `console.log(JSON.stringify({ records: trace.events.length, message }));`,
-    ].join("\n"));
+    writeFileSync(
+      join(dir, "decode.mjs"),
+      [
+        `import { readFileSync } from "node:fs";`,
+        `import { openTrace } from "etw-wasm";`,
+        `const trace = await openTrace(readFileSync(${JSON.stringify(sample)}));`,
+        `let message = "";`,
+        `try { await import("etw-wasm/export"); } catch (e) { message = e.name + ": " + e.message; }`,
+        `console.log(JSON.stringify({ records: trace.events.length, message }));`,
+      ].join("\n"),
+    );
     const decoded = await run("node", ["decode.mjs"], dir);
     expect(decoded.code, decoded.stderr).toBe(0);
     const out = JSON.parse(decoded.stdout);

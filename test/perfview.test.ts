@@ -15,8 +15,7 @@ import { CORPUS, HAVE_CORPUS, etlPath } from "./helpers/shared.js";
 
 const CLI = fileURLToPath(new URL("../dist/bindings/cli/etw-wasm.js", import.meta.url));
 
-const baseline = (name: string) =>
-  readFileSync(join(CORPUS, "baselines", `${name}.baseline.txt`), "utf8").replace(/\r\n/g, "\n");
+const baseline = (name: string) => readFileSync(join(CORPUS, "baselines", `${name}.baseline.txt`), "utf8").replace(/\r\n/g, "\n");
 
 /** Lines that differ, as [line number, expected, actual] (at most `max`), leaving out the line numbers in `skip`. */
 function lineDiff(expected: string[], actual: string[], skip: Set<number>, max = 10): [number, string | undefined, string | undefined][] {
@@ -44,7 +43,12 @@ describe("TraceEvent value formatting", () => {
     expect(hex8(0x1b0f1000028n)).toBe("0x1b0f1000028");
     expect(hex8(0x1ffffd8n)).toBe("0x01ffffd8");
     expect(hex8(0n)).toBe("0x00000000");
-    const flags: [number, string][] = [[0, "None"], [1, "A"], [2, "B"], [8, "D"]];
+    const flags: [number, string][] = [
+      [0, "None"],
+      [1, "A"],
+      [2, "B"],
+      [8, "D"],
+    ];
     expect(enumText(0, flags, true)).toBe("None");
     expect(enumText(9, flags, true)).toBe("A, D");
     expect(enumText(16 + 1, flags, true)).toBe("17"); // an undefined bit prints the number
@@ -110,7 +114,9 @@ describe.skipIf(!HAVE_CORPUS)("PerfView baselines, whole files line for line", (
   }
 
   it("covers every baseline in the corpus", () => {
-    const names = readdirSync(join(CORPUS, "baselines")).filter((f) => f.endsWith(".baseline.txt")).map((f) => f.replace(/\.baseline\.txt$/, ""));
+    const names = readdirSync(join(CORPUS, "baselines"))
+      .filter((f) => f.endsWith(".baseline.txt"))
+      .map((f) => f.replace(/\.baseline\.txt$/, ""));
     expect(names.sort()).toEqual(BASELINES.map((b) => b.name).sort());
   });
 });

@@ -46,7 +46,8 @@ describe.skipIf(!HAVE_CORPUS)("process table", () => {
     // (times: every process start and end, a tick either side, and the trace's ends)
     const times = new Set<bigint>([trace.events.timestamp[0], trace.events.timestamp[trace.events.length - 1], 0n]);
     for (const p of table.processes) for (const t of [p.start, p.end]) if (t !== null) for (const d of [-1n, 0n, 1n]) times.add(t + d);
-    let spans = 0, bounded = 0;
+    let spans = 0,
+      bounded = 0;
     for (const pid of pids) {
       for (const ts of times) {
         const s = table.processSpan!(pid, ts);

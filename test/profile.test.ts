@@ -12,7 +12,21 @@ import { fileURLToPath } from "node:url";
 import { createRequire } from "node:module";
 import { Ajv } from "ajv";
 import { openTrace, streamTrace, type Trace } from "../dist/bindings/index.js";
-import { StackAttacher, attachStacks, cpuProfile, gcStats, stackNames, streamCpuProfile, streamWeightedStacks, toChromeTrace, toFolded, toSpeedscope, traceStacks, weightedStacks, type CpuProfile } from "../dist/bindings/analysis/index.js";
+import {
+  StackAttacher,
+  attachStacks,
+  cpuProfile,
+  gcStats,
+  stackNames,
+  streamCpuProfile,
+  streamWeightedStacks,
+  toChromeTrace,
+  toFolded,
+  toSpeedscope,
+  traceStacks,
+  weightedStacks,
+  type CpuProfile,
+} from "../dist/bindings/analysis/index.js";
 import { generateTrace } from "../dist/bindings/generator/generate.js";
 import { EtlWriter, PayloadBuilder } from "../dist/bindings/generator/etl-writer.js";
 import { CORPUS, HAVE_CORPUS, corpusFiles, etlPath } from "./helpers/shared.js";
@@ -31,7 +45,15 @@ function u64s(p: Uint8Array, from: number): bigint[] {
   return out;
 }
 
-interface RawStackEvent { op: number; ts: bigint; tid: number; frames: bigint[]; key: bigint; cpu: number; ms: number }
+interface RawStackEvent {
+  op: number;
+  ts: bigint;
+  tid: number;
+  frames: bigint[];
+  key: bigint;
+  cpu: number;
+  ms: number;
+}
 
 /** The StackWalk events of a 64-bit trace, in time order, their payloads read here. */
 function stackEvents(t: Trace): RawStackEvent[] {
@@ -43,157 +65,203 @@ function stackEvents(t: Trace): RawStackEvent[] {
       const all = u64s(p, 0);
       out.push({ op: r.opcode, ts: 0n, tid: -1, key: all[0], frames: all.slice(1), cpu: r.processor, ms: r.relativeMSec });
     } else {
-      out.push({ op: r.opcode, ts: v.getBigInt64(0, true), tid: v.getInt32(12, true), key: r.opcode === 32 ? 0n : v.getBigUint64(16, true), frames: r.opcode === 32 ? u64s(p, 16) : [], cpu: r.processor, ms: r.relativeMSec });
+      out.push({
+        op: r.opcode,
+        ts: v.getBigInt64(0, true),
+        tid: v.getInt32(12, true),
+        key: r.opcode === 32 ? 0n : v.getBigUint64(16, true),
+        frames: r.opcode === 32 ? u64s(p, 16) : [],
+        cpu: r.processor,
+        ms: r.relativeMSec,
+      });
     }
   }
   return out;
 }
 
 describe("stacks and CPU profiles of net.4.5.2.x64", () => {
-  it.skipIf(!HAVE_CORPUS)("every StackWalk fragment ends up in the stack of the event of its timestamp and thread; compressed stacks get their key's frames", async () => {
-    const t = await openTrace(readFileSync(etlPath(X64)));
-    const { attacher } = traceStacks(t);
-    // events by (timestamp, thread): a CPU sample's thread is in its payload
-    const byKey = new Map<string, number[]>();
-    for (const r of t.events.cursor(t.events.timeOrder())) {
-      if (r.providerGuid === STACKWALK) continue;
-      let tid = r.tid ?? -1;
-      if (r.providerGuid === PERFINFO && r.opcode === 46) tid = new DataView(r.payload.buffer, r.payload.byteOffset).getInt32(8, true);
-      const k = `${r.timestamp}:${tid}`;
-      byKey.set(k, [...(byKey.get(k) ?? []), r.index]);
-    }
-    const events = stackEvents(t);
-    let checked = 0, compressed = 0;
-    events.forEach((e, k) => {
-      if (e.op === 35 || e.op === 36) return;
-      // (a fragment logged long after its event may find it gone from the 2048 events TraceLog remembers)
-      if (e.ms - t.relativeMSec(e.ts) > 0.5) return;
-      const rows = byKey.get(`${e.ts}:${e.tid}`);
-      if (!rows) return; // an orphan
-      const row = rows[rows.length - 1];
-      const stack = attacher.table.frames(attacher.stackOf(row));
-      let want = e.frames;
-      if (e.op !== 32) {
-        // the key's frames: the first definition of the key after the reference, in its table
-        const def = events.find((d, j) => j > k && (d.op === 35 || d.op === 36) && d.key === e.key && d.frames.length > 0 && kernel(d.frames[d.frames.length - 1]) === (e.op === 37));
-        if (!def) return;
-        want = def.frames;
-        compressed++;
+  it.skipIf(!HAVE_CORPUS)(
+    "every StackWalk fragment ends up in the stack of the event of its timestamp and thread; compressed stacks get their key's frames",
+    async () => {
+      const t = await openTrace(readFileSync(etlPath(X64)));
+      const { attacher } = traceStacks(t);
+      // events by (timestamp, thread): a CPU sample's thread is in its payload
+      const byKey = new Map<string, number[]>();
+      for (const r of t.events.cursor(t.events.timeOrder())) {
+        if (r.providerGuid === STACKWALK) continue;
+        let tid = r.tid ?? -1;
+        if (r.providerGuid === PERFINFO && r.opcode === 46) tid = new DataView(r.payload.buffer, r.payload.byteOffset).getInt32(8, true);
+        const k = `${r.timestamp}:${tid}`;
+        byKey.set(k, [...(byKey.get(k) ?? []), r.index]);
       }
-      // kernel frames are the leaf end of the stack, user frames the root end
-      const part = kernel(want[want.length - 1]) ? stack.slice(0, want.length) : stack.slice(stack.length - want.length);
-      expect(part, `stack event ${k}`).toEqual(want);
-      checked++;
-    });
-    expect(checked).toBeGreaterThan(1000);
-    expect(compressed).toBeGreaterThan(1000);
-    t.dispose();
-  }, 120_000);
+      const events = stackEvents(t);
+      let checked = 0,
+        compressed = 0;
+      events.forEach((e, k) => {
+        if (e.op === 35 || e.op === 36) return;
+        // (a fragment logged long after its event may find it gone from the 2048 events TraceLog remembers)
+        if (e.ms - t.relativeMSec(e.ts) > 0.5) return;
+        const rows = byKey.get(`${e.ts}:${e.tid}`);
+        if (!rows) return; // an orphan
+        const row = rows[rows.length - 1];
+        const stack = attacher.table.frames(attacher.stackOf(row));
+        let want = e.frames;
+        if (e.op !== 32) {
+          // the key's frames: the first definition of the key after the reference, in its table
+          const def = events.find(
+            (d, j) =>
+              j > k && (d.op === 35 || d.op === 36) && d.key === e.key && d.frames.length > 0 && kernel(d.frames[d.frames.length - 1]) === (e.op === 37),
+          );
+          if (!def) return;
+          want = def.frames;
+          compressed++;
+        }
+        // kernel frames are the leaf end of the stack, user frames the root end
+        const part = kernel(want[want.length - 1]) ? stack.slice(0, want.length) : stack.slice(stack.length - want.length);
+        expect(part, `stack event ${k}`).toEqual(want);
+        checked++;
+      });
+      expect(checked).toBeGreaterThan(1000);
+      expect(compressed).toBeGreaterThan(1000);
+      t.dispose();
+    },
+    120_000,
+  );
 
-  it.skipIf(!HAVE_CORPUS)("samples of Test.x64 resolve into its jitted Main; the profile's counts and every writer agree", async () => {
-    const t = await openTrace(readFileSync(etlPath(X64)));
-    // Test.Program.Main's code, from its Method/LoadVerbose
-    const main = Array.from(t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 143 }), (r) => ({
-      name: String(r.get("MethodName")), ns: String(r.get("MethodNamespace")), start: r.get("MethodStartAddress") as bigint, size: BigInt(Number(r.get("MethodSize"))),
-    })).find((m) => m.ns === "Test.Program" && m.name === "Main")!;
-    expect(main).toBeDefined();
-    const { attacher } = traceStacks(t);
-    const profile = cpuProfile(t, { pid: 3676 });
-    // by hand: samples of process 3676 whose stack holds an address inside Main
-    let inMain = 0;
-    for (const r of t.query({ provider: PERFINFO, order: "time" })) {
-      if (r.opcode !== 46) continue;
-      const tid = new DataView(r.payload.buffer, r.payload.byteOffset).getInt32(8, true);
-      if (t.processes.threadProcess(tid, r.timestamp) !== 3676) continue;
-      const id = attacher.stackOf(r.index);
-      if (id >= 0 && attacher.table.frames(id).some((a) => a >= main.start && a < main.start + main.size)) inMain++;
-    }
-    expect(inMain).toBeGreaterThan(1000);
-    // row.callStack: null until attachStacks, then the sample's frames named, leaf first
-    const sampleRow = t.query({ provider: PERFINFO, order: "time" }).indices.find((i) => {
-      const id = attacher.stackOf(i);
-      return id >= 0 && attacher.table.frames(id).some((a) => a >= main.start && a < main.start + main.size);
-    })!;
-    expect(t.events.row(sampleRow).callStack).toBeNull();
-    attachStacks(t);
-    const named = t.events.row(sampleRow).callStack!;
-    expect(named).toHaveLength(attacher.table.frames(attacher.stackOf(sampleRow)).length);
-    expect(named).toContain("test.x64!Test.Program.Main(class System.String[])");
-    expect(named[named.length - 1]).toBe("ntdll!?");
-    const frame = "test.x64!Test.Program.Main(class System.String[])";
-    const stacksOfSamples = Array.from(profile.samples.stack);
-    expect(stacksOfSamples.filter((stack) => stackNames(profile.stacks, stack).includes(frame)).length).toBe(inMain);
-    expect(Array.from(profile.samples.pid).every((pid) => pid === 3676)).toBe(true);
-    // folded: every sample once
-    const folded = toFolded(profile).trim().split("\n");
-    expect(folded.reduce((n, l) => n + Number(l.slice(l.lastIndexOf(" ") + 1)), 0)).toBe(profile.samples.length);
-    expect(folded.filter((l) => l.includes(frame)).reduce((n, l) => n + Number(l.slice(l.lastIndexOf(" ") + 1)), 0)).toBe(inMain);
-    // speedscope: valid against speedscope's schema; each thread's root frame open for its samples' time
-    const schema = JSON.parse(readFileSync(createRequire(import.meta.url).resolve("speedscope/dist/release/file-format-schema.json"), "utf8"));
-    const doc = toSpeedscope(profile, "x64") as { shared: { frames: { name: string }[] }; profiles: { name: string; events: { type: string; frame: number; at: number }[] }[] };
-    const validate = new Ajv({ strict: false }).compile(schema);
-    expect(validate(doc), JSON.stringify(validate.errors)).toBe(true);
-    for (const p of doc.profiles) {
-      const threadSamples = Array.from(profile.samples.tid).filter((tid) => p.name.startsWith(`Thread (${tid})`));
-      const root = p.events[0].frame;
-      let open = 0, total = 0, depth = 0;
-      for (const e of p.events) {
-        depth += e.type === "O" ? 1 : -1;
-        expect(depth).toBeGreaterThanOrEqual(0);
-        if (e.frame !== root || (e.type === "O" ? depth !== 1 : depth !== 0)) continue;
-        if (e.type === "O") open = e.at;
-        else total += e.at - open;
+  it.skipIf(!HAVE_CORPUS)(
+    "samples of Test.x64 resolve into its jitted Main; the profile's counts and every writer agree",
+    async () => {
+      const t = await openTrace(readFileSync(etlPath(X64)));
+      // Test.Program.Main's code, from its Method/LoadVerbose
+      const main = Array.from(t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 143 }), (r) => ({
+        name: String(r.get("MethodName")),
+        ns: String(r.get("MethodNamespace")),
+        start: r.get("MethodStartAddress") as bigint,
+        size: BigInt(Number(r.get("MethodSize"))),
+      })).find((m) => m.ns === "Test.Program" && m.name === "Main")!;
+      expect(main).toBeDefined();
+      const { attacher } = traceStacks(t);
+      const profile = cpuProfile(t, { pid: 3676 });
+      // by hand: samples of process 3676 whose stack holds an address inside Main
+      let inMain = 0;
+      for (const r of t.query({ provider: PERFINFO, order: "time" })) {
+        if (r.opcode !== 46) continue;
+        const tid = new DataView(r.payload.buffer, r.payload.byteOffset).getInt32(8, true);
+        if (t.processes.threadProcess(tid, r.timestamp) !== 3676) continue;
+        const id = attacher.stackOf(r.index);
+        if (id >= 0 && attacher.table.frames(id).some((a) => a >= main.start && a < main.start + main.size)) inMain++;
       }
-      expect(depth).toBe(0);
-      // (a frame stays open while samples come within its time so far (+0.1%); so spans run a little
-      // past the samples' time where samples come less than exactly one interval apart)
-      expect(total).toBeGreaterThanOrEqual(threadSamples.length * profile.intervalMSec - 1e-6);
-      expect(total).toBeLessThanOrEqual(threadSamples.length * profile.intervalMSec * 1.01);
-    }
-    expect(doc.shared.frames.map((f) => f.name)).toContain(frame);
-    // Chrome: begin/end balanced per thread; the GC slices are the GC records
-    const gcs = (await gcStats(t)).filter((p) => p.PID === 3676).flatMap((p) => p.GCs.filter((g) => g.IsComplete));
-    const chrome = toChromeTrace(profile, gcs.map((g) => ({ pid: 3676, tid: -1, category: "GC", name: `GC #${g.Number}`, startMSec: g.PauseStartRelativeMSec, durationMSec: g.PauseDurationMSec })), new Map([[3676, "Test.x64"]])) as { traceEvents: { ph: string; tid: number; ts: number; dur?: number; cat?: string }[] };
-    const depthOf = new Map<number, number>();
-    for (const e of chrome.traceEvents) if (e.ph === "B" || e.ph === "E") depthOf.set(e.tid, (depthOf.get(e.tid) ?? 0) + (e.ph === "B" ? 1 : -1));
-    expect([...depthOf.values()].every((d) => d === 0)).toBe(true);
-    const slices = chrome.traceEvents.filter((e) => e.ph === "X" && e.cat === "GC");
-    expect(slices.map((e) => [e.ts, e.dur])).toEqual(gcs.map((g) => [Math.round(g.PauseStartRelativeMSec * 1e6) / 1000, Math.round(g.PauseDurationMSec * 1e6) / 1000]));
-    t.dispose();
-  }, 120_000);
+      expect(inMain).toBeGreaterThan(1000);
+      // row.callStack: null until attachStacks, then the sample's frames named, leaf first
+      const sampleRow = t.query({ provider: PERFINFO, order: "time" }).indices.find((i) => {
+        const id = attacher.stackOf(i);
+        return id >= 0 && attacher.table.frames(id).some((a) => a >= main.start && a < main.start + main.size);
+      })!;
+      expect(t.events.row(sampleRow).callStack).toBeNull();
+      attachStacks(t);
+      const named = t.events.row(sampleRow).callStack!;
+      expect(named).toHaveLength(attacher.table.frames(attacher.stackOf(sampleRow)).length);
+      expect(named).toContain("test.x64!Test.Program.Main(class System.String[])");
+      expect(named[named.length - 1]).toBe("ntdll!?");
+      const frame = "test.x64!Test.Program.Main(class System.String[])";
+      const stacksOfSamples = Array.from(profile.samples.stack);
+      expect(stacksOfSamples.filter((stack) => stackNames(profile.stacks, stack).includes(frame)).length).toBe(inMain);
+      expect(Array.from(profile.samples.pid).every((pid) => pid === 3676)).toBe(true);
+      // folded: every sample once
+      const folded = toFolded(profile).trim().split("\n");
+      expect(folded.reduce((n, l) => n + Number(l.slice(l.lastIndexOf(" ") + 1)), 0)).toBe(profile.samples.length);
+      expect(folded.filter((l) => l.includes(frame)).reduce((n, l) => n + Number(l.slice(l.lastIndexOf(" ") + 1)), 0)).toBe(inMain);
+      // speedscope: valid against speedscope's schema; each thread's root frame open for its samples' time
+      const schema = JSON.parse(readFileSync(createRequire(import.meta.url).resolve("speedscope/dist/release/file-format-schema.json"), "utf8"));
+      const doc = toSpeedscope(profile, "x64") as {
+        shared: { frames: { name: string }[] };
+        profiles: { name: string; events: { type: string; frame: number; at: number }[] }[];
+      };
+      const validate = new Ajv({ strict: false }).compile(schema);
+      expect(validate(doc), JSON.stringify(validate.errors)).toBe(true);
+      for (const p of doc.profiles) {
+        const threadSamples = Array.from(profile.samples.tid).filter((tid) => p.name.startsWith(`Thread (${tid})`));
+        const root = p.events[0].frame;
+        let open = 0,
+          total = 0,
+          depth = 0;
+        for (const e of p.events) {
+          depth += e.type === "O" ? 1 : -1;
+          expect(depth).toBeGreaterThanOrEqual(0);
+          if (e.frame !== root || (e.type === "O" ? depth !== 1 : depth !== 0)) continue;
+          if (e.type === "O") open = e.at;
+          else total += e.at - open;
+        }
+        expect(depth).toBe(0);
+        // (a frame stays open while samples come within its time so far (+0.1%); so spans run a little
+        // past the samples' time where samples come less than exactly one interval apart)
+        expect(total).toBeGreaterThanOrEqual(threadSamples.length * profile.intervalMSec - 1e-6);
+        expect(total).toBeLessThanOrEqual(threadSamples.length * profile.intervalMSec * 1.01);
+      }
+      expect(doc.shared.frames.map((f) => f.name)).toContain(frame);
+      // Chrome: begin/end balanced per thread; the GC slices are the GC records
+      const gcs = (await gcStats(t)).filter((p) => p.PID === 3676).flatMap((p) => p.GCs.filter((g) => g.IsComplete));
+      const chrome = toChromeTrace(
+        profile,
+        gcs.map((g) => ({
+          pid: 3676,
+          tid: -1,
+          category: "GC",
+          name: `GC #${g.Number}`,
+          startMSec: g.PauseStartRelativeMSec,
+          durationMSec: g.PauseDurationMSec,
+        })),
+        new Map([[3676, "Test.x64"]]),
+      ) as { traceEvents: { ph: string; tid: number; ts: number; dur?: number; cat?: string }[] };
+      const depthOf = new Map<number, number>();
+      for (const e of chrome.traceEvents) if (e.ph === "B" || e.ph === "E") depthOf.set(e.tid, (depthOf.get(e.tid) ?? 0) + (e.ph === "B" ? 1 : -1));
+      expect([...depthOf.values()].every((d) => d === 0)).toBe(true);
+      const slices = chrome.traceEvents.filter((e) => e.ph === "X" && e.cat === "GC");
+      expect(slices.map((e) => [e.ts, e.dur])).toEqual(
+        gcs.map((g) => [Math.round(g.PauseStartRelativeMSec * 1e6) / 1000, Math.round(g.PauseDurationMSec * 1e6) / 1000]),
+      );
+      t.dispose();
+    },
+    120_000,
+  );
 
-  it.skipIf(!HAVE_CORPUS)("etw-wasm cpu writes each format; stacks prints events with named frames; bad options are usage errors", () => {
-    const dir = mkdtempSync(join(tmpdir(), "etw-cpu-"));
-    for (const format of ["speedscope", "folded", "chrome"]) {
-      const out = join(dir, `x64.${format}`);
-      const r = spawnSync(process.execPath, [CLI, "cpu", etlPath(X64), "--format", format, "-o", out, "--pid", "3676"], { encoding: "utf8" });
-      expect(r.status, r.stderr).toBe(0);
-      expect(r.stdout).toMatch(/5129 CPU samples \(5129 with stacks/);
-      const text = readFileSync(out, "utf8");
-      if (format === "folded") expect(text).toMatch(/^Process64 Test\.x64 \(3676\);Thread \(3680\) CPU=\d+ms;/m);
-      else expect(() => JSON.parse(text)).not.toThrow();
-    }
-    const text = execFileSync(process.execPath, [CLI, "stacks", etlPath(X64), "--event", "Microsoft-Windows-DotNETRuntime/GC/Start"], { encoding: "utf8" });
-    expect(text).toMatch(/^3228\.\d+ Microsoft-Windows-DotNETRuntime\/GC\/Start pid=3676 tid=3680\n( {4}.+\n)+/);
-    expect(text).toContain("    test.x64!Test.Program.Main(class System.String[])\n");
-    for (const [args, message] of [
-      [["cpu", etlPath(X64), "-o", join(dir, "x")], "cpu needs --format"],
-      [["cpu", etlPath(X64), "--format", "svg", "-o", join(dir, "x")], "unknown format: svg"],
-      [["cpu", etlPath(X64), "--format", "folded"], "cpu needs -o OUT"],
-      [["stacks", etlPath(X64)], "stacks needs --event"],
-    ] as [string[], string][]) {
-      const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8" });
-      expect(r.status).toBe(2);
-      expect(r.stderr).toContain(message);
-    }
-  }, 120_000);
+  it.skipIf(!HAVE_CORPUS)(
+    "etw-wasm cpu writes each format; stacks prints events with named frames; bad options are usage errors",
+    () => {
+      const dir = mkdtempSync(join(tmpdir(), "etw-cpu-"));
+      for (const format of ["speedscope", "folded", "chrome"]) {
+        const out = join(dir, `x64.${format}`);
+        const r = spawnSync(process.execPath, [CLI, "cpu", etlPath(X64), "--format", format, "-o", out, "--pid", "3676"], { encoding: "utf8" });
+        expect(r.status, r.stderr).toBe(0);
+        expect(r.stdout).toMatch(/5129 CPU samples \(5129 with stacks/);
+        const text = readFileSync(out, "utf8");
+        if (format === "folded") expect(text).toMatch(/^Process64 Test\.x64 \(3676\);Thread \(3680\) CPU=\d+ms;/m);
+        else expect(() => JSON.parse(text)).not.toThrow();
+      }
+      const text = execFileSync(process.execPath, [CLI, "stacks", etlPath(X64), "--event", "Microsoft-Windows-DotNETRuntime/GC/Start"], { encoding: "utf8" });
+      expect(text).toMatch(/^3228\.\d+ Microsoft-Windows-DotNETRuntime\/GC\/Start pid=3676 tid=3680\n( {4}.+\n)+/);
+      expect(text).toContain("    test.x64!Test.Program.Main(class System.String[])\n");
+      for (const [args, message] of [
+        [["cpu", etlPath(X64), "-o", join(dir, "x")], "cpu needs --format"],
+        [["cpu", etlPath(X64), "--format", "svg", "-o", join(dir, "x")], "unknown format: svg"],
+        [["cpu", etlPath(X64), "--format", "folded"], "cpu needs -o OUT"],
+        [["stacks", etlPath(X64)], "stacks needs --event"],
+      ] as [string[], string][]) {
+        const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8" });
+        expect(r.status).toBe(2);
+        expect(r.stderr).toContain(message);
+      }
+    },
+    120_000,
+  );
 });
 
 describe("stack attachment rules on a synthetic trace", () => {
   it("kernel and user fragments join; compressed stacks wait for their key; a ClrStackWalk goes to the CLR event before it on its thread", async () => {
     const w = new EtlWriter({ perfFreq: 1_000_000n });
     const at = (ms: number) => w.anchor + BigInt(Math.round(ms * 1000));
-    const K = (n: number) => 0xfffff80000000000n + BigInt(n), U = (n: number) => 0x7ff600000000n + BigInt(n);
+    const K = (n: number) => 0xfffff80000000000n + BigInt(n),
+      U = (n: number) => 0x7ff600000000n + BigInt(n);
     const walk = (ts: bigint, tid: number, frames: bigint[]) => {
       const b = new PayloadBuilder().i64(ts).u32(10).u32(tid);
       for (const f of frames) b.u64(f);
@@ -212,9 +280,35 @@ describe("stack attachment rules on a synthetic trace", () => {
     // an orphan: no event at its time
     sys(2.5, 0x1820, walk(at(2.4), 20, [U(9)]));
     // a CLR event of thread 21, then another thread's event, then its ClrStackWalk
-    w.event(0, { headerType: 0x13, provider: "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4", id: 80, version: 1, level: 4, opcode: 1, task: 7, keywords: 0x8000n, pid: 10, tid: 21, ts: at(3), payload: new PayloadBuilder().u16(9).build() });
+    w.event(0, {
+      headerType: 0x13,
+      provider: "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4",
+      id: 80,
+      version: 1,
+      level: 4,
+      opcode: 1,
+      task: 7,
+      keywords: 0x8000n,
+      pid: 10,
+      tid: 21,
+      ts: at(3),
+      payload: new PayloadBuilder().u16(9).build(),
+    });
     sample(3.1, 22);
-    w.event(0, { headerType: 0x13, provider: "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4", id: 82, version: 0, level: 4, opcode: 82, task: 11, keywords: 0x40000000n, pid: 10, tid: 21, ts: at(3.2), payload: new PayloadBuilder().u16(9).u8(0).u8(0).u32(2).u64(U(7)).u64(U(8)).build() });
+    w.event(0, {
+      headerType: 0x13,
+      provider: "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4",
+      id: 82,
+      version: 0,
+      level: 4,
+      opcode: 82,
+      task: 11,
+      keywords: 0x40000000n,
+      pid: 10,
+      tid: 21,
+      ts: at(3.2),
+      payload: new PayloadBuilder().u16(9).u8(0).u8(0).u32(2).u64(U(7)).u64(U(8)).build(),
+    });
     // the key definitions (rundown at the end): kernel table by the last frame's address
     sys(9, 0x1824, new PayloadBuilder().u64(0x100n).u64(K(5)).u64(K(6)).build());
     sys(9.1, 0x1824, new PayloadBuilder().u64(0x200n).u64(U(5)).u64(U(6)).build());
@@ -234,11 +328,13 @@ describe("stack attachment rules on a synthetic trace", () => {
 describe("etw-wasm generate --samples", () => {
   it("writes CPU samples with stacks: cpu profiles every non-idle sample, each with its stack", async () => {
     const dir = mkdtempSync(join(tmpdir(), "etw-gen-samples-"));
-    const file = join(dir, "s.etl"), out = join(dir, "s.folded");
+    const file = join(dir, "s.etl"),
+      out = join(dir, "s.folded");
     expect(spawnSync(process.execPath, [CLI, "generate", file, "--size", "1MiB", "--samples"], { encoding: "utf8" }).status).toBe(0);
     const t = await openTrace(readFileSync(file));
     // by hand: PerfInfo/Sample records whose thread (after the pointer-sized IP) is not 0
-    let busy = 0, idle = 0;
+    let busy = 0,
+      idle = 0;
     for (const r of t.query({ provider: PERFINFO })) {
       if (r.opcode !== 46) continue;
       if (new DataView(r.payload.buffer, r.payload.byteOffset).getUint32(8, true) === 0) idle++;
@@ -261,7 +357,9 @@ describe("a CPU profile of a stream", () => {
   function samplesOf(p: CpuProfile): string[] {
     const out: string[] = [];
     for (let i = 0; i < p.samples.length; i++) {
-      out.push(`${p.samples.pid[i]} ${p.samples.tid[i]} ${p.samples.timeMSec[i]} ${p.samples.weightMSec?.[i] ?? p.intervalMSec} ${stackNames(p.stacks, p.samples.stack[i]).join(";")}`);
+      out.push(
+        `${p.samples.pid[i]} ${p.samples.tid[i]} ${p.samples.timeMSec[i]} ${p.samples.weightMSec?.[i] ?? p.intervalMSec} ${stackNames(p.stacks, p.samples.stack[i]).join(";")}`,
+      );
     }
     return out;
   }
@@ -272,7 +370,12 @@ describe("a CPU profile of a stream", () => {
     t.dispose();
     const streamed = await streamCpuProfile(streamTrace(bytes, { batchBytes }), { pid });
     expect(streamed.samples.length).toBe(whole.samples.length);
-    expect([streamed.intervalMSec, streamed.samplesWithStacks, streamed.idleSamples, streamed.otherSamples]).toEqual([whole.intervalMSec, whole.samplesWithStacks, whole.idleSamples, whole.otherSamples]);
+    expect([streamed.intervalMSec, streamed.samplesWithStacks, streamed.idleSamples, streamed.otherSamples]).toEqual([
+      whole.intervalMSec,
+      whole.samplesWithStacks,
+      whole.idleSamples,
+      whole.otherSamples,
+    ]);
     expect(samplesOf(streamed)).toEqual(samplesOf(whole));
     expect(toFolded(streamed)).toBe(toFolded(whole));
     return whole;
@@ -287,113 +390,159 @@ describe("a CPU profile of a stream", () => {
     }
   });
 
-  it.skipIf(!HAVE_CORPUS)("equals the whole trace's on every corpus trace (.etl and .nettrace), in batches of 64 KiB", async () => {
-    let withSamples = 0;
-    const nettrace = readdirSync(join(CORPUS, "nettrace")).filter((f) => /\.(nettrace|netperf)$/.test(f)).map((f) => join(CORPUS, "nettrace", f));
-    for (const file of [...corpusFiles().map(etlPath), ...nettrace]) {
-      const whole = await same(readFileSync(file), 64 << 10);
-      if (whole.samples.length) withSamples++;
-    }
-    // (the x64 trace's kernel samples, the two sample-profiler .nettrace files at least)
-    expect(withSamples).toBeGreaterThanOrEqual(3);
-    // one process of many
-    await same(readFileSync(etlPath(X64)), 64 << 10, 3676);
-  }, 300_000);
+  it.skipIf(!HAVE_CORPUS)(
+    "equals the whole trace's on every corpus trace (.etl and .nettrace), in batches of 64 KiB",
+    async () => {
+      let withSamples = 0;
+      const nettrace = readdirSync(join(CORPUS, "nettrace"))
+        .filter((f) => /\.(nettrace|netperf)$/.test(f))
+        .map((f) => join(CORPUS, "nettrace", f));
+      for (const file of [...corpusFiles().map(etlPath), ...nettrace]) {
+        const whole = await same(readFileSync(file), 64 << 10);
+        if (whole.samples.length) withSamples++;
+      }
+      // (the x64 trace's kernel samples, the two sample-profiler .nettrace files at least)
+      expect(withSamples).toBeGreaterThanOrEqual(3);
+      // one process of many
+      await same(readFileSync(etlPath(X64)), 64 << 10, 3676);
+    },
+    300_000,
+  );
 });
 
 describe("events' stacks weighted by a payload field (stacks --format folded --weight)", () => {
   const NT3 = join(CORPUS, "nettrace", "eventpipe-dotnetcore3.0-win-x64-objver4.nettrace");
 
-  it.skipIf(!HAVE_CORPUS)("AllocationTick's stacks weighted by AllocationAmount: the weights are the amounts read by hand from the payloads", async () => {
-    const t = await openTrace(readFileSync(NT3));
-    const ticks = t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 10 }).indices;
-    // by hand: the events with a stack item of at least one frame, and their AllocationAmount (UInt32 at offset 0)
-    const framed = rowsWithStackItems(t);
-    let events = 0, total = 0;
-    const amounts: number[] = [];
-    for (const r of ticks) {
-      if (!framed.has(r)) continue;
-      events++;
-      amounts.push(payloadU32(t, r));
-      total += amounts[amounts.length - 1];
-    }
-    const median = [...amounts].sort((a, b) => a - b)[amounts.length >> 1];
-    expect(events).toBeGreaterThan(30_000);
-    t.dispose();
-    const folded = spawnSync(process.execPath, [CLI, "stacks", NT3, "--event", "GC/AllocationTick", "--format", "folded", "--weight", "AllocationAmount"], { encoding: "utf8", maxBuffer: 1 << 28 });
-    expect(folded.status, folded.stderr).toBe(0);
-    expect(folded.stderr).toContain(`${events} of ${ticks.length} events with stacks, ${total} of AllocationAmount in all`);
-    const lines = folded.stdout.trim().split("\n").map((l) => [l.slice(0, l.lastIndexOf(" ")), Number(l.slice(l.lastIndexOf(" ") + 1))] as const);
-    expect(lines.reduce((n, [, w]) => n + w, 0)).toBe(total);
-    expect(lines.length).toBeGreaterThan(10);
-    // heaviest first; the callee view has the same stacks turned round, with the same weights
-    expect(lines.every(([, w], k) => k === 0 || lines[k - 1][1] >= w)).toBe(true);
-    const inverted = spawnSync(process.execPath, [CLI, "stacks", NT3, "--event", "GC/AllocationTick", "--format", "folded", "--weight", "AllocationAmount", "--invert"], { encoding: "utf8", maxBuffer: 1 << 28 });
-    expect(inverted.status, inverted.stderr).toBe(0);
-    const turned = new Map(inverted.stdout.trim().split("\n").map((l) => [l.slice(0, l.lastIndexOf(" ")).split(";").reverse().join(";"), Number(l.slice(l.lastIndexOf(" ") + 1))]));
-    expect(turned).toEqual(new Map(lines));
-    // counted, and only the big ones (--where)
-    const counted = spawnSync(process.execPath, [CLI, "stacks", NT3, "--event", "GC/AllocationTick", "--format", "folded", "--where", `AllocationAmount > ${median}`], { encoding: "utf8", maxBuffer: 1 << 28 });
-    expect(counted.status, counted.stderr).toBe(0);
-    const big = counted.stdout.trim().split("\n").reduce((n, l) => n + Number(l.slice(l.lastIndexOf(" ") + 1)), 0);
-    expect(big).toBe(amounts.filter((a) => a > median).length);
-    expect(big).toBeGreaterThan(0);
-    expect(big).toBeLessThan(events);
-  }, 120_000);
-
-  it.skipIf(!HAVE_CORPUS)("a stream's weighted stacks equal the whole trace's (batches of 64 KiB): AllocationTick by AllocationAmount, kernel CPU samples counted", async () => {
-    const cases: [string, (t: Trace) => Uint32Array, string | undefined][] = [
-      [NT3, (t) => t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 10 }).indices, "AllocationAmount"],
-      [etlPath(X64), (t) => t.query({ provider: PERFINFO, opcode: 46 }).indices, undefined],
-      [etlPath("net.4.5.x86.etl"), (t) => t.query({ provider: PERFINFO, opcode: 46 }).indices, undefined],
-    ];
-    for (const [file, select, field] of cases) {
-      const bytes = readFileSync(file);
-      const weight = field ? (row: { get(name: string): unknown }) => Number(row.get(field)) : undefined;
-      const t = await openTrace(bytes);
-      const whole = weightedStacks(t, select(t), { weight });
-      t.dispose();
-      const streamed = await streamWeightedStacks(streamTrace(bytes, { batchBytes: 64 << 10 }), { select, weight });
-      expect(whole.withStacks, file).toBeGreaterThan(1000);
-      expect([streamed.events, streamed.withStacks, streamed.total], file).toEqual([whole.events, whole.withStacks, whole.total]);
-      expect(streamed.stacks, file).toEqual(whole.stacks);
-    }
-  }, 180_000);
-
-  it.skipIf(!HAVE_CORPUS)("an attacher asked for some rows' stacks gives those rows the stacks the full attacher gives them, and no others", async () => {
-    // the rows wanted: every other row with a stack (so unwanted user parts must still complete wanted kernel parts
-    // waiting on their thread), and the CPU samples or allocation ticks alone
-    for (const file of [etlPath(X64), etlPath("net.4.5.x86.etl"), NT3]) {
-      const t = await openTrace(readFileSync(file));
-      const ps = t.events.defaultPointerSize === 4 ? 4 : 8;
-      const order = t.events.timeOrder();
-      const full = new StackAttacher(ps);
-      full.addRows(t.events, order);
-      full.finish();
-      const withStack = [...order].filter((r) => full.stackOf(r) >= 0);
-      expect(withStack.length, file).toBeGreaterThan(1000);
-      const picks = [new Set(withStack.filter((_, k) => k % 2 === 0)), new Set(t.query({ provider: [PERFINFO, "Microsoft-Windows-DotNETRuntime"], eventId: [46, 10] }).indices)];
-      for (const wanted of picks) {
-        const some = new StackAttacher(ps, (row) => wanted.has(row));
-        some.addRows(t.events, order);
-        some.finish();
-        let same = 0;
-        for (let r = 0; r < t.events.length; r++) {
-          const a = full.stackOf(r), b = some.stackOf(r);
-          if (!wanted.has(r)) {
-            if (b >= 0) expect.fail(`${file}: row ${r} not wanted has a stack`);
-            continue;
-          }
-          const fa = a < 0 ? null : full.table.frames(a).join(), fb = b < 0 ? null : some.table.frames(b).join();
-          if (fa !== fb) expect.fail(`${file}: row ${r}: ${fb} instead of ${fa}`);
-          if (a >= 0) same++;
-        }
-        expect(same, file).toBeGreaterThan(100);
-        expect(some.table.size, file).toBeLessThan(full.table.size);
+  it.skipIf(!HAVE_CORPUS)(
+    "AllocationTick's stacks weighted by AllocationAmount: the weights are the amounts read by hand from the payloads",
+    async () => {
+      const t = await openTrace(readFileSync(NT3));
+      const ticks = t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 10 }).indices;
+      // by hand: the events with a stack item of at least one frame, and their AllocationAmount (UInt32 at offset 0)
+      const framed = rowsWithStackItems(t);
+      let events = 0,
+        total = 0;
+      const amounts: number[] = [];
+      for (const r of ticks) {
+        if (!framed.has(r)) continue;
+        events++;
+        amounts.push(payloadU32(t, r));
+        total += amounts[amounts.length - 1];
       }
+      const median = [...amounts].sort((a, b) => a - b)[amounts.length >> 1];
+      expect(events).toBeGreaterThan(30_000);
       t.dispose();
-    }
-  }, 180_000);
+      const folded = spawnSync(process.execPath, [CLI, "stacks", NT3, "--event", "GC/AllocationTick", "--format", "folded", "--weight", "AllocationAmount"], {
+        encoding: "utf8",
+        maxBuffer: 1 << 28,
+      });
+      expect(folded.status, folded.stderr).toBe(0);
+      expect(folded.stderr).toContain(`${events} of ${ticks.length} events with stacks, ${total} of AllocationAmount in all`);
+      const lines = folded.stdout
+        .trim()
+        .split("\n")
+        .map((l) => [l.slice(0, l.lastIndexOf(" ")), Number(l.slice(l.lastIndexOf(" ") + 1))] as const);
+      expect(lines.reduce((n, [, w]) => n + w, 0)).toBe(total);
+      expect(lines.length).toBeGreaterThan(10);
+      // heaviest first; the callee view has the same stacks turned round, with the same weights
+      expect(lines.every(([, w], k) => k === 0 || lines[k - 1][1] >= w)).toBe(true);
+      const inverted = spawnSync(
+        process.execPath,
+        [CLI, "stacks", NT3, "--event", "GC/AllocationTick", "--format", "folded", "--weight", "AllocationAmount", "--invert"],
+        { encoding: "utf8", maxBuffer: 1 << 28 },
+      );
+      expect(inverted.status, inverted.stderr).toBe(0);
+      const turned = new Map(
+        inverted.stdout
+          .trim()
+          .split("\n")
+          .map((l) => [l.slice(0, l.lastIndexOf(" ")).split(";").reverse().join(";"), Number(l.slice(l.lastIndexOf(" ") + 1))]),
+      );
+      expect(turned).toEqual(new Map(lines));
+      // counted, and only the big ones (--where)
+      const counted = spawnSync(
+        process.execPath,
+        [CLI, "stacks", NT3, "--event", "GC/AllocationTick", "--format", "folded", "--where", `AllocationAmount > ${median}`],
+        { encoding: "utf8", maxBuffer: 1 << 28 },
+      );
+      expect(counted.status, counted.stderr).toBe(0);
+      const big = counted.stdout
+        .trim()
+        .split("\n")
+        .reduce((n, l) => n + Number(l.slice(l.lastIndexOf(" ") + 1)), 0);
+      expect(big).toBe(amounts.filter((a) => a > median).length);
+      expect(big).toBeGreaterThan(0);
+      expect(big).toBeLessThan(events);
+    },
+    120_000,
+  );
+
+  it.skipIf(!HAVE_CORPUS)(
+    "a stream's weighted stacks equal the whole trace's (batches of 64 KiB): AllocationTick by AllocationAmount, kernel CPU samples counted",
+    async () => {
+      const cases: [string, (t: Trace) => Uint32Array, string | undefined][] = [
+        [NT3, (t) => t.query({ provider: "Microsoft-Windows-DotNETRuntime", eventId: 10 }).indices, "AllocationAmount"],
+        [etlPath(X64), (t) => t.query({ provider: PERFINFO, opcode: 46 }).indices, undefined],
+        [etlPath("net.4.5.x86.etl"), (t) => t.query({ provider: PERFINFO, opcode: 46 }).indices, undefined],
+      ];
+      for (const [file, select, field] of cases) {
+        const bytes = readFileSync(file);
+        const weight = field ? (row: { get(name: string): unknown }) => Number(row.get(field)) : undefined;
+        const t = await openTrace(bytes);
+        const whole = weightedStacks(t, select(t), { weight });
+        t.dispose();
+        const streamed = await streamWeightedStacks(streamTrace(bytes, { batchBytes: 64 << 10 }), { select, weight });
+        expect(whole.withStacks, file).toBeGreaterThan(1000);
+        expect([streamed.events, streamed.withStacks, streamed.total], file).toEqual([whole.events, whole.withStacks, whole.total]);
+        expect(streamed.stacks, file).toEqual(whole.stacks);
+      }
+    },
+    180_000,
+  );
+
+  it.skipIf(!HAVE_CORPUS)(
+    "an attacher asked for some rows' stacks gives those rows the stacks the full attacher gives them, and no others",
+    async () => {
+      // the rows wanted: every other row with a stack (so unwanted user parts must still complete wanted kernel parts
+      // waiting on their thread), and the CPU samples or allocation ticks alone
+      for (const file of [etlPath(X64), etlPath("net.4.5.x86.etl"), NT3]) {
+        const t = await openTrace(readFileSync(file));
+        const ps = t.events.defaultPointerSize === 4 ? 4 : 8;
+        const order = t.events.timeOrder();
+        const full = new StackAttacher(ps);
+        full.addRows(t.events, order);
+        full.finish();
+        const withStack = [...order].filter((r) => full.stackOf(r) >= 0);
+        expect(withStack.length, file).toBeGreaterThan(1000);
+        const picks = [
+          new Set(withStack.filter((_, k) => k % 2 === 0)),
+          new Set(t.query({ provider: [PERFINFO, "Microsoft-Windows-DotNETRuntime"], eventId: [46, 10] }).indices),
+        ];
+        for (const wanted of picks) {
+          const some = new StackAttacher(ps, (row) => wanted.has(row));
+          some.addRows(t.events, order);
+          some.finish();
+          let same = 0;
+          for (let r = 0; r < t.events.length; r++) {
+            const a = full.stackOf(r),
+              b = some.stackOf(r);
+            if (!wanted.has(r)) {
+              if (b >= 0) expect.fail(`${file}: row ${r} not wanted has a stack`);
+              continue;
+            }
+            const fa = a < 0 ? null : full.table.frames(a).join(),
+              fb = b < 0 ? null : some.table.frames(b).join();
+            if (fa !== fb) expect.fail(`${file}: row ${r}: ${fb} instead of ${fa}`);
+            if (a >= 0) same++;
+          }
+          expect(same, file).toBeGreaterThan(100);
+          expect(some.table.size, file).toBeLessThan(full.table.size);
+        }
+        t.dispose();
+      }
+    },
+    180_000,
+  );
 
   it("--weight duration: a Contention/Start weighs the milliseconds to its thread's Contention/Stop (a synthetic trace)", async () => {
     const w = new EtlWriter({ perfFreq: 1_000_000n });
@@ -401,7 +550,20 @@ describe("events' stacks weighted by a payload field (stacks --format folded --w
     const U = (n: number) => 0x7ff600000000n + BigInt(n);
     const RUNTIME = "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4";
     const clr = (ms: number, tid: number, id: number, opcode: number, task: number, payload: Uint8Array) =>
-      w.event(0, { headerType: 0x13, provider: RUNTIME, id, version: id === 82 ? 0 : 1, level: 4, opcode, task, keywords: 0x4000n, pid: 10, tid, ts: at(ms), payload });
+      w.event(0, {
+        headerType: 0x13,
+        provider: RUNTIME,
+        id,
+        version: id === 82 ? 0 : 1,
+        level: 4,
+        opcode,
+        task,
+        keywords: 0x4000n,
+        pid: 10,
+        tid,
+        ts: at(ms),
+        payload,
+      });
     const start = (ms: number, tid: number, frames: bigint[]) => {
       clr(ms, tid, 81, 1, 8, new PayloadBuilder().u8(0).u16(9).build());
       // its ClrStackWalk, right after it on its thread
@@ -420,9 +582,10 @@ describe("events' stacks weighted by a payload field (stacks --format folded --w
     const bytes = w.finish();
     const select = (t: Trace) => t.query({ provider: RUNTIME, eventId: 81 }).indices;
     for (const source of ["whole", "stream"]) {
-      const r = source === "whole"
-        ? weightedStacks(await openTrace(bytes), select(await openTrace(bytes)), { duration: {} })
-        : await streamWeightedStacks(streamTrace(bytes, { batchBytes: 64 << 10 }), { select, duration: {} });
+      const r =
+        source === "whole"
+          ? weightedStacks(await openTrace(bytes), select(await openTrace(bytes)), { duration: {} })
+          : await streamWeightedStacks(streamTrace(bytes, { batchBytes: 64 << 10 }), { select, duration: {} });
       expect(r.events, source).toBe(4);
       expect(r.withStacks, source).toBe(3);
       expect(r.total).toBeCloseTo(3 + 0.5 + 1, 6);
@@ -433,11 +596,20 @@ describe("events' stacks weighted by a payload field (stacks --format folded --w
     const dir = mkdtempSync(join(tmpdir(), "etw-duration-"));
     const file = join(dir, "contention.etl");
     writeFileSync(file, bytes);
-    const cli = spawnSync(process.execPath, [CLI, "stacks", file, "--event", "Contention/Start", "--format", "folded", "--weight", "duration"], { encoding: "utf8" });
+    const cli = spawnSync(process.execPath, [CLI, "stacks", file, "--event", "Contention/Start", "--format", "folded", "--weight", "duration"], {
+      encoding: "utf8",
+    });
     expect(cli.status, cli.stderr).toBe(0);
     expect(cli.stderr).toContain("3 of 4 events with stacks and a Stop, 4.5 ms from Start to Stop in all");
-    expect(cli.stdout.trim().split("\n").map((l) => Number(l.slice(l.lastIndexOf(" ") + 1)))).toEqual([4, 0.5]);
-    const bad = spawnSync(process.execPath, [CLI, "stacks", file, "--event", "Contention/Start", "--format", "folded", "--pair-by", "TaskID"], { encoding: "utf8" });
+    expect(
+      cli.stdout
+        .trim()
+        .split("\n")
+        .map((l) => Number(l.slice(l.lastIndexOf(" ") + 1))),
+    ).toEqual([4, 0.5]);
+    const bad = spawnSync(process.execPath, [CLI, "stacks", file, "--event", "Contention/Start", "--format", "folded", "--pair-by", "TaskID"], {
+      encoding: "utf8",
+    });
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain("--pair-by goes with --weight duration");
   });

@@ -27,16 +27,29 @@ function summaryOf(bytes: Uint8Array): string {
 
 function traceWith(records: { provider: string; id: number; payload: Uint8Array }[]): Uint8Array {
   const w = new EtlWriter({ perfFreq: 1_000_000n });
-  records.forEach((r, k) => w.event(0, {
-    headerType: 0x13, provider: r.provider, id: r.id, version: 0, level: 4, opcode: 0, task: 0, keywords: 0n,
-    pid: 100, tid: 200, ts: w.anchor + BigInt(1000 * (k + 1)), payload: r.payload,
-  }));
+  records.forEach((r, k) =>
+    w.event(0, {
+      headerType: 0x13,
+      provider: r.provider,
+      id: r.id,
+      version: 0,
+      level: 4,
+      opcode: 0,
+      task: 0,
+      keywords: 0n,
+      pid: 100,
+      tid: 200,
+      ts: w.anchor + BigInt(1000 * (k + 1)),
+      payload: r.payload,
+    }),
+  );
   return w.finish();
 }
 
 /** An EventSource ManifestData event (id 0xFFFE): format, versions, magic 0x5B, one chunk of XML. */
 function manifestPayload(guid: string, name: string): Uint8Array {
-  const xml = `<instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events"><instrumentation><events>` +
+  const xml =
+    `<instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events"><instrumentation><events>` +
     `<provider name="${name}" guid="{${guid}}" symbol="X"></provider></events></instrumentation></instrumentationManifest>`;
   const text = new TextEncoder().encode(xml);
   const out = new Uint8Array(8 + text.length);
@@ -49,7 +62,9 @@ describe("OS provider table", () => {
   it("the generator's output is the committed bindings/schema/os-providers.ts", () => {
     const dir = mkdtempSync(join(tmpdir(), "etw-gen-"));
     const out = join(dir, "os-providers.ts");
-    const r = spawnSync(process.execPath, [join(ROOT, "scripts/gen-os-providers.mjs"), join(ROOT, "scripts/data/W10_1909_LogmanQueryProviders.txt"), out], { encoding: "utf8" });
+    const r = spawnSync(process.execPath, [join(ROOT, "scripts/gen-os-providers.mjs"), join(ROOT, "scripts/data/W10_1909_LogmanQueryProviders.txt"), out], {
+      encoding: "utf8",
+    });
     expect(r.status, r.stderr).toBe(0);
     expect(readFileSync(out, "utf8")).toBe(readFileSync(join(ROOT, "bindings/schema/os-providers.ts"), "utf8"));
   });
@@ -77,10 +92,12 @@ describe("summary names providers", () => {
   });
 
   it("a name from the trace's own EventSource manifest wins over the OS table", () => {
-    const out = summaryOf(traceWith([
-      { provider: WINRM, id: 0xfffe, payload: manifestPayload(WINRM, "My-Own-WinRM-Source") },
-      { provider: WINRM, id: 1, payload: new Uint8Array(4) },
-    ]));
+    const out = summaryOf(
+      traceWith([
+        { provider: WINRM, id: 0xfffe, payload: manifestPayload(WINRM, "My-Own-WinRM-Source") },
+        { provider: WINRM, id: 1, payload: new Uint8Array(4) },
+      ]),
+    );
     expect(out).toMatch(/^\s+2\s+My-Own-WinRM-Source\s+\{a7975c8f-ac13-49f1-87da-5a984a4ab417\}$/m);
     expect(out).not.toContain("Microsoft-Windows-WinRM");
   });

@@ -104,7 +104,8 @@ describe("generated split sessions", () => {
         }
       }
       const want: string[] = [];
-      for (const r of merged.events.timeOrder()) want.push(`${merged.events.timestamp[r]} ${merged.names.ofRow(r)} ${Buffer.from(merged.events.row(r).payload).toString("hex")}`);
+      for (const r of merged.events.timeOrder())
+        want.push(`${merged.events.timestamp[r]} ${merged.names.ofRow(r)} ${Buffer.from(merged.events.row(r).payload).toString("hex")}`);
       expect(rows).toBe(merged.events.length);
       expect(got).toEqual(want);
       const end = stream.end!;
@@ -140,20 +141,50 @@ describe("generated split sessions", () => {
     expect(seen.get(0)! + seen.get(1)!).toBe(stream.end!.eventCount);
   });
 
-  it("a file that is no trace rejects with its name; payloads: \"source\" is refused", async () => {
+  it('a file that is no trace rejects with its name; payloads: "source" is refused', async () => {
     const [user] = generateSession({ ...OPTS, targetBytes: 1 << 20 });
     const junk = new Uint8Array(8192).fill(7);
-    await expect(openTrace([{ name: "a.etl", input: user.bytes }, { name: "junk.etl", input: junk }])).rejects.toThrow(EtlFormatError);
-    await expect(openTrace([{ name: "a.etl", input: user.bytes }, { name: "junk.etl", input: junk }])).rejects.toThrow(/^junk\.etl: not an ETL file/);
-    const stream = streamTrace([{ name: "a.etl", input: user.bytes }, { name: "junk.etl", input: junk }]);
-    await expect((async () => { for await (const _ of stream) { /* */ } })()).rejects.toThrow(/junk\.etl: not an ETL file/);
-    await expect(openTrace([{ name: "a.etl", input: user.bytes }, { name: "b.etl", input: user.bytes }], { payloads: "source" })).rejects.toThrow(TypeError);
+    await expect(
+      openTrace([
+        { name: "a.etl", input: user.bytes },
+        { name: "junk.etl", input: junk },
+      ]),
+    ).rejects.toThrow(EtlFormatError);
+    await expect(
+      openTrace([
+        { name: "a.etl", input: user.bytes },
+        { name: "junk.etl", input: junk },
+      ]),
+    ).rejects.toThrow(/^junk\.etl: not an ETL file/);
+    const stream = streamTrace([
+      { name: "a.etl", input: user.bytes },
+      { name: "junk.etl", input: junk },
+    ]);
+    await expect(
+      (async () => {
+        for await (const _ of stream) {
+          /* */
+        }
+      })(),
+    ).rejects.toThrow(/junk\.etl: not an ETL file/);
+    await expect(
+      openTrace(
+        [
+          { name: "a.etl", input: user.bytes },
+          { name: "b.etl", input: user.bytes },
+        ],
+        { payloads: "source" },
+      ),
+    ).rejects.toThrow(TypeError);
   });
 
   it("a file cut short: its rows kept, the trace incomplete, the file named", async () => {
     const [user, kernel] = generateSession(OPTS);
     const cut = kernel.bytes.subarray(0, kernel.bytes.length - 65536 - 30_000);
-    const t = await openTrace([{ name: user.name, input: user.bytes }, { name: "cut.kernel.etl", input: cut }]);
+    const t = await openTrace([
+      { name: user.name, input: user.bytes },
+      { name: "cut.kernel.etl", input: cut },
+    ]);
     expect(t.complete).toBe(false);
     expect(t.incomplete!.reason).toBe("truncated-buffer");
     expect(t.incomplete!.message).toMatch(/^cut\.kernel\.etl: the input ends inside the buffer/);
@@ -167,11 +198,25 @@ describe("generated split sessions", () => {
     // an unrelated trace: another start time, QPC at another frequency
     const { EtlWriter } = await import("../dist/bindings/generator/etl-writer.js");
     const w = new EtlWriter({ perfFreq: 3_000_000n, startTime: 133000000000000000n + 600_000_000n, anchor: 77_000_000_000n });
-    for (let i = 0; i < 50; i++) w.classic(0, { headerType: 0x0a, guid: "11111111-2222-3333-4444-555555555555", opcode: 1, level: 4, version: 0, tid: 1, pid: 2, ts: 77_000_000_000n + BigInt(i) * 3_000_000n, payload: new Uint8Array(4) } as never);
+    for (let i = 0; i < 50; i++)
+      w.classic(0, {
+        headerType: 0x0a,
+        guid: "11111111-2222-3333-4444-555555555555",
+        opcode: 1,
+        level: 4,
+        version: 0,
+        tid: 1,
+        pid: 2,
+        ts: 77_000_000_000n + BigInt(i) * 3_000_000n,
+        payload: new Uint8Array(4),
+      } as never);
     const other = w.finish();
     const [user] = generateSession(OPTS);
     const own = await openTrace(other);
-    const t = await openTrace([{ name: user.name, input: user.bytes }, { name: "other.etl", input: other }]);
+    const t = await openTrace([
+      { name: user.name, input: user.bytes },
+      { name: "other.etl", input: other },
+    ]);
     expect(t.files[1].clock).toBe("rebased");
     // each row of the other file is at the same instant on the session clock as on its own
     const first = t.files[1].firstRow;
@@ -206,7 +251,11 @@ describe("the CLI on several files", () => {
   });
 
   it("every analysis of the files is the single file's", () => {
-    for (const args of [["gc", "--rollup", "--format", "csv"], ["jit", "--format", "csv"], ["methods", "--format", "csv"]]) {
+    for (const args of [
+      ["gc", "--rollup", "--format", "csv"],
+      ["jit", "--format", "csv"],
+      ["methods", "--format", "csv"],
+    ]) {
       const a = cli(args[0], split, join(dir, "s.kernel.etl"), ...args.slice(1));
       const b = cli(args[0], whole, ...args.slice(1));
       expect(a.status, a.stderr).toBe(0);
@@ -224,7 +273,8 @@ describe("the CLI on several files", () => {
     const a = cli("events", split, "--merge-all", "--format", "names", "--tracelog");
     const b = cli("events", whole, "--format", "names", "--tracelog");
     expect(a.status).toBe(0);
-    const la = a.stdout.trimEnd().split("\n"), lb = b.stdout.trimEnd().split("\n");
+    const la = a.stdout.trimEnd().split("\n"),
+      lb = b.stdout.trimEnd().split("\n");
     // the kernel file's header record is the one more
     expect(la.filter((l) => l === "EventTrace")).toHaveLength(2);
     expect(la.filter((l) => l !== "EventTrace")).toEqual(lb.filter((l) => l !== "EventTrace"));
@@ -270,7 +320,10 @@ describe.skipIf(!HAVE_CORPUS)("a real PerfView session: PerfViewData.etl + PerfV
       expect(rowCount).toBe(refs[f].events.length);
       for (let i = 0; i < rowCount; i++) {
         const row = t.events.row(firstRow + i);
-        expect({ ...row.toJSON(), payloadHex: Buffer.from(row.payload.subarray(0, 64)).toString("hex") }).toEqual({ ...referenceAsJson(refs[f].events[i]), payloadHex: refs[f].events[i].payload_hex });
+        expect({ ...row.toJSON(), payloadHex: Buffer.from(row.payload.subarray(0, 64)).toString("hex") }).toEqual({
+          ...referenceAsJson(refs[f].events[i]),
+          payloadHex: refs[f].events[i].payload_hex,
+        });
       }
     }
     // the merged time order is the order of the raw timestamps of both dumps (one QPC)
@@ -295,7 +348,10 @@ describe.skipIf(!HAVE_CORPUS)("a OneDrive CldFlt log rolled over into a second f
     // (each file alone is checked against its reference dump by the corpus tests; CldFlt2 is a header buffer only)
     const alone = await Promise.all(names.map((n) => openTrace(readFileSync(etlPath(n)))));
     expect(t.complete).toBe(true);
-    expect(t.files.map((f) => [f.rowCount, f.clock])).toEqual([[alone[0].events.length, "anchor"], [alone[1].events.length, "shared"]]);
+    expect(t.files.map((f) => [f.rowCount, f.clock])).toEqual([
+      [alone[0].events.length, "anchor"],
+      [alone[1].events.length, "shared"],
+    ]);
     const want = alone.flatMap((a) => [...a.events.timestamp]).sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
     expect(Array.from(t.events.timeOrder(), (r) => t.events.timestamp[r])).toEqual(want);
     for (let r = 0; r < t.events.length; r++) expect(t.events.row(r).payload).toEqual(alone[t.fileOf(r)].events.row(r - t.files[t.fileOf(r)].firstRow).payload);
@@ -303,4 +359,3 @@ describe.skipIf(!HAVE_CORPUS)("a OneDrive CldFlt log rolled over into a second f
     expect(t.relativeMSec(t.events.timestamp[t.files[1].firstRow])).toBeGreaterThan(60_000);
   });
 });
-

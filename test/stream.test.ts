@@ -12,7 +12,18 @@ import { streamTraceFile } from "../dist/bindings/node.js";
 import { decodeWindows } from "../dist/bindings/decode/windows.js";
 import { concatBytes, metaOf } from "../dist/bindings/decode/trace-data.js";
 import { PROV_STRIDE, TYPE_STRIDE } from "../dist/assembly/codes.js";
-import { openTrace, streamTrace, inTimeOrder, EtlFormatError, type TimeOrderOptions, type TimeOrderStats, type EventTypeTable, type Trace, type TraceBatch, type DecodeFilter } from "../dist/bindings/index.js";
+import {
+  openTrace,
+  streamTrace,
+  inTimeOrder,
+  EtlFormatError,
+  type TimeOrderOptions,
+  type TimeOrderStats,
+  type EventTypeTable,
+  type Trace,
+  type TraceBatch,
+  type DecodeFilter,
+} from "../dist/bindings/index.js";
 import { generateTraceChunks } from "../dist/bindings/generator/generate.js";
 import { EtlWriter } from "../dist/bindings/generator/etl-writer.js";
 import { HAVE_CORPUS, corpusFiles, etlPath } from "./helpers/shared.js";
@@ -30,8 +41,23 @@ function inputs(): [string, () => Uint8Array][] {
 }
 
 const COLUMNS = [
-  "timestamp", "keywords", "pid", "tid", "payloadLength", "headerLength", "provider", "eventId", "task", "flags",
-  "processor", "version", "opcode", "level", "headerType", "channel", "eventType",
+  "timestamp",
+  "keywords",
+  "pid",
+  "tid",
+  "payloadLength",
+  "headerLength",
+  "provider",
+  "eventId",
+  "task",
+  "flags",
+  "processor",
+  "version",
+  "opcode",
+  "level",
+  "headerType",
+  "channel",
+  "eventType",
 ] as const;
 
 function typeList(ty: EventTypeTable): string {
@@ -62,14 +88,17 @@ function rowIndex(whole: Trace, wt: Trace["tables"][number]): Map<number, number
 function batchDifferences(b: Trace & Pick<TraceBatch, "index" | "firstRow" | "firstBuffer">, whole: Trace): string[] {
   const out: string[] = [];
   const n = b.events.length;
-  const bc = b.events.columns, wc = whole.events.columns;
+  const bc = b.events.columns,
+    wc = whole.events.columns;
   // (columns compared as bytes, element by element only to name the first difference; payloads as
   // ranges of their record bytes: a sweep of a corpus trace compares millions of rows, and a BigInt, an
   // EventRow or a subarray each would cost)
   for (const k of COLUMNS) {
-    const x = bc[k] as ArrayBufferView & ArrayLike<unknown>, y = wc[k] as ArrayBufferView & ArrayLike<unknown>;
+    const x = bc[k] as ArrayBufferView & ArrayLike<unknown>,
+      y = wc[k] as ArrayBufferView & ArrayLike<unknown>;
     const w = (x as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT;
-    const xs = Buffer.from(x.buffer, x.byteOffset, n * w), ys = Buffer.from(y.buffer, y.byteOffset + b.firstRow * w, n * w);
+    const xs = Buffer.from(x.buffer, x.byteOffset, n * w),
+      ys = Buffer.from(y.buffer, y.byteOffset + b.firstRow * w, n * w);
     if (xs.equals(ys)) continue;
     for (let i = 0; i < n; i++) {
       if (x[i] !== y[b.firstRow + i]) {
@@ -78,21 +107,33 @@ function batchDifferences(b: Trace & Pick<TraceBatch, "index" | "firstRow" | "fi
       }
     }
   }
-  let bytesA: Uint8Array | null = null, bytesB: Uint8Array | null = null;
-  let bufA: Buffer<ArrayBufferLike> = Buffer.alloc(0), bufB: Buffer<ArrayBufferLike> = Buffer.alloc(0);
+  let bytesA: Uint8Array | null = null,
+    bytesB: Uint8Array | null = null;
+  let bufA: Buffer<ArrayBufferLike> = Buffer.alloc(0),
+    bufB: Buffer<ArrayBufferLike> = Buffer.alloc(0);
   for (let i = 0; i < n; i++) {
-    const ra = b.events.recordBytesOf(i), rb = whole.events.recordBytesOf(b.firstRow + i);
-    if (ra !== bytesA) { bytesA = ra; bufA = ra ? Buffer.from(ra.buffer, ra.byteOffset, ra.byteLength) : Buffer.alloc(0); }
-    if (rb !== bytesB) { bytesB = rb; bufB = rb ? Buffer.from(rb.buffer, rb.byteOffset, rb.byteLength) : Buffer.alloc(0); }
-    const oa = bc.payloadOffset[i], la = bc.payloadLength[i];
-    const ob = wc.payloadOffset[b.firstRow + i], lb = wc.payloadLength[b.firstRow + i];
+    const ra = b.events.recordBytesOf(i),
+      rb = whole.events.recordBytesOf(b.firstRow + i);
+    if (ra !== bytesA) {
+      bytesA = ra;
+      bufA = ra ? Buffer.from(ra.buffer, ra.byteOffset, ra.byteLength) : Buffer.alloc(0);
+    }
+    if (rb !== bytesB) {
+      bytesB = rb;
+      bufB = rb ? Buffer.from(rb.buffer, rb.byteOffset, rb.byteLength) : Buffer.alloc(0);
+    }
+    const oa = bc.payloadOffset[i],
+      la = bc.payloadLength[i];
+    const ob = wc.payloadOffset[b.firstRow + i],
+      lb = wc.payloadLength[b.firstRow + i];
     if (la !== lb || bufA.compare(bufB, ob, ob + lb, oa, oa + la) !== 0) {
       out.push(`batch ${b.index} payload of row ${i}`);
       break;
     }
   }
   for (let i = 0; i < b.bufferCount; i++) {
-    const x = b.buffer(i), y = whole.buffer(b.firstBuffer + i);
+    const x = b.buffer(i),
+      y = whole.buffer(b.firstBuffer + i);
     if (x.fileOffset !== y.fileOffset || x.firstRow + b.firstRow !== y.firstRow || x.rowCount !== y.rowCount || x.dataLength !== y.dataLength) {
       out.push(`batch ${b.index} buffer ${i}: ${show(x)} whole ${show(y)}`);
       break;
@@ -127,58 +168,85 @@ function batchDifferences(b: Trace & Pick<TraceBatch, "index" | "firstRow" | "fi
 describe("windowed decoding equals whole decoding", () => {
   for (const [name, load] of inputs()) {
     const needsCorpus = !name.startsWith("synthetic");
-    it.skipIf(needsCorpus && !HAVE_CORPUS)(`${name}: openTrace and streamTrace in small windows, both engines`, async () => {
-      const bytes = load();
-      for (const engine of ENGINES) {
-        const whole = await openTrace(bytes, { engine });
-        for (const batchBytes of BATCHES) {
-          const what = `${name} ${engine} batch ${batchBytes}`;
-          const gathered = await openTrace(bytes, { engine, batchBytes, chunkBytes: CHUNK });
-          expect(traceDifferences(whole, gathered), what).toEqual([]);
-          expect(show(gathered.info), what).toBe(show(whole.info));
-          gathered.dispose();
+    it.skipIf(needsCorpus && !HAVE_CORPUS)(
+      `${name}: openTrace and streamTrace in small windows, both engines`,
+      async () => {
+        const bytes = load();
+        for (const engine of ENGINES) {
+          const whole = await openTrace(bytes, { engine });
+          for (const batchBytes of BATCHES) {
+            const what = `${name} ${engine} batch ${batchBytes}`;
+            const gathered = await openTrace(bytes, { engine, batchBytes, chunkBytes: CHUNK });
+            expect(traceDifferences(whole, gathered), what).toEqual([]);
+            expect(show(gathered.info), what).toBe(show(whole.info));
+            gathered.dispose();
 
-          const stream = streamTrace(bytes, { engine, batchBytes, chunkBytes: CHUNK });
-          let rows = 0, buffers = 0, batches = 0, clrRows = 0, warningTotal = 0;
-          const warnings: unknown[] = [];
-          const problems: string[] = [];
-          for await (const b of stream) {
-            expect(b.index, what).toBe(batches++);
-            expect([b.firstRow, b.firstBuffer], what).toEqual([rows, buffers]);
-            problems.push(...batchDifferences(b, whole));
-            rows += b.events.length;
-            buffers += b.bufferCount;
-            clrRows += b.tables.reduce((n, t) => n + t.length, 0);
-            warnings.push(...b.warnings);
-            warningTotal += b.warningTotal;
+            const stream = streamTrace(bytes, { engine, batchBytes, chunkBytes: CHUNK });
+            let rows = 0,
+              buffers = 0,
+              batches = 0,
+              clrRows = 0,
+              warningTotal = 0;
+            const warnings: unknown[] = [];
+            const problems: string[] = [];
+            for await (const b of stream) {
+              expect(b.index, what).toBe(batches++);
+              expect([b.firstRow, b.firstBuffer], what).toEqual([rows, buffers]);
+              problems.push(...batchDifferences(b, whole));
+              rows += b.events.length;
+              buffers += b.bufferCount;
+              clrRows += b.tables.reduce((n, t) => n + t.length, 0);
+              warnings.push(...b.warnings);
+              warningTotal += b.warningTotal;
+            }
+            expect(problems, what).toEqual([]);
+            // each batch has the warnings met while it was decoded (the stream's end also those after the last)
+            expect(show(warnings), what).toBe(show(whole.warnings.slice(0, warnings.length)));
+            expect(warningTotal, what).toBeLessThanOrEqual(whole.warningTotal);
+            expect(warningTotal, what).toBeGreaterThanOrEqual(warnings.length);
+            expect([rows, buffers, clrRows], what).toEqual([whole.events.length, whole.bufferCount, whole.tables.reduce((n, t) => n + t.length, 0)]);
+            // a trace of more record bytes than four windows hold was decoded in several
+            let data = 0;
+            for (let i = 0; i < whole.bufferCount; i++) data += whole.buffer(i).dataLength;
+            if (data > 4 * batchBytes) expect(batches, what).toBeGreaterThan(2);
+            const end = stream.end!;
+            expect(end, what).toBeDefined();
+            expect(
+              {
+                count: end.eventCount,
+                buffers: end.bufferCount,
+                batches: end.batchCount,
+                complete: end.complete,
+                incomplete: end.incomplete,
+                input: end.inputBytes,
+                decoded: end.decodedBytes,
+                warnings: show(end.warnings),
+                total: end.warningTotal,
+                info: show(end.info),
+                providers: show([...end.providers].map((p) => [p.guid, p.name, p.group])),
+                types: typeList(end.eventTypes),
+              },
+              what,
+            ).toEqual({
+              count: whole.events.length,
+              buffers: whole.bufferCount,
+              batches,
+              complete: whole.complete,
+              incomplete: whole.incomplete,
+              input: whole.inputBytes,
+              decoded: whole.decodedBytes,
+              warnings: show(whole.warnings),
+              total: whole.warningTotal,
+              info: show(whole.info),
+              providers: show([...whole.providers].map((p) => [p.guid, p.name, p.group])),
+              types: typeList(whole.eventTypes),
+            });
           }
-          expect(problems, what).toEqual([]);
-          // each batch has the warnings met while it was decoded (the stream's end also those after the last)
-          expect(show(warnings), what).toBe(show(whole.warnings.slice(0, warnings.length)));
-          expect(warningTotal, what).toBeLessThanOrEqual(whole.warningTotal);
-          expect(warningTotal, what).toBeGreaterThanOrEqual(warnings.length);
-          expect([rows, buffers, clrRows], what).toEqual([whole.events.length, whole.bufferCount, whole.tables.reduce((n, t) => n + t.length, 0)]);
-          // a trace of more record bytes than four windows hold was decoded in several
-          let data = 0;
-          for (let i = 0; i < whole.bufferCount; i++) data += whole.buffer(i).dataLength;
-          if (data > 4 * batchBytes) expect(batches, what).toBeGreaterThan(2);
-          const end = stream.end!;
-          expect(end, what).toBeDefined();
-          expect({
-            count: end.eventCount, buffers: end.bufferCount, batches: end.batchCount, complete: end.complete, incomplete: end.incomplete,
-            input: end.inputBytes, decoded: end.decodedBytes, warnings: show(end.warnings), total: end.warningTotal, info: show(end.info),
-            providers: show([...end.providers].map((p) => [p.guid, p.name, p.group])),
-            types: typeList(end.eventTypes),
-          }, what).toEqual({
-            count: whole.events.length, buffers: whole.bufferCount, batches, complete: whole.complete, incomplete: whole.incomplete,
-            input: whole.inputBytes, decoded: whole.decodedBytes, warnings: show(whole.warnings), total: whole.warningTotal, info: show(whole.info),
-            providers: show([...whole.providers].map((p) => [p.guid, p.name, p.group])),
-            types: typeList(whole.eventTypes),
-          });
+          whole.dispose();
         }
-        whole.dispose();
-      }
-    }, 300_000);
+      },
+      300_000,
+    );
   }
 });
 
@@ -228,12 +296,15 @@ describe("streamTrace", () => {
     for (const engine of ENGINES) {
       const problems: string[] = [];
       const kept: { trace: Trace & Pick<TraceBatch, "index" | "firstRow" | "firstBuffer">; memory: ArrayBufferLike[] }[] = [];
-      let rows = 0, batches = 0;
+      let rows = 0,
+        batches = 0;
       for await (const b of streamTrace(bytes, { engine })) {
         // (the memory of its stored event columns, which the pool gets back once the batch and both copies
         // are disposed: those made when first read are not yet, and are not the pool's)
         const events = (b as unknown as { data: { events: object } }).data.events;
-        const memory = Object.values(Object.getOwnPropertyDescriptors(events)).map((d) => (d.value as ArrayBufferView | undefined)?.buffer).filter((m) => m !== undefined);
+        const memory = Object.values(Object.getOwnPropertyDescriptors(events))
+          .map((d) => (d.value as ArrayBufferView | undefined)?.buffer)
+          .filter((m) => m !== undefined);
         problems.push(...batchDifferences(b, whole));
         if (b.index % 2 === 1) {
           const copy = b.keep();
@@ -329,12 +400,19 @@ describe("streamTrace", () => {
     let rows = 0;
     for await (const b of stream) rows += b.events.length;
     expect(rows).toBe(whole.events.length);
-    expect({ complete: stream.end!.complete, incomplete: stream.end!.incomplete, decoded: stream.end!.decodedBytes })
-      .toEqual({ complete: false, incomplete: whole.incomplete, decoded: whole.decodedBytes });
+    expect({ complete: stream.end!.complete, incomplete: stream.end!.incomplete, decoded: stream.end!.decodedBytes }).toEqual({
+      complete: false,
+      incomplete: whole.incomplete,
+      decoded: whole.decodedBytes,
+    });
     const junk = streamTrace(new Uint8Array(4096).fill(7));
-    await expect((async () => {
-      for await (const _ of junk) { /* nothing */ }
-    })()).rejects.toBeInstanceOf(EtlFormatError);
+    await expect(
+      (async () => {
+        for await (const _ of junk) {
+          /* nothing */
+        }
+      })(),
+    ).rejects.toBeInstanceOf(EtlFormatError);
   });
 
   it("a consumer that stops early lets the decoder go; a stream is read once", async () => {
@@ -344,15 +422,21 @@ describe("streamTrace", () => {
       break;
     }
     expect(stream.end).toBeUndefined();
-    await expect((async () => {
-      for await (const _ of stream) { /* nothing */ }
-    })()).rejects.toThrow(/read once/);
+    await expect(
+      (async () => {
+        for await (const _ of stream) {
+          /* nothing */
+        }
+      })(),
+    ).rejects.toThrow(/read once/);
   });
 
   it("streams a generated trace of more than 4 GiB from memory: rows and buffers are the generator's", async () => {
     const source = generateTraceChunks({ targetBytes: 4.25 * 2 ** 30, seed: 5, processors: 4, chunkBytes: 16 << 20 });
     const stream = streamTrace(source);
-    let rows = 0, buffers = 0, batches = 0;
+    let rows = 0,
+      buffers = 0,
+      batches = 0;
     for await (const b of stream) {
       rows += b.events.length;
       buffers += b.bufferCount;
@@ -362,8 +446,14 @@ describe("streamTrace", () => {
     expect(made.bytes).toBeGreaterThan(2 ** 32);
     expect({ rows, buffers }).toEqual({ rows: made.records, buffers: made.buffers });
     const end = stream.end!;
-    expect({ rows: end.eventCount, buffers: end.bufferCount, input: end.inputBytes, decoded: end.decodedBytes, complete: end.complete, batches: end.batchCount })
-      .toEqual({ rows: made.records, buffers: made.buffers, input: made.bytes, decoded: made.bytes, complete: true, batches });
+    expect({
+      rows: end.eventCount,
+      buffers: end.bufferCount,
+      input: end.inputBytes,
+      decoded: end.decodedBytes,
+      complete: end.complete,
+      batches: end.batchCount,
+    }).toEqual({ rows: made.records, buffers: made.buffers, input: made.bytes, decoded: made.bytes, complete: true, batches });
     expect(end.info.buffersWritten).toBe(made.buffers);
     // the last buffer lies beyond 4 GiB in the file
     expect(batches).toBeGreaterThan(60);
@@ -390,7 +480,8 @@ describe("streamTrace", () => {
 
 /** Rows given out after a row with a later timestamp (what inTimeOrder counts as late). */
 function lateRows(order: number[], ts: BigInt64Array): number {
-  let late = 0, max = -1n;
+  let late = 0,
+    max = -1n;
   for (const r of order) {
     if (ts[r] < max) late++;
     else max = ts[r];
@@ -472,7 +563,20 @@ describe("parallel decoding equals one thread's", () => {
     for (let i = 0; i < 20_000; i++) {
       if (i === 3000) (w as { compress: boolean }).compress = false;
       const payload = new Uint8Array(8 + (i % 40)).map((_, k) => (i * 7 + k) & 255);
-      w.event(i & 1, { headerType: 0x13, provider: "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4", id: 1 + (i % 5), version: 0, level: 4, opcode: 0, task: 0, keywords: 0n, pid: 10, tid: 20 + (i & 3), ts: (ts += 7n), payload });
+      w.event(i & 1, {
+        headerType: 0x13,
+        provider: "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4",
+        id: 1 + (i % 5),
+        version: 0,
+        level: 4,
+        opcode: 0,
+        task: 0,
+        keywords: 0n,
+        pid: 10,
+        tid: 20 + (i & 3),
+        ts: (ts += 7n),
+        payload,
+      });
     }
     const bytes = w.finish();
     const whole = await openTrace(bytes);
@@ -483,7 +587,8 @@ describe("parallel decoding equals one thread's", () => {
       expect(traceDifferences(whole, gathered), `workers ${workers}`).toEqual([]);
       let differ = 0;
       for (let i = 0; i < whole.events.length; i++) {
-        const a = whole.events.row(i).payload, b = gathered.events.row(i).payload;
+        const a = whole.events.row(i).payload,
+          b = gathered.events.row(i).payload;
         if (a.length !== b.length || a.some((x, k) => x !== b[k])) differ++;
       }
       expect(differ, `workers ${workers}: rows whose payload differs`).toBe(0);
@@ -501,8 +606,23 @@ describe("parallel decoding equals one thread's", () => {
     for (let i = 0; i < 20_000; i++) {
       const late = i >= 3000;
       const payload = new Uint8Array(8 + (i % 24)).map((_, k) => (i * 5 + k) & 255);
-      const version = late && i % 3 === 0 ? 1 : 0, keywords = late && i % 5 === 0 ? 2n : 1n, level = late && i % 7 === 0 ? 5 : 4;
-      w.event(i & 1, { headerType: 0x13, provider: "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4", id: 1 + (i % 3), version, level, opcode: 0, task: 0, keywords, pid: 10, tid: 20, ts: (ts += 7n), payload });
+      const version = late && i % 3 === 0 ? 1 : 0,
+        keywords = late && i % 5 === 0 ? 2n : 1n,
+        level = late && i % 7 === 0 ? 5 : 4;
+      w.event(i & 1, {
+        headerType: 0x13,
+        provider: "e13c0d23-ccbc-4e12-931b-d9cc2eee27e4",
+        id: 1 + (i % 3),
+        version,
+        level,
+        opcode: 0,
+        task: 0,
+        keywords,
+        pid: 10,
+        tid: 20,
+        ts: (ts += 7n),
+        payload,
+      });
       keys.add(`${i % 3}/${version}/${keywords}/${level}`);
     }
     const bytes = w.finish();
@@ -523,15 +643,19 @@ describe("parallel decoding equals one thread's", () => {
     const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
     const cuts: number[] = [];
     for (let o = 0; o + 4 <= bytes.length && v.getUint32(o, true) > 0; o += v.getUint32(o, true)) cuts.push(o);
-    const k = Math.floor(cuts.length / 2), cut = cuts[k];
+    const k = Math.floor(cuts.length / 2),
+      cut = cuts[k];
     for (const engine of ENGINES) {
       const whole = await openTrace(bytes, { engine });
       // the first half on one core: its tables, and what a continuing core must know of buffer 0
       const first = decodeWindows(bytes.subarray(0, cut), { engine, batchBytes: 1 << 30 });
       let step = await first.next();
-      let rows = 0, providers = new Uint8Array(0), types = new Uint8Array(0);
+      let rows = 0,
+        providers = new Uint8Array(0),
+        types = new Uint8Array(0);
       for (; !step.done; step = await first.next()) {
-        const d = step.value.data, m = metaOf(d);
+        const d = step.value.data,
+          m = metaOf(d);
         rows += d.eventCount;
         providers = m.slice(d.providersOffset, d.providersOffset + d.providerCount * PROV_STRIDE);
         types = m.slice(d.typesOffset, d.typesOffset + d.typeCount * TYPE_STRIDE);
@@ -539,9 +663,16 @@ describe("parallel decoding equals one thread's", () => {
       const context = step.value.context!;
       step.value.release?.();
       for (const seeded of [true, false]) {
-        const rest = decodeWindows(bytes.subarray(cut), { engine, batchBytes: 1 << 30 }, {
-          ...context, bufferCount: k, fileOffset: cut, ...(seeded ? { providers, types } : {}),
-        });
+        const rest = decodeWindows(
+          bytes.subarray(cut),
+          { engine, batchBytes: 1 << 30 },
+          {
+            ...context,
+            bufferCount: k,
+            fileOffset: cut,
+            ...(seeded ? { providers, types } : {}),
+          },
+        );
         const got: number[][] = [[], []];
         let s2 = await rest.next();
         for (; !s2.done; s2 = await rest.next()) {
@@ -590,8 +721,11 @@ describe("parallel decoding equals one thread's", () => {
         let readHere = 0;
         const handle = openSync(path, "r");
         const source = {
-          byteLength: bytes.length, shared: { path },
-          read: async (into: Uint8Array, position: number) => (readHere += readSync(handle, into, 0, into.length, position), Math.max(0, Math.min(into.length, bytes.length - position))),
+          byteLength: bytes.length,
+          shared: { path },
+          read: async (into: Uint8Array, position: number) => (
+            (readHere += readSync(handle, into, 0, into.length, position)), Math.max(0, Math.min(into.length, bytes.length - position))
+          ),
           readSync: (into: Uint8Array, position: number) => {
             const n = readSync(handle, into, 0, into.length, position);
             readHere += n;
@@ -606,8 +740,11 @@ describe("parallel decoding equals one thread's", () => {
               readHere = 0;
               const gathered = await openTrace(source, { engine, workers, batchBytes: 64 << 10 });
               expect(traceDifferences(whole, gathered), label).toEqual([]);
-              expect({ complete: gathered.complete, warnings: show(gathered.warnings), total: gathered.warningTotal }, label)
-                .toEqual({ complete: whole.complete, warnings: show(whole.warnings), total: whole.warningTotal });
+              expect({ complete: gathered.complete, warnings: show(gathered.warnings), total: gathered.warningTotal }, label).toEqual({
+                complete: whole.complete,
+                warnings: show(whole.warnings),
+                total: whole.warningTotal,
+              });
               gathered.dispose();
               // (an undamaged file is read here only for buffer 0 and four bytes a buffer)
               if (what === "plain") expect(readHere, label).toBeLessThan(bytes.length / 10);
@@ -634,48 +771,71 @@ describe("parallel decoding equals one thread's", () => {
 
   for (const [name, load] of inputs()) {
     const needsCorpus = !name.startsWith("synthetic");
-    it.skipIf(needsCorpus && !HAVE_CORPUS)(`${name}: openTrace and streamTrace with 1 and 2 workers, both engines`, async () => {
-      const bytes = load();
-      for (const engine of ENGINES) {
-        const whole = await openTrace(bytes, { engine });
-        for (const workers of [1, 2]) {
-          const what = `${name} ${engine} workers ${workers}`;
-          const batchBytes = 64 << 10;
-          const gathered = await openTrace(bytes, { engine, workers, batchBytes, chunkBytes: CHUNK });
-          expect(traceDifferences(whole, gathered), what).toEqual([]);
-          expect(show(gathered.info), what).toBe(show(whole.info));
-          expect({ complete: gathered.complete, incomplete: gathered.incomplete, warnings: show(gathered.warnings), total: gathered.warningTotal }, what)
-            .toEqual({ complete: whole.complete, incomplete: whole.incomplete, warnings: show(whole.warnings), total: whole.warningTotal });
-          gathered.dispose();
+    it.skipIf(needsCorpus && !HAVE_CORPUS)(
+      `${name}: openTrace and streamTrace with 1 and 2 workers, both engines`,
+      async () => {
+        const bytes = load();
+        for (const engine of ENGINES) {
+          const whole = await openTrace(bytes, { engine });
+          for (const workers of [1, 2]) {
+            const what = `${name} ${engine} workers ${workers}`;
+            const batchBytes = 64 << 10;
+            const gathered = await openTrace(bytes, { engine, workers, batchBytes, chunkBytes: CHUNK });
+            expect(traceDifferences(whole, gathered), what).toEqual([]);
+            expect(show(gathered.info), what).toBe(show(whole.info));
+            expect(
+              { complete: gathered.complete, incomplete: gathered.incomplete, warnings: show(gathered.warnings), total: gathered.warningTotal },
+              what,
+            ).toEqual({ complete: whole.complete, incomplete: whole.incomplete, warnings: show(whole.warnings), total: whole.warningTotal });
+            gathered.dispose();
 
-          const stream = streamTrace(bytes, { engine, workers, batchBytes });
-          let rows = 0, buffers = 0, batches = 0;
-          const problems: string[] = [];
-          const warnings: unknown[] = [];
-          for await (const b of stream) {
-            expect([b.index, b.firstRow, b.firstBuffer], what).toEqual([batches++, rows, buffers]);
-            // the logfile header's fields (the clock's above all) are the trace's in every batch
-            if (b.index === 0 || b.index % 7 === 3) expect(show(headerFields(b)), what).toBe(show(headerFields(whole)));
-            problems.push(...batchDifferences(b, whole));
-            rows += b.events.length;
-            buffers += b.bufferCount;
-            warnings.push(...b.warnings);
+            const stream = streamTrace(bytes, { engine, workers, batchBytes });
+            let rows = 0,
+              buffers = 0,
+              batches = 0;
+            const problems: string[] = [];
+            const warnings: unknown[] = [];
+            for await (const b of stream) {
+              expect([b.index, b.firstRow, b.firstBuffer], what).toEqual([batches++, rows, buffers]);
+              // the logfile header's fields (the clock's above all) are the trace's in every batch
+              if (b.index === 0 || b.index % 7 === 3) expect(show(headerFields(b)), what).toBe(show(headerFields(whole)));
+              problems.push(...batchDifferences(b, whole));
+              rows += b.events.length;
+              buffers += b.bufferCount;
+              warnings.push(...b.warnings);
+            }
+            expect(problems, what).toEqual([]);
+            expect(show(warnings), what).toBe(show(whole.warnings.slice(0, warnings.length)));
+            const end = stream.end!;
+            expect(
+              {
+                count: end.eventCount,
+                buffers: end.bufferCount,
+                complete: end.complete,
+                incomplete: end.incomplete,
+                decoded: end.decodedBytes,
+                warnings: show(end.warnings),
+                total: end.warningTotal,
+                types: typeList(end.eventTypes),
+                providers: show([...end.providers].map((p) => [p.guid, p.name, p.group])),
+              },
+              what,
+            ).toEqual({
+              count: whole.events.length,
+              buffers: whole.bufferCount,
+              complete: whole.complete,
+              incomplete: whole.incomplete,
+              decoded: whole.decodedBytes,
+              warnings: show(whole.warnings),
+              total: whole.warningTotal,
+              types: typeList(whole.eventTypes),
+              providers: show([...whole.providers].map((p) => [p.guid, p.name, p.group])),
+            });
           }
-          expect(problems, what).toEqual([]);
-          expect(show(warnings), what).toBe(show(whole.warnings.slice(0, warnings.length)));
-          const end = stream.end!;
-          expect({
-            count: end.eventCount, buffers: end.bufferCount, complete: end.complete, incomplete: end.incomplete, decoded: end.decodedBytes,
-            warnings: show(end.warnings), total: end.warningTotal, types: typeList(end.eventTypes),
-            providers: show([...end.providers].map((p) => [p.guid, p.name, p.group])),
-          }, what).toEqual({
-            count: whole.events.length, buffers: whole.bufferCount, complete: whole.complete, incomplete: whole.incomplete, decoded: whole.decodedBytes,
-            warnings: show(whole.warnings), total: whole.warningTotal, types: typeList(whole.eventTypes),
-            providers: show([...whole.providers].map((p) => [p.guid, p.name, p.group])),
-          });
+          whole.dispose();
         }
-        whole.dispose();
-      }
-    }, 300_000);
+      },
+      300_000,
+    );
   }
 });

@@ -113,7 +113,9 @@ describe("symbols on net.4.5.2.x64.etl", () => {
     // the method's module path as TraceModuleFile keeps it (lower-cased)
     const main = loads.find((m) => m.frame.includes("Test.Program.Main"))!;
     expect(map.resolve(main.pid, main.start, main.ts)).toMatchObject({
-      module: "test.x64", method: "Test.Program.Main(class System.String[])", path: "z:\\perfinvestigations\\20-07-28.testtraces\\test.x64.exe",
+      module: "test.x64",
+      method: "Test.Program.Main(class System.String[])",
+      path: "z:\\perfinvestigations\\20-07-28.testtraces\\test.x64.exe",
     });
   });
 
@@ -172,12 +174,30 @@ const RUNDOWN_GUID = "a669021c-c450-4609-a035-5af59af4df18";
 const PID = 1;
 
 function methodPayload(moduleId: bigint, start: bigint, size: number, flags: number, ns: string, name: string, sig: string): Uint8Array {
-  return new PayloadBuilder().u64(start ^ 0x5a5an).u64(moduleId).u64(start).u32(size).u32(0x06000001).u32(flags)
-    .utf16z(ns).utf16z(name).utf16z(sig).u16(9).build();
+  return new PayloadBuilder()
+    .u64(start ^ 0x5a5an)
+    .u64(moduleId)
+    .u64(start)
+    .u32(size)
+    .u32(0x06000001)
+    .u32(flags)
+    .utf16z(ns)
+    .utf16z(name)
+    .utf16z(sig)
+    .u16(9)
+    .build();
 }
 
 function modulePayload(moduleId: bigint, il: string, native = ""): Uint8Array {
-  return new PayloadBuilder().u64(moduleId).u64(moduleId + 1n).u32(8).u32(0).utf16z(il).utf16z(native).u16(9).build();
+  return new PayloadBuilder()
+    .u64(moduleId)
+    .u64(moduleId + 1n)
+    .u32(8)
+    .u32(0)
+    .utf16z(il)
+    .utf16z(native)
+    .u16(9)
+    .build();
 }
 
 function imagePayload(base: bigint, size: bigint, pid: number, file: string): Uint8Array {
@@ -201,7 +221,10 @@ async function synthetic(): Promise<Synthetic> {
     at[label] = ts += 1000n;
     w.system(0, { headerType: 0x02, hookId, version: 3, pid, tid: 2, ts, payload: imagePayload(base, size, pid, file) });
   };
-  const A = 0x7ff000001000n, B = 0x7ff000002000n, C = 0x7ff000003000n, NI = 0x7ff100000000n;
+  const A = 0x7ff000001000n,
+    B = 0x7ff000002000n,
+    C = 0x7ff000003000n,
+    NI = 0x7ff100000000n;
 
   image("ntoskrnl", 0x1403, 0, 0xfffff80000000000n, 0x800000n, "\\SystemRoot\\system32\\ntoskrnl.exe");
   image("ni", 0x1403, PID, NI, 0x100000n, "\\Device\\HarddiskVolume2\\Windows\\assembly\\NativeImages_v4\\MyApp.ni.dll");
@@ -226,16 +249,24 @@ describe("symbols on a synthetic trace", () => {
     const { trace, at } = await synthetic();
     expect(trace.warnings).toEqual([]);
     const A = 0x7ff000001000n;
-    const first = "myapp!NS.Worker.First(int32)", second = "myapp!NS.Worker.Second()";
-    for (const map of [SymbolMap.fromTrace(trace), (() => {
-      const m = new SymbolMap();
-      for (const row of trace.query({ order: "time" })) m.add(row);
-      return m;
-    })()]) {
+    const first = "myapp!NS.Worker.First(int32)",
+      second = "myapp!NS.Worker.Second()";
+    for (const map of [
+      SymbolMap.fromTrace(trace),
+      (() => {
+        const m = new SymbolMap();
+        for (const row of trace.query({ order: "time" })) m.add(row);
+        return m;
+      })(),
+    ]) {
       const r = (a: bigint, ts: bigint) => map.resolve(PID, a, ts).name;
       // each method in its time: the first until its unload, the second from its load to the rundown
       expect(map.resolve(PID, A, at.load1)).toEqual({
-        kind: "managed", name: first, module: "myapp", method: "NS.Worker.First(int32)", path: "c:\\app\\myapp.dll",
+        kind: "managed",
+        name: first,
+        module: "myapp",
+        method: "NS.Worker.First(int32)",
+        path: "c:\\app\\myapp.dll",
       });
       expect(r(A + 0x7fn, at.load1 + 10n)).toBe(first);
       expect(r(A + 0x80n, at.load1)).toBe("?!?");
@@ -250,7 +281,12 @@ describe("symbols on a synthetic trace", () => {
       expect(r(A + 0x50n, at.load2)).toBe(first);
 
       // images: a loaded DLL until its unload, then nothing; the kernel's images answer for kernel addresses
-      expect(map.resolve(PID, 0x7ff200000010n, at.fooLoad)).toMatchObject({ kind: "native", name: "foo!?", module: "foo", path: "\\device\\harddiskvolume2\\app\\foo.dll" });
+      expect(map.resolve(PID, 0x7ff200000010n, at.fooLoad)).toMatchObject({
+        kind: "native",
+        name: "foo!?",
+        module: "foo",
+        path: "\\device\\harddiskvolume2\\app\\foo.dll",
+      });
       expect(r(0x7ff200000010n, at.fooUnload)).toBe("foo!?");
       expect(r(0x7ff200000010n, at.fooUnload + 1n)).toBe("?!?");
       expect(r(0xfffff80000123456n, at.load1)).toBe("ntoskrnl!?");

@@ -18,13 +18,20 @@ function subsets(t: Trace, seed: number): [string, Uint32Array][] {
   const rand = mulberry32(seed);
   const every = Uint32Array.from({ length: Math.ceil(n / 7) }, (_, k) => k * 7);
   const random = Uint32Array.from(Array.from({ length: n }, (_, r) => r).filter(() => rand() < 0.1));
-  const busiest = [...t.providers].map((_, p) => p).sort((a, b) => t.events.provider.filter((x) => x === b).length - t.events.provider.filter((x) => x === a).length)[0] ?? 0;
+  const busiest =
+    [...t.providers].map((_, p) => p).sort((a, b) => t.events.provider.filter((x) => x === b).length - t.events.provider.filter((x) => x === a).length)[0] ?? 0;
   const provider = Uint32Array.from(Array.from({ length: n }, (_, r) => r).filter((r) => t.events.provider[r] === busiest));
   // rows whose timestamp another row has too (their order is decided by processor, then row)
   const seen = new Map<bigint, number>();
   for (let r = 0; r < n; r++) seen.set(t.events.timestamp[r], (seen.get(t.events.timestamp[r]) ?? 0) + 1);
   const ties = Uint32Array.from(Array.from({ length: n }, (_, r) => r).filter((r) => seen.get(t.events.timestamp[r])! > 1 && rand() < 0.7));
-  return [["every 7th", every], ["random tenth", random], ["busiest provider", provider], ["tied timestamps", ties], ["none", new Uint32Array(0)]];
+  return [
+    ["every 7th", every],
+    ["random tenth", random],
+    ["busiest provider", provider],
+    ["tied timestamps", ties],
+    ["none", new Uint32Array(0)],
+  ];
 }
 
 async function expectSubsetOrders(input: Uint8Array | { name: string; input: Uint8Array }[], what: string, seed = 1): Promise<void> {
@@ -82,7 +89,8 @@ describe("time order of some rows", () => {
     const p = t.buffer(3).processor;
     let j = 4;
     while (t.buffer(j).processor !== p) j++;
-    const a = t.buffer(3), b = t.buffer(j);
+    const a = t.buffer(3),
+      b = t.buffer(j);
     expect(a.bufferSize).toBe(b.bufferSize);
     const first = bytes.slice(a.fileOffset, a.fileOffset + a.bufferSize);
     bytes.copyWithin(a.fileOffset, b.fileOffset, b.fileOffset + b.bufferSize);
@@ -94,8 +102,12 @@ describe("time order of some rows", () => {
     await expectSubsetOrders(bytes, "buffers swapped", 3);
   });
 
-  it.runIf(HAVE_CORPUS)("every corpus file", async () => {
-    let k = 10;
-    for (const f of corpusFiles()) await expectSubsetOrders(new Uint8Array(readFileSync(etlPath(f))), f, k++);
-  }, 120_000);
+  it.runIf(HAVE_CORPUS)(
+    "every corpus file",
+    async () => {
+      let k = 10;
+      for (const f of corpusFiles()) await expectSubsetOrders(new Uint8Array(readFileSync(etlPath(f))), f, k++);
+    },
+    120_000,
+  );
 });

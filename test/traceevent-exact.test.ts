@@ -25,17 +25,42 @@ describe("event names as TraceEvent gives them", () => {
     // TplTraceEventParser.cs, the *Template methods: (event id, task name, opcode, opcode name); TraceEvent.EventName
     // (TraceEvent.cs) is TaskName/OpcodeName, the task alone where the opcode is Info (0) or its name empty
     const templates: [number, string, number, string][] = [
-      [1, "Loop", 1, "Start"], [2, "Loop", 2, "Stop"], [3, "Invoke", 1, "Start"], [4, "Invoke", 2, "Stop"],
-      [5, "ForkJoin", 1, "Start"], [6, "ForkJoin", 2, "Stop"], [7, "TaskScheduled", 9, "Send"], [8, "TaskExecute", 1, "Start"],
-      [9, "TaskExecute", 2, "Stop"], [10, "TaskWait", 9, "Send"], [11, "TaskWait", 2, "Stop"], [12, "AwaitTaskContinuationScheduled", 9, "Send"],
-      [13, "TaskWaitContinuationComplete", 0, ""], [14, "TraceOperation", 1, "Start"], [15, "TraceOperation", 2, "Stop"],
-      [16, "TraceOperationRelation", 0, ""], [17, "TraceSynchronousWork", 1, "Start"], [18, "TraceSynchronousWork", 2, "Stop"],
+      [1, "Loop", 1, "Start"],
+      [2, "Loop", 2, "Stop"],
+      [3, "Invoke", 1, "Start"],
+      [4, "Invoke", 2, "Stop"],
+      [5, "ForkJoin", 1, "Start"],
+      [6, "ForkJoin", 2, "Stop"],
+      [7, "TaskScheduled", 9, "Send"],
+      [8, "TaskExecute", 1, "Start"],
+      [9, "TaskExecute", 2, "Stop"],
+      [10, "TaskWait", 9, "Send"],
+      [11, "TaskWait", 2, "Stop"],
+      [12, "AwaitTaskContinuationScheduled", 9, "Send"],
+      [13, "TaskWaitContinuationComplete", 0, ""],
+      [14, "TraceOperation", 1, "Start"],
+      [15, "TraceOperation", 2, "Stop"],
+      [16, "TraceOperationRelation", 0, ""],
+      [17, "TraceSynchronousWork", 1, "Start"],
+      [18, "TraceSynchronousWork", 2, "Stop"],
     ];
     const w = new EtlWriter({ perfFreq: 1_000_000n });
-    templates.forEach(([id, , opcode], k) => w.event(0, {
-      headerType: 0x13, provider: TPL, id, version: 0, level: 4, opcode, task: 0, keywords: 0n, pid: 1, tid: 2,
-      ts: w.anchor + BigInt(10 * (k + 1)), payload: p().u32(k).build(),
-    }));
+    templates.forEach(([id, , opcode], k) =>
+      w.event(0, {
+        headerType: 0x13,
+        provider: TPL,
+        id,
+        version: 0,
+        level: 4,
+        opcode,
+        task: 0,
+        keywords: 0n,
+        pid: 1,
+        tid: 2,
+        ts: w.anchor + BigInt(10 * (k + 1)),
+        payload: p().u32(k).build(),
+      }),
+    );
     const t = await openTrace(w.finish());
     expect(names(t).filter((n) => n.startsWith("System.Threading"))).toEqual(
       templates.map(([, task, opcode, op]) => `System.Threading.Tasks.TplEventSource/${opcode === 0 || !op ? task : `${task}/${op}`}`),
@@ -50,16 +75,38 @@ describe("event names as TraceEvent gives them", () => {
     const traits = p().u16(0).ansiz("MyActivities").build();
     traits[0] = traits.length;
     const w = new EtlWriter({ perfFreq: 1_000_000n });
-    const events: [string, number][] = [["Activity2Start", 1], ["Activity2Stop", 2], ["Plain", 0], ["Sent", 9]];
-    events.forEach(([name, opcode], k) => w.event(0, {
-      headerType: 0x13, provider: PROVIDER, id: 0, version: 0, level: 4, opcode, task: 0, keywords: 0n, pid: 1, tid: 2,
-      ts: w.anchor + BigInt(10 * (k + 1)),
-      ext: [{ type: 11, data: p().u16(0).u8(0).ansiz(name).ansiz("n").u8(7).build() }, { type: 12, data: traits }],
-      payload: p().i32(k).build(),
-    }));
+    const events: [string, number][] = [
+      ["Activity2Start", 1],
+      ["Activity2Stop", 2],
+      ["Plain", 0],
+      ["Sent", 9],
+    ];
+    events.forEach(([name, opcode], k) =>
+      w.event(0, {
+        headerType: 0x13,
+        provider: PROVIDER,
+        id: 0,
+        version: 0,
+        level: 4,
+        opcode,
+        task: 0,
+        keywords: 0n,
+        pid: 1,
+        tid: 2,
+        ts: w.anchor + BigInt(10 * (k + 1)),
+        ext: [
+          { type: 11, data: p().u16(0).u8(0).ansiz(name).ansiz("n").u8(7).build() },
+          { type: 12, data: traits },
+        ],
+        payload: p().i32(k).build(),
+      }),
+    );
     const t = await openTrace(w.finish());
     expect(names(t).filter((n) => n.startsWith("MyActivities"))).toEqual([
-      "MyActivities/Activity2Start/Start", "MyActivities/Activity2Stop/Stop", "MyActivities/Plain", "MyActivities/Sent/Send",
+      "MyActivities/Activity2Start/Start",
+      "MyActivities/Activity2Stop/Stop",
+      "MyActivities/Plain",
+      "MyActivities/Sent/Send",
     ]);
     t.dispose();
   });
@@ -68,12 +115,22 @@ describe("event names as TraceEvent gives them", () => {
     // KernelTraceEventParser.cs has SystemConfig templates for opcodes 10-17 and 21-23 only; the rest go to
     // RegisteredTraceEventParser, which asks TDH: a MOF event (DecodingSource 1) named by the OS's classes
     const w = new EtlWriter({ perfFreq: 1_000_000n });
-    [28, 33, 34, 35].forEach((opcode, k) => w.system(0, {
-      headerType: 0x02, hookId: 0x0b00 | opcode, version: 2, pid: 4, tid: 8, ts: w.anchor + BigInt(10 * (k + 1)), payload: p().u32(k).build(),
-    }));
+    [28, 33, 34, 35].forEach((opcode, k) =>
+      w.system(0, {
+        headerType: 0x02,
+        hookId: 0x0b00 | opcode,
+        version: 2,
+        pid: 4,
+        tid: 8,
+        ts: w.anchor + BigInt(10 * (k + 1)),
+        payload: p().u32(k).build(),
+      }),
+    );
     const t = await openTrace(w.finish());
     expect(names(t).filter((n) => n.includes("SystemConfig"))).toEqual([
-      "MSNT_SystemTrace/SystemConfig/DPI", "MSNT_SystemTrace/SystemConfig/DeviceFamily", "MSNT_SystemTrace/SystemConfig/FlightIds",
+      "MSNT_SystemTrace/SystemConfig/DPI",
+      "MSNT_SystemTrace/SystemConfig/DeviceFamily",
+      "MSNT_SystemTrace/SystemConfig/FlightIds",
       "MSNT_SystemTrace/SystemConfig/Processors",
     ]);
     t.dispose();
@@ -86,25 +143,87 @@ describe("event names as TraceEvent gives them", () => {
 });
 
 describe("TraceLogging structs in an EventPipe event's XML", () => {
-  it("a struct as StructValue.ToString() writes it: { \"name\":value, ... }, int/bool/double bare, the rest quoted, arrays [ a, b ]", async () => {
+  it('a struct as StructValue.ToString() writes it: { "name":value, ... }, int/bool/double bare, the rest quoted, arrays [ a, b ]', async () => {
     // DynamicTraceEventParser.cs, StructValue.WriteAsJSon: "{ " + "\"key\":" value joined by ", " + " }"; arrays
     // "[ " ... " ]"; int, bool, double and float appended as they are, null as null, anything else quoted
     // with \ and " escaped (Quote); TraceEvent.ToXml then escapes the text for the attribute (XmlAttrib)
     const { NettraceWriter } = await import("../dist/bindings/generator/nettrace-writer.js");
     const { eventXml, PayloadContext } = await import("../dist/bindings/perfview/index.js");
     const w = new NettraceWriter({ version: 5, processId: 7, syncTimeQpc: 100n, qpcFrequency: 1_000_000n, syncTimeUtc: new Date(Date.UTC(2024, 2, 5)) });
-    const STRING = 18, INT32 = 9, UINT32 = 10, BOOLEAN = 3, OBJECT = 1, ARRAY = 19;
-    const flat = w.defineEvent({ providerName: "MySource", eventId: 1, eventName: "TestEvent", fields: [{ name: "", typeCode: OBJECT, fields: [
-      { name: "field1", typeCode: STRING }, { name: "field2", typeCode: INT32 }, { name: "field3", typeCode: INT32 }] }] });
-    const nested = w.defineEvent({ providerName: "MySource", eventId: 2, eventName: "TestNestedStructs", fields: [{ name: "", typeCode: OBJECT, fields: [
-      { name: "structVal", typeCode: OBJECT, fields: [{ name: "field17", typeCode: STRING }] }, { name: "i", typeCode: INT32 }] }] });
-    const kinds = w.defineEvent({ providerName: "MySource", eventId: 3, eventName: "Kinds", fields: [{ name: "s", typeCode: OBJECT, fields: [
-      { name: "u", typeCode: UINT32 }, { name: "b", typeCode: BOOLEAN }, { name: "q", typeCode: STRING }, { name: "a", typeCode: ARRAY, elementType: { typeCode: INT32 } }] }] });
-    const u16 = (s: string) => { const b = new Uint8Array(2 * s.length + 2); for (let i = 0; i < s.length; i++) b[2 * i] = s.charCodeAt(i); return b; };
+    const STRING = 18,
+      INT32 = 9,
+      UINT32 = 10,
+      BOOLEAN = 3,
+      OBJECT = 1,
+      ARRAY = 19;
+    const flat = w.defineEvent({
+      providerName: "MySource",
+      eventId: 1,
+      eventName: "TestEvent",
+      fields: [
+        {
+          name: "",
+          typeCode: OBJECT,
+          fields: [
+            { name: "field1", typeCode: STRING },
+            { name: "field2", typeCode: INT32 },
+            { name: "field3", typeCode: INT32 },
+          ],
+        },
+      ],
+    });
+    const nested = w.defineEvent({
+      providerName: "MySource",
+      eventId: 2,
+      eventName: "TestNestedStructs",
+      fields: [
+        {
+          name: "",
+          typeCode: OBJECT,
+          fields: [
+            { name: "structVal", typeCode: OBJECT, fields: [{ name: "field17", typeCode: STRING }] },
+            { name: "i", typeCode: INT32 },
+          ],
+        },
+      ],
+    });
+    const kinds = w.defineEvent({
+      providerName: "MySource",
+      eventId: 3,
+      eventName: "Kinds",
+      fields: [
+        {
+          name: "s",
+          typeCode: OBJECT,
+          fields: [
+            { name: "u", typeCode: UINT32 },
+            { name: "b", typeCode: BOOLEAN },
+            { name: "q", typeCode: STRING },
+            { name: "a", typeCode: ARRAY, elementType: { typeCode: INT32 } },
+          ],
+        },
+      ],
+    });
+    const u16 = (s: string) => {
+      const b = new Uint8Array(2 * s.length + 2);
+      for (let i = 0; i < s.length; i++) b[2 * i] = s.charCodeAt(i);
+      return b;
+    };
     const i32 = (...n: number[]) => new Uint8Array(new Int32Array(n).buffer);
     const u16n = (n: number) => new Uint8Array(new Uint16Array([n]).buffer);
     const event = (metadataId: number, timestamp: number, payload: Uint8Array) =>
-      w.writeEvent({ metadataId, timestamp, threadId: 10, captureThreadId: 10, processor: 0, payload, stack: null, activityId: null, relatedActivityId: null, sorted: false });
+      w.writeEvent({
+        metadataId,
+        timestamp,
+        threadId: 10,
+        captureThreadId: 10,
+        processor: 0,
+        payload,
+        stack: null,
+        activityId: null,
+        relatedActivityId: null,
+        sorted: false,
+      });
     event(flat, 1000, Buffer.concat([u16("Hello"), i32(3, 6)]));
     event(nested, 1001, Buffer.concat([u16("hello world!"), i32(42)]));
     event(kinds, 1002, Buffer.concat([i32(7, 1), u16('say "hi" \\'), u16n(2), i32(1, -2)]));
@@ -134,11 +253,32 @@ describe(".NET Core 2.0 EventPipe files (.netperf, Trace object version 2)", () 
     const { NetperfV2Writer } = await import("../dist/bindings/generator/netperf-v2-writer.js");
     const { streamTrace } = await import("../dist/bindings/index.js");
     for (const omitTraceEndTag of [false, true]) {
-      const w = new NetperfV2Writer({ syncTimeUtc: new Date(Date.UTC(2018, 3, 5, 10, 20, 30, 400)), syncTimeQpc: 1000n, qpcFrequency: 1_000_000n, omitTraceEndTag });
-      const mine = w.defineEvent({ providerName: "MySource", eventId: 1, eventName: "TestEvent", keywords: 0xf0n, level: 4, fields: [{ name: "i", typeCode: 9 }, { name: "s", typeCode: 18 }] });
+      const w = new NetperfV2Writer({
+        syncTimeUtc: new Date(Date.UTC(2018, 3, 5, 10, 20, 30, 400)),
+        syncTimeQpc: 1000n,
+        qpcFrequency: 1_000_000n,
+        omitTraceEndTag,
+      });
+      const mine = w.defineEvent({
+        providerName: "MySource",
+        eventId: 1,
+        eventName: "TestEvent",
+        keywords: 0xf0n,
+        level: 4,
+        fields: [
+          { name: "i", typeCode: 9 },
+          { name: "s", typeCode: 18 },
+        ],
+      });
       const gc = w.defineEvent({ providerName: "Microsoft-Windows-DotNETRuntime", eventId: 1, version: 1 });
       const s = new Uint8Array([104, 0, 105, 0, 0, 0]);
-      w.writeEvent({ metadataId: mine, threadId: 7, timestamp: 2000n, payload: Buffer.concat([new Uint8Array(new Int32Array([42]).buffer), s]), stack: [0x1234n, 0x5678n] });
+      w.writeEvent({
+        metadataId: mine,
+        threadId: 7,
+        timestamp: 2000n,
+        payload: Buffer.concat([new Uint8Array(new Int32Array([42]).buffer), s]),
+        stack: [0x1234n, 0x5678n],
+      });
       const gcPayload = new Uint8Array(18);
       new DataView(gcPayload.buffer).setUint32(0, 5, true);
       w.writeEvent({ metadataId: gc, threadId: 8, timestamp: 3000n, payload: gcPayload });

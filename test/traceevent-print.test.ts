@@ -23,11 +23,14 @@ const p = () => new PayloadBuilder();
 const joined = (pairs: [string, string][]) => pairs.map(([n, v]) => `${n}=${v}`).join("; ");
 /** A "name=value; " run as the baseline line prints it: values cut to 20 characters. */
 const asLine = (text: string) =>
-  text.split("; ").map((nv) => {
-    const i = nv.indexOf("=");
-    const v = nv.slice(i + 1);
-    return `${nv.slice(0, i)}=${v.length > 20 ? v.slice(0, 20) + "..." : v}; `;
-  }).join("");
+  text
+    .split("; ")
+    .map((nv) => {
+      const i = nv.indexOf("=");
+      const v = nv.slice(i + 1);
+      return `${nv.slice(0, i)}=${v.length > 20 ? v.slice(0, 20) + "..." : v}; `;
+    })
+    .join("");
 
 type Trace = Awaited<ReturnType<typeof openTrace>>;
 type Row = ReturnType<Trace["events"]["row"]>;
@@ -52,25 +55,44 @@ const CONTENTION: ClrCase[] = [
   // LockID, AssociatedObjectID (Address) and LockOwnerThreadID (long) = Int64 at 3, 11, 19 if Version >= 2, else 0.
   // The 2020 ContentionTraceData had only the first two (same getters).
   {
-    what: "Start v0, 3 bytes (.NET 4.5.2), 32-bit", provider: RUNTIME, id: 81, version: 0, ptr: 4,
-    payload: p().u8(1).u16(7).build(), name: "Microsoft-Windows-DotNETRuntime/Contention/Start",
+    what: "Start v0, 3 bytes (.NET 4.5.2), 32-bit",
+    provider: RUNTIME,
+    id: 81,
+    version: 0,
+    ptr: 4,
+    payload: p().u8(1).u16(7).build(),
+    name: "Microsoft-Windows-DotNETRuntime/Contention/Start",
     text: "ContentionFlags=Managed; ClrInstanceID=0; LockID=0x00000000; AssociatedObjectID=0x00000000; LockOwnerThreadID=0",
     text2020: "ContentionFlags=Managed; ClrInstanceID=0",
   },
   {
-    what: "Start v0, 3 bytes, 64-bit", provider: RUNTIME, id: 81, version: 0, ptr: 8,
-    payload: p().u8(0).u16(3).build(), name: "Microsoft-Windows-DotNETRuntime/Contention/Start",
+    what: "Start v0, 3 bytes, 64-bit",
+    provider: RUNTIME,
+    id: 81,
+    version: 0,
+    ptr: 8,
+    payload: p().u8(0).u16(3).build(),
+    name: "Microsoft-Windows-DotNETRuntime/Contention/Start",
     text: "ContentionFlags=Managed; ClrInstanceID=0; LockID=0x00000000; AssociatedObjectID=0x00000000; LockOwnerThreadID=0",
     text2020: "ContentionFlags=Managed; ClrInstanceID=0",
   },
   {
-    what: "Start v1, 3 bytes", provider: RUNTIME, id: 81, version: 1, ptr: 8,
-    payload: p().u8(1).u16(7).build(), name: "Microsoft-Windows-DotNETRuntime/Contention/Start",
+    what: "Start v1, 3 bytes",
+    provider: RUNTIME,
+    id: 81,
+    version: 1,
+    ptr: 8,
+    payload: p().u8(1).u16(7).build(),
+    name: "Microsoft-Windows-DotNETRuntime/Contention/Start",
     text: "ContentionFlags=Native; ClrInstanceID=7; LockID=0x00000000; AssociatedObjectID=0x00000000; LockOwnerThreadID=0",
     text2020: "ContentionFlags=Native; ClrInstanceID=7",
   },
   {
-    what: "Start v2, 27 bytes, 64-bit", provider: RUNTIME, id: 81, version: 2, ptr: 8,
+    what: "Start v2, 27 bytes, 64-bit",
+    provider: RUNTIME,
+    id: 81,
+    version: 2,
+    ptr: 8,
     payload: p().u8(0).u16(9).u64(0x7ff612345678n).u64(0x1a2b3c4d5e6fn).u64(4242n).build(),
     name: "Microsoft-Windows-DotNETRuntime/Contention/Start",
     text: "ContentionFlags=Managed; ClrInstanceID=9; LockID=0x7ff612345678; AssociatedObjectID=0x1a2b3c4d5e6f; LockOwnerThreadID=4,242",
@@ -79,33 +101,57 @@ const CONTENTION: ClrCase[] = [
   {
     // a 32-bit runtime writes 4-byte pointers (19 bytes); the getters still read 8 bytes at 3, 11 and 19:
     // LockID = AssociatedObjectID:LockID, AssociatedObjectID = the owner thread id, LockOwnerThreadID past the end
-    what: "Start v2, 19 bytes, 32-bit", provider: RUNTIME, id: 81, version: 2, ptr: 4,
+    what: "Start v2, 19 bytes, 32-bit",
+    provider: RUNTIME,
+    id: 81,
+    version: 2,
+    ptr: 4,
     payload: p().u8(1).u16(9).u32(0x00a1b2c3).u32(0x02d4e5f6).u64(4242n).build(),
     name: "Microsoft-Windows-DotNETRuntime/Contention/Start",
     text: "ContentionFlags=Native; ClrInstanceID=9; LockID=0x2d4e5f600a1b2c3; AssociatedObjectID=0x00001092; LockOwnerThreadID=0",
   },
   {
-    what: "Start v2, cut after LockID (11 bytes)", provider: RUNTIME, id: 81, version: 2, ptr: 8,
-    payload: p().u8(0).u16(9).u64(0x7ff612345678n).build(), name: "Microsoft-Windows-DotNETRuntime/Contention/Start",
+    what: "Start v2, cut after LockID (11 bytes)",
+    provider: RUNTIME,
+    id: 81,
+    version: 2,
+    ptr: 8,
+    payload: p().u8(0).u16(9).u64(0x7ff612345678n).build(),
+    name: "Microsoft-Windows-DotNETRuntime/Contention/Start",
     text: "ContentionFlags=Managed; ClrInstanceID=9; LockID=0x7ff612345678; AssociatedObjectID=0x00000000; LockOwnerThreadID=0",
   },
   // ContentionStopTraceData: ContentionFlags = byte at 0, ClrInstanceID = Int16 at 1 (any version),
   // DurationNs = double at 3 if Version >= 1, else 0. The 2020 ContentionTraceData: both 0 below version 1.
   {
-    what: "Stop v0, 3 bytes (.NET 4.5.2)", provider: RUNTIME, id: 91, version: 0, ptr: 4,
-    payload: p().u8(1).u16(7).build(), name: "Microsoft-Windows-DotNETRuntime/Contention/Stop",
+    what: "Stop v0, 3 bytes (.NET 4.5.2)",
+    provider: RUNTIME,
+    id: 91,
+    version: 0,
+    ptr: 4,
+    payload: p().u8(1).u16(7).build(),
+    name: "Microsoft-Windows-DotNETRuntime/Contention/Stop",
     text: "ContentionFlags=Native; ClrInstanceID=7; DurationNs=0.000",
     text2020: "ContentionFlags=Managed; ClrInstanceID=0",
   },
   {
-    what: "Stop v1, 11 bytes", provider: RUNTIME, id: 91, version: 1, ptr: 8,
-    payload: p().u8(0).u16(5).f64(1234.5678).build(), name: "Microsoft-Windows-DotNETRuntime/Contention/Stop",
+    what: "Stop v1, 11 bytes",
+    provider: RUNTIME,
+    id: 91,
+    version: 1,
+    ptr: 8,
+    payload: p().u8(0).u16(5).f64(1234.5678).build(),
+    name: "Microsoft-Windows-DotNETRuntime/Contention/Stop",
     text: "ContentionFlags=Managed; ClrInstanceID=5; DurationNs=1,234.568",
     text2020: "ContentionFlags=Managed; ClrInstanceID=5",
   },
   {
-    what: "Stop v1, cut to 3 bytes", provider: RUNTIME, id: 91, version: 1, ptr: 8,
-    payload: p().u8(1).u16(5).build(), name: "Microsoft-Windows-DotNETRuntime/Contention/Stop",
+    what: "Stop v1, cut to 3 bytes",
+    provider: RUNTIME,
+    id: 91,
+    version: 1,
+    ptr: 8,
+    payload: p().u8(1).u16(5).build(),
+    name: "Microsoft-Windows-DotNETRuntime/Contention/Stop",
     text: "ContentionFlags=Native; ClrInstanceID=5; DurationNs=0.000",
     text2020: "ContentionFlags=Native; ClrInstanceID=5",
   },
@@ -114,26 +160,44 @@ const CONTENTION: ClrCase[] = [
 const OTHERS: ClrCase[] = [
   // IOThreadTraceData: IOThreadCount Int32 at 0, RetiredIOThreads Int32 at 4, ClrInstanceID Int16 at 8 if Version >= 1
   {
-    what: "IOThreadCreation/Start v0", provider: RUNTIME, id: 44, version: 0, ptr: 8,
-    payload: p().u32(3).u32(1).build(), name: "Microsoft-Windows-DotNETRuntime/IOThreadCreation/Start",
+    what: "IOThreadCreation/Start v0",
+    provider: RUNTIME,
+    id: 44,
+    version: 0,
+    ptr: 8,
+    payload: p().u32(3).u32(1).build(),
+    name: "Microsoft-Windows-DotNETRuntime/IOThreadCreation/Start",
     text: "IOThreadCount=3; RetiredIOThreads=1; ClrInstanceID=0",
   },
   {
-    what: "IOThreadRetirement/Stop v1", provider: RUNTIME, id: 47, version: 1, ptr: 4,
-    payload: p().u32(2).u32(5).u16(11).build(), name: "Microsoft-Windows-DotNETRuntime/IOThreadRetirement/Stop",
+    what: "IOThreadRetirement/Stop v1",
+    provider: RUNTIME,
+    id: 47,
+    version: 1,
+    ptr: 4,
+    payload: p().u32(2).u32(5).u16(11).build(),
+    name: "Microsoft-Windows-DotNETRuntime/IOThreadRetirement/Stop",
     text: "IOThreadCount=2; RetiredIOThreads=5; ClrInstanceID=11",
   },
   {
     // ModuleDCStartV2 uses ModuleLoadUnloadTraceData: the PDB fields are Guid.Empty / 0 / "" below version 2,
     // ModuleILFileName is the file name of ModuleILPath; ModuleID and AssemblyID are longs
-    what: "Loader/ModuleDCStartV2 v0", provider: RUNTIME, id: 149, version: 0, ptr: 8,
+    what: "Loader/ModuleDCStartV2 v0",
+    provider: RUNTIME,
+    id: 149,
+    version: 0,
+    ptr: 8,
     payload: p().u64(0x7ffa0010).u64(0x7ffa0000).u32(8).u32(0).utf16z("C:\\app\\app.exe").utf16z("").build(),
     name: "Microsoft-Windows-DotNETRuntime/Loader/ModuleDCStartV2",
     text: `ModuleID=2,147,090,448; AssemblyID=2,147,090,432; ModuleFlags=Manifest; ModuleILPath=C:\\app\\app.exe; ModuleNativePath=; ManagedPdbSignature=${ZERO_GUID}; ManagedPdbAge=0; ManagedPdbBuildPath=; NativePdbSignature=${ZERO_GUID}; NativePdbAge=0; NativePdbBuildPath=; ModuleILFileName=app.exe`,
   },
   {
     // R2RGetEntryPointTraceData names MethodID .. ClrInstanceID only: the MethodSize of version 1 is not printed
-    what: "Method/R2RGetEntryPoint v1", provider: RUNTIME, id: 159, version: 1, ptr: 8,
+    what: "Method/R2RGetEntryPoint v1",
+    provider: RUNTIME,
+    id: 159,
+    version: 1,
+    ptr: 8,
     payload: p().u64(0x100).utf16z("NS").utf16z("M").utf16z("void ()").u64(0x7ff600001000n).u16(3).u32(64).build(),
     name: "Microsoft-Windows-DotNETRuntime/Method/R2RGetEntryPoint",
     text: "MethodID=256; MethodNamespace=NS; MethodName=M; MethodSignature=void (); EntryPoint=140,694,538,686,464; ClrInstanceID=3",
@@ -141,7 +205,11 @@ const OTHERS: ClrCase[] = [
   {
     // MethodILToNativeMapTraceData: MethodID, ReJITID, MethodExtent, CountOfMapEntries, ClrInstanceID (at
     // CountOfMapEntries * 8 + 19); no map arrays, no ILVersionID
-    what: "rundown Method/ILToNativeMapDCStart v1", provider: RUNDOWN, id: 149, version: 1, ptr: 8,
+    what: "rundown Method/ILToNativeMapDCStart v1",
+    provider: RUNDOWN,
+    id: 149,
+    version: 1,
+    ptr: 8,
     payload: p().u64(0x200).u64(0).u8(0).u16(2).u32(0).u32(4).u32(0).u32(16).u16(4).u64(1).build(),
     name: "Microsoft-Windows-DotNETRuntimeRundown/Method/ILToNativeMapDCStart",
     text: "MethodID=512; ReJITID=0; MethodExtent=0; CountOfMapEntries=2; ClrInstanceID=4",
@@ -149,53 +217,89 @@ const OTHERS: ClrCase[] = [
   {
     // MethodLoadUnloadTraceData: no ReJITID (the manifest's version 2 adds one); MethodFlags without the tier bits
     // (7-9) and the extent (28-31); OptimizationTier = (flags >> 7) & 7 as the method is Jitted
-    what: "Method/Load v2", provider: RUNTIME, id: 141, version: 2, ptr: 8,
+    what: "Method/Load v2",
+    provider: RUNTIME,
+    id: 141,
+    version: 2,
+    ptr: 8,
     payload: p().u64(0x100).u64(0x200).u64(0x7ff600001000n).u32(64).u32(0x06000001).u32(0x10000108).u16(3).u64(5).build(),
     name: "Microsoft-Windows-DotNETRuntime/Method/Load",
     text: "MethodID=256; ModuleID=512; MethodStartAddress=0x7ff600001000; MethodSize=64; MethodToken=100,663,297; MethodFlags=Jitted; ClrInstanceID=3; OptimizationTier=Optimized",
   },
   {
     // MethodLoadUnloadVerboseTraceData: ReJITID is 0 below version 2; OptimizationTier Unknown when not Jitted
-    what: "Method/LoadVerbose v1, not jitted", provider: RUNTIME, id: 143, version: 1, ptr: 8,
+    what: "Method/LoadVerbose v1, not jitted",
+    provider: RUNTIME,
+    id: 143,
+    version: 1,
+    ptr: 8,
     payload: p().u64(0x100).u64(0x200).u64(0x7ff600001000n).u32(64).u32(0x06000001).u32(0x100).utf16z("NS").utf16z("M").utf16z("void ()").u16(1).build(),
     name: "Microsoft-Windows-DotNETRuntime/Method/LoadVerbose",
     text: "MethodID=256; ModuleID=512; MethodStartAddress=0x7ff600001000; MethodSize=64; MethodToken=100,663,297; MethodFlags=None; MethodNamespace=NS; MethodName=M; MethodSignature=void (); ClrInstanceID=1; ReJITID=0; OptimizationTier=Unknown",
   },
   {
     // GCJoinTraceData: Heap, JoinTime (GcJoinTime), JoinType (GcJoinType), ClrInstanceID, ID (the JoinID)
-    what: "GC/Join v2", provider: RUNTIME, id: 203, version: 2, ptr: 8,
-    payload: p().u32(3).u32(1).u32(3).u16(7).u32(42).build(), name: "Microsoft-Windows-DotNETRuntime/GC/Join",
+    what: "GC/Join v2",
+    provider: RUNTIME,
+    id: 203,
+    version: 2,
+    ptr: 8,
+    payload: p().u32(3).u32(1).u32(3).u16(7).u32(42).build(),
+    name: "Microsoft-Windows-DotNETRuntime/GC/Join",
     text: "Heap=3; JoinTime=End; JoinType=FirstJoin; ClrInstanceID=7; ID=42",
   },
   {
     // event 20 (SampledObjectAllocationHigh) is GCSampledObjectAllocationTraceData, as 32 is
-    what: "GC/SampledObjectAllocation (20) v0", provider: RUNTIME, id: 20, version: 0, ptr: 8,
+    what: "GC/SampledObjectAllocation (20) v0",
+    provider: RUNTIME,
+    id: 20,
+    version: 0,
+    ptr: 8,
     payload: p().u64(0x7ff600001000n).u64(0x7ff600002000n).u32(5).u64(500).u16(2).build(),
     name: "Microsoft-Windows-DotNETRuntime/GC/SampledObjectAllocation",
     text: "Address=0x7ff600001000; TypeID=0x7ff600002000; ObjectCountForTypeSample=5; TotalSizeForTypeSample=500; ClrInstanceID=2",
   },
   {
     // GCBulkRCWTraceData: Count, ClrInstanceID; Count is 0 when the payload is shorter than Count * 40 + 6
-    what: "GC/BulkRCW v0, short", provider: RUNTIME, id: 37, version: 0, ptr: 8,
-    payload: p().u32(2).u16(4).build(), name: "Microsoft-Windows-DotNETRuntime/GC/BulkRCW",
+    what: "GC/BulkRCW v0, short",
+    provider: RUNTIME,
+    id: 37,
+    version: 0,
+    ptr: 8,
+    payload: p().u32(2).u16(4).build(),
+    name: "Microsoft-Windows-DotNETRuntime/GC/BulkRCW",
     text: "Count=0; ClrInstanceID=4",
   },
   {
     // GCBulkRootStaticVarTraceData: Count, AppDomainID (long), ClrInstanceID
-    what: "GC/BulkRootStaticVar v0", provider: RUNTIME, id: 38, version: 0, ptr: 8,
-    payload: p().u32(0).u64(0x1234).u16(5).build(), name: "Microsoft-Windows-DotNETRuntime/GC/BulkRootStaticVar",
+    what: "GC/BulkRootStaticVar v0",
+    provider: RUNTIME,
+    id: 38,
+    version: 0,
+    ptr: 8,
+    payload: p().u32(0).u64(0x1234).u16(5).build(),
+    name: "Microsoft-Windows-DotNETRuntime/GC/BulkRootStaticVar",
     text: "Count=0; AppDomainID=4,660; ClrInstanceID=5",
   },
   // ClrPrivateTraceEventParser.cs
   {
     // GCOptimizedTraceData: ClrInstanceID Int16 at 20 if Version >= 1, else 0
-    what: "private GC/Optimized v0", provider: PRIVATE, id: 3, version: 0, ptr: 8,
-    payload: p().u64(1000000).u64(2000000).u32(1).build(), name: "Microsoft-Windows-DotNETRuntimePrivate/GC/Optimized",
+    what: "private GC/Optimized v0",
+    provider: PRIVATE,
+    id: 3,
+    version: 0,
+    ptr: 8,
+    payload: p().u64(1000000).u64(2000000).u32(1).build(),
+    name: "Microsoft-Windows-DotNETRuntimePrivate/GC/Optimized",
     text: "DesiredAllocation=1,000,000; NewAllocation=2,000,000; GenerationNumber=1; ClrInstanceID=0",
   },
   {
     // BGCOverflowTraceData: Min, Max, Objects, IsLarge, ClrInstanceID; the GenNumber of version 1 is not printed
-    what: "private GC/BGCOverflow v1", provider: PRIVATE, id: 22, version: 1, ptr: 8,
+    what: "private GC/BGCOverflow v1",
+    provider: PRIVATE,
+    id: 22,
+    version: 1,
+    ptr: 8,
     payload: p().u64(4096).u64(1048576).u64(25).u32(1).u16(3).u32(2).build(),
     name: "Microsoft-Windows-DotNETRuntimePrivate/GC/BGCOverflow",
     text: "Min=4,096; Max=1,048,576; Objects=25; IsLarge=1; ClrInstanceID=3",
@@ -203,20 +307,35 @@ const OTHERS: ClrCase[] = [
   {
     // event 6 is registered with the public GCJoinTraceData: ClrInstanceID 0 below version 1 (even when present),
     // ID is (int)GcJoinID.Invalid below version 2
-    what: "private GC/Join v0", provider: PRIVATE, id: 6, version: 0, ptr: 8,
-    payload: p().u32(2).u32(0).u32(1).u16(9).build(), name: "Microsoft-Windows-DotNETRuntimePrivate/GC/Join",
+    what: "private GC/Join v0",
+    provider: PRIVATE,
+    id: 6,
+    version: 0,
+    ptr: 8,
+    payload: p().u32(2).u32(0).u32(1).u16(9).build(),
+    name: "Microsoft-Windows-DotNETRuntimePrivate/GC/Join",
     text: "Heap=2; JoinTime=Start; JoinType=Join; ClrInstanceID=0; ID=-256",
   },
   {
     // GCFullNotifyTraceData: ClrInstanceID Int16 at 8 if Version >= 1, else 0
-    what: "private GC/FullNotify v0", provider: PRIVATE, id: 25, version: 0, ptr: 8,
-    payload: p().u32(2).u32(1).build(), name: "Microsoft-Windows-DotNETRuntimePrivate/GC/FullNotify",
+    what: "private GC/FullNotify v0",
+    provider: PRIVATE,
+    id: 25,
+    version: 0,
+    ptr: 8,
+    payload: p().u32(2).u32(1).build(),
+    name: "Microsoft-Windows-DotNETRuntimePrivate/GC/FullNotify",
     text: "GenNumber=2; IsAlloc=1; ClrInstanceID=0",
   },
   {
     // StartupTraceData: ClrInstanceID Int16 at 0 if Version >= 1, else 0
-    what: "private Startup/EEStartupStart v0, empty", provider: PRIVATE, id: 80, version: 0, ptr: 8,
-    payload: new Uint8Array(0), name: "Microsoft-Windows-DotNETRuntimePrivate/Startup/EEStartupStart",
+    what: "private Startup/EEStartupStart v0, empty",
+    provider: PRIVATE,
+    id: 80,
+    version: 0,
+    ptr: 8,
+    payload: new Uint8Array(0),
+    name: "Microsoft-Windows-DotNETRuntimePrivate/Startup/EEStartupStart",
     text: "ClrInstanceID=0",
   },
 ];
@@ -248,7 +367,9 @@ describe(".NET runtime events of every version: the fields of TraceEvent's newes
       expect([m![1], Number(m![2]), m![3]], c.what).toEqual([c.name, c.payload.length, asLine(c.text)]);
     }
     // the held-back .NET 4.5.2 case, spelled out
-    expect(lines[0].endsWith("; DataLen=3; ContentionFlags=Managed; ClrInstanceID=0; LockID=0x00000000; AssociatedObjectID=0x00000000; LockOwnerThreadID=0; ")).toBe(true);
+    expect(
+      lines[0].endsWith("; DataLen=3; ContentionFlags=Managed; ClrInstanceID=0; LockID=0x00000000; AssociatedObjectID=0x00000000; LockOwnerThreadID=0; "),
+    ).toBe(true);
     expect(lines[6].endsWith("; DataLen=3; ContentionFlags=Native; ClrInstanceID=7; DurationNs=0.000; ")).toBe(true);
     t.dispose();
   });
@@ -291,8 +412,15 @@ async function diskTrace(ios: DiskIo[]) {
   const w = new EtlWriter({ perfFreq: 1_000_000n });
   // processor 1's records follow all of processor 0's in the file: file order is not time order
   for (const d of ios) {
-    w.system(d.proc, { headerType: 0x02, hookId: (DISKIO << 8) | d.opcode, version: 2, pid: 1234, tid: 5678,
-      ts: w.anchor + BigInt(d.us), payload: diskPayload(d) });
+    w.system(d.proc, {
+      headerType: 0x02,
+      hookId: (DISKIO << 8) | d.opcode,
+      version: 2,
+      pid: 1234,
+      tid: 5678,
+      ts: w.anchor + BigInt(d.us),
+      payload: diskPayload(d),
+    });
   }
   return openTrace(w.finish());
 }
@@ -350,7 +478,10 @@ describe("DiskIO DiskServiceTimeMSec as DiskIOTraceData computes it", () => {
     const ctx = new PayloadContext(t, t.processes, "current");
     const rows = rowsWhere(t, (r) => r.payloadLength === 48);
     const pairs = rows.map((r) => new Map(payloadPairs(r, ctx)));
-    expect(pairs.map((m) => [m.get("ElapsedTimeMSec"), m.get("DiskServiceTimeMSec")])).toEqual([["7.000", "2.000"], ["9.000", "9.000"]]);
+    expect(pairs.map((m) => [m.get("ElapsedTimeMSec"), m.get("DiskServiceTimeMSec")])).toEqual([
+      ["7.000", "2.000"],
+      ["9.000", "9.000"],
+    ]);
     t.dispose();
   });
 });
@@ -379,11 +510,26 @@ describe("SYSTEMTIME fields as DynamicTraceEventData reads them", () => {
     traits[0] = traits.length;
     const w = new EtlWriter({ perfFreq: 1_000_000n });
     const times = [SYSTEMTIME(2021, 9, 4, 9, 14, 59, 35, 799), SYSTEMTIME(2021, 13, 0, 1, 0, 0, 0, 0)];
-    times.forEach((st, k) => w.event(0, {
-      headerType: 0x13, provider: PROVIDER, id: 0, version: 0, level: 4, opcode: 0, task: 0, keywords: 0n, pid: 1, tid: 2,
-      ts: w.anchor + BigInt(1000 * (k + 1)), ext: [{ type: 11, data: schema }, { type: 12, data: traits }],
-      payload: p().ansiz("x").bytes(st).i32(-5).build(),
-    }));
+    times.forEach((st, k) =>
+      w.event(0, {
+        headerType: 0x13,
+        provider: PROVIDER,
+        id: 0,
+        version: 0,
+        level: 4,
+        opcode: 0,
+        task: 0,
+        keywords: 0n,
+        pid: 1,
+        tid: 2,
+        ts: w.anchor + BigInt(1000 * (k + 1)),
+        ext: [
+          { type: 11, data: schema },
+          { type: 12, data: traits },
+        ],
+        payload: p().ansiz("x").bytes(st).i32(-5).build(),
+      }),
+    );
     const t = await openTrace(w.finish());
     const ctx = new PayloadContext(t, t.processes, "current");
     const rows = rowsWhere(t, (r) => r.payloadLength > 0 && r.headerType === 0x13);
@@ -410,13 +556,32 @@ describe("SYSTEMTIME fields as DynamicTraceEventData reads them", () => {
       `<events><event value="1" version="0" level="win:Informational" task="Stamp" template="StampArgs"/></events>` +
       `</provider></events></instrumentation></instrumentationManifest>`;
     const w = new EtlWriter({ perfFreq: 1_000_000n });
-    const ev = (id: number, ts: number, payload: Uint8Array, opcode = 0, task = 1) => w.event(0, {
-      headerType: 0x13, provider: PROVIDER, id, version: 0, level: 4, opcode, task, keywords: 0n, pid: 1, tid: 2,
-      ts: w.anchor + BigInt(ts), payload,
-    });
+    const ev = (id: number, ts: number, payload: Uint8Array, opcode = 0, task = 1) =>
+      w.event(0, {
+        headerType: 0x13,
+        provider: PROVIDER,
+        id,
+        version: 0,
+        level: 4,
+        opcode,
+        task,
+        keywords: 0n,
+        pid: 1,
+        tid: 2,
+        ts: w.anchor + BigInt(ts),
+        payload,
+      });
     // the manifest event: Format, MajorVersion, MinorVersion, Magic 0x5B, TotalChunks, ChunkNumber, then the XML
     ev(0xfffe, 1000, p().u8(1).u8(1).u8(0).u8(0x5b).u16(1).u16(0).bytes(new TextEncoder().encode(manifest)).build(), 0xfe, 0xfffe);
-    ev(1, 2000, p().utf16z("hello").bytes(SYSTEMTIME(2021, 9, 4, 9, 14, 59, 35, 799)).i32(3).build());
+    ev(
+      1,
+      2000,
+      p()
+        .utf16z("hello")
+        .bytes(SYSTEMTIME(2021, 9, 4, 9, 14, 59, 35, 799))
+        .i32(3)
+        .build(),
+    );
     const t = await openTrace(w.finish());
     const ctx = new PayloadContext(t, t.processes, "current");
     const row = rowsWhere(t, (r) => r.eventId === 1)[0];

@@ -24,7 +24,11 @@ describe("where: conditions on payload fields", () => {
     expect(parseWhere("AllocationAmount > 85000")).toEqual([{ field: "AllocationAmount", op: ">", values: [85000] }]);
     const c = parseWhere("Reason = Induced and Depth >= 1 && ClrInstanceID in (0, 0x1) and TypeName ~ /str\\w+/i and Big == 0xffffffffffffffff");
     expect(c.map((x) => [x.field, x.op, x.values])).toEqual([
-      ["Reason", "=", ["Induced"]], ["Depth", ">=", [1]], ["ClrInstanceID", "in", [0, 1]], ["TypeName", "~", []], ["Big", "=", [0xffffffffffffffffn]],
+      ["Reason", "=", ["Induced"]],
+      ["Depth", ">=", [1]],
+      ["ClrInstanceID", "in", [0, 1]],
+      ["TypeName", "~", []],
+      ["Big", "=", [0xffffffffffffffffn]],
     ]);
     expect(c[3].pattern!.test("System.STRING")).toBe(true);
     expect(parseWhere("Name = 'a and b'")[0].values).toEqual(["a and b"]);
@@ -44,8 +48,9 @@ describe("where: conditions on payload fields", () => {
     expect(over.length).toBeLessThan(ticks.length);
     expect(Array.from(t.query({ provider: RUNTIME, eventId: 10, where: `AllocationAmount > ${median}` }).indices)).toEqual(Array.from(over));
     expect(t.query({ provider: RUNTIME, eventId: 10, where: `AllocationAmount <= ${median}` }).length).toBe(ticks.length - over.length);
-    expect(t.query({ provider: RUNTIME, eventId: 10, where: `AllocationAmount in (${amounts[0]}, ${amounts[1]})` }).length)
-      .toBe(amounts.filter((a) => a === amounts[0] || a === amounts[1]).length);
+    expect(t.query({ provider: RUNTIME, eventId: 10, where: `AllocationAmount in (${amounts[0]}, ${amounts[1]})` }).length).toBe(
+      amounts.filter((a) => a === amounts[0] || a === amounts[1]).length,
+    );
     // a row without the field fails the condition: no GC/Start has an AllocationAmount
     expect(t.query({ provider: RUNTIME, where: `AllocationAmount > ${median}` }).length).toBe(over.length);
 
@@ -80,7 +85,11 @@ describe("where: conditions on payload fields", () => {
     const median = [...amounts].sort((a, b) => a - b)[amounts.length >> 1];
     const want = ticks.filter((_, k) => amounts[k] > median).length;
     t.dispose();
-    const r = spawnSync(process.execPath, [CLI, "events", SAMPLE, "--event", "GC/AllocationTick", "--where", `AllocationAmount > ${median}`, "--format", "json"], { encoding: "utf8" });
+    const r = spawnSync(
+      process.execPath,
+      [CLI, "events", SAMPLE, "--event", "GC/AllocationTick", "--where", `AllocationAmount > ${median}`, "--format", "json"],
+      { encoding: "utf8" },
+    );
     expect(r.status, r.stderr).toBe(0);
     const rows = JSON.parse(r.stdout) as { fields: string }[];
     expect(rows.length).toBe(want);

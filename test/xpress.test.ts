@@ -25,7 +25,6 @@ function decompress(src: Uint8Array, expected: number): Uint8Array | number {
   return out;
 }
 
-
 function roundTrip(input: Uint8Array) {
   const packed = xpressCompress(input);
   const out = decompress(packed, input.length);
@@ -40,10 +39,7 @@ describe("XPRESS", () => {
     // Flags MSB-first: 0,0,0,1,0 then unused ones.
     const flags = (0b00010 << 27) | ((1 << 27) - 1);
     const token = ((3 - 1) << 3) | 6; // length 9 = 3 + 6
-    const stream = new Uint8Array([
-      flags & 0xff, (flags >>> 8) & 0xff, (flags >>> 16) & 0xff, flags >>> 24,
-      0x61, 0x62, 0x63, token & 0xff, token >> 8, 0x21,
-    ]);
+    const stream = new Uint8Array([flags & 0xff, (flags >>> 8) & 0xff, (flags >>> 16) & 0xff, flags >>> 24, 0x61, 0x62, 0x63, token & 0xff, token >> 8, 0x21]);
     expect(Buffer.from(decompress(stream, 13) as Uint8Array).toString()).toBe("abcabcabcabc!");
   });
 
@@ -52,8 +48,17 @@ describe("XPRESS", () => {
     const flags = (0b0011 << 28) | ((1 << 28) - 1);
     const t = ((2 - 1) << 3) | 7;
     const stream = new Uint8Array([
-      flags & 0xff, (flags >>> 8) & 0xff, (flags >>> 16) & 0xff, flags >>> 24,
-      0x78, 0x79, t & 0xff, t >> 8, 0xa2, t & 0xff, t >> 8,
+      flags & 0xff,
+      (flags >>> 8) & 0xff,
+      (flags >>> 16) & 0xff,
+      flags >>> 24,
+      0x78,
+      0x79,
+      t & 0xff,
+      t >> 8,
+      0xa2,
+      t & 0xff,
+      t >> 8,
     ]);
     // length 12 = 3 + 7 + 2 (low nibble 2), length 20 = 3 + 7 + 10 (high nibble 10)
     expect(Buffer.from(decompress(stream, 2 + 12 + 20) as Uint8Array).toString()).toBe("xy".repeat(17));
@@ -113,8 +118,23 @@ describe("XPRESS length limits", () => {
   it("rejects a 32-bit match length that would wrap around", () => {
     // flags: literal then match; 'a'; token offset 1, length 7; nibble 15; byte 255; u16 0; u32 0xFFFFFFFF
     const flags = 0x40000000;
-    const stream = new Uint8Array([flags & 0xff, (flags >>> 8) & 0xff, (flags >>> 16) & 0xff, flags >>> 24,
-      0x61, 0x07, 0x00, 0x0f, 0xff, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff]);
+    const stream = new Uint8Array([
+      flags & 0xff,
+      (flags >>> 8) & 0xff,
+      (flags >>> 16) & 0xff,
+      flags >>> 24,
+      0x61,
+      0x07,
+      0x00,
+      0x0f,
+      0xff,
+      0x00,
+      0x00,
+      0xff,
+      0xff,
+      0xff,
+      0xff,
+    ]);
     expect(decompress(stream, 3)).toBeLessThan(0);
   });
 });
@@ -285,7 +305,11 @@ describe("XPRESS fast loop", () => {
         verify(c, code, d, label);
         const after = new Uint8Array(c.memory.buffer, block, mem.length);
         expect(Buffer.compare(after.subarray(GUARD, GUARD + src.length), src), label).toBe(0);
-        for (const [from, to] of [[0, GUARD], [GUARD + src.length, d - block], [d - block + expected, after.length]]) {
+        for (const [from, to] of [
+          [0, GUARD],
+          [GUARD + src.length, d - block],
+          [d - block + expected, after.length],
+        ]) {
           if (after.subarray(from, to).some((b) => b !== fill)) expect.fail(`${label}: bytes ${from}..${to} outside the ranges changed`);
         }
         c.free(block);
@@ -362,7 +386,10 @@ describe("XPRESS fast loop", () => {
     // flag words of 31 literals and a match of the longest length forms: the most input one step of the fast loop takes
     const widest: Item[] = [];
     for (let i = 0; i < 14; i++) {
-      widest.push(Array.from({ length: 31 }, () => (rand() * 256) | 0), { offset: 1 + ((rand() * 31) | 0), length: i === 4 || i === 6 ? 65536 + 3 + i : 300 + i });
+      widest.push(
+        Array.from({ length: 31 }, () => (rand() * 256) | 0),
+        { offset: 1 + ((rand() * 31) | 0), length: i === 4 || i === 6 ? 65536 + 3 + i : 300 + i },
+      );
     }
     const wide = build(widest);
     expect(reference(wide.packed, wide.plain.length).code).toBe(wide.plain.length);

@@ -19,7 +19,9 @@ const PERFINFO = "ce1dbfb4-137e-4da6-87b0-3f59aa102cbc";
 /** EventPipe's sample profiler: Thread/Sample (id 0) on each managed thread every interval. */
 const SAMPLE_PROFILER = "3c530d44-97ae-513a-1e6d-783e8f8e03a9";
 const STACKWALK = "def2fe46-7bd6-4b80-bd94-f57fe20d0ce3";
-const SAMPLE = 46, SET_INTERVAL = 72, COLLECTION_START = 73;
+const SAMPLE = 46,
+  SET_INTERVAL = 72,
+  COLLECTION_START = 73;
 
 /**
  * The CPU samples, as columns (sample `i` is `pid[i]`, `tid[i]`, ...), in time order: where and when,
@@ -120,7 +122,12 @@ class FrameNames {
   semicolons = false;
 
   /** `expected`: about how many pairs will be named (the tree's room, made at once: growing it rehashes it). */
-  constructor(private readonly table: StackTable, private readonly symbols: SymbolMap, private readonly names: NameInterner, expected: number) {
+  constructor(
+    private readonly table: StackTable,
+    private readonly symbols: SymbolMap,
+    private readonly names: NameInterner,
+    expected: number,
+  ) {
     this.pairs = new PrefixTree(expected);
     this.pairName = new Int32Array(1024).fill(-1);
   }
@@ -226,7 +233,11 @@ export interface WeightedStacks {
  * by whom). Events without a stack are counted and left out.
  */
 export function weightedStacks(trace: Trace, rows: Uint32Array, options: WeightOptions = {}): WeightedStacks {
-  const collector = new StackWeightCollector({ ...options, select: () => rows, symbols: SymbolMap.fromTrace(trace, { pointerSize: trace.events.defaultPointerSize === 4 ? 4 : 8 }) });
+  const collector = new StackWeightCollector({
+    ...options,
+    select: () => rows,
+    symbols: SymbolMap.fromTrace(trace, { pointerSize: trace.events.defaultPointerSize === 4 ? 4 : 8 }),
+  });
   collector.add({ trace, firstRow: 0, rows: trace.events.timeOrder() });
   return collector.result(trace.processes);
 }
@@ -249,7 +260,10 @@ export interface WeightOptions {
  * events (a few numbers each) and the distinct stacks. Equal to weightedStacks of the whole trace.
  * `processes`: the trace's process table; without it, gathered from the same pass.
  */
-export async function streamWeightedStacks(stream: TraceStream, options: WeightOptions & { select: (trace: Trace) => Uint32Array; processes?: ProcessTable }): Promise<WeightedStacks> {
+export async function streamWeightedStacks(
+  stream: TraceStream,
+  options: WeightOptions & { select: (trace: Trace) => Uint32Array; processes?: ProcessTable },
+): Promise<WeightedStacks> {
   const collector = new StackWeightCollector(options);
   const processes = options.processes ? undefined : new ProcessCollector();
   // (every row in time order: the stack attacher matches stack events to the events before them, picked or not)
@@ -394,16 +408,18 @@ export class StackWeightCollector {
     let summed = new Uint8Array(likely);
     const ends: number[] = []; // name stacks with a weight, in order of their first event
     let path: Int32Array = new Int32Array(64); // an event's name numbers, leaf first
-    let withStacks = 0, total = 0;
+    let withStacks = 0,
+      total = 0;
     for (let k = 0; k < this.row.length; k++) {
       // (duration: a Start whose Stop never came is left out)
       const w = this.weight.data[k];
       if (Number.isNaN(w)) continue;
       const stack = attacher.stackOf(this.row.data[k]);
       if (stack < 0) continue;
-      const hi = this.hi.data[k], lo = this.lo.data[k];
+      const hi = this.hi.data[k],
+        lo = this.lo.data[k];
       const p = this.pid.data[k];
-      const pid = p === -2 ? processes.threadProcess(this.tid.data[k], stampOf(hi, lo)) ?? 0 : p === -1 ? 0 : p;
+      const pid = p === -2 ? (processes.threadProcess(this.tid.data[k], stampOf(hi, lo)) ?? 0) : p === -1 ? 0 : p;
       let depth = 0;
       for (let s = stack; s >= 0; s = table.parent[s]) {
         if (depth === path.length) path = fit(path, depth);
@@ -414,7 +430,8 @@ export class StackWeightCollector {
       else for (let d = depth - 1; d >= 0; d--) node = names.node(node, path[d]);
       if (node >= weights.length) {
         const size = Math.max(node + 1, 2 * weights.length);
-        const w2 = new Float64Array(size), s2 = new Uint8Array(size);
+        const w2 = new Float64Array(size),
+          s2 = new Uint8Array(size);
         w2.set(weights);
         s2.set(summed);
         weights = w2;
@@ -610,7 +627,9 @@ export class CpuCollector {
     // (a stream gives a batch in many runs: what is worked out per batch is kept for its other runs)
     let batch = this.batches.get(trace);
     if (!batch) {
-      const perfInfo = trace.providers.find(PERFINFO), sampler = trace.providers.find(SAMPLE_PROFILER), stackWalk = trace.providers.find(STACKWALK);
+      const perfInfo = trace.providers.find(PERFINFO),
+        sampler = trace.providers.find(SAMPLE_PROFILER),
+        stackWalk = trace.providers.find(STACKWALK);
       this.sawPerfInfo ||= perfInfo.length > 0;
       this.sawSampler ||= sampler.length > 0;
       // what each provider is here: 1 PerfInfo, 2 the sample profiler, 3 StackWalk
@@ -634,7 +653,8 @@ export class CpuCollector {
     });
     if (this.ownAttacher) this.attacher.addRows(events, stackRows, firstRow);
     if (symbolRow) for (const r of rows) if (symbolRow[r]) this.symbols.add(events.row(r));
-    let viewBytes: Uint8Array | null = null, view: DataView | undefined;
+    let viewBytes: Uint8Array | null = null,
+      view: DataView | undefined;
     for (const i of stackRows) {
       const k = kind[provider(i)];
       if (k === 2) {
@@ -647,7 +667,9 @@ export class CpuCollector {
         // Type (i32): 2 managed code (on the CPU); 1 external code, 0 error (off it)
         const bytes = events.recordBytesOf(i);
         const at = payloadOffset[i];
-        this.sOnCpu.push(bytes !== null && payloadLength[i] >= 4 && (bytes[at] | (bytes[at + 1] << 8) | (bytes[at + 2] << 16) | (bytes[at + 3] << 24)) === 2 ? 1 : 0);
+        this.sOnCpu.push(
+          bytes !== null && payloadLength[i] >= 4 && (bytes[at] | (bytes[at + 1] << 8) | (bytes[at + 2] << 16) | (bytes[at + 3] << 24)) === 2 ? 1 : 0,
+        );
         continue;
       }
       if (k !== 1) continue;
@@ -692,8 +714,12 @@ export class CpuCollector {
     let weightMSec: Float64Array | undefined;
     // the samples kept: columns of room for every sample collected (no array grown sample by sample)
     const room = sampler && clock ? this.sRow.length : this.kRow.length;
-    const keptRow = new Float64Array(room), keptPid = new Float64Array(room), keptTid = new Int32Array(room);
-    const keptHi = new Int32Array(room), keptLo = new Uint32Array(room), onCpu = new Uint8Array(room);
+    const keptRow = new Float64Array(room),
+      keptPid = new Float64Array(room),
+      keptTid = new Int32Array(room);
+    const keptHi = new Int32Array(room),
+      keptLo = new Uint32Array(room),
+      onCpu = new Uint8Array(room);
     let kept = 0;
     /** A sample kept (unless of another process than asked): its row, process, thread, time; its weight counts to its thread's CPU. */
     const keep = (row: number, pid: number, tid: number, hi: number, lo: number, weight: number): boolean => {
@@ -734,15 +760,20 @@ export class CpuCollector {
       // (a thread whose process is the same at every time is looked up once, not at each sample's time)
       const fixed = new Map<number, { pid: number | undefined } | undefined>();
       for (let k = 0; k < this.kRow.length; k++) {
-        const tid = this.kTid.data[k], hi = this.kHi.data[k], lo = this.kLo.data[k];
+        const tid = this.kTid.data[k],
+          hi = this.kHi.data[k],
+          lo = this.kLo.data[k];
         let f = fixed.get(tid);
         if (f === undefined && !fixed.has(tid)) fixed.set(tid, (f = processes.fixedThreadProcess(tid)));
         const pid = f ? f.pid : processes.threadProcess(tid, stampOf(hi, lo));
         keep(this.kRow.data[k], pid ?? (tid === 0 ? 0 : -1), tid, hi, lo, 1);
       }
     }
-    const rows = keptRow.subarray(0, kept), pids = keptPid.subarray(0, kept), tids = keptTid.subarray(0, kept);
-    const tsHi = keptHi.subarray(0, kept), tsLo = keptLo.subarray(0, kept);
+    const rows = keptRow.subarray(0, kept),
+      pids = keptPid.subarray(0, kept),
+      tids = keptTid.subarray(0, kept);
+    const tsHi = keptHi.subarray(0, kept),
+      tsLo = keptLo.subarray(0, kept);
     const intervalMSec = (this.fromStart ?? this.fromSet ?? 10_000) / 10_000;
     const table = attacher.table;
     // (about as many name stacks and (process, address) pairs as stack nodes: room made once)
@@ -771,7 +802,9 @@ export class CpuCollector {
     const threadNode = new Int32Array(rows.length);
     const threadNodes = new Map<number, { pid: number; start: bigint | null | undefined; node: number }>();
     for (let k = 0; k < rows.length; k++) {
-      const pid = pids[k], tid = tids[k], ts = stampOf(tsHi[k], tsLo[k]);
+      const pid = pids[k],
+        tid = tids[k],
+        ts = stampOf(tsHi[k], tsLo[k]);
       const info = processes.processAt(pid, ts);
       let known = threadNodes.get(tid);
       if (!known || known.pid !== pid || known.start !== info?.start) {
@@ -795,7 +828,8 @@ export class CpuCollector {
     order.sort();
 
     const node = new Int32Array(rows.length);
-    const memoFor = new Int32Array(table.size).fill(-1), memo = new Int32Array(table.size);
+    const memoFor = new Int32Array(table.size).fill(-1),
+      memo = new Int32Array(table.size);
     let path: Int32Array = new Int32Array(64);
     let withStacks = 0;
     for (let o = 0; o < order.length; o++) {
@@ -825,7 +859,8 @@ export class CpuCollector {
     }
     // thread time: the leaf says whether the thread ran managed code or was elsewhere (PerfView's pseudo frames)
     if (weightMSec) {
-      const cpu = stacks.nameId("CPU_TIME"), elsewhere = stacks.nameId("UNMANAGED_CODE_TIME");
+      const cpu = stacks.nameId("CPU_TIME"),
+        elsewhere = stacks.nameId("UNMANAGED_CODE_TIME");
       for (let k = 0; k < rows.length; k++) node[k] = stacks.node(node[k], onCpu[k] === 1 ? cpu : elsewhere);
     }
     const timeMSec = new Float64Array(rows.length);
@@ -845,7 +880,12 @@ export function toFolded(profile: CpuProfile): string {
   for (let k = 0; k < stackOf.length; k++) counts.set(stackOf[k], (counts.get(stackOf[k]) ?? 0) + (weightMSec ? weightMSec[k] * 1000 : 1));
   if (weightMSec) for (const [s, n] of counts) counts.set(s, Math.round(n));
   const lines: string[] = [];
-  for (const [stack, n] of counts) lines.push(`${stackNames(profile.stacks, stack).map((f) => f.replace(/;/g, ":")).join(";")} ${n}`);
+  for (const [stack, n] of counts)
+    lines.push(
+      `${stackNames(profile.stacks, stack)
+        .map((f) => f.replace(/;/g, ":"))
+        .join(";")} ${n}`,
+    );
   return lines.sort().join("\n") + (lines.length ? "\n" : "");
 }
 
@@ -861,7 +901,9 @@ function threadEvents(profile: CpuProfile, rows: ArrayLike<number>, frameId: (na
   const { stacks, intervalMSec } = profile;
   const { stack, timeMSec, weightMSec } = profile.samples;
   // the open frames, root first: frame, open time, metric so far
-  const openFrame: number[] = [], openTime: number[] = [], openMetric: number[] = [];
+  const openFrame: number[] = [],
+    openTime: number[] = [],
+    openMetric: number[] = [];
   let depthOpen = 0;
   const path: number[] = [];
   let last = 0;
@@ -936,9 +978,12 @@ function byThread(profile: CpuProfile): ThreadSamples[] {
  * nanosecond); frames shared, in order of first use. Written as bytes directly: a profile of a large
  * trace has tens of millions of frame events, and may not fit in one JavaScript string.
  */
-const OPEN = new Literal('{"type":"O","frame":'), CLOSE = new Literal('{"type":"C","frame":');
-const NEXT_OPEN = new Literal(',{"type":"O","frame":'), NEXT_CLOSE = new Literal(',{"type":"C","frame":');
-const AT = new Literal(',"at":'), END = new Literal("}");
+const OPEN = new Literal('{"type":"O","frame":'),
+  CLOSE = new Literal('{"type":"C","frame":');
+const NEXT_OPEN = new Literal(',{"type":"O","frame":'),
+  NEXT_CLOSE = new Literal(',{"type":"C","frame":');
+const AT = new Literal(',"at":'),
+  END = new Literal("}");
 
 export function speedscopeFile(profile: CpuProfile, name: string, exporter = "etw-wasm"): Uint8Array[] {
   const { names, parent, frame } = profile.stacks;
@@ -953,7 +998,9 @@ export function speedscopeFile(profile: CpuProfile, name: string, exporter = "et
     let node = profile.samples.stack[t.rows[0]];
     while (parent[node] >= 0 && parent[parent[node]] >= 0) node = parent[node];
     w.once(`${i ? "," : ""}{"type":"evented","name":${JSON.stringify(names[frame[node]])},"unit":"milliseconds","events":[`);
-    let first = 0, last = 0, count = 0;
+    let first = 0,
+      last = 0,
+      count = 0;
     threadEvents(profile, t.rows, frameId, 0, (open, f, at) => {
       if (!count++) first = at;
       last = at;
@@ -1019,9 +1066,15 @@ export function toChromeTrace(profile: CpuProfile, slices: TimelineSlice[], proc
   for (const t of threads) {
     nameThread(t.pid, t.tid);
     // the frames below the process and thread frames (those two are the tracks)
-    threadEvents(profile, t.rows, (n) => n, 2, (open, frame, at) => {
-      traceEvents.push({ ph: open ? "B" : "E", pid: t.pid, tid: t.tid, ts: us(at), name: profile.stacks.names[frame], cat: "cpu" });
-    });
+    threadEvents(
+      profile,
+      t.rows,
+      (n) => n,
+      2,
+      (open, frame, at) => {
+        traceEvents.push({ ph: open ? "B" : "E", pid: t.pid, tid: t.tid, ts: us(at), name: profile.stacks.names[frame], cat: "cpu" });
+      },
+    );
   }
   for (const s of slices) {
     nameThread(s.pid, s.tid, s.tid < 0 ? s.category : undefined);

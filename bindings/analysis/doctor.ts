@@ -109,14 +109,31 @@ interface MethodCounts {
   rundownJittedNamed: number;
 }
 
-const emptyCounts = (): MethodCounts => ({ loadedNamed: 0, loadedAddressOnly: 0, startNamed: 0, endNamed: 0, rundownAddressOnly: 0, precompiledNamed: 0, rundownJittedNamed: 0 });
+const emptyCounts = (): MethodCounts => ({
+  loadedNamed: 0,
+  loadedAddressOnly: 0,
+  startNamed: 0,
+  endNamed: 0,
+  rundownAddressOnly: 0,
+  precompiledNamed: 0,
+  rundownJittedNamed: 0,
+});
 
 /** What each method event counts as: [provider GUID, event id] -> kind. */
 const METHOD_EVENTS: [string, number, "load" | "loadAddress" | "start" | "end" | "rundownAddress" | "unload"][] = [
-  [RUNTIME, 143, "load"], [RUNTIME, 144, "unload"], [RUNTIME, 141, "loadAddress"], [RUNTIME, 142, "loadAddress"],
+  [RUNTIME, 143, "load"],
+  [RUNTIME, 144, "unload"],
+  [RUNTIME, 141, "loadAddress"],
+  [RUNTIME, 142, "loadAddress"],
   // the runtime provider's old (V2) copies of the rundown events
-  [RUNTIME, 139, "start"], [RUNTIME, 140, "end"], [RUNTIME, 137, "rundownAddress"], [RUNTIME, 138, "rundownAddress"],
-  [RUNDOWN, 143, "start"], [RUNDOWN, 144, "end"], [RUNDOWN, 141, "rundownAddress"], [RUNDOWN, 142, "rundownAddress"],
+  [RUNTIME, 139, "start"],
+  [RUNTIME, 140, "end"],
+  [RUNTIME, 137, "rundownAddress"],
+  [RUNTIME, 138, "rundownAddress"],
+  [RUNDOWN, 143, "start"],
+  [RUNDOWN, 144, "end"],
+  [RUNDOWN, 141, "rundownAddress"],
+  [RUNDOWN, 142, "rundownAddress"],
 ];
 
 const fmt = (n: number) => n.toLocaleString("en-US");
@@ -149,9 +166,13 @@ export class DoctorCollector {
       clr[p] = g === RUNTIME || g === RUNDOWN ? 1 : 0;
     }
     for (let i = 0; i < ev.length; ) {
-      if (!clr[provider[i]]) { i++; continue; }
+      if (!clr[provider[i]]) {
+        i++;
+        continue;
+      }
       const p = pid[i];
-      let j = i + 1, n = 1;
+      let j = i + 1,
+        n = 1;
       for (; j < ev.length && (pid[j] === p || !clr[provider[j]]); j++) if (clr[provider[j]]) n++;
       this.process(p).clrEvents += n;
       i = j;
@@ -205,8 +226,12 @@ export async function traceDoctor(source: Trace | TraceStream): Promise<DoctorRe
 }
 
 function buildReport(
-  o: Outline, providers: ProviderKeywordUsage[], processes: ProcessTable,
-  perPid: Map<number, MethodCounts & { clrEvents: number }>, m: MethodCounts, extStacks: number,
+  o: Outline,
+  providers: ProviderKeywordUsage[],
+  processes: ProcessTable,
+  perPid: Map<number, MethodCounts & { clrEvents: number }>,
+  m: MethodCounts,
+  extStacks: number,
 ): DoctorReport {
   // rows per (provider GUID, event id) and per (provider GUID, opcode), over the whole trace
   const types = o.eventTypes;
@@ -229,7 +254,8 @@ function buildReport(
 
   const nameOf = (pid: number) => processes.fixedName(pid) || processes.processes.find((p) => p.pid === pid)?.name || `Process(${pid})`;
   const findings: DoctorFinding[] = [];
-  const runtimeRows = rows(RUNTIME), rundownRows = rows(RUNDOWN);
+  const runtimeRows = rows(RUNTIME),
+    rundownRows = rows(RUNDOWN);
   const anyClr = runtimeRows + rundownRows + rows(PRIVATE) > 0;
   const RUNTIME_SPEC = "Microsoft-Windows-DotNETRuntime";
   const RUNDOWN_SPEC = "Microsoft-Windows-DotNETRuntimeRundown";
@@ -243,7 +269,10 @@ function buildReport(
     const counts = { events: runtimeRows, maxLevel };
     if (!runtimeRows) {
       findings.push({
-        id: "runtime", status: "gap", question: "Are there .NET runtime events?", counts,
+        id: "runtime",
+        status: "gap",
+        question: "Are there .NET runtime events?",
+        counts,
         answer: `No: no events of ${RUNTIME_SPEC}, so nothing about garbage collections, JIT compilation, exceptions or contention, and no jitted method names${noDotnet}.`,
         fix: ep
           ? `Enable the runtime provider: ${DT} --clrevents gc+loader+jit+exception+contention --clreventlevel verbose (or --providers ${RUNTIME_SPEC}:0x1C019:5).`
@@ -252,47 +281,78 @@ function buildReport(
     } else {
       const verbose = maxLevel >= 5;
       findings.push({
-        id: "runtime", status: verbose ? "ok" : "partial", question: "Are there .NET runtime events?", counts,
-        answer: `Yes: ${fmt(runtimeRows)} events of ${RUNTIME_SPEC} (${describe(u)}).` +
-          (verbose ? "" : " None is at level Verbose: the session's level was below it, so the named method events and the verbose GC events (AllocationTick) are missing."),
-        fix: verbose ? undefined : ep
-          ? `Collect the runtime provider at level Verbose: ${DT} --clrevents <keywords, e.g. gc+loader+jit> --clreventlevel verbose (dotnet-trace's default profile collects it at Informational).`
-          : `Collect the runtime provider at level Verbose (5): PerfView /ClrEventLevel:Verbose (its default); elsewhere ${RUNTIME_SPEC}:<keywords>:5.`,
+        id: "runtime",
+        status: verbose ? "ok" : "partial",
+        question: "Are there .NET runtime events?",
+        counts,
+        answer:
+          `Yes: ${fmt(runtimeRows)} events of ${RUNTIME_SPEC} (${describe(u)}).` +
+          (verbose
+            ? ""
+            : " None is at level Verbose: the session's level was below it, so the named method events and the verbose GC events (AllocationTick) are missing."),
+        fix: verbose
+          ? undefined
+          : ep
+            ? `Collect the runtime provider at level Verbose: ${DT} --clrevents <keywords, e.g. gc+loader+jit> --clreventlevel verbose (dotnet-trace's default profile collects it at Informational).`
+            : `Collect the runtime provider at level Verbose (5): PerfView /ClrEventLevel:Verbose (its default); elsewhere ${RUNTIME_SPEC}:<keywords>:5.`,
       });
     }
   }
 
   // 2. jitted methods
   {
-    const counts = { loadVerbose: m.loadedNamed, loadAddressOnly: m.loadedAddressOnly, jittingStarted: ids(RUNTIME, [145]), rundownJittedNamed: m.rundownJittedNamed };
+    const counts = {
+      loadVerbose: m.loadedNamed,
+      loadAddressOnly: m.loadedAddressOnly,
+      jittingStarted: ids(RUNTIME, [145]),
+      rundownJittedNamed: m.rundownJittedNamed,
+    };
     const q = "Can jitted methods be named?";
     const fixJit = ep
       ? `Enable Jit and Loader on the runtime provider at level Verbose: ${DT} --clrevents jit+loader --clreventlevel verbose (the methods jitted during the session; the rundown at its end names those still loaded).`
       : `Enable Jit (0x10) and Loader (0x8) on the runtime provider at level Verbose: PerfView /ClrEvents:Jit+Loader (in its default); elsewhere ${RUNTIME_SPEC}:0x18:5.`;
     if (m.loadedNamed > 0) {
       findings.push({
-        id: "jitted-methods", status: "ok", question: q, counts,
-        answer: `Yes: ${fmt(m.loadedNamed)} Method/LoadVerbose events name the methods jitted during the trace` +
-          (m.startNamed + m.endNamed ? ", and the rundown names those loaded before it." : "; methods jitted before the trace began are named only by a rundown (below)."),
+        id: "jitted-methods",
+        status: "ok",
+        question: q,
+        counts,
+        answer:
+          `Yes: ${fmt(m.loadedNamed)} Method/LoadVerbose events name the methods jitted during the trace` +
+          (m.startNamed + m.endNamed
+            ? ", and the rundown names those loaded before it."
+            : "; methods jitted before the trace began are named only by a rundown (below)."),
       });
     } else if (m.startNamed + m.endNamed > 0) {
       findings.push({
-        id: "jitted-methods", status: "partial", question: q, counts,
-        answer: "Partly: there are no Method/LoadVerbose events, so only the methods the rundown lists are named (those still loaded when it ran); " +
-          (ep ? "methods jitted and unloaded before the session ended (dynamic methods, collectible assemblies) show as '?'."
+        id: "jitted-methods",
+        status: "partial",
+        question: q,
+        counts,
+        answer:
+          "Partly: there are no Method/LoadVerbose events, so only the methods the rundown lists are named (those still loaded when it ran); " +
+          (ep
+            ? "methods jitted and unloaded before the session ended (dynamic methods, collectible assemblies) show as '?'."
             : "methods jitted and unloaded in between, and those of processes that ended before the rundown, show as '?'."),
         fix: fixJit,
       });
     } else if (m.loadedAddressOnly > 0) {
       findings.push({
-        id: "jitted-methods", status: "partial", question: q, counts,
+        id: "jitted-methods",
+        status: "partial",
+        question: q,
+        counts,
         answer: `Not by name: ${fmt(m.loadedAddressOnly)} Method/Load events give the methods' addresses but not their names (the runtime writes the named, verbose method events only when the session's level is Verbose).`,
-        fix: ep ? `Collect the runtime provider at level Verbose: ${DT} --clrevents jit+loader --clreventlevel verbose.`
+        fix: ep
+          ? `Collect the runtime provider at level Verbose: ${DT} --clrevents jit+loader --clreventlevel verbose.`
           : `Collect the runtime provider at level Verbose (5): ${RUNTIME_SPEC}:0x18:5, PerfView /ClrEventLevel:Verbose.`,
       });
     } else {
       findings.push({
-        id: "jitted-methods", status: "gap", question: q, counts,
+        id: "jitted-methods",
+        status: "gap",
+        question: q,
+        counts,
         answer: `No: no method load events (Method/LoadVerbose) and no method rundown, so stack frames in jitted code show as '?' and JIT statistics are empty${noDotnet}.`,
         fix: fixJit,
       });
@@ -309,12 +369,18 @@ function buildReport(
         "(PerfView's own rundown leaves NGen methods out by default and looks NGen code up in the native images' PDBs instead.)";
     if (m.precompiledNamed > 0) {
       findings.push({
-        id: "precompiled-methods", status: "ok", question: q, counts,
+        id: "precompiled-methods",
+        status: "ok",
+        question: q,
+        counts,
         answer: `Yes: ${fmt(m.precompiledNamed)} named method events are of precompiled code (MethodFlags neither Jitted, Dynamic nor JitHelper).`,
       });
     } else if (m.startNamed + m.endNamed > 0) {
       findings.push({
-        id: "precompiled-methods", status: "gap", question: q, counts,
+        id: "precompiled-methods",
+        status: "gap",
+        question: q,
+        counts,
         answer: ep
           ? "No: the rundown lists only jitted methods: no ReadyToRun code was loaded, or the rundown's NGen keyword was off. Frames in ReadyToRun images show at best their module."
           : "No: the rundown lists only jitted methods. Either the rundown provider's NGen keyword (0x20) was off, or OverrideAndSuppressNGenEvents (0x40000) was on " +
@@ -323,7 +389,10 @@ function buildReport(
       });
     } else {
       findings.push({
-        id: "precompiled-methods", status: "gap", question: q, counts,
+        id: "precompiled-methods",
+        status: "gap",
+        question: q,
+        counts,
         answer: `No: precompiled code is named only by the rundown provider's method events, and there are none; frames in NGen or ReadyToRun images show at best their module${noDotnet}.`,
         fix,
       });
@@ -334,9 +403,21 @@ function buildReport(
   {
     const start = ids(RUNDOWN, [141, 143, 145, 147, 151, 153, 155, 157]) + ids(RUNTIME, [135, 137, 139]);
     const end = ids(RUNDOWN, [142, 144, 146, 148, 152, 154, 156, 158]) + ids(RUNTIME, [136, 138, 140]);
-    const startInit = ids(RUNDOWN, [147]), startComplete = ids(RUNDOWN, [145]) + ids(RUNTIME, [135]);
-    const endInit = ids(RUNDOWN, [148]), endComplete = ids(RUNDOWN, [146]) + ids(RUNTIME, [136]);
-    const counts = { startRundownEvents: start, endRundownEvents: end, dcStartVerbose: m.startNamed, dcStopVerbose: m.endNamed, startInit, startComplete, endInit, endComplete, rundownEvents: rundownRows };
+    const startInit = ids(RUNDOWN, [147]),
+      startComplete = ids(RUNDOWN, [145]) + ids(RUNTIME, [135]);
+    const endInit = ids(RUNDOWN, [148]),
+      endComplete = ids(RUNDOWN, [146]) + ids(RUNTIME, [136]);
+    const counts = {
+      startRundownEvents: start,
+      endRundownEvents: end,
+      dcStartVerbose: m.startNamed,
+      dcStopVerbose: m.endNamed,
+      startInit,
+      startComplete,
+      endInit,
+      endComplete,
+      rundownEvents: rundownRows,
+    };
     const q = "Are methods loaded before the trace started covered?";
     const fix = ep
       ? `The runtime writes its rundown (${RUNDOWN_SPEC}, DCStop events) when an EventPipe session ends: ${STOP_NORMALLY}, and copy the file after dotnet-trace has exited.`
@@ -351,7 +432,10 @@ function buildReport(
     const missed = [...perPid].filter(([pid, c]) => pid !== 0xffffffff && c.clrEvents > 0 && c.startNamed + c.endNamed === 0 && !startedDuring(pid));
     if (start + end === 0) {
       findings.push({
-        id: "rundown", status: "gap", question: q, counts,
+        id: "rundown",
+        status: "gap",
+        question: q,
+        counts,
         answer: ep
           ? `No: there is no rundown (no DCStop events at the session's end), so methods jitted before the session began, and all precompiled code, cannot be named; their frames show as '?'${noDotnet}.`
           : `No: there is no rundown (no DCStart or DCStop events), so methods jitted before the trace began, and all precompiled code, cannot be named; their frames show as '?'${noDotnet}.`,
@@ -370,14 +454,25 @@ function buildReport(
       }
       if (cut) {
         status = "partial";
-        answer += " A rundown began (DCInit) without completing (DCComplete): the trace stopped before the runtime finished it, so some methods may be missing.";
+        answer +=
+          " A rundown began (DCInit) without completing (DCComplete): the trace stopped before the runtime finished it, so some methods may be missing.";
       }
       if (missed.length) {
         status = "partial";
-        const names = missed.slice(0, 5).map(([pid]) => `${nameOf(pid)} (${pid})`).join(", ");
+        const names = missed
+          .slice(0, 5)
+          .map(([pid]) => `${nameOf(pid)} (${pid})`)
+          .join(", ");
         answer += ` ${missed.length === 1 ? "One .NET process" : `${missed.length} .NET processes`} (${names}${missed.length > 5 ? ", ..." : ""}) logged .NET events but no rundown${!start ? " (ended before the end rundown?)" : ""}: their methods from before the trace are not named.`;
       }
-      findings.push({ id: "rundown", status, question: q, counts, answer, fix: status === "ok" ? undefined : start || ep ? fix : `${fix} A start rundown also covers processes that end before the trace stops.` });
+      findings.push({
+        id: "rundown",
+        status,
+        question: q,
+        counts,
+        answer,
+        fix: status === "ok" ? undefined : start || ep ? fix : `${fix} A start rundown also covers processes that end before the trace stops.`,
+      });
     }
   }
 
@@ -393,12 +488,18 @@ function buildReport(
       : `Enable Loader (0x8) on the runtime provider (${RUNTIME_SPEC}:0x8:4; in PerfView's default) and on the rundown provider (in ${RUNDOWN_SPEC}:0x138:5).`;
     if (runtimeModules + rundownModules > 0) {
       findings.push({
-        id: "modules", status: "ok", question: q, counts,
+        id: "modules",
+        status: "ok",
+        question: q,
+        counts,
         answer: `Yes: ${[runtimeModules ? `${fmt(runtimeModules)} module load events (runtime provider)` : "", rundownModules ? `${fmt(rundownModules)} module rundown events` : ""].filter(Boolean).join(" and ")} give methods their module and file.`,
       });
     } else {
       findings.push({
-        id: "modules", status: "gap", question: q, counts,
+        id: "modules",
+        status: "gap",
+        question: q,
+        counts,
         answer: `No: no module load or module rundown events, so methods come without their module (frames as '?!Method') and JIT statistics without module paths${noDotnet}.`,
         fix,
       });
@@ -411,21 +512,38 @@ function buildReport(
     const stackKeys = ops(K_STACKWALK, [37, 38]);
     const keyDefinitions = ops(K_STACKWALK, [35, 36]);
     const clrStackWalk = ids(RUNTIME, [82]) + ids(RUNDOWN, [0]) + ids(PRIVATE, [151]) + ids(STRESS, [1]);
-    const counts = { eventHeaderStacks: extStacks, kernelStackWalk: kernelStacks, compressedStackRefs: stackKeys, compressedStackDefinitions: keyDefinitions, clrStackWalk };
+    const counts = {
+      eventHeaderStacks: extStacks,
+      kernelStackWalk: kernelStacks,
+      compressedStackRefs: stackKeys,
+      compressedStackDefinitions: keyDefinitions,
+      clrStackWalk,
+    };
     const q = "Are stacks present?";
     const fix = ep
       ? `EventPipe records each event's managed stack unless the session turned stacks off: collect with ${DT} (it keeps them), and add the sample profiler (--providers Microsoft-DotNETCore-SampleProfiler) for stacks of the running threads.`
       : "Collect stacks: PerfView does for its kernel events and CPU samples by default (and for .NET events with /ClrEvents:...+Stack); xperf -on PROC_THREAD+LOADER+PROFILE -stackwalk Profile; for a manifest provider, its stack option (xperf -on Provider:keywords:level:'stack', EVENT_ENABLE_PROPERTY_STACK_TRACE); the runtime provider's Stack keyword (0x40000000) adds ClrStackWalk events.";
     const parts: string[] = [];
-    if (extStacks) parts.push(ep ? `${count(extStacks, "event", "events")} with its managed stack` : `${fmt(extStacks)} in event headers (stack extended items)`);
+    if (extStacks)
+      parts.push(ep ? `${count(extStacks, "event", "events")} with its managed stack` : `${fmt(extStacks)} in event headers (stack extended items)`);
     if (kernelStacks) parts.push(`${fmt(kernelStacks)} kernel StackWalk events`);
     if (stackKeys) parts.push(`${fmt(stackKeys)} compressed stack references with ${fmt(keyDefinitions)} key definitions`);
     if (clrStackWalk) parts.push(`${fmt(clrStackWalk)} ClrStackWalk events (managed frames of .NET events)`);
     if (!parts.length) {
-      findings.push({ id: "stacks", status: "gap", question: q, counts, answer: "No: no stack of any kind, so neither CPU samples nor events can be attributed to the code that ran.", fix });
+      findings.push({
+        id: "stacks",
+        status: "gap",
+        question: q,
+        counts,
+        answer: "No: no stack of any kind, so neither CPU samples nor events can be attributed to the code that ran.",
+        fix,
+      });
     } else if (stackKeys && !keyDefinitions) {
       findings.push({
-        id: "stacks", status: "partial", question: q, counts,
+        id: "stacks",
+        status: "partial",
+        question: q,
+        counts,
         answer: `Partly: ${parts.join(", ")}; the compressed stacks' key definitions (StackWalk KeyDelete/KeyRundown) are missing, so those stacks cannot be read.`,
         fix: "Stop the kernel session normally so that it writes its stack key rundown (PerfView and xperf do).",
       });
@@ -441,32 +559,66 @@ function buildReport(
     const q = "Are there CPU samples (a CPU profile)?";
     const fix = `Add the sample profiler: ${DT} --providers Microsoft-DotNETCore-SampleProfiler,<the other providers> (dotnet-trace collects it by default, when neither --providers nor --profile is given).`;
     if (!samples) {
-      findings.push({ id: "cpu-samples", status: "gap", question: q, counts, answer: "No: no samples of the runtime's sample profiler (Microsoft-DotNETCore-SampleProfiler Thread/Sample), so no CPU profile: where the time went cannot be told.", fix });
+      findings.push({
+        id: "cpu-samples",
+        status: "gap",
+        question: q,
+        counts,
+        answer:
+          "No: no samples of the runtime's sample profiler (Microsoft-DotNETCore-SampleProfiler Thread/Sample), so no CPU profile: where the time went cannot be told.",
+        fix,
+      });
     } else if (!extStacks) {
       findings.push({
-        id: "cpu-samples", status: "partial", question: q, counts,
+        id: "cpu-samples",
+        status: "partial",
+        question: q,
+        counts,
         answer: `Partly: ${fmt(samples)} thread samples of the sample profiler, but no stacks: time per thread only, not per method.`,
         fix: `Keep stacks on: ${DT} records each event's managed stack (the sample profiler's too) unless the session turns them off.`,
       });
     } else {
-      findings.push({ id: "cpu-samples", status: "ok", question: q, counts, answer: `Yes: ${fmt(samples)} thread samples of the runtime's sample profiler (Microsoft-DotNETCore-SampleProfiler Thread/Sample), with the threads' managed stacks.` });
+      findings.push({
+        id: "cpu-samples",
+        status: "ok",
+        question: q,
+        counts,
+        answer: `Yes: ${fmt(samples)} thread samples of the runtime's sample profiler (Microsoft-DotNETCore-SampleProfiler Thread/Sample), with the threads' managed stacks.`,
+      });
     }
   } else {
     const samples = ops(K_PERFINFO, [46]);
     const stacks = ops(K_STACKWALK, [32, 37, 38]);
     const counts = { samples, kernelStackEvents: stacks };
     const q = "Are there CPU samples (a CPU profile)?";
-    const fix = "PerfView collects CPU samples with stacks by default (/KernelEvents=Default); xperf -on PROC_THREAD+LOADER+PROFILE -stackwalk Profile; WPR -start CPU.";
+    const fix =
+      "PerfView collects CPU samples with stacks by default (/KernelEvents=Default); xperf -on PROC_THREAD+LOADER+PROFILE -stackwalk Profile; WPR -start CPU.";
     if (!samples) {
-      findings.push({ id: "cpu-samples", status: "gap", question: q, counts, answer: "No: no kernel CPU samples (PerfInfo/Sample), so no CPU profile: where the time went cannot be told.", fix });
+      findings.push({
+        id: "cpu-samples",
+        status: "gap",
+        question: q,
+        counts,
+        answer: "No: no kernel CPU samples (PerfInfo/Sample), so no CPU profile: where the time went cannot be told.",
+        fix,
+      });
     } else if (!stacks) {
       findings.push({
-        id: "cpu-samples", status: "partial", question: q, counts,
+        id: "cpu-samples",
+        status: "partial",
+        question: q,
+        counts,
         answer: `Partly: ${fmt(samples)} CPU samples, but no kernel stacks: CPU time per process and thread only, not per method.`,
         fix: "Collect the samples' stacks: xperf -stackwalk Profile; PerfView does by default.",
       });
     } else {
-      findings.push({ id: "cpu-samples", status: "ok", question: q, counts, answer: `Yes: ${fmt(samples)} CPU samples (PerfInfo/Sample) and ${fmt(stacks)} kernel stack events to attribute them.` });
+      findings.push({
+        id: "cpu-samples",
+        status: "ok",
+        question: q,
+        counts,
+        answer: `Yes: ${fmt(samples)} CPU samples (PerfInfo/Sample) and ${fmt(stacks)} kernel stack events to attribute them.`,
+      });
     }
   }
 
@@ -477,7 +629,10 @@ function buildReport(
     const q = "Were events lost?";
     if (o.eventPipeVersion !== undefined && o.eventPipeVersion <= 3) {
       findings.push({
-        id: "lost", status: "partial", question: q, counts,
+        id: "lost",
+        status: "partial",
+        question: q,
+        counts,
         answer: "Cannot be told: a .netperf file (V2, V3) numbers no events (sequence numbers came with the .nettrace format of .NET Core 3.0).",
         fix: "Collect from a .NET Core 3.0 or later process, whose .nettrace files number every event per thread.",
       });
@@ -485,7 +640,10 @@ function buildReport(
       findings.push({ id: "lost", status: "ok", question: q, counts, answer: "No: every capture thread's sequence numbers run on without a gap." });
     } else {
       findings.push({
-        id: "lost", status: "gap", question: q, counts,
+        id: "lost",
+        status: "gap",
+        question: q,
+        counts,
         answer: `Yes: ${fmt(eventsLost)} events (gaps in the capture threads' sequence numbers): the session's buffer filled faster than dotnet-trace wrote it out. Counts and durations are low where events were dropped, and pairs such as GC start/stop can be broken.`,
         fix: `Give the session a bigger buffer: ${DT} --buffersize 1024 (MB; 256 by default), write the file to a fast local disk, or leave out high-volume keywords (e.g. the runtime's gcsampledobjectallocationhigh).`,
       });
@@ -496,11 +654,26 @@ function buildReport(
     const counts = { eventsLost, buffersLost, lostEventRecords: lostRows };
     const q = "Were events or buffers lost?";
     if (!eventsLost && !buffersLost && !lostRows) {
-      findings.push({ id: "lost", status: "ok", question: q, counts, answer: "No: the logfile header counts no events and no buffers lost, and no lost-event records were logged." });
-    } else {
-      const what = [eventsLost ? `${fmt(eventsLost)} events` : "", buffersLost ? `${fmt(buffersLost)} buffers` : "", lostRows ? `${fmt(lostRows)} lost-event records` : ""].filter(Boolean).join(", ");
       findings.push({
-        id: "lost", status: "gap", question: q, counts,
+        id: "lost",
+        status: "ok",
+        question: q,
+        counts,
+        answer: "No: the logfile header counts no events and no buffers lost, and no lost-event records were logged.",
+      });
+    } else {
+      const what = [
+        eventsLost ? `${fmt(eventsLost)} events` : "",
+        buffersLost ? `${fmt(buffersLost)} buffers` : "",
+        lostRows ? `${fmt(lostRows)} lost-event records` : "",
+      ]
+        .filter(Boolean)
+        .join(", ");
+      findings.push({
+        id: "lost",
+        status: "gap",
+        question: q,
+        counts,
         answer: `Yes: ${what} (logfile header and Lost_Event records). Counts and durations are low where events were dropped, and pairs such as GC start/stop, JIT start/load and stacks with their events can be broken.`,
         fix: "Give the session bigger and more buffers (PerfView /BufferSizeMB:1024; xperf -BufferSize 1024 -MinBuffers 256 -MaxBuffers 1024; logman -bs 1024 -nb 256 1024), write to a fast local disk, or leave out high-volume keywords (e.g. the runtime's GCSampledObjectAllocationHigh 0x200000).",
       });
@@ -513,21 +686,36 @@ function buildReport(
     const q = "Was the file read whole?";
     if (o.incomplete) {
       findings.push({
-        id: "decoding", status: "gap", question: q, counts,
+        id: "decoding",
+        status: "gap",
+        question: q,
+        counts,
         answer: `No: decoding stopped at byte offset ${o.incomplete.offset} (${o.incomplete.reason}: ${o.incomplete.message}); everything after it is missing from this report.`,
-        fix: o.incomplete.reason === "capacity" ? "Give the decoder more memory (--max-memory) or read it as a stream (the commands that stream do)."
-          : ep ? `Let dotnet-trace finish the file (${STOP_NORMALLY}), then copy it again (a file still being written, or cut short in transfer, ends early).`
-          : "Copy the file again from the machine that recorded it, after the trace was stopped (a file still being written, or cut short in transfer, ends early).",
+        fix:
+          o.incomplete.reason === "capacity"
+            ? "Give the decoder more memory (--max-memory) or read it as a stream (the commands that stream do)."
+            : ep
+              ? `Let dotnet-trace finish the file (${STOP_NORMALLY}), then copy it again (a file still being written, or cut short in transfer, ends early).`
+              : "Copy the file again from the machine that recorded it, after the trace was stopped (a file still being written, or cut short in transfer, ends early).",
       });
     } else if (o.warningTotal) {
       const first = o.warnings[0];
       findings.push({
-        id: "decoding", status: "partial", question: q, counts,
+        id: "decoding",
+        status: "partial",
+        question: q,
+        counts,
         answer: `Mostly: ${fmt(o.warningTotal)} damaged places were stepped over (first at byte ${first?.offset}: ${first?.message}); the events there are missing.`,
         fix: "Copy the file again from the machine that recorded it (damage usually comes from a copy cut short or corrupted in transfer).",
       });
     } else {
-      findings.push({ id: "decoding", status: "ok", question: q, counts, answer: ep ? "Yes: every block decoded without damage, up to the end of the stream." : "Yes: every buffer decoded without damage." });
+      findings.push({
+        id: "decoding",
+        status: "ok",
+        question: q,
+        counts,
+        answer: ep ? "Yes: every block decoded without damage, up to the end of the stream." : "Yes: every buffer decoded without damage.",
+      });
     }
   }
 
@@ -542,35 +730,59 @@ function buildReport(
     const q = "Is the process known (ProcessInfo)?";
     if (processInfo && named) {
       const cmd = processes.processes.find((p) => p.pid === pid)?.commandLine;
-      findings.push({ id: "processes", status: "ok", question: q, counts, answer: `Yes: the file's process, ${named} (${pid}), is named by ProcessInfo${cmd ? ` (command line: ${cmd.trim()})` : ""}.` });
+      findings.push({
+        id: "processes",
+        status: "ok",
+        question: q,
+        counts,
+        answer: `Yes: the file's process, ${named} (${pid}), is named by ProcessInfo${cmd ? ` (command line: ${cmd.trim()})` : ""}.`,
+      });
     } else {
       findings.push({
-        id: "processes", status: "partial", question: q, counts,
+        id: "processes",
+        status: "partial",
+        question: q,
+        counts,
         answer: `Partly: the file gives its process's id${pids.length ? ` (${pids.join(", ")})` : ""} but not its name: there is no ProcessInfo event (runtimes before .NET 5 do not write it), so it shows as Process(<pid>).`,
         fix: "Collect from a .NET 5 or later process, whose runtime writes ProcessInfo (its command line) when the session starts; with an older one, the process is the one given to dotnet-trace collect -p or -n.",
       });
     }
   } else {
-    const dcStart = ops(K_PROCESS, [3]), start = ops(K_PROCESS, [1]), dcEnd = ops(K_PROCESS, [4]), end = ops(K_PROCESS, [2]);
-    const threadDcStart = ops(K_THREAD, [3]), threadStart = ops(K_THREAD, [1]);
+    const dcStart = ops(K_PROCESS, [3]),
+      start = ops(K_PROCESS, [1]),
+      dcEnd = ops(K_PROCESS, [4]),
+      end = ops(K_PROCESS, [2]);
+    const threadDcStart = ops(K_THREAD, [3]),
+      threadStart = ops(K_THREAD, [1]);
     const counts = { processDCStart: dcStart, processStart: start, processDCStop: dcEnd, processEnd: end, threadDCStart: threadDcStart, threadStart };
     const q = "Are processes and threads known (kernel process rundown)?";
-    const fix = "Enable the kernel's process and thread events: PerfView /KernelEvents=Default (or Process+Thread+ImageLoad); xperf -on PROC_THREAD+LOADER. The kernel session writes its process rundown when it starts and stops.";
+    const fix =
+      "Enable the kernel's process and thread events: PerfView /KernelEvents=Default (or Process+Thread+ImageLoad); xperf -on PROC_THREAD+LOADER. The kernel session writes its process rundown when it starts and stops.";
     if (dcStart + dcEnd > 0) {
       findings.push({
-        id: "processes", status: "ok", question: q, counts,
+        id: "processes",
+        status: "ok",
+        question: q,
+        counts,
         answer: `Yes: ${count(dcStart || dcEnd, "process", "processes")} listed by the kernel's rundown (Process/DCStart${dcEnd ? ", DCStop" : ""}), ${fmt(start)} started and ${fmt(end)} ended during the trace; threads: ${fmt(threadDcStart)} in the rundown, ${fmt(threadStart)} started.`,
       });
     } else if (start + end > 0) {
       findings.push({
-        id: "processes", status: "partial", question: q, counts,
+        id: "processes",
+        status: "partial",
+        question: q,
+        counts,
         answer: `Partly: ${count(start, "process", "processes")} started during the trace ${start === 1 ? "is" : "are"} named, but there is no process rundown (Process/DCStart), so processes already running show as Process(<pid>).`,
         fix,
       });
     } else {
       findings.push({
-        id: "processes", status: "gap", question: q, counts,
-        answer: "No: no kernel process events, so processes show as Process(<pid>) (no names or command lines) and events without a process id cannot be placed.",
+        id: "processes",
+        status: "gap",
+        question: q,
+        counts,
+        answer:
+          "No: no kernel process events, so processes show as Process(<pid>) (no names or command lines) and events without a process id cannot be placed.",
         fix,
       });
     }
@@ -578,7 +790,10 @@ function buildReport(
 
   // 11. kernel image rundown (an EventPipe file has no kernel events: its managed frames are placed by module 5.)
   if (!ep) {
-    const dcStart = ops(K_IMAGE, [3]), load = ops(K_IMAGE, [10]), dcEnd = ops(K_IMAGE, [4]), unload = ops(K_IMAGE, [2]);
+    const dcStart = ops(K_IMAGE, [3]),
+      load = ops(K_IMAGE, [10]),
+      dcEnd = ops(K_IMAGE, [4]),
+      unload = ops(K_IMAGE, [2]);
     const pdbIds = ops(KTC_IMAGEID, [36]);
     const counts = { imageDCStart: dcStart, imageLoad: load, imageDCStop: dcEnd, imageUnload: unload, pdbIdentities: pdbIds };
     const q = "Are loaded images (EXEs, DLLs) known (kernel image rundown)?";
@@ -588,18 +803,27 @@ function buildReport(
       : " There are no PDB identities (KernelTraceControl ImageID/DbgID_RSDS, added when PerfView or xperf merges the trace), so native symbols cannot be looked up from symbol files.";
     if (dcStart + dcEnd > 0) {
       findings.push({
-        id: "images", status: "ok", question: q, counts,
+        id: "images",
+        status: "ok",
+        question: q,
+        counts,
         answer: `Yes: ${count(dcStart || dcEnd, "image", "images")} listed by the kernel's rundown (Image/DCStart${dcEnd ? ", DCStop" : ""}), ${fmt(load)} loaded during the trace, so native frames get their module.${pdbNote}`,
       });
     } else if (load > 0) {
       findings.push({
-        id: "images", status: "partial", question: q, counts,
+        id: "images",
+        status: "partial",
+        question: q,
+        counts,
         answer: `Partly: ${count(load, "image", "images")} loaded during the trace ${load === 1 ? "is" : "are"} known, but there is no image rundown (Image/DCStart), so frames in images loaded before the trace show as '?'.${pdbNote}`,
         fix,
       });
     } else {
       findings.push({
-        id: "images", status: "gap", question: q, counts,
+        id: "images",
+        status: "gap",
+        question: q,
+        counts,
         answer: "No: no kernel image events, so native frames (and code in NGen and ReadyToRun images) cannot be placed in their EXE or DLL.",
         fix,
       });
@@ -611,8 +835,13 @@ function buildReport(
     .map(([pid, c]) => {
       const infos = processes.processes.filter((p) => p.pid === pid);
       return {
-        pid, name: nameOf(pid), clrEvents: c.clrEvents,
-        loadedNamed: c.loadedNamed, startRundown: c.startNamed, endRundown: c.endNamed, precompiledNamed: c.precompiledNamed,
+        pid,
+        name: nameOf(pid),
+        clrEvents: c.clrEvents,
+        loadedNamed: c.loadedNamed,
+        startRundown: c.startNamed,
+        endRundown: c.endNamed,
+        precompiledNamed: c.precompiledNamed,
         runningAtStart: infos.length ? infos.some((p) => p.start === null) : null,
         endedDuringTrace: infos.some((p) => p.end !== null),
       };
@@ -634,7 +863,9 @@ export function formatDoctor(report: DoctorReport): string[] {
     out.push("", ".NET processes (methods named: jitted during the trace / start rundown / end rundown; precompiled among them):");
     for (const p of report.processes) {
       const life = p.runningAtStart === null ? "" : p.runningAtStart ? ", running when the trace began" : ", started during the trace";
-      out.push(`  ${String(p.pid).padStart(6)}  ${p.name}: ${fmt(p.clrEvents)} .NET events; ${fmt(p.loadedNamed)} / ${fmt(p.startRundown)} / ${fmt(p.endRundown)}; ${fmt(p.precompiledNamed)} precompiled${life}${p.endedDuringTrace ? ", ended during it" : ""}`);
+      out.push(
+        `  ${String(p.pid).padStart(6)}  ${p.name}: ${fmt(p.clrEvents)} .NET events; ${fmt(p.loadedNamed)} / ${fmt(p.startRundown)} / ${fmt(p.endRundown)}; ${fmt(p.precompiledNamed)} precompiled${life}${p.endedDuringTrace ? ", ended during it" : ""}`,
+      );
     }
   }
   return out;

@@ -5,7 +5,11 @@
 
 import type { EventRow } from "../tables/event-table.js";
 
-export const GEN0 = 0, GEN1 = 1, GEN2 = 2, LOH = 3, POH = 4;
+export const GEN0 = 0,
+  GEN1 = 1,
+  GEN2 = 2,
+  LOH = 3,
+  POH = 4;
 
 /** One generation of one heap (TraceEvent's GCPerHeapHistoryGenData), bytes. */
 interface GenData {
@@ -43,8 +47,15 @@ function genData(version: number, s: number[]): GenData {
   if (version === 0) {
     // .NET 4.0: size_before, size_after, current_size, previous_size, fragmentation, in, out, new_allocation, surv, growth
     return {
-      sizeBefore: s[0], sizeAfter: s[1], objSpaceBefore: 0, hasObjSpaceBefore: false, fragmentation: s[4],
-      objSizeAfter: s[1] - s[4], out: s[6], survRate: s[8], budget: s[7],
+      sizeBefore: s[0],
+      sizeAfter: s[1],
+      objSpaceBefore: 0,
+      hasObjSpaceBefore: false,
+      fragmentation: s[4],
+      objSizeAfter: s[1] - s[4],
+      out: s[6],
+      survRate: s[8],
+      budget: s[7],
     };
   }
   // version 2 and later: size_before, free_list_space_before, free_obj_space_before, size_after,
@@ -54,7 +65,13 @@ function genData(version: number, s: number[]): GenData {
   const fragmentation = s[4] + s[5];
   const out = version === 2 ? s[7] : s[7] + s[8];
   return {
-    sizeBefore: s[0], sizeAfter: s[3], objSpaceBefore, hasObjSpaceBefore: true, fragmentation, objSizeAfter: s[3] - fragmentation, out,
+    sizeBefore: s[0],
+    sizeAfter: s[3],
+    objSpaceBefore,
+    hasObjSpaceBefore: true,
+    fragmentation,
+    objSizeAfter: s[3] - fragmentation,
+    out,
     survRate: version === 2 ? s[9] : objSpaceBefore === 0 ? 0 : Math.trunc((out * 100) / objSpaceBefore),
     budget: version === 2 ? s[8] : s[9],
   };

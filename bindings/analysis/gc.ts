@@ -17,26 +17,65 @@ const RUNTIME = CLR_PROVIDERS.findIndex((p) => p.name === "Microsoft-Windows-Dot
 const PRIVATE = CLR_PROVIDERS.findIndex((p) => p.name === "Microsoft-Windows-DotNETRuntimePrivate");
 
 // runtime event ids
-const GC_START = 1, GC_STOP = 2, RESTART_EE_STOP = 3, HEAP_STATS = 4, SUSPEND_EE_STOP = 8, SUSPEND_EE_START = 9, ALLOCATION_TICK = 10;
-const MARK_WITH_TYPE = 202, PER_HEAP_HISTORY = 204, GLOBAL_HEAP_HISTORY = 205;
+const GC_START = 1,
+  GC_STOP = 2,
+  RESTART_EE_STOP = 3,
+  HEAP_STATS = 4,
+  SUSPEND_EE_STOP = 8,
+  SUSPEND_EE_START = 9,
+  ALLOCATION_TICK = 10;
+const MARK_WITH_TYPE = 202,
+  PER_HEAP_HISTORY = 204,
+  GLOBAL_HEAP_HISTORY = 205;
 // private event ids
-const PRIVATE_PER_HEAP_HISTORY = 4, PRIVATE_GLOBAL_HEAP_HISTORY = 5, PRIVATE_MARK_HANDLES = 9;
+const PRIVATE_PER_HEAP_HISTORY = 4,
+  PRIVATE_GLOBAL_HEAP_HISTORY = 5,
+  PRIVATE_MARK_HANDLES = 9;
 /** MarkWithType's Type of handle marking: TraceLog tells server GC by the threads that log it. */
 const MARK_HANDLES_TYPE = 2;
 /** The ids of the events GcComputer reads, runtime and private. */
-export const GC_EVENT_IDS = [GC_START, GC_STOP, RESTART_EE_STOP, HEAP_STATS, PRIVATE_GLOBAL_HEAP_HISTORY, SUSPEND_EE_STOP, SUSPEND_EE_START, ALLOCATION_TICK, MARK_WITH_TYPE, PER_HEAP_HISTORY, GLOBAL_HEAP_HISTORY];
+export const GC_EVENT_IDS = [
+  GC_START,
+  GC_STOP,
+  RESTART_EE_STOP,
+  HEAP_STATS,
+  PRIVATE_GLOBAL_HEAP_HISTORY,
+  SUSPEND_EE_STOP,
+  SUSPEND_EE_START,
+  ALLOCATION_TICK,
+  MARK_WITH_TYPE,
+  PER_HEAP_HISTORY,
+  GLOBAL_HEAP_HISTORY,
+];
 
 /** TraceEvent's GCReason names, by value. */
 export const GC_REASONS = [
-  "AllocSmall", "Induced", "LowMemory", "Empty", "AllocLarge", "OutOfSpaceSOH", "OutOfSpaceLOH", "InducedNotForced",
-  "Internal", "InducedLowMemory", "InducedCompacting", "LowMemoryHost", "PMFullGC", "LowMemoryHostBlocking",
+  "AllocSmall",
+  "Induced",
+  "LowMemory",
+  "Empty",
+  "AllocLarge",
+  "OutOfSpaceSOH",
+  "OutOfSpaceLOH",
+  "InducedNotForced",
+  "Internal",
+  "InducedLowMemory",
+  "InducedCompacting",
+  "LowMemoryHost",
+  "PMFullGC",
+  "LowMemoryHostBlocking",
 ] as const;
 /** TraceEvent's GCType names, by value. */
 export const GC_TYPES = ["NonConcurrentGC", "BackgroundGC", "ForegroundGC"] as const;
 
-const SUSPEND_FOR_GC = 1, SUSPEND_FOR_GC_PREP = 6;
-const INDUCED = 1, INDUCED_NOT_FORCED = 7, PM_FULL_GC = 12;
-const NON_CONCURRENT = 0, BACKGROUND = 1, FOREGROUND = 2;
+const SUSPEND_FOR_GC = 1,
+  SUSPEND_FOR_GC_PREP = 6;
+const INDUCED = 1,
+  INDUCED_NOT_FORCED = 7,
+  PM_FULL_GC = 12;
+const NON_CONCURRENT = 0,
+  BACKGROUND = 1,
+  FOREGROUND = 2;
 
 /** One garbage collection, with TraceEvent's TraceGC property names. */
 export interface GcRecord {
@@ -119,7 +158,11 @@ export interface GcProcess {
  * column, not objects per GC: a trace's GCs run to hundreds of thousands, and each object kept is
  * memory the collector copies and the process takes fresh.)
  */
-const GEN_SIZE = 0, PROMOTED = 5, TICKS = 10, SINCE_RESTART = 12, NUMBERS = 13;
+const GEN_SIZE = 0,
+  PROMOTED = 5,
+  TICKS = 10,
+  SINCE_RESTART = 12,
+  NUMBERS = 13;
 
 /** A GC being built: the record and what OnEnd needs. */
 interface GcState {
@@ -165,9 +208,20 @@ const MB = 1e6;
 
 function rollup(): GcRollup {
   return {
-    Count: 0, NumInduced: 0, TotalPauseTimeMSec: 0, MaxPauseDurationMSec: 0, MeanPauseDurationMSec: 0, TotalAllocatedMB: 0,
-    TotalPromotedMB: 0, TotalSizeAfterMB: 0, TotalSizePeakMB: 0, MaxSizePeakMB: 0, MeanSizeAfterMB: 0, MeanSizePeakMB: 0,
-    MaxAllocRateMBSec: 0, MaxSuspendDurationMSec: 0,
+    Count: 0,
+    NumInduced: 0,
+    TotalPauseTimeMSec: 0,
+    MaxPauseDurationMSec: 0,
+    MeanPauseDurationMSec: 0,
+    TotalAllocatedMB: 0,
+    TotalPromotedMB: 0,
+    TotalSizeAfterMB: 0,
+    TotalSizePeakMB: 0,
+    MaxSizePeakMB: 0,
+    MeanSizeAfterMB: 0,
+    MeanSizePeakMB: 0,
+    MaxAllocRateMBSec: 0,
+    MaxSuspendDurationMSec: 0,
   };
 }
 
@@ -221,39 +275,72 @@ class Fields {
     this.len = bytes ? table.columns.payloadLength[index] : 0;
     return this;
   }
-  u16(at: number): number { return at + 2 <= this.len ? this.v.getUint16(this.base + at, true) : 0; }
-  u32(at: number): number { return at + 4 <= this.len ? this.v.getUint32(this.base + at, true) : 0; }
-  i32(at: number): number { return at + 4 <= this.len ? this.v.getInt32(this.base + at, true) : 0; }
+  u16(at: number): number {
+    return at + 2 <= this.len ? this.v.getUint16(this.base + at, true) : 0;
+  }
+  u32(at: number): number {
+    return at + 4 <= this.len ? this.v.getUint32(this.base + at, true) : 0;
+  }
+  i32(at: number): number {
+    return at + 4 <= this.len ? this.v.getInt32(this.base + at, true) : 0;
+  }
   /** An unsigned 64-bit field as the nearest number (no BigInt). */
-  u64(at: number): number { return at + 8 <= this.len ? this.v.getUint32(this.base + at + 4, true) * 4294967296 + this.v.getUint32(this.base + at, true) : 0; }
-  get length(): number { return this.len; }
+  u64(at: number): number {
+    return at + 8 <= this.len ? this.v.getUint32(this.base + at + 4, true) * 4294967296 + this.v.getUint32(this.base + at, true) : 0;
+  }
+  get length(): number {
+    return this.len;
+  }
 }
 
 // What each event is to the computer (by its schema: looked up once per event type of a table).
-const K_NONE = 0, K_SUSPEND_START = 1, K_SUSPEND_STOP = 2, K_ALLOCATION_TICK = 3, K_GC_START = 4, K_GC_STOP = 5, K_HEAP_STATS = 6;
-const K_RESTART_STOP = 7, K_GLOBAL_HISTORY = 8, K_PER_HEAP_HISTORY = 9, K_MARK_WITH_TYPE = 10, K_MARK_HANDLES = 11;
+const K_NONE = 0,
+  K_SUSPEND_START = 1,
+  K_SUSPEND_STOP = 2,
+  K_ALLOCATION_TICK = 3,
+  K_GC_START = 4,
+  K_GC_STOP = 5,
+  K_HEAP_STATS = 6;
+const K_RESTART_STOP = 7,
+  K_GLOBAL_HISTORY = 8,
+  K_PER_HEAP_HISTORY = 9,
+  K_MARK_WITH_TYPE = 10,
+  K_MARK_HANDLES = 11;
 const K_UNKNOWN = 255;
 
 function kindOf(schema: ClrEventSchema | undefined): number {
   if (!schema) return K_NONE;
   if (schema.provider === RUNTIME) {
     switch (schema.id) {
-      case SUSPEND_EE_START: return K_SUSPEND_START;
-      case SUSPEND_EE_STOP: return K_SUSPEND_STOP;
-      case ALLOCATION_TICK: return K_ALLOCATION_TICK;
-      case GC_START: return K_GC_START;
-      case GC_STOP: return K_GC_STOP;
-      case HEAP_STATS: return K_HEAP_STATS;
-      case RESTART_EE_STOP: return K_RESTART_STOP;
-      case GLOBAL_HEAP_HISTORY: return K_GLOBAL_HISTORY;
-      case PER_HEAP_HISTORY: return K_PER_HEAP_HISTORY;
-      case MARK_WITH_TYPE: return K_MARK_WITH_TYPE;
+      case SUSPEND_EE_START:
+        return K_SUSPEND_START;
+      case SUSPEND_EE_STOP:
+        return K_SUSPEND_STOP;
+      case ALLOCATION_TICK:
+        return K_ALLOCATION_TICK;
+      case GC_START:
+        return K_GC_START;
+      case GC_STOP:
+        return K_GC_STOP;
+      case HEAP_STATS:
+        return K_HEAP_STATS;
+      case RESTART_EE_STOP:
+        return K_RESTART_STOP;
+      case GLOBAL_HEAP_HISTORY:
+        return K_GLOBAL_HISTORY;
+      case PER_HEAP_HISTORY:
+        return K_PER_HEAP_HISTORY;
+      case MARK_WITH_TYPE:
+        return K_MARK_WITH_TYPE;
     }
   } else if (schema.provider === PRIVATE) {
     switch (schema.id) {
-      case PRIVATE_GLOBAL_HEAP_HISTORY: return K_GLOBAL_HISTORY;
-      case PRIVATE_PER_HEAP_HISTORY: return K_PER_HEAP_HISTORY;
-      case PRIVATE_MARK_HANDLES: return K_MARK_HANDLES;
+      case PRIVATE_GLOBAL_HEAP_HISTORY:
+        return K_GLOBAL_HISTORY;
+      case PRIVATE_PER_HEAP_HISTORY:
+        return K_PER_HEAP_HISTORY;
+      case PRIVATE_MARK_HANDLES:
+        return K_MARK_HANDLES;
     }
   }
   return K_NONE;
@@ -283,8 +370,12 @@ class RowSource {
     return v !== K_UNKNOWN ? v : (this.kinds[k] = kindOf(this.table.clrSchema(i)));
   }
   /** The row's process id (0 when its header has none), and thread id likewise. */
-  pidOf(i: number): number { return this.flags[i] & C.F_NO_PROCESS_INFO ? 0 : this.pid[i]; }
-  tidOf(i: number): number { return this.flags[i] & C.F_NO_PROCESS_INFO ? 0 : this.tid[i]; }
+  pidOf(i: number): number {
+    return this.flags[i] & C.F_NO_PROCESS_INFO ? 0 : this.pid[i];
+  }
+  tidOf(i: number): number {
+    return this.flags[i] & C.F_NO_PROCESS_INFO ? 0 : this.tid[i];
+  }
   /** The row view, moved to `i` (for the heap-history parsers). */
   rowAt(i: number): EventRow {
     this.row.index = i;
@@ -307,7 +398,8 @@ export class GcComputer {
 
   /** gcGenerationName, each name made once (a trace's GCs share a few). */
   private generationName(generation: number, type: number, reason: number): string {
-    const key = generation * 16 + (type === BACKGROUND ? 1 : type === FOREGROUND ? 2 : 0) * 4 + (reason === INDUCED ? 1 : reason === INDUCED_NOT_FORCED ? 2 : 0);
+    const key =
+      generation * 16 + (type === BACKGROUND ? 1 : type === FOREGROUND ? 2 : 0) * 4 + (reason === INDUCED ? 1 : reason === INDUCED_NOT_FORCED ? 2 : 0);
     let name = this.generationNames.get(key);
     if (name === undefined) this.generationNames.set(key, (name = gcGenerationName(generation, type, reason)));
     return name;
@@ -318,10 +410,24 @@ export class GcComputer {
     let s = this.processes.get(pid);
     if (!s) {
       s = {
-        pid, name: this.processName(pid, this.src!.table.columns.timestamp[i]), gcs: [], numbers: new Float64Array(64 * NUMBERS), suspendThreadIDGC: -1, suspendThreadIDBGC: -1, suspendThreadIDOther: -1,
-        suspendTimeRelativeMSec: -1, suspendEndTimeRelativeMSec: -1, lastRestartEndTimeRelativeMSec: 0,
-        allocTickCurrentMB: [0, 0], allocTickAtLastGC: [0, 0], hasAllocTickEvents: false, seenBadAllocTick: false,
-        heapCount: -1, markingThreads: new Set(), isServerGC: false, versionMismatch: false,
+        pid,
+        name: this.processName(pid, this.src!.table.columns.timestamp[i]),
+        gcs: [],
+        numbers: new Float64Array(64 * NUMBERS),
+        suspendThreadIDGC: -1,
+        suspendThreadIDBGC: -1,
+        suspendThreadIDOther: -1,
+        suspendTimeRelativeMSec: -1,
+        suspendEndTimeRelativeMSec: -1,
+        lastRestartEndTimeRelativeMSec: 0,
+        allocTickCurrentMB: [0, 0],
+        allocTickAtLastGC: [0, 0],
+        hasAllocTickEvents: false,
+        seenBadAllocTick: false,
+        heapCount: -1,
+        markingThreads: new Set(),
+        isServerGC: false,
+        versionMismatch: false,
       };
       this.processes.set(pid, s);
     }
@@ -353,18 +459,30 @@ export class GcComputer {
 
   private addAt(src: RowSource, i: number): void {
     switch (src.kind(i)) {
-      case K_SUSPEND_START: return this.suspendStart(i);
-      case K_SUSPEND_STOP: return this.suspendStop(i);
-      case K_ALLOCATION_TICK: return this.allocationTick(i);
-      case K_GC_START: return this.gcStart(i);
-      case K_GC_STOP: return this.gcStop(i);
-      case K_HEAP_STATS: return this.heapStats(i);
-      case K_RESTART_STOP: return this.restartStop(i);
-      case K_GLOBAL_HISTORY: return this.globalHistory(i);
-      case K_PER_HEAP_HISTORY: return this.perHeapHistory(i);
+      case K_SUSPEND_START:
+        return this.suspendStart(i);
+      case K_SUSPEND_STOP:
+        return this.suspendStop(i);
+      case K_ALLOCATION_TICK:
+        return this.allocationTick(i);
+      case K_GC_START:
+        return this.gcStart(i);
+      case K_GC_STOP:
+        return this.gcStop(i);
+      case K_HEAP_STATS:
+        return this.heapStats(i);
+      case K_RESTART_STOP:
+        return this.restartStop(i);
+      case K_GLOBAL_HISTORY:
+        return this.globalHistory(i);
+      case K_PER_HEAP_HISTORY:
+        return this.perHeapHistory(i);
       // MarkWithType: HeapNum u32, ClrInstanceID u16, Type u32
-      case K_MARK_WITH_TYPE: if (this.fields.at(src.table, i).u32(6) === MARK_HANDLES_TYPE) this.markHandles(i); return;
-      case K_MARK_HANDLES: return this.markHandles(i);
+      case K_MARK_WITH_TYPE:
+        if (this.fields.at(src.table, i).u32(6) === MARK_HANDLES_TYPE) this.markHandles(i);
+        return;
+      case K_MARK_HANDLES:
+        return this.markHandles(i);
     }
   }
 
@@ -419,11 +537,29 @@ export class GcComputer {
     const reason = full ? f.u32(8) : f.u32(4);
     const type = full ? f.u32(12) : 0;
     const record: GcRecord = {
-      PID: s.pid, ProcessName: s.name, Number: count, Generation: generation,
-      Reason: GC_REASONS[reason] ?? String(reason), Type: GC_TYPES[type] ?? String(type), GCGenerationName: this.generationName(generation, type, reason),
-      StartRelativeMSec: t, PauseStartRelativeMSec: 0, SuspendDurationMSec: 0, PauseDurationMSec: 0, DurationMSec: 0,
-      HeapSizeBeforeMB: 0, HeapSizeAfterMB: 0, HeapSizePeakMB: 0, PromotedMB: 0, AllocedSinceLastGCMB: 0, AllocRateMBSec: 0,
-      RatioPeakAfter: 0, PauseTimePercentageSinceLastGC: 0, GenSizeAfterMB: [-1, -1, -1, -1, -1], HeapCount: s.heapCount, IsComplete: false,
+      PID: s.pid,
+      ProcessName: s.name,
+      Number: count,
+      Generation: generation,
+      Reason: GC_REASONS[reason] ?? String(reason),
+      Type: GC_TYPES[type] ?? String(type),
+      GCGenerationName: this.generationName(generation, type, reason),
+      StartRelativeMSec: t,
+      PauseStartRelativeMSec: 0,
+      SuspendDurationMSec: 0,
+      PauseDurationMSec: 0,
+      DurationMSec: 0,
+      HeapSizeBeforeMB: 0,
+      HeapSizeAfterMB: 0,
+      HeapSizePeakMB: 0,
+      PromotedMB: 0,
+      AllocedSinceLastGCMB: 0,
+      AllocRateMBSec: 0,
+      RatioPeakAfter: 0,
+      PauseTimePercentageSinceLastGC: 0,
+      GenSizeAfterMB: [-1, -1, -1, -1, -1],
+      HeapCount: s.heapCount,
+      IsComplete: false,
     };
     const gc: GcState = { record, index: s.gcs.length, heapStats: false, ticks: false, perHeap: NO_HISTORIES };
     if ((gc.index + 1) * NUMBERS > s.numbers.length) {
@@ -472,7 +608,8 @@ export class GcComputer {
       // GenerationSize0..3 and TotalPromotedSize0..3 in pairs of u64 from 0; GenerationSize4 @94 and TotalPromotedSize4 @102 (version 2)
       const f = this.fields.at(this.src!.table, i);
       const v2 = this.src!.table.typeFieldOf("version", i) >= 2;
-      const n = s.numbers, at = gc.index * NUMBERS;
+      const n = s.numbers,
+        at = gc.index * NUMBERS;
       for (let g = 0; g < 4; g++) {
         n[at + GEN_SIZE + g] = f.u64(16 * g);
         n[at + PROMOTED + g] = f.u64(16 * g + 8);
@@ -506,7 +643,8 @@ export class GcComputer {
     const gc = GcComputer.current(s);
     if (gc) {
       if (gc.record.Type === "BackgroundGC") this.concurrentPause(s, gc, t);
-      else if (gc.record.DurationMSec === 0) this.concurrentPause(s, gc, t); // no GC/Stop yet: .NET 2.0's concurrent GC
+      else if (gc.record.DurationMSec === 0)
+        this.concurrentPause(s, gc, t); // no GC/Stop yet: .NET 2.0's concurrent GC
       else {
         gc.record.PauseDurationMSec = t - gc.record.PauseStartRelativeMSec;
         if (gc.heapStats) this.complete(s, gc);
@@ -562,9 +700,11 @@ export class GcComputer {
   private onEnd(s: ProcessState, gc: GcState): void {
     const r = gc.record;
     const stats = gc.heapStats;
-    const n = s.numbers, at = gc.index * NUMBERS;
+    const n = s.numbers,
+      at = gc.index * NUMBERS;
     // (plain loops, no array or closure per call: OnEnd runs twice for each of a trace's GCs)
-    let after = 0, promoted = 0;
+    let after = 0,
+      promoted = 0;
     for (let g = 0; g < 5; g++) {
       r.GenSizeAfterMB[g] = stats ? n[at + GEN_SIZE + g] / MB : -1;
       if (stats) {
@@ -671,9 +811,17 @@ export class GcComputer {
       finish(total);
       generations.forEach(finish);
       out.push({
-        PID: s.pid, ProcessName: s.name, GCs: s.gcs.map((g) => g.record), Total: total, Generations: generations,
-        ProcessDurationMSec: duration, GCPauseTimePercentage: duration ? (total.TotalPauseTimeMSec * 100) / duration : 0,
-        IsServerGC: s.isServerGC, HeapCount: s.heapCount, HasAllocTickEvents: s.hasAllocTickEvents, GCVersionInfoMismatch: s.versionMismatch,
+        PID: s.pid,
+        ProcessName: s.name,
+        GCs: s.gcs.map((g) => g.record),
+        Total: total,
+        Generations: generations,
+        ProcessDurationMSec: duration,
+        GCPauseTimePercentage: duration ? (total.TotalPauseTimeMSec * 100) / duration : 0,
+        IsServerGC: s.isServerGC,
+        HeapCount: s.heapCount,
+        HasAllocTickEvents: s.hasAllocTickEvents,
+        GCVersionInfoMismatch: s.versionMismatch,
       });
     }
     return out;

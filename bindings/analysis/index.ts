@@ -10,7 +10,16 @@ import { GC_EVENT_IDS, GC_PROVIDERS, GcComputer, type GcProcess } from "./gc.js"
 
 export { JitComputer, JIT_PROVIDERS, OPTIMIZATION_TIERS, type JitProcess, type JittedMethod, type JitTotals, type CompilationThreadKind } from "./jit.js";
 export { GcComputer, GC_PROVIDERS, GC_EVENT_IDS, GC_REASONS, GC_TYPES, gcGenerationName, type GcProcess, type GcRecord, type GcRollup } from "./gc.js";
-export { DoctorCollector, traceDoctor, formatDoctor, doctorJson, type DoctorReport, type DoctorFinding, type DoctorProcess, type DoctorStatus } from "./doctor.js";
+export {
+  DoctorCollector,
+  traceDoctor,
+  formatDoctor,
+  doctorJson,
+  type DoctorReport,
+  type DoctorFinding,
+  type DoctorProcess,
+  type DoctorStatus,
+} from "./doctor.js";
 
 type ProcessName = (pid: number, timestamp: bigint) => string;
 
@@ -20,7 +29,10 @@ type ProcessName = (pid: number, timestamp: bigint) => string;
  * pass of its own: ProcessCollector); a trace names them itself.
  */
 async function replay<T>(
-  source: Trace | TraceStream, providers: string[], eventIds: number[], processes: ProcessTable | undefined,
+  source: Trace | TraceStream,
+  providers: string[],
+  eventIds: number[],
+  processes: ProcessTable | undefined,
   make: (name: ProcessName) => { add(row: EventRow): void; addRows?(table: EventTable, rows: Uint32Array): void; result(): T },
 ): Promise<T> {
   // (the ids the computer reads, of any of the providers: it tells them apart itself)
@@ -64,6 +76,26 @@ export function gcStats(source: Trace | TraceStream, processes?: ProcessTable): 
 export { SymbolMap, SYMBOL_PROVIDERS, fullMethodName, moduleFileName, type ResolvedFrame, type FrameKind, type SymbolMapOptions } from "./symbols.js";
 export { StackAttacher, StackTable, isKernelAddress } from "./stacks.js";
 export {
-  cpuProfile, streamCpuProfile, CpuCollector, weightedStacks, streamWeightedStacks, StackWeightCollector, traceStacks, attachStacks, frameNamer, stackNames, toFolded, speedscopeFile, toSpeedscope, toChromeTrace,
-  type CpuProfile, type CpuSamples, type WeightedStacks, type WeightOptions, type CpuOptions, type TraceStacks, type NameStacks, type TimelineSlice,
+  cpuProfile,
+  streamCpuProfile,
+  CpuCollector,
+  weightedStacks,
+  streamWeightedStacks,
+  StackWeightCollector,
+  traceStacks,
+  attachStacks,
+  frameNamer,
+  stackNames,
+  toFolded,
+  speedscopeFile,
+  toSpeedscope,
+  toChromeTrace,
+  type CpuProfile,
+  type CpuSamples,
+  type WeightedStacks,
+  type WeightOptions,
+  type CpuOptions,
+  type TraceStacks,
+  type NameStacks,
+  type TimelineSlice,
 } from "./cpu.js";

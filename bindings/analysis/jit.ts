@@ -10,7 +10,14 @@ import { methodNameOf } from "./symbols.js";
 
 /** TraceEvent's OptimizationTier names, by MethodFlags bits 7..9. */
 export const OPTIMIZATION_TIERS = [
-  "Unknown", "MinOptJitted", "Optimized", "QuickJitted", "OptimizedTier1", "OptimizedTier1OSR", "QuickJittedInstrumented", "OptimizedTier1Instrumented",
+  "Unknown",
+  "MinOptJitted",
+  "Optimized",
+  "QuickJitted",
+  "OptimizedTier1",
+  "OptimizedTier1OSR",
+  "QuickJittedInstrumented",
+  "OptimizedTier1Instrumented",
 ] as const;
 
 export type CompilationThreadKind = "Foreground" | "MulticoreJitBackground" | "TieredCompilationBackground";
@@ -68,11 +75,25 @@ const MULTICORE_JIT_COMMON = 201;
 /** The providers whose events the JIT statistics read (for a decode-time filter). */
 export const JIT_PROVIDERS = ["Microsoft-Windows-DotNETRuntime", "Microsoft-Windows-DotNETRuntimeRundown", "Microsoft-Windows-DotNETRuntimePrivate"];
 
-const METHOD_LOAD = 141, METHOD_LOAD_VERBOSE = 143, JITTING_STARTED = 145, MEMORY_FOR_JIT = 146;
-const MODULE_LOAD = 152, MODULE_UNLOAD = 153, RUNDOWN_MODULE_DC_STOP = 154;
+const METHOD_LOAD = 141,
+  METHOD_LOAD_VERBOSE = 143,
+  JITTING_STARTED = 145,
+  MEMORY_FOR_JIT = 146;
+const MODULE_LOAD = 152,
+  MODULE_UNLOAD = 153,
+  RUNDOWN_MODULE_DC_STOP = 154;
 const JITTED = 0x8;
 /** The ids of the events JitComputer reads, runtime and rundown. */
-export const JIT_EVENT_IDS = [METHOD_LOAD, METHOD_LOAD_VERBOSE, JITTING_STARTED, MEMORY_FOR_JIT, MODULE_LOAD, MODULE_UNLOAD, RUNDOWN_MODULE_DC_STOP, MULTICORE_JIT_COMMON];
+export const JIT_EVENT_IDS = [
+  METHOD_LOAD,
+  METHOD_LOAD_VERBOSE,
+  JITTING_STARTED,
+  MEMORY_FOR_JIT,
+  MODULE_LOAD,
+  MODULE_UNLOAD,
+  RUNDOWN_MODULE_DC_STOP,
+  MULTICORE_JIT_COMMON,
+];
 
 function totals(): JitTotals {
   return { Count: 0, TotalCpuTimeMSec: 0, TotalILSize: 0, TotalNativeSize: 0 };
@@ -109,7 +130,8 @@ export class JitComputer {
     const schema = row.clrSchema;
     if (!schema) return;
     const id = schema.id;
-    const runtime = schema.provider === RUNTIME, rundown = schema.provider === RUNDOWN;
+    const runtime = schema.provider === RUNTIME,
+      rundown = schema.provider === RUNDOWN;
     if (schema.provider === PRIVATE) {
       if (id !== MULTICORE_JIT_COMMON) return;
       const state = this.stateOf(row);
@@ -117,8 +139,14 @@ export class JitComputer {
       if (state.backgroundJitThread === 0 && (what === "GROUPWAIT" || what === "JITTHREAD")) state.backgroundJitThread = row.tid ?? 0;
       return;
     }
-    if (!(runtime && (id === METHOD_LOAD || id === METHOD_LOAD_VERBOSE || id === JITTING_STARTED || id === MEMORY_FOR_JIT || id === MODULE_LOAD || id === MODULE_UNLOAD))
-      && !(rundown && id === RUNDOWN_MODULE_DC_STOP)) return;
+    if (
+      !(
+        runtime &&
+        (id === METHOD_LOAD || id === METHOD_LOAD_VERBOSE || id === JITTING_STARTED || id === MEMORY_FOR_JIT || id === MODULE_LOAD || id === MODULE_UNLOAD)
+      ) &&
+      !(rundown && id === RUNDOWN_MODULE_DC_STOP)
+    )
+      return;
     const state = this.stateOf(row);
     const methods = state.process.Methods;
     if (id === MODULE_LOAD || id === MODULE_UNLOAD || id === RUNDOWN_MODULE_DC_STOP) {
@@ -161,8 +189,12 @@ export class JitComputer {
     open.CompileCpuTimeMSec = row.relativeMSec - open.StartTimeMSec;
     open.OptimizationTier = OPTIMIZATION_TIERS[(flags >> 7) & 7];
     open.VersionID = id === METHOD_LOAD_VERBOSE ? Number(row.get("ReJITID") ?? 0) : 0;
-    open.CompilationThreadKind = tid === state.backgroundJitThread && tid !== 0 ? "MulticoreJitBackground"
-      : open.OptimizationTier === "OptimizedTier1OSR" || open.VersionID === 0 ? "Foreground" : "TieredCompilationBackground";
+    open.CompilationThreadKind =
+      tid === state.backgroundJitThread && tid !== 0
+        ? "MulticoreJitBackground"
+        : open.OptimizationTier === "OptimizedTier1OSR" || open.VersionID === 0
+          ? "Foreground"
+          : "TieredCompilationBackground";
     open.IsCompleted = true;
     // closed, unless its load gave it neither size nor time: then it still counts as open
     const stillOpen = open.NativeSize === 0 && open.CompileCpuTimeMSec === 0;
@@ -178,8 +210,12 @@ export class JitComputer {
     let state = this.processes.get(pid);
     if (!state) {
       const process: JitProcess = {
-        PID: pid, ProcessName: this.processName(pid, row.timestamp), Methods: [], Totals: totals(),
-        ByKind: { Foreground: totals(), MulticoreJitBackground: totals(), TieredCompilationBackground: totals() }, ByModule: [],
+        PID: pid,
+        ProcessName: this.processName(pid, row.timestamp),
+        Methods: [],
+        Totals: totals(),
+        ByKind: { Foreground: totals(), MulticoreJitBackground: totals(), TieredCompilationBackground: totals() },
+        ByModule: [],
       };
       this.processes.set(pid, (state = { process, modules: new Map(), open: new Map(), pathless: new Map(), backgroundJitThread: 0 }));
     }
@@ -190,9 +226,18 @@ export class JitComputer {
     const module = (row.get("ModuleID") as bigint | undefined) ?? 0n;
     const verbose = row.clrSchema!.fields.some((f) => f.name === "MethodName");
     const m: JittedMethod = {
-      MethodName: verbose ? methodNameOf(row) : "", StartTimeMSec: row.relativeMSec, CompileCpuTimeMSec: 0, ILSize: ilSize, NativeSize: 0,
-      OptimizationTier: "Unknown", VersionID: 0, ThreadID: tid, ModuleILPath: state.modules.get(module) ?? "",
-      CompilationThreadKind: "Foreground", IsCompleted: false, ModuleID: module,
+      MethodName: verbose ? methodNameOf(row) : "",
+      StartTimeMSec: row.relativeMSec,
+      CompileCpuTimeMSec: 0,
+      ILSize: ilSize,
+      NativeSize: 0,
+      OptimizationTier: "Unknown",
+      VersionID: 0,
+      ThreadID: tid,
+      ModuleILPath: state.modules.get(module) ?? "",
+      CompilationThreadKind: "Foreground",
+      IsCompleted: false,
+      ModuleID: module,
     };
     if (!m.ModuleILPath) {
       const waiting = state.pathless.get(module);

@@ -14,9 +14,14 @@ const PERFINFO = "ce1dbfb4-137e-4da6-87b0-3f59aa102cbc";
 const RUNTIME = DOTNET_RUNTIME_GUID;
 const PRIVATE = "763fd754-7086-4dfe-95eb-c01a46faf4ca";
 const RUNDOWN = "a669021c-c450-4609-a035-5af59af4df18";
-const STACK = 32, KEY_DELETE = 35, KEY_RUNDOWN = 36, KEY_KERNEL = 37, KEY_USER = 38;
+const STACK = 32,
+  KEY_DELETE = 35,
+  KEY_RUNDOWN = 36,
+  KEY_KERNEL = 37,
+  KEY_USER = 38;
 const SAMPLE = 46;
-const CLR_STACK_WALK = 82, PRIVATE_CLR_STACK_WALK = 151;
+const CLR_STACK_WALK = 82,
+  PRIVATE_CLR_STACK_WALK = 151;
 /** TraceLog remembers this many recent events to match stacks to. */
 const RING = 2048;
 
@@ -45,9 +50,13 @@ function addressOfNumber(n: number): bigint {
 export class StackTable {
   private readonly tree = new PrefixTree();
   /** Stack `id`'s caller (-1: none), for id < size. */
-  get parent(): ArrayLike<number> { return this.tree.parent; }
+  get parent(): ArrayLike<number> {
+    return this.tree.parent;
+  }
   /** Stack `id`'s frame, as an addressNumber, for id < size. */
-  get addr(): ArrayLike<number> { return this.tree.value; }
+  get addr(): ArrayLike<number> {
+    return this.tree.value;
+  }
 
   /** The high and low 32 bits of the address of stack `id`'s frame, into `out`. */
   addressHalves(id: number, out: [number, number]): void {
@@ -81,7 +90,9 @@ export class StackTable {
     return out;
   }
 
-  get size(): number { return this.tree.size; }
+  get size(): number {
+    return this.tree.size;
+  }
 }
 
 /** An event waiting for parts of its stack. */
@@ -116,7 +127,8 @@ function stackHalves(events: EventTable, index: number, into: { lo: Uint32Array;
   const ext = events.data.ext;
   const v = events.viewOf(events.recordBytesOf(index)!);
   const width = ext.type[e] === 6 ? 8 : 4;
-  const first = ext.offset[e] + 8, end = ext.offset[e] + ext.size[e];
+  const first = ext.offset[e] + 8,
+    end = ext.offset[e] + ext.size[e];
   const n = end > first ? Math.floor((end - first) / width) : 0;
   if (n > into.lo.length) {
     into.lo = new Uint32Array(2 * n);
@@ -133,8 +145,19 @@ function stackHalves(events: EventTable, index: number, into: { lo: Uint32Array;
 const PAGE_BITS = 16;
 
 // what a provider is to the attacher
-const OTHER = 0, STACK_WALK = 1, PERF_INFO = 2, CLR_RUNTIME = 3, CLR_PRIVATE = 4, CLR_RUNDOWN = 5;
-const KIND_OF_GUID = new Map([[STACKWALK, STACK_WALK], [PERFINFO, PERF_INFO], [RUNTIME, CLR_RUNTIME], [PRIVATE, CLR_PRIVATE], [RUNDOWN, CLR_RUNDOWN]]);
+const OTHER = 0,
+  STACK_WALK = 1,
+  PERF_INFO = 2,
+  CLR_RUNTIME = 3,
+  CLR_PRIVATE = 4,
+  CLR_RUNDOWN = 5;
+const KIND_OF_GUID = new Map([
+  [STACKWALK, STACK_WALK],
+  [PERFINFO, PERF_INFO],
+  [RUNTIME, CLR_RUNTIME],
+  [PRIVATE, CLR_PRIVATE],
+  [RUNDOWN, CLR_RUNDOWN],
+]);
 
 /**
  * Attaches stacks to events fed in time order (`addRows`), read from the event table's columns (no
@@ -272,7 +295,8 @@ export class StackAttacher {
   private match(tsHi: number, tsLo: number, tid: number, cpu: number): number {
     for (let n = 0; n < this.ringSize; n++) {
       const k = (this.ringNext - 1 - n) & (RING - 1);
-      const hi = this.ringTsHi[k], lo = this.ringTsLo[k];
+      const hi = this.ringTsHi[k],
+        lo = this.ringTsLo[k];
       if (hi < tsHi || (hi === tsHi && lo < tsLo)) return -1; // the ring is in time order
       if (hi !== tsHi || lo !== tsLo) continue;
       if (this.ringTid[k] === tid || (this.ringTid[k] === -1 && this.ringCpu[k] === cpu)) return this.ringRow[k];

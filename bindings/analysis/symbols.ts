@@ -61,17 +61,39 @@ const RUNTIME = CLR_PROVIDERS.findIndex((p) => p.name === "Microsoft-Windows-Dot
 const RUNDOWN = CLR_PROVIDERS.findIndex((p) => p.name === "Microsoft-Windows-DotNETRuntimeRundown");
 
 // runtime provider ids
-const METHOD_DC_START_V2 = 139, METHOD_DC_STOP_V2 = 140, METHOD_LOAD_VERBOSE = 143, METHOD_UNLOAD_VERBOSE = 144;
-const MODULE_DC_STOP_V2 = 150, MODULE_LOAD = 152, MODULE_UNLOAD = 153;
+const METHOD_DC_START_V2 = 139,
+  METHOD_DC_STOP_V2 = 140,
+  METHOD_LOAD_VERBOSE = 143,
+  METHOD_UNLOAD_VERBOSE = 144;
+const MODULE_DC_STOP_V2 = 150,
+  MODULE_LOAD = 152,
+  MODULE_UNLOAD = 153;
 // rundown provider ids
-const RD_METHOD_DC_START = 143, RD_METHOD_DC_STOP = 144, RD_MODULE_DC_START = 153, RD_MODULE_DC_STOP = 154;
+const RD_METHOD_DC_START = 143,
+  RD_METHOD_DC_STOP = 144,
+  RD_MODULE_DC_START = 153,
+  RD_MODULE_DC_STOP = 154;
 // kernel Image opcodes
-const IMAGE_UNLOAD = 2, IMAGE_DC_START = 3, IMAGE_DC_END = 4, IMAGE_LOAD = 10;
+const IMAGE_UNLOAD = 2,
+  IMAGE_DC_START = 3,
+  IMAGE_DC_END = 4,
+  IMAGE_LOAD = 10;
 
 const JITTED = 0x8;
 /** The runtime and rundown event ids add() reads (either provider's; add() tells them apart). */
-const SYMBOL_EVENT_IDS = [METHOD_DC_START_V2, METHOD_DC_STOP_V2, METHOD_LOAD_VERBOSE, METHOD_UNLOAD_VERBOSE, MODULE_DC_STOP_V2, MODULE_LOAD, MODULE_UNLOAD,
-  RD_METHOD_DC_START, RD_METHOD_DC_STOP, RD_MODULE_DC_START, RD_MODULE_DC_STOP];
+const SYMBOL_EVENT_IDS = [
+  METHOD_DC_START_V2,
+  METHOD_DC_STOP_V2,
+  METHOD_LOAD_VERBOSE,
+  METHOD_UNLOAD_VERBOSE,
+  MODULE_DC_STOP_V2,
+  MODULE_LOAD,
+  MODULE_UNLOAD,
+  RD_METHOD_DC_START,
+  RD_METHOD_DC_STOP,
+  RD_MODULE_DC_START,
+  RD_MODULE_DC_STOP,
+];
 const NEVER = 0x7fffffffffffffffn;
 
 export type FrameKind = "managed" | "native" | "unknown";
@@ -185,7 +207,8 @@ class RangeIndex<T extends Ranged> {
     if (!this.built) this.build();
     const s = this.segmentOf(hi, lo);
     if (s < 0 || s >= this.segmentStart.length - 1) return undefined;
-    const list = this.segmentItems, ordered = this.ordered;
+    const list = this.segmentItems,
+      ordered = this.ordered;
     let a = this.segmentStart[s];
     const end = this.segmentStart[s + 1];
     if (from === undefined) return a < end ? ordered[list[a]] : undefined;
@@ -200,8 +223,10 @@ class RangeIndex<T extends Ranged> {
 
   /** The last segment starting at or below the address (hi, lo), or -1. */
   private segmentOf(hi: number, lo: number): number {
-    const bh = this.boundHi, bl = this.boundLo;
-    let a = 0, b = bh.length;
+    const bh = this.boundHi,
+      bl = this.boundLo;
+    let a = 0,
+      b = bh.length;
     while (a < b) {
       const mid = (a + b) >>> 1;
       if (bh[mid] < hi || (bh[mid] === hi && bl[mid] <= lo)) a = mid + 1;
@@ -236,7 +261,8 @@ class RangeIndex<T extends Ranged> {
     // each segment's items in one array (counted, then placed): ranges rarely overlap, so most segments
     // hold one item or none, and an array per segment was most of the build
     const segments = Math.max(0, n - 1);
-    const from = new Int32Array(ordered.length), to = new Int32Array(ordered.length);
+    const from = new Int32Array(ordered.length),
+      to = new Int32Array(ordered.length);
     const start = new Uint32Array(segments + 1);
     for (let i = 0; i < ordered.length; i++) {
       const it = ordered[i];
@@ -296,7 +322,8 @@ class NamePool {
       this.chunks.push(this.chunk);
       this.used = 0;
     }
-    const chunk = this.chunk, at = this.used;
+    const chunk = this.chunk,
+      at = this.used;
     for (let k = 0; k < n; k++) chunk[at + k] = source[from + k];
     this.used += n;
     return (this.chunks.length - 1) * NAME_CHUNK + at;
@@ -541,7 +568,20 @@ export class SymbolMap {
     const size = BigInt(Number(row.get("MethodSize") ?? 0));
     const moduleId = BigInt((row.get("ModuleID") as bigint | number | undefined) ?? 0);
     // (every field a range may get, from the start: one shape for all of them, not a new one per field added)
-    const range: MethodRange = { start, end: start + size, key, seq, moduleId, time: row.timestamp, name: undefined, row: undefined, nameAt: undefined, nameEnd: undefined, frame: undefined, frames: undefined };
+    const range: MethodRange = {
+      start,
+      end: start + size,
+      key,
+      seq,
+      moduleId,
+      time: row.timestamp,
+      name: undefined,
+      row: undefined,
+      nameAt: undefined,
+      nameEnd: undefined,
+      frame: undefined,
+      frames: undefined,
+    };
     if (this.rows === row.table) range.row = row.index;
     else {
       const strings = methodStringsOf(row);
@@ -581,7 +621,8 @@ export class SymbolMap {
     if ((op !== IMAGE_LOAD && op !== IMAGE_DC_START && op !== IMAGE_UNLOAD && op !== IMAGE_DC_END) || row.version < 2) return;
     const b = row.payload;
     const P = row.pointerSize;
-    const base = readPtr(b, 0, P), size = readPtr(b, P, P);
+    const base = readPtr(b, 0, P),
+      size = readPtr(b, P, P);
     if (base === undefined || size === undefined || b.length < 3 * P + 32) return;
     const payloadPid = new DataView(b.buffer, b.byteOffset, b.length).getUint32(2 * P, true) | 0;
     // TraceEvent takes the header's process for Load, the payload's for the others
@@ -596,7 +637,11 @@ export class SymbolMap {
     let list = p.imagesByBase.get(base);
     if (!list) p.imagesByBase.set(base, (list = []));
     let entry: ImageEntry | undefined;
-    for (let i = list.length - 1; i >= 0; i--) if (list[i].load <= t && t <= list[i].unload) { entry = list[i]; break; }
+    for (let i = list.length - 1; i >= 0; i--)
+      if (list[i].load <= t && t <= list[i].unload) {
+        entry = list[i];
+        break;
+      }
     const isLoad = op === IMAGE_LOAD || op === IMAGE_DC_START;
     if (!entry) {
       entry = { base, size, path: file.toLowerCase(), load: 0n, unload: NEVER, seq };

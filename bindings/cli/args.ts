@@ -12,7 +12,10 @@ export type Values = Record<string, string | boolean | undefined>;
 
 /** A bad command line (exit code 2); `command` picks the usage lines printed with it. */
 export class UsageError extends Error {
-  constructor(message: string, readonly command?: string) {
+  constructor(
+    message: string,
+    readonly command?: string,
+  ) {
     super(message);
   }
 }
@@ -20,7 +23,11 @@ export class UsageError extends Error {
 export const HELP: OptionSpecs = { help: { type: "boolean", short: "h" } };
 /** What every command that reads a trace takes. */
 export const READS_TRACE: OptionSpecs = {
-  ...HELP, "no-progress": { type: "boolean" }, "max-memory": { type: "string" }, "batch-size": { type: "string" }, workers: { type: "string" },
+  ...HELP,
+  "no-progress": { type: "boolean" },
+  "max-memory": { type: "string" },
+  "batch-size": { type: "string" },
+  workers: { type: "string" },
   "merge-all": { type: "boolean" },
 };
 export const FORMAT: OptionSpecs = { format: { type: "string" } };
@@ -28,8 +35,14 @@ export const FORMAT: OptionSpecs = { format: { type: "string" } };
 export const FOLLOW: OptionSpecs = { follow: { type: "boolean" }, "follow-idle": { type: "string" } };
 /** The row filters of events and convert (convert ends its time range with --until). */
 export const FILTERS: OptionSpecs = {
-  provider: { type: "string" }, event: { type: "string" }, pid: { type: "string" }, tid: { type: "string" },
-  from: { type: "string" }, keywords: { type: "string" }, level: { type: "string" }, where: { type: "string" },
+  provider: { type: "string" },
+  event: { type: "string" },
+  pid: { type: "string" },
+  tid: { type: "string" },
+  from: { type: "string" },
+  keywords: { type: "string" },
+  level: { type: "string" },
+  where: { type: "string" },
 };
 
 /** "256MiB", "1GiB", "64MB", "1000000" -> bytes. */

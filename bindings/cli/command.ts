@@ -3,7 +3,16 @@
 // into a plan before anything is read, and says whether the plan goes batch by batch (a stream) or
 // needs the trace whole; the program opens the file(s) either way and reports how decoding ended.
 
-import { ProcessCollector, PROCESS_EVENTS, streamTraceFile, type DecodeFilter, type ProcessTable, type StreamOptions, type Trace, type TraceStream } from "etw-wasm/node";
+import {
+  ProcessCollector,
+  PROCESS_EVENTS,
+  streamTraceFile,
+  type DecodeFilter,
+  type ProcessTable,
+  type StreamOptions,
+  type Trace,
+  type TraceStream,
+} from "etw-wasm/node";
 import { output } from "./io.js";
 import type { OptionSpecs, Values } from "./args.js";
 

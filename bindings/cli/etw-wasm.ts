@@ -7,8 +7,16 @@ import { existsSync, realpathSync, statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import {
-  openTraceFile, streamTraceFile, sessionFiles, ProcessCollector, TraceDecodeError, TraceFormatError,
-  type ProcessTable, type Trace, type TraceStream, type FollowOptions,
+  openTraceFile,
+  streamTraceFile,
+  sessionFiles,
+  ProcessCollector,
+  TraceDecodeError,
+  TraceFormatError,
+  type ProcessTable,
+  type Trace,
+  type TraceStream,
+  type FollowOptions,
 } from "etw-wasm/node";
 import { output, processOutput, progressBar, say, setOutput, type CliOutput } from "./io.js";
 import { UsageError, decodeOptions, type OptionSpecs, type Values } from "./args.js";
@@ -190,7 +198,10 @@ async function readTrace(command: TraceCommand<never>, files: string[], values: 
   const options = { onProgress: bar, ...decode, filter: command.filter };
   const out = new Output();
   const run: TraceRun = {
-    label, input, options, following: follow !== undefined,
+    label,
+    input,
+    options,
+    following: follow !== undefined,
     line: (text) => out.line(text),
     // the processes (for their names), from the kernel's Process and Thread events only, through a decode-time filter
     // (following a file: from the batches of the one pass as they come)
@@ -220,7 +231,8 @@ async function readTrace(command: TraceCommand<never>, files: string[], values: 
   // What the stop line says is not repeated as a warning.
   const stop = result.incomplete;
   const told = toldByStop(stop);
-  for (const w of result.warnings.filter((x) => !told(x.kind)).slice(0, 5)) say(`etw-wasm: warning${w.file ? ` in ${w.file}` : ""} at byte ${w.offset}: ${w.message}`);
+  for (const w of result.warnings.filter((x) => !told(x.kind)).slice(0, 5))
+    say(`etw-wasm: warning${w.file ? ` in ${w.file}` : ""} at byte ${w.offset}: ${w.message}`);
   if (!stop) return 0;
   if (follow?.stoppedBy) {
     say(`etw-wasm: stopped following ${label} (${follow.stoppedBy}) at byte offset ${stop.offset}, before the file's end: ${stop.message}`);
@@ -260,8 +272,12 @@ function followOption(values: Values, command: string, files: string[]) {
   let table: ProcessTable | undefined;
   const current = () => (table ??= collector.result());
   const processes: ProcessTable = {
-    get processes() { return current().processes; },
-    get threads() { return current().threads; },
+    get processes() {
+      return current().processes;
+    },
+    get threads() {
+      return current().threads;
+    },
     processName: (pid, ts) => current().processName(pid, ts),
     fixedName: (pid) => current().fixedName(pid),
     processAt: (pid, ts) => current().processAt(pid, ts),
@@ -269,20 +285,28 @@ function followOption(values: Values, command: string, files: string[]) {
     fixedThreadProcess: (tid) => current().fixedThreadProcess(tid),
   };
   // --follow-idle: the file's size looked at a few times a second; unchanged that long, the follow ends
-  let size = -1, grewAt = Date.now();
-  const timer = idleMs === undefined ? undefined : setInterval(() => {
-    const now = statSync(files[0]).size;
-    if (now !== size) {
-      size = now;
-      grewAt = Date.now();
-    } else if (Date.now() - grewAt >= idleMs) {
-      state.stoppedBy ??= `no growth for ${idle} s`;
-      controller.abort();
-    }
-  }, Math.min(200, idleMs / 2));
+  let size = -1,
+    grewAt = Date.now();
+  const timer =
+    idleMs === undefined
+      ? undefined
+      : setInterval(
+          () => {
+            const now = statSync(files[0]).size;
+            if (now !== size) {
+              size = now;
+              grewAt = Date.now();
+            } else if (Date.now() - grewAt >= idleMs) {
+              state.stoppedBy ??= `no growth for ${idle} s`;
+              controller.abort();
+            }
+          },
+          Math.min(200, idleMs / 2),
+        );
   timer?.unref();
   const show = process.stderr.isTTY && values["no-progress"] !== true;
-  let events = 0, shownAt = 0;
+  let events = 0,
+    shownAt = 0;
   return {
     options: { signal: controller.signal } satisfies FollowOptions,
     processes,
@@ -332,7 +356,7 @@ export async function runCli(argv: string[], to: CliOutput = processOutput): Pro
     else if (errno?.code === "ENOENT") say(`etw-wasm: no such file: ${errno.path}`);
     else if (typeof errno?.code === "string" && errno.syscall) say(`etw-wasm: ${errno.message}`);
     // Anything else is a fault of etw-wasm itself: keep the stack for the report.
-    else say(`etw-wasm: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+    else say(`etw-wasm: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     return error instanceof UsageError ? 2 : 1;
   } finally {
     setOutput(before);

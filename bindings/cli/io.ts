@@ -46,7 +46,9 @@ export function progressBar(total: number): ((done: number) => void) & { end(): 
     const f = Math.min(1, done / Math.max(1, total));
     const width = 30;
     const mbps = done / 1e6 / Math.max(1e-3, (now - t0) / 1000);
-    process.stderr.write(`\r[${"#".repeat(Math.round(f * width)).padEnd(width, ".")}] ${(f * 100).toFixed(0).padStart(3)}%  ${(done / 1e6).toFixed(1)} MB  ${mbps.toFixed(0)} MB/s`);
+    process.stderr.write(
+      `\r[${"#".repeat(Math.round(f * width)).padEnd(width, ".")}] ${(f * 100).toFixed(0).padStart(3)}%  ${(done / 1e6).toFixed(1)} MB  ${mbps.toFixed(0)} MB/s`,
+    );
   };
   return Object.assign(draw, { end: () => process.stderr.write("\r" + " ".repeat(70) + "\r") });
 }

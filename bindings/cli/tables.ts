@@ -8,7 +8,10 @@ export type Out = (line: string) => Promise<void>;
 
 /** Writes records (all with the same keys) in one of the tabular formats. */
 export async function writeTable(
-  out: Out, format: TableFormat, columns: string[], rows: Iterable<Record<string, unknown>> | AsyncIterable<Record<string, unknown>>,
+  out: Out,
+  format: TableFormat,
+  columns: string[],
+  rows: Iterable<Record<string, unknown>> | AsyncIterable<Record<string, unknown>>,
 ): Promise<void> {
   const text = (v: unknown) => (v === null || v === undefined ? "" : typeof v === "bigint" ? v.toString() : String(v));
   const plain = (v: unknown) => (typeof v === "bigint" ? v.toString() : v);
@@ -38,8 +41,19 @@ export async function writeTable(
     const widths = columns.map((c) => all.reduce((w, r) => Math.max(w, text(r[c]).length), c.length));
     // the last column is not padded (a long cell there would pad every line to its width)
     const pad = (cell: string, i: number) => (i === columns.length - 1 ? cell : cell.padEnd(widths[i]));
-    await out(columns.map((c, i) => pad(c, i)).join("  ").trimEnd());
-    for (const r of all) await out(columns.map((c, i) => pad(text(r[c]), i)).join("  ").trimEnd());
+    await out(
+      columns
+        .map((c, i) => pad(c, i))
+        .join("  ")
+        .trimEnd(),
+    );
+    for (const r of all)
+      await out(
+        columns
+          .map((c, i) => pad(text(r[c]), i))
+          .join("  ")
+          .trimEnd(),
+      );
   }
 }
 

@@ -65,12 +65,32 @@ export interface CoreExports {
    * The typed tables of `rows` rows placed by the caller (assembly/records.ts fillRowsOf): provClr (i8
    * per provider), then the provider, header type, event id, version, payload offset and length columns.
    */
-  fillRowsOf(provClr: number, nProv: number, rows: number, provider: number, headerType: number, eventId: number, version: number, payloadOffset: number, payloadLength: number): number;
+  fillRowsOf(
+    provClr: number,
+    nProv: number,
+    rows: number,
+    provider: number,
+    headerType: number,
+    eventId: number,
+    version: number,
+    payloadOffset: number,
+    payloadLength: number,
+  ): number;
   /**
    * The typed tables of rows [first, first + rows) of an EventPipe reader's window columns, filled while
    * their block is staged (assembly/records.ts fillPlacedRows).
    */
-  fillPlacedRows(cols: number, stride: number, first: number, rows: number, mdClr: number, nMd: number, bias: number, delta: number, headerType: number): number;
+  fillPlacedRows(
+    cols: number,
+    stride: number,
+    first: number,
+    rows: number,
+    mdClr: number,
+    nMd: number,
+    bias: number,
+    delta: number,
+    headerType: number,
+  ): number;
   /** Those rows put in a window's dispatch order (assembly/records.ts placedReorder); false when memory is exhausted. */
   placedReorder(cols: number, stride: number, n: number, order: number, mdClr: number, nMd: number): boolean | number;
   /** Adds `delta` (modulo 2^32) to the `count` u32s at `at`, in place (assembly/index.ts shiftU32). */
@@ -81,7 +101,6 @@ export interface CoreExports {
   alloc(size: number): number;
   free(ptr: number): void;
 }
-
 
 /**
  * Prepares an empty trace decoded in windows of `windowBytes` of record data, in a memory that may
@@ -173,11 +192,31 @@ class JsCore implements CoreExports {
     return xpressDecompress(this.s, src, srcLen, dst, expected) ? expected : -1 - xpressProduced;
   }
 
-  fillRowsOf(provClr: number, nProv: number, rows: number, provider: number, headerType: number, eventId: number, version: number, payloadOffset: number, payloadLength: number): number {
+  fillRowsOf(
+    provClr: number,
+    nProv: number,
+    rows: number,
+    provider: number,
+    headerType: number,
+    eventId: number,
+    version: number,
+    payloadOffset: number,
+    payloadLength: number,
+  ): number {
     return fillRowsOf(this.s, provClr, nProv, rows, provider, headerType, eventId, version, payloadOffset, payloadLength);
   }
 
-  fillPlacedRows(cols: number, stride: number, first: number, rows: number, mdClr: number, nMd: number, bias: number, delta: number, headerType: number): number {
+  fillPlacedRows(
+    cols: number,
+    stride: number,
+    first: number,
+    rows: number,
+    mdClr: number,
+    nMd: number,
+    bias: number,
+    delta: number,
+    headerType: number,
+  ): number {
     return fillPlacedRows(this.s, cols, stride, first, rows, mdClr, nMd, bias, delta, headerType);
   }
 

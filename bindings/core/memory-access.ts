@@ -87,7 +87,8 @@ export function stf64(m: Mem, p: number, v: number): void {
 /** Whether the i64 at `a` is less than the i64 at `b` (high words signed, then low words unsigned). */
 export function lti64(m: Mem, a: number, b: number): boolean {
   const v = m.dv;
-  const ha = v.getInt32(a + 4, true), hb = v.getInt32(b + 4, true);
+  const ha = v.getInt32(a + 4, true),
+    hb = v.getInt32(b + 4, true);
   return ha !== hb ? ha < hb : v.getUint32(a, true) < v.getUint32(b, true);
 }
 

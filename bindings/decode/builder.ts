@@ -8,8 +8,22 @@
 
 import * as C from "../../assembly/codes.js";
 import {
-  align8, concatBytes, metaOf, readBuffer, untypedRows, withDecidedFields, EXT_COLUMN_LAYOUT, STORED_EVENT_LAYOUT, TYPE_FIELD_LAYOUT, TYPE_FIELDS,
-  type ColumnType, type EventColumns, type ExtendedItemColumns, type StoredEventColumns, type TraceData, type TypeField,
+  align8,
+  concatBytes,
+  metaOf,
+  readBuffer,
+  untypedRows,
+  withDecidedFields,
+  EXT_COLUMN_LAYOUT,
+  STORED_EVENT_LAYOUT,
+  TYPE_FIELD_LAYOUT,
+  TYPE_FIELDS,
+  type ColumnType,
+  type EventColumns,
+  type ExtendedItemColumns,
+  type StoredEventColumns,
+  type TraceData,
+  type TypeField,
 } from "./trace-data.js";
 import { stagedOnly, type Window } from "./windows.js";
 import { giveBack, takeBuffer } from "./reuse.js";
@@ -131,7 +145,10 @@ export function logfileCopy(data: TraceData): Uint8Array {
   const lh = new DataView(src.buffer, src.byteOffset + data.logfileOffset, C.LH_SIZE);
   const u32 = (o: number) => lh.getUint32(o, true);
   const tz = u32(C.LH_TIME_ZONE);
-  const names = [[C.LH_LOGGER_NAME, C.LH_LOGGER_NAME_CHARS], [C.LH_LOG_FILE_NAME, C.LH_LOG_FILE_NAME_CHARS]] as const;
+  const names = [
+    [C.LH_LOGGER_NAME, C.LH_LOGGER_NAME_CHARS],
+    [C.LH_LOG_FILE_NAME, C.LH_LOG_FILE_NAME_CHARS],
+  ] as const;
   let size = C.LH_SIZE + (tz ? (C.TIME_ZONE_BYTES + 7) & ~7 : 0);
   for (const [, chars] of names) size += (u32(chars) * 2 + 7) & ~7;
   const out = new Uint8Array(size);
@@ -197,7 +214,12 @@ export class TraceBuilder {
    * built trace then counts its rows in eventCount but has no columns. `input`: the whole input, when
    * the trace may keep its record bytes where they are in it (no copy).
    */
-  constructor(private readonly sizeHint?: number, private readonly keepRows = true, private readonly records: RecordsMode = keepRows ? "keep" : "drop", input?: Uint8Array) {
+  constructor(
+    private readonly sizeHint?: number,
+    private readonly keepRows = true,
+    private readonly records: RecordsMode = keepRows ? "keep" : "drop",
+    input?: Uint8Array,
+  ) {
     this.keepRecords = records === "keep";
     if (this.keepRecords && input && input.byteLength <= 0xffff_fff8) this.input = this.held = input;
   }
@@ -325,12 +347,12 @@ export class TraceBuilder {
           // (moved in place by the core where it can: the window is taken once)
           if (d !== 0 && inCore?.shift(src.subarray(0, n), d)) offsets.set(src.subarray(0, n), this.rows);
           else shiftInto(offsets, this.rows, src.subarray(0, n), d);
-        }
-        else for (let b = 0; b < data.bufferCount; b++) {
-          const first = bv.getUint32(b * C.BUF_STRIDE + C.B_FIRST_ROW, true);
-          const end = first + bv.getUint32(b * C.BUF_STRIDE + C.B_ROW_COUNT, true);
-          shiftInto(offsets, first, src.subarray(first - this.rows, end - this.rows), deltas[b]);
-        }
+        } else
+          for (let b = 0; b < data.bufferCount; b++) {
+            const first = bv.getUint32(b * C.BUF_STRIDE + C.B_FIRST_ROW, true);
+            const end = first + bv.getUint32(b * C.BUF_STRIDE + C.B_ROW_COUNT, true);
+            shiftInto(offsets, first, src.subarray(first - this.rows, end - this.rows), deltas[b]);
+          }
       }
       this.events.length = total;
       // (extended items are record bytes)
@@ -390,8 +412,11 @@ export class TraceBuilder {
       this.warningsTaken = last.warningCount;
     }
     const warnings = concatBytes(this.warnings);
-    let providers = new Uint8Array(0), types = new Uint8Array(0);
-    let providerCount = 0, typeCount = 0, warningTotal = warnings.length / C.WARN_STRIDE;
+    let providers = new Uint8Array(0),
+      types = new Uint8Array(0);
+    let providerCount = 0,
+      typeCount = 0,
+      warningTotal = warnings.length / C.WARN_STRIDE;
     if (last && lastMeta) {
       providerCount = last.providerCount;
       providers = lastMeta.slice(last.providersOffset, last.providersOffset + providerCount * C.PROV_STRIDE);
@@ -422,7 +447,7 @@ export class TraceBuilder {
     // what the trace's tables live in goes back for the next decode when the trace is disposed
     const owned = [...this.events.buffers(), ...(this.untyped?.buffers() ?? []), ...this.ext.buffers(), ...this.clr.buffers()];
     if (this.store?.bytes.length) owned.push(this.store.bytes.buffer);
-    const untyped = this.untyped && (this.untyped.length = this.events.length, this.untyped.view());
+    const untyped = this.untyped && ((this.untyped.length = this.events.length), this.untyped.view());
     const built: TraceData = {
       release: () => giveBack(owned),
       bytes,

@@ -99,7 +99,16 @@ export function relocateAll(moves: Relocation, src: Uint32Array, dst: Uint32Arra
  * none) by `moves`, or to 0 when `moves` is null (record bytes not kept). With `inCore`, only a block in
  * the core's memory moved by one range, by the core's loops: false (nothing done) otherwise.
  */
-export function moveBlock(block: Uint8Array, t: number, count: number, rows: number, moves: Relocation | null, cap = count, from = 0, inCore?: ColumnMoves): boolean {
+export function moveBlock(
+  block: Uint8Array,
+  t: number,
+  count: number,
+  rows: number,
+  moves: Relocation | null,
+  cap = count,
+  from = 0,
+  inCore?: ColumnMoves,
+): boolean {
   const words = new Uint32Array(block.buffer, block.byteOffset, block.byteLength >>> 2);
   const rowAt = ((cap * clrProgram().layouts[t].preRow) >>> 2) + from;
   const refs = blockShapes()[t].offsets.map((pre) => words.subarray(((cap * pre) >>> 2) + from, ((cap * pre) >>> 2) + from + count));
@@ -157,7 +166,16 @@ export class GrowingClrBlocks {
    * `rows`, references by `moves` (null: to 0, record bytes not kept). `expect(need)`: the rows of this
    * type likely in all when `need` are held.
    */
-  append(t: number, src: Uint8Array, srcCap: number, count: number, rows: number, moves: Relocation | null, expect: (need: number) => number, inCore?: ColumnMoves): void {
+  append(
+    t: number,
+    src: Uint8Array,
+    srcCap: number,
+    count: number,
+    rows: number,
+    moves: Relocation | null,
+    expect: (need: number) => number,
+    inCore?: ColumnMoves,
+  ): void {
     const rowBytes = clrProgram().layouts[t].rowBytes;
     const g = (this.types[t] ??= { block: new Uint8Array(0), cap: 0, count: 0 });
     const need = g.count + count;

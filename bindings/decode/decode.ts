@@ -1,7 +1,17 @@
 // Decoding a whole trace: the windows of the input (windows.ts) gathered into one JS-owned trace
 // (builder.ts), and the rule that says whether it is complete.
 
-import { isByteSource, knownSize, ONE_WINDOW_BYTES, windowsOf, type ByteSource, type DecodeEnd, type DecodeOptions, type Input, type Window } from "./windows.js";
+import {
+  isByteSource,
+  knownSize,
+  ONE_WINDOW_BYTES,
+  windowsOf,
+  type ByteSource,
+  type DecodeEnd,
+  type DecodeOptions,
+  type Input,
+  type Window,
+} from "./windows.js";
 import { TraceBuilder } from "./builder.js";
 import { metaOf, readBuffer, type TraceData } from "./trace-data.js";
 import { TraceDecodeError, formatError, readWarnings, type TraceIncomplete } from "./errors.js";
@@ -27,12 +37,14 @@ export async function decodeTrace(input: Input, options: DecodeOptions = {}, own
   }
   const size = knownSize(input, options);
   const mode = options.payloads ?? "keep";
-  if (mode !== "keep" && mode !== "drop" && mode !== "source") throw new TypeError(`etw-wasm: payloads must be "keep", "drop" or "source", not ${String(options.payloads)}`);
+  if (mode !== "keep" && mode !== "drop" && mode !== "source")
+    throw new TypeError(`etw-wasm: payloads must be "keep", "drop" or "source", not ${String(options.payloads)}`);
   if (mode === "source") {
     // (a lazy chunk: XPRESS in JS comes with it)
     const { RecordSource, rereadable } = await import("./record-source.js");
     const again = rereadable(input);
-    if (!again) throw new TypeError(`etw-wasm: payloads: "source" needs an input that can be read again (bytes, a Blob or File, a ByteSource), not a stream of chunks`);
+    if (!again)
+      throw new TypeError(`etw-wasm: payloads: "source" needs an input that can be read again (bytes, a Blob or File, a ByteSource), not a stream of chunks`);
     // (the trace reads the input again later: the decoder must not close it)
     const open = isByteSource(input) ? { byteLength: input.byteLength, read: input.read.bind(input) } : input;
     let data: TraceData;
@@ -155,7 +167,11 @@ function judged(data: TraceData, end: DecodeEnd, storeFull: boolean): TraceData 
 
 /** "8 MiB", "1.5 GiB", or bytes. */
 function sizeText(bytes: number): string {
-  for (const [unit, n] of [["GiB", 2 ** 30], ["MiB", 2 ** 20], ["KiB", 2 ** 10]] as const) {
+  for (const [unit, n] of [
+    ["GiB", 2 ** 30],
+    ["MiB", 2 ** 20],
+    ["KiB", 2 ** 10],
+  ] as const) {
     if (bytes >= n) return `${Number((bytes / n).toFixed(2))} ${unit}`;
   }
   return `${bytes} bytes`;
@@ -184,7 +200,9 @@ function limitText(pages: number): string {
  */
 function judge(data: TraceData, end: DecodeEnd, storeFull: boolean): void {
   data.decodedBytes = data.inputBytes;
-  const limit = storeFull ? "the record bytes kept reached 4 GiB (open it with payloads: \"source\" or \"drop\", or stream it with streamTrace)" : limitText(end.pages);
+  const limit = storeFull
+    ? 'the record bytes kept reached 4 GiB (open it with payloads: "source" or "drop", or stream it with streamTrace)'
+    : limitText(end.pages);
   const stop = (reason: TraceIncomplete["reason"], offset: number, message: string, decoded = offset) => {
     data.incomplete = { reason, offset, message };
     data.decodedBytes = decoded;
@@ -208,9 +226,12 @@ function judge(data: TraceData, end: DecodeEnd, storeFull: boolean): void {
   }
   if (last?.truncated) {
     const present = Math.max(0, data.inputBytes - last.fileOffset);
-    stop("truncated-buffer", last.fileOffset,
+    stop(
+      "truncated-buffer",
+      last.fileOffset,
       `the input ends inside the buffer at byte offset ${last.fileOffset} (${present} of its ${last.bufferSize} bytes); its complete records are kept`,
-      data.inputBytes);
+      data.inputBytes,
+    );
     return;
   }
   const meta = metaOf(data);
@@ -221,12 +242,15 @@ function judge(data: TraceData, end: DecodeEnd, storeFull: boolean): void {
   const sequential = (mode & (C.LOG_FILE_MODE_CIRCULAR | C.LOG_FILE_MODE_APPEND | C.LOG_FILE_MODE_NEWFILE)) === 0;
   const explained = warnings.some((w) => w.code === C.W_BAD_BUFFER_SIZE || w.code === C.W_SKIPPED_BYTES);
   if (sequential && written > data.bufferCount && !explained) {
-    stop("missing-buffers", data.inputBytes,
-      `only ${data.bufferCount} of the ${written} buffers the logfile header counts (BuffersWritten) are in the input`);
+    stop("missing-buffers", data.inputBytes, `only ${data.bufferCount} of the ${written} buffers the logfile header counts (BuffersWritten) are in the input`);
     return;
   }
   if (end.clrMissing > 0) {
-    stop("capacity", data.inputBytes,
-      `${limit} while filling the typed .NET runtime tables: ${data.clrRows} of their ${data.clrRows + end.clrMissing} rows placed`, data.inputBytes);
+    stop(
+      "capacity",
+      data.inputBytes,
+      `${limit} while filling the typed .NET runtime tables: ${data.clrRows} of their ${data.clrRows + end.clrMissing} rows placed`,
+      data.inputBytes,
+    );
   }
 }

@@ -66,10 +66,23 @@ export function formatError(code: number, offset: number): TraceFormatError {
 /** An EventPipe reader's warning codes (eventpipe/reader.ts NW_*) are reported as 100 + the code. */
 const EVENTPIPE_WARNING_BASE = 100;
 const EVENTPIPE_KINDS = [
-  "", "eventpipe-block-damaged", "eventpipe-bad-metadata", "eventpipe-metadata-fields", "eventpipe-metadata-redefined",
-  "eventpipe-unknown-metadata", "eventpipe-unknown-stack", "eventpipe-unknown-object", "eventpipe-block-version",
-  "eventpipe-trailing-bytes", "eventpipe-metadata-id-zero", "eventpipe-sequence-backwards", "eventpipe-bad-sync-time",
-  "eventpipe-unknown-block-kind", "eventpipe-bad-row", "eventpipe-duplicate-thread", "eventpipe-block-trailing",
+  "",
+  "eventpipe-block-damaged",
+  "eventpipe-bad-metadata",
+  "eventpipe-metadata-fields",
+  "eventpipe-metadata-redefined",
+  "eventpipe-unknown-metadata",
+  "eventpipe-unknown-stack",
+  "eventpipe-unknown-object",
+  "eventpipe-block-version",
+  "eventpipe-trailing-bytes",
+  "eventpipe-metadata-id-zero",
+  "eventpipe-sequence-backwards",
+  "eventpipe-bad-sync-time",
+  "eventpipe-unknown-block-kind",
+  "eventpipe-bad-row",
+  "eventpipe-duplicate-thread",
+  "eventpipe-block-trailing",
 ];
 
 /** The warnings the core kept (WARN_STRIDE-byte structs at `warningsOffset`), or an EventPipe reader's. */
@@ -78,7 +91,15 @@ export function readWarnings(data: TraceData): TraceWarning[] {
   const eventPipe = data.nettrace?.warnings;
   if (eventPipe) {
     for (const w of eventPipe) {
-      out.push({ code: EVENTPIPE_WARNING_BASE + w.code, kind: EVENTPIPE_KINDS[w.code] ?? `eventpipe-${w.code}`, offset: w.offset, buffer: -1, recordOffset: -1, detail: 0, message: w.message });
+      out.push({
+        code: EVENTPIPE_WARNING_BASE + w.code,
+        kind: EVENTPIPE_KINDS[w.code] ?? `eventpipe-${w.code}`,
+        offset: w.offset,
+        buffer: -1,
+        recordOffset: -1,
+        detail: 0,
+        message: w.message,
+      });
     }
     return out;
   }

@@ -58,7 +58,8 @@ export function providerGuids(key: string): string[] {
   const lower = key.toLowerCase();
   const out: string[] = [];
   for (const [guid, p] of Object.entries(KNOWN_PROVIDERS)) {
-    const name = p.name.toLowerCase(), group = p.group?.toLowerCase();
+    const name = p.name.toLowerCase(),
+      group = p.group?.toLowerCase();
     if (name === lower || (group !== undefined && (group === lower || `${name}/${group}` === lower))) out.push(guid);
   }
   if (out.length === 0) {
@@ -130,7 +131,10 @@ export function encodeFilter(filter: DecodeFilter | undefined): Uint8Array | und
     flags |= C.FF_KEYWORDS;
     v.setBigUint64(C.FILTER_KEYWORDS, BigInt.asUintN(64, keywordMask), true);
   }
-  for (const [name, flag, at] of [["from", C.FF_FROM, C.FILTER_FROM], ["to", C.FF_TO, C.FILTER_TO]] as const) {
+  for (const [name, flag, at] of [
+    ["from", C.FF_FROM, C.FILTER_FROM],
+    ["to", C.FF_TO, C.FILTER_TO],
+  ] as const) {
     const t = filter[name];
     if (t === undefined) continue;
     if (typeof t !== "bigint") throw new TypeError(`etw-wasm: filter.${name} must be a raw timestamp (bigint)`);

@@ -82,7 +82,9 @@ function sharedMemoryImport(wasm: Uint8Array): Uint8Array {
   const b = wasm.slice();
   let p = 8;
   const leb = (): number => {
-    let r = 0, shift = 0, x: number;
+    let r = 0,
+      shift = 0,
+      x: number;
     do {
       if (p >= b.length) throw new Error("etw-wasm: truncated core");
       x = b[p++];
@@ -102,17 +104,21 @@ function sharedMemoryImport(wasm: Uint8Array): Uint8Array {
           p += length; // module and field names
         }
         const kind = b[p++];
-        if (kind === 0) leb(); // function: type index
-        else if (kind === 1) { // table: type, limits
+        if (kind === 0)
+          leb(); // function: type index
+        else if (kind === 1) {
+          // table: type, limits
           p++;
           const flags = b[p++];
           leb();
           if (flags & 1) leb();
-        } else if (kind === 2) { // memory: limits (a shared memory needs a maximum)
+        } else if (kind === 2) {
+          // memory: limits (a shared memory needs a maximum)
           if (!(b[p] & 1)) throw new Error("etw-wasm: the core's memory has no maximum");
           b[p] |= 2;
           return b;
-        } else if (kind === 3) p += 2; // global: type, mutability
+        } else if (kind === 3)
+          p += 2; // global: type, mutability
         else throw new Error(`etw-wasm: unknown import kind ${kind}`);
       }
     }
@@ -129,7 +135,12 @@ export function sharedMemoryCore(): Promise<WebAssembly.Module | undefined> {
   return (sharedCompiled ??= (async () => {
     if (!coreBytes || typeof SharedArrayBuffer !== "function") return undefined;
     const bytes = await coreBytes();
-    const view = bytes instanceof Uint8Array ? bytes : ArrayBuffer.isView(bytes) ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) : new Uint8Array(bytes);
+    const view =
+      bytes instanceof Uint8Array
+        ? bytes
+        : ArrayBuffer.isView(bytes)
+          ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+          : new Uint8Array(bytes);
     return WebAssembly.compile(sharedMemoryImport(view) as BufferSource);
   })().catch(() => undefined));
 }
@@ -160,8 +171,11 @@ export async function instantiateCore(source?: WasmSource, maximumPages?: number
   const module = await compiledCore(source);
   // The core's heap is set up afresh by every instantiation, whatever the memory held before.
   const limited = maximumPages !== undefined && maximumPages > 0 && maximumPages < MEMORY_MAX_PAGES;
-  const memory = given ?? (limited ? new WebAssembly.Memory({ initial: MEMORY_MIN_PAGES, maximum: maximumPages })
-    : pool.pop() ?? new WebAssembly.Memory({ initial: MEMORY_MIN_PAGES, maximum: MEMORY_MAX_PAGES }));
+  const memory =
+    given ??
+    (limited
+      ? new WebAssembly.Memory({ initial: MEMORY_MIN_PAGES, maximum: maximumPages })
+      : (pool.pop() ?? new WebAssembly.Memory({ initial: MEMORY_MIN_PAGES, maximum: MEMORY_MAX_PAGES })));
   const imports = { env: { memory } };
   const { exports } = syncInstances ? instantiateSync<Record<string, unknown>>(module, imports) : await instantiate<Record<string, unknown>>(module, imports);
   return exports as unknown as CoreExports;

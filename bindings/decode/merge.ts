@@ -12,12 +12,24 @@
 import * as C from "../../assembly/codes.js";
 import { clrProgram } from "../schema/clr-program.js";
 import { TraceDecodeError } from "./errors.js";
-import { align8, metaOf, typeKeyOf, withStacksPlaced, EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, type ColumnType, type EventColumns, type ExtendedItemColumns, type FileClock, type SourceFile, type TraceData } from "./trace-data.js";
+import {
+  align8,
+  metaOf,
+  typeKeyOf,
+  withStacksPlaced,
+  EVENT_COLUMN_LAYOUT,
+  EXT_COLUMN_LAYOUT,
+  type ColumnType,
+  type EventColumns,
+  type ExtendedItemColumns,
+  type FileClock,
+  type SourceFile,
+  type TraceData,
+} from "./trace-data.js";
 export type { FileClock } from "./trace-data.js";
 import { logfileCopy, rebaseLogfile } from "./builder.js";
 import { exactBlock, joinBlocks, moveBlock, relocate, type Relocation } from "./clr-blocks.js";
 import type { TraceIncomplete } from "./errors.js";
-
 
 /** A file is taken to share the anchor's clock when its header's start time fits within this (FILETIME units: 5 s). */
 const CLOCK_SLACK = 50_000_000n;
@@ -194,16 +206,22 @@ export class SessionMerger {
     // the session's header, each file's own header)
     const header = this.sessionHeader(parts);
     const sizes = [
-      bufferCount * C.BUF_STRIDE, warningCount * C.WARN_STRIDE, this.providerStructs.length * C.PROV_STRIDE,
-      this.typeStructs.length * C.TYPE_STRIDE, header.length, ...fileList.map((f) => this.headers[f]?.length ?? 0),
+      bufferCount * C.BUF_STRIDE,
+      warningCount * C.WARN_STRIDE,
+      this.providerStructs.length * C.PROV_STRIDE,
+      this.typeStructs.length * C.TYPE_STRIDE,
+      header.length,
+      ...fileList.map((f) => this.headers[f]?.length ?? 0),
     ];
     let size = 8;
     // each part's ranges of record bytes, and where each goes
-    const moves: Relocation[] = parts.map((p) => (p.records ?? [[0, p.data.bytes.length]]).map(([start, end]): [number, number, number] => {
-      const o = align8(size);
-      size = o + (end - start);
-      return [start, end, o - start];
-    }));
+    const moves: Relocation[] = parts.map((p) =>
+      (p.records ?? [[0, p.data.bytes.length]]).map(([start, end]): [number, number, number] => {
+        const o = align8(size);
+        size = o + (end - start);
+        return [start, end, o - start];
+      }),
+    );
     const offsets = sizes.map((n) => {
       const o = align8(size);
       size = o + n;
@@ -223,7 +241,16 @@ export class SessionMerger {
 
     const clrParts: { count: number; block: Uint8Array }[][] = [];
     const files: SourceFile[] = [];
-    let row = 0, col = 0, extRow = 0, buffer = 0, warning = 0, clrRows = 0, warningTotal = 0, arenaBytes = 0, inputBytes = 0, decodedBytes = 0;
+    let row = 0,
+      col = 0,
+      extRow = 0,
+      buffer = 0,
+      warning = 0,
+      clrRows = 0,
+      warningTotal = 0,
+      arenaBytes = 0,
+      inputBytes = 0,
+      decodedBytes = 0;
     let incomplete: TraceIncomplete | undefined;
     let decodeError: TraceDecodeError | undefined;
 
@@ -235,7 +262,8 @@ export class SessionMerger {
       const n = d.eventCount;
       const kept = d.events.timestamp.length;
       const { providers, types } = maps[i];
-      for (const k of Object.keys(EVENT_COLUMN_LAYOUT) as (keyof EventColumns)[]) (ev[k] as unknown as { set(a: ArrayLike<unknown>, at: number): void }).set(d.events[k] as ArrayLike<unknown>, col);
+      for (const k of Object.keys(EVENT_COLUMN_LAYOUT) as (keyof EventColumns)[])
+        (ev[k] as unknown as { set(a: ArrayLike<unknown>, at: number): void }).set(d.events[k] as ArrayLike<unknown>, col);
       const clock = this.clocks[p.file] ?? "anchor";
       const own = this.headers[p.file];
       for (let r = col; r < col + kept; r++) {
@@ -246,7 +274,8 @@ export class SessionMerger {
       }
       const rebased = clock === "rebased" && own && anchor ? headerOf(own) : undefined;
       if (rebased) for (let r = col; r < col + kept; r++) ev.timestamp[r] = rebase(ev.timestamp[r], rebased, anchor!);
-      for (const k of Object.keys(EXT_COLUMN_LAYOUT) as (keyof ExtendedItemColumns)[]) (xv[k] as unknown as { set(a: ArrayLike<unknown>, at: number): void }).set(d.ext[k] as ArrayLike<unknown>, extRow);
+      for (const k of Object.keys(EXT_COLUMN_LAYOUT) as (keyof ExtendedItemColumns)[])
+        (xv[k] as unknown as { set(a: ArrayLike<unknown>, at: number): void }).set(d.ext[k] as ArrayLike<unknown>, extRow);
       for (let e = extRow; e < extRow + d.extCount; e++) {
         xv.row[e] += row;
         xv.offset[e] = relocate(move, xv.offset[e]);
@@ -282,9 +311,19 @@ export class SessionMerger {
       incomplete ??= fileIncomplete;
       decodeError ??= d.decodeError && new TraceDecodeError(d.decodeError.offset, `${name}: ${d.decodeError.reason}`, { cause: d.decodeError });
       files.push({
-        name, firstRow: row, rowCount: n, firstBuffer: buffer, bufferCount: d.bufferCount, firstWarning: warning, warningCount: d.warningCount,
-        logfileOffset: offsets[5 + fileList.indexOf(p.file)], inputBytes: d.inputBytes, decodedBytes: d.decodedBytes, clock,
-        incomplete: d.incomplete, decodeError: d.decodeError,
+        name,
+        firstRow: row,
+        rowCount: n,
+        firstBuffer: buffer,
+        bufferCount: d.bufferCount,
+        firstWarning: warning,
+        warningCount: d.warningCount,
+        logfileOffset: offsets[5 + fileList.indexOf(p.file)],
+        inputBytes: d.inputBytes,
+        decodedBytes: d.decodedBytes,
+        clock,
+        incomplete: d.incomplete,
+        decodeError: d.decodeError,
       });
       row += n;
       col += kept;
@@ -365,7 +404,10 @@ export class SessionMerger {
     const out = first ? first.slice() : new Uint8Array(C.LH_SIZE);
     const v = new DataView(out.buffer);
     let endTime = v.getBigInt64(C.LH_END_TIME, true);
-    let written = 0, buffersLost = 0, eventsLost = 0, processors = 0;
+    let written = 0,
+      buffersLost = 0,
+      eventsLost = 0,
+      processors = 0;
     const seen = new Set<number>();
     for (const p of parts) {
       if (seen.has(p.file)) continue;
@@ -389,4 +431,3 @@ export class SessionMerger {
     return out;
   }
 }
-

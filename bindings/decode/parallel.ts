@@ -10,7 +10,22 @@
 
 import * as C from "../../assembly/codes.js";
 import { compiledCore, sharedMemoryCore } from "./loader.js";
-import { blobChunks, compressedTrace, decodeWindows, isByteSource, knownSize, memoryPages, type ByteSource, type DecodeEnd, type DecodeOptions, type Input, type Resume, type SharedSource, type TraceContext, type Window } from "./windows.js";
+import {
+  blobChunks,
+  compressedTrace,
+  decodeWindows,
+  isByteSource,
+  knownSize,
+  memoryPages,
+  type ByteSource,
+  type DecodeEnd,
+  type DecodeOptions,
+  type Input,
+  type Resume,
+  type SharedSource,
+  type TraceContext,
+  type Window,
+} from "./windows.js";
 import { slices, sourceChunks } from "./chunks.js";
 import { giveBack, takeBuffer } from "./reuse.js";
 import type { NettracePieceRequest } from "./eventpipe/parallel.js";
@@ -52,10 +67,13 @@ export function leaseWorker(): PooledWorker {
     return idle;
   }
   const p: PooledWorker = { worker: workerFactory()!, slots: new Map() };
-  p.worker.listen((m) => p.onMessage?.(m), (e) => {
-    p.failed = true;
-    p.onError?.(e);
-  });
+  p.worker.listen(
+    (m) => p.onMessage?.(m),
+    (e) => {
+      p.failed = true;
+      p.onError?.(e);
+    },
+  );
   return p;
 }
 
@@ -132,7 +150,13 @@ interface SegmentEnd {
  * A message to a worker: a segment to decode, or buffers (or shared slots) its windows came in, to pack the
  * next ones into; a piece of an EventPipe file to read (eventpipe/parallel.ts), or the memory of its windows.
  */
-export type WorkerRequest = SegmentRequest | { recycle: ArrayBuffer } | { recycleSlot: number } | NettracePieceRequest | { nettraceRecycle: ArrayBuffer[] } | { nettraceAdopted: true };
+export type WorkerRequest =
+  | SegmentRequest
+  | { recycle: ArrayBuffer }
+  | { recycleSlot: number }
+  | NettracePieceRequest
+  | { nettraceRecycle: ArrayBuffer[] }
+  | { nettraceAdopted: true };
 
 /**
  * A segment's messages: each window (packed; in a shared slot, its views described: `buffer` comes
@@ -148,22 +172,36 @@ export type SegmentMessage =
  * let go), then how it ended. Runs in the workers, and here for buffer 0 and the uncut rest.
  */
 async function* decodeSegment(
-  input: Input, options: DecodeOptions & SegmentOptions, resume?: Resume, pool?: WindowBuffers, memory?: WebAssembly.Memory,
+  input: Input,
+  options: DecodeOptions & SegmentOptions,
+  resume?: Resume,
+  pool?: WindowBuffers,
+  memory?: WebAssembly.Memory,
 ): AsyncGenerator<{ window: Window; transfer: ArrayBuffer[] }, SegmentEnd> {
   // (on a shared memory the windows stay where they are: the core waits for each to come back)
   const windows = decodeWindows(input, options, resume, memory);
-  let kept = 0, seen = 0;
+  let kept = 0,
+    seen = 0;
   for (;;) {
     const next = await windows.next();
     if (next.done) {
       const end = next.value;
       try {
         const last = end.last;
-        const extra = last ? last.bytes.slice(last.warningsOffset + kept * C.WARN_STRIDE, last.warningsOffset + last.warningCount * C.WARN_STRIDE) : new Uint8Array(0);
+        const extra = last
+          ? last.bytes.slice(last.warningsOffset + kept * C.WARN_STRIDE, last.warningsOffset + last.warningCount * C.WARN_STRIDE)
+          : new Uint8Array(0);
         return {
-          fileOffset: end.fileOffset, stoppedEarly: end.stoppedEarly, failure: end.failure === undefined ? undefined : String(end.failure),
-          fatalCode: end.fatalCode, fatalOffset: end.fatalOffset, context: end.context, clrMissing: end.clrMissing,
-          arenaBytes: last?.arenaBytes ?? 0, warnings: extra, warningTotal: last ? last.warningTotal - seen : 0,
+          fileOffset: end.fileOffset,
+          stoppedEarly: end.stoppedEarly,
+          failure: end.failure === undefined ? undefined : String(end.failure),
+          fatalCode: end.fatalCode,
+          fatalOffset: end.fatalOffset,
+          context: end.context,
+          clrMissing: end.clrMissing,
+          arenaBytes: last?.arenaBytes ?? 0,
+          warnings: extra,
+          warningTotal: last ? last.warningTotal - seen : 0,
         };
       } finally {
         end.release?.();
@@ -290,8 +328,17 @@ class Merger {
     rebaseLogfile(meta, logfileOffset);
     const count = warnings.length / C.WARN_STRIDE;
     const data: TraceData = {
-      ...d, meta, buffersOffset, providersOffset, providerCount: this.providerCount, typesOffset, typeCount: this.typeCount, logfileOffset,
-      warningsOffset, warningCount: count, warningTotal: w.warnings.total,
+      ...d,
+      meta,
+      buffersOffset,
+      providersOffset,
+      providerCount: this.providerCount,
+      typesOffset,
+      typeCount: this.typeCount,
+      logfileOffset,
+      warningsOffset,
+      warningCount: count,
+      warningTotal: w.warnings.total,
       // (type fields from the trace's types, which the window's event types now index)
       events: withDecidedFields(storedColumns(e), d.eventCount, () => data, d.untyped),
     };
@@ -315,8 +362,10 @@ class Merger {
   /** The trace's tables as a core's would be when decoding ended (DecodeEnd.last). */
   last(): TraceData {
     const parts = [
-      this.providers.subarray(0, this.providerCount * C.PROV_STRIDE), this.types.subarray(0, this.typeCount * C.TYPE_STRIDE),
-      ...this.warnings, new Uint8Array(C.LH_SIZE),
+      this.providers.subarray(0, this.providerCount * C.PROV_STRIDE),
+      this.types.subarray(0, this.typeCount * C.TYPE_STRIDE),
+      ...this.warnings,
+      new Uint8Array(C.LH_SIZE),
     ];
     const bytes = new Uint8Array(8 + parts.reduce((n, p) => n + p.length, 0));
     let at = 8;
@@ -327,14 +376,28 @@ class Merger {
     });
     const none = {} as TraceData["events"] & TraceData["ext"];
     return {
-      bytes, events: none, eventCount: 0, ext: none, extCount: 0, buffersOffset: 0, bufferCount: 0,
-      warningsOffset: offsets[2] ?? 0, warningCount: this.warningCount, warningTotal: this.warningTotal,
-      providersOffset: offsets[0], providerCount: this.providerCount, typesOffset: offsets[1], typeCount: this.typeCount,
-      logfileOffset: offsets[offsets.length - 1], arenaBytes: this.arenaBytes, clrRows: 0, inputBytes: 0, decodedBytes: 0,
+      bytes,
+      events: none,
+      eventCount: 0,
+      ext: none,
+      extCount: 0,
+      buffersOffset: 0,
+      bufferCount: 0,
+      warningsOffset: offsets[2] ?? 0,
+      warningCount: this.warningCount,
+      warningTotal: this.warningTotal,
+      providersOffset: offsets[0],
+      providerCount: this.providerCount,
+      typesOffset: offsets[1],
+      typeCount: this.typeCount,
+      logfileOffset: offsets[offsets.length - 1],
+      arenaBytes: this.arenaBytes,
+      clrRows: 0,
+      inputBytes: 0,
+      decodedBytes: 0,
     };
   }
 }
-
 
 function grown(a: Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer> {
   const b = new Uint8Array(a.length * 2);
@@ -389,7 +452,12 @@ class Cutter {
   private readonly ranges: boolean;
   private readonly head = new Uint8Array(4);
 
-  constructor(input: AsyncIterable<Uint8Array> | ByteSource, private readonly capacity: number, private readonly onProgress?: (read: number) => void, ranges = false) {
+  constructor(
+    input: AsyncIterable<Uint8Array> | ByteSource,
+    private readonly capacity: number,
+    private readonly onProgress?: (read: number) => void,
+    ranges = false,
+  ) {
     if (isByteSource(input as Input)) this.source = input as ByteSource;
     else this.chunks = (input as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
     this.ranges = ranges && this.source?.readSync !== undefined;
@@ -493,8 +561,11 @@ class Cutter {
 
   /** The next segment cut by ranges: the sizes of its buffers read, not its bytes. */
   private nextRange(target: number, maxBuffers: number): Segment | undefined {
-    const source = this.source!, size = source.byteLength, v = new DataView(this.head.buffer);
-    let scan = 0, scanned = 0;
+    const source = this.source!,
+      size = source.byteLength,
+      v = new DataView(this.head.buffer);
+    let scan = 0,
+      scanned = 0;
     while (scan < target && scanned < maxBuffers) {
       const at = this.offset + scan;
       // (the input's end, a buffer cut short or a size that is not a buffer's: the rest goes to one core)
@@ -522,8 +593,13 @@ class Cutter {
   /** A segment's bytes as an input for this thread (buffer 0's): its own, or its range of the source. */
   input(s: Segment): Input {
     if (s.bytes) return s.bytes;
-    const source = this.source!, offset = s.fileOffset, length = s.length;
-    return { byteLength: length, read: (into, position) => source.read(into.subarray(0, Math.max(0, Math.min(into.length, length - position))), offset + position) };
+    const source = this.source!,
+      offset = s.fileOffset,
+      length = s.length;
+    return {
+      byteLength: length,
+      read: (into, position) => source.read(into.subarray(0, Math.max(0, Math.min(into.length, length - position))), offset + position),
+    };
   }
 
   /** What the cutter did not cut: the bytes it holds, then the rest of the input. */
@@ -532,7 +608,8 @@ class Cutter {
     this.filled = 0;
     if (this.ended) return;
     if (this.source) {
-      const source = this.source, from = this.read;
+      const source = this.source,
+        from = this.read;
       const tail: ByteSource = { byteLength: source.byteLength - from, read: (into, position) => source.read(into, from + position) };
       for await (const chunk of sourceChunks(tail, 16 << 20)) {
         this.read += chunk.length;
@@ -574,7 +651,11 @@ export class Mailbox<M> {
 class SegmentJob extends Mailbox<SegmentMessage> {
   readonly maps = new SegmentMaps();
   /** `worker`: where the segment is decoded (none: on this thread); `length`: its input bytes. */
-  constructor(readonly fileOffset: number, readonly worker?: DecodeWorker, readonly length = 0) {
+  constructor(
+    readonly fileOffset: number,
+    readonly worker?: DecodeWorker,
+    readonly length = 0,
+  ) {
     super();
   }
 }
@@ -584,7 +665,10 @@ class SegmentJob extends Mailbox<SegmentMessage> {
  * what a worker does with each request, and this thread with buffer 0 and the uncut rest.
  */
 async function serveSegment(
-  req: Omit<SegmentRequest, "bytes"> & { bytes?: Input }, post: (m: SegmentMessage, transfer: ArrayBuffer[]) => void, pool?: SparePool, slots?: SharedSlots,
+  req: Omit<SegmentRequest, "bytes"> & { bytes?: Input },
+  post: (m: SegmentMessage, transfer: ArrayBuffer[]) => void,
+  pool?: SparePool,
+  slots?: SharedSlots,
   core?: { cores: SharedCores; index: number },
 ): Promise<void> {
   const segment = req.segment;
@@ -751,19 +835,38 @@ export async function* decodeParallel(input: Input, options: DecodeOptions, work
   // a file the workers can open themselves is cut by ranges
   const can = workerAbilities();
   const ranges = source?.shared !== undefined && can.opensSources === true;
-  const cutter = new Cutter(source ?? (async function* () {
-    yield* chunks;
-  })(), target + (1 << 20), options.onProgress, ranges);
+  const cutter = new Cutter(
+    source ??
+      (async function* () {
+        yield* chunks;
+      })(),
+    target + (1 << 20),
+    options.onProgress,
+    ranges,
+  );
   const { onProgress: _p, inputSize: _s, ...here } = options;
   const merger = new Merger();
-  let fileOffset = 0, stoppedEarly = false, failure: unknown, fatalCode = 0, fatalOffset = 0;
+  let fileOffset = 0,
+    stoppedEarly = false,
+    failure: unknown,
+    fatalCode = 0,
+    fatalOffset = 0;
   /** Record bytes of the windows merged, and input bytes of the segments ended (a compressed trace's ratio). */
-  let recordBytes = 0, cutBytes = 0;
+  let recordBytes = 0,
+    cutBytes = 0;
   const pages = memoryPages(options.memoryLimit);
   let context: TraceContext | undefined;
   const finish = (): DecodeEnd => ({
-    inputBytes: size ?? cutter.read, fileOffset, stoppedEarly, failure, fatalCode, fatalOffset, context,
-    pages, clrMissing: merger.clrMissing, last: merger.last(),
+    inputBytes: size ?? cutter.read,
+    fileOffset,
+    stoppedEarly,
+    failure,
+    fatalCode,
+    fatalOffset,
+    context,
+    pages,
+    clrMissing: merger.clrMissing,
+    last: merger.last(),
   });
   /** Merges a job's messages until its end; false when decoding must stop there. */
   async function* drain(job: SegmentJob): AsyncGenerator<Window, boolean> {
@@ -779,8 +882,7 @@ export async function* decodeParallel(input: Input, options: DecodeOptions, work
           const buffer = m.window.data.bytes.buffer as ArrayBuffer;
           job.worker?.post({ recycle: buffer } satisfies WorkerRequest, [buffer]);
         }
-      }
-      else if ("error" in m) rethrow(m.error);
+      } else if ("error" in m) rethrow(m.error);
       else {
         const end = m.end;
         cutBytes += job.length;
@@ -815,9 +917,9 @@ export async function* decodeParallel(input: Input, options: DecodeOptions, work
     // into buffers that are transferred, since the trace copies every column out of them and a copy out
     // of shared memory is slower (race-safe: 1.5-2x a memcpy here).
     const recordsInInput = inputHeld && (input instanceof Uint8Array || input instanceof ArrayBuffer);
-    const sharedCores = here.engine !== "js" && options.wasm === undefined && can.sharesWindows === true && !pages && !recordsInInput
-      ? await sharedMemoryCore() : undefined;
-    const wasm = here.engine === "js" ? undefined : sharedCores ?? await compiledCore(options.wasm);
+    const sharedCores =
+      here.engine !== "js" && options.wasm === undefined && can.sharesWindows === true && !pages && !recordsInInput ? await sharedMemoryCore() : undefined;
+    const wasm = here.engine === "js" ? undefined : (sharedCores ?? (await compiledCore(options.wasm)));
     // On shared cores a segment is one window: a core waits for each window to come back, and the calling
     // thread takes segments in file order, so a worker whose segments were windows apart sat idle while the
     // other's came back one by one (2 workers streamed 1 GiB no faster than one: 0.60-0.65 s against
@@ -825,9 +927,15 @@ export async function* decodeParallel(input: Input, options: DecodeOptions, work
     // segment's size (a compressed one's by 16 times it, and its segments are cut by records: below).
     const segmentBatch = sharedCores ? Math.max(here.batchBytes ?? 0, 2 * target) : here.batchBytes;
     const segmentOptions: SegmentOptions = {
-      engine: here.engine, batchBytes: segmentBatch, clrTables: here.clrTables, memoryLimit: here.memoryLimit, filter: here.filter, wasm,
+      engine: here.engine,
+      batchBytes: segmentBatch,
+      clrTables: here.clrTables,
+      memoryLimit: here.memoryLimit,
+      filter: here.filter,
+      wasm,
       recordsInInput,
-      sharedWindows: can.sharesWindows === true && !recordsInInput, sharedCores: sharedCores !== undefined,
+      sharedWindows: can.sharesWindows === true && !recordsInInput,
+      sharedCores: sharedCores !== undefined,
     };
     for (let i = 0; i < workers; i++) {
       const p = leaseWorker();
@@ -846,10 +954,20 @@ export async function* decodeParallel(input: Input, options: DecodeOptions, work
         // a worker that died: its segments end there, failed, at their first byte (the windows before are kept)
         workerError ??= error;
         for (const [segment, job] of jobs) {
-          job.push({ segment, end: {
-            fileOffset: job.fileOffset, stoppedEarly: false, failure: `Error: decode worker failed: ${error.message}`, fatalCode: 0, fatalOffset: 0,
-            clrMissing: 0, arenaBytes: 0, warnings: new Uint8Array(0), warningTotal: 0,
-          } });
+          job.push({
+            segment,
+            end: {
+              fileOffset: job.fileOffset,
+              stoppedEarly: false,
+              failure: `Error: decode worker failed: ${error.message}`,
+              fatalCode: 0,
+              fatalOffset: 0,
+              clrMissing: 0,
+              arenaBytes: 0,
+              warnings: new Uint8Array(0),
+              warningTotal: 0,
+            },
+          });
         }
       };
       pool.push(w);
@@ -860,9 +978,8 @@ export async function* decodeParallel(input: Input, options: DecodeOptions, work
     // records and the compressed input staged: 7.3 in the generated traces; a guess of 8 until the first
     // segment has come back).
     const compressed = sharedCores !== undefined && compressedTrace(context);
-    const segmentTarget = (): number => compressed
-      ? Math.max(C.MIN_WINDOW, Math.min(target, Math.floor(target / (cutBytes ? Math.max(1, recordBytes / cutBytes) : 8))))
-      : target;
+    const segmentTarget = (): number =>
+      compressed ? Math.max(C.MIN_WINDOW, Math.min(target, Math.floor(target / (cutBytes ? Math.max(1, recordBytes / cutBytes) : 8)))) : target;
     let id = 1;
     for (;;) {
       while (inFlight.length < workers * perWorker && !cutter.stopped && !workerError) {
@@ -872,7 +989,9 @@ export async function* decodeParallel(input: Input, options: DecodeOptions, work
         jobs.set(id, job);
         inFlight.push(job);
         const request: SegmentRequest = {
-          segment: id, options: segmentOptions, resume: { ...context, bufferCount: s.bufferCount, fileOffset: s.fileOffset, ...merger.known() },
+          segment: id,
+          options: segmentOptions,
+          resume: { ...context, bufferCount: s.bufferCount, fileOffset: s.fileOffset, ...merger.known() },
           ...(s.bytes ? { bytes: s.bytes } : { range: { source: source!.shared!, offset: s.fileOffset, length: s.length } }),
         };
         job.worker!.post(request satisfies WorkerRequest, s.bytes ? [s.bytes.buffer as ArrayBuffer] : []);
@@ -886,9 +1005,17 @@ export async function* decodeParallel(input: Input, options: DecodeOptions, work
     // the rest, which the cutter could not cut, decoded here as one core would
     const rest = new SegmentJob(cutter.offset);
     const restBytes = cutter.rest();
-    runHere(rest, restBytes, { ...here, inputSize: size === undefined ? undefined : size - cutter.offset }, {
-      ...context, bufferCount: cutter.bufferCount, fileOffset: cutter.offset, ...merger.known(),
-    });
+    runHere(
+      rest,
+      restBytes,
+      { ...here, inputSize: size === undefined ? undefined : size - cutter.offset },
+      {
+        ...context,
+        bufferCount: cutter.bufferCount,
+        fileOffset: cutter.offset,
+        ...merger.known(),
+      },
+    );
     yield* drain(rest);
     return finish();
   } finally {

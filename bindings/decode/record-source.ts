@@ -76,7 +76,8 @@ export class RecordSource implements RecordAreas {
   /** The buffer a row's record is in. */
   bufferOf(row: number): number {
     const f = this.firstRows;
-    let lo = 0, hi = f.length;
+    let lo = 0,
+      hi = f.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       if (f[mid] <= row) lo = mid + 1;
@@ -109,7 +110,8 @@ export class RecordSource implements RecordAreas {
         add(rows.start);
         add(rows.end - 1);
         // every buffer in between has rows of the range
-        const from = this.bufferOf(rows.start), to = this.bufferOf(rows.end - 1);
+        const from = this.bufferOf(rows.start),
+          to = this.bufferOf(rows.end - 1);
         for (let i = 0; i < this.bufferIndex.length; i++) if (this.bufferIndex[i] > from && this.bufferIndex[i] < to) wanted.add(this.bufferIndex[i]);
       }
     } else for (const r of Array.from(rows as ArrayLike<number>)) add(r);

@@ -48,4 +48,3 @@ export async function decodeSession(files: readonly NamedInput[], options: Decod
     for (const p of parts) p.data.release?.();
   }
 }
-

@@ -92,8 +92,15 @@ export const TYPE_FIELD_LAYOUT = Object.fromEntries(TYPE_FIELDS.map((k) => [k, E
 >;
 /** Where each type field is in an event type struct (its width is its column's). */
 const TYPE_FIELD_AT: Readonly<Record<TypeField, number>> = {
-  provider: C.TYPE_PROVIDER, eventId: C.TYPE_EVENT_ID, version: C.TYPE_VERSION, opcode: C.TYPE_OPCODE,
-  headerType: C.TYPE_HEADER_TYPE, keywords: C.TYPE_KEYWORDS, task: C.TYPE_TASK, level: C.TYPE_LEVEL, channel: C.TYPE_CHANNEL,
+  provider: C.TYPE_PROVIDER,
+  eventId: C.TYPE_EVENT_ID,
+  version: C.TYPE_VERSION,
+  opcode: C.TYPE_OPCODE,
+  headerType: C.TYPE_HEADER_TYPE,
+  keywords: C.TYPE_KEYWORDS,
+  task: C.TYPE_TASK,
+  level: C.TYPE_LEVEL,
+  channel: C.TYPE_CHANNEL,
 };
 
 /** The values of each type field by event type (index: the eventType column's value). */
@@ -119,7 +126,9 @@ export function typeKeyOf(bytes: Uint8Array, at: number, provider: number): stri
  * sends its stored columns (storedColumns) and `untyped`, and the other side adds the rest again.
  */
 export function withDecidedFields(
-  stored: StoredEventColumns, n: number, tables: () => Pick<TraceData, "bytes" | "meta" | "typesOffset" | "typeCount" | "buffersOffset" | "bufferCount">,
+  stored: StoredEventColumns,
+  n: number,
+  tables: () => Pick<TraceData, "bytes" | "meta" | "typesOffset" | "typeCount" | "buffersOffset" | "bufferCount">,
   untyped?: Partial<Pick<EventColumns, TypeField>>,
 ): EventColumns {
   const events = stored as EventColumns;
@@ -135,7 +144,8 @@ function processorColumn(n: number, t: Pick<TraceData, "bytes" | "meta" | "buffe
   const v = new DataView(meta.buffer, meta.byteOffset);
   for (let b = 0; b < t.bufferCount; b++) {
     const at = t.buffersOffset + b * C.BUF_STRIDE;
-    const first = v.getUint32(at + C.B_FIRST_ROW, true), count = v.getUint32(at + C.B_ROW_COUNT, true);
+    const first = v.getUint32(at + C.B_FIRST_ROW, true),
+      count = v.getUint32(at + C.B_ROW_COUNT, true);
     if (count) out.fill(v.getUint16(at + C.B_PROCESSOR, true), first, Math.min(n, first + count));
   }
   return out;
@@ -185,7 +195,11 @@ function typeFieldOfTypes(t: Pick<TraceData, "bytes" | "meta" | "typesOffset" | 
 }
 
 function typeField(
-  field: TypeField, eventType: Uint16Array, n: number, t: Pick<TraceData, "bytes" | "meta" | "typesOffset" | "typeCount">, untyped?: ArrayBufferView,
+  field: TypeField,
+  eventType: Uint16Array,
+  n: number,
+  t: Pick<TraceData, "bytes" | "meta" | "typesOffset" | "typeCount">,
+  untyped?: ArrayBufferView,
 ): ArrayBufferView {
   // (only this field's values: a batch of a long stream reads each field of a type table of thousands)
   const of = typeFieldOfTypes(t, field);
@@ -193,7 +207,8 @@ function typeField(
   if (of instanceof BigUint64Array) {
     // two 32-bit words a row: no BigInt per row
     const out = new BigUint64Array(n);
-    const words = new Uint32Array(out.buffer), ofWords = new Uint32Array(of.buffer);
+    const words = new Uint32Array(out.buffer),
+      ofWords = new Uint32Array(of.buffer);
     const from = untyped && new Uint32Array(untyped.buffer, untyped.byteOffset, n * 2);
     for (let r = 0; r < n; r++) {
       const k = eventType[r];
@@ -397,7 +412,8 @@ export function metaOf(data: TraceData): Uint8Array {
 
 /** Extended item `e`'s bytes; `bytes`: those its row's offsets index (the trace's, or its buffer's records). */
 export function extItemBytes(data: TraceData, bytes: Uint8Array, e: number): Uint8Array {
-  const at = data.ext.offset[e], end = at + data.ext.size[e];
+  const at = data.ext.offset[e],
+    end = at + data.ext.size[e];
   const type = data.ext.type[e];
   if (!data.bareStacks || (type !== 5 && type !== 6)) return bytes.subarray(at, end);
   // (a stack item made when asked for: MatchId 0, then the frames where they are)
@@ -467,7 +483,8 @@ export interface RecordAreas {
 
 /** The file a row of a merged trace came from (an index into `files`), by binary search over their row ranges. */
 export function fileOfRow(files: readonly { firstRow: number }[], row: number): number {
-  let lo = 0, hi = files.length - 1;
+  let lo = 0,
+    hi = files.length - 1;
   while (lo < hi) {
     const mid = (lo + hi + 1) >>> 1;
     if (files[mid].firstRow <= row) lo = mid;

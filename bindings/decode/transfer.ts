@@ -3,8 +3,17 @@
 // (views into the core's memory are copied: a WebAssembly memory's buffer cannot be transferred).
 
 import {
-  align8, metaOf, untypedRows, EVENT_COLUMN_LAYOUT, EXT_COLUMN_LAYOUT, STORED_EVENT_LAYOUT, TYPE_FIELD_LAYOUT,
-  type ColumnType, type EventColumns, type ExtendedItemColumns, type TraceData,
+  align8,
+  metaOf,
+  untypedRows,
+  EVENT_COLUMN_LAYOUT,
+  EXT_COLUMN_LAYOUT,
+  STORED_EVENT_LAYOUT,
+  TYPE_FIELD_LAYOUT,
+  type ColumnType,
+  type EventColumns,
+  type ExtendedItemColumns,
+  type TraceData,
 } from "./trace-data.js";
 import { exactBlock, moveBlock, relocate, relocateAll } from "./clr-blocks.js";
 import { logfileCopy, rebaseLogfile } from "./builder.js";
@@ -32,14 +41,16 @@ export function packTraceData(data: TraceData): { message: PackedTrace; transfer
   // a view that owns its whole buffer moves; any other is copied into one that does
   const own = <T extends ArrayBufferView>(v: T): T => {
     const buffer = v.buffer as ArrayBuffer;
-    const whole = v.byteOffset === 0 && v.byteLength === buffer.byteLength && !transfer.has(buffer)
-      && !(typeof SharedArrayBuffer !== "undefined" && buffer instanceof SharedArrayBuffer);
+    const whole =
+      v.byteOffset === 0 &&
+      v.byteLength === buffer.byteLength &&
+      !transfer.has(buffer) &&
+      !(typeof SharedArrayBuffer !== "undefined" && buffer instanceof SharedArrayBuffer);
     const out = whole ? v : ((v as unknown as View).slice() as unknown as T);
     transfer.add(out.buffer as ArrayBuffer);
     return out;
   };
-  const columns = <T extends object>(cols: T): T =>
-    Object.fromEntries(Object.entries(cols).map(([k, v]) => [k, own(v as ArrayBufferView)])) as T;
+  const columns = <T extends object>(cols: T): T => Object.fromEntries(Object.entries(cols).map(([k, v]) => [k, own(v as ArrayBufferView)])) as T;
   const { bytes, meta, events, untyped: _u, ext, clr, release: _r, inCore: _i, decodeError, ...scalars } = data;
   const stopped = decodeError && { offset: decodeError.offset, message: decodeError.reason };
   const message: PackedTrace = {
@@ -74,7 +85,11 @@ export interface WindowBuffers {
 export class SparePool implements WindowBuffers {
   private readonly free: ArrayBuffer[] = [];
   /** `max` buffers kept; a fresh buffer is `slack` times the bytes asked for, from `allocate`. */
-  constructor(private readonly max = 4, private readonly slack = 1.25, private readonly allocate = (bytes: number) => new ArrayBuffer(bytes)) {}
+  constructor(
+    private readonly max = 4,
+    private readonly slack = 1.25,
+    private readonly allocate = (bytes: number) => new ArrayBuffer(bytes),
+  ) {}
 
   give(buffer: ArrayBuffer): void {
     if (this.free.length < this.max) this.free.push(buffer);
@@ -93,7 +108,6 @@ export class SparePool implements WindowBuffers {
   }
 }
 
-
 /**
  * A window's tables copied out of the core's memory into one ArrayBuffer of their own, ready to
  * transfer: the record bytes first (from offset 8, so that 0 keeps meaning "none"), then the
@@ -107,11 +121,16 @@ export function packWindow(w: Window, pool?: WindowBuffers, recordsInInput = fal
   const inInput = recordsInInput && stagedOnly(w);
   const src = d.bytes;
   const meta = metaOf(d);
-  const n = d.eventCount, nExt = d.extCount;
+  const n = d.eventCount,
+    nExt = d.extCount;
   // the logfile header with its time zone and names
   const logfile = logfileCopy(d);
   const structs = [
-    d.bufferCount * C.BUF_STRIDE, w.warnings.count * C.WARN_STRIDE, d.providerCount * C.PROV_STRIDE, d.typeCount * C.TYPE_STRIDE, logfile.length,
+    d.bufferCount * C.BUF_STRIDE,
+    w.warnings.count * C.WARN_STRIDE,
+    d.providerCount * C.PROV_STRIDE,
+    d.typeCount * C.TYPE_STRIDE,
+    logfile.length,
   ];
   let total = 8 + (inInput ? 0 : w.records.reduce((a, [s, e]) => a + align8(e - s), 0)) + structs.reduce((a, b) => a + align8(b), 0);
   // the stored columns, and the type fields only where rows lack an event type (withDecidedFields makes the rest)
@@ -179,13 +198,34 @@ export function packWindow(w: Window, pool?: WindowBuffers, recordsInInput = fal
     clr = { counts: d.clr.counts.slice(), blocks };
   }
   const data: TraceData = {
-    bytes: out, events, untyped, eventCount: n, ext, extCount: nExt, buffersOffset, bufferCount: d.bufferCount,
-    warningsOffset, warningCount: w.warnings.count, warningTotal: w.warnings.total,
-    providersOffset, providerCount: d.providerCount, typesOffset, typeCount: d.typeCount,
-    logfileOffset, arenaBytes: d.arenaBytes, clr, clrRows: d.clrRows, inputBytes: 0, decodedBytes: 0,
+    bytes: out,
+    events,
+    untyped,
+    eventCount: n,
+    ext,
+    extCount: nExt,
+    buffersOffset,
+    bufferCount: d.bufferCount,
+    warningsOffset,
+    warningCount: w.warnings.count,
+    warningTotal: w.warnings.total,
+    providersOffset,
+    providerCount: d.providerCount,
+    typesOffset,
+    typeCount: d.typeCount,
+    logfileOffset,
+    arenaBytes: d.arenaBytes,
+    clr,
+    clrRows: d.clrRows,
+    inputBytes: 0,
+    decodedBytes: 0,
   };
   const window: Window = {
-    ...w, data, records, final: false, warnings: { offset: warningsOffset, count: w.warnings.count, total: w.warnings.total },
+    ...w,
+    data,
+    records,
+    final: false,
+    warnings: { offset: warningsOffset, count: w.warnings.count, total: w.warnings.total },
     ...(inInput ? { recordsInInput: true } : {}),
   };
   return { window, transfer: pool instanceof SharedSlots ? [] : [buffer] };
@@ -231,7 +271,16 @@ export class SharedSlots implements WindowBuffers {
 }
 
 const VIEWS = {
-  Uint8Array, Int8Array, Uint16Array, Int16Array, Uint32Array, Int32Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array,
+  Uint8Array,
+  Int8Array,
+  Uint16Array,
+  Int16Array,
+  Uint32Array,
+  Int32Array,
+  Float32Array,
+  Float64Array,
+  BigInt64Array,
+  BigUint64Array,
 } as const;
 type ViewName = keyof typeof VIEWS;
 const VIEW = "etw-wasm:view";

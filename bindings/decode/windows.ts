@@ -6,13 +6,23 @@
 
 import { instantiateCore, recycleMemory, type CoreExports, type WasmSource } from "./loader.js";
 import { giveBack, takeBuffer } from "./reuse.js";
-import { EXT_COLUMN_LAYOUT, STORED_EVENT_LAYOUT, TYPE_FIELD_LAYOUT, withDecidedFields, type ColumnType, type EventColumns, type ExtendedItemColumns, type StoredEventColumns, type TraceData, type TypeField } from "./trace-data.js";
+import {
+  EXT_COLUMN_LAYOUT,
+  STORED_EVENT_LAYOUT,
+  TYPE_FIELD_LAYOUT,
+  withDecidedFields,
+  type ColumnType,
+  type EventColumns,
+  type ExtendedItemColumns,
+  type StoredEventColumns,
+  type TraceData,
+  type TypeField,
+} from "./trace-data.js";
 import * as C from "../../assembly/codes.js";
 import { clrProgram } from "../schema/clr-program.js";
 import { CLR_PROVIDERS } from "../schema/clr-payload.js";
 import { parseGuid } from "../schema/guid.js";
 import { encodeFilter, type DecodeFilter } from "./filter.js";
-
 
 /**
  * A trace file read at any position (a Node file handle, say): the decoder reads it straight into
@@ -212,7 +222,8 @@ function byteSourceSource(source: ByteSource, piece: number): StagingSource {
 }
 
 function chunkSource(chunks: Iterable<Uint8Array> | AsyncIterable<Uint8Array>): StagingSource {
-  const it = Symbol.asyncIterator in chunks ? (chunks as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]() : (chunks as Iterable<Uint8Array>)[Symbol.iterator]();
+  const it =
+    Symbol.asyncIterator in chunks ? (chunks as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]() : (chunks as Iterable<Uint8Array>)[Symbol.iterator]();
   let chunk: Uint8Array = new Uint8Array(0);
   let at = 0;
   let ended = false;
@@ -274,7 +285,10 @@ class Staging {
   fileOffset = 0;
   /** Where the window being decoded began in the current area. */
   windowStart = 0;
-  constructor(private readonly core: CoreExports, private readonly twoAreas: boolean) {}
+  constructor(
+    private readonly core: CoreExports,
+    private readonly twoAreas: boolean,
+  ) {}
 
   get area(): number {
     return this.at[this.cur];
@@ -296,7 +310,10 @@ class Staging {
   allocate(bytes: number): boolean {
     const first = this.cap === 0;
     const keep = first ? new Uint8Array(0) : new Uint8Array(this.core.memory.buffer, this.area + this.start, this.fill - this.start).slice();
-    const ahead = first || !this.twoAreas || !this.ahead ? new Uint8Array(0) : new Uint8Array(this.core.memory.buffer, this.at[1 - this.cur] + this.tail, this.ahead).slice();
+    const ahead =
+      first || !this.twoAreas || !this.ahead
+        ? new Uint8Array(0)
+        : new Uint8Array(this.core.memory.buffer, this.at[1 - this.cur] + this.tail, this.ahead).slice();
     if (!this.place(this.cur, bytes) || (this.twoAreas && !this.place(1 - this.cur, bytes))) return false;
     const u8 = new Uint8Array(this.core.memory.buffer);
     u8.set(keep, this.area);
@@ -355,10 +372,14 @@ class Staging {
 
   /** Where the next read goes: the current area's free room, else (reading ahead) the other area's; undefined when neither has any. */
   room(n: number): { area: number; view: Uint8Array } | undefined {
-    if (this.fill < this.cap) return { area: this.cur, view: new Uint8Array(this.core.memory.buffer, this.area + this.fill, Math.min(n, this.cap - this.fill)) };
+    if (this.fill < this.cap)
+      return { area: this.cur, view: new Uint8Array(this.core.memory.buffer, this.area + this.fill, Math.min(n, this.cap - this.fill)) };
     if (!this.twoAreas || this.tail + this.ahead >= this.cap) return undefined;
     const other = 1 - this.cur;
-    return { area: other, view: new Uint8Array(this.core.memory.buffer, this.at[other] + this.tail + this.ahead, Math.min(n, this.cap - this.tail - this.ahead)) };
+    return {
+      area: other,
+      view: new Uint8Array(this.core.memory.buffer, this.at[other] + this.tail + this.ahead, Math.min(n, this.cap - this.tail - this.ahead)),
+    };
   }
 
   /** `n` bytes read into area `area` (room's). */
@@ -515,7 +536,10 @@ export function setupClr(core: CoreExports): boolean {
     if (at !== 0) new Uint8Array(core.memory.buffer, at, src.byteLength).set(new Uint8Array(src.buffer, src.byteOffset, src.byteLength));
     return at;
   };
-  const program = put(words), starts = put(typeStarts), table = put(lookup), g = put(guids);
+  const program = put(words),
+    starts = put(typeStarts),
+    table = put(lookup),
+    g = put(guids);
   // memory exhausted: no typed tables
   if (!program || !starts || !table || !g) return false;
   if (core.setClr(program, starts, layouts.length, table, g, CLR_PROVIDERS.length, fingerprint)) return true;
@@ -538,7 +562,12 @@ function seedTables(core: CoreExports, providers: Uint8Array, types: Uint8Array)
  * valid until the next window is asked for) and returns how decoding ended. A fatal format error
  * is reported in the result (fatalCode), not thrown, so the caller decides how to raise it.
  */
-export async function* decodeWindows(input: Input, options: DecodeOptions = {}, resume?: Resume, memory?: WebAssembly.Memory): AsyncGenerator<Window, DecodeEnd> {
+export async function* decodeWindows(
+  input: Input,
+  options: DecodeOptions = {},
+  resume?: Resume,
+  memory?: WebAssembly.Memory,
+): AsyncGenerator<Window, DecodeEnd> {
   const engine = options.engine ?? "wasm";
   if (engine !== "wasm" && engine !== "js") throw new TypeError(`unknown engine: ${String(engine)}`);
   const pages = memoryPages(options.memoryLimit);
@@ -548,7 +577,8 @@ export async function* decodeWindows(input: Input, options: DecodeOptions = {}, 
     throw new RangeError(`etw-wasm: inputSize must be a whole number of bytes, not ${String(given)}`);
   }
   const batch = options.batchBytes ?? DEFAULT_BATCH;
-  if (!(Number.isSafeInteger(batch) && batch >= C.MIN_WINDOW)) throw new RangeError(`etw-wasm: batchBytes must be at least ${C.MIN_WINDOW} bytes (64 KiB), not ${String(batch)}`);
+  if (!(Number.isSafeInteger(batch) && batch >= C.MIN_WINDOW))
+    throw new RangeError(`etw-wasm: batchBytes must be at least ${C.MIN_WINDOW} bytes (64 KiB), not ${String(batch)}`);
   // (`memory`: a decode worker's own, shared with the calling thread; it keeps it)
   // (the TypeScript core's memory from the pool of disposed traces' memory, and back to it when its trace is: written before, it costs no page faults)
   const core = engine === "js" ? (await import("../core/index.js")).createJsCore(takeBuffer) : await instantiateCore(options.wasm, pages || undefined, memory);
@@ -560,7 +590,10 @@ export async function* decodeWindows(input: Input, options: DecodeOptions = {}, 
     source = chunkSource(blobChunks(input));
   } else if (isByteSource(input)) {
     size = input.byteLength;
-    source = input.preferSync && input.readSync ? syncByteSource(input as ByteSource & Required<Pick<ByteSource, "readSync">>) : byteSourceSource(input, options.chunkBytes ?? READ_PIECE);
+    source =
+      input.preferSync && input.readSync
+        ? syncByteSource(input as ByteSource & Required<Pick<ByteSource, "readSync">>)
+        : byteSourceSource(input, options.chunkBytes ?? READ_PIECE);
   } else if (input instanceof Uint8Array || input instanceof ArrayBuffer) {
     const whole = input instanceof Uint8Array ? input : new Uint8Array(input);
     size = whole.length;
@@ -620,7 +653,8 @@ export async function* decodeWindows(input: Input, options: DecodeOptions = {}, 
     const dirAt = core.directory();
     const d = new Uint32Array(core.memory.buffer, dirAt, C.DIR_SLOTS);
     clrMissing += d[C.DIR_CLR_MISSING];
-    const start = warningStart, totalStart = warningTotalStart;
+    const start = warningStart,
+      totalStart = warningTotalStart;
     handedOut = true;
     firstRow += data.eventCount;
     warningStart = data.warningCount;
@@ -630,8 +664,12 @@ export async function* decodeWindows(input: Input, options: DecodeOptions = {}, 
     const arenas = new Uint32Array(core.memory.buffer, d[C.DIR_ARENAS], 2 * d[C.DIR_ARENA_COUNT]);
     for (let k = 0; k < d[C.DIR_ARENA_COUNT]; k++) records.push([arenas[2 * k], arenas[2 * k] + arenas[2 * k + 1]]);
     const w: Window = {
-      data, firstRow: firstRow - data.eventCount, firstBuffer: d[C.DIR_BUF_BASE], records,
-      recordsFileOffset: staging.fileOffset - (staging.start - staging.windowStart), final,
+      data,
+      firstRow: firstRow - data.eventCount,
+      firstBuffer: d[C.DIR_BUF_BASE],
+      records,
+      recordsFileOffset: staging.fileOffset - (staging.start - staging.windowStart),
+      final,
       warnings: { offset: data.warningsOffset + start * C.WARN_STRIDE, count: data.warningCount - start, total: data.warningTotal - totalStart },
     };
     return Object.defineProperty(w, "inCore", { value: inCore, enumerable: false });
@@ -661,11 +699,12 @@ export async function* decodeWindows(input: Input, options: DecodeOptions = {}, 
   let pendingArea = 0;
   let ended = false;
   /** A read into the staging area's room (taken when the read writes: chunks are awaited first). */
-  const readInto = (n: number): number | Promise<number> => source.read(() => {
-    const room = staging.room(n);
-    pendingArea = room?.area ?? 0;
-    return (pendingView = room?.view ?? new Uint8Array(0));
-  });
+  const readInto = (n: number): number | Promise<number> =>
+    source.read(() => {
+      const room = staging.room(n);
+      pendingArea = room?.area ?? 0;
+      return (pendingView = room?.view ?? new Uint8Array(0));
+    });
   /**
    * The bytes a read wrote, where the core's memory now is. The core may take more memory while a read
    * is in flight: a WebAssembly memory grows in place (its old views are only detached: bytes read
@@ -783,15 +822,29 @@ export async function* decodeWindows(input: Input, options: DecodeOptions = {}, 
     const lh = new DataView(last.bytes.buffer, last.bytes.byteOffset + last.logfileOffset, C.LH_SIZE);
     if (lh.getUint32(C.LH_PRESENT, true)) {
       context = {
-        processors: lh.getUint32(C.LH_NUMBER_OF_PROCESSORS, true), logFileMode: lh.getUint32(C.LH_LOG_FILE_MODE, true),
+        processors: lh.getUint32(C.LH_NUMBER_OF_PROCESSORS, true),
+        logFileMode: lh.getUint32(C.LH_LOG_FILE_MODE, true),
         compressionFormat: core.compressionFormat(),
       };
     }
   }
   return {
-    inputBytes: size ?? read, fileOffset: staging.fileOffset, stoppedEarly, failure,
-    fatalCode: core.fatalCode(), fatalOffset: core.fatalOffset(), context, pages, clrMissing, last,
-    release: engine === "js" ? () => giveBack([core.memory.buffer]) : engine === "wasm" && !pages && !memory ? () => recycleMemory(core.memory as WebAssembly.Memory) : undefined,
+    inputBytes: size ?? read,
+    fileOffset: staging.fileOffset,
+    stoppedEarly,
+    failure,
+    fatalCode: core.fatalCode(),
+    fatalOffset: core.fatalOffset(),
+    context,
+    pages,
+    clrMissing,
+    last,
+    release:
+      engine === "js"
+        ? () => giveBack([core.memory.buffer])
+        : engine === "wasm" && !pages && !memory
+          ? () => recycleMemory(core.memory as WebAssembly.Memory)
+          : undefined,
   };
 }
 

@@ -2,9 +2,27 @@
 // and a window's events in its walker's core, where the walk writes them (CoreEventColumns).
 
 import {
-  NT_TIMESTAMP, NT_CAPTURE, NT_THREAD, NT_METADATA_ID, NT_FLAGS, NT_SEQUENCE, NT_PROCESSOR, NT_STACK_ID, NT_PAYLOAD_OFFSET,
-  NT_PAYLOAD_SIZE, NT_ACTIVITY, NT_RELATED, NT_LABEL_LIST, NT_RECORD, NT_METADATA, NT_STACK, NT_QUEUE, NT_BLOCK, NT_LABEL_ROW,
-  NT_READER_COLUMNS, NT_PAD,
+  NT_TIMESTAMP,
+  NT_CAPTURE,
+  NT_THREAD,
+  NT_METADATA_ID,
+  NT_FLAGS,
+  NT_SEQUENCE,
+  NT_PROCESSOR,
+  NT_STACK_ID,
+  NT_PAYLOAD_OFFSET,
+  NT_PAYLOAD_SIZE,
+  NT_ACTIVITY,
+  NT_RELATED,
+  NT_LABEL_LIST,
+  NT_RECORD,
+  NT_METADATA,
+  NT_STACK,
+  NT_QUEUE,
+  NT_BLOCK,
+  NT_LABEL_ROW,
+  NT_READER_COLUMNS,
+  NT_PAD,
 } from "../core/nettrace-events.js";
 import type { NettraceWalkCore } from "./walk.js";
 import type { NettraceBlocks, NettraceEvents, NettraceLabelLists, NettraceSequencePoints, NettraceStacks } from "./format.js";
@@ -100,10 +118,18 @@ export class EventColumns extends Growable {
   flags = new Uint8Array(0);
   blockOffset = new Uint32Array(0);
   queue = new Uint32Array(0);
-  constructor() { super(1024); }
-  add(): number { return this.row(); }
-  refresh(): this { return this; }
-  done(): NettraceEvents { return this.columns(); }
+  constructor() {
+    super(1024);
+  }
+  add(): number {
+    return this.row();
+  }
+  refresh(): this {
+    return this;
+  }
+  done(): NettraceEvents {
+    return this.columns();
+  }
 }
 
 /** Where a window's events are in its walker's core (CoreEventColumns): the columns of assembly/nettrace-events.ts NT_*. */
@@ -236,13 +262,24 @@ export class CoreEventColumns implements CoreColumns {
     const n = this.length;
     const events: NettraceEvents = {
       length: n,
-      timestamp: this.timestamp.subarray(0, n), metadataId: this.metadataId.subarray(0, n), metadata: this.metadata.subarray(0, n),
-      sequenceNumber: this.sequenceNumber.subarray(0, n), captureThreadId: this.captureThreadId.subarray(0, n), threadId: this.threadId.subarray(0, n),
-      processorNumber: this.processorNumber.subarray(0, n), stackId: this.stackId.subarray(0, n), stack: this.stack.subarray(0, n),
-      payloadOffset: this.payloadOffset.subarray(0, n), payloadLength: this.payloadLength.subarray(0, n),
-      activityIdOffset: this.activityIdOffset.subarray(0, n), relatedActivityIdOffset: this.relatedActivityIdOffset.subarray(0, n),
-      labelListId: this.labelListId.subarray(0, n), labelList: this.labelList.subarray(0, n), flags: this.flags.subarray(0, n),
-      blockOffset: this.blockOffset.subarray(0, n), queue: this.queue.subarray(0, n),
+      timestamp: this.timestamp.subarray(0, n),
+      metadataId: this.metadataId.subarray(0, n),
+      metadata: this.metadata.subarray(0, n),
+      sequenceNumber: this.sequenceNumber.subarray(0, n),
+      captureThreadId: this.captureThreadId.subarray(0, n),
+      threadId: this.threadId.subarray(0, n),
+      processorNumber: this.processorNumber.subarray(0, n),
+      stackId: this.stackId.subarray(0, n),
+      stack: this.stack.subarray(0, n),
+      payloadOffset: this.payloadOffset.subarray(0, n),
+      payloadLength: this.payloadLength.subarray(0, n),
+      activityIdOffset: this.activityIdOffset.subarray(0, n),
+      relatedActivityIdOffset: this.relatedActivityIdOffset.subarray(0, n),
+      labelListId: this.labelListId.subarray(0, n),
+      labelList: this.labelList.subarray(0, n),
+      flags: this.flags.subarray(0, n),
+      blockOffset: this.blockOffset.subarray(0, n),
+      queue: this.queue.subarray(0, n),
     };
     CORE_COLUMNS.set(events, { core: this.core, ptr: this.ptr, stride: this.stride });
     return events;
@@ -253,7 +290,9 @@ export class StackColumns extends Growable {
   stackId = new Uint32Array(0);
   offset = new Uint32Array(0);
   byteLength = new Uint32Array(0);
-  constructor() { super(256); }
+  constructor() {
+    super(256);
+  }
   add(id: number, offset: number, byteLength: number): number {
     const i = this.row();
     this.stackId[i] = id;
@@ -261,7 +300,9 @@ export class StackColumns extends Growable {
     this.byteLength[i] = byteLength;
     return i;
   }
-  done(): NettraceStacks { return this.columns(); }
+  done(): NettraceStacks {
+    return this.columns();
+  }
 }
 
 export class BlockColumns extends Growable {
@@ -270,7 +311,9 @@ export class BlockColumns extends Growable {
   contentOffset = new Uint32Array(0);
   contentLength = new Uint32Array(0);
   version = new Uint16Array(0);
-  constructor() { super(64); }
+  constructor() {
+    super(64);
+  }
   add(kind: number, offset: number, contentOffset: number, contentLength: number, version: number): void {
     const i = this.row();
     this.kind[i] = kind;
@@ -279,20 +322,26 @@ export class BlockColumns extends Growable {
     this.contentLength[i] = contentLength;
     this.version[i] = version & 0xffff;
   }
-  done(): NettraceBlocks { return this.columns(); }
+  done(): NettraceBlocks {
+    return this.columns();
+  }
 }
 
 /** The threads listed by the sequence points, one row each. */
 class SequencePointThreads extends Growable {
   captureThreadId = new BigInt64Array(0);
   sequenceNumber = new Uint32Array(0);
-  constructor() { super(256); }
+  constructor() {
+    super(256);
+  }
   add(id: bigint, seq: number): void {
     const i = this.row();
     this.captureThreadId[i] = id;
     this.sequenceNumber[i] = seq;
   }
-  done(): NettraceSequencePoints["threads"] { return this.columns(); }
+  done(): NettraceSequencePoints["threads"] {
+    return this.columns();
+  }
 }
 
 export class SequencePointColumns extends Growable {
@@ -302,7 +351,9 @@ export class SequencePointColumns extends Growable {
   firstThread = new Uint32Array(0);
   threadCount = new Uint32Array(0);
   private readonly threads = new SequencePointThreads();
-  constructor() { super(64); }
+  constructor() {
+    super(64);
+  }
   add(timestamp: bigint, flags: number, offset: number): number {
     const i = this.row();
     this.timestamp[i] = timestamp;
@@ -334,7 +385,13 @@ export class LabelListColumns extends Growable {
   level = new Uint8Array(0);
   version = new Uint8Array(0);
   keywords = new BigUint64Array(0);
-  constructor() { super(64); }
-  add(): number { return this.row(); }
-  done(): NettraceLabelLists { return this.columns(); }
+  constructor() {
+    super(64);
+  }
+  add(): number {
+    return this.row();
+  }
+  done(): NettraceLabelLists {
+    return this.columns();
+  }
 }

@@ -33,7 +33,6 @@ export const NW_BAD_ROW = 14; // V6 thread/label-list row malformed: rest of the
 export const NW_DUPLICATE_THREAD = 15; // V6 thread index defined twice
 export const NW_BLOCK_TRAILING = 16; // bytes left at the end of a stack / sequence-point / label-list block
 
-
 /** Stored warnings are capped; `warningCount` counts them all. */
 export const MAX_NETTRACE_WARNINGS = 1000;
 

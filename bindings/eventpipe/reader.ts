@@ -15,19 +15,106 @@
 // source both cores share, assembly/nettrace-events.ts, run by the TypeScript core (the default) or by
 // the WebAssembly core (bindings/decode/eventpipe/engine.ts); this reader does the lookups over its rows.
 
-
 import {
-  NTE_NEED, NTE_VAR32_LONG, NTE_VAR64_LONG, NTE_EVENT_SIZE, NTE_EVENT_PAST_END, NTE_PAYLOAD_SIZE,
-  NTW_EVENT_SIZE, NTW_FLAGS, NTW_METADATA_ID, NTW_SEQUENCE_DELTA, NTW_CAPTURE_THREAD, NTW_PROCESSOR, NTW_THREAD,
-  NTW_STACK_ID, NTW_TIMESTAMP_DELTA, NTW_LABEL_LIST, NTW_ACTIVITY, NTW_RELATED, NTW_PAYLOAD_SIZE, NTW_PAYLOAD,
+  NTE_NEED,
+  NTE_VAR32_LONG,
+  NTE_VAR64_LONG,
+  NTE_EVENT_SIZE,
+  NTE_EVENT_PAST_END,
+  NTE_PAYLOAD_SIZE,
+  NTW_EVENT_SIZE,
+  NTW_FLAGS,
+  NTW_METADATA_ID,
+  NTW_SEQUENCE_DELTA,
+  NTW_CAPTURE_THREAD,
+  NTW_PROCESSOR,
+  NTW_THREAD,
+  NTW_STACK_ID,
+  NTW_TIMESTAMP_DELTA,
+  NTW_LABEL_LIST,
+  NTW_ACTIVITY,
+  NTW_RELATED,
+  NTW_PAYLOAD_SIZE,
+  NTW_PAYLOAD,
 } from "../core/nettrace-events.js";
 import {
-  jsNettraceWalker, NT_MORE, NT_ERROR, NT_SLOW, LK_METADATA_DIRECT, LK_STACK_DIRECT, LK_LABEL_DIRECT, LK_LABELS, queueSlot,
-  type NettraceLookups, type NettraceRows, type NettraceWalker,
+  jsNettraceWalker,
+  NT_MORE,
+  NT_ERROR,
+  NT_SLOW,
+  LK_METADATA_DIRECT,
+  LK_STACK_DIRECT,
+  LK_LABEL_DIRECT,
+  LK_LABELS,
+  queueSlot,
+  type NettraceLookups,
+  type NettraceRows,
+  type NettraceWalker,
 } from "./walk.js";
 import {
-  NE_TRUNCATED, NE_BAD_MAGIC, NE_UNSUPPORTED_VERSION, NE_BAD_OBJECT, NE_BAD_TRACE, NE_BAD_BLOCK, NE_TOO_LARGE, NE_INTERNAL, NW_BLOCK_DAMAGED, NW_BAD_METADATA, NW_METADATA_FIELDS, NW_METADATA_REDEFINED, NW_UNKNOWN_METADATA, NW_UNKNOWN_STACK, NW_UNKNOWN_OBJECT, NW_BLOCK_VERSION, NW_TRAILING_BYTES, NW_METADATA_ID_ZERO, NW_SEQUENCE_BACKWARDS, NW_BAD_SYNC_TIME, NW_UNKNOWN_BLOCK_KIND, NW_BAD_ROW, NW_DUPLICATE_THREAD, NW_BLOCK_TRAILING, MAX_NETTRACE_WARNINGS, BLOCK_TRACE, BLOCK_EVENT, BLOCK_METADATA, BLOCK_SEQUENCE_POINT, BLOCK_STACK, BLOCK_THREAD, BLOCK_REMOVE_THREAD, BLOCK_LABEL_LIST, BLOCK_UNKNOWN, TC_OBJECT, TC_BOOLEAN, TC_STRING, TC_ARRAY, TC_VARINT, TC_VARUINT, TC_FIXED_ARRAY, TC_UTF8_CODE_UNIT, TC_RELLOC, TC_DATALOC, TC_BOOLEAN8, LABEL_ACTIVITY, LABEL_RELATED_ACTIVITY, LABEL_TRACE_ID, LABEL_SPAN_ID, LABEL_KEY_VALUE, LABEL_OPCODE, LABEL_KEYWORDS, LABEL_LEVEL, LABEL_VERSION, NettraceFormatError,
-  type NettraceWarning, type NettraceHeader, type NettraceField, type NettraceType, type NettraceMetadata, type NettraceThread, type NettraceRemovedThread, type NettraceFile,
+  NE_TRUNCATED,
+  NE_BAD_MAGIC,
+  NE_UNSUPPORTED_VERSION,
+  NE_BAD_OBJECT,
+  NE_BAD_TRACE,
+  NE_BAD_BLOCK,
+  NE_TOO_LARGE,
+  NE_INTERNAL,
+  NW_BLOCK_DAMAGED,
+  NW_BAD_METADATA,
+  NW_METADATA_FIELDS,
+  NW_METADATA_REDEFINED,
+  NW_UNKNOWN_METADATA,
+  NW_UNKNOWN_STACK,
+  NW_UNKNOWN_OBJECT,
+  NW_BLOCK_VERSION,
+  NW_TRAILING_BYTES,
+  NW_METADATA_ID_ZERO,
+  NW_SEQUENCE_BACKWARDS,
+  NW_BAD_SYNC_TIME,
+  NW_UNKNOWN_BLOCK_KIND,
+  NW_BAD_ROW,
+  NW_DUPLICATE_THREAD,
+  NW_BLOCK_TRAILING,
+  MAX_NETTRACE_WARNINGS,
+  BLOCK_TRACE,
+  BLOCK_EVENT,
+  BLOCK_METADATA,
+  BLOCK_SEQUENCE_POINT,
+  BLOCK_STACK,
+  BLOCK_THREAD,
+  BLOCK_REMOVE_THREAD,
+  BLOCK_LABEL_LIST,
+  BLOCK_UNKNOWN,
+  TC_OBJECT,
+  TC_BOOLEAN,
+  TC_STRING,
+  TC_ARRAY,
+  TC_VARINT,
+  TC_VARUINT,
+  TC_FIXED_ARRAY,
+  TC_UTF8_CODE_UNIT,
+  TC_RELLOC,
+  TC_DATALOC,
+  TC_BOOLEAN8,
+  LABEL_ACTIVITY,
+  LABEL_RELATED_ACTIVITY,
+  LABEL_TRACE_ID,
+  LABEL_SPAN_ID,
+  LABEL_KEY_VALUE,
+  LABEL_OPCODE,
+  LABEL_KEYWORDS,
+  LABEL_LEVEL,
+  LABEL_VERSION,
+  NettraceFormatError,
+  type NettraceWarning,
+  type NettraceHeader,
+  type NettraceField,
+  type NettraceType,
+  type NettraceMetadata,
+  type NettraceThread,
+  type NettraceRemovedThread,
+  type NettraceFile,
 } from "./format.js";
 import { BlockColumns, CoreEventColumns, EventColumns, LabelListColumns, SequencePointColumns, StackColumns } from "./columns.js";
 
@@ -188,7 +275,10 @@ class Reader {
     return (this.tables ??= (this.walker ??= jsNettraceWalker()).lookups(this));
   }
 
-  constructor(bytes: Uint8Array, private walker?: NettraceWalker) {
+  constructor(
+    bytes: Uint8Array,
+    private walker?: NettraceWalker,
+  ) {
     this.bytes = bytes;
     this.dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.len = bytes.length;
@@ -327,7 +417,8 @@ class Reader {
     if (this.len >= 0x1_0000_0000) this.fail(NE_TOO_LARGE, 0, "input of 4 GiB or more");
     if (!this.final && this.len < 32) return false;
     const b = this.bytes;
-    const magic = this.len >= 8 && b[0] === 0x4e && b[1] === 0x65 && b[2] === 0x74 && b[3] === 0x74 && b[4] === 0x72 && b[5] === 0x61 && b[6] === 0x63 && b[7] === 0x65;
+    const magic =
+      this.len >= 8 && b[0] === 0x4e && b[1] === 0x65 && b[2] === 0x74 && b[3] === 0x74 && b[4] === 0x72 && b[5] === 0x61 && b[6] === 0x63 && b[7] === 0x65;
     this.started = true;
     if (!magic) {
       this.header.container = "netperf";
@@ -400,14 +491,17 @@ class Reader {
    * int32 offset each).
    */
   forwardReference(index: number): number {
-    const dv = this.dv, len = this.len, base = this.base;
+    const dv = this.dv,
+      len = this.len,
+      base = this.base;
     if (len < 8) this.fail(NE_TRUNCATED, len, "input ends before the FastSerialization trailer");
     const trailer = dv.getInt32(len - 4, true) - base;
     if (trailer < 0 || trailer + 4 > len - 4) this.fail(NE_BAD_OBJECT, len - 4, `trailer offset ${trailer + base} outside the file`);
     const table = dv.getInt32(trailer, true) - base;
     if (table < 0 || table + 4 > len) this.fail(NE_BAD_OBJECT, trailer, `forward-reference table offset ${table + base} outside the file`);
     const count = dv.getInt32(table, true);
-    if (count < 0 || index < 0 || index >= count || table + 4 + 4 * count > len) this.fail(NE_BAD_OBJECT, table, `forward reference ${index} not in the table of ${count}`);
+    if (count < 0 || index < 0 || index >= count || table + 4 + 4 * count > len)
+      this.fail(NE_BAD_OBJECT, table, `forward reference ${index} not in the table of ${count}`);
     const end = dv.getInt32(table + 4 + 4 * index, true);
     if (end - base < this.pos || end - base > len) this.fail(NE_BAD_OBJECT, table + 4 + 4 * index, `end of the events at ${end}, outside them`);
     return end;
@@ -415,7 +509,9 @@ class Reader {
 
   /** Where the object or block at `at` ends, as far as its first bytes tell (a bad header: at once). */
   extent(at: number): number {
-    const b = this.bytes, dv = this.dv, len = this.len;
+    const b = this.bytes,
+      dv = this.dv,
+      len = this.len;
     if (this.version === 6) return at + 4 > len ? at + 4 : at + 4 + (dv.getUint32(at, true) & 0xffffff);
     if (at >= len) return at + 1;
     if (b[at] === TAG_NULL) return at + 1;
@@ -448,7 +544,7 @@ class Reader {
       const want = i === 0 ? FS_SIGNATURE.length : i < 4 ? 0 : FS_SIGNATURE.charCodeAt(i - 4);
       if (this.bytes[start + i] !== want) sig = false;
     }
-    if (!sig) this.fail(NE_BAD_MAGIC, start, "not a .nettrace/.netperf file (no \"!FastSerialization.1\" header)");
+    if (!sig) this.fail(NE_BAD_MAGIC, start, 'not a .nettrace/.netperf file (no "!FastSerialization.1" header)');
     if (have < 24) this.fail(NE_TRUNCATED, this.len, "input ends inside the FastSerialization header");
     this.pos = start + 24;
     this.beginTag = nettrace ? TAG_BEGIN_PRIVATE : TAG_BEGIN;
@@ -487,7 +583,11 @@ class Reader {
       // (.NET Core 2.0 writes version 2, .NET Core 2.1 version 3; version 1's providers are GUIDs, not read here)
       const v2 = !nettrace && version === 2;
       if (nettrace ? version !== 4 : !v2 && version !== 3) {
-        this.fail(NE_UNSUPPORTED_VERSION, objStart + 3, `Trace object version ${version} ${nettrace ? "(nettrace needs 4)" : "(netperf: versions 2 and 3 are read)"}`);
+        this.fail(
+          NE_UNSUPPORTED_VERSION,
+          objStart + 3,
+          `Trace object version ${version} ${nettrace ? "(nettrace needs 4)" : "(netperf: versions 2 and 3 are read)"}`,
+        );
       }
       this.header.traceObjectVersion = version;
       this.header.traceObjectMinVersion = minVersion;
@@ -545,8 +645,20 @@ class Reader {
     t.second = this.i16("SyncTimeUTC");
     t.millisecond = this.i16("SyncTimeUTC");
     const valid =
-      t.year >= 1601 && t.year <= 30827 && t.month >= 1 && t.month <= 12 && t.day >= 1 && t.day <= 31 && t.hour >= 0 && t.hour < 24 &&
-      t.minute >= 0 && t.minute < 60 && t.second >= 0 && t.second < 60 && t.millisecond >= 0 && t.millisecond < 1000;
+      t.year >= 1601 &&
+      t.year <= 30827 &&
+      t.month >= 1 &&
+      t.month <= 12 &&
+      t.day >= 1 &&
+      t.day <= 31 &&
+      t.hour >= 0 &&
+      t.hour < 24 &&
+      t.minute >= 0 &&
+      t.minute < 60 &&
+      t.second >= 0 &&
+      t.second < 60 &&
+      t.millisecond >= 0 &&
+      t.millisecond < 1000;
     if (valid) {
       const d = new Date(0);
       d.setUTCFullYear(t.year, t.month - 1, t.day);
@@ -682,10 +794,12 @@ class Reader {
       const timestamp = dv.getBigInt64(start + 12, true);
       const payloadSize = dv.getInt32(start + 52, true);
       const payload = start + 56;
-      if (payloadSize < 0 || payload + payloadSize + 4 > recEnd) this.fail(NE_TRUNCATED, start + 52, `V3 payload size ${payloadSize} does not fit the event of ${eventSize} bytes`);
+      if (payloadSize < 0 || payload + payloadSize + 4 > recEnd)
+        this.fail(NE_TRUNCATED, start + 52, `V3 payload size ${payloadSize} does not fit the event of ${eventSize} bytes`);
       const stackAt = payload + payloadSize;
       const stackSize = dv.getInt32(stackAt, true);
-      if (stackSize < 0 || stackSize > MAX_V3_STACK || stackAt + 4 + stackSize > recEnd) this.fail(NE_TRUNCATED, stackAt, `V3 stack size ${stackSize} does not fit the event`);
+      if (stackSize < 0 || stackSize > MAX_V3_STACK || stackAt + 4 + stackSize > recEnd)
+        this.fail(NE_TRUNCATED, stackAt, `V3 stack size ${stackSize} does not fit the event`);
       this.pos = recEnd;
       if (metadataId === 0) {
         if (this.version === 2) this.metadataRecordV2(start, payload, payloadSize);
@@ -748,7 +862,12 @@ class Reader {
         // (rows written where the window's events are: room for some first)
         if (inPlace.length === inPlace.room) inPlace.reserve(1, this.expectedEvents(inPlace.length + 1, from), this.expectTimes);
         const first = inPlace.length;
-        rows = walker.walk(this.bytes, from, this.end, compressed, v6, resume, lookups, { cols: inPlace.ptr, stride: inPlace.stride, first, cap: inPlace.room });
+        rows = walker.walk(this.bytes, from, this.end, compressed, v6, resume, lookups, {
+          cols: inPlace.ptr,
+          stride: inPlace.stride,
+          first,
+          cap: inPlace.room,
+        });
         this.eventsInPlace(rows, v6);
         // (the rows' payloads are where the walk read them: what fills the typed tables takes them now)
         if (inPlace.length > first) walker.placed?.(inPlace, first, inPlace.length, this.metadata, this.header.pointerSize);
@@ -774,7 +893,11 @@ class Reader {
     const what = WALK_WHAT[rows.errorWhat] ?? "event";
     switch (rows.errorKind) {
       case NTE_NEED:
-        return this.fail(NE_TRUNCATED, at, `${what}: needs ${rows.errorArg} bytes, ${Math.max(0, this.end - at)} left in ${this.end === this.len ? "the input" : "the structure"}`);
+        return this.fail(
+          NE_TRUNCATED,
+          at,
+          `${what}: needs ${rows.errorArg} bytes, ${Math.max(0, this.end - at)} left in ${this.end === this.len ? "the input" : "the structure"}`,
+        );
       case NTE_VAR32_LONG:
         return this.fail(NE_TRUNCATED, at, `${what}: varuint32 longer than 5 bytes`);
       case NTE_VAR64_LONG:
@@ -868,7 +991,9 @@ class Reader {
     const L = this.labelLists;
     for (let k = from, i = first; k < to; k++, i++) {
       const lid = labelListId[k];
-      let list = -1, a = 0, r = 0;
+      let list = -1,
+        a = 0,
+        r = 0;
       if (lid !== 0) {
         const row = this.labelListByIndex.get(lid);
         if (row === undefined) this.warn(NW_BAD_ROW, recordOffset[k], `label list ${lid} not defined since the last sequence point`);
@@ -895,8 +1020,11 @@ class Reader {
     }
     const ev = this.events;
     const i = ev.add();
-    const i2 = 2 * i, k2 = 2 * k;
-    const timestamp = halves(ev.timestamp), captureThreadId = halves(ev.captureThreadId), threadId = halves(ev.threadId);
+    const i2 = 2 * i,
+      k2 = 2 * k;
+    const timestamp = halves(ev.timestamp),
+      captureThreadId = halves(ev.captureThreadId),
+      threadId = halves(ev.threadId);
     timestamp[i2] = rows.timestamp[k2];
     timestamp[i2 + 1] = rows.timestamp[k2 + 1];
     captureThreadId[i2] = rows.captureThread[k2];
@@ -932,9 +1060,10 @@ class Reader {
     const sid = ev.stackId[i];
     const seq = ev.sequenceNumber[i];
     const ct = halves(ev.captureThreadId);
-    const ctLo = ct[2 * i], ctHi = ct[2 * i + 1];
+    const ctLo = ct[2 * i],
+      ctHi = ct[2 * i + 1];
     const lk = this.lk.view();
-    const md = id < METADATA_DIRECT ? lk.metadataRow[id] - 1 : this.metadataById.get(id) ?? -1;
+    const md = id < METADATA_DIRECT ? lk.metadataRow[id] - 1 : (this.metadataById.get(id) ?? -1);
     if (md < 0) this.warn(NW_UNKNOWN_METADATA, at, `event references undefined metadata id ${id}`);
     ev.metadata[i] = md;
     let st = -1;
@@ -949,7 +1078,8 @@ class Reader {
     const key = threadKey(ctLo, ctHi);
     const q = this.queueFor(key);
     if (ctHi === 0) {
-      const h = queueSlot(ctLo), v = this.lk.view();
+      const h = queueSlot(ctLo),
+        v = this.lk.view();
       v.cacheId[h] = ctLo;
       v.cacheQueue[h] = q;
     }
@@ -1029,7 +1159,8 @@ class Reader {
    * not 0 repeats the event id and gives name, keywords, version and level (ReadMetadataCommon), then fields.
    */
   metadataRecordV2(record: number, p: number, n: number): void {
-    const savePos = this.pos, saveEnd = this.end;
+    const savePos = this.pos,
+      saveEnd = this.end;
     this.pos = p;
     this.end = p + n;
     try {
@@ -1038,7 +1169,9 @@ class Reader {
       let eventId = this.i32("event id") & 0xffff;
       let version = this.i32("version") & 0xff;
       const rest = this.i32("metadata length");
-      let eventName = "", keywords = 0n, level = 0;
+      let eventName = "",
+        keywords = 0n,
+        level = 0;
       if (rest > 0) {
         eventId = this.i32("event id") & 0xffff;
         eventName = this.utf16z("event name");
@@ -1047,8 +1180,18 @@ class Reader {
         level = this.i32("level") & 0xff;
       }
       const md: NettraceMetadata = {
-        metadataId: id, providerName, eventId, eventName, keywords, version, level, fields: [], fieldLayout: "v1", fieldsUnparsable: false,
-        offset: this.base + p, length: n,
+        metadataId: id,
+        providerName,
+        eventId,
+        eventName,
+        keywords,
+        version,
+        level,
+        fields: [],
+        fieldLayout: "v1",
+        fieldsUnparsable: false,
+        offset: this.base + p,
+        length: n,
       };
       if (rest > 0 && this.pos < this.end) {
         const at = this.pos;
@@ -1071,7 +1214,8 @@ class Reader {
   }
 
   metadataRecord(p: number, n: number): void {
-    const savePos = this.pos, saveEnd = this.end;
+    const savePos = this.pos,
+      saveEnd = this.end;
     this.pos = p;
     this.end = p + n;
     try {
@@ -1271,8 +1415,7 @@ class Reader {
             else if (kind === 7) {
               const g = this.need(16, "provider guid");
               md.providerGuid = this.bytes.slice(g, g + 16);
-            }
-            else if (kind === 8) md.level = this.u8("level");
+            } else if (kind === 8) md.level = this.u8("level");
             else if (kind === 9) md.version = this.u8("version");
             else this.fail(NE_TRUNCATED, kindAt, `unknown optional metadata kind ${kind}`);
           }
@@ -1505,15 +1648,32 @@ class Reader {
     const counts = { trace: 0, event: 0, metadata: 0, stack: 0, sequencePoint: 0, thread: 0, removeThread: 0, labelList: 0, unknown: 0 };
     for (let i = 0; i < b.length; i++) {
       switch (b.kind[i]) {
-        case BLOCK_TRACE: counts.trace++; break;
-        case BLOCK_EVENT: counts.event++; break;
-        case BLOCK_METADATA: counts.metadata++; break;
-        case BLOCK_STACK: counts.stack++; break;
-        case BLOCK_SEQUENCE_POINT: counts.sequencePoint++; break;
-        case BLOCK_THREAD: counts.thread++; break;
-        case BLOCK_REMOVE_THREAD: counts.removeThread++; break;
-        case BLOCK_LABEL_LIST: counts.labelList++; break;
-        default: counts.unknown++;
+        case BLOCK_TRACE:
+          counts.trace++;
+          break;
+        case BLOCK_EVENT:
+          counts.event++;
+          break;
+        case BLOCK_METADATA:
+          counts.metadata++;
+          break;
+        case BLOCK_STACK:
+          counts.stack++;
+          break;
+        case BLOCK_SEQUENCE_POINT:
+          counts.sequencePoint++;
+          break;
+        case BLOCK_THREAD:
+          counts.thread++;
+          break;
+        case BLOCK_REMOVE_THREAD:
+          counts.removeThread++;
+          break;
+        case BLOCK_LABEL_LIST:
+          counts.labelList++;
+          break;
+        default:
+          counts.unknown++;
       }
     }
     return {
@@ -1649,7 +1809,13 @@ export class NettraceCutter {
   private windowFrom: number;
   private ended = false;
 
-  private constructor(private readonly readAt: (at: number, length: number) => Uint8Array, private readonly size: number, private readonly every: number, first: number, private readonly v6: boolean) {
+  private constructor(
+    private readonly readAt: (at: number, length: number) => Uint8Array,
+    private readonly size: number,
+    private readonly every: number,
+    first: number,
+    private readonly v6: boolean,
+  ) {
     this.first = this.at = this.windowFrom = first;
   }
 
@@ -1761,7 +1927,12 @@ export class NettraceStreamReader {
    * their buffer, `head` bytes into it, the rest of it after them free (the caller may build on it: no
    * copy of the window), and the reader goes on in a buffer from `take` with the bytes after the window.
    */
-  constructor(walker?: NettraceWalker, private readonly windowBytes = 32 << 20, reuse = false, private readonly handOver?: { take: (bytes: number) => ArrayBuffer; head: number }) {
+  constructor(
+    walker?: NettraceWalker,
+    private readonly windowBytes = 32 << 20,
+    reuse = false,
+    private readonly handOver?: { take: (bytes: number) => ArrayBuffer; head: number },
+  ) {
     this.head = handOver?.head ?? 0;
     this.buffer = this.bufferOf(1 << 16);
     this.reader = new Reader(new Uint8Array(0), walker);
@@ -1920,7 +2091,8 @@ export interface NettraceWindow extends NettraceFile {
 /** Frame addresses of stack row `row` (leaf first), zero-extended to 64 bits. */
 export function stackFrames(file: NettraceFile, row: number): BigUint64Array {
   const ptr = file.header.pointerSize;
-  const off = file.stacks.offset[row], len = file.stacks.byteLength[row];
+  const off = file.stacks.offset[row],
+    len = file.stacks.byteLength[row];
   const n = ptr > 0 ? Math.floor(len / ptr) : 0;
   const out = new BigUint64Array(n);
   const dv = new DataView(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength);

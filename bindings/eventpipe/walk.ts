@@ -6,12 +6,54 @@
 // one source and differ only in the core under it.
 
 import {
-  walkEventBlock, NT_STATUS, NT_ROWS, NT_NEXT, NT_ERR_KIND, NT_ERR_AT, NT_ERR_WHAT, NT_ERR_ARG, NT_ERR_ARG2,
-  NT_HEADER_WORDS, NT_COLUMNS, NT_TIMESTAMP, NT_METADATA_ID, NT_FLAGS, NT_SEQUENCE, NT_CAPTURE, NT_THREAD,
-  NT_PROCESSOR, NT_STACK_ID, NT_PAYLOAD_OFFSET, NT_PAYLOAD_SIZE, NT_ACTIVITY, NT_RELATED, NT_LABEL_LIST, NT_RECORD,
-  NT_METADATA, NT_STACK, NT_QUEUE, NT_PAD, LK_METADATA_ROW, LK_STACK_ROW, LK_STACK_EPOCH, LK_EPOCH, LK_CACHE_ID, LK_CACHE_QUEUE,
-  LK_LAST_SEQUENCE, LK_QUEUES, LK_LOST, LK_WORDS, LK_METADATA_DIRECT, LK_STACK_DIRECT, LK_QUEUE_CACHE,
-  LK_LABEL_ROW, LK_LABEL_EPOCH, LK_LABEL_ACTIVITY, LK_LABEL_RELATED, LK_LABELS, LK_LABEL_DIRECT,
+  walkEventBlock,
+  NT_STATUS,
+  NT_ROWS,
+  NT_NEXT,
+  NT_ERR_KIND,
+  NT_ERR_AT,
+  NT_ERR_WHAT,
+  NT_ERR_ARG,
+  NT_ERR_ARG2,
+  NT_HEADER_WORDS,
+  NT_COLUMNS,
+  NT_TIMESTAMP,
+  NT_METADATA_ID,
+  NT_FLAGS,
+  NT_SEQUENCE,
+  NT_CAPTURE,
+  NT_THREAD,
+  NT_PROCESSOR,
+  NT_STACK_ID,
+  NT_PAYLOAD_OFFSET,
+  NT_PAYLOAD_SIZE,
+  NT_ACTIVITY,
+  NT_RELATED,
+  NT_LABEL_LIST,
+  NT_RECORD,
+  NT_METADATA,
+  NT_STACK,
+  NT_QUEUE,
+  NT_PAD,
+  LK_METADATA_ROW,
+  LK_STACK_ROW,
+  LK_STACK_EPOCH,
+  LK_EPOCH,
+  LK_CACHE_ID,
+  LK_CACHE_QUEUE,
+  LK_LAST_SEQUENCE,
+  LK_QUEUES,
+  LK_LOST,
+  LK_WORDS,
+  LK_METADATA_DIRECT,
+  LK_STACK_DIRECT,
+  LK_QUEUE_CACHE,
+  LK_LABEL_ROW,
+  LK_LABEL_EPOCH,
+  LK_LABEL_ACTIVITY,
+  LK_LABEL_RELATED,
+  LK_LABELS,
+  LK_LABEL_DIRECT,
 } from "../core/nettrace-events.js";
 import { CoreState } from "../core/state.js";
 import type { NettraceMetadata } from "./format.js";
@@ -74,7 +116,16 @@ export interface NettraceWalker {
    * tables (an event block's walk), else none (a metadata block's). `into`: write the rows into these
    * columns in the walker's core instead of its own (the rows' column views are then not this call's).
    */
-  walk(bytes: Uint8Array, contentStart: number, contentEnd: number, compressed: boolean, v6: boolean, resume?: boolean, lookups?: NettraceLookups, into?: WalkInto): NettraceRows;
+  walk(
+    bytes: Uint8Array,
+    contentStart: number,
+    contentEnd: number,
+    compressed: boolean,
+    v6: boolean,
+    resume?: boolean,
+    lookups?: NettraceLookups,
+    into?: WalkInto,
+  ): NettraceRows;
   /** The lookup tables in the walker's core, emptied, for one reader (`owner`) at a time. */
   lookups(owner: object): NettraceLookups;
   /** Releases the walker's memory; it cannot walk again. */
@@ -97,7 +148,20 @@ export interface NettraceWalkCore {
   alloc(size: number): number;
   free(ptr: number): void;
   /** assembly/index.ts nettraceWalk: walkEventBlock over the core's memory. */
-  nettraceWalk(start: number, end: number, compressed: number, v6: number, resume: number, out: number, cols: number, stride: number, first: number, cap: number, bias: number, lk: number): number;
+  nettraceWalk(
+    start: number,
+    end: number,
+    compressed: number,
+    v6: number,
+    resume: number,
+    out: number,
+    cols: number,
+    stride: number,
+    first: number,
+    cap: number,
+    bias: number,
+    lk: number,
+  ): number;
 }
 
 /** A reader's window columns in the walker's core (assembly/nettrace-events.ts NT_*, `stride` bytes apart from `ptr`). */
@@ -274,7 +338,11 @@ export class CoreWalker implements NettraceWalker {
   /** What the rows each walk places in a reader's window columns go to (NettraceWalker.placed), if anything. */
   onPlaced?: PlacedRows;
 
-  constructor(readonly core: NettraceWalkCore, private readonly cap = NETTRACE_BATCH, private readonly onDispose?: () => void) {}
+  constructor(
+    readonly core: NettraceWalkCore,
+    private readonly cap = NETTRACE_BATCH,
+    private readonly onDispose?: () => void,
+  ) {}
 
   placed(cols: WindowColumns, first: number, end: number, metadata: readonly NettraceMetadata[], pointerSize: number): void {
     this.onPlaced?.(cols, first, end, metadata, pointerSize, this.bias);
@@ -290,7 +358,16 @@ export class CoreWalker implements NettraceWalker {
     return t;
   }
 
-  walk(bytes: Uint8Array, contentStart: number, contentEnd: number, compressed: boolean, v6: boolean, resume = false, lookups?: NettraceLookups, into?: WalkInto): NettraceRows {
+  walk(
+    bytes: Uint8Array,
+    contentStart: number,
+    contentEnd: number,
+    compressed: boolean,
+    v6: boolean,
+    resume = false,
+    lookups?: NettraceLookups,
+    into?: WalkInto,
+  ): NettraceRows {
     if (this.disposed) throw new Error("etw-wasm: the nettrace walker was disposed");
     const core = this.core;
     if (this.out === 0) {
@@ -314,7 +391,20 @@ export class CoreWalker implements NettraceWalker {
     const end = this.staging + (contentEnd - this.stagedFrom);
     const cols = into ? into.cols : this.out + NT_HEADER_WORDS * 4;
     const stride = into ? into.stride : (this.cap + NT_PAD) * 4;
-    core.nettraceWalk(at, end, compressed ? 1 : 0, v6 ? 1 : 0, resume ? 1 : 0, this.out, cols, stride, into ? into.first : 0, into ? into.cap : this.cap, this.bias, lookups ? lookups.ptr : 0);
+    core.nettraceWalk(
+      at,
+      end,
+      compressed ? 1 : 0,
+      v6 ? 1 : 0,
+      resume ? 1 : 0,
+      this.out,
+      cols,
+      stride,
+      into ? into.first : 0,
+      into ? into.cap : this.cap,
+      this.bias,
+      lookups ? lookups.ptr : 0,
+    );
     const rows = this.view();
     const w = this.words;
     const h = this.out >>> 2;
@@ -341,7 +431,14 @@ export class CoreWalker implements NettraceWalker {
     const col = (k: number) => new Uint32Array(buffer, first + k * stride, cap);
     const col64 = (k: number) => new Uint32Array(buffer, first + k * stride, 2 * cap);
     this.rows = {
-      count: 0, status: 0, next: 0, errorKind: 0, errorAt: 0, errorWhat: 0, errorArg: 0, errorArg2: 0,
+      count: 0,
+      status: 0,
+      next: 0,
+      errorKind: 0,
+      errorAt: 0,
+      errorWhat: 0,
+      errorArg: 0,
+      errorArg2: 0,
       timestamp: col64(NT_TIMESTAMP),
       metadataId: col(NT_METADATA_ID),
       flags: new Uint8Array(buffer, first + NT_FLAGS * stride, cap),

@@ -8,36 +8,72 @@ import type { ColumnType, ExportBatch, ExportColumn, ExportField } from "./colum
 import { concatBytes } from "../decode/trace-data.js";
 
 const {
-  Binary, Bool: BoolType, Dictionary, Field: ArrowField, Float32, Float64, Int16, Int32, Int64, Int8, RecordBatch: ArrowRecordBatch, Schema: ArrowSchema,
-  RecordBatchStreamWriter, Struct, TimestampMicrosecond, Uint16, Uint32, Uint64, Uint8, Utf8, makeData, vectorFromArray,
+  Binary,
+  Bool: BoolType,
+  Dictionary,
+  Field: ArrowField,
+  Float32,
+  Float64,
+  Int16,
+  Int32,
+  Int64,
+  Int8,
+  RecordBatch: ArrowRecordBatch,
+  Schema: ArrowSchema,
+  RecordBatchStreamWriter,
+  Struct,
+  TimestampMicrosecond,
+  Uint16,
+  Uint32,
+  Uint64,
+  Uint8,
+  Utf8,
+  makeData,
+  vectorFromArray,
 } = arrow;
 
 function valueType(type: ColumnType): DataType {
   switch (type) {
-    case "bool": return new BoolType();
-    case "int8": return new Int8();
-    case "uint8": return new Uint8();
-    case "int16": return new Int16();
-    case "uint16": return new Uint16();
-    case "int32": return new Int32();
-    case "uint32": return new Uint32();
-    case "int64": return new Int64();
-    case "uint64": return new Uint64();
-    case "float32": return new Float32();
-    case "float64": return new Float64();
-    case "timestamp": return new TimestampMicrosecond("UTC");
-    case "utf8": return new Utf8();
-    case "binary": return new Binary();
+    case "bool":
+      return new BoolType();
+    case "int8":
+      return new Int8();
+    case "uint8":
+      return new Uint8();
+    case "int16":
+      return new Int16();
+    case "uint16":
+      return new Uint16();
+    case "int32":
+      return new Int32();
+    case "uint32":
+      return new Uint32();
+    case "int64":
+      return new Int64();
+    case "uint64":
+      return new Uint64();
+    case "float32":
+      return new Float32();
+    case "float64":
+      return new Float64();
+    case "timestamp":
+      return new TimestampMicrosecond("UTC");
+    case "utf8":
+      return new Utf8();
+    case "binary":
+      return new Binary();
   }
 }
 
 /** The Arrow schema of a table: strings and binary as dictionaries (ids in field order). */
 export function arrowSchema(fields: readonly ExportField[]): Schema {
   let id = 0;
-  return new ArrowSchema(fields.map((f) => {
-    const type = f.type === "utf8" || f.type === "binary" ? new Dictionary(valueType(f.type), new Int32(), id++) : valueType(f.type);
-    return new ArrowField(f.name, type, f.nullable);
-  }));
+  return new ArrowSchema(
+    fields.map((f) => {
+      const type = f.type === "utf8" || f.type === "binary" ? new Dictionary(valueType(f.type), new Int32(), id++) : valueType(f.type);
+      return new ArrowField(f.name, type, f.nullable);
+    }),
+  );
 }
 
 /** Arrow's validity bitmap (bit set: valid) of a 0/1 byte per row, and the null count. */
@@ -72,7 +108,8 @@ class DictionaryCache {
 function sameValues(a: readonly (string | Uint8Array)[], b: readonly (string | Uint8Array)[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) {
-    const x = a[i], y = b[i];
+    const x = a[i],
+      y = b[i];
     if (x === y) continue;
     if (typeof x === "string" || typeof y === "string" || x.length !== y.length) return false;
     for (let k = 0; k < x.length; k++) if (x[k] !== y[k]) return false;
@@ -179,4 +216,3 @@ export class ArrowStreamWriter {
     return concatBytes(this.finishChunks());
   }
 }
-

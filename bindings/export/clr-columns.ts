@@ -8,26 +8,53 @@ import type { Trace } from "../trace.js";
 import { latin1, utf16, type ClrTable, type NumberColumn } from "../tables/clr-tables.js";
 import { clrEventsNamed, mapName } from "../schema/clr-payload.js";
 import type { ClrEventSchema, ClrFieldSchema } from "../schema/clr-schema-types.js";
-import { DictionaryBuilder, FRESH_ARRAYS, VALUE_ARRAYS, halvesOf, type ColumnType, type ExportArrays, type ExportBatch, type ExportColumn, type ExportField, type NumberArray, type NumberArrayType } from "./columns.js";
+import {
+  DictionaryBuilder,
+  FRESH_ARRAYS,
+  VALUE_ARRAYS,
+  halvesOf,
+  type ColumnType,
+  type ExportArrays,
+  type ExportBatch,
+  type ExportColumn,
+  type ExportField,
+  type NumberArray,
+  type NumberArrayType,
+} from "./columns.js";
 import { microsecondsInto } from "./event-columns.js";
 
 /** The export type of a payload field (strings, GUIDs, times as text, arrays and structs as JSON text). */
 function fieldType(f: ClrFieldSchema): ColumnType {
   if (f.count !== undefined || f.type === C.T_STRUCT) return "utf8";
   switch (f.type) {
-    case C.T_U8: return "uint8";
-    case C.T_I8: return "int8";
-    case C.T_U16: return "uint16";
-    case C.T_I16: return "int16";
-    case C.T_U32: return "uint32";
-    case C.T_I32: return "int32";
-    case C.T_U64: case C.T_PTR: case C.T_FILETIME: return "uint64";
-    case C.T_I64: return "int64";
-    case C.T_F32: return "float32";
-    case C.T_F64: return "float64";
-    case C.T_BOOL: return "bool";
-    case C.T_BINARY: return "binary";
-    default: return "utf8";
+    case C.T_U8:
+      return "uint8";
+    case C.T_I8:
+      return "int8";
+    case C.T_U16:
+      return "uint16";
+    case C.T_I16:
+      return "int16";
+    case C.T_U32:
+      return "uint32";
+    case C.T_I32:
+      return "int32";
+    case C.T_U64:
+    case C.T_PTR:
+    case C.T_FILETIME:
+      return "uint64";
+    case C.T_I64:
+      return "int64";
+    case C.T_F32:
+      return "float32";
+    case C.T_F64:
+      return "float64";
+    case C.T_BOOL:
+      return "bool";
+    case C.T_BINARY:
+      return "binary";
+    default:
+      return "utf8";
   }
 }
 
@@ -57,7 +84,9 @@ const schemas = new Map<string, ClrExportSchema>();
 export function clrExportSchema(name: string): ClrExportSchema {
   let s = schemas.get(name);
   if (s) return s;
-  const versions: ClrEventSchema[] = clrEventsNamed(name).slice().sort((a, b) => b.version - a.version);
+  const versions: ClrEventSchema[] = clrEventsNamed(name)
+    .slice()
+    .sort((a, b) => b.version - a.version);
   const fields: ExportField[] = [...LEADING];
   const sources: FieldSource[] = [];
   const taken = new Set(fields.map((f) => f.name));
@@ -80,7 +109,10 @@ export function clrExportSchema(name: string): ClrExportSchema {
 
 /** The path of an event's table under an output directory: "<Provider>/<Task>/<Opcode>". */
 export function clrTablePath(name: string): string {
-  return name.split("/").map((p) => p.replace(/[^\w.() -]/g, "_")).join("/");
+  return name
+    .split("/")
+    .map((p) => p.replace(/[^\w.() -]/g, "_"))
+    .join("/");
 }
 
 function jsonText(v: unknown): string {
@@ -88,7 +120,6 @@ function jsonText(v: unknown): string {
 }
 
 const pad = (n: number, w = 2) => String(n).padStart(w, "0");
-
 
 /** A SYSTEMTIME (16 bytes) as "YYYY-MM-DD HH:MM:SS.mmm". */
 function systemTime(b: Uint8Array): string {
@@ -107,7 +138,8 @@ export function clrBatch(trace: Trace, name: string, firstRow: number, arrays: E
   if (!n) return null;
   const schema = clrExportSchema(name);
   // rows of all versions in file order: (table, entry) of each output row
-  const which = arrays.take(Uint8Array, n), entry = arrays.take(Uint32Array, n, false);
+  const which = arrays.take(Uint8Array, n),
+    entry = arrays.take(Uint32Array, n, false);
   if (tables.length === 1) for (let i = 0; i < n; i++) entry[i] = i;
   else {
     const at = new Uint32Array(tables.length);
@@ -129,8 +161,13 @@ export function clrBatch(trace: Trace, name: string, firstRow: number, arrays: E
   }
   const e = trace.events.columns;
   // (each column once: a property read per row of the columns object cost more than the row's work)
-  const ePid = e.pid, eTid = e.tid, eFlags = e.flags;
-  const row = arrays.take(Uint32Array, n, false), pid = arrays.take(Uint32Array, n, false), tid = arrays.take(Uint32Array, n, false), time = arrays.take(BigInt64Array, n, false);
+  const ePid = e.pid,
+    eTid = e.tid,
+    eFlags = e.flags;
+  const row = arrays.take(Uint32Array, n, false),
+    pid = arrays.take(Uint32Array, n, false),
+    tid = arrays.take(Uint32Array, n, false),
+    time = arrays.take(BigInt64Array, n, false);
   const ids = leading(rowOf, firstRow, ePid, eTid, eFlags, row, pid, tid, arrays);
   microsecondsInto(trace, halvesOf(e.timestamp), rowOf, halvesOf(time));
   const columns: ExportColumn[] = [{ values: row }, { values: time }, { values: pid, valid: ids }, { values: tid, valid: ids }];
@@ -141,7 +178,17 @@ export function clrBatch(trace: Trace, name: string, firstRow: number, arrays: E
 }
 
 /** The leading columns of each row (`rowOf`: its event row): row index, pid and tid; the validity of the last two. */
-function leading(rowOf: Uint32Array, firstRow: number, ePid: Uint32Array, eTid: Uint32Array, eFlags: Uint16Array, row: Uint32Array, pid: Uint32Array, tid: Uint32Array, arrays: ExportArrays): Uint8Array | undefined {
+function leading(
+  rowOf: Uint32Array,
+  firstRow: number,
+  ePid: Uint32Array,
+  eTid: Uint32Array,
+  eFlags: Uint16Array,
+  row: Uint32Array,
+  pid: Uint32Array,
+  tid: Uint32Array,
+  arrays: ExportArrays,
+): Uint8Array | undefined {
   let ids: Uint8Array | undefined;
   for (let i = 0; i < row.length; i++) {
     const r = rowOf[i];
@@ -155,11 +202,18 @@ function leading(rowOf: Uint32Array, firstRow: number, ePid: Uint32Array, eTid: 
 
 /** The map names of a field whose values are numbers in typed columns (`cols`: undefined for a version without it: null). */
 function mapNames(
-  names: DictionaryBuilder, tables: ClrTable[], fields: (ClrFieldSchema | undefined)[], cols: (Exclude<NumberColumn, BigInt64Array | BigUint64Array> | undefined)[],
-  seen: Map<unknown, number>[], which: Uint8Array, entry: Uint32Array,
+  names: DictionaryBuilder,
+  tables: ClrTable[],
+  fields: (ClrFieldSchema | undefined)[],
+  cols: (Exclude<NumberColumn, BigInt64Array | BigUint64Array> | undefined)[],
+  seen: Map<unknown, number>[],
+  which: Uint8Array,
+  entry: Uint32Array,
 ): void {
   const keys = names.keys;
-  let lastTable = -1, lastValue = NaN, lastKey = -1;
+  let lastTable = -1,
+    lastValue = NaN,
+    lastKey = -1;
   for (let i = 0; i < keys.length; i++) {
     const w = which[i];
     const col = cols[w];
@@ -187,7 +241,15 @@ function mapNames(
 }
 
 /** One payload field (or its map names) over the rows of every version. */
-function fieldColumn(tables: ClrTable[], which: Uint8Array, entry: Uint32Array, n: number, src: FieldSource, type: ColumnType, arrays: ExportArrays): ExportColumn {
+function fieldColumn(
+  tables: ClrTable[],
+  which: Uint8Array,
+  entry: Uint32Array,
+  n: number,
+  src: FieldSource,
+  type: ColumnType,
+  arrays: ExportArrays,
+): ExportColumn {
   const fields = tables.map((t) => t.schema.fields.find((f) => f.name === src.field));
   let valid: Uint8Array | undefined;
   const absent = (i: number) => ((valid ??= arrays.take(Uint8Array, n).fill(1))[i] = 0);
@@ -200,14 +262,17 @@ function fieldColumn(tables: ClrTable[], which: Uint8Array, entry: Uint32Array, 
       const col = t.columns[src.field];
       const f = fields[k];
       const numbers = f && f.count === undefined && f.type !== C.T_BOOL && f.type !== C.T_GUID && f.type !== C.T_SYSTEMTIME;
-      return numbers && ArrayBuffer.isView(col) && !(col instanceof BigInt64Array || col instanceof BigUint64Array) ? (col as Exclude<NumberColumn, BigInt64Array | BigUint64Array>) : undefined;
+      return numbers && ArrayBuffer.isView(col) && !(col instanceof BigInt64Array || col instanceof BigUint64Array)
+        ? (col as Exclude<NumberColumn, BigInt64Array | BigUint64Array>)
+        : undefined;
     });
     if (plain.every((c, k) => c || !fields[k])) {
       mapNames(names, tables, fields, plain, seen, which, entry);
       return names.column();
     }
     for (let i = 0; i < n; i++) {
-      const t = tables[which[i]], f = fields[which[i]];
+      const t = tables[which[i]],
+        f = fields[which[i]];
       const v = f ? t.get(src.field, entry[i]) : undefined;
       let k = seen[which[i]].get(v);
       if (k === undefined) {
@@ -221,7 +286,8 @@ function fieldColumn(tables: ClrTable[], which: Uint8Array, entry: Uint32Array, 
     return names.column();
   }
   const refs = tables.map((t, k) => {
-    const f = fields[k], col = t.columns[src.field];
+    const f = fields[k],
+      col = t.columns[src.field];
     return f && f.count === undefined && (f.type === C.T_USTR || f.type === C.T_ASTR) && t.bytes.length && "offset" in col ? col : undefined;
   });
   if (type === "utf8" && refs.every((r, k) => r || !fields[k])) {
@@ -241,7 +307,8 @@ function fieldColumn(tables: ClrTable[], which: Uint8Array, entry: Uint32Array, 
   if (type === "utf8" || type === "binary") {
     const dict = new DictionaryBuilder<string | Uint8Array>(n, arrays);
     for (let i = 0; i < n; i++) {
-      const t = tables[which[i]], f = fields[which[i]];
+      const t = tables[which[i]],
+        f = fields[which[i]];
       const v = f ? t.get(src.field, entry[i]) : undefined;
       if (v === undefined) {
         dict.setNull(i);

@@ -6,8 +6,20 @@ import { giveBack, takeBuffer } from "../decode/reuse.js";
 
 /** A column's type, named as Arrow names them; "timestamp" is microseconds since 1970 UTC, in an int64. */
 export type ColumnType =
-  | "bool" | "int8" | "uint8" | "int16" | "uint16" | "int32" | "uint32" | "int64" | "uint64" | "float32" | "float64"
-  | "utf8" | "binary" | "timestamp";
+  | "bool"
+  | "int8"
+  | "uint8"
+  | "int16"
+  | "uint16"
+  | "int32"
+  | "uint32"
+  | "int64"
+  | "uint64"
+  | "float32"
+  | "float64"
+  | "utf8"
+  | "binary"
+  | "timestamp";
 
 export interface ExportField {
   name: string;
@@ -17,8 +29,16 @@ export interface ExportField {
 }
 
 export type NumberArray =
-  | Uint8Array | Int8Array | Uint16Array | Int16Array | Uint32Array | Int32Array | Float32Array | Float64Array
-  | BigInt64Array | BigUint64Array;
+  | Uint8Array
+  | Int8Array
+  | Uint16Array
+  | Int16Array
+  | Uint32Array
+  | Int32Array
+  | Float32Array
+  | Float64Array
+  | BigInt64Array
+  | BigUint64Array;
 
 /**
  * One column of a batch. Numbers, booleans (Uint8Array of 0/1) and timestamps: `values`, one per
@@ -39,9 +59,20 @@ export interface ExportBatch {
 
 /** Typed-array type of each column type's values. */
 export const VALUE_ARRAYS: Record<ColumnType, { new (n: number): NumberArray }> = {
-  bool: Uint8Array, int8: Int8Array, uint8: Uint8Array, int16: Int16Array, uint16: Uint16Array, int32: Int32Array,
-  uint32: Uint32Array, int64: BigInt64Array, uint64: BigUint64Array, float32: Float32Array, float64: Float64Array,
-  utf8: Int32Array, binary: Int32Array, timestamp: BigInt64Array,
+  bool: Uint8Array,
+  int8: Int8Array,
+  uint8: Uint8Array,
+  int16: Int16Array,
+  uint16: Uint16Array,
+  int32: Int32Array,
+  uint32: Uint32Array,
+  int64: BigInt64Array,
+  uint64: BigUint64Array,
+  float32: Float32Array,
+  float64: Float64Array,
+  utf8: Int32Array,
+  binary: Int32Array,
+  timestamp: BigInt64Array,
 };
 
 /** A typed array's constructor (the kinds NumberArray has). */
@@ -114,7 +145,11 @@ export class DictionaryBuilder<T extends string | Uint8Array = string> {
   valid?: Uint8Array;
 
   /** `written`: the caller sets every row's key (or null), so the keys need not start zeroed. */
-  constructor(readonly length: number, private readonly arrays: ExportArrays = FRESH_ARRAYS, written = false) {
+  constructor(
+    readonly length: number,
+    private readonly arrays: ExportArrays = FRESH_ARRAYS,
+    written = false,
+  ) {
     this.keys = arrays.take(Int32Array, length, !written);
   }
 
@@ -244,7 +279,8 @@ class BytesIndex {
   }
 
   private same(at: number, src: Uint8Array, offset: number, n: number): boolean {
-    const a = this.arenaView, v = this.viewOf(src);
+    const a = this.arenaView,
+      v = this.viewOf(src);
     let k = 0;
     for (; k + 4 <= n; k += 4) if (a.getInt32(at + k, true) !== v.getInt32(offset + k, true)) return false;
     for (; k < n; k++) if (this.arena[at + k] !== src[offset + k]) return false;

@@ -50,7 +50,14 @@ export interface ParquetEncoders {
  * A writer of `fields` into `sink` (Parquet: parquet-wasm is loaded on first use; with `encoders`, it
  * encodes there).
  */
-export async function tableWriter(format: ExportFormat, fields: readonly ExportField[], sink: TableSink, parquetWasm?: ParquetWasmSource, settings: ParquetSettings = {}, encoders?: ParquetEncoders): Promise<TableWriter> {
+export async function tableWriter(
+  format: ExportFormat,
+  fields: readonly ExportField[],
+  sink: TableSink,
+  parquetWasm?: ParquetWasmSource,
+  settings: ParquetSettings = {},
+  encoders?: ParquetEncoders,
+): Promise<TableWriter> {
   if (format === "arrow") {
     const w = new ArrowStreamWriter(fields);
     // (the chunks view the batch's columns, which no one writes again: a sink may keep them in flight)
@@ -66,7 +73,9 @@ export async function tableWriter(format: ExportFormat, fields: readonly ExportF
     };
   }
   const remote = encoders?.open(fields, (bytes) => sink.write(bytes), settings);
-  const w = remote ? new ParquetBatches(remote, fields) : new ParquetStreamWriter(await loadParquetWasm(parquetWasm), fields, (bytes) => sink.write(bytes), settings);
+  const w = remote
+    ? new ParquetBatches(remote, fields)
+    : new ParquetStreamWriter(await loadParquetWasm(parquetWasm), fields, (bytes) => sink.write(bytes), settings);
   return {
     write: (b) => w.write(b),
     // (the batch is in its input, a copy, when `write` resolves)
@@ -90,7 +99,8 @@ export function filterBatch(batch: ExportBatch, keep: Uint8Array, arrays: Export
 
 /** Adds each row's provider to `counts` (by its event type: the provider column is not made). */
 function countProviders(counts: Float64Array, e: Trace["events"], rows: Uint32Array | null): void {
-  const byType = e.typeValues().provider, eventType = e.columns.eventType;
+  const byType = e.typeValues().provider,
+    eventType = e.columns.eventType;
   const n = rows ? rows.length : e.length;
   for (let i = 0; i < n; i++) {
     const r = rows ? rows[i] : i;
@@ -142,7 +152,10 @@ export class TraceConverter {
     if (!w) {
       const { format, parquetWasm, rowGroupRows, parquetVersion, parquetEncoders } = this.options;
       const settings = { rowGroupRows, version: parquetVersion };
-      w = { writer: this.options.open(path + this.ext).then((sink) => tableWriter(format, this.fields(fields), sink, parquetWasm, settings, parquetEncoders)), rows: 0 };
+      w = {
+        writer: this.options.open(path + this.ext).then((sink) => tableWriter(format, this.fields(fields), sink, parquetWasm, settings, parquetEncoders)),
+        rows: 0,
+      };
       this.writers.set(path, w);
     }
     w.rows += batch.length;
@@ -161,7 +174,10 @@ export class TraceConverter {
    * Converts one trace. `processes`: its process table (process names of the events; the processes
    * table). `select`: the rows of each batch to keep (default all; typed rows follow their events).
    */
-  async add(stream: TraceStream, source: { processes: ProcessTable; sourceFile?: string | ((batch: TraceBatch) => string); select?: (batch: Trace) => Uint32Array }): Promise<void> {
+  async add(
+    stream: TraceStream,
+    source: { processes: ProcessTable; sourceFile?: string | ((batch: TraceBatch) => string); select?: (batch: Trace) => Uint32Array },
+  ): Promise<void> {
     // (a session's batches each name their own file; its processes and providers are the session's: "")
     const named = source.sourceFile;
     const whole = typeof named === "string" ? named : "";
@@ -172,7 +188,13 @@ export class TraceConverter {
       // (each batch's arrays from memory earlier batches were written from, given back once its writes are done)
       const arrays = new PooledArrays();
       const used = new Set<TableWriter>();
-      used.add(await this.write("events", EVENT_FIELDS, this.withSource(eventBatch(batch, rows, { firstRow: batch.firstRow, processes: source.processes, arrays }), file, arrays)));
+      used.add(
+        await this.write(
+          "events",
+          EVENT_FIELDS,
+          this.withSource(eventBatch(batch, rows, { firstRow: batch.firstRow, processes: source.processes, arrays }), file, arrays),
+        ),
+      );
       if (counts.length < batch.providers.length) {
         const grown = new Float64Array(batch.providers.length);
         grown.set(counts);
@@ -189,14 +211,22 @@ export class TraceConverter {
         if (!b) continue;
         if (keep) {
           const rowCol = b.columns[0].values as Uint32Array;
-          b = filterBatch(b, Uint8Array.from(rowCol, (r) => keep![r - batch.firstRow]), arrays);
+          b = filterBatch(
+            b,
+            Uint8Array.from(rowCol, (r) => keep![r - batch.firstRow]),
+            arrays,
+          );
           if (!b.length) continue;
         }
         used.add(await this.write(clrTablePath(name), clrExportSchema(name).fields, this.withSource(b, file, arrays)));
       }
       const settled = [...used].map((w) => w.settled?.());
       // (a write that fails is reported by finish; its arrays are then let go, not reused)
-      if (settled.every((p) => p !== undefined)) Promise.all(settled).then(() => arrays.release(), () => undefined);
+      if (settled.every((p) => p !== undefined))
+        Promise.all(settled).then(
+          () => arrays.release(),
+          () => undefined,
+        );
     }
     const end = stream.end!;
     await this.write("processes", PROCESS_FIELDS, this.withSource(processBatch(source.processes, end.clock), whole));

@@ -53,7 +53,8 @@ export interface EventContext {
 export function microsecondsInto(trace: Trace, ts: Uint32Array, rows: Uint32Array | null, out: Uint32Array): void {
   const clock = trace.clock;
   const base = Number(clock.startFiletime) / 10 - FILETIME_UNIX_EPOCH_US;
-  const hi0 = Number(BigInt.asUintN(64, clock.anchor) >> 32n) | 0, lo0 = Number(BigInt.asUintN(32, clock.anchor));
+  const hi0 = Number(BigInt.asUintN(64, clock.anchor) >> 32n) | 0,
+    lo0 = Number(BigInt.asUintN(32, clock.anchor));
   const perTick = 1e6 / Number(clock.frequency);
   const n = out.length >>> 1;
   if (rows) for (let i = 0; i < n; i++) setInt64(out, i, microsecondsAt(ts, rows[i], base, hi0, lo0, perTick));
@@ -81,8 +82,15 @@ function markTypes(present: Uint8Array, eventType: Uint16Array, rows: Uint32Arra
 
 /** Each row's three keys by its event type (rows without a type get the `none` entries, set after). */
 function keysByType(
-  a: Int32Array, b: Int32Array, c: Int32Array, eventType: Uint16Array, rows: Uint32Array | null, none: number,
-  aOfType: Int32Array, bOfType: Int32Array, cOfType: Int32Array,
+  a: Int32Array,
+  b: Int32Array,
+  c: Int32Array,
+  eventType: Uint16Array,
+  rows: Uint32Array | null,
+  none: number,
+  aOfType: Int32Array,
+  bOfType: Int32Array,
+  cOfType: Int32Array,
 ): void {
   for (let i = 0; i < a.length; i++) {
     const t = Math.min(eventType[rows ? rows[i] : i], none);
@@ -118,7 +126,15 @@ function typeFieldColumns(e: Trace["events"], rows: Uint32Array | null, arrays: 
   const keywords = arrays.take(BigUint64Array, n, false);
   // (keywords as two 32-bit halves: no BigInt per row)
   gatherPairs(halvesOf(keywords), halvesOf(v.keywords), eventType, rows, none);
-  const out = { eventId: take16("eventId"), version: take16("version"), task: take16("task"), opcode: take8("opcode"), headerType: take8("headerType"), level: take8("level"), keywords };
+  const out = {
+    eventId: take16("eventId"),
+    version: take16("version"),
+    task: take16("task"),
+    opcode: take8("opcode"),
+    headerType: take8("headerType"),
+    level: take8("level"),
+    keywords,
+  };
   if (untypedAny(eventType, rows, none)) {
     const c = e.columns;
     for (let i = 0; i < n; i++) {
@@ -186,8 +202,12 @@ function processNames(dict: DictionaryBuilder, pid: Uint32Array, timestamp: BigI
   const none = valid ? dict.key("") : 0;
   const ts = halvesOf(timestamp);
   // per slot: its pid, its key (-2: empty), and [from, to) as int64 halves (unbounded: the int64 extremes)
-  const slotPid = new Int32Array(1024), slotKey = new Int32Array(1024).fill(-2);
-  const fromHi = new Int32Array(1024), fromLo = new Uint32Array(1024), toHi = new Int32Array(1024), toLo = new Uint32Array(1024);
+  const slotPid = new Int32Array(1024),
+    slotKey = new Int32Array(1024).fill(-2);
+  const fromHi = new Int32Array(1024),
+    fromLo = new Uint32Array(1024),
+    toHi = new Int32Array(1024),
+    toLo = new Uint32Array(1024);
   const span = processes.processSpan ? (p: number, t: bigint) => processes.processSpan!(p, t) : undefined;
   for (let i = 0; i < keys.length; i++) {
     if (valid && !valid[i]) {
@@ -196,12 +216,20 @@ function processNames(dict: DictionaryBuilder, pid: Uint32Array, timestamp: BigI
     }
     const p = pid[i];
     const slot = (p ^ (p >>> 10)) & 1023;
-    const h = ts[2 * i + 1] | 0, l = ts[2 * i];
-    if (slotKey[slot] !== -2 && slotPid[slot] === (p | 0) && (h > fromHi[slot] || (h === fromHi[slot] && l >= fromLo[slot])) && (h < toHi[slot] || (h === toHi[slot] && l < toLo[slot]))) {
+    const h = ts[2 * i + 1] | 0,
+      l = ts[2 * i];
+    if (
+      slotKey[slot] !== -2 &&
+      slotPid[slot] === (p | 0) &&
+      (h > fromHi[slot] || (h === fromHi[slot] && l >= fromLo[slot])) &&
+      (h < toHi[slot] || (h === toHi[slot] && l < toLo[slot]))
+    ) {
       keys[i] = slotKey[slot];
       continue;
     }
-    let name: string | undefined, from: bigint | null = null, to: bigint | null = null;
+    let name: string | undefined,
+      from: bigint | null = null,
+      to: bigint | null = null;
     if (span) ({ name, from, to } = span(p, timestamp[i]));
     else {
       name = processes.fixedName(p);
@@ -226,14 +254,19 @@ function processNames(dict: DictionaryBuilder, pid: Uint32Array, timestamp: BigI
 /** Activity ids of EVENT_HEADER records (null for other headers, or without record bytes); `headerType`: the rows' (as `keys`). */
 function activityIds(dict: DictionaryBuilder, e: Trace["events"], rows: Uint32Array | null, headerType: Uint8Array): void {
   const c = e.columns;
-  const cPayloadOffset = c.payloadOffset, cHeaderLength = c.headerLength;
+  const cPayloadOffset = c.payloadOffset,
+    cHeaderLength = c.headerLength;
   const keys = dict.keys;
   // (the trace's bytes when every row's record is in them, read as words: most ids are zero)
   const whole = e.recordBytes ? e.recordBytesOf(0) : null;
   const view = whole ? e.viewOf(whole) : null;
   let zeroKey = -1;
   // (the last id keyed, as four words: runs of one id cost four comparisons a row)
-  let lastKey = -1, w0 = 0, w1 = 0, w2 = 0, w3 = 0;
+  let lastKey = -1,
+    w0 = 0,
+    w1 = 0,
+    w2 = 0,
+    w3 = 0;
   for (let i = 0; i < keys.length; i++) {
     const r = rows ? rows[i] : i;
     const ht = headerType[i];
@@ -244,7 +277,10 @@ function activityIds(dict: DictionaryBuilder, e: Trace["events"], rows: Uint32Ar
     }
     const o = cPayloadOffset[r] - cHeaderLength[r] + 0x40;
     if (view) {
-      const a = view.getInt32(o, true), b = view.getInt32(o + 4, true), c = view.getInt32(o + 8, true), d = view.getInt32(o + 12, true);
+      const a = view.getInt32(o, true),
+        b = view.getInt32(o + 4, true),
+        c = view.getInt32(o + 8, true),
+        d = view.getInt32(o + 12, true);
       if (lastKey >= 0 && a === w0 && b === w1 && c === w2 && d === w3) keys[i] = lastKey;
       else if (!(a | b | c | d)) keys[i] = zeroKey < 0 ? (zeroKey = dict.key(ZERO_GUID)) : zeroKey;
       else {
@@ -274,9 +310,12 @@ export function eventBatch(trace: Trace, rows: Uint32Array | null, ctx: EventCon
   rowIndices(rowIndex, rows, ctx.firstRow);
 
   // providers and names: by provider index and by event type, each named once
-  const provider = new DictionaryBuilder(n, arrays, true), providerName = new DictionaryBuilder(n, arrays, true), eventName = new DictionaryBuilder(n, arrays, true);
+  const provider = new DictionaryBuilder(n, arrays, true),
+    providerName = new DictionaryBuilder(n, arrays, true),
+    eventName = new DictionaryBuilder(n, arrays, true);
   const providers = trace.providers;
-  const provKey = new Int32Array(providers.length), provNameKey = new Int32Array(providers.length);
+  const provKey = new Int32Array(providers.length),
+    provNameKey = new Int32Array(providers.length);
   for (let p = 0; p < providers.length; p++) {
     const info = providers.get(p);
     provKey[p] = provider.key(info.guid);
@@ -291,7 +330,9 @@ export function eventBatch(trace: Trace, rows: Uint32Array | null, ctx: EventCon
   const none = v.provider.length;
   const present = new Uint8Array(none + 1);
   markTypes(present, c.eventType, rows, none);
-  const provOfType = new Int32Array(none + 1), provNameOfType = new Int32Array(none + 1), nameOfType = new Int32Array(none + 1).fill(-1);
+  const provOfType = new Int32Array(none + 1),
+    provNameOfType = new Int32Array(none + 1),
+    nameOfType = new Int32Array(none + 1).fill(-1);
   for (let t = 0; t < none; t++) {
     if (!present[t]) continue;
     provOfType[t] = provKey[v.provider[t]];
@@ -317,7 +358,8 @@ export function eventBatch(trace: Trace, rows: Uint32Array | null, ctx: EventCon
   }
 
   // pid and tid: null where the header has none
-  const pid = pick(c.pid, rows, arrays), tid = pick(c.tid, rows, arrays);
+  const pid = pick(c.pid, rows, arrays),
+    tid = pick(c.tid, rows, arrays);
   const valid = validWithout(c.flags, rows, C.F_NO_PROCESS_INFO, n, arrays);
 
   // time: microseconds since 1970 UTC, and PerfView's relative milliseconds

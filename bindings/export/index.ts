@@ -17,9 +17,26 @@ export { EVENT_FIELDS, SOURCE_FILE_FIELD, eventBatch, type EventContext } from "
 export { clrBatch, clrExportSchema, clrTablePath, type ClrExportSchema } from "./clr-columns.js";
 export { PROCESS_FIELDS, PROVIDER_FIELDS, processBatch, providerBatch } from "./side-tables.js";
 export { ArrowStreamWriter, arrowBatch, arrowSchema } from "./arrow.js";
-export { ParquetStreamWriter, loadParquetWasm, setDefaultParquetWasm, type ParquetInputEncoder, type ParquetSettings, type ParquetWasmSource } from "./parquet.js";
+export {
+  ParquetStreamWriter,
+  loadParquetWasm,
+  setDefaultParquetWasm,
+  type ParquetInputEncoder,
+  type ParquetSettings,
+  type ParquetWasmSource,
+} from "./parquet.js";
 export { MissingPackageError } from "./optional-package.js";
-export { TraceConverter, tableWriter, filterBatch, type ConvertOptions, type ConvertedTable, type ExportFormat, type ParquetEncoders, type TableSink, type TableWriter } from "./convert.js";
+export {
+  TraceConverter,
+  tableWriter,
+  filterBatch,
+  type ConvertOptions,
+  type ConvertedTable,
+  type ExportFormat,
+  type ParquetEncoders,
+  type TableSink,
+  type TableWriter,
+} from "./convert.js";
 
 /**
  * What to export: a trace's event table (every row), some of its rows (a query's result or row

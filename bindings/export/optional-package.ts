@@ -5,8 +5,15 @@
 /** A package etw-wasm/export needs that is not installed (apache-arrow; parquet-wasm for Parquet). */
 export class MissingPackageError extends Error {
   override readonly name = "MissingPackageError";
-  constructor(readonly packageName: string, readonly purpose: string, options?: { cause?: unknown }) {
-    super(`etw-wasm: ${purpose} needs the package "${packageName}", which is not installed (an optional peer dependency of etw-wasm): npm install ${packageName}`, options);
+  constructor(
+    readonly packageName: string,
+    readonly purpose: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `etw-wasm: ${purpose} needs the package "${packageName}", which is not installed (an optional peer dependency of etw-wasm): npm install ${packageName}`,
+      options,
+    );
   }
 }
 

@@ -24,32 +24,43 @@ function ownBuffer(bytes: Uint8Array): ArrayBuffer {
 
 port.on("message", (m: EncoderRequest) => {
   if (m.kind === "open") {
-    const encoder = wasm.then((pw) => new ParquetEncoder(pw, m.fields, (bytes) => {
-      if (!bytes.byteLength) return;
-      const own = ownBuffer(bytes);
-      reply({ kind: "bytes", id: m.id, bytes: new Uint8Array(own) }, [own]);
-    }, m.settings, (ipc) => {
-      const buffer = ipc.buffer as ArrayBuffer;
-      reply({ kind: "copied", buffer }, [buffer]);
-    }));
+    const encoder = wasm.then(
+      (pw) =>
+        new ParquetEncoder(
+          pw,
+          m.fields,
+          (bytes) => {
+            if (!bytes.byteLength) return;
+            const own = ownBuffer(bytes);
+            reply({ kind: "bytes", id: m.id, bytes: new Uint8Array(own) }, [own]);
+          },
+          m.settings,
+          (ipc) => {
+            const buffer = ipc.buffer as ArrayBuffer;
+            reply({ kind: "copied", buffer }, [buffer]);
+          },
+        ),
+    );
     files.set(m.id, { encoder, chain: encoder.then(() => undefined) });
     return;
   }
   const file = files.get(m.id);
   // (a file that failed: its error has been told)
   if (!file) return;
-  file.chain = file.chain.then(async () => {
-    const encoder = await file.encoder;
-    if (m.kind === "write") {
-      await encoder.write(m.ipc);
-      reply({ kind: "taken", id: m.id });
-    } else {
-      await encoder.finish();
+  file.chain = file.chain
+    .then(async () => {
+      const encoder = await file.encoder;
+      if (m.kind === "write") {
+        await encoder.write(m.ipc);
+        reply({ kind: "taken", id: m.id });
+      } else {
+        await encoder.finish();
+        files.delete(m.id);
+        reply({ kind: "finished", id: m.id });
+      }
+    })
+    .catch((error: unknown) => {
       files.delete(m.id);
-      reply({ kind: "finished", id: m.id });
-    }
-  }).catch((error: unknown) => {
-    files.delete(m.id);
-    reply({ kind: "error", id: m.id, message: error instanceof Error ? error.message : String(error) });
-  });
+      reply({ kind: "error", id: m.id, message: error instanceof Error ? error.message : String(error) });
+    });
 });

@@ -151,7 +151,9 @@ export class ParquetWorkers implements ParquetEncoders {
       case "bytes": {
         // (written as they come, in order)
         const bytes = m.bytes;
-        file.written = file.written.then(() => (file.failure ? undefined : file.sink(bytes))).catch((error: unknown) => this.fail(file, error instanceof Error ? error : new Error(String(error))));
+        file.written = file.written
+          .then(() => (file.failure ? undefined : file.sink(bytes)))
+          .catch((error: unknown) => this.fail(file, error instanceof Error ? error : new Error(String(error))));
         break;
       }
       case "finished":

@@ -9,7 +9,6 @@ import type { Schema } from "apache-arrow";
 import { VALUE_ARRAYS, type ExportBatch, type ExportField } from "./columns.js";
 import { optionalPackage } from "./optional-package.js";
 
-
 export type ParquetWasm = typeof import("parquet-wasm/esm");
 
 let loaded: Promise<ParquetWasm> | undefined;
@@ -72,11 +71,19 @@ export interface ParquetSettings {
 }
 
 /** The writer's settings for `fields` (not yet built: the benchmark of settings changes some). */
-export function writerProperties(pw: ParquetWasm, fields: readonly ExportField[], settings: ParquetSettings = {}): InstanceType<ParquetWasm["WriterPropertiesBuilder"]> {
+export function writerProperties(
+  pw: ParquetWasm,
+  fields: readonly ExportField[],
+  settings: ParquetSettings = {},
+): InstanceType<ParquetWasm["WriterPropertiesBuilder"]> {
   // (statistics only where a reader skips by them: the time columns, rising batch by batch, so a time
   // range reads the row groups it meets; on every column they cost a sixth of the writer's time)
-  let props = new pw.WriterPropertiesBuilder().setCompression(pw.Compression.SNAPPY).setStatisticsEnabled(pw.EnabledStatistics.None).setDictionaryEnabled(false)
-    .setMaxRowGroupSize(settings.rowGroupRows ?? ROW_GROUP_ROWS).setCreatedBy("etw-wasm");
+  let props = new pw.WriterPropertiesBuilder()
+    .setCompression(pw.Compression.SNAPPY)
+    .setStatisticsEnabled(pw.EnabledStatistics.None)
+    .setDictionaryEnabled(false)
+    .setMaxRowGroupSize(settings.rowGroupRows ?? ROW_GROUP_ROWS)
+    .setCreatedBy("etw-wasm");
   if (settings.version === 2) props = props.setWriterVersion(pw.WriterVersion.V2);
   for (const f of fields) {
     if (f.type === "utf8" || f.type === "binary") props = props.setColumnDictionaryEnabled(f.name, true);
@@ -101,29 +108,35 @@ export class ParquetEncoder {
 
   /** `copied`: called with each input once parquet-wasm has copied it (default: its memory goes back to the pool). */
   constructor(
-    pw: ParquetWasm, fields: readonly ExportField[], sink: (bytes: Uint8Array) => Promise<void> | void, settings: ParquetSettings = {},
+    pw: ParquetWasm,
+    fields: readonly ExportField[],
+    sink: (bytes: Uint8Array) => Promise<void> | void,
+    settings: ParquetSettings = {},
     private readonly copied: (ipc: Uint8Array) => void = (ipc) => giveBack([ipc.buffer]),
   ) {
     const props = writerProperties(pw, fields, settings);
-    const source = new ReadableStream({
-      pull: async (controller) => {
-        while (!this.next && !this.ended) await new Promise<void>((r) => (this.wakePull = r));
-        const next = this.next;
-        this.next = undefined;
-        if (!next) {
-          controller.close();
-          return;
-        }
-        // (wasm memory is not the GC's: the table is freed now, the batch by the writer that takes it)
-        const table = pw.Table.fromIPCStream(next.ipc);
-        const rb = table.recordBatch(0);
-        table.free();
-        controller.enqueue(rb);
-        // (copied into parquet-wasm's memory: the input's is free again)
-        this.copied(next.ipc);
-        next.taken();
+    const source = new ReadableStream(
+      {
+        pull: async (controller) => {
+          while (!this.next && !this.ended) await new Promise<void>((r) => (this.wakePull = r));
+          const next = this.next;
+          this.next = undefined;
+          if (!next) {
+            controller.close();
+            return;
+          }
+          // (wasm memory is not the GC's: the table is freed now, the batch by the writer that takes it)
+          const table = pw.Table.fromIPCStream(next.ipc);
+          const rb = table.recordBatch(0);
+          table.free();
+          controller.enqueue(rb);
+          // (copied into parquet-wasm's memory: the input's is free again)
+          this.copied(next.ipc);
+          next.taken();
+        },
       },
-    }, { highWaterMark: 0 });
+      { highWaterMark: 0 },
+    );
     this.done = (async () => {
       const out = await pw.transformParquetStream(source, props.build());
       const reader = out.getReader();
@@ -170,7 +183,10 @@ export class ParquetBatches {
   private readonly schema: Schema;
   private written = 0;
 
-  constructor(private readonly encoder: ParquetInputEncoder, private readonly fields: readonly ExportField[]) {
+  constructor(
+    private readonly encoder: ParquetInputEncoder,
+    private readonly fields: readonly ExportField[],
+  ) {
     this.schema = arrowSchema(fields);
   }
 

@@ -24,10 +24,17 @@ const FILETIME_UNIX_EPOCH = 116444736000000000n;
 export function processBatch(processes: ProcessTable, clock: TraceClock): ExportBatch {
   const list = processes.processes;
   const n = list.length;
-  const pid = new Uint32Array(n), parent = new Uint32Array(n);
-  const name = new DictionaryBuilder(n), image = new DictionaryBuilder(n), command = new DictionaryBuilder(n);
-  const startTime = new BigInt64Array(n), endTime = new BigInt64Array(n), start = new BigInt64Array(n), end = new BigInt64Array(n);
-  const startValid = new Uint8Array(n), endValid = new Uint8Array(n);
+  const pid = new Uint32Array(n),
+    parent = new Uint32Array(n);
+  const name = new DictionaryBuilder(n),
+    image = new DictionaryBuilder(n),
+    command = new DictionaryBuilder(n);
+  const startTime = new BigInt64Array(n),
+    endTime = new BigInt64Array(n),
+    start = new BigInt64Array(n),
+    end = new BigInt64Array(n);
+  const startValid = new Uint8Array(n),
+    endValid = new Uint8Array(n);
   const us = (raw: bigint) => (clock.toFiletime(raw) - FILETIME_UNIX_EPOCH) / 10n;
   for (let i = 0; i < n; i++) {
     const p = list[i];
@@ -48,9 +55,15 @@ export function processBatch(processes: ProcessTable, clock: TraceClock): Export
     }
   }
   const columns = [
-    { values: pid }, { values: parent }, name.column(), image.column(), command.column(),
-    { values: startTime, valid: startValid }, { values: endTime, valid: endValid },
-    { values: start, valid: startValid.slice() }, { values: end, valid: endValid.slice() },
+    { values: pid },
+    { values: parent },
+    name.column(),
+    image.column(),
+    command.column(),
+    { values: startTime, valid: startValid },
+    { values: endTime, valid: endValid },
+    { values: start, valid: startValid.slice() },
+    { values: end, valid: endValid.slice() },
   ];
   return { length: n, columns };
 }
@@ -65,7 +78,9 @@ export const PROVIDER_FIELDS: readonly ExportField[] = [
 /** One row per provider: GUID, name, kernel group, rows counted (`counts[i]`: rows of provider i). */
 export function providerBatch(providers: ProviderTable, counts: ArrayLike<number>): ExportBatch {
   const n = providers.length;
-  const guid = new DictionaryBuilder(n), name = new DictionaryBuilder(n), group = new DictionaryBuilder(n);
+  const guid = new DictionaryBuilder(n),
+    name = new DictionaryBuilder(n),
+    group = new DictionaryBuilder(n);
   const events = new BigUint64Array(n);
   const eh = halvesOf(events);
   for (let i = 0; i < n; i++) {

@@ -24,7 +24,17 @@ function guidBytes(text: string): Uint8Array {
  * Writes a buffer header at `at`: a buffer of `size` bytes on disk (less than the buffer size
  * when compressed) whose records end at `used`; `ts` is its newest record's raw timestamp.
  */
-export function writeBufferHeader(out: Uint8Array, at: number, size: number, used: number, proc: number, seq: number, ts: bigint, flags: number, type: number): void {
+export function writeBufferHeader(
+  out: Uint8Array,
+  at: number,
+  size: number,
+  used: number,
+  proc: number,
+  seq: number,
+  ts: bigint,
+  flags: number,
+  type: number,
+): void {
   const v = new DataView(out.buffer, out.byteOffset + at, HDR);
   v.setUint32(0x00, size, true);
   v.setUint32(0x04, used, true);
@@ -59,16 +69,48 @@ export class PayloadBuilder {
     this.length += n;
     return at;
   }
-  u8(v: number): this { const at = this.room(1); this.view.setUint8(at, v); return this; }
-  u16(v: number): this { const at = this.room(2); this.view.setUint16(at, v, true); return this; }
-  u32(v: number): this { const at = this.room(4); this.view.setUint32(at, v >>> 0, true); return this; }
-  i32(v: number): this { const at = this.room(4); this.view.setInt32(at, v, true); return this; }
-  u64(v: bigint | number): this { const at = this.room(8); this.view.setBigUint64(at, BigInt.asUintN(64, BigInt(v)), true); return this; }
-  i64(v: bigint | number): this { const at = this.room(8); this.view.setBigInt64(at, BigInt(v), true); return this; }
-  f64(v: number): this { const at = this.room(8); this.view.setFloat64(at, v, true); return this; }
+  u8(v: number): this {
+    const at = this.room(1);
+    this.view.setUint8(at, v);
+    return this;
+  }
+  u16(v: number): this {
+    const at = this.room(2);
+    this.view.setUint16(at, v, true);
+    return this;
+  }
+  u32(v: number): this {
+    const at = this.room(4);
+    this.view.setUint32(at, v >>> 0, true);
+    return this;
+  }
+  i32(v: number): this {
+    const at = this.room(4);
+    this.view.setInt32(at, v, true);
+    return this;
+  }
+  u64(v: bigint | number): this {
+    const at = this.room(8);
+    this.view.setBigUint64(at, BigInt.asUintN(64, BigInt(v)), true);
+    return this;
+  }
+  i64(v: bigint | number): this {
+    const at = this.room(8);
+    this.view.setBigInt64(at, BigInt(v), true);
+    return this;
+  }
+  f64(v: number): this {
+    const at = this.room(8);
+    this.view.setFloat64(at, v, true);
+    return this;
+  }
   /** A pointer-sized value. */
-  ptr(size: 4 | 8, v: bigint | number): this { return size === 4 ? this.u32(Number(BigInt.asUintN(32, BigInt(v)))) : this.u64(v); }
-  guid(text: string): this { return this.bytes(guidBytes(text)); }
+  ptr(size: 4 | 8, v: bigint | number): this {
+    return size === 4 ? this.u32(Number(BigInt.asUintN(32, BigInt(v)))) : this.u64(v);
+  }
+  guid(text: string): this {
+    return this.bytes(guidBytes(text));
+  }
   /** UTF-16LE with a 2-byte terminator. */
   utf16z(s: string): this {
     for (let i = 0; i < s.length; i++) this.u16(s.charCodeAt(i));
@@ -79,9 +121,18 @@ export class PayloadBuilder {
     for (let i = 0; i < s.length; i++) this.u8(s.charCodeAt(i) & 0xff);
     return this.u8(0);
   }
-  bytes(b: Uint8Array): this { const at = this.room(b.length); this.buf.set(b, at); return this; }
-  zeros(n: number): this { this.room(n); return this; }
-  build(): Uint8Array { return this.buf.slice(0, this.length); }
+  bytes(b: Uint8Array): this {
+    const at = this.room(b.length);
+    this.buf.set(b, at);
+    return this;
+  }
+  zeros(n: number): this {
+    this.room(n);
+    return this;
+  }
+  build(): Uint8Array {
+    return this.buf.slice(0, this.length);
+  }
 }
 
 export interface WriterOptions {
@@ -192,11 +243,15 @@ export const records = {
     const extBytes = (r.pebs !== undefined ? 8 : 0) + pmc.length * 8;
     const size = fixed + extBytes + r.payload.length;
     const b = new PayloadBuilder();
-    b.u16((r.version & 0xff) | (r.pebs !== undefined ? 0x8000 : 0) | (pmc.length << 8)).u8(r.headerType).u8(0xc0);
+    b.u16((r.version & 0xff) | (r.pebs !== undefined ? 0x8000 : 0) | (pmc.length << 8))
+      .u8(r.headerType)
+      .u8(0xc0);
     b.u16(size).u16(r.hookId);
     if (fixed === 0x10) b.i64(r.ts);
     else {
-      b.u32(r.tid ?? 0).u32(r.pid ?? 0).i64(r.ts);
+      b.u32(r.tid ?? 0)
+        .u32(r.pid ?? 0)
+        .i64(r.ts);
       if (fixed === 0x20) b.u32(0).u32(0);
     }
     if (r.pebs !== undefined) b.u64(r.pebs);
@@ -208,10 +263,17 @@ export const records = {
     const instance = r.headerType === 0x0b || r.headerType === 0x15;
     const fixed = instance ? 0x48 : 0x30;
     const b = new PayloadBuilder();
-    b.u16(fixed + r.payload.length).u8(r.headerType).u8(0xc0).u8(r.opcode).u8(r.level).u16(r.version);
+    b.u16(fixed + r.payload.length)
+      .u8(r.headerType)
+      .u8(0xc0)
+      .u8(r.opcode)
+      .u8(r.level)
+      .u16(r.version);
     b.u32(r.tid).u32(r.pid).i64(r.ts).guid(r.guid).u32(0).u32(0);
     if (instance) {
-      b.u32(r.instanceId ?? 0).u32(r.parentInstanceId ?? 0).guid(r.parentGuid ?? "00000000-0000-0000-0000-000000000000");
+      b.u32(r.instanceId ?? 0)
+        .u32(r.parentInstanceId ?? 0)
+        .guid(r.parentGuid ?? "00000000-0000-0000-0000-000000000000");
     }
     return b.bytes(r.payload).build();
   },
@@ -221,15 +283,32 @@ export const records = {
     const items = new PayloadBuilder();
     ext.forEach((item, i) => {
       const stride = align8(8 + item.data.length);
-      items.u16(stride).u16(item.type).u16(i < ext.length - 1 ? 1 : 0).u16(item.data.length).bytes(item.data);
+      items
+        .u16(stride)
+        .u16(item.type)
+        .u16(i < ext.length - 1 ? 1 : 0)
+        .u16(item.data.length)
+        .bytes(item.data);
       items.zeros(stride - 8 - item.data.length);
     });
     const b = new PayloadBuilder();
     const flags = (r.flags ?? 0) | (ext.length ? 1 : 0);
-    b.u16(0x50 + items.length + r.payload.length).u8(r.headerType).u8(0xc0).u16(flags).u16(0);
+    b.u16(0x50 + items.length + r.payload.length)
+      .u8(r.headerType)
+      .u8(0xc0)
+      .u16(flags)
+      .u16(0);
     b.u32(r.tid).u32(r.pid).i64(r.ts).guid(r.provider);
-    b.u16(r.id).u8(r.version).u8(r.channel ?? 0).u8(r.level).u8(r.opcode).u16(r.task).u64(r.keywords);
-    b.u32(0).u32(0).guid(r.activityId ?? "00000000-0000-0000-0000-000000000000");
+    b.u16(r.id)
+      .u8(r.version)
+      .u8(r.channel ?? 0)
+      .u8(r.level)
+      .u8(r.opcode)
+      .u16(r.task)
+      .u64(r.keywords);
+    b.u32(0)
+      .u32(0)
+      .guid(r.activityId ?? "00000000-0000-0000-0000-000000000000");
     return b.bytes(items.build()).bytes(r.payload).build();
   },
 
@@ -242,7 +321,11 @@ export const records = {
     if (f & 0x08) opt.i64(r.ts ?? 0n);
     if (f & 0x20) opt.u32(r.tid ?? 0).u32(r.pid ?? 0);
     const b = new PayloadBuilder();
-    b.u16(8 + opt.length + r.payload.length).u8(0).u8(0x90).u16(r.messageNumber).u16(f);
+    b.u16(8 + opt.length + r.payload.length)
+      .u8(0)
+      .u8(0x90)
+      .u16(r.messageNumber)
+      .u16(f);
     return b.bytes(opt.build()).bytes(r.payload).build();
   },
 };
@@ -269,10 +352,18 @@ export class EtlWriter {
     this.lastTs = this.anchor;
   }
 
-  system(proc: number, r: SystemRecord): void { this.raw(proc, records.system(r), r.ts); }
-  classic(proc: number, r: ClassicRecord): void { this.raw(proc, records.classic(r), r.ts); }
-  event(proc: number, r: EventRecord): void { this.raw(proc, records.event(r), r.ts); }
-  message(proc: number, r: MessageRecord): void { this.raw(proc, records.message(r), r.ts ?? this.lastTs); }
+  system(proc: number, r: SystemRecord): void {
+    this.raw(proc, records.system(r), r.ts);
+  }
+  classic(proc: number, r: ClassicRecord): void {
+    this.raw(proc, records.classic(r), r.ts);
+  }
+  event(proc: number, r: EventRecord): void {
+    this.raw(proc, records.event(r), r.ts);
+  }
+  message(proc: number, r: MessageRecord): void {
+    this.raw(proc, records.message(r), r.ts ?? this.lastTs);
+  }
 
   /** Places record bytes (any, also corrupt ones) into processor `proc`'s buffer. */
   raw(proc: number, bytes: Uint8Array, ts: bigint = this.lastTs): void {
@@ -340,7 +431,9 @@ export class EtlWriter {
     b.ptr(P, 0).ptr(P, 0); // logger name and log file name slots (not pointers in files)
     // TIME_ZONE_INFORMATION (172 bytes)
     b.i32(o.timeZoneBias ?? 0);
-    const name = (s: string) => { for (let i = 0; i < 32; i++) b.u16(i < s.length ? s.charCodeAt(i) : 0); };
+    const name = (s: string) => {
+      for (let i = 0; i < 32; i++) b.u16(i < s.length ? s.charCodeAt(i) : 0);
+    };
     name("Coordinated Universal Time");
     b.zeros(16).i32(0);
     name("Coordinated Universal Time");
@@ -376,7 +469,12 @@ export class EtlWriter {
     const freq = this.opts.perfFreq ?? 10_000_000n;
     const start = this.opts.startTime ?? 133000000000000000n;
     const header = records.system({
-      headerType: this.pointerSize === 4 ? 0x01 : 0x02, hookId: 0, version: 2, pid: 4, tid: 8, ts: this.anchor,
+      headerType: this.pointerSize === 4 ? 0x01 : 0x02,
+      hookId: 0,
+      version: 2,
+      pid: 4,
+      tid: 8,
+      ts: this.anchor,
       payload: this.logfileHeader(buffersWritten, start + ((lastTs - this.anchor) * 10_000_000n) / freq),
     });
     const buf0 = new Uint8Array(this.headerBufferSize).fill(0xff);

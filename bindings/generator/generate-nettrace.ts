@@ -73,7 +73,8 @@ const CLR_PROVIDERS: [string, Uint32Array][] = [
   [RUNDOWN_PROVIDER, guidWords("a669021c-c450-4609-a035-5af59af4df18")],
   [PRIVATE_PROVIDER, guidWords("763fd754-7086-4dfe-95eb-c01a46faf4ca")],
 ];
-const PERFINFO_SAMPLE = 0x0f2e, STACKWALK_STACK = 0x1820;
+const PERFINFO_SAMPLE = 0x0f2e,
+  STACKWALK_STACK = 0x1820;
 const TWO_32 = 4294967296;
 /** An EventSource event now and then: after every this many runtime events. */
 const EVENTSOURCE_EVERY = 50;
@@ -105,7 +106,12 @@ const MESSAGES = ["steady", "queue draining", "cache warm"].map(utf16z);
 /** The EventSource's events (version 4 cannot describe the array field: left out there). */
 function requestStart(withArray: boolean): NettraceEventDefinition {
   return {
-    providerName: GENERATOR_EVENTSOURCE, eventId: 1, eventName: "RequestStart", opcode: 1, level: 4, keywords: 0x1n,
+    providerName: GENERATOR_EVENTSOURCE,
+    eventId: 1,
+    eventName: "RequestStart",
+    opcode: 1,
+    level: 4,
+    keywords: 0x1n,
     fields: [
       { name: "RequestId", typeCode: 9 },
       { name: "Bytes", typeCode: 11 },
@@ -117,8 +123,15 @@ function requestStart(withArray: boolean): NettraceEventDefinition {
   };
 }
 const HEARTBEAT: NettraceEventDefinition = {
-  providerName: GENERATOR_EVENTSOURCE, eventId: 2, eventName: "Heartbeat", level: 5, keywords: 0x2n,
-  fields: [{ name: "Sequence", typeCode: 10 }, { name: "Message", typeCode: 18 }],
+  providerName: GENERATOR_EVENTSOURCE,
+  eventId: 2,
+  eventName: "Heartbeat",
+  level: 5,
+  keywords: 0x2n,
+  fields: [
+    { name: "Sequence", typeCode: 10 },
+    { name: "Message", typeCode: 18 },
+  ],
 };
 
 /** Where a generator's bytes go. */
@@ -223,8 +236,15 @@ export class NettraceGenerator {
     const providers: Record<string, number> = {};
     for (let m = 1; m < this.counts.length; m++) if (this.counts[m]) providers[this.providerOf[m]] = (providers[this.providerOf[m]] ?? 0) + this.counts[m];
     return {
-      version: this.version, bytes: s.bytes, events: s.events, providers, metadata: s.metadata, stacks: s.stacks, blocks: { ...s.blocks },
-      sourceRecords: this.sourceRecords, droppedRecords: this.dropped,
+      version: this.version,
+      bytes: s.bytes,
+      events: s.events,
+      providers,
+      metadata: s.metadata,
+      stacks: s.stacks,
+      blocks: { ...s.blocks },
+      sourceRecords: this.sourceRecords,
+      droppedRecords: this.dropped,
     };
   }
 
@@ -273,8 +293,19 @@ export class NettraceGenerator {
   private processInfo(ts: number): void {
     const v4 = this.version === 4;
     const id = this.define({
-      providerName: EVENTPIPE_PROVIDER_NAME, eventId: 1, eventName: "ProcessInfo", version: v4 ? 0 : 1,
-      fields: [{ name: "CommandLine", typeCode: 18 }, ...(v4 ? [] : [{ name: "OSInformation", typeCode: 18 }, { name: "ArchInformation", typeCode: 18 }])],
+      providerName: EVENTPIPE_PROVIDER_NAME,
+      eventId: 1,
+      eventName: "ProcessInfo",
+      version: v4 ? 0 : 1,
+      fields: [
+        { name: "CommandLine", typeCode: 18 },
+        ...(v4
+          ? []
+          : [
+              { name: "OSInformation", typeCode: 18 },
+              { name: "ArchInformation", typeCode: 18 },
+            ]),
+      ],
     });
     const parts = [utf16z(GENERATED_PROCESS.commandLine), ...(v4 ? [] : [utf16z("Microsoft Windows 10.0.19045"), utf16z(this.P === 4 ? "X86" : "X64")])];
     const payload = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
@@ -287,7 +318,18 @@ export class NettraceGenerator {
     this.write();
   }
 
-  private event(metadataId: number, ts: number, tid: number, proc: number, payload: Uint8Array, start: number, end: number, stack: Uint8Array | null, stackStart: number, stackEnd: number): void {
+  private event(
+    metadataId: number,
+    ts: number,
+    tid: number,
+    proc: number,
+    payload: Uint8Array,
+    start: number,
+    end: number,
+    stack: Uint8Array | null,
+    stackStart: number,
+    stackEnd: number,
+  ): void {
     const e = this.ev;
     e.metadataId = metadataId;
     e.timestamp = ts;
@@ -306,8 +348,12 @@ export class NettraceGenerator {
   /** A runtime event (EVENT_HEADER record); false when its provider is not the runtime's. */
   private runtimeEvent(proc: number, r: Uint8Array, ts: number): boolean {
     // (read by words: the records come from one or two arrays, whose views are kept)
-    const v = this.viewOf(r), o = r.byteOffset;
-    const g0 = v.getUint32(o + 24, true), g1 = v.getUint32(o + 28, true), g2 = v.getUint32(o + 32, true), g3 = v.getUint32(o + 36, true);
+    const v = this.viewOf(r),
+      o = r.byteOffset;
+    const g0 = v.getUint32(o + 24, true),
+      g1 = v.getUint32(o + 28, true),
+      g2 = v.getUint32(o + 32, true),
+      g3 = v.getUint32(o + 36, true);
     let provider = -1;
     for (let k = 0; k < CLR_PROVIDERS.length; k++) {
       const g = CLR_PROVIDERS[k][1];
@@ -319,7 +365,8 @@ export class NettraceGenerator {
     if (provider < 0) return false;
     const size = u16(r, 0);
     const flags = u16(r, 4);
-    const id = u16(r, 40), version = r[42];
+    const id = u16(r, 40),
+      version = r[42];
     // (the metadata of an event's last version by a table, the others by the map)
     const pi = provider * 65536 + id;
     const key = pi * 256 + version;
@@ -333,11 +380,15 @@ export class NettraceGenerator {
     this.lastVersion[pi] = version + 1;
     this.lastMetadata[pi] = metadataId;
     let p = 0x50;
-    let stack: Uint8Array | null = null, stackStart = 0, stackEnd = 0;
+    let stack: Uint8Array | null = null,
+      stackStart = 0,
+      stackEnd = 0;
     if (flags & 1) {
       // extended items: a stack becomes the event's
       for (;;) {
-        const type = u16(r, p + 2), linkage = u16(r, p + 4), dataSize = u16(r, p + 6);
+        const type = u16(r, p + 2),
+          linkage = u16(r, p + 4),
+          dataSize = u16(r, p + 6);
         if (type === 5 || type === 6) [stack, stackStart, stackEnd] = this.frames(r, p + 16, p + 8 + dataSize, type === 6 ? 8 : 4);
         p += (8 + dataSize + 7) & ~7;
         if (!(linkage & 1)) break;
@@ -411,7 +462,9 @@ export class NettraceGenerator {
     if (!this.sampleMetadata) this.sampleMetadata = this.define({ providerName: SAMPLE_PROFILER_PROVIDER, eventId: 0, level: 4 });
     let managed = false;
     if (stack) {
-      const v = this.viewOf(stack), o = stack.byteOffset, P = this.P;
+      const v = this.viewOf(stack),
+        o = stack.byteOffset,
+        P = this.P;
       for (let p = o + start; p + P <= o + end && !managed; p += P) {
         managed = isJittedCode(P, P === 8 ? v.getUint32(p, true) + v.getUint32(p + 4, true) * TWO_32 : v.getUint32(p, true));
       }
@@ -424,7 +477,8 @@ export class NettraceGenerator {
   /** An event of the EventSource, on the thread of the runtime event before it. */
   private eventSource(ts: number, tid: number, proc: number): void {
     const n = ++this.esCount;
-    const b = this.es, v = this.esView;
+    const b = this.es,
+      v = this.esView;
     let p = 0;
     let id: number;
     if (n % 2) {

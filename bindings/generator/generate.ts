@@ -13,11 +13,12 @@ export const CLR_PROVIDER = DOTNET_RUNTIME_GUID;
 const PROCESS_GROUP_GUID_HOOK = 0x0300; // Process group; the opcode is the low byte
 const THREAD_HOOK = 0x0500;
 const PID = 4242;
-const COMMAND_LINE = "\"C:\\app\\Contoso.Orders.exe\" --port 8080";
+const COMMAND_LINE = '"C:\\app\\Contoso.Orders.exe" --port 8080';
 const THREAD_IDS = Array.from({ length: 8 }, (_, i) => 5000 + i * 4);
 const IMAGE_DC_START_HOOK = 0x1403;
 const SAMPLE_HOOK = 0x0f2e;
-const JITTED = 0x8, DYNAMIC = 0x1;
+const JITTED = 0x8,
+  DYNAMIC = 0x1;
 const STACK_HOOK = 0x1820;
 /** Native images of the samples' stacks (base by pointer size, size, file, process). */
 const IMAGES: [number, number, number, string, number][] = [
@@ -72,23 +73,85 @@ export interface GenerateSummary {
   headerBufferSize: number;
 }
 
-const NAMESPACES = ["System", "System.Collections.Generic", "System.Linq", "System.Text.Json", "Contoso.Orders",
-  "Contoso.Orders.Pricing", "Microsoft.Extensions.Logging", "System.Threading.Tasks", "System.IO", "System.Net.Http"];
-const TYPES = ["List`1", "Dictionary`2", "StringBuilder", "OrderService", "PriceCalculator", "JsonSerializer",
-  "Task`1", "FileStream", "HttpClient", "Enumerable", "LoggerFactory", "ConcurrentQueue`1"];
-const METHODS = ["Add", "TryGetValue", "ToString", "Process", "Calculate", "Serialize", "Deserialize", "MoveNext",
-  "ReadAsync", "SendAsync", "Where", "Select", "Log", "Enqueue", "GetHashCode", "Equals", ".ctor"];
-const SIGNATURES = ["instance void  (class System.String)", "instance bool  (!0,!1&)", "instance class System.String  ()",
-  "void  (int32,float64)", "instance class System.Threading.Tasks.Task`1<int32>  (unsigned int8[],int32,int32)",
-  "class System.Collections.Generic.IEnumerable`1<!!0>  (class System.Collections.Generic.IEnumerable`1<!!0>,class System.Func`2<!!0,bool>)"];
-const ALLOC_TYPES = ["System.String", "System.Byte[]", "System.Object[]", "Contoso.Orders.Order",
-  "System.Collections.Generic.List`1[Contoso.Orders.OrderLine]", "System.Char[]", "System.Text.StringBuilder"];
-const EXCEPTIONS: [string, string][] = [["System.InvalidOperationException", "Sequence contains no elements"],
+const NAMESPACES = [
+  "System",
+  "System.Collections.Generic",
+  "System.Linq",
+  "System.Text.Json",
+  "Contoso.Orders",
+  "Contoso.Orders.Pricing",
+  "Microsoft.Extensions.Logging",
+  "System.Threading.Tasks",
+  "System.IO",
+  "System.Net.Http",
+];
+const TYPES = [
+  "List`1",
+  "Dictionary`2",
+  "StringBuilder",
+  "OrderService",
+  "PriceCalculator",
+  "JsonSerializer",
+  "Task`1",
+  "FileStream",
+  "HttpClient",
+  "Enumerable",
+  "LoggerFactory",
+  "ConcurrentQueue`1",
+];
+const METHODS = [
+  "Add",
+  "TryGetValue",
+  "ToString",
+  "Process",
+  "Calculate",
+  "Serialize",
+  "Deserialize",
+  "MoveNext",
+  "ReadAsync",
+  "SendAsync",
+  "Where",
+  "Select",
+  "Log",
+  "Enqueue",
+  "GetHashCode",
+  "Equals",
+  ".ctor",
+];
+const SIGNATURES = [
+  "instance void  (class System.String)",
+  "instance bool  (!0,!1&)",
+  "instance class System.String  ()",
+  "void  (int32,float64)",
+  "instance class System.Threading.Tasks.Task`1<int32>  (unsigned int8[],int32,int32)",
+  "class System.Collections.Generic.IEnumerable`1<!!0>  (class System.Collections.Generic.IEnumerable`1<!!0>,class System.Func`2<!!0,bool>)",
+];
+const ALLOC_TYPES = [
+  "System.String",
+  "System.Byte[]",
+  "System.Object[]",
+  "Contoso.Orders.Order",
+  "System.Collections.Generic.List`1[Contoso.Orders.OrderLine]",
+  "System.Char[]",
+  "System.Text.StringBuilder",
+];
+const EXCEPTIONS: [string, string][] = [
+  ["System.InvalidOperationException", "Sequence contains no elements"],
   ["System.ArgumentNullException", "Value cannot be null. (Parameter 'key')"],
   ["System.IO.FileNotFoundException", "Could not find file 'C:\\data\\orders.json'."],
-  ["System.Collections.Generic.KeyNotFoundException", "The given key was not present in the dictionary."]];
-const ASSEMBLIES = ["System.Private.CoreLib", "System.Runtime", "System.Collections", "System.Linq", "System.Text.Json",
-  "Contoso.Orders", "Microsoft.Extensions.Logging", "System.Net.Http", "System.Threading"];
+  ["System.Collections.Generic.KeyNotFoundException", "The given key was not present in the dictionary."],
+];
+const ASSEMBLIES = [
+  "System.Private.CoreLib",
+  "System.Runtime",
+  "System.Collections",
+  "System.Linq",
+  "System.Text.Json",
+  "Contoso.Orders",
+  "Microsoft.Extensions.Logging",
+  "System.Net.Http",
+  "System.Threading",
+];
 
 /** UTF-16LE code units of `s`, with the 2-byte terminator unless `terminate` is false. */
 function utf16(s: string, terminate = true): Uint8Array {
@@ -373,8 +436,18 @@ export class TraceGenerator {
 
   private template(id: number, version: number, task: number, opcode: number, level: number, keywords: bigint): Template {
     const rec = records.event({
-      headerType: this.headerType as 0x12 | 0x13, provider: CLR_PROVIDER, id, version, level, opcode, task, keywords,
-      pid: PID, tid: 0, ts: 0n, payload: new Uint8Array(0),
+      headerType: this.headerType as 0x12 | 0x13,
+      provider: CLR_PROVIDER,
+      id,
+      version,
+      level,
+      opcode,
+      task,
+      keywords,
+      pid: PID,
+      tid: 0,
+      ts: 0n,
+      payload: new Uint8Array(0),
     });
     return new Uint32Array(rec.slice(0, EVENT_HEADER).buffer);
   }
@@ -406,7 +479,9 @@ export class TraceGenerator {
     }
     const s = this.s;
     for (let k = size; k < aligned; k++) s[k] = 0xff; // padding stays 0xFF, like unused buffer space
-    const d = this.bufs[proc], w = this.words[proc], sw = this.sw;
+    const d = this.bufs[proc],
+      w = this.words[proc],
+      sw = this.sw;
     const a = at >>> 2;
     for (let k = 0; k < EVENT_HEADER / 4; k++) w[a + k] = t[k];
     for (let k = EVENT_HEADER / 4, n = aligned >>> 2; k < n; k++) w[a + k] = sw[k];
@@ -416,7 +491,8 @@ export class TraceGenerator {
     d[at + 9] = tid >>> 8;
     d[at + 10] = tid >>> 16;
     d[at + 11] = tid >>> 24;
-    const lo = ts >>> 0, hi = (ts - lo) / TWO_32;
+    const lo = ts >>> 0,
+      hi = (ts - lo) / TWO_32;
     d[at + 16] = lo;
     d[at + 17] = lo >>> 8;
     d[at + 18] = lo >>> 16;
@@ -519,10 +595,25 @@ export class TraceGenerator {
     const pid = PID;
     const tick = () => (this.ts += 1 + Math.floor(this.rand() * 400));
     const sys = P === 4 ? 0x01 : 0x02;
-    const proc = new PayloadBuilder().ptr(P, 0xffffa00012345000n).u32(pid).u32(1200).u32(1).i32(0).ptr(P, 0x1aa000n)
-      .u32(0).u32(0).ansiz("Contoso.Orders.exe").utf16z(COMMAND_LINE).utf16z("").utf16z("");
+    const proc = new PayloadBuilder()
+      .ptr(P, 0xffffa00012345000n)
+      .u32(pid)
+      .u32(1200)
+      .u32(1)
+      .i32(0)
+      .ptr(P, 0x1aa000n)
+      .u32(0)
+      .u32(0)
+      .ansiz("Contoso.Orders.exe")
+      .utf16z(COMMAND_LINE)
+      .utf16z("")
+      .utf16z("");
     let ts = tick();
-    this.record(0, records.system({ headerType: sys, hookId: PROCESS_GROUP_GUID_HOOK | 1, version: 4, pid: 1200, tid: 1204, ts: BigInt(ts), payload: proc.build() }), ts);
+    this.record(
+      0,
+      records.system({ headerType: sys, hookId: PROCESS_GROUP_GUID_HOOK | 1, version: 4, pid: 1200, tid: 1204, ts: BigInt(ts), payload: proc.build() }),
+      ts,
+    );
     for (const tid of this.threads) {
       const t = new PayloadBuilder().u32(pid).u32(tid);
       for (let k = 0; k < 7; k++) t.ptr(P, 0x7ff000000000n + BigInt(tid * 4096 + k));
@@ -540,23 +631,65 @@ export class TraceGenerator {
       for (const [base, size, file, owner] of images) {
         const b = new PayloadBuilder().ptr(P, base).ptr(P, size).u32(owner).u32(0).u32(0).u32(0).ptr(P, base).u32(0).u32(0).u32(0).u32(0).utf16z(file);
         ts = tick();
-        this.record(0, records.system({ headerType: sys, hookId: IMAGE_DC_START_HOOK, version: 3, pid: owner, tid: 0, ts: BigInt(ts), payload: b.build() }), ts);
+        this.record(
+          0,
+          records.system({ headerType: sys, hookId: IMAGE_DC_START_HOOK, version: 3, pid: owner, tid: 0, ts: BigInt(ts), payload: b.build() }),
+          ts,
+        );
       }
     }
     const clr = (t: Template, payload: PayloadBuilder) => {
       this.str(payload.build());
       this.clr(t, this.thread());
     };
-    clr(this.template(187, 0, 19, 1, 4, 0n), new PayloadBuilder().u16(8).u16(2).u16(8).u16(0).u16(24).u16(0).u16(8).u16(0).u16(24).u16(0)
-      .u32(0x1004).u8(0).utf16z(COMMAND_LINE).guid("00000000-0000-0000-0000-000000000000")
-      .utf16z("C:\\Program Files\\dotnet\\shared\\Microsoft.NETCore.App\\8.0.0\\coreclr.dll"));
+    clr(
+      this.template(187, 0, 19, 1, 4, 0n),
+      new PayloadBuilder()
+        .u16(8)
+        .u16(2)
+        .u16(8)
+        .u16(0)
+        .u16(24)
+        .u16(0)
+        .u16(8)
+        .u16(0)
+        .u16(24)
+        .u16(0)
+        .u32(0x1004)
+        .u8(0)
+        .utf16z(COMMAND_LINE)
+        .guid("00000000-0000-0000-0000-000000000000")
+        .utf16z("C:\\Program Files\\dotnet\\shared\\Microsoft.NETCore.App\\8.0.0\\coreclr.dll"),
+    );
     ASSEMBLIES.forEach((name, k) => {
       const assemblyId = 0x7ffd0000n + BigInt(k) * 0x1000n;
-      clr(this.template(154, 1, 10, 37, 4, 0x8n), new PayloadBuilder().u64(assemblyId).u64(0x1000n).u64(0n).u32(0)
-        .utf16z(`${name}, Version=8.0.0.0, Culture=neutral, PublicKeyToken=b03f5f7f11d50a3a`).u16(8));
-      clr(this.template(152, 2, 10, 33, 4, 0x20000008n), new PayloadBuilder().u64(assemblyId + 0x800n).u64(assemblyId).u32(8).u32(0)
-        .utf16z(`C:\\app\\${name}.dll`).utf16z("").u16(8).guid("5f1c7a3e-2b44-4d6a-9a1e-0c8b7d6e5f40").u32(1)
-        .utf16z(`D:\\build\\${name}.pdb`).guid("00000000-0000-0000-0000-000000000000").u32(0).utf16z(""));
+      clr(
+        this.template(154, 1, 10, 37, 4, 0x8n),
+        new PayloadBuilder()
+          .u64(assemblyId)
+          .u64(0x1000n)
+          .u64(0n)
+          .u32(0)
+          .utf16z(`${name}, Version=8.0.0.0, Culture=neutral, PublicKeyToken=b03f5f7f11d50a3a`)
+          .u16(8),
+      );
+      clr(
+        this.template(152, 2, 10, 33, 4, 0x20000008n),
+        new PayloadBuilder()
+          .u64(assemblyId + 0x800n)
+          .u64(assemblyId)
+          .u32(8)
+          .u32(0)
+          .utf16z(`C:\\app\\${name}.dll`)
+          .utf16z("")
+          .u16(8)
+          .guid("5f1c7a3e-2b44-4d6a-9a1e-0c8b7d6e5f40")
+          .u32(1)
+          .utf16z(`D:\\build\\${name}.pdb`)
+          .guid("00000000-0000-0000-0000-000000000000")
+          .u32(0)
+          .utf16z(""),
+      );
     });
   }
 
@@ -719,12 +852,14 @@ export class TraceGenerator {
   private sample(): void {
     // (written in place, with no object per sample: the frames as 32-bit halves, the records in `k`)
     const P = this.P;
-    const KHI = P === 4 ? 0 : 0xfffff800, KLO = P === 4 ? 0x81000000 : 0; // the kernel base, kernelBase(P)
+    const KHI = P === 4 ? 0 : 0xfffff800,
+      KLO = P === 4 ? 0x81000000 : 0; // the kernel base, kernelBase(P)
     const ts = (this.ts += 1 + Math.floor(this.rand() * 400));
     const proc = this.index(this.processors);
     const idle = this.rand() < 0.1;
     const tid = idle ? 0 : this.thread();
-    const lo = this.frameLo, hi = this.frameHi;
+    const lo = this.frameLo,
+      hi = this.frameHi;
     let n = 0;
     const frame = (v: number) => {
       lo[n] = v >>> 0;
@@ -827,13 +962,21 @@ export interface SessionFile {
 export function generateSession(opts: GenerateOptions & { name?: string; kernelDelayTicks?: number }): SessionFile[] {
   const name = opts.name ?? "generated";
   const delay = BigInt(opts.kernelDelayTicks ?? 500);
-  const common = { bufferSize: opts.bufferSize ?? 65536, pointerSize: opts.pointerSize ?? 8, compress: opts.compress ?? false, numberOfProcessors: opts.processors ?? 4 };
+  const common = {
+    bufferSize: opts.bufferSize ?? 65536,
+    pointerSize: opts.pointerSize ?? 8,
+    compress: opts.compress ?? false,
+    numberOfProcessors: opts.processors ?? 4,
+  };
   const startTime = 133000000000000000n;
   const anchor = new EtlWriter().anchor;
   const user = new EtlWriter({ ...common, anchor, startTime, loggerName: "etw-wasm-generator", logFileName: `C:\\traces\\${name}.etl` });
   const kernel = new EtlWriter({
-    ...common, anchor: anchor + delay, startTime: startTime + delay, // (10^7 ticks a second: a tick is a FILETIME unit)
-    loggerName: "NT Kernel Logger", logFileName: `C:\\traces\\${name}.kernel.etl`,
+    ...common,
+    anchor: anchor + delay,
+    startTime: startTime + delay, // (10^7 ticks a second: a tick is a FILETIME unit)
+    loggerName: "NT Kernel Logger",
+    logFileName: `C:\\traces\\${name}.kernel.etl`,
   });
   const g = new TraceGenerator(opts, {
     reuseChunks: true,
@@ -841,7 +984,10 @@ export function generateSession(opts: GenerateOptions & { name?: string; kernelD
     tap: (proc, record, ts) => (record[2] === 0x12 || record[2] === 0x13 ? user : kernel).raw(proc, record.slice(), BigInt(ts)),
   });
   g.run();
-  return [{ name: `${name}.etl`, bytes: user.finish() }, { name: `${name}.kernel.etl`, bytes: kernel.finish() }];
+  return [
+    { name: `${name}.etl`, bytes: user.finish() },
+    { name: `${name}.kernel.etl`, bytes: kernel.finish() },
+  ];
 }
 
 /** Generates a trace in memory; see GenerateOptions. For large traces use the chunk sources. */

@@ -32,7 +32,9 @@ export interface NetperfV2Options {
 
 const SIGNATURE = "!FastSerialization.1";
 const TYPE_NAME = "Microsoft.DotNet.Runtime.EventPipeFile";
-const TAG_NULL = 1, TAG_BEGIN = 4, TAG_END = 6;
+const TAG_NULL = 1,
+  TAG_BEGIN = 4,
+  TAG_END = 6;
 
 export class NetperfV2Writer {
   private readonly parts: Uint8Array[] = [];
@@ -44,21 +46,50 @@ export class NetperfV2Writer {
     b.u8(TAG_BEGIN).u8(TAG_BEGIN).u8(TAG_NULL).i32(2).i32(0).i32(TYPE_NAME.length).ascii(TYPE_NAME).u8(TAG_END);
     b.i32(0); // forward reference 0: the end of the events
     const d = options.syncTimeUtc;
-    for (const v of [d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDay(), d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds()]) b.i16(v);
+    for (const v of [
+      d.getUTCFullYear(),
+      d.getUTCMonth() + 1,
+      d.getUTCDay(),
+      d.getUTCDate(),
+      d.getUTCHours(),
+      d.getUTCMinutes(),
+      d.getUTCSeconds(),
+      d.getUTCMilliseconds(),
+    ])
+      b.i16(v);
     b.i64(options.syncTimeQpc).i64(options.qpcFrequency);
     if (!options.omitTraceEndTag) b.u8(TAG_END);
     this.push(b.done());
   }
 
   /** A metadata record; returns its id (its stream offset), which events give as their metadata id. */
-  defineEvent(m: { providerName: string; eventId: number; version?: number; eventName?: string; keywords?: bigint; level?: number; fields?: NetperfV2Field[] }): number {
+  defineEvent(m: {
+    providerName: string;
+    eventId: number;
+    version?: number;
+    eventName?: string;
+    keywords?: bigint;
+    level?: number;
+    fields?: NetperfV2Field[];
+  }): number {
     const rest = new Bytes();
     if (m.eventName !== undefined || m.fields || m.keywords || m.level) {
-      rest.i32(m.eventId).utf16z(m.eventName ?? "").i64(m.keywords ?? 0n).i32(m.version ?? 0).i32(m.level ?? 0);
+      rest
+        .i32(m.eventId)
+        .utf16z(m.eventName ?? "")
+        .i64(m.keywords ?? 0n)
+        .i32(m.version ?? 0)
+        .i32(m.level ?? 0);
       if (m.fields) fieldList(rest, m.fields);
     }
     const tail = rest.done();
-    const payload = new Bytes().utf16z(m.providerName).i32(m.eventId).i32(m.version ?? 0).i32(tail.length).bytes(tail).done();
+    const payload = new Bytes()
+      .utf16z(m.providerName)
+      .i32(m.eventId)
+      .i32(m.version ?? 0)
+      .i32(tail.length)
+      .bytes(tail)
+      .done();
     const id = this.size;
     this.record({ metadataId: 0, threadId: 0, timestamp: 0n, payload });
     return id;
@@ -92,9 +123,14 @@ export class NetperfV2Writer {
     const b = new Bytes();
     const stack = e.stack ?? [];
     const total = 56 + e.payload.length + 4 + 8 * stack.length;
-    b.i32(total - 4).i32(e.metadataId).i32(e.threadId).i64(e.timestamp);
+    b.i32(total - 4)
+      .i32(e.metadataId)
+      .i32(e.threadId)
+      .i64(e.timestamp);
     b.bytes(e.activityId ?? new Uint8Array(16)).bytes(e.relatedActivityId ?? new Uint8Array(16));
-    b.i32(e.payload.length).bytes(e.payload).i32(8 * stack.length);
+    b.i32(e.payload.length)
+      .bytes(e.payload)
+      .i32(8 * stack.length);
     for (const f of stack) b.i64(f);
     this.push(b.done());
   }

@@ -13,8 +13,19 @@
 // again and again; payloads and stacks are read from the caller's arrays (ranges, no copies made).
 
 import {
-  BLOCK_EVENT, BLOCK_METADATA, BLOCK_SEQUENCE_POINT, BLOCK_STACK, BLOCK_THREAD, BLOCK_LABEL_LIST,
-  TC_OBJECT, TC_ARRAY, TC_FIXED_ARRAY, TC_RELLOC, TC_DATALOC, type NettraceField, type NettraceType,
+  BLOCK_EVENT,
+  BLOCK_METADATA,
+  BLOCK_SEQUENCE_POINT,
+  BLOCK_STACK,
+  BLOCK_THREAD,
+  BLOCK_LABEL_LIST,
+  TC_OBJECT,
+  TC_ARRAY,
+  TC_FIXED_ARRAY,
+  TC_RELLOC,
+  TC_DATALOC,
+  type NettraceField,
+  type NettraceType,
 } from "../eventpipe/format.js";
 
 /** A field of an event's metadata (the reader's own description type). */
@@ -122,7 +133,12 @@ export interface NettraceWriterStats {
   blocks: { event: number; metadata: number; stack: number; sequencePoint: number; thread: number; labelList: number };
 }
 
-const BLOCK_NAMES: Record<number, string> = { [BLOCK_EVENT]: "EventBlock", [BLOCK_METADATA]: "MetadataBlock", [BLOCK_STACK]: "StackBlock", [BLOCK_SEQUENCE_POINT]: "SPBlock" };
+const BLOCK_NAMES: Record<number, string> = {
+  [BLOCK_EVENT]: "EventBlock",
+  [BLOCK_METADATA]: "MetadataBlock",
+  [BLOCK_STACK]: "StackBlock",
+  [BLOCK_SEQUENCE_POINT]: "SPBlock",
+};
 const TWO_32 = 4294967296;
 const EVENT_HEADER_BYTES = 20; // event/metadata block header (§6.1)
 const MAX_HEADER = 96; // the longest event header, compressed or not
@@ -146,10 +162,26 @@ class Bytes {
     }
     return this.at;
   }
-  u8(v: number): void { const p = this.room(1); this.buf[p] = v; this.at = p + 1; }
-  u16(v: number): void { const p = this.room(2); this.view.setUint16(p, v, true); this.at = p + 2; }
-  u32(v: number): void { const p = this.room(4); this.view.setUint32(p, v >>> 0, true); this.at = p + 4; }
-  i64(v: bigint): void { const p = this.room(8); this.view.setBigInt64(p, BigInt.asIntN(64, v), true); this.at = p + 8; }
+  u8(v: number): void {
+    const p = this.room(1);
+    this.buf[p] = v;
+    this.at = p + 1;
+  }
+  u16(v: number): void {
+    const p = this.room(2);
+    this.view.setUint16(p, v, true);
+    this.at = p + 2;
+  }
+  u32(v: number): void {
+    const p = this.room(4);
+    this.view.setUint32(p, v >>> 0, true);
+    this.at = p + 4;
+  }
+  i64(v: bigint): void {
+    const p = this.room(8);
+    this.view.setBigInt64(p, BigInt.asIntN(64, v), true);
+    this.at = p + 8;
+  }
   /** A whole number below 2^53, as 8 bytes. */
   n64(v: number): void {
     const p = this.room(8);
@@ -158,8 +190,15 @@ class Bytes {
     this.view.setUint32(p + 4, Math.floor((v - lo) / TWO_32) >>> 0, true);
     this.at = p + 8;
   }
-  varU(v: number): void { this.room(10); this.at = writeVarU(this.buf, this.at, v); }
-  bytes(b: Uint8Array, start = 0, end = b.length): void { const p = this.room(end - start); this.buf.set(b.subarray(start, end), p); this.at = p + end - start; }
+  varU(v: number): void {
+    this.room(10);
+    this.at = writeVarU(this.buf, this.at, v);
+  }
+  bytes(b: Uint8Array, start = 0, end = b.length): void {
+    const p = this.room(end - start);
+    this.buf.set(b.subarray(start, end), p);
+    this.at = p + end - start;
+  }
   utf16z(s: string): void {
     const p = this.room(2 * s.length + 2);
     for (let i = 0; i < s.length; i++) this.view.setUint16(p + 2 * i, s.charCodeAt(i), true);
@@ -171,7 +210,9 @@ class Bytes {
     this.varU(b.length);
     this.bytes(b);
   }
-  reset(): void { this.at = 0; }
+  reset(): void {
+    this.at = 0;
+  }
 }
 
 const UTF8 = new TextEncoder();
@@ -214,7 +255,16 @@ function writeVarU64(b: Uint8Array, p: number, v: bigint): number {
 function systemTime(t: bigint | Date): number[] {
   const d = t instanceof Date ? t : new Date(Number(t / 10000n) - 11644473600000);
   if (Number.isNaN(d.getTime())) throw new RangeError("syncTimeUtc is not a valid time");
-  return [d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDay(), d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds()];
+  return [
+    d.getUTCFullYear(),
+    d.getUTCMonth() + 1,
+    d.getUTCDay(),
+    d.getUTCDate(),
+    d.getUTCHours(),
+    d.getUTCMinutes(),
+    d.getUTCSeconds(),
+    d.getUTCMilliseconds(),
+  ];
 }
 
 const isZero16 = (b: Uint8Array | null | undefined) => {
@@ -372,7 +422,8 @@ class StackTable {
       this.hashOf = hashOf;
     }
     this.room(4 + n);
-    const v = this.view, at = this.at;
+    const v = this.view,
+      at = this.at;
     v.setUint32(at, n, true);
     copyView(src, o, v, at + 4, n);
     this.at = at + 4 + n;
@@ -470,7 +521,10 @@ export class NettraceWriter {
   private lastSequencePoint = 0;
 
   readonly stats: NettraceWriterStats = {
-    bytes: 0, events: 0, metadata: 0, stacks: 0,
+    bytes: 0,
+    events: 0,
+    metadata: 0,
+    stacks: 0,
     blocks: { event: 0, metadata: 0, stack: 0, sequencePoint: 0, thread: 0, labelList: 0 },
   };
 
@@ -497,7 +551,16 @@ export class NettraceWriter {
 
   /** File bytes so far, those in open blocks included. */
   get size(): number {
-    return this.emitted + this.outAt + this.eventBytes + (this.eventBlock ? EVENT_HEADER_BYTES : 0) + this.metadataBlock.at + this.stacks.blockLength + this.threadBlock.at + this.labelBlock.at;
+    return (
+      this.emitted +
+      this.outAt +
+      this.eventBytes +
+      (this.eventBlock ? EVENT_HEADER_BYTES : 0) +
+      this.metadataBlock.at +
+      this.stacks.blockLength +
+      this.threadBlock.at +
+      this.labelBlock.at
+    );
   }
 
   // ---- output ----
@@ -553,12 +616,19 @@ export class NettraceWriter {
     trace.i64(opts.syncTimeQpc ?? 0n);
     trace.i64(opts.qpcFrequency ?? 10_000_000n);
     trace.u32(this.pointerSize);
-    const pid = opts.processId ?? 0, cpus = opts.numberOfProcessors ?? 1, rate = opts.expectedCpuSamplingRate ?? 1_000_000;
+    const pid = opts.processId ?? 0,
+      cpus = opts.numberOfProcessors ?? 1,
+      rate = opts.expectedCpuSamplingRate ?? 1_000_000;
     if (this.version === 6) {
       b.u32(0);
       b.u32(6);
       b.u32(opts.minorVersion ?? 0);
-      const kv: [string, string][] = [["HardwareThreadCount", String(cpus)], ["ProcessId", String(pid)], ["ExpectedCPUSamplingRate", String(rate)], ...(opts.keyValues ?? [])];
+      const kv: [string, string][] = [
+        ["HardwareThreadCount", String(cpus)],
+        ["ProcessId", String(pid)],
+        ["ExpectedCPUSamplingRate", String(rate)],
+        ...(opts.keyValues ?? []),
+      ];
       trace.u32(kv.length);
       for (const [k, v] of kv) {
         trace.utf8v(k);
@@ -604,7 +674,7 @@ export class NettraceWriter {
     this.typeHeader(b, BLOCK_NAMES[kind], 2);
     b.u32(length);
     const contentAt = this.position + b.at;
-    for (let k = 0; k < ((4 - (contentAt % 4)) % 4); k++) b.u8(0);
+    for (let k = 0; k < (4 - (contentAt % 4)) % 4; k++) b.u8(0);
     this.put(b.buf, 0, b.at);
     this.put(content, start, start + length);
     this.putByte(6);
@@ -775,8 +845,10 @@ export class NettraceWriter {
     const captureIndex = this.version === 6 ? capture.index : ctid;
     const stackId = e.stack ? this.internStack(e.stack, e.stackStart ?? 0, e.stackEnd ?? e.stack.length) : 0;
     let labelList = 0;
-    const act = e.activityId, rel = e.relatedActivityId;
-    const activity = act != null && !isZero16(act), related = rel != null && !isZero16(rel);
+    const act = e.activityId,
+      rel = e.relatedActivityId;
+    const activity = act != null && !isZero16(act),
+      related = rel != null && !isZero16(rel);
     if (this.version === 6 && (activity || related)) labelList = this.internLabelList(activity ? act! : null, related ? rel! : null);
 
     let block = this.eventBlock;
@@ -796,7 +868,21 @@ export class NettraceWriter {
     const before = b.at;
     let p = b.room(MAX_HEADER + size);
     if (!this.compressed) {
-      this.uncompressedHeader(b, e.metadataId, seq, threadIndex, captureIndex, proc >>> 0, stackId, labelList, ts, activity ? act! : null, related ? rel! : null, e.sorted ?? false, size);
+      this.uncompressedHeader(
+        b,
+        e.metadataId,
+        seq,
+        threadIndex,
+        captureIndex,
+        proc >>> 0,
+        stackId,
+        labelList,
+        ts,
+        activity ? act! : null,
+        related ? rel! : null,
+        e.sorted ?? false,
+        size,
+      );
       if (payload) b.bytes(payload, pStart, pEnd);
       if (this.version !== 6) this.pad4(b);
       this.eventBytes += b.at - before;
@@ -814,7 +900,7 @@ export class NettraceWriter {
       else p = writeVarU(buf, p, metadataId);
     }
     const procU = proc >>> 0;
-    if (seq !== ((prev.sequence + 1) >>> 0) || captureIndex !== prev.captureThread || procU !== prev.processor) {
+    if (seq !== (prev.sequence + 1) >>> 0 || captureIndex !== prev.captureThread || procU !== prev.processor) {
       flags |= 0x02;
       p = writeVarU(buf, p, (seq - prev.sequence - 1) >>> 0);
       p = writeVarU(buf, p, captureIndex);
@@ -883,8 +969,19 @@ export class NettraceWriter {
 
   /** The 80-byte (V4/V5) or 52-byte (V6) header (§6.3, §6.4); the caller adds the payload. */
   private uncompressedHeader(
-    b: Bytes, metadataId: number, seq: number, thread: number, capture: number, proc: number, stackId: number, labelList: number,
-    ts: number, act: Uint8Array | null, rel: Uint8Array | null, sorted: boolean, payloadSize: number,
+    b: Bytes,
+    metadataId: number,
+    seq: number,
+    thread: number,
+    capture: number,
+    proc: number,
+    stackId: number,
+    labelList: number,
+    ts: number,
+    act: Uint8Array | null,
+    rel: Uint8Array | null,
+    sorted: boolean,
+    payloadSize: number,
   ): void {
     const v6 = this.version === 6;
     const header = v6 ? 52 : 80;
@@ -945,7 +1042,8 @@ export class NettraceWriter {
     // (by the array first, then by its buffer: `buffer` is slow to get)
     const n = b.length & 1023;
     if (this.sourceArrays[n] === b) return this.sourceArrayViews[n];
-    const buffer = b.buffer, known = this.sourceBuffers;
+    const buffer = b.buffer,
+      known = this.sourceBuffers;
     let view: DataView | undefined;
     for (let k = 0; k < 4 && !view; k++) if (known[k] === buffer) view = this.sourceViews[k];
     if (!view) {
@@ -999,7 +1097,8 @@ export class NettraceWriter {
   private openMetadataBlock(): void {
     const b = this.metadataBlock;
     b.reset();
-    if (this.version === 6) b.u16(0); // header size: no header
+    if (this.version === 6)
+      b.u16(0); // header size: no header
     else b.at = EVENT_HEADER_BYTES;
     this.metadataCount = 0;
     this.metadataPrev.reset();
@@ -1122,7 +1221,8 @@ export class NettraceWriter {
   finish(): Uint8Array {
     this.checkOpen();
     this.flushBlocks();
-    if (this.version === 6) this.putU32(0); // EndOfStream block
+    if (this.version === 6)
+      this.putU32(0); // EndOfStream block
     else this.putByte(1); // NullReference: end of stream
     this.emit();
     this.finished = true;

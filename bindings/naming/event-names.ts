@@ -31,31 +31,87 @@ const KERNEL_OPCODES: Readonly<Record<string, Readonly<Record<number, string>>>>
   EventTrace: { 0: "", 5: "Extension", 8: "RundownComplete", 32: "EndExtension" },
   Process: { 1: "Start", 2: "Stop", 3: "DCStart", 4: "DCStop", 11: "Terminate", 32: "PerfCtr", 33: "PerfCtrRundown", 39: "Defunct" },
   Thread: {
-    1: "Start", 2: "Stop", 3: "DCStart", 4: "DCStop", 36: "CSwitch", 37: "CompCS", 50: "ReadyThread", 62: "Enqueue",
-    63: "Dequeue", 72: "SetName",
+    1: "Start",
+    2: "Stop",
+    3: "DCStart",
+    4: "DCStop",
+    36: "CSwitch",
+    37: "CompCS",
+    50: "ReadyThread",
+    62: "Enqueue",
+    63: "Dequeue",
+    72: "SetName",
   },
   Image: { 2: "Unload", 3: "DCStart", 4: "DCStop", 10: "Load" },
   // (TraceEvent has no template for opcode 36; 37 is the completion routine)
   DiskIO: {
-    10: "Read", 11: "Write", 12: "ReadInit", 13: "WriteInit", 14: "FlushBuffers", 15: "FlushInit",
-    34: "DriverMajorFunctionCall", 35: "DriverMajorFunctionReturn", 37: "DriverCompletionRoutine",
-    52: "DriverCompleteRequest", 53: "DriverCompleteRequestReturn",
+    10: "Read",
+    11: "Write",
+    12: "ReadInit",
+    13: "WriteInit",
+    14: "FlushBuffers",
+    15: "FlushInit",
+    34: "DriverMajorFunctionCall",
+    35: "DriverMajorFunctionReturn",
+    37: "DriverCompletionRoutine",
+    52: "DriverCompleteRequest",
+    53: "DriverCompleteRequestReturn",
   },
   // 13 and 14 are GuardMemory and HardMemory in TraceEvent's templates; 98/99 print under task VirtualMem
   PageFault: {
-    10: "TransitionFault", 11: "DemandZeroFault", 12: "CopyOnWrite", 13: "GuardMemory", 14: "HardMemory",
-    15: "AccessViolation", 32: "HardFault", 35: "InMemory", 73: "PFMappedSectionCreate", 76: "SessionDCStop",
-    79: "PFMappedSectionDelete", 98: "Alloc", 99: "Free", 100: "HeapRangeRundown", 101: "HeapRangeCreate",
-    102: "HeapRangeReserve", 103: "HeapRangeRelease", 104: "HeapRangeDestroy", 105: "ImageLoadBacked",
-    112: "SystemMemInfo", 115: "InMemoryStoreFault", 117: "InMemoryActive", 118: "PageAccess", 119: "PageRelease",
-    120: "RangeAccess", 121: "RangeRelease", 122: "Combine", 123: "KernelMemUsage", 124: "MMStats",
-    125: "ProcessMemInfo", 126: "MemInfoSessionWS", 127: "VirtualRotate", 128: "VirtualAllocDCStart",
-    129: "VirtualAllocDCStop", 130: "PageAccess", 131: "RemoveFromWS", 132: "WSSharableRundown",
+    10: "TransitionFault",
+    11: "DemandZeroFault",
+    12: "CopyOnWrite",
+    13: "GuardMemory",
+    14: "HardMemory",
+    15: "AccessViolation",
+    32: "HardFault",
+    35: "InMemory",
+    73: "PFMappedSectionCreate",
+    76: "SessionDCStop",
+    79: "PFMappedSectionDelete",
+    98: "Alloc",
+    99: "Free",
+    100: "HeapRangeRundown",
+    101: "HeapRangeCreate",
+    102: "HeapRangeReserve",
+    103: "HeapRangeRelease",
+    104: "HeapRangeDestroy",
+    105: "ImageLoadBacked",
+    112: "SystemMemInfo",
+    115: "InMemoryStoreFault",
+    117: "InMemoryActive",
+    118: "PageAccess",
+    119: "PageRelease",
+    120: "RangeAccess",
+    121: "RangeRelease",
+    122: "Combine",
+    123: "KernelMemUsage",
+    124: "MMStats",
+    125: "ProcessMemInfo",
+    126: "MemInfoSessionWS",
+    127: "VirtualRotate",
+    128: "VirtualAllocDCStart",
+    129: "VirtualAllocDCStop",
+    130: "PageAccess",
+    131: "RemoveFromWS",
+    132: "WSSharableRundown",
     133: "InMemoryActiveRundown",
   },
   PerfInfo: {
-    34: "Mark", 46: "Sample", 47: "PMCSample", 50: "ISR", 51: "SysClEnter", 52: "SysClExit", 58: "DebuggerEnabled",
-    66: "ThreadedDPC", 67: "ISR", 68: "DPC", 69: "TimerDPC", 72: "SetInterval", 73: "CollectionStart",
+    34: "Mark",
+    46: "Sample",
+    47: "PMCSample",
+    50: "ISR",
+    51: "SysClEnter",
+    52: "SysClExit",
+    58: "DebuggerEnabled",
+    66: "ThreadedDPC",
+    67: "ISR",
+    68: "DPC",
+    69: "TimerDPC",
+    72: "SetInterval",
+    73: "CollectionStart",
     74: "CollectionEnd",
   },
   ALPC: { 33: "SendMessage", 34: "ReceiveMessage", 35: "WaitForReply", 36: "WaitForNewMessage", 37: "Unwait" },
@@ -63,27 +119,86 @@ const KERNEL_OPCODES: Readonly<Record<string, Readonly<Record<number, string>>>>
   Lost_Event: { 32: "" },
   Object: { 32: "CreateHandle", 33: "CloseHandle", 34: "DuplicateHandle", 37: "TypeDCEnd", 39: "HandleDCEnd" },
   TcpIp: {
-    10: "Send", 11: "Recv", 12: "Connect", 13: "Disconnect", 14: "Retransmit", 15: "Accept", 16: "Reconnect",
-    17: "Fail", 18: "TCPCopy", 19: "ARPCopy", 20: "FullACK", 21: "PartACK", 22: "DupACK", 26: "SendIPV6",
-    27: "RecvIPV6", 28: "ConnectIPV6", 29: "DisconnectIPV6", 30: "RetransmitIPV6", 31: "AcceptIPV6",
-    32: "ReconnectIPV6", 34: "TCPCopyIPV6",
+    10: "Send",
+    11: "Recv",
+    12: "Connect",
+    13: "Disconnect",
+    14: "Retransmit",
+    15: "Accept",
+    16: "Reconnect",
+    17: "Fail",
+    18: "TCPCopy",
+    19: "ARPCopy",
+    20: "FullACK",
+    21: "PartACK",
+    22: "DupACK",
+    26: "SendIPV6",
+    27: "RecvIPV6",
+    28: "ConnectIPV6",
+    29: "DisconnectIPV6",
+    30: "RetransmitIPV6",
+    31: "AcceptIPV6",
+    32: "ReconnectIPV6",
+    34: "TCPCopyIPV6",
   },
   UdpIp: { 10: "Send", 11: "Recv", 17: "Fail", 26: "SendIPV6", 27: "RecvIPV6" },
   FileIO: {
-    0: "Name", 32: "FileCreate", 35: "FileDelete", 36: "FileRundown", 37: "MapFile", 38: "UnmapFile",
-    39: "MapFileDCStart", 40: "MapFileDCStop", 64: "Create", 65: "Cleanup", 66: "Close",
-    67: "Read", 68: "Write", 69: "SetInfo", 70: "Delete", 71: "Rename", 72: "DirEnum", 73: "Flush",
-    74: "QueryInfo", 75: "FSControl", 76: "OperationEnd", 77: "DirNotify",
+    0: "Name",
+    32: "FileCreate",
+    35: "FileDelete",
+    36: "FileRundown",
+    37: "MapFile",
+    38: "UnmapFile",
+    39: "MapFileDCStart",
+    40: "MapFileDCStop",
+    64: "Create",
+    65: "Cleanup",
+    66: "Close",
+    67: "Read",
+    68: "Write",
+    69: "SetInfo",
+    70: "Delete",
+    71: "Rename",
+    72: "DirEnum",
+    73: "Flush",
+    74: "QueryInfo",
+    75: "FSControl",
+    76: "OperationEnd",
+    77: "DirNotify",
   },
   StackWalk: { 32: "Stack", 35: "KeyDelete", 36: "KeyRundown", 37: "StackKeyKernel", 38: "StackKeyUser" },
   SystemConfig: {
-    10: "CPU", 11: "PhyDisk", 12: "LogDisk", 13: "NIC", 14: "Video", 15: "Services", 16: "Power", 17: "Network",
-    21: "IRQ", 22: "PnP", 23: "IDEChannel",
+    10: "CPU",
+    11: "PhyDisk",
+    12: "LogDisk",
+    13: "NIC",
+    14: "Video",
+    15: "Services",
+    16: "Power",
+    17: "Network",
+    21: "IRQ",
+    22: "PnP",
+    23: "IDEChannel",
   },
   Registry: {
-    10: "Create", 11: "Open", 12: "Delete", 13: "Query", 14: "SetValue", 15: "DeleteValue", 16: "QueryValue",
-    17: "EnumerateKey", 18: "EnumerateValueKey", 19: "QueryMultipleValue", 20: "SetInformation", 21: "Flush",
-    22: "KCBCreate", 23: "KCBDelete", 24: "KCBRundownBegin", 25: "KCBRundownEnd", 26: "Virtualize", 27: "Close",
+    10: "Create",
+    11: "Open",
+    12: "Delete",
+    13: "Query",
+    14: "SetValue",
+    15: "DeleteValue",
+    16: "QueryValue",
+    17: "EnumerateKey",
+    18: "EnumerateValueKey",
+    19: "QueryMultipleValue",
+    20: "SetInformation",
+    21: "Flush",
+    22: "KCBCreate",
+    23: "KCBDelete",
+    24: "KCBRundownBegin",
+    25: "KCBRundownEnd",
+    26: "Virtualize",
+    27: "Close",
   },
 };
 
@@ -103,10 +218,24 @@ const MOF_NAMES: Readonly<Record<string, Readonly<Record<number, string>>>> = {
  */
 const TPL_GUID = "2e5dba47-a3d2-4d16-8ee0-6671ffdcd7b5";
 const TPL_EVENTS: Readonly<Record<number, string>> = {
-  1: "Loop/Start", 2: "Loop/Stop", 3: "Invoke/Start", 4: "Invoke/Stop", 5: "ForkJoin/Start", 6: "ForkJoin/Stop",
-  7: "TaskScheduled/Send", 8: "TaskExecute/Start", 9: "TaskExecute/Stop", 10: "TaskWait/Send", 11: "TaskWait/Stop",
-  12: "AwaitTaskContinuationScheduled/Send", 13: "TaskWaitContinuationComplete", 14: "TraceOperation/Start",
-  15: "TraceOperation/Stop", 16: "TraceOperationRelation", 17: "TraceSynchronousWork/Start", 18: "TraceSynchronousWork/Stop",
+  1: "Loop/Start",
+  2: "Loop/Stop",
+  3: "Invoke/Start",
+  4: "Invoke/Stop",
+  5: "ForkJoin/Start",
+  6: "ForkJoin/Stop",
+  7: "TaskScheduled/Send",
+  8: "TaskExecute/Start",
+  9: "TaskExecute/Stop",
+  10: "TaskWait/Send",
+  11: "TaskWait/Stop",
+  12: "AwaitTaskContinuationScheduled/Send",
+  13: "TaskWaitContinuationComplete",
+  14: "TraceOperation/Start",
+  15: "TraceOperation/Stop",
+  16: "TraceOperationRelation",
+  17: "TraceSynchronousWork/Start",
+  18: "TraceSynchronousWork/Stop",
 };
 
 /**
@@ -115,12 +244,24 @@ const TPL_EVENTS: Readonly<Record<number, string>> = {
  * and the task alone for Info (0). An opcode TDH has no name for prints as TraceEvent's Opcode(n).
  */
 const TDH_OPCODES: Readonly<Record<number, string>> = {
-  1: "Start", 2: "Stop", 3: "DC_Start", 4: "DC_Stop", 5: "Extension", 6: "Reply", 7: "Resume", 8: "Suspend", 9: "Send", 240: "Receive",
+  1: "Start",
+  2: "Stop",
+  3: "DC_Start",
+  4: "DC_Stop",
+  5: "Extension",
+  6: "Reply",
+  7: "Resume",
+  8: "Suspend",
+  9: "Send",
+  240: "Receive",
 };
 
 /** KernelTraceControl (merge) events: provider, task and opcode names. */
 const KTC: Readonly<Record<string, { provider: string; opcodes: Readonly<Record<number, string>> }>> = {
-  ImageID: { provider: "KernelTraceControl", opcodes: { 0: "", 32: "None", 36: "DbgID_RSDS", 37: "DbgID_ILRSDS", 38: "DbgPPDB", 40: "DbgDeterm", 64: "FileVersion" } },
+  ImageID: {
+    provider: "KernelTraceControl",
+    opcodes: { 0: "", 32: "None", 36: "DbgID_RSDS", 37: "DbgID_ILRSDS", 38: "DbgPPDB", 40: "DbgDeterm", 64: "FileVersion" },
+  },
   MetaData: { provider: "KernelTraceControl", opcodes: { 32: "EventInfo", 33: "EventMapInfo" } },
   SysConfig: { provider: "Windows Kernel", opcodes: { 32: "BuildInfo", 33: "SystemPaths", 34: "UnknownVolume", 35: "VolumeMapping" } },
   WinSat: { provider: "KernelTraceControl", opcodes: { 33: "WinSPR", 35: "Metrics", 37: "SystemConfig" } },
@@ -138,7 +279,8 @@ const KERNEL_MEMORY_EVENTS: Readonly<Record<number, string>> = { 1: "MemoryMemIn
 /** .NET runtime (provider index, id) pairs TraceEvent has no template for (it names them from other metadata). */
 const CLR_WITHOUT_TEMPLATE = new Set([
   ...[39, 40, 41, 42, 43, 48, 49, 158, 200, 201, 240, 241, 242, 243, 299].map((id) => `0:${id}`),
-  "1:160", "1:161",
+  "1:160",
+  "1:161",
   ...[26, 189, 197].map((id) => `3:${id}`),
 ]);
 
@@ -190,14 +332,21 @@ interface NameKey {
 }
 
 function nameParts(row: EventRow): EventNameParts {
-  return namePartsOf({
-    provider: row.table.providers.get(row.providerIndex), headerType: row.headerType, eventId: row.eventId,
-    version: row.version, opcode: row.opcode, clr: row.clrSchema,
-    traceLogging() {
-      const schema = row.extendedItems.find((e) => e.type === 11);
-      return schema && traceLoggingName(schema.data);
+  return namePartsOf(
+    {
+      provider: row.table.providers.get(row.providerIndex),
+      headerType: row.headerType,
+      eventId: row.eventId,
+      version: row.version,
+      opcode: row.opcode,
+      clr: row.clrSchema,
+      traceLogging() {
+        const schema = row.extendedItems.find((e) => e.type === 11);
+        return schema && traceLoggingName(schema.data);
+      },
     },
-  }, traceManifests(row.table));
+    traceManifests(row.table),
+  );
 }
 
 /** The name of an event given its type (and TraceLogging name) and the descriptions the trace carries. */
@@ -243,7 +392,7 @@ function namePartsOf(row: NameKey, manifests: TraceManifests): EventNameParts {
     if (dyn) return { provider: dyn.provider.name || provider.name, event: dyn.event.eventName, source: dyn.event.source };
     const tl = row.traceLogging();
     if (tl) {
-      const op = row.opcode === 0 ? "" : TDH_OPCODES[row.opcode] ?? `Opcode(${row.opcode})`;
+      const op = row.opcode === 0 ? "" : (TDH_OPCODES[row.opcode] ?? `Opcode(${row.opcode})`);
       return { provider: provider.name, event: op ? `${tl}/${op}` : tl, source: "tracelogging" };
     }
     return { provider: manifestProvider || provider.name, event: `EventID(${row.eventId})`, source: "unknown" };
@@ -395,7 +544,11 @@ export class NameCounter {
       const isEventHeader = headerType === C.HT_EVENT_HEADER32 || headerType === C.HT_EVENT_HEADER64;
       const p = isEventHeader ? clrProviderIndex(provider.guid) : -1;
       const key = {
-        provider, headerType, eventId: types.eventId[t], version: types.version[t], opcode: types.opcode[t],
+        provider,
+        headerType,
+        eventId: types.eventId[t],
+        version: types.version[t],
+        opcode: types.opcode[t],
         clr: p >= 0 ? findClrEvent(p, types.eventId[t], types.version[t]) : undefined,
       };
       const name = (tl: string | undefined) => {

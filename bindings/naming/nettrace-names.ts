@@ -32,14 +32,29 @@ function metadataEventName(name: string, opcode: number | undefined): string {
 const SAMPLE_FIELDS: NettraceField[] = [{ name: "Type", typeCode: TC_INT32 }];
 
 const DIAGNOSTIC_SOURCE = "Microsoft-Diagnostics-DiagnosticSource";
-const DIAGNOSTIC_SOURCE_EVENTS = new Set(["Event", "Activity1Start", "Activity1Stop", "Activity2Start", "Activity2Stop", "RecursiveActivity1Start", "RecursiveActivity1Stop"]);
+const DIAGNOSTIC_SOURCE_EVENTS = new Set([
+  "Event",
+  "Activity1Start",
+  "Activity1Stop",
+  "Activity2Start",
+  "Activity2Stop",
+  "RecursiveActivity1Start",
+  "RecursiveActivity1Stop",
+]);
 /** The fields TraceEvent gives DiagnosticSource events whose metadata has none (EventPipeMetadata.ApplyTransforms). */
 const DIAGNOSTIC_SOURCE_FIELDS: NettraceField[] = [
   { name: "SourceName", typeCode: TC_STRING },
   { name: "EventName", typeCode: TC_STRING },
   {
-    name: "Arguments", typeCode: TC_ARRAY,
-    elementType: { typeCode: TC_OBJECT, fields: [{ name: "Key", typeCode: TC_STRING }, { name: "Value", typeCode: TC_STRING }] },
+    name: "Arguments",
+    typeCode: TC_ARRAY,
+    elementType: {
+      typeCode: TC_OBJECT,
+      fields: [
+        { name: "Key", typeCode: TC_STRING },
+        { name: "Value", typeCode: TC_STRING },
+      ],
+    },
   },
 ];
 
@@ -60,7 +75,10 @@ function describedPayload(info: NettraceInfo): (index: number, bytes: Uint8Array
 }
 
 /** Provider names by provider index, the event descriptions, and the payload decoder of an EventPipe trace's tables. */
-export function nettraceNames(data: TraceData, info: NettraceInfo): {
+export function nettraceNames(
+  data: TraceData,
+  info: NettraceInfo,
+): {
   providers: Map<number, string>;
   /** Gives the trace's event table its event descriptions, payload decoder and activity ids. */
   describe(table: EventTable): void;

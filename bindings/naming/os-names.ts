@@ -36,7 +36,10 @@ export function nameUnnamed(providers: ProviderTable, lookup: (guid: string) => 
 
 /** The registered name of a provider GUID (any case, braces or not), if the OS table has it. */
 export function osProviderName(guid: string): string | undefined {
-  const key = guid.trim().replace(/^\{|\}$/g, "").toLowerCase();
+  const key = guid
+    .trim()
+    .replace(/^\{|\}$/g, "")
+    .toLowerCase();
   return Object.hasOwn(OS_PROVIDERS, key) ? OS_PROVIDERS[key] : undefined;
 }
 

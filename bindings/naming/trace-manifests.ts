@@ -11,27 +11,86 @@ import { concatBytes, type TraceData } from "../decode/trace-data.js";
 
 /** TDH input types (TDH_IN_TYPE). */
 export const IN = {
-  UnicodeString: 1, AnsiString: 2, Int8: 3, UInt8: 4, Int16: 5, UInt16: 6, Int32: 7, UInt32: 8, Int64: 9,
-  UInt64: 10, Float: 11, Double: 12, Boolean: 13, Binary: 14, Guid: 15, Pointer: 16, FileTime: 17,
-  SystemTime: 18, Sid: 19, HexInt32: 20, HexInt64: 21, CountedString: 300, CountedAnsiString: 301,
-  UnicodeChar: 306, AnsiChar: 307, SizeT: 308, HexDump: 309, WbemSid: 310,
+  UnicodeString: 1,
+  AnsiString: 2,
+  Int8: 3,
+  UInt8: 4,
+  Int16: 5,
+  UInt16: 6,
+  Int32: 7,
+  UInt32: 8,
+  Int64: 9,
+  UInt64: 10,
+  Float: 11,
+  Double: 12,
+  Boolean: 13,
+  Binary: 14,
+  Guid: 15,
+  Pointer: 16,
+  FileTime: 17,
+  SystemTime: 18,
+  Sid: 19,
+  HexInt32: 20,
+  HexInt64: 21,
+  CountedString: 300,
+  CountedAnsiString: 301,
+  UnicodeChar: 306,
+  AnsiChar: 307,
+  SizeT: 308,
+  HexDump: 309,
+  WbemSid: 310,
 } as const;
 
 /** TDH output types used by the formatting (TDH_OUT_TYPE). */
 export const OUT = {
-  HexInt8: 16, HexInt16: 17, HexInt32: 18, HexInt64: 19, Pid: 20, Tid: 21, Port: 22, Ipv4: 23, Ipv6: 24,
-  SocketAddress: 25, HResult: 32,
+  HexInt8: 16,
+  HexInt16: 17,
+  HexInt32: 18,
+  HexInt64: 19,
+  Pid: 20,
+  Tid: 21,
+  Port: 22,
+  Ipv4: 23,
+  Ipv6: 24,
+  SocketAddress: 25,
+  HResult: 32,
 } as const;
 
 const IN_BY_NAME: Record<string, number> = {
-  "win:UnicodeString": 1, "win:AnsiString": 2, "win:Int8": 3, "win:UInt8": 4, "win:Int16": 5, "win:UInt16": 6,
-  "win:Int32": 7, "win:UInt32": 8, "win:Int64": 9, "win:UInt64": 10, "win:Float": 11, "win:Double": 12,
-  "win:Boolean": 13, "win:Binary": 14, "win:GUID": 15, "win:Pointer": 16, "win:FILETIME": 17, "win:SYSTEMTIME": 18,
-  "win:SID": 19, "win:HexInt32": 20, "win:HexInt64": 21,
+  "win:UnicodeString": 1,
+  "win:AnsiString": 2,
+  "win:Int8": 3,
+  "win:UInt8": 4,
+  "win:Int16": 5,
+  "win:UInt16": 6,
+  "win:Int32": 7,
+  "win:UInt32": 8,
+  "win:Int64": 9,
+  "win:UInt64": 10,
+  "win:Float": 11,
+  "win:Double": 12,
+  "win:Boolean": 13,
+  "win:Binary": 14,
+  "win:GUID": 15,
+  "win:Pointer": 16,
+  "win:FILETIME": 17,
+  "win:SYSTEMTIME": 18,
+  "win:SID": 19,
+  "win:HexInt32": 20,
+  "win:HexInt64": 21,
 };
 const OUT_BY_NAME: Record<string, number> = {
-  "win:HexInt8": 16, "win:HexInt16": 17, "win:HexInt32": 18, "win:HexInt64": 19, "win:PID": 20, "win:TID": 21,
-  "win:Port": 22, "win:IPv4": 23, "win:IPv6": 24, "win:SocketAddress": 25, "win:HResult": 32,
+  "win:HexInt8": 16,
+  "win:HexInt16": 17,
+  "win:HexInt32": 18,
+  "win:HexInt64": 19,
+  "win:PID": 20,
+  "win:TID": 21,
+  "win:Port": 22,
+  "win:IPv4": 23,
+  "win:IPv6": 24,
+  "win:SocketAddress": 25,
+  "win:HResult": 32,
 };
 
 export interface DynMap {
@@ -335,7 +394,8 @@ function decodeEntities(s: string): string {
 function parseXml(xml: string): XmlElement {
   const root: XmlElement = { tag: "#root", attrs: {}, children: [] };
   const stack = [root];
-  const tagRe = /<(\/?)([A-Za-z_][\w:.-]*)((?:\s+[\w:.-]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*(\/?)>|<!--[\s\S]*?-->|<\?[\s\S]*?\?>|<!\[CDATA\[[\s\S]*?\]\]>|<![^>]*>/g;
+  const tagRe =
+    /<(\/?)([A-Za-z_][\w:.-]*)((?:\s+[\w:.-]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*(\/?)>|<!--[\s\S]*?-->|<\?[\s\S]*?\?>|<!\[CDATA\[[\s\S]*?\]\]>|<![^>]*>/g;
   const attrRe = /([\w:.-]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
   let m: RegExpExecArray | null;
   while ((m = tagRe.exec(xml))) {
@@ -368,9 +428,17 @@ function first(el: XmlElement, tag: string): XmlElement | undefined {
 }
 
 const STANDARD_OPCODES: Record<string, [number, string]> = {
-  "win:Info": [0, "Info"], "win:Start": [1, "Start"], "win:Stop": [2, "Stop"], "win:DC_Start": [3, "DCStart"],
-  "win:DC_Stop": [4, "DCStop"], "win:Extension": [5, "Extension"], "win:Reply": [6, "Reply"],
-  "win:Resume": [7, "Resume"], "win:Suspend": [8, "Suspend"], "win:Send": [9, "Send"], "win:Receive": [240, "Receive"],
+  "win:Info": [0, "Info"],
+  "win:Start": [1, "Start"],
+  "win:Stop": [2, "Stop"],
+  "win:DC_Start": [3, "DCStart"],
+  "win:DC_Stop": [4, "DCStop"],
+  "win:Extension": [5, "Extension"],
+  "win:Reply": [6, "Reply"],
+  "win:Resume": [7, "Resume"],
+  "win:Suspend": [8, "Suspend"],
+  "win:Send": [9, "Send"],
+  "win:Receive": [240, "Receive"],
 };
 
 function parseManifestXml(xml: string, out: TraceManifests): void {
@@ -380,7 +448,7 @@ function parseManifestXml(xml: string, out: TraceManifests): void {
   const resolve = (text: string | undefined): string | undefined => {
     if (text === undefined) return undefined;
     const m = /^\$\(string\.(.*)\)$/.exec(text);
-    return m ? strings.get(m[1]) ?? m[1] : text;
+    return m ? (strings.get(m[1]) ?? m[1]) : text;
   };
   for (const prov of walk(doc, "provider")) {
     const guid = (prov.attrs.guid ?? "").replace(/[{}]/g, "").toLowerCase();
@@ -455,7 +523,7 @@ function parseManifestXml(xml: string, out: TraceManifests): void {
       }
       const name = taskName || e.attrs.symbol || "";
       const eventName = !name ? `EventID(${id})` : opcodeValue === 0 ? name : `${name}/${opcodeName}`;
-      const fields = e.attrs.template ? templates.get(e.attrs.template) ?? [] : [];
+      const fields = e.attrs.template ? (templates.get(e.attrs.template) ?? []) : [];
       out.add(guid, providerName, id, version, { providerName, eventName, fields, source: "eventsource" }, true);
     }
   }

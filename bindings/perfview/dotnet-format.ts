@@ -111,13 +111,30 @@ const OUT_OF_RANGE_TEXT = "<<<EXCEPTION_DURING_VALUE_LOOKUP ArgumentOutOfRangeEx
 export function systemTimeText(b: Uint8Array): string {
   if (b.length < 16) return "";
   const word = (i: number) => ((b[2 * i] | (b[2 * i + 1] << 8)) << 16) >> 16; // GetInt16At: signed
-  const year = word(0), month = word(1), day = word(3), hour = word(4), minute = word(5), second = word(6);
+  const year = word(0),
+    month = word(1),
+    day = word(3),
+    hour = word(4),
+    minute = word(5),
+    second = word(6);
   const millisecond = second; // always 0..59 once the second is valid
   const daysInMonth = month >= 1 && month <= 12 ? new Date(Date.UTC(2000, month, 0)).getUTCDate() : 0;
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   const maxDay = month === 2 ? (leap ? 29 : 28) : daysInMonth;
-  if (year < 1 || year > 9999 || month < 1 || month > 12 || day < 1 || day > maxDay ||
-    hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) {
+  if (
+    year < 1 ||
+    year > 9999 ||
+    month < 1 ||
+    month > 12 ||
+    day < 1 ||
+    day > maxDay ||
+    hour < 0 ||
+    hour > 23 ||
+    minute < 0 ||
+    minute > 59 ||
+    second < 0 ||
+    second > 59
+  ) {
     return OUT_OF_RANGE_TEXT;
   }
   const micro = String(millisecond * 1000).padStart(6, "0");

@@ -12,7 +12,16 @@ import { ansiz, utf16z } from "../tables/payload-strings.js";
 import { netPayload, netProcessThread } from "./traceevent-net.js";
 import { hostOffset, i32, i64, readPtr, u16, u32, u64 } from "./payload-bytes.js";
 import { addr, int, long } from "./dotnet-format.js";
-import { alpcPairs, diskDriverPairs, memoryPairs, objectPairs, pmcSamplePairs, splitIoPairs, stackWalkPairs, threadQueuePairs } from "./traceevent-kernel-more.js";
+import {
+  alpcPairs,
+  diskDriverPairs,
+  memoryPairs,
+  objectPairs,
+  pmcSamplePairs,
+  splitIoPairs,
+  stackWalkPairs,
+  threadQueuePairs,
+} from "./traceevent-kernel-more.js";
 
 /**
  * One of TraceEvent's HistoryDictionary<string> entries lists (KernelTraceEventParserState.fileIDToName, one
@@ -36,7 +45,10 @@ interface NameAdd {
   /** HistoryDictionary.Add's isEndRundown: a key's first entry then counts from time 0. */
   rundown: boolean;
 }
-const FILE = 0, RAW = 1, COPY = 2, TYPE = 3;
+const FILE = 0,
+  RAW = 1,
+  COPY = 2,
+  TYPE = 3;
 
 /**
  * Trace-wide kernel state, as TraceEvent's KernelTraceEventParserState keeps it: names by key and time in
@@ -244,19 +256,24 @@ function fileIOThreadOffset(op: number, version: number, ptr: number): number | 
   switch (op) {
     case 64:
       return v2 ? hostOffset(4, 1, ptr) : hostOffset(8, 2, ptr);
-    case 65: case 66: case 73: case 72: case 77:
+    case 65:
+    case 66:
+    case 73:
+    case 72:
+    case 77:
       return v2 ? hostOffset(4, 1, ptr) : hostOffset(12, 3, ptr);
-    case 67: case 68:
+    case 67:
+    case 68:
       return v2 ? hostOffset(12, 1, ptr) : hostOffset(20, 3, ptr);
-    case 69: case 70: case 71: case 74: case 75:
+    case 69:
+    case 70:
+    case 71:
+    case 74:
+    case 75:
       return v2 ? hostOffset(4, 1, ptr) : hostOffset(16, 4, ptr);
   }
   return undefined;
 }
-
-
-
-
 
 const groupOf = (row: EventRow) => row.table.providers.get(row.providerIndex);
 
@@ -394,16 +411,53 @@ function headerPairs(row: EventRow): [string, string][] {
 /** A sequential reader over a payload. */
 class R {
   pos = 0;
-  constructor(readonly b: Uint8Array, readonly ptr: number) {}
-  u8(): number { return this.b[this.pos++] ?? 0; }
-  u16(): number { const v = u16(this.b, this.pos); this.pos += 2; return v; }
-  i32(): number { const v = i32(this.b, this.pos); this.pos += 4; return v; }
-  u32(): number { const v = u32(this.b, this.pos); this.pos += 4; return v; }
-  i64(): bigint { const v = i64(this.b, this.pos); this.pos += 8; return v; }
-  u64(): bigint { const v = u64(this.b, this.pos); this.pos += 8; return v; }
-  p(): bigint { const v = readPtr(this.b, this.pos, this.ptr); this.pos += this.ptr; return v; }
-  ws(): string { const [s, o] = utf16z(this.b, this.pos); this.pos = o; return s; }
-  as(): string { const [s, o] = ansiz(this.b, this.pos); this.pos = o; return s; }
+  constructor(
+    readonly b: Uint8Array,
+    readonly ptr: number,
+  ) {}
+  u8(): number {
+    return this.b[this.pos++] ?? 0;
+  }
+  u16(): number {
+    const v = u16(this.b, this.pos);
+    this.pos += 2;
+    return v;
+  }
+  i32(): number {
+    const v = i32(this.b, this.pos);
+    this.pos += 4;
+    return v;
+  }
+  u32(): number {
+    const v = u32(this.b, this.pos);
+    this.pos += 4;
+    return v;
+  }
+  i64(): bigint {
+    const v = i64(this.b, this.pos);
+    this.pos += 8;
+    return v;
+  }
+  u64(): bigint {
+    const v = u64(this.b, this.pos);
+    this.pos += 8;
+    return v;
+  }
+  p(): bigint {
+    const v = readPtr(this.b, this.pos, this.ptr);
+    this.pos += this.ptr;
+    return v;
+  }
+  ws(): string {
+    const [s, o] = utf16z(this.b, this.pos);
+    this.pos = o;
+    return s;
+  }
+  as(): string {
+    const [s, o] = ansiz(this.b, this.pos);
+    this.pos = o;
+    return s;
+  }
   /** A NUL-terminated UTF-8 string (TraceEvent's GetUTF8StringAt). */
   u8s(): string {
     let end = this.pos;
@@ -424,13 +478,17 @@ class R {
     return s;
   }
   guid(): string {
-    const b = this.b, o = this.pos;
+    const b = this.b,
+      o = this.pos;
     this.pos += 16;
     if (o + 16 > b.length) return "00000000-0000-0000-0000-000000000000";
     const h = (i: number) => b[o + i].toString(16).padStart(2, "0");
     return `${h(3)}${h(2)}${h(1)}${h(0)}-${h(5)}${h(4)}-${h(7)}${h(6)}-${h(8)}${h(9)}-${h(10)}${h(11)}${h(12)}${h(13)}${h(14)}${h(15)}`;
   }
-  skip(n: number): this { this.pos += n; return this; }
+  skip(n: number): this {
+    this.pos += n;
+    return this;
+  }
 }
 
 const bool = (v: boolean) => (v ? "True" : "False");
@@ -438,53 +496,150 @@ const bool = (v: boolean) => (v ? "True" : "False");
 const buildTime = (stamp: number) => filetimeText(116444736000000000n + BigInt(stamp >>> 0) * 10_000_000n);
 
 const En = (name: string, flags: boolean, members: [number, string][]): EnumDef => ({ name, flags, members });
-const PROCESS_FLAGS = En("ProcessFlags", true, [[0, "None"], [1, "PackageFullName"], [2, "Wow64"], [4, "Protected"]]);
-const IRP_FLAGS = En("IrpFlags", true, [
-  [0, "None"], [0x1, "Nocache"], [0x2, "MountCompletion"], [0x4, "SynchronousApi"], [0x8, "AssociatedIrp"],
-  [0x10, "BufferedIo"], [0x20, "DeallocateBuffer"], [0x40, "InputOperation"], [0x80, "SynchronousPagingIo"],
-  [0x100, "Create"], [0x200, "Write"], [0x400, "Close"], [0x800, "DeferIoCompletion"], [0x1000, "ObQueryName"],
-  [0x2000, "HoldDeviceQueue"], [0x4000, "RetryIoCompletion"], [0x8000, "ClassCacheOperation"],
+const PROCESS_FLAGS = En("ProcessFlags", true, [
+  [0, "None"],
+  [1, "PackageFullName"],
+  [2, "Wow64"],
+  [4, "Protected"],
 ]);
-const IO_PRIORITY = En("IOPriority", false, [[0, "Notset"], [1, "Verylow"], [2, "Low"], [3, "Normal"], [4, "High"], [5, "Critical"]]);
+const IRP_FLAGS = En("IrpFlags", true, [
+  [0, "None"],
+  [0x1, "Nocache"],
+  [0x2, "MountCompletion"],
+  [0x4, "SynchronousApi"],
+  [0x8, "AssociatedIrp"],
+  [0x10, "BufferedIo"],
+  [0x20, "DeallocateBuffer"],
+  [0x40, "InputOperation"],
+  [0x80, "SynchronousPagingIo"],
+  [0x100, "Create"],
+  [0x200, "Write"],
+  [0x400, "Close"],
+  [0x800, "DeferIoCompletion"],
+  [0x1000, "ObQueryName"],
+  [0x2000, "HoldDeviceQueue"],
+  [0x4000, "RetryIoCompletion"],
+  [0x8000, "ClassCacheOperation"],
+]);
+const IO_PRIORITY = En("IOPriority", false, [
+  [0, "Notset"],
+  [1, "Verylow"],
+  [2, "Low"],
+  [3, "Normal"],
+  [4, "High"],
+  [5, "Critical"],
+]);
 const FILE_ATTRIBUTES = En("FileAttributes", true, [
-  [0x1, "FILE_ATTRIBUTE_READONLY"], [0x2, "FILE_ATTRIBUTE_HIDDEN"], [0x4, "FILE_ATTRIBUTE_SYSTEM"],
-  [0x10, "FILE_ATTRIBUTE_DIRECTORY"], [0x20, "FILE_ATTRIBUTE_ARCHIVE"], [0x40, "FILE_ATTRIBUTE_DEVICE"],
-  [0x80, "FILE_ATTRIBUTE_NORMAL"], [0x100, "FILE_ATTRIBUTE_TEMPORARY"], [0x200, "FILE_ATTRIBUTE_SPARSE_FILE"],
-  [0x400, "FILE_ATTRIBUTE_REPARSE_POINT"], [0x800, "FILE_ATTRIBUTE_COMPRESSED"], [0x1000, "FILE_ATTRIBUTE_OFFLINE"],
-  [0x2000, "FILE_ATTRIBUTE_NOT_CONTENT_INDEXED"], [0x4000, "FILE_ATTRIBUTE_ENCRYPTED"],
+  [0x1, "FILE_ATTRIBUTE_READONLY"],
+  [0x2, "FILE_ATTRIBUTE_HIDDEN"],
+  [0x4, "FILE_ATTRIBUTE_SYSTEM"],
+  [0x10, "FILE_ATTRIBUTE_DIRECTORY"],
+  [0x20, "FILE_ATTRIBUTE_ARCHIVE"],
+  [0x40, "FILE_ATTRIBUTE_DEVICE"],
+  [0x80, "FILE_ATTRIBUTE_NORMAL"],
+  [0x100, "FILE_ATTRIBUTE_TEMPORARY"],
+  [0x200, "FILE_ATTRIBUTE_SPARSE_FILE"],
+  [0x400, "FILE_ATTRIBUTE_REPARSE_POINT"],
+  [0x800, "FILE_ATTRIBUTE_COMPRESSED"],
+  [0x1000, "FILE_ATTRIBUTE_OFFLINE"],
+  [0x2000, "FILE_ATTRIBUTE_NOT_CONTENT_INDEXED"],
+  [0x4000, "FILE_ATTRIBUTE_ENCRYPTED"],
 ]);
 const CREATE_DISPOSITION = En("CreateDisposition", false, [
-  [0, "SUPERSEDE"], [1, "OPEN_EXISTING"], [2, "CREATE_NEW"], [3, "OPEN_ALWAYS"], [4, "TRUNCATE_EXISTING"], [5, "CREATE_ALWAYS"],
+  [0, "SUPERSEDE"],
+  [1, "OPEN_EXISTING"],
+  [2, "CREATE_NEW"],
+  [3, "OPEN_ALWAYS"],
+  [4, "TRUNCATE_EXISTING"],
+  [5, "CREATE_ALWAYS"],
 ]);
-const FILE_SHARE = En("FileShare", true, [[0, "None"], [1, "Read"], [2, "Write"], [3, "ReadWrite"], [4, "Delete"], [16, "Inheritable"]]);
+const FILE_SHARE = En("FileShare", true, [
+  [0, "None"],
+  [1, "Read"],
+  [2, "Write"],
+  [3, "ReadWrite"],
+  [4, "Delete"],
+  [16, "Inheritable"],
+]);
 const en = (e: EnumDef, v: number) => enumText(v, e.members, e.flags);
 
 // FileIOCreateTraceData's own enums (its CreateOptions are attribute names; CreateDisposition starts at 1)
 const CREATE_OPTIONS = En("CreateOptions", true, [
-  [0, "NONE"], [0x1, "FILE_ATTRIBUTE_READONLY"], [0x2, "FILE_ATTRIBUTE_HIDDEN"], [0x4, "FILE_ATTRIBUTE_SYSTEM"],
-  [0x10, "FILE_ATTRIBUTE_DIRECTORY"], [0x20, "FILE_ATTRIBUTE_ARCHIVE"], [0x40, "FILE_ATTRIBUTE_DEVICE"],
-  [0x80, "FILE_ATTRIBUTE_NORMAL"], [0x100, "FILE_ATTRIBUTE_TEMPORARY"], [0x200, "FILE_ATTRIBUTE_SPARSE_FILE"],
-  [0x400, "FILE_ATTRIBUTE_REPARSE_POINT"], [0x800, "FILE_ATTRIBUTE_COMPRESSED"], [0x1000, "FILE_ATTRIBUTE_OFFLINE"],
-  [0x2000, "FILE_ATTRIBUTE_NOT_CONTENT_INDEXED"], [0x4000, "FILE_ATTRIBUTE_ENCRYPTED"],
-  [0x8000, "FILE_ATTRIBUTE_INTEGRITY_STREAM"], [0x10000, "FILE_ATTRIBUTE_VIRTUAL"], [0x20000, "FILE_ATTRIBUTE_NO_SCRUB_DATA"],
+  [0, "NONE"],
+  [0x1, "FILE_ATTRIBUTE_READONLY"],
+  [0x2, "FILE_ATTRIBUTE_HIDDEN"],
+  [0x4, "FILE_ATTRIBUTE_SYSTEM"],
+  [0x10, "FILE_ATTRIBUTE_DIRECTORY"],
+  [0x20, "FILE_ATTRIBUTE_ARCHIVE"],
+  [0x40, "FILE_ATTRIBUTE_DEVICE"],
+  [0x80, "FILE_ATTRIBUTE_NORMAL"],
+  [0x100, "FILE_ATTRIBUTE_TEMPORARY"],
+  [0x200, "FILE_ATTRIBUTE_SPARSE_FILE"],
+  [0x400, "FILE_ATTRIBUTE_REPARSE_POINT"],
+  [0x800, "FILE_ATTRIBUTE_COMPRESSED"],
+  [0x1000, "FILE_ATTRIBUTE_OFFLINE"],
+  [0x2000, "FILE_ATTRIBUTE_NOT_CONTENT_INDEXED"],
+  [0x4000, "FILE_ATTRIBUTE_ENCRYPTED"],
+  [0x8000, "FILE_ATTRIBUTE_INTEGRITY_STREAM"],
+  [0x10000, "FILE_ATTRIBUTE_VIRTUAL"],
+  [0x20000, "FILE_ATTRIBUTE_NO_SCRUB_DATA"],
 ]);
 const FILEIO_DISPOSITION = En("CreateDisposition", false, [
-  [1, "CREATE_NEW"], [2, "CREATE_ALWAYS"], [3, "OPEN_EXISING"], [4, "OPEN_ALWAYS"], [5, "TRUNCATE_EXISTING"],
+  [1, "CREATE_NEW"],
+  [2, "CREATE_ALWAYS"],
+  [3, "OPEN_EXISING"],
+  [4, "OPEN_ALWAYS"],
+  [5, "TRUNCATE_EXISTING"],
 ]);
 /** System.IO.FileAttributes (no zero member: 0 prints as a number). */
 const IO_FILE_ATTRIBUTES = En("FileAttributes", true, [
-  [0x1, "ReadOnly"], [0x2, "Hidden"], [0x4, "System"], [0x10, "Directory"], [0x20, "Archive"], [0x40, "Device"],
-  [0x80, "Normal"], [0x100, "Temporary"], [0x200, "SparseFile"], [0x400, "ReparsePoint"], [0x800, "Compressed"],
-  [0x1000, "Offline"], [0x2000, "NotContentIndexed"], [0x4000, "Encrypted"], [0x8000, "IntegrityStream"],
+  [0x1, "ReadOnly"],
+  [0x2, "Hidden"],
+  [0x4, "System"],
+  [0x10, "Directory"],
+  [0x20, "Archive"],
+  [0x40, "Device"],
+  [0x80, "Normal"],
+  [0x100, "Temporary"],
+  [0x200, "SparseFile"],
+  [0x400, "ReparsePoint"],
+  [0x800, "Compressed"],
+  [0x1000, "Offline"],
+  [0x2000, "NotContentIndexed"],
+  [0x4000, "Encrypted"],
+  [0x8000, "IntegrityStream"],
   [0x20000, "NoScrubData"],
 ]);
 // System.Diagnostics.ThreadWaitReason / ThreadState and CSwitchTraceData.ThreadWaitMode
-const WAIT_REASON = En("ThreadWaitReason", false, ["Executive", "FreePage", "PageIn", "SystemAllocation", "ExecutionDelay",
-  "Suspended", "UserRequest", "EventPairHigh", "EventPairLow", "LpcReceive", "LpcReply", "VirtualMemory", "PageOut",
-  "Unknown"].map((n, i) => [i, n] as [number, string]));
-const WAIT_MODE = En("ThreadWaitMode", false, [[0, "NonSwap"], [1, "Swappable"]]);
-const THREAD_STATE = En("ThreadState", false, ["Initialized", "Ready", "Running", "Standby", "Terminated", "Wait",
-  "Transition", "Unknown"].map((n, i) => [i, n] as [number, string]));
+const WAIT_REASON = En(
+  "ThreadWaitReason",
+  false,
+  [
+    "Executive",
+    "FreePage",
+    "PageIn",
+    "SystemAllocation",
+    "ExecutionDelay",
+    "Suspended",
+    "UserRequest",
+    "EventPairHigh",
+    "EventPairLow",
+    "LpcReceive",
+    "LpcReply",
+    "VirtualMemory",
+    "PageOut",
+    "Unknown",
+  ].map((n, i) => [i, n] as [number, string]),
+);
+const WAIT_MODE = En("ThreadWaitMode", false, [
+  [0, "NonSwap"],
+  [1, "Swappable"],
+]);
+const THREAD_STATE = En(
+  "ThreadState",
+  false,
+  ["Initialized", "Ready", "Running", "Standby", "Terminated", "Wait", "Transition", "Unknown"].map((n, i) => [i, n] as [number, string]),
+);
 
 export type Pairs = [string, string][];
 
@@ -492,10 +647,17 @@ function processPairs(row: EventRow): Pairs | null {
   const pl = readProcessPayload(row.payload, row.version, row.pointerSize);
   if (!pl) return null;
   return [
-    ["ProcessID", int(pl.pid)], ["ParentID", int(pl.parentPid)], ["ImageFileName", pl.imageName],
-    ["PageDirectoryBase", addr(pl.directoryTableBase)], ["Flags", en(PROCESS_FLAGS, pl.flags)],
-    ["SessionID", int(pl.sessionId)], ["ExitStatus", int(pl.exitStatus)], ["UniqueProcessKey", addr(pl.uniqueProcessKey)],
-    ["CommandLine", pl.commandLine], ["PackageFullName", pl.packageFullName], ["ApplicationID", pl.applicationId],
+    ["ProcessID", int(pl.pid)],
+    ["ParentID", int(pl.parentPid)],
+    ["ImageFileName", pl.imageName],
+    ["PageDirectoryBase", addr(pl.directoryTableBase)],
+    ["Flags", en(PROCESS_FLAGS, pl.flags)],
+    ["SessionID", int(pl.sessionId)],
+    ["ExitStatus", int(pl.exitStatus)],
+    ["UniqueProcessKey", addr(pl.uniqueProcessKey)],
+    ["CommandLine", pl.commandLine],
+    ["PackageFullName", pl.packageFullName],
+    ["ApplicationID", pl.applicationId],
   ];
 }
 
@@ -511,13 +673,26 @@ function imagePairs(row: EventRow, state: KernelState): Pairs {
   const at = v2 ? hostOffset(44, 3, ptr) : row.version >= 1 ? hostOffset(12, 2, ptr) : -1;
   const file = at < 0 ? "" : state.dosPath(utf16z(b, at)[0]);
   return [
-    ["ImageBase", addr(readPtr(b, 0, ptr))], ["ImageSize", int(size)], ["ImageChecksum", int(checksum)], ["TimeDateStamp", int(stamp)],
-    ["DefaultBase", addr(defaultBase)], ["BuildTime", buildTime(stamp)], ["FileName", file],
+    ["ImageBase", addr(readPtr(b, 0, ptr))],
+    ["ImageSize", int(size)],
+    ["ImageChecksum", int(checksum)],
+    ["TimeDateStamp", int(stamp)],
+    ["DefaultBase", addr(defaultBase)],
+    ["BuildTime", buildTime(stamp)],
+    ["FileName", file],
   ];
 }
 
-const ADJUST_REASON = En("AdjustReasonEnum", false, [[0, "None"], [1, "Unwait"], [2, "Boost"]]);
-const READY_THREAD_FLAGS = En("ReadyThreadFlags", true, [[1, "ReadiedFromDPC"], [2, "KernelSwappedOut"], [4, "ProcessSwappedOut"]]);
+const ADJUST_REASON = En("AdjustReasonEnum", false, [
+  [0, "None"],
+  [1, "Unwait"],
+  [2, "Boost"],
+]);
+const READY_THREAD_FLAGS = En("ReadyThreadFlags", true, [
+  [1, "ReadiedFromDPC"],
+  [2, "KernelSwappedOut"],
+  [4, "ProcessSwappedOut"],
+]);
 
 /** DispatcherReadyThreadTraceData: the awakened thread and its process (looked up), the adjust bytes, the flags. */
 function readyThreadPairs(row: EventRow, state: KernelState): Pairs {
@@ -525,8 +700,13 @@ function readyThreadPairs(row: EventRow, state: KernelState): Pairs {
   const tid = i32(b, 0);
   const pid = state.processes.threadProcess(tid >>> 0, row.timestamp);
   const byte = (o: number) => b[o] ?? 0;
-  return [["AwakenedThreadID", int(tid)], ["AwakenedProcessID", int(pid === undefined ? -1 : pid)],
-    ["AdjustReason", en(ADJUST_REASON, byte(4))], ["AdjustIncrement", int(byte(5))], ["Flags", en(READY_THREAD_FLAGS, byte(6))]];
+  return [
+    ["AwakenedThreadID", int(tid)],
+    ["AwakenedProcessID", int(pid === undefined ? -1 : pid)],
+    ["AdjustReason", en(ADJUST_REASON, byte(4))],
+    ["AdjustIncrement", int(byte(5))],
+    ["Flags", en(READY_THREAD_FLAGS, byte(6))],
+  ];
 }
 
 /**
@@ -547,8 +727,14 @@ function registryPairs(row: EventRow, state: KernelState): Pairs {
     if (keyName === "") keyName = state.fileName(handle, row.timestamp);
   }
   const valueName = keyish ? "" : utf16z(b, v2 ? hostOffset(20, 1, ptr) : hostOffset(20, 2, ptr))[0];
-  return [["Status", "0"], ["KeyHandle", addr(handle)], ["ElapsedTimeMSec", nFixed(ticksToMSec(row, row.timestamp - initial), 3)],
-    ["KeyName", keyName], ["ValueName", valueName], ["Index", "0"]];
+  return [
+    ["Status", "0"],
+    ["KeyHandle", addr(handle)],
+    ["ElapsedTimeMSec", nFixed(ticksToMSec(row, row.timestamp - initial), 3)],
+    ["KeyName", keyName],
+    ["ValueName", valueName],
+    ["Index", "0"],
+  ];
 }
 
 /** PerfInfo's SysCall, ISR, DPC, DebuggerEnabled and Mark templates. */
@@ -562,15 +748,27 @@ function perfInfoPairs(row: EventRow, r: R): Pairs | null {
       return [["SysCallAddress", addr(r.p())]];
     case 52:
       return [["SysCallNtStatus", int(r.i32())]];
-    case 50: case 67: {
+    case 50:
+    case 67: {
       // Message only where 24 <= HostOffset(20, 1): 64-bit traces
       const byte = (o: number) => b[o] ?? 0;
-      return [["ElapsedTimeMSec", elapsed()], ["Routine", addr(readPtr(b, 8, ptr))], ["ReturnValue", int(byte(hostOffset(12, 1, ptr)))],
-        ["Vector", int(byte(hostOffset(13, 1, ptr)))], ["Message", int(ptr === 8 ? i32(b, hostOffset(16, 1, ptr)) : 0)],
-        ["ProcessorNumber", int(row.processor)]];
+      return [
+        ["ElapsedTimeMSec", elapsed()],
+        ["Routine", addr(readPtr(b, 8, ptr))],
+        ["ReturnValue", int(byte(hostOffset(12, 1, ptr)))],
+        ["Vector", int(byte(hostOffset(13, 1, ptr)))],
+        ["Message", int(ptr === 8 ? i32(b, hostOffset(16, 1, ptr)) : 0)],
+        ["ProcessorNumber", int(row.processor)],
+      ];
     }
-    case 66: case 68: case 69:
-      return [["ElapsedTimeMSec", elapsed()], ["Routine", addr(readPtr(b, 8, ptr))], ["ProcessorNumber", int(row.processor)]];
+    case 66:
+    case 68:
+    case 69:
+      return [
+        ["ElapsedTimeMSec", elapsed()],
+        ["Routine", addr(readPtr(b, 8, ptr))],
+        ["ProcessorNumber", int(row.processor)],
+      ];
     case 58:
       return [];
     case 34:
@@ -606,11 +804,22 @@ function cswitchPairs(row: EventRow, state: KernelState, pname: string): Pairs {
   const oldPidI = oldPid === undefined ? -1 : oldPid | 0;
   const byte = (o: number) => b[o] ?? 0;
   return [
-    ["OldThreadID", int(oldTid)], ["OldProcessID", int(oldPidI)], ["OldProcessName", state.processes.processName(oldPidI, row.timestamp)],
-    ["NewThreadID", int(own.tid)], ["NewProcessID", int(own.pid)], ["NewProcessName", pname], ["ProcessorNumber", int(row.processor)],
-    ["NewThreadPriority", int(byte(8))], ["OldThreadPriority", int(byte(9))], ["NewThreadQuantum", int(byte(10))],
-    ["OldThreadQuantum", int(byte(11))], ["OldThreadWaitReason", en(WAIT_REASON, byte(12))], ["OldThreadWaitMode", en(WAIT_MODE, byte(13))],
-    ["OldThreadState", en(THREAD_STATE, byte(14))], ["OldThreadWaitIdealProcessor", int(byte(15))], ["NewThreadWaitTime", int(i32(b, 16))],
+    ["OldThreadID", int(oldTid)],
+    ["OldProcessID", int(oldPidI)],
+    ["OldProcessName", state.processes.processName(oldPidI, row.timestamp)],
+    ["NewThreadID", int(own.tid)],
+    ["NewProcessID", int(own.pid)],
+    ["NewProcessName", pname],
+    ["ProcessorNumber", int(row.processor)],
+    ["NewThreadPriority", int(byte(8))],
+    ["OldThreadPriority", int(byte(9))],
+    ["NewThreadQuantum", int(byte(10))],
+    ["OldThreadQuantum", int(byte(11))],
+    ["OldThreadWaitReason", en(WAIT_REASON, byte(12))],
+    ["OldThreadWaitMode", en(WAIT_MODE, byte(13))],
+    ["OldThreadState", en(THREAD_STATE, byte(14))],
+    ["OldThreadWaitIdealProcessor", int(byte(15))],
+    ["NewThreadWaitTime", int(i32(b, 16))],
   ];
 }
 
@@ -626,42 +835,81 @@ function fileIOPairs(row: EventRow, state: KernelState): Pairs | null {
   const h = (o: number, n: number) => hostOffset(o, n, ptr);
   const p = (o: number) => readPtr(b, o, ptr);
   if (op === 0 || op === 32 || op === 35 || op === 36) {
-    return [["FileKey", addr(p(0))], ["FileName", state.dosPath(utf16z(b, ptr)[0])]];
+    return [
+      ["FileKey", addr(p(0))],
+      ["FileName", state.dosPath(utf16z(b, ptr)[0])],
+    ];
   }
   if (op >= 37 && op <= 40) {
     const key = p(ptr);
-    return [["ViewBase", addr(p(0))], ["FileKey", addr(key)], ["MiscInfo", long(i64(b, h(8, 2)))], ["ViewSize", addr(p(h(16, 2)))],
-      ["ByteOffset", long(row.version < 3 ? 0n : i64(b, h(20, 3)))], ["FileName", state.fileName(key, row.timestamp)]];
+    return [
+      ["ViewBase", addr(p(0))],
+      ["FileKey", addr(key)],
+      ["MiscInfo", long(i64(b, h(8, 2)))],
+      ["ViewSize", addr(p(h(16, 2)))],
+      ["ByteOffset", long(row.version < 3 ? 0n : i64(b, h(20, 3)))],
+      ["FileName", state.fileName(key, row.timestamp)],
+    ];
   }
-  if (op === 76) return [["IrpPtr", addr(p(0))], ["ExtraInfo", addr(p(ptr))], ["NtStatus", int(i32(b, h(8, 2)))]];
+  if (op === 76)
+    return [
+      ["IrpPtr", addr(p(0))],
+      ["ExtraInfo", addr(p(ptr))],
+      ["NtStatus", int(i32(b, h(8, 2)))],
+    ];
   if (op === 64) {
     const o = v2 ? h(12, 3) : h(12, 2);
     return [
-      ["IrpPtr", addr(p(0))], ["FileObject", addr(p(v2 ? h(8, 2) : h(4, 1)))], ["CreateOptions", en(CREATE_OPTIONS, u32(b, o) & 0xffffff)],
-      ["CreateDispostion", en(FILEIO_DISPOSITION, b[o + 3] ?? 0)], ["FileAttributes", en(IO_FILE_ATTRIBUTES, i32(b, o + 4))],
-      ["ShareAccess", en(FILE_SHARE, i32(b, o + 8))], ["FileName", state.dosPath(utf16z(b, o + 12)[0])],
+      ["IrpPtr", addr(p(0))],
+      ["FileObject", addr(p(v2 ? h(8, 2) : h(4, 1)))],
+      ["CreateOptions", en(CREATE_OPTIONS, u32(b, o) & 0xffffff)],
+      ["CreateDispostion", en(FILEIO_DISPOSITION, b[o + 3] ?? 0)],
+      ["FileAttributes", en(IO_FILE_ATTRIBUTES, i32(b, o + 4))],
+      ["ShareAccess", en(FILE_SHARE, i32(b, o + 8))],
+      ["FileName", state.dosPath(utf16z(b, o + 12)[0])],
     ];
   }
   if (op === 67 || op === 68) {
     const obj = p(v2 ? h(16, 2) : h(12, 1));
     const key = p(v2 ? h(20, 3) : h(16, 2));
     const o = v2 ? h(24, 4) : h(24, 3);
-    return [["Offset", long(i64(b, 0))], ["IrpPtr", addr(p(8))], ["FileObject", addr(obj)], ["FileKey", addr(key)],
-      ["IoSize", int(i32(b, o))], ["IoFlags", int(i32(b, o + 4))], ["FileName", state.fileName(key, row.timestamp, obj)]];
+    return [
+      ["Offset", long(i64(b, 0))],
+      ["IrpPtr", addr(p(8))],
+      ["FileObject", addr(obj)],
+      ["FileKey", addr(key)],
+      ["IoSize", int(i32(b, o))],
+      ["IoFlags", int(i32(b, o + 4))],
+      ["FileName", state.fileName(key, row.timestamp, obj)],
+    ];
   }
   // the rest start IrpPtr, FileObject, FileKey
   const obj = p(v2 ? h(8, 2) : h(4, 1));
   const key = p(v2 ? h(12, 3) : h(8, 2));
-  const head: Pairs = [["IrpPtr", addr(p(0))], ["FileObject", addr(obj)], ["FileKey", addr(key)]];
+  const head: Pairs = [
+    ["IrpPtr", addr(p(0))],
+    ["FileObject", addr(obj)],
+    ["FileKey", addr(key)],
+  ];
   if (op === 65 || op === 66 || op === 73) return [...head, ["FileName", state.fileName(key, row.timestamp, obj)]];
   if (op === 69 || op === 70 || op === 71 || op === 74 || op === 75) {
-    return [...head, ["ExtraInfo", addr(p(v2 ? h(16, 4) : h(12, 3)))], ["InfoClass", int(i32(b, v2 ? h(20, 5) : h(20, 4)))],
-      ["FileName", state.fileName(key, row.timestamp, obj)]];
+    return [
+      ...head,
+      ["ExtraInfo", addr(p(v2 ? h(16, 4) : h(12, 3)))],
+      ["InfoClass", int(i32(b, v2 ? h(20, 5) : h(20, 4)))],
+      ["FileName", state.fileName(key, row.timestamp, obj)],
+    ];
   }
   if (op === 72 || op === 77) {
     const o = v2 ? h(16, 4) : h(16, 3);
-    return [...head, ["DirectoryName", state.fileName(key, row.timestamp, obj)], ["Length", int(i32(b, o))], ["InfoClass", int(i32(b, o + 4))],
-      ["FileIndex", int(i32(b, o + 8))], ["FileName", state.dosPath(utf16z(b, o + 12)[0])]];
+    return [
+      ...head,
+      ["DirectoryName", state.fileName(key, row.timestamp, obj)],
+      ["Length", int(i32(b, o))],
+      ["InfoClass", int(i32(b, o + 4))],
+      ["FileIndex", int(i32(b, o + 8))],
+      ["FileName", state.dosPath(utf16z(b, o + 12)[0])],
+    ];
   }
   return null;
 }
@@ -669,29 +917,49 @@ function fileIOPairs(row: EventRow, state: KernelState): Pairs | null {
 function systemConfigPairs(row: EventRow, r: R, pname: string): Pairs | null {
   switch (row.opcode) {
     case 10: {
-      const head: Pairs = [["MHz", int(r.u32())], ["NumberOfProcessors", int(r.u32())], ["MemSize", int(r.u32())],
-        ["PageSize", int(r.u32())], ["AllocationGranularity", int(r.u32())]];
+      const head: Pairs = [
+        ["MHz", int(r.u32())],
+        ["NumberOfProcessors", int(r.u32())],
+        ["MemSize", int(r.u32())],
+        ["PageSize", int(r.u32())],
+        ["AllocationGranularity", int(r.u32())],
+      ];
       // DomainName is 132 characters before V2, moving HyperThreadingFlag to 796
       head.push(["ComputerName", r.wfixed(256)], ["DomainName", r.wfixed(row.version >= 2 ? 134 : 132)], ["HyperThreadingFlag", addr(r.p())]);
       return head;
     }
     case 11: {
-      const out: Pairs = [["DiskNumber", int(r.u32())], ["BytesPerSector", int(r.u32())], ["SectorsPerTrack", int(r.u32())],
-        ["TracksPerCylinder", int(r.u32())], ["Cylinders", long(r.u64())], ["SCSIPort", int(r.u32())], ["SCSIPath", int(r.u32())],
-        ["SCSITarget", int(r.u32())], ["SCSILun", int(r.u32())], ["Manufacturer", r.wfixed(256)], ["PartitionCount", int(r.u32())]];
+      const out: Pairs = [
+        ["DiskNumber", int(r.u32())],
+        ["BytesPerSector", int(r.u32())],
+        ["SectorsPerTrack", int(r.u32())],
+        ["TracksPerCylinder", int(r.u32())],
+        ["Cylinders", long(r.u64())],
+        ["SCSIPort", int(r.u32())],
+        ["SCSIPath", int(r.u32())],
+        ["SCSITarget", int(r.u32())],
+        ["SCSILun", int(r.u32())],
+        ["Manufacturer", r.wfixed(256)],
+        ["PartitionCount", int(r.u32())],
+      ];
       out.push(["WriteCacheEnabled", String(r.u8())]);
       r.skip(1);
       out.push(["BootDriveLetter", r.wfixed(3)], ["Spare", r.wfixed(2)]);
       return out;
     }
     case 12: {
-      const out: Pairs = [["StartOffset", long(r.u64())], ["PartitionSize", long(r.u64())], ["DiskNumber", int(r.u32())],
-        ["Size", int(r.u32())], ["DriveType", int(r.u32())], ["DriveLetterString", r.wfixed(4)]];
+      const out: Pairs = [
+        ["StartOffset", long(r.u64())],
+        ["PartitionSize", long(r.u64())],
+        ["DiskNumber", int(r.u32())],
+        ["Size", int(r.u32())],
+        ["DriveType", int(r.u32())],
+        ["DriveLetterString", r.wfixed(4)],
+      ];
       r.skip(4);
       out.push(["PartitionNumber", int(r.u32())], ["SectorsPerCluster", int(r.u32())], ["BytesPerSector", int(r.u32())]);
       r.skip(4);
-      out.push(["NumberOfFreeClusters", long(r.i64())], ["TotalNumberOfClusters", long(r.i64())], ["FileSystem", r.wfixed(16)],
-        ["VolumeExt", int(r.u32())]);
+      out.push(["NumberOfFreeClusters", long(r.i64())], ["TotalNumberOfClusters", long(r.i64())], ["FileSystem", r.wfixed(16)], ["VolumeExt", int(r.u32())]);
       return out;
     }
     case 13: {
@@ -699,17 +967,36 @@ function systemConfigPairs(row: EventRow, r: R, pname: string): Pairs | null {
         // V0/V1: a 256-character description, Ipv4Index at 512, PhysicalAddrLen at 516; the rest 0 or ""
         const desc = r.wfixed(256);
         const v4 = r.u32();
-        return [["PhysicalAddrLen", int(r.u32())], ["PhysicalAddr", "0"], ["Ipv4Index", int(v4)], ["Ipv6Index", "0"],
-          ["NICDescription", desc], ["IpAddresses", ""], ["DnsServerAddresses", ""]];
+        return [
+          ["PhysicalAddrLen", int(r.u32())],
+          ["PhysicalAddr", "0"],
+          ["Ipv4Index", int(v4)],
+          ["Ipv6Index", "0"],
+          ["NICDescription", desc],
+          ["IpAddresses", ""],
+          ["DnsServerAddresses", ""],
+        ];
       }
       const physical = r.u64();
       const len = r.u32();
-      return [["PhysicalAddrLen", int(len)], ["PhysicalAddr", long(physical)], ["Ipv4Index", int(r.u32())],
-        ["Ipv6Index", int(r.u32())], ["NICDescription", r.ws()], ["IpAddresses", r.ws()], ["DnsServerAddresses", r.ws()]];
+      return [
+        ["PhysicalAddrLen", int(len)],
+        ["PhysicalAddr", long(physical)],
+        ["Ipv4Index", int(r.u32())],
+        ["Ipv6Index", int(r.u32())],
+        ["NICDescription", r.ws()],
+        ["IpAddresses", r.ws()],
+        ["DnsServerAddresses", r.ws()],
+      ];
     }
     case 14: {
-      const out: Pairs = [["MemorySize", int(r.u32())], ["XResolution", int(r.u32())], ["YResolution", int(r.u32())],
-        ["BitsPerPixel", int(r.u32())], ["VRefresh", int(r.u32())]];
+      const out: Pairs = [
+        ["MemorySize", int(r.u32())],
+        ["XResolution", int(r.u32())],
+        ["YResolution", int(r.u32())],
+        ["BitsPerPixel", int(r.u32())],
+        ["VRefresh", int(r.u32())],
+      ];
       for (const n of ["ChipType", "DACType", "AdapterString", "BiosString", "DeviceID"]) out.push([n, r.wfixed(256)]);
       out.push(["StateFlags", int(r.u32())]);
       return out;
@@ -721,36 +1008,79 @@ function systemConfigPairs(row: EventRow, r: R, pname: string): Pairs | null {
         const name = r.wfixed(34);
         const display = r.wfixed(256);
         const hdrPid = row.pid === null ? -1 : row.pid | 0;
-        return [["ServiceName", name], ["DisplayName", display], ["ProcessName", pname], ["ProcessID", int(hdrPid)],
-          ["ServiceState", "0"], ["SubProcessTag", "0"]];
+        return [
+          ["ServiceName", name],
+          ["DisplayName", display],
+          ["ProcessName", pname],
+          ["ProcessID", int(hdrPid)],
+          ["ServiceState", "0"],
+          ["SubProcessTag", "0"],
+        ];
       }
       const pid = r.u32();
       const st = r.u32();
       const tag = r.u32();
-      return [["ServiceName", r.ws()], ["DisplayName", r.ws()], ["ProcessName", pname], ["ProcessID", int(pid)],
-        ["ServiceState", int(st)], ["SubProcessTag", int(tag)]];
+      return [
+        ["ServiceName", r.ws()],
+        ["DisplayName", r.ws()],
+        ["ProcessName", pname],
+        ["ProcessID", int(pid)],
+        ["ServiceState", int(st)],
+        ["SubProcessTag", int(tag)],
+      ];
     }
     case 16:
-      return [["S1", String(r.u8())], ["S2", String(r.u8())], ["S3", String(r.u8())], ["S4", String(r.u8())], ["S5", String(r.u8())]];
+      return [
+        ["S1", String(r.u8())],
+        ["S2", String(r.u8())],
+        ["S3", String(r.u8())],
+        ["S4", String(r.u8())],
+        ["S5", String(r.u8())],
+      ];
     case 17:
-      return [["TcbTablePartitions", int(r.u32())], ["MaxHashTableSize", int(r.u32())], ["MaxUserPort", int(r.u32())],
-        ["TcpTimedWaitDelay", int(r.u32())]];
+      return [
+        ["TcbTablePartitions", int(r.u32())],
+        ["MaxHashTableSize", int(r.u32())],
+        ["MaxUserPort", int(r.u32())],
+        ["TcpTimedWaitDelay", int(r.u32())],
+      ];
     case 21:
       // DeviceDescriptionLen at 16 and the description at 20 from V3; at 12 and 16 before
-      return [["IRQAffinity", long(r.u64())], ["IRQNum", int(r.u32())],
-        ["DeviceDescriptionLen", int(r.skip(row.version >= 3 ? 4 : 0).u32())], ["DeviceDescription", r.ws()]];
+      return [
+        ["IRQAffinity", long(r.u64())],
+        ["IRQNum", int(r.u32())],
+        ["DeviceDescriptionLen", int(r.skip(row.version >= 3 ? 4 : 0).u32())],
+        ["DeviceDescription", r.ws()],
+      ];
     case 22:
       if (row.version < 4) {
         // V3: three lengths, then the device id, description and friendly name (TraceEvent reads no more)
         r.skip(12);
-        return [["DeviceID", r.ws()], ["DeviceDescription", r.ws()], ["FriendlyName", r.ws()], ["PdoName", ""], ["ServiceName", ""]];
+        return [
+          ["DeviceID", r.ws()],
+          ["DeviceDescription", r.ws()],
+          ["FriendlyName", r.ws()],
+          ["PdoName", ""],
+          ["ServiceName", ""],
+        ];
       }
       // DeviceIDStart: 24 in V4 (ClassGuid and the filter counts), 32 from V5 (DevStatus, DevProblem)
       r.skip(row.version === 4 ? 24 : 32);
-      return [["DeviceID", r.ws()], ["DeviceDescription", r.ws()], ["FriendlyName", r.ws()], ["PdoName", r.ws()], ["ServiceName", r.ws()]];
+      return [
+        ["DeviceID", r.ws()],
+        ["DeviceDescription", r.ws()],
+        ["FriendlyName", r.ws()],
+        ["PdoName", r.ws()],
+        ["ServiceName", r.ws()],
+      ];
     case 23:
-      return [["TargetID", int(r.u32())], ["DeviceType", int(r.u32())], ["DeviceTimingMode", int(r.u32())],
-        ["LocationInformationLen", int(r.u32())], ["LocationInformation", r.ws()]];
+      return [
+        ["TargetID", int(r.u32())],
+        ["DeviceType", int(r.u32())],
+        ["DeviceTimingMode", int(r.u32())],
+        ["LocationInformationLen", int(r.u32())],
+        ["LocationInformation", r.ws()],
+      ];
   }
   return null;
 }
@@ -763,7 +1093,12 @@ function diskPairs(row: EventRow, r: R, state: KernelState): Pairs | null {
     const disk = r.u32();
     const flags = r.u32();
     const ticks = r.u64();
-    return [["DiskNumber", int(disk)], ["IrpFlags", en(IRP_FLAGS, flags & 0x1ffff)], ["Irp", addr(r.p())], ["ElapsedTimeMSec", ms(ticks)]];
+    return [
+      ["DiskNumber", int(disk)],
+      ["IrpFlags", en(IRP_FLAGS, flags & 0x1ffff)],
+      ["Irp", addr(r.p())],
+      ["ElapsedTimeMSec", ms(ticks)],
+    ];
   }
   if (op !== 10 && op !== 11) return null;
   const disk = r.u32();
@@ -776,9 +1111,15 @@ function diskPairs(row: EventRow, r: R, state: KernelState): Pairs | null {
   const ticks = r.u64();
   const elapsed = ticksToMSec(row, ticks);
   return [
-    ["DiskNumber", int(disk)], ["IrpFlags", en(IRP_FLAGS, flags & 0x1ffff)], ["Priority", en(IO_PRIORITY, (flags >>> 17) & 7)],
-    ["TransferSize", int(size)], ["ByteOffset", long(offset)], ["Irp", addr(irp)], ["ElapsedTimeMSec", nFixed(elapsed, 3)],
-    ["DiskServiceTimeMSec", nFixed(diskServiceTimeMSec(row, elapsed), 3)], ["FileKey", addr(fileKey)],
+    ["DiskNumber", int(disk)],
+    ["IrpFlags", en(IRP_FLAGS, flags & 0x1ffff)],
+    ["Priority", en(IO_PRIORITY, (flags >>> 17) & 7)],
+    ["TransferSize", int(size)],
+    ["ByteOffset", long(offset)],
+    ["Irp", addr(irp)],
+    ["ElapsedTimeMSec", nFixed(elapsed, 3)],
+    ["DiskServiceTimeMSec", nFixed(diskServiceTimeMSec(row, elapsed), 3)],
+    ["FileKey", addr(fileKey)],
     ["FileName", state.fileName(fileKey, row.timestamp)],
   ];
 }
@@ -805,14 +1146,25 @@ function ktcPairs(row: EventRow, r: R): Pairs | null {
       const size = row.pointerSize === 8 ? r.i64() : r.i32();
       r.skip(4);
       const stamp = r.i32();
-      return [["ImageBase", addr(base)], ["ImageSize", long(size)], ["ProcessID", "0"], ["TimeDateStamp", int(stamp)],
-        ["BuildTime", buildTime(stamp)], ["OriginalFileName", r.ws()]];
+      return [
+        ["ImageBase", addr(base)],
+        ["ImageSize", long(size)],
+        ["ProcessID", "0"],
+        ["TimeDateStamp", int(stamp)],
+        ["BuildTime", buildTime(stamp)],
+        ["OriginalFileName", r.ws()],
+      ];
     }
     if (op === 36 || op === 37) {
       // DbgIDRSDSTraceData / DbgIDILRSDSTraceData: the process id (HostOffset(4, 1)) is not printed; the PDB name is UTF-8
       const base = r.p();
       r.skip(4);
-      return [["ImageBase", addr(base)], ["GuidSig", r.guid()], ["Age", int(r.u32())], ["PDBFileName", r.u8s()]];
+      return [
+        ["ImageBase", addr(base)],
+        ["GuidSig", r.guid()],
+        ["Age", int(r.u32())],
+        ["PDBFileName", r.u8s()],
+      ];
     }
     if (op === 38) {
       // DbgPPDBTraceData: TimeDateStamp at HostOffset(8, 1), MajorVersion and MinorVersion bytes at HostOffset(12, 1) and (14, 1)
@@ -821,15 +1173,35 @@ function ktcPairs(row: EventRow, r: R): Pairs | null {
       const stamp = r.i32();
       const major = r.u8();
       r.skip(1);
-      return [["ImageBase", addr(base)], ["TimeDateStamp", int(stamp)], ["MajorVersion", int(major)], ["MinorVersion", int(r.u8())]];
+      return [
+        ["ImageBase", addr(base)],
+        ["TimeDateStamp", int(stamp)],
+        ["MajorVersion", int(major)],
+        ["MinorVersion", int(r.u8())],
+      ];
     }
     if (op === 40) return [["ImageBase", addr(r.p())]]; // DbgDetermTraceData
     if (op === 64) {
       const size = r.u32();
       const stamp = r.i32();
-      const out: Pairs = [["ImageSize", int(size)], ["TimeDateStamp", int(stamp)], ["BuildTime", buildTime(stamp)]];
-      for (const n of ["OrigFileName", "FileDescription", "FileVersion", "BinFileVersion", "VerLanguage", "ProductName",
-        "CompanyName", "ProductVersion", "FileId", "ProgramId"]) out.push([n, r.ws()]);
+      const out: Pairs = [
+        ["ImageSize", int(size)],
+        ["TimeDateStamp", int(stamp)],
+        ["BuildTime", buildTime(stamp)],
+      ];
+      for (const n of [
+        "OrigFileName",
+        "FileDescription",
+        "FileVersion",
+        "BinFileVersion",
+        "VerLanguage",
+        "ProductName",
+        "CompanyName",
+        "ProductVersion",
+        "FileId",
+        "ProgramId",
+      ])
+        out.push([n, r.ws()]);
       return out;
     }
     return [];
@@ -841,14 +1213,24 @@ function ktcPairs(row: EventRow, r: R): Pairs | null {
     switch (op) {
       case 32: {
         const install = r.i64();
-        return [["InstallDate", filetimeText(install)], ["BuildLab", r.ws()], ["ProductName", r.ws()]];
+        return [
+          ["InstallDate", filetimeText(install)],
+          ["BuildLab", r.ws()],
+          ["ProductName", r.ws()],
+        ];
       }
       case 33:
-        return [["SystemDirectory", r.ws()], ["SystemWindowsDirectory", r.ws()]];
+        return [
+          ["SystemDirectory", r.ws()],
+          ["SystemWindowsDirectory", r.ws()],
+        ];
       case 34:
         return [["Value", r.ws()]];
       case 35:
-        return [["NtPath", r.ws()], ["DosPath", r.ws()]];
+        return [
+          ["NtPath", r.ws()],
+          ["DosPath", r.ws()],
+        ];
     }
     return [];
   }
@@ -865,9 +1247,13 @@ export function kernelFileCreatePairs(row: EventRow, state: KernelState): Pairs 
   const attributes = r.u32();
   const share = r.u32();
   return [
-    ["IrpPtr", addr(irp)], ["FileObject", addr(file)], ["CreateOptions", en(FILE_ATTRIBUTES, options & 0xffffff)],
-    ["CreateDisposition", en(CREATE_DISPOSITION, options >>> 24)], ["FileAttributes", en(FILE_ATTRIBUTES, attributes)],
-    ["ShareAccess", en(FILE_SHARE, share)], ["FileName", state.dosPath(r.ws())],
+    ["IrpPtr", addr(irp)],
+    ["FileObject", addr(file)],
+    ["CreateOptions", en(FILE_ATTRIBUTES, options & 0xffffff)],
+    ["CreateDisposition", en(CREATE_DISPOSITION, options >>> 24)],
+    ["FileAttributes", en(FILE_ATTRIBUTES, attributes)],
+    ["ShareAccess", en(FILE_SHARE, share)],
+    ["FileName", state.dosPath(r.ws())],
   ];
 }
 
@@ -880,7 +1266,12 @@ export function kernelPayload(row: EventRow, parts: EventNameParts, state: Kerne
   if (parts.source === "ktc") return ktcPairs(row, r);
   if (parts.source === "mof") {
     if (group === "SystemConfig" && op === 25) {
-      return [["SystemManufacturer", r.ws()], ["SystemProductName", r.ws()], ["BiosDate", r.ws()], ["BiosVersion", r.ws()]];
+      return [
+        ["SystemManufacturer", r.ws()],
+        ["SystemProductName", r.ws()],
+        ["BiosDate", r.ws()],
+        ["BiosVersion", r.ws()],
+      ];
     }
     if (group === "Image" && op === 33) return [["ImageBase", addr(r.p())]];
     return null;
@@ -900,11 +1291,26 @@ export function kernelPayload(row: EventRow, parts: EventNameParts, state: Kerne
     case "Process":
       if ((op >= 1 && op <= 4) || op === 39) return processPairs(row);
       if (op === 32 || op === 33) {
-        const out: Pairs = [["ProcessID", int(r.u32())], ["MemoryCount", int(r.u32())], ["HandleCount", int(r.u32())]];
+        const out: Pairs = [
+          ["ProcessID", int(r.u32())],
+          ["MemoryCount", int(r.u32())],
+          ["HandleCount", int(r.u32())],
+        ];
         r.skip(4);
-        for (const n of ["PeakVirtualSize", "PeakWorkingSetSize", "PeakPagefileUsage", "QuotaPeakPagedPoolUsage",
-          "QuotaPeakNonPagedPoolUsage", "VirtualSize", "WorkingSetSize", "PagefileUsage", "QuotaPagedPoolUsage",
-          "QuotaNonPagedPoolUsage", "PrivatePageCount"]) out.push([n, long(r.p())]);
+        for (const n of [
+          "PeakVirtualSize",
+          "PeakWorkingSetSize",
+          "PeakPagefileUsage",
+          "QuotaPeakPagedPoolUsage",
+          "QuotaPeakNonPagedPoolUsage",
+          "VirtualSize",
+          "WorkingSetSize",
+          "PagefileUsage",
+          "QuotaPagedPoolUsage",
+          "QuotaNonPagedPoolUsage",
+          "PrivatePageCount",
+        ])
+          out.push([n, long(r.p())]);
         return out;
       }
       return null;
@@ -928,11 +1334,22 @@ export function kernelPayload(row: EventRow, parts: EventNameParts, state: Kerne
         const count = r.u16();
         const bits = r.u8();
         const rank = r.u8();
-        return [["InstructionPointer", addr(ip)], ["ProcessorNumber", int(row.processor)], ["Priority", int(bits >>> 3)],
-          ["ExecutingDPC", bool((bits & 1) !== 0)], ["ExecutingISR", bool((bits & 2) !== 0)], ["Rank", int(rank)], ["Count", int(count)]];
+        return [
+          ["InstructionPointer", addr(ip)],
+          ["ProcessorNumber", int(row.processor)],
+          ["Priority", int(bits >>> 3)],
+          ["ExecutingDPC", bool((bits & 1) !== 0)],
+          ["ExecutingISR", bool((bits & 2) !== 0)],
+          ["Rank", int(rank)],
+          ["Count", int(count)],
+        ];
       }
       if (op === 73 || op === 74 || op === 72) {
-        return [["SampleSource", int(r.u32())], ["NewInterval", int(r.u32())], ["OldInterval", int(r.u32())]];
+        return [
+          ["SampleSource", int(r.u32())],
+          ["NewInterval", int(r.u32())],
+          ["OldInterval", int(r.u32())],
+        ];
       }
       if (op === 47) return pmcSamplePairs(row, (kernelProcessThread(row, state) ?? { tid: -1 }).tid);
       return perfInfoPairs(row, r);
@@ -948,8 +1365,14 @@ export function kernelPayload(row: EventRow, parts: EventNameParts, state: Kerne
         const fileKey = r.p();
         r.skip(4);
         const bytes = r.u32();
-        return [["ElapsedTimeMSec", nFixed(ticksToMSec(row, row.timestamp - initial), 3)], ["ReadOffset", long(offset)],
-          ["VirtualAddress", addr(va)], ["FileKey", addr(fileKey)], ["ByteCount", int(bytes)], ["FileName", state.fileName(fileKey, row.timestamp)]];
+        return [
+          ["ElapsedTimeMSec", nFixed(ticksToMSec(row, row.timestamp - initial), 3)],
+          ["ReadOffset", long(offset)],
+          ["VirtualAddress", addr(va)],
+          ["FileKey", addr(fileKey)],
+          ["ByteCount", int(bytes)],
+          ["FileName", state.fileName(fileKey, row.timestamp)],
+        ];
       }
       return memoryPairs(row, state);
     case "SplitIO":

@@ -12,7 +12,11 @@ type Pairs = [string, string][];
 
 /** A payload read at TraceEvent's fixed offsets (payload-bytes.ts: a field that does not wholly fit reads as 0). */
 class At {
-  constructor(readonly b: Uint8Array, readonly ptr: 4 | 8, readonly version: number) {}
+  constructor(
+    readonly b: Uint8Array,
+    readonly ptr: 4 | 8,
+    readonly version: number,
+  ) {}
 
   /** Byte `o` of a field of `n` bytes at `at` (0 when the field does not wholly fit). */
   private byte(o: number, at = o, n = 1): number {
@@ -54,7 +58,11 @@ class At {
 export function ipv6Text(words: readonly number[]): string {
   const w = words;
   const embedded =
-    (w[0] === 0 && w[1] === 0 && w[2] === 0 && w[3] === 0 && w[6] !== 0 &&
+    (w[0] === 0 &&
+      w[1] === 0 &&
+      w[2] === 0 &&
+      w[3] === 0 &&
+      w[6] !== 0 &&
       ((w[4] === 0 && (w[5] === 0 || w[5] === 0xffff)) || (w[4] === 0xffff && w[5] === 0))) ||
     (w[4] === 0 && w[5] === 0x5efe);
   if (!embedded) return sections(w);
@@ -88,52 +96,119 @@ const addr = (v: bigint) => hex8(v);
 function tcpIp(a: At): Pairs {
   if (a.version >= 1) {
     // connid and seqnum: TraceEvent's offsets, as its getters have them
-    return [["daddr", a.ipv4(8)], ["saddr", a.ipv4(12)], ["dport", int(a.port(16))], ["sport", int(a.port(18))],
-      ["size", int(a.i32(4))], ["connid", addr(a.addr(a.host(20, 1)))], ["seqnum", int(a.i32(a.host(24, 1)))]];
+    return [
+      ["daddr", a.ipv4(8)],
+      ["saddr", a.ipv4(12)],
+      ["dport", int(a.port(16))],
+      ["sport", int(a.port(18))],
+      ["size", int(a.i32(4))],
+      ["connid", addr(a.addr(a.host(20, 1)))],
+      ["seqnum", int(a.i32(a.host(24, 1)))],
+    ];
   }
-  return [["daddr", a.ipv4(0)], ["saddr", a.ipv4(4)], ["dport", int(a.port(8))], ["sport", int(a.port(10))],
-    ["size", int(a.i32(12))], ["connid", addr(0n)], ["seqnum", int(0)]];
+  return [
+    ["daddr", a.ipv4(0)],
+    ["saddr", a.ipv4(4)],
+    ["dport", int(a.port(8))],
+    ["sport", int(a.port(10))],
+    ["size", int(a.i32(12))],
+    ["connid", addr(0n)],
+    ["seqnum", int(0)],
+  ];
 }
 
 /** TcpIpSendTraceData (the same offsets for every version). */
 function tcpIpSend(a: At): Pairs {
-  return [["size", int(a.i32(4))], ["daddr", a.ipv4(8)], ["saddr", a.ipv4(12)], ["dport", int(a.port(16))],
-    ["sport", int(a.port(18))], ["startime", int(a.i32(20))], ["endtime", int(a.i32(24))], ["seqnum", int(a.i32(28))],
-    ["connid", addr(a.addr(32))]];
+  return [
+    ["size", int(a.i32(4))],
+    ["daddr", a.ipv4(8)],
+    ["saddr", a.ipv4(12)],
+    ["dport", int(a.port(16))],
+    ["sport", int(a.port(18))],
+    ["startime", int(a.i32(20))],
+    ["endtime", int(a.i32(24))],
+    ["seqnum", int(a.i32(28))],
+    ["connid", addr(a.addr(32))],
+  ];
 }
 
 /** TcpIpConnectTraceData (Connect, Accept). */
 function tcpIpConnect(a: At): Pairs {
-  return [["size", int(a.i32(4))], ["daddr", a.ipv4(8)], ["saddr", a.ipv4(12)], ["dport", int(a.port(16))],
-    ["sport", int(a.port(18))], ["mss", int(a.i16(20))], ["sackopt", int(a.i16(22))], ["tsopt", int(a.i16(24))],
-    ["wsopt", int(a.i16(26))], ["rcvwin", int(a.i32(28))], ["rcvwinscale", int(a.i16(32))],
-    ["sndwinscale", int(a.i16(34))], ["seqnum", int(a.i32(36))], ["connid", addr(a.addr(40))]];
+  return [
+    ["size", int(a.i32(4))],
+    ["daddr", a.ipv4(8)],
+    ["saddr", a.ipv4(12)],
+    ["dport", int(a.port(16))],
+    ["sport", int(a.port(18))],
+    ["mss", int(a.i16(20))],
+    ["sackopt", int(a.i16(22))],
+    ["tsopt", int(a.i16(24))],
+    ["wsopt", int(a.i16(26))],
+    ["rcvwin", int(a.i32(28))],
+    ["rcvwinscale", int(a.i16(32))],
+    ["sndwinscale", int(a.i16(34))],
+    ["seqnum", int(a.i32(36))],
+    ["connid", addr(a.addr(40))],
+  ];
 }
 
 /** TcpIpFailTraceData: two 16-bit fields from version 2, one 32-bit Proto before. */
 function tcpIpFail(a: At): Pairs {
-  if (a.version >= 2) return [["Proto", int(a.i16(0))], ["FailureCode", int(a.i16(2))]];
-  return [["Proto", int(a.i32(0))], ["FailureCode", int(0)]];
+  if (a.version >= 2)
+    return [
+      ["Proto", int(a.i16(0))],
+      ["FailureCode", int(a.i16(2))],
+    ];
+  return [
+    ["Proto", int(a.i32(0))],
+    ["FailureCode", int(0)],
+  ];
 }
 
 /** TcpIpV6TraceData (RecvIPV6, DisconnectIPV6, RetransmitIPV6, ReconnectIPV6, TCPCopyIPV6). */
 function tcpIpV6(a: At): Pairs {
-  return [["size", int(a.i32(4))], ["daddr", a.ipv6(8)], ["saddr", a.ipv6(24)], ["dport", int(a.port(40))],
-    ["sport", int(a.port(42))], ["connid", addr(a.addr(44))], ["seqnum", int(a.i32(a.host(48, 1)))]];
+  return [
+    ["size", int(a.i32(4))],
+    ["daddr", a.ipv6(8)],
+    ["saddr", a.ipv6(24)],
+    ["dport", int(a.port(40))],
+    ["sport", int(a.port(42))],
+    ["connid", addr(a.addr(44))],
+    ["seqnum", int(a.i32(a.host(48, 1)))],
+  ];
 }
 
 /** TcpIpV6SendTraceData. */
 function tcpIpV6Send(a: At): Pairs {
-  return [["size", int(a.i32(4))], ["daddr", a.ipv6(8)], ["saddr", a.ipv6(24)], ["dport", int(a.port(40))],
-    ["sport", int(a.port(42))], ["startime", int(a.i32(44))], ["endtime", int(a.i32(48))], ["seqnum", int(a.i32(52))],
-    ["connid", addr(a.addr(56))]];
+  return [
+    ["size", int(a.i32(4))],
+    ["daddr", a.ipv6(8)],
+    ["saddr", a.ipv6(24)],
+    ["dport", int(a.port(40))],
+    ["sport", int(a.port(42))],
+    ["startime", int(a.i32(44))],
+    ["endtime", int(a.i32(48))],
+    ["seqnum", int(a.i32(52))],
+    ["connid", addr(a.addr(56))],
+  ];
 }
 
 /** TcpIpV6ConnectTraceData (ConnectIPV6, AcceptIPV6): its PayloadNames leave out daddr and saddr. */
 function tcpIpV6Connect(a: At): Pairs {
-  return [["size", int(a.i32(4))], ["dport", int(a.port(40))], ["sport", int(a.port(42))], ["mss", int(a.i16(44))],
-    ["sackopt", int(a.i16(46))], ["tsopt", int(a.i16(48))], ["wsopt", int(a.i16(50))], ["rcvwin", int(a.i32(52))],
-    ["rcvwinscale", int(a.i16(56))], ["sndwinscale", int(a.i16(58))], ["seqnum", int(a.i32(60))], ["connid", addr(a.addr(64))]];
+  return [
+    ["size", int(a.i32(4))],
+    ["dport", int(a.port(40))],
+    ["sport", int(a.port(42))],
+    ["mss", int(a.i16(44))],
+    ["sackopt", int(a.i16(46))],
+    ["tsopt", int(a.i16(48))],
+    ["wsopt", int(a.i16(50))],
+    ["rcvwin", int(a.i32(52))],
+    ["rcvwinscale", int(a.i16(56))],
+    ["sndwinscale", int(a.i16(58))],
+    ["seqnum", int(a.i32(60))],
+    ["connid", addr(a.addr(64))],
+  ];
 }
 
 /**
@@ -155,13 +230,21 @@ function udpIp(a: At): Pairs {
 
 /** UdpIpFailTraceData. */
 function udpIpFail(a: At): Pairs {
-  return [["Proto", int(a.i16(0))], ["FailureCode", int(a.i16(2))]];
+  return [
+    ["Proto", int(a.i16(0))],
+    ["FailureCode", int(a.i16(2))],
+  ];
 }
 
 /** UpdIpV6TraceData (SendIPV6, RecvIPV6): no addresses among its PayloadNames. */
 function udpIpV6(a: At): Pairs {
-  return [["size", int(a.i32(4))], ["dport", int(a.port(40))], ["sport", int(a.port(42))], ["seqnum", int(a.i32(44))],
-    ["connid", addr(a.addr(48))]];
+  return [
+    ["size", int(a.i32(4))],
+    ["dport", int(a.port(40))],
+    ["sport", int(a.port(42))],
+    ["seqnum", int(a.i32(44))],
+    ["connid", addr(a.addr(48))],
+  ];
 }
 
 /**
@@ -187,10 +270,27 @@ const UDP_IP_V6: Template = { pairs: udpIpV6, pidAt: 0 };
 /** The template class TraceEvent registers for each opcode (the names are in naming/event-names.ts). */
 const TEMPLATES: Readonly<Record<string, Readonly<Record<number, Template>>>> = {
   TcpIp: {
-    10: TCP_IP_SEND, 11: TCP_IP, 12: TCP_IP_CONNECT, 13: TCP_IP, 14: TCP_IP, 15: TCP_IP_CONNECT, 16: TCP_IP,
-    17: TCP_IP_FAIL, 18: TCP_IP, 19: TCP_IP, 20: TCP_IP, 21: TCP_IP, 22: TCP_IP,
-    26: TCP_IP_V6_SEND, 27: TCP_IP_V6, 28: TCP_IP_V6_CONNECT, 29: TCP_IP_V6, 30: TCP_IP_V6, 31: TCP_IP_V6_CONNECT,
-    32: TCP_IP_V6, 34: TCP_IP_V6,
+    10: TCP_IP_SEND,
+    11: TCP_IP,
+    12: TCP_IP_CONNECT,
+    13: TCP_IP,
+    14: TCP_IP,
+    15: TCP_IP_CONNECT,
+    16: TCP_IP,
+    17: TCP_IP_FAIL,
+    18: TCP_IP,
+    19: TCP_IP,
+    20: TCP_IP,
+    21: TCP_IP,
+    22: TCP_IP,
+    26: TCP_IP_V6_SEND,
+    27: TCP_IP_V6,
+    28: TCP_IP_V6_CONNECT,
+    29: TCP_IP_V6,
+    30: TCP_IP_V6,
+    31: TCP_IP_V6_CONNECT,
+    32: TCP_IP_V6,
+    34: TCP_IP_V6,
   },
   UdpIp: { 10: UDP_IP, 11: UDP_IP, 17: UDP_IP_FAIL, 26: UDP_IP_V6, 27: UDP_IP_V6 },
 };

@@ -58,120 +58,369 @@ const E = (name: string, flags: boolean, members: [number, string][]): EnumDef =
 
 const ENUMS = {
   GCReason: E("GCReason", false, [
-    [0, "AllocSmall"], [1, "Induced"], [2, "LowMemory"], [3, "Empty"], [4, "AllocLarge"], [5, "OutOfSpaceSOH"],
-    [6, "OutOfSpaceLOH"], [7, "InducedNotForced"], [8, "Internal"], [9, "InducedLowMemory"], [10, "InducedCompacting"],
-    [11, "LowMemoryHost"], [12, "PMFullGC"], [13, "LowMemoryHostBlocking"],
+    [0, "AllocSmall"],
+    [1, "Induced"],
+    [2, "LowMemory"],
+    [3, "Empty"],
+    [4, "AllocLarge"],
+    [5, "OutOfSpaceSOH"],
+    [6, "OutOfSpaceLOH"],
+    [7, "InducedNotForced"],
+    [8, "Internal"],
+    [9, "InducedLowMemory"],
+    [10, "InducedCompacting"],
+    [11, "LowMemoryHost"],
+    [12, "PMFullGC"],
+    [13, "LowMemoryHostBlocking"],
   ]),
-  GCType: E("GCType", false, [[0, "NonConcurrentGC"], [1, "BackgroundGC"], [2, "ForegroundGC"]]),
-  GCSegmentType: E("GCSegmentType", false, [[0, "SmallObjectHeap"], [1, "LargeObjectHeap"], [2, "ReadOnlyHeap"], [3, "PinnedObjectHeap"]]),
-  GCAllocationKind: E("GCAllocationKind", false, [[0, "Small"], [1, "Large"], [2, "Pinned"]]),
+  GCType: E("GCType", false, [
+    [0, "NonConcurrentGC"],
+    [1, "BackgroundGC"],
+    [2, "ForegroundGC"],
+  ]),
+  GCSegmentType: E("GCSegmentType", false, [
+    [0, "SmallObjectHeap"],
+    [1, "LargeObjectHeap"],
+    [2, "ReadOnlyHeap"],
+    [3, "PinnedObjectHeap"],
+  ]),
+  GCAllocationKind: E("GCAllocationKind", false, [
+    [0, "Small"],
+    [1, "Large"],
+    [2, "Pinned"],
+  ]),
   GCSuspendEEReason: E("GCSuspendEEReason", false, [
-    [0, "SuspendOther"], [1, "SuspendForGC"], [2, "SuspendForAppDomainShutdown"], [3, "SuspendForCodePitching"],
-    [4, "SuspendForShutdown"], [5, "SuspendForDebugger"], [6, "SuspendForGCPrep"], [7, "SuspendForDebuggerSweep"],
+    [0, "SuspendOther"],
+    [1, "SuspendForGC"],
+    [2, "SuspendForAppDomainShutdown"],
+    [3, "SuspendForCodePitching"],
+    [4, "SuspendForShutdown"],
+    [5, "SuspendForDebugger"],
+    [6, "SuspendForGCPrep"],
+    [7, "SuspendForDebuggerSweep"],
   ]),
   GCGlobalMechanisms: E("GCGlobalMechanisms", true, [
-    [0, "None"], [1, "Concurrent"], [2, "Compaction"], [4, "Promotion"], [8, "Demotion"], [16, "CardBundles"], [32, "Elevation"],
+    [0, "None"],
+    [1, "Concurrent"],
+    [2, "Compaction"],
+    [4, "Promotion"],
+    [8, "Demotion"],
+    [16, "CardBundles"],
+    [32, "Elevation"],
   ]),
   GCPauseMode: E("GCPauseMode", false, [
-    [-1, "Invalid"], [0, "Batch"], [1, "Interactive"], [2, "LowLatency"], [3, "SustainedLowLatency"], [4, "NoGC"],
+    [-1, "Invalid"],
+    [0, "Batch"],
+    [1, "Interactive"],
+    [2, "LowLatency"],
+    [3, "SustainedLowLatency"],
+    [4, "NoGC"],
   ]),
-  GCBucketKind: E("GCBucketKind", false, [[0, "FreeListItems"], [1, "PlugsInCondemned"]]),
+  GCBucketKind: E("GCBucketKind", false, [
+    [0, "FreeListItems"],
+    [1, "PlugsInCondemned"],
+  ]),
   GCHandleKind: E("GCHandleKind", false, [
-    [0, "WeakShort"], [1, "WeakLong"], [2, "Strong"], [3, "Pinned"], [4, "Variable"], [5, "RefCounted"], [6, "Dependent"],
-    [7, "AsyncPinned"], [8, "SizedRef"], [-1, "DependendAsyncPinned"],
+    [0, "WeakShort"],
+    [1, "WeakLong"],
+    [2, "Strong"],
+    [3, "Pinned"],
+    [4, "Variable"],
+    [5, "RefCounted"],
+    [6, "Dependent"],
+    [7, "AsyncPinned"],
+    [8, "SizedRef"],
+    [-1, "DependendAsyncPinned"],
   ]),
-  GCRootKind: E("GCRootKind", false, [[0, "Stack"], [1, "Finalizer"], [2, "Handle"], [3, "Older"], [4, "SizedRef"], [5, "Overflow"], [6, "DependentHandle"], [7, "NewFQ"], [8, "Steal"], [9, "BGC"]]),
+  GCRootKind: E("GCRootKind", false, [
+    [0, "Stack"],
+    [1, "Finalizer"],
+    [2, "Handle"],
+    [3, "Older"],
+    [4, "SizedRef"],
+    [5, "Overflow"],
+    [6, "DependentHandle"],
+    [7, "NewFQ"],
+    [8, "Steal"],
+    [9, "BGC"],
+  ]),
   gc_heap_compact_reason: E("gc_heap_compact_reason", false, [
-    [0, "compact_low_ephemeral"], [1, "compact_high_frag"], [2, "compact_no_gaps"], [3, "compact_loh_forced"],
-    [4, "compact_last_gc"], [5, "compact_induced_compacting"], [6, "compact_fragmented_gen0"],
-    [7, "compact_high_mem_load"], [8, "compact_high_mem_frag"], [9, "compact_vhigh_mem_frag"],
-    [10, "compact_no_gc_mode"], [11, "max_compact_reasons_count"], [1024, "not_specified"],
+    [0, "compact_low_ephemeral"],
+    [1, "compact_high_frag"],
+    [2, "compact_no_gaps"],
+    [3, "compact_loh_forced"],
+    [4, "compact_last_gc"],
+    [5, "compact_induced_compacting"],
+    [6, "compact_fragmented_gen0"],
+    [7, "compact_high_mem_load"],
+    [8, "compact_high_mem_frag"],
+    [9, "compact_vhigh_mem_frag"],
+    [10, "compact_no_gc_mode"],
+    [11, "max_compact_reasons_count"],
+    [1024, "not_specified"],
   ]),
   gc_heap_expand_mechanism: E("gc_heap_expand_mechanism", false, [
-    [0, "expand_reuse_normal"], [1, "expand_reuse_bestfit"], [2, "expand_new_seg_ep"], [3, "expand_new_seg"],
-    [4, "expand_no_memory"], [5, "expand_next_full_gc"], [6, "max_expand_mechanisms_count"], [1024, "not_specified"],
+    [0, "expand_reuse_normal"],
+    [1, "expand_reuse_bestfit"],
+    [2, "expand_new_seg_ep"],
+    [3, "expand_new_seg"],
+    [4, "expand_no_memory"],
+    [5, "expand_next_full_gc"],
+    [6, "max_expand_mechanisms_count"],
+    [1024, "not_specified"],
   ]),
   gc_concurrent_compact_reason: E("gc_concurrent_compact_reason", false, [
-    [0, "concurrent_compact_high_frag"], [1, "concurrent_compact_c_mark"], [2, "max_concurrent_compat_reason"], [1024, "not_specified"],
+    [0, "concurrent_compact_high_frag"],
+    [1, "concurrent_compact_c_mark"],
+    [2, "max_concurrent_compat_reason"],
+    [1024, "not_specified"],
   ]),
   StartupFlags: E("StartupFlags", true, [
-    [0, "None"], [0x1, "CONCURRENT_GC"], [0x2, "LOADER_OPTIMIZATION_SINGLE_DOMAIN"], [0x4, "LOADER_OPTIMIZATION_MULTI_DOMAIN"],
-    [0x10, "LOADER_SAFEMODE"], [0x100, "LOADER_SETPREFERENCE"], [0x1000, "SERVER_GC"], [0x2000, "HOARD_GC_VM"],
-    [0x4000, "SINGLE_VERSION_HOSTING_INTERFACE"], [0x10000, "LEGACY_IMPERSONATION"], [0x20000, "DISABLE_COMMITTHREADSTACK"],
-    [0x40000, "ALWAYSFLOW_IMPERSONATION"], [0x80000, "TRIM_GC_COMMIT"], [0x100000, "ETW"], [0x200000, "SERVER_BUILD"],
+    [0, "None"],
+    [0x1, "CONCURRENT_GC"],
+    [0x2, "LOADER_OPTIMIZATION_SINGLE_DOMAIN"],
+    [0x4, "LOADER_OPTIMIZATION_MULTI_DOMAIN"],
+    [0x10, "LOADER_SAFEMODE"],
+    [0x100, "LOADER_SETPREFERENCE"],
+    [0x1000, "SERVER_GC"],
+    [0x2000, "HOARD_GC_VM"],
+    [0x4000, "SINGLE_VERSION_HOSTING_INTERFACE"],
+    [0x10000, "LEGACY_IMPERSONATION"],
+    [0x20000, "DISABLE_COMMITTHREADSTACK"],
+    [0x40000, "ALWAYSFLOW_IMPERSONATION"],
+    [0x80000, "TRIM_GC_COMMIT"],
+    [0x100000, "ETW"],
+    [0x200000, "SERVER_BUILD"],
     [0x400000, "ARM"],
   ]),
-  StartupMode: E("StartupMode", true, [[0, "None"], [1, "ManagedExe"], [2, "HostedCLR"], [4, "IJW"], [8, "COMActivated"], [16, "Other"]]),
-  RuntimeSku: E("RuntimeSku", true, [[0, "None"], [1, "DesktopClr"], [2, "CoreClr"]]),
-  AppDomainFlags: E("AppDomainFlags", true, [[0, "None"], [1, "Default"], [2, "Executable"], [4, "Shared"]]),
-  AssemblyFlags: E("AssemblyFlags", true, [[0, "None"], [1, "DomainNeutral"], [2, "Dynamic"], [4, "Native"], [8, "Collectible"], [16, "ReadyToRun"]]),
+  StartupMode: E("StartupMode", true, [
+    [0, "None"],
+    [1, "ManagedExe"],
+    [2, "HostedCLR"],
+    [4, "IJW"],
+    [8, "COMActivated"],
+    [16, "Other"],
+  ]),
+  RuntimeSku: E("RuntimeSku", true, [
+    [0, "None"],
+    [1, "DesktopClr"],
+    [2, "CoreClr"],
+  ]),
+  AppDomainFlags: E("AppDomainFlags", true, [
+    [0, "None"],
+    [1, "Default"],
+    [2, "Executable"],
+    [4, "Shared"],
+  ]),
+  AssemblyFlags: E("AssemblyFlags", true, [
+    [0, "None"],
+    [1, "DomainNeutral"],
+    [2, "Dynamic"],
+    [4, "Native"],
+    [8, "Collectible"],
+    [16, "ReadyToRun"],
+  ]),
   ModuleFlags: E("ModuleFlags", true, [
-    [0, "None"], [1, "DomainNeutral"], [2, "Native"], [4, "Dynamic"], [8, "Manifest"], [16, "IbcOptimized"],
-    [32, "ReadyToRunModule"], [64, "PartialReadyToRunModule"],
+    [0, "None"],
+    [1, "DomainNeutral"],
+    [2, "Native"],
+    [4, "Dynamic"],
+    [8, "Manifest"],
+    [16, "IbcOptimized"],
+    [32, "ReadyToRunModule"],
+    [64, "PartialReadyToRunModule"],
   ]),
   MethodFlags: E("MethodFlags", true, [
-    [0, "None"], [1, "Dynamic"], [2, "Generic"], [4, "HasSharedGenericCode"], [8, "Jitted"], [16, "JitHelper"],
-    [32, "ProfilerRejectedPrecompiledCode"], [64, "ReadyToRunRejectedPrecompiledCode"],
+    [0, "None"],
+    [1, "Dynamic"],
+    [2, "Generic"],
+    [4, "HasSharedGenericCode"],
+    [8, "Jitted"],
+    [16, "JitHelper"],
+    [32, "ProfilerRejectedPrecompiledCode"],
+    [64, "ReadyToRunRejectedPrecompiledCode"],
   ]),
-  GcJoinTime: E("GcJoinTime", false, [[0, "Start"], [1, "End"]]),
-  GcJoinType: E("GcJoinType", false, [[0, "LastJoin"], [1, "Join"], [2, "Restart"], [3, "FirstJoin"]]),
+  GcJoinTime: E("GcJoinTime", false, [
+    [0, "Start"],
+    [1, "End"],
+  ]),
+  GcJoinType: E("GcJoinType", false, [
+    [0, "LastJoin"],
+    [1, "Join"],
+    [2, "Restart"],
+    [3, "FirstJoin"],
+  ]),
   OptimizationTier: E("OptimizationTier", false, [
-    [0, "Unknown"], [1, "MinOptJitted"], [2, "Optimized"], [3, "QuickJitted"], [4, "OptimizedTier1"], [5, "ReadyToRun"],
-    [6, "PreJIT"], [7, "OptimizedTier1OSR"], [8, "QuickJittedInstrumented"], [9, "OptimizedTier1Instrumented"],
+    [0, "Unknown"],
+    [1, "MinOptJitted"],
+    [2, "Optimized"],
+    [3, "QuickJitted"],
+    [4, "OptimizedTier1"],
+    [5, "ReadyToRun"],
+    [6, "PreJIT"],
+    [7, "OptimizedTier1OSR"],
+    [8, "QuickJittedInstrumented"],
+    [9, "OptimizedTier1Instrumented"],
   ]),
   ExceptionThrownFlags: E("ExceptionThrownFlags", true, [
-    [0, "None"], [1, "HasInnerException"], [2, "Nested"], [4, "ReThrown"], [8, "CorruptedState"], [16, "CLSCompliant"],
+    [0, "None"],
+    [1, "HasInnerException"],
+    [2, "Nested"],
+    [4, "ReThrown"],
+    [8, "CorruptedState"],
+    [16, "CLSCompliant"],
   ]),
   TieredCompilationSettingsFlags: E("TieredCompilationSettingsFlags", true, [
-    [0, "None"], [1, "QuickJit"], [2, "QuickJitForLoops"], [4, "TieredPGO"], [8, "ReadyToRun"],
+    [0, "None"],
+    [1, "QuickJit"],
+    [2, "QuickJitForLoops"],
+    [4, "TieredPGO"],
+    [8, "ReadyToRun"],
   ]),
   GCSettingsFlags: E("GCSettingsFlags", true, [
-    [0, "None"], [1, "GCSettingsConcurrent"], [2, "GCSettingsLargePages"], [4, "GCSettingsFrozenSegs"],
-    [8, "GCSettingsHardLimitConfig"], [16, "GCSettingsNoAffinitize"],
+    [0, "None"],
+    [1, "GCSettingsConcurrent"],
+    [2, "GCSettingsLargePages"],
+    [4, "GCSettingsFrozenSegs"],
+    [8, "GCSettingsHardLimitConfig"],
+    [16, "GCSettingsNoAffinitize"],
   ]),
   NgenBindReason: E("NgenBindReason", false, [
-    [0, "START_BIND"], [1, "NO_INDEX"], [2, "SYSTEM_ASSEMBLY_NOT_AVAILABLE"], [3, "NO_NATIVE_IMAGE"],
-    [4, "REJECT_CONFIG_MASK"], [5, "FAIL"], [6, "INDEX_CORRUPTION"], [7, "REJECT_TIMESTAMP"],
-    [8, "REJECT_NATIVEIMAGE_NOT_FOUND"], [9, "REJECT_IL_SIG"], [10, "REJECT_LOADER_EVAL_FAIL"], [11, "MISSING_FOUND"],
-    [12, "REJECT_HOSTASM"], [13, "REJECT_IL_NOT_FOUND"], [14, "REJECT_APPBASE_NOT_FILE"],
-    [15, "BIND_DEPEND_REJECT_REF_DEF_MISMATCH"], [16, "BIND_DEPEND_REJECT_NGEN_SIG"], [17, "APPLY_EXTERNAL_RELOCS_FAILED"],
-    [18, "SYSTEM_ASSEMBLY_NATIVEIMAGE_NOT_AVAILABLE"], [19, "ASSEMBLY_HAS_DIFFERENT_GRANT"],
-    [20, "ASSEMBLY_NOT_DOMAIN_NEUTRAL"], [21, "NATIVEIMAGE_VERSION_MISMATCH"], [22, "LOADFROM_NOT_ALLOWED"],
+    [0, "START_BIND"],
+    [1, "NO_INDEX"],
+    [2, "SYSTEM_ASSEMBLY_NOT_AVAILABLE"],
+    [3, "NO_NATIVE_IMAGE"],
+    [4, "REJECT_CONFIG_MASK"],
+    [5, "FAIL"],
+    [6, "INDEX_CORRUPTION"],
+    [7, "REJECT_TIMESTAMP"],
+    [8, "REJECT_NATIVEIMAGE_NOT_FOUND"],
+    [9, "REJECT_IL_SIG"],
+    [10, "REJECT_LOADER_EVAL_FAIL"],
+    [11, "MISSING_FOUND"],
+    [12, "REJECT_HOSTASM"],
+    [13, "REJECT_IL_NOT_FOUND"],
+    [14, "REJECT_APPBASE_NOT_FILE"],
+    [15, "BIND_DEPEND_REJECT_REF_DEF_MISMATCH"],
+    [16, "BIND_DEPEND_REJECT_NGEN_SIG"],
+    [17, "APPLY_EXTERNAL_RELOCS_FAILED"],
+    [18, "SYSTEM_ASSEMBLY_NATIVEIMAGE_NOT_AVAILABLE"],
+    [19, "ASSEMBLY_HAS_DIFFERENT_GRANT"],
+    [20, "ASSEMBLY_NOT_DOMAIN_NEUTRAL"],
+    [21, "NATIVEIMAGE_VERSION_MISMATCH"],
+    [22, "LOADFROM_NOT_ALLOWED"],
     [23, "DEPENDENCY_HAS_DIFFERENT_IDENTITY"],
   ]),
-  ContentionFlags: E("ContentionFlags", false, [[0, "Managed"], [1, "Native"]]),
+  ContentionFlags: E("ContentionFlags", false, [
+    [0, "Managed"],
+    [1, "Native"],
+  ]),
   ThreadAdjustmentReason: E("ThreadAdjustmentReason", false, [
-    [0, "Warmup"], [1, "Initializing"], [2, "RandomMove"], [3, "ClimbingMove"], [4, "ChangePoint"], [5, "Stabilizing"],
-    [6, "Starvation"], [7, "ThreadTimedOut"], [8, "CooperativeBlocking"],
+    [0, "Warmup"],
+    [1, "Initializing"],
+    [2, "RandomMove"],
+    [3, "ClimbingMove"],
+    [4, "ChangePoint"],
+    [5, "Stabilizing"],
+    [6, "Starvation"],
+    [7, "ThreadTimedOut"],
+    [8, "CooperativeBlocking"],
   ]),
   TypeFlags: E("TypeFlags", true, [
-    [0, "None"], [1, "Delegate"], [2, "Finalizable"], [4, "ExternallyImplementedCOMObject"], [8, "Array"],
-    [0x100, "ArrayRankBit0"], [0x200, "ArrayRankBit1"], [0x400, "ArrayRankBit2"], [0x800, "ArrayRankBit3"],
-    [0x1000, "ArrayRankBit4"], [0x2000, "ArrayRankBit5"],
+    [0, "None"],
+    [1, "Delegate"],
+    [2, "Finalizable"],
+    [4, "ExternallyImplementedCOMObject"],
+    [8, "Array"],
+    [0x100, "ArrayRankBit0"],
+    [0x200, "ArrayRankBit1"],
+    [0x400, "ArrayRankBit2"],
+    [0x800, "ArrayRankBit3"],
+    [0x1000, "ArrayRankBit4"],
+    [0x2000, "ArrayRankBit5"],
   ]),
   // TraceEvent's enum has no StructMarshal (0x40): that bit prints as a number
   ILStubGeneratedFlags: E("ILStubGeneratedFlags", true, [
-    [0, "None"], [1, "ReverseInterop"], [2, "ComInterop"], [4, "NGenedStub"], [8, "Delegate"], [16, "VarArg"],
+    [0, "None"],
+    [1, "ReverseInterop"],
+    [2, "ComInterop"],
+    [4, "NGenedStub"],
+    [8, "Delegate"],
+    [16, "VarArg"],
     [32, "UnmanagedCallee"],
   ]),
-  TailCallType: E("TailCallType", false, [[-1, "Unknown"], [0, "OptimizedTailCall"], [1, "RecursiveLoop"], [2, "HelperAssistedTailCall"]]),
-  KnownPathSource: E("KnownPathSource", false, [
-    [0, "ApplicationAssemblies"], [1, "AppNativeImagePaths"], [2, "AppPaths"], [3, "PlatformResourceRoots"], [4, "SatelliteSubdirectory"],
+  TailCallType: E("TailCallType", false, [
+    [-1, "Unknown"],
+    [0, "OptimizedTailCall"],
+    [1, "RecursiveLoop"],
+    [2, "HelperAssistedTailCall"],
   ]),
-  ModuleRangeType: E("ModuleRangeType", true, [[0, "None"], [1, "HotRange"], [2, "WarmRange"], [4, "ColdRange"], [8, "HotColdSortedRange"]]),
-  ModuleRangeIBCType: E("ModuleRangeIBCType", true, [[0, "None"], [1, "IBCUnprofiledSection"], [2, "IBCProfiledSection"]]),
+  KnownPathSource: E("KnownPathSource", false, [
+    [0, "ApplicationAssemblies"],
+    [1, "AppNativeImagePaths"],
+    [2, "AppPaths"],
+    [3, "PlatformResourceRoots"],
+    [4, "SatelliteSubdirectory"],
+  ]),
+  ModuleRangeType: E("ModuleRangeType", true, [
+    [0, "None"],
+    [1, "HotRange"],
+    [2, "WarmRange"],
+    [4, "ColdRange"],
+    [8, "HotColdSortedRange"],
+  ]),
+  ModuleRangeIBCType: E("ModuleRangeIBCType", true, [
+    [0, "None"],
+    [1, "IBCUnprofiledSection"],
+    [2, "IBCProfiledSection"],
+  ]),
   ModuleRangeSectionType: E("ModuleRangeSectionType", false, [
-    [1, "ModuleSection"], [2, "EETableSection"], [3, "WriteDataSection"], [4, "WriteableDataSection"], [5, "DataSection"],
-    [6, "RVAStaticsSection"], [7, "EEDataSection"], [8, "DelayLoadInfoTableEagerSection"], [9, "DelayLoadInfoTableSection"],
-    [10, "EEReadonlyData"], [11, "ReadonlyData"], [12, "ClassSection"], [13, "CrossDomainInfoSection"], [14, "MethodDescSection"],
-    [15, "MethodDescWriteableSection"], [16, "ExceptionSection"], [17, "InstrumentSection"], [18, "VirtualImportThunkSection"],
-    [19, "ExternalMethodThunkSection"], [20, "HelperTableSection"], [21, "MethodPrecodeWriteableSection"],
-    [22, "MethodPrecodeWriteSection"], [23, "MethodPrecodeSection"], [24, "Win32ResourcesSection"], [25, "HeaderSection"],
-    [26, "MetadataSection"], [27, "DelayLoadInfoSection"], [28, "ImportTableSection"], [29, "CodeSection"],
-    [30, "CodeHeaderSection"], [31, "CodeManagerSection"], [32, "UnwindDataSection"], [33, "RuntimeFunctionSection"],
-    [34, "StubsSection"], [35, "StubDispatchDataSection"], [36, "ExternalMethodDataSection"], [37, "DelayLoadInfoDelayListSection"],
-    [38, "ReadonlySharedSection"], [39, "ReadonlySection"], [40, "ILSection"], [41, "GCInfoSection"], [42, "ILMetadataSection"],
-    [43, "ResourcesSection"], [44, "CompressedMapsSection"], [45, "DebugSection"], [46, "BaseRelocsSection"],
+    [1, "ModuleSection"],
+    [2, "EETableSection"],
+    [3, "WriteDataSection"],
+    [4, "WriteableDataSection"],
+    [5, "DataSection"],
+    [6, "RVAStaticsSection"],
+    [7, "EEDataSection"],
+    [8, "DelayLoadInfoTableEagerSection"],
+    [9, "DelayLoadInfoTableSection"],
+    [10, "EEReadonlyData"],
+    [11, "ReadonlyData"],
+    [12, "ClassSection"],
+    [13, "CrossDomainInfoSection"],
+    [14, "MethodDescSection"],
+    [15, "MethodDescWriteableSection"],
+    [16, "ExceptionSection"],
+    [17, "InstrumentSection"],
+    [18, "VirtualImportThunkSection"],
+    [19, "ExternalMethodThunkSection"],
+    [20, "HelperTableSection"],
+    [21, "MethodPrecodeWriteableSection"],
+    [22, "MethodPrecodeWriteSection"],
+    [23, "MethodPrecodeSection"],
+    [24, "Win32ResourcesSection"],
+    [25, "HeaderSection"],
+    [26, "MetadataSection"],
+    [27, "DelayLoadInfoSection"],
+    [28, "ImportTableSection"],
+    [29, "CodeSection"],
+    [30, "CodeHeaderSection"],
+    [31, "CodeManagerSection"],
+    [32, "UnwindDataSection"],
+    [33, "RuntimeFunctionSection"],
+    [34, "StubsSection"],
+    [35, "StubDispatchDataSection"],
+    [36, "ExternalMethodDataSection"],
+    [37, "DelayLoadInfoDelayListSection"],
+    [38, "ReadonlySharedSection"],
+    [39, "ReadonlySection"],
+    [40, "ILSection"],
+    [41, "GCInfoSection"],
+    [42, "ILMetadataSection"],
+    [43, "ResourcesSection"],
+    [44, "CompressedMapsSection"],
+    [45, "DebugSection"],
+    [46, "BaseRelocsSection"],
   ]),
 } as const;
 
@@ -194,21 +443,42 @@ function fileName(path: string): string {
 }
 
 const MODULE_LOAD: OverlayField[] = [
-  F("ModuleID", "long"), F("AssemblyID", "long"), F("ModuleFlags", ENUMS.ModuleFlags), F("ModuleILPath", "str"),
-  F("ModuleNativePath", "str"), F("ManagedPdbSignature", "guid"), F("ManagedPdbAge", "int"), F("ManagedPdbBuildPath", "str"),
-  F("NativePdbSignature", "guid"), F("NativePdbAge", "int"), F("NativePdbBuildPath", "str"),
+  F("ModuleID", "long"),
+  F("AssemblyID", "long"),
+  F("ModuleFlags", ENUMS.ModuleFlags),
+  F("ModuleILPath", "str"),
+  F("ModuleNativePath", "str"),
+  F("ManagedPdbSignature", "guid"),
+  F("ManagedPdbAge", "int"),
+  F("ManagedPdbBuildPath", "str"),
+  F("NativePdbSignature", "guid"),
+  F("NativePdbAge", "int"),
+  F("NativePdbBuildPath", "str"),
   F("ModuleILFileName", "str", { compute: (f) => fileName(String(f.get("ModuleILPath") ?? "")) }),
 ];
 const DOMAIN_MODULE: OverlayField[] = [
-  F("ModuleID", "long"), F("AssemblyID", "long"), F("AppDomainID", "long"), F("ModuleFlags", ENUMS.ModuleFlags),
-  F("ModuleILPath", "str"), F("ModuleNativePath", "str"), CID,
+  F("ModuleID", "long"),
+  F("AssemblyID", "long"),
+  F("AppDomainID", "long"),
+  F("ModuleFlags", ENUMS.ModuleFlags),
+  F("ModuleILPath", "str"),
+  F("ModuleNativePath", "str"),
+  CID,
 ];
 const ASSEMBLY: OverlayField[] = [
-  F("AssemblyID", "long"), F("AppDomainID", "long"), F("AssemblyFlags", ENUMS.AssemblyFlags),
-  F("FullyQualifiedAssemblyName", "str"), F("BindingID", "long"), CID,
+  F("AssemblyID", "long"),
+  F("AppDomainID", "long"),
+  F("AssemblyFlags", ENUMS.AssemblyFlags),
+  F("FullyQualifiedAssemblyName", "str"),
+  F("BindingID", "long"),
+  CID,
 ];
 const APPDOMAIN: OverlayField[] = [
-  F("AppDomainID", "long"), F("AppDomainFlags", ENUMS.AppDomainFlags), F("AppDomainName", "str"), F("AppDomainIndex", "int"), CID,
+  F("AppDomainID", "long"),
+  F("AppDomainFlags", ENUMS.AppDomainFlags),
+  F("AppDomainName", "str"),
+  F("AppDomainIndex", "int"),
+  CID,
 ];
 /**
  * MethodLoadUnloadTraceDataBase: MethodFlags without the optimization tier (bits 7-9) and the extent (bits 28-31);
@@ -223,28 +493,64 @@ const OPTIMIZATION_TIER = F("OptimizationTier", ENUMS.OptimizationTier, {
   },
 });
 const METHOD_VERBOSE: OverlayField[] = [
-  F("MethodID", "long"), F("ModuleID", "long"), F("MethodStartAddress", "addr"), F("MethodSize", "int"),
-  F("MethodToken", "int"), METHOD_FLAGS, F("MethodNamespace", "str"), F("MethodName", "str"),
-  F("MethodSignature", "str"), CID, F("ReJITID", "long", { compute: (f) => f.get("ReJITID") ?? 0n }),
+  F("MethodID", "long"),
+  F("ModuleID", "long"),
+  F("MethodStartAddress", "addr"),
+  F("MethodSize", "int"),
+  F("MethodToken", "int"),
+  METHOD_FLAGS,
+  F("MethodNamespace", "str"),
+  F("MethodName", "str"),
+  F("MethodSignature", "str"),
+  CID,
+  F("ReJITID", "long", { compute: (f) => f.get("ReJITID") ?? 0n }),
   OPTIMIZATION_TIER,
 ];
 const METHOD_LOAD: OverlayField[] = [
-  F("MethodID", "long"), F("ModuleID", "long"), F("MethodStartAddress", "addr"), F("MethodSize", "int"),
-  F("MethodToken", "int"), METHOD_FLAGS, CID, OPTIMIZATION_TIER,
+  F("MethodID", "long"),
+  F("ModuleID", "long"),
+  F("MethodStartAddress", "addr"),
+  F("MethodSize", "int"),
+  F("MethodToken", "int"),
+  METHOD_FLAGS,
+  CID,
+  OPTIMIZATION_TIER,
 ];
 const RUNTIME_INFO: OverlayField[] = [
-  CID, F("Sku", ENUMS.RuntimeSku), F("BclMajorVersion", "int"), F("BclMinorVersion", "int"), F("BclBuildNumber", "int"),
-  F("BclQfeNumber", "int"), F("VMMajorVersion", "int"), F("VMMinorVersion", "int"), F("VMBuildNumber", "int"),
-  F("VMQfeNumber", "int"), F("StartupFlags", ENUMS.StartupFlags), F("StartupMode", ENUMS.StartupMode),
-  F("CommandLine", "str"), F("ComObjectGuid", "guid"), F("RuntimeDllPath", "str"),
+  CID,
+  F("Sku", ENUMS.RuntimeSku),
+  F("BclMajorVersion", "int"),
+  F("BclMinorVersion", "int"),
+  F("BclBuildNumber", "int"),
+  F("BclQfeNumber", "int"),
+  F("VMMajorVersion", "int"),
+  F("VMMinorVersion", "int"),
+  F("VMBuildNumber", "int"),
+  F("VMQfeNumber", "int"),
+  F("StartupFlags", ENUMS.StartupFlags),
+  F("StartupMode", ENUMS.StartupMode),
+  F("CommandLine", "str"),
+  F("ComObjectGuid", "guid"),
+  F("RuntimeDllPath", "str"),
 ];
 const BINDING: OverlayField[] = [
-  F("AppDomainID", "int"), F("LoadContextID", "int"), F("FromLoaderCache", "int"), F("DynamicLoad", "int"),
-  F("AssemblyCodebase", "str"), F("AssemblyName", "str"), CID,
+  F("AppDomainID", "int"),
+  F("LoadContextID", "int"),
+  F("FromLoaderCache", "int"),
+  F("DynamicLoad", "int"),
+  F("AssemblyCodebase", "str"),
+  F("AssemblyName", "str"),
+  CID,
 ];
 const JITTING_STARTED: OverlayField[] = [
-  F("MethodID", "long"), F("ModuleID", "long"), F("MethodToken", "int"), F("MethodILSize", "int"),
-  F("MethodNamespace", "str"), F("MethodName", "str"), F("MethodSignature", "str"), CID,
+  F("MethodID", "long"),
+  F("ModuleID", "long"),
+  F("MethodToken", "int"),
+  F("MethodILSize", "int"),
+  F("MethodNamespace", "str"),
+  F("MethodName", "str"),
+  F("MethodSignature", "str"),
+  CID,
 ];
 
 /** The GCPerHeapHistory class reads its payload by version and size (it predates the manifest's layouts). */
@@ -266,8 +572,7 @@ function perHeapHistory(): OverlayField[] {
     return { v: f.version, minor, ptr, gen, dv, len: p.length };
   };
   const i32 = (l: Layout, o: number) => (o >= 0 && o + 4 <= l.len ? l.dv.getInt32(o, true) : 0);
-  const ptrAt = (l: Layout, o: number) =>
-    o >= 0 && o + l.ptr <= l.len ? (l.ptr === 8 ? l.dv.getBigInt64(o, true) : BigInt(l.dv.getUint32(o, true))) : 0n;
+  const ptrAt = (l: Layout, o: number) => (o >= 0 && o + l.ptr <= l.len ? (l.ptr === 8 ? l.dv.getBigInt64(o, true) : BigInt(l.dv.getUint32(o, true))) : 0n);
   const host = (l: Layout, o: number, n: number) => o + (l.ptr - 4) * n;
   const setBit = (raw: number, count: number): number => {
     if (raw === 0) return 1024;
@@ -375,10 +680,17 @@ function perHeapHistory(): OverlayField[] {
 }
 
 const GLOBAL_HEAP_HISTORY: OverlayField[] = [
-  F("FinalYoungestDesired", "long"), F("NumHeaps", "int"), F("CondemnedGeneration", "int"), F("Gen0ReductionCount", "int"),
-  F("Reason", ENUMS.GCReason), F("GlobalMechanisms", ENUMS.GCGlobalMechanisms), F("ClrInstanceID", "int", { nullBelow: 1 }),
-  F("PauseMode", ENUMS.GCPauseMode, { nullBelow: 2 }), F("MemoryPressure", "int", { nullBelow: 2 }),
-  F("CondemnReasons0", "int", { nullBelow: 3 }), F("CondemnReasons1", "int", { nullBelow: 3 }),
+  F("FinalYoungestDesired", "long"),
+  F("NumHeaps", "int"),
+  F("CondemnedGeneration", "int"),
+  F("Gen0ReductionCount", "int"),
+  F("Reason", ENUMS.GCReason),
+  F("GlobalMechanisms", ENUMS.GCGlobalMechanisms),
+  F("ClrInstanceID", "int", { nullBelow: 1 }),
+  F("PauseMode", ENUMS.GCPauseMode, { nullBelow: 2 }),
+  F("MemoryPressure", "int", { nullBelow: 2 }),
+  F("CondemnReasons0", "int", { nullBelow: 3 }),
+  F("CondemnReasons1", "int", { nullBelow: 3 }),
   F("Count", "int", { nullBelow: 4, editions: ["current"] }),
 ];
 
@@ -392,17 +704,34 @@ const HEAP_STATS: OverlayField[] = (() => {
     F("Depth", "int", {
       compute: (f) => (big(f.get("TotalPromotedSize2")) !== 0n ? 2 : big(f.get("TotalPromotedSize1")) !== 0n ? 1 : 0),
     }),
-    F("GenerationSize0", "long"), F("TotalPromotedSize0", "long"), F("GenerationSize1", "long"), F("TotalPromotedSize1", "long"),
-    F("GenerationSize2", "long"), F("TotalPromotedSize2", "long"), F("GenerationSize3", "long"), F("TotalPromotedSize3", "long"),
-    F("FinalizationPromotedSize", "long"), F("FinalizationPromotedCount", "long"), F("PinnedObjectCount", "int"),
-    F("SinkBlockCount", "int"), F("GCHandleCount", "int"), CID,
-    F("GenerationSize4", "long", { editions: ["current"] }), F("TotalPromotedSize4", "long", { editions: ["current"] }),
+    F("GenerationSize0", "long"),
+    F("TotalPromotedSize0", "long"),
+    F("GenerationSize1", "long"),
+    F("TotalPromotedSize1", "long"),
+    F("GenerationSize2", "long"),
+    F("TotalPromotedSize2", "long"),
+    F("GenerationSize3", "long"),
+    F("TotalPromotedSize3", "long"),
+    F("FinalizationPromotedSize", "long"),
+    F("FinalizationPromotedCount", "long"),
+    F("PinnedObjectCount", "int"),
+    F("SinkBlockCount", "int"),
+    F("GCHandleCount", "int"),
+    CID,
+    F("GenerationSize4", "long", { editions: ["current"] }),
+    F("TotalPromotedSize4", "long", { editions: ["current"] }),
   ];
 })();
 
 const ALLOCATION_TICK: OverlayField[] = [
-  F("AllocationAmount", "int"), F("AllocationKind", ENUMS.GCAllocationKind), CID, F("AllocationAmount64", "long"),
-  F("TypeID", "addr"), F("TypeName", "str"), F("HeapIndex", "int"), F("Address", "addr"),
+  F("AllocationAmount", "int"),
+  F("AllocationKind", ENUMS.GCAllocationKind),
+  CID,
+  F("AllocationAmount64", "long"),
+  F("TypeID", "addr"),
+  F("TypeName", "str"),
+  F("HeapIndex", "int"),
+  F("Address", "addr"),
   F("ObjectSize", "long", { editions: ["current"] }),
 ];
 
@@ -417,14 +746,15 @@ function leAt(p: Uint8Array, o: number, n: number): bigint {
 // (whatever the pointer size) from version 2 on, else 0; the first two fields are 0 below version 1.
 const contentionV2 = (o: number) => (f: FieldAccess) => (f.version >= 2 ? BigInt.asIntN(64, leAt(f.payload, o, 8)) : 0n);
 const CONTENTION_START: OverlayField[] = [
-  F("ContentionFlags", ENUMS.ContentionFlags), CID,
+  F("ContentionFlags", ENUMS.ContentionFlags),
+  CID,
   F("LockID", "addr", { compute: contentionV2(3), editions: ["current"] }),
   F("AssociatedObjectID", "addr", { compute: contentionV2(11), editions: ["current"] }),
   F("LockOwnerThreadID", "long", { compute: contentionV2(19), editions: ["current"] }),
 ];
 // ContentionStopTraceData reads ContentionFlags and ClrInstanceID at every version and DurationNs from
 // version 1 (0 before); the 2020 release's ContentionTraceData, shared with Start, read nothing below version 1.
-const stopField = (name: string) => (f: FieldAccess, s: OverlayState) => (s.edition === "2020" && f.version < 1 ? 0 : f.get(name) ?? 0);
+const stopField = (name: string) => (f: FieldAccess, s: OverlayState) => (s.edition === "2020" && f.version < 1 ? 0 : (f.get(name) ?? 0));
 const CONTENTION_STOP: OverlayField[] = [
   F("ContentionFlags", ENUMS.ContentionFlags, { compute: stopField("ContentionFlags") }),
   F("ClrInstanceID", "int", { compute: stopField("ClrInstanceID") }),
@@ -432,9 +762,7 @@ const CONTENTION_STOP: OverlayField[] = [
 ];
 
 /** MethodILToNativeMapTraceData: the map arrays (and the newer ILVersionID) are not payload fields. */
-const IL_TO_NATIVE_MAP: OverlayField[] = [
-  F("MethodID", "long"), F("ReJITID", "long"), F("MethodExtent", "int"), F("CountOfMapEntries", "int"), CID,
-];
+const IL_TO_NATIVE_MAP: OverlayField[] = [F("MethodID", "long"), F("ReJITID", "long"), F("MethodExtent", "int"), F("CountOfMapEntries", "int"), CID];
 
 /**
  * GCBulkTypeTraceData: TypeID_0 (an Address) and TypeName_0 of the first element; with Count 0 both are the
@@ -445,7 +773,8 @@ const firstType = (f: FieldAccess): Record<string, FieldValue> | undefined => {
   return Array.isArray(v) && v.length ? (v[0] as Record<string, FieldValue>) : undefined;
 };
 const BULK_TYPE: OverlayField[] = [
-  F("Count", "int"), CID,
+  F("Count", "int"),
+  CID,
   F("TypeID_0", "plain", {
     compute: (f) => (num(f.get("Count")) === 0 ? "0" : hex8(big(firstType(f)?.TypeID))),
   }),
@@ -456,7 +785,11 @@ const BULK_TYPE: OverlayField[] = [
 
 /** GCSampledObjectAllocationTraceData (High 20, Low 32). */
 const SAMPLED_OBJECT_ALLOCATION: OverlayField[] = [
-  F("Address", "addr"), F("TypeID", "addr"), F("ObjectCountForTypeSample", "int"), F("TotalSizeForTypeSample", "long"), CID,
+  F("Address", "addr"),
+  F("TypeID", "addr"),
+  F("ObjectCountForTypeSample", "int"),
+  F("TotalSizeForTypeSample", "long"),
+  CID,
 ];
 const BULK_COM_COUNT: OverlayField[] = [
   F("Count", "int", {
@@ -469,9 +802,11 @@ const BULK_COM_COUNT: OverlayField[] = [
 ];
 /** GCJoinTraceData: ClrInstanceID 0 below version 1; ID (the JoinID) is GcJoinID.Invalid (~0xff) below version 2. */
 const GC_JOIN: OverlayField[] = [
-  F("Heap", "int"), F("JoinTime", ENUMS.GcJoinTime), F("JoinType", ENUMS.GcJoinType),
-  F("ClrInstanceID", "int", { compute: (f) => (f.version >= 1 ? f.get("ClrInstanceID") ?? 0 : 0) }),
-  F("ID", "int", { compute: (f) => (f.version >= 2 ? f.get("JoinID") ?? 0 : -256) }),
+  F("Heap", "int"),
+  F("JoinTime", ENUMS.GcJoinTime),
+  F("JoinType", ENUMS.GcJoinType),
+  F("ClrInstanceID", "int", { compute: (f) => (f.version >= 1 ? (f.get("ClrInstanceID") ?? 0) : 0) }),
+  F("ID", "int", { compute: (f) => (f.version >= 2 ? (f.get("JoinID") ?? 0) : -256) }),
 ];
 
 /** A NUL-terminated UTF-16 string at byte `o` as GetUnicodeStringAt reads it, and the offset after it. */
@@ -490,11 +825,21 @@ const CLR_STACK_WALK: OverlayField[] = [CID, F("FrameCount", "int")];
 
 /** ThreadCreatedTraceData (AppDomainResourceManagement/ThreadCreated, rundown ThreadDCStop): Flags is an int. */
 const THREAD_CREATED: OverlayField[] = [
-  F("ManagedThreadID", "long"), F("AppDomainID", "long"), F("Flags", "int"), F("ManagedThreadIndex", "int"), F("OSThreadID", "int"), CID,
+  F("ManagedThreadID", "long"),
+  F("AppDomainID", "long"),
+  F("Flags", "int"),
+  F("ManagedThreadIndex", "int"),
+  F("OSThreadID", "int"),
+  CID,
 ];
 
 const SET_GC_HANDLE: OverlayField[] = [
-  F("HandleID", "addr"), F("ObjectID", "addr"), F("Kind", ENUMS.GCHandleKind), F("Generation", "int"), F("AppDomainID", "long"), CID,
+  F("HandleID", "addr"),
+  F("ObjectID", "addr"),
+  F("Kind", ENUMS.GCHandleKind),
+  F("Generation", "int"),
+  F("AppDomainID", "long"),
+  CID,
 ];
 
 const TIERED_COMPILATION_SETTINGS: OverlayField[] = [CID, F("Flags", ENUMS.TieredCompilationSettingsFlags)];
@@ -504,7 +849,9 @@ const TIERED_COMPILATION_SETTINGS: OverlayField[] = [CID, F("Flags", ENUMS.Tiere
  * (LoaderModuleID) returns TypeParameterCount and index 5 (TypeParameters) returns LoaderModuleID.
  */
 const METHOD_DETAILS: OverlayField[] = [
-  F("MethodID", "long"), F("TypeID", "long"), F("MethodToken", "int"),
+  F("MethodID", "long"),
+  F("TypeID", "long"),
+  F("MethodToken", "int"),
   F("TypeParameterCount", "int", { compute: () => null }),
   F("LoaderModuleID", "int", { field: "TypeParameterCount" }),
   F("TypeParameters", "long", { field: "LoaderModuleID" }),
@@ -512,8 +859,10 @@ const METHOD_DETAILS: OverlayField[] = [
 
 /** TypeLoadStopTraceData: PayloadValue answers indexes 0 and 1 only; the other three names print empty. */
 const TYPE_LOAD_STOP: OverlayField[] = [
-  F("TypeLoadStartID", "int"), CID,
-  F("LoadLevel", "int", { compute: () => null }), F("TypeID", "long", { compute: () => null }),
+  F("TypeLoadStartID", "int"),
+  CID,
+  F("LoadLevel", "int", { compute: () => null }),
+  F("TypeID", "long", { compute: () => null }),
   F("TypeName", "str", { compute: () => null }),
 ];
 
@@ -529,7 +878,10 @@ const LOCK_CREATED: OverlayField[] = [
 
 /** CodeSymbolsTraceData prints the Chunk bytes (byte[]) as well. */
 const CODE_SYMBOLS: OverlayField[] = [
-  F("ModuleId", "long"), F("TotalChunks", "int"), F("ChunkNumber", "int"), F("ChunkLength", "int"),
+  F("ModuleId", "long"),
+  F("TotalChunks", "int"),
+  F("ChunkNumber", "int"),
+  F("ChunkLength", "int"),
   F("Chunk", "str", {
     compute: (f) => {
       const v = f.get("Chunk");
@@ -550,9 +902,14 @@ const JIT_INSTRUMENTATION_VERBOSE: OverlayField[] = (() => {
     return at.text;
   };
   return [
-    CID, F("MethodFlags", "int"), F("DataSize", "int"), F("MethodID", "long"), F("ModuleID", "long"),
+    CID,
+    F("MethodFlags", "int"),
+    F("DataSize", "int"),
+    F("MethodID", "long"),
+    F("ModuleID", "long"),
     F("MethodToken", "int", { compute: (f) => Number(BigInt.asIntN(32, leAt(f.payload, 24, 4))) }),
-    F("MethodNamespace", "str", { compute: str(0) }), F("MethodName", "str", { compute: str(1) }),
+    F("MethodNamespace", "str", { compute: str(0) }),
+    F("MethodName", "str", { compute: str(1) }),
     F("MethodSignature", "str", { compute: str(2) }),
   ];
 })();
@@ -560,12 +917,16 @@ const JIT_INSTRUMENTATION_VERBOSE: OverlayField[] = (() => {
 /** ModuleRangePrivateTraceData: RangeBegin and RangeSize are the manifest's one-element arrays. */
 const first = (name: string) => (f: FieldAccess) => {
   const v = f.get(name);
-  return Array.isArray(v) ? (v[0] as FieldValue) ?? 0 : v ?? 0;
+  return Array.isArray(v) ? ((v[0] as FieldValue) ?? 0) : (v ?? 0);
 };
 const MODULE_RANGE_PRIVATE: OverlayField[] = [
-  CID, F("ModuleID", "long"), F("RangeBegin", "int", { compute: first("RangeBegin") }),
-  F("RangeSize", "int", { compute: first("RangeSize") }), F("RangeType", ENUMS.ModuleRangeType),
-  F("IBCType", ENUMS.ModuleRangeIBCType), F("SectionType", ENUMS.ModuleRangeSectionType),
+  CID,
+  F("ModuleID", "long"),
+  F("RangeBegin", "int", { compute: first("RangeBegin") }),
+  F("RangeSize", "int", { compute: first("RangeSize") }),
+  F("RangeType", ENUMS.ModuleRangeType),
+  F("IBCType", ENUMS.ModuleRangeIBCType),
+  F("SectionType", ENUMS.ModuleRangeSectionType),
 ];
 
 /** Overlays by "providerIndex:eventId" (0 runtime, 1 rundown, 2 stress, 3 private). */
@@ -573,7 +934,12 @@ const CLR_OVERLAYS: Readonly<Record<string, readonly OverlayField[]>> = {
   // ---- runtime: GC
   "0:1": [F("Count", "int"), F("Reason", ENUMS.GCReason), F("Depth", "int"), F("Type", ENUMS.GCType), CID, F("ClientSequenceNumber", "long")],
   "0:2": [F("Count", "int"), F("Depth", "int"), CID],
-  "0:3": ONLY_CID, "0:7": ONLY_CID, "0:8": ONLY_CID, "0:11": ONLY_CID, "0:12": ONLY_CID, "0:14": ONLY_CID,
+  "0:3": ONLY_CID,
+  "0:7": ONLY_CID,
+  "0:8": ONLY_CID,
+  "0:11": ONLY_CID,
+  "0:12": ONLY_CID,
+  "0:14": ONLY_CID,
   "0:4": HEAP_STATS,
   "0:5": [F("Address", "addr"), F("Size", "addr"), F("Type", ENUMS.GCSegmentType), CID],
   "0:6": [F("Address", "long"), CID],
@@ -589,18 +955,19 @@ const CLR_OVERLAYS: Readonly<Record<string, readonly OverlayField[]>> = {
   "0:21": [F("Index", "int"), F("Count", "int"), CID],
   "0:22": [F("Index", "int"), F("Count", "int"), CID],
   "0:23": [F("Generation", "int"), F("RangeStart", "addr"), F("RangeUsedLength", "addr"), F("RangeReservedLength", "addr"), CID],
-  "0:25": MARK, "0:26": MARK, "0:27": MARK, "0:28": MARK,
-  "0:29": [
-    F("TypeName", "str", { compute: (f, s) => s.typeName(f.pid, big(f.get("TypeID"))) }),
-    F("ObjectID", "addr"), F("TypeID", "addr"), CID,
-  ],
+  "0:25": MARK,
+  "0:26": MARK,
+  "0:27": MARK,
+  "0:28": MARK,
+  "0:29": [F("TypeName", "str", { compute: (f, s) => s.typeName(f.pid, big(f.get("TypeID"))) }), F("ObjectID", "addr"), F("TypeID", "addr"), CID],
   "0:30": SET_GC_HANDLE,
   "0:31": [F("HandleID", "addr"), CID],
   "0:32": SAMPLED_OBJECT_ALLOCATION,
   "0:33": [F("HandleID", "addr"), F("ObjectID", "addr"), F("ObjectSize", "long"), F("TypeName", "str"), CID],
   "0:35": [F("Reason", ENUMS.GCReason), CID],
   // GCBulkRootCCWTraceData / GCBulkRCWTraceData: Count is 0 when the payload is shorter than Count * 40 + 6
-  "0:36": BULK_COM_COUNT, "0:37": BULK_COM_COUNT,
+  "0:36": BULK_COM_COUNT,
+  "0:37": BULK_COM_COUNT,
   "0:38": [F("Count", "int"), F("AppDomainID", "long"), CID],
   "0:202": [F("HeapNum", "int"), CID, F("Type", "int"), F("Promoted", "long", { field: "Bytes" })],
   "0:203": GC_JOIN,
@@ -620,45 +987,69 @@ const CLR_OVERLAYS: Readonly<Record<string, readonly OverlayField[]>> = {
   "0:87": [F("ManagedThreadID", "long"), F("AppDomainID", "long"), CID],
   // ---- runtime: exceptions, contention
   "0:80": [
-    F("ExceptionType", "str"), F("ExceptionMessage", "str"), F("ExceptionEIP", "addr"), F("ExceptionHRESULT", "int"),
-    F("ExceptionFlags", ENUMS.ExceptionThrownFlags), CID,
+    F("ExceptionType", "str"),
+    F("ExceptionMessage", "str"),
+    F("ExceptionEIP", "addr"),
+    F("ExceptionHRESULT", "int"),
+    F("ExceptionFlags", ENUMS.ExceptionThrownFlags),
+    CID,
   ],
   "0:81": CONTENTION_START,
   "0:90": LOCK_CREATED,
   "0:91": CONTENTION_STOP,
   // ---- runtime: method (the V2 rundown-style events share the Load classes, and print their newest fields)
-  "0:137": METHOD_LOAD, "0:138": METHOD_LOAD,
-  "0:139": METHOD_VERBOSE, "0:140": METHOD_VERBOSE,
-  "0:141": METHOD_LOAD, "0:142": METHOD_LOAD,
-  "0:143": METHOD_VERBOSE, "0:144": METHOD_VERBOSE,
+  "0:137": METHOD_LOAD,
+  "0:138": METHOD_LOAD,
+  "0:139": METHOD_VERBOSE,
+  "0:140": METHOD_VERBOSE,
+  "0:141": METHOD_LOAD,
+  "0:142": METHOD_LOAD,
+  "0:143": METHOD_VERBOSE,
+  "0:144": METHOD_VERBOSE,
   "0:145": JITTING_STARTED,
   "0:72": METHOD_DETAILS,
   "0:74": TYPE_LOAD_STOP,
   "0:88": [
-    CID, F("ModuleID", "long"), F("StubMethodID", "long"), F("StubFlags", ENUMS.ILStubGeneratedFlags),
-    F("ManagedInteropMethodToken", "int"), F("ManagedInteropMethodNamespace", "str"), F("ManagedInteropMethodName", "str"),
-    F("ManagedInteropMethodSignature", "str"), F("NativeMethodSignature", "str"), F("StubMethodSignature", "str"),
+    CID,
+    F("ModuleID", "long"),
+    F("StubMethodID", "long"),
+    F("StubFlags", ENUMS.ILStubGeneratedFlags),
+    F("ManagedInteropMethodToken", "int"),
+    F("ManagedInteropMethodNamespace", "str"),
+    F("ManagedInteropMethodName", "str"),
+    F("ManagedInteropMethodSignature", "str"),
+    F("NativeMethodSignature", "str"),
+    F("StubMethodSignature", "str"),
     F("StubMethodILCode", "str"),
   ],
   "0:188": [
-    F("MethodBeingCompiledNamespace", "str"), F("MethodBeingCompiledName", "str"), F("MethodBeingCompiledNameSignature", "str"),
-    F("CallerNamespace", "str"), F("CallerName", "str"), F("CallerNameSignature", "str"), F("CalleeNamespace", "str"),
-    F("CalleeName", "str"), F("CalleeNameSignature", "str"), F("TailPrefix", "bool"),
-    F("TailCallType", ENUMS.TailCallType, { compute: (f) => num(f.get("TailCallType")) | 0 }), CID,
+    F("MethodBeingCompiledNamespace", "str"),
+    F("MethodBeingCompiledName", "str"),
+    F("MethodBeingCompiledNameSignature", "str"),
+    F("CallerNamespace", "str"),
+    F("CallerName", "str"),
+    F("CallerNameSignature", "str"),
+    F("CalleeNamespace", "str"),
+    F("CalleeName", "str"),
+    F("CalleeNameSignature", "str"),
+    F("TailPrefix", "bool"),
+    F("TailCallType", ENUMS.TailCallType, { compute: (f) => num(f.get("TailCallType")) | 0 }),
+    CID,
   ],
   "0:298": JIT_INSTRUMENTATION_VERBOSE,
   // R2RGetEntryPointTraceData stops at ClrInstanceID (no MethodSize of version 1)
-  "0:159": [
-    F("MethodID", "long"), F("MethodNamespace", "str"), F("MethodName", "str"), F("MethodSignature", "str"),
-    F("EntryPoint", "long"), CID,
-  ],
+  "0:159": [F("MethodID", "long"), F("MethodNamespace", "str"), F("MethodName", "str"), F("MethodSignature", "str"), F("EntryPoint", "long"), CID],
   "0:190": IL_TO_NATIVE_MAP,
   // ---- runtime: loader
-  "0:149": MODULE_LOAD, "0:150": MODULE_LOAD,
+  "0:149": MODULE_LOAD,
+  "0:150": MODULE_LOAD,
   "0:151": DOMAIN_MODULE,
-  "0:152": MODULE_LOAD, "0:153": MODULE_LOAD,
-  "0:154": ASSEMBLY, "0:155": ASSEMBLY,
-  "0:156": APPDOMAIN, "0:157": APPDOMAIN,
+  "0:152": MODULE_LOAD,
+  "0:153": MODULE_LOAD,
+  "0:154": ASSEMBLY,
+  "0:155": ASSEMBLY,
+  "0:156": APPDOMAIN,
+  "0:157": APPDOMAIN,
   // ---- runtime: startup
   "0:187": RUNTIME_INFO,
   // ---- runtime: stacks, code symbols, EventSource, tiered compilation, assembly loader
@@ -669,17 +1060,33 @@ const CLR_OVERLAYS: Readonly<Record<string, readonly OverlayField[]>> = {
   "0:296": [CID, F("FilePath", "str"), F("Source", ENUMS.KnownPathSource), F("Result", "int")],
   // ---- rundown
   "1:10": [
-    F("HardLimit", "long"), F("LOHThreshold", "long"), F("PhysicalMemoryConfig", "long"), F("Gen0MinBudgetConfig", "long"),
-    F("Gen0MaxBudgetConfig", "long"), F("HighMemPercentConfig", "int"), F("BitSettings", ENUMS.GCSettingsFlags), CID,
+    F("HardLimit", "long"),
+    F("LOHThreshold", "long"),
+    F("PhysicalMemoryConfig", "long"),
+    F("Gen0MinBudgetConfig", "long"),
+    F("Gen0MaxBudgetConfig", "long"),
+    F("HighMemPercentConfig", "int"),
+    F("BitSettings", ENUMS.GCSettingsFlags),
+    CID,
   ],
-  "1:141": METHOD_LOAD, "1:142": METHOD_LOAD,
-  "1:143": METHOD_VERBOSE, "1:144": METHOD_VERBOSE,
-  "1:145": ONLY_CID, "1:146": ONLY_CID, "1:147": ONLY_CID, "1:148": ONLY_CID,
-  "1:149": IL_TO_NATIVE_MAP, "1:150": IL_TO_NATIVE_MAP,
-  "1:151": DOMAIN_MODULE, "1:152": DOMAIN_MODULE,
-  "1:153": MODULE_LOAD, "1:154": MODULE_LOAD,
-  "1:155": ASSEMBLY, "1:156": ASSEMBLY,
-  "1:157": APPDOMAIN, "1:158": APPDOMAIN,
+  "1:141": METHOD_LOAD,
+  "1:142": METHOD_LOAD,
+  "1:143": METHOD_VERBOSE,
+  "1:144": METHOD_VERBOSE,
+  "1:145": ONLY_CID,
+  "1:146": ONLY_CID,
+  "1:147": ONLY_CID,
+  "1:148": ONLY_CID,
+  "1:149": IL_TO_NATIVE_MAP,
+  "1:150": IL_TO_NATIVE_MAP,
+  "1:151": DOMAIN_MODULE,
+  "1:152": DOMAIN_MODULE,
+  "1:153": MODULE_LOAD,
+  "1:154": MODULE_LOAD,
+  "1:155": ASSEMBLY,
+  "1:156": ASSEMBLY,
+  "1:157": APPDOMAIN,
+  "1:158": APPDOMAIN,
   "1:187": RUNTIME_INFO,
   "1:0": CLR_STACK_WALK,
   "1:159": THREAD_CREATED,
@@ -694,7 +1101,10 @@ const CLR_OVERLAYS: Readonly<Record<string, readonly OverlayField[]>> = {
   "3:5": GLOBAL_HEAP_HISTORY,
   // the private GCJoin (event 6) is registered with the public GCJoinTraceData
   "3:6": GC_JOIN,
-  "3:7": MARK, "3:8": MARK, "3:9": MARK, "3:10": MARK,
+  "3:7": MARK,
+  "3:8": MARK,
+  "3:9": MARK,
+  "3:10": MARK,
   // BGCOverflowTraceData has no GenNumber (the manifest's version 1)
   "3:22": [F("Min", "long"), F("Max", "long"), F("Objects", "long"), F("IsLarge", "int"), CID],
   ...Object.fromEntries(Array.from({ length: 18 }, (_, k) => [`3:${159 + k}`, BINDING])),

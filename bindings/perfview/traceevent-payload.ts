@@ -185,7 +185,7 @@ export function clrFieldValues(row: EventRow, ctx: PayloadContext): ClrFieldValu
       if (f.count !== undefined || f.type === C.T_STRUCT || f.type === C.T_BINARY) continue;
       const kind = schemaKind(f.type);
       const v = values.get(f.name) ?? (hasClass ? defaultValue(kind) : undefined);
-      const text = v === undefined ? "" : f.map && typeof v === "number" ? mapName(clr.provider, f.map, v) ?? String(v) : undefined;
+      const text = v === undefined ? "" : f.map && typeof v === "number" ? (mapName(clr.provider, f.map, v) ?? String(v)) : undefined;
       out.push({ name: f.name, kind, value: v, text, schemaType: f.type });
     }
     return out;
@@ -472,7 +472,13 @@ function mapText(map: DynMap, value: number): string {
 function dynText(f: DynField, v: DynValue, p: DynProvider, source: string, ctx: PayloadContext): string {
   if (v === null || v === undefined) return "";
   if (Array.isArray(v)) {
-    return "[" + v.map((x) => (typeof x === "object" && !(x instanceof Uint8Array) ? JSON.stringify(x) : dynText({ ...f, count: undefined }, x, p, source, ctx))).join(",") + "]";
+    return (
+      "[" +
+      v
+        .map((x) => (typeof x === "object" && !(x instanceof Uint8Array) ? JSON.stringify(x) : dynText({ ...f, count: undefined }, x, p, source, ctx)))
+        .join(",") +
+      "]"
+    );
   }
   if (f.map && (typeof v === "number" || typeof v === "bigint")) {
     const m = p.maps.get(f.map);
@@ -522,7 +528,8 @@ function ipv6Text(b: Uint8Array): string {
   const words: number[] = [];
   for (let i = 0; i < 16; i += 2) words.push((b[i] << 8) | b[i + 1]);
   // longest run of zero words (length >= 2) becomes "::"
-  let best = -1, bestLen = 0;
+  let best = -1,
+    bestLen = 0;
   for (let i = 0; i < 8; ) {
     if (words[i] !== 0) {
       i++;
@@ -595,9 +602,12 @@ function parseTlSchema(d: Uint8Array): TlField[] {
 /** TraceLogging in-types mapped onto the TDH ones the reader knows. */
 function tlScalar(r: DynReader, f: TlField): DynValue {
   switch (f.inType) {
-    case 1: return readUtf16z(r);
-    case 2: return readAnsiz(r);
-    case 22: case 23: {
+    case 1:
+      return readUtf16z(r);
+    case 2:
+      return readAnsiz(r);
+    case 22:
+    case 23: {
       const n = r.pos + 2 <= r.b.length ? r.v.getUint16(r.pos, true) : 0;
       r.pos += 2;
       const bytes = r.b.subarray(r.pos, Math.min(r.b.length, r.pos + n));
@@ -607,7 +617,8 @@ function tlScalar(r: DynReader, f: TlField): DynValue {
       for (let i = 0; i + 1 < bytes.length; i += 2) s += String.fromCharCode(bytes[i] | (bytes[i + 1] << 8));
       return s;
     }
-    case 25: case 14: {
+    case 25:
+    case 14: {
       const n = r.pos + 2 <= r.b.length ? r.v.getUint16(r.pos, true) : 0;
       r.pos += 2;
       const bytes = r.b.subarray(r.pos, Math.min(r.b.length, r.pos + n));
@@ -624,11 +635,16 @@ function tlText(f: TlField, v: DynValue): string {
   if (Array.isArray(v)) return "[" + v.map((x) => tlText({ ...f, arity: 0 }, x)).join(",") + "]";
   if (f.outType === 3 && typeof v === "number") return v ? "True" : "False";
   switch (f.inType) {
-    case 7: case 8: case 20:
+    case 7:
+    case 8:
+    case 20:
       return n0((v as number) | 0);
-    case 9: case 10: case 21:
+    case 9:
+    case 10:
+    case 21:
       return n0(BigInt.asIntN(64, v as bigint));
-    case 11: case 12:
+    case 11:
+    case 12:
       return nFixed(v as number, 3);
     case 13:
       return v ? "True" : "False";
@@ -638,7 +654,8 @@ function tlText(f: TlField, v: DynValue): string {
       return filetimeText(v as bigint);
     case 18:
       return systemTimeText(v as Uint8Array);
-    case 14: case 25:
+    case 14:
+    case 25:
       return bytesText(v as Uint8Array);
   }
   return typeof v === "bigint" ? v.toString() : String(v);

@@ -11,7 +11,18 @@ import type { EventRow } from "../tables/event-table.js";
 import type { FieldValue } from "../schema/clr-payload.js";
 import type { DescribedPayload } from "../schema/eventpipe-payload.js";
 import {
-  TC_BOOLEAN, TC_BOOLEAN8, TC_DATETIME, TC_DOUBLE, TC_INT32, TC_INT64, TC_OBJECT, TC_SINGLE, TC_UINT64, TC_VARINT, TC_VARUINT, type NettraceType,
+  TC_BOOLEAN,
+  TC_BOOLEAN8,
+  TC_DATETIME,
+  TC_DOUBLE,
+  TC_INT32,
+  TC_INT64,
+  TC_OBJECT,
+  TC_SINGLE,
+  TC_UINT64,
+  TC_VARINT,
+  TC_VARUINT,
+  type NettraceType,
 } from "../eventpipe/format.js";
 import { eventNameParts } from "../naming/event-names.js";
 import { buildProcessTable, type ProcessTable } from "../tables/processes.js";
@@ -68,7 +79,13 @@ function xmlClass(provider: string, id: number): XmlClass | undefined {
   if (!classes) {
     classes = new Map();
     for (const [p, i, name, className, attrs] of TOXML_EVENTS) {
-      classes.set(`${p}:${i}`, { name, className, attributes: parseAttributes(attrs), children: attrs.includes(">CHILDREN"), custom: attrs.includes("+CUSTOM") });
+      classes.set(`${p}:${i}`, {
+        name,
+        className,
+        attributes: parseAttributes(attrs),
+        children: attrs.includes(">CHILDREN"),
+        custom: attrs.includes("+CUSTOM"),
+      });
     }
   }
   return classes.get(`${provider}:${id}`);
@@ -122,7 +139,13 @@ function asBigInt(v: FieldValue | null | undefined): bigint {
 /** XmlAttribHex: "0x" and upper-case hex, 8 digits when the value fits in 32 bits, else 16. */
 function hexText(v: bigint): string {
   const u = BigInt.asUintN(64, v);
-  return "0x" + u.toString(16).toUpperCase().padStart(u <= 0xffffffffn ? 8 : 16, "0");
+  return (
+    "0x" +
+    u
+      .toString(16)
+      .toUpperCase()
+      .padStart(u <= 0xffffffffn ? 8 : 16, "0")
+  );
 }
 
 function formatAttribute(format: string, f: ClrFieldValue | undefined): string {
@@ -222,7 +245,10 @@ function childValues(item: FieldValue, attrs: Attribute[]): Map<string, ClrField
 
 /** Children TraceEvent writes on two lines: the attribute the second line starts with. */
 const CHILD_LINE_BREAK: Record<string, string> = {
-  GCBulkTypeValues: "Flags", GCBulkRootCCWValues: "RefCount", GCBulkRCWValues: "RefCount", GCBulkRootStaticVarValues: "TypeID",
+  GCBulkTypeValues: "Flags",
+  GCBulkRootCCWValues: "RefCount",
+  GCBulkRCWValues: "RefCount",
+  GCBulkRootStaticVarValues: "TypeID",
 };
 
 /** Child attribute names whose manifest field is named otherwise. */
@@ -279,17 +305,36 @@ function perHeapGenData(row: EventRow): string {
     const a = (k: number): bigint => (ptr === 8 ? i64(p, base + 8 * k) : BigInt(u32(p, base + 4 * k)));
     const attrs: [string, bigint][] = [];
     if (v === 0) {
-      attrs.push(["SizeBefore", a(0)], ["SizeAfter", a(1)], ["Fragmentation", a(4)], ["ObjSizeAfter", a(1) - a(4)],
-        ["In", a(5)], ["Out", a(6)], ["NewAllocation", a(7)], ["SurvRate", a(8)]);
+      attrs.push(
+        ["SizeBefore", a(0)],
+        ["SizeAfter", a(1)],
+        ["Fragmentation", a(4)],
+        ["ObjSizeAfter", a(1) - a(4)],
+        ["In", a(5)],
+        ["Out", a(6)],
+        ["NewAllocation", a(7)],
+        ["SurvRate", a(8)],
+      );
     } else {
       const objSpaceBefore = a(0) - a(1) - a(2);
       const fragmentation = a(4) + a(5);
       const out = v >= 3 ? a(7) + a(8) : a(7);
       const survRate = v >= 3 ? (objSpaceBefore === 0n ? 0n : BigInt(Math.trunc((Number(out) * 100) / Number(objSpaceBefore)))) : a(9);
-      attrs.push(["SizeBefore", a(0)], ["SizeAfter", a(3)], ["ObjSpaceBefore", objSpaceBefore], ["Fragmentation", fragmentation],
-        ["ObjSizeAfter", a(3) - fragmentation], ["FreeListSpaceBefore", a(1)], ["FreeObjSpaceBefore", a(2)],
-        ["FreeListSpaceAfter", a(4)], ["FreeObjSpaceAfter", a(5)], ["In", a(6)], ["Out", out],
-        ["NewAllocation", v >= 3 ? a(9) : a(8)], ["SurvRate", survRate]);
+      attrs.push(
+        ["SizeBefore", a(0)],
+        ["SizeAfter", a(3)],
+        ["ObjSpaceBefore", objSpaceBefore],
+        ["Fragmentation", fragmentation],
+        ["ObjSizeAfter", a(3) - fragmentation],
+        ["FreeListSpaceBefore", a(1)],
+        ["FreeObjSpaceBefore", a(2)],
+        ["FreeListSpaceAfter", a(4)],
+        ["FreeObjSpaceAfter", a(5)],
+        ["In", a(6)],
+        ["Out", out],
+        ["NewAllocation", v >= 3 ? a(9) : a(8)],
+        ["SurvRate", survRate],
+      );
       if (v >= 3) attrs.push(["PinnedSurv", a(7)], ["NonePinnedSurv", a(8)]);
     }
     s += ` <GenData Name="${name}"` + attrs.map(([k, x]) => ` ${k}="${n0(x)}"`).join("") + "/>" + NL;
@@ -316,8 +361,14 @@ function payloadString(t: NettraceType, name: string, v: FieldValue | undefined)
 
 /** The .NET type a metadata type code reads as, where PayloadString formats it (formatValue's kinds). */
 const PAYLOAD_KINDS: Partial<Record<number, ValueKind>> = {
-  [TC_INT32]: "int", [TC_INT64]: "long", [TC_VARINT]: "long", [TC_UINT64]: "addr", [TC_VARUINT]: "addr",
-  [TC_DOUBLE]: "double", [TC_BOOLEAN]: "bool", [TC_BOOLEAN8]: "bool",
+  [TC_INT32]: "int",
+  [TC_INT64]: "long",
+  [TC_VARINT]: "long",
+  [TC_UINT64]: "addr",
+  [TC_VARUINT]: "addr",
+  [TC_DOUBLE]: "double",
+  [TC_BOOLEAN]: "bool",
+  [TC_BOOLEAN8]: "bool",
 };
 
 /**
@@ -328,7 +379,8 @@ function elementText(t: NettraceType, v: FieldValue): string {
   if (t.typeCode === TC_OBJECT && v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof Uint8Array)) {
     const o = v as { [name: string]: FieldValue };
     const keys = Object.keys(o);
-    if (keys.length === 2 && "Key" in o && "Value" in o) return `${scalarToString(fieldType(t, "Key"), o.Key)}->"${scalarToString(fieldType(t, "Value"), o.Value)}"`;
+    if (keys.length === 2 && "Key" in o && "Value" in o)
+      return `${scalarToString(fieldType(t, "Key"), o.Key)}->"${scalarToString(fieldType(t, "Value"), o.Value)}"`;
   }
   return plainText(t, v);
 }
@@ -442,7 +494,15 @@ function sampleBody(row: EventRow, cls: XmlClass): string {
   }
   if (cls.className !== "ClrThreadSampleTraceData") return "/>";
   const type = Number(row.get("Type") ?? 0);
-  return ` Type="${enumText(type, [[0, "Error"], [1, "External"], [2, "Managed"]], false)}">${NL}</Event>`;
+  return ` Type="${enumText(
+    type,
+    [
+      [0, "Error"],
+      [1, "External"],
+      [2, "Managed"],
+    ],
+    false,
+  )}">${NL}</Event>`;
 }
 
 /**

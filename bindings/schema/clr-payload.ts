@@ -174,7 +174,10 @@ function index() {
     const k = `${e.provider}:${e.id}`;
     const list = versionsById.get(k) ?? [];
     list.push(e.version);
-    versionsById.set(k, list.sort((a, b) => a - b));
+    versionsById.set(
+      k,
+      list.sort((a, b) => a - b),
+    );
   }
   const byName = new Map<string, ClrEventSchema[]>();
   for (const e of CLR_EVENTS) {
@@ -210,8 +213,20 @@ export function clrEventsNamed(name: string): ClrEventSchema[] {
 }
 
 const FIXED: Record<number, number> = {
-  [C.T_U8]: 1, [C.T_I8]: 1, [C.T_U16]: 2, [C.T_I16]: 2, [C.T_U32]: 4, [C.T_I32]: 4, [C.T_U64]: 8, [C.T_I64]: 8,
-  [C.T_F32]: 4, [C.T_F64]: 8, [C.T_BOOL]: 4, [C.T_GUID]: 16, [C.T_FILETIME]: 8, [C.T_SYSTEMTIME]: 16,
+  [C.T_U8]: 1,
+  [C.T_I8]: 1,
+  [C.T_U16]: 2,
+  [C.T_I16]: 2,
+  [C.T_U32]: 4,
+  [C.T_I32]: 4,
+  [C.T_U64]: 8,
+  [C.T_I64]: 8,
+  [C.T_F32]: 4,
+  [C.T_F64]: 8,
+  [C.T_BOOL]: 4,
+  [C.T_GUID]: 16,
+  [C.T_FILETIME]: 8,
+  [C.T_SYSTEMTIME]: 16,
 };
 
 export type FieldValue = number | bigint | boolean | string | Uint8Array | FieldValue[] | { [name: string]: FieldValue };
@@ -226,20 +241,35 @@ export interface DecodedPayload {
 /** The scalar of type `type` at `p` (its bytes known to be there). */
 function scalarAt(bytes: Uint8Array, v: DataView, p: number, type: number, ptr: number): FieldValue | undefined {
   switch (type) {
-    case C.T_U8: return v.getUint8(p);
-    case C.T_I8: return v.getInt8(p);
-    case C.T_U16: return v.getUint16(p, true);
-    case C.T_I16: return v.getInt16(p, true);
-    case C.T_U32: return v.getUint32(p, true);
-    case C.T_I32: return v.getInt32(p, true);
-    case C.T_U64: case C.T_FILETIME: return v.getBigUint64(p, true);
-    case C.T_I64: return v.getBigInt64(p, true);
-    case C.T_F32: return v.getFloat32(p, true);
-    case C.T_F64: return v.getFloat64(p, true);
-    case C.T_BOOL: return v.getUint32(p, true) !== 0;
-    case C.T_PTR: return ptr === 4 ? BigInt(v.getUint32(p, true)) : v.getBigUint64(p, true);
-    case C.T_GUID: return formatGuid(bytes, p);
-    case C.T_SYSTEMTIME: return bytes.subarray(p, p + 16);
+    case C.T_U8:
+      return v.getUint8(p);
+    case C.T_I8:
+      return v.getInt8(p);
+    case C.T_U16:
+      return v.getUint16(p, true);
+    case C.T_I16:
+      return v.getInt16(p, true);
+    case C.T_U32:
+      return v.getUint32(p, true);
+    case C.T_I32:
+      return v.getInt32(p, true);
+    case C.T_U64:
+    case C.T_FILETIME:
+      return v.getBigUint64(p, true);
+    case C.T_I64:
+      return v.getBigInt64(p, true);
+    case C.T_F32:
+      return v.getFloat32(p, true);
+    case C.T_F64:
+      return v.getFloat64(p, true);
+    case C.T_BOOL:
+      return v.getUint32(p, true) !== 0;
+    case C.T_PTR:
+      return ptr === 4 ? BigInt(v.getUint32(p, true)) : v.getBigUint64(p, true);
+    case C.T_GUID:
+      return formatGuid(bytes, p);
+    case C.T_SYSTEMTIME:
+      return bytes.subarray(p, p + 16);
   }
   return undefined;
 }
@@ -259,7 +289,8 @@ function fixedFields(schema: ClrEventSchema): Map<string, FixedField> {
   let m = fixedFieldsOf.get(schema);
   if (m) return m;
   m = new Map();
-  let at4 = 0, at8 = 0;
+  let at4 = 0,
+    at8 = 0;
   for (const f of schema.fields) {
     const size = f.type === C.T_PTR ? -1 : FIXED[f.type];
     if (f.count !== undefined || f.length !== undefined || f.fields || (size === undefined && f.type !== C.T_PTR)) break;
@@ -279,13 +310,15 @@ function stringRunOf(schema: ClrEventSchema): { at4: number; at8: number; names:
   let run = stringRuns.get(schema);
   if (run !== undefined) return run;
   run = null;
-  let at4 = 0, at8 = 0;
+  let at4 = 0,
+    at8 = 0;
   for (let i = 0; i < schema.fields.length; i++) {
     const f = schema.fields[i];
     const size = f.type === C.T_PTR ? -1 : FIXED[f.type];
     if (f.count !== undefined || f.length !== undefined || f.fields || (size === undefined && f.type !== C.T_PTR)) {
       const names: string[] = [];
-      for (let j = i; j < schema.fields.length && schema.fields[j].type === C.T_USTR && schema.fields[j].count === undefined; j++) names.push(schema.fields[j].name);
+      for (let j = i; j < schema.fields.length && schema.fields[j].type === C.T_USTR && schema.fields[j].count === undefined; j++)
+        names.push(schema.fields[j].name);
       if (names.length) run = { at4, at8, names };
       break;
     }
@@ -303,7 +336,12 @@ function stringRunOf(schema: ClrEventSchema): { at4: number; at8: number; names:
  * the fixed fields (decode it then: its strings begin where the fields it has end).
  */
 export function stringRunSpan(
-  schema: ClrEventSchema, names: readonly string[], bytes: Uint8Array, offset: number, length: number, pointerSize: number,
+  schema: ClrEventSchema,
+  names: readonly string[],
+  bytes: Uint8Array,
+  offset: number,
+  length: number,
+  pointerSize: number,
 ): [number, number] | null {
   const run = stringRunOf(schema);
   if (!run || names.length > run.names.length || names.some((n, i) => run.names[i] !== n)) return null;
@@ -344,7 +382,13 @@ export function utf16Run(bytes: Uint8Array, from: number, to: number, count: num
  * payload ends before it, as decodeClrPayload leaves it out.
  */
 export function readFixedField(
-  schema: ClrEventSchema, name: string, bytes: Uint8Array, view: DataView, offset: number, length: number, pointerSize: number,
+  schema: ClrEventSchema,
+  name: string,
+  bytes: Uint8Array,
+  view: DataView,
+  offset: number,
+  length: number,
+  pointerSize: number,
 ): FieldValue | undefined | null {
   const f = fixedFields(schema).get(name);
   if (!f) return null;
@@ -381,7 +425,13 @@ function scanPlanOf(schema: ClrEventSchema): ScanPlan {
  * string (decode the payload then).
  */
 export function readScannedField(
-  schema: ClrEventSchema, name: string, bytes: Uint8Array, view: DataView, offset: number, length: number, pointerSize: number,
+  schema: ClrEventSchema,
+  name: string,
+  bytes: Uint8Array,
+  view: DataView,
+  offset: number,
+  length: number,
+  pointerSize: number,
 ): FieldValue | undefined | null {
   const plan = scanPlanOf(schema);
   const target = plan.index.get(name);

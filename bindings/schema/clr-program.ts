@@ -34,8 +34,19 @@ export interface ClrProgram {
 }
 
 const VALUE_WIDTH: Record<number, number> = {
-  [C.T_U8]: 1, [C.T_I8]: 1, [C.T_U16]: 2, [C.T_I16]: 2, [C.T_U32]: 4, [C.T_I32]: 4, [C.T_BOOL]: 4, [C.T_F32]: 4,
-  [C.T_U64]: 8, [C.T_I64]: 8, [C.T_F64]: 8, [C.T_FILETIME]: 8, [C.T_PTR]: 8,
+  [C.T_U8]: 1,
+  [C.T_I8]: 1,
+  [C.T_U16]: 2,
+  [C.T_I16]: 2,
+  [C.T_U32]: 4,
+  [C.T_I32]: 4,
+  [C.T_BOOL]: 4,
+  [C.T_F32]: 4,
+  [C.T_U64]: 8,
+  [C.T_I64]: 8,
+  [C.T_F64]: 8,
+  [C.T_FILETIME]: 8,
+  [C.T_PTR]: 8,
 };
 
 function isValue(f: ClrFieldSchema): boolean {
@@ -85,7 +96,10 @@ function fieldProgram(fields: ClrFieldSchema[], i: number, preA: number, preB: n
 
 function layoutOf(schema: ClrEventSchema): { layout: TypeLayout; program: number[] } {
   type Slot = { key: string; width: number; pre: number };
-  const slots: Slot[] = [{ key: "#row", width: 4, pre: 0 }, { key: "#status", width: 1, pre: 0 }];
+  const slots: Slot[] = [
+    { key: "#row", width: 4, pre: 0 },
+    { key: "#status", width: 1, pre: 0 },
+  ];
   schema.fields.forEach((f, i) => {
     if (isValue(f)) slots.push({ key: `${i}`, width: VALUE_WIDTH[f.type], pre: 0 });
     else {
@@ -94,7 +108,10 @@ function layoutOf(schema: ClrEventSchema): { layout: TypeLayout; program: number
     }
   });
   // widest first: every column of the block is then naturally aligned
-  const sorted = slots.map((s, k) => ({ s, k })).sort((a, b) => b.s.width - a.s.width || a.k - b.k).map((x) => x.s);
+  const sorted = slots
+    .map((s, k) => ({ s, k }))
+    .sort((a, b) => b.s.width - a.s.width || a.k - b.k)
+    .map((x) => x.s);
   let pre = 0;
   for (const s of sorted) {
     s.pre = pre;
@@ -112,7 +129,9 @@ function layoutOf(schema: ClrEventSchema): { layout: TypeLayout; program: number
   const rowBytes = pre;
   // Leading plain numbers sit at fixed offsets: the core copies them without walking.
   const fixed: number[] = [];
-  let nFixed = 0, off32 = 0, off64 = 0;
+  let nFixed = 0,
+    off32 = 0,
+    off64 = 0;
   for (const [i, f] of schema.fields.entries()) {
     if (!isValue(f)) break;
     const s32 = f.type === C.T_PTR ? 4 : VALUE_WIDTH[f.type];

@@ -5,9 +5,33 @@
 // as arrays except arrays of UTF-16 or UTF-8 code units, which are strings, objects as records.
 
 import {
-  TC_OBJECT, TC_BOOLEAN, TC_CHAR, TC_SBYTE, TC_BYTE, TC_INT16, TC_UINT16, TC_INT32, TC_UINT32, TC_INT64, TC_UINT64,
-  TC_SINGLE, TC_DOUBLE, TC_DECIMAL, TC_DATETIME, TC_GUID, TC_STRING, TC_ARRAY, TC_VARINT, TC_VARUINT, TC_FIXED_ARRAY,
-  TC_UTF8_CODE_UNIT, TC_RELLOC, TC_DATALOC, TC_BOOLEAN8, type NettraceField, type NettraceType,
+  TC_OBJECT,
+  TC_BOOLEAN,
+  TC_CHAR,
+  TC_SBYTE,
+  TC_BYTE,
+  TC_INT16,
+  TC_UINT16,
+  TC_INT32,
+  TC_UINT32,
+  TC_INT64,
+  TC_UINT64,
+  TC_SINGLE,
+  TC_DOUBLE,
+  TC_DECIMAL,
+  TC_DATETIME,
+  TC_GUID,
+  TC_STRING,
+  TC_ARRAY,
+  TC_VARINT,
+  TC_VARUINT,
+  TC_FIXED_ARRAY,
+  TC_UTF8_CODE_UNIT,
+  TC_RELLOC,
+  TC_DATALOC,
+  TC_BOOLEAN8,
+  type NettraceField,
+  type NettraceType,
 } from "../eventpipe/format.js";
 import type { DecodedPayload, FieldValue } from "./clr-payload.js";
 import { formatGuid } from "./guid.js";
@@ -15,11 +39,30 @@ import { formatGuid } from "./guid.js";
 /** Bytes of a fixed-size type code (0: not fixed). */
 function fixedSize(code: number): number {
   switch (code) {
-    case TC_SBYTE: case TC_BYTE: case TC_UTF8_CODE_UNIT: case TC_BOOLEAN8: return 1;
-    case TC_CHAR: case TC_INT16: case TC_UINT16: return 2;
-    case TC_BOOLEAN: case TC_INT32: case TC_UINT32: case TC_SINGLE: case TC_RELLOC: case TC_DATALOC: return 4;
-    case TC_INT64: case TC_UINT64: case TC_DOUBLE: case TC_DATETIME: return 8;
-    case TC_DECIMAL: case TC_GUID: return 16;
+    case TC_SBYTE:
+    case TC_BYTE:
+    case TC_UTF8_CODE_UNIT:
+    case TC_BOOLEAN8:
+      return 1;
+    case TC_CHAR:
+    case TC_INT16:
+    case TC_UINT16:
+      return 2;
+    case TC_BOOLEAN:
+    case TC_INT32:
+    case TC_UINT32:
+    case TC_SINGLE:
+    case TC_RELLOC:
+    case TC_DATALOC:
+      return 4;
+    case TC_INT64:
+    case TC_UINT64:
+    case TC_DOUBLE:
+    case TC_DATETIME:
+      return 8;
+    case TC_DECIMAL:
+    case TC_GUID:
+      return 16;
   }
   return 0;
 }
@@ -71,25 +114,44 @@ function readValue(c: Cursor, t: NettraceType, depth: number): FieldValue | unde
     const p = c.take(size);
     if (p < 0) return undefined;
     switch (code) {
-      case TC_SBYTE: return view.getInt8(p);
-      case TC_BYTE: return bytes[p];
-      case TC_UTF8_CODE_UNIT: return String.fromCharCode(bytes[p]);
-      case TC_BOOLEAN8: return bytes[p] !== 0;
-      case TC_CHAR: return String.fromCharCode(view.getUint16(p, true));
-      case TC_INT16: return view.getInt16(p, true);
-      case TC_UINT16: return view.getUint16(p, true);
-      case TC_BOOLEAN: return bytes[p] !== 0; // (TraceEvent tests the first byte)
-      case TC_INT32: return view.getInt32(p, true);
-      case TC_UINT32: return view.getUint32(p, true);
-      case TC_SINGLE: return view.getFloat32(p, true);
-      case TC_INT64: return view.getBigInt64(p, true);
-      case TC_UINT64: case TC_DATETIME: return view.getBigUint64(p, true);
-      case TC_DOUBLE: return view.getFloat64(p, true);
-      case TC_GUID: return formatGuid(bytes, p);
-      case TC_DECIMAL: return bytes.subarray(p, p + 16);
-      case TC_RELLOC: case TC_DATALOC: {
+      case TC_SBYTE:
+        return view.getInt8(p);
+      case TC_BYTE:
+        return bytes[p];
+      case TC_UTF8_CODE_UNIT:
+        return String.fromCharCode(bytes[p]);
+      case TC_BOOLEAN8:
+        return bytes[p] !== 0;
+      case TC_CHAR:
+        return String.fromCharCode(view.getUint16(p, true));
+      case TC_INT16:
+        return view.getInt16(p, true);
+      case TC_UINT16:
+        return view.getUint16(p, true);
+      case TC_BOOLEAN:
+        return bytes[p] !== 0; // (TraceEvent tests the first byte)
+      case TC_INT32:
+        return view.getInt32(p, true);
+      case TC_UINT32:
+        return view.getUint32(p, true);
+      case TC_SINGLE:
+        return view.getFloat32(p, true);
+      case TC_INT64:
+        return view.getBigInt64(p, true);
+      case TC_UINT64:
+      case TC_DATETIME:
+        return view.getBigUint64(p, true);
+      case TC_DOUBLE:
+        return view.getFloat64(p, true);
+      case TC_GUID:
+        return formatGuid(bytes, p);
+      case TC_DECIMAL:
+        return bytes.subarray(p, p + 16);
+      case TC_RELLOC:
+      case TC_DATALOC: {
         const loc = view.getUint32(p, true);
-        const len = loc >>> 16, off = loc & 0xffff;
+        const len = loc >>> 16,
+          off = loc & 0xffff;
         const from = code === TC_RELLOC ? c.pos + off : c.start + off;
         if (!t.elementType || from + len > c.end) {
           c.truncated = true;
@@ -116,7 +178,8 @@ function readValue(c: Cursor, t: NettraceType, depth: number): FieldValue | unde
       const v = c.varint();
       return v === undefined ? undefined : (v >> 1n) ^ -(v & 1n); // zig-zag
     }
-    case TC_VARUINT: return c.varint();
+    case TC_VARUINT:
+      return c.varint();
     case TC_ARRAY: {
       const p = c.take(2);
       if (p < 0 || !t.elementType) return undefined;

@@ -5,10 +5,7 @@ const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padSt
 /** Text form `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` of the GUID at `offset`. */
 export function formatGuid(bytes: Uint8Array, offset: number): string {
   const b = (i: number) => HEX[bytes[offset + i]];
-  return (
-    b(3) + b(2) + b(1) + b(0) + "-" + b(5) + b(4) + "-" + b(7) + b(6) + "-" + b(8) + b(9) + "-" +
-    b(10) + b(11) + b(12) + b(13) + b(14) + b(15)
-  );
+  return b(3) + b(2) + b(1) + b(0) + "-" + b(5) + b(4) + "-" + b(7) + b(6) + "-" + b(8) + b(9) + "-" + b(10) + b(11) + b(12) + b(13) + b(14) + b(15);
 }
 
 /** The 16 bytes of a GUID in text form (braces optional). */

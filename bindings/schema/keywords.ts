@@ -38,7 +38,10 @@ export interface KeywordFilter {
 
 /** A keyword or level name no provider defines: `known` lists the names there are. */
 export class UnknownNameError extends TypeError {
-  constructor(message: string, readonly known: readonly string[]) {
+  constructor(
+    message: string,
+    readonly known: readonly string[],
+  ) {
     super(message);
   }
 }

@@ -9,8 +9,16 @@ import { formatGuid } from "../schema/guid.js";
 import type { TraceData } from "../decode/trace-data.js";
 
 export type NumberColumn =
-  | Uint8Array | Int8Array | Uint16Array | Int16Array | Uint32Array | Int32Array | Float32Array | Float64Array
-  | BigUint64Array | BigInt64Array;
+  | Uint8Array
+  | Int8Array
+  | Uint16Array
+  | Int16Array
+  | Uint32Array
+  | Int32Array
+  | Float32Array
+  | Float64Array
+  | BigUint64Array
+  | BigInt64Array;
 
 /** A column of references: the field's bytes start at `offset[i]`; `length` is bytes (strings, binary) or elements (arrays). */
 export interface RefColumn {
@@ -20,16 +28,27 @@ export interface RefColumn {
 
 function valueView(type: number, buffer: ArrayBuffer, at: number, n: number): NumberColumn {
   switch (type) {
-    case C.T_U8: return new Uint8Array(buffer, at, n);
-    case C.T_I8: return new Int8Array(buffer, at, n);
-    case C.T_U16: return new Uint16Array(buffer, at, n);
-    case C.T_I16: return new Int16Array(buffer, at, n);
-    case C.T_U32: case C.T_BOOL: return new Uint32Array(buffer, at, n);
-    case C.T_I32: return new Int32Array(buffer, at, n);
-    case C.T_F32: return new Float32Array(buffer, at, n);
-    case C.T_F64: return new Float64Array(buffer, at, n);
-    case C.T_I64: return new BigInt64Array(buffer, at, n);
-    default: return new BigUint64Array(buffer, at, n);
+    case C.T_U8:
+      return new Uint8Array(buffer, at, n);
+    case C.T_I8:
+      return new Int8Array(buffer, at, n);
+    case C.T_U16:
+      return new Uint16Array(buffer, at, n);
+    case C.T_I16:
+      return new Int16Array(buffer, at, n);
+    case C.T_U32:
+    case C.T_BOOL:
+      return new Uint32Array(buffer, at, n);
+    case C.T_I32:
+      return new Int32Array(buffer, at, n);
+    case C.T_F32:
+      return new Float32Array(buffer, at, n);
+    case C.T_F64:
+      return new Float64Array(buffer, at, n);
+    case C.T_I64:
+      return new BigInt64Array(buffer, at, n);
+    default:
+      return new BigUint64Array(buffer, at, n);
   }
 }
 
@@ -70,9 +89,15 @@ export class ClrTable {
     }
   }
 
-  get version(): number { return this.schema.version; }
-  get id(): number { return this.schema.id; }
-  get fieldNames(): string[] { return this.schema.fields.map((f) => f.name); }
+  get version(): number {
+    return this.schema.version;
+  }
+  get id(): number {
+    return this.schema.id;
+  }
+  get fieldNames(): string[] {
+    return this.schema.fields.map((f) => f.name);
+  }
 
   private field(name: string): ClrFieldSchema {
     const f = this.schema.fields.find((x) => x.name === name);
@@ -89,7 +114,8 @@ export class ClrTable {
     if (f.type === C.T_GUID) return (col as Uint32Array)[i] ? formatGuid(this.bytes, (col as Uint32Array)[i]) : undefined;
     if (f.type === C.T_SYSTEMTIME) return (col as Uint32Array)[i] ? this.bytes.subarray((col as Uint32Array)[i], (col as Uint32Array)[i] + 16) : undefined;
     if ("offset" in col) {
-      const o = col.offset[i], n = col.length[i];
+      const o = col.offset[i],
+        n = col.length[i];
       if (this.bytes.length === 0) return undefined; // the record bytes were dropped
       if (f.count === undefined && f.type === C.T_USTR) return utf16(this.bytes, o, n);
       if (f.count === undefined && f.type === C.T_ASTR) return latin1(this.bytes, o, n);
@@ -151,7 +177,9 @@ export class ClrTables {
    */
   table(key: string | { provider: string; id: number; version: number }): ClrTable | undefined {
     if (typeof key === "string") {
-      const candidates = clrEventsNamed(key).filter((e) => this.tables.has(e)).sort((a, b) => b.version - a.version);
+      const candidates = clrEventsNamed(key)
+        .filter((e) => this.tables.has(e))
+        .sort((a, b) => b.version - a.version);
       return candidates.length ? this.tables.get(candidates[0]) : undefined;
     }
     const p = CLR_PROVIDERS.findIndex((x) => x.name === key.provider || x.guid === key.provider.toLowerCase());

@@ -7,7 +7,16 @@ import type { TraceClock } from "./info.js";
 import type { ProviderTable } from "./provider-table.js";
 import { extItemBytes, typeFieldValues, type EventColumns, type TraceData, type TypeField, type TypeFieldValues } from "../decode/trace-data.js";
 import type { ClrEventSchema } from "../schema/clr-schema-types.js";
-import { clrProviderIndex, decodeClrPayload, findClrEvent, mapName, readFixedField, readScannedField, type DecodedPayload, type FieldValue } from "../schema/clr-payload.js";
+import {
+  clrProviderIndex,
+  decodeClrPayload,
+  findClrEvent,
+  mapName,
+  readFixedField,
+  readScannedField,
+  type DecodedPayload,
+  type FieldValue,
+} from "../schema/clr-payload.js";
 import { keywordNames, levelName } from "../schema/keywords.js";
 import { onlyRows, timeOrderOf } from "./order.js";
 
@@ -15,9 +24,22 @@ const EMPTY = new Uint8Array(0);
 const ZERO_GUID = "00000000-0000-0000-0000-000000000000";
 
 export const HEADER_TYPE_NAMES: Readonly<Record<number, string>> = {
-  0x01: "SYSTEM32", 0x02: "SYSTEM64", 0x03: "COMPACT32", 0x04: "COMPACT64", 0x0a: "FULL_HEADER32",
-  0x0b: "INSTANCE32", 0x0c: "TIMED", 0x0d: "ERROR", 0x0e: "WNODE_HEADER", 0x0f: "MESSAGE", 0x10: "PERFINFO32",
-  0x11: "PERFINFO64", 0x12: "EVENT_HEADER32", 0x13: "EVENT_HEADER64", 0x14: "FULL_HEADER64", 0x15: "INSTANCE64",
+  0x01: "SYSTEM32",
+  0x02: "SYSTEM64",
+  0x03: "COMPACT32",
+  0x04: "COMPACT64",
+  0x0a: "FULL_HEADER32",
+  0x0b: "INSTANCE32",
+  0x0c: "TIMED",
+  0x0d: "ERROR",
+  0x0e: "WNODE_HEADER",
+  0x0f: "MESSAGE",
+  0x10: "PERFINFO32",
+  0x11: "PERFINFO64",
+  0x12: "EVENT_HEADER32",
+  0x13: "EVENT_HEADER64",
+  0x14: "FULL_HEADER64",
+  0x15: "INSTANCE64",
 };
 
 const POINTER4 = new Set([0x01, 0x03, 0x0a, 0x0b, 0x10, 0x12]);
@@ -83,25 +105,61 @@ export class EventTable implements Iterable<EventRow> {
     this.recordBytes = data.recordBytes !== false;
   }
 
-  get timestamp(): BigInt64Array { return this.columns.timestamp; }
-  get keywords(): BigUint64Array { return this.columns.keywords; }
-  get pid(): Uint32Array { return this.columns.pid; }
-  get tid(): Uint32Array { return this.columns.tid; }
-  get payloadOffset(): Uint32Array { return this.columns.payloadOffset; }
-  get payloadLength(): Uint16Array { return this.columns.payloadLength; }
-  get headerLength(): Uint16Array { return this.columns.headerLength; }
-  get provider(): Uint16Array { return this.columns.provider; }
-  get eventId(): Uint16Array { return this.columns.eventId; }
-  get task(): Uint16Array { return this.columns.task; }
-  get flags(): Uint16Array { return this.columns.flags; }
-  get processor(): Uint16Array { return this.columns.processor; }
-  get version(): Uint16Array { return this.columns.version; }
-  get opcode(): Uint8Array { return this.columns.opcode; }
-  get level(): Uint8Array { return this.columns.level; }
-  get headerType(): Uint8Array { return this.columns.headerType; }
-  get channel(): Uint8Array { return this.columns.channel; }
+  get timestamp(): BigInt64Array {
+    return this.columns.timestamp;
+  }
+  get keywords(): BigUint64Array {
+    return this.columns.keywords;
+  }
+  get pid(): Uint32Array {
+    return this.columns.pid;
+  }
+  get tid(): Uint32Array {
+    return this.columns.tid;
+  }
+  get payloadOffset(): Uint32Array {
+    return this.columns.payloadOffset;
+  }
+  get payloadLength(): Uint16Array {
+    return this.columns.payloadLength;
+  }
+  get headerLength(): Uint16Array {
+    return this.columns.headerLength;
+  }
+  get provider(): Uint16Array {
+    return this.columns.provider;
+  }
+  get eventId(): Uint16Array {
+    return this.columns.eventId;
+  }
+  get task(): Uint16Array {
+    return this.columns.task;
+  }
+  get flags(): Uint16Array {
+    return this.columns.flags;
+  }
+  get processor(): Uint16Array {
+    return this.columns.processor;
+  }
+  get version(): Uint16Array {
+    return this.columns.version;
+  }
+  get opcode(): Uint8Array {
+    return this.columns.opcode;
+  }
+  get level(): Uint8Array {
+    return this.columns.level;
+  }
+  get headerType(): Uint8Array {
+    return this.columns.headerType;
+  }
+  get channel(): Uint8Array {
+    return this.columns.channel;
+  }
   /** Index into the event type table (Trace.eventTypes); 0xFFFF for rows beyond its MAX_EVENT_TYPES types. */
-  get eventType(): Uint16Array { return this.columns.eventType; }
+  get eventType(): Uint16Array {
+    return this.columns.eventType;
+  }
 
   /**
    * A type field of one row (provider, eventId, version, opcode, headerType, keywords, task, level,
@@ -241,7 +299,8 @@ export class EventTable implements Iterable<EventRow> {
   /** First extended item of a row, or -1 (items of one row are contiguous). */
   firstExtendedItem(index: number): number {
     const rows = this.data.ext.row;
-    let lo = 0, hi = this.data.extCount;
+    let lo = 0,
+      hi = this.data.extCount;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       if (rows[mid] < index) lo = mid + 1;
@@ -266,37 +325,83 @@ export class EventRow {
     public index: number,
   ) {}
 
-  private get c(): EventColumns { return this.table.columns; }
+  private get c(): EventColumns {
+    return this.table.columns;
+  }
 
-  get timestamp(): bigint { return this.c.timestamp[this.index]; }
-  get providerIndex(): number { return this.table.typeFieldOf("provider", this.index); }
-  get providerGuid(): string { return this.table.providers.get(this.providerIndex).guid; }
-  get providerName(): string { return this.table.providers.get(this.providerIndex).name; }
-  get eventId(): number { return this.table.typeFieldOf("eventId", this.index); }
-  get version(): number { return this.table.typeFieldOf("version", this.index); }
-  get opcode(): number { return this.table.typeFieldOf("opcode", this.index); }
-  get level(): number { return this.table.typeFieldOf("level", this.index); }
-  get task(): number { return this.table.typeFieldOf("task", this.index); }
-  get channel(): number { return this.table.typeFieldOf("channel", this.index); }
-  get keywords(): bigint { return this.table.typeFieldOf("keywords", this.index); }
+  get timestamp(): bigint {
+    return this.c.timestamp[this.index];
+  }
+  get providerIndex(): number {
+    return this.table.typeFieldOf("provider", this.index);
+  }
+  get providerGuid(): string {
+    return this.table.providers.get(this.providerIndex).guid;
+  }
+  get providerName(): string {
+    return this.table.providers.get(this.providerIndex).name;
+  }
+  get eventId(): number {
+    return this.table.typeFieldOf("eventId", this.index);
+  }
+  get version(): number {
+    return this.table.typeFieldOf("version", this.index);
+  }
+  get opcode(): number {
+    return this.table.typeFieldOf("opcode", this.index);
+  }
+  get level(): number {
+    return this.table.typeFieldOf("level", this.index);
+  }
+  get task(): number {
+    return this.table.typeFieldOf("task", this.index);
+  }
+  get channel(): number {
+    return this.table.typeFieldOf("channel", this.index);
+  }
+  get keywords(): bigint {
+    return this.table.typeFieldOf("keywords", this.index);
+  }
   /**
    * The keyword bits by name: the manifest's names for the .NET runtime providers ("GC", "Loader",
    * "StartRundown"), lowest bit first; other bits (and every bit of other providers) as hex ("0x10").
    */
-  get keywordNames(): string[] { return keywordNames(this.providerGuid, this.keywords); }
+  get keywordNames(): string[] {
+    return keywordNames(this.providerGuid, this.keywords);
+  }
   /** The level by its standard name ("LogAlways", "Critical", "Error", "Warning", "Informational", "Verbose"; "Level(n)" above). */
-  get levelName(): string { return levelName(this.level); }
-  get processor(): number { return this.c.processor[this.index]; }
-  get headerType(): number { return this.table.typeFieldOf("headerType", this.index); }
-  get headerTypeName(): string { return HEADER_TYPE_NAMES[this.headerType] ?? `Unknown(0x${this.headerType.toString(16)})`; }
+  get levelName(): string {
+    return levelName(this.level);
+  }
+  get processor(): number {
+    return this.c.processor[this.index];
+  }
+  get headerType(): number {
+    return this.table.typeFieldOf("headerType", this.index);
+  }
+  get headerTypeName(): string {
+    return HEADER_TYPE_NAMES[this.headerType] ?? `Unknown(0x${this.headerType.toString(16)})`;
+  }
   /** Flags as the record header stores them (EVENT_HEADER Flags, WPP OptionFlags). */
-  get headerFlags(): number { return this.c.flags[this.index] & C.F_HEADER_FLAGS_MASK; }
+  get headerFlags(): number {
+    return this.c.flags[this.index] & C.F_HEADER_FLAGS_MASK;
+  }
   /** Decoder status bits (F_NO_PROCESS_INFO, F_TIMESTAMP_INHERITED, F_EXT_MALFORMED, F_OPAQUE). */
-  get status(): number { return this.c.flags[this.index] & ~C.F_HEADER_FLAGS_MASK & 0xffff; }
-  get pid(): number | null { return this.status & C.F_NO_PROCESS_INFO ? null : this.c.pid[this.index]; }
-  get tid(): number | null { return this.status & C.F_NO_PROCESS_INFO ? null : this.c.tid[this.index]; }
-  get payloadOffset(): number { return this.c.payloadOffset[this.index]; }
-  get payloadLength(): number { return this.c.payloadLength[this.index]; }
+  get status(): number {
+    return this.c.flags[this.index] & ~C.F_HEADER_FLAGS_MASK & 0xffff;
+  }
+  get pid(): number | null {
+    return this.status & C.F_NO_PROCESS_INFO ? null : this.c.pid[this.index];
+  }
+  get tid(): number | null {
+    return this.status & C.F_NO_PROCESS_INFO ? null : this.c.tid[this.index];
+  }
+  get payloadOffset(): number {
+    return this.c.payloadOffset[this.index];
+  }
+  get payloadLength(): number {
+    return this.c.payloadLength[this.index];
+  }
   /** The user data, a view into the trace's bytes (no copy); empty when the record bytes were dropped. */
   get payload(): Uint8Array {
     const bytes = this.table.recordBytesOf(this.index);
@@ -304,7 +409,9 @@ export class EventRow {
     return bytes ? bytes.subarray(o, o + this.payloadLength) : EMPTY;
   }
   /** Where the record starts in the bytes its payloadOffset indexes (see EventTable.recordBytesOf). */
-  get recordOffset(): number { return this.payloadOffset - this.c.headerLength[this.index]; }
+  get recordOffset(): number {
+    return this.payloadOffset - this.c.headerLength[this.index];
+  }
   /** The whole record, header included. */
   get record(): Uint8Array {
     const bytes = this.table.recordBytesOf(this.index);
@@ -382,14 +489,24 @@ export class EventRow {
     }
     return out;
   }
-  get relativeMSec(): number { return this.table.relativeMSecOf(this.index); }
-  get filetime(): bigint { return this.table.clock.toFiletime(this.timestamp); }
-  get time(): Date { return this.table.clock.toDate(this.timestamp); }
+  get relativeMSec(): number {
+    return this.table.relativeMSecOf(this.index);
+  }
+  get filetime(): bigint {
+    return this.table.clock.toFiletime(this.timestamp);
+  }
+  get time(): Date {
+    return this.table.clock.toDate(this.timestamp);
+  }
 
   /** Event name as TraceEvent prints it, e.g. "Microsoft-Windows-DotNETRuntime/GC/Start". */
-  get name(): string { return this.table.nameOf(this); }
+  get name(): string {
+    return this.table.nameOf(this);
+  }
   /** Schema of the row's .NET runtime event (provider, id, version), if it is one. */
-  get clrSchema(): ClrEventSchema | undefined { return this.table.clrSchema(this.index); }
+  get clrSchema(): ClrEventSchema | undefined {
+    return this.table.clrSchema(this.index);
+  }
   /** The payload decoded field by field (.NET runtime events by their schema, EventPipe events by their metadata); null for events without a description. */
   decode(): DecodedPayload | null {
     // the last row decoded is kept: get() of several fields of one row decodes it once
@@ -443,7 +560,9 @@ export class EventRow {
   }
 
   /** A row that stays here when a cursor moves on. */
-  clone(): EventRow { return new EventRow(this.table, this.index); }
+  clone(): EventRow {
+    return new EventRow(this.table, this.index);
+  }
 
   toJSON(): EventJson {
     const group = this.group;

@@ -28,8 +28,15 @@ export class EventTypeTable {
     this.length = n;
     this.column = data.events.eventType;
     ({
-      provider: this.provider, eventId: this.eventId, version: this.version, opcode: this.opcode, headerType: this.headerType,
-      keywords: this.keywords, task: this.task, level: this.level, channel: this.channel,
+      provider: this.provider,
+      eventId: this.eventId,
+      version: this.version,
+      opcode: this.opcode,
+      headerType: this.headerType,
+      keywords: this.keywords,
+      task: this.task,
+      level: this.level,
+      channel: this.channel,
     } = typeFieldValues(data));
     this.count = new Uint32Array(n);
     const m = metaOf(data);

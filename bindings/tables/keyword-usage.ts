@@ -42,7 +42,8 @@ export class KeywordUsageCounter {
       levels.set(this.perLevel);
       this.perLevel = levels;
     }
-    const kw = this.kw, perLevel = this.perLevel;
+    const kw = this.kw,
+      perLevel = this.perLevel;
     // Counted by event type: a type decides its rows' provider, keywords and level (the cores store
     // them per row only for rows without a type), and counts its rows.
     const types = trace.eventTypes;
@@ -88,8 +89,13 @@ export class KeywordUsageCounter {
       const info = providers.get(p);
       const keywords = (BigInt(this.kw[2 * p + 1]) << 32n) | BigInt(this.kw[2 * p]);
       out.push({
-        provider: p, guid: info.guid, name: info.group ? `${info.name}/${info.group}` : info.name, rows,
-        keywords, keywordNames: keywordNames(info.guid, keywords), levels,
+        provider: p,
+        guid: info.guid,
+        name: info.group ? `${info.name}/${info.group}` : info.name,
+        rows,
+        keywords,
+        keywordNames: keywordNames(info.guid, keywords),
+        levels,
       });
     }
     return out;

@@ -48,7 +48,8 @@ export function timeOrderOf(data: TraceData, rows: Uint32Array): Uint32Array {
     return order;
   }
   const streams = streamsOf(data);
-  let inTime = true, inFile = true;
+  let inTime = true,
+    inFile = true;
   for (const s of streams) {
     const r = s.ranges;
     for (let k = 0; k < r.length; k += 2) {
@@ -144,9 +145,11 @@ function streamsOf(data: TraceData): Stream[] {
 
 /** Whether rows [first, end) are in time order, after row `before` (itself when there is none before). */
 function isRunOrdered(ts: Uint32Array, before: number, first: number, end: number): boolean {
-  let ph = ts[before * 2 + 1] | 0, pl = ts[before * 2];
+  let ph = ts[before * 2 + 1] | 0,
+    pl = ts[before * 2];
   for (let r = first; r < end; r++) {
-    const h = ts[r * 2 + 1] | 0, l = ts[r * 2];
+    const h = ts[r * 2 + 1] | 0,
+      l = ts[r * 2];
     if (h < ph || (h === ph && l < pl)) return false;
     ph = h;
     pl = l;
@@ -159,9 +162,11 @@ function merge(streams: Stream[], ts: Uint32Array, n: number): Uint32Array {
   const order = new Uint32Array(n);
   // a < b: earlier timestamp, then lower processor, then earlier row
   const less = (a: Stream, b: Stream): boolean => {
-    const ha = ts[a.row * 2 + 1], hb = ts[b.row * 2 + 1];
+    const ha = ts[a.row * 2 + 1],
+      hb = ts[b.row * 2 + 1];
     if (ha !== hb) return (ha | 0) < (hb | 0);
-    const la = ts[a.row * 2], lb = ts[b.row * 2];
+    const la = ts[a.row * 2],
+      lb = ts[b.row * 2];
     if (la !== lb) return la < lb;
     if (a.processor !== b.processor) return a.processor < b.processor;
     return a.row < b.row;
@@ -170,7 +175,8 @@ function merge(streams: Stream[], ts: Uint32Array, n: number): Uint32Array {
   const heap = streams.slice();
   const down = (i: number) => {
     for (;;) {
-      const l = 2 * i + 1, r = l + 1;
+      const l = 2 * i + 1,
+        r = l + 1;
       let m = i;
       if (l < heap.length && less(heap[l], heap[m])) m = l;
       if (r < heap.length && less(heap[r], heap[m])) m = r;
@@ -200,9 +206,11 @@ function merge(streams: Stream[], ts: Uint32Array, n: number): Uint32Array {
 }
 
 function cmp(ts: Uint32Array, proc: Uint16Array, a: number, b: number): number {
-  const ha = ts[a * 2 + 1] | 0, hb = ts[b * 2 + 1] | 0;
+  const ha = ts[a * 2 + 1] | 0,
+    hb = ts[b * 2 + 1] | 0;
   if (ha !== hb) return ha < hb ? -1 : 1;
-  const la = ts[a * 2], lb = ts[b * 2];
+  const la = ts[a * 2],
+    lb = ts[b * 2];
   if (la !== lb) return la < lb ? -1 : 1;
   if (proc[a] !== proc[b]) return proc[a] - proc[b];
   return a - b;
@@ -210,8 +218,10 @@ function cmp(ts: Uint32Array, proc: Uint16Array, a: number, b: number): number {
 
 function isOrdered(order: Uint32Array, ts: Uint32Array): boolean {
   for (let i = 1; i < order.length; i++) {
-    const a = order[i - 1], b = order[i];
-    const ha = ts[a * 2 + 1] | 0, hb = ts[b * 2 + 1] | 0;
+    const a = order[i - 1],
+      b = order[i];
+    const ha = ts[a * 2 + 1] | 0,
+      hb = ts[b * 2 + 1] | 0;
     if (ha > hb || (ha === hb && ts[a * 2] > ts[b * 2])) return false;
   }
   return true;

@@ -81,8 +81,6 @@ export interface ProcessPayload {
   hasPackage: boolean;
 }
 
-
-
 /** Decodes a kernel Process event payload (versions 1 to 5); undefined when too short. */
 export function readProcessPayload(b: Uint8Array, version: number, ptr: number): ProcessPayload | undefined {
   const v = new DataView(b.buffer, b.byteOffset, b.length);
@@ -130,8 +128,22 @@ export function readProcessPayload(b: Uint8Array, version: number, ptr: number):
     applicationId = utf16z(b, o3)[0];
   }
   return {
-    uniqueProcessKey, pid, parentPid, sessionId, exitStatus, directoryTableBase, flags, sidOffset, sidSize,
-    imageName, commandLine, packageFullName, applicationId, hasDirectoryTableBase, hasFlags, hasPackage,
+    uniqueProcessKey,
+    pid,
+    parentPid,
+    sessionId,
+    exitStatus,
+    directoryTableBase,
+    flags,
+    sidOffset,
+    sidSize,
+    imageName,
+    commandLine,
+    packageFullName,
+    applicationId,
+    hasDirectoryTableBase,
+    hasFlags,
+    hasPackage,
   };
 }
 
@@ -160,15 +172,36 @@ function processInfo(row: EventRow, firstRow: number): LifeEvent {
   const imageName = first.startsWith('"') ? first.slice(1, first.indexOf('"', 1) < 0 ? undefined : first.indexOf('"', 1)) : first.split(" ")[0];
   const pid = row.pid ?? 0;
   return {
-    ts: row.timestamp, processor: row.processor, row: firstRow + row.index, opcode: 3, pid, tid: 0,
+    ts: row.timestamp,
+    processor: row.processor,
+    row: firstRow + row.index,
+    opcode: 3,
+    pid,
+    tid: 0,
     process: {
-      uniqueProcessKey: 0n, pid, parentPid: 0, sessionId: 0, exitStatus: 0, directoryTableBase: 0n, flags: 0, sidOffset: 0, sidSize: 0,
-      imageName, commandLine, packageFullName: "", applicationId: "", hasDirectoryTableBase: false, hasFlags: false, hasPackage: false,
+      uniqueProcessKey: 0n,
+      pid,
+      parentPid: 0,
+      sessionId: 0,
+      exitStatus: 0,
+      directoryTableBase: 0n,
+      flags: 0,
+      sidOffset: 0,
+      sidSize: 0,
+      imageName,
+      commandLine,
+      packageFullName: "",
+      applicationId: "",
+      hasDirectoryTableBase: false,
+      hasFlags: false,
+      hasPackage: false,
     },
   };
 }
 
-const OTHER = 0, PROCESS_INFO = 1, KERNEL = 2;
+const OTHER = 0,
+  PROCESS_INFO = 1,
+  KERNEL = 2;
 
 /**
  * The rows of `events` from the Process and Thread providers (and EventPipe's ProcessInfo), in file
@@ -179,7 +212,12 @@ function lifeRows(events: EventTable, providers: Source["providers"]): Uint32Arr
   let any = false;
   for (let p = 0; p < providers.length; p++) {
     const info = providers.get(p);
-    kinds[p] = info.guid === EVENTPIPE_PROVIDER ? PROCESS_INFO : info.name === "Windows Kernel" && (info.group === "Process" || info.group === "Thread") ? KERNEL : OTHER;
+    kinds[p] =
+      info.guid === EVENTPIPE_PROVIDER
+        ? PROCESS_INFO
+        : info.name === "Windows Kernel" && (info.group === "Process" || info.group === "Thread")
+          ? KERNEL
+          : OTHER;
     any ||= kinds[p] !== OTHER;
   }
   if (!any) return new Uint32Array(0);
@@ -280,8 +318,13 @@ function tableOf(events: LifeEvent[]): ProcessTable {
         if (!info || info.imageName !== pl.imageName) {
           // an end without a start: the process ran before the trace
           info = {
-            pid: pl.pid, parentPid: pl.parentPid, imageName: pl.imageName, commandLine: pl.commandLine,
-            start: null, end: null, name: shortProcessName(pl.imageName),
+            pid: pl.pid,
+            parentPid: pl.parentPid,
+            imageName: pl.imageName,
+            commandLine: pl.commandLine,
+            start: null,
+            end: null,
+            name: shortProcessName(pl.imageName),
           };
           processes.push(info);
         }
@@ -310,7 +353,8 @@ function tableOf(events: LifeEvent[]): ProcessTable {
   const byPid = groupBy(processes, (x) => x.pid);
   const byTid = groupBy(threads, (x) => x.tid);
   for (const m of [byPid, byTid] as Map<number, { start: bigint | null }[]>[]) {
-    for (const list of m.values()) list.sort((a, b) => (a.start === null ? (b.start === null ? 0 : -1) : b.start === null ? 1 : a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
+    for (const list of m.values())
+      list.sort((a, b) => (a.start === null ? (b.start === null ? 0 : -1) : b.start === null ? 1 : a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
   }
 
   const processAt = (pid: number, ts: bigint): ProcessInfo | undefined => pick(byPid.get(pid), ts);

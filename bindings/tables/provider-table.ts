@@ -5,7 +5,6 @@ import { formatGuid, guidOfKey } from "../schema/guid.js";
 import { KNOWN_PROVIDERS } from "../schema/known-providers.js";
 import { metaOf, type TraceData } from "../decode/trace-data.js";
 
-
 export type ProviderKind = "guid" | "kernel-group" | "none";
 
 export interface ProviderInfo {
@@ -54,9 +53,7 @@ export class ProviderTable implements Iterable<ProviderInfo> {
     if (typeof key === "number") return key >= 0 && key < this.length ? [key] : [];
     const guid = guidOfKey(key);
     const lower = key.toLowerCase();
-    return this.entries
-      .filter((p) => (guid ? p.guid === guid : p.name.toLowerCase() === lower || p.group?.toLowerCase() === lower))
-      .map((p) => p.index);
+    return this.entries.filter((p) => (guid ? p.guid === guid : p.name.toLowerCase() === lower || p.group?.toLowerCase() === lower)).map((p) => p.index);
   }
 
   [Symbol.iterator](): Iterator<ProviderInfo> {

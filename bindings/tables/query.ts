@@ -133,7 +133,9 @@ export function runQuery(table: EventTable, providers: ProviderTable, clock: Tra
   }
   const untypedTest = (i: number) => typeTests.every((t) => t.byRow(i));
   const numeric: [OneOrMany<number> | undefined, ArrayLike<number>][] = [
-    [q.pid, c.pid], [q.tid, c.tid], [q.processor, c.processor],
+    [q.pid, c.pid],
+    [q.tid, c.tid],
+    [q.processor, c.processor],
   ];
   for (const [values, col] of numeric) {
     if (values === undefined) continue;
@@ -150,11 +152,17 @@ export function runQuery(table: EventTable, providers: ProviderTable, clock: Tra
     const split = (b: bigint) => [Number(BigInt.asIntN(32, b >> 32n)), Number(BigInt.asUintN(32, b))];
     if (q.from !== undefined) {
       const [h, l] = split(toRaw(q.from, clock));
-      tests.push((i) => { const th = ts[2 * i + 1] | 0; return th > h || (th === h && ts[2 * i] >= l); });
+      tests.push((i) => {
+        const th = ts[2 * i + 1] | 0;
+        return th > h || (th === h && ts[2 * i] >= l);
+      });
     }
     if (q.to !== undefined) {
       const [h, l] = split(toRaw(q.to, clock));
-      tests.push((i) => { const th = ts[2 * i + 1] | 0; return th < h || (th === h && ts[2 * i] <= l); });
+      tests.push((i) => {
+        const th = ts[2 * i + 1] | 0;
+        return th < h || (th === h && ts[2 * i] <= l);
+      });
     }
   }
   const rows = q.order === "time" ? table.timeOrder() : null;
@@ -169,7 +177,11 @@ export function runQuery(table: EventTable, providers: ProviderTable, clock: Tra
       if (t < typeCount ? typePass[t] !== 1 : !untypedTest(i)) continue;
     }
     let ok = true;
-    for (let t = 0; t < tests.length; t++) if (!tests[t](i)) { ok = false; break; }
+    for (let t = 0; t < tests.length; t++)
+      if (!tests[t](i)) {
+        ok = false;
+        break;
+      }
     if (ok) out[k++] = i;
   }
   const kept = out.slice(0, k);

@@ -60,7 +60,9 @@ export function parseWhere(text: string): WhereCondition[] {
 /** `text` split at each ` and ` (or `&&`) outside quotes, regular expressions and parentheses. */
 function splitAnd(text: string): string[] {
   const out: string[] = [];
-  let start = 0, quote = "", depth = 0;
+  let start = 0,
+    quote = "",
+    depth = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (quote) {
@@ -86,7 +88,8 @@ function splitAnd(text: string): string[] {
 
 function splitList(text: string): string[] {
   const out: string[] = [];
-  let start = 0, quote = "";
+  let start = 0,
+    quote = "";
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (quote) {
@@ -153,7 +156,11 @@ function passes(row: EventRow, c: WhereCondition): boolean {
 /** A field's text: a value map's name where it has one, else the value as text. */
 function textOf(row: EventRow, field: string, v: unknown): string {
   const shown = typeof v === "number" ? row.getDisplay(field) : v;
-  return typeof shown === "string" ? shown : typeof shown === "bigint" || typeof shown === "number" || typeof shown === "boolean" ? String(shown) : JSON.stringify(shown, (_, x) => (typeof x === "bigint" ? String(x) : x));
+  return typeof shown === "string"
+    ? shown
+    : typeof shown === "bigint" || typeof shown === "number" || typeof shown === "boolean"
+      ? String(shown)
+      : JSON.stringify(shown, (_, x) => (typeof x === "bigint" ? String(x) : x));
 }
 
 /** Text equality, case-insensitive (GUIDs and names are written either way), against the raw value's text too. */

@@ -20,14 +20,23 @@ export function sendFile(file: Blob, port: MessagePort, slice = SLICE, ahead = A
       at += slice;
       waiting++;
       // (read at once, posted in order)
-      posted = posted.then(() => read).then(
-        (bytes) => { if (!failed) port.postMessage(bytes, [bytes]); },
-        (error: Error) => { failed = true; port.postMessage({ error: `cannot read the file: ${error.message}` }); },
-      );
+      posted = posted
+        .then(() => read)
+        .then(
+          (bytes) => {
+            if (!failed) port.postMessage(bytes, [bytes]);
+          },
+          (error: Error) => {
+            failed = true;
+            port.postMessage({ error: `cannot read the file: ${error.message}` });
+          },
+        );
     }
     if (at >= file.size && !ended) {
       ended = true;
-      posted = posted.then(() => { if (!failed) port.postMessage(null); });
+      posted = posted.then(() => {
+        if (!failed) port.postMessage(null);
+      });
     }
   };
   port.onmessage = () => {

@@ -7,7 +7,13 @@ import { cpuProfile, type CpuProfile, type WeightedStacks } from "etw-wasm/analy
 
 const ROW = 18;
 
-interface Box { x: number; w: number; depth: number; name: string; count: number }
+interface Box {
+  x: number;
+  w: number;
+  depth: number;
+  name: string;
+  count: number;
+}
 
 /** Inclusive and self sample counts per node of the profile's name stacks, for the samples of `pid`. */
 function counts(profile: CpuProfile, pid: number): { total: Map<number, number>; self: Map<string, number>; samples: number } {
@@ -136,7 +142,7 @@ function paintFlame(el: { canvas: HTMLCanvasElement; tip: HTMLElement }, boxes: 
     const r = el.canvas.getBoundingClientRect();
     // (in canvas pixels: the page may show the canvas scaled)
     const x = ((e.clientX - r.left) * el.canvas.width) / r.width;
-    const row = Math.floor((((e.clientY - r.top) * el.canvas.height) / r.height) / ROW);
+    const row = Math.floor(((e.clientY - r.top) * el.canvas.height) / r.height / ROW);
     const hit = boxes.find((b) => depth - 1 - b.depth === row && x >= b.x && x < b.x + b.w);
     el.tip.textContent = hit ? `${hit.name}: ${what(hit.count)} (${((hit.count * 100) / total).toFixed(1)}%)` : "";
   };
@@ -145,7 +151,11 @@ function paintFlame(el: { canvas: HTMLCanvasElement; tip: HTMLElement }, boxes: 
 /** Events' stacks, weighted (weightedStacks), as a flame graph: boxes as wide as the weight of the stacks through them. */
 export function showWeightedStacks(w: WeightedStacks, unit: string, el: { canvas: HTMLCanvasElement; tip: HTMLElement; note: HTMLElement }): void {
   // the collapsed stacks as a tree of frames, each node with the weight of the stacks through it
-  interface Node { name: string; count: number; children: Map<string, Node> }
+  interface Node {
+    name: string;
+    count: number;
+    children: Map<string, Node>;
+  }
   const root: Node = { name: "", count: 0, children: new Map() };
   for (const [stack, weight] of w.stacks) {
     let n = root;

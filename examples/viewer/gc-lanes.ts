@@ -79,7 +79,8 @@ export class GcEvents {
     let hi0 = 0xffffffff;
     for (let i = 0; i < length; i++) hi0 = Math.min(hi0, hi[i]);
     const key = new Float64Array(length);
-    let low = Infinity, high = 0;
+    let low = Infinity,
+      high = 0;
     for (let i = 0; i < length; i++) {
       key[i] = (hi[i] - hi0) * 4294967296 + lo[i];
       low = Math.min(low, key[i]);
@@ -126,7 +127,8 @@ export class GcEvents {
     const out: GcLanes = { length: n, pid: new Uint32Array(n), from: new Float64Array(n), to: new Float64Array(n), gen: new Uint8Array(n) };
     const ms = (i: number) => this.clock!.relativeMSecParts(hi[i], lo[i]);
     for (let k = 0; k < n; k++) {
-      const s = pairs[2 * k], e = pairs[2 * k + 1];
+      const s = pairs[2 * k],
+        e = pairs[2 * k + 1];
       out.pid[k] = this.pid[s];
       out.from[k] = ms(s);
       out.to[k] = ms(e);

@@ -66,7 +66,13 @@ interface Outcome {
 }
 
 function outcomeOf(t: Trace): Outcome {
-  return { incomplete: t.incomplete, decodedBytes: t.decodedBytes, inputBytes: t.inputBytes, errorName: t.decodeError ? `${t.decodeError.name}: ` : undefined, records: t.events.length };
+  return {
+    incomplete: t.incomplete,
+    decodedBytes: t.decodedBytes,
+    inputBytes: t.inputBytes,
+    errorName: t.decodeError ? `${t.decodeError.name}: ` : undefined,
+    records: t.events.length,
+  };
 }
 
 function showIncomplete(t: Outcome | null, name: string) {
@@ -78,8 +84,11 @@ function showIncomplete(t: Outcome | null, name: string) {
   const share = Math.floor((100 * t.decodedBytes) / Math.max(1, t.inputBytes));
   const title = document.createElement("strong");
   title.textContent = "Incomplete trace. ";
-  banner.append(title, `Decoding stopped early at byte offset ${fmt(stop.offset)} (${share}% of ${name} read): ${t.errorName ?? ""}${stop.message}. ` +
-    `Only the ${fmt(t.records)} records before that point are shown.`);
+  banner.append(
+    title,
+    `Decoding stopped early at byte offset ${fmt(stop.offset)} (${share}% of ${name} read): ${t.errorName ?? ""}${stop.message}. ` +
+      `Only the ${fmt(t.records)} records before that point are shown.`,
+  );
   banner.dataset.reason = stop.reason;
   banner.dataset.offset = String(stop.offset);
 }
@@ -160,16 +169,31 @@ function openStreamed(file: File) {
   worker.onmessage = (e) => {
     if (streamed !== s) return;
     const m = e.data as {
-      progress?: number; summary?: StreamSummary; analysisProgress?: number; analyses?: StreamAnalyses; analysisError?: string; stacks?: { result: WeightedStacks; unit: string }; stacksError?: string; stacksProgress?: number;
-      page?: { id: number; from: number; rows: RowCells[] }; error?: string; sqlTables?: [string, Uint8Array][]; done?: boolean; stopped?: string; sqlProgress?: number; sqlError?: string;
-      filtered?: { id: number; rows: Uint32Array }; filterProgress?: { id: number; bytes: number }; filterError?: { id: number; message: string };
+      progress?: number;
+      summary?: StreamSummary;
+      analysisProgress?: number;
+      analyses?: StreamAnalyses;
+      analysisError?: string;
+      stacks?: { result: WeightedStacks; unit: string };
+      stacksError?: string;
+      stacksProgress?: number;
+      page?: { id: number; from: number; rows: RowCells[] };
+      error?: string;
+      sqlTables?: [string, Uint8Array][];
+      done?: boolean;
+      stopped?: string;
+      sqlProgress?: number;
+      sqlError?: string;
+      filtered?: { id: number; rows: Uint32Array };
+      filterProgress?: { id: number; bytes: number };
+      filterError?: { id: number; message: string };
     };
     if (m.filtered) {
       if (m.filtered.id === s.filterAsked) showStreamedRows(s, m.filtered.rows);
     } else if (m.filterProgress) {
-      if (m.filterProgress.id === s.filterAsked) $("shown").textContent = `Filtering: ${Math.round((100 * m.filterProgress.bytes) / Math.max(1, file.size))}% of the file read again`;
-    }
-    else if (m.filterError) {
+      if (m.filterProgress.id === s.filterAsked)
+        $("shown").textContent = `Filtering: ${Math.round((100 * m.filterProgress.bytes) / Math.max(1, file.size))}% of the file read again`;
+    } else if (m.filterError) {
       if (m.filterError.id === s.filterAsked) $("shown").textContent = `The filter failed: ${m.filterError.message}`;
     } else if (m.sqlTables) s.sqlFeed?.tables(m.sqlTables, m.done === true, m.stopped);
     else if (m.sqlProgress !== undefined) s.sqlFeed?.progress(m.sqlProgress);
@@ -180,18 +204,23 @@ function openStreamed(file: File) {
       $("gc-rollup").textContent = share;
       $("cpu-note").textContent = share;
     } else if (m.analyses) void showStreamedAnalyses(m.analyses);
-    else if (m.stacks) void import("./flame.js").then(({ showWeightedStacks }) => showWeightedStacks(m.stacks!.result, m.stacks!.unit, { canvas: $("st-flame"), tip: $("st-tip"), note: $("st-note") }));
+    else if (m.stacks)
+      void import("./flame.js").then(({ showWeightedStacks }) =>
+        showWeightedStacks(m.stacks!.result, m.stacks!.unit, { canvas: $("st-flame"), tip: $("st-tip"), note: $("st-note") }),
+      );
     else if (m.stacksError !== undefined) $("st-note").textContent = m.stacksError;
-    else if (m.stacksProgress !== undefined) $("st-note").textContent = `Reading the file again: ${Math.round((100 * m.stacksProgress) / Math.max(1, file.size))}%`;
+    else if (m.stacksProgress !== undefined)
+      $("st-note").textContent = `Reading the file again: ${Math.round((100 * m.stacksProgress) / Math.max(1, file.size))}%`;
     else if (m.analysisError !== undefined) {
       $("gc-rollup").textContent = `GC statistics could not be computed: ${m.analysisError}`;
       $("cpu-note").textContent = `CPU samples could not be computed: ${m.analysisError}`;
-    }
-    else if (m.error !== undefined) setStatus(`Cannot read ${file.name}: ${m.error}`);
+    } else if (m.error !== undefined) setStatus(`Cannot read ${file.name}: ${m.error}`);
     else if (m.summary) {
       const sum = m.summary;
       s.records = sum.records;
-      setStatus(`${file.name}: ${fmt(sum.records)} records streamed in ${(performance.now() - t0).toFixed(0)} ms in ${fmt(sum.batches)} batches${sum.complete ? "" : " (incomplete)"}; the table is read from the file as it scrolls.`);
+      setStatus(
+        `${file.name}: ${fmt(sum.records)} records streamed in ${(performance.now() - t0).toFixed(0)} ms in ${fmt(sum.batches)} batches${sum.complete ? "" : " (incomplete)"}; the table is read from the file as it scrolls.`,
+      );
       showIncomplete({ ...sum, errorName: sum.decodeError }, file.name);
       renderStreamed(sum);
     } else if (m.page && m.page.id === s.asked) {
@@ -212,7 +241,11 @@ function openStreamed(file: File) {
 function renderStreamed(sum: StreamSummary) {
   $("main").hidden = false;
   summaryList(sum.info, sum.records, sum.spanMs, sum.complete, sum.warningTotal);
-  fillTable("providers", sum.providers.filter(([, n]) => n), "provider-count");
+  fillTable(
+    "providers",
+    sum.providers.filter(([, n]) => n),
+    "provider-count",
+  );
   fillTable("names", sum.names, "name-count");
   const names = $<HTMLSelectElement>("f-name");
   names.replaceChildren(new Option("all", ""));
@@ -243,7 +276,9 @@ function renderStreamed(sum: StreamSummary) {
  * choose the events of the flame graph of stacks).
  */
 function setFiltersEnabled(on: boolean) {
-  $("filters").querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLButtonElement>("input, select, button").forEach((el) => (el.disabled = !on));
+  $("filters")
+    .querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLButtonElement>("input, select, button")
+    .forEach((el) => (el.disabled = !on));
   if (!on) for (const id of STREAMED_FILTERS) $<HTMLInputElement>(id).disabled = false;
   $("stream-note").hidden = on;
 }
@@ -288,7 +323,13 @@ async function loadFieldFormatter(t: Trace) {
   drawRows();
 }
 
-const cpuElements = () => ({ select: $<HTMLSelectElement>("cpu-process"), canvas: $<HTMLCanvasElement>("flame"), tip: $("cpu-tip"), top: $("cpu-top").querySelector("tbody")!, note: $("cpu-note") });
+const cpuElements = () => ({
+  select: $<HTMLSelectElement>("cpu-process"),
+  canvas: $<HTMLCanvasElement>("flame"),
+  tip: $("cpu-tip"),
+  top: $("cpu-top").querySelector("tbody")!,
+  note: $("cpu-note"),
+});
 
 /** The CPU panel (flame graph and top frames) for a held trace; its code is a chunk of its own. */
 async function showCpuPanel(t: Trace) {
@@ -340,8 +381,22 @@ function renderGcStats(stats: GcProcess[], total = 0) {
       // (a row per GC up to a limit: a big trace's hundreds of thousands would stall the page)
       if (++complete > GC_ROWS) continue;
       const tr = document.createElement("tr");
-      for (const cell of [String(p.PID), p.ProcessName, String(g.Number), n(g.PauseStartRelativeMSec), g.Reason, g.GCGenerationName, n(g.SuspendDurationMSec),
-        n(g.PauseDurationMSec), n(g.PauseTimePercentageSinceLastGC, 1), n(g.AllocedSinceLastGCMB), n(g.HeapSizePeakMB), n(g.HeapSizeAfterMB), n(g.RatioPeakAfter, 2), n(g.PromotedMB)]) {
+      for (const cell of [
+        String(p.PID),
+        p.ProcessName,
+        String(g.Number),
+        n(g.PauseStartRelativeMSec),
+        g.Reason,
+        g.GCGenerationName,
+        n(g.SuspendDurationMSec),
+        n(g.PauseDurationMSec),
+        n(g.PauseTimePercentageSinceLastGC, 1),
+        n(g.AllocedSinceLastGCMB),
+        n(g.HeapSizePeakMB),
+        n(g.HeapSizeAfterMB),
+        n(g.RatioPeakAfter, 2),
+        n(g.PromotedMB),
+      ]) {
         const td = document.createElement("td");
         td.textContent = cell;
         tr.append(td);
@@ -353,8 +408,13 @@ function renderGcStats(stats: GcProcess[], total = 0) {
   const all = Math.max(complete, total);
   $("gc-more").textContent = all > rows.length ? `The first ${fmt(rows.length)} of ${fmt(all)} GCs; \`etw-wasm gc\` lists them all.` : "";
   $("gc-rollup").textContent = stats.length
-    ? stats.map((p) => `${p.ProcessName} (${p.PID}): ${fmt(p.Total.Count)} GCs, total pause ${n(p.Total.TotalPauseTimeMSec, 1)} ms, max ${n(p.Total.MaxPauseDurationMSec, 1)} ms, `
-      + `${n(p.GCPauseTimePercentage, 1)}% time paused, ${n(p.Total.TotalAllocatedMB, 1)} MB allocated, max heap ${n(p.Total.MaxSizePeakMB, 1)} MB`).join(" · ")
+    ? stats
+        .map(
+          (p) =>
+            `${p.ProcessName} (${p.PID}): ${fmt(p.Total.Count)} GCs, total pause ${n(p.Total.TotalPauseTimeMSec, 1)} ms, max ${n(p.Total.MaxPauseDurationMSec, 1)} ms, ` +
+            `${n(p.GCPauseTimePercentage, 1)}% time paused, ${n(p.Total.TotalAllocatedMB, 1)} MB allocated, max heap ${n(p.Total.MaxSizePeakMB, 1)} MB`,
+        )
+        .join(" · ")
     : "No complete .NET GCs in this trace.";
 }
 
@@ -379,21 +439,23 @@ async function showDoctor(t: Trace) {
 function renderDoctor(report: DoctorReport) {
   const list = $("doctor");
   const label = { ok: "OK", partial: "Partly", gap: "Gap" } as const;
-  list.replaceChildren(...report.findings.map((f) => {
-    const li = document.createElement("li");
-    li.dataset.status = f.status;
-    li.dataset.id = f.id;
-    const head = document.createElement("strong");
-    head.textContent = `${label[f.status]}: ${f.question} `;
-    li.append(head, f.answer);
-    if (f.fix) {
-      const fix = document.createElement("div");
-      fix.className = "note";
-      fix.textContent = `Fix: ${f.fix}`;
-      li.append(fix);
-    }
-    return li;
-  }));
+  list.replaceChildren(
+    ...report.findings.map((f) => {
+      const li = document.createElement("li");
+      li.dataset.status = f.status;
+      li.dataset.id = f.id;
+      const head = document.createElement("strong");
+      head.textContent = `${label[f.status]}: ${f.question} `;
+      li.append(head, f.answer);
+      if (f.fix) {
+        const fix = document.createElement("div");
+        fix.className = "note";
+        fix.textContent = `Fix: ${f.fix}`;
+        li.append(fix);
+      }
+      return li;
+    }),
+  );
 }
 
 function summaryList(i: Trace["info"], records: number, span: number, complete: boolean, warningTotal: number) {
@@ -440,7 +502,11 @@ function renderCounts(t: Trace) {
   const perProvider = new Uint32Array(t.providers.length);
   for (let i = 0; i < t.events.length; i++) perProvider[t.events.provider[i]]++;
   const providers = [...t.providers].map((p) => [p.group ? `${p.name}/${p.group}` : p.name, perProvider[p.index]] as [string, number]);
-  fillTable("providers", providers.filter(([, n]) => n).sort((a, b) => b[1] - a[1]), "provider-count");
+  fillTable(
+    "providers",
+    providers.filter(([, n]) => n).sort((a, b) => b[1] - a[1]),
+    "provider-count",
+  );
   fillTable("names", t.names.counts(), "name-count");
   fitNameColumn(t.names.counts().map(([n]) => n));
 }
@@ -598,7 +664,8 @@ function drawStreamedRows(s: NonNullable<typeof streamed>) {
   }
   if (missing) {
     // a page around what is visible; rows paged before are let go
-    const from = Math.max(0, first - 50), to = Math.min(total, last + 50);
+    const from = Math.max(0, first - 50),
+      to = Math.min(total, last + 50);
     s.asked++;
     if (s.rows.size > 2000) s.rows.clear();
     s.worker.postMessage({ page: { id: s.asked, from, to, rows: s.filtered ? Array.from(s.filtered.subarray(from, to)) : undefined } });
@@ -713,40 +780,52 @@ $("sql-run").addEventListener("click", () => void runSqlPanel());
  * (a few ahead), appended one batch after another, with progress. Loaded once per trace.
  */
 function streamedTables(s: Streamed, sql: typeof import("./sql.js"), status: HTMLElement): Promise<{ tables: string[]; stopped?: string }> {
-  return (s.sql ??= sql.TableLoader.begin(s).then((loader) => new Promise<{ tables: string[]; stopped?: string }>((resolve, reject) => {
-    let failed = false;
-    const fail = (error: unknown) => {
-      failed = true;
-      s.sql = undefined;
-      reject(error);
-    };
-    // (the worker sends a few batches ahead: each is put after the one before)
-    let queue = Promise.resolve();
-    s.sqlFeed = {
-      tables: (parts, done, stopped) => {
-        const put = (queue = queue.then(() => (failed ? undefined : loader.put(parts))));
-        put.then(() => {
-          // (taken: the worker goes on to its next batch)
-          s.worker.postMessage({ sqlTaken: true });
-          if (done && !failed) resolve({ tables: loader.done(), stopped });
-        }, (error: unknown) => {
-          s.worker.postMessage({ sqlTaken: true });
-          // (DuckDB-WASM's memory is one 32-bit WebAssembly memory: a trace of several GiB may not fit)
-          fail(new Error(`DuckDB could not take the trace's tables (${(error as Error).message ?? String(error)}); \`etw-wasm convert\` writes them as Parquet for DuckDB at any size`));
-        });
-      },
-      progress: (n) => {
-        if (streamed === s) status.textContent = `Loading the trace's tables into DuckDB: ${Math.round((100 * n) / Math.max(1, s.fileSize))}% of the file read`;
-      },
-      error: (message) => fail(new Error(message)),
-    };
-    s.worker.postMessage({ sql: true });
-  })));
+  return (s.sql ??= sql.TableLoader.begin(s).then(
+    (loader) =>
+      new Promise<{ tables: string[]; stopped?: string }>((resolve, reject) => {
+        let failed = false;
+        const fail = (error: unknown) => {
+          failed = true;
+          s.sql = undefined;
+          reject(error);
+        };
+        // (the worker sends a few batches ahead: each is put after the one before)
+        let queue = Promise.resolve();
+        s.sqlFeed = {
+          tables: (parts, done, stopped) => {
+            const put = (queue = queue.then(() => (failed ? undefined : loader.put(parts))));
+            put.then(
+              () => {
+                // (taken: the worker goes on to its next batch)
+                s.worker.postMessage({ sqlTaken: true });
+                if (done && !failed) resolve({ tables: loader.done(), stopped });
+              },
+              (error: unknown) => {
+                s.worker.postMessage({ sqlTaken: true });
+                // (DuckDB-WASM's memory is one 32-bit WebAssembly memory: a trace of several GiB may not fit)
+                fail(
+                  new Error(
+                    `DuckDB could not take the trace's tables (${(error as Error).message ?? String(error)}); \`etw-wasm convert\` writes them as Parquet for DuckDB at any size`,
+                  ),
+                );
+              },
+            );
+          },
+          progress: (n) => {
+            if (streamed === s)
+              status.textContent = `Loading the trace's tables into DuckDB: ${Math.round((100 * n) / Math.max(1, s.fileSize))}% of the file read`;
+          },
+          error: (message) => fail(new Error(message)),
+        };
+        s.worker.postMessage({ sql: true });
+      }),
+  ));
 }
 
 /** The SQL panel: DuckDB-WASM (a chunk of its own, with its worker and .wasm) over the trace's tables, held or streamed. */
 async function runSqlPanel() {
-  const t = trace, s = streamed;
+  const t = trace,
+    s = streamed;
   const status = $("sql-status");
   if (!t && !s) {
     status.textContent = "Open a trace first.";
@@ -766,16 +845,20 @@ async function runSqlPanel() {
     status.textContent = "Running…";
     const t0 = performance.now();
     const r = await sql.runSql($<HTMLTextAreaElement>("sql-text").value);
-    const head = $("sql-result").querySelector("thead")!, body = $("sql-result").querySelector("tbody")!;
+    const head = $("sql-result").querySelector("thead")!,
+      body = $("sql-result").querySelector("tbody")!;
     head.replaceChildren(Object.assign(document.createElement("tr"), {}));
     for (const c of r.columns) head.rows[0].append(Object.assign(document.createElement("th"), { textContent: c.name, title: c.type }));
-    body.replaceChildren(...r.rows.map((row) => {
-      const tr = document.createElement("tr");
-      for (const v of row) tr.insertCell().textContent = v;
-      return tr;
-    }));
-    status.textContent = `${fmt(r.total)} rows${r.total > r.rows.length ? ` (the first ${fmt(r.rows.length)} shown)` : ""} in ${(performance.now() - t0).toFixed(0)} ms; tables: ${tables.length}`
-      + (stopped ? `; incomplete trace: ${stopped}, the tables hold the rows before` : "");
+    body.replaceChildren(
+      ...r.rows.map((row) => {
+        const tr = document.createElement("tr");
+        for (const v of row) tr.insertCell().textContent = v;
+        return tr;
+      }),
+    );
+    status.textContent =
+      `${fmt(r.total)} rows${r.total > r.rows.length ? ` (the first ${fmt(r.rows.length)} shown)` : ""} in ${(performance.now() - t0).toFixed(0)} ms; tables: ${tables.length}` +
+      (stopped ? `; incomplete trace: ${stopped}, the tables hold the rows before` : "");
     status.dataset.rows = String(r.total);
     drawSeries(r.series);
   } catch (error) {
@@ -789,7 +872,8 @@ function drawSeries(series: { x: number[]; y: number[] } | undefined) {
   const canvas = $<HTMLCanvasElement>("sql-chart");
   canvas.hidden = !series || series.x.length < 2;
   if (canvas.hidden || !series) return;
-  const width = (canvas.width = canvas.clientWidth || 900), height = canvas.height;
+  const width = (canvas.width = canvas.clientWidth || 900),
+    height = canvas.height;
   const g = canvas.getContext("2d")!;
   const [x0, x1] = [Math.min(...series.x), Math.max(...series.x)];
   const y1 = Math.max(...series.y, 0) || 1;
@@ -797,7 +881,8 @@ function drawSeries(series: { x: number[]; y: number[] } | undefined) {
   g.strokeStyle = "#3b6fd8";
   g.beginPath();
   series.x.forEach((x, k) => {
-    const px = ((x - x0) / Math.max(1, x1 - x0)) * (width - 10) + 5, py = height - 5 - (series.y[k] / y1) * (height - 20);
+    const px = ((x - x0) / Math.max(1, x1 - x0)) * (width - 10) + 5,
+      py = height - 5 - (series.y[k] / y1) * (height - 20);
     if (k === 0) g.moveTo(px, py);
     else g.lineTo(px, py);
   });
@@ -809,14 +894,16 @@ function drawSeries(series: { x: number[]; y: number[] } | undefined) {
 
 // the example queries, one button each
 void import("./sql-examples.js").then(({ EXAMPLES }) => {
-  $("sql-examples").replaceChildren(...EXAMPLES.map(([label, text]) => {
-    const b = Object.assign(document.createElement("button"), { type: "button", textContent: label });
-    b.addEventListener("click", () => {
-      $<HTMLTextAreaElement>("sql-text").value = text;
-      void runSqlPanel();
-    });
-    return b;
-  }));
+  $("sql-examples").replaceChildren(
+    ...EXAMPLES.map(([label, text]) => {
+      const b = Object.assign(document.createElement("button"), { type: "button", textContent: label });
+      b.addEventListener("click", () => {
+        $<HTMLTextAreaElement>("sql-text").value = text;
+        void runSqlPanel();
+      });
+      return b;
+    }),
+  );
 });
 $("download-parquet").addEventListener("click", () => void download("parquet"));
 // (a big trace streams at once: its worker is started, and etw.wasm compiled in it, before one is chosen)
@@ -864,9 +951,10 @@ function weightChoices(t: Trace) {
   // (Start events: each can weigh the time to its Stop on its thread)
   if (shown.length && t.events.row(shown[0]).opcode === 1) select.add(new Option("duration to its Stop (ms)", DURATION));
   const d = shown.length ? t.events.row(shown[0]).decode() : null;
-  if (d) d.names.forEach((n, k) => {
-    if (typeof d.values[k] === "number" || typeof d.values[k] === "bigint") select.add(new Option(n, n));
-  });
+  if (d)
+    d.names.forEach((n, k) => {
+      if (typeof d.values[k] === "number" || typeof d.values[k] === "bigint") select.add(new Option(n, n));
+    });
   if (Array.from(select.options).some((o) => o.value === was)) select.value = was;
 }
 
@@ -877,11 +965,14 @@ async function showStacksOfShown() {
   if (streamed) {
     // a streamed trace: its worker reads the file again for the events the filters choose (event, where, PID, TID)
     $("st-note").textContent = "Reading the file again…";
-    streamed.worker.postMessage({ stacks: {
-      ...streamedFilter(),
-      field: typed || ($<HTMLSelectElement>("st-weight").value === DURATION ? undefined : $<HTMLSelectElement>("st-weight").value || undefined),
-      duration: !typed && $<HTMLSelectElement>("st-weight").value === DURATION, invert: $<HTMLInputElement>("st-invert").checked,
-    } });
+    streamed.worker.postMessage({
+      stacks: {
+        ...streamedFilter(),
+        field: typed || ($<HTMLSelectElement>("st-weight").value === DURATION ? undefined : $<HTMLSelectElement>("st-weight").value || undefined),
+        duration: !typed && $<HTMLSelectElement>("st-weight").value === DURATION,
+        invert: $<HTMLInputElement>("st-invert").checked,
+      },
+    });
     return;
   }
   if (!t) return;
@@ -891,7 +982,13 @@ async function showStacksOfShown() {
   const field = typed || $<HTMLSelectElement>("st-weight").value;
   const duration = !typed && field === DURATION;
   const w = weightedStacks(t, shown, {
-    weight: field && !duration ? (row) => { const v = row.get(field); return typeof v === "number" || typeof v === "bigint" ? Number(v) : NaN; } : undefined,
+    weight:
+      field && !duration
+        ? (row) => {
+            const v = row.get(field);
+            return typeof v === "number" || typeof v === "bigint" ? Number(v) : NaN;
+          }
+        : undefined,
     duration: duration ? {} : undefined,
     invert: $<HTMLInputElement>("st-invert").checked,
   });
@@ -914,19 +1011,26 @@ async function showDetails() {
   const stack = $("details-stack");
   const put = (title: string, pairs: [string, string][], frames: string[] | null) => {
     $("details-title").textContent = title;
-    fields.replaceChildren(...pairs.map(([n, v]) => {
-      const tr = document.createElement("tr");
-      tr.insertCell().textContent = n;
-      tr.insertCell().textContent = v;
-      return tr;
-    }));
+    fields.replaceChildren(
+      ...pairs.map(([n, v]) => {
+        const tr = document.createElement("tr");
+        tr.insertCell().textContent = n;
+        tr.insertCell().textContent = v;
+        return tr;
+      }),
+    );
     stack.replaceChildren(...(frames ?? []).map((f) => Object.assign(document.createElement("li"), { textContent: f })));
     if (!frames?.length) stack.replaceChildren(Object.assign(document.createElement("li"), { textContent: frames ? "(empty)" : "No stack for this event." }));
     box.hidden = false;
   };
   if (streamed) {
     const cells = streamed.rows.get(k);
-    if (cells) put(`${cells[1]} at ${cells[0]} ms, pid ${cells[2]}, tid ${cells[3]}`, cells[6] ? cells[6].split("; ").map((p) => [p.slice(0, p.indexOf("=")), p.slice(p.indexOf("=") + 1)] as [string, string]) : [], null);
+    if (cells)
+      put(
+        `${cells[1]} at ${cells[0]} ms, pid ${cells[2]}, tid ${cells[3]}`,
+        cells[6] ? cells[6].split("; ").map((p) => [p.slice(0, p.indexOf("=")), p.slice(p.indexOf("=") + 1)] as [string, string]) : [],
+        null,
+      );
     return;
   }
   const t = trace;

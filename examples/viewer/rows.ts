@@ -23,11 +23,16 @@ export function rowFields(t: Trace, index: number): [string, string][] {
   }
   const d = t.events.row(index).decode();
   if (!d) return [];
-  return d.names.map((n, k) => [n, typeof d.values[k] === "object" ? JSON.stringify(d.values[k], (_, x) => (typeof x === "bigint" ? String(x) : x)) : String(d.values[k])]);
+  return d.names.map((n, k) => [
+    n,
+    typeof d.values[k] === "object" ? JSON.stringify(d.values[k], (_, x) => (typeof x === "bigint" ? String(x) : x)) : String(d.values[k]),
+  ]);
 }
 
 function fieldsText(t: Trace, index: number): string {
-  return rowFields(t, index).map(([n, v]) => `${n}=${v.slice(0, 60)}`).join("; ");
+  return rowFields(t, index)
+    .map(([n, v]) => `${n}=${v.slice(0, 60)}`)
+    .join("; ");
 }
 
 /** Row `i` of `t`, named `name`, as the table shows it. */

@@ -3,7 +3,19 @@
 // This chunk has the Arrow library and not DuckDB: the worker loads it without DuckDB.
 
 import type { Trace, ProcessTable } from "etw-wasm/browser";
-import { ArrowStreamWriter, EVENT_FIELDS, PROCESS_FIELDS, PROVIDER_FIELDS, clrBatch, clrExportSchema, eventBatch, processBatch, providerBatch, type ExportBatch, type ExportField } from "etw-wasm/export";
+import {
+  ArrowStreamWriter,
+  EVENT_FIELDS,
+  PROCESS_FIELDS,
+  PROVIDER_FIELDS,
+  clrBatch,
+  clrExportSchema,
+  eventBatch,
+  processBatch,
+  providerBatch,
+  type ExportBatch,
+  type ExportField,
+} from "etw-wasm/export";
 
 /** A .NET runtime event's table name: Task_Opcode for the runtime's events, else the provider's last word first. */
 export function sqlTableName(name: string): string {
@@ -41,5 +53,8 @@ export function rowTables(t: Trace, firstRow = 0, processes?: ProcessTable): Sql
 
 /** The processes and providers tables (`counts`: rows per provider index). */
 export function sideTables(processes: ProcessTable, clock: Trace["clock"], providers: Trace["providers"], counts: Float64Array): SqlPart[] {
-  return [["processes", tableIpc(PROCESS_FIELDS, processBatch(processes, clock))], ["providers", tableIpc(PROVIDER_FIELDS, providerBatch(providers, counts))]];
+  return [
+    ["processes", tableIpc(PROCESS_FIELDS, processBatch(processes, clock))],
+    ["providers", tableIpc(PROVIDER_FIELDS, providerBatch(providers, counts))],
+  ];
 }

@@ -37,7 +37,10 @@ let loading: duckdb.AsyncDuckDBConnection | undefined;
  */
 export class TableLoader {
   private readonly tables: string[] = [];
-  private constructor(private readonly of: object, private readonly conn: duckdb.AsyncDuckDBConnection) {}
+  private constructor(
+    private readonly of: object,
+    private readonly conn: duckdb.AsyncDuckDBConnection,
+  ) {}
 
   static async begin(of: object): Promise<TableLoader> {
     const d = await db();
@@ -95,17 +98,32 @@ export async function runSql(sql: string, most = 1000): Promise<SqlResult> {
   const table = await loaded.conn.query(sql);
   const columns = table.schema.fields.map((f) => ({ name: f.name, type: String(f.type) }));
   const rows: string[][] = [];
-  const text = (v: unknown): string => (v === null || v === undefined ? "" : v instanceof Date ? v.toISOString() : typeof v === "object" ? JSON.stringify(v, (_, x) => (typeof x === "bigint" ? String(x) : x)) : String(v));
+  const text = (v: unknown): string =>
+    v === null || v === undefined
+      ? ""
+      : v instanceof Date
+        ? v.toISOString()
+        : typeof v === "object"
+          ? JSON.stringify(v, (_, x) => (typeof x === "bigint" ? String(x) : x))
+          : String(v);
   const n = Math.min(table.numRows, most);
   const vectors = table.schema.fields.map((_, k) => table.getChildAt(k)!);
   // (DuckDB's Arrow gives times as milliseconds since 1970)
   const isTime = columns.map((c) => /^Timestamp|^Date/.test(c.type));
-  for (let r = 0; r < n; r++) rows.push(vectors.map((v, k) => { const x = v.get(r); return isTime[k] && x !== null && x !== undefined ? new Date(Number(x)).toISOString() : text(x); }));
+  for (let r = 0; r < n; r++)
+    rows.push(
+      vectors.map((v, k) => {
+        const x = v.get(r);
+        return isTime[k] && x !== null && x !== undefined ? new Date(Number(x)).toISOString() : text(x);
+      }),
+    );
   let series: SqlResult["series"];
   if (columns.length >= 2 && /^Timestamp|^Date/.test(columns[0].type) && /Int|Float|Decimal/.test(columns[1].type)) {
-    const x: number[] = [], y: number[] = [];
+    const x: number[] = [],
+      y: number[] = [];
     for (let r = 0; r < table.numRows; r++) {
-      const t = vectors[0].get(r), v = vectors[1].get(r);
+      const t = vectors[0].get(r),
+        v = vectors[1].get(r);
       if (t === null || v === null) continue;
       x.push(t instanceof Date ? t.getTime() : Number(t));
       y.push(Number(v));

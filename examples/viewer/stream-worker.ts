@@ -4,8 +4,31 @@
 // so that the event table can be paged from the file on demand: a page's batch is decoded again
 // from its bytes, after buffer 0 (the logfile header's, which gives the trace's clock).
 
-import { streamTrace, openTrace, inTimeOrder, NameCounter, ProcessCollector, setTraceManifests, parseWhere, filterWhere, type ProcessTable, type Trace, type TraceManifests } from "etw-wasm/browser";
-import { CpuCollector, DoctorCollector, GcComputer, GC_EVENT_IDS, GC_PROVIDERS, streamWeightedStacks, type CpuProfile, type DoctorReport, type GcProcess, type WeightedStacks } from "etw-wasm/analysis";
+import {
+  streamTrace,
+  openTrace,
+  inTimeOrder,
+  NameCounter,
+  ProcessCollector,
+  setTraceManifests,
+  parseWhere,
+  filterWhere,
+  type ProcessTable,
+  type Trace,
+  type TraceManifests,
+} from "etw-wasm/browser";
+import {
+  CpuCollector,
+  DoctorCollector,
+  GcComputer,
+  GC_EVENT_IDS,
+  GC_PROVIDERS,
+  streamWeightedStacks,
+  type CpuProfile,
+  type DoctorReport,
+  type GcProcess,
+  type WeightedStacks,
+} from "etw-wasm/analysis";
 import { rowCells, type RowCells } from "./rows.js";
 import { receiveFile } from "./feed.js";
 import { GcEvents, lanesBuffers, type GcLanes } from "./gc-lanes.js";
@@ -17,7 +40,6 @@ interface BatchAt {
   start: number;
   end: number;
 }
-
 
 export interface StreamSummary {
   records: number;
@@ -129,7 +151,8 @@ async function open(input: Blob, port: MessagePort, batchBytes?: number): Promis
     latest(b, last);
     gcEvents.add(b);
     if (b.bufferCount) {
-      const first = b.buffer(0), end = b.buffer(b.bufferCount - 1);
+      const first = b.buffer(0),
+        end = b.buffer(b.bufferCount - 1);
       if (b.index === 0) headerEnd = first.fileOffset + first.bufferSize;
       batches.push({ firstRow: b.firstRow, rows: b.events.length, start: first.fileOffset, end: end.fileOffset + end.bufferSize });
     }
@@ -156,12 +179,19 @@ async function open(input: Blob, port: MessagePort, batchBytes?: number): Promis
   const nameCounts = names.counts(end.providers, end.eventTypes);
   const spanMs = clock && end.eventCount ? clock.relativeMSec((BigInt(last[0]) << 32n) | BigInt(last[1])) : 0;
   return {
-    records: end.eventCount, info: end.info, complete: end.complete,
+    records: end.eventCount,
+    info: end.info,
+    complete: end.complete,
     incomplete: end.incomplete && { reason: end.incomplete.reason, offset: end.incomplete.offset, message: end.incomplete.message },
     decodeError: end.decodeError ? `${end.decodeError.name}: ` : undefined,
-    inputBytes: end.inputBytes, decodedBytes: end.decodedBytes, warningTotal: end.warningTotal,
-    providers: [...providerCounts].sort((a, b) => b[1] - a[1]), names: nameCounts,
-    gcs, spanMs, batches: batches.length,
+    inputBytes: end.inputBytes,
+    decodedBytes: end.decodedBytes,
+    warningTotal: end.warningTotal,
+    providers: [...providerCounts].sort((a, b) => b[1] - a[1]),
+    names: nameCounts,
+    gcs,
+    spanMs,
+    batches: batches.length,
     doctor: doctor.report(end),
   };
 }
@@ -178,7 +208,10 @@ let firstTimestamp: bigint | undefined;
 async function analyses(input: Blob, batchBytes: number | undefined): Promise<StreamAnalyses> {
   const table = processes!;
   const stream = streamTrace(input, {
-    wasm: await wasm, batchBytes, inputSize: input.size, filter: { provider: ANALYSIS_PROVIDERS },
+    wasm: await wasm,
+    batchBytes,
+    inputSize: input.size,
+    filter: { provider: ANALYSIS_PROVIDERS },
     onProgress: (n) => scope.postMessage({ analysisProgress: n }),
   });
   const gc = new GcComputer((pid, ts) => table.processName(pid, ts));
@@ -205,15 +238,21 @@ async function analyses(input: Blob, batchBytes: number | undefined): Promise<St
   const profile = cpu.result(table);
   const stats = gc.result();
   return {
-    gcStats: firstGcs(stats, 2000), gcCount: stats.reduce((n, p) => n + p.GCs.filter((g) => g.IsComplete).length, 0), cpu: profile,
+    gcStats: firstGcs(stats, 2000),
+    gcCount: stats.reduce((n, p) => n + p.GCs.filter((g) => g.IsComplete).length, 0),
+    cpu: profile,
     cpuProcesses: [...new Set(profile.samples.pid)].map((pid) => [pid, table.processName(pid, firstTimestamp ?? 0n)]),
   };
 }
 
 /** What the second pass decodes: GC events, CPU samples and stacks, what names frames. */
 const ANALYSIS_PROVIDERS = [
-  "Microsoft-Windows-DotNETRuntime", "Microsoft-Windows-DotNETRuntimePrivate", "Microsoft-Windows-DotNETRuntimeRundown",
-  "Windows Kernel/PerfInfo", "Windows Kernel/StackWalk", "Windows Kernel/Image",
+  "Microsoft-Windows-DotNETRuntime",
+  "Microsoft-Windows-DotNETRuntimePrivate",
+  "Microsoft-Windows-DotNETRuntimeRundown",
+  "Windows Kernel/PerfInfo",
+  "Windows Kernel/StackWalk",
+  "Windows Kernel/Image",
   "3c530d44-97ae-513a-1e6d-783e8f8e03a9", // Microsoft-DotNETCore-SampleProfiler (EventPipe: its events are read whole anyway)
 ];
 
@@ -287,13 +326,21 @@ function selectOf(ask: EventFilter): (t: Trace) => Uint32Array {
 }
 
 /** The chosen events' stacks (a name, payload conditions), weighted, from a pass over the file. */
-async function stacksOf(input: Blob, ask: EventFilter & { field?: string; duration: boolean; invert: boolean }): Promise<{ result: WeightedStacks; unit: string }> {
+async function stacksOf(
+  input: Blob,
+  ask: EventFilter & { field?: string; duration: boolean; invert: boolean },
+): Promise<{ result: WeightedStacks; unit: string }> {
   const select = selectOf(ask);
   const field = ask.field;
-  const weight = field ? (row: { get(name: string): unknown }) => { const v = row.get(field); return typeof v === "number" || typeof v === "bigint" ? Number(v) : NaN; } : undefined;
+  const weight = field
+    ? (row: { get(name: string): unknown }) => {
+        const v = row.get(field);
+        return typeof v === "number" || typeof v === "bigint" ? Number(v) : NaN;
+      }
+    : undefined;
   const stream = streamTrace(input, { wasm: await wasm, inputSize: input.size, onProgress: (n) => scope.postMessage({ stacksProgress: n }) });
   const result = await streamWeightedStacks(stream, { select, weight, duration: ask.duration ? {} : undefined, invert: ask.invert, processes });
-  return { result, unit: ask.duration ? "ms" : field ?? "events" };
+  return { result, unit: ask.duration ? "ms" : (field ?? "events") };
 }
 
 /** The filter pass running (a newer one stops it: only the latest filter's rows are wanted). */
@@ -303,8 +350,14 @@ let filterPass = 0;
 async function filteredRows(input: Blob, ask: EventFilter & { id: number }, batchBytes: number | undefined): Promise<Uint32Array | null> {
   const pass = ++filterPass;
   const select = selectOf(ask);
-  const stream = streamTrace(input, { wasm: await wasm, batchBytes, inputSize: input.size, onProgress: (n) => pass === filterPass && scope.postMessage({ filterProgress: { id: ask.id, bytes: n } }) });
-  let out = new Uint32Array(1 << 16), n = 0;
+  const stream = streamTrace(input, {
+    wasm: await wasm,
+    batchBytes,
+    inputSize: input.size,
+    onProgress: (n) => pass === filterPass && scope.postMessage({ filterProgress: { id: ask.id, bytes: n } }),
+  });
+  let out = new Uint32Array(1 << 16),
+    n = 0;
   for await (const b of stream) {
     // (leaving the loop ends the stream)
     if (pass !== filterPass) return null;
@@ -336,13 +389,21 @@ const SQL_BATCH_BYTES = 64 << 20;
  */
 async function sqlTables(input: Blob, batchBytes: number | undefined): Promise<void> {
   const { rowTables, sideTables } = await import("./sql-tables.js");
-  const stream = streamTrace(input, { wasm: await wasm, batchBytes: batchBytes ?? SQL_BATCH_BYTES, inputSize: input.size, onProgress: (n) => scope.postMessage({ sqlProgress: n }) });
+  const stream = streamTrace(input, {
+    wasm: await wasm,
+    batchBytes: batchBytes ?? SQL_BATCH_BYTES,
+    inputSize: input.size,
+    onProgress: (n) => scope.postMessage({ sqlProgress: n }),
+  });
   let counts = new Float64Array(0);
   sqlInFlight = 0;
   const send = async (parts: [string, Uint8Array][], done: boolean, stopped?: string) => {
     while (sqlInFlight >= SQL_AHEAD) await new Promise<void>((resolve) => (sqlTaken = resolve));
     sqlInFlight++;
-    scope.postMessage({ sqlTables: parts, done, stopped }, parts.map(([, bytes]) => bytes.buffer as ArrayBuffer));
+    scope.postMessage(
+      { sqlTables: parts, done, stopped },
+      parts.map(([, bytes]) => bytes.buffer as ArrayBuffer),
+    );
   };
   for await (const b of stream) {
     const rows = providerRows(b);
@@ -361,8 +422,15 @@ async function sqlTables(input: Blob, batchBytes: number | undefined): Promise<v
 }
 
 scope.onmessage = async (e) => {
-  const m = e.data as { warm: string } | { open?: Blob; port: MessagePort; batchBytes?: number } | { page: { id: number; from: number; to: number; rows?: number[] } }
-    | { stacks: EventFilter & { field?: string; duration: boolean; invert: boolean } } | { filter: EventFilter & { id: number } } | { filterStop: true } | { sql: true } | { sqlTaken: true };
+  const m = e.data as
+    | { warm: string }
+    | { open?: Blob; port: MessagePort; batchBytes?: number }
+    | { page: { id: number; from: number; to: number; rows?: number[] } }
+    | { stacks: EventFilter & { field?: string; duration: boolean; invert: boolean } }
+    | { filter: EventFilter & { id: number } }
+    | { filterStop: true }
+    | { sql: true }
+    | { sqlTaken: true };
   if ("warm" in m) {
     wasm = WebAssembly.compileStreaming(fetch(m.warm));
     wasm.catch(() => undefined); // (reported when a trace is opened)
@@ -378,19 +446,16 @@ scope.onmessage = async (e) => {
       } catch (error) {
         scope.postMessage({ analysisError: (error as Error).message ?? String(error) });
       }
-    }
-    else if ("stacks" in m) {
+    } else if ("stacks" in m) {
       try {
         scope.postMessage({ stacks: await stacksOf(file!, m.stacks) });
       } catch (error) {
         scope.postMessage({ stacksError: (error as Error).message ?? String(error) });
       }
-    }
-    else if ("sqlTaken" in m) {
+    } else if ("sqlTaken" in m) {
       sqlInFlight--;
       sqlTaken?.();
-    }
-    else if ("sql" in m) {
+    } else if ("sql" in m) {
       try {
         // (the tables name processes from the first pass's table)
         await opened;
@@ -398,8 +463,7 @@ scope.onmessage = async (e) => {
       } catch (error) {
         scope.postMessage({ sqlError: (error as Error).message ?? String(error) });
       }
-    }
-    else if ("filterStop" in m) filterPass++;
+    } else if ("filterStop" in m) filterPass++;
     else if ("filter" in m) {
       try {
         const rows = await filteredRows(file!, m.filter, askedBatchBytes);
@@ -407,8 +471,7 @@ scope.onmessage = async (e) => {
       } catch (error) {
         scope.postMessage({ filterError: { id: m.filter.id, message: (error as Error).message ?? String(error) } });
       }
-    }
-    else if ("page" in m) {
+    } else if ("page" in m) {
       // (rows from..to of the table: the trace's own, or those of the filter's rows)
       const { id, from, to, rows } = m.page;
       const wanted = rows ?? Array.from({ length: to - from }, (_, k) => from + k);

@@ -17,10 +17,22 @@ export interface ClrEventCase {
 export async function clrCaseTrace(cases: readonly ClrEventCase[]) {
   const w = new EtlWriter({ perfFreq: 1_000_000n });
   const at = (k: number) => w.anchor + BigInt(1000 * (k + 1));
-  cases.forEach((c, k) => w.event(0, {
-    headerType: c.ptr === 4 ? 0x12 : 0x13, provider: c.provider, id: c.id, version: c.version, level: 4, opcode: 0,
-    task: 0, keywords: 1n, pid: 1, tid: 2, ts: at(k), payload: c.payload,
-  }));
+  cases.forEach((c, k) =>
+    w.event(0, {
+      headerType: c.ptr === 4 ? 0x12 : 0x13,
+      provider: c.provider,
+      id: c.id,
+      version: c.version,
+      level: 4,
+      opcode: 0,
+      task: 0,
+      keywords: 1n,
+      pid: 1,
+      tid: 2,
+      ts: at(k),
+      payload: c.payload,
+    }),
+  );
   const t = await openTrace(w.finish());
   const stamps = [...t.events.timestamp];
   return { t, rowOf: (k: number) => t.events.row(stamps.findIndex((ts) => ts === at(k))) };

@@ -59,7 +59,11 @@ export function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return show(a) === show(b);
   if (a instanceof Uint8Array || b instanceof Uint8Array) {
-    return a instanceof Uint8Array && b instanceof Uint8Array && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+    return (
+      a instanceof Uint8Array &&
+      b instanceof Uint8Array &&
+      Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength))
+    );
   }
   if (Array.isArray(a) !== Array.isArray(b) || Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false;
   if (Array.isArray(a)) {
@@ -69,7 +73,8 @@ export function sameValue(a: unknown, b: unknown): boolean {
     return true;
   }
   if (Object.getPrototypeOf(a) !== Object.prototype) return show(a) === show(b);
-  const ka = Object.keys(a), kb = Object.keys(b);
+  const ka = Object.keys(a),
+    kb = Object.keys(b);
   if (ka.length !== kb.length) return false;
   for (let i = 0; i < ka.length; i++) {
     if (ka[i] !== kb[i] || !sameValue((a as Record<string, unknown>)[ka[i]], (b as Record<string, unknown>)[kb[i]])) return false;
@@ -91,13 +96,29 @@ export interface CompareOptions {
 /** Every difference between the two traces (empty when they agree), at most `limit`. */
 export function traceDifferences(a: Trace, b: Trace, options: CompareOptions = {}, limit = 20): string[] {
   const out: string[] = [];
-  const add = (s: string) => { if (out.length < limit) out.push(s); };
-  const da = a.events.data, db = b.events.data;
-  const ba = da.bytes, bb = db.bytes;
+  const add = (s: string) => {
+    if (out.length < limit) out.push(s);
+  };
+  const da = a.events.data,
+    db = b.events.data;
+  const ba = da.bytes,
+    bb = db.bytes;
   // (the structs: in a store of their own when the trace's record bytes are its input)
-  const ma = da.meta ?? da.bytes, mb = db.meta ?? db.bytes;
+  const ma = da.meta ?? da.bytes,
+    mb = db.meta ?? db.bytes;
 
-  for (const k of ["eventCount", "extCount", "bufferCount", "warningCount", "warningTotal", "providerCount", "typeCount", "arenaBytes", "inputBytes", "clrRows"] as const) {
+  for (const k of [
+    "eventCount",
+    "extCount",
+    "bufferCount",
+    "warningCount",
+    "warningTotal",
+    "providerCount",
+    "typeCount",
+    "arenaBytes",
+    "inputBytes",
+    "clrRows",
+  ] as const) {
     if (da[k] !== db[k]) add(`${k}: wasm ${da[k]} js ${db[k]}`);
   }
   if (out.length) return out;
@@ -121,18 +142,22 @@ export function traceDifferences(a: Trace, b: Trace, options: CompareOptions = {
   // buffers: every field but the data address; the record bytes each holds
   const bufOfRow = new Uint32Array(n);
   for (let i = 0; i < da.bufferCount; i++) {
-    const pa = da.buffersOffset + i * BUF_STRIDE, pb = db.buffersOffset + i * BUF_STRIDE;
+    const pa = da.buffersOffset + i * BUF_STRIDE,
+      pb = db.buffersOffset + i * BUF_STRIDE;
     if (!rangeEqual(ma, pa, mb, pb, B_DATA) || !rangeEqual(ma, pa + B_DATA + 4, mb, pb + B_DATA + 4, BUF_STRIDE - B_DATA - 4)) {
       add(`buffer ${i}: wasm ${show(a.buffer(i))} js ${show(b.buffer(i))}`);
       continue;
     }
-    const dataA = u32(ma, pa + B_DATA), dataB = u32(mb, pb + B_DATA), len = u32(ma, pa + B_DATA_LENGTH);
+    const dataA = u32(ma, pa + B_DATA),
+      dataB = u32(mb, pb + B_DATA),
+      len = u32(ma, pa + B_DATA_LENGTH);
     if ((dataA === 0) !== (dataB === 0)) add(`buffer ${i} data address: wasm ${dataA} js ${dataB}`);
     else if (len && !rangeEqual(ba, dataA, bb, dataB, len)) add(`buffer ${i}: record bytes differ`);
     const { firstRow, rowCount } = a.buffer(i);
     for (let r = firstRow; r < firstRow + rowCount && r < n; r++) bufOfRow[r] = i;
     // each row's record lies at the same place in its buffer
-    const pa0 = da.events.payloadOffset, pb0 = db.events.payloadOffset;
+    const pa0 = da.events.payloadOffset,
+      pb0 = db.events.payloadOffset;
     for (let r = firstRow; r < firstRow + rowCount && r < n; r++) {
       if (pa0[r] - dataA !== pb0[r] - dataB) {
         add(`events.payloadOffset[${r}]: at ${pa0[r] - dataA} of buffer ${i} (wasm), ${pb0[r] - dataB} (js)`);
@@ -147,16 +172,25 @@ export function traceDifferences(a: Trace, b: Trace, options: CompareOptions = {
     const ob = db.events.payloadOffset;
     for (let r = 0; r < n; r++) {
       const len = ha[r] + la[r];
-      const sa = oa[r] - ha[r], sb = ob[r] - ha[r];
+      const sa = oa[r] - ha[r],
+        sb = ob[r] - ha[r];
       let same = true;
-      for (let k = 0; k < len; k++) if (ba[sa + k] !== bb[sb + k]) { same = false; break; }
-      if (!same) { add(`record bytes of row ${r} differ`); break; }
+      for (let k = 0; k < len; k++)
+        if (ba[sa + k] !== bb[sb + k]) {
+          same = false;
+          break;
+        }
+      if (!same) {
+        add(`record bytes of row ${r} differ`);
+        break;
+      }
     }
   }
 
   // extended items: columns, item bytes, and where each lies in its record
   {
-    const ea = da.ext, eb = db.ext;
+    const ea = da.ext,
+      eb = db.ext;
     for (const k of ["row", "type", "size"] as const) {
       if (!sameBytes(ea[k], eb[k])) add(`ext.${k}[${firstDiff(ea[k], eb[k])}] differs`);
     }
@@ -164,7 +198,8 @@ export function traceDifferences(a: Trace, b: Trace, options: CompareOptions = {
     const ob = db.events.payloadOffset;
     for (let e = 0; e < da.extCount; e++) {
       const r = ea.row[e];
-      const relA = ea.offset[e] - (oa[r] - ha[r]), relB = eb.offset[e] - (ob[r] - ha[r]);
+      const relA = ea.offset[e] - (oa[r] - ha[r]),
+        relB = eb.offset[e] - (ob[r] - ha[r]);
       // (an item's bytes as extItemBytes gives them: an EventPipe trace's stack items are its frames where they are)
       if (relA !== relB || !sameBytes(extItemBytes(da, ba, e), extItemBytes(db, bb, e))) {
         add(`ext item ${e} (row ${r}): at ${relA} (wasm) / ${relB} (js) of its record, or bytes differ`);
@@ -186,14 +221,23 @@ export function traceDifferences(a: Trace, b: Trace, options: CompareOptions = {
   // event types (no addresses in them): the structs, the table as read, and each one's rows
   if (!rangeEqual(ma, da.typesOffset, mb, db.typesOffset, da.typeCount * TYPE_STRIDE)) add("event type structs differ");
   if (show(eventTypesOf(a)) !== show(eventTypesOf(b))) add("eventTypes (as read) differ");
-  for (const [engine, t] of [["wasm", a], ["js", b]] as const) for (const p of eventTypeProblems(t)) add(`${engine}: ${p}`);
+  for (const [engine, t] of [
+    ["wasm", a],
+    ["js", b],
+  ] as const)
+    for (const p of eventTypeProblems(t)) add(`${engine}: ${p}`);
 
   // logfile header: every field, the names and time zone compared by content
   {
     const la = ma.subarray(da.logfileOffset, da.logfileOffset + LH_SIZE).slice();
     const lb = mb.subarray(db.logfileOffset, db.logfileOffset + LH_SIZE).slice();
-    for (const [at, size] of [[LH_TIME_ZONE, C.TIME_ZONE_BYTES], [LH_LOGGER_NAME, -LH_LOGGER_NAME_CHARS], [LH_LOG_FILE_NAME, -LH_LOG_FILE_NAME_CHARS]]) {
-      const pa = u32(la, at), pb = u32(lb, at);
+    for (const [at, size] of [
+      [LH_TIME_ZONE, C.TIME_ZONE_BYTES],
+      [LH_LOGGER_NAME, -LH_LOGGER_NAME_CHARS],
+      [LH_LOG_FILE_NAME, -LH_LOG_FILE_NAME_CHARS],
+    ]) {
+      const pa = u32(la, at),
+        pb = u32(lb, at);
       const bytes = size > 0 ? size : 2 * u32(la, -size);
       if ((pa === 0) !== (pb === 0) || (pa !== 0 && !rangeEqual(ma, pa, mb, pb, bytes))) add(`logfile header field @${at} differs`);
       la.fill(0, at, at + 4);
@@ -206,7 +250,8 @@ export function traceDifferences(a: Trace, b: Trace, options: CompareOptions = {
   // typed .NET runtime tables: every block byte (references relative to their record), every cell
   if (da.clr && db.clr) {
     const { layouts } = clrProgram();
-    const pa0 = da.events.payloadOffset, pb0 = db.events.payloadOffset;
+    const pa0 = da.events.payloadOffset,
+      pb0 = db.events.payloadOffset;
     for (let t = 0; t < layouts.length; t++) {
       const count = da.clr.counts[t];
       if (count !== db.clr.counts[t]) {
@@ -215,12 +260,17 @@ export function traceDifferences(a: Trace, b: Trace, options: CompareOptions = {
       }
       if (!count) continue;
       const L = layouts[t];
-      const ka = da.clr.blocks[t]!, kb = db.clr.blocks[t]!;
+      const ka = da.clr.blocks[t]!,
+        kb = db.clr.blocks[t]!;
       // (a block in a core's memory has room for more rows than it holds: its columns are `cap` rows apart)
-      const capA = da.clr.caps?.[t] ?? count, capB = db.clr.caps?.[t] ?? count;
+      const capA = da.clr.caps?.[t] ?? count,
+        capB = db.clr.caps?.[t] ?? count;
       const rowsA = new Uint32Array(ka.buffer, ka.byteOffset + capA * L.preRow, count);
       const rowsB = new Uint32Array(kb.buffer, kb.byteOffset + capB * L.preRow, count);
-      if (!sameBytes(rowsA, rowsB)) { add(`clr table ${L.schema.name}: rows differ`); continue; }
+      if (!sameBytes(rowsA, rowsB)) {
+        add(`clr table ${L.schema.name}: rows differ`);
+        continue;
+      }
       if (!rangeEqual(ka, capA * L.preStatus, kb, capB * L.preStatus, count)) add(`clr table ${L.schema.name}: truncated flags differ`);
       for (const c of L.columns) {
         if (c.storage === "value") {
@@ -241,17 +291,23 @@ export function traceDifferences(a: Trace, b: Trace, options: CompareOptions = {
         }
       }
     }
-    const ta = a.tables, tb = b.tables;
+    const ta = a.tables,
+      tb = b.tables;
     if (show(ta.map((x) => [x.name, x.version, x.length])) !== show(tb.map((x) => [x.name, x.version, x.length]))) add("trace.tables differ");
     else if (options.cells !== false) {
       const most = typeof options.cells === "number" ? options.cells : Infinity;
       for (let k = 0; k < ta.length; k++) {
-        const x = ta[k], y = tb[k];
+        const x = ta[k],
+          y = tb[k];
         const step = Math.max(1, Math.floor(x.length / most));
         for (let i = 0; i < x.length; i += step) {
           for (const name of x.fieldNames) {
-            const xa = x.get(name, i), xb = y.get(name, i);
-            if (!sameValue(xa, xb)) { add(`${x.name}.${name}[${i}]: wasm ${show(xa)} js ${show(xb)}`); break; }
+            const xa = x.get(name, i),
+              xb = y.get(name, i);
+            if (!sameValue(xa, xb)) {
+              add(`${x.name}.${name}[${i}]: wasm ${show(xa)} js ${show(xb)}`);
+              break;
+            }
           }
         }
       }
@@ -265,7 +321,18 @@ export function traceDifferences(a: Trace, b: Trace, options: CompareOptions = {
 
 function eventTypesOf(t: Trace): unknown[] {
   const x = t.eventTypes;
-  return Array.from({ length: x.length }, (_, i) => [x.provider[i], x.eventId[i], x.version[i], x.opcode[i], x.headerType[i], x.keywords[i], x.task[i], x.level[i], x.channel[i], x.count[i]]);
+  return Array.from({ length: x.length }, (_, i) => [
+    x.provider[i],
+    x.eventId[i],
+    x.version[i],
+    x.opcode[i],
+    x.headerType[i],
+    x.keywords[i],
+    x.task[i],
+    x.level[i],
+    x.channel[i],
+    x.count[i],
+  ]);
 }
 
 /**
@@ -275,8 +342,10 @@ function eventTypesOf(t: Trace): unknown[] {
  */
 export function eventTypeProblems(t: Trace, limit = 5): string[] {
   const out: string[] = [];
-  const e = t.events, x = t.eventTypes;
-  const keyOfType = (i: number) => `${x.provider[i]}/${x.eventId[i]}/${x.version[i]}/${x.opcode[i]}/${x.headerType[i]}/${x.keywords[i]}/${x.task[i]}/${x.level[i]}/${x.channel[i]}`;
+  const e = t.events,
+    x = t.eventTypes;
+  const keyOfType = (i: number) =>
+    `${x.provider[i]}/${x.eventId[i]}/${x.version[i]}/${x.opcode[i]}/${x.headerType[i]}/${x.keywords[i]}/${x.task[i]}/${x.level[i]}/${x.channel[i]}`;
   const keys = new Set<string>();
   for (let i = 0; i < x.length; i++) keys.add(keyOfType(i));
   if (keys.size !== x.length) out.push("two types share a key");
@@ -305,13 +374,18 @@ export function eventTypeProblems(t: Trace, limit = 5): string[] {
 }
 
 /** Decodes with both engines; returns the differences (errors must agree in class, code and offset). */
-export async function compareEngines(input: Source, options: OpenOptions = {}, compare: CompareOptions = {}): Promise<{ problems: string[]; wasm: Outcome; js: Outcome }> {
+export async function compareEngines(
+  input: Source,
+  options: OpenOptions = {},
+  compare: CompareOptions = {},
+): Promise<{ problems: string[]; wasm: Outcome; js: Outcome }> {
   const wasm = await decodeWith("wasm", input, options);
   const js = await decodeWith("js", input, options);
   let problems: string[];
   if (wasm.trace && js.trace) problems = traceDifferences(wasm.trace, js.trace, compare);
   else if (wasm.error !== undefined && js.error !== undefined) {
-    const x = describeError(wasm.error), y = describeError(js.error);
+    const x = describeError(wasm.error),
+      y = describeError(js.error);
     problems = x === y ? [] : [`errors: wasm ${x}, js ${y}`];
   } else {
     problems = [`wasm ${wasm.trace ? "decoded" : describeError(wasm.error)}, js ${js.trace ? "decoded" : describeError(js.error)}`];
@@ -358,9 +432,29 @@ export function syntheticTrace(seed: number, opts: { compress?: boolean; pointer
       const ht = pick([0x01, 0x02, 0x03, 0x04, 0x10, 0x11] as const);
       const pmc = ht >= 0x10 && rand() < 0.5 ? [1n, 2n, 3n].slice(0, 1 + int(3)) : undefined;
       const pebs = ht >= 0x10 && rand() < 0.5 ? 0x1234n : undefined;
-      w.system(proc, { headerType: ht, hookId: pick([0x0301, 0x030a, 0x0502, 0x0a10, 0x2500, 0x1f01, 0x0000]), version: int(5), pid: int(9999), tid: int(9999), ts: next(), payload: bytes(int(60)), pebs, pmc });
+      w.system(proc, {
+        headerType: ht,
+        hookId: pick([0x0301, 0x030a, 0x0502, 0x0a10, 0x2500, 0x1f01, 0x0000]),
+        version: int(5),
+        pid: int(9999),
+        tid: int(9999),
+        ts: next(),
+        payload: bytes(int(60)),
+        pebs,
+        pmc,
+      });
     } else if (r < 0.25) {
-      w.classic(proc, { headerType: pick([0x0a, 0x14, 0x0b, 0x15] as const), guid: pick(OTHERS), opcode: int(256), level: int(6), version: int(4), pid: int(99), tid: int(99), ts: next(), payload: bytes(int(40)) });
+      w.classic(proc, {
+        headerType: pick([0x0a, 0x14, 0x0b, 0x15] as const),
+        guid: pick(OTHERS),
+        opcode: int(256),
+        level: int(6),
+        version: int(4),
+        pid: int(99),
+        tid: int(99),
+        ts: next(),
+        payload: bytes(int(40)),
+      });
     } else if (r < 0.7) {
       const schema = pick(CLR_EVENTS);
       // mostly the schema's provider; sometimes another runtime provider (no such event there)
@@ -368,15 +462,53 @@ export function syntheticTrace(seed: number, opts: { compress?: boolean; pointer
       // up to 3 items, sometimes more than the 32 the walk takes
       const items = rand() < 0.2 ? (rand() < 0.1 ? 30 + int(6) : 1 + int(3)) : 0;
       const ext = items ? Array.from({ length: items }, () => ({ type: 1 + int(12), data: bytes(int(items > 3 ? 9 : 20)) })) : undefined;
-      const rec = records.event({ headerType: pick([0x12, 0x13] as const), provider, id: schema.id, version: rand() < 0.9 ? schema.version : int(10), level: int(6), opcode: int(256), task: int(100), keywords: BigInt(int(1 << 30)), pid: 4242, tid: int(99), ts: next(), ext, channel: int(20), payload: clrPayload() });
+      const rec = records.event({
+        headerType: pick([0x12, 0x13] as const),
+        provider,
+        id: schema.id,
+        version: rand() < 0.9 ? schema.version : int(10),
+        level: int(6),
+        opcode: int(256),
+        task: int(100),
+        keywords: BigInt(int(1 << 30)),
+        pid: 4242,
+        tid: int(99),
+        ts: next(),
+        ext,
+        channel: int(20),
+        payload: clrPayload(),
+      });
       if (ext && rand() < 0.3) rec[0x50 + int(8)] = int(256); // damage the first item's header
       w.raw(proc, rec, ts);
     } else if (r < 0.8) {
-      w.event(proc, { headerType: pick([0x12, 0x13] as const), provider: pick(OTHERS), id: int(600), version: int(3), level: 4, opcode: 0, task: 0, keywords: 0n, pid: 1, tid: 2, ts: next(), payload: bytes(int(50)) });
+      w.event(proc, {
+        headerType: pick([0x12, 0x13] as const),
+        provider: pick(OTHERS),
+        id: int(600),
+        version: int(3),
+        level: 4,
+        opcode: 0,
+        task: 0,
+        keywords: 0n,
+        pid: 1,
+        tid: 2,
+        ts: next(),
+        payload: bytes(int(50)),
+      });
     } else if (r < 0.9) {
       const flags = int(64);
       if (rand() < 0.7) {
-        w.message(proc, { messageNumber: int(100), optionFlags: flags, sequence: k, guid: pick(OTHERS), componentId: 3, ts: flags & 8 ? next() : undefined, pid: 5, tid: 6, payload: bytes(int(30)) });
+        w.message(proc, {
+          messageNumber: int(100),
+          optionFlags: flags,
+          sequence: k,
+          guid: pick(OTHERS),
+          componentId: 3,
+          ts: flags & 8 ? next() : undefined,
+          pid: 5,
+          tid: 6,
+          payload: bytes(int(30)),
+        });
       } else {
         // option bits whose fields do not fit the record
         const rec = new Uint8Array(8 + 4 * int(4)).map(() => int(256));
@@ -396,11 +528,18 @@ export function syntheticTrace(seed: number, opts: { compress?: boolean; pointer
       const rec = bytes(16 + int(16));
       const v = new DataView(rec.buffer);
       const kind = int(5);
-      if (kind === 0) v.setUint32(0, 0xc0130000, true); // EVENT_HEADER of size 0
-      else if (kind === 1) v.setUint32(0, 0xc0130020, true); // too small
-      else if (kind === 2) v.setUint32(0, 0xc013fff0, true); // overruns
-      else if (kind === 3) v.setUint32(0, 0x12345678, true); // not a trace header
-      else { v.setUint32(0, 0xc0020000 | rec.length, true); v.setUint16(4, 0, true); } // SYSTEM64 of Size 0
+      if (kind === 0)
+        v.setUint32(0, 0xc0130000, true); // EVENT_HEADER of size 0
+      else if (kind === 1)
+        v.setUint32(0, 0xc0130020, true); // too small
+      else if (kind === 2)
+        v.setUint32(0, 0xc013fff0, true); // overruns
+      else if (kind === 3)
+        v.setUint32(0, 0x12345678, true); // not a trace header
+      else {
+        v.setUint32(0, 0xc0020000 | rec.length, true);
+        v.setUint16(4, 0, true);
+      } // SYSTEM64 of Size 0
       w.raw(proc, rec);
     }
   }

@@ -31,10 +31,17 @@ export interface KernelCase {
 export async function kernelCaseTrace(cases: KernelCase[]) {
   const w = new EtlWriter({ perfFreq: 1_000_000n });
   const at = (k: number) => w.anchor + BigInt(1000 * (k + 1));
-  cases.forEach((c, k) => w.system(0, {
-    headerType: c.ptr === 4 ? 0x01 : 0x02, hookId: (c.group << 8) | c.opcode, version: c.version,
-    pid: c.hpid ?? HEADER_PID, tid: c.htid ?? HEADER_TID, ts: at(k), payload: c.payload,
-  }));
+  cases.forEach((c, k) =>
+    w.system(0, {
+      headerType: c.ptr === 4 ? 0x01 : 0x02,
+      hookId: (c.group << 8) | c.opcode,
+      version: c.version,
+      pid: c.hpid ?? HEADER_PID,
+      tid: c.htid ?? HEADER_TID,
+      ts: at(k),
+      payload: c.payload,
+    }),
+  );
   const t = await openTrace(w.finish());
   const stamps = [...t.events.timestamp];
   return { t, rowOf: (k: number) => t.events.row(stamps.findIndex((ts) => ts === at(k))) };
@@ -52,11 +59,14 @@ export function expectEventLine(line: string, c: KernelCase, split: string | Reg
   expect(m, line).not.toBeNull();
   const [, name, pid, tid, len, rest] = m!;
   expect([name, Number(pid), Number(tid), Number(len)], c.what).toEqual([c.name, c.pid, c.tid, c.payload.length]);
-  const cut = c.text.split(split).map((nv) => {
-    const i = nv.indexOf("=");
-    const v = nv.slice(i + 1);
-    return `${nv.slice(0, i)}=${v.length > 20 ? v.slice(0, 20) + "..." : v}; `;
-  }).join("");
+  const cut = c.text
+    .split(split)
+    .map((nv) => {
+      const i = nv.indexOf("=");
+      const v = nv.slice(i + 1);
+      return `${nv.slice(0, i)}=${v.length > 20 ? v.slice(0, 20) + "..." : v}; `;
+    })
+    .join("");
   expect(rest, c.what).toBe(cut);
 }
 
@@ -76,6 +86,8 @@ export async function expectKernelCases(cases: KernelCase[]): Promise<void> {
 
 /** A payload builder that can also give its payload cut short. */
 export class CaseBuilder extends PayloadBuilder {
-  cut(n: number): Uint8Array { return this.build().slice(0, n); }
+  cut(n: number): Uint8Array {
+    return this.build().slice(0, n);
+  }
 }
 export const p = () => new CaseBuilder();

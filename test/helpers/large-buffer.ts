@@ -3,9 +3,7 @@
 // right after the original ("copy"), or in its place ("resize"). A decode under a limit that cannot
 // hold it stops there, every row before it kept. `offset` is where the large buffer starts.
 
-export function withLargeBuffer(
-  bytes: Uint8Array, index: number, size: number, mode: "copy" | "resize" = "copy",
-): { bytes: Uint8Array; offset: number } {
+export function withLargeBuffer(bytes: Uint8Array, index: number, size: number, mode: "copy" | "resize" = "copy"): { bytes: Uint8Array; offset: number } {
   const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let at = 0;
   for (let i = 0; i < index; i++) at += v.getUint32(at, true);

@@ -63,7 +63,8 @@ export const NETTRACE_MUTATORS: Record<string, Mutator> = {
     const b = pick(ofKind(blocks, [BLOCK_EVENT]), rand);
     if (!b) return null;
     // the first records' headers, where the compressed header flags and varints are
-    const from = b.content, to = Math.min(b.content + b.contentLength, b.content + 64 + Math.floor(rand() * 512));
+    const from = b.content,
+      to = Math.min(b.content + b.contentLength, b.content + 64 + Math.floor(rand() * 512));
     const n = 1 + Math.floor(rand() * 4);
     return { bytes: flipIn(bytes, from, to, n, rand), step: `${n} bytes flipped in an event block's first records (${from}..${to})` };
   },
@@ -92,7 +93,10 @@ export const NETTRACE_MUTATORS: Record<string, Mutator> = {
     return { bytes: out, step: `${n} bytes of 0xFF at ${at} (varints that do not end)` };
   },
   "block.size": (bytes, blocks, rand) => {
-    const b = pick(blocks.filter((x) => x.content - x.at >= 4), rand);
+    const b = pick(
+      blocks.filter((x) => x.content - x.at >= 4),
+      rand,
+    );
     if (!b) return null;
     // the size word before the content (V3–V5: then padding to 4 bytes; V6: kind << 24 | size)
     const out = bytes.slice();
@@ -100,7 +104,7 @@ export const NETTRACE_MUTATORS: Record<string, Mutator> = {
     let sizeAt = -1;
     for (let d = 4; d <= 7 && sizeAt < 0; d++) {
       const at = b.content - d;
-      if (at >= b.at && ((v.getUint32(at, true) >>> 0) === b.contentLength || (v.getUint32(at, true) & 0xffffff) === b.contentLength)) sizeAt = at;
+      if (at >= b.at && (v.getUint32(at, true) >>> 0 === b.contentLength || (v.getUint32(at, true) & 0xffffff) === b.contentLength)) sizeAt = at;
     }
     if (sizeAt < 0) return null;
     const old = v.getUint32(sizeAt, true);
@@ -122,9 +126,13 @@ export const NETTRACE_MUTATORS: Record<string, Mutator> = {
     const rest = blocks.slice(1);
     if (rest.length < 2) return null;
     const i = Math.floor(rand() * (rest.length - 1));
-    const a = rest[i], c = rest[i + 1];
+    const a = rest[i],
+      c = rest[i + 1];
     // (V4/V5 blocks are 4-aligned from the stream start: swapped, their padding may no longer fit)
-    return { bytes: concat(bytes.subarray(0, a.at), bytes.subarray(c.at, c.end), bytes.subarray(a.at, a.end), bytes.subarray(c.end)), step: `kind-${a.kind} block at ${a.at} swapped with the kind-${c.kind} block after it` };
+    return {
+      bytes: concat(bytes.subarray(0, a.at), bytes.subarray(c.at, c.end), bytes.subarray(a.at, a.end), bytes.subarray(c.end)),
+      step: `kind-${a.kind} block at ${a.at} swapped with the kind-${c.kind} block after it`,
+    };
   },
   "flip.any": (bytes, _blocks, rand) => {
     const n = 1 + Math.floor(rand() * 8);
@@ -178,7 +186,10 @@ export function mutateNettraceCase(seed: number, base: Base): Case {
 export function nettraceBases(corpusDir: string | null, generated: Base[] = []): Base[] {
   const bases: Base[] = [];
   if (corpusDir && existsSync(corpusDir)) {
-    for (const f of readdirSync(corpusDir).filter((x) => /\.(nettrace|netperf)$/.test(x)).sort()) bases.push({ name: f, bytes: new Uint8Array(readFileSync(join(corpusDir, f))) });
+    for (const f of readdirSync(corpusDir)
+      .filter((x) => /\.(nettrace|netperf)$/.test(x))
+      .sort())
+      bases.push({ name: f, bytes: new Uint8Array(readFileSync(join(corpusDir, f))) });
   }
   bases.push({ name: "synthetic-v6.nettrace", bytes: syntheticV6() });
   bases.push({ name: "synthetic-v4.nettrace", bytes: syntheticV4Uncompressed() });

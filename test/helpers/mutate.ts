@@ -99,7 +99,16 @@ export function walkFile(bytes: Uint8Array): Layout {
     if (size < HDR || size > MAX_BUFFER) break;
     const flags = u16(bytes, at + 0x34);
     const truncated = at + size > bytes.length;
-    buffers.push({ index: buffers.length, at, size, saved: u32(bytes, at + 4), filled: u32(bytes, at + 0x30), flags, compressed: (flags & 0x40) !== 0, truncated });
+    buffers.push({
+      index: buffers.length,
+      at,
+      size,
+      saved: u32(bytes, at + 4),
+      filled: u32(bytes, at + 0x30),
+      flags,
+      compressed: (flags & 0x40) !== 0,
+      truncated,
+    });
     if (truncated) break;
     at += size;
   }
@@ -181,7 +190,11 @@ export function xpressScan(src: Uint8Array, expected: number): XpressScan {
   const flagWords: number[] = [];
   const matches: XpressScan["matches"] = [];
   const fail = { out: null, flagWords, matches };
-  let ip = 0, op = 0, flags = 0, count = 0, half = -1;
+  let ip = 0,
+    op = 0,
+    flags = 0,
+    count = 0,
+    half = -1;
   while (op < expected) {
     if (count === 0) {
       if (ip + 4 > src.length) return fail;
@@ -386,7 +399,11 @@ const where = (b: BufferPlace) => `buffer ${b.index} @${b.at}${b.compressed ? " 
 const recWhere = (a: Area, r: RecordPlace) => `${where(a.buffer)} record @+${r.at} ${r.kind}/${hex(r.headerType)} size ${r.size}`;
 
 /** Edits one record of some buffer; `edit` changes `data` in place or returns a new area. */
-function onRecord(c: Ctx, pred: (r: RecordPlace) => boolean, edit: (data: Uint8Array, r: RecordPlace, area: Area) => string | Uint8Array | [Uint8Array, string] | null): string | null {
+function onRecord(
+  c: Ctx,
+  pred: (r: RecordPlace) => boolean,
+  edit: (data: Uint8Array, r: RecordPlace, area: Area) => string | Uint8Array | [Uint8Array, string] | null,
+): string | null {
   const found = c.area(pred);
   if (!found) return null;
   const { area, rec } = found;
@@ -399,7 +416,26 @@ function onRecord(c: Ctx, pred: (r: RecordPlace) => boolean, edit: (data: Uint8A
   return `${what}: ${detail}`;
 }
 
-const SIZE_FIELD_VALUES = (b: BufferPlace, len: number) => [0, 1, 0x47, 0x48, 0x49, 0x50, b.size - 1, b.size + 1, b.size - 8, b.size + 8, b.size * 2, b.size >>> 1, len - b.at, len - b.at + 1, 0x7fffffff, 0xffffffff, MAX_BUFFER, MAX_BUFFER + 1];
+const SIZE_FIELD_VALUES = (b: BufferPlace, len: number) => [
+  0,
+  1,
+  0x47,
+  0x48,
+  0x49,
+  0x50,
+  b.size - 1,
+  b.size + 1,
+  b.size - 8,
+  b.size + 8,
+  b.size * 2,
+  b.size >>> 1,
+  len - b.at,
+  len - b.at + 1,
+  0x7fffffff,
+  0xffffffff,
+  MAX_BUFFER,
+  MAX_BUFFER + 1,
+];
 
 const MUTATORS: Record<string, Mutator> = {
   // --- buffer headers ---------------------------------------------------------------------
@@ -415,7 +451,26 @@ const MUTATORS: Record<string, Mutator> = {
     const b = c.buffer();
     if (!b) return null;
     const end = b.compressed ? b.filled : recordEnd(b);
-    const vals = [0, 0x47, 0x48, 0x49, 0x4c, end - 1, end + 1, end - 8, end + 8, end + 4096, b.size, b.size + 1, b.size - 1, 0x10000, MAX_BUFFER, MAX_BUFFER + 1, 0xffffffff, 0x48 + ((c.int(b.size) >> 3) << 3)];
+    const vals = [
+      0,
+      0x47,
+      0x48,
+      0x49,
+      0x4c,
+      end - 1,
+      end + 1,
+      end - 8,
+      end + 8,
+      end + 4096,
+      b.size,
+      b.size + 1,
+      b.size - 1,
+      0x10000,
+      MAX_BUFFER,
+      MAX_BUFFER + 1,
+      0xffffffff,
+      0x48 + ((c.int(b.size) >> 3) << 3),
+    ];
     const v = (c.chance(0.85) ? c.pick(vals) : c.int(0x100000000)) >>> 0;
     const which = c.pick(["Offset", "SavedOffset", "both"] as const);
     if (which !== "SavedOffset") set32(c.bytes, b.at + 0x30, v);
@@ -516,200 +571,294 @@ const MUTATORS: Record<string, Mutator> = {
 
   // --- record headers ---------------------------------------------------------------------
   "rec.size": (c) =>
-    onRecord(c, () => true, (d, r) => {
-      const left = d.length - r.at;
-      const v = (c.chance(0.85) ? c.pick([0, 1, 3, 4, 7, 8, r.min - 1, r.min, r.min + 1, r.size - 1, r.size + 1, r.size - 8, r.size + 7, r.size + 8, left, left + 1, left - 1, 0x8000, 0xffff]) : c.int(0x10000)) & 0xffff;
-      set16(d, r.at + r.sizeAt, v);
-      return `Size -> ${v}`;
-    }),
+    onRecord(
+      c,
+      () => true,
+      (d, r) => {
+        const left = d.length - r.at;
+        const v =
+          (c.chance(0.85)
+            ? c.pick([
+                0,
+                1,
+                3,
+                4,
+                7,
+                8,
+                r.min - 1,
+                r.min,
+                r.min + 1,
+                r.size - 1,
+                r.size + 1,
+                r.size - 8,
+                r.size + 7,
+                r.size + 8,
+                left,
+                left + 1,
+                left - 1,
+                0x8000,
+                0xffff,
+              ])
+            : c.int(0x10000)) & 0xffff;
+        set16(d, r.at + r.sizeAt, v);
+        return `Size -> ${v}`;
+      },
+    ),
   "rec.type": (c) =>
-    onRecord(c, () => true, (d, r) => {
-      const v = c.pick([1, 2, 3, 4, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x3c, 0xff, 0, c.int(256)]);
-      d[r.at + 2] = v;
-      return `header type -> ${hex(v)}`;
-    }),
+    onRecord(
+      c,
+      () => true,
+      (d, r) => {
+        const v = c.pick([1, 2, 3, 4, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x3c, 0xff, 0, c.int(256)]);
+        d[r.at + 2] = v;
+        return `header type -> ${hex(v)}`;
+      },
+    ),
   "rec.marker": (c) =>
-    onRecord(c, () => true, (d, r) => {
-      if (c.chance(0.25)) {
-        const v = c.pick([0, 0xffffffff]);
-        set32(d, r.at, v);
-        return `marker -> ${hex(v)}`;
-      }
-      const v = c.pick([0xc0, 0x90, 0x80, 0x00, 0xb0, 0x40, 0xff, 0xd0, 0x9f, 0xa0, c.int(256)]);
-      d[r.at + 3] = v;
-      return `marker flags -> ${hex(v)}`;
-    }),
+    onRecord(
+      c,
+      () => true,
+      (d, r) => {
+        if (c.chance(0.25)) {
+          const v = c.pick([0, 0xffffffff]);
+          set32(d, r.at, v);
+          return `marker -> ${hex(v)}`;
+        }
+        const v = c.pick([0xc0, 0x90, 0x80, 0x00, 0xb0, 0x40, 0xff, 0xd0, 0x9f, 0xa0, c.int(256)]);
+        d[r.at + 3] = v;
+        return `marker flags -> ${hex(v)}`;
+      },
+    ),
   "rec.event-flags": (c) =>
-    onRecord(c, (r) => r.kind === "event", (d, r) => {
-      const old = u16(d, r.at + 4);
-      const v = c.chance(0.8) ? old ^ c.pick([1, 1, 1, 2, 4, 8, 0x10, 0x20, 0x40, 0x80, 0x100, 0x200]) : c.int(0x10000);
-      set16(d, r.at + 4, v);
-      return `EVENT_HEADER Flags ${hex(old)} -> ${hex(v)}`;
-    }),
+    onRecord(
+      c,
+      (r) => r.kind === "event",
+      (d, r) => {
+        const old = u16(d, r.at + 4);
+        const v = c.chance(0.8) ? old ^ c.pick([1, 1, 1, 2, 4, 8, 0x10, 0x20, 0x40, 0x80, 0x100, 0x200]) : c.int(0x10000);
+        set16(d, r.at + 4, v);
+        return `EVENT_HEADER Flags ${hex(old)} -> ${hex(v)}`;
+      },
+    ),
   "rec.ext-item": (c) =>
-    onRecord(c, (r) => r.kind === "event", (d, r) => {
-      if (!r.items.length) {
-        // make one: the extended-item flag and an item header at 0x50 of any shape
-        if (r.size < 0x58) return null;
-        set16(d, r.at + 4, u16(d, r.at + 4) | 1);
-        const dataSize = c.pick([0, 1, 8, r.size - 0x58, r.size - 0x57, 0xffff, c.int(r.size)]) & 0xffff;
-        set16(d, r.at + 0x50, c.pick([align8(8 + dataSize), 0, 8, c.int(0x10000)]) & 0xffff);
-        set16(d, r.at + 0x52, c.int(20));
-        set16(d, r.at + 0x54, c.int(4));
-        set16(d, r.at + 0x56, dataSize);
-        return `new extended item, DataSize ${dataSize}`;
-      }
-      const item = c.pick(r.items);
-      const at = r.at + item.at;
-      const left = r.size - item.at;
-      const field = c.int(5);
-      if (field === 0) {
-        const v = c.pick([0, 1, 7, 8, 9, item.itemSize - 8, item.itemSize + 8, left, 0xffff, c.int(0x10000)]) & 0xffff;
-        set16(d, at, v);
-        return `ext item @+${item.at} ItemSize ${item.itemSize} -> ${v}`;
-      }
-      if (field === 1) {
-        const v = c.pick([0, 1, 2, 3, 5, 6, 9, 10, 11, 12, 13, 14, 15, 16, 0xffff, c.int(0x10000)]);
-        set16(d, at + 2, v);
-        return `ext item @+${item.at} ExtType ${item.type} -> ${v}`;
-      }
-      if (field === 2) {
-        const v = c.chance(0.7) ? item.link ^ 1 : c.int(0x10000);
-        set16(d, at + 4, v);
-        return `ext item @+${item.at} Linkage ${item.link} -> ${v}`;
-      }
-      if (field === 3) {
-        const v = c.pick([0, 1, item.dataSize - 1, item.dataSize + 1, item.dataSize + 8, left - 8, left - 7, left, 0xffff, c.int(0x10000)]) & 0xffff;
-        set16(d, at + 6, v);
-        return `ext item @+${item.at} DataSize ${item.dataSize} -> ${v}`;
-      }
-      // every item links to a next one: the walk runs into the user data
-      for (const it of r.items) set16(d, r.at + it.at + 4, 1);
-      return `all ${r.items.length} ext items linked`;
-    }),
+    onRecord(
+      c,
+      (r) => r.kind === "event",
+      (d, r) => {
+        if (!r.items.length) {
+          // make one: the extended-item flag and an item header at 0x50 of any shape
+          if (r.size < 0x58) return null;
+          set16(d, r.at + 4, u16(d, r.at + 4) | 1);
+          const dataSize = c.pick([0, 1, 8, r.size - 0x58, r.size - 0x57, 0xffff, c.int(r.size)]) & 0xffff;
+          set16(d, r.at + 0x50, c.pick([align8(8 + dataSize), 0, 8, c.int(0x10000)]) & 0xffff);
+          set16(d, r.at + 0x52, c.int(20));
+          set16(d, r.at + 0x54, c.int(4));
+          set16(d, r.at + 0x56, dataSize);
+          return `new extended item, DataSize ${dataSize}`;
+        }
+        const item = c.pick(r.items);
+        const at = r.at + item.at;
+        const left = r.size - item.at;
+        const field = c.int(5);
+        if (field === 0) {
+          const v = c.pick([0, 1, 7, 8, 9, item.itemSize - 8, item.itemSize + 8, left, 0xffff, c.int(0x10000)]) & 0xffff;
+          set16(d, at, v);
+          return `ext item @+${item.at} ItemSize ${item.itemSize} -> ${v}`;
+        }
+        if (field === 1) {
+          const v = c.pick([0, 1, 2, 3, 5, 6, 9, 10, 11, 12, 13, 14, 15, 16, 0xffff, c.int(0x10000)]);
+          set16(d, at + 2, v);
+          return `ext item @+${item.at} ExtType ${item.type} -> ${v}`;
+        }
+        if (field === 2) {
+          const v = c.chance(0.7) ? item.link ^ 1 : c.int(0x10000);
+          set16(d, at + 4, v);
+          return `ext item @+${item.at} Linkage ${item.link} -> ${v}`;
+        }
+        if (field === 3) {
+          const v = c.pick([0, 1, item.dataSize - 1, item.dataSize + 1, item.dataSize + 8, left - 8, left - 7, left, 0xffff, c.int(0x10000)]) & 0xffff;
+          set16(d, at + 6, v);
+          return `ext item @+${item.at} DataSize ${item.dataSize} -> ${v}`;
+        }
+        // every item links to a next one: the walk runs into the user data
+        for (const it of r.items) set16(d, r.at + it.at + 4, 1);
+        return `all ${r.items.length} ext items linked`;
+      },
+    ),
   "rec.ext-data": (c) =>
-    onRecord(c, (r) => r.items.some((i) => i.dataSize > 0), (d, r) => {
-      // TraceLogging schemas (11) and provider traits (12) name events and providers
-      const items = r.items.filter((i) => i.dataSize > 0);
-      const item = items.find((i) => (i.type === 11 || i.type === 12) && c.chance(0.7)) ?? c.pick(items);
-      const at = r.at + item.at + 8;
-      const kind = c.int(3);
-      if (kind === 0) {
-        const n = 1 + c.int(4);
-        for (let k = 0; k < n; k++) d[at + c.int(item.dataSize)] = c.int(256);
-        return `ext item type ${item.type}: ${n} data bytes overwritten`;
-      }
-      if (kind === 1) {
-        for (let o = at; o < at + item.dataSize; o++) if (d[o] === 0) d[o] = 0x43;
-        return `ext item type ${item.type}: no NUL left in its data`;
-      }
-      const o = c.int(Math.max(1, item.dataSize - 1));
-      set16(d, at + o, c.pick([0, 0xffff, item.dataSize, item.dataSize + 1]));
-      return `ext item type ${item.type}: u16 @+${o} of its data set to a boundary`;
-    }),
+    onRecord(
+      c,
+      (r) => r.items.some((i) => i.dataSize > 0),
+      (d, r) => {
+        // TraceLogging schemas (11) and provider traits (12) name events and providers
+        const items = r.items.filter((i) => i.dataSize > 0);
+        const item = items.find((i) => (i.type === 11 || i.type === 12) && c.chance(0.7)) ?? c.pick(items);
+        const at = r.at + item.at + 8;
+        const kind = c.int(3);
+        if (kind === 0) {
+          const n = 1 + c.int(4);
+          for (let k = 0; k < n; k++) d[at + c.int(item.dataSize)] = c.int(256);
+          return `ext item type ${item.type}: ${n} data bytes overwritten`;
+        }
+        if (kind === 1) {
+          for (let o = at; o < at + item.dataSize; o++) if (d[o] === 0) d[o] = 0x43;
+          return `ext item type ${item.type}: no NUL left in its data`;
+        }
+        const o = c.int(Math.max(1, item.dataSize - 1));
+        set16(d, at + o, c.pick([0, 0xffff, item.dataSize, item.dataSize + 1]));
+        return `ext item type ${item.type}: u16 @+${o} of its data set to a boundary`;
+      },
+    ),
   "rec.many-types": (c) =>
-    onRecord(c, () => true, (d, r, area) => {
-      // every record of the buffer a new event type: id, version and opcode at random
-      for (const x of area.records) {
-        if (x.kind === "event") {
-          set16(d, x.at + 0x28, c.int(0x10000));
-          d[x.at + 0x2a] = c.int(256);
-          d[x.at + 0x2d] = c.int(256);
-        } else if (x.kind === "system" || x.kind === "compact" || x.kind === "perfinfo") {
-          d[x.at + 6] = c.int(256);
-        } else if (x.kind === "full" || x.kind === "instance") {
-          d[x.at + 4] = c.int(256);
-          set16(d, x.at + 6, c.int(0x10000));
-        } else if (x.kind === "message") {
-          set16(d, x.at + 4, c.int(0x10000));
+    onRecord(
+      c,
+      () => true,
+      (d, r, area) => {
+        // every record of the buffer a new event type: id, version and opcode at random
+        for (const x of area.records) {
+          if (x.kind === "event") {
+            set16(d, x.at + 0x28, c.int(0x10000));
+            d[x.at + 0x2a] = c.int(256);
+            d[x.at + 0x2d] = c.int(256);
+          } else if (x.kind === "system" || x.kind === "compact" || x.kind === "perfinfo") {
+            d[x.at + 6] = c.int(256);
+          } else if (x.kind === "full" || x.kind === "instance") {
+            d[x.at + 4] = c.int(256);
+            set16(d, x.at + 6, c.int(0x10000));
+          } else if (x.kind === "message") {
+            set16(d, x.at + 4, c.int(0x10000));
+          }
         }
-      }
-      return `ids of all ${area.records.length} records of the buffer randomized`;
-    }),
+        return `ids of all ${area.records.length} records of the buffer randomized`;
+      },
+    ),
   "rec.many-providers": (c) =>
-    onRecord(c, () => true, (d, r, area) => {
-      // every record of the buffer its own provider: GUIDs, kernel groups
-      const few = c.chance(0.3);
-      for (const x of area.records) {
-        if (x.kind === "event" || x.kind === "full" || x.kind === "instance") {
-          if (few) d[x.at + 0x18] = c.int(3);
-          else for (let k = 0; k < 16; k++) d[x.at + 0x18 + k] = c.int(256);
-        } else if (x.kind === "system" || x.kind === "compact" || x.kind === "perfinfo") {
-          d[x.at + 7] = c.int(256);
+    onRecord(
+      c,
+      () => true,
+      (d, r, area) => {
+        // every record of the buffer its own provider: GUIDs, kernel groups
+        const few = c.chance(0.3);
+        for (const x of area.records) {
+          if (x.kind === "event" || x.kind === "full" || x.kind === "instance") {
+            if (few) d[x.at + 0x18] = c.int(3);
+            else for (let k = 0; k < 16; k++) d[x.at + 0x18 + k] = c.int(256);
+          } else if (x.kind === "system" || x.kind === "compact" || x.kind === "perfinfo") {
+            d[x.at + 7] = c.int(256);
+          }
         }
-      }
-      return `providers of all ${area.records.length} records of the buffer randomized${few ? " (few distinct)" : ""}`;
-    }),
+        return `providers of all ${area.records.length} records of the buffer randomized${few ? " (few distinct)" : ""}`;
+      },
+    ),
   "rec.system-ext": (c) =>
-    onRecord(c, (r) => r.kind === "system" || r.kind === "compact" || r.kind === "perfinfo", (d, r) => {
-      const old = u16(d, r.at);
-      const v = c.pick([old | 0x8000, (old & 0xf8ff) | (c.int(8) << 8), old | 0x8700, old ^ (1 << (11 + c.int(4))), c.int(0x10000)]);
-      set16(d, r.at, v);
-      return `Version ${hex(old)} -> ${hex(v)} (PEBS/PMC)`;
-    }),
+    onRecord(
+      c,
+      (r) => r.kind === "system" || r.kind === "compact" || r.kind === "perfinfo",
+      (d, r) => {
+        const old = u16(d, r.at);
+        const v = c.pick([old | 0x8000, (old & 0xf8ff) | (c.int(8) << 8), old | 0x8700, old ^ (1 << (11 + c.int(4))), c.int(0x10000)]);
+        set16(d, r.at, v);
+        return `Version ${hex(old)} -> ${hex(v)} (PEBS/PMC)`;
+      },
+    ),
   "rec.wpp-options": (c) =>
-    onRecord(c, (r) => r.kind === "message", (d, r) => {
-      const v = c.chance(0.7) ? c.int(0x100) : c.int(0x10000);
-      set16(d, r.at + 6, v);
-      return `OptionFlags -> ${hex(v)}`;
-    }),
+    onRecord(
+      c,
+      (r) => r.kind === "message",
+      (d, r) => {
+        const v = c.chance(0.7) ? c.int(0x100) : c.int(0x10000);
+        set16(d, r.at + 6, v);
+        return `OptionFlags -> ${hex(v)}`;
+      },
+    ),
   "rec.header-bytes": (c) =>
-    onRecord(c, (r) => r.min > 4, (d, r) => {
-      const n = 1 + c.int(4);
-      const at: number[] = [];
-      for (let k = 0; k < n; k++) {
-        const o = 4 + c.int(r.min - 4);
-        d[r.at + o] = c.int(256);
-        at.push(o);
-      }
-      return `header bytes ${at.map(hex).join(",")} overwritten`;
-    }),
-  "rec.payload": (c) =>
-    onRecord(c, (r) => r.size > r.min, (d, r) => {
-      const len = r.size - r.min;
-      const o = r.min + c.int(len);
-      if (c.chance(0.5) && o + 4 <= r.size) {
-        // a length, count or string end at a boundary
-        const v = c.pick([0, 1, 0xffff, 0xffffffff, 0x7fffffff, len, len + 1, 0x10000]) >>> 0;
-        if (c.chance(0.5)) set32(d, r.at + o, v);
-        else set16(d, r.at + o, v & 0xffff);
-        return `payload @+${o} -> ${v}`;
-      }
-      const n = 1 + c.int(8);
-      for (let k = 0; k < n; k++) d[r.at + r.min + c.int(len)] = c.int(256);
-      return `${n} payload bytes overwritten`;
-    }),
-  "rec.strings": (c) =>
-    onRecord(c, (r) => r.size - r.min >= 2, (d, r) => {
-      // no NUL left in the payload: every string runs to its end
-      let n = 0;
-      for (let o = r.at + r.min; o + 1 < r.at + r.size; o += 2) {
-        if (d[o] === 0 && d[o + 1] === 0) {
-          d[o] = 0x41;
-          n++;
+    onRecord(
+      c,
+      (r) => r.min > 4,
+      (d, r) => {
+        const n = 1 + c.int(4);
+        const at: number[] = [];
+        for (let k = 0; k < n; k++) {
+          const o = 4 + c.int(r.min - 4);
+          d[r.at + o] = c.int(256);
+          at.push(o);
         }
-      }
-      for (let o = r.at + r.min; o < r.at + r.size; o++) if (d[o] === 0) d[o] = 0x42;
-      return n ? `${n} UTF-16 NULs (and every zero byte) in the payload replaced` : null;
-    }),
+        return `header bytes ${at.map(hex).join(",")} overwritten`;
+      },
+    ),
+  "rec.payload": (c) =>
+    onRecord(
+      c,
+      (r) => r.size > r.min,
+      (d, r) => {
+        const len = r.size - r.min;
+        const o = r.min + c.int(len);
+        if (c.chance(0.5) && o + 4 <= r.size) {
+          // a length, count or string end at a boundary
+          const v = c.pick([0, 1, 0xffff, 0xffffffff, 0x7fffffff, len, len + 1, 0x10000]) >>> 0;
+          if (c.chance(0.5)) set32(d, r.at + o, v);
+          else set16(d, r.at + o, v & 0xffff);
+          return `payload @+${o} -> ${v}`;
+        }
+        const n = 1 + c.int(8);
+        for (let k = 0; k < n; k++) d[r.at + r.min + c.int(len)] = c.int(256);
+        return `${n} payload bytes overwritten`;
+      },
+    ),
+  "rec.strings": (c) =>
+    onRecord(
+      c,
+      (r) => r.size - r.min >= 2,
+      (d, r) => {
+        // no NUL left in the payload: every string runs to its end
+        let n = 0;
+        for (let o = r.at + r.min; o + 1 < r.at + r.size; o += 2) {
+          if (d[o] === 0 && d[o + 1] === 0) {
+            d[o] = 0x41;
+            n++;
+          }
+        }
+        for (let o = r.at + r.min; o < r.at + r.size; o++) if (d[o] === 0) d[o] = 0x42;
+        return n ? `${n} UTF-16 NULs (and every zero byte) in the payload replaced` : null;
+      },
+    ),
   "rec.timestamp": (c) =>
-    onRecord(c, (r) => r.kind !== "opaque" && r.kind !== "message", (d, r) => {
-      const at = r.at + (r.kind === "perfinfo" ? 8 : 0x10);
-      const [lo, hi] = c.pick([[0, 0], [0xffffffff, 0xffffffff], [0xffffffff, 0x7fffffff], [0, 0x80000000], [1, 0], [c.int(0x100000000), c.int(0x100000000)]]);
-      set32(d, at, lo);
-      set32(d, at + 4, hi);
-      return `timestamp -> 0x${hi.toString(16).padStart(8, "0")}${lo.toString(16).padStart(8, "0")}`;
-    }),
+    onRecord(
+      c,
+      (r) => r.kind !== "opaque" && r.kind !== "message",
+      (d, r) => {
+        const at = r.at + (r.kind === "perfinfo" ? 8 : 0x10);
+        const [lo, hi] = c.pick([
+          [0, 0],
+          [0xffffffff, 0xffffffff],
+          [0xffffffff, 0x7fffffff],
+          [0, 0x80000000],
+          [1, 0],
+          [c.int(0x100000000), c.int(0x100000000)],
+        ]);
+        set32(d, at, lo);
+        set32(d, at + 4, hi);
+        return `timestamp -> 0x${hi.toString(16).padStart(8, "0")}${lo.toString(16).padStart(8, "0")}`;
+      },
+    ),
   "rec.drop": (c) =>
-    onRecord(c, () => true, (d, r) => {
-      const end = Math.min(d.length, r.at + align8(r.size));
-      return [concat(d.subarray(0, r.at), d.subarray(end)), "dropped"];
-    }),
+    onRecord(
+      c,
+      () => true,
+      (d, r) => {
+        const end = Math.min(d.length, r.at + align8(r.size));
+        return [concat(d.subarray(0, r.at), d.subarray(end)), "dropped"];
+      },
+    ),
   "rec.duplicate": (c) =>
-    onRecord(c, () => true, (d, r) => {
-      const end = Math.min(d.length, r.at + align8(r.size));
-      return [concat(d.subarray(0, end), d.subarray(r.at, end), d.subarray(end)), "duplicated"];
-    }),
+    onRecord(
+      c,
+      () => true,
+      (d, r) => {
+        const end = Math.min(d.length, r.at + align8(r.size));
+        return [concat(d.subarray(0, end), d.subarray(r.at, end), d.subarray(end)), "duplicated"];
+      },
+    ),
   "rec.splice": (c) => {
     const donor = c.donor();
     const bs = donor.layout.buffers.filter((b) => !b.truncated);
@@ -720,11 +869,15 @@ const MUTATORS: Record<string, Mutator> = {
     const dr = c.pick(darea.records);
     const piece = darea.data.slice(dr.at, Math.min(darea.data.length, dr.at + align8(dr.size)));
     const replace = c.chance(0.5);
-    return onRecord(c, () => true, (d, r) => {
-      const end = Math.min(d.length, r.at + align8(r.size));
-      const next = replace ? concat(d.subarray(0, r.at), piece, d.subarray(end)) : concat(d.subarray(0, r.at), piece, d.subarray(r.at));
-      return [next, `${replace ? "replaced by" : "preceded by"} ${donor.name} buffer ${db.index} record @+${dr.at} ${dr.kind} size ${dr.size}`];
-    });
+    return onRecord(
+      c,
+      () => true,
+      (d, r) => {
+        const end = Math.min(d.length, r.at + align8(r.size));
+        const next = replace ? concat(d.subarray(0, r.at), piece, d.subarray(end)) : concat(d.subarray(0, r.at), piece, d.subarray(r.at));
+        return [next, `${replace ? "replaced by" : "preceded by"} ${donor.name} buffer ${db.index} record @+${dr.at} ${dr.kind} size ${dr.size}`];
+      },
+    );
   },
 
   // --- XPRESS streams -----------------------------------------------------------------------
@@ -845,7 +998,8 @@ const MUTATORS: Record<string, Mutator> = {
     const bs = c.layout.buffers.filter((b) => !b.truncated);
     if (bs.length < 2) return null;
     const i = c.int(bs.length - 1);
-    const x = bs[i], y = bs[i + 1];
+    const x = bs[i],
+      y = bs[i + 1];
     c.replace(concat(c.bytes.subarray(0, x.at), c.bytes.subarray(y.at, y.at + y.size), c.bytes.subarray(x.at, x.at + x.size), c.bytes.subarray(y.at + y.size)));
     return `buffers ${x.index} and ${y.index} swapped`;
   },
@@ -953,7 +1107,15 @@ function xpToken(c: Ctx, what: "flag" | "length" | "offset"): string | null {
 export const MUTATOR_NAMES = Object.keys(MUTATORS);
 
 /** Groups of mutators and how often each group is chosen. */
-const GROUPS: [string, number][] = [["buf.", 16], ["log.", 4], ["rec.", 26], ["xp.", 14], ["cut.", 10], ["splice.", 14], ["flip.", 12]];
+const GROUPS: [string, number][] = [
+  ["buf.", 16],
+  ["log.", 4],
+  ["rec.", 26],
+  ["xp.", 14],
+  ["cut.", 10],
+  ["splice.", 14],
+  ["flip.", 12],
+];
 
 /** A window of a large base: buffer 0 and a few consecutive buffers after it. */
 function windowOf(base: Base, rand: () => number): { bytes: Uint8Array; step?: string } {
@@ -965,7 +1127,9 @@ function windowOf(base: Base, rand: () => number): { bytes: Uint8Array; step?: s
   let last = first;
   const most = 1 + Math.floor(rand() * 6);
   while (last + 1 < whole.length && last - first + 1 < most && budget - whole[last].size > whole[last + 1].size) budget -= whole[last++].size;
-  const b0 = whole[0], from = whole[first].at, to = whole[last].at + whole[last].size;
+  const b0 = whole[0],
+    from = whole[first].at,
+    to = whole[last].at + whole[last].size;
   // what follows the last whole buffer (a partial buffer, a zero tail) goes with a window that reaches it
   const tail = last === whole.length - 1 ? base.bytes.subarray(to) : new Uint8Array(0);
   const bytes = concat(base.bytes.subarray(0, b0.size), base.bytes.subarray(from, to), tail);
@@ -983,14 +1147,21 @@ export function mutateCase(seed: number, base: Base, donors: readonly Base[] = [
   const w = windowOf(base, rand);
   if (w.step) steps.push(w.step);
   const c = new Ctx(w.bytes, rand, donors);
-  const prefixes = only ? only.split(",").map((x) => x.trim()).filter(Boolean) : [];
+  const prefixes = only
+    ? only
+        .split(",")
+        .map((x) => x.trim())
+        .filter(Boolean)
+    : [];
   const allowed = prefixes.length ? MUTATOR_NAMES.filter((n) => prefixes.some((p) => n.startsWith(p))) : MUTATOR_NAMES;
   if (!allowed.length) throw new Error(`no mutator matches ${only}; mutators: ${MUTATOR_NAMES.join(", ")}`);
   const count = 1 + (rand() < 0.25 ? 1 : 0) + (rand() < 0.08 ? 1 : 0);
   for (let k = 0; k < count; k++) {
     // stream damage only where there are streams, and more of it there
     const compressed = c.layout.buffers.some((b) => b.compressed);
-    const groups = GROUPS.map(([g, x]): [string, number] => [g, g === "xp." ? (compressed ? 22 : 0) : x]).filter(([g, x]) => x > 0 && allowed.some((n) => n.startsWith(g)));
+    const groups = GROUPS.map(([g, x]): [string, number] => [g, g === "xp." ? (compressed ? 22 : 0) : x]).filter(
+      ([g, x]) => x > 0 && allowed.some((n) => n.startsWith(g)),
+    );
     const total = groups.reduce((n, [, x]) => n + x, 0);
     for (let tries = 0; tries < 20 && total > 0 && c.bytes.length > 0; tries++) {
       let r = rand() * total;
@@ -1014,7 +1185,12 @@ export const isEventPipeBase = (base: Base) => /\.(nettrace|netperf)$/.test(base
 /** The mutated input of case `seed` on any base: EventPipe files by their own mutators, .etl by these. */
 export function mutateAnyCase(seed: number, base: Base, donors: readonly Base[] = [], only?: string): Case {
   if (isEventPipeBase(base)) return mutateNettraceCase(seed, base);
-  return mutateCase(seed, base, donors.filter((d) => !isEventPipeBase(d)), only);
+  return mutateCase(
+    seed,
+    base,
+    donors.filter((d) => !isEventPipeBase(d)),
+    only,
+  );
 }
 
 export { nettraceBases };
@@ -1043,7 +1219,11 @@ function describeError(e: unknown): string {
   if (e instanceof EtlFormatError) return `EtlFormatError code=${e.code} offset=${e.offset}`;
   if (e instanceof EtlDecodeError) return `EtlDecodeError offset=${e.offset}`;
   if (!(e instanceof Error)) return `${typeof e}: ${String(e)}`;
-  const stack = e.stack?.split("\n").slice(1, 4).map((s) => s.trim()).join(" < ");
+  const stack = e.stack
+    ?.split("\n")
+    .slice(1, 4)
+    .map((s) => s.trim())
+    .join(" < ");
   return `${e.name}: ${e.message}${stack ? ` [${stack}]` : ""}`;
 }
 
@@ -1114,7 +1294,14 @@ export async function checkInput(bytes: Uint8Array, seed: number): Promise<Check
     problems.push(`the checks threw ${describeError(error)}`);
   }
   const cpu = process.cpuUsage(cpu0);
-  const result: CheckResult = { problems, ms: performance.now() - t0, cpuMs: (cpu.user + cpu.system) / 1000, outcome: trace ? "trace" : "error", rows: trace?.events.length ?? 0, warnings: trace?.warnings.length ?? 0 };
+  const result: CheckResult = {
+    problems,
+    ms: performance.now() - t0,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    outcome: trace ? "trace" : "error",
+    rows: trace?.events.length ?? 0,
+    warnings: trace?.warnings.length ?? 0,
+  };
   for (const t of traces) t.dispose();
   return result;
 }
@@ -1124,10 +1311,14 @@ async function check(bytes: Uint8Array, seed: number, problems: string[], traces
   const { problems: differences, wasm, js } = await compareEngines(bytes, {}, { cells: 20 });
   problems.push(...differences);
   for (const t of [wasm.trace, js.trace]) if (t) traces.push(t);
-  for (const [engine, o] of [["wasm", wasm], ["js", js]] as const) {
+  for (const [engine, o] of [
+    ["wasm", wasm],
+    ["js", js],
+  ] as const) {
     if (o.error === undefined) continue;
     if (!(o.error instanceof EtlFormatError)) problems.push(`${engine} threw ${describeError(o.error)}`);
-    else if (!(o.error.offset >= 0 && o.error.offset <= bytes.length)) problems.push(`${engine}: EtlFormatError offset ${o.error.offset} outside the input (${bytes.length} bytes)`);
+    else if (!(o.error.offset >= 0 && o.error.offset <= bytes.length))
+      problems.push(`${engine}: EtlFormatError offset ${o.error.offset} outside the input (${bytes.length} bytes)`);
   }
 
   // the same bytes in odd-sized slices, with a default or a small staging area, in one window or in
@@ -1142,9 +1333,11 @@ async function check(bytes: Uint8Array, seed: number, problems: string[], traces
   if (sliced.trace) traces.push(sliced.trace);
   const label = `${engine} in ${parts.length} slices${chunkBytes ? `, chunkBytes ${chunkBytes}` : ""}${batchBytes ? `, batchBytes ${batchBytes}` : ""}`;
   if (whole.trace && sliced.trace) {
-    for (const p of traceDifferences(whole.trace, sliced.trace, { cells: 20 }, 5)) problems.push(`${label}: ${p.replace(/\bwasm\b/g, "whole").replace(/\bjs\b/g, "sliced")}`);
+    for (const p of traceDifferences(whole.trace, sliced.trace, { cells: 20 }, 5))
+      problems.push(`${label}: ${p.replace(/\bwasm\b/g, "whole").replace(/\bjs\b/g, "sliced")}`);
   } else if (whole.error !== undefined && sliced.error !== undefined) {
-    const x = describeError(whole.error), y = describeError(sliced.error);
+    const x = describeError(whole.error),
+      y = describeError(sliced.error);
     if (x !== y) problems.push(`${label}: whole ${x}, sliced ${y}`);
   } else {
     problems.push(`${label}: whole ${whole.trace ? "decoded" : describeError(whole.error)}, sliced ${sliced.trace ? "decoded" : describeError(sliced.error)}`);
@@ -1156,9 +1349,12 @@ async function check(bytes: Uint8Array, seed: number, problems: string[], traces
     if (parallel.trace) traces.push(parallel.trace);
     const how = `${engine} with 2 workers`;
     if (whole.trace && parallel.trace) {
-      for (const p of traceDifferences(whole.trace, parallel.trace, { cells: 20 }, 5)) problems.push(`${how}: ${p.replace(/\bwasm\b/g, "whole").replace(/\bjs\b/g, "parallel")}`);
+      for (const p of traceDifferences(whole.trace, parallel.trace, { cells: 20 }, 5))
+        problems.push(`${how}: ${p.replace(/\bwasm\b/g, "whole").replace(/\bjs\b/g, "parallel")}`);
     } else if (describeError(whole.error) !== describeError(parallel.error)) {
-      problems.push(`${how}: whole ${whole.trace ? "decoded" : describeError(whole.error)}, parallel ${parallel.trace ? "decoded" : describeError(parallel.error)}`);
+      problems.push(
+        `${how}: whole ${whole.trace ? "decoded" : describeError(whole.error)}, parallel ${parallel.trace ? "decoded" : describeError(parallel.error)}`,
+      );
     }
   }
 
@@ -1181,7 +1377,10 @@ export { show };
 export function standardBases(root: string, corpusDir: string | null): Base[] {
   const bases: Base[] = [];
   if (corpusDir && existsSync(corpusDir)) {
-    for (const f of readdirSync(corpusDir).filter((x) => x.endsWith(".etl")).sort()) bases.push({ name: f, bytes: new Uint8Array(readFileSync(join(corpusDir, f))) });
+    for (const f of readdirSync(corpusDir)
+      .filter((x) => x.endsWith(".etl"))
+      .sort())
+      bases.push({ name: f, bytes: new Uint8Array(readFileSync(join(corpusDir, f))) });
   }
   bases.push({ name: "sample.etl", bytes: new Uint8Array(readFileSync(join(root, "examples", "sample.etl"))) });
   bases.push({ name: "synthetic-plain", bytes: syntheticTrace(31, { records: 900 }) });

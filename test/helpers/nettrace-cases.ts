@@ -61,7 +61,16 @@ export function readmeCases(readmePath: string): CorpusCase[] {
     }
     const blocks: CorpusCase["blocks"] = {};
     for (const m of format.matchAll(/([\d,]+) (EventBlock|MetadataBlock|StackBlock|SPBlock)/g)) blocks[BLOCK_NAMES[m[2]]] = num(m[1]);
-    out.push({ file, format: Number(fm[1]), pointerSize: num(ptr), pid: num(pid), qpcFrequency: BigInt(num(freq)), events: num(events), providers: provs, blocks });
+    out.push({
+      file,
+      format: Number(fm[1]),
+      pointerSize: num(ptr),
+      pid: num(pid),
+      qpcFrequency: BigInt(num(freq)),
+      events: num(events),
+      providers: provs,
+      blocks,
+    });
   }
   return out;
 }
@@ -161,8 +170,14 @@ export function syntheticV6(otherProcess?: number, secondThread = 2, firstLabel 
   block(6, th);
 
   const ll = new Writer().u32(1).u32(2);
-  ll.u8(1).raw(GUID_A).u8(0x80 | 7).u8(2); // list 1: ActivityId, OpCode 2
-  ll.u8(9).u8(5).u8(0x80 | 2).raw(GUID_B); // list 2: Level 5, RelatedActivityId
+  ll.u8(1)
+    .raw(GUID_A)
+    .u8(0x80 | 7)
+    .u8(2); // list 1: ActivityId, OpCode 2
+  ll.u8(9)
+    .u8(5)
+    .u8(0x80 | 2)
+    .raw(GUID_B); // list 2: Level 5, RelatedActivityId
   block(8, ll);
 
   const st = new Writer().u32(1).u32(2).u32(16).i64(0x1111n).i64(0x2222n).u32(8).i64(0x3333n);
@@ -171,12 +186,33 @@ export function syntheticV6(otherProcess?: number, secondThread = 2, firstLabel 
   const payload = [42, 0, 0, 0, 2, 0, 0x68, 0x69, 1, 0, 2, 0, 3, 0, 5];
   // Compressed block: event 1 sets everything; event 2 only a timestamp delta.
   const ev = new Writer().u16(20).u16(1).i64(0n).i64(0n);
-  ev.u8(0x01 | 0x02 | 0x04 | 0x08 | 0x10 | 0x80).varU(1).varU(0).varU(1).varU(3).varU(1).varU(1).varU(2000).varU(firstLabel).varU(payload.length).raw(payload);
+  ev.u8(0x01 | 0x02 | 0x04 | 0x08 | 0x10 | 0x80)
+    .varU(1)
+    .varU(0)
+    .varU(1)
+    .varU(3)
+    .varU(1)
+    .varU(1)
+    .varU(2000)
+    .varU(firstLabel)
+    .varU(payload.length)
+    .raw(payload);
   ev.u8(0x40).varU(10).raw(payload);
   block(2, ev);
   // Uncompressed block (52-byte headers): bit 31 clear = sorted (TraceEvent's polarity).
   const ev2 = new Writer().u16(20).u16(0).i64(0n).i64(0n);
-  ev2.u32(48 + payload.length).u32(1).u32(3).i64(BigInt(secondThread)).i64(1n).u32(0xffffffff).u32(2).i64(2500n).u32(2).u32(payload.length).raw(payload);
+  ev2
+    .u32(48 + payload.length)
+    .u32(1)
+    .u32(3)
+    .i64(BigInt(secondThread))
+    .i64(1n)
+    .u32(0xffffffff)
+    .u32(2)
+    .i64(2500n)
+    .u32(2)
+    .u32(payload.length)
+    .raw(payload);
   block(2, ev2);
 
   const sp = new Writer().i64(3000n).u32(0).u32(2).varU(1).varU(3).varU(secondThread).varU(0);
@@ -192,14 +228,27 @@ export function syntheticV6(otherProcess?: number, secondThread = 2, firstLabel 
 // Synthetic V4/V5 file with uncompressed headers (§3, §6.3, §7.1, §7.2)
 
 /** An uncompressed record's header fields (§6.3). */
-interface RecordFields { metadataId: number; seq?: number; thread?: bigint; capture?: bigint; proc?: number; stack?: number; ts?: bigint; act?: number[]; rel?: number[]; unsorted?: boolean }
+interface RecordFields {
+  metadataId: number;
+  seq?: number;
+  thread?: bigint;
+  capture?: bigint;
+  proc?: number;
+  stack?: number;
+  ts?: bigint;
+  act?: number[];
+  rel?: number[];
+  unsorted?: boolean;
+}
 
 /**
  * A V4/V5 file (Trace object: pid 777, 4 processors, 1 GHz QPC) whose blocks `body` writes with
  * `blockObj`, `record` writing an 80-byte uncompressed header and its payload, padded to 4 bytes
  * inside EventSize; then the end-of-stream tag.
  */
-function uncompressedFile(body: (blockObj: (name: string, content: Writer) => void, record: (blk: Writer, f: RecordFields, payload: Writer) => void) => void): Uint8Array {
+function uncompressedFile(
+  body: (blockObj: (name: string, content: Writer) => void, record: (blk: Writer, f: RecordFields, payload: Writer) => void) => void,
+): Uint8Array {
   const w = new Writer().ascii("Nettrace").u32(20).ascii("!FastSerialization.1");
   const typeHeader = (name: string, version: number) => w.u8(5).u8(5).u8(1).u32(version).u32(version).u32(name.length).ascii(name).u8(6);
   const blockObj = (name: string, content: Writer) => {
@@ -215,8 +264,20 @@ function uncompressedFile(body: (blockObj: (name: string, content: Writer) => vo
     let size = 76 + payload.length;
     const pad = (4 - (size % 4)) % 4;
     size += pad;
-    blk.u32(size).u32(f.metadataId | (f.unsorted ? 0x80000000 : 0)).u32(f.seq ?? 0).i64(f.thread ?? 0n).i64(f.capture ?? 0n).u32(f.proc ?? 0).u32(f.stack ?? 0).i64(f.ts ?? 0n);
-    blk.raw(f.act ?? new Array(16).fill(0)).raw(f.rel ?? new Array(16).fill(0)).u32(payload.length).raw(payload.bytes);
+    blk
+      .u32(size)
+      .u32(f.metadataId | (f.unsorted ? 0x80000000 : 0))
+      .u32(f.seq ?? 0)
+      .i64(f.thread ?? 0n)
+      .i64(f.capture ?? 0n)
+      .u32(f.proc ?? 0)
+      .u32(f.stack ?? 0)
+      .i64(f.ts ?? 0n);
+    blk
+      .raw(f.act ?? new Array(16).fill(0))
+      .raw(f.rel ?? new Array(16).fill(0))
+      .u32(payload.length)
+      .raw(payload.bytes);
     for (let i = 0; i < pad; i++) blk.u8(0);
   };
   body(blockObj, record);
@@ -226,7 +287,6 @@ function uncompressedFile(body: (blockObj: (name: string, content: Writer) => vo
 
 export function syntheticV4Uncompressed(): Uint8Array {
   return uncompressedFile((blockObj, record) => {
-
     const meta = new Writer().u16(20).u16(0).i64(0n).i64(0n);
     const m1 = new Writer().u32(1).utf16z("Test-Provider").u32(3).utf16z("Work").i64(0x10n).u32(1).u32(4);
     m1.u32(0); // V1 field count 0, V2Params below
@@ -276,23 +336,31 @@ export function syntheticLookups(): Uint8Array {
       for (const e of list) record(blk, { ...e, ts: ts++ }, payload());
       blockObj("EventBlock", blk);
     };
-    const T = 11n, FAR = 0x1_0000_000bn, SAME_SLOT = 266n; // (266 and 11 share a slot of the queue cache)
-    events([
-      { metadataId: 1, seq: 1, capture: T, stack: 5 },
-      { metadataId: 5000, seq: 2, capture: T, stack: 70000 },
-      { metadataId: 1, seq: 5, capture: T }, // seq 3 and 4 lost
-    ], 100n);
+    const T = 11n,
+      FAR = 0x1_0000_000bn,
+      SAME_SLOT = 266n; // (266 and 11 share a slot of the queue cache)
+    events(
+      [
+        { metadataId: 1, seq: 1, capture: T, stack: 5 },
+        { metadataId: 5000, seq: 2, capture: T, stack: 70000 },
+        { metadataId: 1, seq: 5, capture: T }, // seq 3 and 4 lost
+      ],
+      100n,
+    );
     blockObj("SPBlock", new Writer().i64(200n).u32(1).i64(T).u32(5)); // stacks cleared
-    events([
-      { metadataId: 0, seq: 6, capture: T }, // skipped with a warning
-      { metadataId: 1, seq: 1, capture: FAR },
-      { metadataId: 1, seq: 4, capture: T }, // backwards from 5
-      { metadataId: 7, seq: 1, capture: SAME_SLOT }, // undefined metadata
-      { metadataId: 1, seq: 5, capture: T, stack: 5 }, // stack 5 cleared by the sequence point
-      { metadataId: 1, seq: 2, capture: SAME_SLOT },
-      { metadataId: 5000, seq: 6, capture: T, stack: 70000 }, // cleared too
-      { metadataId: 1, seq: 9, capture: T }, // seq 7 and 8 lost
-    ], 300n);
+    events(
+      [
+        { metadataId: 0, seq: 6, capture: T }, // skipped with a warning
+        { metadataId: 1, seq: 1, capture: FAR },
+        { metadataId: 1, seq: 4, capture: T }, // backwards from 5
+        { metadataId: 7, seq: 1, capture: SAME_SLOT }, // undefined metadata
+        { metadataId: 1, seq: 5, capture: T, stack: 5 }, // stack 5 cleared by the sequence point
+        { metadataId: 1, seq: 2, capture: SAME_SLOT },
+        { metadataId: 5000, seq: 6, capture: T, stack: 70000 }, // cleared too
+        { metadataId: 1, seq: 9, capture: T }, // seq 7 and 8 lost
+      ],
+      300n,
+    );
   });
 }
 

@@ -15,7 +15,11 @@ if (!HAVE_CORPUS) {
 }
 
 export function corpusFiles(): string[] {
-  return HAVE_CORPUS ? readdirSync(join(CORPUS, "etl")).filter((f) => f.endsWith(".etl")).sort() : [];
+  return HAVE_CORPUS
+    ? readdirSync(join(CORPUS, "etl"))
+        .filter((f) => f.endsWith(".etl"))
+        .sort()
+    : [];
 }
 
 export const etlPath = (name: string) => join(CORPUS, "etl", name);

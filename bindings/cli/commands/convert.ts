@@ -49,16 +49,17 @@ async function fileSink(path: string): Promise<TableSink> {
 function missingExportPackages(format: "parquet" | "arrow"): string[] {
   const need: [string, string][] = [["apache-arrow", "apache-arrow"]];
   if (format === "parquet") need.push(["parquet-wasm", "parquet-wasm/esm"]);
-  return need.filter(([, specifier]) => {
-    try {
-      import.meta.resolve(specifier);
-      return false;
-    } catch {
-      return true;
-    }
-  }).map(([name]) => name);
+  return need
+    .filter(([, specifier]) => {
+      try {
+        import.meta.resolve(specifier);
+        return false;
+      } catch {
+        return true;
+      }
+    })
+    .map(([name]) => name);
 }
-
 
 async function convertFiles(files: string[], values: Values): Promise<number> {
   const to = values.to;
@@ -78,12 +79,22 @@ async function convertFiles(files: string[], values: Values): Promise<number> {
   const decode = decodeOptions(values, "convert");
   const size = files.reduce((n, f) => n + statSync(f).size, 0);
   const missing = missingExportPackages(to);
-  if (missing.length) throw new CommandError(`convert --to ${to} needs ${missing.map((m) => `"${m}"`).join(" and ")}, not installed (optional peer dependencies of etw-wasm): npm install ${missing.join(" ")}`);
+  if (missing.length)
+    throw new CommandError(
+      `convert --to ${to} needs ${missing.map((m) => `"${m}"`).join(" and ")}, not installed (optional peer dependencies of etw-wasm): npm install ${missing.join(" ")}`,
+    );
   const { TraceConverter, ParquetWorkers } = await import("etw-wasm/export");
   // (by default one where there is a core for it: the events table is encoded there, the rest here)
   const encoders = encodeWorkers ?? (to === "parquet" && availableParallelism() >= 2 ? 1 : 0);
   const parquetEncoders = encoders > 0 ? new ParquetWorkers(encoders) : undefined;
-  const converter = new TraceConverter({ format: to, sourceFiles: files.length > 1, open: (path) => fileSink(join(dir, path)), rowGroupRows, parquetVersion, parquetEncoders });
+  const converter = new TraceConverter({
+    format: to,
+    sourceFiles: files.length > 1,
+    open: (path) => fileSink(join(dir, path)),
+    rowGroupRows,
+    parquetVersion,
+    parquetEncoders,
+  });
   // several files: one session, merged; each batch's rows name their file
   const input = files.length === 1 ? files[0] : files;
   const label = files.join(" + ");
@@ -93,13 +104,16 @@ async function convertFiles(files: string[], values: Values): Promise<number> {
   try {
     const processes = await streamedProcesses(input, options);
     const stream = await streamTraceFile(input, options);
-    const select = filtered ? (t: Trace) => (filters.provider !== undefined && !t.providers.find(filters.provider).length ? new Uint32Array(0) : selectEvents(t, filters)) : undefined;
+    const select = filtered
+      ? (t: Trace) => (filters.provider !== undefined && !t.providers.find(filters.provider).length ? new Uint32Array(0) : selectEvents(t, filters))
+      : undefined;
     await converter.add(stream, { processes, sourceFile: (b) => basename(files[b.file]), select });
     const end = stream.end!;
     bar?.end();
     const stop = end.incomplete;
     const told = toldByStop(stop);
-    for (const w of end.warnings.filter((x) => !told(x.kind)).slice(0, 5)) say(`etw-wasm: warning${w.file ? ` in ${w.file}` : ""} at byte ${w.offset}: ${w.message}`);
+    for (const w of end.warnings.filter((x) => !told(x.kind)).slice(0, 5))
+      say(`etw-wasm: warning${w.file ? ` in ${w.file}` : ""} at byte ${w.offset}: ${w.message}`);
     if (stop) {
       say(stoppedLine(label, size, end.decodedBytes, stop.offset, stop.message));
       code = 1;
@@ -137,8 +151,14 @@ export const convert: OwnCommand = {
                                  the events table there, the rest on the main thread; 0: all on it)
       several files: one session, merged (see below), with a sourceFile column`,
   options: {
-    ...READS_TRACE, ...FILTERS, to: { type: "string" }, out: { type: "string", short: "o" }, until: { type: "string" },
-    "row-group-rows": { type: "string" }, "parquet-version": { type: "string" }, "encode-workers": { type: "string" },
+    ...READS_TRACE,
+    ...FILTERS,
+    to: { type: "string" },
+    out: { type: "string", short: "o" },
+    until: { type: "string" },
+    "row-group-rows": { type: "string" },
+    "parquet-version": { type: "string" },
+    "encode-workers": { type: "string" },
   },
   operand: "FILE",
   run: convertFiles,

@@ -13,8 +13,14 @@ type CpuFormat = (typeof CPU_FORMATS)[number];
 
 /** What cpu decodes: the samples, their stacks, what names frames, the processes, GCs and JIT for Chrome's tracks. */
 const CPU_PROVIDERS = [
-  "Windows Kernel/PerfInfo", "Windows Kernel/StackWalk", "Windows Kernel/Image", "Windows Kernel/Process", "Windows Kernel/Thread",
-  "Microsoft-Windows-DotNETRuntime", "Microsoft-Windows-DotNETRuntimeRundown", "Microsoft-Windows-DotNETRuntimePrivate",
+  "Windows Kernel/PerfInfo",
+  "Windows Kernel/StackWalk",
+  "Windows Kernel/Image",
+  "Windows Kernel/Process",
+  "Windows Kernel/Thread",
+  "Microsoft-Windows-DotNETRuntime",
+  "Microsoft-Windows-DotNETRuntimeRundown",
+  "Microsoft-Windows-DotNETRuntimePrivate",
 ];
 
 /**
@@ -40,8 +46,22 @@ async function writeCpuProfile(source: Trace | TraceStream, file: string, format
         if (!g.IsComplete) continue;
         // a track of its own per process (tid -1): a GC pauses every thread
         slices.push({
-          pid: p.PID, tid: -1, category: "GC", name: `GC #${g.Number} ${g.GCGenerationName} ${g.Reason}`, startMSec: g.PauseStartRelativeMSec,
-          durationMSec: g.PauseDurationMSec, args: { Number: g.Number, Generation: g.Generation, Reason: g.Reason, Type: g.Type, PauseDurationMSec: g.PauseDurationMSec, DurationMSec: g.DurationMSec, HeapSizeBeforeMB: g.HeapSizeBeforeMB, HeapSizeAfterMB: g.HeapSizeAfterMB },
+          pid: p.PID,
+          tid: -1,
+          category: "GC",
+          name: `GC #${g.Number} ${g.GCGenerationName} ${g.Reason}`,
+          startMSec: g.PauseStartRelativeMSec,
+          durationMSec: g.PauseDurationMSec,
+          args: {
+            Number: g.Number,
+            Generation: g.Generation,
+            Reason: g.Reason,
+            Type: g.Type,
+            PauseDurationMSec: g.PauseDurationMSec,
+            DurationMSec: g.DurationMSec,
+            HeapSizeBeforeMB: g.HeapSizeBeforeMB,
+            HeapSizeAfterMB: g.HeapSizeAfterMB,
+          },
         });
       }
     }
@@ -50,10 +70,19 @@ async function writeCpuProfile(source: Trace | TraceStream, file: string, format
       names.set(p.PID, p.ProcessName);
       for (const m of p.Methods) {
         if (!m.IsCompleted) continue;
-        slices.push({ pid: p.PID, tid: m.ThreadID, category: "JIT", name: `JIT ${m.MethodName}`, startMSec: m.StartTimeMSec, durationMSec: m.CompileCpuTimeMSec, args: { ILSize: m.ILSize, NativeSize: m.NativeSize, OptimizationTier: m.OptimizationTier } });
+        slices.push({
+          pid: p.PID,
+          tid: m.ThreadID,
+          category: "JIT",
+          name: `JIT ${m.MethodName}`,
+          startMSec: m.StartTimeMSec,
+          durationMSec: m.CompileCpuTimeMSec,
+          args: { ILSize: m.ILSize, NativeSize: m.NativeSize, OptimizationTier: m.OptimizationTier },
+        });
       }
     }
-    for (const samplePid of profile.samples.pid) if (!names.has(samplePid)) names.set(samplePid, trace.processes.processName(samplePid, trace.events.timestamp[0] ?? 0n));
+    for (const samplePid of profile.samples.pid)
+      if (!names.has(samplePid)) names.set(samplePid, trace.processes.processName(samplePid, trace.events.timestamp[0] ?? 0n));
     text = JSON.stringify(toChromeTrace(profile, slices, names));
   }
   if (typeof text === "string") writeFileSync(out, text);

@@ -4,7 +4,14 @@
 
 import { perfViewLines, isTraceLogBookkeeping, eventPipeBaselineLines } from "etw-wasm/perfview";
 import {
-  inTimeOrder, eventNameParts, ManifestCollector, setTraceManifests, streamTraceFile, type Trace, type TraceManifests, type TraceStream,
+  inTimeOrder,
+  eventNameParts,
+  ManifestCollector,
+  setTraceManifests,
+  streamTraceFile,
+  type Trace,
+  type TraceManifests,
+  type TraceStream,
 } from "etw-wasm/node";
 import { FILTERS, FOLLOW, FORMAT, READS_TRACE, UsageError, eventFilters, type EventFilters, type TableFormat, type Values } from "../args.js";
 import { traceCommand, type TraceRun } from "../command.js";
@@ -35,7 +42,8 @@ function eventsPlan(values: Values): EventsPlan {
   const given = (names: string[]) => names.filter((k) => values[k] !== undefined);
   if (format === "perfview") {
     const misplaced = given(EVENT_FILTERS);
-    if (misplaced.length) throw new UsageError(`--${misplaced[0]} does not apply to --format perfview (PerfView's text covers every event, in time order)`, "events");
+    if (misplaced.length)
+      throw new UsageError(`--${misplaced[0]} does not apply to --format perfview (PerfView's text covers every event, in time order)`, "events");
   } else {
     const misplaced = given(PERFVIEW_ONLY);
     if (misplaced.length) throw new UsageError(`--${misplaced[0]} applies to --format perfview only`, "events");
@@ -55,7 +63,8 @@ function eventsPlan(values: Values): EventsPlan {
 async function cmdEvents(trace: Trace, plan: EventsPlan, out: TraceRun): Promise<void> {
   if (plan.format === "perfview") {
     // an EventPipe file: the lines of PerfView's EventPipe baselines (one per name, its first event as XML)
-    const lines = trace.eventPipeVersion !== undefined ? eventPipeBaselineLines(trace) : perfViewLines(trace, { edition: plan.edition, containerId: plan.containerId });
+    const lines =
+      trace.eventPipeVersion !== undefined ? eventPipeBaselineLines(trace) : perfViewLines(trace, { edition: plan.edition, containerId: plan.containerId });
     for (const line of lines) await out.line(line);
     return;
   }
@@ -143,9 +152,15 @@ export const events = traceCommand({
       the events TraceLog drops when it converts a trace (stack walks, thread rundown, file names,
       method rundown, idle CPU samples), so the list compares with TraceEvent's own`,
   options: {
-    ...READS_TRACE, ...FORMAT, ...FOLLOW, ...FILTERS,
-    to: { type: "string" }, "time-order": { type: "boolean" },
-    edition: { type: "string" }, "no-container-id": { type: "boolean" }, tracelog: { type: "boolean" },
+    ...READS_TRACE,
+    ...FORMAT,
+    ...FOLLOW,
+    ...FILTERS,
+    to: { type: "string" },
+    "time-order": { type: "boolean" },
+    edition: { type: "string" },
+    "no-container-id": { type: "boolean" },
+    tracelog: { type: "boolean" },
   },
   operand: "FILE",
   plan: eventsPlan,

@@ -7,9 +7,24 @@ import { writeTable } from "../tables.js";
 
 /** The keys of a GC as the gc command prints it: TraceEvent's TraceGC property names. */
 const GC_COLUMNS = [
-  "PID", "ProcessName", "Number", "Generation", "Reason", "Type", "PauseStartRelativeMSec", "SuspendDurationMSec", "PauseDurationMSec",
-  "DurationMSec", "HeapSizeBeforeMB", "HeapSizeAfterMB", "HeapSizePeakMB", "PromotedMB", "AllocedSinceLastGCMB", "AllocRateMBSec",
-  "RatioPeakAfter", "PauseTimePercentageSinceLastGC",
+  "PID",
+  "ProcessName",
+  "Number",
+  "Generation",
+  "Reason",
+  "Type",
+  "PauseStartRelativeMSec",
+  "SuspendDurationMSec",
+  "PauseDurationMSec",
+  "DurationMSec",
+  "HeapSizeBeforeMB",
+  "HeapSizeAfterMB",
+  "HeapSizePeakMB",
+  "PromotedMB",
+  "AllocedSinceLastGCMB",
+  "AllocRateMBSec",
+  "RatioPeakAfter",
+  "PauseTimePercentageSinceLastGC",
 ] as const;
 
 /** Numbers to 3 decimals for an aligned table; other formats keep every digit. */
@@ -23,9 +38,23 @@ function gcRow(gc: GcRecord, round = false): Record<string, unknown> {
 
 /** The gc --rollup columns: PerfView's "GC Rollup By Generation", with TraceEvent's names, per process. */
 const GC_ROLLUP_COLUMNS = [
-  "PID", "ProcessName", "Gen", "Count", "MaxPauseDurationMSec", "MaxSizePeakMB", "MaxAllocRateMBSec", "TotalPauseTimeMSec",
-  "TotalAllocatedMB", "AllocMBPerMSecGC", "MeanPauseDurationMSec", "NumInduced", "TotalPromotedMB", "MeanSizePeakMB", "MeanSizeAfterMB",
-  "GCPauseTimePercentage", "HeapCount",
+  "PID",
+  "ProcessName",
+  "Gen",
+  "Count",
+  "MaxPauseDurationMSec",
+  "MaxSizePeakMB",
+  "MaxAllocRateMBSec",
+  "TotalPauseTimeMSec",
+  "TotalAllocatedMB",
+  "AllocMBPerMSecGC",
+  "MeanPauseDurationMSec",
+  "NumInduced",
+  "TotalPromotedMB",
+  "MeanSizePeakMB",
+  "MeanSizeAfterMB",
+  "GCPauseTimePercentage",
+  "HeapCount",
 ] as const;
 
 /** A process's rollup rows: ALL, then generations 0, 1 and 2 (complete GCs only). */
@@ -34,13 +63,24 @@ function gcRollupRows(p: GcProcess, round = false): Record<string, unknown>[] {
   return (["ALL", "0", "1", "2"] as const).map((gen, k) => {
     const r = k === 0 ? p.Total : p.Generations[k - 1];
     const row: Record<string, unknown> = {
-      PID: p.PID, ProcessName: p.ProcessName, Gen: gen, Count: r.Count, MaxPauseDurationMSec: r.MaxPauseDurationMSec,
-      MaxSizePeakMB: r.MaxSizePeakMB, MaxAllocRateMBSec: r.MaxAllocRateMBSec, TotalPauseTimeMSec: r.TotalPauseTimeMSec,
+      PID: p.PID,
+      ProcessName: p.ProcessName,
+      Gen: gen,
+      Count: r.Count,
+      MaxPauseDurationMSec: r.MaxPauseDurationMSec,
+      MaxSizePeakMB: r.MaxSizePeakMB,
+      MaxAllocRateMBSec: r.MaxAllocRateMBSec,
+      TotalPauseTimeMSec: r.TotalPauseTimeMSec,
       TotalAllocatedMB: r.TotalAllocatedMB,
       // PerfView divides the process's whole allocation by each row's pause
       AllocMBPerMSecGC: r.TotalPauseTimeMSec ? p.Total.TotalAllocatedMB / r.TotalPauseTimeMSec : 0,
-      MeanPauseDurationMSec: r.MeanPauseDurationMSec, NumInduced: r.NumInduced, TotalPromotedMB: r.TotalPromotedMB,
-      MeanSizePeakMB: r.MeanSizePeakMB, MeanSizeAfterMB: r.MeanSizeAfterMB, GCPauseTimePercentage: p.GCPauseTimePercentage, HeapCount: p.HeapCount,
+      MeanPauseDurationMSec: r.MeanPauseDurationMSec,
+      NumInduced: r.NumInduced,
+      TotalPromotedMB: r.TotalPromotedMB,
+      MeanSizePeakMB: r.MeanSizePeakMB,
+      MeanSizeAfterMB: r.MeanSizeAfterMB,
+      GCPauseTimePercentage: p.GCPauseTimePercentage,
+      HeapCount: p.HeapCount,
     };
     for (const key of Object.keys(row)) row[key] = n(row[key]);
     return row;
@@ -61,7 +101,19 @@ export const gc = traceCommand({
     const stats = await gcStats(stream, await run.processes());
     const round = format === "table";
     const emit = (l: string) => run.line(l);
-    if (rollup) await writeTable(emit, format, [...GC_ROLLUP_COLUMNS], stats.flatMap((p) => gcRollupRows(p, round)));
-    else await writeTable(emit, format, [...GC_COLUMNS], stats.flatMap((p) => p.GCs.filter((g) => g.IsComplete).map((g) => gcRow(g, round))));
+    if (rollup)
+      await writeTable(
+        emit,
+        format,
+        [...GC_ROLLUP_COLUMNS],
+        stats.flatMap((p) => gcRollupRows(p, round)),
+      );
+    else
+      await writeTable(
+        emit,
+        format,
+        [...GC_COLUMNS],
+        stats.flatMap((p) => p.GCs.filter((g) => g.IsComplete).map((g) => gcRow(g, round))),
+      );
   },
 });

@@ -22,7 +22,8 @@ async function generateFile(out: string, values: Values): Promise<number> {
   // The buffer header's processor number is one byte.
   const processors = wholeNumber(values, "processors", "the processor count", 1, 256, "generate") ?? 4;
   const formatText = values.format as string | undefined;
-  if (formatText !== undefined && formatText !== "etl" && formatText !== "nettrace") throw new UsageError(`bad --format '${formatText}': etl or nettrace`, "generate");
+  if (formatText !== undefined && formatText !== "etl" && formatText !== "nettrace")
+    throw new UsageError(`bad --format '${formatText}': etl or nettrace`, "generate");
   const nettrace = formatText ? formatText === "nettrace" : /\.nettrace$/i.test(out);
   const versionText = values["nettrace-version"] as string | undefined;
   if (versionText !== undefined && !nettrace) throw new UsageError("--nettrace-version is for a .nettrace (OUT.nettrace or --format nettrace)", "generate");
@@ -35,7 +36,16 @@ async function generateFile(out: string, values: Values): Promise<number> {
     const { generateNettraceFile } = await import("etw-wasm/generator");
     const version = Number(versionText ?? "5") as 4 | 5 | 6;
     // --size is the file's: the content runs until the .nettrace has grown to it
-    const summary = generateNettraceFile(out, { targetBytes: Infinity, fileBytes: size, pointerSize, seed, processors, samples: values.samples === true, version, threadBlocks: values["thread-blocks"] === true });
+    const summary = generateNettraceFile(out, {
+      targetBytes: Infinity,
+      fileBytes: size,
+      pointerSize,
+      seed,
+      processors,
+      samples: values.samples === true,
+      version,
+      threadBlocks: values["thread-blocks"] === true,
+    });
     say(`wrote ${out}: ${summary.bytes} bytes (nettrace V${version}, ${summary.events} events) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     return 0;
   }
@@ -43,7 +53,15 @@ async function generateFile(out: string, values: Values): Promise<number> {
     const { generateSession } = await import("etw-wasm/generator");
     const { writeFile } = await import("node:fs/promises");
     const name = basename(out).replace(/\.etl$/i, "");
-    for (const f of generateSession({ targetBytes: size, compress: values.compress === true, pointerSize, seed, processors, samples: values.samples === true, name })) {
+    for (const f of generateSession({
+      targetBytes: size,
+      compress: values.compress === true,
+      pointerSize,
+      seed,
+      processors,
+      samples: values.samples === true,
+      name,
+    })) {
       const path = join(dirname(out), f.name);
       await writeFile(path, f.bytes);
       say(`wrote ${path}: ${f.bytes.length} bytes`);
@@ -51,7 +69,14 @@ async function generateFile(out: string, values: Values): Promise<number> {
     say(`in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     return 0;
   }
-  const bytes = generateTraceFile(out, { targetBytes: size, compress: values.compress === true, pointerSize, seed, processors, samples: values.samples === true });
+  const bytes = generateTraceFile(out, {
+    targetBytes: size,
+    compress: values.compress === true,
+    pointerSize,
+    seed,
+    processors,
+    samples: values.samples === true,
+  });
   say(`wrote ${out}: ${bytes} bytes in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   return 0;
 }
@@ -74,9 +99,16 @@ export const generate: OwnCommand = {
                                  block for all threads, in time order`,
   options: {
     ...HELP,
-    size: { type: "string" }, compress: { type: "boolean" }, "pointer-size": { type: "string" },
-    seed: { type: "string" }, processors: { type: "string" }, samples: { type: "boolean" }, split: { type: "boolean" },
-    format: { type: "string" }, "nettrace-version": { type: "string" }, "thread-blocks": { type: "boolean" },
+    size: { type: "string" },
+    compress: { type: "boolean" },
+    "pointer-size": { type: "string" },
+    seed: { type: "string" },
+    processors: { type: "string" },
+    samples: { type: "boolean" },
+    split: { type: "boolean" },
+    format: { type: "string" },
+    "nettrace-version": { type: "string" },
+    "thread-blocks": { type: "boolean" },
   },
   operand: "OUT",
   run: ([out], values) => generateFile(out, values),

@@ -5,7 +5,14 @@ import { FOLLOW, READS_TRACE } from "../args.js";
 import { percent, traceCommand } from "../command.js";
 
 /** What info prints: a trace's, or a stream's end. */
-type Described = { info: Trace["info"]; incomplete?: TraceIncomplete; warningTotal: number; warnings: readonly TraceWarning[]; files?: readonly TraceFile[]; eventPipeVersion?: number };
+type Described = {
+  info: Trace["info"];
+  incomplete?: TraceIncomplete;
+  warningTotal: number;
+  warnings: readonly TraceWarning[];
+  files?: readonly TraceFile[];
+  eventPipeVersion?: number;
+};
 
 export function infoLines(trace: Described): string[] {
   const i = trace.info;
@@ -51,7 +58,12 @@ export function infoLines(trace: Described): string[] {
   ];
   // a session's files: each with its own records, start and clock
   if (trace.files && trace.files.length > 1) {
-    trace.files.forEach((f, k) => lines.push([`file ${k + 1}`, `${f.name}: ${f.rowCount} records, ${f.info.bufferCount} buffers, start ${f.info.startTime.toISOString()}, ${f.info.loggerName || "-"}, clock ${f.clock}${f.complete ? "" : `, incomplete (${f.incomplete!.reason})`}`]));
+    trace.files.forEach((f, k) =>
+      lines.push([
+        `file ${k + 1}`,
+        `${f.name}: ${f.rowCount} records, ${f.info.bufferCount} buffers, start ${f.info.startTime.toISOString()}, ${f.info.loggerName || "-"}, clock ${f.clock}${f.complete ? "" : `, incomplete (${f.incomplete!.reason})`}`,
+      ]),
+    );
   }
   return lines.map(([k, v]) => `${(k + ":").padEnd(15)}${v}`);
 }
@@ -64,7 +76,9 @@ export const info = traceCommand({
   plan: () => undefined,
   streams: () => true,
   async stream(stream, _plan, run) {
-    for await (const _ of stream) { /* counted by the stream */ }
+    for await (const _ of stream) {
+      /* counted by the stream */
+    }
     const end = stream.end!;
     for (const l of infoLines(end)) await run.line(l);
     for (const w of end.warnings.slice(0, 20)) await run.line(`warning at ${w.offset}: ${w.message}`);

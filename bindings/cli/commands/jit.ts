@@ -6,23 +6,53 @@ import { traceCommand } from "../command.js";
 import { writeTable } from "../tables.js";
 
 const JIT_COLUMNS = [
-  "PID", "ProcessName", "MethodName", "StartTimeMSec", "CompileCpuTimeMSec", "ILSize", "NativeSize", "OptimizationTier",
-  "CompilationThreadKind", "ModuleILPath", "ThreadID", "VersionID", "IsCompleted",
+  "PID",
+  "ProcessName",
+  "MethodName",
+  "StartTimeMSec",
+  "CompileCpuTimeMSec",
+  "ILSize",
+  "NativeSize",
+  "OptimizationTier",
+  "CompilationThreadKind",
+  "ModuleILPath",
+  "ThreadID",
+  "VersionID",
+  "IsCompleted",
 ];
 
 /** One jitted method as the jit command prints it. */
 function jitRow(p: JitProcess, m: JittedMethod): Record<string, unknown> {
   return {
-    PID: p.PID, ProcessName: p.ProcessName, MethodName: m.MethodName, StartTimeMSec: Number(m.StartTimeMSec.toFixed(3)),
-    CompileCpuTimeMSec: Number(m.CompileCpuTimeMSec.toFixed(3)), ILSize: m.ILSize, NativeSize: m.NativeSize, OptimizationTier: m.OptimizationTier,
-    CompilationThreadKind: m.CompilationThreadKind, ModuleILPath: m.ModuleILPath, ThreadID: m.ThreadID, VersionID: m.VersionID, IsCompleted: m.IsCompleted,
+    PID: p.PID,
+    ProcessName: p.ProcessName,
+    MethodName: m.MethodName,
+    StartTimeMSec: Number(m.StartTimeMSec.toFixed(3)),
+    CompileCpuTimeMSec: Number(m.CompileCpuTimeMSec.toFixed(3)),
+    ILSize: m.ILSize,
+    NativeSize: m.NativeSize,
+    OptimizationTier: m.OptimizationTier,
+    CompilationThreadKind: m.CompilationThreadKind,
+    ModuleILPath: m.ModuleILPath,
+    ThreadID: m.ThreadID,
+    VersionID: m.VersionID,
+    IsCompleted: m.IsCompleted,
   };
 }
 
 const JIT_SUMMARY_COLUMNS = [
-  "PID", "ProcessName", "Count", "TotalCpuTimeMSec", "TotalILSize", "TotalNativeSize",
-  "ForegroundCount", "ForegroundMSec", "MulticoreJitBackgroundCount", "MulticoreJitBackgroundMSec",
-  "TieredCompilationBackgroundCount", "TieredCompilationBackgroundMSec",
+  "PID",
+  "ProcessName",
+  "Count",
+  "TotalCpuTimeMSec",
+  "TotalILSize",
+  "TotalNativeSize",
+  "ForegroundCount",
+  "ForegroundMSec",
+  "MulticoreJitBackgroundCount",
+  "MulticoreJitBackgroundMSec",
+  "TieredCompilationBackgroundCount",
+  "TieredCompilationBackgroundMSec",
 ];
 
 /** A process's JIT totals (completed methods) as jit --summary prints them. */
@@ -30,11 +60,18 @@ function jitSummaryRow(p: JitProcess): Record<string, unknown> {
   const ms = (x: number) => Number(x.toFixed(3));
   const k = p.ByKind;
   return {
-    PID: p.PID, ProcessName: p.ProcessName, Count: p.Totals.Count, TotalCpuTimeMSec: ms(p.Totals.TotalCpuTimeMSec),
-    TotalILSize: p.Totals.TotalILSize, TotalNativeSize: p.Totals.TotalNativeSize,
-    ForegroundCount: k.Foreground.Count, ForegroundMSec: ms(k.Foreground.TotalCpuTimeMSec),
-    MulticoreJitBackgroundCount: k.MulticoreJitBackground.Count, MulticoreJitBackgroundMSec: ms(k.MulticoreJitBackground.TotalCpuTimeMSec),
-    TieredCompilationBackgroundCount: k.TieredCompilationBackground.Count, TieredCompilationBackgroundMSec: ms(k.TieredCompilationBackground.TotalCpuTimeMSec),
+    PID: p.PID,
+    ProcessName: p.ProcessName,
+    Count: p.Totals.Count,
+    TotalCpuTimeMSec: ms(p.Totals.TotalCpuTimeMSec),
+    TotalILSize: p.Totals.TotalILSize,
+    TotalNativeSize: p.Totals.TotalNativeSize,
+    ForegroundCount: k.Foreground.Count,
+    ForegroundMSec: ms(k.Foreground.TotalCpuTimeMSec),
+    MulticoreJitBackgroundCount: k.MulticoreJitBackground.Count,
+    MulticoreJitBackgroundMSec: ms(k.MulticoreJitBackground.TotalCpuTimeMSec),
+    TieredCompilationBackgroundCount: k.TieredCompilationBackground.Count,
+    TieredCompilationBackgroundMSec: ms(k.TieredCompilationBackground.TotalCpuTimeMSec),
   };
 }
 
@@ -51,6 +88,12 @@ export const jit = traceCommand({
     const stats = await jitStats(stream, await run.processes());
     const emit = (l: string) => run.line(l);
     if (summary) await writeTable(emit, format, JIT_SUMMARY_COLUMNS, stats.map(jitSummaryRow));
-    else await writeTable(emit, format, JIT_COLUMNS, stats.flatMap((p) => p.Methods.map((m) => jitRow(p, m))));
+    else
+      await writeTable(
+        emit,
+        format,
+        JIT_COLUMNS,
+        stats.flatMap((p) => p.Methods.map((m) => jitRow(p, m))),
+      );
   },
 });

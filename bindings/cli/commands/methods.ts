@@ -33,9 +33,7 @@ async function* streamRows(stream: TraceStream, provider: string[]): AsyncIterab
 const METHOD_COLUMNS = ["pid", "process", "method", "signature", "startAddress", "size", "token", "flags", "source", "timeMs"];
 
 /** Methods loaded per process: JIT loads (Method/LoadVerbose) and rundown (Method/DCStartVerbose, DCStopVerbose). */
-async function methodRows(
-  stream: TraceStream, processName: (pid: number, timestamp: bigint) => string,
-): Promise<Record<string, unknown>[]> {
+async function methodRows(stream: TraceStream, processName: (pid: number, timestamp: bigint) => string): Promise<Record<string, unknown>[]> {
   const events = new TimedEvents<Record<string, unknown> & { key: string }>();
   for await (const { rows: list, firstRow } of streamRows(stream, [RUNTIME, RUNDOWN])) {
     for (const r of list) {
@@ -46,10 +44,20 @@ async function methodRows(
       const ns = String(r.get("MethodNamespace") ?? "");
       events.add(r, firstRow + r.index, {
         key: `${pid}:${address}:${r.get("MethodName")}`,
-        pid, process: "", method: ns ? `${ns}.${r.get("MethodName")}` : String(r.get("MethodName")),
-        signature: r.get("MethodSignature"), startAddress: "0x" + address.toString(16), size: r.get("MethodSize"),
-        token: "0x" + Number(r.get("MethodToken") ?? 0).toString(16).padStart(8, "0"), flags: r.getDisplay("MethodFlags") ?? "",
-        source: s.name.split("/").slice(1).join("/"), timeMs: Number(r.relativeMSec.toFixed(3)),
+        pid,
+        process: "",
+        method: ns ? `${ns}.${r.get("MethodName")}` : String(r.get("MethodName")),
+        signature: r.get("MethodSignature"),
+        startAddress: "0x" + address.toString(16),
+        size: r.get("MethodSize"),
+        token:
+          "0x" +
+          Number(r.get("MethodToken") ?? 0)
+            .toString(16)
+            .padStart(8, "0"),
+        flags: r.getDisplay("MethodFlags") ?? "",
+        source: s.name.split("/").slice(1).join("/"),
+        timeMs: Number(r.relativeMSec.toFixed(3)),
       });
     }
   }

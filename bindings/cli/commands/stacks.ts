@@ -27,13 +27,19 @@ function stacksOptions(values: Values): StacksPlan {
   if (typeof values.event !== "string") throw new UsageError("stacks needs --event NAME (e.g. Windows Kernel/PerfInfo/Sample)", "stacks");
   const weight = typeof values.weight === "string" ? values.weight : undefined;
   if ((weight !== undefined || values.invert === true) && format !== "folded") throw new UsageError("--weight and --invert go with --format folded", "stacks");
-  if (weight !== undefined && !/^[A-Za-z_][\w.]*$/.test(weight)) throw new UsageError(`bad --weight '${weight}': a payload field's name, e.g. AllocationAmount, or duration`, "stacks");
+  if (weight !== undefined && !/^[A-Za-z_][\w.]*$/.test(weight))
+    throw new UsageError(`bad --weight '${weight}': a payload field's name, e.g. AllocationAmount, or duration`, "stacks");
   const pairBy = typeof values["pair-by"] === "string" ? values["pair-by"] : undefined;
   if (pairBy !== undefined && weight !== "duration") throw new UsageError("--pair-by goes with --weight duration", "stacks");
   return {
-    format, event: values.event,
-    pid: wholeNumber(values, "pid", "a process id", 0, 0xffffffff, "stacks"), tid: wholeNumber(values, "tid", "a thread id", 0, 0xffffffff, "stacks"),
-    where: whereOption(values.where, "stacks"), weight, pairBy, invert: values.invert === true,
+    format,
+    event: values.event,
+    pid: wholeNumber(values, "pid", "a process id", 0, 0xffffffff, "stacks"),
+    tid: wholeNumber(values, "tid", "a thread id", 0, 0xffffffff, "stacks"),
+    where: whereOption(values.where, "stacks"),
+    weight,
+    pairBy,
+    invert: values.invert === true,
   };
 }
 
@@ -45,26 +51,39 @@ async function foldedStacks(stream: TraceStream, plan: StacksPlan, out: TraceRun
   const duration = plan.weight === "duration" ? { by: plan.pairBy } : undefined;
   const field = duration ? undefined : plan.weight;
   let missing = 0;
-  const weight = field === undefined ? undefined : (row: EventRow) => {
-    const v = row.get(field);
-    if (typeof v === "number" || typeof v === "bigint") return Number(v);
-    missing++;
-    return NaN;
-  };
+  const weight =
+    field === undefined
+      ? undefined
+      : (row: EventRow) => {
+          const v = row.get(field);
+          if (typeof v === "number" || typeof v === "bigint") return Number(v);
+          missing++;
+          return NaN;
+        };
   const select = (t: Trace) => selectEvents(t, { event: plan.event, pid: plan.pid, tid: plan.tid, where: plan.where });
   const w = await streamWeightedStacks(stream, { select, weight, duration, invert: plan.invert });
-  if (!w.events) throw new UsageError(`no event ${plan.event} in this trace${plan.pid !== undefined || plan.tid !== undefined || plan.where ? " with those filters" : ""}`, "stacks");
+  if (!w.events)
+    throw new UsageError(
+      `no event ${plan.event} in this trace${plan.pid !== undefined || plan.tid !== undefined || plan.where ? " with those filters" : ""}`,
+      "stacks",
+    );
   for (const [stack, n] of w.stacks) await out.line(`${stack} ${n}`);
   // (what was left out, on stderr: stdout is the folded text)
   const unit = duration ? "ms from Start to Stop" : field ? `of ${field}` : "";
-  say(`${w.withStacks} of ${w.events} events with stacks${unit ? `${duration ? " and a Stop" : ""}, ${w.total} ${unit} in all` : ""}${missing ? `; ${missing} without a numeric ${field}, left out` : ""}`);
+  say(
+    `${w.withStacks} of ${w.events} events with stacks${unit ? `${duration ? " and a Stop" : ""}, ${w.total} ${unit} in all` : ""}${missing ? `; ${missing} without a numeric ${field}, left out` : ""}`,
+  );
 }
 
 /** stacks: the events of one name with their stacks, frames named. */
 async function cmdStacks(trace: Trace, plan: StacksPlan, out: TraceRun): Promise<void> {
   const rows = selectEvents(trace, { event: plan.event, pid: plan.pid, tid: plan.tid, where: plan.where, timeOrder: true });
   // (no row: say so rather than print nothing)
-  if (!rows.length) throw new UsageError(`no event ${plan.event} in this trace${plan.pid !== undefined || plan.tid !== undefined || plan.where ? " with those filters" : ""}`, "stacks");
+  if (!rows.length)
+    throw new UsageError(
+      `no event ${plan.event} in this trace${plan.pid !== undefined || plan.tid !== undefined || plan.where ? " with those filters" : ""}`,
+      "stacks",
+    );
 
   for await (const e of eventStacks(trace, rows)) {
     if (plan.format === "jsonl") {
@@ -77,7 +96,10 @@ async function cmdStacks(trace: Trace, plan: StacksPlan, out: TraceRun): Promise
 }
 
 /** Events named `event` (as `events --event`), each with its stack's frames leaf first (row.callStack). */
-async function* eventStacks(trace: Trace, rows: Uint32Array): AsyncGenerator<{ row: number; name: string; timeMSec: number; pid: number | null; tid: number | null; stack: string[] | null }> {
+async function* eventStacks(
+  trace: Trace,
+  rows: Uint32Array,
+): AsyncGenerator<{ row: number; name: string; timeMSec: number; pid: number | null; tid: number | null; stack: string[] | null }> {
   attachStacks(trace);
   for (const row of trace.events.cursor(rows)) {
     yield { row: row.index, name: row.name, timeMSec: row.relativeMSec, pid: row.pid, tid: row.tid, stack: row.callStack };
@@ -97,8 +119,15 @@ export const stacks = traceCommand({
       --invert                   folded: leaf first (the callee view: who is called, then by whom)
       --pid N  --tid N  --where COND   only this process / thread / events whose fields pass`,
   options: {
-    ...READS_TRACE, ...FORMAT, event: { type: "string" }, pid: { type: "string" }, tid: { type: "string" }, where: { type: "string" },
-    weight: { type: "string" }, invert: { type: "boolean" }, "pair-by": { type: "string" },
+    ...READS_TRACE,
+    ...FORMAT,
+    event: { type: "string" },
+    pid: { type: "string" },
+    tid: { type: "string" },
+    where: { type: "string" },
+    weight: { type: "string" },
+    invert: { type: "boolean" },
+    "pair-by": { type: "string" },
   },
   operand: "FILE",
   plan: stacksOptions,

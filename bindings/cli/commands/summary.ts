@@ -1,7 +1,15 @@
 // etw-wasm summary: info, then records per header type, provider and event name, and processes.
 
 import {
-  HEADER_TYPE_NAMES, EVENTPIPE_PROVIDER, KeywordUsageCounter, ManifestCollector, NameCounter, type ProcessInfo, type Trace, type TraceStream, type TraceStreamEnd,
+  HEADER_TYPE_NAMES,
+  EVENTPIPE_PROVIDER,
+  KeywordUsageCounter,
+  ManifestCollector,
+  NameCounter,
+  type ProcessInfo,
+  type Trace,
+  type TraceStream,
+  type TraceStreamEnd,
 } from "etw-wasm/node";
 import { nameManifestProviders, nameOsProviders } from "etw-wasm/os-providers";
 import { FOLLOW, READS_TRACE } from "../args.js";
@@ -21,7 +29,11 @@ class SummaryCounts {
   readonly perPid = new Map<number, number>();
   readonly processes: ProcessInfo[] = [];
   /** Smallest and largest raw timestamp (as two 32-bit halves, compared without making bigints). */
-  private minHi = 0x7fffffff; private minLo = 0xffffffff; private maxHi = -0x80000000; private maxLo = 0; rows = 0;
+  private minHi = 0x7fffffff;
+  private minLo = 0xffffffff;
+  private maxHi = -0x80000000;
+  private maxLo = 0;
+  rows = 0;
 
   add(t: Trace): void {
     const ev = t.events;
@@ -49,8 +61,12 @@ class SummaryCounts {
     // pids in runs (the records of a buffer mostly share one), and the time span, in one pass
     const ts = ev.columns.timestamp;
     const w = new Int32Array(ts.buffer, ts.byteOffset, n * 2);
-    let minHi = this.minHi, minLo = this.minLo, maxHi = this.maxHi, maxLo = this.maxLo;
-    let runPid = n ? pid[0] : 0, runStart = 0;
+    let minHi = this.minHi,
+      minLo = this.minLo,
+      maxHi = this.maxHi,
+      maxLo = this.maxLo;
+    let runPid = n ? pid[0] : 0,
+      runStart = 0;
     for (let i = 0; i < n; i++) {
       const p = pid[i];
       if (p !== runPid) {
@@ -58,12 +74,22 @@ class SummaryCounts {
         runPid = p;
         runStart = i;
       }
-      const lo = w[2 * i] >>> 0, hi = w[2 * i + 1];
-      if (hi < minHi || (hi === minHi && lo < minLo)) { minHi = hi; minLo = lo; }
-      if (hi > maxHi || (hi === maxHi && lo > maxLo)) { maxHi = hi; maxLo = lo; }
+      const lo = w[2 * i] >>> 0,
+        hi = w[2 * i + 1];
+      if (hi < minHi || (hi === minHi && lo < minLo)) {
+        minHi = hi;
+        minLo = lo;
+      }
+      if (hi > maxHi || (hi === maxHi && lo > maxLo)) {
+        maxHi = hi;
+        maxLo = lo;
+      }
     }
     if (n && runPid !== 0xffffffff) this.perPid.set(runPid, (this.perPid.get(runPid) ?? 0) + (n - runStart));
-    this.minHi = minHi; this.minLo = minLo; this.maxHi = maxHi; this.maxLo = maxLo;
+    this.minHi = minHi;
+    this.minLo = minLo;
+    this.maxHi = maxHi;
+    this.maxLo = maxLo;
     this.rows += n;
     this.names.add(t);
     this.keywords.add(t);
@@ -89,8 +115,12 @@ class SummaryCounts {
     return this.typeOrder.map((h) => [h, this.typeRows[h]]);
   }
 
-  get first(): bigint { return (BigInt(this.minHi) << 32n) | BigInt(this.minLo); }
-  get last(): bigint { return (BigInt(this.maxHi) << 32n) | BigInt(this.maxLo); }
+  get first(): bigint {
+    return (BigInt(this.minHi) << 32n) | BigInt(this.minLo);
+  }
+  get last(): bigint {
+    return (BigInt(this.maxHi) << 32n) | BigInt(this.maxLo);
+  }
 }
 
 /** What the summary prints besides the counts: the whole trace's outline. */
@@ -107,7 +137,10 @@ async function writeSummary(c: SummaryCounts, outline: Outline, out: Out, infoLi
   for (const [t, n] of c.perType.sort((a, b) => b[1] - a[1])) await out(`  ${String(n).padStart(10)}  ${HEADER_TYPE_NAMES[t] ?? t}`);
   await out("");
   await out("records per provider:");
-  const providers = [...outline.providers].map((p) => ({ p, n: c.perProvider[p.index] ?? 0 })).filter((x) => x.n).sort((a, b) => b.n - a.n);
+  const providers = [...outline.providers]
+    .map((p) => ({ p, n: c.perProvider[p.index] ?? 0 }))
+    .filter((x) => x.n)
+    .sort((a, b) => b.n - a.n);
   for (const { p, n } of providers) {
     const name = p.group ? `${p.name}/${p.group}` : p.name;
     await out(`  ${String(n).padStart(10)}  ${name}${name.includes(p.guid) ? "" : `  {${p.guid}}`}`);
@@ -117,7 +150,9 @@ async function writeSummary(c: SummaryCounts, outline: Outline, out: Out, infoLi
   for (const u of c.keywords.result(outline.providers).sort((a, b) => b.rows - a.rows)) {
     const p = outline.providers.get(u.provider);
     const name = u.name.includes(p.guid) ? u.name : `${u.name}  {${p.guid}}`;
-    await out(`  ${name}: keywords ${u.keywordNames.length ? u.keywordNames.join(", ") : "none"}; levels ${u.levels.map((l) => `${l.name} ${l.rows}`).join(", ")}`);
+    await out(
+      `  ${name}: keywords ${u.keywordNames.length ? u.keywordNames.join(", ") : "none"}; levels ${u.levels.map((l) => `${l.name} ${l.rows}`).join(", ")}`,
+    );
   }
   await out("");
   await out("records per event name:");

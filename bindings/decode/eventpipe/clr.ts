@@ -116,16 +116,41 @@ interface ClrRowColumns {
  * offsets; `scale`: the rows expected in all per row held, at least 1). The typed rows filled, or -1
  * when the core's memory cannot take them (nothing appended).
  */
-function fillPartInCore(core: CoreExports, provClr: Int8Array, e: ClrRowColumns, n: number, bytes: Uint8Array, bytesAt: number, rowBase: number, into: GrowingClrBlocks, scale = 1): number {
+function fillPartInCore(
+  core: CoreExports,
+  provClr: Int8Array,
+  e: ClrRowColumns,
+  n: number,
+  bytes: Uint8Array,
+  bytesAt: number,
+  rowBase: number,
+  into: GrowingClrBlocks,
+  scale = 1,
+): number {
   const taken: number[] = [];
   try {
     const store = putInCore(core, bytes, taken);
-    const provider = putInCore(core, e.provider.subarray(0, n), taken), headerType = putInCore(core, e.headerType.subarray(0, n), taken);
-    const eventId = putInCore(core, e.eventId.subarray(0, n), taken), version = putInCore(core, e.version.subarray(0, n), taken);
-    const payloadLength = putInCore(core, e.payloadLength.subarray(0, n), taken), payloadOffset = putInCore(core, e.payloadOffset.subarray(0, n), taken);
+    const provider = putInCore(core, e.provider.subarray(0, n), taken),
+      headerType = putInCore(core, e.headerType.subarray(0, n), taken);
+    const eventId = putInCore(core, e.eventId.subarray(0, n), taken),
+      version = putInCore(core, e.version.subarray(0, n), taken);
+    const payloadLength = putInCore(core, e.payloadLength.subarray(0, n), taken),
+      payloadOffset = putInCore(core, e.payloadOffset.subarray(0, n), taken);
     const prov = putInCore(core, provClr, taken);
     if (!store || !provider || !headerType || !eventId || !version || !payloadLength || !payloadOffset || !prov) return -1;
-    return fillPlaced(core, prov, provClr.length, n, { provider, headerType, eventId, version, payloadOffset, payloadLength }, store, bytes.length, bytesAt, rowBase, into, scale);
+    return fillPlaced(
+      core,
+      prov,
+      provClr.length,
+      n,
+      { provider, headerType, eventId, version, payloadOffset, payloadLength },
+      store,
+      bytes.length,
+      bytesAt,
+      rowBase,
+      into,
+      scale,
+    );
   } finally {
     // the next part starts with empty tables (their blocks kept) and the heap as it was
     for (const at of taken) core.free(at);
@@ -139,8 +164,17 @@ function fillPartInCore(core: CoreExports, provClr: Int8Array, e: ClrRowColumns,
  * and appended to `into` as fillPartInCore says. The typed rows filled, or -1 when memory ran out.
  */
 function fillPlaced(
-  core: CoreExports, prov: number, nProv: number, n: number, at: Omit<ChunkColumns, "payloadFrom" | "payloadTo"> & { headerType: number }, store: number, length: number, bytesAt: number,
-  rowBase: number, into: GrowingClrBlocks, scale: number,
+  core: CoreExports,
+  prov: number,
+  nProv: number,
+  n: number,
+  at: Omit<ChunkColumns, "payloadFrom" | "payloadTo"> & { headerType: number },
+  store: number,
+  length: number,
+  bytesAt: number,
+  rowBase: number,
+  into: GrowingClrBlocks,
+  scale: number,
 ): number {
   // payloads at their place in the core's copy of the bytes
   core.shiftU32(at.payloadOffset, n, (store - bytesAt) >>> 0);
@@ -167,8 +201,13 @@ export class ChunkFiller {
 
   /** `input`: the bytes the store offsets are of, from store offset `base`; `headerType`: the rows' (one for the file); `scale` as fillPartInCore's. */
   constructor(
-    private readonly core: CoreExports, private readonly provClr: Int8Array, private readonly input: Uint8Array, private readonly base: number,
-    private readonly headerType: number, private readonly into: GrowingClrBlocks, private readonly scale: number,
+    private readonly core: CoreExports,
+    private readonly provClr: Int8Array,
+    private readonly input: Uint8Array,
+    private readonly base: number,
+    private readonly headerType: number,
+    private readonly into: GrowingClrBlocks,
+    private readonly scale: number,
   ) {}
 
   chunk(at: ChunkColumns, rows: number, firstRow: number): void {
@@ -183,11 +222,14 @@ export class ChunkFiller {
         this.htRows = this.ht === 0 ? 0 : rows;
         if (this.ht !== 0) new Uint8Array(core.memory.buffer, this.ht, rows).fill(this.headerType);
       }
-      const lo = at.payloadFrom, hi = at.payloadTo;
+      const lo = at.payloadFrom,
+        hi = at.payloadTo;
       const store = putInCore(core, this.input.subarray(lo - this.base, hi - this.base), taken);
       // (the payload offsets may be moved: the rows were copied out already)
-      const filled = !this.prov || !this.ht || !store ? -1
-        : fillPlaced(core, this.prov, this.provClr.length, rows, { ...at, headerType: this.ht }, store, hi - lo, lo, firstRow, this.into, this.scale);
+      const filled =
+        !this.prov || !this.ht || !store
+          ? -1
+          : fillPlaced(core, this.prov, this.provClr.length, rows, { ...at, headerType: this.ht }, store, hi - lo, lo, firstRow, this.into, this.scale);
       if (filled < 0) this.failed = true;
       else this.rows += filled;
     } finally {
@@ -344,14 +386,20 @@ function fillInPlace(data: TraceData, provClr: Int8Array, place: ClrPlace): void
     if (at !== 0) s.u8.set(new Uint8Array(src.buffer, src.byteOffset, src.byteLength), at);
     return at;
   };
-  const provider = put(e.provider), headerType = put(e.headerType), eventId = put(e.eventId), version = put(e.version);
+  const provider = put(e.provider),
+    headerType = put(e.headerType),
+    eventId = put(e.eventId),
+    version = put(e.version);
   const payloadLength = put(e.payloadLength);
   const payloadOffset = heapAlloc(s, e.payloadOffset.byteLength);
   const { words, typeStarts, lookup, layouts } = clrProgram();
   const guids = new Uint8Array(16 * CLR_PROVIDERS.length);
   CLR_PROVIDERS.forEach((p, i) => guids.set(parseGuid(p.guid), 16 * i));
   const program = put(words);
-  const starts = put(typeStarts), table = put(lookup), g = put(guids), prov = put(provClr);
+  const starts = put(typeStarts),
+    table = put(lookup),
+    g = put(guids),
+    prov = put(provClr);
   if (!store || !provider || !headerType || !eventId || !version || !payloadLength || !payloadOffset || !program || !starts || !table || !g || !prov) return;
   if (!setClr(s, program, starts, layouts.length, table, g, CLR_PROVIDERS.length)) return;
   // payloads at their place in the core's copy of the bytes

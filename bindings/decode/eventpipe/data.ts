@@ -9,12 +9,31 @@
 // streams); the per-event walk runs on the engine asked for, the rest in TypeScript on either.
 
 import * as C from "../../../assembly/codes.js";
-import { nettraceWindowsOf, NettraceStreamReader, MAX_NETTRACE_WARNINGS, type NettraceFile, type NettraceHeader, type NettraceMetadata, type NettraceWarning } from "../../eventpipe/reader.js";
+import {
+  nettraceWindowsOf,
+  NettraceStreamReader,
+  MAX_NETTRACE_WARNINGS,
+  type NettraceFile,
+  type NettraceHeader,
+  type NettraceMetadata,
+  type NettraceWarning,
+} from "../../eventpipe/reader.js";
 import { TraceDecodeError, TraceFormatError } from "../errors.js";
 import { ChunkFiller, clrProvidersOf, fillNettraceClr, type ClrFiller } from "./clr.js";
 import { GrowingClrBlocks } from "../clr-blocks.js";
 import { giveBack, takeBuffer } from "../reuse.js";
-import { align8, concatBytes, madeOnFirstRead, remap, withDecidedFields, EVENT_COLUMN_LAYOUT, type EventColumns, type NettraceInfo, type StoredEventColumns, type TraceData } from "../trace-data.js";
+import {
+  align8,
+  concatBytes,
+  madeOnFirstRead,
+  remap,
+  withDecidedFields,
+  EVENT_COLUMN_LAYOUT,
+  type EventColumns,
+  type NettraceInfo,
+  type StoredEventColumns,
+  type TraceData,
+} from "../trace-data.js";
 export type { NettraceInfo } from "../trace-data.js";
 import { blobChunks, isByteSource, type DecodeOptions, type Input } from "../windows.js";
 import { slices, sourceChunks } from "../chunks.js";
@@ -26,7 +45,11 @@ import { providerGuidBytes } from "./provider-guids.js";
 const WINDOW_BASE = 8;
 
 /** The file's tables; a file the reader cannot start on throws TraceFormatError, one it stops in part way keeps its rows. */
-export async function nettraceData(input: Uint8Array, options: Pick<DecodeOptions, "engine" | "wasm" | "clrTables"> = {}, tuning: NettraceTuning = {}): Promise<TraceData & { nettrace: NettraceInfo }> {
+export async function nettraceData(
+  input: Uint8Array,
+  options: Pick<DecodeOptions, "engine" | "wasm" | "clrTables"> = {},
+  tuning: NettraceTuning = {},
+): Promise<TraceData & { nettrace: NettraceInfo }> {
   // the per-event walk and the rows on the engine asked for (the rest of the reader is TypeScript on either)
   const engine = await nettraceEngine(engineOf(options), options.wasm, options.clrTables !== false, tuning.placed !== false);
   if (engine.filler?.placed) engine.filler.placed.base = 0; // (NettraceTables.tablesOf's base)
@@ -52,7 +75,10 @@ function engineOf(options: Pick<DecodeOptions, "engine">): "wasm" | "js" {
  * between two sequence points). Providers and event types keep their indices across windows. Returns
  * the outline of them all (the stream's end).
  */
-export async function* nettraceWindows(input: Input, options: Pick<DecodeOptions, "engine" | "wasm" | "clrTables" | "chunkBytes" | "batchBytes" | "workers"> = {}): AsyncGenerator<TraceData & { nettrace: NettraceInfo }, (TraceData & { nettrace: NettraceInfo }) | undefined> {
+export async function* nettraceWindows(
+  input: Input,
+  options: Pick<DecodeOptions, "engine" | "wasm" | "clrTables" | "chunkBytes" | "batchBytes" | "workers"> = {},
+): AsyncGenerator<TraceData & { nettrace: NettraceInfo }, (TraceData & { nettrace: NettraceInfo }) | undefined> {
   // (with workers: the file cut at sequence points, each piece read by a worker; a file that cannot be cut is read here)
   if (options.workers) {
     const { parallelWindows } = await import("./parallel.js");
@@ -144,7 +170,11 @@ export class NettraceTables {
    * `rows`: the core that orders each window's events as rows (none: the tables only adopt windows made
    * elsewhere); `filler`: the core that fills its typed .NET tables (none: no typed tables).
    */
-  constructor(private readonly rowsCore: NettraceRowsCore | undefined, private readonly filler?: ClrFiller, private readonly tuning: NettraceTuning = {}) {}
+  constructor(
+    private readonly rowsCore: NettraceRowsCore | undefined,
+    private readonly filler?: ClrFiller,
+    private readonly tuning: NettraceTuning = {},
+  ) {}
 
   /** The event type of (provider, id, version, opcode, level, keywords), added when new; EVENT_TYPE_NONE past the table's limit. */
   private typeOf(provider: number, id: number, version: number, opcode: number, level: number, kwLo: number, kwHi: number): number {
@@ -201,7 +231,8 @@ export class NettraceTables {
     let file: NettraceFile | undefined;
     let input: Uint8Array = new Uint8Array(0);
     const warnings: NettraceWarning[] = [];
-    let warningCount = 0, eventsLost = 0;
+    let warningCount = 0,
+      eventsLost = 0;
     // (the reader's count of warnings, which runs on over a file's windows, before this window's)
     let warnedBefore = this.warningTotal;
     const warningTotalBefore = warnedBefore;
@@ -232,7 +263,7 @@ export class NettraceTables {
       for (let s = 0; s < stacks.length; s++) stackItem[s] = base + stacks.offset[s] - 8;
       // (the rows the whole table will likely have: this window's share of the bytes read so far)
       const readTo = Math.max(1, w.events.length ? w.events.blockOffset[w.events.length - 1] : input.length);
-      const expect = ((table.n + w.events.length) * input.length) / Math.min(readTo, input.length) * 1.05;
+      const expect = (((table.n + w.events.length) * input.length) / Math.min(readTo, input.length)) * 1.05;
       // the typed .NET tables of each chunk of rows, filled where the rows are made (the WebAssembly
       // engine: the same core), each type's block sized for the rows the whole table will likely have (a
       // stream's: at most 16 times those at hand, as its window guesses the rest of the file from its first blocks)
@@ -248,21 +279,35 @@ export class NettraceTables {
       }
       try {
         if (!this.rowsCore) throw new Error("etw-wasm: these EventPipe tables adopt windows, they make none");
-        eventTableOf(this.rowsCore, w, {
-          ptr, stackItem, base, providerOf, unknownProvider: this.unknownProvider, typeOf: (p, id, v, op, level, kwLo, kwHi) => this.typeOf(p, id, v, op, level, kwLo, kwHi), typeCount: () => this.types.length,
-          fillChunk: filler && ((at, rows, firstRow) => filler.chunk(at, rows, firstRow)),
-          takePlaced: placed && ((rowBase, reorder) => {
-            if (!core || !partsFilled) {
-              placed.drop();
-              return false;
-            }
-            const filled = placed.take(w.events.length, rowBase, typed, Math.min(mostTimes, Math.max(1, expect / (table.n + w.events.length))), reorder);
-            if (filled < 0) return false;
-            typedRows += filled;
-            return true;
-          }),
-          chunkRows: this.tuning.chunkRows,
-        }, table, expect);
+        eventTableOf(
+          this.rowsCore,
+          w,
+          {
+            ptr,
+            stackItem,
+            base,
+            providerOf,
+            unknownProvider: this.unknownProvider,
+            typeOf: (p, id, v, op, level, kwLo, kwHi) => this.typeOf(p, id, v, op, level, kwLo, kwHi),
+            typeCount: () => this.types.length,
+            fillChunk: filler && ((at, rows, firstRow) => filler.chunk(at, rows, firstRow)),
+            takePlaced:
+              placed &&
+              ((rowBase, reorder) => {
+                if (!core || !partsFilled) {
+                  placed.drop();
+                  return false;
+                }
+                const filled = placed.take(w.events.length, rowBase, typed, Math.min(mostTimes, Math.max(1, expect / (table.n + w.events.length))), reorder);
+                if (filled < 0) return false;
+                typedRows += filled;
+                return true;
+              }),
+            chunkRows: this.tuning.chunkRows,
+          },
+          table,
+          expect,
+        );
       } finally {
         filler?.dispose();
       }
@@ -278,7 +323,8 @@ export class NettraceTables {
     if (!file) throw new Error("etw-wasm: no window to make tables of");
     const err = final ? file.error : null;
     const windowEnd = ((file as { base?: number }).base ?? 0) + input.length;
-    if (err && table.n === 0 && this.rows === 0 && !this.resumed) throw new TraceFormatError(err.code, err.offset, `not a readable EventPipe file: ${err.reason}`, "nettrace");
+    if (err && table.n === 0 && this.rows === 0 && !this.resumed)
+      throw new TraceFormatError(err.code, err.offset, `not a readable EventPipe file: ${err.reason}`, "nettrace");
     const { header, metadata } = file;
     const rows = table.result();
     const n = rows.n;
@@ -299,7 +345,7 @@ export class NettraceTables {
     // (`from`: the offset of the store's first byte, which holds the bytes from there on)
     const from = apart ? structsAt : 0;
     const storeLength = storeBytes - from;
-    const store = place ? place.s.u8.subarray(place.at, place.at + storeBytes) : around ?? new Uint8Array(takeBuffer(storeLength), 0, storeLength);
+    const store = place ? place.s.u8.subarray(place.at, place.at + storeBytes) : (around ?? new Uint8Array(takeBuffer(storeLength), 0, storeLength));
     if (!around && !apart) store.set(input, base);
     // (memory from the pool is not zeroed: the bytes around the input's and the padding included)
     if (apart) store.fill(0);
@@ -316,8 +362,17 @@ export class NettraceTables {
     if (!place) owned.push(store.buffer);
     const data = this.trace({
       ...(apart ? { bytes: input, meta: store } : { bytes: store }),
-      providersOffset: providersOffset - from, typesOffset: typesOffset - from, logfileOffset: logfileOffset - from,
-      rows, header, metadata, warnings, warningTotal: warningCount, arenaBytes: input.length, windowEnd, owned,
+      providersOffset: providersOffset - from,
+      typesOffset: typesOffset - from,
+      logfileOffset: logfileOffset - from,
+      rows,
+      header,
+      metadata,
+      warnings,
+      warningTotal: warningCount,
+      arenaBytes: input.length,
+      windowEnd,
+      owned,
     });
     // the typed .NET runtime tables, by the core's routine: joined from the windows', or filled now
     if (partsFilled) {
@@ -329,7 +384,16 @@ export class NettraceTables {
       }
     } else if (this.filler) fillNettraceClr(data, this.filler, place);
     if (err) stoppedAt(data, err);
-    WINDOW_PARTS.set(data, { rows, header, owned, eventsLost, warningCount: warningCount - warningTotalBefore, providerOf: this.providerOf, unknownProvider: this.unknownProvider, types: this.types });
+    WINDOW_PARTS.set(data, {
+      rows,
+      header,
+      owned,
+      eventsLost,
+      warningCount: warningCount - warningTotalBefore,
+      providerOf: this.providerOf,
+      unknownProvider: this.unknownProvider,
+      types: this.types,
+    });
     return data;
   }
 
@@ -337,7 +401,12 @@ export class NettraceTables {
    * The structs of a window's tables (providers, event types with the window's rows of each, the logfile
    * header), the trace's latest timestamp and lost events moved on by the window's.
    */
-  private structs(header: NettraceHeader, typeRows: ArrayLike<number>, windowLatest: bigint | undefined, eventsLost: number): [Uint8Array, Uint8Array, Uint8Array] {
+  private structs(
+    header: NettraceHeader,
+    typeRows: ArrayLike<number>,
+    windowLatest: bigint | undefined,
+    eventsLost: number,
+  ): [Uint8Array, Uint8Array, Uint8Array] {
     const ptr = header.pointerSize === 4 ? 4 : 8;
     const ht = ptr === 4 ? C.HT_EVENT_HEADER32 : C.HT_EVENT_HEADER64;
     const providerStructs = new Uint8Array(this.providerGuids.length * C.PROV_STRIDE);
@@ -390,7 +459,12 @@ export class NettraceTables {
     const { n, events: stored, untyped, pid, metadataOfRow, activities, ext, typeRows, cut } = rows;
     const ptr = header.pointerSize === 4 ? 4 : 8;
     // (the columns not stored made when first read)
-    const events = nettraceColumns(stored, n, () => data, untyped, metadataOfRow, w.metadata, { ht: ptr === 4 ? C.HT_EVENT_HEADER32 : C.HT_EVENT_HEADER64, flags: headerFlagsOf(ptr), pid: pid ?? header.processId >>> 0, extRows: ext.row });
+    const events = nettraceColumns(stored, n, () => data, untyped, metadataOfRow, w.metadata, {
+      ht: ptr === 4 ? C.HT_EVENT_HEADER32 : C.HT_EVENT_HEADER64,
+      flags: headerFlagsOf(ptr),
+      pid: pid ?? header.processId >>> 0,
+      extRows: ext.row,
+    });
     const data: TraceData & { nettrace: NettraceInfo } = {
       // (what the tables live in goes back to the pool when the trace is disposed; not the caller's input)
       release: w.release ?? (() => giveBack(w.owned)),
@@ -417,11 +491,16 @@ export class NettraceTables {
       // (a window: the file up to its end)
       inputBytes: w.windowEnd,
       decodedBytes: w.windowEnd,
-      nettrace: activityColumn({ formatVersion: header.formatVersion, metadata: w.metadata, providerOf: this.providerOf, metadataOfRow, warnings: w.warnings, payloadsCut: cut }, n, activities),
+      nettrace: activityColumn(
+        { formatVersion: header.formatVersion, metadata: w.metadata, providerOf: this.providerOf, metadataOfRow, warnings: w.warnings, payloadsCut: cut },
+        n,
+        activities,
+      ),
     };
     this.rows += n;
     // (rows have only the types numbered so far: the window's counts past them, up to MAX_EVENT_TYPES, are 0)
-    const counted = this.typeRows, typeCount = Math.min(typeRows.length, this.types.length);
+    const counted = this.typeRows,
+      typeCount = Math.min(typeRows.length, this.types.length);
     while (counted.length < typeCount) counted.push(0);
     for (let t = 0; t < typeCount; t++) counted[t] += typeRows[t];
     for (const x of w.warnings) if (this.warnings.length < MAX_NETTRACE_WARNINGS) this.warnings.push(x);
@@ -476,14 +555,27 @@ export class NettraceTables {
     for (let t = 0; t < types.length; t++) if (types[t] !== C.EVENT_TYPE_NONE) typeRows[types[t]] += rows.typeRows[t];
     // the structs apart from the window's bytes (`meta`): their size is this stream's, not the thread's
     const [providerStructs, typeStructs, lh] = this.structs(w.header, typeRows, latestOf(rows), w.eventsLost);
-    const typesOffset = align8(providerStructs.length), logfileOffset = align8(typesOffset + typeStructs.length);
+    const typesOffset = align8(providerStructs.length),
+      logfileOffset = align8(typesOffset + typeStructs.length);
     const meta = new Uint8Array(logfileOffset + C.LH_SIZE);
     meta.set(providerStructs, 0);
     meta.set(typeStructs, typesOffset);
     meta.set(lh, logfileOffset);
     const data = this.trace({
-      bytes: w.bytes, meta, providersOffset: 0, typesOffset, logfileOffset, rows: { ...rows, typeRows }, header: w.header, metadata,
-      warnings: w.warnings, warningTotal: this.warningTotal + w.warningCount, arenaBytes: w.arenaBytes, windowEnd: w.windowEnd, owned: [], release: w.release,
+      bytes: w.bytes,
+      meta,
+      providersOffset: 0,
+      typesOffset,
+      logfileOffset,
+      rows: { ...rows, typeRows },
+      header: w.header,
+      metadata,
+      warnings: w.warnings,
+      warningTotal: this.warningTotal + w.warningCount,
+      arenaBytes: w.arenaBytes,
+      windowEnd: w.windowEnd,
+      owned: [],
+      release: w.release,
     });
     if (w.clr) {
       data.clr = w.clr;
@@ -548,7 +640,6 @@ export class NettraceTables {
     };
   }
 }
-
 
 /** What a window's TraceData is made of (NettraceTables.trace). */
 interface WindowTrace {
@@ -664,7 +755,13 @@ interface MadeFrom {
  * header length, task and channel 0, the header type of the file's pointer size.
  */
 function nettraceColumns(
-  stored: EventTableOf["events"], n: number, tables: () => TraceData, untyped: EventTableOf["untyped"], metadataOfRow: Int32Array, metadata: readonly NettraceMetadata[], from: MadeFrom,
+  stored: EventTableOf["events"],
+  n: number,
+  tables: () => TraceData,
+  untyped: EventTableOf["untyped"],
+  metadataOfRow: Int32Array,
+  metadata: readonly NettraceMetadata[],
+  from: MadeFrom,
 ): EventColumns {
   const events = withDecidedFields(stored as unknown as StoredEventColumns, n, tables, untyped);
   const lazy = (key: keyof EventColumns, make: () => ArrayBufferView) => madeOnFirstRead(events, key, make);

@@ -10,7 +10,6 @@ import { instantiateCore, recycleMemory, type WasmSource } from "../loader.js";
 import type { NettraceRowsCore } from "./rows.js";
 import { coreFiller, placeFiller, type ClrFiller } from "./clr.js";
 
-
 /** A file's reader core: its walker (for readNettrace) and its rows; `dispose()` when the file is read gives its memory back. */
 export interface NettraceEngine {
   walker: NettraceWalker;
@@ -42,7 +41,8 @@ export async function nettraceEngine(engine: "wasm" | "js", wasm?: WebAssembly.M
   }
   const core = await instantiateCore(wasm);
   const exports = core as unknown as Partial<NettraceWalkCore & NettraceRowsCore> & typeof core;
-  if (typeof exports.nettraceWalk !== "function" || typeof exports.nettraceRows !== "function") throw new Error("etw-wasm: this WebAssembly core has no EventPipe exports (an older build?)");
+  if (typeof exports.nettraceWalk !== "function" || typeof exports.nettraceRows !== "function")
+    throw new Error("etw-wasm: this WebAssembly core has no EventPipe exports (an older build?)");
   const walker = new CoreWalker(exports as NettraceWalkCore, undefined, () => recycleMemory(core.memory as WebAssembly.Memory));
   const filler = clrTables ? coreFiller(core, placed) : undefined;
   // (each walk's rows fill the typed tables while their block is staged)

@@ -82,7 +82,8 @@ export async function serveNettracePiece(req: NettracePieceRequest, post: (m: Ne
       reader.resume(req.prelude, req.from);
       tables.resumed = true;
     }
-    let metadataSent = 0, failed = false;
+    let metadataSent = 0,
+      failed = false;
     const send = async (w: Parameters<NettraceTables["window"]>[0], final: boolean) => {
       const data = await tables.window(w, final);
       const { window, transfer } = packWindow(data, w.metadata, metadataSent);
@@ -115,7 +116,8 @@ export async function serveNettracePiece(req: NettracePieceRequest, post: (m: Ne
       }
     }
     if (req.last) for (const w of reader.end()) await send(w, true);
-    else if (!failed && !reader.finished && reader.unread > 0) throw new Error(`etw-wasm: the piece of the file from ${req.from} ends ${reader.unread} bytes after its last sequence point`);
+    else if (!failed && !reader.finished && reader.unread > 0)
+      throw new Error(`etw-wasm: the piece of the file from ${req.from} ends ${reader.unread} bytes after its last sequence point`);
     post({ nettracePiece: piece, end: true }, []);
   } catch (error) {
     post({ nettracePiece: piece, error: { name: (error as Error)?.name ?? "Error", message: (error as Error)?.message ?? String(error) } }, []);
@@ -128,7 +130,11 @@ export async function serveNettracePiece(req: NettracePieceRequest, post: (m: Ne
  * A window of NettraceTables as it goes to another thread: its columns and store with the memory they are
  * in (moved, not copied: what is not the window's own is copied), the metadata rows not sent before.
  */
-function packWindow(data: NettraceTrace, metadata: NettraceMetadata[], metadataFrom: number): { window: AdoptedWindow & { buffers: ArrayBuffer[] }; transfer: ArrayBuffer[] } {
+function packWindow(
+  data: NettraceTrace,
+  metadata: NettraceMetadata[],
+  metadataFrom: number,
+): { window: AdoptedWindow & { buffers: ArrayBuffer[] }; transfer: ArrayBuffer[] } {
   const parts = windowParts(data);
   if (!parts) throw new Error("etw-wasm: a window to send that its tables did not make");
   const owned = new Set(parts.owned);
@@ -146,8 +152,14 @@ function packWindow(data: NettraceTrace, metadata: NettraceMetadata[], metadataF
   const window: AdoptedWindow & { buffers: ArrayBuffer[] } = {
     bytes: own(data.bytes),
     rows: {
-      ...r, events: columns({ timestamp, tid, payloadOffset, payloadLength, processor, eventType }), pid: r.pid && own(r.pid), untyped: r.untyped && columns(r.untyped), typeRows: r.typeRows.slice(0, parts.types.length),
-      metadataOfRow: own(r.metadataOfRow), activities: columns(r.activities), ext: columns(r.ext),
+      ...r,
+      events: columns({ timestamp, tid, payloadOffset, payloadLength, processor, eventType }),
+      pid: r.pid && own(r.pid),
+      untyped: r.untyped && columns(r.untyped),
+      typeRows: r.typeRows.slice(0, parts.types.length),
+      metadataOfRow: own(r.metadataOfRow),
+      activities: columns(r.activities),
+      ext: columns(r.ext),
     },
     header: parts.header,
     metadata: metadata.slice(metadataFrom),
@@ -184,7 +196,11 @@ class PieceJob extends Mailbox<NettracePieceMessage> {
  * here whole, a .netperf, a file without sequence points far enough apart, or too small for two pieces):
  * it is read on one thread.
  */
-export function parallelWindows(input: Input, options: Pick<DecodeOptions, "engine" | "wasm" | "clrTables" | "chunkBytes" | "batchBytes">, workers: number): AsyncGenerator<NettraceTrace, NettraceTrace | undefined> | undefined {
+export function parallelWindows(
+  input: Input,
+  options: Pick<DecodeOptions, "engine" | "wasm" | "clrTables" | "chunkBytes" | "batchBytes">,
+  workers: number,
+): AsyncGenerator<NettraceTrace, NettraceTrace | undefined> | undefined {
   if (!(Number.isInteger(workers) && workers >= 1)) throw new RangeError(`etw-wasm: workers must be a whole number of at least 1, not ${String(workers)}`);
   if (!haveWorkers()) throw new Error("etw-wasm: no worker threads here (decode workers are started by the Node and browser entry points)");
   const bytes = input instanceof Uint8Array ? input : input instanceof ArrayBuffer ? new Uint8Array(input) : undefined;
@@ -217,7 +233,11 @@ interface PieceSource {
 }
 
 async function* readPieces(
-  src: PieceSource, cutter: NettraceCutter, firstCut: NettraceCut, options: Pick<DecodeOptions, "engine" | "wasm" | "clrTables" | "chunkBytes" | "batchBytes">, workers: number,
+  src: PieceSource,
+  cutter: NettraceCutter,
+  firstCut: NettraceCut,
+  options: Pick<DecodeOptions, "engine" | "wasm" | "clrTables" | "chunkBytes" | "batchBytes">,
+  workers: number,
 ): AsyncGenerator<NettraceTrace, NettraceTrace | undefined> {
   const { bytes, readAt, size } = src;
   // the cuts found as pieces are sent (the first pieces go while the rest of the file is looked at)
@@ -245,15 +265,29 @@ async function* readPieces(
     return state.slice(0, n);
   };
   const wasm = options.engine === "js" ? undefined : await compiledCore(options.wasm);
-  const pieceOptions: NettracePieceRequest["options"] = { engine: options.engine, clrTables: options.clrTables, batchBytes: options.batchBytes, chunkBytes: options.chunkBytes, wasm };
+  const pieceOptions: NettracePieceRequest["options"] = {
+    engine: options.engine,
+    clrTables: options.clrTables,
+    batchBytes: options.batchBytes,
+    chunkBytes: options.chunkBytes,
+    wasm,
+  };
   const request = (i: number): NettracePieceRequest => {
     const cut = i > 0 ? cuts[i - 1] : undefined;
     const from = cut ? cut.offset : 0;
     const to = endOf(i)?.offset ?? size;
-    const prelude = cut ? [head, ...stateBefore(cut.state), { bytes: copy(cut.sequencePoint[0], cut.sequencePoint[1] - cut.sequencePoint[0]), offset: cut.sequencePoint[0] }] : [];
+    const prelude = cut
+      ? [head, ...stateBefore(cut.state), { bytes: copy(cut.sequencePoint[0], cut.sequencePoint[1] - cut.sequencePoint[0]), offset: cut.sequencePoint[0] }]
+      : [];
     return {
       // (the largest window so far: the cutter has read past this piece's end)
-      nettracePiece: i, from, prelude, last: to === size, windowBytes: cutter.largestWindow, types: tables.knownTypes(), options: pieceOptions,
+      nettracePiece: i,
+      from,
+      prelude,
+      last: to === size,
+      windowBytes: cutter.largestWindow,
+      types: tables.knownTypes(),
+      options: pieceOptions,
       ...(ranges ? { range: { source: shared!, offset: from, length: to - from } } : { bytes: bytes ? copy(from, to - from) : readAt(from, to - from) }),
     };
   };
@@ -261,7 +295,8 @@ async function* readPieces(
   const jobs = new Map<number, PieceJob>();
   const leased: PooledWorker[] = [];
   const inFlight: PieceJob[] = [];
-  let next = 0, done = false;
+  let next = 0,
+    done = false;
   try {
     for (let i = 0; i < workers; i++) {
       const p = leaseWorker();
@@ -272,7 +307,8 @@ async function* readPieces(
       };
       p.onError = (error) => {
         // a worker that died: its pieces end there, failed
-        for (const [piece, job] of jobs) if (job.worker === p) job.push({ nettracePiece: piece, error: { name: "Error", message: `decode worker failed: ${error.message}` } });
+        for (const [piece, job] of jobs)
+          if (job.worker === p) job.push({ nettracePiece: piece, error: { name: "Error", message: `decode worker failed: ${error.message}` } });
       };
     }
     for (;;) {

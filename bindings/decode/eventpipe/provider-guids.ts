@@ -10,7 +10,7 @@ const FIXED_GUIDS: Record<string, string> = {
   "Microsoft-Windows-DotNETRuntimePrivate": "763fd754-7086-4dfe-95eb-c01a46faf4ca",
   "Microsoft-Windows-DotNETRuntimeStress": "cc2bcbba-16b6-4cf3-8990-d74c2e8af500",
   "System.Threading.Tasks.TplEventSource": "2e5dba47-a3d2-4d16-8ee0-6671ffdcd7b5",
-  "FrameworkEventSource": "8e9f5090-2d75-4d03-8a81-e5afbf85daf1",
+  FrameworkEventSource: "8e9f5090-2d75-4d03-8a81-e5afbf85daf1",
   "Microsoft-Windows-Application Server-Applications": "c651f5f6-1c0d-492e-8ae1-b4efd7c9d503",
   "Microsoft-DotNETCore-SampleProfiler": "3c530d44-97ae-513a-1e6d-783e8f8e03a9",
 };

@@ -9,8 +9,21 @@ import { EVENT_SORTED, type NettraceEvents, type NettraceFile, type NettraceMeta
 import { coreColumnsOf, type CoreColumns } from "../../eventpipe/columns.js";
 import { madeWithin } from "../reuse.js";
 import {
-  NT_TIMESTAMP, NT_CAPTURE, NT_THREAD, NT_FLAGS, NT_PROCESSOR, NT_PAYLOAD_OFFSET, NT_PAYLOAD_SIZE, NT_ACTIVITY, NT_RELATED,
-  NT_METADATA, NT_STACK, NT_QUEUE, NT_BLOCK, NT_READER_COLUMNS, NT_PAD,
+  NT_TIMESTAMP,
+  NT_CAPTURE,
+  NT_THREAD,
+  NT_FLAGS,
+  NT_PROCESSOR,
+  NT_PAYLOAD_OFFSET,
+  NT_PAYLOAD_SIZE,
+  NT_ACTIVITY,
+  NT_RELATED,
+  NT_METADATA,
+  NT_STACK,
+  NT_QUEUE,
+  NT_BLOCK,
+  NT_READER_COLUMNS,
+  NT_PAD,
 } from "../../core/nettrace-events.js";
 
 /** What a core gives the rows: the WebAssembly core's exports (assembly/index.ts) or the TypeScript core's equivalents. */
@@ -54,8 +67,12 @@ export interface EventTableOf {
    * length, task, channel, header type).
    */
   events: {
-    timestamp: BigInt64Array; tid: Uint32Array; payloadOffset: Uint32Array;
-    payloadLength: Uint16Array; processor: Uint16Array; eventType: Uint16Array;
+    timestamp: BigInt64Array;
+    tid: Uint32Array;
+    payloadOffset: Uint32Array;
+    payloadLength: Uint16Array;
+    processor: Uint16Array;
+    eventType: Uint16Array;
   };
   /** The process id of each row, kept only when a row's is not the file's (a V6 thread of another process); absent when every row's is. */
   pid?: Uint32Array;
@@ -104,15 +121,19 @@ function column<T>(take: TakeBuffer, type: ColumnType<T>, n: number): T {
 /** A column of `n` elements like `like`, holding its first `keep`. */
 function resized<T extends ArrayBufferView & { length: number }>(take: TakeBuffer, like: T, n: number, keep: number): T {
   const next = column(take, like.constructor as unknown as ColumnType<T>, n);
-  (next as unknown as { set(a: ArrayLike<number | bigint>): void }).set((like as unknown as { subarray(a: number, b: number): ArrayLike<number | bigint> }).subarray(0, keep));
+  (next as unknown as { set(a: ArrayLike<number | bigint>): void }).set(
+    (like as unknown as { subarray(a: number, b: number): ArrayLike<number | bigint> }).subarray(0, keep),
+  );
   return next;
 }
 
 /** Type-field columns like `like`, of `n` rows, holding its first `keep`. */
 function resizedTypeFields(take: TakeBuffer, like: TypeFieldColumns, n: number, keep: number): TypeFieldColumns {
   return {
-    provider: resized(take, like.provider, n, keep), eventId: resized(take, like.eventId, n, keep),
-    version: resized(take, like.version, n, keep), opcode: resized(take, like.opcode, n, keep),
+    provider: resized(take, like.provider, n, keep),
+    eventId: resized(take, like.eventId, n, keep),
+    version: resized(take, like.version, n, keep),
+    opcode: resized(take, like.opcode, n, keep),
   };
 }
 
@@ -147,16 +168,23 @@ export class EventTable {
    * rows needed (a stream's window guesses the rest of the file from its first blocks; a file held whole
    * knows its size, and each growth is a copy into fresh memory).
    */
-  constructor(private readonly take: TakeBuffer = (bytes) => new ArrayBuffer(bytes), private readonly give: (buffers: ArrayBufferLike[]) => void = () => {}, private readonly mostTimes = 16) {
+  constructor(
+    private readonly take: TakeBuffer = (bytes) => new ArrayBuffer(bytes),
+    private readonly give: (buffers: ArrayBufferLike[]) => void = () => {},
+    private readonly mostTimes = 16,
+  ) {
     this.events = this.columns(0);
   }
 
   private columns(n: number): Columns {
     const t = this.take;
     return {
-      timestamp: column(t, BigInt64Array, n), tid: column(t, Uint32Array, n),
-      payloadOffset: column(t, Uint32Array, n), payloadLength: column(t, Uint16Array, n),
-      processor: column(t, Uint16Array, n), eventType: column(t, Uint16Array, n),
+      timestamp: column(t, BigInt64Array, n),
+      tid: column(t, Uint32Array, n),
+      payloadOffset: column(t, Uint32Array, n),
+      payloadLength: column(t, Uint16Array, n),
+      processor: column(t, Uint16Array, n),
+      eventType: column(t, Uint16Array, n),
     };
   }
 
@@ -215,7 +243,12 @@ export class EventTable {
       const cap = Math.max(likely, this.items ? Math.floor(this.items * 1.5) : 0, expected);
       const x = this.ext;
       const t = this.take;
-      this.ext = { row: resized(t, x.row, cap, this.items), type: resized(t, x.type, cap, this.items), size: resized(t, x.size, cap, this.items), offset: resized(t, x.offset, cap, this.items) };
+      this.ext = {
+        row: resized(t, x.row, cap, this.items),
+        type: resized(t, x.type, cap, this.items),
+        size: resized(t, x.size, cap, this.items),
+        offset: resized(t, x.offset, cap, this.items),
+      };
       this.give(Object.values(x).map((c) => c.buffer));
     }
   }
@@ -236,19 +269,41 @@ export class EventTable {
   /** The memory of the columns, for the pool once the table is let go. */
   buffers(): ArrayBufferLike[] {
     const x = this.ext;
-    return [...Object.values(this.events), ...Object.values(this.untyped ?? {}), ...(this.pid ? [this.pid] : []), this.metadataOfRow, this.activityRow, this.activityOffset, x.row, x.type, x.size, x.offset].map(
-      (c) => (c as ArrayBufferView).buffer,
-    );
+    return [
+      ...Object.values(this.events),
+      ...Object.values(this.untyped ?? {}),
+      ...(this.pid ? [this.pid] : []),
+      this.metadataOfRow,
+      this.activityRow,
+      this.activityOffset,
+      x.row,
+      x.type,
+      x.size,
+      x.offset,
+    ].map((c) => (c as ArrayBufferView).buffer);
   }
 
   /** The rows so far. */
   result(): EventTableOf {
-    const n = this.n, e = this.items;
+    const n = this.n,
+      e = this.items;
     const events = Object.fromEntries(Object.entries(this.events).map(([k, v]) => [k, (v as unknown as Uint8Array).subarray(0, n)])) as unknown as Columns;
     const u = this.untyped;
-    const untyped = u && { provider: u.provider.subarray(0, n), eventId: u.eventId.subarray(0, n), version: u.version.subarray(0, n), opcode: u.opcode.subarray(0, n) };
+    const untyped = u && {
+      provider: u.provider.subarray(0, n),
+      eventId: u.eventId.subarray(0, n),
+      version: u.version.subarray(0, n),
+      opcode: u.opcode.subarray(0, n),
+    };
     return {
-      n, cut: this.cut, typeRows: this.typeRows, maxHi: this.maxHi, maxLo: this.maxLo, events, untyped, pid: this.pid?.subarray(0, n),
+      n,
+      cut: this.cut,
+      typeRows: this.typeRows,
+      maxHi: this.maxHi,
+      maxLo: this.maxLo,
+      events,
+      untyped,
+      pid: this.pid?.subarray(0, n),
       metadataOfRow: this.metadataOfRow.subarray(0, n),
       activities: { row: this.activityRow.subarray(0, this.activityCount), offset: this.activityOffset.subarray(0, this.activityCount) },
       ext: { row: this.ext.row.subarray(0, e), type: this.ext.type.subarray(0, e), size: this.ext.size.subarray(0, e), offset: this.ext.offset.subarray(0, e) },
@@ -259,7 +314,10 @@ export class EventTable {
 /** Bytes an EventPipe event table holds a row: its stored columns and the metadata row (activity ids: only rows that have one). */
 export function nettraceRowBytes(): number {
   const t = new EventTable();
-  return Object.values(t.events).reduce((n, c) => n + (c as ArrayBufferView & { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT, 0) + t.metadataOfRow.BYTES_PER_ELEMENT;
+  return (
+    Object.values(t.events).reduce((n, c) => n + (c as ArrayBufferView & { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT, 0) +
+    t.metadataOfRow.BYTES_PER_ELEMENT
+  );
 }
 
 /** The EVENT_HEADER flags of every EventPipe row of a file of pointer size `ptr` (4 or 8), EXTENDED_INFO aside. */
@@ -301,7 +359,10 @@ export interface EventTableContext {
 /** Blocks taken from a core, given back by `release`. */
 class Blocks {
   private readonly taken: number[] = [];
-  constructor(private readonly core: NettraceRowsCore, private readonly what: string) {}
+  constructor(
+    private readonly core: NettraceRowsCore,
+    private readonly what: string,
+  ) {}
   take(bytes: number): number {
     const at = this.core.alloc(Math.max(8, bytes));
     if (at === 0) throw new RangeError(`etw-wasm: out of memory ${this.what} (a block of ${bytes} bytes)`);
@@ -342,10 +403,19 @@ function columnsIn(core: NettraceRowsCore, blocks: Blocks, ev: NettraceEvents): 
   const stride = (Math.max(1, n) + NT_PAD) * 4;
   const ptr = blocks.take(NT_READER_COLUMNS * stride);
   const columns: [number, ArrayBufferView & { BYTES_PER_ELEMENT: number }][] = [
-    [NT_TIMESTAMP, ev.timestamp], [NT_CAPTURE, ev.captureThreadId], [NT_THREAD, ev.threadId], [NT_FLAGS, ev.flags],
-    [NT_PROCESSOR, ev.processorNumber], [NT_PAYLOAD_OFFSET, ev.payloadOffset], [NT_PAYLOAD_SIZE, ev.payloadLength],
-    [NT_ACTIVITY, ev.activityIdOffset], [NT_RELATED, ev.relatedActivityIdOffset], [NT_METADATA, ev.metadata], [NT_STACK, ev.stack],
-    [NT_QUEUE, ev.queue], [NT_BLOCK, ev.blockOffset],
+    [NT_TIMESTAMP, ev.timestamp],
+    [NT_CAPTURE, ev.captureThreadId],
+    [NT_THREAD, ev.threadId],
+    [NT_FLAGS, ev.flags],
+    [NT_PROCESSOR, ev.processorNumber],
+    [NT_PAYLOAD_OFFSET, ev.payloadOffset],
+    [NT_PAYLOAD_SIZE, ev.payloadLength],
+    [NT_ACTIVITY, ev.activityIdOffset],
+    [NT_RELATED, ev.relatedActivityIdOffset],
+    [NT_METADATA, ev.metadata],
+    [NT_STACK, ev.stack],
+    [NT_QUEUE, ev.queue],
+    [NT_BLOCK, ev.blockOffset],
   ];
   for (const [k, column] of columns) put(core, ptr + k * stride, column, 0, n);
   return { core: core as unknown as CoreColumns["core"], ptr, stride };
@@ -371,7 +441,8 @@ export function eventTableOf(core: NettraceRowsCore, file: NettraceFile, cx: Eve
       order = blocks.take(4 * n);
       const queues = Math.max(1, file.queueCount);
       const p = blocks.take(R.NO_WORDS * 4);
-      const sp = blocks.take(4 * file.sequencePoints.length), work = blocks.take(R.orderWorkBytes(n, queues));
+      const sp = blocks.take(4 * file.sequencePoints.length),
+        work = blocks.take(R.orderWorkBytes(n, queues));
       put(core, sp, file.sequencePoints.offset, 0, file.sequencePoints.length);
       const w = new Uint32Array(core.memory.buffer, p, R.NO_WORDS);
       w[R.NO_COUNT] = n;
@@ -432,7 +503,16 @@ function addRows(table: EventTable, src: Uint32Array, n: number): void {
 }
 
 /** The rows of `file`'s events in `order` (0: the file's); `at(k)`: where the events' column NT_k is in the core. */
-function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file: NettraceFile, cx: EventTableContext, table: EventTable, expect: number, at: (k: number) => number): void {
+function rowsInOrder(
+  core: NettraceRowsCore,
+  blocks: Blocks,
+  order: number,
+  file: NettraceFile,
+  cx: EventTableContext,
+  table: EventTable,
+  expect: number,
+  at: (k: number) => number,
+): void {
   const { header, metadata, stacks } = file;
   const n = file.events.length;
   const { ptr, stackItem, providerOf, unknownProvider } = cx;
@@ -441,14 +521,16 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
   // (extended items, a related activity or a stack per row at most: room for as many a row as the rows
   // before had, grown to the share the chunks so far have once a chunk needs more)
   table.reserve(n, 0, expect, table.n ? Math.ceil((n * table.items) / table.n) : 0);
-  const base = table.n, itemBase = table.items;
+  const base = table.n,
+    itemBase = table.items;
   const { timestamp, tid, payloadOffset, payloadLength, processor, eventType } = table.events;
   const { metadataOfRow } = table;
 
   // the tables: metadata (entry 0: undefined metadata), stack items, V6 threads
   const nm = metadata.length;
   const metaAt = blocks.take((nm + 1) * R.NM_WORDS * 4);
-  const stackItemAt = blocks.take(4 * stacks.length), stackBytesAt = blocks.take(4 * stacks.length);
+  const stackItemAt = blocks.take(4 * stacks.length),
+    stackBytesAt = blocks.take(4 * stacks.length);
   const v6 = header.formatVersion === 6;
   const threadRows: number[][] = [];
   if (v6) {
@@ -473,12 +555,25 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
   // the chunk's staged inputs and outputs, sized for the largest chunk
   const chunk = Math.min(cx.chunkRows ?? CHUNK_ROWS, Math.max(1, n));
   const out = {
-    ts: blocks.take(8 * chunk), pid: blocks.take(v6 ? 4 * chunk : 8), tid: blocks.take(4 * chunk),
-    payloadOffset: blocks.take(4 * chunk), payloadLength: blocks.take(2 * chunk), provider: blocks.take(2 * chunk),
-    eventId: blocks.take(2 * chunk), processor: blocks.take(2 * chunk), version: blocks.take(2 * chunk),
-    opcode: blocks.take(chunk), metadata: blocks.take(4 * chunk), actRow: blocks.take(4 * chunk), actOffset: blocks.take(4 * chunk),
-    eventType: blocks.take(2 * chunk), extRow: blocks.take(8 * chunk), extType: blocks.take(4 * chunk), extSize: blocks.take(4 * chunk),
-    extOffset: blocks.take(8 * chunk), seen: blocks.take(4 * chunk),
+    ts: blocks.take(8 * chunk),
+    pid: blocks.take(v6 ? 4 * chunk : 8),
+    tid: blocks.take(4 * chunk),
+    payloadOffset: blocks.take(4 * chunk),
+    payloadLength: blocks.take(2 * chunk),
+    provider: blocks.take(2 * chunk),
+    eventId: blocks.take(2 * chunk),
+    processor: blocks.take(2 * chunk),
+    version: blocks.take(2 * chunk),
+    opcode: blocks.take(chunk),
+    metadata: blocks.take(4 * chunk),
+    actRow: blocks.take(4 * chunk),
+    actOffset: blocks.take(4 * chunk),
+    eventType: blocks.take(2 * chunk),
+    extRow: blocks.take(8 * chunk),
+    extType: blocks.take(4 * chunk),
+    extSize: blocks.take(4 * chunk),
+    extOffset: blocks.take(8 * chunk),
+    seen: blocks.take(4 * chunk),
     // (rows in a dispatch order other than the file's read their events through a stage)
     stage: order === 0 ? 0 : blocks.take(R.STAGE_BYTES),
   };
@@ -581,14 +676,21 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
     for (const x of seen) {
       const at = (metaAt >>> 2) + x * R.NM_WORDS;
       u32[at + R.NM_TYPE] = cx.typeOf(
-        u32[at + R.NM_PROVIDER], u32[at + R.NM_EVENT_ID], u32[at + R.NM_VERSION], u32[at + R.NM_OPCODE], u32[at + R.NM_LEVEL], u32[at + R.NM_KEYWORDS_LO], u32[at + R.NM_KEYWORDS_HI],
+        u32[at + R.NM_PROVIDER],
+        u32[at + R.NM_EVENT_ID],
+        u32[at + R.NM_VERSION],
+        u32[at + R.NM_OPCODE],
+        u32[at + R.NM_LEVEL],
+        u32[at + R.NM_KEYWORDS_LO],
+        u32[at + R.NM_KEYWORDS_HI],
       );
     }
     core.nettraceTypes(p);
     take(core, out.ts, timestamp, base + r0, rows);
     // (the process ids only where a row's is not the file's, which only a V6 thread table can give; the flags are the extended items')
     if (threadRows.length > 0) {
-      if (table.pid || new Uint32Array(core.memory.buffer, p, R.NR_WORDS)[R.NR_OTHER_PIDS] > 0) take(core, out.pid, table.pidColumn(pidValue, base + r0), base + r0, rows);
+      if (table.pid || new Uint32Array(core.memory.buffer, p, R.NR_WORDS)[R.NR_OTHER_PIDS] > 0)
+        take(core, out.pid, table.pidColumn(pidValue, base + r0), base + r0, rows);
     } else if (table.pid) table.pid.fill(pidValue, base + r0, base + r0 + rows);
     take(core, out.tid, tid, base + r0, rows);
     take(core, out.payloadOffset, payloadOffset, base + r0, rows);
@@ -613,8 +715,17 @@ function rowsInOrder(core: NettraceRowsCore, blocks: Blocks, order: number, file
     e += x;
     w = new Uint32Array(core.memory.buffer, p, R.NR_WORDS);
     cx.fillChunk?.(
-      { provider: out.provider, eventId: out.eventId, version: out.version, payloadOffset: out.payloadOffset, payloadLength: out.payloadLength, payloadFrom: w[R.NR_PAYLOAD_FROM], payloadTo: w[R.NR_PAYLOAD_TO] },
-      rows, base + r0,
+      {
+        provider: out.provider,
+        eventId: out.eventId,
+        version: out.version,
+        payloadOffset: out.payloadOffset,
+        payloadLength: out.payloadLength,
+        payloadFrom: w[R.NR_PAYLOAD_FROM],
+        payloadTo: w[R.NR_PAYLOAD_TO],
+      },
+      rows,
+      base + r0,
     );
   }
   const w = new Uint32Array(core.memory.buffer, p, R.NR_WORDS);
