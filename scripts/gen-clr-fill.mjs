@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Writes the typed-table fill of both cores from the .NET runtime schema: assembly/clr-fill.ts (the
-// WebAssembly core) and bindings/core/clr-fill.ts (the TypeScript core). Each schema event gets a
+// WebAssembly core) and bindings/core/generated/clr-fill.ts (the TypeScript core). Each schema event gets a
 // function that copies one record's fields straight into its table's columns (constant offsets,
 // constant column positions), called from the record walk as the row is written. A record that does
 // not fit the common case (a payload cut short, a string without its terminator, a count past 2^32,
@@ -318,9 +318,9 @@ export function generate(layouts, C, layoutFingerprint) {
   const tsText = [
     ...head("TypeScript"),
     ``,
-    `import * as codes from "../../assembly/codes.js";`,
+    `import * as codes from "../../../assembly/codes.js";`,
     `import { clrReserve, clrSlow, clrSlowRow, scanUtf16, scanAnsi } from "./clr.js";`,
-    `import type { CoreState } from "./state.js";`,
+    `import type { CoreState } from "../state.js";`,
     ``,
     `// (module consts read by name: destructuring the namespace would keep every code in an app's bundle)`,
     `const CLR_DIR_CAP = codes.CLR_DIR_CAP, CLR_DIR_BLOCK = codes.CLR_DIR_BLOCK, HT_EVENT_HEADER64 = codes.HT_EVENT_HEADER64;`,
@@ -358,7 +358,7 @@ async function main() {
   let stale = 0;
   for (const [path, text] of [
     ["assembly/clr-fill.ts", as],
-    ["bindings/core/clr-fill.ts", ts],
+    ["bindings/core/generated/clr-fill.ts", ts],
   ]) {
     const at = new URL(path, root);
     let have = "";

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Generates bindings/schema/os-providers.ts: names of the ETW providers a Windows installation
+// Generates bindings/schema/generated/os-providers.ts: names of the ETW providers a Windows installation
 // registers, by GUID, from a `logman query providers` listing (scripts/data/, see its README for the
 // source and license). The output is committed. The table is large (about a thousand providers), so
 // it is a module of its own that openTrace never imports: the CLI and the viewer load it themselves.
@@ -48,7 +48,7 @@ const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const input = process.argv[2] ?? here("./data/W10_1909_LogmanQueryProviders.txt");
-  const output = process.argv[3] ?? here("../bindings/schema/os-providers.ts");
+  const output = process.argv[3] ?? here("../bindings/schema/generated/os-providers.ts");
   const pairs = providersFromListing(readFileSync(input, "utf8"));
   const name = input.split(/[\\/]/).pop();
   writeFileSync(output, renderOsProviders(pairs, name));

@@ -59,14 +59,14 @@ function manifestPayload(guid: string, name: string): Uint8Array {
 }
 
 describe("OS provider table", () => {
-  it("the generator's output is the committed bindings/schema/os-providers.ts", () => {
+  it("the generator's output is the committed bindings/schema/generated/os-providers.ts", () => {
     const dir = mkdtempSync(join(tmpdir(), "etw-gen-"));
     const out = join(dir, "os-providers.ts");
     const r = spawnSync(process.execPath, [join(ROOT, "scripts/gen-os-providers.mjs"), join(ROOT, "scripts/data/W10_1909_LogmanQueryProviders.txt"), out], {
       encoding: "utf8",
     });
     expect(r.status, r.stderr).toBe(0);
-    expect(readFileSync(out, "utf8")).toBe(readFileSync(join(ROOT, "bindings/schema/os-providers.ts"), "utf8"));
+    expect(readFileSync(out, "utf8")).toBe(readFileSync(join(ROOT, "bindings/schema/generated/os-providers.ts"), "utf8"));
   });
 
   it("GUIDs from the listing resolve to their names (lower-case, no braces; first name of a repeated GUID)", () => {

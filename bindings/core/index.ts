@@ -8,15 +8,15 @@
 // bindings call, thin wrappers of the shared functions.
 
 import { CoreState } from "./state.js";
-import { beginTrace, continueTrace, nextWindow, stopTrace, directory } from "./trace.js";
+import { beginTrace, continueTrace, nextWindow, stopTrace, directory } from "./generated/trace.js";
 import { HEAP_BASE, STATIC_FILTER, reserveMemory, setMemoryPages } from "./memory.js";
-import { FIXED_BYTES, allocate, release, setFilter } from "./tables.js";
-import { seedTypes } from "./eventtypes.js";
-import { compression, consume } from "./buffers.js";
-import { xpressDecompress, xpressProduced } from "./xpress.js";
-import { setClr } from "./clr.js";
-import { fillPlacedRows, fillRowsOf, placedReorder, typedBuckets } from "./records.js";
-import { CLR_FILL_FINGERPRINT, CLR_FILL_TYPES } from "./clr-fill.js";
+import { FIXED_BYTES, allocate, release, setFilter } from "./generated/tables.js";
+import { seedTypes } from "./generated/eventtypes.js";
+import { compression, consume } from "./generated/buffers.js";
+import { xpressDecompress, xpressProduced } from "./generated/xpress.js";
+import { setClr } from "./generated/clr.js";
+import { fillPlacedRows, fillRowsOf, placedReorder, typedBuckets } from "./generated/records.js";
+import { CLR_FILL_FINGERPRINT, CLR_FILL_TYPES } from "./generated/clr-fill.js";
 
 /** The decoder core's interface: the WebAssembly exports (assembly/index.ts), or this core. */
 export interface CoreExports {

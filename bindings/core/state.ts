@@ -3,7 +3,7 @@
 // the module functions that take it stay monomorphic and keep their optimized code from one trace to
 // the next.
 
-import { SharedState } from "./core-state.js";
+import { SharedState } from "./generated/core-state.js";
 import { HEAP_BASE, INITIAL_MEMORY, MEMORY_LIMIT, setBuffer } from "./memory.js";
 
 /** The shared modules' state and the memory's views. */

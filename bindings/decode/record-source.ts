@@ -2,7 +2,7 @@
 // row, where its record lies inside its buffer's record area, and reads whole buffers back from
 // the input when asked (`loadRecords`), re-decompressing compressed ones, into a small cache.
 
-import { xpressDecompress } from "../core/xpress.js";
+import { xpressDecompress } from "../core/generated/xpress.js";
 import { CoreState } from "../core/state.js";
 import { setBuffer } from "../core/memory.js";
 import { isByteSource, type ByteSource, type Input } from "./windows.js";

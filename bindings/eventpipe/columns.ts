@@ -23,7 +23,7 @@ import {
   NT_LABEL_ROW,
   NT_READER_COLUMNS,
   NT_PAD,
-} from "../core/nettrace-events.js";
+} from "../core/generated/nettrace-events.js";
 import type { NettraceWalkCore } from "./walk.js";
 import type { NettraceBlocks, NettraceEvents, NettraceLabelLists, NettraceSequencePoints, NettraceStacks } from "./format.js";
 

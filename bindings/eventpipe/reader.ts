@@ -36,7 +36,7 @@ import {
   NTW_RELATED,
   NTW_PAYLOAD_SIZE,
   NTW_PAYLOAD,
-} from "../core/nettrace-events.js";
+} from "../core/generated/nettrace-events.js";
 import {
   jsNettraceWalker,
   NT_MORE,

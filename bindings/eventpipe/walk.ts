@@ -54,12 +54,12 @@ import {
   LK_LABEL_RELATED,
   LK_LABELS,
   LK_LABEL_DIRECT,
-} from "../core/nettrace-events.js";
+} from "../core/generated/nettrace-events.js";
 import { CoreState } from "../core/state.js";
 import type { NettraceMetadata } from "./format.js";
 import { heapAlloc, heapFree } from "../core/memory.js";
 
-export { NT_MORE, NT_ERROR, NT_SLOW, LK_METADATA_DIRECT, LK_STACK_DIRECT, LK_LABEL_DIRECT, LK_LABELS, queueSlot } from "../core/nettrace-events.js";
+export { NT_MORE, NT_ERROR, NT_SLOW, LK_METADATA_DIRECT, LK_STACK_DIRECT, LK_LABEL_DIRECT, LK_LABELS, queueSlot } from "../core/generated/nettrace-events.js";
 
 /**
  * One call's rows (assembly/nettrace-events.ts walkEventBlock): `count` rows in the columns, whose
@@ -480,7 +480,7 @@ export class CoreWalker implements NettraceWalker {
 }
 
 /**
- * The TypeScript core's walker: walkEventBlock's twin (bindings/core/nettrace-events.ts) over a memory
+ * The TypeScript core's walker: walkEventBlock's twin (bindings/core/generated/nettrace-events.ts) over a memory
  * of its own, `cap` rows per call.
  */
 export function jsNettraceWalker(cap = NETTRACE_BATCH): NettraceWalker {

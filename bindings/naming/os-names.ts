@@ -3,12 +3,12 @@
 // - names from the trace's own descriptions: EventSource manifests (the provider's name is in its
 //   manifest) and the TDH descriptions KernelTraceControl merges in (TraceLogging names, from the
 //   provider traits, are already in the table);
-// - names Windows registers providers under (bindings/schema/os-providers.ts, generated from a
+// - names Windows registers providers under (bindings/schema/generated/os-providers.ts, generated from a
 //   `logman query providers` listing: about a thousand names).
 // Names given earlier always stay: KNOWN_PROVIDERS and provider traits, then the trace's manifests,
 // then the OS table.
 
-import { OS_PROVIDERS } from "../schema/os-providers.js";
+import { OS_PROVIDERS } from "../schema/generated/os-providers.js";
 import { traceManifests, type TraceManifests } from "./trace-manifests.js";
 import type { ProviderInfo, ProviderTable } from "../tables/provider-table.js";
 import type { EventTable } from "../tables/event-table.js";

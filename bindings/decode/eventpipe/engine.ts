@@ -4,7 +4,7 @@
 // same core fills the typed .NET tables.
 
 import { CoreWalker, jsWalkCore, type NettraceWalkCore, type NettraceWalker } from "../../eventpipe/walk.js";
-import { dispatchOrder, eventRows, eventTypes } from "../../core/nettrace-rows.js";
+import { dispatchOrder, eventRows, eventTypes } from "../../core/generated/nettrace-rows.js";
 import { CoreState } from "../../core/state.js";
 import { instantiateCore, recycleMemory, type WasmSource } from "../loader.js";
 import type { NettraceRowsCore } from "./rows.js";

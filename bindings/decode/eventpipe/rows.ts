@@ -4,7 +4,7 @@
 // both engines) reading them in place, and the rows come back out a chunk of CHUNK_ROWS at a time.
 
 import * as C from "../../../assembly/codes.js";
-import * as R from "../../core/nettrace-rows.js";
+import * as R from "../../core/generated/nettrace-rows.js";
 import { EVENT_SORTED, type NettraceEvents, type NettraceFile, type NettraceMetadata } from "../../eventpipe/format.js";
 import { coreColumnsOf, type CoreColumns } from "../../eventpipe/columns.js";
 import { madeWithin } from "../reuse.js";
@@ -24,7 +24,7 @@ import {
   NT_BLOCK,
   NT_READER_COLUMNS,
   NT_PAD,
-} from "../../core/nettrace-events.js";
+} from "../../core/generated/nettrace-events.js";
 
 /** What a core gives the rows: the WebAssembly core's exports (assembly/index.ts) or the TypeScript core's equivalents. */
 export interface NettraceRowsCore {

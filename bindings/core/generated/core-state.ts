@@ -10,7 +10,7 @@
 // WebAssembly core zeroes the struct and sets the others in resetState, as a memory reused from an
 // earlier trace holds that trace's values.
 
-import { MIN_WINDOW, COMPRESSION_XPRESS } from "../../assembly/codes.js";
+import { MIN_WINDOW, COMPRESSION_XPRESS } from "../../../assembly/codes.js";
 
 export class SharedState {
   // ---- tables.ts: the event table, one row per record, struct of arrays (50 bytes a row; DIR_* slots) ----

@@ -8,7 +8,7 @@
 // for the order, NR_* for the rows), which also carries the results back. Byte offsets are computed by
 // multiplication, not shifts: in the TypeScript core a shift past 2^31 would turn negative.
 
-import { Mem, ld8, ld32, ldi32, st8, st16, st32 } from "./memory-access.js";
+import { Mem, ld8, ld32, ldi32, st8, st16, st32 } from "../memory-access.js";
 
 // ---- dispatchOrder: parameter block ----
 

@@ -15,7 +15,7 @@ import {
   FF_KEYWORDS, FF_PID, FF_TID, FF_FROM, FF_TO, FILTER_LEVEL, FILTER_KEYWORDS, FILTER_FROM, FILTER_TO,
   FILTER_EVENT_ID_COUNT, FILTER_OPCODE_COUNT, FILTER_PID_COUNT, FILTER_TID_COUNT, FILTER_EVENT_IDS, FILTER_OPCODES,
   FILTER_PIDS, FILTER_TIDS, EVENT_TYPE_NONE, CLR_DIR_COUNT, CLR_DIR_STRIDE,
-} from "../../assembly/codes.js";
+} from "../../../assembly/codes.js";
 import { NT_METADATA, NT_PAYLOAD_OFFSET, NT_PAYLOAD_SIZE } from "./nettrace-events.js";
 import {
   ensureExt, warn, FIXED_TIMESTAMP, FIXED_PID, FIXED_TID, FIXED_PAYLOAD_OFFSET, FIXED_PAYLOAD_LENGTH,
@@ -28,7 +28,7 @@ import { providerByGuid, providerByHook, providerNone, PROV_LAST } from "./provi
 import {
   Mem, FILTER_BLOCK, PROVIDER_BLOCK, ld8, ldi8, ldi16, st8, ld16a, ld32a, st16a, st32a,
   copy8, copy8a, fill, lti64, typeHash, allocate, release,
-} from "./memory-access.js";
+} from "../memory-access.js";
 
 const NONE32: u32 = 0xffffffff;
 

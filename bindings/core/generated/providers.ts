@@ -8,10 +8,10 @@ import {
   PK_KERNEL_GROUP, PK_NONE, PROV_STRIDE, PROV_GUID, PROV_GROUP, PROV_KIND, PROV_WANTED, PROV_CLR, MAX_PROVIDERS,
   FF_PROVIDER, FILTER_PROVIDER_COUNT, FILTER_PROVIDERS,
   PROVIDER_BLOCK_BYTES,
-} from "../../assembly/codes.js";
+} from "../../../assembly/codes.js";
 import { clrProviderOf } from "./clr.js";
 import { allocate, release, resize } from "./tables.js";
-import { Mem, FILTER_BLOCK, PROVIDER_BLOCK, ld8, ld16, ld32, st8, st16, st32, fill, mul32 } from "./memory-access.js";
+import { Mem, FILTER_BLOCK, PROVIDER_BLOCK, ld8, ld16, ld32, st8, st16, st32, fill, mul32 } from "../memory-access.js";
 
 // The static block PROVIDER_BLOCK (PROVIDER_BLOCK_BYTES):
 const GROUP_INDEX: usize = 0; // u16 per kernel group byte: provider index, 0xFFFF = not yet seen

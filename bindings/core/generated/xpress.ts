@@ -8,7 +8,7 @@
 // Both cores run this source: it is valid AssemblyScript and TypeScript, touches memory only through
 // the accessors of memory-access.ts, and scripts/gen-core-twin.mjs copies it to bindings/core/.
 
-import { Mem, ld8, ld16, ld32, ldi32, st8, clz32, copyRun, copyMatch, copyMatchWide } from "./memory-access.js";
+import { Mem, ld8, ld16, ld32, ldi32, st8, clz32, copyRun, copyMatch, copyMatchWide } from "../memory-access.js";
 
 /**
  * What the fast loop needs left on both sides: in the input a flag word (4), the 32 bytes copyRun

@@ -10,8 +10,8 @@ import {
   LH_PERF_FREQ, LH_START_TIME, LH_HEADER_TIMESTAMP, LH_TIME_ZONE, LH_LOGGER_NAME, LH_LOGGER_NAME_CHARS,
   LH_LOG_FILE_NAME, LH_LOG_FILE_NAME_CHARS, LH_SIZE, W_LOGFILE_HEADER_SHORT, W_POINTER_SIZE_MISMATCH,
   BUFFER_HEADER_SIZE, TIME_ZONE_BYTES,
-} from "../../assembly/codes.js";
-import { Mem, LOGFILE_HEADER, ld16, ld32, st32, copy8, fill, copyBytes } from "./memory-access.js";
+} from "../../../assembly/codes.js";
+import { Mem, LOGFILE_HEADER, ld16, ld32, st32, copy8, fill, copyBytes } from "../memory-access.js";
 import { warn, allocate } from "./tables.js";
 
 export const logfileHeader: usize = LOGFILE_HEADER;

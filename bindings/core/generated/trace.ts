@@ -11,8 +11,8 @@ import {
   DIR_PROV_TABLE, DIR_LOGFILE, DIR_EVENT_TYPE, DIR_TYPE_COUNT, DIR_TYPE_TABLE, DIR_ARENAS, DIR_ARENA_COUNT,
   DIR_BUF_BASE, DIR_CLR_DIR, DIR_CLR_ROWS, DIR_CLR_MISSING, DIR_RECORD_BYTES, LH_NUMBER_OF_PROCESSORS, LH_LOG_FILE_MODE,
   W_CAPACITY,
-} from "../../assembly/codes.js";
-import { Mem, DIRECTORY_BLOCK, st32, fill, setMemoryPages } from "./memory-access.js";
+} from "../../../assembly/codes.js";
+import { Mem, DIRECTORY_BLOCK, st32, fill, setMemoryPages } from "../memory-access.js";
 import {
   setArenaSize, reserveWarnings, clearFilter, useFixedColumns, ensureRows, resetWindow, resumeAt, clrReset, warn, buffersSeen,
 } from "./tables.js";

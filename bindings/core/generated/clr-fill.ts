@@ -2,9 +2,9 @@
 // The typed-table fill of the TypeScript core: one function per schema event, called with the record's
 // payload [q, end) as its row is written; clrSlow (the field-program walk) takes whatever the fast path does not.
 
-import * as codes from "../../assembly/codes.js";
+import * as codes from "../../../assembly/codes.js";
 import { clrReserve, clrSlow, clrSlowRow, scanUtf16, scanAnsi } from "./clr.js";
-import type { CoreState } from "./state.js";
+import type { CoreState } from "../state.js";
 
 // (module consts read by name: destructuring the namespace would keep every code in an app's bundle)
 const CLR_DIR_CAP = codes.CLR_DIR_CAP, CLR_DIR_BLOCK = codes.CLR_DIR_BLOCK, HT_EVENT_HEADER64 = codes.HT_EVENT_HEADER64;

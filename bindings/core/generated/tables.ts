@@ -10,10 +10,10 @@ import {
   W_CAPACITY, MAX_BLOCK, MAX_ROWS, MIN_WINDOW, ARENA_BLOCK, MAX_WARNINGS, BUF_STRIDE,
   WARN_STRIDE, WARN_FILE_OFFSET, WARN_CODE, WARN_BUFFER, WARN_RECORD_OFFSET, WARN_DETAIL, FILTER_BYTES, FILTER_FLAGS,
   CLR_DIR_STRIDE, CLR_DIR_COUNT,
-} from "../../assembly/codes.js";
-import { Mem, FILTER_BLOCK, ld32, st32, stf64, fill, allocate, resize, release, heapFits } from "./memory-access.js";
+} from "../../../assembly/codes.js";
+import { Mem, FILTER_BLOCK, ld32, st32, stf64, fill, allocate, resize, release, heapFits } from "../memory-access.js";
 
-export { allocate, resize, release } from "./memory-access.js";
+export { allocate, resize, release } from "../memory-access.js";
 
 // ---- decode-time filter (FILTER_* layout): the driver writes the block, then setFilter() reads its flags ----
 

@@ -9,11 +9,11 @@
 // Both cores run this source (scripts/gen-core-twin.mjs). The record walks make the first probe of
 // the index themselves (memory-access.ts typeHash, each core's own) and call findType for the rest.
 
-import { TYPE_STRIDE, TYPE_ROWS, TYPE_CLR, MAX_EVENT_TYPES, EVENT_TYPE_NONE, PROV_STRIDE, PROV_CLR } from "../../assembly/codes.js";
+import { TYPE_STRIDE, TYPE_ROWS, TYPE_CLR, MAX_EVENT_TYPES, EVENT_TYPE_NONE, PROV_STRIDE, PROV_CLR } from "../../../assembly/codes.js";
 import { allocate, release, resize } from "./tables.js";
 import { seedProvider } from "./providers.js";
 import { clrEventOf } from "./clr.js";
-import { Mem, ld8, ld16, ld32, st16, st32, fill, typeHash } from "./memory-access.js";
+import { Mem, ld8, ld16, ld32, st16, st32, fill, typeHash } from "../memory-access.js";
 
 /** The hash of the entry at `p`. */
 function entryHash(m: Mem, p: usize): u32 {

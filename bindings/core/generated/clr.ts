@@ -19,14 +19,14 @@ import {
   CLR_FIXED_WORDS, CLR_FIELD_KIND, CLR_FIELD_PRE_A, CLR_FIELD_PRE_B, CLR_FIELD_REF, CLR_FIELD_LEN, CLR_STRUCT_SUBS,
   CLR_STRUCT_SIZE32, CLR_STRUCT_SIZE64, CLR_STRUCT_WORDS, CLR_FLAGS_SHIFT, CLR_KIND_MASK, CLR_FLAG_COUNT_FIELD,
   CLR_FLAG_COUNT_LITERAL, CLR_FLAG_PADDED_STRUCT, CLR_NOT_STORED, CLR_SCOPE_VALUES, CLR_MAX_DEPTH,
-} from "../../assembly/codes.js";
+} from "../../../assembly/codes.js";
 import { clrInit } from "./tables.js";
 import {
   Mem, ld8, ld16, ld32, ldi8, ldi16, ldi32, st8, st16, st32, ld16a, ld32a, st32a, copyBytes, allocate, release,
   memoryLimited, scanUtf16, scanAnsi,
-} from "./memory-access.js";
+} from "../memory-access.js";
 
-export { scanUtf16, scanAnsi } from "./memory-access.js";
+export { scanUtf16, scanAnsi } from "../memory-access.js";
 
 /**
  * Turns the typed tables on: the field program (`words`), each schema event's first word

@@ -13,12 +13,12 @@ import {
   BUFFER_FLAG_PROCESSOR_INDEX, LOG_FILE_MODE_COMPRESSED, COMPRESSION_XPRESS, B_FILE_OFFSET, B_SEQUENCE,
   B_TIMESTAMP, B_FIRST_ROW, B_ROW_COUNT, B_DATA, B_DATA_LENGTH, B_BUFFER_SIZE, B_SAVED_OFFSET, B_FILLED,
   B_PROCESSOR, B_LOGGER_ID, B_FLAGS, B_TYPE, B_STATUS, B_RAW_PROCESSOR,
-} from "../../assembly/codes.js";
+} from "../../../assembly/codes.js";
 import { addBuffer, buffersSeen, ensureRows, warn, arenaReserve, arenaUnreserve, arenaCancel, windowTakes, windowCommit, rowsFit } from "./tables.js";
 import { walkRecords } from "./records.js";
 import { xpressDecompress, xpressProduced } from "./xpress.js";
 import { parseLogfileHeader, logfileHeader } from "./logfile.js";
-import { Mem, ld8, ld16, ld32, st16, st32, stf64, copy8, copyBytes } from "./memory-access.js";
+import { Mem, ld8, ld16, ld32, st16, st32, stf64, copy8, copyBytes } from "../memory-access.js";
 
 const HDR: u32 = BUFFER_HEADER_SIZE;
 const FLAG_COMPRESSED: u32 = BUFFER_FLAG_COMPRESSED;
