@@ -4,7 +4,7 @@
 
 import { closeSync, openSync, readSync } from "node:fs";
 import { open, stat, type FileHandle } from "node:fs/promises";
-import type { ByteSource, SharedSource } from "./decode/windows.js";
+import type { ByteSource, SharedSource } from "./decode/input.js";
 
 /** A file as a ByteSource: opened at the first read, closed by the decoder when it is done. */
 export async function fileSource(path: string): Promise<ByteSource> {

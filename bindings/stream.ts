@@ -2,9 +2,10 @@
 // bounded by the batch size. Each batch is a Trace over its window's rows; the stream's end says
 // what openTrace would about the whole: header, counts, providers, warnings, completeness.
 
-import { windowsOf, type DecodeEnd, type DecodeOptions, type Input, type Window } from "./decode/windows.js";
+import type { DecodeEnd, DecodeOptions, Window } from "./decode/windows.js";
+import type { Input } from "./decode/input.js";
 import { TraceBuilder } from "./decode/builder.js";
-import { finishTrace, isSessionInput, peek, type NamedInput, type SessionInput } from "./decode/decode.js";
+import { finishTrace, isSessionInput, peek, windowsOf, type NamedInput, type SessionInput } from "./decode/decode.js";
 import type { TraceData } from "./decode/trace-data.js";
 import { setTraceManifests, traceManifests } from "./naming/trace-manifests.js";
 import { Trace, filesOf, namesFromProviderTraits, traceOf, type TraceFile } from "./trace.js";
@@ -145,7 +146,7 @@ export class TraceStream implements AsyncIterable<TraceBatch> {
     const peeked = await peek(this.input);
     if (peeked.nettrace) {
       // (read straight by the EventPipe reader: the input's first bytes are known already)
-      const { nettraceWindows } = await import("./decode/eventpipe/data.js");
+      const { nettraceWindows } = await import("./decode/eventpipe/windows.js");
       const windows = nettraceWindows(peeked.input, this.options);
       let index = 0,
         firstRow = 0;

@@ -55,6 +55,49 @@ describe("layers", () => {
     expect(wrong).toEqual([]);
   });
 
+  it("no import cycles, of any import form (types and lazy imports included), between the files of bindings/", () => {
+    // (each file's relative imports, resolved; then the files on a cycle, by Tarjan's strongly connected components)
+    const graph = new Map<string, string[]>();
+    const known = new Set(files);
+    for (const f of files) {
+      const to = imports(f)
+        .filter((s) => s.startsWith("."))
+        .map((s) => normalize(join(dirname(f), s)).replace(/\.js$/, ".ts"))
+        .filter((t) => known.has(t));
+      graph.set(f, to);
+    }
+    let next = 0;
+    const index = new Map<string, number>(),
+      low = new Map<string, number>(),
+      stack: string[] = [],
+      onStack = new Set<string>();
+    const cycles: string[][] = [];
+    const visit = (v: string): void => {
+      index.set(v, next);
+      low.set(v, next++);
+      stack.push(v);
+      onStack.add(v);
+      for (const w of graph.get(v)!) {
+        if (!index.has(w)) {
+          visit(w);
+          low.set(v, Math.min(low.get(v)!, low.get(w)!));
+        } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+      }
+      if (low.get(v) === index.get(v)) {
+        const part: string[] = [];
+        let w: string;
+        do {
+          w = stack.pop()!;
+          onStack.delete(w);
+          part.push(relative(ROOT, w));
+        } while (w !== v);
+        if (part.length > 1 || graph.get(v)!.includes(v)) cycles.push(part.sort());
+      }
+    };
+    for (const f of files) if (!index.has(f)) visit(f);
+    expect(cycles).toEqual([]);
+  });
+
   it("the platform-neutral layers use no Node API", () => {
     const nodeOnly = ["node.ts", "node-worker.ts", "node-file.ts", "cli", "generator", "export/node.ts", "export/parquet-worker"];
     const wrong = files

@@ -4,7 +4,21 @@
 // and copying, so callers take their views again after anything that may allocate.
 
 import { MEMORY_MAX_PAGES, DIR_SLOTS, LH_SIZE, FILTER_BYTES, PROVIDER_BLOCK_BYTES } from "../../assembly/codes.js";
-import type { CoreState } from "./state.js";
+
+/** What the memory and its allocator keep of a core's state (state.ts CoreMemory holds it): this module's own, so that it need not import the state. */
+export interface CoreMemory {
+  u8: Uint8Array;
+  u16: Uint16Array;
+  u32: Uint32Array;
+  f64: Float64Array;
+  dv: DataView;
+  readonly memory: { buffer: ArrayBuffer };
+  top: number;
+  highWater: number;
+  memoryLimit: number;
+  freeBlocks: number[];
+  takeBuffer: (bytes: number) => ArrayBuffer;
+}
 
 // ---- static data (the WebAssembly module's memory.data): fixed addresses ----
 export const STATIC_DIR = 64; // DIR_SLOTS u32 slots
@@ -20,7 +34,7 @@ export const MEMORY_LIMIT = MEMORY_MAX_PAGES * 65536 - 65536; // addresses are u
  * Sets the most the memory may grow to, as the WebAssembly memory's maximum does for the other
  * core: `pages` of 64 KiB (0: MEMORY_LIMIT).
  */
-export function setMemoryPages(s: CoreState, pages: number): void {
+export function setMemoryPages(s: CoreMemory, pages: number): void {
   s.memoryLimit = pages > 0 ? Math.min(MEMORY_LIMIT, pages * 65536) : MEMORY_LIMIT;
 }
 
@@ -29,7 +43,7 @@ function alignSize(n: number): number {
   return n + (-n & 7);
 }
 
-export function setBuffer(s: CoreState, b: ArrayBuffer): void {
+export function setBuffer(s: CoreMemory, b: ArrayBuffer): void {
   s.memory.buffer = b;
   s.u8 = new Uint8Array(b);
   s.u16 = new Uint16Array(b);
@@ -39,7 +53,7 @@ export function setBuffer(s: CoreState, b: ArrayBuffer): void {
 }
 
 /** Makes the memory at least `end` bytes long, keeping the bytes in use; false when it cannot grow. */
-export function reserveMemory(s: CoreState, end: number): boolean {
+export function reserveMemory(s: CoreMemory, end: number): boolean {
   if (end <= s.u8.length) return true;
   const limit = s.memoryLimit;
   if (end > limit) return false;
@@ -69,7 +83,7 @@ export function reserveMemory(s: CoreState, end: number): boolean {
 // blocks it then ends at. Windows reuse their memory, so after the first few nothing is allocated.
 
 /** A block of `size` bytes, or 0 when memory is exhausted. */
-export function heapAlloc(s: CoreState, size: number): number {
+export function heapAlloc(s: CoreMemory, size: number): number {
   const cap = alignSize(size);
   // the smallest free block that holds it
   let best = -1;
@@ -95,7 +109,7 @@ export function heapAlloc(s: CoreState, size: number): number {
   return p;
 }
 
-export function heapFree(s: CoreState, p: number): void {
+export function heapFree(s: CoreMemory, p: number): void {
   if (p === 0) return;
   const free = s.freeBlocks;
   if (p + s.u32[(p - 4) >>> 2] !== s.top) {
@@ -116,7 +130,7 @@ export function heapFree(s: CoreState, p: number): void {
 }
 
 /** The last block grows in place, and any block within its capacity; others move. 0, the block left as it was, when memory is exhausted. */
-export function heapRealloc(s: CoreState, p: number, size: number): number {
+export function heapRealloc(s: CoreMemory, p: number, size: number): number {
   const old = s.u32[(p - 8) >>> 2];
   const cap = s.u32[(p - 4) >>> 2];
   if (p + cap === s.top) {

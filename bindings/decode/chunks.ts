@@ -1,7 +1,7 @@
 // An input as chunks, for the readers that take it that way (parallel decoding's cutter, the EventPipe
 // reader, the CLI): kept apart from the window driver, which reads into the core's memory itself.
 
-import type { ByteSource } from "./windows.js";
+import type { ByteSource } from "./input.js";
 
 /**
  * A ByteSource's bytes in chunks, read ahead: the next chunk is read while the decoder takes the one

@@ -5,8 +5,15 @@
 
 import * as C from "../../assembly/codes.js";
 import { clrProgram } from "../schema/clr-program.js";
-import type { ColumnMoves } from "./windows.js";
 import { madeWithin } from "./reuse.js";
+
+/** Loops over a column of u32 addresses in the core's memory, in place; each false (nothing done) for a column elsewhere. */
+export interface ColumnMoves {
+  /** Adds `delta` (modulo 2^32) to each. */
+  shift(column: Uint32Array, delta: number): boolean;
+  /** Moves each in [start, end] by `delta`, any other to 0 (none). */
+  relocate(column: Uint32Array, start: number, end: number, delta: number): boolean;
+}
 
 /**
  * How much a column, a typed table or the byte store grows when what was reserved falls short: rarely

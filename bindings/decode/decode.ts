@@ -1,17 +1,8 @@
 // Decoding a whole trace: the windows of the input (windows.ts) gathered into one JS-owned trace
 // (builder.ts), and the rule that says whether it is complete.
 
-import {
-  isByteSource,
-  knownSize,
-  ONE_WINDOW_BYTES,
-  windowsOf,
-  type ByteSource,
-  type DecodeEnd,
-  type DecodeOptions,
-  type Input,
-  type Window,
-} from "./windows.js";
+import { decodeWindows, knownSize, ONE_WINDOW_BYTES, type DecodeEnd, type DecodeOptions, type Window } from "./windows.js";
+import { isByteSource, type ByteSource, type Input } from "./input.js";
 import { TraceBuilder } from "./builder.js";
 import { metaOf, readBuffer, type TraceData } from "./trace-data.js";
 import { TraceDecodeError, formatError, readWarnings, type TraceIncomplete } from "./errors.js";
@@ -253,4 +244,15 @@ function judge(data: TraceData, end: DecodeEnd, storeFull: boolean): void {
       data.inputBytes,
     );
   }
+}
+
+/**
+ * The windows of `input`: decoded on this thread, or with `options.workers` worker threads
+ * (parallel.ts, loaded only then; here, above both, so that neither imports the other), whichever the options ask for. `inputHeld`: the caller keeps the
+ * input's bytes as the trace's record bytes (workers then send back tables without them).
+ */
+export async function* windowsOf(input: Input, options: DecodeOptions, inputHeld = false): AsyncGenerator<Window, DecodeEnd> {
+  if (!options.workers) return yield* decodeWindows(input, options);
+  const { decodeParallel } = await import("./parallel.js");
+  return yield* decodeParallel(input, options, options.workers, inputHeld);
 }

@@ -5,7 +5,7 @@
 import { xpressDecompress } from "../core/generated/xpress.js";
 import { CoreState } from "../core/state.js";
 import { setBuffer } from "../core/memory.js";
-import { isByteSource, type ByteSource, type Input } from "./windows.js";
+import { isByteSource, type ByteSource, type Input } from "./input.js";
 import { RecordsNotLoadedError } from "./errors.js";
 import { readBuffer, type RecordAreas, type TraceData } from "./trace-data.js";
 

@@ -1,7 +1,7 @@
 // What names several files of one session rather than one file (kept apart from the decoder, which
 // openTrace loads only when a trace is opened).
 
-import type { ByteSource, Input } from "./windows.js";
+import type { ByteSource, Input } from "./input.js";
 
 /** One file of a session: its bytes (any Input) and the name it goes by in errors and `trace.files`. */
 export interface NamedInput {

@@ -23,39 +23,8 @@ import { clrProgram } from "../schema/clr-program.js";
 import { CLR_PROVIDERS } from "../schema/clr-payload.js";
 import { parseGuid } from "../schema/guid.js";
 import { encodeFilter, type DecodeFilter } from "./filter.js";
-
-/**
- * A trace file read at any position (a Node file handle, say): the decoder reads it straight into
- * memory of its own, and with workers straight into each segment's buffer. The decoder calls
- * `close` when it is done with it.
- */
-export interface ByteSource {
-  readonly byteLength: number;
-  /** Reads up to `into.length` bytes at `position` into `into`; resolves with the bytes read (0 at the end). */
-  read(into: Uint8Array, position: number): Promise<number>;
-  close?(): Promise<void>;
-  /**
-   * Reads without waiting, where the platform can (a Node file): parallel decoding finds the buffers'
-   * boundaries with it, four bytes a buffer, instead of reading the whole input on the calling thread.
-   */
-  readSync?(into: Uint8Array, position: number): number;
-  /** What a decode worker needs to open the same bytes itself (a file's path); see worker-factory.ts. */
-  shared?: SharedSource;
-  /** Decode by `readSync` (a worker has no page to keep responsive, and reads in cache-sized pieces). */
-  preferSync?: boolean;
-}
-
-/** A ByteSource as it crosses to a worker, which opens it again there (setSourceOpener). */
-export interface SharedSource {
-  path: string;
-}
-
-/** Bytes, a Blob or File (browsers, Node), a ByteSource, or chunks of the file in order (any sizes). */
-export type Input = Uint8Array | ArrayBuffer | Blob | ByteSource | Iterable<Uint8Array> | AsyncIterable<Uint8Array>;
-
-export function isByteSource(input: Input): input is ByteSource {
-  return typeof (input as ByteSource).read === "function" && typeof (input as ByteSource).byteLength === "number";
-}
+import { isByteSource, type ByteSource, type Input } from "./input.js";
+import type { ColumnMoves } from "./clr-blocks.js";
 
 export interface DecodeOptions {
   /** "wasm" (default): the WebAssembly core; "js": the pure TypeScript core (same tables). */
@@ -446,14 +415,6 @@ export interface Resume extends TraceContext {
    */
   providers?: Uint8Array;
   types?: Uint8Array;
-}
-
-/** Loops over a column of u32 addresses in the core's memory, in place; each false (nothing done) for a column elsewhere. */
-export interface ColumnMoves {
-  /** Adds `delta` (modulo 2^32) to each. */
-  shift(column: Uint32Array, delta: number): boolean;
-  /** Moves each in [start, end] by `delta`, any other to 0 (none). */
-  relocate(column: Uint32Array, start: number, end: number, delta: number): boolean;
 }
 
 /** One decoded window: the core's tables over its buffers, as views into the core's memory. */
@@ -908,15 +869,4 @@ function collect(core: CoreExports): TraceData {
     decodedBytes: 0,
   };
   return data;
-}
-
-/**
- * The windows of `input`: decoded on this thread, or with `options.workers` worker threads
- * (parallel.ts, loaded only then), whichever the options ask for. `inputHeld`: the caller keeps the
- * input's bytes as the trace's record bytes (workers then send back tables without them).
- */
-export async function* windowsOf(input: Input, options: DecodeOptions, inputHeld = false): AsyncGenerator<Window, DecodeEnd> {
-  if (!options.workers) return yield* decodeWindows(input, options);
-  const { decodeParallel } = await import("./parallel.js");
-  return yield* decodeParallel(input, options, options.workers, inputHeld);
 }

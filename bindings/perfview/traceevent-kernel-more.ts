@@ -7,8 +7,16 @@ import type { EventRow } from "../tables/event-table.js";
 import type { EnumDef } from "./traceevent-overlay.js";
 import { addr, enumText, int, long, nFixed } from "./dotnet-format.js";
 import { utf16z } from "../tables/payload-strings.js";
-import type { KernelState, Pairs } from "./traceevent-kernel.js";
 import { hostOffset, i16, i32, i64, readPtr, u64 } from "./payload-bytes.js";
+
+/** A template's fields as TraceEvent prints them: (name, text) in order. */
+export type Pairs = [string, string][];
+
+/** What these templates ask of the names the kernel parser keeps (traceevent-kernel.ts KernelState). */
+export interface KernelState {
+  fileName(key: bigint, time: bigint, object?: bigint): string;
+  objectTypeName(type: number): string;
+}
 
 const en = (e: EnumDef, v: number) => enumText(v, e.members, e.flags);
 

@@ -21,6 +21,7 @@ import {
   splitIoPairs,
   stackWalkPairs,
   threadQueuePairs,
+  type Pairs,
 } from "./traceevent-kernel-more.js";
 
 /**
@@ -640,8 +641,6 @@ const THREAD_STATE = En(
   false,
   ["Initialized", "Ready", "Running", "Standby", "Terminated", "Wait", "Transition", "Unknown"].map((n, i) => [i, n] as [number, string]),
 );
-
-export type Pairs = [string, string][];
 
 function processPairs(row: EventRow): Pairs | null {
   const pl = readProcessPayload(row.payload, row.version, row.pointerSize);

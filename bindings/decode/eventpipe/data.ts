@@ -35,7 +35,8 @@ import {
   type TraceData,
 } from "../trace-data.js";
 export type { NettraceInfo } from "../trace-data.js";
-import { blobChunks, isByteSource, type DecodeOptions, type Input } from "../windows.js";
+import { blobChunks, type DecodeOptions } from "../windows.js";
+import { isByteSource, type Input } from "../input.js";
 import { slices, sourceChunks } from "../chunks.js";
 import { nettraceEngine, type NettraceEngine } from "./engine.js";
 import { EventTable, eventTableOf, headerFlagsOf, type EventTableOf, type NettraceRowsCore } from "./rows.js";
@@ -72,19 +73,14 @@ function engineOf(options: Pick<DecodeOptions, "engine">): "wasm" | "js" {
 
 /**
  * A streamed EventPipe file's tables, window after window (NettraceStreamReader's windows: the events
- * between two sequence points). Providers and event types keep their indices across windows. Returns
- * the outline of them all (the stream's end).
+ * between two sequence points), read on this thread (windows.ts nettraceWindows chooses workers where
+ * asked). Providers and event types keep their indices across windows. Returns the outline of them all
+ * (the stream's end).
  */
-export async function* nettraceWindows(
+export async function* nettraceWindowsHere(
   input: Input,
-  options: Pick<DecodeOptions, "engine" | "wasm" | "clrTables" | "chunkBytes" | "batchBytes" | "workers"> = {},
+  options: Pick<DecodeOptions, "engine" | "wasm" | "clrTables" | "chunkBytes" | "batchBytes"> = {},
 ): AsyncGenerator<TraceData & { nettrace: NettraceInfo }, (TraceData & { nettrace: NettraceInfo }) | undefined> {
-  // (with workers: the file cut at sequence points, each piece read by a worker; a file that cannot be cut is read here)
-  if (options.workers) {
-    const { parallelWindows } = await import("./parallel.js");
-    const windows = parallelWindows(input, options, options.workers);
-    if (windows) return yield* windows;
-  }
   const engine = await nettraceEngine(engineOf(options), options.wasm, options.clrTables !== false);
   const tables = new NettraceTables(engine.rows, engine.filler);
   const reader = windowReader(engine, options.batchBytes);

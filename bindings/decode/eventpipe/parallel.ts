@@ -8,9 +8,10 @@
 
 import { NettraceCutter, type NettraceCut, type NettraceMetadata } from "../../eventpipe/reader.js";
 import { compiledCore } from "../loader.js";
-import { leaseWorker, Mailbox, releaseWorkers, SEGMENT_BYTES, type PooledWorker } from "../parallel.js";
+import { leaseWorker, Mailbox, releaseWorkers, SEGMENT_BYTES, type PooledWorker } from "../worker-pool.js";
 import type { NettraceInfo, TraceData } from "../trace-data.js";
-import { isByteSource, type DecodeOptions, type Input, type SharedSource } from "../windows.js";
+import type { DecodeOptions } from "../windows.js";
+import { isByteSource, type Input, type SharedSource } from "../input.js";
 import { haveWorkers, openShared, workerAbilities } from "../worker-factory.js";
 import { chunksOf, NettraceTables, windowParts, windowReader, type AdoptedWindow } from "./data.js";
 import { nettraceEngine } from "./engine.js";
