@@ -473,7 +473,7 @@ describe("bad input", () => {
 
 describe("NettraceStreamReader", () => {
   it("hands each window's bytes over in a buffer of their own (handOver): the file's bytes, valid after later pushes, each window's rows those of the file read whole", async () => {
-    const { NettraceStreamReader } = await import("../dist/bindings/eventpipe/reader.js");
+    const { NettraceStreamReader } = await import("../dist/bindings/eventpipe/stream-reader.js");
     const { generateNettrace } = await import("../dist/bindings/generator/index.js");
     const bytes = generateNettrace({ targetBytes: Infinity, fileBytes: 3 << 20, samples: true, seed: 4, version: 5, sequencePointBytes: 512 << 10 }).bytes;
     const whole = readNettrace(bytes);

@@ -324,3 +324,11 @@ export interface NettraceFile {
   warningCount: number;
   error: NettraceFormatError | null;
 }
+
+/** A window of a streamed file (stream-reader.ts NettraceStreamReader, reader.ts nettraceWindowsOf). */
+export interface NettraceWindow extends NettraceFile {
+  /** File offset of `bytes[0]`. */
+  base: number;
+  /** The stream's last window (its end, or the error it stopped at). */
+  last: boolean;
+}

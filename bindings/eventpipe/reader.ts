@@ -115,6 +115,7 @@ import {
   type NettraceThread,
   type NettraceRemovedThread,
   type NettraceFile,
+  type NettraceWindow,
 } from "./format.js";
 import { BlockColumns, CoreEventColumns, EventColumns, LabelListColumns, SequencePointColumns, StackColumns } from "./columns.js";
 
@@ -122,19 +123,19 @@ export type { NettraceWalker } from "./walk.js";
 export * from "./format.js";
 
 /** Reader.next(): the stream has ended; a streamed input has not given the next object's bytes yet. */
-const NEXT_END = -1;
-const NEXT_NEED = -2;
+export const NEXT_END = -1;
+export const NEXT_NEED = -2;
 
 // ---------------------------------------------------------------------------------------------
 // The reader
 
-const TAG_NULL = 1;
+export const TAG_NULL = 1;
 const TAG_BEGIN = 4; // V3
-const TAG_BEGIN_PRIVATE = 5; // V4/V5
-const TAG_END = 6;
+export const TAG_BEGIN_PRIVATE = 5; // V4/V5
+export const TAG_END = 6;
 
 const FS_SIGNATURE = "!FastSerialization.1";
-const MAX_TYPE_NAME = 38;
+export const MAX_TYPE_NAME = 38;
 const MAX_FIELD_DEPTH = 32; // nesting of Object / array element descriptions
 const MAX_V3_STACK = 65527;
 
@@ -183,7 +184,7 @@ function halves(a: BigInt64Array): Uint32Array {
   return new Uint32Array(a.buffer, a.byteOffset, a.length * 2);
 }
 
-class Reader {
+export class Reader {
   bytes: Uint8Array;
   dv: DataView;
   len: number;
@@ -1699,7 +1700,7 @@ class Reader {
 }
 
 /** The BLOCK_* kind of a FastSerialization block object of type `name` (a .netperf has event blocks only). */
-function blockKindNamed(name: string, nettrace: boolean): number {
+export function blockKindNamed(name: string, nettrace: boolean): number {
   if (name === "EventBlock") return BLOCK_EVENT;
   if (!nettrace) return BLOCK_UNKNOWN;
   return name === "MetadataBlock" ? BLOCK_METADATA : name === "StackBlock" ? BLOCK_STACK : name === "SPBlock" ? BLOCK_SEQUENCE_POINT : BLOCK_UNKNOWN;
@@ -1725,7 +1726,7 @@ export interface ReadNettraceOptions {
 }
 
 /** What the reader threw, as the error a file stops with: its own, or an internal error at `at`. */
-function formatErrorOf(e: unknown, at: number): NettraceFormatError {
+export function formatErrorOf(e: unknown, at: number): NettraceFormatError {
   if (e instanceof NettraceFormatError) return e;
   return new NettraceFormatError(NE_INTERNAL, at, `internal error: ${e instanceof Error ? e.message : String(e)}`);
 }
@@ -1767,325 +1768,6 @@ export function* nettraceWindowsOf(bytes: Uint8Array, walker?: NettraceWalker): 
     error = formatErrorOf(e, r.pos);
   }
   yield Object.assign(r.takeWindow(error), { base: 0, last: true });
-}
-
-/** A cut of an EventPipe file (NettraceCutter): right after a sequence point, [start, end), after `state` of the state blocks. */
-export interface NettraceCut {
-  offset: number;
-  sequencePoint: readonly [number, number];
-  state: number;
-}
-
-/**
- * Where an EventPipe file can be cut for parallel decoding (nettraceCuts): each piece decodes on its own
- * once the reader has read what the events after the cut refer to and what the file says before them.
- */
-export interface NettraceCuts {
-  /** File offset of the first block: the bytes before it are the stream header and the Trace object (or block). */
-  first: number;
-  /** Blocks whose content later events depend on, [start, end) in file order: metadata, V6 threads, removed threads and sequence points with flags. */
-  state: (readonly [number, number])[];
-  /** Cut offsets, in file order: each right after a sequence point, after which `state` blocks before it; a reader resumes there (NettraceStreamReader.resume). */
-  cuts: NettraceCut[];
-  /** The most bytes from one sequence point's end to the next one's (a window's bytes, at most). */
-  largestWindow: number;
-}
-
-/**
- * The cuts of a V4–V6 EventPipe file of `size` bytes, at least `every` bytes apart, found as they are
- * asked for (`next`) by reading its block headers alone (`readAt`: up to `length` bytes at a file
- * offset): a parallel decode sends the first pieces while the rest of the file is looked at. Cuts stop
- * where the framing looks wrong or the file ends early: the rest is one piece, read as a whole file's would be.
- */
-export class NettraceCutter {
-  /** File offset of the first block (the stream header and Trace object are before it). */
-  readonly first: number;
-  /** The state blocks met so far (NettraceCuts.state). */
-  readonly state: (readonly [number, number])[] = [];
-  /** The most bytes of a window so far (of all, once `next` has given undefined). */
-  largestWindow = 0;
-  private at: number;
-  private last = 0;
-  private windowFrom: number;
-  private ended = false;
-
-  private constructor(
-    private readonly readAt: (at: number, length: number) => Uint8Array,
-    private readonly size: number,
-    private readonly every: number,
-    first: number,
-    private readonly v6: boolean,
-  ) {
-    this.first = this.at = this.windowFrom = first;
-  }
-
-  /** The cutter of a V4–V6 file; undefined for files not cut (V2/V3, which have no sequence points, or one whose start is unreadable). */
-  static open(readAt: (at: number, length: number) => Uint8Array, size: number, every: number): NettraceCutter | undefined {
-    const head = readAt(0, Math.min(size, 1 << 16));
-    const r = new Reader(head);
-    r.final = head.length >= size;
-    try {
-      if (!r.start() || r.version < 4) return undefined;
-      if (r.next() !== BLOCK_TRACE) return undefined;
-    } catch {
-      return undefined;
-    }
-    return new NettraceCutter(readAt, size, every, r.pos, r.version === 6);
-  }
-
-  /** The next cut; undefined after the last (the rest of the file is one piece). */
-  next(): NettraceCut | undefined {
-    const { readAt, size, state } = this;
-    while (!this.ended && this.at < size) {
-      const at = this.at;
-      let kind: number, end: number, content: number;
-      if (this.v6) {
-        const b = readAt(at, 4);
-        if (b.length < 4) break;
-        const word = b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24);
-        kind = word >>> 24;
-        content = at + 4;
-        end = content + (word & 0xffffff);
-        if (kind === 0 || kind === BLOCK_TRACE) break;
-      } else {
-        const b = readAt(at, 16 + MAX_TYPE_NAME + 4);
-        if (b.length < 16 || b[0] !== TAG_BEGIN_PRIVATE || b[1] !== TAG_BEGIN_PRIVATE || b[2] !== TAG_NULL) break;
-        const dv = new DataView(b.buffer, b.byteOffset, b.length);
-        const nameLen = dv.getInt32(11, true);
-        if (nameLen < 0 || nameLen > MAX_TYPE_NAME || 16 + nameLen + 4 > b.length || b[15 + nameLen] !== TAG_END) break;
-        let name = "";
-        for (let i = 0; i < nameLen; i++) name += String.fromCharCode(b[15 + i]);
-        const blockSize = dv.getInt32(16 + nameLen, true);
-        if (blockSize < 0) break;
-        content = at + 16 + nameLen + 4;
-        content += (4 - (content % 4)) % 4;
-        end = content + blockSize + 1;
-        kind = blockKindNamed(name, true);
-        if (kind === BLOCK_UNKNOWN) break;
-      }
-      if (end > size) break;
-      this.at = end;
-      if (kind === BLOCK_METADATA || kind === BLOCK_THREAD || kind === BLOCK_REMOVE_THREAD) state.push([at, end]);
-      else if (kind === BLOCK_SEQUENCE_POINT) {
-        this.largestWindow = Math.max(this.largestWindow, end - this.windowFrom);
-        this.windowFrom = end;
-        // (a cut goes on from what the sequence point sets: its threads' sequence numbers; V6 flags clear threads or metadata)
-        let cut: NettraceCut | undefined;
-        if (end - this.last >= this.every && end < size) {
-          cut = { offset: end, sequencePoint: [at, end], state: state.length };
-          this.last = end;
-        }
-        if (this.v6) {
-          const f = readAt(content + 8, 4);
-          if (f.length < 4) break;
-          if ((f[0] | f[1] | f[2] | f[3]) !== 0) state.push([at, end]);
-        }
-        if (cut) return cut;
-      }
-    }
-    if (!this.ended) {
-      this.ended = true;
-      this.largestWindow = Math.max(this.largestWindow, size - this.windowFrom);
-    }
-    return undefined;
-  }
-}
-
-/** Every cut of a V4–V6 EventPipe file at once (NettraceCutter); undefined for files not cut. */
-export function nettraceCuts(readAt: (at: number, length: number) => Uint8Array, size: number, every: number): NettraceCuts | undefined {
-  const cutter = NettraceCutter.open(readAt, size, every);
-  if (!cutter) return undefined;
-  const cuts: NettraceCut[] = [];
-  for (let c = cutter.next(); c; c = cutter.next()) cuts.push(c);
-  return { first: cutter.first, state: cutter.state, cuts, largestWindow: cutter.largestWindow };
-}
-
-/**
- * Reads a .nettrace / .netperf file as it arrives, in windows: each window holds the events between two
- * sequence points (where TraceEvent lets every queued event go, so a window's dispatch order is the
- * file's), or, in a .netperf (V3, in time order), about `windowBytes` of event blocks. Memory holds one
- * window's bytes, not the file. A file without sequence points is one window.
- *
- *   const r = new NettraceStreamReader();
- *   for await (const chunk of input) for (const w of r.push(chunk)) use(w);   // then: for (const w of r.end()) use(w)
- *
- * A window's offsets are into its own `bytes`, valid until the next push (for good with `handOver`);
- * `base` is the file offset of `bytes[0]`. Bad input ends the stream with the window that holds the error (and what came before it).
- */
-export class NettraceStreamReader {
-  private readonly reader: Reader;
-  private buffer: Uint8Array;
-  /** The file's bytes held are buffer[head, head + used). */
-  private readonly head: number;
-  private used = 0;
-  private base = 0;
-  private done = false;
-
-  /**
-   * `reuse`: a window's columns are the next window's, views of the walker's core memory (a caller that
-   * is done with each window before the next push). `handOver`: each window's bytes are handed over in
-   * their buffer, `head` bytes into it, the rest of it after them free (the caller may build on it: no
-   * copy of the window), and the reader goes on in a buffer from `take` with the bytes after the window.
-   */
-  constructor(
-    walker?: NettraceWalker,
-    private readonly windowBytes = 32 << 20,
-    reuse = false,
-    private readonly handOver?: { take: (bytes: number) => ArrayBuffer; head: number },
-  ) {
-    this.head = handOver?.head ?? 0;
-    this.buffer = this.bufferOf(1 << 16);
-    this.reader = new Reader(new Uint8Array(0), walker);
-    if (reuse) this.reader.readInPlace();
-    this.reader.final = false;
-    this.reader.expectBytes = windowBytes;
-    this.reader.expectTimes = 4;
-  }
-
-  private bufferOf(bytes: number): Uint8Array {
-    return this.handOver ? new Uint8Array(this.handOver.take(bytes)) : new Uint8Array(bytes);
-  }
-
-  /** The bytes held. */
-  private held(): Uint8Array {
-    return this.buffer.subarray(this.head, this.head + this.used);
-  }
-
-  /** Bytes pushed that no window has taken yet. */
-  get unread(): number {
-    return this.used - this.reader.pos;
-  }
-
-  /** Whether the reader has the file's end (its end-of-stream marker, or the error it stops at). */
-  get finished(): boolean {
-    return this.done;
-  }
-
-  /**
-   * Goes on from file offset `from` (a cut, nettraceCuts) as a reader that read the file up to there
-   * would: `prelude` is the file's bytes before its first block, then the blocks before `from` that
-   * later events refer to, then the sequence point the cut follows, each with its file offset. None of
-   * it makes a window or a warning; the next push gives the bytes from `from` on.
-   */
-  resume(prelude: readonly { bytes: Uint8Array; offset: number }[], from: number): void {
-    const r = this.reader;
-    if (r.started) throw new Error("etw-wasm: a nettrace reader resumes before it reads");
-    for (const { bytes, offset } of prelude) {
-      r.setBytes(bytes, offset, false);
-      r.pos = 0;
-      if (!r.started && !r.start()) throw new Error("etw-wasm: the prelude of a resumed nettrace reader lacks the stream header");
-      while (r.pos < r.len) {
-        const kind = r.next();
-        if (kind === NEXT_NEED || kind === NEXT_END) throw new Error(`etw-wasm: the prelude block at ${offset} of a resumed nettrace reader is not whole`);
-      }
-    }
-    r.takeWindow(null);
-    r.warningCount = 0;
-    this.base = from;
-    this.used = 0;
-    r.setBytes(this.held(), from, false);
-    r.pos = 0;
-    r.windowFrom = from;
-  }
-
-  /** Takes the next bytes of the file; yields the windows they complete. */
-  *push(chunk: Uint8Array): Generator<NettraceWindow> {
-    if (this.done || chunk.length === 0) return;
-    this.room(chunk.length).set(chunk);
-    yield* this.commit(chunk.length);
-  }
-
-  /**
-   * Room for the next `bytes` of the file, to read them into instead of pushing a chunk (no copy of
-   * them); `commit` then says how many were read there. `bytes` is also how much room the reader's
-   * buffers keep from here on at least (a window's bytes and a read: no buffer grown for each window).
-   */
-  room(bytes: number): Uint8Array {
-    const h = this.head;
-    if (h + this.used + bytes > this.buffer.length) {
-      const next = this.bufferOf(Math.max(this.buffer.length * 2, h + this.used + bytes));
-      next.set(this.held(), h);
-      this.buffer = next;
-    }
-    return this.buffer.subarray(h + this.used, h + this.used + bytes);
-  }
-
-  /** The next `n` bytes of the file are in the room given (room); yields the windows they complete. */
-  *commit(n: number): Generator<NettraceWindow> {
-    if (this.done || n === 0) return;
-    this.used += n;
-    yield* this.pump(false);
-  }
-
-  /** The file has ended: yields the last window (the whole file's rest, or the error it ends with). */
-  *end(): Generator<NettraceWindow> {
-    if (this.done) return;
-    yield* this.pump(true);
-  }
-
-  private *pump(final: boolean): Generator<NettraceWindow> {
-    const r = this.reader;
-    r.setBytes(this.held(), this.base, final);
-    let error: NettraceFormatError | null = null;
-    try {
-      if (!r.started && !r.start()) return;
-      for (;;) {
-        const kind = r.next();
-        if (kind === NEXT_NEED) break;
-        if (kind === NEXT_END) {
-          this.done = true;
-          break;
-        }
-        // a window ends at a sequence point, or (V3) after enough event blocks
-        if (kind === BLOCK_SEQUENCE_POINT || (r.version <= 3 && kind === BLOCK_EVENT && r.pos >= this.windowBytes)) {
-          const w = this.window(r.takeWindow(null));
-          if (this.handOver) {
-            // (the window's bytes are its own from here: the reader goes on in another buffer)
-            w.bytes = w.bytes.subarray(0, r.pos);
-            this.compact(final, this.bufferOf(this.buffer.length));
-          }
-          yield w;
-          // (the window has been used: nothing refers to the bytes before here any more)
-          if (!this.handOver) this.compact(final, this.buffer);
-        }
-      }
-    } catch (e) {
-      error = formatErrorOf(e, this.base + r.pos);
-      this.done = true;
-    }
-    if (this.done) {
-      yield this.window(r.takeWindow(error));
-      return;
-    }
-    if (!r.events.length && !r.stacks.length && !r.labelLists.length) this.compact(final, this.buffer);
-  }
-
-  /** Drops the bytes before the read position (no window refers to them), moving those after it into `into` (which may be the buffer). */
-  private compact(final: boolean, into: Uint8Array): void {
-    const r = this.reader;
-    const keep = r.pos;
-    if (keep === 0 && into === this.buffer) return;
-    const h = this.head;
-    if (into === this.buffer) this.buffer.copyWithin(h, h + keep, h + this.used);
-    else into.set(this.buffer.subarray(h + keep, h + this.used), h);
-    this.buffer = into;
-    this.used -= keep;
-    this.base += keep;
-    r.setBytes(this.held(), this.base, final);
-    r.pos = 0;
-  }
-
-  private window(file: NettraceFile): NettraceWindow {
-    return Object.assign(file, { base: this.base, last: this.done });
-  }
-}
-
-/** A window of a streamed file (NettraceStreamReader). */
-export interface NettraceWindow extends NettraceFile {
-  /** File offset of `bytes[0]`. */
-  base: number;
-  /** The stream's last window (its end, or the error it stopped at). */
-  last: boolean;
 }
 
 /** Frame addresses of stack row `row` (leaf first), zero-extended to 64 bits. */

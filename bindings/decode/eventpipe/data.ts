@@ -9,9 +9,9 @@
 // streams); the per-event walk runs on the engine asked for, the rest in TypeScript on either.
 
 import * as C from "../../../assembly/codes.js";
+import { NettraceStreamReader } from "../../eventpipe/stream-reader.js";
 import {
   nettraceWindowsOf,
-  NettraceStreamReader,
   MAX_NETTRACE_WARNINGS,
   type NettraceFile,
   type NettraceHeader,

@@ -6,7 +6,8 @@
 // (transferred, not copied), and are adopted here in file order: their providers and event types, which
 // are the workers' own, put on one numbering (NettraceTables.adopt). The windows are those of one reader.
 
-import { NettraceCutter, type NettraceCut, type NettraceMetadata } from "../../eventpipe/reader.js";
+import type { NettraceMetadata } from "../../eventpipe/reader.js";
+import { NettraceCutter, type NettraceCut } from "../../eventpipe/cuts.js";
 import { compiledCore } from "../loader.js";
 import { leaseWorker, Mailbox, releaseWorkers, SEGMENT_BYTES, type PooledWorker } from "../worker-pool.js";
 import type { NettraceInfo, TraceData } from "../trace-data.js";
