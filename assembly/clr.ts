@@ -21,7 +21,7 @@ import {
 } from "./codes";
 import { clrInit } from "./tables";
 import {
-  Mem, ld8, ld16, ld32, ldi8, ldi16, ldi32, st8, st16, st32, ld16a, ld32a, st32a, copyBytes, allocate, release,
+  Mem, ld8, ld16, ld32, ldi8, ldi16, ldi16a, ldi32, st8, st16, st32, ld16a, ld32a, st32a, copyBytes, allocate, release,
   memoryLimited, scanUtf16, scanAnsi,
 } from "./memory-access";
 
@@ -63,7 +63,7 @@ export function clrEventOf(m: Mem, p: i32, headerType: u32, id: u32, version: u3
   if (headerType != HT_EVENT_HEADER32 && headerType != HT_EVENT_HEADER64) return -1;
   if (id >= <u32>CLR_MAX_ID) return -1;
   let v = version < <u32>(CLR_VERSIONS - 1) ? version : <u32>(CLR_VERSIONS - 1);
-  return ldi16(m, m.clrLookup + ((((<usize>p * CLR_MAX_ID + id) * CLR_VERSIONS) + v) << 1));
+  return ldi16a(m, m.clrLookup + ((((<usize>p * CLR_MAX_ID + id) * CLR_VERSIONS) + v) << 1));
 }
 
 /** Program address of schema event `t`'s entry. */

@@ -31,6 +31,7 @@ export const PROVIDER_BLOCK: usize = memory.data(PROVIDER_BLOCK_BYTES, 16); // p
 // (the same at an address the caller knows to be a multiple of the width: the other core reads them as one
 // typed-array element, small enough that its compiler inlines every one in a record walk)
 @inline export function ld16a(m: Mem, p: usize): u32 { return <u32>load<u16>(p); }
+@inline export function ldi16a(m: Mem, p: usize): i32 { return <i32>load<i16>(p); }
 @inline export function ld32a(m: Mem, p: usize): u32 { return load<u32>(p); }
 @inline export function st16a(m: Mem, p: usize, v: u32): void { store<u16>(p, v); }
 @inline export function st32a(m: Mem, p: usize, v: u32): void { store<u32>(p, v); }

@@ -25,7 +25,7 @@ import { clrEventOf, clrMoveRefs, clrPermute, clrRoom } from "./clr";
 import { fillClrRows } from "./clr-fill";
 import { providerByGuid, providerByHook, providerNone, PROV_LAST } from "./providers";
 import {
-  Mem, FILTER_BLOCK, PROVIDER_BLOCK, ld8, ldi8, ldi16, st8, ld16a, ld32a, st16a, st32a,
+  Mem, FILTER_BLOCK, PROVIDER_BLOCK, ld8, ldi8, ldi16, ldi16a, st8, ld16a, ld32a, st16a, st32a,
   copy8, copy8a, fill, lti64, typeHash, allocate, release,
 } from "./memory-access";
 
@@ -341,7 +341,7 @@ export function fillRowsOf(
 /** The schema event of window row `k` (fillPlacedRows's), -1: none. */
 @inline function placedType(m: Mem, md: usize, k: u32, mdClr: usize, nMd: u32): i32 {
   let v = ld32a(m, md + (<usize>k << 2)); // (an i32: -1, none, is past nMd as a u32)
-  return v < nMd ? ldi16(m, mdClr + (<usize>v << 1)) : -1;
+  return v < nMd ? ldi16a(m, mdClr + (<usize>v << 1)) : -1;
 }
 
 /**
@@ -506,7 +506,7 @@ function walkFast(m: Mem, base: usize, pos: u32, len: u32): u32 {
     st16a(m, a2 + FIXED_EVENT_TYPE, v - 1);
     st8(m, a1 + FIXED_HEADER_TYPE, ht);
     if (clrOn) {
-      let t = ldi16(m, te + TYPE_CLR);
+      let t = ldi16a(m, te + TYPE_CLR);
       if (t >= 0) noteTyped(m, t, <u32>r);
     }
     r++;

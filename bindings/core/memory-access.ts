@@ -49,6 +49,10 @@ export function ld16a(m: Mem, p: number): number {
   return m.u16[p >>> 1];
 }
 
+export function ldi16a(m: Mem, p: number): number {
+  return (m.u16[p >>> 1] << 16) >> 16;
+}
+
 export function ld32a(m: Mem, p: number): number {
   return m.u32[p >>> 2];
 }

@@ -26,7 +26,7 @@ import { clrEventOf, clrMoveRefs, clrPermute, clrRoom } from "./clr.js";
 import { fillClrRows } from "./clr-fill.js";
 import { providerByGuid, providerByHook, providerNone, PROV_LAST } from "./providers.js";
 import {
-  Mem, FILTER_BLOCK, PROVIDER_BLOCK, ld8, ldi8, ldi16, st8, ld16a, ld32a, st16a, st32a,
+  Mem, FILTER_BLOCK, PROVIDER_BLOCK, ld8, ldi8, ldi16, ldi16a, st8, ld16a, ld32a, st16a, st32a,
   copy8, copy8a, fill, lti64, typeHash, allocate, release,
 } from "../memory-access.js";
 
@@ -342,7 +342,7 @@ export function fillRowsOf(
 /** The schema event of window row `k` (fillPlacedRows's), -1: none. */
 function placedType(m: Mem, md: usize, k: u32, mdClr: usize, nMd: u32): i32 {
   let v = m.u32[(md + (<usize>k << 2)) >>> 2]; // (an i32: -1, none, is past nMd as a u32)
-  return v < nMd ? ldi16(m, mdClr + (<usize>v << 1)) : -1;
+  return v < nMd ? ((m.u16[(mdClr + (<usize>v << 1)) >>> 1] << 16) >> 16) : -1;
 }
 
 /**
@@ -507,7 +507,7 @@ function walkFast(m: Mem, base: usize, pos: u32, len: u32): u32 {
     (m.u16[(a2 + FIXED_EVENT_TYPE) >>> 1] = v - 1);
     (m.u8[a1 + FIXED_HEADER_TYPE] = ht);
     if (clrOn) {
-      let t = ldi16(m, te + TYPE_CLR);
+      let t = ((m.u16[(te + TYPE_CLR) >>> 1] << 16) >> 16);
       if (t >= 0) noteTyped(m, t, <u32>r);
     }
     r++;
