@@ -9,7 +9,7 @@
 // 64-bit fields move as two 32-bit halves (lo, hi); every half is kept unsigned (`>>> 0`, a no-op in
 // AssemblyScript) so both cores compare and add them alike.
 
-import { Mem, ld8, ld32, ldi32, st8, st32, st32a } from "./memory-access";
+import { Mem, ld8, ld32, ldi32, st8, st32a } from "./memory-access";
 
 // ---- the output block: NT_HEADER_WORDS words of status, then NT_COLUMNS columns of `cap` u32 rows ----
 

@@ -25,7 +25,7 @@ import { clrEventOf, clrMoveRefs, clrPermute, clrRoom } from "./clr";
 import { fillClrRows } from "./clr-fill";
 import { providerByGuid, providerByHook, providerNone, PROV_LAST } from "./providers";
 import {
-  Mem, FILTER_BLOCK, PROVIDER_BLOCK, ld8, ldi8, ldi16, ldi16a, st8, ld16a, ld32a, st16a, st32a,
+  Mem, FILTER_BLOCK, PROVIDER_BLOCK, ld8, ldi8, ldi16a, st8, ld16a, ld32a, st16a, st32a,
   copy8, copy8a, fill, lti64, typeHash, allocate, release,
 } from "./memory-access";
 

@@ -132,7 +132,7 @@ function fieldsJson(names: readonly string[], values: readonly unknown[]): strin
     else if (v instanceof Uint8Array) json = `"${Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString("hex")}"`;
     else json = JSON.stringify(v, (_, x) => (typeof x === "bigint" ? x.toString() : x));
     if (json === undefined) continue; // (as JSON.stringify leaves out a field it cannot write)
-    out += (k === 0 || out.length === 1 ? "" : ",") + JSON.stringify(names[k]) + ":" + json;
+    out += (out.length === 1 ? "" : ",") + JSON.stringify(names[k]) + ":" + json;
   }
   return out + "}";
 }

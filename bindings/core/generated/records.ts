@@ -26,7 +26,7 @@ import { clrEventOf, clrMoveRefs, clrPermute, clrRoom } from "./clr.js";
 import { fillClrRows } from "./clr-fill.js";
 import { providerByGuid, providerByHook, providerNone, PROV_LAST } from "./providers.js";
 import {
-  Mem, FILTER_BLOCK, PROVIDER_BLOCK, ld8, ldi8, ldi16, ldi16a, st8, ld16a, ld32a, st16a, st32a,
+  Mem, FILTER_BLOCK, PROVIDER_BLOCK, ld8, ldi8, ldi16a, st8, ld16a, ld32a, st16a, st32a,
   copy8, copy8a, fill, lti64, typeHash, allocate, release,
 } from "../memory-access.js";
 
