@@ -70,6 +70,7 @@ function caseOf(h, bases, campaign, k) {
 // Main
 
 function parseArgs(argv) {
+  /** @type {{ minutes: number, seed: number | undefined, workers: number, out: string, hangMs: number, guardMs: number, replay: string | undefined, input: string | undefined, only: string | undefined }} */
   const o = {
     minutes: 1,
     seed: undefined,
@@ -140,9 +141,10 @@ async function main() {
       bytes = new Uint8Array(readFileSync(o.input));
       label = o.input;
     } else {
-      const at = o.replay.lastIndexOf(":");
-      const name = o.replay.slice(0, at),
-        seed = Number(o.replay.slice(at + 1)) >>> 0;
+      const replay = o.replay ?? "";
+      const at = replay.lastIndexOf(":");
+      const name = replay.slice(0, at),
+        seed = Number(replay.slice(at + 1)) >>> 0;
       const base = bases.find((b) => b.name === name);
       if (!base) throw new Error(`no base ${name}; bases: ${bases.map((b) => b.name).join(", ")}`);
       const c = h.mutateAnyCase(seed, base, bases, o.only);
@@ -206,6 +208,7 @@ async function main() {
 
   const spawn = (first, stride) => {
     const w = new Worker(new URL(import.meta.url), { workerData: { harness, campaign, first, stride, guardMs: o.guardMs, only: o.only } });
+    /** @type {{ w: Worker, current: { k: number } | undefined, since: number, next: number, stride: number, stopped: boolean }} */
     const state = { w, current: undefined, since: Date.now(), next: first, stride, stopped: false };
     workers.add(state);
     w.on("message", (m) => {
@@ -237,34 +240,38 @@ async function main() {
   for (let i = 0; i < o.workers; i++) spawn(i, o.workers);
 
   let lastReport = Date.now();
-  await new Promise((finish) => {
-    const tick = setInterval(() => {
-      const now = Date.now();
-      for (const s of [...workers]) {
-        if (s.current && now - s.since > o.hangMs) {
-          const c = s.current;
-          workers.delete(s);
-          s.w.removeAllListeners("error");
-          s.w.terminate();
-          record(c, [`still decoding after ${o.hangMs} ms (hang)`]);
-          if (now < endAt) spawn(c.k + s.stride, s.stride);
+  await /** @type {Promise<void>} */ (
+    new Promise((finish) => {
+      const tick = setInterval(() => {
+        const now = Date.now();
+        for (const s of [...workers]) {
+          if (s.current && now - s.since > o.hangMs) {
+            const c = s.current;
+            workers.delete(s);
+            s.w.removeAllListeners("error");
+            s.w.terminate();
+            record(c, [`still decoding after ${o.hangMs} ms (hang)`]);
+            if (now < endAt) spawn(c.k + s.stride, s.stride);
+          }
         }
-      }
-      if (now - lastReport >= 10_000) {
-        lastReport = now;
-        const secs = (now - started) / 1000;
-        console.log(`[${clock(now - started)}] ${done} inputs (${(done / secs).toFixed(0)}/s): ${traces} traces, ${errors} EtlFormatError, ${failing} failing`);
-      }
-      if (now >= endAt) {
-        for (const s of workers) s.w.postMessage("stop");
-        if (workers.size === 0 || now - endAt > o.hangMs) {
-          clearInterval(tick);
-          for (const s of workers) s.w.terminate();
-          finish();
+        if (now - lastReport >= 10_000) {
+          lastReport = now;
+          const secs = (now - started) / 1000;
+          console.log(
+            `[${clock(now - started)}] ${done} inputs (${(done / secs).toFixed(0)}/s): ${traces} traces, ${errors} EtlFormatError, ${failing} failing`,
+          );
         }
-      }
-    }, 250);
-  });
+        if (now >= endAt) {
+          for (const s of workers) s.w.postMessage("stop");
+          if (workers.size === 0 || now - endAt > o.hangMs) {
+            clearInterval(tick);
+            for (const s of workers) s.w.terminate();
+            finish();
+          }
+        }
+      }, 250);
+    })
+  );
 
   const secs = (Date.now() - started) / 1000;
   console.log(`fuzz: ${done} inputs in ${secs.toFixed(0)} s (campaign seed ${campaign}): ${traces} traces, ${errors} EtlFormatError, ${failing} failing`);
@@ -287,23 +294,25 @@ async function main() {
 
 async function runWorker() {
   const { harness, campaign, first, stride, guardMs, only } = workerData;
+  const port = parentPort;
+  if (!port) throw new Error("fuzz: runWorker outside a worker");
   const h = await loadHarness(harness);
   const bases = allBases(h);
   let stopping = false;
-  parentPort.on("message", (m) => {
+  port.on("message", (m) => {
     if (m === "stop") stopping = true;
   });
   for (let k = first; !stopping; k += stride) {
     const { base, seed } = caseOf(h, bases, campaign, k);
     const c = h.mutateAnyCase(seed, base, bases, only);
-    parentPort.postMessage({ type: "start", k, base: base.name, seed, steps: c.steps });
+    port.postMessage({ type: "start", k, base: base.name, seed, steps: c.steps });
     const r = await h.checkInput(c.bytes, seed);
     if (r.ms > guardMs) r.problems.push(`took ${Math.round(r.ms)} ms (limit ${guardMs} ms)`);
-    parentPort.postMessage({ type: "done", k, ms: r.ms, problems: r.problems, outcome: r.outcome, mutators: c.mutators });
+    port.postMessage({ type: "done", k, ms: r.ms, problems: r.problems, outcome: r.outcome, mutators: c.mutators });
     // let the stop message in
-    await new Promise((ok) => setImmediate(ok));
+    await new Promise((ok) => setImmediate(() => ok(undefined)));
   }
-  parentPort.postMessage({ type: "stopped" });
+  port.postMessage({ type: "stopped" });
 }
 
 if (isMainThread) await main();

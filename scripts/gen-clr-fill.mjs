@@ -365,7 +365,7 @@ async function main() {
     try {
       have = readFileSync(at, "utf8");
     } catch (error) {
-      if (error.code !== "ENOENT") throw error;
+      if (/** @type {NodeJS.ErrnoException} */ (error).code !== "ENOENT") throw error;
     }
     if (have === text) continue;
     stale++;
@@ -375,4 +375,4 @@ async function main() {
   if (check && stale) process.exit(1);
 }
 
-if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split("/").pop())) await main();
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split("/").pop() ?? "")) await main();

@@ -87,7 +87,7 @@ export function twinOf(name, source) {
 }
 
 const root = new URL("../", import.meta.url);
-if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split("/").pop())) {
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split("/").pop() ?? "")) {
   const check = process.argv.includes("--check");
   let stale = 0;
   for (const name of SHARED) {
@@ -97,7 +97,7 @@ if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split("/").pop()
     try {
       have = readFileSync(at, "utf8");
     } catch (error) {
-      if (error.code !== "ENOENT") throw error;
+      if (/** @type {NodeJS.ErrnoException} */ (error).code !== "ENOENT") throw error;
     }
     if (have === want) continue;
     stale++;

@@ -1,8 +1,20 @@
 // Where an EventPipe file can be cut for parallel decoding: after sequence points, found from the block
 // headers alone (NettraceCutter), each piece then read on its own (stream-reader.ts resume).
 
-import { BLOCK_METADATA, BLOCK_REMOVE_THREAD, BLOCK_SEQUENCE_POINT, BLOCK_THREAD, BLOCK_TRACE, BLOCK_UNKNOWN } from "./format.js";
-import { MAX_TYPE_NAME, Reader, TAG_BEGIN_PRIVATE, TAG_END, TAG_NULL, blockKindNamed } from "./reader.js";
+import {
+  BLOCK_METADATA,
+  BLOCK_REMOVE_THREAD,
+  BLOCK_SEQUENCE_POINT,
+  BLOCK_THREAD,
+  BLOCK_TRACE,
+  BLOCK_UNKNOWN,
+  MAX_TYPE_NAME,
+  TAG_BEGIN_PRIVATE,
+  TAG_END,
+  TAG_NULL,
+} from "./format.js";
+import { blockKindNamed } from "./framing.js";
+import { Reader } from "./reader.js";
 
 /** A cut of an EventPipe file (NettraceCutter): right after a sequence point, [start, end), after `state` of the state blocks. */
 export interface NettraceCut {

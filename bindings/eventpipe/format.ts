@@ -36,6 +36,18 @@ export const NW_BLOCK_TRAILING = 16; // bytes left at the end of a stack / seque
 /** Stored warnings are capped; `warningCount` counts them all. */
 export const MAX_NETTRACE_WARNINGS = 1000;
 
+/** The container's constants, the reader's and the writer's (§1, §3). */
+export const NETTRACE_MAGIC = "Nettrace"; // V4+ stream header (V3 starts with the FastSerialization header)
+export const FS_SIGNATURE = "!FastSerialization.1"; // after its int32 length
+export const TAG_NULL = 1; // NullReference; alone, the end of the stream
+export const TAG_BEGIN = 4; // BeginObject (V3)
+export const TAG_BEGIN_PRIVATE = 5; // BeginPrivateObject (V4/V5)
+export const TAG_END = 6; // EndObject
+/** The longest type name an object may have (longer: the framing is broken). */
+export const MAX_TYPE_NAME = 38;
+/** An event or metadata block's header, at least (§6.1). */
+export const EVENT_BLOCK_HEADER_BYTES = 20;
+
 /** Block kinds (the V6 numbering, used for every version). */
 export const BLOCK_TRACE = 1;
 export const BLOCK_EVENT = 2;
@@ -47,6 +59,13 @@ export const BLOCK_REMOVE_THREAD = 7;
 export const BLOCK_LABEL_LIST = 8;
 /** FastSerialization object of an unknown type (V3–V5); V6 unknown kinds keep their own number. */
 export const BLOCK_UNKNOWN = 255;
+/** The FastSerialization type names of the V4/V5 block objects (a .netperf has EventBlock only). */
+export const BLOCK_OBJECT_NAMES: Readonly<Record<number, string>> = {
+  [BLOCK_EVENT]: "EventBlock",
+  [BLOCK_METADATA]: "MetadataBlock",
+  [BLOCK_STACK]: "StackBlock",
+  [BLOCK_SEQUENCE_POINT]: "SPBlock",
+};
 
 /** Bits of NettraceEvents.flags; the walker writes them (NT_FLAG_SORTED, NT_FLAG_COMPRESSED: the same values). */
 export const EVENT_SORTED = 1; // IsSorted (§6.3, §6.5)

@@ -24,6 +24,13 @@ import {
   TC_FIXED_ARRAY,
   TC_RELLOC,
   TC_DATALOC,
+  BLOCK_OBJECT_NAMES,
+  EVENT_BLOCK_HEADER_BYTES,
+  FS_SIGNATURE,
+  NETTRACE_MAGIC,
+  TAG_BEGIN_PRIVATE,
+  TAG_END,
+  TAG_NULL,
   type NettraceField,
   type NettraceType,
 } from "../eventpipe/format.js";
@@ -133,14 +140,7 @@ export interface NettraceWriterStats {
   blocks: { event: number; metadata: number; stack: number; sequencePoint: number; thread: number; labelList: number };
 }
 
-const BLOCK_NAMES: Record<number, string> = {
-  [BLOCK_EVENT]: "EventBlock",
-  [BLOCK_METADATA]: "MetadataBlock",
-  [BLOCK_STACK]: "StackBlock",
-  [BLOCK_SEQUENCE_POINT]: "SPBlock",
-};
 const TWO_32 = 4294967296;
-const EVENT_HEADER_BYTES = 20; // event/metadata block header (§6.1)
 const MAX_HEADER = 96; // the longest event header, compressed or not
 
 /** A growable byte array for a block's content. */
@@ -332,7 +332,7 @@ class EventBlock {
   }
   open(): void {
     this.bytes.reset();
-    this.bytes.at = EVENT_HEADER_BYTES;
+    this.bytes.at = EVENT_BLOCK_HEADER_BYTES;
     this.count = 0;
     this.prev.reset();
   }
@@ -555,7 +555,7 @@ export class NettraceWriter {
       this.emitted +
       this.outAt +
       this.eventBytes +
-      (this.eventBlock ? EVENT_HEADER_BYTES : 0) +
+      (this.eventBlock ? EVENT_BLOCK_HEADER_BYTES : 0) +
       this.metadataBlock.at +
       this.stacks.blockLength +
       this.threadBlock.at +
@@ -609,7 +609,7 @@ export class NettraceWriter {
   private header(opts: NettraceWriterOptions): void {
     const b = this.scratch;
     b.reset();
-    for (const c of "Nettrace") b.u8(c.charCodeAt(0));
+    for (const c of NETTRACE_MAGIC) b.u8(c.charCodeAt(0));
     const st = systemTime(opts.syncTimeUtc ?? 133000000000000000n);
     const trace = new Bytes(128);
     for (const v of st) trace.u16(v);
@@ -637,29 +637,28 @@ export class NettraceWriter {
       b.u32((1 << 24) | trace.at);
       b.bytes(trace.buf, 0, trace.at);
     } else {
-      const fs = "!FastSerialization.1";
-      b.u32(fs.length);
-      for (const c of fs) b.u8(c.charCodeAt(0));
+      b.u32(FS_SIGNATURE.length);
+      for (const c of FS_SIGNATURE) b.u8(c.charCodeAt(0));
       trace.u32(pid);
       trace.u32(cpus);
       trace.u32(rate);
       this.typeHeader(b, "Trace", 4);
       b.bytes(trace.buf, 0, trace.at);
-      b.u8(6); // EndObject
+      b.u8(TAG_END);
     }
     this.put(b.buf, 0, b.at);
   }
 
   /** BeginPrivateObject, the type object (version = minimum reader version), EndObject (§3). */
   private typeHeader(b: Bytes, name: string, version: number): void {
-    b.u8(5);
-    b.u8(5);
-    b.u8(1);
+    b.u8(TAG_BEGIN_PRIVATE);
+    b.u8(TAG_BEGIN_PRIVATE);
+    b.u8(TAG_NULL);
     b.u32(version);
     b.u32(version);
     b.u32(name.length);
     for (const c of name) b.u8(c.charCodeAt(0));
-    b.u8(6);
+    b.u8(TAG_END);
   }
 
   /** One block: V4/V5 an object (size, padding to a 4-byte file offset, content, end tag); V6 a kind/size word and the content. */
@@ -671,13 +670,13 @@ export class NettraceWriter {
     }
     const b = this.frame;
     b.reset();
-    this.typeHeader(b, BLOCK_NAMES[kind], 2);
+    this.typeHeader(b, BLOCK_OBJECT_NAMES[kind], 2);
     b.u32(length);
     const contentAt = this.position + b.at;
     for (let k = 0; k < (4 - (contentAt % 4)) % 4; k++) b.u8(0);
     this.put(b.buf, 0, b.at);
     this.put(content, start, start + length);
-    this.putByte(6);
+    this.putByte(TAG_END);
   }
 
   // ---- metadata (§7) ----
@@ -1099,7 +1098,7 @@ export class NettraceWriter {
     b.reset();
     if (this.version === 6)
       b.u16(0); // header size: no header
-    else b.at = EVENT_HEADER_BYTES;
+    else b.at = EVENT_BLOCK_HEADER_BYTES;
     this.metadataCount = 0;
     this.metadataPrev.reset();
   }
@@ -1114,7 +1113,7 @@ export class NettraceWriter {
   /** The 20-byte event/metadata block header (§6.1). */
   private blockHeader(b: Bytes, min: number, max: number): void {
     const v = b.view;
-    v.setUint16(0, EVENT_HEADER_BYTES, true);
+    v.setUint16(0, EVENT_BLOCK_HEADER_BYTES, true);
     v.setUint16(2, this.compressed ? 1 : 0, true);
     const set64 = (at: number, x: number) => {
       v.setBigInt64(at, BigInt(x), true);
@@ -1172,7 +1171,7 @@ export class NettraceWriter {
       if (block.count === 0) continue;
       const b = block.bytes;
       this.blockHeader(b, block.min, block.max);
-      this.eventBytes -= b.at - EVENT_HEADER_BYTES;
+      this.eventBytes -= b.at - EVENT_BLOCK_HEADER_BYTES;
       this.writeBlock(BLOCK_EVENT, b.buf, b.at);
       this.stats.blocks.event++;
       block.open();
@@ -1223,7 +1222,7 @@ export class NettraceWriter {
     this.flushBlocks();
     if (this.version === 6)
       this.putU32(0); // EndOfStream block
-    else this.putByte(1); // NullReference: end of stream
+    else this.putByte(TAG_NULL); // end of stream
     this.emit();
     this.finished = true;
     this.stats.bytes = this.emitted;

@@ -9,6 +9,7 @@ const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const out = here("./dist/");
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
+/** @type {import("esbuild").BuildOptions} */
 const common = { bundle: true, format: "esm", platform: "browser", target: "es2022", minify: true, sourcemap: true, logLevel: "warning" };
 // (split: the export chunk, with the Arrow and Parquet libraries, loads on the first download only)
 // (the stream worker, a module worker, shares the chunks: its SQL pass loads the Arrow chunk only when asked)
