@@ -167,7 +167,7 @@ export function nettraceTypes(p: usize): void {
 
 /**
  * Adds `delta` (modulo 2^32) to the `count` u32s at `at`, in place: a window's addresses moved to
- * where its record bytes are kept, before its columns are copied out (bindings/decode/builder.ts).
+ * where its record bytes are kept, before its columns are copied out (bindings/decode/windows/builder.ts).
  */
 export function shiftU32(at: usize, count: u32, delta: u32): void {
   let end = at + (<usize>count << 2);

@@ -34,11 +34,11 @@ export {
   type TraceFormat,
   type TraceWarning,
   type TraceIncomplete,
-} from "./decode/errors.js";
+} from "./decode/result/errors.js";
 export { formatGuid, parseGuid } from "./schema/guid.js";
 export { KNOWN_PROVIDERS } from "./schema/known-providers.js";
 export type { Input, ByteSource, DecodeOptions, DecodeFilter, NamedInput, SessionInput } from "./decode/decode.js";
-export type { TraceData, EventColumns, ExtendedItemColumns } from "./decode/trace-data.js";
+export type { TraceData, EventColumns, ExtendedItemColumns } from "./decode/result/trace-data.js";
 export * as codes from "./codes.js";
 export { ClrTable, type RefColumn, type NumberColumn } from "./tables/clr-tables.js";
 export { CLR_EVENTS, CLR_PROVIDERS, findClrEvent, decodeClrPayload, mapName, type FieldValue, type DecodedPayload } from "./schema/clr-payload.js";

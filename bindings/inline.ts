@@ -1,6 +1,6 @@
 // Entry point for bundlers that cannot serve a .wasm file: the core is embedded (base64).
 
-import { setModuleProvider } from "./decode/loader.js";
+import { setModuleProvider } from "./decode/windows/loader.js";
 import { WASM_BASE64 } from "./etw-inline-data.js";
 
 function decodeBase64(text: string): Uint8Array {

@@ -1,10 +1,10 @@
 // Files as ByteSources (Node): read in place into the decoder's memory, asynchronously on the main
 // thread; synchronously for the four-byte boundary reads of parallel decoding and in decode workers,
-// which open the same file by its path and read their own ranges (decode/parallel.ts).
+// which open the same file by its path and read their own ranges (decode/parallel/parallel.ts).
 
 import { closeSync, openSync, readSync } from "node:fs";
 import { open, stat, type FileHandle } from "node:fs/promises";
-import type { ByteSource, SharedSource } from "./decode/input.js";
+import type { ByteSource, SharedSource } from "./decode/input/input.js";
 
 /** A file as a ByteSource: opened at the first read, closed by the decoder when it is done. */
 export async function fileSource(path: string): Promise<ByteSource> {

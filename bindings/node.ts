@@ -5,11 +5,11 @@ import { basename, dirname, join } from "node:path";
 import { openTrace, type OpenOptions, type Trace } from "./trace.js";
 import { streamTrace, type StreamOptions, type TraceStream } from "./stream.js";
 import { Worker } from "node:worker_threads";
-import { setSyncInstances, setUrlLoader } from "./decode/loader.js";
+import { setSyncInstances, setUrlLoader } from "./decode/windows/loader.js";
 import { fileSource, followChunks, type FollowOptions } from "./node-file.js";
 
 export type { FollowOptions };
-import { setWorkerFactory } from "./decode/worker-factory.js";
+import { setWorkerFactory } from "./decode/workers/worker-factory.js";
 
 setUrlLoader(async (url) => (await readFile(url)) as BufferSource);
 setSyncInstances(true);

@@ -6,7 +6,7 @@
 
 import type { Trace } from "./trace.js";
 import type { TraceBatch, TraceStream } from "./stream.js";
-import { readBuffer } from "./decode/trace-data.js";
+import { readBuffer } from "./decode/result/trace-data.js";
 
 /** Consecutive rows in time order, all of one batch. */
 export interface TimeOrderedRun {

@@ -2,17 +2,17 @@
 // bounded by the batch size. Each batch is a Trace over its window's rows; the stream's end says
 // what openTrace would about the whole: header, counts, providers, warnings, completeness.
 
-import type { DecodeEnd, DecodeOptions, Window } from "./decode/windows.js";
-import type { Input } from "./decode/input.js";
-import { TraceBuilder } from "./decode/builder.js";
+import type { DecodeEnd, DecodeOptions, Window } from "./decode/windows/windows.js";
+import type { Input } from "./decode/input/input.js";
+import { TraceBuilder } from "./decode/windows/builder.js";
 import { finishTrace, isSessionInput, peek, windowsOf, type NamedInput, type SessionInput } from "./decode/decode.js";
-import type { TraceData } from "./decode/trace-data.js";
+import type { TraceData } from "./decode/result/trace-data.js";
 import { setTraceManifests, traceManifests } from "./naming/trace-manifests.js";
 import { Trace, filesOf, namesFromProviderTraits, traceOf, type TraceFile } from "./trace.js";
 import { ProviderTable } from "./tables/provider-table.js";
 import { EventTypeTable } from "./tables/event-types.js";
 import { readInfo, type TraceClock, type TraceInfo } from "./tables/info.js";
-import { formatError, readWarnings, type TraceDecodeError, type TraceIncomplete, type TraceWarning } from "./decode/errors.js";
+import { formatError, readWarnings, type TraceDecodeError, type TraceIncomplete, type TraceWarning } from "./decode/result/errors.js";
 
 export type StreamOptions = DecodeOptions;
 
@@ -138,7 +138,7 @@ export class TraceStream implements AsyncIterable<TraceBatch> {
     if (this.started) throw new Error("etw-wasm: a trace stream is read once");
     this.started = true;
     if (isSessionInput(this.input)) {
-      const { namedInputs, namedError } = await import("./decode/session.js");
+      const { namedInputs, namedError } = await import("./decode/session/session.js");
       yield* this.session(namedInputs(this.input), namedError);
       return;
     }
@@ -221,7 +221,7 @@ export class TraceStream implements AsyncIterable<TraceBatch> {
   private async *session(files: NamedInput[], namedError: (error: unknown, name: string) => unknown): AsyncGenerator<TraceBatch> {
     const names = files.map((f) => f.name);
     // (a lazy chunk: one file needs none of it)
-    const { SessionMerger } = await import("./decode/merge.js");
+    const { SessionMerger } = await import("./decode/session/merge.js");
     const merger = new SessionMerger(names);
     const sizes: number[] = files.map(() => 0);
     const progress = this.options.onProgress;

@@ -1,10 +1,10 @@
 // openTrace and the Trace object: the decoded tables plus names, time conversion and queries.
 
 import type { DecodeOptions, Input } from "./decode/decode.js";
-import { isSessionInput, type SessionInput } from "./decode/session-input.js";
-import type { FileClock } from "./decode/merge.js";
+import { isSessionInput, type SessionInput } from "./decode/input/session-input.js";
+import type { FileClock } from "./decode/session/merge.js";
 import * as C from "../assembly/codes.js";
-import { extItemBytes, fileOfRow, readBuffer, type BufferInfo, type TraceData } from "./decode/trace-data.js";
+import { extItemBytes, fileOfRow, readBuffer, type BufferInfo, type TraceData } from "./decode/result/trace-data.js";
 import { EventTable, type EventRow } from "./tables/event-table.js";
 import { ProviderTable } from "./tables/provider-table.js";
 import { EventTypeTable } from "./tables/event-types.js";
@@ -14,7 +14,7 @@ import { runQuery, type QueryFilter, type QueryResult } from "./tables/query.js"
 import { ClrTables, type ClrTable } from "./tables/clr-tables.js";
 import { buildProcessTable, type ProcessTable } from "./tables/processes.js";
 import { EventNames, eventName } from "./naming/event-names.js";
-import { readWarnings, type TraceDecodeError, type TraceIncomplete, type TraceWarning } from "./decode/errors.js";
+import { readWarnings, type TraceDecodeError, type TraceIncomplete, type TraceWarning } from "./decode/result/errors.js";
 
 export type OpenOptions = DecodeOptions;
 export type { BufferInfo, FileClock };
@@ -28,7 +28,7 @@ export interface TraceFile {
   /** Its rows: [firstRow, firstRow + rowCount) of the trace's event table. */
   firstRow: number;
   rowCount: number;
-  /** How its timestamps were put on the trace's clock (see decode/merge.ts). */
+  /** How its timestamps were put on the trace's clock (see decode/session/merge.ts). */
   clock: FileClock;
   complete: boolean;
   incomplete?: TraceIncomplete;
@@ -303,7 +303,7 @@ export class Trace {
 export async function openTrace(input: Input | SessionInput, options: OpenOptions = {}): Promise<Trace> {
   if (isSessionInput(input)) {
     // (a lazy chunk: one file needs none of it)
-    const { decodeSession, namedInputs } = await import("./decode/session.js");
+    const { decodeSession, namedInputs } = await import("./decode/session/session.js");
     return new Trace(await decodeSession(namedInputs(input), options));
   }
   // (the decoder is a lazy chunk: an app loads it when it opens a trace, not with its first page)

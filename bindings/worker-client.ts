@@ -1,8 +1,8 @@
 // Decoding in a Web Worker: the page stays responsive, and the tables come back transferred.
 
 import { traceOf, type Trace } from "./trace.js";
-import { unpackTraceData, type PackedTrace } from "./decode/transfer.js";
-import { TraceDecodeError, TraceFormatError, type TraceFormat } from "./decode/errors.js";
+import { unpackTraceData, type PackedTrace } from "./decode/parallel/transfer.js";
+import { TraceDecodeError, TraceFormatError, type TraceFormat } from "./decode/result/errors.js";
 import type { DecodeOptions } from "./decode/decode.js";
 
 export interface WorkerOptions extends Omit<DecodeOptions, "onProgress" | "wasm"> {

@@ -2,9 +2,9 @@
 // Imports only platform-neutral modules.
 
 import { decodeTrace, type DecodeOptions, type Input } from "./decode/decode.js";
-import { packTraceData } from "./decode/transfer.js";
-import type { TraceDecodeError, TraceFormatError } from "./decode/errors.js";
-import { segmentServer, type WorkerRequest } from "./decode/parallel.js";
+import { packTraceData } from "./decode/parallel/transfer.js";
+import type { TraceDecodeError, TraceFormatError } from "./decode/result/errors.js";
+import { segmentServer, type WorkerRequest } from "./decode/parallel/parallel.js";
 
 interface Request {
   id: number;
@@ -17,7 +17,7 @@ const scope = globalThis as unknown as {
   postMessage(message: unknown, transfer?: Transferable[]): void;
 };
 
-// segments of a parallel decode (decode/parallel.ts)
+// segments of a parallel decode (decode/parallel/parallel.ts)
 const segments = segmentServer((m, transfer) => scope.postMessage(m, transfer));
 
 scope.onmessage = async (e) => {

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { openTrace, EtlDecodeError, RecordsNotLoadedError, type Trace } from "../dist/bindings/index.js";
 import { openTraceFile } from "../dist/bindings/node.js";
 import { decodeTrace } from "../dist/bindings/decode/decode.js";
-import { packTraceData, unpackTraceData } from "../dist/bindings/decode/transfer.js";
+import { packTraceData, unpackTraceData } from "../dist/bindings/decode/parallel/transfer.js";
 import { Trace as TraceClass } from "../dist/bindings/trace.js";
 import { HAVE_CORPUS, corpusFiles, etlPath } from "./helpers/shared.js";
 import { withLargeBuffer } from "./helpers/large-buffer.js";

@@ -120,7 +120,7 @@ describe("the openTrace-only browser app, bundled", () => {
   });
 
   it("loads parallel decoding only lazily, from a chunk of its own", () => {
-    const parallel = Object.keys(outputs).filter((o) => inputsOf(o).some((i) => i.endsWith("decode/parallel.js")));
+    const parallel = Object.keys(outputs).filter((o) => inputsOf(o).some((i) => i.endsWith("decode/parallel/parallel.js")));
     expect(parallel).toHaveLength(1);
     expect(staticClosure(entry).has(parallel[0])).toBe(false);
   });

@@ -13,7 +13,7 @@ import { HAVE_CORPUS, corpusFiles, etlPath } from "./helpers/shared.js";
 import { compareEngines, show, syntheticTrace, type CompareOptions, type Source } from "./helpers/engines.js";
 import type { OpenOptions } from "../dist/bindings/index.js";
 import { createJsCore } from "../dist/bindings/core/index.js";
-import { instantiateCore, type CoreExports } from "../dist/bindings/decode/loader.js";
+import { instantiateCore, type CoreExports } from "../dist/bindings/decode/windows/loader.js";
 import { xpressCompress } from "../dist/bindings/generator/xpress-compress.js";
 import { EtlWriter } from "../dist/bindings/generator/etl-writer.js";
 

@@ -17,7 +17,7 @@ import { TraceConverter, ParquetWorkers, toArrowIPC, toParquet, clrExportSchema,
 import { CORPUS, HAVE_CORPUS, corpusFiles, etlPath } from "./helpers/shared.js";
 import { syntheticTrace } from "./helpers/engines.js";
 import { generateTrace } from "../dist/bindings/generator/generate.js";
-import { isPooled } from "../dist/bindings/decode/reuse.js";
+import { isPooled } from "../dist/bindings/decode/result/reuse.js";
 
 const CLI = fileURLToPath(new URL("../dist/bindings/cli/etw-wasm.js", import.meta.url));
 const SAMPLE = fileURLToPath(new URL("../examples/sample.etl", import.meta.url));

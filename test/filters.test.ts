@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { openTrace, type DecodeFilter, type Trace } from "../dist/bindings/index.js";
 import * as C from "../dist/assembly/codes.js";
-import { providerGuids } from "../dist/bindings/decode/filter.js";
+import { providerGuids } from "../dist/bindings/decode/windows/filter.js";
 import { generateTrace } from "../dist/bindings/generator/generate.js";
 import { EtlWriter } from "../dist/bindings/generator/etl-writer.js";
 import { HAVE_CORPUS, etlPath } from "./helpers/shared.js";

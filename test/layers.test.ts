@@ -42,7 +42,7 @@ describe("layers", () => {
   it("imports point down the layers only", () => {
     const wrong: string[] = [];
     // (a Web Worker's script, started by URL beside worker-factory.ts and imported by nothing: it loads the worker entry)
-    const workerScripts = new Set([join(ROOT, "bindings", "decode", "worker.ts")]);
+    const workerScripts = new Set([join(ROOT, "bindings", "decode", "workers", "worker.ts")]);
     for (const file of files.filter((f) => !workerScripts.has(f))) {
       const from = LAYERS.indexOf(layerOf(file));
       for (const spec of imports(file)) {
@@ -50,6 +50,30 @@ describe("layers", () => {
         const target = normalize(join(dirname(file), spec));
         const to = LAYERS.indexOf(layerOf(target));
         if (to > from || (to === from && layerOf(file) !== layerOf(target))) wrong.push(`${relative(ROOT, file)} -> ${spec}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it("decode/ is in stages, and its imports point down them", () => {
+    // Lowest first: what a decode gives (result/), what it reads (input/), the window driver on this thread
+    // (windows/), starting and keeping workers (workers/), EventPipe files as tables (eventpipe/), parallel
+    // decoding (parallel/), the choice between them (decode.ts, "."), several files of one session (session/).
+    const STAGES = ["result", "input", "windows", "workers", "eventpipe", "parallel", ".", "session"];
+    const decodeDir = join(ROOT, "bindings", "decode");
+    const stageOf = (f: string) => {
+      const rel = relative(decodeDir, f).split("/");
+      return rel.length === 1 ? "." : rel[0];
+    };
+    const inDecode = files.filter((f) => !relative(decodeDir, f).startsWith("..") && f !== join(decodeDir, "workers", "worker.ts"));
+    for (const f of inDecode) expect(STAGES, relative(ROOT, f)).toContain(stageOf(f));
+    const wrong: string[] = [];
+    for (const file of inDecode) {
+      for (const spec of imports(file)) {
+        if (!spec.startsWith(".")) continue;
+        const target = normalize(join(dirname(file), spec));
+        if (relative(decodeDir, target).startsWith("..")) continue;
+        if (STAGES.indexOf(stageOf(target)) > STAGES.indexOf(stageOf(file))) wrong.push(`${relative(ROOT, file)} -> ${spec}`);
       }
     }
     expect(wrong).toEqual([]);

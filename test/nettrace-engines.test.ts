@@ -12,7 +12,7 @@ import { readNettrace, BLOCK_EVENT, BLOCK_METADATA, BLOCK_SEQUENCE_POINT, NE_INT
 import { CoreWalker, jsNettraceWalker, type NettraceWalkCore, type NettraceWalker } from "../dist/bindings/eventpipe/walk.js";
 import { nettraceEngine } from "../dist/bindings/decode/eventpipe/engine.js";
 import { eventTableOf, type EventTableOf } from "../dist/bindings/decode/eventpipe/rows.js";
-import { instantiateCore } from "../dist/bindings/decode/loader.js";
+import { instantiateCore } from "../dist/bindings/decode/windows/loader.js";
 import { SHARED } from "./helpers/shared.js";
 import { mulberry32 } from "../dist/bindings/generator/random.js";
 import { syntheticV6, syntheticV4Uncompressed, syntheticLookups, LOOKUP_CASE, prefixFile, nettraceCorpusFiles } from "./helpers/nettrace-cases.js";
@@ -442,7 +442,7 @@ function rowsByHand(file: NettraceFile, stackAt = (s: number) => 1000 + 16 * s):
 describe("EventPipe typed .NET tables filled as each walk places its rows, or chunk by chunk where the rows are made", () => {
   it("equal the TypeScript engine's, filled once over the whole store: as placed (windows in the file's order), in chunks of 997 rows and of a million", async () => {
     const { nettraceData } = await import("../dist/bindings/decode/eventpipe/data.js");
-    const { exactBlock } = await import("../dist/bindings/decode/clr-blocks.js");
+    const { exactBlock } = await import("../dist/bindings/decode/result/clr-blocks.js");
     const typedOf = (d: Awaited<ReturnType<typeof nettraceData>>): string[] => {
       const out: string[] = [];
       d.clr?.blocks.forEach((b, t) => {

@@ -14,11 +14,11 @@ import { eventPipeBaselineLines } from "../dist/bindings/perfview/index.js";
 import { CORPUS, HAVE_CORPUS } from "./helpers/shared.js";
 import { syntheticV4Uncompressed, syntheticV6 } from "./helpers/nettrace-cases.js";
 import { createHash } from "node:crypto";
-import { emptyPool, giveBack, sizeClass, takeBuffer } from "../dist/bindings/decode/reuse.js";
+import { emptyPool, giveBack, sizeClass, takeBuffer } from "../dist/bindings/decode/result/reuse.js";
 import { generateNettrace } from "../dist/bindings/generator/index.js";
 
 /**
- * Fills the pool of disposed traces' memory (decode/reuse.ts), which a whole file's tables are taken
+ * Fills the pool of disposed traces' memory (decode/result/reuse.ts), which a whole file's tables are taken
  * from, with buffers of every size from 64 KiB to 128 MiB holding `byte`: a decode must give the same
  * tables whatever the memory it reuses held.
  */

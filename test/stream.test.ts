@@ -9,8 +9,8 @@ import { closeSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, write
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { streamTraceFile } from "../dist/bindings/node.js";
-import { decodeWindows } from "../dist/bindings/decode/windows.js";
-import { concatBytes, metaOf } from "../dist/bindings/decode/trace-data.js";
+import { decodeWindows } from "../dist/bindings/decode/windows/windows.js";
+import { concatBytes, metaOf } from "../dist/bindings/decode/result/trace-data.js";
 import { PROV_STRIDE, TYPE_STRIDE } from "../dist/assembly/codes.js";
 import {
   openTrace,
@@ -290,7 +290,7 @@ describe("streamTrace", () => {
 
   it("EventPipe: batches write into memory from the pool, which a kept batch holds until it and every copy are disposed; what keep() keeps stays right while later windows are read", async () => {
     const { generateNettrace } = await import("../dist/bindings/generator/index.js");
-    const { isPooled } = await import("../dist/bindings/decode/reuse.js");
+    const { isPooled } = await import("../dist/bindings/decode/result/reuse.js");
     const bytes = generateNettrace({ targetBytes: Infinity, fileBytes: 8 << 20, samples: true, seed: 9, version: 5, sequencePointBytes: 1 << 20 }).bytes;
     const whole = await openTrace(bytes);
     for (const engine of ENGINES) {
@@ -331,7 +331,7 @@ describe("streamTrace", () => {
   });
 
   it("the TypeScript engine's memory goes back to the pool when its trace is disposed, and the next decode writes into it: rows as the WebAssembly engine's", async () => {
-    const { isPooled, emptyPool } = await import("../dist/bindings/decode/reuse.js");
+    const { isPooled, emptyPool } = await import("../dist/bindings/decode/result/reuse.js");
     const bytes = syntheticTrace(23, { records: 40_000 });
     // (earlier tests' buffers would be taken instead when they fit better)
     emptyPool();

@@ -2,7 +2,7 @@
 // hand-assembled stream, plus corrupt and truncated streams.
 
 import { beforeAll, describe, expect, it } from "vitest";
-import { instantiateCore, type CoreExports } from "../dist/bindings/decode/loader.js";
+import { instantiateCore, type CoreExports } from "../dist/bindings/decode/windows/loader.js";
 import { createJsCore } from "../dist/bindings/core/index.js";
 import { xpressCompress } from "../dist/bindings/generator/xpress-compress.js";
 import { mulberry32 } from "../dist/bindings/generator/random.js";

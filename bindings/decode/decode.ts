@@ -1,16 +1,16 @@
 // Decoding a whole trace: the windows of the input (windows.ts) gathered into one JS-owned trace
 // (builder.ts), and the rule that says whether it is complete.
 
-import { decodeWindows, knownSize, ONE_WINDOW_BYTES, type DecodeEnd, type DecodeOptions, type Window } from "./windows.js";
-import { isByteSource, type ByteSource, type Input } from "./input.js";
-import { TraceBuilder } from "./builder.js";
-import { metaOf, readBuffer, type TraceData } from "./trace-data.js";
-import { TraceDecodeError, formatError, readWarnings, type TraceIncomplete } from "./errors.js";
+import { decodeWindows, knownSize, ONE_WINDOW_BYTES, type DecodeEnd, type DecodeOptions, type Window } from "./windows/windows.js";
+import { isByteSource, type ByteSource, type Input } from "./input/input.js";
+import { TraceBuilder } from "./windows/builder.js";
+import { metaOf, readBuffer, type TraceData } from "./result/trace-data.js";
+import { TraceDecodeError, formatError, readWarnings, type TraceIncomplete } from "./result/errors.js";
 import * as C from "../../assembly/codes.js";
-import type { DecodeFilter } from "./filter.js";
+import type { DecodeFilter } from "./windows/filter.js";
 
 export type { DecodeFilter, DecodeOptions, Input, ByteSource };
-export { isSessionInput, type NamedInput, type SessionInput } from "./session-input.js";
+export { isSessionInput, type NamedInput, type SessionInput } from "./input/session-input.js";
 
 const PAGE = 65536;
 
@@ -32,7 +32,7 @@ export async function decodeTrace(input: Input, options: DecodeOptions = {}, own
     throw new TypeError(`etw-wasm: payloads must be "keep", "drop" or "source", not ${String(options.payloads)}`);
   if (mode === "source") {
     // (a lazy chunk: XPRESS in JS comes with it)
-    const { RecordSource, rereadable } = await import("./record-source.js");
+    const { RecordSource, rereadable } = await import("./input/record-source.js");
     const again = rereadable(input);
     if (!again)
       throw new TypeError(`etw-wasm: payloads: "source" needs an input that can be read again (bytes, a Blob or File, a ByteSource), not a stream of chunks`);
@@ -253,6 +253,6 @@ function judge(data: TraceData, end: DecodeEnd, storeFull: boolean): void {
  */
 export async function* windowsOf(input: Input, options: DecodeOptions, inputHeld = false): AsyncGenerator<Window, DecodeEnd> {
   if (!options.workers) return yield* decodeWindows(input, options);
-  const { decodeParallel } = await import("./parallel.js");
+  const { decodeParallel } = await import("./parallel/parallel.js");
   return yield* decodeParallel(input, options, options.workers, inputHeld);
 }

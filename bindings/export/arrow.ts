@@ -5,7 +5,7 @@
 import type { Bool, DataType, Field, RecordBatch, Schema, Vector } from "apache-arrow";
 import arrow from "./arrow-library.js";
 import type { ColumnType, ExportBatch, ExportColumn, ExportField } from "./columns.js";
-import { concatBytes } from "../decode/trace-data.js";
+import { concatBytes } from "../decode/result/trace-data.js";
 
 const {
   Binary,

@@ -2,7 +2,7 @@
 // dictionary keys. The Arrow and Parquet writers (arrow.ts, parquet.ts) take nothing else, and the
 // builders (event-columns.ts, clr-columns.ts, side-tables.ts) make nothing else.
 
-import { giveBack, takeBuffer } from "../decode/reuse.js";
+import { giveBack, takeBuffer } from "../decode/result/reuse.js";
 
 /** A column's type, named as Arrow names them; "timestamp" is microseconds since 1970 UTC, in an int64. */
 export type ColumnType =
@@ -102,7 +102,7 @@ const SMALL_KEPT = 256;
 
 /**
  * Arrays from memory written before; `release` gives them back once nothing reads them. Large ones
- * come from the decoder's pool (decode/reuse.ts); small ones (a table's few rows of a batch, a
+ * come from the decoder's pool (decode/result/reuse.ts); small ones (a table's few rows of a batch, a
  * thousand arrays a batch in all) from free lists of their own, as a fresh small array costs an
  * allocation and a finalizer of its backing store, microseconds each.
  */

@@ -11,7 +11,7 @@ import { EVENT_FIELDS, SOURCE_FILE_FIELD, eventBatch } from "./event-columns.js"
 import { clrBatch, clrExportSchema, clrTablePath } from "./clr-columns.js";
 import { PROCESS_FIELDS, PROVIDER_FIELDS, processBatch, providerBatch } from "./side-tables.js";
 import { ArrowStreamWriter } from "./arrow.js";
-import { concatBytes } from "../decode/trace-data.js";
+import { concatBytes } from "../decode/result/trace-data.js";
 import { ParquetBatches, ParquetStreamWriter, loadParquetWasm, type ParquetInputEncoder, type ParquetSettings, type ParquetWasmSource } from "./parquet.js";
 
 /** Where a table's bytes go: appended in order, then closed. */

@@ -10,7 +10,7 @@ import { clrBatch, clrExportSchema } from "./clr-columns.js";
 import { ArrowStreamWriter } from "./arrow.js";
 import { tableWriter } from "./convert.js";
 import type { ParquetWasmSource } from "./parquet.js";
-import { concatBytes } from "../decode/trace-data.js";
+import { concatBytes } from "../decode/result/trace-data.js";
 
 export type { ColumnType, ExportArrays, ExportBatch, ExportColumn, ExportField, NumberArray, NumberArrayType } from "./columns.js";
 export { EVENT_FIELDS, SOURCE_FILE_FIELD, eventBatch, type EventContext } from "./event-columns.js";

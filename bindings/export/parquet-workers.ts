@@ -7,7 +7,7 @@
 
 import { readFile } from "node:fs/promises";
 import { Worker } from "node:worker_threads";
-import { giveBack } from "../decode/reuse.js";
+import { giveBack } from "../decode/result/reuse.js";
 import type { ExportField } from "./columns.js";
 import type { ParquetEncoders } from "./convert.js";
 import type { ParquetInputEncoder, ParquetSettings } from "./parquet.js";

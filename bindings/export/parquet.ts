@@ -4,7 +4,7 @@
 // faster and about as small without).
 
 import { arrowSchema, oneBatchStream } from "./arrow.js";
-import { giveBack, takeBuffer } from "../decode/reuse.js";
+import { giveBack, takeBuffer } from "../decode/result/reuse.js";
 import type { Schema } from "apache-arrow";
 import { VALUE_ARRAYS, type ExportBatch, type ExportField } from "./columns.js";
 import { optionalPackage } from "./optional-package.js";
@@ -44,7 +44,7 @@ const ROW_GROUP_ROWS = 1 << 18;
 
 /**
  * A batch as parquet-wasm takes it: an Arrow IPC stream of its one record batch, in memory from the
- * pool (decode/reuse.ts), which the encoder gives back once parquet-wasm has copied it (a fresh
+ * pool (decode/result/reuse.ts), which the encoder gives back once parquet-wasm has copied it (a fresh
  * buffer a batch would cost a page fault for every 4 KiB of it).
  */
 export function parquetInput(schema: Schema, fields: readonly ExportField[], batch: ExportBatch): Uint8Array {

@@ -11,7 +11,7 @@ import type { EventTypeTable } from "../tables/event-types.js";
 import type { ProviderInfo, ProviderTable } from "../tables/provider-table.js";
 import type { ClrEventSchema } from "../schema/clr-schema-types.js";
 import { clrProviderIndex, findClrEvent } from "../schema/clr-payload.js";
-import { extItemBytes } from "../decode/trace-data.js";
+import { extItemBytes } from "../decode/result/trace-data.js";
 import { ManifestCollector, traceManifests, type TraceManifests } from "./trace-manifests.js";
 
 /** Provider name TraceEvent uses for classic kernel events its kernel parser does not know (the OS's MOF). */

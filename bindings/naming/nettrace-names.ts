@@ -5,8 +5,8 @@
 // their names from the runtime's schema.
 
 import { formatGuid } from "../schema/guid.js";
-import type { NettraceInfo } from "../decode/trace-data.js";
-import { metaOf, type TraceData } from "../decode/trace-data.js";
+import type { NettraceInfo } from "../decode/result/trace-data.js";
+import { metaOf, type TraceData } from "../decode/result/trace-data.js";
 import * as C from "../../assembly/codes.js";
 import { setTraceManifests, TraceManifests } from "./trace-manifests.js";
 import type { EventTable } from "../tables/event-table.js";

@@ -7,7 +7,7 @@ import * as C from "../../assembly/codes.js";
 import { formatGuid } from "../schema/guid.js";
 import type { EventTable } from "../tables/event-table.js";
 import { EventTypeTable } from "../tables/event-types.js";
-import { concatBytes, type TraceData } from "../decode/trace-data.js";
+import { concatBytes, type TraceData } from "../decode/result/trace-data.js";
 
 /** TDH input types (TDH_IN_TYPE). */
 export const IN = {

@@ -6,7 +6,7 @@ import { CLR_EVENTS, CLR_PROVIDERS, clrEventsNamed, mapName, type FieldValue } f
 import type { ClrEventSchema, ClrFieldSchema } from "../schema/clr-schema-types.js";
 import { clrProgram, type TypeLayout } from "../schema/clr-program.js";
 import { formatGuid } from "../schema/guid.js";
-import type { TraceData } from "../decode/trace-data.js";
+import type { TraceData } from "../decode/result/trace-data.js";
 
 export type NumberColumn =
   | Uint8Array

@@ -5,7 +5,7 @@ import * as C from "../../assembly/codes.js";
 import { formatGuid } from "../schema/guid.js";
 import type { TraceClock } from "./info.js";
 import type { ProviderTable } from "./provider-table.js";
-import { extItemBytes, typeFieldValues, type EventColumns, type TraceData, type TypeField, type TypeFieldValues } from "../decode/trace-data.js";
+import { extItemBytes, typeFieldValues, type EventColumns, type TraceData, type TypeField, type TypeFieldValues } from "../decode/result/trace-data.js";
 import type { ClrEventSchema } from "../schema/clr-schema-types.js";
 import {
   clrProviderIndex,

@@ -4,7 +4,7 @@
 // layers above.
 
 import * as C from "../../assembly/codes.js";
-import { metaOf, typeFieldValues, type TraceData } from "../decode/trace-data.js";
+import { metaOf, typeFieldValues, type TraceData } from "../decode/result/trace-data.js";
 
 export class EventTypeTable {
   readonly length: number;

@@ -2,7 +2,7 @@
 // PerfView's relative milliseconds.
 
 import * as C from "../../assembly/codes.js";
-import { metaOf, type TraceData } from "../decode/trace-data.js";
+import { metaOf, type TraceData } from "../decode/result/trace-data.js";
 
 export interface TimeZoneInfo {
   /** Minutes; UTC = local time + bias. */

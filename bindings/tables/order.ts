@@ -3,7 +3,7 @@
 // processor, then to file order. A final check falls back to a stable sort if a stream was not
 // ordered (damaged or circular files).
 
-import { metaOf, type TraceData } from "../decode/trace-data.js";
+import { metaOf, type TraceData } from "../decode/result/trace-data.js";
 import { BUF_STRIDE, B_ROW_COUNT, B_PROCESSOR, B_LOGGER_ID, B_SEQUENCE, B_FIRST_ROW } from "../../assembly/codes.js";
 
 interface Stream {

@@ -3,7 +3,7 @@
 import * as C from "../../assembly/codes.js";
 import { formatGuid, guidOfKey } from "../schema/guid.js";
 import { KNOWN_PROVIDERS } from "../schema/known-providers.js";
-import { metaOf, type TraceData } from "../decode/trace-data.js";
+import { metaOf, type TraceData } from "../decode/result/trace-data.js";
 
 export type ProviderKind = "guid" | "kernel-group" | "none";
 

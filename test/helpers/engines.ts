@@ -5,7 +5,7 @@
 
 import { openTrace, EtlFormatError, EtlDecodeError, CLR_EVENTS, CLR_PROVIDERS, type Trace, type OpenOptions } from "../../dist/bindings/index.js";
 import * as C from "../../dist/assembly/codes.js";
-import { extItemBytes } from "../../dist/bindings/decode/trace-data.js";
+import { extItemBytes } from "../../dist/bindings/decode/result/trace-data.js";
 import { clrProgram } from "../../dist/bindings/schema/clr-program.js";
 import { EtlWriter, PayloadBuilder, records } from "../../dist/bindings/generator/etl-writer.js";
 import { mulberry32 } from "../../dist/bindings/generator/random.js";

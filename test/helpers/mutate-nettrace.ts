@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { mulberry32 } from "../../dist/bindings/generator/random.js";
 import { readNettrace, BLOCK_EVENT, BLOCK_METADATA, BLOCK_STACK, BLOCK_SEQUENCE_POINT, type NettraceFile } from "../../dist/bindings/eventpipe/reader.js";
 import type { Base, Case } from "./mutate.js";
-import { concatBytes } from "../../dist/bindings/decode/trace-data.js";
+import { concatBytes } from "../../dist/bindings/decode/result/trace-data.js";
 import { syntheticV4Uncompressed, syntheticV6 } from "./nettrace-cases.js";
 
 interface Block {

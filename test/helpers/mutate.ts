@@ -14,7 +14,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { openTrace, EtlFormatError, EtlDecodeError, type Trace, type OpenOptions } from "../../dist/bindings/index.js";
-import { concatBytes } from "../../dist/bindings/decode/trace-data.js";
+import { concatBytes } from "../../dist/bindings/decode/result/trace-data.js";
 import { xpressCompress } from "../../dist/bindings/generator/xpress-compress.js";
 import { mutateNettraceCase, nettraceBases } from "./mutate-nettrace.js";
 import { mulberry32 } from "../../dist/bindings/generator/random.js";

@@ -20,13 +20,13 @@ import { fillRowsOf } from "../../core/generated/records.js";
 import { clrEventIndex, clrProgram } from "../../schema/clr-program.js";
 import { CLR_PROVIDERS, clrProviderIndex } from "../../schema/clr-payload.js";
 import { formatGuid, parseGuid } from "../../schema/guid.js";
-import { GrowingClrBlocks, UNMOVED, type Relocation } from "../clr-blocks.js";
+import { GrowingClrBlocks, UNMOVED, type Relocation } from "../result/clr-blocks.js";
 import type { NettraceMetadata } from "../../eventpipe/format.js";
 import type { WindowColumns } from "../../eventpipe/walk.js";
 import { fixedProviderGuid } from "./provider-guids.js";
-import { metaOf, type TraceData } from "../trace-data.js";
+import { metaOf, type TraceData } from "../result/trace-data.js";
 import type { ChunkColumns } from "./rows.js";
-import { setupClr } from "../windows.js";
+import { setupClr } from "../windows/windows.js";
 
 /** What fills the typed tables of a file's windows, one after another; `dispose` when the file is read. */
 export interface ClrFiller {

@@ -18,10 +18,10 @@ import {
   type NettraceMetadata,
   type NettraceWarning,
 } from "../../eventpipe/reader.js";
-import { TraceDecodeError, TraceFormatError } from "../errors.js";
+import { TraceDecodeError, TraceFormatError } from "../result/errors.js";
 import { ChunkFiller, clrProvidersOf, fillNettraceClr, type ClrFiller } from "./clr.js";
-import { GrowingClrBlocks } from "../clr-blocks.js";
-import { giveBack, takeBuffer } from "../reuse.js";
+import { GrowingClrBlocks } from "../result/clr-blocks.js";
+import { giveBack, takeBuffer } from "../result/reuse.js";
 import {
   align8,
   concatBytes,
@@ -33,11 +33,11 @@ import {
   type NettraceInfo,
   type StoredEventColumns,
   type TraceData,
-} from "../trace-data.js";
-export type { NettraceInfo } from "../trace-data.js";
-import { blobChunks, type DecodeOptions } from "../windows.js";
-import { isByteSource, type Input } from "../input.js";
-import { slices, sourceChunks } from "../chunks.js";
+} from "../result/trace-data.js";
+export type { NettraceInfo } from "../result/trace-data.js";
+import { blobChunks, type DecodeOptions } from "../windows/windows.js";
+import { isByteSource, type Input } from "../input/input.js";
+import { slices, sourceChunks } from "../input/chunks.js";
 import { nettraceEngine, type NettraceEngine } from "./engine.js";
 import { EventTable, eventTableOf, headerFlagsOf, type EventTableOf, type NettraceRowsCore } from "./rows.js";
 import { providerGuidBytes } from "./provider-guids.js";

@@ -6,7 +6,7 @@
 import { CoreWalker, jsWalkCore, type NettraceWalkCore, type NettraceWalker } from "../../eventpipe/walk.js";
 import { dispatchOrder, eventRows, eventTypes } from "../../core/generated/nettrace-rows.js";
 import { CoreState } from "../../core/state.js";
-import { instantiateCore, recycleMemory, type WasmSource } from "../loader.js";
+import { instantiateCore, recycleMemory, type WasmSource } from "../windows/loader.js";
 import type { NettraceRowsCore } from "./rows.js";
 import { coreFiller, placeFiller, type ClrFiller } from "./clr.js";
 

@@ -8,12 +8,12 @@
 
 import type { NettraceMetadata } from "../../eventpipe/reader.js";
 import { NettraceCutter, type NettraceCut } from "../../eventpipe/cuts.js";
-import { compiledCore } from "../loader.js";
-import { leaseWorker, Mailbox, releaseWorkers, SEGMENT_BYTES, type PooledWorker } from "../worker-pool.js";
-import type { NettraceInfo, TraceData } from "../trace-data.js";
-import type { DecodeOptions } from "../windows.js";
-import { isByteSource, type Input, type SharedSource } from "../input.js";
-import { haveWorkers, openShared, workerAbilities } from "../worker-factory.js";
+import { compiledCore } from "../windows/loader.js";
+import { leaseWorker, Mailbox, releaseWorkers, SEGMENT_BYTES, type PooledWorker } from "../workers/worker-pool.js";
+import type { NettraceInfo, TraceData } from "../result/trace-data.js";
+import type { DecodeOptions } from "../windows/windows.js";
+import { isByteSource, type Input, type SharedSource } from "../input/input.js";
+import { haveWorkers, openShared, workerAbilities } from "../workers/worker-factory.js";
 import { chunksOf, NettraceTables, windowParts, windowReader, type AdoptedWindow } from "./data.js";
 import { nettraceEngine } from "./engine.js";
 

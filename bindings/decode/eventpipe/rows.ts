@@ -7,7 +7,7 @@ import * as C from "../../../assembly/codes.js";
 import * as R from "../../core/generated/nettrace-rows.js";
 import { EVENT_SORTED, type NettraceEvents, type NettraceFile, type NettraceMetadata } from "../../eventpipe/format.js";
 import { coreColumnsOf, type CoreColumns } from "../../eventpipe/columns.js";
-import { madeWithin } from "../reuse.js";
+import { madeWithin } from "../result/reuse.js";
 import {
   NT_TIMESTAMP,
   NT_CAPTURE,
@@ -110,7 +110,7 @@ type Ext = EventTableOf["ext"];
 
 type ColumnType<T> = { new (buffer: ArrayBuffer, byteOffset: number, length: number): T; readonly BYTES_PER_ELEMENT: number };
 
-/** Where a table's memory comes from: fresh, or the pool of disposed traces (decode/reuse.ts takeBuffer, not zeroed). */
+/** Where a table's memory comes from: fresh, or the pool of disposed traces (decode/result/reuse.ts takeBuffer, not zeroed). */
 export type TakeBuffer = (bytes: number) => ArrayBuffer;
 
 /** A column of `n` elements in memory from `take` (not zeroed: every row is written before it is read). */
@@ -140,7 +140,7 @@ function resizedTypeFields(take: TakeBuffer, like: TypeFieldColumns, n: number, 
 /**
  * The event table the windows of a file are appended to: columns with room ahead (pages never written
  * are never resident, so room counted on costs address space only), grown by half when they fill. Their
- * memory comes from `take`: for a whole file's table, the pool of disposed traces (decode/reuse.ts),
+ * memory comes from `take`: for a whole file's table, the pool of disposed traces (decode/result/reuse.ts),
  * to which `buffers()` go back when the trace is disposed (memory written before costs no page faults,
  * which on a fresh buffer cost more than writing the rows); for a stream's window, fresh memory.
  */

@@ -1,9 +1,9 @@
 // A streamed EventPipe file's windows: read by worker threads where asked (parallel.ts, loaded only then),
 // else on this thread (data.ts). Above both, so that neither imports the other.
 
-import type { DecodeOptions } from "../windows.js";
-import type { Input } from "../input.js";
-import type { NettraceInfo, TraceData } from "../trace-data.js";
+import type { DecodeOptions } from "../windows/windows.js";
+import type { Input } from "../input/input.js";
+import type { NettraceInfo, TraceData } from "../result/trace-data.js";
 import { nettraceWindowsHere } from "./data.js";
 
 /**

@@ -5,7 +5,7 @@
 // WebAssembly one (assembly/) and its pure TypeScript twin (bindings/core/), loaded only when asked for.
 
 import { instantiateCore, recycleMemory, type CoreExports, type WasmSource } from "./loader.js";
-import { giveBack, takeBuffer } from "./reuse.js";
+import { giveBack, takeBuffer } from "../result/reuse.js";
 import {
   EXT_COLUMN_LAYOUT,
   STORED_EVENT_LAYOUT,
@@ -17,14 +17,14 @@ import {
   type StoredEventColumns,
   type TraceData,
   type TypeField,
-} from "./trace-data.js";
-import * as C from "../../assembly/codes.js";
-import { clrProgram } from "../schema/clr-program.js";
-import { CLR_PROVIDERS } from "../schema/clr-payload.js";
-import { parseGuid } from "../schema/guid.js";
+} from "../result/trace-data.js";
+import * as C from "../../../assembly/codes.js";
+import { clrProgram } from "../../schema/clr-program.js";
+import { CLR_PROVIDERS } from "../../schema/clr-payload.js";
+import { parseGuid } from "../../schema/guid.js";
 import { encodeFilter, type DecodeFilter } from "./filter.js";
-import { isByteSource, type ByteSource, type Input } from "./input.js";
-import type { ColumnMoves } from "./clr-blocks.js";
+import { isByteSource, type ByteSource, type Input } from "../input/input.js";
+import type { ColumnMoves } from "../result/clr-blocks.js";
 
 export interface DecodeOptions {
   /** "wasm" (default): the WebAssembly core; "js": the pure TypeScript core (same tables). */
@@ -542,7 +542,8 @@ export async function* decodeWindows(
     throw new RangeError(`etw-wasm: batchBytes must be at least ${C.MIN_WINDOW} bytes (64 KiB), not ${String(batch)}`);
   // (`memory`: a decode worker's own, shared with the calling thread; it keeps it)
   // (the TypeScript core's memory from the pool of disposed traces' memory, and back to it when its trace is: written before, it costs no page faults)
-  const core = engine === "js" ? (await import("../core/index.js")).createJsCore(takeBuffer) : await instantiateCore(options.wasm, pages || undefined, memory);
+  const core =
+    engine === "js" ? (await import("../../core/index.js")).createJsCore(takeBuffer) : await instantiateCore(options.wasm, pages || undefined, memory);
   // The size of the input when it is known without reading it all.
   let size: number | undefined = given;
   let source: StagingSource;

@@ -2,11 +2,11 @@
 // gets its own instance, so its memory is released with the trace.
 
 import { instantiate, instantiateSync } from "@assemblyscript/loader";
-import { MEMORY_MAX_PAGES, MEMORY_MIN_PAGES } from "../../assembly/codes.js";
+import { MEMORY_MAX_PAGES, MEMORY_MIN_PAGES } from "../../../assembly/codes.js";
 
 // The interface both cores implement is declared with the TypeScript core; a type-only import
 // keeps that core out of this module's code.
-import type { CoreExports } from "../core/index.js";
+import type { CoreExports } from "../../core/index.js";
 export type { CoreExports };
 
 export type WasmSource = WebAssembly.Module | ArrayBuffer | Uint8Array | URL | string;
@@ -16,7 +16,7 @@ export type ModuleProvider = () => Promise<WebAssembly.Module>;
 /** Fetches the bytes behind a URL the platform's own way (Node: file: URLs from disk). */
 export type UrlLoader = (url: URL) => Promise<BufferSource>;
 
-const DEFAULT_URL = new URL("../../etw.wasm", import.meta.url);
+const DEFAULT_URL = new URL("../../../etw.wasm", import.meta.url);
 let urlLoader: UrlLoader | undefined;
 let provider: ModuleProvider = () => compileUrl(DEFAULT_URL);
 let compiled: Promise<WebAssembly.Module> | undefined;

@@ -6,7 +6,7 @@
 // (payloads, extended items, typed-table references, buffers) is moved to where its bytes now are.
 // Rows, buffers and warnings are numbered over the whole trace; the structs go to a small store of their own.
 
-import * as C from "../../assembly/codes.js";
+import * as C from "../../../assembly/codes.js";
 import {
   align8,
   concatBytes,
@@ -24,10 +24,10 @@ import {
   type StoredEventColumns,
   type TraceData,
   type TypeField,
-} from "./trace-data.js";
+} from "../result/trace-data.js";
 import { stagedOnly, type Window } from "./windows.js";
-import { giveBack, takeBuffer } from "./reuse.js";
-import { GROWTH, GrowingClrBlocks, relocate, relocateAll, type Relocation } from "./clr-blocks.js";
+import { giveBack, takeBuffer } from "../result/reuse.js";
+import { GROWTH, GrowingClrBlocks, relocate, relocateAll, type Relocation } from "../result/clr-blocks.js";
 
 /** Where a built trace's record bytes are: held ("keep"), not kept ("drop"), read back from the input ("source"). */
 export type RecordsMode = "keep" | "drop" | "source";

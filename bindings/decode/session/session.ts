@@ -1,10 +1,10 @@
 // Several files of one session decoded and merged (merge.ts): what openTrace and streamTrace load
 // only when given several files.
 
-import { decodeTrace, type DecodeOptions, type Input, type NamedInput, type SessionInput } from "./decode.js";
-import { TraceDecodeError, TraceFormatError } from "./errors.js";
+import { decodeTrace, type DecodeOptions, type Input, type NamedInput, type SessionInput } from "../decode.js";
+import { TraceDecodeError, TraceFormatError } from "../result/errors.js";
 import { SessionMerger, type MergePart } from "./merge.js";
-import type { TraceData } from "./trace-data.js";
+import type { TraceData } from "../result/trace-data.js";
 
 /** A session's files as named inputs: a File by its name, anything else by its position ("file 2"). */
 export function namedInputs(files: SessionInput): NamedInput[] {
@@ -23,7 +23,7 @@ export function namedError(error: unknown, name: string): unknown {
 }
 
 /**
- * Decodes several files of one session and merges them (decode/merge.ts), file after file; progress
+ * Decodes several files of one session and merges them (decode/session/merge.ts), file after file; progress
  * counts the bytes of every file. A file that is no trace, or of which nothing could be decoded,
  * rejects with its name in the message.
  */

@@ -3,7 +3,7 @@
 // that drops modules without side effects keeps it. Kept apart from parallel.ts, which is loaded only
 // when a decode asks for workers.
 
-import type { ByteSource, SharedSource } from "./input.js";
+import type { ByteSource, SharedSource } from "../input/input.js";
 
 /** A thread that decodes segments: a Node worker_threads Worker or a Web Worker, behind one face. */
 export interface DecodeWorker {

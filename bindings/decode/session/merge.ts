@@ -9,9 +9,9 @@
 // clock type or frequency, or a start time its raw anchor does not fit within CLOCK_SLACK) is put on the
 // session's clock through its own FILETIME conversion, and the merge says so in `clock`.
 
-import * as C from "../../assembly/codes.js";
-import { clrProgram } from "../schema/clr-program.js";
-import { TraceDecodeError } from "./errors.js";
+import * as C from "../../../assembly/codes.js";
+import { clrProgram } from "../../schema/clr-program.js";
+import { TraceDecodeError } from "../result/errors.js";
 import {
   align8,
   metaOf,
@@ -25,11 +25,11 @@ import {
   type FileClock,
   type SourceFile,
   type TraceData,
-} from "./trace-data.js";
-export type { FileClock } from "./trace-data.js";
-import { logfileCopy, rebaseLogfile } from "./builder.js";
-import { exactBlock, joinBlocks, moveBlock, relocate, type Relocation } from "./clr-blocks.js";
-import type { TraceIncomplete } from "./errors.js";
+} from "../result/trace-data.js";
+export type { FileClock } from "../result/trace-data.js";
+import { logfileCopy, rebaseLogfile } from "../windows/builder.js";
+import { exactBlock, joinBlocks, moveBlock, relocate, type Relocation } from "../result/clr-blocks.js";
+import type { TraceIncomplete } from "../result/errors.js";
 
 /** A file is taken to share the anchor's clock when its header's start time fits within this (FILETIME units: 5 s). */
 const CLOCK_SLACK = 50_000_000n;

@@ -3,9 +3,9 @@
 // the structs (buffers, warnings, providers, event types, logfile header) index. The layouts of the
 // structs (BUF_STRIDE, B_*, WARN_*, PROV_*, TYPE_*, LH_*) are in assembly/codes.ts.
 
-import * as C from "../../assembly/codes.js";
+import * as C from "../../../assembly/codes.js";
 import type { TraceDecodeError, TraceIncomplete } from "./trace-errors.js";
-import type { NettraceMetadata, NettraceWarning } from "../eventpipe/format.js";
+import type { NettraceMetadata, NettraceWarning } from "../../eventpipe/format.js";
 
 export interface EventColumns {
   /** Raw timestamp in the trace's clock (normally QPC ticks). */
@@ -375,7 +375,7 @@ export interface TraceData {
    */
   records?: RecordAreas;
   /**
-   * Several files merged into one trace (decode/merge.ts): each file's rows, buffers, warnings and
+   * Several files merged into one trace (decode/session/merge.ts): each file's rows, buffers, warnings and
    * header. Absent for a trace of one file.
    */
   files?: SourceFile[];
@@ -472,7 +472,7 @@ export function readBuffer(data: TraceData, index: number): BufferInfo {
   };
 }
 
-/** Record bytes read back from the input on demand (`payloads: "source"`; decode/record-source.ts). */
+/** Record bytes read back from the input on demand (`payloads: "source"`; decode/input/record-source.ts). */
 export interface RecordAreas {
   /** The loaded record area that a row's payloadOffset and extended-item offsets index into; throws when not loaded. */
   areaOf(row: number): Uint8Array;

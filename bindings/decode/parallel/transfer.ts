@@ -14,13 +14,13 @@ import {
   type EventColumns,
   type ExtendedItemColumns,
   type TraceData,
-} from "./trace-data.js";
-import { exactBlock, moveBlock, relocate, relocateAll } from "./clr-blocks.js";
-import { logfileCopy, rebaseLogfile } from "./builder.js";
-import { stagedOnly, type Window } from "./windows.js";
-import * as C from "../../assembly/codes.js";
-import { clrProgram } from "../schema/clr-program.js";
-import { TraceDecodeError } from "./errors.js";
+} from "../result/trace-data.js";
+import { exactBlock, moveBlock, relocate, relocateAll } from "../result/clr-blocks.js";
+import { logfileCopy, rebaseLogfile } from "../windows/builder.js";
+import { stagedOnly, type Window } from "../windows/windows.js";
+import * as C from "../../../assembly/codes.js";
+import { clrProgram } from "../../schema/clr-program.js";
+import { TraceDecodeError } from "../result/errors.js";
 
 export interface PackedTrace {
   bytes: Uint8Array;

@@ -1,7 +1,7 @@
 // The decoder's error classes and the reason a trace is incomplete: below the trace's data (trace-data.ts
 // names them), so no module imports back up. errors.ts re-exports them beside the warnings.
 
-import * as C from "../../assembly/codes.js";
+import * as C from "../../../assembly/codes.js";
 
 /** The trace formats the decoder reads. */
 export type TraceFormat = "etl" | "nettrace";

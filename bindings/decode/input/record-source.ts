@@ -2,12 +2,12 @@
 // row, where its record lies inside its buffer's record area, and reads whole buffers back from
 // the input when asked (`loadRecords`), re-decompressing compressed ones, into a small cache.
 
-import { xpressDecompress } from "../core/generated/xpress.js";
-import { CoreState } from "../core/state.js";
-import { setBuffer } from "../core/memory.js";
+import { xpressDecompress } from "../../core/generated/xpress.js";
+import { CoreState } from "../../core/state.js";
+import { setBuffer } from "../../core/memory.js";
 import { isByteSource, type ByteSource, type Input } from "./input.js";
-import { RecordsNotLoadedError } from "./errors.js";
-import { readBuffer, type RecordAreas, type TraceData } from "./trace-data.js";
+import { RecordsNotLoadedError } from "../result/errors.js";
+import { readBuffer, type RecordAreas, type TraceData } from "../result/trace-data.js";
 
 /** Bytes `[position, position + length)` of the input (fewer at its end). */
 type ReadAt = (position: number, length: number) => Promise<Uint8Array>;

@@ -8,8 +8,8 @@
 // buffer header, a last buffer cut short, trailing bytes) is decoded here by one core, as it would
 // be by a single one. The result is the single-core decode, window boundaries aside.
 
-import * as C from "../../assembly/codes.js";
-import { compiledCore, sharedMemoryCore } from "./loader.js";
+import * as C from "../../../assembly/codes.js";
+import { compiledCore, sharedMemoryCore } from "../windows/loader.js";
 import {
   blobChunks,
   compressedTrace,
@@ -21,18 +21,18 @@ import {
   type Resume,
   type TraceContext,
   type Window,
-} from "./windows.js";
-import { isByteSource, type ByteSource, type Input, type SharedSource } from "./input.js";
-import { slices, sourceChunks } from "./chunks.js";
-import { giveBack, takeBuffer } from "./reuse.js";
-import type { NettracePieceRequest } from "./eventpipe/parallel.js";
+} from "../windows/windows.js";
+import { isByteSource, type ByteSource, type Input, type SharedSource } from "../input/input.js";
+import { slices, sourceChunks } from "../input/chunks.js";
+import { giveBack, takeBuffer } from "../result/reuse.js";
+import type { NettracePieceRequest } from "../eventpipe/parallel.js";
 import { describeViews, packWindow, rebuildViews, SharedSlots, SparePool, type WindowBuffers } from "./transfer.js";
-import { align8, metaOf, remap, storedColumns, typeKeyOf, untypedRows, withDecidedFields, type TraceData } from "./trace-data.js";
-import { logfileCopy, rebaseLogfile } from "./builder.js";
-import { formatGuid } from "../schema/guid.js";
+import { align8, metaOf, remap, storedColumns, typeKeyOf, untypedRows, withDecidedFields, type TraceData } from "../result/trace-data.js";
+import { logfileCopy, rebaseLogfile } from "../windows/builder.js";
+import { formatGuid } from "../../schema/guid.js";
 
-import { haveWorkers, openShared, workerAbilities, type DecodeWorker } from "./worker-factory.js";
-import { leaseWorker, Mailbox, releaseWorkers, SEGMENT_BYTES, type PooledWorker } from "./worker-pool.js";
+import { haveWorkers, openShared, workerAbilities, type DecodeWorker } from "../workers/worker-factory.js";
+import { leaseWorker, Mailbox, releaseWorkers, SEGMENT_BYTES, type PooledWorker } from "../workers/worker-pool.js";
 
 /**
  * Segments queued or being decoded per worker, two: on cores with shared memory a core per segment,
@@ -703,11 +703,11 @@ export function segmentServer(post: (m: SegmentMessage, transfer: ArrayBuffer[])
   return (req) => {
     // (an EventPipe file's pieces: their module loaded when first asked for)
     if ("nettracePiece" in req) {
-      queue = queue.then(async () => (await import("./eventpipe/parallel.js")).serveNettracePiece(req, post as (m: unknown, transfer: ArrayBuffer[]) => void));
+      queue = queue.then(async () => (await import("../eventpipe/parallel.js")).serveNettracePiece(req, post as (m: unknown, transfer: ArrayBuffer[]) => void));
       return;
     }
     if ("nettraceRecycle" in req) return giveBack(req.nettraceRecycle);
-    if ("nettraceAdopted" in req) return void import("./eventpipe/parallel.js").then((m) => m.windowAdopted());
+    if ("nettraceAdopted" in req) return void import("../eventpipe/parallel.js").then((m) => m.windowAdopted());
     if ("recycle" in req) pool.give(req.recycle);
     else if ("recycleSlot" in req) {
       if (req.recycleSlot < 0) cores.giveBack(SharedCores.index(req.recycleSlot));

@@ -3,8 +3,8 @@
 // into the byte store sit, so that a block can be copied out exactly and move with its rows and record
 // bytes.
 
-import * as C from "../../assembly/codes.js";
-import { clrProgram } from "../schema/clr-program.js";
+import * as C from "../../../assembly/codes.js";
+import { clrProgram } from "../../schema/clr-program.js";
 import { madeWithin } from "./reuse.js";
 
 /** Loops over a column of u32 addresses in the core's memory, in place; each false (nothing done) for a column elsewhere. */

@@ -1,6 +1,6 @@
 // Typed errors and warnings. Every one names the byte offset in the input where it arose.
 
-import * as C from "../../assembly/codes.js";
+import * as C from "../../../assembly/codes.js";
 import { metaOf, type TraceData } from "./trace-data.js";
 
 export * from "./trace-errors.js";

@@ -2,10 +2,10 @@
 // FILTER_*). The core asks it once per record where the row is committed; a record it rejects takes
 // no row. Provider names resolve to GUIDs here, from the known-provider table.
 
-import * as C from "../../assembly/codes.js";
-import { guidOfKey, parseGuid } from "../schema/guid.js";
-import { KNOWN_PROVIDERS } from "../schema/known-providers.js";
-import { parseKeywords, parseLevel, type KeywordSpec, type LevelSpec } from "../schema/keywords.js";
+import * as C from "../../../assembly/codes.js";
+import { guidOfKey, parseGuid } from "../../schema/guid.js";
+import { KNOWN_PROVIDERS } from "../../schema/known-providers.js";
+import { parseKeywords, parseLevel, type KeywordSpec, type LevelSpec } from "../../schema/keywords.js";
 
 type OneOrMany<T> = T | readonly T[];
 
