@@ -19,6 +19,12 @@ export const LOGFILE_HEADER: usize = memory.data(LH_SIZE, 16); // TRACE_LOGFILE_
 export const FILTER_BLOCK: usize = memory.data(FILTER_BYTES, 16); // the decode-time filter (FILTER_*)
 export const PROVIDER_BLOCK: usize = memory.data(PROVIDER_BLOCK_BYTES, 16); // providers.ts's kernel groups and last lookup
 
+/**
+ * Rows that are not a record walk's are filled grouped by schema event (records.ts fillRowsOf): here each
+ * fill's loop then runs over payloads near one another, which the cache repays.
+ */
+export const FILL_BY_EVENT: bool = true;
+
 @inline export function ld8(m: Mem, p: usize): u32 { return <u32>load<u8>(p); }
 @inline export function ld16(m: Mem, p: usize): u32 { return <u32>load<u16>(p); }
 @inline export function ld32(m: Mem, p: usize): u32 { return load<u32>(p); }

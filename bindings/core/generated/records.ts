@@ -26,7 +26,7 @@ import { clrEventOf, clrMoveRefs, clrPermute, clrRoom } from "./clr.js";
 import { fillClrRows } from "./clr-fill.js";
 import { providerByGuid, providerByHook, providerNone, PROV_LAST } from "./providers.js";
 import {
-  Mem, FILTER_BLOCK, PROVIDER_BLOCK, ld8, ldi8, ldi16a, st8, ld16a, ld32a, st16a, st32a,
+  Mem, FILTER_BLOCK, PROVIDER_BLOCK, FILL_BY_EVENT, ld8, ldi8, ldi16a, st8, ld16a, ld32a, st16a, st32a,
   copy8, copy8a, fill, lti64, typeHash, allocate, release,
 } from "../memory-access.js";
 
@@ -242,9 +242,10 @@ function fillTyped(m: Mem): void {
 }
 
 // (the columns and blocks below are the caller's or allocated: aligned as their widths)
-// Rows that are not a record walk's are filled a chunk at a time, each chunk's rows of one schema event
-// in one call of its fill: their payloads are then near one another, as a record walk's buckets are (one
-// call per schema event over a whole 64 MiB store took 120 ns an event, a payload missing the cache each).
+// Rows that are not a record walk's are filled, in the WebAssembly core (FILL_BY_EVENT), a chunk at a
+// time, each chunk's rows of one schema event in one call of its fill: their payloads are then near one
+// another, as a record walk's buckets are (one call per schema event over a whole 64 MiB store took 120 ns
+// an event, a payload missing the cache each). The TypeScript core fills them in row order.
 const FILL_CHUNK: u32 = 4096;
 
 /**
@@ -293,7 +294,15 @@ export function fillRowsOf(
   m.colPayloadOffset = payloadOffset;
   m.colPayloadLength = payloadLength;
   m.colHeaderType = headerType;
-  for (let c: u32 = 0; c < rows; c += FILL_CHUNK) {
+  if (!FILL_BY_EVENT) {
+    for (let r: u32 = 0; r < rows; r++) {
+      let t1 = m.u32[(eventOf + (<usize>r << 2)) >>> 2];
+      if (t1 == 0) continue;
+      (m.u32[(list) >>> 2] = r);
+      fillClrRows(m, <i32>(t1 - 1), clrEntry(m, <i32>(t1 - 1)), list, 1);
+    }
+  }
+  for (let c: u32 = 0; FILL_BY_EVENT && c < rows; c += FILL_CHUNK) {
     let end = rows < c + FILL_CHUNK ? rows : c + FILL_CHUNK;
     let nMet: u32 = 0;
     for (let r = c; r < end; r++) {
