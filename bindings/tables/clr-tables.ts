@@ -100,7 +100,7 @@ export class ClrTable {
   }
 
   private field(name: string): ClrFieldSchema {
-    const f = this.schema.fields.find((x) => x.name === name);
+    const f = fieldsByName(this.schema).get(name);
     if (!f) throw new RangeError(`${this.name} has no field ${name}`);
     return f;
   }
@@ -186,4 +186,16 @@ export class ClrTables {
     const schema = CLR_EVENTS.find((e) => e.provider === p && e.id === key.id && e.version === key.version);
     return schema ? this.tables.get(schema) : undefined;
   }
+}
+
+const byName = new WeakMap<ClrEventSchema, Map<string, ClrFieldSchema>>();
+/** An event's fields by name, made once per schema (get() is called a cell at a time). */
+function fieldsByName(schema: ClrEventSchema): Map<string, ClrFieldSchema> {
+  let m = byName.get(schema);
+  if (!m) {
+    byName.set(schema, (m = new Map()));
+    // (the first of a name, as a search from the start finds it)
+    for (const f of schema.fields) if (!m.has(f.name)) m.set(f.name, f);
+  }
+  return m;
 }
