@@ -7,7 +7,7 @@
 // sample (examples/sample.etl, made by the trace generator) covers the commands without the corpus.
 
 import { describe, expect, it } from "vitest";
-import { execFile, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { writeFileSync, mkdtempSync, statSync, readFileSync } from "node:fs";
 import { openTrace } from "../dist/bindings/index.js";
@@ -39,16 +39,6 @@ interface RunResult {
 function run(...args: string[]): RunResult {
   const r = spawnSync(process.execPath, [CLI, ...args], { encoding: "utf8", maxBuffer: 1 << 30 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-/** Like run, without blocking: several commands on the big corpus files run side by side. */
-function runAsync(...args: string[]): Promise<RunResult> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { encoding: "utf8", maxBuffer: 1 << 30 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === "number" ? error.code : null) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
 }
 
 /**
@@ -301,7 +291,9 @@ describe("etw-wasm on a trace decoded only in part: what was decoded on stdout, 
     const t = await openTrace(bytes, { memoryLimit: limit });
     expect(t.complete, what).toBe(false);
     const { offset, message } = t.incomplete!;
-    const results = await Promise.all(COMMANDS.map((c) => runAsync(c[0], file, ...c.slice(1), ...extra)));
+    // (in this process, one after another: a process each adds start-up time and nothing to check)
+    const results: RunResult[] = [];
+    for (const c of COMMANDS) results.push(await runInProcess(c[0], file, ...c.slice(1), ...extra));
     const ref = await reference(X64);
     const full = await openTrace(readFileSync(etlPath(X64)));
     expect(t.events.length, what).toBeGreaterThan(1000);
@@ -360,7 +352,7 @@ describe("etw-wasm on a trace decoded only in part: what was decoded on stdout, 
         case "gc --format jsonl": {
           // each process's GCs before the stop are its first GCs in the whole trace (the last may be cut short)
           const gcs = jsonLines(r.stdout);
-          const all = jsonLines(ok(await runAsync("gc", etlPath(X64), "--format", "jsonl")));
+          const all = jsonLines(ok(await runInProcess("gc", etlPath(X64), "--format", "jsonl")));
           expect(gcs.length).toBeGreaterThan(1);
           for (const pid of new Set(gcs.map((g) => g.PID))) {
             const mine = gcs.filter((g) => g.PID === pid);
@@ -395,12 +387,12 @@ describe("etw-wasm on a trace decoded only in part: what was decoded on stdout, 
       const t = await openTrace(readFileSync(file));
       const out = join(mkdtempSync(join(tmpdir(), "etw-wasm-cut-cpu-")), "cut.folded");
       for (const args of [["cpu", "--format", "folded", "-o", out], ["stacks", "--event", "Microsoft-Windows-DotNETRuntime/GC/Start"], ["doctor"]]) {
-        const r = await runAsync(args[0], file, ...args.slice(1));
+        const r = await runInProcess(args[0], file, ...args.slice(1));
         expect(stopped(r, `cut: ${args.join(" ")}`).offset).toBe(t.incomplete!.offset);
         expect(r.stdout.length, args.join(" ")).toBeGreaterThan(0);
       }
       expect(readFileSync(out, "utf8").trim().split("\n").length).toBeGreaterThan(10);
-      const r = await runAsync("info", file);
+      const r = await runInProcess("info", file);
       expect(stopped(r, "cut").reason).toMatch(new RegExp(`^the input ends inside the buffer at byte offset ${fileOffset} \\(`));
       expect(stopped(r, "cut").percent).toBe(100);
     },
@@ -414,7 +406,7 @@ describe("etw-wasm on a trace decoded only in part: what was decoded on stdout, 
       const file = join(mkdtempSync(join(tmpdir(), "etw-wasm-limit-")), "large-buffer.etl");
       writeFileSync(file, withLargeBuffer(readFileSync(etlPath(X64)), 300, 40 << 20).bytes);
       await everyCommand(file, ["--max-memory", "12MiB"], 12 << 20, "12MiB");
-      const s = stopped(await runAsync("info", file, "--max-memory", "12MiB"), "12MiB");
+      const s = stopped(await runInProcess("info", file, "--max-memory", "12MiB"), "12MiB");
       expect(s.reason).toBe("memory limit of 12 MiB reached: the tables cannot grow any further");
       expect(s.percent).toBeLessThan(100);
     },
@@ -805,7 +797,7 @@ describe.skipIf(!HAVE_CORPUS)("etw-wasm on the corpus, against the reference dum
     // The baselines count every event TraceLog keeps; in these three files it drops none but the
     // EventTrace opcode-80 header-buffer record (corpus README 4.1), and rundown method bookkeeping.
     for (const name of ["gcevents", "gcrundownevents", "primitive-types"]) {
-      const lists = summaryLists(ok(run("summary", etlPath(`${name}.etl`))));
+      const lists = summaryLists(ok(await runInProcess("summary", etlPath(`${name}.etl`))));
       const perName = new Map<string, number>();
       for (const l of lists.get("records per event name:")!) {
         const [, n, event] = /^\s+(\d+)\s+(.+)$/.exec(l)!;
@@ -830,7 +822,7 @@ describe.skipIf(!HAVE_CORPUS)("etw-wasm on the corpus, against the reference dum
     }
     // The header buffer of the BuffersWritten-0 file: the logfile-header record and one more.
     expect(
-      ok(run("events", etlPath(NO_BUFFERS_WRITTEN)))
+      ok(await runInProcess("events", etlPath(NO_BUFFERS_WRITTEN)))
         .trimEnd()
         .split("\n"),
     ).toHaveLength(2);
@@ -842,9 +834,9 @@ describe.skipIf(!HAVE_CORPUS)("etw-wasm on the corpus, against the reference dum
     const rel = relativeMs(ref);
     const names = baselineProcessNames(name);
     const file = etlPath(`${name}.etl`);
-    const csv = csvRows(ok(run("events", file, "--format", "csv")));
-    const json = JSON.parse(ok(run("events", file, "--format", "json"))) as Record<string, unknown>[];
-    const table = tableRows(ok(run("events", file, "--format", "table")));
+    const csv = csvRows(ok(await runInProcess("events", file, "--format", "csv")));
+    const json = JSON.parse(ok(await runInProcess("events", file, "--format", "json"))) as Record<string, unknown>[];
+    const table = tableRows(ok(await runInProcess("events", file, "--format", "table")));
     for (const [format, rows] of [
       ["csv", csv],
       ["json", json],
@@ -883,7 +875,8 @@ describe.skipIf(!HAVE_CORPUS)("etw-wasm on the corpus, against the reference dum
         (r) => r.provider === CLR && r.id === GC_STOP && r.pid === 3676 && r.tid === 3680 && atOrAfterMs(ref, r, "3228") && atOrBeforeMs(ref, r, "3400"),
       ],
     ];
-    const results = await Promise.all(cases.map(([args]) => runAsync("events", file, ...args)));
+    const results: RunResult[] = [];
+    for (const [args] of cases) results.push(await runInProcess("events", file, ...args));
     for (let k = 0; k < cases.length; k++) {
       const [args, keep] = cases[k];
       const want = ref.events.filter(keep).map((r) => JSON.stringify(referenceAsJson(r)));
@@ -898,7 +891,7 @@ describe.skipIf(!HAVE_CORPUS)("etw-wasm on the corpus, against the reference dum
     const gc = ref.events.find((r) => r.provider === CLR && r.id === GC_START)!;
     const edge = (Number(timestampOf(gc) - timestampOf(ref.events[0])) / 10_000).toFixed(4); // PerfFreq 10 MHz: exact
     expect(Number(edge)).toBeCloseTo(rel(gc), 6);
-    const onEdge = jsonLines(ok(run("events", file, "--from", edge, "--to", edge, "--provider", CLR)));
+    const onEdge = jsonLines(ok(await runInProcess("events", file, "--from", edge, "--to", edge, "--provider", CLR)));
     expect(onEdge.map((j) => j.timestamp)).toContain(String(gc.ts));
   });
 
@@ -906,7 +899,7 @@ describe.skipIf(!HAVE_CORPUS)("etw-wasm on the corpus, against the reference dum
     for (const name of ["gcevents.etl", "net.4.5.x86.etl"]) {
       const ref = await reference(name);
       const args = name === "gcevents.etl" ? [] : ["--pid", "1980"];
-      const rows = csvRows(ok(run("events", etlPath(name), "--time-order", "--format", "csv", ...args))).map((r) => Number(r.row));
+      const rows = csvRows(ok(await runInProcess("events", etlPath(name), "--time-order", "--format", "csv", ...args))).map((r) => Number(r.row));
       const want = ref.events.map((r, i) => ({ r, i })).filter(({ r }) => !args.length || r.pid === 1980);
       expect(
         [...rows].sort((a, b) => a - b),
@@ -925,7 +918,7 @@ describe.skipIf(!HAVE_CORPUS)("etw-wasm on the corpus, against the reference dum
     for (const name of ["gcevents", "net.4.5.2.x64", "net.4.5.x86"]) {
       const ref = await reference(`${name}.etl`);
       const rel = relativeMs(ref);
-      const rows = jsonLines(ok(await runAsync("gc", etlPath(`${name}.etl`), "--format", "jsonl")));
+      const rows = jsonLines(ok(await runInProcess("gc", etlPath(`${name}.etl`), "--format", "jsonl")));
       const want = gcRowsByHand(ref, rel);
       expect({ name, gcs: rows.length }).toEqual({ name, gcs: want.length });
       expect(want.length).toBeGreaterThan(1);
