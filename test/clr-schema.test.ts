@@ -24,11 +24,13 @@ if (!HAVE_SPEC) {
 }
 
 describe("the unpacked schema", () => {
-  it("has one event per (provider, id, version), every count and length naming an earlier field or a number", () => {
+  it("has one event per (provider, id, version), its field names unique, every count and length naming an earlier field or a number", () => {
     expect(CLR_EVENTS.length).toBeGreaterThan(500);
     const keys = new Set(CLR_EVENTS.map((e) => `${e.provider}:${e.id}:${e.version}`));
     expect(keys.size).toBe(CLR_EVENTS.length);
     const check = (fields: ClrFieldSchema[], provider: number) => {
+      // (names are unique within an event or a struct: ClrTable.get finds a field by its name)
+      expect(new Set(fields.map((f) => f.name)).size).toBe(fields.length);
       fields.forEach((f, i) => {
         for (const ref of [f.count, f.length]) {
           if (ref !== undefined && !/^\d+$/.test(ref)) expect(fields.slice(0, i).map((x) => x.name)).toContain(ref);

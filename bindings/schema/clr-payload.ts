@@ -553,18 +553,16 @@ function readField(r: Reader, f: ClrFieldSchema, named: Map<string, FieldValue>)
     const n = countOf(f, f.count, named);
     const out: FieldValue[] = [];
     const padded = f.elementSize64 !== undefined;
-    // (an element's fields by name only where one of them counts another: most structs hold scalars)
-    const names = namesInside(f);
     for (let k = 0; k < n; k++) {
       const start = r.pos;
       const element: { [name: string]: FieldValue } = {};
-      const inner = names ? new Map<string, FieldValue>() : NO_NAMES;
+      const inner = new Map<string, FieldValue>();
       for (let i = 0; i < f.fields!.length; i++) {
         const sub = f.fields![i];
         if (padded) r.pos = start + (r.ptr === 4 ? f.elementOffsets32![i] : f.elementOffsets64![i]);
         const v = readField(r, sub, inner);
         if (v === undefined) return out;
-        if (names) inner.set(sub.name, v);
+        inner.set(sub.name, v);
         element[sub.name] = v;
       }
       if (padded) {
@@ -578,63 +576,16 @@ function readField(r: Reader, f: ClrFieldSchema, named: Map<string, FieldValue>)
   }
   if (f.count !== undefined) {
     const n = countOf(f, f.count, named);
-    // (as many elements as a loop `k < n` takes)
-    const want = n > 0 ? Math.ceil(n) : 0;
     const size = f.type === C.T_PTR ? r.ptr : FIXED[f.type];
-    if (size === undefined) {
-      if (want > 0) r.truncated = true;
-      return [];
-    }
-    // the elements the payload holds, read in one loop per type (an element short of its bytes truncates)
-    const fit = Math.max(0, Math.min(want, Math.floor((r.end - r.pos) / size)));
+    // the bounds checked once for the elements a loop `k < n` would take (one short of its bytes truncates)
+    const want = n > 0 ? Math.ceil(n) : 0;
+    const fit = size ? Math.max(0, Math.min(want, Math.floor((r.end - r.pos) / size))) : 0;
     if (fit < want) r.truncated = true;
-    const out = scalarArray(r.bytes, r.view, r.pos, fit, f.type, r.ptr);
-    r.pos += fit * size;
+    const out: FieldValue[] = new Array(fit);
+    for (let k = 0; k < fit; k++, r.pos += size) out[k] = scalarAt(r.bytes, r.view, r.pos, f.type, r.ptr)!;
     return out;
   }
   return r.scalar(f.type);
-}
-
-const NO_NAMES = new Map<string, FieldValue>();
-const namesNeeded = new WeakMap<ClrFieldSchema, boolean>();
-/** Whether a struct's fields count one another (a count or length that names a field, not a number). */
-function namesInside(f: ClrFieldSchema): boolean {
-  let v = namesNeeded.get(f);
-  if (v === undefined) {
-    const named = (ref: string | undefined) => ref !== undefined && !Number.isInteger(Number(ref));
-    v = f.fields!.some((x) => named(x.count) || named(x.length));
-    namesNeeded.set(f, v);
-  }
-  return v;
-}
-
-/** `n` scalars of type `type` from `p` on (their bytes known to be there). */
-function scalarArray(bytes: Uint8Array, v: DataView, p: number, n: number, type: number, ptr: number): FieldValue[] {
-  const out: FieldValue[] = new Array(n);
-  switch (type) {
-    case C.T_U8:
-      for (let k = 0; k < n; k++) out[k] = bytes[p + k];
-      return out;
-    case C.T_U16:
-      for (let k = 0; k < n; k++) out[k] = v.getUint16(p + 2 * k, true);
-      return out;
-    case C.T_U32:
-      for (let k = 0; k < n; k++) out[k] = v.getUint32(p + 4 * k, true);
-      return out;
-    case C.T_I32:
-      for (let k = 0; k < n; k++) out[k] = v.getInt32(p + 4 * k, true);
-      return out;
-    case C.T_U64:
-      for (let k = 0; k < n; k++) out[k] = v.getBigUint64(p + 8 * k, true);
-      return out;
-    case C.T_PTR:
-      if (ptr === 4) for (let k = 0; k < n; k++) out[k] = BigInt(v.getUint32(p + 4 * k, true));
-      else for (let k = 0; k < n; k++) out[k] = v.getBigUint64(p + 8 * k, true);
-      return out;
-  }
-  const size = type === C.T_PTR ? ptr : FIXED[type];
-  for (let k = 0; k < n; k++) out[k] = scalarAt(bytes, v, p + k * size, type, ptr) as FieldValue;
-  return out;
 }
 
 /** Decodes a payload with its schema; `pointerSize` is the record's (4 for EVENT_HEADER32). */

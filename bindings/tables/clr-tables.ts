@@ -99,8 +99,10 @@ export class ClrTable {
     return this.schema.fields.map((f) => f.name);
   }
 
+  // (by name, made once: get() is called a cell at a time; an event's field names are unique)
+  private byName?: Map<string, ClrFieldSchema>;
   private field(name: string): ClrFieldSchema {
-    const f = fieldsByName(this.schema).get(name);
+    const f = (this.byName ??= new Map(this.schema.fields.map((x) => [x.name, x]))).get(name);
     if (!f) throw new RangeError(`${this.name} has no field ${name}`);
     return f;
   }
@@ -186,16 +188,4 @@ export class ClrTables {
     const schema = CLR_EVENTS.find((e) => e.provider === p && e.id === key.id && e.version === key.version);
     return schema ? this.tables.get(schema) : undefined;
   }
-}
-
-const byName = new WeakMap<ClrEventSchema, Map<string, ClrFieldSchema>>();
-/** An event's fields by name, made once per schema (get() is called a cell at a time). */
-function fieldsByName(schema: ClrEventSchema): Map<string, ClrFieldSchema> {
-  let m = byName.get(schema);
-  if (!m) {
-    byName.set(schema, (m = new Map()));
-    // (the first of a name, as a search from the start finds it)
-    for (const f of schema.fields) if (!m.has(f.name)) m.set(f.name, f);
-  }
-  return m;
 }
