@@ -5,6 +5,9 @@
 //
 //   npm run fuzz -- --minutes 10 [--seed S] [--workers 2] [--out fuzz-failures] [--only xp.,rec.size]
 //   npm run fuzz -- --replay gcevents.etl:123456     one case again, with its steps and problems
+//   npm run fuzz -- --replay-case CAMPAIGN:K [--workers W]   case K of a campaign after the cases its worker
+//                                                    ran before it, in one process (a failure that needs
+//                                                    the memory earlier decodes left behind)
 //   npm run fuzz -- --input fuzz-failures/x.etl [--seed S]   the checks on a saved input (S: the
 //                                                    case's seed, which picks the slicing checked)
 //
@@ -70,7 +73,7 @@ function caseOf(h, bases, campaign, k) {
 // Main
 
 function parseArgs(argv) {
-  /** @type {{ minutes: number, seed: number | undefined, workers: number, out: string, hangMs: number, guardMs: number, replay: string | undefined, input: string | undefined, only: string | undefined }} */
+  /** @type {{ minutes: number, seed: number | undefined, workers: number, out: string, hangMs: number, guardMs: number, replay: string | undefined, replayCase: string | undefined, input: string | undefined, only: string | undefined }} */
   const o = {
     minutes: 1,
     seed: undefined,
@@ -79,6 +82,7 @@ function parseArgs(argv) {
     hangMs: 60_000,
     guardMs: 5_000,
     replay: undefined,
+    replayCase: undefined,
     input: undefined,
     only: undefined,
   };
@@ -106,6 +110,9 @@ function parseArgs(argv) {
     } else if (a === "--replay") {
       o.replay = v;
       i++;
+    } else if (a === "--replay-case") {
+      o.replayCase = v;
+      i++;
     } else if (a === "--input") {
       o.input = resolve(v);
       i++;
@@ -114,7 +121,7 @@ function parseArgs(argv) {
       i++;
     } else if (a === "--help" || a === "-h") {
       console.log(
-        "usage: npm run fuzz -- [--minutes N] [--seed S] [--workers W] [--out DIR] [--hang-ms MS] [--guard-ms MS] [--only PREFIXES]\n       npm run fuzz -- --replay BASE:SEED [--only PREFIXES] | --input FILE.etl [--seed S]\n--only takes comma-separated prefixes of mutator names: buf., log., rec., xp., cut., splice., flip. or whole names (listed in the summary)",
+        "usage: npm run fuzz -- [--minutes N] [--seed S] [--workers W] [--out DIR] [--hang-ms MS] [--guard-ms MS] [--only PREFIXES]\n       npm run fuzz -- --replay BASE:SEED [--only PREFIXES] | --replay-case CAMPAIGN:K [--workers W] | --input FILE.etl [--seed S]\n--only takes comma-separated prefixes of mutator names: buf., log., rec., xp., cut., splice., flip. or whole names (listed in the summary)",
       );
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
@@ -132,6 +139,25 @@ async function main() {
   const h = await loadHarness(harness);
   const bases = allBases(h);
   if (!existsSync(CORPUS)) console.warn(`notice: ${CORPUS} not found; the campaign runs on the sample and synthetic traces only`);
+
+  if (o.replayCase) {
+    const [campaign, k] = o.replayCase.split(":").map((x) => Number(x) >>> 0);
+    const t0 = Date.now();
+    for (let j = k % o.workers; j < k; j += o.workers) {
+      const { base, seed } = caseOf(h, bases, campaign, j);
+      const before = await h.checkInput(h.mutateAnyCase(seed, base, bases, o.only).bytes, seed);
+      if (before.problems.length) console.log(`case ${j} (${base.name}:${seed}) on the way: ${before.problems[0]}`);
+    }
+    const { base, seed } = caseOf(h, bases, campaign, k);
+    const c = h.mutateAnyCase(seed, base, bases, o.only);
+    console.log(
+      `case ${k}: ${base.name} seed ${seed}, after ${Math.ceil((k - (k % o.workers)) / o.workers)} cases (${Math.round((Date.now() - t0) / 1000)} s)\n  ${c.steps.join("\n  ")}`,
+    );
+    const r = await h.checkInput(c.bytes, seed);
+    console.log(`${r.outcome}, ${r.rows} rows, ${r.warnings} warnings, ${Math.round(r.ms)} ms`);
+    for (const p of r.problems) console.log(`  problem: ${p}`);
+    process.exit(r.problems.length ? 1 : 0);
+  }
 
   if (o.replay || o.input) {
     let bytes,
