@@ -71,7 +71,7 @@ export interface ClrPlace {
 function clrPlace(bytes: number, rows: number): ClrPlace | undefined {
   const s = new CoreState();
   // room for the store, the columns the fill reads and the tables at once (each growth copies what is in use)
-  if (!reserveMemory(s, HEAP_BASE + bytes + 80 * rows + (4 << 20))) return undefined;
+  if (!reserveMemory(s, HEAP_BASE + bytes + 80 * rows + (4 << 20), true)) return undefined;
   const at = heapAlloc(s, Math.max(8, bytes));
   return at ? { s, at } : undefined;
 }
