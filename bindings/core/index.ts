@@ -111,7 +111,7 @@ function init(s: CoreState, memoryPages: number, windowBytes: number, rows: numb
   // Room for the staging area, the tables and the typed tables of about that much input, and the fixed
   // columns when they will be taken, where the platform grants it (otherwise memory grows as needed,
   // each time copying what it holds: growing past the fixed block cost 100 ms of a 128 MiB decode).
-  reserveMemory(s, Math.min(s.memoryLimit, HEAP_BASE + 3 * windowBytes + (rows >= 16384 ? FIXED_BYTES : 0)));
+  reserveMemory(s, Math.min(s.memoryLimit, HEAP_BASE + 3 * windowBytes + (rows >= 16384 ? FIXED_BYTES : 0)), true);
   beginTrace(s, memoryPages, windowBytes, rows);
 }
 

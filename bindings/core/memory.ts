@@ -58,8 +58,12 @@ export function setBuffer(s: CoreMemory, b: ArrayBuffer): void {
 
 /**
  * Makes the memory at least `end` bytes long, keeping the bytes in use; false when it cannot grow.
- * `estimate`: `end` is what the caller will need, estimated: a quarter more is taken, not the next step.
+ * `estimate`: `end` is what the caller will need, estimated: below 32 MiB a quarter more is taken, not the
+ * next fourfold step (which a later growth, copying little, can still take).
  */
+/** Buffers this large are mapped, their pages zero until written; smaller ones are zeroed when made. */
+const ZEROED_BELOW = 32 << 20;
+
 export function reserveMemory(s: CoreMemory, end: number, estimate = false): boolean {
   if (end <= s.u8.length) return true;
   const limit = s.memoryLimit;
@@ -68,7 +72,7 @@ export function reserveMemory(s: CoreMemory, end: number, estimate = false): boo
   // nothing until written; a smaller one is zeroed when made: 2.5 ms for 16 MiB, 0.7 ms for 4 MiB.)
   let cap = s.u8.length;
   while (cap < end) cap = Math.min(cap * 4, limit);
-  if (estimate) cap = Math.max(end, Math.min(cap, (end + (end >>> 2) + 0xffff) & ~0xffff, limit));
+  if (estimate && cap < ZEROED_BELOW) cap = Math.max(end, Math.min(cap, (end + (end >>> 2) + 0xffff) & ~0xffff, limit));
   let next: ArrayBuffer;
   try {
     next = s.takeBuffer(cap);
