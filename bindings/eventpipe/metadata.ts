@@ -61,30 +61,8 @@ export function metadataRecordV2(r: ReaderState, record: number, p: number, n: n
       version = r.i32("version") & 0xff;
       level = r.i32("level") & 0xff;
     }
-    const md: NettraceMetadata = {
-      metadataId: id,
-      providerName,
-      eventId,
-      eventName,
-      keywords,
-      version,
-      level,
-      fields: [],
-      fieldLayout: "v1",
-      fieldsUnparsable: false,
-      offset: r.base + p,
-      length: n,
-    };
-    if (rest > 0 && r.pos < r.end) {
-      const at = r.pos;
-      try {
-        md.fields = fieldList(r, 1, 0);
-      } catch (e) {
-        if (!(e instanceof NettraceFormatError)) throw e;
-        md.fieldsUnparsable = true;
-        r.warn(NW_METADATA_FIELDS, at, `metadata ${id} (${providerName}/${eventId}): field list unparsable, kept without fields`);
-      }
-    }
+    const md = v1Metadata(r, id, providerName, eventId, eventName, keywords, version, level, p, n);
+    if (rest > 0 && r.pos < r.end) v1Fields(r, md);
     defineMetadata(r, md, p);
   } catch (e) {
     if (!(e instanceof NettraceFormatError)) throw e;
@@ -92,6 +70,50 @@ export function metadataRecordV2(r: ReaderState, record: number, p: number, n: n
   } finally {
     r.pos = savePos;
     r.end = saveEnd;
+  }
+}
+
+/** A V1-layout record's metadata, its fields not read yet; the record's payload at [p, p + n). */
+function v1Metadata(
+  r: ReaderState,
+  id: number,
+  providerName: string,
+  eventId: number,
+  eventName: string,
+  keywords: bigint,
+  version: number,
+  level: number,
+  p: number,
+  n: number,
+): NettraceMetadata {
+  return {
+    metadataId: id,
+    providerName,
+    eventId,
+    eventName,
+    keywords,
+    version,
+    level,
+    fields: [],
+    fieldLayout: "v1",
+    fieldsUnparsable: false,
+    offset: r.base + p,
+    length: n,
+  };
+}
+
+/** The V1 field list at the read position, into `md`; false, with a warning, when it cannot be read (kept without fields). */
+function v1Fields(r: ReaderState, md: NettraceMetadata): boolean {
+  const at = r.pos;
+  try {
+    md.fields = fieldList(r, 1, 0);
+    return true;
+  } catch (e) {
+    if (!(e instanceof NettraceFormatError)) throw e;
+    md.fields = [];
+    md.fieldsUnparsable = true;
+    r.warn(NW_METADATA_FIELDS, at, `metadata ${md.metadataId} (${md.providerName}/${md.eventId}): field list unparsable, kept without fields`);
+    return false;
   }
 }
 
@@ -108,33 +130,8 @@ export function metadataRecord(r: ReaderState, p: number, n: number): void {
     const keywords = BigInt.asUintN(64, r.i64("keywords"));
     const version = r.i32("version") & 0xff;
     const level = r.i32("level") & 0xff;
-    const md: NettraceMetadata = {
-      metadataId: id,
-      providerName,
-      eventId,
-      eventName,
-      keywords,
-      version,
-      level,
-      fields: [],
-      fieldLayout: "v1",
-      fieldsUnparsable: false,
-      offset: r.base + p,
-      length: n,
-    };
-    let tagsReadable = true;
-    if (r.pos < r.end) {
-      const at = r.pos;
-      try {
-        md.fields = fieldList(r, 1, 0);
-      } catch (e) {
-        if (!(e instanceof NettraceFormatError)) throw e;
-        md.fields = [];
-        md.fieldsUnparsable = true;
-        tagsReadable = false;
-        r.warn(NW_METADATA_FIELDS, at, `metadata ${id} (${providerName}/${eventId}): field list unparsable, kept without fields`);
-      }
-    }
+    const md = v1Metadata(r, id, providerName, eventId, eventName, keywords, version, level, p, n);
+    const tagsReadable = r.pos < r.end ? v1Fields(r, md) : true;
     // V5 tags (§7.2).
     while (tagsReadable && r.pos < r.end) {
       const tagAt = r.pos;
