@@ -2,8 +2,9 @@
 // inside the structure being read, or throws NettraceFormatError with the file offset), what has
 // been read so far (the columns, metadata, threads, warnings), and the caches the records' lookups
 // use (metadata and stack ids, label lists, capture threads' queues and sequence numbers). The
-// modules beside it read one kind of structure each into this state: framing.ts (the container),
-// blocks.ts, events.ts, metadata.ts, stacks.ts and v6-tables.ts; reader.ts puts them together.
+// modules beside it read one kind of structure each into this state: framing.ts (the container, and
+// which module reads a block), events.ts, metadata.ts, stacks.ts and v6-tables.ts; reader.ts puts
+// them together.
 
 import { jsNettraceWalker, LK_METADATA_DIRECT, LK_STACK_DIRECT, LK_LABEL_DIRECT, type NettraceLookups, type NettraceWalker } from "./walk.js";
 import {

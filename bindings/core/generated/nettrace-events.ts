@@ -54,7 +54,7 @@ export const NT_STACK: u32 = 18; // stack row (i32), -1: none
 export const NT_QUEUE: u32 = 19; // the capture thread's queue number
 export const NT_COLUMNS: u32 = 20;
 export const NT_PAD: u32 = 16;
-// The reader's window columns (bindings/eventpipe/reader.ts CoreEventColumns) add two the reader writes:
+// The reader's window columns (bindings/eventpipe/columns.ts CoreEventColumns) add two the reader writes:
 export const NT_BLOCK: u32 = 20; // file offset of the event's block
 export const NT_LABEL_ROW: u32 = 21; // V6 label list row (i32), -1: none
 export const NT_READER_COLUMNS: u32 = 22;
@@ -114,7 +114,7 @@ export const NTE_EVENT_SIZE: u32 = 4; // "event size <arg> below the <52|80>-byt
 export const NTE_EVENT_PAST_END: u32 = 5; // "event of <arg> bytes runs past the end of its block"
 export const NTE_PAYLOAD_SIZE: u32 = 6; // "payload size <arg> does not fit the event of <arg2> bytes"
 
-/** NT_ERR_WHAT: the field being read (the reader's `what` strings, bindings/eventpipe/reader.ts). */
+/** NT_ERR_WHAT: the field being read (the reader's `what` strings, bindings/eventpipe/events.ts). */
 export const NTW_EVENT_SIZE: u32 = 1;
 export const NTW_FLAGS: u32 = 2; // compressed header flags
 export const NTW_METADATA_ID: u32 = 3;
@@ -535,7 +535,7 @@ export function walkEventBlock(
     rows++;
     pos = next;
     if (lk != 0) {
-      // the lookups (Reader.addEvents does the same for a row left to it)
+      // the lookups (bindings/eventpipe/events.ts rowLookups does the same for a row left to it)
       let id = hMetadataId;
       let md: i32 = id != 0 && id < LK_METADATA_DIRECT ? ldi32(m, mdRow + (<usize>id << 2)) - 1 : -1;
       let st: i32 = -1;

@@ -63,7 +63,7 @@ export function formatError(code: number, offset: number): TraceFormatError {
   return new TraceFormatError(code, offset, FATAL[code] ?? `not an ETL file (code ${code})`);
 }
 
-/** An EventPipe reader's warning codes (eventpipe/reader.ts NW_*) are reported as 100 + the code. */
+/** An EventPipe reader's warning codes (eventpipe/format.ts NW_*) are reported as 100 + the code. */
 const EVENTPIPE_WARNING_BASE = 100;
 const EVENTPIPE_KINDS = [
   "",

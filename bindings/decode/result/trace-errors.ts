@@ -9,7 +9,7 @@ export type TraceFormat = "etl" | "nettrace";
 /** Names of the format errors' codes (`TraceFormatError.kind`), by format. */
 const FORMAT_KINDS: Record<TraceFormat, Record<number, string>> = {
   etl: { [C.E_TOO_SHORT]: "too-short", [C.E_BAD_FIRST_BUFFER]: "bad-first-buffer", [C.E_NO_LOGFILE_HEADER]: "no-logfile-header" },
-  // (the EventPipe reader's NE_* codes, bindings/eventpipe/reader.ts)
+  // (the EventPipe reader's NE_* codes, bindings/eventpipe/format.ts)
   nettrace: { 1: "truncated", 2: "bad-magic", 3: "unsupported-version", 4: "bad-object", 5: "bad-trace", 6: "bad-block", 7: "too-large", 99: "internal" },
 };
 
