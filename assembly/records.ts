@@ -300,8 +300,7 @@ export function fillRowsOf(
       st32a(m, list, r);
       fillClrRows(m, <i32>(t1 - 1), clrEntry(m, <i32>(t1 - 1)), list, 1);
     }
-  }
-  for (let c: u32 = 0; FILL_BY_EVENT && c < rows; c += FILL_CHUNK) {
+  } else for (let c: u32 = 0; c < rows; c += FILL_CHUNK) {
     let end = rows < c + FILL_CHUNK ? rows : c + FILL_CHUNK;
     let nMet: u32 = 0;
     for (let r = c; r < end; r++) {

@@ -56,14 +56,14 @@ export function setBuffer(s: CoreMemory, b: ArrayBuffer): void {
   s.dv = new DataView(b);
 }
 
+/** Buffers this large are mapped, their pages zero until written; smaller ones are zeroed when made. */
+const ZEROED_BELOW = 32 << 20;
+
 /**
  * Makes the memory at least `end` bytes long, keeping the bytes in use; false when it cannot grow.
  * `estimate`: `end` is what the caller will need, estimated: below 32 MiB a quarter more is taken, not the
  * next fourfold step (which a later growth, copying little, can still take).
  */
-/** Buffers this large are mapped, their pages zero until written; smaller ones are zeroed when made. */
-const ZEROED_BELOW = 32 << 20;
-
 export function reserveMemory(s: CoreMemory, end: number, estimate = false): boolean {
   if (end <= s.u8.length) return true;
   const limit = s.memoryLimit;
