@@ -17,23 +17,11 @@ import { readFileSync, writeFileSync } from "node:fs";
 
 const root = new URL("../", import.meta.url);
 
-/** The generated sources for `layouts` (clrProgram().layouts) and the codes (assembly/codes.ts). */
-export function generate(layouts, C, layoutFingerprint) {
-  const VALUE_WIDTH = {
-    [C.T_U8]: 1,
-    [C.T_I8]: 1,
-    [C.T_U16]: 2,
-    [C.T_I16]: 2,
-    [C.T_U32]: 4,
-    [C.T_I32]: 4,
-    [C.T_BOOL]: 4,
-    [C.T_F32]: 4,
-    [C.T_U64]: 8,
-    [C.T_I64]: 8,
-    [C.T_F64]: 8,
-    [C.T_FILETIME]: 8,
-    [C.T_PTR]: 8,
-  };
+/**
+ * The generated sources for `layouts` (clrProgram().layouts) and the codes (assembly/codes.ts); VALUE_WIDTH is the
+ * schema's (bindings/schema/clr-program.ts), the column width of each value type.
+ */
+export function generate(layouts, C, layoutFingerprint, VALUE_WIDTH) {
   const SIGNED = new Set([C.T_I8, C.T_I16, C.T_I32]);
   /** Payload bytes of a value kind: [32-bit records, 64-bit records]. */
   const fixedSize = (kind) => {
@@ -352,8 +340,8 @@ export function generate(layouts, C, layoutFingerprint) {
 
 async function main() {
   const C = await import(new URL("dist/assembly/codes.js", root).href);
-  const { clrProgram, layoutFingerprint } = await import(new URL("dist/bindings/schema/clr-program.js", root).href);
-  const { as, ts } = generate(clrProgram().layouts, C, layoutFingerprint);
+  const { clrProgram, layoutFingerprint, VALUE_WIDTH } = await import(new URL("dist/bindings/schema/clr-program.js", root).href);
+  const { as, ts } = generate(clrProgram().layouts, C, layoutFingerprint, VALUE_WIDTH);
   const check = process.argv.includes("--check");
   let stale = 0;
   for (const [path, text] of [

@@ -33,7 +33,11 @@ export interface ClrProgram {
   fingerprint: number;
 }
 
-const VALUE_WIDTH: Record<number, number> = {
+/**
+ * The bytes a value field takes in its table's column (a pointer's 8 in both layouts).
+ * @public (scripts/gen-clr-fill.mjs reads it from the build)
+ */
+export const VALUE_WIDTH: Readonly<Record<number, number>> = {
   [C.T_U8]: 1,
   [C.T_I8]: 1,
   [C.T_U16]: 2,
