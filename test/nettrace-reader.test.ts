@@ -511,4 +511,71 @@ describe("NettraceStreamReader", () => {
     expect(next).toBe(bytes.length);
     expect(events).toBe(whole.events.length);
   });
+
+  it("gives back (handOver.give) the buffers no window holds: outgrown ones and, on close, its last, but never the last window's", async () => {
+    const { NettraceStreamReader } = await import("../dist/bindings/eventpipe/stream-reader.js");
+    const { generateNettrace } = await import("../dist/bindings/generator/index.js");
+    const bytes = generateNettrace({ targetBytes: Infinity, fileBytes: 3 << 20, samples: true, seed: 4, version: 5, sequencePointBytes: 512 << 10 }).bytes;
+    const open = () => {
+      const taken: ArrayBuffer[] = [];
+      const given: ArrayBuffer[] = [];
+      const take = (n: number) => {
+        const b = new ArrayBuffer(n);
+        taken.push(b);
+        return b;
+      };
+      const r = new NettraceStreamReader(undefined, 32 << 20, false, { take, give: (b: ArrayBuffer) => given.push(b), head: 8 });
+      return { r, taken, given };
+    };
+    // (the bytes of every window handed out, copied when handed out: a buffer given back must not be one of them)
+    const check = (held: Uint8Array[], copies: Uint8Array[], given: ArrayBuffer[]) => {
+      for (const [k, w] of held.entries()) {
+        expect(given.includes(w.buffer as ArrayBuffer)).toBe(false);
+        expect(Buffer.from(w).equals(Buffer.from(copies[k]))).toBe(true);
+      }
+    };
+
+    // read to the end: each buffer outgrown is given back at once; the last window's stays with it
+    {
+      const { r, taken, given } = open();
+      const held: Uint8Array[] = [];
+      const copies: Uint8Array[] = [];
+      for (let at = 0; at < bytes.length; at += 300_001)
+        for (const w of r.push(bytes.subarray(at, at + 300_001))) {
+          held.push(w.bytes);
+          copies.push(w.bytes.slice());
+        }
+      for (const w of r.end()) {
+        held.push(w.bytes);
+        copies.push(w.bytes.slice());
+      }
+      const outgrown = given.length;
+      // (the first buffer, 64 KiB, is outgrown by the first window's bytes)
+      expect(outgrown).toBeGreaterThan(0);
+      r.close();
+      expect(given.length).toBe(outgrown);
+      for (const b of given) expect(taken.includes(b)).toBe(true);
+      check(held, copies, given);
+    }
+
+    // stopped after some windows (a worker's piece): close gives back the buffer the reader goes on in
+    {
+      const { r, taken, given } = open();
+      const held: Uint8Array[] = [];
+      const copies: Uint8Array[] = [];
+      for (let at = 0; at < bytes.length / 2; at += 300_001)
+        for (const w of r.push(bytes.subarray(at, at + 300_001))) {
+          held.push(w.bytes);
+          copies.push(w.bytes.slice());
+        }
+      expect(held.length).toBeGreaterThan(1);
+      const before = given.length;
+      r.close();
+      expect(given.length).toBe(before + 1);
+      expect(taken.includes(given[given.length - 1])).toBe(true);
+      check(held, copies, given);
+      // (closed: it takes no more bytes)
+      expect([...r.push(bytes.subarray(0, 1000))]).toEqual([]);
+    }
+  });
 });

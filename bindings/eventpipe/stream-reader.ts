@@ -25,18 +25,21 @@ export class NettraceStreamReader {
   private used = 0;
   private base = 0;
   private done = false;
+  /** A window handed out has its bytes in `buffer` (the file's last window): the buffer is not the reader's to give back. */
+  private lent = false;
 
   /**
    * `reuse`: a window's columns are the next window's, views of the walker's core memory (a caller that
    * is done with each window before the next push). `handOver`: each window's bytes are handed over in
    * their buffer, `head` bytes into it, the rest of it after them free (the caller may build on it: no
-   * copy of the window), and the reader goes on in a buffer from `take` with the bytes after the window.
+   * copy of the window), and the reader goes on in a buffer from `take` with the bytes after the window;
+   * `give` takes back a buffer from `take` that no window holds (one outgrown, or the reader's last: close).
    */
   constructor(
     walker?: NettraceWalker,
     private readonly windowBytes = 32 << 20,
     reuse = false,
-    private readonly handOver?: { take: (bytes: number) => ArrayBuffer; head: number },
+    private readonly handOver?: { take: (bytes: number) => ArrayBuffer; give?: (buffer: ArrayBuffer) => void; head: number },
   ) {
     this.head = handOver?.head ?? 0;
     this.buffer = this.bufferOf(1 << 16);
@@ -110,9 +113,26 @@ export class NettraceStreamReader {
     if (h + this.used + bytes > this.buffer.length) {
       const next = this.bufferOf(Math.max(this.buffer.length * 2, h + this.used + bytes));
       next.set(this.held(), h);
+      this.giveBack();
       this.buffer = next;
     }
     return this.buffer.subarray(h + this.used, h + this.used + bytes);
+  }
+
+  /**
+   * Done reading: the reader's buffer goes back to `handOver.give` unless the last window handed out is
+   * in it. (A worker reads a file in pieces, a reader each: without this, each piece left its buffer,
+   * a window's size, to the collector and the next piece's reader took fresh pages for its own.)
+   */
+  close(): void {
+    this.done = true;
+    this.giveBack();
+    this.buffer = new Uint8Array(0);
+    this.used = 0;
+  }
+
+  private giveBack(): void {
+    if (this.handOver?.give && !this.lent && this.buffer.byteOffset === 0 && this.buffer.buffer instanceof ArrayBuffer) this.handOver.give(this.buffer.buffer);
   }
 
   /** The next `n` bytes of the file are in the room given (room); yields the windows they complete. */
@@ -159,6 +179,7 @@ export class NettraceStreamReader {
       this.done = true;
     }
     if (this.done) {
+      this.lent = true;
       yield this.window(r.takeWindow(error));
       return;
     }

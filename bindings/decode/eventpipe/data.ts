@@ -98,6 +98,7 @@ export async function* nettraceWindowsHere(
     for (const w of reader.end()) yield await tables.window(w, true);
     return tables.outline();
   } finally {
+    reader.close();
     engine.dispose();
   }
 }
@@ -115,7 +116,8 @@ export function windowReader(engine: NettraceEngine, batchBytes = DEFAULT_BATCH_
     OWNED.add(buffer);
     return buffer;
   };
-  return new NettraceStreamReader(engine.walker, batchBytes, true, { take, head: WINDOW_BASE });
+  const give = (buffer: ArrayBuffer) => giveBack([buffer]);
+  return new NettraceStreamReader(engine.walker, batchBytes, true, { take, give, head: WINDOW_BASE });
 }
 
 /** The input as chunks, without reading it all first. */

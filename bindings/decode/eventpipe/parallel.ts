@@ -8,6 +8,7 @@
 
 import type { NettraceMetadata } from "../../eventpipe/reader.js";
 import { NettraceCutter, type NettraceCut } from "../../eventpipe/cuts.js";
+import type { NettraceStreamReader } from "../../eventpipe/stream-reader.js";
 import { compiledCore } from "../windows/loader.js";
 import { leaseWorker, Mailbox, releaseWorkers, SEGMENT_BYTES, type PooledWorker } from "../workers/worker-pool.js";
 import type { NettraceInfo, TraceData } from "../result/trace-data.js";
@@ -75,11 +76,12 @@ export type NettracePieceMessage =
 export async function serveNettracePiece(req: NettracePieceRequest, post: (m: NettracePieceMessage, transfer: ArrayBuffer[]) => void): Promise<void> {
   const piece = req.nettracePiece;
   const engine = await nettraceEngine(req.options.engine === "js" ? "js" : "wasm", req.options.wasm, req.options.clrTables !== false);
+  let reader: NettraceStreamReader | undefined;
   try {
     const tables = new NettraceTables(engine.rows, engine.filler);
     // (the types known so far numbered as the calling thread numbers them: its windows need no renumbering)
     if (req.types) tables.seedTypes(req.types);
-    const reader = windowReader(engine, req.options.batchBytes);
+    reader = windowReader(engine, req.options.batchBytes);
     if (req.prelude.length > 0) {
       reader.resume(req.prelude, req.from);
       tables.resumed = true;
@@ -124,6 +126,7 @@ export async function serveNettracePiece(req: NettracePieceRequest, post: (m: Ne
   } catch (error) {
     post({ nettracePiece: piece, error: { name: (error as Error)?.name ?? "Error", message: (error as Error)?.message ?? String(error) } }, []);
   } finally {
+    reader?.close();
     engine.dispose();
   }
 }
