@@ -18,6 +18,7 @@ import {
   type NettraceMetadata,
   type NettraceWarning,
 } from "../../eventpipe/reader.js";
+import type { NettraceWindow } from "../../eventpipe/format.js";
 import { TraceDecodeError, TraceFormatError } from "../result/errors.js";
 import { ChunkFiller, clrProvidersOf, fillNettraceClr, type ClrFiller } from "./clr.js";
 import { GrowingClrBlocks } from "../result/clr-blocks.js";
@@ -36,7 +37,7 @@ import {
 } from "../result/trace-data.js";
 export type { NettraceInfo } from "../result/trace-data.js";
 import { blobChunks, type DecodeOptions } from "../windows/windows.js";
-import { isByteSource, type Input } from "../input/input.js";
+import { isByteSource, type ByteSource, type Input } from "../input/input.js";
 import { slices, sourceChunks } from "../input/chunks.js";
 import { nettraceEngine, type NettraceEngine } from "./engine.js";
 import { EventTable, eventTableOf, headerFlagsOf, type EventTableOf, type NettraceRowsCore } from "./rows.js";
@@ -90,10 +91,18 @@ export async function* nettraceWindowsHere(
   const size = input instanceof Uint8Array || input instanceof ArrayBuffer ? input.byteLength : isByteSource(input) ? input.byteLength : 0;
   if (size > 0) reader.room(Math.min(size, options.batchBytes ?? DEFAULT_BATCH_BYTES) + chunkBytes);
   try {
-    for await (const chunk of chunksOf(input, chunkBytes)) {
-      for (const w of reader.push(chunk)) yield await tables.window(w, w.last);
-      // (the end-of-stream marker read: nothing after it is asked for, which ends a follow of a file being written)
-      if (reader.finished) break;
+    if (isByteSource(input) && input.readSync) {
+      try {
+        for (const w of readWindows(reader, input as SyncSource, chunkBytes)) yield await tables.window(w, w.last);
+      } finally {
+        await input.close?.();
+      }
+    } else {
+      for await (const chunk of chunksOf(input, chunkBytes)) {
+        for (const w of reader.push(chunk)) yield await tables.window(w, w.last);
+        // (the end-of-stream marker read: nothing after it is asked for, which ends a follow of a file being written)
+        if (reader.finished) break;
+      }
     }
     for (const w of reader.end()) yield await tables.window(w, true);
     return tables.outline();
@@ -118,6 +127,24 @@ export function windowReader(engine: NettraceEngine, batchBytes = DEFAULT_BATCH_
   };
   const give = (buffer: ArrayBuffer) => giveBack([buffer]);
   return new NettraceStreamReader(engine.walker, batchBytes, true, { take, give, head: WINDOW_BASE });
+}
+
+export type SyncSource = ByteSource & Required<Pick<ByteSource, "readSync">>;
+
+/**
+ * The windows of a file read by `readSync` straight into the reader's buffer, `readBytes` a read: no
+ * chunk copied in, no wait on libuv's thread. (Streaming the generated 1 GiB file on one thread, reads
+ * overlapped there left the walk waiting between 1 MiB chunks and copied each in: 2.07–2.11 s against
+ * 1.93–1.99 s so, with 10% less CPU; 64 MiB 261–266 against 247–255 ms. Reads of 4 or 8 MiB were no
+ * faster: a 1 MiB read is still in cache when the walk stages its blocks.)
+ */
+export function* readWindows(reader: NettraceStreamReader, source: SyncSource, readBytes: number): Generator<NettraceWindow> {
+  for (let at = 0; at < source.byteLength && !reader.finished; ) {
+    const n = source.readSync(reader.room(Math.min(readBytes, source.byteLength - at)), at);
+    if (n <= 0) break;
+    at += n;
+    yield* reader.commit(n);
+  }
 }
 
 /** The input as chunks, without reading it all first. */

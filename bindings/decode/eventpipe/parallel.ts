@@ -15,7 +15,7 @@ import type { NettraceInfo, TraceData } from "../result/trace-data.js";
 import type { DecodeOptions } from "../windows/windows.js";
 import { isByteSource, type Input, type SharedSource } from "../input/input.js";
 import { haveWorkers, openShared, workerAbilities } from "../workers/worker-factory.js";
-import { chunksOf, NettraceTables, windowParts, windowReader, type AdoptedWindow } from "./data.js";
+import { chunksOf, NettraceTables, readWindows, windowParts, windowReader, type AdoptedWindow, type SyncSource } from "./data.js";
 import { nettraceEngine } from "./engine.js";
 
 type NettraceTrace = TraceData & { nettrace: NettraceInfo };
@@ -104,12 +104,7 @@ export async function serveNettracePiece(req: NettracePieceRequest, post: (m: Ne
       // read straight into the reader's buffer (a window's bytes and a read: no buffer grown for each window)
       reader.room(req.windowBytes + readBytes);
       try {
-        for (let at = 0; at < input.byteLength && !reader.finished; ) {
-          const n = input.readSync(reader.room(Math.min(readBytes, input.byteLength - at)), at);
-          if (n <= 0) break;
-          at += n;
-          for (const w of reader.commit(n)) await send(w, w.last);
-        }
+        for (const w of readWindows(reader, input as SyncSource, readBytes)) await send(w, w.last);
       } finally {
         await input.close?.();
       }
