@@ -574,8 +574,10 @@ describe("NettraceStreamReader", () => {
       expect(given.length).toBe(before + 1);
       expect(taken.includes(given[given.length - 1])).toBe(true);
       check(held, copies, given);
-      // (closed: it takes no more bytes)
+      // (closed: it takes no more bytes, and closing again gives nothing more back)
       expect([...r.push(bytes.subarray(0, 1000))]).toEqual([]);
+      r.close();
+      expect(given.length).toBe(before + 1);
     }
   });
 });

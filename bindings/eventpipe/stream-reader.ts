@@ -132,7 +132,8 @@ export class NettraceStreamReader {
   }
 
   private giveBack(): void {
-    if (this.handOver?.give && !this.lent && this.buffer.byteOffset === 0 && this.buffer.buffer instanceof ArrayBuffer) this.handOver.give(this.buffer.buffer);
+    // (not the empty buffer close leaves, which `take` did not give)
+    if (this.handOver?.give && !this.lent && this.buffer.byteLength > 0) this.handOver.give(this.buffer.buffer as ArrayBuffer);
   }
 
   /** The next `n` bytes of the file are in the room given (room); yields the windows they complete. */
