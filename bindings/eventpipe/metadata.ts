@@ -34,18 +34,33 @@ export function lookupMetadata(r: ReaderState, id: number, at: number): number {
   return -1;
 }
 
-/** One V3–V5 metadata payload at [p, p+n); damage gives a warning, never aborts the block. */
+/**
+ * A metadata record's payload at [p, p + n), read by `read` and defined; damage gives a warning naming
+ * the record at `record`, never aborts the block, and the read position and end are as they were.
+ */
+function guardedRecord(r: ReaderState, record: number, p: number, n: number, read: () => NettraceMetadata): void {
+  const savePos = r.pos,
+    saveEnd = r.end;
+  r.pos = p;
+  r.end = p + n;
+  try {
+    defineMetadata(r, read(), p);
+  } catch (e) {
+    if (!(e instanceof NettraceFormatError)) throw e;
+    r.warn(NW_BAD_METADATA, e.offset - r.base, `metadata record at ${r.base + record} unreadable: ${e.reason}`);
+  } finally {
+    r.pos = savePos;
+    r.end = saveEnd;
+  }
+}
+
 /**
  * A version 2 metadata record (EventPipeEventMetaDataHeader.ReadObsoleteEventMetaData): its id is the stream
  * offset of the record, then provider name, event id, version and the length of the rest, which when
  * not 0 repeats the event id and gives name, keywords, version and level (ReadMetadataCommon), then fields.
  */
 export function metadataRecordV2(r: ReaderState, record: number, p: number, n: number): void {
-  const savePos = r.pos,
-    saveEnd = r.end;
-  r.pos = p;
-  r.end = p + n;
-  try {
+  guardedRecord(r, record, p, n, () => {
     const id = r.base + record;
     const providerName = r.utf16z("provider name");
     let eventId = r.i32("event id") & 0xffff;
@@ -63,14 +78,8 @@ export function metadataRecordV2(r: ReaderState, record: number, p: number, n: n
     }
     const md = v1Metadata(r, id, providerName, eventId, eventName, keywords, version, level, p, n);
     if (rest > 0 && r.pos < r.end) v1Fields(r, md);
-    defineMetadata(r, md, p);
-  } catch (e) {
-    if (!(e instanceof NettraceFormatError)) throw e;
-    r.warn(NW_BAD_METADATA, e.offset - r.base, `metadata record at ${r.base + record} unreadable: ${e.reason}`);
-  } finally {
-    r.pos = savePos;
-    r.end = saveEnd;
-  }
+    return md;
+  });
 }
 
 /** A V1-layout record's metadata, its fields not read yet; the record's payload at [p, p + n). */
@@ -117,12 +126,9 @@ function v1Fields(r: ReaderState, md: NettraceMetadata): boolean {
   }
 }
 
+/** One V3–V5 metadata payload at [p, p+n); damage gives a warning, never aborts the block. */
 export function metadataRecord(r: ReaderState, p: number, n: number): void {
-  const savePos = r.pos,
-    saveEnd = r.end;
-  r.pos = p;
-  r.end = p + n;
-  try {
+  guardedRecord(r, p, p, n, () => {
     const id = r.i32("metadata id");
     const providerName = r.utf16z("provider name");
     const eventId = r.i32("event id") & 0xffff;
@@ -162,14 +168,8 @@ export function metadataRecord(r: ReaderState, p: number, n: number): void {
       }
       r.pos = tagEnd;
     }
-    defineMetadata(r, md, p);
-  } catch (e) {
-    if (!(e instanceof NettraceFormatError)) throw e;
-    r.warn(NW_BAD_METADATA, e.offset - r.base, `metadata record at ${r.base + p} unreadable: ${e.reason}`);
-  } finally {
-    r.pos = savePos;
-    r.end = saveEnd;
-  }
+    return md;
+  });
 }
 
 function defineMetadata(r: ReaderState, md: NettraceMetadata, at: number): void {
