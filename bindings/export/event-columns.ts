@@ -80,61 +80,103 @@ function markTypes(present: Uint8Array, eventType: Uint16Array, rows: Uint32Arra
   for (let i = 0; i < n; i++) present[Math.min(eventType[rows ? rows[i] : i], none)] = 1;
 }
 
-/** Each row's three keys by its event type (rows without a type get the `none` entries, set after). */
-function keysByType(
+/** The type fields the events table exports (provider and channel are not: the provider is keyed by type). */
+const EXPORTED_TYPE_FIELDS = ["eventId", "version", "opcode", "headerType", "keywords", "task", "level"] as const;
+type ExportedTypeField = (typeof EXPORTED_TYPE_FIELDS)[number];
+type TypeFieldColumns = Pick<TypeFieldValues, ExportedTypeField>;
+
+/** A by-type table with one entry more, at `none`, for rows without a type (zero: they are set after). */
+function withNone<T extends Uint8Array | Uint16Array | Uint32Array | Int32Array>(a: T, entries: number): T {
+  const out = new (a.constructor as { new (n: number): T })(entries);
+  out.set(a as never);
+  return out;
+}
+
+/**
+ * Each row's exported type fields and its three keys (`a`, `b`, `c`), from its event type's entries
+ * (each table has an entry at `none` for rows without a type): one pass over the rows, where a pass a
+ * column read the event types ten times.
+ */
+function byType(
+  out: TypeFieldColumns,
+  keywords: Uint32Array,
   a: Int32Array,
   b: Int32Array,
   c: Int32Array,
   eventType: Uint16Array,
   rows: Uint32Array | null,
   none: number,
-  aOfType: Int32Array,
-  bOfType: Int32Array,
-  cOfType: Int32Array,
+  of: TypeFieldColumns,
+  keywordsOf: Uint32Array,
+  aOf: Int32Array,
+  bOf: Int32Array,
+  cOf: Int32Array,
 ): void {
+  const eventId = out.eventId,
+    version = out.version,
+    task = out.task,
+    opcode = out.opcode,
+    headerType = out.headerType,
+    level = out.level;
+  const eventIdOf = of.eventId,
+    versionOf = of.version,
+    taskOf = of.task,
+    opcodeOf = of.opcode,
+    headerTypeOf = of.headerType,
+    levelOf = of.level;
   for (let i = 0; i < a.length; i++) {
     const t = Math.min(eventType[rows ? rows[i] : i], none);
-    a[i] = aOfType[t];
-    b[i] = bOfType[t];
-    c[i] = cOfType[t];
+    eventId[i] = eventIdOf[t];
+    version[i] = versionOf[t];
+    task[i] = taskOf[t];
+    opcode[i] = opcodeOf[t];
+    headerType[i] = headerTypeOf[t];
+    level[i] = levelOf[t];
+    keywords[2 * i] = keywordsOf[2 * t];
+    keywords[2 * i + 1] = keywordsOf[2 * t + 1];
+    a[i] = aOf[t];
+    b[i] = bOf[t];
+    c[i] = cOf[t];
   }
 }
 
-/** The type fields the events table exports (provider and channel are not: the provider is keyed by type). */
-const EXPORTED_TYPE_FIELDS = ["eventId", "version", "opcode", "headerType", "keywords", "task", "level"] as const;
-type ExportedTypeField = (typeof EXPORTED_TYPE_FIELDS)[number];
-
 /**
- * The exported type fields' columns of the rows, from their event types, without making the table's
- * own columns; a row without a type reads the table's.
+ * The exported type fields' columns of the rows and the keys of `keys` (provider, provider name, event
+ * name by type: `aOf`, `bOf`, `cOf`, with entries at `none`), from their event types, without making the
+ * table's own columns; a row without a type reads the table's fields.
  */
-function typeFieldColumns(e: Trace["events"], rows: Uint32Array | null, arrays: ExportArrays): Pick<TypeFieldValues, ExportedTypeField> {
+function typeFieldColumns(
+  e: Trace["events"],
+  rows: Uint32Array | null,
+  arrays: ExportArrays,
+  keys: [Int32Array, Int32Array, Int32Array],
+  keysOf: [Int32Array, Int32Array, Int32Array],
+): TypeFieldColumns {
   const n = rows ? rows.length : e.length;
   const v = e.typeValues();
   const eventType = e.columns.eventType;
   const none = v.provider.length;
-  const take16 = (f: "eventId" | "version" | "task") => {
-    const col = arrays.take(Uint16Array, n, false);
-    gather(col, v[f], eventType, rows, none);
-    return col;
-  };
-  const take8 = (f: "opcode" | "headerType" | "level") => {
-    const col = arrays.take(Uint8Array, n, false);
-    gather(col, v[f], eventType, rows, none);
-    return col;
-  };
-  const keywords = arrays.take(BigUint64Array, n, false);
-  // (keywords as two 32-bit halves: no BigInt per row)
-  gatherPairs(halvesOf(keywords), halvesOf(v.keywords), eventType, rows, none);
   const out = {
-    eventId: take16("eventId"),
-    version: take16("version"),
-    task: take16("task"),
-    opcode: take8("opcode"),
-    headerType: take8("headerType"),
-    level: take8("level"),
-    keywords,
+    eventId: arrays.take(Uint16Array, n, false),
+    version: arrays.take(Uint16Array, n, false),
+    task: arrays.take(Uint16Array, n, false),
+    opcode: arrays.take(Uint8Array, n, false),
+    headerType: arrays.take(Uint8Array, n, false),
+    level: arrays.take(Uint8Array, n, false),
+    keywords: arrays.take(BigUint64Array, n, false),
   };
+  const of = {
+    eventId: withNone(v.eventId, none + 1),
+    version: withNone(v.version, none + 1),
+    task: withNone(v.task, none + 1),
+    opcode: withNone(v.opcode, none + 1),
+    headerType: withNone(v.headerType, none + 1),
+    level: withNone(v.level, none + 1),
+    keywords: new BigUint64Array(0),
+  };
+  // (keywords as two 32-bit halves: no BigInt per row)
+  const keywordsOf = withNone(halvesOf(v.keywords), 2 * (none + 1));
+  byType(out, halvesOf(out.keywords), keys[0], keys[1], keys[2], eventType, rows, none, of, keywordsOf, keysOf[0], keysOf[1], keysOf[2]);
   if (untypedAny(eventType, rows, none)) {
     const c = e.columns;
     for (let i = 0; i < n; i++) {
@@ -144,32 +186,6 @@ function typeFieldColumns(e: Trace["events"], rows: Uint32Array | null, arrays: 
     }
   }
   return out;
-}
-
-/** out[i] = byType[eventType[r]] for each row r (rows[i], or i) that has a type. */
-function gather<T extends Uint8Array | Uint16Array>(out: T, byType: T, eventType: Uint16Array, rows: Uint32Array | null, none: number): void {
-  if (rows) {
-    for (let i = 0; i < out.length; i++) {
-      const t = eventType[rows[i]];
-      if (t < none) out[i] = byType[t];
-    }
-  } else {
-    for (let i = 0; i < out.length; i++) {
-      const t = eventType[i];
-      if (t < none) out[i] = byType[t];
-    }
-  }
-}
-
-/** gather of 32-bit pairs. */
-function gatherPairs(out: Uint32Array, byType: Uint32Array, eventType: Uint16Array, rows: Uint32Array | null, none: number): void {
-  for (let i = 0; i < out.length >>> 1; i++) {
-    const t = eventType[rows ? rows[i] : i];
-    if (t < none) {
-      out[2 * i] = byType[2 * t];
-      out[2 * i + 1] = byType[2 * t + 1];
-    }
-  }
 }
 
 function untypedAny(eventType: Uint16Array, rows: Uint32Array | null, none: number): boolean {
@@ -322,9 +338,8 @@ export function eventBatch(trace: Trace, rows: Uint32Array | null, ctx: EventCon
     provNameKey[p] = providerName.key(info.name);
   }
   // (a provider's GUID and name keyed for every provider, in order: the dictionaries hold the batch's providers)
-  const typeFields = typeFieldColumns(e, rows, arrays);
   // the three keys of each event type the rows have (its provider's GUID and name, its name: -1 where
-  // the type does not name its events), then of each row by its type
+  // the type does not name its events), then each row's type fields and keys by its type
   const names = trace.names;
   const v = e.typeValues();
   const none = v.provider.length;
@@ -340,7 +355,7 @@ export function eventBatch(trace: Trace, rows: Uint32Array | null, ctx: EventCon
     const name = names.ofType(t);
     if (name !== null) nameOfType[t] = eventName.key(name);
   }
-  keysByType(provider.keys, providerName.keys, eventName.keys, c.eventType, rows, none, provOfType, provNameOfType, nameOfType);
+  const typeFields = typeFieldColumns(e, rows, arrays, [provider.keys, providerName.keys, eventName.keys], [provOfType, provNameOfType, nameOfType]);
   // rows without a type (their provider is the row's), and rows their type does not name
   let perRow = present[none] === 1;
   for (let t = 0; t < none && !perRow; t++) perRow = present[t] === 1 && nameOfType[t] < 0;

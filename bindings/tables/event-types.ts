@@ -47,23 +47,32 @@ export class EventTypeTable {
     }
   }
 
-  /** The first row of each type (found on first use with one pass over the eventType column). */
+  /**
+   * The first row of a type (0xffffffff: none), found by a pass over the eventType column that goes
+   * only as far as the types asked for need: a batch of a stream has the types of the windows before
+   * it in its table, so a pass until every type is found would read the whole column each batch.
+   */
   firstRow(type: number): number {
-    if (!this.first) {
-      const first = new Uint32Array(this.length).fill(0xffffffff);
-      const col = this.column;
-      let left = this.length;
-      for (let i = 0; i < col.length && left > 0; i++) {
-        const t = col[i];
-        if (t < first.length && first[t] === 0xffffffff) {
-          first[t] = i;
-          left--;
+    const first = (this.first ??= new Uint32Array(this.length).fill(0xffffffff));
+    if (first[type] !== 0xffffffff || this.scanned === this.column.length) return first[type];
+    const col = this.column;
+    let i = this.scanned;
+    for (; i < col.length; i++) {
+      const t = col[i];
+      if (t < first.length && first[t] === 0xffffffff) {
+        first[t] = i;
+        if (t === type) {
+          i++;
+          break;
         }
       }
-      this.first = first;
     }
-    return this.first[type];
+    this.scanned = i;
+    return first[type];
   }
+
+  /** Rows of the eventType column firstRow has looked at. */
+  private scanned = 0;
 
   /**
    * Type of an event row, or -1 for a row beyond the table's MAX_EVENT_TYPES types (its own
