@@ -648,6 +648,27 @@ interface ConvertRow {
   tables: number;
   /** DuckDB's count of the events table (Parquet), when counted. */
   duckdbCount?: number;
+  /** The same convert with sinks that drop the bytes (bench/convert-compute.ts): all but the writes. */
+  computeMs: number;
+  /** Writing as many bytes as the output to a new file, in 8 MiB writes (a fresh process): what the file system asks for them. */
+  writeMs: number;
+}
+
+/** Milliseconds a fresh process takes to write `bytes` to a new file in 8 MiB writes (the file removed after). */
+function rawWriteMs(bytes: number, dir: string): number {
+  const script = `const fs=require("node:fs");const b=new Uint8Array(8<<20).fill(7);const fd=fs.openSync(process.argv[1],"w");const t=performance.now();for(let p=0;p<${bytes};p+=b.length)fs.writeSync(fd,b,0,Math.min(b.length,${bytes}-p),p);fs.closeSync(fd);console.log(performance.now()-t)`;
+  const r = spawnSync(process.execPath, ["-e", script, join(dir, "write-test.bin")], { encoding: "utf8" });
+  rmSync(join(dir, "write-test.bin"), { force: true });
+  if (r.status !== 0) throw new Error(`write test failed: ${r.stderr.trim()}`);
+  return Number(r.stdout);
+}
+
+/** convert-compute.js's run of `file` to `format` (a fresh process). */
+function computeRun(file: string, format: "parquet" | "arrow"): { ms: number; events: number } {
+  const script = fileURLToPath(new URL("./convert-compute.js", import.meta.url));
+  const r = spawnSync(process.execPath, [script, file, format], { encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`convert-compute of ${file} failed: ${r.stderr.trim()}`);
+  return JSON.parse(r.stdout) as { ms: number; events: number };
 }
 
 function directoryBytes(dir: string): { bytes: number; files: number } {
@@ -686,6 +707,8 @@ async function convertRun(input: string, file: string, format: "parquet" | "arro
       rssMB: Number(peak[1]) / 1024,
       outputBytes,
       tables: files,
+      computeMs: 0,
+      writeMs: 0,
     };
     if (count && format === "parquet") {
       const { DuckDBInstance } = await import("@duckdb/node-api");
@@ -693,6 +716,12 @@ async function convertRun(input: string, file: string, format: "parquet" | "arro
       const rows = (await db.runAndReadAll(`select count(*) from '${join(out, "events.parquet")}'`)).getRows();
       row.duckdbCount = Number(rows[0][0]);
     }
+    // (the output's pages freed first, as between the runs of a user)
+    rmSync(out, { recursive: true, force: true });
+    const compute = computeRun(file, format);
+    if (compute.events !== row.events) throw new Error(`convert-compute of ${file}: ${compute.events} events, convert ${row.events}`);
+    row.computeMs = compute.ms;
+    row.writeMs = rawWriteMs(outputBytes, tmpdir());
     return row;
   } finally {
     rmSync(out, { recursive: true, force: true });
@@ -702,17 +731,32 @@ async function convertRun(input: string, file: string, format: "parquet" | "arro
 function convertMarkdown(rows: ConvertRow[]): string[] {
   if (!rows.length) return [];
   const f = (x: number, d = 1) => x.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
-  const head = ["input", "to", "GB in", "events", "s", "input MB/s", "M events/s", "peak RSS MiB", "output MB", "tables", "DuckDB count(*) of events"];
+  const head = [
+    "input",
+    "to",
+    "GB in",
+    "events",
+    "s",
+    "input MB/s",
+    "M events/s",
+    "peak RSS MiB",
+    "output MB",
+    "tables",
+    "DuckDB count(*) of events",
+    "s without writes",
+    "input MB/s without writes",
+    "s to write the output's bytes alone",
+  ];
   const lines = [
     "",
-    "`etw-wasm convert` (events, typed .NET tables, processes, providers; a fresh process, the process pass included):",
+    '`etw-wasm convert` (events, typed .NET tables, processes, providers; a fresh process, the process pass included). "Without writes": the same work with sinks that drop the bytes (`bench/convert-compute.ts`, a fresh process); "to write the output\'s bytes alone": a fresh process writing as many bytes to a new file in 8 MiB writes, after the output was deleted (on this VM a page the page cache takes fresh costs about as much as the data\'s copy many times over):',
     "",
     `| ${head.join(" | ")} |`,
     `|${head.map(() => "---").join("|")}|`,
   ];
   for (const r of rows) {
     lines.push(
-      `| ${[r.input, r.format, f(r.bytes / 1e9, 2), r.events.toLocaleString("en-US"), f(r.ms / 1000, 1), f(r.bytes / 1e6 / (r.ms / 1000), 0), f(r.events / 1e6 / (r.ms / 1000), 2), f(r.rssMB, 0), f(r.outputBytes / 1e6, 0), String(r.tables), r.duckdbCount === undefined ? "" : r.duckdbCount.toLocaleString("en-US")].join(" | ")} |`,
+      `| ${[r.input, r.format, f(r.bytes / 1e9, 2), r.events.toLocaleString("en-US"), f(r.ms / 1000, 1), f(r.bytes / 1e6 / (r.ms / 1000), 0), f(r.events / 1e6 / (r.ms / 1000), 2), f(r.rssMB, 0), f(r.outputBytes / 1e6, 0), String(r.tables), r.duckdbCount === undefined ? "" : r.duckdbCount.toLocaleString("en-US"), f(r.computeMs / 1000, 1), f(r.bytes / 1e6 / (r.computeMs / 1000), 0), f(r.writeMs / 1000, 1)].join(" | ")} |`,
     );
   }
   return lines;
