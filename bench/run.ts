@@ -749,7 +749,7 @@ function convertMarkdown(rows: ConvertRow[]): string[] {
   ];
   const lines = [
     "",
-    '`etw-wasm convert` (events, typed .NET tables, processes, providers; a fresh process, the process pass included). "Without writes": the same work with sinks that drop the bytes (`bench/convert-compute.ts`, a fresh process); "to write the output\'s bytes alone": a fresh process writing as many bytes to a new file in 8 MiB writes, after the output was deleted (on this VM a page the page cache takes fresh costs about as much as the data\'s copy many times over):',
+    '`etw-wasm convert` (events, typed .NET tables, processes, providers; a fresh process, the process pass included). "Without writes": the same work with sinks that drop the bytes (`bench/convert-compute.ts`, a fresh process); "to write the output\'s bytes alone": a fresh process writing as many bytes to a new file in 8 MiB writes, after the output was deleted: what the file system asks for the output alone:',
     "",
     `| ${head.join(" | ")} |`,
     `|${head.map(() => "---").join("|")}|`,
