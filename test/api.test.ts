@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { openTrace, EtlDecodeError, RecordsNotLoadedError, type Trace } from "../dist/bindings/index.js";
+import { openTrace, streamTrace, EtlDecodeError, RecordsNotLoadedError, type Trace } from "../dist/bindings/index.js";
 import { openTraceFile } from "../dist/bindings/node.js";
 import { decodeTrace } from "../dist/bindings/decode/decode.js";
 import { packTraceData, unpackTraceData } from "../dist/bindings/decode/parallel/transfer.js";
@@ -86,6 +86,42 @@ describe.skipIf(!HAVE_CORPUS)("public API on corpus traces", () => {
       n++;
     }
     expect(n).toBe(t.events.length);
+  });
+
+  it("finds each event type's first row, asked in any order (the scan resumes where it stopped)", async () => {
+    for (const name of ["net.4.5.2.x64.etl", "tx-WsRm01.etl"]) {
+      const t = await open(name);
+      const types = t.eventTypes;
+      // the oracle: the first row of each type, from one scan of the rows
+      const first = new Map<number, number>();
+      for (let r = 0; r < t.events.length; r++) {
+        const k = t.events.columns.eventType[r];
+        if (!first.has(k)) first.set(k, r);
+      }
+      // the types in the order they first appear, asked from the last down to the first, then up again
+      const inOrder = [...first.keys()].filter((k) => k < types.length);
+      expect(inOrder.length, name).toBeGreaterThan(3);
+      const downUp = [...inOrder.slice().reverse(), ...inOrder];
+      for (const k of downUp) expect(types.firstRow(k), `${name} type ${k}`).toBe(first.get(k));
+      // a fresh table: a type no row has, then one that comes late in the rows, then the first one
+      const fresh = (await open(name)).eventTypes;
+      const absent = [...Array(fresh.length).keys()].find((k) => !first.has(k));
+      if (absent !== undefined) expect(fresh.firstRow(absent)).toBe(0xffffffff);
+      const late = inOrder[inOrder.length - 1];
+      expect(fresh.firstRow(late)).toBe(first.get(late));
+      expect(fresh.firstRow(inOrder[0])).toBe(first.get(inOrder[0]));
+    }
+    // a stream's batches hold the types of the windows before them: one a batch has no row of is not found
+    let absentChecked = 0;
+    for await (const b of streamTrace(readFileSync(etlPath("net.4.5.2.x64.etl")), { batchBytes: 64 << 10 })) {
+      const present = new Set(b.events.columns.eventType);
+      for (let k = b.eventTypes.length - 1; k >= 0; k--) {
+        const want = b.events.columns.eventType.indexOf(k);
+        expect(b.eventTypes.firstRow(k)).toBe(want < 0 ? 0xffffffff : want);
+        if (!present.has(k)) absentChecked++;
+      }
+    }
+    expect(absentChecked).toBeGreaterThan(0);
   });
 
   it("queries match a brute-force filter", async () => {
