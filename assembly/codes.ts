@@ -27,12 +27,15 @@ export const E_TOO_SHORT = 100; // fewer bytes than one buffer header
 export const E_BAD_FIRST_BUFFER = 101; // first BufferSize implausible
 export const E_NO_LOGFILE_HEADER = 102; // first record is not the EventTrace/Header record
 
-// ---- decoder status bits kept in the high nibble of the flags column ----
+// ---- decoder status bits kept in the high bits of the flags column ----
 export const F_NO_PROCESS_INFO = 0x8000; // header carries no process / thread id
 export const F_TIMESTAMP_INHERITED = 0x4000; // header carries no timestamp: previous record's (or buffer's) used
 export const F_EXT_MALFORMED = 0x2000; // extended items were cut short
 export const F_OPAQUE = 0x1000; // header layout unknown: user data is the whole record
-export const F_HEADER_FLAGS_MASK = 0x0fff;
+// the EVENT_HEADER's ActivityId is not zero (taken as the walk has the header, so that what reads every
+// row's id, as the export does, reads the record again only for these; EVENT_HEADER Flags use bits up to 0x0200)
+export const F_ACTIVITY_ID = 0x0800;
+export const F_HEADER_FLAGS_MASK = 0x07ff;
 
 // ---- buffer status bits ----
 export const BS_TRUNCATED = 1;

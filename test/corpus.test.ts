@@ -1,7 +1,7 @@
 // Every corpus file against its independent header-level decoding (reference/*.jsonl.gz): same
 // number of records, and every record equal on header type, provider, id, version, opcode, level,
-// task, keywords, pid, tid, processor, raw timestamp, payload length, first 64 payload bytes and
-// extended item types.
+// task, keywords, pid, tid, processor, raw timestamp, payload length, first 64 payload bytes,
+// extended item types and ActivityId.
 
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
@@ -64,6 +64,17 @@ describe.skipIf(!HAVE_CORPUS)("corpus against reference dumps", () => {
         const got = actualOf(trace, i);
         if (JSON.stringify(want) !== JSON.stringify(got)) expect({ index: i, ...got }).toEqual({ index: i, ...want });
       }
+      // ActivityId of every EVENT_HEADER record (null for other headers), in both engines: the decoder
+      // flags the non-zero ones as it walks (F_ACTIVITY_ID), and rows read the id only where flagged
+      const js = await openTrace(readFileSync(etlPath(name)), { engine: "js" });
+      for (const t of [trace, js]) {
+        for (let i = 0; i < expected.length; i++) {
+          const want = (expected[i].activity_id as string | undefined) ?? null;
+          const got = t.events.row(i).activityId;
+          if (got !== want) expect({ index: i, activityId: got }).toEqual({ index: i, activityId: want });
+        }
+      }
+      js.dispose();
       trace.dispose();
     }, 120_000);
   }

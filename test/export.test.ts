@@ -520,6 +520,22 @@ function fileSink(path: string): TableSink {
   };
 }
 
+describe.skipIf(!HAVE_CORPUS)("activity ids of EventPipe files", () => {
+  it("the activityId column is each row's ActivityId (zero where the event has none), not bytes at an .etl header's place", async () => {
+    const { readdirSync } = await import("node:fs");
+    let nonZero = 0;
+    for (const name of readdirSync(join(CORPUS, "nettrace")).filter((f) => /\.(nettrace|netperf)$/.test(f))) {
+      const t = await openTrace(new Uint8Array(readFileSync(join(CORPUS, "nettrace", name))));
+      const col = Array.from(tableFromIPC(toArrowIPC(t)).getChild("activityId")!.toArray() as ArrayLike<unknown>);
+      const want = Array.from({ length: t.events.length }, (_, i) => t.events.row(i).activityId);
+      expect(col, name).toEqual(want);
+      nonZero += want.filter((a) => a !== null && a !== "00000000-0000-0000-0000-000000000000").length;
+      t.dispose();
+    }
+    expect(nonZero).toBeGreaterThan(0);
+  });
+});
+
 describe("Arrow IPC, read by an independent reader (flechette)", () => {
   it("the event table column for column; a query's rows; a typed table", async () => {
     const inputs: [string, Uint8Array][] = [["sample", new Uint8Array(readFileSync(SAMPLE))]];

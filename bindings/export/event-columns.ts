@@ -267,13 +267,20 @@ function processNames(dict: DictionaryBuilder, pid: Uint32Array, timestamp: BigI
   }
 }
 
-/** Activity ids of EVENT_HEADER records (null for other headers, or without record bytes); `headerType`: the rows' (as `keys`). */
+/**
+ * Activity ids of EVENT_HEADER records (null for other headers, or without record bytes); `headerType`:
+ * the rows' (as `keys`). An .etl row's id is read only where the decoder flagged it not zero
+ * (F_ACTIVITY_ID, set as the walk had the header: reading every row's record again here was a cache miss
+ * a row); an EventPipe row's is where the trace's activityIdAt says (0: zero), as EventRow.activityId reads it.
+ */
 function activityIds(dict: DictionaryBuilder, e: Trace["events"], rows: Uint32Array | null, headerType: Uint8Array): void {
   const c = e.columns;
   const cPayloadOffset = c.payloadOffset,
-    cHeaderLength = c.headerLength;
+    cHeaderLength = c.headerLength,
+    cFlags = c.flags;
+  const at = e.activityIdAt;
   const keys = dict.keys;
-  // (the trace's bytes when every row's record is in them, read as words: most ids are zero)
+  // (the trace's bytes when every row's record is in them, read as words)
   const whole = e.recordBytes ? e.recordBytesOf(0) : null;
   const view = whole ? e.viewOf(whole) : null;
   let zeroKey = -1;
@@ -291,14 +298,17 @@ function activityIds(dict: DictionaryBuilder, e: Trace["events"], rows: Uint32Ar
       dict.setNull(i);
       continue;
     }
-    const o = cPayloadOffset[r] - cHeaderLength[r] + 0x40;
+    const o = at ? at(r) : cFlags[r] & C.F_ACTIVITY_ID ? cPayloadOffset[r] - cHeaderLength[r] + 0x40 : 0;
+    if (!o) {
+      keys[i] = zeroKey < 0 ? (zeroKey = dict.key(ZERO_GUID)) : zeroKey;
+      continue;
+    }
     if (view) {
       const a = view.getInt32(o, true),
         b = view.getInt32(o + 4, true),
         c = view.getInt32(o + 8, true),
         d = view.getInt32(o + 12, true);
       if (lastKey >= 0 && a === w0 && b === w1 && c === w2 && d === w3) keys[i] = lastKey;
-      else if (!(a | b | c | d)) keys[i] = zeroKey < 0 ? (zeroKey = dict.key(ZERO_GUID)) : zeroKey;
       else {
         keys[i] = lastKey = dict.keyOfBytes(bytes, o, 16, formatGuid);
         w0 = a;
@@ -308,11 +318,8 @@ function activityIds(dict: DictionaryBuilder, e: Trace["events"], rows: Uint32Ar
       }
       continue;
     }
-    let any = 0;
-    for (let k = 0; k < 16; k++) any |= bytes[o + k];
     // (an id met before costs a hash of its bytes, not a formatted string)
-    if (any) keys[i] = dict.keyOfBytes(bytes, o, 16, formatGuid);
-    else keys[i] = zeroKey < 0 ? (zeroKey = dict.key(ZERO_GUID)) : zeroKey;
+    keys[i] = dict.keyOfBytes(bytes, o, 16, formatGuid);
   }
 }
 

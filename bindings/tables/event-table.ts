@@ -386,7 +386,7 @@ export class EventRow {
   get headerFlags(): number {
     return this.c.flags[this.index] & C.F_HEADER_FLAGS_MASK;
   }
-  /** Decoder status bits (F_NO_PROCESS_INFO, F_TIMESTAMP_INHERITED, F_EXT_MALFORMED, F_OPAQUE). */
+  /** Decoder status bits (F_NO_PROCESS_INFO, F_TIMESTAMP_INHERITED, F_EXT_MALFORMED, F_OPAQUE, F_ACTIVITY_ID). */
   get status(): number {
     return this.c.flags[this.index] & ~C.F_HEADER_FLAGS_MASK & 0xffff;
   }
@@ -438,7 +438,8 @@ export class EventRow {
     const bytes = this.table.recordBytesOf(this.index);
     if (!bytes) return null;
     const at = this.table.activityIdAt;
-    if (!at) return formatGuid(bytes, this.recordOffset + 0x40);
+    // (an .etl row: the decoder flagged a header whose id is not zero)
+    if (!at) return this.c.flags[this.index] & C.F_ACTIVITY_ID ? formatGuid(bytes, this.recordOffset + 0x40) : ZERO_GUID;
     const o = at(this.index);
     return o ? formatGuid(bytes, o) : ZERO_GUID;
   }

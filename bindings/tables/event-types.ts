@@ -54,19 +54,10 @@ export class EventTypeTable {
    */
   firstRow(type: number): number {
     const first = (this.first ??= new Uint32Array(this.length).fill(0xffffffff));
-    if (first[type] !== 0xffffffff || this.scanned === this.column.length) return first[type];
     const col = this.column;
     let i = this.scanned;
-    for (; i < col.length; i++) {
-      const t = col[i];
-      if (t < first.length && first[t] === 0xffffffff) {
-        first[t] = i;
-        if (t === type) {
-          i++;
-          break;
-        }
-      }
-    }
+    // (a row of no type, past the table, reads undefined there and is passed over)
+    for (; first[type] === 0xffffffff && i < col.length; i++) if (first[col[i]] === 0xffffffff) first[col[i]] = i;
     this.scanned = i;
     return first[type];
   }

@@ -10,7 +10,7 @@
 import {
   W_RECORD_SIZE_ZERO, W_RECORD_TOO_SMALL, W_RECORD_OVERRUNS, W_OPAQUE_RECORD, W_CORRUPT_MARKER,
   W_EXT_ITEMS_MALFORMED, W_MESSAGE_TRUNCATED, F_NO_PROCESS_INFO, F_TIMESTAMP_INHERITED, F_EXT_MALFORMED,
-  F_OPAQUE, F_HEADER_FLAGS_MASK, HT_MESSAGE, PK_GUID, TYPE_STRIDE, TYPE_ROWS, TYPE_CLR, TYPE_KEYWORDS, TYPE_TASK,
+  F_OPAQUE, F_ACTIVITY_ID, F_HEADER_FLAGS_MASK, HT_MESSAGE, PK_GUID, TYPE_STRIDE, TYPE_ROWS, TYPE_CLR, TYPE_KEYWORDS, TYPE_TASK,
   BUFFER_HEADER_SIZE, MAX_EXT_ITEMS, PROV_STRIDE, PROV_WANTED, FF_PROVIDER, FF_EVENT_ID, FF_OPCODE, FF_LEVEL,
   FF_KEYWORDS, FF_PID, FF_TID, FF_FROM, FF_TO, FILTER_LEVEL, FILTER_KEYWORDS, FILTER_FROM, FILTER_TO,
   FILTER_EVENT_ID_COUNT, FILTER_OPCODE_COUNT, FILTER_PID_COUNT, FILTER_TID_COUNT, FILTER_EVENT_IDS, FILTER_OPCODES,
@@ -490,6 +490,7 @@ function walkFast(m: Mem, base: usize, pos: u32, len: u32): u32 {
     if (size < 0x50 || size > len - pos) break;
     let flags = m.u16[(rec + 4) >>> 1] & F_HEADER_FLAGS_MASK;
     if ((flags & 1) != 0) break; // extended items
+    if ((m.u32[(rec + 0x40) >>> 2] | m.u32[(rec + 0x44) >>> 2] | m.u32[(rec + 0x48) >>> 2] | m.u32[(rec + 0x4c) >>> 2]) != 0) flags |= F_ACTIVITY_ID;
     if (m.u32[(rec + 0x18) >>> 2] != g0 || m.u32[(rec + 0x1c) >>> 2] != g1 || m.u32[(rec + 0x20) >>> 2] != g2 || m.u32[(rec + 0x24) >>> 2] != g3) break;
     let ht = (marker >>> 16) & 0xff;
     // EVENT_DESCRIPTOR: id u16, version u8, channel u8 | level u8, opcode u8, task u16
@@ -598,6 +599,7 @@ export function walkRecords(
         if (size < 0x50) { recordWarning(m, W_RECORD_TOO_SMALL, pos, size); break; }
         if (size > remaining) { recordWarning(m, W_RECORD_OVERRUNS, pos, size); break; }
         flags = m.u16[(rec + 4) >>> 1] & F_HEADER_FLAGS_MASK;
+        if ((m.u32[(rec + 0x40) >>> 2] | m.u32[(rec + 0x44) >>> 2] | m.u32[(rec + 0x48) >>> 2] | m.u32[(rec + 0x4c) >>> 2]) != 0) flags |= F_ACTIVITY_ID;
         hl = 0x50;
         if ((flags & 1) != 0) {
           // Items are inline: u16 item size, u16 type, u16 linkage bit, u16 data size, data, pad to 8.
