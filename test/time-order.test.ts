@@ -60,6 +60,36 @@ describe("time order of some rows", () => {
     await expectSubsetOrders(session, "session");
   });
 
+  it("the whole order is the rows sorted by (timestamp, processor, row): FILETIME-sized timestamps, ties across processors", async () => {
+    const bytes = generated();
+    const t = await openTrace(bytes);
+    // every record's timestamp (at 0x10 in its header) moved past 2^60 and rounded down to 1,000 ticks:
+    // each processor's records stay in time order, and records of several processors share timestamps
+    for (let k = 0; k < t.bufferCount; k++) {
+      const b = t.buffer(k);
+      const area = bytes.subarray(b.fileOffset + HDR, b.fileOffset + b.filledBytes);
+      const view = new DataView(area.buffer, area.byteOffset, area.length);
+      for (const r of walkRecords(area)) {
+        if (r.kind !== "event" && r.kind !== "system") continue;
+        const ts = view.getBigInt64(r.at + 0x10, true);
+        view.setBigInt64(r.at + 0x10, (1n << 60n) + ts - (ts % 1000n), true);
+      }
+    }
+    t.dispose();
+    const changed = await openTrace(bytes);
+    const ts = changed.events.timestamp,
+      proc = changed.events.processor;
+    const tied = new Map<bigint, Set<number>>();
+    for (let r = 0; r < ts.length; r++) (tied.get(ts[r]) ?? tied.set(ts[r], new Set()).get(ts[r])!).add(proc[r]);
+    // (the precondition: timestamps past 2^53, and ties between processors)
+    expect(ts[0]).toBeGreaterThan(1n << 60n);
+    expect([...tied.values()].filter((p) => p.size > 1).length).toBeGreaterThan(100);
+    const sorted = Array.from({ length: ts.length }, (_, r) => r).sort((a, b) => (ts[a] < ts[b] ? -1 : ts[a] > ts[b] ? 1 : proc[a] - proc[b] || a - b));
+    expect(Array.from(changed.events.timeOrder())).toEqual(sorted);
+    changed.dispose();
+    await expectSubsetOrders(bytes, "FILETIME-sized ties", 4);
+  });
+
   it("a buffer whose records are out of time order (the whole trace's order falls back to a sort)", async () => {
     const bytes = generated();
     const t = await openTrace(bytes);
