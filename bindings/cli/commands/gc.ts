@@ -30,10 +30,12 @@ const GC_COLUMNS = [
 /** Numbers to 3 decimals for an aligned table; other formats keep every digit. */
 const tableNumber = (round: boolean) => (v: unknown) => (round && typeof v === "number" && !Number.isInteger(v) ? Number(v.toFixed(3)) : v);
 
-/** One complete GC with GC_COLUMNS' keys. */
+/** One complete GC with GC_COLUMNS' keys (set one by one: a list of pairs a GC cost more than the row). */
 function gcRow(gc: GcRecord, round = false): Record<string, unknown> {
   const n = tableNumber(round);
-  return Object.fromEntries(GC_COLUMNS.map((k) => [k, n(gc[k])]));
+  const row: Record<string, unknown> = {};
+  for (const k of GC_COLUMNS) row[k] = n(gc[k]);
+  return row;
 }
 
 /** The gc --rollup columns: PerfView's "GC Rollup By Generation", with TraceEvent's names, per process. */
