@@ -115,7 +115,10 @@ export const gc = traceCommand({
         emit,
         format,
         [...GC_COLUMNS],
-        stats.flatMap((p) => p.GCs.filter((g) => g.IsComplete).map((g) => gcRow(g, round))),
+        // (row by row: a row is let go once written, where an array of them all lived to be promoted)
+        (function* () {
+          for (const p of stats) for (const g of p.GCs) if (g.IsComplete) yield gcRow(g, round);
+        })(),
       );
   },
 });
