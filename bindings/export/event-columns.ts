@@ -106,7 +106,7 @@ function byType(
   eventType: Uint16Array,
   rows: Uint32Array | null,
   none: number,
-  of: TypeFieldColumns,
+  of: Omit<TypeFieldColumns, "keywords">,
   keywordsOf: Uint32Array,
   aOf: Int32Array,
   bOf: Int32Array,
@@ -163,7 +163,6 @@ function typeFieldColumns(
     opcode: withNone(v.opcode, none + 1),
     headerType: withNone(v.headerType, none + 1),
     level: withNone(v.level, none + 1),
-    keywords: new BigUint64Array(0),
   };
   // (keywords as two 32-bit halves: no BigInt per row)
   const keywordsOf = withNone(halvesOf(v.keywords), 2 * (none + 1));
@@ -260,16 +259,11 @@ function processNames(dict: DictionaryBuilder, pid: Uint32Array, timestamp: BigI
 
 /**
  * Activity ids of EVENT_HEADER records (null for other headers, or without record bytes); `headerType`:
- * the rows' (as `keys`). An .etl row's id is read only where the decoder flagged it not zero
- * (F_ACTIVITY_ID, set as the walk had the header: reading every row's record again here was a cache miss
- * a row); an EventPipe row's is where the trace's activityIdAt says (0: zero), as EventRow.activityId reads it.
+ * the rows' (as `keys`). Each id is read where EventTable.activityIdOffset says, as EventRow.activityId
+ * reads it: for an .etl row only where the decoder flagged it not zero (reading every row's record again
+ * here was a cache miss a row).
  */
 function activityIds(dict: DictionaryBuilder, e: Trace["events"], rows: Uint32Array | null, headerType: Uint8Array): void {
-  const c = e.columns;
-  const cPayloadOffset = c.payloadOffset,
-    cHeaderLength = c.headerLength,
-    cFlags = c.flags;
-  const at = e.activityIdAt;
   const keys = dict.keys;
   // (the trace's bytes when every row's record is in them, read as words)
   const whole = e.recordBytes ? e.recordBytesOf(0) : null;
@@ -289,7 +283,7 @@ function activityIds(dict: DictionaryBuilder, e: Trace["events"], rows: Uint32Ar
       dict.setNull(i);
       continue;
     }
-    const o = at ? at(r) : cFlags[r] & C.F_ACTIVITY_ID ? cPayloadOffset[r] - cHeaderLength[r] + 0x40 : 0;
+    const o = e.activityIdOffset(r);
     if (!o) {
       keys[i] = zeroKey < 0 ? (zeroKey = dict.key(ZERO_GUID)) : zeroKey;
       continue;

@@ -108,7 +108,7 @@ export function nettraceNames(
     setTraceManifests(table, manifests);
     table.describedPayload = describedPayload(info);
     // (the column made when first asked for: most traces are never asked)
-    table.activityIdAt = (i) => info.activityOfRow[i];
+    table.activityIdOffset = (i) => info.activityOfRow[i];
   };
   return { providers, describe };
 }

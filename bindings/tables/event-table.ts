@@ -241,10 +241,14 @@ export class EventTable implements Iterable<EventRow> {
   describedPayload?: (index: number, bytes: Uint8Array, offset: number, length: number) => DecodedPayload | null;
 
   /**
-   * Where a row's ActivityId sits in the record bytes (0: all zero), for traces whose rows have no
-   * EVENT_HEADER of their own (EventPipe files); absent for .etl traces.
+   * Where row `index`'s ActivityId is in its record bytes, 0 where it is zero (asked of EVENT_HEADER rows
+   * only): an .etl row's where its EVENT_HEADER keeps it, only if the decoder flagged it not zero
+   * (F_ACTIVITY_ID); an EventPipe trace sets its own (naming/nettrace-names.ts: where its reader found it).
    */
-  activityIdAt?: (index: number) => number;
+  activityIdOffset = (index: number): number => {
+    const c = this.columns;
+    return c.flags[index] & C.F_ACTIVITY_ID ? c.payloadOffset[index] - c.headerLength[index] + 0x40 : 0;
+  };
 
   /** CLR provider index (into CLR_PROVIDERS) of each provider of the trace, or -1. */
   clrProviderOf(provider: number): number {
@@ -437,10 +441,7 @@ export class EventRow {
     if (ht !== C.HT_EVENT_HEADER32 && ht !== C.HT_EVENT_HEADER64) return null;
     const bytes = this.table.recordBytesOf(this.index);
     if (!bytes) return null;
-    const at = this.table.activityIdAt;
-    // (an .etl row: the decoder flagged a header whose id is not zero)
-    if (!at) return this.c.flags[this.index] & C.F_ACTIVITY_ID ? formatGuid(bytes, this.recordOffset + 0x40) : ZERO_GUID;
-    const o = at(this.index);
+    const o = this.table.activityIdOffset(this.index);
     return o ? formatGuid(bytes, o) : ZERO_GUID;
   }
   get relatedActivityId(): string | null {

@@ -53,7 +53,8 @@ export class EventTypeTable {
    * it in its table, so a pass until every type is found would read the whole column each batch.
    */
   firstRow(type: number): number {
-    const first = (this.first ??= new Uint32Array(this.length).fill(0xffffffff));
+    // (filled with -1: 0xffffffff as a u32, none found)
+    const first = (this.first ??= new Uint32Array(this.length).fill(-1));
     const col = this.column;
     let i = this.scanned;
     // (a row of no type, past the table, reads undefined there and is passed over)
