@@ -599,6 +599,43 @@ describe("GC statistics on synthetic event sequences (TraceEvent's rules for eac
     t.dispose();
   });
 
+  it("a record reads its process's columns: an incomplete GC keeps TraceGC's start values; toJSON is every value as a plain object, which a worker can post", async () => {
+    const t = await scenario([
+      [10, 5, SUSPEND_START, 1, suspend(1)],
+      [11, 5, SUSPEND_STOP, 1, clr()],
+      [12, 5, START, 2, gcStart(1, 0, 0)],
+      [13, 5, STOP, 1, gcStop(1)],
+      [14, 5, HEAP_STATS, 2, heapStats([1, 2, 3, 4, 0])],
+      [15, 5, RESTART_STOP, 1, clr()],
+      [20, 5, SUSPEND_START, 1, suspend(1)],
+      [21, 5, SUSPEND_STOP, 1, clr()],
+      [22, 5, START, 2, gcStart(2, 1, 0)],
+    ]);
+    const [p] = await gcStats(t);
+    const [done, open] = p.GCs;
+    expect([done.IsComplete, open.IsComplete]).toEqual([true, false]);
+    // GC/HeapStats' sizes: 1, 2, 3 and 4 MB (gen0..LOH)
+    expect(done.GenSizeAfterMB).toEqual([1, 2, 3, 4, 0]);
+    expect(done.HeapSizeAfterMB).toBeCloseTo(10, 9);
+    // not ended: OnEnd's values are still TraceGC's defaults
+    expect([open.HeapSizeAfterMB, open.PromotedMB, open.HeapSizeBeforeMB, open.HeapSizePeakMB, open.RatioPeakAfter]).toEqual([0, 0, 0, 0, 0]);
+    expect(open.GenSizeAfterMB).toEqual([-1, -1, -1, -1, -1]);
+    expect([open.Number, open.Generation, open.GCGenerationName, open.StartRelativeMSec]).toEqual([2, 1, "1N", 22]);
+    // (a copy: changing it changes no record)
+    done.GenSizeAfterMB[0] = 99;
+    expect(done.GenSizeAfterMB[0]).toBe(1);
+    const keys = ["PID", "ProcessName", "Number", "Generation", "Reason", "Type", "GCGenerationName", "StartRelativeMSec", "PauseStartRelativeMSec"];
+    for (const g of p.GCs) {
+      const plain = g.toJSON();
+      expect(Object.keys(plain).slice(0, keys.length)).toEqual(keys);
+      expect(Object.keys(plain).length).toBe(23);
+      for (const [k, v] of Object.entries(plain)) expect(v, k).toEqual(g[k as keyof typeof plain]);
+      expect(structuredClone(plain)).toEqual(plain);
+      expect(JSON.parse(JSON.stringify(g))).toEqual(plain);
+    }
+    t.dispose();
+  });
+
   it("no GC without a suspension before it; a GC/Start logged twice is one GC; a GC without HeapStats never completes", async () => {
     const t = await scenario([
       [5, 5, START, 2, gcStart(7, 0, 0)],

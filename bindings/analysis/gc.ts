@@ -77,7 +77,11 @@ const NON_CONCURRENT = 0,
   BACKGROUND = 1,
   FOREGROUND = 2;
 
-/** One garbage collection, with TraceEvent's TraceGC property names. */
+/**
+ * One garbage collection, with TraceEvent's TraceGC property names. A record is a view of its process's
+ * columns (a process and an index, as a table's row is): `toJSON()` gives it as a plain object, for
+ * `postMessage`, `structuredClone` or a spread, which read own properties only.
+ */
 export interface GcRecord {
   PID: number;
   ProcessName: string;
@@ -109,7 +113,15 @@ export interface GcRecord {
   HeapCount: number;
   /** Complete: seen to its end (RestartEE after HeapStats; a background GC at its HeapStats). Only these count in rollups. */
   IsComplete: boolean;
+  /** The record as a plain object (its values now, GenSizeAfterMB copied). */
+  toJSON(): GcRecordValues;
 }
+
+/** A GC record's values as a plain object. */
+export type GcRecordValues = Omit<GcRecord, "toJSON">;
+
+/** A process's GC statistics with its records as plain objects (GcRecord.toJSON): what a worker posts. */
+export type GcProcessValues = Omit<GcProcess, "GCs"> & { GCs: GcRecordValues[] };
 
 /** Totals of a set of complete GCs, as GCStats rolls them up. */
 export interface GcRollup {
@@ -152,46 +164,62 @@ export interface GcProcess {
 }
 
 /**
- * A GC's numbers that OnEnd needs, NUMBERS of them a GC in its process's `numbers` (at index × NUMBERS):
- * GC/HeapStats' sizes and promoted bytes by generation (gen0..POH), the allocation ticks since the GC
- * before (small objects, every other kind, MB), and the time since the last restart. (Numbers in a
- * column, not objects per GC: a trace's GCs run to hundreds of thousands, and each object kept is
- * memory the collector copies and the process takes fresh.)
+ * Each GC of a process in its columns, by its index (its place in GC/Start order): NUMBERS numbers in
+ * `numbers` (at index × NUMBERS) and CODES integers in `codes` (at index × CODES). Numbers: GC/HeapStats'
+ * sizes and promoted bytes by generation (gen0..POH), the allocation ticks since the GC before (small
+ * objects, every other kind, MB), the time since the last restart, then TraceGC's values that are times
+ * or that OnEnd works out. Codes: GC/Start's count, generation, reason and type, the heap count, and the
+ * F_* flags. (Columns, not an object per GC: a trace's GCs run to hundreds of thousands, and an object
+ * of twenty numbers is about 600 bytes of the collector's, copied while it lives; a record is a view.)
  */
 const GEN_SIZE = 0,
   PROMOTED = 5,
   TICKS = 10,
   SINCE_RESTART = 12,
-  NUMBERS = 13;
-
-/** A GC being built: the record and what OnEnd needs. */
-interface GcState {
-  record: GcRecord;
-  index: number;
-  /** GC/HeapStats seen: its numbers are in the process's `numbers`. */
-  heapStats: boolean;
-  /** Allocation ticks noted at its HeapStats. */
-  ticks: boolean;
-  perHeap: PerHeapHistory[];
-}
-
-/** A GC's per-heap histories before the first (shared, never added to: a GC's own list is made at its first). */
-const NO_HISTORIES: PerHeapHistory[] = [];
+  START = 13,
+  PAUSE_START = 14,
+  SUSPEND = 15,
+  PAUSE = 16,
+  DURATION = 17,
+  HEAP_BEFORE = 18,
+  HEAP_PEAK = 19,
+  ALLOCED = 20,
+  ALLOC_RATE = 21,
+  RATIO = 22,
+  PAUSE_PERCENT = 23,
+  NUMBERS = 24;
+const NUMBER = 0,
+  GENERATION = 1,
+  REASON = 2,
+  TYPE = 3,
+  HEAP_COUNT = 4,
+  FLAGS = 5,
+  CODES = 6;
+/** FLAGS: complete; GC/HeapStats seen (its numbers are in `numbers`); allocation ticks noted at it. */
+const F_COMPLETE = 1,
+  F_HEAP_STATS = 2,
+  F_TICKS = 4;
 
 interface ProcessState {
   pid: number;
   name: string;
-  gcs: GcState[];
+  /** GCs so far. */
+  count: number;
   /** NUMBERS numbers of each GC, by its index. */
   numbers: Float64Array;
+  /** CODES integers of each GC, by its index. */
+  codes: Int32Array;
+  /** Per-heap histories of the GCs that have them, by index. */
+  perHeap: Map<number, PerHeapHistory[]>;
   suspendThreadIDGC: number;
   suspendThreadIDBGC: number;
   suspendThreadIDOther: number;
   suspendTimeRelativeMSec: number;
   suspendEndTimeRelativeMSec: number;
   lastRestartEndTimeRelativeMSec: number;
-  currentBGC?: GcState;
-  lastCompletedGC?: GcState;
+  /** The background GC in progress, and the GC completed last (indices, -1: none). */
+  currentBGC: number;
+  lastCompletedGC: number;
   /** Allocation-tick megabytes so far: small objects, and every other kind. */
   allocTickCurrentMB: number[];
   allocTickAtLastGC: number[];
@@ -202,6 +230,134 @@ interface ProcessState {
   markingThreads: Set<number>;
   isServerGC: boolean;
   versionMismatch: boolean;
+}
+
+/** A process's GC `i` as TraceGC's record: read from the process's columns when asked. */
+class GcView implements GcRecord {
+  constructor(
+    private readonly s: ProcessState,
+    private readonly i: number,
+  ) {}
+  private n(k: number): number {
+    return this.s.numbers[this.i * NUMBERS + k];
+  }
+  private c(k: number): number {
+    return this.s.codes[this.i * CODES + k];
+  }
+  /** OnEnd's values are a complete GC's; before it, a record's start values (0, and -1 for the sizes by generation). */
+  private ended(k: number): number {
+    return this.c(FLAGS) & F_COMPLETE ? this.n(k) : 0;
+  }
+  /** The sum of GC/HeapStats' numbers from `k` (five generations), MB; -1 without them; 0 before OnEnd. */
+  private statsMB(k: number): number {
+    const f = this.c(FLAGS);
+    if (!(f & F_COMPLETE)) return 0;
+    if (!(f & F_HEAP_STATS)) return -1;
+    let sum = 0;
+    for (let g = 0; g < 5; g++) sum += this.n(k + g);
+    return sum / MB;
+  }
+  get PID(): number {
+    return this.s.pid;
+  }
+  get ProcessName(): string {
+    return this.s.name;
+  }
+  get Number(): number {
+    return this.c(NUMBER) >>> 0;
+  }
+  get Generation(): number {
+    return this.c(GENERATION) >>> 0;
+  }
+  get Reason(): string {
+    const r = this.c(REASON) >>> 0;
+    return GC_REASONS[r] ?? String(r);
+  }
+  get Type(): string {
+    const t = this.c(TYPE) >>> 0;
+    return GC_TYPES[t] ?? String(t);
+  }
+  get GCGenerationName(): string {
+    return generationName(this.c(GENERATION) >>> 0, this.c(TYPE) >>> 0, this.c(REASON) >>> 0);
+  }
+  get StartRelativeMSec(): number {
+    return this.n(START);
+  }
+  get PauseStartRelativeMSec(): number {
+    return this.n(PAUSE_START);
+  }
+  get SuspendDurationMSec(): number {
+    return this.n(SUSPEND);
+  }
+  get PauseDurationMSec(): number {
+    return this.n(PAUSE);
+  }
+  get DurationMSec(): number {
+    return this.n(DURATION);
+  }
+  get HeapSizeBeforeMB(): number {
+    return this.ended(HEAP_BEFORE);
+  }
+  get HeapSizeAfterMB(): number {
+    return this.statsMB(GEN_SIZE);
+  }
+  get HeapSizePeakMB(): number {
+    return this.ended(HEAP_PEAK);
+  }
+  get PromotedMB(): number {
+    return this.statsMB(PROMOTED);
+  }
+  get AllocedSinceLastGCMB(): number {
+    return this.ended(ALLOCED);
+  }
+  get AllocRateMBSec(): number {
+    return this.ended(ALLOC_RATE);
+  }
+  get RatioPeakAfter(): number {
+    return this.ended(RATIO);
+  }
+  get PauseTimePercentageSinceLastGC(): number {
+    return this.ended(PAUSE_PERCENT);
+  }
+  get GenSizeAfterMB(): number[] {
+    const f = this.c(FLAGS);
+    const sizes = [-1, -1, -1, -1, -1];
+    if (f & F_COMPLETE && f & F_HEAP_STATS) for (let g = 0; g < 5; g++) sizes[g] = this.n(GEN_SIZE + g) / MB;
+    return sizes;
+  }
+  get HeapCount(): number {
+    return this.c(HEAP_COUNT);
+  }
+  get IsComplete(): boolean {
+    return (this.c(FLAGS) & F_COMPLETE) !== 0;
+  }
+  toJSON(): GcRecordValues {
+    return {
+      PID: this.PID,
+      ProcessName: this.ProcessName,
+      Number: this.Number,
+      Generation: this.Generation,
+      Reason: this.Reason,
+      Type: this.Type,
+      GCGenerationName: this.GCGenerationName,
+      StartRelativeMSec: this.StartRelativeMSec,
+      PauseStartRelativeMSec: this.PauseStartRelativeMSec,
+      SuspendDurationMSec: this.SuspendDurationMSec,
+      PauseDurationMSec: this.PauseDurationMSec,
+      DurationMSec: this.DurationMSec,
+      HeapSizeBeforeMB: this.HeapSizeBeforeMB,
+      HeapSizeAfterMB: this.HeapSizeAfterMB,
+      HeapSizePeakMB: this.HeapSizePeakMB,
+      PromotedMB: this.PromotedMB,
+      AllocedSinceLastGCMB: this.AllocedSinceLastGCMB,
+      AllocRateMBSec: this.AllocRateMBSec,
+      RatioPeakAfter: this.RatioPeakAfter,
+      PauseTimePercentageSinceLastGC: this.PauseTimePercentageSinceLastGC,
+      GenSizeAfterMB: this.GenSizeAfterMB,
+      HeapCount: this.HeapCount,
+      IsComplete: this.IsComplete,
+    };
+  }
 }
 
 const MB = 1e6;
@@ -383,6 +539,16 @@ class RowSource {
   }
 }
 
+const generationNames = new Map<number, string>();
+
+/** gcGenerationName, each name made once (a trace's GCs share a few). */
+function generationName(generation: number, type: number, reason: number): string {
+  const key = generation * 16 + (type === BACKGROUND ? 1 : type === FOREGROUND ? 2 : 0) * 4 + (reason === INDUCED ? 1 : reason === INDUCED_NOT_FORCED ? 2 : 0);
+  let name = generationNames.get(key);
+  if (name === undefined) generationNames.set(key, (name = gcGenerationName(generation, type, reason)));
+  return name;
+}
+
 /**
  * Replays GC events one at a time, in time order (`add`), and gives each process's GCs and rollup
  * (`result`). `processName(pid, ts)` names each process at its first GC event.
@@ -394,17 +560,6 @@ export class GcComputer {
 
   constructor(private readonly processName: (pid: number, timestamp: bigint) => string) {}
 
-  private readonly generationNames = new Map<number, string>();
-
-  /** gcGenerationName, each name made once (a trace's GCs share a few). */
-  private generationName(generation: number, type: number, reason: number): string {
-    const key =
-      generation * 16 + (type === BACKGROUND ? 1 : type === FOREGROUND ? 2 : 0) * 4 + (reason === INDUCED ? 1 : reason === INDUCED_NOT_FORCED ? 2 : 0);
-    let name = this.generationNames.get(key);
-    if (name === undefined) this.generationNames.set(key, (name = gcGenerationName(generation, type, reason)));
-    return name;
-  }
-
   private state(i: number): ProcessState {
     const pid = this.src!.pidOf(i);
     let s = this.processes.get(pid);
@@ -412,14 +567,18 @@ export class GcComputer {
       s = {
         pid,
         name: this.processName(pid, this.src!.table.columns.timestamp[i]),
-        gcs: [],
+        count: 0,
         numbers: new Float64Array(64 * NUMBERS),
+        codes: new Int32Array(64 * CODES),
+        perHeap: new Map(),
         suspendThreadIDGC: -1,
         suspendThreadIDBGC: -1,
         suspendThreadIDOther: -1,
         suspendTimeRelativeMSec: -1,
         suspendEndTimeRelativeMSec: -1,
         lastRestartEndTimeRelativeMSec: 0,
+        currentBGC: -1,
+        lastCompletedGC: -1,
         allocTickCurrentMB: [0, 0],
         allocTickAtLastGC: [0, 0],
         hasAllocTickEvents: false,
@@ -434,11 +593,11 @@ export class GcComputer {
     return s;
   }
 
-  /** TraceEvent's GetCurrentGC: the newest GC while it is not complete, else the background GC in progress. */
-  private static current(s: ProcessState): GcState | undefined {
-    const last = s.gcs[s.gcs.length - 1];
-    if (!last) return undefined;
-    if (!last.record.IsComplete) return last;
+  /** TraceEvent's GetCurrentGC: the newest GC while it is not complete, else the background GC in progress (-1: none). */
+  private static current(s: ProcessState): number {
+    if (!s.count) return -1;
+    const last = s.count - 1;
+    if (!(s.codes[last * CODES + FLAGS] & F_COMPLETE)) return last;
     return s.currentBGC;
   }
 
@@ -505,7 +664,7 @@ export class GcComputer {
     const tid = this.src!.tidOf(i);
     if (tid !== s.suspendThreadIDBGC && tid !== s.suspendThreadIDGC) return;
     const t = this.src!.table.relativeMSecOf(i);
-    if (s.suspendThreadIDBGC > 0 && s.currentBGC) s.currentBGC.record.SuspendDurationMSec += t - s.suspendTimeRelativeMSec;
+    if (s.suspendThreadIDBGC > 0 && s.currentBGC >= 0) s.numbers[s.currentBGC * NUMBERS + SUSPEND] += t - s.suspendTimeRelativeMSec;
     s.suspendEndTimeRelativeMSec = t;
   }
 
@@ -527,70 +686,58 @@ export class GcComputer {
     // Count @0; Depth, Reason, Type @4, @8, @12 (a payload under 16 bytes: Reason @4, generation 0, non-concurrent)
     const f = this.fields.at(this.src!.table, i);
     const count = f.u32(0);
-    const last = s.gcs[s.gcs.length - 1];
+    const last = s.count - 1;
     if (s.markingThreads.size) s.markingThreads.clear(); // (clear() makes a new table even when empty)
     if (!(s.suspendThreadIDGC > 0 || s.suspendThreadIDOther > 0)) return;
-    if (last && last.record.Number === count) return; // the same GC logged twice
+    if (last >= 0 && s.codes[last * CODES + NUMBER] >>> 0 === count) return; // the same GC logged twice
     const t = this.src!.table.relativeMSecOf(i);
     const full = f.length >= 16;
     const generation = full ? f.u32(4) : 0;
     const reason = full ? f.u32(8) : f.u32(4);
     const type = full ? f.u32(12) : 0;
-    const record: GcRecord = {
-      PID: s.pid,
-      ProcessName: s.name,
-      Number: count,
-      Generation: generation,
-      Reason: GC_REASONS[reason] ?? String(reason),
-      Type: GC_TYPES[type] ?? String(type),
-      GCGenerationName: this.generationName(generation, type, reason),
-      StartRelativeMSec: t,
-      PauseStartRelativeMSec: 0,
-      SuspendDurationMSec: 0,
-      PauseDurationMSec: 0,
-      DurationMSec: 0,
-      HeapSizeBeforeMB: 0,
-      HeapSizeAfterMB: 0,
-      HeapSizePeakMB: 0,
-      PromotedMB: 0,
-      AllocedSinceLastGCMB: 0,
-      AllocRateMBSec: 0,
-      RatioPeakAfter: 0,
-      PauseTimePercentageSinceLastGC: 0,
-      GenSizeAfterMB: [-1, -1, -1, -1, -1],
-      HeapCount: s.heapCount,
-      IsComplete: false,
-    };
-    const gc: GcState = { record, index: s.gcs.length, heapStats: false, ticks: false, perHeap: NO_HISTORIES };
-    if ((gc.index + 1) * NUMBERS > s.numbers.length) {
-      const grown = new Float64Array(2 * s.numbers.length);
-      grown.set(s.numbers);
-      s.numbers = grown;
+    const gc = s.count;
+    if ((gc + 1) * NUMBERS > s.numbers.length) {
+      const numbers = new Float64Array(2 * s.numbers.length);
+      numbers.set(s.numbers);
+      s.numbers = numbers;
+      const codes = new Int32Array(2 * s.codes.length);
+      codes.set(s.codes);
+      s.codes = codes;
     }
+    const n = s.numbers,
+      at = gc * NUMBERS,
+      c = s.codes,
+      ct = gc * CODES;
+    c[ct + NUMBER] = count;
+    c[ct + GENERATION] = generation;
+    c[ct + REASON] = reason;
+    c[ct + TYPE] = type;
+    c[ct + HEAP_COUNT] = s.heapCount;
+    n[at + START] = t;
     // an ephemeral GC at the start of a background GC pauses from its own start, as does a provisional-mode full GC
-    const ephemeralInBGC = last !== undefined && last.record.Type === "BackgroundGC" && !last.record.IsComplete && type === NON_CONCURRENT;
+    const ephemeralInBGC = last >= 0 && c[last * CODES + TYPE] === BACKGROUND && !(c[last * CODES + FLAGS] & F_COMPLETE) && type === NON_CONCURRENT;
     if (ephemeralInBGC || reason === PM_FULL_GC) {
-      record.PauseStartRelativeMSec = t;
+      n[at + PAUSE_START] = t;
       if (reason === PM_FULL_GC) {
         const open = GcComputer.current(s);
-        if (open) this.complete(s, open);
+        if (open >= 0) this.complete(s, open);
       }
     } else {
-      record.PauseStartRelativeMSec = s.suspendTimeRelativeMSec;
+      n[at + PAUSE_START] = s.suspendTimeRelativeMSec;
       if (s.suspendEndTimeRelativeMSec === -1) s.suspendEndTimeRelativeMSec = t;
-      record.SuspendDurationMSec = s.suspendEndTimeRelativeMSec - s.suspendTimeRelativeMSec;
+      n[at + SUSPEND] = s.suspendEndTimeRelativeMSec - s.suspendTimeRelativeMSec;
     }
     if (type === BACKGROUND) {
       s.currentBGC = gc;
-      record.PauseDurationMSec = record.SuspendDurationMSec;
+      n[at + PAUSE] = n[at + SUSPEND];
     }
-    s.gcs.push(gc);
+    s.count++;
   }
 
   private gcStop(i: number): void {
     const s = this.state(i);
     const gc = GcComputer.current(s);
-    if (gc) gc.record.DurationMSec = this.src!.table.relativeMSecOf(i) - gc.record.StartRelativeMSec;
+    if (gc >= 0) s.numbers[gc * NUMBERS + DURATION] = this.src!.table.relativeMSecOf(i) - s.numbers[gc * NUMBERS + START];
     // server GC: several threads marked handles between GC/Start and GC/Stop
     if (s.markingThreads.size > 1) s.isServerGC = true;
     if (s.markingThreads.size) s.markingThreads.clear(); // (clear() makes a new table even when empty)
@@ -604,29 +751,30 @@ export class GcComputer {
     const s = this.state(i);
     const t = this.src!.table.relativeMSecOf(i);
     const gc = GcComputer.current(s);
-    if (gc) {
+    if (gc >= 0) {
       // GenerationSize0..3 and TotalPromotedSize0..3 in pairs of u64 from 0; GenerationSize4 @94 and TotalPromotedSize4 @102 (version 2)
       const f = this.fields.at(this.src!.table, i);
       const v2 = this.src!.table.typeFieldOf("version", i) >= 2;
       const n = s.numbers,
-        at = gc.index * NUMBERS;
+        at = gc * NUMBERS,
+        ct = gc * CODES;
       for (let g = 0; g < 4; g++) {
         n[at + GEN_SIZE + g] = f.u64(16 * g);
         n[at + PROMOTED + g] = f.u64(16 * g + 8);
       }
       n[at + GEN_SIZE + POH] = v2 ? f.u64(94) : 0;
       n[at + PROMOTED + POH] = v2 ? f.u64(102) : 0;
-      gc.heapStats = true;
-      const background = gc.record.Type === "BackgroundGC";
-      n[at + SINCE_RESTART] = (background ? t : gc.record.PauseStartRelativeMSec) - s.lastRestartEndTimeRelativeMSec;
+      s.codes[ct + FLAGS] |= F_HEAP_STATS;
+      const background = s.codes[ct + TYPE] === BACKGROUND;
+      n[at + SINCE_RESTART] = (background ? t : n[at + PAUSE_START]) - s.lastRestartEndTimeRelativeMSec;
       if (s.hasAllocTickEvents) {
         n[at + TICKS] = s.allocTickCurrentMB[0] - s.allocTickAtLastGC[0];
         n[at + TICKS + 1] = s.allocTickCurrentMB[1] - s.allocTickAtLastGC[1];
-        gc.ticks = true;
+        s.codes[ct + FLAGS] |= F_TICKS;
       }
-      if (background && s.currentBGC) {
+      if (background && s.currentBGC >= 0) {
         this.complete(s, s.currentBGC);
-        s.currentBGC = undefined;
+        s.currentBGC = -1;
       }
     }
     s.allocTickAtLastGC[0] = s.allocTickCurrentMB[0];
@@ -641,13 +789,15 @@ export class GcComputer {
     if (tid !== s.suspendThreadIDBGC && tid !== s.suspendThreadIDGC) return;
     const t = this.src!.table.relativeMSecOf(i);
     const gc = GcComputer.current(s);
-    if (gc) {
-      if (gc.record.Type === "BackgroundGC") this.concurrentPause(s, gc, t);
-      else if (gc.record.DurationMSec === 0)
+    if (gc >= 0) {
+      const n = s.numbers,
+        at = gc * NUMBERS;
+      if (s.codes[gc * CODES + TYPE] === BACKGROUND) this.concurrentPause(s, gc, t);
+      else if (n[at + DURATION] === 0)
         this.concurrentPause(s, gc, t); // no GC/Stop yet: .NET 2.0's concurrent GC
       else {
-        gc.record.PauseDurationMSec = t - gc.record.PauseStartRelativeMSec;
-        if (gc.heapStats) this.complete(s, gc);
+        n[at + PAUSE] = t - n[at + PAUSE_START];
+        if (s.codes[gc * CODES + FLAGS] & F_HEAP_STATS) this.complete(s, gc);
       }
     }
     s.suspendTimeRelativeMSec = -1;
@@ -656,16 +806,17 @@ export class GcComputer {
   }
 
   /** A pause inside a background GC: its initial suspension sets the pause, later ones add to it. */
-  private concurrentPause(s: ProcessState, gc: GcState, t: number): void {
-    if (s.suspendThreadIDBGC > 0) gc.record.PauseDurationMSec += t - s.suspendTimeRelativeMSec;
-    else gc.record.PauseDurationMSec = t - gc.record.PauseStartRelativeMSec;
+  private concurrentPause(s: ProcessState, gc: number, t: number): void {
+    const at = gc * NUMBERS;
+    if (s.suspendThreadIDBGC > 0) s.numbers[at + PAUSE] += t - s.suspendTimeRelativeMSec;
+    else s.numbers[at + PAUSE] = t - s.numbers[at + PAUSE_START];
   }
 
-  /** TraceEvent's GetLastGC: the GC in progress, or for server GC the last one completed (its histories come after). */
-  private lastGC(s: ProcessState): GcState | undefined {
+  /** TraceEvent's GetLastGC: the GC in progress, or for server GC the last one completed (its histories come after); -1: none. */
+  private lastGC(s: ProcessState): number {
     const gc = GcComputer.current(s);
-    if (gc) return gc;
-    return s.isServerGC ? s.lastCompletedGC : undefined;
+    if (gc >= 0) return gc;
+    return s.isServerGC ? s.lastCompletedGC : -1;
   }
 
   private globalHistory(i: number): void {
@@ -674,7 +825,7 @@ export class GcComputer {
     if (!history) return;
     if (s.heapCount === -1) s.heapCount = history.numHeaps;
     const gc = this.lastGC(s);
-    if (gc && gc.record.HeapCount === -1) gc.record.HeapCount = history.numHeaps;
+    if (gc >= 0 && s.codes[gc * CODES + HEAP_COUNT] === -1) s.codes[gc * CODES + HEAP_COUNT] = history.numHeaps;
   }
 
   private perHeapHistory(i: number): void {
@@ -685,106 +836,104 @@ export class GcComputer {
       return;
     }
     const gc = this.lastGC(s);
-    if (!gc) return;
-    if (gc.perHeap === NO_HISTORIES) gc.perHeap = [history];
-    else gc.perHeap.push(history);
+    if (gc < 0) return;
+    const list = s.perHeap.get(gc);
+    if (list) list.push(history);
+    else s.perHeap.set(gc, [history]);
   }
 
-  private complete(s: ProcessState, gc: GcState): void {
-    gc.record.IsComplete = true;
+  private complete(s: ProcessState, gc: number): void {
+    s.codes[gc * CODES + FLAGS] |= F_COMPLETE;
     s.lastCompletedGC = gc;
     this.onEnd(s, gc);
   }
 
-  /** TraceGC.OnEnd: the sizes, allocations and ratios of a GC from its own events and the GCs before it. */
-  private onEnd(s: ProcessState, gc: GcState): void {
-    const r = gc.record;
-    const stats = gc.heapStats;
+  /**
+   * TraceGC.OnEnd: the sizes, allocations and ratios of a GC from its own events and the GCs before it
+   * (the sizes after it and promoted are the record's sums of GC/HeapStats' numbers, made when read).
+   */
+  private onEnd(s: ProcessState, gc: number): void {
     const n = s.numbers,
-      at = gc.index * NUMBERS;
-    // (plain loops, no array or closure per call: OnEnd runs twice for each of a trace's GCs)
-    let after = 0,
-      promoted = 0;
-    for (let g = 0; g < 5; g++) {
-      r.GenSizeAfterMB[g] = stats ? n[at + GEN_SIZE + g] / MB : -1;
-      if (stats) {
-        after += n[at + GEN_SIZE + g];
-        promoted += n[at + PROMOTED + g];
-      }
-    }
-    r.HeapSizeAfterMB = stats ? after / MB : -1;
-    r.PromotedMB = stats ? promoted / MB : -1;
-    r.HeapSizeBeforeMB = this.heapSizeBeforeMB(s, gc);
-    r.HeapSizePeakMB = r.HeapSizeBeforeMB;
-    if (r.Type === "BackgroundGC") {
+      at = gc * NUMBERS;
+    const stats = (s.codes[gc * CODES + FLAGS] & F_HEAP_STATS) !== 0;
+    const background = s.codes[gc * CODES + TYPE] === BACKGROUND;
+    let after = 0;
+    if (stats) for (let g = 0; g < 5; g++) after += n[at + GEN_SIZE + g];
+    const afterMB = stats ? after / MB : -1;
+    n[at + HEAP_BEFORE] = this.heapSizeBeforeMB(s, gc);
+    let peak = n[at + HEAP_BEFORE];
+    if (background) {
       // the largest heap before any GC that started while this one ran
-      const end = r.PauseStartRelativeMSec + r.DurationMSec;
-      for (let i = gc.index + 1; i < s.gcs.length && s.gcs[i].record.PauseStartRelativeMSec <= end; i++) {
-        r.HeapSizePeakMB = Math.max(r.HeapSizePeakMB, this.heapSizeBeforeMB(s, s.gcs[i]));
-      }
+      const end = n[at + PAUSE_START] + n[at + DURATION];
+      for (let i = gc + 1; i < s.count && n[i * NUMBERS + PAUSE_START] <= end; i++) peak = Math.max(peak, this.heapSizeBeforeMB(s, i));
     }
+    n[at + HEAP_PEAK] = peak;
     // (TraceEvent's GetAllocedSinceLastGCMB: gen0, LOH and POH; without usable per-heap histories the POH's share
     // is the non-small allocation ticks, the LOH's again: counted twice, as TraceEvent does)
-    r.AllocedSinceLastGCMB = this.userAllocatedMB(s, gc, GEN0) + this.userAllocatedMB(s, gc, LOH) + this.userAllocatedMB(s, gc, POH);
-    r.AllocRateMBSec = (r.AllocedSinceLastGCMB * 1000) / n[at + SINCE_RESTART];
-    r.RatioPeakAfter = r.HeapSizeAfterMB === 0 ? 0 : r.HeapSizePeakMB / r.HeapSizeAfterMB;
-    if (r.Type === "BackgroundGC") {
-      const before = gc.index > 0 ? s.gcs[gc.index - 1].record : undefined;
-      const previousEnd = before ? before.StartRelativeMSec + before.DurationMSec : s.gcs[0].record.StartRelativeMSec;
-      r.PauseTimePercentageSinceLastGC = (r.PauseDurationMSec * 100) / (r.StartRelativeMSec + r.DurationMSec - previousEnd);
+    const alloced = this.userAllocatedMB(s, gc, GEN0) + this.userAllocatedMB(s, gc, LOH) + this.userAllocatedMB(s, gc, POH);
+    n[at + ALLOCED] = alloced;
+    n[at + ALLOC_RATE] = (alloced * 1000) / n[at + SINCE_RESTART];
+    n[at + RATIO] = afterMB === 0 ? 0 : peak / afterMB;
+    const pause = n[at + PAUSE];
+    if (background) {
+      const previousEnd = gc > 0 ? n[(gc - 1) * NUMBERS + START] + n[(gc - 1) * NUMBERS + DURATION] : n[START];
+      n[at + PAUSE_PERCENT] = (pause * 100) / (n[at + START] + n[at + DURATION] - previousEnd);
     } else {
-      r.PauseTimePercentageSinceLastGC = (r.PauseDurationMSec * 100) / (r.PauseDurationMSec + n[at + SINCE_RESTART]);
+      n[at + PAUSE_PERCENT] = (pause * 100) / (pause + n[at + SINCE_RESTART]);
     }
   }
 
   /** TraceGC.GetHeapSizeBeforeMB: every generation, gen0 to POH (a history without a POH entry adds 0 for it). */
-  private heapSizeBeforeMB(s: ProcessState, gc: GcState): number {
+  private heapSizeBeforeMB(s: ProcessState, gc: number): number {
     let mb = 0;
     for (let g = GEN0; g <= POH; g++) mb += this.genSizeBeforeMB(s, gc, g);
     return mb;
   }
 
   /** TraceGC.GenSizeBeforeMB. */
-  private genSizeBeforeMB(s: ProcessState, gc: GcState, gen: number): number {
-    if (gc.perHeap.length) {
+  private genSizeBeforeMB(s: ProcessState, gc: number, gen: number): number {
+    const histories = s.perHeap.size ? s.perHeap.get(gc) : undefined;
+    if (histories) {
       let mb = 0;
-      for (const h of gc.perHeap) mb += (h.gens[gen]?.sizeBefore ?? 0) / MB;
+      for (const h of histories) mb += (h.gens[gen]?.sizeBefore ?? 0) / MB;
       return mb;
     }
-    const n = s.numbers;
-    const ticks = gc.ticks ? n[gc.index * NUMBERS + TICKS] : 0;
-    if (gc.index === 0) return gen === GEN0 ? ticks : 0;
+    const n = s.numbers,
+      c = s.codes;
+    const ticks = c[gc * CODES + FLAGS] & F_TICKS ? n[gc * NUMBERS + TICKS] : 0;
+    if (gc === 0) return gen === GEN0 ? ticks : 0;
     // the nearest earlier GC with heap stats (the first GC of the list is never looked at)
-    let previous = gc.index - 1;
-    while (previous >= 1 && !s.gcs[previous].heapStats) previous--;
+    let previous = gc - 1;
+    while (previous >= 1 && !(c[previous * CODES + FLAGS] & F_HEAP_STATS)) previous--;
     if (previous < 1) return 0;
     const before = n[previous * NUMBERS + GEN_SIZE + gen];
     if (gen === GEN0) return Math.max(before / MB, ticks);
     if (gen === GEN1 || gen === GEN2) return before / MB;
-    return Math.max(before, gc.heapStats ? n[gc.index * NUMBERS + GEN_SIZE + gen] : 0) / MB;
+    return Math.max(before, c[gc * CODES + FLAGS] & F_HEAP_STATS ? n[gc * NUMBERS + GEN_SIZE + gen] : 0) / MB;
   }
 
   /** TraceGC.GetUserAllocated for gen0, LOH or POH, MB. */
-  private userAllocatedMB(s: ProcessState, gc: GcState, gen: number): number {
+  private userAllocatedMB(s: ProcessState, gc: number, gen: number): number {
     // (the allocation ticks of small objects, and of every other kind; 0 without them)
-    const ticks = gc.ticks ? s.numbers[gc.index * NUMBERS + TICKS + (gen === GEN0 ? 0 : 1)] : 0;
-    if (gc.record.Type === "BackgroundGC" && gen === GEN0) return ticks;
-    const previous = gc.index > 0 ? s.gcs[gc.index - 1] : undefined;
-    if (!gc.perHeap.length || !previous?.perHeap.length) return ticks;
+    const ticks = s.codes[gc * CODES + FLAGS] & F_TICKS ? s.numbers[gc * NUMBERS + TICKS + (gen === GEN0 ? 0 : 1)] : 0;
+    if (s.codes[gc * CODES + TYPE] === BACKGROUND && gen === GEN0) return ticks;
+    const histories = s.perHeap.size ? s.perHeap.get(gc) : undefined;
+    const previousHistories = histories && gc > 0 ? s.perHeap.get(gc - 1) : undefined;
+    if (!histories || !previousHistories) return ticks;
     // heaps paired by position with the previous GC's (whatever its kind or state)
     let total = 0;
-    for (let h = 0; h < gc.perHeap.length; h++) {
-      const data = gc.perHeap[h].gens[gen];
-      const before = previous.perHeap[h]?.gens[gen];
+    for (let h = 0; h < histories.length; h++) {
+      const data = histories[h].gens[gen];
+      const before = previousHistories[h]?.gens[gen];
       let prevSize = before?.objSizeAfter ?? 0;
       // a gen0 GC does not update the LOH's size after: take the size it saw before
-      if (gen === LOH && prevSize === 0 && previous.record.Generation < 1) prevSize = before?.objSpaceBefore ?? 0;
+      if (gen === LOH && prevSize === 0 && s.codes[(gc - 1) * CODES + GENERATION] >>> 0 < 1) prevSize = before?.objSpaceBefore ?? 0;
       let allocated: number;
       if (!data) allocated = 0;
       else if (data.hasObjSpaceBefore) allocated = data.objSpaceBefore - prevSize;
       else if (data.survRate === 0) {
         // .NET 4.0 with nothing survived: an estimate (the alloc-tick MB, which TraceEvent then divides by 10^6 again, else the previous budget)
-        allocated = gc.ticks ? ticks : (before?.budget ?? 0);
+        allocated = s.codes[gc * CODES + FLAGS] & F_TICKS ? ticks : (before?.budget ?? 0);
       } else allocated = Math.trunc(((data.out + data.objSizeAfter) * 100) / data.survRate) - prevSize;
       total += allocated / MB;
     }
@@ -795,17 +944,21 @@ export class GcComputer {
   result(): GcProcess[] {
     const out: GcProcess[] = [];
     for (const s of [...this.processes.values()].sort((a, b) => a.pid - b.pid)) {
-      if (!s.gcs.length) continue;
+      if (!s.count) continue;
       const total = rollup();
       const generations: [GcRollup, GcRollup, GcRollup] = [rollup(), rollup(), rollup()];
       let firstPause: number | undefined;
-      for (const gc of s.gcs) {
-        if (!gc.record.IsComplete) continue;
+      const GCs: GcRecord[] = [];
+      for (let gc = 0; gc < s.count; gc++) {
+        const record = new GcView(s, gc);
+        GCs.push(record);
+        if (!(s.codes[gc * CODES + FLAGS] & F_COMPLETE)) continue;
         // OnEnd again, now that the GCs after each are known (a background GC's peak looks ahead)
         this.onEnd(s, gc);
-        firstPause ??= gc.record.PauseStartRelativeMSec;
-        addTo(total, gc.record);
-        if (gc.record.Generation >= 0 && gc.record.Generation < 3) addTo(generations[gc.record.Generation], gc.record);
+        firstPause ??= s.numbers[gc * NUMBERS + PAUSE_START];
+        addTo(total, record);
+        const generation = s.codes[gc * CODES + GENERATION] >>> 0;
+        if (generation < 3) addTo(generations[generation], record);
       }
       const duration = firstPause ? s.lastRestartEndTimeRelativeMSec - firstPause : 0;
       finish(total);
@@ -813,7 +966,7 @@ export class GcComputer {
       out.push({
         PID: s.pid,
         ProcessName: s.name,
-        GCs: s.gcs.map((g) => g.record),
+        GCs,
         Total: total,
         Generations: generations,
         ProcessDurationMSec: duration,

@@ -9,7 +9,19 @@ import { JIT_EVENT_IDS, JIT_PROVIDERS, JitComputer, type JitProcess } from "./ji
 import { GC_EVENT_IDS, GC_PROVIDERS, GcComputer, type GcProcess } from "./gc.js";
 
 export { JitComputer, JIT_PROVIDERS, OPTIMIZATION_TIERS, type JitProcess, type JittedMethod, type JitTotals, type CompilationThreadKind } from "./jit.js";
-export { GcComputer, GC_PROVIDERS, GC_EVENT_IDS, GC_REASONS, GC_TYPES, gcGenerationName, type GcProcess, type GcRecord, type GcRollup } from "./gc.js";
+export {
+  GcComputer,
+  GC_PROVIDERS,
+  GC_EVENT_IDS,
+  GC_REASONS,
+  GC_TYPES,
+  gcGenerationName,
+  type GcProcess,
+  type GcProcessValues,
+  type GcRecord,
+  type GcRecordValues,
+  type GcRollup,
+} from "./gc.js";
 export {
   DoctorCollector,
   traceDoctor,

@@ -5,7 +5,7 @@
 
 import { openTraceInWorker, filterWhere, parseWhere, WhereSyntaxError, type Trace } from "etw-wasm/browser";
 import type { EventFilter, StreamAnalyses, StreamSummary } from "./stream-worker.js";
-import type { DoctorReport, GcProcess, WeightedStacks } from "etw-wasm/analysis";
+import type { DoctorReport, GcProcessValues, WeightedStacks } from "etw-wasm/analysis";
 import { rowCells, rowFields, useFieldFormatter, type RowCells } from "./rows.js";
 import { sendFile } from "./feed.js";
 import { GcEvents, type GcLanes } from "./gc-lanes.js";
@@ -369,7 +369,7 @@ async function showGcStats(t: Trace) {
 const GC_ROWS = 2000;
 
 /** GCStats as a table (one row per complete GC, up to GC_ROWS) and a rollup line per process; `total`: the complete GCs, where `stats` holds only the first. */
-function renderGcStats(stats: GcProcess[], total = 0) {
+function renderGcStats(stats: GcProcessValues[], total = 0) {
   const body = $("gc-stats").querySelector("tbody")!;
   body.replaceChildren();
   const n = (x: number, digits = 3) => x.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });

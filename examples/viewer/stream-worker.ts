@@ -27,6 +27,7 @@ import {
   type CpuProfile,
   type DoctorReport,
   type GcProcess,
+  type GcProcessValues,
   type WeightedStacks,
 } from "etw-wasm/analysis";
 import { rowCells, type RowCells } from "./rows.js";
@@ -61,7 +62,7 @@ export interface StreamSummary {
 
 /** What a second pass over the file gives, once the summary is shown: PerfView's GCStats and the CPU profile. */
 export interface StreamAnalyses {
-  gcStats: GcProcess[];
+  gcStats: GcProcessValues[];
   /** Complete GCs in all (gcStats keeps the first few thousand: the page shows no more, and cloning them all is slow). */
   gcCount: number;
   cpu: CpuProfile;
@@ -257,12 +258,13 @@ const ANALYSIS_PROVIDERS = [
 ];
 
 /** The processes' statistics with their first `most` complete GCs (in all) and no incomplete ones. */
-function firstGcs(stats: GcProcess[], most: number): GcProcess[] {
+function firstGcs(stats: GcProcess[], most: number): GcProcessValues[] {
   let left = most;
   return stats.map((p) => {
     const gcs = p.GCs.filter((g) => g.IsComplete).slice(0, Math.max(0, left));
     left -= gcs.length;
-    return { ...p, GCs: gcs };
+    // (a record is a view of its process's columns: posted as plain values)
+    return { ...p, GCs: gcs.map((g) => g.toJSON()) };
   });
 }
 
