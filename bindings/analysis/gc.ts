@@ -248,14 +248,9 @@ class GcView implements GcRecord {
   private ended(k: number): number {
     return this.c(FLAGS) & F_COMPLETE ? this.n(k) : 0;
   }
-  /** The sum of GC/HeapStats' numbers from `k` (five generations), MB; -1 without them; 0 before OnEnd. */
+  /** statsMB once OnEnd has run, 0 before it. */
   private statsMB(k: number): number {
-    const f = this.c(FLAGS);
-    if (!(f & F_COMPLETE)) return 0;
-    if (!(f & F_HEAP_STATS)) return -1;
-    let sum = 0;
-    for (let g = 0; g < 5; g++) sum += this.n(k + g);
-    return sum / MB;
+    return this.c(FLAGS) & F_COMPLETE ? statsMB(this.s, this.i, k) : 0;
   }
   get PID(): number {
     return this.s.pid;
@@ -381,18 +376,33 @@ function rollup(): GcRollup {
   };
 }
 
-function addTo(r: GcRollup, gc: GcRecord): void {
+/** A complete GC `gc` of `s` added to a rollup (read from the columns: a number a getter returns is a heap object). */
+function addTo(r: GcRollup, s: ProcessState, gc: number): void {
+  const n = s.numbers,
+    at = gc * NUMBERS;
+  const reason = s.codes[gc * CODES + REASON];
+  const pause = n[at + PAUSE],
+    peak = n[at + HEAP_PEAK];
   r.Count++;
-  if (gc.Reason === GC_REASONS[INDUCED] || gc.Reason === GC_REASONS[INDUCED_NOT_FORCED]) r.NumInduced++;
-  r.TotalPauseTimeMSec += gc.PauseDurationMSec;
-  r.MaxPauseDurationMSec = Math.max(r.MaxPauseDurationMSec, gc.PauseDurationMSec);
-  r.TotalAllocatedMB += gc.AllocedSinceLastGCMB;
-  r.TotalPromotedMB += gc.PromotedMB;
-  r.TotalSizeAfterMB += gc.HeapSizeAfterMB;
-  r.TotalSizePeakMB += gc.HeapSizePeakMB;
-  r.MaxSizePeakMB = Math.max(r.MaxSizePeakMB, gc.HeapSizePeakMB);
-  r.MaxAllocRateMBSec = Math.max(r.MaxAllocRateMBSec, gc.AllocRateMBSec);
-  r.MaxSuspendDurationMSec = Math.max(r.MaxSuspendDurationMSec, gc.SuspendDurationMSec);
+  if (reason === INDUCED || reason === INDUCED_NOT_FORCED) r.NumInduced++;
+  r.TotalPauseTimeMSec += pause;
+  r.MaxPauseDurationMSec = Math.max(r.MaxPauseDurationMSec, pause);
+  r.TotalAllocatedMB += n[at + ALLOCED];
+  r.TotalPromotedMB += statsMB(s, gc, PROMOTED);
+  r.TotalSizeAfterMB += statsMB(s, gc, GEN_SIZE);
+  r.TotalSizePeakMB += peak;
+  r.MaxSizePeakMB = Math.max(r.MaxSizePeakMB, peak);
+  r.MaxAllocRateMBSec = Math.max(r.MaxAllocRateMBSec, n[at + ALLOC_RATE]);
+  r.MaxSuspendDurationMSec = Math.max(r.MaxSuspendDurationMSec, n[at + SUSPEND]);
+}
+
+/** The sum of GC/HeapStats' numbers of `gc` from `k` (five generations), MB; -1 without them. */
+function statsMB(s: ProcessState, gc: number, k: number): number {
+  if (!(s.codes[gc * CODES + FLAGS] & F_HEAP_STATS)) return -1;
+  const at = gc * NUMBERS + k;
+  let sum = 0;
+  for (let g = 0; g < 5; g++) sum += s.numbers[at + g];
+  return sum / MB;
 }
 
 function finish(r: GcRollup): GcRollup {
@@ -855,11 +865,8 @@ export class GcComputer {
   private onEnd(s: ProcessState, gc: number): void {
     const n = s.numbers,
       at = gc * NUMBERS;
-    const stats = (s.codes[gc * CODES + FLAGS] & F_HEAP_STATS) !== 0;
     const background = s.codes[gc * CODES + TYPE] === BACKGROUND;
-    let after = 0;
-    if (stats) for (let g = 0; g < 5; g++) after += n[at + GEN_SIZE + g];
-    const afterMB = stats ? after / MB : -1;
+    const afterMB = statsMB(s, gc, GEN_SIZE);
     n[at + HEAP_BEFORE] = this.heapSizeBeforeMB(s, gc);
     let peak = n[at + HEAP_BEFORE];
     if (background) {
@@ -870,7 +877,7 @@ export class GcComputer {
     n[at + HEAP_PEAK] = peak;
     // (TraceEvent's GetAllocedSinceLastGCMB: gen0, LOH and POH; without usable per-heap histories the POH's share
     // is the non-small allocation ticks, the LOH's again: counted twice, as TraceEvent does)
-    const alloced = this.userAllocatedMB(s, gc, GEN0) + this.userAllocatedMB(s, gc, LOH) + this.userAllocatedMB(s, gc, POH);
+    const alloced = this.allocedSinceLastGCMB(s, gc);
     n[at + ALLOCED] = alloced;
     n[at + ALLOC_RATE] = (alloced * 1000) / n[at + SINCE_RESTART];
     n[at + RATIO] = afterMB === 0 ? 0 : peak / afterMB;
@@ -883,33 +890,42 @@ export class GcComputer {
     }
   }
 
-  /** TraceGC.GetHeapSizeBeforeMB: every generation, gen0 to POH (a history without a POH entry adds 0 for it). */
+  /**
+   * TraceGC.GetHeapSizeBeforeMB: TraceGC.GenSizeBeforeMB of every generation, gen0 to POH, summed (a
+   * history without a POH entry adds 0 for it). One function: a number a call returns is a heap object.
+   */
   private heapSizeBeforeMB(s: ProcessState, gc: number): number {
-    let mb = 0;
-    for (let g = GEN0; g <= POH; g++) mb += this.genSizeBeforeMB(s, gc, g);
-    return mb;
-  }
-
-  /** TraceGC.GenSizeBeforeMB. */
-  private genSizeBeforeMB(s: ProcessState, gc: number, gen: number): number {
     const histories = s.perHeap.size ? s.perHeap.get(gc) : undefined;
+    let mb = 0;
     if (histories) {
-      let mb = 0;
-      for (const h of histories) mb += (h.gens[gen]?.sizeBefore ?? 0) / MB;
+      for (let gen = GEN0; gen <= POH; gen++) {
+        let genMB = 0;
+        for (const h of histories) genMB += (h.gens[gen]?.sizeBefore ?? 0) / MB;
+        mb += genMB;
+      }
       return mb;
     }
     const n = s.numbers,
       c = s.codes;
     const ticks = c[gc * CODES + FLAGS] & F_TICKS ? n[gc * NUMBERS + TICKS] : 0;
-    if (gc === 0) return gen === GEN0 ? ticks : 0;
+    if (gc === 0) return mb + ticks; // (gen0: the ticks; the others 0)
     // the nearest earlier GC with heap stats (the first GC of the list is never looked at)
     let previous = gc - 1;
     while (previous >= 1 && !(c[previous * CODES + FLAGS] & F_HEAP_STATS)) previous--;
     if (previous < 1) return 0;
-    const before = n[previous * NUMBERS + GEN_SIZE + gen];
-    if (gen === GEN0) return Math.max(before / MB, ticks);
-    if (gen === GEN1 || gen === GEN2) return before / MB;
-    return Math.max(before, c[gc * CODES + FLAGS] & F_HEAP_STATS ? n[gc * NUMBERS + GEN_SIZE + gen] : 0) / MB;
+    const before = previous * NUMBERS + GEN_SIZE,
+      own = c[gc * CODES + FLAGS] & F_HEAP_STATS ? gc * NUMBERS + GEN_SIZE : -1;
+    mb += Math.max(n[before + GEN0] / MB, ticks);
+    mb += n[before + GEN1] / MB;
+    mb += n[before + GEN2] / MB;
+    mb += Math.max(n[before + LOH], own >= 0 ? n[own + LOH] : 0) / MB;
+    mb += Math.max(n[before + POH], own >= 0 ? n[own + POH] : 0) / MB;
+    return mb;
+  }
+
+  /** TraceEvent's GetAllocedSinceLastGCMB: GetUserAllocated of gen0, LOH and POH, summed. */
+  private allocedSinceLastGCMB(s: ProcessState, gc: number): number {
+    return this.userAllocatedMB(s, gc, GEN0) + this.userAllocatedMB(s, gc, LOH) + this.userAllocatedMB(s, gc, POH);
   }
 
   /** TraceGC.GetUserAllocated for gen0, LOH or POH, MB. */
@@ -956,9 +972,9 @@ export class GcComputer {
         // OnEnd again, now that the GCs after each are known (a background GC's peak looks ahead)
         this.onEnd(s, gc);
         firstPause ??= s.numbers[gc * NUMBERS + PAUSE_START];
-        addTo(total, record);
+        addTo(total, s, gc);
         const generation = s.codes[gc * CODES + GENERATION] >>> 0;
-        if (generation < 3) addTo(generations[generation], record);
+        if (generation < 3) addTo(generations[generation], s, gc);
       }
       const duration = firstPause ? s.lastRestartEndTimeRelativeMSec - firstPause : 0;
       finish(total);
