@@ -224,7 +224,7 @@ export const NR_THREAD: u32 = 11; // i64: thread id (V6: index)
 export const NR_CAPTURE: u32 = 12; // i64: capture thread id (V6: index)
 // tables
 export const NR_METADATA_TABLE: u32 = 13; // NM_WORDS u32 per metadata row + 1 (entry 0: undefined metadata)
-export const NR_STACK_ITEM: u32 = 14; // u32 per stack: store offset of its stack item (its frames' less 8)
+export const NR_STACK_OFFSET: u32 = 14; // u32 per stack: file offset of its frames (its stack item is 8 bytes before them in the store)
 export const NR_STACK_BYTES: u32 = 15; // u32 per stack: bytes of its frames
 export const NR_THREADS: u32 = 16; // V6: 3 u32 per thread (index, thread id, process id), by index ascending
 export const NR_THREAD_COUNT: u32 = 17; // 0: not V6
@@ -376,7 +376,7 @@ export function eventRows(m: Mem, p: usize): void {
   let processor: usize = staged ? stage + <usize>STAGE_ROWS * 44 : inProcessor;
   let stack: usize = staged ? stage + <usize>STAGE_ROWS * 48 : inStack;
   let meta: usize = ld32(m, p + NR_METADATA_TABLE * 4);
-  let stackItem: usize = ld32(m, p + NR_STACK_ITEM * 4);
+  let stackOffset: usize = ld32(m, p + NR_STACK_OFFSET * 4);
   let stackBytes: usize = ld32(m, p + NR_STACK_BYTES * 4);
   let threads: usize = ld32(m, p + NR_THREADS * 4);
   let threadCount = ld32(m, p + NR_THREAD_COUNT * 4);
@@ -506,7 +506,8 @@ export function eventRows(m: Mem, p: usize): void {
     }
     let s = ldi32(m, stack + i * 4);
     if (s >= 0 && ld32(m, x + NM_DROPS_STACK * 4) == 0) {
-      putItem(m, xRow, xType, xSize, xOffset, e, firstRow + r, stackType, 8 + ld32(m, stackBytes + <usize>s * 4), ld32(m, stackItem + <usize>s * 4));
+      // (where an ETW stack item's MatchId would be: 8 bytes before the frames, TraceData.bareStacks)
+      putItem(m, xRow, xType, xSize, xOffset, e, firstRow + r, stackType, 8 + ld32(m, stackBytes + <usize>s * 4), (base + ld32(m, stackOffset + <usize>s * 4) - 8) >>> 0);
       e++;
     }
   }

@@ -321,7 +321,6 @@ async function tableOf(file: NettraceFile, engine: "wasm" | "js", chunkRows?: nu
   try {
     return eventTableOf(core.rows, file, {
       ptr: file.header.pointerSize,
-      stackItem: Int32Array.from({ length: file.stacks.length }, (_, s) => 1000 + 16 * s),
       providerOf: Int32Array.from(file.metadata, (_, m) => m % 3),
       unknownProvider: 3,
       typeOf: (p, id, v, op) => {
@@ -409,10 +408,14 @@ describe("EventPipe event table: dispatch order and rows on both engines", () =>
 
 /**
  * What the rows of `file` in the order a plain EventCache gives have beside the reader's columns, worked
- * out here: extended items (row, type, size, offset; stack items as tableOf places them), processors,
+ * out here: extended items (row, type, size, offset; a stack's item 8 bytes before its frames, at the
+ * table's base 8 over file offsets), processors,
  * EVENT_HEADER flags (EXTENDED_INFO where a row has an item) and process ids (a V6 thread's, else the file's).
  */
-function rowsByHand(file: NettraceFile, stackAt = (s: number) => 1000 + 16 * s): { ext: number[][]; processor: number[]; flags: number[]; pid: number[] } {
+function rowsByHand(
+  file: NettraceFile,
+  stackAt = (s: number) => 8 + file.stacks.offset[s] - 8,
+): { ext: number[][]; processor: number[]; flags: number[]; pid: number[] } {
   const order = orderByHand(file);
   const ev = file.events;
   const v6 = file.header.formatVersion === 6;

@@ -282,10 +282,6 @@ export class NettraceTables {
         this.unknownProvider = this.providerGuids.length;
         this.providerGuids.push(new Uint8Array(16));
       }
-      // (a stack item: where its frames are, less the 8 bytes of an ETW stack item's MatchId: bareStacks)
-      const { stacks } = w;
-      const stackItem = new Int32Array(stacks.length);
-      for (let s = 0; s < stacks.length; s++) stackItem[s] = base + stacks.offset[s] - 8;
       // (the rows the whole table will likely have: this window's share of the bytes read so far)
       const readTo = Math.max(1, w.events.length ? w.events.blockOffset[w.events.length - 1] : input.length);
       const expect = (((table.n + w.events.length) * input.length) / Math.min(readTo, input.length)) * 1.05;
@@ -309,7 +305,6 @@ export class NettraceTables {
           w,
           {
             ptr,
-            stackItem,
             base,
             providerOf,
             unknownProvider: this.unknownProvider,

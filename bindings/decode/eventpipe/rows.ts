@@ -329,8 +329,6 @@ export function headerFlagsOf(ptr: number): number {
 export interface EventTableContext {
   /** Pointer size of the file's records (4 or 8). */
   ptr: number;
-  /** Store offset of each stack's item: its frames' less 8, where an ETW stack item's MatchId would be (TraceData.bareStacks). */
-  stackItem: Int32Array;
   /** Where the file's byte 0 is in the trace's bytes (8 by default: offset 0 stays "none"). */
   base?: number;
   /** Provider index of each metadata row. */
@@ -515,7 +513,7 @@ function rowsInOrder(
 ): void {
   const { header, metadata, stacks } = file;
   const n = file.events.length;
-  const { ptr, stackItem, providerOf, unknownProvider } = cx;
+  const { ptr, providerOf, unknownProvider } = cx;
   const pidValue = header.processId >>> 0;
 
   // (extended items, a related activity or a stack per row at most: room for as many a row as the rows
@@ -529,7 +527,7 @@ function rowsInOrder(
   // the tables: metadata (entry 0: undefined metadata), stack items, V6 threads
   const nm = metadata.length;
   const metaAt = blocks.take((nm + 1) * R.NM_WORDS * 4);
-  const stackItemAt = blocks.take(4 * stacks.length),
+  const stackOffsetAt = blocks.take(4 * stacks.length),
     stackBytesAt = blocks.take(4 * stacks.length);
   const v6 = header.formatVersion === 6;
   const threadRows: number[][] = [];
@@ -595,7 +593,7 @@ function rowsInOrder(
       // (types are numbered in order of first sight in the rows: a metadata row's is looked up at its first event)
       u32[x + R.NM_TYPE] = R.NM_TYPE_UNSET;
     }
-    new Int32Array(core.memory.buffer, stackItemAt, stacks.length).set(stackItem.subarray(0, stacks.length));
+    put(core, stackOffsetAt, stacks.offset, 0, stacks.length);
     new Uint32Array(core.memory.buffer, stackBytesAt, stacks.length).set(stacks.byteLength.subarray(0, stacks.length));
     threadRows.forEach((row, k) => u32.set(row, (threadsAt >>> 2) + 3 * k));
     const d = directAt >>> 2;
@@ -612,7 +610,7 @@ function rowsInOrder(
     const w = u32.subarray(p >>> 2, (p >>> 2) + R.NR_WORDS);
     w.fill(0);
     w[R.NR_METADATA_TABLE] = metaAt;
-    w[R.NR_STACK_ITEM] = stackItemAt;
+    w[R.NR_STACK_OFFSET] = stackOffsetAt;
     w[R.NR_STACK_BYTES] = stackBytesAt;
     w[R.NR_THREADS] = threadsAt;
     w[R.NR_THREAD_COUNT] = threadRows.length;
