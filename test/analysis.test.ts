@@ -746,6 +746,81 @@ describe("JIT statistics on synthetic events", () => {
     t.dispose();
   });
 
+  it("a method reads its process's columns: MemoryAllocatedForJitCode's four sizes only where one came (the first), toJSON every value as a plain object", async () => {
+    const started = (id: number) =>
+      pb().u64(BigInt(id)).u64(0x100n).u32(0x06000001).u32(40).utf16z("NS").utf16z(`M${id}`).utf16z("void  (int32)").u16(9).build();
+    const memory = (hot: number) =>
+      pb()
+        .u64(1n)
+        .u64(0x100n)
+        .u64(BigInt(hot))
+        .u64(16n)
+        .u64(BigInt(hot + 16))
+        .u32(2)
+        .u16(9)
+        .build();
+    const loaded = (id: number, size: number) =>
+      pb()
+        .u64(BigInt(id))
+        .u64(0x100n)
+        .u64(0x7ff800000000n)
+        .u32(size)
+        .u32(0x06000001)
+        .u32(0x8 | (4 << 7)) // jitted, OptimizedTier1
+        .utf16z("NS")
+        .utf16z(`M${id}`)
+        .utf16z("void  (int32)")
+        .u16(9)
+        .u64(3n)
+        .build();
+    const t = await scenario([
+      [1, 7, 145, 0, started(1)],
+      [2, 7, 146, 0, memory(100)],
+      [3, 7, 146, 0, memory(999)], // a second one for the same method is not taken
+      [4, 7, 143, 2, loaded(1, 120)],
+      [5, 8, 145, 0, started(2)],
+    ]);
+    const [p] = await jitStats(t);
+    const [done, open] = p.Methods;
+    expect([done.JitHotCodeRequestSize, done.JitRODataRequestSize, done.AllocatedSizeForJitCode, done.JitAllocFlag]).toEqual([100, 16, 116, 2]);
+    expect([open.JitHotCodeRequestSize, open.AllocatedSizeForJitCode]).toEqual([undefined, undefined]);
+    expect([done.MethodName, done.NativeSize, done.OptimizationTier, done.VersionID, done.CompileCpuTimeMSec, done.IsCompleted, done.ModuleID]).toEqual([
+      "NS.M1(int32)",
+      120,
+      "OptimizedTier1",
+      3,
+      3,
+      true,
+      0x100n,
+    ]);
+    expect([open.MethodName, open.ThreadID, open.IsCompleted, open.OptimizationTier]).toEqual(["NS.M2(int32)", 8, false, "Unknown"]);
+    expect(Object.keys(done.toJSON())).toEqual([
+      "MethodName",
+      "StartTimeMSec",
+      "CompileCpuTimeMSec",
+      "ILSize",
+      "NativeSize",
+      "OptimizationTier",
+      "VersionID",
+      "ThreadID",
+      "ModuleILPath",
+      "CompilationThreadKind",
+      "IsCompleted",
+      "ModuleID",
+      "JitHotCodeRequestSize",
+      "JitRODataRequestSize",
+      "AllocatedSizeForJitCode",
+      "JitAllocFlag",
+    ]);
+    expect(Object.keys(open.toJSON()).length).toBe(12);
+    for (const m of p.Methods) {
+      const plain = m.toJSON();
+      for (const [k, v] of Object.entries(plain)) expect(v, k).toEqual(m[k as keyof typeof plain]);
+      expect(structuredClone(plain)).toEqual(plain);
+    }
+    t.dispose();
+  });
+
   it("a method gets its module's path from a Loader/ModuleLoad or rundown event that comes after it (an empty path waits for a later one)", async () => {
     // JittingStarted (145) and MethodLoadVerbose (143) of method `id` in module `module`; ModuleLoad (152, v1)
     // and the rundown's ModuleDCStop (154) of `module` with `path`

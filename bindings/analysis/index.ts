@@ -8,7 +8,17 @@ import type { ProcessTable } from "../tables/processes.js";
 import { JIT_EVENT_IDS, JIT_PROVIDERS, JitComputer, type JitProcess } from "./jit.js";
 import { GC_EVENT_IDS, GC_PROVIDERS, GcComputer, type GcProcess } from "./gc.js";
 
-export { JitComputer, JIT_PROVIDERS, OPTIMIZATION_TIERS, type JitProcess, type JittedMethod, type JitTotals, type CompilationThreadKind } from "./jit.js";
+export {
+  JitComputer,
+  JIT_PROVIDERS,
+  OPTIMIZATION_TIERS,
+  type JitProcess,
+  type JitProcessValues,
+  type JittedMethod,
+  type JittedMethodValues,
+  type JitTotals,
+  type CompilationThreadKind,
+} from "./jit.js";
 export {
   GcComputer,
   GC_PROVIDERS,

@@ -22,7 +22,11 @@ export const OPTIMIZATION_TIERS = [
 
 export type CompilationThreadKind = "Foreground" | "MulticoreJitBackground" | "TieredCompilationBackground";
 
-/** One jitted method (TraceEvent's TraceJittedMethod), with its property names. */
+/**
+ * One jitted method (TraceEvent's TraceJittedMethod), with its property names. A method is a view of its
+ * process's columns (a process and an index, as a table's row is): `toJSON()` gives it as a plain object,
+ * for `postMessage`, `structuredClone` or a spread, which read own properties only.
+ */
 export interface JittedMethod {
   MethodName: string;
   /** Relative milliseconds of Method/JittingStarted (of the load, for a method without one). */
@@ -44,7 +48,12 @@ export interface JittedMethod {
   JitAllocFlag?: number;
   /** Internal: the method's module, for filling ModuleILPath later. */
   ModuleID: bigint;
+  /** The method as a plain object (its values now). */
+  toJSON(): JittedMethodValues;
 }
+
+/** A jitted method's values as a plain object (the four JIT memory sizes only where its MemoryAllocatedForJitCode came). */
+export type JittedMethodValues = Omit<JittedMethod, "toJSON">;
 
 /** Counts and milliseconds of completed methods. */
 export interface JitTotals {
@@ -65,6 +74,9 @@ export interface JitProcess {
   /** PerfView's "Summary by module": every method by ModuleILPath ("<UNKNOWN>" when none), by JIT time. */
   ByModule: (JitTotals & { Module: string })[];
 }
+
+/** A process's JIT statistics with its methods as plain objects (JittedMethod.toJSON): what a worker posts. */
+export type JitProcessValues = Omit<JitProcess, "Methods"> & { Methods: JittedMethodValues[] };
 
 const RUNTIME = CLR_PROVIDERS.findIndex((p) => p.name === "Microsoft-Windows-DotNETRuntime");
 const RUNDOWN = CLR_PROVIDERS.findIndex((p) => p.name === "Microsoft-Windows-DotNETRuntimeRundown");
@@ -99,20 +111,179 @@ function totals(): JitTotals {
   return { Count: 0, TotalCpuTimeMSec: 0, TotalILSize: 0, TotalNativeSize: 0 };
 }
 
-function add(t: JitTotals, m: JittedMethod): void {
+const KINDS: CompilationThreadKind[] = ["Foreground", "MulticoreJitBackground", "TieredCompilationBackground"];
+const FOREGROUND = 0,
+  MULTICORE_BACKGROUND = 1,
+  TIERED_BACKGROUND = 2;
+/** OPTIMIZATION_TIERS' index of OptimizedTier1OSR. */
+const TIER1_OSR = 5;
+
+/**
+ * Each method of a process in its columns, by its index (its place in the list): TIMES numbers in
+ * `times` (its times, sizes and version, as the payload's numbers) and INTS small integers in `ints` (at index × TIMES, × INTS), its name, module path and module id,
+ * and, once a method of the process has one, the four sizes of its MemoryAllocatedForJitCode in
+ * `memory` (NaN: none). (Columns, not an object per method: a trace's methods run to hundreds of
+ * thousands, and an object of a dozen fields is several hundred bytes of the collector's; a method is a view.)
+ */
+const START = 0,
+  CPU = 1,
+  IL = 2,
+  NATIVE = 3,
+  VERSION = 4,
+  TIMES = 5;
+const TIER = 0,
+  THREAD = 1,
+  KIND = 2,
+  COMPLETED = 3,
+  INTS = 4;
+const HOT = 0,
+  RO_DATA = 1,
+  ALLOCATED = 2,
+  ALLOC_FLAG = 3,
+  MEMORY = 4;
+
+interface Methods {
+  count: number;
+  times: Float64Array;
+  ints: Int32Array;
+  memory: Float64Array | null;
+  names: string[];
+  paths: string[];
+  modules: BigUint64Array;
+}
+
+function methods(): Methods {
+  return {
+    count: 0,
+    times: new Float64Array(64 * TIMES),
+    ints: new Int32Array(64 * INTS),
+    memory: null,
+    names: [],
+    paths: [],
+    modules: new BigUint64Array(64),
+  };
+}
+
+/** Room for one more method. */
+function reserve(m: Methods): void {
+  if (m.count < m.modules.length) return;
+  const grow = <T extends Float64Array | Int32Array | BigUint64Array>(a: T, fill?: number): T => {
+    const b = new (a.constructor as new (n: number) => T)(2 * a.length);
+    b.set(a as never);
+    if (fill !== undefined) (b as Float64Array).fill(fill, a.length);
+    return b;
+  };
+  m.times = grow(m.times);
+  m.ints = grow(m.ints);
+  m.modules = grow(m.modules);
+  if (m.memory) m.memory = grow(m.memory, Number.NaN);
+}
+
+/** Method `i` of `m` added to totals. */
+function add(t: JitTotals, m: Methods, i: number): void {
   t.Count++;
-  t.TotalCpuTimeMSec += m.CompileCpuTimeMSec;
-  t.TotalILSize += m.ILSize;
-  t.TotalNativeSize += m.NativeSize;
+  t.TotalCpuTimeMSec += m.times[i * TIMES + CPU];
+  t.TotalILSize += m.times[i * TIMES + IL];
+  t.TotalNativeSize += m.times[i * TIMES + NATIVE];
+}
+
+/** A process's method `i` as TraceJittedMethod: read from the process's columns when asked. */
+class MethodView implements JittedMethod {
+  constructor(
+    private readonly m: Methods,
+    private readonly i: number,
+  ) {}
+  private int(k: number): number {
+    return this.m.ints[this.i * INTS + k];
+  }
+  private size(k: number): number | undefined {
+    const v = this.m.memory ? this.m.memory[this.i * MEMORY + k] : Number.NaN;
+    return Number.isNaN(v) ? undefined : v;
+  }
+  get MethodName(): string {
+    return this.m.names[this.i];
+  }
+  get StartTimeMSec(): number {
+    return this.m.times[this.i * TIMES + START];
+  }
+  get CompileCpuTimeMSec(): number {
+    return this.m.times[this.i * TIMES + CPU];
+  }
+  get ILSize(): number {
+    return this.m.times[this.i * TIMES + IL];
+  }
+  get NativeSize(): number {
+    return this.m.times[this.i * TIMES + NATIVE];
+  }
+  get OptimizationTier(): (typeof OPTIMIZATION_TIERS)[number] {
+    return OPTIMIZATION_TIERS[this.int(TIER)];
+  }
+  get VersionID(): number {
+    return this.m.times[this.i * TIMES + VERSION];
+  }
+  get ThreadID(): number {
+    return this.int(THREAD) >>> 0;
+  }
+  get ModuleILPath(): string {
+    return this.m.paths[this.i];
+  }
+  get CompilationThreadKind(): CompilationThreadKind {
+    return KINDS[this.int(KIND)];
+  }
+  get IsCompleted(): boolean {
+    return this.int(COMPLETED) !== 0;
+  }
+  get JitHotCodeRequestSize(): number | undefined {
+    return this.size(HOT);
+  }
+  get JitRODataRequestSize(): number | undefined {
+    return this.size(RO_DATA);
+  }
+  get AllocatedSizeForJitCode(): number | undefined {
+    return this.size(ALLOCATED);
+  }
+  get JitAllocFlag(): number | undefined {
+    return this.size(ALLOC_FLAG);
+  }
+  get ModuleID(): bigint {
+    return this.m.modules[this.i];
+  }
+  toJSON(): JittedMethodValues {
+    const v: JittedMethodValues = {
+      MethodName: this.MethodName,
+      StartTimeMSec: this.StartTimeMSec,
+      CompileCpuTimeMSec: this.CompileCpuTimeMSec,
+      ILSize: this.ILSize,
+      NativeSize: this.NativeSize,
+      OptimizationTier: this.OptimizationTier,
+      VersionID: this.VersionID,
+      ThreadID: this.ThreadID,
+      ModuleILPath: this.ModuleILPath,
+      CompilationThreadKind: this.CompilationThreadKind,
+      IsCompleted: this.IsCompleted,
+      ModuleID: this.ModuleID,
+    };
+    if (this.AllocatedSizeForJitCode !== undefined) {
+      v.JitHotCodeRequestSize = this.JitHotCodeRequestSize;
+      v.JitRODataRequestSize = this.JitRODataRequestSize;
+      v.AllocatedSizeForJitCode = this.AllocatedSizeForJitCode;
+      v.JitAllocFlag = this.JitAllocFlag;
+    }
+    return v;
+  }
 }
 
 interface ProcessState {
-  process: JitProcess;
+  pid: number;
+  name: string;
+  methods: Methods;
+  Totals: JitTotals;
+  ByKind: JitTotals[];
   modules: Map<bigint, string>;
   /** Per thread, its methods still open (started, not loaded), oldest first. */
-  open: Map<number, JittedMethod[]>;
+  open: Map<number, number[]>;
   /** Per module, its methods started before its path was known (a module's events may come after its methods'). */
-  pathless: Map<bigint, JittedMethod[]>;
+  pathless: Map<bigint, number[]>;
   /** The multicore JIT's background thread (0: none seen). */
   backgroundJitThread: number;
 }
@@ -148,7 +319,7 @@ export class JitComputer {
     )
       return;
     const state = this.stateOf(row);
-    const methods = state.process.Methods;
+    const m = state.methods;
     if (id === MODULE_LOAD || id === MODULE_UNLOAD || id === RUNDOWN_MODULE_DC_STOP) {
       const module = row.get("ModuleID") as bigint;
       const path = String(row.get("ModuleILPath") ?? "");
@@ -157,7 +328,7 @@ export class JitComputer {
       // method so far, which made a trace's module rundown cost its modules times its methods)
       const waiting = state.pathless.get(module);
       if (waiting) {
-        for (const m of waiting) if (!m.ModuleILPath) m.ModuleILPath = path;
+        for (const i of waiting) if (!m.paths[i]) m.paths[i] = path;
         if (path) state.pathless.delete(module);
       }
       return;
@@ -166,103 +337,130 @@ export class JitComputer {
     let openOnThread = state.open.get(tid);
     if (!openOnThread) state.open.set(tid, (openOnThread = []));
     if (id === JITTING_STARTED) {
-      const m = this.started(state, row, Number(row.get("MethodILSize") ?? 0), tid);
-      methods.push(m);
-      openOnThread.push(m);
+      openOnThread.push(this.started(state, row, Number(row.get("MethodILSize") ?? 0), tid));
       return;
     }
     // the newest method still open on this thread
-    let open: JittedMethod | undefined = openOnThread[openOnThread.length - 1];
+    let open = openOnThread.length ? openOnThread[openOnThread.length - 1] : -1;
     if (id === MEMORY_FOR_JIT) {
-      if (open && open.AllocatedSizeForJitCode === undefined) {
-        open.JitHotCodeRequestSize = Number(row.get("JitHotCodeRequestSize") ?? 0);
-        open.JitRODataRequestSize = Number(row.get("JitRODataRequestSize") ?? 0);
-        open.AllocatedSizeForJitCode = Number(row.get("AllocatedSizeForJitCode") ?? 0);
-        open.JitAllocFlag = Number(row.get("JitAllocFlag") ?? 0);
+      if (open >= 0) {
+        const memory = (m.memory ??= new Float64Array(m.modules.length * MEMORY).fill(Number.NaN));
+        const at = open * MEMORY;
+        if (Number.isNaN(memory[at + ALLOCATED])) {
+          memory[at + HOT] = Number(row.get("JitHotCodeRequestSize") ?? 0);
+          memory[at + RO_DATA] = Number(row.get("JitRODataRequestSize") ?? 0);
+          memory[at + ALLOCATED] = Number(row.get("AllocatedSizeForJitCode") ?? 0);
+          memory[at + ALLOC_FLAG] = Number(row.get("JitAllocFlag") ?? 0);
+        }
       }
       return;
     }
     const flags = Number(row.get("MethodFlags") ?? 0);
     if ((flags & JITTED) === 0) return;
-    if (!open) methods.push((open = this.started(state, row, 0, tid)));
-    open.NativeSize = Number(row.get("MethodSize") ?? 0);
-    open.CompileCpuTimeMSec = row.relativeMSec - open.StartTimeMSec;
-    open.OptimizationTier = OPTIMIZATION_TIERS[(flags >> 7) & 7];
-    open.VersionID = id === METHOD_LOAD_VERBOSE ? Number(row.get("ReJITID") ?? 0) : 0;
-    open.CompilationThreadKind =
-      tid === state.backgroundJitThread && tid !== 0
-        ? "MulticoreJitBackground"
-        : open.OptimizationTier === "OptimizedTier1OSR" || open.VersionID === 0
-          ? "Foreground"
-          : "TieredCompilationBackground";
-    open.IsCompleted = true;
+    if (open < 0) open = this.started(state, row, 0, tid);
+    const ints = m.ints,
+      at = open * INTS;
+    const native = Number(row.get("MethodSize") ?? 0);
+    const cpu = row.relativeMSec - m.times[open * TIMES + START];
+    const tier = (flags >> 7) & 7;
+    const version = id === METHOD_LOAD_VERBOSE ? Number(row.get("ReJITID") ?? 0) : 0;
+    const times = m.times,
+      t = open * TIMES;
+    times[t + NATIVE] = native;
+    times[t + CPU] = cpu;
+    times[t + VERSION] = version;
+    ints[at + TIER] = tier;
+    const kind = tid === state.backgroundJitThread && tid !== 0 ? MULTICORE_BACKGROUND : tier === TIER1_OSR || version === 0 ? FOREGROUND : TIERED_BACKGROUND;
+    ints[at + KIND] = kind;
+    ints[at + COMPLETED] = 1;
     // closed, unless its load gave it neither size nor time: then it still counts as open
-    const stillOpen = open.NativeSize === 0 && open.CompileCpuTimeMSec === 0;
-    if (openOnThread[openOnThread.length - 1] === open) {
+    const stillOpen = native === 0 && cpu === 0;
+    if (openOnThread.length && openOnThread[openOnThread.length - 1] === open) {
       if (!stillOpen) openOnThread.pop();
     } else if (stillOpen) openOnThread.push(open);
-    add(state.process.Totals, open);
-    add(state.process.ByKind[open.CompilationThreadKind], open);
+    add(state.Totals, m, open);
+    add(state.ByKind[kind], m, open);
   }
 
   private stateOf(row: EventRow): ProcessState {
     const pid = row.pid ?? 0;
     let state = this.processes.get(pid);
     if (!state) {
-      const process: JitProcess = {
-        PID: pid,
-        ProcessName: this.processName(pid, row.timestamp),
-        Methods: [],
+      state = {
+        pid,
+        name: this.processName(pid, row.timestamp),
+        methods: methods(),
         Totals: totals(),
-        ByKind: { Foreground: totals(), MulticoreJitBackground: totals(), TieredCompilationBackground: totals() },
-        ByModule: [],
+        ByKind: [totals(), totals(), totals()],
+        modules: new Map(),
+        open: new Map(),
+        pathless: new Map(),
+        backgroundJitThread: 0,
       };
-      this.processes.set(pid, (state = { process, modules: new Map(), open: new Map(), pathless: new Map(), backgroundJitThread: 0 }));
+      this.processes.set(pid, state);
     }
     return state;
   }
 
-  private started(state: ProcessState, row: EventRow, ilSize: number, tid: number): JittedMethod {
+  /** A new method of the process, started by `row` (a JittingStarted, or a load without one): its index. */
+  private started(state: ProcessState, row: EventRow, ilSize: number, tid: number): number {
     const module = (row.get("ModuleID") as bigint | undefined) ?? 0n;
     const verbose = row.clrSchema!.fields.some((f) => f.name === "MethodName");
-    const m: JittedMethod = {
-      MethodName: verbose ? methodNameOf(row) : "",
-      StartTimeMSec: row.relativeMSec,
-      CompileCpuTimeMSec: 0,
-      ILSize: ilSize,
-      NativeSize: 0,
-      OptimizationTier: "Unknown",
-      VersionID: 0,
-      ThreadID: tid,
-      ModuleILPath: state.modules.get(module) ?? "",
-      CompilationThreadKind: "Foreground",
-      IsCompleted: false,
-      ModuleID: module,
-    };
-    if (!m.ModuleILPath) {
+    const m = state.methods;
+    reserve(m);
+    const i = m.count++;
+    m.names.push(verbose ? methodNameOf(row) : "");
+    const path = state.modules.get(module) ?? "";
+    m.paths.push(path);
+    m.modules[i] = BigInt.asUintN(64, module);
+    const t = i * TIMES;
+    m.times[t + START] = row.relativeMSec;
+    m.times[t + CPU] = 0;
+    m.times[t + IL] = ilSize;
+    m.times[t + NATIVE] = 0;
+    m.times[t + VERSION] = 0;
+    const at = i * INTS;
+    m.ints[at + TIER] = 0;
+    m.ints[at + THREAD] = tid;
+    m.ints[at + KIND] = FOREGROUND;
+    m.ints[at + COMPLETED] = 0;
+    if (!path) {
       const waiting = state.pathless.get(module);
-      if (waiting) waiting.push(m);
-      else state.pathless.set(module, [m]);
+      if (waiting) waiting.push(i);
+      else state.pathless.set(module, [i]);
     }
-    return m;
+    return i;
   }
 
   /** The processes with JIT events, by pid. */
   result(): JitProcess[] {
     const out: JitProcess[] = [];
-    for (const { process } of [...this.processes.values()].sort((a, b) => a.process.PID - b.process.PID)) {
-      if (!process.Methods.length) continue;
+    for (const state of [...this.processes.values()].sort((a, b) => a.pid - b.pid)) {
+      const m = state.methods;
+      if (!m.count) continue;
       // by module, case-insensitively, every method (PerfView's JITStatsEx)
       const byModule = new Map<string, JitTotals & { Module: string }>();
-      for (const m of process.Methods) {
-        const name = m.ModuleILPath || "<UNKNOWN>";
+      const Methods: JittedMethod[] = [];
+      for (let i = 0; i < m.count; i++) {
+        Methods.push(new MethodView(m, i));
+        const name = m.paths[i] || "<UNKNOWN>";
         const key = name.toLowerCase();
         let t = byModule.get(key);
         if (!t) byModule.set(key, (t = { Module: name, ...totals() }));
-        add(t, m);
+        add(t, m, i);
       }
-      process.ByModule = [...byModule.values()].sort((a, b) => b.TotalCpuTimeMSec - a.TotalCpuTimeMSec);
-      out.push(process);
+      out.push({
+        PID: state.pid,
+        ProcessName: state.name,
+        Methods,
+        Totals: state.Totals,
+        ByKind: {
+          Foreground: state.ByKind[FOREGROUND],
+          MulticoreJitBackground: state.ByKind[MULTICORE_BACKGROUND],
+          TieredCompilationBackground: state.ByKind[TIERED_BACKGROUND],
+        },
+        ByModule: [...byModule.values()].sort((a, b) => b.TotalCpuTimeMSec - a.TotalCpuTimeMSec),
+      });
     }
     return out;
   }

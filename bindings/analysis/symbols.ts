@@ -129,10 +129,42 @@ function methodStringsOf(row: EventRow): [Uint8Array, number, number] | null {
   return span ? [bytes!, span[0], span[1]] : null;
 }
 
-/** The full method name from a method event's three name strings, in bytes [from, to). */
+/** Code units of a method name being made (longer names take the strings one by one). */
+const nameUnits = new Uint16Array(4096);
+
+/**
+ * The full method name from a method event's three name strings, in bytes [from, to), framed as
+ * utf16Run frames them: made in one string from the bytes (the three strings, the signature's tail and
+ * the name joined from them were five strings a method, most of what a JIT or symbol pass allocated).
+ */
 function methodNameIn(bytes: Uint8Array, from: number, to: number): string {
-  const [namespace, name, signature] = utf16Run(bytes, from, to, 3);
-  return fullMethodName(namespace ?? "", name ?? "", signature ?? "");
+  // each string's [start, end) in bytes; one at or past `to` is empty, one unterminated runs to it
+  let p = from;
+  const end = (q: number) => {
+    while (q + 2 <= to && (bytes[q] | bytes[q + 1]) !== 0) q += 2;
+    return q;
+  };
+  const ns = p < to ? p : to,
+    nsEnd = p < to ? end(p) : to;
+  p = p < to ? (nsEnd + 2 <= to ? nsEnd + 2 : to) : p;
+  const name = p < to ? p : to,
+    nameEnd = p < to ? end(p) : to;
+  p = p < to ? (nameEnd + 2 <= to ? nameEnd + 2 : to) : p;
+  const sigEnd = p < to ? end(p) : to;
+  // the signature from its first '(' (nothing without one)
+  let paren = p < to ? p : sigEnd;
+  while (paren < sigEnd && (bytes[paren] !== 0x28 || bytes[paren + 1] !== 0)) paren += 2;
+  const units = (nsEnd - ns + nameEnd - name + sigEnd - paren) / 2 + 1;
+  if (units > nameUnits.length) {
+    const [namespace, n, signature] = utf16Run(bytes, from, to, 3);
+    return fullMethodName(namespace ?? "", n ?? "", signature ?? "");
+  }
+  let k = 0;
+  for (let q = ns; q < nsEnd; q += 2) nameUnits[k++] = bytes[q] | (bytes[q + 1] << 8);
+  nameUnits[k++] = 0x2e; // "."
+  for (let q = name; q < nameEnd; q += 2) nameUnits[k++] = bytes[q] | (bytes[q + 1] << 8);
+  for (let q = paren; q < sigEnd; q += 2) nameUnits[k++] = bytes[q] | (bytes[q + 1] << 8);
+  return String.fromCharCode.apply(null, nameUnits.subarray(0, k) as unknown as number[]);
 }
 
 /** The full method name of a method event (its three strings read where they are: no decode of the payload). */
