@@ -164,8 +164,10 @@ export interface GcProcess {
 }
 
 /**
- * Each GC of a process in its columns, by its index (its place in GC/Start order): NUMBERS numbers in
- * `numbers` (at index × NUMBERS) and CODES integers in `codes` (at index × CODES). Numbers: GC/HeapStats'
+ * Each GC of a process in its columns, by its index (its place in GC/Start order): NUMBERS numbers and
+ * CODES integers, in pages of PAGE GCs (a page made when its first GC comes: columns that doubled as they
+ * grew were copied and their fresh pages touched twice, which on a VM that takes 10 µs a page fault was a
+ * tenth of a streamed gcStats; num/code read them, setNum/setCode write them). Numbers: GC/HeapStats'
  * sizes and promoted bytes by generation (gen0..POH), the allocation ticks since the GC before (small
  * objects, every other kind, MB), the time since the last restart, then TraceGC's values that are times
  * or that OnEnd works out. Codes: GC/Start's count, generation, reason and type, the heap count, and the
@@ -195,20 +197,38 @@ const NUMBER = 0,
   HEAP_COUNT = 4,
   FLAGS = 5,
   CODES = 6;
-/** FLAGS: complete; GC/HeapStats seen (its numbers are in `numbers`); allocation ticks noted at it. */
+/** FLAGS: complete; GC/HeapStats seen (its numbers are kept); allocation ticks noted at it. */
 const F_COMPLETE = 1,
   F_HEAP_STATS = 2,
   F_TICKS = 4;
+const PAGE_BITS = 8,
+  PAGE = 1 << PAGE_BITS,
+  IN_PAGE = PAGE - 1;
+
+/** GC `gc`'s number `k`. */
+function num(s: ProcessState, gc: number, k: number): number {
+  return s.numbers[gc >>> PAGE_BITS][(gc & IN_PAGE) * NUMBERS + k];
+}
+function setNum(s: ProcessState, gc: number, k: number, v: number): void {
+  s.numbers[gc >>> PAGE_BITS][(gc & IN_PAGE) * NUMBERS + k] = v;
+}
+/** GC `gc`'s code `k`. */
+function code(s: ProcessState, gc: number, k: number): number {
+  return s.codes[gc >>> PAGE_BITS][(gc & IN_PAGE) * CODES + k];
+}
+function setCode(s: ProcessState, gc: number, k: number, v: number): void {
+  s.codes[gc >>> PAGE_BITS][(gc & IN_PAGE) * CODES + k] = v;
+}
 
 interface ProcessState {
   pid: number;
   name: string;
   /** GCs so far. */
   count: number;
-  /** NUMBERS numbers of each GC, by its index. */
-  numbers: Float64Array;
-  /** CODES integers of each GC, by its index. */
-  codes: Int32Array;
+  /** NUMBERS numbers of each GC, by its index: pages of PAGE GCs. */
+  numbers: Float64Array[];
+  /** CODES integers of each GC, by its index: pages of PAGE GCs. */
+  codes: Int32Array[];
   /** Per-heap histories of the GCs that have them, by index. */
   perHeap: Map<number, PerHeapHistory[]>;
   suspendThreadIDGC: number;
@@ -239,10 +259,10 @@ class GcView implements GcRecord {
     private readonly i: number,
   ) {}
   private n(k: number): number {
-    return this.s.numbers[this.i * NUMBERS + k];
+    return num(this.s, this.i, k);
   }
   private c(k: number): number {
-    return this.s.codes[this.i * CODES + k];
+    return code(this.s, this.i, k);
   }
   /** OnEnd's values are a complete GC's; before it, a record's start values (0, and -1 for the sizes by generation). */
   private ended(k: number): number {
@@ -378,30 +398,29 @@ function rollup(): GcRollup {
 
 /** A complete GC `gc` of `s` added to a rollup (read from the columns: a number a getter returns is a heap object). */
 function addTo(r: GcRollup, s: ProcessState, gc: number): void {
-  const n = s.numbers,
-    at = gc * NUMBERS;
-  const reason = s.codes[gc * CODES + REASON];
-  const pause = n[at + PAUSE],
-    peak = n[at + HEAP_PEAK];
+  const reason = code(s, gc, REASON);
+  const pause = num(s, gc, PAUSE),
+    peak = num(s, gc, HEAP_PEAK);
   r.Count++;
   if (reason === INDUCED || reason === INDUCED_NOT_FORCED) r.NumInduced++;
   r.TotalPauseTimeMSec += pause;
   r.MaxPauseDurationMSec = Math.max(r.MaxPauseDurationMSec, pause);
-  r.TotalAllocatedMB += n[at + ALLOCED];
+  r.TotalAllocatedMB += num(s, gc, ALLOCED);
   r.TotalPromotedMB += statsMB(s, gc, PROMOTED);
   r.TotalSizeAfterMB += statsMB(s, gc, GEN_SIZE);
   r.TotalSizePeakMB += peak;
   r.MaxSizePeakMB = Math.max(r.MaxSizePeakMB, peak);
-  r.MaxAllocRateMBSec = Math.max(r.MaxAllocRateMBSec, n[at + ALLOC_RATE]);
-  r.MaxSuspendDurationMSec = Math.max(r.MaxSuspendDurationMSec, n[at + SUSPEND]);
+  r.MaxAllocRateMBSec = Math.max(r.MaxAllocRateMBSec, num(s, gc, ALLOC_RATE));
+  r.MaxSuspendDurationMSec = Math.max(r.MaxSuspendDurationMSec, num(s, gc, SUSPEND));
 }
 
 /** The sum of GC/HeapStats' numbers of `gc` from `k` (five generations), MB; -1 without them. */
 function statsMB(s: ProcessState, gc: number, k: number): number {
-  if (!(s.codes[gc * CODES + FLAGS] & F_HEAP_STATS)) return -1;
-  const at = gc * NUMBERS + k;
+  if (!(code(s, gc, FLAGS) & F_HEAP_STATS)) return -1;
+  const n = s.numbers[gc >>> PAGE_BITS],
+    at = (gc & IN_PAGE) * NUMBERS + k;
   let sum = 0;
-  for (let g = 0; g < 5; g++) sum += s.numbers[at + g];
+  for (let g = 0; g < 5; g++) sum += n[at + g];
   return sum / MB;
 }
 
@@ -578,8 +597,8 @@ export class GcComputer {
         pid,
         name: this.processName(pid, this.src!.table.columns.timestamp[i]),
         count: 0,
-        numbers: new Float64Array(64 * NUMBERS),
-        codes: new Int32Array(64 * CODES),
+        numbers: [],
+        codes: [],
         perHeap: new Map(),
         suspendThreadIDGC: -1,
         suspendThreadIDBGC: -1,
@@ -607,7 +626,7 @@ export class GcComputer {
   private static current(s: ProcessState): number {
     if (!s.count) return -1;
     const last = s.count - 1;
-    if (!(s.codes[last * CODES + FLAGS] & F_COMPLETE)) return last;
+    if (!(code(s, last, FLAGS) & F_COMPLETE)) return last;
     return s.currentBGC;
   }
 
@@ -674,7 +693,7 @@ export class GcComputer {
     const tid = this.src!.tidOf(i);
     if (tid !== s.suspendThreadIDBGC && tid !== s.suspendThreadIDGC) return;
     const t = this.src!.table.relativeMSecOf(i);
-    if (s.suspendThreadIDBGC > 0 && s.currentBGC >= 0) s.numbers[s.currentBGC * NUMBERS + SUSPEND] += t - s.suspendTimeRelativeMSec;
+    if (s.suspendThreadIDBGC > 0 && s.currentBGC >= 0) setNum(s, s.currentBGC, SUSPEND, num(s, s.currentBGC, SUSPEND) + t - s.suspendTimeRelativeMSec);
     s.suspendEndTimeRelativeMSec = t;
   }
 
@@ -699,25 +718,21 @@ export class GcComputer {
     const last = s.count - 1;
     if (s.markingThreads.size) s.markingThreads.clear(); // (clear() makes a new table even when empty)
     if (!(s.suspendThreadIDGC > 0 || s.suspendThreadIDOther > 0)) return;
-    if (last >= 0 && s.codes[last * CODES + NUMBER] >>> 0 === count) return; // the same GC logged twice
+    if (last >= 0 && code(s, last, NUMBER) >>> 0 === count) return; // the same GC logged twice
     const t = this.src!.table.relativeMSecOf(i);
     const full = f.length >= 16;
     const generation = full ? f.u32(4) : 0;
     const reason = full ? f.u32(8) : f.u32(4);
     const type = full ? f.u32(12) : 0;
     const gc = s.count;
-    if ((gc + 1) * NUMBERS > s.numbers.length) {
-      const numbers = new Float64Array(2 * s.numbers.length);
-      numbers.set(s.numbers);
-      s.numbers = numbers;
-      const codes = new Int32Array(2 * s.codes.length);
-      codes.set(s.codes);
-      s.codes = codes;
+    if ((gc & IN_PAGE) === 0) {
+      s.numbers.push(new Float64Array(PAGE * NUMBERS));
+      s.codes.push(new Int32Array(PAGE * CODES));
     }
-    const n = s.numbers,
-      at = gc * NUMBERS,
-      c = s.codes,
-      ct = gc * CODES;
+    const n = s.numbers[gc >>> PAGE_BITS],
+      at = (gc & IN_PAGE) * NUMBERS,
+      c = s.codes[gc >>> PAGE_BITS],
+      ct = (gc & IN_PAGE) * CODES;
     c[ct + NUMBER] = count;
     c[ct + GENERATION] = generation;
     c[ct + REASON] = reason;
@@ -725,7 +740,7 @@ export class GcComputer {
     c[ct + HEAP_COUNT] = s.heapCount;
     n[at + START] = t;
     // an ephemeral GC at the start of a background GC pauses from its own start, as does a provisional-mode full GC
-    const ephemeralInBGC = last >= 0 && c[last * CODES + TYPE] === BACKGROUND && !(c[last * CODES + FLAGS] & F_COMPLETE) && type === NON_CONCURRENT;
+    const ephemeralInBGC = last >= 0 && code(s, last, TYPE) === BACKGROUND && !(code(s, last, FLAGS) & F_COMPLETE) && type === NON_CONCURRENT;
     if (ephemeralInBGC || reason === PM_FULL_GC) {
       n[at + PAUSE_START] = t;
       if (reason === PM_FULL_GC) {
@@ -747,7 +762,7 @@ export class GcComputer {
   private gcStop(i: number): void {
     const s = this.state(i);
     const gc = GcComputer.current(s);
-    if (gc >= 0) s.numbers[gc * NUMBERS + DURATION] = this.src!.table.relativeMSecOf(i) - s.numbers[gc * NUMBERS + START];
+    if (gc >= 0) setNum(s, gc, DURATION, this.src!.table.relativeMSecOf(i) - num(s, gc, START));
     // server GC: several threads marked handles between GC/Start and GC/Stop
     if (s.markingThreads.size > 1) s.isServerGC = true;
     if (s.markingThreads.size) s.markingThreads.clear(); // (clear() makes a new table even when empty)
@@ -765,22 +780,23 @@ export class GcComputer {
       // GenerationSize0..3 and TotalPromotedSize0..3 in pairs of u64 from 0; GenerationSize4 @94 and TotalPromotedSize4 @102 (version 2)
       const f = this.fields.at(this.src!.table, i);
       const v2 = this.src!.table.typeFieldOf("version", i) >= 2;
-      const n = s.numbers,
-        at = gc * NUMBERS,
-        ct = gc * CODES;
+      const n = s.numbers[gc >>> PAGE_BITS],
+        at = (gc & IN_PAGE) * NUMBERS,
+        c = s.codes[gc >>> PAGE_BITS],
+        ct = (gc & IN_PAGE) * CODES;
       for (let g = 0; g < 4; g++) {
         n[at + GEN_SIZE + g] = f.u64(16 * g);
         n[at + PROMOTED + g] = f.u64(16 * g + 8);
       }
       n[at + GEN_SIZE + POH] = v2 ? f.u64(94) : 0;
       n[at + PROMOTED + POH] = v2 ? f.u64(102) : 0;
-      s.codes[ct + FLAGS] |= F_HEAP_STATS;
-      const background = s.codes[ct + TYPE] === BACKGROUND;
+      c[ct + FLAGS] |= F_HEAP_STATS;
+      const background = c[ct + TYPE] === BACKGROUND;
       n[at + SINCE_RESTART] = (background ? t : n[at + PAUSE_START]) - s.lastRestartEndTimeRelativeMSec;
       if (s.hasAllocTickEvents) {
         n[at + TICKS] = s.allocTickCurrentMB[0] - s.allocTickAtLastGC[0];
         n[at + TICKS + 1] = s.allocTickCurrentMB[1] - s.allocTickAtLastGC[1];
-        s.codes[ct + FLAGS] |= F_TICKS;
+        c[ct + FLAGS] |= F_TICKS;
       }
       if (background && s.currentBGC >= 0) {
         this.complete(s, s.currentBGC);
@@ -800,14 +816,12 @@ export class GcComputer {
     const t = this.src!.table.relativeMSecOf(i);
     const gc = GcComputer.current(s);
     if (gc >= 0) {
-      const n = s.numbers,
-        at = gc * NUMBERS;
-      if (s.codes[gc * CODES + TYPE] === BACKGROUND) this.concurrentPause(s, gc, t);
-      else if (n[at + DURATION] === 0)
+      if (code(s, gc, TYPE) === BACKGROUND) this.concurrentPause(s, gc, t);
+      else if (num(s, gc, DURATION) === 0)
         this.concurrentPause(s, gc, t); // no GC/Stop yet: .NET 2.0's concurrent GC
       else {
-        n[at + PAUSE] = t - n[at + PAUSE_START];
-        if (s.codes[gc * CODES + FLAGS] & F_HEAP_STATS) this.complete(s, gc);
+        setNum(s, gc, PAUSE, t - num(s, gc, PAUSE_START));
+        if (code(s, gc, FLAGS) & F_HEAP_STATS) this.complete(s, gc);
       }
     }
     s.suspendTimeRelativeMSec = -1;
@@ -817,9 +831,8 @@ export class GcComputer {
 
   /** A pause inside a background GC: its initial suspension sets the pause, later ones add to it. */
   private concurrentPause(s: ProcessState, gc: number, t: number): void {
-    const at = gc * NUMBERS;
-    if (s.suspendThreadIDBGC > 0) s.numbers[at + PAUSE] += t - s.suspendTimeRelativeMSec;
-    else s.numbers[at + PAUSE] = t - s.numbers[at + PAUSE_START];
+    if (s.suspendThreadIDBGC > 0) setNum(s, gc, PAUSE, num(s, gc, PAUSE) + t - s.suspendTimeRelativeMSec);
+    else setNum(s, gc, PAUSE, t - num(s, gc, PAUSE_START));
   }
 
   /** TraceEvent's GetLastGC: the GC in progress, or for server GC the last one completed (its histories come after); -1: none. */
@@ -835,7 +848,7 @@ export class GcComputer {
     if (!history) return;
     if (s.heapCount === -1) s.heapCount = history.numHeaps;
     const gc = this.lastGC(s);
-    if (gc >= 0 && s.codes[gc * CODES + HEAP_COUNT] === -1) s.codes[gc * CODES + HEAP_COUNT] = history.numHeaps;
+    if (gc >= 0 && code(s, gc, HEAP_COUNT) === -1) setCode(s, gc, HEAP_COUNT, history.numHeaps);
   }
 
   private perHeapHistory(i: number): void {
@@ -853,7 +866,7 @@ export class GcComputer {
   }
 
   private complete(s: ProcessState, gc: number): void {
-    s.codes[gc * CODES + FLAGS] |= F_COMPLETE;
+    setCode(s, gc, FLAGS, code(s, gc, FLAGS) | F_COMPLETE);
     s.lastCompletedGC = gc;
     this.onEnd(s, gc);
   }
@@ -863,16 +876,16 @@ export class GcComputer {
    * (the sizes after it and promoted are the record's sums of GC/HeapStats' numbers, made when read).
    */
   private onEnd(s: ProcessState, gc: number): void {
-    const n = s.numbers,
-      at = gc * NUMBERS;
-    const background = s.codes[gc * CODES + TYPE] === BACKGROUND;
+    const n = s.numbers[gc >>> PAGE_BITS],
+      at = (gc & IN_PAGE) * NUMBERS;
+    const background = code(s, gc, TYPE) === BACKGROUND;
     const afterMB = statsMB(s, gc, GEN_SIZE);
     n[at + HEAP_BEFORE] = this.heapSizeBeforeMB(s, gc);
     let peak = n[at + HEAP_BEFORE];
     if (background) {
       // the largest heap before any GC that started while this one ran
       const end = n[at + PAUSE_START] + n[at + DURATION];
-      for (let i = gc + 1; i < s.count && n[i * NUMBERS + PAUSE_START] <= end; i++) peak = Math.max(peak, this.heapSizeBeforeMB(s, i));
+      for (let i = gc + 1; i < s.count && num(s, i, PAUSE_START) <= end; i++) peak = Math.max(peak, this.heapSizeBeforeMB(s, i));
     }
     n[at + HEAP_PEAK] = peak;
     // (TraceEvent's GetAllocedSinceLastGCMB: gen0, LOH and POH; without usable per-heap histories the POH's share
@@ -883,7 +896,7 @@ export class GcComputer {
     n[at + RATIO] = afterMB === 0 ? 0 : peak / afterMB;
     const pause = n[at + PAUSE];
     if (background) {
-      const previousEnd = gc > 0 ? n[(gc - 1) * NUMBERS + START] + n[(gc - 1) * NUMBERS + DURATION] : n[START];
+      const previousEnd = gc > 0 ? num(s, gc - 1, START) + num(s, gc - 1, DURATION) : num(s, 0, START);
       n[at + PAUSE_PERCENT] = (pause * 100) / (n[at + START] + n[at + DURATION] - previousEnd);
     } else {
       n[at + PAUSE_PERCENT] = (pause * 100) / (pause + n[at + SINCE_RESTART]);
@@ -905,21 +918,19 @@ export class GcComputer {
       }
       return mb;
     }
-    const n = s.numbers,
-      c = s.codes;
-    const ticks = c[gc * CODES + FLAGS] & F_TICKS ? n[gc * NUMBERS + TICKS] : 0;
+    const flags = code(s, gc, FLAGS);
+    const ticks = flags & F_TICKS ? num(s, gc, TICKS) : 0;
     if (gc === 0) return mb + ticks; // (gen0: the ticks; the others 0)
     // the nearest earlier GC with heap stats (the first GC of the list is never looked at)
     let previous = gc - 1;
-    while (previous >= 1 && !(c[previous * CODES + FLAGS] & F_HEAP_STATS)) previous--;
+    while (previous >= 1 && !(code(s, previous, FLAGS) & F_HEAP_STATS)) previous--;
     if (previous < 1) return 0;
-    const before = previous * NUMBERS + GEN_SIZE,
-      own = c[gc * CODES + FLAGS] & F_HEAP_STATS ? gc * NUMBERS + GEN_SIZE : -1;
-    mb += Math.max(n[before + GEN0] / MB, ticks);
-    mb += n[before + GEN1] / MB;
-    mb += n[before + GEN2] / MB;
-    mb += Math.max(n[before + LOH], own >= 0 ? n[own + LOH] : 0) / MB;
-    mb += Math.max(n[before + POH], own >= 0 ? n[own + POH] : 0) / MB;
+    const own = (flags & F_HEAP_STATS) !== 0;
+    mb += Math.max(num(s, previous, GEN_SIZE + GEN0) / MB, ticks);
+    mb += num(s, previous, GEN_SIZE + GEN1) / MB;
+    mb += num(s, previous, GEN_SIZE + GEN2) / MB;
+    mb += Math.max(num(s, previous, GEN_SIZE + LOH), own ? num(s, gc, GEN_SIZE + LOH) : 0) / MB;
+    mb += Math.max(num(s, previous, GEN_SIZE + POH), own ? num(s, gc, GEN_SIZE + POH) : 0) / MB;
     return mb;
   }
 
@@ -931,8 +942,8 @@ export class GcComputer {
   /** TraceGC.GetUserAllocated for gen0, LOH or POH, MB. */
   private userAllocatedMB(s: ProcessState, gc: number, gen: number): number {
     // (the allocation ticks of small objects, and of every other kind; 0 without them)
-    const ticks = s.codes[gc * CODES + FLAGS] & F_TICKS ? s.numbers[gc * NUMBERS + TICKS + (gen === GEN0 ? 0 : 1)] : 0;
-    if (s.codes[gc * CODES + TYPE] === BACKGROUND && gen === GEN0) return ticks;
+    const ticks = code(s, gc, FLAGS) & F_TICKS ? num(s, gc, TICKS + (gen === GEN0 ? 0 : 1)) : 0;
+    if (code(s, gc, TYPE) === BACKGROUND && gen === GEN0) return ticks;
     const histories = s.perHeap.size ? s.perHeap.get(gc) : undefined;
     const previousHistories = histories && gc > 0 ? s.perHeap.get(gc - 1) : undefined;
     if (!histories || !previousHistories) return ticks;
@@ -943,13 +954,13 @@ export class GcComputer {
       const before = previousHistories[h]?.gens[gen];
       let prevSize = before?.objSizeAfter ?? 0;
       // a gen0 GC does not update the LOH's size after: take the size it saw before
-      if (gen === LOH && prevSize === 0 && s.codes[(gc - 1) * CODES + GENERATION] >>> 0 < 1) prevSize = before?.objSpaceBefore ?? 0;
+      if (gen === LOH && prevSize === 0 && code(s, gc - 1, GENERATION) >>> 0 < 1) prevSize = before?.objSpaceBefore ?? 0;
       let allocated: number;
       if (!data) allocated = 0;
       else if (data.hasObjSpaceBefore) allocated = data.objSpaceBefore - prevSize;
       else if (data.survRate === 0) {
         // .NET 4.0 with nothing survived: an estimate (the alloc-tick MB, which TraceEvent then divides by 10^6 again, else the previous budget)
-        allocated = s.codes[gc * CODES + FLAGS] & F_TICKS ? ticks : (before?.budget ?? 0);
+        allocated = code(s, gc, FLAGS) & F_TICKS ? ticks : (before?.budget ?? 0);
       } else allocated = Math.trunc(((data.out + data.objSizeAfter) * 100) / data.survRate) - prevSize;
       total += allocated / MB;
     }
@@ -968,12 +979,12 @@ export class GcComputer {
       for (let gc = 0; gc < s.count; gc++) {
         const record = new GcView(s, gc);
         GCs.push(record);
-        if (!(s.codes[gc * CODES + FLAGS] & F_COMPLETE)) continue;
+        if (!(code(s, gc, FLAGS) & F_COMPLETE)) continue;
         // OnEnd again, now that the GCs after each are known (a background GC's peak looks ahead)
         this.onEnd(s, gc);
-        firstPause ??= s.numbers[gc * NUMBERS + PAUSE_START];
+        firstPause ??= num(s, gc, PAUSE_START);
         addTo(total, s, gc);
-        const generation = s.codes[gc * CODES + GENERATION] >>> 0;
+        const generation = code(s, gc, GENERATION) >>> 0;
         if (generation < 3) addTo(generations[generation], s, gc);
       }
       const duration = firstPause ? s.lastRestartEndTimeRelativeMSec - firstPause : 0;
