@@ -119,11 +119,12 @@ const FOREGROUND = 0,
 const TIER1_OSR = 5;
 
 /**
- * Each method of a process in its columns, by its index (its place in the list): TIMES numbers in
- * `times` (its times, sizes and version, as the payload's numbers) and INTS small integers in `ints` (at index × TIMES, × INTS), its name, module path and module id,
- * and, once a method of the process has one, the four sizes of its MemoryAllocatedForJitCode in
- * `memory` (NaN: none). (Columns, not an object per method: a trace's methods run to hundreds of
- * thousands, and an object of a dozen fields is several hundred bytes of the collector's; a method is a view.)
+ * Each method of a process in its columns, by its index (its place in the list), in pages of PAGE
+ * methods: TIMES numbers in `times` (its times, sizes and version, as the payload's numbers), INTS small
+ * integers in `ints`, its module id, and, once a method of the page has one, the four sizes of its
+ * MemoryAllocatedForJitCode in `memory` (NaN: none); its name and module path in arrays. (Columns, not an
+ * object per method: a trace's methods run to hundreds of thousands, and an object of a dozen fields is
+ * several hundred bytes of the collector's; a method is a view.)
  */
 const START = 0,
   CPU = 1,
@@ -142,49 +143,42 @@ const HOT = 0,
   ALLOC_FLAG = 3,
   MEMORY = 4;
 
-interface Methods {
-  count: number;
+const PAGE_BITS = 8,
+  PAGE = 1 << PAGE_BITS,
+  IN_PAGE = PAGE - 1;
+
+/** PAGE methods' columns (pages made as methods come: columns that doubled were copied, their fresh pages touched twice). */
+interface Page {
   times: Float64Array;
   ints: Int32Array;
+  modules: BigUint64Array;
   memory: Float64Array | null;
+}
+
+interface Methods {
+  count: number;
+  pages: Page[];
   names: string[];
   paths: string[];
-  modules: BigUint64Array;
 }
 
 function methods(): Methods {
-  return {
-    count: 0,
-    times: new Float64Array(64 * TIMES),
-    ints: new Int32Array(64 * INTS),
-    memory: null,
-    names: [],
-    paths: [],
-    modules: new BigUint64Array(64),
-  };
+  return { count: 0, pages: [], names: [], paths: [] };
 }
 
-/** Room for one more method. */
-function reserve(m: Methods): void {
-  if (m.count < m.modules.length) return;
-  const grow = <T extends Float64Array | Int32Array | BigUint64Array>(a: T, fill?: number): T => {
-    const b = new (a.constructor as new (n: number) => T)(2 * a.length);
-    b.set(a as never);
-    if (fill !== undefined) (b as Float64Array).fill(fill, a.length);
-    return b;
-  };
-  m.times = grow(m.times);
-  m.ints = grow(m.ints);
-  m.modules = grow(m.modules);
-  if (m.memory) m.memory = grow(m.memory, Number.NaN);
+/** The page of method `i`. */
+function pageOf(m: Methods, i: number): Page {
+  return m.pages[i >>> PAGE_BITS];
 }
 
 /** Method `i` of `m` added to totals. */
 function add(t: JitTotals, m: Methods, i: number): void {
   t.Count++;
-  t.TotalCpuTimeMSec += m.times[i * TIMES + CPU];
-  t.TotalILSize += m.times[i * TIMES + IL];
-  t.TotalNativeSize += m.times[i * TIMES + NATIVE];
+  const times = pageOf(m, i).times,
+    at = (i & IN_PAGE) * TIMES;
+  t.TotalCpuTimeMSec += times[at + CPU];
+  t.TotalILSize += times[at + IL];
+  t.TotalNativeSize += times[at + NATIVE];
 }
 
 /** A process's method `i` as TraceJittedMethod: read from the process's columns when asked. */
@@ -194,32 +188,36 @@ class MethodView implements JittedMethod {
     private readonly i: number,
   ) {}
   private int(k: number): number {
-    return this.m.ints[this.i * INTS + k];
+    return pageOf(this.m, this.i).ints[(this.i & IN_PAGE) * INTS + k];
+  }
+  private time(k: number): number {
+    return pageOf(this.m, this.i).times[(this.i & IN_PAGE) * TIMES + k];
   }
   private size(k: number): number | undefined {
-    const v = this.m.memory ? this.m.memory[this.i * MEMORY + k] : Number.NaN;
+    const memory = pageOf(this.m, this.i).memory;
+    const v = memory ? memory[(this.i & IN_PAGE) * MEMORY + k] : Number.NaN;
     return Number.isNaN(v) ? undefined : v;
   }
   get MethodName(): string {
     return this.m.names[this.i];
   }
   get StartTimeMSec(): number {
-    return this.m.times[this.i * TIMES + START];
+    return this.time(START);
   }
   get CompileCpuTimeMSec(): number {
-    return this.m.times[this.i * TIMES + CPU];
+    return this.time(CPU);
   }
   get ILSize(): number {
-    return this.m.times[this.i * TIMES + IL];
+    return this.time(IL);
   }
   get NativeSize(): number {
-    return this.m.times[this.i * TIMES + NATIVE];
+    return this.time(NATIVE);
   }
   get OptimizationTier(): (typeof OPTIMIZATION_TIERS)[number] {
     return OPTIMIZATION_TIERS[this.int(TIER)];
   }
   get VersionID(): number {
-    return this.m.times[this.i * TIMES + VERSION];
+    return this.time(VERSION);
   }
   get ThreadID(): number {
     return this.int(THREAD) >>> 0;
@@ -246,7 +244,7 @@ class MethodView implements JittedMethod {
     return this.size(ALLOC_FLAG);
   }
   get ModuleID(): bigint {
-    return this.m.modules[this.i];
+    return pageOf(this.m, this.i).modules[this.i & IN_PAGE];
   }
   toJSON(): JittedMethodValues {
     const v: JittedMethodValues = {
@@ -344,8 +342,9 @@ export class JitComputer {
     let open = openOnThread.length ? openOnThread[openOnThread.length - 1] : -1;
     if (id === MEMORY_FOR_JIT) {
       if (open >= 0) {
-        const memory = (m.memory ??= new Float64Array(m.modules.length * MEMORY).fill(Number.NaN));
-        const at = open * MEMORY;
+        const page = pageOf(m, open);
+        const memory = (page.memory ??= new Float64Array(PAGE * MEMORY).fill(Number.NaN));
+        const at = (open & IN_PAGE) * MEMORY;
         if (Number.isNaN(memory[at + ALLOCATED])) {
           memory[at + HOT] = Number(row.get("JitHotCodeRequestSize") ?? 0);
           memory[at + RO_DATA] = Number(row.get("JitRODataRequestSize") ?? 0);
@@ -358,14 +357,15 @@ export class JitComputer {
     const flags = Number(row.get("MethodFlags") ?? 0);
     if ((flags & JITTED) === 0) return;
     if (open < 0) open = this.started(state, row, 0, tid);
-    const ints = m.ints,
-      at = open * INTS;
+    const page = pageOf(m, open);
+    const ints = page.ints,
+      at = (open & IN_PAGE) * INTS;
+    const times = page.times,
+      t = (open & IN_PAGE) * TIMES;
     const native = Number(row.get("MethodSize") ?? 0);
-    const cpu = row.relativeMSec - m.times[open * TIMES + START];
+    const cpu = row.relativeMSec - times[t + START];
     const tier = (flags >> 7) & 7;
     const version = id === METHOD_LOAD_VERBOSE ? Number(row.get("ReJITID") ?? 0) : 0;
-    const times = m.times,
-      t = open * TIMES;
     times[t + NATIVE] = native;
     times[t + CPU] = cpu;
     times[t + VERSION] = version;
@@ -407,23 +407,20 @@ export class JitComputer {
     const module = (row.get("ModuleID") as bigint | undefined) ?? 0n;
     const verbose = row.clrSchema!.fields.some((f) => f.name === "MethodName");
     const m = state.methods;
-    reserve(m);
     const i = m.count++;
+    if ((i & IN_PAGE) === 0)
+      m.pages.push({ times: new Float64Array(PAGE * TIMES), ints: new Int32Array(PAGE * INTS), modules: new BigUint64Array(PAGE), memory: null });
+    const page = pageOf(m, i);
     m.names.push(verbose ? methodNameOf(row) : "");
     const path = state.modules.get(module) ?? "";
     m.paths.push(path);
-    m.modules[i] = BigInt.asUintN(64, module);
-    const t = i * TIMES;
-    m.times[t + START] = row.relativeMSec;
-    m.times[t + CPU] = 0;
-    m.times[t + IL] = ilSize;
-    m.times[t + NATIVE] = 0;
-    m.times[t + VERSION] = 0;
-    const at = i * INTS;
-    m.ints[at + TIER] = 0;
-    m.ints[at + THREAD] = tid;
-    m.ints[at + KIND] = FOREGROUND;
-    m.ints[at + COMPLETED] = 0;
+    page.modules[i & IN_PAGE] = BigInt.asUintN(64, module);
+    const t = (i & IN_PAGE) * TIMES;
+    page.times[t + START] = row.relativeMSec;
+    page.times[t + IL] = ilSize;
+    const at = (i & IN_PAGE) * INTS;
+    page.ints[at + THREAD] = tid;
+    page.ints[at + KIND] = FOREGROUND;
     if (!path) {
       const waiting = state.pathless.get(module);
       if (waiting) waiting.push(i);
