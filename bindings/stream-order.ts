@@ -52,6 +52,8 @@ interface Held {
   firstRow: number;
   order: Uint32Array;
   ts: BigInt64Array;
+  /** The timestamps as 32-bit halves (low, high): compared without a BigInt a row. */
+  ts32: Uint32Array;
   processor: Uint16Array;
   at: number;
   bytes: number;
@@ -82,13 +84,24 @@ export async function* inTimeOrder(
   let heldBytes = 0;
 
   const key = (h: Held) => h.order[h.at];
+  // (timestamps compared as halves, the high one signed: reading a BigInt64Array makes a BigInt a row)
+  const hiOf = (t: bigint) => Number(BigInt.asIntN(32, t >> 32n));
+  const loOf = (t: bigint) => Number(BigInt.asUintN(32, t));
+  /** Whether row `r` of `h` comes at or after the time (hi, lo). */
+  const atOrAfter = (h: Held, r: number, hi: number, lo: number): boolean => {
+    const th = h.ts32[2 * r + 1] | 0;
+    return th > hi || (th === hi && h.ts32[2 * r] >= lo);
+  };
   // a before b: timestamp, processor, row in the trace
   const before = (a: Held, b: Held): boolean => {
     const ra = key(a),
       rb = key(b);
-    const ta = a.ts[ra],
-      tb = b.ts[rb];
-    if (ta !== tb) return ta < tb;
+    const ha = a.ts32[2 * ra + 1] | 0,
+      hb = b.ts32[2 * rb + 1] | 0;
+    if (ha !== hb) return ha < hb;
+    const la = a.ts32[2 * ra],
+      lb = b.ts32[2 * rb];
+    if (la !== lb) return la < lb;
     const pa = a.processor[ra],
       pb = b.processor[rb];
     if (pa !== pb) return pa < pb;
@@ -97,6 +110,8 @@ export async function* inTimeOrder(
 
   /** Runs of every row held before `w` (all of them when w is undefined). */
   function* give(w: bigint | undefined): Generator<TimeOrderedRun> {
+    const wHi = w === undefined ? 0 : hiOf(w),
+      wLo = w === undefined ? 0 : loOf(w);
     for (;;) {
       let first: Held | undefined;
       let second: Held | undefined;
@@ -107,12 +122,11 @@ export async function* inTimeOrder(
           first = h;
         } else if (!second || before(h, second)) second = h;
       }
-      if (!first || (w !== undefined && first.ts[key(first)] >= w)) break;
+      if (!first || (w !== undefined && atOrAfter(first, key(first), wHi, wLo))) break;
       const start = first.at;
       // the run goes on while its rows come before the next batch's head and before w
       while (first.at < first.order.length && first.at - start < RUN) {
-        const t = first.ts[key(first)];
-        if (w !== undefined && t >= w) break;
+        if (w !== undefined && atOrAfter(first, key(first), wHi, wLo)) break;
         if (second && !before(first, second)) break;
         first.at++;
       }
@@ -139,19 +153,30 @@ export async function* inTimeOrder(
     const order = rows && rows.length < e.length ? e.timeOrderOf(rows) : e.timeOrder();
     // rows that come after rows already given out
     if (given !== undefined) for (let i = 0; i < order.length && e.timestamp[order[i]] < given; i++) stats.late++;
+    const ts32 = new Uint32Array(e.timestamp.buffer, e.timestamp.byteOffset, 2 * e.length);
     for (let b = 0; b < trace.bufferCount; b++) {
       const info = readBuffer(trace.events.data, b);
       if (!info.rowCount) continue;
       const k = (batch.file * 65536 + info.loggerId) * 65536 + info.processor;
-      let last = latest.get(k) ?? e.timestamp[info.firstRow];
-      for (let r = info.firstRow; r < info.firstRow + info.rowCount; r++) if (e.timestamp[r] > last) last = e.timestamp[r];
-      latest.set(k, last);
+      // the buffer's latest timestamp (its rows are in time order unless the file is damaged: every row is looked at)
+      let hi = ts32[2 * info.firstRow + 1] | 0,
+        lo = ts32[2 * info.firstRow];
+      for (let r = info.firstRow + 1; r < info.firstRow + info.rowCount; r++) {
+        const h = ts32[2 * r + 1] | 0;
+        if (h > hi || (h === hi && ts32[2 * r] > lo)) {
+          hi = h;
+          lo = ts32[2 * r];
+        }
+      }
+      const mine = (BigInt(hi) << 32n) | BigInt(lo);
+      const prev = latest.get(k);
+      latest.set(k, prev === undefined || mine > prev ? mine : prev);
       let procs = seen.get(batch.file);
       if (!procs) seen.set(batch.file, (procs = new Set()));
       procs.add(info.processor);
     }
     const bytes = trace.bytes.length + e.length * 50;
-    held.push({ trace, firstRow: batch.firstRow, order, ts: e.timestamp, processor: e.processor, at: 0, bytes });
+    held.push({ trace, firstRow: batch.firstRow, order, ts: e.timestamp, ts32, processor: e.processor, at: 0, bytes });
     heldBytes += bytes;
     stats.maxHeld = Math.max(stats.maxHeld, held.length);
     // every processor's stream has gone past w (a processor not seen yet may still come with anything)
