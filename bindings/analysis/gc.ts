@@ -890,7 +890,7 @@ export class GcComputer {
     n[at + HEAP_PEAK] = peak;
     // (TraceEvent's GetAllocedSinceLastGCMB: gen0, LOH and POH; without usable per-heap histories the POH's share
     // is the non-small allocation ticks, the LOH's again: counted twice, as TraceEvent does)
-    const alloced = this.allocedSinceLastGCMB(s, gc);
+    const alloced = this.userAllocatedMB(s, gc, GEN0) + this.userAllocatedMB(s, gc, LOH) + this.userAllocatedMB(s, gc, POH);
     n[at + ALLOCED] = alloced;
     n[at + ALLOC_RATE] = (alloced * 1000) / n[at + SINCE_RESTART];
     n[at + RATIO] = afterMB === 0 ? 0 : peak / afterMB;
@@ -934,15 +934,11 @@ export class GcComputer {
     return mb;
   }
 
-  /** TraceEvent's GetAllocedSinceLastGCMB: GetUserAllocated of gen0, LOH and POH, summed. */
-  private allocedSinceLastGCMB(s: ProcessState, gc: number): number {
-    return this.userAllocatedMB(s, gc, GEN0) + this.userAllocatedMB(s, gc, LOH) + this.userAllocatedMB(s, gc, POH);
-  }
-
   /** TraceGC.GetUserAllocated for gen0, LOH or POH, MB. */
   private userAllocatedMB(s: ProcessState, gc: number, gen: number): number {
     // (the allocation ticks of small objects, and of every other kind; 0 without them)
-    const ticks = code(s, gc, FLAGS) & F_TICKS ? num(s, gc, TICKS + (gen === GEN0 ? 0 : 1)) : 0;
+    const hasTicks = (code(s, gc, FLAGS) & F_TICKS) !== 0;
+    const ticks = hasTicks ? num(s, gc, TICKS + (gen === GEN0 ? 0 : 1)) : 0;
     if (code(s, gc, TYPE) === BACKGROUND && gen === GEN0) return ticks;
     const histories = s.perHeap.size ? s.perHeap.get(gc) : undefined;
     const previousHistories = histories && gc > 0 ? s.perHeap.get(gc - 1) : undefined;
@@ -960,7 +956,7 @@ export class GcComputer {
       else if (data.hasObjSpaceBefore) allocated = data.objSpaceBefore - prevSize;
       else if (data.survRate === 0) {
         // .NET 4.0 with nothing survived: an estimate (the alloc-tick MB, which TraceEvent then divides by 10^6 again, else the previous budget)
-        allocated = code(s, gc, FLAGS) & F_TICKS ? ticks : (before?.budget ?? 0);
+        allocated = hasTicks ? ticks : (before?.budget ?? 0);
       } else allocated = Math.trunc(((data.out + data.objSizeAfter) * 100) / data.survRate) - prevSize;
       total += allocated / MB;
     }
