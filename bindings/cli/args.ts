@@ -5,6 +5,7 @@
 import { availableParallelism } from "node:os";
 import type { ParseArgsConfig } from "node:util";
 import { codes, parseKeywords, parseLevel, parseWhere, WhereSyntaxError, type WhereCondition } from "etw-wasm/node";
+import type { TableFormat } from "./write-table.js";
 
 export type OptionSpecs = NonNullable<ParseArgsConfig["options"]>;
 /** Option values as util.parseArgs gives them. */
@@ -181,7 +182,7 @@ function levelOption(text: unknown, command: string): number | undefined {
   }
 }
 
-export type TableFormat = "table" | "csv" | "json" | "jsonl";
+export type { TableFormat };
 
 /** --format of the commands that write a table: table (default), csv, json or jsonl. */
 export function tableFormat(values: Values, command: string): TableFormat {

@@ -1,61 +1,8 @@
-// What several commands write: records in the tabular formats (table, csv, json, jsonl), and the rows
-// of events and convert picked by their filters, as flat records.
+// The rows of events and convert picked by their filters, and events as flat records (written in the
+// tabular formats by write-table.ts).
 
 import { filterWhere, type EventRow, type QueryFilter, type Trace } from "etw-wasm/node";
-import { UsageError, type EventFilters, type TableFormat } from "./args.js";
-
-export type Out = (line: string) => Promise<void>;
-
-/** Writes records (all with the same keys) in one of the tabular formats. */
-export async function writeTable(
-  out: Out,
-  format: TableFormat,
-  columns: string[],
-  rows: Iterable<Record<string, unknown>> | AsyncIterable<Record<string, unknown>>,
-): Promise<void> {
-  const text = (v: unknown) => (v === null || v === undefined ? "" : typeof v === "bigint" ? v.toString() : String(v));
-  const plain = (v: unknown) => (typeof v === "bigint" ? v.toString() : v);
-  if (format === "jsonl") {
-    for await (const r of rows) await out(JSON.stringify(r, (_, v) => plain(v)));
-  } else if (format === "json") {
-    await out("[");
-    let first = true;
-    for await (const r of rows) {
-      await out((first ? "  " : ", ") + JSON.stringify(r, (_, v) => plain(v)));
-      first = false;
-    }
-    await out("]");
-  } else if (format === "csv") {
-    const cell = (v: unknown) => {
-      if (typeof v === "number") return String(v); // (no quote, comma or line break in a number)
-      const s = text(v);
-      return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-    };
-    await out(columns.join(","));
-    for await (const r of rows) await out(columns.map((c) => cell(r[c])).join(","));
-  } else {
-    // aligned text: widths from the rows (kept in memory: tables here are summaries, not raw events)
-    const all: Record<string, unknown>[] = [];
-    for await (const r of rows) all.push(r);
-    // a loop, not Math.max(...cells): a spread of a hundred thousand cells overflows the stack
-    const widths = columns.map((c) => all.reduce((w, r) => Math.max(w, text(r[c]).length), c.length));
-    // the last column is not padded (a long cell there would pad every line to its width)
-    const pad = (cell: string, i: number) => (i === columns.length - 1 ? cell : cell.padEnd(widths[i]));
-    await out(
-      columns
-        .map((c, i) => pad(c, i))
-        .join("  ")
-        .trimEnd(),
-    );
-    for (const r of all)
-      await out(
-        columns
-          .map((c, i) => pad(text(r[c]), i))
-          .join("  ")
-          .trimEnd(),
-      );
-  }
-}
+import { UsageError, type EventFilters } from "./args.js";
 
 /** The rows an `events` command prints: the query API, then the event-name filter, then the payload conditions, each on the survivors. */
 export function selectEvents(trace: Trace, f: EventFilters): Uint32Array {

@@ -15,7 +15,8 @@ import {
 } from "etw-wasm/node";
 import { FILTERS, FOLLOW, FORMAT, READS_TRACE, UsageError, eventFilters, type EventFilters, type TableFormat, type Values } from "../args.js";
 import { traceCommand, type TraceRun } from "../command.js";
-import { EVENT_COLUMNS, eventRecord, selectEvents, writeTable } from "../tables.js";
+import { EVENT_COLUMNS, eventRecord, selectEvents } from "../tables.js";
+import { writeTable } from "../write-table.js";
 
 const RECORD_FORMATS = ["jsonl", "json", "csv", "table", "names"];
 /** The formats written batch by batch (a table and perfview's lines need the whole trace). */

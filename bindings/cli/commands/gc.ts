@@ -3,7 +3,7 @@
 import { GC_PROVIDERS, gcStats, type GcProcess, type GcRecord } from "etw-wasm/analysis";
 import { FOLLOW, FORMAT, READS_TRACE, tableFormat } from "../args.js";
 import { traceCommand } from "../command.js";
-import { writeTable } from "../tables.js";
+import { fixed3, writeTable } from "../write-table.js";
 
 /** The keys of a GC as the gc command prints it: TraceEvent's TraceGC property names. */
 const GC_COLUMNS = [
@@ -27,8 +27,8 @@ const GC_COLUMNS = [
   "PauseTimePercentageSinceLastGC",
 ] as const;
 
-/** Numbers to 3 decimals for an aligned table; other formats keep every digit. */
-const tableNumber = (round: boolean) => (v: unknown) => (round && typeof v === "number" && !Number.isInteger(v) ? Number(v.toFixed(3)) : v);
+/** Numbers to 3 decimals for an aligned table (as its text); other formats keep every digit. */
+const tableNumber = (round: boolean) => (v: unknown) => (round && typeof v === "number" && !Number.isInteger(v) ? fixed3(v) : v);
 
 /** One complete GC with GC_COLUMNS' keys (set one by one: a list of pairs a GC cost more than the row). */
 function gcRow(gc: GcRecord, round = false): Record<string, unknown> {

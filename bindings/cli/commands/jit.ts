@@ -3,7 +3,7 @@
 import { JIT_PROVIDERS, jitStats, type JitProcess, type JittedMethod } from "etw-wasm/analysis";
 import { FOLLOW, FORMAT, READS_TRACE, tableFormat } from "../args.js";
 import { traceCommand } from "../command.js";
-import { writeTable } from "../tables.js";
+import { writeTable } from "../write-table.js";
 
 const JIT_COLUMNS = [
   "PID",

@@ -3,7 +3,7 @@
 import type { EventRow, TraceStream } from "etw-wasm/node";
 import { FOLLOW, FORMAT, READS_TRACE, tableFormat } from "../args.js";
 import { traceCommand } from "../command.js";
-import { writeTable } from "../tables.js";
+import { writeTable } from "../write-table.js";
 
 const RUNTIME = "Microsoft-Windows-DotNETRuntime";
 const RUNDOWN = "Microsoft-Windows-DotNETRuntimeRundown";

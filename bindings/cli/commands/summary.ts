@@ -14,7 +14,7 @@ import {
 import { nameManifestProviders, nameOsProviders } from "etw-wasm/os-providers";
 import { FOLLOW, READS_TRACE } from "../args.js";
 import { traceCommand } from "../command.js";
-import type { Out } from "../tables.js";
+import type { Out } from "../write-table.js";
 import { infoLines } from "./info.js";
 
 /** What a summary counts, gathered from one trace or batch by batch. */

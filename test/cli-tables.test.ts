@@ -1,0 +1,91 @@
+// What the CLI's tables write (bindings/cli/tables.ts), against plain reference formattings written here:
+// fixed3 against String(Number(v.toFixed(3))) (what the gc table printed before it), and writeTable's
+// lines, handed over in chunks, against the same records formatted one line at a time.
+
+import { describe, expect, it } from "vitest";
+import { fixed3, writeTable } from "../dist/bindings/cli/write-table.js";
+
+/** A generator of numbers where rounding to 3 decimals is hard: halves of a thousandth, signs, zeros, large and tiny values. */
+function hardNumbers(count: number): number[] {
+  let seed = 12345;
+  const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  const fixed = [0, -0, NaN, Infinity, -Infinity, 1e21, -1e21, 0.0005, -0.0005, 0.0015, 2.675, 1.0005, 1e12, -1e12, 999_999_999_999.9995, 5e-324];
+  const out = [...fixed];
+  for (let i = 0; out.length < count; i++) {
+    const r = random();
+    switch (i % 8) {
+      case 0:
+        out.push((Math.round(r * 1e7) + 0.5) / 1000); // a half of a thousandth, as near as a double gets
+        break;
+      case 1:
+        out.push(-(Math.round(r * 1e5) + 0.5) / 1000);
+        break;
+      case 2:
+        out.push(Math.round(r * 1e6) / 1000); // exact thousandths
+        break;
+      case 3:
+        out.push((r - 0.5) * 1e-3); // rounds to 0 or -0
+        break;
+      case 4:
+        out.push(r * 1e13); // past the arithmetic path
+        break;
+      default:
+        out.push((r - 0.3) * 10 ** (i % 12));
+    }
+  }
+  return out;
+}
+
+describe("CLI tables", () => {
+  it("fixed3 writes a number to 3 decimals as String(Number(v.toFixed(3))) does", () => {
+    const values = hardNumbers(200_000);
+    const wrong = values.filter((v) => fixed3(v) !== String(Number(v.toFixed(3))));
+    expect(wrong).toEqual([]);
+    expect([fixed3(1.5), fixed3(-0.0001), fixed3(2.675), fixed3(12.3456), fixed3(-7.1)]).toEqual(["1.5", "0", "2.675", "12.346", "-7.1"]);
+  });
+
+  it("writes every format as the records formatted line by line, sync and async rows alike", async () => {
+    const columns = ["id", "name", "value", "big", "empty"];
+    const records = Array.from({ length: 30_000 }, (_, i) => ({
+      id: i,
+      name: i % 7 === 0 ? `a "quoted", name ${i}` : `n${i}`,
+      value: i / 7,
+      big: BigInt(i) * 1_000_000_007n,
+      empty: i % 3 === 0 ? null : "x",
+    }));
+    const text = (v: unknown) => (v === null || v === undefined ? "" : String(v));
+    // the table: every cell padded to its column's widest, but the last; two spaces between; no trailing blanks
+    const widths = columns.map((c) => Math.max(c.length, ...records.map((r) => text(r[c as keyof typeof r]).length)));
+    const tableLine = (cells: string[]) =>
+      cells
+        .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i])))
+        .join("  ")
+        .trimEnd();
+    const plain = (r: object) => JSON.stringify(r, (_, v) => (typeof v === "bigint" ? v.toString() : v));
+    const csvCell = (v: unknown) => {
+      const s = text(v);
+      return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+    };
+    const expected: Record<string, string[]> = {
+      table: [tableLine(columns), ...records.map((r) => tableLine(columns.map((c) => text(r[c as keyof typeof r]))))],
+      csv: [columns.join(","), ...records.map((r) => columns.map((c) => csvCell(r[c as keyof typeof r])).join(","))],
+      jsonl: records.map(plain),
+      json: ["[", ...records.map((r, i) => (i ? ", " : "  ") + plain(r)), "]"],
+    };
+    for (const format of ["table", "csv", "jsonl", "json"] as const) {
+      for (const source of ["sync", "async"] as const) {
+        const chunks: string[] = [];
+        const rows =
+          source === "sync"
+            ? records
+            : (async function* () {
+                yield* records;
+              })();
+        await writeTable(async (t) => void chunks.push(t), format, columns, rows);
+        // (handed over in chunks of many lines, not one call a line)
+        expect(chunks.length, `${format}, ${source}`).toBeLessThan(expected[format].length / 100);
+        expect(chunks.join("\n").split("\n"), `${format}, ${source}`).toEqual(expected[format]);
+      }
+    }
+  });
+});
