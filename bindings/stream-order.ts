@@ -2,7 +2,8 @@
 // so once every processor's stream has gone past a time W, no row before W can still come: rows
 // before W are merged out of the batches held (each sorted in itself, as a whole trace is: timestamp,
 // processor, row) and the batches they empty are let go. The order is the whole trace's
-// `timeOrder()`; memory is what lies between the slowest processor's stream and the fastest.
+// `timeOrder()`; memory is what lies between the slowest processor's stream and the fastest. A batch
+// without buffers (an EventPipe file's) is a stream of its own, complete up to its latest time.
 
 import type { Trace } from "./trace.js";
 import type { TraceBatch, TraceStream } from "./stream.js";
@@ -78,6 +79,8 @@ export async function* inTimeOrder(
   // (a session's files: their streams are their own, and each file's processors must have been seen,
   // unless the file has ended: then its streams hold nothing back)
   const seen = new Map<number, Set<number>>();
+  // (files whose batches have no buffers: their own latest time, under a key of no processor)
+  const unbuffered = new Set<number>();
   const fileOfKey = (k: number) => Math.floor(k / 2 ** 32);
   let processors = 0;
   let given: bigint | undefined; // the latest timestamp given out
@@ -154,6 +157,25 @@ export async function* inTimeOrder(
     // rows that come after rows already given out
     if (given !== undefined) for (let i = 0; i < order.length && e.timestamp[order[i]] < given; i++) stats.late++;
     const ts32 = new Uint32Array(e.timestamp.buffer, e.timestamp.byteOffset, 2 * e.length);
+    if (trace.bufferCount === 0 && e.length > 0) {
+      // A batch without buffers (an EventPipe file's windows, each ending at a sequence point, where the
+      // runtime has written out every thread's events so far) is one stream: the file's rows after it
+      // come at or after its latest.
+      unbuffered.add(batch.file);
+      let hi = ts32[1] | 0,
+        lo = ts32[0];
+      for (let r = 1; r < e.length; r++) {
+        const h = ts32[2 * r + 1] | 0;
+        if (h > hi || (h === hi && ts32[2 * r] > lo)) {
+          hi = h;
+          lo = ts32[2 * r];
+        }
+      }
+      const k = (batch.file * 65536 + 0xffff) * 65536 + 0xffff;
+      const mine = (BigInt(hi) << 32n) | BigInt(lo >>> 0);
+      const prev = latest.get(k);
+      latest.set(k, prev === undefined || mine > prev ? mine : prev);
+    }
     for (let b = 0; b < trace.bufferCount; b++) {
       const info = readBuffer(trace.events.data, b);
       if (!info.rowCount) continue;
@@ -183,7 +205,7 @@ export async function* inTimeOrder(
     let w: bigint | undefined;
     for (const [k, t] of latest) if (!stream.endedFiles.has(fileOfKey(k)) && (w === undefined || t < w)) w = t;
     let waiting = 0;
-    for (const f of stream.filesWithRows) if (!stream.endedFiles.has(f) && (seen.get(f)?.size ?? 0) < processors) waiting++;
+    for (const f of stream.filesWithRows) if (!stream.endedFiles.has(f) && !unbuffered.has(f) && (seen.get(f)?.size ?? 0) < processors) waiting++;
     if (w !== undefined && waiting === 0) yield* give(w);
     // too much held: processors not seen yet are taken as idle; then the oldest batch goes out whole
     if (heldBytes > holdBytes && w !== undefined) yield* give(w);

@@ -4,11 +4,13 @@
 
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
-import { openTrace, type Trace } from "../dist/bindings/index.js";
+import { join } from "node:path";
+import { inTimeOrder, openTrace, streamTrace, type Trace } from "../dist/bindings/index.js";
 import { generateSession, generateTrace } from "../dist/bindings/generator/generate.js";
+import { generateNettrace } from "../dist/bindings/generator/generate-nettrace.js";
 import { mulberry32 } from "../dist/bindings/generator/random.js";
 import { walkRecords } from "./helpers/mutate.js";
-import { HAVE_CORPUS, corpusFiles, etlPath } from "./helpers/shared.js";
+import { CORPUS, HAVE_CORPUS, corpusFiles, etlPath } from "./helpers/shared.js";
 
 const HDR = 0x48;
 
@@ -140,4 +142,45 @@ describe("time order of some rows", () => {
     },
     120_000,
   );
+});
+
+/**
+ * A stream of an EventPipe file in time order: its batches have no buffers (each ends at a sequence
+ * point), so each is given out as the next comes, at most two held, in the whole trace's order.
+ */
+async function expectEventPipeStreamOrder(bytes: Uint8Array, what: string): Promise<void> {
+  const whole = await openTrace(bytes);
+  const order = Array.from(whole.events.timeOrder());
+  whole.dispose();
+  for (const batchBytes of [64 << 10, 1 << 20]) {
+    const stats = { late: 0, maxHeld: 0 };
+    const got: number[] = [];
+    let batches = 0;
+    const stream = streamTrace(bytes, { batchBytes });
+    for await (const run of inTimeOrder(stream, { release: true }, stats)) for (const r of run.rows) got.push(run.firstRow + r);
+    for await (const _ of streamTrace(bytes, { batchBytes })) batches++;
+    expect(got, `${what}, batches of ${batchBytes} bytes`).toEqual(order);
+    expect(stats.late, what).toBe(0);
+    // (before, every batch of such a file was held to the end: as many as it has)
+    expect(stats.maxHeld, `${what}: ${batches} batches`).toBeLessThanOrEqual(2);
+    if (batchBytes === 64 << 10) expect(batches, what).toBeGreaterThan(2);
+  }
+}
+
+describe("a stream in time order (inTimeOrder) of an EventPipe file", () => {
+  it("generated V5, V6 and thread-block files, each batch given out as the next comes", async () => {
+    for (const [what, opts] of [
+      ["V5", { version: 5 as const }],
+      ["V6", { version: 6 as const }],
+      ["V5, each thread's events in blocks of their own", { version: 5 as const, threadBlocks: true }],
+    ] as const) {
+      const { bytes } = generateNettrace({ ...opts, targetBytes: Infinity, fileBytes: 3 << 20, sequencePointBytes: 256 << 10, seed: 7 });
+      await expectEventPipeStreamOrder(bytes, what);
+    }
+  });
+
+  it.runIf(HAVE_CORPUS)("the corpus .nettrace files", async () => {
+    for (const f of ["eventpipe-dotnetcore3.0-win-x64-objver4.nettrace", "mixed_managed_external_samples.nettrace", "only_managed_samples.nettrace"])
+      await expectEventPipeStreamOrder(new Uint8Array(readFileSync(join(CORPUS, "nettrace", f))), f);
+  });
 });
