@@ -222,7 +222,10 @@ function setCode(s: ProcessState, gc: number, k: number, v: number): void {
 
 interface ProcessState {
   pid: number;
+  /** Its name, given by `result()` (from the process table at `firstSeen`, which may be read only after the events). */
   name: string;
+  /** Timestamp of its first GC event. */
+  firstSeen: bigint;
   /** GCs so far. */
   count: number;
   /** NUMBERS numbers of each GC, by its index: pages of PAGE GCs. */
@@ -580,7 +583,8 @@ function generationName(generation: number, type: number, reason: number): strin
 
 /**
  * Replays GC events one at a time, in time order (`add`), and gives each process's GCs and rollup
- * (`result`). `processName(pid, ts)` names each process at its first GC event.
+ * (`result`). `processName(pid, ts)` names each process at its first GC event, when `result` is
+ * called (a stream's own process table is complete only then).
  */
 export class GcComputer {
   private readonly processes = new Map<number, ProcessState>();
@@ -595,7 +599,8 @@ export class GcComputer {
     if (!s) {
       s = {
         pid,
-        name: this.processName(pid, this.src!.table.columns.timestamp[i]),
+        name: "",
+        firstSeen: this.src!.table.columns.timestamp[i],
         count: 0,
         numbers: [],
         codes: [],
@@ -968,6 +973,7 @@ export class GcComputer {
     const out: GcProcess[] = [];
     for (const s of [...this.processes.values()].sort((a, b) => a.pid - b.pid)) {
       if (!s.count) continue;
+      s.name = this.processName(s.pid, s.firstSeen);
       const total = rollup();
       const generations: [GcRollup, GcRollup, GcRollup] = [rollup(), rollup(), rollup()];
       let firstPause: number | undefined;

@@ -47,8 +47,9 @@ type ProcessName = (pid: number, timestamp: bigint) => string;
 
 /**
  * Feeds a computer the events of `providers` in the trace's time order: a trace's own, or a stream's
- * across its batches. A stream's processes are named by `processes` (its own process table needs a
- * pass of its own: ProcessCollector); a trace names them itself.
+ * across its batches. A stream's processes are named by `processes`, read only once the stream has
+ * ended (a table gathered from the same stream's batches as they pass will do: ProcessCollector); a
+ * trace names them itself.
  */
 async function replay<T>(
   source: Trace | TraceStream,

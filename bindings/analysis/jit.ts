@@ -273,7 +273,10 @@ class MethodView implements JittedMethod {
 
 interface ProcessState {
   pid: number;
+  /** Its name, given by `result()` (from the process table at `firstSeen`, which may be read only after the events). */
   name: string;
+  /** Timestamp of its first event. */
+  firstSeen: bigint;
   methods: Methods;
   Totals: JitTotals;
   ByKind: JitTotals[];
@@ -288,7 +291,8 @@ interface ProcessState {
 
 /**
  * Replays runtime events one at a time, in time order (`add`), and gives the statistics per process
- * (`result`). `processName(pid, ts)` names each process at its first event.
+ * (`result`). `processName(pid, ts)` names each process at its first event, when `result` is called (a
+ * stream's own process table is complete only then).
  */
 export class JitComputer {
   private readonly processes = new Map<number, ProcessState>();
@@ -388,7 +392,8 @@ export class JitComputer {
     if (!state) {
       state = {
         pid,
-        name: this.processName(pid, row.timestamp),
+        name: "",
+        firstSeen: row.timestamp,
         methods: methods(),
         Totals: totals(),
         ByKind: [totals(), totals(), totals()],
@@ -435,6 +440,7 @@ export class JitComputer {
     for (const state of [...this.processes.values()].sort((a, b) => a.pid - b.pid)) {
       const m = state.methods;
       if (!m.count) continue;
+      state.name = this.processName(state.pid, state.firstSeen);
       // by module, case-insensitively, every method (PerfView's JITStatsEx)
       const byModule = new Map<string, JitTotals & { Module: string }>();
       const Methods: JittedMethod[] = [];

@@ -11,6 +11,7 @@ import {
   type ProcessTable,
   type StreamOptions,
   type Trace,
+  type TraceBatch,
   type TraceStream,
 } from "etw-wasm/node";
 import { output } from "./io.js";
@@ -40,6 +41,12 @@ export interface TraceCommand<P = unknown> {
   plan(values: Values): P;
   /** Whether the plan reads batch by batch (`stream`), else the trace whole (`whole`). */
   streams(plan: P): boolean;
+  /**
+   * A streaming command that reads process names only once the stream has been read (`run.processes()`
+   * asked for early, read late): the names then come from the stream's own batches (its filter takes
+   * the Process and Thread events too), with no pass of their own over the file.
+   */
+  readonly namesAtEnd?: boolean;
   stream?(stream: TraceStream, plan: P, run: TraceRun): Promise<void>;
   whole?(trace: Trace, plan: P, run: TraceRun): Promise<void>;
 }
@@ -78,6 +85,59 @@ export class Output {
     this.size = 0;
     await output().stdout(text);
   }
+}
+
+/**
+ * The processes a stream's batches describe, gathered as they pass on their way to a command
+ * (`tap`); `processes` reads them, made again after each batch (read it once the stream has ended, or
+ * where names so far will do: a file being followed).
+ */
+export class ProcessTap {
+  private readonly collector = new ProcessCollector();
+  private table: ProcessTable | undefined;
+  readonly processes: ProcessTable;
+
+  constructor() {
+    const current = () => (this.table ??= this.collector.result());
+    this.processes = {
+      get processes() {
+        return current().processes;
+      },
+      get threads() {
+        return current().threads;
+      },
+      processName: (pid, ts) => current().processName(pid, ts),
+      fixedName: (pid) => current().fixedName(pid),
+      processAt: (pid, ts) => current().processAt(pid, ts),
+      threadProcess: (tid, ts) => current().threadProcess(tid, ts),
+      fixedThreadProcess: (tid) => current().fixedThreadProcess(tid),
+    };
+  }
+
+  /** Each batch of `stream`, when the command reads it, scanned first (then `each`). */
+  tap(stream: TraceStream, each?: (batch: TraceBatch) => void): void {
+    const batches = stream[Symbol.asyncIterator].bind(stream);
+    const self = this;
+    stream[Symbol.asyncIterator] = async function* () {
+      for await (const b of batches()) {
+        self.collector.scan(b, b.firstRow);
+        self.table = undefined;
+        each?.(b);
+        yield b;
+      }
+    };
+  }
+}
+
+/**
+ * A command's decode-time filter with the Process and Thread events added (what ProcessTap reads), or
+ * undefined when it cannot be said as one filter (anything but providers).
+ */
+export function withProcessEvents(filter: DecodeFilter | undefined): DecodeFilter | undefined {
+  if (!filter) return filter;
+  if (Object.keys(filter).some((k) => k !== "provider") || filter.provider === undefined) return undefined;
+  const providers = Array.isArray(filter.provider) ? filter.provider : [filter.provider as string];
+  return { provider: [...providers, ...PROCESS_EVENTS.provider] };
 }
 
 /** Whole percent of `part` in `total`, rounded down (100 only when all of it). */

@@ -10,17 +10,27 @@ import {
   openTraceFile,
   streamTraceFile,
   sessionFiles,
-  ProcessCollector,
   TraceDecodeError,
   TraceFormatError,
-  type ProcessTable,
   type Trace,
   type TraceStream,
   type FollowOptions,
 } from "etw-wasm/node";
 import { output, processOutput, progressBar, say, setOutput, type CliOutput } from "./io.js";
 import { UsageError, decodeOptions, type OptionSpecs, type Values } from "./args.js";
-import { CommandError, Output, StoppedError, stoppedLine, streamedProcesses, toldByStop, type Command, type TraceCommand, type TraceRun } from "./command.js";
+import {
+  CommandError,
+  Output,
+  ProcessTap,
+  StoppedError,
+  stoppedLine,
+  streamedProcesses,
+  toldByStop,
+  withProcessEvents,
+  type Command,
+  type TraceCommand,
+  type TraceRun,
+} from "./command.js";
 import { info } from "./commands/info.js";
 import { summary } from "./commands/summary.js";
 import { doctor } from "./commands/doctor.js";
@@ -195,7 +205,10 @@ async function readTrace(command: TraceCommand<never>, files: string[], values: 
   const follow = followOption(values, command.name, files);
   const streams = command.streams(plan);
   const bar = follow || !process.stderr.isTTY || size <= 8 << 20 || values["no-progress"] === true ? undefined : progressBar(size);
-  const options = { onProgress: bar, ...decode, filter: command.filter };
+  // (a command that reads names only at the end gathers them from its own pass, as following a file does)
+  const namesFilter = streams && command.namesAtEnd ? withProcessEvents(command.filter) : undefined;
+  const gathered = namesFilter && !follow ? new ProcessTap() : undefined;
+  const options = { onProgress: bar, ...decode, filter: namesFilter ?? command.filter };
   const out = new Output();
   const run: TraceRun = {
     label,
@@ -204,14 +217,15 @@ async function readTrace(command: TraceCommand<never>, files: string[], values: 
     following: follow !== undefined,
     line: (text) => out.line(text),
     // the processes (for their names), from the kernel's Process and Thread events only, through a decode-time filter
-    // (following a file: from the batches of the one pass as they come)
-    processes: follow ? async () => follow.processes : () => streamedProcesses(input, options),
+    // (following a file, or for a command that reads names at the end: from the batches of the one pass as they come)
+    processes: follow ? async () => follow.processes : gathered ? async () => gathered.processes : () => streamedProcesses(input, options),
   };
   let result: Pick<Trace, "warnings" | "incomplete" | "decodedBytes">;
   try {
     if (streams) {
       const stream = await streamTraceFile(input, follow ? { ...options, follow: follow.options } : options);
       follow?.watch(stream);
+      gathered?.tap(stream);
       await command.stream!(stream, plan, run);
       result = stream.end!;
     } else {
@@ -268,22 +282,7 @@ function followOption(values: Values, command: string, files: string[]) {
     controller.abort();
   };
   process.once("SIGINT", onInt);
-  const collector = new ProcessCollector();
-  let table: ProcessTable | undefined;
-  const current = () => (table ??= collector.result());
-  const processes: ProcessTable = {
-    get processes() {
-      return current().processes;
-    },
-    get threads() {
-      return current().threads;
-    },
-    processName: (pid, ts) => current().processName(pid, ts),
-    fixedName: (pid) => current().fixedName(pid),
-    processAt: (pid, ts) => current().processAt(pid, ts),
-    threadProcess: (tid, ts) => current().threadProcess(tid, ts),
-    fixedThreadProcess: (tid) => current().fixedThreadProcess(tid),
-  };
+  const names = new ProcessTap();
   // --follow-idle: the file's size looked at a few times a second; unchanged that long, the follow ends
   let size = -1,
     grewAt = Date.now();
@@ -309,25 +308,19 @@ function followOption(values: Values, command: string, files: string[]) {
     shownAt = 0;
   return {
     options: { signal: controller.signal } satisfies FollowOptions,
-    processes,
+    processes: names.processes,
     get stoppedBy() {
       return state.stoppedBy;
     },
     /** Each batch, on its way to the command: counted, and its processes gathered. */
     watch(stream: TraceStream): void {
-      const batches = stream[Symbol.asyncIterator].bind(stream);
-      stream[Symbol.asyncIterator] = async function* () {
-        for await (const b of batches()) {
-          collector.scan(b, b.firstRow);
-          table = undefined;
-          events += b.events.length;
-          if (show && performance.now() - shownAt > 100) {
-            shownAt = performance.now();
-            process.stderr.write(`\rfollowing ${files[0]}: ${events.toLocaleString("en-US")} events`);
-          }
-          yield b;
+      names.tap(stream, (b) => {
+        events += b.events.length;
+        if (show && performance.now() - shownAt > 100) {
+          shownAt = performance.now();
+          process.stderr.write(`\rfollowing ${files[0]}: ${events.toLocaleString("en-US")} events`);
         }
-      };
+      });
     },
     end(): void {
       process.removeListener("SIGINT", onInt);

@@ -99,6 +99,7 @@ export const gc = traceCommand({
   filter: { provider: GC_PROVIDERS },
   plan: (values) => ({ format: tableFormat(values, "gc"), rollup: values.rollup === true }),
   streams: () => true,
+  namesAtEnd: true,
   async stream(stream, { format, rollup }, run) {
     const stats = await gcStats(stream, await run.processes());
     const round = format === "table";

@@ -84,6 +84,7 @@ export const jit = traceCommand({
   filter: { provider: JIT_PROVIDERS },
   plan: (values) => ({ format: tableFormat(values, "jit"), summary: values.summary === true }),
   streams: () => true,
+  namesAtEnd: true,
   async stream(stream, { format, summary }, run) {
     const stats = await jitStats(stream, await run.processes());
     const emit = (l: string) => run.line(l);

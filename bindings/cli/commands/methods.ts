@@ -82,6 +82,7 @@ export const methods = traceCommand({
   filter: { provider: [RUNTIME, RUNDOWN] },
   plan: (values) => tableFormat(values, "methods"),
   streams: () => true,
+  namesAtEnd: true,
   async stream(stream, format, run) {
     const processes = await run.processes();
     const name = (pid: number, ts: bigint) => processes.processName(pid, ts);
