@@ -455,6 +455,19 @@ describe("etw-wasm generate", () => {
 });
 
 describe("etw-wasm summary, events filters and formats, gc, methods on the sample", () => {
+  it("gc, jit and methods read the trace once, as summary does: process names from the same pass", () => {
+    const hook = fileURLToPath(new URL("./helpers/count-opens.mjs", import.meta.url));
+    const opens = (command: string) => {
+      const r = spawnSync(process.execPath, ["--import", hook, CLI, command, SAMPLE], { encoding: "utf8", env: { ...process.env, COUNT_OPENS: SAMPLE } });
+      expect(r.status, command).toBe(0);
+      return Number(/opens of the trace: (\d+)/.exec(r.stderr)?.[1]);
+    };
+    const once = opens("summary");
+    expect(once).toBeGreaterThanOrEqual(1);
+    // (each named its processes from a pass of its own over the file before)
+    for (const command of ["gc", "jit", "methods"]) expect(opens(command), command).toBe(once);
+  });
+
   it("summary lists providers, event names and processes of the sample", async () => {
     const r = run("summary", SAMPLE);
     expect(r.code).toBe(0);
