@@ -28,6 +28,7 @@ import {
   type CpuProfile,
 } from "../dist/bindings/analysis/index.js";
 import { generateTrace } from "../dist/bindings/generator/generate.js";
+import { mulberry32 } from "../dist/bindings/generator/random.js";
 import { EtlWriter, PayloadBuilder } from "../dist/bindings/generator/etl-writer.js";
 import { CORPUS, HAVE_CORPUS, corpusFiles, etlPath } from "./helpers/shared.js";
 import { payloadU32, rowsWithStackItems } from "./helpers/by-hand.js";
@@ -624,5 +625,58 @@ describe("events' stacks weighted by a payload field (stacks --format folded --w
       expect(r.status).toBe(2);
       expect(r.stderr).toContain(message);
     }
+  });
+});
+
+describe("toFolded", () => {
+  /**
+   * A profile over a random name-stack tree of `nodes` nodes whose names are hard to order: prefixes of
+   * one another, spaces and digits (a line ends "name count"), characters below ';' and above it, and
+   * with `semicolons`, names that are alike once their ';' is written ':'.
+   */
+  function randomProfile(seed: number, nodes: number, semicolons: boolean, weighted: boolean): CpuProfile {
+    const rand = mulberry32(seed);
+    const names = ["A", "A 1", "A 12", "A:B", "A!", "A0", "B", "B;", "a", "Thread (5) CPU=3ms", "Thread (5) CPU=30ms", "~", ""];
+    if (semicolons) names.push("A;B");
+    const frame: number[] = [],
+      parent: number[] = [];
+    for (let n = 0; n < nodes; n++) {
+      parent.push(n < 3 || rand() < 0.05 ? -1 : Math.floor(rand() * n));
+      frame.push(Math.floor(rand() * names.length));
+    }
+    const count = nodes * 3;
+    const stack = Int32Array.from({ length: count }, () => Math.floor(rand() * nodes));
+    const samples = {
+      length: count,
+      pid: new Int32Array(count),
+      tid: new Int32Array(count),
+      timeMSec: new Float64Array(count),
+      stack,
+      weightMSec: weighted ? Float64Array.from({ length: count }, () => rand() * 3) : undefined,
+    };
+    return { intervalMSec: 1, samples, stacks: { names, frame, parent }, samplesWithStacks: count, idleSamples: 0, otherSamples: 0 };
+  }
+
+  /** The folded text as written out plainly: each stack's frames from the root, ';' in a name as ':', counts summed, the lines sorted. */
+  function folded(p: CpuProfile): string {
+    const sums = new Map<number, number>();
+    const { stack, weightMSec } = p.samples;
+    for (let k = 0; k < stack.length; k++) sums.set(stack[k], (sums.get(stack[k]) ?? 0) + (weightMSec ? weightMSec[k] * 1000 : 1));
+    const lines = [...sums].map(
+      ([s, n]) =>
+        `${stackNames(p.stacks, s)
+          .map((f) => f.replace(/;/g, ":"))
+          .join(";")} ${weightMSec ? Math.round(n) : n}`,
+    );
+    return lines.sort().join("\n") + (lines.length ? "\n" : "");
+  }
+
+  it("writes the lines in the order of a sort of whole lines, names that order hard included", () => {
+    for (let seed = 1; seed <= 24; seed++) {
+      const p = randomProfile(seed, seed < 20 ? 40 + seed * 20 : 3000, seed % 4 === 0, seed % 2 === 0);
+      expect(toFolded(p), `seed ${seed}`).toBe(folded(p));
+    }
+    const none = randomProfile(1, 10, false, false);
+    expect(toFolded({ ...none, samples: { ...none.samples, length: 0, stack: new Int32Array(0) } })).toBe("");
   });
 });

@@ -875,18 +875,100 @@ export class CpuCollector {
  * A profile whose samples weigh differently (EventPipe thread time) counts microseconds instead.
  */
 export function toFolded(profile: CpuProfile): string {
-  const counts = new Map<number, number>();
+  const { stacks } = profile;
   const { stack: stackOf, weightMSec } = profile.samples;
-  for (let k = 0; k < stackOf.length; k++) counts.set(stackOf[k], (counts.get(stackOf[k]) ?? 0) + (weightMSec ? weightMSec[k] * 1000 : 1));
-  if (weightMSec) for (const [s, n] of counts) counts.set(s, Math.round(n));
+  const nodes = stacks.parent.length;
+  // each stack's count (sums in sample order); the stacks in order of their first sample
+  const counts = new Float64Array(nodes);
+  const ends = new Uint8Array(nodes);
+  const order: number[] = [];
+  for (let k = 0; k < stackOf.length; k++) {
+    const s = stackOf[k];
+    if (!ends[s]) {
+      ends[s] = 1;
+      order.push(s);
+    }
+    counts[s] += weightMSec ? weightMSec[k] * 1000 : 1;
+  }
+  // (each name made safe once, not once a frame of every stack)
+  const escaped = stacks.names.map((f) => f.replace(/;/g, ":"));
+  const countText = (s: number) => String(weightMSec ? Math.round(counts[s]) : counts[s]);
+  const lines = foldedInTreeOrder(stacks, escaped, ends, order, countText) ?? foldedSorted(stacks, escaped, order, countText);
+  return lines.join("\n") + (lines.length ? "\n" : "");
+}
+
+/** The folded lines of `order`'s stacks, each made whole, sorted as strings. */
+function foldedSorted(stacks: NameStacks, escaped: string[], order: number[], countText: (s: number) => string): string[] {
   const lines: string[] = [];
-  for (const [stack, n] of counts)
-    lines.push(
-      `${stackNames(profile.stacks, stack)
-        .map((f) => f.replace(/;/g, ":"))
-        .join(";")} ${n}`,
-    );
-  return lines.sort().join("\n") + (lines.length ? "\n" : "");
+  const path: number[] = [];
+  for (const stack of order) {
+    let depth = 0;
+    for (let n = stack; n >= 0; n = stacks.parent[n]) path[depth++] = stacks.frame[n];
+    let line = depth ? escaped[path[depth - 1]] : "";
+    for (let d = depth - 2; d >= 0; d--) line += ";" + escaped[path[d]];
+    lines.push(`${line} ${countText(stack)}`);
+  }
+  return lines.sort();
+}
+
+/**
+ * The same lines in the same order, walking the name-stack tree from the roots: the lines under a
+ * node all start with its text and ";", so a node's children are sorted by their own keys only
+ * ("name;" for those with lines below, "name count" for a line ending there), not every line against
+ * every other along their long common start (the sort of whole lines was most of a large profile's
+ * folding). A key ends in ";" or holds none, so no key is a proper prefix of another's lines but where
+ * the whole-line order agrees. Null when two keys of one node are equal (two names alike once their
+ * ";" became ":"), whose lines interleave: then the lines are sorted whole.
+ */
+function foldedInTreeOrder(stacks: NameStacks, escaped: string[], ends: Uint8Array, order: number[], countText: (s: number) => string): string[] | null {
+  const nodes = stacks.parent.length;
+  // the nodes on some stack's path, and each one's children among them (node `nodes`: the roots' parent)
+  const used = new Uint8Array(nodes);
+  const childCount = new Int32Array(nodes + 2);
+  for (const stack of order)
+    for (let n = stack; n >= 0 && !used[n]; n = stacks.parent[n]) {
+      used[n] = 1;
+      const p = stacks.parent[n];
+      childCount[(p < 0 ? nodes : p) + 1]++;
+    }
+  const first = childCount; // (prefix sums: node p's children at [first[p], first[p + 1]))
+  for (let p = 1; p < first.length; p++) first[p] += first[p - 1];
+  const children = new Int32Array(first[nodes + 1]);
+  const fill = first.slice(0, nodes + 1);
+  for (let n = 0; n < nodes; n++)
+    if (used[n]) {
+      const p = stacks.parent[n];
+      children[fill[p < 0 ? nodes : p]++] = n;
+    }
+  const lines: string[] = [];
+  const walk = (p: number, prefix: string): boolean => {
+    // (key, node, ends-here) of each entry, sorted by key
+    const keys: string[] = [];
+    const of: number[] = [];
+    const ending: boolean[] = [];
+    for (let k = first[p]; k < first[p + 1]; k++) {
+      const c = children[k];
+      const name = escaped[stacks.frame[c]];
+      if (ends[c]) {
+        keys.push(`${name} ${countText(c)}`);
+        of.push(c);
+        ending.push(true);
+      }
+      if (first[c + 1] > first[c]) {
+        keys.push(name + ";");
+        of.push(c);
+        ending.push(false);
+      }
+    }
+    const at = keys.map((_, k) => k).sort((a, b) => (keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : 0));
+    for (let k = 1; k < at.length; k++) if (keys[at[k]] === keys[at[k - 1]]) return false;
+    for (const k of at) {
+      if (ending[k]) lines.push(prefix + keys[k]);
+      else if (!walk(of[k], prefix + keys[k])) return false;
+    }
+    return true;
+  };
+  return walk(nodes, "") ? lines : null;
 }
 
 /** Receives one open or close of frame `frame` at `at` milliseconds on a thread's timeline. */
