@@ -942,6 +942,15 @@ function foldedInTreeOrder(stacks: NameStacks, escaped: string[], ends: Uint8Arr
     }
   const lines: string[] = [];
   const walk = (p: number, prefix: string): boolean => {
+    // (most nodes have one child and no line ending there: a chain, walked without a sort)
+    if (first[p + 1] - first[p] === 1) {
+      const c = children[first[p]];
+      if (!ends[c]) return walk(c, prefix + escaped[stacks.frame[c]] + ";");
+      if (first[c + 1] === first[c]) {
+        lines.push(`${prefix}${escaped[stacks.frame[c]]} ${countText(c)}`);
+        return true;
+      }
+    }
     // (key, node, ends-here) of each entry, sorted by key
     const keys: string[] = [];
     const of: number[] = [];
