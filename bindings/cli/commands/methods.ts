@@ -3,7 +3,7 @@
 import type { EventRow, TraceStream } from "etw-wasm/node";
 import { FOLLOW, FORMAT, READS_TRACE, tableFormat } from "../args.js";
 import { traceCommand } from "../command.js";
-import { writeTable } from "../write-table.js";
+import { fixed3, writeTable } from "../write-table.js";
 
 const RUNTIME = "Microsoft-Windows-DotNETRuntime";
 const RUNDOWN = "Microsoft-Windows-DotNETRuntimeRundown";
@@ -14,13 +14,13 @@ const RUNDOWN = "Microsoft-Windows-DotNETRuntimeRundown";
  * processor, then file order), whatever batches they came in.
  */
 class TimedEvents<T> {
-  private readonly list: { ts: bigint; processor: number; row: number; value: T }[] = [];
+  private readonly list: { ts: bigint; processor: number; row: number; key: string; value: T }[] = [];
 
-  add(r: EventRow, row: number, value: T): void {
-    this.list.push({ ts: r.timestamp, processor: r.processor, row, value });
+  add(r: EventRow, row: number, key: string, value: T): void {
+    this.list.push({ ts: r.timestamp, processor: r.processor, row, key, value });
   }
 
-  ordered(): { ts: bigint; value: T }[] {
+  ordered(): { ts: bigint; key: string; value: T }[] {
     return this.list.sort((a, b) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : a.processor - b.processor || a.row - b.row));
   }
 }
@@ -34,16 +34,23 @@ const METHOD_COLUMNS = ["pid", "process", "method", "signature", "startAddress",
 
 /** Methods loaded per process: JIT loads (Method/LoadVerbose) and rundown (Method/DCStartVerbose, DCStopVerbose). */
 async function methodRows(stream: TraceStream, processName: (pid: number, timestamp: bigint) => string): Promise<Record<string, unknown>[]> {
-  const events = new TimedEvents<Record<string, unknown> & { key: string }>();
+  const events = new TimedEvents<Record<string, unknown>>();
+  // (per schema event, looked at once: whether it names a method's code, and its source)
+  const sources = new Map<object, string | null>();
   for await (const { rows: list, firstRow } of streamRows(stream, [RUNTIME, RUNDOWN])) {
     for (const r of list) {
       const s = r.clrSchema;
-      if (!s || !s.fields.some((f) => f.name === "MethodSignature") || !s.fields.some((f) => f.name === "MethodStartAddress")) continue;
+      if (!s) continue;
+      let source = sources.get(s);
+      if (source === undefined) {
+        const named = s.fields.some((f) => f.name === "MethodSignature") && s.fields.some((f) => f.name === "MethodStartAddress");
+        sources.set(s, (source = named ? s.name.split("/").slice(1).join("/") : null));
+      }
+      if (source === null) continue;
       const pid = r.pid ?? 0;
       const address = r.get("MethodStartAddress") as bigint;
       const ns = String(r.get("MethodNamespace") ?? "");
-      events.add(r, firstRow + r.index, {
-        key: `${pid}:${address}:${r.get("MethodName")}`,
+      events.add(r, firstRow + r.index, `${pid}:${address}:${r.get("MethodName")}`, {
         pid,
         process: "",
         method: ns ? `${ns}.${r.get("MethodName")}` : String(r.get("MethodName")),
@@ -56,15 +63,14 @@ async function methodRows(stream: TraceStream, processName: (pid: number, timest
             .toString(16)
             .padStart(8, "0"),
         flags: r.getDisplay("MethodFlags") ?? "",
-        source: s.name.split("/").slice(1).join("/"),
-        timeMs: Number(r.relativeMSec.toFixed(3)),
+        source,
+        timeMs: Number(fixed3(r.relativeMSec)),
       });
     }
   }
   const rows: Record<string, unknown>[] = [];
   const seen = new Set<string>();
-  for (const { ts, value } of events.ordered()) {
-    const { key, ...row } = value;
+  for (const { ts, key, value: row } of events.ordered()) {
     if (seen.has(key)) continue; // rundown repeats methods already loaded
     seen.add(key);
     row.process = processName(row.pid as number, ts);
