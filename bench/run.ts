@@ -10,6 +10,8 @@
 //                                      on a generated 1 GiB trace with CPU samples and stacks (--quick: 64 MiB)
 //   npm run bench -- --guard           only the quick guard's figures, written into bench/results.json
 //   npm run bench -- --viewer          only the viewer in Chromium (generated 64 MiB held, 1 GiB streamed; the answers on 1 GiB with samples)
+//   npm run bench -- --cli             only the command line's answers (gc, jit, methods, cpu, stacks) on a
+//                                      generated 1 GiB .etl with samples and a 1 GiB .nettrace (--quick: 64 MiB)
 //   npm run bench -- --nettrace        only EventPipe files: generated .nettrace of 64 MiB and 1 GiB opened whole
 //                                      and streamed, 3 GiB whole and 4 GiB streamed (WebAssembly only; --quick:
 //                                      64 MiB), and the corpus .nettrace files
@@ -58,6 +60,7 @@ function args() {
     convert: a.includes("--convert"),
     analysis: a.includes("--analysis"),
     nettrace: a.includes("--nettrace"),
+    cli: a.includes("--cli"),
     guard: a.includes("--guard"),
     viewer: a.includes("--viewer"),
     against: against >= 0 ? a[against + 1] : undefined,
@@ -624,6 +627,81 @@ function benchStream(input: string, path: string, withWorkers = true, wasmOnly =
   return row;
 }
 
+/** The command-line runs of `--cli`: each a command on an input, in a fresh process. */
+const CLI_RUNS: [string, string[]][] = [
+  ["gc", ["gc"]],
+  ["gc --rollup", ["gc", "--rollup"]],
+  ["jit --summary", ["jit", "--summary"]],
+  ["methods", ["methods"]],
+  ["cpu --format folded", ["cpu", "--format", "folded", "-o", "OUT"]],
+  [
+    "stacks --event GC/AllocationTick --weight AllocationAmount --format folded",
+    ["stacks", "--event", "GC/AllocationTick", "--weight", "AllocationAmount", "--format", "folded"],
+  ],
+];
+
+interface CliRow {
+  input: string;
+  command: string;
+  bytes: number;
+  ms: number;
+  rssMB: number;
+  outputBytes: number;
+}
+
+/** Each of CLI_RUNS on the generated `.etl` with samples and `.nettrace` of `sizeMiB`: time, peak RSS, output size. */
+function cliRows(sizeMiB: number): CliRow[] {
+  const cli = fileURLToPath(new URL("../bindings/cli/etw-wasm.js", import.meta.url));
+  const dir = mkdtempSync(join(tmpdir(), "etw-bench-cli-"));
+  const rows: CliRow[] = [];
+  try {
+    for (const [input, file] of [
+      [`generated ${sizeMiB} MiB .etl with samples`, generated(sizeMiB, false, true)],
+      [`generated ${sizeMiB} MiB .nettrace`, generatedNettrace(sizeMiB)],
+    ]) {
+      for (const [command, argv] of CLI_RUNS) {
+        process.stderr.write(`cli: ${command} of ${input} ...\n`);
+        warmPageCache(file);
+        const out = join(dir, "out");
+        const stdout = join(dir, "stdout");
+        const t0 = performance.now();
+        const r = spawnSync(
+          "/bin/sh",
+          ["-c", '/usr/bin/time -f peak=%M "$@" > "$0"', stdout, process.execPath, cli, ...argv.map((x) => (x === "OUT" ? out : x)), file, "--no-progress"],
+          { encoding: "utf8" },
+        );
+        const ms = performance.now() - t0;
+        const peak = /peak=(\d+)/.exec(r.stderr);
+        if (r.status !== 0 || !peak) throw new Error(`etw-wasm ${command} of ${file} failed: ${r.stderr.trim()}`);
+        const outputBytes = statSync(argv.includes("OUT") ? out : stdout).size;
+        rows.push({ input, command, bytes: statSync(file).size, ms, rssMB: Number(peak[1]) / 1024, outputBytes });
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+function cliMarkdown(rows: CliRow[]): string[] {
+  const meta = machine(false);
+  return [
+    "## The command line",
+    "",
+    "Each command on a generated input in a fresh process (`etw-wasm CMD FILE --no-progress`, the file in the page cache; stdout to a file; one run each): wall time with start-up, peak RSS, and the output's size. `gc`, `jit` and `methods` read the trace once; the time order of an EventPipe file's batches holds two at most.",
+    "",
+    `Machine: ${meta.cpu}, ${meta.cores} cores, ${meta.memory}; Node ${meta.node}; ${meta.date}.`,
+    "",
+    "| input | command | s | input MB/s | peak RSS MiB | output MB |",
+    "|---|---|---|---|---|---|",
+    ...rows.map(
+      (r) =>
+        `| ${r.input} | \`${r.command}\` | ${(r.ms / 1000).toFixed(2)} | ${(r.bytes / 1e6 / (r.ms / 1000)).toFixed(0)} | ${r.rssMB.toFixed(0)} | ${(r.outputBytes / 1e6).toFixed(1)} |`,
+    ),
+    "",
+  ];
+}
+
 /** Peak RSS and time of `etw-wasm summary` on `file`. */
 function summaryRun(file: string): { ms: number; rssMB: number; buffersRead: number; buffersWritten: number } {
   const cli = fileURLToPath(new URL("../bindings/cli/etw-wasm.js", import.meta.url));
@@ -974,6 +1052,13 @@ async function main() {
     // the analysis section alone: bench/results-analysis.md
     const md = analysisMarkdown(await analysisRows(a.quick ? 64 : 1024)).join("\n") + "\n";
     writeFileSync(join(ROOT, "bench", "results-analysis.md"), md);
+    process.stdout.write(md);
+    return;
+  }
+  if (a.cli) {
+    // the command-line section alone: bench/results-cli.md
+    const md = cliMarkdown(cliRows(a.quick ? 64 : 1024)).join("\n") + "\n";
+    writeFileSync(join(ROOT, "bench", "results-cli.md"), md);
     process.stdout.write(md);
     return;
   }
