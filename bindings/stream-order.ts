@@ -157,33 +157,11 @@ export async function* inTimeOrder(
     // rows that come after rows already given out
     if (given !== undefined) for (let i = 0; i < order.length && e.timestamp[order[i]] < given; i++) stats.late++;
     const ts32 = new Uint32Array(e.timestamp.buffer, e.timestamp.byteOffset, 2 * e.length);
-    if (trace.bufferCount === 0 && e.length > 0) {
-      // A batch without buffers (an EventPipe file's windows, each ending at a sequence point, where the
-      // runtime has written out every thread's events so far) is one stream: the file's rows after it
-      // come at or after its latest.
-      unbuffered.add(batch.file);
-      let hi = ts32[1] | 0,
-        lo = ts32[0];
-      for (let r = 1; r < e.length; r++) {
-        const h = ts32[2 * r + 1] | 0;
-        if (h > hi || (h === hi && ts32[2 * r] > lo)) {
-          hi = h;
-          lo = ts32[2 * r];
-        }
-      }
-      const k = (batch.file * 65536 + 0xffff) * 65536 + 0xffff;
-      const mine = (BigInt(hi) << 32n) | BigInt(lo >>> 0);
-      const prev = latest.get(k);
-      latest.set(k, prev === undefined || mine > prev ? mine : prev);
-    }
-    for (let b = 0; b < trace.bufferCount; b++) {
-      const info = readBuffer(trace.events.data, b);
-      if (!info.rowCount) continue;
-      const k = (batch.file * 65536 + info.loggerId) * 65536 + info.processor;
-      // the buffer's latest timestamp (its rows are in time order unless the file is damaged: every row is looked at)
-      let hi = ts32[2 * info.firstRow + 1] | 0,
-        lo = ts32[2 * info.firstRow];
-      for (let r = info.firstRow + 1; r < info.firstRow + info.rowCount; r++) {
+    /** Stream `k`'s latest timestamp, moved on to that of rows [from, to) (every row is looked at: damage may put them out of order). */
+    const noteLatest = (k: number, from: number, to: number) => {
+      let hi = ts32[2 * from + 1] | 0,
+        lo = ts32[2 * from];
+      for (let r = from + 1; r < to; r++) {
         const h = ts32[2 * r + 1] | 0;
         if (h > hi || (h === hi && ts32[2 * r] > lo)) {
           hi = h;
@@ -193,6 +171,18 @@ export async function* inTimeOrder(
       const mine = (BigInt(hi) << 32n) | BigInt(lo);
       const prev = latest.get(k);
       latest.set(k, prev === undefined || mine > prev ? mine : prev);
+    };
+    if (trace.bufferCount === 0 && e.length > 0) {
+      // A batch without buffers (an EventPipe file's windows, each ending at a sequence point, where the
+      // runtime has written out every thread's events so far) is one stream: the file's rows after it
+      // come at or after its latest.
+      unbuffered.add(batch.file);
+      noteLatest((batch.file * 65536 + 0xffff) * 65536 + 0xffff, 0, e.length);
+    }
+    for (let b = 0; b < trace.bufferCount; b++) {
+      const info = readBuffer(trace.events.data, b);
+      if (!info.rowCount) continue;
+      noteLatest((batch.file * 65536 + info.loggerId) * 65536 + info.processor, info.firstRow, info.firstRow + info.rowCount);
       let procs = seen.get(batch.file);
       if (!procs) seen.set(batch.file, (procs = new Set()));
       procs.add(info.processor);

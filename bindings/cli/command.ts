@@ -15,6 +15,7 @@ import {
   type TraceStream,
 } from "etw-wasm/node";
 import { output } from "./io.js";
+import { Lines } from "./write-table.js";
 import type { OptionSpecs, Values } from "./args.js";
 
 /** A command with a run of its own: generate (writes a file), convert (its own report). */
@@ -71,19 +72,12 @@ export interface TraceRun {
 
 /** Writes lines to stdout in large batches, honouring backpressure. */
 export class Output {
-  private parts: string[] = [];
-  private size = 0;
+  private readonly lines = new Lines((text) => output().stdout(text + "\n"));
   async line(s: string): Promise<void> {
-    this.parts.push(s);
-    this.size += s.length + 1;
-    if (this.size > 1 << 20) await this.flush();
+    await this.lines.add(s);
   }
-  async flush(): Promise<void> {
-    if (!this.parts.length) return;
-    const text = this.parts.join("\n") + "\n";
-    this.parts = [];
-    this.size = 0;
-    await output().stdout(text);
+  flush(): Promise<void> {
+    return this.lines.flush();
   }
 }
 

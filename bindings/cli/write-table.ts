@@ -19,23 +19,26 @@ async function eachRow(rows: Rows, f: (r: Record<string, unknown>) => void | Pro
   } else for await (const r of rows) await f(r);
 }
 
-/** Lines gathered and handed to `out` about 1 MiB at a time (a wait per line was a tenth of a long table's cost). */
-class Lines {
+/**
+ * Lines gathered and handed to `out` joined by "\n", about 1 MiB at a time (a wait per line was a tenth
+ * of a long table's cost); the command's Output gathers its lines for stdout the same way.
+ */
+export class Lines {
   private parts: string[] = [];
   private size = 0;
-  constructor(private readonly out: Out) {}
+  constructor(private readonly out: (text: string) => Promise<void> | void) {}
   /** Adds a line; a promise when the lines went out (to wait for), else nothing. */
   add(line: string): Promise<void> | void {
     this.parts.push(line);
     this.size += line.length + 1;
     if (this.size > 1 << 20) return this.flush();
   }
-  flush(): Promise<void> {
-    if (!this.parts.length) return Promise.resolve();
+  async flush(): Promise<void> {
+    if (!this.parts.length) return;
     const text = this.parts.join("\n");
     this.parts = [];
     this.size = 0;
-    return this.out(text);
+    await this.out(text);
   }
 }
 
