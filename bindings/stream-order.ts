@@ -17,6 +17,11 @@ export interface TimeOrderedRun {
   firstRow: number;
   /** Row indices in `trace`, in time order. */
   rows: Uint32Array;
+  /**
+   * Each of `rows`' index in the whole trace, where `trace` holds some of a batch's rows alone (keep
+   * "rows"): then `firstRow + rows[i]` is not.
+   */
+  rowNumbers?: Float64Array;
 }
 
 export interface TimeOrderOptions {
@@ -38,6 +43,15 @@ export interface TimeOrderOptions {
    * that reads each run at once and keeps nothing of it (no rows, tables or views).
    */
   release?: boolean;
+  /**
+   * What is held of a batch: a copy of the whole batch ("batch", the default), or only what is not
+   * given out while the batch is the stream's ("rows"). With "rows", runs come from the batch itself
+   * while it is the stream's (no copy: most of them, as a stream's processors keep pace), and the rows
+   * still held when the stream moves on are copied alone (`batch.keepRows`): a run's `trace` may then
+   * be a trace of those rows, whose `rowNumbers` give their indices in the whole trace. Only for a
+   * consumer that reads each run at once and keeps nothing of it, as `release`.
+   */
+  keep?: "batch" | "rows";
 }
 
 /** Counts kept while ordering, read when the iteration has ended. */
@@ -50,8 +64,12 @@ export interface TimeOrderStats {
 
 interface Held {
   trace: Trace;
+  /** The stream's batch `trace` is, while it is the stream's (keep "rows"). */
+  live?: TraceBatch;
   firstRow: number;
   order: Uint32Array;
+  /** Each of `order`'s rows' index in the whole trace, where `trace` holds some of a batch's rows alone. */
+  numbers?: Float64Array;
   ts: BigInt64Array;
   /** The timestamps as 32-bit halves (low, high): compared without a BigInt a row. */
   ts32: Uint32Array;
@@ -108,8 +126,9 @@ export async function* inTimeOrder(
     const pa = a.processor[ra],
       pb = b.processor[rb];
     if (pa !== pb) return pa < pb;
-    return a.firstRow + ra < b.firstRow + rb;
+    return rowNumber(a) < rowNumber(b);
   };
+  const rowNumber = (h: Held) => (h.numbers ? h.numbers[h.at] : h.firstRow + h.order[h.at]);
 
   /** Runs of every row held before `w` (all of them when w is undefined). */
   function* give(w: bigint | undefined): Generator<TimeOrderedRun> {
@@ -135,20 +154,49 @@ export async function* inTimeOrder(
       }
       const last = first.ts[first.order[first.at - 1]];
       if (given === undefined || last > given) given = last;
-      yield { trace: first.trace, firstRow: first.firstRow, rows: first.order.subarray(start, first.at) };
+      yield { trace: first.trace, firstRow: first.firstRow, rows: first.order.subarray(start, first.at), rowNumbers: first.numbers?.subarray(start, first.at) };
     }
     for (let i = held.length - 1; i >= 0; i--) {
       if (held[i].at === held[i].order.length) {
         heldBytes -= held[i].bytes;
-        // (the consumer is done with its runs: it asked for the next one)
-        if (options.release) held[i].trace.dispose();
+        // (the consumer is done with its runs: it asked for the next one; a batch is the stream's)
+        if ((options.release || keepRows) && !held[i].live) held[i].trace.dispose();
         held.splice(i, 1);
       }
     }
   }
 
+  /** A batch about to go with the stream: its rows still held copied alone. */
+  function keepRest(h: Held, batch: TraceBatch): void {
+    const rest = h.order.subarray(h.at);
+    // (copied in file order: the batch's bytes read in order)
+    const sorted = Uint32Array.from(rest).sort();
+    const kept = batch.keepRows(sorted);
+    const place = new Int32Array(batch.events.length);
+    for (let i = 0; i < sorted.length; i++) place[sorted[i]] = i;
+    h.order = new Uint32Array(rest.length);
+    h.numbers = new Float64Array(rest.length);
+    for (let i = 0; i < rest.length; i++) {
+      h.order[i] = place[rest[i]];
+      h.numbers[i] = h.firstRow + rest[i];
+    }
+    h.at = 0;
+    h.trace = kept;
+    h.live = undefined;
+    const e = kept.events;
+    h.ts = e.timestamp;
+    h.ts32 = new Uint32Array(e.timestamp.buffer, e.timestamp.byteOffset, 2 * e.length);
+    h.processor = e.processor;
+    heldBytes -= h.bytes;
+    h.bytes = kept.bytes.length + e.length * 50;
+    heldBytes += h.bytes;
+  }
+
+  const keepRows = options.keep === "rows";
   for await (const batch of stream) {
-    const trace = batch.keep();
+    // (a batch in the decoder's memory goes when the stream moves on: what is left of it is copied then)
+    const live = keepRows && batch.inDecoderMemory;
+    const trace = live ? batch : batch.keep();
     processors ||= trace.info.numberOfProcessors;
     const e = trace.events;
     const rows = options.select ? options.select(trace, batch) : null;
@@ -187,8 +235,9 @@ export async function* inTimeOrder(
       if (!procs) seen.set(batch.file, (procs = new Set()));
       procs.add(info.processor);
     }
-    const bytes = trace.bytes.length + e.length * 50;
-    held.push({ trace, firstRow: batch.firstRow, order, ts: e.timestamp, ts32, processor: e.processor, at: 0, bytes });
+    const bytes = (live ? 0 : trace.bytes.length) + e.length * 50;
+    const h: Held = { trace, live: live ? batch : undefined, firstRow: batch.firstRow, order, ts: e.timestamp, ts32, processor: e.processor, at: 0, bytes };
+    held.push(h);
     heldBytes += bytes;
     stats.maxHeld = Math.max(stats.maxHeld, held.length);
     // every processor's stream has gone past w (a processor not seen yet may still come with anything)
@@ -204,6 +253,7 @@ export async function* inTimeOrder(
       yield* give(oldest.ts[oldest.order[oldest.order.length - 1]] + 1n);
       if (held[0] === oldest) break;
     }
+    if (h.live && held.includes(h)) keepRest(h, batch);
   }
   yield* give(undefined);
 }

@@ -5,6 +5,8 @@
 import type { DecodeEnd, DecodeOptions, Window } from "./decode/windows/windows.js";
 import type { Input } from "./decode/input/input.js";
 import { TraceBuilder } from "./decode/windows/builder.js";
+import { keepRowsOf } from "./decode/windows/keep-rows.js";
+import { clrLayoutOf } from "./schema/clr-program.js";
 import { finishTrace, isSessionInput, peek, windowsOf, type NamedInput, type SessionInput } from "./decode/decode.js";
 import type { TraceData } from "./decode/result/trace-data.js";
 import { setTraceManifests, traceManifests } from "./naming/trace-manifests.js";
@@ -37,6 +39,34 @@ export class TraceBatch extends Trace {
     readonly file = 0,
   ) {
     super(batchData, providerNames);
+  }
+
+  /**
+   * A copy of `rows` alone (distinct; row i of the copy is the batch's rows[i]) in memory of its own:
+   * their columns, typed .NET entries and records (with their extended items), with the batch's
+   * names, event types and clock; no buffers or warnings. What a consumer holds of a batch past the
+   * stream's next one, when that is a few of its rows.
+   */
+  keepRows(rows: Uint32Array): Trace {
+    const kept = new Trace(
+      keepRowsOf(
+        this.batchData,
+        rows,
+        (r) => this.events.recordBytesOf(r),
+        (r) => clrLayoutOf(this.events.clrSchema(r)),
+      ),
+      new Map([...this.providers].map((p) => [p.index, p.name])),
+    );
+    setTraceManifests(kept.events, traceManifests(this.events));
+    return kept;
+  }
+
+  /**
+   * Whether the batch's tables are views into the decoder's memory, which keep() copies (an EventPipe
+   * batch's are in memory of their own already: keep() shares them).
+   */
+  get inDecoderMemory(): boolean {
+    return this.window !== undefined;
   }
 
   /** The batch and the traces kept of it, while its tables are theirs (tables in memory of their own). */

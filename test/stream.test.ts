@@ -23,8 +23,9 @@ import {
   type Trace,
   type TraceBatch,
   type DecodeFilter,
+  type ClrTable,
 } from "../dist/bindings/index.js";
-import { generateTraceChunks } from "../dist/bindings/generator/generate.js";
+import { generateTrace, generateTraceChunks } from "../dist/bindings/generator/generate.js";
 import { EtlWriter } from "../dist/bindings/generator/etl-writer.js";
 import { HAVE_CORPUS, corpusFiles, etlPath } from "./helpers/shared.js";
 import { syntheticTrace, traceDifferences, show, sameValue } from "./helpers/engines.js";
@@ -518,6 +519,64 @@ describe("time order across batches", () => {
       whole.dispose();
     }
   }, 300_000);
+
+  it('keep "rows": runs from the live batch, the rows held past it copied alone, with the same order, columns, records, stacks and typed values', async () => {
+    // (the generated trace has .NET runtime events with typed tables, CPU samples and stacks)
+    const list: [string, () => Uint8Array][] = [
+      ...inputs(),
+      ["generated with samples", () => generateTrace({ targetBytes: 3 << 20, seed: 5, samples: true, processors: 4 })],
+    ];
+    let copied = 0,
+      live = 0,
+      typedChecked = 0;
+    for (const [name, read] of list) {
+      const bytes = read();
+      const whole = await openTrace(bytes);
+      const want = whole.events.timeOrder();
+      // each row's typed entry in the whole trace: its table and index
+      const entryOf = new Map<number, [ClrTable, number]>();
+      for (const table of whole.tables) for (let j = 0; j < table.length; j++) entryOf.set(table.rows[j], [table, j]);
+      const runtime = (t: Trace) => t.query({ provider: "Microsoft-Windows-DotNETRuntime" }).indices;
+      for (const select of name.startsWith("generated") ? [undefined, runtime] : [runtime]) {
+        const stats: TimeOrderStats = { late: 0, maxHeld: 0 };
+        const got: number[] = [];
+        for await (const run of inTimeOrder(streamTrace(bytes, { batchBytes: 64 << 10 }), { select, keep: "rows" }, stats)) {
+          const e = run.trace.events;
+          const own = new Map<number, [ClrTable, number]>();
+          for (const table of run.trace.tables) for (let j = 0; j < table.length; j++) own.set(table.rows[j], [table, j]);
+          for (let i = 0; i < run.rows.length; i++) {
+            const r = run.rows[i];
+            const n = run.rowNumbers ? run.rowNumbers[i] : run.firstRow + r;
+            got.push(n);
+            if (run.rowNumbers) copied++;
+            else live++;
+            // (every 3rd row of a copy, every 17th of a live batch)
+            if (n % (run.rowNumbers ? 3 : 17)) continue;
+            const a = e.row(r),
+              b = whole.events.row(n);
+            for (const c of COLUMNS) expect(e[c][r], `${name} row ${n} ${c}`).toBe(whole.events[c][n]);
+            expect(Buffer.from(a.record).equals(Buffer.from(b.record)), `${name} row ${n} record`).toBe(true);
+            expect(a.stack, `${name} row ${n} stack`).toEqual(b.stack);
+            const theirs = entryOf.get(n);
+            const mine = own.get(r);
+            expect(mine?.[0].name, `${name} row ${n} typed table`).toBe(theirs?.[0].name);
+            if (mine && theirs) {
+              typedChecked++;
+              for (const f of mine[0].fieldNames) expect(mine[0].get(f, mine[1]), `${name} row ${n} ${f}`).toEqual(theirs[0].get(f, theirs[1]));
+            }
+          }
+        }
+        const wanted = select ? new Set(select(whole)) : undefined;
+        expect(got, `${name}: order`).toEqual(Array.from(want).filter((r) => !wanted || wanted.has(r)));
+        expect(stats.late, name).toBe(0);
+      }
+      whole.dispose();
+    }
+    // (both ways of giving rows out were taken, and typed values compared)
+    expect(copied).toBeGreaterThan(0);
+    expect(live).toBeGreaterThan(0);
+    expect(typedChecked).toBeGreaterThan(1000);
+  }, 600_000);
 
   it("a logfile header that counts more processors than write: held to the end within holdBytes (exact), past it the silent ones taken as idle", async () => {
     const bytes = syntheticTrace(22, { records: 6000 });

@@ -6,6 +6,7 @@
 
 import * as C from "../../assembly/codes.js";
 import { EventRow, type EventTable } from "../tables/event-table.js";
+import type { ClrTable } from "../tables/clr-tables.js";
 import type { ClrEventSchema } from "../schema/clr-schema-types.js";
 import { CLR_PROVIDERS } from "../schema/clr-payload.js";
 import { parseGlobalHeapHistory, parsePerHeapHistory, GEN0, GEN1, GEN2, LOH, POH, type PerHeapHistory } from "./gc-heap-history.js";
@@ -534,6 +535,47 @@ function kindOf(schema: ClrEventSchema | undefined): number {
   return K_NONE;
 }
 
+/**
+ * The fields each kind reads from a typed .NET entry, in the order its reader asks for them (the
+ * payload offsets Fields reads them at are these fields' in the schema: a kind whose offsets a
+ * version's schema does not share is read from its payload, see RowSource.typed).
+ */
+const TYPED_FIELDS: (readonly string[] | undefined)[] = [];
+TYPED_FIELDS[K_SUSPEND_START] = ["Reason"];
+TYPED_FIELDS[K_ALLOCATION_TICK] = ["AllocationAmount", "AllocationKind", "AllocationAmount64"];
+TYPED_FIELDS[K_GC_START] = ["Count", "Depth", "Reason", "Type"];
+TYPED_FIELDS[K_HEAP_STATS] = [0, 1, 2, 3].flatMap((g) => [`GenerationSize${g}`, `TotalPromotedSize${g}`]).concat(["GenerationSize4", "TotalPromotedSize4"]);
+TYPED_FIELDS[K_MARK_WITH_TYPE] = ["Type"];
+
+/** Whether a kind's values are read from a row's payload even where it has a typed entry. */
+function readsPayload(kind: number, version: number): boolean {
+  // (the heap histories' parsers read the payload; GC/Start version 0 is read by its length, as TraceEvent does)
+  return kind === K_GLOBAL_HISTORY || kind === K_PER_HEAP_HISTORY || (kind === K_GC_START && version === 0);
+}
+
+/** One event type's typed .NET table, with the columns its kind reads (a 64-bit one as 32-bit halves). */
+class TypedFields {
+  private readonly cols: (ArrayLike<number> | null)[];
+  private readonly wide: boolean[];
+  readonly truncated: Uint8Array;
+  constructor(table: ClrTable, names: readonly string[]) {
+    this.truncated = table.truncated;
+    this.wide = [];
+    this.cols = names.map((name, k) => {
+      const c = table.columns[name];
+      this.wide[k] = c instanceof BigUint64Array || c instanceof BigInt64Array;
+      if (!c || "offset" in c) return null;
+      return c instanceof BigUint64Array || c instanceof BigInt64Array ? new Uint32Array(c.buffer, c.byteOffset, 2 * c.length) : (c as ArrayLike<number>);
+    });
+  }
+  /** Field k of entry e (0 where the schema has no such field): an unsigned 64-bit one as the nearest number. */
+  num(k: number, e: number): number {
+    const c = this.cols[k];
+    if (!c) return 0;
+    return this.wide[k] ? c[2 * e + 1] * 4294967296 + c[2 * e] : c[e];
+  }
+}
+
 /** The table rows are read from, with what is kept per table: each event type's kind, one row view for the heap-history parsers. */
 class RowSource {
   readonly kinds: Uint8Array;
@@ -542,7 +584,17 @@ class RowSource {
   readonly tid: Uint32Array;
   readonly flags: Uint16Array;
   readonly eventType: Uint16Array;
-  constructor(readonly table: EventTable) {
+  /** Each row's entry in its typed table (-1: none), for the kinds with typed fields; made on first use. */
+  private entryOf?: Int32Array;
+  /** Each event type's typed fields (null: none), looked up once. */
+  private readonly typedOf: (TypedFields | null | undefined)[] = [];
+  /** The entry typed() found. */
+  entry = -1;
+  constructor(
+    readonly table: EventTable,
+    /** The trace's typed .NET tables (none: every value from payloads). */
+    private readonly typedTables: readonly ClrTable[] = [],
+  ) {
     this.kinds = new Uint8Array(table.typeValues().version.length).fill(K_UNKNOWN);
     this.row = new EventRow(table, -1);
     const c = table.columns;
@@ -550,6 +602,37 @@ class RowSource {
     this.tid = c.tid;
     this.flags = c.flags;
     this.eventType = c.eventType;
+  }
+
+  /**
+   * Row i's typed fields for its kind, its entry in `entry`; null where its values come from its
+   * payload: no typed entry, one cut short (the payload reads what is there), or a kind that reads it.
+   */
+  typed(i: number, kind: number): TypedFields | null {
+    if (!this.typedTables.length) return null;
+    const k = this.eventType[i];
+    let t = this.typedOf[k];
+    if (t === undefined) {
+      const schema = this.table.clrSchema(i);
+      const table = schema && this.typedTables.find((x) => x.schema === schema);
+      const names = TYPED_FIELDS[kind];
+      t = this.typedOf[k] = table && names && !readsPayload(kind, schema.version) ? new TypedFields(table, names) : null;
+    }
+    if (!t) return null;
+    const e = (this.entryOf ??= this.entries())[i];
+    if (e < 0 || t.truncated[e]) return null;
+    this.entry = e;
+    return t;
+  }
+
+  private entries(): Int32Array {
+    const out = new Int32Array(this.table.length).fill(-1);
+    for (const t of this.typedTables) {
+      if (!TYPED_FIELDS[kindOf(t.schema)]) continue;
+      const rows = t.rows;
+      for (let j = 0; j < rows.length; j++) out[rows[j]] = j;
+    }
+    return out;
   }
   kind(i: number): number {
     const k = this.eventType[i];
@@ -590,6 +673,7 @@ export class GcComputer {
   private readonly processes = new Map<number, ProcessState>();
   private readonly fields = new Fields();
   private src?: RowSource;
+  private readonly sources = new WeakMap<EventTable, RowSource>();
 
   constructor(private readonly processName: (pid: number, timestamp: bigint) => string) {}
 
@@ -640,14 +724,22 @@ export class GcComputer {
     this.addAt(this.sourceOf(row.table), row.index);
   }
 
-  /** The events of `rows` of `table`, in the order given (time order). */
-  addRows(table: EventTable, rows: ArrayLike<number>): void {
-    const src = this.sourceOf(table);
+  /**
+   * The events of `rows` of `table`, in the order given (time order). `typed`: the trace's typed .NET
+   * tables, whose values are read where a row has an entry: the core read them while it had the
+   * record at hand, where a payload read now is a cache miss a row.
+   */
+  addRows(table: EventTable, rows: ArrayLike<number>, typed?: readonly ClrTable[]): void {
+    const src = this.sourceOf(table, typed);
     for (let j = 0; j < rows.length; j++) this.addAt(src, rows[j]);
   }
 
-  private sourceOf(table: EventTable): RowSource {
-    return this.src?.table === table ? this.src : (this.src = new RowSource(table));
+  private sourceOf(table: EventTable, typed?: readonly ClrTable[]): RowSource {
+    if (this.src?.table === table) return this.src;
+    // (runs of two batches held come in turn: each batch's source is made once)
+    let src = this.sources.get(table);
+    if (!src) this.sources.set(table, (src = new RowSource(table, typed)));
+    return (this.src = src);
   }
 
   private addAt(src: RowSource, i: number): void {
@@ -671,9 +763,11 @@ export class GcComputer {
       case K_PER_HEAP_HISTORY:
         return this.perHeapHistory(i);
       // MarkWithType: HeapNum u32, ClrInstanceID u16, Type u32
-      case K_MARK_WITH_TYPE:
-        if (this.fields.at(src.table, i).u32(6) === MARK_HANDLES_TYPE) this.markHandles(i);
+      case K_MARK_WITH_TYPE: {
+        const tf = src.typed(i, K_MARK_WITH_TYPE);
+        if ((tf ? tf.num(0, src.entry) : this.fields.at(src.table, i).u32(6)) === MARK_HANDLES_TYPE) this.markHandles(i);
         return;
+      }
       case K_MARK_HANDLES:
         return this.markHandles(i);
     }
@@ -682,7 +776,12 @@ export class GcComputer {
   private suspendStart(i: number): void {
     const s = this.state(i);
     // Reason: a u32 from version 1, a u16 before
-    const reason = this.src!.table.typeFieldOf("version", i) >= 1 ? this.fields.at(this.src!.table, i).u32(0) : this.fields.at(this.src!.table, i).u16(0);
+    const tf = this.src!.typed(i, K_SUSPEND_START);
+    const reason = tf
+      ? tf.num(0, this.src!.entry)
+      : this.src!.table.typeFieldOf("version", i) >= 1
+        ? this.fields.at(this.src!.table, i).u32(0)
+        : this.fields.at(this.src!.table, i).u16(0);
     const tid = this.src!.tidOf(i);
     if (reason === SUSPEND_FOR_GC) s.suspendThreadIDGC = tid;
     else if (reason === SUSPEND_FOR_GC_PREP) s.suspendThreadIDBGC = tid;
@@ -705,10 +804,20 @@ export class GcComputer {
   private allocationTick(i: number): void {
     const s = this.state(i);
     // AllocationAmount i32 @0, AllocationKind @4, ClrInstanceID @8, AllocationAmount64 @10 (version 2 on)
-    const f = this.fields.at(this.src!.table, i);
-    const kind = f.u32(4);
-    let amount = this.src!.table.typeFieldOf("version", i) >= 2 ? f.u64(10) : 0;
-    if (amount === 0) amount = f.i32(0);
+    const v2 = this.src!.table.typeFieldOf("version", i) >= 2;
+    const tf = this.src!.typed(i, K_ALLOCATION_TICK);
+    let kind: number, amount: number;
+    if (tf) {
+      const e = this.src!.entry;
+      kind = tf.num(1, e);
+      amount = v2 ? tf.num(2, e) : 0;
+      if (amount === 0) amount = tf.num(0, e) | 0;
+    } else {
+      const f = this.fields.at(this.src!.table, i);
+      kind = f.u32(4);
+      amount = v2 ? f.u64(10) : 0;
+      if (amount === 0) amount = f.i32(0);
+    }
     if (amount < 0) s.seenBadAllocTick = true;
     if (s.seenBadAllocTick) amount = Math.min(Math.max(amount, 90 * 1024), kind === 0 ? 110 * 1024 : 2 * 1024 * 1024);
     s.allocTickCurrentMB[kind === 0 ? 0 : 1] += amount / MB; // small, and every other kind
@@ -718,17 +827,20 @@ export class GcComputer {
   private gcStart(i: number): void {
     const s = this.state(i);
     // Count @0; Depth, Reason, Type @4, @8, @12 (a payload under 16 bytes: Reason @4, generation 0, non-concurrent)
-    const f = this.fields.at(this.src!.table, i);
-    const count = f.u32(0);
+    const tf = this.src!.typed(i, K_GC_START);
+    const e = this.src!.entry;
+    const f = tf ? null : this.fields.at(this.src!.table, i);
+    const count = f ? f.u32(0) : tf!.num(0, e);
     const last = s.count - 1;
     if (s.markingThreads.size) s.markingThreads.clear(); // (clear() makes a new table even when empty)
     if (!(s.suspendThreadIDGC > 0 || s.suspendThreadIDOther > 0)) return;
     if (last >= 0 && code(s, last, NUMBER) >>> 0 === count) return; // the same GC logged twice
     const t = this.src!.table.relativeMSecOf(i);
-    const full = f.length >= 16;
-    const generation = full ? f.u32(4) : 0;
-    const reason = full ? f.u32(8) : f.u32(4);
-    const type = full ? f.u32(12) : 0;
+    // (a typed entry is of version 1 on, not cut short: 16 bytes and more)
+    const full = f ? f.length >= 16 : true;
+    const generation = !f ? tf!.num(1, e) : full ? f.u32(4) : 0;
+    const reason = !f ? tf!.num(2, e) : full ? f.u32(8) : f.u32(4);
+    const type = !f ? tf!.num(3, e) : full ? f.u32(12) : 0;
     const gc = s.count;
     if ((gc & IN_PAGE) === 0) {
       s.numbers.push(new Float64Array(PAGE * NUMBERS));
@@ -783,18 +895,29 @@ export class GcComputer {
     const gc = GcComputer.current(s);
     if (gc >= 0) {
       // GenerationSize0..3 and TotalPromotedSize0..3 in pairs of u64 from 0; GenerationSize4 @94 and TotalPromotedSize4 @102 (version 2)
-      const f = this.fields.at(this.src!.table, i);
       const v2 = this.src!.table.typeFieldOf("version", i) >= 2;
       const n = s.numbers[gc >>> PAGE_BITS],
         at = (gc & IN_PAGE) * NUMBERS,
         c = s.codes[gc >>> PAGE_BITS],
         ct = (gc & IN_PAGE) * CODES;
-      for (let g = 0; g < 4; g++) {
-        n[at + GEN_SIZE + g] = f.u64(16 * g);
-        n[at + PROMOTED + g] = f.u64(16 * g + 8);
+      const tf = this.src!.typed(i, K_HEAP_STATS);
+      if (tf) {
+        const e = this.src!.entry;
+        for (let g = 0; g < 4; g++) {
+          n[at + GEN_SIZE + g] = tf.num(2 * g, e);
+          n[at + PROMOTED + g] = tf.num(2 * g + 1, e);
+        }
+        n[at + GEN_SIZE + POH] = v2 ? tf.num(8, e) : 0;
+        n[at + PROMOTED + POH] = v2 ? tf.num(9, e) : 0;
+      } else {
+        const f = this.fields.at(this.src!.table, i);
+        for (let g = 0; g < 4; g++) {
+          n[at + GEN_SIZE + g] = f.u64(16 * g);
+          n[at + PROMOTED + g] = f.u64(16 * g + 8);
+        }
+        n[at + GEN_SIZE + POH] = v2 ? f.u64(94) : 0;
+        n[at + PROMOTED + POH] = v2 ? f.u64(102) : 0;
       }
-      n[at + GEN_SIZE + POH] = v2 ? f.u64(94) : 0;
-      n[at + PROMOTED + POH] = v2 ? f.u64(102) : 0;
       c[ct + FLAGS] |= F_HEAP_STATS;
       const background = c[ct + TYPE] === BACKGROUND;
       n[at + SINCE_RESTART] = (background ? t : n[at + PAUSE_START]) - s.lastRestartEndTimeRelativeMSec;

@@ -4,6 +4,7 @@ import { Trace } from "../trace.js";
 import type { TraceStream } from "../stream.js";
 import type { EventRow, EventTable } from "../tables/event-table.js";
 import { inTimeOrder } from "../stream-order.js";
+import type { ClrTable } from "../tables/clr-tables.js";
 import type { ProcessTable } from "../tables/processes.js";
 import { JIT_EVENT_IDS, JIT_PROVIDERS, JitComputer, type JitProcess } from "./jit.js";
 import { GC_EVENT_IDS, GC_PROVIDERS, GcComputer, type GcProcess } from "./gc.js";
@@ -56,26 +57,33 @@ async function replay<T>(
   providers: string[],
   eventIds: number[],
   processes: ProcessTable | undefined,
-  make: (name: ProcessName) => { add(row: EventRow): void; addRows?(table: EventTable, rows: Uint32Array): void; result(): T },
+  make: (name: ProcessName) => Computer<T>,
 ): Promise<T> {
   // (the ids the computer reads, of any of the providers: it tells them apart itself)
   const filter = { provider: providers, eventId: eventIds };
   if (source instanceof Trace) {
     const table = processes ?? source.processes;
     const computer = make((pid, ts) => table.processName(pid, ts));
-    feed(computer, source.events, source.query({ ...filter, order: "time" }).indices);
+    feed(computer, source.events, source.query({ ...filter, order: "time" }).indices, source.tables);
     return computer.result();
   }
   const computer = make((pid, ts) => processes?.processName(pid, ts) ?? `Process(${pid})`);
   const select = (t: Trace) => (providers.some((p) => t.providers.find(p).length) ? t.query(filter).indices : new Uint32Array(0));
-  // (the computers take numbers and strings out of each row: a batch's copy can go once its rows are read)
-  for await (const run of inTimeOrder(source, { select, release: true })) feed(computer, run.trace.events, run.rows);
+  // (the computers take numbers and strings out of each row at once: a batch need not be copied while it is
+  // the stream's, and its rows still held after that are copied alone)
+  for await (const run of inTimeOrder(source, { select, release: true, keep: "rows" })) feed(computer, run.trace.events, run.rows, run.trace.tables);
   return computer.result();
 }
 
+interface Computer<T> {
+  add(row: EventRow): void;
+  addRows?(table: EventTable, rows: Uint32Array, typed?: readonly ClrTable[]): void;
+  result(): T;
+}
+
 /** `rows` of `table` to a computer: all at once where it takes them so (no row object per event). */
-function feed(computer: { add(row: EventRow): void; addRows?(table: EventTable, rows: Uint32Array): void }, table: EventTable, rows: Uint32Array): void {
-  if (computer.addRows) computer.addRows(table, rows);
+function feed(computer: Computer<unknown>, table: EventTable, rows: Uint32Array, typed: readonly ClrTable[]): void {
+  if (computer.addRows) computer.addRows(table, rows, typed);
   else for (const row of table.cursor(rows)) computer.add(row);
 }
 

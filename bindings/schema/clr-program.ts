@@ -242,3 +242,12 @@ export function clrEventIndex(provider: number, id: number, version: number): nu
   if (provider < 0 || id >= C.CLR_MAX_ID) return -1;
   return clrProgram().lookup[(provider * C.CLR_MAX_ID + id) * C.CLR_VERSIONS + Math.min(version, C.CLR_VERSIONS - 1)];
 }
+
+let layoutIndex: Map<ClrEventSchema, number> | undefined;
+
+/** The index in clrProgram().layouts of an event's typed table; -1 for none (no schema, or a schema without a table). */
+export function clrLayoutOf(schema: ClrEventSchema | undefined): number {
+  if (!schema) return -1;
+  layoutIndex ??= new Map(clrProgram().layouts.map((l, t) => [l.schema, t]));
+  return layoutIndex.get(schema) ?? -1;
+}

@@ -69,6 +69,38 @@ function appendRows(t: number, dst: Uint8Array, dstCap: number, at: number, src:
 }
 
 /**
+ * Entries `entries` (in the order given) of a block of type `t` laid out for `cap` rows, as a block of
+ * exactly those (a copy; row indices and references as they were), and its row and reference columns.
+ */
+export function gatherBlock(t: number, src: Uint8Array, cap: number, entries: Uint32Array): { block: Uint8Array; rows: Uint32Array; refs: Uint32Array[] } {
+  const n = entries.length;
+  const layout = clrProgram().layouts[t];
+  const block = new Uint8Array(n * layout.rowBytes);
+  for (const [pre, width] of blockShapes()[t].runs) {
+    // (a column is aligned to its width at any row count: the layout puts the wider columns first)
+    const s = src.byteOffset + cap * pre,
+      d = n * pre;
+    if (width === 4 || width === 8) {
+      const from = new Uint32Array(src.buffer, s, (cap * width) >>> 2),
+        to = new Uint32Array(block.buffer, d, (n * width) >>> 2);
+      if (width === 4) for (let i = 0; i < n; i++) to[i] = from[entries[i]];
+      else
+        for (let i = 0; i < n; i++) {
+          to[2 * i] = from[2 * entries[i]];
+          to[2 * i + 1] = from[2 * entries[i] + 1];
+        }
+    } else if (width === 2) {
+      const from = new Uint16Array(src.buffer, s, cap),
+        to = new Uint16Array(block.buffer, d, n);
+      for (let i = 0; i < n; i++) to[i] = from[entries[i]];
+    } else for (let i = 0; i < n; i++) for (let b = 0; b < width; b++) block[d + i * width + b] = src[cap * pre + entries[i] * width + b];
+  }
+  const words = new Uint32Array(block.buffer, 0, block.byteLength >>> 2);
+  const column = (pre: number) => words.subarray((n * pre) >>> 2, ((n * pre) >>> 2) + n);
+  return { block, rows: column(layout.preRow), refs: blockShapes()[t].offsets.map(column) };
+}
+
+/**
  * Address ranges of a window's record bytes and where each goes: [start, end, delta] (an address a in
  * [start, end) becomes a + delta).
  */
