@@ -101,9 +101,10 @@ async function streamEvents(stream: TraceStream, plan: EventsPlan, out: TraceRun
     return selectEvents(t, { ...filters, timeOrder: false });
   };
   // runs of rows of one batch each: batch by batch in file order, or merged in time order across batches
-  async function* runs(): AsyncGenerator<{ trace: Trace; firstRow: number; rows: Uint32Array }> {
-    // (every format writes a run's rows out before asking for the next: a batch's copy can go once read)
-    if (filters.timeOrder) yield* inTimeOrder(stream, { select, release: true });
+  async function* runs(): AsyncGenerator<{ trace: Trace; firstRow: number; rows: Uint32Array; rowNumbers?: Float64Array }> {
+    // (every format writes a run's rows out before asking for the next: a batch need not be copied while it is
+    // the stream's, and what is left of it after that is copied alone)
+    if (filters.timeOrder) yield* inTimeOrder(stream, { select, release: true, keep: "rows" });
     else for await (const batch of stream) yield { trace: batch, firstRow: batch.firstRow, rows: select(batch) };
     if (filters.provider !== undefined && !stream.end!.providers.find(filters.provider).length) {
       throw new UsageError(`no provider ${filters.provider} in this trace`, "events");
@@ -120,10 +121,12 @@ async function streamEvents(stream: TraceStream, plan: EventsPlan, out: TraceRun
     return;
   }
   async function* records(): AsyncGenerator<Record<string, unknown>> {
-    for await (const { trace, firstRow, rows } of runs()) {
+    for await (const { trace, firstRow, rows, rowNumbers } of runs()) {
+      let k = 0;
       for (const row of trace.events.cursor(rows)) {
         const process = row.pid === null ? "" : processes!.processName(row.pid, row.timestamp);
-        yield eventRecord(row, firstRow + row.index, process);
+        // (a run of rows copied alone numbers them itself)
+        yield eventRecord(row, rowNumbers ? rowNumbers[k++] : firstRow + row.index, process);
       }
     }
   }
