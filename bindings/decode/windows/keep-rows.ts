@@ -57,16 +57,22 @@ export function keepRowsOf(data: TraceData, rows: Uint32Array, bytesOf: (row: nu
   // the record bytes: each piece 8-aligned as it was (a payload's u16 and u32 views stay aligned), offset 0 kept for none
   const x = data.ext;
   const nt = data.nettrace;
-  // (each row's extended items: rows are ascending in data.ext.row)
+  // (each kept row's extended items, [extFirst[i], extEnd[i]): found by halving, as rows are ascending in
+  // data.ext.row; a pass over every row of the batch cost more than the copy when few are kept)
   let extFirst: Uint32Array | undefined;
+  let extEnd: Uint32Array | undefined;
   let extCount = 0;
   if (data.extCount) {
-    extFirst = new Uint32Array(data.eventCount + 1);
-    for (let j = 0, r = 0; r <= data.eventCount; r++) {
-      while (j < data.extCount && x.row[j] < r) j++;
-      extFirst[r] = j;
+    extFirst = new Uint32Array(k);
+    extEnd = new Uint32Array(k);
+    for (let i = 0; i < k; i++) {
+      const first = lowerBound(x.row, data.extCount, rows[i]);
+      let end = first;
+      while (end < data.extCount && x.row[end] === rows[i]) end++;
+      extFirst[i] = first;
+      extEnd[i] = end;
+      extCount += end - first;
     }
-    for (let i = 0; i < k; i++) extCount += extFirst[rows[i] + 1] - extFirst[rows[i]];
   }
   const po = e.payloadOffset,
     pl = e.payloadLength,
@@ -75,7 +81,7 @@ export function keepRowsOf(data: TraceData, rows: Uint32Array, bytesOf: (row: nu
   for (let i = 0; i < k; i++) {
     const r = rows[i];
     if (po[r]) size += hl[r] + pl[r] + 15;
-    if (extFirst) for (let j = extFirst[r]; j < extFirst[r + 1]; j++) size += x.size[j] + 15;
+    if (extFirst && extEnd) for (let j = extFirst[i]; j < extEnd[i]; j++) size += x.size[j] + 15;
     if (nt && nt.activityOfRow[r]) size += 16 + 15;
   }
   const bytesBuffer = takeBuffer(size);
@@ -125,8 +131,8 @@ export function keepRowsOf(data: TraceData, rows: Uint32Array, bytesOf: (row: nu
     const moved = p ? place(src, lo[i], hi[i]) - lo[i] : 0;
     delta[i] = moved;
     payloadOffset[i] = p ? p + moved : 0;
-    if (extFirst)
-      for (let j = extFirst[r]; j < extFirst[r + 1]; j++, xi++) {
+    if (extFirst && extEnd)
+      for (let j = extFirst[i]; j < extEnd[i]; j++, xi++) {
         const o = x.offset[j],
           n = x.size[j];
         ext.row[xi] = i;
@@ -241,6 +247,18 @@ export function keepRowsOf(data: TraceData, rows: Uint32Array, bytesOf: (row: nu
     },
   };
   return kept;
+}
+
+/** The first index of `sorted` (its first `n`) whose value is not below `v`. */
+function lowerBound(sorted: Uint32Array, n: number, v: number): number {
+  let lo = 0,
+    hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid] < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 type Column = EventColumns[keyof EventColumns];
