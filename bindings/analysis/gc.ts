@@ -674,11 +674,14 @@ export class GcComputer {
   private readonly fields = new Fields();
   private src?: RowSource;
   private readonly sources = new WeakMap<EventTable, RowSource>();
+  private last?: ProcessState;
 
   constructor(private readonly processName: (pid: number, timestamp: bigint) => string) {}
 
   private state(i: number): ProcessState {
     const pid = this.src!.pidOf(i);
+    // (runs of one process's events: the last one's state again, without a lookup)
+    if (this.last?.pid === pid) return this.last;
     let s = this.processes.get(pid);
     if (!s) {
       s = {
@@ -708,6 +711,7 @@ export class GcComputer {
       };
       this.processes.set(pid, s);
     }
+    this.last = s;
     return s;
   }
 
