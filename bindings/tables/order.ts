@@ -60,64 +60,35 @@ export function timeOrderOf(data: TraceData, rows: Uint32Array): Uint32Array {
   }
   if (!inTime) return rows.slice().sort((a, b) => cmp(ts, proc, a, b));
   if (!inFile) return onlyRows(timeOrder(data), data.eventCount, rows);
-  return merge(cutStreams(streams, rows), ts, rows.length);
+  // each stream's ranges cut down to the rows wanted (a range per run of them)
+  const wanted = rowMask(data.eventCount, rows);
+  const kept: Stream[] = [];
+  // (every stream's ranges in one typed array, at most a pair a row wanted: a selection of scattered rows
+  // made millions of pushes into growing arrays, a tenth of a streamed analysis)
+  const pairs = new Uint32Array(2 * rows.length);
+  let at = 0;
+  for (const s of streams) {
+    const start = at;
+    at = cutRanges(s.ranges, wanted, pairs, at);
+    if (at > start) kept.push({ processor: s.processor, ranges: pairs.subarray(start, at), at: 0, row: pairs[start], end: pairs[start + 1] });
+  }
+  return merge(kept, ts, rows.length);
 }
 
-/**
- * Each stream's ranges cut down to `rows` (a range per run of them), its buffers following one another
- * in the file: the rows, in file order, walked beside every stream's ranges in file order (a walk of the
- * rows wanted, not of every row of the trace: a streamed analysis asks for a fifth of them).
- */
-function cutStreams(streams: Stream[], rows: Uint32Array): Stream[] {
-  const sorted = rows.slice().sort();
-  // every range, by its first row: [first, end, stream]
-  let n = 0;
-  for (const s of streams) n += s.ranges.length >>> 1;
-  const first = new Uint32Array(n),
-    end = new Uint32Array(n),
-    owner = new Uint32Array(n);
-  n = 0;
-  streams.forEach((s, k) => {
-    for (let j = 0; j < s.ranges.length; j += 2, n++) {
-      first[n] = s.ranges[j];
-      end[n] = s.ranges[j + 1];
-      owner[n] = k;
-    }
-  });
-  const byFirst = Uint32Array.from({ length: n }, (_, j) => j).sort((a, b) => first[a] - first[b]);
-  // each row's stream (-1: in no buffer), and how many rows each stream has
-  const streamOf = new Int32Array(sorted.length);
-  const count = new Uint32Array(streams.length);
-  for (let i = 0, j = 0; i < sorted.length; i++) {
-    const r = sorted[i];
-    while (j < n && end[byFirst[j]] <= r) j++;
-    streamOf[i] = j < n && first[byFirst[j]] <= r ? owner[byFirst[j]] : -1;
-    if (streamOf[i] >= 0) count[streamOf[i]]++;
-  }
-  // (every stream's ranges in one typed array, at most a pair a row: a selection of scattered rows made
-  // millions of pushes into growing arrays, a tenth of a streamed analysis)
-  const pairs = new Uint32Array(2 * sorted.length);
-  const start = new Uint32Array(streams.length),
-    at = new Uint32Array(streams.length);
-  for (let k = 0, o = 0; k < streams.length; k++) {
-    start[k] = at[k] = o;
-    o += 2 * count[k];
-  }
-  for (let i = 0; i < sorted.length; i++) {
-    const k = streamOf[i];
-    if (k < 0) continue;
-    const r = sorted[i];
-    if (at[k] > start[k] && pairs[at[k] - 1] === r) pairs[at[k] - 1] = r + 1;
-    else {
-      pairs[at[k]++] = r;
-      pairs[at[k]++] = r + 1;
+/** The rows of `ranges` that are `wanted`, as [first, end) pairs of their runs, written into `out` from `at`; the end. */
+function cutRanges(ranges: ArrayLike<number>, wanted: Uint8Array, out: Uint32Array, at: number): number {
+  const start = at;
+  for (let k = 0; k < ranges.length; k += 2) {
+    for (let r = ranges[k], end = ranges[k + 1]; r < end; r++) {
+      if (!wanted[r]) continue;
+      if (at > start && out[at - 1] === r) out[at - 1] = r + 1;
+      else {
+        out[at++] = r;
+        out[at++] = r + 1;
+      }
     }
   }
-  const kept: Stream[] = [];
-  streams.forEach((s, k) => {
-    if (at[k] > start[k]) kept.push({ processor: s.processor, ranges: pairs.subarray(start[k], at[k]), at: 0, row: pairs[start[k]], end: pairs[start[k] + 1] });
-  });
-  return kept;
+  return at;
 }
 
 /** `order` with only `rows` (distinct, of `n` rows in all) left in it. */
