@@ -563,9 +563,9 @@ class TypedFields {
     this.wide = [];
     this.cols = names.map((name, k) => {
       const c = table.columns[name];
-      this.wide[k] = c instanceof BigUint64Array || c instanceof BigInt64Array;
       if (!c || "offset" in c) return null;
-      return c instanceof BigUint64Array || c instanceof BigInt64Array ? new Uint32Array(c.buffer, c.byteOffset, 2 * c.length) : (c as ArrayLike<number>);
+      this.wide[k] = c instanceof BigUint64Array || c instanceof BigInt64Array;
+      return this.wide[k] ? new Uint32Array(c.buffer, c.byteOffset, 2 * c.length) : (c as ArrayLike<number>);
     });
   }
   /** Field k of entry e (0 where the schema has no such field): an unsigned 64-bit one as the nearest number. */

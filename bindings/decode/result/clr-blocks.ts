@@ -6,6 +6,7 @@
 import * as C from "../../../assembly/codes.js";
 import { clrProgram } from "../../schema/clr-program.js";
 import { madeWithin } from "./reuse.js";
+import { gatherElements } from "./gather.js";
 
 /** Loops over a column of u32 addresses in the core's memory, in place; each false (nothing done) for a column elsewhere. */
 export interface ColumnMoves {
@@ -76,25 +77,8 @@ export function gatherBlock(t: number, src: Uint8Array, cap: number, entries: Ui
   const n = entries.length;
   const layout = clrProgram().layouts[t];
   const block = new Uint8Array(n * layout.rowBytes);
-  for (const [pre, width] of blockShapes()[t].runs) {
-    // (a column is aligned to its width at any row count: the layout puts the wider columns first)
-    const s = src.byteOffset + cap * pre,
-      d = n * pre;
-    if (width === 4 || width === 8) {
-      const from = new Uint32Array(src.buffer, s, (cap * width) >>> 2),
-        to = new Uint32Array(block.buffer, d, (n * width) >>> 2);
-      if (width === 4) for (let i = 0; i < n; i++) to[i] = from[entries[i]];
-      else
-        for (let i = 0; i < n; i++) {
-          to[2 * i] = from[2 * entries[i]];
-          to[2 * i + 1] = from[2 * entries[i] + 1];
-        }
-    } else if (width === 2) {
-      const from = new Uint16Array(src.buffer, s, cap),
-        to = new Uint16Array(block.buffer, d, n);
-      for (let i = 0; i < n; i++) to[i] = from[entries[i]];
-    } else for (let i = 0; i < n; i++) for (let b = 0; b < width; b++) block[d + i * width + b] = src[cap * pre + entries[i] * width + b];
-  }
+  // (a column is aligned to its width at any row count: the layout puts the wider columns first)
+  for (const [pre, width] of blockShapes()[t].runs) gatherElements(width, src.buffer, src.byteOffset + cap * pre, cap, entries, block.buffer, n * pre);
   const words = new Uint32Array(block.buffer, 0, block.byteLength >>> 2);
   const column = (pre: number) => words.subarray((n * pre) >>> 2, ((n * pre) >>> 2) + n);
   return { block, rows: column(layout.preRow), refs: blockShapes()[t].offsets.map(column) };

@@ -19,6 +19,7 @@ import {
 } from "../result/trace-data.js";
 import { giveBack, takeBuffer } from "../result/reuse.js";
 import { gatherBlock } from "../result/clr-blocks.js";
+import { gatherElements } from "../result/gather.js";
 import { clrProgram } from "../../schema/clr-program.js";
 import { logfileCopy, rebaseLogfile } from "./builder.js";
 
@@ -264,45 +265,12 @@ function lowerBound(sorted: Uint32Array, n: number, v: number): number {
 type Column = EventColumns[keyof EventColumns];
 type Make = <T extends ArrayBufferView>(type: { new (b: ArrayBuffer, o: number, n: number): T; BYTES_PER_ELEMENT: number }) => T;
 
-/**
- * `from`'s values at `rows`, in a column of its type (made by `make`): gathered through unsigned views
- * of its width, a loop of one element type each (a 64-bit column as its halves, with no BigInt a value).
- */
+/** `from`'s values at `rows`, in a column of its type (made by `make`). */
 function gathered(from: Column, rows: Uint32Array, make: Make): Column {
   const type = from.constructor as unknown as { new (b: ArrayBuffer, o: number, n: number): Column; BYTES_PER_ELEMENT: number };
   const to = make(type);
-  const k = rows.length;
-  switch (type.BYTES_PER_ELEMENT) {
-    case 8:
-      gather64(new Uint32Array(from.buffer, from.byteOffset, 2 * from.length), rows, new Uint32Array(to.buffer, to.byteOffset, 2 * k));
-      break;
-    case 4:
-      gather32(new Uint32Array(from.buffer, from.byteOffset, from.length), rows, new Uint32Array(to.buffer, to.byteOffset, k));
-      break;
-    case 2:
-      gather16(new Uint16Array(from.buffer, from.byteOffset, from.length), rows, new Uint16Array(to.buffer, to.byteOffset, k));
-      break;
-    default:
-      gather8(new Uint8Array(from.buffer, from.byteOffset, from.length), rows, new Uint8Array(to.buffer, to.byteOffset, k));
-  }
+  gatherElements(type.BYTES_PER_ELEMENT, from.buffer, from.byteOffset, from.length, rows, to.buffer, to.byteOffset);
   return to;
-}
-
-function gather64(from: Uint32Array, rows: Uint32Array, to: Uint32Array): void {
-  for (let i = 0; i < rows.length; i++) {
-    const r = rows[i];
-    to[2 * i] = from[2 * r];
-    to[2 * i + 1] = from[2 * r + 1];
-  }
-}
-function gather32(from: Uint32Array, rows: Uint32Array, to: Uint32Array): void {
-  for (let i = 0; i < rows.length; i++) to[i] = from[rows[i]];
-}
-function gather16(from: Uint16Array, rows: Uint32Array, to: Uint16Array): void {
-  for (let i = 0; i < rows.length; i++) to[i] = from[rows[i]];
-}
-function gather8(from: Uint8Array, rows: Uint32Array, to: Uint8Array): void {
-  for (let i = 0; i < rows.length; i++) to[i] = from[rows[i]];
 }
 
 /**
