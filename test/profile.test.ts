@@ -27,6 +27,7 @@ import {
   weightedStacks,
   type CpuProfile,
 } from "../dist/bindings/analysis/index.js";
+import { byWeightThenText } from "../dist/bindings/analysis/cpu.js";
 import { generateTrace } from "../dist/bindings/generator/generate.js";
 import { mulberry32 } from "../dist/bindings/generator/random.js";
 import { EtlWriter, PayloadBuilder } from "../dist/bindings/generator/etl-writer.js";
@@ -678,5 +679,28 @@ describe("toFolded", () => {
     }
     const none = randomProfile(1, 10, false, false);
     expect(toFolded({ ...none, samples: { ...none.samples, length: 0, stack: new Int32Array(0) } })).toBe("");
+  });
+});
+
+describe("weighted stacks' order", () => {
+  it("byWeightThenText orders as a sort by weight (greatest first), then text, with many ties, zeros of both signs and texts that order hard", () => {
+    const names = ["A", "A 1", "A;B", "A!", "a", "B", "~", "", "é", "\u{1F600}"];
+    for (let seed = 1; seed <= 20; seed++) {
+      const rand = mulberry32(seed);
+      const weights = [0, -0, 1, 2.5, 85_000, 1e15, -3, 0.1 + 0.2, 0.3];
+      const seen = new Set<string>();
+      const stacks: [string, number][] = [];
+      for (let k = 0; k < 50 * seed; k++) {
+        const text = Array.from({ length: 1 + Math.floor(rand() * 5) }, () => names[Math.floor(rand() * names.length)]).join(";");
+        if (seen.has(text)) continue;
+        seen.add(text);
+        stacks.push([text, seed % 3 === 0 ? rand() * 10 : weights[Math.floor(rand() * weights.length)]]);
+      }
+      const expected = stacks.slice().sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+      const got = byWeightThenText(stacks.slice());
+      expect(got, `seed ${seed}`).toEqual(expected);
+      // (each pair keeps its own weight: -0 stays -0)
+      expect(got.map(([t, w]) => (Object.is(w, -0) ? `${t} -0` : t))).toEqual(expected.map(([t, w]) => (Object.is(w, -0) ? `${t} -0` : t)));
+    }
   });
 });
