@@ -14,6 +14,7 @@ import { Ajv } from "ajv";
 import { openTrace, streamTrace, type Trace } from "../dist/bindings/index.js";
 import {
   StackAttacher,
+  StackWeightCollector,
   attachStacks,
   cpuProfile,
   gcStats,
@@ -28,6 +29,7 @@ import {
   type CpuProfile,
 } from "../dist/bindings/analysis/index.js";
 import { byWeightThenText } from "../dist/bindings/analysis/cpu.js";
+import { inTimeOrder } from "../dist/bindings/stream-order.js";
 import { generateTrace } from "../dist/bindings/generator/generate.js";
 import { mulberry32 } from "../dist/bindings/generator/random.js";
 import { EtlWriter, PayloadBuilder } from "../dist/bindings/generator/etl-writer.js";
@@ -497,6 +499,26 @@ describe("events' stacks weighted by a payload field (stacks --format folded --w
         expect(whole.withStacks, file).toBeGreaterThan(1000);
         expect([streamed.events, streamed.withStacks, streamed.total], file).toEqual([whole.events, whole.withStacks, whole.total]);
         expect(streamed.stacks, file).toEqual(whole.stacks);
+        // the collector given copies of whole batches, picking in each as it first sees it (without pick())
+        const t2 = await openTrace(bytes);
+        const byBatch = new StackWeightCollector({ select, weight });
+        for await (const run of inTimeOrder(streamTrace(bytes, { batchBytes: 64 << 10 }), { release: true })) byBatch.add(run);
+        const old = byBatch.result(t2.processes);
+        t2.dispose();
+        expect([old.events, old.withStacks, old.total], file).toEqual([whole.events, whole.withStacks, whole.total]);
+        expect(old.stacks, file).toEqual(whole.stacks);
+        // rows held alone cannot be picked from: without pick() the collector says so
+        const unpicked = new StackWeightCollector({ select, weight });
+        let threw = false;
+        for await (const run of inTimeOrder(streamTrace(bytes, { batchBytes: 64 << 10 }), { release: true, keep: "rows" })) {
+          if (run.rowNumbers) {
+            expect(() => unpicked.add(run)).toThrow(/needs pick\(\) called on each batch/);
+            threw = true;
+            break;
+          }
+          unpicked.add(run);
+        }
+        expect(threw, file).toBe(file !== NT3);
       }
     },
     180_000,

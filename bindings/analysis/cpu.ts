@@ -238,6 +238,7 @@ export function weightedStacks(trace: Trace, rows: Uint32Array, options: WeightO
     select: () => rows,
     symbols: SymbolMap.fromTrace(trace, { pointerSize: trace.events.defaultPointerSize === 4 ? 4 : 8 }),
   });
+  collector.pick(trace, 0);
   collector.add({ trace, firstRow: 0, rows: trace.events.timeOrder() });
   return collector.result(trace.processes);
 }
@@ -269,12 +270,14 @@ export async function streamWeightedStacks(
   // (every row in time order: the stack attacher matches stack events to the events before them, picked or not)
   const select = (t: Trace, batch: TraceBatch) => {
     processes?.scan(batch, batch.firstRow);
+    collector.pick(t, batch.firstRow);
     const all = new Uint32Array(t.events.length);
     for (let i = 0; i < all.length; i++) all[i] = i;
     return all;
   };
-  // (the collector takes numbers out of each run: a batch's copy can go once its rows are read)
-  for await (const run of inTimeOrder(stream, { select, release: true })) collector.add(run);
+  // (the collector takes numbers out of each run: its rows are read from the batch itself while it is
+  // the stream's, and copied alone when they wait past it)
+  for await (const run of inTimeOrder(stream, { select, release: true, keep: "rows" })) collector.add(run);
   return collector.result(options.processes ?? processes!.result());
 }
 
@@ -302,7 +305,7 @@ export class StackWeightCollector {
   /** duration: the (provider, task) pairs of the picked Starts, as provider * 65536 + task. */
   private readonly startTasks = new Set<number>();
   private clock?: Trace["clock"];
-  private readonly batches = new WeakMap<Trace, { picked: Uint8Array; symbolRow?: Uint8Array; perfInfo: Uint8Array }>();
+  private readonly batches = new WeakMap<Trace, { symbolRow?: Uint8Array; perfInfo: Uint8Array }>();
   /** The picked events, by their row in the whole trace. */
   private readonly pickedRows = new RowSet();
 
@@ -311,8 +314,27 @@ export class StackWeightCollector {
     this.ownSymbols = !options.symbols;
   }
 
-  add(run: { trace: Trace; firstRow: number; rows: Uint32Array }): void {
-    const { trace, firstRow, rows } = run;
+  /** Whether `pick` was called (else `add` picks in each trace it is given, on first sight). */
+  private picking = false;
+
+  /**
+   * The events `select` picks in a batch (or a whole trace), before its rows are added; `firstRow`: the
+   * number of its row 0. Needed where runs hold some of a batch's rows alone (inTimeOrder keep "rows"):
+   * call it from inTimeOrder's `select`, which sees each batch once.
+   */
+  pick(trace: Trace, firstRow: number): void {
+    this.picking = true;
+    const chosen = this.options.select(trace);
+    for (const r of chosen) this.pickedRows.add(firstRow + r);
+    this.events += chosen.length;
+  }
+
+  /**
+   * Rows of a batch or trace, in time order, numbered `firstRow + row` in the whole trace, or by
+   * `rowNumbers` where the trace holds some of a batch's rows alone; its events were picked before (`pick`).
+   */
+  add(run: { trace: Trace; firstRow: number; rows: Uint32Array; rowNumbers?: Float64Array }): void {
+    const { trace, firstRow, rows, rowNumbers } = run;
     const events = trace.events;
     if (!this.attacher) {
       this.pointerSize = events.defaultPointerSize === 4 ? 4 : 8;
@@ -322,21 +344,19 @@ export class StackWeightCollector {
     this.symbols ??= new SymbolMap({ pointerSize: this.pointerSize });
     let batch = this.batches.get(trace);
     if (!batch) {
-      const picked = new Uint8Array(events.length);
-      const chosen = this.options.select(trace);
-      for (const r of chosen) {
-        picked[r] = 1;
-        this.pickedRows.add(firstRow + r);
+      if (!this.picking) {
+        if (rowNumbers) throw new Error("etw-wasm: StackWeightCollector.add of rows held alone (rowNumbers) needs pick() called on each batch first");
+        this.pick(trace, firstRow);
+        this.picking = false;
       }
-      this.events += chosen.length;
       const symbolRow = this.ownSymbols ? symbolRowsOf(trace) : undefined;
       const perfInfo = new Uint8Array(trace.providers.length);
       for (const p of trace.providers.find(PERFINFO)) perfInfo[p] = 1;
-      this.batches.set(trace, (batch = { picked, symbolRow, perfInfo }));
+      this.batches.set(trace, (batch = { symbolRow, perfInfo }));
     }
-    this.attacher.addRows(events, rows, firstRow);
+    this.attacher.addRows(events, rows, firstRow, rowNumbers);
     this.clock ??= trace.clock;
-    const { picked, symbolRow, perfInfo } = batch;
+    const { symbolRow, perfInfo } = batch;
     const { flags, pid, tid, payloadOffset, payloadLength } = events.columns;
     const task = (r: number) => events.typeFieldOf("task", r);
     // (provider and opcode from each row's event type: their columns are not made)
@@ -346,7 +366,8 @@ export class StackWeightCollector {
     const ps = this.pointerSize;
     const duration = this.options.duration;
     const pairKey = (r: number) => `${provider(r)}/${task(r)}/${duration!.by === undefined ? tid[r] : String(events.row(r).get(duration!.by))}`;
-    for (const r of rows) {
+    for (let k = 0; k < rows.length; k++) {
+      const r = rows[k];
       if (symbolRow?.[r]) this.symbols.add(events.row(r));
       // duration: a Stop gives the Start it ends its weight, the milliseconds between them
       if (duration && opcode(r) === 2 && this.startTasks.has(provider(r) * 65536 + task(r))) {
@@ -357,7 +378,8 @@ export class StackWeightCollector {
           this.weight.data[k] = this.clock.relativeMSecParts(ts32[2 * r + 1], ts32[2 * r]) - this.clock.relativeMSecParts(this.hi.data[k], this.lo.data[k]);
         }
       }
-      if (!picked[r]) continue;
+      const number = rowNumbers ? rowNumbers[k] : firstRow + r;
+      if (!this.pickedRows.has(number)) continue;
       let w = 1;
       if (duration) {
         if (opcode(r) !== 1) continue;
@@ -380,7 +402,7 @@ export class StackWeightCollector {
           p = -2;
         }
       }
-      this.row.push(firstRow + r);
+      this.row.push(number);
       this.pid.push(p);
       this.tid.push(thread);
       this.hi.push(ts32[2 * r + 1]);
@@ -543,8 +565,9 @@ export async function streamCpuProfile(stream: TraceStream, options: Omit<CpuOpt
     processes?.scan(batch, batch.firstRow);
     return CpuCollector.rowsOf(t);
   };
-  // (the collector takes numbers out of each run: a batch's copy can go once its rows are read)
-  for await (const run of inTimeOrder(stream, { select, release: true })) collector.add(run);
+  // (the collector takes numbers out of each run: its rows are read from the batch itself while it is
+  // the stream's, and copied alone when they wait past it)
+  for await (const run of inTimeOrder(stream, { select, release: true, keep: "rows" })) collector.add(run);
   return collector.result(options.processes ?? processes!.result());
 }
 
@@ -644,9 +667,12 @@ export class CpuCollector {
     return out.sort();
   }
 
-  /** Rows of one trace or batch, in time order (`firstRow`: the number of its row 0 in the whole trace). */
-  add(run: { trace: Trace; firstRow: number; rows: Uint32Array }): void {
-    const { trace, firstRow, rows } = run;
+  /**
+   * Rows of one trace or batch, in time order (`firstRow`: the number of its row 0 in the whole trace;
+   * `rowNumbers`: instead, each row's own, where the trace holds some of a batch's rows alone).
+   */
+  add(run: { trace: Trace; firstRow: number; rows: Uint32Array; rowNumbers?: Float64Array }): void {
+    const { trace, firstRow, rows, rowNumbers } = run;
     const events = trace.events;
     if (!this.clock) {
       this.clock = trace.clock;
@@ -678,19 +704,27 @@ export class CpuCollector {
     // (provider, id and opcode from each row's event type: their columns are not made)
     const provider = (i: number) => events.typeFieldOf("provider", i);
     const ts32 = new Uint32Array(events.columns.timestamp.buffer, events.columns.timestamp.byteOffset, events.length * 2);
-    const stackRows = rows.filter((i) => {
+    // the samples and stack events, and each one's number in the whole trace
+    let m = 0;
+    const stackRows = new Uint32Array(rows.length),
+      stackNumbers = new Float64Array(rows.length);
+    for (let r = 0; r < rows.length; r++) {
+      const i = rows[r];
       const k = kind[provider(i)];
-      return k === samplesKind || k === 3;
-    });
-    if (this.ownAttacher) this.attacher.addRows(events, stackRows, firstRow);
+      if (k !== samplesKind && k !== 3) continue;
+      stackRows[m] = i;
+      stackNumbers[m++] = rowNumbers ? rowNumbers[r] : firstRow + i;
+    }
+    if (this.ownAttacher) this.attacher.addRows(events, stackRows.subarray(0, m), 0, stackNumbers);
     if (symbolRow) for (const r of rows) if (symbolRow[r]) this.symbols.add(events.row(r));
     let viewBytes: Uint8Array | null = null,
       view: DataView | undefined;
-    for (const i of stackRows) {
+    for (let s = 0; s < m; s++) {
+      const i = stackRows[s];
       const k = kind[provider(i)];
       if (k === 2) {
         if (events.typeFieldOf("eventId", i) !== 0) continue;
-        this.sRow.push(firstRow + i);
+        this.sRow.push(stackNumbers[s]);
         this.sPid.push(pids[i]);
         this.sTid.push(tids[i]);
         this.sHi.push(ts32[2 * i + 1]);
@@ -723,7 +757,7 @@ export class CpuCollector {
         this.idle++;
         continue;
       }
-      this.kRow.push(firstRow + i);
+      this.kRow.push(stackNumbers[s]);
       this.kTid.push(tid);
       this.kHi.push(ts32[2 * i + 1]);
       this.kLo.push(ts32[2 * i]);

@@ -235,9 +235,10 @@ export class StackAttacher {
   /**
    * Feeds the rows `rows` of `events` (their numbers in the table; all rows when null), in time order.
    * `base`: the number of the table's row 0 (a stream's batch: its first row in the whole trace), so
-   * that rows of every batch are numbered as the whole trace numbers them.
+   * that rows of every batch are numbered as the whole trace numbers them; `numbers`: instead of base,
+   * each of `rows`' own number (rows a batch holds alone: TimeOrderedRun.rowNumbers).
    */
-  addRows(events: EventTable, rows: Uint32Array | null, base = 0): void {
+  addRows(events: EventTable, rows: Uint32Array | null, base = 0, numbers?: ArrayLike<number>): void {
     const kinds = new Uint8Array(events.providers.length);
     for (let p = 0; p < kinds.length; p++) kinds[p] = KIND_OF_GUID.get(events.providers.get(p).guid) ?? OTHER;
     const c = events.columns;
@@ -250,6 +251,7 @@ export class StackAttacher {
     const n = rows ? rows.length : events.length;
     for (let k = 0; k < n; k++) {
       const i = rows ? rows[k] : k;
+      const row = numbers ? numbers[k] : base + i;
       const type = eventType[i];
       const kind = kinds[type < types ? typeProvider[type] : events.typeFieldOf("provider", i)];
       if (kind === STACK_WALK) {
@@ -268,7 +270,7 @@ export class StackAttacher {
         if (v) tid = v.getInt32(payloadOffset[i] + ps, true);
       }
       const r = this.ringNext;
-      this.ringRow[r] = base + i;
+      this.ringRow[r] = row;
       this.ringTsLo[r] = ts32[2 * i];
       this.ringTsHi[r] = ts32[2 * i + 1];
       this.ringTid[r] = tid;
@@ -278,14 +280,14 @@ export class StackAttacher {
       if (this.ringSize < RING) this.ringSize++;
       // a stack in the event's own header (EVENT_HEADER records with extended items only)
       const ht = type < types ? typeHeaderType[type] : events.typeFieldOf("headerType", i);
-      if ((ht === 0x12 || ht === 0x13) && flags[i] & 1 && (!this.wants || this.wants(base + i))) {
+      if ((ht === 0x12 || ht === 0x13) && flags[i] & 1 && (!this.wants || this.wants(row))) {
         // (the frames as address numbers from their halves: no BigInt a frame)
         const n = stackHalves(events, i, this.halves);
         if (n > 0) {
           const frames = this.frames;
           frames.length = n;
           for (let k = 0; k < n; k++) frames[k] = addressNumber(this.halves.lo[k], this.halves.hi[k]);
-          this.set(base + i, this.table.intern(frames));
+          this.set(row, this.table.intern(frames));
         }
       }
     }
