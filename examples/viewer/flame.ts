@@ -15,46 +15,73 @@ interface Box {
   count: number;
 }
 
-/** Inclusive and self sample counts per node of the profile's name stacks, for the samples of `pid`. */
-function counts(profile: CpuProfile, pid: number): { total: Map<number, number>; self: Map<string, number>; samples: number } {
-  const total = new Map<number, number>();
-  const self = new Map<string, number>();
+/**
+ * Boxes narrower than this (canvas pixels) are left out, and what stands on them, as flamegraph.pl's
+ * --minwidth (0.1 pixels) leaves them: a generated 1 GiB trace's profile has 1.25 M name stacks, most a
+ * sample or two wide, each painted as a sliver and searched at every move of the mouse.
+ */
+const MIN_BOX = 0.1;
+
+/**
+ * Inclusive sample counts per node of the profile's name stacks, and self counts per frame name, for the
+ * samples of `pid`: each sample counts to its leaf, then each node's count to its parent's, in one pass
+ * from the last node to the first (a node is made after its parent: a greater number).
+ */
+function counts(profile: CpuProfile, pid: number): { total: Float64Array; self: Map<string, number>; samples: number } {
+  const { parent, frame, names } = profile.stacks;
+  const nodes = parent.length;
+  const total = new Float64Array(nodes);
   let samples = 0;
   const { pid: pids, stack } = profile.samples;
   for (let i = 0; i < profile.samples.length; i++) {
     if (pids[i] !== pid) continue;
     samples++;
-    const leaf = profile.stacks.names[profile.stacks.frame[stack[i]]];
-    self.set(leaf, (self.get(leaf) ?? 0) + 1);
-    for (let n = stack[i]; n >= 0; n = profile.stacks.parent[n]) total.set(n, (total.get(n) ?? 0) + 1);
+    if (stack[i] >= 0) total[stack[i]]++;
   }
+  const selfOf = new Float64Array(names.length);
+  for (let n = 0; n < nodes; n++) if (total[n]) selfOf[frame[n]] += total[n];
+  for (let n = nodes - 1; n >= 0; n--) {
+    const p = parent[n];
+    if (p >= n) throw new Error(`the profile's stack ${n} comes before its parent ${p}`);
+    if (p >= 0 && total[n]) total[p] += total[n];
+  }
+  const self = new Map<string, number>();
+  for (let f = 0; f < selfOf.length; f++) if (selfOf[f]) self.set(names[f], (self.get(names[f]) ?? 0) + selfOf[f]);
   return { total, self, samples };
 }
 
-/** Boxes of the flame graph: each node as wide as its samples, its children side by side above it. */
-function layout(profile: CpuProfile, total: Map<number, number>, width: number, samples: number): Box[] {
-  const children = new Map<number, number[]>();
-  for (const n of total.keys()) {
-    const p = profile.stacks.parent[n];
-    const list = children.get(p) ?? [];
-    list.push(n);
-    children.set(p, list);
+/** Boxes of the flame graph: each node as wide as its samples, its children side by side above it (widest first). */
+function layout(profile: CpuProfile, total: Float64Array, width: number, samples: number): Box[] {
+  const { parent, frame, names } = profile.stacks;
+  const nodes = parent.length;
+  const scale = samples ? width / samples : 0;
+  // the nodes drawn (wide enough, on a node drawn), as lists of children by parent (parent -1 at 0)
+  const drawn = new Uint8Array(nodes);
+  const first = new Int32Array(nodes + 2);
+  for (let n = 0; n < nodes; n++) {
+    const p = parent[n];
+    if (total[n] * scale < MIN_BOX || (p >= 0 && !drawn[p])) continue;
+    drawn[n] = 1;
+    first[p + 2]++;
   }
+  for (let k = 1; k < first.length; k++) first[k] += first[k - 1];
+  const list = new Int32Array(first[nodes + 1]);
+  const at = first.slice();
+  for (let n = 0; n < nodes; n++) if (drawn[n]) list[at[parent[n] + 1]++] = n;
+  const children = (p: number) => list.subarray(first[p + 1], first[p + 2]);
   const boxes: Box[] = [];
   const place = (n: number, x: number, depth: number) => {
-    const count = total.get(n)!;
-    const w = (count / samples) * width;
-    boxes.push({ x, w, depth, name: profile.stacks.names[profile.stacks.frame[n]], count });
+    boxes.push({ x, w: total[n] * scale, depth, name: names[frame[n]], count: total[n] });
     let cx = x;
-    for (const c of (children.get(n) ?? []).sort((a, b) => total.get(b)! - total.get(a)!)) {
+    for (const c of Array.from(children(n)).sort((a, b) => total[b] - total[a])) {
       place(c, cx, depth + 1);
-      cx += (total.get(c)! / samples) * width;
+      cx += total[c] * scale;
     }
   };
   let x = 0;
-  for (const root of children.get(-1) ?? []) {
+  for (const root of children(-1)) {
     place(root, x, 0);
-    x += (total.get(root)! / samples) * width;
+    x += total[root] * scale;
   }
   return boxes;
 }
@@ -175,6 +202,7 @@ export function showWeightedStacks(w: WeightedStacks, unit: string, el: { canvas
     boxes.push({ x, w: bw, depth, name: n.name, count: n.count });
     let cx = x;
     for (const c of [...n.children.values()].sort((a, b) => b.count - a.count)) {
+      if ((c.count / root.count) * width < MIN_BOX) break; // (and the narrower ones after it)
       place(c, cx, depth + 1);
       cx += (c.count / root.count) * width;
     }
