@@ -4,7 +4,7 @@
 // the counts and GC lanes come from its batches and the table is paged from the file on demand.
 
 import { openTraceInWorker, filterWhere, parseWhere, WhereSyntaxError, type Trace } from "etw-wasm/browser";
-import type { EventFilter, StreamAnalyses, StreamSummary } from "./stream-worker.js";
+import type { EventFilter, StreamAnalyses, StreamGcStats, StreamSummary } from "./stream-worker.js";
 import type { DoctorReport, GcProcessValues, WeightedStacks } from "etw-wasm/analysis";
 import { rowCells, rowFields, useFieldFormatter, type RowCells } from "./rows.js";
 import { sendFile } from "./feed.js";
@@ -172,6 +172,7 @@ function openStreamed(file: File) {
       progress?: number;
       summary?: StreamSummary;
       analysisProgress?: number;
+      gcStats?: StreamGcStats;
       analyses?: StreamAnalyses;
       analysisError?: string;
       stacks?: { result: WeightedStacks; unit: string };
@@ -203,6 +204,9 @@ function openStreamed(file: File) {
       const share = `Computing… ${Math.round((100 * m.analysisProgress) / Math.max(1, file.size))}% of the file read again`;
       $("gc-rollup").textContent = share;
       $("cpu-note").textContent = share;
+    } else if (m.gcStats) {
+      renderGcStats(m.gcStats.gcStats, m.gcStats.gcCount);
+      $("cpu-note").textContent = "Computing… the file is read: naming the samples' frames";
     } else if (m.analyses) void showStreamedAnalyses(m.analyses);
     else if (m.stacks)
       void import("./flame.js").then(({ showWeightedStacks }) =>
@@ -339,9 +343,8 @@ async function showCpuPanel(t: Trace) {
   showTraceCpu(t, cpuElements());
 }
 
-/** GC statistics and the CPU panel of a streamed trace, from the stream worker's second pass. */
+/** The CPU panel of a streamed trace, from the stream worker's second pass (its GC statistics came before). */
 async function showStreamedAnalyses(a: StreamAnalyses) {
-  renderGcStats(a.gcStats, a.gcCount);
   const { showCpu } = await import("./flame.js");
   const names = new Map(a.cpuProcesses);
   showCpu(a.cpu, (pid) => names.get(pid) ?? `Process(${pid})`, cpuElements());

@@ -60,11 +60,15 @@ export interface StreamSummary {
   doctor: DoctorReport;
 }
 
-/** What a second pass over the file gives, once the summary is shown: PerfView's GCStats and the CPU profile. */
-export interface StreamAnalyses {
+/** What a second pass over the file gives first, once the summary is shown: PerfView's GCStats. */
+export interface StreamGcStats {
   gcStats: GcProcessValues[];
   /** Complete GCs in all (gcStats keeps the first few thousand: the page shows no more, and cloning them all is slow). */
   gcCount: number;
+}
+
+/** What the second pass gives then: the CPU profile (naming its frames takes a few seconds on a large trace). */
+export interface StreamAnalyses {
   cpu: CpuProfile;
   /** The name of each process the CPU samples are of. */
   cpuProcesses: [number, string][];
@@ -206,7 +210,7 @@ let firstTimestamp: bigint | undefined;
  * runtime's GC events and the CPU samples, their stacks and what names frames, in time order
  * (inTimeOrder), through GcComputer and CpuCollector; processes named from the first pass's table.
  */
-async function analyses(input: Blob, batchBytes: number | undefined): Promise<StreamAnalyses> {
+async function analyses(input: Blob, batchBytes: number | undefined, onGcStats: (gc: StreamGcStats) => void): Promise<StreamAnalyses> {
   const table = processes!;
   const stream = streamTrace(input, {
     wasm: await wasm,
@@ -248,11 +252,11 @@ async function analyses(input: Blob, batchBytes: number | undefined): Promise<St
     const own = run.rows.filter((r) => mark[r] === 1);
     if (own.length) gc.addRows(run.trace.events, own, run.trace.tables);
   }
-  const profile = cpu.result(table);
+  // (the GC statistics go out as the pass ends, before the CPU profile's frames are named)
   const stats = gc.result();
+  onGcStats({ gcStats: firstGcs(stats, 2000), gcCount: stats.reduce((n, p) => n + p.GCs.filter((g) => g.IsComplete).length, 0) });
+  const profile = cpu.result(table);
   return {
-    gcStats: firstGcs(stats, 2000),
-    gcCount: stats.reduce((n, p) => n + p.GCs.filter((g) => g.IsComplete).length, 0),
     cpu: profile,
     cpuProcesses: [...new Set(profile.samples.pid)].map((pid) => [pid, table.processName(pid, firstTimestamp ?? 0n)]),
   };
@@ -456,7 +460,7 @@ scope.onmessage = async (e) => {
       const summary = await (opened = open(m.open, m.port, m.batchBytes));
       scope.postMessage({ summary }, lanesBuffers(summary.gcs));
       try {
-        scope.postMessage({ analyses: await analyses(m.open, m.batchBytes) });
+        scope.postMessage({ analyses: await analyses(m.open, m.batchBytes, (gc) => scope.postMessage({ gcStats: gc })) });
       } catch (error) {
         scope.postMessage({ analysisError: (error as Error).message ?? String(error) });
       }
