@@ -324,6 +324,10 @@ export class StackWeightCollector {
    */
   pick(trace: Trace, firstRow: number): void {
     this.picking = true;
+    this.pickIn(trace, firstRow);
+  }
+
+  private pickIn(trace: Trace, firstRow: number): void {
     const chosen = this.options.select(trace);
     for (const r of chosen) this.pickedRows.add(firstRow + r);
     this.events += chosen.length;
@@ -346,8 +350,7 @@ export class StackWeightCollector {
     if (!batch) {
       if (!this.picking) {
         if (rowNumbers) throw new Error("etw-wasm: StackWeightCollector.add of rows held alone (rowNumbers) needs pick() called on each batch first");
-        this.pick(trace, firstRow);
-        this.picking = false;
+        this.pickIn(trace, firstRow);
       }
       const symbolRow = this.ownSymbols ? symbolRowsOf(trace) : undefined;
       const perfInfo = new Uint8Array(trace.providers.length);

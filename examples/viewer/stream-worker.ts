@@ -223,24 +223,19 @@ async function analyses(input: Blob, batchBytes: number | undefined, onGcStats: 
   const cpu = new CpuCollector();
   // which rows of a batch (or of the copy of its rows held past it) are GC events
   const gcRows = new WeakMap<Trace, Uint8Array>();
-  const gcMark = (t: Trace): Uint8Array => {
-    let mark = gcRows.get(t);
-    if (!mark) {
-      mark = new Uint8Array(t.events.length);
-      for (const r of t.query({ provider: GC_PROVIDERS, eventId: GC_EVENT_IDS }).indices) mark[r] = 1;
-      gcRows.set(t, mark);
-    }
+  const gcMark = (t: Trace, ofGc = t.query({ provider: GC_PROVIDERS, eventId: GC_EVENT_IDS }).indices): Uint8Array => {
+    const mark = new Uint8Array(t.events.length);
+    for (const r of ofGc) mark[r] = 1;
+    gcRows.set(t, mark);
     return mark;
   };
   const select = (t: Trace) => {
-    const mark = gcMark(t);
-    const ofGc = new Uint32Array(t.events.length);
-    let n = 0;
-    for (let r = 0; r < mark.length; r++) if (mark[r]) ofGc[n++] = r;
+    const ofGc = t.query({ provider: GC_PROVIDERS, eventId: GC_EVENT_IDS }).indices;
+    gcMark(t, ofGc);
     const ofCpu = CpuCollector.rowsOf(t);
-    const all = new Uint32Array(n + ofCpu.length);
-    all.set(ofGc.subarray(0, n));
-    all.set(ofCpu, n);
+    const all = new Uint32Array(ofGc.length + ofCpu.length);
+    all.set(ofGc);
+    all.set(ofCpu, ofGc.length);
     return all.sort().filter((r, k, a) => k === 0 || a[k - 1] !== r);
   };
   // (both take numbers and strings out of each run at once: runs come from the batch itself while it is
@@ -248,7 +243,7 @@ async function analyses(input: Blob, batchBytes: number | undefined, onGcStats: 
   // the typed .NET tables' values, no row object an event)
   for await (const run of inTimeOrder(stream, { select, release: true, keep: "rows" })) {
     cpu.add(run);
-    const mark = gcMark(run.trace);
+    const mark = gcRows.get(run.trace) ?? gcMark(run.trace);
     const own = run.rows.filter((r) => mark[r] === 1);
     if (own.length) gc.addRows(run.trace.events, own, run.trace.tables);
   }
