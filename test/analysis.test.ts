@@ -7,8 +7,9 @@ import { readFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { openTrace, streamTrace, ProcessCollector, type Trace } from "../dist/bindings/index.js";
-import { gcStats, jitStats, type JitProcess } from "../dist/bindings/analysis/index.js";
-import { HAVE_CORPUS, etlPath } from "./helpers/shared.js";
+import { gcStats, jitStats, JitComputer, JIT_PROVIDERS, type JitProcess } from "../dist/bindings/analysis/index.js";
+import { CORPUS, HAVE_CORPUS, etlPath } from "./helpers/shared.js";
+import { join } from "node:path";
 import { EtlWriter, PayloadBuilder } from "../dist/bindings/generator/etl-writer.js";
 
 const CLI = fileURLToPath(new URL("../dist/bindings/cli/etw-wasm.js", import.meta.url));
@@ -819,6 +820,59 @@ describe("JIT statistics on synthetic events", () => {
       expect(structuredClone(plain)).toEqual(plain);
     }
     t.dispose();
+  });
+
+  it("the typed .NET tables give what the events' rows give: jitStats reads method events from the typed columns, JitComputer.add from each row (a payload cut short, or a trace's method events)", async () => {
+    const json = (p: unknown) => JSON.stringify(p, (_, v) => (typeof v === "bigint" ? String(v) : v));
+    const byRows = (t: Trace) => {
+      const c = new JitComputer((pid, ts) => t.processes.processName(pid, ts));
+      for (const row of t.query({ provider: JIT_PROVIDERS, order: "time" })) c.add(row);
+      return c.result();
+    };
+    const loaded = (id: number, rejit: boolean) => {
+      const b = pb()
+        .u64(BigInt(id))
+        .u64(0x100n)
+        .u64(0x7ff800000000n)
+        .u32(64)
+        .u32(0x06000001)
+        .u32(0x8)
+        .utf16z("NS")
+        .utf16z(`M${id}`)
+        .utf16z("int32 (int32)")
+        .u16(9);
+      return (rejit ? b.u64(2n) : b).build();
+    };
+    const started = (id: number) =>
+      pb().u64(BigInt(id)).u64(0x100n).u32(0x06000001).u32(40).utf16z("NS").utf16z(`M${id}`).utf16z("void  (int32)").u16(9).build();
+    const t = await scenario([
+      [1, 7, 145, 1, started(1)],
+      [2, 7, 143, 2, loaded(1, true)],
+      [3, 7, 145, 1, started(2)],
+      [4, 7, 143, 2, loaded(2, false)], // ReJITID cut off: read from its row, 0
+      [5, 8, 143, 2, loaded(3, true)], // no JittingStarted: named by its load
+    ]);
+    const typed = await jitStats(t);
+    expect(t.tables.find((x) => x.schema.id === 143)?.truncated[1]).toBe(1);
+    expect(typed[0].Methods.map((m) => [m.MethodName, m.VersionID, m.CompileCpuTimeMSec])).toEqual([
+      ["NS.M1(int32)", 2, 1],
+      ["NS.M2(int32)", 0, 1],
+      ["NS.M3(int32)", 2, 0],
+    ]);
+    expect(json(typed)).toBe(json(byRows(t)));
+    t.dispose();
+    for (const path of HAVE_CORPUS
+      ? [etlPath("net.4.5.2.x64.etl"), etlPath("net.4.5.x86.etl"), join(CORPUS, "nettrace", "eventpipe-dotnetcore3.0-win-x64-objver4.nettrace")]
+      : []) {
+      const c = await openTrace(readFileSync(path));
+      const stats = await jitStats(c);
+      expect(
+        stats.reduce((n, p) => n + p.Methods.length, 0),
+        path,
+      ).toBeGreaterThan(50);
+      expect(json(stats), path).toBe(json(byRows(c)));
+      c.dispose();
+    }
   });
 
   it("a method gets its module's path from a Loader/ModuleLoad or rundown event that comes after it (an empty path waits for a later one)", async () => {

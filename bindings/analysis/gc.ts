@@ -4,11 +4,11 @@
 // the per-process rollup of PerfView's GCStats report. CPU-derived values (GC CPU time, % time in GC)
 // need kernel CPU samples and are left out.
 
-import * as C from "../../assembly/codes.js";
-import { EventRow, type EventTable } from "../tables/event-table.js";
+import type { EventRow, EventTable } from "../tables/event-table.js";
 import type { ClrTable } from "../tables/clr-tables.js";
 import type { ClrEventSchema } from "../schema/clr-schema-types.js";
 import { CLR_PROVIDERS } from "../schema/clr-payload.js";
+import { RowSources, type RowKinds, type RowSource } from "./row-source.js";
 import { parseGlobalHeapHistory, parsePerHeapHistory, GEN0, GEN1, GEN2, LOH, POH, type PerHeapHistory } from "./gc-heap-history.js";
 
 /** The providers whose events the GC statistics read (for a decode-time filter). */
@@ -495,7 +495,6 @@ const K_RESTART_STOP = 7,
   K_PER_HEAP_HISTORY = 9,
   K_MARK_WITH_TYPE = 10,
   K_MARK_HANDLES = 11;
-const K_UNKNOWN = 255;
 
 function kindOf(schema: ClrEventSchema | undefined): number {
   if (!schema) return K_NONE;
@@ -557,9 +556,7 @@ function readsPayload(kind: number, version: number): boolean {
 class TypedFields {
   private readonly cols: (ArrayLike<number> | null)[];
   private readonly wide: boolean[];
-  readonly truncated: Uint8Array;
   constructor(table: ClrTable, names: readonly string[]) {
-    this.truncated = table.truncated;
     this.wide = [];
     this.cols = names.map((name, k) => {
       const c = table.columns[name];
@@ -576,83 +573,12 @@ class TypedFields {
   }
 }
 
-/** The table rows are read from, with what is kept per table: each event type's kind, one row view for the heap-history parsers. */
-class RowSource {
-  readonly kinds: Uint8Array;
-  readonly row: EventRow;
-  readonly pid: Uint32Array;
-  readonly tid: Uint32Array;
-  readonly flags: Uint16Array;
-  readonly eventType: Uint16Array;
-  /** Each row's entry in its typed table (-1: none), for the kinds with typed fields; made on first use. */
-  private entryOf?: Int32Array;
-  /** Each event type's typed fields (null: none), looked up once. */
-  private readonly typedOf: (TypedFields | null | undefined)[] = [];
-  /** The entry typed() found. */
-  entry = -1;
-  constructor(
-    readonly table: EventTable,
-    /** The trace's typed .NET tables (none: every value from payloads). */
-    private readonly typedTables: readonly ClrTable[] = [],
-  ) {
-    this.kinds = new Uint8Array(table.typeValues().version.length).fill(K_UNKNOWN);
-    this.row = new EventRow(table, -1);
-    const c = table.columns;
-    this.pid = c.pid;
-    this.tid = c.tid;
-    this.flags = c.flags;
-    this.eventType = c.eventType;
-  }
-
-  /**
-   * Row i's typed fields for its kind, its entry in `entry`; null where its values come from its
-   * payload: no typed entry, one cut short (the payload reads what is there), or a kind that reads it.
-   */
-  typed(i: number, kind: number): TypedFields | null {
-    if (!this.typedTables.length) return null;
-    const k = this.eventType[i];
-    let t = this.typedOf[k];
-    if (t === undefined) {
-      const schema = this.table.clrSchema(i);
-      const table = schema && this.typedTables.find((x) => x.schema === schema);
-      const names = TYPED_FIELDS[kind];
-      t = this.typedOf[k] = table && names && !readsPayload(kind, schema.version) ? new TypedFields(table, names) : null;
-    }
-    if (!t) return null;
-    const e = (this.entryOf ??= this.entries())[i];
-    if (e < 0 || t.truncated[e]) return null;
-    this.entry = e;
-    return t;
-  }
-
-  private entries(): Int32Array {
-    const out = new Int32Array(this.table.length).fill(-1);
-    for (const t of this.typedTables) {
-      if (!TYPED_FIELDS[kindOf(t.schema)]) continue;
-      const rows = t.rows;
-      for (let j = 0; j < rows.length; j++) out[rows[j]] = j;
-    }
-    return out;
-  }
-  kind(i: number): number {
-    const k = this.eventType[i];
-    if (k >= this.kinds.length) return kindOf(this.table.clrSchema(i));
-    const v = this.kinds[k];
-    return v !== K_UNKNOWN ? v : (this.kinds[k] = kindOf(this.table.clrSchema(i)));
-  }
-  /** The row's process id (0 when its header has none), and thread id likewise. */
-  pidOf(i: number): number {
-    return this.flags[i] & C.F_NO_PROCESS_INFO ? 0 : this.pid[i];
-  }
-  tidOf(i: number): number {
-    return this.flags[i] & C.F_NO_PROCESS_INFO ? 0 : this.tid[i];
-  }
-  /** The row view, moved to `i` (for the heap-history parsers). */
-  rowAt(i: number): EventRow {
-    this.row.index = i;
-    return this.row;
-  }
-}
+/** The GC computer's kinds of events, and their typed fields (see RowSource). */
+const GC_ROWS: RowKinds<TypedFields> = {
+  kindOf,
+  typedKind: (kind) => TYPED_FIELDS[kind] !== undefined,
+  readerOf: (table, kind) => (readsPayload(kind, table.schema.version) ? null : new TypedFields(table, TYPED_FIELDS[kind]!)),
+};
 
 const generationNames = new Map<number, string>();
 
@@ -672,8 +598,8 @@ function generationName(generation: number, type: number, reason: number): strin
 export class GcComputer {
   private readonly processes = new Map<number, ProcessState>();
   private readonly fields = new Fields();
-  private src?: RowSource;
-  private readonly sources = new WeakMap<EventTable, RowSource>();
+  private src?: RowSource<TypedFields>;
+  private readonly sources = new RowSources(GC_ROWS);
   private last?: ProcessState;
 
   constructor(private readonly processName: (pid: number, timestamp: bigint) => string) {}
@@ -738,15 +664,11 @@ export class GcComputer {
     for (let j = 0; j < rows.length; j++) this.addAt(src, rows[j]);
   }
 
-  private sourceOf(table: EventTable, typed?: readonly ClrTable[]): RowSource {
-    if (this.src?.table === table) return this.src;
-    // (runs of two batches held come in turn: each batch's source is made once)
-    let src = this.sources.get(table);
-    if (!src) this.sources.set(table, (src = new RowSource(table, typed)));
-    return (this.src = src);
+  private sourceOf(table: EventTable, typed?: readonly ClrTable[]): RowSource<TypedFields> {
+    return (this.src = this.sources.of(table, typed));
   }
 
-  private addAt(src: RowSource, i: number): void {
+  private addAt(src: RowSource<TypedFields>, i: number): void {
     switch (src.kind(i)) {
       case K_SUSPEND_START:
         return this.suspendStart(i);

@@ -4,9 +4,12 @@
 // between the two; a load with no open method is a method of zero JIT time. Module paths come from
 // the loader's module events (filled in when they come after the method).
 
-import type { EventRow } from "../tables/event-table.js";
+import type { EventRow, EventTable } from "../tables/event-table.js";
+import type { ClrTable, RefColumn } from "../tables/clr-tables.js";
 import { CLR_PROVIDERS } from "../schema/clr-payload.js";
-import { methodNameOf } from "./symbols.js";
+import type { ClrEventSchema } from "../schema/clr-schema-types.js";
+import { methodNameOf, methodNameOfStrings } from "./symbols.js";
+import { RowSources, type RowKinds } from "./row-source.js";
 
 /** TraceEvent's OptimizationTier names, by MethodFlags bits 7..9. */
 export const OPTIMIZATION_TIERS = [
@@ -289,87 +292,238 @@ interface ProcessState {
   backgroundJitThread: number;
 }
 
+// What each event is to the computer (by its schema: looked up once per event type of a table).
+const J_NONE = 0,
+  J_STARTED = 1,
+  J_LOADED = 2,
+  J_MEMORY = 3,
+  J_MODULE = 4,
+  J_MULTICORE = 5;
+
+function kindOf(schema: ClrEventSchema | undefined): number {
+  if (!schema) return J_NONE;
+  const id = schema.id;
+  if (schema.provider === RUNTIME) {
+    if (id === JITTING_STARTED) return J_STARTED;
+    if (id === METHOD_LOAD || id === METHOD_LOAD_VERBOSE) return J_LOADED;
+    if (id === MEMORY_FOR_JIT) return J_MEMORY;
+    if (id === MODULE_LOAD || id === MODULE_UNLOAD) return J_MODULE;
+  } else if (schema.provider === RUNDOWN) {
+    if (id === RUNDOWN_MODULE_DC_STOP) return J_MODULE;
+  } else if (schema.provider === PRIVATE && id === MULTICORE_JIT_COMMON) return J_MULTICORE;
+  return J_NONE;
+}
+
+/** A number column of a typed table, read as a number (a 64-bit one as its nearest), or null where the version has no such field. */
+function numbers(table: ClrTable, name: string): ((e: number) => number) | null {
+  const c = table.columns[name];
+  if (!c || "offset" in c) return null;
+  if (c instanceof BigUint64Array || c instanceof BigInt64Array) {
+    const w = new Uint32Array(c.buffer, c.byteOffset, 2 * c.length);
+    return c instanceof BigUint64Array ? (e) => w[2 * e + 1] * 4294967296 + w[2 * e] : (e) => Number(c[e]);
+  }
+  const v = c as ArrayLike<number>;
+  return (e) => v[e];
+}
+
+/** The columns of one method event type's typed table that the computer reads (null: not in its version). */
+class MethodColumns {
+  readonly module: BigUint64Array | null;
+  readonly ilSize: ((e: number) => number) | null;
+  readonly flags: ((e: number) => number) | null;
+  readonly size: ((e: number) => number) | null;
+  readonly reJit: ((e: number) => number) | null;
+  /** The three name strings (all or none). */
+  readonly names: RefColumn[] | null;
+  /** MemoryAllocatedForJitCode's four sizes. */
+  readonly memory: (((e: number) => number) | null)[];
+  constructor(readonly table: ClrTable) {
+    const module = table.columns.ModuleID;
+    this.module = module instanceof BigUint64Array ? module : null;
+    this.ilSize = numbers(table, "MethodILSize");
+    this.flags = numbers(table, "MethodFlags");
+    this.size = numbers(table, "MethodSize");
+    this.reJit = numbers(table, "ReJITID");
+    const names = METHOD_STRINGS.map((n) => table.columns[n]);
+    this.names = names.every((c) => c && "offset" in c) ? (names as RefColumn[]) : null;
+    this.memory = ["JitHotCodeRequestSize", "JitRODataRequestSize", "AllocatedSizeForJitCode", "JitAllocFlag"].map((n) => numbers(table, n));
+  }
+  /** Entry e's full method name (from its three strings, where they lie in the record bytes). */
+  name(e: number): string {
+    const [ns, name, sig] = this.names!,
+      bytes = this.table.bytes;
+    return methodNameOfStrings(
+      bytes,
+      ns.offset[e],
+      ns.offset[e] + ns.length[e],
+      name.offset[e],
+      name.offset[e] + name.length[e],
+      sig.offset[e],
+      sig.offset[e] + sig.length[e],
+    );
+  }
+}
+const METHOD_STRINGS = ["MethodNamespace", "MethodName", "MethodSignature"];
+
+/** The JIT computer's kinds of events, and the method events' typed columns (see RowSource). */
+const JIT_ROWS: RowKinds<MethodColumns> = {
+  kindOf,
+  typedKind: (kind) => kind === J_STARTED || kind === J_LOADED || kind === J_MEMORY,
+  readerOf(table) {
+    if (!table.bytes.length) return null;
+    const c = new MethodColumns(table);
+    // (a method event with names whose strings are not all in its table is read from its row)
+    return c.names || !table.schema.fields.some((f) => f.name === "MethodName") ? c : null;
+  },
+};
+
 /**
- * Replays runtime events one at a time, in time order (`add`), and gives the statistics per process
- * (`result`). `processName(pid, ts)` names each process at its first event, when `result` is called (a
- * stream's own process table is complete only then).
+ * Replays runtime events one at a time, in time order (`add`, or `addRows` from a table's columns), and
+ * gives the statistics per process (`result`). `processName(pid, ts)` names each process at its first
+ * event, when `result` is called (a stream's own process table is complete only then).
  */
 export class JitComputer {
   private readonly processes = new Map<number, ProcessState>();
+  private readonly sources = new RowSources(JIT_ROWS);
 
   constructor(private readonly processName: (pid: number, timestamp: bigint) => string) {}
 
   add(row: EventRow): void {
-    const schema = row.clrSchema;
-    if (!schema) return;
-    const id = schema.id;
-    const runtime = schema.provider === RUNTIME,
-      rundown = schema.provider === RUNDOWN;
-    if (schema.provider === PRIVATE) {
-      if (id !== MULTICORE_JIT_COMMON) return;
-      const state = this.stateOf(row);
-      const what = String(row.get("String1") ?? "");
-      if (state.backgroundJitThread === 0 && (what === "GROUPWAIT" || what === "JITTHREAD")) state.backgroundJitThread = row.tid ?? 0;
-      return;
-    }
-    if (
-      !(
-        runtime &&
-        (id === METHOD_LOAD || id === METHOD_LOAD_VERBOSE || id === JITTING_STARTED || id === MEMORY_FOR_JIT || id === MODULE_LOAD || id === MODULE_UNLOAD)
-      ) &&
-      !(rundown && id === RUNDOWN_MODULE_DC_STOP)
-    )
-      return;
-    const state = this.stateOf(row);
-    const m = state.methods;
-    if (id === MODULE_LOAD || id === MODULE_UNLOAD || id === RUNDOWN_MODULE_DC_STOP) {
-      const module = row.get("ModuleID") as bigint;
-      const path = String(row.get("ModuleILPath") ?? "");
-      state.modules.set(module, path);
-      // (the methods of the module still without a path get it: listed per module, not found among every
-      // method so far, which made a trace's module rundown cost its modules times its methods)
-      const waiting = state.pathless.get(module);
-      if (waiting) {
-        for (const i of waiting) if (!m.paths[i]) m.paths[i] = path;
-        if (path) state.pathless.delete(module);
+    const kind = kindOf(row.clrSchema);
+    if (kind !== J_NONE) this.addRow(row, kind);
+  }
+
+  /**
+   * The events of `rows` of `table`, in the order given (time order). `typed`: the trace's typed .NET
+   * tables, whose values (and method names' strings) are read where a method event has an entry.
+   */
+  addRows(table: EventTable, rows: ArrayLike<number>, typed: readonly ClrTable[] = []): void {
+    const src = this.sources.of(table, typed);
+    for (let j = 0; j < rows.length; j++) {
+      const i = rows[j];
+      const kind = src.kind(i);
+      if (kind === J_NONE) continue;
+      const c = src.typed(i, kind);
+      if (!c) {
+        this.addRow(src.rowAt(i), kind);
+        continue;
       }
-      return;
+      const e = src.entry;
+      const state = this.stateOf(src.pidOf(i), table.columns.timestamp[i]);
+      const tid = src.tidOf(i);
+      if (kind === J_STARTED) {
+        const name = c.names ? c.name(e) : "";
+        this.openOn(state, tid).push(this.started(state, tid, table.relativeMSecOf(i), c.module ? c.module[e] : 0n, c.ilSize ? c.ilSize(e) : 0, name));
+      } else if (kind === J_MEMORY) {
+        const m = c.memory;
+        this.memory(state, tid, m[0] ? m[0](e) : 0, m[1] ? m[1](e) : 0, m[2] ? m[2](e) : 0, m[3] ? m[3](e) : 0);
+      } else {
+        const flags = c.flags ? c.flags(e) : 0;
+        if ((flags & JITTED) === 0) continue;
+        const openOnThread = this.openOn(state, tid);
+        const rel = table.relativeMSecOf(i);
+        let open = openOnThread.length ? openOnThread[openOnThread.length - 1] : -1;
+        if (open < 0) open = this.started(state, tid, rel, c.module ? c.module[e] : 0n, 0, c.names ? c.name(e) : "");
+        const version = c.table.id === METHOD_LOAD_VERBOSE && c.reJit ? c.reJit(e) : 0;
+        this.loaded(state, openOnThread, open, tid, rel, flags, c.size ? c.size(e) : 0, version);
+      }
     }
+  }
+
+  /** One event, its values read from its row. */
+  private addRow(row: EventRow, kind: number): void {
+    const state = this.stateOf(row.pid ?? 0, row.timestamp);
     const tid = row.tid ?? 0;
+    switch (kind) {
+      case J_MULTICORE: {
+        const what = String(row.get("String1") ?? "");
+        if (state.backgroundJitThread === 0 && (what === "GROUPWAIT" || what === "JITTHREAD")) state.backgroundJitThread = tid;
+        return;
+      }
+      case J_MODULE:
+        return this.module(state, row.get("ModuleID") as bigint, String(row.get("ModuleILPath") ?? ""));
+      case J_STARTED:
+        this.openOn(state, tid).push(this.started(state, tid, row.relativeMSec, moduleIdOf(row), Number(row.get("MethodILSize") ?? 0), methodNameOf(row)));
+        return;
+      case J_MEMORY:
+        return this.memory(
+          state,
+          tid,
+          Number(row.get("JitHotCodeRequestSize") ?? 0),
+          Number(row.get("JitRODataRequestSize") ?? 0),
+          Number(row.get("AllocatedSizeForJitCode") ?? 0),
+          Number(row.get("JitAllocFlag") ?? 0),
+        );
+      case J_LOADED: {
+        const flags = Number(row.get("MethodFlags") ?? 0);
+        if ((flags & JITTED) === 0) return;
+        const openOnThread = this.openOn(state, tid);
+        let open = openOnThread.length ? openOnThread[openOnThread.length - 1] : -1;
+        if (open < 0) {
+          const verbose = row.clrSchema!.fields.some((f) => f.name === "MethodName");
+          open = this.started(state, tid, row.relativeMSec, moduleIdOf(row), 0, verbose ? methodNameOf(row) : "");
+        }
+        const version = row.clrSchema!.id === METHOD_LOAD_VERBOSE ? Number(row.get("ReJITID") ?? 0) : 0;
+        return this.loaded(state, openOnThread, open, tid, row.relativeMSec, flags, Number(row.get("MethodSize") ?? 0), version);
+      }
+    }
+  }
+
+  /** A module's path, given to the methods of the module still without one. */
+  private module(state: ProcessState, module: bigint, path: string): void {
+    state.modules.set(module, path);
+    // (the methods of the module still without a path get it: listed per module, not found among every
+    // method so far, which made a trace's module rundown cost its modules times its methods)
+    const waiting = state.pathless.get(module);
+    if (waiting) {
+      const m = state.methods;
+      for (const i of waiting) if (!m.paths[i]) m.paths[i] = path;
+      if (path) state.pathless.delete(module);
+    }
+  }
+
+  /** The methods still open on a thread, oldest first. */
+  private openOn(state: ProcessState, tid: number): number[] {
     let openOnThread = state.open.get(tid);
     if (!openOnThread) state.open.set(tid, (openOnThread = []));
-    if (id === JITTING_STARTED) {
-      openOnThread.push(this.started(state, row, Number(row.get("MethodILSize") ?? 0), tid));
-      return;
+    return openOnThread;
+  }
+
+  /** MemoryAllocatedForJitCode: the sizes of the newest method open on the thread (its first only). */
+  private memory(state: ProcessState, tid: number, hot: number, roData: number, allocated: number, allocFlag: number): void {
+    const openOnThread = this.openOn(state, tid);
+    if (!openOnThread.length) return;
+    const open = openOnThread[openOnThread.length - 1];
+    const page = pageOf(state.methods, open);
+    const memory = (page.memory ??= new Float64Array(PAGE * MEMORY).fill(Number.NaN));
+    const at = (open & IN_PAGE) * MEMORY;
+    if (Number.isNaN(memory[at + ALLOCATED])) {
+      memory[at + HOT] = hot;
+      memory[at + RO_DATA] = roData;
+      memory[at + ALLOCATED] = allocated;
+      memory[at + ALLOC_FLAG] = allocFlag;
     }
-    // the newest method still open on this thread
-    let open = openOnThread.length ? openOnThread[openOnThread.length - 1] : -1;
-    if (id === MEMORY_FOR_JIT) {
-      if (open >= 0) {
-        const page = pageOf(m, open);
-        const memory = (page.memory ??= new Float64Array(PAGE * MEMORY).fill(Number.NaN));
-        const at = (open & IN_PAGE) * MEMORY;
-        if (Number.isNaN(memory[at + ALLOCATED])) {
-          memory[at + HOT] = Number(row.get("JitHotCodeRequestSize") ?? 0);
-          memory[at + RO_DATA] = Number(row.get("JitRODataRequestSize") ?? 0);
-          memory[at + ALLOCATED] = Number(row.get("AllocatedSizeForJitCode") ?? 0);
-          memory[at + ALLOC_FLAG] = Number(row.get("JitAllocFlag") ?? 0);
-        }
-      }
-      return;
-    }
-    const flags = Number(row.get("MethodFlags") ?? 0);
-    if ((flags & JITTED) === 0) return;
-    if (open < 0) open = this.started(state, row, 0, tid);
+  }
+
+  /** A jitted method's load: method `open` (the newest open on the thread, or one just started) completed. */
+  private loaded(
+    state: ProcessState,
+    openOnThread: number[],
+    open: number,
+    tid: number,
+    relativeMSec: number,
+    flags: number,
+    native: number,
+    version: number,
+  ): void {
+    const m = state.methods;
     const page = pageOf(m, open);
     const ints = page.ints,
       at = (open & IN_PAGE) * INTS;
     const times = page.times,
       t = (open & IN_PAGE) * TIMES;
-    const native = Number(row.get("MethodSize") ?? 0);
-    const cpu = row.relativeMSec - times[t + START];
+    const cpu = relativeMSec - times[t + START];
     const tier = (flags >> 7) & 7;
-    const version = id === METHOD_LOAD_VERBOSE ? Number(row.get("ReJITID") ?? 0) : 0;
     times[t + NATIVE] = native;
     times[t + CPU] = cpu;
     times[t + VERSION] = version;
@@ -386,14 +540,13 @@ export class JitComputer {
     add(state.ByKind[kind], m, open);
   }
 
-  private stateOf(row: EventRow): ProcessState {
-    const pid = row.pid ?? 0;
+  private stateOf(pid: number, timestamp: bigint): ProcessState {
     let state = this.processes.get(pid);
     if (!state) {
       state = {
         pid,
         name: "",
-        firstSeen: row.timestamp,
+        firstSeen: timestamp,
         methods: methods(),
         Totals: totals(),
         ByKind: [totals(), totals(), totals()],
@@ -407,21 +560,19 @@ export class JitComputer {
     return state;
   }
 
-  /** A new method of the process, started by `row` (a JittingStarted, or a load without one): its index. */
-  private started(state: ProcessState, row: EventRow, ilSize: number, tid: number): number {
-    const module = (row.get("ModuleID") as bigint | undefined) ?? 0n;
-    const verbose = row.clrSchema!.fields.some((f) => f.name === "MethodName");
+  /** A new method of the process (started by a JittingStarted, or a load without one): its index. */
+  private started(state: ProcessState, tid: number, relativeMSec: number, module: bigint, ilSize: number, name: string): number {
     const m = state.methods;
     const i = m.count++;
     if ((i & IN_PAGE) === 0)
       m.pages.push({ times: new Float64Array(PAGE * TIMES), ints: new Int32Array(PAGE * INTS), modules: new BigUint64Array(PAGE), memory: null });
     const page = pageOf(m, i);
-    m.names.push(verbose ? methodNameOf(row) : "");
+    m.names.push(name);
     const path = state.modules.get(module) ?? "";
     m.paths.push(path);
     page.modules[i & IN_PAGE] = BigInt.asUintN(64, module);
     const t = (i & IN_PAGE) * TIMES;
-    page.times[t + START] = row.relativeMSec;
+    page.times[t + START] = relativeMSec;
     page.times[t + IL] = ilSize;
     const at = (i & IN_PAGE) * INTS;
     page.ints[at + THREAD] = tid;
@@ -467,4 +618,9 @@ export class JitComputer {
     }
     return out;
   }
+}
+
+/** A method event's ModuleID (0 where its payload has none). */
+function moduleIdOf(row: EventRow): bigint {
+  return (row.get("ModuleID") as bigint | undefined) ?? 0n;
 }

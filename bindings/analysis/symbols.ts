@@ -47,7 +47,8 @@
 
 import type { EventRow, EventTable } from "../tables/event-table.js";
 import type { Trace } from "../trace.js";
-import { CLR_PROVIDERS, stringRunSpan, utf16Run } from "../schema/clr-payload.js";
+import { CLR_PROVIDERS, stringRunSpan } from "../schema/clr-payload.js";
+import { utf16 } from "../tables/clr-tables.js";
 import { utf16z } from "../tables/payload-strings.js";
 import { isKernelAddress } from "./stacks.js";
 
@@ -131,11 +132,13 @@ function methodStringsOf(row: EventRow): [Uint8Array, number, number] | null {
 
 /** Code units of a method name being made (longer names take the strings one by one). */
 const nameUnits = new Uint16Array(4096);
+/** Method names made, by a hash of their code units (a trace names its methods many times: tiers, rundown). */
+const namesMade = new Map<number, string>();
+const NAMES_KEPT = 1 << 16;
 
 /**
  * The full method name from a method event's three name strings, in bytes [from, to), framed as
- * utf16Run frames them: made in one string from the bytes (the three strings, the signature's tail and
- * the name joined from them were five strings a method, most of what a JIT or symbol pass allocated).
+ * stringRunSpan frames them (each string ends at its terminator; an unterminated one runs to `to`).
  */
 function methodNameIn(bytes: Uint8Array, from: number, to: number): string {
   // each string's [start, end) in bytes; one at or past `to` is empty, one unterminated runs to it
@@ -150,21 +153,38 @@ function methodNameIn(bytes: Uint8Array, from: number, to: number): string {
   const name = p < to ? p : to,
     nameEnd = p < to ? end(p) : to;
   p = p < to ? (nameEnd + 2 <= to ? nameEnd + 2 : to) : p;
-  const sigEnd = p < to ? end(p) : to;
+  const sig = p < to ? p : to;
+  return methodNameOfStrings(bytes, ns, nsEnd, name, nameEnd, sig, p < to ? end(p) : to);
+}
+
+/**
+ * TraceEvent's full method name (see fullMethodName) from the namespace, name and signature's UTF-16
+ * bytes [ns, nsEnd), [name, nameEnd), [sig, sigEnd): made in one string from the bytes, or found among
+ * the names made before (making a string costs several times comparing one).
+ */
+export function methodNameOfStrings(bytes: Uint8Array, ns: number, nsEnd: number, name: number, nameEnd: number, sig: number, sigEnd: number): string {
   // the signature from its first '(' (nothing without one)
-  let paren = p < to ? p : sigEnd;
+  let paren = sig;
   while (paren < sigEnd && (bytes[paren] !== 0x28 || bytes[paren + 1] !== 0)) paren += 2;
   const units = (nsEnd - ns + nameEnd - name + sigEnd - paren) / 2 + 1;
-  if (units > nameUnits.length) {
-    const [namespace, n, signature] = utf16Run(bytes, from, to, 3);
-    return fullMethodName(namespace ?? "", n ?? "", signature ?? "");
+  if (units > nameUnits.length) return fullMethodName(utf16(bytes, ns, nsEnd - ns), utf16(bytes, name, nameEnd - name), utf16(bytes, paren, sigEnd - paren));
+  let k = 0,
+    h = 0x811c9dc5;
+  for (let q = ns; q < nsEnd; q += 2) h = Math.imul(h ^ (nameUnits[k++] = bytes[q] | (bytes[q + 1] << 8)), 0x01000193);
+  h = Math.imul(h ^ (nameUnits[k++] = 0x2e), 0x01000193); // "."
+  for (let q = name; q < nameEnd; q += 2) h = Math.imul(h ^ (nameUnits[k++] = bytes[q] | (bytes[q + 1] << 8)), 0x01000193);
+  for (let q = paren; q < sigEnd; q += 2) h = Math.imul(h ^ (nameUnits[k++] = bytes[q] | (bytes[q + 1] << 8)), 0x01000193);
+  h = Math.imul(h ^ k, 0x01000193);
+  const made = namesMade.get(h);
+  if (made !== undefined && made.length === k) {
+    let i = 0;
+    while (i < k && made.charCodeAt(i) === nameUnits[i]) i++;
+    if (i === k) return made;
   }
-  let k = 0;
-  for (let q = ns; q < nsEnd; q += 2) nameUnits[k++] = bytes[q] | (bytes[q + 1] << 8);
-  nameUnits[k++] = 0x2e; // "."
-  for (let q = name; q < nameEnd; q += 2) nameUnits[k++] = bytes[q] | (bytes[q + 1] << 8);
-  for (let q = paren; q < sigEnd; q += 2) nameUnits[k++] = bytes[q] | (bytes[q + 1] << 8);
-  return String.fromCharCode.apply(null, nameUnits.subarray(0, k) as unknown as number[]);
+  const s = String.fromCharCode.apply(null, nameUnits.subarray(0, k) as unknown as number[]);
+  if (namesMade.size >= NAMES_KEPT) namesMade.clear();
+  namesMade.set(h, s);
+  return s;
 }
 
 /** The full method name of a method event (its three strings read where they are: no decode of the payload). */

@@ -357,26 +357,6 @@ export function stringRunSpan(
 }
 
 /**
- * `count` UTF-16 strings one after another in bytes [from, to), as decodeClrPayload reads them: a
- * string that reaches `to` unterminated runs to it; one that begins at or past `to` is undefined.
- */
-export function utf16Run(bytes: Uint8Array, from: number, to: number, count: number): (string | undefined)[] {
-  const out: (string | undefined)[] = [];
-  let p = from;
-  for (let k = 0; k < count; k++) {
-    if (p >= to) {
-      out.push(undefined);
-      continue;
-    }
-    let q = p;
-    while (q + 2 <= to && (bytes[q] | bytes[q + 1]) !== 0) q += 2;
-    out.push(charsOf(bytes, p, q, 2));
-    p = q + 2 <= to ? q + 2 : to;
-  }
-  return out;
-}
-
-/**
  * One field of a payload, read where it is when every field before it has a fixed size (no decode of
  * the rest); null when the field is not at a fixed offset (decode the payload then). Undefined when the
  * payload ends before it, as decodeClrPayload leaves it out.
