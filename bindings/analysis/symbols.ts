@@ -288,17 +288,32 @@ class RangeIndex<T extends Ranged> {
   }
 
   private build(): void {
-    // the bounds: every start and end, sorted (natively, as 64-bit integers) without repeats
+    // the bounds: every start and end, sorted (natively, as 64-bit integers) without repeats; read as
+    // 32-bit halves (a BigInt read from a BigUint64Array, or made by arithmetic, is an allocation)
     const MAX = 0xffffffffffffffffn;
-    const all = new BigUint64Array(2 * this.items.length);
-    this.items.forEach((it, i) => {
-      all[2 * i] = it.start;
-      all[2 * i + 1] = it.end > MAX ? MAX : it.end;
-    });
+    const list = this.items,
+      count = list.length;
+    const starts = new BigUint64Array(count),
+      ends = new BigUint64Array(count);
+    for (let i = 0; i < count; i++) {
+      const it = list[i];
+      starts[i] = it.start;
+      ends[i] = it.end > MAX ? MAX : it.end;
+    }
+    const all = new BigUint64Array(2 * count);
+    all.set(starts);
+    all.set(ends, count);
     all.sort();
+    const words = new Uint32Array(all.buffer);
     let n = 0;
-    for (let i = 0; i < all.length; i++) if (n === 0 || all[n - 1] !== all[i]) all[n++] = all[i];
-    const words = new Uint32Array(all.buffer, 0, 2 * n);
+    for (let i = 0; i < 2 * count; i++) {
+      const lo = words[2 * i],
+        hi = words[2 * i + 1];
+      if (n > 0 && words[2 * n - 2] === lo && words[2 * n - 1] === hi) continue;
+      words[2 * n] = lo;
+      words[2 * n + 1] = hi;
+      n++;
+    }
     this.boundHi = new Uint32Array(n);
     this.boundLo = new Uint32Array(n);
     for (let i = 0; i < n; i++) {
@@ -308,19 +323,33 @@ class RangeIndex<T extends Ranged> {
     // items by key, then arrival: usually so already (events come in time order)
     const before = (x: T, y: T) => cmp(x.key, y.key) || x.seq - y.seq;
     let sorted = true;
-    for (let i = 1; i < this.items.length && sorted; i++) sorted = before(this.items[i - 1], this.items[i]) <= 0;
-    const ordered = sorted ? this.items : this.items.slice().sort(before);
+    for (let i = 1; i < count && sorted; i++) sorted = before(list[i - 1], list[i]) <= 0;
+    // (the place of each item in `ordered`, for its start and end read above)
+    const place = new Uint32Array(count);
+    let ordered = list;
+    if (sorted) for (let i = 0; i < count; i++) place[i] = i;
+    else {
+      const byOrder = Array.from({ length: count }, (_, i) => i).sort((x, y) => before(list[x], list[y]));
+      ordered = byOrder.map((i) => list[i]);
+      byOrder.forEach((i, k) => (place[i] = k));
+    }
+    const startWords = new Uint32Array(starts.buffer),
+      endWords = new Uint32Array(ends.buffer);
     // each segment's items in one array (counted, then placed): ranges rarely overlap, so most segments
     // hold one item or none, and an array per segment was most of the build
     const segments = Math.max(0, n - 1);
-    const from = new Int32Array(ordered.length),
-      to = new Int32Array(ordered.length);
+    const from = new Int32Array(count),
+      to = new Int32Array(count);
     const start = new Uint32Array(segments + 1);
-    for (let i = 0; i < ordered.length; i++) {
-      const it = ordered[i];
-      const last = (it.end > MAX ? MAX : it.end) - 1n;
-      from[i] = this.segmentOf(Number(it.start >> 32n) >>> 0, Number(it.start & 0xffffffffn));
-      to[i] = this.segmentOf(Number(last >> 32n) >>> 0, Number(last & 0xffffffffn)) + 1; // segments starting before `end`
+    for (let j = 0; j < count; j++) {
+      const i = place[j];
+      // (its last address: end - 1, the borrow taken from the high half; an end is above its start, so above 0)
+      const endLo = endWords[2 * j],
+        endHi = endWords[2 * j + 1];
+      const lastLo = (endLo - 1) >>> 0,
+        lastHi = endLo === 0 ? (endHi - 1) >>> 0 : endHi;
+      from[i] = this.segmentOf(startWords[2 * j + 1], startWords[2 * j]);
+      to[i] = this.segmentOf(lastHi, lastLo) + 1; // segments starting before `end`
       for (let s = from[i]; s < to[i]; s++) start[s + 1]++;
     }
     for (let s = 0; s < segments; s++) start[s + 1] += start[s];
