@@ -156,15 +156,32 @@ describe("symbols on net.4.5.2.x64.etl", () => {
     expect(SymbolMap.fromTrace(t, { showUnknownAddresses: true }).resolve(pid, 0x10n, ts).name).toBe("?!0x10");
   });
 
-  it.skipIf(!HAVE_CORPUS)("fed every row of the trace one at a time, it answers as built from the trace", () => {
-    const incremental = new SymbolMap();
-    for (const row of t.query({ order: "time" })) incremental.add(row);
-    const probes = [...methods(t, RUNTIME, 143, true), ...methods(t, RUNDOWN, 144, false).filter((_, i) => i % 50 === 0)];
-    for (const m of probes) {
-      for (const a of [m.start, m.start + m.size / 2n, m.start + m.size]) expect(incremental.resolve(m.pid, a, m.ts)).toEqual(map.resolve(m.pid, a, m.ts));
-    }
-    for (const i of imgs.filter((_, k) => k % 40 === 0)) expect(incremental.resolve(i.pid, i.base + 1n, i.ts)).toEqual(map.resolve(i.pid, i.base + 1n, i.ts));
-  });
+  it.skipIf(!HAVE_CORPUS)(
+    "fed every row of the trace one at a time (add), or its rows from the typed .NET tables (addRows, names kept as a stream's are), it answers as built from the trace",
+    () => {
+      const incremental = new SymbolMap();
+      for (const row of t.query({ order: "time" })) incremental.add(row);
+      // (a map not made from the trace keeps each method's name strings, here from the typed tables' references)
+      const typed = new SymbolMap();
+      typed.addRows(t.events, t.events.timeOrderOf(SymbolMap.rowsOf(t)), t.tables);
+      const probes = [...methods(t, RUNTIME, 143, true), ...methods(t, RUNDOWN, 144, false).filter((_, i) => i % 50 === 0)];
+      expect(probes.length).toBeGreaterThan(100);
+      let named = 0;
+      for (const m of probes) {
+        for (const a of [m.start, m.start + m.size / 2n, m.start + m.size]) {
+          const want = map.resolve(m.pid, a, m.ts);
+          if (want.kind === "managed") named++;
+          expect(incremental.resolve(m.pid, a, m.ts)).toEqual(want);
+          expect(typed.resolve(m.pid, a, m.ts)).toEqual(want);
+        }
+      }
+      expect(named).toBeGreaterThan(probes.length);
+      for (const i of imgs.filter((_, k) => k % 40 === 0)) {
+        expect(incremental.resolve(i.pid, i.base + 1n, i.ts)).toEqual(map.resolve(i.pid, i.base + 1n, i.ts));
+        expect(typed.resolve(i.pid, i.base + 1n, i.ts)).toEqual(map.resolve(i.pid, i.base + 1n, i.ts));
+      }
+    },
+  );
 });
 
 // ---- synthetic trace ----

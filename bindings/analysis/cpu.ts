@@ -369,9 +369,9 @@ export class StackWeightCollector {
     const ps = this.pointerSize;
     const duration = this.options.duration;
     const pairKey = (r: number) => `${provider(r)}/${task(r)}/${duration!.by === undefined ? tid[r] : String(events.row(r).get(duration!.by))}`;
+    if (symbolRow) this.symbols.addRows(events, marked(rows, symbolRow), trace.tables);
     for (let k = 0; k < rows.length; k++) {
       const r = rows[k];
-      if (symbolRow?.[r]) this.symbols.add(events.row(r));
       // duration: a Stop gives the Start it ends its weight, the milliseconds between them
       if (duration && opcode(r) === 2 && this.startTasks.has(provider(r) * 65536 + task(r))) {
         const key = pairKey(r);
@@ -574,6 +574,16 @@ export async function streamCpuProfile(stream: TraceStream, options: Omit<CpuOpt
   return collector.result(options.processes ?? processes!.result());
 }
 
+/** The rows of `rows` that `mark` marks, in their order. */
+function marked(rows: Uint32Array, mark: Uint8Array): Uint32Array {
+  let n = 0;
+  for (let k = 0; k < rows.length; k++) if (mark[rows[k]]) n++;
+  const out = new Uint32Array(n);
+  n = 0;
+  for (let k = 0; k < rows.length; k++) if (mark[rows[k]]) out[n++] = rows[k];
+  return out;
+}
+
 /** Which rows of a batch the symbol map reads (1), or undefined when none. */
 function symbolRowsOf(trace: Trace): Uint8Array | undefined {
   const rows = SymbolMap.rowsOf(trace);
@@ -719,7 +729,7 @@ export class CpuCollector {
       stackNumbers[m++] = rowNumbers ? rowNumbers[r] : firstRow + i;
     }
     if (this.ownAttacher) this.attacher.addRows(events, stackRows.subarray(0, m), 0, stackNumbers);
-    if (symbolRow) for (const r of rows) if (symbolRow[r]) this.symbols.add(events.row(r));
+    if (symbolRow) this.symbols.addRows(events, marked(rows, symbolRow), trace.tables);
     let viewBytes: Uint8Array | null = null,
       view: DataView | undefined;
     for (let s = 0; s < m; s++) {

@@ -48,7 +48,10 @@
 import type { EventRow, EventTable } from "../tables/event-table.js";
 import type { Trace } from "../trace.js";
 import { CLR_PROVIDERS, stringRunSpan } from "../schema/clr-payload.js";
-import { utf16 } from "../tables/clr-tables.js";
+import { utf16, type ClrTable, type RefColumn } from "../tables/clr-tables.js";
+import type { ClrEventSchema } from "../schema/clr-schema-types.js";
+import * as C from "../../assembly/codes.js";
+import { RowSources, type RowKinds } from "./row-source.js";
 import { utf16z } from "../tables/payload-strings.js";
 import { isKernelAddress } from "./stacks.js";
 
@@ -212,6 +215,61 @@ export function moduleFileName(filePath: string): string {
   if (dot < start) dot = filePath.length;
   return filePath.slice(start, dot);
 }
+
+// What each event is to the map's typed path (the method events, most of what it reads; the rest is read from rows).
+const S_NONE = 0,
+  S_METHOD_START = 1,
+  S_METHOD_STOP = 2;
+
+function symbolKindOf(schema: ClrEventSchema | undefined): number {
+  if (!schema) return S_NONE;
+  const id = schema.id;
+  if (schema.provider === RUNTIME) {
+    if (id === METHOD_LOAD_VERBOSE || id === METHOD_DC_START_V2) return S_METHOD_START;
+    if (id === METHOD_UNLOAD_VERBOSE || id === METHOD_DC_STOP_V2) return S_METHOD_STOP;
+  } else if (schema.provider === RUNDOWN) {
+    if (id === RD_METHOD_DC_START) return S_METHOD_START;
+    if (id === RD_METHOD_DC_STOP) return S_METHOD_STOP;
+  }
+  return S_NONE;
+}
+
+/** A method event type's typed columns that a method range reads. */
+class MethodFields {
+  readonly start: BigUint64Array;
+  readonly module: BigUint64Array | null;
+  readonly size: Uint32Array | null;
+  readonly flags: Uint32Array | null;
+  /** The three name strings (all or none). */
+  readonly names: RefColumn[] | null;
+  constructor(
+    readonly table: ClrTable,
+    start: BigUint64Array,
+  ) {
+    const c = table.columns;
+    this.start = start;
+    this.module = c.ModuleID instanceof BigUint64Array ? c.ModuleID : null;
+    this.size = c.MethodSize instanceof Uint32Array ? c.MethodSize : null;
+    this.flags = c.MethodFlags instanceof Uint32Array ? c.MethodFlags : null;
+    const names = METHOD_STRINGS.map((n) => c[n]);
+    this.names = names.every((x) => x && "offset" in x) ? (names as RefColumn[]) : null;
+  }
+}
+
+const SYMBOL_ROWS: RowKinds<MethodFields> = {
+  kindOf: symbolKindOf,
+  typedKind: (kind) => kind !== S_NONE,
+  readerOf(table) {
+    const c = table.columns;
+    const schema = table.schema;
+    // (a field the schema has in a column of another type, or names not all in the table: read from the row)
+    const has = (name: string) => schema.fields.some((f) => f.name === name);
+    if (!(c.MethodStartAddress instanceof BigUint64Array) || !table.bytes.length) return null;
+    const m = new MethodFields(table, c.MethodStartAddress);
+    if ((has("ModuleID") && !m.module) || (has("MethodSize") && !m.size) || (has("MethodFlags") && !m.flags) || (has("MethodName") && !m.names)) return null;
+    return m;
+  },
+};
 
 /** A range [start, end) with a sort key (time or order) and the arrival sequence of its event. */
 interface Ranged {
@@ -539,6 +597,7 @@ export class SymbolMap {
   private readonly namePool = new NamePool();
   /** resolve's frames of addresses with no method, by image path ("" for none). */
   private readonly imageFrames = new Map<string, ResolvedFrame>();
+  private readonly sources = new RowSources(SYMBOL_ROWS);
 
   constructor(options: SymbolMapOptions = {}) {
     this.pointerSize = options.pointerSize;
@@ -553,8 +612,7 @@ export class SymbolMap {
     // only the events add() reads (a trace's runtime events are mostly others): the method and module
     // events and the kernel's image events, in the trace's time order (timeOrderOf: that order of these
     // rows alone, without a place for each of the trace's rows)
-    const merged = trace.events.timeOrderOf(SymbolMap.rowsOf(trace));
-    for (const row of trace.events.cursor(merged)) map.add(row);
+    map.addRows(trace.events, trace.events.timeOrderOf(SymbolMap.rowsOf(trace)), trace.tables);
     map.prepare();
     return map;
   }
@@ -610,6 +668,50 @@ export class SymbolMap {
     if (row.providerGuid === IMAGE_PROVIDER) this.addImage(row);
   }
 
+  /**
+   * Takes `rows` of `table` (others than the map reads are ignored), in time order. `typed`: the trace's
+   * typed .NET tables, from which method events are read where they have an entry (no row object and no
+   * payload search per event).
+   */
+  addRows(table: EventTable, rows: ArrayLike<number>, typed: readonly ClrTable[] = []): void {
+    this.pointerSize ??= table.defaultPointerSize === 4 ? 4 : 8;
+    const src = this.sources.of(table, typed);
+    const { flags, pid, timestamp } = table.columns;
+    for (let j = 0; j < rows.length; j++) {
+      const i = rows[j];
+      const kind = src.kind(i);
+      const m = kind !== S_NONE ? src.typed(i, kind) : null;
+      if (!m) {
+        this.add(src.rowAt(i));
+        continue;
+      }
+      const e = src.entry;
+      const p = flags[i] & C.F_NO_PROCESS_INFO ? -1 : pid[i];
+      if (kind === S_METHOD_START) {
+        // (only jitted ones are remembered, as methodStart)
+        if (((m.flags ? m.flags[e] : 0) & JITTED) === 0) continue;
+        const seq = this.seq++;
+        this.process(p).jitted.add(this.typedRange(m, e, table, i, BigInt(seq), seq));
+      } else this.process(p).resolvers.add(this.typedRange(m, e, table, i, timestamp[i], this.seq++));
+    }
+  }
+
+  /** methodRange of a typed entry `e` of row `i`. */
+  private typedRange(m: MethodFields, e: number, table: EventTable, i: number, key: bigint, seq: number): MethodRange {
+    const start = m.start[e];
+    const range = this.newRange(start, start + BigInt(m.size ? m.size[e] : 0), key, seq, m.module ? m.module[e] : 0n, table.columns.timestamp[i]);
+    if (this.rows === table) range.row = i;
+    else if (m.names) {
+      // the three strings with their terminators, as methodStringsOf finds them in the payload
+      const [ns, , sig] = m.names;
+      const from = ns.offset[e],
+        to = sig.offset[e] + sig.length[e] + 2;
+      range.nameAt = this.namePool.add(m.table.bytes, from, to);
+      range.nameEnd = range.nameAt + to - from;
+    } else range.name = decodedMethodName(table.row(i));
+    return range;
+  }
+
   private process(pid: number): ProcessSymbols {
     let p = this.processes.get(pid);
     if (!p) this.processes.set(pid, (p = new ProcessSymbols()));
@@ -647,22 +749,7 @@ export class SymbolMap {
   private methodRange(row: EventRow, key: bigint, seq: number): MethodRange {
     const start = BigInt((row.get("MethodStartAddress") as bigint | number | undefined) ?? 0);
     const size = BigInt(Number(row.get("MethodSize") ?? 0));
-    const moduleId = BigInt((row.get("ModuleID") as bigint | number | undefined) ?? 0);
-    // (every field a range may get, from the start: one shape for all of them, not a new one per field added)
-    const range: MethodRange = {
-      start,
-      end: start + size,
-      key,
-      seq,
-      moduleId,
-      time: row.timestamp,
-      name: undefined,
-      row: undefined,
-      nameAt: undefined,
-      nameEnd: undefined,
-      frame: undefined,
-      frames: undefined,
-    };
+    const range = this.newRange(start, start + size, key, seq, BigInt((row.get("ModuleID") as bigint | number | undefined) ?? 0), row.timestamp);
     if (this.rows === row.table) range.row = row.index;
     else {
       const strings = methodStringsOf(row);
@@ -673,6 +760,25 @@ export class SymbolMap {
       }
     }
     return range;
+  }
+
+  /** A method range without its name yet. */
+  private newRange(start: bigint, end: bigint, key: bigint, seq: number, moduleId: bigint, time: bigint): MethodRange {
+    // (every field a range may get, from the start: one shape for all of them, not a new one per field added)
+    return {
+      start,
+      end,
+      key,
+      seq,
+      moduleId,
+      time,
+      name: undefined,
+      row: undefined,
+      nameAt: undefined,
+      nameEnd: undefined,
+      frame: undefined,
+      frames: undefined,
+    };
   }
 
   /** A method start: only jitted ones are remembered (for the end-of-trace pass). */
