@@ -576,12 +576,13 @@ export async function streamCpuProfile(stream: TraceStream, options: Omit<CpuOpt
 
 /** The rows of `rows` that `mark` marks, in their order. */
 function marked(rows: Uint32Array, mark: Uint8Array): Uint32Array {
+  const out = new Uint32Array(rows.length);
   let n = 0;
-  for (let k = 0; k < rows.length; k++) if (mark[rows[k]]) n++;
-  const out = new Uint32Array(n);
-  n = 0;
-  for (let k = 0; k < rows.length; k++) if (mark[rows[k]]) out[n++] = rows[k];
-  return out;
+  for (let k = 0; k < rows.length; k++) {
+    const r = rows[k];
+    if (mark[r]) out[n++] = r;
+  }
+  return out.subarray(0, n);
 }
 
 /** Which rows of a batch the symbol map reads (1), or undefined when none. */
