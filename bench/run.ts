@@ -249,7 +249,7 @@ async function analysisRows(sizeMiB: number): Promise<{ input: string; bytes: nu
 
 /** The analyses of a stream, each in a pass of its own over the file (one run each), beside a pass that only counts the batches. */
 async function streamedAnalysisRows(path: string): Promise<AnalysisRow[]> {
-  const { gcStats, streamCpuProfile, streamWeightedStacks } = await import("../bindings/analysis/index.js");
+  const { gcStats, jitStats, streamCpuProfile, streamWeightedStacks } = await import("../bindings/analysis/index.js");
   const runs: [string, (stream: Awaited<ReturnType<typeof streamTraceFile>>) => Promise<string>][] = [
     [
       "streamed decode (streamTraceFile, every batch's rows counted)",
@@ -263,6 +263,7 @@ async function streamedAnalysisRows(path: string): Promise<AnalysisRow[]> {
       "GC statistics of the stream (gcStats, processes from the same pass)",
       async (stream) => `${(await gcStats(stream)).reduce((n, p) => n + p.GCs.length, 0)} GCs`,
     ],
+    ["JIT statistics of the stream (jitStats)", async (stream) => `${(await jitStats(stream)).reduce((n, p) => n + p.Methods.length, 0)} methods`],
     ["CPU profile of the stream (streamCpuProfile)", async (stream) => `${(await streamCpuProfile(stream)).samples.length} samples`],
     [
       "AllocationTick stacks by AllocationAmount (streamWeightedStacks)",
