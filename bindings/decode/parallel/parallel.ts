@@ -94,6 +94,7 @@ export type WorkerRequest =
   | { recycleSlot: number }
   | NettracePieceRequest
   | { nettraceRecycle: ArrayBuffer[] }
+  | { nettraceRecycleSlot: number }
   | { nettraceAdopted: true };
 
 /**
@@ -707,6 +708,7 @@ export function segmentServer(post: (m: SegmentMessage, transfer: ArrayBuffer[])
       return;
     }
     if ("nettraceRecycle" in req) return giveBack(req.nettraceRecycle);
+    if ("nettraceRecycleSlot" in req) return void import("../eventpipe/parallel.js").then((m) => m.windowSlotFree(req.nettraceRecycleSlot));
     if ("nettraceAdopted" in req) return void import("../eventpipe/parallel.js").then((m) => m.windowAdopted());
     if ("recycle" in req) pool.give(req.recycle);
     else if ("recycleSlot" in req) {
