@@ -162,6 +162,30 @@ describe("EventPipe streams read by workers", () => {
     }
   }, 120_000);
 
+  it("two workers hand windows back in shared memory, a few slots used again and again; one worker moves each window's own buffers", async () => {
+    const bytes = generateNettrace({ targetBytes: Infinity, fileBytes: 4 << 20, samples: true, seed: 5, version: 5, sequencePointBytes: 64 << 10 }).bytes;
+    const path = join(dir, "generated_V5_slots.nettrace");
+    writeFileSync(path, bytes);
+    const memoryOf = async (workers: number) => {
+      const buffers: ArrayBufferLike[] = [];
+      let rows = 0;
+      for await (const b of await streamTraceFile(path, { batchBytes: 128 << 10, workers })) {
+        buffers.push(b.events.timestamp.buffer);
+        rows += b.events.length;
+      }
+      return { buffers, rows };
+    };
+    const two = await memoryOf(2);
+    expect(two.buffers.length).toBeGreaterThan(20);
+    expect(two.buffers.every((b) => b instanceof SharedArrayBuffer)).toBe(true);
+    // (each slot crosses once: the calling thread sees the same buffer object for each of its windows)
+    const slots = new Set(two.buffers).size;
+    expect(slots).toBeLessThan(two.buffers.length / 2);
+    const one = await memoryOf(1);
+    expect(one.buffers.every((b) => b instanceof ArrayBuffer)).toBe(true);
+    expect(one.rows).toBe(two.rows);
+  }, 60_000);
+
   it("a file cut short inside a block: the same batches and the same stop, at the offset one thread gives", async () => {
     const bytes = generateNettrace({ targetBytes: Infinity, fileBytes: 2 << 20, samples: true, seed: 3, version: 5, sequencePointBytes: 96 << 10 }).bytes;
     const cut = bytes.subarray(0, Math.floor(bytes.length * 0.8));
