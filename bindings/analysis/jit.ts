@@ -8,7 +8,7 @@ import type { EventRow, EventTable } from "../tables/event-table.js";
 import type { ClrTable, RefColumn } from "../tables/clr-tables.js";
 import { CLR_PROVIDERS } from "../schema/clr-payload.js";
 import type { ClrEventSchema } from "../schema/clr-schema-types.js";
-import { methodNameOf, methodNameOfStrings } from "./symbols.js";
+import { METHOD_STRINGS, methodNameOf, methodNameOfStrings } from "./symbols.js";
 import { RowSources, type RowKinds } from "./row-source.js";
 
 /** TraceEvent's OptimizationTier names, by MethodFlags bits 7..9. */
@@ -363,7 +363,6 @@ class MethodColumns {
     );
   }
 }
-const METHOD_STRINGS = ["MethodNamespace", "MethodName", "MethodSignature"];
 
 /** The JIT computer's kinds of events, and the method events' typed columns (see RowSource). */
 const JIT_ROWS: RowKinds<MethodColumns> = {

@@ -123,7 +123,8 @@ export interface SymbolMapOptions {
   showUnknownAddresses?: boolean;
 }
 
-const METHOD_STRINGS = ["MethodNamespace", "MethodName", "MethodSignature"] as const;
+/** A method event's name strings, in payload order. */
+export const METHOD_STRINGS = ["MethodNamespace", "MethodName", "MethodSignature"] as const;
 
 /** Where a method event's three name strings lie in its table's record bytes, or null (decode it then). */
 function methodStringsOf(row: EventRow): [Uint8Array, number, number] | null {
