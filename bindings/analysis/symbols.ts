@@ -136,7 +136,7 @@ function methodStringsOf(row: EventRow): [Uint8Array, number, number] | null {
 
 /** Code units of a method name being made (longer names take the strings one by one). */
 const nameUnits = new Uint16Array(4096);
-/** Method names made, by a hash of their code units (a trace names its methods many times: tiers, rundown). */
+/** Method names made, by a hash of their code units (a trace names its methods many times: tiers, rundown); at most NAMES_KEPT, emptied when full. */
 const namesMade = new Map<number, string>();
 const NAMES_KEPT = 1 << 16;
 
