@@ -17,7 +17,7 @@ import { isByteSource, type Input, type SharedSource } from "../input/input.js";
 import { haveWorkers, openShared, workerAbilities } from "../workers/worker-factory.js";
 import { chunksOf, NettraceTables, readWindows, windowParts, windowReader, type AdoptedWindow, type SyncSource } from "./data.js";
 import { nettraceEngine } from "./engine.js";
-import { describeViews, rebuildViews, SharedSlots } from "../parallel/transfer.js";
+import { describeViews, rebuildViews, SharedSlots } from "../workers/shared-slots.js";
 import { align8 } from "../result/trace-data.js";
 import { giveBack } from "../result/reuse.js";
 

@@ -26,7 +26,8 @@ import { isByteSource, type ByteSource, type Input, type SharedSource } from "..
 import { slices, sourceChunks } from "../input/chunks.js";
 import { giveBack, takeBuffer } from "../result/reuse.js";
 import type { NettracePieceRequest } from "../eventpipe/parallel.js";
-import { describeViews, packWindow, rebuildViews, SharedSlots, SparePool, type WindowBuffers } from "./transfer.js";
+import { packWindow, SparePool } from "./transfer.js";
+import { describeViews, rebuildViews, SharedSlots, type WindowBuffers } from "../workers/shared-slots.js";
 import { align8, metaOf, remap, storedColumns, typeKeyOf, untypedRows, withDecidedFields, type TraceData } from "../result/trace-data.js";
 import { logfileCopy, rebaseLogfile } from "../windows/builder.js";
 import { formatGuid } from "../../schema/guid.js";

@@ -21,6 +21,7 @@ import { stagedOnly, type Window } from "../windows/windows.js";
 import * as C from "../../../assembly/codes.js";
 import { clrProgram } from "../../schema/clr-program.js";
 import { TraceDecodeError } from "../result/errors.js";
+import { SharedSlots, type WindowBuffers } from "../workers/shared-slots.js";
 
 export interface PackedTrace {
   bytes: Uint8Array;
@@ -74,11 +75,6 @@ export function packTraceData(data: TraceData): { message: PackedTrace; transfer
 export function unpackTraceData(m: PackedTrace): TraceData {
   const decodeError = m.decodeError && new TraceDecodeError(m.decodeError.offset, m.decodeError.message);
   return { ...m.scalars, bytes: m.bytes, meta: m.meta, events: m.events, ext: m.ext, clr: m.clr, decodeError };
-}
-
-/** Where packWindow gets the buffer it copies a window into. */
-export interface WindowBuffers {
-  take(bytes: number): ArrayBufferLike;
 }
 
 /** Free ArrayBuffers to pack windows into, handed back once their windows were used. */
@@ -229,92 +225,4 @@ export function packWindow(w: Window, pool?: WindowBuffers, recordsInInput = fal
     ...(inInput ? { recordsInInput: true } : {}),
   };
   return { window, transfer: pool instanceof SharedSlots ? [] : [buffer] };
-}
-
-/**
- * Window buffers shared with the calling thread (SharedArrayBuffers, where the platform shares them):
- * each goes across once, then windows name it by number and give their views as offsets into it, so
- * no buffer moves per window. (A buffer moved per window is new external memory to each side's
- * collector every time: a collection every few windows, a quarter of a worker's time at 1 GiB.)
- */
-export class SharedSlots implements WindowBuffers {
-  private readonly buffers: SharedArrayBuffer[] = [];
-  private readonly free: number[] = [];
-  private readonly unsent = new Set<number>();
-  /** The slot `take` gave last. */
-  current = -1;
-
-  take(bytes: number): SharedArrayBuffer {
-    let i = this.free.findIndex((k) => this.buffers[k].byteLength >= bytes);
-    let k: number;
-    if (i >= 0) k = this.free.splice(i, 1)[0];
-    else {
-      // none free is large enough: a free one too small is replaced, else a slot is added
-      i = this.free.length ? 0 : -1;
-      k = i >= 0 ? this.free.splice(i, 1)[0] : this.buffers.length;
-      this.buffers[k] = new SharedArrayBuffer(align8(bytes * 1.25));
-      this.unsent.add(k);
-    }
-    this.current = k;
-    return this.buffers[k];
-  }
-
-  give(slot: number): void {
-    if (this.buffers[slot] && !this.free.includes(slot)) this.free.push(slot);
-  }
-
-  /** The slot's buffer if the other side has not got it yet (sent with the window that first uses it). */
-  toSend(slot: number): SharedArrayBuffer | undefined {
-    if (!this.unsent.delete(slot)) return undefined;
-    return this.buffers[slot];
-  }
-}
-
-const VIEWS = {
-  Uint8Array,
-  Int8Array,
-  Uint16Array,
-  Int16Array,
-  Uint32Array,
-  Int32Array,
-  Float32Array,
-  Float64Array,
-  BigInt64Array,
-  BigUint64Array,
-} as const;
-type ViewName = keyof typeof VIEWS;
-const VIEW = "etw-wasm:view";
-
-/** `value` with every view into `buffer` replaced by where it lies (plain objects and arrays followed). */
-export function describeViews<T>(value: T, buffer: ArrayBufferLike): T {
-  const walk = (v: unknown): unknown => {
-    if (ArrayBuffer.isView(v)) {
-      if (v.buffer !== buffer) return v;
-      const name = v.constructor.name as ViewName;
-      if (!(name in VIEWS)) throw new TypeError(`etw-wasm: cannot describe a ${name}`);
-      return { [VIEW]: name, offset: v.byteOffset, length: (v as Uint8Array).length };
-    }
-    if (Array.isArray(v)) return v.map(walk);
-    if (v !== null && typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype) {
-      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
-    }
-    return v;
-  };
-  return walk(value) as T;
-}
-
-/** The views describeViews described, made again over `buffer` (this side's object for the same memory). */
-export function rebuildViews<T>(value: T, buffer: ArrayBufferLike): T {
-  const walk = (v: unknown): unknown => {
-    if (ArrayBuffer.isView(v)) return v;
-    if (Array.isArray(v)) return v.map(walk);
-    if (v !== null && typeof v === "object") {
-      const d = v as Record<string, unknown>;
-      const name = d[VIEW] as ViewName | undefined;
-      if (name !== undefined) return new VIEWS[name](buffer as ArrayBuffer, d.offset as number, d.length as number);
-      if (Object.getPrototypeOf(v) === Object.prototype) return Object.fromEntries(Object.entries(d).map(([k, x]) => [k, walk(x)]));
-    }
-    return v;
-  };
-  return walk(value) as T;
 }
