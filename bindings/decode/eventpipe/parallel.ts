@@ -17,8 +17,7 @@ import { isByteSource, type Input, type SharedSource } from "../input/input.js";
 import { haveWorkers, openShared, workerAbilities } from "../workers/worker-factory.js";
 import { chunksOf, NettraceTables, readWindows, windowParts, windowReader, type AdoptedWindow, type SyncSource } from "./data.js";
 import { nettraceEngine } from "./engine.js";
-import { describeViews, rebuildViews, SharedSlots } from "../workers/shared-slots.js";
-import { align8 } from "../result/trace-data.js";
+import { copiedIntoSlot, rebuildViews, SharedSlots } from "../workers/shared-slots.js";
 import { giveBack } from "../result/reuse.js";
 
 type NettraceTrace = TraceData & { nettrace: NettraceInfo };
@@ -63,40 +62,6 @@ const windowSlots = typeof SharedArrayBuffer === "function" ? new SharedSlots() 
 /** The calling thread is done with the window in `slot` (a worker's side). */
 export function windowSlotFree(slot: number): void {
   windowSlots?.give(slot);
-}
-
-/** A window packed for postMessage, copied into a slot of `slots`: its views described as places in it. */
-function intoSlot(window: AdoptedWindow, slots: SharedSlots): { window: AdoptedWindow; slot: number; buffer?: SharedArrayBuffer } {
-  const views: ArrayBufferView[] = [];
-  const seen = new Set<unknown>();
-  const collect = (v: unknown): void => {
-    if (ArrayBuffer.isView(v)) views.push(v);
-    else if (Array.isArray(v)) v.forEach(collect);
-    else if (v !== null && typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype && !seen.has(v)) {
-      seen.add(v);
-      Object.values(v).forEach(collect);
-    }
-  };
-  collect(window);
-  const buffer = slots.take(views.reduce((n, v) => n + align8(v.byteLength), 0));
-  const slot = slots.current;
-  const moved = new Map<ArrayBufferView, ArrayBufferView>();
-  let at = 0;
-  for (const v of views) {
-    if (moved.has(v)) continue;
-    new Uint8Array(buffer, at, v.byteLength).set(new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
-    const Type = v.constructor as new (buffer: ArrayBufferLike, offset: number, length: number) => ArrayBufferView;
-    moved.set(v, new Type(buffer, at, v.byteLength / ((v as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT ?? 1)));
-    at += align8(v.byteLength);
-  }
-  const swap = (v: unknown): unknown => {
-    if (ArrayBuffer.isView(v)) return moved.get(v) ?? v;
-    if (Array.isArray(v)) return v.map(swap);
-    if (v !== null && typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype)
-      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, swap(x)]));
-    return v;
-  };
-  return { window: describeViews(swap(window) as AdoptedWindow, buffer), slot, buffer: slots.toSend(slot) };
 }
 
 /** What a worker is asked to read: the file's bytes from `from` up to the next cut (or its end). */
@@ -151,10 +116,10 @@ export async function serveNettracePiece(req: NettracePieceRequest, post: (m: Ne
       failed ||= data.incomplete !== undefined;
       if (windowSlots && req.options.sharedWindows) {
         const { buffers: _, ...rest } = window;
-        const shared = intoSlot(rest, windowSlots);
+        const { value, slot, buffer } = copiedIntoSlot(rest, windowSlots);
         // (copied: the window's own memory is this thread's again, for the next windows)
         giveBack(transfer);
-        post({ nettracePiece: piece, ...shared }, []);
+        post({ nettracePiece: piece, window: value, slot, buffer }, []);
       } else post({ nettracePiece: piece, window }, transfer);
       windowsAhead++;
       while (windowsAhead >= WINDOWS_AHEAD) await new Promise<void>((resolve) => (aheadWait = resolve));

@@ -64,22 +64,53 @@ const VIEWS = {
 type ViewName = keyof typeof VIEWS;
 const VIEW = "etw-wasm:view";
 
-/** `value` with every view into `buffer` replaced by where it lies (plain objects and arrays followed). */
-export function describeViews<T>(value: T, buffer: ArrayBufferLike): T {
+/** `value` with each view replaced by `f` of it (plain objects and arrays followed, made anew). */
+function mapViews(value: unknown, f: (v: ArrayBufferView) => unknown): unknown {
   const walk = (v: unknown): unknown => {
-    if (ArrayBuffer.isView(v)) {
-      if (v.buffer !== buffer) return v;
-      const name = v.constructor.name as ViewName;
-      if (!(name in VIEWS)) throw new TypeError(`etw-wasm: cannot describe a ${name}`);
-      return { [VIEW]: name, offset: v.byteOffset, length: (v as Uint8Array).length };
-    }
+    if (ArrayBuffer.isView(v)) return f(v);
     if (Array.isArray(v)) return v.map(walk);
     if (v !== null && typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype) {
       return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
     }
     return v;
   };
-  return walk(value) as T;
+  return walk(value);
+}
+
+/** Where view `v` lies at `offset` of a buffer, as rebuildViews makes it again. */
+function described(v: ArrayBufferView, offset: number): object {
+  const name = v.constructor.name as ViewName;
+  if (!(name in VIEWS)) throw new TypeError(`etw-wasm: cannot describe a ${name}`);
+  return { [VIEW]: name, offset, length: (v as Uint8Array).length };
+}
+
+/** `value` with every view into `buffer` replaced by where it lies (plain objects and arrays followed). */
+export function describeViews<T>(value: T, buffer: ArrayBufferLike): T {
+  return mapViews(value, (v) => (v.buffer === buffer ? described(v, v.byteOffset) : v)) as T;
+}
+
+/**
+ * `value` with every view copied into a slot of `slots` and replaced by where it lies there, for a message
+ * whose views are in memory of their own (a view met twice is copied once); with the slot, and its buffer
+ * when the other side has not got it yet.
+ */
+export function copiedIntoSlot<T>(value: T, slots: SharedSlots): { value: T; slot: number; buffer?: SharedArrayBuffer } {
+  let bytes = 0;
+  mapViews(value, (v) => (bytes += align8(v.byteLength)));
+  const buffer = slots.take(bytes);
+  const slot = slots.current;
+  const placed = new Map<ArrayBufferView, object>();
+  let at = 0;
+  const copied = mapViews(value, (v) => {
+    let d = placed.get(v);
+    if (!d) {
+      new Uint8Array(buffer, at, v.byteLength).set(new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
+      placed.set(v, (d = described(v, at)));
+      at += align8(v.byteLength);
+    }
+    return d;
+  });
+  return { value: copied as T, slot, buffer: slots.toSend(slot) };
 }
 
 /** The views describeViews described, made again over `buffer` (this side's object for the same memory). */
