@@ -22,7 +22,7 @@ import type { NettraceWindow } from "../../eventpipe/format.js";
 import { TraceDecodeError, TraceFormatError } from "../result/errors.js";
 import { ChunkFiller, clrProvidersOf, fillNettraceClr, type ClrFiller } from "./clr.js";
 import { GrowingClrBlocks } from "../result/clr-blocks.js";
-import { giveBack, takeBuffer } from "../result/reuse.js";
+import { POOLED, takeBuffer, type TableMemory } from "../result/reuse.js";
 import {
   align8,
   concatBytes,
@@ -118,14 +118,14 @@ export async function* nettraceWindowsHere(
  * made before the next push (its columns can be the next window's). A .netperf, in time order already,
  * is cut into windows of about `batchBytes`.
  */
-export function windowReader(engine: NettraceEngine, batchBytes = DEFAULT_BATCH_BYTES): NettraceStreamReader {
+export function windowReader(engine: NettraceEngine, batchBytes = DEFAULT_BATCH_BYTES, memory: TableMemory = POOLED): NettraceStreamReader {
   if (engine.filler?.placed) engine.filler.placed.base = WINDOW_BASE; // (NettraceTables.tablesOf's base)
   const take = (bytes: number) => {
-    const buffer = takeBuffer(bytes);
+    const buffer = memory.take(bytes);
     OWNED.add(buffer);
     return buffer;
   };
-  const give = (buffer: ArrayBuffer) => giveBack([buffer]);
+  const give = (buffer: ArrayBuffer) => memory.give([buffer]);
   return new NettraceStreamReader(engine.walker, batchBytes, true, { take, give, head: WINDOW_BASE });
 }
 
@@ -193,12 +193,14 @@ export class NettraceTables {
 
   /**
    * `rows`: the core that orders each window's events as rows (none: the tables only adopt windows made
-   * elsewhere); `filler`: the core that fills its typed .NET tables (none: no typed tables).
+   * elsewhere); `filler`: the core that fills its typed .NET tables (none: no typed tables); `memory`: where
+   * the tables' memory comes from (a worker sharing its windows: SharedArrayBuffers).
    */
   constructor(
     private readonly rowsCore: NettraceRowsCore | undefined,
     private readonly filler?: ClrFiller,
     private readonly tuning: NettraceTuning = {},
+    private readonly memory: TableMemory = POOLED,
   ) {}
 
   /** The event type of (provider, id, version, opcode, level, keywords), added when new; EVENT_TYPE_NONE past the table's limit. */
@@ -238,13 +240,11 @@ export class NettraceTables {
    * in memory from the pool of disposed traces, which `release` gives back.
    */
   private async tablesOf(windows: Iterable<NettraceFile>, final: boolean, whole: boolean): Promise<TraceData & { nettrace: NettraceInfo }> {
-    // (outgrown columns and blocks of up to 4 MiB back to the pool: the next decode's first columns are
-    // written into them; larger ones are left to the collector, for held in the pool they would add to this
-    // decode's peak: 96 MiB on the 1 GiB file)
-    const giveSmall = (buffers: ArrayBufferLike[]) => giveBack(buffers.filter((b) => b.byteLength <= 4 << 20));
+    const take = (bytes: number) => this.memory.take(bytes);
+    const giveOutgrown = (buffers: ArrayBufferLike[]) => this.memory.giveOutgrown(buffers);
     // (a file held whole knows its size: its tables grow to the rows it will likely have at once)
     const mostTimes = whole ? Infinity : 16;
-    const table = new EventTable(takeBuffer, giveSmall, mostTimes);
+    const table = new EventTable(take, giveOutgrown, mostTimes);
     // Where the file's byte 0 is in the trace's bytes: at 0 for a file held whole (offsets are file
     // offsets; none is 0, where the file's magic is), 8 for a stream's window. A file held whole as the
     // caller gave it, its typed tables filled in the WebAssembly core, is not copied: the trace's bytes
@@ -265,7 +265,7 @@ export class NettraceTables {
     const core = this.filler?.core;
     // (the typed tables of each window's rows as the reader placed them, when its order is the file's)
     const placed = this.filler?.placed;
-    const typed = new GrowingClrBlocks(takeBuffer, giveSmall);
+    const typed = new GrowingClrBlocks(take, giveOutgrown);
     let typedRows = 0;
     let partsFilled = core !== undefined;
     for (const w of windows) {
@@ -365,7 +365,7 @@ export class NettraceTables {
     // (`from`: the offset of the store's first byte, which holds the bytes from there on)
     const from = apart ? structsAt : 0;
     const storeLength = storeBytes - from;
-    const store = place ? place.s.u8.subarray(place.at, place.at + storeBytes) : (around ?? new Uint8Array(takeBuffer(storeLength), 0, storeLength));
+    const store = place ? place.s.u8.subarray(place.at, place.at + storeBytes) : (around ?? new Uint8Array(take(storeLength), 0, storeLength));
     if (!around && !apart) store.set(input, base);
     // (memory from the pool is not zeroed: the bytes around the input's and the padding included)
     if (apart) store.fill(0);
@@ -487,7 +487,7 @@ export class NettraceTables {
     });
     const data: TraceData & { nettrace: NettraceInfo } = {
       // (what the tables live in goes back to the pool when the trace is disposed; not the caller's input)
-      release: w.release ?? (() => giveBack(w.owned)),
+      release: w.release ?? (() => this.memory.give(w.owned)),
       bytes: w.bytes,
       ...(w.meta ? { meta: w.meta } : {}),
       bareStacks: true,

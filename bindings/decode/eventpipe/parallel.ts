@@ -17,8 +17,7 @@ import { isByteSource, type Input, type SharedSource } from "../input/input.js";
 import { haveWorkers, openShared, workerAbilities } from "../workers/worker-factory.js";
 import { chunksOf, NettraceTables, readWindows, windowParts, windowReader, type AdoptedWindow, type SyncSource } from "./data.js";
 import { nettraceEngine } from "./engine.js";
-import { copiedIntoSlot, rebuildViews, SharedSlots } from "../workers/shared-slots.js";
-import { giveBack } from "../result/reuse.js";
+import { SharedWindowMemory } from "../workers/shared-slots.js";
 
 type NettraceTrace = TraceData & { nettrace: NettraceInfo };
 
@@ -51,17 +50,17 @@ export function windowAdopted(): void {
 }
 
 /**
- * This worker's window memory shared with the calling thread (SharedArrayBuffers): each buffer goes across
- * once, and a window is copied into one and named by its number. Windows moved as ArrayBuffers of their own
- * were new memory to each side's collector every time they crossed (32 buffers, 23 MiB a window): the
- * collector started marking every window or two in a worker (48 mark-compacts streaming 1 GiB with one
- * worker, 4 decoding on the calling thread).
+ * This worker's window memory, shared with the calling thread (SharedArrayBuffers): the windows' tables are
+ * made in it and lent as they are. Windows moved as ArrayBuffers of their own were new memory to each side's
+ * collector every time they crossed (32 buffers, 23 MiB a window): the collector started marking every
+ * window or two in a worker (48 mark-compacts streaming 1 GiB with one worker, 4 decoding on the calling
+ * thread).
  */
-const windowSlots = typeof SharedArrayBuffer === "function" ? new SharedSlots() : undefined;
+const windowMemory = typeof SharedArrayBuffer === "function" ? new SharedWindowMemory() : undefined;
 
-/** The calling thread is done with the window in `slot` (a worker's side). */
-export function windowSlotFree(slot: number): void {
-  windowSlots?.give(slot);
+/** The calling thread is done with the window of `loan` (a worker's side). */
+export function windowLoanReturned(loan: number): void {
+  windowMemory?.returned(loan);
 }
 
 /** What a worker is asked to read: the file's bytes from `from` up to the next cut (or its end). */
@@ -81,7 +80,7 @@ export interface NettracePieceRequest {
   types?: number[][];
   options: Pick<DecodeOptions, "engine" | "clrTables" | "batchBytes" | "chunkBytes"> & {
     wasm?: WebAssembly.Module;
-    /** Windows come back in shared memory (WindowSlot), which the calling thread's consumers can read. */
+    /** Windows come back in shared memory (SharedWindowMemory), which the calling thread's consumers can read. */
     sharedWindows?: boolean;
   };
 }
@@ -89,7 +88,7 @@ export interface NettracePieceRequest {
 /** A worker's messages about a piece: each window, then the end (or the failure that ended it). */
 export type NettracePieceMessage =
   | { nettracePiece: number; window: AdoptedWindow & { buffers: ArrayBuffer[] } }
-  | { nettracePiece: number; window: AdoptedWindow; slot: number; buffer?: SharedArrayBuffer }
+  | { nettracePiece: number; window: AdoptedWindow; loan: number }
   | { nettracePiece: number; end: true }
   | { nettracePiece: number; error: { name: string; message: string } };
 
@@ -99,10 +98,11 @@ export async function serveNettracePiece(req: NettracePieceRequest, post: (m: Ne
   const engine = await nettraceEngine(req.options.engine === "js" ? "js" : "wasm", req.options.wasm, req.options.clrTables !== false);
   let reader: NettraceStreamReader | undefined;
   try {
-    const tables = new NettraceTables(engine.rows, engine.filler);
+    const memory = req.options.sharedWindows ? windowMemory : undefined;
+    const tables = new NettraceTables(engine.rows, engine.filler, {}, memory);
     // (the types known so far numbered as the calling thread numbers them: its windows need no renumbering)
     if (req.types) tables.seedTypes(req.types);
-    reader = windowReader(engine, req.options.batchBytes);
+    reader = windowReader(engine, req.options.batchBytes, memory);
     if (req.prelude.length > 0) {
       reader.resume(req.prelude, req.from);
       tables.resumed = true;
@@ -111,15 +111,13 @@ export async function serveNettracePiece(req: NettracePieceRequest, post: (m: Ne
       failed = false;
     const send = async (w: Parameters<NettraceTables["window"]>[0], final: boolean) => {
       const data = await tables.window(w, final);
-      const { window, transfer } = packWindow(data, w.metadata, metadataSent);
+      const { window, transfer } = packWindow(data, w.metadata, metadataSent, memory !== undefined);
       metadataSent = w.metadata.length;
       failed ||= data.incomplete !== undefined;
-      if (windowSlots && req.options.sharedWindows) {
+      if (memory) {
+        // (shared as it is: the few views not in the window's own memory are copied by the message)
         const { buffers: _, ...rest } = window;
-        const { value, slot, buffer } = copiedIntoSlot(rest, windowSlots);
-        // (copied: the window's own memory is this thread's again, for the next windows)
-        giveBack(transfer);
-        post({ nettracePiece: piece, window: value, slot, buffer }, []);
+        post({ nettracePiece: piece, window: rest, loan: memory.lend(transfer) }, []);
       } else post({ nettracePiece: piece, window }, transfer);
       windowsAhead++;
       while (windowsAhead >= WINDOWS_AHEAD) await new Promise<void>((resolve) => (aheadWait = resolve));
@@ -155,19 +153,22 @@ export async function serveNettracePiece(req: NettracePieceRequest, post: (m: Ne
 
 /**
  * A window of NettraceTables as it goes to another thread: its columns and store with the memory they are
- * in (moved, not copied: what is not the window's own is copied), the metadata rows not sent before.
+ * in (moved or, `shared`, lent, not copied: what is not the window's own is copied), the metadata rows not
+ * sent before.
  */
 function packWindow(
   data: NettraceTrace,
   metadata: NettraceMetadata[],
   metadataFrom: number,
+  shared: boolean,
 ): { window: AdoptedWindow & { buffers: ArrayBuffer[] }; transfer: ArrayBuffer[] } {
   const parts = windowParts(data);
   if (!parts) throw new Error("etw-wasm: a window to send that its tables did not make");
   const owned = new Set(parts.owned);
   const transfer = new Set<ArrayBuffer>();
   const own = <T extends ArrayBufferView>(v: T): T => {
-    const out = owned.has(v.buffer) && v.buffer instanceof ArrayBuffer ? v : ((v as unknown as Uint8Array).slice() as unknown as T);
+    const movable = shared ? v.buffer instanceof SharedArrayBuffer : v.buffer instanceof ArrayBuffer;
+    const out = owned.has(v.buffer) && movable ? v : ((v as unknown as Uint8Array).slice() as unknown as T);
     transfer.add(out.buffer as ArrayBuffer);
     return out;
   };
@@ -209,9 +210,6 @@ function packWindow(
   window.buffers = [...transfer];
   return { window, transfer: window.buffers };
 }
-
-/** Each worker's window slots' buffers, by slot number (the calling thread's side of windowSlots). */
-const slotBuffers = new WeakMap<PooledWorker, Map<number, SharedArrayBuffer>>();
 
 /** A worker's messages about one piece, waiting to be adopted in file order. */
 class PieceJob extends Mailbox<NettracePieceMessage> {
@@ -301,10 +299,9 @@ async function* readPieces(
     batchBytes: options.batchBytes,
     chunkBytes: options.chunkBytes,
     wasm,
-    // (copying a window into shared memory costs more than the collections it saves while a core is free
-    // for the collector: streaming 1 GiB, one worker 3.9 s moving windows, 4.4-4.5 s copying them; two
-    // workers 3.0-3.3 s against 2.8-2.9 s)
-    sharedWindows: workerAbilities().sharesWindows === true && workers >= 2,
+    // (made in shared memory and lent, windows cost no copy and no collections: streaming 1 GiB, one worker
+    // 3.1-3.6 s of a core and 0.2 s of the collector's threads, against 3.4-3.8 s and 1.3 s moving them)
+    sharedWindows: workerAbilities().sharesWindows === true,
   };
   const request = (i: number): NettracePieceRequest => {
     const cut = i > 0 ? cuts[i - 1] : undefined;
@@ -368,13 +365,10 @@ async function* readPieces(
           break;
         }
         let adopted: AdoptedWindow;
-        if ("slot" in m) {
-          // (a window in a slot of the worker's shared memory, the slot's buffer sent when first used)
-          let known = slotBuffers.get(job.worker);
-          if (!known) slotBuffers.set(job.worker, (known = new Map()));
-          if (m.buffer) known.set(m.slot, m.buffer);
-          const slot = m.slot;
-          adopted = { ...rebuildViews(m.window, known.get(slot)!), release: () => job.worker.worker.post({ nettraceRecycleSlot: slot }, []) };
+        if ("loan" in m) {
+          // (a window in the worker's shared memory, which goes back by the loan's number)
+          const loan = m.loan;
+          adopted = { ...m.window, release: () => job.worker.worker.post({ nettraceReturnLoan: loan }, []) };
         } else {
           const { buffers, ...w } = m.window as AdoptedWindow & { buffers: ArrayBuffer[] };
           // (the consumer done with the window: its memory goes back to the worker for the next ones)

@@ -95,7 +95,7 @@ export type WorkerRequest =
   | { recycleSlot: number }
   | NettracePieceRequest
   | { nettraceRecycle: ArrayBuffer[] }
-  | { nettraceRecycleSlot: number }
+  | { nettraceReturnLoan: number }
   | { nettraceAdopted: true };
 
 /**
@@ -709,7 +709,7 @@ export function segmentServer(post: (m: SegmentMessage, transfer: ArrayBuffer[])
       return;
     }
     if ("nettraceRecycle" in req) return giveBack(req.nettraceRecycle);
-    if ("nettraceRecycleSlot" in req) return void import("../eventpipe/parallel.js").then((m) => m.windowSlotFree(req.nettraceRecycleSlot));
+    if ("nettraceReturnLoan" in req) return void import("../eventpipe/parallel.js").then((m) => m.windowLoanReturned(req.nettraceReturnLoan));
     if ("nettraceAdopted" in req) return void import("../eventpipe/parallel.js").then((m) => m.windowAdopted());
     if ("recycle" in req) pool.give(req.recycle);
     else if ("recycleSlot" in req) {

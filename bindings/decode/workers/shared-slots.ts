@@ -1,9 +1,11 @@
-// Window memory shared between threads: SharedArrayBuffers that cross once and are named by number after
-// (SharedSlots), and the views of a message described as places in one of them (describeViews) and made
-// again on the other side (rebuildViews). The .etl segments' windows (parallel/transfer.ts packWindow)
-// and EventPipe pieces' windows (eventpipe/parallel.ts) are handed back in them.
+// Window memory shared between threads. The .etl segments' windows (parallel/transfer.ts packWindow) are
+// copied out of a worker's core into SharedArrayBuffers that cross once and are named by number after
+// (SharedSlots), their views described as places in one of them (describeViews) and made again on the other
+// side (rebuildViews). EventPipe pieces' windows (eventpipe/parallel.ts) are made in SharedArrayBuffers
+// from the start (SharedWindowMemory): lent to the calling thread as they are, and given back by number.
 
 import { align8 } from "../result/trace-data.js";
+import { sizeClass, type TableMemory } from "../result/reuse.js";
 
 /** Where a window is packed into (packWindow: a SharedSlots, or a pool of ArrayBuffers). */
 export interface WindowBuffers {
@@ -89,30 +91,6 @@ export function describeViews<T>(value: T, buffer: ArrayBufferLike): T {
   return mapViews(value, (v) => (v.buffer === buffer ? described(v, v.byteOffset) : v)) as T;
 }
 
-/**
- * `value` with every view copied into a slot of `slots` and replaced by where it lies there, for a message
- * whose views are in memory of their own (a view met twice is copied once); with the slot, and its buffer
- * when the other side has not got it yet.
- */
-export function copiedIntoSlot<T>(value: T, slots: SharedSlots): { value: T; slot: number; buffer?: SharedArrayBuffer } {
-  let bytes = 0;
-  mapViews(value, (v) => (bytes += align8(v.byteLength)));
-  const buffer = slots.take(bytes);
-  const slot = slots.current;
-  const placed = new Map<ArrayBufferView, object>();
-  let at = 0;
-  const copied = mapViews(value, (v) => {
-    let d = placed.get(v);
-    if (!d) {
-      new Uint8Array(buffer, at, v.byteLength).set(new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
-      placed.set(v, (d = described(v, at)));
-      at += align8(v.byteLength);
-    }
-    return d;
-  });
-  return { value: copied as T, slot, buffer: slots.toSend(slot) };
-}
-
 /** The views describeViews described, made again over `buffer` (this side's object for the same memory). */
 export function rebuildViews<T>(value: T, buffer: ArrayBufferLike): T {
   const walk = (v: unknown): unknown => {
@@ -127,4 +105,71 @@ export function rebuildViews<T>(value: T, buffer: ArrayBufferLike): T {
     return v;
   };
   return walk(value) as T;
+}
+
+/**
+ * A worker's tables made in SharedArrayBuffers (TableMemory: the windows' columns, typed blocks and byte
+ * stores), so a window goes to the calling thread as it is: no copy, and no buffer that comes back to be new
+ * memory to this side's collector (a buffer moved per window was: 48 mark-compacts in one worker streaming
+ * 1 GiB). A window's buffers are lent together (lend) and come back by the loan's number (returned).
+ */
+export class SharedWindowMemory implements TableMemory {
+  private readonly free: SharedArrayBuffer[] = [];
+  private freeBytes = 0;
+  private readonly loans = new Map<number, SharedArrayBuffer[]>();
+  private nextLoan = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  /** At most this much is kept free, and for at most this long without use. */
+  static readonly MAX_FREE = 512 * 2 ** 20;
+  static readonly KEEP_MS = 10_000;
+
+  take(bytes: number): ArrayBuffer {
+    let best = -1;
+    for (let i = 0; i < this.free.length; i++) {
+      const n = this.free[i].byteLength;
+      if (n >= bytes && n <= bytes * 2 + (1 << 20) && (best < 0 || n < this.free[best].byteLength)) best = i;
+    }
+    let buffer: SharedArrayBuffer;
+    if (best >= 0) {
+      [buffer] = this.free.splice(best, 1);
+      this.freeBytes -= buffer.byteLength;
+    } else buffer = new SharedArrayBuffer(sizeClass(bytes));
+    // (the tables only view their buffers, which a SharedArrayBuffer serves as well)
+    return buffer as unknown as ArrayBuffer;
+  }
+
+  give(buffers: Iterable<ArrayBufferLike>): void {
+    for (const b of buffers) {
+      if (!(b instanceof SharedArrayBuffer) || this.free.includes(b)) continue;
+      this.free.push(b);
+      this.freeBytes += b.byteLength;
+    }
+    while (this.freeBytes > SharedWindowMemory.MAX_FREE) this.freeBytes -= this.free.shift()!.byteLength;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.free.length = 0;
+      this.freeBytes = 0;
+    }, SharedWindowMemory.KEEP_MS);
+    (this.timer as { unref?: () => void }).unref?.();
+  }
+
+  giveOutgrown(buffers: ArrayBufferLike[]): void {
+    this.give(buffers);
+  }
+
+  /** Lends the SharedArrayBuffers among `buffers` (a window's) to the other side: the loan's number. */
+  lend(buffers: Iterable<ArrayBufferLike>): number {
+    const shared = [...new Set(buffers)].filter((b): b is SharedArrayBuffer => b instanceof SharedArrayBuffer);
+    const loan = this.nextLoan++;
+    this.loans.set(loan, shared);
+    return loan;
+  }
+
+  /** The other side is done with a loan: its buffers are free for the next windows. */
+  returned(loan: number): void {
+    const buffers = this.loans.get(loan);
+    this.loans.delete(loan);
+    if (buffers) this.give(buffers);
+  }
 }
