@@ -48,10 +48,11 @@ describe("CLI tables", () => {
     const columns = ["id", "name", "value", "big", "empty"];
     const records = Array.from({ length: 30_000 }, (_, i) => ({
       id: i,
-      name: i % 7 === 0 ? `a "quoted", name ${i}` : `n${i}`,
+      // (text beyond ASCII, and cells ending in blanks: the last column's are taken off the line, ASCII or not)
+      name: i % 7 === 0 ? `a "quoted", name ${i}` : i % 11 === 0 ? `naïve ${i} 名前` : `n${i}`,
       value: i / 7,
       big: BigInt(i) * 1_000_000_007n,
-      empty: i % 3 === 0 ? null : "x",
+      empty: i % 3 === 0 ? null : i % 5 === 0 ? "x " : i % 13 === 0 ? "y\u00a0" : i % 17 === 0 ? "é" : "x",
     }));
     const text = (v: unknown) => (v === null || v === undefined ? "" : String(v));
     // the table: every cell padded to its column's widest, but the last; two spaces between; no trailing blanks
