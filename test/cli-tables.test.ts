@@ -3,7 +3,9 @@
 // lines, handed over in chunks, against the same records formatted one line at a time.
 
 import { describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
 import { fixed3, writeTable } from "../dist/bindings/cli/write-table.js";
+import { openTrace } from "../dist/bindings/node.js";
 
 /** A generator of numbers where rounding to 3 decimals is hard: halves of a thousandth, signs, zeros, large and tiny values. */
 function hardNumbers(count: number): number[] {
@@ -88,6 +90,32 @@ describe("CLI tables", () => {
         // (as UTF-8 carries them: a lone surrogate is U+FFFD; split at "\n" alone, as a quoted cell may hold "\r\n")
         const utf8 = (t: string) => new TextDecoder().decode(new TextEncoder().encode(t));
         expect(chunks.join("\n").split("\n"), `${format}, ${source}`).toEqual(utf8(expected[format].join("\n")).split("\n"));
+      }
+    }
+  });
+
+  it("events' jsonl lines are JSON.stringify of each row's toJSON, on the samples' every row (kernel groups, nulls, extended items)", async () => {
+    // (loaded by a path the type checker does not follow: the CLI's modules name the package's own entry points)
+    const tables: string = "../dist/bindings/cli/tables.js";
+    const { eventJsonLine } = (await import(tables)) as { eventJsonLine: (row: unknown) => string };
+    for (const file of ["examples/sample.etl", "examples/sample.nettrace"]) {
+      const trace = await openTrace(readFileSync(file));
+      try {
+        const wrong: string[] = [];
+        let groups = 0,
+          ext = 0;
+        for (const row of trace.events) {
+          const expected = JSON.stringify(row.toJSON());
+          if (eventJsonLine(row) !== expected && wrong.length < 5) wrong.push(expected);
+          if (row.group !== undefined) groups++;
+          if (row.extTypes.length) ext++;
+        }
+        expect(wrong, file).toEqual([]);
+        expect(trace.events.length, file).toBeGreaterThan(500);
+        if (file.endsWith(".etl")) expect(groups).toBeGreaterThan(0);
+        expect(ext, file).toBeGreaterThan(0);
+      } finally {
+        trace.dispose();
       }
     }
   });

@@ -19,29 +19,6 @@ async function eachRow(rows: Rows, f: (r: Record<string, unknown>) => void | Pro
   } else for await (const r of rows) await f(r);
 }
 
-/**
- * Lines gathered and handed to `out` joined by "\n", about 1 MiB at a time (a wait per line was a tenth
- * of a long table's cost); the command's Output gathers its lines for stdout the same way.
- */
-export class Lines {
-  private parts: string[] = [];
-  private size = 0;
-  constructor(private readonly out: (text: string) => Promise<void> | void) {}
-  /** Adds a line; a promise when the lines went out (to wait for), else nothing. */
-  add(line: string): Promise<void> | void {
-    this.parts.push(line);
-    this.size += line.length + 1;
-    if (this.size > 1 << 20) return this.flush();
-  }
-  async flush(): Promise<void> {
-    if (!this.parts.length) return;
-    const text = this.parts.join("\n");
-    this.parts = [];
-    this.size = 0;
-    await this.out(text);
-  }
-}
-
 /** Writes records (all with the same keys) in one of the tabular formats. */
 export async function writeTable(out: Out, format: TableFormat, columns: string[], rows: Rows): Promise<void> {
   const text = (v: unknown) => (v === null || v === undefined ? "" : typeof v === "bigint" ? v.toString() : String(v));
@@ -66,7 +43,7 @@ export async function writeTable(out: Out, format: TableFormat, columns: string[
   // csv and the aligned table are written as UTF-8 bytes, handed over as text about 1 MiB at a time: a
   // string a line, joined, was most of a long table's cost (gc of 224,000 GCs: 3.4 s of 6.3)
   const n = columns.length;
-  const lines = new ByteLines(out);
+  const lines = new Lines(out);
   if (format === "csv") {
     const cell = (v: unknown) => (typeof v === "number" ? lines.text(String(v)) : lines.csvCell(text(v)));
     for (let i = 0; i < n; i++) {
@@ -207,11 +184,21 @@ class Utf8Bytes {
   }
 }
 
-/** Lines written as UTF-8 bytes, handed to `out` as text joined by "\n" about 1 MiB at a time. */
-class ByteLines extends Utf8Bytes {
+/**
+ * Lines written as UTF-8 bytes, handed to `out` as text joined by "\n" about 1 MiB at a time (a wait per
+ * line was a tenth of a long table's cost; strings gathered and joined took a sixth of events' jsonl); the
+ * command's Output gathers its lines for stdout the same way.
+ */
+export class Lines extends Utf8Bytes {
   private lineStart = 0;
-  constructor(private readonly out: Out) {
+  constructor(private readonly out: (text: string) => Promise<void> | void) {
     super();
+  }
+
+  /** Adds a line; a promise when the lines went out (to wait for), else nothing. */
+  add(line: string): Promise<void> | void {
+    this.text(line);
+    return this.end();
   }
 
   copy(src: Uint8Array, from: number, to: number): void {

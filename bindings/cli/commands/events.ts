@@ -15,7 +15,7 @@ import {
 } from "etw-wasm/node";
 import { FILTERS, FOLLOW, FORMAT, READS_TRACE, UsageError, eventFilters, type EventFilters, type TableFormat, type Values } from "../args.js";
 import { traceCommand, type TraceRun } from "../command.js";
-import { EVENT_COLUMNS, eventRecord, selectEvents } from "../tables.js";
+import { EVENT_COLUMNS, eventJsonLine, eventRecord, selectEvents } from "../tables.js";
 import { writeTable } from "../write-table.js";
 
 const RECORD_FORMATS = ["jsonl", "json", "csv", "table", "names"];
@@ -71,7 +71,7 @@ async function cmdEvents(trace: Trace, plan: EventsPlan, out: TraceRun): Promise
   }
   const rows = selectEvents(trace, plan.filters);
   if (plan.format === "jsonl") {
-    for (const row of trace.events.cursor(rows)) await out.line(JSON.stringify(row.toJSON()));
+    for (const row of trace.events.cursor(rows)) await out.line(eventJsonLine(row));
     return;
   }
   const records = function* () {
@@ -111,7 +111,7 @@ async function streamEvents(stream: TraceStream, plan: EventsPlan, out: TraceRun
     }
   }
   if (plan.format === "jsonl") {
-    for await (const { trace, rows } of runs()) for (const row of trace.events.cursor(rows)) await out.line(JSON.stringify(row.toJSON()));
+    for await (const { trace, rows } of runs()) for (const row of trace.events.cursor(rows)) await out.line(eventJsonLine(row));
     return;
   }
   if (plan.format === "names") {
