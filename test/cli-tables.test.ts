@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
-import { fixed3, writeTable } from "../dist/bindings/cli/write-table.js";
+import { fixed3, Lines, writeTable } from "../dist/bindings/cli/write-table.js";
 import { openTrace } from "../dist/bindings/node.js";
 
 /** A generator of numbers where rounding to 3 decimals is hard: halves of a thousandth, signs, zeros, large and tiny values. */
@@ -114,6 +114,39 @@ describe("CLI tables", () => {
         expect(trace.events.length, file).toBeGreaterThan(500);
         if (file.endsWith(".etl")) expect(groups).toBeGreaterThan(0);
         expect(ext, file).toBeGreaterThan(0);
+      } finally {
+        trace.dispose();
+      }
+    }
+  });
+
+  it("events' csv lines (writeEventCsv) are writeTable's csv of each row's record, on the samples' every row", async () => {
+    const tables: string = "../dist/bindings/cli/tables.js";
+    const { writeEventCsv, eventRecord, EVENT_COLUMNS } = (await import(tables)) as {
+      writeEventCsv: (lines: Lines, row: unknown, index: number, process: string) => Promise<void> | void;
+      eventRecord: (row: unknown, index: number, process: string) => Record<string, unknown>;
+      EVENT_COLUMNS: string[];
+    };
+    for (const file of ["examples/sample.etl", "examples/sample.nettrace"]) {
+      const trace = await openTrace(readFileSync(file));
+      try {
+        const processOf = (row: { pid: number | null; index: number }) => (row.pid === null ? "" : trace.processName(row.index));
+        const direct: string[] = [];
+        const lines = new Lines((t) => void direct.push(t));
+        lines.add(EVENT_COLUMNS.join(","));
+        let quoted = 0;
+        for (const row of trace.events) writeEventCsv(lines, row, row.index, processOf(row));
+        await lines.flush();
+        const table: string[] = [];
+        // (a row is a cursor: each record made while it is at its row)
+        const records: Record<string, unknown>[] = [];
+        for (const row of trace.events) records.push(eventRecord(row, row.index, processOf(row)));
+        await writeTable(async (t) => void table.push(t), "csv", EVENT_COLUMNS, records);
+        const got = direct.join("\n").split("\n");
+        quoted = got.filter((l) => l.endsWith('}"')).length;
+        expect(got, file).toEqual(table.join("\n").split("\n"));
+        expect(got.length, file).toBe(trace.events.length + 1);
+        expect(quoted, file).toBeGreaterThan(0);
       } finally {
         trace.dispose();
       }

@@ -3,6 +3,7 @@
 
 import { filterWhere, type EventRow, type QueryFilter, type Trace } from "etw-wasm/node";
 import { UsageError, type EventFilters } from "./args.js";
+import type { Lines } from "./write-table.js";
 
 /** The rows an `events` command prints: the query API, then the event-name filter, then the payload conditions, each on the survivors. */
 export function selectEvents(trace: Trace, f: EventFilters): Uint32Array {
@@ -71,6 +72,53 @@ export function eventJsonLine(row: EventRow): string {
 let lastProvider = "";
 let lastProviderJson = '""';
 
+/**
+ * The csv line of an event (EVENT_COLUMNS) into `lines`, as writeTable writes its eventRecord: numbers as
+ * String writes them, a null as nothing, text quoted where it must be (a record and a cell at a time, through
+ * a generator a row, were most of events --format csv). A promise when the lines went out.
+ */
+export function writeEventCsv(lines: Lines, row: EventRow, index: number, process: string): Promise<void> | void {
+  const d = row.decode();
+  const pid = row.pid,
+    tid = row.tid;
+  lines.text(`${index},${Number(row.relativeMSec.toFixed(4))},`);
+  lines.csvCell(row.name);
+  lines.text(`,${pid ?? ""},${tid ?? ""},`);
+  lines.csvCell(process);
+  lines.text(`,${row.processor},`);
+  lines.csvCell(row.headerTypeName);
+  lines.text(`,${row.payloadLength},`);
+  if (d) writeFieldsCsv(lines, d.names, d.values);
+  else lines.text("{}");
+  return lines.end();
+}
+
+/**
+ * fieldsJson as a CSV cell, written piece by piece (the one string of it, made of a piece a field, cost
+ * more to read again than to write): quoted, as a field's name is, but for no fields.
+ */
+function writeFieldsCsv(lines: Lines, names: readonly string[], values: readonly unknown[]): void {
+  let first = true;
+  for (let k = 0; k < names.length; k++) {
+    const json = fieldJson(values[k]);
+    if (json === undefined) continue;
+    lines.text(first ? '"{' : ",");
+    first = false;
+    lines.quotesDoubled(JSON.stringify(names[k]));
+    lines.byte(58); // ':'
+    lines.quotesDoubled(json);
+  }
+  lines.text(first ? "{}" : '}"');
+}
+
+/** A field's value as fieldsJson writes it; undefined for one JSON leaves out. */
+function fieldJson(v: unknown): string | undefined {
+  if (typeof v === "number" || typeof v === "string" || typeof v === "boolean") return JSON.stringify(v);
+  if (typeof v === "bigint") return `"${v}"`;
+  if (v instanceof Uint8Array) return `"${Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString("hex")}"`;
+  return JSON.stringify(v, (_, x) => (typeof x === "bigint" ? x.toString() : x));
+}
+
 /** One event as a flat record for table, csv and json output: `index` in the whole trace, `process` its name. */
 export function eventRecord(row: EventRow, index: number, process: string): Record<string, unknown> {
   const d = row.decode();
@@ -96,12 +144,7 @@ export function eventRecord(row: EventRow, index: number, process: string): Reco
 function fieldsJson(names: readonly string[], values: readonly unknown[]): string {
   let out = "{";
   for (let k = 0; k < names.length; k++) {
-    const v = values[k];
-    let json: string | undefined;
-    if (typeof v === "number" || typeof v === "string" || typeof v === "boolean") json = JSON.stringify(v);
-    else if (typeof v === "bigint") json = `"${v}"`;
-    else if (v instanceof Uint8Array) json = `"${Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString("hex")}"`;
-    else json = JSON.stringify(v, (_, x) => (typeof x === "bigint" ? x.toString() : x));
+    const json = fieldJson(values[k]);
     if (json === undefined) continue; // (as JSON.stringify leaves out a field it cannot write)
     out += (out.length === 1 ? "" : ",") + JSON.stringify(names[k]) + ":" + json;
   }

@@ -9,14 +9,15 @@ import {
   ManifestCollector,
   setTraceManifests,
   streamTraceFile,
+  type EventRow,
   type Trace,
   type TraceManifests,
   type TraceStream,
 } from "etw-wasm/node";
 import { FILTERS, FOLLOW, FORMAT, READS_TRACE, UsageError, eventFilters, type EventFilters, type TableFormat, type Values } from "../args.js";
 import { traceCommand, type TraceRun } from "../command.js";
-import { EVENT_COLUMNS, eventJsonLine, eventRecord, selectEvents } from "../tables.js";
-import { writeTable } from "../write-table.js";
+import { EVENT_COLUMNS, eventJsonLine, eventRecord, selectEvents, writeEventCsv } from "../tables.js";
+import { Lines, writeTable } from "../write-table.js";
 
 const RECORD_FORMATS = ["jsonl", "json", "csv", "table", "names"];
 /** The formats written batch by batch (a table and perfview's lines need the whole trace). */
@@ -74,8 +75,17 @@ async function cmdEvents(trace: Trace, plan: EventsPlan, out: TraceRun): Promise
     for (const row of trace.events.cursor(rows)) await out.line(eventJsonLine(row));
     return;
   }
+  const processOf = (row: EventRow) => (row.pid === null ? "" : trace.processName(row.index));
+  if (plan.format === "csv") {
+    const lines = csvLines(out);
+    for (const row of trace.events.cursor(rows)) {
+      const p = writeEventCsv(lines, row, row.index, processOf(row));
+      if (p) await p;
+    }
+    return lines.flush();
+  }
   const records = function* () {
-    for (const row of trace.events.cursor(rows)) yield eventRecord(row, row.index, row.pid === null ? "" : trace.processName(row.index));
+    for (const row of trace.events.cursor(rows)) yield eventRecord(row, row.index, processOf(row));
   };
   await writeTable((l) => out.line(l), plan.format as TableFormat, EVENT_COLUMNS, plan.format === "table" ? [...records()] : records());
 }
@@ -120,6 +130,19 @@ async function streamEvents(stream: TraceStream, plan: EventsPlan, out: TraceRun
     }
     return;
   }
+  if (plan.format === "csv") {
+    const lines = csvLines(out);
+    for await (const { trace, firstRow, rows, rowNumbers } of runs()) {
+      let k = 0;
+      for (const row of trace.events.cursor(rows)) {
+        const process = row.pid === null ? "" : processes!.processName(row.pid, row.timestamp);
+        // (a run of rows copied alone numbers them itself)
+        const p = writeEventCsv(lines, row, rowNumbers ? rowNumbers[k++] : firstRow + row.index, process);
+        if (p) await p;
+      }
+    }
+    return lines.flush();
+  }
   async function* records(): AsyncGenerator<Record<string, unknown>> {
     for await (const { trace, firstRow, rows, rowNumbers } of runs()) {
       let k = 0;
@@ -131,6 +154,13 @@ async function streamEvents(stream: TraceStream, plan: EventsPlan, out: TraceRun
     }
   }
   await writeTable((l) => out.line(l), plan.format as TableFormat, EVENT_COLUMNS, records());
+}
+
+/** Lines of events --format csv to the command's output, the header written. */
+function csvLines(out: TraceRun): Lines {
+  const lines = new Lines((text) => out.line(text));
+  lines.add(EVENT_COLUMNS.join(","));
+  return lines;
 }
 
 export const events = traceCommand({
