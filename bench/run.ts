@@ -639,6 +639,9 @@ const CLI_RUNS: [string, string[]][] = [
     "stacks --event GC/AllocationTick --weight AllocationAmount --format folded",
     ["stacks", "--event", "GC/AllocationTick", "--weight", "AllocationAmount", "--format", "folded"],
   ],
+  // (every event out, jsonl and csv: the writing of lines more than the decode)
+  ["events", ["events"]],
+  ["events --format csv", ["events", "--format", "csv"]],
 ];
 
 interface CliRow {

@@ -65,7 +65,7 @@ export interface TraceRun {
   /** A file being followed (--follow): read once, so no pass of its own for the processes or names. */
   readonly following: boolean;
   /** Writes a line of output. */
-  line(text: string): Promise<void>;
+  line(text: string): Promise<void> | void;
   /** The trace's processes, for their names (a pass of their own; following, from the batches read). */
   processes(): Promise<ProcessTable>;
 }
@@ -73,8 +73,9 @@ export interface TraceRun {
 /** Writes lines to stdout in large batches, honouring backpressure. */
 export class Output {
   private readonly lines = new Lines((text) => output().stdout(text + "\n"));
-  async line(s: string): Promise<void> {
-    await this.lines.add(s);
+  /** A promise when the lines went out (to wait for), else nothing: a wait a line was a tenth of a long output. */
+  line(s: string): Promise<void> | void {
+    return this.lines.add(s);
   }
   flush(): Promise<void> {
     return this.lines.flush();

@@ -5,7 +5,7 @@
 export type TableFormat = "table" | "csv" | "json" | "jsonl";
 
 /** Writes output: a line, or lines joined by "\n" (writeTable hands over about 1 MiB at a time). */
-export type Out = (text: string) => Promise<void>;
+export type Out = (text: string) => Promise<void> | void;
 
 type Rows = Iterable<Record<string, unknown>> | AsyncIterable<Record<string, unknown>>;
 
@@ -199,7 +199,7 @@ class Utf8Bytes {
  */
 export class Lines extends Utf8Bytes {
   private lineStart = 0;
-  constructor(private readonly out: (text: string) => Promise<void> | void) {
+  constructor(private readonly out: Out) {
     super();
   }
 

@@ -72,7 +72,10 @@ async function cmdEvents(trace: Trace, plan: EventsPlan, out: TraceRun): Promise
   }
   const rows = selectEvents(trace, plan.filters);
   if (plan.format === "jsonl") {
-    for (const row of trace.events.cursor(rows)) await out.line(eventJsonLine(row));
+    for (const row of trace.events.cursor(rows)) {
+      const p = out.line(eventJsonLine(row));
+      if (p) await p;
+    }
     return;
   }
   const processOf = (row: EventRow) => (row.pid === null ? "" : trace.processName(row.index));
@@ -121,7 +124,12 @@ async function streamEvents(stream: TraceStream, plan: EventsPlan, out: TraceRun
     }
   }
   if (plan.format === "jsonl") {
-    for await (const { trace, rows } of runs()) for (const row of trace.events.cursor(rows)) await out.line(eventJsonLine(row));
+    for await (const { trace, rows } of runs()) {
+      for (const row of trace.events.cursor(rows)) {
+        const p = out.line(eventJsonLine(row));
+        if (p) await p;
+      }
+    }
     return;
   }
   if (plan.format === "names") {

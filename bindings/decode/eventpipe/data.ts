@@ -113,8 +113,8 @@ export async function* nettraceWindowsHere(
 }
 
 /**
- * A reader of a stream's windows on `engine`, each window's bytes in a buffer of their own from the
- * pool, at the store's base: its store is built around them, no copy. Each window's tables are to be
+ * A reader of a stream's windows on `engine`, each window's bytes in a buffer of their own from
+ * `memory` (the pool of disposed traces), at the store's base: its store is built around them, no copy. Each window's tables are to be
  * made before the next push (its columns can be the next window's). A .netperf, in time order already,
  * is cut into windows of about `batchBytes`.
  */

@@ -3,7 +3,8 @@
 // what comes after a cut is ordered on its own. Each piece goes to a worker, whose reader resumes at the cut from what the
 // events after it refer to: the Trace object, the metadata and V6 thread blocks before the cut, and the
 // sequence point itself (NettraceStreamReader.resume). The workers' windows come back with their memory
-// (transferred, not copied), and are adopted here in file order: their providers and event types, which
+// (lent in shared memory where threads share it, else transferred; not copied), and are adopted here in
+// file order: their providers and event types, which
 // are the workers' own, put on one numbering (NettraceTables.adopt). The windows are those of one reader.
 
 import type { NettraceMetadata } from "../../eventpipe/reader.js";
