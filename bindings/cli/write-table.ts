@@ -22,16 +22,25 @@ async function eachRow(rows: Rows, f: (r: Record<string, unknown>) => void | Pro
 /** Writes records (all with the same keys) in one of the tabular formats. */
 export async function writeTable(out: Out, format: TableFormat, columns: string[], rows: Rows): Promise<void> {
   const text = (v: unknown) => (v === null || v === undefined ? "" : typeof v === "bigint" ? v.toString() : String(v));
-  const plain = (v: unknown) => (typeof v === "bigint" ? v.toString() : v);
+  const plain = (_: string, v: unknown) => (typeof v === "bigint" ? v.toString() : v);
+  // (a replacer is called for every value: only for a record that may hold a bigint, a flat one of numbers
+  // and text goes without)
+  const json = (r: Record<string, unknown>) => {
+    for (const k in r) {
+      const v = r[k];
+      if (typeof v === "bigint" || (typeof v === "object" && v !== null)) return JSON.stringify(r, plain);
+    }
+    return JSON.stringify(r);
+  };
   if (format === "jsonl" || format === "json") {
     const lines = new Lines(out);
     if (format === "jsonl") {
-      await eachRow(rows, (r) => lines.add(JSON.stringify(r, (_, v) => plain(v))));
+      await eachRow(rows, (r) => lines.add(json(r)));
     } else {
       lines.add("[");
       let first = true;
       await eachRow(rows, (r) => {
-        const l = (first ? "  " : ", ") + JSON.stringify(r, (_, v) => plain(v));
+        const l = (first ? "  " : ", ") + json(r);
         first = false;
         return lines.add(l);
       });
