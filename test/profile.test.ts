@@ -23,6 +23,7 @@ import {
   streamWeightedStacks,
   toChromeTrace,
   toFolded,
+  foldedFile,
   toSpeedscope,
   traceStacks,
   weightedStacks,
@@ -701,6 +702,23 @@ describe("toFolded", () => {
     }
     const none = randomProfile(1, 10, false, false);
     expect(toFolded({ ...none, samples: { ...none.samples, length: 0, stack: new Int32Array(0) } })).toBe("");
+  });
+
+  it("foldedFile is toFolded's text in UTF-8 chunks, lines whole, longer ones than a chunk included", () => {
+    const decoder = new TextDecoder();
+    for (let seed = 1; seed <= 8; seed++) {
+      const p = randomProfile(seed, 200 + seed * 50, seed % 2 === 0, seed % 3 === 0);
+      // (names beyond ASCII, as managed frames have them)
+      p.stacks.names.push("Système.Collections`1<é>", "\u{1F600}");
+      for (const chunkBytes of [64, 4096, 8 << 20]) {
+        const chunks = foldedFile(p, chunkBytes);
+        expect(chunks.map((c) => decoder.decode(c)).join(""), `seed ${seed}, ${chunkBytes}`).toBe(toFolded(p));
+        for (const c of chunks) expect(c[c.length - 1], "a chunk ends with a line").toBe(10);
+        if (chunkBytes === 64) expect(chunks.length).toBeGreaterThan(10);
+      }
+    }
+    const none = randomProfile(1, 10, false, false);
+    expect(foldedFile({ ...none, samples: { ...none.samples, length: 0, stack: new Int32Array(0) } })).toEqual([]);
   });
 });
 

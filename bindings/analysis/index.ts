@@ -118,6 +118,7 @@ export {
   frameNamer,
   stackNames,
   toFolded,
+  foldedFile,
   speedscopeFile,
   toSpeedscope,
   toChromeTrace,

@@ -4,7 +4,7 @@
 import { closeSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { basename, extname } from "node:path";
 import type { Trace, TraceStream } from "etw-wasm/node";
-import { cpuProfile, gcStats, jitStats, streamCpuProfile, toChromeTrace, toFolded, speedscopeFile, type TimelineSlice } from "etw-wasm/analysis";
+import { cpuProfile, gcStats, jitStats, streamCpuProfile, toChromeTrace, foldedFile, speedscopeFile, type TimelineSlice } from "etw-wasm/analysis";
 import { FORMAT, READS_TRACE, UsageError, wholeNumber } from "../args.js";
 import { traceCommand } from "../command.js";
 
@@ -33,7 +33,7 @@ async function writeCpuProfile(source: Trace | TraceStream, file: string, format
   if (streamed && format === "chrome") throw new Error("the chrome format reads a trace held whole");
   const profile = streamed ? await streamCpuProfile(source, { pid }) : cpuProfile(source, { pid });
   let text: string | Uint8Array[];
-  if (format === "folded") text = toFolded(profile);
+  if (format === "folded") text = foldedFile(profile);
   else if (format === "speedscope") text = speedscopeFile(profile, basename(out, extname(out)));
   else {
     const trace = source as Trace;
