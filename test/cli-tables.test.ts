@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
-import { fixed3, Lines, writeTable } from "../dist/bindings/cli/write-table.js";
+import { fixed3, fixed4, Lines, writeTable } from "../dist/bindings/cli/write-table.js";
 import { openTrace } from "../dist/bindings/node.js";
 
 /** A generator of numbers where rounding to 3 decimals is hard: halves of a thousandth, signs, zeros, large and tiny values. */
@@ -23,7 +23,7 @@ function hardNumbers(count: number): number[] {
         out.push(-(Math.round(r * 1e5) + 0.5) / 1000);
         break;
       case 2:
-        out.push(Math.round(r * 1e6) / 1000); // exact thousandths
+        out.push(i % 16 === 2 ? Math.round(r * 1e6) / 1000 : (Math.round(r * 1e8) + 0.5) / 10000); // exact thousandths; halves of a ten-thousandth
         break;
       case 3:
         out.push((r - 0.5) * 1e-3); // rounds to 0 or -0
@@ -44,6 +44,19 @@ describe("CLI tables", () => {
     const wrong = values.filter((v) => fixed3(v) !== String(Number(v.toFixed(3))));
     expect(wrong).toEqual([]);
     expect([fixed3(1.5), fixed3(-0.0001), fixed3(2.675), fixed3(12.3456), fixed3(-7.1)]).toEqual(["1.5", "0", "2.675", "12.346", "-7.1"]);
+  });
+
+  it("fixed4 writes a number to 4 decimals as String(Number(v.toFixed(4))) does", () => {
+    const values = hardNumbers(200_000);
+    const wrong = values.filter((v) => fixed4(v) !== String(Number(v.toFixed(4))));
+    expect(wrong).toEqual([]);
+    expect([fixed4(1.5), fixed4(-0.00001), fixed4(61.30375), fixed4(12.34567), fixed4(0.0001)]).toEqual([
+      "1.5",
+      "0",
+      String(Number((61.30375).toFixed(4))),
+      "12.3457",
+      "0.0001",
+    ]);
   });
 
   it("writes every format as the records formatted line by line, sync and async rows alike", async () => {

@@ -3,7 +3,7 @@
 
 import { filterWhere, type EventRow, type QueryFilter, type Trace } from "etw-wasm/node";
 import { UsageError, type EventFilters } from "./args.js";
-import type { Lines } from "./write-table.js";
+import { fixed4, type Lines } from "./write-table.js";
 
 /** The rows an `events` command prints: the query API, then the event-name filter, then the payload conditions, each on the survivors. */
 export function selectEvents(trace: Trace, f: EventFilters): Uint32Array {
@@ -81,7 +81,7 @@ export function writeEventCsv(lines: Lines, row: EventRow, index: number, proces
   const d = row.decode();
   const pid = row.pid,
     tid = row.tid;
-  lines.text(`${index},${Number(row.relativeMSec.toFixed(4))},`);
+  lines.text(`${index},${fixed4(row.relativeMSec)},`);
   lines.csvCell(row.name);
   lines.text(`,${pid ?? ""},${tid ?? ""},`);
   lines.csvCell(process);
@@ -104,12 +104,19 @@ function writeFieldsCsv(lines: Lines, names: readonly string[], values: readonly
     if (json === undefined) continue;
     lines.text(first ? '"{' : ",");
     first = false;
-    lines.quotesDoubled(JSON.stringify(names[k]));
-    lines.byte(58); // ':'
+    lines.text(csvFieldName(names[k]));
     lines.quotesDoubled(json);
   }
   lines.text(first ? "{}" : '}"');
 }
+
+/** A field's name as writeFieldsCsv writes it: its JSON, quotes doubled, and the ':' (made once a name). */
+function csvFieldName(name: string): string {
+  let s = csvFieldNames.get(name);
+  if (s === undefined) csvFieldNames.set(name, (s = JSON.stringify(name).replaceAll('"', '""') + ":"));
+  return s;
+}
+const csvFieldNames = new Map<string, string>();
 
 /** A field's value as fieldsJson writes it; undefined for one JSON leaves out. */
 function fieldJson(v: unknown): string | undefined {

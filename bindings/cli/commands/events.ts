@@ -142,8 +142,16 @@ async function streamEvents(stream: TraceStream, plan: EventsPlan, out: TraceRun
     const lines = csvLines(out);
     for await (const { trace, firstRow, rows, rowNumbers } of runs()) {
       let k = 0;
+      // (a process whose name is the same at every time named once a run, not looked up at each row's time)
+      const fixed = new Map<number, string | undefined>();
       for (const row of trace.events.cursor(rows)) {
-        const process = row.pid === null ? "" : processes!.processName(row.pid, row.timestamp);
+        const pid = row.pid;
+        let process = "";
+        if (pid !== null) {
+          let f = fixed.get(pid);
+          if (f === undefined && !fixed.has(pid)) fixed.set(pid, (f = processes!.fixedName(pid)));
+          process = f ?? processes!.processName(pid, row.timestamp);
+        }
         // (a run of rows copied alone numbers them itself)
         const p = writeEventCsv(lines, row, rowNumbers ? rowNumbers[k++] : firstRow + row.index, process);
         if (p) await p;
