@@ -72,10 +72,15 @@ export interface TraceRun {
 
 /** Writes lines to stdout in large batches, honouring backpressure. */
 export class Output {
-  private readonly lines = new Lines((text) => output().stdout(text + "\n"));
+  private readonly to = output();
+  private readonly lines = new Lines((text) => this.to.stdout(text + "\n"), this.to.stdoutBytes && ((bytes) => this.to.stdoutBytes!(bytes)));
   /** A promise when the lines went out (to wait for), else nothing: a wait a line was a tenth of a long output. */
   line(s: string): Promise<void> | void {
-    return this.lines.add(s);
+    if (s.length < 1 << 16) return this.lines.add(s);
+    // (lines gathered already, as a table writes them: out as they are, after those before)
+    const before = this.lines.flush();
+    const after = this.to.stdout(s + "\n");
+    return Promise.all([before, after]).then(() => undefined);
   }
   flush(): Promise<void> {
     return this.lines.flush();

@@ -4,6 +4,8 @@
 export interface CliOutput {
   /** Output text; resolves when the stream can take more. */
   stdout(text: string): Promise<void> | void;
+  /** Output as UTF-8 bytes, where the output takes them (else the text goes to `stdout`); the bytes are the output's from then on. */
+  stdoutBytes?(bytes: Uint8Array): Promise<void> | void;
   /** Messages: warnings, what was written, why a decode stopped. */
   stderr(text: string): void;
 }
@@ -11,6 +13,7 @@ export interface CliOutput {
 /** The process's standard streams. */
 export const processOutput: CliOutput = {
   stdout: (text) => (process.stdout.write(text) ? undefined : new Promise<void>((r) => process.stdout.once("drain", () => r()))),
+  stdoutBytes: (bytes) => (process.stdout.write(bytes) ? undefined : new Promise<void>((r) => process.stdout.once("drain", () => r()))),
   stderr: (text) => {
     process.stderr.write(text);
   },

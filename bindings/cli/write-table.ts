@@ -208,7 +208,11 @@ class Utf8Bytes {
  */
 export class Lines extends Utf8Bytes {
   private lineStart = 0;
-  constructor(private readonly out: Out) {
+  /** `toBytes`: where the lines go as UTF-8 bytes, the last "\n" included, where it takes them (they are its from then on). */
+  constructor(
+    private readonly out: Out,
+    private readonly toBytes?: (bytes: Uint8Array) => Promise<void> | void,
+  ) {
     super();
   }
 
@@ -260,11 +264,18 @@ export class Lines extends Utf8Bytes {
 
   async flush(): Promise<void> {
     if (this.length === 0) return;
-    // (the lines without the last one's "\n", as Lines hands them over)
-    const text = decoder.decode(this.bytes.subarray(0, this.length - 1));
+    const n = this.length;
     this.length = 0;
     this.lineStart = 0;
-    await this.out(text);
+    if (this.toBytes) {
+      // (given away whole: a stream may hold them until written, so the next lines go into new memory)
+      const given = this.bytes.subarray(0, n);
+      this.bytes = new Uint8Array(this.bytes.length);
+      await this.toBytes(given);
+      return;
+    }
+    // (the lines without the last one's "\n", as Lines hands them over)
+    await this.out(decoder.decode(this.bytes.subarray(0, n - 1)));
   }
 }
 
