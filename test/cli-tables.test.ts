@@ -67,7 +67,20 @@ describe("CLI tables", () => {
       name: i % 7 === 0 ? `a "quoted", name ${i}` : i % 11 === 0 ? `naïve ${i} 名前 😀` : i % 19 === 0 ? `lone \ud800 surrogate, line\r\nbreak ${i}` : `n${i}`,
       value: i / 7,
       big: i % 4 === 0 ? i : BigInt(i) * 1_000_000_007n, // (records with and without a bigint: JSON written with and without a replacer)
-      empty: i % 3 === 0 ? null : i % 5 === 0 ? "x " : i % 13 === 0 ? "y\u00a0" : i % 17 === 0 ? "é" : "x",
+      empty:
+        i % 3 === 0
+          ? null
+          : i % 23 === 0
+            ? `a long last cell, ${i}, that ends in blanks   `
+            : i % 29 === 0
+              ? `a long last cell ending beyond ASCII ${i}\u00a0`
+              : i % 5 === 0
+                ? "x "
+                : i % 13 === 0
+                  ? "y\u00a0"
+                  : i % 17 === 0
+                    ? "é"
+                    : "x",
     }));
     const text = (v: unknown) => (v === null || v === undefined ? "" : String(v));
     // the table: every cell padded to its column's widest, but the last; two spaces between; no trailing blanks

@@ -76,14 +76,20 @@ export async function writeTable(out: Out, format: TableFormat, columns: string[
   const cells = new Utf8Bytes();
   let ends = new Int32Array(1024);
   let lengths = new Int32Array(1024); // (in UTF-16 units, as a string's length: what a width counts)
+  // (a long cell is kept as the string it is, most often one its row already held, where its bytes copied
+  // into memory grown for them cost more: a method name of methods' tables; short ones, numbers mostly, as bytes)
+  let kept = new Int32Array(1024).fill(-1); // index in `strings`, -1: the cell is bytes
+  const strings: string[] = [];
   let count = 0;
   const widths = columns.map((c) => c.length);
   const keep = (s: string, i: number) => {
     if (count === ends.length) {
       ends = grown(ends);
       lengths = grown(lengths);
+      kept = grown(kept, -1);
     }
-    cells.text(s);
+    if (s.length < 32) cells.text(s);
+    else kept[count] = strings.push(s) - 1;
     ends[count] = cells.length;
     lengths[count++] = s.length;
     if (s.length > widths[i]) widths[i] = s.length;
@@ -97,25 +103,31 @@ export async function writeTable(out: Out, format: TableFormat, columns: string[
   // end of a line go (an empty last cell leaves the padding before it)
   const src = cells.bytes;
   let from = 0;
+  const put = (c: number) => {
+    const to = ends[c];
+    if (kept[c] >= 0) lines.text(strings[kept[c]]);
+    else lines.copy(src, from, to);
+    from = to;
+  };
   for (let c = 0; c < count; c += n) {
     for (let i = 0; i < n - 1; i++) {
-      const to = ends[c + i];
-      lines.copy(src, from, to);
+      put(c + i);
       lines.spaces(widths[i] - lengths[c + i] + 2);
-      from = to;
     }
-    const to = ends[c + n - 1];
-    lines.copy(src, from, to);
-    if (from === to || isSpace(src[to - 1]) || src[to - 1] >= 0x80) lines.trimLine();
-    from = to;
+    const last = c + n - 1;
+    put(last);
+    // (the last character of the last cell: white space, or beyond ASCII and maybe white space)
+    const k = kept[last] >= 0 ? strings[kept[last]].charCodeAt(lengths[last] - 1) : lengths[last] > 0 ? src[from - 1] : -1;
+    if (k < 0 || isSpace(k) || k >= 0x80) lines.trimLine();
     const p = lines.end();
     if (p) await p;
   }
   await lines.flush();
 }
 
-function grown(a: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
+function grown(a: Int32Array<ArrayBuffer>, fill = 0): Int32Array<ArrayBuffer> {
   const b = new Int32Array(a.length * 2);
+  if (fill !== 0) b.fill(fill, a.length);
   b.set(a);
   return b;
 }
