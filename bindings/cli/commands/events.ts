@@ -138,36 +138,45 @@ async function streamEvents(stream: TraceStream, plan: EventsPlan, out: TraceRun
     }
     return;
   }
+  /** A run's rows, each with its number in the whole trace and its process's name (the row a cursor: read it before the next). */
+  function* runRows(run: {
+    trace: Trace;
+    firstRow: number;
+    rows: Uint32Array;
+    rowNumbers?: Float64Array;
+  }): Generator<{ row: EventRow; index: number; process: string }> {
+    const { trace, firstRow, rows, rowNumbers } = run;
+    let k = 0;
+    // (a process whose name is the same at every time named once a run, not looked up at each row's time)
+    const fixed = new Map<number, string | undefined>();
+    const at = { row: undefined as unknown as EventRow, index: 0, process: "" };
+    for (const row of trace.events.cursor(rows)) {
+      const pid = row.pid;
+      let process = "";
+      if (pid !== null) {
+        let f = fixed.get(pid);
+        if (f === undefined && !fixed.has(pid)) fixed.set(pid, (f = processes!.fixedName(pid)));
+        process = f ?? processes!.processName(pid, row.timestamp);
+      }
+      at.row = row;
+      // (a run of rows copied alone numbers them itself)
+      at.index = rowNumbers ? rowNumbers[k++] : firstRow + row.index;
+      at.process = process;
+      yield at;
+    }
+  }
   if (plan.format === "csv") {
     const lines = csvLines(out);
-    for await (const { trace, firstRow, rows, rowNumbers } of runs()) {
-      let k = 0;
-      // (a process whose name is the same at every time named once a run, not looked up at each row's time)
-      const fixed = new Map<number, string | undefined>();
-      for (const row of trace.events.cursor(rows)) {
-        const pid = row.pid;
-        let process = "";
-        if (pid !== null) {
-          let f = fixed.get(pid);
-          if (f === undefined && !fixed.has(pid)) fixed.set(pid, (f = processes!.fixedName(pid)));
-          process = f ?? processes!.processName(pid, row.timestamp);
-        }
-        // (a run of rows copied alone numbers them itself)
-        const p = writeEventCsv(lines, row, rowNumbers ? rowNumbers[k++] : firstRow + row.index, process);
+    for await (const run of runs()) {
+      for (const { row, index, process } of runRows(run)) {
+        const p = writeEventCsv(lines, row, index, process);
         if (p) await p;
       }
     }
     return lines.flush();
   }
   async function* records(): AsyncGenerator<Record<string, unknown>> {
-    for await (const { trace, firstRow, rows, rowNumbers } of runs()) {
-      let k = 0;
-      for (const row of trace.events.cursor(rows)) {
-        const process = row.pid === null ? "" : processes!.processName(row.pid, row.timestamp);
-        // (a run of rows copied alone numbers them itself)
-        yield eventRecord(row, rowNumbers ? rowNumbers[k++] : firstRow + row.index, process);
-      }
-    }
+    for await (const run of runs()) for (const { row, index, process } of runRows(run)) yield eventRecord(row, index, process);
   }
   await writeTable((l) => out.line(l), plan.format as TableFormat, EVENT_COLUMNS, records());
 }

@@ -13,12 +13,7 @@ const KEEP_MS = 10_000;
 
 /** An ArrayBuffer of at least `bytes` (its contents are not zeroed when it was used before, unless `zeroed`: then its first `bytes` are). */
 export function takeBuffer(bytes: number, zeroed = false): ArrayBuffer {
-  let best = -1;
-  for (let i = 0; i < pool.length; i++) {
-    const n = pool[i].byteLength;
-    // (not one far larger than asked: a small table would hold a large trace's memory)
-    if (n >= bytes && n <= bytes * 2 + (1 << 20) && (best < 0 || n < pool[best].byteLength)) best = i;
-  }
+  const best = bestFit(pool, bytes);
   if (best < 0) {
     // (a size of a few classes, an eighth of a power of two apart: the next request of about the size finds
     // it, where exact sizes would leave a stream's windows, each a little different, adding to the pool)
@@ -35,6 +30,19 @@ export function takeBuffer(bytes: number, zeroed = false): ArrayBuffer {
   // (a fresh buffer is zero already: filling it would only fault its pages in sooner)
   if (zeroed) new Uint8Array(buffer, 0, bytes).fill(0);
   return buffer;
+}
+
+/**
+ * The index of the smallest of `buffers` that holds `bytes`, -1 when none does. Not one far larger than
+ * asked: a small table would hold a large trace's memory.
+ */
+export function bestFit(buffers: readonly ArrayBufferLike[], bytes: number): number {
+  let best = -1;
+  for (let i = 0; i < buffers.length; i++) {
+    const n = buffers[i].byteLength;
+    if (n >= bytes && n <= bytes * 2 + (1 << 20) && (best < 0 || n < buffers[best].byteLength)) best = i;
+  }
+  return best;
 }
 
 /** `bytes` rounded up to a multiple of an eighth of its power of two, from 64 KiB (smaller buffers are not pooled). */

@@ -5,7 +5,7 @@
 // from the start (SharedWindowMemory): lent to the calling thread as they are, and given back by number.
 
 import { align8 } from "../result/trace-data.js";
-import { sizeClass, type TableMemory } from "../result/reuse.js";
+import { bestFit, sizeClass, type TableMemory } from "../result/reuse.js";
 
 /** Where a window is packed into (packWindow: a SharedSlots, or a pool of ArrayBuffers). */
 export interface WindowBuffers {
@@ -125,11 +125,7 @@ export class SharedWindowMemory implements TableMemory {
   static readonly KEEP_MS = 10_000;
 
   take(bytes: number): ArrayBuffer {
-    let best = -1;
-    for (let i = 0; i < this.free.length; i++) {
-      const n = this.free[i].byteLength;
-      if (n >= bytes && n <= bytes * 2 + (1 << 20) && (best < 0 || n < this.free[best].byteLength)) best = i;
-    }
+    const best = bestFit(this.free, bytes);
     let buffer: SharedArrayBuffer;
     if (best >= 0) {
       [buffer] = this.free.splice(best, 1);
